@@ -1,0 +1,92 @@
+package datasets
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Schema is the case format version this package reads and writes.
+const Schema = "apeval.case/v1"
+
+// Case is one recorded hook context (DESIGN §2). Unknown JSON fields are
+// ignored on read. Defaults (session_id, seq, hook_point, category,
+// arguments_valid) are filled in by the Reader, so code downstream never
+// sees a zero value where the format promises a default.
+type Case struct {
+	ID              string            `json:"id"`
+	SessionID       string            `json:"session_id,omitempty"`
+	Seq             int64             `json:"seq"`
+	Time            *time.Time        `json:"time,omitempty"`
+	HookPoint       string            `json:"hook_point,omitempty"`
+	Piece           string            `json:"piece,omitempty"`
+	Movement        string            `json:"movement,omitempty"`
+	UserRole        string            `json:"user_role,omitempty"`
+	Workspace       string            `json:"workspace,omitempty"`
+	Tool            Tool              `json:"tool"`
+	Context         Context           `json:"context"`
+	Labels          map[string]string `json:"labels,omitempty"`
+	ExpectedAction  string            `json:"expected_action,omitempty"`
+	ApprovalOutcome string            `json:"approval_outcome,omitempty"`
+	Tags            []string          `json:"tags,omitempty"`
+	Recorded        []Recorded        `json:"recorded,omitempty"`
+
+	// Source is where the case was read from ("file:line"); never serialized.
+	Source string `json:"-"`
+}
+
+// Tool is the tool call the agent was about to make.
+type Tool struct {
+	Name      string         `json:"name"`
+	Category  string         `json:"category,omitempty"`
+	Arguments map[string]any `json:"arguments,omitempty"`
+	// ArgumentsValid is nil when the record left it out; Valid() applies the default (true).
+	ArgumentsValid *bool `json:"arguments_valid,omitempty"`
+}
+
+// Valid reports whether the call's arguments were valid (default true).
+func (t Tool) Valid() bool { return t.ArgumentsValid == nil || *t.ArgumentsValid }
+
+// Context is the conversation state at the hook point.
+type Context struct {
+	LatestUserMessage    string    `json:"latest_user_message,omitempty"`
+	RecentMessages       []Message `json:"recent_messages,omitempty"`
+	ApprovalState        string    `json:"approval_state,omitempty"`
+	ApprovedFingerprints []string  `json:"approved_fingerprints,omitempty"`
+}
+
+// Message is one entry of the recent conversation.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Recorded is one judge call captured in production shadow mode.
+type Recorded struct {
+	Judge     string             `json:"judge"`
+	LatencyMS float64            `json:"latency_ms"`
+	Status    string             `json:"status,omitempty"` // ok|unknown|invalid|timeout|error; default ok
+	Error     string             `json:"error,omitempty"`
+	Decisions []RecordedDecision `json:"decisions,omitempty"`
+}
+
+// RecordedDecision is one rule decision inside a recorded call.
+type RecordedDecision struct {
+	RuleID     string   `json:"rule_id"`
+	Result     string   `json:"result"`
+	Confidence *float64 `json:"confidence,omitempty"`
+}
+
+// Label values and categories (DESIGN §2, seed 000 §12).
+const (
+	LabelMatch   = "match"
+	LabelNoMatch = "no_match"
+)
+
+// Categories lists the tool categories in the order of seed 000 §12.
+var Categories = []string{
+	"command_execution", "file_change", "data_deletion", "web_search",
+	"external_send", "git", "browser", "remote_shell", "other",
+}
+
+// Raw re-encodes a case as one JSON line (used by importers and redaction).
+func (c *Case) Raw() ([]byte, error) { return json.Marshal(c) }

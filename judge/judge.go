@@ -1,0 +1,185 @@
+// Package judge is the judge-model stage of the pipeline (datasets → replay →
+// judge → replay → metrics → reports). It defines the Judge interface, the
+// judge input and output schemas of seed 000 §6.1/§6.2, and the backends.
+//
+// A judge sees only its own Input type: an allow-listed, masked summary built
+// by the replay package. It never sees a raw dataset record (seed 003).
+package judge
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// SchemaVersion is the judge I/O schema version (seed 000 §6.1, §6.2).
+const SchemaVersion = 1
+
+// Input is the judge input of seed 000 §6.1, exactly as sent to a model.
+type Input struct {
+	Version int       `json:"version"`
+	Rules   []Rule    `json:"rules"`
+	Current Current   `json:"current"`
+	Context InContext `json:"context"`
+}
+
+// Rule is one natural-language condition to decide. Actions and
+// instruction texts are never part of it.
+type Rule struct {
+	ID        string `json:"id"`
+	Condition string `json:"condition"`
+}
+
+// Current describes the tool call being judged.
+type Current struct {
+	Piece     string `json:"piece"`
+	Movement  string `json:"movement"`
+	HookPoint string `json:"hook_point"`
+	Tool      Tool   `json:"tool"`
+}
+
+// Tool is the masked summary of the tool call.
+type Tool struct {
+	Name             string         `json:"name"`
+	Category         string         `json:"category"`
+	ArgumentsSummary string         `json:"arguments_summary"`
+	Arguments        map[string]any `json:"arguments"`
+}
+
+// InContext is the limited conversation context a judge may see.
+type InContext struct {
+	LatestUserMessage string      `json:"latest_user_message"`
+	RecentMessages    []Message   `json:"recent_messages"` // at most 4
+	PreviousRuleFires []RuleFires `json:"previous_rule_fires"`
+	ApprovalState     string      `json:"approval_state"`
+}
+
+// Message is one masked conversation message.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// RuleFires counts how often a rule fired earlier in the session.
+type RuleFires struct {
+	RuleID string `json:"rule_id"`
+	Count  int    `json:"count"`
+}
+
+// Output is the judge output of seed 000 §6.2.
+type Output struct {
+	Version   int        `json:"version"`
+	Decisions []Decision `json:"decisions"`
+}
+
+// Result is a rule decision's value.
+type Result string
+
+const (
+	Match   Result = "match"
+	NoMatch Result = "no_match"
+	Unknown Result = "unknown"
+)
+
+// Decision is one rule's decision.
+type Decision struct {
+	RuleID     string   `json:"rule_id"`
+	Result     Result   `json:"result"`
+	Confidence *float64 `json:"confidence,omitempty"`
+}
+
+// Status is the outcome of one judge call, or of one rule inside it.
+type Status string
+
+const (
+	StatusOK      Status = "ok"
+	StatusUnknown Status = "unknown" // rule-level: the judge answered unknown
+	StatusInvalid Status = "invalid" // schema violation, non-JSON, wrong version, bad rule IDs
+	StatusTimeout Status = "timeout" // deadline exceeded
+	StatusError   Status = "error"   // transport error, HTTP error, no judge
+	// StatusMissing marks a rule the policy asks about that a recording lacks;
+	// it is left out of that judge's rates (DESIGN §5).
+	StatusMissing Status = "missing"
+)
+
+// Failed reports whether the status is a call failure (invalid, timeout, error).
+func (s Status) Failed() bool {
+	return s == StatusInvalid || s == StatusTimeout || s == StatusError
+}
+
+// Recording is a judge call captured in production, handed to the recorded
+// backend with the request. It is the judge package's own type, filled by replay.
+type Recording struct {
+	Judge     string
+	LatencyMS float64
+	Status    Status
+	Error     string
+	Decisions []Decision
+}
+
+// Request is one judge call: the rules of one case that need the judge.
+type Request struct {
+	Input Input
+	// Recorded holds the case's recorded calls; only the recorded backend reads it.
+	Recorded []Recording
+}
+
+// ServerTimings are what a backend's server reports about a call (Ollama
+// durations, OpenAI usage). Zero values mean "not reported".
+type ServerTimings struct {
+	Total            time.Duration
+	Load             time.Duration
+	PromptEval       time.Duration
+	Eval             time.Duration
+	PromptTokens     int
+	CompletionTokens int
+}
+
+// Response is the outcome of one call. Failure is data: Status and Error are
+// set and Decisions may be empty; a backend never panics or returns a Go error.
+type Response struct {
+	Decisions []Decision
+	Status    Status
+	Error     string
+	// Latency is from request start to full response, excluding any wait for a
+	// concurrency slot; a timeout counts at its timeout.
+	Latency  time.Duration
+	Attempts int
+	Cached   bool
+	Server   ServerTimings
+}
+
+// Identity names a judge in every report: backend/model@digest+prompt_version.
+type Identity struct {
+	Backend       string
+	Model         string
+	Digest        string
+	PromptVersion string
+}
+
+// String renders the identity as backend/model[@digest][+prompt_version].
+func (id Identity) String() string {
+	var b strings.Builder
+	b.WriteString(id.Backend)
+	if id.Model != "" {
+		b.WriteByte('/')
+		b.WriteString(id.Model)
+	}
+	if id.Digest != "" {
+		b.WriteByte('@')
+		b.WriteString(id.Digest)
+	}
+	if id.PromptVersion != "" {
+		b.WriteByte('+')
+		b.WriteString(id.PromptVersion)
+	}
+	return b.String()
+}
+
+// Judge decides natural-language rules for one tool call. Implementations
+// must be safe for concurrent use; ctx cancellation ends a call early with
+// status timeout (deadline) or error (cancelled).
+type Judge interface {
+	Identity() Identity
+	Judge(ctx context.Context, req Request) Response
+}

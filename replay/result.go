@@ -1,0 +1,92 @@
+package replay
+
+// Result is one case replayed by one judge: the record that flows from replay
+// into metrics and reports (and back out of decisions.parquet/gates.parquet
+// for `apeval report`). Failures are data (Status, Error), never dropped rows.
+type Result struct {
+	RunID     string
+	CaseID    string
+	SessionID string
+	Seq       int64
+	// Judge is the judge identity string (judge.Identity.String()).
+	Judge         string
+	Model         string
+	ModelDigest   string
+	PromptVersion string
+
+	Permission      string // allow|deny|ask|off
+	GateAction      string // the case's resolved action (DESIGN §4.6); "allow" when nothing fired
+	ExpectedAction  string
+	ApprovalOutcome string // approved|denied|ignored|""
+	RulesInScope    int
+	RulesJudged     int      // rules whose result came from the judge or its cache
+	JudgeCalled     bool     // at least one rule of the case needed the judge
+	CacheHit        bool     // every judge call of the case was answered from the cache
+	LatencyMS       *float64 // sum of the case's live judge-call latencies; nil when no live call
+	Status          string   // worst call status of the case: ok|invalid|timeout|error, "" when no call
+	Tags            []string
+
+	Rules []RuleResult
+	Calls []Call
+}
+
+// RuleResult is one rule in scope for the case (one decisions.parquet row).
+type RuleResult struct {
+	RuleID      string
+	RuleVersion int
+	Class       string // always|style|audit|dangerous|approval|stop
+	Label       string // match|no_match|"" (unlabeled)
+	// Source says which stage gave the result: scope (skipped by an approved
+	// fingerprint), deterministic, judge, cache, failure (the failure policy
+	// decided after a judge failure).
+	Source      string
+	Result      string   // match|no_match|unknown
+	Confidence  *float64 // judge confidence when given
+	Fired       bool
+	Action      string // the rule's action (whether it fired or not)
+	Status      string // ok|unknown|invalid|timeout|error|missing; ok for deterministic rows
+	Error       string
+	Fingerprint string
+	// BaselineResult is the rule's deterministic baseline on this case
+	// (match|no_match), "" when the rule has no baseline.
+	BaselineResult string
+	// Call indexes Calls for rules sent to the judge; -1 otherwise.
+	Call int
+}
+
+// Call is one judge call (or cache hit) made for the case.
+type Call struct {
+	Rules     int
+	Status    string // ok|invalid|timeout|error
+	Error     string
+	LatencyMS float64
+	Cached    bool
+	Attempts  int
+	// Server timings and token counts, nil when the backend does not report them.
+	ServerTotalMS      *float64
+	ServerLoadMS       *float64
+	ServerPromptEvalMS *float64
+	ServerEvalMS       *float64
+	PromptTokens       *int64
+	CompletionTokens   *int64
+}
+
+// Sources of a rule result.
+const (
+	SourceScope         = "scope"
+	SourceDeterministic = "deterministic"
+	SourceJudge         = "judge"
+	SourceCache         = "cache"
+	SourceFailure       = "failure"
+)
+
+// Gate actions in priority order, highest first (DESIGN §4.6).
+const (
+	ActionStopTask          = "stop_task"
+	ActionDenyCurrentTool   = "deny_current_tool"
+	ActionRequestApproval   = "request_approval"
+	ActionInjectInstruction = "inject_instruction"
+	ActionAuditOnly         = "audit_only"
+	ActionNotifyAdmin       = "notify_admin"
+	ActionAllow             = "allow"
+)
