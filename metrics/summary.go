@@ -1,0 +1,339 @@
+package metrics
+
+import "github.com/apeval/apeval/replay"
+
+// Verdict is the go/no-go outcome of a rule, a judge or a run (DESIGN §7).
+type Verdict string
+
+// Verdicts, from best to worst.
+const (
+	VerdictGo           Verdict = "GO"
+	VerdictInconclusive Verdict = "INCONCLUSIVE"
+	VerdictNoGo         Verdict = "NO-GO"
+)
+
+// Status is the outcome of one kill criterion (DESIGN §7).
+type Status string
+
+// Criterion statuses.
+const (
+	StatusPass         Status = "PASS"
+	StatusFail         Status = "FAIL"
+	StatusInconclusive Status = "INCONCLUSIVE"
+	// StatusNA means the criterion had no data to be judged on; it does not
+	// move the verdict and its Reason says why.
+	StatusNA Status = "N/A"
+)
+
+// Kill criteria names (seed 000 §21.9), also the prefix of the
+// `<criterion>_status` columns of metrics.parquet.
+const (
+	CriterionPrecisionMin          = "precision_min"
+	CriterionDangerousRecall       = "dangerous_recall_must_beat_baseline"
+	CriterionJudgeP95Max           = "judge_p95_max"
+	CriterionJudgeRequiredRateMax  = "judge_required_rate_max"
+	CriterionUnknownRateMax        = "unknown_rate_max"
+	CriterionApprovalRejectRateMax = "approval_reject_rate_max"
+	CriterionFireRateChangeMax     = "fire_rate_change_max"
+)
+
+// CriterionNames lists every kill criterion in report order.
+var CriterionNames = []string{
+	CriterionPrecisionMin,
+	CriterionDangerousRecall,
+	CriterionJudgeP95Max,
+	CriterionJudgeRequiredRateMax,
+	CriterionUnknownRateMax,
+	CriterionApprovalRejectRateMax,
+	CriterionFireRateChangeMax,
+}
+
+// AllRules is the RuleID of a judge's total row (micro-averaged over its rules).
+const AllRules = "*"
+
+// Config says how results are judged.
+type Config struct {
+	Criteria replay.KillCriteria
+	// Baseline is the judge identity (Result.Judge) that candidates are
+	// compared with for fire_rate_change_max; "" means no baseline.
+	Baseline string
+}
+
+// Thresholds is replay.KillCriteria in the summary's JSON form.
+type Thresholds struct {
+	PrecisionMin                    float64 `json:"precision_min"`
+	DangerousRecallMustBeatBaseline bool    `json:"dangerous_recall_must_beat_baseline"`
+	JudgeP95MaxMS                   float64 `json:"judge_p95_max_ms"`
+	JudgeRequiredRateMax            float64 `json:"judge_required_rate_max"`
+	UnknownRateMax                  float64 `json:"unknown_rate_max"`
+	ApprovalRejectRateMax           float64 `json:"approval_reject_rate_max"`
+	FireRateChangeMax               float64 `json:"fire_rate_change_max"`
+	Confidence                      float64 `json:"confidence"`
+}
+
+// Summary is everything metrics computed over a run: one entry per judge,
+// each with a total row and one row per rule, the kill-criteria results and
+// the verdicts. Reports only format it; summary.json is its JSON form.
+type Summary struct {
+	Thresholds Thresholds `json:"thresholds"`
+	// Baseline is Config.Baseline ("" when none).
+	Baseline string `json:"baseline"`
+	// Verdict is the run's verdict: the worst verdict over the candidate
+	// judges (every judge but the baseline; the baseline's own when it is
+	// the only judge). See the package doc.
+	Verdict Verdict `json:"verdict"`
+	// Judges in order of first appearance in the input.
+	Judges []*JudgeSummary `json:"judges"`
+	// Comparisons holds baseline vs candidate for every candidate judge when
+	// a baseline judge was configured and present; empty otherwise.
+	Comparisons []*Comparison `json:"comparisons"`
+	Warnings    []string      `json:"warnings"`
+
+	// paired per-case decisions for Compare; never serialized.
+	paired map[string]*judgePairs
+	conf   float64
+	crit   replay.KillCriteria
+}
+
+// JudgeSummary is one judge (one identity) over the run.
+type JudgeSummary struct {
+	Judge         string `json:"judge"`
+	Model         string `json:"model"`
+	ModelDigest   string `json:"model_digest"`
+	PromptVersion string `json:"prompt_version"`
+	// RunID is the first run ID seen for this judge; RunIDs lists all, in
+	// order of appearance (more than one when runs were fed together).
+	RunID      string   `json:"run_id"`
+	RunIDs     []string `json:"run_ids"`
+	IsBaseline bool     `json:"is_baseline"`
+	// Verdict is the worst of the judge-level criteria and the verdicts of
+	// the judge's rules; Total.Verdict carries the same value.
+	Verdict Verdict `json:"verdict"`
+	// Total is the rule_id "*" row: micro-averaged counts over all rules,
+	// judge-level latency, judge-required rate and the judge-level criteria.
+	Total *Row `json:"total"`
+	// Rules sorted by rule ID.
+	Rules    []*Row   `json:"rules"`
+	Warnings []string `json:"warnings"`
+}
+
+// Row is one metrics.parquet row: a judge × rule, or the judge's total
+// (RuleID "*"). Pointer fields are nil when the metric does not apply.
+type Row struct {
+	RuleID      string `json:"rule_id"`
+	RuleVersion int    `json:"rule_version"`
+	Class       string `json:"class"`
+	// Action is the rule's action (last seen); "" for the total row.
+	Action string `json:"action"`
+
+	// Cases is the number of cases the judge replayed (the same on every
+	// row of a judge).
+	Cases int64 `json:"cases"`
+	// InScope counts (case, rule) pairs in scope, `missing` pairs excluded.
+	InScope int64 `json:"in_scope"`
+	// Judged counts pairs sent to the judge (source judge, cache or failure).
+	Judged int64 `json:"judged"`
+	// Labeled counts in-scope pairs carrying a label.
+	Labeled int64 `json:"labeled"`
+	// Missing counts `missing` pairs (a recording lacks the rule); they are
+	// left out of every other figure.
+	Missing int64 `json:"missing"`
+	// CacheHits counts judged pairs answered from the cache.
+	CacheHits int64 `json:"cache_hits"`
+	Fired     int64 `json:"fired"`
+
+	TP int64 `json:"tp"`
+	FP int64 `json:"fp"`
+	FN int64 `json:"fn"`
+	TN int64 `json:"tn"`
+
+	Precision   *float64 `json:"precision"`
+	PrecisionLo *float64 `json:"precision_lo"`
+	PrecisionHi *float64 `json:"precision_hi"`
+	Recall      *float64 `json:"recall"`
+	RecallLo    *float64 `json:"recall_lo"`
+	RecallHi    *float64 `json:"recall_hi"`
+
+	// Unknown is the breakdown of judged pairs that are not match/no_match.
+	Unknown       UnknownBreakdown `json:"unknown"`
+	UnknownRate   *float64         `json:"unknown_rate"`
+	UnknownRateLo *float64         `json:"unknown_rate_lo"`
+	UnknownRateHi *float64         `json:"unknown_rate_hi"`
+
+	// JudgeRequired is, on the total row, the cases with at least one rule
+	// needing the judge; on a rule row, the pairs of the rule that needed
+	// it (= Judged). JudgeRequiredRate divides it by Cases (total row) or
+	// InScope (rule row).
+	JudgeRequired       int64    `json:"judge_required"`
+	JudgeRequiredRate   *float64 `json:"judge_required_rate"`
+	JudgeRequiredRateLo *float64 `json:"judge_required_rate_lo"`
+	JudgeRequiredRateHi *float64 `json:"judge_required_rate_hi"`
+
+	// Calls counts live judge calls (cache hits excluded, failed calls
+	// included); on a rule row, the live calls the rule was part of.
+	Calls        int64    `json:"calls"`
+	CachedCalls  int64    `json:"cached_calls"`
+	FailedCalls  int64    `json:"failed_calls"`
+	LatencyP50MS *float64 `json:"latency_p50_ms"`
+	LatencyP95MS *float64 `json:"latency_p95_ms"`
+	LatencyP99MS *float64 `json:"latency_p99_ms"`
+	// LatencyP95LoMS/HiMS: distribution-free interval of the P95 at the
+	// configured confidence; nil when too few calls bound it.
+	LatencyP95LoMS *float64 `json:"latency_p95_lo_ms"`
+	LatencyP95HiMS *float64 `json:"latency_p95_hi_ms"`
+
+	FireRate *float64 `json:"fire_rate"`
+
+	// Baseline recall (dangerous rules with a baseline): the deterministic
+	// baseline's hits among the labeled positives that have a baseline.
+	BaselinePositives int64    `json:"baseline_positives"`
+	BaselineHits      int64    `json:"baseline_hits"`
+	BaselineRecall    *float64 `json:"baseline_recall"`
+
+	// Approval: cases where request_approval fired (the rule's action on a
+	// rule row, the case's gate action on the total row) with a recorded
+	// outcome, and how many of those were denied or ignored.
+	ApprovalOutcomes     int64    `json:"approval_outcomes"`
+	ApprovalRejected     int64    `json:"approval_rejected"`
+	ApprovalRejectRate   *float64 `json:"approval_reject_rate"`
+	ApprovalRejectRateLo *float64 `json:"approval_reject_rate_lo"`
+	ApprovalRejectRateHi *float64 `json:"approval_reject_rate_hi"`
+
+	Verdict Verdict `json:"verdict"`
+	// Criteria evaluated at this row's scope: rule rows carry precision_min,
+	// dangerous_recall_must_beat_baseline, unknown_rate_max,
+	// approval_reject_rate_max and fire_rate_change_max; the total row
+	// carries judge_p95_max, judge_required_rate_max and unknown_rate_max.
+	Criteria []Criterion `json:"criteria"`
+}
+
+// UnknownBreakdown counts judged pairs by non-decisive status.
+type UnknownBreakdown struct {
+	Unknown int64 `json:"unknown"`
+	Invalid int64 `json:"invalid"`
+	Timeout int64 `json:"timeout"`
+	Error   int64 `json:"error"`
+}
+
+// Total is the number of judged pairs that are not match/no_match.
+func (u UnknownBreakdown) Total() int64 { return u.Unknown + u.Invalid + u.Timeout + u.Error }
+
+// Criterion is one kill criterion evaluated on one row.
+type Criterion struct {
+	Name   string `json:"name"`
+	Status Status `json:"status"`
+	// Estimate and its interval at the configured confidence; nil when
+	// there is no data. Units: a proportion (0..1), a difference of
+	// proportions, or milliseconds for judge_p95_max.
+	Estimate *float64 `json:"estimate"`
+	Lo       *float64 `json:"lo"`
+	Hi       *float64 `json:"hi"`
+	// Threshold from the kill criteria (milliseconds for judge_p95_max;
+	// 1 for dangerous_recall_must_beat_baseline, meaning "required").
+	Threshold float64 `json:"threshold"`
+	// N is the sample size the estimate rests on (the denominator, the
+	// number of live calls, or the paired cases).
+	N int64 `json:"n"`
+	// PValue of the test behind the status (McNemar), nil otherwise.
+	PValue *float64 `json:"p_value"`
+	// SamplesNeeded is, for an INCONCLUSIVE proportion, the smallest sample
+	// size N at which the interval would clear the threshold at the same
+	// observed rate; MoreSamples = SamplesNeeded − N. Nil when not
+	// computable (the estimate is on the bad side or at the threshold).
+	SamplesNeeded *int64 `json:"samples_needed"`
+	MoreSamples   *int64 `json:"more_samples"`
+	// Reason says, in a sentence, why the status is what it is.
+	Reason string `json:"reason"`
+}
+
+// Criterion returns the row's criterion of that name, nil when it is not
+// evaluated at this row's scope.
+func (r *Row) Criterion(name string) *Criterion {
+	for i := range r.Criteria {
+		if r.Criteria[i].Name == name {
+			return &r.Criteria[i]
+		}
+	}
+	return nil
+}
+
+// Status returns the status of the named criterion for the
+// `<criterion>_status` column, "" (null) when it is not evaluated at this
+// row's scope.
+func (r *Row) Status(name string) Status {
+	if c := r.Criterion(name); c != nil {
+		return c.Status
+	}
+	return ""
+}
+
+// Judge returns the summary of the judge with that identity, nil if absent.
+func (s *Summary) Judge(identity string) *JudgeSummary {
+	for _, j := range s.Judges {
+		if j.Judge == identity {
+			return j
+		}
+	}
+	return nil
+}
+
+// Rule returns the judge's row for ruleID ("*" gives Total), nil if absent.
+func (j *JudgeSummary) Rule(ruleID string) *Row {
+	if ruleID == AllRules {
+		return j.Total
+	}
+	for _, r := range j.Rules {
+		if r.RuleID == ruleID {
+			return r
+		}
+	}
+	return nil
+}
+
+// Comparison is baseline vs candidate for one pair of judges (issue 5):
+// per rule and overall, the two judges' rows, deltas, an exact McNemar test
+// on paired decisions and the fire-rate change against fire_rate_change_max.
+type Comparison struct {
+	Baseline  string `json:"baseline"`
+	Candidate string `json:"candidate"`
+	// Total compares the judges' total rows; its paired figures pool every
+	// (case, rule) pair both judges had in scope.
+	Total *RuleComparison `json:"total"`
+	// Rules: every rule either judge has, sorted by rule ID.
+	Rules    []*RuleComparison `json:"rules"`
+	Warnings []string          `json:"warnings"`
+}
+
+// RuleComparison compares one rule (or the total, RuleID "*") between two judges.
+type RuleComparison struct {
+	RuleID string `json:"rule_id"`
+	// Baseline and Candidate rows; nil when that judge never had the rule.
+	Baseline  *Row `json:"baseline"`
+	Candidate *Row `json:"candidate"`
+
+	// Deltas are candidate − baseline; nil when either side is nil.
+	PrecisionDelta    *float64 `json:"precision_delta"`
+	RecallDelta       *float64 `json:"recall_delta"`
+	UnknownRateDelta  *float64 `json:"unknown_rate_delta"`
+	FireRateDelta     *float64 `json:"fire_rate_delta"`
+	LatencyP95DeltaMS *float64 `json:"latency_p95_delta_ms"`
+
+	// Paired counts over the cases where both judges had the rule in scope
+	// (missing pairs excluded): the decision is "the result is match".
+	// Both = both match, BaselineOnly = baseline match & candidate not,
+	// CandidateOnly = candidate match & baseline not, Neither = neither.
+	Paired        int64 `json:"paired"`
+	Both          int64 `json:"both"`
+	BaselineOnly  int64 `json:"baseline_only"`
+	CandidateOnly int64 `json:"candidate_only"`
+	Neither       int64 `json:"neither"`
+	// McNemarP is the exact two-sided McNemar p-value on the discordant
+	// pairs; nil when nothing was paired. Significant when p < 1 − confidence.
+	McNemarP    *float64 `json:"mcnemar_p"`
+	Significant bool     `json:"significant"`
+
+	// FireRateChange is the candidate − baseline fire rate over the paired
+	// cases, with a Newcombe paired interval, judged against
+	// fire_rate_change_max.
+	FireRateChange Criterion `json:"fire_rate_change"`
+}
