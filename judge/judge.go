@@ -147,6 +147,9 @@ type Response struct {
 	Attempts int
 	Cached   bool
 	Server   ServerTimings
+	// Missing lists asked rules a recording lacks (recorded backend only):
+	// replay marks them StatusMissing and leaves them out of the judge's rates.
+	Missing []string
 }
 
 // Identity names a judge in every report: backend/model@digest+prompt_version.
