@@ -128,7 +128,7 @@ func TestOutputSchema(t *testing.T) {
 			}
 			Decisions struct {
 				MinItems, MaxItems int
-				Items            struct {
+				Items              struct {
 					Required             []string
 					AdditionalProperties bool
 					Properties           struct {
