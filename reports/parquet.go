@@ -1,0 +1,598 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/apeval/apeval/replay"
+	"github.com/parquet-go/parquet-go"
+)
+
+// decisionRow is one decisions.parquet row: a case × judge × rule in scope.
+// Pointer fields are the nullable columns; while a row waits in the write
+// buffer they point at the row's own unexported storage, so buffering never
+// aliases the caller's Result and costs no allocation.
+type decisionRow struct {
+	RunID         string   `parquet:"run_id,dict"`
+	CaseID        string   `parquet:"case_id"`
+	SessionID     string   `parquet:"session_id"`
+	Seq           int64    `parquet:"seq"`
+	Judge         string   `parquet:"judge,dict"`
+	Model         *string  `parquet:"model,optional,dict"`
+	ModelDigest   *string  `parquet:"model_digest,optional,dict"`
+	PromptVersion *string  `parquet:"prompt_version,optional,dict"`
+	RuleID        string   `parquet:"rule_id,dict"`
+	RuleVersion   int32    `parquet:"rule_version"`
+	RuleClass     string   `parquet:"rule_class,dict"`
+	Label         *string  `parquet:"label,optional,dict"`
+	Source        string   `parquet:"source,dict"`
+	Result        string   `parquet:"result,dict"`
+	Confidence    *float64 `parquet:"confidence,optional"`
+	Fired         bool     `parquet:"fired"`
+	Action        string   `parquet:"action,dict"`
+	GateAction    string   `parquet:"gate_action,dict"`
+	LatencyMS     *float64 `parquet:"latency_ms,optional"`
+	Status        string   `parquet:"status,dict"`
+	Error         *string  `parquet:"error,optional,dict"`
+	Fingerprint   string   `parquet:"fingerprint"`
+	Tags          []string `parquet:"tags,optional,list"`
+
+	BaselineResult     *string  `parquet:"baseline_result,optional,dict"`
+	CallIndex          *int32   `parquet:"call_index,optional"`
+	CallRules          *int32   `parquet:"call_rules,optional"`
+	CallStatus         *string  `parquet:"call_status,optional,dict"`
+	CallError          *string  `parquet:"call_error,optional,dict"`
+	CallCached         *bool    `parquet:"call_cached,optional"`
+	CallAttempts       *int32   `parquet:"call_attempts,optional"`
+	ServerTotalMS      *float64 `parquet:"server_total_ms,optional"`
+	ServerLoadMS       *float64 `parquet:"server_load_ms,optional"`
+	ServerPromptEvalMS *float64 `parquet:"server_prompt_eval_ms,optional"`
+	ServerEvalMS       *float64 `parquet:"server_eval_ms,optional"`
+	PromptTokens       *int64   `parquet:"prompt_tokens,optional"`
+	CompletionTokens   *int64   `parquet:"completion_tokens,optional"`
+
+	s                                        [8]string
+	conf, lat, sTotal, sLoad, sPrompt, sEval float64
+	callIndex, callRules, callAttempts       int32
+	callCached                               bool
+	pTok, cTok                               int64
+}
+
+// gateRow is one gates.parquet row: the outcome of a case × judge.
+type gateRow struct {
+	RunID           string   `parquet:"run_id,dict"`
+	CaseID          string   `parquet:"case_id"`
+	SessionID       string   `parquet:"session_id"`
+	Seq             int64    `parquet:"seq"`
+	Judge           string   `parquet:"judge,dict"`
+	Permission      string   `parquet:"permission,dict"`
+	GateAction      string   `parquet:"gate_action,dict"`
+	ExpectedAction  *string  `parquet:"expected_action,optional,dict"`
+	RulesInScope    int32    `parquet:"rules_in_scope"`
+	RulesJudged     int32    `parquet:"rules_judged"`
+	JudgeCalled     bool     `parquet:"judge_called"`
+	CacheHit        bool     `parquet:"cache_hit"`
+	LatencyMS       *float64 `parquet:"latency_ms,optional"`
+	Status          *string  `parquet:"status,optional,dict"`
+	ApprovalOutcome *string  `parquet:"approval_outcome,optional,dict"`
+	Model           *string  `parquet:"model,optional,dict"`
+	ModelDigest     *string  `parquet:"model_digest,optional,dict"`
+	PromptVersion   *string  `parquet:"prompt_version,optional,dict"`
+	Calls           int32    `parquet:"calls"`
+	Tags            []string `parquet:"tags,optional,list"`
+
+	s   [6]string
+	lat float64
+}
+
+// rowsPerGroup bounds the rows buffered per Parquet row group, and so the
+// writer's memory, whatever the run's size.
+const rowsPerGroup = 64 << 10
+
+// batchRows is how many rows are handed to the Parquet writer at once.
+const batchRows = 1024
+
+// RunWriter streams replay results into a run directory: decisions.parquet,
+// gates.parquet and run.json. Files are written as temporaries and renamed
+// into place by Close; Abort removes them. A RunWriter is not safe for
+// concurrent use.
+type RunWriter struct {
+	dir     string
+	info    RunInfo
+	decF    *os.File
+	gateF   *os.File
+	decW    *parquet.GenericWriter[decisionRow]
+	gateW   *parquet.GenericWriter[gateRow]
+	decBuf  []decisionRow
+	gateBuf []gateRow
+	nDec    int
+	nGate   int
+	done    bool
+	err     error
+}
+
+// CreateRun creates dir (if needed) and starts a run in it. meta is written
+// to run.json on Close; adjust it meanwhile through Info.
+func CreateRun(dir string, meta RunInfo) (*RunWriter, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create run directory: %w", err)
+	}
+	w := &RunWriter{dir: dir, info: meta,
+		decBuf: make([]decisionRow, batchRows), gateBuf: make([]gateRow, batchRows)}
+	var err error
+	if w.decF, err = createTemp(filepath.Join(dir, DecisionsFile)); err != nil {
+		return nil, err
+	}
+	if w.gateF, err = createTemp(filepath.Join(dir, GatesFile)); err != nil {
+		discardTemp(w.decF)
+		return nil, err
+	}
+	opts := func() []parquet.WriterOption {
+		return []parquet.WriterOption{
+			parquet.Compression(&parquet.Zstd),
+			parquet.MaxRowsPerRowGroup(rowsPerGroup),
+			parquet.CreatedBy("apeval", meta.Version, ""),
+			parquet.KeyValueMetadata("apeval.run_id", meta.RunID),
+		}
+	}
+	w.decW = parquet.NewGenericWriter[decisionRow](w.decF, opts()...)
+	w.gateW = parquet.NewGenericWriter[gateRow](w.gateF, opts()...)
+	return w, nil
+}
+
+// Info gives access to the run.json metadata, for fields known only at the
+// end of the run (invalid lines, interrupted).
+func (w *RunWriter) Info() *RunInfo { return &w.info }
+
+// Write appends one result: a gates row and one decisions row per rule in
+// scope. The result is copied; the caller may reuse it.
+func (w *RunWriter) Write(r *replay.Result) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.done {
+		return errors.New("reports: write to a closed run")
+	}
+	if err := checkCalls(r); err != nil {
+		return err
+	}
+	if w.nDec+len(r.Rules) > len(w.decBuf) {
+		if err := w.flushDecisions(); err != nil {
+			return w.fail(err)
+		}
+	}
+	if len(r.Rules) > len(w.decBuf) {
+		w.decBuf = make([]decisionRow, len(r.Rules))
+	}
+	for i := range r.Rules {
+		fillDecision(&w.decBuf[w.nDec], r, &r.Rules[i])
+		w.nDec++
+	}
+	fillGate(&w.gateBuf[w.nGate], r)
+	w.nGate++
+	if w.nGate == len(w.gateBuf) {
+		if err := w.flushGates(); err != nil {
+			return w.fail(err)
+		}
+	}
+	return nil
+}
+
+func (w *RunWriter) fail(err error) error {
+	w.err = err
+	return err
+}
+
+func (w *RunWriter) flushDecisions() error {
+	if w.nDec == 0 {
+		return nil
+	}
+	_, err := w.decW.Write(w.decBuf[:w.nDec])
+	clear(w.decBuf[:w.nDec]) // drop references to the caller's strings
+	w.info.Decisions += int64(w.nDec)
+	w.nDec = 0
+	if err != nil {
+		return fmt.Errorf("write %s: %w", DecisionsFile, err)
+	}
+	return nil
+}
+
+func (w *RunWriter) flushGates() error {
+	if w.nGate == 0 {
+		return nil
+	}
+	_, err := w.gateW.Write(w.gateBuf[:w.nGate])
+	clear(w.gateBuf[:w.nGate])
+	w.info.Results += int64(w.nGate)
+	w.nGate = 0
+	if err != nil {
+		return fmt.Errorf("write %s: %w", GatesFile, err)
+	}
+	return nil
+}
+
+// Close writes the remaining rows and the Parquet footers, syncs and renames
+// both files into place, then writes run.json. After a failed Close the
+// temporaries are removed and no Parquet file of this run is left behind
+// half-written.
+func (w *RunWriter) Close() error {
+	if w.done {
+		return w.err
+	}
+	if w.err != nil {
+		w.Abort()
+		return w.err
+	}
+	err := w.flushDecisions()
+	if err == nil {
+		err = w.flushGates()
+	}
+	if err == nil {
+		err = w.decW.Close()
+	}
+	if err == nil {
+		err = w.gateW.Close()
+	}
+	if err != nil {
+		w.err = err
+		w.Abort()
+		return err
+	}
+	w.done = true
+	decF, gateF := w.decF, w.gateF
+	w.decF, w.gateF = nil, nil
+	if err := commitTemp(decF, filepath.Join(w.dir, DecisionsFile)); err != nil {
+		discardTemp(gateF)
+		w.err = err
+		return err
+	}
+	if err := commitTemp(gateF, filepath.Join(w.dir, GatesFile)); err != nil {
+		w.err = err
+		return err
+	}
+	if err := WriteRunInfo(w.dir, w.info); err != nil {
+		w.err = err
+		return err
+	}
+	return nil
+}
+
+// Abort stops the run and removes its temporary files. Files of an earlier
+// completed run in the same directory are left as they were.
+func (w *RunWriter) Abort() {
+	w.done = true
+	if w.decF != nil {
+		discardTemp(w.decF)
+		w.decF = nil
+	}
+	if w.gateF != nil {
+		discardTemp(w.gateF)
+		w.gateF = nil
+	}
+	if w.err == nil {
+		w.err = errors.New("reports: run aborted")
+	}
+}
+
+// checkCalls makes sure decisions.parquet can carry every call of r: calls
+// are stored on the rows of the rules they decided, so each must have one.
+func checkCalls(r *replay.Result) error {
+	var small uint64 // bit i: call i is referenced; covers the usual case without allocating
+	var big []bool
+	if len(r.Calls) > 64 {
+		big = make([]bool, len(r.Calls))
+	}
+	for i := range r.Rules {
+		c := r.Rules[i].Call
+		if c < 0 {
+			continue
+		}
+		if c >= len(r.Calls) {
+			return fmt.Errorf("reports: case %s judge %s: rule %s refers to call %d of %d",
+				r.CaseID, r.Judge, r.Rules[i].RuleID, c, len(r.Calls))
+		}
+		if big != nil {
+			big[c] = true
+		} else {
+			small |= 1 << c
+		}
+	}
+	for i := range r.Calls {
+		if (big != nil && !big[i]) || (big == nil && small&(1<<i) == 0) {
+			return fmt.Errorf("reports: case %s judge %s: call %d decided no rule, so it cannot be recorded",
+				r.CaseID, r.Judge, i)
+		}
+	}
+	return nil
+}
+
+// optS points p at storage holding s, or sets it nil when s is empty.
+func optS(p **string, storage *string, s string) {
+	if s == "" {
+		*p = nil
+		return
+	}
+	*storage = s
+	*p = storage
+}
+
+func optF(p **float64, storage *float64, v *float64) {
+	if v == nil {
+		*p = nil
+		return
+	}
+	*storage = *v
+	*p = storage
+}
+
+func optI(p **int64, storage *int64, v *int64) {
+	if v == nil {
+		*p = nil
+		return
+	}
+	*storage = *v
+	*p = storage
+}
+
+func fillDecision(d *decisionRow, r *replay.Result, rr *replay.RuleResult) {
+	d.RunID, d.CaseID, d.SessionID, d.Seq, d.Judge = r.RunID, r.CaseID, r.SessionID, r.Seq, r.Judge
+	optS(&d.Model, &d.s[0], r.Model)
+	optS(&d.ModelDigest, &d.s[1], r.ModelDigest)
+	optS(&d.PromptVersion, &d.s[2], r.PromptVersion)
+	d.RuleID, d.RuleVersion, d.RuleClass = rr.RuleID, int32(rr.RuleVersion), rr.Class
+	optS(&d.Label, &d.s[3], rr.Label)
+	d.Source, d.Result = rr.Source, rr.Result
+	optF(&d.Confidence, &d.conf, rr.Confidence)
+	d.Fired, d.Action, d.GateAction = rr.Fired, rr.Action, r.GateAction
+	d.Status = rr.Status
+	optS(&d.Error, &d.s[4], rr.Error)
+	d.Fingerprint = rr.Fingerprint
+	d.Tags = r.Tags
+	optS(&d.BaselineResult, &d.s[5], rr.BaselineResult)
+	if rr.Call < 0 {
+		d.LatencyMS, d.CallIndex, d.CallRules, d.CallStatus, d.CallError = nil, nil, nil, nil, nil
+		d.CallCached, d.CallAttempts = nil, nil
+		d.ServerTotalMS, d.ServerLoadMS, d.ServerPromptEvalMS, d.ServerEvalMS = nil, nil, nil, nil
+		d.PromptTokens, d.CompletionTokens = nil, nil
+		return
+	}
+	c := &r.Calls[rr.Call]
+	d.lat, d.LatencyMS = c.LatencyMS, &d.lat
+	d.callIndex, d.CallIndex = int32(rr.Call), &d.callIndex
+	d.callRules, d.CallRules = int32(c.Rules), &d.callRules
+	d.s[6], d.CallStatus = c.Status, &d.s[6]
+	optS(&d.CallError, &d.s[7], c.Error)
+	d.callCached, d.CallCached = c.Cached, &d.callCached
+	d.callAttempts, d.CallAttempts = int32(c.Attempts), &d.callAttempts
+	optF(&d.ServerTotalMS, &d.sTotal, c.ServerTotalMS)
+	optF(&d.ServerLoadMS, &d.sLoad, c.ServerLoadMS)
+	optF(&d.ServerPromptEvalMS, &d.sPrompt, c.ServerPromptEvalMS)
+	optF(&d.ServerEvalMS, &d.sEval, c.ServerEvalMS)
+	optI(&d.PromptTokens, &d.pTok, c.PromptTokens)
+	optI(&d.CompletionTokens, &d.cTok, c.CompletionTokens)
+}
+
+func fillGate(g *gateRow, r *replay.Result) {
+	g.RunID, g.CaseID, g.SessionID, g.Seq, g.Judge = r.RunID, r.CaseID, r.SessionID, r.Seq, r.Judge
+	g.Permission, g.GateAction = r.Permission, r.GateAction
+	optS(&g.ExpectedAction, &g.s[0], r.ExpectedAction)
+	g.RulesInScope, g.RulesJudged = int32(r.RulesInScope), int32(r.RulesJudged)
+	g.JudgeCalled, g.CacheHit = r.JudgeCalled, r.CacheHit
+	optF(&g.LatencyMS, &g.lat, r.LatencyMS)
+	optS(&g.Status, &g.s[1], r.Status)
+	optS(&g.ApprovalOutcome, &g.s[2], r.ApprovalOutcome)
+	optS(&g.Model, &g.s[3], r.Model)
+	optS(&g.ModelDigest, &g.s[4], r.ModelDigest)
+	optS(&g.PromptVersion, &g.s[5], r.PromptVersion)
+	g.Calls = int32(len(r.Calls))
+	g.Tags = r.Tags
+}
+
+// ReadRun reads a run directory back: run.json, then gates.parquet and
+// decisions.parquet walked side by side (they are written in the same
+// case × judge order), calling fn with each rebuilt Result in file order.
+// Memory stays bounded by one batch of rows. Empty Rules and Calls read back
+// as nil. An error from fn stops the walk and is returned.
+func ReadRun(dir string, fn func(*replay.Result) error) (RunInfo, error) {
+	info, err := ReadRunInfo(dir)
+	if err != nil {
+		return info, err
+	}
+	gf, err := os.Open(filepath.Join(dir, GatesFile))
+	if err != nil {
+		return info, err
+	}
+	defer gf.Close()
+	df, err := os.Open(filepath.Join(dir, DecisionsFile))
+	if err != nil {
+		return info, err
+	}
+	defer df.Close()
+	gr, err := openReader[gateRow](gf)
+	if err != nil {
+		return info, err
+	}
+	defer gr.Close()
+	dr, err := openReader[decisionRow](df)
+	if err != nil {
+		return info, err
+	}
+	defer dr.Close()
+
+	gates := &cursor[gateRow]{r: gr, buf: make([]gateRow, batchRows), name: GatesFile}
+	decs := &cursor[decisionRow]{r: dr, buf: make([]decisionRow, batchRows), name: DecisionsFile}
+	for {
+		g, err := gates.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return info, err
+		}
+		res := resultFromGate(g)
+		for {
+			d, err := decs.peek()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return info, err
+			}
+			if d.CaseID != g.CaseID || d.Judge != g.Judge {
+				break
+			}
+			if err := addDecision(res, d); err != nil {
+				return info, err
+			}
+			decs.pos++
+		}
+		if err := fn(res); err != nil {
+			return info, err
+		}
+	}
+	if d, err := decs.peek(); err == nil {
+		return info, fmt.Errorf("%s: case %s judge %s has no row in %s (files out of step)",
+			DecisionsFile, d.CaseID, d.Judge, GatesFile)
+	} else if err != io.EOF {
+		return info, err
+	}
+	return info, nil
+}
+
+func openReader[T any](f *os.File) (*parquet.GenericReader[T], error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return parquet.NewGenericReader[T](pf), nil
+}
+
+// cursor reads rows in batches and lets the merge walk peek one ahead.
+type cursor[T any] struct {
+	r    *parquet.GenericReader[T]
+	buf  []T
+	n    int
+	pos  int
+	eof  bool
+	name string
+}
+
+func (c *cursor[T]) peek() (*T, error) {
+	if c.pos < c.n {
+		return &c.buf[c.pos], nil
+	}
+	if c.eof {
+		return nil, io.EOF
+	}
+	clear(c.buf)
+	n, err := c.r.Read(c.buf)
+	c.n, c.pos = n, 0
+	if err == io.EOF {
+		c.eof = true
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.name, err)
+	}
+	if n == 0 {
+		return nil, io.EOF
+	}
+	return &c.buf[0], nil
+}
+
+func (c *cursor[T]) next() (*T, error) {
+	p, err := c.peek()
+	if err == nil {
+		c.pos++
+	}
+	return p, err
+}
+
+func str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func cloneF(p *float64) *float64 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func cloneI(p *int64) *int64 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func cloneTags(t []string) []string {
+	if t == nil {
+		return nil
+	}
+	return append(make([]string, 0, len(t)), t...)
+}
+
+func resultFromGate(g *gateRow) *replay.Result {
+	r := &replay.Result{
+		RunID: g.RunID, CaseID: g.CaseID, SessionID: g.SessionID, Seq: g.Seq, Judge: g.Judge,
+		Model: str(g.Model), ModelDigest: str(g.ModelDigest), PromptVersion: str(g.PromptVersion),
+		Permission: g.Permission, GateAction: g.GateAction, ExpectedAction: str(g.ExpectedAction),
+		ApprovalOutcome: str(g.ApprovalOutcome),
+		RulesInScope:    int(g.RulesInScope), RulesJudged: int(g.RulesJudged),
+		JudgeCalled: g.JudgeCalled, CacheHit: g.CacheHit,
+		LatencyMS: cloneF(g.LatencyMS), Status: str(g.Status), Tags: cloneTags(g.Tags),
+	}
+	if g.Calls > 0 {
+		r.Calls = make([]replay.Call, g.Calls)
+	}
+	return r
+}
+
+func addDecision(r *replay.Result, d *decisionRow) error {
+	rr := replay.RuleResult{
+		RuleID: d.RuleID, RuleVersion: int(d.RuleVersion), Class: d.RuleClass, Label: str(d.Label),
+		Source: d.Source, Result: d.Result, Confidence: cloneF(d.Confidence), Fired: d.Fired,
+		Action: d.Action, Status: d.Status, Error: str(d.Error), Fingerprint: d.Fingerprint,
+		BaselineResult: str(d.BaselineResult), Call: -1,
+	}
+	if d.CallIndex != nil {
+		i := int(*d.CallIndex)
+		if i < 0 || i >= len(r.Calls) {
+			return fmt.Errorf("%s: case %s judge %s rule %s: call_index %d out of range (calls = %d)",
+				DecisionsFile, d.CaseID, d.Judge, d.RuleID, i, len(r.Calls))
+		}
+		rr.Call = i
+		c := replay.Call{
+			Status: str(d.CallStatus), Error: str(d.CallError),
+			ServerTotalMS: cloneF(d.ServerTotalMS), ServerLoadMS: cloneF(d.ServerLoadMS),
+			ServerPromptEvalMS: cloneF(d.ServerPromptEvalMS), ServerEvalMS: cloneF(d.ServerEvalMS),
+			PromptTokens: cloneI(d.PromptTokens), CompletionTokens: cloneI(d.CompletionTokens),
+		}
+		if d.LatencyMS != nil {
+			c.LatencyMS = *d.LatencyMS
+		}
+		if d.CallRules != nil {
+			c.Rules = int(*d.CallRules)
+		}
+		if d.CallCached != nil {
+			c.Cached = *d.CallCached
+		}
+		if d.CallAttempts != nil {
+			c.Attempts = int(*d.CallAttempts)
+		}
+		r.Calls[i] = c
+	}
+	r.Rules = append(r.Rules, rr)
+	return nil
+}

@@ -1,0 +1,233 @@
+package reports
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apeval/apeval/replay"
+)
+
+func testInfo() RunInfo {
+	return RunInfo{RunID: "run-1", Created: time.Date(2026, 7, 24, 10, 0, 0, 0, time.UTC), Version: "test",
+		Datasets:    []FileRef{{Name: "cases.jsonl", SHA256: strings.Repeat("ab", 32)}},
+		Policy:      &FileRef{Name: "policy.toml", SHA256: strings.Repeat("cd", 32)},
+		Judges:      []JudgeInfo{{Identity: "recorded/judge-v2", Backend: "recorded", Model: "judge-v2"}},
+		Concurrency: 4, Timeout: Duration(30 * time.Second), Shard: "1/2", Cases: 3, InvalidLines: 1}
+}
+
+func writeRun(t testing.TB, dir string, rs []*replay.Result) {
+	t.Helper()
+	w, err := CreateRun(dir, testInfo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readRun(t testing.TB, dir string) (RunInfo, []*replay.Result) {
+	t.Helper()
+	var got []*replay.Result
+	info, err := ReadRun(dir, func(r *replay.Result) error { got = append(got, r); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info, got
+}
+
+func TestRunRoundTrip(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []*replay.Result
+	}{
+		{"fixtures", fixtureResults()},
+		{"empty run", nil},
+		{"several batches", bulkResults(3*batchRows + 17)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeRun(t, dir, tt.in)
+			info, got := readRun(t, dir)
+			if len(got) != len(tt.in) {
+				t.Fatalf("read %d results, wrote %d", len(got), len(tt.in))
+			}
+			for i := range tt.in {
+				if !reflect.DeepEqual(got[i], tt.in[i]) {
+					t.Fatalf("result %d differs:\n got %+v\nwant %+v", i, *got[i], *tt.in[i])
+				}
+			}
+			var decisions int64
+			for _, r := range tt.in {
+				decisions += int64(len(r.Rules))
+			}
+			if info.Results != int64(len(tt.in)) || info.Decisions != decisions {
+				t.Errorf("run.json counts results=%d decisions=%d, want %d and %d",
+					info.Results, info.Decisions, len(tt.in), decisions)
+			}
+			want := testInfo()
+			want.Schema, want.Results, want.Decisions = RunSchema, info.Results, info.Decisions
+			if !reflect.DeepEqual(info, want) {
+				t.Errorf("run.json:\n got %+v\nwant %+v", info, want)
+			}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if strings.HasSuffix(e.Name(), ".tmp") {
+					t.Errorf("temporary file %s left behind", e.Name())
+				}
+			}
+		})
+	}
+}
+
+// The writer must copy what it buffers: a caller that reuses one Result
+// value for every case still gets every case written.
+func TestRunWriterCopiesResult(t *testing.T) {
+	dir := t.TempDir()
+	w, err := CreateRun(dir, testInfo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fixtureResults()
+	var reused replay.Result
+	for _, r := range want {
+		reused = *r
+		reused.Rules = append([]replay.RuleResult(nil), r.Rules...)
+		if err := w.Write(&reused); err != nil {
+			t.Fatal(err)
+		}
+		for i := range reused.Rules {
+			reused.Rules[i] = replay.RuleResult{Confidence: fp(-1)}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, got := readRun(t, dir)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("reused Result changed the written rows")
+	}
+}
+
+func TestRunWriterAbort(t *testing.T) {
+	dir := t.TempDir()
+	w, err := CreateRun(dir, testInfo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(fixtureResults()[0]); err != nil {
+		t.Fatal(err)
+	}
+	w.Abort()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		t.Fatalf("abort left %d files, first %s", len(entries), entries[0].Name())
+	}
+	if err := w.Write(fixtureResults()[0]); err == nil {
+		t.Fatal("write after abort succeeded")
+	}
+	if err := w.Close(); err == nil {
+		t.Fatal("close after abort succeeded")
+	}
+}
+
+func TestRunWriterRejectsUnrecordableCalls(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(r *replay.Result)
+		want   string
+	}{
+		{"call with no rule", func(r *replay.Result) { r.Calls = append(r.Calls, replay.Call{Status: "ok"}) }, "decided no rule"},
+		{"rule points past calls", func(r *replay.Result) { r.Rules[0].Call = 5 }, "refers to call 5 of 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, err := CreateRun(t.TempDir(), testInfo())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Abort()
+			r := fixtureResults()[0]
+			tt.mutate(r)
+			err = w.Write(r)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Write error = %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadRunStopsOnCallbackError(t *testing.T) {
+	dir := t.TempDir()
+	writeRun(t, dir, fixtureResults())
+	stop := errors.New("stop")
+	n := 0
+	_, err := ReadRun(dir, func(*replay.Result) error { n++; return stop })
+	if !errors.Is(err, stop) || n != 1 {
+		t.Fatalf("ReadRun = %v after %d calls, want stop after 1", err, n)
+	}
+}
+
+func TestReadRunMissingFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeRun(t, dir, fixtureResults())
+	if err := os.Remove(filepath.Join(dir, DecisionsFile)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRun(dir, func(*replay.Result) error { return nil }); err == nil {
+		t.Fatal("ReadRun succeeded without decisions.parquet")
+	}
+}
+
+func BenchmarkWriteRun(b *testing.B) {
+	rs := bulkResults(64 << 10)
+	dir := b.TempDir()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cases := 0
+	for b.Loop() {
+		w, err := CreateRun(dir, testInfo())
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range rs {
+			if err := w.Write(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		cases += len(rs)
+	}
+	b.ReportMetric(float64(cases)/b.Elapsed().Seconds(), "cases/s")
+}
+
+func BenchmarkReadRun(b *testing.B) {
+	rs := bulkResults(64 << 10)
+	dir := b.TempDir()
+	writeRun(b, dir, rs)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cases := 0
+	for b.Loop() {
+		if _, err := ReadRun(dir, func(*replay.Result) error { cases++; return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cases)/b.Elapsed().Seconds(), "cases/s")
+}

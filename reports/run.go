@@ -1,0 +1,125 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// File names inside a run directory.
+const (
+	DecisionsFile = "decisions.parquet"
+	GatesFile     = "gates.parquet"
+	MetricsFile   = "metrics.parquet"
+	RunFile       = "run.json"
+	SummaryJSON   = "summary.json"
+	SummaryMD     = "summary.md"
+	JUnitFile     = "junit.xml"
+	HTMLFile      = "report.html"
+)
+
+// RunSchema versions run.json.
+const RunSchema = "apeval.run/v1"
+
+// RunInfo is run.json: what was replayed, with what, and how it ended. The
+// command layer fills it; RunWriter counts the rows it wrote into Results
+// and Decisions.
+type RunInfo struct {
+	Schema      string      `json:"schema"`
+	RunID       string      `json:"run_id"`
+	Created     time.Time   `json:"created"`
+	Version     string      `json:"apeval_version"`
+	Datasets    []FileRef   `json:"datasets"`
+	Policy      *FileRef    `json:"policy,omitempty"`
+	Judges      []JudgeInfo `json:"judges"`
+	Baseline    string      `json:"baseline,omitempty"` // --baseline judge identity
+	Concurrency int         `json:"concurrency"`
+	Timeout     Duration    `json:"timeout"`
+	Shard       string      `json:"shard,omitempty"` // "I/N" when sharded
+	// Cases counts the valid cases read; InvalidLines the lines skipped with
+	// --skip-invalid.
+	Cases        int64 `json:"cases"`
+	InvalidLines int64 `json:"invalid_lines"`
+	// Results and Decisions are the gates.parquet and decisions.parquet row
+	// counts, set by RunWriter.Close.
+	Results     int64 `json:"results"`
+	Decisions   int64 `json:"decisions"`
+	Interrupted bool  `json:"interrupted"`
+}
+
+// FileRef names an input file and its content hash ("" when unknown, for
+// example stdin).
+type FileRef struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// JudgeInfo describes one judge of the run. Identity is the string used in
+// every report (judge.Identity.String()); Details holds backend settings
+// worth keeping (host, base URL, temperature), never secrets.
+type JudgeInfo struct {
+	Identity      string            `json:"identity"`
+	Backend       string            `json:"backend"`
+	Model         string            `json:"model,omitempty"`
+	Digest        string            `json:"digest,omitempty"`
+	PromptVersion string            `json:"prompt_version,omitempty"`
+	Details       map[string]string `json:"details,omitempty"`
+}
+
+// Duration is a time.Duration that reads and writes JSON as "1.5s".
+type Duration time.Duration
+
+// MarshalJSON writes the duration in time.Duration.String form.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// UnmarshalJSON reads "1.5s" (or a bare number of nanoseconds).
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		var ns int64
+		if err2 := json.Unmarshal(b, &ns); err2 != nil {
+			return fmt.Errorf("duration: want a string like \"30s\": %w", err)
+		}
+		*d = Duration(ns)
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration: %w", err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// WriteRunInfo writes dir/run.json atomically.
+func WriteRunInfo(dir string, info RunInfo) error {
+	if info.Schema == "" {
+		info.Schema = RunSchema
+	}
+	return WriteFileAtomic(filepath.Join(dir, RunFile), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(info)
+	})
+}
+
+// ReadRunInfo reads dir/run.json.
+func ReadRunInfo(dir string) (RunInfo, error) {
+	var info RunInfo
+	b, err := os.ReadFile(filepath.Join(dir, RunFile))
+	if err != nil {
+		return info, err
+	}
+	if err := json.Unmarshal(b, &info); err != nil {
+		return info, fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
+	}
+	if info.Schema != RunSchema {
+		return info, fmt.Errorf("%s: schema %q, want %q", filepath.Join(dir, RunFile), info.Schema, RunSchema)
+	}
+	return info, nil
+}
