@@ -1,0 +1,129 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/apeval/apeval/reports/internal/duckdbtest"
+)
+
+func checkColumns(t *testing.T, path string, want []duckdbtest.Column) {
+	t.Helper()
+	got := duckdbtest.Describe(t, path)
+	if !reflect.DeepEqual(got, want) {
+		var b strings.Builder
+		for i := range max(len(got), len(want)) {
+			var g, w duckdbtest.Column
+			if i < len(got) {
+				g = got[i]
+			}
+			if i < len(want) {
+				w = want[i]
+			}
+			mark := " "
+			if g != w {
+				mark = "!"
+			}
+			fmt.Fprintf(&b, "%s %-24s %-10s want %-24s %s\n", mark, g.Name, g.Type, w.Name, w.Type)
+		}
+		t.Fatalf("%s columns differ:\n%s", filepath.Base(path), b.String())
+	}
+}
+
+// columns pairs names and types: columns("a", "VARCHAR", "b", "BIGINT").
+func columns(nameType ...string) []duckdbtest.Column {
+	cols := make([]duckdbtest.Column, 0, len(nameType)/2)
+	for i := 0; i+1 < len(nameType); i += 2 {
+		cols = append(cols, duckdbtest.Column{Name: nameType[i], Type: nameType[i+1]})
+	}
+	return cols
+}
+
+// checkRows compares query rows with the expected rows written as JSON, so
+// NULL (null), BIGINT (a string in DuckDB's JSON) and lists are explicit.
+func checkRows(t *testing.T, sql string, wantJSON string) {
+	t.Helper()
+	got := duckdbtest.Query(t, sql)[0]
+	var want []duckdbtest.Row
+	if err := json.Unmarshal([]byte(wantJSON), &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		g, _ := json.MarshalIndent(got, "", " ")
+		t.Fatalf("%s\ngot  %s\nwant %s", sql, g, wantJSON)
+	}
+}
+
+func TestRunFilesInDuckDB(t *testing.T) {
+	dir := t.TempDir()
+	writeRun(t, dir, fixtureResults())
+	dec := filepath.Join(dir, DecisionsFile)
+	gates := filepath.Join(dir, GatesFile)
+
+	V, B, I, L, D, T := "VARCHAR", "BIGINT", "INTEGER", "BOOLEAN", "DOUBLE", "VARCHAR[]"
+	checkColumns(t, dec, columns(
+		"run_id", V, "case_id", V, "session_id", V, "seq", B, "judge", V, "model", V,
+		"model_digest", V, "prompt_version", V, "rule_id", V, "rule_version", I, "rule_class", V,
+		"label", V, "source", V, "result", V, "confidence", D, "fired", L, "action", V,
+		"gate_action", V, "latency_ms", D, "status", V, "error", V, "fingerprint", V, "tags", T,
+		"baseline_result", V, "call_index", I, "call_rules", I, "call_status", V, "call_error", V,
+		"call_cached", L, "call_attempts", I, "server_total_ms", D, "server_load_ms", D,
+		"server_prompt_eval_ms", D, "server_eval_ms", D, "prompt_tokens", B, "completion_tokens", B,
+	))
+	checkColumns(t, gates, columns(
+		"run_id", V, "case_id", V, "session_id", V, "seq", B, "judge", V, "permission", V,
+		"gate_action", V, "expected_action", V, "rules_in_scope", I, "rules_judged", I,
+		"judge_called", L, "cache_hit", L, "latency_ms", D, "status", V, "approval_outcome", V,
+		"model", V, "model_digest", V, "prompt_version", V, "calls", I, "tags", T,
+	))
+
+	checkRows(t, fmt.Sprintf(`SELECT case_id, judge, seq, rule_id, rule_version, label, source, result, confidence,
+		fired, latency_ms, status, error, tags, baseline_result, call_index, call_cached, call_attempts,
+		server_total_ms, prompt_tokens, model FROM read_parquet(%s)`, duckdbtest.Literal(dec)), `[
+	 {"case_id":"c-1","judge":"ollama/qwen2.5:3b@sha256:abc+p1","seq":"1","rule_id":"rule-12","rule_version":3,
+	  "label":"match","source":"judge","result":"match","confidence":0.91,"fired":true,"latency_ms":412.5,
+	  "status":"ok","error":null,"tags":["ja","deletion"],"baseline_result":"match","call_index":0,
+	  "call_cached":false,"call_attempts":1,"server_total_ms":400,"prompt_tokens":"812","model":"qwen2.5:3b"},
+	 {"case_id":"c-1","judge":"ollama/qwen2.5:3b@sha256:abc+p1","seq":"1","rule_id":"rule-18","rule_version":1,
+	  "label":null,"source":"judge","result":"no_match","confidence":null,"fired":false,"latency_ms":412.5,
+	  "status":"ok","error":null,"tags":["ja","deletion"],"baseline_result":null,"call_index":0,
+	  "call_cached":false,"call_attempts":1,"server_total_ms":400,"prompt_tokens":"812","model":"qwen2.5:3b"},
+	 {"case_id":"c-1","judge":"ollama/qwen2.5:3b@sha256:abc+p1","seq":"1","rule_id":"rule-1","rule_version":1,
+	  "label":"no_match","source":"deterministic","result":"match","confidence":null,"fired":true,"latency_ms":null,
+	  "status":"ok","error":null,"tags":["ja","deletion"],"baseline_result":null,"call_index":null,
+	  "call_cached":null,"call_attempts":null,"server_total_ms":null,"prompt_tokens":null,"model":"qwen2.5:3b"},
+	 {"case_id":"c-3","judge":"ollama/qwen2.5:3b@sha256:abc+p1","seq":"1","rule_id":"rule-12","rule_version":3,
+	  "label":"match","source":"cache","result":"unknown","confidence":0,"fired":false,"latency_ms":0.25,
+	  "status":"unknown","error":null,"tags":null,"baseline_result":"no_match","call_index":0,
+	  "call_cached":true,"call_attempts":0,"server_total_ms":null,"prompt_tokens":null,"model":"qwen2.5:3b"},
+	 {"case_id":"c-3","judge":"ollama/qwen2.5:3b@sha256:abc+p1","seq":"1","rule_id":"rule-20","rule_version":2,
+	  "label":"no_match","source":"failure","result":"unknown","confidence":null,"fired":false,"latency_ms":1000,
+	  "status":"timeout","error":"context deadline exceeded","tags":null,"baseline_result":null,"call_index":1,
+	  "call_cached":false,"call_attempts":2,"server_total_ms":null,"prompt_tokens":null,"model":"qwen2.5:3b"},
+	 {"case_id":"c-1","judge":"recorded/judge-v2","seq":"1","rule_id":"rule-12","rule_version":3,
+	  "label":"match","source":"scope","result":"no_match","confidence":null,"fired":false,"latency_ms":null,
+	  "status":"ok","error":null,"tags":["ja","deletion"],"baseline_result":null,"call_index":null,
+	  "call_cached":null,"call_attempts":null,"server_total_ms":null,"prompt_tokens":null,"model":null}
+	]`)
+
+	checkRows(t, fmt.Sprintf(`SELECT case_id, judge, permission, gate_action, expected_action, rules_in_scope,
+		rules_judged, judge_called, cache_hit, latency_ms, status, approval_outcome, calls, tags
+		FROM read_parquet(%s)`, duckdbtest.Literal(gates)), `[
+	 {"case_id":"c-1","judge":"ollama/qwen2.5:3b@sha256:abc+p1","permission":"allow","gate_action":"request_approval",
+	  "expected_action":"request_approval","rules_in_scope":3,"rules_judged":2,"judge_called":true,"cache_hit":false,
+	  "latency_ms":412.5,"status":"ok","approval_outcome":"denied","calls":1,"tags":["ja","deletion"]},
+	 {"case_id":"c-2","judge":"ollama/qwen2.5:3b@sha256:abc+p1","permission":"off","gate_action":"allow",
+	  "expected_action":null,"rules_in_scope":0,"rules_judged":0,"judge_called":false,"cache_hit":false,
+	  "latency_ms":null,"status":null,"approval_outcome":null,"calls":0,"tags":[]},
+	 {"case_id":"c-3","judge":"ollama/qwen2.5:3b@sha256:abc+p1","permission":"ask","gate_action":"request_approval",
+	  "expected_action":"deny_current_tool","rules_in_scope":2,"rules_judged":2,"judge_called":true,"cache_hit":false,
+	  "latency_ms":1000,"status":"timeout","approval_outcome":null,"calls":2,"tags":null},
+	 {"case_id":"c-1","judge":"recorded/judge-v2","permission":"allow","gate_action":"allow",
+	  "expected_action":"request_approval","rules_in_scope":1,"rules_judged":0,"judge_called":false,"cache_hit":false,
+	  "latency_ms":null,"status":null,"approval_outcome":"denied","calls":0,"tags":["ja","deletion"]}
+	]`)
+}
