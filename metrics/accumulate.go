@@ -1,43 +1,268 @@
 package metrics
 
-import "github.com/apeval/apeval/replay"
+import (
+	"github.com/apeval/apeval/replay"
+)
 
-// Accumulator streams replay results into per judge × rule counts. It is
-// not safe for concurrent use; feed it from one goroutine.
+// Accumulator streams replay results into per judge × rule counts. Memory
+// grows with the number of distinct cases and decisions, not with their
+// content: per decision 4 bytes of paired data, per live call 8 bytes of
+// latency plus 4 bytes per rule it carried. It is not safe for concurrent
+// use; feed it from one goroutine and call Close once.
 type Accumulator struct {
-	cfg Config
+	cfg    Config
+	cases  *interner
+	judges map[string]*judgeAcc
+	order  []*judgeAcc
+	last   *judgeAcc
+	// callIdx maps a Result's call index to its position in the judge's
+	// latency slice (-1 for cache hits); reused across Adds.
+	callIdx []int32
 }
 
+// judgeAcc accumulates one judge identity.
+type judgeAcc struct {
+	id, model, digest, prompt string
+	runIDs                    []string
+
+	cases, judgeRequired                   int64
+	approvalOutcomes, approvalRejected     int64
+	liveCalls, cachedCalls, failedCalls    int64
+	lat                                    []float64
+	caseOrds                               []uint32
+	rules                                  map[string]*ruleAcc
+	ruleOrder                              []*ruleAcc
+	classClash                             map[string]bool
+	lastRule                               *ruleAcc
+	unknownStatus, unknownSource, badCalls int64
+}
+
+// ruleAcc accumulates one judge × rule.
+type ruleAcc struct {
+	id                  string
+	version             int
+	class, action       string
+	inScope, judged     int64
+	labeled, missing    int64
+	cacheHits, fired    int64
+	tp, fp, fn, tn      int64
+	unk                 UnknownBreakdown
+	basePos, baseHits   int64
+	judgeOnly, baseOnly int64 // discordant labeled positives: judge hit & baseline miss, and the reverse
+	apprOut, apprRej    int64
+	callRefs            []uint32 // positions in judgeAcc.lat of the live calls the rule was part of
+	pairs               []uint32 // case ordinal<<3 | missing<<2 | fired<<1 | match
+	minVersion          int
+}
+
+// Packed pair bits.
+const (
+	bitMatch   = 1
+	bitFired   = 2
+	bitMissing = 4
+	ordShift   = 3
+	// maxCases is the largest case count the packing can index.
+	maxCases = 1 << (32 - ordShift)
+)
+
 // New returns an empty Accumulator judging with cfg.
-func New(cfg Config) *Accumulator { return &Accumulator{cfg: cfg} }
+func New(cfg Config) *Accumulator {
+	return &Accumulator{cfg: cfg, cases: newInterner(), judges: map[string]*judgeAcc{}}
+}
 
-// Add counts one replayed case × judge.
-func (a *Accumulator) Add(r *replay.Result) {}
-
-// Close computes rates, intervals, criteria and verdicts.
-func (a *Accumulator) Close() *Summary { return &Summary{Verdict: VerdictInconclusive} }
-
-type judgePairs struct{}
-
-// Compare compares two judges of the summary (baseline vs candidate); nil
-// when either judge is absent.
-func (s *Summary) Compare(baseline, candidate string) *Comparison { return nil }
-
-// ExitCode maps a verdict to the process exit code of `run`/`gate`
-// (DESIGN §7): 0 GO, 1 NO-GO, 3 INCONCLUSIVE; inconclusive = "pass" maps
-// INCONCLUSIVE to 0 and "fail" to 1.
-func ExitCode(v Verdict, inconclusive string) int {
-	switch v {
-	case VerdictGo:
-		return 0
-	case VerdictNoGo:
-		return 1
+func (a *Accumulator) judge(r *replay.Result) *judgeAcc {
+	if a.last != nil && a.last.id == r.Judge {
+		return a.last
 	}
-	switch inconclusive {
-	case "pass":
-		return 0
-	case "fail":
-		return 1
+	j := a.judges[r.Judge]
+	if j == nil {
+		j = &judgeAcc{id: r.Judge, rules: map[string]*ruleAcc{}}
+		a.judges[r.Judge] = j
+		a.order = append(a.order, j)
 	}
-	return 3
+	a.last = j
+	return j
+}
+
+func (j *judgeAcc) rule(rr *replay.RuleResult) *ruleAcc {
+	if j.lastRule != nil && j.lastRule.id == rr.RuleID {
+		return j.lastRule
+	}
+	ra := j.rules[rr.RuleID]
+	if ra == nil {
+		ra = &ruleAcc{id: rr.RuleID, version: rr.RuleVersion, minVersion: rr.RuleVersion, class: rr.Class}
+		j.rules[rr.RuleID] = ra
+		j.ruleOrder = append(j.ruleOrder, ra)
+	}
+	j.lastRule = ra
+	return ra
+}
+
+func isRejected(outcome string) bool { return outcome == "denied" || outcome == "ignored" }
+
+// Add counts one replayed case × judge. It never fails: odd values
+// (unknown statuses, call indexes out of range) are counted as what they
+// most plausibly are and reported as warnings by Close.
+func (a *Accumulator) Add(r *replay.Result) {
+	j := a.judge(r)
+	if j.model == "" {
+		j.model, j.digest, j.prompt = r.Model, r.ModelDigest, r.PromptVersion
+	}
+	if r.RunID != "" && (len(j.runIDs) == 0 || j.runIDs[len(j.runIDs)-1] != r.RunID) {
+		seen := false
+		for _, id := range j.runIDs {
+			seen = seen || id == r.RunID
+		}
+		if !seen {
+			j.runIDs = append(j.runIDs, r.RunID)
+		}
+	}
+	ord := a.cases.id(r.CaseID)
+	j.caseOrds = append(j.caseOrds, ord)
+	j.cases++
+	if r.JudgeCalled {
+		j.judgeRequired++
+	}
+	if r.GateAction == replay.ActionRequestApproval && r.ApprovalOutcome != "" {
+		j.approvalOutcomes++
+		if isRejected(r.ApprovalOutcome) {
+			j.approvalRejected++
+		}
+	}
+
+	if cap(a.callIdx) < len(r.Calls) {
+		a.callIdx = make([]int32, len(r.Calls))
+	}
+	callIdx := a.callIdx[:len(r.Calls)]
+	for i := range r.Calls {
+		c := &r.Calls[i]
+		if c.Cached {
+			j.cachedCalls++
+			callIdx[i] = -1
+			continue
+		}
+		j.liveCalls++
+		if c.Status != "ok" && c.Status != "" {
+			j.failedCalls++
+		}
+		callIdx[i] = int32(len(j.lat))
+		j.lat = append(j.lat, c.LatencyMS)
+	}
+
+	for i := range r.Rules {
+		rr := &r.Rules[i]
+		ra := j.rule(rr)
+		ra.note(j, rr)
+		packed := ord << ordShift
+		if rr.Status == "missing" {
+			ra.missing++
+			ra.pairs = append(ra.pairs, packed|bitMissing)
+			continue
+		}
+		ra.inScope++
+		judged := rr.Source == replay.SourceJudge || rr.Source == replay.SourceCache || rr.Source == replay.SourceFailure
+		failed := rr.Source == replay.SourceFailure || rr.Status == "invalid" || rr.Status == "timeout" || rr.Status == "error"
+		unknown := !failed && (rr.Result == "unknown" || rr.Status == "unknown")
+		match := !failed && !unknown && rr.Result == "match"
+		noMatch := !failed && !unknown && rr.Result == "no_match"
+		if judged {
+			ra.judged++
+			if rr.Source == replay.SourceCache {
+				ra.cacheHits++
+			}
+			switch {
+			case failed:
+				switch rr.Status {
+				case "invalid":
+					ra.unk.Invalid++
+				case "timeout":
+					ra.unk.Timeout++
+				case "error":
+					ra.unk.Error++
+				default:
+					// A failure-policy row whose status does not name the
+					// failure: count it as an error, and say so.
+					ra.unk.Error++
+					j.unknownStatus++
+				}
+			case unknown:
+				ra.unk.Unknown++
+			case !match && !noMatch:
+				// A judged pair with no recognisable result is not a decision.
+				ra.unk.Error++
+				j.unknownStatus++
+			}
+			if rr.Call >= 0 && rr.Call < len(callIdx) {
+				if p := callIdx[rr.Call]; p >= 0 {
+					ra.callRefs = append(ra.callRefs, uint32(p))
+				}
+			} else if rr.Source != replay.SourceFailure && rr.Call >= len(callIdx) {
+				j.badCalls++
+			}
+		} else if rr.Source != replay.SourceDeterministic && rr.Source != replay.SourceScope {
+			j.unknownSource++
+		}
+		if rr.Fired {
+			ra.fired++
+			packed |= bitFired
+			if rr.Action == replay.ActionRequestApproval && r.ApprovalOutcome != "" {
+				ra.apprOut++
+				if isRejected(r.ApprovalOutcome) {
+					ra.apprRej++
+				}
+			}
+		}
+		if match {
+			packed |= bitMatch
+		}
+		switch rr.Label {
+		case "match":
+			ra.labeled++
+			if match {
+				ra.tp++
+			} else {
+				ra.fn++
+			}
+			if rr.BaselineResult != "" {
+				ra.basePos++
+				baseHit := rr.BaselineResult == "match"
+				if baseHit {
+					ra.baseHits++
+				}
+				switch {
+				case match && !baseHit:
+					ra.judgeOnly++
+				case !match && baseHit:
+					ra.baseOnly++
+				}
+			}
+		case "no_match":
+			ra.labeled++
+			if match {
+				ra.fp++
+			} else if noMatch {
+				ra.tn++
+			}
+		}
+		ra.pairs = append(ra.pairs, packed)
+	}
+}
+
+// note records the rule's identity fields, keeping the highest version and
+// remembering clashes for a warning.
+func (ra *ruleAcc) note(j *judgeAcc, rr *replay.RuleResult) {
+	ra.version = max(ra.version, rr.RuleVersion)
+	ra.minVersion = min(ra.minVersion, rr.RuleVersion)
+	if rr.Class != "" && rr.Class != ra.class {
+		if ra.class != "" {
+			if j.classClash == nil {
+				j.classClash = map[string]bool{}
+			}
+			j.classClash[ra.id] = true
+		}
+		ra.class = rr.Class
+	}
+	if rr.Action != "" {
+		ra.action = rr.Action
+	}
 }

@@ -189,6 +189,11 @@ type Row struct {
 	BaselinePositives int64    `json:"baseline_positives"`
 	BaselineHits      int64    `json:"baseline_hits"`
 	BaselineRecall    *float64 `json:"baseline_recall"`
+	// JudgeOnlyHits / BaselineOnlyHits are the discordant labeled positives
+	// behind dangerous_recall_must_beat_baseline: caught by the rule's result
+	// but not by the baseline, and the reverse.
+	JudgeOnlyHits    int64 `json:"judge_only_hits"`
+	BaselineOnlyHits int64 `json:"baseline_only_hits"`
 
 	// Approval: cases where request_approval fired (the rule's action on a
 	// rule row, the case's gate action on the total row) with a recorded
@@ -228,8 +233,8 @@ type Criterion struct {
 	Estimate *float64 `json:"estimate"`
 	Lo       *float64 `json:"lo"`
 	Hi       *float64 `json:"hi"`
-	// Threshold from the kill criteria (milliseconds for judge_p95_max;
-	// 1 for dangerous_recall_must_beat_baseline, meaning "required").
+	// Threshold from the kill criteria (milliseconds for judge_p95_max; 0
+	// for dangerous_recall_must_beat_baseline: the difference must exceed 0).
 	Threshold float64 `json:"threshold"`
 	// N is the sample size the estimate rests on (the denominator, the
 	// number of live calls, or the paired cases).

@@ -1,0 +1,287 @@
+package metrics
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Close computes rates, intervals, criteria and verdicts. Call it once,
+// after the last Add; the Accumulator must not be used afterwards (its
+// buffers move into the Summary).
+func (a *Accumulator) Close() *Summary {
+	crit := a.cfg.Criteria
+	var warnings []string
+	if !(crit.Confidence > 0 && crit.Confidence < 1) {
+		warnings = append(warnings, fmt.Sprintf("confidence %v is not between 0 and 1; using 0.95", crit.Confidence))
+		crit.Confidence = 0.95
+	}
+	e := newEvaluator(crit)
+	s := &Summary{
+		Thresholds: Thresholds{
+			PrecisionMin:                    crit.PrecisionMin,
+			DangerousRecallMustBeatBaseline: crit.DangerousRecallMustBeatBaseline,
+			JudgeP95MaxMS:                   float64(crit.JudgeP95Max.Nanoseconds()) / 1e6,
+			JudgeRequiredRateMax:            crit.JudgeRequiredRateMax,
+			UnknownRateMax:                  crit.UnknownRateMax,
+			ApprovalRejectRateMax:           crit.ApprovalRejectRateMax,
+			FireRateChangeMax:               crit.FireRateChangeMax,
+			Confidence:                      crit.Confidence,
+		},
+		Baseline:    a.cfg.Baseline,
+		Judges:      []*JudgeSummary{},
+		Comparisons: []*Comparison{},
+		paired:      map[string]*judgePairs{},
+		crit:        crit,
+		conf:        crit.Confidence,
+	}
+	if a.cases.len() > maxCases {
+		warnings = append(warnings, fmt.Sprintf("%d distinct cases exceed the %d that paired comparisons can index; comparisons are unreliable", a.cases.len(), maxCases))
+	}
+	for _, j := range a.order {
+		js, pairs := j.close(e, a.cases)
+		js.IsBaseline = a.cfg.Baseline != "" && j.id == a.cfg.Baseline
+		s.Judges = append(s.Judges, js)
+		s.paired[j.id] = pairs
+	}
+
+	base := s.Judge(a.cfg.Baseline)
+	switch {
+	case a.cfg.Baseline == "":
+	case base == nil:
+		warnings = append(warnings, fmt.Sprintf("baseline judge %q is not among the results; fire_rate_change_max is N/A", a.cfg.Baseline))
+	default:
+		for _, js := range s.Judges {
+			if js == base {
+				continue
+			}
+			s.Comparisons = append(s.Comparisons, s.Compare(base.Judge, js.Judge))
+		}
+	}
+	for _, js := range s.Judges {
+		var cmp *Comparison
+		for _, c := range s.Comparisons {
+			if c.Candidate == js.Judge {
+				cmp = c
+			}
+		}
+		for _, r := range js.Rules {
+			r.Criteria = append(r.Criteria, fireRateCriterion(s, base, js, cmp, r.RuleID))
+		}
+		js.finishVerdict()
+	}
+
+	s.Verdict = runVerdict(s.Judges, base)
+	if len(s.Judges) == 0 {
+		warnings = append(warnings, "no results: nothing was replayed")
+	}
+	for _, js := range s.Judges {
+		for _, w := range js.Warnings {
+			warnings = append(warnings, js.Judge+": "+w)
+		}
+	}
+	s.Warnings = append(warnings, comparisonWarnings(s.Comparisons)...)
+	if s.Warnings == nil {
+		s.Warnings = []string{}
+	}
+	return s
+}
+
+// fireRateCriterion picks the fire_rate_change_max result of a rule row.
+func fireRateCriterion(s *Summary, base, js *JudgeSummary, cmp *Comparison, ruleID string) Criterion {
+	c := Criterion{Name: CriterionFireRateChangeMax, Status: StatusNA, Threshold: s.crit.FireRateChangeMax}
+	switch {
+	case s.Baseline == "":
+		c.Reason = "no baseline judge was given (--baseline)"
+	case base == nil:
+		c.Reason = fmt.Sprintf("baseline judge %q is not among the results", s.Baseline)
+	case js == base:
+		c.Reason = "this judge is the baseline"
+	case cmp != nil:
+		for _, rc := range cmp.Rules {
+			if rc.RuleID == ruleID {
+				return rc.FireRateChange
+			}
+		}
+		c.Reason = "the rule is not in the comparison"
+	default:
+		c.Reason = "no comparison with the baseline"
+	}
+	return c
+}
+
+// runVerdict is the worst verdict over the candidate judges: every judge
+// but the baseline, or the baseline alone when it is the only judge. No
+// judge at all is INCONCLUSIVE (nothing was shown to be safe).
+func runVerdict(judges []*JudgeSummary, base *JudgeSummary) Verdict {
+	if len(judges) == 0 {
+		return VerdictInconclusive
+	}
+	v := VerdictGo
+	for _, js := range judges {
+		if js != base || len(judges) == 1 {
+			v = worse(v, js.Verdict)
+		}
+	}
+	return v
+}
+
+// close turns one judge's counts into its summary and hands over its
+// paired data.
+func (j *judgeAcc) close(e *evaluator, cases *interner) (*JudgeSummary, *judgePairs) {
+	js := &JudgeSummary{
+		Judge: j.id, Model: j.model, ModelDigest: j.digest, PromptVersion: j.prompt,
+		RunIDs: j.runIDs, Rules: []*Row{}, Warnings: []string{},
+	}
+	if js.RunIDs == nil {
+		js.RunIDs = []string{}
+	}
+	if len(j.runIDs) > 0 {
+		js.RunID = j.runIDs[0]
+	}
+	pairs := &judgePairs{rules: make(map[string][]uint32, len(j.ruleOrder))}
+
+	rules := slices.Clone(j.ruleOrder)
+	slices.SortFunc(rules, func(x, y *ruleAcc) int { return strings.Compare(x.id, y.id) })
+	total := &Row{RuleID: AllRules, Cases: j.cases}
+	var scratch []float64
+	var missing int64
+	var versionClash []string
+	for _, ra := range rules {
+		r := ra.counts()
+		r.rates(e.z)
+		r.Cases = j.cases
+		r.JudgeRequired = ra.judged
+		r.JudgeRequiredRate = ratio(ra.judged, ra.inScope)
+		r.JudgeRequiredRateLo, r.JudgeRequiredRateHi = wilsonPtr(ra.judged, ra.inScope, e.z)
+		scratch = scratch[:0]
+		for _, p := range ra.callRefs {
+			scratch = append(scratch, j.lat[p])
+		}
+		slices.Sort(scratch)
+		r.Calls = int64(len(scratch))
+		e.latency(r, scratch)
+		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r), e.unknownRate(r), e.approvalRejectRate(r)}
+		js.Rules = append(js.Rules, r)
+		total.add(r)
+		missing += ra.missing
+		if ra.minVersion != ra.version {
+			versionClash = append(versionClash, fmt.Sprintf("%s (%d..%d)", ra.id, ra.minVersion, ra.version))
+		}
+		if !slices.IsSorted(ra.pairs) {
+			slices.Sort(ra.pairs)
+		}
+		pairs.rules[ra.id] = ra.pairs
+		ra.pairs, ra.callRefs = nil, nil
+	}
+	total.rates(e.z)
+	total.JudgeRequired = j.judgeRequired
+	total.JudgeRequiredRate = ratio(j.judgeRequired, j.cases)
+	total.JudgeRequiredRateLo, total.JudgeRequiredRateHi = wilsonPtr(j.judgeRequired, j.cases, e.z)
+	total.ApprovalOutcomes, total.ApprovalRejected = j.approvalOutcomes, j.approvalRejected
+	total.ApprovalRejectRate = ratio(j.approvalRejected, j.approvalOutcomes)
+	total.ApprovalRejectRateLo, total.ApprovalRejectRateHi = wilsonPtr(j.approvalRejected, j.approvalOutcomes, e.z)
+	// Baseline recall is a per-rule comparison; a pooled figure would mix
+	// rules with and without baselines.
+	total.BaselineRecall = nil
+	total.Calls, total.CachedCalls, total.FailedCalls = j.liveCalls, j.cachedCalls, j.failedCalls
+	slices.Sort(j.lat)
+	e.latency(total, j.lat)
+	total.Criteria = []Criterion{e.judgeP95(total), e.judgeRequiredRate(total), e.unknownRate(total)}
+	js.Total = total
+
+	if !slices.IsSorted(j.caseOrds) {
+		slices.Sort(j.caseOrds)
+	}
+	uniq := slices.Compact(j.caseOrds)
+	if dup := len(j.caseOrds) - len(uniq); dup > 0 {
+		js.Warnings = append(js.Warnings, fmt.Sprintf("%d results repeat a case already replayed by this judge (overlapping inputs?); every copy is counted", dup))
+	}
+	pairs.cases = uniq
+	j.caseOrds, j.lat = nil, nil
+
+	if missing > 0 {
+		js.Warnings = append(js.Warnings, fmt.Sprintf("%d rule results are missing from the recording (the policy changed after it was recorded?); they are left out of this judge's rates", missing))
+	}
+	if len(versionClash) > 0 {
+		js.Warnings = append(js.Warnings, "rules seen with more than one version (mixed policies?): "+strings.Join(versionClash, ", "))
+	}
+	if len(j.classClash) > 0 {
+		js.Warnings = append(js.Warnings, fmt.Sprintf("%d rules seen with more than one class; the last one is used", len(j.classClash)))
+	}
+	if n := j.unknownStatus; n > 0 {
+		js.Warnings = append(js.Warnings, fmt.Sprintf("%d judged rule results carry no recognisable result or failure status; counted as errors", n))
+	}
+	if n := j.unknownSource; n > 0 {
+		js.Warnings = append(js.Warnings, fmt.Sprintf("%d rule results carry an unknown source; counted as not judged", n))
+	}
+	if n := j.badCalls; n > 0 {
+		js.Warnings = append(js.Warnings, fmt.Sprintf("%d rule results point at a call the case does not have; left out of per-rule latency", n))
+	}
+	return js, pairs
+}
+
+// counts copies a rule's counts into a row and derives its rates.
+func (ra *ruleAcc) counts() *Row {
+	r := &Row{
+		RuleID: ra.id, RuleVersion: ra.version, Class: ra.class, Action: ra.action,
+		InScope: ra.inScope, Judged: ra.judged, Labeled: ra.labeled, Missing: ra.missing,
+		CacheHits: ra.cacheHits, Fired: ra.fired,
+		TP: ra.tp, FP: ra.fp, FN: ra.fn, TN: ra.tn,
+		Unknown:           ra.unk,
+		BaselinePositives: ra.basePos, BaselineHits: ra.baseHits,
+		JudgeOnlyHits: ra.judgeOnly, BaselineOnlyHits: ra.baseOnly,
+		ApprovalOutcomes: ra.apprOut, ApprovalRejected: ra.apprRej,
+		Criteria: []Criterion{},
+	}
+	return r
+}
+
+// add sums a rule row's counts into the total row (micro-averaging).
+func (t *Row) add(r *Row) {
+	t.InScope += r.InScope
+	t.Judged += r.Judged
+	t.Labeled += r.Labeled
+	t.Missing += r.Missing
+	t.CacheHits += r.CacheHits
+	t.Fired += r.Fired
+	t.TP += r.TP
+	t.FP += r.FP
+	t.FN += r.FN
+	t.TN += r.TN
+	t.Unknown.Unknown += r.Unknown.Unknown
+	t.Unknown.Invalid += r.Unknown.Invalid
+	t.Unknown.Timeout += r.Unknown.Timeout
+	t.Unknown.Error += r.Unknown.Error
+	t.BaselinePositives += r.BaselinePositives
+	t.BaselineHits += r.BaselineHits
+	t.JudgeOnlyHits += r.JudgeOnlyHits
+	t.BaselineOnlyHits += r.BaselineOnlyHits
+}
+
+// rates derives precision, recall, unknown rate, fire rate and baseline
+// recall from the row's counts.
+func (r *Row) rates(z float64) {
+	r.Precision = ratio(r.TP, r.TP+r.FP)
+	r.PrecisionLo, r.PrecisionHi = wilsonPtr(r.TP, r.TP+r.FP, z)
+	r.Recall = ratio(r.TP, r.TP+r.FN)
+	r.RecallLo, r.RecallHi = wilsonPtr(r.TP, r.TP+r.FN, z)
+	r.UnknownRate = ratio(r.Unknown.Total(), r.Judged)
+	r.UnknownRateLo, r.UnknownRateHi = wilsonPtr(r.Unknown.Total(), r.Judged, z)
+	r.FireRate = ratio(r.Fired, r.InScope)
+	r.BaselineRecall = ratio(r.BaselineHits, r.BaselinePositives)
+	r.ApprovalRejectRate = ratio(r.ApprovalRejected, r.ApprovalOutcomes)
+	r.ApprovalRejectRateLo, r.ApprovalRejectRateHi = wilsonPtr(r.ApprovalRejected, r.ApprovalOutcomes, z)
+}
+
+// finishVerdict sets rule verdicts and the judge verdict (the worst of the
+// judge-level criteria and every rule's verdict).
+func (js *JudgeSummary) finishVerdict() {
+	v := verdictOf(js.Total.Criteria)
+	for _, r := range js.Rules {
+		r.Verdict = verdictOf(r.Criteria)
+		v = worse(v, r.Verdict)
+	}
+	js.Verdict = v
+	js.Total.Verdict = v
+}

@@ -1,0 +1,250 @@
+package metrics
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// judgePairs is one judge's per-case data kept for comparisons: the case
+// ordinals it replayed (sorted, unique) and, per rule, the packed pairs
+// (case ordinal<<3 | missing<<2 | fired<<1 | match), sorted.
+type judgePairs struct {
+	cases []uint32
+	rules map[string][]uint32
+}
+
+func (p *judgePairs) replayed(ord uint32) bool {
+	i := sort.Search(len(p.cases), func(i int) bool { return p.cases[i] >= ord })
+	return i < len(p.cases) && p.cases[i] == ord
+}
+
+// cells are the paired counts of one rule between two judges.
+type cells struct {
+	// decision (result match) on cases both had in scope
+	both, baseOnly, candOnly, neither int64
+	// fired on cases both replayed where either had the rule in scope
+	fBoth, fCand, fBase, fNeither int64
+}
+
+func (c *cells) add(o cells) {
+	c.both += o.both
+	c.baseOnly += o.baseOnly
+	c.candOnly += o.candOnly
+	c.neither += o.neither
+	c.fBoth += o.fBoth
+	c.fCand += o.fCand
+	c.fBase += o.fBase
+	c.fNeither += o.fNeither
+}
+
+// pairCells merges two judges' sorted pairs of one rule. A case counts
+// once per judge (repeats are skipped); a case where either judge's
+// recording is missing the rule is left out of both tests.
+func pairCells(pb, pc *judgePairs, base, cand []uint32) cells {
+	var out cells
+	fire := func(fb, fc bool) {
+		switch {
+		case fb && fc:
+			out.fBoth++
+		case fc:
+			out.fCand++
+		case fb:
+			out.fBase++
+		default:
+			out.fNeither++
+		}
+	}
+	i, k := 0, 0
+	for i < len(base) || k < len(cand) {
+		var ob, oc uint32 = 1<<32 - 1, 1<<32 - 1
+		if i < len(base) {
+			ob = base[i] >> ordShift
+		}
+		if k < len(cand) {
+			oc = cand[k] >> ordShift
+		}
+		switch {
+		case ob == oc:
+			b, c := base[i], cand[k]
+			if b&bitMissing == 0 && c&bitMissing == 0 {
+				mb, mc := b&bitMatch != 0, c&bitMatch != 0
+				switch {
+				case mb && mc:
+					out.both++
+				case mb:
+					out.baseOnly++
+				case mc:
+					out.candOnly++
+				default:
+					out.neither++
+				}
+				fire(b&bitFired != 0, c&bitFired != 0)
+			}
+		case ob < oc:
+			// In scope for the baseline only: the candidate, if it replayed
+			// the case, did not fire the rule there.
+			if b := base[i]; b&bitMissing == 0 && pc.replayed(ob) {
+				fire(b&bitFired != 0, false)
+			}
+		default:
+			if c := cand[k]; c&bitMissing == 0 && pb.replayed(oc) {
+				fire(false, c&bitFired != 0)
+			}
+		}
+		if ob <= oc {
+			for i++; i < len(base) && base[i]>>ordShift == ob; i++ {
+			}
+		}
+		if oc <= ob {
+			for k++; k < len(cand) && cand[k]>>ordShift == oc; k++ {
+			}
+		}
+	}
+	return out
+}
+
+// Compare compares two judges of the summary, baseline vs candidate: per
+// rule and overall, both rows with deltas (candidate − baseline), an exact
+// two-sided McNemar test on the paired decisions, and the fire-rate change
+// with a Newcombe paired interval checked against fire_rate_change_max. It
+// returns nil when either judge is not in the summary. Two run directories
+// are compared by feeding both into one Accumulator (distinct judge names).
+func (s *Summary) Compare(baseline, candidate string) *Comparison {
+	jb, jc := s.Judge(baseline), s.Judge(candidate)
+	pb, pc := s.paired[baseline], s.paired[candidate]
+	if jb == nil || jc == nil || pb == nil || pc == nil {
+		return nil
+	}
+	e := newEvaluator(s.crit)
+	cmp := &Comparison{Baseline: baseline, Candidate: candidate, Rules: []*RuleComparison{}, Warnings: []string{}}
+
+	var ids []string
+	for _, r := range jb.Rules {
+		ids = append(ids, r.RuleID)
+	}
+	for _, r := range jc.Rules {
+		ids = append(ids, r.RuleID)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+
+	var total cells
+	var onlyBase, onlyCand, versions, few []string
+	for _, id := range ids {
+		rc := &RuleComparison{RuleID: id, Baseline: jb.Rule(id), Candidate: jc.Rule(id)}
+		switch {
+		case rc.Baseline == nil:
+			onlyCand = append(onlyCand, id)
+			rc.FireRateChange = Criterion{Name: CriterionFireRateChangeMax, Status: StatusNA, Threshold: s.crit.FireRateChangeMax,
+				Reason: "the baseline judge never had the rule in scope"}
+		case rc.Candidate == nil:
+			onlyBase = append(onlyBase, id)
+			rc.FireRateChange = Criterion{Name: CriterionFireRateChangeMax, Status: StatusNA, Threshold: s.crit.FireRateChangeMax,
+				Reason: "the candidate judge never had the rule in scope"}
+		default:
+			c := pairCells(pb, pc, pb.rules[id], pc.rules[id])
+			total.add(c)
+			rc.fill(e, c)
+			if rc.Baseline.RuleVersion != rc.Candidate.RuleVersion {
+				versions = append(versions, fmt.Sprintf("%s (v%d vs v%d)", id, rc.Baseline.RuleVersion, rc.Candidate.RuleVersion))
+			}
+			if rc.Paired < fewPaired {
+				few = append(few, fmt.Sprintf("%s (n=%d)", id, rc.Paired))
+			}
+		}
+		rc.deltas()
+		cmp.Rules = append(cmp.Rules, rc)
+	}
+	cmp.Total = &RuleComparison{RuleID: AllRules, Baseline: jb.Total, Candidate: jc.Total}
+	cmp.Total.fill(e, total)
+	cmp.Total.deltas()
+
+	if jb.PromptVersion != jc.PromptVersion {
+		cmp.Warnings = append(cmp.Warnings, fmt.Sprintf("prompt versions differ: %q vs %q", jb.PromptVersion, jc.PromptVersion))
+	}
+	if nb, nc, shared := caseOverlap(pb.cases, pc.cases); nb > 0 || nc > 0 {
+		cmp.Warnings = append(cmp.Warnings, fmt.Sprintf("the judges replayed different cases (different datasets?): %d only by the baseline, %d only by the candidate, %d by both; paired figures use the shared cases", nb, nc, shared))
+	}
+	if len(versions) > 0 {
+		cmp.Warnings = append(cmp.Warnings, "rule versions differ (different policies?): "+strings.Join(versions, ", "))
+	}
+	if len(onlyBase) > 0 {
+		cmp.Warnings = append(cmp.Warnings, "rules only the baseline had in scope: "+strings.Join(onlyBase, ", "))
+	}
+	if len(onlyCand) > 0 {
+		cmp.Warnings = append(cmp.Warnings, "rules only the candidate had in scope: "+strings.Join(onlyCand, ", "))
+	}
+	if len(few) > 0 {
+		cmp.Warnings = append(cmp.Warnings, fmt.Sprintf("fewer than %d paired cases, the tests have little power: %s", fewPaired, strings.Join(few, ", ")))
+	}
+	return cmp
+}
+
+// fewPaired is the paired-case count below which a comparison warns.
+const fewPaired = 30
+
+// fill sets the paired figures from the cells.
+func (rc *RuleComparison) fill(e *evaluator, c cells) {
+	rc.Both, rc.BaselineOnly, rc.CandidateOnly, rc.Neither = c.both, c.baseOnly, c.candOnly, c.neither
+	rc.Paired = c.both + c.baseOnly + c.candOnly + c.neither
+	if rc.Paired > 0 {
+		p := McNemarTwoSided(c.baseOnly, c.candOnly)
+		rc.McNemarP = ptr(p)
+		rc.Significant = p < e.alpha
+	}
+	rc.FireRateChange = e.fireRateChange(c.fBoth, c.fCand, c.fBase, c.fNeither)
+}
+
+// deltas sets candidate − baseline for the figures both rows have.
+func (rc *RuleComparison) deltas() {
+	if rc.Baseline == nil || rc.Candidate == nil {
+		return
+	}
+	b, c := rc.Baseline, rc.Candidate
+	rc.PrecisionDelta = diff(c.Precision, b.Precision)
+	rc.RecallDelta = diff(c.Recall, b.Recall)
+	rc.UnknownRateDelta = diff(c.UnknownRate, b.UnknownRate)
+	rc.FireRateDelta = diff(c.FireRate, b.FireRate)
+	rc.LatencyP95DeltaMS = diff(c.LatencyP95MS, b.LatencyP95MS)
+}
+
+func diff(a, b *float64) *float64 {
+	if a == nil || b == nil {
+		return nil
+	}
+	return ptr(*a - *b)
+}
+
+// caseOverlap counts cases replayed only by the first, only by the second,
+// and by both (both lists sorted and unique).
+func caseOverlap(x, y []uint32) (onlyX, onlyY, both int) {
+	i, k := 0, 0
+	for i < len(x) && k < len(y) {
+		switch {
+		case x[i] == y[k]:
+			both++
+			i++
+			k++
+		case x[i] < y[k]:
+			onlyX++
+			i++
+		default:
+			onlyY++
+			k++
+		}
+	}
+	return onlyX + len(x) - i, onlyY + len(y) - k, both
+}
+
+// comparisonWarnings lifts comparison warnings into the summary's list.
+func comparisonWarnings(cs []*Comparison) []string {
+	var out []string
+	for _, c := range cs {
+		for _, w := range c.Warnings {
+			out = append(out, fmt.Sprintf("%s vs %s: %s", c.Baseline, c.Candidate, w))
+		}
+	}
+	return out
+}

@@ -1,0 +1,172 @@
+package metrics
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// zScore is the two-sided normal quantile for a confidence level:
+// z = Φ⁻¹(1 − (1−conf)/2), 1.959964 at 95 %.
+func zScore(conf float64) float64 {
+	return distuv.UnitNormal.Quantile(1 - (1-conf)/2)
+}
+
+// Wilson returns the Wilson score interval for x successes out of n at
+// normal quantile z. x may be fractional (used when projecting sample sizes
+// at a fixed rate). n must be > 0.
+func Wilson(x, n, z float64) (lo, hi float64) {
+	p := x / n
+	z2 := z * z
+	den := 1 + z2/n
+	mid := (p + z2/(2*n)) / den
+	half := z / den * math.Sqrt(p*(1-p)/n+z2/(4*n*n))
+	lo, hi = mid-half, mid+half
+	// Rounding can leave the bounds a hair outside [0, 1] or off the exact
+	// value at p = 0 or 1, where the closed form is exactly 0 or 1.
+	if p == 0 {
+		lo = 0
+	}
+	if p == 1 {
+		hi = 1
+	}
+	return max(lo, 0), min(hi, 1)
+}
+
+// NearestRank returns the nearest-rank quantile num/den (e.g. 95/100) of
+// sorted values: the ⌈num·n/den⌉-th smallest (DESIGN §6), computed in
+// integers so that 0.95·20 is exactly 19. sorted must be non-empty.
+func NearestRank(sorted []float64, num, den int) float64 {
+	n := len(sorted)
+	k := (num*n + den - 1) / den
+	if k < 1 {
+		k = 1
+	}
+	return sorted[k-1]
+}
+
+// QuantileInterval returns the distribution-free confidence interval of
+// the num/den quantile from order statistics: with B ~ Binomial(n, p), the
+// interval [x(l), x(u)] covers the quantile with probability
+// P(l ≤ B ≤ u−1) = F(u−1) − F(l−1), so l is the largest rank with
+// F(l−1) ≤ α/2 and u the smallest with F(u−1) ≥ 1 − α/2. A bound whose rank
+// does not exist (too few values) is nil: the data cannot bound it.
+func QuantileInterval(sorted []float64, num, den int, conf float64) (lo, hi *float64) {
+	n := len(sorted)
+	if n == 0 {
+		return nil, nil
+	}
+	alpha := 1 - conf
+	b := distuv.Binomial{N: float64(n), P: float64(num) / float64(den)}
+	l := 0
+	for k := 1; k <= n && b.CDF(float64(k-1)) <= alpha/2; k++ {
+		l = k
+	}
+	if l > 0 {
+		lo = ptr(sorted[l-1])
+	}
+	for u := 1; u <= n; u++ {
+		if b.CDF(float64(u-1)) >= 1-alpha/2 {
+			hi = ptr(sorted[u-1])
+			break
+		}
+	}
+	return lo, hi
+}
+
+// McNemarTwoSided is the exact two-sided McNemar p-value for b and c
+// discordant pairs: min(1, 2·P(X ≤ min(b, c))), X ~ Binomial(b+c, ½).
+// With no discordant pair it is 1.
+func McNemarTwoSided(b, c int64) float64 {
+	if b+c == 0 {
+		return 1
+	}
+	x := distuv.Binomial{N: float64(b + c), P: 0.5}.CDF(float64(min(b, c)))
+	return min(1, 2*x)
+}
+
+// McNemarGreater is the exact one-sided McNemar p-value for the
+// alternative "b-type discordance is more likely than c-type":
+// P(X ≥ b) with X ~ Binomial(b+c, ½), which by symmetry is P(X ≤ c).
+func McNemarGreater(b, c int64) float64 {
+	if b+c == 0 {
+		return 1
+	}
+	return distuv.Binomial{N: float64(b + c), P: 0.5}.CDF(float64(c))
+}
+
+// NewcombePaired is Newcombe's (1998) method 10 interval for the
+// difference p1 − p2 of paired proportions, square-and-add on Wilson score
+// intervals. Cells: a = both positive, b = first only, c = second only,
+// d = neither; the estimate is (b − c)/n. The correlation term follows the
+// paper: with A = ad − bc, φ = (A − n/2)/√(marginals) when A > n/2, 0 when
+// 0 ≤ A ≤ n/2, A/√(marginals) when A < 0, and 0 when a marginal is 0.
+// Cells may be fractional (sample-size projection). n must be > 0.
+func NewcombePaired(a, b, c, d, z float64) (est, lo, hi float64) {
+	n := a + b + c + d
+	p1, p2 := (a+b)/n, (a+c)/n
+	est = (b - c) / n
+	l1, u1 := Wilson(a+b, n, z)
+	l2, u2 := Wilson(a+c, n, z)
+	var phi float64
+	if marg := (a + b) * (c + d) * (a + c) * (b + d); marg > 0 {
+		switch A := a*d - b*c; {
+		case A > n/2:
+			phi = (A - n/2) / math.Sqrt(marg)
+		case A < 0:
+			phi = A / math.Sqrt(marg)
+		}
+	}
+	dl1, du2 := p1-l1, u2-p2
+	dl2, du1 := p2-l2, u1-p1
+	lo = est - math.Sqrt(max(0, dl1*dl1-2*phi*dl1*du2+du2*du2))
+	hi = est + math.Sqrt(max(0, dl2*dl2-2*phi*dl2*du1+du1*du1))
+	return est, max(lo, -1), min(hi, 1)
+}
+
+// smallestN returns the smallest n ≥ from for which ok(n) holds, searching
+// by doubling then bisection (ok is assumed monotone in n); nil when no n up
+// to 2⁴⁰ works.
+func smallestN(from int64, ok func(n int64) bool) *int64 {
+	if from < 1 {
+		from = 1
+	}
+	if ok(from) {
+		return &from
+	}
+	lo, hi := from, from*2
+	for !ok(hi) {
+		if hi > 1<<40 {
+			return nil
+		}
+		lo, hi = hi, hi*2
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return &hi
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// ratio returns num/den, nil when den is 0 (the metric does not apply).
+func ratio(num, den int64) *float64 {
+	if den == 0 {
+		return nil
+	}
+	return ptr(float64(num) / float64(den))
+}
+
+// wilsonPtr returns the Wilson interval of num/den, nil bounds when den is 0.
+func wilsonPtr(num, den int64, z float64) (lo, hi *float64) {
+	if den == 0 {
+		return nil, nil
+	}
+	l, h := Wilson(float64(num), float64(den), z)
+	return ptr(l), ptr(h)
+}

@@ -1,0 +1,322 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/apeval/apeval/replay"
+)
+
+// evaluator applies the kill criteria at one confidence level.
+type evaluator struct {
+	crit  replay.KillCriteria
+	conf  float64
+	alpha float64
+	z     float64
+}
+
+func newEvaluator(crit replay.KillCriteria) *evaluator {
+	return &evaluator{crit: crit, conf: crit.Confidence, alpha: 1 - crit.Confidence, z: zScore(crit.Confidence)}
+}
+
+// side says where the good side of a threshold is and whether the
+// threshold itself is bad (seed 000 §21.9: "unknown ≥ 10 %" and "≥ 20 % of
+// tool calls" kill; "precision < 90 %" kills, so 90 % itself is not bad).
+type side struct {
+	higherIsGood    bool
+	failAtThreshold bool
+}
+
+// proportion evaluates a proportion criterion x/n with a Wilson interval:
+// FAIL when the estimate is on the bad side, PASS when the whole interval
+// is strictly on the good side, INCONCLUSIVE otherwise, with the sample
+// size that would make it decisive at the same observed rate.
+func (e *evaluator) proportion(c Criterion, what string, x, n int64, sd side) Criterion {
+	c.N = n
+	est := float64(x) / float64(n)
+	lo, hi := Wilson(float64(x), float64(n), e.z)
+	c.Estimate, c.Lo, c.Hi = ptr(est), ptr(lo), ptr(hi)
+	thr := c.Threshold
+	bad := est < thr
+	if !sd.higherIsGood {
+		bad = est > thr
+	}
+	if sd.failAtThreshold && est == thr {
+		bad = true
+	}
+	clears := func(l, h float64) bool {
+		if sd.higherIsGood {
+			return l > thr
+		}
+		return h < thr
+	}
+	desc := fmt.Sprintf("%s %s (%d/%d, %s %.0f%% CI [%s, %s])", what, fmtF(est), x, n, "Wilson", e.conf*100, fmtF(lo), fmtF(hi))
+	switch {
+	case bad:
+		c.Status = StatusFail
+		c.Reason = fmt.Sprintf("%s is on the bad side of %s", desc, fmtF(thr))
+	case clears(lo, hi):
+		c.Status = StatusPass
+		c.Reason = fmt.Sprintf("%s clears %s", desc, fmtF(thr))
+	default:
+		c.Status = StatusInconclusive
+		c.Reason = fmt.Sprintf("%s: the interval still reaches %s", desc, fmtF(thr))
+		if est != thr {
+			c.SamplesNeeded = smallestN(n+1, func(m int64) bool {
+				l, h := Wilson(est*float64(m), float64(m), e.z)
+				return clears(l, h)
+			})
+			if c.SamplesNeeded != nil {
+				c.MoreSamples = new(*c.SamplesNeeded - n)
+				c.Reason += fmt.Sprintf("; about %d more at the same rate would decide it", *c.MoreSamples)
+			}
+		}
+	}
+	return c
+}
+
+func (e *evaluator) precision(r *Row) Criterion {
+	c := Criterion{Name: CriterionPrecisionMin, Threshold: e.crit.PrecisionMin}
+	if r.TP+r.FP == 0 {
+		c.Status = StatusInconclusive
+		c.Reason = "no labeled match predictions (TP+FP = 0): no rule goes live on no evidence"
+		return c
+	}
+	return e.proportion(c, "precision", r.TP, r.TP+r.FP, side{higherIsGood: true})
+}
+
+func (e *evaluator) unknownRate(r *Row) Criterion {
+	c := Criterion{Name: CriterionUnknownRateMax, Threshold: e.crit.UnknownRateMax}
+	if r.Judged == 0 {
+		c.Status = StatusNA
+		c.Reason = "no decision was sent to the judge"
+		return c
+	}
+	return e.proportion(c, "unknown rate", r.Unknown.Total(), r.Judged, side{failAtThreshold: true})
+}
+
+func (e *evaluator) judgeRequiredRate(r *Row) Criterion {
+	c := Criterion{Name: CriterionJudgeRequiredRateMax, Threshold: e.crit.JudgeRequiredRateMax}
+	if r.Cases == 0 {
+		c.Status = StatusNA
+		c.Reason = "no case was replayed"
+		return c
+	}
+	return e.proportion(c, "judge-required rate", r.JudgeRequired, r.Cases, side{failAtThreshold: true})
+}
+
+func (e *evaluator) approvalRejectRate(r *Row) Criterion {
+	c := Criterion{Name: CriterionApprovalRejectRateMax, Threshold: e.crit.ApprovalRejectRateMax}
+	if r.ApprovalOutcomes == 0 {
+		c.Status = StatusNA
+		if r.Action != replay.ActionRequestApproval {
+			c.Reason = "the rule does not request approval"
+		} else {
+			c.Reason = "no approval outcome is recorded where the rule requested approval"
+		}
+		return c
+	}
+	return e.proportion(c, "approval reject rate", r.ApprovalRejected, r.ApprovalOutcomes, side{})
+}
+
+// dangerousRecall tests whether the rule's result catches more labeled
+// positives than its deterministic baseline: exact one-sided McNemar on
+// the discordant positives, the estimate being the recall difference with
+// a Newcombe paired interval.
+func (e *evaluator) dangerousRecall(r *Row) Criterion {
+	c := Criterion{Name: CriterionDangerousRecall}
+	switch {
+	case !e.crit.DangerousRecallMustBeatBaseline:
+		c.Status, c.Reason = StatusNA, "disabled in the kill criteria"
+		return c
+	case r.Class != "dangerous":
+		c.Status, c.Reason = StatusNA, "not a dangerous rule"
+		return c
+	case r.TP+r.FN == 0:
+		c.Status, c.Reason = StatusNA, "no labeled positives"
+		return c
+	case r.BaselinePositives == 0:
+		c.Status, c.Reason = StatusNA, "the rule has no deterministic baseline"
+		return c
+	}
+	n, b, cc := r.BaselinePositives, r.JudgeOnlyHits, r.BaselineOnlyHits
+	both := r.BaselineHits - cc
+	est, lo, hi := NewcombePaired(float64(both), float64(b), float64(cc), float64(n-both-b-cc), e.z)
+	p := McNemarGreater(b, cc)
+	c.N, c.Estimate, c.Lo, c.Hi, c.PValue = n, ptr(est), ptr(lo), ptr(hi), ptr(p)
+	desc := fmt.Sprintf("recall %s vs baseline %s on %d positives (judge-only %d, baseline-only %d, one-sided McNemar p=%s)",
+		fmtF(float64(r.BaselineHits+b-cc)/float64(n)), fmtF(float64(r.BaselineHits)/float64(n)), n, b, cc, fmtF(p))
+	switch {
+	case b <= cc:
+		c.Status = StatusFail
+		c.Reason = desc + ": does not beat the baseline"
+	case p < e.alpha:
+		c.Status = StatusPass
+		c.Reason = fmt.Sprintf("%s < %s", desc, fmtF(e.alpha))
+	default:
+		c.Status = StatusInconclusive
+		c.Reason = fmt.Sprintf("%s ≥ %s", desc, fmtF(e.alpha))
+		c.SamplesNeeded = smallestN(n+1, func(m int64) bool {
+			k := float64(m) / float64(n)
+			return McNemarGreater(int64(math.Round(float64(b)*k)), int64(math.Round(float64(cc)*k))) < e.alpha
+		})
+		if c.SamplesNeeded != nil {
+			c.MoreSamples = new(*c.SamplesNeeded - n)
+			c.Reason += fmt.Sprintf("; about %d more labeled positives at the same rates would decide it", *c.MoreSamples)
+		}
+	}
+	return c
+}
+
+// judgeP95 checks the nearest-rank P95 of live calls; its interval comes
+// from order statistics, so it needs no distribution assumption.
+func (e *evaluator) judgeP95(r *Row) Criterion {
+	maxMS := float64(e.crit.JudgeP95Max.Nanoseconds()) / 1e6
+	c := Criterion{Name: CriterionJudgeP95Max, Threshold: maxMS, N: r.Calls}
+	switch {
+	case e.crit.JudgeP95Max <= 0:
+		c.Status, c.Reason = StatusNA, "disabled in the kill criteria"
+		return c
+	case r.LatencyP95MS == nil:
+		c.Status, c.Reason = StatusNA, "no live judge call (none needed, or every call came from the cache)"
+		return c
+	}
+	est := *r.LatencyP95MS
+	c.Estimate, c.Lo, c.Hi = ptr(est), r.LatencyP95LoMS, r.LatencyP95HiMS
+	desc := fmt.Sprintf("P95 %s ms over %d calls", fmtF(est), r.Calls)
+	switch {
+	case est > maxMS:
+		c.Status = StatusFail
+		c.Reason = fmt.Sprintf("%s exceeds %s ms", desc, fmtF(maxMS))
+	case c.Hi != nil && *c.Hi < maxMS:
+		c.Status = StatusPass
+		c.Reason = fmt.Sprintf("%s, upper bound %s ms < %s ms", desc, fmtF(*c.Hi), fmtF(maxMS))
+	case c.Hi == nil:
+		c.Status = StatusInconclusive
+		c.Reason = fmt.Sprintf("%s: too few calls to bound the P95 from above at %.0f%% (at least %d are needed)", desc, e.conf*100, minCallsForP95(e.conf))
+	default:
+		c.Status = StatusInconclusive
+		c.Reason = fmt.Sprintf("%s: upper bound %s ms reaches %s ms", desc, fmtF(*c.Hi), fmtF(maxMS))
+	}
+	return c
+}
+
+// minCallsForP95 is the smallest n whose order statistics can bound the
+// P95 from above: 0.95ⁿ ≤ α/2.
+func minCallsForP95(conf float64) int {
+	return int(math.Ceil(math.Log((1-conf)/2) / math.Log(0.95)))
+}
+
+// latency fills the quantiles of sorted live-call latencies.
+func (e *evaluator) latency(r *Row, sorted []float64) {
+	if len(sorted) == 0 {
+		return
+	}
+	r.LatencyP50MS = ptr(NearestRank(sorted, 50, 100))
+	r.LatencyP95MS = ptr(NearestRank(sorted, 95, 100))
+	r.LatencyP99MS = ptr(NearestRank(sorted, 99, 100))
+	r.LatencyP95LoMS, r.LatencyP95HiMS = QuantileInterval(sorted, 95, 100, e.conf)
+}
+
+// fireRateChange evaluates candidate − baseline fire rate on paired cells
+// (a both fired, b candidate only, c baseline only, d neither).
+func (e *evaluator) fireRateChange(a, b, c, d int64) Criterion {
+	cr := Criterion{Name: CriterionFireRateChangeMax, Threshold: e.crit.FireRateChangeMax}
+	n := a + b + c + d
+	if n == 0 {
+		cr.Status, cr.Reason = StatusNA, "no case that both judges replayed had the rule in scope"
+		return cr
+	}
+	maxC := e.crit.FireRateChangeMax
+	est, lo, hi := NewcombePaired(float64(a), float64(b), float64(c), float64(d), e.z)
+	cr.N, cr.Estimate, cr.Lo, cr.Hi = n, ptr(est), ptr(lo), ptr(hi)
+	desc := fmt.Sprintf("fire-rate change %s (%d paired cases, %.0f%% CI [%s, %s])", fmtF(est), n, e.conf*100, fmtF(lo), fmtF(hi))
+	inside := func(l, h float64) bool { return -maxC < l && h < maxC }
+	switch {
+	case math.Abs(est) > maxC:
+		cr.Status = StatusFail
+		cr.Reason = fmt.Sprintf("%s exceeds ±%s", desc, fmtF(maxC))
+	case inside(lo, hi):
+		cr.Status = StatusPass
+		cr.Reason = fmt.Sprintf("%s lies inside ±%s", desc, fmtF(maxC))
+	default:
+		cr.Status = StatusInconclusive
+		cr.Reason = fmt.Sprintf("%s reaches ±%s", desc, fmtF(maxC))
+		if math.Abs(est) < maxC {
+			cr.SamplesNeeded = smallestN(n+1, func(m int64) bool {
+				k := float64(m) / float64(n)
+				_, l, h := NewcombePaired(float64(a)*k, float64(b)*k, float64(c)*k, float64(d)*k, e.z)
+				return inside(l, h)
+			})
+			if cr.SamplesNeeded != nil {
+				cr.MoreSamples = new(*cr.SamplesNeeded - n)
+				cr.Reason += fmt.Sprintf("; about %d more paired cases at the same rates would decide it", *cr.MoreSamples)
+			}
+		}
+	}
+	return cr
+}
+
+// verdictOf: NO-GO if any criterion FAILs, else INCONCLUSIVE if any is
+// INCONCLUSIVE, else GO; N/A criteria do not count.
+func verdictOf(cs []Criterion) Verdict {
+	v := VerdictGo
+	for _, c := range cs {
+		switch c.Status {
+		case StatusFail:
+			return VerdictNoGo
+		case StatusInconclusive:
+			v = VerdictInconclusive
+		}
+	}
+	return v
+}
+
+func rank(v Verdict) int {
+	switch v {
+	case VerdictGo:
+		return 0
+	case VerdictInconclusive:
+		return 1
+	}
+	return 2
+}
+
+// worse returns the worse of two verdicts (NO-GO > INCONCLUSIVE > GO).
+func worse(a, b Verdict) Verdict {
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+// Worst returns the worst of the verdicts, GO for none.
+func Worst(vs ...Verdict) Verdict {
+	v := VerdictGo
+	for _, x := range vs {
+		v = worse(v, x)
+	}
+	return v
+}
+
+// ExitCode maps a verdict to the process exit code of `run`/`gate`
+// (DESIGN §7): 0 GO, 1 NO-GO, 3 INCONCLUSIVE; inconclusive = "pass" maps
+// INCONCLUSIVE to 0 and "fail" to 1 (any other value leaves it at 3).
+func ExitCode(v Verdict, inconclusive string) int {
+	switch v {
+	case VerdictGo:
+		return 0
+	case VerdictNoGo:
+		return 1
+	}
+	switch inconclusive {
+	case "pass":
+		return 0
+	case "fail":
+		return 1
+	}
+	return 3
+}
+
+// fmtF formats a figure for a reason sentence: four significant digits.
+func fmtF(v float64) string { return fmt.Sprintf("%.4g", v) }
