@@ -1,0 +1,46 @@
+# apeval — make targets. `make run` and `make test` are what a newcomer runs first.
+GO       ?= go
+BIN      := bin/apeval
+VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X main.version=$(VERSION)
+NODE_DIR := .cache/node
+DUCKDB   := $(NODE_DIR)/node_modules/@duckdb/node-api/package.json
+
+.PHONY: build run test vet bench ci duckdb e2e-ollama readme-check clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/apeval
+
+# Evaluate the embedded sample with its recorded judges. A NO-GO (1) or
+# INCONCLUSIVE (3) verdict is the sample's finding, not a failure of `make run`.
+run: build
+	@./$(BIN) run --out apeval-out/sample; rc=$$?; \
+	  if [ $$rc -eq 0 ] || [ $$rc -eq 1 ] || [ $$rc -eq 3 ]; then exit 0; else exit $$rc; fi
+
+# DuckDB (through its Node package) reads our Parquet files back in tests.
+duckdb: $(DUCKDB)
+$(DUCKDB):
+	@command -v npm >/dev/null || { echo "make: npm is needed for the DuckDB Parquet tests (apt-get install nodejs npm)"; exit 2; }
+	mkdir -p $(NODE_DIR)
+	npm install --silent --no-audit --no-fund --prefix $(NODE_DIR) @duckdb/node-api@1.5.6-r.1
+
+vet:
+	$(GO) vet ./...
+
+test: duckdb
+	$(GO) test -count=1 ./...
+
+bench: build
+	./.ci/bench.sh
+
+# The README's commands, run as a user would on a clean clone.
+readme-check: build
+	./.ci/readme-check.sh
+
+e2e-ollama:
+	./.ci/e2e-ollama.sh
+
+ci: vet test readme-check e2e-ollama
+
+clean:
+	rm -rf bin apeval-out
