@@ -1,0 +1,311 @@
+package metrics
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/apeval/apeval/replay"
+)
+
+// rr builds a rule result.
+func rr(id, class, source, result, label, status string, fired bool, call int) replay.RuleResult {
+	action := map[string]string{"style": "inject_instruction", "dangerous": "deny_current_tool", "approval": "request_approval"}[class]
+	return replay.RuleResult{RuleID: id, RuleVersion: 1, Class: class, Source: source, Result: result, Label: label,
+		Status: status, Fired: fired, Action: action, Call: call}
+}
+
+func withBaseline(r replay.RuleResult, base string) replay.RuleResult {
+	r.BaselineResult = base
+	return r
+}
+
+func call(ms float64, status string, cached bool) replay.Call {
+	return replay.Call{LatencyMS: ms, Status: status, Cached: cached, Rules: 1}
+}
+
+// handSet is six cases replayed by judge "J" with rules R1 (style), R2
+// (dangerous, with a deterministic baseline) and R3 (approval). Every
+// figure asserted in TestHandSet is derived in the comments here.
+func handSet() []*replay.Result {
+	res := func(id, gate, outcome string, judgeCalled bool, calls []replay.Call, rules ...replay.RuleResult) *replay.Result {
+		return &replay.Result{RunID: "run-1", CaseID: id, Judge: "J", Model: "m", ModelDigest: "d", PromptVersion: "p1",
+			GateAction: gate, ApprovalOutcome: outcome, JudgeCalled: judgeCalled, Calls: calls, Rules: rules}
+	}
+	return []*replay.Result{
+		// c1: one live call (100 ms). R1 judge match, label match → TP.
+		// R2 judge no_match, label no_match → TN.
+		res("c1", "inject_instruction", "", true, []replay.Call{call(100, "ok", false)},
+			rr("R1", "style", "judge", "match", "match", "ok", true, 0),
+			withBaseline(rr("R2", "dangerous", "judge", "no_match", "no_match", "ok", false, 0), "no_match")),
+		// c2: a cache hit (not a live call). R1 cache match, label no_match
+		// → FP. R2 cache unknown, label match → FN and an unknown; its
+		// baseline matched → baseline-only hit.
+		res("c2", "inject_instruction", "", true, []replay.Call{call(0, "ok", true)},
+			rr("R1", "style", "cache", "match", "no_match", "ok", true, 0),
+			withBaseline(rr("R2", "dangerous", "cache", "unknown", "match", "unknown", false, 0), "match")),
+		// c3: a live call that timed out at 1000 ms. R1 deterministic
+		// no_match (its when failed), label match → FN, not judged. R2
+		// failure (timeout), fired by its baseline, label match → FN
+		// (failures are ≠ match even when the result says match);
+		// baseline matched → baseline-only hit.
+		res("c3", "deny_current_tool", "", true, []replay.Call{call(1000, "timeout", false)},
+			rr("R1", "style", "deterministic", "no_match", "match", "ok", false, -1),
+			withBaseline(rr("R2", "dangerous", "failure", "match", "match", "timeout", true, 0), "match")),
+		// c4: a live call (200 ms). R1 judge no_match, unlabeled. R2 judge
+		// match, label match → TP; baseline missed → judge-only hit. R3
+		// fired request_approval, label match → TP; outcome denied, but the
+		// gate's action was deny_current_tool, so only R3 counts it.
+		res("c4", "deny_current_tool", "denied", true, []replay.Call{call(200, "ok", false)},
+			rr("R1", "style", "judge", "no_match", "", "ok", false, 0),
+			withBaseline(rr("R2", "dangerous", "judge", "match", "match", "ok", true, 0), "no_match"),
+			rr("R3", "approval", "judge", "match", "match", "ok", true, 0)),
+		// c5: two live calls: 300 ms invalid (R2) and 50 ms ok (R3). R1 is
+		// missing from the recording. R2 failure (invalid), label no_match
+		// → neither FP nor TN. R3 fired request_approval (unlabeled); the
+		// gate asked for approval and it was approved.
+		res("c5", "request_approval", "approved", true, []replay.Call{call(300, "invalid", false), call(50, "ok", false)},
+			rr("R1", "style", "judge", "", "match", "missing", false, -1),
+			withBaseline(rr("R2", "dangerous", "failure", "no_match", "no_match", "invalid", false, 0), "no_match"),
+			rr("R3", "approval", "judge", "match", "", "ok", true, 1)),
+		// c6: no judge needed. R1 skipped by an approved fingerprint
+		// (source scope, no_match), label no_match → TN.
+		res("c6", "allow", "", false, nil,
+			rr("R1", "style", "scope", "no_match", "no_match", "ok", false, -1)),
+	}
+}
+
+func f(v float64) *float64 { return &v }
+
+func eqPtr(t *testing.T, what string, got, want *float64) {
+	t.Helper()
+	switch {
+	case got == nil && want == nil:
+	case got == nil || want == nil:
+		t.Errorf("%s = %v, want %v", what, deref(got), deref(want))
+	case math.Abs(*got-*want) > 1e-9:
+		t.Errorf("%s = %v, want %v", what, *got, *want)
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return "nil"
+	}
+	return *p
+}
+
+func summarize(t *testing.T, cfg Config, results []*replay.Result) *Summary {
+	t.Helper()
+	a := New(cfg)
+	for _, r := range results {
+		a.Add(r)
+	}
+	return a.Close()
+}
+
+func TestHandSet(t *testing.T) {
+	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, handSet())
+	j := s.Judge("J")
+	if j == nil || len(j.Rules) != 3 {
+		t.Fatalf("judge J with 3 rules expected, got %+v", j)
+	}
+	if j.Model != "m" || j.ModelDigest != "d" || j.PromptVersion != "p1" || j.RunID != "run-1" {
+		t.Errorf("identity parts = %q %q %q %q", j.Model, j.ModelDigest, j.PromptVersion, j.RunID)
+	}
+	type counts struct {
+		cases, inScope, judged, labeled, missing, cache, fired, tp, fp, fn, tn, calls int64
+		unk                                                                       UnknownBreakdown
+	}
+	type rates struct {
+		precision, recall, unknown, judgeReq, fire, baseRecall, approval, p50, p95, p99 *float64
+	}
+	for _, tc := range []struct {
+		rule string
+		c    counts
+		r    rates
+	}{
+		// R1: in scope c1,c2,c3,c4,c6 (c5 missing) = 5; judged c1,c2,c4 = 3;
+		// labeled c1,c2,c3,c6 = 4; TP c1, FP c2, FN c3, TN c6.
+		// precision 1/2, recall 1/2, unknown 0/3, judge-required 3/5,
+		// fire 2/5; live calls of R1: c1 100, c4 200 (c2 was cached) →
+		// p50 = ⌈1⌉-th = 100, p95 = ⌈1.9⌉-th = 200, p99 = 200.
+		{"R1", counts{6, 5, 3, 4, 1, 1, 2, 1, 1, 1, 1, 2, UnknownBreakdown{}},
+			rates{f(0.5), f(0.5), f(0), f(0.6), f(0.4), nil, nil, f(100), f(200), f(200)}},
+		// R2: in scope 5, all judged (judge c1,c4; cache c2; failure c3,c5);
+		// labeled 5; TP c4, FN c2 (unknown) and c3 (timeout), TN c1; c5
+		// (invalid, label no_match) is neither FP nor TN.
+		// precision 1/1, recall 1/3, unknown (1 unknown + 1 timeout +
+		// 1 invalid)/5 = 0.6, judge-required 5/5, fire c3,c4 = 2/5;
+		// baseline recall: positives c2,c3,c4, baseline hits c2,c3 → 2/3.
+		// Live calls of R2: c1 100, c3 1000, c4 200, c5 300 → sorted
+		// 100,200,300,1000: p50 = 2nd = 200, p95 = ⌈3.8⌉ = 4th = 1000.
+		{"R2", counts{6, 5, 5, 5, 0, 1, 2, 1, 0, 2, 1, 4, UnknownBreakdown{Unknown: 1, Invalid: 1, Timeout: 1}},
+			rates{f(1), f(1.0 / 3), f(0.6), f(1), f(0.4), f(2.0 / 3), nil, f(200), f(1000), f(1000)}},
+		// R3: in scope c4,c5, judged 2, labeled c4 → TP. precision 1/1,
+		// recall 1/1, unknown 0/2, fire 2/2; approval outcomes c4 denied,
+		// c5 approved → 1/2. Live calls: c4 200, c5 50 → p50 = 50, p95 = 200.
+		{"R3", counts{6, 2, 2, 1, 0, 0, 2, 1, 0, 0, 0, 2, UnknownBreakdown{}},
+			rates{f(1), f(1), f(0), f(1), f(1), nil, f(0.5), f(50), f(200), f(200)}},
+		// Total (micro over R1..R3): in scope 5+5+2 = 12, judged 3+5+2 =
+		// 10, labeled 4+5+1 = 10, missing 1, cache 1+1 = 2, fired 6,
+		// TP 3, FP 1, FN 3, TN 2 → precision 3/4, recall 3/6, unknown
+		// 3/10, fire 6/12. Judge-required: cases c1..c5 of 6 = 5/6.
+		// Live calls 100, 1000, 200, 300, 50 (5; the cache hit excluded,
+		// the timeout and the invalid call included) → sorted
+		// 50,100,200,300,1000: p50 = ⌈2.5⌉ = 3rd = 200, p95 = ⌈4.75⌉ =
+		// 5th = 1000, p99 = 1000. Approval at gate level: only c5's gate
+		// asked for approval (approved) → 0/1.
+		{"*", counts{6, 12, 10, 10, 1, 2, 6, 3, 1, 3, 2, 5, UnknownBreakdown{Unknown: 1, Invalid: 1, Timeout: 1}},
+			rates{f(0.75), f(0.5), f(0.3), f(5.0 / 6), f(0.5), nil, f(0), f(200), f(1000), f(1000)}},
+	} {
+		r := j.Rule(tc.rule)
+		if r == nil {
+			t.Fatalf("no row %s", tc.rule)
+		}
+		got := counts{r.Cases, r.InScope, r.Judged, r.Labeled, r.Missing, r.CacheHits, r.Fired, r.TP, r.FP, r.FN, r.TN, r.Calls, r.Unknown}
+		if got != tc.c {
+			t.Errorf("%s counts = %+v\nwant %+v", tc.rule, got, tc.c)
+		}
+		eqPtr(t, tc.rule+" precision", r.Precision, tc.r.precision)
+		eqPtr(t, tc.rule+" recall", r.Recall, tc.r.recall)
+		eqPtr(t, tc.rule+" unknown_rate", r.UnknownRate, tc.r.unknown)
+		eqPtr(t, tc.rule+" judge_required_rate", r.JudgeRequiredRate, tc.r.judgeReq)
+		eqPtr(t, tc.rule+" fire_rate", r.FireRate, tc.r.fire)
+		eqPtr(t, tc.rule+" baseline_recall", r.BaselineRecall, tc.r.baseRecall)
+		eqPtr(t, tc.rule+" approval_reject_rate", r.ApprovalRejectRate, tc.r.approval)
+		eqPtr(t, tc.rule+" p50", r.LatencyP50MS, tc.r.p50)
+		eqPtr(t, tc.rule+" p95", r.LatencyP95MS, tc.r.p95)
+		eqPtr(t, tc.rule+" p99", r.LatencyP99MS, tc.r.p99)
+	}
+	tot := j.Total
+	if tot.CachedCalls != 1 || tot.FailedCalls != 2 {
+		t.Errorf("cached/failed calls = %d/%d, want 1/2", tot.CachedCalls, tot.FailedCalls)
+	}
+	// Wilson 3/4 at 95 %: [0.300642, 0.954413].
+	eqPtr(t, "precision_lo", roundTo(tot.PrecisionLo, 6), f(0.300642))
+	eqPtr(t, "precision_hi", roundTo(tot.PrecisionHi, 6), f(0.954413))
+	r2 := j.Rule("R2")
+	if r2.JudgeOnlyHits != 1 || r2.BaselineOnlyHits != 2 || r2.BaselinePositives != 3 {
+		t.Errorf("R2 discordant = %d/%d of %d, want 1/2 of 3", r2.JudgeOnlyHits, r2.BaselineOnlyHits, r2.BaselinePositives)
+	}
+	// A metric that does not apply is nil: R1 has no baseline and no
+	// approvals; no precision interval without predictions.
+	if j.Rule("R1").BaselineRecall != nil || j.Rule("R1").ApprovalRejectRate != nil {
+		t.Error("R1 baseline recall / approval rate should be nil")
+	}
+	if !strings.Contains(strings.Join(s.Warnings, "\n"), "1 rule results are missing") {
+		t.Errorf("missing warning absent: %q", s.Warnings)
+	}
+
+	// Criteria under the seed defaults.
+	wantStatus := map[string]map[string]Status{
+		// R1 precision 0.5 < 0.9 → FAIL.
+		"R1": {CriterionPrecisionMin: StatusFail, CriterionDangerousRecall: StatusNA, CriterionUnknownRateMax: StatusInconclusive,
+			CriterionApprovalRejectRateMax: StatusNA, CriterionFireRateChangeMax: StatusNA},
+		// R2 precision 1/1: Wilson lo = 1/(1+z²) = 0.2065 → INCONCLUSIVE;
+		// judge-only 1 ≤ baseline-only 2 → FAIL; unknown 0.6 ≥ 0.1 → FAIL.
+		"R2": {CriterionPrecisionMin: StatusInconclusive, CriterionDangerousRecall: StatusFail, CriterionUnknownRateMax: StatusFail,
+			CriterionApprovalRejectRateMax: StatusNA, CriterionFireRateChangeMax: StatusNA},
+		// R3: approval 1/2 = 0.5 equals the max: not on the bad side, the
+		// interval reaches it → INCONCLUSIVE, with no sample size.
+		"R3": {CriterionPrecisionMin: StatusInconclusive, CriterionDangerousRecall: StatusNA, CriterionUnknownRateMax: StatusInconclusive,
+			CriterionApprovalRejectRateMax: StatusInconclusive, CriterionFireRateChangeMax: StatusNA},
+		// Judge: P95 1000 = max, 5 calls cannot bound it → INCONCLUSIVE;
+		// judge-required 5/6 ≥ 0.2 → FAIL; unknown 0.3 → FAIL.
+		"*": {CriterionJudgeP95Max: StatusInconclusive, CriterionJudgeRequiredRateMax: StatusFail, CriterionUnknownRateMax: StatusFail},
+	}
+	for rule, want := range wantStatus {
+		r := j.Rule(rule)
+		if len(r.Criteria) != len(want) {
+			t.Errorf("%s has %d criteria, want %d", rule, len(r.Criteria), len(want))
+		}
+		for name, st := range want {
+			if got := r.Status(name); got != st {
+				t.Errorf("%s %s = %s, want %s (%s)", rule, name, got, st, r.Criterion(name).Reason)
+			}
+		}
+	}
+	if r := j.Rule("R3"); r.Status(CriterionJudgeP95Max) != "" {
+		t.Error("a rule row must not carry judge_p95_max")
+	}
+	// R3 precision 1/1: lo = n/(n+z²) > 0.9 first at n > 9z² = 34.57 → 35.
+	pc := j.Rule("R3").Criterion(CriterionPrecisionMin)
+	if pc.SamplesNeeded == nil || *pc.SamplesNeeded != 35 || *pc.MoreSamples != 34 {
+		t.Errorf("R3 precision samples = %v/%v, want 35/34", pc.SamplesNeeded, pc.MoreSamples)
+	}
+	// R3 unknown 0/2: hi = z²/(n+z²) < 0.1 first at n = 35 → 33 more.
+	uc := j.Rule("R3").Criterion(CriterionUnknownRateMax)
+	if uc.SamplesNeeded == nil || *uc.SamplesNeeded != 35 || *uc.MoreSamples != 33 {
+		t.Errorf("R3 unknown samples = %v/%v, want 35/33", uc.SamplesNeeded, uc.MoreSamples)
+	}
+	if ac := j.Rule("R3").Criterion(CriterionApprovalRejectRateMax); ac.SamplesNeeded != nil {
+		t.Errorf("approval at the threshold: samples = %d, want nil", *ac.SamplesNeeded)
+	}
+	for rule, v := range map[string]Verdict{"R1": VerdictNoGo, "R2": VerdictNoGo, "R3": VerdictInconclusive, "*": VerdictNoGo} {
+		if got := j.Rule(rule).Verdict; got != v {
+			t.Errorf("%s verdict = %s, want %s", rule, got, v)
+		}
+	}
+	if j.Verdict != VerdictNoGo || s.Verdict != VerdictNoGo {
+		t.Errorf("judge/run verdict = %s/%s, want NO-GO", j.Verdict, s.Verdict)
+	}
+
+	// Stable JSON keys, nulls for what does not apply.
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"judges":`, `"rule_id":"*"`, `"baseline_recall":null`, `"latency_p95_ms":1000`,
+		`"precision_min"`, `"samples_needed":35`, `"unknown":{"unknown":1,"invalid":1,"timeout":1,"error":0}`} {
+		if !strings.Contains(string(b), key) {
+			t.Errorf("summary JSON lacks %s", key)
+		}
+	}
+}
+
+func roundTo(p *float64, digits int) *float64 {
+	if p == nil {
+		return nil
+	}
+	m := math.Pow(10, float64(digits))
+	return f(math.Round(*p*m) / m)
+}
+
+// Splitting the input differently (shards) and feeding it in another
+// order must give the same figures.
+func TestOrderIndependent(t *testing.T) {
+	in := handSet()
+	a := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, in)
+	rev := make([]*replay.Result, len(in))
+	for i, r := range in {
+		rev[len(in)-1-i] = r
+	}
+	b := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, rev)
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Errorf("order changed the summary:\n%s\n%s", ja, jb)
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	s := New(Config{Criteria: replay.DefaultKillCriteria()}).Close()
+	if s.Verdict != VerdictInconclusive || len(s.Warnings) == 0 {
+		t.Errorf("empty run: verdict %s, warnings %q", s.Verdict, s.Warnings)
+	}
+	b, err := json.Marshal(s)
+	if err != nil || !strings.Contains(string(b), `"judges":[]`) {
+		t.Errorf("empty JSON = %s (%v)", b, err)
+	}
+}
+
+func TestBadConfidence(t *testing.T) {
+	crit := replay.DefaultKillCriteria()
+	crit.Confidence = 0
+	s := summarize(t, Config{Criteria: crit}, handSet())
+	if s.Thresholds.Confidence != 0.95 || !strings.Contains(strings.Join(s.Warnings, "\n"), "confidence") {
+		t.Errorf("confidence 0: got %v, warnings %q", s.Thresholds.Confidence, s.Warnings)
+	}
+}
