@@ -1,0 +1,342 @@
+package judge
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Exec is the `exec:COMMAND` backend: a pool of long-lived child processes
+// speaking the judge JSON, one object per line (protocol in EXEC.md).
+//
+// COMMAND runs through /bin/sh -c, so quoting, pipes and environment
+// assignments work as in a shell. The pool holds Config.Concurrency children
+// (at least one), started on first use; each child handles one call at a
+// time. A child that does not answer within the timeout is killed (its whole
+// process group) and restarted on the next call, which then starts fresh. A
+// child that exits fails its in-flight call with status error and is
+// restarted after an exponential backoff (100 ms doubling to 5 s, reset by
+// an answered call); the next call waits for the backoff. Waiting for a free
+// child, the backoff and the process start are not part of a call's latency,
+// which runs from writing the input line to reading the answer line.
+type Exec struct {
+	command string
+	id      Identity
+	timeout time.Duration
+	retries int
+	log     io.Writer
+	pool    chan *child
+	closed  chan struct{}
+	once    sync.Once
+}
+
+// NewExec prepares an exec judge; no process starts before the first call.
+func NewExec(command string, cfg Config) (*Exec, error) {
+	command = strings.TrimSpace(command)
+	if command == "" {
+		return nil, errors.New("exec judge needs a command")
+	}
+	n := cfg.Concurrency
+	if n < 1 {
+		n = 1
+	}
+	e := &Exec{
+		command: command,
+		id:      Identity{Backend: "exec", Model: command, Digest: commandDigest(command)},
+		timeout: cfg.Timeout,
+		retries: cfg.Retries,
+		log:     &lockedWriter{w: cfg.log()},
+		pool:    make(chan *child, n),
+		closed:  make(chan struct{}),
+	}
+	for i := 0; i < n; i++ {
+		e.pool <- &child{command: command, log: e.log}
+	}
+	return e, nil
+}
+
+// commandDigest hashes the files a command names (the executable found on
+// PATH and any argument that is an existing file, such as a script), so a
+// rebuilt plugin gets a new identity and never reuses cached answers. It is
+// "" when the command names no file.
+func commandDigest(command string) string {
+	h := sha256.New()
+	found := false
+	for i, f := range strings.Fields(command) {
+		path := f
+		if i == 0 {
+			if p, err := exec.LookPath(f); err == nil {
+				path = p
+			}
+		}
+		st, err := os.Stat(path)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		sum := sha256.Sum256(data)
+		h.Write(sum[:])
+		found = true
+	}
+	if !found {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// Identity is exec/COMMAND@DIGEST12; there is no prompt: the plugin gets
+// the judge input itself.
+func (e *Exec) Identity() Identity { return e.id }
+
+// Details reports the command and pool size.
+func (e *Exec) Details() map[string]string {
+	return map[string]string{"command": e.command, "children": fmt.Sprint(cap(e.pool))}
+}
+
+// Judge sends the input to a free child and reads its answer.
+func (e *Exec) Judge(ctx context.Context, req Request) Response {
+	line, err := json.Marshal(req.Input)
+	if err != nil {
+		return Response{Status: StatusError, Error: "encode judge input: " + err.Error()}
+	}
+	line = append(line, '\n')
+	asked := askedIDs(req.Input)
+	var excluded time.Duration
+	resp := runAttempts(ctx, 0, e.retries, func(ctx context.Context) (Response, bool) {
+		waitStart := time.Now()
+		c, err := e.acquire(ctx)
+		if err != nil {
+			excluded += time.Since(waitStart)
+			if errors.Is(err, errExecClosed) {
+				return Response{Status: StatusError, Error: err.Error()}, false
+			}
+			return failed(ctx, err)
+		}
+		defer func() { e.pool <- c }()
+		if err := c.ready(ctx); err != nil {
+			excluded += time.Since(waitStart)
+			return failed(ctx, err)
+		}
+		excluded += time.Since(waitStart)
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if e.timeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, e.timeout)
+		}
+		defer cancel()
+		return c.call(actx, line, asked)
+	})
+	resp.Latency -= excluded
+	return resp
+}
+
+var errExecClosed = errors.New("exec judge is closed")
+
+// acquire takes an idle child from the pool.
+func (e *Exec) acquire(ctx context.Context) (*child, error) {
+	select {
+	case <-e.closed:
+		return nil, errExecClosed
+	default:
+	}
+	select {
+	case c := <-e.pool:
+		return c, nil
+	case <-e.closed:
+		return nil, errExecClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Close ends every child: stdin is closed so a plugin can exit cleanly, and
+// a child still running after a second is killed. Calls after Close fail.
+func (e *Exec) Close() error {
+	e.once.Do(func() { close(e.closed) })
+	var errs []error
+	for i := 0; i < cap(e.pool); i++ {
+		c := <-e.pool
+		if err := c.stop(time.Second); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// child is one plugin process; only the goroutine holding it from the pool
+// touches it.
+type child struct {
+	command   string
+	log       io.Writer
+	proc      *exec.Cmd
+	stdin     io.WriteCloser
+	lines     chan []byte   // answer lines; closed when stdout ends
+	exited    chan struct{} // closed once the process has been waited for
+	exitErr   error
+	crashes   int
+	nextStart time.Time
+}
+
+// maxExecBackoff caps the restart backoff of a crashing plugin.
+const maxExecBackoff = 5 * time.Second
+
+// ready starts the process if it is not running, after the restart backoff.
+func (c *child) ready(ctx context.Context) error {
+	if c.proc != nil {
+		select {
+		case <-c.exited:
+			c.reap(true)
+		default:
+			return nil
+		}
+	}
+	if wait := time.Until(c.nextStart); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	cmd := exec.Command("/bin/sh", "-c", c.command)
+	setProcessGroup(cmd)
+	cmd.Stderr = c.log
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		c.crashed()
+		return fmt.Errorf("start plugin: %w", err)
+	}
+	c.proc, c.stdin = cmd, stdin
+	c.lines = make(chan []byte, 1)
+	c.exited = make(chan struct{})
+	lines, exited := c.lines, c.exited
+	go func() {
+		r := bufio.NewReaderSize(stdout, 64<<10)
+		for {
+			b, err := r.ReadBytes('\n')
+			if t := bytes.TrimSpace(b); len(t) > 0 {
+				lines <- t
+			}
+			if err != nil {
+				break
+			}
+		}
+		close(lines)
+		c.exitErr = cmd.Wait()
+		close(exited)
+	}()
+	return nil
+}
+
+// call writes one input line and waits for the answer line.
+func (c *child) call(ctx context.Context, line []byte, asked []string) (Response, bool) {
+	if _, err := c.stdin.Write(line); err != nil {
+		c.kill()
+		return Response{Status: StatusError, Error: "plugin exited: " + c.reap(true)}, true
+	}
+	select {
+	case ans, ok := <-c.lines:
+		if !ok {
+			return Response{Status: StatusError, Error: "plugin exited: " + c.reap(true)}, true
+		}
+		c.crashes = 0
+		return answered(ans, asked), false
+	case <-ctx.Done():
+		// The answer may still come; a fresh process is the only way to
+		// keep the next call from reading it.
+		c.kill()
+		c.reap(false)
+		return failed(ctx, ctx.Err())
+	}
+}
+
+// crashed schedules the next start after the backoff.
+func (c *child) crashed() {
+	c.crashes++
+	d := 100 * time.Millisecond << (c.crashes - 1)
+	if d > maxExecBackoff || d <= 0 {
+		d = maxExecBackoff
+	}
+	c.nextStart = time.Now().Add(d)
+	_, _ = fmt.Fprintf(c.log, "judge exec/%s: plugin exited; restarting in %v\n", c.command, d)
+}
+
+// reap waits for the dead process and forgets it; crash says whether the
+// exit was unexpected (backoff) or caused by a kill (restart at once). It
+// returns the exit status for error messages.
+func (c *child) reap(crash bool) string {
+	if c.proc == nil {
+		return "not running"
+	}
+	for range c.lines {
+		// Drain so the reader goroutine reaches Wait.
+	}
+	<-c.exited
+	msg := "exit status unknown"
+	if c.exitErr != nil {
+		msg = c.exitErr.Error()
+	} else {
+		msg = "exit status 0"
+	}
+	c.proc, c.stdin = nil, nil
+	if crash {
+		c.crashed()
+	}
+	return msg
+}
+
+// kill ends the child's whole process group (sh and what it started).
+func (c *child) kill() {
+	if c.proc != nil && c.proc.Process != nil {
+		killProcessGroup(c.proc)
+	}
+}
+
+// stop closes stdin, gives the plugin grace to exit, then kills it.
+func (c *child) stop(grace time.Duration) error {
+	if c.proc == nil {
+		return nil
+	}
+	// The process may already be gone; a failed close changes nothing.
+	_ = c.stdin.Close()
+	select {
+	case <-c.exited:
+	case <-time.After(grace):
+		c.kill()
+	}
+	c.reap(false)
+	return nil
+}
+
+// lockedWriter serialises writes from several children's stderr copiers.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

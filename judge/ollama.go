@@ -1,0 +1,332 @@
+package judge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Structured-output modes, from the strictest to none. A backend starts at
+// the strictest and steps down once, for the rest of the run, when its server
+// refuses the mode (seed 004: advertise, then degrade gracefully).
+const (
+	ModeJSONSchema = "json_schema" // Ollama format = schema; OpenAI response_format json_schema
+	ModeJSONObject = "json_object" // Ollama format = "json"; OpenAI response_format json_object
+	ModeNone       = "none"        // plain JSON asked for in the prompt only
+)
+
+// DefaultKeepAlive keeps an Ollama model loaded between calls.
+const DefaultKeepAlive = 10 * time.Minute
+
+// DefaultSeed makes sampling reproducible where a backend honours it.
+const DefaultSeed = 42
+
+// Ollama is the `ollama:MODEL` backend, through github.com/ollama/ollama/api.
+type Ollama struct {
+	client    *api.Client
+	host      string
+	model     string
+	id        Identity
+	details   map[string]string
+	prompt    *Prompt
+	options   map[string]any
+	keepAlive time.Duration
+	timeout   time.Duration
+	retries   int
+	log       io.Writer
+	scope     string
+	modes     *modeLadder
+}
+
+// OllamaHost resolves the Ollama base URL: the flag, else $OLLAMA_HOST, else
+// http://127.0.0.1:11434. A value without a scheme gets http://, one without
+// a port gets 11434, as the ollama CLI does.
+func OllamaHost(flag string) (*url.URL, error) {
+	h := strings.TrimSpace(flag)
+	if h == "" {
+		h = strings.TrimSpace(os.Getenv("OLLAMA_HOST"))
+	}
+	if h == "" {
+		h = "http://127.0.0.1:11434"
+	}
+	if !strings.Contains(h, "://") {
+		h = "http://" + h
+	}
+	u, err := url.Parse(h)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("ollama host %q is not a URL", h)
+	}
+	if u.Port() == "" && u.Scheme == "http" {
+		u.Host = net.JoinHostPort(u.Hostname(), "11434")
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	return u, nil
+}
+
+// NewOllama opens an Ollama judge: it lists the server's models once to find
+// the model's digest (only /api/tags has it) and asks /api/show for its
+// details. A model the server does not have is an error naming the models
+// it has.
+func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*Ollama, error) {
+	base, err := OllamaHost(cfg.OllamaHost)
+	if err != nil {
+		return nil, err
+	}
+	o := &Ollama{
+		client:    api.NewClient(base, cfg.httpClient()),
+		host:      base.String(),
+		prompt:    prompt,
+		options:   map[string]any{"temperature": 0, "seed": DefaultSeed},
+		keepAlive: DefaultKeepAlive,
+		timeout:   cfg.Timeout,
+		retries:   cfg.Retries,
+		log:       cfg.log(),
+	}
+	for k, v := range parseOptions(cfg.Options) {
+		if k == "keep_alive" {
+			d, err := time.ParseDuration(fmt.Sprint(v))
+			if err != nil {
+				return nil, fmt.Errorf("judge option keep_alive=%v: %v", v, err)
+			}
+			o.keepAlive = d
+			continue
+		}
+		o.options[k] = v
+	}
+	name, digest, err := o.resolve(ctx, model)
+	if err != nil {
+		return nil, err
+	}
+	o.model = name
+	o.details = map[string]string{"host": o.host, "digest": digest, "options": canonicalOptions(o.options), "keep_alive": o.keepAlive.String()}
+	show, err := o.client.Show(ctx, &api.ShowRequest{Model: name})
+	if err != nil {
+		return nil, fmt.Errorf("ollama %s: show %s: %w", o.host, name, err)
+	}
+	d := show.Details
+	for k, v := range map[string]string{"family": d.Family, "parameter_size": d.ParameterSize,
+		"quantization_level": d.QuantizationLevel, "format": d.Format} {
+		if v != "" {
+			o.details[k] = v
+		}
+	}
+	if len(show.Capabilities) > 0 {
+		caps := make([]string, len(show.Capabilities))
+		for i, c := range show.Capabilities {
+			caps[i] = string(c)
+		}
+		o.details["capabilities"] = strings.Join(caps, ",")
+	}
+	o.id = Identity{Backend: "ollama", Model: name, Digest: shortDigest(digest), PromptVersion: prompt.Version}
+	o.scope = o.host + "|" + o.details["options"]
+	o.modes = newModeLadder(o.id.String(), o.log)
+	return o, nil
+}
+
+// resolve finds the model in the server's list; "llama3" means "llama3:latest".
+func (o *Ollama) resolve(ctx context.Context, model string) (name, digest string, err error) {
+	list, err := o.client.List(ctx)
+	if err != nil {
+		return "", "", fmt.Errorf("ollama %s: cannot list models: %w", o.host, err)
+	}
+	want := []string{model}
+	if !strings.Contains(model, ":") {
+		want = append(want, model+":latest")
+	}
+	var names []string
+	for _, m := range list.Models {
+		for _, w := range want {
+			if m.Name == w || m.Model == w {
+				return m.Name, strings.TrimPrefix(m.Digest, "sha256:"), nil
+			}
+		}
+		names = append(names, m.Name)
+	}
+	sort.Strings(names)
+	have := "none"
+	if len(names) > 0 {
+		have = strings.Join(names, ", ")
+	}
+	return "", "", fmt.Errorf("ollama %s: model %q not found (available: %s); run `ollama pull %s`", o.host, model, have, model)
+}
+
+// shortDigest is the 12-hex-digit prefix `ollama list` shows; the full
+// digest is in Details()["digest"].
+func shortDigest(d string) string {
+	if len(d) > 12 {
+		return d[:12]
+	}
+	return d
+}
+
+// Identity is ollama/MODEL@DIGEST12+PROMPT.
+func (o *Ollama) Identity() Identity { return o.id }
+
+// Details reports the host, full digest, model details, options and the
+// structured-output mode in use.
+func (o *Ollama) Details() map[string]string {
+	out := make(map[string]string, len(o.details)+1)
+	for k, v := range o.details {
+		out[k] = v
+	}
+	out["structured_output"] = o.modes.current()
+	return out
+}
+
+// StructuredMode is the structured-output mode in use: json_schema until the
+// server refuses a schema, then json_object ("json"), then none.
+func (o *Ollama) StructuredMode() string { return o.modes.current() }
+
+func (o *Ollama) cacheScope() string { return o.scope }
+
+// Judge asks the model about the input's rules in one chat call.
+func (o *Ollama) Judge(ctx context.Context, req Request) Response {
+	asked := askedIDs(req.Input)
+	system, user, err := o.prompt.Render(req.Input)
+	if err != nil {
+		return Response{Status: StatusError, Error: err.Error()}
+	}
+	msgs := []api.Message{{Role: "system", Content: system}, {Role: "user", Content: user}}
+	return runAttempts(ctx, o.timeout, o.retries, func(ctx context.Context) (Response, bool) {
+		for {
+			mode := o.modes.current()
+			resp, retry, refused := o.chat(ctx, msgs, asked, mode)
+			if refused && o.modes.stepDown(mode, resp.Error) {
+				continue
+			}
+			if resp.Status == StatusOK || resp.Status == StatusInvalid {
+				o.modes.worked(mode)
+			}
+			return resp, retry
+		}
+	})
+}
+
+// chat makes one request; refused reports that the server rejected the format.
+func (o *Ollama) chat(ctx context.Context, msgs []api.Message, asked []string, mode string) (resp Response, retry, refused bool) {
+	stream := false
+	req := &api.ChatRequest{
+		Model:     o.model,
+		Messages:  msgs,
+		Stream:    &stream,
+		Options:   o.options,
+		KeepAlive: &api.Duration{Duration: o.keepAlive},
+	}
+	switch mode {
+	case ModeJSONSchema:
+		req.Format = OutputSchema(asked)
+	case ModeJSONObject:
+		req.Format = json.RawMessage(`"json"`)
+	}
+	var content strings.Builder
+	var last api.ChatResponse
+	err := o.client.Chat(ctx, req, func(r api.ChatResponse) error {
+		content.WriteString(r.Message.Content)
+		last = r
+		return nil
+	})
+	if err != nil {
+		var se api.StatusError
+		if errors.As(err, &se) {
+			msg := se.ErrorMessage
+			if msg == "" {
+				msg = se.Status
+			}
+			resp, retry = httpFailed(se.StatusCode, msg)
+			refused = se.StatusCode == 400 && mode != ModeNone && mentionsFormat(msg)
+			return resp, retry, refused
+		}
+		resp, retry = failed(ctx, err)
+		return resp, retry, false
+	}
+	resp = answered([]byte(content.String()), asked)
+	resp.Server = ServerTimings{
+		Total:            last.TotalDuration,
+		Load:             last.LoadDuration,
+		PromptEval:       last.PromptEvalDuration,
+		Eval:             last.EvalDuration,
+		PromptTokens:     last.PromptEvalCount,
+		CompletionTokens: last.EvalCount,
+	}
+	return resp, false, false
+}
+
+// mentionsFormat tells a refusal of the structured-output request from other
+// bad requests.
+func mentionsFormat(msg string) bool {
+	m := strings.ToLower(msg)
+	for _, w := range []string{"format", "schema", "response_format", "json"} {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// modeLadder is a judge's structured-output mode, shared by concurrent calls.
+// It only steps down, once per refused mode, and logs each step; after a call
+// in a mode succeeded, that mode is confirmed and never dropped.
+type modeLadder struct {
+	name      string
+	log       io.Writer
+	mu        sync.Mutex
+	mode      string
+	confirmed bool
+}
+
+func newModeLadder(name string, log io.Writer) *modeLadder {
+	return &modeLadder{name: name, log: log, mode: ModeJSONSchema}
+}
+
+func (l *modeLadder) current() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.mode
+}
+
+func (l *modeLadder) worked(mode string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.mode == mode {
+		l.confirmed = true
+	}
+}
+
+// stepDown moves below mode after the server refused it and reports whether
+// the caller should try again in the new mode. A concurrent call that already
+// stepped down makes this one retry without stepping again.
+func (l *modeLadder) stepDown(mode, why string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.mode != mode {
+		return true
+	}
+	if l.confirmed || mode == ModeNone {
+		return false
+	}
+	next := ModeNone
+	if mode == ModeJSONSchema {
+		next = ModeJSONObject
+	}
+	l.mode = next
+	// A failed log write must not fail the call.
+	_, _ = fmt.Fprintf(l.log, "judge %s: server refused structured output %s (%s); using %s for the rest of the run\n", l.name, mode, why, next)
+	return true
+}
+
+func (l *modeLadder) isConfirmed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.confirmed
+}

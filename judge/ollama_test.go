@@ -1,0 +1,254 @@
+package judge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func openOllama(t *testing.T, f *fakeServer, cfg Config) *Ollama {
+	t.Helper()
+	cfg.OllamaHost = f.URL
+	j, err := Open(context.Background(), "ollama:qwen2.5:3b", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j.(*Ollama)
+}
+
+func twoRules() Request {
+	return Request{Input: Input{Version: 1, Rules: []Rule{
+		{ID: "rule-12", Condition: "is about to delete something hard to restore"},
+		{ID: "rule-18", Condition: "sends data outside the company"},
+	}, Current: Current{HookPoint: "tool.before", Tool: Tool{Name: "Bash", Category: "command_execution",
+		Arguments: map[string]any{"command": "rm -rf build"}}}}}
+}
+
+func TestOllamaJudge(t *testing.T) {
+	f := newFakeOllama(t, echoReply)
+	var log bytes.Buffer
+	o := openOllama(t, f, Config{Log: &log})
+	if got, want := o.Identity().String(), "ollama/qwen2.5:3b@a6990ed6be41+p1"; got != want {
+		t.Fatalf("identity %q, want %q", got, want)
+	}
+	d := o.Details()
+	for k, want := range map[string]string{"digest": fakeDigest, "family": "qwen2", "parameter_size": "3.1B",
+		"quantization_level": "Q4_K_M", "capabilities": "completion,tools", "structured_output": ModeJSONSchema} {
+		if d[k] != want {
+			t.Errorf("details[%s] = %q, want %q", k, d[k], want)
+		}
+	}
+	resp := o.Judge(context.Background(), twoRules())
+	want := []Decision{{RuleID: "rule-12", Result: Match, Confidence: ptr(0.75)}, {RuleID: "rule-18", Result: NoMatch, Confidence: ptr(0.75)}}
+	if resp.Status != StatusOK || !equalDecisions(resp.Decisions, want) || resp.Attempts != 1 {
+		t.Fatalf("response %+v", resp)
+	}
+	wantServer := ServerTimings{Total: 412500 * time.Microsecond, Load: 12 * time.Millisecond,
+		PromptEval: 150 * time.Millisecond, Eval: 240 * time.Millisecond, PromptTokens: 231, CompletionTokens: 48}
+	if resp.Server != wantServer {
+		t.Fatalf("server timings %+v, want %+v", resp.Server, wantServer)
+	}
+	if resp.Latency <= 0 {
+		t.Fatalf("latency %v", resp.Latency)
+	}
+	bodies := f.requests()
+	if len(bodies) != 1 {
+		t.Fatalf("%d chat calls", len(bodies))
+	}
+	var body struct {
+		Model     string
+		Stream    *bool
+		KeepAlive string `json:"keep_alive"`
+		Format    json.RawMessage
+		Options   map[string]json.RawMessage
+		Messages  []struct{ Role, Content string }
+	}
+	if err := json.Unmarshal(bodies[0], &body); err != nil {
+		t.Fatal(err)
+	}
+	if body.Model != "qwen2.5:3b" || body.Stream == nil || *body.Stream || body.KeepAlive != "10m0s" {
+		t.Fatalf("model/stream/keep_alive wrong: %s", bodies[0])
+	}
+	if string(body.Options["temperature"]) != "0" || string(body.Options["seed"]) != "42" {
+		t.Fatalf("options must carry temperature 0 and seed 42: %s", bodies[0])
+	}
+	if !bytes.Equal(body.Format, OutputSchema([]string{"rule-12", "rule-18"})) {
+		t.Fatalf("format is not the output schema: %s", body.Format)
+	}
+	if len(body.Messages) != 2 || body.Messages[0].Role != "system" || body.Messages[0].Content != DefaultPrompt().System {
+		t.Fatalf("messages: %+v", body.Messages)
+	}
+	if log.Len() != 0 {
+		t.Fatalf("unexpected log: %s", log.String())
+	}
+}
+
+func TestOllamaOptionsOverride(t *testing.T) {
+	f := newFakeOllama(t, echoReply)
+	o := openOllama(t, f, Config{Options: map[string]string{"temperature": "0.3", "num_ctx": "4096", "keep_alive": "1m", "think": "false"}})
+	if r := o.Judge(context.Background(), twoRules()); r.Status != StatusOK {
+		t.Fatalf("response %+v", r)
+	}
+	var body struct {
+		KeepAlive string `json:"keep_alive"`
+		Options   map[string]any
+	}
+	if err := json.Unmarshal(f.requests()[0], &body); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"temperature": 0.3, "num_ctx": 4096.0, "seed": 42.0, "think": false}
+	if !reflect.DeepEqual(body.Options, want) || body.KeepAlive != "1m0s" {
+		t.Fatalf("options %v keep_alive %q", body.Options, body.KeepAlive)
+	}
+}
+
+func TestOllamaFailures(t *testing.T) {
+	ok := func(n int, body map[string]any) reply { return echoReply(n, body) }
+	tests := []struct {
+		name     string
+		reply    replyFunc
+		timeout  time.Duration
+		retries  int
+		status   Status
+		errPart  string
+		attempts int
+	}{
+		{name: "http 500", reply: func(int, map[string]any) reply {
+			return reply{status: 500, raw: `{"error":"model runner crashed"}`}
+		}, status: StatusError, errPart: "HTTP 500: model runner crashed", attempts: 1},
+		{name: "non-JSON answer", reply: func(int, map[string]any) reply {
+			return reply{content: "I think rule-12 matches."}
+		}, status: StatusInvalid, errPart: "not a JSON object", attempts: 1},
+		{name: "unasked rule", reply: func(int, map[string]any) reply {
+			return reply{content: `{"version":1,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"match","confidence":1},{"rule_id":"rule-7","result":"match","confidence":1}]}`}
+		}, status: StatusInvalid, errPart: `"rule-7" that was not asked`, attempts: 1},
+		{name: "missing rule", reply: func(int, map[string]any) reply {
+			return reply{content: `{"version":1,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1}]}`}
+		}, status: StatusInvalid, errPart: `no decision for rule "rule-18"`, attempts: 1},
+		{name: "version 2", reply: func(int, map[string]any) reply {
+			return reply{content: `{"version":2,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"match","confidence":1}]}`}
+		}, status: StatusInvalid, errPart: "unsupported answer version 2", attempts: 1},
+		{name: "invalid answers are not retried", retries: 2, reply: func(int, map[string]any) reply {
+			return reply{content: "nope"}
+		}, status: StatusInvalid, attempts: 1},
+		{name: "500 retried until it works", retries: 2, reply: func(n int, body map[string]any) reply {
+			if n < 2 {
+				return reply{status: 503, raw: `{"error":"busy"}`}
+			}
+			return ok(n, body)
+		}, status: StatusOK, attempts: 3},
+		{name: "400 not retried", retries: 2, reply: func(int, map[string]any) reply {
+			return reply{status: 404, raw: `{"error":"model 'x' not found"}`}
+		}, status: StatusError, errPart: "HTTP 404", attempts: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeOllama(t, tt.reply)
+			o := openOllama(t, f, Config{Timeout: tt.timeout, Retries: tt.retries})
+			resp := o.Judge(context.Background(), twoRules())
+			if resp.Status != tt.status || !strings.Contains(resp.Error, tt.errPart) || resp.Attempts != tt.attempts {
+				t.Fatalf("got status %q error %q attempts %d; want %q containing %q, %d attempts",
+					resp.Status, resp.Error, resp.Attempts, tt.status, tt.errPart, tt.attempts)
+			}
+			if tt.status != StatusOK && resp.Decisions != nil {
+				t.Fatalf("failed call returned decisions %v", resp.Decisions)
+			}
+			if len(f.requests()) != tt.attempts {
+				t.Fatalf("%d requests for %d attempts", len(f.requests()), tt.attempts)
+			}
+		})
+	}
+}
+
+func TestOllamaTimeout(t *testing.T) {
+	f := newFakeOllama(t, func(int, map[string]any) reply { return reply{delay: 5 * time.Second, content: "late"} })
+	o := openOllama(t, f, Config{Timeout: 150 * time.Millisecond})
+	resp := o.Judge(context.Background(), twoRules())
+	if resp.Status != StatusTimeout {
+		t.Fatalf("status %q (%s)", resp.Status, resp.Error)
+	}
+	if resp.Latency < 150*time.Millisecond || resp.Latency > time.Second {
+		t.Fatalf("timeout latency %v, want ≈ 150ms", resp.Latency)
+	}
+	// A caller's own deadline is a timeout too; a cancelled caller is an error.
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	if r := o.Judge(ctx, twoRules()); r.Status != StatusError || !strings.Contains(r.Error, "cancelled") {
+		t.Fatalf("cancelled call: %q %q", r.Status, r.Error)
+	}
+}
+
+func TestOllamaConnectionRefused(t *testing.T) {
+	f := newFakeOllama(t, echoReply)
+	o := openOllama(t, f, Config{Retries: 1})
+	f.Close()
+	resp := o.Judge(context.Background(), twoRules())
+	if resp.Status != StatusError || !strings.Contains(resp.Error, "connect") || resp.Attempts != 2 {
+		t.Fatalf("got %q %q attempts %d", resp.Status, resp.Error, resp.Attempts)
+	}
+}
+
+func TestOllamaFormatFallback(t *testing.T) {
+	f := newFakeOllama(t, func(n int, body map[string]any) reply {
+		if _, isSchema := body["format"].(map[string]any); isSchema {
+			return reply{status: http.StatusBadRequest, raw: `{"error":"invalid format: expected \"json\" or a JSON schema"}`}
+		}
+		return echoReply(n, body)
+	})
+	var log bytes.Buffer
+	o := openOllama(t, f, Config{Log: &log})
+	for i := 0; i < 2; i++ {
+		if r := o.Judge(context.Background(), twoRules()); r.Status != StatusOK || r.Attempts != 1 {
+			t.Fatalf("call %d: %+v", i, r)
+		}
+	}
+	bodies := f.requests()
+	if len(bodies) != 3 {
+		t.Fatalf("%d requests, want 3 (schema refused once, then json twice)", len(bodies))
+	}
+	for i, b := range bodies[1:] {
+		if !bytes.Contains(b, []byte(`"format":"json"`)) {
+			t.Fatalf("request %d does not ask for json: %s", i+1, b)
+		}
+	}
+	if o.StructuredMode() != ModeJSONObject || !strings.Contains(log.String(), "refused structured output json_schema") {
+		t.Fatalf("mode %q log %q", o.StructuredMode(), log.String())
+	}
+}
+
+func TestOllamaOpen(t *testing.T) {
+	f := newFakeOllama(t, echoReply)
+	_, err := Open(context.Background(), "ollama:missing", Config{OllamaHost: f.URL})
+	if err == nil || !strings.Contains(err.Error(), `model "missing" not found`) || !strings.Contains(err.Error(), "llama3:latest, qwen2.5:3b") {
+		t.Fatalf("err = %v", err)
+	}
+	j, err := Open(context.Background(), "ollama:llama3", Config{OllamaHost: f.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := j.Identity().String(); got != "ollama/llama3:latest@365c0bd3c000+p1" {
+		t.Fatalf("identity %q", got)
+	}
+}
+
+func TestOllamaHost(t *testing.T) {
+	tests := []struct{ flag, env, want string }{
+		{"", "", "http://127.0.0.1:11434"},
+		{"", "10.0.0.5", "http://10.0.0.5:11434"},
+		{"", "https://ollama.example.com", "https://ollama.example.com"},
+		{"gpu-box:8080", "10.0.0.5", "http://gpu-box:8080"},
+		{"http://localhost:11434/", "", "http://localhost:11434"},
+	}
+	for _, tt := range tests {
+		t.Setenv("OLLAMA_HOST", tt.env)
+		u, err := OllamaHost(tt.flag)
+		if err != nil || u.String() != tt.want {
+			t.Errorf("OllamaHost(%q) with OLLAMA_HOST=%q = %v, %v; want %s", tt.flag, tt.env, u, err, tt.want)
+		}
+	}
+}

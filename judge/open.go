@@ -1,0 +1,256 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config configures the live backends; the zero value is usable.
+type Config struct {
+	// OllamaHost is --ollama-host; empty means $OLLAMA_HOST, else
+	// http://127.0.0.1:11434.
+	OllamaHost string
+	// OpenAIBaseURL is --openai-base-url; empty means https://api.openai.com/v1.
+	OpenAIBaseURL string
+	// OpenAIKeyEnv names the environment variable holding the API key
+	// (--openai-api-key-env); empty means OPENAI_API_KEY. An unset or empty
+	// variable sends no Authorization header, which local servers accept.
+	OpenAIKeyEnv string
+	// Options are --judge-option key=value pairs. Values are parsed as a
+	// bool (true/false), an integer, a float, else kept as a string. Ollama
+	// gets them in "options" (keep_alive is special: a duration for the
+	// request's keep_alive); OpenAI gets them as top-level body fields.
+	Options map[string]string
+	// PromptFile is --prompt; empty means the built-in prompt.
+	PromptFile string
+	// Timeout bounds each attempt; 0 leaves only the caller's context.
+	Timeout time.Duration
+	// Retries is how many times a call that failed with a timeout, a
+	// transport error, HTTP 429 or 5xx is retried. Invalid answers and other
+	// HTTP 4xx are never retried: asking again at temperature 0 gives the
+	// same answer.
+	Retries int
+	// Concurrency is the number of calls the caller keeps in flight per
+	// judge (--concurrency); exec starts that many children. 0 means 1.
+	Concurrency int
+	// HTTPClient overrides the shared client (tests, proxies). nil uses a
+	// client whose transport keeps up to 128 idle connections per host.
+	HTTPClient *http.Client
+	// Log receives warnings (structured-output fallbacks, plugin stderr and
+	// restarts). nil discards them.
+	Log io.Writer
+}
+
+// specForms lists the judge specs Open accepts, for error messages.
+const specForms = "ollama:MODEL, openai:MODEL, exec:COMMAND, recorded:NAME or none"
+
+// Open builds the judge named by a --judge spec. Live backends contact their
+// server once here (Ollama: model list and details), so a wrong host or model
+// fails before any case is replayed. Bare "recorded" must be expanded by the
+// caller into one recorded:NAME per name found in the dataset.
+func Open(ctx context.Context, spec string, cfg Config) (Judge, error) {
+	backend, arg, hasArg := strings.Cut(strings.TrimSpace(spec), ":")
+	switch backend {
+	case "none":
+		if hasArg {
+			return nil, fmt.Errorf("judge %q: none takes no argument", spec)
+		}
+		return NewNone(), nil
+	case "recorded":
+		if !hasArg || arg == "" {
+			return nil, fmt.Errorf("judge %q: bare recorded must be expanded into recorded:NAME for each judge name in the dataset", spec)
+		}
+		return NewRecorded(arg), nil
+	case "ollama", "openai", "exec":
+		if !hasArg || strings.TrimSpace(arg) == "" {
+			return nil, fmt.Errorf("judge %q: %s needs an argument (%s)", spec, backend, specForms)
+		}
+	default:
+		return nil, fmt.Errorf("judge %q: unknown backend %q; use %s", spec, backend, specForms)
+	}
+	prompt := DefaultPrompt()
+	if cfg.PromptFile != "" {
+		p, err := LoadPrompt(cfg.PromptFile)
+		if err != nil {
+			return nil, err
+		}
+		prompt = p
+	}
+	switch backend {
+	case "ollama":
+		return NewOllama(ctx, arg, prompt, cfg)
+	case "openai":
+		return NewOpenAI(arg, prompt, cfg)
+	default:
+		return NewExec(arg, cfg)
+	}
+}
+
+// Describer is implemented by backends that know more about their model than
+// the identity says (Ollama: family, parameter size, quantization, full
+// digest; OpenAI: base URL; structured-output mode), for run metadata and
+// `apeval judges check`.
+type Describer interface {
+	Details() map[string]string
+}
+
+// scoper is implemented by backends whose answers depend on settings outside
+// the identity (options, server URL); the cache keys on them too.
+type scoper interface {
+	cacheScope() string
+}
+
+// parseOptions turns --judge-option values into JSON-ready values.
+func parseOptions(opts map[string]string) map[string]any {
+	out := make(map[string]any, len(opts))
+	for k, v := range opts {
+		out[k] = parseOptionValue(v)
+	}
+	return out
+}
+
+func parseOptionValue(v string) any {
+	switch v {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	if i, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return i
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		return f
+	}
+	return v
+}
+
+// canonicalOptions renders options sorted, for cache scopes and details.
+func canonicalOptions(opts map[string]any) string {
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%s=%v", k, opts[k])
+	}
+	return b.String()
+}
+
+// sharedTransport is reused by every HTTP judge so connections stay warm
+// across calls and judges; one host gets up to 128 idle connections, enough
+// for any sensible --concurrency.
+var sharedTransport = &http.Transport{
+	Proxy:                 http.ProxyFromEnvironment,
+	DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+	ForceAttemptHTTP2:     true,
+	MaxIdleConns:          512,
+	MaxIdleConnsPerHost:   128,
+	IdleConnTimeout:       90 * time.Second,
+	TLSHandshakeTimeout:   10 * time.Second,
+	ExpectContinueTimeout: time.Second,
+}
+
+// sharedClient has no overall timeout: each attempt carries its own deadline.
+var sharedClient = &http.Client{Transport: sharedTransport}
+
+func (cfg Config) httpClient() *http.Client {
+	if cfg.HTTPClient != nil {
+		return cfg.HTTPClient
+	}
+	return sharedClient
+}
+
+func (cfg Config) log() io.Writer {
+	if cfg.Log != nil {
+		return cfg.Log
+	}
+	return io.Discard
+}
+
+// attemptFunc makes one attempt; retry says whether its failure is worth
+// another one (timeouts, transport errors, HTTP 429 and 5xx).
+type attemptFunc func(ctx context.Context) (resp Response, retry bool)
+
+// retryBackoff is the pause before retry n (1-based): 100 ms doubling, at most 2 s.
+func retryBackoff(n int) time.Duration {
+	d := 100 * time.Millisecond << (n - 1)
+	if d > 2*time.Second || d <= 0 {
+		d = 2 * time.Second
+	}
+	return d
+}
+
+// runAttempts makes up to 1+retries attempts, each bounded by timeout.
+// Latency is the honest wall time of the whole call: from the first
+// attempt's start to the final answer, backoff pauses included, so a call
+// that timed out twice counts at twice its timeout plus the pause.
+func runAttempts(ctx context.Context, timeout time.Duration, retries int, fn attemptFunc) Response {
+	start := time.Now()
+	var resp Response
+	for n := 1; ; n++ {
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if timeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, timeout)
+		}
+		var retry bool
+		resp, retry = fn(actx)
+		cancel()
+		resp.Attempts = n
+		if !retry || n > retries || ctx.Err() != nil {
+			break
+		}
+		t := time.NewTimer(retryBackoff(n))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	resp.Latency = time.Since(start)
+	return resp
+}
+
+// failed turns an error of one attempt into a failed response. A deadline
+// (the attempt's or the caller's) is a timeout; a cancelled caller is an
+// error and is not retried; any other transport error is retried.
+func failed(ctx context.Context, err error) (Response, bool) {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return Response{Status: StatusTimeout, Error: "timeout: " + err.Error()}, true
+	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+		return Response{Status: StatusError, Error: "cancelled: " + err.Error()}, false
+	}
+	return Response{Status: StatusError, Error: err.Error()}, true
+}
+
+// httpFailed is the response for an HTTP error status; 429 and 5xx are retried.
+func httpFailed(code int, msg string) (Response, bool) {
+	return Response{Status: StatusError, Error: fmt.Sprintf("HTTP %d: %s", code, msg)},
+		code == http.StatusTooManyRequests || code >= 500
+}
+
+// answered validates a model's answer text into a response.
+func answered(content []byte, asked []string) Response {
+	decisions, status, err := ParseOutput(content, asked)
+	if err != nil {
+		return Response{Status: status, Error: err.Error()}
+	}
+	return Response{Status: status, Decisions: decisions}
+}
