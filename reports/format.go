@@ -1,0 +1,182 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+	"golang.org/x/term"
+)
+
+// Format is how a terminal report is written.
+type Format string
+
+// Formats: an aligned table for people, TSV for pipes and spreadsheets,
+// GitHub-flavoured Markdown, JSON with full precision.
+const (
+	FormatTable    Format = "table"
+	FormatTSV      Format = "tsv"
+	FormatMarkdown Format = "markdown"
+	FormatJSON     Format = "json"
+)
+
+// ParseFormat accepts table, tsv, markdown (or md) and json.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(strings.ToLower(s)); f {
+	case FormatTable, FormatTSV, FormatMarkdown, FormatJSON:
+		return f, nil
+	case "md":
+		return FormatMarkdown, nil
+	}
+	return "", fmt.Errorf("unknown format %q (want table, tsv, markdown or json)", s)
+}
+
+// IsTerminal reports whether w is a terminal, the only place colour and
+// padded tables belong.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// DefaultFormat is a table on a terminal and TSV when piped.
+func DefaultFormat(w io.Writer) Format {
+	if IsTerminal(w) {
+		return FormatTable
+	}
+	return FormatTSV
+}
+
+// grid is a rendered-to-strings table; reports build one and write it in
+// the chosen format, so every format shows the same cells.
+type grid struct {
+	header []string
+	right  []bool // right-align the column (numbers)
+	rows   [][]string
+	notes  []string // footnotes under the table (table and Markdown forms)
+}
+
+func (g *grid) add(cells ...string) { g.rows = append(g.rows, cells) }
+
+func (g *grid) render(w io.Writer, f Format) error {
+	switch f {
+	case FormatTSV:
+		return g.tsv(w)
+	case FormatMarkdown:
+		return g.table(w, true)
+	case FormatTable, "":
+		return g.table(w, false)
+	}
+	return fmt.Errorf("grid: format %q is not tabular", f)
+}
+
+func (g *grid) alignments() tw.CellAlignment {
+	a := make([]tw.Align, len(g.header))
+	for i := range a {
+		a[i] = tw.AlignLeft
+		if i < len(g.right) && g.right[i] {
+			a[i] = tw.AlignRight
+		}
+	}
+	return tw.CellAlignment{PerColumn: a}
+}
+
+func (g *grid) table(w io.Writer, markdown bool) error {
+	var r tw.Renderer
+	if markdown {
+		r = renderer.NewMarkdown()
+	} else {
+		r = renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.BorderNone,
+			Symbols: tw.NewSymbols(tw.StyleNone),
+			Settings: tw.Settings{
+				Separators: tw.Separators{BetweenColumns: tw.Off, BetweenRows: tw.Off},
+				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
+			},
+		})
+	}
+	align := g.alignments()
+	var buf strings.Builder
+	t := tablewriter.NewTable(&buf,
+		tablewriter.WithRenderer(r),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignmentConfig(align),
+		tablewriter.WithRowAlignmentConfig(align),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off),
+	)
+	cell := func(s string) string {
+		if markdown {
+			return mdEscape(s)
+		}
+		return s
+	}
+	header := make([]any, len(g.header))
+	for i, h := range g.header {
+		header[i] = cell(h)
+	}
+	t.Header(header...)
+	for _, row := range g.rows {
+		cells := make([]any, len(row))
+		for i, c := range row {
+			cells[i] = cell(c)
+		}
+		if err := t.Append(cells...); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	// The renderer pads the last column; trailing blanks only make diffs noisy.
+	var b strings.Builder
+	for line := range strings.Lines(buf.String()) {
+		b.WriteString(strings.TrimRight(line, " \n"))
+		b.WriteByte('\n')
+	}
+	if len(g.notes) > 0 {
+		b.WriteString("\n")
+	}
+	for _, n := range g.notes {
+		if markdown {
+			b.WriteString(mdEscape(n))
+			b.WriteString("  \n")
+		} else {
+			b.WriteString(n)
+			b.WriteString("\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// tsv writes the header and rows tab-separated; tabs and newlines inside a
+// cell become spaces so every record stays one line.
+func (g *grid) tsv(w io.Writer) error {
+	var b strings.Builder
+	line := func(cells []string) {
+		for i, c := range cells {
+			if i > 0 {
+				b.WriteByte('\t')
+			}
+			b.WriteString(strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(c))
+		}
+		b.WriteByte('\n')
+	}
+	line(g.header)
+	for _, r := range g.rows {
+		line(r)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdEscape keeps a cell from breaking a Markdown table or being read as
+// markup.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+}

@@ -1,0 +1,147 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/apeval/apeval/replay"
+)
+
+// GateCounts is one judge's line of the gate-action summary: what the gate
+// would have done on the replayed cases, how often that was the expected
+// action, and what it cost in judge calls.
+type GateCounts struct {
+	Judge string `json:"judge"`
+	Cases int64  `json:"cases"`
+	// Actions counts cases by resolved gate action; every action of
+	// GateActions is present, zero included.
+	Actions map[string]int64 `json:"actions"`
+	// Expected counts cases with an expected_action; Matched those whose
+	// gate action equals it. MatchRate is Matched/Expected, nil when no
+	// case had an expected action.
+	Expected  int64    `json:"expected"`
+	Matched   int64    `json:"matched"`
+	MatchRate *float64 `json:"match_rate"`
+	// Calls counts live judge calls, CacheHits calls answered from the
+	// cache, Failures live calls that ended invalid, timeout or error.
+	Calls     int64 `json:"calls"`
+	CacheHits int64 `json:"cache_hits"`
+	Failures  int64 `json:"failures"`
+}
+
+// GateActions lists gate actions in priority order, highest first, as the
+// summary's columns show them.
+var GateActions = []string{
+	replay.ActionStopTask, replay.ActionDenyCurrentTool, replay.ActionRequestApproval,
+	replay.ActionInjectInstruction, replay.ActionAuditOnly, replay.ActionNotifyAdmin, replay.ActionAllow,
+}
+
+// GateSummary accumulates the gate-action summary over a run's results,
+// judges in the order they first appear.
+type GateSummary struct {
+	judges []*GateCounts
+	index  map[string]*GateCounts
+}
+
+// NewGateSummary returns an empty summary.
+func NewGateSummary() *GateSummary {
+	return &GateSummary{index: map[string]*GateCounts{}}
+}
+
+// Add counts one result.
+func (s *GateSummary) Add(r *replay.Result) {
+	c := s.index[r.Judge]
+	if c == nil {
+		c = &GateCounts{Judge: r.Judge, Actions: make(map[string]int64, len(GateActions))}
+		for _, a := range GateActions {
+			c.Actions[a] = 0
+		}
+		s.index[r.Judge] = c
+		s.judges = append(s.judges, c)
+	}
+	c.Cases++
+	c.Actions[r.GateAction]++
+	if r.ExpectedAction != "" {
+		c.Expected++
+		if r.ExpectedAction == r.GateAction {
+			c.Matched++
+		}
+	}
+	for i := range r.Calls {
+		call := &r.Calls[i]
+		switch {
+		case call.Cached:
+			c.CacheHits++
+		default:
+			c.Calls++
+			if call.Status == "invalid" || call.Status == "timeout" || call.Status == "error" {
+				c.Failures++
+			}
+		}
+	}
+}
+
+// Judges returns the per-judge counts, match rates filled in.
+func (s *GateSummary) Judges() []GateCounts {
+	out := make([]GateCounts, len(s.judges))
+	for i, c := range s.judges {
+		out[i] = *c
+		if c.Expected > 0 {
+			rate := float64(c.Matched) / float64(c.Expected)
+			out[i].MatchRate = &rate
+		}
+	}
+	return out
+}
+
+// Render writes the summary in format f.
+func (s *GateSummary) Render(w io.Writer, f Format) error {
+	judges := s.Judges()
+	if f == FormatJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Judges []GateCounts `json:"judges"`
+		}{judges})
+	}
+	g := &grid{
+		header: []string{"judge", "cases", "allow", "audit/notify", "inject", "approval", "deny", "stop",
+			"expected", "calls", "cached", "failed"},
+		right: []bool{false, true, true, true, true, true, true, true, true, true, true, true},
+	}
+	machine := f == FormatTSV
+	if machine {
+		g.header = []string{"judge", "cases", "allow", "audit_only", "notify_admin", "inject_instruction",
+			"request_approval", "deny_current_tool", "stop_task", "expected", "matched", "match_rate",
+			"calls", "cache_hits", "failures"}
+	}
+	n := func(v int64) string { return strconv.FormatInt(v, 10) }
+	for _, c := range judges {
+		a := c.Actions
+		if machine {
+			rate := ""
+			if c.MatchRate != nil {
+				rate = strconv.FormatFloat(*c.MatchRate, 'g', -1, 64)
+			}
+			g.add(c.Judge, n(c.Cases), n(a[replay.ActionAllow]), n(a[replay.ActionAuditOnly]),
+				n(a[replay.ActionNotifyAdmin]), n(a[replay.ActionInjectInstruction]),
+				n(a[replay.ActionRequestApproval]), n(a[replay.ActionDenyCurrentTool]), n(a[replay.ActionStopTask]),
+				n(c.Expected), n(c.Matched), rate, n(c.Calls), n(c.CacheHits), n(c.Failures))
+			continue
+		}
+		expected := "–"
+		if c.MatchRate != nil {
+			expected = fmt.Sprintf("%.1f%% (%d/%d)", 100**c.MatchRate, c.Matched, c.Expected)
+		}
+		g.add(c.Judge, n(c.Cases), n(a[replay.ActionAllow]),
+			n(a[replay.ActionAuditOnly]+a[replay.ActionNotifyAdmin]), n(a[replay.ActionInjectInstruction]),
+			n(a[replay.ActionRequestApproval]), n(a[replay.ActionDenyCurrentTool]), n(a[replay.ActionStopTask]),
+			expected, n(c.Calls), n(c.CacheHits), n(c.Failures))
+	}
+	if !machine {
+		g.notes = []string{"expected: cases whose gate action equals the labeled expected_action (of those labeled)."}
+	}
+	return g.render(w, f)
+}

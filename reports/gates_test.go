@@ -1,0 +1,89 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/apeval/apeval/replay"
+)
+
+func gateSummaryOf(rs []*replay.Result) *GateSummary {
+	s := NewGateSummary()
+	for _, r := range rs {
+		s.Add(r)
+	}
+	return s
+}
+
+func TestGateSummaryCounts(t *testing.T) {
+	got := gateSummaryOf(fixtureResults()).Judges()
+	// Hand count of fixtureResults: judge a has c-1 (request_approval,
+	// expected request_approval, one live call), c-2 (allow, no expectation),
+	// c-3 (request_approval, expected deny: a miss; a cache hit and a
+	// timed-out live call). Judge b has c-1 (allow, expected approval).
+	zero := func() map[string]int64 {
+		m := map[string]int64{}
+		for _, a := range GateActions {
+			m[a] = 0
+		}
+		return m
+	}
+	aActions, bActions := zero(), zero()
+	aActions[replay.ActionRequestApproval], aActions[replay.ActionAllow] = 2, 1
+	bActions[replay.ActionAllow] = 1
+	half, none := 0.5, 0.0
+	want := []GateCounts{
+		{Judge: "ollama/qwen2.5:3b@sha256:abc+p1", Cases: 3, Actions: aActions, Expected: 2, Matched: 1,
+			MatchRate: &half, Calls: 2, CacheHits: 1, Failures: 1},
+		{Judge: "recorded/judge-v2", Cases: 1, Actions: bActions, Expected: 1, Matched: 0, MatchRate: &none},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+	if empty := NewGateSummary().Judges(); len(empty) != 0 {
+		t.Fatalf("empty summary has %d judges", len(empty))
+	}
+}
+
+func TestGateSummaryRender(t *testing.T) {
+	s := gateSummaryOf(fixtureResults())
+	// A judge with no expected actions shows the N/A mark, not 0 %.
+	s.Add(&replay.Result{Judge: "none", GateAction: replay.ActionDenyCurrentTool})
+	for _, tt := range []struct {
+		format Format
+		file   string
+	}{
+		{FormatTable, "gates.txt"},
+		{FormatTSV, "gates.tsv"},
+		{FormatMarkdown, "gates.md"},
+		{FormatJSON, "gates.json"},
+	} {
+		t.Run(string(tt.format), func(t *testing.T) {
+			var b bytes.Buffer
+			if err := s.Render(&b, tt.format); err != nil {
+				t.Fatal(err)
+			}
+			if tt.format == FormatJSON && !json.Valid(b.Bytes()) {
+				t.Fatalf("invalid JSON: %s", b.String())
+			}
+			golden(t, tt.file, b.Bytes())
+		})
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for in, want := range map[string]Format{"table": FormatTable, "TSV": FormatTSV, "md": FormatMarkdown,
+		"markdown": FormatMarkdown, "json": FormatJSON} {
+		if got, err := ParseFormat(in); err != nil || got != want {
+			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseFormat("csv"); err == nil {
+		t.Error("ParseFormat(csv) succeeded")
+	}
+	if f := DefaultFormat(&bytes.Buffer{}); f != FormatTSV {
+		t.Errorf("DefaultFormat(buffer) = %q, want tsv", f)
+	}
+}
