@@ -1,0 +1,383 @@
+package datasets
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+)
+
+// DefaultMaxLineBytes is the longest JSONL line the Reader accepts; a longer
+// line is reported as an error and skipped, and reading goes on.
+const DefaultMaxLineBytes = 16 << 20
+
+// StdinName is the file name shown in errors for records read from "-".
+const StdinName = "stdin"
+
+// LineError is a problem with one line of a dataset: the file and 1-based
+// line number, the JSON field at fault (dotted path, [i] for list indices;
+// empty when the whole line is at fault) and what is wrong.
+type LineError struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+// Error formats the error as "file:line: field: message", leaving out the
+// field when the whole line is at fault.
+func (e *LineError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
+}
+
+// Record is one non-blank line of a dataset: exactly one of Case and Err is
+// set. Err is a *LineError.
+type Record struct {
+	Case *Case
+	Err  error
+}
+
+// Reader streams apeval.case/v1 records from JSONL files in order, like
+// bufio.Scanner: call Scan until it returns false, look at each Record, then
+// check Err for a fatal error (an unreadable file). A malformed line is a
+// Record carrying a *LineError, never the end of the stream.
+//
+// Blank and whitespace-only lines are skipped silently (they still count for
+// line numbers); a UTF-8 byte-order mark at the start of a file is ignored;
+// lines may end in "\n" or "\r\n".
+//
+// Lines are decoded in parallel by a small pipeline that keeps file order,
+// so memory is bounded by a few batches of lines, independent of the
+// dataset's size. The one exception is the duplicate-id check, which keeps
+// a 64-bit hash and a position per id (16 bytes per case): two distinct ids
+// with the same hash, a chance of about 1 in 10^7 at ten million cases,
+// would be reported as a duplicate.
+//
+// Set the exported fields before the first Scan. Always Close the Reader.
+type Reader struct {
+	// MaxLineBytes caps a line's length (default DefaultMaxLineBytes).
+	MaxLineBytes int
+	// Categories classifies tools whose record has no tool.category
+	// (default: the built-in map, CategoryOf).
+	Categories CategoryMap
+	// Workers is the number of decoding goroutines (default GOMAXPROCS, at most 4).
+	Workers int
+
+	paths []string
+	stdin io.Reader
+
+	started bool
+	stop    chan struct{}
+	order   chan *batch
+	wg      sync.WaitGroup
+	cur     *batch
+	idx     int
+	rec     Record
+	err     error
+	closed  bool
+
+	seed  maphash.Seed
+	seen  map[uint64]uint64 // id hash → file index << 32 | line
+	files []string          // file names by index, for duplicate messages
+}
+
+// Open returns a Reader over the given files, read in order; "-" reads
+// stdin. No file is opened before the first Scan.
+func Open(paths []string, stdin io.Reader) *Reader {
+	return &Reader{paths: paths, stdin: stdin}
+}
+
+// batch is a run of consecutive lines of one file, decoded by one worker.
+type batch struct {
+	file    string
+	fileIdx int
+	arena   []byte
+	lines   []lineRef
+	out     []Record
+	fatal   error
+	done    chan struct{}
+}
+
+// lineRef locates one line inside a batch's arena.
+type lineRef struct {
+	start, end int
+	line       int   // 1-based line number in the file
+	seq        int64 // 1-based record number in the file
+	tooLong    bool
+}
+
+const (
+	batchLines = 512
+	batchBytes = 1 << 20
+)
+
+func (r *Reader) start() {
+	r.started = true
+	if r.MaxLineBytes <= 0 {
+		r.MaxLineBytes = DefaultMaxLineBytes
+	}
+	workers := r.Workers
+	if workers <= 0 {
+		workers = min(runtime.GOMAXPROCS(0), 4)
+	}
+	r.seed = maphash.MakeSeed()
+	r.seen = make(map[uint64]uint64)
+	r.stop = make(chan struct{})
+	r.order = make(chan *batch, 2*workers)
+	work := make(chan *batch, 2*workers)
+	r.files = make([]string, len(r.paths))
+	for i, p := range r.paths {
+		r.files[i] = p
+		if p == "-" {
+			r.files[i] = StdinName
+		}
+	}
+	r.wg.Add(1 + workers)
+	go r.produce(work)
+	for range workers {
+		go func() {
+			defer r.wg.Done()
+			for b := range work {
+				r.decodeBatch(b)
+				close(b.done)
+			}
+		}()
+	}
+}
+
+// produce splits the files into batches of lines and hands each to the
+// workers and, in order, to Scan.
+func (r *Reader) produce(work chan<- *batch) {
+	defer r.wg.Done()
+	defer close(r.order)
+	defer close(work)
+	send := func(b *batch) bool {
+		select {
+		case r.order <- b:
+		case <-r.stop:
+			return false
+		}
+		if b.fatal != nil {
+			close(b.done)
+			return true
+		}
+		select {
+		case work <- b:
+			return true
+		case <-r.stop:
+			return false
+		}
+	}
+	for i, p := range r.paths {
+		if !r.produceFile(i, p, send) {
+			return
+		}
+	}
+}
+
+func (r *Reader) produceFile(idx int, path string, send func(*batch) bool) bool {
+	name := r.files[idx]
+	var src io.Reader
+	if path == "-" {
+		if r.stdin == nil {
+			send(&batch{fatal: errors.New("stdin: no input"), done: make(chan struct{})})
+			return false
+		}
+		src = r.stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			send(&batch{fatal: err, done: make(chan struct{})})
+			return false
+		}
+		defer f.Close()
+		src = f
+	}
+	br := bufio.NewReaderSize(src, 1<<20)
+	newBatch := func() *batch {
+		return &batch{file: name, fileIdx: idx, arena: arenas.Get().([]byte)[:0], done: make(chan struct{})}
+	}
+	b := newBatch()
+	var line int
+	var seq int64
+	var long []byte // a line longer than the bufio buffer, assembled here
+	inLong := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull || inLong {
+			// Assemble a long line; past the limit stop copying, the
+			// length alone says it is too long.
+			if len(long) <= r.MaxLineBytes {
+				long = append(long, chunk...)
+			}
+			if err == bufio.ErrBufferFull {
+				inLong = true
+				continue
+			}
+			chunk, inLong = long, false
+		}
+		if len(chunk) > 0 {
+			line++
+			text := trimEOL(chunk)
+			if line == 1 {
+				text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
+			}
+			if !isBlank(text) {
+				seq++
+				ref := lineRef{line: line, seq: seq}
+				if len(text) > r.MaxLineBytes {
+					ref.tooLong = true
+				} else {
+					ref.start = len(b.arena)
+					b.arena = append(b.arena, text...)
+					ref.end = len(b.arena)
+				}
+				b.lines = append(b.lines, ref)
+			}
+			long = long[:0]
+			if cap(long) > 4<<20 {
+				long = nil // do not keep a huge buffer around after one long line
+			}
+		}
+		if len(b.lines) >= batchLines || len(b.arena) >= batchBytes {
+			if !send(b) {
+				return false
+			}
+			b = newBatch()
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if len(b.lines) > 0 && !send(b) {
+				return false
+			}
+			send(&batch{fatal: fmt.Errorf("%s: %w", name, err), done: make(chan struct{})})
+			return false
+		}
+	}
+	if len(b.lines) > 0 {
+		return send(b)
+	}
+	return true
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Reader) decodeBatch(b *batch) {
+	b.out = make([]Record, len(b.lines))
+	for i, l := range b.lines {
+		if l.tooLong {
+			b.out[i].Err = &LineError{File: b.file, Line: l.line,
+				Msg: fmt.Sprintf("line longer than %d bytes", r.MaxLineBytes)}
+			continue
+		}
+		c, err := decodeCase(b.arena[l.start:l.end], b.file, l.line, r.Categories)
+		if err != nil {
+			b.out[i].Err = err
+			continue
+		}
+		if c.Seq == 0 {
+			c.Seq = l.seq
+		}
+		b.out[i].Case = c
+	}
+	// The cases own copies of their strings, so the bytes can be reused.
+	if cap(b.arena) <= 2*batchBytes {
+		arenas.Put(b.arena[:0])
+	}
+	b.arena = nil
+}
+
+// arenas recycles the byte buffers batches copy their lines into.
+var arenas = sync.Pool{New: func() any { return make([]byte, 0, batchBytes+64<<10) }}
+
+// Scan advances to the next record. It returns false at the end of the
+// input or on a fatal error (see Err).
+func (r *Reader) Scan() bool {
+	if r.closed || r.err != nil {
+		return false
+	}
+	if !r.started {
+		r.start()
+	}
+	for r.cur == nil || r.idx >= len(r.cur.out) {
+		b, ok := <-r.order
+		if !ok {
+			r.cur = nil
+			return false
+		}
+		<-b.done
+		if b.fatal != nil {
+			r.err = b.fatal
+			r.cur = nil
+			return false
+		}
+		r.cur, r.idx = b, 0
+	}
+	rec := r.cur.out[r.idx]
+	r.cur.out[r.idx] = Record{}
+	line := r.cur.lines[r.idx].line
+	r.idx++
+	if rec.Case != nil {
+		h := maphash.String(r.seed, rec.Case.ID)
+		pos := uint64(r.cur.fileIdx)<<32 | uint64(uint32(line))
+		if first, dup := r.seen[h]; dup {
+			rec = Record{Err: &LineError{File: r.cur.file, Line: line, Field: "id",
+				Msg: fmt.Sprintf("duplicate id %q (first at %s:%d)", rec.Case.ID, r.files[first>>32], uint32(first))}}
+		} else {
+			r.seen[h] = pos
+		}
+	}
+	r.rec = rec
+	return true
+}
+
+// Record returns the record read by the last successful Scan.
+func (r *Reader) Record() Record { return r.rec }
+
+// Err returns the fatal error that stopped Scan, or nil at a clean end.
+func (r *Reader) Err() error { return r.err }
+
+// Close stops the pipeline and releases its files. It is safe to call
+// Close before reading everything, and more than once.
+func (r *Reader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if r.started {
+		close(r.stop)
+		// Drain so a worker or the producer blocked on a send can finish.
+		for range r.order {
+		}
+		r.wg.Wait()
+	}
+	r.seen = nil
+	return nil
+}

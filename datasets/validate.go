@@ -1,0 +1,315 @@
+package datasets
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	gojson "github.com/goccy/go-json"
+)
+
+// Enumerations of the case format (DESIGN §2, seed 000 §3 and §5).
+var (
+	// HookPoints are the hook names of seed 000 §3.
+	HookPoints = []string{"tool.before", "tool.after", "tool.denied", "completion.before_accept", "runtime.error"}
+	// Actions are the gate decisions a case may expect: allow plus the rule
+	// actions of seed 000 §5.
+	Actions = []string{"allow", "inject_instruction", "deny_current_tool", "request_approval", "stop_task", "audit_only", "notify_admin"}
+	// ApprovalOutcomes are what a human did when approval was asked.
+	ApprovalOutcomes = []string{"approved", "denied", "ignored"}
+	// ApprovalStates are the values of context.approval_state.
+	ApprovalStates = []string{"none", "pending", "approved", "denied"}
+	// RecordedStatuses are the statuses of a recorded judge call.
+	RecordedStatuses = []string{"ok", "unknown", "invalid", "timeout", "error"}
+	// RecordedResults are the results of a recorded rule decision.
+	RecordedResults = []string{"match", "no_match", "unknown"}
+)
+
+// DefaultHookPoint is the hook point of a record that names none.
+const DefaultHookPoint = "tool.before"
+
+// Decode parses and validates one JSONL line as a case and fills the
+// defaults that do not depend on the line's position (hook_point,
+// tool.category from cats, nil = built-in; session_id). Errors are
+// *LineError for file:line.
+func Decode(line []byte, file string, lineNo int, cats CategoryMap) (*Case, error) {
+	return decodeCase(line, file, lineNo, cats)
+}
+
+func decodeCase(line []byte, file string, lineNo int, cats CategoryMap) (*Case, error) {
+	return decodeWith(line, file, lineNo, cats, true)
+}
+
+// decodeWith decodes with goccy/go-json where it agrees with encoding/json
+// (fast) or with encoding/json alone (the reference, for tests).
+func decodeWith(line []byte, file string, lineNo int, cats CategoryMap, fast bool) (*Case, error) {
+	fail := func(field, format string, args ...any) error {
+		return &LineError{File: file, Line: lineNo, Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	if first := firstNonSpace(line); first != '{' {
+		if json.Valid(line) {
+			return nil, fail("", "not a JSON object (got %s)", jsonKind(first))
+		}
+		return nil, fail("", "invalid JSON: %s", syntaxMessage(line))
+	}
+	c := new(Case)
+	// goccy/go-json decodes about four times faster than encoding/json but
+	// is lax where encoding/json is strict: it skips malformed values of
+	// unknown keys, accepts raw control characters and keeps invalid UTF-8.
+	// So it only sees lines that encoding/json's scanner accepts and that
+	// are valid UTF-8 without control characters; everything else, and any
+	// line it rejects, goes through encoding/json, whose result and error
+	// messages are the reference (FuzzDecode checks the two paths agree).
+	if !fast || !plainLine(line) || !json.Valid(line) || gojson.Unmarshal(line, c) != nil {
+		c = new(Case)
+		if err := json.Unmarshal(line, c); err != nil {
+			return nil, decodeError(err, line, fail)
+		}
+	}
+	if err := validate(c, fail); err != nil {
+		return nil, err
+	}
+	normalize(c)
+	if c.SessionID == "" {
+		c.SessionID = c.ID
+	}
+	if c.HookPoint == "" {
+		c.HookPoint = DefaultHookPoint
+	}
+	if c.Tool.Category == "" {
+		c.Tool.Category = cats.Of(c.Tool.Name)
+	}
+	c.Source = file + ":" + strconv.Itoa(lineNo)
+	return c, nil
+}
+
+// plainLine reports whether a line has no control characters and is valid
+// UTF-8, the lines on which goccy/go-json and encoding/json agree.
+func plainLine(b []byte) bool {
+	high := false
+	for _, c := range b {
+		if c < 0x20 {
+			return false
+		}
+		if c >= 0x80 {
+			high = true
+		}
+	}
+	return !high || utf8.Valid(b)
+}
+
+// normalize makes empty objects and lists nil, so a case reads the same
+// whether a field was written as {} or [] or left out (WriteJSONL leaves
+// them out).
+func normalize(c *Case) {
+	if len(c.Tool.Arguments) == 0 {
+		c.Tool.Arguments = nil
+	}
+	if len(c.Labels) == 0 {
+		c.Labels = nil
+	}
+	if len(c.Tags) == 0 {
+		c.Tags = nil
+	}
+	if len(c.Recorded) == 0 {
+		c.Recorded = nil
+	}
+	for i := range c.Recorded {
+		if len(c.Recorded[i].Decisions) == 0 {
+			c.Recorded[i].Decisions = nil
+		}
+	}
+	if len(c.Context.RecentMessages) == 0 {
+		c.Context.RecentMessages = nil
+	}
+	if len(c.Context.ApprovedFingerprints) == 0 {
+		c.Context.ApprovedFingerprints = nil
+	}
+}
+
+func firstNonSpace(b []byte) byte {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return c
+		}
+	}
+	return 0
+}
+
+func jsonKind(first byte) string {
+	switch first {
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// syntaxMessage describes why a line is not JSON, with the byte offset.
+func syntaxMessage(line []byte) string {
+	var v any
+	err := json.Unmarshal(line, &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "malformed"
+}
+
+// decodeError turns an encoding/json error into a LineError naming the field.
+func decodeError(err error, line []byte, fail func(field, format string, args ...any) error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fail(te.Field, "expected %s, got %s", jsonType(te.Type), te.Value)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fail("", "invalid JSON: %s (at byte %d)", se.Error(), se.Offset)
+	}
+	// time.Time reports its own errors without the field; it is the only
+	// custom unmarshaler in Case.
+	var probe struct {
+		Time json.RawMessage `json:"time"`
+	}
+	if json.Unmarshal(line, &probe) == nil && len(probe.Time) > 0 {
+		var t time.Time
+		if terr := json.Unmarshal(probe.Time, &t); terr != nil {
+			return fail("time", "want an RFC 3339 time string, got %s", truncate(string(probe.Time), 60))
+		}
+	}
+	return fail("", "%v", err)
+}
+
+// jsonType names a Go type the way a dataset author thinks of it.
+func jsonType(t reflect.Type) string {
+	if t == nil {
+		return "a different type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "boolean"
+	case reflect.String:
+		return "string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Struct, reflect.Map:
+		return "object"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	}
+	return t.String()
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// validate checks required fields, enumerations and ranges.
+func validate(c *Case, fail func(field, format string, args ...any) error) error {
+	if c.ID == "" {
+		return fail("id", "required")
+	}
+	if c.Tool.Name == "" {
+		return fail("tool.name", "required")
+	}
+	if c.Seq < 0 {
+		return fail("seq", "must be positive, got %d", c.Seq)
+	}
+	if err := oneOf(c.HookPoint, HookPoints, "hook_point", fail); err != nil {
+		return err
+	}
+	if c.Tool.Category != "" && !ValidCategory(c.Tool.Category) {
+		return fail("tool.category", "unknown value %q (want one of %s)", c.Tool.Category, strings.Join(Categories, ", "))
+	}
+	if err := oneOf(c.Context.ApprovalState, ApprovalStates, "context.approval_state", fail); err != nil {
+		return err
+	}
+	for i, m := range c.Context.RecentMessages {
+		if m.Role == "" {
+			return fail(fmt.Sprintf("context.recent_messages[%d].role", i), "required")
+		}
+	}
+	if len(c.Labels) > 0 {
+		// Sorted so the error for a line with several bad labels is stable.
+		keys := make([]string, 0, len(c.Labels))
+		for k := range c.Labels {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if k == "" {
+				return fail("labels", "empty rule id")
+			}
+			if v := c.Labels[k]; v != LabelMatch && v != LabelNoMatch {
+				return fail("labels."+k, "unknown value %q (want match or no_match)", v)
+			}
+		}
+	}
+	if err := oneOf(c.ExpectedAction, Actions, "expected_action", fail); err != nil {
+		return err
+	}
+	if err := oneOf(c.ApprovalOutcome, ApprovalOutcomes, "approval_outcome", fail); err != nil {
+		return err
+	}
+	for i, rc := range c.Recorded {
+		p := fmt.Sprintf("recorded[%d]", i)
+		if rc.Judge == "" {
+			return fail(p+".judge", "required")
+		}
+		if rc.LatencyMS < 0 {
+			return fail(p+".latency_ms", "must not be negative, got %g", rc.LatencyMS)
+		}
+		if err := oneOf(rc.Status, RecordedStatuses, p+".status", fail); err != nil {
+			return err
+		}
+		for j, d := range rc.Decisions {
+			q := fmt.Sprintf("%s.decisions[%d]", p, j)
+			if d.RuleID == "" {
+				return fail(q+".rule_id", "required")
+			}
+			for _, e := range rc.Decisions[:j] {
+				if e.RuleID == d.RuleID {
+					return fail(q+".rule_id", "duplicate rule id %q in one call", d.RuleID)
+				}
+			}
+			if !slices.Contains(RecordedResults, d.Result) {
+				return fail(q+".result", "unknown value %q (want match, no_match or unknown)", d.Result)
+			}
+			if d.Confidence != nil && (*d.Confidence < 0 || *d.Confidence > 1) {
+				return fail(q+".confidence", "%g is outside [0, 1]", *d.Confidence)
+			}
+		}
+	}
+	return nil
+}
+
+// oneOf accepts an empty value (the field's default) or one of want.
+func oneOf(v string, want []string, field string, fail func(field, format string, args ...any) error) error {
+	if v == "" || slices.Contains(want, v) {
+		return nil
+	}
+	return fail(field, "unknown value %q (want one of %s)", v, strings.Join(want, ", "))
+}
