@@ -1,0 +1,496 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/judge"
+)
+
+// Session state is kept per judge and per session for the whole run: a
+// stream has no end-of-session marker. It is small: the last seq and, only
+// for sessions where a tracked rule fired or a boundary was crossed, one
+// entry per such rule (≈ 50 bytes per session, ≈ 50 MB per judge for a
+// million sessions). Sessions are keyed by the 64-bit FNV-1a hash of their
+// id; two ids colliding (≈ 3·10⁻⁸ for a million sessions) would share state.
+type sessionState struct {
+	seen    bool
+	lastSeq int64
+	counts  []ruleCount
+}
+
+type ruleCount struct {
+	rule      int32
+	fires     int32
+	crossings int32
+}
+
+func (s *sessionState) count(rule int) *ruleCount {
+	for i := range s.counts {
+		if int(s.counts[i].rule) == rule {
+			return &s.counts[i]
+		}
+	}
+	return nil
+}
+
+func (s *sessionState) fires(rule int) int {
+	if c := s.count(rule); c != nil {
+		return int(c.fires)
+	}
+	return 0
+}
+
+func (s *sessionState) crossings(rule int) int {
+	if c := s.count(rule); c != nil {
+		return int(c.crossings)
+	}
+	return 0
+}
+
+func (s *sessionState) add(rule int, fires, crossings int) {
+	c := s.count(rule)
+	if c == nil {
+		s.counts = append(s.counts, ruleCount{rule: int32(rule)})
+		c = &s.counts[len(s.counts)-1]
+	}
+	c.fires += int32(fires)
+	c.crossings += int32(crossings)
+}
+
+// SeqError reports a session whose records are not in seq order: within a
+// session, records must come in non-decreasing seq order.
+type SeqError struct {
+	Source    string
+	SessionID string
+	Seq, Prev int64
+}
+
+func (e *SeqError) Error() string {
+	src := e.Source
+	if src == "" {
+		src = "input"
+	}
+	return fmt.Sprintf("%s: session %q: seq %d comes after seq %d; records of a session must be in seq order", src, e.SessionID, e.Seq, e.Prev)
+}
+
+// replayer replays cases for one judge. It is owned by one goroutine: the
+// scratch buffers and session map are not shared.
+type replayer struct {
+	p        *Policy
+	j        judge.Judge
+	id       judge.Identity
+	idStr    string
+	runID    string
+	timeout  time.Duration
+	counters *counters
+
+	sessions map[uint64]sessionState
+	facts    facts
+	fp       fingerprinter
+	pending  []pendingRule
+	crossed  []int
+	rowRules []*Rule // the rule of each result row
+}
+
+type pendingRule struct {
+	rule *Rule
+	row  int
+}
+
+func newReplayer(p *Policy, j judge.Judge, id judge.Identity, opts *Options, c *counters) *replayer {
+	return &replayer{p: p, j: j, id: id, idStr: id.String(), runID: opts.RunID, timeout: opts.Timeout,
+		counters: c, sessions: map[uint64]sessionState{}}
+}
+
+// actionRank orders gate actions (DESIGN §4.6); higher wins.
+func actionRank(a string) int {
+	switch a {
+	case ActionStopTask:
+		return 5
+	case ActionDenyCurrentTool:
+		return 4
+	case ActionRequestApproval:
+		return 3
+	case ActionInjectInstruction:
+		return 2
+	case ActionAuditOnly, ActionNotifyAdmin:
+		return 1
+	}
+	return 0
+}
+
+// replay runs DESIGN §4 steps 1–7 for one case. It returns an error only for
+// a seq-order violation or when ctx was cancelled during a judge call (the
+// result would be an artefact of the cancellation).
+func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Result, error) {
+	st := e.sessions[h]
+	if st.seen && c.Seq < st.lastSeq {
+		return nil, &SeqError{Source: c.Source, SessionID: sessionID(c), Seq: c.Seq, Prev: st.lastSeq}
+	}
+	st.seen, st.lastSeq = true, c.Seq
+
+	f := &e.facts
+	f.reset(c, e.p.Categories)
+	res := &Result{
+		RunID: e.runID, CaseID: c.ID, SessionID: sessionID(c), Seq: c.Seq,
+		Judge: e.idStr, Model: e.id.Model, ModelDigest: e.id.Digest, PromptVersion: e.id.PromptVersion,
+		Permission: PermissionOff, ExpectedAction: c.ExpectedAction, ApprovalOutcome: c.ApprovalOutcome,
+		Tags: c.Tags,
+	}
+	if e.p.Permissions != nil {
+		prim, _ := f.primary()
+		res.Permission = e.p.Permissions.Decide(c.Tool.Name, prim)
+	}
+
+	// 1. Scope, 3. deterministic rules and boundary state.
+	hook := c.HookPoint
+	if hook == "" {
+		hook = "tool.before"
+	}
+	e.pending = e.pending[:0]
+	e.crossed = e.crossed[:0]
+	e.rowRules = e.rowRules[:0]
+	approved := f.approval == "approved"
+	fpReady := false
+	for _, r := range e.p.Rules {
+		if !e.inScope(r, c, hook, &st) {
+			continue
+		}
+		if !fpReady {
+			e.fp.setCall(sessionID(c), c.Piece, c.Movement, c.Tool.Name, c.Tool.Arguments)
+			fpReady = true
+		}
+		if res.Rules == nil {
+			res.Rules = make([]RuleResult, 0, len(e.p.Rules))
+		}
+		e.rowRules = append(e.rowRules, r)
+		rr := RuleResult{
+			RuleID: r.ID, RuleVersion: r.Version, Class: r.Class, Label: c.Labels[r.ID],
+			Action: r.Action, Status: string(judge.StatusOK), Call: -1,
+			Fingerprint: e.fp.sum(r.ID, r.Version),
+		}
+		if r.Baseline != nil {
+			rr.BaselineResult = matchResult(r.Baseline.match(f))
+		}
+		if approvedFingerprint(c, rr.Fingerprint) {
+			rr.Source = SourceScope
+			res.Rules = append(res.Rules, rr)
+			continue
+		}
+		rr.Source = SourceDeterministic
+		whenOK := r.When == nil || r.When.match(f)
+		switch {
+		case r.Boundary != nil:
+			rr.Action = boundaryAction(r.Boundary, 0)
+			rr.Result = string(judge.NoMatch)
+			if whenOK && !approved && crosses(r.Boundary.Kind, f) {
+				e.crossed = append(e.crossed, r.index)
+				if a := boundaryAction(r.Boundary, st.crossings(r.index)+1); a != "" {
+					rr.Action, rr.Fired, rr.Result = a, true, string(judge.Match)
+				}
+			}
+		case r.Condition == "" || !whenOK:
+			rr.Result = matchResult(whenOK)
+			rr.Fired = whenOK
+		default:
+			e.pending = append(e.pending, pendingRule{rule: r, row: len(res.Rules)})
+		}
+		res.Rules = append(res.Rules, rr)
+	}
+	res.RulesInScope = len(res.Rules)
+
+	// 4–5. Judge calls and the failure policy.
+	if len(e.pending) > 0 {
+		if err := e.judgeRules(ctx, c, res, &st); err != nil {
+			return nil, err
+		}
+	}
+
+	// 6. Resolution: the permissions layer first, never relaxed by rules.
+	gate := ActionAllow
+	switch res.Permission {
+	case PermissionDeny:
+		gate = ActionDenyCurrentTool
+	case PermissionAsk:
+		gate = ActionRequestApproval
+	}
+	for i := range res.Rules {
+		rr := &res.Rules[i]
+		if rr.Fired && actionRank(rr.Action) > actionRank(gate) {
+			gate = rr.Action
+		}
+	}
+	res.GateAction = gate
+
+	// 7. State, in seq order (the caller replays a session's cases in order).
+	for i := range res.Rules {
+		rr := &res.Rules[i]
+		if !rr.Fired {
+			continue
+		}
+		if r := e.rowRules[i]; r.tracked {
+			st.add(r.index, 1, 0)
+		}
+	}
+	for _, idx := range e.crossed {
+		st.add(idx, 0, 1)
+	}
+	e.sessions[h] = st
+	return res, nil
+}
+
+func (e *replayer) inScope(r *Rule, c *datasets.Case, hook string, st *sessionState) bool {
+	if len(r.HookPoints) > 0 && !contains(r.HookPoints, hook) {
+		return false
+	}
+	if len(r.Categories) > 0 && !contains(r.Categories, e.facts.category) {
+		return false
+	}
+	if len(r.Tools) > 0 && !containsFold(r.Tools, c.Tool.Name) {
+		return false
+	}
+	if len(r.Pieces) > 0 && !contains(r.Pieces, c.Piece) {
+		return false
+	}
+	if len(r.Movements) > 0 && !contains(r.Movements, c.Movement) {
+		return false
+	}
+	if r.MaxFires > 0 && st.fires(r.index) >= r.MaxFires {
+		return false
+	}
+	return true
+}
+
+// crosses reports whether the call crosses a boundary: a network call, or a
+// write (file_change, data_deletion) or command whose path resolves outside
+// the workspace (seed 002).
+func crosses(kind string, f *facts) bool {
+	if kind == BoundaryNetwork {
+		return f.isNetwork()
+	}
+	switch f.category {
+	case "file_change", "data_deletion", "command_execution":
+		return f.outsideWorkspace()
+	}
+	return false
+}
+
+// boundaryAction is the action at the n-th crossing; n = 0 gives the
+// rule's first action (used for rows that did not fire).
+func boundaryAction(b *Boundary, n int) string {
+	if n == 0 {
+		if b.ReviewAt > 0 {
+			return ActionRequestApproval
+		}
+		return ActionStopTask
+	}
+	if b.PauseAt > 0 && n >= b.PauseAt {
+		return ActionStopTask
+	}
+	if b.ReviewAt > 0 && n >= b.ReviewAt {
+		return ActionRequestApproval
+	}
+	return ""
+}
+
+func approvedFingerprint(c *datasets.Case, fp string) bool {
+	for _, a := range c.Context.ApprovedFingerprints {
+		if a == fp {
+			return true
+		}
+	}
+	return false
+}
+
+func matchResult(ok bool) string {
+	if ok {
+		return string(judge.Match)
+	}
+	return string(judge.NoMatch)
+}
+
+func sessionID(c *datasets.Case) string {
+	if c.SessionID != "" {
+		return c.SessionID
+	}
+	return c.ID
+}
+
+// statusRank orders call statuses from best to worst.
+func statusRank(s string) int {
+	switch s {
+	case string(judge.StatusInvalid):
+		return 1
+	case string(judge.StatusTimeout):
+		return 2
+	case string(judge.StatusError):
+		return 3
+	}
+	return 0
+}
+
+// judgeRules sends the pending rules in calls of at most MaxRulesPerCall.
+func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result, st *sessionState) error {
+	res.JudgeCalled = true
+	res.RulesJudged = len(e.pending)
+	recorded := recordings(c)
+	fires := func(r *Rule) int { return st.fires(r.index) }
+	var live float64
+	hasLive := false
+	allCached := true
+	chunk := make([]*Rule, 0, min(len(e.pending), e.p.MaxRulesPerCall))
+	for start := 0; start < len(e.pending); start += e.p.MaxRulesPerCall {
+		batch := e.pending[start:min(len(e.pending), start+e.p.MaxRulesPerCall)]
+		chunk = chunk[:0]
+		for _, pr := range batch {
+			chunk = append(chunk, pr.rule)
+		}
+		req := judge.Request{Input: buildInput(c, e.facts.category, chunk, fires), Recorded: recorded}
+		resp := e.call(ctx, req)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		status := resp.Status
+		if status == "" || status == judge.StatusUnknown {
+			status = judge.StatusOK
+		}
+		call := Call{
+			Rules: len(batch), Status: string(status), Error: resp.Error,
+			LatencyMS: durationMS(resp.Latency), Cached: resp.Cached, Attempts: resp.Attempts,
+			ServerTotalMS: optMS(resp.Server.Total), ServerLoadMS: optMS(resp.Server.Load),
+			ServerPromptEvalMS: optMS(resp.Server.PromptEval), ServerEvalMS: optMS(resp.Server.Eval),
+			PromptTokens: optInt(resp.Server.PromptTokens), CompletionTokens: optInt(resp.Server.CompletionTokens),
+		}
+		callIdx := len(res.Calls)
+		res.Calls = append(res.Calls, call)
+		e.counters.calls.Add(1)
+		if resp.Cached {
+			e.counters.cacheHits.Add(1)
+		} else {
+			allCached = false
+			hasLive = true
+			live += call.LatencyMS
+		}
+		if status.Failed() {
+			e.counters.failures.Add(1)
+		}
+		if statusRank(call.Status) >= statusRank(res.Status) {
+			res.Status = call.Status
+		}
+		source := SourceJudge
+		if resp.Cached {
+			source = SourceCache
+		}
+		for _, pr := range batch {
+			rr := &res.Rules[pr.row]
+			rr.Call = callIdx
+			if status.Failed() {
+				rr.Status, rr.Error = string(status), resp.Error
+				e.failurePolicy(rr, pr.rule)
+				continue
+			}
+			d, ok := findDecision(resp.Decisions, pr.rule.ID)
+			switch {
+			case !ok:
+				// The judge (a recording made under an older policy) has no
+				// answer for this rule: left out of rates, never fired.
+				rr.Source, rr.Status, rr.Result = source, string(judge.StatusMissing), string(judge.Unknown)
+			case d.Result == judge.Match || d.Result == judge.NoMatch:
+				rr.Source, rr.Result, rr.Confidence = source, string(d.Result), d.Confidence
+				rr.Fired = d.Result == judge.Match
+			default:
+				rr.Status, rr.Confidence = string(judge.StatusUnknown), d.Confidence
+				e.failurePolicy(rr, pr.rule)
+			}
+		}
+	}
+	res.CacheHit = allCached && len(res.Calls) > 0
+	if hasLive {
+		res.LatencyMS = &live
+	}
+	return nil
+}
+
+func (e *replayer) call(ctx context.Context, req judge.Request) judge.Response {
+	if e.timeout <= 0 {
+		return e.j.Judge(ctx, req)
+	}
+	cctx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	return e.j.Judge(cctx, req)
+}
+
+// failurePolicy decides a rule whose judge call failed or answered unknown
+// (DESIGN §4.5, seed 000 §6.4). stop_task, audit_only, inject_instruction
+// and notify_admin never fire on a failure, nor do style, audit, stop and
+// always rules; a dangerous rule falls back to its baseline, else its
+// `when` (which held); an approval rule with a `when` asks for approval.
+func (e *replayer) failurePolicy(rr *RuleResult, r *Rule) {
+	rr.Source, rr.Result, rr.Fired = SourceFailure, string(judge.Unknown), false
+	switch r.Class {
+	case ClassApproval:
+		if r.When != nil {
+			rr.Fired, rr.Action = true, ActionRequestApproval
+		}
+	case ClassDangerous:
+		if r.Action != ActionDenyCurrentTool && r.Action != ActionRequestApproval {
+			return
+		}
+		switch {
+		case r.Baseline != nil:
+			rr.Fired = rr.BaselineResult == string(judge.Match)
+		case r.When != nil:
+			rr.Fired = true
+		}
+	}
+}
+
+func findDecision(ds []judge.Decision, id string) (judge.Decision, bool) {
+	for _, d := range ds {
+		if d.RuleID == id {
+			return d, true
+		}
+	}
+	return judge.Decision{}, false
+}
+
+// recordings converts the case's recorded calls for the recorded judge.
+func recordings(c *datasets.Case) []judge.Recording {
+	if len(c.Recorded) == 0 {
+		return nil
+	}
+	out := make([]judge.Recording, len(c.Recorded))
+	for i, r := range c.Recorded {
+		st := judge.Status(r.Status)
+		if st == "" {
+			st = judge.StatusOK
+		}
+		ds := make([]judge.Decision, len(r.Decisions))
+		for k, d := range r.Decisions {
+			ds[k] = judge.Decision{RuleID: d.RuleID, Result: judge.Result(d.Result), Confidence: d.Confidence}
+		}
+		out[i] = judge.Recording{Judge: r.Judge, LatencyMS: r.LatencyMS, Status: st, Error: r.Error, Decisions: ds}
+	}
+	return out
+}
+
+func durationMS(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func optMS(d time.Duration) *float64 {
+	if d == 0 {
+		return nil
+	}
+	v := durationMS(d)
+	return &v
+}
+
+func optInt(n int) *int64 {
+	if n == 0 {
+		return nil
+	}
+	v := int64(n)
+	return &v
+}

@@ -1,0 +1,118 @@
+package replay
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/judge"
+)
+
+const (
+	// maxRecentMessages is the conversation window a judge sees (seed 000 §6.1: 2–4 turns).
+	maxRecentMessages = 4
+	// summaryRunes bounds arguments_summary.
+	summaryRunes = 200
+	// maxValueRunes bounds each string sent to a judge (a Write tool's file
+	// content can be megabytes; the judge input is an external boundary).
+	maxValueRunes = 2000
+)
+
+// BuildInput builds the judge input for rules of case c (seed 000 §6.1) from
+// an allow-list of fields: piece, movement, hook point, tool name and
+// category, masked arguments and their one-line summary, the masked latest
+// user message and last four messages, the session's earlier fire counts of
+// the asked rules (sorted by rule id) and the approval state. Rule actions,
+// instruction texts, labels, tags, workspace and recordings are never
+// copied. fires maps rule id → fires earlier in the session.
+func BuildInput(c *datasets.Case, rules []*Rule, fires map[string]int) judge.Input {
+	return buildInput(c, effectiveCategory(c, nil), rules, func(r *Rule) int { return fires[r.ID] })
+}
+
+func buildInput(c *datasets.Case, category string, rules []*Rule, fires func(*Rule) int) judge.Input {
+	in := judge.Input{Version: judge.SchemaVersion}
+	in.Rules = make([]judge.Rule, len(rules))
+	prev := make([]judge.RuleFires, len(rules))
+	for i, r := range rules {
+		in.Rules[i] = judge.Rule{ID: r.ID, Condition: r.Condition}
+		prev[i] = judge.RuleFires{RuleID: r.ID, Count: fires(r)}
+	}
+	slices.SortFunc(prev, func(a, b judge.RuleFires) int { return strings.Compare(a.RuleID, b.RuleID) })
+
+	args, _ := truncateValues(MaskValue(c.Tool.Arguments)).(map[string]any)
+	if args == nil {
+		args = map[string]any{}
+	}
+	var f facts
+	f.reset(c, nil)
+	prim, _ := f.primary()
+	hook := c.HookPoint
+	if hook == "" {
+		hook = "tool.before"
+	}
+	in.Current = judge.Current{
+		Piece: c.Piece, Movement: c.Movement, HookPoint: hook,
+		Tool: judge.Tool{
+			Name: c.Tool.Name, Category: category,
+			ArgumentsSummary: oneLine(MaskString(prim), summaryRunes),
+			Arguments:        args,
+		},
+	}
+	msgs := c.Context.RecentMessages
+	if len(msgs) > maxRecentMessages {
+		msgs = msgs[len(msgs)-maxRecentMessages:]
+	}
+	recent := make([]judge.Message, len(msgs))
+	for i, m := range msgs {
+		recent[i] = judge.Message{Role: m.Role, Content: truncateRunes(MaskString(m.Content), maxValueRunes)}
+	}
+	approval := c.Context.ApprovalState
+	if approval == "" {
+		approval = "none"
+	}
+	in.Context = judge.InContext{
+		LatestUserMessage: truncateRunes(MaskString(c.Context.LatestUserMessage), maxValueRunes),
+		RecentMessages:    recent,
+		PreviousRuleFires: prev,
+		ApprovalState:     approval,
+	}
+	return in
+}
+
+// truncateValues bounds every string of an (already copied) value in place.
+func truncateValues(v any) any {
+	switch v := v.(type) {
+	case string:
+		return truncateRunes(v, maxValueRunes)
+	case map[string]any:
+		for k, e := range v {
+			v[k] = truncateValues(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = truncateValues(e)
+		}
+	}
+	return v
+}
+
+// truncateRunes cuts s to at most n runes, marking the cut with "…".
+func truncateRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i] + "…"
+		}
+		count++
+	}
+	return s
+}
+
+// oneLine collapses whitespace runs (newlines included) to single spaces
+// and truncates to n runes.
+func oneLine(s string, n int) string {
+	return truncateRunes(strings.Join(strings.Fields(s), " "), n)
+}

@@ -1,0 +1,302 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/judge"
+)
+
+// DefaultConcurrency is the number of sessions in flight per judge when
+// Options.Concurrency is 0.
+const DefaultConcurrency = 4
+
+const (
+	// blockSize is how many cases are read, dispatched and emitted together;
+	// blocksInFlight bounds how many blocks exist at once, so memory is
+	// bounded by blockSize·blocksInFlight cases whatever the input size.
+	blockSize      = 256
+	blocksInFlight = 8
+)
+
+// Options configure Run.
+type Options struct {
+	RunID string
+	// Concurrency is the number of sessions replayed at once per judge
+	// (each worker owns the sessions that hash to it); 0 = DefaultConcurrency.
+	Concurrency int
+	// Timeout bounds each judge call; 0 = no limit beyond ctx.
+	Timeout time.Duration
+	// Progress, when set, is called every ProgressInterval (default 1 s)
+	// from one goroutine, and once at the end.
+	Progress         func(ProgressStats)
+	ProgressInterval time.Duration
+}
+
+// RunStats count what a run did.
+type RunStats struct {
+	Cases     int64 // cases emitted (each with one result per judge)
+	Results   int64 // results emitted
+	Calls     int64 // judge calls made, cache hits included
+	CacheHits int64
+	Failures  int64 // calls with status invalid, timeout or error
+}
+
+// ProgressStats is a progress snapshot.
+type ProgressStats struct {
+	RunStats
+	Elapsed time.Duration
+}
+
+type counters struct {
+	calls, cacheHits, failures atomic.Int64
+}
+
+type block struct {
+	cases   []*datasets.Case
+	hashes  []uint64
+	results []*Result // [case*judges + judge]
+	errs    []error   // same indexing
+	parts   [][]int32 // per worker: case indexes in order
+	pending atomic.Int32
+	done    chan struct{}
+}
+
+// Run replays the cases returned by next through the policy with every
+// judge and calls emit with each result, in input order: case by case, and
+// for each case judge by judge, so the output is identical at any
+// concurrency. Sessions replay concurrently; a session's cases replay in
+// input order (which must be seq order: a session whose seq goes backwards
+// stops the run with a *SeqError naming the case's file:line). Per judge,
+// opts.Concurrency workers each own the sessions that hash to them; judges
+// run in parallel.
+//
+// Run stops at the first error from emit, at a seq-order error, or when ctx
+// is cancelled (returning ctx.Err()); whatever was emitted stays emitted and
+// nothing after it is. next is called from one goroutine.
+func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), judges []judge.Judge, opts Options, emit func(*Result) error) (RunStats, error) {
+	if p == nil {
+		return RunStats{}, errors.New("replay: no policy")
+	}
+	if len(judges) == 0 {
+		return RunStats{}, errors.New("replay: no judge (use the none judge for deterministic-only runs)")
+	}
+	nw := opts.Concurrency
+	if nw <= 0 {
+		nw = DefaultConcurrency
+	}
+	nj := len(judges)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var cnt counters
+	var emitted, results atomic.Int64
+	snapshot := func() RunStats {
+		return RunStats{Cases: emitted.Load(), Results: results.Load(), Calls: cnt.calls.Load(),
+			CacheHits: cnt.cacheHits.Load(), Failures: cnt.failures.Load()}
+	}
+
+	var wg sync.WaitGroup
+	queues := make([][]chan *block, nj)
+	for j, jd := range judges {
+		id := jd.Identity()
+		queues[j] = make([]chan *block, nw)
+		for w := range nw {
+			q := make(chan *block, blocksInFlight+2)
+			queues[j][w] = q
+			rep := newReplayer(p, jd, id, &opts, &cnt)
+			wg.Go(func() { work(ctx, rep, q, j, w, nj) })
+		}
+	}
+
+	free := make(chan *block, blocksInFlight+2)
+	ordered := make(chan *block, blocksInFlight)
+	wg.Go(func() {
+		defer func() {
+			close(ordered)
+			for _, qs := range queues {
+				for _, q := range qs {
+					close(q)
+				}
+			}
+		}()
+		for ctx.Err() == nil {
+			var b *block
+			select {
+			case b = <-free:
+			default:
+				b = &block{parts: make([][]int32, nw)}
+			}
+			b.cases, b.hashes = b.cases[:0], b.hashes[:0]
+			for len(b.cases) < blockSize {
+				c, ok := next()
+				if !ok {
+					break
+				}
+				b.cases = append(b.cases, c)
+				b.hashes = append(b.hashes, sessionHash(sessionID(c)))
+			}
+			n := len(b.cases)
+			if n == 0 {
+				return
+			}
+			b.results = resize(b.results, n*nj)
+			b.errs = resize(b.errs, n*nj)
+			for w := range b.parts {
+				b.parts[w] = b.parts[w][:0]
+			}
+			for i, h := range b.hashes {
+				w := h % uint64(nw)
+				b.parts[w] = append(b.parts[w], int32(i))
+			}
+			busy := 0
+			for _, part := range b.parts {
+				if len(part) > 0 {
+					busy++
+				}
+			}
+			b.pending.Store(int32(busy * nj))
+			b.done = make(chan struct{})
+			select {
+			case ordered <- b:
+			case <-ctx.Done():
+				return
+			}
+			for j := range queues {
+				for w, part := range b.parts {
+					if len(part) == 0 {
+						continue
+					}
+					select {
+					case queues[j][w] <- b:
+					case <-ctx.Done():
+						return
+					}
+				}
+			}
+			if n < blockSize {
+				return
+			}
+		}
+	})
+
+	var progressDone chan struct{}
+	start := time.Now()
+	if opts.Progress != nil {
+		progressDone = make(chan struct{})
+		interval := opts.ProgressInterval
+		if interval <= 0 {
+			interval = time.Second
+		}
+		stop := make(chan struct{})
+		defer func() {
+			close(stop)
+			<-progressDone
+			opts.Progress(ProgressStats{RunStats: snapshot(), Elapsed: time.Since(start)})
+		}()
+		go func() {
+			defer close(progressDone)
+			t := time.NewTicker(interval)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					opts.Progress(ProgressStats{RunStats: snapshot(), Elapsed: time.Since(start)})
+				case <-stop:
+					return
+				}
+			}
+		}()
+	}
+
+	err := func() error {
+		for b := range ordered {
+			select {
+			case <-b.done:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			for i := range b.cases {
+				for j := range nj {
+					if e := b.errs[i*nj+j]; e != nil {
+						return e
+					}
+				}
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				for j := range nj {
+					r := b.results[i*nj+j]
+					if r == nil {
+						if err := ctx.Err(); err != nil {
+							return err
+						}
+						return errors.New("replay: internal error: a case has no result")
+					}
+					if err := emit(r); err != nil {
+						return err
+					}
+					results.Add(1)
+				}
+				emitted.Add(1)
+			}
+			clear(b.results)
+			clear(b.errs)
+			clear(b.cases)
+			select {
+			case free <- b:
+			default:
+			}
+		}
+		return ctx.Err()
+	}()
+	cancel()
+	// Drain so the reader is never stuck on a full ordered channel.
+	for range ordered {
+	}
+	wg.Wait()
+	return snapshot(), err
+}
+
+func work(ctx context.Context, rep *replayer, q <-chan *block, j, w, nj int) {
+	for b := range q {
+		if ctx.Err() == nil {
+			for _, i := range b.parts[w] {
+				res, err := rep.replay(ctx, b.cases[i], b.hashes[i])
+				if err != nil {
+					b.errs[int(i)*nj+j] = err
+					if ctx.Err() != nil {
+						break
+					}
+					continue
+				}
+				b.results[int(i)*nj+j] = res
+			}
+		}
+		if b.pending.Add(-1) == 0 {
+			close(b.done)
+		}
+	}
+}
+
+func resize[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
+}
+
+// sessionHash is FNV-1a 64 of the session id: it picks the worker and keys
+// the session's state.
+func sessionHash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
