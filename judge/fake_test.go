@@ -31,7 +31,7 @@ type fakeServer struct {
 	*httptest.Server
 	mu     sync.Mutex
 	bodies [][]byte
-	paths  []string
+	auth   []string
 	reply  replyFunc
 }
 
@@ -43,7 +43,7 @@ func (f *fakeServer) record(r *http.Request) ([]byte, int, map[string]any, error
 	f.mu.Lock()
 	n := len(f.bodies)
 	f.bodies = append(f.bodies, b)
-	f.paths = append(f.paths, r.URL.Path)
+	f.auth = append(f.auth, r.Header.Get("Authorization"))
 	f.mu.Unlock()
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -145,6 +145,40 @@ func newFakeOllama(t *testing.T, rf replyFunc) *fakeServer {
 		}
 		content, _ := json.Marshal(rep.content) // a string always encodes
 		fmt.Fprintf(w, `{"model":"qwen2.5:3b","created_at":"2026-07-24T10:00:00.123Z","message":{"role":"assistant","content":%s},"done_reason":"stop","done":true,"total_duration":412500000,"load_duration":12000000,"prompt_eval_count":231,"prompt_eval_duration":150000000,"eval_count":48,"eval_duration":240000000}`+"\n", content)
+	})
+	f.Server = httptest.NewServer(mux)
+	t.Cleanup(f.Close)
+	return f
+}
+
+// newFakeOpenAI serves /v1/chat/completions and /v1/models like an
+// OpenAI-compatible server.
+func newFakeOpenAI(t *testing.T, rf replyFunc) *fakeServer {
+	t.Helper()
+	f := &fakeServer{reply: rf}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"object":"list","data":[{"id":"judge-small","object":"model","created":1753351200,"owned_by":"vllm"},{"id":"judge-large","object":"model","created":1753351200,"owned_by":"vllm"}]}`)
+	})
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		_, n, body, err := f.record(r)
+		w.Header().Set("Content-Type", "application/json")
+		if err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"error":{"message":%q,"type":"invalid_request_error"}}`, err.Error())
+			return
+		}
+		rep := f.reply(n, body)
+		wait(r, rep.delay)
+		if rep.status != 0 && rep.status != http.StatusOK {
+			w.WriteHeader(rep.status)
+		}
+		if rep.raw != "" {
+			fmt.Fprint(w, rep.raw)
+			return
+		}
+		content, _ := json.Marshal(rep.content) // a string always encodes
+		fmt.Fprintf(w, `{"id":"chatcmpl-%d","object":"chat.completion","created":1753351200,"model":%q,"system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"message":{"role":"assistant","content":%s,"refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":231,"completion_tokens":48,"total_tokens":279}}`, n, body["model"], content)
 	})
 	f.Server = httptest.NewServer(mux)
 	t.Cleanup(f.Close)

@@ -325,8 +325,10 @@ func (l *modeLadder) stepDown(mode, why string) bool {
 	return true
 }
 
-func (l *modeLadder) isConfirmed() bool {
+// confirmedIn reports whether a call already succeeded in mode, which is
+// then known to be supported.
+func (l *modeLadder) confirmedIn(mode string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.confirmed
+	return l.mode == mode && l.confirmed
 }

@@ -237,7 +237,7 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 		resp, retry = httpFailed(hresp.StatusCode, msg)
 		code := hresp.StatusCode
 		refused = mode != ModeNone && (code == http.StatusBadRequest || code == http.StatusUnprocessableEntity) &&
-			(mentionsFormat(msg) || !o.modes.isConfirmed())
+			(mentionsFormat(msg) || !o.modes.confirmedIn(mode))
 		return resp, retry, refused
 	}
 	var r openAIResponse

@@ -1,0 +1,265 @@
+package judge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func openOpenAI(t *testing.T, f *fakeServer, cfg Config) *OpenAI {
+	t.Helper()
+	cfg.OpenAIBaseURL = f.URL + "/v1"
+	j, err := Open(context.Background(), "openai:judge-small", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j.(*OpenAI)
+}
+
+func TestOpenAIJudge(t *testing.T) {
+	t.Setenv("APEVAL_TEST_KEY", "sk-test-123")
+	f := newFakeOpenAI(t, echoReply)
+	o := openOpenAI(t, f, Config{OpenAIKeyEnv: "APEVAL_TEST_KEY"})
+	if got := o.Identity().String(); got != "openai/judge-small+p1" {
+		t.Fatalf("identity %q", got)
+	}
+	resp := o.Judge(context.Background(), twoRules())
+	want := []Decision{{RuleID: "rule-12", Result: Match, Confidence: ptr(0.75)}, {RuleID: "rule-18", Result: NoMatch, Confidence: ptr(0.75)}}
+	if resp.Status != StatusOK || !equalDecisions(resp.Decisions, want) || resp.Attempts != 1 || resp.Latency <= 0 {
+		t.Fatalf("response %+v", resp)
+	}
+	if resp.Server.PromptTokens != 231 || resp.Server.CompletionTokens != 48 {
+		t.Fatalf("usage %+v", resp.Server)
+	}
+	if f.auth[0] != "Bearer sk-test-123" {
+		t.Fatalf("authorization %q", f.auth[0])
+	}
+	var body struct {
+		Model          string
+		Temperature    *float64
+		Seed           *int
+		Stream         *bool
+		ResponseFormat struct {
+			Type       string
+			JSONSchema struct {
+				Name   string
+				Strict bool
+				Schema json.RawMessage
+			} `json:"json_schema"`
+		} `json:"response_format"`
+		Messages []struct{ Role, Content string }
+	}
+	if err := json.Unmarshal(f.requests()[0], &body); err != nil {
+		t.Fatalf("%v: %s", err, f.requests()[0])
+	}
+	if body.Model != "judge-small" || body.Temperature == nil || *body.Temperature != 0 ||
+		body.Seed == nil || *body.Seed != 42 || body.Stream == nil || *body.Stream {
+		t.Fatalf("model/temperature/seed/stream wrong: %s", f.requests()[0])
+	}
+	rf := body.ResponseFormat
+	if rf.Type != "json_schema" || rf.JSONSchema.Name != "judge_output" || !rf.JSONSchema.Strict {
+		t.Fatalf("response_format %+v", rf)
+	}
+	var gotSchema, wantSchema any
+	if err := json.Unmarshal(rf.JSONSchema.Schema, &gotSchema); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(OutputSchema([]string{"rule-12", "rule-18"}), &wantSchema); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gotSchema, wantSchema) {
+		t.Fatalf("schema %s", rf.JSONSchema.Schema)
+	}
+	if d := o.Details(); d["system_fingerprint"] != "fp_44709d6fcb" || d["structured_output"] != ModeJSONSchema || d["base_url"] != f.URL+"/v1" {
+		t.Fatalf("details %v", d)
+	}
+	ids, err := o.ListModels(context.Background())
+	if err != nil || !reflect.DeepEqual(ids, []string{"judge-small", "judge-large"}) {
+		t.Fatalf("models %v %v", ids, err)
+	}
+}
+
+func TestOpenAINoKey(t *testing.T) {
+	t.Setenv("APEVAL_TEST_KEY", "")
+	f := newFakeOpenAI(t, echoReply)
+	o := openOpenAI(t, f, Config{OpenAIKeyEnv: "APEVAL_TEST_KEY", Options: map[string]string{"temperature": "0.5", "max_tokens": "200"}})
+	if r := o.Judge(context.Background(), twoRules()); r.Status != StatusOK {
+		t.Fatalf("%+v", r)
+	}
+	if f.auth[0] != "" {
+		t.Fatalf("authorization sent without a key: %q", f.auth[0])
+	}
+	var body map[string]any
+	if err := json.Unmarshal(f.requests()[0], &body); err != nil {
+		t.Fatal(err)
+	}
+	if body["temperature"] != 0.5 || body["max_tokens"] != 200.0 || body["seed"] != 42.0 {
+		t.Fatalf("options not applied: %s", f.requests()[0])
+	}
+	if _, err := Open(context.Background(), "openai:m", Config{Options: map[string]string{"messages": "x"}}); err == nil {
+		t.Fatal("overriding messages accepted")
+	}
+}
+
+func TestOpenAIFailures(t *testing.T) {
+	content := func(s string) replyFunc { return func(int, map[string]any) reply { return reply{content: s} } }
+	raw := func(status int, s string) replyFunc {
+		return func(int, map[string]any) reply { return reply{status: status, raw: s} }
+	}
+	tests := []struct {
+		name     string
+		reply    replyFunc
+		retries  int
+		status   Status
+		errPart  string
+		attempts int
+	}{
+		{name: "http 500", reply: raw(500, `{"error":{"message":"internal error","type":"server_error"}}`), status: StatusError, errPart: "HTTP 500: internal error", attempts: 1},
+		{name: "http 500 retried", reply: raw(500, `{"error":{"message":"internal error"}}`), retries: 2, status: StatusError, attempts: 3},
+		{name: "401 neither retried nor a format refusal", reply: raw(401, `{"error":{"message":"Incorrect API key provided"}}`), retries: 2, status: StatusError, errPart: "HTTP 401: Incorrect API key", attempts: 1},
+		{name: "non-JSON answer", reply: content("rule-12: match"), status: StatusInvalid, errPart: "not a JSON object", attempts: 1},
+		{name: "unasked rule", reply: content(`{"version":1,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"match","confidence":1},{"rule_id":"rule-99","result":"no_match","confidence":1}]}`), status: StatusInvalid, errPart: `"rule-99" that was not asked`, attempts: 1},
+		{name: "missing rule", reply: content(`{"version":1,"decisions":[{"rule_id":"rule-18","result":"match","confidence":1}]}`), status: StatusInvalid, errPart: `no decision for rule "rule-12"`, attempts: 1},
+		{name: "version 2", reply: content(`{"version":2,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"match","confidence":1}]}`), status: StatusInvalid, errPart: "unsupported answer version 2", attempts: 1},
+		{name: "fenced answer accepted", reply: content("```json\n" + `{"version":1,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"unknown","confidence":0.5}]}` + "\n```"), status: StatusOK, attempts: 1},
+		{name: "no choices", reply: raw(200, `{"id":"x","choices":[]}`), status: StatusInvalid, errPart: "no choices", attempts: 1},
+		{name: "refusal", reply: raw(200, `{"choices":[{"message":{"role":"assistant","content":null,"refusal":"I can't help"}}]}`), status: StatusInvalid, errPart: "refused", attempts: 1},
+		{name: "body not JSON", reply: raw(200, `<html>bad gateway</html>`), status: StatusError, errPart: "malformed completion", attempts: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeOpenAI(t, tt.reply)
+			o := openOpenAI(t, f, Config{Retries: tt.retries})
+			resp := o.Judge(context.Background(), twoRules())
+			if resp.Status != tt.status || !strings.Contains(resp.Error, tt.errPart) || resp.Attempts != tt.attempts {
+				t.Fatalf("got %q %q attempts %d; want %q containing %q, %d attempts", resp.Status, resp.Error, resp.Attempts, tt.status, tt.errPart, tt.attempts)
+			}
+			if len(f.requests()) != tt.attempts {
+				t.Fatalf("%d requests for %d attempts", len(f.requests()), tt.attempts)
+			}
+			if o.StructuredMode() != ModeJSONSchema {
+				t.Fatalf("mode changed to %s", o.StructuredMode())
+			}
+		})
+	}
+}
+
+func TestOpenAITimeoutAndRefused(t *testing.T) {
+	f := newFakeOpenAI(t, func(int, map[string]any) reply { return reply{delay: 5 * time.Second} })
+	o := openOpenAI(t, f, Config{Timeout: 120 * time.Millisecond, Retries: 1})
+	resp := o.Judge(context.Background(), twoRules())
+	if resp.Status != StatusTimeout || resp.Attempts != 2 {
+		t.Fatalf("status %q attempts %d (%s)", resp.Status, resp.Attempts, resp.Error)
+	}
+	// Two timeouts and one 100 ms backoff.
+	if resp.Latency < 340*time.Millisecond || resp.Latency > 1500*time.Millisecond {
+		t.Fatalf("latency %v, want ≈ 2×120ms + 100ms", resp.Latency)
+	}
+	f.Close()
+	r := o.Judge(context.Background(), twoRules())
+	if r.Status != StatusError || !strings.Contains(r.Error, "connect") {
+		t.Fatalf("closed server: %q %q", r.Status, r.Error)
+	}
+}
+
+func TestOpenAIFormatFallback(t *testing.T) {
+	tests := []struct {
+		name    string
+		refuse  []string // response_format types the server refuses
+		mode    string
+		message string
+	}{
+		{name: "json_object", refuse: []string{"json_schema"}, mode: ModeJSONObject, message: "response_format json_schema is not supported"},
+		{name: "none", refuse: []string{"json_schema", "json_object"}, mode: ModeNone, message: "response_format is not supported by this model"},
+		{name: "first call with an unexplained 422", refuse: []string{"json_schema"}, mode: ModeJSONObject, message: "Unprocessable Entity"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeOpenAI(t, func(n int, body map[string]any) reply {
+				rf, _ := body["response_format"].(map[string]any)
+				for _, typ := range tt.refuse {
+					if rf != nil && rf["type"] == typ {
+						return reply{status: http.StatusUnprocessableEntity, raw: `{"error":{"message":"` + tt.message + `"}}`}
+					}
+				}
+				return echoReply(n, body)
+			})
+			var log syncBuffer
+			o := openOpenAI(t, f, Config{Log: &log})
+			// Concurrent first calls: the mode steps down once per level.
+			var wg sync.WaitGroup
+			for i := 0; i < 8; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if r := o.Judge(context.Background(), twoRules()); r.Status != StatusOK {
+						t.Errorf("%+v", r)
+					}
+				}()
+			}
+			wg.Wait()
+			if o.StructuredMode() != tt.mode {
+				t.Fatalf("mode %q, want %q", o.StructuredMode(), tt.mode)
+			}
+			if got := strings.Count(log.String(), "refused structured output"); got != len(tt.refuse) {
+				t.Fatalf("%d fallback warnings, want %d: %s", got, len(tt.refuse), log.String())
+			}
+			before := len(f.requests())
+			if r := o.Judge(context.Background(), twoRules()); r.Status != StatusOK {
+				t.Fatalf("%+v", r)
+			}
+			bodies := f.requests()
+			if len(bodies) != before+1 {
+				t.Fatal("a call after the fallback was refused again")
+			}
+			last := bodies[len(bodies)-1]
+			hasRF := bytes.Contains(last, []byte(`"response_format"`))
+			if (tt.mode == ModeNone) == hasRF {
+				t.Fatalf("mode %s but body %s", tt.mode, last)
+			}
+		})
+	}
+}
+
+func TestOpenAIConfirmedModeKept(t *testing.T) {
+	f := newFakeOpenAI(t, func(n int, body map[string]any) reply {
+		if n == 1 {
+			return reply{status: 400, raw: `{"error":{"message":"This model's maximum context length is 4096 tokens"}}`}
+		}
+		return echoReply(n, body)
+	})
+	o := openOpenAI(t, f, Config{})
+	if r := o.Judge(context.Background(), twoRules()); r.Status != StatusOK {
+		t.Fatalf("%+v", r)
+	}
+	if r := o.Judge(context.Background(), twoRules()); r.Status != StatusError || !strings.Contains(r.Error, "HTTP 400") {
+		t.Fatalf("%+v", r)
+	}
+	if o.StructuredMode() != ModeJSONSchema {
+		t.Fatalf("a 400 unrelated to the format dropped the mode to %s", o.StructuredMode())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
