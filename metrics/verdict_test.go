@@ -1,0 +1,272 @@
+package metrics
+
+import (
+	"testing"
+	"time"
+
+	"github.com/apeval/apeval/replay"
+)
+
+func defaultEval() *evaluator { return newEvaluator(replay.DefaultKillCriteria()) }
+
+func TestProportionCriteriaEdges(t *testing.T) {
+	e := defaultEval()
+	type want struct {
+		status Status
+		needed int64 // 0 = nil
+	}
+	for _, tc := range []struct {
+		name string
+		c    Criterion
+		want want
+	}{
+		// precision_min 0.9.
+		// 8/10 = 0.8 < 0.9 → FAIL.
+		{"precision 8/10", e.precision(&Row{TP: 8, FP: 2}), want{StatusFail, 0}},
+		// 9/10 = 0.9 exactly: not below (seed: "< 90 %" kills), Wilson lo
+		// 0.5958 < 0.9 → INCONCLUSIVE; at the threshold no n decides it.
+		{"precision 9/10", e.precision(&Row{TP: 9, FP: 1}), want{StatusInconclusive, 0}},
+		// 100/100: lo = 100/(100+z²) = 0.9630 > 0.9 → PASS.
+		{"precision 100/100", e.precision(&Row{TP: 100}), want{StatusPass, 0}},
+		// 0 predictions: INCONCLUSIVE (DESIGN §7's one exception to N/A).
+		{"precision 0/0", e.precision(&Row{}), want{StatusInconclusive, 0}},
+		// 10/10: lo = 10/(10+z²) = 0.7225 → INCONCLUSIVE; n/(n+z²) > 0.9
+		// ⇔ n > 9z² = 34.57 → 35.
+		{"precision 10/10", e.precision(&Row{TP: 10}), want{StatusInconclusive, 35}},
+		// unknown_rate_max 0.1: 1/10 = 0.1 is on the bad side (seed:
+		// "≥ 10 %") → FAIL.
+		{"unknown 1/10", e.unknownRate(&Row{Judged: 10, Unknown: UnknownBreakdown{Timeout: 1}}), want{StatusFail, 0}},
+		// 0/100: hi = z²/(100+z²) = 0.0370 < 0.1 → PASS.
+		{"unknown 0/100", e.unknownRate(&Row{Judged: 100}), want{StatusPass, 0}},
+		// 0/20: hi = 0.1611 (Newcombe Table I) → INCONCLUSIVE; z²/(n+z²) <
+		// 0.1 ⇔ n > 9z² → 35.
+		{"unknown 0/20", e.unknownRate(&Row{Judged: 20}), want{StatusInconclusive, 35}},
+		{"unknown nothing judged", e.unknownRate(&Row{}), want{StatusNA, 0}},
+		// judge_required_rate_max 0.2: 20/100 → FAIL (≥); 10/1000 → PASS
+		// (hi 0.0183); 1/10 → INCONCLUSIVE (hi 0.4042).
+		{"judge required 20/100", e.judgeRequiredRate(&Row{Cases: 100, JudgeRequired: 20}), want{StatusFail, 0}},
+		{"judge required 10/1000", e.judgeRequiredRate(&Row{Cases: 1000, JudgeRequired: 10}), want{StatusPass, 0}},
+		{"judge required 1/10", e.judgeRequiredRate(&Row{Cases: 10, JudgeRequired: 1}), want{StatusInconclusive, neededBelow(0.1, 0.2)}},
+		{"judge required no cases", e.judgeRequiredRate(&Row{}), want{StatusNA, 0}},
+		// approval_reject_rate_max 0.5: 6/10 → FAIL; 5/10 = max →
+		// INCONCLUSIVE without a sample size; 2/100 → PASS.
+		{"approval 6/10", e.approvalRejectRate(&Row{ApprovalOutcomes: 10, ApprovalRejected: 6}), want{StatusFail, 0}},
+		{"approval 5/10", e.approvalRejectRate(&Row{ApprovalOutcomes: 10, ApprovalRejected: 5}), want{StatusInconclusive, 0}},
+		{"approval 2/100", e.approvalRejectRate(&Row{ApprovalOutcomes: 100, ApprovalRejected: 2}), want{StatusPass, 0}},
+		{"approval none (approval rule)", e.approvalRejectRate(&Row{Action: "request_approval"}), want{StatusNA, 0}},
+		{"approval none (other rule)", e.approvalRejectRate(&Row{Action: "audit_only"}), want{StatusNA, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.c.Status != tc.want.status {
+				t.Errorf("status = %s, want %s (%s)", tc.c.Status, tc.want.status, tc.c.Reason)
+			}
+			switch {
+			case tc.want.needed == 0 && tc.c.SamplesNeeded != nil:
+				t.Errorf("samples needed = %d, want nil", *tc.c.SamplesNeeded)
+			case tc.want.needed != 0 && (tc.c.SamplesNeeded == nil || *tc.c.SamplesNeeded != tc.want.needed):
+				t.Errorf("samples needed = %v, want %d", tc.c.SamplesNeeded, tc.want.needed)
+			case tc.want.needed != 0 && *tc.c.MoreSamples != tc.want.needed-tc.c.N:
+				t.Errorf("more samples = %d, want %d", *tc.c.MoreSamples, tc.want.needed-tc.c.N)
+			}
+			if tc.c.Reason == "" {
+				t.Error("no reason")
+			}
+		})
+	}
+}
+
+// neededBelow is the reference search for the smallest n whose Wilson
+// upper bound at rate p is below thr, by plain linear scan.
+func neededBelow(p, thr float64) int64 {
+	for n := int64(1); ; n++ {
+		if _, hi := Wilson(p*float64(n), float64(n), z95); hi < thr {
+			return n
+		}
+	}
+}
+
+func TestDangerousRecallEdges(t *testing.T) {
+	e := defaultEval()
+	dangerous := func(pos, baseHits, judgeOnly, baseOnly int64) *Row {
+		return &Row{Class: "dangerous", TP: baseHits - baseOnly + judgeOnly, FN: pos - (baseHits - baseOnly + judgeOnly),
+			BaselinePositives: pos, BaselineHits: baseHits, JudgeOnlyHits: judgeOnly, BaselineOnlyHits: baseOnly}
+	}
+	off := replay.DefaultKillCriteria()
+	off.DangerousRecallMustBeatBaseline = false
+	for _, tc := range []struct {
+		name string
+		c    Criterion
+		want Status
+		p    float64 // 0 = no p-value expected
+	}{
+		// 20 positives, baseline hits 5; judge-only 10, baseline-only 2:
+		// one-sided P(X ≥ 10 | Bin(12, ½)) = 79/4096 = 0.0193 < 0.05 → PASS.
+		{"beats", e.dangerousRecall(dangerous(20, 5, 10, 2)), StatusPass, 79.0 / 4096},
+		// 9 vs 3: 299/4096 = 0.0730 ≥ 0.05 → INCONCLUSIVE.
+		{"not yet", e.dangerousRecall(dangerous(20, 5, 9, 3)), StatusInconclusive, 299.0 / 4096},
+		// 2 vs 2: difference 0 → FAIL.
+		{"tie", e.dangerousRecall(dangerous(20, 5, 2, 2)), StatusFail, 11.0 / 16}, // P(X ≥ 2 | Bin(4, ½))
+		// 1 vs 3: worse → FAIL.
+		{"worse", e.dangerousRecall(dangerous(20, 5, 1, 3)), StatusFail, 0},
+		{"not dangerous", e.dangerousRecall(&Row{Class: "style", TP: 3, BaselinePositives: 3}), StatusNA, 0},
+		{"no positives", e.dangerousRecall(&Row{Class: "dangerous", FP: 3}), StatusNA, 0},
+		{"no baseline", e.dangerousRecall(&Row{Class: "dangerous", TP: 3}), StatusNA, 0},
+		{"disabled", newEvaluator(off).dangerousRecall(dangerous(20, 5, 10, 2)), StatusNA, 0},
+	} {
+		if tc.c.Status != tc.want {
+			t.Errorf("%s: status %s, want %s (%s)", tc.name, tc.c.Status, tc.want, tc.c.Reason)
+		}
+		if tc.p != 0 {
+			if tc.c.PValue == nil {
+				t.Errorf("%s: no p-value", tc.name)
+			} else {
+				near(t, tc.name+" p", *tc.c.PValue, tc.p, 1e-12)
+			}
+		}
+	}
+	// Estimate = (judge-only − baseline-only)/positives = (10−2)/20.
+	if c := e.dangerousRecall(dangerous(20, 5, 10, 2)); *c.Estimate != 0.4 || *c.Lo >= 0.4 || *c.Hi <= 0.4 {
+		t.Errorf("estimate %v [%v, %v], want 0.4 inside", *c.Estimate, *c.Lo, *c.Hi)
+	}
+	// The INCONCLUSIVE case says how many positives would decide it at the
+	// same rates (judge-only 9/20, baseline-only 3/20, counts rounded):
+	// 21 positives give 9 vs 3 (p = 0.0730); 22 give 10 vs 3 (9.9, 3.3):
+	// P(X ≤ 3 | Bin(13, ½)) = 378/8192 = 0.0461 < 0.05 → 22.
+	c := e.dangerousRecall(dangerous(20, 5, 9, 3))
+	if c.SamplesNeeded == nil || *c.SamplesNeeded != 22 {
+		t.Errorf("samples needed = %v, want 22", c.SamplesNeeded)
+	}
+}
+
+func TestJudgeP95Edges(t *testing.T) {
+	e := defaultEval()
+	row := func(vals ...float64) *Row {
+		r := &Row{Calls: int64(len(vals))}
+		e.latency(r, vals)
+		return r
+	}
+	flat := func(n int, v float64) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = v
+		}
+		return out
+	}
+	// 100 calls: the upper bound is rank 100 (TestQuantileInterval).
+	tail := append(flat(99, 500), 1200)
+	over := append(flat(90, 500), flat(10, 1500)...)
+	off := replay.DefaultKillCriteria()
+	off.JudgeP95Max = 0
+	for _, tc := range []struct {
+		name string
+		c    Criterion
+		want Status
+	}{
+		{"100 calls at 500 ms", e.judgeP95(row(flat(100, 500)...)), StatusPass},
+		// P95 = 95th = 500 but the 100th (upper bound) is 1200 → INCONCLUSIVE.
+		{"tail reaches", e.judgeP95(row(tail...)), StatusInconclusive},
+		// P95 = 95th = 1500 > 1000 → FAIL.
+		{"over", e.judgeP95(row(over...)), StatusFail},
+		// 10 calls cannot bound a P95 from above (72 needed).
+		{"10 fast calls", e.judgeP95(row(flat(10, 5)...)), StatusInconclusive},
+		{"no calls", e.judgeP95(&Row{}), StatusNA},
+		{"disabled", newEvaluator(off).judgeP95(row(flat(100, 500)...)), StatusNA},
+	} {
+		if tc.c.Status != tc.want {
+			t.Errorf("%s: status %s, want %s (%s)", tc.name, tc.c.Status, tc.want, tc.c.Reason)
+		}
+	}
+	if c := e.judgeP95(row(flat(100, 500)...)); c.Threshold != 1000 || *c.Hi != 500 {
+		t.Errorf("threshold %v hi %v, want 1000 / 500", c.Threshold, *c.Hi)
+	}
+	crit := replay.DefaultKillCriteria()
+	crit.JudgeP95Max = 400 * time.Millisecond
+	if c := newEvaluator(crit).judgeP95(row(flat(100, 500)...)); c.Status != StatusFail {
+		t.Errorf("400 ms max: %s", c.Status)
+	}
+}
+
+func TestFireRateChangeEdges(t *testing.T) {
+	e := defaultEval()
+	for _, tc := range []struct {
+		name       string
+		a, b, c, d int64
+		want       Status
+		needed     int64
+	}{
+		// 500 both, 500 neither: interval ±0.00196 (Newcombe, φ = 0.998)
+		// inside ±0.05 → PASS.
+		{"stable", 500, 0, 0, 500, StatusPass, 0},
+		// 5 both, 5 neither: ±0.1666 reaches ±0.05 → INCONCLUSIVE; scaling
+		// the table, 38 paired cases give ±0.0492 → 38.
+		{"small", 5, 0, 0, 5, StatusInconclusive, 38},
+		// (13 − 3)/41 = 0.244 > 0.05 → FAIL.
+		{"drift", 10, 13, 3, 15, StatusFail, 0},
+		// Decrease: (0 − 10)/100 = −0.1 → FAIL.
+		{"drop", 40, 0, 10, 50, StatusFail, 0},
+		{"no pairs", 0, 0, 0, 0, StatusNA, 0},
+	} {
+		c := e.fireRateChange(tc.a, tc.b, tc.c, tc.d)
+		if c.Status != tc.want {
+			t.Errorf("%s: %s, want %s (%s)", tc.name, c.Status, tc.want, c.Reason)
+		}
+		if tc.needed != 0 && (c.SamplesNeeded == nil || *c.SamplesNeeded != tc.needed) {
+			t.Errorf("%s: samples %v, want %d", tc.name, c.SamplesNeeded, tc.needed)
+		}
+	}
+}
+
+func TestVerdicts(t *testing.T) {
+	cs := func(ss ...Status) []Criterion {
+		var out []Criterion
+		for _, s := range ss {
+			out = append(out, Criterion{Status: s})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		in   []Criterion
+		want Verdict
+	}{
+		{cs(StatusPass, StatusPass), VerdictGo},
+		{cs(StatusPass, StatusNA), VerdictGo},
+		{cs(StatusNA), VerdictGo},
+		{cs(StatusPass, StatusInconclusive, StatusNA), VerdictInconclusive},
+		{cs(StatusInconclusive, StatusFail, StatusPass), VerdictNoGo},
+	} {
+		if got := verdictOf(tc.in); got != tc.want {
+			t.Errorf("verdictOf(%v) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+	if Worst() != VerdictGo || Worst(VerdictGo, VerdictInconclusive) != VerdictInconclusive || Worst(VerdictNoGo, VerdictInconclusive) != VerdictNoGo {
+		t.Error("Worst ordering")
+	}
+	base := &JudgeSummary{Judge: "B", Verdict: VerdictNoGo}
+	cand := &JudgeSummary{Judge: "C", Verdict: VerdictGo}
+	if v := runVerdict([]*JudgeSummary{base, cand}, base); v != VerdictGo {
+		t.Errorf("run verdict with a failing baseline = %s, want the candidate's GO", v)
+	}
+	if v := runVerdict([]*JudgeSummary{base, cand}, nil); v != VerdictNoGo {
+		t.Errorf("run verdict without baseline = %s, want NO-GO", v)
+	}
+	if v := runVerdict([]*JudgeSummary{base}, base); v != VerdictNoGo {
+		t.Errorf("baseline alone = %s, want its own NO-GO", v)
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		v    Verdict
+		inc  string
+		want int
+	}{
+		{VerdictGo, "", 0}, {VerdictGo, "fail", 0},
+		{VerdictNoGo, "", 1}, {VerdictNoGo, "pass", 1},
+		{VerdictInconclusive, "", 3}, {VerdictInconclusive, "pass", 0}, {VerdictInconclusive, "fail", 1},
+		{VerdictInconclusive, "bogus", 3},
+	} {
+		if got := ExitCode(tc.v, tc.inc); got != tc.want {
+			t.Errorf("ExitCode(%s, %q) = %d, want %d", tc.v, tc.inc, got, tc.want)
+		}
+	}
+}
