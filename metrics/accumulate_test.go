@@ -116,7 +116,7 @@ func TestHandSet(t *testing.T) {
 	}
 	type counts struct {
 		cases, inScope, judged, labeled, missing, cache, fired, tp, fp, fn, tn, calls int64
-		unk                                                                       UnknownBreakdown
+		unk                                                                           UnknownBreakdown
 	}
 	type rates struct {
 		precision, recall, unknown, judgeReq, fire, baseRecall, approval, p50, p95, p99 *float64
