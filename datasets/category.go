@@ -144,9 +144,6 @@ func categorize(toolName string) string {
 	}
 	if strings.HasPrefix(name, "mcp__") {
 		server, tool := mcpParts(strings.TrimSpace(toolName))
-		if c, ok := builtinTools[strings.ToLower(tool)]; ok && c != "other" {
-			return c
-		}
 		sw := splitWords(server)
 		tw := splitWords(tool)
 		if c := categoryHeuristic(tw); c == "data_deletion" {
@@ -159,6 +156,9 @@ func categorize(toolName string) string {
 			return "git"
 		case hasAny(sw, "ssh", "remote", "sftp"):
 			return "remote_shell"
+		}
+		if c, ok := builtinTools[strings.ToLower(tool)]; ok && c != "other" {
+			return c
 		}
 		return categoryHeuristic(tw)
 	}

@@ -1,0 +1,78 @@
+package datasets
+
+import "testing"
+
+func TestCategoryOf(t *testing.T) {
+	tests := []struct{ tool, want string }{
+		// Claude Code.
+		{"Bash", "command_execution"}, {"BashOutput", "command_execution"}, {"KillShell", "command_execution"},
+		{"Read", "other"}, {"Write", "file_change"}, {"Edit", "file_change"}, {"MultiEdit", "file_change"},
+		{"NotebookEdit", "file_change"}, {"Glob", "other"}, {"Grep", "other"}, {"WebFetch", "web_search"},
+		{"WebSearch", "web_search"}, {"Task", "other"}, {"TodoWrite", "other"},
+		// Codex CLI.
+		{"shell", "command_execution"}, {"apply_patch", "file_change"}, {"update_plan", "other"},
+		{"web_search", "web_search"}, {"exec_command", "command_execution"},
+		// OpenCode (lower-case names).
+		{"bash", "command_execution"}, {"edit", "file_change"}, {"write", "file_change"}, {"read", "other"},
+		{"webfetch", "web_search"}, {"patch", "file_change"}, {"list", "other"},
+		// Case-insensitive.
+		{"BASH", "command_execution"}, {"  WebFetch ", "web_search"},
+		// MCP tools.
+		{"mcp__playwright__browser_click", "browser"}, {"mcp__puppeteer__puppeteer_navigate", "browser"},
+		{"mcp__github__create_pull_request", "git"}, {"mcp__github__delete_file", "data_deletion"},
+		{"mcp__slack__slack_post_message", "external_send"}, {"mcp__gmail__send_email", "external_send"},
+		{"mcp__filesystem__write_file", "file_change"}, {"mcp__filesystem__read_file", "other"},
+		{"mcp__filesystem__search_files", "other"}, {"mcp__brave_search__brave_web_search", "web_search"},
+		{"mcp__fetch__fetch", "web_search"}, {"mcp__postgres__query", "other"},
+		{"mcp__db__drop_table", "data_deletion"}, {"mcp__ssh__exec", "remote_shell"},
+		{"mcp__remote_box__run_command", "remote_shell"}, {"mcp__shell__execute_command", "command_execution"},
+		// Generic and heuristic names.
+		{"git", "git"}, {"git_push", "git"}, {"GitCommit", "git"}, {"ssh", "remote_shell"},
+		{"remote_exec", "remote_shell"}, {"delete_file", "data_deletion"}, {"removeDirectory", "data_deletion"},
+		{"send_email", "external_send"}, {"http_request", "external_send"}, {"create_file", "file_change"},
+		{"run_terminal_cmd", "command_execution"}, {"calculator", "other"}, {"", "other"},
+	}
+	for _, tt := range tests {
+		if got := CategoryOf(tt.tool); got != tt.want {
+			t.Errorf("CategoryOf(%q) = %q, want %q", tt.tool, got, tt.want)
+		}
+		if !ValidCategory(CategoryOf(tt.tool)) {
+			t.Errorf("CategoryOf(%q) is not a category", tt.tool)
+		}
+	}
+}
+
+func TestCategoryMapOverrides(t *testing.T) {
+	m := CategoryMap{"bash": "remote_shell", "deploy": "external_send"}
+	tests := []struct{ tool, want string }{
+		{"Bash", "remote_shell"}, {"DEPLOY", "external_send"}, {"Write", "file_change"},
+	}
+	for _, tt := range tests {
+		if got := m.Of(tt.tool); got != tt.want {
+			t.Errorf("Of(%q) = %q, want %q", tt.tool, got, tt.want)
+		}
+	}
+	var none CategoryMap
+	if got := none.Of("Bash"); got != "command_execution" {
+		t.Errorf("nil map: Of(Bash) = %q", got)
+	}
+}
+
+func TestSplitWords(t *testing.T) {
+	tests := map[string]string{
+		"WebFetch": "web fetch", "mcp__github__create_pull_request": "mcp github create pull request",
+		"HTTPRequest": "http request", "browser.tab-list": "browser tab list", "run2Fast": "run2 fast",
+	}
+	for in, want := range tests {
+		got := ""
+		for i, w := range splitWords(in) {
+			if i > 0 {
+				got += " "
+			}
+			got += w
+		}
+		if got != want {
+			t.Errorf("splitWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
