@@ -3,6 +3,8 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/apeval/apeval/metrics"
+	"io"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -126,4 +128,62 @@ func TestRunFilesInDuckDB(t *testing.T) {
 	  "expected_action":"request_approval","rules_in_scope":1,"rules_judged":0,"judge_called":false,"cache_hit":false,
 	  "latency_ms":null,"status":null,"approval_outcome":"denied","calls":0,"tags":["ja","deletion"]}
 	]`)
+}
+
+func TestMetricsFileInDuckDB(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, MetricsFile)
+	s := fixtureSummary()
+	if err := WriteFileAtomic(path, func(w io.Writer) error { return WriteMetricsParquet(w, s) }); err != nil {
+		t.Fatal(err)
+	}
+	V, B, I, L, D := "VARCHAR", "BIGINT", "INTEGER", "BOOLEAN", "DOUBLE"
+	checkColumns(t, path, columns(
+		"run_id", V, "judge", V, "rule_id", V, "cases", B, "in_scope", B, "judged", B,
+		"tp", B, "fp", B, "fn", B, "tn", B, "precision", D, "precision_lo", D, "precision_hi", D,
+		"recall", D, "recall_lo", D, "recall_hi", D, "unknown_rate", D, "judge_required_rate", D, "calls", B,
+		"latency_p50_ms", D, "latency_p95_ms", D, "latency_p99_ms", D, "fire_rate", D, "baseline_recall", D,
+		"approval_reject_rate", D, "verdict", V,
+		"precision_min_status", V, "dangerous_recall_must_beat_baseline_status", V, "judge_p95_max_status", V,
+		"judge_required_rate_max_status", V, "unknown_rate_max_status", V, "approval_reject_rate_max_status", V,
+		"fire_rate_change_max_status", V,
+		"model", V, "model_digest", V, "prompt_version", V, "is_baseline", L, "rule_version", I, "rule_class", V,
+		"action", V, "labeled", B, "missing", B, "cache_hits", B, "fired", B, "unknown", B, "invalid", B,
+		"timeout", B, "error", B, "unknown_rate_lo", D, "unknown_rate_hi", D, "judge_required", B,
+		"judge_required_rate_lo", D, "judge_required_rate_hi", D, "cached_calls", B, "failed_calls", B,
+		"latency_p95_lo_ms", D, "latency_p95_hi_ms", D, "baseline_positives", B, "baseline_hits", B,
+		"judge_only_hits", B, "baseline_only_hits", B, "approval_outcomes", B, "approval_rejected", B,
+		"approval_reject_rate_lo", D, "approval_reject_rate_hi", D,
+	))
+	// Values come from the Summary; NULL where a metric or criterion does not
+	// apply at that scope (judge-level criteria on rule rows and the reverse,
+	// baseline recall off dangerous rules, rule fields on the total row).
+	j := s.Judge("recorded/judge-v2")
+	r12 := j.Rule("rule-12")
+	want := fmt.Sprintf(`[
+	 {"judge":"recorded/judge-v2","rule_id":"*","tp":"%d","precision":%v,"baseline_recall":null,"rule_version":null,
+	  "rule_class":null,"verdict":"%s","precision_min_status":null,"judge_p95_max_status":"%s",
+	  "fire_rate_change_max_status":null,"latency_p95_ms":%v,"is_baseline":false},
+	 {"judge":"recorded/judge-v2","rule_id":"rule-12","tp":"%d","precision":%v,"baseline_recall":%v,"rule_version":1,
+	  "rule_class":"dangerous","verdict":"%s","precision_min_status":"%s","judge_p95_max_status":null,
+	  "fire_rate_change_max_status":"%s","latency_p95_ms":%v,"is_baseline":false},
+	 {"judge":"recorded/judge-v2","rule_id":"rule-18","tp":"%d","precision":%v,"baseline_recall":null,"rule_version":2,
+	  "rule_class":"style","verdict":"%s","precision_min_status":"%s","judge_p95_max_status":null,
+	  "fire_rate_change_max_status":"%s","latency_p95_ms":%v,"is_baseline":false}
+	]`,
+		j.Total.TP, *j.Total.Precision, j.Total.Verdict, j.Total.Status(metrics.CriterionJudgeP95Max), *j.Total.LatencyP95MS,
+		r12.TP, *r12.Precision, *r12.BaselineRecall, r12.Verdict, r12.Status(metrics.CriterionPrecisionMin),
+		r12.Status(metrics.CriterionFireRateChangeMax), *r12.LatencyP95MS,
+		j.Rule("rule-18").TP, *j.Rule("rule-18").Precision, j.Rule("rule-18").Verdict,
+		j.Rule("rule-18").Status(metrics.CriterionPrecisionMin), j.Rule("rule-18").Status(metrics.CriterionFireRateChangeMax),
+		*j.Rule("rule-18").LatencyP95MS)
+	checkRows(t, fmt.Sprintf(`SELECT judge, rule_id, tp, precision, baseline_recall, rule_version, rule_class, verdict,
+		precision_min_status, judge_p95_max_status, fire_rate_change_max_status, latency_p95_ms, is_baseline
+		FROM read_parquet(%s) WHERE judge = 'recorded/judge-v2' AND rule_id IN ('*', 'rule-12', 'rule-18')`,
+		duckdbtest.Literal(path)), want)
+	counts := duckdbtest.Query(t, fmt.Sprintf(`SELECT count(*) AS n, count(*) FILTER (WHERE rule_id = '*') AS totals
+		FROM read_parquet(%s)`, duckdbtest.Literal(path)))[0][0]
+	if fmt.Sprint(counts["n"]) != "10" || fmt.Sprint(counts["totals"]) != "2" {
+		t.Fatalf("metrics.parquet has %v rows and %v total rows, want 10 and 2", counts["n"], counts["totals"])
+	}
 }

@@ -90,3 +90,101 @@ func bulkResults(n int) []*replay.Result {
 	}
 	return out
 }
+
+// fixtureRule describes one rule of the summary fixture.
+type fixtureRule struct {
+	id, class, action string
+	baseline          bool
+}
+
+var summaryRules = []fixtureRule{
+	{"rule-12", "dangerous", replay.ActionRequestApproval, true},
+	{"rule-18", "style", replay.ActionInjectInstruction, false},
+	{"rule-20", "stop", replay.ActionStopTask, false},
+	{"rule-30", "approval", replay.ActionRequestApproval, false},
+}
+
+var actionRank = map[string]int{
+	replay.ActionStopTask: 6, replay.ActionDenyCurrentTool: 5, replay.ActionRequestApproval: 4,
+	replay.ActionInjectInstruction: 3, replay.ActionAuditOnly: 2, replay.ActionNotifyAdmin: 2, replay.ActionAllow: 1,
+}
+
+// summaryResults replays a small synthetic run for two recorded judge
+// versions: v1 (the baseline, slower and noisier) and v2. Values come from
+// integer arithmetic on the case number, so the run is the same every time.
+func summaryResults() []*replay.Result {
+	judges := []struct {
+		id, model string
+		errEvery  int // every n-th label flips
+		latBase   float64
+	}{
+		{"recorded/judge-v1", "judge-v1", 5, 380},
+		{"recorded/judge-v2", "judge-v2", 11, 240},
+	}
+	var out []*replay.Result
+	for ci := range 120 {
+		for ji, jd := range judges {
+			r := &replay.Result{RunID: "run-fixture", CaseID: fmt.Sprintf("c-%03d", ci),
+				SessionID: fmt.Sprintf("s-%02d", ci/6), Seq: int64(ci % 6), Judge: jd.id, Model: jd.model,
+				PromptVersion: "p1", Permission: "off", GateAction: replay.ActionAllow, Tags: []string{"ja"}}
+			if ci%4 == 0 {
+				r.ExpectedAction = replay.ActionRequestApproval
+			}
+			judged := 0
+			for ri, rule := range summaryRules {
+				if (ci+ri)%3 == 2 || (rule.id == "rule-20" && ci%5 != 0) {
+					continue // out of scope
+				}
+				truth := (ci*7+ri*3)%4 == 0
+				label := "no_match"
+				if truth {
+					label = "match"
+				}
+				if (ci+ri)%9 == 0 {
+					label = ""
+				}
+				guess := truth
+				if (ci+ri*2)%jd.errEvery == 0 {
+					guess = !guess
+				}
+				rr := replay.RuleResult{RuleID: rule.id, RuleVersion: 1 + ri, Class: rule.class, Label: label,
+					Source: replay.SourceJudge, Result: "no_match", Action: rule.action, Status: "ok",
+					Fingerprint: fmt.Sprintf("fp-%d-%d", ci, ri), Call: 0}
+				if guess {
+					rr.Result = "match"
+				}
+				if (ci+ji+ri)%23 == 0 {
+					rr.Result, rr.Status = "unknown", "unknown"
+				}
+				conf := 0.5 + float64((ci+ri)%50)/100
+				rr.Confidence = &conf
+				if rule.baseline {
+					rr.BaselineResult = "no_match"
+					if truth && ci%3 == 0 {
+						rr.BaselineResult = "match"
+					}
+				}
+				rr.Fired = rr.Result == "match"
+				if rr.Fired && actionRank[rule.action] > actionRank[r.GateAction] {
+					r.GateAction = rule.action
+				}
+				judged++
+				r.Rules = append(r.Rules, rr)
+			}
+			r.RulesInScope = len(r.Rules)
+			if judged > 0 {
+				lat := jd.latBase + float64((ci*37)%400)
+				if ci%40 == 39 {
+					lat += 900 // a slow tail
+				}
+				r.RulesJudged, r.JudgeCalled, r.LatencyMS, r.Status = judged, true, &lat, "ok"
+				r.Calls = []replay.Call{{Rules: judged, Status: "ok", LatencyMS: lat, Attempts: 1}}
+			}
+			if r.GateAction == replay.ActionRequestApproval {
+				r.ApprovalOutcome = []string{"approved", "denied", "approved", "ignored", "approved"}[ci%5]
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
