@@ -38,7 +38,7 @@ func (a *Accumulator) Close() *Summary {
 	if a.cases.len() > maxCases {
 		warnings = append(warnings, fmt.Sprintf("%d distinct cases exceed the %d that paired comparisons can index; comparisons are unreliable", a.cases.len(), maxCases))
 	}
-	for _, j := range a.order {
+	for _, j := range a.judgeOrder() {
 		js, pairs := j.close(e, a.cases)
 		js.IsBaseline = a.cfg.Baseline != "" && j.id == a.cfg.Baseline
 		s.Judges = append(s.Judges, js)
@@ -85,6 +85,28 @@ func (a *Accumulator) Close() *Summary {
 		s.Warnings = []string{}
 	}
 	return s
+}
+
+// judgeOrder is Config.Judges first, then the baseline, then the rest by
+// identity, so reports do not depend on the order results arrived in.
+func (a *Accumulator) judgeOrder() []*judgeAcc {
+	rank := func(id string) int {
+		if i := slices.Index(a.cfg.Judges, id); i >= 0 {
+			return i
+		}
+		if id == a.cfg.Baseline {
+			return len(a.cfg.Judges)
+		}
+		return len(a.cfg.Judges) + 1
+	}
+	out := slices.Clone(a.order)
+	slices.SortFunc(out, func(x, y *judgeAcc) int {
+		if rx, ry := rank(x.id), rank(y.id); rx != ry {
+			return rx - ry
+		}
+		return strings.Compare(x.id, y.id)
+	})
+	return out
 }
 
 // fireRateCriterion picks the fire_rate_change_max result of a rule row.
@@ -136,8 +158,9 @@ func (j *judgeAcc) close(e *evaluator, cases *interner) (*JudgeSummary, *judgePa
 	if js.RunIDs == nil {
 		js.RunIDs = []string{}
 	}
-	if len(j.runIDs) > 0 {
-		js.RunID = j.runIDs[0]
+	slices.Sort(js.RunIDs)
+	if len(js.RunIDs) > 0 {
+		js.RunID = js.RunIDs[0]
 	}
 	pairs := &judgePairs{rules: make(map[string][]uint32, len(j.ruleOrder))}
 

@@ -149,3 +149,28 @@ func TestNoBaseline(t *testing.T) {
 		t.Errorf("absent baseline warning missing: %q", s.Warnings)
 	}
 }
+
+func TestJudgeOrder(t *testing.T) {
+	names := func(s *Summary) string {
+		var out []string
+		for _, j := range s.Judges {
+			out = append(out, j.Judge)
+		}
+		return strings.Join(out, ",")
+	}
+	in := compareSet() // C's first result comes after B's
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{}, "B,C"},
+		{Config{Baseline: "C"}, "C,B"},
+		{Config{Judges: []string{"C", "B"}}, "C,B"},
+		{Config{Judges: []string{"C"}, Baseline: "B"}, "C,B"},
+	} {
+		tc.cfg.Criteria = replay.DefaultKillCriteria()
+		if got := names(summarize(t, tc.cfg, in)); got != tc.want {
+			t.Errorf("%+v: order %s, want %s", tc.cfg, got, tc.want)
+		}
+	}
+}

@@ -57,6 +57,10 @@ type Config struct {
 	// Baseline is the judge identity (Result.Judge) that candidates are
 	// compared with for fire_rate_change_max; "" means no baseline.
 	Baseline string
+	// Judges optionally fixes the report order of judges (e.g. the order of
+	// --judge flags). Judges not listed follow, the baseline first, then by
+	// identity; the order never depends on the order results arrive in.
+	Judges []string
 }
 
 // Thresholds is replay.KillCriteria in the summary's JSON form.
@@ -82,7 +86,7 @@ type Summary struct {
 	// judges (every judge but the baseline; the baseline's own when it is
 	// the only judge). See the package doc.
 	Verdict Verdict `json:"verdict"`
-	// Judges in order of first appearance in the input.
+	// Judges in Config.Judges order, then the baseline, then by identity.
 	Judges []*JudgeSummary `json:"judges"`
 	// Comparisons holds baseline vs candidate for every candidate judge when
 	// a baseline judge was configured and present; empty otherwise.
@@ -101,8 +105,8 @@ type JudgeSummary struct {
 	Model         string `json:"model"`
 	ModelDigest   string `json:"model_digest"`
 	PromptVersion string `json:"prompt_version"`
-	// RunID is the first run ID seen for this judge; RunIDs lists all, in
-	// order of appearance (more than one when runs were fed together).
+	// RunIDs lists the run IDs seen for this judge, sorted (more than one
+	// when runs were fed together); RunID is the first of them.
 	RunID      string   `json:"run_id"`
 	RunIDs     []string `json:"run_ids"`
 	IsBaseline bool     `json:"is_baseline"`
