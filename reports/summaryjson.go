@@ -1,0 +1,35 @@
+package reports
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/apeval/apeval/metrics"
+)
+
+// SummarySchema versions summary.json; see SUMMARY_JSON.md for its keys.
+const SummarySchema = "apeval.summary/v1"
+
+// summaryJSON is summary.json: the run, the exit code the verdict maps to,
+// and metrics.Summary's own keys at the top level.
+type summaryJSON struct {
+	Schema       string   `json:"schema"`
+	Run          *RunInfo `json:"run"`
+	ExitCode     int      `json:"exit_code"`
+	Inconclusive string   `json:"inconclusive"`
+	*metrics.Summary
+}
+
+// WriteJSON writes summary.json: stable keys (SUMMARY_JSON.md), full
+// precision, null where a metric does not apply.
+func (rep *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	run := rep.Run
+	if run.Schema == "" {
+		run.Schema = RunSchema
+	}
+	return enc.Encode(summaryJSON{Schema: SummarySchema, Run: &run, ExitCode: rep.ExitCode(),
+		Inconclusive: rep.Inconclusive, Summary: rep.Summary})
+}

@@ -1,0 +1,364 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/apeval/apeval/metrics"
+)
+
+// Report is what the renderers format: the run's metadata and what metrics
+// computed. Renderers never compute statistics; they only lay out Summary.
+type Report struct {
+	Run     RunInfo
+	Summary *metrics.Summary
+	// Latencies holds each judge's live-call latencies in milliseconds for
+	// the latency CDF chart (see Latencies.Add); nil leaves the chart out.
+	Latencies Latencies
+	// Inconclusive is the --inconclusive policy ("pass", "fail", or "" to
+	// keep INCONCLUSIVE as exit code 3); JUnit and the headline follow it.
+	Inconclusive string
+	// Color enables ANSI colour on verdict and status words (terminals only).
+	Color bool
+}
+
+// ExitCode is the exit code the verdict maps to under the report's
+// --inconclusive policy.
+func (rep *Report) ExitCode() int {
+	return metrics.ExitCode(rep.Summary.Verdict, rep.Inconclusive)
+}
+
+// criterionLabel is the short name of a criterion in tables.
+var criterionLabel = map[string]string{
+	metrics.CriterionPrecisionMin:          "precision",
+	metrics.CriterionDangerousRecall:       "recall vs baseline",
+	metrics.CriterionJudgeP95Max:           "p95",
+	metrics.CriterionJudgeRequiredRateMax:  "judge-required",
+	metrics.CriterionUnknownRateMax:        "unknown",
+	metrics.CriterionApprovalRejectRateMax: "approval rejects",
+	metrics.CriterionFireRateChangeMax:     "fire-rate drift",
+}
+
+const na = "–" // a value that does not apply
+
+// fmtNum formats v with d decimals, "–" when nil.
+func fmtNum(v *float64, d int) string {
+	if v == nil {
+		return na
+	}
+	return strconv.FormatFloat(*v, 'f', d, 64)
+}
+
+// fmtCI formats "0.93 [0.88, 0.96]"; a bound the data cannot give shows as
+// "–", and with neither bound only the estimate is shown.
+func fmtCI(v, lo, hi *float64, d int) string {
+	if v == nil {
+		return na
+	}
+	if lo == nil && hi == nil {
+		return fmtNum(v, d)
+	}
+	return fmt.Sprintf("%s [%s, %s]", fmtNum(v, d), fmtNum(lo, d), fmtNum(hi, d))
+}
+
+// full formats a value at full precision for machine formats, "" when nil.
+func full(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v, 'g', -1, 64)
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// ANSI colours for verdict and status words.
+const (
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiReset  = "\x1b[0m"
+)
+
+// paint colours a verdict or status word when colour is on.
+func paint(word string, color bool) string {
+	if !color {
+		return word
+	}
+	switch word {
+	case string(metrics.VerdictGo), string(metrics.StatusPass):
+		return ansiGreen + word + ansiReset
+	case string(metrics.VerdictNoGo), string(metrics.StatusFail):
+		return ansiRed + word + ansiReset
+	case string(metrics.VerdictInconclusive):
+		return ansiYellow + word + ansiReset
+	}
+	return word
+}
+
+// judgeHeader names a judge in a column header.
+func judgeHeader(j *metrics.JudgeSummary) string {
+	if j.IsBaseline {
+		return j.Judge + " (baseline)"
+	}
+	return j.Judge
+}
+
+// WriteTables writes the terminal report: the judges side by side, the
+// per-rule table and the verdict line; JSON writes summary.json instead.
+func (rep *Report) WriteTables(w io.Writer, f Format) error {
+	switch f {
+	case FormatJSON:
+		return rep.WriteJSON(w)
+	case FormatTSV:
+		// Two tables in one stream would not parse as one TSV; the judge
+		// totals are the rows with rule_id "*".
+		return rep.rulesGrid(true).render(w, f)
+	}
+	if err := rep.judgesGrid().render(w, f); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	if err := rep.rulesGrid(false).render(w, f); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", rep.headline(f == FormatMarkdown))
+	return err
+}
+
+// headline is the one-line verdict: "verdict: NO-GO (exit 1)".
+func (rep *Report) headline(markdown bool) string {
+	v := string(rep.Summary.Verdict)
+	if markdown {
+		v = "**" + v + "**"
+	} else {
+		v = paint(v, rep.Color)
+	}
+	s := fmt.Sprintf("verdict: %s (exit %d", v, rep.ExitCode())
+	if rep.Summary.Verdict == metrics.VerdictInconclusive && rep.Inconclusive != "" {
+		s += ", --inconclusive=" + rep.Inconclusive
+	}
+	return s + ")"
+}
+
+// judgesGrid lays the judges out side by side: one column per judge, one
+// row per figure, so two models read like a benchstat comparison.
+func (rep *Report) judgesGrid() *grid {
+	js := rep.Summary.Judges
+	g := &grid{header: []string{""}, right: []bool{false}}
+	for _, j := range js {
+		g.header = append(g.header, judgeHeader(j))
+		g.right = append(g.right, true)
+	}
+	row := func(label string, cell func(j *metrics.JudgeSummary, t *metrics.Row) string) {
+		cells := []string{label}
+		for _, j := range js {
+			if j.Total == nil {
+				cells = append(cells, na)
+				continue
+			}
+			cells = append(cells, cell(j, j.Total))
+		}
+		g.add(cells...)
+	}
+	th := rep.Summary.Thresholds
+	row("cases", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return itoa(t.Cases) })
+	row("labeled pairs", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return itoa(t.Labeled) })
+	row("precision", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
+		return fmtCI(t.Precision, t.PrecisionLo, t.PrecisionHi, 2)
+	})
+	row("recall", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
+		return fmtCI(t.Recall, t.RecallLo, t.RecallHi, 2)
+	})
+	row("unknown rate", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
+		return fmtCI(t.UnknownRate, t.UnknownRateLo, t.UnknownRateHi, 3)
+	})
+	row("judge-required", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
+		return fmtCI(t.JudgeRequiredRate, t.JudgeRequiredRateLo, t.JudgeRequiredRateHi, 3)
+	})
+	row("calls (cached, failed)", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
+		return fmt.Sprintf("%d (%d, %d)", t.Calls, t.CachedCalls, t.FailedCalls)
+	})
+	row("P50 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return fmtNum(t.LatencyP50MS, 0) })
+	row("P95 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
+		return fmtCI(t.LatencyP95MS, t.LatencyP95LoMS, t.LatencyP95HiMS, 0)
+	})
+	row("P99 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return fmtNum(t.LatencyP99MS, 0) })
+	row("fire rate", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return fmtNum(t.FireRate, 3) })
+	for _, name := range []string{metrics.CriterionJudgeP95Max, metrics.CriterionJudgeRequiredRateMax,
+		metrics.CriterionUnknownRateMax} {
+		label := criterionLabel[name] + " " + thresholdText(name, th)
+		row(label, func(_ *metrics.JudgeSummary, t *metrics.Row) string {
+			st := t.Status(name)
+			if st == "" {
+				return na
+			}
+			return paint(string(st), rep.Color)
+		})
+	}
+	row("rules GO / NO-GO / INCONCLUSIVE", func(j *metrics.JudgeSummary, _ *metrics.Row) string {
+		var ok, bad, open int
+		for _, r := range j.Rules {
+			switch r.Verdict {
+			case metrics.VerdictGo:
+				ok++
+			case metrics.VerdictNoGo:
+				bad++
+			case metrics.VerdictInconclusive:
+				open++
+			}
+		}
+		return fmt.Sprintf("%d / %d / %d", ok, bad, open)
+	})
+	row("verdict", func(j *metrics.JudgeSummary, _ *metrics.Row) string { return paint(string(j.Verdict), rep.Color) })
+	conf := fmt.Sprintf("%g%%", th.Confidence*100)
+	g.notes = append(g.notes, fmt.Sprintf("Intervals: Wilson %s for proportions, distribution-free order-statistic %s for P95.", conf, conf))
+	return g
+}
+
+// thresholdText renders a criterion's threshold for a row label.
+func thresholdText(name string, th metrics.Thresholds) string {
+	switch name {
+	case metrics.CriterionPrecisionMin:
+		return fmt.Sprintf("≥ %g", th.PrecisionMin)
+	case metrics.CriterionJudgeP95Max:
+		return fmt.Sprintf("≤ %g ms", th.JudgeP95MaxMS)
+	case metrics.CriterionJudgeRequiredRateMax:
+		return fmt.Sprintf("≤ %g", th.JudgeRequiredRateMax)
+	case metrics.CriterionUnknownRateMax:
+		return fmt.Sprintf("≤ %g", th.UnknownRateMax)
+	case metrics.CriterionApprovalRejectRateMax:
+		return fmt.Sprintf("≤ %g", th.ApprovalRejectRateMax)
+	case metrics.CriterionFireRateChangeMax:
+		return fmt.Sprintf("within ±%g", th.FireRateChangeMax)
+	case metrics.CriterionDangerousRecall:
+		return "> baseline"
+	}
+	return ""
+}
+
+// ruleIDs is the union of the judges' rule IDs, sorted.
+func ruleIDs(s *metrics.Summary) []string {
+	seen := map[string]bool{}
+	var ids []string
+	for _, j := range s.Judges {
+		for _, r := range j.Rules {
+			if !seen[r.RuleID] {
+				seen[r.RuleID] = true
+				ids = append(ids, r.RuleID)
+			}
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// statusNames lists the short labels of the row's criteria with status st.
+func statusNames(r *metrics.Row, st metrics.Status) string {
+	var names []string
+	for _, c := range r.Criteria {
+		if c.Status == st {
+			names = append(names, criterionLabel[c.Name])
+		}
+	}
+	if len(names) == 0 {
+		return na
+	}
+	return strings.Join(names, ", ")
+}
+
+// rulesGrid is the per-rule table, rules grouped so the judges of a rule
+// sit on adjacent lines. The machine form (TSV) has full precision, one
+// column per figure and per criterion status, and includes the judge
+// totals as rule_id "*" rows.
+func (rep *Report) rulesGrid(machine bool) *grid {
+	s := rep.Summary
+	if machine {
+		g := &grid{header: []string{"rule_id", "judge", "class", "verdict", "cases", "in_scope", "judged",
+			"labeled", "tp", "fp", "fn", "tn", "precision", "precision_lo", "precision_hi", "recall", "recall_lo",
+			"recall_hi", "unknown_rate", "unknown_rate_lo", "unknown_rate_hi", "judge_required_rate", "calls",
+			"latency_p50_ms", "latency_p95_ms", "latency_p95_lo_ms", "latency_p95_hi_ms", "latency_p99_ms",
+			"fire_rate", "baseline_recall", "approval_reject_rate"}}
+		for _, c := range metrics.CriterionNames {
+			g.header = append(g.header, c+"_status")
+		}
+		add := func(j *metrics.JudgeSummary, r *metrics.Row) {
+			cells := []string{r.RuleID, j.Judge, r.Class, string(r.Verdict), itoa(r.Cases), itoa(r.InScope),
+				itoa(r.Judged), itoa(r.Labeled), itoa(r.TP), itoa(r.FP), itoa(r.FN), itoa(r.TN),
+				full(r.Precision), full(r.PrecisionLo), full(r.PrecisionHi), full(r.Recall), full(r.RecallLo),
+				full(r.RecallHi), full(r.UnknownRate), full(r.UnknownRateLo), full(r.UnknownRateHi),
+				full(r.JudgeRequiredRate), itoa(r.Calls), full(r.LatencyP50MS), full(r.LatencyP95MS),
+				full(r.LatencyP95LoMS), full(r.LatencyP95HiMS), full(r.LatencyP99MS), full(r.FireRate),
+				full(r.BaselineRecall), full(r.ApprovalRejectRate)}
+			for _, c := range metrics.CriterionNames {
+				cells = append(cells, string(r.Status(c)))
+			}
+			g.add(cells...)
+		}
+		for _, j := range s.Judges {
+			if j.Total != nil {
+				add(j, j.Total)
+			}
+		}
+		for _, id := range ruleIDs(s) {
+			for _, j := range s.Judges {
+				if r := j.Rule(id); r != nil {
+					add(j, r)
+				}
+			}
+		}
+		return g
+	}
+
+	g := &grid{
+		header: []string{"rule", "class", "judge", "labeled", "TP/FP/FN/TN", "precision", "recall",
+			"unknown", "fire rate", "baseline recall", "failing", "open", "verdict"},
+		right: []bool{false, false, false, true, true, true, true, true, true, true, false, false, false},
+	}
+	single := len(s.Judges) == 1
+	if single {
+		g.header = append(g.header[:2:2], g.header[3:]...)
+		g.right = append(g.right[:2:2], g.right[3:]...)
+	}
+	for _, id := range ruleIDs(s) {
+		for _, j := range s.Judges {
+			r := j.Rule(id)
+			if r == nil {
+				continue
+			}
+			cells := []string{r.RuleID, r.Class}
+			if !single {
+				cells = append(cells, j.Judge)
+			}
+			cells = append(cells, itoa(r.Labeled), fmt.Sprintf("%d/%d/%d/%d", r.TP, r.FP, r.FN, r.TN),
+				fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2), fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2),
+				fmtNum(r.UnknownRate, 3), fmtNum(r.FireRate, 3), fmtNum(r.BaselineRecall, 2),
+				statusNames(r, metrics.StatusFail), statusNames(r, metrics.StatusInconclusive),
+				paint(string(r.Verdict), rep.Color))
+			g.add(cells...)
+		}
+	}
+	g.notes = rep.footnotes()
+	return g
+}
+
+// footnotes are the warnings of the run and of each judge, numbered.
+func (rep *Report) footnotes() []string {
+	var notes []string
+	for _, w := range rep.Summary.Warnings {
+		notes = append(notes, w)
+	}
+	for _, j := range rep.Summary.Judges {
+		for _, w := range j.Warnings {
+			notes = append(notes, j.Judge+": "+w)
+		}
+	}
+	for i := range notes {
+		notes[i] = fmt.Sprintf("[%d] %s", i+1, notes[i])
+	}
+	return notes
+}

@@ -1,0 +1,123 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
+)
+
+func fixtureReport() *Report {
+	info := testInfo()
+	info.RunID = "run-fixture"
+	return &Report{Run: info, Summary: fixtureSummary(), Inconclusive: "fail"}
+}
+
+// singleJudgeReport has one judge and no baseline: the judge column goes
+// and fire-rate drift is N/A.
+func singleJudgeReport() *Report {
+	acc := metrics.New(metrics.Config{Criteria: replay.DefaultKillCriteria()})
+	for _, r := range summaryResults() {
+		if r.Judge == "recorded/judge-v2" {
+			acc.Add(r)
+		}
+	}
+	return &Report{Run: testInfo(), Summary: acc.Close()}
+}
+
+func TestTablesGolden(t *testing.T) {
+	tests := []struct {
+		name   string
+		rep    *Report
+		format Format
+	}{
+		{"tables.txt", fixtureReport(), FormatTable},
+		{"tables.tsv", fixtureReport(), FormatTSV},
+		{"tables.md", fixtureReport(), FormatMarkdown},
+		{"summary.json", fixtureReport(), FormatJSON},
+		{"tables-single.txt", singleJudgeReport(), FormatTable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tt.rep.WriteTables(&b, tt.format); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.name, b.Bytes())
+		})
+	}
+}
+
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// Colour changes only the verdict and status words: stripping the escapes
+// gives back the plain table byte for byte, so columns stay aligned.
+func TestTablesColor(t *testing.T) {
+	plain, colored := fixtureReport(), fixtureReport()
+	colored.Color = true
+	var p, c bytes.Buffer
+	if err := plain.WriteTables(&p, FormatTable); err != nil {
+		t.Fatal(err)
+	}
+	if err := colored.WriteTables(&c, FormatTable); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.String(), ansiRed+"NO-GO"+ansiReset) {
+		t.Fatal("coloured table has no red NO-GO")
+	}
+	if strings.Contains(p.String(), "\x1b[") {
+		t.Fatal("plain table contains escape codes")
+	}
+	if got := ansi.ReplaceAllString(c.String(), ""); got != p.String() {
+		t.Fatalf("coloured table differs from the plain one once escapes are stripped:\n%s", lineDiff(p.String(), got))
+	}
+}
+
+// The TSV form is one rectangular table with full precision.
+func TestTablesTSV(t *testing.T) {
+	rep := fixtureReport()
+	var b bytes.Buffer
+	if err := rep.WriteTables(&b, FormatTSV); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	cols := strings.Count(lines[0], "\t")
+	for i, l := range lines {
+		if strings.Count(l, "\t") != cols {
+			t.Fatalf("line %d has %d tabs, header %d", i+1, strings.Count(l, "\t"), cols)
+		}
+	}
+	// 2 judge totals + 2 judges × 4 rules.
+	if len(lines) != 1+2+8 {
+		t.Fatalf("%d lines, want 11", len(lines))
+	}
+	j := rep.Summary.Judge("recorded/judge-v1")
+	want := "*\trecorded/judge-v1\t\t" + string(j.Verdict) + "\t120\t"
+	if !strings.HasPrefix(lines[1], want) || !strings.Contains(lines[1], full(j.Total.Precision)) {
+		t.Fatalf("first row %q, want prefix %q and precision %s", lines[1], want, full(j.Total.Precision))
+	}
+}
+
+func TestSummaryJSONKeys(t *testing.T) {
+	var b bytes.Buffer
+	if err := fixtureReport().WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"schema", "run", "exit_code", "inconclusive", "verdict", "thresholds", "baseline",
+		"judges", "comparisons", "warnings"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("summary.json lacks key %q", k)
+		}
+	}
+	if m["schema"] != SummarySchema || m["exit_code"] != 1.0 || m["verdict"] != "NO-GO" {
+		t.Errorf("schema %v exit_code %v verdict %v", m["schema"], m["exit_code"], m["verdict"])
+	}
+}
