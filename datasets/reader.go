@@ -3,6 +3,7 @@ package datasets
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -16,7 +17,8 @@ import (
 // line is reported as an error and skipped, and reading goes on.
 const DefaultMaxLineBytes = 16 << 20
 
-// StdinName is the file name shown in errors for records read from "-".
+// StdinName is the default file name shown in errors for records read
+// from "-" (see Reader.StdinName).
 const StdinName = "stdin"
 
 // LineError is a problem with one line of a dataset: the file and 1-based
@@ -70,6 +72,9 @@ type Reader struct {
 	Categories CategoryMap
 	// Workers is the number of decoding goroutines (default GOMAXPROCS, at most 4).
 	Workers int
+	// StdinName is the file name shown for "-" (default StdinName), e.g.
+	// SampleName when stdin is the embedded sample.
+	StdinName string
 
 	paths []string
 	stdin io.Reader
@@ -137,7 +142,7 @@ func (r *Reader) start() {
 	for i, p := range r.paths {
 		r.files[i] = p
 		if p == "-" {
-			r.files[i] = StdinName
+			r.files[i] = cmp.Or(r.StdinName, StdinName)
 		}
 	}
 	r.wg.Add(1 + workers)
@@ -188,7 +193,7 @@ func (r *Reader) produceFile(idx int, path string, send func(*batch) bool) bool 
 	var src io.Reader
 	if path == "-" {
 		if r.stdin == nil {
-			send(&batch{fatal: errors.New("stdin: no input"), done: make(chan struct{})})
+			send(&batch{fatal: errors.New(name + ": no input"), done: make(chan struct{})})
 			return false
 		}
 		src = r.stdin

@@ -118,8 +118,8 @@ func (s *Stats) Add(c *Case) {
 	}
 }
 
-// JudgeNames returns the distinct recorded judge names, sorted.
-func (s *Stats) JudgeNames() []string {
+// RecordedJudgeNames returns the distinct recorded judge names, sorted.
+func (s *Stats) RecordedJudgeNames() []string {
 	names := make([]string, 0, len(s.Judges))
 	for n := range s.Judges {
 		names = append(names, n)

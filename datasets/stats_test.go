@@ -44,7 +44,7 @@ func TestStats(t *testing.T) {
 	if string(got) != string(exp) {
 		t.Errorf("stats\n got %s\nwant %s", got, exp)
 	}
-	if names := s.JudgeNames(); !reflect.DeepEqual(names, []string{"a", "b"}) {
-		t.Errorf("JudgeNames = %v", names)
+	if names := s.RecordedJudgeNames(); !reflect.DeepEqual(names, []string{"a", "b"}) {
+		t.Errorf("RecordedJudgeNames = %v", names)
 	}
 }

@@ -1,0 +1,33 @@
+package datasets
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed" // the sample dataset and policy ship inside the binary
+	"encoding/hex"
+	"io"
+)
+
+// SampleName is the file name the embedded sample's records carry in
+// messages ("sample:12").
+const SampleName = "sample"
+
+//go:embed sample/cases.jsonl
+var sampleCases []byte
+
+//go:embed sample/policy.toml
+var samplePolicy []byte
+
+// SampleCases returns a reader over the embedded sample dataset
+// (apeval.case/v1 JSONL; see sample/README.md for how it was made).
+func SampleCases() io.Reader { return bytes.NewReader(sampleCases) }
+
+// SamplePolicy returns a copy of the embedded sample policy (apeval.policy/v1 TOML).
+func SamplePolicy() []byte { return bytes.Clone(samplePolicy) }
+
+// SampleSHA256 is the hex SHA-256 of the embedded sample dataset, for
+// run metadata.
+func SampleSHA256() string {
+	h := sha256.Sum256(sampleCases)
+	return hex.EncodeToString(h[:])
+}
