@@ -25,7 +25,9 @@ const secretKeyPattern = `(?:\b[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secr
 
 var (
 	authSchemeRe = regexp.MustCompile(`(?i)\b(bearer|basic|digest|token)(\s+)([A-Za-z0-9._~+/=-]{8,})`)
-	keyValueRe   = regexp.MustCompile(`(?i)(` + secretKeyPattern + `["']?)(\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s&;,"'<>]+)`)
+	keyValueRe   = regexp.MustCompile(`(?i)(` + secretKeyPattern + `["']?)([ \t]*[:=][ \t]*)("[^"\n]*"|'[^'\n]*'|` +
+		`(?:bearer|basic|digest|token)[ \t]+[^\s&;,"'<>]+|[^\s&;,"'<>]+)`)
+	authValueRe  = regexp.MustCompile(`(?i)^(bearer|basic|digest|token)([ \t]+)`)
 	looseTokenRe = regexp.MustCompile(`(?i)(\b(?:key|token|secret|password|passphrase)s?(?:\s+is)?\s+)([A-Za-z0-9_+/=.-]{16,})`)
 )
 
@@ -70,6 +72,9 @@ func maskKeyValue(m string) string {
 	v := sub[3]
 	if v == Masked {
 		return m
+	}
+	if m := authValueRe.FindStringSubmatch(v); m != nil {
+		return sub[1] + sub[2] + m[1] + m[2] + Masked
 	}
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') {
 		return sub[1] + sub[2] + string(v[0]) + Masked + string(v[0])
