@@ -309,3 +309,41 @@ func TestBadConfidence(t *testing.T) {
 		t.Errorf("confidence 0: got %v, warnings %q", s.Thresholds.Confidence, s.Warnings)
 	}
 }
+
+func TestWarnings(t *testing.T) {
+	one := func(id string, version int, class, source, status string, call int, calls int) *replay.Result {
+		r := rr("R", class, source, "match", "match", status, true, call)
+		r.RuleVersion = version
+		return &replay.Result{CaseID: id, Judge: "J", Rules: []replay.RuleResult{r}, Calls: make([]replay.Call, calls)}
+	}
+	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, []*replay.Result{
+		one("a", 1, "style", "judge", "ok", 0, 1),
+		one("a", 2, "style", "judge", "ok", 0, 1),     // same case again, new version
+		one("b", 2, "dangerous", "judge", "ok", 0, 1), // class changed
+		one("c", 2, "dangerous", "failure", "ok", 0, 1),
+		one("d", 2, "dangerous", "oracle", "ok", -1, 0),
+		one("e", 2, "dangerous", "judge", "ok", 3, 1),
+	})
+	w := ""
+	for _, x := range s.Warnings {
+		w += x + "\n"
+	}
+	for _, want := range []string{
+		"J: 1 results repeat a case",
+		"J: rules seen with more than one version (mixed policies?): R (1..2)",
+		"J: 1 rules seen with more than one class",
+		"J: 1 judged rule results carry no recognisable result or failure status",
+		"J: 1 rule results carry an unknown source",
+		"J: 1 rule results point at a call the case does not have",
+	} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warnings lack %q:\n%s", want, w)
+		}
+	}
+	r := s.Judge("J").Rule("R")
+	// The failure row with status ok counts as an error; its class is the
+	// last seen, its version the highest.
+	if r.Unknown.Error != 1 || r.Class != "dangerous" || r.RuleVersion != 2 {
+		t.Errorf("row %+v", r)
+	}
+}
