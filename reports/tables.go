@@ -347,18 +347,4 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 }
 
 // footnotes are the warnings of the run and of each judge, numbered.
-func (rep *Report) footnotes() []string {
-	var notes []string
-	for _, w := range rep.Summary.Warnings {
-		notes = append(notes, w)
-	}
-	for _, j := range rep.Summary.Judges {
-		for _, w := range j.Warnings {
-			notes = append(notes, j.Judge+": "+w)
-		}
-	}
-	for i := range notes {
-		notes[i] = fmt.Sprintf("[%d] %s", i+1, notes[i])
-	}
-	return notes
-}
+func (rep *Report) footnotes() []string { return numbered(rep.footnoteTexts()) }

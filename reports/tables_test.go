@@ -121,3 +121,25 @@ func TestSummaryJSONKeys(t *testing.T) {
 		t.Errorf("schema %v exit_code %v verdict %v", m["schema"], m["exit_code"], m["verdict"])
 	}
 }
+
+func TestSummaryMarkdown(t *testing.T) {
+	for _, tt := range []struct {
+		file string
+		rep  *Report
+	}{
+		{"summary.md", fixtureReport()},
+		{"summary-single.md", singleJudgeReport()},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			tt.rep.Color = true // must not leak into Markdown
+			var b bytes.Buffer
+			if err := tt.rep.WriteMarkdown(&b); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(b.String(), "\x1b[") {
+				t.Fatal("escape codes in Markdown")
+			}
+			golden(t, tt.file, b.Bytes())
+		})
+	}
+}
