@@ -1,0 +1,145 @@
+package reports
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apeval/apeval/metrics"
+)
+
+// JUnit XML (the de-facto schema GitHub, GitLab and Jenkins parse): one
+// testsuite per judge, one testcase per criterion × rule (judge-level
+// criteria under rule "*"). PASS passes; FAIL is a <failure> carrying the
+// figures; N/A is <skipped>; INCONCLUSIVE is <skipped> unless
+// --inconclusive=fail makes it a <failure>, so the CI view agrees with the
+// exit code. For the same reason the baseline judge of a comparison, which
+// the run's verdict leaves out, reports its criteria as <skipped> with the
+// status in the message.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Classname string        `xml:"classname,attr"`
+	Name      string        `xml:"name,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+	Skipped   *junitMessage `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Body    string `xml:",chardata"`
+}
+
+// figures renders a criterion's numbers for a failure body.
+func figures(c metrics.Criterion) string {
+	var parts []string
+	add := func(k string, v *float64) {
+		if v != nil {
+			parts = append(parts, k+"="+strconv.FormatFloat(*v, 'g', -1, 64))
+		}
+	}
+	add("estimate", c.Estimate)
+	add("lo", c.Lo)
+	add("hi", c.Hi)
+	parts = append(parts, "threshold="+strconv.FormatFloat(c.Threshold, 'g', -1, 64), "n="+itoa(c.N))
+	add("p", c.PValue)
+	if c.MoreSamples != nil {
+		parts = append(parts, "more_samples="+itoa(*c.MoreSamples))
+	}
+	return strings.Join(parts, " ")
+}
+
+// WriteJUnit writes junit.xml.
+func (rep *Report) WriteJUnit(w io.Writer) error {
+	s := rep.Summary
+	root := junitSuites{Name: "apeval", Time: "0"}
+	stamp := ""
+	if !rep.Run.Created.IsZero() {
+		stamp = rep.Run.Created.UTC().Format(time.RFC3339)
+	}
+	for _, j := range s.Judges {
+		suite := junitSuite{Name: j.Judge, Time: "0", Timestamp: stamp, Properties: []junitProperty{
+			{"verdict", string(j.Verdict)}, {"baseline", strconv.FormatBool(j.IsBaseline)},
+			{"model", j.Model}, {"model_digest", j.ModelDigest}, {"prompt_version", j.PromptVersion},
+			{"run_id", j.RunID},
+		}}
+		gated := !j.IsBaseline || len(s.Judges) == 1
+		rows := j.Rules
+		if j.Total != nil {
+			rows = append([]*metrics.Row{j.Total}, rows...)
+		}
+		for _, r := range rows {
+			for _, c := range r.Criteria {
+				tc := junitCase{Classname: j.Judge, Name: r.RuleID + "/" + c.Name, Time: "0"}
+				msg := fmt.Sprintf("%s: %s", c.Status, c.Reason)
+				switch {
+				case !gated && c.Status != metrics.StatusPass:
+					tc.Skipped = &junitMessage{Message: "baseline, not part of the verdict: " + msg}
+					suite.Skipped++
+				case c.Status == metrics.StatusFail,
+					c.Status == metrics.StatusInconclusive && rep.Inconclusive == "fail":
+					tc.Failure = &junitMessage{Message: msg, Type: string(c.Status), Body: figures(c)}
+					suite.Failures++
+				case c.Status == metrics.StatusInconclusive && rep.Inconclusive == "pass":
+					tc.SystemOut = msg + "\n" + figures(c)
+				case c.Status == metrics.StatusInconclusive, c.Status == metrics.StatusNA:
+					tc.Skipped = &junitMessage{Message: msg}
+					suite.Skipped++
+				default:
+					tc.SystemOut = msg
+				}
+				suite.Cases = append(suite.Cases, tc)
+				suite.Tests++
+			}
+		}
+		root.Tests += suite.Tests
+		root.Failures += suite.Failures
+		root.Skipped += suite.Skipped
+		root.Suites = append(root.Suites, suite)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(root); err != nil {
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
