@@ -2,7 +2,9 @@ package replay
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/apeval/apeval/datasets"
@@ -92,7 +94,8 @@ type replayer struct {
 	fp       fingerprinter
 	pending  []pendingRule
 	crossed  []int
-	rowRules []*Rule // the rule of each result row
+	rowRules []*Rule    // the rule of each result row
+	digests  [][32]byte // the fingerprint of each result row
 }
 
 type pendingRule struct {
@@ -153,6 +156,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 	e.pending = e.pending[:0]
 	e.crossed = e.crossed[:0]
 	e.rowRules = e.rowRules[:0]
+	e.digests = e.digests[:0]
 	approved := f.approval == "approved"
 	fpReady := false
 	for _, r := range e.p.Rules {
@@ -167,20 +171,21 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 			res.Rules = make([]RuleResult, 0, len(e.p.Rules))
 		}
 		e.rowRules = append(e.rowRules, r)
-		rr := RuleResult{
+		res.Rules = append(res.Rules, RuleResult{
 			RuleID: r.ID, RuleVersion: r.Version, Class: r.Class, Label: c.Labels[r.ID],
-			Action: r.Action, Status: string(judge.StatusOK), Call: -1,
-			Fingerprint: e.fp.sum(r.ID, r.Version),
-		}
+			Action: r.Action, Status: string(judge.StatusOK), Call: -1, Source: SourceDeterministic,
+		})
+		row := len(res.Rules) - 1
+		rr := &res.Rules[row]
+		d := e.fp.digest(r.ID, r.Version)
+		e.digests = append(e.digests, d)
 		if r.Baseline != nil {
 			rr.BaselineResult = matchResult(r.Baseline.match(f))
 		}
-		if approvedFingerprint(c, rr.Fingerprint) {
+		if approvedFingerprint(c, &d) {
 			rr.Source = SourceScope
-			res.Rules = append(res.Rules, rr)
 			continue
 		}
-		rr.Source = SourceDeterministic
 		whenOK := r.When == nil || r.When.match(f)
 		switch {
 		case r.Boundary != nil:
@@ -196,11 +201,11 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 			rr.Result = matchResult(whenOK)
 			rr.Fired = whenOK
 		default:
-			e.pending = append(e.pending, pendingRule{rule: r, row: len(res.Rules)})
+			e.pending = append(e.pending, pendingRule{rule: r, row: row})
 		}
-		res.Rules = append(res.Rules, rr)
 	}
 	res.RulesInScope = len(res.Rules)
+	setFingerprints(res.Rules, e.digests)
 
 	// 4–5. Judge calls and the failure policy.
 	if len(e.pending) > 0 {
@@ -296,13 +301,37 @@ func boundaryAction(b *Boundary, n int) string {
 	return ""
 }
 
-func approvedFingerprint(c *datasets.Case, fp string) bool {
+func approvedFingerprint(c *datasets.Case, d *[32]byte) bool {
+	if len(c.Context.ApprovedFingerprints) == 0 {
+		return false
+	}
+	var buf [64]byte
+	hex.Encode(buf[:], d[:])
 	for _, a := range c.Context.ApprovedFingerprints {
-		if a == fp {
+		if a == string(buf[:]) {
 			return true
 		}
 	}
 	return false
+}
+
+// setFingerprints hex-encodes the rows' digests into one string (one
+// allocation per case instead of one per row) and slices it per row.
+func setFingerprints(rows []RuleResult, digests [][32]byte) {
+	if len(rows) == 0 {
+		return
+	}
+	var b strings.Builder
+	b.Grow(64 * len(rows))
+	var buf [64]byte
+	for i := range rows {
+		hex.Encode(buf[:], digests[i][:])
+		b.Write(buf[:])
+	}
+	all := b.String()
+	for i := range rows {
+		rows[i].Fingerprint = all[64*i : 64*(i+1)]
+	}
 }
 
 func matchResult(ok bool) string {

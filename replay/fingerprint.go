@@ -2,7 +2,9 @@ package replay
 
 import (
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
+	"hash"
 	"encoding/json"
 	"math"
 	"slices"
@@ -33,11 +35,21 @@ func CanonicalJSON(sessionID, piece, movement, toolName string, arguments map[st
 // fingerprinter computes the fingerprints of one call for many rules: the
 // call's canonical part is encoded once, only the rule fields change.
 type fingerprinter struct {
-	head []byte // {"arguments":…,"movement":…,"piece":…,
+	head []byte // {"arguments":…,"movement":…,"piece":…,"rule_id":
 	tail []byte // ,"session_id":…,"tool_name":…}
 	buf  []byte
 	keys []string
+	// When the head spans SHA-256 blocks (long arguments, a file's content),
+	// it is hashed once and each rule resumes from that midstate.
+	h     hash.Hash
+	state []byte
+	mid   bool
+	sum32 []byte
 }
+
+// midstateMin is the head length from which resuming a saved SHA-256 state
+// beats rehashing the head for every rule.
+const midstateMin = 128
 
 func (fp *fingerprinter) setCall(sessionID, piece, movement, toolName string, arguments map[string]any) {
 	b := append(fp.head[:0], `{"arguments":`...)
@@ -57,6 +69,35 @@ func (fp *fingerprinter) setCall(sessionID, piece, movement, toolName string, ar
 	t = append(t, `,"tool_name":`...)
 	t = appendJCSString(t, toolName)
 	fp.tail = append(t, '}')
+	fp.mid = len(fp.head) >= midstateMin
+	if fp.mid {
+		if fp.h == nil {
+			fp.h = sha256.New()
+		}
+		fp.h.Reset()
+		fp.h.Write(fp.head)
+		var err error
+		fp.state, err = fp.h.(encoding.BinaryAppender).AppendBinary(fp.state[:0])
+		fp.mid = err == nil
+	}
+}
+
+// digest returns the SHA-256 of the canonical object for one rule.
+func (fp *fingerprinter) digest(ruleID string, ruleVersion int) [32]byte {
+	if !fp.mid {
+		return sha256.Sum256(fp.object(ruleID, ruleVersion))
+	}
+	if err := fp.h.(encoding.BinaryUnmarshaler).UnmarshalBinary(fp.state); err != nil {
+		return sha256.Sum256(fp.object(ruleID, ruleVersion))
+	}
+	b := appendJCSString(fp.buf[:0], ruleID)
+	b = append(b, `,"rule_version":`...)
+	b = strconv.AppendInt(b, int64(ruleVersion), 10)
+	b = append(b, fp.tail...)
+	fp.buf = b
+	fp.h.Write(b)
+	fp.sum32 = fp.h.Sum(fp.sum32[:0])
+	return [32]byte(fp.sum32)
 }
 
 func (fp *fingerprinter) object(ruleID string, ruleVersion int) []byte {
@@ -70,7 +111,7 @@ func (fp *fingerprinter) object(ruleID string, ruleVersion int) []byte {
 }
 
 func (fp *fingerprinter) sum(ruleID string, ruleVersion int) string {
-	h := sha256.Sum256(fp.object(ruleID, ruleVersion))
+	h := fp.digest(ruleID, ruleVersion)
 	return hex.EncodeToString(h[:])
 }
 
