@@ -155,7 +155,7 @@ func TestEffectiveCategory(t *testing.T) {
 		{"Bash", "git", nil, "git"},
 		{"Bash", "", over, "remote_shell"},
 		{"BASH", datasets.CategoryOf("Bash"), over, "remote_shell"}, // reader-filled default is overridden
-		{"Bash", "git", over, "git"},                                 // an explicit different category stays
+		{"Bash", "git", over, "git"},                                // an explicit different category stays
 	}
 	for _, tt := range tests {
 		c := &datasets.Case{Tool: datasets.Tool{Name: tt.name, Category: tt.category}}
