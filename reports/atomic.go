@@ -38,6 +38,12 @@ func createTemp(path string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
+	// CreateTemp makes the file private; reports are meant to be shared
+	// (CI artifacts, other users of the machine), like any file we create.
+	if err := f.Chmod(0o644); err != nil {
+		discardTemp(f)
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
 	return f, nil
 }
 

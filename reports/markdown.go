@@ -15,18 +15,11 @@ var verdictMark = map[metrics.Verdict]string{
 	metrics.VerdictInconclusive: "⚠️",
 }
 
-// code formats s as a Markdown code span.
-func code(s string) string {
-	if strings.Contains(s, "`") {
-		return "`` " + s + " ``"
-	}
-	return "`" + s + "`"
-}
-
 // WriteMarkdown writes summary.md, fit for $GITHUB_STEP_SUMMARY or a pull
 // request comment: the verdict first, the judges side by side, the
 // per-rule table, then why the verdict is not GO, the criteria that were
-// N/A and why, the comparison with the baseline, warnings as footnotes.
+// N/A and why, the comparison with the baseline folded away, and warnings
+// as footnotes.
 func (rep *Report) WriteMarkdown(w io.Writer) error {
 	plain := *rep
 	plain.Color = false // escape codes have no place in Markdown
@@ -34,39 +27,13 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	s := rep.Summary
 	var b strings.Builder
 	warnings := rep.footnoteTexts()
-	refs := ""
-	for i := range warnings {
-		refs += fmt.Sprintf("[^%d]", i+1)
-	}
 	fmt.Fprintf(&b, "## %s apeval: %s\n\n", verdictMark[s.Verdict], s.Verdict)
-	var facts []string
-	if rep.Run.RunID != "" {
-		facts = append(facts, "run "+code(rep.Run.RunID))
-	}
-	if len(s.Judges) > 0 && s.Judges[0].Total != nil {
-		facts = append(facts, fmt.Sprintf("%d cases", s.Judges[0].Total.Cases))
-	}
-	var names []string
-	for _, d := range rep.Run.Datasets {
-		names = append(names, code(d.Name))
-	}
-	if len(names) > 0 {
-		facts = append(facts, "dataset "+strings.Join(names, ", "))
-	}
-	if rep.Run.Policy != nil {
-		facts = append(facts, "policy "+code(rep.Run.Policy.Name))
-	}
-	if s.Baseline != "" {
-		facts = append(facts, "baseline "+code(s.Baseline))
-	}
-	exit := fmt.Sprintf("exit %d", rep.ExitCode())
-	if s.Verdict == metrics.VerdictInconclusive && rep.Inconclusive != "" {
-		exit += " (--inconclusive=" + rep.Inconclusive + ")"
-	}
-	facts = append(facts, exit)
-	b.WriteString(strings.Join(facts, " · "))
+	b.WriteString(strings.Join(rep.facts(code), " · "))
 	if len(warnings) > 0 {
-		fmt.Fprintf(&b, " · ⚠️ %d warning(s)%s", len(warnings), refs)
+		fmt.Fprintf(&b, " · ⚠️ %d warning(s)", len(warnings))
+		for i := range warnings {
+			fmt.Fprintf(&b, "[^%d]", i+1)
+		}
 	}
 	if rep.Run.Interrupted {
 		b.WriteString("\n\n> [!WARNING]\n> The run was interrupted: these figures cover only the cases replayed before it stopped.")
@@ -81,7 +48,20 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	if err := rules.render(&b, FormatMarkdown); err != nil {
 		return err
 	}
-	rep.writeCriteriaDetails(&b)
+	if why := rep.whyGrid(); why != nil {
+		fmt.Fprintf(&b, "\n<details><summary>Why not GO: %s</summary>\n\n", rep.whyCounts())
+		if err := why.render(&b, FormatMarkdown); err != nil {
+			return err
+		}
+		b.WriteString("\n</details>\n")
+	}
+	if na, n := rep.naLines(); len(na) > 0 {
+		fmt.Fprintf(&b, "\n<details><summary>Not applicable (N/A): %d criteria, not counted in the verdict</summary>\n\n", n)
+		for _, l := range na {
+			b.WriteString("- " + mdEscape(l) + "\n")
+		}
+		b.WriteString("\n</details>\n")
+	}
 	for _, c := range s.Comparisons {
 		fmt.Fprintf(&b, "\n<details><summary>%s vs baseline %s</summary>\n\n", mdEscape(c.Candidate), mdEscape(c.Baseline))
 		for i, g := range rep.comparisonGrids(c) {
@@ -102,6 +82,45 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// code formats s as a Markdown code span.
+func code(s string) string {
+	if strings.Contains(s, "`") {
+		return "`` " + s + " ``"
+	}
+	return "`" + s + "`"
+}
+
+// facts is the one-line description of the run under the verdict; name
+// formats identifiers (code spans in Markdown).
+func (rep *Report) facts(name func(string) string) []string {
+	s := rep.Summary
+	var facts []string
+	if rep.Run.RunID != "" {
+		facts = append(facts, "run "+name(rep.Run.RunID))
+	}
+	if len(s.Judges) > 0 && s.Judges[0].Total != nil {
+		facts = append(facts, fmt.Sprintf("%d cases", s.Judges[0].Total.Cases))
+	}
+	var names []string
+	for _, d := range rep.Run.Datasets {
+		names = append(names, name(d.Name))
+	}
+	if len(names) > 0 {
+		facts = append(facts, "dataset "+strings.Join(names, ", "))
+	}
+	if rep.Run.Policy != nil {
+		facts = append(facts, "policy "+name(rep.Run.Policy.Name))
+	}
+	if s.Baseline != "" {
+		facts = append(facts, "baseline "+name(s.Baseline))
+	}
+	exit := fmt.Sprintf("exit %d", rep.ExitCode())
+	if s.Verdict == metrics.VerdictInconclusive && rep.Inconclusive != "" {
+		exit += " (--inconclusive=" + rep.Inconclusive + ")"
+	}
+	return append(facts, exit)
 }
 
 // footnoteTexts are the run's and the judges' warnings, unnumbered.
@@ -139,64 +158,57 @@ func criteriaResults(s *metrics.Summary) []criterionResult {
 	return out
 }
 
-// writeCriteriaDetails explains the verdict: FAIL and INCONCLUSIVE
-// criteria with their figures, then the N/A criteria grouped by reason.
-func (rep *Report) writeCriteriaDetails(b *strings.Builder) {
-	all := criteriaResults(rep.Summary)
-	var open []criterionResult
-	nFail, nOpen := 0, 0
-	for _, cr := range all {
-		switch cr.c.Status {
-		case metrics.StatusFail:
-			nFail++
-			open = append(open, cr)
-		case metrics.StatusInconclusive:
-			nOpen++
-			open = append(open, cr)
-		}
-	}
-	if len(open) > 0 {
-		fmt.Fprintf(b, "\n<details><summary>Why not GO: %d failing, %d inconclusive</summary>\n\n", nFail, nOpen)
-		g := &grid{header: []string{"judge", "rule", "criterion", "status", "why"}}
-		for _, cr := range open {
+// whyGrid lists the FAIL and INCONCLUSIVE criteria with the sentence
+// metrics wrote about each; nil when every criterion passed or was N/A.
+func (rep *Report) whyGrid() *grid {
+	g := &grid{header: []string{"judge", "rule", "criterion", "status", "why"}}
+	for _, cr := range criteriaResults(rep.Summary) {
+		if cr.c.Status == metrics.StatusFail || cr.c.Status == metrics.StatusInconclusive {
 			g.add(cr.judge, ruleLabel(cr.rule), cr.c.Name, string(cr.c.Status), cr.c.Reason)
 		}
-		_ = g.render(b, FormatMarkdown)
-		b.WriteString("\n</details>\n")
 	}
+	if len(g.rows) == 0 {
+		return nil
+	}
+	return g
+}
 
-	// N/A criteria, grouped by criterion and reason so "not a dangerous
-	// rule" is said once with the rules it concerns.
+// whyCounts says "3 failing, 2 inconclusive".
+func (rep *Report) whyCounts() string {
+	var fail, open int
+	for _, cr := range criteriaResults(rep.Summary) {
+		switch cr.c.Status {
+		case metrics.StatusFail:
+			fail++
+		case metrics.StatusInconclusive:
+			open++
+		}
+	}
+	return fmt.Sprintf("%d failing, %d inconclusive", fail, open)
+}
+
+// naLines groups the N/A criteria by criterion and reason, so "not a
+// dangerous rule" is said once with the judge × rule pairs it concerns; n
+// counts the N/A criteria.
+func (rep *Report) naLines() (lines []string, n int) {
 	type key struct{ name, reason string }
 	groups := map[key][]string{}
 	var order []key
-	for _, cr := range all {
+	for _, cr := range criteriaResults(rep.Summary) {
 		if cr.c.Status != metrics.StatusNA {
 			continue
 		}
+		n++
 		k := key{cr.c.Name, cr.c.Reason}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
 		groups[k] = append(groups[k], cr.judge+" × "+ruleLabel(cr.rule))
 	}
-	if len(order) == 0 {
-		return
-	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].name < order[j].name })
-	fmt.Fprintf(b, "\n<details><summary>Not applicable (N/A): %d criteria, not counted in the verdict</summary>\n\n", countNA(all))
-	for _, k := range order {
-		fmt.Fprintf(b, "- %s — %s: %s\n", code(k.name), mdEscape(k.reason), mdEscape(strings.Join(groups[k], ", ")))
+	lines = make([]string, len(order))
+	for i, k := range order {
+		lines[i] = fmt.Sprintf("%s — %s: %s", k.name, k.reason, strings.Join(groups[k], ", "))
 	}
-	b.WriteString("\n</details>\n")
-}
-
-func countNA(all []criterionResult) int {
-	n := 0
-	for _, cr := range all {
-		if cr.c.Status == metrics.StatusNA {
-			n++
-		}
-	}
-	return n
+	return lines, n
 }

@@ -1,0 +1,317 @@
+package reports
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+
+	"github.com/apeval/apeval/metrics"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Chart file names inside a run directory.
+const (
+	LatencyChart   = "latency_cdf.svg"
+	PrecisionChart = "precision.svg"
+	RecallChart    = "recall.svg"
+	FireRateChart  = "fire_rate.svg"
+)
+
+// Chart is one rendered SVG chart.
+type Chart struct {
+	File  string // file name in the run directory
+	Title string
+	SVG   []byte
+}
+
+var (
+	chartW = 8 * vg.Inch
+	chartH = 4 * vg.Inch
+	red    = color.RGBA{R: 0xc0, G: 0x20, B: 0x20, A: 0xff}
+	grey   = color.RGBA{R: 0x88, G: 0x88, B: 0x88, A: 0xff}
+	sans   = font.Font{Typeface: "Liberation", Variant: "Sans"}
+)
+
+// newPlot returns a plot with sans-serif text throughout.
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.Title.TextStyle.Font = font.From(sans, 13)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(sans, 11)
+		a.Tick.Label.Font = font.From(sans, 9)
+	}
+	p.Legend.TextStyle.Font = font.From(sans, 9)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// svgOf renders p as SVG.
+func svgOf(p *plot.Plot) ([]byte, error) {
+	wt, err := p.WriterTo(chartW, chartH, "svg")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if _, err := wt.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Charts renders every chart the report has data for: the latency CDF
+// (when Latencies are given and a judge made live calls), precision and
+// recall per rule with their intervals, and fire rate per rule per judge.
+func (rep *Report) Charts() ([]Chart, error) {
+	var out []Chart
+	add := func(file, title string, p *plot.Plot, err error) error {
+		if err != nil || p == nil {
+			return err
+		}
+		b, err := svgOf(p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		out = append(out, Chart{File: file, Title: title, SVG: b})
+		return nil
+	}
+	p, err := rep.latencyPlot()
+	if err := add(LatencyChart, "Judge latency (live calls)", p, err); err != nil {
+		return nil, err
+	}
+	p, err = rep.intervalPlot("Precision per rule", "precision", func(r *metrics.Row) (v, lo, hi *float64) {
+		return r.Precision, r.PrecisionLo, r.PrecisionHi
+	}, rep.Summary.Thresholds.PrecisionMin, "precision_min")
+	if err := add(PrecisionChart, "Precision per rule", p, err); err != nil {
+		return nil, err
+	}
+	p, err = rep.intervalPlot("Recall per rule", "recall", func(r *metrics.Row) (v, lo, hi *float64) {
+		return r.Recall, r.RecallLo, r.RecallHi
+	}, math.NaN(), "")
+	if err := add(RecallChart, "Recall per rule", p, err); err != nil {
+		return nil, err
+	}
+	p, err = rep.fireRatePlot()
+	if err := add(FireRateChart, "Fire rate per rule", p, err); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// cdfPoints samples the empirical CDF of sorted values at up to max ranks
+// for a step line: (x_(k), k/n).
+func cdfPoints(sorted []float64, max int) plotter.XYs {
+	n := len(sorted)
+	m := min(n, max)
+	pts := make(plotter.XYs, 0, m+1)
+	pts = append(pts, plotter.XY{X: sorted[0], Y: 0})
+	for k := 1; k <= m; k++ {
+		rank := (k*n + m - 1) / m // ⌈k·n/m⌉: the last rank always included
+		pts = append(pts, plotter.XY{X: sorted[rank-1], Y: float64(rank) / float64(n)})
+	}
+	return pts
+}
+
+// latencyPlot draws each judge's latency CDF over its live calls, the P95
+// metrics computed marked on it, and the judge_p95_max line.
+func (rep *Report) latencyPlot() (*plot.Plot, error) {
+	if rep.Latencies == nil {
+		return nil, nil
+	}
+	p := newPlot("Judge latency, live calls (CDF)", "latency (ms)", "fraction of calls ≤ x")
+	p.Legend.Top, p.Legend.Left = false, false // the CDF leaves the lower right empty
+	p.Legend.YOffs = vg.Points(8)
+	p.Y.Min, p.Y.Max = 0, 1.02
+	maxX := rep.Summary.Thresholds.JudgeP95MaxMS * 1.1
+	drawn := 0
+	for k, j := range rep.Summary.Judges {
+		lat := rep.Latencies.sorted(j.Judge)
+		if len(lat) == 0 {
+			continue
+		}
+		drawn++
+		maxX = math.Max(maxX, lat[len(lat)-1])
+		l, err := plotter.NewLine(cdfPoints(lat, 2000))
+		if err != nil {
+			return nil, err
+		}
+		l.StepStyle = plotter.PostStep
+		l.Color = plotutil.Color(k)
+		l.Width = vg.Points(1.5)
+		p.Add(l)
+		p.Legend.Add(j.Judge, l)
+		if t := j.Total; t != nil && t.LatencyP95MS != nil {
+			pt := plotter.XYs{{X: *t.LatencyP95MS, Y: 0.95}}
+			s, err := plotter.NewScatter(pt)
+			if err != nil {
+				return nil, err
+			}
+			s.Color = plotutil.Color(k)
+			s.Shape = draw.CircleGlyph{}
+			s.Radius = vg.Points(4)
+			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pt,
+				Labels: []string{fmt.Sprintf("P95 %.0f ms", *t.LatencyP95MS)}})
+			if err != nil {
+				return nil, err
+			}
+			for i := range lb.TextStyle {
+				lb.TextStyle[i].Font = font.From(sans, 9)
+				lb.TextStyle[i].Color = plotutil.Color(k)
+			}
+			lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-12 - 10*float64(k))}
+			p.Add(s, lb)
+		}
+	}
+	if drawn == 0 {
+		return nil, nil
+	}
+	thr := rep.Summary.Thresholds.JudgeP95MaxMS
+	crit, err := plotter.NewLine(plotter.XYs{{X: thr, Y: 0}, {X: thr, Y: 1.02}})
+	if err != nil {
+		return nil, err
+	}
+	crit.Color, crit.Dashes, crit.Width = red, []vg.Length{vg.Points(5), vg.Points(3)}, vg.Points(1.2)
+	p95, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0.95}, {X: maxX, Y: 0.95}})
+	if err != nil {
+		return nil, err
+	}
+	p95.Color, p95.Dashes = grey, []vg.Length{vg.Points(2), vg.Points(2)}
+	p.Add(crit, p95)
+	p.Legend.Add(fmt.Sprintf("judge_p95_max %g ms", thr), crit)
+	p.Legend.Add("0.95", p95)
+	p.X.Min, p.X.Max = 0, maxX*1.02
+	return p, nil
+}
+
+// errPoints are points with asymmetric Y errors for YErrorBars.
+type errPoints struct {
+	plotter.XYs
+	lo, hi []float64 // distances below and above
+}
+
+func (e errPoints) YError(i int) (float64, float64) { return e.lo[i], e.hi[i] }
+
+// intervalPlot draws one figure per rule and judge with its interval as
+// whiskers, judges side by side within a rule, and an optional threshold.
+func (rep *Report) intervalPlot(title, ylabel string, get func(*metrics.Row) (v, lo, hi *float64),
+	threshold float64, thresholdName string) (*plot.Plot, error) {
+	ids := ruleIDs(rep.Summary)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	p := newPlot(title, "rule", ylabel+" ("+fmt.Sprintf("%g%%", rep.Summary.Thresholds.Confidence*100)+" interval)")
+	p.NominalX(ids...)
+	p.Y.Min, p.Y.Max = 0, 1.05
+	p.X.Min, p.X.Max = -0.6, float64(len(ids))-0.4
+	p.Legend.Top, p.Legend.Left = false, true
+	judges := rep.Summary.Judges
+	drawn := 0
+	for k, j := range judges {
+		off := (float64(k) - float64(len(judges)-1)/2) * 0.12
+		var pts errPoints
+		for i, id := range ids {
+			r := j.Rule(id)
+			if r == nil {
+				continue
+			}
+			v, lo, hi := get(r)
+			if v == nil {
+				continue
+			}
+			l, h := *v, *v
+			if lo != nil {
+				l = *lo
+			}
+			if hi != nil {
+				h = *hi
+			}
+			pts.XYs = append(pts.XYs, plotter.XY{X: float64(i) + off, Y: *v})
+			pts.lo, pts.hi = append(pts.lo, *v-l), append(pts.hi, h-*v)
+		}
+		if len(pts.XYs) == 0 {
+			continue
+		}
+		drawn++
+		s, err := plotter.NewScatter(pts.XYs)
+		if err != nil {
+			return nil, err
+		}
+		s.Color, s.Shape, s.Radius = plotutil.Color(k), plotutil.Shape(k), vg.Points(3.5)
+		eb, err := plotter.NewYErrorBars(pts)
+		if err != nil {
+			return nil, err
+		}
+		eb.Color = plotutil.Color(k)
+		p.Add(eb, s)
+		p.Legend.Add(j.Judge, s)
+	}
+	if drawn == 0 {
+		return nil, nil
+	}
+	if !math.IsNaN(threshold) {
+		l, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: threshold}, {X: p.X.Max, Y: threshold}})
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Dashes = red, []vg.Length{vg.Points(5), vg.Points(3)}
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("%s %g", thresholdName, threshold), l)
+	}
+	return p, nil
+}
+
+// fireRatePlot draws fire rate per rule as bars grouped by rule, one bar
+// per judge.
+func (rep *Report) fireRatePlot() (*plot.Plot, error) {
+	ids := ruleIDs(rep.Summary)
+	judges := rep.Summary.Judges
+	if len(ids) == 0 || len(judges) == 0 {
+		return nil, nil
+	}
+	p := newPlot("Fire rate per rule", "rule", "fire rate (cases fired ÷ in scope)")
+	p.NominalX(ids...)
+	p.Legend.Top, p.Legend.Left = true, false
+	width := vg.Points(math.Min(24, 300/float64(len(ids)*len(judges))))
+	top := 0.0
+	for k, j := range judges {
+		vals := make(plotter.Values, len(ids))
+		for i, id := range ids {
+			if r := j.Rule(id); r != nil && r.FireRate != nil {
+				vals[i] = *r.FireRate
+				top = math.Max(top, *r.FireRate)
+			}
+		}
+		b, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return nil, err
+		}
+		b.Color = plotutil.Color(k)
+		b.LineStyle.Width = 0
+		b.Offset = vg.Length(float64(k)-float64(len(judges)-1)/2) * width
+		p.Add(b)
+		p.Legend.Add(j.Judge, b)
+	}
+	// Without padding the outer bars of the first and last group are clipped.
+	p.X.Min, p.X.Max = -0.7, float64(len(ids))-0.3
+	p.Y.Min, p.Y.Max = 0, math.Max(0.05, top*1.35+0.05*float64(len(judges)))
+	return p, nil
+}
+
+// errNoSummary guards the run writer against a Report without metrics.
+var errNoSummary = errors.New("reports: report has no metrics summary")
+
+// writeChart writes one chart's SVG.
+func writeChart(w io.Writer, c Chart) error {
+	_, err := w.Write(c.SVG)
+	return err
+}

@@ -1,0 +1,174 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func chartReport() *Report {
+	rep := fixtureReport()
+	rep.Latencies = Latencies{}
+	for _, r := range summaryResults() {
+		rep.Latencies.Add(r)
+	}
+	return rep
+}
+
+func TestCharts(t *testing.T) {
+	charts, err := chartReport().Charts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, c := range charts {
+		files = append(files, c.File)
+		// Each chart is a well-formed SVG document.
+		d := xml.NewDecoder(bytes.NewReader(c.SVG))
+		var root string
+		for {
+			tok, err := d.Token()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", c.File, err)
+			}
+			if se, ok := tok.(xml.StartElement); ok && root == "" {
+				root = se.Name.Local
+			}
+		}
+		if root != "svg" {
+			t.Fatalf("%s: root element %q", c.File, root)
+		}
+	}
+	want := []string{LatencyChart, PrecisionChart, RecallChart, FireRateChart}
+	if strings.Join(files, ",") != strings.Join(want, ",") {
+		t.Fatalf("charts %v, want %v", files, want)
+	}
+	lat := string(charts[0].SVG)
+	for _, s := range []string{"P95 769 ms", "P95 629 ms", "judge_p95_max 1000 ms", "recorded/judge-v1"} {
+		if !strings.Contains(lat, s) {
+			t.Errorf("latency chart lacks %q", s)
+		}
+	}
+	if !strings.Contains(string(charts[1].SVG), "precision_min 0.9") {
+		t.Error("precision chart lacks the precision_min line")
+	}
+	// Without latencies there is no CDF, the other charts remain.
+	rep := fixtureReport()
+	charts, err = rep.Charts()
+	if err != nil || len(charts) != 3 || charts[0].File != PrecisionChart {
+		t.Fatalf("charts without latencies: %d, %v", len(charts), err)
+	}
+}
+
+func TestCDFPoints(t *testing.T) {
+	sorted := []float64{10, 20, 30, 40}
+	got := cdfPoints(sorted, 2)
+	// Start at 0, then ranks ⌈1·4/2⌉ = 2 and ⌈2·4/2⌉ = 4.
+	want := []struct{ x, y float64 }{{10, 0}, {20, 0.5}, {40, 1}}
+	if len(got) != len(want) {
+		t.Fatalf("%d points, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		if got[i].X != w.x || got[i].Y != w.y {
+			t.Errorf("point %d = (%g, %g), want (%g, %g)", i, got[i].X, got[i].Y, w.x, w.y)
+		}
+	}
+	if all := cdfPoints(sorted, 100); len(all) != 5 || all[4].Y != 1 || all[1].Y != 0.25 {
+		t.Errorf("unsampled CDF %v", all)
+	}
+}
+
+var externalRef = regexp.MustCompile(`(?i)<script|<link|<iframe|<img|\bsrc=|@import|url\(`)
+
+func TestHTMLSelfContained(t *testing.T) {
+	var b bytes.Buffer
+	rep := chartReport()
+	rep.Color = true
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if m := externalRef.FindString(page); m != "" {
+		t.Fatalf("report.html references something external or runs script: %q", m)
+	}
+	// The only URLs allowed are SVG namespace names, which are never fetched.
+	for _, u := range regexp.MustCompile(`https?://[^"' <]+`).FindAllString(page, -1) {
+		if u != "http://www.w3.org/2000/svg" && u != "http://www.w3.org/1999/xlink" {
+			t.Errorf("unexpected URL %s", u)
+		}
+	}
+	if strings.Contains(page, "\x1b[") || strings.Contains(page, "<?xml") {
+		t.Error("escape codes or an XML declaration inside the page")
+	}
+	for _, s := range []string{`<span class="banner nogo">NO-GO</span>`, "<svg", "Judges", "Rules", "Why not GO",
+		"rule-12", "Baseline vs candidate", "Warnings", "P95 769 ms"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("report.html lacks %q", s)
+		}
+	}
+	if n := strings.Count(page, "<svg"); n != 4 {
+		t.Errorf("%d inline charts, want 4", n)
+	}
+	// Every element opened is closed in order (void elements aside).
+	checkBalanced(t, page)
+}
+
+// checkBalanced is a small structural check of the generated HTML: tags
+// nest properly, so no browser has to repair the page.
+func checkBalanced(t *testing.T, page string) {
+	t.Helper()
+	void := map[string]bool{"meta": true, "br": true, "path": true, "!doctype": true}
+	tag := regexp.MustCompile(`<(/?)([a-zA-Z!][a-zA-Z0-9-]*)[^>]*?(/?)>`)
+	var stack []string
+	for _, m := range tag.FindAllStringSubmatch(page, -1) {
+		closing, name, self := m[1] == "/", strings.ToLower(m[2]), m[3] == "/"
+		switch {
+		case void[name] || self:
+		case closing:
+			if len(stack) == 0 || stack[len(stack)-1] != name {
+				t.Fatalf("</%s> closes %v", name, stack)
+			}
+			stack = stack[:len(stack)-1]
+		default:
+			stack = append(stack, name)
+		}
+	}
+	if len(stack) != 0 {
+		t.Fatalf("unclosed elements %v", stack)
+	}
+}
+
+func TestWriteRunReports(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteRunReports(dir, chartReport()); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{MetricsFile, SummaryJSON, SummaryMD, JUnitFile, HTMLFile,
+		LatencyChart, PrecisionChart, RecallChart, FireRateChart} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		if err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if st.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v, want 0644", f, st.Mode().Perm())
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("temporary %s left", e.Name())
+		}
+	}
+	if err := WriteRunReports(dir, &Report{}); err == nil {
+		t.Error("WriteRunReports without a summary succeeded")
+	}
+}

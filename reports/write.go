@@ -1,0 +1,43 @@
+package reports
+
+import (
+	"io"
+	"path/filepath"
+)
+
+// WriteRunReports writes every report of a run into dir, each file
+// atomically: metrics.parquet, summary.json, summary.md, junit.xml, the
+// charts (*.svg) and report.html. decisions.parquet, gates.parquet and
+// run.json are RunWriter's.
+func WriteRunReports(dir string, rep *Report) error {
+	if rep.Summary == nil {
+		return errNoSummary
+	}
+	plain := *rep
+	plain.Color = false
+	rep = &plain
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{MetricsFile, func(w io.Writer) error { return WriteMetricsParquet(w, rep.Summary) }},
+		{SummaryJSON, rep.WriteJSON},
+		{SummaryMD, rep.WriteMarkdown},
+		{JUnitFile, rep.WriteJUnit},
+	}
+	for _, f := range files {
+		if err := WriteFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+			return err
+		}
+	}
+	charts, err := rep.Charts()
+	if err != nil {
+		return err
+	}
+	for _, c := range charts {
+		if err := WriteFileAtomic(filepath.Join(dir, c.File), func(w io.Writer) error { return writeChart(w, c) }); err != nil {
+			return err
+		}
+	}
+	return WriteFileAtomic(filepath.Join(dir, HTMLFile), rep.WriteHTML)
+}
