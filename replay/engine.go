@@ -12,54 +12,55 @@ import (
 )
 
 // Session state is kept per judge and per session for the whole run: a
-// stream has no end-of-session marker. It is small: the last seq and, only
-// for sessions where a tracked rule fired or a boundary was crossed, one
-// entry per such rule (≈ 50 bytes per session, ≈ 50 MB per judge for a
-// million sessions). Sessions are keyed by the 64-bit FNV-1a hash of their
-// id; two ids colliding (≈ 3·10⁻⁸ for a million sessions) would share state.
+// stream has no end-of-session marker. It is small: a map entry (the last
+// seq) per session and, only for sessions where a stateful rule (max_fires,
+// a condition, a boundary) fired or a boundary was crossed, one int32 per
+// stateful counter in a chunked arena: ≈ 40 bytes per session, ≈ 40 MB per
+// judge for a million sessions. Sessions are keyed by the 64-bit FNV-1a
+// hash of their id; two ids colliding (≈ 3·10⁻⁸ for a million sessions)
+// would share state.
 type sessionState struct {
-	seen    bool
 	lastSeq int64
-	counts  []ruleCount
+	block   uint32 // 1-based index of the session's counters in the arena; 0 = none yet
 }
 
-type ruleCount struct {
-	rule      int32
-	fires     int32
-	crossings int32
+// arenaChunk is how many sessions' counters one arena chunk holds.
+const arenaChunk = 4096
+
+// counterArena holds k counters per session that needed any.
+type counterArena struct {
+	k      int
+	chunks [][]int32
+	n      uint32
 }
 
-func (s *sessionState) count(rule int) *ruleCount {
-	for i := range s.counts {
-		if int(s.counts[i].rule) == rule {
-			return &s.counts[i]
-		}
+func (a *counterArena) get(block uint32) []int32 {
+	i := block - 1
+	off := int(i%arenaChunk) * a.k
+	return a.chunks[i/arenaChunk][off : off+a.k]
+}
+
+func (a *counterArena) alloc() uint32 {
+	if a.n%arenaChunk == 0 {
+		a.chunks = append(a.chunks, make([]int32, arenaChunk*a.k))
 	}
-	return nil
+	a.n++
+	return a.n
 }
 
-func (s *sessionState) fires(rule int) int {
-	if c := s.count(rule); c != nil {
-		return int(c.fires)
+// counter returns a session's counter at slot (0 when the session has none).
+func (e *replayer) counter(st *sessionState, slot int) int {
+	if slot < 0 || st.block == 0 {
+		return 0
 	}
-	return 0
+	return int(e.arena.get(st.block)[slot])
 }
 
-func (s *sessionState) crossings(rule int) int {
-	if c := s.count(rule); c != nil {
-		return int(c.crossings)
+func (e *replayer) bump(st *sessionState, slot int) {
+	if st.block == 0 {
+		st.block = e.arena.alloc()
 	}
-	return 0
-}
-
-func (s *sessionState) add(rule int, fires, crossings int) {
-	c := s.count(rule)
-	if c == nil {
-		s.counts = append(s.counts, ruleCount{rule: int32(rule)})
-		c = &s.counts[len(s.counts)-1]
-	}
-	c.fires += int32(fires)
-	c.crossings += int32(crossings)
+	e.arena.get(st.block)[slot]++
 }
 
 // SeqError reports a session whose records are not in seq order: within a
@@ -90,22 +91,42 @@ type replayer struct {
 	counters *counters
 
 	sessions map[uint64]sessionState
+	arena    counterArena
+	// Per policy rule: its fire-count and crossing-count slots in a
+	// session's counters (-1: not kept).
+	fireSlot, crossSlot []int
 	facts    facts
 	fp       fingerprinter
 	pending  []pendingRule
-	crossed  []int
-	rowRules []*Rule    // the rule of each result row
+	crossed  []int      // rules whose boundary the case crossed
+	rowRules []int      // the policy index of each result row's rule
 	digests  [][32]byte // the fingerprint of each result row
 }
 
 type pendingRule struct {
 	rule *Rule
+	ri   int // policy index
 	row  int
 }
 
 func newReplayer(p *Policy, j judge.Judge, id judge.Identity, opts *Options, c *counters) *replayer {
-	return &replayer{p: p, j: j, id: id, idStr: id.String(), runID: opts.RunID, timeout: opts.Timeout,
-		counters: c, sessions: map[uint64]sessionState{}}
+	e := &replayer{p: p, j: j, id: id, idStr: id.String(), runID: opts.RunID, timeout: opts.Timeout,
+		counters: c, sessions: map[uint64]sessionState{},
+		fireSlot: make([]int, len(p.Rules)), crossSlot: make([]int, len(p.Rules))}
+	k := 0
+	for i, r := range p.Rules {
+		e.fireSlot[i], e.crossSlot[i] = -1, -1
+		if r.MaxFires > 0 || r.Condition != "" {
+			e.fireSlot[i] = k
+			k++
+		}
+		if r.Boundary != nil {
+			e.crossSlot[i] = k
+			k++
+		}
+	}
+	e.arena.k = k
+	return e
 }
 
 // actionRank orders gate actions (DESIGN §4.6); higher wins.
@@ -129,11 +150,11 @@ func actionRank(a string) int {
 // a seq-order violation or when ctx was cancelled during a judge call (the
 // result would be an artefact of the cancellation).
 func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Result, error) {
-	st := e.sessions[h]
-	if st.seen && c.Seq < st.lastSeq {
+	st, seen := e.sessions[h]
+	if seen && c.Seq < st.lastSeq {
 		return nil, &SeqError{Source: c.Source, SessionID: sessionID(c), Seq: c.Seq, Prev: st.lastSeq}
 	}
-	st.seen, st.lastSeq = true, c.Seq
+	st.lastSeq = c.Seq
 
 	f := &e.facts
 	f.reset(c, e.p.Categories)
@@ -159,8 +180,8 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 	e.digests = e.digests[:0]
 	approved := f.approval == "approved"
 	fpReady := false
-	for _, r := range e.p.Rules {
-		if !e.inScope(r, c, hook, &st) {
+	for ri, r := range e.p.Rules {
+		if !e.inScope(ri, r, c, hook, &st) {
 			continue
 		}
 		if !fpReady {
@@ -170,7 +191,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 		if res.Rules == nil {
 			res.Rules = make([]RuleResult, 0, len(e.p.Rules))
 		}
-		e.rowRules = append(e.rowRules, r)
+		e.rowRules = append(e.rowRules, ri)
 		res.Rules = append(res.Rules, RuleResult{
 			RuleID: r.ID, RuleVersion: r.Version, Class: r.Class, Label: c.Labels[r.ID],
 			Action: r.Action, Status: string(judge.StatusOK), Call: -1, Source: SourceDeterministic,
@@ -192,8 +213,8 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 			rr.Action = boundaryAction(r.Boundary, 0)
 			rr.Result = string(judge.NoMatch)
 			if whenOK && !approved && crosses(r.Boundary.Kind, f) {
-				e.crossed = append(e.crossed, r.index)
-				if a := boundaryAction(r.Boundary, st.crossings(r.index)+1); a != "" {
+				e.crossed = append(e.crossed, ri)
+				if a := boundaryAction(r.Boundary, e.counter(&st, e.crossSlot[ri])+1); a != "" {
 					rr.Action, rr.Fired, rr.Result = a, true, string(judge.Match)
 				}
 			}
@@ -201,7 +222,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 			rr.Result = matchResult(whenOK)
 			rr.Fired = whenOK
 		default:
-			e.pending = append(e.pending, pendingRule{rule: r, row: row})
+			e.pending = append(e.pending, pendingRule{rule: r, ri: ri, row: row})
 		}
 	}
 	res.RulesInScope = len(res.Rules)
@@ -236,18 +257,18 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 		if !rr.Fired {
 			continue
 		}
-		if r := e.rowRules[i]; r.tracked {
-			st.add(r.index, 1, 0)
+		if slot := e.fireSlot[e.rowRules[i]]; slot >= 0 {
+			e.bump(&st, slot)
 		}
 	}
-	for _, idx := range e.crossed {
-		st.add(idx, 0, 1)
+	for _, ri := range e.crossed {
+		e.bump(&st, e.crossSlot[ri])
 	}
 	e.sessions[h] = st
 	return res, nil
 }
 
-func (e *replayer) inScope(r *Rule, c *datasets.Case, hook string, st *sessionState) bool {
+func (e *replayer) inScope(ri int, r *Rule, c *datasets.Case, hook string, st *sessionState) bool {
 	if len(r.HookPoints) > 0 && !contains(r.HookPoints, hook) {
 		return false
 	}
@@ -263,7 +284,7 @@ func (e *replayer) inScope(r *Rule, c *datasets.Case, hook string, st *sessionSt
 	if len(r.Movements) > 0 && !contains(r.Movements, c.Movement) {
 		return false
 	}
-	if r.MaxFires > 0 && st.fires(r.index) >= r.MaxFires {
+	if r.MaxFires > 0 && e.counter(st, e.fireSlot[ri]) >= r.MaxFires {
 		return false
 	}
 	return true
@@ -366,16 +387,17 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 	res.JudgeCalled = true
 	res.RulesJudged = len(e.pending)
 	recorded := recordings(c)
-	fires := func(r *Rule) int { return st.fires(r.index) }
 	var live float64
 	hasLive := false
 	allCached := true
 	chunk := make([]*Rule, 0, min(len(e.pending), e.p.MaxRulesPerCall))
+	fires := make([]int, 0, cap(chunk))
 	for start := 0; start < len(e.pending); start += e.p.MaxRulesPerCall {
 		batch := e.pending[start:min(len(e.pending), start+e.p.MaxRulesPerCall)]
-		chunk = chunk[:0]
+		chunk, fires = chunk[:0], fires[:0]
 		for _, pr := range batch {
 			chunk = append(chunk, pr.rule)
+			fires = append(fires, e.counter(st, e.fireSlot[pr.ri]))
 		}
 		req := judge.Request{Input: buildInput(c, e.facts.category, chunk, fires), Recorded: recorded}
 		resp := e.call(ctx, req)

@@ -26,16 +26,21 @@ const (
 // instruction texts, labels, tags, workspace and recordings are never
 // copied. fires maps rule id → fires earlier in the session.
 func BuildInput(c *datasets.Case, rules []*Rule, fires map[string]int) judge.Input {
-	return buildInput(c, effectiveCategory(c, nil), rules, func(r *Rule) int { return fires[r.ID] })
+	counts := make([]int, len(rules))
+	for i, r := range rules {
+		counts[i] = fires[r.ID]
+	}
+	return buildInput(c, effectiveCategory(c, nil), rules, counts)
 }
 
-func buildInput(c *datasets.Case, category string, rules []*Rule, fires func(*Rule) int) judge.Input {
+// buildInput builds the input for rules; fires[i] is rules[i]'s fire count.
+func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) judge.Input {
 	in := judge.Input{Version: judge.SchemaVersion}
 	in.Rules = make([]judge.Rule, len(rules))
 	prev := make([]judge.RuleFires, len(rules))
 	for i, r := range rules {
 		in.Rules[i] = judge.Rule{ID: r.ID, Condition: r.Condition}
-		prev[i] = judge.RuleFires{RuleID: r.ID, Count: fires(r)}
+		prev[i] = judge.RuleFires{RuleID: r.ID, Count: fires[i]}
 	}
 	slices.SortFunc(prev, func(a, b judge.RuleFires) int { return strings.Compare(a.RuleID, b.RuleID) })
 

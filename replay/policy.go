@@ -95,11 +95,6 @@ type Rule struct {
 	When        *Matcher
 	Baseline    *Matcher
 	Boundary    *Boundary
-
-	index int
-	// tracked: the engine keeps this rule's fire count per session (needed
-	// for max_fires and for previous_rule_fires sent to the judge).
-	tracked bool
 }
 
 // Boundary makes a rule a trajectory rule (seed 002): per session, the n-th
@@ -182,7 +177,6 @@ func ParsePolicy(data []byte, name string) (*Policy, error) {
 			v.errf(fmt.Sprintf("rule[%d].id", i), "duplicate id %q (first used by %s)", r.ID, prev)
 		}
 		seen[r.ID] = fmt.Sprintf("rule[%d]", i)
-		r.index = len(p.Rules)
 		p.Rules = append(p.Rules, r)
 	}
 	if err := v.err(); err != nil {
@@ -530,7 +524,6 @@ func (v *validator) rule(i int, raw *rawRule) *Rule {
 	if len(v.errs) > nerr {
 		return nil
 	}
-	r.tracked = r.MaxFires > 0 || r.Condition != ""
 	return r
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -398,4 +399,32 @@ func BenchmarkRunDeterministic(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "cases/s")
 	b.ReportMetric(float64(rows)/float64(b.N), "rows/case")
+}
+
+// BenchmarkRunDistinctSessions gives every case its own session (the
+// default when a dataset has no session_id), the worst case for the
+// per-session state Run keeps; run it under /usr/bin/time -v for peak RSS.
+func BenchmarkRunDistinctSessions(b *testing.B) {
+	p := mustPolicy(b, benchPolicy)
+	proto := []*datasets.Case{bash("rm -rf build"), call("WebFetch", "web_search", "url", "https://e.test"),
+		call("Write", "file_change", "file_path", "/etc/hosts")}
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	next := func() (*datasets.Case, bool) {
+		if n == b.N {
+			return nil, false
+		}
+		c := *proto[n%len(proto)]
+		c.ID = "case-" + strconv.Itoa(n)
+		c.SessionID = c.ID
+		n++
+		return &c, true
+	}
+	start := time.Now()
+	stats, err := Run(context.Background(), p, next, []judge.Judge{failing(judge.StatusError)}, Options{Concurrency: 2}, func(*Result) error { return nil })
+	if err != nil || stats.Cases != int64(b.N) {
+		b.Fatal(err, stats)
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "cases/s")
 }
