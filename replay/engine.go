@@ -95,12 +95,12 @@ type replayer struct {
 	// Per policy rule: its fire-count and crossing-count slots in a
 	// session's counters (-1: not kept).
 	fireSlot, crossSlot []int
-	facts    facts
-	fp       fingerprinter
-	pending  []pendingRule
-	crossed  []int      // rules whose boundary the case crossed
-	rowRules []int      // the policy index of each result row's rule
-	digests  [][32]byte // the fingerprint of each result row
+	facts               facts
+	fp                  fingerprinter
+	pending             []pendingRule
+	crossed             []int      // rules whose boundary the case crossed
+	rowRules            []int      // the policy index of each result row's rule
+	digests             [][32]byte // the fingerprint of each result row
 }
 
 type pendingRule struct {
