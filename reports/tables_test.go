@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -141,5 +142,62 @@ func TestSummaryMarkdown(t *testing.T) {
 			}
 			golden(t, tt.file, b.Bytes())
 		})
+	}
+}
+
+// Every key summary.json can carry is listed in SUMMARY_JSON.md, so the
+// documentation cannot fall behind a new field.
+func TestSummaryJSONDocumented(t *testing.T) {
+	doc, err := os.ReadFile("SUMMARY_JSON.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := fixtureReport()
+	rep.Run.Judges[0].Digest, rep.Run.Judges[0].PromptVersion = "sha256:x", "p1"
+	rep.Run.Judges[0].Details = map[string]string{"host": "h"}
+	rep.Run.Baseline = "b"
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(b.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	var walk func(v any, inDetails bool)
+	walk = func(v any, inDetails bool) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if !inDetails {
+					keys[k] = true
+				}
+				walk(x, k == "details")
+			}
+		case []any:
+			for _, x := range v {
+				walk(x, false)
+			}
+		}
+	}
+	walk(v, false)
+	documented := map[string]bool{}
+	for _, m := range regexp.MustCompile("`([a-z0-9_]+)`").FindAllStringSubmatch(string(doc), -1) {
+		documented[m[1]] = true
+	}
+	// Object shapes written inline: `{name, sha256}`.
+	for _, m := range regexp.MustCompile("`\\{([a-z0-9_, ]+)\\}`").FindAllStringSubmatch(string(doc), -1) {
+		for _, k := range strings.Split(m[1], ",") {
+			documented[strings.TrimSpace(k)] = true
+		}
+	}
+	for k := range keys {
+		if !documented[k] {
+			t.Errorf("summary.json key %q is not documented in SUMMARY_JSON.md", k)
+		}
+	}
+	if len(keys) < 100 {
+		t.Fatalf("only %d keys walked; the fixture lost its judges?", len(keys))
 	}
 }
