@@ -52,6 +52,9 @@ type ProgressStats struct {
 	Elapsed time.Duration
 }
 
+// Progress is ProgressStats under the name the command layer uses.
+type Progress = ProgressStats
+
 type counters struct {
 	calls, cacheHits, failures atomic.Int64
 }
