@@ -405,6 +405,16 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			return ctx.Err()
 		}
 		status := resp.Status
+		if status == judge.StatusMissing {
+			// The recording has no call of this judge for the case: no call
+			// happened, so none is counted (no latency, no failure); the
+			// rules are missing and left out of the judge's rates.
+			for _, pr := range batch {
+				rr := &res.Rules[pr.row]
+				rr.Source, rr.Status, rr.Result, rr.Error = SourceJudge, string(judge.StatusMissing), string(judge.Unknown), resp.Error
+			}
+			continue
+		}
 		if status == "" || status == judge.StatusUnknown {
 			status = judge.StatusOK
 		}

@@ -575,3 +575,60 @@ func TestPreviousRuleFires(t *testing.T) {
 		t.Errorf("first call fires = %+v", first)
 	}
 }
+
+// TestRecordedJudge replays through the real recorded backend: the case's
+// recordings reach it, and a judge with no recording for a case makes no
+// call and leaves the rules missing.
+func TestRecordedJudge(t *testing.T) {
+	p := mustPolicy(t, `
+[[rule]]
+id = "del"
+condition = "deletes"
+class = "dangerous"
+action = "deny_current_tool"
+[[rule]]
+id = "new"
+condition = "added after the recording"
+class = "audit"
+action = "audit_only"
+`)
+	conf := 0.8
+	c := bash("rm -rf build")
+	c.Recorded = []datasets.Recorded{
+		{Judge: "ollama/a", LatencyMS: 412.5, Decisions: []datasets.RecordedDecision{{RuleID: "del", Result: "match", Confidence: &conf}}},
+		{Judge: "ollama/b", LatencyMS: 90, Status: "timeout", Error: "deadline"},
+	}
+	judges := []judge.Judge{judge.NewRecorded("ollama/a"), judge.NewRecorded("ollama/b"), judge.NewRecorded("ollama/c"), judge.NewNone()}
+	var res []*Result
+	_, err := Run(context.Background(), p, sliceNext([]*datasets.Case{c}), judges, Options{}, func(r *Result) error {
+		res = append(res, r)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, cj, none := res[0], res[1], res[2], res[3]
+	if d := a.Rules[0]; !d.Fired || d.Result != "match" || *d.Confidence != 0.8 || d.Source != SourceJudge {
+		t.Errorf("a/del = %+v", d)
+	}
+	if n := a.Rules[1]; n.Status != "missing" || n.Fired {
+		t.Errorf("a/new = %+v", n)
+	}
+	if len(a.Calls) != 1 || a.Calls[0].LatencyMS != 412.5 || *a.LatencyMS != 412.5 || a.GateAction != ActionDenyCurrentTool {
+		t.Errorf("a = %+v calls %+v", a, a.Calls)
+	}
+	if d := b.Rules[0]; d.Status != "timeout" || d.Source != SourceFailure || d.Fired || b.Status != "timeout" || b.Calls[0].LatencyMS != 90 {
+		t.Errorf("b/del = %+v (dangerous without baseline or when does not fire)", d)
+	}
+	for _, rr := range cj.Rules {
+		if rr.Status != "missing" || rr.Fired || rr.Call != -1 {
+			t.Errorf("c/%s = %+v", rr.RuleID, rr)
+		}
+	}
+	if len(cj.Calls) != 0 || cj.LatencyMS != nil || cj.Status != "" || !cj.JudgeCalled {
+		t.Errorf("c = %+v", cj)
+	}
+	if none.Status != "error" || none.Rules[0].Source != SourceFailure || none.Judge != "none" {
+		t.Errorf("none = %+v", none)
+	}
+}
