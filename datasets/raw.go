@@ -1,0 +1,133 @@
+package datasets
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// ScanRaw streams the JSON lines of dataset files (or of any apeval JSONL,
+// such as a labels file) without decoding them into a Case, for tools that
+// must hand a line on unchanged: `datasets disagreements` copies original
+// lines, `datasets label-import` rewrites one member and keeps the rest.
+//
+// fn gets each non-blank line's "id" (the only field decoded), the line
+// itself without its line ending and the position as "file:line". The line
+// is only valid during the call. Blank lines are skipped, a UTF-8 byte-order
+// mark at the start of a file and "\r\n" endings are dropped, like Reader
+// does. A line that is not a JSON object, or lacks a non-empty string id,
+// stops the scan with a *LineError; so does a line longer than
+// DefaultMaxLineBytes. "-" reads stdin (shown as StdinName). An error from
+// fn stops the scan and is returned as is.
+func ScanRaw(paths []string, stdin io.Reader, fn func(id string, line []byte, source string) error) error {
+	for _, p := range paths {
+		if err := scanRawFile(p, stdin, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func scanRawFile(path string, stdin io.Reader, fn func(id string, line []byte, source string) error) error {
+	name := path
+	var src io.Reader
+	if path == "-" {
+		name = StdinName
+		if stdin == nil {
+			return errors.New(name + ": no input")
+		}
+		src = stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		src = f
+	}
+	sc := bufio.NewScanner(src)
+	sc.Buffer(make([]byte, 0, 64<<10), DefaultMaxLineBytes+2)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := bytes.TrimSuffix(sc.Bytes(), []byte("\r"))
+		if line == 1 {
+			text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
+		}
+		if isBlank(text) {
+			continue
+		}
+		id, lerr := rawID(text)
+		if lerr != nil {
+			lerr.File, lerr.Line = name, line
+			return lerr
+		}
+		if err := fn(id, text, fmt.Sprintf("%s:%d", name, line)); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return &LineError{File: name, Line: line + 1, Msg: fmt.Sprintf("line longer than %d bytes", DefaultMaxLineBytes)}
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// rawID checks that line is one JSON object and returns its "id". The
+// returned error has no position; the caller fills it in.
+func rawID(line []byte) (string, *LineError) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(line, &obj); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			return "", &LineError{Msg: "not a JSON object: got " + ute.Value}
+		}
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return "", &LineError{Msg: fmt.Sprintf("invalid JSON: %v (at byte %d)", se, se.Offset)}
+		}
+		return "", &LineError{Msg: "invalid JSON: " + err.Error()}
+	}
+	if obj == nil {
+		return "", &LineError{Msg: "not a JSON object: null"}
+	}
+	raw, ok := obj["id"]
+	if !ok {
+		return "", &LineError{Field: "id", Msg: "missing"}
+	}
+	var id string
+	if err := json.Unmarshal(raw, &id); err != nil {
+		return "", &LineError{Field: "id", Msg: "want a string, got " + rawKind(raw)}
+	}
+	if id == "" {
+		return "", &LineError{Field: "id", Msg: "empty"}
+	}
+	return id, nil
+}
+
+// rawKind names the JSON type of a raw value for error messages.
+func rawKind(raw json.RawMessage) string {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
