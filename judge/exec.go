@@ -31,14 +31,15 @@ import (
 // child, the backoff and the process start are not part of a call's latency,
 // which runs from writing the input line to reading the answer line.
 type Exec struct {
-	command string
-	id      Identity
-	timeout time.Duration
-	retries int
-	log     io.Writer
-	pool    chan *child
-	closed  chan struct{}
-	once    sync.Once
+	command  string
+	id       Identity
+	timeout  time.Duration
+	retries  int
+	log      io.Writer
+	pool     chan *child
+	closed   chan struct{}
+	once     sync.Once
+	closeErr error
 }
 
 // NewExec prepares an exec judge; no process starts before the first call.
@@ -165,15 +166,18 @@ func (e *Exec) acquire(ctx context.Context) (*child, error) {
 // Close ends every child: stdin is closed so a plugin can exit cleanly, and
 // a child still running after a second is killed. Calls after Close fail.
 func (e *Exec) Close() error {
-	e.once.Do(func() { close(e.closed) })
-	var errs []error
-	for i := 0; i < cap(e.pool); i++ {
-		c := <-e.pool
-		if err := c.stop(time.Second); err != nil {
-			errs = append(errs, err)
+	e.once.Do(func() {
+		close(e.closed)
+		var errs []error
+		for i := 0; i < cap(e.pool); i++ {
+			c := <-e.pool
+			if err := c.stop(time.Second); err != nil {
+				errs = append(errs, err)
+			}
 		}
-	}
-	return errors.Join(errs...)
+		e.closeErr = errors.Join(errs...)
+	})
+	return e.closeErr
 }
 
 // child is one plugin process; only the goroutine holding it from the pool
