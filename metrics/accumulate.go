@@ -161,7 +161,11 @@ func (a *Accumulator) Add(r *replay.Result) {
 		}
 		ra.inScope++
 		judged := rr.Source == replay.SourceJudge || rr.Source == replay.SourceCache || rr.Source == replay.SourceFailure
-		failed := rr.Source == replay.SourceFailure || rr.Status == "invalid" || rr.Status == "timeout" || rr.Status == "error"
+		// A failure-policy row that carries status unknown is the judge's
+		// own "unknown" answer (replay routes it through the failure
+		// policy), not a failed call.
+		failed := rr.Status == "invalid" || rr.Status == "timeout" || rr.Status == "error" ||
+			(rr.Source == replay.SourceFailure && rr.Status != "unknown")
 		unknown := !failed && (rr.Result == "unknown" || rr.Status == "unknown")
 		match := !failed && !unknown && rr.Result == "match"
 		noMatch := !failed && !unknown && rr.Result == "no_match"

@@ -347,3 +347,28 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("row %+v", r)
 	}
 }
+
+// TestFailurePolicyUnknown: replay routes a judge's own "unknown" answer
+// through the failure policy (source failure, status unknown). It counts as
+// unknown, not as an error, and raises no warning; a label match makes it a
+// false negative.
+func TestFailurePolicyUnknown(t *testing.T) {
+	calls := []replay.Call{call(100, "ok", false)}
+	res := []*replay.Result{
+		{CaseID: "a", Judge: "J", JudgeCalled: true, Calls: calls, Rules: []replay.RuleResult{rr("R", "dangerous", "failure", "unknown", "match", "unknown", true, 0)}},
+		{CaseID: "b", Judge: "J", JudgeCalled: true, Calls: calls, Rules: []replay.RuleResult{rr("R", "dangerous", "failure", "unknown", "no_match", "timeout", false, 0)}},
+	}
+	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, res)
+	r := s.Judge("J").Rule("R")
+	if r.Unknown.Unknown != 1 || r.Unknown.Timeout != 1 || r.Unknown.Error != 0 {
+		t.Errorf("breakdown = %+v, want unknown 1, timeout 1, error 0", r.Unknown)
+	}
+	if r.FN != 1 || r.TP != 0 || r.TN != 0 || r.FP != 0 {
+		t.Errorf("TP/FP/FN/TN = %d/%d/%d/%d, want 0/0/1/0", r.TP, r.FP, r.FN, r.TN)
+	}
+	for _, w := range append(s.Warnings, s.Judge("J").Warnings...) {
+		if strings.Contains(w, "recognisable") {
+			t.Errorf("unexpected warning %q", w)
+		}
+	}
+}
