@@ -45,8 +45,8 @@ func disagreementResults() []*replay.Result {
 	return []*replay.Result{
 		disResult(judgeA, "c1", dr{"r1", "match", "", "", "", 0.9}, dr{"r2", "match", "", "", "", 0.9}),
 		disResult(judgeB, "c1", dr{"r1", "no_match", "", "", "", 0.8}, dr{"r2", "match", "", "", "", 0.6}), // r1 opposite 0.72; r2 agree
-		disResult(judgeB, "c2", dr{"r1", "match", "", "", "", 0.9}),                                         // candidate first
-		disResult(judgeA, "c2", dr{"r1", "no_match", "", "", "", -1}),                                       // opposite 0.5·0.9 = 0.45
+		disResult(judgeB, "c2", dr{"r1", "match", "", "", "", 0.9}),                                        // candidate first
+		disResult(judgeA, "c2", dr{"r1", "no_match", "", "", "", -1}),                                      // opposite 0.5·0.9 = 0.45
 		disResult(judgeA, "c3", dr{"r1", "unknown", "unknown", "", "", 0.3}),
 		disResult(judgeB, "c3", dr{"r1", "match", "", "", "", 0.7}), // unknown kind, 0.7
 		disResult(judgeA, "c4", dr{"r1", "match", "timeout", replay.SourceFailure, "", -1}),
@@ -63,8 +63,8 @@ func disagreementResults() []*replay.Result {
 		disResult(judgeB, "c9", dr{"r1", "match", "", "", "", 0.6}), // opposite 1·0.6
 		disResult(judgeA, "c0", dr{"r9", "match", "", "", "", 0.5}, dr{"r8", "match", "", "", "", 0.5}),
 		disResult(judgeB, "c0", dr{"r9", "no_match", "", "", "", 0.5}, dr{"r8", "no_match", "", "", "", 0.5}), // tie 0.25: r8 then r9
-		disResult(judgeB, "c10", dr{"r1", "match", "", "", "", 0.9}), // judges disagree, but …
-		disResult(judgeA, "c10", dr{"r1", "", "", "", "", -1}),       // … a result nobody recognises is silent: unknown kind, 0.9
+		disResult(judgeB, "c10", dr{"r1", "match", "", "", "", 0.9}),                                          // judges disagree, but …
+		disResult(judgeA, "c10", dr{"r1", "", "", "", "", -1}),                                                // … a result nobody recognises is silent: unknown kind, 0.9
 	}
 }
 
