@@ -1,0 +1,401 @@
+package judge
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/gowebpki/jcs"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Cache persists judge answers on disk (bbolt) so a rerun or a resumed run
+// asks a judge nothing it has answered before (DESIGN §4.4).
+//
+// The key is the judge's identity (backend/model@digest+prompt), the
+// settings its answers depend on (server URL, options) and the SHA-256 of
+// the RFC 8785 (JCS) canonical judge input. Only completed answers are kept:
+// ok and invalid. An invalid answer is what that model says to that input at
+// temperature 0, so it is replayed like an ok one and a rerun reproduces the
+// same metrics; timeouts and errors describe the server, not the model, and
+// are asked again. Recorded and none judges are never cached.
+//
+// Writes go to a background goroutine that commits them in batches (one
+// fsync for many answers); a lookup sees answers not yet committed. Close
+// flushes them.
+//
+// Sharing: bbolt locks its file exclusively. A second run on the same
+// directory waits briefly for the lock, then works on a private file
+// (pending-*.db in the same directory) and warns (Warning); at Close it
+// merges that file into the shared one if the lock is free, else leaves it
+// for the next run that opens the shared file to merge. No answer is lost and
+// two runs never block each other for long.
+type Cache struct {
+	db      *bolt.DB
+	dir     string
+	path    string // the file in use
+	private bool
+	warning string
+
+	mu      sync.Mutex // guards pending and werr
+	pending map[string][]byte
+	// sendMu guards closed and the channel: senders hold it shared, Close
+	// exclusively, so the channel is never closed under a sender.
+	sendMu sync.RWMutex
+	closed bool
+	puts   chan cacheEntry
+	done   chan struct{}
+	werr   error // first write error, reported by Close
+}
+
+type cacheEntry struct {
+	key, value []byte
+}
+
+// cacheFile is the shared cache file in a cache directory.
+const cacheFile = "judge-cache.db"
+
+var cacheBucket = []byte("answers")
+
+// cacheLockWait is how long OpenCache waits for another run's lock before
+// falling back to a private file.
+var cacheLockWait = 500 * time.Millisecond
+
+// cacheMergeWait is how long a private cache's Close waits for the shared
+// file before leaving its answers for a later run to merge.
+var cacheMergeWait = 2 * time.Second
+
+// DefaultCacheDir is the user cache directory's apeval folder
+// (~/.cache/apeval on Linux).
+func DefaultCacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no user cache directory (use --cache DIR or --no-cache): %w", err)
+	}
+	return filepath.Join(d, "apeval"), nil
+}
+
+// OpenCache opens (creating it if needed) the cache in dir; "" means
+// DefaultCacheDir. When the shared file is free, pending files left by
+// earlier concurrent runs are merged into it.
+func OpenCache(dir string) (*Cache, error) {
+	if dir == "" {
+		d, err := DefaultCacheDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	c := &Cache{dir: dir, path: filepath.Join(dir, cacheFile), pending: map[string][]byte{},
+		puts: make(chan cacheEntry, 1024), done: make(chan struct{})}
+	db, err := openBolt(c.path, cacheLockWait)
+	switch {
+	case errors.Is(err, bolt.ErrTimeout):
+		f, ferr := os.CreateTemp(dir, "pending-*.db")
+		if ferr != nil {
+			return nil, fmt.Errorf("cache: %w", ferr)
+		}
+		c.path = f.Name()
+		if ferr := f.Close(); ferr != nil {
+			return nil, fmt.Errorf("cache: %w", ferr)
+		}
+		// An empty file is not a bbolt file: let bbolt create it.
+		if ferr := os.Remove(c.path); ferr != nil {
+			return nil, fmt.Errorf("cache: %w", ferr)
+		}
+		db, err = openBolt(c.path, cacheLockWait)
+		if err != nil {
+			return nil, fmt.Errorf("cache %s: %w", c.path, err)
+		}
+		c.private = true
+		c.warning = fmt.Sprintf("cache %s is in use by another run; this run caches into %s and merges it back when the shared file is free",
+			filepath.Join(dir, cacheFile), filepath.Base(c.path))
+	case err != nil:
+		return nil, fmt.Errorf("cache %s: %w", c.path, err)
+	default:
+		if err := mergePending(db, dir, ""); err != nil {
+			c.warning = "cache: " + err.Error()
+		}
+	}
+	c.db = db
+	go c.writer()
+	return c, nil
+}
+
+func openBolt(path string, wait time.Duration) (*bolt.DB, error) {
+	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: wait})
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(cacheBucket)
+		return err
+	}); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	return db, nil
+}
+
+// mergePending copies every pending-*.db in dir (except skip) into db and
+// removes it; a file still locked by its live run is left alone.
+func mergePending(db *bolt.DB, dir, skip string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "pending-*.db"))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, f := range files {
+		if f == skip {
+			continue
+		}
+		src, err := bolt.Open(f, 0o644, &bolt.Options{Timeout: 50 * time.Millisecond, ReadOnly: true})
+		if errors.Is(err, bolt.ErrTimeout) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("merge %s: %w", filepath.Base(f), err))
+			continue
+		}
+		err = src.View(func(stx *bolt.Tx) error {
+			b := stx.Bucket(cacheBucket)
+			if b == nil {
+				return nil
+			}
+			return db.Update(func(tx *bolt.Tx) error {
+				dst := tx.Bucket(cacheBucket)
+				return b.ForEach(func(k, v []byte) error { return dst.Put(k, v) })
+			})
+		})
+		if cerr := src.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Remove(f)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("merge %s: %w", filepath.Base(f), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Warning says why the cache is not the shared file (another run holds it)
+// or what went wrong merging earlier pending files; "" when all is well.
+func (c *Cache) Warning() string { return c.warning }
+
+// Path is the file this run reads and writes.
+func (c *Cache) Path() string { return c.path }
+
+// writer commits queued answers, batching whatever is queued at once.
+func (c *Cache) writer() {
+	defer close(c.done)
+	for first := range c.puts {
+		batch := []cacheEntry{first}
+	more:
+		for len(batch) < 512 {
+			select {
+			case e, ok := <-c.puts:
+				if !ok {
+					break more
+				}
+				batch = append(batch, e)
+			default:
+				break more
+			}
+		}
+		err := c.db.Update(func(tx *bolt.Tx) error {
+			b := tx.Bucket(cacheBucket)
+			for _, e := range batch {
+				if err := b.Put(e.key, e.value); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		c.mu.Lock()
+		if err != nil && c.werr == nil {
+			c.werr = err
+		}
+		for _, e := range batch {
+			delete(c.pending, string(e.key))
+		}
+		c.mu.Unlock()
+	}
+}
+
+func (c *Cache) get(key []byte) ([]byte, bool) {
+	c.sendMu.RLock()
+	defer c.sendMu.RUnlock()
+	c.mu.Lock()
+	v, ok := c.pending[string(key)]
+	c.mu.Unlock()
+	if ok || c.closed {
+		return v, ok
+	}
+	err := c.db.View(func(tx *bolt.Tx) error {
+		if got := tx.Bucket(cacheBucket).Get(key); got != nil {
+			v = append([]byte(nil), got...)
+			ok = true
+		}
+		return nil
+	})
+	return v, ok && err == nil
+}
+
+func (c *Cache) put(key, value []byte) {
+	c.sendMu.RLock()
+	defer c.sendMu.RUnlock()
+	if c.closed {
+		return
+	}
+	c.mu.Lock()
+	c.pending[string(key)] = value
+	c.mu.Unlock()
+	c.puts <- cacheEntry{key: key, value: value}
+}
+
+// Close commits queued answers and closes the file. A private cache is then
+// merged into the shared file if that is free, else left for a later run.
+func (c *Cache) Close() error {
+	c.sendMu.Lock()
+	if c.closed {
+		c.sendMu.Unlock()
+		return nil
+	}
+	c.closed = true
+	close(c.puts)
+	c.sendMu.Unlock()
+	<-c.done
+	err := errors.Join(c.werr, c.db.Close())
+	if err != nil || !c.private {
+		return err
+	}
+	shared, oerr := openBolt(filepath.Join(c.dir, cacheFile), cacheMergeWait)
+	if errors.Is(oerr, bolt.ErrTimeout) {
+		return nil // still in use: the next run to open it merges this file
+	}
+	if oerr != nil {
+		return fmt.Errorf("cache: merge into %s: %w", cacheFile, oerr)
+	}
+	return errors.Join(mergePending(shared, c.dir, ""), shared.Close())
+}
+
+// cachedAnswer is the stored form of an answer.
+type cachedAnswer struct {
+	Status    Status     `json:"status"`
+	Error     string     `json:"error,omitempty"`
+	Decisions []Decision `json:"decisions"`
+}
+
+// Cached wraps a judge with the cache. Hits come back with Cached set,
+// Latency 0 and Attempts 0, and never reach the judge. Recorded and none
+// judges, and a nil cache, return j unchanged.
+func Cached(j Judge, c *Cache) Judge {
+	switch j.(type) {
+	case *Recorded, None:
+		return j
+	}
+	if c == nil {
+		return j
+	}
+	prefix := j.Identity().String() + "\x00"
+	if s, ok := j.(scoper); ok {
+		prefix += s.cacheScope()
+	}
+	return &CachedJudge{judge: j, cache: c, prefix: prefix + "\x00"}
+}
+
+// CachedJudge is a judge answered from the cache when it can be.
+type CachedJudge struct {
+	judge  Judge
+	cache  *Cache
+	prefix string
+}
+
+// Identity is the wrapped judge's.
+func (cj *CachedJudge) Identity() Identity { return cj.judge.Identity() }
+
+// Unwrap returns the wrapped judge (for Details, StructuredMode, Close).
+func (cj *CachedJudge) Unwrap() Judge { return cj.judge }
+
+// Details forwards to the wrapped judge when it has them.
+func (cj *CachedJudge) Details() map[string]string {
+	if d, ok := cj.judge.(Describer); ok {
+		return d.Details()
+	}
+	return nil
+}
+
+// Close closes the wrapped judge if it holds resources (exec children); the
+// cache itself is closed by its owner.
+func (cj *CachedJudge) Close() error {
+	if c, ok := cj.judge.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// Judge answers from the cache or asks the wrapped judge and stores its
+// completed answer.
+func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
+	key, err := cj.key(req.Input)
+	if err != nil {
+		return cj.judge.Judge(ctx, req)
+	}
+	if v, ok := cj.cache.get(key); ok {
+		var a cachedAnswer
+		if json.Unmarshal(v, &a) == nil && (a.Status == StatusOK || a.Status == StatusInvalid) {
+			return Response{Decisions: a.Decisions, Status: a.Status, Error: a.Error, Cached: true}
+		}
+	}
+	resp := cj.judge.Judge(ctx, req)
+	if resp.Status == StatusOK || resp.Status == StatusInvalid {
+		if v, err := json.Marshal(cachedAnswer{Status: resp.Status, Error: resp.Error, Decisions: resp.Decisions}); err == nil {
+			cj.cache.put(key, v)
+		}
+	}
+	return resp
+}
+
+// key is prefix + SHA-256 of the canonical input.
+func (cj *CachedJudge) key(in Input) ([]byte, error) {
+	sum, err := inputSum(in)
+	if err != nil {
+		return nil, err
+	}
+	key := make([]byte, 0, len(cj.prefix)+len(sum))
+	key = append(key, cj.prefix...)
+	return append(key, sum[:]...), nil
+}
+
+// InputDigest is the lowercase hex SHA-256 of the canonical (JCS) judge
+// input, the input part of a cache key.
+func InputDigest(in Input) (string, error) {
+	sum, err := inputSum(in)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%x", sum), nil
+}
+
+func inputSum(in Input) ([sha256.Size]byte, error) {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return [sha256.Size]byte{}, err
+	}
+	canon, err := jcs.Transform(raw)
+	if err != nil {
+		return [sha256.Size]byte{}, err
+	}
+	return sha256.Sum256(canon), nil
+}

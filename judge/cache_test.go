@@ -1,0 +1,235 @@
+package judge
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestInputDigest(t *testing.T) {
+	in := Input{Version: 1, Rules: []Rule{{ID: "r", Condition: "削除"}},
+		Current: Current{Tool: Tool{Name: "Bash", Arguments: map[string]any{"z": 1.0, "a": "<x>"}}}}
+	// RFC 8785 by hand: keys sorted by UTF-16 code units, no escaping of <
+	// and >, 1.0 as 1, no whitespace.
+	canon := `{"context":{"approval_state":"","latest_user_message":"","previous_rule_fires":null,"recent_messages":null},` +
+		`"current":{"hook_point":"","movement":"","piece":"","tool":{"arguments":{"a":"<x>","z":1},"arguments_summary":"","category":"","name":"Bash"}},` +
+		`"rules":[{"condition":"削除","id":"r"}],"version":1}`
+	want := fmt.Sprintf("%x", sha256.Sum256([]byte(canon)))
+	got, err := InputDigest(in)
+	if err != nil || got != want {
+		t.Fatalf("InputDigest = %s, %v; want %s", got, err, want)
+	}
+}
+
+func TestCachedJudge(t *testing.T) {
+	f := newFakeOpenAI(t, func(n int, body map[string]any) reply {
+		user := userMessage(body)
+		switch {
+		case strings.Contains(user, "answer-invalid"):
+			return reply{content: "no idea"}
+		case strings.Contains(user, "answer-500"):
+			return reply{status: 500, raw: `{"error":{"message":"boom"}}`}
+		}
+		return echoReply(n, body)
+	})
+	dir := t.TempDir()
+	cache, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cache.Warning() != "" {
+		t.Fatalf("warning %q", cache.Warning())
+	}
+	backend := openOpenAI(t, f, Config{})
+	j := Cached(backend, cache)
+	if j.Identity() != backend.Identity() {
+		t.Fatal("identity changed by the cache")
+	}
+	withCmd := func(cmd string) Request {
+		r := twoRules()
+		r.Input.Current.Tool.Arguments = map[string]any{"command": cmd}
+		return r
+	}
+	tests := []struct {
+		name   string
+		req    Request
+		status Status
+		cached bool
+		calls  int // server calls so far
+	}{
+		{"first call asks", withCmd("rm a"), StatusOK, false, 1},
+		{"same input is a hit", withCmd("rm a"), StatusOK, true, 1},
+		{"other input asks", withCmd("rm b"), StatusOK, false, 2},
+		{"invalid answer asks", withCmd("answer-invalid"), StatusInvalid, false, 3},
+		{"invalid answer is cached", withCmd("answer-invalid"), StatusInvalid, true, 3},
+		{"error asks", withCmd("answer-500"), StatusError, false, 4},
+		{"error is not cached", withCmd("answer-500"), StatusError, false, 5},
+	}
+	var first Response
+	for i, tt := range tests {
+		r := j.Judge(context.Background(), tt.req)
+		if r.Status != tt.status || r.Cached != tt.cached || len(f.requests()) != tt.calls {
+			t.Fatalf("%s: status %q cached %v after %d calls; want %q %v %d", tt.name, r.Status, r.Cached, len(f.requests()), tt.status, tt.cached, tt.calls)
+		}
+		if i == 0 {
+			first = r
+		}
+		if tt.cached {
+			if r.Latency != 0 || r.Attempts != 0 {
+				t.Fatalf("%s: a hit reports latency %v attempts %d", tt.name, r.Latency, r.Attempts)
+			}
+			if tt.status == StatusOK && !equalDecisions(r.Decisions, first.Decisions) {
+				t.Fatalf("%s: hit decisions %s, want %s", tt.name, js(r.Decisions), js(first.Decisions))
+			}
+			if tt.status == StatusInvalid && !strings.Contains(r.Error, "not a JSON object") {
+				t.Fatalf("%s: invalid hit lost its error: %q", tt.name, r.Error)
+			}
+		}
+	}
+	// Other settings are another cache scope.
+	other := Cached(openOpenAI(t, f, Config{Options: map[string]string{"temperature": "0.7"}}), cache)
+	if r := other.Judge(context.Background(), withCmd("rm a")); r.Cached {
+		t.Fatal("a judge with other options got a hit")
+	}
+	if err := cache.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A rerun on the persisted cache asks nothing.
+	cache2, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeOrFail(t, cache2)
+	before := len(f.requests())
+	j2 := Cached(openOpenAI(t, f, Config{}), cache2)
+	for _, cmd := range []string{"rm a", "rm b", "answer-invalid"} {
+		if r := j2.Judge(context.Background(), withCmd(cmd)); !r.Cached {
+			t.Fatalf("%s: not a hit after reopening: %+v", cmd, r)
+		}
+	}
+	if len(f.requests()) != before {
+		t.Fatal("the rerun called the server")
+	}
+}
+
+func TestCachedSkipsRecordedAndNone(t *testing.T) {
+	cache, err := OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeOrFail(t, cache)
+	rec := NewRecorded("x")
+	if Cached(rec, cache) != rec {
+		t.Fatal("recorded judge wrapped")
+	}
+	if _, ok := Cached(NewNone(), cache).(None); !ok {
+		t.Fatal("none judge wrapped")
+	}
+	if Cached(rec, nil) != rec {
+		t.Fatal("nil cache wrapped")
+	}
+}
+
+func TestCacheSharedByTwoRuns(t *testing.T) {
+	defer func(l, m time.Duration) { cacheLockWait, cacheMergeWait = l, m }(cacheLockWait, cacheMergeWait)
+	cacheLockWait, cacheMergeWait = 100*time.Millisecond, 100*time.Millisecond
+	f := newFakeOpenAI(t, echoReply)
+	dir := t.TempDir()
+	req := func(cmd string) Request {
+		r := twoRules()
+		r.Input.Current.Tool.Arguments = map[string]any{"command": cmd}
+		return r
+	}
+	a, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenCache(dir) // a holds the lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.Warning(), "in use by another run") || !strings.HasPrefix(filepath.Base(b.Path()), "pending-") {
+		t.Fatalf("second run: warning %q path %s", b.Warning(), b.Path())
+	}
+	ja := Cached(openOpenAI(t, f, Config{}), a)
+	jb := Cached(openOpenAI(t, f, Config{}), b)
+	ja.Judge(context.Background(), req("from a"))
+	jb.Judge(context.Background(), req("from b"))
+	if r := jb.Judge(context.Background(), req("from b")); !r.Cached {
+		t.Fatal("private cache misses its own answer")
+	}
+	// b finishes first: the shared file is still locked, its file waits.
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(b.Path()); err != nil {
+		t.Fatalf("pending file gone before it was merged: %v", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The next run merges it and sees both answers.
+	c, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeOrFail(t, c)
+	if c.Warning() != "" {
+		t.Fatalf("warning %q", c.Warning())
+	}
+	if _, err := os.Stat(b.Path()); !os.IsNotExist(err) {
+		t.Fatalf("pending file not removed after the merge: %v", err)
+	}
+	jc := Cached(openOpenAI(t, f, Config{}), c)
+	calls := len(f.requests())
+	for _, cmd := range []string{"from a", "from b"} {
+		if r := jc.Judge(context.Background(), req(cmd)); !r.Cached {
+			t.Fatalf("%s: not cached after the merge", cmd)
+		}
+	}
+	if len(f.requests()) != calls {
+		t.Fatal("merged answers asked again")
+	}
+}
+
+func TestCachePrivateMergesWhenFree(t *testing.T) {
+	dir := t.TempDir()
+	a, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.put([]byte("k"), []byte(`{"status":"ok","decisions":[]}`))
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil { // shared file free now: merged at once
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(b.Path()); !os.IsNotExist(err) {
+		t.Fatalf("pending file left after a free merge: %v", err)
+	}
+	c, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeOrFail(t, c)
+	if v, ok := c.get([]byte("k")); !ok || !strings.Contains(string(v), `"ok"`) {
+		t.Fatalf("merged entry: %q %v", v, ok)
+	}
+}
+
+func closeOrFail(t *testing.T, c *Cache) {
+	t.Helper()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
