@@ -16,6 +16,8 @@ var fuzzSeeds = []string{
 	`{"id":"a","tool":{"name":"Bash"},"labels":{"r":null}}`,
 	`{"id":"a\ud800","tool":{"name":"x"}}`,
 	`[1]`, `{`, `{"id":1e400}`, `{"seq":1e3}`,
+	"{\t\"id\" : \"a\" ,\"tool\":{\"name\":\"Bash\",\"arguments\":{\"a\":[1,2,{\"b\":null}],\"c\":-0.5e3,\"d\":\"\\u00e9\\n\\ud83d\\ude00\"}}}",
+	`{"id":"a","tool":{"name":"Bash"},"unknown":{"deep":[{"x":[true,false,null,"s",1.5]}]},"context":{"recent_messages":[{"role":"user","content":"日本語"}]}}`,
 }
 
 // FuzzDecode checks that the fast decoding path gives exactly what

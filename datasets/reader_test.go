@@ -253,6 +253,18 @@ func TestReaderMissingFileIsFatal(t *testing.T) {
 	}
 }
 
+func TestReaderStdinName(t *testing.T) {
+	r := Open([]string{"-"}, strings.NewReader(okLine+"\nbad\n"))
+	r.StdinName = "sample"
+	recs, err := readAll(t, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Case.Source != "sample:1" || recs[1].Err == nil || !strings.HasPrefix(recs[1].Err.Error(), "sample:2: ") {
+		t.Errorf("got %+v", recs)
+	}
+}
+
 func TestReaderStdinWithoutInput(t *testing.T) {
 	recs, err := readAll(t, Open([]string{"-"}, nil))
 	if len(recs) != 0 || err == nil || err.Error() != "stdin: no input" {

@@ -61,12 +61,13 @@ func decodeWith(line []byte, file string, lineNo int, cats CategoryMap, fast boo
 	c := new(Case)
 	// goccy/go-json decodes about four times faster than encoding/json but
 	// is lax where encoding/json is strict: it skips malformed values of
-	// unknown keys, accepts raw control characters and keeps invalid UTF-8.
-	// So it only sees lines that encoding/json's scanner accepts and that
-	// are valid UTF-8 without control characters; everything else, and any
-	// line it rejects, goes through encoding/json, whose result and error
-	// messages are the reference (FuzzDecode checks the two paths agree).
-	if !fast || !plainLine(line) || !json.Valid(line) || gojson.Unmarshal(line, c) != nil {
+	// unknown keys, accepts raw control characters in strings and keeps
+	// invalid UTF-8. So it only sees lines that encoding/json's scanner
+	// accepts (which rules out the first two) and that are valid UTF-8;
+	// everything else, and any line it rejects, goes through encoding/json,
+	// whose results and error messages are the reference (FuzzDecode checks
+	// that the two paths agree).
+	if !fast || !json.Valid(line) || !utf8.Valid(line) || gojson.Unmarshal(line, c) != nil {
 		c = new(Case)
 		if err := json.Unmarshal(line, c); err != nil {
 			return nil, decodeError(err, line, fail)
@@ -87,21 +88,6 @@ func decodeWith(line []byte, file string, lineNo int, cats CategoryMap, fast boo
 	}
 	c.Source = file + ":" + strconv.Itoa(lineNo)
 	return c, nil
-}
-
-// plainLine reports whether a line has no control characters and is valid
-// UTF-8, the lines on which goccy/go-json and encoding/json agree.
-func plainLine(b []byte) bool {
-	high := false
-	for _, c := range b {
-		if c < 0x20 {
-			return false
-		}
-		if c >= 0x80 {
-			high = true
-		}
-	}
-	return !high || utf8.Valid(b)
 }
 
 // normalize makes empty objects and lists nil, so a case reads the same
