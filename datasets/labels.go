@@ -185,6 +185,9 @@ type MergeStats struct {
 	Added   int   // labels new to the dataset
 	Changed int   // labels replaced (Overwrite)
 	Kept    int   // labels the dataset already had, equal
+	// Conflicts counts dataset labels that differ from the labels file and
+	// were not overwritten (each is also in the error).
+	Conflicts int
 	// Unknown lists the labeled ids not found in the dataset, sorted.
 	Unknown []string
 }
@@ -292,6 +295,7 @@ func applyLabels(line []byte, c *caseLabels, source string, overwrite bool, st *
 			st.Changed++
 			set = append(set, rule)
 		default:
+			st.Conflicts++
 			errs = append(errs, fmt.Errorf("%s: labels.%s: the dataset says %q, %s says %q", source, rule, old, want.source, want.value))
 		}
 	}

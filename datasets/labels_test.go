@@ -236,6 +236,11 @@ func TestMergeLabelsConflicts(t *testing.T) {
 			name:    "conflict names both lines",
 			labels:  "{\"id\":\"c4\",\"labels\":{\"r1\":\"match\"}}\n{\"id\":\"c1\",\"labels\":{\"r-old\":\"match\"}}\n",
 			wantErr: []string{ds + `:1: labels.r-old: the dataset says "no_match", `, `labeled.jsonl:2 says "match"`},
+			check: func(t *testing.T, _ string, st MergeStats) {
+				if st.Conflicts != 1 || st.Added != 1 {
+					t.Errorf("stats %+v, want 1 conflict and 1 added", st)
+				}
+			},
 		},
 		{
 			name:   "overwrite replaces in place",
@@ -279,6 +284,9 @@ func TestMergeLabelsConflicts(t *testing.T) {
 					if !strings.Contains(err.Error(), w) {
 						t.Errorf("error %q lacks %q", err, w)
 					}
+				}
+				if tt.check != nil {
+					tt.check(t, out.String(), st)
 				}
 				return
 			}
