@@ -1,0 +1,86 @@
+package judge
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCheck(t *testing.T) {
+	ollama := newFakeOllama(t, echoReply)
+	openai := newFakeOpenAI(t, func(n int, body map[string]any) reply {
+		if rf, _ := body["response_format"].(map[string]any); rf != nil && rf["type"] == "json_schema" {
+			return reply{status: http.StatusBadRequest, raw: `{"error":{"message":"json_schema response_format not supported"}}`}
+		}
+		return echoReply(n, body)
+	})
+	down := newFakeOpenAI(t, echoReply)
+	down.Close()
+	plugin := examplePlugin(t)
+	cfg := Config{OllamaHost: ollama.URL, OpenAIBaseURL: openai.URL + "/v1", Timeout: 5 * time.Second}
+	tests := []struct {
+		spec       string
+		cfg        func(Config) Config
+		ok         bool
+		reachable  bool
+		present    bool
+		structured string
+		digest     string
+		errPart    string
+	}{
+		{spec: "ollama:qwen2.5:3b", ok: true, reachable: true, present: true, structured: ModeJSONSchema, digest: "a6990ed6be41"},
+		{spec: "ollama:missing", reachable: true, errPart: "ollama pull missing"},
+		{spec: "ollama:qwen2.5:3b", cfg: func(c Config) Config { c.OllamaHost = down.URL; return c }, errPart: "unreachable"},
+		{spec: "openai:judge-small", ok: true, reachable: true, present: true, structured: ModeJSONObject},
+		{spec: "openai:judge-small", cfg: func(c Config) Config { c.OpenAIBaseURL = down.URL + "/v1"; return c }, structured: ModeJSONSchema},
+		{spec: "exec:" + plugin, ok: true, reachable: true, present: true, structured: "plugin", digest: commandDigest(plugin)},
+		{spec: "none", errPart: "no server to check"},
+		{spec: "bogus:x", errPart: "unknown backend"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			c := cfg
+			if tt.cfg != nil {
+				c = tt.cfg(c)
+			}
+			r := Check(context.Background(), tt.spec, c)
+			if r.OK() != tt.ok || r.Reachable != tt.reachable || r.ModelPresent != tt.present ||
+				r.StructuredOutput != tt.structured || r.Digest != tt.digest || !strings.Contains(r.Error, tt.errPart) {
+				t.Fatalf("report %+v", r)
+			}
+			if tt.ok && (r.SampleLatency <= 0 || r.SampleStatus != StatusOK || r.Identity == "") {
+				t.Fatalf("sample call not reported: %+v", r)
+			}
+		})
+	}
+}
+
+func TestOpenSpecs(t *testing.T) {
+	tests := []struct{ spec, identity, errPart string }{
+		{spec: "none", identity: "none"},
+		{spec: "recorded:ollama/qwen2.5:3b", identity: "recorded/ollama/qwen2.5:3b"},
+		{spec: "recorded", errPart: "expanded into recorded:NAME"},
+		{spec: "none:x", errPart: "takes no argument"},
+		{spec: "ollama:", errPart: "needs an argument"},
+		{spec: "exec", errPart: "needs an argument"},
+		{spec: "gpt4", errPart: "ollama:MODEL, openai:MODEL, exec:COMMAND, recorded:NAME or none"},
+		{spec: "openai:m", identity: "openai/m+p1"},
+	}
+	for _, tt := range tests {
+		j, err := Open(context.Background(), tt.spec, Config{})
+		if tt.errPart != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.errPart) {
+				t.Errorf("Open(%q) err = %v, want %q", tt.spec, err, tt.errPart)
+			}
+			continue
+		}
+		if err != nil || j.Identity().String() != tt.identity {
+			t.Errorf("Open(%q) = %v, %v; want identity %s", tt.spec, j, err, tt.identity)
+		}
+	}
+	if _, err := Open(context.Background(), "openai:m", Config{PromptFile: "/nonexistent/prompt.txt"}); err == nil {
+		t.Error("missing prompt file accepted")
+	}
+}
