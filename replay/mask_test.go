@@ -44,6 +44,14 @@ func TestMaskString(t *testing.T) {
 		{"plain text kept", "rm -rf build && go test ./...", "rm -rf build && go test ./..."},
 		{"monkey kept", "monkey=banana author=bob", "monkey=banana author=bob"},
 		{"japanese kept", "ビルドを削除して", "ビルドを削除して"},
+		{"trigger inside a word kept", "task-abcdefghijklmnopqrstuvwx", "task-abcdefghijklmnopqrstuvwx"},
+		{"token flag", "deploy --token abc123 --env prod", "deploy --token [MASKED] --env prod"},
+		{"token flag at start", "-token abc123", "-token [MASKED]"},
+		{"two pems", "-----BEGIN PRIVATE KEY-----\nAAA\n-----END PRIVATE KEY-----\nx\n-----BEGIN EC PRIVATE KEY-----\nBBB\n-----END EC PRIVATE KEY-----",
+			"-----BEGIN PRIVATE KEY-----[MASKED]-----END PRIVATE KEY-----\nx\n-----BEGIN EC PRIVATE KEY-----[MASKED]-----END EC PRIVATE KEY-----"},
+		{"public key kept", "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----", "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----"},
+		{"upper-case secret word", "TOKEN a8f5f167f44f4964e6c998dee827110c", "TOKEN [MASKED]"},
+		{"non-ASCII before a secret", "日本語 password=ひみつ123 終わり", "日本語 password=[MASKED] 終わり"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind, func(t *testing.T) {
