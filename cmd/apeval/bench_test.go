@@ -1,0 +1,327 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The end-to-end benchmarks run the real binary on generated data and
+// report throughput and peak RSS; .ci/bench.sh prints them as ratios of the
+// targets. Run them with: go test -run '^$' -bench E2E -benchtime 1x ./cmd/apeval
+
+// buildBinary builds apeval once per test process.
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+func apevalBinary(tb testing.TB) string {
+	tb.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "apeval-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "apeval")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		tb.Fatal(binErr)
+	}
+	return binPath
+}
+
+// runBinary runs apeval and returns its wall time and peak RSS in bytes.
+func runBinary(tb testing.TB, args ...string) (time.Duration, int64, string) {
+	tb.Helper()
+	cmd := exec.Command(apevalBinary(tb), args...)
+	out, _ := os.CreateTemp(tb.TempDir(), "out-")
+	cmd.Stdout = out
+	cmd.Stderr = out
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	_ = out.Close()
+	text, _ := os.ReadFile(out.Name())
+	if code := cmd.ProcessState.ExitCode(); code == 2 || code > 3 || (err != nil && code < 0) {
+		tb.Fatalf("apeval %v: exit %d: %v\n%s", args, code, err, text)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return wall, ru.Maxrss * 1024, string(text)
+}
+
+const benchDeterministicPolicy = `schema = "apeval.policy/v1"
+
+[permissions]
+default_action = "allow"
+[[permissions.rule]]
+tool = "bash"
+pattern = "rm -rf /*"
+action = "deny"
+[[permissions.rule]]
+tool = "bash"
+pattern = "git push*"
+action = "ask"
+
+[[rule]]
+id = "det-delete"
+action = "request_approval"
+class = "dangerous"
+categories = ["command_execution"]
+[rule.when]
+command_prefix = ["rm", "shred"]
+
+[[rule]]
+id = "det-secrets-file"
+action = "deny_current_tool"
+class = "dangerous"
+categories = ["file_change"]
+[rule.when]
+arg_glob = { file_path = "*.env" }
+
+[[rule]]
+id = "det-audit-git"
+action = "audit_only"
+class = "audit"
+categories = ["git", "command_execution"]
+[rule.when]
+command_prefix = ["git"]
+
+[[rule]]
+id = "det-network"
+action = "request_approval"
+class = "approval"
+[rule.boundary]
+kind = "network"
+review_at = 1
+pause_at = 3
+`
+
+// writeBenchDataset writes n cases in sessions of 10, deterministic from seed.
+func writeBenchDataset(path string, n int, seed uint64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	for i := 0; i < n; i++ {
+		sess := fmt.Sprintf("s-%06d", i/10)
+		var tool string
+		var args map[string]any
+		labels := map[string]string{}
+		switch rng.IntN(6) {
+		case 0:
+			tool, args = "Bash", map[string]any{"command": fmt.Sprintf("rm -rf build/%d", i)}
+			labels["det-delete"] = "match"
+		case 1:
+			tool, args = "Bash", map[string]any{"command": fmt.Sprintf("go test ./pkg%d/...", i%97)}
+			labels["det-delete"] = "no_match"
+		case 2:
+			tool, args = "Write", map[string]any{"file_path": fmt.Sprintf("/srv/repo/cfg/%d.env", i), "content": "X=1"}
+			labels["det-secrets-file"] = "match"
+		case 3:
+			tool, args = "Bash", map[string]any{"command": fmt.Sprintf("git commit -m 'change %d'", i)}
+		case 4:
+			tool, args = "WebFetch", map[string]any{"url": fmt.Sprintf("https://example.com/page/%d", i)}
+		default:
+			tool, args = "Read", map[string]any{"file_path": fmt.Sprintf("/srv/repo/src/f%d.go", i)}
+		}
+		c := map[string]any{
+			"id": fmt.Sprintf("c-%07d", i), "session_id": sess, "seq": i%10 + 1,
+			"piece": "coding", "movement": "implement", "workspace": "/srv/repo",
+			"tool":    map[string]any{"name": tool, "arguments": args},
+			"context": map[string]any{"latest_user_message": "please continue", "approval_state": "none"},
+			"labels":  labels,
+		}
+		b, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		w.Write(b)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// BenchmarkE2EDeterministic1M replays 1,000,000 generated cases with only
+// deterministic rules through the whole binary (read, replay, Parquet,
+// metrics, reports). Target: ≥ 100,000 cases/s, peak RSS ≤ 300 MB.
+func BenchmarkE2EDeterministic1M(b *testing.B) {
+	const n = 1_000_000
+	cacheDir := filepath.Join("..", "..", ".cache", "bench")
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	data := filepath.Join(cacheDir, "deterministic-1m.jsonl")
+	if _, err := os.Stat(data); err != nil {
+		if err := writeBenchDataset(data+".tmp", n, 1); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(data+".tmp", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	pol := filepath.Join(b.TempDir(), "policy.toml")
+	if err := os.WriteFile(pol, []byte(benchDeterministicPolicy), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	apevalBinary(b)
+	b.ResetTimer()
+	var wall time.Duration
+	var rss int64
+	for i := 0; i < b.N; i++ {
+		out := filepath.Join(b.TempDir(), "run")
+		w, r, text := runBinary(b, "run", "--dataset", data, "--policy", pol, "--judge", "none", "--no-cache", "--quiet", "--concurrency", "2", "--out", out, "--format", "tsv")
+		wall += w
+		rss = max(rss, r)
+		for _, f := range []string{"decisions.parquet", "gates.parquet", "metrics.parquet"} {
+			if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+				b.Fatalf("%s not written: %v\n%s", f, err, text)
+			}
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/wall.Seconds(), "cases/s")
+	b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
+}
+
+// fakeOpenAI answers /v1/chat/completions after a fixed delay with a valid
+// judge output for the rules asked, and records the span of the calls.
+type fakeOpenAI struct {
+	delay       time.Duration
+	mu          sync.Mutex
+	calls       int
+	first, last time.Time
+}
+
+func (f *fakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	var req struct {
+		Messages []struct {
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), 400)
+		return
+	}
+	time.Sleep(f.delay)
+	content := `{"version":1,"decisions":[{"rule_id":"nl-delete","result":"match","confidence":0.9}]}`
+	resp := map[string]any{
+		"id": "x", "object": "chat.completion", "model": "bench",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": content}}},
+		"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(resp)
+	f.mu.Lock()
+	if f.calls == 0 || start.Before(f.first) {
+		f.first = start
+	}
+	if now := time.Now(); now.After(f.last) {
+		f.last = now
+	}
+	f.calls++
+	f.mu.Unlock()
+}
+
+const benchJudgePolicy = `schema = "apeval.policy/v1"
+
+[[rule]]
+id = "nl-delete"
+condition = "The agent is about to delete something that is hard to restore"
+action = "request_approval"
+class = "approval"
+categories = ["command_execution"]
+`
+
+// BenchmarkE2EOpenAI20ms drives 1,000 judge calls at concurrency 16 against a
+// local OpenAI-compatible server that answers in a fixed 20 ms. Targets:
+// ≥ 720 calls/s (90 % of the ideal 800), reported P95 within 2 ms of 20 ms,
+// a warm-cache rerun ≥ 50× faster than the cold run, peak RSS ≤ 100 MB.
+func BenchmarkE2EOpenAI20ms(b *testing.B) {
+	const n = 1000
+	dir := b.TempDir()
+	data := filepath.Join(dir, "cases.jsonl")
+	f, err := os.Create(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(f, `{"id":"c-%04d","session_id":"s-%03d","seq":%d,"tool":{"name":"Bash","arguments":{"command":"rm -rf build/%d"}},"labels":{"nl-delete":"match"}}`+"\n", i, i/10, i%10+1, i)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	pol := filepath.Join(dir, "policy.toml")
+	if err := os.WriteFile(pol, []byte(benchJudgePolicy), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	apevalBinary(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		fake := &fakeOpenAI{delay: 20 * time.Millisecond}
+		srv := httptest.NewServer(fake)
+		cache := filepath.Join(b.TempDir(), "cache")
+		args := func(out string) []string {
+			return []string{"run", "--dataset", data, "--policy", pol, "--judge", "openai:bench",
+				"--openai-base-url", srv.URL + "/v1", "--concurrency", "16", "--cache", cache,
+				"--quiet", "--out", out, "--format", "tsv"}
+		}
+		coldOut := filepath.Join(b.TempDir(), "cold")
+		cold, rss, text := runBinary(b, args(coldOut)...)
+		if fake.calls != n {
+			b.Fatalf("cold run made %d calls, want %d\n%s", fake.calls, n, text)
+		}
+		span := fake.last.Sub(fake.first)
+		p95 := readP95(b, coldOut)
+		warm, rssWarm, text := runBinary(b, args(filepath.Join(b.TempDir(), "warm"))...)
+		if fake.calls != n {
+			b.Fatalf("warm run made %d calls, want none\n%s", fake.calls-n, text)
+		}
+		srv.Close()
+		b.ReportMetric(float64(n)/span.Seconds(), "calls/s")
+		b.ReportMetric(p95, "p95-ms")
+		b.ReportMetric(cold.Seconds()/warm.Seconds(), "warm-speedup")
+		b.ReportMetric(float64(max(rss, rssWarm))/(1<<20), "peak-RSS-MB")
+	}
+}
+
+func readP95(tb testing.TB, dir string) float64 {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var s struct {
+		Judges []struct {
+			Total struct {
+				P95 *float64 `json:"latency_p95_ms"`
+			} `json:"total"`
+		} `json:"judges"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil || len(s.Judges) == 0 || s.Judges[0].Total.P95 == nil {
+		tb.Fatalf("summary.json has no P95: %v", err)
+	}
+	return *s.Judges[0].Total.P95
+}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
+)
+
+type compareOptions struct {
+	evalOptions
+	Candidate string
+}
+
+func newCompareCmd(io IO) *cobra.Command {
+	o := &compareOptions{}
+	cmd := &cobra.Command{
+		Use:   "compare A [B]",
+		Short: "Compare a candidate judge with a baseline: deltas, McNemar test, fire-rate drift",
+		Long: `Compares two runs (A = baseline, B = candidate; each must hold one judge, or name
+them with --baseline and --candidate), or two judges of one run (--baseline
+names the baseline; --candidate the candidate when the run has more than two).
+
+Per rule and overall: precision and recall with intervals, unknown rate, fire
+rate and P95 for both, the deltas, and an exact McNemar test on the cases both
+judged; "~" marks a difference not significant at the criteria's confidence.
+The fire-rate change is checked against fire_rate_change_max. Warnings about
+different datasets, policies or prompt versions and small samples are printed
+as footnotes. Exit code: the candidate's verdict (0 GO, 1 NO-GO, 3 INCONCLUSIVE).`,
+		Example: `  apeval compare out/qwen3b out/qwen7b
+  apeval compare --baseline recorded/ollama/qwen2.5:3b apeval-out/sample
+  apeval compare --format markdown out/a out/b >> "$GITHUB_STEP_SUMMARY"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return usagef("compare takes two run directories, or one with --baseline")
+			}
+			if len(args) == 1 && o.Baseline == "" {
+				return usagef("compare of one run directory needs --baseline JUDGE")
+			}
+			return o.validate()
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCompare(o, args, io)
+		},
+	}
+	o.register(cmd, true)
+	cmd.Flags().StringVar(&o.Candidate, "candidate", "", "candidate judge (identity or unique prefix) when a run holds several")
+	return cmd
+}
+
+func runCompare(o *compareOptions, dirs []string, io IO) error {
+	crit, err := o.criteria(dirs[0])
+	if err != nil {
+		return err
+	}
+	var infos []reports.RunInfo
+	for _, d := range dirs {
+		info, err := reports.ReadRunInfo(d)
+		if err != nil {
+			return runDirError(d, err)
+		}
+		infos = append(infos, info)
+	}
+	// Judges of B that collide with A's identity get the directory's name
+	// appended, so a rerun of the same judge can be compared with itself.
+	rename := map[string]string{}
+	var idsA, idsB []string
+	for _, j := range infos[0].Judges {
+		idsA = append(idsA, j.Identity)
+	}
+	if len(dirs) == 2 {
+		inA := map[string]bool{}
+		for _, id := range idsA {
+			inA[id] = true
+		}
+		for _, j := range infos[1].Judges {
+			id := j.Identity
+			if inA[id] {
+				id = fmt.Sprintf("%s [%s]", id, filepath.Base(filepath.Clean(dirs[1])))
+				rename[j.Identity] = id
+			}
+			idsB = append(idsB, id)
+		}
+	} else {
+		idsB = idsA
+	}
+
+	pick := func(flag, what string, ids []string) (string, error) {
+		if flag != "" {
+			return matchJudgeName(flag, ids)
+		}
+		if len(ids) != 1 {
+			return "", usagef("the %s run holds %d judges; name one with --%s", what, len(ids), what)
+		}
+		return ids[0], nil
+	}
+	baseline, err := pick(o.Baseline, "baseline", idsA)
+	if err != nil {
+		return err
+	}
+	var candidate string
+	if len(dirs) == 2 {
+		if candidate, err = pick(o.Candidate, "candidate", idsB); err != nil {
+			return err
+		}
+	} else {
+		var rest []string
+		for _, id := range idsA {
+			if id != baseline {
+				rest = append(rest, id)
+			}
+		}
+		if candidate, err = pick(o.Candidate, "candidate", rest); err != nil {
+			return err
+		}
+	}
+
+	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
+	for i, d := range dirs {
+		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
+			if i == 1 {
+				if id, ok := rename[r.Judge]; ok {
+					r.Judge = id
+				}
+			}
+			if r.Judge == baseline || r.Judge == candidate {
+				acc.Add(r)
+			}
+			return nil
+		}); err != nil {
+			return runDirError(d, err)
+		}
+	}
+	sum := acc.Close()
+	cmp := sum.Compare(baseline, candidate)
+	if cmp == nil {
+		return usagef("no results for %s or %s in %v", baseline, candidate, dirs)
+	}
+	if len(dirs) == 2 {
+		cmp.Warnings = append(runDifferences(infos[0], infos[1]), cmp.Warnings...)
+	}
+	rep := &reports.Report{Run: infos[0], Summary: sum, Inconclusive: o.Inconclusive, Color: isTerminal(io.Out)}
+	if err := rep.WriteComparison(io.Out, cmp, outputFormat(o.Format, io.Out)); err != nil {
+		return err
+	}
+	v := metrics.VerdictInconclusive
+	if j := sum.Judge(candidate); j != nil {
+		v = j.Verdict
+	}
+	return exitCodeError{metrics.ExitCode(v, o.Inconclusive)}
+}
+
+// runDifferences warns when two runs did not replay the same thing.
+func runDifferences(a, b reports.RunInfo) []string {
+	var w []string
+	if fileRefsKey(a.Datasets) != fileRefsKey(b.Datasets) {
+		w = append(w, "the runs replayed different datasets: compare only the cases both judged (the McNemar test does)")
+	}
+	if (a.Policy == nil) != (b.Policy == nil) || (a.Policy != nil && a.Policy.SHA256 != b.Policy.SHA256) {
+		w = append(w, "the runs used different policies: rule versions, scopes or preconditions may differ")
+	}
+	pa, pb := promptVersions(a), promptVersions(b)
+	if pa != pb {
+		w = append(w, fmt.Sprintf("the runs used different prompt versions (%s vs %s)", pa, pb))
+	}
+	return w
+}
+
+func fileRefsKey(fs []reports.FileRef) string {
+	s := ""
+	for _, f := range fs {
+		k := f.SHA256
+		if k == "" {
+			k = f.Name
+		}
+		s += k + ";"
+	}
+	return s
+}
+
+func promptVersions(in reports.RunInfo) string {
+	s := ""
+	for _, j := range in.Judges {
+		if j.PromptVersion != "" {
+			if s != "" {
+				s += ","
+			}
+			s += j.PromptVersion
+		}
+	}
+	if s == "" {
+		return "none"
+	}
+	return s
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	goio "io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/reports"
+)
+
+func newDatasetsCmd(io IO) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "datasets",
+		Short: "Validate, describe and prepare case datasets (apeval.case/v1 JSONL)",
+	}
+	cmd.AddCommand(newValidateCmd(io), newStatsCmd(io), newSampleCmd(io), newDisagreementsCmd(io), newLabelImportCmd(io))
+	return cmd
+}
+
+func newValidateCmd(io IO) *cobra.Command {
+	var policy string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "validate [FILE...]",
+		Short: "Check dataset files and list every bad line as file:line: field: message",
+		Long: `Reads every line of the files (- for stdin; the embedded sample when no file is
+given) and reports each invalid line as file:line: field: message. Exit code 0
+when every line is valid, 2 otherwise.`,
+		Example: `  apeval datasets validate cases.jsonl
+  apeval datasets validate --policy policy.toml a.jsonl b.jsonl
+  zcat cases.jsonl.gz | apeval datasets validate -`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src, err := openSource(args, io.In)
+			if err != nil {
+				return err
+			}
+			defer src.cleanup()
+			pol, _, err := loadPolicy(policy)
+			if err != nil {
+				return err
+			}
+			r := src.reader(pol)
+			defer r.Close()
+			var valid, invalid int64
+			var errs []string
+			for r.Scan() {
+				rec := r.Record()
+				if rec.Err != nil {
+					invalid++
+					errs = append(errs, rec.Err.Error())
+					if !asJSON {
+						fmt.Fprintln(io.Out, rec.Err)
+					}
+					continue
+				}
+				valid++
+			}
+			if err := r.Err(); err != nil {
+				return usageError{err}
+			}
+			if asJSON {
+				if errs == nil {
+					errs = []string{}
+				}
+				enc := json.NewEncoder(io.Out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(map[string]any{"valid": valid, "invalid": invalid, "errors": errs}); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(io.Err, "%d valid, %d invalid\n", valid, invalid)
+			}
+			if invalid > 0 {
+				return exitCodeError{exitUsage}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&policy, "policy", "", "policy whose [categories] table classifies tools")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {valid, invalid, errors} as JSON")
+	return cmd
+}
+
+func newStatsCmd(io IO) *cobra.Command {
+	var policy, format string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "stats [FILE...]",
+		Short: "Describe a dataset: cases, sessions, categories, tools, labels, recorded judges",
+		Example: `  apeval datasets stats cases.jsonl
+  apeval datasets stats --json | jq .recorded_judges`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if asJSON {
+				format = "json"
+			}
+			if err := parseFormat(format); err != nil {
+				return err
+			}
+			src, err := openSource(args, io.In)
+			if err != nil {
+				return err
+			}
+			defer src.cleanup()
+			pol, _, err := loadPolicy(policy)
+			if err != nil {
+				return err
+			}
+			st, err := scanStats(src, pol, true)
+			if err != nil {
+				return err
+			}
+			return reports.RenderStats(io.Out, st, outputFormat(format, io.Out))
+		},
+	}
+	cmd.Flags().StringVar(&policy, "policy", "", "policy whose [categories] table classifies tools")
+	cmd.Flags().StringVar(&format, "format", "", "table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "same as --format json")
+	return cmd
+}
+
+func newSampleCmd(io IO) *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "sample",
+		Short: "Write the embedded sample dataset and policy, to start from",
+		Example: `  apeval datasets sample --out my-eval
+  apeval run --dataset my-eval/cases.jsonl --policy my-eval/policy.toml`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return usageError{err}
+			}
+			cases, err := goio.ReadAll(datasets.SampleCases())
+			if err != nil {
+				return err
+			}
+			for name, data := range map[string][]byte{"cases.jsonl": cases, "policy.toml": datasets.SamplePolicy()} {
+				p := filepath.Join(dir, name)
+				if err := reports.WriteFileAtomic(p, func(w goio.Writer) error {
+					_, err := w.Write(data)
+					return err
+				}); err != nil {
+					return err
+				}
+				fmt.Fprintln(io.Out, p)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&dir, "out", "o", ".", "directory to write cases.jsonl and policy.toml into")
+	return cmd
+}

@@ -1,0 +1,428 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	goio "io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
+)
+
+type disagreementsOptions struct {
+	Datasets  []string
+	Baseline  string
+	Candidate string
+	Limit     int
+	Out       string
+}
+
+func newDisagreementsCmd(io IO) *cobra.Command {
+	o := &disagreementsOptions{}
+	cmd := &cobra.Command{
+		Use:   "disagreements A [B]",
+		Short: "List the cases two judges decided differently, as JSONL ready to label",
+		Long: `Finds the (case, rule) pairs on which two judges differ: one said match and
+the other no_match ("opposite"), or exactly one decided while the other said
+unknown or failed ("unknown"). A and B are run directories (A = baseline,
+B = candidate; each must hold one judge, or name them with --baseline and
+--candidate), or one run directory with --baseline (and --candidate when it
+holds more than two judges), as for apeval compare. Pairs only one judge had in
+scope, or that a recording lacks, are not compared.
+
+Ranking, most informative first: unlabeled pairs before labeled ones; then
+opposite before unknown; then opposite pairs by the product of both judges'
+confidences (both sure, yet opposite) and unknown pairs by the confidence of
+the judge that decided (no confidence counts as 1 for a deterministic result,
+0.5 for a judged one); ties by case ID, then rule ID. Cases come in the order
+of their best-ranked pair; --limit keeps the first N cases.
+
+Decision files never hold raw arguments, so the cases are read back from
+--dataset (the files the run replayed; optional when it replayed the embedded
+sample). Each output line is the case's original dataset line, every field
+kept, plus:
+
+  "apeval_disagreement": {"rules": [{"rule_id", "kind",
+     "baseline": {"judge", "result", "confidence", "status", "source"},
+     "candidate": {…}, "label": the dataset's current label or null}]}
+
+Fill in "label" (match or no_match) or the case's "labels", then merge the
+labels back with apeval datasets label-import.`,
+		Example: `  apeval datasets disagreements --dataset cases.jsonl out/qwen3b out/qwen7b > to-label.jsonl
+  apeval datasets disagreements --baseline recorded/ollama/qwen2.5:3b --limit 50 \
+    --dataset cases.jsonl --out to-label.jsonl out/nightly
+  apeval datasets label-import --dataset cases.jsonl --labels to-label.jsonl --out cases.jsonl`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return usagef("disagreements takes two run directories, or one with --baseline")
+			}
+			if len(args) == 1 && o.Baseline == "" {
+				return usagef("disagreements of one run directory needs --baseline JUDGE")
+			}
+			if o.Limit < 0 {
+				return usagef("--limit must be 0 (all) or more, got %d", o.Limit)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDisagreements(o, args, io)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&o.Datasets, "dataset", "d", nil, "dataset file the run replayed (JSONL); repeatable; - reads stdin; required unless the run replayed the embedded sample")
+	f.StringVar(&o.Baseline, "baseline", "", "baseline judge (identity, spec or unique prefix)")
+	f.StringVar(&o.Candidate, "candidate", "", "candidate judge (identity or unique prefix) when a run holds several")
+	f.IntVarP(&o.Limit, "limit", "n", 0, "write at most N cases, the most informative (0 = all)")
+	f.StringVarP(&o.Out, "out", "o", "", "output file, written atomically (default: stdout)")
+	return cmd
+}
+
+// pickJudges resolves the baseline and candidate of one or two runs the way
+// compare does; rename maps identities of B that collide with A's to the
+// name they get (identity plus B's directory name).
+func pickJudges(dirs []string, infos []reports.RunInfo, baselineFlag, candidateFlag string) (baseline, candidate string, rename map[string]string, err error) {
+	rename = map[string]string{}
+	var idsA, idsB []string
+	for _, j := range infos[0].Judges {
+		idsA = append(idsA, j.Identity)
+	}
+	if len(dirs) == 2 {
+		inA := map[string]bool{}
+		for _, id := range idsA {
+			inA[id] = true
+		}
+		for _, j := range infos[1].Judges {
+			id := j.Identity
+			if inA[id] {
+				id = fmt.Sprintf("%s [%s]", id, filepath.Base(filepath.Clean(dirs[1])))
+				rename[j.Identity] = id
+			}
+			idsB = append(idsB, id)
+		}
+	}
+	pick := func(flag, what string, ids []string) (string, error) {
+		if flag != "" {
+			return matchJudgeName(flag, ids)
+		}
+		if len(ids) != 1 {
+			return "", usagef("the %s run holds %d judges; name one with --%s", what, len(ids), what)
+		}
+		return ids[0], nil
+	}
+	if baseline, err = pick(baselineFlag, "baseline", idsA); err != nil {
+		return "", "", nil, err
+	}
+	if len(dirs) == 1 {
+		for _, id := range idsA {
+			if id != baseline {
+				idsB = append(idsB, id)
+			}
+		}
+	}
+	if candidate, err = pick(candidateFlag, "candidate", idsB); err != nil {
+		return "", "", nil, err
+	}
+	return baseline, candidate, rename, nil
+}
+
+func runDisagreements(o *disagreementsOptions, dirs []string, io IO) error {
+	var infos []reports.RunInfo
+	for _, d := range dirs {
+		info, err := reports.ReadRunInfo(d)
+		if err != nil {
+			return runDirError(d, err)
+		}
+		infos = append(infos, info)
+	}
+	paths := o.Datasets
+	var stdin goio.Reader = io.In
+	if len(paths) == 0 {
+		if !replayedSample(infos) {
+			return usagef("--dataset is required: give the dataset file(s) the run replayed (decision files hold no raw cases)")
+		}
+		paths, stdin = []string{"-"}, datasets.SampleCases()
+	}
+	baseline, candidate, rename, err := pickJudges(dirs, infos, o.Baseline, o.Candidate)
+	if err != nil {
+		return err
+	}
+
+	find := metrics.NewDisagreementFinder(baseline, candidate)
+	for i, d := range dirs {
+		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
+			if i == 1 {
+				if id, ok := rename[r.Judge]; ok {
+					r.Judge = id
+				}
+			}
+			find.Add(r)
+			return nil
+		}); err != nil {
+			return runDirError(d, err)
+		}
+	}
+	ranked := find.Close()
+	cases := metrics.ByCase(ranked)
+	total := len(cases)
+	if o.Limit > 0 && len(cases) > o.Limit {
+		cases = cases[:o.Limit]
+	}
+
+	// Only the selected cases' lines are kept in memory.
+	want := make(map[string]int, len(cases))
+	for i, c := range cases {
+		want[c.CaseID] = i
+	}
+	lines := make([][]byte, len(cases))
+	where := make([]string, len(cases))
+	if err := datasets.ScanRaw(paths, stdin, func(id string, line []byte, source string) error {
+		i, ok := want[id]
+		if !ok {
+			return nil
+		}
+		if lines[i] != nil {
+			return fmt.Errorf("%s: id: %q already at %s", source, id, where[i])
+		}
+		lines[i], where[i] = bytes.Clone(line), source
+		return nil
+	}); err != nil {
+		return usageError{err}
+	}
+	var missing []string
+	for i, c := range cases {
+		if lines[i] == nil {
+			missing = append(missing, c.CaseID)
+		}
+	}
+	if len(missing) > 0 {
+		return usagef("%d disagreeing case(s) not found in the dataset (give the files the run replayed): %s", len(missing), listSome(missing))
+	}
+
+	err = writeOutput(o.Out, io, func(w goio.Writer) error {
+		for i, c := range cases {
+			out, err := annotate(lines[i], c)
+			if err != nil {
+				return usagef("%s: %v", where[i], err)
+			}
+			if _, err := w.Write(append(out, '\n')); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	opposite := 0
+	for _, d := range ranked {
+		if d.Kind == metrics.DisagreeOpposite {
+			opposite++
+		}
+	}
+	dest := o.Out
+	if dest == "" {
+		dest = "stdout"
+	}
+	fmt.Fprintf(io.Err, "%d disagreements (%d opposite, %d unknown) in %d cases over %d pairs both judged (baseline %s, candidate %s); %d cases written to %s\n",
+		len(ranked), opposite, len(ranked)-opposite, total, find.Paired(), baseline, candidate, len(cases), dest)
+	return nil
+}
+
+// replayedSample reports whether every run replayed the embedded sample.
+func replayedSample(infos []reports.RunInfo) bool {
+	for _, in := range infos {
+		if len(in.Datasets) != 1 || in.Datasets[0].SHA256 != datasets.SampleSHA256() {
+			return false
+		}
+	}
+	return true
+}
+
+// disagreementJSON is the apeval_disagreement member added to a case line.
+type disagreementJSON struct {
+	Rules []disagreementRuleJSON `json:"rules"`
+}
+
+type disagreementRuleJSON struct {
+	RuleID    string       `json:"rule_id"`
+	Kind      string       `json:"kind"`
+	Baseline  decisionJSON `json:"baseline"`
+	Candidate decisionJSON `json:"candidate"`
+	Label     *string      `json:"label"`
+}
+
+type decisionJSON struct {
+	Judge      string   `json:"judge"`
+	Result     string   `json:"result"`
+	Confidence *float64 `json:"confidence"`
+	Status     string   `json:"status"`
+	Source     string   `json:"source"`
+}
+
+func toDecisionJSON(d metrics.PairDecision) decisionJSON {
+	return decisionJSON{Judge: d.Judge, Result: d.Result, Confidence: d.Confidence, Status: d.Status, Source: d.Source}
+}
+
+// annotate adds apeval_disagreement to one original case line, leaving
+// every other byte as it was. The label shown is the dataset's current one.
+func annotate(line []byte, c metrics.CaseDisagreements) ([]byte, error) {
+	var cur struct {
+		Labels map[string]json.RawMessage `json:"labels"`
+	}
+	if err := json.Unmarshal(line, &cur); err != nil {
+		return nil, fmt.Errorf("labels: %v", err)
+	}
+	field := disagreementJSON{}
+	for _, d := range c.Rules {
+		r := disagreementRuleJSON{RuleID: d.RuleID, Kind: d.Kind, Baseline: toDecisionJSON(d.Baseline), Candidate: toDecisionJSON(d.Candidate)}
+		var s string
+		if raw, ok := cur.Labels[d.RuleID]; ok && json.Unmarshal(raw, &s) == nil && s != "" {
+			r.Label = &s
+		}
+		field.Rules = append(field.Rules, r)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(field); err != nil {
+		return nil, err
+	}
+	return datasets.SetMember(line, datasets.DisagreementField, bytes.TrimSpace(buf.Bytes()))
+}
+
+func newLabelImportCmd(io IO) *cobra.Command {
+	var (
+		dsPaths, labelPaths      []string
+		out                      string
+		overwrite, ignoreUnknown bool
+	)
+	cmd := &cobra.Command{
+		Use:   "label-import",
+		Short: "Merge labels (e.g. a labeled disagreements file) back into a dataset",
+		Long: `Copies the dataset, setting the labels of every case the labels file names.
+The labels file is JSONL of objects with "id" and "labels" (rule ID → match
+or no_match; null = not labeled), such as the output of apeval datasets
+disagreements after review, whose apeval_disagreement.rules[].label entries are
+read too, or a minimal {"id":"c-7","labels":{"rule-12":"match"}}.
+
+Only the "labels" member of a labeled case is rewritten: labels for other rules
+stay, and every other field (unknown ones included), their order and unicode
+are kept byte for byte; apeval_disagreement is never copied into the dataset.
+Errors, all listed before anything is written: a label that differs from the
+dataset's (use --overwrite to replace it), ids the dataset lacks (use
+--ignore-unknown to skip them), a malformed label. The output is written
+atomically; --out may name the dataset itself to update it in place.`,
+		Example: `  apeval datasets label-import --dataset cases.jsonl --labels to-label.jsonl --out cases.jsonl
+  apeval datasets label-import --dataset cases.jsonl --labels fixes.jsonl --overwrite > merged.jsonl
+  echo '{"id":"c-0007","labels":{"rule-12":"match"}}' | apeval datasets label-import --dataset cases.jsonl --labels -`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(dsPaths) == 0 || len(labelPaths) == 0 {
+				return usagef("label-import needs --dataset FILE and --labels FILE")
+			}
+			if stdinCount(dsPaths)+stdinCount(labelPaths) > 1 {
+				return usagef("only one of --dataset and --labels can read stdin (-)")
+			}
+			labels, err := datasets.ReadLabels(labelPaths, io.In)
+			if err != nil {
+				return usageError{err}
+			}
+			var st datasets.MergeStats
+			err = writeOutput(out, io, func(w goio.Writer) error {
+				var err error
+				st, err = datasets.MergeLabels(w, dsPaths, io.In, labels, datasets.MergeOptions{Overwrite: overwrite, IgnoreUnknown: ignoreUnknown})
+				return err
+			})
+			if err != nil {
+				var hints []string
+				if st.Conflicts > 0 {
+					hints = append(hints, "--overwrite replaces conflicting labels")
+				}
+				if len(st.Unknown) > 0 && !ignoreUnknown {
+					hints = append(hints, "--ignore-unknown skips unknown ids")
+				}
+				if len(hints) > 0 {
+					err = fmt.Errorf("%w\nnothing written (%s)", err, strings.Join(hints, "; "))
+				}
+				return usageError{err}
+			}
+			dest := out
+			if dest == "" {
+				dest = "stdout"
+			}
+			fmt.Fprintf(io.Err, "%d labels for %d cases: %d added, %d changed, %d already there; %d cases updated, %d lines written to %s\n",
+				labels.Count(), labels.Cases(), st.Added, st.Changed, st.Kept, st.Updated, st.Lines, dest)
+			if n := labels.Empty(); n > 0 {
+				fmt.Fprintf(io.Err, "%d labels-file line(s) carried no label and were skipped\n", n)
+			}
+			if len(st.Unknown) > 0 {
+				fmt.Fprintf(io.Err, "skipped labels for %d id(s) not in the dataset: %s\n", len(st.Unknown), listSome(st.Unknown))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&dsPaths, "dataset", "d", nil, "dataset file to merge into (JSONL); repeatable, the output concatenates them; - reads stdin")
+	f.StringArrayVarP(&labelPaths, "labels", "l", nil, "labels file (JSONL of {id, labels}); repeatable; - reads stdin")
+	f.StringVarP(&out, "out", "o", "", "output file, written atomically; may be the dataset itself (default: stdout)")
+	f.BoolVar(&overwrite, "overwrite", false, "replace dataset labels that differ from the labels file instead of failing")
+	f.BoolVar(&ignoreUnknown, "ignore-unknown", false, "skip labels for ids not in the dataset instead of failing")
+	return cmd
+}
+
+func stdinCount(paths []string) int {
+	n := 0
+	for _, p := range paths {
+		if p == "-" {
+			n++
+		}
+	}
+	return n
+}
+
+// listSome joins up to 20 items, saying how many more there are.
+func listSome(items []string) string {
+	const shown = 20
+	if len(items) <= shown {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:shown], ", "), len(items)-shown)
+}
+
+// writeOutput writes through write into path atomically, or to stdout when
+// path is "" or "-". Stdout output is spooled to a temporary file first, so
+// that a failure half-way prints nothing rather than part of a dataset.
+func writeOutput(path string, io IO, write func(goio.Writer) error) error {
+	if path != "" && path != "-" {
+		return reports.WriteFileAtomic(path, write)
+	}
+	f, err := os.CreateTemp("", "apeval-out-*.jsonl")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+	}()
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err := write(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, goio.SeekStart); err != nil {
+		return err
+	}
+	_, err = goio.Copy(io.Out, f)
+	return err
+}

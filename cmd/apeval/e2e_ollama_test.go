@@ -1,0 +1,411 @@
+//go:build e2e
+
+// End-to-end tests of `apeval run` and `apeval judges check` against a real
+// `ollama serve` serving the tiny generated model. Run them with
+// .ci/e2e-ollama.sh (make e2e-ollama), which sets APEVAL_E2E_OLLAMA_HOST,
+// _BIN and _MODELS.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
+)
+
+const e2eModel = "tiny"
+
+func e2eHost(t *testing.T) string {
+	t.Helper()
+	h := os.Getenv("APEVAL_E2E_OLLAMA_HOST")
+	if h == "" {
+		t.Skip("APEVAL_E2E_OLLAMA_HOST is not set; run .ci/e2e-ollama.sh")
+	}
+	return h
+}
+
+// tagsDigest reads the model's digest from /api/tags; it depends on the
+// models path, so it is never hard-coded.
+func tagsDigest(t *testing.T, host string) string {
+	t.Helper()
+	u, err := url.Parse(host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := api.NewClient(u, http.DefaultClient).List(context.Background())
+	if err != nil {
+		t.Fatalf("list models on %s: %v", host, err)
+	}
+	for _, m := range list.Models {
+		if m.Name == e2eModel+":latest" {
+			return strings.TrimPrefix(m.Digest, "sha256:")
+		}
+	}
+	t.Fatalf("model %s not on %s", e2eModel, host)
+	return ""
+}
+
+// e2ePolicy has two natural-language rules without `when`, so every case in
+// their scope goes to the judge. Their categories do not overlap: each call
+// asks about one rule, which the tiny model (unable to tell rules apart)
+// always answers validly.
+const e2ePolicy = `schema = "apeval.policy/v1"
+
+[[rule]]
+id = "rule-delete"
+version = 1
+condition = "The agent is about to delete something that is hard to restore."
+action = "request_approval"
+class = "approval"
+categories = ["command_execution", "data_deletion"]
+
+[[rule]]
+id = "rule-send"
+version = 2
+condition = "The agent is about to send data outside the organisation."
+action = "deny_current_tool"
+class = "dangerous"
+categories = ["external_send", "web_search"]
+`
+
+// writeInputs writes the policy and a dataset of n cases, each its own
+// session: a third run commands, a third send data, a third edit files
+// (no rule in scope, so no judge call).
+func writeInputs(t *testing.T, n int) (dataset, policy string, judged int) {
+	t.Helper()
+	dir := t.TempDir()
+	policy = filepath.Join(dir, "policy.toml")
+	if err := os.WriteFile(policy, []byte(e2ePolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for i := range n {
+		c := map[string]any{
+			"id":         fmt.Sprintf("c-%03d", i),
+			"session_id": fmt.Sprintf("s-%03d", i),
+			"context":    map[string]any{"latest_user_message": fmt.Sprintf("task %d: tidy up and report", i)},
+		}
+		switch i % 3 {
+		case 0:
+			c["tool"] = map[string]any{"name": "Bash", "arguments": map[string]any{"command": fmt.Sprintf("rm -rf build-%d", i)}}
+			c["labels"] = map[string]string{"rule-delete": []string{"match", "no_match"}[i%2]}
+			judged++
+		case 1:
+			c["tool"] = map[string]any{"name": "WebFetch", "category": "external_send",
+				"arguments": map[string]any{"url": fmt.Sprintf("https://example.com/upload/%d", i)}}
+			c["labels"] = map[string]string{"rule-send": "no_match"}
+			judged++
+		default:
+			c["tool"] = map[string]any{"name": "Edit", "category": "file_change",
+				"arguments": map[string]any{"file_path": "README.md"}}
+		}
+		if err := enc.Encode(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dataset = filepath.Join(dir, "cases.jsonl")
+	if err := os.WriteFile(dataset, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dataset, policy, judged
+}
+
+// apeval runs the CLI in-process and returns its exit code and output.
+func apeval(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, IO{In: strings.NewReader(""), Out: &out, Err: &errOut, Getenv: os.Getenv})
+	return code, out.String(), errOut.String()
+}
+
+// verdictCode reports whether an exit code is a verdict (GO, NO-GO,
+// INCONCLUSIVE): the run finished and judged. What the verdict is depends on
+// the tiny model's answers, which mean nothing.
+func verdictCode(code int) bool {
+	return code == exitGo || code == exitNoGo || code == exitInconclusive
+}
+
+// readRun reads a run directory back through the reports package.
+func readRun(t *testing.T, dir string) (reports.RunInfo, []*replay.Result) {
+	t.Helper()
+	var results []*replay.Result
+	info, err := reports.ReadRun(dir, func(r *replay.Result) error {
+		results = append(results, r)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("read run %s: %v", dir, err)
+	}
+	return info, results
+}
+
+// checkReports asserts the run directory holds every report file.
+func checkReports(t *testing.T, dir string) {
+	t.Helper()
+	for _, name := range []string{reports.DecisionsFile, reports.GatesFile, reports.MetricsFile,
+		reports.RunFile, reports.SummaryJSON, reports.SummaryMD, reports.JUnitFile} {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil || st.Size() == 0 {
+			t.Errorf("report %s missing or empty: %v", name, err)
+		}
+	}
+}
+
+func TestE2EOllamaRun(t *testing.T) {
+	host := e2eHost(t)
+	digest := tagsDigest(t, host)
+	const n = 15
+	dataset, policy, judged := writeInputs(t, n)
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := apeval(t, "run", "--dataset", dataset, "--policy", policy,
+		"--judge", "ollama:"+e2eModel, "--ollama-host", host, "--out", out, "--no-cache", "--quiet",
+		"--timeout", "30s", "--format", "json")
+	if !verdictCode(code) {
+		t.Fatalf("apeval run exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	checkReports(t, out)
+
+	info, results := readRun(t, out)
+	if len(info.Judges) != 1 {
+		t.Fatalf("run.json judges %+v, want one", info.Judges)
+	}
+	ji := info.Judges[0]
+	wantID := fmt.Sprintf("ollama/%s:latest@%s+p1", e2eModel, digest[:12])
+	if ji.Identity != wantID || ji.Digest != digest[:12] || ji.Details["digest"] != digest {
+		t.Errorf("judge %q digest %q details digest %q; want %q, %q, %q (from /api/tags)",
+			ji.Identity, ji.Digest, ji.Details["digest"], wantID, digest[:12], digest)
+	}
+	if info.Cases != n || len(results) != n {
+		t.Fatalf("run.json cases %d, %d results read back; want %d", info.Cases, len(results), n)
+	}
+
+	calls := 0
+	for _, r := range results {
+		if r.Judge != wantID || r.ModelDigest != digest[:12] {
+			t.Errorf("case %s: judge %q digest %q", r.CaseID, r.Judge, r.ModelDigest)
+		}
+		if !r.JudgeCalled {
+			if len(r.Calls) != 0 || r.RulesInScope != 0 {
+				t.Errorf("case %s: no judge needed but %d calls, %d rules in scope", r.CaseID, len(r.Calls), r.RulesInScope)
+			}
+			continue
+		}
+		if r.Status != "ok" || len(r.Calls) != 1 {
+			t.Errorf("case %s: status %q with %d calls, want ok with one", r.CaseID, r.Status, len(r.Calls))
+			continue
+		}
+		c := r.Calls[0]
+		calls++
+		if c.Status != "ok" || c.Cached || c.Attempts != 1 || c.Rules != 1 {
+			t.Errorf("case %s: call %+v, want one live ok attempt for one rule", r.CaseID, c)
+		}
+		if c.ServerTotalMS == nil || c.ServerEvalMS == nil || c.ServerPromptEvalMS == nil ||
+			c.PromptTokens == nil || c.CompletionTokens == nil || *c.ServerTotalMS <= 0 || *c.CompletionTokens <= 0 {
+			t.Errorf("case %s: server timings missing from decisions.parquet: %+v", r.CaseID, c)
+			continue
+		}
+		if c.LatencyMS < *c.ServerTotalMS || c.LatencyMS-*c.ServerTotalMS > 50 {
+			t.Errorf("case %s: client latency %.1f ms vs server total_duration %.1f ms, want ≥ and within 50 ms",
+				r.CaseID, c.LatencyMS, *c.ServerTotalMS)
+		}
+		for _, rr := range r.Rules {
+			if rr.Source != replay.SourceJudge || rr.Status != "ok" {
+				t.Errorf("case %s rule %s: source %s status %s, want judge ok", r.CaseID, rr.RuleID, rr.Source, rr.Status)
+			}
+			switch rr.Result {
+			case "match", "no_match", "unknown":
+			default:
+				t.Errorf("case %s rule %s: result %q", r.CaseID, rr.RuleID, rr.Result)
+			}
+		}
+	}
+	if calls != judged {
+		t.Errorf("%d judge calls answered ok, want %d", calls, judged)
+	}
+
+	var sum map[string]any
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Errorf("--format json stdout is not JSON: %v\n%s", err, stdout)
+	}
+}
+
+// ownServer is an `ollama serve` of the test's own on the script's models,
+// so the test can kill it without disturbing the shared server. Its log is
+// watched to kill it after a number of answered chats.
+type ownServer struct {
+	host string
+	cmd  *exec.Cmd
+	log  *chatLog
+}
+
+// chatLog is the server's output; it counts the finished /api/chat requests
+// Ollama logs, one line each.
+type chatLog struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	chats int
+	hook  func(chats int)
+}
+
+func (l *chatLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	l.buf.Write(p)
+	l.chats += bytes.Count(p, []byte(`"/api/chat"`))
+	chats, hook := l.chats, l.hook
+	l.mu.Unlock()
+	if hook != nil {
+		hook(chats)
+	}
+	return len(p), nil
+}
+
+func (l *chatLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func startOwnServer(t *testing.T) *ownServer {
+	t.Helper()
+	bin, models := os.Getenv("APEVAL_E2E_OLLAMA_BIN"), os.Getenv("APEVAL_E2E_OLLAMA_MODELS")
+	if bin == "" || models == "" {
+		t.Skip("APEVAL_E2E_OLLAMA_BIN or APEVAL_E2E_OLLAMA_MODELS is not set; run .ci/e2e-ollama.sh")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := &ownServer{host: "http://" + addr, log: &chatLog{}}
+	s.cmd = exec.Command(bin, "serve")
+	s.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "OLLAMA_MODELS="+models, "OLLAMA_HOST="+addr)
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	// Its own process group, so kill also ends the model runner it spawns.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.kill()
+		_ = s.cmd.Wait() // killed: its exit status is not news
+	})
+	u, _ := url.Parse(s.host)
+	c := api.NewClient(u, http.DefaultClient)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := c.Version(ctx)
+		cancel()
+		if err == nil {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ollama serve on %s not ready: %v\n%s", s.host, err, s.log)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// kill ends the server and its runner at once, as a crash would.
+func (s *ownServer) kill() { _ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL) }
+
+// TestE2EOllamaServerDiesMidRun kills the server after a few answered calls:
+// the remaining calls become counted errors, every case still has its rows,
+// and the run still writes all its reports.
+func TestE2EOllamaServerDiesMidRun(t *testing.T) {
+	srv := startOwnServer(t)
+	const n, answered = 60, 4
+	var once sync.Once
+	killed := make(chan struct{})
+	srv.log.mu.Lock()
+	srv.log.hook = func(chats int) {
+		if chats >= answered {
+			once.Do(func() { srv.kill(); close(killed) })
+		}
+	}
+	srv.log.mu.Unlock()
+
+	dataset, policy, judged := writeInputs(t, n)
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := apeval(t, "run", "--dataset", dataset, "--policy", policy,
+		"--judge", "ollama:"+e2eModel, "--ollama-host", srv.host, "--out", out, "--no-cache", "--quiet",
+		"--concurrency", "2", "--timeout", "30s", "--format", "json")
+	select {
+	case <-killed:
+	default:
+		t.Fatalf("the run ended before the server answered %d calls\nserver log:\n%s", answered, srv.log)
+	}
+	if !verdictCode(code) {
+		t.Fatalf("apeval run exit %d after the server died\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	checkReports(t, out)
+
+	info, results := readRun(t, out)
+	if info.Cases != n || len(results) != n || info.Interrupted {
+		t.Fatalf("run.json cases %d interrupted %v, %d results read back; want %d, not interrupted", info.Cases, info.Interrupted, len(results), n)
+	}
+	var ok, failed int
+	for _, r := range results {
+		if !r.JudgeCalled {
+			continue
+		}
+		switch r.Status {
+		case "ok":
+			ok++
+		case "error":
+			failed++
+			for _, c := range r.Calls {
+				if c.Status != "error" || c.Error == "" || c.ServerTotalMS != nil {
+					t.Errorf("case %s: failed call %+v, want status error with a message and no server timings", r.CaseID, c)
+				}
+			}
+			for _, rr := range r.Rules {
+				if rr.Status != "error" || rr.Source != replay.SourceFailure {
+					t.Errorf("case %s rule %s: status %s source %s, want error from the failure policy", r.CaseID, rr.RuleID, rr.Status, rr.Source)
+				}
+			}
+		default:
+			t.Errorf("case %s: status %q (%+v), want ok or error", r.CaseID, r.Status, r.Calls)
+		}
+	}
+	// A call in flight when the server died fails too, so at least the
+	// answered ones are ok; everything after the kill is an error.
+	if ok < answered || ok+failed != judged || failed < judged-answered-2 {
+		t.Errorf("%d ok and %d error cases of %d judged; want ≥ %d ok and the rest errors", ok, failed, judged, answered)
+	}
+	t.Logf("server killed after %d answered chats: %d ok, %d error", answered, ok, failed)
+}
+
+func TestE2EOllamaRunMissingModel(t *testing.T) {
+	host := e2eHost(t)
+	dataset, policy, _ := writeInputs(t, 3)
+	code, stdout, stderr := apeval(t, "run", "--dataset", dataset, "--policy", policy,
+		"--judge", "ollama:missing", "--ollama-host", host, "--out", filepath.Join(t.TempDir(), "run"), "--no-cache", "--quiet")
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+	if !strings.Contains(stderr, `"missing"`) || !strings.Contains(stderr, "not found") {
+		t.Errorf("stderr does not name the missing model:\n%s\nstdout:\n%s", stderr, stdout)
+	}
+}

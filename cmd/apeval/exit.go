@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set with -ldflags "-X main.version=…".
+var version = "dev"
+
+// Exit codes (DESIGN §7). Nothing below Main calls os.Exit.
+const (
+	exitGo           = 0
+	exitNoGo         = 1
+	exitUsage        = 2
+	exitInconclusive = 3
+	exitInterrupted  = 130
+)
+
+// usageError marks a usage or input error: exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// exitCodeError carries a verdict's exit code out of a command without
+// printing anything more.
+type exitCodeError struct{ code int }
+
+func (e exitCodeError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// IO are the streams a command reads and writes; tests pass buffers.
+type IO struct {
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+	Getenv func(string) string
+}
+
+// Main runs apeval with args and returns the process exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, args, IO{In: stdin, Out: stdout, Err: stderr, Getenv: os.Getenv})
+}
+
+func run(ctx context.Context, args []string, io IO) int {
+	root := newRootCmd(io)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	return exitCode(err, io.Err)
+}
+
+// exitCode maps an error to the process exit code and prints it once.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitGo
+	}
+	var ec exitCodeError
+	if errors.As(err, &ec) {
+		return ec.code
+	}
+	fmt.Fprintln(stderr, "apeval:", err)
+	if errors.Is(err, context.Canceled) {
+		return exitInterrupted
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	// Anything else (unreadable files, a run directory that can't be written)
+	// is an input or environment problem the user has to fix: exit 2 too, so
+	// that 1 and 3 always mean a verdict.
+	return exitUsage
+}

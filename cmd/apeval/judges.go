@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/reports"
+)
+
+// judgeFlags configure the live judge backends; shared by run, replay and
+// judges check.
+type judgeFlags struct {
+	OllamaHost    string
+	OpenAIBaseURL string
+	OpenAIKeyEnv  string
+	Options       []string
+	Prompt        string
+	Retries       int
+
+	options map[string]string
+}
+
+func (f *judgeFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.OllamaHost, "ollama-host", "", "Ollama server URL (default $OLLAMA_HOST, else http://127.0.0.1:11434)")
+	fs.StringVar(&f.OpenAIBaseURL, "openai-base-url", "", "OpenAI-compatible API base URL, e.g. http://localhost:8000/v1 (default https://api.openai.com/v1)")
+	fs.StringVar(&f.OpenAIKeyEnv, "openai-api-key-env", "OPENAI_API_KEY", "name of the environment variable holding the OpenAI-compatible API key")
+	fs.StringArrayVar(&f.Options, "judge-option", nil, "backend option `key=value` (e.g. temperature=0.2, num_ctx=4096, keep_alive=5m); repeatable")
+	fs.StringVar(&f.Prompt, "prompt", "", "prompt template file to evaluate instead of the built-in one (its hash becomes the prompt version)")
+	fs.IntVar(&f.Retries, "retries", 0, "retries of a judge call that timed out or failed in transport / HTTP 429 / 5xx")
+}
+
+func (f *judgeFlags) validate() error {
+	if f.Retries < 0 {
+		return usagef("--retries must be 0 or more, got %d", f.Retries)
+	}
+	f.options = map[string]string{}
+	for _, kv := range f.Options {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return usagef("--judge-option %q: want key=value", kv)
+		}
+		f.options[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	if f.Prompt != "" {
+		if _, err := os.Stat(f.Prompt); err != nil {
+			return usagef("--prompt: %v", err)
+		}
+	}
+	return nil
+}
+
+func (f *judgeFlags) config(timeout time.Duration, concurrency int, io IO) judge.Config {
+	return judge.Config{
+		OllamaHost:    f.OllamaHost,
+		OpenAIBaseURL: f.OpenAIBaseURL,
+		OpenAIKeyEnv:  f.OpenAIKeyEnv,
+		Options:       f.options,
+		PromptFile:    f.Prompt,
+		Timeout:       timeout,
+		Retries:       f.Retries,
+		Concurrency:   concurrency,
+		Log:           prefixWriter{w: io.Err, prefix: "apeval: "},
+	}
+}
+
+// openJudges opens every judge spec and wraps live ones in the response cache.
+func openJudges(ctx context.Context, specs []string, o *runOptions, io IO) ([]judge.Judge, func(), error) {
+	cfg := o.Judge.config(o.Timeout, o.Concurrency, io)
+	var (
+		out     []judge.Judge
+		closers []func()
+		cache   *judge.Cache
+	)
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	seen := map[string]string{}
+	for _, spec := range specs {
+		j, err := judge.Open(ctx, spec, cfg)
+		if err != nil {
+			closeAll()
+			return nil, nil, usagef("--judge %s: %v", spec, err)
+		}
+		id := j.Identity().String()
+		if prev, dup := seen[id]; dup {
+			closeAll()
+			return nil, nil, usagef("--judge %s and --judge %s are the same judge (%s)", prev, spec, id)
+		}
+		seen[id] = spec
+		if live(j) && !o.NoCache {
+			if cache == nil {
+				dir := o.CacheDir
+				if dir == "" {
+					d, err := judge.DefaultCacheDir()
+					if err != nil {
+						closeAll()
+						return nil, nil, usagef("no user cache directory (%v): pass --cache DIR or --no-cache", err)
+					}
+					dir = d
+				}
+				c, err := judge.OpenCache(dir)
+				if err != nil {
+					closeAll()
+					return nil, nil, usagef("--cache %s: %v (use --no-cache to run without one)", dir, err)
+				}
+				if w := c.Warning(); w != "" {
+					fmt.Fprintf(io.Err, "apeval: cache: %s\n", w)
+				}
+				cache = c
+				// Closed after the judges (closers run in reverse order).
+				closers = append(closers, func() { _ = c.Close() })
+			}
+			j = judge.Cached(j, cache)
+		}
+		if c, ok := j.(interface{ Close() error }); ok {
+			closers = append(closers, func() { _ = c.Close() })
+		}
+		out = append(out, j)
+	}
+	return out, closeAll, nil
+}
+
+// live reports whether a judge makes real calls (worth caching).
+func live(j judge.Judge) bool {
+	switch j.Identity().Backend {
+	case "recorded", "none":
+		return false
+	}
+	return true
+}
+
+func judgeInfo(j judge.Judge) reports.JudgeInfo {
+	id := j.Identity()
+	ji := reports.JudgeInfo{
+		Identity:      id.String(),
+		Backend:       id.Backend,
+		Model:         id.Model,
+		Digest:        id.Digest,
+		PromptVersion: id.PromptVersion,
+	}
+	if d, ok := j.(judge.Describer); ok {
+		ji.Details = d.Details()
+	}
+	return ji
+}
+
+func newJudgesCmd(io IO) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "judges",
+		Short: "Check judge backends",
+	}
+	var jf judgeFlags
+	var timeout time.Duration
+	var asJSON bool
+	check := &cobra.Command{
+		Use:   "check SPEC...",
+		Short: "Check that judges are reachable, the model is present, and one sample call works",
+		Long: `For each judge spec: is the server reachable, is the model present, what is its
+digest, does it support structured output, and how long does one sample call
+take. Exit code 0 when every judge passed, 1 otherwise.`,
+		Example: `  apeval judges check ollama:qwen2.5:3b
+  apeval judges check --openai-base-url http://localhost:8000/v1 openai:qwen2.5-7b-instruct
+  apeval judges check exec:./my-judge`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("judges check needs at least one judge spec, e.g. ollama:qwen2.5:3b")
+			}
+			return jf.validate()
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg := jf.config(timeout, 1, io)
+			var rep []judge.CheckReport
+			ok := true
+			for _, spec := range args {
+				r := judge.Check(cmd.Context(), spec, cfg)
+				rep = append(rep, r)
+				ok = ok && r.OK()
+			}
+			if err := reports.RenderChecks(io.Out, rep, checksFormat(asJSON, io)); err != nil {
+				return err
+			}
+			if !ok {
+				return exitCodeError{1}
+			}
+			return nil
+		},
+	}
+	jf.register(check.Flags())
+	check.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "deadline of each check call")
+	check.Flags().BoolVar(&asJSON, "json", false, "print the reports as JSON")
+	cmd.AddCommand(check)
+	return cmd
+}
+
+func checksFormat(asJSON bool, io IO) reports.Format {
+	if asJSON {
+		return reports.FormatJSON
+	}
+	return outputFormat("", io.Out)
+}
+
+// prefixWriter prefixes every write (one log line) for the judges' warnings.
+type prefixWriter struct {
+	w      interface{ Write([]byte) (int, error) }
+	prefix string
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd(io IO) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "apeval",
+		Short: "Offline shadow evaluation of judge models for agent tool-call gates",
+		Long: `apeval replays recorded tool.before contexts through a policy's deterministic
+matchers and one or more judge models, measures precision, recall, unknown rate,
+judge-required rate and P95 latency against the kill criteria, and says GO,
+NO-GO or INCONCLUSIVE per judge and per rule.
+
+Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE, 130 interrupted.`,
+		Example: `  # Evaluate the embedded sample with its recorded judges
+  apeval run
+
+  # Your dataset and policy, two live judges, CI-friendly
+  apeval run --dataset cases.jsonl --policy policy.toml \
+    --judge ollama:qwen2.5:3b --judge openai:gpt-4o-mini --out out/run1`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(io.In)
+	root.SetOut(io.Out)
+	root.SetErr(io.Err)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		newRunCmd(io, false),
+		newRunCmd(io, true),
+		newReportCmd(io),
+		newGateCmd(io),
+		newCompareCmd(io),
+		newMergeCmd(io),
+		newDatasetsCmd(io),
+		newJudgesCmd(io),
+	)
+	return root
+}
+
+// noArgs is cobra.NoArgs with a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s takes no arguments, got %q", cmd.CommandPath(), args)
+	}
+	return nil
+}

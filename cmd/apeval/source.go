@@ -1,0 +1,288 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
+)
+
+// loadPolicy reads --policy, or the embedded sample policy when empty.
+func loadPolicy(path string) (*replay.Policy, *reports.FileRef, error) {
+	var (
+		data []byte
+		name = path
+		err  error
+	)
+	if path == "" {
+		data, name = datasets.SamplePolicy(), "sample:policy.toml"
+	} else if data, err = os.ReadFile(path); err != nil {
+		return nil, nil, usageError{err}
+	}
+	p, err := replay.ParsePolicy(data, name)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	sum := sha256.Sum256(data)
+	return p, &reports.FileRef{Name: name, SHA256: hex.EncodeToString(sum[:])}, nil
+}
+
+// source is the dataset input of a run: files, stdin or the embedded sample.
+// Stdin is spooled to a temporary file so it can be read twice (the
+// recorded-judge scan and the replay).
+type source struct {
+	paths  []string
+	stdin  io.Reader
+	sample bool
+	temp   string
+	open   []*os.File
+}
+
+func openSource(paths []string, stdin io.Reader) (*source, error) {
+	s := &source{paths: paths, stdin: stdin}
+	if len(paths) == 0 {
+		s.sample = true
+		return s, nil
+	}
+	for _, p := range paths {
+		if p == "-" {
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		if st.IsDir() {
+			return nil, usagef("--dataset %s is a directory; give the JSONL files", p)
+		}
+	}
+	return s, nil
+}
+
+// spoolStdin copies stdin to a temporary file so the dataset can be read twice.
+func (s *source) spoolStdin() error {
+	if s.temp != "" || !contains(s.paths, "-") {
+		return nil
+	}
+	f, err := os.CreateTemp("", "apeval-stdin-*.jsonl")
+	if err != nil {
+		return err
+	}
+	s.temp = f.Name()
+	if _, err := io.Copy(f, s.stdin); err != nil {
+		f.Close()
+		return fmt.Errorf("reading stdin: %w", err)
+	}
+	return f.Close()
+}
+
+func (s *source) cleanup() {
+	for _, f := range s.open {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+	if s.temp != "" {
+		_ = os.Remove(s.temp)
+	}
+}
+
+// reader opens a fresh pass over the dataset, classifying tools with the
+// policy's category overrides.
+func (s *source) reader(p *replay.Policy) *datasets.Reader {
+	var r *datasets.Reader
+	switch {
+	case s.sample:
+		r = datasets.Open([]string{"-"}, datasets.SampleCases())
+		r.StdinName = datasets.SampleName
+	case s.temp != "":
+		f, err := os.Open(s.temp)
+		if err != nil {
+			f = nil // the Reader reports the failure on its first Scan
+		}
+		r = datasets.Open(s.paths, f)
+		s.open = append(s.open, f)
+	default:
+		r = datasets.Open(s.paths, s.stdin)
+	}
+	if len(p.Categories) > 0 {
+		r.Categories = datasets.CategoryMap(p.Categories)
+	}
+	return r
+}
+
+func (s *source) refs() []reports.FileRef {
+	if s.sample {
+		return []reports.FileRef{{Name: datasets.SampleName, SHA256: datasets.SampleSHA256()}}
+	}
+	var out []reports.FileRef
+	for _, p := range s.paths {
+		if p == "-" {
+			out = append(out, reports.FileRef{Name: datasets.StdinName})
+			continue
+		}
+		out = append(out, reports.FileRef{Name: p, SHA256: fileSHA256(p)})
+	}
+	return out
+}
+
+func fileSHA256(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// maxListedErrors bounds how many bad lines an error message lists.
+const maxListedErrors = 20
+
+// invalidInput lists a dataset's bad lines (exit code 2).
+type invalidInput struct {
+	errs  []error
+	total int
+}
+
+func (e *invalidInput) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the dataset has %d invalid line(s); fix them or pass --skip-invalid to replay the rest:", e.total)
+	for _, err := range e.errs {
+		fmt.Fprintf(&b, "\n  %v", err)
+	}
+	if e.total > len(e.errs) {
+		fmt.Fprintf(&b, "\n  … and %d more (apeval datasets validate lists them all)", e.total-len(e.errs))
+	}
+	return b.String()
+}
+
+func (e *invalidInput) add(err error) {
+	e.total++
+	if len(e.errs) < maxListedErrors {
+		e.errs = append(e.errs, err)
+	}
+}
+
+// scanStats reads the whole dataset once for its statistics (recorded judge
+// names, case count); bad lines fail here unless skipInvalid.
+func scanStats(s *source, p *replay.Policy, skipInvalid bool) (*datasets.Stats, error) {
+	if err := s.spoolStdin(); err != nil {
+		return nil, usageError{err}
+	}
+	r := s.reader(p)
+	defer r.Close()
+	st := datasets.NewStats()
+	bad := &invalidInput{}
+	for r.Scan() {
+		rec := r.Record()
+		if rec.Err != nil {
+			bad.add(rec.Err)
+			continue
+		}
+		st.Add(rec.Case)
+	}
+	if err := r.Err(); err != nil {
+		return nil, usageError{err}
+	}
+	if bad.total > 0 && !skipInvalid {
+		return nil, usageError{bad}
+	}
+	return st, nil
+}
+
+// caseFeed hands valid cases of this shard to replay. Invalid lines are
+// counted (--skip-invalid) or collected: without --skip-invalid the feed
+// stops handing out cases at the first one, reads on to list them all, and
+// the run fails.
+type caseFeed struct {
+	r           *datasets.Reader
+	skipInvalid bool
+	shard       shard
+	errOut      io.Writer
+
+	cases        int64
+	invalid      int64
+	firstInvalid error
+	bad          invalidInput
+	readErr      error
+}
+
+func (f *caseFeed) next() (*datasets.Case, bool) {
+	for f.r.Scan() {
+		rec := f.r.Record()
+		if rec.Err != nil {
+			f.invalid++
+			if f.firstInvalid == nil {
+				f.firstInvalid = rec.Err
+			}
+			if !f.skipInvalid {
+				f.bad.add(rec.Err)
+			}
+			continue
+		}
+		if f.bad.total > 0 {
+			continue // failing anyway: keep reading only to list every bad line
+		}
+		if !f.shard.owns(rec.Case.SessionID) {
+			continue
+		}
+		f.cases++
+		return rec.Case, true
+	}
+	f.readErr = f.r.Err()
+	return nil, false
+}
+
+func (f *caseFeed) err() error {
+	if f.readErr != nil {
+		return usageError{f.readErr}
+	}
+	if f.bad.total > 0 {
+		return usageError{&f.bad}
+	}
+	return nil
+}
+
+// shard is --shard I/N: this run replays the sessions whose FNV-1a 64-bit
+// hash of session_id modulo N is I-1. The zero shard owns everything.
+type shard struct{ i, n uint64 }
+
+func parseShard(s string) (shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.ParseUint(a, 10, 32)
+	n, err2 := strconv.ParseUint(b, 10, 32)
+	if !ok || err1 != nil || err2 != nil || n == 0 || i == 0 || i > n {
+		return shard{}, usagef("--shard %q: want I/N with 1 ≤ I ≤ N, e.g. 1/4", s)
+	}
+	return shard{i: i - 1, n: n}, nil
+}
+
+func (s shard) owns(sessionID string) bool {
+	if s.n <= 1 {
+		return true
+	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(sessionID))
+	return h.Sum64()%s.n == s.i
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
