@@ -1,9 +1,3 @@
-// Package judge is the judge-model stage of the pipeline (datasets → replay →
-// judge → replay → metrics → reports). It defines the Judge interface, the
-// judge input and output schemas of seed 000 §6.1/§6.2, and the backends.
-//
-// A judge sees only its own Input type: an allow-listed, masked summary built
-// by the replay package. It never sees a raw dataset record (seed 003).
 package judge
 
 import (
