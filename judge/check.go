@@ -119,7 +119,9 @@ func checkOllama(ctx context.Context, model string, cfg Config, rep *CheckReport
 		rep.Error = err.Error()
 		return
 	}
-	list, err := api.NewClient(base, cfg.httpClient()).List(ctx)
+	lctx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
+	list, err := api.NewClient(base, cfg.httpClient()).List(lctx)
 	if err != nil {
 		rep.Error = "ollama " + base.String() + " unreachable: " + err.Error()
 		return

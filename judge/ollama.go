@@ -29,6 +29,9 @@ const (
 // DefaultKeepAlive keeps an Ollama model loaded between calls.
 const DefaultKeepAlive = 10 * time.Minute
 
+// openTimeout bounds the model lookups Open makes.
+const openTimeout = 30 * time.Second
+
 // DefaultSeed makes sampling reproducible where a backend honours it.
 const DefaultSeed = 42
 
@@ -42,6 +45,7 @@ type Ollama struct {
 	prompt    *Prompt
 	options   map[string]any
 	keepAlive time.Duration
+	think     *api.ThinkValue
 	timeout   time.Duration
 	retries   int
 	log       io.Writer
@@ -94,22 +98,33 @@ func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*
 		log:       cfg.log(),
 	}
 	for k, v := range parseOptions(cfg.Options) {
-		if k == "keep_alive" {
+		switch k {
+		case "keep_alive":
 			d, err := time.ParseDuration(fmt.Sprint(v))
 			if err != nil {
 				return nil, fmt.Errorf("judge option keep_alive=%v: %v", v, err)
 			}
 			o.keepAlive = d
-			continue
+		case "think":
+			// A request field, not a model option: true/false or a level.
+			o.think = &api.ThinkValue{Value: v}
+		default:
+			o.options[k] = v
 		}
-		o.options[k] = v
 	}
+	// A server that accepts connections but never answers must not hang the
+	// run before it starts.
+	ctx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
 	name, digest, err := o.resolve(ctx, model)
 	if err != nil {
 		return nil, err
 	}
 	o.model = name
 	o.details = map[string]string{"host": o.host, "digest": digest, "options": canonicalOptions(o.options), "keep_alive": o.keepAlive.String()}
+	if o.think != nil {
+		o.details["think"] = fmt.Sprint(o.think.Value)
+	}
 	show, err := o.client.Show(ctx, &api.ShowRequest{Model: name})
 	if err != nil {
 		return nil, fmt.Errorf("ollama %s: show %s: %w", o.host, name, err)
@@ -129,7 +144,7 @@ func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*
 		o.details["capabilities"] = strings.Join(caps, ",")
 	}
 	o.id = Identity{Backend: "ollama", Model: name, Digest: shortDigest(digest), PromptVersion: prompt.Version}
-	o.scope = o.host + "|" + o.details["options"]
+	o.scope = o.host + "|" + o.details["options"] + "|think=" + o.details["think"]
 	o.modes = newModeLadder(o.id.String(), o.log)
 	return o, nil
 }
@@ -222,6 +237,7 @@ func (o *Ollama) chat(ctx context.Context, msgs []api.Message, asked []string, m
 		Stream:    &stream,
 		Options:   o.options,
 		KeepAlive: &api.Duration{Duration: o.keepAlive},
+		Think:     o.think,
 	}
 	switch mode {
 	case ModeJSONSchema:

@@ -96,14 +96,15 @@ func TestOllamaOptionsOverride(t *testing.T) {
 	}
 	var body struct {
 		KeepAlive string `json:"keep_alive"`
+		Think     *bool
 		Options   map[string]any
 	}
 	if err := json.Unmarshal(f.requests()[0], &body); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"temperature": 0.3, "num_ctx": 4096.0, "seed": 42.0, "think": false}
-	if !reflect.DeepEqual(body.Options, want) || body.KeepAlive != "1m0s" {
-		t.Fatalf("options %v keep_alive %q", body.Options, body.KeepAlive)
+	want := map[string]any{"temperature": 0.3, "num_ctx": 4096.0, "seed": 42.0}
+	if !reflect.DeepEqual(body.Options, want) || body.KeepAlive != "1m0s" || body.Think == nil || *body.Think {
+		t.Fatalf("options %v keep_alive %q think %v: %s", body.Options, body.KeepAlive, body.Think, f.requests()[0])
 	}
 }
 

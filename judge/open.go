@@ -26,8 +26,9 @@ type Config struct {
 	OpenAIKeyEnv string
 	// Options are --judge-option key=value pairs. Values are parsed as a
 	// bool (true/false), an integer, a float, else kept as a string. Ollama
-	// gets them in "options" (keep_alive is special: a duration for the
-	// request's keep_alive); OpenAI gets them as top-level body fields.
+	// gets them in "options", except keep_alive (a duration) and think
+	// (true/false or a level), which are request fields; OpenAI gets them as
+	// top-level body fields (max_tokens, top_p, …).
 	Options map[string]string
 	// PromptFile is --prompt; empty means the built-in prompt.
 	PromptFile string

@@ -121,7 +121,10 @@ func (o *OpenAI) Details() map[string]string {
 }
 
 // StructuredMode is the response_format in use: json_schema, then
-// json_object, then none once the server has refused the stricter ones.
+// json_object, then none once the server has refused the stricter ones. A
+// refusal is HTTP 400 or 422 whose message mentions the format or schema, or
+// any 400/422 before a call has succeeded in that mode; 401, 403, 404 and
+// 429 never change the mode.
 func (o *OpenAI) StructuredMode() string { return o.modes.current() }
 
 func (o *OpenAI) cacheScope() string { return o.scope }
