@@ -108,6 +108,21 @@ func (rep *Report) Charts() ([]Chart, error) {
 	return out, nil
 }
 
+// nominalRules puts the rule IDs on the X axis, slanted when they would
+// not fit side by side.
+func nominalRules(p *plot.Plot, ids []string) {
+	p.NominalX(ids...)
+	width := 0
+	for _, id := range ids {
+		width += len(id) + 2
+	}
+	if width > 90 { // about what fits under an 8-inch chart at 9 pt
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YCenter
+	}
+}
+
 // cdfPoints samples the empirical CDF of sorted values at up to max ranks
 // for a step line: (x_(k), k/n).
 func cdfPoints(sorted []float64, max int) plotter.XYs {
@@ -210,7 +225,7 @@ func (rep *Report) intervalPlot(title, ylabel string, get func(*metrics.Row) (v,
 		return nil, nil
 	}
 	p := newPlot(title, "rule", ylabel+" ("+fmt.Sprintf("%g%%", rep.Summary.Thresholds.Confidence*100)+" interval)")
-	p.NominalX(ids...)
+	nominalRules(p, ids)
 	p.Y.Min, p.Y.Max = 0, 1.05
 	p.X.Min, p.X.Max = -0.6, float64(len(ids))-0.4
 	p.Legend.Top, p.Legend.Left = false, true
@@ -279,7 +294,7 @@ func (rep *Report) fireRatePlot() (*plot.Plot, error) {
 		return nil, nil
 	}
 	p := newPlot("Fire rate per rule", "rule", "fire rate (cases fired ÷ in scope)")
-	p.NominalX(ids...)
+	nominalRules(p, ids)
 	p.Legend.Top, p.Legend.Left = true, false
 	width := vg.Points(math.Min(24, 300/float64(len(ids)*len(judges))))
 	top := 0.0

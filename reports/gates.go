@@ -98,20 +98,25 @@ func (s *GateSummary) Judges() []GateCounts {
 
 // Render writes the summary in format f.
 func (s *GateSummary) Render(w io.Writer, f Format) error {
-	judges := s.Judges()
 	if f == FormatJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
 			Judges []GateCounts `json:"judges"`
-		}{judges})
+		}{s.Judges()})
 	}
+	return s.grid(f == FormatTSV).render(w, f)
+}
+
+// grid lays the summary out; the machine form (TSV) splits audit_only and
+// notify_admin and gives the match rate at full precision.
+func (s *GateSummary) grid(machine bool) *grid {
+	judges := s.Judges()
 	g := &grid{
 		header: []string{"judge", "cases", "allow", "audit/notify", "inject", "approval", "deny", "stop",
 			"expected", "calls", "cached", "failed"},
 		right: []bool{false, true, true, true, true, true, true, true, true, true, true, true},
 	}
-	machine := f == FormatTSV
 	if machine {
 		g.header = []string{"judge", "cases", "allow", "audit_only", "notify_admin", "inject_instruction",
 			"request_approval", "deny_current_tool", "stop_task", "expected", "matched", "match_rate",
@@ -143,5 +148,5 @@ func (s *GateSummary) Render(w io.Writer, f Format) error {
 	if !machine {
 		g.notes = []string{"expected: cases whose gate action equals the labeled expected_action (of those labeled)."}
 	}
-	return g.render(w, f)
+	return g
 }

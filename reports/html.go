@@ -147,6 +147,9 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	rules := rep.rulesGrid(false)
 	rules.notes = nil
 	page.Tables = []htmlTable{judges, toHTMLTable("Rules", rules)}
+	if rep.Gates != nil {
+		page.Tables = append([]htmlTable{toHTMLTable("Gate actions", rep.Gates.grid(false))}, page.Tables...)
+	}
 	if why := rep.whyGrid(); why != nil {
 		t := toHTMLTable("", why)
 		page.Why = &t

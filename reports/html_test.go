@@ -92,6 +92,7 @@ func TestHTMLSelfContained(t *testing.T) {
 	var b bytes.Buffer
 	rep := chartReport()
 	rep.Color = true
+	rep.Gates = gateSummaryOf(summaryResults())
 	if err := rep.WriteHTML(&b); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestHTMLSelfContained(t *testing.T) {
 		t.Error("escape codes or an XML declaration inside the page")
 	}
 	for _, s := range []string{`<span class="banner nogo">NO-GO</span>`, "<svg", "Judges", "Rules", "Why not GO",
-		"rule-12", "Baseline vs candidate", "Warnings", "P95 769 ms"} {
+		"rule-12", "Baseline vs candidate", "Warnings", "P95 769 ms", "<caption>Gate actions</caption>"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("report.html lacks %q", s)
 		}

@@ -38,7 +38,15 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	if rep.Run.Interrupted {
 		b.WriteString("\n\n> [!WARNING]\n> The run was interrupted: these figures cover only the cases replayed before it stopped.")
 	}
-	b.WriteString("\n\n### Judges\n\n")
+	if rep.Gates != nil {
+		b.WriteString("\n\n### Gate actions\n\n")
+		if err := rep.Gates.grid(false).render(&b, FormatMarkdown); err != nil {
+			return err
+		}
+		b.WriteString("\n### Judges\n\n")
+	} else {
+		b.WriteString("\n\n### Judges\n\n")
+	}
 	if err := rep.judgesGrid().render(&b, FormatMarkdown); err != nil {
 		return err
 	}

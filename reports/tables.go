@@ -18,6 +18,9 @@ type Report struct {
 	// Latencies holds each judge's live-call latencies in milliseconds for
 	// the latency CDF chart (see Latencies.Add); nil leaves the chart out.
 	Latencies Latencies
+	// Gates, when set, adds the gate-action summary to summary.md and
+	// report.html (the terminal prints it with GateSummary.Render).
+	Gates *GateSummary
 	// Inconclusive is the --inconclusive policy ("pass", "fail", or "" to
 	// keep INCONCLUSIVE as exit code 3); JUnit and the headline follow it.
 	Inconclusive string

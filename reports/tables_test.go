@@ -128,7 +128,7 @@ func TestSummaryMarkdown(t *testing.T) {
 		file string
 		rep  *Report
 	}{
-		{"summary.md", fixtureReport()},
+		{"summary.md", func() *Report { r := fixtureReport(); r.Gates = gateSummaryOf(summaryResults()); return r }()},
 		{"summary-single.md", singleJudgeReport()},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
