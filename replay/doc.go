@@ -21,8 +21,9 @@
 //
 // Validation beyond the enums: a rule needs a condition, a when, a boundary
 // or class "always"; an always rule cannot have a condition (it never goes
-// to a judge); a boundary rule has neither action (its actions are
-// request_approval at review_at and stop_task at pause_at) nor condition;
+// to a judge); a boundary rule has no condition, and its actions are
+// request_approval at review_at and stop_task at pause_at (an action key, if
+// written, must be one of those two and only labels rows that did not fire);
 // review_at must be below pause_at; hook_points must be the hook names of
 // seed 000 §3 (tool.before, tool.after, tool.denied, completion.before_accept,
 // runtime.error); an empty scope list means "any".

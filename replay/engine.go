@@ -210,7 +210,9 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 		whenOK := r.When == nil || r.When.match(f)
 		switch {
 		case r.Boundary != nil:
-			rr.Action = boundaryAction(r.Boundary, 0)
+			if rr.Action == "" {
+				rr.Action = boundaryAction(r.Boundary, 0)
+			}
 			rr.Result = string(judge.NoMatch)
 			if whenOK && !approved && crosses(r.Boundary.Kind, f) {
 				e.crossed = append(e.crossed, ri)

@@ -150,6 +150,7 @@ func TestBoundaryApprovalAndWorkspace(t *testing.T) {
 [[rule]]
 id = "network"
 class = "stop"
+action = "request_approval"
 [rule.boundary]
 kind = "network"
 [[rule]]

@@ -501,8 +501,8 @@ func (v *validator) rule(i int, raw *rawRule) *Rule {
 	}
 	if raw.Boundary != nil {
 		r.Boundary = v.boundary(key+".boundary", raw.Boundary)
-		if raw.Action != "" {
-			v.errf(key+".action", "a boundary rule's action comes from review_at (request_approval) and pause_at (stop_task); remove action")
+		if raw.Action != "" && raw.Action != ActionRequestApproval && raw.Action != ActionStopTask {
+			v.errf(key+".action", "%q: a boundary rule fires request_approval at review_at and stop_task at pause_at; leave action out or write one of those", raw.Action)
 		}
 		if r.Condition != "" {
 			v.errf(key+".condition", "a boundary rule is deterministic; it cannot have a condition")
