@@ -6,16 +6,23 @@ LDFLAGS  := -X main.version=$(VERSION)
 NODE_DIR := .cache/node
 DUCKDB   := $(NODE_DIR)/node_modules/@duckdb/node-api/package.json
 
-.PHONY: build run test vet bench ci duckdb e2e-ollama readme-check clean
+.PHONY: build run test vet bench ci duckdb e2e-ollama html-check readme-check clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/apeval
 
-# Evaluate the embedded sample with its recorded judges. A NO-GO (1) or
-# INCONCLUSIVE (3) verdict is the sample's finding, not a failure of `make run`.
+# The embedded sample's older recorded judge version, the baseline of `make run`.
+SAMPLE_BASELINE := recorded/ollama/qwen2.5:3b
+
+# Evaluate the embedded sample with its recorded judges, then compare the two
+# judge versions. A NO-GO (1) or INCONCLUSIVE (3) verdict is the sample's
+# finding, not a failure of `make run`.
 run: build
-	@./$(BIN) run --out apeval-out/sample; rc=$$?; \
-	  if [ $$rc -eq 0 ] || [ $$rc -eq 1 ] || [ $$rc -eq 3 ]; then exit 0; else exit $$rc; fi
+	@./$(BIN) run --out apeval-out/sample --format table; rc=$$?; \
+	  if [ $$rc -ne 0 ] && [ $$rc -ne 1 ] && [ $$rc -ne 3 ]; then exit $$rc; fi
+	@echo; echo "== $(SAMPLE_BASELINE) (baseline) vs the newer judge version"; echo
+	@./$(BIN) compare --baseline $(SAMPLE_BASELINE) --format table apeval-out/sample; rc=$$?; \
+	  if [ $$rc -ne 0 ] && [ $$rc -ne 1 ] && [ $$rc -ne 3 ]; then exit $$rc; fi
 
 # DuckDB (through its Node package) reads our Parquet files back in tests.
 duckdb: $(DUCKDB)
@@ -40,7 +47,11 @@ readme-check: build
 e2e-ollama:
 	./.ci/e2e-ollama.sh
 
-ci: vet test readme-check e2e-ollama
+# report.html in headless Chromium: no console errors, the charts drew.
+html-check: build
+	./.ci/html-check.sh
+
+ci: vet test readme-check e2e-ollama html-check
 
 clean:
 	rm -rf bin apeval-out

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# make bench: the performance targets of the issues, measured with
+# `go test -bench` and printed as ratios of measured to target.
+# Figures vary with the machine's load; run on an idle machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+run() { # package, benchmark regexp
+  echo "== go test -bench '$2' $1" >&2
+  go test -run '^$' -bench "$2" -benchtime 1x -count 1 "$1" | tee -a "$out" >&2
+}
+run ./cmd/apeval 'E2EDeterministic1M$'
+run ./cmd/apeval 'E2EOpenAI20ms$'
+run ./metrics 'Accumulate$'
+
+# metric BENCH UNIT: the value reported next to UNIT on BENCH's line.
+metric() {
+  awk -v b="$1" -v u="$2" '$1 ~ "^"b"(-[0-9]+)?$" { for (i = 2; i < NF; i++) if ($(i+1) == u) { print $i; exit } }' "$out"
+}
+fails=0
+check() { # label value target direction(ge|le)
+  local label=$1 v=$2 t=$3 dir=$4
+  if [ -z "$v" ]; then printf '%-52s %12s\n' "$label" "missing"; fails=$((fails+1)); return; fi
+  awk -v l="$label" -v v="$v" -v t="$t" -v d="$dir" 'BEGIN {
+    ok = (d == "ge") ? (v >= t) : (v <= t); r = (d == "ge") ? v / t : t / v
+    printf "%-52s %12.1f  target %s %-10s ratio %5.2f  %s\n", l, v, (d == "ge") ? ">=" : "<=", t, r, ok ? "ok" : "BELOW TARGET"
+    exit !ok }' || fails=$((fails+1))
+}
+echo
+echo "apeval benchmarks (ratio = how far past the target; >= 1 meets it)"
+check "replay 1M deterministic cases: cases/s"  "$(metric BenchmarkE2EDeterministic1M cases/s)" 100000 ge
+check "replay 1M deterministic cases: peak RSS MB" "$(metric BenchmarkE2EDeterministic1M peak-RSS-MB)" 300 le
+check "judge at 20 ms, concurrency 16: calls/s"   "$(metric BenchmarkE2EOpenAI20ms calls/s)" 720 ge
+check "judge at 20 ms: |reported P95 - 20| ms"    "$(awk -v p="$(metric BenchmarkE2EOpenAI20ms p95-ms)" 'BEGIN { if (p == "") exit; d = p - 20; print (d < 0 ? -d : d) }')" 2 le
+check "judge at 20 ms: warm-cache speed-up (x)"  "$(metric BenchmarkE2EOpenAI20ms warm-speedup)" 50 ge
+check "judge at 20 ms: peak RSS MB"              "$(metric BenchmarkE2EOpenAI20ms peak-RSS-MB)" 100 le
+check "metrics: decisions/s"                      "$(metric BenchmarkAccumulate decisions/s)" 2000000 ge
+check "metrics: live heap MB"                     "$(metric BenchmarkAccumulate live-MB)" 200 le
+echo
+if [ "$fails" -gt 0 ]; then echo "$fails target(s) missed"; exit 1; fi
+echo "all targets met"
