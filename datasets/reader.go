@@ -59,9 +59,9 @@ type Record struct {
 // Lines are decoded in parallel by a small pipeline that keeps file order,
 // so memory is bounded by a few batches of lines, independent of the
 // dataset's size. The one exception is the duplicate-id check, which keeps
-// a 64-bit hash and a position per id (16 bytes per case): two distinct ids
-// with the same hash, a chance of about 1 in 10^7 at ten million cases,
-// would be reported as a duplicate.
+// a 64-bit hash and a record number per id (about 20 bytes per case, see
+// idSet): two distinct ids with the same hash, a chance of about 3 in a
+// million at ten million cases, would be reported as a duplicate.
 //
 // Set the exported fields before the first Scan. Always Close the Reader.
 type Reader struct {
@@ -90,8 +90,10 @@ type Reader struct {
 	closed  bool
 
 	seed  maphash.Seed
-	seen  map[uint64]uint64 // id hash → file index << 32 | line
-	files []string          // file names by index, for duplicate messages
+	seen  idSet     // hashes of the ids read so far
+	pos   positions // record ordinal → file:line, for duplicate messages
+	ord   uint32    // ordinal of the next record
+	files []string  // file names by index
 }
 
 // Open returns a Reader over the given files, read in order; "-" reads
@@ -134,7 +136,6 @@ func (r *Reader) start() {
 		workers = min(runtime.GOMAXPROCS(0), 4)
 	}
 	r.seed = maphash.MakeSeed()
-	r.seen = make(map[uint64]uint64)
 	r.stop = make(chan struct{})
 	r.order = make(chan *batch, 2*workers)
 	work := make(chan *batch, 2*workers)
@@ -347,16 +348,16 @@ func (r *Reader) Scan() bool {
 	}
 	rec := r.cur.out[r.idx]
 	r.cur.out[r.idx] = Record{}
-	line := r.cur.lines[r.idx].line
+	ref := r.cur.lines[r.idx]
 	r.idx++
+	ord := r.ord
+	r.ord++
+	r.pos.note(ord, r.cur.fileIdx, ref.line, ref.seq)
 	if rec.Case != nil {
-		h := maphash.String(r.seed, rec.Case.ID)
-		pos := uint64(r.cur.fileIdx)<<32 | uint64(uint32(line))
-		if first, dup := r.seen[h]; dup {
-			rec = Record{Err: &LineError{File: r.cur.file, Line: line, Field: "id",
-				Msg: fmt.Sprintf("duplicate id %q (first at %s:%d)", rec.Case.ID, r.files[first>>32], uint32(first))}}
-		} else {
-			r.seen[h] = pos
+		if first, dup := r.seen.add(maphash.String(r.seed, rec.Case.ID), ord); dup {
+			fi, fl := r.pos.find(first)
+			rec = Record{Err: &LineError{File: r.cur.file, Line: ref.line, Field: "id",
+				Msg: fmt.Sprintf("duplicate id %q (first at %s:%d)", rec.Case.ID, r.files[fi], fl)}}
 		}
 	}
 	r.rec = rec
@@ -383,6 +384,6 @@ func (r *Reader) Close() error {
 		}
 		r.wg.Wait()
 	}
-	r.seen = nil
+	r.seen, r.pos = idSet{}, positions{}
 	return nil
 }
