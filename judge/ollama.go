@@ -144,7 +144,9 @@ func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*
 		o.details["capabilities"] = strings.Join(caps, ",")
 	}
 	o.id = Identity{Backend: "ollama", Model: name, Digest: shortDigest(digest), PromptVersion: prompt.Version}
-	o.scope = o.host + "|" + o.details["options"] + "|think=" + o.details["think"]
+	// The digest pins the model, so the host is not part of the cache scope:
+	// the same model answers the same on any server.
+	o.scope = o.details["options"] + "|think=" + o.details["think"]
 	o.modes = newModeLadder(o.id.String(), o.log)
 	return o, nil
 }

@@ -237,6 +237,9 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 	}
 	if hresp.StatusCode != http.StatusOK {
 		msg := errorMessage(raw)
+		if hresp.StatusCode == http.StatusNotFound && !strings.HasSuffix(o.base, "/v1") {
+			msg += " (does --openai-base-url need a /v1 suffix?)"
+		}
 		resp, retry = httpFailed(hresp.StatusCode, msg)
 		code := hresp.StatusCode
 		refused = mode != ModeNone && (code == http.StatusBadRequest || code == http.StatusUnprocessableEntity) &&
