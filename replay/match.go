@@ -195,22 +195,42 @@ func (f *facts) primary() (string, bool) {
 		return f.prim, f.hasPrim
 	}
 	f.primDone = true
-	args := f.c.Tool.Arguments
-	for _, k := range primaryKeys {
-		if v, ok := args[k]; ok {
-			if s, ok := commandString(v); ok {
-				f.prim, f.hasPrim = s, true
-				return f.prim, true
-			}
-		}
-	}
+	// One pass over the (small) map beats a lookup per preferred key.
+	best := len(primaryKeys) + 1
 	first := ""
-	for k, v := range args {
-		if s, ok := v.(string); ok && (!f.hasPrim || k < first) {
-			first, f.prim, f.hasPrim = k, s, true
+	for k, v := range f.c.Tool.Arguments {
+		rank := primaryRank(k)
+		if rank > best {
+			continue
+		}
+		if rank < len(primaryKeys) {
+			if s, ok := commandString(v); ok && rank < best {
+				best, f.prim, f.hasPrim = rank, s, true
+			}
+			continue
+		}
+		if s, ok := v.(string); ok && (best > rank || k < first) {
+			best, first, f.prim, f.hasPrim = rank, k, s, true
 		}
 	}
 	return f.prim, f.hasPrim
+}
+
+// primaryRank is a key's place in primaryKeys, len(primaryKeys) for others.
+func primaryRank(k string) int {
+	switch k {
+	case "command":
+		return 0
+	case "file_path":
+		return 1
+	case "path":
+		return 2
+	case "url":
+		return 3
+	case "query":
+		return 4
+	}
+	return len(primaryKeys)
 }
 
 func commandString(v any) (string, bool) {
