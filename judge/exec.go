@@ -186,7 +186,7 @@ type child struct {
 	command   string
 	log       io.Writer
 	proc      *exec.Cmd
-	stdin     io.WriteCloser
+	stdin     *os.File
 	lines     chan []byte   // answer lines; closed when stdout ends
 	exited    chan struct{} // closed once the process has been waited for
 	exitErr   error
@@ -219,15 +219,25 @@ func (c *child) ready(ctx context.Context) error {
 	cmd := exec.Command("/bin/sh", "-c", c.command)
 	setProcessGroup(cmd)
 	cmd.Stderr = c.log
-	stdin, err := cmd.StdinPipe()
+	// Our own pipe, not StdinPipe: an *os.File takes write deadlines, so a
+	// plugin that stops reading cannot block a call past its timeout.
+	stdinR, stdin, err := os.Pipe()
 	if err != nil {
 		return err
 	}
+	cmd.Stdin = stdinR
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return errors.Join(err, stdinR.Close(), stdin.Close())
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	// The child holds its own copy of the read end.
+	if cerr := stdinR.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		// The write end is useless without a child; its close error adds nothing.
+		_ = stdin.Close()
 		c.crashed()
 		return fmt.Errorf("start plugin: %w", err)
 	}
@@ -255,8 +265,21 @@ func (c *child) ready(ctx context.Context) error {
 
 // call writes one input line and waits for the answer line.
 func (c *child) call(ctx context.Context, line []byte, asked []string) (Response, bool) {
-	if _, err := c.stdin.Write(line); err != nil {
+	// Clear a deadline an earlier call's cancellation may have left, then
+	// unblock a write the plugin does not read when this call ends.
+	_ = c.stdin.SetWriteDeadline(time.Time{})
+	stop := context.AfterFunc(ctx, func() {
+		// Setting a deadline on an open pipe cannot fail in a way that matters.
+		_ = c.stdin.SetWriteDeadline(time.Now())
+	})
+	_, err := c.stdin.Write(line)
+	stop()
+	if err != nil {
 		c.kill()
+		if ctx.Err() != nil {
+			c.reap(false)
+			return failed(ctx, ctx.Err())
+		}
 		return Response{Status: StatusError, Error: "plugin exited: " + c.reap(true)}, true
 	}
 	select {

@@ -204,3 +204,15 @@ func TestExecRetriesAndClose(t *testing.T) {
 		t.Fatalf("call after close: %+v", r)
 	}
 }
+
+func TestExecTimeoutWhenPluginStopsReading(t *testing.T) {
+	e := openExec(t, "sleep 30", Config{Timeout: 150 * time.Millisecond})
+	req := execRequest("rm x")
+	// Larger than a pipe buffer, so the write itself blocks.
+	req.Input.Rules[0].Condition = strings.Repeat("x", 256<<10)
+	start := time.Now()
+	r := e.Judge(context.Background(), req)
+	if r.Status != StatusTimeout || time.Since(start) > 3*time.Second {
+		t.Fatalf("status %q after %v (%s)", r.Status, time.Since(start), r.Error)
+	}
+}
