@@ -123,7 +123,7 @@ TEMPLATE """{{- range .Messages }}{{ .Role }}: {{ .Content }}
 PARAMETER num_ctx 512
 PARAMETER num_thread 1
 EOF
-(cd "$work" && ollama create tiny -f Modelfile >/dev/null)
+(cd "$work" && ollama create tiny -f Modelfile >create.log 2>&1) || { cat "$work/create.log" >&2; exit 1; }
 
 export APEVAL_E2E_OLLAMA_HOST="http://127.0.0.1:$port"
 export APEVAL_E2E_OLLAMA_BIN="$bin"
