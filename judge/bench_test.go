@@ -50,3 +50,33 @@ func BenchmarkOpenAIThroughput(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
 }
+
+// BenchmarkCachedHit measures a cache hit: key hashing plus a bbolt read.
+func BenchmarkCachedHit(b *testing.B) {
+	f := newFakeOpenAI(b, echoReply)
+	cache, err := OpenCache(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		if err := cache.Close(); err != nil {
+			b.Error(err)
+		}
+	}()
+	inner, err := Open(context.Background(), "openai:bench", Config{OpenAIBaseURL: f.URL + "/v1"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	j := Cached(inner, cache)
+	req := twoRules()
+	if r := j.Judge(context.Background(), req); r.Status != StatusOK {
+		b.Fatalf("%+v", r)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if r := j.Judge(context.Background(), req); !r.Cached {
+			b.Fatal("miss")
+		}
+	}
+}

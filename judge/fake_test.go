@@ -111,7 +111,7 @@ const fakeDigest = "a6990ed6be412c6a986e8f5f9c3a1f1a4d1a42c4b1a6a0d6d0e1d2c3b4a5
 
 // newFakeOllama serves /api/tags, /api/show and /api/chat like Ollama: every
 // body compact and on one line, because the client reads line by line.
-func newFakeOllama(t *testing.T, rf replyFunc) *fakeServer {
+func newFakeOllama(t testing.TB, rf replyFunc) *fakeServer {
 	t.Helper()
 	f := &fakeServer{reply: rf}
 	mux := http.NewServeMux()
@@ -153,7 +153,7 @@ func newFakeOllama(t *testing.T, rf replyFunc) *fakeServer {
 
 // newFakeOpenAI serves /v1/chat/completions and /v1/models like an
 // OpenAI-compatible server.
-func newFakeOpenAI(t *testing.T, rf replyFunc) *fakeServer {
+func newFakeOpenAI(t testing.TB, rf replyFunc) *fakeServer {
 	t.Helper()
 	f := &fakeServer{reply: rf}
 	mux := http.NewServeMux()
