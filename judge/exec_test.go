@@ -216,3 +216,37 @@ func TestExecTimeoutWhenPluginStopsReading(t *testing.T) {
 		t.Fatalf("status %q after %v (%s)", r.Status, time.Since(start), r.Error)
 	}
 }
+
+func TestExecPoolRunsOneChildPerSlot(t *testing.T) {
+	pids := filepath.Join(t.TempDir(), "pids")
+	answer := `{"version":1,"decisions":[{"rule_id":"del","result":"match"},{"rule_id":"send","result":"no_match"},{"rule_id":"style","result":"unknown"}]}`
+	command := `while read l; do echo $$ >> ` + pids + `; sleep 0.2; echo '` + answer + `'; done`
+	e := openExec(t, command, Config{Concurrency: 4})
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r := e.Judge(context.Background(), execRequest("rm x")); r.Status != StatusOK {
+				t.Errorf("%+v", r)
+			}
+		}()
+	}
+	wg.Wait()
+	data, err := os.ReadFile(pids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, p := range strings.Fields(string(data)) {
+		seen[p]++
+	}
+	if len(seen) != 4 {
+		t.Fatalf("%d children answered (%v), want 4", len(seen), seen)
+	}
+	for p, n := range seen {
+		if n != 2 {
+			t.Fatalf("child %s answered %d calls, want 2 each: %v", p, n, seen)
+		}
+	}
+}
