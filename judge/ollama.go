@@ -11,19 +11,9 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
-)
-
-// Structured-output modes, from the strictest to none. A backend starts at
-// the strictest and steps down once, for the rest of the run, when its server
-// refuses the mode (seed 004: advertise, then degrade gracefully).
-const (
-	ModeJSONSchema = "json_schema" // Ollama format = schema; OpenAI response_format json_schema
-	ModeJSONObject = "json_object" // Ollama format = "json"; OpenAI response_format json_object
-	ModeNone       = "none"        // plain JSON asked for in the prompt only
 )
 
 // DefaultKeepAlive keeps an Ollama model loaded between calls.
@@ -278,75 +268,4 @@ func (o *Ollama) chat(ctx context.Context, msgs []api.Message, asked []string, m
 		CompletionTokens: last.EvalCount,
 	}
 	return resp, false, false
-}
-
-// mentionsFormat tells a refusal of the structured-output request from other
-// bad requests.
-func mentionsFormat(msg string) bool {
-	m := strings.ToLower(msg)
-	for _, w := range []string{"format", "schema", "response_format", "json"} {
-		if strings.Contains(m, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// modeLadder is a judge's structured-output mode, shared by concurrent calls.
-// It only steps down, once per refused mode, and logs each step; after a call
-// in a mode succeeded, that mode is confirmed and never dropped.
-type modeLadder struct {
-	name      string
-	log       io.Writer
-	mu        sync.Mutex
-	mode      string
-	confirmed bool
-}
-
-func newModeLadder(name string, log io.Writer) *modeLadder {
-	return &modeLadder{name: name, log: log, mode: ModeJSONSchema}
-}
-
-func (l *modeLadder) current() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.mode
-}
-
-func (l *modeLadder) worked(mode string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.mode == mode {
-		l.confirmed = true
-	}
-}
-
-// stepDown moves below mode after the server refused it and reports whether
-// the caller should try again in the new mode. A concurrent call that already
-// stepped down makes this one retry without stepping again.
-func (l *modeLadder) stepDown(mode, why string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.mode != mode {
-		return true
-	}
-	if l.confirmed || mode == ModeNone {
-		return false
-	}
-	next := ModeNone
-	if mode == ModeJSONSchema {
-		next = ModeJSONObject
-	}
-	l.mode = next
-	// A failed log write must not fail the call.
-	_, _ = fmt.Fprintf(l.log, "judge %s: server refused structured output %s (%s); using %s for the rest of the run\n", l.name, mode, why, next)
-	return true
-}
-
-// confirmedIn reports whether a call already succeeded in mode, which is
-// then known to be supported.
-func (l *modeLadder) confirmedIn(mode string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.mode == mode && l.confirmed
 }
