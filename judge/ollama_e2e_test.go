@@ -244,6 +244,49 @@ func TestE2EOllamaMultiRule(t *testing.T) {
 	}
 }
 
+// checkSampleOK accepts the check's sample call: ok, or invalid because the
+// tiny model named one of the sample's two rules twice (see
+// TestE2EOllamaMultiRule); anything else (error, timeout, another invalid
+// answer) fails.
+func checkSampleOK(status judge.Status, msg string) bool {
+	return status == judge.StatusOK || (status == judge.StatusInvalid && strings.Contains(msg, "duplicate decision"))
+}
+
+func TestE2EOllamaCheck(t *testing.T) {
+	host := e2eHost(t)
+	digest := tagsDigest(t, host, e2eModel)
+	cfg := judge.Config{OllamaHost: host, Timeout: 60 * time.Second}
+
+	r := judge.Check(context.Background(), "ollama:"+e2eModel, cfg)
+	if !r.Reachable || !r.ModelPresent || r.Error != "" {
+		t.Errorf("check: reachable %v, present %v, error %q; want reachable and present", r.Reachable, r.ModelPresent, r.Error)
+	}
+	if r.Digest != digest[:12] || r.Details["digest"] != digest || !strings.Contains(r.Identity, "@"+digest[:12]+"+") {
+		t.Errorf("check: digest %q, details digest %q, identity %q; want /api/tags' %q", r.Digest, r.Details["digest"], r.Identity, digest)
+	}
+	if r.StructuredOutput != judge.ModeJSONSchema {
+		t.Errorf("check: structured output %q, want %q", r.StructuredOutput, judge.ModeJSONSchema)
+	}
+	if !checkSampleOK(r.SampleStatus, r.SampleError) || r.SampleLatency <= 0 {
+		t.Errorf("check: sample call %s (%s) in %v", r.SampleStatus, r.SampleError, r.SampleLatency)
+	}
+	if r.OK() != (r.SampleStatus == judge.StatusOK) {
+		t.Errorf("check: OK() = %v with sample status %s", r.OK(), r.SampleStatus)
+	}
+
+	m := judge.Check(context.Background(), "ollama:missing", cfg)
+	if !m.Reachable || m.ModelPresent || m.OK() || !strings.Contains(m.Error, "missing") {
+		t.Errorf("check missing: reachable %v, present %v, OK %v, error %q; want reachable, absent, an error naming the model", m.Reachable, m.ModelPresent, m.OK(), m.Error)
+	}
+	found := false
+	for _, name := range m.Models {
+		found = found || name == e2eModel+":latest"
+	}
+	if !found {
+		t.Errorf("check missing: models %v do not list %s:latest", m.Models, e2eModel)
+	}
+}
+
 func TestE2EOllamaMissingModel(t *testing.T) {
 	host := e2eHost(t)
 	_, err := judge.Open(context.Background(), "ollama:missing", judge.Config{OllamaHost: host, Timeout: 10 * time.Second})

@@ -26,6 +26,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 )
@@ -434,6 +435,45 @@ func TestE2EOllamaServerDiesMidRun(t *testing.T) {
 		t.Errorf("summary totals %+v, want %d calls of which %d failed with error", tot, judged, failed)
 	}
 	t.Logf("server killed after %d answered chats: %d ok, %d error", answered, ok, failed)
+}
+
+// TestE2EOllamaJudgesCheck runs `apeval judges check --json` on the tiny
+// model and on a missing one.
+func TestE2EOllamaJudgesCheck(t *testing.T) {
+	host := e2eHost(t)
+	digest := e2eTagsDigest(t, host)
+
+	code, stdout, stderr := e2eApeval(t, "judges", "check", "--json", "--ollama-host", host, "ollama:"+e2eModel)
+	var reps []judge.CheckReport
+	if err := json.Unmarshal([]byte(stdout), &reps); err != nil || len(reps) != 1 {
+		t.Fatalf("judges check --json: %v, %d reports\nstdout:\n%s\nstderr:\n%s", err, len(reps), stdout, stderr)
+	}
+	r := reps[0]
+	if !r.Reachable || !r.ModelPresent || r.Error != "" {
+		t.Errorf("reachable %v, present %v, error %q", r.Reachable, r.ModelPresent, r.Error)
+	}
+	if r.Digest != digest[:12] || r.Details["digest"] != digest {
+		t.Errorf("digest %q, details digest %q; want /api/tags' %q", r.Digest, r.Details["digest"], digest)
+	}
+	if r.StructuredOutput != judge.ModeJSONSchema {
+		t.Errorf("structured output %q, want %q", r.StructuredOutput, judge.ModeJSONSchema)
+	}
+	// The sample asks about two rules; the tiny model may name one twice,
+	// which the check must report as an invalid sample and exit 1.
+	switch {
+	case r.SampleStatus == judge.StatusOK && code == exitGo:
+	case r.SampleStatus == judge.StatusInvalid && strings.Contains(r.SampleError, "duplicate decision") && code == 1:
+	default:
+		t.Errorf("exit %d with sample %s (%s)", code, r.SampleStatus, r.SampleError)
+	}
+	if r.SampleLatency <= 0 {
+		t.Errorf("sample latency %v", r.SampleLatency)
+	}
+
+	code, stdout, stderr = e2eApeval(t, "judges", "check", "--ollama-host", host, "ollama:missing")
+	if code != 1 || !strings.Contains(stdout+stderr, "missing") {
+		t.Errorf("check ollama:missing: exit %d, want 1 and the model named\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
 }
 
 func TestE2EOllamaRunMissingModel(t *testing.T) {
