@@ -216,36 +216,58 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 		}()
 	}
 
+	// emitBlock emits a block's cases in order until the first case that is
+	// not complete for every judge (only possible once ctx is cancelled: a
+	// call cut short returns ctx.Err(), never a result).
+	emitBlock := func(b *block) error {
+		for i := range b.cases {
+			for j := range nj {
+				if e := b.errs[i*nj+j]; e != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					return e
+				}
+			}
+			for j := range nj {
+				if b.results[i*nj+j] == nil {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					return errors.New("replay: internal error: a case has no result")
+				}
+			}
+			for j := range nj {
+				if err := emit(b.results[i*nj+j]); err != nil {
+					return err
+				}
+				results.Add(1)
+			}
+			emitted.Add(1)
+		}
+		return nil
+	}
 	err := func() error {
 		for b := range ordered {
 			select {
 			case <-b.done:
 			case <-ctx.Done():
-				return ctx.Err()
-			}
-			for i := range b.cases {
-				for j := range nj {
-					if e := b.errs[i*nj+j]; e != nil {
-						return e
-					}
-				}
-				if err := ctx.Err(); err != nil {
+				// Interrupted: stop the workers, then keep every case that
+				// finished before the interruption, in input order.
+				cancel()
+				wg.Wait()
+				if err := emitBlock(b); err != nil {
 					return err
 				}
-				for j := range nj {
-					r := b.results[i*nj+j]
-					if r == nil {
-						if err := ctx.Err(); err != nil {
-							return err
-						}
-						return errors.New("replay: internal error: a case has no result")
-					}
-					if err := emit(r); err != nil {
+				for b := range ordered {
+					if err := emitBlock(b); err != nil {
 						return err
 					}
-					results.Add(1)
 				}
-				emitted.Add(1)
+				return ctx.Err()
+			}
+			if err := emitBlock(b); err != nil {
+				return err
 			}
 			clear(b.results)
 			clear(b.errs)
