@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -231,5 +232,50 @@ func closeOrFail(t *testing.T, c *Cache) {
 	t.Helper()
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCacheSharedAcrossProcesses runs a second run as a real process while
+// this one holds the shared file: it must not block, and its answer must
+// reach the shared file once this run is done.
+func TestCacheSharedAcrossProcesses(t *testing.T) {
+	if dir := os.Getenv("APEVAL_CACHE_CHILD"); dir != "" {
+		cacheLockWait, cacheMergeWait = 100*time.Millisecond, 100*time.Millisecond
+		c, err := OpenCache(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(c.Warning(), "in use by another run") {
+			t.Fatalf("child: warning %q", c.Warning())
+		}
+		c.put([]byte("from-child"), []byte(`{"status":"ok","decisions":[]}`))
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	dir := t.TempDir()
+	parent, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCacheSharedAcrossProcesses$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "APEVAL_CACHE_CHILD="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child run: %v\n%s", err, out)
+	}
+	if err := parent.Close(); err != nil {
+		t.Fatal(err)
+	}
+	next, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeOrFail(t, next)
+	if _, ok := next.get([]byte("from-child")); !ok {
+		t.Fatal("the other process's answer was lost")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "pending-*.db")); len(left) != 0 {
+		t.Fatalf("pending files left after the merge: %v", left)
 	}
 }
