@@ -200,9 +200,34 @@ func e2eCheckReports(t *testing.T, dir string) {
 	}
 }
 
+// TestE2EOllamaRun runs apeval on a small dataset against the real server:
+// every call answered and valid, the digest from /api/tags in the judge
+// identity, server timings in decisions.parquet, and every client latency at
+// least the server's total_duration and within 50 ms of it. On a machine
+// busy with other work one call can miss the 50 ms by a scheduling delay, so
+// a run with such a call is made once more: a systematic overhead fails both.
 func TestE2EOllamaRun(t *testing.T) {
 	host := e2eHost(t)
 	digest := e2eTagsDigest(t, host)
+	const maxGap = 50.0 // ms
+	for try := 1; ; try++ {
+		worst := e2eRunOnce(t, host, digest)
+		if worst <= maxGap {
+			t.Logf("client latency at most %.1f ms over the server's total_duration", worst)
+			return
+		}
+		if try == 2 {
+			t.Errorf("a call's client latency exceeded the server's total_duration by %.1f ms (> %.0f ms) in both runs", worst, maxGap)
+			return
+		}
+		t.Logf("a call's client latency exceeded the server's total_duration by %.1f ms; running again", worst)
+	}
+}
+
+// e2eRunOnce makes one run and checks it; it returns the largest amount by
+// which a call's client latency exceeded the server's total_duration, in ms.
+func e2eRunOnce(t *testing.T, host, digest string) (worst float64) {
+	t.Helper()
 	const n = 15
 	dataset, policy, judged := e2eWriteInputs(t, n)
 	out := filepath.Join(t.TempDir(), "run")
@@ -232,7 +257,6 @@ func TestE2EOllamaRun(t *testing.T) {
 	}
 
 	calls := 0
-	var worst float64 // largest client latency over server total_duration, ms
 	for _, r := range results {
 		if r.Judge != wantID || r.ModelDigest != digest[:12] {
 			t.Errorf("case %s: judge %q digest %q", r.CaseID, r.Judge, r.ModelDigest)
@@ -258,9 +282,8 @@ func TestE2EOllamaRun(t *testing.T) {
 			continue
 		}
 		worst = max(worst, c.LatencyMS-*c.ServerTotalMS)
-		if c.LatencyMS < *c.ServerTotalMS || c.LatencyMS-*c.ServerTotalMS > 50 {
-			t.Errorf("case %s: client latency %.1f ms vs server total_duration %.1f ms, want ≥ and within 50 ms",
-				r.CaseID, c.LatencyMS, *c.ServerTotalMS)
+		if c.LatencyMS < *c.ServerTotalMS {
+			t.Errorf("case %s: client latency %.1f ms < server total_duration %.1f ms", r.CaseID, c.LatencyMS, *c.ServerTotalMS)
 		}
 		for _, rr := range r.Rules {
 			if rr.Source != replay.SourceJudge || rr.Status != "ok" {
@@ -280,7 +303,7 @@ func TestE2EOllamaRun(t *testing.T) {
 	if tot.Calls != judged || tot.FailedCalls != 0 || tot.Unknown.Invalid+tot.Unknown.Timeout+tot.Unknown.Error != 0 || tot.LatencyP50MS <= 0 {
 		t.Errorf("summary totals %+v, want %d calls, none failed, a latency", tot, judged)
 	}
-	t.Logf("%d calls, client latency at most %.1f ms over the server's total_duration", calls, worst)
+	return worst
 }
 
 // e2eServer is an `ollama serve` of the test's own on the script's models,
