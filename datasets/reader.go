@@ -54,7 +54,15 @@ type Record struct {
 //
 // Blank and whitespace-only lines are skipped silently (they still count for
 // line numbers); a UTF-8 byte-order mark at the start of a file is ignored;
-// lines may end in "\n" or "\r\n".
+// lines may end in "\n" or "\r\n". Unknown fields are accepted and
+// ignored (not kept: WriteJSONL leaves them out; ScanRaw hands lines on
+// unchanged).
+//
+// A file that starts with the Parquet magic "PAR1" is read as Parquet: the
+// same records with the same field names, nested fields as Parquet groups,
+// lists and maps or as JSON text in string columns. Each row is validated
+// like a JSONL line and named "file:N" for the N-th row. Parquet needs
+// random access, so it cannot come from stdin.
 //
 // Lines are decoded in parallel by a small pipeline that keeps file order,
 // so memory is bounded by a few batches of lines, independent of the
@@ -208,6 +216,14 @@ func (r *Reader) produceFile(idx int, path string, send func(*batch) bool) bool 
 		src = f
 	}
 	br := bufio.NewReaderSize(src, 1<<20)
+	if magic, _ := br.Peek(len(parquetMagic)); bytes.Equal(magic, parquetMagic) {
+		f, ok := src.(*os.File)
+		if !ok || path == "-" {
+			send(&batch{fatal: errors.New(name + ": Parquet input needs a file (random access), not a stream"), done: make(chan struct{})})
+			return false
+		}
+		return r.produceParquet(idx, f, send)
+	}
 	newBatch := func() *batch {
 		return &batch{file: name, fileIdx: idx, arena: arenas.Get().([]byte)[:0], done: make(chan struct{})}
 	}
