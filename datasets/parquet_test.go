@@ -35,15 +35,15 @@ type pqRecorded struct {
 }
 
 type pqNested struct {
-	ID        string     `parquet:"id"`
-	SessionID string     `parquet:"session_id"`
-	Seq       int64      `parquet:"seq"`
-	Time      time.Time  `parquet:"time,timestamp(millisecond)"`
-	HookPoint string     `parquet:"hook_point"`
-	Piece     string     `parquet:"piece,optional"`
-	Movement  string     `parquet:"movement,optional"`
-	UserRole  string     `parquet:"user_role,optional"`
-	Workspace string     `parquet:"workspace,optional"`
+	ID        string    `parquet:"id"`
+	SessionID string    `parquet:"session_id"`
+	Seq       int64     `parquet:"seq"`
+	Time      time.Time `parquet:"time,timestamp(millisecond)"`
+	HookPoint string    `parquet:"hook_point"`
+	Piece     string    `parquet:"piece,optional"`
+	Movement  string    `parquet:"movement,optional"`
+	UserRole  string    `parquet:"user_role,optional"`
+	Workspace string    `parquet:"workspace,optional"`
 	Tool      struct {
 		Name           string `parquet:"name"`
 		Category       string `parquet:"category,optional"`
