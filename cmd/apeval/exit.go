@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 )
 
@@ -48,6 +49,18 @@ type IO struct {
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// APEVAL_CPUPROFILE=FILE writes a CPU profile of the whole command, for
+	// the performance work behind make bench.
+	if path := os.Getenv("APEVAL_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer func() {
+					pprof.StopCPUProfile()
+					_ = f.Close()
+				}()
+			}
+		}
+	}
 	return run(ctx, args, IO{In: stdin, Out: stdout, Err: stderr, Getenv: os.Getenv})
 }
 

@@ -271,7 +271,10 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	ropts := replay.Options{
 		RunID:       o.RunID,
 		Concurrency: o.Concurrency,
-		Timeout:     o.Timeout,
+		// Live judges apply --timeout to each attempt themselves, so that
+		// --retries can retry; replay's deadline is only a backstop for the
+		// whole call.
+		Timeout: time.Duration(o.Judge.Retries+1)*(o.Timeout+2*time.Second) + 5*time.Second,
 	}
 	if prog != nil {
 		ropts.Progress = func(p replay.ProgressStats) {
