@@ -317,3 +317,41 @@ func TestInterruptKeepsFinishedCases(t *testing.T) {
 		t.Errorf("no summary for the finished part: %v", err)
 	}
 }
+
+// TestRetriesThroughRun: a server that times out on the first attempt of
+// every call and answers the second; --retries 1 with a short --timeout gets
+// every call answered, in two attempts.
+func TestRetriesThroughRun(t *testing.T) {
+	dir := t.TempDir()
+	ds := liveDataset(t, dir, 4)
+	pol := filepath.Join(dir, "policy.toml")
+	os.WriteFile(pol, []byte(livePolicy), 0o644)
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := readBody(r)
+		if n.Add(1)%2 == 1 {
+			select { // first attempt: slower than --timeout
+			case <-time.After(2 * time.Second):
+			case <-r.Context().Done():
+			}
+			return
+		}
+		content, _ := json.Marshal(judgeAnswer(promptText(body), false))
+		fmt.Fprintf(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":%s}}]}`, content)
+	}))
+	defer srv.Close()
+	out := filepath.Join(dir, "run")
+	code, _, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:m", "--openai-base-url", srv.URL+"/v1",
+		"--no-cache", "--concurrency", "1", "--timeout", "300ms", "--retries", "1", "-q", "--out", out)
+	if code == exitUsage {
+		t.Fatalf("exit 2: %s", stderr)
+	}
+	for _, r := range readResults(t, out) {
+		if len(r.Calls) != 1 || r.Calls[0].Status != "ok" || r.Calls[0].Attempts != 2 {
+			t.Fatalf("case %s: calls %+v, want one ok call in 2 attempts", r.CaseID, r.Calls)
+		}
+		if r.Calls[0].LatencyMS < 300 {
+			t.Errorf("latency %.0f ms excludes the timed-out attempt", r.Calls[0].LatencyMS)
+		}
+	}
+}
