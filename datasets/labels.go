@@ -198,7 +198,8 @@ type MergeStats struct {
 // object when absent); labels for other rules stay, in their order, and
 // every other byte of the line is kept, so unknown fields, nested objects,
 // key order and unicode survive. A line that gains nothing is copied
-// unchanged.
+// unchanged. Lines end in "\n" (a "\r\n" ending and a byte-order mark
+// are dropped, as ScanRaw does); blank lines are not copied.
 //
 // Errors (all collected, then returned together): a dataset label that
 // differs from the labels file (unless opt.Overwrite), naming both

@@ -39,12 +39,13 @@ B = candidate; each must hold one judge, or name them with --baseline and
 holds more than two judges), as for apeval compare. Pairs only one judge had in
 scope, or that a recording lacks, are not compared.
 
-Ranking, most informative first: unlabeled pairs before labeled ones; then
-opposite before unknown; then opposite pairs by the product of both judges'
-confidences (both sure, yet opposite) and unknown pairs by the confidence of
-the judge that decided (no confidence counts as 1 for a deterministic result,
-0.5 for a judged one); ties by case ID, then rule ID. Cases come in the order
-of their best-ranked pair; --limit keeps the first N cases.
+Ranking, most informative first: unlabeled pairs (as the run saw its labels)
+before labeled ones; then opposite before unknown; then opposite pairs by the
+product of both judges' confidences (both sure, yet opposite) and unknown
+pairs by the confidence of the judge that decided (no confidence counts as 1
+for a deterministic result, 0.5 for a judged one); ties by case ID, then rule
+ID. Cases come in the order of their best-ranked pair; --limit keeps the first
+N cases.
 
 Decision files never hold raw arguments, so the cases are read back from
 --dataset (the files the run replayed; optional when it replayed the embedded
