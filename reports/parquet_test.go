@@ -231,3 +231,22 @@ func BenchmarkReadRun(b *testing.B) {
 	}
 	b.ReportMetric(float64(cases)/b.Elapsed().Seconds(), "cases/s")
 }
+
+// Decision rows that match no gates row mean the files do not belong
+// together; ReadRun says so instead of dropping rows.
+func TestReadRunFilesOutOfStep(t *testing.T) {
+	full, short := t.TempDir(), t.TempDir()
+	writeRun(t, full, fixtureResults())
+	writeRun(t, short, fixtureResults()[:1])
+	gates, err := os.ReadFile(filepath.Join(short, GatesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(full, GatesFile), gates, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadRun(full, func(*replay.Result) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "out of step") {
+		t.Fatalf("ReadRun = %v, want an out-of-step error", err)
+	}
+}
