@@ -78,9 +78,12 @@ type block struct {
 // opts.Concurrency workers each own the sessions that hash to them; judges
 // run in parallel.
 //
-// Run stops at the first error from emit, at a seq-order error, or when ctx
-// is cancelled (returning ctx.Err()); whatever was emitted stays emitted and
-// nothing after it is. next is called from one goroutine.
+// Run stops at the first error from emit or at a seq-order error, and
+// nothing after it is emitted. When ctx is cancelled it stops the workers,
+// emits every case that had finished for all judges, in input order up to
+// the first one that had not (a judge call cut short by the cancellation is
+// never emitted as a failure), and returns ctx.Err(). next is called from
+// one goroutine; Run returns after next does.
 func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), judges []judge.Judge, opts Options, emit func(*Result) error) (RunStats, error) {
 	if p == nil {
 		return RunStats{}, errors.New("replay: no policy")
