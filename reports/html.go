@@ -143,6 +143,9 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		page.Title += " — " + rep.Run.RunID
 	}
 	page.Facts = rep.facts(func(s string) string { return s })
+	if rep.Run.Interrupted {
+		page.Facts = append(page.Facts, "interrupted: only the cases replayed before it stopped")
+	}
 	judges := toHTMLTable("Judges", rep.judgesGrid())
 	rules := rep.rulesGrid(false)
 	rules.notes = nil

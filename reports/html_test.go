@@ -9,6 +9,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
 )
 
 func chartReport() *Report {
@@ -171,5 +174,32 @@ func TestWriteRunReports(t *testing.T) {
 	}
 	if err := WriteRunReports(dir, &Report{}); err == nil {
 		t.Error("WriteRunReports without a summary succeeded")
+	}
+}
+
+// A run with no result at all (an empty dataset, or interrupted at once)
+// still renders every report without panicking.
+func TestEmptyRunRenders(t *testing.T) {
+	s := metrics.New(metrics.Config{Criteria: replay.DefaultKillCriteria()}).Close()
+	info := testInfo()
+	info.Interrupted = true
+	rep := &Report{Run: info, Summary: s, Latencies: Latencies{}, Gates: NewGateSummary()}
+	for _, f := range []Format{FormatTable, FormatTSV, FormatMarkdown, FormatJSON} {
+		var b bytes.Buffer
+		if err := rep.WriteTables(&b, f); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil || !strings.Contains(b.String(), "interrupted") {
+		t.Fatalf("markdown: %v\n%s", err, b.String())
+	}
+	b.Reset()
+	if err := rep.WriteHTML(&b); err != nil || !strings.Contains(b.String(), "interrupted") {
+		t.Fatalf("html: %v", err)
+	}
+	checkBalanced(t, b.String())
+	if err := WriteRunReports(t.TempDir(), rep); err != nil {
+		t.Fatal(err)
 	}
 }
