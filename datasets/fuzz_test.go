@@ -3,6 +3,7 @@ package datasets
 import (
 	"bytes"
 	"errors"
+	"io"
 	"reflect"
 	"testing"
 )
@@ -85,4 +86,53 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDecodePathsAgreeOnMutations is a deterministic companion to
+// FuzzDecode: it breaks real sample lines in small ways (a byte inserted,
+// dropped or replaced by JSON punctuation, an unknown key added) and checks
+// that the fast path and encoding/json still agree on every one.
+func TestDecodePathsAgreeOnMutations(t *testing.T) {
+	data, err := io.ReadAll(SampleCases())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	punct := []byte(`{}[],:"\ 0-.eE+tfnu` + "\t\x00\xff")
+	state := uint64(1)
+	rnd := func(n int) int {
+		state ^= state << 13
+		state ^= state >> 7
+		state ^= state << 17
+		return int(state % uint64(n))
+	}
+	checked := 0
+	for i := 0; i < 20_000; i++ {
+		line := bytes.Clone(lines[rnd(len(lines))])
+		p := rnd(len(line))
+		switch rnd(4) {
+		case 0:
+			line = append(line[:p], append([]byte{punct[rnd(len(punct))]}, line[p:]...)...)
+		case 1:
+			line = append(line[:p], line[p+1:]...)
+		case 2:
+			line[p] = punct[rnd(len(punct))]
+		default:
+			line = append([]byte(`{"zz_unknown":`+string([]byte{punct[rnd(len(punct))]})+`,`), line[1:]...)
+		}
+		fc, ferr := decodeWith(line, "m", 1, nil, true)
+		sc, serr := decodeWith(line, "m", 1, nil, false)
+		switch {
+		case (ferr == nil) != (serr == nil):
+			t.Fatalf("%q: fast err %v, encoding/json err %v", line, ferr, serr)
+		case ferr != nil && ferr.Error() != serr.Error():
+			t.Fatalf("%q: errors differ:\nfast %v\nstd  %v", line, ferr, serr)
+		case ferr == nil && !reflect.DeepEqual(fc, sc):
+			t.Fatalf("%q: cases differ", line)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("nothing checked")
+	}
 }
