@@ -61,9 +61,10 @@ func decodeWith(line []byte, file string, lineNo int, cats CategoryMap, fast boo
 	c := new(Case)
 	// goccy/go-json decodes about four times faster than encoding/json but
 	// is lax where encoding/json is strict: it skips malformed values of
-	// unknown keys, accepts raw control characters in strings and keeps
-	// invalid UTF-8. So it only sees lines that encoding/json's scanner
-	// accepts (which rules out the first two) and that are valid UTF-8;
+	// unknown keys, accepts numbers like "1." and raw control characters in
+	// strings, and keeps invalid UTF-8. So it only sees lines that
+	// encoding/json's scanner accepts (which rules out all but the last)
+	// and that are valid UTF-8;
 	// everything else, and any line it rejects, goes through encoding/json,
 	// whose results and error messages are the reference (FuzzDecode checks
 	// that the two paths agree).
