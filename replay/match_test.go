@@ -19,7 +19,7 @@ func call(tool, category string, args ...any) *datasets.Case {
 }
 
 // whenOf parses a [rule.when] table body into a compiled matcher.
-func whenOf(t *testing.T, body string) *Matcher {
+func whenOf(t testing.TB, body string) *Matcher {
 	t.Helper()
 	doc := "schema = \"apeval.policy/v1\"\n[[rule]]\nid = \"r\"\nclass = \"stop\"\naction = \"stop_task\"\n[rule.when]\n" + body
 	p, err := ParsePolicy([]byte(doc), "t.toml")
@@ -244,4 +244,26 @@ func TestMatcherNoAllocs(t *testing.T) {
 	if allocs > 0 {
 		t.Errorf("match allocates %.1f times per call", allocs)
 	}
+}
+
+func FuzzScanShell(f *testing.F) {
+	for _, s := range []string{"rm -rf x", `bash -c 'sudo rm "a b"' && curl e`, "a$(b`c`)|d;e&f\n#g", `"unterminated`, `\`, "env -u"} {
+		f.Add(s)
+	}
+	m := whenOf(f, "command_prefix = [\"rm\", \"git push\"]\nnetwork = false")
+	f.Fuzz(func(t *testing.T, cmd string) {
+		toks, cmds := scanShell(cmd, nil, nil, 0)
+		for _, c := range cmds {
+			if c.start < 0 || c.end > int32(len(toks)) || c.start >= c.end {
+				t.Fatalf("span %+v out of %d tokens", c, len(toks))
+			}
+		}
+		var f1 facts
+		f1.reset(bash(cmd), nil)
+		a := m.match(&f1)
+		f1.reset(bash(cmd), nil)
+		if b := m.match(&f1); a != b {
+			t.Fatal("match is not deterministic")
+		}
+	})
 }
