@@ -405,6 +405,16 @@ func MaskValue(v any) any {
 			out[i] = MaskString(e)
 		}
 		return out
+	case map[string]string:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			if secretKey(k) {
+				out[k] = Masked
+				continue
+			}
+			out[k] = MaskString(e)
+		}
+		return out
 	}
 	return v
 }

@@ -75,6 +75,7 @@ func TestMaskValue(t *testing.T) {
 		"headers":       map[string]any{"X-Secret": "v", "Accept": "json"},
 		"list":          []any{"sk-abcdefghijklmnopqrstu", 1.0, nil},
 		"max_count":     3.0,
+		"env":           map[string]string{"GITHUB_TOKEN": "x", "URL": "https://u:p4ss@h"},
 	}
 	orig, _ := json.Marshal(in)
 	out := MaskValue(in).(map[string]any)
@@ -90,6 +91,7 @@ func TestMaskValue(t *testing.T) {
 		"headers":       map[string]any{"X-Secret": Masked, "Accept": "json"},
 		"list":          []any{Masked, 1.0, nil},
 		"max_count":     3.0,
+		"env":           map[string]any{"GITHUB_TOKEN": Masked, "URL": "https://u:[MASKED]@h"},
 	}
 	g, _ := json.Marshal(out)
 	w, _ := json.Marshal(want)
