@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,9 +99,10 @@ type replayer struct {
 	facts               facts
 	fp                  fingerprinter
 	pending             []pendingRule
-	crossed             []int      // rules whose boundary the case crossed
-	rowRules            []int      // the policy index of each result row's rule
-	digests             [][32]byte // the fingerprint of each result row
+	crossed             []int        // rules whose boundary the case crossed
+	rowRules            []int        // the policy index of each result row's rule
+	digests             [][32]byte   // the fingerprint of each result row
+	rows                []RuleResult // this case's rows, before they are copied out
 }
 
 type pendingRule struct {
@@ -178,6 +180,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 	e.crossed = e.crossed[:0]
 	e.rowRules = e.rowRules[:0]
 	e.digests = e.digests[:0]
+	e.rows = e.rows[:0]
 	approved := f.approval == "approved"
 	fpReady := false
 	for ri, r := range e.p.Rules {
@@ -188,16 +191,13 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 			e.fp.setCall(sessionID(c), c.Piece, c.Movement, c.Tool.Name, c.Tool.Arguments)
 			fpReady = true
 		}
-		if res.Rules == nil {
-			res.Rules = make([]RuleResult, 0, len(e.p.Rules))
-		}
 		e.rowRules = append(e.rowRules, ri)
-		res.Rules = append(res.Rules, RuleResult{
+		e.rows = append(e.rows, RuleResult{
 			RuleID: r.ID, RuleVersion: r.Version, Class: r.Class, Label: c.Labels[r.ID],
 			Action: r.Action, Status: string(judge.StatusOK), Call: -1, Source: SourceDeterministic,
 		})
-		row := len(res.Rules) - 1
-		rr := &res.Rules[row]
+		row := len(e.rows) - 1
+		rr := &e.rows[row]
 		d := e.fp.digest(r.ID, r.Version)
 		e.digests = append(e.digests, d)
 		if r.Baseline != nil {
@@ -226,6 +226,12 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 		default:
 			e.pending = append(e.pending, pendingRule{rule: r, ri: ri, row: row})
 		}
+	}
+	if len(e.rows) > 0 {
+		// Rows are built in a reused buffer and copied out at their exact
+		// size: a large policy with few rules in scope costs no more.
+		res.Rules = slices.Clone(e.rows)
+		clear(e.rows) // drop references to this case's strings
 	}
 	res.RulesInScope = len(res.Rules)
 	setFingerprints(res.Rules, e.digests)
