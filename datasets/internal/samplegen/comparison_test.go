@@ -35,7 +35,12 @@ func TestSampleShowsComparison(t *testing.T) {
 		if !r.Scan() {
 			return nil, false
 		}
-		return r.Record().Case, true
+		rec := r.Record()
+		if rec.Err != nil {
+			t.Error(rec.Err) // next runs on a replay goroutine: no t.Fatal
+			return nil, false
+		}
+		return rec.Case, true
 	}
 	acc := metrics.New(metrics.Config{Criteria: pol.KillCriteria})
 	judges := []judge.Judge{judge.NewRecorded(samplegen.JudgeOld), judge.NewRecorded(samplegen.JudgeNew)}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/apeval/apeval/datasets"
@@ -28,6 +29,8 @@ func TestSampleAgreesWithReplay(t *testing.T) {
 	}
 	r := datasets.Open([]string{"-"}, bytes.NewReader(files.Cases))
 	defer r.Close()
+	// next and emit run on different goroutines of replay.Run.
+	var mu sync.Mutex
 	byID := map[string]*datasets.Case{}
 	next := func() (*datasets.Case, bool) {
 		if !r.Scan() {
@@ -35,7 +38,8 @@ func TestSampleAgreesWithReplay(t *testing.T) {
 		}
 		rec := r.Record()
 		if rec.Err != nil {
-			t.Fatal(rec.Err)
+			t.Error(rec.Err)
+			return nil, false
 		}
 		c := rec.Case
 		truth := datasets.Recorded{Judge: "truth", Status: "ok", LatencyMS: 1}
@@ -44,14 +48,18 @@ func TestSampleAgreesWithReplay(t *testing.T) {
 		}
 		slices.SortFunc(truth.Decisions, func(a, b datasets.RecordedDecision) int { return cmpString(a.RuleID, b.RuleID) })
 		c.Recorded = append(c.Recorded, truth)
+		mu.Lock()
 		byID[c.ID] = c
+		mu.Unlock()
 		return c, true
 	}
 	judges := []judge.Judge{judge.NewRecorded("truth"), judge.NewRecorded(samplegen.JudgeOld), judge.NewRecorded(samplegen.JudgeNew)}
 	truthID := judges[0].Identity().String()
 	cases := 0
 	_, err = replay.Run(context.Background(), pol, next, judges, replay.Options{RunID: "check"}, func(res *replay.Result) error {
+		mu.Lock()
 		c := byID[res.CaseID]
+		mu.Unlock()
 		var judged []string
 		for _, rr := range res.Rules {
 			if rr.Status == string(judge.StatusMissing) {
