@@ -44,13 +44,19 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) j
 	}
 	slices.SortFunc(prev, func(a, b judge.RuleFires) int { return strings.Compare(a.RuleID, b.RuleID) })
 
-	args, _ := truncateValues(MaskValue(c.Tool.Arguments)).(map[string]any)
+	args, _ := MaskValue(c.Tool.Arguments).(map[string]any)
 	if args == nil {
 		args = map[string]any{}
 	}
+	// The summary comes from the masked arguments: a call whose only string
+	// argument is a password has that password as its primary argument.
+	masked := *c
+	masked.Tool.Arguments = args
 	var f facts
-	f.reset(c, nil)
+	f.reset(&masked, nil)
 	prim, _ := f.primary()
+	summary := oneLine(prim, summaryRunes)
+	truncateValues(args)
 	hook := c.HookPoint
 	if hook == "" {
 		hook = "tool.before"
@@ -59,7 +65,7 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) j
 		Piece: c.Piece, Movement: c.Movement, HookPoint: hook,
 		Tool: judge.Tool{
 			Name: c.Tool.Name, Category: category,
-			ArgumentsSummary: oneLine(MaskString(prim), summaryRunes),
+			ArgumentsSummary: summary,
 			Arguments:        args,
 		},
 	}

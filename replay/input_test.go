@@ -91,6 +91,15 @@ func TestBuildInputAllowListAndMasking(t *testing.T) {
 	}
 }
 
+func TestBuildInputSummaryOfSecretArgument(t *testing.T) {
+	c := &datasets.Case{ID: "x", Tool: datasets.Tool{Name: "Login", Arguments: map[string]any{"password": "hunter2xyz", "n": 1.0}}}
+	in := BuildInput(c, nil, nil)
+	raw, _ := json.Marshal(in)
+	if strings.Contains(string(raw), "hunter2xyz") || in.Current.Tool.ArgumentsSummary != Masked {
+		t.Errorf("secret argument leaked: %s", raw)
+	}
+}
+
 func TestBuildInputBounds(t *testing.T) {
 	long := strings.Repeat("あ", 5000)
 	c := &datasets.Case{ID: "x", Tool: datasets.Tool{Name: "Write", Arguments: map[string]any{"file_path": "/a\n/b", "content": long}}}
