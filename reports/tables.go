@@ -260,13 +260,20 @@ func ruleIDs(s *metrics.Summary) []string {
 	return ids
 }
 
-// statusNames lists the short labels of the row's criteria with status st.
+// statusNames lists the short labels of the row's criteria with status
+// st; an INCONCLUSIVE one carries "+N" when metrics estimated that about N
+// more samples at the observed rate would decide it.
 func statusNames(r *metrics.Row, st metrics.Status) string {
 	var names []string
 	for _, c := range r.Criteria {
-		if c.Status == st {
-			names = append(names, criterionLabel[c.Name])
+		if c.Status != st {
+			continue
 		}
+		name := criterionLabel[c.Name]
+		if st == metrics.StatusInconclusive && c.MoreSamples != nil {
+			name += fmt.Sprintf(" +%d", *c.MoreSamples)
+		}
+		names = append(names, name)
 	}
 	if len(names) == 0 {
 		return na
@@ -345,7 +352,8 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 			g.add(cells...)
 		}
 	}
-	g.notes = rep.footnotes()
+	g.notes = append([]string{"open: INCONCLUSIVE criteria; +N: about N more samples at the observed rate would decide it."},
+		rep.footnotes()...)
 	return g
 }
 
