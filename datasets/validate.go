@@ -64,10 +64,10 @@ func decodeWith(line []byte, file string, lineNo int, cats CategoryMap, fast boo
 	// unknown keys, accepts numbers like "1." and raw control characters in
 	// strings, and keeps invalid UTF-8. So it only sees lines that
 	// encoding/json's scanner accepts (which rules out all but the last)
-	// and that are valid UTF-8;
-	// everything else, and any line it rejects, goes through encoding/json,
-	// whose results and error messages are the reference (FuzzDecode checks
-	// that the two paths agree).
+	// and that are valid UTF-8; everything else, and any line it rejects,
+	// goes through encoding/json, whose results and error messages are the
+	// reference (FuzzDecode and TestDecodePathsAgreeOnMutations check that
+	// the two paths agree).
 	if !fast || !json.Valid(line) || !utf8.Valid(line) || gojson.Unmarshal(line, c) != nil {
 		c = new(Case)
 		if err := json.Unmarshal(line, c); err != nil {
