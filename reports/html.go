@@ -148,7 +148,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	}
 	judges := toHTMLTable("Judges", rep.judgesGrid())
 	rules := rep.rulesGrid(false)
-	rules.notes = nil
+	rules.notes = []string{openLegend} // warnings have their own section
 	page.Tables = []htmlTable{judges, toHTMLTable("Rules", rules)}
 	if rep.Gates != nil {
 		page.Tables = append([]htmlTable{toHTMLTable("Gate actions", rep.Gates.grid(false))}, page.Tables...)

@@ -281,6 +281,9 @@ func statusNames(r *metrics.Row, st metrics.Status) string {
 	return strings.Join(names, ", ")
 }
 
+// openLegend explains the "open" column of the per-rule table.
+const openLegend = "open: INCONCLUSIVE criteria; +N: about N more samples at the observed rate would decide it."
+
 // rulesGrid is the per-rule table, rules grouped so the judges of a rule
 // sit on adjacent lines. The machine form (TSV) has full precision, one
 // column per figure and per criterion status, and includes the judge
@@ -352,8 +355,7 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 			g.add(cells...)
 		}
 	}
-	g.notes = append([]string{"open: INCONCLUSIVE criteria; +N: about N more samples at the observed rate would decide it."},
-		rep.footnotes()...)
+	g.notes = append([]string{openLegend}, rep.footnotes()...)
 	return g
 }
 
