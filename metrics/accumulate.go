@@ -219,6 +219,13 @@ func (a *Accumulator) Add(r *replay.Result) {
 		if match {
 			packed |= bitMatch
 		}
+		if rr.Source == replay.SourceScope {
+			// Skipped because a human approved this very call for the rule
+			// (approved fingerprint): neither the judge nor a matcher was
+			// asked, so the pair is no evidence for precision or recall.
+			ra.pairs = append(ra.pairs, packed)
+			continue
+		}
 		switch rr.Label {
 		case "match":
 			ra.labeled++

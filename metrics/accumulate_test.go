@@ -70,9 +70,10 @@ func handSet() []*replay.Result {
 			withBaseline(rr("R2", "dangerous", "failure", "no_match", "no_match", "invalid", false, 0), "no_match"),
 			rr("R3", "approval", "judge", "match", "", "ok", true, 1)),
 		// c6: no judge needed. R1 skipped by an approved fingerprint
-		// (source scope, no_match), label no_match → TN.
+		// (source scope, no result, as replay writes it): in scope, labeled
+		// no_match, but no evidence: in no confusion cell.
 		res("c6", "allow", "", false, nil,
-			rr("R1", "style", "scope", "no_match", "no_match", "ok", false, -1)),
+			rr("R1", "style", "scope", "", "no_match", "ok", false, -1)),
 	}
 }
 
@@ -127,11 +128,12 @@ func TestHandSet(t *testing.T) {
 		r    rates
 	}{
 		// R1: in scope c1,c2,c3,c4,c6 (c5 missing) = 5; judged c1,c2,c4 = 3;
-		// labeled c1,c2,c3,c6 = 4; TP c1, FP c2, FN c3, TN c6.
+		// labeled c1,c2,c3 = 3 (c6 was skipped by an approved fingerprint:
+		// no evidence); TP c1, FP c2, FN c3.
 		// precision 1/2, recall 1/2, unknown 0/3, judge-required 3/5,
 		// fire 2/5; live calls of R1: c1 100, c4 200 (c2 was cached) →
 		// p50 = ⌈1⌉-th = 100, p95 = ⌈1.9⌉-th = 200, p99 = 200.
-		{"R1", counts{6, 5, 3, 4, 1, 1, 2, 1, 1, 1, 1, 2, UnknownBreakdown{}},
+		{"R1", counts{6, 5, 3, 3, 1, 1, 2, 1, 1, 1, 0, 2, UnknownBreakdown{}},
 			rates{f(0.5), f(0.5), f(0), f(0.6), f(0.4), nil, nil, f(100), f(200), f(200)}},
 		// R2: in scope 5, all judged (judge c1,c4; cache c2; failure c3,c5);
 		// labeled 5; TP c4, FN c2 (unknown) and c3 (timeout), TN c1; c5
@@ -149,15 +151,15 @@ func TestHandSet(t *testing.T) {
 		{"R3", counts{6, 2, 2, 1, 0, 0, 2, 1, 0, 0, 0, 2, UnknownBreakdown{}},
 			rates{f(1), f(1), f(0), f(1), f(1), nil, f(0.5), f(50), f(200), f(200)}},
 		// Total (micro over R1..R3): in scope 5+5+2 = 12, judged 3+5+2 =
-		// 10, labeled 4+5+1 = 10, missing 1, cache 1+1 = 2, fired 6,
-		// TP 3, FP 1, FN 3, TN 2 → precision 3/4, recall 3/6, unknown
+		// 10, labeled 3+5+1 = 9, missing 1, cache 1+1 = 2, fired 6,
+		// TP 3, FP 1, FN 3, TN 1 → precision 3/4, recall 3/6, unknown
 		// 3/10, fire 6/12. Judge-required: cases c1..c5 of 6 = 5/6.
 		// Live calls 100, 1000, 200, 300, 50 (5; the cache hit excluded,
 		// the timeout and the invalid call included) → sorted
 		// 50,100,200,300,1000: p50 = ⌈2.5⌉ = 3rd = 200, p95 = ⌈4.75⌉ =
 		// 5th = 1000, p99 = 1000. Approval at gate level: only c5's gate
 		// asked for approval (approved) → 0/1.
-		{"*", counts{6, 12, 10, 10, 1, 2, 6, 3, 1, 3, 2, 5, UnknownBreakdown{Unknown: 1, Invalid: 1, Timeout: 1}},
+		{"*", counts{6, 12, 10, 9, 1, 2, 6, 3, 1, 3, 1, 5, UnknownBreakdown{Unknown: 1, Invalid: 1, Timeout: 1}},
 			rates{f(0.75), f(0.5), f(0.3), f(5.0 / 6), f(0.5), nil, f(0), f(200), f(1000), f(1000)}},
 	} {
 		r := j.Rule(tc.rule)
@@ -370,5 +372,18 @@ func TestFailurePolicyUnknown(t *testing.T) {
 		if strings.Contains(w, "recognisable") {
 			t.Errorf("unexpected warning %q", w)
 		}
+	}
+}
+
+// TestScopeRowsAreNoEvidence: a rule skipped through an approved fingerprint
+// (source scope, no result) is in scope but counts in no confusion cell.
+func TestScopeRowsAreNoEvidence(t *testing.T) {
+	res := []*replay.Result{
+		{CaseID: "a", Judge: "J", Rules: []replay.RuleResult{rr("R", "dangerous", "scope", "", "match", "ok", false, -1)}},
+		{CaseID: "b", Judge: "J", Rules: []replay.RuleResult{rr("R", "dangerous", "deterministic", "match", "match", "ok", true, -1)}},
+	}
+	r := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, res).Judge("J").Rule("R")
+	if r.TP != 1 || r.FN != 0 || r.Labeled != 1 || r.InScope != 2 {
+		t.Errorf("TP %d FN %d labeled %d in scope %d; want 1, 0, 1, 2", r.TP, r.FN, r.Labeled, r.InScope)
 	}
 }

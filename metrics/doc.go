@@ -22,12 +22,16 @@
 // `missing` (a recorded judge lacks a rule the policy now asks about) is
 // left out of every figure of that judge except Row.Missing, and counted in
 // a warning. Every other pair is in scope (Row.InScope), including pairs
-// skipped by an approved fingerprint (source `scope`).
+// skipped by an approved fingerprint (source `scope`); those were decided by
+// a human, not by the judge or a matcher, so they count in no confusion
+// cell (nor in Row.Labeled).
 //
 // A pair's result is the rule's own result whatever stage gave it. A pair
-// is a failure when its source is `failure` or its status is invalid,
-// timeout or error; it is unknown when not a failure and its result or
-// status is `unknown`. Failures and unknowns are never `match`, even when
+// is a failure when its status is invalid, timeout or error, or its source
+// is `failure` with any status but `unknown`; it is unknown when not a
+// failure and its result or status is `unknown` (replay routes a judge's
+// unknown answer through the failure policy as source failure, status
+// unknown). Failures and unknowns are never `match`, even when
 // the failure policy fired the rule. So TP = label match ∧ match;
 // FP = label no_match ∧ match; FN = label match ∧ not match (no_match,
 // unknown or failure); TN = label no_match ∧ no_match. A failure or unknown
