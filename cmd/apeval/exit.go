@@ -61,6 +61,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	// APEVAL_MEMPROFILE=FILE writes a heap profile when the command ends.
+	if path := os.Getenv("APEVAL_MEMPROFILE"); path != "" {
+		defer func() {
+			if f, err := os.Create(path); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				_ = f.Close()
+			}
+		}()
+	}
 	return run(ctx, args, IO{In: stdin, Out: stdout, Err: stderr, Getenv: os.Getenv})
 }
 

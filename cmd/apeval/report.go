@@ -234,6 +234,7 @@ the replay once and gate on it later.`,
 // writeRunReports writes every report file of a run directory and prints
 // the terminal tables; it returns the verdict's exit code as an error.
 func writeRunReports(dir string, rep *reports.Report, format string, io IO, gates *reports.GateSummary) error {
+	rep.Gates = gates
 	if err := reports.WriteRunReports(dir, rep); err != nil {
 		return err
 	}
