@@ -132,4 +132,6 @@ export APEVAL_E2E_OLLAMA_MODELS="$work/models"
 
 pkgs=(./judge/)
 [ -d cmd/apeval ] && pkgs+=(./cmd/apeval/)
-go test -count=1 -timeout 6m -tags e2e -run E2E -v "${pkgs[@]}"
+# -p 1: the packages take turns on the one server, so neither's latency
+# checks measure the other's load.
+go test -count=1 -p 1 -timeout 6m -tags e2e -run E2E -v "${pkgs[@]}"
