@@ -448,10 +448,11 @@ func TestE2EOllamaServerDiesMidRun(t *testing.T) {
 			t.Errorf("case %s: status %q (%+v), want ok or error", r.CaseID, r.Status, r.Calls)
 		}
 	}
-	// A call in flight when the server died fails too, so at least the
-	// answered ones are ok; everything after the kill is an error.
-	if ok < answered || ok+failed != judged || failed < judged-answered-2 {
-		t.Errorf("%d ok and %d error cases of %d judged; want ≥ %d ok and the rest errors", ok, failed, judged, answered)
+	// Ollama logs a request just before its response leaves the server, so
+	// the last logged answer may die with the server; calls in flight (at
+	// most --concurrency) fail too. Every call after the kill is an error.
+	if ok < answered-1 || ok > answered+2 || ok+failed != judged {
+		t.Errorf("%d ok and %d error cases of %d judged; want %d to %d ok and the rest errors", ok, failed, judged, answered-1, answered+2)
 	}
 	tot := e2eSummaryTotals(t, out)
 	if tot.Calls != judged || tot.FailedCalls != failed || tot.Unknown.Error != failed {
