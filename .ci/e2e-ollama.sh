@@ -34,6 +34,7 @@ fi
 ollama_version=$(go list -m -f '{{.Version}}' github.com/ollama/ollama)
 go_version=$(go env GOVERSION)
 cache="${APEVAL_E2E_CACHE:-$root/.cache}/ollama-$ollama_version-$go_version"
+mkdir -p "$cache" && cache=$(cd "$cache" && pwd) # the build runs elsewhere
 bin="$cache/ollama"
 if [ ! -x "$bin" ]; then
   log "building ollama $ollama_version with $go_version (about 3 minutes on 2 cores)"
