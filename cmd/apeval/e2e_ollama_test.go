@@ -161,6 +161,7 @@ func e2eReadRun(t *testing.T, dir string) (reports.RunInfo, []*replay.Result) {
 // e2eTotals is the judge-wide row of summary.json.
 type e2eTotals struct {
 	Calls       int `json:"calls"`
+	CachedCalls int `json:"cached_calls"`
 	FailedCalls int `json:"failed_calls"`
 	Unknown     struct {
 		Unknown, Invalid, Timeout, Error int
@@ -459,6 +460,42 @@ func TestE2EOllamaServerDiesMidRun(t *testing.T) {
 		t.Errorf("summary totals %+v, want %d calls of which %d failed with error", tot, judged, failed)
 	}
 	t.Logf("server killed after %d answered chats: %d ok, %d error", answered, ok, failed)
+}
+
+// TestE2EOllamaRunCached runs the same dataset twice with a response cache:
+// the second run asks the server nothing, and its cached answers keep the
+// identity with the server's digest.
+func TestE2EOllamaRunCached(t *testing.T) {
+	host := e2eHost(t)
+	digest := e2eTagsDigest(t, host)
+	dataset, policy, judged := e2eWriteInputs(t, 9)
+	cache := t.TempDir()
+	var outs [2]string
+	for i := range outs {
+		outs[i] = filepath.Join(t.TempDir(), "run")
+		code, stdout, stderr := e2eApeval(t, "run", "--dataset", dataset, "--policy", policy,
+			"--judge", "ollama:"+e2eModel, "--ollama-host", host, "--out", outs[i], "--cache", cache, "--quiet",
+			"--timeout", "30s", "--format", "json")
+		if !e2eIsVerdict(code) {
+			t.Fatalf("run %d: exit %d\nstdout:\n%s\nstderr:\n%s", i+1, code, stdout, stderr)
+		}
+	}
+	first, second := e2eSummaryTotals(t, outs[0]), e2eSummaryTotals(t, outs[1])
+	if first.Calls != judged || first.CachedCalls != 0 {
+		t.Errorf("first run: %d live and %d cached calls, want %d live", first.Calls, first.CachedCalls, judged)
+	}
+	if second.Calls != 0 || second.CachedCalls != judged {
+		t.Errorf("second run: %d live and %d cached calls, want %d cached", second.Calls, second.CachedCalls, judged)
+	}
+	_, results := e2eReadRun(t, outs[1])
+	for _, r := range results {
+		if !strings.Contains(r.Judge, "@"+digest[:12]+"+") {
+			t.Errorf("case %s: judge %q lacks the digest", r.CaseID, r.Judge)
+		}
+		if r.JudgeCalled && (!r.CacheHit || len(r.Calls) != 1 || !r.Calls[0].Cached || r.Calls[0].Status != "ok") {
+			t.Errorf("case %s: cache hit %v, calls %+v; want one cached ok call", r.CaseID, r.CacheHit, r.Calls)
+		}
+	}
 }
 
 // TestE2EOllamaJudgesCheck runs `apeval judges check --json` on the tiny
