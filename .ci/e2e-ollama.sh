@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end tests of the Ollama judge path against a REAL `ollama serve`:
+# `make e2e-ollama`: end-to-end tests of the Ollama judge path against a REAL
+# `ollama serve`:
 # builds the server offline from the Ollama module version go.mod pins
 # (cached by Ollama and Go version), generates a tiny model, serves it on a
 # free loopback port with temporary dirs, runs the `e2e`-tagged tests, and
@@ -37,7 +38,7 @@ cache="${APEVAL_E2E_CACHE:-$root/.cache}/ollama-$ollama_version-$go_version"
 mkdir -p "$cache" && cache=$(cd "$cache" && pwd) # the build runs elsewhere
 bin="$cache/ollama"
 if [ ! -x "$bin" ]; then
-  log "building ollama $ollama_version with $go_version (about 3 minutes on 2 cores)"
+  log "building ollama $ollama_version with $go_version (3 to 6 minutes on 2 cores, once)"
   # Ollama's own go.mod decides its dependencies (it needs tablewriter
   # v0.0.5, this module v1), so it is built in a throwaway module that
   # requires exactly the version this module pins; this repository's go.mod
