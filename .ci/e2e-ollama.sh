@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# `make e2e-ollama`: end-to-end tests of the Ollama judge path against a REAL
-# `ollama serve`:
-# builds the server offline from the Ollama module version go.mod pins
-# (cached by Ollama and Go version), generates a tiny model, serves it on a
-# free loopback port with temporary dirs, runs the `e2e`-tagged tests, and
-# always stops the server.
+# `make e2e-ollama`: end-to-end tests of the Ollama judge path against a
+# REAL `ollama serve`. Builds the server offline from the Ollama module
+# version go.mod pins (cached by Ollama and Go version), generates a tiny
+# model, serves it on a free loopback port with temporary dirs, runs the
+# `e2e`-tagged tests, and always stops the server.
 #
 # Environment: APEVAL_E2E_CACHE (default .cache) holds the server build;
 # APEVAL_E2E_KEEP=1 keeps the temporary dir (server log, model) for debugging.
