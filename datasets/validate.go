@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
 )
@@ -64,11 +63,11 @@ func decodeWith(line []byte, file string, lineNo int, cats CategoryMap, fast boo
 	// unknown keys, accepts numbers like "1." and raw control characters in
 	// strings, and keeps invalid UTF-8. So it only sees lines that
 	// encoding/json's scanner accepts (which rules out all but the last)
-	// and that are valid UTF-8; everything else, and any line it rejects,
-	// goes through encoding/json, whose results and error messages are the
-	// reference (FuzzDecode and TestDecodePathsAgreeOnMutations check that
-	// the two paths agree).
-	if !fast || !json.Valid(line) || !utf8.Valid(line) || gojson.Unmarshal(line, c) != nil {
+	// and that are valid UTF-8, both checked in one pass by validJSONUTF8;
+	// everything else, and any line it rejects, goes through encoding/json,
+	// whose results and error messages are the reference (FuzzDecode and
+	// TestDecodePathsAgreeOnMutations check that the two paths agree).
+	if !fast || !validJSONUTF8(line) || gojson.Unmarshal(line, c) != nil {
 		c = new(Case)
 		if err := json.Unmarshal(line, c); err != nil {
 			return nil, decodeError(err, line, fail)
