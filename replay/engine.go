@@ -150,8 +150,9 @@ func actionRank(a string) int {
 
 // replay runs DESIGN §4 steps 1–7 for one case. It returns an error only for
 // a seq-order violation or when ctx was cancelled during a judge call (the
-// result would be an artefact of the cancellation).
-func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Result, error) {
+// result would be an artefact of the cancellation). into, when not nil,
+// is a Result to overwrite, with buffers for its Rules and Calls.
+func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64, into *reusable) (*Result, error) {
 	st, seen := e.sessions[h]
 	if seen && c.Seq < st.lastSeq {
 		return nil, &SeqError{Source: c.Source, SessionID: sessionID(c), Seq: c.Seq, Prev: st.lastSeq}
@@ -160,7 +161,11 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 
 	f := &e.facts
 	f.reset(c, e.p.Categories)
-	res := &Result{
+	res, rows := new(Result), e.rows[:0]
+	if into != nil {
+		res, rows = &into.res, into.rules[:0]
+	}
+	*res = Result{
 		RunID: e.runID, CaseID: c.ID, SessionID: sessionID(c), Seq: c.Seq,
 		Judge: e.idStr, Model: e.id.Model, ModelDigest: e.id.Digest, PromptVersion: e.id.PromptVersion,
 		Permission: PermissionOff, ExpectedAction: c.ExpectedAction, ApprovalOutcome: c.ApprovalOutcome,
@@ -180,7 +185,6 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 	e.crossed = e.crossed[:0]
 	e.rowRules = e.rowRules[:0]
 	e.digests = e.digests[:0]
-	e.rows = e.rows[:0]
 	approved := f.approval == "approved"
 	fpReady := false
 	for ri, r := range e.p.Rules {
@@ -192,12 +196,12 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 			fpReady = true
 		}
 		e.rowRules = append(e.rowRules, ri)
-		e.rows = append(e.rows, RuleResult{
+		rows = append(rows, RuleResult{
 			RuleID: r.ID, RuleVersion: r.Version, Class: r.Class, Label: c.Labels[r.ID],
 			Action: r.Action, Status: string(judge.StatusOK), Call: -1, Source: SourceDeterministic,
 		})
-		row := len(e.rows) - 1
-		rr := &e.rows[row]
+		row := len(rows) - 1
+		rr := &rows[row]
 		d := e.fp.digest(r.ID, r.Version)
 		e.digests = append(e.digests, d)
 		if r.Baseline != nil {
@@ -227,18 +231,36 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64) (*Res
 			e.pending = append(e.pending, pendingRule{rule: r, ri: ri, row: row})
 		}
 	}
-	if len(e.rows) > 0 {
+	switch {
+	case into != nil:
+		// The caller recycles the Result: its rows stay in its buffer.
+		into.rules = rows
+		if len(rows) > 0 {
+			res.Rules = rows
+		}
+	case len(rows) > 0:
 		// Rows are built in a reused buffer and copied out at their exact
 		// size: a large policy with few rules in scope costs no more.
-		res.Rules = slices.Clone(e.rows)
-		clear(e.rows) // drop references to this case's strings
+		res.Rules = slices.Clone(rows)
+		clear(rows) // drop references to this case's strings
+		e.rows = rows
 	}
 	res.RulesInScope = len(res.Rules)
 	setFingerprints(res.Rules, e.digests)
 
 	// 4–5. Judge calls and the failure policy.
 	if len(e.pending) > 0 {
-		if err := e.judgeRules(ctx, c, res, &st); err != nil {
+		if into != nil {
+			res.Calls = into.calls[:0]
+		}
+		err := e.judgeRules(ctx, c, res, &st)
+		if into != nil {
+			into.calls = res.Calls
+			if len(res.Calls) == 0 {
+				res.Calls = nil
+			}
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

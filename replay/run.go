@@ -35,6 +35,11 @@ type Options struct {
 	// from one goroutine, and once at the end.
 	Progress         func(ProgressStats)
 	ProgressInterval time.Duration
+	// ReuseResults lets Run recycle each Result, with its Rules and Calls,
+	// once emit has returned: emit must then copy what it keeps and retain
+	// no pointer into the Result. It removes the per-case allocations that
+	// dominate a large deterministic run.
+	ReuseResults bool
 }
 
 // RunStats count what a run did.
@@ -62,9 +67,10 @@ type counters struct {
 type block struct {
 	cases   []*datasets.Case
 	hashes  []uint64
-	results []*Result // [case*judges + judge]
-	errs    []error   // same indexing
-	parts   [][]int32 // per worker: case indexes in order
+	results []*Result  // [case*judges + judge]
+	store   []reusable // with Options.ReuseResults: the Results, reused block after block
+	errs    []error    // same indexing
+	parts   [][]int32  // per worker: case indexes in order
 	pending atomic.Int32
 	done    chan struct{}
 }
@@ -152,6 +158,10 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 			}
 			b.results = resize(b.results, n*nj)
 			b.errs = resize(b.errs, n*nj)
+			if opts.ReuseResults {
+				// Reslicing keeps each Result's Rules and Calls buffers.
+				b.store = resizeKeep(b.store, n*nj)
+			}
 			for w := range b.parts {
 				b.parts[w] = b.parts[w][:0]
 			}
@@ -294,7 +304,11 @@ func work(ctx context.Context, rep *replayer, q <-chan *block, j, w, nj int) {
 	for b := range q {
 		if ctx.Err() == nil {
 			for _, i := range b.parts[w] {
-				res, err := rep.replay(ctx, b.cases[i], b.hashes[i])
+				var into *reusable
+				if b.store != nil {
+					into = &b.store[int(i)*nj+j]
+				}
+				res, err := rep.replay(ctx, b.cases[i], b.hashes[i], into)
 				if err != nil {
 					b.errs[int(i)*nj+j] = err
 					if ctx.Err() != nil {
@@ -316,6 +330,23 @@ func resize[T any](s []T, n int) []T {
 		return s[:n]
 	}
 	return make([]T, n)
+}
+
+// reusable is a Result recycled with Options.ReuseResults, with the buffers
+// of its Rules and Calls (kept apart so that a Result without rows or calls
+// still has nil slices, exactly as without reuse).
+type reusable struct {
+	res   Result
+	rules []RuleResult
+	calls []Call
+}
+
+// resizeKeep is resize that keeps the existing elements when it grows.
+func resizeKeep[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return append(s[:cap(s)], make([]T, n-cap(s))...)
 }
 
 // sessionHash is FNV-1a 64 of the session id: it picks the worker and keys

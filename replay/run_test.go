@@ -136,12 +136,15 @@ func TestRunIdenticalAtAnyConcurrency(t *testing.T) {
 	p := mustPolicy(t, runPolicy)
 	cases := genCases(3000, 40, 7)
 	var outputs []string
-	for _, conc := range []int{1, 4, 16} {
+	// Recycled Results (ReuseResults) must give the same output too.
+	for _, o := range []Options{{Concurrency: 1}, {Concurrency: 4}, {Concurrency: 16}, {Concurrency: 1, ReuseResults: true}, {Concurrency: 16, ReuseResults: true}} {
+		conc := o.Concurrency
+		o.RunID = "run-1"
 		judges := []judge.Judge{hashJudge("a", "x"), hashJudge("b", "y")}
 		var b strings.Builder
 		enc := json.NewEncoder(&b)
 		k := 0
-		stats, err := Run(context.Background(), p, sliceNext(cases), judges, Options{RunID: "run-1", Concurrency: conc}, func(r *Result) error {
+		stats, err := Run(context.Background(), p, sliceNext(cases), judges, o, func(r *Result) error {
 			wantCase, wantJudge := cases[k/2].ID, []string{"fake/a@d1+p1", "fake/b@d1+p1"}[k%2]
 			if r.CaseID != wantCase || r.Judge != wantJudge {
 				t.Fatalf("concurrency %d: result %d is %s/%s, want %s/%s", conc, k, r.CaseID, r.Judge, wantCase, wantJudge)
@@ -392,7 +395,8 @@ func BenchmarkRunDeterministic(b *testing.B) {
 	}
 	start := time.Now()
 	var rows int64
-	stats, err := Run(context.Background(), p, next, []judge.Judge{none}, Options{Concurrency: 2}, func(r *Result) error {
+	// Results are recycled as `apeval run` does (its emit keeps no pointer).
+	stats, err := Run(context.Background(), p, next, []judge.Judge{none}, Options{Concurrency: 2, ReuseResults: true}, func(r *Result) error {
 		rows += int64(len(r.Rules))
 		return nil
 	})

@@ -275,6 +275,9 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		// --retries can retry; replay's deadline is only a backstop for the
 		// whole call.
 		Timeout: time.Duration(o.Judge.Retries+1)*(o.Timeout+2*time.Second) + 5*time.Second,
+		// emit below copies what it keeps (RunWriter, Accumulator,
+		// Latencies and GateSummary hold no pointer into a Result).
+		ReuseResults: true,
 	}
 	if prog != nil {
 		ropts.Progress = func(p replay.ProgressStats) {
