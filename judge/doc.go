@@ -40,7 +40,7 @@
 // --prompt FILE evaluates a variant; see [Prompt] for its format and
 // version. Only the Input is serialized: rule actions and instruction texts
 // are not part of it. Backends ask for structured output with
-// [OutputSchema] (Ollama format, OpenAI response_format json_schema strict)
+// [TupleOutputSchema] as Ollama's format (item k may only carry the k-th asked rule ID, so a grammar-constrained small model cannot repeat one) and [OutputSchema] as OpenAI's response_format json_schema strict
 // and step down once per judge, logged, when the server refuses it:
 // json_schema → json_object → none (seed 004: degrade gracefully). A mode in
 // which a call has succeeded is never dropped.

@@ -233,7 +233,7 @@ func (o *Ollama) chat(ctx context.Context, msgs []api.Message, asked []string, m
 	}
 	switch mode {
 	case ModeJSONSchema:
-		req.Format = OutputSchema(asked)
+		req.Format = TupleOutputSchema(asked)
 	case ModeJSONObject:
 		req.Format = json.RawMessage(`"json"`)
 	}

@@ -229,9 +229,9 @@ func TestE2EOllamaConcurrent(t *testing.T) {
 }
 
 // TestE2EOllamaMultiRule asks about two and three rules in one call. The
-// tiny model cannot tell rules apart, and the schema's rule_id enum lets a
-// model name one rule twice: such an answer must come back as a counted
-// invalid call naming the duplicate, never as accepted decisions.
+// tiny model cannot tell rules apart; Ollama's format is the tuple schema
+// (item k may only name the k-th asked rule), so every answer must still be
+// valid, one decision per rule, in order.
 func TestE2EOllamaMultiRule(t *testing.T) {
 	host := e2eHost(t)
 	j := openTiny(t, host)
@@ -248,10 +248,6 @@ func TestE2EOllamaMultiRule(t *testing.T) {
 					t.Errorf("call %d: decision %d is for %q, want %q", i, k, d.RuleID, in.Rules[k].ID)
 				}
 			}
-		case judge.StatusInvalid:
-			if !strings.Contains(r.Error, "duplicate decision") || len(r.Decisions) != 0 {
-				t.Errorf("call %d: invalid with %q and %d decisions, want a duplicate rule named", i, r.Error, len(r.Decisions))
-			}
 		default:
 			t.Errorf("call %d: status %s (%s)", i, r.Status, r.Error)
 		}
@@ -262,12 +258,10 @@ func TestE2EOllamaMultiRule(t *testing.T) {
 	}
 }
 
-// checkSampleOK accepts the check's sample call: ok, or invalid because the
-// tiny model named one of the sample's two rules twice (see
-// TestE2EOllamaMultiRule); anything else (error, timeout, another invalid
-// answer) fails.
-func checkSampleOK(status judge.Status, msg string) bool {
-	return status == judge.StatusOK || (status == judge.StatusInvalid && strings.Contains(msg, "duplicate decision"))
+// checkSampleOK accepts the check's sample call: it asks about two rules,
+// and the tuple schema keeps even the tiny model's answer valid.
+func checkSampleOK(status judge.Status, _ string) bool {
+	return status == judge.StatusOK
 }
 
 func TestE2EOllamaCheck(t *testing.T) {

@@ -77,7 +77,7 @@ func TestOllamaJudge(t *testing.T) {
 	if string(body.Options["temperature"]) != "0" || string(body.Options["seed"]) != "42" {
 		t.Fatalf("options must carry temperature 0 and seed 42: %s", bodies[0])
 	}
-	if !bytes.Equal(body.Format, OutputSchema([]string{"rule-12", "rule-18"})) {
+	if !bytes.Equal(body.Format, TupleOutputSchema([]string{"rule-12", "rule-18"})) {
 		t.Fatalf("format is not the output schema: %s", body.Format)
 	}
 	if len(body.Messages) != 2 || body.Messages[0].Role != "system" || body.Messages[0].Content != DefaultPrompt().System {

@@ -134,3 +134,27 @@ func OutputSchema(ruleIDs []string) json.RawMessage {
 	b.WriteString(`"required":["version","decisions"],"additionalProperties":false}`)
 	return json.RawMessage(b.Bytes())
 }
+
+// TupleOutputSchema is OutputSchema with the decisions as a tuple: item k
+// must carry the k-th asked rule ID (JSON Schema prefixItems, no items). A
+// grammar-constrained server (Ollama, llama.cpp) then cannot repeat or skip
+// an ID, which the enum form allows and small models do. Ollama's format
+// takes it; OpenAI's strict json_schema keeps OutputSchema.
+func TupleOutputSchema(ruleIDs []string) json.RawMessage {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"type":"object","properties":{"version":{"type":"integer","enum":[%d]},`, SchemaVersion)
+	b.WriteString(`"decisions":{"type":"array","prefixItems":[`)
+	for i, id := range ruleIDs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		idJSON, _ := json.Marshal(id) // a string always encodes
+		fmt.Fprintf(&b, `{"type":"object","properties":{"rule_id":{"type":"string","enum":[%s]},`, idJSON)
+		b.WriteString(`"result":{"type":"string","enum":["match","no_match","unknown"]},`)
+		b.WriteString(`"confidence":{"type":"number"}},`)
+		b.WriteString(`"required":["rule_id","result","confidence"],"additionalProperties":false}`)
+	}
+	fmt.Fprintf(&b, `],"minItems":%d,"maxItems":%d}},`, len(ruleIDs), len(ruleIDs))
+	b.WriteString(`"required":["version","decisions"],"additionalProperties":false}`)
+	return json.RawMessage(b.Bytes())
+}

@@ -155,3 +155,41 @@ func TestOutputSchema(t *testing.T) {
 		t.Fatalf("nil ids: %s", got)
 	}
 }
+
+// TestTupleOutputSchema: item k of the decisions tuple admits only the k-th
+// asked rule ID, so a grammar-constrained model cannot repeat or skip one.
+func TestTupleOutputSchema(t *testing.T) {
+	var s struct {
+		Properties struct {
+			Decisions struct {
+				Items       json.RawMessage `json:"items"`
+				PrefixItems []struct {
+					Properties struct {
+						RuleID struct {
+							Enum []string `json:"enum"`
+						} `json:"rule_id"`
+					} `json:"properties"`
+					Required []string `json:"required"`
+				} `json:"prefixItems"`
+				MinItems int `json:"minItems"`
+				MaxItems int `json:"maxItems"`
+			} `json:"decisions"`
+		} `json:"properties"`
+	}
+	ids := []string{"rule-12", "規則-18", `quote"id`}
+	if err := json.Unmarshal(TupleOutputSchema(ids), &s); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	d := s.Properties.Decisions
+	if d.Items != nil {
+		t.Errorf("items must be absent (llama.cpp builds a tuple only without it): %s", d.Items)
+	}
+	if len(d.PrefixItems) != len(ids) || d.MinItems != len(ids) || d.MaxItems != len(ids) {
+		t.Fatalf("prefixItems %d, min %d, max %d; want %d each", len(d.PrefixItems), d.MinItems, d.MaxItems, len(ids))
+	}
+	for k, it := range d.PrefixItems {
+		if len(it.Properties.RuleID.Enum) != 1 || it.Properties.RuleID.Enum[0] != ids[k] || len(it.Required) != 3 {
+			t.Errorf("item %d: enum %v required %v, want [%s] and 3 required", k, it.Properties.RuleID.Enum, it.Required, ids[k])
+		}
+	}
+}

@@ -519,12 +519,9 @@ func TestE2EOllamaJudgesCheck(t *testing.T) {
 	if r.StructuredOutput != judge.ModeJSONSchema {
 		t.Errorf("structured output %q, want %q", r.StructuredOutput, judge.ModeJSONSchema)
 	}
-	// The sample asks about two rules; the tiny model may name one twice,
-	// which the check must report as an invalid sample and exit 1.
-	switch {
-	case r.SampleStatus == judge.StatusOK && code == exitGo:
-	case r.SampleStatus == judge.StatusInvalid && strings.Contains(r.SampleError, "duplicate decision") && code == 1:
-	default:
+	// The sample asks about two rules; the tuple schema keeps the tiny
+	// model's answer valid, so the check passes.
+	if r.SampleStatus != judge.StatusOK || code != exitGo {
 		t.Errorf("exit %d with sample %s (%s)", code, r.SampleStatus, r.SampleError)
 	}
 	if r.SampleLatency <= 0 {
