@@ -161,9 +161,12 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64, into 
 
 	f := &e.facts
 	f.reset(c, e.p.Categories)
-	res, rows := new(Result), e.rows[:0]
+	var res *Result
+	rows := e.rows[:0]
 	if into != nil {
 		res, rows = &into.res, into.rules[:0]
+	} else {
+		res = new(Result)
 	}
 	*res = Result{
 		RunID: e.runID, CaseID: c.ID, SessionID: sessionID(c), Seq: c.Seq,
