@@ -260,6 +260,8 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		total := int64(0)
 		if stats != nil {
 			total = int64(stats.Cases)
+		} else if o.shard.n <= 1 {
+			total = src.approxCases()
 		}
 		prog = newProgress(io.Err, tty, total, now)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -285,4 +286,30 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// approxCases counts the lines of the dataset files, for the progress
+// display's total and ETA when no statistics pass was made; 0 when a
+// dataset is stdin or cannot be read (no ETA then).
+func (s *source) approxCases() int64 {
+	if s.sample || contains(s.paths, "-") {
+		return 0
+	}
+	var n int64
+	buf := make([]byte, 1<<20)
+	for _, p := range s.paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return 0
+		}
+		for {
+			k, err := f.Read(buf)
+			n += int64(bytes.Count(buf[:k], []byte{'\n'}))
+			if err != nil {
+				break
+			}
+		}
+		_ = f.Close()
+	}
+	return n
 }
