@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/apeval/apeval/replay"
 	"github.com/parquet-go/parquet-go"
@@ -101,21 +102,97 @@ const batchRows = 1024
 
 // RunWriter streams replay results into a run directory: decisions.parquet,
 // gates.parquet and run.json. Files are written as temporaries and renamed
-// into place by Close; Abort removes them. A RunWriter is not safe for
-// concurrent use.
+// into place by Close; Abort removes them. Each file is encoded by its own
+// goroutine, batch by batch, so Parquet encoding and compression run beside
+// the replay rather than on the goroutine that calls Write. A RunWriter is
+// not safe for concurrent use.
 type RunWriter struct {
 	dir     string
 	info    RunInfo
 	decF    *os.File
 	gateF   *os.File
-	decW    *parquet.GenericWriter[decisionRow]
-	gateW   *parquet.GenericWriter[gateRow]
+	decW    *pipe[decisionRow]
+	gateW   *pipe[gateRow]
 	decBuf  []decisionRow
 	gateBuf []gateRow
 	nDec    int
 	nGate   int
 	done    bool
 	err     error
+}
+
+// pipe hands full batches of rows to a goroutine that writes them, in
+// order, to a Parquet writer; the batches come back for reuse. A write
+// error is kept and reported by the next send or by close.
+type pipe[T any] struct {
+	w      *parquet.GenericWriter[T]
+	name   string
+	full   chan []T
+	free   chan []T
+	done   chan struct{}
+	closed bool
+	failed atomic.Bool
+	err    error // set before failed
+}
+
+// pipeBatches is how many batches a pipe cycles: one being filled, one
+// being written and one queued between them.
+const pipeBatches = 3
+
+func newPipe[T any](w *parquet.GenericWriter[T], name string) *pipe[T] {
+	p := &pipe[T]{w: w, name: name, full: make(chan []T, pipeBatches),
+		free: make(chan []T, pipeBatches), done: make(chan struct{})}
+	for range pipeBatches - 1 {
+		p.free <- make([]T, batchRows)
+	}
+	go p.run()
+	return p
+}
+
+func (p *pipe[T]) run() {
+	defer close(p.done)
+	for rows := range p.full {
+		if !p.failed.Load() {
+			if _, err := p.w.Write(rows); err != nil {
+				p.err = fmt.Errorf("write %s: %w", p.name, err)
+				p.failed.Store(true)
+			}
+		}
+		clear(rows) // drop references to the caller's strings
+		p.free <- rows[:cap(rows)]
+	}
+}
+
+// send queues rows for writing and returns an empty batch to fill next.
+func (p *pipe[T]) send(rows []T) ([]T, error) {
+	if p.failed.Load() {
+		return rows, p.err
+	}
+	n := cap(rows)
+	p.full <- rows
+	next := <-p.free
+	if cap(next) < n {
+		next = make([]T, n)
+	}
+	return next[:n], nil
+}
+
+// close writes what is queued and the Parquet footer.
+func (p *pipe[T]) close() error {
+	p.stop()
+	if p.failed.Load() {
+		return p.err
+	}
+	return p.w.Close()
+}
+
+// stop ends the goroutine once the queued batches are written.
+func (p *pipe[T]) stop() {
+	if !p.closed {
+		p.closed = true
+		close(p.full)
+		<-p.done
+	}
 }
 
 // CreateRun creates dir (if needed) and starts a run in it. meta is written
@@ -142,8 +219,8 @@ func CreateRun(dir string, meta RunInfo) (*RunWriter, error) {
 			parquet.KeyValueMetadata("apeval.run_id", meta.RunID),
 		}
 	}
-	w.decW = parquet.NewGenericWriter[decisionRow](w.decF, opts()...)
-	w.gateW = parquet.NewGenericWriter[gateRow](w.gateF, opts()...)
+	w.decW = newPipe(parquet.NewGenericWriter[decisionRow](w.decF, opts()...), DecisionsFile)
+	w.gateW = newPipe(parquet.NewGenericWriter[gateRow](w.gateF, opts()...), GatesFile)
 	return w, nil
 }
 
@@ -194,13 +271,12 @@ func (w *RunWriter) flushDecisions() error {
 	if w.nDec == 0 {
 		return nil
 	}
-	_, err := w.decW.Write(w.decBuf[:w.nDec])
-	clear(w.decBuf[:w.nDec]) // drop references to the caller's strings
-	w.info.Decisions += int64(w.nDec)
-	w.nDec = 0
+	next, err := w.decW.send(w.decBuf[:w.nDec])
 	if err != nil {
-		return fmt.Errorf("write %s: %w", DecisionsFile, err)
+		return err
 	}
+	w.info.Decisions += int64(w.nDec)
+	w.decBuf, w.nDec = next, 0
 	return nil
 }
 
@@ -208,13 +284,12 @@ func (w *RunWriter) flushGates() error {
 	if w.nGate == 0 {
 		return nil
 	}
-	_, err := w.gateW.Write(w.gateBuf[:w.nGate])
-	clear(w.gateBuf[:w.nGate])
-	w.info.Results += int64(w.nGate)
-	w.nGate = 0
+	next, err := w.gateW.send(w.gateBuf[:w.nGate])
 	if err != nil {
-		return fmt.Errorf("write %s: %w", GatesFile, err)
+		return err
 	}
+	w.info.Results += int64(w.nGate)
+	w.gateBuf, w.nGate = next, 0
 	return nil
 }
 
@@ -235,10 +310,10 @@ func (w *RunWriter) Close() error {
 		err = w.flushGates()
 	}
 	if err == nil {
-		err = w.decW.Close()
+		err = w.decW.close()
 	}
 	if err == nil {
-		err = w.gateW.Close()
+		err = w.gateW.close()
 	}
 	if err != nil {
 		w.err = err
@@ -268,6 +343,8 @@ func (w *RunWriter) Close() error {
 // completed run in the same directory are left as they were.
 func (w *RunWriter) Abort() {
 	w.done = true
+	w.decW.stop()
+	w.gateW.stop()
 	if w.decF != nil {
 		discardTemp(w.decF)
 		w.decF = nil
