@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apeval/apeval/replay"
+	kzstd "github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 )
@@ -93,9 +95,37 @@ type gateRow struct {
 // writer's memory, whatever the run's size.
 const rowsPerGroup = 64 << 10
 
-// fastZstd trades a little file size for write speed: the run files are
-// written while the replay streams, so the codec is on the hot path.
-var fastZstd = &zstd.Codec{Level: zstd.SpeedFastest}
+// zstdCodec is parquet-go's zstd codec at its fastest level (a little file
+// size for write speed: the run files are written while the replay
+// streams) with one encoder kept for the file's life and a 1 MB window.
+// Pages are 256 KB, so the default 8 MB window bought nothing but a 16 MB
+// history buffer per encoder, allocated again each time the GC emptied
+// parquet-go's encoder pool.
+type zstdCodec struct {
+	zstd.Codec // name, format code and Decode
+	mu         sync.Mutex
+	enc        *kzstd.Encoder
+}
+
+func newZstdCodec() *zstdCodec {
+	return &zstdCodec{Codec: zstd.Codec{Level: zstd.SpeedFastest}}
+}
+
+// Encode compresses src into dst like zstd.Codec.Encode.
+func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.enc == nil {
+		enc, err := kzstd.NewWriter(nil, kzstd.WithEncoderConcurrency(1),
+			kzstd.WithEncoderLevel(kzstd.SpeedFastest), kzstd.WithZeroFrames(true),
+			kzstd.WithEncoderCRC(false), kzstd.WithWindowSize(1<<20))
+		if err != nil {
+			return dst[:0], err
+		}
+		c.enc = enc
+	}
+	return c.enc.EncodeAll(src, dst[:0]), nil
+}
 
 // batchRows is how many rows are handed to the Parquet writer at once.
 const batchRows = 1024
@@ -213,7 +243,7 @@ func CreateRun(dir string, meta RunInfo) (*RunWriter, error) {
 	}
 	opts := func() []parquet.WriterOption {
 		return []parquet.WriterOption{
-			parquet.Compression(fastZstd),
+			parquet.Compression(newZstdCodec()),
 			parquet.MaxRowsPerRowGroup(rowsPerGroup),
 			parquet.CreatedBy("apeval", meta.Version, ""),
 			parquet.KeyValueMetadata("apeval.run_id", meta.RunID),
