@@ -1,0 +1,118 @@
+package datasets
+
+import (
+	"bytes"
+	"io"
+	"reflect"
+	"testing"
+)
+
+// fastLines are shapes decodeFast must decode itself (and exactly as
+// encoding/json does).
+var fastLines = []string{
+	okLine,
+	`{"id":"c-0000001","session_id":"s-000000","seq":2,"piece":"coding","movement":"implement","workspace":"/srv/repo","tool":{"name":"Bash","arguments":{"command":"git commit -m 'change 1'"}},"context":{"latest_user_message":"please continue","approval_state":"none"},"labels":{"det-delete":"no_match"}}`,
+	` { "id" : "a" , "seq" : -0 , "tool" : { "name" : "Write" , "category" : "file_change" , "arguments_valid" : false , "arguments" : { "content" : "line\nnext \"q\" \\ \/ \b\f\r\t \u00e9 \ud83d\ude00 \ud800 \udc00x \ud800\u0041" , "n" : [ 1 , -2.5e-3 , 1E2 , true , false , null , { } , [ ] , { "k" : { "deep" : [ "x" ] } } ] , "k\u0065y" : 0 } } } `,
+	`{"id":"日本語","tool":{"name":"Read","arguments":{}},"labels":{},"tags":[],"context":{"approved_fingerprints":[]}}`,
+	`{"id":"a","tool":{"name":"Bash","arguments":{"a":1,"a":{"b":2}}},"labels":{"r":"match","r":"no_match"}}`,
+	`{"id":"a","time":"2026-07-01T00:47:52Z","hook_point":"tool.before","user_role":"member","tool":{"name":"Bash"},"expected_action":"allow","approval_outcome":"denied","tags":["en","x"],"context":{"approved_fingerprints":["ab"],"approval_state":"approved"}}`,
+	`{"id":"a","tool":{"name":"Bash","x":[1,{"y":null}]},"context":{"z":"\u0000"},"unknown":{"deep":[{"x":[true,false,null,"s",1.5]}]},"":1}`,
+	`{"\u0069d":"a","tool":{"name":"Bash"}}`,
+}
+
+// slowLines must be left to the general path: encoding/json reads them in
+// ways the parser does not reproduce, or rejects them.
+var slowLines = []string{
+	`{"ID":"a","tool":{"name":"Bash"}}`,
+	`{"id":"a","Tool":{"name":"Bash"}}`,
+	`{"id":"a","tool":{"NAME":"Bash"}}`,
+	`{"id":"a","id":"b","tool":{"name":"Bash"}}`,
+	`{"id":"a","tool":{"name":"Bash"},"tool":{"category":"git"}}`,
+	`{"id":null,"tool":{"name":"Bash"}}`,
+	`{"id":"a","tool":{"name":"Bash","arguments":null}}`,
+	`{"id":"a","tool":{"name":"Bash"},"labels":{"r":null}}`,
+	`{"id":"a","tool":{"name":"Bash"},"labels":{"r":1}}`,
+	`{"id":"a","seq":1.0,"tool":{"name":"Bash"}}`,
+	`{"id":"a","seq":1e3,"tool":{"name":"Bash"}}`,
+	`{"id":"a","seq":9223372036854775808,"tool":{"name":"Bash"}}`,
+	`{"id":"a","tool":{"name":"Bash","arguments":{"n":1e400}}}`,
+	`{"id":"a","time":"yesterday","tool":{"name":"Bash"}}`,
+	`{"id":"a","time":null,"tool":{"name":"Bash"}}`,
+	`{"id":"a","tool":{"name":"Bash"},"recorded":[]}`,
+	`{"recorded":[],"seq":9223372036854775808,"id":"a","tool":{"name":"Bash"}}`,
+	`{"recorded":[],"ſeq":1,"id":"a","tool":{"name":"Bash"}}`,
+	`{"id":"a","tool":{"name":"Bash"},"context":{"recent_messages":[]}}`,
+	`{"ſeq":1,"id":"a","tool":{"name":"Bash"}}`,
+	"{\"id\":\"\xff\",\"tool\":{\"name\":\"Bash\"}}",
+	"{\"id\":\"a\tb\",\"tool\":{\"name\":\"Bash\"}}",
+	`{"id":"a","tool":{"name":"Bash"}} x`,
+	`{"id":"a","tool":{"name":"Bash"},}`,
+	`{"id":"a","tool":{"name":"Bash"},"u":01}`,
+	`{"id":"a","tool":{"name":"Bash"},"u":"\x"}`,
+	`{"id":"a","tool":{"name":"Bash","arguments_valid":"yes"}}`,
+	`{"id":"a","tool":"Bash"}`,
+	`[1]`,
+}
+
+func TestDecodeFast(t *testing.T) {
+	for _, line := range fastLines {
+		if ok, _ := decodeFast([]byte(line), new(Case)); !ok {
+			t.Errorf("decodeFast gave up on %s", line)
+		}
+		checkDecodePaths(t, []byte(line))
+	}
+	for _, line := range slowLines {
+		if ok, _ := decodeFast([]byte(line), new(Case)); ok {
+			t.Errorf("decodeFast decoded %s; encoding/json must", line)
+		}
+		checkDecodePaths(t, []byte(line))
+	}
+}
+
+// checkDecodePaths fails unless the fast and the reference path give the
+// same case or the same error.
+func checkDecodePaths(t *testing.T, line []byte) {
+	t.Helper()
+	fc, ferr := decodeWith(line, "f", 1, nil, true)
+	sc, serr := decodeWith(line, "f", 1, nil, false)
+	switch {
+	case (ferr == nil) != (serr == nil):
+		t.Fatalf("%q: fast err %v, encoding/json err %v", line, ferr, serr)
+	case ferr != nil && ferr.Error() != serr.Error():
+		t.Fatalf("%q: errors differ:\nfast %v\nstd  %v", line, ferr, serr)
+	case ferr == nil && !reflect.DeepEqual(fc, sc):
+		t.Fatalf("%q: cases differ:\nfast %#v\nstd  %#v", line, fc, sc)
+	}
+}
+
+// The sample's lines without recorded calls, and the benchmark's, go the
+// fast way; lines with recorded calls do not.
+func TestDecodeFastTakesCommonLines(t *testing.T) {
+	data, err := io.ReadAll(SampleCases())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := append(bytes.Split(bytes.TrimSpace(data), []byte("\n")), bytes.Split(bytes.TrimSpace(benchLines(20)), []byte("\n"))...)
+	fast := 0
+	for _, line := range lines {
+		ok, _ := decodeFast(line, new(Case))
+		if want := !bytes.Contains(line, []byte(`"recorded"`)); ok != want {
+			t.Fatalf("decodeFast = %v, want %v: %s", ok, want, line)
+		}
+		if ok {
+			fast++
+		}
+		checkDecodePaths(t, line)
+	}
+	if fast < 100 {
+		t.Errorf("only %d lines took the fast path", fast)
+	}
+}
+
+// FuzzDecodeFast is FuzzDecode seeded with the shapes the fast parser takes.
+func FuzzDecodeFast(f *testing.F) {
+	for _, s := range append(fastLines, slowLines...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { checkDecodePaths(t, line) })
+}
