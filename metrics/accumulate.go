@@ -29,7 +29,8 @@ type judgeAcc struct {
 	approvalOutcomes, approvalRejected     int64
 	liveCalls, cachedCalls, failedCalls    int64
 	lat                                    []float64
-	caseOrds                               []uint32
+	caseSeen                               []uint64 // bit per case ordinal: replayed by this judge
+	caseRepeats                            int64    // results for a case already seen
 	rules                                  map[string]*ruleAcc
 	ruleOrder                              []*ruleAcc
 	classClash                             map[string]bool
@@ -118,7 +119,14 @@ func (a *Accumulator) Add(r *replay.Result) {
 		}
 	}
 	ord := a.cases.id(r.CaseID)
-	j.caseOrds = append(j.caseOrds, ord)
+	if w := int(ord >> 6); w >= len(j.caseSeen) {
+		j.caseSeen = append(j.caseSeen, make([]uint64, w+1-len(j.caseSeen))...)
+	}
+	if bit := uint64(1) << (ord & 63); j.caseSeen[ord>>6]&bit != 0 {
+		j.caseRepeats++
+	} else {
+		j.caseSeen[ord>>6] |= bit
+	}
 	j.cases++
 	if r.JudgeCalled {
 		j.judgeRequired++

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -213,15 +214,11 @@ func (j *judgeAcc) close(e *evaluator, cases *interner) (*JudgeSummary, *judgePa
 	total.Criteria = []Criterion{e.judgeP95(total), e.judgeRequiredRate(total), e.unknownRate(total)}
 	js.Total = total
 
-	if !slices.IsSorted(j.caseOrds) {
-		slices.Sort(j.caseOrds)
-	}
-	uniq := slices.Compact(j.caseOrds)
-	if dup := len(j.caseOrds) - len(uniq); dup > 0 {
+	if dup := j.caseRepeats; dup > 0 {
 		js.Warnings = append(js.Warnings, fmt.Sprintf("%d results repeat a case already replayed by this judge (overlapping inputs?); every copy is counted", dup))
 	}
-	pairs.cases = uniq
-	j.caseOrds, j.lat = nil, nil
+	pairs.cases = seenOrdinals(j.caseSeen, j.cases-j.caseRepeats)
+	j.caseSeen, j.lat = nil, nil
 
 	if missing > 0 {
 		js.Warnings = append(js.Warnings, fmt.Sprintf("%d rule results are missing from the recording (the policy changed after it was recorded?); they are left out of this judge's rates", missing))
@@ -307,4 +304,16 @@ func (js *JudgeSummary) finishVerdict() {
 	}
 	js.Verdict = v
 	js.Total.Verdict = v
+}
+
+// seenOrdinals lists the ordinals whose bit is set, in ascending order.
+func seenOrdinals(set []uint64, n int64) []uint32 {
+	out := make([]uint32, 0, n)
+	for w, word := range set {
+		for word != 0 {
+			out = append(out, uint32(w<<6+bits.TrailingZeros64(word)))
+			word &= word - 1
+		}
+	}
+	return out
 }
