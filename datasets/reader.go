@@ -336,8 +336,10 @@ func (r *Reader) decodeBatch(b *batch) {
 	b.arena = nil
 }
 
-// arenas recycles the byte buffers batches copy their lines into.
-var arenas = sync.Pool{New: func() any { return make([]byte, 0, batchBytes+64<<10) }}
+// arenas recycles the byte buffers batches copy their lines into. A batch
+// of typical lines (a few hundred bytes) fills a quarter of batchBytes, so
+// they start at that and grow by append for long lines.
+var arenas = sync.Pool{New: func() any { return make([]byte, 0, batchBytes/4) }}
 
 // Scan advances to the next record. It returns false at the end of the
 // input or on a fatal error (see Err).
