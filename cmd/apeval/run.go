@@ -225,11 +225,14 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		}
 	}
 
+	// Hashing the datasets for run.json reads them once more: it runs beside
+	// the replay instead of before it (run.json is written by w.Close).
+	refs := make(chan []reports.FileRef, 1)
+	go func() { refs <- src.refs() }()
 	info := reports.RunInfo{
 		RunID:       o.RunID,
 		Created:     now.UTC(),
 		Version:     version,
-		Datasets:    src.refs(),
 		Policy:      polRef,
 		Baseline:    baseline,
 		Concurrency: o.Concurrency,
@@ -316,6 +319,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	}
 
 	wi := w.Info()
+	wi.Datasets = <-refs
 	wi.Cases = in.cases
 	wi.InvalidLines = in.invalid
 	wi.Interrupted = interrupted
