@@ -6,6 +6,7 @@ require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/goccy/go-json v0.10.2
 	github.com/gowebpki/jcs v1.0.2
+	github.com/klauspost/compress v1.18.3
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/ollama/ollama v0.17.4
 	github.com/parquet-go/parquet-go v0.32.0
@@ -33,7 +34,6 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/klauspost/compress v1.18.3 // indirect
 	github.com/kr/pretty v0.3.0 // indirect
 	github.com/mailru/easyjson v0.7.7 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
