@@ -125,8 +125,11 @@
 // # Orchestration
 //
 // Run reads cases on one goroutine in blocks of 256, hands each judge's
-// workers (Options.Concurrency per judge, each owning the sessions that hash
-// to it) the cases of their sessions, and emits results in input order —
+// workers (4 × Options.Concurrency per judge, each owning the sessions that
+// hash to it) the cases of their sessions — a semaphore per judge bounds its
+// calls in flight to Options.Concurrency, so an uneven spread of sessions
+// over workers does not leave call slots idle, and the wait for a slot is
+// not part of a call's latency or deadline — and emits results in input order —
 // case by case, judge by judge — so output is identical at any concurrency;
 // at most ten blocks are in flight, so memory does not grow with the input.
 // Within a session, records must come in non-decreasing seq order (a

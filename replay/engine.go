@@ -90,6 +90,9 @@ type replayer struct {
 	runID    string
 	timeout  time.Duration
 	counters *counters
+	// slots bounds the judge's calls in flight (shared by its workers);
+	// nil means unbounded.
+	slots chan struct{}
 
 	sessions map[uint64]sessionState
 	arena    counterArena
@@ -509,6 +512,16 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 }
 
 func (e *replayer) call(ctx context.Context, req judge.Request) judge.Response {
+	// Waiting for a slot is not part of the call: the judge measures its
+	// latency from its own start, and the deadline starts after the wait.
+	if e.slots != nil {
+		select {
+		case e.slots <- struct{}{}:
+			defer func() { <-e.slots }()
+		case <-ctx.Done():
+			return judge.Response{Status: judge.StatusError, Error: ctx.Err().Error()}
+		}
+	}
 	if e.timeout <= 0 {
 		return e.j.Judge(ctx, req)
 	}

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,9 +12,13 @@ import (
 	"github.com/apeval/apeval/judge"
 )
 
-// DefaultConcurrency is the number of sessions in flight per judge when
+// DefaultConcurrency is the number of judge calls in flight per judge when
 // Options.Concurrency is 0.
 const DefaultConcurrency = 4
+
+// workersPerSlot is how many session-owning workers share one judge-call
+// slot (see Run).
+const workersPerSlot = 4
 
 const (
 	// blockSize is how many cases are read, dispatched and emitted together;
@@ -26,8 +31,9 @@ const (
 // Options configure Run.
 type Options struct {
 	RunID string
-	// Concurrency is the number of sessions replayed at once per judge
-	// (each worker owns the sessions that hash to it); 0 = DefaultConcurrency.
+	// Concurrency is the number of judge calls in flight per judge; the
+	// sessions are spread over 4 × Concurrency workers (each owns the
+	// sessions that hash to it); 0 = DefaultConcurrency.
 	Concurrency int
 	// Timeout bounds each judge call; 0 = no limit beyond ctx.
 	Timeout time.Duration
@@ -81,8 +87,8 @@ type block struct {
 // concurrency. Sessions replay concurrently; a session's cases replay in
 // input order (which must be seq order: a session whose seq goes backwards
 // stops the run with a *SeqError naming the case's file:line). Per judge,
-// opts.Concurrency workers each own the sessions that hash to them; judges
-// run in parallel.
+// 4 × opts.Concurrency workers each own the sessions that hash to them, and
+// at most opts.Concurrency judge calls are in flight; judges run in parallel.
 //
 // Run stops at the first error from emit or at a seq-order error, and
 // nothing after it is emitted. When ctx is cancelled it stops the workers,
@@ -97,10 +103,15 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 	if len(judges) == 0 {
 		return RunStats{}, errors.New("replay: no judge (use the none judge for deterministic-only runs)")
 	}
-	nw := opts.Concurrency
-	if nw <= 0 {
-		nw = DefaultConcurrency
+	slots := opts.Concurrency
+	if slots <= 0 {
+		slots = DefaultConcurrency
 	}
+	// Sessions are owned by workers (hash of session_id), so a worker that
+	// drew more sessions than its share would idle the others' slots: there
+	// are workersPerSlot times more workers than calls in flight, and a
+	// semaphore per judge bounds the calls.
+	nw := slots * workersPerSlot
 	nj := len(judges)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -116,13 +127,31 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 	queues := make([][]chan *block, nj)
 	for j, jd := range judges {
 		id := jd.Identity()
+		sem := make(chan struct{}, slots)
 		queues[j] = make([]chan *block, nw)
 		for w := range nw {
 			q := make(chan *block, blocksInFlight+2)
 			queues[j][w] = q
 			rep := newReplayer(p, jd, id, &opts, &cnt)
+			rep.slots = sem
 			wg.Go(func() { work(ctx, rep, q, j, w, nj) })
 		}
+	}
+
+	// place gives a session's cases to the worker that owns it; a session
+	// seen first goes to the worker with the fewest cases so far, so the
+	// sessions spread evenly whatever their ids hash to (one map entry per
+	// session, like the workers' session state). Only the reader calls it.
+	owner := map[uint64]int32{}
+	assigned := make([]int64, nw)
+	place := func(h uint64) int {
+		w, ok := owner[h]
+		if !ok {
+			w = int32(slices.Index(assigned, slices.Min(assigned)))
+			owner[h] = w
+		}
+		assigned[w]++
+		return int(w)
 	}
 
 	free := make(chan *block, blocksInFlight+2)
@@ -166,7 +195,7 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 				b.parts[w] = b.parts[w][:0]
 			}
 			for i, h := range b.hashes {
-				w := h % uint64(nw)
+				w := place(h)
 				b.parts[w] = append(b.parts[w], int32(i))
 			}
 			busy := 0

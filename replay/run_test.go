@@ -437,3 +437,36 @@ func BenchmarkRunDistinctSessions(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "cases/s")
 }
+
+// TestRunConcurrencyBound: Concurrency is the number of judge calls in
+// flight per judge, reached even when session hashes fall unevenly.
+func TestRunConcurrencyBound(t *testing.T) {
+	p := mustPolicy(t, runPolicy)
+	for _, conc := range []int{1, 3, 8} {
+		var inFlight, peak atomic.Int64
+		j := &fakeJudge{name: "slow", fn: func(ctx context.Context, req judge.Request) judge.Response {
+			n := inFlight.Add(1)
+			for {
+				m := peak.Load()
+				if n <= m || peak.CompareAndSwap(m, n) {
+					break
+				}
+			}
+			time.Sleep(3 * time.Millisecond)
+			inFlight.Add(-1)
+			return answer(judge.Match).fn(ctx, req)
+		}}
+		var cases []*datasets.Case
+		for i := range 120 {
+			c := bash(fmt.Sprintf("rm -rf build/%d", i))
+			c.ID, c.SessionID, c.Seq = fmt.Sprint(i), fmt.Sprint(i%40), int64(i)
+			cases = append(cases, c)
+		}
+		if _, err := Run(context.Background(), p, sliceNext(cases), []judge.Judge{j}, Options{Concurrency: conc}, func(*Result) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if got := peak.Load(); got != int64(conc) {
+			t.Errorf("concurrency %d: peak %d calls in flight", conc, got)
+		}
+	}
+}
