@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gowebpki/jcs"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -388,14 +387,16 @@ func InputDigest(in Input) (string, error) {
 	return fmt.Sprintf("%x", sum), nil
 }
 
+// inputSum hashes the JCS form of the input, written directly (a generic
+// parse-and-reserialize cost more than a cache hit's lookup).
 func inputSum(in Input) ([sha256.Size]byte, error) {
-	raw, err := json.Marshal(in)
-	if err != nil {
-		return [sha256.Size]byte{}, err
-	}
-	canon, err := jcs.Transform(raw)
-	if err != nil {
-		return [sha256.Size]byte{}, err
-	}
-	return sha256.Sum256(canon), nil
+	var c Canonical
+	buf := canonBufs.Get().(*[]byte)
+	b := c.AppendInput((*buf)[:0], in)
+	sum := sha256.Sum256(b)
+	*buf = b
+	canonBufs.Put(buf)
+	return sum, nil
 }
+
+var canonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}

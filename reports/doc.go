@@ -14,7 +14,8 @@
 //	                   backend, model, digest, prompt_version, details),
 //	                   baseline, concurrency, timeout ("30s"), shard ("I/N"),
 //	                   cases, invalid_lines, results (gates rows), decisions
-//	                   (decisions rows), interrupted. Schema "apeval.run/v1".
+//	                   (decisions rows), interrupted, replay_ms (wall time of
+//	                   the replay stage). Schema "apeval.run/v1".
 //	decisions.parquet  one row per case × judge × rule in scope (below)
 //	gates.parquet      one row per case × judge (below)
 //	metrics.parquet    one row per judge × rule plus rule_id "*" (below)

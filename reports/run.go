@@ -48,6 +48,10 @@ type RunInfo struct {
 	Results     int64 `json:"results"`
 	Decisions   int64 `json:"decisions"`
 	Interrupted bool  `json:"interrupted"`
+	// ReplayMS is the wall time of the replay stage (reading, scope,
+	// matchers, judge calls or cache hits, decision files), without start-up
+	// and report writing; 0 when not measured (merged runs).
+	ReplayMS float64 `json:"replay_ms,omitempty"`
 }
 
 // FileRef names an input file and its content hash ("" when unknown, for

@@ -53,6 +53,7 @@ once each (--allow-partial accepts missing shards).`,
 			info.Shard = ""
 			info.Cases, info.InvalidLines, info.Results, info.Decisions = 0, 0, 0, 0
 			info.Interrupted = false
+			info.ReplayMS = 0
 			for _, in := range infos {
 				info.Cases += in.Cases
 				info.InvalidLines += in.InvalidLines

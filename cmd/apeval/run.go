@@ -300,7 +300,9 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		gates.Add(r)
 		return nil
 	}
+	replayStart := time.Now()
 	rstats, runErr := replay.Run(ctx, pol, in.next, judges, ropts, emit)
+	replayTime := time.Since(replayStart)
 	if prog != nil {
 		prog.update(progressSnapshot{Cases: rstats.Cases, Calls: rstats.Calls, CacheHits: rstats.CacheHits, Failures: rstats.Failures}, time.Now(), true)
 	}
@@ -323,6 +325,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	wi.Cases = in.cases
 	wi.InvalidLines = in.invalid
 	wi.Interrupted = interrupted
+	wi.ReplayMS = float64(replayTime) / float64(time.Millisecond)
 	if err := w.Close(); err != nil {
 		return err
 	}
