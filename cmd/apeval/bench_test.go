@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -237,11 +238,10 @@ func (f *fakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"message": map[string]any{"role": "assistant", "content": content}}},
 		"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
 	}
+	body, _ := json.Marshal(resp)
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(resp)
-	if fl, ok := w.(http.Flusher); ok {
-		fl.Flush()
-	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body)
 	served := float64(time.Since(start)) / float64(time.Millisecond)
 	f.mu.Lock()
 	f.served = append(f.served, served)
