@@ -34,9 +34,9 @@ check "replay 1M deterministic cases: cases/s"  "$(metric BenchmarkE2EDeterminis
 check "replay 1M deterministic cases: peak RSS MB" "$(metric BenchmarkE2EDeterministic1M peak-RSS-MB)" 300 le
 check "judge at 20 ms, concurrency 16: calls/s"   "$(metric BenchmarkE2EOpenAI20ms calls/s)" 720 ge
 check "judge at 20 ms: |reported P95 - 20| ms"    "$(awk -v p="$(metric BenchmarkE2EOpenAI20ms p95-ms)" 'BEGIN { if (p == "") exit; d = p - 20; print (d < 0 ? -d : d) }')" 2 le
+printf '%-52s %12s  (what the fake server itself measured, the P95 as served, for the line above)\n' "judge at 20 ms: server-side P95 ms" "$(metric BenchmarkE2EOpenAI20ms server-p95-ms)"
 check "judge at 20 ms: warm-cache replay speed-up (x)" "$(metric BenchmarkE2EOpenAI20ms warm-speedup)" 50 ge
 printf '%-52s %12s  (whole process incl. start-up and reports; not a target)\n' "judge at 20 ms: warm-cache process speed-up (x)" "$(metric BenchmarkE2EOpenAI20ms warm-speedup-process)"
-printf '%-52s %12s  (the fake server's own P95, for the line above)\n' "judge at 20 ms: server-side P95 ms" "$(metric BenchmarkE2EOpenAI20ms server-p95-ms)"
 check "judge at 20 ms: peak RSS MB"              "$(metric BenchmarkE2EOpenAI20ms peak-RSS-MB)" 100 le
 check "metrics: decisions/s"                      "$(metric BenchmarkAccumulate decisions/s)" 2000000 ge
 check "metrics: live heap MB"                     "$(metric BenchmarkAccumulate live-MB)" 200 le
