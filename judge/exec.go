@@ -48,6 +48,15 @@ func NewExec(command string, cfg Config) (*Exec, error) {
 	if command == "" {
 		return nil, errors.New("exec judge needs a command")
 	}
+	// A plugin that cannot start is a usage error, not 100 % failed calls:
+	// when the command's first word is a plain program name or path, it must
+	// exist. (A command using shell syntax is left to the shell.)
+	// The shell's own `command -v` knows builtins and keywords too.
+	if prog := strings.Fields(command)[0]; !strings.ContainsAny(prog, "$`'\"=;|&()<>*?~{}[]\\") {
+		if err := exec.Command("/bin/sh", "-c", `command -v -- "$1" >/dev/null`, "sh", prog).Run(); err != nil {
+			return nil, fmt.Errorf("exec judge: %q is not a program the shell can run", prog)
+		}
+	}
 	n := cfg.Concurrency
 	if n < 1 {
 		n = 1

@@ -123,7 +123,7 @@ func TestExecFailures(t *testing.T) {
 		{"non-JSON", `while read l; do echo 'rule del matches'; done`, StatusInvalid, "not a JSON object"},
 		{"unasked rule", `while read l; do echo '{"version":1,"decisions":[{"rule_id":"zzz","result":"match"}]}'; done`, StatusInvalid, `"zzz" that was not asked`},
 		{"crash", `read l; echo boom >&2; exit 3`, StatusError, "plugin exited: exit status 3"},
-		{"no such command", `/nonexistent/plugin`, StatusError, "plugin exited: exit status 127"},
+		{"exits at once", `exit 127`, StatusError, "plugin exited: exit status 127"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -248,5 +248,22 @@ func TestExecPoolRunsOneChildPerSlot(t *testing.T) {
 		if n != 2 {
 			t.Fatalf("child %s answered %d calls, want 2 each: %v", p, n, seen)
 		}
+	}
+}
+
+// TestExecMissingProgram: a plugin whose program does not exist fails at
+// Open, naming it, instead of failing every call; shell syntax is left to
+// the shell.
+func TestExecMissingProgram(t *testing.T) {
+	_, err := Open(context.Background(), "exec:/nonexistent/judge --flag", Config{})
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/judge") {
+		t.Fatalf("err = %v, want one naming the missing program", err)
+	}
+	j, err := Open(context.Background(), "exec:FOO=1 cat", Config{})
+	if err != nil {
+		t.Fatalf("a command with an assignment must reach the shell: %v", err)
+	}
+	if c, ok := j.(interface{ Close() error }); ok {
+		c.Close()
 	}
 }

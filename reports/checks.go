@@ -59,7 +59,18 @@ func RenderChecks(w io.Writer, reps []judge.CheckReport, f Format) error {
 			g.notes = append(g.notes, fmt.Sprintf("%s: the server has %s", r.Spec, strings.Join(models, ", ")))
 		}
 	}
-	return g.render(w, f)
+	if err := g.render(w, f); err != nil {
+		return err
+	}
+	// TSV carries no footnotes; a failed check must still say why.
+	if f == FormatTSV {
+		for _, n := range g.notes {
+			if _, err := fmt.Fprintf(w, "# %s\n", n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func yesNo(b bool) string {

@@ -1,0 +1,58 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/judge"
+)
+
+func TestRenderChecks(t *testing.T) {
+	reps := []judge.CheckReport{
+		{Spec: "ollama:qwen", Identity: "ollama/qwen:latest@abc+p1", Reachable: true, ModelPresent: true, Digest: "abc",
+			StructuredOutput: "json_schema", SampleStatus: judge.StatusOK, SampleLatency: 412500 * time.Microsecond},
+		{Spec: "openai:x", Identity: "openai/x+p1", SampleStatus: judge.StatusError, SampleError: "connection refused",
+			Models: []string{"b", "a"}, Error: "cannot list models"},
+	}
+	var b bytes.Buffer
+	if err := RenderChecks(&b, reps, FormatTSV); err != nil {
+		t.Fatal(err)
+	}
+	want := "judge\treachable\tmodel\tdigest\tstructured output\tsample call\tlatency ms\tok\n" +
+		"ollama/qwen:latest@abc+p1\tyes\tyes\tabc\tjson_schema\tok\t412.5\tyes\n" +
+		"openai/x+p1\tno\tno\t–\t–\terror\t0.0\tno\n" +
+		"# openai:x: cannot list models\n# openai:x: sample call: connection refused\n# openai:x: the server has a, b\n"
+	if b.String() != want {
+		t.Errorf("TSV:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := RenderChecks(&b, reps, FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	if err := json.Unmarshal(b.Bytes(), &out); err != nil || len(out) != 2 || out[0]["ok"] != true || out[1]["ok"] != false || out[0]["sample_latency_ms"] != 412.5 {
+		t.Errorf("JSON: %v %s", err, b.String())
+	}
+}
+
+func TestRenderStats(t *testing.T) {
+	st := datasets.NewStats()
+	valid := false
+	st.Add(&datasets.Case{ID: "a", SessionID: "s", Tool: datasets.Tool{Name: "Bash", Category: "command_execution"},
+		Labels: map[string]string{"r": "match"}, Tags: []string{"ja"}})
+	st.Add(&datasets.Case{ID: "b", SessionID: "s", Tool: datasets.Tool{Name: "Write", Category: "file_change", ArgumentsValid: &valid},
+		Labels: map[string]string{"r": "no_match"}})
+	var b bytes.Buffer
+	if err := RenderStats(&b, st, FormatTSV); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"cases\t2\n", "sessions\t1\n", "invalid arguments\t1\n", "command_execution\t1\n", "file_change\t1\n", "r\t1\t1\n", "ja\t1\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("stats TSV lacks %q:\n%s", want, b.String())
+		}
+	}
+}
