@@ -29,7 +29,7 @@ func canonicalInputs() []Input {
 			Tool: Tool{Name: "Bash", Category: "command_execution", ArgumentsSummary: "rm -rf build",
 				Arguments: map[string]any{"command": "rm -rf build", "n": 1e21, "f": 0.1, "neg": -3.0, "big": 9007199254740993.0,
 					"nested": map[string]any{"é": true, "a": nil, "€": []any{1.5, "x", map[string]any{}}, "😀": "astral", "\ue000": "bmp-private"},
-					"list": []any{}, "ctrl": "\x01\x1f", "bad": "\xff"}}},
+					"list":   []any{}, "ctrl": "\x01\x1f", "bad": "\xff"}}},
 		Context: InContext{LatestUserMessage: "clean the build", ApprovalState: "none",
 			RecentMessages:    []Message{{Role: "assistant", Content: "ok"}},
 			PreviousRuleFires: []RuleFires{{RuleID: "rule-12", Count: 2}}},
