@@ -45,20 +45,7 @@ func decodeFast(line []byte, c *Case) (ok, general bool) {
 }
 
 func (p *caseParser) decode(c *Case) bool {
-	p.ws()
-	if !p.eat('{') {
-		return false
-	}
-	var seen uint32
-	ok := p.object(func(key string) bool {
-		f := fieldIndex(key, caseFields[:])
-		if f < 0 {
-			return f == -1 && p.skip(0)
-		}
-		if seen&(1<<f) != 0 {
-			return false
-		}
-		seen |= 1 << f
+	ok := p.fields(caseFields[:], func(f int) bool {
 		switch caseFields[f] {
 		case "id":
 			return p.str(&c.ID)
@@ -131,14 +118,18 @@ func fieldIndex(key string, fields []string) int {
 	return -1
 }
 
-func (p *caseParser) tool(t *Tool) bool {
+// fields parses an object whose known keys are names: fn gets each known
+// key's index, once; an unknown key's value is skipped; a key met twice, or
+// one that differs from a known key only in case (encoding/json would match
+// it), makes the fast path give up.
+func (p *caseParser) fields(names []string, fn func(f int) bool) bool {
 	p.ws()
 	if !p.eat('{') {
 		return false
 	}
 	var seen uint32
 	return p.object(func(key string) bool {
-		f := fieldIndex(key, toolFields[:])
+		f := fieldIndex(key, names)
 		if f < 0 {
 			return f == -1 && p.skip(0)
 		}
@@ -146,6 +137,12 @@ func (p *caseParser) tool(t *Tool) bool {
 			return false
 		}
 		seen |= 1 << f
+		return fn(f)
+	})
+}
+
+func (p *caseParser) tool(t *Tool) bool {
+	return p.fields(toolFields[:], func(f int) bool {
 		switch f {
 		case 0:
 			return p.str(&t.Name)
@@ -176,20 +173,7 @@ func (p *caseParser) tool(t *Tool) bool {
 }
 
 func (p *caseParser) context(c *Context) bool {
-	p.ws()
-	if !p.eat('{') {
-		return false
-	}
-	var seen uint32
-	return p.object(func(key string) bool {
-		f := fieldIndex(key, contextFields[:])
-		if f < 0 {
-			return f == -1 && p.skip(0)
-		}
-		if seen&(1<<f) != 0 {
-			return false
-		}
-		seen |= 1 << f
+	return p.fields(contextFields[:], func(f int) bool {
 		switch f {
 		case 0:
 			return p.str(&c.LatestUserMessage)
