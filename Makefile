@@ -7,6 +7,7 @@ NODE_DIR := .cache/node
 DUCKDB   := $(NODE_DIR)/node_modules/@duckdb/node-api/package.json
 
 .PHONY: build run test vet bench ci duckdb e2e-ollama html-check readme-check clean
+.PHONY: staticcheck
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/apeval
@@ -34,6 +35,11 @@ $(DUCKDB):
 vet:
 	$(GO) vet ./...
 
+# Pinned so CI does not change under us; v0.8.2 (staticcheck 2026.2.2) knows Go 1.26.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+staticcheck:
+	$(GO) run $(STATICCHECK) ./...
+
 test: duckdb
 	$(GO) test -count=1 ./...
 
@@ -51,7 +57,7 @@ e2e-ollama:
 html-check: build
 	./.ci/html-check.sh
 
-ci: vet test readme-check e2e-ollama html-check
+ci: vet staticcheck test readme-check e2e-ollama html-check
 
 clean:
 	rm -rf bin apeval-out

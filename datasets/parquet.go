@@ -57,7 +57,7 @@ func (r *Reader) produceParquet(idx int, f *os.File, send func(*batch) bool) (ok
 	pr := parquet.NewReader(pf)
 	defer pr.Close()
 	schema := pf.Schema()
-	b := &batch{file: name, fileIdx: idx, arena: arenas.Get().([]byte)[:0], done: make(chan struct{})}
+	b := newBatch(name, idx)
 	for {
 		m := map[string]any{}
 		err := pr.Read(&m)
@@ -88,7 +88,7 @@ func (r *Reader) produceParquet(idx int, f *os.File, send func(*batch) bool) (ok
 			if !send(b) {
 				return false
 			}
-			b = &batch{file: name, fileIdx: idx, arena: arenas.Get().([]byte)[:0], done: make(chan struct{})}
+			b = newBatch(name, idx)
 		}
 	}
 	if len(b.lines) > 0 {

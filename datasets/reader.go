@@ -115,6 +115,7 @@ type batch struct {
 	file    string
 	fileIdx int
 	arena   []byte
+	box     *[]byte // arena's holder in the pool, reused so Put does not allocate
 	lines   []lineRef
 	out     []Record
 	fatal   error
@@ -224,10 +225,7 @@ func (r *Reader) produceFile(idx int, path string, send func(*batch) bool) bool 
 		}
 		return r.produceParquet(idx, f, send)
 	}
-	newBatch := func() *batch {
-		return &batch{file: name, fileIdx: idx, arena: arenas.Get().([]byte)[:0], done: make(chan struct{})}
-	}
-	b := newBatch()
+	b := newBatch(name, idx)
 	var line int
 	var seq int64
 	var long []byte // a line longer than the bufio buffer, assembled here
@@ -273,7 +271,7 @@ func (r *Reader) produceFile(idx int, path string, send func(*batch) bool) bool 
 			if !send(b) {
 				return false
 			}
-			b = newBatch()
+			b = newBatch(name, idx)
 		}
 		if err == io.EOF {
 			break
@@ -330,16 +328,24 @@ func (r *Reader) decodeBatch(b *batch) {
 		b.out[i].Case = c
 	}
 	// The cases own copies of their strings, so the bytes can be reused.
-	if cap(b.arena) <= 2*batchBytes {
-		arenas.Put(b.arena[:0])
+	if b.box != nil && cap(b.arena) <= 2*batchBytes {
+		*b.box = b.arena[:0]
+		arenas.Put(b.box)
 	}
-	b.arena = nil
+	b.arena, b.box = nil, nil
 }
 
 // arenas recycles the byte buffers batches copy their lines into. A batch
 // of typical lines (a few hundred bytes) fills a quarter of batchBytes, so
-// they start at that and grow by append for long lines.
-var arenas = sync.Pool{New: func() any { return make([]byte, 0, batchBytes/4) }}
+// they start at that and grow by append for long lines. The pool holds
+// pointers: a slice stored in an interface would allocate on every Put.
+var arenas = sync.Pool{New: func() any { b := make([]byte, 0, batchBytes/4); return &b }}
+
+// newBatch starts a batch of file name (index idx) with a pooled arena.
+func newBatch(name string, idx int) *batch {
+	box := arenas.Get().(*[]byte)
+	return &batch{file: name, fileIdx: idx, arena: (*box)[:0], box: box, done: make(chan struct{})}
+}
 
 // Scan advances to the next record. It returns false at the end of the
 // input or on a fatal error (see Err).

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Cache persists judge answers on disk (bbolt) so a rerun or a resumed run
@@ -99,7 +100,7 @@ func OpenCache(dir string) (*Cache, error) {
 		puts: make(chan cacheEntry, 1024), done: make(chan struct{})}
 	db, err := openBolt(c.path, cacheLockWait)
 	switch {
-	case errors.Is(err, bolt.ErrTimeout):
+	case errors.Is(err, berrors.ErrTimeout):
 		f, ferr := os.CreateTemp(dir, "pending-*.db")
 		if ferr != nil {
 			return nil, fmt.Errorf("cache: %w", ferr)
@@ -158,7 +159,7 @@ func mergePending(db *bolt.DB, dir, skip string) error {
 			continue
 		}
 		src, err := bolt.Open(f, 0o644, &bolt.Options{Timeout: 50 * time.Millisecond, ReadOnly: true})
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, berrors.ErrTimeout) {
 			continue
 		}
 		if err != nil {
@@ -280,7 +281,7 @@ func (c *Cache) Close() error {
 		return err
 	}
 	shared, oerr := openBolt(filepath.Join(c.dir, cacheFile), cacheMergeWait)
-	if errors.Is(oerr, bolt.ErrTimeout) {
+	if errors.Is(oerr, berrors.ErrTimeout) {
 		return nil // still in use: the next run to open it merges this file
 	}
 	if oerr != nil {

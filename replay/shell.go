@@ -221,7 +221,7 @@ func baseName(t string) string {
 // unquote removes shell quoting from a token; it allocates only when the
 // token has quotes or backslashes.
 func unquote(t string) string {
-	if strings.IndexAny(t, `'"\`) < 0 {
+	if !strings.ContainsAny(t, `'"\`) {
 		return t
 	}
 	var b strings.Builder

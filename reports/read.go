@@ -177,7 +177,7 @@ const maxInterned = 1 << 14
 type rowFile struct {
 	name   string
 	f      *os.File
-	r      *parquet.Reader
+	r      *parquet.GenericReader[any]
 	rows   []parquet.Row
 	n, pos int
 	eof    bool
@@ -201,7 +201,7 @@ func openRows(path string, columns map[string]int) (*rowFile, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	rf := &rowFile{name: filepath.Base(path), f: f, r: parquet.NewReader(pf), rows: make([]parquet.Row, batchRows)}
+	rf := &rowFile{name: filepath.Base(path), f: f, r: parquet.NewGenericReader[any](pf), rows: make([]parquet.Row, batchRows)}
 	schema := pf.Schema()
 	for _, path := range schema.Columns() {
 		leaf, _ := schema.Lookup(path...)

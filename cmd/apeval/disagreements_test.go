@@ -339,7 +339,7 @@ func TestLabelImport(t *testing.T) {
 	// A conflicting label fails, names both lines, writes nothing; --overwrite replaces it.
 	fix := `{"id":"c2","labels":{"del":"no_match"}}`
 	out2 := filepath.Join(dir, "conflict.jsonl")
-	code, stdout, stderr = runApeval(t, fix, "datasets", "label-import", "-d", merged, "-l", "-", "-o", out2)
+	code, _, stderr = runApeval(t, fix, "datasets", "label-import", "-d", merged, "-l", "-", "-o", out2)
 	if code != 2 || !strings.Contains(stderr, merged+`:2: labels.del: the dataset says "match", stdin:1 says "no_match"`) || !strings.Contains(stderr, "--overwrite") {
 		t.Errorf("conflict: exit %d, stderr %s", code, stderr)
 	}
