@@ -7,7 +7,7 @@ NODE_DIR := .cache/node
 DUCKDB   := $(NODE_DIR)/node_modules/@duckdb/node-api/package.json
 
 .PHONY: build run test vet bench ci duckdb e2e-ollama html-check readme-check clean
-.PHONY: staticcheck
+.PHONY: staticcheck script-test
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/apeval
@@ -42,6 +42,11 @@ staticcheck:
 
 test: duckdb
 	$(GO) test -count=1 ./...
+
+# apeval run the way a user runs it: cmd/apeval/testdata/script/*.txtar.
+# Part of `make test` too; this target runs only them.
+script-test:
+	$(GO) test -count=1 -run TestScripts ./cmd/apeval/
 
 bench: build
 	./.ci/bench.sh
