@@ -10,7 +10,6 @@
 //	a := metrics.New(metrics.Config{Criteria: crit, Baseline: "ollama/a@…"})
 //	for r := range results { a.Add(r) }
 //	s := a.Close()                       // *Summary, summary.json is its JSON
-//	os.Exit(metrics.ExitCode(s.Verdict, "")) // in cmd only
 //	cmp := s.Compare(baseline, candidate) // any two judges of the summary
 //
 // Two run directories are compared by feeding both runs' results into one
@@ -121,8 +120,8 @@
 // the worst over candidate judges: every judge except Config.Baseline (the
 // baseline is the reference being replaced, so its own failures do not
 // block a candidate), or the baseline's own verdict when it is the only
-// judge. No results at all is INCONCLUSIVE. ExitCode maps GO 0, NO-GO 1,
-// INCONCLUSIVE 3 (or 0/1 with --inconclusive=pass|fail).
+// judge. No results at all is INCONCLUSIVE. The command maps verdicts to exit
+// codes (cmd/apeval).
 //
 // # Comparison (issue 5)
 //

@@ -22,10 +22,10 @@ func Example() {
 	fmt.Printf("precision %.2f [%.2f, %.2f]\n", *row.Precision, *row.PrecisionLo, *row.PrecisionHi)
 	fmt.Println("p95", *s.Judges[0].Total.LatencyP95MS, "ms")
 	fmt.Println(metrics.CriterionPrecisionMin, row.Status(metrics.CriterionPrecisionMin))
-	fmt.Println("verdict", s.Verdict, "exit", metrics.ExitCode(s.Verdict, ""))
+	fmt.Println("verdict", s.Verdict)
 	// Output:
 	// precision 0.75 [0.30, 0.95]
 	// p95 400 ms
 	// precision_min FAIL
-	// verdict NO-GO exit 1
+	// verdict NO-GO
 }

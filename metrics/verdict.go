@@ -299,24 +299,5 @@ func Worst(vs ...Verdict) Verdict {
 	return v
 }
 
-// ExitCode maps a verdict to the process exit code of `run`/`gate`
-// (DESIGN §7): 0 GO, 1 NO-GO, 3 INCONCLUSIVE; inconclusive = "pass" maps
-// INCONCLUSIVE to 0 and "fail" to 1 (any other value leaves it at 3).
-func ExitCode(v Verdict, inconclusive string) int {
-	switch v {
-	case VerdictGo:
-		return 0
-	case VerdictNoGo:
-		return 1
-	}
-	switch inconclusive {
-	case "pass":
-		return 0
-	case "fail":
-		return 1
-	}
-	return 3
-}
-
 // fmtF formats a figure for a reason sentence: four significant digits.
 func fmtF(v float64) string { return fmt.Sprintf("%.4g", v) }

@@ -253,20 +253,3 @@ func TestVerdicts(t *testing.T) {
 		t.Errorf("baseline alone = %s, want its own NO-GO", v)
 	}
 }
-
-func TestExitCode(t *testing.T) {
-	for _, tc := range []struct {
-		v    Verdict
-		inc  string
-		want int
-	}{
-		{VerdictGo, "", 0}, {VerdictGo, "fail", 0},
-		{VerdictNoGo, "", 1}, {VerdictNoGo, "pass", 1},
-		{VerdictInconclusive, "", 3}, {VerdictInconclusive, "pass", 0}, {VerdictInconclusive, "fail", 1},
-		{VerdictInconclusive, "bogus", 3},
-	} {
-		if got := ExitCode(tc.v, tc.inc); got != tc.want {
-			t.Errorf("ExitCode(%s, %q) = %d, want %d", tc.v, tc.inc, got, tc.want)
-		}
-	}
-}

@@ -124,7 +124,7 @@ func (rep *Report) facts(name func(string) string) []string {
 	if s.Baseline != "" {
 		facts = append(facts, "baseline "+name(s.Baseline))
 	}
-	exit := fmt.Sprintf("exit %d", rep.ExitCode())
+	exit := fmt.Sprintf("exit %d", rep.Exit)
 	if s.Verdict == metrics.VerdictInconclusive && rep.Inconclusive != "" {
 		exit += " (--inconclusive=" + rep.Inconclusive + ")"
 	}

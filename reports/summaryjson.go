@@ -30,6 +30,6 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 	if run.Schema == "" {
 		run.Schema = RunSchema
 	}
-	return enc.Encode(summaryJSON{Schema: SummarySchema, Run: &run, ExitCode: rep.ExitCode(),
+	return enc.Encode(summaryJSON{Schema: SummarySchema, Run: &run, ExitCode: rep.Exit,
 		Inconclusive: rep.Inconclusive, Summary: rep.Summary})
 }

@@ -24,14 +24,12 @@ type Report struct {
 	// Inconclusive is the --inconclusive policy ("pass", "fail", or "" to
 	// keep INCONCLUSIVE as exit code 3); JUnit and the headline follow it.
 	Inconclusive string
+	// Exit is the process exit code the command maps the verdict to; the
+	// headlines, summary.md and summary.json show it. The mapping itself
+	// lives in cmd.
+	Exit int
 	// Color enables ANSI colour on verdict and status words (terminals only).
 	Color bool
-}
-
-// ExitCode is the exit code the verdict maps to under the report's
-// --inconclusive policy.
-func (rep *Report) ExitCode() int {
-	return metrics.ExitCode(rep.Summary.Verdict, rep.Inconclusive)
 }
 
 // criterionLabel is the short name of a criterion in tables.
@@ -141,7 +139,7 @@ func (rep *Report) headline(markdown bool) string {
 	} else {
 		v = paint(v, rep.Color)
 	}
-	s := fmt.Sprintf("verdict: %s (exit %d", v, rep.ExitCode())
+	s := fmt.Sprintf("verdict: %s (exit %d", v, rep.Exit)
 	if rep.Summary.Verdict == metrics.VerdictInconclusive && rep.Inconclusive != "" {
 		s += ", --inconclusive=" + rep.Inconclusive
 	}

@@ -151,7 +151,7 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	if j := sum.Judge(candidate); j != nil {
 		v = j.Verdict
 	}
-	return exitCodeError{metrics.ExitCode(v, o.Inconclusive)}
+	return exitCodeError{verdictExit(v, o.Inconclusive)}
 }
 
 // runDifferences warns when two runs did not replay the same thing.

@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
+
+	"github.com/apeval/apeval/metrics"
 )
 
 // version is set with -ldflags "-X main.version=…".
@@ -23,6 +25,25 @@ const (
 	exitInconclusive = 3
 	exitInterrupted  = 130
 )
+
+// verdictExit maps a verdict to the exit code of run, report, merge, gate
+// and compare: 0 GO, 1 NO-GO, 3 INCONCLUSIVE; inconclusive (the
+// --inconclusive flag) "pass" maps INCONCLUSIVE to 0 and "fail" to 1.
+func verdictExit(v metrics.Verdict, inconclusive string) int {
+	switch v {
+	case metrics.VerdictGo:
+		return exitGo
+	case metrics.VerdictNoGo:
+		return exitNoGo
+	}
+	switch inconclusive {
+	case "pass":
+		return exitGo
+	case "fail":
+		return exitNoGo
+	}
+	return exitInconclusive
+}
 
 // usageError marks a usage or input error: exit code 2.
 type usageError struct{ err error }

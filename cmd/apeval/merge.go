@@ -89,7 +89,7 @@ once each (--allow-partial accepts missing shards).`,
 			if err := writeRunReports(out, rep, e.Format, io, gates); err != nil {
 				return err
 			}
-			return exitCodeError{rep.ExitCode()}
+			return exitCodeError{rep.Exit}
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "merged run directory (required)")

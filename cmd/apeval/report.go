@@ -191,7 +191,7 @@ apeval merge for the shards of one run). Exit code as for run.`,
 			if err := writeRunReports(dir, rep, e.Format, io, gates); err != nil {
 				return err
 			}
-			return exitCodeError{rep.ExitCode()}
+			return exitCodeError{rep.Exit}
 		},
 	}
 	e.register(cmd, true)
@@ -224,7 +224,7 @@ the replay once and gate on it later.`,
 				fmt.Fprintf(io.Out, "%s\t%s\n", j.Judge, j.Verdict)
 			}
 			fmt.Fprintf(io.Out, "verdict\t%s\n", rep.Summary.Verdict)
-			return exitCodeError{rep.ExitCode()}
+			return exitCodeError{verdictExit(rep.Summary.Verdict, rep.Inconclusive)}
 		},
 	}
 	e.register(cmd, false)
@@ -232,9 +232,11 @@ the replay once and gate on it later.`,
 }
 
 // writeRunReports writes every report file of a run directory and prints
-// the terminal tables; it returns the verdict's exit code as an error.
+// the terminal tables; it sets rep.Exit, the verdict's exit code, which
+// the reports show.
 func writeRunReports(dir string, rep *reports.Report, format string, io IO, gates *reports.GateSummary) error {
 	rep.Gates = gates
+	rep.Exit = verdictExit(rep.Summary.Verdict, rep.Inconclusive)
 	if err := reports.WriteRunReports(dir, rep); err != nil {
 		return err
 	}

@@ -353,7 +353,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: interrupted; %d finished cases are in %s\n", rstats.Cases, o.Out)
 		return context.Canceled
 	}
-	return exitCodeError{rep.ExitCode()}
+	return exitCodeError{rep.Exit}
 }
 
 // needsRecordedNames reports whether the judge list must be completed from
