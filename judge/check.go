@@ -114,7 +114,7 @@ func Check(ctx context.Context, spec string, cfg Config) CheckReport {
 // checkOllama lists the server's models before Open, so an unreachable
 // server and a missing model are told apart.
 func checkOllama(ctx context.Context, model string, cfg Config, rep *CheckReport) {
-	base, err := OllamaHost(cfg.OllamaHost)
+	base, err := OllamaHost(cfg.OllamaHost, cfg.getenv("OLLAMA_HOST"))
 	if err != nil {
 		rep.Error = err.Error()
 		return

@@ -10,7 +10,7 @@
 // [Open] turns a --judge spec into a [Judge]:
 //
 //   - ollama:MODEL — [Ollama], through github.com/ollama/ollama/api. Host from
-//     Config.OllamaHost, else $OLLAMA_HOST, else http://127.0.0.1:11434.
+//     Config.OllamaHost, else $OLLAMA_HOST (from Config.Getenv), else http://127.0.0.1:11434.
 //     Open lists the server's models (the digest is only there; "llama3"
 //     means "llama3:latest") and fails naming the available models when the
 //     model is missing; /api/show gives family, parameter size and

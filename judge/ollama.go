@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -43,13 +42,13 @@ type Ollama struct {
 	modes     *modeLadder
 }
 
-// OllamaHost resolves the Ollama base URL: the flag, else $OLLAMA_HOST, else
-// http://127.0.0.1:11434. A value without a scheme gets http://, one without
-// a port gets 11434, as the ollama CLI does.
-func OllamaHost(flag string) (*url.URL, error) {
+// OllamaHost resolves the Ollama base URL: the flag, else env (the value of
+// $OLLAMA_HOST), else http://127.0.0.1:11434. A value without a scheme gets
+// http://, one without a port gets 11434, as the ollama CLI does.
+func OllamaHost(flag, env string) (*url.URL, error) {
 	h := strings.TrimSpace(flag)
 	if h == "" {
-		h = strings.TrimSpace(os.Getenv("OLLAMA_HOST"))
+		h = strings.TrimSpace(env)
 	}
 	if h == "" {
 		h = "http://127.0.0.1:11434"
@@ -73,7 +72,7 @@ func OllamaHost(flag string) (*url.URL, error) {
 // details. A model the server does not have is an error naming the models
 // it has.
 func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*Ollama, error) {
-	base, err := OllamaHost(cfg.OllamaHost)
+	base, err := OllamaHost(cfg.OllamaHost, cfg.getenv("OLLAMA_HOST"))
 	if err != nil {
 		return nil, err
 	}

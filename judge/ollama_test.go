@@ -246,8 +246,7 @@ func TestOllamaHost(t *testing.T) {
 		{"http://localhost:11434/", "", "http://localhost:11434"},
 	}
 	for _, tt := range tests {
-		t.Setenv("OLLAMA_HOST", tt.env)
-		u, err := OllamaHost(tt.flag)
+		u, err := OllamaHost(tt.flag, tt.env)
 		if err != nil || u.String() != tt.want {
 			t.Errorf("OllamaHost(%q) with OLLAMA_HOST=%q = %v, %v; want %s", tt.flag, tt.env, u, err, tt.want)
 		}

@@ -15,8 +15,8 @@ import (
 
 // Config configures the live backends; the zero value is usable.
 type Config struct {
-	// OllamaHost is --ollama-host; empty means $OLLAMA_HOST, else
-	// http://127.0.0.1:11434.
+	// OllamaHost is --ollama-host; empty means $OLLAMA_HOST (through
+	// Getenv), else http://127.0.0.1:11434.
 	OllamaHost string
 	// OpenAIBaseURL is --openai-base-url; empty means https://api.openai.com/v1.
 	OpenAIBaseURL string
@@ -48,6 +48,19 @@ type Config struct {
 	// Log receives warnings (structured-output fallbacks, plugin stderr and
 	// restarts). nil discards them.
 	Log io.Writer
+	// Getenv is the environment the judges read: OLLAMA_HOST and the
+	// variable OpenAIKeyEnv names. The command passes the environment it
+	// was given (the process's in production, a map in tests); nil is an
+	// empty one. (Exec plugins still inherit the process environment.)
+	Getenv func(string) string
+}
+
+// getenv looks key up in the configured environment.
+func (c Config) getenv(key string) string {
+	if c.Getenv == nil {
+		return ""
+	}
+	return c.Getenv(key)
 }
 
 // specForms lists the judge specs Open accepts, for error messages.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -90,7 +89,7 @@ func NewOpenAI(model string, prompt *Prompt, cfg Config) (*OpenAI, error) {
 		client:  cfg.httpClient(),
 		base:    base,
 		model:   model,
-		key:     os.Getenv(keyEnv),
+		key:     cfg.getenv(keyEnv),
 		id:      Identity{Backend: "openai", Model: model, PromptVersion: prompt.Version},
 		prompt:  prompt,
 		timeout: cfg.Timeout,

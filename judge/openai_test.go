@@ -23,9 +23,10 @@ func openOpenAI(t *testing.T, f *fakeServer, cfg Config) *OpenAI {
 }
 
 func TestOpenAIJudge(t *testing.T) {
-	t.Setenv("APEVAL_TEST_KEY", "sk-test-123")
+	// The key comes from the injected environment, not the process's.
+	env := map[string]string{"APEVAL_TEST_KEY": "sk-test-123"}
 	f := newFakeOpenAI(t, echoReply)
-	o := openOpenAI(t, f, Config{OpenAIKeyEnv: "APEVAL_TEST_KEY"})
+	o := openOpenAI(t, f, Config{OpenAIKeyEnv: "APEVAL_TEST_KEY", Getenv: func(k string) string { return env[k] }})
 	if got := o.Identity().String(); got != "openai/judge-small+p1" {
 		t.Fatalf("identity %q", got)
 	}
@@ -86,8 +87,10 @@ func TestOpenAIJudge(t *testing.T) {
 }
 
 func TestOpenAINoKey(t *testing.T) {
-	t.Setenv("APEVAL_TEST_KEY", "")
+	t.Setenv("APEVAL_TEST_KEY", "sk-process-env")
 	f := newFakeOpenAI(t, echoReply)
+	// The process has the variable; the injected environment (nil: empty)
+	// does not, and only the injected one counts.
 	o := openOpenAI(t, f, Config{OpenAIKeyEnv: "APEVAL_TEST_KEY", Options: map[string]string{"temperature": "0.5", "max_tokens": "200"}})
 	if r := o.Judge(context.Background(), twoRules()); r.Status != StatusOK {
 		t.Fatalf("%+v", r)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/apeval/apeval/metrics"
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
 )
+
+func init() { duckdbtest.Skip = os.Getenv("APEVAL_NO_DUCKDB") == "1" }
 
 func checkColumns(t *testing.T, path string, want []duckdbtest.Column) {
 	t.Helper()

@@ -67,6 +67,7 @@ func (f *judgeFlags) config(timeout time.Duration, concurrency int, io IO) judge
 		Retries:       f.Retries,
 		Concurrency:   concurrency,
 		Log:           prefixWriter{w: io.Err, prefix: "apeval: "},
+		Getenv:        io.Getenv,
 	}
 }
 

@@ -92,11 +92,16 @@ func Literal(s string) string {
 	return b.String()
 }
 
+// Skip skips the DuckDB checks instead of running them. The importing
+// tests set it from APEVAL_NO_DUCKDB=1, so that the environment is read by
+// test code, never by a package below cmd.
+var Skip bool
+
 // nodeDir finds <repo>/.cache/node with the package installed, or ends the
-// test: skipped when APEVAL_NO_DUCKDB=1, failed otherwise.
+// test: skipped when Skip (APEVAL_NO_DUCKDB=1), failed otherwise.
 func nodeDir(t testing.TB) string {
 	t.Helper()
-	if os.Getenv("APEVAL_NO_DUCKDB") == "1" {
+	if Skip {
 		t.Skip("APEVAL_NO_DUCKDB=1: DuckDB read-back checks skipped on request")
 	}
 	root, err := repoRoot()
