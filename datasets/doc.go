@@ -1,10 +1,35 @@
 // Package datasets is the first stage of the apeval pipeline (datasets →
-// replay → judge → metrics → reports): the apeval.case/v1 record format
-// (DESIGN §2), a streaming, validating Reader for JSONL and Parquet files,
-// the built-in tool-name → category map, dataset statistics, and the
-// embedded sample dataset and policy that `apeval run` uses when given no
-// flags (sample/README.md says how the sample was made).
+// replay → judge → replay → metrics → reports): the apeval.case/v1 record
+// format, a streaming, validating reader for JSONL and Parquet files, the
+// built-in tool-name → category map, dataset statistics, and the embedded
+// sample dataset and policy that `apeval run` uses when given no flags
+// (sample/README.md says how the sample was made).
 //
 // The package knows nothing about judges or policies: a case's labels and
 // recorded judge decisions are plain data here.
+//
+// # Main types
+//
+// A [Case] is one recorded tool call with its [Tool], [Context], labels
+// and [Recorded] judge decisions. [Open] returns a [Reader] over files
+// ("-" is stdin) that works like bufio.Scanner: Scan, Record, Err. Each
+// [Record] holds a Case or a [*LineError] naming file:line and field, so
+// one bad line never hides the rest. [Decode] parses and validates a single
+// line. [ReadLabels] and [MergeOptions] merge labels back into a dataset
+// (`apeval datasets label-import`); [Stats] is `apeval datasets stats`;
+// [WriteJSONL] writes a case back.
+//
+// # Where to look
+//
+//	case.go        the record types
+//	reader.go      Reader: batches of lines decoded in parallel, in order
+//	parquet.go     Parquet input, turned into the same JSON lines
+//	validate.go    Decode: the decode paths and the field rules
+//	fastdecode.go  the fast decoder for well-formed lines
+//	category.go    the tool-name → category map
+//	labels.go, raw.go, writer.go   label import without losing fields
+//	stats.go       dataset statistics
+//
+// The record format and its field rules are in README.md (Cases) and on
+// the Case type.
 package datasets

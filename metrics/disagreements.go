@@ -153,7 +153,7 @@ func (f *DisagreementFinder) Add(r *replay.Result) {
 // Paired returns the number of (case, rule) pairs both judges decided.
 func (f *DisagreementFinder) Paired() int64 { return f.paired }
 
-// outcome classes, as metrics counts them (package doc, "Counting").
+// outcome classes, as metrics counts them (docs/reference/metrics.md, "Counting").
 const (
 	outMatch = iota
 	outNoMatch
@@ -243,7 +243,7 @@ func (f *DisagreementFinder) Close() []Disagreement {
 // (kind opposite), or exactly one of them decided while the other said
 // unknown or failed (kind unknown). Pairs that a judge did not have in
 // scope, or whose recording lacked the rule (status missing), are not
-// compared. Unknown and failure are classified as in the package doc.
+// compared. Unknown and failure are classified as in docs/reference/metrics.md.
 //
 // Order, most informative first:
 //  1. unlabeled pairs before labeled ones (a label is what a human adds);

@@ -84,7 +84,7 @@ type Summary struct {
 	Baseline string `json:"baseline"`
 	// Verdict is the run's verdict: the worst verdict over the candidate
 	// judges (every judge but the baseline; the baseline's own when it is
-	// the only judge). See the package doc.
+	// the only judge). See docs/reference/metrics.md.
 	Verdict Verdict `json:"verdict"`
 	// Judges in Config.Judges order, then the baseline, then by identity.
 	Judges []*JudgeSummary `json:"judges"`
