@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -150,7 +151,7 @@ func (a *Accumulator) Add(r *replay.Result) {
 			continue
 		}
 		j.liveCalls++
-		if c.Status != "ok" && c.Status != "" {
+		if c.Status != judge.StatusOK && c.Status != "" {
 			j.failedCalls++
 		}
 		callIdx[i] = int32(len(j.lat))
@@ -162,34 +163,28 @@ func (a *Accumulator) Add(r *replay.Result) {
 		ra := j.rule(rr)
 		ra.note(j, rr)
 		packed := ord << ordShift
-		if rr.Status == "missing" {
+		out, cell := rr.Classify()
+		if out == replay.OutcomeMissing {
 			ra.missing++
 			ra.pairs = append(ra.pairs, packed|bitMissing)
 			continue
 		}
 		ra.inScope++
 		judged := rr.Source == replay.SourceJudge || rr.Source == replay.SourceCache || rr.Source == replay.SourceFailure
-		// A failure-policy row that carries status unknown is the judge's
-		// own "unknown" answer (replay routes it through the failure
-		// policy), not a failed call.
-		failed := rr.Status == "invalid" || rr.Status == "timeout" || rr.Status == "error" ||
-			(rr.Source == replay.SourceFailure && rr.Status != "unknown")
-		unknown := !failed && (rr.Result == "unknown" || rr.Status == "unknown")
-		match := !failed && !unknown && rr.Result == "match"
-		noMatch := !failed && !unknown && rr.Result == "no_match"
+		match := out == replay.OutcomeMatch
 		if judged {
 			ra.judged++
 			if rr.Source == replay.SourceCache {
 				ra.cacheHits++
 			}
-			switch {
-			case failed:
+			switch out {
+			case replay.OutcomeFailed:
 				switch rr.Status {
-				case "invalid":
+				case judge.StatusInvalid:
 					ra.unk.Invalid++
-				case "timeout":
+				case judge.StatusTimeout:
 					ra.unk.Timeout++
-				case "error":
+				case judge.StatusError:
 					ra.unk.Error++
 				default:
 					// A failure-policy row whose status does not name the
@@ -197,9 +192,9 @@ func (a *Accumulator) Add(r *replay.Result) {
 					ra.unk.Error++
 					j.unknownStatus++
 				}
-			case unknown:
+			case replay.OutcomeUnknown:
 				ra.unk.Unknown++
-			case !match && !noMatch:
+			case replay.OutcomeNone:
 				// A judged pair with no recognisable result is not a decision.
 				ra.unk.Error++
 				j.unknownStatus++
@@ -234,17 +229,22 @@ func (a *Accumulator) Add(r *replay.Result) {
 			ra.pairs = append(ra.pairs, packed)
 			continue
 		}
+		switch cell {
+		case replay.CellTP:
+			ra.tp++
+		case replay.CellFP:
+			ra.fp++
+		case replay.CellFN:
+			ra.fn++
+		case replay.CellTN:
+			ra.tn++
+		}
 		switch rr.Label {
 		case "match":
 			ra.labeled++
-			if match {
-				ra.tp++
-			} else {
-				ra.fn++
-			}
 			if rr.BaselineResult != "" {
 				ra.basePos++
-				baseHit := rr.BaselineResult == "match"
+				baseHit := rr.BaselineResult == judge.Match
 				if baseHit {
 					ra.baseHits++
 				}
@@ -257,11 +257,6 @@ func (a *Accumulator) Add(r *replay.Result) {
 			}
 		case "no_match":
 			ra.labeled++
-			if match {
-				ra.fp++
-			} else if noMatch {
-				ra.tn++
-			}
 		}
 		ra.pairs = append(ra.pairs, packed)
 	}

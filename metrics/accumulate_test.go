@@ -6,23 +6,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
 
 // rr builds a rule result.
 func rr(id, class, source, result, label, status string, fired bool, call int) replay.RuleResult {
 	action := map[string]string{"style": "inject_instruction", "dangerous": "deny_current_tool", "approval": "request_approval"}[class]
-	return replay.RuleResult{RuleID: id, RuleVersion: 1, Class: class, Source: source, Result: result, Label: label,
-		Status: status, Fired: fired, Action: action, Call: call}
+	return replay.RuleResult{RuleID: id, RuleVersion: 1, Class: class, Source: replay.Source(source), Result: judge.Result(result), Label: label,
+		Status: judge.Status(status), Fired: fired, Action: action, Call: call}
 }
 
 func withBaseline(r replay.RuleResult, base string) replay.RuleResult {
-	r.BaselineResult = base
+	r.BaselineResult = judge.Result(base)
 	return r
 }
 
 func call(ms float64, status string, cached bool) replay.Call {
-	return replay.Call{LatencyMS: ms, Status: status, Cached: cached, Rules: 1}
+	return replay.Call{LatencyMS: ms, Status: judge.Status(status), Cached: cached, Rules: 1}
 }
 
 // handSet is six cases replayed by judge "J" with rules R1 (style), R2

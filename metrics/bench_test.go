@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -22,13 +23,13 @@ const (
 
 func benchTemplates() [][]replay.RuleResult {
 	var out [][]replay.RuleResult
-	results := []string{"match", "no_match", "unknown"}
+	results := []judge.Result{"match", "no_match", "unknown"}
 	labels := []string{"match", "no_match", ""}
 	for v := 0; v < 27; v++ {
 		res, lab := results[v%3], labels[(v/3)%3]
 		rules := []replay.RuleResult{
 			{RuleID: "always-audit", RuleVersion: 1, Class: "always", Source: "deterministic", Result: "match", Fired: true, Action: "audit_only", Status: "ok", Call: -1},
-			{RuleID: "no-force-push", RuleVersion: 2, Class: "dangerous", Source: "judge", Result: res, Label: lab, Fired: res == "match", Action: "deny_current_tool", Status: map[bool]string{true: "unknown", false: "ok"}[res == "unknown"], BaselineResult: labels[v%2], Call: 0},
+			{RuleID: "no-force-push", RuleVersion: 2, Class: "dangerous", Source: "judge", Result: res, Label: lab, Fired: res == "match", Action: "deny_current_tool", Status: map[bool]judge.Status{true: "unknown", false: "ok"}[res == "unknown"], BaselineResult: judge.Result(labels[v%2]), Call: 0},
 			{RuleID: "style-tests", RuleVersion: 1, Class: "style", Source: "judge", Result: results[(v/9)%3], Label: labels[v%3], Fired: results[(v/9)%3] == "match", Action: "inject_instruction", Status: "ok", Call: 0},
 			{RuleID: "approve-deploy", RuleVersion: 1, Class: "approval", Source: "judge", Result: "no_match", Label: "no_match", Action: "request_approval", Status: "ok", Call: 0},
 			{RuleID: "audit-net", RuleVersion: 1, Class: "audit", Source: "deterministic", Result: "no_match", Label: labels[v%3], Action: "audit_only", Status: "ok", Call: -1},

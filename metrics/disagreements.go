@@ -65,6 +65,7 @@ type DisagreementFinder struct {
 type pairState struct {
 	conf   [2]float64
 	hasCf  [2]bool
+	out    [2]replay.Outcome
 	result [2]uint8
 	status [2]uint8
 	source [2]uint8
@@ -114,7 +115,8 @@ func (f *DisagreementFinder) Add(r *replay.Result) {
 	ord := f.cases.id(r.CaseID)
 	for i := range r.Rules {
 		rr := &r.Rules[i]
-		if rr.Status == "missing" {
+		out, _ := rr.Classify()
+		if out == replay.OutcomeMissing {
 			// The recording lacks the rule: no decision to compare.
 			continue
 		}
@@ -131,9 +133,10 @@ func (f *DisagreementFinder) Add(r *replay.Result) {
 			f.pairs[key] = p
 		}
 		p.seen[side] = true
-		p.result[side] = f.intern(rr.Result)
-		p.status[side] = f.intern(rr.Status)
-		p.source[side] = f.intern(rr.Source)
+		p.out[side] = out
+		p.result[side] = f.intern(string(rr.Result))
+		p.status[side] = f.intern(string(rr.Status))
+		p.source[side] = f.intern(string(rr.Source))
 		if rr.Confidence != nil {
 			p.conf[side], p.hasCf[side] = *rr.Confidence, true
 		}
@@ -153,27 +156,6 @@ func (f *DisagreementFinder) Add(r *replay.Result) {
 // Paired returns the number of (case, rule) pairs both judges decided.
 func (f *DisagreementFinder) Paired() int64 { return f.paired }
 
-// outcome classes, as metrics counts them (docs/reference/metrics.md, "Counting").
-const (
-	outMatch = iota
-	outNoMatch
-	outSilent // unknown or failed
-)
-
-func (f *DisagreementFinder) outcome(p *pairState, side int) int {
-	result, status, source := f.code[p.result[side]], f.code[p.status[side]], f.code[p.source[side]]
-	failed := source == replay.SourceFailure || status == "invalid" || status == "timeout" || status == "error"
-	switch {
-	case failed || result == "unknown" || status == "unknown":
-		return outSilent
-	case result == "match":
-		return outMatch
-	case result == "no_match":
-		return outNoMatch
-	}
-	return outSilent // no recognisable result: not a decision
-}
-
 // strength is a decision's confidence for ranking: the judge's own figure,
 // 1 for a deterministic result (a precondition is certain), 0.5 (no
 // information) for a judged result without one.
@@ -181,22 +163,24 @@ func (f *DisagreementFinder) strength(p *pairState, side int) float64 {
 	switch {
 	case p.hasCf[side]:
 		return min(max(p.conf[side], 0), 1)
-	case f.code[p.source[side]] == replay.SourceDeterministic:
+	case replay.Source(f.code[p.source[side]]) == replay.SourceDeterministic:
 		return 1
 	}
 	return 0.5
 }
 
 func (f *DisagreementFinder) compare(key uint64, p *pairState) (Disagreement, bool) {
-	ob, oc := f.outcome(p, 0), f.outcome(p, 1)
+	// A pair disagrees when the decisions differ, or exactly one judge
+	// decided (the other's outcome is unknown, failed or none).
+	ob, oc := p.out[0], p.out[1]
 	var kind string
 	var score float64
 	switch {
-	case ob == oc || (ob == outSilent && oc == outSilent):
+	case ob.Decided() == oc.Decided() && (!ob.Decided() || ob == oc):
 		return Disagreement{}, false
-	case ob != outSilent && oc != outSilent:
+	case ob.Decided() && oc.Decided():
 		kind, score = DisagreeOpposite, f.strength(p, 0)*f.strength(p, 1)
-	case ob == outSilent:
+	case !ob.Decided():
 		kind, score = DisagreeUnknown, f.strength(p, 1)
 	default:
 		kind, score = DisagreeUnknown, f.strength(p, 0)

@@ -6,17 +6,22 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
 
 // dr is a compact rule decision for the disagreement tests.
 type dr struct {
-	rule, result, status, source, label string
-	conf                                float64 // < 0: none
+	rule   string
+	result judge.Result
+	status judge.Status
+	source replay.Source
+	label  string
+	conf   float64 // < 0: none
 }
 
-func disResult(judge, caseID string, rules ...dr) *replay.Result {
-	r := &replay.Result{Judge: judge, CaseID: caseID}
+func disResult(judgeID, caseID string, rules ...dr) *replay.Result {
+	r := &replay.Result{Judge: judgeID, CaseID: caseID}
 	for _, d := range rules {
 		rr := replay.RuleResult{RuleID: d.rule, Result: d.result, Status: d.status, Source: d.source, Label: d.label, Call: -1}
 		if rr.Status == "" {
@@ -113,8 +118,8 @@ func TestDisagreements(t *testing.T) {
 	}
 	conf := 0.95
 	wantC4 := Disagreement{CaseID: "c4", RuleID: "r1", Kind: DisagreeUnknown, Score: 0.95,
-		Baseline:  PairDecision{Judge: judgeA, Result: "match", Status: "timeout", Source: replay.SourceFailure},
-		Candidate: PairDecision{Judge: judgeB, Result: "no_match", Confidence: &conf, Status: "ok", Source: replay.SourceCache}}
+		Baseline:  PairDecision{Judge: judgeA, Result: "match", Status: "timeout", Source: string(replay.SourceFailure)},
+		Candidate: PairDecision{Judge: judgeB, Result: "no_match", Confidence: &conf, Status: "ok", Source: string(replay.SourceCache)}}
 	if !reflect.DeepEqual(c4, wantC4) {
 		t.Errorf("c4:\ngot  %+v\nwant %+v", c4, wantC4)
 	}

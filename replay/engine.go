@@ -204,7 +204,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64, into 
 		e.rowRules = append(e.rowRules, ri)
 		rows = append(rows, RuleResult{
 			RuleID: r.ID, RuleVersion: r.Version, Class: r.Class, Label: c.Labels[r.ID],
-			Action: r.Action, Status: string(judge.StatusOK), Call: -1, Source: SourceDeterministic,
+			Action: r.Action, Status: judge.StatusOK, Call: -1, Source: SourceDeterministic,
 		})
 		row := len(rows) - 1
 		rr := &rows[row]
@@ -223,11 +223,11 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64, into 
 			if rr.Action == "" {
 				rr.Action = boundaryAction(r.Boundary, 0)
 			}
-			rr.Result = string(judge.NoMatch)
+			rr.Result = judge.NoMatch
 			if whenOK && !approved && crosses(r.Boundary.Kind, f) {
 				e.crossed = append(e.crossed, ri)
 				if a := boundaryAction(r.Boundary, e.counter(&st, e.crossSlot[ri])+1); a != "" {
-					rr.Action, rr.Fired, rr.Result = a, true, string(judge.Match)
+					rr.Action, rr.Fired, rr.Result = a, true, judge.Match
 				}
 			}
 		case r.Condition == "" || !whenOK:
@@ -391,11 +391,11 @@ func setFingerprints(rows []RuleResult, digests [][32]byte) {
 	}
 }
 
-func matchResult(ok bool) string {
+func matchResult(ok bool) judge.Result {
 	if ok {
-		return string(judge.Match)
+		return judge.Match
 	}
-	return string(judge.NoMatch)
+	return judge.NoMatch
 }
 
 func sessionID(c *datasets.Case) string {
@@ -406,13 +406,13 @@ func sessionID(c *datasets.Case) string {
 }
 
 // statusRank orders call statuses from best to worst.
-func statusRank(s string) int {
+func statusRank(s judge.Status) int {
 	switch s {
-	case string(judge.StatusInvalid):
+	case judge.StatusInvalid:
 		return 1
-	case string(judge.StatusTimeout):
+	case judge.StatusTimeout:
 		return 2
-	case string(judge.StatusError):
+	case judge.StatusError:
 		return 3
 	}
 	return 0
@@ -447,7 +447,7 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			// rules are missing and left out of the judge's rates.
 			for _, pr := range batch {
 				rr := &res.Rules[pr.row]
-				rr.Source, rr.Status, rr.Result, rr.Error = SourceJudge, string(judge.StatusMissing), string(judge.Unknown), resp.Error
+				rr.Source, rr.Status, rr.Result, rr.Error = SourceJudge, judge.StatusMissing, judge.Unknown, resp.Error
 			}
 			continue
 		}
@@ -455,7 +455,7 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			status = judge.StatusOK
 		}
 		call := Call{
-			Rules: len(batch), Status: string(status), Error: resp.Error,
+			Rules: len(batch), Status: status, Error: resp.Error,
 			LatencyMS: durationMS(resp.Latency), Cached: resp.Cached, Attempts: resp.Attempts,
 			ServerTotalMS: optMS(resp.Server.Total), ServerLoadMS: optMS(resp.Server.Load),
 			ServerPromptEvalMS: optMS(resp.Server.PromptEval), ServerEvalMS: optMS(resp.Server.Eval),
@@ -485,7 +485,7 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			rr := &res.Rules[pr.row]
 			rr.Call = callIdx
 			if status.Failed() {
-				rr.Status, rr.Error = string(status), resp.Error
+				rr.Status, rr.Error = status, resp.Error
 				e.failurePolicy(rr, pr.rule)
 				continue
 			}
@@ -494,12 +494,12 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			case !ok:
 				// The judge (a recording made under an older policy) has no
 				// answer for this rule: left out of rates, never fired.
-				rr.Source, rr.Status, rr.Result = source, string(judge.StatusMissing), string(judge.Unknown)
+				rr.Source, rr.Status, rr.Result = source, judge.StatusMissing, judge.Unknown
 			case d.Result == judge.Match || d.Result == judge.NoMatch:
-				rr.Source, rr.Result, rr.Confidence = source, string(d.Result), d.Confidence
+				rr.Source, rr.Result, rr.Confidence = source, d.Result, d.Confidence
 				rr.Fired = d.Result == judge.Match
 			default:
-				rr.Status, rr.Confidence = string(judge.StatusUnknown), d.Confidence
+				rr.Status, rr.Confidence = judge.StatusUnknown, d.Confidence
 				e.failurePolicy(rr, pr.rule)
 			}
 		}
@@ -536,7 +536,7 @@ func (e *replayer) call(ctx context.Context, req judge.Request) judge.Response {
 // always rules; a dangerous rule falls back to its baseline, else its
 // `when` (which held); an approval rule with a `when` asks for approval.
 func (e *replayer) failurePolicy(rr *RuleResult, r *Rule) {
-	rr.Source, rr.Result, rr.Fired = SourceFailure, string(judge.Unknown), false
+	rr.Source, rr.Result, rr.Fired = SourceFailure, judge.Unknown, false
 	switch r.Class {
 	case ClassApproval:
 		if r.When != nil {
@@ -548,7 +548,7 @@ func (e *replayer) failurePolicy(rr *RuleResult, r *Rule) {
 		}
 		switch {
 		case r.Baseline != nil:
-			rr.Fired = rr.BaselineResult == string(judge.Match)
+			rr.Fired = rr.BaselineResult == judge.Match
 		case r.When != nil:
 			rr.Fired = true
 		}

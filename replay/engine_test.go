@@ -285,7 +285,7 @@ func TestFailurePolicyPerClass(t *testing.T) {
 				if rr.Source != SourceFailure || rr.Result != "unknown" || rr.Call != 0 {
 					t.Errorf("%s: source=%s result=%s call=%d", rr.RuleID, rr.Source, rr.Result, rr.Call)
 				}
-				wantStatus := string(j.fn(context.Background(), judge.Request{}).Status)
+				wantStatus := j.fn(context.Background(), judge.Request{}).Status
 				if wantStatus == "ok" {
 					wantStatus = "unknown"
 				}

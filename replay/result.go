@@ -1,5 +1,7 @@
 package replay
 
+import "github.com/apeval/apeval/judge"
+
 // Result is one case replayed by one judge: the record that flows from replay
 // into metrics and reports (and back out of decisions.parquet/gates.parquet
 // for `apeval report`). Failures are data (Status, Error), never dropped rows.
@@ -19,11 +21,11 @@ type Result struct {
 	ExpectedAction  string
 	ApprovalOutcome string // approved|denied|ignored|""
 	RulesInScope    int
-	RulesJudged     int      // rules whose result came from the judge or its cache
-	JudgeCalled     bool     // at least one rule of the case needed the judge
-	CacheHit        bool     // every judge call of the case was answered from the cache
-	LatencyMS       *float64 // sum of the case's live judge-call latencies; nil when no live call
-	Status          string   // worst call status of the case: ok|invalid|timeout|error, "" when no call
+	RulesJudged     int          // rules whose result came from the judge or its cache
+	JudgeCalled     bool         // at least one rule of the case needed the judge
+	CacheHit        bool         // every judge call of the case was answered from the cache
+	LatencyMS       *float64     // sum of the case's live judge-call latencies; nil when no live call
+	Status          judge.Status // worst call status of the case: ok|invalid|timeout|error, "" when no call
 	Tags            []string
 
 	Rules []RuleResult
@@ -39,17 +41,17 @@ type RuleResult struct {
 	// Source says which stage gave the result: scope (skipped by an approved
 	// fingerprint), deterministic, judge, cache, failure (the failure policy
 	// decided after a judge failure).
-	Source      string
-	Result      string   // match|no_match|unknown
-	Confidence  *float64 // judge confidence when given
+	Source      Source
+	Result      judge.Result // match|no_match|unknown
+	Confidence  *float64     // judge confidence when given
 	Fired       bool
-	Action      string // the rule's action (whether it fired or not)
-	Status      string // ok|unknown|invalid|timeout|error|missing; ok for deterministic rows
+	Action      string       // the rule's action (whether it fired or not)
+	Status      judge.Status // ok|unknown|invalid|timeout|error|missing; ok for deterministic rows
 	Error       string
 	Fingerprint string
 	// BaselineResult is the rule's deterministic baseline on this case
 	// (match|no_match), "" when the rule has no baseline.
-	BaselineResult string
+	BaselineResult judge.Result
 	// Call indexes Calls for rules sent to the judge; -1 otherwise.
 	Call int
 }
@@ -57,7 +59,7 @@ type RuleResult struct {
 // Call is one judge call (or cache hit) made for the case.
 type Call struct {
 	Rules     int
-	Status    string // ok|invalid|timeout|error
+	Status    judge.Status // ok|invalid|timeout|error
 	Error     string
 	LatencyMS float64
 	Cached    bool
@@ -71,13 +73,16 @@ type Call struct {
 	CompletionTokens   *int64
 }
 
+// Source says which stage gave a rule's result.
+type Source string
+
 // Sources of a rule result.
 const (
-	SourceScope         = "scope"
-	SourceDeterministic = "deterministic"
-	SourceJudge         = "judge"
-	SourceCache         = "cache"
-	SourceFailure       = "failure"
+	SourceScope         Source = "scope"
+	SourceDeterministic Source = "deterministic"
+	SourceJudge         Source = "judge"
+	SourceCache         Source = "cache"
+	SourceFailure       Source = "failure"
 )
 
 // Gate actions in priority order, highest first (DESIGN §4.6).

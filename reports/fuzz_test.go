@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -16,13 +17,13 @@ func FuzzRunRoundTrip(f *testing.F) {
 	f.Add("c-1", "s-1", int64(3), "judge", "match", "a,b", false, 0.91, true, 412.5, uint8(2), true, int64(812))
 	f.Add("", "", int64(-1), "", "", "", true, 0.0, false, 0.0, uint8(0), false, int64(0))
 	f.Add("ケース", "s\x00", int64(math.MaxInt64), "j|x", "no_match", ",", false, -1.5, true, math.Inf(1), uint8(7), true, int64(-3))
-	f.Fuzz(func(t *testing.T, caseID, session string, seq int64, judge, label, tags string, nilTags bool,
+	f.Fuzz(func(t *testing.T, caseID, session string, seq int64, judgeID, label, tags string, nilTags bool,
 		conf float64, hasConf bool, lat float64, nRules uint8, cached bool, tokens int64) {
 		if math.IsNaN(conf) || math.IsNaN(lat) {
 			t.Skip("NaN never equals itself; DeepEqual cannot compare it")
 		}
-		r := &replay.Result{RunID: "fuzz", CaseID: caseID, SessionID: session, Seq: seq, Judge: judge,
-			Model: judge, Permission: "allow", GateAction: replay.ActionAllow, ExpectedAction: label}
+		r := &replay.Result{RunID: "fuzz", CaseID: caseID, SessionID: session, Seq: seq, Judge: judgeID,
+			Model: judgeID, Permission: "allow", GateAction: replay.ActionAllow, ExpectedAction: label}
 		if !nilTags {
 			r.Tags = strings.Split(tags, ",")
 		}
@@ -38,7 +39,7 @@ func FuzzRunRoundTrip(f *testing.F) {
 		for i := range n {
 			rr := replay.RuleResult{RuleID: label + string(rune('a'+i)), RuleVersion: i, Class: "dangerous",
 				Label: label, Source: replay.SourceJudge, Result: "match", Action: replay.ActionDenyCurrentTool,
-				Status: "ok", Error: tags, Fingerprint: caseID, BaselineResult: label, Call: 0}
+				Status: "ok", Error: tags, Fingerprint: caseID, BaselineResult: judge.Result(label), Call: 0}
 			if hasConf {
 				c := conf
 				rr.Confidence = &c

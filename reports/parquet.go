@@ -456,14 +456,14 @@ func fillDecision(d *decisionRow, r *replay.Result, rr *replay.RuleResult) {
 	optS(&d.PromptVersion, &d.s[2], r.PromptVersion)
 	d.RuleID, d.RuleVersion, d.RuleClass = rr.RuleID, int32(rr.RuleVersion), rr.Class
 	optS(&d.Label, &d.s[3], rr.Label)
-	d.Source, d.Result = rr.Source, rr.Result
+	d.Source, d.Result = string(rr.Source), string(rr.Result)
 	optF(&d.Confidence, &d.conf, rr.Confidence)
 	d.Fired, d.Action, d.GateAction = rr.Fired, rr.Action, r.GateAction
-	d.Status = rr.Status
+	d.Status = string(rr.Status)
 	optS(&d.Error, &d.s[4], rr.Error)
 	d.Fingerprint = rr.Fingerprint
 	d.Tags = r.Tags
-	optS(&d.BaselineResult, &d.s[5], rr.BaselineResult)
+	optS(&d.BaselineResult, &d.s[5], string(rr.BaselineResult))
 	if rr.Call < 0 {
 		d.LatencyMS, d.CallIndex, d.CallRules, d.CallStatus, d.CallError = nil, nil, nil, nil, nil
 		d.CallCached, d.CallAttempts = nil, nil
@@ -475,7 +475,7 @@ func fillDecision(d *decisionRow, r *replay.Result, rr *replay.RuleResult) {
 	d.lat, d.LatencyMS = c.LatencyMS, &d.lat
 	d.callIndex, d.CallIndex = int32(rr.Call), &d.callIndex
 	d.callRules, d.CallRules = int32(c.Rules), &d.callRules
-	d.s[6], d.CallStatus = c.Status, &d.s[6]
+	d.s[6], d.CallStatus = string(c.Status), &d.s[6]
 	optS(&d.CallError, &d.s[7], c.Error)
 	d.callCached, d.CallCached = c.Cached, &d.callCached
 	d.callAttempts, d.CallAttempts = int32(c.Attempts), &d.callAttempts
@@ -494,7 +494,7 @@ func fillGate(g *gateRow, r *replay.Result) {
 	g.RulesInScope, g.RulesJudged = int32(r.RulesInScope), int32(r.RulesJudged)
 	g.JudgeCalled, g.CacheHit = r.JudgeCalled, r.CacheHit
 	optF(&g.LatencyMS, &g.lat, r.LatencyMS)
-	optS(&g.Status, &g.s[1], r.Status)
+	optS(&g.Status, &g.s[1], string(r.Status))
 	optS(&g.ApprovalOutcome, &g.s[2], r.ApprovalOutcome)
 	optS(&g.Model, &g.s[3], r.Model)
 	optS(&g.ModelDigest, &g.s[4], r.ModelDigest)

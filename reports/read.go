@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 	"github.com/parquet-go/parquet-go"
 )
@@ -340,7 +341,7 @@ func (rf *rowFile) gate(row parquet.Row) *replay.Result {
 		case cLatency:
 			r.LatencyMS = f64(v)
 		case cStatus:
-			r.Status = rf.str(code, v)
+			r.Status = judge.Status(rf.str(code, v))
 		case cCalls:
 			if n := v.Int32(); n > 0 {
 				r.Calls = make([]replay.Call, n)
@@ -381,9 +382,9 @@ func (rf *rowFile) decision(row parquet.Row, d *decoded) {
 		case cLabel:
 			rr.Label = rf.str(code, v)
 		case cSource:
-			rr.Source = rf.str(code, v)
+			rr.Source = replay.Source(rf.str(code, v))
 		case cResult:
-			rr.Result = rf.str(code, v)
+			rr.Result = judge.Result(rf.str(code, v))
 		case cConfidence:
 			rr.Confidence = f64(v)
 		case cFired:
@@ -391,13 +392,13 @@ func (rf *rowFile) decision(row parquet.Row, d *decoded) {
 		case cAction:
 			rr.Action = rf.str(code, v)
 		case cStatus:
-			rr.Status = rf.str(code, v)
+			rr.Status = judge.Status(rf.str(code, v))
 		case cError:
 			rr.Error = rf.str(code, v)
 		case cFingerprint:
 			rr.Fingerprint = rf.str(code, v)
 		case cBaselineResult:
-			rr.BaselineResult = rf.str(code, v)
+			rr.BaselineResult = judge.Result(rf.str(code, v))
 		case cLatency:
 			c.LatencyMS = v.Double()
 		case cCallIndex:
@@ -405,7 +406,7 @@ func (rf *rowFile) decision(row parquet.Row, d *decoded) {
 		case cCallRules:
 			c.Rules = int(v.Int32())
 		case cCallStatus:
-			c.Status = rf.str(code, v)
+			c.Status = judge.Status(rf.str(code, v))
 		case cCallError:
 			c.Error = rf.str(code, v)
 		case cCallCached:

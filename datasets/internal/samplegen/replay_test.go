@@ -62,7 +62,7 @@ func TestSampleAgreesWithReplay(t *testing.T) {
 		mu.Unlock()
 		var judged []string
 		for _, rr := range res.Rules {
-			if rr.Status == string(judge.StatusMissing) {
+			if rr.Status == judge.StatusMissing {
 				t.Errorf("%s %s: rule %s went to the judge but is not recorded", res.Judge, c.ID, rr.RuleID)
 			}
 			if rr.Call >= 0 {
