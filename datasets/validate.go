@@ -13,13 +13,16 @@ import (
 	gojson "github.com/goccy/go-json"
 )
 
-// Enumerations of the case format (DESIGN §2, seed 000 §3 and §5).
+// Enumerations of the case format (DESIGN §2, seed 000 §3 and §5), also
+// the lists the policy is validated against (replay).
 var (
 	// HookPoints are the hook names of seed 000 §3.
 	HookPoints = []string{"tool.before", "tool.after", "tool.denied", "completion.before_accept", "runtime.error"}
+	// RuleActions are the actions of seed 000 §5 a policy rule may take.
+	RuleActions = []string{"inject_instruction", "deny_current_tool", "request_approval", "stop_task", "audit_only", "notify_admin"}
 	// Actions are the gate decisions a case may expect: allow plus the rule
-	// actions of seed 000 §5.
-	Actions = []string{"allow", "inject_instruction", "deny_current_tool", "request_approval", "stop_task", "audit_only", "notify_admin"}
+	// actions.
+	Actions = append([]string{"allow"}, RuleActions...)
 	// ApprovalOutcomes are what a human did when approval was asked.
 	ApprovalOutcomes = []string{"approved", "denied", "ignored"}
 	// ApprovalStates are the values of context.approval_state.

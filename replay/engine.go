@@ -185,7 +185,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64, into 
 	// 1. Scope, 3. deterministic rules and boundary state.
 	hook := c.HookPoint
 	if hook == "" {
-		hook = "tool.before"
+		hook = datasets.DefaultHookPoint
 	}
 	e.pending = e.pending[:0]
 	e.crossed = e.crossed[:0]

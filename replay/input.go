@@ -59,7 +59,7 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) j
 	truncateValues(args)
 	hook := c.HookPoint
 	if hook == "" {
-		hook = "tool.before"
+		hook = datasets.DefaultHookPoint
 	}
 	in.Current = judge.Current{
 		Piece: c.Piece, Movement: c.Movement, HookPoint: hook,

@@ -47,14 +47,12 @@ const (
 )
 
 var (
-	ruleActions = []string{ActionInjectInstruction, ActionDenyCurrentTool, ActionRequestApproval,
-		ActionStopTask, ActionAuditOnly, ActionNotifyAdmin}
+	ruleActions       = datasets.RuleActions
 	ruleClasses       = []string{ClassAlways, ClassStyle, ClassAudit, ClassDangerous, ClassApproval, ClassStop}
 	permissionActions = []string{PermissionAllow, PermissionDeny, PermissionAsk}
 	boundaryKinds     = []string{BoundaryNetwork, BoundaryWorkspace}
-	approvalStates    = []string{"none", "pending", "approved", "denied"}
-	// HookPoints are the hook names of seed 000 §3 a rule may be scoped to.
-	HookPoints = []string{"tool.before", "tool.after", "tool.denied", "completion.before_accept", "runtime.error"}
+	approvalStates    = datasets.ApprovalStates
+	hookPoints        = datasets.HookPoints
 )
 
 // Policy is a parsed, validated and compiled policy file (DESIGN §3).
@@ -482,7 +480,7 @@ func (v *validator) rule(i int, raw *rawRule) *Rule {
 		v.oneOf(key+".class", raw.Class, ruleClasses)
 	}
 	for j, h := range r.HookPoints {
-		v.oneOf(fmt.Sprintf("%s.hook_points[%d]", key, j), h, HookPoints)
+		v.oneOf(fmt.Sprintf("%s.hook_points[%d]", key, j), h, hookPoints)
 	}
 	for j, c := range r.Categories {
 		v.oneOf(fmt.Sprintf("%s.categories[%d]", key, j), c, datasets.Categories)

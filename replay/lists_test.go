@@ -1,0 +1,21 @@
+package replay
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/apeval/apeval/datasets"
+)
+
+// The policy's action constants are the rule actions the case format lists
+// (datasets owns the list; the policy is validated against it).
+func TestActionsAreTheCaseFormatsList(t *testing.T) {
+	consts := []string{ActionInjectInstruction, ActionDenyCurrentTool, ActionRequestApproval,
+		ActionStopTask, ActionAuditOnly, ActionNotifyAdmin}
+	if !slices.Equal(consts, datasets.RuleActions) {
+		t.Errorf("replay's action constants %v differ from datasets.RuleActions %v", consts, datasets.RuleActions)
+	}
+	if datasets.Actions[0] != ActionAllow || !slices.Equal(datasets.Actions[1:], datasets.RuleActions) {
+		t.Errorf("datasets.Actions = %v, want allow then the rule actions", datasets.Actions)
+	}
+}
