@@ -1,182 +1,16 @@
 package judge
 
 import (
-	"encoding/json"
-	"math"
-	"slices"
 	"strconv"
-	"unicode/utf8"
 
-	"github.com/gowebpki/jcs"
+	"github.com/apeval/apeval/internal/jcs"
 )
 
-// Canonical writes RFC 8785 (JCS) canonical JSON without a parse-and-
-// reserialize round trip: the cache keys judge inputs with it, and replay
-// hashes approval fingerprints with it (seed 000 §7.3). The zero value is
-// ready; it keeps a scratch slice for object keys, so it is not safe for
-// concurrent use.
+// Canonical is the JCS writer (internal/jcs) with a fast path for the
+// judge input, which the response cache keys on. The zero value is ready;
+// it is not safe for concurrent use.
 type Canonical struct {
-	keys []string
-}
-
-// AppendValue appends the JCS form of a decoded JSON value (nil, bool,
-// string, float64, json.Number, int, int64, map[string]any, []any; other
-// values go through encoding/json and the reference JCS library).
-func (c *Canonical) AppendValue(b []byte, v any) []byte {
-	switch v := v.(type) {
-	case nil:
-		return append(b, "null"...)
-	case bool:
-		return strconv.AppendBool(b, v)
-	case string:
-		return AppendCanonicalString(b, v)
-	case float64:
-		return AppendCanonicalNumber(b, v)
-	case json.Number:
-		f, err := strconv.ParseFloat(string(v), 64)
-		if err != nil {
-			return append(b, "null"...)
-		}
-		return AppendCanonicalNumber(b, f)
-	case int:
-		return AppendCanonicalNumber(b, float64(v))
-	case int64:
-		return AppendCanonicalNumber(b, float64(v))
-	case map[string]any:
-		start := len(c.keys)
-		for k := range v {
-			c.keys = append(c.keys, k)
-		}
-		keys := c.keys[start:]
-		slices.SortFunc(keys, compareUTF16)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = AppendCanonicalString(b, k)
-			b = append(b, ':')
-			b = c.AppendValue(b, v[k])
-		}
-		c.keys = c.keys[:start]
-		return append(b, '}')
-	case []any:
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = c.AppendValue(b, e)
-		}
-		return append(b, ']')
-	}
-	// Any other Go value: through encoding/json and the reference JCS.
-	raw, err := json.Marshal(v)
-	if err == nil {
-		raw, err = jcs.Transform(raw)
-	}
-	if err != nil {
-		return append(b, "null"...)
-	}
-	return append(b, raw...)
-}
-
-// AppendCanonicalNumber formats like ECMAScript's Number.prototype.toString (RFC 8785 §3.2.2.3).
-func AppendCanonicalNumber(b []byte, f float64) []byte {
-	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		return strconv.AppendInt(b, int64(f), 10)
-	}
-	s, err := jcs.NumberToJSON(f)
-	if err != nil {
-		return append(b, "null"...)
-	}
-	return append(b, s...)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// AppendCanonicalString quotes s as RFC 8785 requires: only ", \ and control
-// characters are escaped (\b \t \n \f \r short forms, others \u00xx);
-// invalid UTF-8 becomes U+FFFD as encoding/json does.
-func AppendCanonicalString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, w := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && w == 1 {
-				b = append(b, s[start:i]...)
-				b = append(b, "\ufffd"...)
-				i += w
-				start = i
-				continue
-			}
-			i += w
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// compareUTF16 orders strings by their UTF-16 code units (RFC 8785 §3.2.3).
-func compareUTF16(a, b string) int {
-	for a != "" && b != "" {
-		ra, wa := utf8.DecodeRuneInString(a)
-		rb, wb := utf8.DecodeRuneInString(b)
-		if ra != rb {
-			ka, kb := utf16Weight(ra), utf16Weight(rb)
-			if ka < kb {
-				return -1
-			}
-			return 1
-		}
-		a, b = a[wa:], b[wb:]
-	}
-	switch {
-	case a == "" && b == "":
-		return 0
-	case a == "":
-		return -1
-	}
-	return 1
-}
-
-// utf16Weight orders runes as their UTF-16 encodings compare: supplementary
-// characters (surrogate pairs, 0xD800…) sort below BMP characters from 0xE000.
-func utf16Weight(r rune) int64 {
-	switch {
-	case r < 0xD800:
-		return int64(r)
-	case r >= 0x10000:
-		return 0xD800 + int64(r-0x10000)
-	default:
-		return int64(r) + 0x200000
-	}
+	jcs.Writer
 }
 
 // AppendInput appends the JCS form of a judge input: byte for byte what
@@ -184,9 +18,9 @@ func utf16Weight(r rune) int64 {
 // the generic parse. Object keys are written in RFC 8785 order.
 func (c *Canonical) AppendInput(b []byte, in Input) []byte {
 	b = append(b, `{"context":{"approval_state":`...)
-	b = AppendCanonicalString(b, in.Context.ApprovalState)
+	b = jcs.AppendString(b, in.Context.ApprovalState)
 	b = append(b, `,"latest_user_message":`...)
-	b = AppendCanonicalString(b, in.Context.LatestUserMessage)
+	b = jcs.AppendString(b, in.Context.LatestUserMessage)
 	b = append(b, `,"previous_rule_fires":`...)
 	if in.Context.PreviousRuleFires == nil {
 		b = append(b, "null"...)
@@ -199,7 +33,7 @@ func (c *Canonical) AppendInput(b []byte, in Input) []byte {
 			b = append(b, `{"count":`...)
 			b = strconv.AppendInt(b, int64(f.Count), 10)
 			b = append(b, `,"rule_id":`...)
-			b = AppendCanonicalString(b, f.RuleID)
+			b = jcs.AppendString(b, f.RuleID)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -214,19 +48,19 @@ func (c *Canonical) AppendInput(b []byte, in Input) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"content":`...)
-			b = AppendCanonicalString(b, m.Content)
+			b = jcs.AppendString(b, m.Content)
 			b = append(b, `,"role":`...)
-			b = AppendCanonicalString(b, m.Role)
+			b = jcs.AppendString(b, m.Role)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
 	}
 	b = append(b, `},"current":{"hook_point":`...)
-	b = AppendCanonicalString(b, in.Current.HookPoint)
+	b = jcs.AppendString(b, in.Current.HookPoint)
 	b = append(b, `,"movement":`...)
-	b = AppendCanonicalString(b, in.Current.Movement)
+	b = jcs.AppendString(b, in.Current.Movement)
 	b = append(b, `,"piece":`...)
-	b = AppendCanonicalString(b, in.Current.Piece)
+	b = jcs.AppendString(b, in.Current.Piece)
 	b = append(b, `,"tool":{"arguments":`...)
 	if in.Current.Tool.Arguments == nil {
 		b = append(b, "null"...)
@@ -234,11 +68,11 @@ func (c *Canonical) AppendInput(b []byte, in Input) []byte {
 		b = c.AppendValue(b, in.Current.Tool.Arguments)
 	}
 	b = append(b, `,"arguments_summary":`...)
-	b = AppendCanonicalString(b, in.Current.Tool.ArgumentsSummary)
+	b = jcs.AppendString(b, in.Current.Tool.ArgumentsSummary)
 	b = append(b, `,"category":`...)
-	b = AppendCanonicalString(b, in.Current.Tool.Category)
+	b = jcs.AppendString(b, in.Current.Tool.Category)
 	b = append(b, `,"name":`...)
-	b = AppendCanonicalString(b, in.Current.Tool.Name)
+	b = jcs.AppendString(b, in.Current.Tool.Name)
 	b = append(b, `}},"rules":`...)
 	if in.Rules == nil {
 		b = append(b, "null"...)
@@ -249,9 +83,9 @@ func (c *Canonical) AppendInput(b []byte, in Input) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"condition":`...)
-			b = AppendCanonicalString(b, r.Condition)
+			b = jcs.AppendString(b, r.Condition)
 			b = append(b, `,"id":`...)
-			b = AppendCanonicalString(b, r.ID)
+			b = jcs.AppendString(b, r.ID)
 			b = append(b, '}')
 		}
 		b = append(b, ']')

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/internal/jcs"
 )
 
 // Fingerprint is the approval fingerprint of seed 000 §7.3: the lowercase
@@ -35,7 +35,7 @@ type fingerprinter struct {
 	head  []byte // {"arguments":…,"movement":…,"piece":…,"rule_id":
 	tail  []byte // ,"session_id":…,"tool_name":…}
 	buf   []byte
-	canon judge.Canonical
+	canon jcs.Writer
 	// When the head spans SHA-256 blocks (long arguments, a file's content),
 	// it is hashed once and each rule resumes from that midstate.
 	h     hash.Hash
@@ -56,15 +56,15 @@ func (fp *fingerprinter) setCall(sessionID, piece, movement, toolName string, ar
 		b = fp.canon.AppendValue(b, arguments)
 	}
 	b = append(b, `,"movement":`...)
-	b = judge.AppendCanonicalString(b, movement)
+	b = jcs.AppendString(b, movement)
 	b = append(b, `,"piece":`...)
-	b = judge.AppendCanonicalString(b, piece)
+	b = jcs.AppendString(b, piece)
 	b = append(b, `,"rule_id":`...)
 	fp.head = b
 	t := append(fp.tail[:0], `,"session_id":`...)
-	t = judge.AppendCanonicalString(t, sessionID)
+	t = jcs.AppendString(t, sessionID)
 	t = append(t, `,"tool_name":`...)
-	t = judge.AppendCanonicalString(t, toolName)
+	t = jcs.AppendString(t, toolName)
 	fp.tail = append(t, '}')
 	fp.mid = len(fp.head) >= midstateMin
 	if fp.mid {
@@ -87,7 +87,7 @@ func (fp *fingerprinter) digest(ruleID string, ruleVersion int) [32]byte {
 	if err := fp.h.(encoding.BinaryUnmarshaler).UnmarshalBinary(fp.state); err != nil {
 		return sha256.Sum256(fp.object(ruleID, ruleVersion))
 	}
-	b := judge.AppendCanonicalString(fp.buf[:0], ruleID)
+	b := jcs.AppendString(fp.buf[:0], ruleID)
 	b = append(b, `,"rule_version":`...)
 	b = strconv.AppendInt(b, int64(ruleVersion), 10)
 	b = append(b, fp.tail...)
@@ -99,7 +99,7 @@ func (fp *fingerprinter) digest(ruleID string, ruleVersion int) [32]byte {
 
 func (fp *fingerprinter) object(ruleID string, ruleVersion int) []byte {
 	b := append(fp.buf[:0], fp.head...)
-	b = judge.AppendCanonicalString(b, ruleID)
+	b = jcs.AppendString(b, ruleID)
 	b = append(b, `,"rule_version":`...)
 	b = strconv.AppendInt(b, int64(ruleVersion), 10)
 	b = append(b, fp.tail...)
