@@ -8,17 +8,16 @@ import (
 	"unicode/utf8"
 )
 
-// caseParser decodes the common shape of a case line in one pass, without
-// reflection: every field but recorded calls and recent messages. It is
-// exact or it gives up: anything where encoding/json's result takes more
-// than a plain reading — a key differing from a field name only in case, a
-// repeated field, a null, a number out of range, invalid JSON or UTF-8,
-// deep nesting — sends the line to encoding/json, whose results and errors
-// are the reference (goccy/go-json gets these wrong: it does not fold "ſ"
-// to "s" in keys and wraps an int64 that overflows). A line that holds
-// recorded calls or recent messages, and is otherwise plain, goes to
-// goccy/go-json. FuzzDecode, FuzzDecodeFast and
-// TestDecodePathsAgreeOnMutations check it against encoding/json.
+// caseParser decodes a case line in one pass, without reflection (recorded
+// calls and recent messages in fastdecode_lists.go). It is exact or it
+// gives up: anything where encoding/json's result takes more than a plain
+// reading — a key differing from a field name only in case, a repeated
+// field, a null, a number out of range, invalid JSON or UTF-8, deep
+// nesting — sends the line to encoding/json, whose results and errors are
+// the reference. These are the only two decode paths (the measurement that
+// chose them is in docs/reference/case-decoding.md). FuzzDecode,
+// FuzzDecodeFast and TestDecodePathsAgreeOnMutations check the parser
+// against encoding/json.
 //
 // Strings written without escapes are slices of one copy of the line, so a
 // case costs one allocation for all its strings.
@@ -26,22 +25,16 @@ type caseParser struct {
 	b   []byte
 	src string // string(b), made once
 	i   int
-	// unsupported: the parser stopped at a field it does not decode.
-	unsupported bool
 }
 
 // maxFastDepth bounds the nesting the parser follows in arguments and in
 // skipped values; deeper lines take the general path.
 const maxFastDepth = 512
 
-// decodeFast decodes line into c and reports whether it could; when it
-// could not, general says whether goccy/go-json may try (see caseParser).
-func decodeFast(line []byte, c *Case) (ok, general bool) {
+// decodeFast decodes line into c and reports whether it could.
+func decodeFast(line []byte, c *Case) bool {
 	p := caseParser{b: line}
-	if !p.decode(c) {
-		return false, false
-	}
-	return !p.unsupported, p.unsupported
+	return p.decode(c)
 }
 
 func (p *caseParser) decode(c *Case) bool {
@@ -78,8 +71,7 @@ func (p *caseParser) decode(c *Case) bool {
 		case "tags":
 			return p.strs(&c.Tags)
 		}
-		p.unsupported = true // recorded: checked here, decoded by goccy/go-json
-		return p.skip(0)
+		return p.recorded(&c.Recorded)
 	})
 	if !ok {
 		return false
@@ -182,8 +174,7 @@ func (p *caseParser) context(c *Context) bool {
 		case 3:
 			return p.strs(&c.ApprovedFingerprints)
 		}
-		p.unsupported = true // recent_messages, as recorded
-		return p.skip(0)
+		return p.messages(&c.RecentMessages)
 	})
 }
 

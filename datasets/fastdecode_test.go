@@ -18,6 +18,11 @@ var fastLines = []string{
 	`{"id":"a","time":"2026-07-01T00:47:52Z","hook_point":"tool.before","user_role":"member","tool":{"name":"Bash"},"expected_action":"allow","approval_outcome":"denied","tags":["en","x"],"context":{"approved_fingerprints":["ab"],"approval_state":"approved"}}`,
 	`{"id":"a","tool":{"name":"Bash","x":[1,{"y":null}]},"context":{"z":"\u0000"},"unknown":{"deep":[{"x":[true,false,null,"s",1.5]}]},"":1}`,
 	`{"\u0069d":"a","tool":{"name":"Bash"}}`,
+	`{"id":"a","tool":{"name":"Bash"},"recorded":[]}`,
+	`{"id":"a","tool":{"name":"Bash"},"context":{"recent_messages":[]}}`,
+	`{"id":"a","tool":{"name":"Bash"},"context":{"recent_messages":[{"role":"user","content":"hi \u00e9"},{"content":"x","extra":[1]},{}]},` +
+		`"recorded":[{"judge":"ollama/a","latency_ms":812.5,"status":"ok","error":"","decisions":[{"rule_id":"r","result":"match","confidence":0.91},{"rule_id":"s","result":"unknown"}]},` +
+		`{"judge":"b","latency_ms":-1e3,"decisions":[]},{}]}`,
 }
 
 // slowLines must be left to the general path: encoding/json reads them in
@@ -38,11 +43,17 @@ var slowLines = []string{
 	`{"id":"a","tool":{"name":"Bash","arguments":{"n":1e400}}}`,
 	`{"id":"a","time":"yesterday","tool":{"name":"Bash"}}`,
 	`{"id":"a","time":null,"tool":{"name":"Bash"}}`,
-	`{"id":"a","tool":{"name":"Bash"},"recorded":[]}`,
 	`{"recorded":[],"seq":9223372036854775808,"id":"a","tool":{"name":"Bash"}}`,
 	`{"recorded":[],"ſeq":1,"id":"a","tool":{"name":"Bash"}}`,
-	`{"id":"a","tool":{"name":"Bash"},"context":{"recent_messages":[]}}`,
 	`{"ſeq":1,"id":"a","tool":{"name":"Bash"}}`,
+	`{"id":"a","tool":{"name":"Bash"},"recorded":[null]}`,
+	`{"id":"a","tool":{"name":"Bash"},"recorded":[{"judge":"a","decisions":[{"rule_id":"r","confidence":null}]}]}`,
+	`{"id":"a","tool":{"name":"Bash"},"recorded":[{"judge":"a","Latency_MS":1}]}`,
+	`{"id":"a","tool":{"name":"Bash"},"recorded":[{"judge":"a","latency_ms":1e999}]}`,
+	`{"id":"a","tool":{"name":"Bash"},"recorded":[{"judge":"a","judge":"b"}]}`,
+	`{"id":"a","tool":{"name":"Bash"},"recorded":{}}`,
+	`{"id":"a","tool":{"name":"Bash"},"context":{"recent_messages":[{"role":1}]}}`,
+	`{"id":"a","tool":{"name":"Bash"},"context":{"recent_messages":[{"ROLE":"user"}]}}`,
 	"{\"id\":\"\xff\",\"tool\":{\"name\":\"Bash\"}}",
 	"{\"id\":\"a\tb\",\"tool\":{\"name\":\"Bash\"}}",
 	`{"id":"a","tool":{"name":"Bash"}} x`,
@@ -56,13 +67,13 @@ var slowLines = []string{
 
 func TestDecodeFast(t *testing.T) {
 	for _, line := range fastLines {
-		if ok, _ := decodeFast([]byte(line), new(Case)); !ok {
+		if ok := decodeFast([]byte(line), new(Case)); !ok {
 			t.Errorf("decodeFast gave up on %s", line)
 		}
 		checkDecodePaths(t, []byte(line))
 	}
 	for _, line := range slowLines {
-		if ok, _ := decodeFast([]byte(line), new(Case)); ok {
+		if ok := decodeFast([]byte(line), new(Case)); ok {
 			t.Errorf("decodeFast decoded %s; encoding/json must", line)
 		}
 		checkDecodePaths(t, []byte(line))
@@ -85,8 +96,8 @@ func checkDecodePaths(t *testing.T, line []byte) {
 	}
 }
 
-// The sample's lines without recorded calls, and the benchmark's, go the
-// fast way; lines with recorded calls do not.
+// Every line of the sample (recorded calls included) and of the benchmark
+// goes the fast way.
 func TestDecodeFastTakesCommonLines(t *testing.T) {
 	data, err := io.ReadAll(SampleCases())
 	if err != nil {
@@ -95,16 +106,13 @@ func TestDecodeFastTakesCommonLines(t *testing.T) {
 	lines := append(bytes.Split(bytes.TrimSpace(data), []byte("\n")), bytes.Split(bytes.TrimSpace(benchLines(20)), []byte("\n"))...)
 	fast := 0
 	for _, line := range lines {
-		ok, _ := decodeFast(line, new(Case))
-		if want := !bytes.Contains(line, []byte(`"recorded"`)); ok != want {
-			t.Fatalf("decodeFast = %v, want %v: %s", ok, want, line)
+		if !decodeFast(line, new(Case)) {
+			t.Fatalf("decodeFast gave up on %s", line)
 		}
-		if ok {
-			fast++
-		}
+		fast++
 		checkDecodePaths(t, line)
 	}
-	if fast < 100 {
+	if fast < 1600 {
 		t.Errorf("only %d lines took the fast path", fast)
 	}
 }

@@ -2,9 +2,9 @@ package datasets
 
 import "unicode/utf8"
 
-// maxNesting is encoding/json's limit on nested arrays and objects; a
-// deeper document is not valid to json.Valid.
-const maxNesting = 10000
+// The JSON scanning primitives of caseParser (fastdecode.go): each accepts
+// exactly what encoding/json's scanner accepts, so the parser gives up
+// where encoding/json would fail and the reference error is reported.
 
 // strPlain marks the bytes a JSON string may hold as they are: printable
 // ASCII other than '"' and '\\'. Everything else needs a closer look.
@@ -14,98 +14,6 @@ var strPlain = func() (t [256]bool) {
 	}
 	return t
 }()
-
-// validJSONUTF8 reports whether line is one valid JSON value that is also
-// valid UTF-8: exactly json.Valid(line) && utf8.Valid(line), in one pass
-// and several times faster than encoding/json's byte-at-a-time state
-// machine. It guards the goccy/go-json fast path of decodeWith; being
-// stricter than the reference would only send more lines down the slow
-// path, so FuzzValidJSONUTF8 checks that it agrees exactly.
-func validJSONUTF8(b []byte) bool {
-	// stack holds the open containers: '{' or '['.
-	var stackBuf [32]byte
-	stack := stackBuf[:0]
-	i := 0
-	n := len(b)
-	for {
-		// A value is expected at i.
-		i = skipSpace(b, i)
-		if i >= n {
-			return false
-		}
-		switch c := b[i]; c {
-		case '{', '[':
-			if len(stack) >= maxNesting {
-				return false
-			}
-			i = skipSpace(b, i+1)
-			if i < n && (c == '{' && b[i] == '}' || c == '[' && b[i] == ']') {
-				i++
-				break
-			}
-			stack = append(stack, c)
-			if c == '{' {
-				var ok bool
-				if i, ok = scanKey(b, i); !ok {
-					return false
-				}
-			}
-			continue
-		case '"':
-			var ok bool
-			if i, ok = scanString(b, i); !ok {
-				return false
-			}
-		case 't':
-			if !hasLiteral(b, i, "true") {
-				return false
-			}
-			i += 4
-		case 'f':
-			if !hasLiteral(b, i, "false") {
-				return false
-			}
-			i += 5
-		case 'n':
-			if !hasLiteral(b, i, "null") {
-				return false
-			}
-			i += 4
-		default:
-			var ok bool
-			if i, ok = scanNumber(b, i); !ok {
-				return false
-			}
-		}
-		// After a value: close containers, or go on to the next element.
-		for {
-			i = skipSpace(b, i)
-			if len(stack) == 0 {
-				return i == n
-			}
-			if i >= n {
-				return false
-			}
-			top := stack[len(stack)-1]
-			c := b[i]
-			if c == ',' {
-				i++
-				if top == '{' {
-					var ok bool
-					if i, ok = scanKey(b, i); !ok {
-						return false
-					}
-				}
-				break
-			}
-			if top == '{' && c != '}' || top == '[' && c != ']' {
-				return false
-			}
-			stack = stack[:len(stack)-1]
-			i++
-		}
-	}
-}
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) {
@@ -121,24 +29,6 @@ func skipSpace(b []byte, i int) int {
 
 func hasLiteral(b []byte, i int, lit string) bool {
 	return len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit
-}
-
-// scanKey scans an object key and its colon, from (maybe) whitespace
-// before the key; it returns the index after the colon.
-func scanKey(b []byte, i int) (int, bool) {
-	i = skipSpace(b, i)
-	if i >= len(b) || b[i] != '"' {
-		return i, false
-	}
-	i, ok := scanString(b, i)
-	if !ok {
-		return i, false
-	}
-	i = skipSpace(b, i)
-	if i >= len(b) || b[i] != ':' {
-		return i, false
-	}
-	return i + 1, true
 }
 
 // scanString scans the string starting at the quote b[i]; it returns the

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	gojson "github.com/goccy/go-json"
 )
 
 // Enumerations of the case format (DESIGN §2, seed 000 §3 and §5), also
@@ -48,8 +46,8 @@ func decodeCase(line []byte, file string, lineNo int, cats CategoryMap) (*Case, 
 	return decodeWith(line, file, lineNo, cats, true)
 }
 
-// decodeWith decodes with goccy/go-json where it agrees with encoding/json
-// (fast) or with encoding/json alone (the reference, for tests).
+// decodeWith decodes with the hand-written parser where it is exact (fast)
+// or with encoding/json alone (the reference, for tests).
 func decodeWith(line []byte, file string, lineNo int, cats CategoryMap, fast bool) (*Case, error) {
 	fail := func(field, format string, args ...any) error {
 		return &LineError{File: file, Line: lineNo, Field: field, Msg: fmt.Sprintf(format, args...)}
@@ -61,26 +59,12 @@ func decodeWith(line []byte, file string, lineNo int, cats CategoryMap, fast boo
 		return nil, fail("", "invalid JSON: %s", syntaxMessage(line))
 	}
 	c := new(Case)
-	// Most lines are decoded without reflection by decodeFast, which gives
-	// up on anything unusual (see caseParser). Of the rest, those with
-	// recorded calls or recent messages go to goccy/go-json, which decodes
-	// about four times faster than encoding/json but is lax where
-	// encoding/json is strict: it skips malformed values of unknown keys,
-	// accepts numbers like "1." and raw control characters in strings, and
-	// keeps invalid UTF-8. So it only sees lines that encoding/json's
-	// scanner accepts (which rules out all but the last) and that are valid
-	// UTF-8, both checked in one pass by validJSONUTF8; everything else, and
-	// any line it rejects, goes through encoding/json, whose results and
-	// error messages are the reference (FuzzDecode and
-	// TestDecodePathsAgreeOnMutations check that the paths agree).
-	ok, general := false, false
-	if fast {
-		ok, general = decodeFast(line, c)
-	}
-	if general && validJSONUTF8(line) {
-		c = new(Case)
-		ok = gojson.Unmarshal(line, c) == nil
-	}
+	// Lines are decoded without reflection by decodeFast, which gives up on
+	// anything unusual (see caseParser); those, and any line it rejects, go
+	// through encoding/json, whose results and error messages are the
+	// reference (FuzzDecode and TestDecodePathsAgreeOnMutations check that
+	// the two paths agree).
+	ok := fast && decodeFast(line, c)
 	if !ok {
 		c = new(Case)
 		if err := json.Unmarshal(line, c); err != nil {
