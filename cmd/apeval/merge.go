@@ -1,10 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -99,85 +95,25 @@ once each (--allow-partial accepts missing shards).`,
 	return cmd
 }
 
-// checkShards verifies the shard runs belong together: same N, distinct I,
-// same policy and judges, all of 1..N present unless allowPartial.
+// checkShards reads the shard runs' run.json and checks that they belong
+// together (reports.ShardSet).
 func checkShards(dirs []string, allowPartial bool) ([]reports.RunInfo, error) {
 	var infos []reports.RunInfo
-	seen := map[int]string{}
-	n := 0
+	var set reports.ShardSet
 	for _, d := range dirs {
 		info, err := reports.ReadRunInfo(d)
 		if err != nil {
 			return nil, runDirError(d, err)
 		}
-		if info.Shard == "" {
-			return nil, usagef("%s is not a shard run (it was not made with --shard I/N)", d)
-		}
-		i, k, err := splitShard(info.Shard)
-		if err != nil {
-			return nil, usagef("%s: run.json shard %q: %v", d, info.Shard, err)
-		}
-		if n == 0 {
-			n = k
-		} else if k != n {
-			return nil, usagef("%s is shard %s but %s is of %d shards", d, info.Shard, dirs[0], n)
-		}
-		if prev, dup := seen[i]; dup {
-			return nil, usagef("%s and %s are both shard %d/%d", prev, d, i, n)
-		}
-		seen[i] = d
-		if len(infos) > 0 {
-			if err := sameRun(infos[0], info); err != nil {
-				return nil, usagef("%s and %s are not shards of one evaluation: %v", dirs[0], d, err)
-			}
+		if err := set.Add(d, info); err != nil {
+			return nil, usageError{err}
 		}
 		infos = append(infos, info)
 	}
-	if !allowPartial && len(seen) != n {
-		var missing []string
-		for i := 1; i <= n; i++ {
-			if _, ok := seen[i]; !ok {
-				missing = append(missing, fmt.Sprintf("%d/%d", i, n))
-			}
+	if !allowPartial {
+		if err := set.Complete(); err != nil {
+			return nil, usageError{err}
 		}
-		return nil, usagef("shards %s are missing (pass --allow-partial to merge anyway)", strings.Join(missing, ", "))
 	}
 	return infos, nil
-}
-
-func splitShard(s string) (i, n int, err error) {
-	a, b, ok := strings.Cut(s, "/")
-	if !ok {
-		return 0, 0, fmt.Errorf("want I/N")
-	}
-	if i, err = strconv.Atoi(a); err != nil {
-		return 0, 0, err
-	}
-	if n, err = strconv.Atoi(b); err != nil {
-		return 0, 0, err
-	}
-	return i, n, nil
-}
-
-func sameRun(a, b reports.RunInfo) error {
-	if (a.Policy == nil) != (b.Policy == nil) || (a.Policy != nil && a.Policy.SHA256 != b.Policy.SHA256) {
-		return fmt.Errorf("different policies")
-	}
-	ja, jb := judgeIDs(a), judgeIDs(b)
-	if strings.Join(ja, ",") != strings.Join(jb, ",") {
-		return fmt.Errorf("different judges (%s vs %s)", strings.Join(ja, ", "), strings.Join(jb, ", "))
-	}
-	if a.Baseline != b.Baseline {
-		return fmt.Errorf("different --baseline (%q vs %q)", a.Baseline, b.Baseline)
-	}
-	return nil
-}
-
-func judgeIDs(in reports.RunInfo) []string {
-	var ids []string
-	for _, j := range in.Judges {
-		ids = append(ids, j.Identity)
-	}
-	sort.Strings(ids)
-	return ids
 }
