@@ -218,6 +218,7 @@ func (j *judgeAcc) close(e *evaluator, cases *interner) (*JudgeSummary, *judgePa
 		js.Warnings = append(js.Warnings, fmt.Sprintf("%d results repeat a case already replayed by this judge (overlapping inputs?); every copy is counted", dup))
 	}
 	pairs.cases = seenOrdinals(j.caseSeen, j.cases-j.caseRepeats)
+	js.Latencies = j.lat // sorted above; the summary keeps the only copy
 	j.caseSeen, j.lat = nil, nil
 
 	if missing > 0 {

@@ -119,6 +119,11 @@ type JudgeSummary struct {
 	// Rules sorted by rule ID.
 	Rules    []*Row   `json:"rules"`
 	Warnings []string `json:"warnings"`
+	// Latencies are the judge's live-call latencies in milliseconds,
+	// ascending (cache hits left out, failed calls kept): what the latency
+	// figures were computed from, kept for the latency CDF chart. Not in
+	// summary.json.
+	Latencies []float64 `json:"-"`
 }
 
 // Row is one metrics.parquet row: a judge × rule, or the judge's total

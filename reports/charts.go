@@ -70,7 +70,7 @@ func svgOf(p *plot.Plot) ([]byte, error) {
 }
 
 // Charts renders every chart the report has data for: the latency CDF
-// (when Latencies are given and a judge made live calls), precision and
+// (when a judge made live calls; JudgeSummary.Latencies), precision and
 // recall per rule with their intervals, and fire rate per rule per judge.
 func (rep *Report) Charts() ([]Chart, error) {
 	var out []Chart
@@ -140,9 +140,6 @@ func cdfPoints(sorted []float64, max int) plotter.XYs {
 // latencyPlot draws each judge's latency CDF over its live calls, the P95
 // metrics computed marked on it, and the judge_p95_max line.
 func (rep *Report) latencyPlot() (*plot.Plot, error) {
-	if rep.Latencies == nil {
-		return nil, nil
-	}
 	p := newPlot("Judge latency, live calls (CDF)", "latency (ms)", "fraction of calls ≤ x")
 	p.Legend.Top, p.Legend.Left = false, false // the CDF leaves the lower right empty
 	p.Legend.YOffs = vg.Points(8)
@@ -150,7 +147,7 @@ func (rep *Report) latencyPlot() (*plot.Plot, error) {
 	maxX := rep.Summary.Thresholds.JudgeP95MaxMS * 1.1
 	drawn := 0
 	for k, j := range rep.Summary.Judges {
-		lat := rep.Latencies.sorted(j.Judge)
+		lat := j.Latencies
 		if len(lat) == 0 {
 			continue
 		}

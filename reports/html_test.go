@@ -14,14 +14,7 @@ import (
 	"github.com/apeval/apeval/replay"
 )
 
-func chartReport() *Report {
-	rep := fixtureReport()
-	rep.Latencies = Latencies{}
-	for _, r := range summaryResults() {
-		rep.Latencies.Add(r)
-	}
-	return rep
-}
+func chartReport() *Report { return fixtureReport() }
 
 func TestCharts(t *testing.T) {
 	charts, err := chartReport().Charts()
@@ -63,8 +56,11 @@ func TestCharts(t *testing.T) {
 	if !strings.Contains(string(charts[1].SVG), "precision_min 0.9") {
 		t.Error("precision chart lacks the precision_min line")
 	}
-	// Without latencies there is no CDF, the other charts remain.
+	// Without live calls there is no CDF, the other charts remain.
 	rep := fixtureReport()
+	for _, j := range rep.Summary.Judges {
+		j.Latencies = nil
+	}
 	charts, err = rep.Charts()
 	if err != nil || len(charts) != 3 || charts[0].File != PrecisionChart {
 		t.Fatalf("charts without latencies: %d, %v", len(charts), err)
@@ -183,7 +179,7 @@ func TestEmptyRunRenders(t *testing.T) {
 	s := metrics.New(metrics.Config{Criteria: replay.DefaultKillCriteria()}).Close()
 	info := testInfo()
 	info.Interrupted = true
-	rep := &Report{Run: info, Summary: s, Latencies: Latencies{}, Gates: NewGateSummary()}
+	rep := &Report{Run: info, Summary: s, Gates: NewGateSummary()}
 	for _, f := range []Format{FormatTable, FormatTSV, FormatMarkdown, FormatJSON} {
 		var b bytes.Buffer
 		if err := rep.WriteTables(&b, f); err != nil {

@@ -15,9 +15,6 @@ import (
 type Report struct {
 	Run     RunInfo
 	Summary *metrics.Summary
-	// Latencies holds each judge's live-call latencies in milliseconds for
-	// the latency CDF chart (see Latencies.Add); nil leaves the chart out.
-	Latencies Latencies
 	// Gates, when set, adds the gate-action summary to summary.md and
 	// report.html (the terminal prints it with GateSummary.Render).
 	Gates *GateSummary

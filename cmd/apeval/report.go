@@ -131,12 +131,10 @@ func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSum
 	}
 	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
 	gates := reports.NewGateSummary()
-	lat := reports.Latencies{}
 	for _, d := range dirs {
 		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
 			acc.Add(r)
 			gates.Add(r)
-			lat.Add(r)
 			return nil
 		}); err != nil {
 			return nil, nil, runDirError(d, err)
@@ -144,7 +142,7 @@ func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSum
 	}
 	info := infos[0]
 	info.Baseline = baseline
-	return &reports.Report{Run: info, Summary: acc.Close(), Latencies: lat, Inconclusive: e.Inconclusive}, gates, nil
+	return &reports.Report{Run: info, Summary: acc.Close(), Inconclusive: e.Inconclusive}, gates, nil
 }
 
 func runDirError(dir string, err error) error {

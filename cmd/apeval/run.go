@@ -255,7 +255,6 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 
 	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
 	gates := reports.NewGateSummary()
-	lat := reports.Latencies{}
 
 	tty := isTerminal(io.Err)
 	var prog *progress
@@ -280,8 +279,8 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		// --retries can retry; replay's deadline is only a backstop for the
 		// whole call.
 		Timeout: time.Duration(o.Judge.Retries+1)*(o.Timeout+2*time.Second) + 5*time.Second,
-		// emit below copies what it keeps (RunWriter, Accumulator,
-		// Latencies and GateSummary hold no pointer into a Result).
+		// emit below copies what it keeps (RunWriter, Accumulator and
+		// GateSummary hold no pointer into a Result).
 		ReuseResults: true,
 	}
 	if prog != nil {
@@ -295,7 +294,6 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		}
 		if !o.replayOnly {
 			acc.Add(r)
-			lat.Add(r)
 		}
 		gates.Add(r)
 		return nil
@@ -345,7 +343,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		return nil
 	}
 
-	rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Latencies: lat, Inconclusive: o.Inconclusive}
+	rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Inconclusive: o.Inconclusive}
 	if err := writeRunReports(o.Out, rep, o.Format, io, gates); err != nil {
 		return err
 	}
