@@ -65,11 +65,11 @@ once each (--allow-partial accepts missing shards).`,
 			}
 			acc := metrics.New(metrics.Config{Criteria: crit, Baseline: info.Baseline})
 			gates := reports.NewGateSummary()
+			to := sinks{acc, gates}
 			for _, d := range args {
 				if _, err := reports.ReadRun(d, func(r *replay.Result) error {
 					r.RunID = runID
-					acc.Add(r)
-					gates.Add(r)
+					to.Add(r)
 					return w.Write(r)
 				}); err != nil {
 					w.Abort()

@@ -131,10 +131,10 @@ func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSum
 	}
 	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
 	gates := reports.NewGateSummary()
+	to := sinks{acc, gates}
 	for _, d := range dirs {
 		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
-			acc.Add(r)
-			gates.Add(r)
+			to.Add(r)
 			return nil
 		}); err != nil {
 			return nil, nil, runDirError(d, err)

@@ -168,11 +168,80 @@ func newRunID(now time.Time) string {
 	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
-// runRun is `apeval run` / `apeval replay`.
+// runRun is `apeval run` / `apeval replay`: prepare (policy, dataset,
+// judges, run directory), replay (every result fanned out to the sinks),
+// report.
 func runRun(ctx context.Context, o *runOptions, io IO) error {
-	now := time.Now()
+	p, err := prepareRun(ctx, o, io)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+
+	acc := metrics.New(metrics.Config{Criteria: p.crit, Baseline: p.baseline})
+	gates := reports.NewGateSummary()
+	to := sinks{gates}
+	if !o.replayOnly {
+		to = append(to, acc)
+	}
+	res, err := p.replay(ctx, o, io, to)
+	if err != nil {
+		return err
+	}
+
+	if res.invalid > 0 {
+		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.invalid, res.firstInvalid)
+	}
+	if o.replayOnly {
+		if err := gates.Render(io.Out, outputFormat(o.Format, io.Out)); err != nil {
+			return err
+		}
+		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", o.Out)
+		if res.interrupted {
+			return context.Canceled
+		}
+		return nil
+	}
+
+	rep := &reports.Report{Run: *p.w.Info(), Summary: acc.Close(), Inconclusive: o.Inconclusive}
+	if err := writeRunReports(o.Out, rep, o.Format, io, gates); err != nil {
+		return err
+	}
+	if res.interrupted {
+		fmt.Fprintf(io.Err, "apeval: interrupted; %d finished cases are in %s\n", res.stats.Cases, o.Out)
+		return context.Canceled
+	}
+	return exitCodeError{rep.Exit}
+}
+
+// preparedRun is what a run needs before the first case is replayed.
+type preparedRun struct {
+	now      time.Time
+	pol      *replay.Policy
+	crit     replay.KillCriteria
+	src      *source
+	stats    *datasets.Stats // when the dataset was scanned for recorded judges
+	judges   []judge.Judge
+	baseline string
+	refs     chan []reports.FileRef // the datasets' hashes, computed beside the replay
+	w        *reports.RunWriter
+
+	closeJudges func()
+	committed   bool
+}
+
+// prepareRun loads the policy and criteria, opens the dataset and the
+// judges, and creates the run directory. On error it releases what it
+// opened; otherwise the caller closes the result.
+func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err error) {
+	p := &preparedRun{now: time.Now()}
+	defer func() {
+		if err != nil {
+			p.close()
+		}
+	}()
 	if o.RunID == "" {
-		o.RunID = newRunID(now)
+		o.RunID = newRunID(p.now)
 	}
 	if o.Out == "" {
 		o.Out = filepath.Join("apeval-out", o.RunID)
@@ -180,95 +249,108 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 
 	pol, polRef, err := loadPolicy(o.Policy)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	crit := pol.KillCriteria
+	p.pol, p.crit = pol, pol.KillCriteria
 	if o.Criteria != "" {
 		data, err := os.ReadFile(o.Criteria)
 		if err != nil {
-			return usageError{err}
+			return nil, usageError{err}
 		}
-		if crit, err = replay.ParseCriteria(data, o.Criteria); err != nil {
-			return usageError{err}
+		if p.crit, err = replay.ParseCriteria(data, o.Criteria); err != nil {
+			return nil, usageError{err}
 		}
 	}
 
-	src, err := openSource(o.Datasets, io.In)
-	if err != nil {
-		return err
+	if p.src, err = openSource(o.Datasets, io.In); err != nil {
+		return nil, err
 	}
-	defer src.cleanup()
 
 	specs := o.Judges
-	var stats *datasets.Stats
 	if needsRecordedNames(specs) {
 		// One pass to learn the recorded judges' names; it also finds bad
 		// lines before any judge is called.
-		if stats, err = scanStats(src, pol, o.SkipInvalid); err != nil {
-			return err
+		if p.stats, err = scanStats(p.src, pol, o.SkipInvalid); err != nil {
+			return nil, err
 		}
-		if specs, err = expandRecorded(specs, stats); err != nil {
-			return err
+		if specs, err = expandRecorded(specs, p.stats); err != nil {
+			return nil, err
 		}
 	}
 
-	judges, closeJudges, err := openJudges(ctx, specs, o, io)
-	if err != nil {
-		return err
+	if p.judges, p.closeJudges, err = openJudges(ctx, specs, o, io); err != nil {
+		return nil, err
 	}
-	defer closeJudges()
 
-	baseline := ""
 	if o.Baseline != "" {
-		if baseline, err = resolveJudge(o.Baseline, judges); err != nil {
-			return err
+		if p.baseline, err = resolveJudge(o.Baseline, p.judges); err != nil {
+			return nil, err
 		}
 	}
 
 	// Hashing the datasets for run.json reads them once more: it runs beside
 	// the replay instead of before it (run.json is written by w.Close).
-	refs := make(chan []reports.FileRef, 1)
-	go func() { refs <- src.refs() }()
+	p.refs = make(chan []reports.FileRef, 1)
+	go func(src *source) { p.refs <- src.refs() }(p.src)
 	info := reports.RunInfo{
 		RunID:       o.RunID,
-		Created:     now.UTC(),
+		Created:     p.now.UTC(),
 		Version:     version,
 		Policy:      polRef,
-		Baseline:    baseline,
+		Baseline:    p.baseline,
 		Concurrency: o.Concurrency,
 		Timeout:     reports.Duration(o.Timeout),
 		Shard:       o.Shard,
 	}
-	for _, j := range judges {
+	for _, j := range p.judges {
 		info.Judges = append(info.Judges, judgeInfo(j))
 	}
-	w, err := reports.CreateRun(o.Out, info)
-	if err != nil {
-		return usageError{err}
+	if p.w, err = reports.CreateRun(o.Out, info); err != nil {
+		return nil, usageError{err}
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			w.Abort()
-		}
-	}()
+	return p, nil
+}
 
-	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
-	gates := reports.NewGateSummary()
+// close aborts an uncommitted run directory, then closes the judges and
+// the dataset, in the reverse order of opening.
+func (p *preparedRun) close() {
+	if p.w != nil && !p.committed {
+		p.w.Abort()
+	}
+	if p.closeJudges != nil {
+		p.closeJudges()
+	}
+	if p.src != nil {
+		p.src.cleanup()
+	}
+}
 
+// replayed is what the replay stage reports.
+type replayed struct {
+	stats        replay.RunStats
+	interrupted  bool
+	invalid      int64
+	firstInvalid error
+}
+
+// replay replays the dataset through every judge, writes each result to
+// the run directory and hands it to the sinks, then commits the run
+// directory (run.json). A bad input line without --skip-invalid, or a
+// session out of seq order, fails the run before anything is reported.
+func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks) (replayed, error) {
 	tty := isTerminal(io.Err)
 	var prog *progress
 	if !o.Quiet {
 		total := int64(0)
-		if stats != nil {
-			total = int64(stats.Cases)
+		if p.stats != nil {
+			total = int64(p.stats.Cases)
 		} else if o.shard.n <= 1 {
-			total = src.approxCases()
+			total = p.src.approxCases()
 		}
-		prog = newProgress(io.Err, tty, total, now)
+		prog = newProgress(io.Err, tty, total, p.now)
 	}
 
-	rd := src.reader(pol)
+	rd := p.src.reader(p.pol)
 	defer rd.Close()
 	in := &caseFeed{r: rd, skipInvalid: o.SkipInvalid, shard: o.shard, errOut: io.Err}
 
@@ -279,27 +361,24 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		// --retries can retry; replay's deadline is only a backstop for the
 		// whole call.
 		Timeout: time.Duration(o.Judge.Retries+1)*(o.Timeout+2*time.Second) + 5*time.Second,
-		// emit below copies what it keeps (RunWriter, Accumulator and
-		// GateSummary hold no pointer into a Result).
+		// emit below copies what it keeps (RunWriter and every sink hold no
+		// pointer into a Result).
 		ReuseResults: true,
 	}
 	if prog != nil {
-		ropts.Progress = func(p replay.ProgressStats) {
-			prog.update(progressSnapshot{Cases: p.Cases, Calls: p.Calls, CacheHits: p.CacheHits, Failures: p.Failures}, time.Now(), false)
+		ropts.Progress = func(s replay.ProgressStats) {
+			prog.update(progressSnapshot{Cases: s.Cases, Calls: s.Calls, CacheHits: s.CacheHits, Failures: s.Failures}, time.Now(), false)
 		}
 	}
 	emit := func(r *replay.Result) error {
-		if err := w.Write(r); err != nil {
+		if err := p.w.Write(r); err != nil {
 			return err
 		}
-		if !o.replayOnly {
-			acc.Add(r)
-		}
-		gates.Add(r)
+		to.Add(r)
 		return nil
 	}
 	replayStart := time.Now()
-	rstats, runErr := replay.Run(ctx, pol, in.next, judges, ropts, emit)
+	rstats, runErr := replay.Run(ctx, p.pol, in.next, p.judges, ropts, emit)
 	replayTime := time.Since(replayStart)
 	if prog != nil {
 		prog.update(progressSnapshot{Cases: rstats.Cases, Calls: rstats.Calls, CacheHits: rstats.CacheHits, Failures: rstats.Failures}, time.Now(), true)
@@ -307,51 +386,28 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	if err := in.err(); err != nil {
 		// Bad input without --skip-invalid: nothing is reported from a run
 		// that would silently miss cases.
-		return err
+		return replayed{}, err
 	}
 	interrupted := errors.Is(runErr, context.Canceled) || ctx.Err() != nil
 	if runErr != nil && !interrupted {
 		var se *replay.SeqError
 		if errors.As(runErr, &se) {
-			return usageError{runErr}
+			return replayed{}, usageError{runErr}
 		}
-		return runErr
+		return replayed{}, runErr
 	}
 
-	wi := w.Info()
-	wi.Datasets = <-refs
+	wi := p.w.Info()
+	wi.Datasets = <-p.refs
 	wi.Cases = in.cases
 	wi.InvalidLines = in.invalid
 	wi.Interrupted = interrupted
 	wi.ReplayMS = float64(replayTime) / float64(time.Millisecond)
-	if err := w.Close(); err != nil {
-		return err
+	if err := p.w.Close(); err != nil {
+		return replayed{}, err
 	}
-	committed = true
-
-	if in.invalid > 0 {
-		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", in.invalid, in.firstInvalid)
-	}
-	if o.replayOnly {
-		if err := gates.Render(io.Out, outputFormat(o.Format, io.Out)); err != nil {
-			return err
-		}
-		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", o.Out)
-		if interrupted {
-			return context.Canceled
-		}
-		return nil
-	}
-
-	rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Inconclusive: o.Inconclusive}
-	if err := writeRunReports(o.Out, rep, o.Format, io, gates); err != nil {
-		return err
-	}
-	if interrupted {
-		fmt.Fprintf(io.Err, "apeval: interrupted; %d finished cases are in %s\n", rstats.Cases, o.Out)
-		return context.Canceled
-	}
-	return exitCodeError{rep.Exit}
+	p.committed = true
+	return replayed{stats: rstats, interrupted: interrupted, invalid: in.invalid, firstInvalid: in.firstInvalid}, nil
 }
 
 // needsRecordedNames reports whether the judge list must be completed from
