@@ -24,13 +24,14 @@
 //
 // # Where to look
 //
-//	policy.go       policy and criteria types, parsing, validation
-//	match.go        deterministic matchers; shell.go splits shell commands
-//	permissions.go  the permissions layer
-//	engine.go       one case for one judge: scope → … → resolution
-//	run.go          orchestration: reader, session-owning workers, ordering
-//	input.go        judge input; mask.go secret masking
-//	result.go       Result, RuleResult, Call
+//	policy.go           policy and criteria types, parsing, validation
+//	match.go            deterministic matchers; shell.go splits shell commands
+//	permissions.go      the permissions layer
+//	engine.go           one case for one judge: scope → … → resolution
+//	run.go              orchestration: reader, session-owning workers, ordering
+//	input.go            judge input; mask.go secret masking
+//	result.go           Result, RuleResult, Call
+//	outcome.go          RuleResult.Classify: how metrics count a pair
 //
 // The replay semantics (what fires, on which failure, which action wins),
 // the matchers' decisions where DESIGN is silent and the memory bounds are
