@@ -522,6 +522,8 @@ func (e *replayer) call(ctx context.Context, req judge.Request) judge.Response {
 			return judge.Response{Status: judge.StatusError, Error: ctx.Err().Error()}
 		}
 	}
+	e.counters.inFlight.Add(1)
+	defer e.counters.inFlight.Add(-1)
 	if e.timeout <= 0 {
 		return e.j.Judge(ctx, req)
 	}

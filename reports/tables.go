@@ -26,6 +26,9 @@ type Report struct {
 	Inconclusive string
 	// Color enables ANSI colour on verdict and status words (terminals only).
 	Color bool
+	// Width is the terminal width the tables must fit (0: no limit, as
+	// when piped or with --wide); see fit.go.
+	Width int
 }
 
 // ExitCode is the exit code the verdict maps to under the report's
@@ -218,6 +221,7 @@ func (rep *Report) judgesGrid() *grid {
 		return fmt.Sprintf("%d / %d / %d", ok, bad, open)
 	})
 	row("verdict", func(j *metrics.JudgeSummary, _ *metrics.Row) string { return paint(string(j.Verdict), rep.Color) })
+	g.width, g.fit = rep.Width, fitOptions{judgeHeader: true, transpose: true}
 	conf := fmt.Sprintf("%g%%", th.Confidence*100)
 	g.notes = append(g.notes, fmt.Sprintf("Intervals: Wilson %s for proportions, distribution-free order-statistic %s for P95.", conf, conf))
 	return g
@@ -356,6 +360,12 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 		}
 	}
 	g.notes = append([]string{openLegend}, rep.footnotes()...)
+	g.width = rep.Width
+	if !single {
+		g.fit.judgeCol = 3
+	}
+	g.fit.detail = columnsNamed(g.header, "failing", "open")
+	g.fit.drop = columnsNamed(g.header, "baseline recall", "fire rate", "unknown", "class", "labeled", "TP/FP/FN/TN")
 	return g
 }
 

@@ -35,6 +35,9 @@ as footnotes. Exit code: the candidate's verdict (0 GO, 1 NO-GO, 3 INCONCLUSIVE)
   apeval compare --baseline recorded/ollama/qwen2.5:3b apeval-out/sample
   apeval compare --format markdown out/a out/b >> "$GITHUB_STEP_SUMMARY"`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if err := o.applyConfig(cmd); err != nil {
+				return err
+			}
 			if len(args) < 1 || len(args) > 2 {
 				return usagef("compare takes two run directories, or one with --baseline")
 			}
@@ -143,7 +146,7 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	if len(dirs) == 2 {
 		cmp.Warnings = append(runDifferences(infos[0], infos[1]), cmp.Warnings...)
 	}
-	rep := &reports.Report{Run: infos[0], Summary: sum, Inconclusive: o.Inconclusive, Color: isTerminal(io.Out)}
+	rep := &reports.Report{Run: infos[0], Summary: sum, Inconclusive: o.Inconclusive, Color: useColor(io.Out, io), Width: termWidth(io.Out, io)}
 	if err := rep.WriteComparison(io.Out, cmp, outputFormat(o.Format, io.Out)); err != nil {
 		return err
 	}

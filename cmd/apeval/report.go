@@ -169,6 +169,9 @@ apeval merge for the shards of one run). Exit code as for run.`,
   apeval report --criteria strict.toml --out out/strict out/run1
   apeval report --json out/run1 | jq .verdict`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if err := e.applyConfig(cmd); err != nil {
+				return err
+			}
 			if len(args) == 0 {
 				return usagef("report needs at least one run directory")
 			}
@@ -210,6 +213,9 @@ the replay once and gate on it later.`,
 		Example: `  apeval gate out/run1 && echo "judge may go live"
   apeval gate --inconclusive=fail --criteria strict.toml out/run1`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if err := e.applyConfig(cmd); err != nil {
+				return err
+			}
 			if len(args) != 1 {
 				return usagef("gate takes exactly one run directory")
 			}
@@ -239,9 +245,10 @@ func writeRunReports(dir string, rep *reports.Report, format string, io IO, gate
 		return err
 	}
 	f := outputFormat(format, io.Out)
-	rep.Color = isTerminal(io.Out)
+	rep.Color = useColor(io.Out, io)
+	rep.Width = termWidth(io.Out, io)
 	if f != reports.FormatJSON && gates != nil {
-		if err := gates.Render(io.Out, f); err != nil {
+		if err := gates.RenderWidth(io.Out, f, rep.Width); err != nil {
 			return err
 		}
 		fmt.Fprintln(io.Out)

@@ -40,9 +40,16 @@ type runOptions struct {
 	Quiet        bool
 	RunID        string
 	Judge        judgeFlags
+	Filter       filterFlags
 
 	replayOnly bool
 	shard      shard
+	// judgeOptions are apeval.toml's per-judge options (judge spec →
+	// key=value), under --judge-option; outPattern is its out directory
+	// pattern; config the file read ("" when none).
+	judgeOptions map[string][]string
+	outPattern   string
+	config       string
 }
 
 func newRunCmd(io IO, replayOnly bool) *cobra.Command {
@@ -77,6 +84,14 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
   apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge out/shard*`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadProjectConfig(cmd)
+			if err != nil {
+				return err
+			}
+			if err := cfg.applyToRun(cmd, o); err != nil {
+				return err
+			}
+			o.config = cfg.path
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -110,10 +125,14 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 		f.BoolVar(&o.JSON, "json", false, "print summary.json to stdout instead of tables (same as --format json)")
 	}
 	o.Judge.register(f)
+	o.Filter.register(f)
 	return cmd
 }
 
 func (o *runOptions) validate() error {
+	if err := o.Filter.validate(); err != nil {
+		return err
+	}
 	if len(o.Datasets) > 0 && o.Policy == "" {
 		return usagef("--policy is required with --dataset (the embedded sample policy only fits the embedded sample)")
 	}
@@ -174,12 +193,18 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	if o.RunID == "" {
 		o.RunID = newRunID(now)
 	}
+	if o.Out == "" && o.outPattern != "" {
+		o.Out = expandOut(o.outPattern, o.RunID, now)
+	}
 	if o.Out == "" {
 		o.Out = filepath.Join("apeval-out", o.RunID)
 	}
 
 	pol, polRef, err := loadPolicy(o.Policy)
 	if err != nil {
+		return err
+	}
+	if pol, err = o.Filter.restrictPolicy(pol); err != nil {
 		return err
 	}
 	crit := pol.KillCriteria
@@ -212,6 +237,11 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		}
 	}
 
+	sel, err := o.Filter.selectSessions(src, pol, o.shard)
+	if err != nil {
+		return err
+	}
+
 	judges, closeJudges, err := openJudges(ctx, specs, o, io)
 	if err != nil {
 		return err
@@ -238,9 +268,13 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		Concurrency: o.Concurrency,
 		Timeout:     reports.Duration(o.Timeout),
 		Shard:       o.Shard,
+		Filter:      o.Filter.info(),
+		Settings:    o.settings(specs, baseline),
 	}
 	for _, j := range judges {
-		info.Judges = append(info.Judges, judgeInfo(j))
+		ji := judgeInfo(j)
+		o.Judge.setPrices(&ji)
+		info.Judges = append(info.Judges, ji)
 	}
 	w, err := reports.CreateRun(o.Out, info)
 	if err != nil {
@@ -261,7 +295,9 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	var prog *progress
 	if !o.Quiet {
 		total := int64(0)
-		if stats != nil {
+		if sel != nil {
+			total = 0 // the filtered case count is not known ahead
+		} else if stats != nil {
 			total = int64(stats.Cases)
 		} else if o.shard.n <= 1 {
 			total = src.approxCases()
@@ -271,7 +307,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 
 	rd := src.reader(pol)
 	defer rd.Close()
-	in := &caseFeed{r: rd, skipInvalid: o.SkipInvalid, shard: o.shard, errOut: io.Err}
+	in := &caseFeed{r: rd, skipInvalid: o.SkipInvalid, shard: o.shard, sel: sel, errOut: io.Err}
 
 	ropts := replay.Options{
 		RunID:       o.RunID,
@@ -285,11 +321,17 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		ReuseResults: true,
 	}
 	if prog != nil {
+		nj := int64(max(len(judges), 1))
+		ropts.ProgressInterval = prog.interval
 		ropts.Progress = func(p replay.ProgressStats) {
-			prog.update(progressSnapshot{Cases: p.Cases, Calls: p.Calls, CacheHits: p.CacheHits, Failures: p.Failures}, time.Now(), false)
+			cases := max(p.Cases, p.Replayed/nj)
+			prog.update(progressSnapshot{Cases: cases, Calls: p.Calls, CacheHits: p.CacheHits, Failures: p.Failures, InFlight: p.InFlight}, time.Now(), false)
 		}
 	}
 	emit := func(r *replay.Result) error {
+		if sel != nil && len(sel.tags) > 0 && !hasAnyTagList(r.Tags, sel.tags) {
+			return nil // replayed for its session's state, not reported
+		}
 		if err := w.Write(r); err != nil {
 			return err
 		}
@@ -335,7 +377,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", in.invalid, in.firstInvalid)
 	}
 	if o.replayOnly {
-		if err := gates.Render(io.Out, outputFormat(o.Format, io.Out)); err != nil {
+		if err := gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
 			return err
 		}
 		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", o.Out)
