@@ -581,7 +581,8 @@ func recordings(c *datasets.Case) []judge.Recording {
 		for k, d := range r.Decisions {
 			ds[k] = judge.Decision{RuleID: d.RuleID, Result: judge.Result(d.Result), Confidence: d.Confidence}
 		}
-		out[i] = judge.Recording{Judge: r.Judge, LatencyMS: r.LatencyMS, Status: st, Error: r.Error, Decisions: ds}
+		out[i] = judge.Recording{Judge: r.Judge, LatencyMS: r.LatencyMS, Status: st, Error: r.Error, Decisions: ds,
+			PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens}
 	}
 	return out
 }

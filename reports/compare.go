@@ -158,6 +158,13 @@ func (rep *Report) WriteComparison(w io.Writer, c *metrics.Comparison, f Format)
 			return err
 		}
 	}
+	// Cost, quality and latency of the two judges together.
+	if g := rep.costGrid(c.Baseline, c.Candidate); g != nil {
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+		return g.render(w, f)
+	}
 	return nil
 }
 

@@ -123,6 +123,7 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	}
 
 	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
+	lat, toks := reports.Latencies{}, reports.Tokens{}
 	for i, d := range dirs {
 		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
 			if i == 1 {
@@ -132,6 +133,8 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 			}
 			if r.Judge == baseline || r.Judge == candidate {
 				acc.Add(r)
+				lat.Add(r)
+				toks.Add(r)
 			}
 			return nil
 		}); err != nil {
@@ -146,7 +149,16 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	if len(dirs) == 2 {
 		cmp.Warnings = append(runDifferences(infos[0], infos[1]), cmp.Warnings...)
 	}
-	rep := &reports.Report{Run: infos[0], Summary: sum, Inconclusive: o.Inconclusive, Color: useColor(io.Out, io), Width: termWidth(io.Out, io)}
+	run := infos[0]
+	if len(infos) == 2 {
+		run.Judges = append(append([]reports.JudgeInfo(nil), infos[0].Judges...), infos[1].Judges...)
+		for i := len(infos[0].Judges); i < len(run.Judges); i++ {
+			if id, ok := rename[run.Judges[i].Identity]; ok {
+				run.Judges[i].Identity = id
+			}
+		}
+	}
+	rep := &reports.Report{Run: run, Latencies: lat, Tokens: toks, Summary: sum, Inconclusive: o.Inconclusive, Color: useColor(io.Out, io), Width: termWidth(io.Out, io)}
 	if err := rep.WriteComparison(io.Out, cmp, outputFormat(o.Format, io.Out)); err != nil {
 		return err
 	}

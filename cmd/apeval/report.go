@@ -132,11 +132,13 @@ func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSum
 	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
 	gates := reports.NewGateSummary()
 	lat := reports.Latencies{}
+	toks := reports.Tokens{}
 	for _, d := range dirs {
 		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
 			acc.Add(r)
 			gates.Add(r)
 			lat.Add(r)
+			toks.Add(r)
 			return nil
 		}); err != nil {
 			return nil, nil, runDirError(d, err)
@@ -144,7 +146,7 @@ func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSum
 	}
 	info := infos[0]
 	info.Baseline = baseline
-	return &reports.Report{Run: info, Summary: acc.Close(), Latencies: lat, Inconclusive: e.Inconclusive}, gates, nil
+	return &reports.Report{Run: info, Summary: acc.Close(), Latencies: lat, Tokens: toks, Inconclusive: e.Inconclusive}, gates, nil
 }
 
 func runDirError(dir string, err error) error {
@@ -247,6 +249,15 @@ func writeRunReports(dir string, rep *reports.Report, format string, io IO, gate
 	f := outputFormat(format, io.Out)
 	rep.Color = useColor(io.Out, io)
 	rep.Width = termWidth(io.Out, io)
+	if h := rep.Run.Filter.String(); h != "" {
+		// A filtered run is never mistaken for a full one: its header says so
+		// (on stderr where stdout is machine-readable).
+		if f == reports.FormatTable || f == reports.FormatMarkdown {
+			fmt.Fprintf(io.Out, "%s\n\n", h)
+		} else {
+			fmt.Fprintf(io.Err, "apeval: %s\n", h)
+		}
+	}
 	if f != reports.FormatJSON && gates != nil {
 		if err := gates.RenderWidth(io.Out, f, rep.Width); err != nil {
 			return err

@@ -290,6 +290,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
 	gates := reports.NewGateSummary()
 	lat := reports.Latencies{}
+	toks := reports.Tokens{}
 
 	tty := isTerminal(io.Err)
 	var prog *progress
@@ -338,6 +339,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		if !o.replayOnly {
 			acc.Add(r)
 			lat.Add(r)
+			toks.Add(r)
 		}
 		gates.Add(r)
 		return nil
@@ -387,7 +389,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		return nil
 	}
 
-	rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Latencies: lat, Inconclusive: o.Inconclusive}
+	rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Latencies: lat, Tokens: toks, Inconclusive: o.Inconclusive}
 	if err := writeRunReports(o.Out, rep, o.Format, io, gates); err != nil {
 		return err
 	}
