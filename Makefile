@@ -55,3 +55,9 @@ ci: vet test readme-check e2e-ollama html-check
 
 clean:
 	rm -rf bin apeval-out
+
+# apeval on your PATH: go install of this clone into $(go env GOPATH)/bin
+# (or $GOBIN), with the version from git describe.
+.PHONY: install
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/apeval
