@@ -81,6 +81,10 @@
 //	server_eval_ms                DOUBLE  backend-reported timings
 //	prompt_tokens,
 //	completion_tokens             INT64   backend-reported token counts
+//	tool_name, category,
+//	hook_point                    STRING  the tool call the row is about
+//	case_time                     TIMESTAMP(UTC, µs)  the case's time, null when absent
+//	run_started                   TIMESTAMP(UTC, µs)  the run's start (run.json created)
 //
 // The call_* and server_* columns repeat on every rule row of a call and
 // are null without a call (or when the backend does not report them). To
@@ -103,6 +107,8 @@
 //	prompt_version                STRING  null when the backend has none
 //	calls                         INT32   judge calls of the case, cache hits included
 //	tags                          LIST<STRING>
+//	tool_name, category, hook_point,
+//	case_time, run_started        as in decisions.parquet
 //
 // A case with no rule in scope has a gates row and no decisions row.
 //

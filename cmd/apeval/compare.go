@@ -159,7 +159,18 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 		}
 	}
 	rep := &reports.Report{Run: run, Latencies: lat, Tokens: toks, Summary: sum, Inconclusive: o.Inconclusive, Color: useColor(io.Out, io), Width: termWidth(io.Out, io)}
-	if err := rep.WriteComparison(io.Out, cmp, outputFormat(o.Format, io.Out)); err != nil {
+	// A filtered run is never mistaken for a full one, here either.
+	f := outputFormat(o.Format, io.Out)
+	for i, in := range infos {
+		if h := in.Filter.String(); h != "" {
+			if f == reports.FormatTable || f == reports.FormatMarkdown {
+				fmt.Fprintf(io.Out, "%s: %s\n\n", dirs[i], h)
+			} else {
+				fmt.Fprintf(io.Err, "apeval: %s: %s\n", dirs[i], h)
+			}
+		}
+	}
+	if err := rep.WriteComparison(io.Out, cmp, f); err != nil {
 		return err
 	}
 	v := metrics.VerdictInconclusive

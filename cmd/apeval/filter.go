@@ -130,6 +130,7 @@ func (f *filterFlags) restrictPolicy(p *replay.Policy) (*replay.Policy, error) {
 type sessionSelection struct {
 	sessions map[string]bool // nil: every session
 	tags     []string
+	cases    int64 // cases of the chosen sessions (the progress total)
 }
 
 // keepSession reports whether the session is replayed.
@@ -161,6 +162,7 @@ func (f *filterFlags) selectSessions(src *source, p *replay.Policy, sh shard) (*
 	r := src.reader(p)
 	defer r.Close()
 	seen := map[string]bool{}
+	perSession := map[string]int64{}
 	tagged := map[string]bool{}
 	var order []string
 	for r.Scan() {
@@ -176,6 +178,7 @@ func (f *filterFlags) selectSessions(src *source, p *replay.Policy, sh shard) (*
 			seen[c.SessionID] = true
 			order = append(order, c.SessionID)
 		}
+		perSession[c.SessionID]++
 		if len(f.Tags) > 0 && hasAnyTag(c, f.Tags) {
 			tagged[c.SessionID] = true
 		}
@@ -197,6 +200,7 @@ func (f *filterFlags) selectSessions(src *source, p *replay.Policy, sh shard) (*
 	sel := &sessionSelection{sessions: make(map[string]bool, len(order)), tags: f.Tags}
 	for _, id := range order {
 		sel.sessions[id] = true
+		sel.cases += perSession[id]
 	}
 	return sel, nil
 }

@@ -307,3 +307,18 @@ func maxWidth(s string) int {
 	}
 	return m
 }
+
+// TestCompareHeaderSaysFiltered: compare of a filtered run says so first.
+func TestCompareHeaderSaysFiltered(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := apeval(t, "", "run", "-q", "--tag", "ja", "--out", out); code == exitUsage {
+		t.Fatal(stderr)
+	}
+	code, stdout, stderr := apeval(t, "", "compare", "--baseline", "recorded/ollama/qwen2.5:3b", "--format", "table", out)
+	if code == exitUsage {
+		t.Fatal(stderr)
+	}
+	if !strings.HasPrefix(stdout, out+": filtered run (tags ja): not the full dataset") {
+		t.Fatalf("compare header: %q", stdout[:min(len(stdout), 200)])
+	}
+}

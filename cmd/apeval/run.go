@@ -297,7 +297,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	if !o.Quiet {
 		total := int64(0)
 		if sel != nil {
-			total = 0 // the filtered case count is not known ahead
+			total = sel.cases // replayed, tagged or not
 		} else if stats != nil {
 			total = int64(stats.Cases)
 		} else if o.shard.n <= 1 {
