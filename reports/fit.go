@@ -254,8 +254,20 @@ func (g *grid) vertical(width int) string {
 				continue
 			}
 			h := header[c]
-			line := "  " + h + strings.Repeat(" ", lw-displayWidth(h)) + "  " + r[c]
-			b.WriteString(cut(line, width) + "\n")
+			prefix := "  " + h + strings.Repeat(" ", lw-displayWidth(h)) + "  "
+			avail := width - displayWidth(prefix)
+			if avail < 12 {
+				b.WriteString(cut(prefix+r[c], width) + "\n")
+				continue
+			}
+			// A long value wraps under itself rather than losing its end.
+			for k, part := range wrap(r[c], avail) {
+				if k > 0 {
+					prefix = strings.Repeat(" ", displayWidth(prefix))
+					part = strings.TrimLeft(part, " ")
+				}
+				b.WriteString(cut(prefix+part, width) + "\n")
+			}
 		}
 	}
 	return b.String()
