@@ -264,7 +264,7 @@ func stripIndex(s string) string {
 	return b.String()
 }
 
-// judgeOptionStrings renders a [[judge]] table's options as --judge-option
+// optionStrings renders a [[judge]] table's options as --judge-option
 // key=value strings (prices included), so both sources go one way.
 func (j judgeConfig) optionStrings() []string {
 	var out []string
@@ -315,7 +315,7 @@ func (c *projectConfig) applyToRun(cmd *cobra.Command, o *runOptions) error {
 			o.Criteria = c.Criteria
 		}
 		if set("baseline") && c.Baseline != "" {
-			o.Baseline = c.Baseline
+			o.Baseline, o.baselineFromConfig = c.Baseline, true
 		}
 		if set("inconclusive") && c.Inconclusive != "" {
 			o.Inconclusive = c.Inconclusive

@@ -65,8 +65,12 @@ func TestInitThenRunWithNoFlags(t *testing.T) {
 		t.Fatalf("gate: exit %d, run %d: %s", gc, code, gerr)
 	}
 
-	// A flag overrides the file: one judge, no baseline from the file
-	// matching it is then an error naming the judges.
+	// A flag overrides the file. One judge without the file's baseline:
+	// an error that says where the baseline came from.
+	code, _, stderr = apeval(t, "", "run", "-q", "--judge", "recorded:ollama/qwen2.5:7b-instruct-q4_K_M", "--out", "one")
+	if code != exitUsage || !strings.Contains(stderr, "the baseline comes from apeval.toml; pass --baseline") {
+		t.Fatalf("file baseline missing from the flag's judges: exit %d: %s", code, stderr)
+	}
 	code, _, stderr = apeval(t, "", "run", "-q", "--judge", "recorded:ollama/qwen2.5:7b-instruct-q4_K_M", "--baseline", "recorded/ollama/qwen2.5:7b-instruct-q4_K_M", "--out", "one")
 	if code == exitUsage {
 		t.Fatalf("run with flags over the file: %s", stderr)

@@ -228,6 +228,9 @@ the replay once and gate on it later.`,
 			if err != nil {
 				return err
 			}
+			if h := rep.Run.Filter.String(); h != "" {
+				fmt.Fprintf(io.Err, "apeval: %s\n", h)
+			}
 			for _, j := range rep.Summary.Judges {
 				fmt.Fprintf(io.Out, "%s\t%s\n", j.Judge, j.Verdict)
 			}

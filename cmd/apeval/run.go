@@ -50,6 +50,8 @@ type runOptions struct {
 	judgeOptions map[string][]string
 	outPattern   string
 	config       string
+	// baselineFromConfig: --baseline was not given, apeval.toml's is used.
+	baselineFromConfig bool
 }
 
 func newRunCmd(io IO, replayOnly bool) *cobra.Command {
@@ -251,6 +253,9 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	baseline := ""
 	if o.Baseline != "" {
 		if baseline, err = resolveJudge(o.Baseline, judges); err != nil {
+			if o.baselineFromConfig {
+				return usagef("%v (the baseline comes from %s; pass --baseline to choose another)", err, o.config)
+			}
 			return err
 		}
 	}
