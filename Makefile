@@ -61,3 +61,6 @@ clean:
 .PHONY: install
 install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/apeval
+	@dir=$$($(GO) env GOBIN); [ -n "$$dir" ] || dir=$$($(GO) env GOPATH)/bin; \
+	  echo "installed $$dir/apeval"; \
+	  case ":$$PATH:" in *":$$dir:"*) ;; *) echo "make: $$dir is not on your PATH; run: export PATH=\"$$dir:\$$PATH\"";; esac
