@@ -104,7 +104,7 @@ func (rep *Report) comparisonGrids(c *metrics.Comparison) []*grid {
 			}
 			g.add(cells...)
 		}
-		g.width, g.fit = rep.Width, fitOptions{judgeHeader: true}
+		g.width, g.fit = rep.Width, fitOptions{judgeHeads: 2}
 		gs = append(gs, g)
 	}
 	return gs

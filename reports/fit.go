@@ -25,7 +25,7 @@ import (
 // fitOptions say how a grid may be narrowed.
 type fitOptions struct {
 	judgeCol    int   // column of judge names plus one (0: none)
-	judgeHeader bool  // the header cells after the first are judge names
+	judgeHeads  int   // the header cells 1..judgeHeads are judge names (-1: all after the first)
 	detail      []int // long text columns that may go on a line under their row
 	drop        []int // columns to leave out, least telling first
 	transpose   bool  // vertical layout is per column (judges grid)
@@ -63,7 +63,7 @@ func (g *grid) renderFitted(w io.Writer, width int) error {
 	var notes []string
 	cur := g
 	out := body(cur)
-	if maxLineWidth(out) > width && (g.fit.judgeCol > 0 || g.fit.judgeHeader) {
+	if maxLineWidth(out) > width && (g.fit.judgeCol > 0 || g.fit.judgeHeads != 0) {
 		var legend []string
 		cur, legend = g.abbreviateJudges()
 		notes = append(notes, legend...)
@@ -163,8 +163,11 @@ func (g *grid) abbreviateJudges() (*grid, []string) {
 		legend = append(legend, k+" = "+name)
 		return k
 	}
-	if g.fit.judgeHeader {
-		for i := 1; i < len(c.header); i++ {
+	if n := g.fit.judgeHeads; n != 0 {
+		if n < 0 || n >= len(c.header) {
+			n = len(c.header) - 1
+		}
+		for i := 1; i <= n; i++ {
 			c.header[i] = key(c.header[i])
 		}
 	}

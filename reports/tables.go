@@ -239,7 +239,7 @@ func (rep *Report) judgesGrid() *grid {
 		return fmt.Sprintf("%d / %d / %d", ok, bad, open)
 	})
 	row("verdict", func(j *metrics.JudgeSummary, _ *metrics.Row) string { return paint(string(j.Verdict), rep.Color) })
-	g.width, g.fit = rep.Width, fitOptions{judgeHeader: true, transpose: true}
+	g.width, g.fit = rep.Width, fitOptions{judgeHeads: -1, transpose: true}
 	conf := fmt.Sprintf("%g%%", th.Confidence*100)
 	g.notes = append(g.notes, fmt.Sprintf("Intervals: Wilson %s for proportions, distribution-free order-statistic %s for P95.", conf, conf))
 	if n := rep.costNote(); n != "" {

@@ -281,6 +281,11 @@ func TestTablesFitA100ColumnTerminal(t *testing.T) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
+	// compare fits too, and only judge names become keys.
+	_, cmp := ptyRun(t, 100, map[string]string{"NO_COLOR": "1"}, "compare", "--baseline", "recorded/ollama/qwen2.5:3b", filepath.Join(dir, "a"))
+	if w := maxWidth(cmp); w > 100 || !strings.Contains(cmp, "vs base") || !strings.Contains(cmp, "B = recorded/ollama/qwen2.5:7b") {
+		t.Errorf("compare under 100 columns (widest %d):\n%s", w, cmp)
+	}
 	// --wide prints everything: wider than 100.
 	_, wide := ptyRun(t, 100, nil, "run", "-q", "--wide", "--no-color", "--out", filepath.Join(dir, "b"))
 	if maxWidth(wide) <= 100 {
