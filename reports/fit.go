@@ -24,11 +24,11 @@ import (
 
 // fitOptions say how a grid may be narrowed.
 type fitOptions struct {
-	judgeCol    int   // column of judge names plus one (0: none)
-	judgeHeads  int   // the header cells 1..judgeHeads are judge names (-1: all after the first)
-	detail      []int // long text columns that may go on a line under their row
-	drop        []int // columns to leave out, least telling first
-	transpose   bool  // vertical layout is per column (judges grid)
+	judgeCol   int   // column of judge names plus one (0: none)
+	judgeHeads int   // the header cells 1..judgeHeads are judge names (-1: all after the first)
+	detail     []int // long text columns that may go on a line under their row
+	drop       []int // columns to leave out, least telling first
+	transpose  bool  // vertical layout is per column (judges grid)
 }
 
 // ansiEscape matches the colour escapes paint adds; they take no columns.
