@@ -139,6 +139,11 @@ An existing file is not overwritten without --force.`,
 				}
 				fmt.Fprintln(io.Out, p)
 			}
+			next := "apeval run"
+			if dir != "." {
+				next = "cd " + dir + " && apeval run"
+			}
+			fmt.Fprintf(io.Err, "apeval: next: %s (then edit apeval.toml: your dataset, policy and judges)\n", next)
 			return nil
 		},
 	}

@@ -331,3 +331,32 @@ func TestCompareHeaderSaysFiltered(t *testing.T) {
 		t.Fatalf("compare header: %q", stdout[:min(len(stdout), 200)])
 	}
 }
+
+// TestMergeKeepsCaseColumns: the tool and time columns survive apeval
+// merge (they are read back from the shards, not from the dataset).
+func TestMergeKeepsCaseColumns(t *testing.T) {
+	dir := t.TempDir()
+	for _, s := range []string{"1", "2"} {
+		if code, _, stderr := apeval(t, "", "replay", "-q", "--shard", s+"/2", "--out", filepath.Join(dir, "shard-"+s)); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	out := filepath.Join(dir, "all")
+	if code, _, stderr := apeval(t, "", "merge", "--out", out, filepath.Join(dir, "shard-1"), filepath.Join(dir, "shard-2")); code == exitUsage {
+		t.Fatal(stderr)
+	}
+	rs := readResults(t, out)
+	timed := 0
+	for _, r := range rs {
+		if r.ToolName == "" || r.Category == "" || r.HookPoint == "" {
+			t.Fatalf("merged case %s lost its tool columns: %+v", r.CaseID, r)
+		}
+		if r.Time != nil {
+			timed++
+		}
+	}
+	// Every sample case has a time.
+	if len(rs) == 0 || timed != len(rs) {
+		t.Fatalf("%d of %d merged results kept their time", timed, len(rs))
+	}
+}

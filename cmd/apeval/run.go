@@ -64,8 +64,9 @@ layer, deterministic matchers and each judge, then compute metrics, check the ki
 criteria and write the run directory (decisions.parquet, gates.parquet,
 metrics.parquet, summary.json, summary.md, junit.xml, charts, report.html, run.json).
 
-With no flags, evaluates the embedded sample dataset and policy with its recorded
-judges. Without --judge, the judges are the dataset's recordings when it has any,
+Settings come from ./apeval.toml when it exists (apeval init writes one; or
+--config FILE); a flag overrides the file. With neither, evaluates the embedded
+sample dataset and policy with its recorded judges. Without --judge, the judges are the dataset's recordings when it has any,
 else "none" (the deterministic fallback when the judge is down).
 
 Judge specs:
