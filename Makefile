@@ -66,3 +66,12 @@ ci: vet staticcheck test readme-check e2e-ollama html-check
 
 clean:
 	rm -rf bin apeval-out
+
+# apeval on your PATH: go install of this clone into $(go env GOPATH)/bin
+# (or $GOBIN), with the version from git describe.
+.PHONY: install
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/apeval
+	@dir=$$($(GO) env GOBIN); [ -n "$$dir" ] || dir=$$($(GO) env GOPATH)/bin; \
+	  echo "installed $$dir/apeval"; \
+	  case ":$$PATH:" in *":$$dir:"*) ;; *) echo "make: $$dir is not on your PATH; run: export PATH=\"$$dir:\$$PATH\"";; esac

@@ -67,6 +67,10 @@ type Recorded struct {
 	Status    string             `json:"status,omitempty"` // ok|unknown|invalid|timeout|error; default ok
 	Error     string             `json:"error,omitempty"`
 	Decisions []RecordedDecision `json:"decisions,omitempty"`
+	// PromptTokens and CompletionTokens are the call's token usage when the
+	// production gate recorded it (for the cost figures); 0 = not recorded.
+	PromptTokens     int `json:"prompt_tokens,omitempty"`
+	CompletionTokens int `json:"completion_tokens,omitempty"`
 }
 
 // RecordedDecision is one rule decision inside a recorded call.

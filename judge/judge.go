@@ -109,6 +109,8 @@ type Recording struct {
 	Status    Status
 	Error     string
 	Decisions []Decision
+	// Token usage recorded with the call, 0 when not recorded.
+	PromptTokens, CompletionTokens int
 }
 
 // Request is one judge call: the rules of one case that need the judge.

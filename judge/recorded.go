@@ -60,6 +60,7 @@ func (r *Recorded) Judge(_ context.Context, req Request) Response {
 		Latency:  time.Duration(primary.LatencyMS * float64(time.Millisecond)),
 		Attempts: 1,
 	}
+	resp.Server.PromptTokens, resp.Server.CompletionTokens = primary.PromptTokens, primary.CompletionTokens
 	byID := make(map[string]Decision, len(asked))
 	collect := func(rec *Recording) {
 		for _, d := range rec.Decisions {

@@ -175,7 +175,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64, into 
 		RunID: e.runID, CaseID: c.ID, SessionID: sessionID(c), Seq: c.Seq,
 		Judge: e.idStr, Model: e.id.Model, ModelDigest: e.id.Digest, PromptVersion: e.id.PromptVersion,
 		Permission: PermissionOff, ExpectedAction: c.ExpectedAction, ApprovalOutcome: c.ApprovalOutcome,
-		Tags: c.Tags,
+		Tags: c.Tags, ToolName: c.Tool.Name, Category: f.category, HookPoint: c.HookPoint, Time: c.Time,
 	}
 	if e.p.Permissions != nil {
 		prim, _ := f.primary()
@@ -522,6 +522,8 @@ func (e *replayer) call(ctx context.Context, req judge.Request) judge.Response {
 			return judge.Response{Status: judge.StatusError, Error: ctx.Err().Error()}
 		}
 	}
+	e.counters.inFlight.Add(1)
+	defer e.counters.inFlight.Add(-1)
 	if e.timeout <= 0 {
 		return e.j.Judge(ctx, req)
 	}
@@ -579,7 +581,8 @@ func recordings(c *datasets.Case) []judge.Recording {
 		for k, d := range r.Decisions {
 			ds[k] = judge.Decision{RuleID: d.RuleID, Result: judge.Result(d.Result), Confidence: d.Confidence}
 		}
-		out[i] = judge.Recording{Judge: r.Judge, LatencyMS: r.LatencyMS, Status: st, Error: r.Error, Decisions: ds}
+		out[i] = judge.Recording{Judge: r.Judge, LatencyMS: r.LatencyMS, Status: st, Error: r.Error, Decisions: ds,
+			PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens}
 	}
 	return out
 }

@@ -1,6 +1,10 @@
 package replay
 
-import "github.com/apeval/apeval/judge"
+import (
+	"time"
+
+	"github.com/apeval/apeval/judge"
+)
 
 // Result is one case replayed by one judge: the record that flows from replay
 // into metrics and reports (and back out of decisions.parquet/gates.parquet
@@ -27,6 +31,13 @@ type Result struct {
 	LatencyMS       *float64     // sum of the case's live judge-call latencies; nil when no live call
 	Status          judge.Status // worst call status of the case: ok|invalid|timeout|error, "" when no call
 	Tags            []string
+	// The tool call the case is about, so the decision files stand alone:
+	// the tool's name, its category (after the policy's overrides), the
+	// hook point, and the case's time (nil when the case has none).
+	ToolName  string
+	Category  string
+	HookPoint string
+	Time      *time.Time
 
 	Rules []RuleResult
 	Calls []Call

@@ -55,6 +55,11 @@ type RunStats struct {
 	Calls     int64 // judge calls made, cache hits included
 	CacheHits int64
 	Failures  int64 // calls with status invalid, timeout or error
+	// InFlight is the judge calls under way at the snapshot; Replayed the
+	// results finished by the workers, emitted or not yet (emission goes
+	// block by block, so Replayed moves smoothly where Cases jumps).
+	InFlight int64
+	Replayed int64
 }
 
 // ProgressStats is a progress snapshot.
@@ -68,6 +73,7 @@ type Progress = ProgressStats
 
 type counters struct {
 	calls, cacheHits, failures atomic.Int64
+	inFlight, replayed         atomic.Int64
 }
 
 type block struct {
@@ -120,7 +126,8 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 	var emitted, results atomic.Int64
 	snapshot := func() RunStats {
 		return RunStats{Cases: emitted.Load(), Results: results.Load(), Calls: cnt.calls.Load(),
-			CacheHits: cnt.cacheHits.Load(), Failures: cnt.failures.Load()}
+			CacheHits: cnt.cacheHits.Load(), Failures: cnt.failures.Load(),
+			InFlight: cnt.inFlight.Load(), Replayed: cnt.replayed.Load()}
 	}
 
 	var wg sync.WaitGroup
@@ -346,6 +353,7 @@ func work(ctx context.Context, rep *replayer, q <-chan *block, j, w, nj int) {
 					continue
 				}
 				b.results[int(i)*nj+j] = res
+				rep.counters.replayed.Add(1)
 			}
 		}
 		if b.pending.Add(-1) == 0 {

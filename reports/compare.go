@@ -104,6 +104,7 @@ func (rep *Report) comparisonGrids(c *metrics.Comparison) []*grid {
 			}
 			g.add(cells...)
 		}
+		g.width, g.fit = rep.Width, fitOptions{judgeHeads: 2}
 		gs = append(gs, g)
 	}
 	return gs
@@ -156,6 +157,13 @@ func (rep *Report) WriteComparison(w io.Writer, c *metrics.Comparison, f Format)
 		if err := g.render(w, f); err != nil {
 			return err
 		}
+	}
+	// Cost, quality and latency of the two judges together.
+	if g := rep.costGrid(c.Baseline, c.Candidate); g != nil {
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+		return g.render(w, f)
 	}
 	return nil
 }

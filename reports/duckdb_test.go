@@ -70,6 +70,9 @@ func TestRunFilesInDuckDB(t *testing.T) {
 	gates := filepath.Join(dir, GatesFile)
 
 	V, B, I, L, D, T := "VARCHAR", "BIGINT", "INTEGER", "BOOLEAN", "DOUBLE", "VARCHAR[]"
+	// case_time and run_started are Parquet TIMESTAMP(isAdjustedToUTC,
+	// MICROS): UTC instants, which DuckDB calls TIMESTAMP WITH TIME ZONE.
+	TZ := "TIMESTAMP WITH TIME ZONE"
 	checkColumns(t, dec, columns(
 		"run_id", V, "case_id", V, "session_id", V, "seq", B, "judge", V, "model", V,
 		"model_digest", V, "prompt_version", V, "rule_id", V, "rule_version", I, "rule_class", V,
@@ -78,12 +81,14 @@ func TestRunFilesInDuckDB(t *testing.T) {
 		"baseline_result", V, "call_index", I, "call_rules", I, "call_status", V, "call_error", V,
 		"call_cached", L, "call_attempts", I, "server_total_ms", D, "server_load_ms", D,
 		"server_prompt_eval_ms", D, "server_eval_ms", D, "prompt_tokens", B, "completion_tokens", B,
+		"tool_name", V, "category", V, "hook_point", V, "case_time", TZ, "run_started", TZ,
 	))
 	checkColumns(t, gates, columns(
 		"run_id", V, "case_id", V, "session_id", V, "seq", B, "judge", V, "permission", V,
 		"gate_action", V, "expected_action", V, "rules_in_scope", I, "rules_judged", I,
 		"judge_called", L, "cache_hit", L, "latency_ms", D, "status", V, "approval_outcome", V,
 		"model", V, "model_digest", V, "prompt_version", V, "calls", I, "tags", T,
+		"tool_name", V, "category", V, "hook_point", V, "case_time", TZ, "run_started", TZ,
 	))
 
 	checkRows(t, fmt.Sprintf(`SELECT case_id, judge, seq, rule_id, rule_version, label, source, result, confidence,

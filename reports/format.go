@@ -57,6 +57,10 @@ type grid struct {
 	right  []bool // right-align the column (numbers)
 	rows   [][]string
 	notes  []string // footnotes under the table (table and Markdown forms)
+	// width, when > 0, is the terminal width the table form must fit, as
+	// fit describes (fit.go).
+	width int
+	fit   fitOptions
 }
 
 func (g *grid) add(cells ...string) { g.rows = append(g.rows, cells) }
@@ -68,6 +72,9 @@ func (g *grid) render(w io.Writer, f Format) error {
 	case FormatMarkdown:
 		return g.table(w, true)
 	case FormatTable, "":
+		if g.width > 0 {
+			return g.renderFitted(w, g.width)
+		}
 		return g.table(w, false)
 	}
 	return fmt.Errorf("grid: format %q is not tabular", f)

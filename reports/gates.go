@@ -96,6 +96,19 @@ func (s *GateSummary) Judges() []GateCounts {
 	return out
 }
 
+// RenderWidth is Render fitting the table to a terminal of width columns
+// (0: no limit).
+func (s *GateSummary) RenderWidth(w io.Writer, f Format, width int) error {
+	if f == FormatTable && width > 0 {
+		g := s.grid(false)
+		g.width = width
+		g.fit = fitOptions{judgeCol: 1}
+		g.fit.drop = columnsNamed(g.header, "cached", "audit/notify", "inject", "deny", "approval", "stop", "calls", "failed")
+		return g.render(w, f)
+	}
+	return s.Render(w, f)
+}
+
 // Render writes the summary in format f.
 func (s *GateSummary) Render(w io.Writer, f Format) error {
 	if f == FormatJSON {

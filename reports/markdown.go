@@ -108,6 +108,9 @@ func (rep *Report) facts(name func(string) string) []string {
 	if rep.Run.RunID != "" {
 		facts = append(facts, "run "+name(rep.Run.RunID))
 	}
+	if f := rep.Run.Filter.String(); f != "" {
+		facts = append(facts, "⚠️ "+f)
+	}
 	if len(s.Judges) > 0 && s.Judges[0].Total != nil {
 		facts = append(facts, fmt.Sprintf("%d cases", s.Judges[0].Total.Cases))
 	}

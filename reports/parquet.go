@@ -32,7 +32,7 @@ type decisionRow struct {
 	RuleClass     string   `parquet:"rule_class,dict"`
 	Label         *string  `parquet:"label,optional,dict"`
 	Source        string   `parquet:"source,dict"`
-	Result        string   `parquet:"result,dict"`
+	Result        *string  `parquet:"result,optional,dict"`
 	Confidence    *float64 `parquet:"confidence,optional"`
 	Fired         bool     `parquet:"fired"`
 	Action        string   `parquet:"action,dict"`
@@ -57,11 +57,14 @@ type decisionRow struct {
 	PromptTokens       *int64   `parquet:"prompt_tokens,optional"`
 	CompletionTokens   *int64   `parquet:"completion_tokens,optional"`
 
+	caseColumns
+
 	s                                        [8]string
 	conf, lat, sTotal, sLoad, sPrompt, sEval float64
 	callIndex, callRules, callAttempts       int32
 	callCached                               bool
 	pTok, cTok                               int64
+	resultS                                  string
 }
 
 // gateRow is one gates.parquet row: the outcome of a case × judge.
@@ -86,6 +89,8 @@ type gateRow struct {
 	PromptVersion   *string  `parquet:"prompt_version,optional,dict"`
 	Calls           int32    `parquet:"calls"`
 	Tags            []string `parquet:"tags,optional,list"`
+
+	caseColumns
 
 	s   [6]string
 	lat float64
@@ -281,9 +286,11 @@ func (w *RunWriter) Write(r *replay.Result) error {
 	}
 	for i := range r.Rules {
 		fillDecision(&w.decBuf[w.nDec], r, &r.Rules[i])
+		w.decBuf[w.nDec].caseColumns.fill(r, w.info.Created)
 		w.nDec++
 	}
 	fillGate(&w.gateBuf[w.nGate], r)
+	w.gateBuf[w.nGate].caseColumns.fill(r, w.info.Created)
 	w.nGate++
 	if w.nGate == len(w.gateBuf) {
 		if err := w.flushGates(); err != nil {
@@ -456,7 +463,8 @@ func fillDecision(d *decisionRow, r *replay.Result, rr *replay.RuleResult) {
 	optS(&d.PromptVersion, &d.s[2], r.PromptVersion)
 	d.RuleID, d.RuleVersion, d.RuleClass = rr.RuleID, int32(rr.RuleVersion), rr.Class
 	optS(&d.Label, &d.s[3], rr.Label)
-	d.Source, d.Result = string(rr.Source), string(rr.Result)
+	d.Source = string(rr.Source)
+	optS(&d.Result, &d.resultS, string(rr.Result))
 	optF(&d.Confidence, &d.conf, rr.Confidence)
 	d.Fired, d.Action, d.GateAction = rr.Fired, rr.Action, r.GateAction
 	d.Status = string(rr.Status)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
@@ -135,6 +136,11 @@ const (
 	cServerEval
 	cPromptTokens
 	cCompletionTokens
+	// both files, at the end
+	cToolName
+	cCategory
+	cHookPoint
+	cCaseTime
 	nCodes
 )
 
@@ -142,6 +148,7 @@ var shared = map[string]int{
 	"run_id": cRunID, "case_id": cCaseID, "session_id": cSessionID, "seq": cSeq, "judge": cJudge,
 	"model": cModel, "model_digest": cModelDigest, "prompt_version": cPromptVersion, "tags": cTags,
 	"latency_ms": cLatency, "status": cStatus, "gate_action": cGateAction,
+	"tool_name": cToolName, "category": cCategory, "hook_point": cHookPoint, "case_time": cCaseTime,
 }
 
 var gateColumns = withShared(map[string]int{
@@ -346,6 +353,15 @@ func (rf *rowFile) gate(row parquet.Row) *replay.Result {
 			if n := v.Int32(); n > 0 {
 				r.Calls = make([]replay.Call, n)
 			}
+		case cToolName:
+			r.ToolName = rf.str(code, v)
+		case cCategory:
+			r.Category = rf.str(code, v)
+		case cHookPoint:
+			r.HookPoint = rf.str(code, v)
+		case cCaseTime:
+			t := time.UnixMicro(v.Int64()).UTC()
+			r.Time = &t
 		}
 	}
 	return r

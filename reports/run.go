@@ -52,6 +52,10 @@ type RunInfo struct {
 	// matchers, judge calls or cache hits, decision files), without start-up
 	// and report writing; 0 when not measured (merged runs).
 	ReplayMS float64 `json:"replay_ms,omitempty"`
+	// Filter is set when --rule, --tag, --limit or --sample narrowed the run.
+	Filter *Filter `json:"filter,omitempty"`
+	// Settings are the resolved settings (apeval.toml, flags, defaults).
+	Settings *Settings `json:"settings,omitempty"`
 }
 
 // FileRef names an input file and its content hash ("" when unknown, for
@@ -71,6 +75,10 @@ type JudgeInfo struct {
 	Digest        string            `json:"digest,omitempty"`
 	PromptVersion string            `json:"prompt_version,omitempty"`
 	Details       map[string]string `json:"details,omitempty"`
+	// PriceIn and PriceOut are the judge's prices per million prompt and
+	// completion tokens (price_in / price_out), nil when not given.
+	PriceIn  *float64 `json:"price_in,omitempty"`
+	PriceOut *float64 `json:"price_out,omitempty"`
 }
 
 // Duration is a time.Duration that reads and writes JSON as "1.5s".

@@ -17,6 +17,12 @@ type summaryJSON struct {
 	Run          *RunInfo `json:"run"`
 	ExitCode     int      `json:"exit_code"`
 	Inconclusive string   `json:"inconclusive"`
+	// Filtered is true when --rule, --tag, --limit or --sample narrowed the
+	// run (run.filter says how): its figures are not the full dataset's.
+	Filtered bool `json:"filtered"`
+	// Cost is each judge's tokens and judging cost beside its latency
+	// (cost.go), keyed by judge identity; absent when no judge had calls.
+	Cost map[string]*JudgeCost `json:"cost,omitempty"`
 	*metrics.Summary
 }
 
@@ -31,5 +37,5 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 		run.Schema = RunSchema
 	}
 	return enc.Encode(summaryJSON{Schema: SummarySchema, Run: &run, ExitCode: rep.Exit,
-		Inconclusive: rep.Inconclusive, Summary: rep.Summary})
+		Inconclusive: rep.Inconclusive, Filtered: rep.Run.Filter != nil, Cost: rep.costs(), Summary: rep.Summary})
 }

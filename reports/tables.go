@@ -27,6 +27,12 @@ type Report struct {
 	Exit int
 	// Color enables ANSI colour on verdict and status words (terminals only).
 	Color bool
+	// Tokens, when set, holds each judge's token counts for the cost rows
+	// and summary.json's "cost" (see cost.go).
+	Tokens Tokens
+	// Width is the terminal width the tables must fit (0: no limit, as
+	// when piped or with --wide); see fit.go.
+	Width int
 }
 
 // criterionLabel is the short name of a criterion in tables.
@@ -186,6 +192,21 @@ func (rep *Report) judgesGrid() *grid {
 		return fmtCI(t.LatencyP95MS, t.LatencyP95LoMS, t.LatencyP95HiMS, 0)
 	})
 	row("P99 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return fmtNum(t.LatencyP99MS, 0) })
+	if costs := rep.costs(); rep.costNote() != "" {
+		row("tokens/call in / out", func(j *metrics.JudgeSummary, _ *metrics.Row) string {
+			if c := costs[j.Judge]; c != nil {
+				return fmtTokens(c.PromptTokensPerCall, c.CompletionTokensPerCall)
+			}
+			return na
+		})
+		row("tokens/1k tool calls in / out", func(j *metrics.JudgeSummary, _ *metrics.Row) string {
+			if c := costs[j.Judge]; c != nil {
+				return fmtTokens(c.PromptTokensPer1k, c.CompletionTokensPer1k)
+			}
+			return na
+		})
+		row("cost/1k tool calls", func(j *metrics.JudgeSummary, _ *metrics.Row) string { return fmtCost(costs[j.Judge]) })
+	}
 	row("fire rate", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return fmtNum(t.FireRate, 3) })
 	for _, name := range []string{metrics.CriterionJudgeP95Max, metrics.CriterionJudgeRequiredRateMax,
 		metrics.CriterionUnknownRateMax} {
@@ -213,8 +234,12 @@ func (rep *Report) judgesGrid() *grid {
 		return fmt.Sprintf("%d / %d / %d", ok, bad, open)
 	})
 	row("verdict", func(j *metrics.JudgeSummary, _ *metrics.Row) string { return paint(string(j.Verdict), rep.Color) })
+	g.width, g.fit = rep.Width, fitOptions{judgeHeads: -1, transpose: true}
 	conf := fmt.Sprintf("%g%%", th.Confidence*100)
 	g.notes = append(g.notes, fmt.Sprintf("Intervals: Wilson %s for proportions, distribution-free order-statistic %s for P95.", conf, conf))
+	if n := rep.costNote(); n != "" {
+		g.notes = append(g.notes, n)
+	}
 	return g
 }
 
@@ -351,6 +376,12 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 		}
 	}
 	g.notes = append([]string{openLegend}, rep.footnotes()...)
+	g.width = rep.Width
+	if !single {
+		g.fit.judgeCol = 3
+	}
+	g.fit.detail = columnsNamed(g.header, "failing", "open")
+	g.fit.drop = columnsNamed(g.header, "baseline recall", "fire rate", "unknown", "class", "labeled", "TP/FP/FN/TN")
 	return g
 }
 

@@ -35,6 +35,9 @@ as footnotes. Exit code: the candidate's verdict (0 GO, 1 NO-GO, 3 INCONCLUSIVE)
   apeval compare --baseline recorded/ollama/qwen2.5:3b apeval-out/sample
   apeval compare --format markdown out/a out/b >> "$GITHUB_STEP_SUMMARY"`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if err := o.applyConfig(cmd); err != nil {
+				return err
+			}
 			if len(args) < 1 || len(args) > 2 {
 				return usagef("compare takes two run directories, or one with --baseline")
 			}
@@ -120,6 +123,7 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	}
 
 	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
+	toks := reports.Tokens{}
 	for i, d := range dirs {
 		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
 			if i == 1 {
@@ -129,6 +133,7 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 			}
 			if r.Judge == baseline || r.Judge == candidate {
 				acc.Add(r)
+				toks.Add(r)
 			}
 			return nil
 		}); err != nil {
@@ -143,8 +148,28 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	if len(dirs) == 2 {
 		cmp.Warnings = append(runDifferences(infos[0], infos[1]), cmp.Warnings...)
 	}
-	rep := &reports.Report{Run: infos[0], Summary: sum, Inconclusive: o.Inconclusive, Color: isTerminal(io.Out)}
-	if err := rep.WriteComparison(io.Out, cmp, outputFormat(o.Format, io.Out)); err != nil {
+	run := infos[0]
+	if len(infos) == 2 {
+		run.Judges = append(append([]reports.JudgeInfo(nil), infos[0].Judges...), infos[1].Judges...)
+		for i := len(infos[0].Judges); i < len(run.Judges); i++ {
+			if id, ok := rename[run.Judges[i].Identity]; ok {
+				run.Judges[i].Identity = id
+			}
+		}
+	}
+	rep := &reports.Report{Run: run, Tokens: toks, Summary: sum, Inconclusive: o.Inconclusive, Color: useColor(io.Out, io), Width: termWidth(io.Out, io)}
+	// A filtered run is never mistaken for a full one, here either.
+	f := outputFormat(o.Format, io.Out)
+	for i, in := range infos {
+		if h := in.Filter.String(); h != "" {
+			if f == reports.FormatTable || f == reports.FormatMarkdown {
+				fmt.Fprintf(io.Out, "%s: %s\n\n", dirs[i], h)
+			} else {
+				fmt.Fprintf(io.Err, "apeval: %s: %s\n", dirs[i], h)
+			}
+		}
+	}
+	if err := rep.WriteComparison(io.Out, cmp, f); err != nil {
 		return err
 	}
 	v := metrics.VerdictInconclusive

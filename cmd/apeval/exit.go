@@ -65,6 +65,9 @@ type IO struct {
 	Out    io.Writer
 	Err    io.Writer
 	Getenv func(string) string
+	// term holds the global terminal flags (--no-color, --wide) once
+	// parsed; shared by every command of one invocation.
+	term *termSettings
 }
 
 // Main runs apeval with args and returns the process exit code.

@@ -25,6 +25,7 @@ type judgeFlags struct {
 	Retries       int
 
 	options map[string]string
+	prices  map[string]judgePrices // judge identity → prices (run only)
 }
 
 func (f *judgeFlags) register(fs *pflag.FlagSet) {
@@ -61,7 +62,7 @@ func (f *judgeFlags) config(timeout time.Duration, concurrency int, io IO) judge
 		OllamaHost:    f.OllamaHost,
 		OpenAIBaseURL: f.OpenAIBaseURL,
 		OpenAIKeyEnv:  f.OpenAIKeyEnv,
-		Options:       f.options,
+		Options:       withoutPrices(f.options),
 		PromptFile:    f.Prompt,
 		Timeout:       timeout,
 		Retries:       f.Retries,
@@ -86,7 +87,14 @@ func openJudges(ctx context.Context, specs []string, o *runOptions, io IO) ([]ju
 	}
 	seen := map[string]string{}
 	for _, spec := range specs {
-		j, err := judge.Open(ctx, spec, cfg)
+		jcfg := cfg
+		opts, prices, err := o.Judge.optionsFor(spec, o.judgeOptions)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		jcfg.Options = opts
+		j, err := judge.Open(ctx, spec, jcfg)
 		if err != nil {
 			closeAll()
 			return nil, nil, usagef("--judge %s: %v", spec, err)
@@ -97,6 +105,7 @@ func openJudges(ctx context.Context, specs []string, o *runOptions, io IO) ([]ju
 			return nil, nil, usagef("--judge %s and --judge %s are the same judge (%s)", prev, spec, id)
 		}
 		seen[id] = spec
+		o.Judge.rememberPrices(j, prices)
 		if live(j) && !o.NoCache {
 			if cache == nil {
 				dir := o.CacheDir

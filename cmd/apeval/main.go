@@ -1,6 +1,6 @@
 // Command apeval replays recorded tool.before contexts through a policy's
 // deterministic matchers and judge models, and reports whether each judge may
-// go live (see README.md and ../../DESIGN).
+// go live (see README.md and docs/).
 package main
 
 import "os"

@@ -65,7 +65,8 @@ once each (--allow-partial accepts missing shards).`,
 			}
 			acc := metrics.New(metrics.Config{Criteria: crit, Baseline: info.Baseline})
 			gates := reports.NewGateSummary()
-			to := sinks{acc, gates}
+			toks := reports.Tokens{}
+			to := sinks{acc, gates, toks}
 			for _, d := range args {
 				if _, err := reports.ReadRun(d, func(r *replay.Result) error {
 					r.RunID = runID
@@ -79,7 +80,7 @@ once each (--allow-partial accepts missing shards).`,
 			if err := w.Close(); err != nil {
 				return err
 			}
-			rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Inconclusive: e.Inconclusive}
+			rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Tokens: toks, Inconclusive: e.Inconclusive}
 			if err := writeRunReports(out, rep, e.Format, io, gates); err != nil {
 				return err
 			}

@@ -131,7 +131,8 @@ func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSum
 	}
 	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
 	gates := reports.NewGateSummary()
-	to := sinks{acc, gates}
+	toks := reports.Tokens{}
+	to := sinks{acc, gates, toks}
 	for _, d := range dirs {
 		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
 			to.Add(r)
@@ -142,7 +143,7 @@ func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSum
 	}
 	info := infos[0]
 	info.Baseline = baseline
-	return &reports.Report{Run: info, Summary: acc.Close(), Inconclusive: e.Inconclusive}, gates, nil
+	return &reports.Report{Run: info, Summary: acc.Close(), Tokens: toks, Inconclusive: e.Inconclusive}, gates, nil
 }
 
 func runDirError(dir string, err error) error {
@@ -167,6 +168,9 @@ apeval merge for the shards of one run). Exit code as for run.`,
   apeval report --criteria strict.toml --out out/strict out/run1
   apeval report --json out/run1 | jq .verdict`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if err := e.applyConfig(cmd); err != nil {
+				return err
+			}
 			if len(args) == 0 {
 				return usagef("report needs at least one run directory")
 			}
@@ -208,6 +212,9 @@ the replay once and gate on it later.`,
 		Example: `  apeval gate out/run1 && echo "judge may go live"
   apeval gate --inconclusive=fail --criteria strict.toml out/run1`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if err := e.applyConfig(cmd); err != nil {
+				return err
+			}
 			if len(args) != 1 {
 				return usagef("gate takes exactly one run directory")
 			}
@@ -217,6 +224,9 @@ the replay once and gate on it later.`,
 			rep, _, err := e.evaluate(args)
 			if err != nil {
 				return err
+			}
+			if h := rep.Run.Filter.String(); h != "" {
+				fmt.Fprintf(io.Err, "apeval: %s\n", h)
 			}
 			for _, j := range rep.Summary.Judges {
 				fmt.Fprintf(io.Out, "%s\t%s\n", j.Judge, j.Verdict)
@@ -239,9 +249,19 @@ func writeRunReports(dir string, rep *reports.Report, format string, io IO, gate
 		return err
 	}
 	f := outputFormat(format, io.Out)
-	rep.Color = isTerminal(io.Out)
+	rep.Color = useColor(io.Out, io)
+	rep.Width = termWidth(io.Out, io)
+	if h := rep.Run.Filter.String(); h != "" {
+		// A filtered run is never mistaken for a full one: its header says so
+		// (on stderr where stdout is machine-readable).
+		if f == reports.FormatTable || f == reports.FormatMarkdown {
+			fmt.Fprintf(io.Out, "%s\n\n", h)
+		} else {
+			fmt.Fprintf(io.Err, "apeval: %s\n", h)
+		}
+	}
 	if f != reports.FormatJSON && gates != nil {
-		if err := gates.Render(io.Out, f); err != nil {
+		if err := gates.RenderWidth(io.Out, f, rep.Width); err != nil {
 			return err
 		}
 		fmt.Fprintln(io.Out)

@@ -5,6 +5,9 @@ import (
 )
 
 func newRootCmd(io IO) *cobra.Command {
+	if io.term == nil {
+		io.term = &termSettings{}
+	}
 	root := &cobra.Command{
 		Use:   "apeval",
 		Short: "Offline shadow evaluation of judge models for agent tool-call gates",
@@ -37,7 +40,9 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE, 130 interrupt
 		newMergeCmd(io),
 		newDatasetsCmd(io),
 		newJudgesCmd(io),
+		newInitCmd(io),
 	)
+	registerGlobalFlags(root, io.term)
 	return root
 }
 

@@ -40,9 +40,18 @@ type runOptions struct {
 	Quiet        bool
 	RunID        string
 	Judge        judgeFlags
+	Filter       filterFlags
 
 	replayOnly bool
 	shard      shard
+	// judgeOptions are apeval.toml's per-judge options (judge spec →
+	// key=value), under --judge-option; outPattern is its out directory
+	// pattern; config the file read ("" when none).
+	judgeOptions map[string][]string
+	outPattern   string
+	config       string
+	// baselineFromConfig: --baseline was not given, apeval.toml's is used.
+	baselineFromConfig bool
 }
 
 func newRunCmd(io IO, replayOnly bool) *cobra.Command {
@@ -55,8 +64,9 @@ layer, deterministic matchers and each judge, then compute metrics, check the ki
 criteria and write the run directory (decisions.parquet, gates.parquet,
 metrics.parquet, summary.json, summary.md, junit.xml, charts, report.html, run.json).
 
-With no flags, evaluates the embedded sample dataset and policy with its recorded
-judges. Without --judge, the judges are the dataset's recordings when it has any,
+Settings come from ./apeval.toml when it exists (apeval init writes one; or
+--config FILE); a flag overrides the file. With neither, evaluates the embedded
+sample dataset and policy with its recorded judges. Without --judge, the judges are the dataset's recordings when it has any,
 else "none" (the deterministic fallback when the judge is down).
 
 Judge specs:
@@ -77,6 +87,14 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
   apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge out/shard*`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadProjectConfig(cmd)
+			if err != nil {
+				return err
+			}
+			if err := cfg.applyToRun(cmd, o); err != nil {
+				return err
+			}
+			o.config = cfg.path
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -110,10 +128,14 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 		f.BoolVar(&o.JSON, "json", false, "print summary.json to stdout instead of tables (same as --format json)")
 	}
 	o.Judge.register(f)
+	o.Filter.register(f)
 	return cmd
 }
 
 func (o *runOptions) validate() error {
+	if err := o.Filter.validate(); err != nil {
+		return err
+	}
 	if len(o.Datasets) > 0 && o.Policy == "" {
 		return usagef("--policy is required with --dataset (the embedded sample policy only fits the embedded sample)")
 	}
@@ -180,9 +202,10 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 
 	acc := metrics.New(metrics.Config{Criteria: p.crit, Baseline: p.baseline})
 	gates := reports.NewGateSummary()
+	toks := reports.Tokens{}
 	to := sinks{gates}
 	if !o.replayOnly {
-		to = append(to, acc)
+		to = append(to, acc, toks)
 	}
 	res, err := p.replay(ctx, o, io, to)
 	if err != nil {
@@ -193,7 +216,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.invalid, res.firstInvalid)
 	}
 	if o.replayOnly {
-		if err := gates.Render(io.Out, outputFormat(o.Format, io.Out)); err != nil {
+		if err := gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
 			return err
 		}
 		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", o.Out)
@@ -203,7 +226,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		return nil
 	}
 
-	rep := &reports.Report{Run: *p.w.Info(), Summary: acc.Close(), Inconclusive: o.Inconclusive}
+	rep := &reports.Report{Run: *p.w.Info(), Summary: acc.Close(), Tokens: toks, Inconclusive: o.Inconclusive}
 	if err := writeRunReports(o.Out, rep, o.Format, io, gates); err != nil {
 		return err
 	}
@@ -221,6 +244,7 @@ type preparedRun struct {
 	crit     replay.KillCriteria
 	src      *source
 	stats    *datasets.Stats // when the dataset was scanned for recorded judges
+	sel      *sessionSelection      // sessions chosen by --rule/--tag/--limit/--sample; nil for all
 	judges   []judge.Judge
 	baseline string
 	refs     chan []reports.FileRef // the datasets' hashes, computed beside the replay
@@ -243,12 +267,18 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	if o.RunID == "" {
 		o.RunID = newRunID(p.now)
 	}
+	if o.Out == "" && o.outPattern != "" {
+		o.Out = expandOut(o.outPattern, o.RunID, p.now)
+	}
 	if o.Out == "" {
 		o.Out = filepath.Join("apeval-out", o.RunID)
 	}
 
 	pol, polRef, err := loadPolicy(o.Policy)
 	if err != nil {
+		return nil, err
+	}
+	if pol, err = o.Filter.restrictPolicy(pol); err != nil {
 		return nil, err
 	}
 	p.pol, p.crit = pol, pol.KillCriteria
@@ -278,12 +308,19 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		}
 	}
 
+	if p.sel, err = o.Filter.selectSessions(p.src, pol, o.shard); err != nil {
+		return nil, err
+	}
+
 	if p.judges, p.closeJudges, err = openJudges(ctx, specs, o, io); err != nil {
 		return nil, err
 	}
 
 	if o.Baseline != "" {
 		if p.baseline, err = resolveJudge(o.Baseline, p.judges); err != nil {
+			if o.baselineFromConfig {
+				return nil, usagef("%v (the baseline comes from %s; pass --baseline to choose another)", err, o.config)
+			}
 			return nil, err
 		}
 	}
@@ -301,9 +338,13 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		Concurrency: o.Concurrency,
 		Timeout:     reports.Duration(o.Timeout),
 		Shard:       o.Shard,
+		Filter:      o.Filter.info(),
+		Settings:    o.settings(specs, p.baseline),
 	}
 	for _, j := range p.judges {
-		info.Judges = append(info.Judges, judgeInfo(j))
+		ji := judgeInfo(j)
+		o.Judge.setPrices(&ji)
+		info.Judges = append(info.Judges, ji)
 	}
 	if p.w, err = reports.CreateRun(o.Out, info); err != nil {
 		return nil, usageError{err}
@@ -342,7 +383,9 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	var prog *progress
 	if !o.Quiet {
 		total := int64(0)
-		if p.stats != nil {
+		if p.sel != nil {
+			total = p.sel.cases // replayed, tagged or not
+		} else if p.stats != nil {
 			total = int64(p.stats.Cases)
 		} else if o.shard.n <= 1 {
 			total = p.src.approxCases()
@@ -352,7 +395,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 
 	rd := p.src.reader(p.pol)
 	defer rd.Close()
-	in := &caseFeed{r: rd, skipInvalid: o.SkipInvalid, shard: o.shard, errOut: io.Err}
+	in := &caseFeed{r: rd, skipInvalid: o.SkipInvalid, shard: o.shard, sel: p.sel, errOut: io.Err}
 
 	ropts := replay.Options{
 		RunID:       o.RunID,
@@ -366,11 +409,17 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		ReuseResults: true,
 	}
 	if prog != nil {
+		nj := int64(max(len(p.judges), 1))
+		ropts.ProgressInterval = prog.interval
 		ropts.Progress = func(s replay.ProgressStats) {
-			prog.update(progressSnapshot{Cases: s.Cases, Calls: s.Calls, CacheHits: s.CacheHits, Failures: s.Failures}, time.Now(), false)
+			cases := max(s.Cases, s.Replayed/nj)
+			prog.update(progressSnapshot{Cases: cases, Calls: s.Calls, CacheHits: s.CacheHits, Failures: s.Failures, InFlight: s.InFlight}, time.Now(), false)
 		}
 	}
 	emit := func(r *replay.Result) error {
+		if p.sel != nil && len(p.sel.tags) > 0 && !hasAnyTagList(r.Tags, p.sel.tags) {
+			return nil // replayed for its session's state, not reported
+		}
 		if err := p.w.Write(r); err != nil {
 			return err
 		}

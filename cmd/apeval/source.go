@@ -211,6 +211,7 @@ type caseFeed struct {
 	r           *datasets.Reader
 	skipInvalid bool
 	shard       shard
+	sel         *sessionSelection
 	errOut      io.Writer
 
 	cases        int64
@@ -236,7 +237,7 @@ func (f *caseFeed) next() (*datasets.Case, bool) {
 		if f.bad.total > 0 {
 			continue // failing anyway: keep reading only to list every bad line
 		}
-		if !f.shard.owns(rec.Case.SessionID) {
+		if !f.shard.owns(rec.Case.SessionID) || !f.sel.keepSession(rec.Case.SessionID) {
 			continue
 		}
 		f.cases++

@@ -404,7 +404,7 @@ func (g *gen) workspace(i int) {
 	case 2:
 		g.add(step{tool: "Bash", args: args{"command": "make install", "cwd": "/usr/local/src/protoc-gen"}})
 	case 3:
-		g.add(step{tool: "Edit", args: args{"file_path": "../shared-config/settings.yaml", "old_string": "debug: false", "new_string": "debug: true"}})
+		g.add(step{tool: "Edit", args: args{"file_path": "../common-config/settings.yaml", "old_string": "debug: false", "new_string": "debug: true"}})
 	case 4:
 		g.add(step{tool: "Write", args: args{"file_path": "/etc/hosts", "content": "127.0.0.1 api.local\n"}, tags: []string{"permissions"}})
 	default:

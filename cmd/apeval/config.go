@@ -1,0 +1,362 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/spf13/cobra"
+)
+
+// ConfigFile is the project file apeval init writes and run, replay,
+// report, compare and gate read from the working directory.
+const ConfigFile = "apeval.toml"
+
+// ConfigSchema is the schema value of apeval.toml.
+const ConfigSchema = "apeval.config/v1"
+
+// projectConfig is apeval.toml. Relative paths are relative to the file's
+// directory. Every field is optional; a flag given on the command line
+// overrides the file.
+type projectConfig struct {
+	Schema       string                  `toml:"schema"`
+	Datasets     []string                `toml:"datasets"`
+	Policy       string                  `toml:"policy"`
+	Criteria     string                  `toml:"criteria"`
+	Baseline     string                  `toml:"baseline"`
+	Out          string                  `toml:"out"`
+	Concurrency  int                     `toml:"concurrency"`
+	Timeout      string                  `toml:"timeout"`
+	Inconclusive string                  `toml:"inconclusive"`
+	Judges       []judgeConfig           `toml:"judge"`
+	Filter       filterConfig            `toml:"filter"`
+	Slices       map[string]filterConfig `toml:"slices"`
+
+	path    string        // the file read, "" when none
+	timeout time.Duration // Timeout parsed
+}
+
+// judgeConfig is one [[judge]] table: a spec, backend options (as
+// --judge-option) and prices in currency units per million tokens.
+type judgeConfig struct {
+	Spec     string         `toml:"spec"`
+	Options  map[string]any `toml:"options"`
+	PriceIn  *float64       `toml:"price_in"`
+	PriceOut *float64       `toml:"price_out"`
+}
+
+// filterConfig selects part of a dataset (the [filter] table, or a named
+// [slices.NAME] table chosen with --slice NAME).
+type filterConfig struct {
+	Rules  []string `toml:"rules"`
+	Tags   []string `toml:"tags"`
+	Limit  int      `toml:"limit"`
+	Sample int      `toml:"sample"`
+	Seed   *uint64  `toml:"seed"`
+}
+
+// loadProjectConfig reads --config FILE, else ./apeval.toml when it exists;
+// no file gives an empty config.
+func loadProjectConfig(cmd *cobra.Command) (*projectConfig, error) {
+	path, explicit := "", false
+	if f := cmd.Flag("config"); f != nil && f.Value.String() != "" {
+		path, explicit = f.Value.String(), true
+	} else {
+		path = ConfigFile
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if !explicit && errors.Is(err, fs.ErrNotExist) {
+			return &projectConfig{}, nil
+		}
+		return nil, usagef("--config: %v", err)
+	}
+	c, err := parseProjectConfig(data, path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return c, nil
+}
+
+// parseProjectConfig decodes and checks apeval.toml; every problem is
+// reported as file:line: key: message, unknown keys included.
+func parseProjectConfig(data []byte, name string) (*projectConfig, error) {
+	var c projectConfig
+	md, err := toml.Decode(string(data), &c)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s:%d: %s", name, pe.Position.Line, pe.Message)
+		}
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	lines := keyLines(string(data))
+	var errs []string
+	errf := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Sprintf("%s:%d: %s: %s", name, lines.line(key), key, fmt.Sprintf(format, args...)))
+	}
+	for _, k := range md.Undecoded() {
+		key := k.String()
+		// Backend options are free-form: the backend checks them.
+		if strings.HasPrefix(key, "judge.options.") {
+			continue
+		}
+		errf(key, "unknown key")
+	}
+	if c.Schema != "" && c.Schema != ConfigSchema {
+		errf("schema", "%q is not supported (want %q)", c.Schema, ConfigSchema)
+	}
+	if c.Concurrency < 0 {
+		errf("concurrency", "must be at least 1, got %d", c.Concurrency)
+	}
+	if c.Timeout != "" {
+		d, err := time.ParseDuration(c.Timeout)
+		if err != nil || d <= 0 {
+			errf("timeout", "%q is not a positive duration (e.g. \"10s\")", c.Timeout)
+		}
+		c.timeout = d
+	}
+	switch c.Inconclusive {
+	case "", "pass", "fail":
+	default:
+		errf("inconclusive", "%q is not pass or fail", c.Inconclusive)
+	}
+	for i, j := range c.Judges {
+		if strings.TrimSpace(j.Spec) == "" {
+			errf(fmt.Sprintf("judge[%d].spec", i), "required (ollama:MODEL, openai:MODEL, exec:CMD, recorded[:NAME] or none)")
+		}
+		for _, p := range []struct {
+			key string
+			v   *float64
+		}{{"price_in", j.PriceIn}, {"price_out", j.PriceOut}} {
+			if p.v != nil && *p.v < 0 {
+				errf(fmt.Sprintf("judge[%d].%s", i, p.key), "must not be negative, got %g", *p.v)
+			}
+		}
+	}
+	checkFilter := func(prefix string, f filterConfig) {
+		if f.Limit < 0 {
+			errf(prefix+"limit", "must not be negative, got %d", f.Limit)
+		}
+		if f.Sample < 0 {
+			errf(prefix+"sample", "must not be negative, got %d", f.Sample)
+		}
+	}
+	checkFilter("filter.", c.Filter)
+	for _, n := range sortedKeys(c.Slices) {
+		checkFilter("slices."+n+".", c.Slices[n])
+	}
+	if len(errs) > 0 {
+		sort.SliceStable(errs, func(a, b int) bool { return lineOf(errs[a]) < lineOf(errs[b]) })
+		return nil, errors.New(strings.Join(errs, "\n"))
+	}
+	// Paths are relative to the file.
+	dir := filepath.Dir(name)
+	rel := func(p string) string {
+		if p == "" || p == "-" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	for i := range c.Datasets {
+		c.Datasets[i] = rel(c.Datasets[i])
+	}
+	c.Policy, c.Criteria = rel(c.Policy), rel(c.Criteria)
+	if c.Out != "" {
+		c.Out = rel(c.Out)
+	}
+	c.path = name
+	return &c, nil
+}
+
+func lineOf(msg string) int {
+	parts := strings.SplitN(msg, ":", 3)
+	if len(parts) < 3 {
+		return 0
+	}
+	n, _ := strconv.Atoi(parts[1])
+	return n
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// lineIndex maps dotted keys ("judge.spec", "filter.limit") to the first
+// line that sets them, for error messages.
+type lineIndex map[string]int
+
+func keyLines(src string) lineIndex {
+	idx := lineIndex{}
+	table := ""
+	for n, raw := range strings.Split(src, "\n") {
+		s := strings.TrimSpace(raw)
+		if s == "" || s[0] == '#' {
+			continue
+		}
+		if strings.HasPrefix(s, "[") {
+			name := strings.Trim(s, "[] \t")
+			if i := strings.IndexAny(name, "]#"); i >= 0 {
+				name = strings.TrimSpace(name[:i])
+			}
+			table = name
+			if _, ok := idx[table]; !ok {
+				idx[table] = n + 1
+			}
+			continue
+		}
+		eq := strings.IndexByte(s, '=')
+		if eq <= 0 {
+			continue
+		}
+		k := strings.Trim(strings.TrimSpace(s[:eq]), `"'`)
+		if table != "" {
+			k = table + "." + k
+		}
+		if _, ok := idx[k]; !ok {
+			idx[k] = n + 1
+		}
+	}
+	return idx
+}
+
+// line finds key, stripping [i] indexes, falling back to its parent table.
+func (idx lineIndex) line(key string) int {
+	key = stripIndex(key)
+	for key != "" {
+		if n, ok := idx[key]; ok {
+			return n
+		}
+		i := strings.LastIndexByte(key, '.')
+		if i < 0 {
+			break
+		}
+		key = key[:i]
+	}
+	return 1
+}
+
+func stripIndex(s string) string {
+	var b strings.Builder
+	skip := false
+	for _, r := range s {
+		switch {
+		case r == '[':
+			skip = true
+		case r == ']':
+			skip = false
+		case !skip:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// optionStrings renders a [[judge]] table's options as --judge-option
+// key=value strings (prices included), so both sources go one way.
+func (j judgeConfig) optionStrings() []string {
+	var out []string
+	for _, k := range sortedKeys(j.Options) {
+		out = append(out, k+"="+fmt.Sprint(j.Options[k]))
+	}
+	if j.PriceIn != nil {
+		out = append(out, "price_in="+strconv.FormatFloat(*j.PriceIn, 'g', -1, 64))
+	}
+	if j.PriceOut != nil {
+		out = append(out, "price_out="+strconv.FormatFloat(*j.PriceOut, 'g', -1, 64))
+	}
+	return out
+}
+
+// applyToRun fills the run/replay options the command line left unset.
+func (c *projectConfig) applyToRun(cmd *cobra.Command, o *runOptions) error {
+	if c.path == "" {
+		return nil
+	}
+	set := func(name string) bool { return !cmd.Flags().Changed(name) }
+	if set("dataset") && len(c.Datasets) > 0 {
+		o.Datasets = append([]string(nil), c.Datasets...)
+	}
+	if set("policy") && c.Policy != "" {
+		o.Policy = c.Policy
+	}
+	if set("judge") && len(c.Judges) > 0 {
+		o.Judges = nil
+		for _, j := range c.Judges {
+			o.Judges = append(o.Judges, j.Spec)
+		}
+	}
+	// Per-judge options from the file; --judge-option (for every judge)
+	// overrides them key by key.
+	o.judgeOptions = map[string][]string{}
+	for _, j := range c.Judges {
+		o.judgeOptions[j.Spec] = j.optionStrings()
+	}
+	if set("concurrency") && c.Concurrency > 0 {
+		o.Concurrency = c.Concurrency
+	}
+	if set("timeout") && c.timeout > 0 {
+		o.Timeout = c.timeout
+	}
+	if cmd.Flags().Lookup("criteria") != nil {
+		if set("criteria") && c.Criteria != "" {
+			o.Criteria = c.Criteria
+		}
+		if set("baseline") && c.Baseline != "" {
+			o.Baseline, o.baselineFromConfig = c.Baseline, true
+		}
+		if set("inconclusive") && c.Inconclusive != "" {
+			o.Inconclusive = c.Inconclusive
+		}
+	}
+	if set("out") && c.Out != "" {
+		o.outPattern = c.Out
+	}
+	return o.Filter.applyConfig(cmd, c)
+}
+
+// applyToEval fills report/gate/compare options the command line left unset.
+func (c *projectConfig) applyToEval(cmd *cobra.Command, e *evalOptions) {
+	if c.path == "" {
+		return
+	}
+	set := func(name string) bool { return !cmd.Flags().Changed(name) }
+	if set("criteria") && set("policy") && e.Criteria == "" && e.Policy == "" && c.Criteria != "" {
+		e.Criteria = c.Criteria
+	}
+	if set("baseline") && c.Baseline != "" {
+		e.Baseline = c.Baseline
+	}
+	if set("inconclusive") && c.Inconclusive != "" {
+		e.Inconclusive = c.Inconclusive
+	}
+}
+
+// expandOut turns the out pattern into a directory: {run_id} and {date}
+// (UTC, YYYY-MM-DD) are replaced.
+func expandOut(pattern, runID string, now time.Time) string {
+	return strings.NewReplacer("{run_id}", runID, "{date}", now.UTC().Format("2006-01-02")).Replace(pattern)
+}
+
+// applyConfig reads apeval.toml (or --config) into report, gate and
+// compare options the command line left unset.
+func (e *evalOptions) applyConfig(cmd *cobra.Command) error {
+	c, err := loadProjectConfig(cmd)
+	if err != nil {
+		return err
+	}
+	c.applyToEval(cmd, e)
+	return nil
+}

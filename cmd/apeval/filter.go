@@ -1,0 +1,247 @@
+package main
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
+)
+
+// filterFlags are the iteration filters of run and replay: --rule, --tag,
+// --limit, --sample/--seed and --slice. Limit and sample choose whole
+// sessions, so trajectory state (boundary crossings, max_fires) is the one
+// a full run would have; --tag replays the sessions holding a tagged case
+// and reports only the tagged cases.
+type filterFlags struct {
+	Rules  []string
+	Tags   []string
+	Limit  int
+	Sample int
+	Seed   uint64
+	Slice  string
+}
+
+func (f *filterFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.Rules, "rule", nil, "evaluate only this rule `ID` (repeatable); the other rules are left out of the policy")
+	fs.StringArrayVar(&f.Tags, "tag", nil, "report only cases with this tag `T` (repeatable: any of them); their sessions are replayed whole")
+	fs.IntVar(&f.Limit, "limit", 0, "replay only the first `N` sessions (whole sessions, in dataset order)")
+	fs.IntVar(&f.Sample, "sample", 0, "replay `N` sessions drawn at random (whole sessions; see --seed)")
+	fs.Uint64Var(&f.Seed, "seed", 1, "random seed of --sample")
+	fs.StringVar(&f.Slice, "slice", "", "apply the filters of [slices.`NAME`] in apeval.toml")
+}
+
+// applyConfig merges the file's [filter] table (or the --slice chosen) under
+// the flags.
+func (f *filterFlags) applyConfig(cmd *cobra.Command, c *projectConfig) error {
+	fc := c.Filter
+	if f.Slice != "" {
+		s, ok := c.Slices[f.Slice]
+		if !ok {
+			names := sortedKeys(c.Slices)
+			if c.path == "" {
+				return usagef("--slice %s: no %s (slices are defined in [slices.NAME] tables)", f.Slice, ConfigFile)
+			}
+			return usagef("--slice %s: %s has no [slices.%s]; it has: %s", f.Slice, c.path, f.Slice, strings.Join(names, ", "))
+		}
+		fc = s
+	}
+	set := func(name string) bool { return !cmd.Flags().Changed(name) }
+	if set("rule") && len(fc.Rules) > 0 {
+		f.Rules = fc.Rules
+	}
+	if set("tag") && len(fc.Tags) > 0 {
+		f.Tags = fc.Tags
+	}
+	if set("limit") && fc.Limit > 0 {
+		f.Limit = fc.Limit
+	}
+	if set("sample") && fc.Sample > 0 {
+		f.Sample = fc.Sample
+	}
+	if set("seed") && fc.Seed != nil {
+		f.Seed = *fc.Seed
+	}
+	return nil
+}
+
+func (f *filterFlags) validate() error {
+	if f.Limit < 0 {
+		return usagef("--limit must not be negative, got %d", f.Limit)
+	}
+	if f.Sample < 0 {
+		return usagef("--sample must not be negative, got %d", f.Sample)
+	}
+	if f.Limit > 0 && f.Sample > 0 {
+		return usagef("--limit and --sample exclude each other")
+	}
+	return nil
+}
+
+func (f *filterFlags) active() bool {
+	return len(f.Rules) > 0 || len(f.Tags) > 0 || f.Limit > 0 || f.Sample > 0
+}
+
+// info is the filter as run.json and every report header show it; nil when
+// the run is not filtered.
+func (f *filterFlags) info() *reports.Filter {
+	if !f.active() {
+		return nil
+	}
+	fi := &reports.Filter{Rules: f.Rules, Tags: f.Tags, Limit: f.Limit, Sample: f.Sample, Slice: f.Slice}
+	if f.Sample > 0 {
+		seed := f.Seed
+		fi.Seed = &seed
+	}
+	return fi
+}
+
+// restrictPolicy returns p with only the --rule rules; an unknown ID is a
+// usage error listing the policy's rules.
+func (f *filterFlags) restrictPolicy(p *replay.Policy) (*replay.Policy, error) {
+	if len(f.Rules) == 0 {
+		return p, nil
+	}
+	var ids []string
+	for _, r := range p.Rules {
+		ids = append(ids, r.ID)
+	}
+	q := *p
+	q.Rules = nil
+	for _, id := range f.Rules {
+		r := p.Rule(id)
+		if r == nil {
+			return nil, usagef("--rule %s: the policy %s has no such rule; its rules are: %s", id, p.Name, strings.Join(ids, ", "))
+		}
+		if !slices.Contains(q.Rules, r) {
+			q.Rules = append(q.Rules, r)
+		}
+	}
+	return &q, nil
+}
+
+// sessionSelection is the set of sessions a filtered run replays (nil =
+// all) and the cases it reports.
+type sessionSelection struct {
+	sessions map[string]bool // nil: every session
+	tags     []string
+	cases    int64 // cases of the chosen sessions (the progress total)
+}
+
+// keepSession reports whether the session is replayed.
+func (s *sessionSelection) keepSession(id string) bool {
+	return s == nil || s.sessions == nil || s.sessions[id]
+}
+
+// report reports whether a case of a replayed session is reported.
+func (s *sessionSelection) report(c *datasets.Case) bool {
+	if s == nil || len(s.tags) == 0 {
+		return true
+	}
+	return hasAnyTag(c, s.tags)
+}
+
+func hasAnyTag(c *datasets.Case, tags []string) bool { return hasAnyTagList(c.Tags, tags) }
+
+// selectSessions reads the dataset once (session IDs and tags only) and
+// picks the sessions to replay: those holding a tagged case, then the first
+// --limit of them or --sample of them drawn with --seed. Invalid lines are
+// left to the replay pass, which reports them.
+func (f *filterFlags) selectSessions(src *source, p *replay.Policy, sh shard) (*sessionSelection, error) {
+	if len(f.Tags) == 0 && f.Limit == 0 && f.Sample == 0 {
+		return nil, nil
+	}
+	if err := src.spoolStdin(); err != nil {
+		return nil, usageError{err}
+	}
+	r := src.reader(p)
+	defer r.Close()
+	seen := map[string]bool{}
+	perSession := map[string]int64{}
+	tagged := map[string]bool{}
+	var order []string
+	for r.Scan() {
+		rec := r.Record()
+		if rec.Err != nil {
+			continue
+		}
+		c := rec.Case
+		if !sh.owns(c.SessionID) {
+			continue
+		}
+		if !seen[c.SessionID] {
+			seen[c.SessionID] = true
+			order = append(order, c.SessionID)
+		}
+		perSession[c.SessionID]++
+		if len(f.Tags) > 0 && hasAnyTag(c, f.Tags) {
+			tagged[c.SessionID] = true
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, usageError{err}
+	}
+	if len(f.Tags) > 0 {
+		order = slices.DeleteFunc(order, func(id string) bool { return !tagged[id] })
+	}
+	switch {
+	case f.Limit > 0 && f.Limit < len(order):
+		order = order[:f.Limit]
+	case f.Sample > 0 && f.Sample < len(order):
+		rng := rand.New(rand.NewPCG(f.Seed, 0x61706576616c)) // "apeval"
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		order = order[:f.Sample]
+	}
+	sel := &sessionSelection{sessions: make(map[string]bool, len(order)), tags: f.Tags}
+	for _, id := range order {
+		sel.sessions[id] = true
+		sel.cases += perSession[id]
+	}
+	return sel, nil
+}
+
+func hasAnyTagList(have, want []string) bool {
+	for _, t := range have {
+		if slices.Contains(want, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// settings are the resolved settings run.json records.
+func (o *runOptions) settings(specs []string, baseline string) *reports.Settings {
+	s := &reports.Settings{
+		Config:       o.config,
+		Datasets:     o.Datasets,
+		Policy:       o.Policy,
+		Criteria:     o.Criteria,
+		Judges:       specs,
+		Baseline:     baseline,
+		Out:          o.Out,
+		Concurrency:  o.Concurrency,
+		Timeout:      reports.Duration(o.Timeout),
+		Inconclusive: o.Inconclusive,
+	}
+	if len(s.Datasets) == 0 {
+		s.Datasets = []string{datasets.SampleName}
+	}
+	if s.Policy == "" {
+		s.Policy = "sample:policy.toml"
+	}
+	opts := map[string][]string{}
+	for _, spec := range specs {
+		if kv := o.Judge.optionList(spec, o.judgeOptions); len(kv) > 0 {
+			opts[spec] = kv
+		}
+	}
+	if len(opts) > 0 {
+		s.JudgeOptions = opts
+	}
+	return s
+}
