@@ -4,7 +4,7 @@ import "strconv"
 
 var (
 	messageFields  = [...]string{"role", "content"}
-	recordedFields = [...]string{"judge", "latency_ms", "status", "error", "decisions"}
+	recordedFields = [...]string{"judge", "latency_ms", "status", "error", "prompt_tokens", "completion_tokens", "decisions"}
 	decisionFields = [...]string{"rule_id", "result", "confidence"}
 )
 
@@ -77,6 +77,17 @@ func (p *caseParser) recorded(dst *[]Recorded) bool {
 				return p.str(&r.Status)
 			case 3:
 				return p.str(&r.Error)
+			case 4, 5:
+				var v int64
+				if !p.int64(&v) {
+					return false
+				}
+				if f == 4 {
+					r.PromptTokens = int(v)
+				} else {
+					r.CompletionTokens = int(v)
+				}
+				return true
 			}
 			r.Decisions = []RecordedDecision{}
 			return p.array(func() bool {

@@ -243,8 +243,8 @@ type preparedRun struct {
 	pol      *replay.Policy
 	crit     replay.KillCriteria
 	src      *source
-	stats    *datasets.Stats // when the dataset was scanned for recorded judges
-	sel      *sessionSelection      // sessions chosen by --rule/--tag/--limit/--sample; nil for all
+	stats    *datasets.Stats   // when the dataset was scanned for recorded judges
+	sel      *sessionSelection // sessions chosen by --rule/--tag/--limit/--sample; nil for all
 	judges   []judge.Judge
 	baseline string
 	refs     chan []reports.FileRef // the datasets' hashes, computed beside the replay
