@@ -33,6 +33,7 @@ given) and reports each invalid line as file:line: field: message. Exit code 0
 when every line is valid, 2 otherwise.`,
 		Example: `  apeval datasets validate cases.jsonl
   apeval datasets validate --policy policy.toml a.jsonl b.jsonl
+  apeval datasets validate cases.jsonl.gz cases.jsonl.zst
   zcat cases.jsonl.gz | apeval datasets validate -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			src, err := openSource(args, io.In)

@@ -302,6 +302,13 @@ func (s *source) approxCases() int64 {
 		if err != nil {
 			return 0
 		}
+		head := make([]byte, 4)
+		k, _ := io.ReadFull(f, head)
+		if datasets.Compression(head[:k]) != "" {
+			_ = f.Close()
+			return 0 // line count of a compressed file is unknown without decompressing
+		}
+		n += int64(bytes.Count(head[:k], []byte{'\n'}))
 		for {
 			k, err := f.Read(buf)
 			n += int64(bytes.Count(buf[:k], []byte{'\n'}))
