@@ -18,7 +18,7 @@ func newDatasetsCmd(io IO) *cobra.Command {
 		Use:   "datasets",
 		Short: "Validate, describe and prepare case datasets (apeval.case/v1 JSONL)",
 	}
-	cmd.AddCommand(newValidateCmd(io), newStatsCmd(io), newSampleCmd(io), newDisagreementsCmd(io), newLabelImportCmd(io))
+	cmd.AddCommand(newValidateCmd(io), newStatsCmd(io), newSampleCmd(io), newDisagreementsCmd(io), newLabelImportCmd(io), newImportCmd(io))
 	return cmd
 }
 
