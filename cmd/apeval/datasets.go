@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 )
 
@@ -89,7 +90,7 @@ when every line is valid, 2 otherwise.`,
 
 func newStatsCmd(io IO) *cobra.Command {
 	var policy, format string
-	var asJSON bool
+	var asJSON, byTool bool
 	cmd := &cobra.Command{
 		Use:   "stats [FILE...]",
 		Short: "Describe a dataset: cases, sessions, categories, tools, labels, recorded judges",
@@ -111,6 +112,9 @@ func newStatsCmd(io IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if byTool {
+				return statsByTool(io, src, pol, format)
+			}
 			st, err := scanStats(src, pol, true)
 			if err != nil {
 				return err
@@ -121,6 +125,7 @@ func newStatsCmd(io IO) *cobra.Command {
 	cmd.Flags().StringVar(&policy, "policy", "", "policy whose [categories] table classifies tools")
 	cmd.Flags().StringVar(&format, "format", "", "table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "same as --format json")
+	cmd.Flags().BoolVar(&byTool, "by-tool", false, "list every tool name with its cases, category and where the category came from (table, heuristic, policy, record)")
 	return cmd
 }
 
@@ -155,4 +160,20 @@ func newSampleCmd(io IO) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&dir, "out", "o", ".", "directory to write cases.jsonl and policy.toml into")
 	return cmd
+}
+
+// statsByTool prints every tool name with its category and its source.
+func statsByTool(io IO, src *source, pol *replay.Policy, format string) error {
+	r := src.reader(pol)
+	defer r.Close()
+	bt := datasets.NewByTool(datasets.CategoryMap(pol.Categories))
+	for r.Scan() {
+		if rec := r.Record(); rec.Case != nil {
+			bt.Add(rec.Case)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return usageError{err}
+	}
+	return reports.RenderByTool(io.Out, bt.Rows(), outputFormat(format, io.Out))
 }

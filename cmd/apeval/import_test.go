@@ -126,3 +126,26 @@ func TestImportCommandUsage(t *testing.T) {
 		t.Errorf("stdin: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+func TestStatsByTool(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"policy.toml": "schema = \"apeval.policy/v1\"\n[categories]\ndeploy = \"external_send\"\n",
+		"cases.jsonl": `{"id":"a","tool":{"name":"GmailReadEmail"}}
+{"id":"b","tool":{"name":"FooTransferFunds"}}
+{"id":"c","tool":{"name":"deploy"}}
+{"id":"d","tool":{"name":"Bash","category":"remote_shell"}}
+{"id":"e","tool":{"name":"GmailReadEmail"}}
+`})
+	code, stdout, stderr := apeval(t, "", "datasets", "stats", "--by-tool", "--format", "tsv", "--policy", filepath.Join(dir, "policy.toml"), filepath.Join(dir, "cases.jsonl"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "tool\tcases\tcategory\tsource\n" +
+		"GmailReadEmail\t2\tother\ttable\n" +
+		"Bash\t1\tremote_shell\trecord\n" +
+		"FooTransferFunds\t1\texternal_send\theuristic\n" +
+		"deploy\t1\texternal_send\tpolicy\n"
+	if stdout != want {
+		t.Errorf("got\n%s\nwant\n%s", stdout, want)
+	}
+}
