@@ -37,6 +37,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE, 130 interrupt
 		newMergeCmd(io),
 		newDatasetsCmd(io),
 		newJudgesCmd(io),
+		newRecordCmd(io),
 	)
 	return root
 }
