@@ -91,6 +91,7 @@ when every line is valid, 2 otherwise.`,
 func newStatsCmd(io IO) *cobra.Command {
 	var policy, format string
 	var asJSON, byTool bool
+	var permsFrom []string
 	cmd := &cobra.Command{
 		Use:   "stats [FILE...]",
 		Short: "Describe a dataset: cases, sessions, categories, tools, labels, recorded judges",
@@ -112,6 +113,9 @@ func newStatsCmd(io IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := replay.AddPermissionImports(pol, permsFrom); err != nil {
+				return usageError{err}
+			}
 			if byTool {
 				return statsByTool(io, src, pol, format)
 			}
@@ -125,6 +129,7 @@ func newStatsCmd(io IO) *cobra.Command {
 	cmd.Flags().StringVar(&policy, "policy", "", "policy whose [categories] table classifies tools")
 	cmd.Flags().StringVar(&format, "format", "", "table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "same as --format json")
+	cmd.Flags().StringArrayVar(&permsFrom, "permissions-from", nil, "count what an agent's own permission rules (KIND:PATH; claude-code, codex, opencode, gemini) would allow, ask or deny; repeatable")
 	cmd.Flags().BoolVar(&byTool, "by-tool", false, "list every tool name with its cases, category and where the category came from (table, heuristic, policy, record)")
 	return cmd
 }

@@ -193,6 +193,12 @@ func scanStats(s *source, p *replay.Policy, skipInvalid bool) (*datasets.Stats, 
 			continue
 		}
 		st.Add(rec.Case)
+		if p.Permissions != nil {
+			if st.Permissions == nil {
+				st.Permissions = map[string]int{}
+			}
+			st.Permissions[p.Permission(rec.Case)]++
+		}
 	}
 	if err := r.Err(); err != nil {
 		return nil, usageError{err}
