@@ -75,6 +75,8 @@
 //     row. RulesInScope counts rows.
 //  2. Permissions (seed 001): first rule whose tool and pattern match wins;
 //     Permission is allow|deny|ask, or off without a [permissions] table.
+//     Agents' own permission files ([permissions] import, package
+//     permimport) add their decisions; the strictest wins (DecideCall).
 //  3. Deterministic: a rule without condition is decided by its when (an
 //     always rule fires whenever in scope and its when, if any, holds);
 //     with condition, a false when is no_match without a judge. Boundary

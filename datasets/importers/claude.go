@@ -3,6 +3,7 @@ package importers
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -129,10 +130,15 @@ func (s *ccState) entry(line []byte, n int, fallback string,
 				userText = append(userText, b.Text)
 			}
 		case "tool_use":
-			if e.Type == "assistant" {
-				calls++
-				call(session, cv, ccCall{entry: &e, block: b, line: n})
+			if e.Type != "assistant" {
+				continue
 			}
+			if b.Name == "" {
+				bad = fmt.Sprintf("message.content[%d]: tool_use without a name", i)
+				continue
+			}
+			calls++
+			call(session, cv, ccCall{entry: &e, block: b, line: n})
 		case "tool_result":
 			results++
 			result(b)
@@ -142,6 +148,8 @@ func (s *ccState) entry(line []byte, n int, fallback string,
 		cv.user(s.text(strings.Join(userText, "\n")))
 	}
 	switch {
+	case bad != "":
+		return "", bad
 	case calls > 0:
 		return "", ""
 	case results > 0:

@@ -251,6 +251,11 @@ type emitError struct{ error }
 // tool, masks texts and checks the id is new (a repeated id — the same hook
 // payload logged twice — is skipped and counted).
 func (o *output) add(c *datasets.Case) error {
+	if c.Tool.Name == "" { // importers check this; a case without a tool is never written
+		line, _ := c.Provenance["line"].(int)
+		o.sum.errorf(line, "tool name: required")
+		return nil
+	}
 	h := maphash.String(o.seed, c.ID)
 	if _, dup := o.ids[h]; dup {
 		o.sum.skip("duplicate id")
