@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 const importTestdata = "../../datasets/importers/testdata/"
@@ -193,5 +197,45 @@ func TestPermissionsFrom(t *testing.T) {
 	}
 	if code, _, stderr := apeval(t, "", "datasets", "stats", "--permissions-from", "claude-code:/nope.json", cases); code != exitUsage || !strings.Contains(stderr, "nope.json") {
 		t.Errorf("missing file: exit %d %s", code, stderr)
+	}
+}
+
+// Compressed datasets read in run and datasets commands, by their magic
+// bytes (the .data name says nothing).
+func TestCompressedDatasets(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"policy.toml": twoRulePolicy})
+	cases := `{"id":"a","tool":{"name":"Bash","arguments":{"command":"git push origin main"}},"labels":{"git-audit":"match"}}
+{"id":"b","tool":{"name":"Bash","arguments":{"command":"ls"}},"labels":{"git-audit":"no_match"}}
+`
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(cases))
+	zw.Close()
+	enc, _ := zstd.NewWriter(nil)
+	zst := enc.EncodeAll([]byte(cases), nil)
+	enc.Close()
+	gzPath, zstPath := filepath.Join(dir, "cases.jsonl.gz"), filepath.Join(dir, "cases.data")
+	os.WriteFile(gzPath, gz.Bytes(), 0o644)
+	os.WriteFile(zstPath, zst, 0o644)
+	for _, p := range []string{gzPath, zstPath} {
+		if code, _, stderr := apeval(t, "", "datasets", "validate", p); code != 0 || !strings.Contains(stderr, "2 valid, 0 invalid") {
+			t.Errorf("validate %s: exit %d %s", p, code, stderr)
+		}
+		out := filepath.Join(dir, filepath.Base(p)+"-run")
+		if code, _, stderr := apeval(t, "", "run", "--dataset", p, "--policy", filepath.Join(dir, "policy.toml"), "--judge", "none", "--out", out, "-q"); code == exitUsage {
+			t.Fatalf("run %s: %s", p, stderr)
+		}
+		if rs := readResults(t, out); len(rs) != 2 {
+			t.Errorf("run %s: %d results", p, len(rs))
+		}
+	}
+	labels := filepath.Join(dir, "labels.jsonl")
+	os.WriteFile(labels, []byte(`{"id":"b","labels":{"other":"match"}}`+"\n"), 0o644)
+	merged := filepath.Join(dir, "merged.jsonl")
+	if code, _, stderr := apeval(t, "", "datasets", "label-import", "--dataset", zstPath, "--labels", labels, "--out", merged); code != 0 {
+		t.Fatalf("label-import: exit %d %s", code, stderr)
+	}
+	if data, _ := os.ReadFile(merged); !strings.Contains(string(data), `"other":"match"`) {
+		t.Errorf("merged %s", data)
 	}
 }
