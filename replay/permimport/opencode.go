@@ -11,9 +11,9 @@ import (
 // read, webfetch, …, and "*" for any), each an action or an object of
 // pattern → action. Patterns are wildcards (* any text, ? one character)
 // over the command (bash), the file path (read, edit) or the URL
-// (webfetch). Rules are read in order, "*" before a tool's own key, and the
-// last one that matches wins. edit covers every tool that changes files
-// (edit, write, patch, multiedit).
+// (webfetch). Permission names may be wildcards too ("web*"). Rules are
+// read in declaration order and the last one that matches wins. edit
+// covers every tool that changes files (edit, write, patch, multiedit).
 type opencodeSource struct {
 	name  string
 	rules []ocRule
@@ -47,7 +47,6 @@ func parseOpenCode(data []byte, file string) (Source, error) {
 	if _, err := dec.Token(); err != nil {
 		return nil, fmt.Errorf("permission: %w", err)
 	}
-	var star, own []ocRule
 	for dec.More() {
 		kt, err := dec.Token()
 		if err != nil {
@@ -62,13 +61,8 @@ func parseOpenCode(data []byte, file string) (Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		if key == "*" {
-			star = append(star, rules...)
-		} else {
-			own = append(own, rules...)
-		}
+		src.rules = append(src.rules, rules...)
 	}
-	src.rules = append(star, own...)
 	return src, nil
 }
 
@@ -163,7 +157,7 @@ func (s *opencodeSource) Decide(c Call) string {
 	}
 	d := ""
 	for _, r := range s.rules {
-		if r.key != "*" && r.key != key {
+		if !wildcard(r.key, key) {
 			continue
 		}
 		if r.pattern == "*" || ocMatch(r.pattern, subject) {

@@ -97,8 +97,10 @@ func TestCodex(t *testing.T) {
 	}
 }
 
-// OpenCode's permissions docs: per-tool actions, bash patterns with
-// wildcards, the last matching rule wins ("git push *" after "git *").
+// OpenCode's permissions docs (opencode.ai/docs/permissions): per-tool
+// actions, bash patterns with wildcards, wildcard permission names, the
+// last matching rule in declaration order wins ("git push *" after
+// "git *"; "websearch" after "web*").
 func TestOpenCode(t *testing.T) {
 	s := load(t, "opencode:testdata/opencode.json")
 	for _, tc := range []struct {
@@ -115,6 +117,8 @@ func TestOpenCode(t *testing.T) {
 		{"write", map[string]any{"filePath": "a.go"}, Deny},
 		{"webfetch", map[string]any{"url": "https://x.test"}, Allow},
 		{"read", map[string]any{"filePath": "a.go"}, Ask}, // only "*"
+		{"websearch", map[string]any{"query": "x"}, Ask},  // "web*" deny, then "websearch" ask: the last wins
+		{"webfetch", map[string]any{"url": "https://y.test"}, Allow},
 	} {
 		if got := s.Decide(Call{Tool: tc.tool, Args: tc.args}); got != tc.want {
 			t.Errorf("%s %v: %q, want %q", tc.tool, tc.args, got, tc.want)
