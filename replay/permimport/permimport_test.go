@@ -126,9 +126,12 @@ func TestOpenCode(t *testing.T) {
 	}
 }
 
-// Gemini CLI's policy-engine reference: commandPrefix rules, the higher
-// priority wins (git status allow 200 over git ask 100), MCP wildcards,
-// argsPattern over the arguments' JSON, rules of other modes left out.
+// Gemini CLI's policy-engine reference (docs/reference/policy-engine.md):
+// commandPrefix and commandRegex as sugar for an argsPattern on "command",
+// the higher priority wins (git status allow 200 over git ask 100), mcpName
+// with toolName or alone, argsPattern over the arguments' JSON, rules of
+// other modes left out, redirection asked unless allowRedirection, chained
+// commands per part, and the default policy for unmatched tools.
 func TestGemini(t *testing.T) {
 	s := load(t, "gemini:testdata/policy.toml")
 	sh := func(cmd string) Call { return Call{Tool: "run_shell_command", Args: map[string]any{"command": cmd}} }
@@ -139,10 +142,22 @@ func TestGemini(t *testing.T) {
 		{sh("git status"), Allow},
 		{sh("git push"), Ask},
 		{sh("rm -rf /tmp/x"), Deny},
-		{sh("ls"), ""},
-		{Call{Tool: "my-server__tool", Args: map[string]any{}}, Allow},
+		{sh("ls -la"), Allow},
+		{sh("cat a.txt"), Allow},
+		{sh("cat a.txt > b.txt"), Ask},    // redirection without allowRedirection
+		{sh("npm test > out.log"), Allow}, // allowRedirection
+		{sh("echo npm test"), Ask},        // commandRegex matches from the start: no rule; shell default ask
+		{sh("git status && rm -rf /"), Deny},
+		{sh("ls && git status"), Allow},
+		{sh("ls && make"), ""}, // make has no rule
+		{sh("make"), Ask},      // unmatched shell command: the default policy asks
+		{Call{Tool: "mcp_my-jira-server_search", Args: map[string]any{"q": "x"}}, Allow},
+		{Call{Tool: "my-jira-server__search", Args: map[string]any{"q": "x"}}, Allow},
+		{Call{Tool: "mcp_untrusted-server_anything", Args: map[string]any{}}, Deny},
 		{Call{Tool: "write_file", Args: map[string]any{"file_path": "/a/.env", "content": "x"}}, Deny},
-		{Call{Tool: "write_file", Args: map[string]any{"file_path": "/a/main.go"}}, ""}, // the allow rule is autoEdit-only
+		{Call{Tool: "write_file", Args: map[string]any{"file_path": "/a/main.go"}}, Ask}, // the allow rule is autoEdit-only; default asks
+		{Call{Tool: "read_file", Args: map[string]any{"absolute_path": "/a/main.go"}}, Allow},
+		{Call{Tool: "custom_tool", Args: map[string]any{}}, ""},
 	} {
 		if got := s.Decide(tc.call); got != tc.want {
 			t.Errorf("%s %v: %q, want %q", tc.call.Tool, tc.call.Args, got, tc.want)
