@@ -391,7 +391,7 @@ func (h *claudeHooks) file(r io.Reader, sum *SourceSummary, out *output) error {
 
 // hookCase maps one PreToolUse payload; ctx finds the context of the call
 // in its transcript.
-func hookCase(p hookPayload, source string, line int, ctx func(path, toolUseID string, text func(string) string) (datasets.Context, string)) (*datasets.Case, string) {
+func hookCase(p hookPayload, source string, line int, ctx func(path, toolUseID string) (datasets.Context, string)) (*datasets.Case, string) {
 	c := &datasets.Case{SessionID: p.SessionID, Workspace: p.Cwd}
 	c.Tool.Name = p.ToolName
 	c.Tool.Arguments, c.Tool.ArgumentsValid = objectArgs(p.ToolInput)
@@ -418,7 +418,7 @@ func hookCase(p hookPayload, source string, line int, ctx func(path, toolUseID s
 	}
 	note := ""
 	if ctx != nil && p.TranscriptPath != "" {
-		c.Context, note = ctx(p.TranscriptPath, p.ToolUseID, nil)
+		c.Context, note = ctx(p.TranscriptPath, p.ToolUseID)
 	}
 	return c, note
 }
@@ -428,7 +428,7 @@ const maxCachedTranscripts = 8
 
 // context finds the context of a tool call in its transcript: the user
 // message and recent turns before the tool_use block with that id.
-func (h *claudeHooks) context(path, toolUseID string, _ func(string) string) (datasets.Context, string) {
+func (h *claudeHooks) context(path, toolUseID string) (datasets.Context, string) {
 	if toolUseID == "" {
 		return datasets.Context{}, "no tool_use_id: context left empty"
 	}

@@ -92,11 +92,6 @@ func (s *SourceSummary) errorf(line int, format string, args ...any) {
 	}
 }
 
-// recordErrorf reports a record of a JSON array by its index.
-func (s *SourceSummary) recordErrorf(index int, format string, args ...any) {
-	s.errorf(0, "record %d: %s", index, fmt.Sprintf(format, args...))
-}
-
 // Emit receives each imported case; an error stops the import.
 type Emit func(*datasets.Case) error
 

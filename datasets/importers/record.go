@@ -64,7 +64,7 @@ func RecordCase(payload []byte, opt RecordOptions) (*datasets.Case, error) {
 		if p.ToolName == "" {
 			return nil, errors.New("payload: tool_name: required")
 		}
-		c, _ = hookCase(p, "", 0, func(path, id string, _ func(string) string) (datasets.Context, string) {
+		c, _ = hookCase(p, "", 0, func(path, id string) (datasets.Context, string) {
 			return tailContext(path, id, p.SessionID), ""
 		})
 		delete(c.Provenance, "source")
