@@ -41,10 +41,62 @@ type ccBlock struct {
 	Text      string          `json:"text"`
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
+	Input     any             `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
 	IsError   bool            `json:"is_error"`
 	Content   json.RawMessage `json:"content"`
+}
+
+// ccEntryFast is ccEntry for the common line, decoded in one pass: content
+// as blocks, tool results' content skipped (only an error's is kept, and
+// such a line takes the general path).
+type ccEntryFast struct {
+	Type        string `json:"type"`
+	SessionID   string `json:"sessionId"`
+	IsSidechain bool   `json:"isSidechain"`
+	IsMeta      bool   `json:"isMeta"`
+	AgentID     string `json:"agentId"`
+	Cwd         string `json:"cwd"`
+	Timestamp   string `json:"timestamp"`
+	Message     *struct {
+		Content []ccBlockFast `json:"content"`
+	} `json:"message"`
+}
+
+type ccBlockFast struct {
+	Type      string `json:"type"`
+	Text      string `json:"text"`
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Input     any    `json:"input"`
+	ToolUseID string `json:"tool_use_id"`
+	IsError   bool   `json:"is_error"`
+}
+
+// stringContent marks a line whose message content is a plain string (a
+// user prompt as Claude Code writes it): the fast decoding would fail on it.
+var stringContent = []byte(`"content":"`)
+
+// decodeFast decodes a line with content blocks and no tool error in one
+// pass; false sends the line to the general path.
+func decodeEntryFast(line []byte, e *ccEntry) ([]ccBlock, bool) {
+	if i := bytes.Index(line, stringContent); i >= 0 && bytes.Contains(line[max(0, i-20):i], []byte(`"role":"user",`)) {
+		return nil, false
+	}
+	var f ccEntryFast
+	if gojson.Unmarshal(line, &f) != nil || f.Message == nil {
+		return nil, false
+	}
+	blocks := make([]ccBlock, len(f.Message.Content))
+	for i, b := range f.Message.Content {
+		if b.IsError {
+			return nil, false
+		}
+		blocks[i] = ccBlock{Type: b.Type, Text: b.Text, ID: b.ID, Name: b.Name, Input: b.Input, ToolUseID: b.ToolUseID}
+	}
+	*e = ccEntry{Type: f.Type, SessionID: f.SessionID, IsSidechain: f.IsSidechain, IsMeta: f.IsMeta,
+		AgentID: f.AgentID, Cwd: f.Cwd, Timestamp: f.Timestamp, Message: &ccMessage{}}
+	return blocks, true
 }
 
 // ccCall is a tool_use block with where it was found.
@@ -83,8 +135,11 @@ func (s *ccState) convo(e *ccEntry, fallback string) (string, *convo) {
 func (s *ccState) entry(line []byte, n int, fallback string,
 	call func(session string, cv *convo, c ccCall), result func(b *ccBlock)) (skip, bad string) {
 	var e ccEntry
-	if err := gojson.Unmarshal(line, &e); err != nil {
-		return "", jsonError(line, err)
+	blocks, fast := decodeEntryFast(line, &e)
+	if !fast {
+		if err := gojson.Unmarshal(line, &e); err != nil {
+			return "", jsonError(line, err)
+		}
 	}
 	if e.Type != "user" && e.Type != "assistant" {
 		if e.Type == "" {
@@ -112,8 +167,7 @@ func (s *ccState) entry(line []byte, n int, fallback string,
 		cv.turn("assistant", s.text(t))
 		return "assistant text (context)", ""
 	}
-	var blocks []ccBlock
-	if len(content) > 0 {
+	if len(content) > 0 && !fast {
 		if err := gojson.Unmarshal(content, &blocks); err != nil {
 			return "", "message.content: " + err.Error()
 		}
@@ -206,23 +260,31 @@ func ccCase(format, source string, session string, cv *convo, c ccCall) *dataset
 	return cs
 }
 
-// objectArgs decodes a tool input that should be a JSON object. Anything
+// objectArgs takes a tool input that should be a JSON object. Anything
 // else is kept under "input" with arguments_valid = false.
-func objectArgs(raw json.RawMessage) (map[string]any, *bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+func objectArgs(v any) (map[string]any, *bool) {
+	switch t := v.(type) {
+	case nil:
 		return nil, nil
-	}
-	var m map[string]any
-	if raw[0] == '{' && gojson.Unmarshal(raw, &m) == nil {
-		return m, nil
-	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		v = string(raw)
+	case map[string]any:
+		return t, nil
 	}
 	f := false
 	return map[string]any{"input": v}, &f
+}
+
+// rawArgs is objectArgs for undecoded JSON.
+func rawArgs(raw json.RawMessage) (map[string]any, *bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var v any
+	if err := gojson.Unmarshal(raw, &v); err != nil {
+		f := false
+		return map[string]any{"input": string(raw)}, &f
+	}
+	return objectArgs(v)
 }
 
 // resultText is the text of a tool_result's content (a string or text
@@ -394,7 +456,7 @@ func (h *claudeHooks) file(r io.Reader, sum *SourceSummary, out *output) error {
 func hookCase(p hookPayload, source string, line int, ctx func(path, toolUseID string) (datasets.Context, string)) (*datasets.Case, string) {
 	c := &datasets.Case{SessionID: p.SessionID, Workspace: p.Cwd}
 	c.Tool.Name = p.ToolName
-	c.Tool.Arguments, c.Tool.ArgumentsValid = objectArgs(p.ToolInput)
+	c.Tool.Arguments, c.Tool.ArgumentsValid = rawArgs(p.ToolInput)
 	switch {
 	case p.ToolUseID != "":
 		c.ID = "cc-" + p.ToolUseID

@@ -343,3 +343,40 @@ func TestImportErrors(t *testing.T) {
 		}
 	}
 }
+
+// The one-pass decoding of transcript lines agrees with the general path
+// on every fixture line and every benchmark line it takes.
+func TestTranscriptFastDecodeAgrees(t *testing.T) {
+	data, err := os.ReadFile(transcriptFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, benchTranscript(3)...)
+	fast := 0
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var e ccEntry
+		blocks, ok := decodeEntryFast(line, &e)
+		if !ok {
+			continue
+		}
+		fast++
+		var ref ccEntry
+		if err := json.Unmarshal(line, &ref); err != nil {
+			t.Fatalf("fast path took a line the general path rejects: %s", line)
+		}
+		var refBlocks []ccBlock
+		if err := json.Unmarshal(ref.Message.Content, &refBlocks); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		for i := range refBlocks {
+			refBlocks[i].Content = nil
+		}
+		ref.Message = e.Message
+		if !reflect.DeepEqual(e, ref) || !reflect.DeepEqual(blocks, refBlocks) {
+			t.Errorf("line %s:\nfast %+v %+v\nref  %+v %+v", line, e, blocks, ref, refBlocks)
+		}
+	}
+	if fast < 8 {
+		t.Errorf("only %d lines took the fast path", fast)
+	}
+}
