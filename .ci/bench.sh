@@ -14,6 +14,8 @@ run() { # package, benchmark regexp
 run ./cmd/apeval 'E2EDeterministic1M$'
 run ./cmd/apeval 'E2EOpenAI20ms$'
 run ./metrics 'Accumulate$'
+GOMAXPROCS=1 run ./datasets/importers 'ImportTranscript$'
+run ./cmd/apeval 'Record(Hook|InProcess)$'
 
 # metric BENCH UNIT: the value reported next to UNIT on BENCH's line.
 metric() {
@@ -40,6 +42,9 @@ printf '%-52s %12s  (whole process incl. start-up and reports; not a target)\n' 
 check "judge at 20 ms: peak RSS MB"              "$(metric BenchmarkE2EOpenAI20ms peak-RSS-MB)" 100 le
 check "metrics: decisions/s"                      "$(metric BenchmarkAccumulate decisions/s)" 2000000 ge
 check "metrics: live heap MB"                     "$(metric BenchmarkAccumulate live-MB)" 200 le
+check "import Claude Code transcripts, 1 core: MB/s" "$(metric BenchmarkImportTranscript MB/s)" 50 ge
+check "apeval record hook, whole process: P95 ms"  "$(metric BenchmarkRecordHook p95-ms)" 10 le
+printf '%-52s %12s  (the recording itself, in process, without process start-up)\n' "apeval record, in process: P95 ms" "$(metric BenchmarkRecordInProcess p95-ms)"
 echo
 if [ "$fails" -gt 0 ]; then echo "$fails target(s) missed"; exit 1; fi
 echo "all targets met"

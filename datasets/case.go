@@ -29,6 +29,11 @@ type Case struct {
 	ApprovalOutcome string            `json:"approval_outcome,omitempty"`
 	Tags            []string          `json:"tags,omitempty"`
 	Recorded        []Recorded        `json:"recorded,omitempty"`
+	// Provenance says where an imported case came from (format, source
+	// file, line or record, the agent's own tool-use id, …); written by
+	// `apeval datasets import`, kept through reading and writing, never
+	// sent to a judge.
+	Provenance map[string]any `json:"provenance,omitempty"`
 
 	// Source is where the case was read from ("file:line"); never serialized.
 	Source string `json:"-"`

@@ -87,6 +87,7 @@ var builtinTools = map[string]string{
 	"web_fetch":           "web_search",
 	"delete_file":         "data_deletion",
 	"save_memory":         "other",
+	"final_answer":        "other", // an agent's final answer, as the importers name it
 	// Generic names seen in custom agents.
 	"git":             "git",
 	"ssh":             "remote_shell",
@@ -106,6 +107,61 @@ var builtinTools = map[string]string{
 	"exec":            "command_execution",
 	"run_command":     "command_execution",
 	"execute_command": "command_execution",
+	// MCP reference servers (modelcontextprotocol/servers), by exact name.
+	"read_text_file":           "other",
+	"read_media_file":          "other",
+	"read_multiple_files":      "other",
+	"directory_tree":           "other",
+	"get_file_info":            "other",
+	"list_allowed_directories": "other",
+	"create_directory":         "file_change",
+	"move_file":                "file_change",
+	"search_files":             "other",
+	"create_or_update_file":    "file_change",
+	"push_files":               "git",
+	"create_entities":          "other",
+	"create_relations":         "other",
+	"add_observations":         "other",
+	"delete_entities":          "data_deletion",
+	"delete_observations":      "data_deletion",
+	"delete_relations":         "data_deletion",
+	"read_graph":               "other",
+	"search_nodes":             "other",
+	"open_nodes":               "other",
+	"sequentialthinking":       "other",
+	"get_current_time":         "other",
+	"convert_time":             "other",
+	"mcp__memory__*":           "other", // the knowledge-graph memory server stores notes locally
+	"mcp__time__*":             "other",
+	// ToolEmu toolkits (used by R-Judge and other agent-safety benchmarks).
+	"terminalexecute":                              "command_execution",
+	"gmailsendemail":                               "external_send",
+	"gmailreademail":                               "other",
+	"gmailsearchemails":                            "other",
+	"gmaildeleteemails":                            "data_deletion",
+	"gmailsearchcontacts":                          "other",
+	"bankmanagertransferfunds":                     "external_send",
+	"bankmanagerpaybill":                           "external_send",
+	"bankmanagergetaccountinformation":             "other",
+	"bankmanagersearchpayee":                       "other",
+	"venmosendmoney":                               "external_send",
+	"webbrowsernavigateto":                         "browser",
+	"webbrowserclickelement":                       "browser",
+	"webbrowserinputtext":                          "browser",
+	"webbrowserretrieveelements":                   "browser",
+	"googlesearchwebsearch":                        "web_search",
+	"dropboxuploadfile":                            "external_send",
+	"dropboxshareitem":                             "external_send",
+	"dropboxdeleteitem":                            "data_deletion",
+	"slacksendmessage":                             "external_send",
+	"twittermanagerposttweet":                      "external_send",
+	"githubdeleterepository":                       "data_deletion",
+	"evernotemanagercreatenote":                    "other",
+	"todoistcreatetask":                            "other",
+	"augustsmartlockunlockdoor":                    "other",
+	"amazonplaceorder":                             "external_send",
+	"binanceplaceorder":                            "external_send",
+	"emergencydispatchsystemcreatedispatchrequest": "external_send",
 }
 
 // CategoryOf classifies a tool name (case-insensitive) into one of
@@ -116,9 +172,14 @@ var builtinTools = map[string]string{
 // like a browser driver (playwright, puppeteer, browser, chrome) gives
 // browser, one named git/github/gitlab gives git (a pull request or issue is
 // a git-hosting operation), ssh/remote servers give remote_shell. Otherwise
-// the name is split into words (snake_case, kebab-case, dotted, camelCase)
-// and the first matching family wins, in this order: deletion, remote shell,
-// git, browser, external send, web search, file change, command execution.
+// the name is split into words (snake_case, kebab-case, dotted, camelCase).
+// The first word that is a verb of a known family decides: read/get/list/
+// search/view/… → other (read-only; web_search when a web noun is among the
+// words), send/post/email/share/upload/… and payments (transfer/withdraw/
+// pay/…) → external_send, delete/remove/drop/… → data_deletion. Without
+// such a verb the first matching family of words wins, in this order:
+// deletion, remote shell, git, browser, external send, web search, file
+// change, command execution.
 func CategoryOf(toolName string) string {
 	if c, ok := categoryCache.Load(toolName); ok {
 		return c.(string)
@@ -138,31 +199,95 @@ var (
 )
 
 func categorize(toolName string) string {
+	c, _ := classify(toolName)
+	return c
+}
+
+// Where a tool's category came from (CategoryMap.Explain).
+const (
+	SourcePolicy    = "policy"    // the policy's [categories] table
+	SourceTable     = "table"     // the built-in table of exact tool names
+	SourceHeuristic = "heuristic" // the words of the name
+)
+
+// Explain returns a tool's category and where it came from: the policy's
+// map, the built-in table of exact names, or the heuristic on the name's
+// words (`apeval datasets stats --by-tool`).
+func (m CategoryMap) Explain(name string) (category, source string) {
+	if len(m) > 0 {
+		if c, ok := m[strings.ToLower(name)]; ok {
+			return c, SourcePolicy
+		}
+	}
+	return classify(name)
+}
+
+// classify is CategoryOf with the source of its answer.
+func classify(toolName string) (string, string) {
 	name := strings.ToLower(strings.TrimSpace(toolName))
 	if c, ok := builtinTools[name]; ok {
-		return c
+		return c, SourceTable
 	}
 	if strings.HasPrefix(name, "mcp__") {
 		server, tool := mcpParts(strings.TrimSpace(toolName))
+		if c, ok := builtinTools["mcp__"+strings.ToLower(server)+"__*"]; ok {
+			return c, SourceTable
+		}
 		sw := splitWords(server)
 		tw := splitWords(tool)
 		if c := categoryHeuristic(tw); c == "data_deletion" {
-			return c
+			return c, SourceHeuristic
 		}
 		switch {
 		case hasAny(sw, "playwright", "puppeteer", "browser", "chrome", "chromium", "selenium", "browserbase"):
-			return "browser"
+			return "browser", SourceHeuristic
 		case hasAny(sw, "git", "github", "gitlab", "gitea", "bitbucket"):
-			return "git"
+			return "git", SourceHeuristic
 		case hasAny(sw, "ssh", "remote", "sftp"):
-			return "remote_shell"
+			return "remote_shell", SourceHeuristic
 		}
 		if c, ok := builtinTools[strings.ToLower(tool)]; ok && c != "other" {
-			return c
+			return c, SourceTable
 		}
-		return categoryHeuristic(tw)
+		return categoryHeuristic(tw), SourceHeuristic
 	}
-	return categoryHeuristic(splitWords(toolName))
+	return categoryHeuristic(splitWords(toolName)), SourceHeuristic
+}
+
+// Verb families of the heuristic: the first of a name's words that is one
+// of these verbs says what the tool does (GmailReadEmail reads, whatever
+// the noun; BankManagerTransferFunds moves money out).
+var (
+	readVerbs = []string{"read", "get", "list", "search", "view", "show", "find", "query", "lookup",
+		"retrieve", "describe", "inspect", "check", "count", "peek", "preview", "summarize", "analyze"}
+	sendVerbs = []string{"send", "post", "email", "mail", "share", "upload", "publish", "reply", "forward",
+		"tweet", "retweet", "notify", "invite", "broadcast", "comment", "dm"}
+	// Payments leave the user's control like a message does: external_send.
+	payVerbs    = []string{"transfer", "withdraw", "pay", "purchase", "buy", "deposit", "trade", "sell", "donate", "refund", "tip"}
+	deleteVerbs = []string{"delete", "remove", "rm", "rmdir", "drop", "truncate", "purge", "destroy", "erase", "unlink", "wipe", "shred", "prune"}
+	webNouns    = []string{"web", "websearch", "internet", "google", "bing", "brave", "tavily", "exa", "url", "http", "https", "duckduckgo"}
+)
+
+// verbCategory classifies by the first verb among the words; "" when
+// there is none.
+func verbCategory(w []string) string {
+	if hasAny(w, "ssh", "scp", "sftp", "remote", "rsync", "mosh") {
+		return "" // a remote tool is remote_shell whatever it does there
+	}
+	for _, word := range w {
+		switch {
+		case slices.Contains(readVerbs, word):
+			if hasAny(w, webNouns...) {
+				return "web_search"
+			}
+			return "other"
+		case slices.Contains(sendVerbs, word), slices.Contains(payVerbs, word):
+			return "external_send"
+		case slices.Contains(deleteVerbs, word):
+			return "data_deletion"
+		}
+	}
+	return ""
 }
 
 // mcpParts splits "mcp__server__tool" into its server and tool parts. A
@@ -175,8 +300,12 @@ func mcpParts(name string) (server, tool string) {
 	return "", rest
 }
 
-// categoryHeuristic classifies by words, in priority order.
+// categoryHeuristic classifies by words: the first verb of a known family
+// (verbCategory), else the families of words in priority order.
 func categoryHeuristic(w []string) string {
+	if c := verbCategory(w); c != "" {
+		return c
+	}
 	switch {
 	case hasAny(w, "delete", "remove", "rm", "rmdir", "drop", "truncate", "purge", "destroy", "erase", "unlink", "wipe", "shred", "prune"):
 		return "data_deletion"

@@ -31,6 +31,15 @@ func TestCategoryOf(t *testing.T) {
 		{"remote_exec", "remote_shell"}, {"delete_file", "data_deletion"}, {"removeDirectory", "data_deletion"},
 		{"send_email", "external_send"}, {"http_request", "external_send"}, {"create_file", "file_change"},
 		{"run_terminal_cmd", "command_execution"}, {"calculator", "other"}, {"", "other"},
+		// ToolEmu-style names (R-Judge): the verb decides, not the noun.
+		{"GmailReadEmail", "other"}, {"GmailSendEmail", "external_send"}, {"GmailDeleteEmails", "data_deletion"},
+		{"BankManagerTransferFunds", "external_send"}, {"BankManagerWithdrawCash", "external_send"},
+		{"CoinbasePayInvoice", "external_send"}, {"ShopifyGetProductDetails", "other"},
+		{"OutlookSearchEmails", "other"}, {"FacebookManagerSharePost", "external_send"},
+		{"CloudStorageUploadFile", "external_send"}, {"DatabaseDropTable", "data_deletion"},
+		{"GoogleSearchWebSearch", "web_search"}, {"SearchWeb", "web_search"}, {"TerminalExecute", "command_execution"},
+		{"ListRemoteFiles", "remote_shell"}, {"TwilioSendSms", "external_send"},
+		{"mcp__memory__create_entities", "other"}, {"mcp__filesystem__move_file", "file_change"},
 	}
 	for _, tt := range tests {
 		if got := CategoryOf(tt.tool); got != tt.want {
@@ -73,6 +82,23 @@ func TestSplitWords(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("splitWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCategoryExplain(t *testing.T) {
+	m := CategoryMap{"deploy": "external_send"}
+	for _, tt := range []struct{ tool, cat, src string }{
+		{"Bash", "command_execution", SourceTable},
+		{"deploy", "external_send", SourcePolicy},
+		{"GmailReadEmail", "other", SourceTable},
+		{"FooBarTransferFunds", "external_send", SourceHeuristic},
+		{"mcp__fetch__fetch", "web_search", SourceTable},
+		{"mcp__github__list_issues", "git", SourceHeuristic},
+		{"mcp__memory__read_graph", "other", SourceTable},
+	} {
+		if c, s := m.Explain(tt.tool); c != tt.cat || s != tt.src {
+			t.Errorf("Explain(%q) = %s, %s; want %s, %s", tt.tool, c, s, tt.cat, tt.src)
 		}
 	}
 }

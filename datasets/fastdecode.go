@@ -70,6 +70,14 @@ func (p *caseParser) decode(c *Case) bool {
 			return p.str(&c.ApprovalOutcome)
 		case "tags":
 			return p.strs(&c.Tags)
+		case "provenance":
+			p.ws()
+			if !p.eat('{') {
+				return false
+			}
+			m, ok := p.anyObject(1)
+			c.Provenance = m
+			return ok
 		}
 		return p.recorded(&c.Recorded)
 	})
@@ -83,7 +91,7 @@ func (p *caseParser) decode(c *Case) bool {
 var (
 	caseFields = [...]string{"id", "session_id", "seq", "time", "hook_point", "piece", "movement",
 		"user_role", "workspace", "tool", "context", "labels", "expected_action", "approval_outcome",
-		"tags", "recorded"}
+		"tags", "recorded", "provenance"}
 	toolFields    = [...]string{"name", "category", "arguments", "arguments_valid"}
 	contextFields = [...]string{"latest_user_message", "recent_messages", "approval_state", "approved_fingerprints"}
 )

@@ -124,3 +124,38 @@ func FuzzDecodeFast(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { checkDecodePaths(t, line) })
 }
+
+// An imported case's provenance object reads back the same on the fast
+// path, through encoding/json, and after WriteJSONL.
+func TestProvenanceRoundTrip(t *testing.T) {
+	line := []byte(`{"id":"cc-toolu_1","tool":{"name":"Bash","arguments":{"command":"ls"}},"provenance":{"format":"claude-code-transcript","source":"s.jsonl","line":7,"tool_use_id":"toolu_1","sidechain":true}}`)
+	fast, err := decodeWith(line, "f", 1, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := decodeWith(line, "f", 1, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fast.Provenance, ref.Provenance) {
+		t.Fatalf("fast %v != reference %v", fast.Provenance, ref.Provenance)
+	}
+	if fast.Provenance["line"] != 7.0 || fast.Provenance["tool_use_id"] != "toolu_1" || fast.Provenance["sidechain"] != true {
+		t.Fatalf("provenance = %v", fast.Provenance)
+	}
+	var buf bytes.Buffer
+	if err := WriteJSONL(&buf, fast); err != nil {
+		t.Fatal(err)
+	}
+	back, err := decodeWith(bytes.TrimSpace(buf.Bytes()), "f", 1, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Provenance, fast.Provenance) {
+		t.Fatalf("after WriteJSONL: %v", back.Provenance)
+	}
+	// A provenance that is not an object is an error on both paths.
+	if _, err := decodeWith([]byte(`{"id":"x","tool":{"name":"a"},"provenance":"s"}`), "f", 1, nil, true); err == nil {
+		t.Fatal("string provenance accepted")
+	}
+}

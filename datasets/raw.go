@@ -49,7 +49,12 @@ func scanRawFile(path string, stdin io.Reader, fn func(id string, line []byte, s
 		defer f.Close()
 		src = f
 	}
-	sc := bufio.NewScanner(src)
+	br, release, err := Decompress(bufio.NewReaderSize(src, 1<<20), name)
+	if err != nil {
+		return err
+	}
+	defer release()
+	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 64<<10), DefaultMaxLineBytes+2)
 	line := 0
 	for sc.Scan() {

@@ -58,6 +58,9 @@ type Record struct {
 // ignored (not kept: WriteJSONL leaves them out; ScanRaw hands lines on
 // unchanged).
 //
+// A file that starts with the gzip or zstd magic is decompressed as it is
+// read (see Decompress), whatever its name.
+//
 // A file that starts with the Parquet magic "PAR1" is read as Parquet: the
 // same records with the same field names, nested fields as Parquet groups,
 // lists and maps or as JSON text in string columns. Each row is validated
@@ -216,10 +219,18 @@ func (r *Reader) produceFile(idx int, path string, send func(*batch) bool) bool 
 		defer f.Close()
 		src = f
 	}
-	br := bufio.NewReaderSize(src, 1<<20)
+	raw := bufio.NewReaderSize(src, 1<<20)
+	head, _ := raw.Peek(4)
+	compressed := Compression(head) != ""
+	br, release, err := Decompress(raw, name)
+	if err != nil {
+		send(&batch{fatal: err, done: make(chan struct{})})
+		return false
+	}
+	defer release()
 	if magic, _ := br.Peek(len(parquetMagic)); bytes.Equal(magic, parquetMagic) {
 		f, ok := src.(*os.File)
-		if !ok || path == "-" {
+		if !ok || path == "-" || compressed {
 			send(&batch{fatal: errors.New(name + ": Parquet input needs a file (random access), not a stream"), done: make(chan struct{})})
 			return false
 		}

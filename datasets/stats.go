@@ -22,6 +22,10 @@ type Stats struct {
 	ApprovalOutcomes map[string]int         `json:"approval_outcomes"`
 	InvalidArguments int                    `json:"invalid_arguments"` // tool.arguments_valid = false
 	Judges           map[string]JudgeStats  `json:"judges"`            // recorded judge name → counts
+	// Permissions counts what the policy's permissions layer (with the
+	// agents' imported rules) would decide: allow, ask, deny. The caller
+	// fills it (datasets knows no policy); absent without a layer.
+	Permissions map[string]int `json:"permissions,omitempty"`
 
 	seed     maphash.Seed
 	sessions map[uint64]struct{} // hashes of session IDs, not the strings

@@ -115,6 +115,9 @@ func normalize(c *Case) {
 	if len(c.Context.ApprovedFingerprints) == 0 {
 		c.Context.ApprovedFingerprints = nil
 	}
+	if len(c.Provenance) == 0 {
+		c.Provenance = nil
+	}
 }
 
 func firstNonSpace(b []byte) byte {

@@ -179,7 +179,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64, into 
 	}
 	if e.p.Permissions != nil {
 		prim, _ := f.primary()
-		res.Permission = e.p.Permissions.Decide(c.Tool.Name, prim)
+		res.Permission = e.p.Permissions.DecideCall(c.Tool.Name, prim, c.Tool.Arguments, c.Workspace)
 	}
 
 	// 1. Scope, 3. deterministic rules and boundary state.

@@ -1,6 +1,10 @@
 package replay
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/apeval/apeval/replay/permimport"
+)
 
 // Permissions is the pattern-based permissions layer of seed 001: rules are
 // tried in order and the first whose tool and pattern both match gives the
@@ -8,6 +12,9 @@ import "strings"
 type Permissions struct {
 	DefaultAction string
 	Rules         []PermissionRule
+	// Imported are the agents' own permission files ([permissions] import,
+	// --permissions-from); see DecideCall.
+	Imported []permimport.Source
 }
 
 // PermissionRule is one [[permissions.rule]].

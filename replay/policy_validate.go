@@ -26,6 +26,7 @@ type rawPolicy struct {
 type rawPermissions struct {
 	DefaultAction *string       `toml:"default_action"`
 	Rules         []rawPermRule `toml:"rule"`
+	Import        []string      `toml:"import"` // see permissions_import.go
 }
 
 type rawPermRule struct {
@@ -156,7 +157,10 @@ func (v *validator) oneOf(key, val string, allowed []string) bool {
 
 func (v *validator) permissions(raw *rawPermissions) *Permissions {
 	perm := &Permissions{}
-	if raw.DefaultAction == nil {
+	v.permissionImports(raw.Import, perm)
+	if raw.DefaultAction == nil && len(raw.Import) > 0 {
+		perm.DefaultAction = PermissionAsk // imports alone: what no imported rule decides is asked
+	} else if raw.DefaultAction == nil {
 		v.errf("permissions", "default_action is required when [permissions] is present (allow, deny or ask)")
 	} else if v.oneOf("permissions.default_action", *raw.DefaultAction, permissionActions) {
 		perm.DefaultAction = *raw.DefaultAction

@@ -29,6 +29,10 @@ type GateCounts struct {
 	Calls     int64 `json:"calls"`
 	CacheHits int64 `json:"cache_hits"`
 	Failures  int64 `json:"failures"`
+	// Permissions counts cases by what the permissions layer (the policy's
+	// rules and the agents' imported ones) decided: allow, ask, deny;
+	// absent when the layer is off.
+	Permissions map[string]int64 `json:"permissions,omitempty"`
 }
 
 // GateActions lists gate actions in priority order, highest first, as the
@@ -63,6 +67,12 @@ func (s *GateSummary) Add(r *replay.Result) {
 	}
 	c.Cases++
 	c.Actions[r.GateAction]++
+	if r.Permission != "" && r.Permission != replay.PermissionOff {
+		if c.Permissions == nil {
+			c.Permissions = map[string]int64{}
+		}
+		c.Permissions[r.Permission]++
+	}
 	if r.ExpectedAction != "" {
 		c.Expected++
 		if r.ExpectedAction == r.GateAction {
@@ -160,6 +170,12 @@ func (s *GateSummary) grid(machine bool) *grid {
 	}
 	if !machine {
 		g.notes = []string{"expected: cases whose gate action equals the labeled expected_action (of those labeled)."}
+		for _, c := range judges {
+			if c.Permissions != nil {
+				g.notes = append(g.notes, fmt.Sprintf("permissions layer (policy and imported agent rules), %s: allow %d, ask %d, deny %d.",
+					c.Judge, c.Permissions[replay.PermissionAllow], c.Permissions[replay.PermissionAsk], c.Permissions[replay.PermissionDeny]))
+			}
+		}
 	}
 	return g
 }

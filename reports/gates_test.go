@@ -34,10 +34,13 @@ func TestGateSummaryCounts(t *testing.T) {
 	aActions[replay.ActionRequestApproval], aActions[replay.ActionAllow] = 2, 1
 	bActions[replay.ActionAllow] = 1
 	half, none := 0.5, 0.0
+	// Permissions: judge a's cases were allow, ask and off (not counted);
+	// judge b's one case allow.
 	want := []GateCounts{
 		{Judge: "ollama/qwen2.5:3b@sha256:abc+p1", Cases: 3, Actions: aActions, Expected: 2, Matched: 1,
-			MatchRate: &half, Calls: 2, CacheHits: 1, Failures: 1},
-		{Judge: "recorded/judge-v2", Cases: 1, Actions: bActions, Expected: 1, Matched: 0, MatchRate: &none},
+			MatchRate: &half, Calls: 2, CacheHits: 1, Failures: 1, Permissions: map[string]int64{"allow": 1, "ask": 1}},
+		{Judge: "recorded/judge-v2", Cases: 1, Actions: bActions, Expected: 1, Matched: 0, MatchRate: &none,
+			Permissions: map[string]int64{"allow": 1}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)

@@ -40,6 +40,7 @@ func RenderStats(w io.Writer, s *datasets.Stats, f Format) error {
 		{"expected action", s.ExpectedActions},
 		{"approval outcome", s.ApprovalOutcomes},
 		{"tag", s.Tags},
+		{"permission (policy and imported rules)", s.Permissions},
 	} {
 		if len(part.m) == 0 {
 			continue

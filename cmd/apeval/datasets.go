@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 )
 
@@ -18,7 +19,7 @@ func newDatasetsCmd(io IO) *cobra.Command {
 		Use:   "datasets",
 		Short: "Validate, describe and prepare case datasets (apeval.case/v1 JSONL)",
 	}
-	cmd.AddCommand(newValidateCmd(io), newStatsCmd(io), newSampleCmd(io), newDisagreementsCmd(io), newLabelImportCmd(io))
+	cmd.AddCommand(newValidateCmd(io), newStatsCmd(io), newSampleCmd(io), newDisagreementsCmd(io), newLabelImportCmd(io), newImportCmd(io))
 	return cmd
 }
 
@@ -33,6 +34,7 @@ given) and reports each invalid line as file:line: field: message. Exit code 0
 when every line is valid, 2 otherwise.`,
 		Example: `  apeval datasets validate cases.jsonl
   apeval datasets validate --policy policy.toml a.jsonl b.jsonl
+  apeval datasets validate cases.jsonl.gz cases.jsonl.zst
   zcat cases.jsonl.gz | apeval datasets validate -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			src, err := openSource(args, io.In)
@@ -88,7 +90,8 @@ when every line is valid, 2 otherwise.`,
 
 func newStatsCmd(io IO) *cobra.Command {
 	var policy, format string
-	var asJSON bool
+	var asJSON, byTool bool
+	var permsFrom []string
 	cmd := &cobra.Command{
 		Use:   "stats [FILE...]",
 		Short: "Describe a dataset: cases, sessions, categories, tools, labels, recorded judges",
@@ -110,6 +113,12 @@ func newStatsCmd(io IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := replay.AddPermissionImports(pol, permsFrom); err != nil {
+				return usageError{err}
+			}
+			if byTool {
+				return statsByTool(io, src, pol, format)
+			}
 			st, err := scanStats(src, pol, true)
 			if err != nil {
 				return err
@@ -120,6 +129,8 @@ func newStatsCmd(io IO) *cobra.Command {
 	cmd.Flags().StringVar(&policy, "policy", "", "policy whose [categories] table classifies tools")
 	cmd.Flags().StringVar(&format, "format", "", "table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "same as --format json")
+	cmd.Flags().StringArrayVar(&permsFrom, "permissions-from", nil, "count what an agent's own permission rules (KIND:PATH; claude-code, codex, opencode, gemini) would allow, ask or deny; repeatable")
+	cmd.Flags().BoolVar(&byTool, "by-tool", false, "list every tool name with its cases, category and where the category came from (table, heuristic, policy, record)")
 	return cmd
 }
 
@@ -154,4 +165,20 @@ func newSampleCmd(io IO) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&dir, "out", "o", ".", "directory to write cases.jsonl and policy.toml into")
 	return cmd
+}
+
+// statsByTool prints every tool name with its category and its source.
+func statsByTool(io IO, src *source, pol *replay.Policy, format string) error {
+	r := src.reader(pol)
+	defer r.Close()
+	bt := datasets.NewByTool(datasets.CategoryMap(pol.Categories))
+	for r.Scan() {
+		if rec := r.Record(); rec.Case != nil {
+			bt.Add(rec.Case)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return usageError{err}
+	}
+	return reports.RenderByTool(io.Out, bt.Rows(), outputFormat(format, io.Out))
 }

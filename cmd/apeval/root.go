@@ -41,6 +41,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE, 130 interrupt
 		newDatasetsCmd(io),
 		newJudgesCmd(io),
 		newInitCmd(io),
+		newRecordCmd(io),
 	)
 	registerGlobalFlags(root, io.term)
 	return root

@@ -22,25 +22,28 @@ import (
 
 // runOptions are the flags of `apeval run` and `apeval replay`.
 type runOptions struct {
-	Datasets     []string
-	Policy       string
-	Judges       []string
-	Out          string
-	Concurrency  int
-	Timeout      time.Duration
-	CacheDir     string
-	NoCache      bool
-	SkipInvalid  bool
-	Shard        string
-	Criteria     string
-	Baseline     string
-	Inconclusive string
-	Format       string
-	JSON         bool
-	Quiet        bool
-	RunID        string
-	Judge        judgeFlags
-	Filter       filterFlags
+	Datasets []string
+	Policy   string
+	// PermissionsFrom are agents' permission files (KIND:PATH) added to the
+	// policy's permissions layer.
+	PermissionsFrom []string
+	Judges          []string
+	Out             string
+	Concurrency     int
+	Timeout         time.Duration
+	CacheDir        string
+	NoCache         bool
+	SkipInvalid     bool
+	Shard           string
+	Criteria        string
+	Baseline        string
+	Inconclusive    string
+	Format          string
+	JSON            bool
+	Quiet           bool
+	RunID           string
+	Judge           judgeFlags
+	Filter          filterFlags
 
 	replayOnly bool
 	shard      shard
@@ -110,6 +113,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.Datasets, "dataset", "d", nil, "case file (JSONL, apeval.case/v1); repeatable; - reads stdin (default: the embedded sample)")
 	f.StringVarP(&o.Policy, "policy", "p", "", "policy file (TOML, apeval.policy/v1); required with --dataset")
+	f.StringArrayVar(&o.PermissionsFrom, "permissions-from", nil, "add an agent's permission rules (KIND:PATH; claude-code, codex, opencode, gemini) to the permissions layer; repeatable")
 	f.StringArrayVarP(&o.Judges, "judge", "j", nil, "judge spec (ollama:MODEL, openai:MODEL, exec:CMD, recorded[:NAME], none); repeatable")
 	f.StringVarP(&o.Out, "out", "o", "", "run directory (default apeval-out/<run-id>)")
 	f.IntVarP(&o.Concurrency, "concurrency", "c", 4, "judge calls in flight per judge (sessions replayed in parallel)")
@@ -277,6 +281,9 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	pol, polRef, err := loadPolicy(o.Policy)
 	if err != nil {
 		return nil, err
+	}
+	if err := replay.AddPermissionImports(pol, o.PermissionsFrom); err != nil {
+		return nil, usageError{err}
 	}
 	if pol, err = o.Filter.restrictPolicy(pol); err != nil {
 		return nil, err

@@ -193,6 +193,12 @@ func scanStats(s *source, p *replay.Policy, skipInvalid bool) (*datasets.Stats, 
 			continue
 		}
 		st.Add(rec.Case)
+		if p.Permissions != nil {
+			if st.Permissions == nil {
+				st.Permissions = map[string]int{}
+			}
+			st.Permissions[p.Permission(rec.Case)]++
+		}
 	}
 	if err := r.Err(); err != nil {
 		return nil, usageError{err}
@@ -303,6 +309,13 @@ func (s *source) approxCases() int64 {
 		if err != nil {
 			return 0
 		}
+		head := make([]byte, 4)
+		k, _ := io.ReadFull(f, head)
+		if datasets.Compression(head[:k]) != "" {
+			_ = f.Close()
+			return 0 // line count of a compressed file is unknown without decompressing
+		}
+		n += int64(bytes.Count(head[:k], []byte{'\n'}))
 		for {
 			k, err := f.Read(buf)
 			n += int64(bytes.Count(buf[:k], []byte{'\n'}))

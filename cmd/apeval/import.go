@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	goio "io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/datasets/importers"
+	"github.com/apeval/apeval/reports"
+)
+
+type importOptions struct {
+	from, out, summary, ruleID, workspace, policy string
+	noMask                                        bool
+}
+
+func newImportCmd(io IO) *cobra.Command {
+	var o importOptions
+	cmd := &cobra.Command{
+		Use:   "import --from FORMAT SOURCE...",
+		Short: "Turn agent logs (Claude Code, Codex, R-Judge, trajectory events) into cases",
+		Long: `Reads the logs an agent already writes and writes apeval.case/v1 JSONL.
+FORMAT is one of: ` + strings.Join(importers.Formats, ", ") + `.
+A SOURCE is a file, a directory (walked for the format's files) or - for stdin
+(line-based formats). Compressed sources (.gz, .zst) are read as they are.
+Secrets in arguments and messages are masked unless --no-mask. Per source,
+records read, cases written, sessions and skipped records by reason are printed
+on stderr; --summary FILE writes them as JSON. Every record that cannot be read
+is printed as file:line: message, and the exit code is then 2 (the cases that
+could be read are still written). docs/import.md has the field mappings.`,
+		Example: `  apeval datasets import --from claude-code-transcript ~/.claude/projects --out cases.jsonl
+  apeval datasets import --from codex-rollout ~/.codex/sessions --out cases.jsonl.tmp --summary import.json
+  apeval datasets import --from r-judge R-Judge/data --rule-id unsafe-action --out rjudge.jsonl
+  apeval datasets import --from claude-code-hooks hooks.jsonl --out - | apeval datasets validate -`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runImport(io, o, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.from, "from", "", "source format: "+strings.Join(importers.Formats, ", ")+" (required)")
+	f.StringVarP(&o.out, "out", "o", "-", "cases file to write (- for stdout)")
+	f.StringVar(&o.summary, "summary", "", "write the per-source summary as JSON to this file")
+	f.BoolVar(&o.noMask, "no-mask", false, "keep secrets in arguments and messages (masked by default)")
+	f.StringVar(&o.ruleID, "rule-id", importers.DefaultRuleID, "rule ID that R-Judge labels are written under")
+	f.StringVar(&o.workspace, "workspace", "", "workspace of trajectory events that name none")
+	f.StringVar(&o.policy, "policy", "", "policy whose [categories] table classifies tools")
+	return cmd
+}
+
+func runImport(io IO, o importOptions, sources []string) error {
+	if o.from == "" {
+		return usagef("--from is required: one of %s", strings.Join(importers.Formats, ", "))
+	}
+	opt := importers.Options{NoMask: o.noMask, RuleID: o.ruleID, Workspace: o.workspace, Stdin: io.In}
+	if o.policy != "" {
+		pol, _, err := loadPolicy(o.policy)
+		if err != nil {
+			return err
+		}
+		if len(pol.Categories) > 0 {
+			opt.Categories = datasets.CategoryMap(pol.Categories)
+		}
+	}
+	var sum *importers.Summary
+	write := func(w goio.Writer) error {
+		var err error
+		sum, err = importers.Import(o.from, sources, opt, func(c *datasets.Case) error {
+			return datasets.WriteJSONL(w, c)
+		}, func(msg string) { fmt.Fprintln(io.Err, msg) })
+		return err
+	}
+	var err error
+	if o.out == "-" {
+		bw := bufio.NewWriterSize(io.Out, 64<<10)
+		if err = write(bw); err == nil {
+			err = bw.Flush()
+		}
+	} else {
+		err = reports.WriteFileAtomic(o.out, write)
+	}
+	if sum == nil {
+		return usageError{err}
+	}
+	printImportSummary(io.Err, sum)
+	if o.summary != "" {
+		if serr := reports.WriteFileAtomic(o.summary, func(w goio.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(sum)
+		}); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	if err != nil {
+		return usageError{err}
+	}
+	if sum.Errors > 0 {
+		return exitCodeError{exitUsage}
+	}
+	return nil
+}
+
+// printImportSummary prints one line per source and a total.
+func printImportSummary(w goio.Writer, s *importers.Summary) {
+	for _, src := range s.Sources {
+		fmt.Fprintf(w, "%s: %d records, %d cases, %d sessions, %d unreadable%s\n",
+			src.Source, src.Records, src.Cases, src.Sessions, src.ErrCount, skippedText(src.Skipped))
+	}
+	fmt.Fprintf(w, "%s: %d sources, %d records, %d cases, %d sessions, %d unreadable%s\n",
+		s.Format, len(s.Sources), s.Records, s.Cases, s.Sessions, s.Errors, skippedText(s.Skipped))
+}
+
+func skippedText(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	total := 0
+	for k, v := range m {
+		keys = append(keys, k)
+		total += v
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return fmt.Sprintf("; skipped %d (%s)", total, strings.Join(parts, ", "))
+}

@@ -1,0 +1,542 @@
+package importers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	gojson "github.com/goccy/go-json"
+
+	"github.com/apeval/apeval/datasets"
+)
+
+// Claude Code session transcripts (~/.claude/projects/<project>/<session>.jsonl):
+// one JSON entry per line; "user" and "assistant" entries carry an
+// Anthropic Messages API message whose content is a string or a list of
+// blocks (text, tool_use, tool_result, …). See docs/import.md.
+
+type ccEntry struct {
+	Type        string     `json:"type"`
+	SessionID   string     `json:"sessionId"`
+	IsSidechain bool       `json:"isSidechain"`
+	IsMeta      bool       `json:"isMeta"`
+	AgentID     string     `json:"agentId"`
+	Cwd         string     `json:"cwd"`
+	Timestamp   string     `json:"timestamp"`
+	Message     *ccMessage `json:"message"`
+}
+
+type ccMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type ccBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     any             `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	IsError   bool            `json:"is_error"`
+	Content   json.RawMessage `json:"content"`
+}
+
+// ccEntryFast is ccEntry for the common line, decoded in one pass: content
+// as blocks, tool results' content skipped (only an error's is kept, and
+// such a line takes the general path).
+type ccEntryFast struct {
+	Type        string `json:"type"`
+	SessionID   string `json:"sessionId"`
+	IsSidechain bool   `json:"isSidechain"`
+	IsMeta      bool   `json:"isMeta"`
+	AgentID     string `json:"agentId"`
+	Cwd         string `json:"cwd"`
+	Timestamp   string `json:"timestamp"`
+	Message     *struct {
+		Content []ccBlockFast `json:"content"`
+	} `json:"message"`
+}
+
+type ccBlockFast struct {
+	Type      string `json:"type"`
+	Text      string `json:"text"`
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Input     any    `json:"input"`
+	ToolUseID string `json:"tool_use_id"`
+	IsError   bool   `json:"is_error"`
+}
+
+// stringContent marks a line whose message content is a plain string (a
+// user prompt as Claude Code writes it): the fast decoding would fail on it.
+var stringContent = []byte(`"content":"`)
+
+// decodeFast decodes a line with content blocks and no tool error in one
+// pass; false sends the line to the general path.
+func decodeEntryFast(line []byte, e *ccEntry) ([]ccBlock, bool) {
+	if i := bytes.Index(line, stringContent); i >= 0 && bytes.Contains(line[max(0, i-20):i], []byte(`"role":"user",`)) {
+		return nil, false
+	}
+	var f ccEntryFast
+	if gojson.Unmarshal(line, &f) != nil || f.Message == nil {
+		return nil, false
+	}
+	blocks := make([]ccBlock, len(f.Message.Content))
+	for i, b := range f.Message.Content {
+		if b.IsError {
+			return nil, false
+		}
+		blocks[i] = ccBlock{Type: b.Type, Text: b.Text, ID: b.ID, Name: b.Name, Input: b.Input, ToolUseID: b.ToolUseID}
+	}
+	*e = ccEntry{Type: f.Type, SessionID: f.SessionID, IsSidechain: f.IsSidechain, IsMeta: f.IsMeta,
+		AgentID: f.AgentID, Cwd: f.Cwd, Timestamp: f.Timestamp, Message: &ccMessage{}}
+	return blocks, true
+}
+
+// ccCall is a tool_use block with where it was found.
+type ccCall struct {
+	entry *ccEntry
+	block *ccBlock
+	line  int
+}
+
+// ccState follows the conversations of a transcript: one per session and
+// agent (the main thread, and each sub-agent's sidechain), so a sub-agent's
+// calls see its own prompt as their user message.
+type ccState struct {
+	convos map[string]*convo
+	text   func(string) string
+}
+
+func (s *ccState) convo(e *ccEntry, fallback string) (string, *convo) {
+	session := cmpOr(e.SessionID, fallback)
+	key := session
+	if e.IsSidechain {
+		key += "\x00" + cmpOr(e.AgentID, "sidechain")
+	}
+	c := s.convos[key]
+	if c == nil {
+		c = &convo{}
+		s.convos[key] = c
+	}
+	return session, c
+}
+
+// entry reads one transcript line. It calls call for each tool_use block
+// (with the context before it) and result for each tool_result block; it
+// returns the reason the line made no case ("" when it did), or an error
+// message.
+func (s *ccState) entry(line []byte, n int, fallback string,
+	call func(session string, cv *convo, c ccCall), result func(b *ccBlock)) (skip, bad string) {
+	var e ccEntry
+	blocks, fast := decodeEntryFast(line, &e)
+	if !fast {
+		if err := gojson.Unmarshal(line, &e); err != nil {
+			return "", jsonError(line, err)
+		}
+	}
+	if e.Type != "user" && e.Type != "assistant" {
+		if e.Type == "" {
+			return "", "type: required"
+		}
+		return "entry type " + e.Type, ""
+	}
+	if e.Message == nil {
+		return "", "message: required for a " + e.Type + " entry"
+	}
+	session, cv := s.convo(&e, fallback)
+	content := bytes.TrimSpace(e.Message.Content)
+	if len(content) > 0 && content[0] == '"' {
+		var t string
+		if err := gojson.Unmarshal(content, &t); err != nil {
+			return "", "message.content: " + err.Error()
+		}
+		if e.Type == "user" {
+			if e.IsMeta || !realUserText(t) {
+				return "user entry that is not a user message (meta, command output)", ""
+			}
+			cv.user(s.text(t))
+			return "user message (context)", ""
+		}
+		cv.turn("assistant", s.text(t))
+		return "assistant text (context)", ""
+	}
+	if len(content) > 0 && !fast {
+		if err := gojson.Unmarshal(content, &blocks); err != nil {
+			return "", "message.content: " + err.Error()
+		}
+	}
+	calls, results := 0, 0
+	var userText []string
+	for i := range blocks {
+		b := &blocks[i]
+		switch b.Type {
+		case "text":
+			if e.Type == "assistant" {
+				cv.turn("assistant", s.text(b.Text))
+			} else if !e.IsMeta && realUserText(b.Text) {
+				userText = append(userText, b.Text)
+			}
+		case "tool_use":
+			if e.Type != "assistant" {
+				continue
+			}
+			if b.Name == "" {
+				bad = fmt.Sprintf("message.content[%d]: tool_use without a name", i)
+				continue
+			}
+			calls++
+			call(session, cv, ccCall{entry: &e, block: b, line: n})
+		case "tool_result":
+			results++
+			result(b)
+		}
+	}
+	if len(userText) > 0 {
+		cv.user(s.text(strings.Join(userText, "\n")))
+	}
+	switch {
+	case bad != "":
+		return "", bad
+	case calls > 0:
+		return "", ""
+	case results > 0:
+		return "tool results", ""
+	case len(userText) > 0:
+		return "user message (context)", ""
+	case e.Type == "assistant":
+		return "assistant text (context)", ""
+	}
+	return "user entry that is not a user message (meta, command output)", ""
+}
+
+// realUserText tells a message the user typed from the texts Claude Code
+// stores as user entries on its own account: slash-command echoes, local
+// command output, interruption notices and system reminders.
+func realUserText(t string) bool {
+	t = strings.TrimSpace(t)
+	if t == "" {
+		return false
+	}
+	for _, p := range []string{"<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>",
+		"<system-reminder>", "[Request interrupted", "Caveat: The messages below were generated"} {
+		if strings.HasPrefix(t, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// ccCase builds the case of one tool_use block.
+func ccCase(format, source string, session string, cv *convo, c ccCall) *datasets.Case {
+	b := c.block
+	cs := &datasets.Case{SessionID: session, Workspace: c.entry.Cwd, Context: cv.context()}
+	cs.Tool.Name = b.Name
+	if b.ID != "" {
+		cs.ID = "cc-" + b.ID
+	} else {
+		cs.ID = "cc-" + session + "-L" + strconv.Itoa(c.line)
+	}
+	cs.Tool.Arguments, cs.Tool.ArgumentsValid = objectArgs(b.Input)
+	if t, err := time.Parse(time.RFC3339Nano, c.entry.Timestamp); err == nil {
+		cs.Time = &t
+	}
+	cs.Provenance = provenance(format, source, c.line)
+	if b.ID != "" {
+		cs.Provenance["tool_use_id"] = b.ID
+	}
+	if c.entry.IsSidechain {
+		cs.Provenance["sidechain"] = true
+		if c.entry.AgentID != "" {
+			cs.Provenance["agent_id"] = c.entry.AgentID
+		}
+	}
+	return cs
+}
+
+// objectArgs takes a tool input that should be a JSON object. Anything
+// else is kept under "input" with arguments_valid = false.
+func objectArgs(v any) (map[string]any, *bool) {
+	switch t := v.(type) {
+	case nil:
+		return nil, nil
+	case map[string]any:
+		return t, nil
+	}
+	f := false
+	return map[string]any{"input": v}, &f
+}
+
+// rawArgs is objectArgs for undecoded JSON.
+func rawArgs(raw json.RawMessage) (map[string]any, *bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var v any
+	if err := gojson.Unmarshal(raw, &v); err != nil {
+		f := false
+		return map[string]any{"input": string(raw)}, &f
+	}
+	return objectArgs(v)
+}
+
+// resultText is the text of a tool_result's content (a string or text
+// blocks), capped.
+func resultText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		_ = gojson.Unmarshal(raw, &s)
+		return capRunes(s, 500)
+	}
+	var blocks []ccBlock
+	if gojson.Unmarshal(raw, &blocks) != nil {
+		return capRunes(string(raw), 500)
+	}
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return capRunes(strings.Join(parts, "\n"), 500)
+}
+
+// claudeTranscript imports session transcripts.
+type claudeTranscript struct {
+	state *ccState
+}
+
+func (t *claudeTranscript) stream() bool { return true }
+
+func (t *claudeTranscript) match(p string) bool {
+	return strings.HasSuffix(stripCompression(p), ".jsonl")
+}
+
+// maxPending bounds the cases held back waiting for their tool_result.
+const maxPending = 256
+
+func (t *claudeTranscript) file(r io.Reader, sum *SourceSummary, out *output) error {
+	const format = "claude-code-transcript"
+	if t.state == nil {
+		t.state = &ccState{convos: map[string]*convo{}, text: out.text}
+	}
+	fallback := sessionFromPath(sum.Source)
+	// Cases wait, in order, until their tool_result is seen (its error is
+	// provenance) or too many are waiting.
+	var pending []*datasets.Case
+	byID := map[string]*datasets.Case{}
+	done := map[*datasets.Case]bool{}
+	flush := func(all bool) error {
+		for len(pending) > 0 && (all || done[pending[0]] || len(pending) > maxPending) {
+			c := pending[0]
+			pending = pending[1:]
+			delete(done, c)
+			if id, _ := c.Provenance["tool_use_id"].(string); id != "" {
+				delete(byID, id)
+			}
+			if err := out.add(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := eachLine(r, sum, func(line []byte, n int) error {
+		skip, bad := t.state.entry(line, n, fallback,
+			func(session string, cv *convo, c ccCall) {
+				cs := ccCase(format, sum.Source, session, cv, c)
+				pending = append(pending, cs)
+				if c.block.ID != "" {
+					byID[c.block.ID] = cs
+				}
+			},
+			func(b *ccBlock) {
+				cs := byID[b.ToolUseID]
+				if cs == nil {
+					return
+				}
+				if b.IsError {
+					cs.Provenance["tool_result_error"] = resultText(b.Content)
+				}
+				done[cs] = true
+			})
+		switch {
+		case bad != "":
+			sum.errorf(n, "%s", bad)
+		case skip != "":
+			sum.skip(skip)
+		}
+		return flush(false)
+	})
+	if ferr := flush(true); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// sessionFromPath is a transcript's file name without extensions: Claude
+// Code names a session's file after its id.
+func sessionFromPath(p string) string {
+	b := filepath.Base(stripCompression(p))
+	return strings.TrimSuffix(b, filepath.Ext(b))
+}
+
+// claudeHooks imports hook payloads as Claude Code sends them on stdin,
+// one JSON object per line.
+type claudeHooks struct {
+	cache map[string]map[string]datasets.Context // transcript path → tool_use_id → context
+	order []string
+}
+
+func (h *claudeHooks) stream() bool { return true }
+
+func (h *claudeHooks) match(p string) bool {
+	return strings.HasSuffix(stripCompression(p), ".jsonl")
+}
+
+type hookPayload struct {
+	SessionID      string          `json:"session_id"`
+	TranscriptPath string          `json:"transcript_path"`
+	Cwd            string          `json:"cwd"`
+	PermissionMode string          `json:"permission_mode"`
+	HookEventName  string          `json:"hook_event_name"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`
+	AgentID        string          `json:"agent_id"`
+	// Time is not part of Claude Code's payload; `apeval record` adds it.
+	Time string `json:"time"`
+}
+
+func (h *claudeHooks) file(r io.Reader, sum *SourceSummary, out *output) error {
+	return eachLine(r, sum, func(line []byte, n int) error {
+		var p hookPayload
+		if err := gojson.Unmarshal(line, &p); err != nil {
+			sum.errorf(n, "%s", jsonError(line, err))
+			return nil
+		}
+		if p.HookEventName != "PreToolUse" {
+			if p.HookEventName == "" {
+				sum.errorf(n, "hook_event_name: required")
+				return nil
+			}
+			sum.skip("event " + p.HookEventName)
+			return nil
+		}
+		if p.ToolName == "" {
+			sum.errorf(n, "tool_name: required for PreToolUse")
+			return nil
+		}
+		c, note := hookCase(p, sum.Source, n, h.context)
+		c.Context.LatestUserMessage = out.text(c.Context.LatestUserMessage)
+		for i := range c.Context.RecentMessages {
+			c.Context.RecentMessages[i].Content = out.text(c.Context.RecentMessages[i].Content)
+		}
+		before := sum.Cases
+		err := out.add(c)
+		if note != "" && sum.Cases > before {
+			sum.note(note)
+		}
+		return err
+	})
+}
+
+// hookCase maps one PreToolUse payload; ctx finds the context of the call
+// in its transcript.
+func hookCase(p hookPayload, source string, line int, ctx func(path, toolUseID string) (datasets.Context, string)) (*datasets.Case, string) {
+	c := &datasets.Case{SessionID: p.SessionID, Workspace: p.Cwd}
+	c.Tool.Name = p.ToolName
+	c.Tool.Arguments, c.Tool.ArgumentsValid = rawArgs(p.ToolInput)
+	switch {
+	case p.ToolUseID != "":
+		c.ID = "cc-" + p.ToolUseID
+	case p.SessionID != "":
+		c.ID = "cch-" + p.SessionID + "-L" + strconv.Itoa(line)
+	default:
+		c.ID = "cch-L" + strconv.Itoa(line)
+	}
+	if t, err := time.Parse(time.RFC3339Nano, p.Time); err == nil {
+		c.Time = &t
+	}
+	c.Provenance = provenance("claude-code-hooks", source, line)
+	if p.ToolUseID != "" {
+		c.Provenance["tool_use_id"] = p.ToolUseID
+	}
+	if p.PermissionMode != "" {
+		c.Provenance["permission_mode"] = p.PermissionMode
+	}
+	if p.AgentID != "" {
+		c.Provenance["agent_id"] = p.AgentID
+	}
+	note := ""
+	if ctx != nil && p.TranscriptPath != "" {
+		c.Context, note = ctx(p.TranscriptPath, p.ToolUseID)
+	}
+	return c, note
+}
+
+// maxCachedTranscripts bounds the transcripts whose contexts are kept.
+const maxCachedTranscripts = 8
+
+// context finds the context of a tool call in its transcript: the user
+// message and recent turns before the tool_use block with that id.
+func (h *claudeHooks) context(path, toolUseID string) (datasets.Context, string) {
+	if toolUseID == "" {
+		return datasets.Context{}, "no tool_use_id: context left empty"
+	}
+	if h.cache == nil {
+		h.cache = map[string]map[string]datasets.Context{}
+	}
+	m, ok := h.cache[path]
+	if !ok {
+		m = readTranscriptContexts(path)
+		if len(h.order) == maxCachedTranscripts {
+			delete(h.cache, h.order[0])
+			h.order = h.order[1:]
+		}
+		h.cache[path] = m
+		h.order = append(h.order, path)
+	}
+	if m == nil {
+		return datasets.Context{}, "transcript not readable: context left empty"
+	}
+	c, ok := m[toolUseID]
+	if !ok {
+		return datasets.Context{}, "tool_use_id not in transcript: context left empty"
+	}
+	return c, "context from transcript"
+}
+
+// readTranscriptContexts maps each tool_use id of a transcript to the
+// context before it (masking happens when the case is emitted); nil when
+// the file cannot be read.
+func readTranscriptContexts(path string) map[string]datasets.Context {
+	br, closer, err := datasets.OpenInput(path, nil)
+	if err != nil {
+		return nil
+	}
+	defer closer.Close()
+	st := &ccState{convos: map[string]*convo{}, text: func(s string) string { return capRunes(s, maxMessageRunes) }}
+	m := map[string]datasets.Context{}
+	scratch := &SourceSummary{Source: path, Skipped: map[string]int{}}
+	fallback := sessionFromPath(path)
+	_ = eachLine(br, scratch, func(line []byte, n int) error {
+		st.entry(line, n, fallback, func(_ string, cv *convo, c ccCall) {
+			if c.block.ID != "" {
+				m[c.block.ID] = cv.context()
+			}
+		}, func(*ccBlock) {})
+		return nil
+	})
+	return m
+}

@@ -1,0 +1,307 @@
+package importers
+
+import (
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	gojson "github.com/goccy/go-json"
+
+	"github.com/apeval/apeval/datasets"
+)
+
+// Codex CLI rollout files ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl).
+// Two layouts are read:
+//
+//   - current (RolloutLine): every line is {"timestamp", "type", "payload"}
+//     with type session_meta, response_item, turn_context, event_msg or
+//     compacted; tool calls are response_item payloads.
+//   - legacy (before the RolloutLine wrapper): a first line {"id",
+//     "timestamp", "instructions"?} naming the session, then bare
+//     ResponseItem objects and {"record_type": "state"} lines.
+//
+// Tool calls are the ResponseItem variants function_call (arguments as a
+// JSON string), local_shell_call (action.command as an argv list) and
+// custom_tool_call (free-form input text).
+
+type codexLine struct {
+	Timestamp string          `json:"timestamp"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+	// Legacy layout: a bare ResponseItem or session header.
+	RecordType string `json:"record_type"`
+	ID         string `json:"id"`
+}
+
+type codexItem struct {
+	Type      string          `json:"type"`
+	Role      string          `json:"role"`
+	Content   []codexContent  `json:"content"`
+	Name      string          `json:"name"`
+	Arguments string          `json:"arguments"`
+	Input     string          `json:"input"`
+	CallID    string          `json:"call_id"`
+	ID        string          `json:"id"`
+	Action    *codexAction    `json:"action"`
+	Cwd       string          `json:"cwd"`
+	Raw       json.RawMessage `json:"-"`
+}
+
+type codexContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type codexAction struct {
+	Type             string   `json:"type"`
+	Command          []string `json:"command"`
+	WorkingDirectory string   `json:"working_directory"`
+	TimeoutMS        *int64   `json:"timeout_ms"`
+}
+
+type codexMeta struct {
+	ID  string `json:"id"`
+	Cwd string `json:"cwd"`
+}
+
+type codexRollout struct{}
+
+func (codexRollout) stream() bool { return true }
+
+func (codexRollout) match(p string) bool {
+	b := filepath.Base(stripCompression(p))
+	return strings.HasPrefix(b, "rollout-") && strings.HasSuffix(b, ".jsonl")
+}
+
+var codexResponseTypes = map[string]bool{"message": true, "reasoning": true, "function_call": true,
+	"function_call_output": true, "local_shell_call": true, "custom_tool_call": true,
+	"custom_tool_call_output": true, "web_search_call": true}
+
+func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
+	const format = "codex-rollout"
+	session := codexSessionFromPath(sum.Source)
+	workspace := ""
+	cv := &convo{}
+	return eachLine(r, sum, func(line []byte, n int) error {
+		var l codexLine
+		if err := gojson.Unmarshal(line, &l); err != nil {
+			sum.errorf(n, "%s", jsonError(line, err))
+			return nil
+		}
+		var item codexItem
+		var ts string
+		switch {
+		case l.Payload != nil && l.Type != "":
+			ts = l.Timestamp
+			switch l.Type {
+			case "session_meta":
+				var m codexMeta
+				if err := gojson.Unmarshal(l.Payload, &m); err != nil {
+					sum.errorf(n, "payload: %v", err)
+					return nil
+				}
+				session = cmpOr(m.ID, session)
+				workspace = cmpOr(m.Cwd, workspace)
+				sum.skip("session_meta")
+				return nil
+			case "turn_context":
+				var m codexMeta
+				if gojson.Unmarshal(l.Payload, &m) == nil && m.Cwd != "" {
+					workspace = m.Cwd
+				}
+				sum.skip("turn_context")
+				return nil
+			case "response_item":
+				if err := gojson.Unmarshal(l.Payload, &item); err != nil {
+					sum.errorf(n, "payload: %v", err)
+					return nil
+				}
+			default: // event_msg repeats the response items for the UI; compacted is a summary
+				sum.skip(l.Type)
+				return nil
+			}
+		case l.RecordType != "":
+			sum.skip("legacy record_type " + l.RecordType)
+			return nil
+		case codexResponseTypes[l.Type]:
+			if err := gojson.Unmarshal(line, &item); err != nil {
+				sum.errorf(n, "%v", err)
+				return nil
+			}
+		case l.Type == "" && l.ID != "" && l.Timestamp != "":
+			session = l.ID // legacy session header
+			sum.skip("session_meta")
+			return nil
+		default:
+			if l.Type == "" {
+				sum.errorf(n, "type: required")
+			} else {
+				sum.skip("type " + l.Type)
+			}
+			return nil
+		}
+		c := &datasets.Case{SessionID: session, Workspace: workspace}
+		switch item.Type {
+		case "message":
+			var parts []string
+			for _, p := range item.Content {
+				if p.Text != "" {
+					parts = append(parts, p.Text)
+				}
+			}
+			text := strings.Join(parts, "\n")
+			switch {
+			case item.Role == "user" && codexRealUser(text):
+				cv.user(out.text(text))
+				sum.skip("user message (context)")
+			case item.Role == "assistant":
+				cv.turn("assistant", out.text(text))
+				sum.skip("assistant message (context)")
+			default:
+				sum.skip(item.Role + " message (instructions, environment)")
+			}
+			return nil
+		case "function_call":
+			c.Tool.Name = item.Name
+			var args any
+			if err := json.Unmarshal([]byte(item.Arguments), &args); err != nil {
+				f := false
+				c.Tool.ArgumentsValid = &f
+				c.Tool.Arguments = map[string]any{"input": item.Arguments}
+			} else if m, ok := args.(map[string]any); ok {
+				c.Tool.Arguments = codexShellArgs(m)
+			} else {
+				f := false
+				c.Tool.ArgumentsValid = &f
+				c.Tool.Arguments = map[string]any{"input": args}
+			}
+		case "local_shell_call":
+			c.Tool.Name = "local_shell"
+			if item.Action == nil {
+				sum.errorf(n, "payload.action: required for local_shell_call")
+				return nil
+			}
+			m := map[string]any{"command": argvAny(item.Action.Command)}
+			if item.Action.WorkingDirectory != "" {
+				m["workdir"] = item.Action.WorkingDirectory
+			}
+			c.Tool.Arguments = codexShellArgs(m)
+		case "custom_tool_call":
+			c.Tool.Name = item.Name
+			c.Tool.Arguments = map[string]any{"input": item.Input}
+		default:
+			sum.skip(item.Type)
+			return nil
+		}
+		if c.Tool.Name == "" {
+			sum.errorf(n, "payload.name: required for %s", item.Type)
+			return nil
+		}
+		callID := cmpOr(item.CallID, item.ID)
+		if callID != "" {
+			c.ID = "codex-" + session + "-" + callID
+		} else {
+			c.ID = "codex-" + session + "-L" + strconv.Itoa(n)
+		}
+		c.Context = cv.context()
+		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+			c.Time = &t
+		}
+		c.Provenance = provenance(format, sum.Source, n)
+		if callID != "" {
+			c.Provenance["tool_use_id"] = callID
+		}
+		c.Provenance["item_type"] = item.Type
+		return out.add(c)
+	})
+}
+
+// codexShellArgs gives a shell call a command string: Codex sends the
+// command as an argv list (["bash", "-lc", "ls -la"]), and apeval's
+// matchers look at a command string. The list is kept as argv.
+func codexShellArgs(m map[string]any) map[string]any {
+	if cmd, ok := m["cmd"].(string); ok && m["command"] == nil {
+		m["command"] = cmd // exec_command names it cmd
+	}
+	list, ok := m["command"].([]any)
+	if !ok {
+		return m
+	}
+	argv := make([]string, 0, len(list))
+	for _, a := range list {
+		s, ok := a.(string)
+		if !ok {
+			return m
+		}
+		argv = append(argv, s)
+	}
+	m["argv"] = list
+	if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") && isShell(argv[0]) {
+		m["command"] = argv[2]
+	} else {
+		m["command"] = joinArgv(argv)
+	}
+	return m
+}
+
+func isShell(s string) bool {
+	switch filepath.Base(s) {
+	case "bash", "sh", "zsh", "dash":
+		return true
+	}
+	return false
+}
+
+// joinArgv quotes the words that need it, POSIX-shell style.
+func joinArgv(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`|&;<>()*?[]{}!#~") {
+			b.WriteString(a)
+			continue
+		}
+		b.WriteByte('\'')
+		b.WriteString(strings.ReplaceAll(a, "'", `'\''`))
+		b.WriteByte('\'')
+	}
+	return b.String()
+}
+
+func argvAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// codexRealUser tells the user's own messages from the ones Codex sends as
+// the user on its own account (environment context, AGENTS.md
+// instructions).
+func codexRealUser(t string) bool {
+	t = strings.TrimSpace(t)
+	for _, p := range []string{"<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<turn_aborted>"} {
+		if strings.HasPrefix(t, p) {
+			return false
+		}
+	}
+	return t != ""
+}
+
+// codexSessionFromPath takes the session id from a rollout file name
+// (rollout-2025-05-07T17-24-21-<uuid>.jsonl): the last five dash-separated
+// groups; else the whole base name.
+func codexSessionFromPath(p string) string {
+	b := strings.TrimSuffix(filepath.Base(stripCompression(p)), ".jsonl")
+	parts := strings.Split(b, "-")
+	if len(parts) >= 6 {
+		return strings.Join(parts[len(parts)-5:], "-")
+	}
+	return b
+}

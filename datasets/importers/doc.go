@@ -1,0 +1,22 @@
+// Package importers turns the logs agents already write into apeval cases
+// (`apeval datasets import`): Claude Code hook payloads and session
+// transcripts, Codex CLI rollout files, the R-Judge benchmark and seed 002's
+// trajectory events. It sits at the very start of the pipeline, before
+// datasets.Reader: its output is apeval.case/v1 JSONL that `datasets
+// validate` accepts and `run` replays.
+//
+// Every importer streams its sources (a file, a directory tree, or "-" for
+// stdin where the format is line-based), in a deterministic order, and
+// hands each case to an emit function as soon as its context is known.
+// Each case carries a provenance object (format, source file, line or
+// record, the agent's own tool-use id), a deterministic id (same input,
+// same ids), and — unless Options.NoMask — arguments, messages and
+// provenance texts masked with the replay masker before they leave the
+// importer.
+//
+// Nothing is dropped silently: a record that cannot be read is counted in
+// the source's Summary with its file:line, and a record that is read but
+// is not a tool call (another hook event, a user message, a session header)
+// is counted under the reason it was skipped. docs/import.md has the field
+// mapping of every format.
+package importers

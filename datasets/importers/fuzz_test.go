@@ -1,0 +1,68 @@
+package importers
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/apeval/apeval/datasets"
+)
+
+// FuzzLineImporters feeds one arbitrary input to every line-based
+// importer: none may panic, every record is accounted for (a case, a skip
+// or an error), and every case it writes reads back through
+// datasets.Reader.
+func FuzzLineImporters(f *testing.F) {
+	for _, p := range []string{transcriptFile, hooksFile, "testdata/trajectory-events/events.jsonl",
+		"testdata/codex-rollout/legacy/rollout-2025-05-07T17-24-21-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			f.Add(line)
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, format := range []string{"claude-code-transcript", "claude-code-hooks", "codex-rollout", "trajectory-events"} {
+			var buf bytes.Buffer
+			sum, err := Import(format, []string{"-"}, Options{Stdin: bytes.NewReader(in)}, func(c *datasets.Case) error {
+				return datasets.WriteJSONL(&buf, c)
+			}, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", format, err)
+			}
+			r := datasets.Open([]string{"-"}, &buf)
+			n := 0
+			for r.Scan() {
+				if rec := r.Record(); rec.Err != nil {
+					t.Fatalf("%s: output does not validate: %v\ninput %q", format, rec.Err, in)
+				}
+				n++
+			}
+			r.Close()
+			if n != sum.Cases {
+				t.Fatalf("%s: %d cases read back, summary says %d", format, n, sum.Cases)
+			}
+			skipped := 0
+			for _, v := range sum.Skipped {
+				skipped += v
+			}
+			if sum.Records > 0 && sum.Cases+skipped+sum.Errors == 0 {
+				t.Fatalf("%s: %d records, none accounted for", format, sum.Records)
+			}
+		}
+	})
+}
+
+func FuzzParsePyDict(f *testing.F) {
+	for _, s := range []string{`{'a': 1, "b": [True, None, (1, 2)], 'c': {'d': '''x'''}}`, `{}`, `{'a': '\u00e9'}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := parsePyDict(s)
+		if err == nil && m == nil {
+			t.Fatal("nil dict without an error")
+		}
+	})
+}
