@@ -324,9 +324,6 @@ func (r *Reader) decodeBatch(b *batch) {
 			b.out[i].Err = err
 			continue
 		}
-		if c.Seq == 0 {
-			c.Seq = l.seq
-		}
 		b.out[i].Case = c
 	}
 	// The cases own copies of their strings, so the bytes can be reused.
@@ -371,6 +368,12 @@ func (r *Reader) Scan() bool {
 	ord := r.ord
 	r.ord++
 	r.pos.note(ord, r.cur.fileIdx, ref.line, ref.seq)
+	if rec.Case != nil && !rec.Case.seqSet {
+		// The default seq is the record's position in the whole input,
+		// across files (DESIGN §2), so a session split over two files
+		// keeps its order.
+		rec.Case.Seq, rec.Case.seqSet = int64(ord)+1, true
+	}
 	if rec.Case != nil {
 		if first, dup := r.seen.add(maphash.String(r.seed, rec.Case.ID), ord); dup {
 			fi, fl := r.pos.find(first)
