@@ -67,6 +67,7 @@ once each (--allow-partial accepts missing shards).`,
 			if err != nil {
 				return usageError{err}
 			}
+			defer w.Release()
 			acc := metrics.New(metrics.Config{Criteria: crit, Baseline: info.Baseline})
 			gates := reports.NewGateSummary()
 			lat := reports.Latencies{}

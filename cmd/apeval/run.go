@@ -246,6 +246,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	if err != nil {
 		return usageError{err}
 	}
+	defer w.Release() // the run directory stays locked until every report is written
 	committed := false
 	defer func() {
 		if !committed {
