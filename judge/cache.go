@@ -358,7 +358,7 @@ func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
 		}
 	}
 	resp := cj.judge.Judge(ctx, req)
-	if resp.Status == StatusOK || resp.Status == StatusInvalid {
+	if (resp.Status == StatusOK || resp.Status == StatusInvalid) && !resp.noCache {
 		if v, err := json.Marshal(cachedAnswer{Status: resp.Status, Error: resp.Error, Decisions: resp.Decisions}); err == nil {
 			cj.cache.put(key, v)
 		}

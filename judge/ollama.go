@@ -41,6 +41,7 @@ type Ollama struct {
 	log       io.Writer
 	scope     string
 	modes     *modeLadder
+	maxBody   int64
 }
 
 // OllamaHost resolves the Ollama base URL: the flag, else $OLLAMA_HOST, else
@@ -59,7 +60,7 @@ func OllamaHost(flag string) (*url.URL, error) {
 	}
 	u, err := url.Parse(h)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("ollama host %q is not a URL", h)
+		return nil, fmt.Errorf("ollama host %q is not a URL", RedactURL(h))
 	}
 	if u.Port() == "" && u.Scheme == "http" {
 		u.Host = net.JoinHostPort(u.Hostname(), "11434")
@@ -78,8 +79,9 @@ func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*
 		return nil, err
 	}
 	o := &Ollama{
-		client:    api.NewClient(base, cfg.httpClient()),
-		host:      base.String(),
+		client:    api.NewClient(base, cappedClient(cfg.httpClient(), cfg.maxResponse())),
+		host:      RedactURL(base.String()),
+		maxBody:   cfg.maxResponse(),
 		prompt:    prompt,
 		options:   map[string]any{"temperature": 0, "seed": DefaultSeed},
 		keepAlive: DefaultKeepAlive,
@@ -117,7 +119,7 @@ func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*
 	}
 	show, err := o.client.Show(ctx, &api.ShowRequest{Model: name})
 	if err != nil {
-		return nil, fmt.Errorf("ollama %s: show %s: %w", o.host, name, err)
+		return nil, fmt.Errorf("ollama %s: show %s: %s", o.host, name, briefError(RedactText(err.Error())))
 	}
 	d := show.Details
 	for k, v := range map[string]string{"family": d.Family, "parameter_size": d.ParameterSize,
@@ -145,7 +147,8 @@ func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*
 func (o *Ollama) resolve(ctx context.Context, model string) (name, digest string, err error) {
 	list, err := o.client.List(ctx)
 	if err != nil {
-		return "", "", fmt.Errorf("ollama %s: cannot list models: %w", o.host, err)
+		return "", "", fmt.Errorf("ollama %s: cannot list models: %s; is `ollama serve` running there? Point --ollama-host (or OLLAMA_HOST) at it, and try `apeval judges check ollama:%s`",
+			o.host, briefError(RedactText(err.Error())), model)
 	}
 	want := []string{model}
 	if !strings.Contains(model, ":") {
@@ -239,11 +242,21 @@ func (o *Ollama) chat(ctx context.Context, msgs []api.Message, asked []string, m
 	}
 	var content strings.Builder
 	var last api.ChatResponse
+	ctx, ci := withCallInfo(ctx)
 	err := o.client.Chat(ctx, req, func(r api.ChatResponse) error {
+		if int64(content.Len()+len(r.Message.Content)) > o.maxBody {
+			return errTooLarge
+		}
 		content.WriteString(r.Message.Content)
 		last = r
 		return nil
 	})
+	ci.mu.Lock()
+	over, retryAfter := ci.over, ci.retryAfter
+	ci.mu.Unlock()
+	if over || errors.Is(err, errTooLarge) {
+		return tooLarge(o.maxBody), false, false
+	}
 	if err != nil {
 		var se api.StatusError
 		if errors.As(err, &se) {
@@ -251,12 +264,21 @@ func (o *Ollama) chat(ctx context.Context, msgs []api.Message, asked []string, m
 			if msg == "" {
 				msg = se.Status
 			}
+			msg = briefError(msg)
 			resp, retry = httpFailed(se.StatusCode, msg)
+			resp.retryAfter = retryAfter
 			refused = se.StatusCode == 400 && mode != ModeNone && mentionsFormat(msg)
 			return resp, retry, refused
 		}
 		resp, retry = failed(ctx, err)
+		resp.Error = briefError(RedactText(resp.Error))
 		return resp, retry, false
+	}
+	if !last.Done {
+		// The client stops quietly when the connection drops mid-body: an
+		// answer without its final message is a transport failure, not the
+		// model's (and so never cached).
+		return Response{Status: StatusError, Error: "ollama: the response ended before its final message (connection cut?)"}, true, false
 	}
 	resp = answered([]byte(content.String()), asked)
 	resp.Server = ServerTimings{

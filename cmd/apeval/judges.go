@@ -90,6 +90,14 @@ func openJudges(ctx context.Context, specs []string, o *runOptions, io IO) ([]ju
 			closeAll()
 			return nil, nil, usagef("--judge %s: %v", spec, err)
 		}
+		if oa, ok := j.(*judge.OpenAI); ok {
+			// Like Ollama's model lookup: an unreachable server or a refused
+			// key fails here, not on every call.
+			if err := oa.StartupCheck(ctx); err != nil {
+				closeAll()
+				return nil, nil, usagef("--judge %s: %v", spec, err)
+			}
+		}
 		id := j.Identity().String()
 		if prev, dup := seen[id]; dup {
 			closeAll()
