@@ -97,3 +97,27 @@ func TestFaultInjection(t *testing.T) {
 		}
 	}
 }
+
+// An exec plugin that writes an endless line (no newline, ever): the call
+// ends as invalid as soon as the line passes the cap, well inside the
+// timeout, without holding the line in memory; the plugin is restarted and
+// the next call is answered by a fresh process.
+func TestExecEndlessLine(t *testing.T) {
+	var log syncBuffer
+	// First call: an endless line. Later processes answer properly.
+	marker := t.TempDir() + "/flooded"
+	cmd := `if [ ! -e ` + marker + ` ]; then touch ` + marker + `; read l; yes | tr -d '\n'; fi; while read l; do echo '{"version":1,"decisions":[{"rule_id":"del","result":"match"},{"rule_id":"send","result":"no_match"},{"rule_id":"style","result":"no_match"}]}'; done`
+	e := openExec(t, cmd, Config{Log: &log, Timeout: 20 * time.Second, MaxResponseBytes: 1 << 20})
+	start := time.Now()
+	r := e.Judge(context.Background(), execRequest("ls"))
+	if r.Status != StatusInvalid || !strings.Contains(r.Error, "larger than 1048576 bytes") {
+		t.Fatalf("endless line: %s %q", r.Status, r.Error)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("the endless line took %v to give up on", el)
+	}
+	r = e.Judge(context.Background(), execRequest("ls"))
+	if r.Status != StatusOK {
+		t.Fatalf("after the restart: %s %q", r.Status, r.Error)
+	}
+}

@@ -42,7 +42,15 @@ type Ollama struct {
 	scope     string
 	modes     *modeLadder
 	maxBody   int64
+	inFlight  chan struct{} // bounds calls in flight (see maxOllamaInFlight)
 }
+
+// maxOllamaInFlight bounds the chat calls one Ollama judge has in flight,
+// whatever --concurrency says: the Ollama client allocates an 8 MiB line
+// buffer per call, and an Ollama server runs only a few requests at once
+// (OLLAMA_NUM_PARALLEL) and queues the rest anyway, so more in flight would
+// buy memory use, not speed.
+const maxOllamaInFlight = 16
 
 // OllamaHost resolves the Ollama base URL: the flag, else $OLLAMA_HOST, else
 // http://127.0.0.1:11434. A value without a scheme gets http://, one without
@@ -82,6 +90,7 @@ func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*
 		client:    api.NewClient(base, cappedClient(cfg.httpClient(), cfg.maxResponse())),
 		host:      RedactURL(base.String()),
 		maxBody:   cfg.maxResponse(),
+		inFlight:  make(chan struct{}, maxOllamaInFlight),
 		prompt:    prompt,
 		options:   map[string]any{"temperature": 0, "seed": DefaultSeed},
 		keepAlive: DefaultKeepAlive,
@@ -243,6 +252,13 @@ func (o *Ollama) chat(ctx context.Context, msgs []api.Message, asked []string, m
 	var content strings.Builder
 	var last api.ChatResponse
 	ctx, ci := withCallInfo(ctx)
+	select {
+	case o.inFlight <- struct{}{}:
+	case <-ctx.Done():
+		resp, retry = failed(ctx, ctx.Err())
+		return resp, retry, false
+	}
+	defer func() { <-o.inFlight }()
 	err := o.client.Chat(ctx, req, func(r api.ChatResponse) error {
 		if int64(content.Len()+len(r.Message.Content)) > o.maxBody {
 			return errTooLarge

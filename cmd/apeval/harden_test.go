@@ -100,3 +100,20 @@ func TestRunDirReuse(t *testing.T) {
 		t.Errorf("foreign dir changed: %v", entries)
 	}
 }
+
+// Absurd values of the flags that size the run are usage errors (exit 2),
+// not gigabytes of workers.
+func TestAbsurdFlagValues(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--concurrency", "100000"},
+		{"run", "--concurrency", "10000000"},
+		{"run", "--retries", "1000"},
+		{"run", "--max-response-bytes", "1"},
+		{"run", "--max-response-bytes", "100000000000"},
+	} {
+		code, _, stderr := apeval(t, "", append(args, "--out", filepath.Join(t.TempDir(), "x"), "-q")...)
+		if code != exitUsage || !strings.Contains(stderr, args[1]+" must be between") {
+			t.Errorf("apeval %v: exit %d, %s", args, code, stderr)
+		}
+	}
+}

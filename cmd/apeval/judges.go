@@ -23,6 +23,7 @@ type judgeFlags struct {
 	Options       []string
 	Prompt        string
 	Retries       int
+	MaxResponse   int64
 
 	options map[string]string
 }
@@ -34,11 +35,24 @@ func (f *judgeFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.Options, "judge-option", nil, "backend option `key=value` (e.g. temperature=0.2, num_ctx=4096, keep_alive=5m); repeatable")
 	fs.StringVar(&f.Prompt, "prompt", "", "prompt template file to evaluate instead of the built-in one (its hash becomes the prompt version)")
 	fs.IntVar(&f.Retries, "retries", 0, "retries of a judge call that timed out or failed in transport / HTTP 429 / 5xx")
+	fs.Int64Var(&f.MaxResponse, "max-response-bytes", judge.DefaultMaxResponseBytes, "largest judge response body or exec plugin line read; a larger one counts as invalid")
 }
 
+// maxRetries bounds --retries: each retry can wait out a whole --timeout.
+const maxRetries = 10
+
+// Bounds of --max-response-bytes.
+const (
+	minResponseCap = 1 << 10
+	maxResponseCap = 64 << 20
+)
+
 func (f *judgeFlags) validate() error {
-	if f.Retries < 0 {
-		return usagef("--retries must be 0 or more, got %d", f.Retries)
+	if f.Retries < 0 || f.Retries > maxRetries {
+		return usagef("--retries must be between 0 and %d, got %d", maxRetries, f.Retries)
+	}
+	if f.MaxResponse < minResponseCap || f.MaxResponse > maxResponseCap {
+		return usagef("--max-response-bytes must be between %d and %d, got %d", minResponseCap, maxResponseCap, f.MaxResponse)
 	}
 	f.options = map[string]string{}
 	for _, kv := range f.Options {
@@ -67,6 +81,8 @@ func (f *judgeFlags) config(timeout time.Duration, concurrency int, io IO) judge
 		Retries:       f.Retries,
 		Concurrency:   concurrency,
 		Log:           prefixWriter{w: io.Err, prefix: "apeval: "},
+		// MaxResponseBytes: --max-response-bytes.
+		MaxResponseBytes: f.MaxResponse,
 	}
 }
 

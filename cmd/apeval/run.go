@@ -117,8 +117,8 @@ func (o *runOptions) validate() error {
 	if len(o.Datasets) > 0 && o.Policy == "" {
 		return usagef("--policy is required with --dataset (the embedded sample policy only fits the embedded sample)")
 	}
-	if o.Concurrency < 1 {
-		return usagef("--concurrency must be at least 1, got %d", o.Concurrency)
+	if o.Concurrency < 1 || o.Concurrency > replay.MaxConcurrency {
+		return usagef("--concurrency must be between 1 and %d, got %d", replay.MaxConcurrency, o.Concurrency)
 	}
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be positive, got %s", o.Timeout)
