@@ -17,6 +17,8 @@ type summaryJSON struct {
 	Run          *RunInfo `json:"run"`
 	ExitCode     int      `json:"exit_code"`
 	Inconclusive string   `json:"inconclusive"`
+	// JudgeFailures: judges with failed calls and their top error messages.
+	JudgeFailures []JudgeFailures `json:"judge_failures"`
 	*metrics.Summary
 }
 
@@ -31,5 +33,12 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 		run.Schema = RunSchema
 	}
 	return enc.Encode(summaryJSON{Schema: SummarySchema, Run: &run, ExitCode: rep.ExitCode(),
-		Inconclusive: rep.Inconclusive, Summary: rep.Summary})
+		Inconclusive: rep.Inconclusive, JudgeFailures: nonNil(rep.Failures), Summary: rep.Summary})
+}
+
+func nonNil(f []JudgeFailures) []JudgeFailures {
+	if f == nil {
+		return []JudgeFailures{}
+	}
+	return f
 }

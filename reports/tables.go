@@ -26,6 +26,10 @@ type Report struct {
 	Inconclusive string
 	// Color enables ANSI colour on verdict and status words (terminals only).
 	Color bool
+	// Failures lists the judges whose calls failed, with the top error
+	// messages (Failures.Summary); summary.json, summary.md and report.html
+	// show them, loudly when most calls failed.
+	Failures []JudgeFailures
 }
 
 // ExitCode is the exit code the verdict maps to under the report's

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,6 +118,91 @@ func TestAbsurdFlagValues(t *testing.T) {
 		code, _, stderr := apeval(t, "", append(args, "--out", filepath.Join(t.TempDir(), "x"), "-q")...)
 		if code != exitUsage || !strings.Contains(stderr, args[1]+" must be between") {
 			t.Errorf("apeval %v: exit %d, %s", args, code, stderr)
+		}
+	}
+}
+
+// When every judge call fails, the terminal, summary.md, summary.json and
+// report.html say why, with the top error messages and their counts, and
+// warn that the verdict reflects a broken setup.
+func TestLoudFailures(t *testing.T) {
+	dir := t.TempDir()
+	ds := liveDataset(t, dir, 6)
+	pol := filepath.Join(dir, "policy.toml")
+	if err := os.WriteFile(pol, []byte(livePolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/models") {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		io.WriteString(w, "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>502</h1>"+strings.Repeat("<p>x</p>", 300)+"</body></html>")
+	}))
+	defer srv.Close()
+	out := filepath.Join(dir, "run")
+	_, _, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:m", "--openai-base-url", srv.URL+"/v1",
+		"--no-cache", "-q", "--out", out, "--format", "tsv")
+	const msg = `6 × HTTP 502: the server answered with an HTML page ("502 Bad Gateway")`
+	if !strings.Contains(stderr, "6 of 6 judge calls failed") || !strings.Contains(stderr, msg) || !strings.Contains(stderr, "broken judge setup") {
+		t.Errorf("stderr does not say why:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "<p>") {
+		t.Errorf("stderr prints the HTML page:\n%s", stderr)
+	}
+	for _, f := range []string{"summary.md", "summary.json", "report.html"} {
+		data, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.NewReplacer("&#34;", `"`, `\"`, `"`, "&quot;", `"`).Replace(string(data))
+		if f != "summary.json" && !strings.Contains(text, "6 of 6 judge calls failed") || !strings.Contains(text, "502 Bad Gateway") {
+			t.Errorf("%s does not carry the failure summary", f)
+		}
+	}
+	var s struct {
+		JudgeFailures []struct {
+			Judge         string
+			Calls, Failed int64
+			Broken        bool
+			TopErrors     []struct{ Count int64 } `json:"top_errors"`
+		} `json:"judge_failures"`
+	}
+	data, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.JudgeFailures) != 1 || !s.JudgeFailures[0].Broken || s.JudgeFailures[0].Failed != 6 || s.JudgeFailures[0].TopErrors[0].Count != 6 {
+		t.Errorf("judge_failures %+v", s.JudgeFailures)
+	}
+}
+
+// --judge recorded:NAME naming no recording, and an empty dataset, are
+// usage errors (exit 2) that leave no run directory.
+func TestRecordedNameAndEmptyDataset(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"policy.toml": twoRulePolicy,
+		"empty.jsonl": "\n\n",
+		"rec.jsonl":   `{"id":"a","tool":{"name":"Bash","arguments":{"command":"ls"}},"recorded":[{"judge":"ollama/qwen","latency_ms":3,"decisions":[]}]}` + "\n",
+	})
+	pol := filepath.Join(dir, "policy.toml")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dataset", filepath.Join(dir, "rec.jsonl"), "--judge", "recorded:ollama/qwne"}, "the recorded judges are: ollama/qwen"},
+		{[]string{"--dataset", filepath.Join(dir, "empty.jsonl"), "--judge", "none"}, "the dataset has no cases"},
+		{[]string{"--dataset", filepath.Join(dir, "empty.jsonl")}, "the dataset has no cases"},
+	} {
+		out := filepath.Join(dir, "out")
+		code, _, stderr := apeval(t, "", append([]string{"run", "--policy", pol, "--out", out, "-q"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: left %s behind", tc.args, out)
 		}
 	}
 }

@@ -69,12 +69,14 @@ once each (--allow-partial accepts missing shards).`,
 			}
 			defer w.Release()
 			acc := metrics.New(metrics.Config{Criteria: crit, Baseline: info.Baseline})
+			failures := reports.NewFailures()
 			gates := reports.NewGateSummary()
 			lat := reports.Latencies{}
 			for _, d := range args {
 				if _, err := reports.ReadRun(d, func(r *replay.Result) error {
 					r.RunID = runID
 					acc.Add(r)
+					failures.Add(r)
 					gates.Add(r)
 					lat.Add(r)
 					return w.Write(r)
@@ -86,7 +88,8 @@ once each (--allow-partial accepts missing shards).`,
 			if err := w.Close(); err != nil {
 				return err
 			}
-			rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Latencies: lat, Inconclusive: e.Inconclusive}
+			rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Latencies: lat, Inconclusive: e.Inconclusive,
+				Failures: failures.Summary()}
 			if err := writeRunReports(out, rep, e.Format, io, gates); err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -255,6 +256,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	}()
 
 	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
+	failures := reports.NewFailures()
 	gates := reports.NewGateSummary()
 	lat := reports.Latencies{}
 
@@ -298,6 +300,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 			acc.Add(r)
 			lat.Add(r)
 		}
+		failures.Add(r)
 		gates.Add(r)
 		return nil
 	}
@@ -313,6 +316,13 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		return err
 	}
 	interrupted := errors.Is(runErr, context.Canceled) || ctx.Err() != nil
+	if in.valid == 0 && !interrupted {
+		// Nothing to evaluate is an input error, not a GO on no evidence.
+		if in.invalid > 0 {
+			return usagef("the dataset has no valid case (%d invalid line(s) skipped)", in.invalid)
+		}
+		return usagef("the dataset has no cases")
+	}
 	if runErr != nil && !interrupted {
 		var se *replay.SeqError
 		if errors.As(runErr, &se) {
@@ -346,7 +356,8 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		return nil
 	}
 
-	rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Latencies: lat, Inconclusive: o.Inconclusive}
+	rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Latencies: lat, Inconclusive: o.Inconclusive,
+		Failures: failures.Summary()}
 	if err := writeRunReports(o.Out, rep, o.Format, io, gates); err != nil {
 		return err
 	}
@@ -364,7 +375,7 @@ func needsRecordedNames(specs []string) bool {
 		return true
 	}
 	for _, s := range specs {
-		if s == "recorded" {
+		if s == "recorded" || strings.HasPrefix(s, "recorded:") {
 			return true
 		}
 	}
@@ -383,6 +394,13 @@ func expandRecorded(specs []string, st *datasets.Stats) ([]string, error) {
 	}
 	var out []string
 	for _, s := range specs {
+		if name, ok := strings.CutPrefix(s, "recorded:"); ok && !slices.Contains(names, name) {
+			have := "none"
+			if len(names) > 0 {
+				have = strings.Join(names, ", ")
+			}
+			return nil, usagef("--judge %s matches no recording in the dataset; the recorded judges are: %s", s, have)
+		}
 		if s != "recorded" {
 			out = append(out, s)
 			continue
