@@ -82,9 +82,12 @@ type replayer struct {
 	// nil means unbounded.
 	slots chan struct{}
 
-	sessionIDs *intern.Table  // session id → index into sessions
-	sessions   []sessionState // by session ordinal
-	arena      counterArena
+	sessionIDs *intern.Table // session id → index into sessions
+	// lastSession and lastMasked memoize MaskID of the session id: a
+	// session's cases come one after another to the same worker.
+	lastSession, lastMasked string
+	sessions                []sessionState // by session ordinal
+	arena                   counterArena
 	// Per policy rule: its fire-count and crossing-count slots in a
 	// session's counters (-1: not kept).
 	fireSlot, crossSlot []int
@@ -166,7 +169,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, _ uint64, into 
 		res = new(Result)
 	}
 	*res = Result{
-		RunID: e.runID, CaseID: c.ID, SessionID: sessionID(c), Seq: c.Seq,
+		RunID: e.runID, CaseID: MaskID(c.ID), SessionID: e.maskedSession(sessionID(c)), Seq: c.Seq,
 		Judge: e.idStr, Model: e.id.Model, ModelDigest: e.id.Digest, PromptVersion: e.id.PromptVersion,
 		Permission: PermissionOff, ExpectedAction: c.ExpectedAction, ApprovalOutcome: c.ApprovalOutcome,
 		Tags: c.Tags,
@@ -594,4 +597,11 @@ func optInt(n int) *int64 {
 	}
 	v := int64(n)
 	return &v
+}
+
+func (e *replayer) maskedSession(id string) string {
+	if id != e.lastSession || e.lastMasked == "" {
+		e.lastSession, e.lastMasked = id, MaskID(id)
+	}
+	return e.lastMasked
 }

@@ -69,6 +69,8 @@ var maskRules = []maskRule{
 	{triggers: []string{"key", "token", "secret", "password", "passphrase"}, fold: true, word: true,
 		re: regexp.MustCompile(`^(?i:key|token|secret|password|passphrase)s?(?:\s+is)?\s+([A-Za-z0-9_+/=.-]{16,})`),
 		ok: looksRandom},
+	// Personal data, by type (mask_pii.go).
+	{scan: maskPII},
 }
 
 // apply masks every match of the rule in s.
@@ -202,6 +204,9 @@ func pemLabel(l string) bool {
 	return true
 }
 
+// callRe matches a value that starts with a function or method call.
+var callRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*\(`)
+
 var authValueRe = regexp.MustCompile(`(?i)^(bearer|basic|digest|token)([ \t]+)`)
 
 // maskKeyValues masks the values of key=value, key: value, "key": "value",
@@ -231,7 +236,13 @@ func maskKeyValues(s string) string {
 		if j == kEnd || j < last || !secretKeyName(s[j:kEnd]) {
 			continue
 		}
+		if s[i] == ':' && (s[j:kEnd] == "NOPASSWD" || s[j:kEnd] == "PASSWD") {
+			continue // a sudoers tag (NOPASSWD:ALL), the very part a judge must see
+		}
 		k := i + 1
+		if s[i] == ':' && k < len(s) && s[k] == '=' {
+			k++ // Go's := assigns like =
+		}
 		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
 			k++
 		}
@@ -244,6 +255,8 @@ func maskKeyValues(s string) string {
 			}
 			vEnd = k + 2 + end
 			repl = string(s[k]) + Masked + string(s[k])
+		case callRe.MatchString(s[k:]):
+			continue // a function call (GetPassword(user)), code, not a secret
 		default:
 			if m := authValueRe.FindStringSubmatch(s[k:]); m != nil {
 				vStart = k + len(m[0])
@@ -317,7 +330,8 @@ func looksRandom(s string) bool {
 // JWTs, …), bearer/basic credentials, passwords (key=value, --password x,
 // mysql -p…, user:pass@ in URLs, curl -u), URL query secrets, assignments to
 // secret-named variables, PEM private keys, and long random tokens right
-// after a secret word. Masking is idempotent.
+// after a secret word; then personal data by type ([CARD], [CVV], [SSN],
+// [IBAN], [PHONE], [EMAIL:domain]). Masking is idempotent.
 func MaskString(s string) string {
 	for i := range maskRules {
 		if s == "" {
@@ -386,11 +400,12 @@ func MaskValue(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
+			mk := MaskString(k) // a key name can be a secret too
 			if secretKey(k) && e != nil {
-				out[k] = Masked
+				out[mk] = Masked
 				continue
 			}
-			out[k] = MaskValue(e)
+			out[mk] = MaskValue(e)
 		}
 		return out
 	case []any:
@@ -408,11 +423,12 @@ func MaskValue(v any) any {
 	case map[string]string:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
+			mk := MaskString(k)
 			if secretKey(k) {
-				out[k] = Masked
+				out[mk] = Masked
 				continue
 			}
-			out[k] = MaskString(e)
+			out[mk] = MaskString(e)
 		}
 		return out
 	}
