@@ -14,6 +14,7 @@ run() { # package, benchmark regexp
 run ./cmd/apeval 'E2EDeterministic1M$'
 run ./cmd/apeval 'E2EOpenAI20ms$'
 run ./metrics 'Accumulate$'
+run ./replay 'MaskerCorpus$'
 
 # metric BENCH UNIT: the value reported next to UNIT on BENCH's line.
 metric() {
@@ -40,6 +41,11 @@ printf '%-52s %12s  (whole process incl. start-up and reports; not a target)\n' 
 check "judge at 20 ms: peak RSS MB"              "$(metric BenchmarkE2EOpenAI20ms peak-RSS-MB)" 100 le
 check "metrics: decisions/s"                      "$(metric BenchmarkAccumulate decisions/s)" 2000000 ge
 check "metrics: live heap MB"                     "$(metric BenchmarkAccumulate live-MB)" 200 le
+# The masker on replay/testdata/secrets.jsonl (docs/safety.md): recall on
+# the secrets, and the share of look-alikes it leaves intact (1 - FP rate).
+check "masker: recall on the labeled secrets"      "$(metric BenchmarkMaskerCorpus recall)" 0.95 ge
+check "masker: look-alikes left intact (1 - FP)"   "$(awk -v f="$(metric BenchmarkMaskerCorpus fp-rate)" 'BEGIN { if (f == "") exit; print 1 - f }')" 0.95 ge
+printf '%-52s %12s\n' "masker: ns per string" "$(metric BenchmarkMaskerCorpus ns/string)"
 echo
 if [ "$fails" -gt 0 ]; then echo "$fails target(s) missed"; exit 1; fi
 echo "all targets met"

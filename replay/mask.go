@@ -32,7 +32,8 @@ var maskRules = []maskRule{
 	// Well-known token formats.
 	{triggers: []string{"sk-", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-",
 		"xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "AIza", "sk_live_", "sk_test_", "rk_live_", "rk_test_",
-		"pk_live_", "pk_test_", "hf_", "npm_", "eyJ"}, word: true,
+		"pk_live_", "pk_test_", "hf_", "npm_", "eyJ", "dop_v1_", "doo_v1_", "dor_v1_", "shpat_", "shpss_", "shpca_",
+		"pypi-", "glsa_", "SG."}, word: true,
 		re: regexp.MustCompile(`^(` +
 			`sk-[A-Za-z0-9_-]{16,}` + // OpenAI, Anthropic (sk-ant-…), sk-proj-…
 			`|(?:AKIA|ASIA)[0-9A-Z]{16}` + // AWS access key id
@@ -43,7 +44,18 @@ var maskRules = []maskRule{
 			`|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}` + // Stripe
 			`|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36}` + // Hugging Face, npm
 			`|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}` + // JWT
+			`|do[opr]_v1_[a-f0-9]{64}` + // DigitalOcean
+			`|shp(?:at|ss|ca)_[a-fA-F0-9]{32}` + // Shopify
+			`|pypi-[A-Za-z0-9_-]{50,}` + // PyPI upload token
+			`|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}` + // Grafana service account
+			`|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}` + // SendGrid
 			`)`)},
+	// Twilio: Client('AC<sid>', '<auth token>').
+	{triggers: []string{"'AC", `"AC`},
+		re: regexp.MustCompile(`^['"]AC[0-9a-f]{32}['"]\s*,\s*['"]([0-9a-f]{32})['"]`)},
+	// A secret piped into a login: echo TOKEN | docker login --password-stdin.
+	{triggers: []string{"echo", "printf"}, word: true,
+		re: regexp.MustCompile(`^(?:echo|printf)\s+(?:-n\s+)?["']?([^\s"'$|][^\s"'|]{7,})["']?\s*\|[^|\n]*--password-stdin`)},
 	// Credentials inside URLs: scheme://user:password@host.
 	{triggers: []string{"://"}, back: urlScheme,
 		re: regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]+:([^@/\s]+)@`)},
@@ -248,10 +260,15 @@ func maskKeyValues(s string) string {
 		}
 		vStart, vEnd, repl := k, k, Masked
 		switch {
+		case k < len(s) && s[k] == '$':
+			continue // a variable reference ($VAULT_KEY, ${X}), not the secret itself
 		case k < len(s) && (s[k] == '"' || s[k] == '\''):
 			end := strings.IndexByte(s[k+1:], s[k])
 			if end < 0 || strings.IndexByte(s[k+1:k+1+end], '\n') >= 0 {
 				continue
+			}
+			if end == 0 || s[k+1] == '$' {
+				continue // empty, or a variable reference in quotes
 			}
 			vEnd = k + 2 + end
 			repl = string(s[k]) + Masked + string(s[k])
