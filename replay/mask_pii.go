@@ -55,12 +55,7 @@ func maskPII(s string) string {
 			}
 			return m
 		})
-		s = ibanRe.ReplaceAllStringFunc(s, func(m string) string {
-			if validIBAN(m) {
-				return MaskedIBAN
-			}
-			return m
-		})
+		s = replaceTrimmed(s, ibanRe, validIBAN, " ", MaskedIBAN)
 	}
 	if digits >= 8 {
 		s = phoneRe.ReplaceAllStringFunc(s, func(m string) string {
@@ -94,9 +89,14 @@ func maskCards(s string) string {
 	var b strings.Builder
 	last := 0
 	for _, m := range cardRe.FindAllStringIndex(s, -1) {
-		if m[0] < last || !luhn(s[m[0]:m[1]]) {
+		if m[0] < last {
 			continue
 		}
+		end := trimToValid(s, m[0], m[1], luhn, " -")
+		if end < 0 {
+			continue
+		}
+		m[1] = end
 		b.WriteString(s[last:m[0]])
 		b.WriteString(MaskedCard)
 		last = m[1]
@@ -239,4 +239,45 @@ func hasCVVWord(s string) bool {
 		}
 	}
 	return false
+}
+
+// trimToValid returns the end of the longest valid prefix of s[start:end]
+// that ends at a group boundary (one of seps), or -1: a run of digits may
+// carry more after the number (an expiry year, a code, a count).
+func trimToValid(s string, start, end int, valid func(string) bool, seps string) int {
+	for end > start {
+		if valid(s[start:end]) {
+			return end
+		}
+		i := strings.LastIndexAny(s[start:end], seps)
+		if i < 0 {
+			return -1
+		}
+		end = start + i
+	}
+	return -1
+}
+
+// replaceTrimmed replaces every match of re whose longest valid prefix (see
+// trimToValid) is not empty with repl.
+func replaceTrimmed(s string, re *regexp.Regexp, valid func(string) bool, seps, repl string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringIndex(s, -1) {
+		if m[0] < last {
+			continue
+		}
+		end := trimToValid(s, m[0], m[1], valid, seps)
+		if end < 0 {
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		b.WriteString(repl)
+		last = end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
