@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -115,4 +117,38 @@ func FuzzDecodeFast(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { checkDecodePaths(t, line) })
+}
+
+// The fast parser's field lists must be the JSON names of Case, Tool and
+// Context, in any order: a field added to a struct but not to the parser
+// would be silently dropped on the fast path (issue 11). The parser hands
+// recent messages and recorded calls to goccy/go-json, so it need not know
+// Message's or Recorded's fields.
+func TestFastParserKnowsEveryField(t *testing.T) {
+	for _, tc := range []struct {
+		typ    reflect.Type
+		fields []string
+	}{
+		{reflect.TypeFor[Case](), caseFields[:]},
+		{reflect.TypeFor[Tool](), toolFields[:]},
+		{reflect.TypeFor[Context](), contextFields[:]},
+	} {
+		var want []string
+		for f := range tc.typ.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			want = append(want, name)
+		}
+		got := slices.Clone(tc.fields)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: fast parser knows %v, the struct has %v", tc.typ.Name(), got, want)
+		}
+	}
 }
