@@ -206,3 +206,48 @@ func TestRecordedNameAndEmptyDataset(t *testing.T) {
 		}
 	}
 }
+
+// A response cache with bytes overwritten inside: the next run warns,
+// naming --no-cache, moves the file aside and completes; no temporary file
+// is left in the run directory.
+func TestDamagedCacheRun(t *testing.T) {
+	dir := t.TempDir()
+	ds := liveDataset(t, dir, 30)
+	pol := filepath.Join(dir, "policy.toml")
+	if err := os.WriteFile(pol, []byte(livePolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	oa := newOpenAIServer(t, 0, false)
+	cache := filepath.Join(dir, "cache")
+	args := func(out string) []string {
+		return []string{"run", "--dataset", ds, "--policy", pol, "--judge", "openai:judge-large", "--openai-base-url", oa.URL + "/v1",
+			"--cache", cache, "-q", "--out", filepath.Join(dir, out), "--format", "tsv"}
+	}
+	if code, _, stderr := apeval(t, "", args("a")...); code == exitUsage {
+		t.Fatalf("first run: %s", stderr)
+	}
+	path := filepath.Join(cache, "judge-cache.db")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 2 * 4096; i < len(data); i++ {
+		data[i] = byte(i*31 + 7)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := apeval(t, "", args("b")...)
+	if code == exitUsage || strings.Contains(stderr, "panic") || strings.Contains(stderr, "goroutine") {
+		t.Fatalf("damaged cache: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "damaged") || !strings.Contains(stderr, "--no-cache") {
+		t.Errorf("no clear message about the cache:\n%s", stderr)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(dir, "b", "*.tmp")); len(tmp) > 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b", "summary.json")); err != nil {
+		t.Errorf("the run did not finish: %v", err)
+	}
+}
