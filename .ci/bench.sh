@@ -15,6 +15,7 @@ run ./cmd/apeval 'E2EDeterministic1M$'
 run ./cmd/apeval 'E2EOpenAI20ms$'
 run ./metrics 'Accumulate$'
 run ./replay 'MaskerCorpus$'
+run ./cmd/apeval 'E2EHostileJudge$'
 
 # metric BENCH UNIT: the value reported next to UNIT on BENCH's line.
 metric() {
@@ -41,6 +42,7 @@ printf '%-52s %12s  (whole process incl. start-up and reports; not a target)\n' 
 check "judge at 20 ms: peak RSS MB"              "$(metric BenchmarkE2EOpenAI20ms peak-RSS-MB)" 100 le
 check "metrics: decisions/s"                      "$(metric BenchmarkAccumulate decisions/s)" 2000000 ge
 check "metrics: live heap MB"                     "$(metric BenchmarkAccumulate live-MB)" 200 le
+check "judge sending 100 MB bodies, conc 1024: RSS MB" "$(metric BenchmarkE2EHostileJudge peak-RSS-MB)" 300 le
 # The masker on replay/testdata/secrets.jsonl (docs/safety.md): recall on
 # the secrets, and the share of look-alikes it leaves intact (1 - FP rate).
 check "masker: recall on the labeled secrets"      "$(metric BenchmarkMaskerCorpus recall)" 0.95 ge
