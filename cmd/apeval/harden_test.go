@@ -251,3 +251,65 @@ func TestDamagedCacheRun(t *testing.T) {
 		t.Errorf("the run did not finish: %v", err)
 	}
 }
+
+// Credentials in --openai-base-url (user-info and query values) reach
+// neither run.json, summary.json, the reports, the cache file nor the
+// error column; requests still carry them.
+func TestBaseURLSecretsStayOut(t *testing.T) {
+	dir := t.TempDir()
+	ds := liveDataset(t, dir, 4)
+	pol := filepath.Join(dir, "policy.toml")
+	if err := os.WriteFile(pol, []byte(livePolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var sawKey bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sawKey = sawKey || r.URL.Query().Get("key") == "QSECRET123"
+		if strings.HasSuffix(r.URL.Path, "/models") {
+			http.NotFound(w, r)
+			return
+		}
+		hj, _ := w.(http.Hijacker)
+		conn, _, _ := hj.Hijack()
+		conn.Close() // every call fails in transport: its error quotes the URL
+	}))
+	defer srv.Close()
+	base := strings.Replace(srv.URL, "http://", "http://alice:PWSECRET456@", 1) + "/v1?key=QSECRET123"
+	out, cache := filepath.Join(dir, "run"), filepath.Join(dir, "cache")
+	_, _, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:m", "--openai-base-url", base,
+		"--cache", cache, "-q", "--out", out, "--format", "tsv")
+	if !sawKey {
+		t.Fatalf("the request did not carry the URL's query\n%s", stderr)
+	}
+	secrets := []string{"PWSECRET456", "QSECRET123"}
+	for _, s := range secrets {
+		if strings.Contains(stderr, s) {
+			t.Errorf("stderr carries %s", s)
+		}
+	}
+	for _, d := range []string{out, cache} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			data, _ := os.ReadFile(filepath.Join(d, e.Name()))
+			for _, s := range secrets {
+				if strings.Contains(string(data), s) {
+					t.Errorf("%s carries %s", e.Name(), s)
+				}
+			}
+		}
+	}
+	errs := 0
+	for _, r := range readResults(t, out) {
+		for _, c := range r.Calls {
+			errs++
+			for _, s := range secrets {
+				if strings.Contains(c.Error, s) {
+					t.Errorf("error column carries %s: %s", s, c.Error)
+				}
+			}
+		}
+	}
+	if errs == 0 {
+		t.Error("no failed call to look at")
+	}
+}
