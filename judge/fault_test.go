@@ -2,6 +2,9 @@ package judge
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +122,33 @@ func TestExecEndlessLine(t *testing.T) {
 	r = e.Judge(context.Background(), execRequest("ls"))
 	if r.Status != StatusOK {
 		t.Fatalf("after the restart: %s %q", r.Status, r.Error)
+	}
+}
+
+// An Ollama host that is not Ollama (a web server answering HTML) or not
+// running: the error says what to do and never prints the page.
+func TestOllamaStartErrorsAreHelpful(t *testing.T) {
+	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, "<!DOCTYPE html>\n<html><head><title>Welcome to nginx!</title></head><body>"+strings.Repeat("<p>hello</p>\n", 200)+"</body></html>\n")
+	}))
+	defer html.Close()
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	for _, host := range []string{html.URL, down.URL} {
+		_, err := Open(context.Background(), "ollama:qwen2.5:3b", Config{OllamaHost: host})
+		if err == nil {
+			t.Fatalf("%s: no error", host)
+		}
+		msg := err.Error()
+		for _, want := range []string{"ollama serve", "--ollama-host", "apeval judges check"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: error lacks %q: %s", host, want, msg)
+			}
+		}
+		if strings.Contains(msg, "<p>") || len(msg) > 600 {
+			t.Errorf("%s: error prints the page: %s", host, msg)
+		}
 	}
 }

@@ -47,21 +47,23 @@ func TestBuildInputMasksEveryField(t *testing.T) {
 // alone.
 func TestMaskPersonalData(t *testing.T) {
 	for in, want := range map[string]string{
-		"card 4111 1111 1111 1111 cvv 123":           "card [CARD] cvv [CVV]",
-		"card 4111-1111-1111-1111 exp 12/27 123":     "card [CARD] exp 12/27 [CVV]",
-		"not a card 4111 1111 1111 1112":             "not a card 4111 1111 1111 1112", // fails Luhn
-		"ssn 123-45-6789":                            "ssn [SSN]",
-		"not an ssn 666-12-3456":                     "not an ssn 666-12-3456",
-		"IBAN DE89 3704 0044 0532 0130 00":           "IBAN [IBAN]",
-		"not an IBAN DE00 3704 0044 0532 0130 00":    "not an IBAN DE00 3704 0044 0532 0130 00",
-		"call +1 415 555 0132 or (415) 555-0132":     "call [PHONE] or [PHONE]",
-		"電話 090-1234-5678":                           "電話 [PHONE]",
-		"send to Bob.Smith@Corp.Example.com now":     "send to [EMAIL:corp.example.com] now",
-		"deploy ALL=(ALL) NOPASSWD:ALL":              "deploy ALL=(ALL) NOPASSWD:ALL",
-		"password := GetPassword(user)":              "password := GetPassword(user)",
-		`password := "hunter2-x"`:                    `password := "[MASKED]"`,
-		"git push git@github.com:acme/app.git main":  "git push git@github.com:acme/app.git main",
-		"date 2026-07-24 version 1.2.3 build 881234": "date 2026-07-24 version 1.2.3 build 881234",
+		"card 4111 1111 1111 1111 cvv 123":              "card [CARD] cvv [CVV]",
+		"card 4111-1111-1111-1111 exp 12/27 123":        "card [CARD] exp 12/27 [CVV]",
+		"not a card 4111 1111 1111 1112":                "not a card 4111 1111 1111 1112", // fails Luhn
+		"ssn 123-45-6789":                               "ssn [SSN]",
+		"not an ssn 666-12-3456":                        "not an ssn 666-12-3456",
+		"IBAN DE89 3704 0044 0532 0130 00":              "IBAN [IBAN]",
+		"not an IBAN DE00 3704 0044 0532 0130 00":       "not an IBAN DE00 3704 0044 0532 0130 00",
+		"call +1 415 555 0132 or (415) 555-0132":        "call [PHONE] or [PHONE]",
+		"電話 090-1234-5678":                              "電話 [PHONE]",
+		"send to Bob.Smith@Corp.Example.com now":        "send to [EMAIL:corp.example.com] now",
+		"deploy ALL=(ALL) NOPASSWD:ALL":                 "deploy ALL=(ALL) NOPASSWD:ALL",
+		"password := GetPassword(user)":                 "password := GetPassword(user)",
+		"password: GetPassword(user@corp.example.com)":  "password: GetPassword([EMAIL:corp.example.com])",
+		"pw = vault.GetPassword(user@corp.example.com)": "pw = vault.GetPassword([EMAIL:corp.example.com])",
+		`password := "hunter2-x"`:                       `password := "[MASKED]"`,
+		"git push git@github.com:acme/app.git main":     "git push git@github.com:acme/app.git main",
+		"date 2026-07-24 version 1.2.3 build 881234":    "date 2026-07-24 version 1.2.3 build 881234",
 	} {
 		if got := MaskString(in); got != want {
 			t.Errorf("MaskString(%q)\n got %q\nwant %q", in, got, want)
