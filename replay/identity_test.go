@@ -3,8 +3,11 @@ package replay
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
 	"testing"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
 )
 
@@ -44,5 +47,41 @@ max_fires = 1
 	var se *SeqError
 	if _, err := e.replay(context.Background(), a2, sameHash, nil); !errors.As(err, &se) || se.Prev != 5 {
 		t.Errorf("seq going back in session a: err %v", err)
+	}
+}
+
+// Workers start with their first session: the largest --concurrency on a
+// handful of cases runs a handful of workers, not 4 × 1024 goroutines.
+func TestWorkersBoundedByTheWork(t *testing.T) {
+	p := mustPolicy(t, `
+[[rule]]
+id = "a"
+class = "always"
+action = "audit_only"
+`)
+	var cases []*datasets.Case
+	for i := range 5 {
+		c := bash("ls")
+		c.ID, c.SessionID = fmt.Sprint("c", i), fmt.Sprint("s", i)
+		cases = append(cases, c)
+	}
+	i, peak := 0, 0
+	next := func() (*datasets.Case, bool) {
+		if i == len(cases) {
+			return nil, false
+		}
+		i++
+		return cases[i-1], true
+	}
+	before := runtime.NumGoroutine()
+	_, err := Run(context.Background(), p, next, []judge.Judge{answer("match")}, Options{Concurrency: MaxConcurrency}, func(*Result) error {
+		peak = max(peak, runtime.NumGoroutine())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if extra := peak - before; extra > 20 {
+		t.Errorf("%d goroutines for 5 sessions at concurrency %d", extra, MaxConcurrency)
 	}
 }
