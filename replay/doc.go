@@ -133,9 +133,11 @@
 // case by case, judge by judge — so output is identical at any concurrency;
 // at most ten blocks are in flight, so memory does not grow with the input.
 // Within a session, records must come in non-decreasing seq order (a
-// reader's default seq is the line order); a session going backwards stops
-// the run with a *SeqError naming the case's file:line. A stream has no
-// end-of-session marker, so session state lives until the run ends; it is
-// kept to a map entry and a few counters per session (≈ 40 MB per judge for
-// a million sessions).
+// reader's default seq is the record's position in the whole input); a
+// session going backwards stops the run with a *SeqError naming the case's
+// file:line (the check is datasets.CheckSeq, which datasets validate uses
+// too). A stream has no end-of-session marker, so session state lives until
+// the run ends; it is kept to the session id (interned exactly, see
+// internal/intern) and a few counters per session (≈ 40 MB per judge for a
+// million sessions, plus the ids).
 package replay
