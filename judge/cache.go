@@ -353,7 +353,10 @@ func Cached(j Judge, c *Cache) Judge {
 	}
 	prefix := j.Identity().String() + "\x00"
 	if s, ok := j.(scoper); ok {
-		prefix += s.cacheScope()
+		// A digest, not the scope: options and URLs may carry credentials,
+		// and the cache file is one more place they must not reach.
+		sum := sha256.Sum256([]byte(s.cacheScope()))
+		prefix += fmt.Sprintf("%x", sum[:16])
 	}
 	return &CachedJudge{judge: j, cache: c, prefix: prefix + "\x00"}
 }

@@ -252,9 +252,9 @@ func TestDamagedCacheRun(t *testing.T) {
 	}
 }
 
-// Credentials in --openai-base-url (user-info and query values) reach
-// neither run.json, summary.json, the reports, the cache file nor the
-// error column; requests still carry them.
+// Credentials in --openai-base-url (user-info and query values) and in a
+// --judge-option reach neither run.json, summary.json, the reports, the
+// cache file nor the error column; requests still carry them.
 func TestBaseURLSecretsStayOut(t *testing.T) {
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 4)
@@ -277,17 +277,36 @@ func TestBaseURLSecretsStayOut(t *testing.T) {
 	base := strings.Replace(srv.URL, "http://", "http://alice:PWSECRET456@", 1) + "/v1?key=QSECRET123"
 	out, cache := filepath.Join(dir, "run"), filepath.Join(dir, "cache")
 	_, _, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:m", "--openai-base-url", base,
-		"--cache", cache, "-q", "--out", out, "--format", "tsv")
+		"--judge-option", "api_key=sk-proj-OPTSECRETq8LrT2wVb9NcX", "--cache", cache, "-q", "--out", out, "--format", "tsv")
 	if !sawKey {
 		t.Fatalf("the request did not carry the URL's query\n%s", stderr)
 	}
-	secrets := []string{"PWSECRET456", "QSECRET123"}
+	secrets := []string{"PWSECRET456", "QSECRET123", "OPTSECRET"}
 	for _, s := range secrets {
 		if strings.Contains(stderr, s) {
 			t.Errorf("stderr carries %s", s)
 		}
 	}
 	for _, d := range []string{out, cache} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			data, _ := os.ReadFile(filepath.Join(d, e.Name()))
+			for _, s := range secrets {
+				if strings.Contains(string(data), s) {
+					t.Errorf("%s carries %s", e.Name(), s)
+				}
+			}
+		}
+	}
+	// A judge that answers: its answers are cached, and the cache file
+	// must not carry the option or the URL's credentials either.
+	oa := newOpenAIServer(t, 0, false)
+	good := strings.Replace(oa.URL, "http://", "http://alice:PWSECRET456@", 1) + "/v1?key=QSECRET123"
+	if code, _, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:judge-large", "--openai-base-url", good,
+		"--judge-option", "api_key=sk-proj-OPTSECRETq8LrT2wVb9NcX", "--cache", cache, "-q", "--out", filepath.Join(dir, "run2"), "--format", "tsv"); code == exitUsage {
+		t.Fatalf("answering judge: %s", stderr)
+	}
+	for _, d := range []string{cache, filepath.Join(dir, "run2")} {
 		entries, _ := os.ReadDir(d)
 		for _, e := range entries {
 			data, _ := os.ReadFile(filepath.Join(d, e.Name()))

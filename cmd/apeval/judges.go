@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 )
 
@@ -172,7 +173,12 @@ func judgeInfo(j judge.Judge) reports.JudgeInfo {
 		PromptVersion: id.PromptVersion,
 	}
 	if d, ok := j.(judge.Describer); ok {
-		ji.Details = d.Details()
+		// run.json is a file that leaves apeval: details (options such as
+		// --judge-option api_key=…) go through the masking pass too.
+		ji.Details = map[string]string{}
+		for k, v := range d.Details() {
+			ji.Details[k] = replay.MaskString(v)
+		}
 	}
 	return ji
 }
