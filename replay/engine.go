@@ -154,7 +154,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, _ uint64, into 
 		e.sessions = append(e.sessions, sessionState{})
 	}
 	st := e.sessions[so]
-	if err := datasets.CheckSeq(c, sessionID(c), st.lastSeq, !added); err != nil {
+	if err := datasets.CheckSeq(c, e.maskedSession(sessionID(c)), st.lastSeq, !added); err != nil {
 		return nil, err
 	}
 	st.lastSeq = c.Seq
