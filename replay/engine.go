@@ -86,8 +86,11 @@ type replayer struct {
 	// lastSession and lastMasked memoize MaskID of the session id: a
 	// session's cases come one after another to the same worker.
 	lastSession, lastMasked string
-	sessions                []sessionState // by session ordinal
-	arena                   counterArena
+	// lastErr and lastErrMasked memoize maskError: a failing judge tends
+	// to fail every call with the same message.
+	lastErr, lastErrMasked string
+	sessions               []sessionState // by session ordinal
+	arena                  counterArena
 	// Per policy rule: its fire-count and crossing-count slots in a
 	// session's counters (-1: not kept).
 	fireSlot, crossSlot []int
@@ -452,7 +455,7 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			status = judge.StatusOK
 		}
 		call := Call{
-			Rules: len(batch), Status: string(status), Error: resp.Error,
+			Rules: len(batch), Status: string(status), Error: e.maskError(resp.Error),
 			LatencyMS: durationMS(resp.Latency), Cached: resp.Cached, Attempts: resp.Attempts,
 			ServerTotalMS: optMS(resp.Server.Total), ServerLoadMS: optMS(resp.Server.Load),
 			ServerPromptEvalMS: optMS(resp.Server.PromptEval), ServerEvalMS: optMS(resp.Server.Eval),
@@ -604,4 +607,16 @@ func (e *replayer) maskedSession(id string) string {
 		e.lastSession, e.lastMasked = id, MaskID(id)
 	}
 	return e.lastMasked
+}
+
+// maskError masks a judge call's error text for the error column: server
+// messages and recorded production errors can quote URLs, keys or data.
+func (e *replayer) maskError(msg string) string {
+	if msg == "" {
+		return msg
+	}
+	if msg != e.lastErr {
+		e.lastErr, e.lastErrMasked = msg, MaskString(msg)
+	}
+	return e.lastErrMasked
 }

@@ -1,11 +1,13 @@
 package replay
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/judge"
 )
 
 const (
@@ -95,5 +97,27 @@ action = "audit_only"
 	}
 	if res[1].SessionID != "plain-session" {
 		t.Errorf("a plain id changed: %q", res[1].SessionID)
+	}
+}
+
+// A call's error text (a server message, a recorded production error) is
+// masked before it reaches the error column.
+func TestCallErrorsAreMasked(t *testing.T) {
+	p := mustPolicy(t, `
+[[rule]]
+id = "j"
+condition = "anything"
+action = "audit_only"
+class = "audit"
+`)
+	j := &fakeJudge{name: "leaky", fn: func(context.Context, judge.Request) judge.Response {
+		return judge.Response{Status: judge.StatusError, Error: "HTTP 401: invalid key " + fakeKey + " for bob@example.com"}
+	}}
+	res := replayAll(t, p, j, Options{}, bash("ls"))
+	if len(res[0].Calls) != 1 {
+		t.Fatalf("calls %+v", res[0].Calls)
+	}
+	if e := res[0].Calls[0].Error; strings.Contains(e, fakeKey) || strings.Contains(e, "bob@") || !strings.Contains(e, "HTTP 401") {
+		t.Errorf("error column %q", e)
 	}
 }
