@@ -47,7 +47,8 @@ func redactParsed(u *url.URL) string {
 			v.RawQuery = strings.ReplaceAll(q.Encode(), url.QueryEscape(Masked), Masked)
 		}
 	}
-	return v.String()
+	// url.User escapes "*"; the mask reads better as it is.
+	return strings.Replace(v.String(), "%2A%2A%2A@", Masked+"@", 1)
 }
 
 // urlInText finds http(s) URLs inside a message (Go's transport errors quote

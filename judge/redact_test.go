@@ -9,7 +9,7 @@ import (
 
 func TestRedactURL(t *testing.T) {
 	for in, want := range map[string]string{
-		"https://user:hunter2@api.example.com/v1":                "https://%2A%2A%2A@api.example.com/v1",
+		"https://user:hunter2@api.example.com/v1":                "https://***@api.example.com/v1",
 		"https://api.example.com/v1?key=sk-abc&api-version=2024": "https://api.example.com/v1?api-version=2024&key=***",
 		"http://127.0.0.1:11434":                                 "http://127.0.0.1:11434",
 		"not a url":                                              "not a url",
