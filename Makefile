@@ -62,7 +62,19 @@ e2e-ollama:
 html-check: build
 	./.ci/html-check.sh
 
-ci: vet staticcheck test readme-check e2e-ollama html-check
+# Fuzz the codecs and the masker for a bounded time each (FUZZTIME): the
+# case reader, the policy parser, the judge response parser, and the masker
+# (a planted secret never survives; masking is idempotent).
+.PHONY: fuzz
+FUZZTIME ?= 10s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./datasets
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./datasets
+	$(GO) test -run '^$$' -fuzz '^FuzzParsePolicy$$' -fuzztime $(FUZZTIME) ./replay
+	$(GO) test -run '^$$' -fuzz '^FuzzParseOutput$$' -fuzztime $(FUZZTIME) ./judge
+	$(GO) test -run '^$$' -fuzz '^FuzzMaskString$$' -fuzztime $(FUZZTIME) ./replay
+
+ci: vet staticcheck test fuzz readme-check e2e-ollama html-check
 
 clean:
 	rm -rf bin apeval-out

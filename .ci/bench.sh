@@ -16,6 +16,8 @@ run ./cmd/apeval 'E2EOpenAI20ms$'
 run ./metrics 'Accumulate$'
 GOMAXPROCS=1 run ./datasets/importers 'ImportTranscript$'
 run ./cmd/apeval 'Record(Hook|InProcess)$'
+run ./replay 'MaskerCorpus$'
+run ./cmd/apeval 'E2EHostileJudge$'
 
 # metric BENCH UNIT: the value reported next to UNIT on BENCH's line.
 metric() {
@@ -45,6 +47,12 @@ check "metrics: live heap MB"                     "$(metric BenchmarkAccumulate 
 check "import Claude Code transcripts, 1 core: MB/s" "$(metric BenchmarkImportTranscript MB/s)" 50 ge
 check "apeval record hook, whole process: P95 ms"  "$(metric BenchmarkRecordHook p95-ms)" 10 le
 printf '%-52s %12s  (the recording itself, in process, without process start-up)\n' "apeval record, in process: P95 ms" "$(metric BenchmarkRecordInProcess p95-ms)"
+check "judge sending 100 MB bodies, conc 1024: RSS MB" "$(metric BenchmarkE2EHostileJudge peak-RSS-MB)" 300 le
+# The masker on replay/testdata/secrets.jsonl (docs/safety.md): recall on
+# the secrets, and the share of look-alikes it leaves intact (1 - FP rate).
+check "masker: recall on the labeled secrets"      "$(metric BenchmarkMaskerCorpus recall)" 0.95 ge
+check "masker: look-alikes left intact (1 - FP)"   "$(awk -v f="$(metric BenchmarkMaskerCorpus fp-rate)" 'BEGIN { if (f == "") exit; print 1 - f }')" 0.95 ge
+printf '%-52s %12s\n' "masker: ns per string" "$(metric BenchmarkMaskerCorpus ns/string)"
 echo
 if [ "$fails" -gt 0 ]; then echo "$fails target(s) missed"; exit 1; fi
 echo "all targets met"

@@ -37,6 +37,10 @@ type Case struct {
 
 	// Source is where the case was read from ("file:line"); never serialized.
 	Source string `json:"-"`
+
+	// seqSet records that the line gave "seq" (0 is a value, not "absent");
+	// the Reader numbers the others by their position in the whole input.
+	seqSet bool
 }
 
 // Tool is the tool call the agent was about to make.

@@ -45,6 +45,7 @@ func (p *caseParser) decode(c *Case) bool {
 		case "session_id":
 			return p.str(&c.SessionID)
 		case "seq":
+			c.seqSet = true
 			return p.int64(&c.Seq)
 		case "time":
 			return p.time(&c.Time)

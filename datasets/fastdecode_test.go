@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -157,5 +159,40 @@ func TestProvenanceRoundTrip(t *testing.T) {
 	// A provenance that is not an object is an error on both paths.
 	if _, err := decodeWith([]byte(`{"id":"x","tool":{"name":"a"},"provenance":"s"}`), "f", 1, nil, true); err == nil {
 		t.Fatal("string provenance accepted")
+	}
+}
+
+// The fast parser's field lists must be the JSON names of Case, Tool and
+// Context, in any order: a field added to a struct but not to the parser
+// would be silently dropped on the fast path.
+func TestFastParserKnowsEveryField(t *testing.T) {
+	for _, tc := range []struct {
+		typ    reflect.Type
+		fields []string
+	}{
+		{reflect.TypeFor[Case](), caseFields[:]},
+		{reflect.TypeFor[Tool](), toolFields[:]},
+		{reflect.TypeFor[Context](), contextFields[:]},
+		{reflect.TypeFor[Message](), messageFields[:]},
+		{reflect.TypeFor[Recorded](), recordedFields[:]},
+		{reflect.TypeFor[RecordedDecision](), decisionFields[:]},
+	} {
+		var want []string
+		for f := range tc.typ.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			want = append(want, name)
+		}
+		got := slices.Clone(tc.fields)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: fast parser knows %v, the struct has %v", tc.typ.Name(), got, want)
+		}
 	}
 }

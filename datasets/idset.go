@@ -1,68 +1,32 @@
 package datasets
 
 import (
-	"math/bits"
 	"sort"
+
+	"github.com/apeval/apeval/internal/intern"
 )
 
-// idSet remembers the ids seen so far for the duplicate check without
-// keeping the strings: a 64-bit hash and the 32-bit record ordinal of its
-// first occurrence per id, in an open-addressing table (12 bytes a slot,
-// grown by half when 80 % full; about 20 MB for a million ids, where a Go
-// map of the same pairs takes three times that once the GC's headroom is
-// counted).
+// idSet remembers the ids seen so far for the duplicate check, exactly:
+// an intern.Table (the bytes decide on a hash hit, so distinct ids never
+// collide) and, per distinct id, the record ordinal of its first occurrence
+// for the message. About 16 bytes per case plus the id's length.
 type idSet struct {
-	keys []uint64 // 0 marks an empty slot; a zero hash is stored as 1
-	ords []uint32
-	n    int
+	ids   *intern.Table
+	first []uint32 // by id ordinal
 }
 
-// add records hash h for record ordinal ord. If h was seen before it
-// returns the first ordinal and true, and records nothing.
-func (s *idSet) add(h uint64, ord uint32) (first uint32, dup bool) {
-	if h == 0 {
-		h = 1
+// add records id for record ordinal ord. If id was seen before it returns
+// the first ordinal and true, and records nothing.
+func (s *idSet) add(id string, ord uint32) (first uint32, dup bool) {
+	if s.ids == nil {
+		s.ids = intern.New()
 	}
-	if s.n+1 > len(s.keys)*4/5 {
-		s.grow()
+	i, added := s.ids.Add(id)
+	if !added {
+		return s.first[i], true
 	}
-	for i := s.slot(h); ; i++ {
-		if i == len(s.keys) {
-			i = 0
-		}
-		switch s.keys[i] {
-		case 0:
-			s.keys[i], s.ords[i] = h, ord
-			s.n++
-			return 0, false
-		case h:
-			return s.ords[i], true
-		}
-	}
-}
-
-// slot maps a hash onto [0, len(keys)) without a power-of-two size.
-func (s *idSet) slot(h uint64) int {
-	hi, _ := bits.Mul64(h, uint64(len(s.keys)))
-	return int(hi)
-}
-
-func (s *idSet) grow() {
-	size := max(1024, len(s.keys)*3/2)
-	old, oldOrds := s.keys, s.ords
-	s.keys, s.ords = make([]uint64, size), make([]uint32, size)
-	for j, h := range old {
-		if h == 0 {
-			continue
-		}
-		i := s.slot(h)
-		for s.keys[i] != 0 {
-			if i++; i == len(s.keys) {
-				i = 0
-			}
-		}
-		s.keys[i], s.ords[i] = h, oldOrds[j]
-	}
+	s.first = append(s.first, ord)
+	return 0, false
 }
 
 // positions maps record ordinals (0-based, across all files) back to

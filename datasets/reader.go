@@ -6,7 +6,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"os"
 	"runtime"
@@ -70,9 +69,8 @@ type Record struct {
 // Lines are decoded in parallel by a small pipeline that keeps file order,
 // so memory is bounded by a few batches of lines, independent of the
 // dataset's size. The one exception is the duplicate-id check, which keeps
-// a 64-bit hash and a record number per id (about 20 bytes per case, see
-// idSet): two distinct ids with the same hash, a chance of about 3 in a
-// million at ten million cases, would be reported as a duplicate.
+// every id and a record number (about 16 bytes per case plus the id, see
+// idSet); it is exact: ids are compared by their bytes, not their hash.
 //
 // Set the exported fields before the first Scan. Always Close the Reader.
 type Reader struct {
@@ -100,8 +98,7 @@ type Reader struct {
 	err     error
 	closed  bool
 
-	seed  maphash.Seed
-	seen  idSet     // hashes of the ids read so far
+	seen  idSet     // the ids read so far
 	pos   positions // record ordinal → file:line, for duplicate messages
 	ord   uint32    // ordinal of the next record
 	files []string  // file names by index
@@ -147,7 +144,6 @@ func (r *Reader) start() {
 	if workers <= 0 {
 		workers = min(runtime.GOMAXPROCS(0), 4)
 	}
-	r.seed = maphash.MakeSeed()
 	r.stop = make(chan struct{})
 	r.order = make(chan *batch, 2*workers)
 	work := make(chan *batch, 2*workers)
@@ -333,9 +329,6 @@ func (r *Reader) decodeBatch(b *batch) {
 			b.out[i].Err = err
 			continue
 		}
-		if c.Seq == 0 {
-			c.Seq = l.seq
-		}
 		b.out[i].Case = c
 	}
 	// The cases own copies of their strings, so the bytes can be reused.
@@ -388,8 +381,14 @@ func (r *Reader) Scan() bool {
 	ord := r.ord
 	r.ord++
 	r.pos.note(ord, r.cur.fileIdx, ref.line, ref.seq)
+	if rec.Case != nil && !rec.Case.seqSet {
+		// The default seq is the record's position in the whole input,
+		// across files (DESIGN §2), so a session split over two files
+		// keeps its order.
+		rec.Case.Seq, rec.Case.seqSet = int64(ord)+1, true
+	}
 	if rec.Case != nil {
-		if first, dup := r.seen.add(maphash.String(r.seed, rec.Case.ID), ord); dup {
+		if first, dup := r.seen.add(rec.Case.ID, ord); dup {
 			fi, fl := r.pos.find(first)
 			rec = Record{Err: &LineError{File: r.cur.file, Line: ref.line, Field: "id",
 				Msg: fmt.Sprintf("duplicate id %q (first at %s:%d)", rec.Case.ID, r.files[fi], fl)}}

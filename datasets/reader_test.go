@@ -57,7 +57,7 @@ func TestReaderBadLines(t *testing.T) {
 		{"arguments_valid not a boolean", `{"id":"a","tool":{"name":"Bash","arguments_valid":"yes"}}`, `t:2: tool.arguments_valid: expected boolean, got string`},
 		{"arguments not an object", `{"id":"a","tool":{"name":"Bash","arguments":"rm -rf /"}}`, `t:2: tool.arguments: expected object, got string`},
 		{"seq not an integer", `{"id":"a","seq":1.5,"tool":{"name":"Bash"}}`, `t:2: seq: expected integer, got number 1.5`},
-		{"negative seq", `{"id":"a","seq":-1,"tool":{"name":"Bash"}}`, `t:2: seq: must be positive, got -1`},
+		{"negative seq", `{"id":"a","seq":-1,"tool":{"name":"Bash"}}`, `t:2: seq: must be 0 or more, got -1`},
 		{"bad time", `{"id":"a","time":"yesterday","tool":{"name":"Bash"}}`, `t:2: time: want an RFC 3339 time string, got "yesterday"`},
 		{"time not a string", `{"id":"a","time":3,"tool":{"name":"Bash"}}`, `t:2: time: want an RFC 3339 time string, got 3`},
 		{"unknown hook point", `{"id":"a","hook_point":"tool.maybe","tool":{"name":"Bash"}}`,
@@ -218,8 +218,8 @@ func TestReaderDefaultsAndLayout(t *testing.T) {
 		{"a1", "a1", 1, "tool.before", "command_execution", true, false, a + ":1"},
 		{"a2", "s", 7, "tool.after", "other", false, true, a + ":4"},
 		{"a3", "a3", 3, "tool.before", "browser", true, false, a + ":5"},
-		{"s1", "s1", 1, "tool.before", "external_send", true, false, "stdin:1"},
-		{"b1", "b1", 1, "tool.before", "web_search", true, false, b + ":1"},
+		{"s1", "s1", 4, "tool.before", "external_send", true, false, "stdin:1"},
+		{"b1", "b1", 5, "tool.before", "web_search", true, false, b + ":1"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", got, want)
@@ -373,5 +373,36 @@ func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full")
 func TestWriteJSONLReportsWriteError(t *testing.T) {
 	if err := WriteJSONL(failWriter{}, &Case{ID: "a"}); err == nil || err.Error() != "disk full" {
 		t.Errorf("got %v, want the write error", err)
+	}
+}
+
+// An explicit seq of 0 is a value, on every decoding path (plain lines take
+// the fast parser, lines with recorded calls goccy/go-json, a null elsewhere
+// encoding/json), and a default seq numbers records across files.
+func TestReaderSeqZeroAndAcrossFiles(t *testing.T) {
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.jsonl",
+		`{"id":"z0","session_id":"s","seq":0,"tool":{"name":"Bash"}}`+"\n"+
+			`{"id":"z1","session_id":"s","seq":0,"tool":{"name":"Bash"},"recorded":[{"judge":"j","latency_ms":1}]}`+"\n"+
+			`{"id":"z2","session_id":"s","seq":0,"piece":null,"tool":{"name":"Bash"}}`+"\n"+
+			`{"id":"n1","session_id":"t","seq":null,"tool":{"name":"Bash"}}`+"\n"+
+			`{"id":"d1","session_id":"u","tool":{"name":"Bash"}}`+"\n")
+	b := writeFile(t, dir, "b.jsonl", `{"id":"d2","session_id":"u","tool":{"name":"Bash"}}`+"\n")
+	recs, err := readAll(t, Open([]string{a, b}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, rec := range recs {
+		if rec.Err != nil {
+			t.Fatal(rec.Err)
+		}
+		got = append(got, fmt.Sprintf("%s=%d", rec.Case.ID, rec.Case.Seq))
+	}
+	// z0..z2 keep their explicit 0; n1 (null) and d1 are records 4 and 5
+	// of the input; d2 is the 6th record of the whole input, not the 1st of b.
+	want := "z0=0 z1=0 z2=0 n1=4 d1=5 d2=6"
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("seqs = %s, want %s", g, want)
 	}
 }

@@ -1,8 +1,9 @@
 package datasets
 
 import (
-	"hash/maphash"
 	"slices"
+
+	"github.com/apeval/apeval/internal/intern"
 )
 
 // Stats summarizes a dataset as it streams by (`apeval datasets stats`, and
@@ -27,8 +28,7 @@ type Stats struct {
 	// fills it (datasets knows no policy); absent without a layer.
 	Permissions map[string]int `json:"permissions,omitempty"`
 
-	seed     maphash.Seed
-	sessions map[uint64]struct{} // hashes of session IDs, not the strings
+	sessions *intern.Table // session IDs seen (exact, see internal/intern)
 }
 
 // LabelCounts counts one rule's ground-truth labels.
@@ -52,7 +52,7 @@ func NewStats() *Stats {
 		HookPoints: map[string]int{}, Categories: map[string]int{}, Tools: map[string]int{},
 		Tags: map[string]int{}, Labels: map[string]LabelCounts{}, ExpectedActions: map[string]int{},
 		ApprovalOutcomes: map[string]int{}, Judges: map[string]JudgeStats{},
-		seed: maphash.MakeSeed(), sessions: map[uint64]struct{}{},
+		sessions: intern.New(),
 	}
 }
 
@@ -68,9 +68,7 @@ func (s *Stats) AddRecord(r Record) {
 // Add counts one case.
 func (s *Stats) Add(c *Case) {
 	s.Cases++
-	h := maphash.String(s.seed, c.SessionID)
-	if _, ok := s.sessions[h]; !ok {
-		s.sessions[h] = struct{}{}
+	if _, added := s.sessions.Add(c.SessionID); added {
 		s.Sessions++
 	}
 	s.HookPoints[c.HookPoint]++

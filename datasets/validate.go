@@ -67,9 +67,11 @@ func decodeWith(line []byte, file string, lineNo int, cats CategoryMap, fast boo
 	ok := fast && decodeFast(line, c)
 	if !ok {
 		c = new(Case)
-		if err := json.Unmarshal(line, c); err != nil {
+		sj := seqJSON{caseAlias: (*caseAlias)(c)}
+		if err := json.Unmarshal(line, &sj); err != nil {
 			return nil, decodeError(err, line, fail)
 		}
+		sj.apply()
 	}
 	if err := validate(c, fail); err != nil {
 		return nil, err
@@ -161,7 +163,7 @@ func syntaxMessage(line []byte) string {
 func decodeError(err error, line []byte, fail func(field, format string, args ...any) error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fail(te.Field, "expected %s, got %s", jsonType(te.Type), te.Value)
+		return fail(strings.TrimPrefix(te.Field, "caseAlias."), "expected %s, got %s", jsonType(te.Type), te.Value)
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -223,7 +225,7 @@ func validate(c *Case, fail func(field, format string, args ...any) error) error
 		return fail("tool.name", "required")
 	}
 	if c.Seq < 0 {
-		return fail("seq", "must be positive, got %d", c.Seq)
+		return fail("seq", "must be 0 or more, got %d", c.Seq)
 	}
 	if err := oneOf(c.HookPoint, HookPoints, "hook_point", fail); err != nil {
 		return err
@@ -299,4 +301,22 @@ func oneOf(v string, want []string, field string, fail func(field, format string
 		return nil
 	}
 	return fail(field, "unknown value %q (want one of %s)", v, strings.Join(want, ", "))
+}
+
+// caseAlias is Case without its methods, for seqJSON.
+type caseAlias Case
+
+// seqJSON decodes a case through the reflection decoders while noting
+// whether "seq" was given: its Seq shadows the embedded case's (a shallower
+// field wins in encoding/json), so a null or absent seq stays nil and any
+// integer, 0 included, is a value.
+type seqJSON struct {
+	*caseAlias
+	Seq *int64 `json:"seq"`
+}
+
+func (s *seqJSON) apply() {
+	if s.Seq != nil {
+		s.caseAlias.Seq, s.caseAlias.seqSet = *s.Seq, true
+	}
 }

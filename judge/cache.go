@@ -121,7 +121,20 @@ func OpenCache(dir string) (*Cache, error) {
 		c.warning = fmt.Sprintf("cache %s is in use by another run; this run caches into %s and merges it back when the shared file is free",
 			filepath.Join(dir, cacheFile), filepath.Base(c.path))
 	case err != nil:
-		return nil, fmt.Errorf("cache %s: %w", c.path, err)
+		// A damaged file (a crash of the disk, not of bbolt, or bytes
+		// overwritten) is moved aside and the run starts an empty cache:
+		// the answers are a saving, not a record.
+		damage := err
+		aside := fmt.Sprintf("%s.damaged-%s", c.path, time.Now().UTC().Format("20060102T150405Z"))
+		if rerr := os.Rename(c.path, aside); rerr != nil {
+			return nil, fmt.Errorf("cache %s is damaged (%v) and cannot be moved aside (%v); delete it or run with --no-cache", c.path, damage, rerr)
+		}
+		db, err = openBolt(c.path, cacheLockWait)
+		if err != nil {
+			return nil, fmt.Errorf("cache %s: %w (run with --no-cache to go without one)", c.path, err)
+		}
+		c.warning = fmt.Sprintf("cache %s was damaged (%v); moved it aside to %s and started an empty cache (--no-cache runs without one)",
+			c.path, damage, filepath.Base(aside))
 	default:
 		if err := mergePending(db, dir, ""); err != nil {
 			c.warning = "cache: " + err.Error()
@@ -132,16 +145,37 @@ func OpenCache(dir string) (*Cache, error) {
 	return c, nil
 }
 
-func openBolt(path string, wait time.Duration) (*bolt.DB, error) {
-	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: wait})
-	if err != nil {
+// errDamaged marks a cache file bbolt cannot read (it panics on some
+// damaged pages; openBolt turns that into this error).
+var errDamaged = errors.New("damaged cache file")
+
+// openBolt opens a cache file and reads every entry once, so that a file
+// damaged anywhere in its answers fails here, as an error, rather than
+// panicking in the middle of a run.
+func openBolt(path string, wait time.Duration) (db *bolt.DB, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if db != nil {
+				_ = db.Close()
+			}
+			db, err = nil, fmt.Errorf("%w: %v", errDamaged, p)
+		}
+	}()
+	db, err = bolt.Open(path, 0o644, &bolt.Options{Timeout: wait})
+	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, err
 	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errDamaged, err)
+	}
 	if err := db.Update(func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(cacheBucket)
-		return err
+		b, err := tx.CreateBucketIfNotExists(cacheBucket)
+		if err != nil {
+			return err
+		}
+		return b.ForEach(func(k, v []byte) error { return nil })
 	}); err != nil {
-		return nil, errors.Join(err, db.Close())
+		return nil, errors.Join(fmt.Errorf("%w: %v", errDamaged, err), db.Close())
 	}
 	return db, nil
 }
@@ -158,7 +192,11 @@ func mergePending(db *bolt.DB, dir, skip string) error {
 		if f == skip {
 			continue
 		}
-		src, err := bolt.Open(f, 0o644, &bolt.Options{Timeout: 50 * time.Millisecond, ReadOnly: true})
+		var src *bolt.DB
+		err := safeBolt(func() (err error) {
+			src, err = bolt.Open(f, 0o644, &bolt.Options{Timeout: 50 * time.Millisecond, ReadOnly: true})
+			return err
+		})
 		if errors.Is(err, berrors.ErrTimeout) {
 			continue
 		}
@@ -166,14 +204,16 @@ func mergePending(db *bolt.DB, dir, skip string) error {
 			errs = append(errs, fmt.Errorf("merge %s: %w", filepath.Base(f), err))
 			continue
 		}
-		err = src.View(func(stx *bolt.Tx) error {
-			b := stx.Bucket(cacheBucket)
-			if b == nil {
-				return nil
-			}
-			return db.Update(func(tx *bolt.Tx) error {
-				dst := tx.Bucket(cacheBucket)
-				return b.ForEach(func(k, v []byte) error { return dst.Put(k, v) })
+		err = safeBolt(func() error {
+			return src.View(func(stx *bolt.Tx) error {
+				b := stx.Bucket(cacheBucket)
+				if b == nil {
+					return nil
+				}
+				return db.Update(func(tx *bolt.Tx) error {
+					dst := tx.Bucket(cacheBucket)
+					return b.ForEach(func(k, v []byte) error { return dst.Put(k, v) })
+				})
 			})
 		})
 		if cerr := src.Close(); err == nil {
@@ -213,14 +253,16 @@ func (c *Cache) writer() {
 				break more
 			}
 		}
-		err := c.db.Update(func(tx *bolt.Tx) error {
-			b := tx.Bucket(cacheBucket)
-			for _, e := range batch {
-				if err := b.Put(e.key, e.value); err != nil {
-					return err
+		err := safeBolt(func() error {
+			return c.db.Update(func(tx *bolt.Tx) error {
+				b := tx.Bucket(cacheBucket)
+				for _, e := range batch {
+					if err := b.Put(e.key, e.value); err != nil {
+						return err
+					}
 				}
-			}
-			return nil
+				return nil
+			})
 		})
 		c.mu.Lock()
 		if err != nil && c.werr == nil {
@@ -242,12 +284,14 @@ func (c *Cache) get(key []byte) ([]byte, bool) {
 	if ok || c.closed {
 		return v, ok
 	}
-	err := c.db.View(func(tx *bolt.Tx) error {
-		if got := tx.Bucket(cacheBucket).Get(key); got != nil {
-			v = append([]byte(nil), got...)
-			ok = true
-		}
-		return nil
+	err := safeBolt(func() error {
+		return c.db.View(func(tx *bolt.Tx) error {
+			if got := tx.Bucket(cacheBucket).Get(key); got != nil {
+				v = append([]byte(nil), got...)
+				ok = true
+			}
+			return nil
+		})
 	})
 	return v, ok && err == nil
 }
@@ -310,7 +354,10 @@ func Cached(j Judge, c *Cache) Judge {
 	}
 	prefix := j.Identity().String() + "\x00"
 	if s, ok := j.(scoper); ok {
-		prefix += s.cacheScope()
+		// A digest, not the scope: options and URLs may carry credentials,
+		// and the cache file is one more place they must not reach.
+		sum := sha256.Sum256([]byte(s.cacheScope()))
+		prefix += fmt.Sprintf("%x", sum[:16])
 	}
 	return &CachedJudge{judge: j, cache: c, prefix: prefix + "\x00"}
 }
@@ -359,7 +406,7 @@ func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
 		}
 	}
 	resp := cj.judge.Judge(ctx, req)
-	if resp.Status == StatusOK || resp.Status == StatusInvalid {
+	if (resp.Status == StatusOK || resp.Status == StatusInvalid) && !resp.noCache {
 		if v, err := json.Marshal(cachedAnswer{Status: resp.Status, Error: resp.Error, Decisions: resp.Decisions}); err == nil {
 			cj.cache.put(key, v)
 		}
@@ -401,3 +448,15 @@ func inputSum(in Input) ([sha256.Size]byte, error) {
 }
 
 var canonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// safeBolt runs fn, turning a bbolt panic (it panics on some damaged pages
+// rather than returning an error) into errDamaged: a damaged cache costs
+// its answers, never the run.
+func safeBolt(fn func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", errDamaged, p)
+		}
+	}()
+	return fn()
+}

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -277,5 +278,49 @@ func TestCacheSharedAcrossProcesses(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "pending-*.db")); len(left) != 0 {
 		t.Fatalf("pending files left after the merge: %v", left)
+	}
+}
+
+// A cache file with bytes overwritten inside is never a panic: OpenCache
+// moves it aside, starts an empty cache and says so, naming --no-cache.
+func TestDamagedCacheIsMovedAside(t *testing.T) {
+	dir := t.TempDir()
+	c, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2000 {
+		c.put([]byte(fmt.Sprintf("key-%05d", i)), bytes.Repeat([]byte{'v'}, 200))
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, cacheFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Overwrite everything past the two meta pages and the freelist: the
+	// branch and leaf pages of the answers.
+	for i := 4 * 4096; i < len(data); i++ {
+		data[i] = byte(i*7 + 13)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := OpenCache(dir)
+	if err != nil {
+		t.Fatalf("damaged cache: %v", err)
+	}
+	defer c2.Close()
+	if w := c2.Warning(); !strings.Contains(w, "damaged") || !strings.Contains(w, "--no-cache") {
+		t.Errorf("warning %q does not say what happened", w)
+	}
+	if _, ok := c2.get([]byte("key-00001")); ok {
+		t.Error("an answer survived in the fresh cache")
+	}
+	aside, _ := filepath.Glob(filepath.Join(dir, cacheFile+".damaged-*"))
+	if len(aside) != 1 {
+		t.Errorf("damaged file not moved aside: %v", aside)
 	}
 }

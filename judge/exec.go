@@ -71,7 +71,7 @@ func NewExec(command string, cfg Config) (*Exec, error) {
 		closed:  make(chan struct{}),
 	}
 	for i := 0; i < n; i++ {
-		e.pool <- &child{command: command, log: e.log}
+		e.pool <- &child{command: command, log: e.log, maxLine: cfg.maxResponse()}
 	}
 	return e, nil
 }
@@ -197,11 +197,16 @@ type child struct {
 	proc      *exec.Cmd
 	stdin     *os.File
 	lines     chan []byte   // answer lines; closed when stdout ends
+	maxLine   int64         // longest answer line read; a longer one is sent as overLine
 	exited    chan struct{} // closed once the process has been waited for
 	exitErr   error
 	crashes   int
 	nextStart time.Time
 }
+
+// overLine stands for an answer line longer than the cap (compared by
+// identity: it is never a real line).
+var overLine = []byte{0}
 
 // maxExecBackoff caps the restart backoff of a crashing plugin.
 const maxExecBackoff = 5 * time.Second
@@ -253,14 +258,31 @@ func (c *child) ready(ctx context.Context) error {
 	c.proc, c.stdin = cmd, stdin
 	c.lines = make(chan []byte, 1)
 	c.exited = make(chan struct{})
-	lines, exited := c.lines, c.exited
+	lines, exited, maxLine := c.lines, c.exited, c.maxLine
 	go func() {
+		// Lines are assembled up to maxLine; past it the rest of the line
+		// is read and dropped (memory stays bounded whatever the plugin
+		// writes) and the call is told at once.
 		r := bufio.NewReaderSize(stdout, 64<<10)
+		var line []byte
+		over := false
 		for {
-			b, err := r.ReadBytes('\n')
-			if t := bytes.TrimSpace(b); len(t) > 0 {
-				lines <- t
+			chunk, err := r.ReadSlice('\n')
+			if !over {
+				if int64(len(line)+len(chunk)) > maxLine {
+					over, line = true, nil
+					lines <- overLine
+				} else {
+					line = append(line, chunk...)
+				}
 			}
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if t := bytes.TrimSpace(line); len(t) > 0 && !over {
+				lines <- append([]byte(nil), t...)
+			}
+			line, over = line[:0], false
 			if err != nil {
 				break
 			}
@@ -295,6 +317,12 @@ func (c *child) call(ctx context.Context, line []byte, asked []string) (Response
 	case ans, ok := <-c.lines:
 		if !ok {
 			return Response{Status: StatusError, Error: "plugin exited: " + c.reap(true)}, true
+		}
+		if &ans[0] == &overLine[0] {
+			// A fresh process is the only way past the rest of that line.
+			c.kill()
+			c.reap(false)
+			return tooLarge(c.maxLine), false
 		}
 		c.crashes = 0
 		return answered(ans, asked), false

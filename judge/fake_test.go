@@ -20,6 +20,53 @@ type reply struct {
 	content string // model answer text, wrapped in the wire envelope
 	raw     string // sent as is instead of an envelope
 	delay   time.Duration
+	// Faults (fault_test.go): send half the body and cut the connection;
+	// send the body in small pieces, pausing slow between them; send huge
+	// bytes of padding instead of the body; extra response headers.
+	reset  bool
+	slow   time.Duration
+	huge   int
+	header map[string]string
+}
+
+// writeBody sends body as rep says: whole, cut off, slowly or as a flood.
+func writeBody(w http.ResponseWriter, r *http.Request, rep reply, body string) {
+	switch {
+	case rep.reset:
+		// Cut after the status and the complete lines of the first half:
+		// what a connection reset after a 200 leaves a line reader.
+		if fl, ok := w.(http.Flusher); ok {
+			half := body[:len(body)/2]
+			io.WriteString(w, half[:strings.LastIndexByte(half, '\n')+1])
+			fl.Flush()
+		}
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+			}
+		}
+	case rep.huge > 0:
+		chunk := strings.Repeat("x", 64<<10)
+		for sent := 0; sent < rep.huge && r.Context().Err() == nil; sent += len(chunk) {
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return
+			}
+		}
+	case rep.slow > 0:
+		fl, _ := w.(http.Flusher)
+		for i := 0; i < len(body); i += 8 {
+			io.WriteString(w, body[i:min(i+8, len(body))])
+			if fl != nil {
+				fl.Flush()
+			}
+			wait(r, rep.slow)
+			if r.Context().Err() != nil {
+				return
+			}
+		}
+	default:
+		io.WriteString(w, body)
+	}
 }
 
 // replyFunc decides the reply to the n-th chat call (0-based) given its
@@ -136,15 +183,18 @@ func newFakeOllama(t testing.TB, rf replyFunc) *fakeServer {
 		rep := f.reply(n, body)
 		wait(r, rep.delay)
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		for k, v := range rep.header {
+			w.Header().Set(k, v)
+		}
 		if rep.status != 0 && rep.status != http.StatusOK {
 			w.WriteHeader(rep.status)
 		}
 		if rep.raw != "" {
-			fmt.Fprintln(w, rep.raw)
+			writeBody(w, r, rep, rep.raw+"\n")
 			return
 		}
 		content, _ := json.Marshal(rep.content) // a string always encodes
-		fmt.Fprintf(w, `{"model":"qwen2.5:3b","created_at":"2026-07-24T10:00:00.123Z","message":{"role":"assistant","content":%s},"done_reason":"stop","done":true,"total_duration":412500000,"load_duration":12000000,"prompt_eval_count":231,"prompt_eval_duration":150000000,"eval_count":48,"eval_duration":240000000}`+"\n", content)
+		writeBody(w, r, rep, fmt.Sprintf(`{"model":"qwen2.5:3b","created_at":"2026-07-24T10:00:00.123Z","message":{"role":"assistant","content":%s},"done_reason":"stop","done":true,"total_duration":412500000,"load_duration":12000000,"prompt_eval_count":231,"prompt_eval_duration":150000000,"eval_count":48,"eval_duration":240000000}`+"\n", content))
 	})
 	f.Server = httptest.NewServer(mux)
 	t.Cleanup(f.Close)
@@ -170,15 +220,18 @@ func newFakeOpenAI(t testing.TB, rf replyFunc) *fakeServer {
 		}
 		rep := f.reply(n, body)
 		wait(r, rep.delay)
+		for k, v := range rep.header {
+			w.Header().Set(k, v)
+		}
 		if rep.status != 0 && rep.status != http.StatusOK {
 			w.WriteHeader(rep.status)
 		}
 		if rep.raw != "" {
-			fmt.Fprint(w, rep.raw)
+			writeBody(w, r, rep, rep.raw)
 			return
 		}
 		content, _ := json.Marshal(rep.content) // a string always encodes
-		fmt.Fprintf(w, `{"id":"chatcmpl-%d","object":"chat.completion","created":1753351200,"model":%q,"system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"message":{"role":"assistant","content":%s,"refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":231,"completion_tokens":48,"total_tokens":279}}`, n, body["model"], content)
+		writeBody(w, r, rep, fmt.Sprintf(`{"id":"chatcmpl-%d","object":"chat.completion","created":1753351200,"model":%q,"system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"message":{"role":"assistant","content":%s,"refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":231,"completion_tokens":48,"total_tokens":279}}`, n, body["model"], content))
 	})
 	f.Server = httptest.NewServer(mux)
 	t.Cleanup(f.Close)

@@ -146,6 +146,12 @@ type Response struct {
 	// Missing lists asked rules a recording lacks (recorded backend only):
 	// replay marks them StatusMissing and leaves them out of the judge's rates.
 	Missing []string
+
+	// noCache keeps an answer out of the cache although its status would
+	// be cached (a body over the size cap: not the model's whole answer).
+	noCache bool
+	// retryAfter is the server's Retry-After on a 429/503, for the retry loop.
+	retryAfter time.Duration
 }
 
 // Identity names a judge in every report: backend/model@digest+prompt_version.

@@ -40,7 +40,16 @@ type Ollama struct {
 	log       io.Writer
 	scope     string
 	modes     *modeLadder
+	maxBody   int64
+	inFlight  chan struct{} // bounds calls in flight (see maxOllamaInFlight)
 }
+
+// maxOllamaInFlight bounds the chat calls one Ollama judge has in flight,
+// whatever --concurrency says: the Ollama client allocates an 8 MiB line
+// buffer per call, and an Ollama server runs only a few requests at once
+// (OLLAMA_NUM_PARALLEL) and queues the rest anyway, so more in flight would
+// buy memory use, not speed.
+const maxOllamaInFlight = 16
 
 // OllamaHost resolves the Ollama base URL: the flag, else env (the value of
 // $OLLAMA_HOST), else http://127.0.0.1:11434. A value without a scheme gets
@@ -58,7 +67,7 @@ func OllamaHost(flag, env string) (*url.URL, error) {
 	}
 	u, err := url.Parse(h)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("ollama host %q is not a URL", h)
+		return nil, fmt.Errorf("ollama host %q is not a URL", RedactURL(h))
 	}
 	if u.Port() == "" && u.Scheme == "http" {
 		u.Host = net.JoinHostPort(u.Hostname(), "11434")
@@ -77,8 +86,10 @@ func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*
 		return nil, err
 	}
 	o := &Ollama{
-		client:    api.NewClient(base, cfg.httpClient()),
-		host:      base.String(),
+		client:    api.NewClient(base, cappedClient(cfg.httpClient(), cfg.maxResponse())),
+		host:      RedactURL(base.String()),
+		maxBody:   cfg.maxResponse(),
+		inFlight:  make(chan struct{}, maxOllamaInFlight),
 		prompt:    prompt,
 		options:   map[string]any{"temperature": 0, "seed": DefaultSeed},
 		keepAlive: DefaultKeepAlive,
@@ -116,7 +127,7 @@ func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*
 	}
 	show, err := o.client.Show(ctx, &api.ShowRequest{Model: name})
 	if err != nil {
-		return nil, fmt.Errorf("ollama %s: show %s: %w", o.host, name, err)
+		return nil, fmt.Errorf("ollama %s: show %s: %s", o.host, name, briefError(RedactText(err.Error())))
 	}
 	d := show.Details
 	for k, v := range map[string]string{"family": d.Family, "parameter_size": d.ParameterSize,
@@ -144,7 +155,8 @@ func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*
 func (o *Ollama) resolve(ctx context.Context, model string) (name, digest string, err error) {
 	list, err := o.client.List(ctx)
 	if err != nil {
-		return "", "", fmt.Errorf("ollama %s: cannot list models: %w", o.host, err)
+		return "", "", fmt.Errorf("ollama %s: cannot list models: %s; is `ollama serve` running there? Point --ollama-host (or OLLAMA_HOST) at it, and try `apeval judges check ollama:%s`",
+			o.host, briefError(RedactText(err.Error())), model)
 	}
 	want := []string{model}
 	if !strings.Contains(model, ":") {
@@ -238,11 +250,28 @@ func (o *Ollama) chat(ctx context.Context, msgs []api.Message, asked []string, m
 	}
 	var content strings.Builder
 	var last api.ChatResponse
+	ctx, ci := withCallInfo(ctx)
+	select {
+	case o.inFlight <- struct{}{}:
+	case <-ctx.Done():
+		resp, retry = failed(ctx, ctx.Err())
+		return resp, retry, false
+	}
+	defer func() { <-o.inFlight }()
 	err := o.client.Chat(ctx, req, func(r api.ChatResponse) error {
+		if int64(content.Len()+len(r.Message.Content)) > o.maxBody {
+			return errTooLarge
+		}
 		content.WriteString(r.Message.Content)
 		last = r
 		return nil
 	})
+	ci.mu.Lock()
+	over, retryAfter := ci.over, ci.retryAfter
+	ci.mu.Unlock()
+	if over || errors.Is(err, errTooLarge) {
+		return tooLarge(o.maxBody), false, false
+	}
 	if err != nil {
 		var se api.StatusError
 		if errors.As(err, &se) {
@@ -250,12 +279,21 @@ func (o *Ollama) chat(ctx context.Context, msgs []api.Message, asked []string, m
 			if msg == "" {
 				msg = se.Status
 			}
+			msg = briefError(msg)
 			resp, retry = httpFailed(se.StatusCode, msg)
+			resp.retryAfter = retryAfter
 			refused = se.StatusCode == 400 && mode != ModeNone && mentionsFormat(msg)
 			return resp, retry, refused
 		}
 		resp, retry = failed(ctx, err)
+		resp.Error = briefError(RedactText(resp.Error))
 		return resp, retry, false
+	}
+	if !last.Done {
+		// The client stops quietly when the connection drops mid-body: an
+		// answer without its final message is a transport failure, not the
+		// model's (and so never cached).
+		return Response{Status: StatusError, Error: "ollama: the response ended before its final message (connection cut?)"}, true, false
 	}
 	resp = answered([]byte(content.String()), asked)
 	resp.Server = ServerTimings{

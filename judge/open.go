@@ -48,6 +48,9 @@ type Config struct {
 	// Log receives warnings (structured-output fallbacks, plugin stderr and
 	// restarts). nil discards them.
 	Log io.Writer
+	// MaxResponseBytes caps one HTTP response body or one exec plugin line
+	// (default DefaultMaxResponseBytes); over it, the call is invalid.
+	MaxResponseBytes int64
 	// Getenv is the environment the judges read: OLLAMA_HOST and the
 	// variable OpenAIKeyEnv names. The command passes the environment it
 	// was given (the process's in production, a map in tests); nil is an
@@ -227,7 +230,12 @@ func runAttempts(ctx context.Context, timeout time.Duration, retries int, fn att
 		if !retry || n > retries || ctx.Err() != nil {
 			break
 		}
-		t := time.NewTimer(retryBackoff(n))
+		pause, ok := retryWait(ctx, n, resp.retryAfter)
+		if !ok {
+			resp.Error += fmt.Sprintf(" (not retried: the server asked to wait %s, past the call's deadline)", pause.Round(time.Second))
+			break
+		}
+		t := time.NewTimer(pause)
 		select {
 		case <-ctx.Done():
 			t.Stop()

@@ -3,10 +3,15 @@ package judge
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -22,7 +27,10 @@ const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
 // body encoded straight from the rendered prompt, no SDK.
 type OpenAI struct {
 	client  *http.Client
-	base    string
+	baseURL *url.URL
+	base    string // baseURL with its credentials masked, for messages and details
+	keyEnv  string
+	maxBody int64
 	model   string
 	key     string
 	id      Identity
@@ -52,8 +60,16 @@ func NewOpenAI(model string, prompt *Prompt, cfg Config) (*OpenAI, error) {
 		base = DefaultOpenAIBaseURL
 	}
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		return nil, fmt.Errorf("openai base URL %q must start with http:// or https://", base)
+		return nil, fmt.Errorf("openai base URL %q must start with http:// or https://", RedactURL(base))
 	}
+	baseURL, err := url.Parse(base)
+	if err != nil || baseURL.Host == "" {
+		return nil, fmt.Errorf("openai base URL %q is not a URL", RedactURL(base))
+	}
+	baseURL.Path = strings.TrimRight(baseURL.Path, "/")
+	// The URL goes into the cache scope as a digest: distinct servers keep
+	// distinct answers, and no credential in it reaches the cache file.
+	baseSum := sha256.Sum256([]byte(baseURL.String()))
 	keyEnv := cfg.OpenAIKeyEnv
 	if keyEnv == "" {
 		keyEnv = "OPENAI_API_KEY"
@@ -87,7 +103,10 @@ func NewOpenAI(model string, prompt *Prompt, cfg Config) (*OpenAI, error) {
 	}
 	o := &OpenAI{
 		client:  cfg.httpClient(),
-		base:    base,
+		baseURL: baseURL,
+		base:    RedactURL(baseURL.String()),
+		keyEnv:  keyEnv,
+		maxBody: cfg.maxResponse(),
 		model:   model,
 		key:     cfg.getenv(keyEnv),
 		id:      Identity{Backend: "openai", Model: model, PromptVersion: prompt.Version},
@@ -96,7 +115,7 @@ func NewOpenAI(model string, prompt *Prompt, cfg Config) (*OpenAI, error) {
 		retries: cfg.Retries,
 		log:     cfg.log(),
 		fields:  fields.Bytes(),
-		scope:   base + "|" + canonicalOptions(opts),
+		scope:   hex.EncodeToString(baseSum[:16]) + "|" + canonicalOptions(opts),
 	}
 	o.modes = newModeLadder(o.id.String(), o.log)
 	return o, nil
@@ -212,7 +231,7 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 	if err != nil {
 		return Response{Status: StatusError, Error: "encode request: " + err.Error()}, false, false
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, o.base+"/chat/completions", bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint(o.baseURL, "chat/completions"), bytes.NewReader(body))
 	if err != nil {
 		return Response{Status: StatusError, Error: err.Error()}, false, false
 	}
@@ -224,22 +243,28 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 	hresp, err := o.client.Do(hreq)
 	if err != nil {
 		resp, retry = failed(ctx, err)
+		resp.Error = RedactText(resp.Error)
 		return resp, retry, false
 	}
-	raw, err := io.ReadAll(hresp.Body)
-	if cerr := hresp.Body.Close(); err == nil {
+	raw, over, err := readCapped(hresp.Body, o.maxBody)
+	if cerr := hresp.Body.Close(); err == nil && !over {
 		err = cerr
+	}
+	if over && hresp.StatusCode == http.StatusOK {
+		return tooLarge(o.maxBody), false, false
 	}
 	if err != nil {
 		resp, retry = failed(ctx, err)
+		resp.Error = RedactText(resp.Error)
 		return resp, retry, false
 	}
 	if hresp.StatusCode != http.StatusOK {
-		msg := errorMessage(raw)
-		if hresp.StatusCode == http.StatusNotFound && !strings.HasSuffix(o.base, "/v1") {
+		msg := briefError(errorMessage(raw))
+		if hresp.StatusCode == http.StatusNotFound && !strings.HasSuffix(o.baseURL.Path, "/v1") {
 			msg += " (does --openai-base-url need a /v1 suffix?)"
 		}
 		resp, retry = httpFailed(hresp.StatusCode, msg)
+		resp.retryAfter = parseRetryAfter(hresp.Header.Get("Retry-After"), time.Now())
 		code := hresp.StatusCode
 		refused = mode != ModeNone && (code == http.StatusBadRequest || code == http.StatusUnprocessableEntity) &&
 			(mentionsFormat(msg) || !o.modes.confirmedIn(mode))
@@ -299,7 +324,7 @@ func errorMessage(raw []byte) string {
 
 // ListModels returns the model IDs the server offers (GET {base}/models).
 func (o *OpenAI) ListModels(ctx context.Context) ([]string, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, o.base+"/models", nil)
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint(o.baseURL, "models"), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -308,9 +333,9 @@ func (o *OpenAI) ListModels(ctx context.Context) ([]string, error) {
 	}
 	hresp, err := o.client.Do(hreq)
 	if err != nil {
-		return nil, err
+		return nil, errors.New(RedactText(err.Error()))
 	}
-	raw, err := io.ReadAll(hresp.Body)
+	raw, _, err := readCapped(hresp.Body, o.maxBody)
 	if cerr := hresp.Body.Close(); err == nil {
 		err = cerr
 	}
@@ -318,7 +343,7 @@ func (o *OpenAI) ListModels(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	if hresp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s/models: HTTP %d: %s", o.base, hresp.StatusCode, errorMessage(raw))
+		return nil, &ModelsError{Code: hresp.StatusCode, Msg: fmt.Sprintf("GET %s/models: HTTP %d: %s", o.base, hresp.StatusCode, briefError(errorMessage(raw)))}
 	}
 	var list struct {
 		Data []struct {
@@ -326,11 +351,76 @@ func (o *OpenAI) ListModels(ctx context.Context) ([]string, error) {
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, fmt.Errorf("GET %s/models: %v", o.base, err)
+		return nil, fmt.Errorf("GET %s/models: %w: %v", o.base, errNoModelList, err)
 	}
 	ids := make([]string, len(list.Data))
 	for i, m := range list.Data {
 		ids[i] = m.ID
 	}
 	return ids, nil
+}
+
+// errNoModelList marks a /models answer that is not a model list.
+var errNoModelList = errors.New("not a model list")
+
+// ModelsError is an HTTP error answer to GET /models.
+type ModelsError struct {
+	Code int
+	Msg  string
+}
+
+func (e *ModelsError) Error() string { return e.Msg }
+
+// StartupCheck makes one cheap request (GET /models) before any case is
+// replayed, as Ollama's model lookup does: a server that cannot be reached
+// or refuses the key fails the run at start instead of failing every call.
+// A server without /models (404, 405, 501) is fine; a model missing from
+// the list is only a warning (some servers list aliases only). An unset
+// API key variable is a warning for any host but a local one.
+func (o *OpenAI) StartupCheck(ctx context.Context) error {
+	if o.key == "" && !isLoopback(o.baseURL.Hostname()) {
+		fmt.Fprintf(o.log, "apeval: warning: %s is not set; calls to %s go without an API key\n", o.keyEnv, o.base)
+	}
+	ctx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
+	ids, err := o.ListModels(ctx)
+	var me *ModelsError
+	switch {
+	case err == nil:
+		for _, id := range ids {
+			if id == o.model {
+				return nil
+			}
+		}
+		if len(ids) > 0 {
+			fmt.Fprintf(o.log, "apeval: warning: %s does not list model %q (it lists %s)\n", o.base, o.model, listFew(ids, 5))
+		}
+		return nil
+	case errors.Is(err, errNoModelList):
+		return nil // it answered, just not with a model list
+	case errors.As(err, &me):
+		switch me.Code {
+		case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNotImplemented:
+			return nil
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return fmt.Errorf("openai %s: the server refused the API key (HTTP %d); set %s (or --openai-api-key-env)", o.base, me.Code, o.keyEnv)
+		}
+		return fmt.Errorf("openai %s: %v", o.base, err)
+	}
+	return fmt.Errorf("openai %s: cannot reach the server: %v; check --openai-base-url, or try `apeval judges check openai:%s`", o.base, briefError(err.Error()), o.model)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func listFew(xs []string, n int) string {
+	if len(xs) <= n {
+		return strings.Join(xs, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(xs[:n], ", "), len(xs)-n)
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/internal/intern"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -12,7 +13,7 @@ import (
 // use; feed it from one goroutine and call Close once.
 type Accumulator struct {
 	cfg    Config
-	cases  *interner
+	cases  *intern.Table
 	judges map[string]*judgeAcc
 	order  []*judgeAcc
 	last   *judgeAcc
@@ -69,7 +70,7 @@ const (
 
 // New returns an empty Accumulator judging with cfg.
 func New(cfg Config) *Accumulator {
-	return &Accumulator{cfg: cfg, cases: newInterner(), judges: map[string]*judgeAcc{}}
+	return &Accumulator{cfg: cfg, cases: intern.New(), judges: map[string]*judgeAcc{}}
 }
 
 func (a *Accumulator) judge(r *replay.Result) *judgeAcc {
@@ -119,7 +120,7 @@ func (a *Accumulator) Add(r *replay.Result) {
 			j.runIDs = append(j.runIDs, r.RunID)
 		}
 	}
-	ord := a.cases.id(r.CaseID)
+	ord := a.cases.ID(r.CaseID)
 	if w := int(ord >> 6); w >= len(j.caseSeen) {
 		j.caseSeen = append(j.caseSeen, make([]uint64, w+1-len(j.caseSeen))...)
 	}

@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+
+	"github.com/apeval/apeval/internal/intern"
 )
 
 // Close computes rates, intervals, criteria and verdicts. Call it once,
@@ -36,8 +38,8 @@ func (a *Accumulator) Close() *Summary {
 		crit:        crit,
 		conf:        crit.Confidence,
 	}
-	if a.cases.len() > maxCases {
-		warnings = append(warnings, fmt.Sprintf("%d distinct cases exceed the %d that paired comparisons can index; comparisons are unreliable", a.cases.len(), maxCases))
+	if a.cases.Len() > maxCases {
+		warnings = append(warnings, fmt.Sprintf("%d distinct cases exceed the %d that paired comparisons can index; comparisons are unreliable", a.cases.Len(), maxCases))
 	}
 	for _, j := range a.judgeOrder() {
 		js, pairs := j.close(e, a.cases)
@@ -151,7 +153,7 @@ func runVerdict(judges []*JudgeSummary, base *JudgeSummary) Verdict {
 
 // close turns one judge's counts into its summary and hands over its
 // paired data.
-func (j *judgeAcc) close(e *evaluator, cases *interner) (*JudgeSummary, *judgePairs) {
+func (j *judgeAcc) close(e *evaluator, cases *intern.Table) (*JudgeSummary, *judgePairs) {
 	js := &JudgeSummary{
 		Judge: j.id, Model: j.model, ModelDigest: j.digest, PromptVersion: j.prompt,
 		RunIDs: j.runIDs, Rules: []*Row{}, Warnings: []string{},

@@ -5,6 +5,7 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/apeval/apeval/internal/intern"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -51,7 +52,7 @@ type PairDecision struct {
 // arrives. Results of other judges are ignored.
 type DisagreementFinder struct {
 	judges [2]string
-	cases  *interner
+	cases  *intern.Table
 	rules  map[string]uint32
 	ruleID []string
 	codes  map[string]uint8 // result, status and source strings
@@ -78,7 +79,7 @@ type pairState struct {
 func NewDisagreementFinder(baseline, candidate string) *DisagreementFinder {
 	return &DisagreementFinder{
 		judges: [2]string{baseline, candidate},
-		cases:  newInterner(),
+		cases:  intern.New(),
 		rules:  map[string]uint32{},
 		codes:  map[string]uint8{},
 		pairs:  map[uint64]*pairState{},
@@ -112,7 +113,7 @@ func (f *DisagreementFinder) Add(r *replay.Result) {
 	if side < 0 {
 		return
 	}
-	ord := f.cases.id(r.CaseID)
+	ord := f.cases.ID(r.CaseID)
 	for i := range r.Rules {
 		rr := &r.Rules[i]
 		out, _ := rr.Classify()
@@ -186,7 +187,7 @@ func (f *DisagreementFinder) compare(key uint64, p *pairState) (Disagreement, bo
 		kind, score = DisagreeUnknown, f.strength(p, 0)
 	}
 	d := Disagreement{
-		CaseID:    f.cases.str(uint32(key >> 32)),
+		CaseID:    f.cases.String(uint32(key >> 32)),
 		RuleID:    f.ruleID[uint32(key)],
 		Kind:      kind,
 		Score:     score,

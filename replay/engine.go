@@ -3,12 +3,12 @@ package replay
 import (
 	"context"
 	"encoding/hex"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/intern"
 	"github.com/apeval/apeval/judge"
 )
 
@@ -17,9 +17,9 @@ import (
 // seq) per session and, only for sessions where a stateful rule (max_fires,
 // a condition, a boundary) fired or a boundary was crossed, one int32 per
 // stateful counter in a chunked arena: ≈ 40 bytes per session, ≈ 40 MB per
-// judge for a million sessions. Sessions are keyed by the 64-bit FNV-1a
-// hash of their id; two ids colliding (≈ 3·10⁻⁸ for a million sessions)
-// would share state.
+// judge for a million sessions, plus the session id's bytes. Sessions are
+// keyed exactly by their id through an intern.Table (a hash finds the slot,
+// the bytes decide), so two sessions never share state.
 type sessionState struct {
 	lastSeq int64
 	block   uint32 // 1-based index of the session's counters in the arena; 0 = none yet
@@ -64,21 +64,9 @@ func (e *replayer) bump(st *sessionState, slot int) {
 	e.arena.get(st.block)[slot]++
 }
 
-// SeqError reports a session whose records are not in seq order: within a
-// session, records must come in non-decreasing seq order.
-type SeqError struct {
-	Source    string
-	SessionID string
-	Seq, Prev int64
-}
-
-func (e *SeqError) Error() string {
-	src := e.Source
-	if src == "" {
-		src = "input"
-	}
-	return fmt.Sprintf("%s: session %q: seq %d comes after seq %d; records of a session must be in seq order", src, e.SessionID, e.Seq, e.Prev)
-}
+// SeqError reports a session whose records are not in seq order; it is
+// the datasets check, shared with `apeval datasets validate`.
+type SeqError = datasets.SeqError
 
 // replayer replays cases for one judge. It is owned by one goroutine: the
 // scratch buffers and session map are not shared.
@@ -94,8 +82,15 @@ type replayer struct {
 	// nil means unbounded.
 	slots chan struct{}
 
-	sessions map[uint64]sessionState
-	arena    counterArena
+	sessionIDs *intern.Table // session id → index into sessions
+	// lastSession and lastMasked memoize MaskID of the session id: a
+	// session's cases come one after another to the same worker.
+	lastSession, lastMasked string
+	// lastErr and lastErrMasked memoize maskError: a failing judge tends
+	// to fail every call with the same message.
+	lastErr, lastErrMasked string
+	sessions               []sessionState // by session ordinal
+	arena                  counterArena
 	// Per policy rule: its fire-count and crossing-count slots in a
 	// session's counters (-1: not kept).
 	fireSlot, crossSlot []int
@@ -116,7 +111,7 @@ type pendingRule struct {
 
 func newReplayer(p *Policy, j judge.Judge, id judge.Identity, opts *Options, c *counters) *replayer {
 	e := &replayer{p: p, j: j, id: id, idStr: id.String(), runID: opts.RunID, timeout: opts.Timeout,
-		counters: c, sessions: map[uint64]sessionState{},
+		counters: c, sessionIDs: intern.New(),
 		fireSlot: make([]int, len(p.Rules)), crossSlot: make([]int, len(p.Rules))}
 	k := 0
 	for i, r := range p.Rules {
@@ -155,10 +150,15 @@ func actionRank(a string) int {
 // a seq-order violation or when ctx was cancelled during a judge call (the
 // result would be an artefact of the cancellation). into, when not nil,
 // is a Result to overwrite, with buffers for its Rules and Calls.
-func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64, into *reusable) (*Result, error) {
-	st, seen := e.sessions[h]
-	if seen && c.Seq < st.lastSeq {
-		return nil, &SeqError{Source: c.Source, SessionID: sessionID(c), Seq: c.Seq, Prev: st.lastSeq}
+// The session hash only routes cases to workers; state is keyed by the id.
+func (e *replayer) replay(ctx context.Context, c *datasets.Case, _ uint64, into *reusable) (*Result, error) {
+	so, added := e.sessionIDs.Add(sessionID(c))
+	if added {
+		e.sessions = append(e.sessions, sessionState{})
+	}
+	st := e.sessions[so]
+	if err := datasets.CheckSeq(c, e.maskedSession(sessionID(c)), st.lastSeq, !added); err != nil {
+		return nil, err
 	}
 	st.lastSeq = c.Seq
 
@@ -172,7 +172,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64, into 
 		res = new(Result)
 	}
 	*res = Result{
-		RunID: e.runID, CaseID: c.ID, SessionID: sessionID(c), Seq: c.Seq,
+		RunID: e.runID, CaseID: MaskID(c.ID), SessionID: e.maskedSession(sessionID(c)), Seq: c.Seq,
 		Judge: e.idStr, Model: e.id.Model, ModelDigest: e.id.Digest, PromptVersion: e.id.PromptVersion,
 		Permission: PermissionOff, ExpectedAction: c.ExpectedAction, ApprovalOutcome: c.ApprovalOutcome,
 		Tags: c.Tags, ToolName: c.Tool.Name, Category: f.category, HookPoint: c.HookPoint, Time: c.Time,
@@ -300,7 +300,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64, into 
 	for _, ri := range e.crossed {
 		e.bump(&st, e.crossSlot[ri])
 	}
-	e.sessions[h] = st
+	e.sessions[so] = st
 	return res, nil
 }
 
@@ -455,7 +455,7 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			status = judge.StatusOK
 		}
 		call := Call{
-			Rules: len(batch), Status: status, Error: resp.Error,
+			Rules: len(batch), Status: status, Error: e.maskError(resp.Error),
 			LatencyMS: durationMS(resp.Latency), Cached: resp.Cached, Attempts: resp.Attempts,
 			ServerTotalMS: optMS(resp.Server.Total), ServerLoadMS: optMS(resp.Server.Load),
 			ServerPromptEvalMS: optMS(resp.Server.PromptEval), ServerEvalMS: optMS(resp.Server.Eval),
@@ -603,4 +603,23 @@ func optInt(n int) *int64 {
 	}
 	v := int64(n)
 	return &v
+}
+
+func (e *replayer) maskedSession(id string) string {
+	if id != e.lastSession || e.lastMasked == "" {
+		e.lastSession, e.lastMasked = id, MaskID(id)
+	}
+	return e.lastMasked
+}
+
+// maskError masks a judge call's error text for the error column: server
+// messages and recorded production errors can quote URLs, keys or data.
+func (e *replayer) maskError(msg string) string {
+	if msg == "" {
+		return msg
+	}
+	if msg != e.lastErr {
+		e.lastErr, e.lastErrMasked = msg, MaskString(msg)
+	}
+	return e.lastErrMasked
 }

@@ -39,7 +39,7 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) j
 	in.Rules = make([]judge.Rule, len(rules))
 	prev := make([]judge.RuleFires, len(rules))
 	for i, r := range rules {
-		in.Rules[i] = judge.Rule{ID: r.ID, Condition: r.Condition}
+		in.Rules[i] = judge.Rule{ID: r.ID, Condition: maskCondition(r.Condition)}
 		prev[i] = judge.RuleFires{RuleID: r.ID, Count: fires[i]}
 	}
 	slices.SortFunc(prev, func(a, b judge.RuleFires) int { return strings.Compare(a.RuleID, b.RuleID) })
@@ -62,9 +62,9 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) j
 		hook = datasets.DefaultHookPoint
 	}
 	in.Current = judge.Current{
-		Piece: c.Piece, Movement: c.Movement, HookPoint: hook,
+		Piece: MaskString(c.Piece), Movement: MaskString(c.Movement), HookPoint: hook,
 		Tool: judge.Tool{
-			Name: c.Tool.Name, Category: category,
+			Name: MaskString(c.Tool.Name), Category: category,
 			ArgumentsSummary: summary,
 			Arguments:        args,
 		},
@@ -75,7 +75,7 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) j
 	}
 	recent := make([]judge.Message, len(msgs))
 	for i, m := range msgs {
-		recent[i] = judge.Message{Role: m.Role, Content: truncateRunes(MaskString(m.Content), maxValueRunes)}
+		recent[i] = judge.Message{Role: MaskString(m.Role), Content: truncateRunes(MaskString(m.Content), maxValueRunes)}
 	}
 	approval := c.Context.ApprovalState
 	if approval == "" {

@@ -32,7 +32,8 @@ var maskRules = []maskRule{
 	// Well-known token formats.
 	{triggers: []string{"sk-", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-",
 		"xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "AIza", "sk_live_", "sk_test_", "rk_live_", "rk_test_",
-		"pk_live_", "pk_test_", "hf_", "npm_", "eyJ"}, word: true,
+		"pk_live_", "pk_test_", "hf_", "npm_", "eyJ", "dop_v1_", "doo_v1_", "dor_v1_", "shpat_", "shpss_", "shpca_",
+		"pypi-", "glsa_", "SG."}, word: true,
 		re: regexp.MustCompile(`^(` +
 			`sk-[A-Za-z0-9_-]{16,}` + // OpenAI, Anthropic (sk-ant-…), sk-proj-…
 			`|(?:AKIA|ASIA)[0-9A-Z]{16}` + // AWS access key id
@@ -43,7 +44,18 @@ var maskRules = []maskRule{
 			`|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}` + // Stripe
 			`|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36}` + // Hugging Face, npm
 			`|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}` + // JWT
+			`|do[opr]_v1_[a-f0-9]{64}` + // DigitalOcean
+			`|shp(?:at|ss|ca)_[a-fA-F0-9]{32}` + // Shopify
+			`|pypi-[A-Za-z0-9_-]{50,}` + // PyPI upload token
+			`|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}` + // Grafana service account
+			`|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}` + // SendGrid
 			`)`)},
+	// Twilio: Client('AC<sid>', '<auth token>').
+	{triggers: []string{"'AC", `"AC`},
+		re: regexp.MustCompile(`^['"]AC[0-9a-f]{32}['"]\s*,\s*['"]([0-9a-f]{32})['"]`)},
+	// A secret piped into a login: echo TOKEN | docker login --password-stdin.
+	{triggers: []string{"echo", "printf"}, word: true,
+		re: regexp.MustCompile(`^(?:echo|printf)\s+(?:-n\s+)?["']?([^\s"'$|][^\s"'|]{7,})["']?\s*\|[^|\n]*--password-stdin`)},
 	// Credentials inside URLs: scheme://user:password@host.
 	{triggers: []string{"://"}, back: urlScheme,
 		re: regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]+:([^@/\s]+)@`)},
@@ -69,6 +81,8 @@ var maskRules = []maskRule{
 	{triggers: []string{"key", "token", "secret", "password", "passphrase"}, fold: true, word: true,
 		re: regexp.MustCompile(`^(?i:key|token|secret|password|passphrase)s?(?:\s+is)?\s+([A-Za-z0-9_+/=.-]{16,})`),
 		ok: looksRandom},
+	// Personal data, by type (mask_pii.go).
+	{scan: maskPII},
 }
 
 // apply masks every match of the rule in s.
@@ -202,6 +216,9 @@ func pemLabel(l string) bool {
 	return true
 }
 
+// callRe matches a value that starts with a function or method call.
+var callRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*\(`)
+
 var authValueRe = regexp.MustCompile(`(?i)^(bearer|basic|digest|token)([ \t]+)`)
 
 // maskKeyValues masks the values of key=value, key: value, "key": "value",
@@ -231,19 +248,32 @@ func maskKeyValues(s string) string {
 		if j == kEnd || j < last || !secretKeyName(s[j:kEnd]) {
 			continue
 		}
+		if s[i] == ':' && (s[j:kEnd] == "NOPASSWD" || s[j:kEnd] == "PASSWD") {
+			continue // a sudoers tag (NOPASSWD:ALL), the very part a judge must see
+		}
 		k := i + 1
+		if s[i] == ':' && k < len(s) && s[k] == '=' {
+			k++ // Go's := assigns like =
+		}
 		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
 			k++
 		}
 		vStart, vEnd, repl := k, k, Masked
 		switch {
+		case k < len(s) && s[k] == '$':
+			continue // a variable reference ($VAULT_KEY, ${X}), not the secret itself
 		case k < len(s) && (s[k] == '"' || s[k] == '\''):
 			end := strings.IndexByte(s[k+1:], s[k])
 			if end < 0 || strings.IndexByte(s[k+1:k+1+end], '\n') >= 0 {
 				continue
 			}
+			if end == 0 || s[k+1] == '$' {
+				continue // empty, or a variable reference in quotes
+			}
 			vEnd = k + 2 + end
 			repl = string(s[k]) + Masked + string(s[k])
+		case callRe.MatchString(s[k:]):
+			continue // a function call (GetPassword(user)), code, not a secret
 		default:
 			if m := authValueRe.FindStringSubmatch(s[k:]); m != nil {
 				vStart = k + len(m[0])
@@ -317,7 +347,8 @@ func looksRandom(s string) bool {
 // JWTs, …), bearer/basic credentials, passwords (key=value, --password x,
 // mysql -p…, user:pass@ in URLs, curl -u), URL query secrets, assignments to
 // secret-named variables, PEM private keys, and long random tokens right
-// after a secret word. Masking is idempotent.
+// after a secret word; then personal data by type ([CARD], [CVV], [SSN],
+// [IBAN], [PHONE], [EMAIL:domain]). Masking is idempotent.
 func MaskString(s string) string {
 	for i := range maskRules {
 		if s == "" {
@@ -386,11 +417,12 @@ func MaskValue(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
+			mk := MaskString(k) // a key name can be a secret too
 			if secretKey(k) && e != nil {
-				out[k] = Masked
+				out[mk] = Masked
 				continue
 			}
-			out[k] = MaskValue(e)
+			out[mk] = MaskValue(e)
 		}
 		return out
 	case []any:
@@ -408,11 +440,12 @@ func MaskValue(v any) any {
 	case map[string]string:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
+			mk := MaskString(k)
 			if secretKey(k) {
-				out[k] = Masked
+				out[mk] = Masked
 				continue
 			}
-			out[k] = MaskString(e)
+			out[mk] = MaskString(e)
 		}
 		return out
 	}

@@ -112,6 +112,11 @@ var plantedSecrets = []string{
 	"?access_token=|ya29Xq8ZK21mn",
 	"AWS_SECRET_ACCESS_KEY=|wJalrXUtnFEMI9K7MDENG",
 	"-----BEGIN PRIVATE KEY-----\n|MIIEvQIBADANBgkqhkiG9w0BAQEF\n-----END PRIVATE KEY-----",
+	// Personal data (mask_pii.go).
+	"pay with |4111 1111 1111 1111",
+	"ssn |123-45-6789",
+	"write to |bob.smith@example.com",
+	"IBAN |DE89 3704 0044 0532 0130 00",
 }
 
 func FuzzMaskString(f *testing.F) {

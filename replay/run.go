@@ -20,6 +20,11 @@ const DefaultConcurrency = 4
 // slot (see Run).
 const workersPerSlot = 4
 
+// MaxConcurrency bounds Options.Concurrency: more judge calls in flight per
+// judge than this is not a setting but a typo, and the workers it implies
+// would cost memory for nothing (the command line refuses it).
+const MaxConcurrency = 1024
+
 const (
 	// blockSize is how many cases are read, dispatched and emitted together;
 	// blocksInFlight bounds how many blocks exist at once, so memory is
@@ -109,7 +114,7 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 	if len(judges) == 0 {
 		return RunStats{}, errors.New("replay: no judge (use the none judge for deterministic-only runs)")
 	}
-	slots := opts.Concurrency
+	slots := min(opts.Concurrency, MaxConcurrency)
 	if slots <= 0 {
 		slots = DefaultConcurrency
 	}
@@ -132,15 +137,23 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 
 	var wg sync.WaitGroup
 	queues := make([][]chan *block, nj)
-	for j, jd := range judges {
-		id := jd.Identity()
-		sem := make(chan struct{}, slots)
+	sems := make([]chan struct{}, nj)
+	for j := range judges {
+		sems[j] = make(chan struct{}, slots)
 		queues[j] = make([]chan *block, nw)
 		for w := range nw {
-			q := make(chan *block, blocksInFlight+2)
-			queues[j][w] = q
-			rep := newReplayer(p, jd, id, &opts, &cnt)
-			rep.slots = sem
+			queues[j][w] = make(chan *block, blocksInFlight+2)
+		}
+	}
+	// Workers start when their first session arrives, so a large
+	// --concurrency on a small dataset costs only the workers it uses.
+	started := make([]bool, nw)
+	startWorker := func(w int) {
+		started[w] = true
+		for j, jd := range judges {
+			rep := newReplayer(p, jd, jd.Identity(), &opts, &cnt)
+			rep.slots = sems[j]
+			q := queues[j][w]
 			wg.Go(func() { work(ctx, rep, q, j, w, nj) })
 		}
 	}
@@ -156,6 +169,9 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 		if !ok {
 			w = int32(slices.Index(assigned, slices.Min(assigned)))
 			owner[h] = w
+			if !started[w] {
+				startWorker(int(w))
+			}
 		}
 		assigned[w]++
 		return int(w)

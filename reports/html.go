@@ -78,6 +78,13 @@ type htmlPage struct {
 	Comparisons []htmlTable
 	Charts      []htmlChart
 	Warnings    []string
+	Alerts      []htmlAlert
+}
+
+// htmlAlert is a judge whose calls failed, shown above the tables.
+type htmlAlert struct {
+	Broken bool
+	Lines  []string
 }
 
 var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
@@ -103,12 +110,14 @@ td.go{color:#1a7f37;font-weight:600}td.nogo{color:#cf222e;font-weight:600}td.ope
 .chart{margin:1rem 0}.chart svg{max-width:100%;height:auto;border:1px solid #d0d7de}
 details{margin:.5rem 0}summary{cursor:pointer;font-weight:600}
 .scroll{overflow-x:auto}
+.alert{border:1px solid #d4a72c;background:#fff8c5;padding:.5rem .8rem;border-radius:6px;margin:.5rem 0}.alert.broken{border-color:#cf222e;background:#ffebe9}
 </style>
 </head>
 <body>
 <h1>{{.Title}}</h1>
 <p><span class="banner {{.VerdictCls}}">{{.Verdict}}</span></p>
 <p class="facts">{{range $i, $f := .Facts}}{{if $i}} · {{end}}{{$f}}{{end}}</p>
+{{range .Alerts}}<div class="alert{{if .Broken}} broken{{end}}">{{range $i, $l := .Lines}}{{if $i}}<br><code>{{$l}}</code>{{else}}<strong>{{$l}}</strong>{{end}}{{end}}</div>{{end}}
 {{range .Tables}}{{template "table" .}}{{end}}
 {{with .Why}}<details><summary>Why not GO</summary>{{template "table" .}}</details>{{end}}
 {{if .NA}}<details><summary>Not applicable (N/A), not counted in the verdict</summary><ul>{{range .NA}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
@@ -167,6 +176,9 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		page.Charts = append(page.Charts, htmlChart{c.Title, inlineSVG(c.SVG)})
 	}
 	page.Warnings = rep.footnoteTexts()
+	for _, f := range rep.Failures {
+		page.Alerts = append(page.Alerts, htmlAlert{Broken: f.Broken, Lines: f.Lines()})
+	}
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, page); err != nil {
 		return err

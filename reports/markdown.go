@@ -38,6 +38,20 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	if rep.Run.Interrupted {
 		b.WriteString("\n\n> [!WARNING]\n> The run was interrupted: these figures cover only the cases replayed before it stopped.")
 	}
+	for _, f := range rep.Failures {
+		kind := "NOTE"
+		if f.Broken {
+			kind = "CAUTION"
+		}
+		fmt.Fprintf(&b, "\n\n> [!%s]", kind)
+		for i, l := range f.Lines() {
+			if i == 0 {
+				fmt.Fprintf(&b, "\n> %s:", mdEscape(l))
+			} else {
+				fmt.Fprintf(&b, "\n> - %s", mdEscape(l))
+			}
+		}
+	}
 	if rep.Gates != nil {
 		b.WriteString("\n\n### Gate actions\n\n")
 		if err := rep.Gates.grid(false).render(&b, FormatMarkdown); err != nil {

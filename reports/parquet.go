@@ -144,6 +144,7 @@ const batchRows = 1024
 // not safe for concurrent use.
 type RunWriter struct {
 	dir     string
+	runDir  *runDir
 	info    RunInfo
 	decF    *os.File
 	gateF   *os.File
@@ -233,18 +234,25 @@ func (p *pipe[T]) stop() {
 
 // CreateRun creates dir (if needed) and starts a run in it. meta is written
 // to run.json on Close; adjust it meanwhile through Info.
+//
+// The directory is locked until Release or Abort (a second run into it
+// fails with ErrRunDirBusy); a non-empty directory that is not an apeval
+// run directory is refused; stale temporary files are removed; Close
+// replaces the files of an earlier run; Abort removes the directories
+// CreateRun created if nothing was written.
 func CreateRun(dir string, meta RunInfo) (*RunWriter, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create run directory: %w", err)
+	rd, err := claimRunDir(dir)
+	if err != nil {
+		return nil, err
 	}
-	w := &RunWriter{dir: dir, info: meta,
+	w := &RunWriter{dir: dir, info: meta, runDir: rd,
 		decBuf: make([]decisionRow, batchRows), gateBuf: make([]gateRow, batchRows)}
-	var err error
 	if w.decF, err = createTemp(filepath.Join(dir, DecisionsFile)); err != nil {
+		w.Abort()
 		return nil, err
 	}
 	if w.gateF, err = createTemp(filepath.Join(dir, GatesFile)); err != nil {
-		discardTemp(w.decF)
+		w.Abort()
 		return nil, err
 	}
 	opts := func() []parquet.WriterOption {
@@ -361,6 +369,9 @@ func (w *RunWriter) Close() error {
 	w.done = true
 	decF, gateF := w.decF, w.gateF
 	w.decF, w.gateF = nil, nil
+	// This run replaces an earlier one as a whole: no chart or report of
+	// it may stay beside the new files.
+	w.runDir.clearEarlier(decF.Name(), gateF.Name())
 	if err := commitTemp(decF, filepath.Join(w.dir, DecisionsFile)); err != nil {
 		discardTemp(gateF)
 		w.err = err
@@ -377,12 +388,25 @@ func (w *RunWriter) Close() error {
 	return nil
 }
 
-// Abort stops the run and removes its temporary files. Files of an earlier
+// Release drops the run directory's lock; call it once every report is
+// written (after Close). It is safe to call more than once.
+func (w *RunWriter) Release() { w.runDir.release() }
+
+// Abort stops the run and removes its temporary files, and the run
+// directory itself when CreateRun created it. Files of an earlier
 // completed run in the same directory are left as they were.
 func (w *RunWriter) Abort() {
+	defer func() {
+		w.runDir.release()
+		w.runDir.removeCreated()
+	}()
 	w.done = true
-	w.decW.stop()
-	w.gateW.stop()
+	if w.decW != nil {
+		w.decW.stop()
+	}
+	if w.gateW != nil {
+		w.gateW.stop()
+	}
 	if w.decF != nil {
 		discardTemp(w.decF)
 		w.decF = nil

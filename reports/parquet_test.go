@@ -250,3 +250,28 @@ func TestReadRunFilesOutOfStep(t *testing.T) {
 		t.Fatalf("ReadRun = %v, want an out-of-step error", err)
 	}
 }
+
+// Two runs into one directory: the second fails while the first holds the
+// lock, and succeeds once the first released it.
+func TestRunDirLock(t *testing.T) {
+	dir := t.TempDir()
+	w, err := CreateRun(dir, testInfo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CreateRun(dir, testInfo()); !errors.Is(err, ErrRunDirBusy) {
+		t.Fatalf("second run while the first writes: %v, want ErrRunDirBusy", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.Release()
+	w2, err := CreateRun(dir, testInfo())
+	if err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+	w2.Abort()
+	if _, err := os.Stat(filepath.Join(dir, RunFile)); err != nil {
+		t.Errorf("abort of the second run removed the first run's files: %v", err)
+	}
+}

@@ -23,6 +23,8 @@ type summaryJSON struct {
 	// Cost is each judge's tokens and judging cost beside its latency
 	// (cost.go), keyed by judge identity; absent when no judge had calls.
 	Cost map[string]*JudgeCost `json:"cost,omitempty"`
+	// JudgeFailures: judges with failed calls and their top error messages.
+	JudgeFailures []JudgeFailures `json:"judge_failures"`
 	*metrics.Summary
 }
 
@@ -37,5 +39,13 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 		run.Schema = RunSchema
 	}
 	return enc.Encode(summaryJSON{Schema: SummarySchema, Run: &run, ExitCode: rep.Exit,
-		Inconclusive: rep.Inconclusive, Filtered: rep.Run.Filter != nil, Cost: rep.costs(), Summary: rep.Summary})
+		Inconclusive: rep.Inconclusive, Filtered: rep.Run.Filter != nil, Cost: rep.costs(),
+		JudgeFailures: nonNil(rep.Failures), Summary: rep.Summary})
+}
+
+func nonNil(f []JudgeFailures) []JudgeFailures {
+	if f == nil {
+		return []JudgeFailures{}
+	}
+	return f
 }

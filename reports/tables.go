@@ -33,6 +33,11 @@ type Report struct {
 	// Width is the terminal width the tables must fit (0: no limit, as
 	// when piped or with --wide); see fit.go.
 	Width int
+	// Failures lists the judges whose calls failed, with the top error
+	// messages (Failures.Summary); summary.json, summary.md and report.html
+	// show them, loudly when most calls failed.
+	Failures []JudgeFailures
+
 }
 
 // criterionLabel is the short name of a criterion in tables.

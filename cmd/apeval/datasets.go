@@ -50,8 +50,12 @@ when every line is valid, 2 otherwise.`,
 			defer r.Close()
 			var valid, invalid int64
 			var errs []string
+			var order datasets.SeqOrder // the check run applies, so validate accepts what run accepts
 			for r.Scan() {
 				rec := r.Record()
+				if rec.Err == nil {
+					rec.Err = order.Check(rec.Case)
+				}
 				if rec.Err != nil {
 					invalid++
 					errs = append(errs, rec.Err.Error())

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 )
 
@@ -23,6 +24,7 @@ type judgeFlags struct {
 	Options       []string
 	Prompt        string
 	Retries       int
+	MaxResponse   int64
 
 	options map[string]string
 	prices  map[string]judgePrices // judge identity → prices (run only)
@@ -35,11 +37,24 @@ func (f *judgeFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.Options, "judge-option", nil, "backend option `key=value` (e.g. temperature=0.2, num_ctx=4096, keep_alive=5m); repeatable")
 	fs.StringVar(&f.Prompt, "prompt", "", "prompt template file to evaluate instead of the built-in one (its hash becomes the prompt version)")
 	fs.IntVar(&f.Retries, "retries", 0, "retries of a judge call that timed out or failed in transport / HTTP 429 / 5xx")
+	fs.Int64Var(&f.MaxResponse, "max-response-bytes", judge.DefaultMaxResponseBytes, "largest judge response body or exec plugin line read; a larger one counts as invalid")
 }
 
+// maxRetries bounds --retries: each retry can wait out a whole --timeout.
+const maxRetries = 10
+
+// Bounds of --max-response-bytes.
+const (
+	minResponseCap = 1 << 10
+	maxResponseCap = 64 << 20
+)
+
 func (f *judgeFlags) validate() error {
-	if f.Retries < 0 {
-		return usagef("--retries must be 0 or more, got %d", f.Retries)
+	if f.Retries < 0 || f.Retries > maxRetries {
+		return usagef("--retries must be between 0 and %d, got %d", maxRetries, f.Retries)
+	}
+	if f.MaxResponse < minResponseCap || f.MaxResponse > maxResponseCap {
+		return usagef("--max-response-bytes must be between %d and %d, got %d", minResponseCap, maxResponseCap, f.MaxResponse)
 	}
 	f.options = map[string]string{}
 	for _, kv := range f.Options {
@@ -69,6 +84,8 @@ func (f *judgeFlags) config(timeout time.Duration, concurrency int, io IO) judge
 		Concurrency:   concurrency,
 		Log:           prefixWriter{w: io.Err, prefix: "apeval: "},
 		Getenv:        io.Getenv,
+		// MaxResponseBytes: --max-response-bytes.
+		MaxResponseBytes: f.MaxResponse,
 	}
 }
 
@@ -98,6 +115,14 @@ func openJudges(ctx context.Context, specs []string, o *runOptions, io IO) ([]ju
 		if err != nil {
 			closeAll()
 			return nil, nil, usagef("--judge %s: %v", spec, err)
+		}
+		if oa, ok := j.(*judge.OpenAI); ok {
+			// Like Ollama's model lookup: an unreachable server or a refused
+			// key fails here, not on every call.
+			if err := oa.StartupCheck(ctx); err != nil {
+				closeAll()
+				return nil, nil, usagef("--judge %s: %v", spec, err)
+			}
 		}
 		id := j.Identity().String()
 		if prev, dup := seen[id]; dup {
@@ -158,7 +183,12 @@ func judgeInfo(j judge.Judge) reports.JudgeInfo {
 		PromptVersion: id.PromptVersion,
 	}
 	if d, ok := j.(judge.Describer); ok {
-		ji.Details = d.Details()
+		// run.json is a file that leaves apeval: details (options such as
+		// --judge-option api_key=…) go through the masking pass too.
+		ji.Details = map[string]string{}
+		for k, v := range d.Details() {
+			ji.Details[k] = replay.MaskString(v)
+		}
 	}
 	return ji
 }

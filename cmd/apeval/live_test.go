@@ -262,15 +262,32 @@ func TestUnreachableJudgeAndMissingModel(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "missing") || !strings.Contains(stderr, "tiny-judge") {
 		t.Errorf("ollama:missing: exit %d, %s", code, stderr)
 	}
-	// An OpenAI-compatible server that refuses connections: every call is a
-	// counted error, and the run still reports.
+	// An OpenAI-compatible server that refuses connections fails the
+	// start-up check (issue 11: like Ollama's), naming what to check.
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
+	code, _, stderr = apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:x", "--openai-base-url", url+"/v1", "--no-cache", "-q", "--out", filepath.Join(dir, "b0"), "--timeout", "2s")
+	if code != exitUsage || !strings.Contains(stderr, "cannot reach the server") || !strings.Contains(stderr, "--openai-base-url") {
+		t.Errorf("unreachable openai judge: exit %d, %s", code, stderr)
+	}
+	// A server that answers the check but fails every call: every call is
+	// a counted error, and the run still reports.
+	var calls atomic.Int64
+	flaky := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			http.NotFound(w, r) // GET /models
+			return
+		}
+		hj, _ := w.(http.Hijacker)
+		conn, _, _ := hj.Hijack()
+		conn.Close()
+	}))
+	defer flaky.Close()
 	out := filepath.Join(dir, "b")
-	code, _, stderr = apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:x", "--openai-base-url", url+"/v1", "--no-cache", "-q", "--out", out, "--timeout", "2s")
+	code, _, stderr = apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:x", "--openai-base-url", flaky.URL+"/v1", "--no-cache", "-q", "--out", out, "--timeout", "2s")
 	if code == exitUsage {
-		t.Fatalf("unreachable judge: exit 2: %s", stderr)
+		t.Fatalf("failing judge: exit 2: %s", stderr)
 	}
 	var errs int
 	for _, r := range readResults(t, out) {
@@ -328,6 +345,10 @@ func TestRetriesThroughRun(t *testing.T) {
 	os.WriteFile(pol, []byte(livePolicy), 0o644)
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			http.NotFound(w, r) // the start-up check's GET /models: a server without it is fine
+			return
+		}
 		body := readBody(r)
 		if n.Add(1)%2 == 1 {
 			select { // first attempt: slower than --timeout

@@ -90,7 +90,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--dataset", ds}, "--policy is required"},
-		{[]string{"run", "--concurrency", "0"}, "--concurrency must be at least 1"},
+		{[]string{"run", "--concurrency", "0"}, "--concurrency must be between 1"},
 		{[]string{"run", "--shard", "3/2"}, "--shard"},
 		{[]string{"run", "--judge", "bogus:x", "--no-cache"}, "bogus"},
 		{[]string{"run", "--inconclusive", "maybe"}, "--inconclusive must be pass or fail"},

@@ -63,10 +63,12 @@ once each (--allow-partial accepts missing shards).`,
 			if err != nil {
 				return usageError{err}
 			}
+			defer w.Release()
 			acc := metrics.New(metrics.Config{Criteria: crit, Baseline: info.Baseline})
+			failures := reports.NewFailures()
 			gates := reports.NewGateSummary()
 			toks := reports.Tokens{}
-			to := sinks{acc, gates, toks}
+			to := sinks{acc, gates, toks, failures}
 			for _, d := range args {
 				if _, err := reports.ReadRun(d, func(r *replay.Result) error {
 					r.RunID = runID
@@ -80,7 +82,8 @@ once each (--allow-partial accepts missing shards).`,
 			if err := w.Close(); err != nil {
 				return err
 			}
-			rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Tokens: toks, Inconclusive: e.Inconclusive}
+			rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Tokens: toks, Inconclusive: e.Inconclusive,
+				Failures: failures.Summary()}
 			if err := writeRunReports(out, rep, e.Format, io, gates); err != nil {
 				return err
 			}

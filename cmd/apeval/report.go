@@ -130,9 +130,10 @@ func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSum
 		}
 	}
 	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
+	failures := reports.NewFailures()
 	gates := reports.NewGateSummary()
 	toks := reports.Tokens{}
-	to := sinks{acc, gates, toks}
+	to := sinks{acc, gates, toks, failures}
 	for _, d := range dirs {
 		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
 			to.Add(r)
@@ -143,7 +144,8 @@ func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSum
 	}
 	info := infos[0]
 	info.Baseline = baseline
-	return &reports.Report{Run: info, Summary: acc.Close(), Tokens: toks, Inconclusive: e.Inconclusive}, gates, nil
+	return &reports.Report{Run: info, Summary: acc.Close(), Tokens: toks, Inconclusive: e.Inconclusive,
+		Failures: failures.Summary()}, gates, nil
 }
 
 func runDirError(dir string, err error) error {
@@ -268,6 +270,17 @@ func writeRunReports(dir string, rep *reports.Report, format string, io IO, gate
 	}
 	if err := rep.WriteTables(io.Out, f); err != nil {
 		return err
+	}
+	for _, jf := range rep.Failures {
+		// On stderr, after the tables: the reason the figures above may
+		// describe a broken setup rather than the judge.
+		for i, l := range jf.Lines() {
+			if i == 0 {
+				fmt.Fprintf(io.Err, "apeval: warning: %s:\n", l)
+			} else {
+				fmt.Fprintf(io.Err, "  %s\n", l)
+			}
+		}
 	}
 	if f != reports.FormatJSON {
 		fmt.Fprintf(io.Err, "apeval: reports in %s\n", dir)

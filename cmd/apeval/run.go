@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -143,8 +144,8 @@ func (o *runOptions) validate() error {
 	if len(o.Datasets) > 0 && o.Policy == "" {
 		return usagef("--policy is required with --dataset (the embedded sample policy only fits the embedded sample)")
 	}
-	if o.Concurrency < 1 {
-		return usagef("--concurrency must be at least 1, got %d", o.Concurrency)
+	if o.Concurrency < 1 || o.Concurrency > replay.MaxConcurrency {
+		return usagef("--concurrency must be between 1 and %d, got %d", replay.MaxConcurrency, o.Concurrency)
 	}
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be positive, got %s", o.Timeout)
@@ -207,7 +208,8 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	acc := metrics.New(metrics.Config{Criteria: p.crit, Baseline: p.baseline})
 	gates := reports.NewGateSummary()
 	toks := reports.Tokens{}
-	to := sinks{gates}
+	failures := reports.NewFailures()
+	to := sinks{gates, failures}
 	if !o.replayOnly {
 		to = append(to, acc, toks)
 	}
@@ -230,7 +232,8 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		return nil
 	}
 
-	rep := &reports.Report{Run: *p.w.Info(), Summary: acc.Close(), Tokens: toks, Inconclusive: o.Inconclusive}
+	rep := &reports.Report{Run: *p.w.Info(), Summary: acc.Close(), Tokens: toks, Inconclusive: o.Inconclusive,
+		Failures: failures.Summary()}
 	if err := writeRunReports(o.Out, rep, o.Format, io, gates); err != nil {
 		return err
 	}
@@ -362,8 +365,11 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 // close aborts an uncommitted run directory, then closes the judges and
 // the dataset, in the reverse order of opening.
 func (p *preparedRun) close() {
-	if p.w != nil && !p.committed {
-		p.w.Abort()
+	if p.w != nil {
+		if !p.committed {
+			p.w.Abort() // removes the directory when this run created it
+		}
+		p.w.Release() // the run directory stays locked until every report is written
 	}
 	if p.closeJudges != nil {
 		p.closeJudges()
@@ -445,6 +451,13 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		return replayed{}, err
 	}
 	interrupted := errors.Is(runErr, context.Canceled) || ctx.Err() != nil
+	if in.valid == 0 && !interrupted {
+		// Nothing to evaluate is an input error, not a GO on no evidence.
+		if in.invalid > 0 {
+			return replayed{}, usagef("the dataset has no valid case (%d invalid line(s) skipped)", in.invalid)
+		}
+		return replayed{}, usagef("the dataset has no cases")
+	}
 	if runErr != nil && !interrupted {
 		var se *replay.SeqError
 		if errors.As(runErr, &se) {
@@ -473,7 +486,7 @@ func needsRecordedNames(specs []string) bool {
 		return true
 	}
 	for _, s := range specs {
-		if s == "recorded" {
+		if s == "recorded" || strings.HasPrefix(s, "recorded:") {
 			return true
 		}
 	}
@@ -492,6 +505,13 @@ func expandRecorded(specs []string, st *datasets.Stats) ([]string, error) {
 	}
 	var out []string
 	for _, s := range specs {
+		if name, ok := strings.CutPrefix(s, "recorded:"); ok && !slices.Contains(names, name) {
+			have := "none"
+			if len(names) > 0 {
+				have = strings.Join(names, ", ")
+			}
+			return nil, usagef("--judge %s matches no recording in the dataset; the recorded judges are: %s", s, have)
+		}
 		if s != "recorded" {
 			out = append(out, s)
 			continue

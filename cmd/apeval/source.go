@@ -221,6 +221,7 @@ type caseFeed struct {
 	errOut      io.Writer
 
 	cases        int64
+	valid        int64 // valid cases read, in any shard
 	invalid      int64
 	firstInvalid error
 	bad          invalidInput
@@ -243,6 +244,7 @@ func (f *caseFeed) next() (*datasets.Case, bool) {
 		if f.bad.total > 0 {
 			continue // failing anyway: keep reading only to list every bad line
 		}
+		f.valid++
 		if !f.shard.owns(rec.Case.SessionID) || !f.sel.keepSession(rec.Case.SessionID) {
 			continue
 		}

@@ -1,0 +1,62 @@
+package datasets
+
+import (
+	"fmt"
+
+	"github.com/apeval/apeval/internal/intern"
+)
+
+// SeqError reports a session whose records are not in seq order: within a
+// session, records must come in non-decreasing seq order (DESIGN §4.7).
+type SeqError struct {
+	Source    string
+	SessionID string
+	Seq, Prev int64
+}
+
+func (e *SeqError) Error() string {
+	src := e.Source
+	if src == "" {
+		src = "input"
+	}
+	return fmt.Sprintf("%s: session %q: seq %d comes after seq %d; records of a session must be in seq order", src, e.SessionID, e.Seq, e.Prev)
+}
+
+// CheckSeq is the one seq-order check, used by replay and by
+// SeqOrder (datasets validate): a case of a session seen before (seen)
+// whose seq is below the session's last seq (prev) is a *SeqError.
+func CheckSeq(c *Case, sessionID string, prev int64, seen bool) error {
+	if seen && c.Seq < prev {
+		return &SeqError{Source: c.Source, SessionID: sessionID, Seq: c.Seq, Prev: prev}
+	}
+	return nil
+}
+
+// SeqOrder checks a stream of cases the way replay does, so that a dataset
+// validate accepts is one run accepts. It keeps each session's id and last
+// seq (exact identity through intern.Table).
+type SeqOrder struct {
+	ids  *intern.Table
+	last []int64
+}
+
+// Check records c and returns a *SeqError when c goes back in its session.
+func (o *SeqOrder) Check(c *Case) error {
+	if o.ids == nil {
+		o.ids = intern.New()
+	}
+	sid := c.SessionID
+	if sid == "" {
+		sid = c.ID
+	}
+	i, added := o.ids.Add(sid)
+	if added {
+		o.last = append(o.last, c.Seq)
+		return nil
+	}
+	if err := CheckSeq(c, sid, o.last[i], true); err != nil {
+		return err
+	}
+	o.last[i] = c.Seq
+	return nil
+}

@@ -1,0 +1,154 @@
+package judge
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFaultInjection drives both HTTP backends against servers that
+// misbehave on the first call and answer properly afterwards. Each fault
+// must come out with the status DESIGN §5 gives it, and none may be cached:
+// the next call for the same input reaches the (now healthy) server.
+func TestFaultInjection(t *testing.T) {
+	type fault struct {
+		name    string
+		rep     reply
+		cfg     Config
+		status  Status
+		errPart string
+		// attempts the faulty call makes (a retried fault answers on the 2nd)
+		attempts int
+		minWait  time.Duration
+	}
+	faults := []fault{
+		{name: "reset mid-body", rep: reply{reset: true, content: strings.Repeat("x", 4096)},
+			status: StatusError, attempts: 1},
+		{name: "slow body", rep: reply{slow: 100 * time.Millisecond, content: strings.Repeat("y", 400)},
+			cfg: Config{Timeout: 300 * time.Millisecond}, status: StatusTimeout, errPart: "timeout", attempts: 1},
+		{name: "oversized body", rep: reply{huge: 8 << 20},
+			cfg: Config{MaxResponseBytes: 256 << 10}, status: StatusInvalid, errPart: "larger than 262144 bytes", attempts: 1},
+		{name: "HTTP 500", rep: reply{status: 500, raw: `{"error":"boom"}`}, status: StatusError, errPart: "HTTP 500", attempts: 1},
+		{name: "HTML error page", rep: reply{status: 502, raw: "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>" + strings.Repeat("<p>nginx</p>", 500) + "</body></html>"},
+			status: StatusError, errPart: `HTML page ("502 Bad Gateway")`, attempts: 1},
+		// 429 with Retry-After: 1 s is waited for (not 0.1 s), then answered.
+		{name: "429 Retry-After", rep: reply{status: 429, raw: `{"error":"slow down"}`, header: map[string]string{"Retry-After": "1"}},
+			cfg: Config{Retries: 1, Timeout: 5 * time.Second}, status: StatusOK, attempts: 2, minWait: time.Second},
+		// A Retry-After past the call's deadline ends the call at once.
+		{name: "429 Retry-After past deadline", rep: reply{status: 429, raw: `{"error":"slow down"}`, header: map[string]string{"Retry-After": "3600"}},
+			cfg: Config{Retries: 3, Timeout: time.Second}, status: StatusError, errPart: "past the call's deadline", attempts: 1},
+	}
+	backends := []struct {
+		name string
+		fake func(testing.TB, replyFunc) *fakeServer
+		open func(*testing.T, *fakeServer, Config) Judge
+	}{
+		{"ollama", newFakeOllama, func(t *testing.T, f *fakeServer, c Config) Judge { return openOllama(t, f, c) }},
+		{"openai", newFakeOpenAI, func(t *testing.T, f *fakeServer, c Config) Judge { return openOpenAI(t, f, c) }},
+	}
+	for _, b := range backends {
+		for _, ft := range faults {
+			t.Run(b.name+"/"+ft.name, func(t *testing.T) {
+				f := b.fake(t, func(n int, body map[string]any) reply {
+					if n == 0 {
+						r := ft.rep
+						if r.content == "" && r.raw == "" {
+							r.content = echoAnswer(userMessage(body))
+						}
+						return r
+					}
+					return echoReply(n, body)
+				})
+				cache, err := OpenCache(t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cache.Close()
+				j := Cached(b.open(t, f, ft.cfg), cache)
+				ctx := context.Background()
+				if ft.name == "429 Retry-After past deadline" {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, 5*time.Second)
+					defer cancel()
+				}
+				start := time.Now()
+				resp := j.Judge(ctx, twoRules())
+				if resp.Status != ft.status || !strings.Contains(resp.Error, ft.errPart) || resp.Attempts != ft.attempts {
+					t.Fatalf("status %s attempts %d error %q; want %s, %d attempts, error with %q", resp.Status, resp.Attempts, resp.Error, ft.status, ft.attempts, ft.errPart)
+				}
+				if len(resp.Error) > 400 || strings.Contains(resp.Error, "<p>") {
+					t.Errorf("error is not one short line: %q", resp.Error)
+				}
+				if ft.minWait > 0 && time.Since(start) < ft.minWait {
+					t.Errorf("retried after %v, before the server's Retry-After %v", time.Since(start), ft.minWait)
+				}
+				again := j.Judge(context.Background(), twoRules())
+				if ft.status == StatusOK {
+					if !again.Cached {
+						t.Errorf("a complete answer was not cached")
+					}
+					return
+				}
+				if again.Cached || again.Status != StatusOK {
+					t.Errorf("after the fault: cached=%v status %s (%s); the failure must not be cached", again.Cached, again.Status, again.Error)
+				}
+			})
+		}
+	}
+}
+
+// An exec plugin that writes an endless line (no newline, ever): the call
+// ends as invalid as soon as the line passes the cap, well inside the
+// timeout, without holding the line in memory; the plugin is restarted and
+// the next call is answered by a fresh process.
+func TestExecEndlessLine(t *testing.T) {
+	var log syncBuffer
+	// First call: an endless line. Later processes answer properly.
+	marker := t.TempDir() + "/flooded"
+	cmd := `if [ ! -e ` + marker + ` ]; then touch ` + marker + `; read l; yes | tr -d '\n'; fi; while read l; do echo '{"version":1,"decisions":[{"rule_id":"del","result":"match"},{"rule_id":"send","result":"no_match"},{"rule_id":"style","result":"no_match"}]}'; done`
+	e := openExec(t, cmd, Config{Log: &log, Timeout: 20 * time.Second, MaxResponseBytes: 1 << 20})
+	start := time.Now()
+	r := e.Judge(context.Background(), execRequest("ls"))
+	if r.Status != StatusInvalid || !strings.Contains(r.Error, "larger than 1048576 bytes") {
+		t.Fatalf("endless line: %s %q", r.Status, r.Error)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("the endless line took %v to give up on", el)
+	}
+	r = e.Judge(context.Background(), execRequest("ls"))
+	if r.Status != StatusOK {
+		t.Fatalf("after the restart: %s %q", r.Status, r.Error)
+	}
+}
+
+// An Ollama host that is not Ollama (a web server answering HTML) or not
+// running: the error says what to do and never prints the page.
+func TestOllamaStartErrorsAreHelpful(t *testing.T) {
+	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, "<!DOCTYPE html>\n<html><head><title>Welcome to nginx!</title></head><body>"+strings.Repeat("<p>hello</p>\n", 200)+"</body></html>\n")
+	}))
+	defer html.Close()
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	for _, host := range []string{html.URL, down.URL} {
+		_, err := Open(context.Background(), "ollama:qwen2.5:3b", Config{OllamaHost: host})
+		if err == nil {
+			t.Fatalf("%s: no error", host)
+		}
+		msg := err.Error()
+		for _, want := range []string{"ollama serve", "--ollama-host", "apeval judges check"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: error lacks %q: %s", host, want, msg)
+			}
+		}
+		if strings.Contains(msg, "<p>") || len(msg) > 600 {
+			t.Errorf("%s: error prints the page: %s", host, msg)
+		}
+	}
+}

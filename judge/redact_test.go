@@ -1,0 +1,81 @@
+package judge
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://user:hunter2@api.example.com/v1":                "https://***@api.example.com/v1",
+		"https://api.example.com/v1?key=sk-abc&api-version=2024": "https://api.example.com/v1?api-version=2024&key=***",
+		"http://127.0.0.1:11434":                                 "http://127.0.0.1:11434",
+		"not a url":                                              "not a url",
+	} {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+	msg := `Post "https://api.example.com/v1/chat/completions?sig=s3cr3t": dial tcp: no such host`
+	if got := RedactText(msg); strings.Contains(got, "s3cr3t") || !strings.Contains(got, "no such host") {
+		t.Errorf("RedactText = %q", got)
+	}
+}
+
+// A base URL with credentials and a query: requests go to the right path
+// with the query kept (a string join put the path after the query), and
+// neither the details, the cache scope nor an error carries the secrets.
+func TestOpenAIBaseURLWithSecrets(t *testing.T) {
+	f := newFakeOpenAI(t, echoReply)
+	var gotURL, gotAuth string
+	inner := f.Config.Handler
+	f.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			gotURL = r.URL.String()
+			u, p, _ := r.BasicAuth()
+			gotAuth = u + ":" + p
+		}
+		inner.ServeHTTP(w, r)
+	})
+	base := strings.Replace(f.URL, "http://", "http://alice:pa55word@", 1) + "/v1?key=QUERYSECRET"
+	o, err := NewOpenAI("judge-small", DefaultPrompt(), Config{OpenAIBaseURL: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.StartupCheck(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	resp := o.Judge(context.Background(), twoRules())
+	if resp.Status != StatusOK {
+		t.Fatalf("status %s: %s", resp.Status, resp.Error)
+	}
+	if gotURL != "/v1/chat/completions?key=QUERYSECRET" || gotAuth != "alice:pa55word" {
+		t.Errorf("request went to %q with user %q", gotURL, gotAuth)
+	}
+	leaks := o.Details()["base_url"] + " " + o.cacheScope()
+	for _, secret := range []string{"pa55word", "alice", "QUERYSECRET"} {
+		if strings.Contains(leaks, secret) {
+			t.Errorf("%q leaks into details or cache scope: %s", secret, leaks)
+		}
+	}
+	// A transport error quotes the URL: masked too.
+	f.Close()
+	resp = o.Judge(context.Background(), twoRules())
+	if resp.Status != StatusError || strings.Contains(resp.Error, "QUERYSECRET") || strings.Contains(resp.Error, "pa55word") {
+		t.Errorf("error leaks the URL's secrets: %s", resp.Error)
+	}
+}
+
+func TestOllamaHostWithCredentials(t *testing.T) {
+	f := newFakeOllama(t, echoReply)
+	host := strings.Replace(f.URL, "http://", "http://bob:T0PSECRET@", 1)
+	j, err := Open(context.Background(), "ollama:qwen2.5:3b", Config{OllamaHost: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := j.(*Ollama).Details()["host"]; strings.Contains(d, "T0PSECRET") || strings.Contains(d, "bob") {
+		t.Errorf("details host %q carries the credentials", d)
+	}
+}

@@ -1,0 +1,283 @@
+package replay
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"math/big"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Personal data is masked by type, so that a judge still knows what was
+// there: [CARD] (a Luhn-valid card number), [CVV] (its security code when
+// named or beside the card's expiry), [SSN] (a US social security number),
+// [IBAN] (mod-97 checked), [PHONE] and [EMAIL:domain] (the domain is kept:
+// a judge may need to tell an internal address from an external one).
+const (
+	MaskedCard  = "[CARD]"
+	MaskedCVV   = "[CVV]"
+	MaskedSSN   = "[SSN]"
+	MaskedIBAN  = "[IBAN]"
+	MaskedPhone = "[PHONE]"
+)
+
+var (
+	cardRe  = regexp.MustCompile(`\b\d(?:[ -]?\d){12,18}\b`)
+	cvvRe   = regexp.MustCompile(`(?i)\b(?:cvv2?|cvc2?|csc|security code)\b\s*[:=#]?\s*(\d{3,4})\b`)
+	afterRe = regexp.MustCompile(`^[\s,;]*(?:(?i:exp(?:iry|ires)?)?[:\s]*)?(?:0[1-9]|1[0-2])/(?:\d{2}|\d{4})[\s,;]+(\d{3,4})\b`)
+	ssnRe   = regexp.MustCompile(`\b(\d{3})-(\d{2})-(\d{4})\b`)
+	ibanRe  = regexp.MustCompile(`\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b`)
+	phoneRe = regexp.MustCompile(`(?:\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{2,4}){1,4}` +
+		`|\(\d{3}\)[ .-]?\d{3}[ .-]\d{4}` +
+		`|\b\d{3}[.-]\d{3}[.-]\d{4}` +
+		`|\b0\d{1,4}-\d{1,4}-\d{4})\b`)
+	emailRe = regexp.MustCompile(`\b([A-Za-z0-9._%+-]+)@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b`)
+)
+
+// maskPII masks personal data by type (see MaskedCard). Each pattern runs
+// only when the string holds what it needs (enough digits, an '@').
+func maskPII(s string) string {
+	digits := digitRun(s)
+	if digits >= 13 {
+		s = maskCards(s)
+	}
+	if digits >= 3 && hasCVVWord(s) {
+		s = cvvRe.ReplaceAllStringFunc(s, func(m string) string {
+			g := cvvRe.FindStringSubmatchIndex(m)
+			return m[:g[2]] + MaskedCVV + m[g[3]:]
+		})
+	}
+	if digits >= 9 {
+		s = ssnRe.ReplaceAllStringFunc(s, func(m string) string {
+			if validSSN(m) {
+				return MaskedSSN
+			}
+			return m
+		})
+		s = replaceTrimmed(s, ibanRe, validIBAN, " ", MaskedIBAN)
+	}
+	if digits >= 8 {
+		s = phoneRe.ReplaceAllStringFunc(s, func(m string) string {
+			n := 0
+			for i := 0; i < len(m); i++ {
+				if m[i] >= '0' && m[i] <= '9' {
+					n++
+				}
+			}
+			if n < 8 || n > 15 {
+				return m
+			}
+			return MaskedPhone
+		})
+	}
+	if strings.IndexByte(s, '@') >= 0 {
+		s = emailRe.ReplaceAllStringFunc(s, func(m string) string {
+			g := emailRe.FindStringSubmatch(m)
+			if g[1] == "git" { // git@github.com:org/repo is a remote, not a person
+				return m
+			}
+			return "[EMAIL:" + strings.ToLower(g[2]) + "]"
+		})
+	}
+	return s
+}
+
+// maskCards masks Luhn-valid card numbers and a security code that follows
+// the card's expiry ("4111 1111 1111 1111 12/27 123").
+func maskCards(s string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range cardRe.FindAllStringIndex(s, -1) {
+		if m[0] < last {
+			continue
+		}
+		end := trimToValid(s, m[0], m[1], luhn, " -")
+		if end < 0 {
+			continue
+		}
+		m[1] = end
+		b.WriteString(s[last:m[0]])
+		b.WriteString(MaskedCard)
+		last = m[1]
+		if a := afterRe.FindStringSubmatchIndex(s[last:]); a != nil {
+			b.WriteString(s[last : last+a[2]])
+			b.WriteString(MaskedCVV)
+			last += a[3]
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// luhn checks a card number's check digit (separators ignored); all-equal
+// digit runs (0000 0000 …) are not cards.
+func luhn(n string) bool {
+	sum, count, alt := 0, 0, false
+	first, same := byte(0), true
+	for i := len(n) - 1; i >= 0; i-- {
+		c := n[i]
+		if c < '0' || c > '9' {
+			continue
+		}
+		if count == 0 {
+			first = c
+		} else if c != first {
+			same = false
+		}
+		d := int(c - '0')
+		if alt {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		alt = !alt
+		count++
+	}
+	return count >= 13 && count <= 19 && sum%10 == 0 && !same
+}
+
+// validSSN rejects numbers the SSA never issues (area 000, 666, 9xx;
+// group 00; serial 0000).
+func validSSN(m string) bool {
+	area, group, serial := m[0:3], m[4:6], m[7:11]
+	return area != "000" && area != "666" && area[0] != '9' && group != "00" && serial != "0000"
+}
+
+// validIBAN checks the ISO 13616 mod-97 checksum.
+func validIBAN(m string) bool {
+	s := strings.ReplaceAll(m, " ", "")
+	if len(s) < 15 || len(s) > 34 {
+		return false
+	}
+	s = s[4:] + s[:4]
+	var num strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			num.WriteByte(c)
+		case c >= 'A' && c <= 'Z':
+			num.WriteString(big.NewInt(int64(c - 'A' + 10)).String())
+		default:
+			return false
+		}
+	}
+	n, ok := new(big.Int).SetString(num.String(), 10)
+	return ok && new(big.Int).Mod(n, big.NewInt(97)).Int64() == 1
+}
+
+// conditions memoizes masked rule conditions: a policy has a few, asked
+// about on every judge call.
+var conditions sync.Map // string → string
+
+func maskCondition(c string) string {
+	if v, ok := conditions.Load(c); ok {
+		return v.(string)
+	}
+	m := MaskString(c)
+	conditions.Store(c, m)
+	return m
+}
+
+// MaskID masks the secrets in a case or session id for the result files.
+// A masked id gets a short digest of the original, so distinct ids stay
+// distinct (joins and duplicate checks keep working) without the secret
+// being recoverable from it. Plain ids are returned as they are, cheaply.
+func MaskID(id string) string {
+	if !mayHoldSecret(id) {
+		return id
+	}
+	m := MaskString(id)
+	if m == id {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return m + "~" + hex.EncodeToString(sum[:5])
+}
+
+// mayHoldSecret is a quick filter: every rule of MaskString needs a
+// separator (= : @ space) or a run of 13 or more characters.
+func mayHoldSecret(s string) bool {
+	return len(s) >= 13 || strings.ContainsAny(s, "=:@ ")
+}
+
+// digitRun is the most digits in one run of digits and single separators
+// (space - . / ( ) +) with no letter in between: cards, phone numbers,
+// SSNs and IBANs need long runs, ids and hashes mix letters in.
+func digitRun(s string) int {
+	best, cur, sep := 0, 0, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			cur++
+			sep = 0
+			best = max(best, cur)
+		case (c == ' ' || c == '-' || c == '.' || c == '/' || c == '(' || c == ')' || c == '+') && sep < 2:
+			sep++
+		case c >= 'A' && c <= 'Z' && i+1 < len(s) && s[i+1] >= 'A' && s[i+1] <= 'Z' && cur == 0:
+			// An IBAN's country code or bank letters start a run.
+		default:
+			cur, sep = 0, 0
+		}
+	}
+	return best
+}
+
+func hasCVVWord(s string) bool {
+	for i := 0; i+2 < len(s); i++ {
+		if c := s[i] | 0x20; c == 'c' || c == 's' {
+			l := asciiLower(s[i : i+3])
+			if l == "cvv" || l == "cvc" || l == "csc" || l == "sec" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// trimToValid returns the end of the longest valid prefix of s[start:end]
+// that ends at a group boundary (one of seps), or -1: a run of digits may
+// carry more after the number (an expiry year, a code, a count).
+func trimToValid(s string, start, end int, valid func(string) bool, seps string) int {
+	for end > start {
+		if valid(s[start:end]) {
+			return end
+		}
+		i := strings.LastIndexAny(s[start:end], seps)
+		if i < 0 {
+			return -1
+		}
+		end = start + i
+	}
+	return -1
+}
+
+// replaceTrimmed replaces every match of re whose longest valid prefix (see
+// trimToValid) is not empty with repl.
+func replaceTrimmed(s string, re *regexp.Regexp, valid func(string) bool, seps, repl string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringIndex(s, -1) {
+		if m[0] < last {
+			continue
+		}
+		end := trimToValid(s, m[0], m[1], valid, seps)
+		if end < 0 {
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		b.WriteString(repl)
+		last = end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
