@@ -237,6 +237,9 @@ func (o *runOptions) settings(specs []string, baseline string) *reports.Settings
 	opts := map[string][]string{}
 	for _, spec := range specs {
 		if kv := o.Judge.optionList(spec, o.judgeOptions); len(kv) > 0 {
+			for i := range kv {
+				kv[i] = replay.MaskString(kv[i]) // run.json is a report: no key reaches it
+			}
 			opts[spec] = kv
 		}
 	}
