@@ -1,8 +1,8 @@
 package metrics
 
 import (
-	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/internal/intern"
+	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
 

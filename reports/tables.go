@@ -37,7 +37,6 @@ type Report struct {
 	// messages (Failures.Summary); summary.json, summary.md and report.html
 	// show them, loudly when most calls failed.
 	Failures []JudgeFailures
-
 }
 
 // criterionLabel is the short name of a criterion in tables.
