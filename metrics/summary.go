@@ -311,6 +311,8 @@ type Comparison struct {
 	// Rules: every rule either judge has, sorted by rule ID.
 	Rules    []*RuleComparison `json:"rules"`
 	Warnings []string          `json:"warnings"`
+	// Slices: the comparison per slice value (--by), in slice order.
+	Slices []SliceComparison `json:"slices,omitempty"`
 }
 
 // RuleComparison compares one rule (or the total, RuleID "*") between two judges.
@@ -345,4 +347,7 @@ type RuleComparison struct {
 	// cases, with a Newcombe paired interval, judged against
 	// fire_rate_change_max.
 	FireRateChange Criterion `json:"fire_rate_change"`
+
+	// Figures: one paired test per figure (DESIGN §6.2).
+	Figures []Figure `json:"figures"`
 }
