@@ -203,8 +203,9 @@ func TestHandSet(t *testing.T) {
 
 	// Criteria under the seed defaults.
 	wantStatus := map[string]map[string]Status{
-		// R1 precision 0.5 < 0.9 → FAIL.
-		"R1": {CriterionPrecisionMin: StatusFail, CriterionDangerousRecall: StatusNA, CriterionUnknownRateMax: StatusInconclusive,
+		// R1 precision 1/2 = 0.5 < 0.9, but Wilson [0.0945, 0.9055]
+		// reaches 0.9: not confirmed → INCONCLUSIVE.
+		"R1": {CriterionPrecisionMin: StatusInconclusive, CriterionDangerousRecall: StatusNA, CriterionUnknownRateMax: StatusInconclusive,
 			CriterionApprovalRejectRateMax: StatusNA, CriterionFireRateChangeMax: StatusNA},
 		// R2 precision 1/1: Wilson lo = 1/(1+z²) = 0.2065 → INCONCLUSIVE;
 		// judge-only 1 ≤ baseline-only 2 → FAIL; unknown 0.6 ≥ 0.1 → FAIL.
@@ -245,7 +246,7 @@ func TestHandSet(t *testing.T) {
 	if ac := j.Rule("R3").Criterion(CriterionApprovalRejectRateMax); ac.SamplesNeeded != nil {
 		t.Errorf("approval at the threshold: samples = %d, want nil", *ac.SamplesNeeded)
 	}
-	for rule, v := range map[string]Verdict{"R1": VerdictNoGo, "R2": VerdictNoGo, "R3": VerdictInconclusive, "*": VerdictNoGo} {
+	for rule, v := range map[string]Verdict{"R1": VerdictInconclusive, "R2": VerdictNoGo, "R3": VerdictInconclusive, "*": VerdictNoGo} {
 		if got := j.Rule(rule).Verdict; got != v {
 			t.Errorf("%s verdict = %s, want %s", rule, got, v)
 		}
