@@ -140,7 +140,7 @@ func (a *Accumulator) Add(r *replay.Result) {
 	}
 	ord := a.cases.id(r.CaseID)
 	if int(ord) == len(a.caseSess) {
-		a.caseSess = append(a.caseSess, a.sessions.id(r.SessionID))
+		a.caseSess = append(a.caseSess, a.sessionOf(r))
 	}
 	sess := a.caseSess[ord]
 	j.sessCases = bump(j.sessCases, sess)
@@ -334,4 +334,14 @@ func bump(c []int32, i uint32) []int32 {
 	}
 	c[i]++
 	return c
+}
+
+// sessionOf interns the case's session. A case without a session ID is a
+// session of its own: nothing ties it to other cases, so it is not
+// clustered with them.
+func (a *Accumulator) sessionOf(r *replay.Result) uint32 {
+	if r.SessionID == "" {
+		return a.sessions.id("\x00" + r.CaseID)
+	}
+	return a.sessions.id(r.SessionID)
 }

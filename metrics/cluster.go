@@ -1,5 +1,7 @@
 package metrics
 
+import "math/big"
+
 // Deff is the Kish design effect of a proportion whose units are grouped
 // by session (DESIGN §6.1): ys[i] successes of ms[i] units in session i,
 // over the sessions that hold at least one unit.
@@ -25,15 +27,27 @@ func Deff(ys, ms []int64) float64 {
 	if k < 2 || int64(k) == M || Y == 0 || Y == M {
 		return 1
 	}
-	p := float64(Y) / float64(M)
-	var ss float64
+	// Σ(y_i − p̂m_i)² = (M²·Σy² − 2YM·Σym + Y²·Σm²)/M², summed in exact
+	// integers: the result cannot depend on the order of the sessions.
+	var syy, sym, smm big.Int
+	var t big.Int
 	for i := range ms {
 		if ms[i] > 0 {
-			d := float64(ys[i]) - p*float64(ms[i])
-			ss += d * d
+			y, m := big.NewInt(ys[i]), big.NewInt(ms[i])
+			syy.Add(&syy, t.Mul(y, y))
+			sym.Add(&sym, t.Mul(y, m))
+			smm.Add(&smm, t.Mul(m, m))
 		}
 	}
+	bY, bM := big.NewInt(Y), big.NewInt(M)
+	var num, u big.Int
+	num.Mul(u.Mul(bM, bM), &syy)
+	num.Sub(&num, u.Mul(u.Mul(big.NewInt(2*Y), bM), &sym))
+	num.Add(&num, u.Mul(u.Mul(bY, bY), &smm))
 	fm := float64(M)
+	nf, _ := new(big.Float).SetInt(&num).Float64()
+	ss := nf / (fm * fm)
+	p := float64(Y) / fm
 	vclu := float64(k) / float64(k-1) * ss / (fm * fm)
 	vbin := p * (1 - p) / fm
 	return max(1, vclu/vbin)
