@@ -82,6 +82,10 @@ func pn(f metrics.Figure) string {
 		// No resample fell on the far side of 0: p is below 1/resamples.
 		return fmt.Sprintf("(p<%g n=%d)", 1.0/metrics.BootstrapResamples, f.N)
 	}
+	if *f.PValue == 0 {
+		// The normal tail underflowed: far below anything printable.
+		return fmt.Sprintf("(p<1e-15 n=%d)", f.N)
+	}
 	return fmt.Sprintf("(p=%s n=%d)", strconv.FormatFloat(*f.PValue, 'g', 2, 64), f.N)
 }
 
