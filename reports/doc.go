@@ -19,6 +19,8 @@
 //	decisions.parquet  one row per case × judge × rule in scope (below)
 //	gates.parquet      one row per case × judge (below)
 //	metrics.parquet    one row per judge × rule plus rule_id "*" (below)
+//	compare.parquet    with a baseline judge: one row per slice × rule ×
+//	                   comparison figure (below)
 //	summary.json       metrics.Summary with the run; keys in SUMMARY_JSON.md
 //	summary.md         GitHub-flavoured Markdown for $GITHUB_STEP_SUMMARY or a
 //	                   pull-request comment
@@ -103,6 +105,8 @@
 //	prompt_version                STRING  null when the backend has none
 //	calls                         INT32   judge calls of the case, cache hits included
 //	tags                          LIST<STRING>
+//	tool, category                STRING  the case's tool name and effective
+//	                                      category (for --by), null when absent
 //
 // A case with no rule in scope has a gates row and no decisions row.
 //
@@ -111,17 +115,22 @@
 // call, not a dangerous rule, no approval outcome):
 //
 //	run_id, judge, rule_id        STRING  rule_id "*" is the judge's total
+//	slice, slice_value            STRING  "*" for the whole run; with --by the
+//	                                      slice (tag|tool|category) and its value
 //	cases, in_scope, judged,
 //	tp, fp, fn, tn                INT64
-//	precision[_lo,_hi],
-//	recall[_lo,_hi],
-//	unknown_rate,
-//	judge_required_rate           DOUBLE
+//	precision[_lo,_hi,_deff],
+//	recall[_lo,_hi,_deff],
+//	unknown_rate[_lo,_hi,_deff],
+//	judge_required_rate[_lo,_hi,_deff]
+//	                              DOUBLE  each figure with its session-clustered
+//	                                      Wilson interval and design effect
 //	calls                         INT64   live calls (cache hits excluded)
 //	latency_p50_ms, latency_p95_ms,
 //	latency_p99_ms                DOUBLE  nearest rank
-//	fire_rate, baseline_recall,
-//	approval_reject_rate          DOUBLE
+//	fire_rate, baseline_recall    DOUBLE
+//	approval_reject_rate[_lo,_hi,_deff]
+//	                              DOUBLE
 //	verdict                       STRING  GO|NO-GO|INCONCLUSIVE
 //	<criterion>_status            STRING  PASS|FAIL|INCONCLUSIVE|N/A for each kill
 //	                                      criterion (precision_min,
@@ -140,8 +149,6 @@
 //	fired, unknown, invalid,
 //	timeout, error,
 //	judge_required                INT64
-//	unknown_rate_lo/_hi,
-//	judge_required_rate_lo/_hi    DOUBLE
 //	cached_calls, failed_calls    INT64
 //	latency_p95_lo_ms/_hi_ms      DOUBLE  order-statistic interval of the P95
 //	baseline_positives,
@@ -149,9 +156,27 @@
 //	baseline_only_hits,
 //	approval_outcomes,
 //	approval_rejected             INT64
-//	approval_reject_rate_lo/_hi   DOUBLE
 //
 // The meaning of each figure is metrics.Row's.
+//
+// compare.parquet (one row per comparison × slice value × rule × figure,
+// metrics.Figure's fields; the rules of a comparison, then its "*" total):
+//
+//	slice, slice_value            STRING  "*" for the whole run
+//	baseline_judge,
+//	candidate_judge               STRING
+//	rule_id                       STRING  "*" for all rules
+//	figure                        STRING  recall|false_positive_rate|unknown_rate|
+//	                                      fire_rate|precision|latency_p50_ms|latency_p95_ms
+//	baseline, candidate, delta,
+//	delta_lo, delta_hi, p_value   DOUBLE  null without data
+//	n                             INT64   units the test used
+//	test                          STRING  mcnemar_exact|mcnemar_clustered|
+//	                                      bootstrap_sessions|mann_whitney
+//	discordant_baseline,
+//	discordant_candidate          INT64   McNemar's b and c, null for other tests
+//	significant                   BOOLEAN p < 1 − confidence
+//	confidence                    DOUBLE
 //
 // # Terminal output
 //
@@ -159,7 +184,10 @@
 // with intervals as "0.93 [0.88, 0.96]", numbers right-aligned, verdict
 // words coloured only when Report.Color is set (IsTerminal); TSV (one
 // rectangular table, full precision, judge totals as rule_id "*") when
-// piped; JSON is summary.json. Report.WriteComparison prints baseline vs
-// candidate the way benchstat does. GateSummary prints the gate actions
+// piped; JSON is summary.json. With a baseline judge the comparison tables
+// follow, and with --by a section per slice. Report.WriteComparison prints
+// baseline vs candidate the way benchstat does: one table per figure, "~"
+// where p ≥ 1 − confidence, otherwise Δ [lo, hi] (p=… n=…), and the
+// candidate's verdict line. GateSummary prints the gate actions
 // per judge. DefaultFormat picks table on a terminal and TSV otherwise.
 package reports
