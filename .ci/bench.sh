@@ -18,6 +18,7 @@ GOMAXPROCS=1 run ./datasets/importers 'ImportTranscript$'
 run ./cmd/apeval 'Record(Hook|InProcess)$'
 run ./replay 'MaskerCorpus$'
 run ./cmd/apeval 'E2EHostileJudge$'
+run ./cmd/apeval 'Compare1M$'
 
 # metric BENCH UNIT: the value reported next to UNIT on BENCH's line.
 metric() {
@@ -53,6 +54,8 @@ check "judge sending 100 MB bodies, conc 1024: RSS MB" "$(metric BenchmarkE2EHos
 check "masker: recall on the labeled secrets"      "$(metric BenchmarkMaskerCorpus recall)" 0.95 ge
 check "masker: look-alikes left intact (1 - FP)"   "$(awk -v f="$(metric BenchmarkMaskerCorpus fp-rate)" 'BEGIN { if (f == "") exit; print 1 - f }')" 0.95 ge
 printf '%-52s %12s\n' "masker: ns per string" "$(metric BenchmarkMaskerCorpus ns/string)"
+check "compare two 1M-case runs: seconds"         "$(metric BenchmarkCompare1M s/compare)" 10 le
+check "compare two 1M-case runs: peak RSS MB"      "$(metric BenchmarkCompare1M peak-RSS-MB)" 300 le
 echo
 if [ "$fails" -gt 0 ]; then echo "$fails target(s) missed"; exit 1; fi
 echo "all targets met"

@@ -1,22 +1,37 @@
 package metrics
 
 import (
+	"strings"
+
 	"github.com/apeval/apeval/internal/intern"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
 
+// noneJudge is the identity of `--judge none`.
+const noneJudge = "none"
+
 // Accumulator streams replay results into per judge × rule counts. Memory
 // grows with the number of distinct cases and decisions, not with their
-// content: per decision 4 bytes of paired data, per live call 8 bytes of
+// content: per case 4 bytes of session, per decision 8 bytes of paired data, per live call 8 bytes of
 // latency plus 4 bytes per rule it carried. It is not safe for concurrent
 // use; feed it from one goroutine and call Close once.
 type Accumulator struct {
-	cfg    Config
-	cases  *intern.Table
-	judges map[string]*judgeAcc
-	order  []*judgeAcc
-	last   *judgeAcc
+	cfg   Config
+	cases *intern.Table
+	// sessions interns session IDs; caseSess maps a case ordinal to the
+	// ordinal of its session (the first one seen for the case), 4 bytes a
+	// case, for the session-clustered intervals and tests (DESIGN §6.1).
+	sessions *intern.Table
+	caseSess []uint32
+	// noSession counts cases without a session ID: each is a session of
+	// its own, numbered sessionless|k until Close makes the numbers dense.
+	noSession uint32
+	judges    map[string]*judgeAcc
+	order     []*judgeAcc
+	last      *judgeAcc
+	// slices holds one accumulator per slice value (Config.Slices).
+	slices map[sliceKey]*Accumulator
 	// callIdx maps a Result's call index to its position in the judge's
 	// latency slice (-1 for cache hits); reused across Adds.
 	callIdx []int32
@@ -27,13 +42,17 @@ type judgeAcc struct {
 	id, model, digest, prompt string
 	runIDs                    []string
 
-	cases, judgeRequired                   int64
-	approvalOutcomes, approvalRejected     int64
-	liveCalls, cachedCalls, failedCalls    int64
-	lat                                    []float64
-	caseSeen                               []uint64 // bit per case ordinal: replayed by this judge
-	caseRepeats                            int64    // results for a case already seen
-	rules                                  map[string]*ruleAcc
+	cases, judgeRequired                int64
+	approvalOutcomes, approvalRejected  int64
+	liveCalls, cachedCalls, failedCalls int64
+	lat                                 []float64
+	caseSeen                            []uint64 // bit per case ordinal: replayed by this judge
+	caseRepeats                         int64    // results for a case already seen
+	rules                               map[string]*ruleAcc
+	// caseFlags per case ordinal (caseReplayed, caseJudgeCalled,
+	// caseApprOut, caseApprRej): the units of the judge-level clustered
+	// intervals, one byte a case.
+	caseFlags                              []uint8
 	ruleOrder                              []*ruleAcc
 	classClash                             map[string]bool
 	lastRule                               *ruleAcc
@@ -54,23 +73,34 @@ type ruleAcc struct {
 	judgeOnly, baseOnly int64 // discordant labeled positives: judge hit & baseline miss, and the reverse
 	apprOut, apprRej    int64
 	callRefs            []uint32 // positions in judgeAcc.lat of the live calls the rule was part of
-	pairs               []uint32 // case ordinal<<3 | missing<<2 | fired<<1 | match
+	pairs               []uint64 // case ordinal<<ordShift | pair flags (bit* below)
 	minVersion          int
 }
 
-// Packed pair bits.
+// Packed pair bits: the low ordShift bits of a pair say what the pair
+// counts for, the rest is the case ordinal.
 const (
-	bitMatch   = 1
-	bitFired   = 2
-	bitMissing = 4
-	ordShift   = 3
+	bitMatch     = 1 << iota // the result is match (a decision, not a failure)
+	bitFired                 // the rule fired
+	bitMissing               // the recording lacks the rule: left out of everything
+	bitPos                   // counts as a labeled positive (TP or FN)
+	bitNeg                   // counts as a labeled negative (FP or TN when decided)
+	bitJudged                // sent to the judge (judge, cache or failure)
+	bitUndecided             // judged, and not match/no_match
+	bitApprOut               // fired request_approval with an approval outcome
+	bitApprRej               // ... and the outcome was denied or ignored
+	bitBase                  // labeled positive with a deterministic baseline result
+	bitBaseHit               // ... which matched
+	bitNoMatch               // the result is no_match (a decision)
+
+	ordShift = 16
 	// maxCases is the largest case count the packing can index.
-	maxCases = 1 << (32 - ordShift)
+	maxCases = 1 << 32
 )
 
 // New returns an empty Accumulator judging with cfg.
 func New(cfg Config) *Accumulator {
-	return &Accumulator{cfg: cfg, cases: intern.New(), judges: map[string]*judgeAcc{}}
+	return &Accumulator{cfg: cfg, cases: intern.New(), sessions: intern.New(), judges: map[string]*judgeAcc{}}
 }
 
 func (a *Accumulator) judge(r *replay.Result) *judgeAcc {
@@ -107,6 +137,9 @@ func isRejected(outcome string) bool { return outcome == "denied" || outcome == 
 // (unknown statuses, call indexes out of range) are counted as what they
 // most plausibly are and reported as warnings by Close.
 func (a *Accumulator) Add(r *replay.Result) {
+	if len(a.cfg.Slices) > 0 {
+		a.addSlices(r)
+	}
 	j := a.judge(r)
 	if j.model == "" {
 		j.model, j.digest, j.prompt = r.Model, r.ModelDigest, r.PromptVersion
@@ -121,6 +154,13 @@ func (a *Accumulator) Add(r *replay.Result) {
 		}
 	}
 	ord := a.cases.ID(r.CaseID)
+	if int(ord) == len(a.caseSess) {
+		a.caseSess = append(a.caseSess, a.sessionOf(r))
+	}
+	if int(ord) >= len(j.caseFlags) {
+		j.caseFlags = append(j.caseFlags, make([]uint8, int(ord)+1-len(j.caseFlags))...)
+	}
+	j.caseFlags[ord] |= caseReplayed
 	if w := int(ord >> 6); w >= len(j.caseSeen) {
 		j.caseSeen = append(j.caseSeen, make([]uint64, w+1-len(j.caseSeen))...)
 	}
@@ -132,11 +172,14 @@ func (a *Accumulator) Add(r *replay.Result) {
 	j.cases++
 	if r.JudgeCalled {
 		j.judgeRequired++
+		j.caseFlags[ord] |= caseJudgeCalled
 	}
 	if r.GateAction == replay.ActionRequestApproval && r.ApprovalOutcome != "" {
 		j.approvalOutcomes++
+		j.caseFlags[ord] |= caseApprOut
 		if isRejected(r.ApprovalOutcome) {
 			j.approvalRejected++
+			j.caseFlags[ord] |= caseApprRej
 		}
 	}
 
@@ -144,12 +187,32 @@ func (a *Accumulator) Add(r *replay.Result) {
 		a.callIdx = make([]int32, len(r.Calls))
 	}
 	callIdx := a.callIdx[:len(r.Calls)]
+	recorded := strings.HasPrefix(r.Judge, "recorded/")
+calls:
 	for i := range r.Calls {
 		c := &r.Calls[i]
 		if c.Cached {
 			j.cachedCalls++
 			callIdx[i] = -1
 			continue
+		}
+		if r.Judge == noneJudge {
+			// The none judge answers every call with an error without
+			// calling anything: there is no call, and no latency.
+			callIdx[i] = -1
+			continue
+		}
+		if recorded {
+			// Replay splits a recorded call over several batches when the
+			// policy's max_rules_per_call is lower than the recording's
+			// rule count; every batch then carries the recording's latency
+			// and status. One recorded call counts once.
+			for k := range i {
+				if p := &r.Calls[k]; !p.Cached && p.LatencyMS == c.LatencyMS && p.Status == c.Status && p.Error == c.Error {
+					callIdx[i] = callIdx[k]
+					continue calls
+				}
+			}
 		}
 		j.liveCalls++
 		if c.Status != judge.StatusOK && c.Status != "" {
@@ -163,7 +226,7 @@ func (a *Accumulator) Add(r *replay.Result) {
 		rr := &r.Rules[i]
 		ra := j.rule(rr)
 		ra.note(j, rr)
-		packed := ord << ordShift
+		packed := uint64(ord) << ordShift
 		out, cell := rr.Classify()
 		if out == replay.OutcomeMissing {
 			ra.missing++
@@ -175,6 +238,10 @@ func (a *Accumulator) Add(r *replay.Result) {
 		match := out == replay.OutcomeMatch
 		if judged {
 			ra.judged++
+			packed |= bitJudged
+			if !out.Decided() {
+				packed |= bitUndecided
+			}
 			if rr.Source == replay.SourceCache {
 				ra.cacheHits++
 			}
@@ -215,13 +282,18 @@ func (a *Accumulator) Add(r *replay.Result) {
 			packed |= bitFired
 			if rr.Action == replay.ActionRequestApproval && r.ApprovalOutcome != "" {
 				ra.apprOut++
+				packed |= bitApprOut
 				if isRejected(r.ApprovalOutcome) {
 					ra.apprRej++
+					packed |= bitApprRej
 				}
 			}
 		}
 		if match {
 			packed |= bitMatch
+		}
+		if out == replay.OutcomeNoMatch {
+			packed |= bitNoMatch
 		}
 		if rr.Source == replay.SourceScope {
 			// Skipped because a human approved this very call for the rule
@@ -243,11 +315,14 @@ func (a *Accumulator) Add(r *replay.Result) {
 		switch rr.Label {
 		case "match":
 			ra.labeled++
+			packed |= bitPos
 			if rr.BaselineResult != "" {
 				ra.basePos++
+				packed |= bitBase
 				baseHit := rr.BaselineResult == judge.Match
 				if baseHit {
 					ra.baseHits++
+					packed |= bitBaseHit
 				}
 				switch {
 				case match && !baseHit:
@@ -258,6 +333,7 @@ func (a *Accumulator) Add(r *replay.Result) {
 			}
 		case "no_match":
 			ra.labeled++
+			packed |= bitNeg
 		}
 		ra.pairs = append(ra.pairs, packed)
 	}
@@ -280,4 +356,39 @@ func (ra *ruleAcc) note(j *judgeAcc, rr *replay.RuleResult) {
 	if rr.Action != "" {
 		ra.action = rr.Action
 	}
+}
+
+// Case flags of a judge (judgeAcc.caseFlags).
+const (
+	caseReplayed = 1 << iota
+	caseJudgeCalled
+	caseApprOut
+	caseApprRej
+)
+
+// sessionless marks a caseSess entry of a case without a session ID.
+const sessionless = 1 << 31
+
+// denseSessions rewrites the session numbers of cases without a session ID
+// (sessionless|k) to S+k, S the interned sessions, so that every session
+// has a dense index; it returns the number of sessions.
+func (a *Accumulator) denseSessions() int {
+	s := uint32(a.sessions.Len())
+	for i, v := range a.caseSess {
+		if v&sessionless != 0 {
+			a.caseSess[i] = s + v&^sessionless
+		}
+	}
+	return int(s + a.noSession)
+}
+
+// sessionOf interns the case's session. A case without a session ID is a
+// session of its own: nothing ties it to other cases, so it is not
+// clustered with them.
+func (a *Accumulator) sessionOf(r *replay.Result) uint32 {
+	if r.SessionID == "" {
+		a.noSession++
+		return sessionless | (a.noSession - 1)
+	}
+	return a.sessions.ID(r.SessionID)
 }

@@ -36,6 +36,7 @@
 //	stats.go           the statistics
 //	summary.go         Summary, Row and their JSON
 //
-// What every figure means, how a pair is counted, each criterion's rule and
-// how verdicts combine are written once, in docs/reference/metrics.md.
+// What every figure means, how a pair is counted, the session-clustered
+// intervals, the paired comparison tests, each criterion's rule and how
+// verdicts combine are written once, in docs/statistics.md.
 package metrics

@@ -2,7 +2,10 @@ package main
 
 import (
 	"fmt"
+	stdio "io"
+	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +17,7 @@ import (
 type compareOptions struct {
 	evalOptions
 	Candidate string
+	Out       string
 }
 
 func newCompareCmd(io IO) *cobra.Command {
@@ -25,12 +29,17 @@ func newCompareCmd(io IO) *cobra.Command {
 them with --baseline and --candidate), or two judges of one run (--baseline
 names the baseline; --candidate the candidate when the run has more than two).
 
-Per rule and overall: precision and recall with intervals, unknown rate, fire
-rate and P95 for both, the deltas, and an exact McNemar test on the cases both
-judged; "~" marks a difference not significant at the criteria's confidence.
-The fire-rate change is checked against fire_rate_change_max. Warnings about
+Per rule and overall, one paired test per figure (docs/statistics.md): recall
+and false-positive rate by McNemar on the labeled positives / negatives, unknown
+rate on the pairs both sent to a judge, fire rate on the pairs in scope for both
+(exact, or Durkalski's clustered statistic when a session holds more than one
+discordant pair), precision by a seeded paired bootstrap of sessions, P50/P95
+latency by Mann–Whitney U with a bootstrap interval. "~" marks a difference
+with p ≥ 1 − confidence; otherwise the table shows Δ [lo, hi] (p, n). The
+fire-rate change is checked against fire_rate_change_max. Warnings about
 different datasets, policies or prompt versions and small samples are printed
-as footnotes. Exit code: the candidate's verdict (0 GO, 1 NO-GO, 3 INCONCLUSIVE).`,
+as footnotes; the last line is the candidate's verdict, which is also the exit
+code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.`,
 		Example: `  apeval compare out/qwen3b out/qwen7b
   apeval compare --baseline recorded/ollama/qwen2.5:3b apeval-out/sample
   apeval compare --format markdown out/a out/b >> "$GITHUB_STEP_SUMMARY"`,
@@ -51,7 +60,9 @@ as footnotes. Exit code: the candidate's verdict (0 GO, 1 NO-GO, 3 INCONCLUSIVE)
 		},
 	}
 	o.register(cmd, true)
+	o.registerBy(cmd)
 	cmd.Flags().StringVar(&o.Candidate, "candidate", "", "candidate judge (identity or unique prefix) when a run holds several")
+	cmd.Flags().StringVar(&o.Out, "out", "", "also write compare.parquet (one row per rule × figure) into this directory")
 	return cmd
 }
 
@@ -122,22 +133,40 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 		}
 	}
 
-	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
+	// The two runs are decoded in parallel (decoding Parquet is most of the
+	// work); results reach the accumulator one at a time. Every figure is
+	// independent of the order results arrive in.
+	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline, Slices: o.By})
+	var mu sync.Mutex
+	errs := make([]error, len(dirs))
+	var wg sync.WaitGroup
 	toks := reports.Tokens{}
 	for i, d := range dirs {
-		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
-			if i == 1 {
-				if id, ok := rename[r.Judge]; ok {
-					r.Judge = id
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := reports.ReadRun(d, func(r *replay.Result) error {
+				if i == 1 {
+					if id, ok := rename[r.Judge]; ok {
+						r.Judge = id
+					}
 				}
+				if r.Judge == baseline || r.Judge == candidate {
+					mu.Lock()
+					acc.Add(r)
+					toks.Add(r)
+					mu.Unlock()
+				}
+				return nil
+			}); err != nil {
+				errs[i] = runDirError(d, err)
 			}
-			if r.Judge == baseline || r.Judge == candidate {
-				acc.Add(r)
-				toks.Add(r)
-			}
-			return nil
-		}); err != nil {
-			return runDirError(d, err)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	sum := acc.Close()
@@ -148,6 +177,16 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	if len(dirs) == 2 {
 		cmp.Warnings = append(runDifferences(infos[0], infos[1]), cmp.Warnings...)
 	}
+	if o.Out != "" {
+		if err := os.MkdirAll(o.Out, 0o755); err != nil {
+			return err
+		}
+		if err := reports.WriteFileAtomic(filepath.Join(o.Out, reports.CompareFile), func(w stdio.Writer) error {
+			return reports.WriteComparisonParquet(w, []*metrics.Comparison{cmp}, sum.Thresholds.Confidence)
+		}); err != nil {
+			return err
+		}
+	}
 	run := infos[0]
 	if len(infos) == 2 {
 		run.Judges = append(append([]reports.JudgeInfo(nil), infos[0].Judges...), infos[1].Judges...)
@@ -157,7 +196,12 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 			}
 		}
 	}
-	rep := &reports.Report{Run: run, Tokens: toks, Summary: sum, Inconclusive: o.Inconclusive, Color: useColor(io.Out, io), Width: termWidth(io.Out, io)}
+	v := metrics.VerdictInconclusive
+	if j := sum.Judge(candidate); j != nil {
+		v = j.Verdict
+	}
+	rep := &reports.Report{Run: run, Tokens: toks, Summary: sum, Inconclusive: o.Inconclusive, Exit: verdictExit(v, o.Inconclusive),
+		Color: useColor(io.Out, io), Width: termWidth(io.Out, io)}
 	// A filtered run is never mistaken for a full one, here either.
 	f := outputFormat(o.Format, io.Out)
 	for i, in := range infos {
@@ -172,11 +216,7 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	if err := rep.WriteComparison(io.Out, cmp, f); err != nil {
 		return err
 	}
-	v := metrics.VerdictInconclusive
-	if j := sum.Judge(candidate); j != nil {
-		v = j.Verdict
-	}
-	return exitCodeError{verdictExit(v, o.Inconclusive)}
+	return exitCodeError{rep.Exit}
 }
 
 // runDifferences warns when two runs did not replay the same thing.

@@ -43,6 +43,7 @@ type runOptions struct {
 	JSON            bool
 	Quiet           bool
 	RunID           string
+	By              []string
 	Judge           judgeFlags
 	Filter          filterFlags
 
@@ -131,6 +132,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 		f.StringVar(&o.Inconclusive, "inconclusive", "", "map an INCONCLUSIVE verdict's exit code: pass (0) or fail (1); default 3")
 		f.StringVar(&o.Format, "format", "", "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&o.JSON, "json", false, "print summary.json to stdout instead of tables (same as --format json)")
+		f.StringArrayVar(&o.By, "by", nil, "add per-slice metrics: tag, tool or category (repeatable)")
 	}
 	o.Judge.register(f)
 	o.Filter.register(f)
@@ -146,6 +148,9 @@ func (o *runOptions) validate() error {
 	}
 	if o.Concurrency < 1 || o.Concurrency > replay.MaxConcurrency {
 		return usagef("--concurrency must be between 1 and %d, got %d", replay.MaxConcurrency, o.Concurrency)
+	}
+	if err := metrics.CheckSlices(o.By); err != nil {
+		return usagef("--by: %v", err)
 	}
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be positive, got %s", o.Timeout)
@@ -205,7 +210,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	}
 	defer p.close()
 
-	acc := metrics.New(metrics.Config{Criteria: p.crit, Baseline: p.baseline})
+	acc := metrics.New(metrics.Config{Criteria: p.crit, Baseline: p.baseline, Slices: o.By})
 	gates := reports.NewGateSummary()
 	toks := reports.Tokens{}
 	failures := reports.NewFailures()
