@@ -26,6 +26,9 @@ type Report struct {
 	Inconclusive string
 	// Color enables ANSI colour on verdict and status words (terminals only).
 	Color bool
+	// Cases, when set, lists false positives and negatives per judge × rule
+	// in summary.md and report.html.
+	Cases *CaseLists
 }
 
 // ExitCode is the exit code the verdict maps to under the report's

@@ -132,19 +132,24 @@ func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSum
 	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
 	gates := reports.NewGateSummary()
 	lat := reports.Latencies{}
+	listed := reports.NewCaseLists()
 	for _, d := range dirs {
 		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
 			acc.Add(r)
 			gates.Add(r)
 			lat.Add(r)
+			listed.Add(r)
 			return nil
 		}); err != nil {
 			return nil, nil, runDirError(d, err)
 		}
 	}
+	for _, in := range infos {
+		describeFromRunInfo(listed, in)
+	}
 	info := infos[0]
 	info.Baseline = baseline
-	return &reports.Report{Run: info, Summary: acc.Close(), Latencies: lat, Inconclusive: e.Inconclusive}, gates, nil
+	return &reports.Report{Run: info, Summary: acc.Close(), Latencies: lat, Inconclusive: e.Inconclusive, Cases: listed}, gates, nil
 }
 
 func runDirError(dir string, err error) error {

@@ -256,6 +256,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
 	gates := reports.NewGateSummary()
 	lat := reports.Latencies{}
+	listed := reports.NewCaseLists()
 
 	tty := isTerminal(io.Err)
 	var prog *progress
@@ -296,6 +297,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		if !o.replayOnly {
 			acc.Add(r)
 			lat.Add(r)
+			listed.Add(r)
 		}
 		gates.Add(r)
 		return nil
@@ -345,7 +347,8 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		return nil
 	}
 
-	rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Latencies: lat, Inconclusive: o.Inconclusive}
+	describeListedCases(listed, src.reader(pol))
+	rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Latencies: lat, Inconclusive: o.Inconclusive, Cases: listed}
 	if err := writeRunReports(o.Out, rep, o.Format, io, gates); err != nil {
 		return err
 	}
