@@ -2,6 +2,8 @@ package reports
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"html/template"
 	"io"
 	"regexp"
@@ -67,64 +69,179 @@ type htmlChart struct {
 	SVG   template.HTML
 }
 
+// htmlJudge is a judge's decision card.
+type htmlJudge struct {
+	Name, Verdict, Cls, Summary string
+	Baseline                    bool
+	Shown, More                 []holdBack // what holds it back; More folded
+}
+
+// htmlComparison is one baseline-vs-candidate section.
+type htmlComparison struct {
+	Title      string
+	Total      *htmlTable
+	Forests    []template.HTML
+	RuleTables []htmlTable
+	Slices     []htmlTable
+	Largest    string
+	Notes      []string
+}
+
+// htmlRule is one rule's compact card.
+type htmlRule struct {
+	ID, Class, Action string
+	Judges            []htmlRuleJudge
+}
+
+type htmlRuleJudge struct {
+	Judge, Verdict, Cls                string
+	Precision, Recall, Fire, HoldsBack string
+	Criteria                           []htmlCriterion
+	FP, FN                             []ErrorCase
+	FPTotal, FNTotal                   int64
+}
+
+type htmlCriterion struct{ Name, Status, Cls, Text string }
+
 type htmlPage struct {
 	Title       string
 	Verdict     string
 	VerdictCls  string
 	Facts       []string
-	Tables      []htmlTable
-	Why         *htmlTable
+	VerdictRule string
+	Judges      []htmlJudge
 	NA          []string
-	Comparisons []htmlTable
+	Comparisons []htmlComparison
+	Rules       []htmlRule
+	CasesNote   string
 	Charts      []htmlChart
+	Tables      []htmlTable // folded reference tables: gate actions, judges
 	Warnings    []string
+	Palette     []string // judge colours of the charts, with JudgeNames
+	JudgeNames  []string
 }
 
-var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+// shownHoldBacks is how many hold-backs a judge card shows unfolded.
+const shownHoldBacks = 6
+
+// caseListArgs feeds the "cases" template.
+type caseListArgs struct {
+	Title string
+	List  []ErrorCase
+	Total int64
+}
+
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"caseList": func(title string, list []ErrorCase, total int64) caseListArgs {
+		return caseListArgs{title, list, total}
+	},
+}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1b1f24;line-height:1.4}
-h1{font-size:1.5rem;margin-bottom:.3rem}
+*{box-sizing:border-box}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",sans-serif;margin:1.5rem auto;max-width:1180px;padding:0 1rem;color:#1b1f24;line-height:1.4;overflow-wrap:anywhere}
+h1{font-size:1.5rem;margin:0 0 .3rem}
 h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
-.banner{display:inline-block;font-weight:700;font-size:1.3rem;padding:.3rem .9rem;border-radius:6px;color:#fff}
-.banner.go{background:#1a7f37}.banner.nogo{background:#cf222e}.banner.open{background:#9a6700}
-.facts{color:#57606a;font-size:.9rem}
-table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.85rem}
+h3{font-size:1rem;margin:1rem 0 .3rem}
+.banner{display:inline-block;font-weight:700;padding:.15rem .6rem;border-radius:6px;color:#fff;white-space:nowrap}
+.go{background:#009E73}.nogo{background:#D55E00}.open{background:#B07D00}.na{background:#6E6E6E}
+.banner.big{font-size:1.3rem;padding:.3rem .9rem}
+.facts,.notes{color:#57606a;font-size:.85rem}
+.notes{margin:0 0 1rem}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:.8rem}
+.card{border:1px solid #d0d7de;border-radius:8px;padding:.6rem .8rem;min-width:0}
+.card h3{margin:.1rem 0 .4rem;font-size:.95rem}
+.card ul{margin:.3rem 0;padding-left:1.1rem;font-size:.85rem}
+.card li{margin:.15rem 0}
+table{border-collapse:collapse;margin:.4rem 0 .8rem;font-size:.82rem;max-width:100%}
+table.fixed{table-layout:fixed;width:100%}
 caption{text-align:left;font-weight:600;padding:.3rem 0}
-th,td{border:1px solid #d0d7de;padding:.25rem .5rem;vertical-align:top}
+th,td{border:1px solid #d0d7de;padding:.2rem .45rem;vertical-align:top}
 th{background:#f6f8fa;text-align:left}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.go{color:#1a7f37;font-weight:600}td.nogo{color:#cf222e;font-weight:600}td.open{color:#9a6700;font-weight:600}td.na{color:#57606a}
-.notes{font-size:.8rem;color:#57606a;margin:0 0 1rem}
-.chart{margin:1rem 0}.chart svg{max-width:100%;height:auto;border:1px solid #d0d7de}
-details{margin:.5rem 0}summary{cursor:pointer;font-weight:600}
-.scroll{overflow-x:auto}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+td.go,td.nogo,td.open,td.na{background:none;font-weight:600}
+td.go{color:#00745A}td.nogo{color:#B34700}td.open{color:#8A6100}td.na{color:#57606a;font-weight:400}
+.rule{border:1px solid #d0d7de;border-radius:8px;margin:.6rem 0;padding:.4rem .7rem}
+.rule h3{margin:.2rem 0;font-size:.95rem}
+.rule .meta{color:#57606a;font-weight:400;font-size:.82rem}
+.forests{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:.6rem}
+.forests svg,.chart svg{max-width:100%;height:auto;border:1px solid #d0d7de;display:block}
+.chart{margin:1rem 0}
+details{margin:.4rem 0}summary{cursor:pointer;font-weight:600}
+.scroll{overflow-x:auto;max-width:100%}
+.legend{font-size:.82rem;color:#57606a}.swatch{display:inline-block;width:.8em;height:.8em;border-radius:2px;margin:0 .25em 0 .6em;vertical-align:-.05em}
+code{font-size:.85em}
 </style>
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<p><span class="banner {{.VerdictCls}}">{{.Verdict}}</span></p>
+<p><span class="banner big {{.VerdictCls}}">{{.Verdict}}</span></p>
 <p class="facts">{{range $i, $f := .Facts}}{{if $i}} · {{end}}{{$f}}{{end}}</p>
-{{range .Tables}}{{template "table" .}}{{end}}
-{{with .Why}}<details><summary>Why not GO</summary>{{template "table" .}}</details>{{end}}
-{{if .NA}}<details><summary>Not applicable (N/A), not counted in the verdict</summary><ul>{{range .NA}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
-{{if .Comparisons}}<h2>Baseline vs candidate</h2>{{range .Comparisons}}{{template "table" .}}{{end}}{{end}}
-{{if .Charts}}<h2>Charts</h2>{{range .Charts}}<figure class="chart">{{.SVG}}<figcaption class="notes">{{.Title}}</figcaption></figure>{{end}}{{end}}
-{{if .Warnings}}<h2>Warnings</h2><ol class="notes">{{range .Warnings}}<li>{{.}}</li>{{end}}</ol>{{end}}
+
+<h2 id="decision">Decision</h2>
+<div class="cards">
+{{range .Judges}}<div class="card"><h3><span class="banner {{.Cls}}">{{.Verdict}}</span> {{.Name}}{{if .Baseline}} <span class="facts">(baseline)</span>{{end}}</h3>
+<p class="notes">{{.Summary}}</p>{{if .Shown}}<ul>{{range .Shown}}<li><b>{{.Rule}}</b> · {{.Status}}: {{.Text}}</li>{{end}}</ul>{{end}}
+{{if .More}}<details><summary>{{len .More}} more</summary><ul>{{range .More}}<li><b>{{.Rule}}</b> · {{.Status}}: {{.Text}}</li>{{end}}</ul></details>{{end}}</div>
+{{end}}</div>
+<p class="notes">{{.VerdictRule}}</p>
+{{if .NA}}<details><summary>Not applicable (N/A), not counted in the verdict</summary><ul class="notes">{{range .NA}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
+
+{{range .Comparisons}}<h2 id="comparison">{{.Title}}</h2>
+{{with .Total}}{{template "table" .}}{{end}}
+{{if .Forests}}<div class="forests">{{range .Forests}}<figure class="chart">{{.}}</figure>{{end}}</div>
+<p class="notes">Each line is one rule: the dot is candidate − baseline, the whiskers its interval; a filled dot marks a difference the test finds (p below 1 − confidence), a hollow grey one a difference chance explains. The black line is no change; the shaded band is the allowed fire-rate drift.</p>{{end}}
+{{if .Notes}}<p class="notes">{{range .Notes}}{{.}}<br>{{end}}</p>{{end}}
+{{if .RuleTables}}<details><summary>Per rule, one table per figure</summary>{{range .RuleTables}}{{template "table" .}}{{end}}</details>{{end}}
+{{if .Slices}}<h3 id="slices">Slices</h3>{{with .Largest}}<p><b>{{.}}</b></p>{{end}}{{range .Slices}}{{template "table" .}}{{end}}{{end}}
+{{end}}
+
+{{if .Rules}}<h2 id="rules">Rules</h2>
+{{range .Rules}}<div class="rule"><h3>{{.ID}} <span class="meta">{{.Class}}{{with .Action}} · {{.}}{{end}}</span></h3>
+<table class="fixed"><colgroup><col style="width:27%"><col style="width:13%"><col style="width:10%"><col style="width:10%"><col style="width:8%"><col></colgroup>
+<thead><tr><th>judge</th><th>verdict</th><th class="num">precision</th><th class="num">recall</th><th class="num">fire rate</th><th>holds it back</th></tr></thead>
+<tbody>{{range .Judges}}<tr><td>{{.Judge}}</td><td class="{{.Cls}}">{{.Verdict}}</td><td class="num">{{.Precision}}</td><td class="num">{{.Recall}}</td><td class="num">{{.Fire}}</td><td>{{.HoldsBack}}</td></tr>
+{{end}}</tbody></table>
+{{range .Judges}}<details><summary>{{.Judge}}: criteria, {{.FPTotal}} false positive(s), {{.FNTotal}} false negative(s)</summary>
+<table class="fixed"><colgroup><col style="width:22%"><col style="width:14%"><col></colgroup><thead><tr><th>criterion</th><th>status</th><th>what the data say</th></tr></thead><tbody>
+{{range .Criteria}}<tr><td>{{.Name}}</td><td class="{{.Cls}}">{{.Status}}</td><td>{{.Text}}</td></tr>
+{{end}}</tbody></table>
+{{if .FP}}{{template "cases" (caseList "False positives (result match, label no_match)" .FP .FPTotal)}}{{end}}
+{{if .FN}}{{template "cases" (caseList "False negatives (label match, result not match)" .FN .FNTotal)}}{{end}}
+</details>
+{{end}}</div>
+{{end}}{{with .CasesNote}}<p class="notes">Cases: {{.}}</p>{{end}}{{end}}
+
+{{if .Charts}}<h2 id="charts">Charts</h2>
+<p class="legend">Judges:{{range $i, $c := .Palette}}<span class="swatch" style="background:{{$c}}"></span>{{index $.JudgeNames $i}}{{end}}</p>
+{{range .Charts}}<figure class="chart">{{.SVG}}<figcaption class="notes">{{.Title}}</figcaption></figure>{{end}}{{end}}
+
+<h2 id="tables">Reference tables</h2>
+{{range .Tables}}<details><summary>{{.Caption}}</summary>{{template "table" .}}</details>{{end}}
+{{if .Warnings}}<h2 id="warnings">Warnings</h2><ol class="notes">{{range .Warnings}}<li>{{.}}</li>{{end}}</ol>{{end}}
 </body>
 </html>
 {{define "table"}}<div class="scroll"><table>{{with .Caption}}<caption>{{.}}</caption>{{end}}
 <thead><tr>{{range .Header}}<th{{with .Class}} class="{{.}}"{{end}}>{{.Text}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr>{{range .}}<td{{with .Class}} class="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>{{if .Notes}}<p class="notes">{{range .Notes}}{{.}}<br>{{end}}</p>{{end}}
+{{end}}
+{{define "cases"}}<table class="fixed cases"><caption>{{.Title}}{{if gt .Total (len .List)}}: the first {{len .List}} of {{.Total}} in case order{{end}}</caption>
+<colgroup><col style="width:15%"><col style="width:13%"><col style="width:10%"><col><col style="width:10%"><col style="width:10%"></colgroup>
+<thead><tr><th>case</th><th>session</th><th>tool</th><th>arguments (masked)</th><th>result</th><th>status</th></tr></thead><tbody>
+{{range .List}}<tr><td><code>{{.CaseID}}</code></td><td>{{.SessionID}} #{{.Seq}}</td><td>{{if .Tool}}{{.Tool}}{{else}}–{{end}}</td><td>{{if .Arguments}}<code>{{.Arguments}}</code>{{else}}–{{end}}</td><td>{{.Result}}</td><td>{{.Status}}{{with .Error}}: {{.}}{{end}}</td></tr>
+{{end}}</tbody></table>
 {{end}}`))
 
 // WriteHTML writes report.html: one self-contained page (inline CSS and
-// SVG, no script, no network) with the verdict, the tables and the charts.
+// SVG, no script, no network) laid out as a decision page — the verdict
+// per judge and what holds it back, then the comparison with the baseline
+// (figures, forest plots, slices), then one compact card per rule with its
+// criteria and cases folded, then the charts and the reference tables.
 func (rep *Report) WriteHTML(w io.Writer) error {
 	plain := *rep
 	plain.Color = false
@@ -135,9 +252,10 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		return err
 	}
 	page := htmlPage{
-		Title:      "apeval report",
-		Verdict:    string(s.Verdict),
-		VerdictCls: statusClass[string(s.Verdict)],
+		Title:       "apeval report",
+		Verdict:     string(s.Verdict),
+		VerdictCls:  statusClass[string(s.Verdict)],
+		VerdictRule: verdictRule + " A rule or judge is NO-GO if any criterion fails, INCONCLUSIVE if any is open, else GO.",
 	}
 	if rep.Run.RunID != "" {
 		page.Title += " — " + rep.Run.RunID
@@ -146,31 +264,125 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	if rep.Run.Interrupted {
 		page.Facts = append(page.Facts, "interrupted: only the cases replayed before it stopped")
 	}
-	judges := toHTMLTable("Judges", rep.judgesGrid())
-	rules := rep.rulesGrid(false)
-	rules.notes = []string{openLegend} // warnings have their own section
-	page.Tables = []htmlTable{judges, toHTMLTable("Rules", rules)}
-	if rep.Gates != nil {
-		page.Tables = append([]htmlTable{toHTMLTable("Gate actions", rep.Gates.grid(false))}, page.Tables...)
-	}
-	if why := rep.whyGrid(); why != nil {
-		t := toHTMLTable("", why)
-		page.Why = &t
+	for _, j := range s.Judges {
+		hb := holdBacks(j)
+		hj := htmlJudge{Name: j.Judge, Verdict: string(j.Verdict), Cls: statusClass[string(j.Verdict)],
+			Baseline: j.IsBaseline, Summary: verdictSummary(j, hb)}
+		if len(hb) > shownHoldBacks {
+			hj.Shown, hj.More = hb[:shownHoldBacks], hb[shownHoldBacks:]
+		} else {
+			hj.Shown = hb
+		}
+		page.Judges = append(page.Judges, hj)
 	}
 	page.NA, _ = rep.naLines()
+	warnings := rep.footnoteTexts()
+	conf := s.Thresholds.Confidence
 	for _, c := range s.Comparisons {
-		for _, g := range rep.comparisonGrids(c) {
-			page.Comparisons = append(page.Comparisons, toHTMLTable(c.Candidate+" vs baseline "+c.Baseline, g))
+		hc := htmlComparison{Title: c.Candidate + " vs baseline " + c.Baseline}
+		if g := totalFiguresGrid(c, conf); g != nil {
+			t := toHTMLTable("All rules", g)
+			hc.Total = &t
 		}
+		for _, m := range comparisonFigures(comparisonRows(c)) {
+			band := 0.0
+			if m.name == "fire_rate" {
+				band = s.Thresholds.FireRateChangeMax
+			}
+			if svg := forestPlot(c, m, conf, band); svg != "" {
+				hc.Forests = append(hc.Forests, template.HTML(svg)) // built from escaped text only
+			}
+		}
+		for _, g := range ruleFiguresGrids(c, conf) {
+			hc.RuleTables = append(hc.RuleTables, toHTMLTable("", g))
+		}
+		for _, kind := range sliceKinds(c) {
+			hc.Slices = append(hc.Slices, toHTMLTable("By "+kind+" (all rules)", sliceGrid(c, kind, conf)))
+		}
+		hc.Largest = largestSliceText(c, conf, func(s string) string { return s })
+		if refs := warningRefs(warnings, c); len(refs) > 0 {
+			hc.Notes = append(hc.Notes, "Warnings about this comparison: "+strings.Join(refs, ", ")+" (below).")
+		}
+		page.Comparisons = append(page.Comparisons, hc)
+	}
+	for _, id := range ruleIDs(s) {
+		page.Rules = append(page.Rules, rep.htmlRule(id))
+	}
+	if rep.Cases != nil {
+		page.CasesNote = rep.Cases.Note
 	}
 	for _, c := range charts {
 		page.Charts = append(page.Charts, htmlChart{c.Title, inlineSVG(c.SVG)})
 	}
-	page.Warnings = rep.footnoteTexts()
+	for i, j := range s.Judges {
+		page.Palette = append(page.Palette, judgeColourHex(i))
+		page.JudgeNames = append(page.JudgeNames, j.Judge)
+	}
+	if rep.Gates != nil {
+		page.Tables = append(page.Tables, toHTMLTable("Gate actions", rep.Gates.grid(false)))
+	}
+	page.Tables = append(page.Tables, toHTMLTable("Judges side by side", rep.judgesGrid()))
+	if why := rep.whyGrid(); why != nil {
+		why.notes = []string{verdictRule}
+		page.Tables = append(page.Tables, toHTMLTable("Why not GO: "+rep.whyCounts(), why))
+	}
+	page.Warnings = warnings
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, page); err != nil {
 		return err
 	}
 	_, err = w.Write(b.Bytes())
 	return err
+}
+
+// htmlRule builds one rule's card.
+func (rep *Report) htmlRule(id string) htmlRule {
+	hr := htmlRule{ID: id}
+	for _, j := range rep.Summary.Judges {
+		r := j.Rule(id)
+		if r == nil {
+			continue
+		}
+		hr.Class, hr.Action = r.Class, r.Action
+		hj := htmlRuleJudge{Judge: j.Judge, Verdict: string(r.Verdict), Cls: statusClass[string(r.Verdict)],
+			Precision: fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2), Recall: fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2),
+			Fire: fmtNum(r.FireRate, 3)}
+		var back []string
+		if f := statusNames(r, metrics.StatusFail); f != na {
+			back = append(back, "fails: "+f)
+		}
+		if o := statusNames(r, metrics.StatusInconclusive); o != na {
+			back = append(back, "open: "+o)
+		}
+		hj.HoldsBack = strings.Join(back, "; ")
+		if hj.HoldsBack == "" {
+			hj.HoldsBack = na
+		}
+		for _, c := range r.Criteria {
+			text := c.Reason
+			if c.Status == metrics.StatusFail || c.Status == metrics.StatusInconclusive {
+				text = criterionSentence(c)
+			}
+			hj.Criteria = append(hj.Criteria, htmlCriterion{c.Name, string(c.Status), statusClass[string(c.Status)], text})
+		}
+		if re := rep.Cases.Rule(j.Judge, id); re != nil {
+			hj.FP, hj.FN, hj.FPTotal, hj.FNTotal = re.FalsePositives, re.FalseNegatives, re.FPTotal, re.FNTotal
+		}
+		hr.Judges = append(hr.Judges, hj)
+	}
+	return hr
+}
+
+// warningRefs are the footnote numbers of a comparison's warnings.
+func warningRefs(warnings []string, c *metrics.Comparison) []string {
+	var refs []string
+	for _, cw := range c.Warnings {
+		for i, w := range warnings {
+			if strings.HasSuffix(w, cw) {
+				refs = append(refs, fmt.Sprintf("[%d]", i+1))
+				break
+			}
+		}
+	}
+	return refs
 }

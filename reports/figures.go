@@ -1,0 +1,259 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/apeval/apeval/metrics"
+)
+
+// figureMeta describes how a comparison figure (metrics.Figure) is shown.
+type figureMeta struct {
+	name   string // metrics.Figure.Figure
+	label  string
+	digits int  // decimals of proportions; latency uses msText
+	ms     bool // milliseconds
+}
+
+// figureOrder is the report order of the comparison figures.
+var figureOrder = []figureMeta{
+	{"recall", "recall", 2, false},
+	{"false_positive_rate", "false-positive rate", 3, false},
+	{"precision", "precision", 2, false},
+	{"unknown_rate", "unknown rate", 3, false},
+	{"fire_rate", "fire rate", 3, false},
+	{"latency_p50_ms", "P50 ms", 0, true},
+	{"latency_p95_ms", "P95 ms", 0, true},
+}
+
+func metaOf(name string) figureMeta {
+	for _, m := range figureOrder {
+		if m.name == name {
+			return m
+		}
+	}
+	return figureMeta{name: name, label: name, digits: 3}
+}
+
+// num formats a value of the figure: proportions at fixed decimals,
+// milliseconds whole, or with two significant digits below 10 ms.
+func (m figureMeta) num(v float64) string {
+	if m.ms {
+		if a := math.Abs(v); a > 0 && a < 10 {
+			return strconv.FormatFloat(v, 'g', 2, 64)
+		}
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', m.digits, 64)
+}
+
+// signedNum formats a difference with its sign and a true minus.
+func (m figureMeta) signedNum(v float64) string {
+	s := m.num(math.Abs(v))
+	switch {
+	case strings.Trim(s, "0.") == "":
+		return s
+	case v < 0:
+		return "−" + s
+	}
+	return "+" + s
+}
+
+func (m figureMeta) opt(v *float64) string {
+	if v == nil {
+		return na
+	}
+	return m.num(*v)
+}
+
+// pText is a p-value in two significant digits.
+func pText(p float64) string { return strconv.FormatFloat(p, 'g', 2, 64) }
+
+// figureDelta is the benchstat-style "vs base" cell: "~ (p=0.24 n=80)" when
+// p ≥ 1 − confidence, otherwise "+0.15 [+0.10, +0.20] (p=4e-06 n=80)".
+func figureDelta(f *metrics.Figure, conf float64) string {
+	if f == nil || f.Delta == nil {
+		return na
+	}
+	m := metaOf(f.Figure)
+	stat := fmt.Sprintf("n=%d", f.N)
+	if f.PValue != nil {
+		stat = "p=" + pText(*f.PValue) + " " + stat
+	}
+	if f.PValue != nil && !f.Significant(conf) {
+		return "~ (" + stat + ")"
+	}
+	s := m.signedNum(*f.Delta)
+	if f.DeltaLo != nil && f.DeltaHi != nil {
+		s += " [" + m.signedNum(*f.DeltaLo) + ", " + m.signedNum(*f.DeltaHi) + "]"
+	}
+	return s + " (" + stat + ")"
+}
+
+// figureOf returns the rule comparison's figure of that name, nil if absent.
+func figureOf(rc *metrics.RuleComparison, name string) *metrics.Figure {
+	if rc == nil {
+		return nil
+	}
+	for i := range rc.Figures {
+		if rc.Figures[i].Figure == name {
+			return &rc.Figures[i]
+		}
+	}
+	return nil
+}
+
+// comparisonFigures lists the figure names the comparison has, in report order.
+func comparisonFigures(rows []*metrics.RuleComparison) []figureMeta {
+	var out []figureMeta
+	for _, m := range figureOrder {
+		for _, rc := range rows {
+			if figureOf(rc, m.name) != nil {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// testLabel names a figure's test for readers.
+func testLabel(test string) string {
+	switch {
+	case strings.Contains(test, "clustered"):
+		return "McNemar, session-clustered"
+	case strings.Contains(test, "exact"):
+		return "McNemar, exact"
+	case strings.Contains(test, "bootstrap"):
+		return "paired session bootstrap"
+	case strings.Contains(test, "mann_whitney"):
+		return "Mann–Whitney U"
+	}
+	return test
+}
+
+// totalFiguresGrid is the comparison's "all rules" row as one table, one
+// line per figure: baseline, candidate, the delta cell and the test.
+func totalFiguresGrid(c *metrics.Comparison, conf float64) *grid {
+	g := &grid{header: []string{"all rules", c.Baseline, c.Candidate, "vs base", "test"},
+		right: []bool{false, true, true, true, false}}
+	if c.Total == nil {
+		return nil
+	}
+	for _, m := range comparisonFigures([]*metrics.RuleComparison{c.Total}) {
+		f := figureOf(c.Total, m.name)
+		g.add(m.label, m.opt(f.Baseline), m.opt(f.Candidate), figureDelta(f, conf), testLabel(f.Test))
+	}
+	if len(g.rows) == 0 {
+		return nil
+	}
+	g.notes = []string{deltaLegend(conf)}
+	return g
+}
+
+// deltaLegend explains the "vs base" cells.
+func deltaLegend(conf float64) string {
+	return fmt.Sprintf("vs base: candidate − baseline with its %g%% interval, p and the units the test used (n); "+
+		"~ where p ≥ %g, a difference chance explains as well.", conf*100, roundP(1-conf))
+}
+
+func roundP(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+
+// ruleFiguresGrids is benchstat's layout for the rules: one table per
+// figure, a line per rule (all rules last).
+func ruleFiguresGrids(c *metrics.Comparison, conf float64) []*grid {
+	rows := comparisonRows(c)
+	var gs []*grid
+	for _, m := range comparisonFigures(rows) {
+		g := &grid{header: []string{m.label, c.Baseline, c.Candidate, "vs base"}, right: []bool{false, true, true, true}}
+		for _, rc := range rows {
+			f := figureOf(rc, m.name)
+			if f == nil {
+				g.add(ruleLabel(rc.RuleID), na, na, na)
+				continue
+			}
+			g.add(ruleLabel(rc.RuleID), m.opt(f.Baseline), m.opt(f.Candidate), figureDelta(f, conf))
+		}
+		gs = append(gs, g)
+	}
+	return gs
+}
+
+// sliceFigureNames are the figures a slice table shows (the proportions;
+// latency per slice says little).
+var sliceFigureNames = []string{"recall", "false_positive_rate", "precision", "fire_rate"}
+
+// sliceKinds lists the slice kinds of a comparison in order of appearance.
+func sliceKinds(c *metrics.Comparison) []string {
+	var kinds []string
+	for _, s := range c.Slices {
+		if len(kinds) == 0 || kinds[len(kinds)-1] != s.Slice {
+			kinds = append(kinds, s.Slice)
+		}
+	}
+	return kinds
+}
+
+// sliceTotal is the all-rules comparison of one slice value.
+func sliceTotal(s metrics.SliceComparison) *metrics.RuleComparison {
+	for _, rc := range s.Rules {
+		if rc.RuleID == metrics.AllRules {
+			return rc
+		}
+	}
+	return nil
+}
+
+// sliceGrid is one table per slice kind: a line per slice value with the
+// all-rules delta of each proportion figure.
+func sliceGrid(c *metrics.Comparison, kind string, conf float64) *grid {
+	g := &grid{header: []string{kind}, right: []bool{false}}
+	for _, n := range sliceFigureNames {
+		g.header = append(g.header, metaOf(n).label)
+		g.right = append(g.right, true)
+	}
+	for _, s := range c.Slices {
+		if s.Slice != kind {
+			continue
+		}
+		t := sliceTotal(s)
+		cells := []string{s.Value}
+		for _, n := range sliceFigureNames {
+			cells = append(cells, figureDelta(figureOf(t, n), conf))
+		}
+		g.add(cells...)
+	}
+	return g
+}
+
+// largestSliceChange finds, over every slice value, the marked difference
+// (p < 1 − confidence) of a proportion figure with the largest |Δ|; ok is
+// false when no slice difference is marked.
+func largestSliceChange(c *metrics.Comparison, conf float64) (s metrics.SliceComparison, f metrics.Figure, ok bool) {
+	best := -1.0
+	for _, sc := range c.Slices {
+		t := sliceTotal(sc)
+		for _, n := range sliceFigureNames {
+			fg := figureOf(t, n)
+			if fg == nil || fg.Delta == nil || !fg.Significant(conf) {
+				continue
+			}
+			if d := math.Abs(*fg.Delta); d > best {
+				best, s, f, ok = d, sc, *fg, true
+			}
+		}
+	}
+	return s, f, ok
+}
+
+// largestSliceText says where the judges differ most, "" when nowhere marked.
+func largestSliceText(c *metrics.Comparison, conf float64, name func(string) string) string {
+	s, f, ok := largestSliceChange(c, conf)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("Largest marked difference: %s %s, %s %s.", s.Slice, name(s.Value), metaOf(f.Figure).label,
+		figureDelta(&f, conf))
+}
