@@ -3,10 +3,10 @@ package reports
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"html/template"
 	"io"
 	"regexp"
+	"strings"
 
 	"github.com/apeval/apeval/metrics"
 )

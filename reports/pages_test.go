@@ -2,12 +2,12 @@ package reports
 
 import (
 	"bytes"
-	"html"
 	"fmt"
-	"strconv"
+	"html"
 	"image/color"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
