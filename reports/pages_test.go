@@ -258,6 +258,7 @@ func TestMarkdownPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := b.String()
+	golden(t, "summary-pages.md", b.Bytes())
 	for _, s := range []string{"### Baseline vs candidate: recorded/judge-v2 vs recorded/judge-v1",
 		"| recall", "+0.15 [+0.10, +0.20] (p=4e-06 n=64)", "~ (p=0.24 n=140)", "Warnings about this comparison: [^",
 		"#### Slices", "**Largest marked difference: tag `injection`, recall +0.40 [+0.25, +0.55] (p=1e-05 n=40).**",
