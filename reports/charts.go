@@ -34,11 +34,11 @@ type Chart struct {
 }
 
 var (
-	chartW = 8 * vg.Inch
-	chartH = 4 * vg.Inch
-	red    = hexColour(colourThreshold) // thresholds: Okabe–Ito vermillion
-	grey   = color.RGBA{R: 0x88, G: 0x88, B: 0x88, A: 0xff}
-	sans   = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	chartW          = 8 * vg.Inch
+	chartH          = 4 * vg.Inch
+	thresholdColour = hexColour(colourThreshold) // thresholds: black dashed, apart from every judge colour
+	grey            = color.RGBA{R: 0x88, G: 0x88, B: 0x88, A: 0xff}
+	sans            = font.Font{Typeface: "Liberation", Variant: "Sans"}
 )
 
 // judgeColourHex is the k-th judge's colour (Okabe–Ito, in order).
@@ -75,11 +75,12 @@ func newPlot(title, x, y string) *plot.Plot {
 // the data area, so no entry hides a point or a line.
 func svgOf(p *plot.Plot) ([]byte, error) {
 	leg := p.Legend
-	p.Legend = plot.NewLegend() // the plot itself draws none
+	p.Legend = plot.NewLegend()  // the plot itself draws none
+	leg.Padding = vg.Points(2.5) // entries do not touch
 	probe := draw.New(vgsvg.New(chartW, chartH))
 	legH := vg.Length(0)
 	if r := leg.Rectangle(probe); r.Size().Y > 0 {
-		legH = r.Size().Y + vg.Points(10)
+		legH = r.Size().Y + vg.Points(14)
 	}
 	c := vgsvg.New(chartW, chartH+legH)
 	dc := draw.New(c)
@@ -225,7 +226,7 @@ func (rep *Report) latencyPlot() (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	crit.Color, crit.Dashes, crit.Width = red, []vg.Length{vg.Points(5), vg.Points(3)}, vg.Points(1.2)
+	crit.Color, crit.Dashes, crit.Width = thresholdColour, []vg.Length{vg.Points(5), vg.Points(3)}, vg.Points(1.2)
 	p95, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0.95}, {X: maxX, Y: 0.95}})
 	if err != nil {
 		return nil, err
@@ -308,7 +309,7 @@ func (rep *Report) intervalPlot(title, ylabel string, get func(*metrics.Row) (v,
 		if err != nil {
 			return nil, err
 		}
-		l.Color, l.Dashes = red, []vg.Length{vg.Points(5), vg.Points(3)}
+		l.Color, l.Dashes = thresholdColour, []vg.Length{vg.Points(5), vg.Points(3)}
 		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("%s %g", thresholdName, threshold), l)
 	}

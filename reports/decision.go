@@ -67,10 +67,10 @@ func criterionSentence(c metrics.Criterion) string {
 	s += ", needs " + need
 	switch c.Status {
 	case metrics.StatusFail:
-		if c.Lo != nil && c.Hi != nil {
+		if whollyBad(c) {
 			s += ": the whole interval is on the bad side"
 		} else if c.Reason != "" {
-			s += ": " + c.Reason
+			s += ": " + c.Reason // one of the stated exceptions; metrics says which
 		}
 	case metrics.StatusInconclusive:
 		switch {
@@ -83,6 +83,22 @@ func criterionSentence(c metrics.Criterion) string {
 		}
 	}
 	return s
+}
+
+// whollyBad reports whether the criterion's interval lies wholly on the
+// bad side of its threshold, so the page never claims it when it does not.
+func whollyBad(c metrics.Criterion) bool {
+	if c.Lo == nil || c.Hi == nil {
+		return false
+	}
+	lo, hi, t := *c.Lo, *c.Hi, c.Threshold
+	switch c.Name {
+	case metrics.CriterionPrecisionMin, metrics.CriterionDangerousRecall:
+		return hi < t
+	case metrics.CriterionFireRateChangeMax:
+		return lo > t || hi < -t
+	}
+	return lo > t
 }
 
 // holdBacks lists what keeps a judge from GO: failing criteria first, then

@@ -26,7 +26,7 @@ var okabeIto = []string{
 
 // Colours with a fixed meaning on the page and in the charts.
 const (
-	colourThreshold = "#D55E00" // vermillion: a kill-criterion threshold
+	colourThreshold = "#000000" // black (dashed): a kill-criterion threshold
 	colourNeutral   = "#6E6E6E" // grey: a difference chance explains (~)
 	colourBand      = "#56B4E9" // sky blue: the allowed drift band
 )

@@ -85,6 +85,8 @@ type htmlComparison struct {
 	Slices     []htmlTable
 	Largest    string
 	Notes      []string
+	// Fallback: the tables of apeval compare when metrics gave no figures.
+	Fallback []htmlTable
 }
 
 // htmlRule is one rule's compact card.
@@ -163,6 +165,8 @@ caption{text-align:left;font-weight:600;padding:.3rem 0}
 th,td{border:1px solid #d0d7de;padding:.2rem .45rem;vertical-align:top}
 th{background:#f6f8fa;text-align:left}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+.rule td.num{white-space:nowrap}
+.rule summary{font-weight:500;font-size:.85rem}
 td.go,td.nogo,td.open,td.na{background:none;font-weight:600}
 td.go{color:#00745A}td.nogo{color:#B34700}td.open{color:#8A6100}td.na{color:#57606a;font-weight:400}
 .rule{border:1px solid #d0d7de;border-radius:8px;margin:.6rem 0;padding:.4rem .7rem}
@@ -197,12 +201,13 @@ code{font-size:.85em}
 <p class="notes">Each line is one rule: the dot is candidate − baseline, the whiskers its interval; a filled dot marks a difference the test finds (p below 1 − confidence), a hollow grey one a difference chance explains. The black line is no change; the shaded band is the allowed fire-rate drift.</p>{{end}}
 {{if .Notes}}<p class="notes">{{range .Notes}}{{.}}<br>{{end}}</p>{{end}}
 {{if .RuleTables}}<details><summary>Per rule, one table per figure</summary>{{range .RuleTables}}{{template "table" .}}{{end}}</details>{{end}}
+{{range .Fallback}}{{template "table" .}}{{end}}
 {{if .Slices}}<h3 id="slices">Slices</h3>{{with .Largest}}<p><b>{{.}}</b></p>{{end}}{{range .Slices}}{{template "table" .}}{{end}}{{end}}
 {{end}}
 
 {{if .Rules}}<h2 id="rules">Rules</h2>
 {{range .Rules}}<div class="rule"><h3>{{.ID}} <span class="meta">{{.Class}}{{with .Action}} · {{.}}{{end}}</span></h3>
-<table class="fixed"><colgroup><col style="width:27%"><col style="width:13%"><col style="width:10%"><col style="width:10%"><col style="width:8%"><col></colgroup>
+<table class="fixed"><colgroup><col style="width:25%"><col style="width:12%"><col style="width:15%"><col style="width:15%"><col style="width:7%"><col></colgroup>
 <thead><tr><th>judge</th><th>verdict</th><th class="num">precision</th><th class="num">recall</th><th class="num">fire rate</th><th>holds it back</th></tr></thead>
 <tbody>{{range .Judges}}<tr><td>{{.Judge}}</td><td class="{{.Cls}}">{{.Verdict}}</td><td class="num">{{.Precision}}</td><td class="num">{{.Recall}}</td><td class="num">{{.Fire}}</td><td>{{.HoldsBack}}</td></tr>
 {{end}}</tbody></table>
@@ -281,7 +286,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	for _, c := range s.Comparisons {
 		hc := htmlComparison{Title: c.Candidate + " vs baseline " + c.Baseline}
 		if g := totalFiguresGrid(c, conf); g != nil {
-			t := toHTMLTable("All rules", g)
+			t := toHTMLTable("", g)
 			hc.Total = &t
 		}
 		for _, m := range comparisonFigures(comparisonRows(c)) {
@@ -291,6 +296,11 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 			}
 			if svg := forestPlot(c, m, conf, band); svg != "" {
 				hc.Forests = append(hc.Forests, template.HTML(svg)) // built from escaped text only
+			}
+		}
+		if hc.Total == nil {
+			for _, g := range rep.comparisonGrids(c) {
+				hc.Fallback = append(hc.Fallback, toHTMLTable("", g))
 			}
 		}
 		for _, g := range ruleFiguresGrids(c, conf) {

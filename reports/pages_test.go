@@ -283,3 +283,34 @@ func TestMarkdownPages(t *testing.T) {
 		}
 	}
 }
+
+func TestCriterionSentence(t *testing.T) {
+	more := int64(59)
+	cases := []struct {
+		c    metrics.Criterion
+		want string
+	}{
+		{metrics.Criterion{Name: metrics.CriterionPrecisionMin, Status: metrics.StatusFail, Estimate: fp(0.5909),
+			Lo: fp(0.3873), Hi: fp(0.7674), Threshold: 0.9, N: 22},
+			"precision 0.591 [0.387, 0.767] (n=22), needs ≥ 0.9: the whole interval is on the bad side"},
+		{metrics.Criterion{Name: metrics.CriterionUnknownRateMax, Status: metrics.StatusInconclusive, Estimate: fp(0.05),
+			Lo: fp(0.0196), Hi: fp(0.1216), Threshold: 0.1, N: 80, MoreSamples: &more},
+			"unknown rate 0.050 [0.020, 0.122] (n=80), needs ≤ 0.1: the interval straddles it; about 59 more samples at the observed rate would decide it"},
+		// A FAIL whose interval straddles (a stated exception, or old
+		// semantics) never claims the interval is wholly bad: metrics' reason.
+		{metrics.Criterion{Name: metrics.CriterionFireRateChangeMax, Status: metrics.StatusFail, Estimate: fp(-0.0625),
+			Lo: fp(-0.164), Hi: fp(0.040), Threshold: 0.05, N: 80, Reason: "why metrics says so"},
+			"fire-rate change vs baseline −0.062 [−0.164, +0.040] (n=80), needs within ±0.05: why metrics says so"},
+		{metrics.Criterion{Name: metrics.CriterionFireRateChangeMax, Status: metrics.StatusFail, Estimate: fp(0.125),
+			Lo: fp(0.06), Hi: fp(0.3), Threshold: 0.05, N: 16},
+			"fire-rate change vs baseline +0.125 [+0.060, +0.300] (n=16), needs within ±0.05: the whole interval is on the bad side"},
+		{metrics.Criterion{Name: metrics.CriterionJudgeP95Max, Status: metrics.StatusInconclusive, Estimate: fp(1200),
+			Lo: fp(900), Hi: fp(1500), Threshold: 1000, N: 120},
+			"P95 latency (ms) 1200 [900, 1500] (n=120), needs ≤ 1000 ms: the interval straddles it and the estimate is on the bad side; more samples at this rate would confirm a FAIL"},
+	}
+	for _, tc := range cases {
+		if got := criterionSentence(tc.c); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.c.Name, got, tc.want)
+		}
+	}
+}
