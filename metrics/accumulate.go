@@ -10,11 +10,16 @@ import (
 // latency plus 4 bytes per rule it carried. It is not safe for concurrent
 // use; feed it from one goroutine and call Close once.
 type Accumulator struct {
-	cfg    Config
-	cases  *interner
-	judges map[string]*judgeAcc
-	order  []*judgeAcc
-	last   *judgeAcc
+	cfg   Config
+	cases *interner
+	// sessions interns session IDs; caseSess maps a case ordinal to the
+	// ordinal of its session (the first one seen for the case), 4 bytes a
+	// case, for the session-clustered intervals and tests (DESIGN §6.1).
+	sessions *interner
+	caseSess []uint32
+	judges   map[string]*judgeAcc
+	order    []*judgeAcc
+	last     *judgeAcc
 	// callIdx maps a Result's call index to its position in the judge's
 	// latency slice (-1 for cache hits); reused across Adds.
 	callIdx []int32
@@ -25,13 +30,17 @@ type judgeAcc struct {
 	id, model, digest, prompt string
 	runIDs                    []string
 
-	cases, judgeRequired                   int64
-	approvalOutcomes, approvalRejected     int64
-	liveCalls, cachedCalls, failedCalls    int64
-	lat                                    []float64
-	caseSeen                               []uint64 // bit per case ordinal: replayed by this judge
-	caseRepeats                            int64    // results for a case already seen
-	rules                                  map[string]*ruleAcc
+	cases, judgeRequired                int64
+	approvalOutcomes, approvalRejected  int64
+	liveCalls, cachedCalls, failedCalls int64
+	lat                                 []float64
+	caseSeen                            []uint64 // bit per case ordinal: replayed by this judge
+	caseRepeats                         int64    // results for a case already seen
+	rules                               map[string]*ruleAcc
+	// Per session ordinal: cases, cases needing the judge, cases with an
+	// approval outcome and the rejected ones (clustered intervals of the
+	// judge-level rates).
+	sessCases, sessJR, sessAppr, sessRej   []int32
 	ruleOrder                              []*ruleAcc
 	classClash                             map[string]bool
 	lastRule                               *ruleAcc
@@ -52,23 +61,34 @@ type ruleAcc struct {
 	judgeOnly, baseOnly int64 // discordant labeled positives: judge hit & baseline miss, and the reverse
 	apprOut, apprRej    int64
 	callRefs            []uint32 // positions in judgeAcc.lat of the live calls the rule was part of
-	pairs               []uint32 // case ordinal<<3 | missing<<2 | fired<<1 | match
+	pairs               []uint64 // case ordinal<<ordShift | pair flags (bit* below)
 	minVersion          int
 }
 
-// Packed pair bits.
+// Packed pair bits: the low ordShift bits of a pair say what the pair
+// counts for, the rest is the case ordinal.
 const (
-	bitMatch   = 1
-	bitFired   = 2
-	bitMissing = 4
-	ordShift   = 3
+	bitMatch     = 1 << iota // the result is match (a decision, not a failure)
+	bitFired                 // the rule fired
+	bitMissing               // the recording lacks the rule: left out of everything
+	bitPos                   // counts as a labeled positive (TP or FN)
+	bitNeg                   // counts as a labeled negative (FP or TN when decided)
+	bitJudged                // sent to the judge (judge, cache or failure)
+	bitUndecided             // judged, and not match/no_match
+	bitApprOut               // fired request_approval with an approval outcome
+	bitApprRej               // ... and the outcome was denied or ignored
+	bitBase                  // labeled positive with a deterministic baseline result
+	bitBaseHit               // ... which matched
+	bitNoMatch               // the result is no_match (a decision)
+
+	ordShift = 16
 	// maxCases is the largest case count the packing can index.
-	maxCases = 1 << (32 - ordShift)
+	maxCases = 1 << 32
 )
 
 // New returns an empty Accumulator judging with cfg.
 func New(cfg Config) *Accumulator {
-	return &Accumulator{cfg: cfg, cases: newInterner(), judges: map[string]*judgeAcc{}}
+	return &Accumulator{cfg: cfg, cases: newInterner(), sessions: newInterner(), judges: map[string]*judgeAcc{}}
 }
 
 func (a *Accumulator) judge(r *replay.Result) *judgeAcc {
@@ -119,6 +139,11 @@ func (a *Accumulator) Add(r *replay.Result) {
 		}
 	}
 	ord := a.cases.id(r.CaseID)
+	if int(ord) == len(a.caseSess) {
+		a.caseSess = append(a.caseSess, a.sessionOf(r))
+	}
+	sess := a.caseSess[ord]
+	j.sessCases = bump(j.sessCases, sess)
 	if w := int(ord >> 6); w >= len(j.caseSeen) {
 		j.caseSeen = append(j.caseSeen, make([]uint64, w+1-len(j.caseSeen))...)
 	}
@@ -130,11 +155,14 @@ func (a *Accumulator) Add(r *replay.Result) {
 	j.cases++
 	if r.JudgeCalled {
 		j.judgeRequired++
+		j.sessJR = bump(j.sessJR, sess)
 	}
 	if r.GateAction == replay.ActionRequestApproval && r.ApprovalOutcome != "" {
 		j.approvalOutcomes++
+		j.sessAppr = bump(j.sessAppr, sess)
 		if isRejected(r.ApprovalOutcome) {
 			j.approvalRejected++
+			j.sessRej = bump(j.sessRej, sess)
 		}
 	}
 
@@ -161,7 +189,7 @@ func (a *Accumulator) Add(r *replay.Result) {
 		rr := &r.Rules[i]
 		ra := j.rule(rr)
 		ra.note(j, rr)
-		packed := ord << ordShift
+		packed := uint64(ord) << ordShift
 		if rr.Status == "missing" {
 			ra.missing++
 			ra.pairs = append(ra.pairs, packed|bitMissing)
@@ -179,6 +207,10 @@ func (a *Accumulator) Add(r *replay.Result) {
 		noMatch := !failed && !unknown && rr.Result == "no_match"
 		if judged {
 			ra.judged++
+			packed |= bitJudged
+			if failed || unknown || (!match && !noMatch) {
+				packed |= bitUndecided
+			}
 			if rr.Source == replay.SourceCache {
 				ra.cacheHits++
 			}
@@ -219,13 +251,18 @@ func (a *Accumulator) Add(r *replay.Result) {
 			packed |= bitFired
 			if rr.Action == replay.ActionRequestApproval && r.ApprovalOutcome != "" {
 				ra.apprOut++
+				packed |= bitApprOut
 				if isRejected(r.ApprovalOutcome) {
 					ra.apprRej++
+					packed |= bitApprRej
 				}
 			}
 		}
 		if match {
 			packed |= bitMatch
+		}
+		if noMatch {
+			packed |= bitNoMatch
 		}
 		if rr.Source == replay.SourceScope {
 			// Skipped because a human approved this very call for the rule
@@ -237,6 +274,7 @@ func (a *Accumulator) Add(r *replay.Result) {
 		switch rr.Label {
 		case "match":
 			ra.labeled++
+			packed |= bitPos
 			if match {
 				ra.tp++
 			} else {
@@ -244,9 +282,11 @@ func (a *Accumulator) Add(r *replay.Result) {
 			}
 			if rr.BaselineResult != "" {
 				ra.basePos++
+				packed |= bitBase
 				baseHit := rr.BaselineResult == "match"
 				if baseHit {
 					ra.baseHits++
+					packed |= bitBaseHit
 				}
 				switch {
 				case match && !baseHit:
@@ -257,6 +297,7 @@ func (a *Accumulator) Add(r *replay.Result) {
 			}
 		case "no_match":
 			ra.labeled++
+			packed |= bitNeg
 			if match {
 				ra.fp++
 			} else if noMatch {
@@ -284,4 +325,23 @@ func (ra *ruleAcc) note(j *judgeAcc, rr *replay.RuleResult) {
 	if rr.Action != "" {
 		ra.action = rr.Action
 	}
+}
+
+// bump adds one at index i, growing the slice as needed.
+func bump(c []int32, i uint32) []int32 {
+	if int(i) >= len(c) {
+		c = append(c, make([]int32, int(i)+1-len(c))...)
+	}
+	c[i]++
+	return c
+}
+
+// sessionOf interns the case's session. A case without a session ID is a
+// session of its own: nothing ties it to other cases, so it is not
+// clustered with them.
+func (a *Accumulator) sessionOf(r *replay.Result) uint32 {
+	if r.SessionID == "" {
+		return a.sessions.id("\x00" + r.CaseID)
+	}
+	return a.sessions.id(r.SessionID)
 }

@@ -185,9 +185,21 @@ func TestHandSet(t *testing.T) {
 	if tot.CachedCalls != 1 || tot.FailedCalls != 2 {
 		t.Errorf("cached/failed calls = %d/%d, want 1/2", tot.CachedCalls, tot.FailedCalls)
 	}
-	// Wilson 3/4 at 95 %: [0.300642, 0.954413].
-	eqPtr(t, "precision_lo", roundTo(tot.PrecisionLo, 6), f(0.300642))
-	eqPtr(t, "precision_hi", roundTo(tot.PrecisionHi, 6), f(0.954413))
+	// Without session IDs every case is its own session, and the "*" row
+	// clusters its rules' units by case (DESIGN §6.1). Precision units
+	// (labeled matches) per case (y TP of m): c1 (1, 1), c2 (0, 1), c4
+	// (2, 2); p̂ = 3/4; residuals 0.25, −0.75, 0.5, squares sum 0.875;
+	// V_clu = 3/2 · 0.875/16 = 0.08203; V_bin = 0.1875/4 = 0.046875;
+	// deff = 1.75, n_eff = 2.2857: Wilson [0.216272, 0.970251] (plain
+	// Wilson 3/4 would be [0.300642, 0.954413]).
+	eqPtr(t, "precision_deff", tot.PrecisionDeff, f(1.75))
+	eqPtr(t, "precision_lo", roundTo(tot.PrecisionLo, 6), f(0.216272))
+	eqPtr(t, "precision_hi", roundTo(tot.PrecisionHi, 6), f(0.970251))
+	// Unknown-rate units (judged pairs), (undecided, judged) per case: c1
+	// (0, 2), c2 (1, 2), c3 (1, 1), c4 (0, 3), c5 (1, 2); p̂ = 0.3;
+	// residuals −0.6, 0.4, 0.7, −0.9, 0.4, squares 1.98; V_clu = 5/4 ·
+	// 1.98/100 = 0.02475, V_bin = 0.021: deff = 1.178571.
+	eqPtr(t, "unknown_rate_deff", tot.UnknownRateDeff, f(0.02475/0.021))
 	r2 := j.Rule("R2")
 	if r2.JudgeOnlyHits != 1 || r2.BaselineOnlyHits != 2 || r2.BaselinePositives != 3 {
 		t.Errorf("R2 discordant = %d/%d of %d, want 1/2 of 3", r2.JudgeOnlyHits, r2.BaselineOnlyHits, r2.BaselinePositives)
@@ -203,8 +215,9 @@ func TestHandSet(t *testing.T) {
 
 	// Criteria under the seed defaults.
 	wantStatus := map[string]map[string]Status{
-		// R1 precision 0.5 < 0.9 → FAIL.
-		"R1": {CriterionPrecisionMin: StatusFail, CriterionDangerousRecall: StatusNA, CriterionUnknownRateMax: StatusInconclusive,
+		// R1 precision 1/2 = 0.5 < 0.9, but Wilson [0.0945, 0.9055]
+		// reaches 0.9: not confirmed → INCONCLUSIVE.
+		"R1": {CriterionPrecisionMin: StatusInconclusive, CriterionDangerousRecall: StatusNA, CriterionUnknownRateMax: StatusInconclusive,
 			CriterionApprovalRejectRateMax: StatusNA, CriterionFireRateChangeMax: StatusNA},
 		// R2 precision 1/1: Wilson lo = 1/(1+z²) = 0.2065 → INCONCLUSIVE;
 		// judge-only 1 ≤ baseline-only 2 → FAIL; unknown 0.6 ≥ 0.1 → FAIL.
@@ -215,8 +228,9 @@ func TestHandSet(t *testing.T) {
 		"R3": {CriterionPrecisionMin: StatusInconclusive, CriterionDangerousRecall: StatusNA, CriterionUnknownRateMax: StatusInconclusive,
 			CriterionApprovalRejectRateMax: StatusInconclusive, CriterionFireRateChangeMax: StatusNA},
 		// Judge: P95 1000 = max, 5 calls cannot bound it → INCONCLUSIVE;
-		// judge-required 5/6 ≥ 0.2 → FAIL; unknown 0.3 → FAIL.
-		"*": {CriterionJudgeP95Max: StatusInconclusive, CriterionJudgeRequiredRateMax: StatusFail, CriterionUnknownRateMax: StatusFail},
+		// judge-required 5/6: Wilson lo 0.4365 ≥ 0.2 → FAIL; unknown 3/10
+		// at deff 1.18 (below): lo 0.0990 < 0.1 → INCONCLUSIVE.
+		"*": {CriterionJudgeP95Max: StatusInconclusive, CriterionJudgeRequiredRateMax: StatusFail, CriterionUnknownRateMax: StatusInconclusive},
 	}
 	for rule, want := range wantStatus {
 		r := j.Rule(rule)
@@ -245,7 +259,7 @@ func TestHandSet(t *testing.T) {
 	if ac := j.Rule("R3").Criterion(CriterionApprovalRejectRateMax); ac.SamplesNeeded != nil {
 		t.Errorf("approval at the threshold: samples = %d, want nil", *ac.SamplesNeeded)
 	}
-	for rule, v := range map[string]Verdict{"R1": VerdictNoGo, "R2": VerdictNoGo, "R3": VerdictInconclusive, "*": VerdictNoGo} {
+	for rule, v := range map[string]Verdict{"R1": VerdictInconclusive, "R2": VerdictNoGo, "R3": VerdictInconclusive, "*": VerdictNoGo} {
 		if got := j.Rule(rule).Verdict; got != v {
 			t.Errorf("%s verdict = %s, want %s", rule, got, v)
 		}

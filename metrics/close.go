@@ -35,12 +35,16 @@ func (a *Accumulator) Close() *Summary {
 		paired:      map[string]*judgePairs{},
 		crit:        crit,
 		conf:        crit.Confidence,
+		caseSess:    a.caseSess,
+		sessions:    a.sessions,
+		seed:        a.cfg.Seed,
 	}
+	sc := newSessScratch(a.sessions.len())
 	if a.cases.len() > maxCases {
 		warnings = append(warnings, fmt.Sprintf("%d distinct cases exceed the %d that paired comparisons can index; comparisons are unreliable", a.cases.len(), maxCases))
 	}
 	for _, j := range a.judgeOrder() {
-		js, pairs := j.close(e, a.cases)
+		js, pairs := j.close(e, a.caseSess, sc)
 		js.IsBaseline = a.cfg.Baseline != "" && j.id == a.cfg.Baseline
 		s.Judges = append(s.Judges, js)
 		s.paired[j.id] = pairs
@@ -151,7 +155,7 @@ func runVerdict(judges []*JudgeSummary, base *JudgeSummary) Verdict {
 
 // close turns one judge's counts into its summary and hands over its
 // paired data.
-func (j *judgeAcc) close(e *evaluator, cases *interner) (*JudgeSummary, *judgePairs) {
+func (j *judgeAcc) close(e *evaluator, caseSess []uint32, sc *sessScratch) (*JudgeSummary, *judgePairs) {
 	js := &JudgeSummary{
 		Judge: j.id, Model: j.model, ModelDigest: j.digest, PromptVersion: j.prompt,
 		RunIDs: j.runIDs, Rules: []*Row{}, Warnings: []string{},
@@ -163,7 +167,7 @@ func (j *judgeAcc) close(e *evaluator, cases *interner) (*JudgeSummary, *judgePa
 	if len(js.RunIDs) > 0 {
 		js.RunID = js.RunIDs[0]
 	}
-	pairs := &judgePairs{rules: make(map[string][]uint32, len(j.ruleOrder))}
+	pairs := &judgePairs{rules: make(map[string][]uint64, len(j.ruleOrder)), lat: make(map[string][]float64, len(j.ruleOrder))}
 
 	rules := slices.Clone(j.ruleOrder)
 	slices.SortFunc(rules, func(x, y *ruleAcc) int { return strings.Compare(x.id, y.id) })
@@ -172,12 +176,20 @@ func (j *judgeAcc) close(e *evaluator, cases *interner) (*JudgeSummary, *judgePa
 	var missing int64
 	var versionClash []string
 	for _, ra := range rules {
+		if !slices.IsSorted(ra.pairs) {
+			slices.Sort(ra.pairs)
+		}
 		r := ra.counts()
-		r.rates(e.z)
 		r.Cases = j.cases
 		r.JudgeRequired = ra.judged
+		r.PrecisionDeff = deffPtr(sc.over(caseSess, precUnit, ra.pairs), r.TP+r.FP)
+		r.RecallDeff = deffPtr(sc.over(caseSess, recUnit, ra.pairs), r.TP+r.FN)
+		r.UnknownRateDeff = deffPtr(sc.over(caseSess, unkUnit, ra.pairs), r.Judged)
+		r.JudgeRequiredRateDeff = deffPtr(sc.over(caseSess, jrUnit, ra.pairs), r.InScope)
+		r.ApprovalRejectRateDeff = deffPtr(sc.over(caseSess, apprUnit, ra.pairs), r.ApprovalOutcomes)
+		r.rates(e.z)
 		r.JudgeRequiredRate = ratio(ra.judged, ra.inScope)
-		r.JudgeRequiredRateLo, r.JudgeRequiredRateHi = wilsonPtr(ra.judged, ra.inScope, e.z)
+		r.JudgeRequiredRateLo, r.JudgeRequiredRateHi = wilsonDeffPtr(ra.judged, ra.inScope, deffOf(r.JudgeRequiredRateDeff), e.z)
 		scratch = scratch[:0]
 		for _, p := range ra.callRefs {
 			scratch = append(scratch, j.lat[p])
@@ -185,32 +197,54 @@ func (j *judgeAcc) close(e *evaluator, cases *interner) (*JudgeSummary, *judgePa
 		slices.Sort(scratch)
 		r.Calls = int64(len(scratch))
 		e.latency(r, scratch)
-		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r), e.unknownRate(r), e.approvalRejectRate(r)}
+		if len(scratch) > 0 {
+			pairs.lat[ra.id] = slices.Clone(scratch)
+		}
+		for _, p := range ra.pairs {
+			if p&bitBase != 0 {
+				hit, base := p&bitMatch != 0, p&bitBaseHit != 0
+				sc.addDisc(caseSess[p>>ordShift], hit && !base, base && !hit)
+			}
+		}
+		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r, sc.mcnemar()), e.unknownRate(r), e.approvalRejectRate(r)}
 		js.Rules = append(js.Rules, r)
 		total.add(r)
 		missing += ra.missing
 		if ra.minVersion != ra.version {
 			versionClash = append(versionClash, fmt.Sprintf("%s (%d..%d)", ra.id, ra.minVersion, ra.version))
 		}
-		if !slices.IsSorted(ra.pairs) {
-			slices.Sort(ra.pairs)
-		}
 		pairs.rules[ra.id] = ra.pairs
-		ra.pairs, ra.callRefs = nil, nil
+		ra.callRefs = nil
 	}
+	// The "*" row clusters all its rules' units by session.
+	all := make([][]uint64, len(rules))
+	for i, ra := range rules {
+		all[i], ra.pairs = ra.pairs, nil
+	}
+	total.PrecisionDeff = deffPtr(sc.over(caseSess, precUnit, all...), total.TP+total.FP)
+	total.RecallDeff = deffPtr(sc.over(caseSess, recUnit, all...), total.TP+total.FN)
+	total.UnknownRateDeff = deffPtr(sc.over(caseSess, unkUnit, all...), total.Judged)
+	total.ApprovalOutcomes, total.ApprovalRejected = j.approvalOutcomes, j.approvalRejected
+	for i := range j.sessCases {
+		sc.addN(uint32(i), j.sessCases[i], at(j.sessJR, i))
+	}
+	total.JudgeRequiredRateDeff = deffPtr(sc.deff(), j.cases)
+	for i := range j.sessAppr {
+		sc.addN(uint32(i), j.sessAppr[i], at(j.sessRej, i))
+	}
+	total.ApprovalRejectRateDeff = deffPtr(sc.deff(), j.approvalOutcomes)
+	j.sessCases, j.sessJR, j.sessAppr, j.sessRej = nil, nil, nil, nil
 	total.rates(e.z)
 	total.JudgeRequired = j.judgeRequired
 	total.JudgeRequiredRate = ratio(j.judgeRequired, j.cases)
-	total.JudgeRequiredRateLo, total.JudgeRequiredRateHi = wilsonPtr(j.judgeRequired, j.cases, e.z)
-	total.ApprovalOutcomes, total.ApprovalRejected = j.approvalOutcomes, j.approvalRejected
-	total.ApprovalRejectRate = ratio(j.approvalRejected, j.approvalOutcomes)
-	total.ApprovalRejectRateLo, total.ApprovalRejectRateHi = wilsonPtr(j.approvalRejected, j.approvalOutcomes, e.z)
+	total.JudgeRequiredRateLo, total.JudgeRequiredRateHi = wilsonDeffPtr(j.judgeRequired, j.cases, deffOf(total.JudgeRequiredRateDeff), e.z)
 	// Baseline recall is a per-rule comparison; a pooled figure would mix
 	// rules with and without baselines.
 	total.BaselineRecall = nil
 	total.Calls, total.CachedCalls, total.FailedCalls = j.liveCalls, j.cachedCalls, j.failedCalls
 	slices.Sort(j.lat)
 	e.latency(total, j.lat)
+	pairs.total = j.lat
 	total.Criteria = []Criterion{e.judgeP95(total), e.judgeRequiredRate(total), e.unknownRate(total)}
 	js.Total = total
 
@@ -283,15 +317,15 @@ func (t *Row) add(r *Row) {
 // recall from the row's counts.
 func (r *Row) rates(z float64) {
 	r.Precision = ratio(r.TP, r.TP+r.FP)
-	r.PrecisionLo, r.PrecisionHi = wilsonPtr(r.TP, r.TP+r.FP, z)
+	r.PrecisionLo, r.PrecisionHi = wilsonDeffPtr(r.TP, r.TP+r.FP, deffOf(r.PrecisionDeff), z)
 	r.Recall = ratio(r.TP, r.TP+r.FN)
-	r.RecallLo, r.RecallHi = wilsonPtr(r.TP, r.TP+r.FN, z)
+	r.RecallLo, r.RecallHi = wilsonDeffPtr(r.TP, r.TP+r.FN, deffOf(r.RecallDeff), z)
 	r.UnknownRate = ratio(r.Unknown.Total(), r.Judged)
-	r.UnknownRateLo, r.UnknownRateHi = wilsonPtr(r.Unknown.Total(), r.Judged, z)
+	r.UnknownRateLo, r.UnknownRateHi = wilsonDeffPtr(r.Unknown.Total(), r.Judged, deffOf(r.UnknownRateDeff), z)
 	r.FireRate = ratio(r.Fired, r.InScope)
 	r.BaselineRecall = ratio(r.BaselineHits, r.BaselinePositives)
 	r.ApprovalRejectRate = ratio(r.ApprovalRejected, r.ApprovalOutcomes)
-	r.ApprovalRejectRateLo, r.ApprovalRejectRateHi = wilsonPtr(r.ApprovalRejected, r.ApprovalOutcomes, z)
+	r.ApprovalRejectRateLo, r.ApprovalRejectRateHi = wilsonDeffPtr(r.ApprovalRejected, r.ApprovalOutcomes, deffOf(r.ApprovalRejectRateDeff), z)
 }
 
 // finishVerdict sets rule verdicts and the judge verdict (the worst of the

@@ -8,11 +8,14 @@ import (
 )
 
 // judgePairs is one judge's per-case data kept for comparisons: the case
-// ordinals it replayed (sorted, unique) and, per rule, the packed pairs
-// (case ordinal<<3 | missing<<2 | fired<<1 | match), sorted.
+// ordinals it replayed (sorted, unique), per rule the packed pairs (case
+// ordinal<<ordShift | flags), sorted, and the sorted latencies of the live
+// calls per rule and in all.
 type judgePairs struct {
 	cases []uint32
-	rules map[string][]uint32
+	rules map[string][]uint64
+	lat   map[string][]float64
+	total []float64
 }
 
 func (p *judgePairs) replayed(ord uint32) bool {
@@ -42,7 +45,7 @@ func (c *cells) add(o cells) {
 // pairCells merges two judges' sorted pairs of one rule. A case counts
 // once per judge (repeats are skipped); a case where either judge's
 // recording is missing the rule is left out of both tests.
-func pairCells(pb, pc *judgePairs, base, cand []uint32) cells {
+func pairCells(pb, pc *judgePairs, base, cand []uint64) cells {
 	var out cells
 	fire := func(fb, fc bool) {
 		switch {
@@ -58,7 +61,7 @@ func pairCells(pb, pc *judgePairs, base, cand []uint32) cells {
 	}
 	i, k := 0, 0
 	for i < len(base) || k < len(cand) {
-		var ob, oc uint32 = 1<<32 - 1, 1<<32 - 1
+		var ob, oc uint64 = 1<<48 - 1, 1<<48 - 1
 		if i < len(base) {
 			ob = base[i] >> ordShift
 		}
@@ -85,11 +88,11 @@ func pairCells(pb, pc *judgePairs, base, cand []uint32) cells {
 		case ob < oc:
 			// In scope for the baseline only: the candidate, if it replayed
 			// the case, did not fire the rule there.
-			if b := base[i]; b&bitMissing == 0 && pc.replayed(ob) {
+			if b := base[i]; b&bitMissing == 0 && pc.replayed(uint32(ob)) {
 				fire(b&bitFired != 0, false)
 			}
 		default:
-			if c := cand[k]; c&bitMissing == 0 && pb.replayed(oc) {
+			if c := cand[k]; c&bitMissing == 0 && pb.replayed(uint32(oc)) {
 				fire(false, c&bitFired != 0)
 			}
 		}
@@ -130,6 +133,8 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 
+	sc := newSessScratch(s.sessions.len())
+	var all [][2][]uint64
 	var total cells
 	var onlyBase, onlyCand, versions, few []string
 	for _, id := range ids {
@@ -147,6 +152,9 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 			c := pairCells(pb, pc, pb.rules[id], pc.rules[id])
 			total.add(c)
 			rc.fill(e, c)
+			lists := [][2][]uint64{{pb.rules[id], pc.rules[id]}}
+			all = append(all, lists[0])
+			rc.Figures = s.figures(sc, lists, pb.lat[id], pc.lat[id])
 			if rc.Baseline.RuleVersion != rc.Candidate.RuleVersion {
 				versions = append(versions, fmt.Sprintf("%s (v%d vs v%d)", id, rc.Baseline.RuleVersion, rc.Candidate.RuleVersion))
 			}
@@ -154,11 +162,15 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 				few = append(few, fmt.Sprintf("%s (n=%d)", id, rc.Paired))
 			}
 		}
+		if rc.Figures == nil {
+			rc.Figures = s.figures(sc, nil, nil, nil)
+		}
 		rc.deltas()
 		cmp.Rules = append(cmp.Rules, rc)
 	}
 	cmp.Total = &RuleComparison{RuleID: AllRules, Baseline: jb.Total, Candidate: jc.Total}
 	cmp.Total.fill(e, total)
+	cmp.Total.Figures = s.figures(sc, all, pb.total, pc.total)
 	cmp.Total.deltas()
 
 	if jb.PromptVersion != jc.PromptVersion {

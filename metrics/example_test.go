@@ -26,6 +26,6 @@ func Example() {
 	// Output:
 	// precision 0.75 [0.30, 0.95]
 	// p95 400 ms
-	// precision_min FAIL
+	// precision_min INCONCLUSIVE
 	// verdict NO-GO exit 1
 }

@@ -61,6 +61,8 @@ type Config struct {
 	// --judge flags). Judges not listed follow, the baseline first, then by
 	// identity; the order never depends on the order results arrive in.
 	Judges []string
+	// Seed seeds the comparison bootstraps (DESIGN §6.2); 0 means 1.
+	Seed uint64
 }
 
 // Thresholds is replay.KillCriteria in the summary's JSON form.
@@ -94,9 +96,13 @@ type Summary struct {
 	Warnings    []string      `json:"warnings"`
 
 	// paired per-case decisions for Compare; never serialized.
-	paired map[string]*judgePairs
-	conf   float64
-	crit   replay.KillCriteria
+	paired   map[string]*judgePairs
+	conf     float64
+	crit     replay.KillCriteria
+	caseSess []uint32 // session ordinal per case ordinal
+	sessions *interner
+	seed     uint64
+	prec     [][4]int32 // per session scratch of the precision bootstrap
 }
 
 // JudgeSummary is one judge (one identity) over the run.
@@ -151,27 +157,31 @@ type Row struct {
 	FN int64 `json:"fn"`
 	TN int64 `json:"tn"`
 
-	Precision   *float64 `json:"precision"`
-	PrecisionLo *float64 `json:"precision_lo"`
-	PrecisionHi *float64 `json:"precision_hi"`
-	Recall      *float64 `json:"recall"`
-	RecallLo    *float64 `json:"recall_lo"`
-	RecallHi    *float64 `json:"recall_hi"`
+	Precision     *float64 `json:"precision"`
+	PrecisionLo   *float64 `json:"precision_lo"`
+	PrecisionHi   *float64 `json:"precision_hi"`
+	PrecisionDeff *float64 `json:"precision_deff"`
+	Recall        *float64 `json:"recall"`
+	RecallLo      *float64 `json:"recall_lo"`
+	RecallHi      *float64 `json:"recall_hi"`
+	RecallDeff    *float64 `json:"recall_deff"`
 
 	// Unknown is the breakdown of judged pairs that are not match/no_match.
-	Unknown       UnknownBreakdown `json:"unknown"`
-	UnknownRate   *float64         `json:"unknown_rate"`
-	UnknownRateLo *float64         `json:"unknown_rate_lo"`
-	UnknownRateHi *float64         `json:"unknown_rate_hi"`
+	Unknown         UnknownBreakdown `json:"unknown"`
+	UnknownRate     *float64         `json:"unknown_rate"`
+	UnknownRateLo   *float64         `json:"unknown_rate_lo"`
+	UnknownRateHi   *float64         `json:"unknown_rate_hi"`
+	UnknownRateDeff *float64         `json:"unknown_rate_deff"`
 
 	// JudgeRequired is, on the total row, the cases with at least one rule
 	// needing the judge; on a rule row, the pairs of the rule that needed
 	// it (= Judged). JudgeRequiredRate divides it by Cases (total row) or
 	// InScope (rule row).
-	JudgeRequired       int64    `json:"judge_required"`
-	JudgeRequiredRate   *float64 `json:"judge_required_rate"`
-	JudgeRequiredRateLo *float64 `json:"judge_required_rate_lo"`
-	JudgeRequiredRateHi *float64 `json:"judge_required_rate_hi"`
+	JudgeRequired         int64    `json:"judge_required"`
+	JudgeRequiredRate     *float64 `json:"judge_required_rate"`
+	JudgeRequiredRateLo   *float64 `json:"judge_required_rate_lo"`
+	JudgeRequiredRateHi   *float64 `json:"judge_required_rate_hi"`
+	JudgeRequiredRateDeff *float64 `json:"judge_required_rate_deff"`
 
 	// Calls counts live judge calls (cache hits excluded, failed calls
 	// included); on a rule row, the live calls the rule was part of.
@@ -202,11 +212,16 @@ type Row struct {
 	// Approval: cases where request_approval fired (the rule's action on a
 	// rule row, the case's gate action on the total row) with a recorded
 	// outcome, and how many of those were denied or ignored.
-	ApprovalOutcomes     int64    `json:"approval_outcomes"`
-	ApprovalRejected     int64    `json:"approval_rejected"`
-	ApprovalRejectRate   *float64 `json:"approval_reject_rate"`
-	ApprovalRejectRateLo *float64 `json:"approval_reject_rate_lo"`
-	ApprovalRejectRateHi *float64 `json:"approval_reject_rate_hi"`
+	ApprovalOutcomes       int64    `json:"approval_outcomes"`
+	ApprovalRejected       int64    `json:"approval_rejected"`
+	ApprovalRejectRate     *float64 `json:"approval_reject_rate"`
+	ApprovalRejectRateLo   *float64 `json:"approval_reject_rate_lo"`
+	ApprovalRejectRateHi   *float64 `json:"approval_reject_rate_hi"`
+	ApprovalRejectRateDeff *float64 `json:"approval_reject_rate_deff"`
+
+	// <Figure>Deff is the Kish design effect of the figure's units clustered
+	// by session (DESIGN §6.1); its interval is Wilson at n/deff. 1 when
+	// every session holds one unit; nil when the figure has no units.
 
 	Verdict Verdict `json:"verdict"`
 	// Criteria evaluated at this row's scope: rule rows carry precision_min,

@@ -27,49 +27,69 @@ type side struct {
 	failAtThreshold bool
 }
 
-// proportion evaluates a proportion criterion x/n with a Wilson interval:
-// FAIL when the estimate is on the bad side, PASS when the whole interval
-// is strictly on the good side, INCONCLUSIVE otherwise, with the sample
-// size that would make it decisive at the same observed rate.
-func (e *evaluator) proportion(c Criterion, what string, x, n int64, sd side) Criterion {
+// proportion evaluates a proportion criterion x/n with a Wilson interval
+// at the effective sample size n/deff (DESIGN §6.1, §7): FAIL only when the
+// whole interval lies on the bad side of the threshold, PASS when it lies
+// wholly on the good side, INCONCLUSIVE when it straddles, with the number
+// of raw units (at the observed rate and design effect) that would decide
+// it either way.
+func (e *evaluator) proportion(c Criterion, what string, x, n int64, deff float64, sd side) Criterion {
 	c.N = n
 	est := float64(x) / float64(n)
-	lo, hi := Wilson(float64(x), float64(n), e.z)
+	lo, hi := WilsonDeff(x, n, deff, e.z)
 	c.Estimate, c.Lo, c.Hi = ptr(est), ptr(lo), ptr(hi)
 	thr := c.Threshold
-	bad := est < thr
-	if !sd.higherIsGood {
-		bad = est > thr
-	}
-	if sd.failAtThreshold && est == thr {
-		bad = true
-	}
 	clears := func(l, h float64) bool {
 		if sd.higherIsGood {
 			return l > thr
 		}
 		return h < thr
 	}
-	desc := fmt.Sprintf("%s %s (%d/%d, %s %.0f%% CI [%s, %s])", what, fmtF(est), x, n, "Wilson", e.conf*100, fmtF(lo), fmtF(hi))
+	confirmsBad := func(l, h float64) bool {
+		switch {
+		case sd.higherIsGood:
+			return h < thr
+		case sd.failAtThreshold:
+			return l >= thr
+		}
+		return l > thr
+	}
+	badSide := est < thr
+	if !sd.higherIsGood {
+		badSide = est > thr || (sd.failAtThreshold && est == thr)
+	}
+	method := "Wilson"
+	if deff > 1 {
+		method = fmt.Sprintf("Wilson at n_eff %s, deff %.2f", fmtF(float64(n)/deff), deff)
+	}
+	desc := fmt.Sprintf("%s %s (%d/%d, %s %.0f%% CI [%s, %s])", what, fmtF(est), x, n, method, e.conf*100, fmtF(lo), fmtF(hi))
 	switch {
-	case bad:
+	case confirmsBad(lo, hi):
 		c.Status = StatusFail
-		c.Reason = fmt.Sprintf("%s is on the bad side of %s", desc, fmtF(thr))
+		c.Reason = fmt.Sprintf("%s lies wholly on the bad side of %s", desc, fmtF(thr))
+		return c
 	case clears(lo, hi):
 		c.Status = StatusPass
 		c.Reason = fmt.Sprintf("%s clears %s", desc, fmtF(thr))
-	default:
-		c.Status = StatusInconclusive
+		return c
+	}
+	c.Status = StatusInconclusive
+	decide, verb := clears, "clear it"
+	if badSide {
+		c.Reason = fmt.Sprintf("%s is on the bad side of %s, but the interval still reaches it: not confirmed", desc, fmtF(thr))
+		decide, verb = confirmsBad, "confirm the failure"
+	} else {
 		c.Reason = fmt.Sprintf("%s: the interval still reaches %s", desc, fmtF(thr))
-		if est != thr {
-			c.SamplesNeeded = smallestN(n+1, func(m int64) bool {
-				l, h := Wilson(est*float64(m), float64(m), e.z)
-				return clears(l, h)
-			})
-			if c.SamplesNeeded != nil {
-				c.MoreSamples = new(*c.SamplesNeeded - n)
-				c.Reason += fmt.Sprintf("; about %d more at the same rate would decide it", *c.MoreSamples)
-			}
+	}
+	if est != thr {
+		c.SamplesNeeded = smallestN(n+1, func(m int64) bool {
+			ne := float64(m) / deff
+			l, h := Wilson(est*ne, ne, e.z)
+			return decide(l, h)
+		})
+		if c.SamplesNeeded != nil {
+			c.MoreSamples = new(*c.SamplesNeeded - n)
+			c.Reason += fmt.Sprintf("; about %d more at the same rate would %s", *c.MoreSamples, verb)
 		}
 	}
 	return c
@@ -82,7 +102,7 @@ func (e *evaluator) precision(r *Row) Criterion {
 		c.Reason = "no labeled match predictions (TP+FP = 0): no rule goes live on no evidence"
 		return c
 	}
-	return e.proportion(c, "precision", r.TP, r.TP+r.FP, side{higherIsGood: true})
+	return e.proportion(c, "precision", r.TP, r.TP+r.FP, deffOf(r.PrecisionDeff), side{higherIsGood: true})
 }
 
 func (e *evaluator) unknownRate(r *Row) Criterion {
@@ -92,7 +112,7 @@ func (e *evaluator) unknownRate(r *Row) Criterion {
 		c.Reason = "no decision was sent to the judge"
 		return c
 	}
-	return e.proportion(c, "unknown rate", r.Unknown.Total(), r.Judged, side{failAtThreshold: true})
+	return e.proportion(c, "unknown rate", r.Unknown.Total(), r.Judged, deffOf(r.UnknownRateDeff), side{failAtThreshold: true})
 }
 
 func (e *evaluator) judgeRequiredRate(r *Row) Criterion {
@@ -102,7 +122,7 @@ func (e *evaluator) judgeRequiredRate(r *Row) Criterion {
 		c.Reason = "no case was replayed"
 		return c
 	}
-	return e.proportion(c, "judge-required rate", r.JudgeRequired, r.Cases, side{failAtThreshold: true})
+	return e.proportion(c, "judge-required rate", r.JudgeRequired, r.Cases, deffOf(r.JudgeRequiredRateDeff), side{failAtThreshold: true})
 }
 
 func (e *evaluator) approvalRejectRate(r *Row) Criterion {
@@ -116,14 +136,15 @@ func (e *evaluator) approvalRejectRate(r *Row) Criterion {
 		}
 		return c
 	}
-	return e.proportion(c, "approval reject rate", r.ApprovalRejected, r.ApprovalOutcomes, side{})
+	return e.proportion(c, "approval reject rate", r.ApprovalRejected, r.ApprovalOutcomes, deffOf(r.ApprovalRejectRateDeff), side{})
 }
 
 // dangerousRecall tests whether the rule's result catches more labeled
-// positives than its deterministic baseline: exact one-sided McNemar on
-// the discordant positives, the estimate being the recall difference with
-// a Newcombe paired interval.
-func (e *evaluator) dangerousRecall(r *Row) Criterion {
+// positives than its deterministic baseline: one-sided McNemar on the
+// discordant positives m (exact, or Durkalski's clustered statistic when a
+// session holds more than one discordant positive), the estimate being the
+// recall difference with a Newcombe paired interval.
+func (e *evaluator) dangerousRecall(r *Row, m mcnemar) Criterion {
 	c := Criterion{Name: CriterionDangerousRecall}
 	switch {
 	case !e.crit.DangerousRecallMustBeatBaseline:
@@ -142,10 +163,14 @@ func (e *evaluator) dangerousRecall(r *Row) Criterion {
 	n, b, cc := r.BaselinePositives, r.JudgeOnlyHits, r.BaselineOnlyHits
 	both := r.BaselineHits - cc
 	est, lo, hi := NewcombePaired(float64(both), float64(b), float64(cc), float64(n-both-b-cc), e.z)
-	p := McNemarGreater(b, cc)
+	p := m.greater()
 	c.N, c.Estimate, c.Lo, c.Hi, c.PValue = n, ptr(est), ptr(lo), ptr(hi), ptr(p)
-	desc := fmt.Sprintf("recall %s vs baseline %s on %d positives (judge-only %d, baseline-only %d, one-sided McNemar p=%s)",
-		fmtF(float64(r.BaselineHits+b-cc)/float64(n)), fmtF(float64(r.BaselineHits)/float64(n)), n, b, cc, fmtF(p))
+	test := "one-sided McNemar"
+	if m.clustered {
+		test = "one-sided clustered McNemar (Durkalski)"
+	}
+	desc := fmt.Sprintf("recall %s vs baseline %s on %d positives (judge-only %d, baseline-only %d, %s p=%s)",
+		fmtF(float64(r.BaselineHits+b-cc)/float64(n)), fmtF(float64(r.BaselineHits)/float64(n)), n, b, cc, test, fmtF(p))
 	switch {
 	case b <= cc:
 		c.Status = StatusFail
@@ -185,9 +210,15 @@ func (e *evaluator) judgeP95(r *Row) Criterion {
 	c.Estimate, c.Lo, c.Hi = ptr(est), r.LatencyP95LoMS, r.LatencyP95HiMS
 	desc := fmt.Sprintf("P95 %s ms over %d calls", fmtF(est), r.Calls)
 	switch {
-	case est > maxMS:
+	case c.Lo != nil && *c.Lo > maxMS:
 		c.Status = StatusFail
-		c.Reason = fmt.Sprintf("%s exceeds %s ms", desc, fmtF(maxMS))
+		c.Reason = fmt.Sprintf("%s, lower bound %s ms > %s ms: wholly above the limit", desc, fmtF(*c.Lo), fmtF(maxMS))
+	case est > maxMS && c.Lo == nil:
+		c.Status = StatusInconclusive
+		c.Reason = fmt.Sprintf("%s exceeds %s ms, but too few calls bound the P95 from below at %.0f%%: not confirmed", desc, fmtF(maxMS), e.conf*100)
+	case est > maxMS:
+		c.Status = StatusInconclusive
+		c.Reason = fmt.Sprintf("%s exceeds %s ms, but its lower bound %s ms does not: not confirmed", desc, fmtF(maxMS), fmtF(*c.Lo))
 	case c.Hi != nil && *c.Hi < maxMS:
 		c.Status = StatusPass
 		c.Reason = fmt.Sprintf("%s, upper bound %s ms < %s ms", desc, fmtF(*c.Hi), fmtF(maxMS))
@@ -232,26 +263,34 @@ func (e *evaluator) fireRateChange(a, b, c, d int64) Criterion {
 	cr.N, cr.Estimate, cr.Lo, cr.Hi = n, ptr(est), ptr(lo), ptr(hi)
 	desc := fmt.Sprintf("fire-rate change %s (%d paired cases, %.0f%% CI [%s, %s])", fmtF(est), n, e.conf*100, fmtF(lo), fmtF(hi))
 	inside := func(l, h float64) bool { return -maxC < l && h < maxC }
+	outside := func(l, h float64) bool { return l > maxC || h < -maxC }
 	switch {
-	case math.Abs(est) > maxC:
+	case outside(lo, hi):
 		cr.Status = StatusFail
-		cr.Reason = fmt.Sprintf("%s exceeds ±%s", desc, fmtF(maxC))
+		cr.Reason = fmt.Sprintf("%s lies wholly outside ±%s", desc, fmtF(maxC))
+		return cr
 	case inside(lo, hi):
 		cr.Status = StatusPass
 		cr.Reason = fmt.Sprintf("%s lies inside ±%s", desc, fmtF(maxC))
-	default:
-		cr.Status = StatusInconclusive
+		return cr
+	}
+	cr.Status = StatusInconclusive
+	decide, verb := inside, "decide it"
+	if math.Abs(est) > maxC {
+		cr.Reason = fmt.Sprintf("%s exceeds ±%s, but the interval still reaches inside: not confirmed", desc, fmtF(maxC))
+		decide, verb = outside, "confirm the drift"
+	} else {
 		cr.Reason = fmt.Sprintf("%s reaches ±%s", desc, fmtF(maxC))
-		if math.Abs(est) < maxC {
-			cr.SamplesNeeded = smallestN(n+1, func(m int64) bool {
-				k := float64(m) / float64(n)
-				_, l, h := NewcombePaired(float64(a)*k, float64(b)*k, float64(c)*k, float64(d)*k, e.z)
-				return inside(l, h)
-			})
-			if cr.SamplesNeeded != nil {
-				cr.MoreSamples = new(*cr.SamplesNeeded - n)
-				cr.Reason += fmt.Sprintf("; about %d more paired cases at the same rates would decide it", *cr.MoreSamples)
-			}
+	}
+	if math.Abs(est) != maxC {
+		cr.SamplesNeeded = smallestN(n+1, func(m int64) bool {
+			k := float64(m) / float64(n)
+			_, l, h := NewcombePaired(float64(a)*k, float64(b)*k, float64(c)*k, float64(d)*k, e.z)
+			return decide(l, h)
+		})
+		if cr.SamplesNeeded != nil {
+			cr.MoreSamples = new(*cr.SamplesNeeded - n)
+			cr.Reason += fmt.Sprintf("; about %d more paired cases at the same rates would %s", *cr.MoreSamples, verb)
 		}
 	}
 	return cr

@@ -20,9 +20,16 @@ func TestProportionCriteriaEdges(t *testing.T) {
 		c    Criterion
 		want want
 	}{
-		// precision_min 0.9.
-		// 8/10 = 0.8 < 0.9 → FAIL.
-		{"precision 8/10", e.precision(&Row{TP: 8, FP: 2}), want{StatusFail, 0}},
+		// precision_min 0.9. A criterion FAILs only when the whole interval
+		// lies on the bad side (DESIGN §7).
+		// 8/10 = 0.8 < 0.9 but Wilson [0.4902, 0.9433] reaches 0.9 →
+		// INCONCLUSIVE; the size that confirms the failure is the first n
+		// whose upper bound at 0.8 is below 0.9 (neededBelow, 35).
+		{"precision 8/10", e.precision(&Row{TP: 8, FP: 2}), want{StatusInconclusive, neededBelow(0.8, 0.9)}},
+		// 80/100: centre (0.8 + z²/200)/(1 + z²/100) = 0.8193/1.0384 =
+		// 0.7890, half 1.96·√(0.0016 + 0.000096)/1.0384 = 0.0777, hi 0.8667
+		// < 0.9 → FAIL.
+		{"precision 80/100", e.precision(&Row{TP: 80, FP: 20}), want{StatusFail, 0}},
 		// 9/10 = 0.9 exactly: not below (seed: "< 90 %" kills), Wilson lo
 		// 0.5958 < 0.9 → INCONCLUSIVE; at the threshold no n decides it.
 		{"precision 9/10", e.precision(&Row{TP: 9, FP: 1}), want{StatusInconclusive, 0}},
@@ -34,23 +41,32 @@ func TestProportionCriteriaEdges(t *testing.T) {
 		// ⇔ n > 9z² = 34.57 → 35.
 		{"precision 10/10", e.precision(&Row{TP: 10}), want{StatusInconclusive, 35}},
 		// unknown_rate_max 0.1: 1/10 = 0.1 is on the bad side (seed:
-		// "≥ 10 %") → FAIL.
-		{"unknown 1/10", e.unknownRate(&Row{Judged: 10, Unknown: UnknownBreakdown{Timeout: 1}}), want{StatusFail, 0}},
+		// "≥ 10 %") but Wilson [0.0179, 0.4042] reaches below it →
+		// INCONCLUSIVE; at the threshold itself no n decides it.
+		{"unknown 1/10", e.unknownRate(&Row{Judged: 10, Unknown: UnknownBreakdown{Timeout: 1}}), want{StatusInconclusive, 0}},
+		// 30/100: centre 0.3192/1.0384 = 0.3074, half 1.96·√(0.0021 +
+		// 0.000096)/1.0384 = 0.0885, lo 0.2189 ≥ 0.1 → FAIL.
+		{"unknown 30/100", e.unknownRate(&Row{Judged: 100, Unknown: UnknownBreakdown{Unknown: 30}}), want{StatusFail, 0}},
 		// 0/100: hi = z²/(100+z²) = 0.0370 < 0.1 → PASS.
 		{"unknown 0/100", e.unknownRate(&Row{Judged: 100}), want{StatusPass, 0}},
 		// 0/20: hi = 0.1611 (Newcombe Table I) → INCONCLUSIVE; z²/(n+z²) <
 		// 0.1 ⇔ n > 9z² → 35.
 		{"unknown 0/20", e.unknownRate(&Row{Judged: 20}), want{StatusInconclusive, 35}},
 		{"unknown nothing judged", e.unknownRate(&Row{}), want{StatusNA, 0}},
-		// judge_required_rate_max 0.2: 20/100 → FAIL (≥); 10/1000 → PASS
-		// (hi 0.0183); 1/10 → INCONCLUSIVE (hi 0.4042).
-		{"judge required 20/100", e.judgeRequiredRate(&Row{Cases: 100, JudgeRequired: 20}), want{StatusFail, 0}},
+		// judge_required_rate_max 0.2: 20/100 = the max, Wilson [0.1334,
+		// 0.2888] → INCONCLUSIVE without a size; 500/1000: lo 0.4691 → FAIL;
+		// 10/1000 → PASS (hi 0.0183); 1/10 → INCONCLUSIVE (hi 0.4042).
+		{"judge required 20/100", e.judgeRequiredRate(&Row{Cases: 100, JudgeRequired: 20}), want{StatusInconclusive, 0}},
+		{"judge required 500/1000", e.judgeRequiredRate(&Row{Cases: 1000, JudgeRequired: 500}), want{StatusFail, 0}},
 		{"judge required 10/1000", e.judgeRequiredRate(&Row{Cases: 1000, JudgeRequired: 10}), want{StatusPass, 0}},
 		{"judge required 1/10", e.judgeRequiredRate(&Row{Cases: 10, JudgeRequired: 1}), want{StatusInconclusive, neededBelow(0.1, 0.2)}},
 		{"judge required no cases", e.judgeRequiredRate(&Row{}), want{StatusNA, 0}},
-		// approval_reject_rate_max 0.5: 6/10 → FAIL; 5/10 = max →
-		// INCONCLUSIVE without a sample size; 2/100 → PASS.
-		{"approval 6/10", e.approvalRejectRate(&Row{ApprovalOutcomes: 10, ApprovalRejected: 6}), want{StatusFail, 0}},
+		// approval_reject_rate_max 0.5: 6/10, Wilson [0.3127, 0.8318] →
+		// INCONCLUSIVE, confirmed once lo > 0.5 (neededAbove); 80/100: lo
+		// 0.7112 → FAIL; 5/10 = max → INCONCLUSIVE without a sample size;
+		// 2/100 → PASS.
+		{"approval 6/10", e.approvalRejectRate(&Row{ApprovalOutcomes: 10, ApprovalRejected: 6}), want{StatusInconclusive, neededAbove(0.6, 0.5)}},
+		{"approval 80/100", e.approvalRejectRate(&Row{ApprovalOutcomes: 100, ApprovalRejected: 80}), want{StatusFail, 0}},
 		{"approval 5/10", e.approvalRejectRate(&Row{ApprovalOutcomes: 10, ApprovalRejected: 5}), want{StatusInconclusive, 0}},
 		{"approval 2/100", e.approvalRejectRate(&Row{ApprovalOutcomes: 100, ApprovalRejected: 2}), want{StatusPass, 0}},
 		{"approval none (approval rule)", e.approvalRejectRate(&Row{Action: "request_approval"}), want{StatusNA, 0}},
@@ -72,6 +88,16 @@ func TestProportionCriteriaEdges(t *testing.T) {
 				t.Error("no reason")
 			}
 		})
+	}
+}
+
+// neededAbove is the reference search for the smallest n whose Wilson
+// lower bound at rate p is above thr, by plain linear scan.
+func neededAbove(p, thr float64) int64 {
+	for n := int64(1); ; n++ {
+		if lo, _ := Wilson(p*float64(n), float64(n), z95); lo > thr {
+			return n
+		}
 	}
 }
 
@@ -101,17 +127,17 @@ func TestDangerousRecallEdges(t *testing.T) {
 	}{
 		// 20 positives, baseline hits 5; judge-only 10, baseline-only 2:
 		// one-sided P(X ≥ 10 | Bin(12, ½)) = 79/4096 = 0.0193 < 0.05 → PASS.
-		{"beats", e.dangerousRecall(dangerous(20, 5, 10, 2)), StatusPass, 79.0 / 4096},
+		{"beats", e.dangerousRecall(dangerous(20, 5, 10, 2), mcnemar{b: 10, c: 2}), StatusPass, 79.0 / 4096},
 		// 9 vs 3: 299/4096 = 0.0730 ≥ 0.05 → INCONCLUSIVE.
-		{"not yet", e.dangerousRecall(dangerous(20, 5, 9, 3)), StatusInconclusive, 299.0 / 4096},
+		{"not yet", e.dangerousRecall(dangerous(20, 5, 9, 3), mcnemar{b: 9, c: 3}), StatusInconclusive, 299.0 / 4096},
 		// 2 vs 2: difference 0 → FAIL.
-		{"tie", e.dangerousRecall(dangerous(20, 5, 2, 2)), StatusFail, 11.0 / 16}, // P(X ≥ 2 | Bin(4, ½))
+		{"tie", e.dangerousRecall(dangerous(20, 5, 2, 2), mcnemar{b: 2, c: 2}), StatusFail, 11.0 / 16}, // P(X ≥ 2 | Bin(4, ½))
 		// 1 vs 3: worse → FAIL.
-		{"worse", e.dangerousRecall(dangerous(20, 5, 1, 3)), StatusFail, 0},
-		{"not dangerous", e.dangerousRecall(&Row{Class: "style", TP: 3, BaselinePositives: 3}), StatusNA, 0},
-		{"no positives", e.dangerousRecall(&Row{Class: "dangerous", FP: 3}), StatusNA, 0},
-		{"no baseline", e.dangerousRecall(&Row{Class: "dangerous", TP: 3}), StatusNA, 0},
-		{"disabled", newEvaluator(off).dangerousRecall(dangerous(20, 5, 10, 2)), StatusNA, 0},
+		{"worse", e.dangerousRecall(dangerous(20, 5, 1, 3), mcnemar{b: 1, c: 3}), StatusFail, 0},
+		{"not dangerous", e.dangerousRecall(&Row{Class: "style", TP: 3, BaselinePositives: 3}, mcnemar{}), StatusNA, 0},
+		{"no positives", e.dangerousRecall(&Row{Class: "dangerous", FP: 3}, mcnemar{}), StatusNA, 0},
+		{"no baseline", e.dangerousRecall(&Row{Class: "dangerous", TP: 3}, mcnemar{}), StatusNA, 0},
+		{"disabled", newEvaluator(off).dangerousRecall(dangerous(20, 5, 10, 2), mcnemar{}), StatusNA, 0},
 	} {
 		if tc.c.Status != tc.want {
 			t.Errorf("%s: status %s, want %s (%s)", tc.name, tc.c.Status, tc.want, tc.c.Reason)
@@ -125,14 +151,14 @@ func TestDangerousRecallEdges(t *testing.T) {
 		}
 	}
 	// Estimate = (judge-only − baseline-only)/positives = (10−2)/20.
-	if c := e.dangerousRecall(dangerous(20, 5, 10, 2)); *c.Estimate != 0.4 || *c.Lo >= 0.4 || *c.Hi <= 0.4 {
+	if c := e.dangerousRecall(dangerous(20, 5, 10, 2), mcnemar{b: 10, c: 2}); *c.Estimate != 0.4 || *c.Lo >= 0.4 || *c.Hi <= 0.4 {
 		t.Errorf("estimate %v [%v, %v], want 0.4 inside", *c.Estimate, *c.Lo, *c.Hi)
 	}
 	// The INCONCLUSIVE case says how many positives would decide it at the
 	// same rates (judge-only 9/20, baseline-only 3/20, counts rounded):
 	// 21 positives give 9 vs 3 (p = 0.0730); 22 give 10 vs 3 (9.9, 3.3):
 	// P(X ≤ 3 | Bin(13, ½)) = 378/8192 = 0.0461 < 0.05 → 22.
-	c := e.dangerousRecall(dangerous(20, 5, 9, 3))
+	c := e.dangerousRecall(dangerous(20, 5, 9, 3), mcnemar{b: 9, c: 3})
 	if c.SamplesNeeded == nil || *c.SamplesNeeded != 22 {
 		t.Errorf("samples needed = %v, want 22", c.SamplesNeeded)
 	}
@@ -165,8 +191,11 @@ func TestJudgeP95Edges(t *testing.T) {
 		{"100 calls at 500 ms", e.judgeP95(row(flat(100, 500)...)), StatusPass},
 		// P95 = 95th = 500 but the 100th (upper bound) is 1200 → INCONCLUSIVE.
 		{"tail reaches", e.judgeP95(row(tail...)), StatusInconclusive},
-		// P95 = 95th = 1500 > 1000 → FAIL.
-		{"over", e.judgeP95(row(over...)), StatusFail},
+		// P95 = 95th = 1500 > 1000, but its lower bound (rank 90, 500 ms)
+		// is not above 1000 → INCONCLUSIVE, not confirmed.
+		{"over", e.judgeP95(row(over...)), StatusInconclusive},
+		// 100 calls at 1500 ms: every bound is 1500 > 1000 → FAIL.
+		{"all over", e.judgeP95(row(flat(100, 1500)...)), StatusFail},
 		// 10 calls cannot bound a P95 from above (72 needed).
 		{"10 fast calls", e.judgeP95(row(flat(10, 5)...)), StatusInconclusive},
 		{"no calls", e.judgeP95(&Row{}), StatusNA},
@@ -202,8 +231,12 @@ func TestFireRateChangeEdges(t *testing.T) {
 		{"small", 5, 0, 0, 5, StatusInconclusive, 38},
 		// (13 − 3)/41 = 0.244 > 0.05 → FAIL.
 		{"drift", 10, 13, 3, 15, StatusFail, 0},
-		// Decrease: (0 − 10)/100 = −0.1 → FAIL.
-		{"drop", 40, 0, 10, 50, StatusFail, 0},
+		// Decrease: (0 − 10)/100 = −0.1, Newcombe [−0.1599, −0.0380]
+		// reaches inside ±0.05 → INCONCLUSIVE until the interval lies wholly
+		// outside (fireOutside scans for the size).
+		{"drop", 40, 0, 10, 50, StatusInconclusive, fireOutside(40, 0, 10, 50, 0.05)},
+		// Ten times the table: −0.1 with [−0.1186, −0.0812] → FAIL.
+		{"drop confirmed", 400, 0, 100, 500, StatusFail, 0},
 		{"no pairs", 0, 0, 0, 0, StatusNA, 0},
 	} {
 		c := e.fireRateChange(tc.a, tc.b, tc.c, tc.d)
@@ -212,6 +245,19 @@ func TestFireRateChangeEdges(t *testing.T) {
 		}
 		if tc.needed != 0 && (c.SamplesNeeded == nil || *c.SamplesNeeded != tc.needed) {
 			t.Errorf("%s: samples %v, want %d", tc.name, c.SamplesNeeded, tc.needed)
+		}
+	}
+}
+
+// fireOutside is the reference search (linear scan) for the smallest n at
+// which the scaled table's Newcombe interval lies wholly outside ±m.
+func fireOutside(a, b, c, d int64, m float64) int64 {
+	n0 := float64(a + b + c + d)
+	for n := int64(a+b+c+d) + 1; ; n++ {
+		k := float64(n) / n0
+		_, lo, hi := NewcombePaired(float64(a)*k, float64(b)*k, float64(c)*k, float64(d)*k, z95)
+		if lo > m || hi < -m {
+			return n
 		}
 	}
 }

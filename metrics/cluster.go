@@ -1,0 +1,169 @@
+package metrics
+
+import "math/big"
+
+// Deff is the Kish design effect of a proportion whose units are grouped
+// by session (DESIGN §6.1): ys[i] successes of ms[i] units in session i,
+// over the sessions that hold at least one unit.
+//
+//	p̂ = Y/M, V_clu = k/(k−1) · Σ(y_i − p̂·m_i)² / M², V_bin = p̂(1−p̂)/M
+//	deff = max(1, V_clu/V_bin)
+//
+// deff is 1 when k < 2, when p̂ is 0 or 1, and when every session holds
+// exactly one unit: then the units are the sessions, there is no clustering
+// to correct for, and the interval must be plain Wilson (DESIGN §6.1: "a
+// session with one unit makes this plain Wilson"; the k/(k−1) factor alone
+// would otherwise give M/(M−1)).
+func Deff(ys, ms []int64) float64 {
+	var Y, M int64
+	k := 0
+	for i := range ms {
+		if ms[i] > 0 {
+			Y += ys[i]
+			M += ms[i]
+			k++
+		}
+	}
+	if k < 2 || int64(k) == M || Y == 0 || Y == M {
+		return 1
+	}
+	// Σ(y_i − p̂m_i)² = (M²·Σy² − 2YM·Σym + Y²·Σm²)/M², summed in exact
+	// integers: the result cannot depend on the order of the sessions.
+	var syy, sym, smm big.Int
+	var t big.Int
+	for i := range ms {
+		if ms[i] > 0 {
+			y, m := big.NewInt(ys[i]), big.NewInt(ms[i])
+			syy.Add(&syy, t.Mul(y, y))
+			sym.Add(&sym, t.Mul(y, m))
+			smm.Add(&smm, t.Mul(m, m))
+		}
+	}
+	bY, bM := big.NewInt(Y), big.NewInt(M)
+	var num, u big.Int
+	num.Mul(u.Mul(bM, bM), &syy)
+	num.Sub(&num, u.Mul(u.Mul(big.NewInt(2*Y), bM), &sym))
+	num.Add(&num, u.Mul(u.Mul(bY, bY), &smm))
+	fm := float64(M)
+	nf, _ := new(big.Float).SetInt(&num).Float64()
+	ss := nf / (fm * fm)
+	p := float64(Y) / fm
+	vclu := float64(k) / float64(k-1) * ss / (fm * fm)
+	vbin := p * (1 - p) / fm
+	return max(1, vclu/vbin)
+}
+
+// WilsonDeff is the Wilson interval of x/n at the effective sample size
+// n/deff (DESIGN §6.1): the observed rate, fewer independent units.
+func WilsonDeff(x, n int64, deff, z float64) (lo, hi float64) {
+	if deff <= 1 {
+		return Wilson(float64(x), float64(n), z)
+	}
+	ne := float64(n) / deff
+	return Wilson(float64(x)/float64(n)*ne, ne, z)
+}
+
+// sessScratch sums units per session ordinal without a map: y and m are
+// indexed by session, touched lists the sessions in use so that reset and
+// the sums cost the sessions touched, not all of them.
+type sessScratch struct {
+	y, m    []int32
+	touched []uint32
+	ys, ms  []int64 // compacted per touched session, for Deff
+}
+
+func newSessScratch(sessions int) *sessScratch {
+	return &sessScratch{y: make([]int32, sessions), m: make([]int32, sessions)}
+}
+
+// addN adds m units with y successes to a session.
+func (s *sessScratch) addN(sess uint32, m, y int32) {
+	if m == 0 {
+		return
+	}
+	if s.m[sess] == 0 {
+		s.touched = append(s.touched, sess)
+	}
+	s.m[sess] += m
+	s.y[sess] += y
+}
+
+func (s *sessScratch) add(sess uint32, unit, success bool) {
+	if !unit {
+		return
+	}
+	if s.m[sess] == 0 {
+		s.touched = append(s.touched, sess)
+	}
+	s.m[sess]++
+	if success {
+		s.y[sess]++
+	}
+}
+
+// deff returns the design effect of what was added and resets the scratch.
+func (s *sessScratch) deff() float64 {
+	s.ys, s.ms = s.ys[:0], s.ms[:0]
+	for _, i := range s.touched {
+		s.ys = append(s.ys, int64(s.y[i]))
+		s.ms = append(s.ms, int64(s.m[i]))
+		s.y[i], s.m[i] = 0, 0
+	}
+	s.touched = s.touched[:0]
+	return Deff(s.ys, s.ms)
+}
+
+// deffPtr is a design effect for a figure with units, nil without.
+func deffPtr(d float64, n int64) *float64 {
+	if n == 0 {
+		return nil
+	}
+	return ptr(d)
+}
+
+// wilsonDeffPtr is WilsonDeff with nil bounds when n is 0.
+func wilsonDeffPtr(x, n int64, deff, z float64) (lo, hi *float64) {
+	if n == 0 {
+		return nil, nil
+	}
+	l, h := WilsonDeff(x, n, deff, z)
+	return ptr(l), ptr(h)
+}
+
+// deffOf is a row's design effect, 1 when it has none.
+func deffOf(d *float64) float64 {
+	if d == nil {
+		return 1
+	}
+	return *d
+}
+
+func at(c []int32, i int) int32 {
+	if i < len(c) {
+		return c[i]
+	}
+	return 0
+}
+
+// over returns the design effect of the units fn picks from the pairs.
+func (s *sessScratch) over(caseSess []uint32, fn func(f uint64) (unit, success bool), lists ...[]uint64) float64 {
+	for _, pairs := range lists {
+		for _, p := range pairs {
+			if unit, ok := fn(p); unit {
+				var y int32
+				if ok {
+					y = 1
+				}
+				s.addN(caseSess[p>>ordShift], 1, y)
+			}
+		}
+	}
+	return s.deff()
+}
+
+// The units and successes of each clustered figure (DESIGN §6.1).
+func precUnit(f uint64) (bool, bool) { return f&bitMatch != 0 && f&(bitPos|bitNeg) != 0, f&bitPos != 0 }
+func recUnit(f uint64) (bool, bool)  { return f&bitPos != 0, f&bitMatch != 0 }
+func unkUnit(f uint64) (bool, bool)  { return f&bitJudged != 0, f&bitUndecided != 0 }
+func jrUnit(f uint64) (bool, bool)   { return f&bitMissing == 0, f&bitJudged != 0 }
+func apprUnit(f uint64) (bool, bool) { return f&bitApprOut != 0, f&bitApprRej != 0 }

@@ -1,0 +1,169 @@
+package metrics
+
+// Figure names (Figure.Figure), in report order.
+const (
+	FigureRecall            = "recall"
+	FigureFalsePositiveRate = "false_positive_rate"
+	FigureUnknownRate       = "unknown_rate"
+	FigureFireRate          = "fire_rate"
+	FigurePrecision         = "precision"
+	FigureLatencyP50        = "latency_p50_ms"
+	FigureLatencyP95        = "latency_p95_ms"
+)
+
+// FigureNames lists the comparison figures in report order.
+var FigureNames = []string{FigureRecall, FigureFalsePositiveRate, FigureUnknownRate, FigureFireRate,
+	FigurePrecision, FigureLatencyP50, FigureLatencyP95}
+
+// binFigure is a paired binary figure (DESIGN §6.2): the units both judges
+// count for it and the event whose rate it is.
+type binFigure struct {
+	name  string
+	unit  func(fb, fc uint64) bool
+	event uint64
+}
+
+var binFigures = []binFigure{
+	{FigureRecall, func(fb, fc uint64) bool { return fb&fc&bitPos != 0 }, bitMatch},
+	{FigureFalsePositiveRate, func(fb, fc uint64) bool { return fb&fc&bitNeg != 0 }, bitMatch},
+	{FigureUnknownRate, func(fb, fc uint64) bool { return fb&fc&bitJudged != 0 }, bitUndecided},
+	{FigureFireRate, func(fb, fc uint64) bool { return true }, bitFired},
+}
+
+// eachPaired calls fn for every case both judges have a result for (in
+// scope, not missing), once per case (repeats are skipped), in case order.
+func eachPaired(base, cand []uint64, fn func(ord uint64, fb, fc uint64)) {
+	i, k := 0, 0
+	for i < len(base) && k < len(cand) {
+		ob, oc := base[i]>>ordShift, cand[k]>>ordShift
+		if ob == oc {
+			if b, c := base[i], cand[k]; (b|c)&bitMissing == 0 {
+				fn(ob, b, c)
+			}
+		}
+		if ob <= oc {
+			for i++; i < len(base) && base[i]>>ordShift == ob; i++ {
+			}
+		}
+		if oc <= ob {
+			for k++; k < len(cand) && cand[k]>>ordShift == oc; k++ {
+			}
+		}
+	}
+}
+
+// figures computes every comparison figure over the given rules' pairs
+// (baseline, candidate) and latencies.
+func (s *Summary) figures(sc *sessScratch, lists [][2][]uint64, latB, latC []float64) []Figure {
+	z := zScore(s.conf)
+	out := make([]Figure, 0, len(FigureNames))
+	for _, bf := range binFigures {
+		var a, b, c, d int64 // both, baseline only, candidate only, neither
+		for _, l := range lists {
+			eachPaired(l[0], l[1], func(ord uint64, fb, fc uint64) {
+				if !bf.unit(fb, fc) {
+					return
+				}
+				eb, ec := fb&bf.event != 0, fc&bf.event != 0
+				switch {
+				case eb && ec:
+					a++
+				case eb:
+					b++
+				case ec:
+					c++
+				default:
+					d++
+				}
+				sc.addDisc(s.caseSess[ord], eb && !ec, ec && !eb)
+			})
+		}
+		m := sc.mcnemar()
+		f := Figure{Figure: bf.name, N: a + b + c + d, Test: m.test()}
+		if f.N > 0 {
+			n := float64(f.N)
+			f.Baseline, f.Candidate = ptr(float64(a+b)/n), ptr(float64(a+c)/n)
+			est, lo, hi := NewcombePaired(float64(a), float64(c), float64(b), float64(d), z)
+			f.Delta, f.DeltaLo, f.DeltaHi = ptr(est), ptr(lo), ptr(hi)
+			f.PValue = ptr(m.twoSided())
+			f.DiscordantBaseline, f.DiscordantCandidate = &b, &c
+		}
+		out = append(out, f)
+	}
+	out = append(out, s.precisionFigure(lists))
+	out = append(out, latencyFigure(FigureLatencyP50, latB, latC, 50, s.seed, s.conf))
+	out = append(out, latencyFigure(FigureLatencyP95, latB, latC, 95, s.seed, s.conf))
+	return out
+}
+
+// precisionFigure: precision on the paired labeled units, its difference
+// by the paired session bootstrap.
+func (s *Summary) precisionFigure(lists [][2][]uint64) Figure {
+	f := Figure{Figure: FigurePrecision, Test: TestBootstrap}
+	if len(s.prec) < s.sessions.len() {
+		s.prec = make([][4]int32, s.sessions.len())
+	}
+	var touched []uint32
+	for _, l := range lists {
+		eachPaired(l[0], l[1], func(ord uint64, fb, fc uint64) {
+			if fb&fc&(bitPos|bitNeg) == 0 || (fb|fc)&bitMatch == 0 {
+				return
+			}
+			sess := s.caseSess[ord]
+			p := &s.prec[sess]
+			if *p == [4]int32{} {
+				touched = append(touched, sess)
+			}
+			pos := fb&bitPos != 0
+			if fb&bitMatch != 0 {
+				p[1]++
+				if pos {
+					p[0]++
+				}
+			}
+			if fc&bitMatch != 0 {
+				p[3]++
+				if pos {
+					p[2]++
+				}
+			}
+		})
+	}
+	sess := make([]precisionSession, 0, len(touched))
+	var t precisionSession
+	for _, i := range touched {
+		v := s.prec[i]
+		p := precisionSession{int64(v[0]), int64(v[1]), int64(v[2]), int64(v[3])}
+		s.prec[i] = [4]int32{}
+		sess = append(sess, p)
+		t.tpB += p.tpB
+		t.ppB += p.ppB
+		t.tpC += p.tpC
+		t.ppC += p.ppC
+	}
+	f.N = int64(len(sess))
+	f.Baseline, f.Candidate = ratio(t.tpB, t.ppB), ratio(t.tpC, t.ppC)
+	f.Delta, f.DeltaLo, f.DeltaHi, f.PValue = precisionBootstrap(sess, s.seed, s.conf)
+	return f
+}
+
+// latencyFigure compares a nearest-rank quantile of live-call latencies:
+// Mann–Whitney U p-value, bootstrap interval of the difference.
+func latencyFigure(name string, base, cand []float64, q int, seed uint64, conf float64) Figure {
+	f := Figure{Figure: name, Test: TestMannWhitney, N: int64(len(base) + len(cand))}
+	if len(base) > 0 {
+		f.Baseline = ptr(NearestRank(base, q, 100))
+	}
+	if len(cand) > 0 {
+		f.Candidate = ptr(NearestRank(cand, q, 100))
+	}
+	if len(base) == 0 || len(cand) == 0 {
+		return f
+	}
+	f.Delta = ptr(*f.Candidate - *f.Baseline)
+	_, p := MannWhitney(base, cand)
+	f.PValue = ptr(p)
+	lo, hi := latencyBootstrap(base, cand, q, 100, seed, conf)
+	f.DeltaLo, f.DeltaHi = ptr(lo), ptr(hi)
+	return f
+}

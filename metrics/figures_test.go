@@ -1,0 +1,345 @@
+package metrics
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apeval/apeval/replay"
+)
+
+func TestMcNemarExactPublished(t *testing.T) {
+	// The issue's own recomputation from the sample's decisions.parquet:
+	// recall 5 vs 33 discordant positives, p ≈ 4e-6; false positives 19 vs
+	// 1, p ≈ 4e-5. Exact: 2·Σ_{k≤5} C(38,k)/2³⁸ = 2·584935/274877906944 =
+	// 4.25596e-6, and 2·(1 + 20)/2²⁰ = 4.00543e-5.
+	near(t, "5 vs 33", McNemarTwoSided(5, 33), 4.255962267052382e-06, 1e-15)
+	near(t, "19 vs 1", McNemarTwoSided(19, 1), 4.00543212890625e-05, 1e-15)
+}
+
+func TestDurkalskiHand(t *testing.T) {
+	// Four sessions, discordant units (b_i = baseline only, c_i =
+	// candidate only):
+	//
+	//	session  b_i  c_i  d_i = b_i − c_i  d_i²
+	//	S1        2    0        2            4
+	//	S2        1    0        1            1
+	//	S3        0    1       −1            1
+	//	S4        3    1        2            4
+	//	                   Σd = 4       Σd² = 10
+	//
+	// X² = 4²/10 = 1.6; p = P(χ²₁ > 1.6) = erfc(√1.6/√2) = 0.2059032.
+	near(t, "durkalski", DurkalskiTwoSided([]int64{2, 1, -1, 2}), 0.20590321073206833, 1e-12)
+	near(t, "all zero", DurkalskiTwoSided([]int64{0, 0}), 1, 0)
+	// One-sided: Z = 4/√10 = 1.26491, p = 1 − Φ(1.26491) = 0.1029516.
+	near(t, "greater", durkalskiGreater(4, 10), 0.20590321073206833/2, 1e-12)
+
+	// The same table through the scratch: S1 and S4 hold more than one
+	// discordant unit, so the clustered statistic is used.
+	sc := newSessScratch(4)
+	for _, u := range []struct {
+		s    uint32
+		b, c int
+	}{{0, 2, 0}, {1, 1, 0}, {2, 0, 1}, {3, 3, 1}} {
+		for range u.b {
+			sc.addDisc(u.s, true, false)
+		}
+		for range u.c {
+			sc.addDisc(u.s, false, true)
+		}
+		sc.addDisc(u.s, false, false) // concordant: ignored
+	}
+	m := sc.mcnemar()
+	if !m.clustered || m.b != 6 || m.c != 2 || m.test() != TestMcNemarClustered {
+		t.Errorf("mcnemar %+v", m)
+	}
+	near(t, "via scratch", m.twoSided(), 0.20590321073206833, 1e-12)
+	// One discordant unit per session: exact McNemar on b vs c.
+	for i := range uint32(4) {
+		sc.addDisc(i, i < 3, i == 3)
+	}
+	m = sc.mcnemar()
+	if m.clustered || m.test() != TestMcNemarExact {
+		t.Errorf("one per session: %+v", m)
+	}
+	near(t, "exact 3 vs 1", m.twoSided(), McNemarTwoSided(3, 1), 0)
+}
+
+func TestMannWhitneyTies(t *testing.T) {
+	// x = 1 2 2 3, y = 2 3 4 4 5. Pooled ranks: 1→1; the three 2s share
+	// ranks 2..4 → 3; the two 3s 5,6 → 5.5; the two 4s 7,8 → 7.5; 5 → 9.
+	// R_y = 3 + 5.5 + 7.5 + 7.5 + 9 = 32.5, U_y = 32.5 − 5·6/2 = 17.5.
+	// Mean n₁n₂/2 = 10. Ties Σ(t³ − t) = 24 + 6 + 6 = 36:
+	// σ² = 20/12 · (10 − 36/(9·8)) = 15.8333, σ = 3.97911.
+	// z = (|17.5 − 10| − 0.5)/σ = 1.75919, p = 2(1 − Φ(z)) = 0.0785459.
+	// Reference: scipy.stats.mannwhitneyu([2,3,4,4,5], [1,2,2,3],
+	// method="asymptotic") (use_continuity=True, tie-corrected) gives
+	// statistic 17.5, pvalue 0.0785459.
+	u, p := MannWhitney([]float64{1, 2, 2, 3}, []float64{2, 3, 4, 4, 5})
+	near(t, "U", u, 17.5, 0)
+	near(t, "p", p, 0.0785458509511907, 1e-9)
+	// Symmetric in the samples' order except U.
+	u2, p2 := MannWhitney([]float64{2, 3, 4, 4, 5}, []float64{1, 2, 2, 3})
+	near(t, "U other way", u2, 20-17.5, 0)
+	near(t, "p other way", p2, p, 1e-15)
+	// All equal: σ = 0 → p = 1.
+	if _, p := MannWhitney([]float64{5, 5}, []float64{5}); p != 1 {
+		t.Errorf("all tied p = %v", p)
+	}
+}
+
+func TestClusteredWilsonHand(t *testing.T) {
+	// Three sessions: (y, m) = (3, 4), (1, 4), (0, 2). Y = 4, M = 10, p̂ = 0.4.
+	// Residuals y_i − p̂m_i: 1.4, −0.6, −0.8; squares 1.96 + 0.36 + 0.64 = 2.96.
+	// V_clu = 3/2 · 2.96/100 = 0.0444; V_bin = 0.4·0.6/10 = 0.024;
+	// deff = 1.85; n_eff = 10/1.85 = 5.4054.
+	// Wilson at n_eff: z²/n = 0.71067, centre (0.4 + 0.35534)/1.71067 =
+	// 0.44154, half 1.95996·√(0.24/5.4054 + 3.84146/116.87)/1.71067 =
+	// 0.31848 → [0.12306, 0.76002].
+	d := Deff([]int64{3, 1, 0}, []int64{4, 4, 2})
+	near(t, "deff", d, 1.85, 1e-12)
+	lo, hi := WilsonDeff(4, 10, d, z95)
+	near(t, "lo", lo, 0.12306270240010453, 1e-9)
+	near(t, "hi", hi, 0.7600240333140741, 1e-9)
+	// Less spread than binomial: deff floors at 1.
+	near(t, "floor", Deff([]int64{1, 1}, []int64{2, 2}), 1, 0)
+	// One session: no between-session variance to estimate.
+	near(t, "one session", Deff([]int64{3}, []int64{10}), 1, 0)
+}
+
+// TestOneUnitPerSessionIsPlainWilson: when every session holds one unit
+// the clustered intervals are exactly the unclustered ones.
+func TestOneUnitPerSessionIsPlainWilson(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for trial := range 50 {
+		n := 1 + rng.IntN(200)
+		var rs []*replay.Result
+		for i := range n {
+			label := []string{"match", "no_match", ""}[rng.IntN(3)]
+			res := []string{"match", "no_match", "unknown"}[rng.IntN(3)]
+			st := "ok"
+			if res == "unknown" {
+				st = "unknown"
+			}
+			rs = append(rs, &replay.Result{CaseID: fmt.Sprintf("c%d", i), SessionID: fmt.Sprintf("s%d", i), Judge: "J",
+				JudgeCalled: rng.IntN(2) == 0,
+				Rules:       []replay.RuleResult{rr("R", "style", "judge", res, label, st, res == "match", -1)}})
+		}
+		s := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, rs)
+		for _, r := range []*Row{s.Judges[0].Rules[0], s.Judges[0].Total} {
+			check := func(what string, x, m int64, deff, lo, hi *float64) {
+				if m == 0 {
+					if deff != nil || lo != nil {
+						t.Errorf("trial %d %s %s: no units but deff %v", trial, r.RuleID, what, deff)
+					}
+					return
+				}
+				l, h := Wilson(float64(x), float64(m), zScore(0.95))
+				if *deff != 1 || *lo != l || *hi != h {
+					t.Errorf("trial %d %s %s %d/%d: deff %v [%v, %v], want 1 [%v, %v]", trial, r.RuleID, what, x, m, *deff, *lo, *hi, l, h)
+				}
+			}
+			check("precision", r.TP, r.TP+r.FP, r.PrecisionDeff, r.PrecisionLo, r.PrecisionHi)
+			check("recall", r.TP, r.TP+r.FN, r.RecallDeff, r.RecallLo, r.RecallHi)
+			check("unknown", r.Unknown.Total(), r.Judged, r.UnknownRateDeff, r.UnknownRateLo, r.UnknownRateHi)
+		}
+		tot := s.Judges[0].Total
+		check := tot.JudgeRequiredRateDeff
+		l, h := Wilson(float64(tot.JudgeRequired), float64(tot.Cases), zScore(0.95))
+		if *check != 1 || *tot.JudgeRequiredRateLo != l || *tot.JudgeRequiredRateHi != h {
+			t.Errorf("trial %d judge-required: deff %v", trial, *check)
+		}
+	}
+}
+
+// TestClusteredRowIntervals: a rule whose positives sit in few sessions
+// gets the hand-computed design effect and a wider interval.
+func TestClusteredRowIntervals(t *testing.T) {
+	// Recall units: session a 4 positives, 3 caught; b 4 positives, 1
+	// caught; c 2 positives, none caught → the (3,4), (1,4), (0,2) table
+	// of TestClusteredWilsonHand: deff 1.85.
+	var rs []*replay.Result
+	add := func(sess string, n, hits int) {
+		for i := range n {
+			res := "no_match"
+			if i < hits {
+				res = "match"
+			}
+			rs = append(rs, &replay.Result{CaseID: fmt.Sprintf("%s%d", sess, i), SessionID: sess, Judge: "J",
+				Rules: []replay.RuleResult{rr("R", "style", "judge", res, "match", "ok", res == "match", -1)}})
+		}
+	}
+	add("a", 4, 3)
+	add("b", 4, 1)
+	add("c", 2, 0)
+	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, rs)
+	r := s.Judges[0].Rules[0]
+	near(t, "recall deff", *r.RecallDeff, 1.85, 1e-12)
+	near(t, "recall lo", *r.RecallLo, 0.12306270240010453, 1e-9)
+	near(t, "recall hi", *r.RecallHi, 0.7600240333140741, 1e-9)
+	// Precision units (the 4 matches, all TP): p̂ = 1 → deff 1.
+	near(t, "precision deff", *r.PrecisionDeff, 1, 0)
+	// The "*" row clusters the same units: same deff.
+	near(t, "total recall deff", *s.Judges[0].Total.RecallDeff, 1.85, 1e-12)
+}
+
+// bootSet is a comparison with sessions of several cases each.
+func bootSet() []*replay.Result {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var out []*replay.Result
+	for sess := range 40 {
+		for k := range 1 + rng.IntN(5) {
+			id := fmt.Sprintf("s%02d-c%d", sess, k)
+			label := []string{"match", "no_match"}[rng.IntN(2)]
+			for _, j := range []string{"B", "C"} {
+				p := 0.5
+				if (j == "C") == (label == "match") {
+					p = 0.8
+				}
+				res := "no_match"
+				if rng.Float64() < p {
+					res = "match"
+				}
+				out = append(out, &replay.Result{CaseID: id, SessionID: fmt.Sprintf("s%02d", sess), Judge: j, RunID: "r",
+					Calls: []replay.Call{{Rules: 1, Status: "ok", LatencyMS: float64(100 + rng.IntN(900))}},
+					Rules: []replay.RuleResult{rr("R", "style", "judge", res, label, "ok", res == "match", 0)}})
+			}
+		}
+	}
+	return out
+}
+
+func figureJSON(t *testing.T, s *Summary) string {
+	t.Helper()
+	b, err := json.Marshal([]any{s.Comparisons[0].Total.Figures, s.Comparisons[0].Rules[0].Figures})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestBootstrapDeterministic: the figures depend on the data and the seed
+// only: any arrival order (concurrency), and any split into shards read
+// back in any order (merge), gives the same numbers.
+func TestBootstrapDeterministic(t *testing.T) {
+	cfg := Config{Criteria: replay.DefaultKillCriteria(), Baseline: "B"}
+	rs := bootSet()
+	want := figureJSON(t, summarize(t, cfg, rs))
+	rng := rand.New(rand.NewPCG(9, 9))
+	for trial := range 5 {
+		sh := append([]*replay.Result(nil), rs...)
+		rng.Shuffle(len(sh), func(i, j int) { sh[i], sh[j] = sh[j], sh[i] })
+		if got := figureJSON(t, summarize(t, cfg, sh)); got != want {
+			t.Fatalf("order %d changed the figures:\n%s\nwant\n%s", trial, got, want)
+		}
+		// Shards: odd and even sessions written apart, the second first.
+		var odd, even []*replay.Result
+		for _, r := range sh {
+			if r.SessionID[len(r.SessionID)-1]%2 == 1 {
+				odd = append(odd, r)
+			} else {
+				even = append(even, r)
+			}
+		}
+		if got := figureJSON(t, summarize(t, cfg, append(even, odd...))); got != want {
+			t.Fatalf("shards %d changed the figures", trial)
+		}
+	}
+	// The seed is used: another seed, other bootstrap bounds.
+	cfg.Seed = 2
+	if figureJSON(t, summarize(t, cfg, rs)) == want {
+		t.Error("seed 2 gives the same figures as seed 1")
+	}
+	cfg.Seed = 1
+	if figureJSON(t, summarize(t, cfg, rs)) != want {
+		t.Error("seed 1 differs from the default seed")
+	}
+}
+
+func TestFiguresOfComparison(t *testing.T) {
+	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria(), Baseline: "B"}, compareSet())
+	x := s.Comparisons[0].Rules[0]
+	if len(x.Figures) != len(FigureNames) {
+		t.Fatalf("%d figures", len(x.Figures))
+	}
+	fig := map[string]Figure{}
+	for i, f := range x.Figures {
+		if f.Figure != FigureNames[i] {
+			t.Errorf("figure %d is %s, want %s", i, f.Figure, FigureNames[i])
+		}
+		fig[f.Figure] = f
+	}
+	// Recall on x01..x10 (labeled positives, both matched): 10 units, no
+	// discordance: Δ 0, p 1.
+	r := fig[FigureRecall]
+	if r.N != 10 || *r.Delta != 0 || *r.PValue != 1 || *r.DiscordantBaseline != 0 || r.Test != TestMcNemarExact {
+		t.Errorf("recall %+v", r)
+	}
+	// False-positive rate on x11..x25 (labeled negatives): B matched 3, C
+	// matched 12, never both: b = 3, c = 12, n = 15; Δ = (12 − 3)/15 = 0.6;
+	// exact p = 2·P(X ≤ 3 | Bin(15, ½)) = 2·(1+15+105+455)/32768 = 0.03515625.
+	f := fig[FigureFalsePositiveRate]
+	if f.N != 15 || *f.DiscordantBaseline != 3 || *f.DiscordantCandidate != 12 {
+		t.Errorf("fpr %+v", f)
+	}
+	near(t, "fpr baseline", *f.Baseline, 0.2, 1e-12)
+	near(t, "fpr delta", *f.Delta, 0.6, 1e-12)
+	near(t, "fpr p", *f.PValue, 0.03515625, 1e-12)
+	if !(*f.DeltaLo < 0.6 && 0.6 < *f.DeltaHi) {
+		t.Errorf("fpr interval [%v, %v]", *f.DeltaLo, *f.DeltaHi)
+	}
+	// Fire rate on x01..x40 (x42 is in scope for C only, x43 missing):
+	// both 10, b 3, c 12, neither 15 → Δ = 9/40.
+	fr := fig[FigureFireRate]
+	if fr.N != 40 || *fr.DiscordantBaseline != 3 || *fr.DiscordantCandidate != 12 {
+		t.Errorf("fire %+v", fr)
+	}
+	near(t, "fire delta", *fr.Delta, 9.0/40, 1e-12)
+	// Precision: labeled units where either matched: x01..x25, each case
+	// its own session (no session IDs); B: 10/13, C: 10/22, Δ = −0.3147.
+	p := fig[FigurePrecision]
+	near(t, "precision B", *p.Baseline, 10.0/13, 1e-12)
+	near(t, "precision C", *p.Candidate, 10.0/22, 1e-12)
+	near(t, "precision delta", *p.Delta, 10.0/22-10.0/13, 1e-12)
+	if p.N != 25 || !(*p.DeltaLo < *p.Delta && *p.Delta < *p.DeltaHi) || *p.DeltaHi >= 0 || p.Test != TestBootstrap || p.DiscordantBaseline != nil {
+		t.Errorf("precision %+v [%v, %v]", p, *p.DeltaLo, *p.DeltaHi)
+	}
+	// All in one session: every resample is the observed table, so the
+	// interval is the point and p = 0 (no draw on the far side).
+	one := []precisionSession{{tpB: 10, ppB: 13, tpC: 10, ppC: 22}}
+	d, lo, hi, pv := precisionBootstrap(one, 1, 0.95)
+	if *lo != *d || *hi != *d || *pv != 0 {
+		t.Errorf("one session: %v [%v, %v] p %v", *d, *lo, *hi, *pv)
+	}
+	// No calls: latency figures without values.
+	if l := fig[FigureLatencyP95]; l.Baseline != nil || l.PValue != nil || l.N != 0 || l.Test != TestMannWhitney {
+		t.Errorf("latency %+v", l)
+	}
+	// The total carries the figures too.
+	if len(s.Comparisons[0].Total.Figures) != len(FigureNames) {
+		t.Error("total without figures")
+	}
+}
+
+func TestLatencyFigure(t *testing.T) {
+	base := []float64{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000}
+	cand := []float64{1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900, 2000}
+	f := latencyFigure(FigureLatencyP95, base, cand, 95, 1, 0.95)
+	// P95 = 10th smallest: 1000 vs 2000, Δ 1000; no overlap: U = 100,
+	// σ² = 100/12·21 = 175, z = (50 − 0.5)/13.2288 = 3.7418, p = 1.82672e-4
+	// (scipy.stats.mannwhitneyu(cand, base, method="asymptotic") agrees).
+	near(t, "delta", *f.Delta, 1000, 0)
+	near(t, "p", *f.PValue, 0.00018267179110955002, 1e-12)
+	if f.N != 20 || *f.DeltaLo > 1000 || *f.DeltaHi < 1000 || *f.DeltaLo <= 0 {
+		t.Errorf("latency %+v [%v, %v]", f, *f.DeltaLo, *f.DeltaHi)
+	}
+	// bootQuantile draws only values of the sample.
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 100 {
+		v := bootQuantile(rng, base, 95, 100)
+		if int(v)%100 != 0 || v < 100 || v > 1000 {
+			t.Fatalf("bootQuantile gave %v", v)
+		}
+	}
+}
