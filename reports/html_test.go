@@ -118,8 +118,13 @@ func TestHTMLSelfContained(t *testing.T) {
 			t.Errorf("report.html lacks %q", s)
 		}
 	}
-	if n := strings.Count(page, "<svg"); n != 4 {
-		t.Errorf("%d inline charts, want 4", n)
+	// The four charts, and one forest plot per comparison figure.
+	forests := strings.Count(page, `class="forest"`)
+	if n := strings.Count(page, "<svg") - forests; n != 4 {
+		t.Errorf("%d inline charts besides the forest plots, want 4", n)
+	}
+	if want := len(comparisonFigures(comparisonRows(rep.Summary.Comparisons[0]))); forests != want {
+		t.Errorf("%d forest plots, want one per comparison figure (%d)", forests, want)
 	}
 	// Every element opened is closed in order (void elements aside).
 	checkBalanced(t, page)
