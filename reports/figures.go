@@ -79,7 +79,12 @@ func figureDelta(f *metrics.Figure, conf float64) string {
 	}
 	m := metaOf(f.Figure)
 	stat := fmt.Sprintf("n=%d", f.N)
-	if f.PValue != nil {
+	switch {
+	case f.PValue != nil && *f.PValue == 0:
+		// No bootstrap resample fell on the far side of 0 (p below
+		// 1/2,000), or a normal tail underflowed: small, never zero.
+		stat = "p<0.001 " + stat
+	case f.PValue != nil:
 		stat = "p=" + pText(*f.PValue) + " " + stat
 	}
 	if f.PValue != nil && !f.Significant(conf) {

@@ -27,8 +27,8 @@ var okabeIto = []string{
 // Colours with a fixed meaning on the page and in the charts.
 const (
 	colourThreshold = "#000000" // black (dashed): a kill-criterion threshold
-	colourNeutral   = "#6E6E6E" // grey: a difference chance explains (~)
-	colourBand      = "#56B4E9" // sky blue: the allowed drift band
+	colourChance    = "#56B4E9" // sky blue, hollow dot, dashed whiskers: a difference chance explains (~)
+	colourBand      = "#F0E442" // yellow: the allowed drift band
 )
 
 // forestRow is one rule's difference with its interval.
@@ -91,7 +91,7 @@ func forestPlot(c *metrics.Comparison, m figureMeta, conf, band float64) string 
 	fmt.Fprintf(&b, `<rect width="%.0f" height="%.0f" fill="#ffffff"/>`, width, height)
 	fmt.Fprintf(&b, `<text x="%.0f" y="20" font-size="14" font-weight="600">%s</text>`, left, html.EscapeString(title))
 	if band > 0 {
-		fmt.Fprintf(&b, `<rect class="band" x="%.1f" y="%.0f" width="%.1f" height="%.0f" fill="%s" fill-opacity="0.18"/>`,
+		fmt.Fprintf(&b, `<rect class="band" x="%.1f" y="%.0f" width="%.1f" height="%.0f" fill="%s" fill-opacity="0.35"/>`,
 			x(-band), top, x(band)-x(-band), yEnd-top, colourBand)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" font-size="10" fill="#1b1f24">drift band ±%g</text>`, x(band)+3, top+10, band)
 	}
@@ -106,14 +106,14 @@ func forestPlot(c *metrics.Comparison, m figureMeta, conf, band float64) string 
 	fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" font-size="11" text-anchor="middle">%s</text>`, left+plotW/2, yEnd+32, html.EscapeString(axis))
 	for i, r := range rows {
 		y := top + rowH*(float64(i)+0.5)
-		colour := okabeIto[0]
+		colour, dash := okabeIto[0], ""
 		if !r.marked {
-			colour = colourNeutral
+			colour, dash = colourChance, ` stroke-dasharray="4 2"`
 		}
 		fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" font-size="11" text-anchor="end" dominant-baseline="middle">%s</text>`, left-8, y, html.EscapeString(truncRunes(r.label, 22)))
 		if r.lo != nil && r.hi != nil {
 			lo, hi := math.Max(*r.lo, -ext), math.Min(*r.hi, ext)
-			fmt.Fprintf(&b, `<line class="ci" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>`, x(lo), y, x(hi), y, colour)
+			fmt.Fprintf(&b, `<line class="ci" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"%s/>`, x(lo), y, x(hi), y, colour, dash)
 			for _, e := range []float64{lo, hi} {
 				fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>`, x(e), y-4, x(e), y+4, colour)
 			}

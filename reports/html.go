@@ -198,7 +198,7 @@ code{font-size:.85em}
 {{range .Comparisons}}<h2 id="comparison">{{.Title}}</h2>
 {{with .Total}}{{template "table" .}}{{end}}
 {{if .Forests}}<div class="forests">{{range .Forests}}<figure class="chart">{{.}}</figure>{{end}}</div>
-<p class="notes">Each line is one rule: the dot is candidate − baseline, the whiskers its interval; a filled dot marks a difference the test finds (p below 1 − confidence), a hollow grey one a difference chance explains. The black line is no change; the shaded band is the allowed fire-rate drift.</p>{{end}}
+<p class="notes">Each line is one rule: the dot is candidate − baseline, the whiskers its interval. A filled dark-blue dot marks a difference the test finds (p below 1 − confidence); a hollow light-blue dot with dashed whiskers, a difference chance explains as well (~). The black line is no change; the yellow band is the allowed fire-rate drift (±fire_rate_change_max).</p>{{end}}
 {{if .Notes}}<p class="notes">{{range .Notes}}{{.}}<br>{{end}}</p>{{end}}
 {{if .RuleTables}}<details><summary>Per rule, one table per figure</summary>{{range .RuleTables}}{{template "table" .}}{{end}}</details>{{end}}
 {{range .Fallback}}{{template "table" .}}{{end}}

@@ -110,13 +110,13 @@ func TestForestPlot(t *testing.T) {
 		t.Error("recall forest: a band where none applies, or no zero line")
 	}
 	// Marked differences are filled in the first palette colour, chance
-	// ones hollow grey.
+	// ones hollow, light blue, dashed.
 	if !strings.Contains(recall, `fill="`+okabeIto[0]+`"`) {
 		t.Error("recall forest: marked estimates not filled")
 	}
 	fpr := forestPlot(c, metaOf("false_positive_rate"), conf, 0)
-	if strings.Count(fpr, `fill="#ffffff" stroke="`+colourNeutral+`"`) != rules {
-		t.Error("false-positive-rate forest: chance differences not hollow grey")
+	if strings.Count(fpr, `fill="#ffffff" stroke="`+colourChance+`"`) != rules || strings.Count(fpr, `stroke-dasharray`) != rules {
+		t.Error("false-positive-rate forest: chance differences not hollow with dashed whiskers")
 	}
 	if forestPlot(c, metaOf("unknown_rate"), conf, 0) != "" {
 		t.Error("a forest plot for a figure no rule has")
@@ -312,5 +312,14 @@ func TestCriterionSentence(t *testing.T) {
 		if got := criterionSentence(tc.c); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.c.Name, got, tc.want)
 		}
+	}
+}
+
+func TestFigureDeltaBootstrapZeroP(t *testing.T) {
+	// A bootstrap with no resample beyond 0 reports p = 0; the cell must
+	// not claim certainty.
+	f := fig("precision", 0.61, 0.77, 0.08, 0.24, 0, 20, "bootstrap_sessions")
+	if got := figureDelta(&f, 0.95); got != "+0.16 [+0.08, +0.24] (p<0.001 n=20)" {
+		t.Errorf("bootstrap p = 0: %q", got)
 	}
 }
