@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 
 	"github.com/apeval/apeval/metrics"
@@ -38,7 +39,8 @@ func critNum(name string, v float64) string {
 type holdBack struct {
 	Rule   string // "all rules" for judge-level criteria
 	Status metrics.Status
-	Text   string
+	Text   string // figure, interval, n and threshold, then what decides it
+	more   int64  // samples that would decide an open criterion; -1 unknown
 }
 
 // criterionSentence says what a FAIL or INCONCLUSIVE criterion found, with
@@ -101,8 +103,34 @@ func whollyBad(c metrics.Criterion) bool {
 	return lo > t
 }
 
+// criterionShort is criterionSentence for a decision card, where the list
+// heading already says FAIL (whole interval on the bad side) or open
+// (straddles): "precision 0.952 [0.769, 0.992] (n=21), needs ≥ 0.9 — about
+// 110 more samples would decide it".
+func criterionShort(c metrics.Criterion) string {
+	s := criterionSentence(metrics.Criterion{Name: c.Name, Estimate: c.Estimate, Lo: c.Lo, Hi: c.Hi,
+		Threshold: c.Threshold, N: c.N})
+	switch c.Status {
+	case metrics.StatusFail:
+		if !whollyBad(c) && c.Reason != "" {
+			s += " — " + c.Reason
+		}
+	case metrics.StatusInconclusive:
+		switch {
+		case c.MoreSamples != nil:
+			s += fmt.Sprintf(" — about %d more samples would decide it", *c.MoreSamples)
+		case c.Estimate == nil:
+			s += " — no data to decide it yet"
+		default:
+			s += " — the estimate is on the bad side: more samples at this rate would confirm a FAIL"
+		}
+	}
+	return s
+}
+
 // holdBacks lists what keeps a judge from GO: failing criteria first, then
-// open ones, judge-level before rules, rules in ID order.
+// open ones nearest to a decision first (fewest more samples); judge-level
+// before rules and rules in ID order otherwise.
 func holdBacks(j *metrics.JudgeSummary) []holdBack {
 	rows := j.Rules
 	if j.Total != nil {
@@ -111,7 +139,10 @@ func holdBacks(j *metrics.JudgeSummary) []holdBack {
 	var fail, open []holdBack
 	for _, r := range rows {
 		for _, c := range r.Criteria {
-			h := holdBack{Rule: ruleLabel(r.RuleID), Status: c.Status, Text: criterionSentence(c)}
+			h := holdBack{Rule: ruleLabel(r.RuleID), Status: c.Status, Text: criterionShort(c), more: -1}
+			if c.MoreSamples != nil {
+				h.more = *c.MoreSamples
+			}
 			switch c.Status {
 			case metrics.StatusFail:
 				fail = append(fail, h)
@@ -120,6 +151,13 @@ func holdBacks(j *metrics.JudgeSummary) []holdBack {
 			}
 		}
 	}
+	sort.SliceStable(open, func(a, b int) bool {
+		ma, mb := open[a].more, open[b].more
+		if (ma < 0) != (mb < 0) {
+			return ma >= 0
+		}
+		return ma < mb
+	})
 	return append(fail, open...)
 }
 

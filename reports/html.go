@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/apeval/apeval/metrics"
@@ -73,7 +74,9 @@ type htmlChart struct {
 type htmlJudge struct {
 	Name, Verdict, Cls, Summary string
 	Baseline                    bool
-	Shown, More                 []holdBack // what holds it back; More folded
+	// What holds it back: failing and open criteria, the first few of each
+	// shown and the rest folded.
+	Fail, FailMore, Open, OpenMore []holdBack
 }
 
 // htmlComparison is one baseline-vs-candidate section.
@@ -123,8 +126,16 @@ type htmlPage struct {
 	JudgeNames  []string
 }
 
-// shownHoldBacks is how many hold-backs a judge card shows unfolded.
-const shownHoldBacks = 6
+// shownHoldBacks is how many failing and how many open criteria a judge
+// card shows unfolded.
+const shownHoldBacks = 4
+
+func splitAt(h []holdBack, n int) (shown, more []holdBack) {
+	if len(h) <= n {
+		return h, nil
+	}
+	return h[:n], h[n:]
+}
 
 // caseListArgs feeds the "cases" template.
 type caseListArgs struct {
@@ -159,6 +170,7 @@ h3{font-size:1rem;margin:1rem 0 .3rem}
 .card h3{margin:.1rem 0 .4rem;font-size:.95rem}
 .card ul{margin:.3rem 0;padding-left:1.1rem;font-size:.85rem}
 .card li{margin:.15rem 0}
+.sub{margin:.4rem 0 0;font-size:.85rem;font-weight:600}.nogo-text{color:#B34700}.open-text{color:#8A6100}
 table{border-collapse:collapse;margin:.4rem 0 .8rem;font-size:.82rem;max-width:100%}
 table.fixed{table-layout:fixed;width:100%}
 caption{text-align:left;font-weight:600;padding:.3rem 0}
@@ -189,8 +201,11 @@ code{font-size:.85em}
 <h2 id="decision">Decision</h2>
 <div class="cards">
 {{range .Judges}}<div class="card"><h3><span class="banner {{.Cls}}">{{.Verdict}}</span> {{.Name}}{{if .Baseline}} <span class="facts">(baseline)</span>{{end}}</h3>
-<p class="notes">{{.Summary}}</p>{{if .Shown}}<ul>{{range .Shown}}<li><b>{{.Rule}}</b> · {{.Status}}: {{.Text}}</li>{{end}}</ul>{{end}}
-{{if .More}}<details><summary>{{len .More}} more</summary><ul>{{range .More}}<li><b>{{.Rule}}</b> · {{.Status}}: {{.Text}}</li>{{end}}</ul></details>{{end}}</div>
+<p class="notes">{{.Summary}}</p>
+{{if .Fail}}<p class="sub nogo-text">Fails — the whole interval is on the bad side:</p><ul>{{range .Fail}}<li><b>{{.Rule}}</b>: {{.Text}}</li>{{end}}</ul>
+{{if .FailMore}}<details><summary>{{len .FailMore}} more failing</summary><ul>{{range .FailMore}}<li><b>{{.Rule}}</b>: {{.Text}}</li>{{end}}</ul></details>{{end}}{{end}}
+{{if .Open}}<p class="sub open-text">Open — the interval straddles the threshold:</p><ul>{{range .Open}}<li><b>{{.Rule}}</b>: {{.Text}}</li>{{end}}</ul>
+{{if .OpenMore}}<details><summary>{{len .OpenMore}} more open</summary><ul>{{range .OpenMore}}<li><b>{{.Rule}}</b>: {{.Text}}</li>{{end}}</ul></details>{{end}}{{end}}</div>
 {{end}}</div>
 <p class="notes">{{.VerdictRule}}</p>
 {{if .NA}}<details><summary>Not applicable (N/A), not counted in the verdict</summary><ul class="notes">{{range .NA}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
@@ -269,15 +284,23 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	if rep.Run.Interrupted {
 		page.Facts = append(page.Facts, "interrupted: only the cases replayed before it stopped")
 	}
-	for _, j := range s.Judges {
+	// Candidates first: the run's verdict is theirs; the baseline follows.
+	judges := append([]*metrics.JudgeSummary(nil), s.Judges...)
+	sort.SliceStable(judges, func(a, b int) bool { return !judges[a].IsBaseline && judges[b].IsBaseline })
+	for _, j := range judges {
 		hb := holdBacks(j)
 		hj := htmlJudge{Name: j.Judge, Verdict: string(j.Verdict), Cls: statusClass[string(j.Verdict)],
 			Baseline: j.IsBaseline, Summary: verdictSummary(j, hb)}
-		if len(hb) > shownHoldBacks {
-			hj.Shown, hj.More = hb[:shownHoldBacks], hb[shownHoldBacks:]
-		} else {
-			hj.Shown = hb
+		var fail, open []holdBack
+		for _, h := range hb {
+			if h.Status == metrics.StatusFail {
+				fail = append(fail, h)
+			} else {
+				open = append(open, h)
+			}
 		}
+		hj.Fail, hj.FailMore = splitAt(fail, shownHoldBacks)
+		hj.Open, hj.OpenMore = splitAt(open, shownHoldBacks)
 		page.Judges = append(page.Judges, hj)
 	}
 	page.NA, _ = rep.naLines()

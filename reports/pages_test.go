@@ -223,11 +223,34 @@ func TestHTMLDecisionPage(t *testing.T) {
 		last = i
 	}
 	// The decision names what holds each judge back, with numbers.
-	for _, s := range []string{"judge-required rate 1.000 [0.969, 1.000] (n=120), needs ≤ 0.2: the whole interval is on the bad side",
-		"about 59 more samples at the observed rate would decide it", "FAILs only when its whole interval lies on the bad side"} {
+	for _, s := range []string{"Fails — the whole interval is on the bad side:",
+		"<b>all rules</b>: judge-required rate 1.000 [0.969, 1.000] (n=120), needs ≤ 0.2</li>",
+		"Open — the interval straddles the threshold:",
+		"unknown rate 0.050 [0.020, 0.122] (n=80), needs ≤ 0.1 — about 59 more samples would decide it",
+		"about 59 more samples at the observed rate would decide it", // the rule's folded criteria
+		"FAILs only when its whole interval lies on the bad side"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("report.html lacks %q", s)
 		}
+	}
+	// The candidate's card comes before the baseline's.
+	decision := page[strings.Index(page, `id="decision"`):strings.Index(page, `id="comparison"`)]
+	if c, b := strings.Index(decision, "recorded/judge-v2"), strings.Index(decision, "recorded/judge-v1"); c < 0 || b < c {
+		t.Errorf("candidate card at %d, baseline card at %d", c, b)
+	}
+	// Open criteria nearest to a decision come first: the +N in the
+	// candidate card's open list never decrease.
+	card := decision[:strings.Index(decision, "recorded/judge-v1")]
+	prev := int64(-1)
+	for _, m := range regexp.MustCompile(`about (\d+) more samples would decide it`).FindAllStringSubmatch(card, -1) {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		if n < prev {
+			t.Errorf("open criteria out of order: %d after %d", n, prev)
+		}
+		prev = n
+	}
+	if prev < 0 {
+		t.Error("no open criterion with a sample count in the candidate card")
 	}
 	// One forest plot per figure the comparison has (5 here).
 	if n := strings.Count(page, `class="forest"`); n != 5 {
