@@ -165,7 +165,7 @@ h3{font-size:1rem;margin:1rem 0 .3rem}
 .banner.big{font-size:1.3rem;padding:.3rem .9rem}
 .facts,.notes{color:#57606a;font-size:.85rem}
 .notes{margin:0 0 1rem}
-.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:.8rem}
+.cards{margin-bottom:.6rem;display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:.8rem}
 .card{border:1px solid #d0d7de;border-radius:8px;padding:.6rem .8rem;min-width:0}
 .card h3{margin:.1rem 0 .4rem;font-size:.95rem}
 .card ul{margin:.3rem 0;padding-left:1.1rem;font-size:.85rem}
