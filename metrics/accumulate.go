@@ -1,12 +1,17 @@
 package metrics
 
 import (
+	"strings"
+
 	"github.com/apeval/apeval/replay"
 )
 
+// noneJudge is the identity of `--judge none`.
+const noneJudge = "none"
+
 // Accumulator streams replay results into per judge × rule counts. Memory
 // grows with the number of distinct cases and decisions, not with their
-// content: per decision 4 bytes of paired data, per live call 8 bytes of
+// content: per case 4 bytes of session, per decision 8 bytes of paired data, per live call 8 bytes of
 // latency plus 4 bytes per rule it carried. It is not safe for concurrent
 // use; feed it from one goroutine and call Close once.
 type Accumulator struct {
@@ -170,12 +175,32 @@ func (a *Accumulator) Add(r *replay.Result) {
 		a.callIdx = make([]int32, len(r.Calls))
 	}
 	callIdx := a.callIdx[:len(r.Calls)]
+	recorded := strings.HasPrefix(r.Judge, "recorded/")
+calls:
 	for i := range r.Calls {
 		c := &r.Calls[i]
 		if c.Cached {
 			j.cachedCalls++
 			callIdx[i] = -1
 			continue
+		}
+		if r.Judge == noneJudge {
+			// The none judge answers every call with an error without
+			// calling anything: there is no call, and no latency.
+			callIdx[i] = -1
+			continue
+		}
+		if recorded {
+			// Replay splits a recorded call over several batches when the
+			// policy's max_rules_per_call is lower than the recording's
+			// rule count; every batch then carries the recording's latency
+			// and status. One recorded call counts once.
+			for k := range i {
+				if p := &r.Calls[k]; !p.Cached && p.LatencyMS == c.LatencyMS && p.Status == c.Status && p.Error == c.Error {
+					callIdx[i] = callIdx[k]
+					continue calls
+				}
+			}
 		}
 		j.liveCalls++
 		if c.Status != "ok" && c.Status != "" {

@@ -343,3 +343,32 @@ func TestLatencyFigure(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyCallsCountedOnce: the none judge makes no calls (its latency
+// criterion is N/A, not PASS at 0 ms), and a recorded call that replay
+// split over two batches counts once.
+func TestLatencyCallsCountedOnce(t *testing.T) {
+	none := &replay.Result{CaseID: "c1", Judge: "none", JudgeCalled: true,
+		Calls: []replay.Call{{Rules: 1, Status: "error", Error: "no judge configured (--judge none)"}},
+		Rules: []replay.RuleResult{rr("R", "style", "failure", "no_match", "", "error", false, 0)}}
+	// Two batches of one recorded call (same recorded latency and status),
+	// and a second, different recorded call.
+	rec := &replay.Result{CaseID: "c1", Judge: "recorded/v1", JudgeCalled: true,
+		Calls: []replay.Call{{Rules: 10, Status: "ok", LatencyMS: 1200, Attempts: 1}, {Rules: 5, Status: "ok", LatencyMS: 1200, Attempts: 1},
+			{Rules: 1, Status: "ok", LatencyMS: 300, Attempts: 1}},
+		Rules: []replay.RuleResult{rr("A", "style", "judge", "match", "", "ok", true, 0), rr("B", "style", "judge", "match", "", "ok", true, 1),
+			rr("C", "style", "judge", "match", "", "ok", true, 2)}}
+	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, []*replay.Result{none, rec})
+	n := s.Judge("none").Total
+	if n.Calls != 0 || n.LatencyP95MS != nil || n.Status(CriterionJudgeP95Max) != StatusNA {
+		t.Errorf("none judge: %d calls, P95 %v, %s", n.Calls, n.LatencyP95MS, n.Status(CriterionJudgeP95Max))
+	}
+	r := s.Judge("recorded/v1")
+	if r.Total.Calls != 2 {
+		t.Errorf("recorded: %d calls, want 2 (1200 once, 300)", r.Total.Calls)
+	}
+	// Rule B was in the second batch of the 1200 ms call: its latency is that call's.
+	if b := r.Rule("B"); b.Calls != 1 || *b.LatencyP95MS != 1200 {
+		t.Errorf("rule B: %d calls, P95 %v", b.Calls, *b.LatencyP95MS)
+	}
+}

@@ -203,7 +203,7 @@ func (e *evaluator) judgeP95(r *Row) Criterion {
 		c.Status, c.Reason = StatusNA, "disabled in the kill criteria"
 		return c
 	case r.LatencyP95MS == nil:
-		c.Status, c.Reason = StatusNA, "no live judge call (none needed, or every call came from the cache)"
+		c.Status, c.Reason = StatusNA, "no live judge call (none needed, every call came from the cache, or the none judge, which calls nothing)"
 		return c
 	}
 	est := *r.LatencyP95MS

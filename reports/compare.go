@@ -10,27 +10,28 @@ import (
 	"github.com/apeval/apeval/metrics"
 )
 
-// compareMetric is one benchstat-style table of a comparison.
-type compareMetric struct {
-	name   string
-	digits int
-	value  func(r *metrics.Row) (v, lo, hi *float64)
-	delta  func(rc *metrics.RuleComparison) *float64
-	paired bool // the rule's McNemar test speaks to this difference
+// figureView says how a comparison figure is shown.
+type figureView struct {
+	label  string
+	digits int  // decimals of a proportion; ignored for milliseconds
+	ms     bool // milliseconds
 }
 
-var compareMetrics = []compareMetric{
-	{"precision", 2, func(r *metrics.Row) (v, lo, hi *float64) { return r.Precision, r.PrecisionLo, r.PrecisionHi },
-		func(rc *metrics.RuleComparison) *float64 { return rc.PrecisionDelta }, true},
-	{"recall", 2, func(r *metrics.Row) (v, lo, hi *float64) { return r.Recall, r.RecallLo, r.RecallHi },
-		func(rc *metrics.RuleComparison) *float64 { return rc.RecallDelta }, true},
-	{"unknown rate", 3, func(r *metrics.Row) (v, lo, hi *float64) { return r.UnknownRate, r.UnknownRateLo, r.UnknownRateHi },
-		func(rc *metrics.RuleComparison) *float64 { return rc.UnknownRateDelta }, false},
-	{"fire rate", 3, func(r *metrics.Row) (v, lo, hi *float64) { return r.FireRate, nil, nil },
-		func(rc *metrics.RuleComparison) *float64 { return rc.FireRateDelta }, true},
-	{"P95 ms", 0, func(r *metrics.Row) (v, lo, hi *float64) { return r.LatencyP95MS, r.LatencyP95LoMS, r.LatencyP95HiMS },
-		func(rc *metrics.RuleComparison) *float64 { return rc.LatencyP95DeltaMS }, false},
+var figureViews = map[string]figureView{
+	metrics.FigureRecall:            {"recall", 2, false},
+	metrics.FigureFalsePositiveRate: {"false-positive rate", 3, false},
+	metrics.FigureUnknownRate:       {"unknown rate", 3, false},
+	metrics.FigureFireRate:          {"fire rate", 3, false},
+	metrics.FigurePrecision:         {"precision", 2, false},
+	metrics.FigureLatencyP50:        {"P50 ms", 0, true},
+	metrics.FigureLatencyP95:        {"P95 ms", 0, true},
 }
+
+// testLegend says, under the comparison tables, which test stands behind
+// each figure (DESIGN §6.2).
+const testLegend = "Tests: recall and false-positive rate on the labeled positives / negatives, unknown rate on the pairs both sent to a judge, " +
+	"fire rate on the pairs in scope for both: McNemar (exact; clustered by session, Durkalski, when a session holds more than one discordant pair), " +
+	"Δ interval Newcombe paired; precision: paired bootstrap of sessions (percentile interval); P50/P95: Mann–Whitney U, Δ interval by bootstrap of calls."
 
 // signed formats a delta with its sign: +0.24, −0.06 (a true minus, as
 // benchstat prints), 0 without sign.
@@ -45,28 +46,74 @@ func signed(v float64, d int) string {
 	return "+" + s
 }
 
-// pn formats the paired test's "(p=0.021 n=80)".
-func pn(rc *metrics.RuleComparison) string {
-	if rc.McNemarP == nil {
-		return fmt.Sprintf("(n=%d)", rc.Paired)
+// signedMS is signed for milliseconds (two significant digits below 1 ms).
+func signedMS(v float64) string {
+	a := math.Abs(v)
+	s := fmtMS(&a)
+	switch {
+	case v == 0 || s == "0":
+		return s
+	case v < 0:
+		return "−" + s
 	}
-	return fmt.Sprintf("(p=%s n=%d)", strconv.FormatFloat(*rc.McNemarP, 'g', 2, 64), rc.Paired)
+	return "+" + s
 }
 
-// deltaCell is the "vs base" cell: the delta, or "~" where the paired test
-// finds no significant difference, followed by (p=… n=…).
-func deltaCell(m compareMetric, rc *metrics.RuleComparison) string {
-	d := m.delta(rc)
-	if d == nil {
+func (fv figureView) value(v *float64) string {
+	if fv.ms {
+		return fmtMS(v)
+	}
+	return fmtNum(v, fv.digits)
+}
+
+func (fv figureView) signed(v float64) string {
+	if fv.ms {
+		return signedMS(v)
+	}
+	return signed(v, fv.digits)
+}
+
+// pn formats a test's "(p=0.021 n=80)".
+func pn(f metrics.Figure) string {
+	if f.PValue == nil {
+		return fmt.Sprintf("(n=%d)", f.N)
+	}
+	if *f.PValue == 0 && f.Test == metrics.TestBootstrap {
+		// No resample fell on the far side of 0: p is below 1/resamples.
+		return fmt.Sprintf("(p<%g n=%d)", 1.0/metrics.BootstrapResamples, f.N)
+	}
+	if *f.PValue == 0 {
+		// The normal tail underflowed: far below anything printable.
+		return fmt.Sprintf("(p<1e-15 n=%d)", f.N)
+	}
+	return fmt.Sprintf("(p=%s n=%d)", strconv.FormatFloat(*f.PValue, 'g', 2, 64), f.N)
+}
+
+// figureCell is the "vs base" cell, as benchstat prints it: "~" with p and
+// n when p ≥ 1 − confidence, otherwise Δ [lo, hi] with p and n.
+func figureCell(f metrics.Figure, conf float64) string {
+	fv := figureViews[f.Figure]
+	switch {
+	case f.Delta == nil:
 		return na
+	case !f.Significant(conf):
+		return "~ " + pn(f)
 	}
-	if !m.paired {
-		return signed(*d, m.digits)
+	s := fv.signed(*f.Delta)
+	if f.DeltaLo != nil && f.DeltaHi != nil {
+		s += fmt.Sprintf(" [%s, %s]", fv.signed(*f.DeltaLo), fv.signed(*f.DeltaHi))
 	}
-	if rc.McNemarP == nil || !rc.Significant {
-		return "~ " + pn(rc)
+	return s + " " + pn(f)
+}
+
+// figureOf returns the named figure of a rule comparison.
+func figureOf(rc *metrics.RuleComparison, name string) (metrics.Figure, bool) {
+	for _, f := range rc.Figures {
+		if f.Figure == name {
+			return f, true
+		}
 	}
-	return signed(*d, m.digits) + " " + pn(rc)
+	return metrics.Figure{Figure: name}, false
 }
 
 func comparisonRows(c *metrics.Comparison) []*metrics.RuleComparison {
@@ -85,19 +132,23 @@ func ruleLabel(id string) string {
 }
 
 // comparisonGrids lays out a comparison as benchstat does: one table per
-// figure, rules as rows, baseline and candidate with intervals, and the
-// delta marked "~" where the paired test says it could be chance.
+// figure, rules as rows, baseline and candidate on the units the figure's
+// test used, and the difference marked "~" where the test says it could be
+// chance.
 func (rep *Report) comparisonGrids(c *metrics.Comparison) []*grid {
 	var gs []*grid
-	for _, m := range compareMetrics {
-		g := &grid{header: []string{m.name, c.Baseline, c.Candidate, "vs base"}, right: []bool{false, true, true, true}}
-		drift := m.name == "fire rate"
+	conf := rep.Summary.Thresholds.Confidence
+	for _, name := range metrics.FigureNames {
+		fv := figureViews[name]
+		g := &grid{header: []string{fv.label, c.Baseline, c.Candidate, "vs base"}, right: []bool{false, true, true, true}}
+		drift := name == metrics.FigureFireRate
 		if drift {
 			g.header = append(g.header, "change [CI]", "drift "+thresholdText(metrics.CriterionFireRateChangeMax, rep.Summary.Thresholds))
 			g.right = append(g.right, true, false)
 		}
 		for _, rc := range comparisonRows(c) {
-			cells := []string{ruleLabel(rc.RuleID), m.cell(rc.Baseline), m.cell(rc.Candidate), deltaCell(m, rc)}
+			f, _ := figureOf(rc, name)
+			cells := []string{ruleLabel(rc.RuleID), fv.value(f.Baseline), fv.value(f.Candidate), figureCell(f, conf)}
 			if drift {
 				fc := rc.FireRateChange
 				cells = append(cells, fmtCISigned(fc.Estimate, fc.Lo, fc.Hi, 3), paint(string(fc.Status), rep.Color))
@@ -107,15 +158,6 @@ func (rep *Report) comparisonGrids(c *metrics.Comparison) []*grid {
 		gs = append(gs, g)
 	}
 	return gs
-}
-
-// cell formats a row's figure with its interval, "–" without the row.
-func (m compareMetric) cell(r *metrics.Row) string {
-	if r == nil {
-		return na
-	}
-	v, lo, hi := m.value(r)
-	return fmtCI(v, lo, hi, m.digits)
 }
 
 // fmtCISigned formats a difference with its interval: "−0.06 [−0.16, +0.04]".
@@ -130,9 +172,10 @@ func fmtCISigned(v, lo, hi *float64, d int) string {
 	return s
 }
 
-// WriteComparison writes baseline vs candidate (apeval compare, issue 5):
-// benchstat-style tables, warnings as footnotes; TSV in long form (one line
-// per rule × figure); JSON as metrics.Comparison.
+// WriteComparison writes baseline vs candidate (apeval compare):
+// benchstat-style tables, the tests' legend and warnings as footnotes, and
+// the candidate's verdict line; TSV in long form (one line per rule ×
+// figure, as compare.parquet); JSON as metrics.Comparison.
 func (rep *Report) WriteComparison(w io.Writer, c *metrics.Comparison, f Format) error {
 	switch f {
 	case FormatJSON:
@@ -141,9 +184,20 @@ func (rep *Report) WriteComparison(w io.Writer, c *metrics.Comparison, f Format)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(c)
 	case FormatTSV:
-		return comparisonTSV(c).render(w, f)
+		return comparisonTSV(c, rep.Summary.Thresholds.Confidence).render(w, f)
 	}
+	if err := rep.writeComparisonTables(w, c, f); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", rep.candidateHeadline(c.Candidate, f == FormatMarkdown))
+	return err
+}
+
+// writeComparisonTables writes the figure tables of one comparison and, for
+// each slice value, its figures table.
+func (rep *Report) writeComparisonTables(w io.Writer, c *metrics.Comparison, f Format) error {
 	gs := rep.comparisonGrids(c)
+	gs = append(gs, rep.sliceComparisonGrids(c)...)
 	for i, g := range gs {
 		if i > 0 {
 			if _, err := io.WriteString(w, "\n"); err != nil {
@@ -151,13 +205,60 @@ func (rep *Report) WriteComparison(w io.Writer, c *metrics.Comparison, f Format)
 			}
 		}
 		if i == len(gs)-1 {
-			g.notes = numbered(c.Warnings)
+			g.notes = append([]string{testLegend}, numbered(c.Warnings)...)
 		}
 		if err := g.render(w, f); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// sliceComparisonGrids: one table per slice kind, a row per slice value ×
+// figure of the slice's total.
+func (rep *Report) sliceComparisonGrids(c *metrics.Comparison) []*grid {
+	var gs []*grid
+	conf := rep.Summary.Thresholds.Confidence
+	var g *grid
+	last := ""
+	for _, sc := range c.Slices {
+		if g == nil || sc.Slice != last {
+			g = &grid{header: []string{"by " + sc.Slice, "figure", c.Baseline, c.Candidate, "vs base"},
+				right: []bool{false, false, true, true, true}}
+			gs = append(gs, g)
+			last = sc.Slice
+		}
+		for _, rc := range sc.Rules {
+			if rc.RuleID != metrics.AllRules {
+				continue
+			}
+			for _, f := range rc.Figures {
+				fv := figureViews[f.Figure]
+				g.add(sc.Value, fv.label, fv.value(f.Baseline), fv.value(f.Candidate), figureCell(f, conf))
+			}
+		}
+	}
+	return gs
+}
+
+// candidateHeadline is the verdict line of a comparison: the candidate's
+// verdict and the exit code it maps to.
+func (rep *Report) candidateHeadline(candidate string, markdown bool) string {
+	v := metrics.VerdictInconclusive
+	if j := rep.Summary.Judge(candidate); j != nil {
+		v = j.Verdict
+	}
+	word := string(v)
+	if markdown {
+		word = "**" + word + "**"
+	} else {
+		word = paint(word, rep.Color)
+	}
+	s := fmt.Sprintf("verdict: %s %s (exit %d", candidate, word, metrics.ExitCode(v, rep.Inconclusive))
+	if v == metrics.VerdictInconclusive && rep.Inconclusive != "" {
+		s += ", --inconclusive=" + rep.Inconclusive
+	}
+	return s + ")"
 }
 
 func numbered(ws []string) []string {
@@ -168,26 +269,36 @@ func numbered(ws []string) []string {
 	return out
 }
 
-func comparisonTSV(c *metrics.Comparison) *grid {
-	g := &grid{header: []string{"rule_id", "metric", "baseline", "baseline_lo", "baseline_hi", "candidate",
-		"candidate_lo", "candidate_hi", "delta", "paired", "mcnemar_p", "significant",
+func optInt(v *int64) string {
+	if v == nil {
+		return ""
+	}
+	return itoa(*v)
+}
+
+func comparisonTSV(c *metrics.Comparison, conf float64) *grid {
+	g := &grid{header: []string{"slice", "slice_value", "rule_id", "figure", "baseline", "candidate", "delta", "delta_lo",
+		"delta_hi", "p_value", "n", "test", "discordant_baseline", "discordant_candidate", "significant",
 		"fire_rate_change", "fire_rate_change_lo", "fire_rate_change_hi", "fire_rate_change_status"}}
-	for _, rc := range comparisonRows(c) {
-		for _, m := range compareMetrics {
-			cells := []string{rc.RuleID, m.name}
-			for _, r := range []*metrics.Row{rc.Baseline, rc.Candidate} {
-				if r == nil {
-					cells = append(cells, "", "", "")
-					continue
+	add := func(slice, value string, rcs []*metrics.RuleComparison) {
+		for _, rc := range rcs {
+			for _, f := range rc.Figures {
+				cells := []string{slice, value, rc.RuleID, f.Figure, full(f.Baseline), full(f.Candidate), full(f.Delta),
+					full(f.DeltaLo), full(f.DeltaHi), full(f.PValue), itoa(f.N), f.Test, optInt(f.DiscordantBaseline),
+					optInt(f.DiscordantCandidate), strconv.FormatBool(f.Significant(conf))}
+				if f.Figure == metrics.FigureFireRate {
+					fc := rc.FireRateChange
+					cells = append(cells, full(fc.Estimate), full(fc.Lo), full(fc.Hi), string(fc.Status))
+				} else {
+					cells = append(cells, "", "", "", "")
 				}
-				v, lo, hi := m.value(r)
-				cells = append(cells, full(v), full(lo), full(hi))
+				g.add(cells...)
 			}
-			cells = append(cells, full(m.delta(rc)), itoa(rc.Paired), full(rc.McNemarP), strconv.FormatBool(rc.Significant))
-			fc := rc.FireRateChange
-			cells = append(cells, full(fc.Estimate), full(fc.Lo), full(fc.Hi), string(fc.Status))
-			g.add(cells...)
 		}
+	}
+	add("*", "*", comparisonRows(c))
+	for _, sc := range c.Slices {
+		add(sc.Slice, sc.Value, sc.Rules)
 	}
 	return g
 }

@@ -29,29 +29,36 @@ func TestComparisonGolden(t *testing.T) {
 	}
 }
 
-func TestDeltaCell(t *testing.T) {
+func TestFigureCell(t *testing.T) {
 	p := func(v float64) *float64 { return &v }
-	prec := compareMetrics[0]
-	p95 := compareMetrics[4]
 	tests := []struct {
 		name string
-		m    compareMetric
-		rc   metrics.RuleComparison
+		f    metrics.Figure
 		want string
 	}{
-		{"significant", prec, metrics.RuleComparison{PrecisionDelta: p(0.2425), McNemarP: p(0.0213), Significant: true, Paired: 80}, "+0.24 (p=0.021 n=80)"},
-		{"not significant", prec, metrics.RuleComparison{PrecisionDelta: p(-0.06), McNemarP: p(0.41), Paired: 80}, "~ (p=0.41 n=80)"},
-		{"nothing paired", prec, metrics.RuleComparison{PrecisionDelta: p(0.1), Paired: 0}, "~ (n=0)"},
-		{"no delta", prec, metrics.RuleComparison{}, "–"},
-		{"unpaired figure", p95, metrics.RuleComparison{LatencyP95DeltaMS: p(-140.4)}, "−140"},
-		{"rounds to zero", prec, metrics.RuleComparison{PrecisionDelta: p(-0.001), McNemarP: p(0.01), Significant: true, Paired: 9}, "0.00 (p=0.01 n=9)"},
+		// p < 1 − 0.95: Δ with its interval, p and n.
+		{"significant", metrics.Figure{Figure: metrics.FigureRecall, Delta: p(0.2425), DeltaLo: p(0.1), DeltaHi: p(0.35), PValue: p(0.0213), N: 80},
+			"+0.24 [+0.10, +0.35] (p=0.021 n=80)"},
+		// p ≥ 0.05: "~" only.
+		{"not significant", metrics.Figure{Figure: metrics.FigureRecall, Delta: p(-0.06), PValue: p(0.41), N: 80}, "~ (p=0.41 n=80)"},
+		{"no delta", metrics.Figure{Figure: metrics.FigureRecall}, "–"},
+		{"latency", metrics.Figure{Figure: metrics.FigureLatencyP95, Delta: p(-140.4), DeltaLo: p(-300), DeltaHi: p(-20), PValue: p(1e-6), N: 200},
+			"−140 [−300, −20] (p=1e-06 n=200)"},
+		{"sub-millisecond latency", metrics.Figure{Figure: metrics.FigureLatencyP50, Delta: p(0.0412), DeltaLo: p(0.0123), DeltaHi: p(0.78), PValue: p(0.001), N: 20},
+			"+0.041 [+0.012, +0.78] (p=0.001 n=20)"},
+		{"rounds to zero", metrics.Figure{Figure: metrics.FigureRecall, Delta: p(-0.001), PValue: p(0.01), N: 9}, "0.00 (p=0.01 n=9)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := deltaCell(tt.m, &tt.rc); got != tt.want {
-				t.Errorf("deltaCell = %q, want %q", got, tt.want)
+			if got := figureCell(tt.f, 0.95); got != tt.want {
+				t.Errorf("figureCell = %q, want %q", got, tt.want)
 			}
 		})
+	}
+	for v, want := range map[float64]string{0.78: "0.78", 0.7849: "0.78", 0.05: "0.05", 12.4: "12", 1: "1", 0: "0"} {
+		if got := fmtMS(&v); got != want {
+			t.Errorf("fmtMS(%v) = %q, want %q", v, got, want)
+		}
 	}
 	if got, want := fmtCISigned(p(-0.0626), p(-0.164), p(0.0404), 3), "−0.063 [−0.164, +0.040]"; got != want {
 		t.Errorf("fmtCISigned = %q, want %q", got, want)

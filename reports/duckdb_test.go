@@ -140,20 +140,21 @@ func TestMetricsFileInDuckDB(t *testing.T) {
 	V, B, I, L, D := "VARCHAR", "BIGINT", "INTEGER", "BOOLEAN", "DOUBLE"
 	checkColumns(t, path, columns(
 		"run_id", V, "judge", V, "rule_id", V, "cases", B, "in_scope", B, "judged", B,
-		"tp", B, "fp", B, "fn", B, "tn", B, "precision", D, "precision_lo", D, "precision_hi", D,
-		"recall", D, "recall_lo", D, "recall_hi", D, "unknown_rate", D, "judge_required_rate", D, "calls", B,
-		"latency_p50_ms", D, "latency_p95_ms", D, "latency_p99_ms", D, "fire_rate", D, "baseline_recall", D,
-		"approval_reject_rate", D, "verdict", V,
+		"tp", B, "fp", B, "fn", B, "tn", B, "precision", D, "precision_lo", D, "precision_hi", D, "precision_deff", D,
+		"recall", D, "recall_lo", D, "recall_hi", D, "recall_deff", D,
+		"unknown_rate", D, "unknown_rate_lo", D, "unknown_rate_hi", D, "unknown_rate_deff", D,
+		"judge_required_rate", D, "judge_required_rate_lo", D, "judge_required_rate_hi", D, "judge_required_rate_deff", D,
+		"calls", B, "latency_p50_ms", D, "latency_p95_ms", D, "latency_p99_ms", D, "fire_rate", D, "baseline_recall", D,
+		"approval_reject_rate", D, "approval_reject_rate_lo", D, "approval_reject_rate_hi", D, "approval_reject_rate_deff", D,
+		"verdict", V,
 		"precision_min_status", V, "dangerous_recall_must_beat_baseline_status", V, "judge_p95_max_status", V,
 		"judge_required_rate_max_status", V, "unknown_rate_max_status", V, "approval_reject_rate_max_status", V,
 		"fire_rate_change_max_status", V,
 		"model", V, "model_digest", V, "prompt_version", V, "is_baseline", L, "rule_version", I, "rule_class", V,
 		"action", V, "labeled", B, "missing", B, "cache_hits", B, "fired", B, "unknown", B, "invalid", B,
-		"timeout", B, "error", B, "unknown_rate_lo", D, "unknown_rate_hi", D, "judge_required", B,
-		"judge_required_rate_lo", D, "judge_required_rate_hi", D, "cached_calls", B, "failed_calls", B,
+		"timeout", B, "error", B, "judge_required", B, "cached_calls", B, "failed_calls", B,
 		"latency_p95_lo_ms", D, "latency_p95_hi_ms", D, "baseline_positives", B, "baseline_hits", B,
 		"judge_only_hits", B, "baseline_only_hits", B, "approval_outcomes", B, "approval_rejected", B,
-		"approval_reject_rate_lo", D, "approval_reject_rate_hi", D,
 	))
 	// Values come from the Summary; NULL where a metric or criterion does not
 	// apply at that scope (judge-level criteria on rule rows and the reverse,
@@ -186,4 +187,45 @@ func TestMetricsFileInDuckDB(t *testing.T) {
 	if fmt.Sprint(counts["n"]) != "10" || fmt.Sprint(counts["totals"]) != "2" {
 		t.Fatalf("metrics.parquet has %v rows and %v total rows, want 10 and 2", counts["n"], counts["totals"])
 	}
+}
+
+func TestCompareFileInDuckDB(t *testing.T) {
+	s := fixtureSummary()
+	c := s.Compare("recorded/judge-v1", "recorded/judge-v2")
+	if c == nil {
+		t.Fatal("no comparison")
+	}
+	path := filepath.Join(t.TempDir(), CompareFile)
+	if err := WriteFileAtomic(path, func(w io.Writer) error {
+		return WriteComparisonParquet(w, []*metrics.Comparison{c}, 0.95)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	V, B, L, D := "VARCHAR", "BIGINT", "BOOLEAN", "DOUBLE"
+	checkColumns(t, path, columns(
+		"slice", V, "slice_value", V, "baseline_judge", V, "candidate_judge", V, "rule_id", V, "figure", V,
+		"baseline", D, "candidate", D, "delta", D, "delta_lo", D, "delta_hi", D, "p_value", D, "n", B, "test", V,
+		"discordant_baseline", B, "discordant_candidate", B, "significant", L, "confidence", D,
+	))
+	// One row per rule × figure (the rules and the total).
+	rows := duckdbtest.Query(t, fmt.Sprintf(`SELECT count(*) AS n, count(DISTINCT figure) AS figures,
+		count(*) FILTER (WHERE rule_id = '*') AS totals,
+		count(*) FILTER (WHERE test = 'mann_whitney' AND discordant_baseline IS NOT NULL) AS bad_discordant
+		FROM read_parquet(%s)`, duckdbtest.Literal(path)))[0][0]
+	want := (len(c.Rules) + 1) * len(metrics.FigureNames)
+	if fmt.Sprint(rows["n"]) != fmt.Sprint(want) || fmt.Sprint(rows["figures"]) != "7" ||
+		fmt.Sprint(rows["totals"]) != "7" || fmt.Sprint(rows["bad_discordant"]) != "0" {
+		t.Fatalf("compare.parquet: %v, want %d rows of 7 figures, 7 total rows, no discordant counts for latency", rows, want)
+	}
+	// The total's recall row carries the Figure's values.
+	var rec metrics.Figure
+	for _, f := range c.Total.Figures {
+		if f.Figure == metrics.FigureRecall {
+			rec = f
+		}
+	}
+	checkRows(t, fmt.Sprintf(`SELECT n, test, discordant_baseline, discordant_candidate, p_value
+		FROM read_parquet(%s) WHERE rule_id = '*' AND figure = 'recall'`, duckdbtest.Literal(path)),
+		fmt.Sprintf(`[{"n":"%d","test":"%s","discordant_baseline":"%d","discordant_candidate":"%d","p_value":%v}]`,
+			rec.N, rec.Test, *rec.DiscordantBaseline, *rec.DiscordantCandidate, *rec.PValue))
 }

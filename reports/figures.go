@@ -3,30 +3,26 @@ package reports
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/apeval/apeval/metrics"
 )
 
-// figureMeta describes how a comparison figure (metrics.Figure) is shown.
+// figureMeta is a comparison figure's name with figureViews' formatting
+// (compare.go), which the pages share with apeval compare.
 type figureMeta struct {
-	name   string // metrics.Figure.Figure
-	label  string
-	digits int  // decimals of proportions; latency uses msText
-	ms     bool // milliseconds
+	name string // metrics.Figure.Figure
+	figureView
 }
 
 // figureOrder is the report order of the comparison figures.
-var figureOrder = []figureMeta{
-	{"recall", "recall", 2, false},
-	{"false_positive_rate", "false-positive rate", 3, false},
-	{"precision", "precision", 2, false},
-	{"unknown_rate", "unknown rate", 3, false},
-	{"fire_rate", "fire rate", 3, false},
-	{"latency_p50_ms", "P50 ms", 0, true},
-	{"latency_p95_ms", "P95 ms", 0, true},
-}
+var figureOrder = func() []figureMeta {
+	out := make([]figureMeta, len(metrics.FigureNames))
+	for i, n := range metrics.FigureNames {
+		out[i] = figureMeta{n, figureViews[n]}
+	}
+	return out
+}()
 
 func metaOf(name string) figureMeta {
 	for _, m := range figureOrder {
@@ -34,71 +30,27 @@ func metaOf(name string) figureMeta {
 			return m
 		}
 	}
-	return figureMeta{name: name, label: name, digits: 3}
+	return figureMeta{name, figureView{label: name, digits: 3}}
 }
 
-// num formats a value of the figure: proportions at fixed decimals,
-// milliseconds whole, or with two significant digits below 10 ms.
-func (m figureMeta) num(v float64) string {
-	if m.ms {
-		if a := math.Abs(v); a > 0 && a < 10 {
-			return strconv.FormatFloat(v, 'g', 2, 64)
-		}
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(v, 'f', m.digits, 64)
-}
+// num formats a value of the figure.
+func (m figureMeta) num(v float64) string { return m.value(&v) }
 
 // signedNum formats a difference with its sign and a true minus.
-func (m figureMeta) signedNum(v float64) string {
-	s := m.num(math.Abs(v))
-	switch {
-	case strings.Trim(s, "0.") == "":
-		return s
-	case v < 0:
-		return "−" + s
-	}
-	return "+" + s
-}
+func (m figureMeta) signedNum(v float64) string { return m.signed(v) }
 
-func (m figureMeta) opt(v *float64) string {
-	if v == nil {
-		return na
-	}
-	return m.num(*v)
-}
+func (m figureMeta) opt(v *float64) string { return m.value(v) }
 
-// pText is a p-value in two significant digits.
-func pText(p float64) string { return strconv.FormatFloat(p, 'g', 2, 64) }
-
-// figureDelta is the benchstat-style "vs base" cell: "~ (p=0.24 n=80)" when
-// p ≥ 1 − confidence, otherwise "+0.15 [+0.10, +0.20] (p=4e-06 n=80)".
+// figureDelta is figureCell for a figure that may be absent ("–").
 func figureDelta(f *metrics.Figure, conf float64) string {
-	if f == nil || f.Delta == nil {
+	if f == nil {
 		return na
 	}
-	m := metaOf(f.Figure)
-	stat := fmt.Sprintf("n=%d", f.N)
-	switch {
-	case f.PValue != nil && *f.PValue == 0:
-		// No bootstrap resample fell on the far side of 0 (p below
-		// 1/2,000), or a normal tail underflowed: small, never zero.
-		stat = "p<0.001 " + stat
-	case f.PValue != nil:
-		stat = "p=" + pText(*f.PValue) + " " + stat
-	}
-	if f.PValue != nil && !f.Significant(conf) {
-		return "~ (" + stat + ")"
-	}
-	s := m.signedNum(*f.Delta)
-	if f.DeltaLo != nil && f.DeltaHi != nil {
-		s += " [" + m.signedNum(*f.DeltaLo) + ", " + m.signedNum(*f.DeltaHi) + "]"
-	}
-	return s + " (" + stat + ")"
+	return figureCell(*f, conf)
 }
 
-// figureOf returns the rule comparison's figure of that name, nil if absent.
-func figureOf(rc *metrics.RuleComparison, name string) *metrics.Figure {
+// figurePtr returns the rule comparison's figure of that name, nil if absent.
+func figurePtr(rc *metrics.RuleComparison, name string) *metrics.Figure {
 	if rc == nil {
 		return nil
 	}
@@ -115,7 +67,7 @@ func comparisonFigures(rows []*metrics.RuleComparison) []figureMeta {
 	var out []figureMeta
 	for _, m := range figureOrder {
 		for _, rc := range rows {
-			if figureOf(rc, m.name) != nil {
+			if figurePtr(rc, m.name) != nil {
 				out = append(out, m)
 				break
 			}
@@ -148,7 +100,7 @@ func totalFiguresGrid(c *metrics.Comparison, conf float64) *grid {
 		return nil
 	}
 	for _, m := range comparisonFigures([]*metrics.RuleComparison{c.Total}) {
-		f := figureOf(c.Total, m.name)
+		f := figurePtr(c.Total, m.name)
 		g.add(m.label, m.opt(f.Baseline), m.opt(f.Candidate), figureDelta(f, conf), testLabel(f.Test))
 	}
 	if len(g.rows) == 0 {
@@ -174,7 +126,7 @@ func ruleFiguresGrids(c *metrics.Comparison, conf float64) []*grid {
 	for _, m := range comparisonFigures(rows) {
 		g := &grid{header: []string{m.label, c.Baseline, c.Candidate, "vs base"}, right: []bool{false, true, true, true}}
 		for _, rc := range rows {
-			f := figureOf(rc, m.name)
+			f := figurePtr(rc, m.name)
 			if f == nil {
 				g.add(ruleLabel(rc.RuleID), na, na, na)
 				continue
@@ -226,7 +178,7 @@ func sliceGrid(c *metrics.Comparison, kind string, conf float64) *grid {
 		t := sliceTotal(s)
 		cells := []string{s.Value}
 		for _, n := range sliceFigureNames {
-			cells = append(cells, figureDelta(figureOf(t, n), conf))
+			cells = append(cells, figureDelta(figurePtr(t, n), conf))
 		}
 		g.add(cells...)
 	}
@@ -241,7 +193,7 @@ func largestSliceChange(c *metrics.Comparison, conf float64) (s metrics.SliceCom
 	for _, sc := range c.Slices {
 		t := sliceTotal(sc)
 		for _, n := range sliceFigureNames {
-			fg := figureOf(t, n)
+			fg := figurePtr(t, n)
 			if fg == nil || fg.Delta == nil || !fg.Significant(conf) {
 				continue
 			}

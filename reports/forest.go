@@ -46,7 +46,7 @@ type forestRow struct {
 func forestPlot(c *metrics.Comparison, m figureMeta, conf, band float64) string {
 	var rows []forestRow
 	for _, rc := range comparisonRows(c) {
-		f := figureOf(rc, m.name)
+		f := figurePtr(rc, m.name)
 		if f == nil || f.Delta == nil {
 			continue
 		}

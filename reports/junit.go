@@ -13,10 +13,12 @@ import (
 
 // JUnit XML (the de-facto schema GitHub, GitLab and Jenkins parse): one
 // testsuite per judge, one testcase per criterion × rule (judge-level
-// criteria under rule "*"). PASS passes; FAIL is a <failure> carrying the
-// figures; N/A is <skipped>; INCONCLUSIVE is <skipped> unless
-// --inconclusive=fail makes it a <failure>, so the CI view agrees with the
-// exit code. For the same reason the baseline judge of a comparison, which
+// criteria under rule "*"). PASS passes; FAIL (confirmed by the data) is a
+// <failure type="FAIL"> carrying the figures; N/A is <skipped> with its
+// reason; INCONCLUSIVE is a <failure type="inconclusive"> (the data do not
+// show the rule safe) unless --inconclusive=pass makes it <skipped>, so the
+// CI view agrees with the exit code. For the same reason the baseline
+// judge of a comparison, which
 // the run's verdict leaves out, reports its criteria as <skipped> with the
 // status in the message.
 type junitSuites struct {
@@ -108,13 +110,17 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 				case !gated && c.Status != metrics.StatusPass:
 					tc.Skipped = &junitMessage{Message: "baseline, not part of the verdict: " + msg}
 					suite.Skipped++
-				case c.Status == metrics.StatusFail,
-					c.Status == metrics.StatusInconclusive && rep.Inconclusive == "fail":
+				case c.Status == metrics.StatusFail:
 					tc.Failure = &junitMessage{Message: msg, Type: string(c.Status), Body: figures(c)}
 					suite.Failures++
 				case c.Status == metrics.StatusInconclusive && rep.Inconclusive == "pass":
-					tc.SystemOut = msg + "\n" + figures(c)
-				case c.Status == metrics.StatusInconclusive, c.Status == metrics.StatusNA:
+					tc.Skipped = &junitMessage{Message: msg + " (--inconclusive=pass)"}
+					tc.SystemOut = figures(c)
+					suite.Skipped++
+				case c.Status == metrics.StatusInconclusive:
+					tc.Failure = &junitMessage{Message: msg, Type: "inconclusive", Body: figures(c)}
+					suite.Failures++
+				case c.Status == metrics.StatusNA:
 					tc.Skipped = &junitMessage{Message: msg}
 					suite.Skipped++
 				default:

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/xml"
+	"strings"
 	"testing"
 
 	"github.com/apeval/apeval/metrics"
@@ -61,9 +62,11 @@ func TestJUnit(t *testing.T) {
 		inconclusive            string
 		wantFailed, wantSkipped int
 	}{
-		{"", fail, open + na + baseNotPass},
+		// INCONCLUSIVE is a failure of type "inconclusive" unless
+		// --inconclusive=pass makes it skipped; N/A is always skipped.
+		{"", fail + open, na + baseNotPass},
 		{"fail", fail + open, na + baseNotPass},
-		{"pass", fail, na + baseNotPass},
+		{"pass", fail, open + na + baseNotPass},
 	}
 	for _, tt := range tests {
 		t.Run("inconclusive="+tt.inconclusive, func(t *testing.T) {
@@ -93,9 +96,16 @@ func TestJUnit(t *testing.T) {
 						if c.Failure.Message == "" || c.Failure.Body == "" {
 							t.Errorf("%s: failure without message or figures", c.Name)
 						}
+						inconclusive := strings.HasPrefix(c.Failure.Message, "INCONCLUSIVE")
+						if want := map[bool]string{true: "inconclusive", false: "FAIL"}[inconclusive]; c.Failure.Type != want {
+							t.Errorf("%s: failure type %q, want %q", c.Name, c.Failure.Type, want)
+						}
 					}
 					if c.Skipped != nil {
 						sk++
+						if strings.HasPrefix(c.Skipped.Message, "N/A") && len(c.Skipped.Message) < len("N/A: x") {
+							t.Errorf("%s: N/A skipped without its reason", c.Name)
+						}
 					}
 				}
 				if n != su.Tests || f != su.Failures || sk != su.Skipped {

@@ -24,11 +24,19 @@ type metricsRow struct {
 	Precision           *float64 `parquet:"precision,optional"`
 	PrecisionLo         *float64 `parquet:"precision_lo,optional"`
 	PrecisionHi         *float64 `parquet:"precision_hi,optional"`
+	PrecisionDeff       *float64 `parquet:"precision_deff,optional"`
 	Recall              *float64 `parquet:"recall,optional"`
 	RecallLo            *float64 `parquet:"recall_lo,optional"`
 	RecallHi            *float64 `parquet:"recall_hi,optional"`
+	RecallDeff          *float64 `parquet:"recall_deff,optional"`
 	UnknownRate         *float64 `parquet:"unknown_rate,optional"`
+	UnknownRateLo       *float64 `parquet:"unknown_rate_lo,optional"`
+	UnknownRateHi       *float64 `parquet:"unknown_rate_hi,optional"`
+	UnknownRateDeff     *float64 `parquet:"unknown_rate_deff,optional"`
 	JudgeRequiredRate   *float64 `parquet:"judge_required_rate,optional"`
+	JudgeRequiredRateLo *float64 `parquet:"judge_required_rate_lo,optional"`
+	JudgeRequiredRateHi *float64 `parquet:"judge_required_rate_hi,optional"`
+	JudgeRequiredDeff   *float64 `parquet:"judge_required_rate_deff,optional"`
 	Calls               int64    `parquet:"calls"`
 	LatencyP50MS        *float64 `parquet:"latency_p50_ms,optional"`
 	LatencyP95MS        *float64 `parquet:"latency_p95_ms,optional"`
@@ -36,6 +44,9 @@ type metricsRow struct {
 	FireRate            *float64 `parquet:"fire_rate,optional"`
 	BaselineRecall      *float64 `parquet:"baseline_recall,optional"`
 	ApprovalRejectRate  *float64 `parquet:"approval_reject_rate,optional"`
+	ApprovalRejectLo    *float64 `parquet:"approval_reject_rate_lo,optional"`
+	ApprovalRejectHi    *float64 `parquet:"approval_reject_rate_hi,optional"`
+	ApprovalRejectDeff  *float64 `parquet:"approval_reject_rate_deff,optional"`
 	Verdict             string   `parquet:"verdict,dict"`
 	PrecisionMinStatus  *string  `parquet:"precision_min_status,optional,dict"`
 	DangerousRecallStat *string  `parquet:"dangerous_recall_must_beat_baseline_status,optional,dict"`
@@ -45,38 +56,32 @@ type metricsRow struct {
 	ApprovalRejectStat  *string  `parquet:"approval_reject_rate_max_status,optional,dict"`
 	FireRateChangeStat  *string  `parquet:"fire_rate_change_max_status,optional,dict"`
 
-	Model                *string  `parquet:"model,optional,dict"`
-	ModelDigest          *string  `parquet:"model_digest,optional,dict"`
-	PromptVersion        *string  `parquet:"prompt_version,optional,dict"`
-	IsBaseline           bool     `parquet:"is_baseline"`
-	RuleVersion          *int32   `parquet:"rule_version,optional"`
-	RuleClass            *string  `parquet:"rule_class,optional,dict"`
-	Action               *string  `parquet:"action,optional,dict"`
-	Labeled              int64    `parquet:"labeled"`
-	Missing              int64    `parquet:"missing"`
-	CacheHits            int64    `parquet:"cache_hits"`
-	Fired                int64    `parquet:"fired"`
-	Unknown              int64    `parquet:"unknown"`
-	Invalid              int64    `parquet:"invalid"`
-	Timeout              int64    `parquet:"timeout"`
-	Error                int64    `parquet:"error"`
-	UnknownRateLo        *float64 `parquet:"unknown_rate_lo,optional"`
-	UnknownRateHi        *float64 `parquet:"unknown_rate_hi,optional"`
-	JudgeRequired        int64    `parquet:"judge_required"`
-	JudgeRequiredRateLo  *float64 `parquet:"judge_required_rate_lo,optional"`
-	JudgeRequiredRateHi  *float64 `parquet:"judge_required_rate_hi,optional"`
-	CachedCalls          int64    `parquet:"cached_calls"`
-	FailedCalls          int64    `parquet:"failed_calls"`
-	LatencyP95LoMS       *float64 `parquet:"latency_p95_lo_ms,optional"`
-	LatencyP95HiMS       *float64 `parquet:"latency_p95_hi_ms,optional"`
-	BaselinePositives    int64    `parquet:"baseline_positives"`
-	BaselineHits         int64    `parquet:"baseline_hits"`
-	JudgeOnlyHits        int64    `parquet:"judge_only_hits"`
-	BaselineOnlyHits     int64    `parquet:"baseline_only_hits"`
-	ApprovalOutcomes     int64    `parquet:"approval_outcomes"`
-	ApprovalRejected     int64    `parquet:"approval_rejected"`
-	ApprovalRejectRateLo *float64 `parquet:"approval_reject_rate_lo,optional"`
-	ApprovalRejectRateHi *float64 `parquet:"approval_reject_rate_hi,optional"`
+	Model             *string  `parquet:"model,optional,dict"`
+	ModelDigest       *string  `parquet:"model_digest,optional,dict"`
+	PromptVersion     *string  `parquet:"prompt_version,optional,dict"`
+	IsBaseline        bool     `parquet:"is_baseline"`
+	RuleVersion       *int32   `parquet:"rule_version,optional"`
+	RuleClass         *string  `parquet:"rule_class,optional,dict"`
+	Action            *string  `parquet:"action,optional,dict"`
+	Labeled           int64    `parquet:"labeled"`
+	Missing           int64    `parquet:"missing"`
+	CacheHits         int64    `parquet:"cache_hits"`
+	Fired             int64    `parquet:"fired"`
+	Unknown           int64    `parquet:"unknown"`
+	Invalid           int64    `parquet:"invalid"`
+	Timeout           int64    `parquet:"timeout"`
+	Error             int64    `parquet:"error"`
+	JudgeRequired     int64    `parquet:"judge_required"`
+	CachedCalls       int64    `parquet:"cached_calls"`
+	FailedCalls       int64    `parquet:"failed_calls"`
+	LatencyP95LoMS    *float64 `parquet:"latency_p95_lo_ms,optional"`
+	LatencyP95HiMS    *float64 `parquet:"latency_p95_hi_ms,optional"`
+	BaselinePositives int64    `parquet:"baseline_positives"`
+	BaselineHits      int64    `parquet:"baseline_hits"`
+	JudgeOnlyHits     int64    `parquet:"judge_only_hits"`
+	BaselineOnlyHits  int64    `parquet:"baseline_only_hits"`
+	ApprovalOutcomes  int64    `parquet:"approval_outcomes"`
+	ApprovalRejected  int64    `parquet:"approval_rejected"`
 }
 
 func optStr(s string) *string {
@@ -91,11 +96,16 @@ func newMetricsRow(j *metrics.JudgeSummary, r *metrics.Row) metricsRow {
 	m := metricsRow{
 		RunID: j.RunID, Judge: j.Judge, RuleID: r.RuleID,
 		Cases: r.Cases, InScope: r.InScope, Judged: r.Judged, TP: r.TP, FP: r.FP, FN: r.FN, TN: r.TN,
-		Precision: r.Precision, PrecisionLo: r.PrecisionLo, PrecisionHi: r.PrecisionHi,
-		Recall: r.Recall, RecallLo: r.RecallLo, RecallHi: r.RecallHi,
-		UnknownRate: r.UnknownRate, JudgeRequiredRate: r.JudgeRequiredRate, Calls: r.Calls,
+		Precision: r.Precision, PrecisionLo: r.PrecisionLo, PrecisionHi: r.PrecisionHi, PrecisionDeff: r.PrecisionDeff,
+		Recall: r.Recall, RecallLo: r.RecallLo, RecallHi: r.RecallHi, RecallDeff: r.RecallDeff,
+		UnknownRate: r.UnknownRate, UnknownRateLo: r.UnknownRateLo, UnknownRateHi: r.UnknownRateHi, UnknownRateDeff: r.UnknownRateDeff,
+		JudgeRequiredRate: r.JudgeRequiredRate, JudgeRequiredRateLo: r.JudgeRequiredRateLo,
+		JudgeRequiredRateHi: r.JudgeRequiredRateHi, JudgeRequiredDeff: r.JudgeRequiredRateDeff,
+		Calls:        r.Calls,
 		LatencyP50MS: r.LatencyP50MS, LatencyP95MS: r.LatencyP95MS, LatencyP99MS: r.LatencyP99MS,
-		FireRate: r.FireRate, BaselineRecall: r.BaselineRecall, ApprovalRejectRate: r.ApprovalRejectRate,
+		FireRate: r.FireRate, BaselineRecall: r.BaselineRecall,
+		ApprovalRejectRate: r.ApprovalRejectRate, ApprovalRejectLo: r.ApprovalRejectRateLo,
+		ApprovalRejectHi: r.ApprovalRejectRateHi, ApprovalRejectDeff: r.ApprovalRejectRateDeff,
 		Verdict:             string(r.Verdict),
 		PrecisionMinStatus:  status(metrics.CriterionPrecisionMin),
 		DangerousRecallStat: status(metrics.CriterionDangerousRecall),
@@ -109,15 +119,12 @@ func newMetricsRow(j *metrics.JudgeSummary, r *metrics.Row) metricsRow {
 		IsBaseline: j.IsBaseline, RuleClass: optStr(r.Class), Action: optStr(r.Action),
 		Labeled: r.Labeled, Missing: r.Missing, CacheHits: r.CacheHits, Fired: r.Fired,
 		Unknown: r.Unknown.Unknown, Invalid: r.Unknown.Invalid, Timeout: r.Unknown.Timeout, Error: r.Unknown.Error,
-		UnknownRateLo: r.UnknownRateLo, UnknownRateHi: r.UnknownRateHi,
-		JudgeRequired: r.JudgeRequired, JudgeRequiredRateLo: r.JudgeRequiredRateLo,
-		JudgeRequiredRateHi: r.JudgeRequiredRateHi,
-		CachedCalls:         r.CachedCalls, FailedCalls: r.FailedCalls,
+		JudgeRequired: r.JudgeRequired,
+		CachedCalls:   r.CachedCalls, FailedCalls: r.FailedCalls,
 		LatencyP95LoMS: r.LatencyP95LoMS, LatencyP95HiMS: r.LatencyP95HiMS,
 		BaselinePositives: r.BaselinePositives, BaselineHits: r.BaselineHits,
 		JudgeOnlyHits: r.JudgeOnlyHits, BaselineOnlyHits: r.BaselineOnlyHits,
 		ApprovalOutcomes: r.ApprovalOutcomes, ApprovalRejected: r.ApprovalRejected,
-		ApprovalRejectRateLo: r.ApprovalRejectRateLo, ApprovalRejectRateHi: r.ApprovalRejectRateHi,
 	}
 	if r.RuleID != metrics.AllRules {
 		v := int32(r.RuleVersion)

@@ -73,7 +73,7 @@ func TestFigureDeltaCell(t *testing.T) {
 		t.Errorf("p = 0.05: %q", got)
 	}
 	lat := fig("latency_p95_ms", 1.5, 0.72, -1.1, -0.4, 0.001, 50, "mann_whitney")
-	if got := figureDelta(&lat, 0.95); got != "−0.78 [−1.1, −0.4] (p=0.001 n=50)" {
+	if got := figureDelta(&lat, 0.95); got != "−0.78 [−1, −0.4] (p=0.001 n=50)" { // two significant digits below 1 ms
 		t.Errorf("sub-millisecond latency: %q", got)
 	}
 	if figureDelta(nil, 0.95) != na {
@@ -342,7 +342,7 @@ func TestFigureDeltaBootstrapZeroP(t *testing.T) {
 	// A bootstrap with no resample beyond 0 reports p = 0; the cell must
 	// not claim certainty.
 	f := fig("precision", 0.61, 0.77, 0.08, 0.24, 0, 20, "bootstrap_sessions")
-	if got := figureDelta(&f, 0.95); got != "+0.16 [+0.08, +0.24] (p<0.001 n=20)" {
+	if got := figureDelta(&f, 0.95); got != "+0.16 [+0.08, +0.24] (p<0.0005 n=20)" { // 1/2,000 resamples
 		t.Errorf("bootstrap p = 0: %q", got)
 	}
 }

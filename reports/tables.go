@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,6 +71,42 @@ func fmtCI(v, lo, hi *float64, d int) string {
 	return fmt.Sprintf("%s [%s, %s]", fmtNum(v, d), fmtNum(lo, d), fmtNum(hi, d))
 }
 
+// fmtMS formats milliseconds: whole milliseconds from 1 ms up, two
+// significant digits below (0.78, not 1), "–" when nil.
+func fmtMS(v *float64) string {
+	if v == nil {
+		return na
+	}
+	if a := math.Abs(*v); a > 0 && a < 1 {
+		return strconv.FormatFloat(*v, 'g', 2, 64)
+	}
+	return strconv.FormatFloat(*v, 'f', 0, 64)
+}
+
+// fmtCIMS is fmtCI for milliseconds.
+func fmtCIMS(v, lo, hi *float64) string {
+	if v == nil {
+		return na
+	}
+	if lo == nil && hi == nil {
+		return fmtMS(v)
+	}
+	return fmt.Sprintf("%s [%s, %s]", fmtMS(v), fmtMS(lo), fmtMS(hi))
+}
+
+// deffShown is the design effect above which tables show it (DESIGN §6.1).
+const deffShown = 1.2
+
+// withDeff appends " deff 1.85" to an interval cell when the design effect
+// exceeds deffShown: the interval is that much wider than one that treats
+// the units as independent.
+func withDeff(cell string, deff *float64) string {
+	if deff != nil && *deff > deffShown {
+		return fmt.Sprintf("%s deff %.2f", cell, *deff)
+	}
+	return cell
+}
+
 // full formats a value at full precision for machine formats, "" when nil.
 func full(v *float64) string {
 	if v == nil {
@@ -113,7 +150,8 @@ func judgeHeader(j *metrics.JudgeSummary) string {
 }
 
 // WriteTables writes the terminal report: the judges side by side, the
-// per-rule table and the verdict line; JSON writes summary.json instead.
+// per-rule table, with a baseline judge the comparison tables of each
+// candidate, and the verdict line; JSON writes summary.json instead.
 func (rep *Report) WriteTables(w io.Writer, f Format) error {
 	switch f {
 	case FormatJSON:
@@ -131,6 +169,14 @@ func (rep *Report) WriteTables(w io.Writer, f Format) error {
 	}
 	if err := rep.rulesGrid(false).render(w, f); err != nil {
 		return err
+	}
+	for _, c := range rep.Summary.Comparisons {
+		if _, err := fmt.Fprintf(w, "\n%s vs baseline %s\n\n", c.Candidate, c.Baseline); err != nil {
+			return err
+		}
+		if err := rep.writeComparisonTables(w, c, f); err != nil {
+			return err
+		}
 	}
 	_, err := fmt.Fprintf(w, "\n%s\n", rep.headline(f == FormatMarkdown))
 	return err
@@ -175,25 +221,25 @@ func (rep *Report) judgesGrid() *grid {
 	row("cases", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return itoa(t.Cases) })
 	row("labeled pairs", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return itoa(t.Labeled) })
 	row("precision", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
-		return fmtCI(t.Precision, t.PrecisionLo, t.PrecisionHi, 2)
+		return withDeff(fmtCI(t.Precision, t.PrecisionLo, t.PrecisionHi, 2), t.PrecisionDeff)
 	})
 	row("recall", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
-		return fmtCI(t.Recall, t.RecallLo, t.RecallHi, 2)
+		return withDeff(fmtCI(t.Recall, t.RecallLo, t.RecallHi, 2), t.RecallDeff)
 	})
 	row("unknown rate", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
-		return fmtCI(t.UnknownRate, t.UnknownRateLo, t.UnknownRateHi, 3)
+		return withDeff(fmtCI(t.UnknownRate, t.UnknownRateLo, t.UnknownRateHi, 3), t.UnknownRateDeff)
 	})
 	row("judge-required", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
-		return fmtCI(t.JudgeRequiredRate, t.JudgeRequiredRateLo, t.JudgeRequiredRateHi, 3)
+		return withDeff(fmtCI(t.JudgeRequiredRate, t.JudgeRequiredRateLo, t.JudgeRequiredRateHi, 3), t.JudgeRequiredRateDeff)
 	})
 	row("calls (cached, failed)", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
 		return fmt.Sprintf("%d (%d, %d)", t.Calls, t.CachedCalls, t.FailedCalls)
 	})
-	row("P50 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return fmtNum(t.LatencyP50MS, 0) })
+	row("P50 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return fmtMS(t.LatencyP50MS) })
 	row("P95 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
-		return fmtCI(t.LatencyP95MS, t.LatencyP95LoMS, t.LatencyP95HiMS, 0)
+		return fmtCIMS(t.LatencyP95MS, t.LatencyP95LoMS, t.LatencyP95HiMS)
 	})
-	row("P99 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return fmtNum(t.LatencyP99MS, 0) })
+	row("P99 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return fmtMS(t.LatencyP99MS) })
 	row("fire rate", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return fmtNum(t.FireRate, 3) })
 	for _, name := range []string{metrics.CriterionJudgeP95Max, metrics.CriterionJudgeRequiredRateMax,
 		metrics.CriterionUnknownRateMax} {
@@ -222,7 +268,7 @@ func (rep *Report) judgesGrid() *grid {
 	})
 	row("verdict", func(j *metrics.JudgeSummary, _ *metrics.Row) string { return paint(string(j.Verdict), rep.Color) })
 	conf := fmt.Sprintf("%g%%", th.Confidence*100)
-	g.notes = append(g.notes, fmt.Sprintf("Intervals: Wilson %s for proportions, distribution-free order-statistic %s for P95.", conf, conf))
+	g.notes = append(g.notes, fmt.Sprintf("Intervals: Wilson %s for proportions at the effective sample size of their sessions (deff shown where > %g), distribution-free order-statistic %s for P95.", conf, deffShown, conf))
 	return g
 }
 
@@ -285,7 +331,7 @@ func statusNames(r *metrics.Row, st metrics.Status) string {
 }
 
 // openLegend explains the "open" column of the per-rule table.
-const openLegend = "open: INCONCLUSIVE criteria; +N: about N more samples at the observed rate would decide it."
+const openLegend = "open: INCONCLUSIVE criteria; +N: about N more samples at the observed rate (and design effect) would decide it."
 
 // rulesGrid is the per-rule table, rules grouped so the judges of a rule
 // sit on adjacent lines. The machine form (TSV) has full precision, one
@@ -295,8 +341,8 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 	s := rep.Summary
 	if machine {
 		g := &grid{header: []string{"rule_id", "judge", "class", "verdict", "cases", "in_scope", "judged",
-			"labeled", "tp", "fp", "fn", "tn", "precision", "precision_lo", "precision_hi", "recall", "recall_lo",
-			"recall_hi", "unknown_rate", "unknown_rate_lo", "unknown_rate_hi", "judge_required_rate", "calls",
+			"labeled", "tp", "fp", "fn", "tn", "precision", "precision_lo", "precision_hi", "precision_deff", "recall", "recall_lo",
+			"recall_hi", "recall_deff", "unknown_rate", "unknown_rate_lo", "unknown_rate_hi", "unknown_rate_deff", "judge_required_rate", "calls",
 			"latency_p50_ms", "latency_p95_ms", "latency_p95_lo_ms", "latency_p95_hi_ms", "latency_p99_ms",
 			"fire_rate", "baseline_recall", "approval_reject_rate"}}
 		for _, c := range metrics.CriterionNames {
@@ -305,8 +351,8 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 		add := func(j *metrics.JudgeSummary, r *metrics.Row) {
 			cells := []string{r.RuleID, j.Judge, r.Class, string(r.Verdict), itoa(r.Cases), itoa(r.InScope),
 				itoa(r.Judged), itoa(r.Labeled), itoa(r.TP), itoa(r.FP), itoa(r.FN), itoa(r.TN),
-				full(r.Precision), full(r.PrecisionLo), full(r.PrecisionHi), full(r.Recall), full(r.RecallLo),
-				full(r.RecallHi), full(r.UnknownRate), full(r.UnknownRateLo), full(r.UnknownRateHi),
+				full(r.Precision), full(r.PrecisionLo), full(r.PrecisionHi), full(r.PrecisionDeff), full(r.Recall), full(r.RecallLo),
+				full(r.RecallHi), full(r.RecallDeff), full(r.UnknownRate), full(r.UnknownRateLo), full(r.UnknownRateHi), full(r.UnknownRateDeff),
 				full(r.JudgeRequiredRate), itoa(r.Calls), full(r.LatencyP50MS), full(r.LatencyP95MS),
 				full(r.LatencyP95LoMS), full(r.LatencyP95HiMS), full(r.LatencyP99MS), full(r.FireRate),
 				full(r.BaselineRecall), full(r.ApprovalRejectRate)}
@@ -351,7 +397,8 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 				cells = append(cells, j.Judge)
 			}
 			cells = append(cells, itoa(r.Labeled), fmt.Sprintf("%d/%d/%d/%d", r.TP, r.FP, r.FN, r.TN),
-				fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2), fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2),
+				withDeff(fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2), r.PrecisionDeff),
+				withDeff(fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2), r.RecallDeff),
 				fmtNum(r.UnknownRate, 3), fmtNum(r.FireRate, 3), fmtNum(r.BaselineRecall, 2),
 				statusNames(r, metrics.StatusFail), statusNames(r, metrics.StatusInconclusive),
 				paint(string(r.Verdict), rep.Color))

@@ -6,7 +6,8 @@ import (
 )
 
 // WriteRunReports writes every report of a run into dir, each file
-// atomically: metrics.parquet, summary.json, summary.md, junit.xml, the
+// atomically: metrics.parquet, compare.parquet (with a baseline judge),
+// summary.json, summary.md, junit.xml, the
 // charts (*.svg) and report.html. decisions.parquet, gates.parquet and
 // run.json are RunWriter's.
 func WriteRunReports(dir string, rep *Report) error {
@@ -24,6 +25,14 @@ func WriteRunReports(dir string, rep *Report) error {
 		{SummaryJSON, rep.WriteJSON},
 		{SummaryMD, rep.WriteMarkdown},
 		{JUnitFile, rep.WriteJUnit},
+	}
+	if cs := rep.Summary.Comparisons; len(cs) > 0 {
+		files = append(files, struct {
+			name  string
+			write func(io.Writer) error
+		}{CompareFile, func(w io.Writer) error {
+			return WriteComparisonParquet(w, cs, rep.Summary.Thresholds.Confidence)
+		}})
 	}
 	for _, f := range files {
 		if err := WriteFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	stdio "io"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -14,6 +16,7 @@ import (
 type compareOptions struct {
 	evalOptions
 	Candidate string
+	Out       string
 }
 
 func newCompareCmd(io IO) *cobra.Command {
@@ -25,12 +28,17 @@ func newCompareCmd(io IO) *cobra.Command {
 them with --baseline and --candidate), or two judges of one run (--baseline
 names the baseline; --candidate the candidate when the run has more than two).
 
-Per rule and overall: precision and recall with intervals, unknown rate, fire
-rate and P95 for both, the deltas, and an exact McNemar test on the cases both
-judged; "~" marks a difference not significant at the criteria's confidence.
-The fire-rate change is checked against fire_rate_change_max. Warnings about
+Per rule and overall, one paired test per figure (docs/statistics.md): recall
+and false-positive rate by McNemar on the labeled positives / negatives, unknown
+rate on the pairs both sent to a judge, fire rate on the pairs in scope for both
+(exact, or Durkalski's clustered statistic when a session holds more than one
+discordant pair), precision by a seeded paired bootstrap of sessions, P50/P95
+latency by Mann–Whitney U with a bootstrap interval. "~" marks a difference
+with p ≥ 1 − confidence; otherwise the table shows Δ [lo, hi] (p, n). The
+fire-rate change is checked against fire_rate_change_max. Warnings about
 different datasets, policies or prompt versions and small samples are printed
-as footnotes. Exit code: the candidate's verdict (0 GO, 1 NO-GO, 3 INCONCLUSIVE).`,
+as footnotes; the last line is the candidate's verdict, which is also the exit
+code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.`,
 		Example: `  apeval compare out/qwen3b out/qwen7b
   apeval compare --baseline recorded/ollama/qwen2.5:3b apeval-out/sample
   apeval compare --format markdown out/a out/b >> "$GITHUB_STEP_SUMMARY"`,
@@ -49,6 +57,7 @@ as footnotes. Exit code: the candidate's verdict (0 GO, 1 NO-GO, 3 INCONCLUSIVE)
 	}
 	o.register(cmd, true)
 	cmd.Flags().StringVar(&o.Candidate, "candidate", "", "candidate judge (identity or unique prefix) when a run holds several")
+	cmd.Flags().StringVar(&o.Out, "out", "", "also write compare.parquet (one row per rule × figure) into this directory")
 	return cmd
 }
 
@@ -142,6 +151,16 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	}
 	if len(dirs) == 2 {
 		cmp.Warnings = append(runDifferences(infos[0], infos[1]), cmp.Warnings...)
+	}
+	if o.Out != "" {
+		if err := os.MkdirAll(o.Out, 0o755); err != nil {
+			return err
+		}
+		if err := reports.WriteFileAtomic(filepath.Join(o.Out, reports.CompareFile), func(w stdio.Writer) error {
+			return reports.WriteComparisonParquet(w, []*metrics.Comparison{cmp}, sum.Thresholds.Confidence)
+		}); err != nil {
+			return err
+		}
 	}
 	rep := &reports.Report{Run: infos[0], Summary: sum, Inconclusive: o.Inconclusive, Color: isTerminal(io.Out)}
 	if err := rep.WriteComparison(io.Out, cmp, outputFormat(o.Format, io.Out)); err != nil {

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const sampleBaseline = "recorded/ollama/qwen2.5:3b"
+
+// comparisonsOf returns the "comparisons" of a run's summary.json.
+func comparisonsOf(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Comparisons json.RawMessage `json:"comparisons"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	return string(v.Comparisons)
+}
+
+// TestComparisonFiguresDeterministic: the paired tests, the precision
+// bootstrap included, give the same figures at any concurrency and after a
+// merge of shards (they depend on sorted data and the seed only).
+func TestComparisonFiguresDeterministic(t *testing.T) {
+	base := t.TempDir()
+	var want string
+	for _, c := range []string{"1", "8"} {
+		out := filepath.Join(base, "c"+c)
+		if code, _, stderr := apeval(t, "", "run", "--baseline", sampleBaseline, "--concurrency", c, "--out", out, "-q"); code == exitUsage {
+			t.Fatal(stderr)
+		}
+		if st, err := os.Stat(filepath.Join(out, "compare.parquet")); err != nil || st.Size() == 0 {
+			t.Fatalf("compare.parquet not written with --baseline: %v", err)
+		}
+		got := comparisonsOf(t, out)
+		if !strings.Contains(got, `"bootstrap_sessions"`) || !strings.Contains(got, `"latency_p95_ms"`) {
+			t.Fatalf("comparisons without figures: %.300s", got)
+		}
+		if want != "" && got != want {
+			t.Fatalf("--concurrency %s changed the comparison figures", c)
+		}
+		want = got
+	}
+	var shards []string
+	for _, s := range []string{"1/2", "2/2"} {
+		dir := filepath.Join(base, "shard"+s[:1])
+		if code, _, stderr := apeval(t, "", "run", "--baseline", sampleBaseline, "--shard", s, "--out", dir, "-q"); code == exitUsage {
+			t.Fatal(stderr)
+		}
+		shards = append(shards, dir)
+	}
+	merged := filepath.Join(base, "merged")
+	// Shards given in reverse order: the merged decisions arrive in another order.
+	if code, _, stderr := apeval(t, "", "merge", "--out", merged, shards[1], shards[0]); code == exitUsage {
+		t.Fatal(stderr)
+	}
+	if got := comparisonsOf(t, merged); got != want {
+		t.Fatal("merging shards changed the comparison figures")
+	}
+}
+
+func TestCompareCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	apeval(t, "", "run", "--out", dir, "-q")
+	code, stdout, stderr := apeval(t, "", "compare", "--baseline", sampleBaseline, "--format", "table", dir)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	last := lines[len(lines)-1]
+	// The candidate (the newer judge) is INCONCLUSIVE on the sample: exit 3,
+	// and the last line says so.
+	if code != 3 || !strings.HasPrefix(last, "verdict: recorded/ollama/qwen2.5:7b") || !strings.HasSuffix(last, "INCONCLUSIVE (exit 3)") {
+		t.Fatalf("exit %d, last line %q\n%s", code, last, stderr)
+	}
+	// Recall improves on the labeled positives: marked with its interval,
+	// not "~".
+	for _, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "all rules") && strings.Contains(l, "0.80") && strings.Contains(l, "0.95") {
+			if strings.Contains(l, "~") || !strings.Contains(l, "[+") {
+				t.Errorf("recall total row: %q", l)
+			}
+			break
+		}
+	}
+	if code, _, _ := apeval(t, "", "compare", "--baseline", sampleBaseline, "--inconclusive", "pass", "--format", "table", dir); code != 0 {
+		t.Errorf("--inconclusive pass: exit %d", code)
+	}
+
+	out := filepath.Join(t.TempDir(), "cmp")
+	code, stdout, _ = apeval(t, "", "compare", "--baseline", sampleBaseline, "--json", "--out", out, dir)
+	if code != 3 {
+		t.Errorf("--json exit %d", code)
+	}
+	var c struct {
+		Total map[string]json.RawMessage   `json:"total"`
+		Rules []map[string]json.RawMessage `json:"rules"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &c); err != nil {
+		t.Fatal(err)
+	}
+	for i, rc := range append([]map[string]json.RawMessage{c.Total}, c.Rules...) {
+		// Today's keys stay; figures are added.
+		for _, k := range []string{"rule_id", "mcnemar_p", "paired", "fire_rate_change", "precision_delta", "figures"} {
+			if _, ok := rc[k]; !ok {
+				t.Fatalf("comparison row %d lacks %q", i, k)
+			}
+		}
+		var figs []struct {
+			Figure string `json:"figure"`
+			Test   string `json:"test"`
+		}
+		if err := json.Unmarshal(rc["figures"], &figs); err != nil || len(figs) != 7 {
+			t.Fatalf("row %d: %d figures (%v)", i, len(figs), err)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(out, "compare.parquet")); err != nil || st.Size() == 0 {
+		t.Errorf("compare --out: compare.parquet not written: %v", err)
+	}
+}
