@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The false-positive/negative lists reach summary.md and report.html with
+// the tool and masked arguments: from the dataset during run, and from the
+// unchanged dataset run.json names during report; a changed dataset is said
+// to be unavailable rather than misread.
+func TestCaseListsInPages(t *testing.T) {
+	cases := `{"id":"a","session_id":"s1","seq":1,"tool":{"name":"Bash","arguments":{"command":"git push https://deploy:hunter2pass@example.com/repo.git"}},"labels":{"git-audit":"no_match"}}
+{"id":"b","session_id":"s1","seq":2,"tool":{"name":"Bash","arguments":{"command":"ls -la"}},"labels":{"git-audit":"match"}}
+{"id":"c","session_id":"s2","seq":1,"tool":{"name":"Bash","arguments":{"command":"git status"}},"labels":{"git-audit":"match"}}
+`
+	dir := writeFiles(t, map[string]string{"policy.toml": twoRulePolicy, "cases.jsonl": cases})
+	data, out := filepath.Join(dir, "cases.jsonl"), filepath.Join(dir, "run")
+	if code, _, stderr := apeval(t, "", "run", "--dataset", data, "--policy", filepath.Join(dir, "policy.toml"), "--out", out, "-q"); code == exitUsage {
+		t.Fatalf("exit 2: %s", stderr)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	check := func(when string) {
+		t.Helper()
+		md, page := read("summary.md"), read("report.html")
+		for name, doc := range map[string]string{"summary.md": md, "report.html": page} {
+			if strings.Contains(doc, "hunter2pass") {
+				t.Errorf("%s: %s holds the unmasked secret", when, name)
+			}
+		}
+		// a: git-audit fired on a case labeled no_match (FP); b: it did not
+		// fire on one labeled match (FN); c is right and not listed.
+		for _, s := range []string{"### Cases to review", "none · git-audit: 1 false positive(s), 1 false negative(s)",
+			"| `a`  | s1 #1   | Bash |", "https://deploy:[MASKED]@example.com/repo.git", "| `b`  | s1 #2   | Bash | `{\"command\":\"ls -la\"}`"} {
+			if !strings.Contains(md, s) {
+				t.Errorf("%s: summary.md lacks %q", when, s)
+			}
+		}
+		if strings.Contains(md, "| `c` ") {
+			t.Errorf("%s: a correctly decided case is listed", when)
+		}
+		if !strings.Contains(page, "False positives (result match, label no_match)") || !strings.Contains(page, "deploy:[MASKED]@example.com") {
+			t.Errorf("%s: report.html lacks the case lists", when)
+		}
+	}
+	check("run")
+	os.Remove(filepath.Join(out, "summary.md"))
+	if code, _, stderr := apeval(t, "", "report", out); code == exitUsage {
+		t.Fatalf("report: exit 2: %s", stderr)
+	}
+	check("report")
+
+	// The dataset changed since the run: its arguments cannot be trusted.
+	if err := os.WriteFile(data, []byte(cases+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := apeval(t, "", "report", out); code == exitUsage {
+		t.Fatalf("report: exit 2: %s", stderr)
+	}
+	md := read("summary.md")
+	if !strings.Contains(md, "tool and arguments are not in decisions.parquet, and the dataset "+data+" is not available unchanged") ||
+		!strings.Contains(md, "| `a`  | s1 #1   | –    | –") {
+		t.Errorf("changed dataset: summary.md does not say why tool and arguments are missing:\n%s", md[strings.Index(md, "### Cases to review"):])
+	}
+}
