@@ -22,6 +22,9 @@ type ErrorCase struct {
 	CaseID    string `json:"case_id"`
 	SessionID string `json:"session_id"`
 	Seq       int64  `json:"seq"`
+	// Tags are the case's tags (injection, deletion, …), so a reviewer sees
+	// which kind of case a judge gets wrong.
+	Tags []string `json:"tags,omitempty"`
 	// Tool and Arguments (masked, shortened JSON) are "" when the decision
 	// files do not hold them and the dataset was not available.
 	Tool      string `json:"tool"`
@@ -98,6 +101,10 @@ func (l *CaseLists) Add(r *replay.Result) {
 		}
 		e := ErrorCase{CaseID: r.CaseID, SessionID: r.SessionID, Seq: r.Seq, Label: rr.Label,
 			Result: rr.Result, Status: rr.Status, Source: rr.Source, Error: rr.Error}
+		if len(r.Tags) > 0 {
+			// A copy: replay may reuse the Result's slices after Add returns.
+			e.Tags = append([]string(nil), r.Tags...)
+		}
 		if fp {
 			re.FPTotal++
 			re.FalsePositives = keepFirst(re.FalsePositives, e)

@@ -90,3 +90,16 @@ func TestCaseListsDescribeMasks(t *testing.T) {
 		t.Fatal("empty arguments summarised")
 	}
 }
+
+// replay reuses a Result's slices after emit returns (ReuseResults): the
+// lists keep their own copy of the tags.
+func TestCaseListsCopyTags(t *testing.T) {
+	r := errorResult("j", "s", 1, "r1", "match", "no_match", "ok")
+	r.Tags = []string{"injection", "en"}
+	l := NewCaseLists()
+	l.Add(r)
+	r.Tags[0] = "reused"
+	if got := l.Rule("j", "r1").FalseNegatives[0].Tags; strings.Join(got, ",") != "injection,en" {
+		t.Fatalf("tags %v after the result was reused", got)
+	}
+}

@@ -251,9 +251,9 @@ code{font-size:.85em}
 {{end}}</tbody></table></div>{{if .Notes}}<p class="notes">{{range .Notes}}{{.}}<br>{{end}}</p>{{end}}
 {{end}}
 {{define "cases"}}<table class="fixed cases"><caption>{{.Title}}{{if gt .Total (len .List)}}: the first {{len .List}} of {{.Total}} in case order{{end}}</caption>
-<colgroup><col style="width:15%"><col style="width:13%"><col style="width:10%"><col><col style="width:10%"><col style="width:10%"></colgroup>
-<thead><tr><th>case</th><th>session</th><th>tool</th><th>arguments (masked)</th><th>result</th><th>status</th></tr></thead><tbody>
-{{range .List}}<tr><td><code>{{.CaseID}}</code></td><td>{{.SessionID}} #{{.Seq}}</td><td>{{if .Tool}}{{.Tool}}{{else}}–{{end}}</td><td>{{if .Arguments}}<code>{{.Arguments}}</code>{{else}}–{{end}}</td><td>{{.Result}}</td><td>{{.Status}}{{with .Error}}: {{.}}{{end}}</td></tr>
+<colgroup><col style="width:13%"><col style="width:11%"><col style="width:12%"><col style="width:9%"><col><col style="width:9%"><col style="width:10%"></colgroup>
+<thead><tr><th>case</th><th>session</th><th>tags</th><th>tool</th><th>arguments (masked)</th><th>result</th><th>status</th></tr></thead><tbody>
+{{range .List}}<tr><td><code>{{.CaseID}}</code></td><td>{{.SessionID}} #{{.Seq}}</td><td>{{range $i, $t := .Tags}}{{if $i}}, {{end}}{{$t}}{{else}}–{{end}}</td><td>{{if .Tool}}{{.Tool}}{{else}}–{{end}}</td><td>{{if .Arguments}}<code>{{.Arguments}}</code>{{else}}–{{end}}</td><td>{{.Result}}</td><td>{{.Status}}{{with .Error}}: {{.}}{{end}}</td></tr>
 {{end}}</tbody></table>
 {{end}}`))
 

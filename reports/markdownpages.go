@@ -115,7 +115,7 @@ func (rep *Report) markdownCases(b *strings.Builder) error {
 
 // caseGrid lays out listed cases.
 func caseGrid(list []ErrorCase) *grid {
-	g := &grid{header: []string{"case", "session", "tool", "arguments (masked)", "result", "status"}}
+	g := &grid{header: []string{"case", "session", "tags", "tool", "arguments (masked)", "result", "status"}}
 	for _, e := range list {
 		tool, args := e.Tool, e.Arguments
 		if tool == "" {
@@ -130,7 +130,11 @@ func caseGrid(list []ErrorCase) *grid {
 		if e.Error != "" {
 			status += ": " + e.Error
 		}
-		g.add(code(e.CaseID), fmt.Sprintf("%s #%d", e.SessionID, e.Seq), tool, args, e.Result, status)
+		tags := strings.Join(e.Tags, ", ")
+		if tags == "" {
+			tags = na
+		}
+		g.add(code(e.CaseID), fmt.Sprintf("%s #%d", e.SessionID, e.Seq), tags, tool, args, e.Result, status)
 	}
 	return g
 }

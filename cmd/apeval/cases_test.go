@@ -39,7 +39,7 @@ func TestCaseListsInPages(t *testing.T) {
 		// a: git-audit fired on a case labeled no_match (FP); b: it did not
 		// fire on one labeled match (FN); c is right and not listed.
 		for _, s := range []string{"### Cases to review", "none · git-audit: 1 false positive(s), 1 false negative(s)",
-			"| `a`  | s1 #1   | Bash |", "https://deploy:[MASKED]@example.com/repo.git", "| `b`  | s1 #2   | Bash | `{\"command\":\"ls -la\"}`"} {
+			"| `a`  | s1 #1   | –    | Bash |", "https://deploy:[MASKED]@example.com/repo.git", "| `b`  | s1 #2   | –    | Bash | `{\"command\":\"ls -la\"}`"} {
 			if !strings.Contains(md, s) {
 				t.Errorf("%s: summary.md lacks %q", when, s)
 			}
@@ -67,7 +67,7 @@ func TestCaseListsInPages(t *testing.T) {
 	}
 	md := read("summary.md")
 	if !strings.Contains(md, "tool and arguments are not in decisions.parquet, and the dataset "+data+" is not available unchanged") ||
-		!strings.Contains(md, "| `a`  | s1 #1   | –    | –") {
+		!strings.Contains(md, "| `a`  | s1 #1   | –    | –    | –") {
 		t.Errorf("changed dataset: summary.md does not say why tool and arguments are missing:\n%s", md[strings.Index(md, "### Cases to review"):])
 	}
 }
