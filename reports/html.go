@@ -227,7 +227,7 @@ code{font-size:.85em}
 <tbody>{{range .Judges}}<tr><td>{{.Judge}}</td><td class="{{.Cls}}">{{.Verdict}}</td><td class="num">{{.Precision}}</td><td class="num">{{.Recall}}</td><td class="num">{{.Fire}}</td><td>{{.HoldsBack}}</td></tr>
 {{end}}</tbody></table>
 {{range .Judges}}<details><summary>{{.Judge}}: criteria, {{.FPTotal}} false positive(s), {{.FNTotal}} false negative(s)</summary>
-<table class="fixed"><colgroup><col style="width:22%"><col style="width:14%"><col></colgroup><thead><tr><th>criterion</th><th>status</th><th>what the data say</th></tr></thead><tbody>
+<table class="fixed"><colgroup><col style="width:27%"><col style="width:13%"><col></colgroup><thead><tr><th>criterion</th><th>status</th><th>what the data say</th></tr></thead><tbody>
 {{range .Criteria}}<tr><td>{{.Name}}</td><td class="{{.Cls}}">{{.Status}}</td><td>{{.Text}}</td></tr>
 {{end}}</tbody></table>
 {{if .FP}}{{template "cases" (caseList "False positives (result match, label no_match)" .FP .FPTotal)}}{{end}}
@@ -251,7 +251,7 @@ code{font-size:.85em}
 {{end}}</tbody></table></div>{{if .Notes}}<p class="notes">{{range .Notes}}{{.}}<br>{{end}}</p>{{end}}
 {{end}}
 {{define "cases"}}<table class="fixed cases"><caption>{{.Title}}{{if gt .Total (len .List)}}: the first {{len .List}} of {{.Total}} in case order{{end}}</caption>
-<colgroup><col style="width:13%"><col style="width:11%"><col style="width:12%"><col style="width:9%"><col><col style="width:9%"><col style="width:10%"></colgroup>
+<colgroup><col style="width:9%"><col style="width:13%"><col style="width:12%"><col style="width:10%"><col><col style="width:9%"><col style="width:10%"></colgroup>
 <thead><tr><th>case</th><th>session</th><th>tags</th><th>tool</th><th>arguments (masked)</th><th>result</th><th>status</th></tr></thead><tbody>
 {{range .List}}<tr><td><code>{{.CaseID}}</code></td><td>{{.SessionID}} #{{.Seq}}</td><td>{{range $i, $t := .Tags}}{{if $i}}, {{end}}{{$t}}{{else}}–{{end}}</td><td>{{if .Tool}}{{.Tool}}{{else}}–{{end}}</td><td>{{if .Arguments}}<code>{{.Arguments}}</code>{{else}}–{{end}}</td><td>{{.Result}}</td><td>{{.Status}}{{with .Error}}: {{.}}{{end}}</td></tr>
 {{end}}</tbody></table>
