@@ -11,7 +11,7 @@ import (
 func describeListedCases(cl *reports.CaseLists, r *datasets.Reader) {
 	defer r.Close()
 	ids := cl.CaseIDs()
-	for r.Scan() && len(ids) > 0 {
+	for len(ids) > 0 && r.Scan() {
 		rec := r.Record()
 		if rec.Err != nil || !ids[rec.Case.ID] {
 			continue
