@@ -27,7 +27,13 @@
 //	precision.svg      precision per rule and judge with its interval
 //	recall.svg         recall per rule and judge with its interval
 //	fire_rate.svg      fire rate per rule, one bar per judge
-//	report.html        one self-contained page: verdict, tables, charts
+//	report.html        one self-contained decision page: verdict per judge and
+//	                   what holds it back, the comparison with forest plots,
+//	                   a card per rule with criteria and cases folded, charts
+//
+// summary.md and report.html list, per judge × rule, the first 10 false
+// positives and negatives in case order (CaseLists); docs/reports-pages.md
+// says what each section shows.
 //
 // RunWriter writes run.json, decisions.parquet and gates.parquet while the
 // replay streams (row groups of 64k rows, so memory does not grow with the

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"fmt"
 	"html/template"
 	"io"
 	"regexp"
@@ -87,7 +86,7 @@ type htmlComparison struct {
 	RuleTables []htmlTable
 	Slices     []htmlTable
 	Largest    string
-	Notes      []string
+	WarnRefs   []int // numbers of the page's warnings about this comparison
 	// Fallback: the tables of apeval compare when metrics gave no figures.
 	Fallback []htmlTable
 }
@@ -145,6 +144,7 @@ type caseListArgs struct {
 }
 
 var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"inc": func(i int) int { return i + 1 },
 	"caseList": func(title string, list []ErrorCase, total int64) caseListArgs {
 		return caseListArgs{title, list, total}
 	},
@@ -214,7 +214,7 @@ code{font-size:.85em}
 {{with .Total}}{{template "table" .}}{{end}}
 {{if .Forests}}<div class="forests">{{range .Forests}}<figure class="chart">{{.}}</figure>{{end}}</div>
 <p class="notes">Each line is one rule: the dot is candidate − baseline, the whiskers its interval. A filled dark-blue dot marks a difference the test finds (p below 1 − confidence); a hollow light-blue dot with dashed whiskers, a difference chance explains as well (~). The black line is no change; the yellow band is the allowed fire-rate drift (±fire_rate_change_max).</p>{{end}}
-{{if .Notes}}<p class="notes">{{range .Notes}}{{.}}<br>{{end}}</p>{{end}}
+{{if .WarnRefs}}<p class="notes">Warnings about this comparison: {{range .WarnRefs}}<a href="#warning-{{.}}">[{{.}}]</a> {{end}}</p>{{end}}
 {{if .RuleTables}}<details><summary>Per rule, one table per figure</summary>{{range .RuleTables}}{{template "table" .}}{{end}}</details>{{end}}
 {{range .Fallback}}{{template "table" .}}{{end}}
 {{if .Slices}}<h3 id="slices">Slices</h3>{{with .Largest}}<p><b>{{.}}</b></p>{{end}}{{range .Slices}}{{template "table" .}}{{end}}{{end}}
@@ -242,7 +242,7 @@ code{font-size:.85em}
 
 <h2 id="tables">Reference tables</h2>
 {{range .Tables}}<details><summary>{{.Caption}}</summary>{{template "table" .}}</details>{{end}}
-{{if .Warnings}}<h2 id="warnings">Warnings</h2><ol class="notes">{{range .Warnings}}<li>{{.}}</li>{{end}}</ol>{{end}}
+{{if .Warnings}}<h2 id="warnings">Warnings</h2><ol class="notes">{{range $i, $w := .Warnings}}<li id="warning-{{inc $i}}">{{$w}}</li>{{end}}</ol>{{end}}
 </body>
 </html>
 {{define "table"}}<div class="scroll"><table>{{with .Caption}}<caption>{{.}}</caption>{{end}}
@@ -333,9 +333,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 			hc.Slices = append(hc.Slices, toHTMLTable("By "+kind+" (all rules)", sliceGrid(c, kind, conf)))
 		}
 		hc.Largest = largestSliceText(c, conf, func(s string) string { return s })
-		if refs := warningRefs(warnings, c); len(refs) > 0 {
-			hc.Notes = append(hc.Notes, "Warnings about this comparison: "+strings.Join(refs, ", ")+" (below).")
-		}
+		hc.WarnRefs = warningRefs(warnings, c)
 		page.Comparisons = append(page.Comparisons, hc)
 	}
 	for _, id := range ruleIDs(s) {
@@ -406,13 +404,13 @@ func (rep *Report) htmlRule(id string) htmlRule {
 	return hr
 }
 
-// warningRefs are the footnote numbers of a comparison's warnings.
-func warningRefs(warnings []string, c *metrics.Comparison) []string {
-	var refs []string
+// warningRefs are the footnote numbers (1-based) of a comparison's warnings.
+func warningRefs(warnings []string, c *metrics.Comparison) []int {
+	var refs []int
 	for _, cw := range c.Warnings {
 		for i, w := range warnings {
 			if strings.HasSuffix(w, cw) {
-				refs = append(refs, fmt.Sprintf("[%d]", i+1))
+				refs = append(refs, i+1)
 				break
 			}
 		}

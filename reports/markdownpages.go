@@ -29,7 +29,7 @@ func (rep *Report) markdownComparison(b *strings.Builder, c *metrics.Comparison,
 		if refs := warningRefs(warnings, c); len(refs) > 0 {
 			var marks []string
 			for _, r := range refs {
-				marks = append(marks, "[^"+strings.Trim(r, "[]")+"]")
+				marks = append(marks, fmt.Sprintf("[^%d]", r))
 			}
 			total.notes = append(total.notes, "Warnings about this comparison: "+strings.Join(marks, ""))
 		}

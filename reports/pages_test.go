@@ -346,3 +346,17 @@ func TestFigureDeltaBootstrapZeroP(t *testing.T) {
 		t.Errorf("bootstrap p = 0: %q", got)
 	}
 }
+
+func TestHTMLWarningLinks(t *testing.T) {
+	var b bytes.Buffer
+	if err := pagesReport().WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	// The fixture's one comparison warning is warning 1 of the page; the
+	// comparison links to it and the list item carries the anchor.
+	if !strings.Contains(page, `Warnings about this comparison: <a href="#warning-1">[1]</a>`) ||
+		!strings.Contains(page, `<li id="warning-1">recorded/judge-v1 vs recorded/judge-v2: fewer than 30 paired cases`) {
+		t.Error("the comparison does not link its warning")
+	}
+}
