@@ -14,6 +14,7 @@ run() { # package, benchmark regexp
 run ./cmd/apeval 'E2EDeterministic1M$'
 run ./cmd/apeval 'E2EOpenAI20ms$'
 run ./metrics 'Accumulate$'
+run ./cmd/apeval 'Compare1M$'
 
 # metric BENCH UNIT: the value reported next to UNIT on BENCH's line.
 metric() {
@@ -40,6 +41,8 @@ printf '%-52s %12s  (whole process incl. start-up and reports; not a target)\n' 
 check "judge at 20 ms: peak RSS MB"              "$(metric BenchmarkE2EOpenAI20ms peak-RSS-MB)" 100 le
 check "metrics: decisions/s"                      "$(metric BenchmarkAccumulate decisions/s)" 2000000 ge
 check "metrics: live heap MB"                     "$(metric BenchmarkAccumulate live-MB)" 200 le
+check "compare two 1M-case runs: seconds"         "$(metric BenchmarkCompare1M s/compare)" 10 le
+check "compare two 1M-case runs: peak RSS MB"      "$(metric BenchmarkCompare1M peak-RSS-MB)" 300 le
 echo
 if [ "$fails" -gt 0 ]; then echo "$fails target(s) missed"; exit 1; fi
 echo "all targets met"

@@ -25,6 +25,8 @@ type Accumulator struct {
 	judges   map[string]*judgeAcc
 	order    []*judgeAcc
 	last     *judgeAcc
+	// slices holds one accumulator per slice value (Config.Slices).
+	slices map[sliceKey]*Accumulator
 	// callIdx maps a Result's call index to its position in the judge's
 	// latency slice (-1 for cache hits); reused across Adds.
 	callIdx []int32
@@ -130,6 +132,9 @@ func isRejected(outcome string) bool { return outcome == "denied" || outcome == 
 // (unknown statuses, call indexes out of range) are counted as what they
 // most plausibly are and reported as warnings by Close.
 func (a *Accumulator) Add(r *replay.Result) {
+	if len(a.cfg.Slices) > 0 {
+		a.addSlices(r)
+	}
 	j := a.judge(r)
 	if j.model == "" {
 		j.model, j.digest, j.prompt = r.Model, r.ModelDigest, r.PromptVersion

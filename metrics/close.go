@@ -39,6 +39,7 @@ func (a *Accumulator) Close() *Summary {
 		sessions:    a.sessions,
 		seed:        a.cfg.Seed,
 	}
+	s.Slices = a.closeSlices()
 	sc := newSessScratch(a.sessions.len())
 	if a.cases.len() > maxCases {
 		warnings = append(warnings, fmt.Sprintf("%d distinct cases exceed the %d that paired comparisons can index; comparisons are unreliable", a.cases.len(), maxCases))

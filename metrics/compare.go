@@ -172,6 +172,7 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 	cmp.Total.fill(e, total)
 	cmp.Total.Figures = s.figures(sc, all, pb.total, pc.total)
 	cmp.Total.deltas()
+	cmp.Slices = s.sliceComparisons(baseline, candidate)
 
 	if jb.PromptVersion != jc.PromptVersion {
 		cmp.Warnings = append(cmp.Warnings, fmt.Sprintf("prompt versions differ: %q vs %q", jb.PromptVersion, jc.PromptVersion))

@@ -25,6 +25,7 @@ func (f Figure) Significant(confidence float64) bool {
 // value (Slice is "tag", "tool" or "category"); the total of the slice value
 // has RuleID "*".
 type SliceComparison struct {
-	Slice, Value string
-	Rules        []*RuleComparison
+	Slice string            `json:"slice"`
+	Value string            `json:"value"`
+	Rules []*RuleComparison `json:"rules"`
 }

@@ -63,6 +63,9 @@ type Config struct {
 	Judges []string
 	// Seed seeds the comparison bootstraps (DESIGN §6.2); 0 means 1.
 	Seed uint64
+	// Slices adds per-slice summaries (SliceTag, SliceTool, SliceCategory;
+	// `--by`), in this order.
+	Slices []string
 }
 
 // Thresholds is replay.KillCriteria in the summary's JSON form.
@@ -94,6 +97,9 @@ type Summary struct {
 	// a baseline judge was configured and present; empty otherwise.
 	Comparisons []*Comparison `json:"comparisons"`
 	Warnings    []string      `json:"warnings"`
+	// Slices: the summary of each slice value when Config.Slices is set
+	// (`--by`); absent otherwise.
+	Slices []*SliceSummary `json:"slices,omitempty"`
 
 	// paired per-case decisions for Compare; never serialized.
 	paired   map[string]*judgePairs

@@ -175,7 +175,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, h uint64, into 
 		RunID: e.runID, CaseID: c.ID, SessionID: sessionID(c), Seq: c.Seq,
 		Judge: e.idStr, Model: e.id.Model, ModelDigest: e.id.Digest, PromptVersion: e.id.PromptVersion,
 		Permission: PermissionOff, ExpectedAction: c.ExpectedAction, ApprovalOutcome: c.ApprovalOutcome,
-		Tags: c.Tags,
+		Tags: c.Tags, Tool: c.Tool.Name, Category: f.category,
 	}
 	if e.p.Permissions != nil {
 		prim, _ := f.primary()

@@ -25,6 +25,10 @@ type Result struct {
 	LatencyMS       *float64 // sum of the case's live judge-call latencies; nil when no live call
 	Status          string   // worst call status of the case: ok|invalid|timeout|error, "" when no call
 	Tags            []string
+	// Tool is the case's tool name and Category its effective category
+	// (after the policy's [categories]); metrics slices by them (--by).
+	Tool     string
+	Category string
 
 	Rules []RuleResult
 	Calls []Call

@@ -80,7 +80,7 @@ func TestRunFilesInDuckDB(t *testing.T) {
 		"run_id", V, "case_id", V, "session_id", V, "seq", B, "judge", V, "permission", V,
 		"gate_action", V, "expected_action", V, "rules_in_scope", I, "rules_judged", I,
 		"judge_called", L, "cache_hit", L, "latency_ms", D, "status", V, "approval_outcome", V,
-		"model", V, "model_digest", V, "prompt_version", V, "calls", I, "tags", T,
+		"model", V, "model_digest", V, "prompt_version", V, "calls", I, "tags", T, "tool", V, "category", V,
 	))
 
 	checkRows(t, fmt.Sprintf(`SELECT case_id, judge, seq, rule_id, rule_version, label, source, result, confidence,

@@ -22,7 +22,7 @@ func fixtureResults() []*replay.Result {
 			Model: "qwen2.5:3b", ModelDigest: "sha256:abc", PromptVersion: "p1",
 			Permission: "allow", GateAction: replay.ActionRequestApproval, ExpectedAction: replay.ActionRequestApproval,
 			ApprovalOutcome: "denied", RulesInScope: 3, RulesJudged: 2, JudgeCalled: true,
-			LatencyMS: fp(412.5), Status: "ok", Tags: []string{"ja", "deletion"},
+			LatencyMS: fp(412.5), Status: "ok", Tags: []string{"ja", "deletion"}, Tool: "Bash", Category: "command_execution",
 			Rules: []replay.RuleResult{
 				{RuleID: "rule-12", RuleVersion: 3, Class: "dangerous", Label: "match", Source: replay.SourceJudge,
 					Result: "match", Confidence: fp(0.91), Fired: true, Action: replay.ActionRequestApproval,

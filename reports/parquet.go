@@ -86,8 +86,10 @@ type gateRow struct {
 	PromptVersion   *string  `parquet:"prompt_version,optional,dict"`
 	Calls           int32    `parquet:"calls"`
 	Tags            []string `parquet:"tags,optional,list"`
+	Tool            *string  `parquet:"tool,optional,dict"`
+	Category        *string  `parquet:"category,optional,dict"`
 
-	s   [6]string
+	s   [8]string
 	lat float64
 }
 
@@ -501,4 +503,6 @@ func fillGate(g *gateRow, r *replay.Result) {
 	optS(&g.PromptVersion, &g.s[5], r.PromptVersion)
 	g.Calls = int32(len(r.Calls))
 	g.Tags = r.Tags
+	optS(&g.Tool, &g.s[6], r.Tool)
+	optS(&g.Category, &g.s[7], r.Category)
 }

@@ -109,6 +109,8 @@ const (
 	cCacheHit
 	cApprovalOutcome
 	cCalls
+	cTool
+	cCategory
 	// decisions
 	cRuleID
 	cRuleVersion
@@ -146,7 +148,7 @@ var shared = map[string]int{
 var gateColumns = withShared(map[string]int{
 	"permission": cPermission, "expected_action": cExpectedAction, "rules_in_scope": cRulesInScope,
 	"rules_judged": cRulesJudged, "judge_called": cJudgeCalled, "cache_hit": cCacheHit,
-	"approval_outcome": cApprovalOutcome, "calls": cCalls,
+	"approval_outcome": cApprovalOutcome, "calls": cCalls, "tool": cTool, "category": cCategory,
 })
 
 var decisionColumns = withShared(map[string]int{
@@ -345,6 +347,10 @@ func (rf *rowFile) gate(row parquet.Row) *replay.Result {
 			if n := v.Int32(); n > 0 {
 				r.Calls = make([]replay.Call, n)
 			}
+		case cTool:
+			r.Tool = rf.str(code, v)
+		case cCategory:
+			r.Category = rf.str(code, v)
 		}
 	}
 	return r

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -356,4 +357,55 @@ func readReplayMS(tb testing.TB, dir string) float64 {
 		tb.Fatalf("run.json has no replay_ms: %v", err)
 	}
 	return info.ReplayMS
+}
+
+// BenchmarkCompare1M times `apeval compare` on the decision files of two
+// 1,000,000-case runs (the deterministic dataset above, 100,000 sessions
+// of 10; the candidate's policy also flags `go …` commands, so it differs
+// from the baseline on about a sixth of the det-delete pairs and every
+// paired test, the session bootstrap and the clustered McNemar, has work
+// to do). The two runs are made before the timer starts. Targets: ≤ 10 s,
+// peak RSS ≤ 300 MB.
+func BenchmarkCompare1M(b *testing.B) {
+	const n = 1_000_000
+	cacheDir := filepath.Join("..", "..", ".cache", "bench")
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	data := filepath.Join(cacheDir, "deterministic-1m.jsonl")
+	if _, err := os.Stat(data); err != nil {
+		if err := writeBenchDataset(data+".tmp", n, 1); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(data+".tmp", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tmp := b.TempDir()
+	runs := map[string]string{
+		"base": benchDeterministicPolicy,
+		"cand": strings.Replace(benchDeterministicPolicy, `command_prefix = ["rm", "shred"]`, `command_prefix = ["rm", "shred", "go"]`, 1),
+	}
+	for _, name := range []string{"base", "cand"} {
+		pol := filepath.Join(tmp, name+".toml")
+		if err := os.WriteFile(pol, []byte(runs[name]), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		runBinary(b, "run", "--dataset", data, "--policy", pol, "--judge", "none", "--no-cache", "--quiet",
+			"--concurrency", "2", "--out", filepath.Join(tmp, name), "--format", "tsv")
+	}
+	b.ResetTimer()
+	var wall time.Duration
+	var rss int64
+	for i := 0; i < b.N; i++ {
+		w, r, text := runBinary(b, "compare", "--format", "tsv", "--out", filepath.Join(tmp, "cmp"),
+			filepath.Join(tmp, "base"), filepath.Join(tmp, "cand"))
+		wall += w
+		rss = max(rss, r)
+		if !strings.Contains(text, "false_positive_rate") {
+			b.Fatalf("compare printed no figures:\n%.2000s", text)
+		}
+	}
+	b.ReportMetric(wall.Seconds()/float64(b.N), "s/compare")
+	b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
 }

@@ -5,6 +5,7 @@ import (
 	stdio "io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -128,20 +129,38 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 		}
 	}
 
+	// The two runs are decoded in parallel (decoding Parquet is most of the
+	// work); results reach the accumulator one at a time. Every figure is
+	// independent of the order results arrive in.
 	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
+	var mu sync.Mutex
+	errs := make([]error, len(dirs))
+	var wg sync.WaitGroup
 	for i, d := range dirs {
-		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
-			if i == 1 {
-				if id, ok := rename[r.Judge]; ok {
-					r.Judge = id
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := reports.ReadRun(d, func(r *replay.Result) error {
+				if i == 1 {
+					if id, ok := rename[r.Judge]; ok {
+						r.Judge = id
+					}
 				}
+				if r.Judge == baseline || r.Judge == candidate {
+					mu.Lock()
+					acc.Add(r)
+					mu.Unlock()
+				}
+				return nil
+			}); err != nil {
+				errs[i] = runDirError(d, err)
 			}
-			if r.Judge == baseline || r.Judge == candidate {
-				acc.Add(r)
-			}
-			return nil
-		}); err != nil {
-			return runDirError(d, err)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	sum := acc.Close()
