@@ -25,8 +25,9 @@ type ErrorCase struct {
 	// Tags are the case's tags (injection, deletion, …), so a reviewer sees
 	// which kind of case a judge gets wrong.
 	Tags []string `json:"tags,omitempty"`
-	// Tool and Arguments (masked, shortened JSON) are "" when the decision
-	// files do not hold them and the dataset was not available.
+	// Tool comes with the result (gates.parquet keeps it); Arguments
+	// (masked, shortened JSON) only from the dataset (Describe): both are ""
+	// when unknown.
 	Tool      string `json:"tool"`
 	Arguments string `json:"arguments"`
 	Label     string `json:"label"`
@@ -99,7 +100,7 @@ func (l *CaseLists) Add(r *replay.Result) {
 			re = &RuleErrors{Judge: r.Judge, RuleID: rr.RuleID}
 			l.rules[k] = re
 		}
-		e := ErrorCase{CaseID: r.CaseID, SessionID: r.SessionID, Seq: r.Seq, Label: rr.Label,
+		e := ErrorCase{CaseID: r.CaseID, SessionID: r.SessionID, Seq: r.Seq, Tool: r.Tool, Label: rr.Label,
 			Result: rr.Result, Status: rr.Status, Source: rr.Source, Error: rr.Error}
 		if len(r.Tags) > 0 {
 			// A copy: replay may reuse the Result's slices after Add returns.
@@ -143,8 +144,9 @@ func (l *CaseLists) CaseIDs() map[string]bool {
 	return ids
 }
 
-// Describe sets a listed case's tool and argument summary; args is
-// summarised with SummarizeArguments (masked, shortened).
+// Describe sets a listed case's tool and argument summary from its
+// dataset record; args is summarised with SummarizeArguments (masked,
+// shortened).
 func (l *CaseLists) Describe(caseID, tool string, args map[string]any) {
 	if l.desc == nil {
 		l.desc = map[string]caseDesc{}

@@ -92,14 +92,19 @@ func TestCaseListsDescribeMasks(t *testing.T) {
 }
 
 // replay reuses a Result's slices after emit returns (ReuseResults): the
-// lists keep their own copy of the tags.
+// lists keep their own copy of the tags, and the tool's name.
 func TestCaseListsCopyTags(t *testing.T) {
 	r := errorResult("j", "s", 1, "r1", "match", "no_match", "ok")
-	r.Tags = []string{"injection", "en"}
+	r.Tags, r.Tool = []string{"injection", "en"}, "Bash"
 	l := NewCaseLists()
 	l.Add(r)
 	r.Tags[0] = "reused"
-	if got := l.Rule("j", "r1").FalseNegatives[0].Tags; strings.Join(got, ",") != "injection,en" {
+	fn := l.Rule("j", "r1").FalseNegatives[0]
+	if got := fn.Tags; strings.Join(got, ",") != "injection,en" {
 		t.Fatalf("tags %v after the result was reused", got)
+	}
+	// The tool's name comes with the result; the arguments need Describe.
+	if fn.Tool != "Bash" || fn.Arguments != "" {
+		t.Fatalf("tool %q, arguments %q", fn.Tool, fn.Arguments)
 	}
 }

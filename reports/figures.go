@@ -214,3 +214,49 @@ func largestSliceText(c *metrics.Comparison, conf float64, name func(string) str
 	return fmt.Sprintf("Largest marked difference: %s %s, %s %s.", s.Slice, name(s.Value), metaOf(f.Figure).label,
 		figureDelta(&f, conf))
 }
+
+// summarySliceKinds lists the slice kinds of the summary's per-slice
+// metrics (--by) in order.
+func summarySliceKinds(s *metrics.Summary) []string {
+	var kinds []string
+	for _, sl := range s.Slices {
+		if len(kinds) == 0 || kinds[len(kinds)-1] != sl.Slice {
+			kinds = append(kinds, sl.Slice)
+		}
+	}
+	return kinds
+}
+
+// sliceMetricsGrid is one slice kind's metrics: a line per value × judge
+// with the judge's all-rules figures on that value's cases. The verdict
+// column is the slice's own; slices never move the run's verdict.
+func sliceMetricsGrid(s *metrics.Summary, kind string) *grid {
+	g := &grid{header: []string{kind, "judge", "cases", "labeled", "precision", "recall", "unknown", "fire rate", "verdict here"},
+		right: []bool{false, false, true, true, true, true, true, true, false}}
+	single := len(s.Judges) == 1
+	if single {
+		g.header = append(g.header[:1:1], g.header[2:]...)
+		g.right = append(g.right[:1:1], g.right[2:]...)
+	}
+	for _, sl := range s.Slices {
+		if sl.Slice != kind {
+			continue
+		}
+		for _, j := range sl.Judges {
+			t := j.Total
+			if t == nil {
+				continue
+			}
+			cells := []string{sl.Value}
+			if !single {
+				cells = append(cells, j.Judge)
+			}
+			cells = append(cells, itoa(t.Cases), itoa(t.Labeled), fmtCI(t.Precision, t.PrecisionLo, t.PrecisionHi, 2),
+				fmtCI(t.Recall, t.RecallLo, t.RecallHi, 2), fmtNum(t.UnknownRate, 3), fmtNum(t.FireRate, 3), string(j.Verdict))
+			g.add(cells...)
+		}
+	}
+	g.notes = []string{"Each line counts only the cases of that value (a case with several tags counts under each); " +
+		"the verdict here is the slice's own and does not move the run's."}
+	return g
+}

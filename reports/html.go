@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"io"
 	"regexp"
@@ -91,6 +92,12 @@ type htmlComparison struct {
 	Fallback []htmlTable
 }
 
+// htmlSliceKind is one slice kind's metrics table, folded under Title.
+type htmlSliceKind struct {
+	Title string
+	Table htmlTable
+}
+
 // htmlRule is one rule's compact card.
 type htmlRule struct {
 	ID, Class, Action string
@@ -116,6 +123,7 @@ type htmlPage struct {
 	Judges      []htmlJudge
 	NA          []string
 	Comparisons []htmlComparison
+	SliceKinds  []htmlSliceKind // per-slice metrics (--by), one table per kind
 	Rules       []htmlRule
 	CasesNote   string
 	Charts      []htmlChart
@@ -219,6 +227,9 @@ code{font-size:.85em}
 {{range .Fallback}}{{template "table" .}}{{end}}
 {{if .Slices}}<h3 id="slices">Slices</h3>{{with .Largest}}<p><b>{{.}}</b></p>{{end}}{{range .Slices}}{{template "table" .}}{{end}}{{end}}
 {{end}}
+
+{{if .SliceKinds}}<h2 id="slice-metrics">Slices</h2>
+{{range .SliceKinds}}<details><summary>{{.Title}}</summary>{{template "table" .Table}}</details>{{end}}{{end}}
 
 {{if .Rules}}<h2 id="rules">Rules</h2>
 {{range .Rules}}<div class="rule"><h3>{{.ID}} <span class="meta">{{.Class}}{{with .Action}} · {{.}}{{end}}</span></h3>
@@ -335,6 +346,10 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		hc.Largest = largestSliceText(c, conf, func(s string) string { return s })
 		hc.WarnRefs = warningRefs(warnings, c)
 		page.Comparisons = append(page.Comparisons, hc)
+	}
+	for _, kind := range summarySliceKinds(s) {
+		g := sliceMetricsGrid(s, kind)
+		page.SliceKinds = append(page.SliceKinds, htmlSliceKind{fmt.Sprintf("By %s: %d lines (value × judge)", kind, len(g.rows)), toHTMLTable("", g)})
 	}
 	for _, id := range ruleIDs(s) {
 		page.Rules = append(page.Rules, rep.htmlRule(id))

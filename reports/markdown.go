@@ -76,6 +76,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 			return err
 		}
 	}
+	if err := rep.markdownSlices(&b); err != nil {
+		return err
+	}
 	if err := rep.markdownCases(&b); err != nil {
 		return err
 	}

@@ -66,6 +66,18 @@ func (rep *Report) markdownComparison(b *strings.Builder, c *metrics.Comparison,
 	return nil
 }
 
+// markdownSlices writes a section per slice kind (--by) with each value's
+// metrics; the baseline comparison per value is in the comparison section.
+func (rep *Report) markdownSlices(b *strings.Builder) error {
+	for _, kind := range summarySliceKinds(rep.Summary) {
+		fmt.Fprintf(b, "\n### By %s\n\n", kind)
+		if err := sliceMetricsGrid(rep.Summary, kind).render(b, FormatMarkdown); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // markdownCases writes the false positives and negatives a reviewer can
 // open, per judge × rule, each folded.
 func (rep *Report) markdownCases(b *strings.Builder) error {

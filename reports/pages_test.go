@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
 )
 
 // fig builds a hand-made comparison figure.
@@ -25,6 +26,22 @@ func fig(name string, b, c, lo, hi, p float64, n int64, test string) metrics.Fig
 // lists filled in by hand, the way metrics and the collector deliver them.
 func pagesReport() *Report {
 	rep := chartReport()
+	// Per-slice metrics (--by tag --by tool): every 7th case is also tagged
+	// injection, every 3rd is a Write, the rest Bash.
+	acc := metrics.New(metrics.Config{Criteria: replay.DefaultKillCriteria(), Baseline: "recorded/judge-v1",
+		Slices: []string{metrics.SliceTag, metrics.SliceTool}})
+	for i, r := range summaryResults() {
+		ci := i / 2 // one result per judge, case by case
+		if ci%7 == 0 {
+			r.Tags = append(r.Tags, "injection")
+		}
+		r.Tool = "Bash"
+		if ci%3 == 0 {
+			r.Tool = "Write"
+		}
+		acc.Add(r)
+	}
+	rep.Summary = acc.Close()
 	c := rep.Summary.Comparisons[0]
 	for i, rc := range comparisonRows(c) {
 		k := float64(i)
@@ -213,7 +230,7 @@ func TestHTMLDecisionPage(t *testing.T) {
 	checkBalanced(t, b.String())
 	page := html.UnescapeString(b.String())
 	// Order: decision, then the comparison, then the rules, then charts.
-	order := []string{`id="decision"`, `id="comparison"`, `id="slices"`, `id="rules"`, `id="charts"`, `id="tables"`}
+	order := []string{`id="decision"`, `id="comparison"`, `id="slices"`, `id="slice-metrics"`, `id="rules"`, `id="charts"`, `id="tables"`}
 	last := -1
 	for _, s := range order {
 		i := strings.Index(page, s)
@@ -263,6 +280,9 @@ func TestHTMLDecisionPage(t *testing.T) {
 	if !strings.Contains(page, "Largest marked difference: tag injection, recall +0.40 [+0.25, +0.55]") {
 		t.Error("the injection slice is not called out")
 	}
+	if !strings.Contains(page, "<summary>By tag: 4 lines (value × judge)</summary>") {
+		t.Error("report.html lacks the per-tag metrics (ja and injection × 2 judges)")
+	}
 	// One card per rule, details folded, cases listed with masked arguments.
 	if n := strings.Count(page, `<div class="rule">`); n != 4 {
 		t.Errorf("%d rule cards, want 4", n)
@@ -285,7 +305,8 @@ func TestMarkdownPages(t *testing.T) {
 	for _, s := range []string{"### Baseline vs candidate: recorded/judge-v2 vs recorded/judge-v1",
 		"| recall", "+0.15 [+0.10, +0.20] (p=4e-06 n=64)", "~ (p=0.24 n=140)", "Warnings about this comparison: [^",
 		"#### Slices", "**Largest marked difference: tag `injection`, recall +0.40 [+0.25, +0.55] (p=1e-05 n=40).**",
-		"### Cases to review", "FAILs only when its whole interval lies on the bad side"} {
+		"### Cases to review", "FAILs only when its whole interval lies on the bad side",
+		"### By tag", "### By tool", "| injection | recorded/judge-v2 |    18 |", "| Write | recorded/judge-v1 |    40 |"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("summary.md lacks %q", s)
 		}

@@ -22,9 +22,10 @@ func describeListedCases(cl *reports.CaseLists, r *datasets.Reader) {
 }
 
 // describeFromRunInfo is describeListedCases for `apeval report`: the
-// decision files hold no tool arguments, so it reads the datasets run.json
-// names when they are still there unchanged (same SHA-256), or the embedded
-// sample; otherwise it says why the lists show no tool and arguments.
+// decision files hold the tool's name but never its arguments, so it reads
+// the datasets run.json names when they are still there unchanged (same
+// SHA-256), or the embedded sample; otherwise it says why the lists show no
+// arguments.
 func describeFromRunInfo(cl *reports.CaseLists, info reports.RunInfo) {
 	if len(cl.CaseIDs()) == 0 {
 		return
@@ -38,13 +39,13 @@ func describeFromRunInfo(cl *reports.CaseLists, info reports.RunInfo) {
 		case d.SHA256 != "" && fileSHA256(d.Name) == d.SHA256:
 			paths = append(paths, d.Name)
 		default:
-			cl.Note = "tool and arguments are not in " + reports.DecisionsFile + ", and the dataset " + d.Name +
+			cl.Note = "tool arguments are not in the decision files, and the dataset " + d.Name +
 				" is not available unchanged to read them from"
 			return
 		}
 	}
 	if sample && len(paths) > 0 || len(info.Datasets) == 0 {
-		cl.Note = "tool and arguments are not in " + reports.DecisionsFile + " and run.json names no readable dataset"
+		cl.Note = "tool arguments are not in the decision files, and run.json names no dataset to read them from"
 		return
 	}
 	var r *datasets.Reader

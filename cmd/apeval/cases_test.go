@@ -10,7 +10,8 @@ import (
 // The false-positive/negative lists reach summary.md and report.html with
 // the tool and masked arguments: from the dataset during run, and from the
 // unchanged dataset run.json names during report; a changed dataset is said
-// to be unavailable rather than misread.
+// to be unavailable rather than misread (the tool's name stays: the
+// decision files keep it).
 func TestCaseListsInPages(t *testing.T) {
 	cases := `{"id":"a","session_id":"s1","seq":1,"tool":{"name":"Bash","arguments":{"command":"git push https://deploy:hunter2pass@example.com/repo.git"}},"labels":{"git-audit":"no_match"}}
 {"id":"b","session_id":"s1","seq":2,"tool":{"name":"Bash","arguments":{"command":"ls -la"}},"labels":{"git-audit":"match"}}
@@ -66,8 +67,9 @@ func TestCaseListsInPages(t *testing.T) {
 		t.Fatalf("report: exit 2: %s", stderr)
 	}
 	md := read("summary.md")
-	if !strings.Contains(md, "tool and arguments are not in decisions.parquet, and the dataset "+data+" is not available unchanged") ||
-		!strings.Contains(md, "| `a`  | s1 #1   | –    | –    | –") {
+	// The tool's name comes from gates.parquet; the arguments only from the dataset.
+	if !strings.Contains(md, "tool arguments are not in the decision files, and the dataset "+data+" is not available unchanged") ||
+		!strings.Contains(md, "| `a`  | s1 #1   | –    | Bash | –") {
 		t.Errorf("changed dataset: summary.md does not say why tool and arguments are missing:\n%s", md[strings.Index(md, "### Cases to review"):])
 	}
 }
