@@ -139,7 +139,7 @@ func TestMetricsFileInDuckDB(t *testing.T) {
 	}
 	V, B, I, L, D := "VARCHAR", "BIGINT", "INTEGER", "BOOLEAN", "DOUBLE"
 	checkColumns(t, path, columns(
-		"run_id", V, "judge", V, "rule_id", V, "cases", B, "in_scope", B, "judged", B,
+		"run_id", V, "judge", V, "rule_id", V, "slice", V, "slice_value", V, "cases", B, "in_scope", B, "judged", B,
 		"tp", B, "fp", B, "fn", B, "tn", B, "precision", D, "precision_lo", D, "precision_hi", D, "precision_deff", D,
 		"recall", D, "recall_lo", D, "recall_hi", D, "recall_deff", D,
 		"unknown_rate", D, "unknown_rate_lo", D, "unknown_rate_hi", D, "unknown_rate_deff", D,

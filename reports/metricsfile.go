@@ -14,6 +14,8 @@ type metricsRow struct {
 	RunID               string   `parquet:"run_id,dict"`
 	Judge               string   `parquet:"judge,dict"`
 	RuleID              string   `parquet:"rule_id,dict"`
+	Slice               string   `parquet:"slice,dict"`
+	SliceValue          string   `parquet:"slice_value,dict"`
 	Cases               int64    `parquet:"cases"`
 	InScope             int64    `parquet:"in_scope"`
 	Judged              int64    `parquet:"judged"`
@@ -94,7 +96,7 @@ func optStr(s string) *string {
 func newMetricsRow(j *metrics.JudgeSummary, r *metrics.Row) metricsRow {
 	status := func(name string) *string { return optStr(string(r.Status(name))) }
 	m := metricsRow{
-		RunID: j.RunID, Judge: j.Judge, RuleID: r.RuleID,
+		RunID: j.RunID, Judge: j.Judge, RuleID: r.RuleID, Slice: "*", SliceValue: "*",
 		Cases: r.Cases, InScope: r.InScope, Judged: r.Judged, TP: r.TP, FP: r.FP, FN: r.FN, TN: r.TN,
 		Precision: r.Precision, PrecisionLo: r.PrecisionLo, PrecisionHi: r.PrecisionHi, PrecisionDeff: r.PrecisionDeff,
 		Recall: r.Recall, RecallLo: r.RecallLo, RecallHi: r.RecallHi, RecallDeff: r.RecallDeff,
@@ -134,18 +136,29 @@ func newMetricsRow(j *metrics.JudgeSummary, r *metrics.Row) metricsRow {
 }
 
 // WriteMetricsParquet writes metrics.parquet: for each judge its total row
-// (rule_id "*") followed by its rule rows, in the summary's order.
+// (rule_id "*") followed by its rule rows, in the summary's order, with
+// slice and slice_value "*"; then the same rows for every slice value
+// (`--by`).
 func WriteMetricsParquet(w io.Writer, s *metrics.Summary) error {
 	pw := parquet.NewGenericWriter[metricsRow](w, parquet.Compression(&parquet.Zstd),
 		parquet.CreatedBy("apeval", "", ""))
 	var rows []metricsRow
-	for _, j := range s.Judges {
-		if j.Total != nil {
-			rows = append(rows, newMetricsRow(j, j.Total))
+	add := func(js []*metrics.JudgeSummary, slice, value string) {
+		for _, j := range js {
+			rs := j.Rules
+			if j.Total != nil {
+				rs = append([]*metrics.Row{j.Total}, rs...)
+			}
+			for _, r := range rs {
+				m := newMetricsRow(j, r)
+				m.Slice, m.SliceValue = slice, value
+				rows = append(rows, m)
+			}
 		}
-		for _, r := range j.Rules {
-			rows = append(rows, newMetricsRow(j, r))
-		}
+	}
+	add(s.Judges, "*", "*")
+	for _, sl := range s.Slices {
+		add(sl.Judges, sl.Slice, sl.Value)
 	}
 	if _, err := pw.Write(rows); err != nil {
 		return err

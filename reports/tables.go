@@ -170,6 +170,14 @@ func (rep *Report) WriteTables(w io.Writer, f Format) error {
 	if err := rep.rulesGrid(false).render(w, f); err != nil {
 		return err
 	}
+	for _, g := range rep.sliceGrids() {
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+		if err := g.render(w, f); err != nil {
+			return err
+		}
+	}
 	for _, c := range rep.Summary.Comparisons {
 		if _, err := fmt.Fprintf(w, "\n%s vs baseline %s\n\n", c.Candidate, c.Baseline); err != nil {
 			return err
@@ -348,6 +356,8 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 		for _, c := range metrics.CriterionNames {
 			g.header = append(g.header, c+"_status")
 		}
+		g.header = append(g.header, "slice", "slice_value")
+		slice, value := "*", "*"
 		add := func(j *metrics.JudgeSummary, r *metrics.Row) {
 			cells := []string{r.RuleID, j.Judge, r.Class, string(r.Verdict), itoa(r.Cases), itoa(r.InScope),
 				itoa(r.Judged), itoa(r.Labeled), itoa(r.TP), itoa(r.FP), itoa(r.FN), itoa(r.TN),
@@ -359,7 +369,7 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 			for _, c := range metrics.CriterionNames {
 				cells = append(cells, string(r.Status(c)))
 			}
-			g.add(cells...)
+			g.add(append(cells, slice, value)...)
 		}
 		for _, j := range s.Judges {
 			if j.Total != nil {
@@ -369,6 +379,18 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 		for _, id := range ruleIDs(s) {
 			for _, j := range s.Judges {
 				if r := j.Rule(id); r != nil {
+					add(j, r)
+				}
+			}
+		}
+		// Slices (--by): each slice value's totals and rules.
+		for _, sl := range s.Slices {
+			slice, value = sl.Slice, sl.Value
+			for _, j := range sl.Judges {
+				if j.Total != nil {
+					add(j, j.Total)
+				}
+				for _, r := range j.Rules {
 					add(j, r)
 				}
 			}
@@ -407,6 +429,32 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 	}
 	g.notes = append([]string{openLegend}, rep.footnotes()...)
 	return g
+}
+
+// sliceGrids is one table per slice kind (--by): a line per slice value ×
+// judge with the judge's figures on the cases of that value.
+func (rep *Report) sliceGrids() []*grid {
+	var gs []*grid
+	var g *grid
+	for _, sl := range rep.Summary.Slices {
+		if g == nil || g.header[0] != "by "+sl.Slice {
+			g = &grid{header: []string{"by " + sl.Slice, "judge", "cases", "precision", "recall", "unknown", "fire rate", "verdict"},
+				right: []bool{false, false, true, true, true, true, true, false}}
+			g.notes = []string{"Slices describe where judges differ; their verdicts do not count in the run's."}
+			gs = append(gs, g)
+		}
+		for _, j := range sl.Judges {
+			t := j.Total
+			if t == nil {
+				continue
+			}
+			g.add(sl.Value, judgeHeader(j), itoa(t.Cases),
+				withDeff(fmtCI(t.Precision, t.PrecisionLo, t.PrecisionHi, 2), t.PrecisionDeff),
+				withDeff(fmtCI(t.Recall, t.RecallLo, t.RecallHi, 2), t.RecallDeff),
+				fmtNum(t.UnknownRate, 3), fmtNum(t.FireRate, 3), paint(string(j.Verdict), rep.Color))
+		}
+	}
+	return gs
 }
 
 // footnotes are the warnings of the run and of each judge, numbered.
