@@ -347,9 +347,9 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		hc.WarnRefs = warningRefs(warnings, c)
 		page.Comparisons = append(page.Comparisons, hc)
 	}
-	for _, kind := range summarySliceKinds(s) {
-		g := sliceMetricsGrid(s, kind)
-		page.SliceKinds = append(page.SliceKinds, htmlSliceKind{fmt.Sprintf("By %s: %d lines (value × judge)", kind, len(g.rows)), toHTMLTable("", g)})
+	for _, g := range rep.sliceGrids() {
+		title := fmt.Sprintf("%s: %d lines (value × judge)", strings.ToUpper(g.header[0][:1])+g.header[0][1:], len(g.rows))
+		page.SliceKinds = append(page.SliceKinds, htmlSliceKind{title, toHTMLTable("", g)})
 	}
 	for _, id := range ruleIDs(s) {
 		page.Rules = append(page.Rules, rep.htmlRule(id))

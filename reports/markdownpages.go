@@ -67,11 +67,12 @@ func (rep *Report) markdownComparison(b *strings.Builder, c *metrics.Comparison,
 }
 
 // markdownSlices writes a section per slice kind (--by) with each value's
-// metrics; the baseline comparison per value is in the comparison section.
+// metrics per judge (the tables of the terminal report); the baseline
+// comparison per value is in the comparison section.
 func (rep *Report) markdownSlices(b *strings.Builder) error {
-	for _, kind := range summarySliceKinds(rep.Summary) {
-		fmt.Fprintf(b, "\n### By %s\n\n", kind)
-		if err := sliceMetricsGrid(rep.Summary, kind).render(b, FormatMarkdown); err != nil {
+	for _, g := range rep.sliceGrids() {
+		fmt.Fprintf(b, "\n### %s\n\n", strings.ToUpper(g.header[0][:1])+g.header[0][1:])
+		if err := g.render(b, FormatMarkdown); err != nil {
 			return err
 		}
 	}

@@ -306,7 +306,7 @@ func TestMarkdownPages(t *testing.T) {
 		"| recall", "+0.15 [+0.10, +0.20] (p=4e-06 n=64)", "~ (p=0.24 n=140)", "Warnings about this comparison: [^",
 		"#### Slices", "**Largest marked difference: tag `injection`, recall +0.40 [+0.25, +0.55] (p=1e-05 n=40).**",
 		"### Cases to review", "FAILs only when its whole interval lies on the bad side",
-		"### By tag", "### By tool", "| injection | recorded/judge-v2 |    18 |", "| Write | recorded/judge-v1 |    40 |"} {
+		"### By tag", "### By tool", "| injection | recorded/judge-v2            |    18 |", "| Write   | recorded/judge-v1 (baseline) |    40 |"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("summary.md lacks %q", s)
 		}
