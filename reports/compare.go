@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/apeval/apeval/metrics"
 )
@@ -205,7 +206,7 @@ func (rep *Report) writeComparisonTables(w io.Writer, c *metrics.Comparison, f F
 			}
 		}
 		if i == len(gs)-1 {
-			g.notes = append([]string{testLegend}, numbered(c.Warnings)...)
+			g.notes = append(append(g.notes, testLegend), numbered(c.Warnings)...)
 		}
 		if err := g.render(w, f); err != nil {
 			return err
@@ -215,29 +216,58 @@ func (rep *Report) writeComparisonTables(w io.Writer, c *metrics.Comparison, f F
 }
 
 // sliceComparisonGrids: one table per slice kind, a row per slice value ×
-// figure of the slice's total.
+// figure of the slice's total (figures neither judge has are left out),
+// and a note naming, per figure, the slice value where the judges differ
+// most.
 func (rep *Report) sliceComparisonGrids(c *metrics.Comparison) []*grid {
 	var gs []*grid
 	conf := rep.Summary.Thresholds.Confidence
 	var g *grid
-	last := ""
+	type extreme struct {
+		value string
+		delta float64
+	}
+	var most map[string]extreme
+	finish := func() {
+		if g == nil {
+			return
+		}
+		var parts []string
+		for _, name := range metrics.FigureNames {
+			if e, ok := most[name]; ok && e.delta != 0 {
+				fv := figureViews[name]
+				parts = append(parts, fmt.Sprintf("%s %s (%s)", fv.label, e.value, fv.signed(e.delta)))
+			}
+		}
+		if len(parts) > 0 {
+			g.notes = append(g.notes, fmt.Sprintf("Largest difference by %s: %s.", strings.TrimPrefix(g.header[0], "by "), strings.Join(parts, "; ")))
+		}
+	}
 	for _, sc := range c.Slices {
-		if g == nil || sc.Slice != last {
+		if g == nil || "by "+sc.Slice != g.header[0] {
+			finish()
 			g = &grid{header: []string{"by " + sc.Slice, "figure", c.Baseline, c.Candidate, "vs base"},
 				right: []bool{false, false, true, true, true}}
 			gs = append(gs, g)
-			last = sc.Slice
+			most = map[string]extreme{}
 		}
 		for _, rc := range sc.Rules {
 			if rc.RuleID != metrics.AllRules {
 				continue
 			}
 			for _, f := range rc.Figures {
+				if f.Baseline == nil && f.Candidate == nil {
+					continue
+				}
 				fv := figureViews[f.Figure]
 				g.add(sc.Value, fv.label, fv.value(f.Baseline), fv.value(f.Candidate), figureCell(f, conf))
+				if f.Delta != nil && math.Abs(*f.Delta) > math.Abs(most[f.Figure].delta) {
+					most[f.Figure] = extreme{sc.Value, *f.Delta}
+				}
 			}
 		}
 	}
+	finish()
 	return gs
 }
 

@@ -57,6 +57,7 @@ code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.`,
 		},
 	}
 	o.register(cmd, true)
+	o.registerBy(cmd)
 	cmd.Flags().StringVar(&o.Candidate, "candidate", "", "candidate judge (identity or unique prefix) when a run holds several")
 	cmd.Flags().StringVar(&o.Out, "out", "", "also write compare.parquet (one row per rule × figure) into this directory")
 	return cmd
@@ -132,7 +133,7 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	// The two runs are decoded in parallel (decoding Parquet is most of the
 	// work); results reach the accumulator one at a time. Every figure is
 	// independent of the order results arrive in.
-	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
+	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline, Slices: o.By})
 	var mu sync.Mutex
 	errs := make([]error, len(dirs))
 	var wg sync.WaitGroup

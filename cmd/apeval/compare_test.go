@@ -123,3 +123,53 @@ func TestCompareCommand(t *testing.T) {
 		t.Errorf("compare --out: compare.parquet not written: %v", err)
 	}
 }
+
+// TestSlicesOnSample: --by tag adds per-slice metrics, and the sample's
+// injection tag is where the two recorded judge versions differ most in
+// recall.
+func TestSlicesOnSample(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := apeval(t, "", "run", "--by", "tag", "--by", "tool", "--out", dir, "-q"); code == exitUsage {
+		t.Fatal(stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Slices []struct {
+			Slice, Value string
+		} `json:"slices"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	injection := false
+	for _, sl := range s.Slices {
+		kinds[sl.Slice] = true
+		injection = injection || (sl.Slice == "tag" && sl.Value == "injection")
+	}
+	if !kinds["tag"] || !kinds["tool"] || !injection {
+		t.Fatalf("slices %v", s.Slices)
+	}
+
+	code, stdout, _ := apeval(t, "", "compare", "--baseline", sampleBaseline, "--by", "tag", "--format", "table", dir)
+	if code != 3 || !strings.Contains(stdout, "Largest difference by tag: recall injection (+0.80)") {
+		t.Errorf("exit %d; no injection note in:\n%s", code, stdout[max(0, len(stdout)-1500):])
+	}
+	_, stdout, _ = apeval(t, "", "compare", "--baseline", sampleBaseline, "--by", "tag", "--json", dir)
+	var c struct {
+		Slices []struct {
+			Slice string            `json:"slice"`
+			Value string            `json:"value"`
+			Rules []json.RawMessage `json:"rules"`
+		} `json:"slices"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &c); err != nil || len(c.Slices) == 0 || c.Slices[0].Slice != "tag" || len(c.Slices[0].Rules) == 0 {
+		t.Fatalf("compare --json slices: %v %+v", err, c.Slices)
+	}
+	if code, _, stderr := apeval(t, "", "report", "--by", "rule", dir); code != exitUsage || !strings.Contains(stderr, "--by") {
+		t.Errorf("--by rule: exit %d %s", code, stderr)
+	}
+}

@@ -25,6 +25,12 @@ type evalOptions struct {
 	Inconclusive string
 	Format       string
 	JSON         bool
+	By           []string
+}
+
+// registerBy adds --by (per-slice metrics) to a command.
+func (e *evalOptions) registerBy(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&e.By, "by", nil, "add per-slice metrics: tag, tool or category (repeatable)")
 }
 
 func (e *evalOptions) register(cmd *cobra.Command, withFormat bool) {
@@ -48,6 +54,9 @@ func (e *evalOptions) validate() error {
 	}
 	if err := parseFormat(e.Format); err != nil {
 		return err
+	}
+	if err := metrics.CheckSlices(e.By); err != nil {
+		return usagef("--by: %v", err)
 	}
 	return checkInconclusive(e.Inconclusive)
 }
@@ -129,7 +138,7 @@ func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSum
 			return nil, nil, err
 		}
 	}
-	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
+	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline, Slices: e.By})
 	gates := reports.NewGateSummary()
 	lat := reports.Latencies{}
 	listed := reports.NewCaseLists()
@@ -200,6 +209,7 @@ apeval merge for the shards of one run). Exit code as for run.`,
 		},
 	}
 	e.register(cmd, true)
+	e.registerBy(cmd)
 	cmd.Flags().StringVarP(&out, "out", "o", "", "directory for the reports (default: the run directory itself)")
 	return cmd
 }

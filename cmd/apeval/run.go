@@ -39,6 +39,7 @@ type runOptions struct {
 	JSON         bool
 	Quiet        bool
 	RunID        string
+	By           []string
 	Judge        judgeFlags
 
 	replayOnly bool
@@ -108,6 +109,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 		f.StringVar(&o.Inconclusive, "inconclusive", "", "map an INCONCLUSIVE verdict's exit code: pass (0) or fail (1); default 3")
 		f.StringVar(&o.Format, "format", "", "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&o.JSON, "json", false, "print summary.json to stdout instead of tables (same as --format json)")
+		f.StringArrayVar(&o.By, "by", nil, "add per-slice metrics: tag, tool or category (repeatable)")
 	}
 	o.Judge.register(f)
 	return cmd
@@ -119,6 +121,9 @@ func (o *runOptions) validate() error {
 	}
 	if o.Concurrency < 1 {
 		return usagef("--concurrency must be at least 1, got %d", o.Concurrency)
+	}
+	if err := metrics.CheckSlices(o.By); err != nil {
+		return usagef("--by: %v", err)
 	}
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be positive, got %s", o.Timeout)
@@ -253,7 +258,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		}
 	}()
 
-	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline})
+	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline, Slices: o.By})
 	gates := reports.NewGateSummary()
 	lat := reports.Latencies{}
 	listed := reports.NewCaseLists()
