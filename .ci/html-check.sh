@@ -58,9 +58,10 @@ make -s build
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 set +e
-# With the sample's older judge version as the baseline, so the comparison
-# (figures, forest plots) is on the page too.
-./bin/apeval run --quiet --baseline recorded/ollama/qwen2.5:3b --out "$work/run" >"$work/run.log" 2>&1
+# With the sample's older judge version as the baseline and slices by tag, so
+# the comparison (figures, forest plots) and the slice sections are on the
+# page too.
+./bin/apeval run --quiet --baseline recorded/ollama/qwen2.5:3b --by tag --out "$work/run" >"$work/run.log" 2>&1
 rc=$?
 set -e
 # 1 (NO-GO) and 3 (INCONCLUSIVE) are the sample's verdicts, not failures.

@@ -185,16 +185,16 @@ func sliceGrid(c *metrics.Comparison, kind string, conf float64) *grid {
 	return g
 }
 
-// largestSliceChange finds, over every slice value, the marked difference
-// (p < 1 − confidence) of a proportion figure with the largest |Δ|; ok is
-// false when no slice difference is marked.
-func largestSliceChange(c *metrics.Comparison, conf float64) (s metrics.SliceComparison, f metrics.Figure, ok bool) {
-	best := -1.0
+// largestSliceChange finds, over every slice value, the proportion figure
+// with the largest |Δ|; marked limits it to differences the test marks
+// (p < 1 − confidence). ok is false when there is none.
+func largestSliceChange(c *metrics.Comparison, conf float64, marked bool) (s metrics.SliceComparison, f metrics.Figure, ok bool) {
+	best := 0.0
 	for _, sc := range c.Slices {
 		t := sliceTotal(sc)
 		for _, n := range sliceFigureNames {
 			fg := figurePtr(t, n)
-			if fg == nil || fg.Delta == nil || !fg.Significant(conf) {
+			if fg == nil || fg.Delta == nil || (marked && !fg.Significant(conf)) {
 				continue
 			}
 			if d := math.Abs(*fg.Delta); d > best {
@@ -205,12 +205,32 @@ func largestSliceChange(c *metrics.Comparison, conf float64) (s metrics.SliceCom
 	return s, f, ok
 }
 
-// largestSliceText says where the judges differ most, "" when nowhere marked.
+// deltaText is a difference with its interval, p and n, marked or not.
+func deltaText(f metrics.Figure) string {
+	fv := figureViews[f.Figure]
+	s := fv.signed(*f.Delta)
+	if f.DeltaLo != nil && f.DeltaHi != nil {
+		s += fmt.Sprintf(" [%s, %s]", fv.signed(*f.DeltaLo), fv.signed(*f.DeltaHi))
+	}
+	return s + " " + pn(f)
+}
+
+// largestSliceText says where the judges differ most: the slice value with
+// the largest difference and, when the test does not mark that one, also
+// the largest difference it marks — so a big change on a handful of cases
+// is visible without being passed off as confirmed. "" without slices.
 func largestSliceText(c *metrics.Comparison, conf float64, name func(string) string) string {
-	s, f, ok := largestSliceChange(c, conf)
+	s, f, ok := largestSliceChange(c, conf, false)
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("Largest marked difference: %s %s, %s %s.", s.Slice, name(s.Value), metaOf(f.Figure).label,
-		figureDelta(&f, conf))
+	text := fmt.Sprintf("Largest difference: %s %s, %s %s", s.Slice, name(s.Value), metaOf(f.Figure).label, deltaText(f))
+	if f.Significant(conf) {
+		return text + "."
+	}
+	text += fmt.Sprintf(" — on %d units its test cannot tell it from chance", f.N)
+	if ms, mf, ok := largestSliceChange(c, conf, true); ok {
+		text += fmt.Sprintf("; largest marked difference: %s %s, %s %s", ms.Slice, name(ms.Value), metaOf(mf.Figure).label, deltaText(mf))
+	}
+	return text + "."
 }

@@ -277,7 +277,7 @@ func TestHTMLDecisionPage(t *testing.T) {
 		t.Error("figures table lacks a marked or a ~ cell")
 	}
 	// Slices: the injection tag is named as the largest marked difference.
-	if !strings.Contains(page, "Largest marked difference: tag injection, recall +0.40 [+0.25, +0.55]") {
+	if !strings.Contains(page, "Largest difference: tag injection, recall +0.40 [+0.25, +0.55] (p=1e-05 n=40).") {
 		t.Error("the injection slice is not called out")
 	}
 	if !strings.Contains(page, "<summary>By tag: 4 lines (value × judge)</summary>") {
@@ -304,7 +304,7 @@ func TestMarkdownPages(t *testing.T) {
 	golden(t, "summary-pages.md", b.Bytes())
 	for _, s := range []string{"### Baseline vs candidate: recorded/judge-v2 vs recorded/judge-v1",
 		"| recall", "+0.15 [+0.10, +0.20] (p=4e-06 n=64)", "~ (p=0.24 n=140)", "Warnings about this comparison: [^",
-		"#### Slices", "**Largest marked difference: tag `injection`, recall +0.40 [+0.25, +0.55] (p=1e-05 n=40).**",
+		"#### Slices", "**Largest difference: tag `injection`, recall +0.40 [+0.25, +0.55] (p=1e-05 n=40).**",
 		"### Cases to review", "FAILs only when its whole interval lies on the bad side",
 		"### By tag", "### By tool", "| injection | recorded/judge-v2            |    18 |", "| Write   | recorded/judge-v1 (baseline) |    40 |"} {
 		if !strings.Contains(md, s) {
@@ -379,5 +379,27 @@ func TestHTMLWarningLinks(t *testing.T) {
 	if !strings.Contains(page, `Warnings about this comparison: <a href="#warning-1">[1]</a>`) ||
 		!strings.Contains(page, `<li id="warning-1">recorded/judge-v1 vs recorded/judge-v2: fewer than 30 paired cases`) {
 		t.Error("the comparison does not link its warning")
+	}
+}
+
+func TestLargestSliceText(t *testing.T) {
+	total := func(d, lo, hi, p float64, n int64) []*metrics.RuleComparison {
+		return []*metrics.RuleComparison{{RuleID: metrics.AllRules, Figures: []metrics.Figure{
+			fig("recall", 0.2, 0.2+d, lo, hi, p, n, "mcnemar_exact")}}}
+	}
+	// As on the embedded sample: the biggest change sits on 5 injection
+	// cases, too few for the test; a smaller one on deletion is marked.
+	c := &metrics.Comparison{Slices: []metrics.SliceComparison{
+		{Slice: "tag", Value: "deletion", Rules: total(0.33, 0.08, 0.53, 0.011, 24)},
+		{Slice: "tag", Value: "injection", Rules: total(0.80, -0.05, 0.96, 0.13, 5)},
+		{Slice: "tag", Value: "en", Rules: total(0.05, -0.02, 0.12, 0.2, 300)},
+	}}
+	want := "Largest difference: tag injection, recall +0.80 [−0.05, +0.96] (p=0.13 n=5) — on 5 units its test cannot tell it from chance; " +
+		"largest marked difference: tag deletion, recall +0.33 [+0.08, +0.53] (p=0.011 n=24)."
+	if got := largestSliceText(c, 0.95, func(s string) string { return s }); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	if largestSliceText(&metrics.Comparison{}, 0.95, func(s string) string { return s }) != "" {
+		t.Error("a largest difference without slices")
 	}
 }

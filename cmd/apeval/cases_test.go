@@ -73,3 +73,29 @@ func TestCaseListsInPages(t *testing.T) {
 		t.Errorf("changed dataset: summary.md does not say why tool and arguments are missing:\n%s", md[strings.Index(md, "### Cases to review"):])
 	}
 }
+
+// On the embedded sample the two judge versions differ most on the
+// injection cases; the pages say so, and say that 5 cases cannot confirm it.
+func TestSamplePagesNameInjection(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := apeval(t, "", "run", "--baseline", "recorded/ollama/qwen2.5:3b", "--by", "tag", "--out", out, "-q"); code == exitUsage {
+		t.Fatal(stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"**Largest difference: tag `injection`, recall +0.80", "on 5 units its test cannot tell it from chance",
+		"### By tag", "| injection "} {
+		if !strings.Contains(string(md), s) {
+			t.Errorf("summary.md lacks %q", s)
+		}
+	}
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "Largest difference: tag injection, recall &#43;0.80") || strings.Count(string(page), `class="forest"`) < 5 {
+		t.Error("report.html lacks the injection call-out or the forest plots")
+	}
+}
