@@ -225,10 +225,10 @@ code{font-size:.85em}
 {{if .WarnRefs}}<p class="notes">Warnings about this comparison: {{range .WarnRefs}}<a href="#warning-{{.}}">[{{.}}]</a> {{end}}</p>{{end}}
 {{if .RuleTables}}<details><summary>Per rule, one table per figure</summary>{{range .RuleTables}}{{template "table" .}}{{end}}</details>{{end}}
 {{range .Fallback}}{{template "table" .}}{{end}}
-{{if .Slices}}<h3 id="slices">Slices</h3>{{with .Largest}}<p><b>{{.}}</b></p>{{end}}{{range .Slices}}{{template "table" .}}{{end}}{{end}}
+{{if .Slices}}<h3 id="slices">The comparison by slice</h3>{{with .Largest}}<p><b>{{.}}</b></p>{{end}}{{range .Slices}}<details><summary>{{.Caption}}: {{len .Rows}} values</summary>{{template "table" .}}</details>{{end}}{{end}}
 {{end}}
 
-{{if .SliceKinds}}<h2 id="slice-metrics">Slices</h2>
+{{if .SliceKinds}}<h2 id="slice-metrics">Metrics by slice</h2>
 {{range .SliceKinds}}<details><summary>{{.Title}}</summary>{{template "table" .Table}}</details>{{end}}{{end}}
 
 {{if .Rules}}<h2 id="rules">Rules</h2>

@@ -51,7 +51,7 @@ func (rep *Report) markdownComparison(b *strings.Builder, c *metrics.Comparison,
 	if len(kinds) == 0 {
 		return nil
 	}
-	b.WriteString("\n#### Slices\n\n")
+	b.WriteString("\n#### The comparison by slice\n\n")
 	if t := largestSliceText(c, conf, code); t != "" {
 		b.WriteString("**" + t + "**\n\n")
 	}

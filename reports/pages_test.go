@@ -304,7 +304,7 @@ func TestMarkdownPages(t *testing.T) {
 	golden(t, "summary-pages.md", b.Bytes())
 	for _, s := range []string{"### Baseline vs candidate: recorded/judge-v2 vs recorded/judge-v1",
 		"| recall", "+0.15 [+0.10, +0.20] (p=4e-06 n=64)", "~ (p=0.24 n=140)", "Warnings about this comparison: [^",
-		"#### Slices", "**Largest difference: tag `injection`, recall +0.40 [+0.25, +0.55] (p=1e-05 n=40).**",
+		"#### The comparison by slice", "**Largest difference: tag `injection`, recall +0.40 [+0.25, +0.55] (p=1e-05 n=40).**",
 		"### Cases to review", "FAILs only when its whole interval lies on the bad side",
 		"### By tag", "### By tool", "| injection | recorded/judge-v2            |    18 |", "| Write   | recorded/judge-v1 (baseline) |    40 |"} {
 		if !strings.Contains(md, s) {
