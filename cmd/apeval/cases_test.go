@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -98,4 +99,62 @@ func TestSamplePagesNameInjection(t *testing.T) {
 	if !strings.Contains(string(page), "Largest difference: tag injection, recall &#43;0.80") || strings.Count(string(page), `class="forest"`) < 5 {
 		t.Error("report.html lacks the injection call-out or the forest plots")
 	}
+}
+
+// The case lists are in case order, not arrival order: the same at any
+// concurrency and after merging shards.
+func TestCaseListsSameAfterMerge(t *testing.T) {
+	base := t.TempDir()
+	section := func(dir string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := string(b)
+		i := strings.Index(md, "### Cases to review")
+		if i < 0 {
+			t.Fatalf("%s: no case lists", dir)
+		}
+		md = md[i:]
+		if j := strings.Index(md, "\n[^"); j >= 0 { // footnotes follow
+			md = md[:j]
+		}
+		return md
+	}
+	single := filepath.Join(base, "single")
+	apeval(t, "", "run", "--out", single, "-q", "--concurrency", "1")
+	want := section(single)
+	if strings.Count(want, "| `") < 20 {
+		t.Fatalf("the sample lists only %d cases", strings.Count(want, "| `"))
+	}
+	wide := filepath.Join(base, "wide")
+	apeval(t, "", "run", "--out", wide, "-q", "--concurrency", "8")
+	if got := section(wide); got != want {
+		t.Errorf("case lists differ at concurrency 8:\n%s", lineDiffText(want, got))
+	}
+	var shards []string
+	for _, s := range []string{"1/2", "2/2"} {
+		dir := filepath.Join(base, "shard"+strings.ReplaceAll(s, "/", "of"))
+		apeval(t, "", "run", "--shard", s, "--out", dir, "-q")
+		shards = append(shards, dir)
+	}
+	merged := filepath.Join(base, "merged")
+	if code, _, stderr := apeval(t, "", append([]string{"merge", "--out", merged}, shards...)...); code == exitUsage {
+		t.Fatal(stderr)
+	}
+	if got := section(merged); got != want {
+		t.Errorf("case lists differ after merge:\n%s", lineDiffText(want, got))
+	}
+}
+
+// lineDiffText shows the first differing line of two texts.
+func lineDiffText(a, b string) string {
+	x, y := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(x), len(y)) {
+		if x[i] != y[i] {
+			return "line " + strconv.Itoa(i+1) + ":\n- " + x[i] + "\n+ " + y[i]
+		}
+	}
+	return "lengths " + strconv.Itoa(len(x)) + " vs " + strconv.Itoa(len(y))
 }

@@ -70,12 +70,14 @@ once each (--allow-partial accepts missing shards).`,
 			acc := metrics.New(metrics.Config{Criteria: crit, Baseline: info.Baseline})
 			gates := reports.NewGateSummary()
 			lat := reports.Latencies{}
+			listed := reports.NewCaseLists()
 			for _, d := range args {
 				if _, err := reports.ReadRun(d, func(r *replay.Result) error {
 					r.RunID = runID
 					acc.Add(r)
 					gates.Add(r)
 					lat.Add(r)
+					listed.Add(r)
 					return w.Write(r)
 				}); err != nil {
 					w.Abort()
@@ -85,7 +87,8 @@ once each (--allow-partial accepts missing shards).`,
 			if err := w.Close(); err != nil {
 				return err
 			}
-			rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Latencies: lat, Inconclusive: e.Inconclusive}
+			describeFromRunInfo(listed, info)
+			rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Latencies: lat, Inconclusive: e.Inconclusive, Cases: listed}
 			if err := writeRunReports(out, rep, e.Format, io, gates); err != nil {
 				return err
 			}
