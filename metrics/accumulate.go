@@ -22,9 +22,12 @@ type Accumulator struct {
 	// case, for the session-clustered intervals and tests (DESIGN §6.1).
 	sessions *interner
 	caseSess []uint32
-	judges   map[string]*judgeAcc
-	order    []*judgeAcc
-	last     *judgeAcc
+	// noSession counts cases without a session ID: each is a session of
+	// its own, numbered sessionless|k until Close makes the numbers dense.
+	noSession uint32
+	judges    map[string]*judgeAcc
+	order     []*judgeAcc
+	last      *judgeAcc
 	// slices holds one accumulator per slice value (Config.Slices).
 	slices map[sliceKey]*Accumulator
 	// callIdx maps a Result's call index to its position in the judge's
@@ -44,10 +47,10 @@ type judgeAcc struct {
 	caseSeen                            []uint64 // bit per case ordinal: replayed by this judge
 	caseRepeats                         int64    // results for a case already seen
 	rules                               map[string]*ruleAcc
-	// Per session ordinal: cases, cases needing the judge, cases with an
-	// approval outcome and the rejected ones (clustered intervals of the
-	// judge-level rates).
-	sessCases, sessJR, sessAppr, sessRej   []int32
+	// caseFlags per case ordinal (caseReplayed, caseJudgeCalled,
+	// caseApprOut, caseApprRej): the units of the judge-level clustered
+	// intervals, one byte a case.
+	caseFlags                              []uint8
 	ruleOrder                              []*ruleAcc
 	classClash                             map[string]bool
 	lastRule                               *ruleAcc
@@ -152,8 +155,10 @@ func (a *Accumulator) Add(r *replay.Result) {
 	if int(ord) == len(a.caseSess) {
 		a.caseSess = append(a.caseSess, a.sessionOf(r))
 	}
-	sess := a.caseSess[ord]
-	j.sessCases = bump(j.sessCases, sess)
+	if int(ord) >= len(j.caseFlags) {
+		j.caseFlags = append(j.caseFlags, make([]uint8, int(ord)+1-len(j.caseFlags))...)
+	}
+	j.caseFlags[ord] |= caseReplayed
 	if w := int(ord >> 6); w >= len(j.caseSeen) {
 		j.caseSeen = append(j.caseSeen, make([]uint64, w+1-len(j.caseSeen))...)
 	}
@@ -165,14 +170,14 @@ func (a *Accumulator) Add(r *replay.Result) {
 	j.cases++
 	if r.JudgeCalled {
 		j.judgeRequired++
-		j.sessJR = bump(j.sessJR, sess)
+		j.caseFlags[ord] |= caseJudgeCalled
 	}
 	if r.GateAction == replay.ActionRequestApproval && r.ApprovalOutcome != "" {
 		j.approvalOutcomes++
-		j.sessAppr = bump(j.sessAppr, sess)
+		j.caseFlags[ord] |= caseApprOut
 		if isRejected(r.ApprovalOutcome) {
 			j.approvalRejected++
-			j.sessRej = bump(j.sessRej, sess)
+			j.caseFlags[ord] |= caseApprRej
 		}
 	}
 
@@ -357,13 +362,28 @@ func (ra *ruleAcc) note(j *judgeAcc, rr *replay.RuleResult) {
 	}
 }
 
-// bump adds one at index i, growing the slice as needed.
-func bump(c []int32, i uint32) []int32 {
-	if int(i) >= len(c) {
-		c = append(c, make([]int32, int(i)+1-len(c))...)
+// Case flags of a judge (judgeAcc.caseFlags).
+const (
+	caseReplayed = 1 << iota
+	caseJudgeCalled
+	caseApprOut
+	caseApprRej
+)
+
+// sessionless marks a caseSess entry of a case without a session ID.
+const sessionless = 1 << 31
+
+// denseSessions rewrites the session numbers of cases without a session ID
+// (sessionless|k) to S+k, S the interned sessions, so that every session
+// has a dense index; it returns the number of sessions.
+func (a *Accumulator) denseSessions() int {
+	s := uint32(a.sessions.len())
+	for i, v := range a.caseSess {
+		if v&sessionless != 0 {
+			a.caseSess[i] = s + v&^sessionless
+		}
 	}
-	c[i]++
-	return c
+	return int(s + a.noSession)
 }
 
 // sessionOf interns the case's session. A case without a session ID is a
@@ -371,7 +391,8 @@ func bump(c []int32, i uint32) []int32 {
 // clustered with them.
 func (a *Accumulator) sessionOf(r *replay.Result) uint32 {
 	if r.SessionID == "" {
-		return a.sessions.id("\x00" + r.CaseID)
+		a.noSession++
+		return sessionless | (a.noSession - 1)
 	}
 	return a.sessions.id(r.SessionID)
 }

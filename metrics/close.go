@@ -36,11 +36,11 @@ func (a *Accumulator) Close() *Summary {
 		crit:        crit,
 		conf:        crit.Confidence,
 		caseSess:    a.caseSess,
-		sessions:    a.sessions,
+		nSess:       a.denseSessions(),
 		seed:        a.cfg.Seed,
 	}
 	s.Slices = a.closeSlices()
-	sc := newSessScratch(a.sessions.len())
+	sc := newSessScratch(s.nSess)
 	if a.cases.len() > maxCases {
 		warnings = append(warnings, fmt.Sprintf("%d distinct cases exceed the %d that paired comparisons can index; comparisons are unreliable", a.cases.len(), maxCases))
 	}
@@ -226,15 +226,19 @@ func (j *judgeAcc) close(e *evaluator, caseSess []uint32, sc *sessScratch) (*Jud
 	total.RecallDeff = deffPtr(sc.over(caseSess, recUnit, all...), total.TP+total.FN)
 	total.UnknownRateDeff = deffPtr(sc.over(caseSess, unkUnit, all...), total.Judged)
 	total.ApprovalOutcomes, total.ApprovalRejected = j.approvalOutcomes, j.approvalRejected
-	for i := range j.sessCases {
-		sc.addN(uint32(i), j.sessCases[i], at(j.sessJR, i))
+	for ord, f := range j.caseFlags {
+		if f&caseReplayed != 0 {
+			sc.addN(caseSess[ord], 1, b2i(f&caseJudgeCalled != 0))
+		}
 	}
 	total.JudgeRequiredRateDeff = deffPtr(sc.deff(), j.cases)
-	for i := range j.sessAppr {
-		sc.addN(uint32(i), j.sessAppr[i], at(j.sessRej, i))
+	for ord, f := range j.caseFlags {
+		if f&caseApprOut != 0 {
+			sc.addN(caseSess[ord], 1, b2i(f&caseApprRej != 0))
+		}
 	}
 	total.ApprovalRejectRateDeff = deffPtr(sc.deff(), j.approvalOutcomes)
-	j.sessCases, j.sessJR, j.sessAppr, j.sessRej = nil, nil, nil, nil
+	j.caseFlags = nil
 	total.rates(e.z)
 	total.JudgeRequired = j.judgeRequired
 	total.JudgeRequiredRate = ratio(j.judgeRequired, j.cases)

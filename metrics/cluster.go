@@ -138,9 +138,9 @@ func deffOf(d *float64) float64 {
 	return *d
 }
 
-func at(c []int32, i int) int32 {
-	if i < len(c) {
-		return c[i]
+func b2i(b bool) int32 {
+	if b {
+		return 1
 	}
 	return 0
 }

@@ -133,7 +133,7 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 
-	sc := newSessScratch(s.sessions.len())
+	sc := newSessScratch(s.nSess)
 	var all [][2][]uint64
 	var total cells
 	var onlyBase, onlyCand, versions, few []string

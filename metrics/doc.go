@@ -44,7 +44,11 @@
 // Row.Unknown; a judged pair with no recognisable result counts as error.
 //
 // precision = TP/(TP+FP), recall = TP/(TP+FN); each with a Wilson score
-// interval at Criteria.Confidence, z = Φ⁻¹(1 − (1−confidence)/2).
+// interval at Criteria.Confidence, z = Φ⁻¹(1 − (1−confidence)/2), taken at
+// the effective sample size of its units grouped by session (DESIGN §6.1,
+// Deff and WilsonDeff): so are the unknown-rate, judge-required-rate and
+// approval-reject-rate intervals; Row.<Figure>Deff carries the design
+// effect. A case without a session ID is a session of its own.
 //
 // fire_rate = pairs where the rule fired ÷ pairs in scope.
 //
@@ -75,42 +79,46 @@
 //
 // # Kill criteria and verdicts (DESIGN §7)
 //
-// Each criterion is FAIL when its estimate is on the bad side of the
-// threshold, PASS when its whole interval lies strictly on the good side,
-// INCONCLUSIVE otherwise, and N/A (with a Reason) when it has no data; N/A
+// Each criterion FAILs only when the data confirm it: FAIL when its whole
+// interval lies on the bad side of the threshold, PASS when it lies
+// strictly on the good side, INCONCLUSIVE when it straddles, and N/A (with a Reason) when it has no data; N/A
 // never moves a verdict. Which side the threshold itself is on follows seed
 // 000 §21.9's wording: precision below 90 % kills (0.90 itself is not bad),
 // unknown at or above 10 % kills, the judge needed for 20 % or more of
 // calls kills, a P95 above 1 s kills, an approval reject rate above the max
 // kills, a fire-rate change beyond ±max kills.
 //
-//   - precision_min (rule): Wilson. TP+FP = 0 is INCONCLUSIVE, not N/A: no
+//   - precision_min (rule): clustered Wilson. TP+FP = 0 is INCONCLUSIVE, not N/A: no
 //     rule goes live on no evidence.
 //   - dangerous_recall_must_beat_baseline (rule of class dangerous): on the
 //     labeled positives with a baseline result, b = judge hit ∧ baseline
 //     miss, c = judge miss ∧ baseline hit. Estimate (b−c)/n with a Newcombe
-//     paired interval; FAIL when b ≤ c, PASS when the exact one-sided McNemar
-//     p = P(X ≥ b | X ~ Bin(b+c, ½)) < 1 − confidence. N/A: criterion
+//     paired interval; FAIL when b ≤ c, PASS when the one-sided McNemar
+//     p = P(X ≥ b | X ~ Bin(b+c, ½)) < 1 − confidence (Durkalski's
+//     clustered statistic when a session holds more than one discordant
+//     positive). N/A: criterion
 //     disabled, not dangerous, no labeled positives, no baseline.
 //   - judge_p95_max (total row): nearest-rank P95 with a distribution-free
 //     interval from order statistics (ranks from Binomial(n, 0.95) through
-//     gonum); PASS when the upper bound < max, FAIL when the P95 > max. With
-//     fewer than 72 calls (95 %) no upper bound exists: INCONCLUSIVE. N/A
-//     with no live call or a zero max.
+//     gonum); PASS when the upper bound < max, FAIL when the lower bound >
+//     max. With fewer than 72 calls (95 %) no upper bound exists:
+//     INCONCLUSIVE. N/A with no live call (the none judge makes none) or a
+//     zero max.
 //   - judge_required_rate_max (total row), unknown_rate_max (rule and total
-//     rows), approval_reject_rate_max (rule): Wilson. N/A with no cases, no
+//     rows), approval_reject_rate_max (rule): clustered Wilson. N/A with no cases, no
 //     judged pair, or no recorded approval outcome respectively.
 //   - fire_rate_change_max (rule, candidate judges only, vs
 //     Config.Baseline): over the cases both judges replayed where either had
 //     the rule in scope (a judge that had it out of scope did not fire it;
 //     cases where either's recording is missing the rule are left out),
 //     estimate = candidate − baseline fire rate with Newcombe's method 10
-//     paired interval; PASS inside ±max. N/A without a baseline judge, for
+//     paired interval; PASS inside ±max, FAIL wholly outside. N/A without a baseline judge, for
 //     the baseline itself, or when a judge never had the rule.
 //
 // For an INCONCLUSIVE criterion, SamplesNeeded is the smallest sample size
-// at which the same observed rates would be decisive (Wilson bound,
-// McNemar p or Newcombe interval recomputed at scaled counts); nil when the
+// (raw units, at the observed design effect) at which the same observed
+// rates would be decisive either way (Wilson bound, McNemar p or Newcombe
+// interval recomputed at scaled counts); nil when the
 // estimate sits exactly on the threshold, and for judge_p95_max (whose
 // reason says how many calls bound a P95 at all).
 //
@@ -128,19 +136,23 @@
 //
 // Summary.Compare(baseline, candidate) gives per rule and overall both
 // rows, candidate − baseline deltas, the exact two-sided McNemar test on
-// paired decisions (the decision is "result is match", over cases both
-// judges had the rule in scope): p = min(1, 2·P(X ≤ min(b,c))), significant
-// when p < 1 − confidence; and the fire-rate change criterion above. The
-// overall row pools every rule's pairs (pairs within one case are not
-// independent, so treat its p-value as indicative). Warnings flag different
+// paired "result is match" decisions (McNemarP, kept for compatibility),
+// the fire-rate change criterion above, and Figures: one paired test per
+// figure (DESIGN §6.2) — recall, false-positive rate, unknown rate and fire
+// rate by McNemar on the units each counts (exact, or Durkalski's clustered
+// statistic when a session holds more than one discordant unit) with a
+// Newcombe paired Δ interval; precision by a paired bootstrap of sessions
+// (seeded by Config.Seed, independent of arrival order); P50/P95 latency by
+// Mann–Whitney U with a bootstrap Δ interval. With Config.Slices the same
+// per slice value (Comparison.Slices). docs/statistics.md has the details. Warnings flag different
 // prompt versions, different case sets, different rule versions, rules only
 // one judge had, and rules with fewer than 30 paired cases.
 //
 // # Memory
 //
 // Case IDs are interned once per distinct case into dense ordinals; per
-// pair the Accumulator keeps one packed uint32 (ordinal, missing, fired,
-// match) for comparisons, per live call one float64 latency plus a uint32
-// per rule it carried. Ten million decisions fit in about 120 MB
-// (BenchmarkAccumulate). Up to 2²⁹ distinct cases can be paired.
+// pair the Accumulator keeps one packed uint64 (ordinal and the pair's
+// flags) for clustered intervals and comparisons, per case a uint32 session
+// ordinal, per live call one float64 latency plus a uint32 per rule it
+// carried (BenchmarkAccumulate). Up to 2³² distinct cases can be paired.
 package metrics

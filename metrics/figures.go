@@ -100,8 +100,8 @@ func (s *Summary) figures(sc *sessScratch, lists [][2][]uint64, latB, latC []flo
 // by the paired session bootstrap.
 func (s *Summary) precisionFigure(lists [][2][]uint64) Figure {
 	f := Figure{Figure: FigurePrecision, Test: TestBootstrap}
-	if len(s.prec) < s.sessions.len() {
-		s.prec = make([][4]int32, s.sessions.len())
+	if len(s.prec) < s.nSess {
+		s.prec = make([][4]int32, s.nSess)
 	}
 	var touched []uint32
 	for _, l := range lists {

@@ -334,14 +334,24 @@ func TestLatencyFigure(t *testing.T) {
 	if f.N != 20 || *f.DeltaLo > 1000 || *f.DeltaHi < 1000 || *f.DeltaLo <= 0 {
 		t.Errorf("latency %+v [%v, %v]", f, *f.DeltaLo, *f.DeltaHi)
 	}
-	// bootQuantile draws only values of the sample.
+	// The resampled quantile draws only values of the sample, and with the
+	// distribution of resampling: the P50 (5th of 10) of a resample of
+	// 1..10 is at most 5 with probability P(Bin(10, 0.5) ≥ 5) = 638/1024.
 	rng := rand.New(rand.NewPCG(1, 1))
-	for range 100 {
-		v := bootQuantile(rng, base, 95, 100)
+	q := newQuantileBoot(base, 50, 100)
+	atMost5 := 0
+	const draws = 20000
+	for range draws {
+		v := q.draw(rng)
 		if int(v)%100 != 0 || v < 100 || v > 1000 {
-			t.Fatalf("bootQuantile gave %v", v)
+			t.Fatalf("draw gave %v", v)
+		}
+		if v <= 500 {
+			atMost5++
 		}
 	}
+	// 638/1024 = 0.6230; 4 standard errors at 20,000 draws ≈ 0.0137.
+	near(t, "P(resampled P50 ≤ x(5))", float64(atMost5)/draws, 638.0/1024, 0.0137)
 }
 
 // TestLatencyCallsCountedOnce: the none judge makes no calls (its latency

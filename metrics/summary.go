@@ -106,7 +106,7 @@ type Summary struct {
 	conf     float64
 	crit     replay.KillCriteria
 	caseSess []uint32 // session ordinal per case ordinal
-	sessions *interner
+	nSess    int      // sessions (dense indices of caseSess)
 	seed     uint64
 	prec     [][4]int32 // per session scratch of the precision bootstrap
 }

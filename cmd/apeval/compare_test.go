@@ -173,3 +173,60 @@ func TestSlicesOnSample(t *testing.T) {
 		t.Errorf("--by rule: exit %d %s", code, stderr)
 	}
 }
+
+// TestSampleStory: what `make run` shows. The old judge version is NO-GO
+// where the data confirm it (its P95 interval lies wholly above 1 s); the
+// newer one is not held back by a single flipped case (no fire-rate drift
+// FAIL, verdict not NO-GO).
+func TestSampleStory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	apeval(t, "", "run", "--baseline", sampleBaseline, "--out", dir, "-q")
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type crit struct {
+		Name   string   `json:"name"`
+		Status string   `json:"status"`
+		Lo     *float64 `json:"lo"`
+	}
+	var s struct {
+		Judges []struct {
+			Judge   string `json:"judge"`
+			Verdict string `json:"verdict"`
+			Total   struct {
+				Criteria []crit `json:"criteria"`
+			} `json:"total"`
+			Rules []struct {
+				RuleID   string `json:"rule_id"`
+				Criteria []crit `json:"criteria"`
+			} `json:"rules"`
+		} `json:"judges"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range s.Judges {
+		old := j.Judge == sampleBaseline
+		for _, c := range j.Total.Criteria {
+			if c.Name == "judge_p95_max" && old && (c.Status != "FAIL" || c.Lo == nil || *c.Lo <= 1000) {
+				t.Errorf("old judge P95: %s, lower bound %v, want FAIL wholly above 1000 ms", c.Status, c.Lo)
+			}
+		}
+		if old && j.Verdict != "NO-GO" {
+			t.Errorf("old judge verdict %s", j.Verdict)
+		}
+		if !old {
+			if j.Verdict == "NO-GO" {
+				t.Errorf("new judge is NO-GO")
+			}
+			for _, r := range j.Rules {
+				for _, c := range r.Criteria {
+					if c.Name == "fire_rate_change_max" && c.Status == "FAIL" {
+						t.Errorf("new judge: fire-rate drift FAIL on %s", r.RuleID)
+					}
+				}
+			}
+		}
+	}
+}
