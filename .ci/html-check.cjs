@@ -2,7 +2,8 @@
 // driving the system's chromium), fails on any console error or warning, page
 // error, failed request or request leaving the page's own file, then writes a
 // full-page screenshot and the boxes of the chart elements (JSON, page pixels)
-// for chartpixels.go. Called by html-check.sh:
+// for chartpixels.go. Fails too on a horizontal scrollbar at the 1280 px
+// viewport, of the page or of a visible box inside it. Called by html-check.sh:
 //   node html-check.cjs NODE_DIR CHROMIUM REPORT_HTML OUT_PNG OUT_JSON
 'use strict';
 const fs = require('fs');
@@ -58,6 +59,26 @@ async function main() {
     await page.goto(url, { waitUntil: 'load', timeout: 30000 });
     // Let late errors (scripts run after load, fonts) surface.
     await page.waitForTimeout(500);
+
+    // A decision page must fit a 1280 px laptop screen: no horizontal
+    // scrollbar on the page, and no visible box that scrolls sideways.
+    const wide = await page.evaluate(() => {
+      const out = [];
+      const doc = document.documentElement;
+      if (doc.scrollWidth > doc.clientWidth) {
+        out.push(`horizontal scrollbar at ${window.innerWidth} px: the page is ${doc.scrollWidth} px wide`);
+      }
+      for (const e of document.querySelectorAll('body *')) {
+        const st = getComputedStyle(e);
+        if (!/(auto|scroll)/.test(st.overflowX) || e.clientWidth === 0) continue;
+        if (e.scrollWidth > e.clientWidth + 1) {
+          const what = (e.querySelector('caption, th') || e).textContent.trim().slice(0, 40);
+          out.push(`horizontal scrollbar at ${window.innerWidth} px: <${e.tagName.toLowerCase()}> "${what}" is ${e.scrollWidth} px wide in ${e.clientWidth} px`);
+        }
+      }
+      return out;
+    });
+    problems.push(...wide);
 
     const charts = await page.evaluate(() => {
       const els = [...document.querySelectorAll('svg, img, canvas')]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Opens the embedded sample's report.html in headless Chromium and checks that
 # the page is self-contained and whole (issue 5): no console error or warning,
-# no page error, no failed request, no request leaving file:/data:, at least 3
+# no page error, no failed request, no request leaving file:/data:, no
+# horizontal scrollbar at 1280 px (issue 12: a decision page), at least 3
 # charts, and, from a full-page screenshot, that every chart drew (enough
 # non-background pixels inside each chart's box, some of them coloured).
 #
@@ -11,7 +12,8 @@
 # boxes in $HTML_CHECK_OUT (default apeval-out/html-check) for a look after a
 # failure. Then a self-test proves the check can fail: small pages with a
 # console error, a script error, a network request, a missing file, an empty
-# chart and too few charts must each be rejected, and a clean one accepted.
+# chart, too few charts, and a page or a box wider than the 1280 px viewport
+# must each be rejected, and a clean one accepted.
 # Exit 0 on pass, 1 on fail.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,7 +58,10 @@ make -s build
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 set +e
-./bin/apeval run --quiet --out "$work/run" >"$work/run.log" 2>&1
+# With the sample's older judge version as the baseline and slices by tag, so
+# the comparison (figures, forest plots) and the slice sections are on the
+# page too.
+./bin/apeval run --quiet --baseline recorded/ollama/qwen2.5:3b --by tag --out "$work/run" >"$work/run.log" 2>&1
 rc=$?
 set -e
 # 1 (NO-GO) and 3 (INCONCLUSIVE) are the sample's verdicts, not failures.
@@ -84,6 +89,8 @@ declare -A bad=(
   [missing-file]="$chart$chart$chart<img src=missing.png width=200 height=100>"
   [empty-chart]="$chart$empty$chart"
   [two-charts]="$chart$chart"
+  [wide-page]="$chart$chart$chart<div style='width:1600px'>wide</div>"
+  [wide-box]="$chart$chart$chart<div style='overflow-x:auto'><table><tr><td style='min-width:1600px'>wide</td></tr></table></div>"
 )
 # The reason each must be rejected for, so a check failing for the wrong
 # reason does not pass the self-test.
@@ -94,6 +101,8 @@ declare -A why=(
   [missing-file]="ERR_FILE_NOT_FOUND"
   [empty-chart]="FAIL: under 1.0 % ink"
   [two-charts]="2 chart(s) on the page, want at least 3"
+  [wide-page]="horizontal scrollbar at 1280 px: the page is"
+  [wide-box]="horizontal scrollbar at 1280 px: <div>"
 )
 self="$work/self"
 mkdir -p "$self"

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Chart file names inside a run directory.
@@ -33,12 +34,26 @@ type Chart struct {
 }
 
 var (
-	chartW = 8 * vg.Inch
-	chartH = 4 * vg.Inch
-	red    = color.RGBA{R: 0xc0, G: 0x20, B: 0x20, A: 0xff}
-	grey   = color.RGBA{R: 0x88, G: 0x88, B: 0x88, A: 0xff}
-	sans   = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	chartW          = 8 * vg.Inch
+	chartH          = 4 * vg.Inch
+	thresholdColour = hexColour(colourThreshold) // thresholds: black dashed, apart from every judge colour
+	grey            = color.RGBA{R: 0x88, G: 0x88, B: 0x88, A: 0xff}
+	sans            = font.Font{Typeface: "Liberation", Variant: "Sans"}
 )
+
+// judgeColourHex is the k-th judge's colour (Okabe–Ito, in order).
+func judgeColourHex(k int) string { return okabeIto[k%len(okabeIto)] }
+
+// judgeColour is judgeColourHex as a color.Color for gonum/plot.
+func judgeColour(k int) color.Color { return hexColour(judgeColourHex(k)) }
+
+// hexColour parses "#RRGGBB".
+func hexColour(h string) color.RGBA {
+	var c color.RGBA
+	c.A = 0xff
+	_, _ = fmt.Sscanf(h, "#%02x%02x%02x", &c.R, &c.G, &c.B)
+	return c
+}
 
 // newPlot returns a plot with sans-serif text throughout.
 func newPlot(title, x, y string) *plot.Plot {
@@ -56,14 +71,30 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// svgOf renders p as SVG.
+// svgOf renders p as SVG with its legend in a strip below the plot, outside
+// the data area, so no entry hides a point or a line.
 func svgOf(p *plot.Plot) ([]byte, error) {
-	wt, err := p.WriterTo(chartW, chartH, "svg")
-	if err != nil {
-		return nil, err
+	leg := p.Legend
+	p.Legend = plot.NewLegend()  // the plot itself draws none
+	leg.Padding = vg.Points(2.5) // entries do not touch
+	probe := draw.New(vgsvg.New(chartW, chartH))
+	legH := vg.Length(0)
+	if r := leg.Rectangle(probe); r.Size().Y > 0 {
+		legH = r.Size().Y + vg.Points(14)
 	}
+	c := vgsvg.New(chartW, chartH+legH)
+	dc := draw.New(c)
+	p.Draw(draw.Crop(dc, 0, 0, legH, 0))
+	if legH > 0 {
+		leg.Top, leg.Left = true, true
+		leg.XOffs, leg.YOffs = vg.Points(48), -vg.Points(4)
+		strip := dc
+		strip.Max.Y = strip.Min.Y + legH
+		leg.Draw(strip)
+	}
+	p.Legend = leg
 	var b bytes.Buffer
-	if _, err := wt.WriteTo(&b); err != nil {
+	if _, err := c.WriteTo(&b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -158,7 +189,7 @@ func (rep *Report) latencyPlot() (*plot.Plot, error) {
 			return nil, err
 		}
 		l.StepStyle = plotter.PostStep
-		l.Color = plotutil.Color(k)
+		l.Color = judgeColour(k)
 		l.Width = vg.Points(1.5)
 		p.Add(l)
 		p.Legend.Add(j.Judge, l)
@@ -168,7 +199,7 @@ func (rep *Report) latencyPlot() (*plot.Plot, error) {
 			if err != nil {
 				return nil, err
 			}
-			s.Color = plotutil.Color(k)
+			s.Color = judgeColour(k)
 			s.Shape = draw.CircleGlyph{}
 			s.Radius = vg.Points(4)
 			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pt,
@@ -178,7 +209,7 @@ func (rep *Report) latencyPlot() (*plot.Plot, error) {
 			}
 			for i := range lb.TextStyle {
 				lb.TextStyle[i].Font = font.From(sans, 9)
-				lb.TextStyle[i].Color = plotutil.Color(k)
+				lb.TextStyle[i].Color = judgeColour(k)
 			}
 			lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-12 - 10*float64(k))}
 			p.Add(s, lb)
@@ -192,7 +223,7 @@ func (rep *Report) latencyPlot() (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	crit.Color, crit.Dashes, crit.Width = red, []vg.Length{vg.Points(5), vg.Points(3)}, vg.Points(1.2)
+	crit.Color, crit.Dashes, crit.Width = thresholdColour, []vg.Length{vg.Points(5), vg.Points(3)}, vg.Points(1.2)
 	p95, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0.95}, {X: maxX, Y: 0.95}})
 	if err != nil {
 		return nil, err
@@ -258,12 +289,12 @@ func (rep *Report) intervalPlot(title, ylabel string, get func(*metrics.Row) (v,
 		if err != nil {
 			return nil, err
 		}
-		s.Color, s.Shape, s.Radius = plotutil.Color(k), plotutil.Shape(k), vg.Points(3.5)
+		s.Color, s.Shape, s.Radius = judgeColour(k), plotutil.Shape(k), vg.Points(3.5)
 		eb, err := plotter.NewYErrorBars(pts)
 		if err != nil {
 			return nil, err
 		}
-		eb.Color = plotutil.Color(k)
+		eb.Color = judgeColour(k)
 		p.Add(eb, s)
 		p.Legend.Add(j.Judge, s)
 	}
@@ -275,7 +306,7 @@ func (rep *Report) intervalPlot(title, ylabel string, get func(*metrics.Row) (v,
 		if err != nil {
 			return nil, err
 		}
-		l.Color, l.Dashes = red, []vg.Length{vg.Points(5), vg.Points(3)}
+		l.Color, l.Dashes = thresholdColour, []vg.Length{vg.Points(5), vg.Points(3)}
 		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("%s %g", thresholdName, threshold), l)
 	}
@@ -307,7 +338,7 @@ func (rep *Report) fireRatePlot() (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		b.Color = plotutil.Color(k)
+		b.Color = judgeColour(k)
 		b.LineStyle.Width = 0
 		b.Offset = vg.Length(float64(k)-float64(len(judges)-1)/2) * width
 		p.Add(b)

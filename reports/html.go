@@ -2,9 +2,12 @@ package reports
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"io"
 	"regexp"
+	"sort"
+	"strings"
 
 	"github.com/apeval/apeval/metrics"
 )
@@ -67,73 +70,218 @@ type htmlChart struct {
 	SVG   template.HTML
 }
 
+// htmlJudge is a judge's decision card.
+type htmlJudge struct {
+	Name, Verdict, Cls, Summary string
+	Baseline                    bool
+	// What holds it back: failing and open criteria, the first few of each
+	// shown and the rest folded.
+	Fail, FailMore, Open, OpenMore []holdBack
+}
+
+// htmlComparison is one baseline-vs-candidate section.
+type htmlComparison struct {
+	Title      string
+	Total      *htmlTable
+	Forests    []template.HTML
+	RuleTables []htmlTable
+	Slices     []htmlTable
+	Largest    string
+	WarnRefs   []int // numbers of the page's warnings about this comparison
+	// Fallback: the tables of apeval compare when metrics gave no figures.
+	Fallback []htmlTable
+}
+
+// htmlSliceKind is one slice kind's metrics table, folded under Title.
+type htmlSliceKind struct {
+	Title string
+	Table htmlTable
+}
+
+// htmlRule is one rule's compact card.
+type htmlRule struct {
+	ID, Class, Action string
+	Judges            []htmlRuleJudge
+}
+
+type htmlRuleJudge struct {
+	Judge, Verdict, Cls                string
+	Precision, Recall, Fire, HoldsBack string
+	Criteria                           []htmlCriterion
+	FP, FN                             []ErrorCase
+	FPTotal, FNTotal                   int64
+}
+
+type htmlCriterion struct{ Name, Status, Cls, Text string }
+
 type htmlPage struct {
 	Title       string
 	Verdict     string
 	VerdictCls  string
 	Facts       []string
-	Tables      []htmlTable
-	Why         *htmlTable
+	VerdictRule string
+	Judges      []htmlJudge
 	NA          []string
-	Comparisons []htmlTable
+	Comparisons []htmlComparison
+	SliceKinds  []htmlSliceKind // per-slice metrics (--by), one table per kind
+	Rules       []htmlRule
+	CasesNote   string
 	Charts      []htmlChart
+	Tables      []htmlTable // folded reference tables: gate actions, judges
 	Warnings    []string
+	Palette     []string // judge colours of the charts, with JudgeNames
+	JudgeNames  []string
 	Alerts      []htmlAlert
 }
 
-// htmlAlert is a judge whose calls failed, shown above the tables.
+// htmlAlert is a judge whose calls failed, shown above the decision.
 type htmlAlert struct {
 	Broken bool
 	Lines  []string
 }
 
-var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+// shownHoldBacks is how many failing and how many open criteria a judge
+// card shows unfolded.
+const shownHoldBacks = 4
+
+func splitAt(h []holdBack, n int) (shown, more []holdBack) {
+	if len(h) <= n {
+		return h, nil
+	}
+	return h[:n], h[n:]
+}
+
+// caseListArgs feeds the "cases" template.
+type caseListArgs struct {
+	Title string
+	List  []ErrorCase
+	Total int64
+}
+
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"inc": func(i int) int { return i + 1 },
+	"caseList": func(title string, list []ErrorCase, total int64) caseListArgs {
+		return caseListArgs{title, list, total}
+	},
+}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1b1f24;line-height:1.4}
-h1{font-size:1.5rem;margin-bottom:.3rem}
+*{box-sizing:border-box}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",sans-serif;margin:1.5rem auto;max-width:1180px;padding:0 1rem;color:#1b1f24;line-height:1.4;overflow-wrap:anywhere}
+h1{font-size:1.5rem;margin:0 0 .3rem}
 h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
-.banner{display:inline-block;font-weight:700;font-size:1.3rem;padding:.3rem .9rem;border-radius:6px;color:#fff}
-.banner.go{background:#1a7f37}.banner.nogo{background:#cf222e}.banner.open{background:#9a6700}
-.facts{color:#57606a;font-size:.9rem}
-table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.85rem}
+h3{font-size:1rem;margin:1rem 0 .3rem}
+.banner{display:inline-block;font-weight:700;padding:.15rem .6rem;border-radius:6px;color:#fff;white-space:nowrap}
+.go{background:#009E73}.nogo{background:#D55E00}.open{background:#B07D00}.na{background:#6E6E6E}
+.banner.big{font-size:1.3rem;padding:.3rem .9rem}
+.facts,.notes{color:#57606a;font-size:.85rem}
+.notes{margin:0 0 1rem}
+.cards{margin-bottom:.6rem;display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:.8rem}
+.card{border:1px solid #d0d7de;border-radius:8px;padding:.6rem .8rem;min-width:0}
+.card h3{margin:.1rem 0 .4rem;font-size:.95rem}
+.card ul{margin:.3rem 0;padding-left:1.1rem;font-size:.85rem}
+.card li{margin:.15rem 0}
+.sub{margin:.4rem 0 0;font-size:.85rem;font-weight:600}.nogo-text{color:#B34700}.open-text{color:#8A6100}
+table{border-collapse:collapse;margin:.4rem 0 .8rem;font-size:.82rem;max-width:100%}
+table.fixed{table-layout:fixed;width:100%}
 caption{text-align:left;font-weight:600;padding:.3rem 0}
-th,td{border:1px solid #d0d7de;padding:.25rem .5rem;vertical-align:top}
+th,td{border:1px solid #d0d7de;padding:.2rem .45rem;vertical-align:top}
 th{background:#f6f8fa;text-align:left}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.go{color:#1a7f37;font-weight:600}td.nogo{color:#cf222e;font-weight:600}td.open{color:#9a6700;font-weight:600}td.na{color:#57606a}
-.notes{font-size:.8rem;color:#57606a;margin:0 0 1rem}
-.chart{margin:1rem 0}.chart svg{max-width:100%;height:auto;border:1px solid #d0d7de}
-details{margin:.5rem 0}summary{cursor:pointer;font-weight:600}
-.scroll{overflow-x:auto}
-.alert{border:1px solid #d4a72c;background:#fff8c5;padding:.5rem .8rem;border-radius:6px;margin:.5rem 0}.alert.broken{border-color:#cf222e;background:#ffebe9}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+.rule td.num{white-space:nowrap}
+.rule summary{font-weight:500;font-size:.85rem}
+td.go,td.nogo,td.open,td.na{background:none;font-weight:600}
+td.go{color:#00745A}td.nogo{color:#B34700}td.open{color:#8A6100}td.na{color:#57606a;font-weight:400}
+.rule{border:1px solid #d0d7de;border-radius:8px;margin:.6rem 0;padding:.4rem .7rem}
+.rule h3{margin:.2rem 0;font-size:.95rem}
+.rule .meta{color:#57606a;font-weight:400;font-size:.82rem}
+.forests{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:.6rem}
+.forests svg,.chart svg{max-width:100%;height:auto;border:1px solid #d0d7de;display:block}
+.chart{margin:1rem 0}
+details{margin:.4rem 0}summary{cursor:pointer;font-weight:600}
+.scroll{overflow-x:auto;max-width:100%}
+.legend{font-size:.82rem;color:#57606a}.swatch{display:inline-block;width:.8em;height:.8em;border-radius:2px;margin:0 .25em 0 .6em;vertical-align:-.05em}
+code{font-size:.85em}
+.alert{border:1px solid #d4a72c;background:#fff8c5;padding:.5rem .8rem;border-radius:6px;margin:.5rem 0;overflow-wrap:anywhere}.alert.broken{border-color:#B34700;background:#fbeee6}
 </style>
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<p><span class="banner {{.VerdictCls}}">{{.Verdict}}</span></p>
+<p><span class="banner big {{.VerdictCls}}">{{.Verdict}}</span></p>
 <p class="facts">{{range $i, $f := .Facts}}{{if $i}} · {{end}}{{$f}}{{end}}</p>
+
+<h2 id="decision">Decision</h2>
 {{range .Alerts}}<div class="alert{{if .Broken}} broken{{end}}">{{range $i, $l := .Lines}}{{if $i}}<br><code>{{$l}}</code>{{else}}<strong>{{$l}}</strong>{{end}}{{end}}</div>{{end}}
-{{range .Tables}}{{template "table" .}}{{end}}
-{{with .Why}}<details><summary>Why not GO</summary>{{template "table" .}}</details>{{end}}
-{{if .NA}}<details><summary>Not applicable (N/A), not counted in the verdict</summary><ul>{{range .NA}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
-{{if .Comparisons}}<h2>Baseline vs candidate</h2>{{range .Comparisons}}{{template "table" .}}{{end}}{{end}}
-{{if .Charts}}<h2>Charts</h2>{{range .Charts}}<figure class="chart">{{.SVG}}<figcaption class="notes">{{.Title}}</figcaption></figure>{{end}}{{end}}
-{{if .Warnings}}<h2>Warnings</h2><ol class="notes">{{range .Warnings}}<li>{{.}}</li>{{end}}</ol>{{end}}
+<div class="cards">
+{{range .Judges}}<div class="card"><h3><span class="banner {{.Cls}}">{{.Verdict}}</span> {{.Name}}{{if .Baseline}} <span class="facts">(baseline)</span>{{end}}</h3>
+<p class="notes">{{.Summary}}</p>
+{{if .Fail}}<p class="sub nogo-text">Fails — the whole interval is on the bad side:</p><ul>{{range .Fail}}<li><b>{{.Rule}}</b>: {{.Text}}</li>{{end}}</ul>
+{{if .FailMore}}<details><summary>{{len .FailMore}} more failing</summary><ul>{{range .FailMore}}<li><b>{{.Rule}}</b>: {{.Text}}</li>{{end}}</ul></details>{{end}}{{end}}
+{{if .Open}}<p class="sub open-text">Open — the interval straddles the threshold:</p><ul>{{range .Open}}<li><b>{{.Rule}}</b>: {{.Text}}</li>{{end}}</ul>
+{{if .OpenMore}}<details><summary>{{len .OpenMore}} more open</summary><ul>{{range .OpenMore}}<li><b>{{.Rule}}</b>: {{.Text}}</li>{{end}}</ul></details>{{end}}{{end}}</div>
+{{end}}</div>
+<p class="notes">{{.VerdictRule}}</p>
+{{if .NA}}<details><summary>Not applicable (N/A), not counted in the verdict</summary><ul class="notes">{{range .NA}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
+
+{{range .Comparisons}}<h2 id="comparison">{{.Title}}</h2>
+{{with .Total}}{{template "table" .}}{{end}}
+{{if .Forests}}<div class="forests">{{range .Forests}}<figure class="chart">{{.}}</figure>{{end}}</div>
+<p class="notes">Each line is one rule: the dot is candidate − baseline, the whiskers its interval. A filled dark-blue dot marks a difference the test finds (p below 1 − confidence); a hollow light-blue dot with dashed whiskers, a difference chance explains as well (~). The black line is no change; the yellow band is the allowed fire-rate drift (±fire_rate_change_max).</p>{{end}}
+{{if .WarnRefs}}<p class="notes">Warnings about this comparison: {{range .WarnRefs}}<a href="#warning-{{.}}">[{{.}}]</a> {{end}}</p>{{end}}
+{{if .RuleTables}}<details><summary>Per rule, one table per figure</summary>{{range .RuleTables}}{{template "table" .}}{{end}}</details>{{end}}
+{{range .Fallback}}{{template "table" .}}{{end}}
+{{if .Slices}}<h3 id="slices">The comparison by slice</h3>{{with .Largest}}<p><b>{{.}}</b></p>{{end}}{{range .Slices}}<details><summary>{{.Caption}}: {{len .Rows}} values</summary>{{template "table" .}}</details>{{end}}{{end}}
+{{end}}
+
+{{if .SliceKinds}}<h2 id="slice-metrics">Metrics by slice</h2>
+{{range .SliceKinds}}<details><summary>{{.Title}}</summary>{{template "table" .Table}}</details>{{end}}{{end}}
+
+{{if .Rules}}<h2 id="rules">Rules</h2>
+{{range .Rules}}<div class="rule"><h3>{{.ID}} <span class="meta">{{.Class}}{{with .Action}} · {{.}}{{end}}</span></h3>
+<table class="fixed"><colgroup><col style="width:25%"><col style="width:12%"><col style="width:15%"><col style="width:15%"><col style="width:7%"><col></colgroup>
+<thead><tr><th>judge</th><th>verdict</th><th class="num">precision</th><th class="num">recall</th><th class="num">fire rate</th><th>holds it back</th></tr></thead>
+<tbody>{{range .Judges}}<tr><td>{{.Judge}}</td><td class="{{.Cls}}">{{.Verdict}}</td><td class="num">{{.Precision}}</td><td class="num">{{.Recall}}</td><td class="num">{{.Fire}}</td><td>{{.HoldsBack}}</td></tr>
+{{end}}</tbody></table>
+{{range .Judges}}<details><summary>{{.Judge}}: criteria, {{.FPTotal}} false positive(s), {{.FNTotal}} false negative(s)</summary>
+<table class="fixed"><colgroup><col style="width:27%"><col style="width:13%"><col></colgroup><thead><tr><th>criterion</th><th>status</th><th>what the data say</th></tr></thead><tbody>
+{{range .Criteria}}<tr><td>{{.Name}}</td><td class="{{.Cls}}">{{.Status}}</td><td>{{.Text}}</td></tr>
+{{end}}</tbody></table>
+{{if .FP}}{{template "cases" (caseList "False positives (result match, label no_match)" .FP .FPTotal)}}{{end}}
+{{if .FN}}{{template "cases" (caseList "False negatives (label match, result not match)" .FN .FNTotal)}}{{end}}
+</details>
+{{end}}</div>
+{{end}}{{with .CasesNote}}<p class="notes">Cases: {{.}}</p>{{end}}{{end}}
+
+{{if .Charts}}<h2 id="charts">Charts</h2>
+<p class="legend">Judges:{{range $i, $c := .Palette}}<span class="swatch" style="background:{{$c}}"></span>{{index $.JudgeNames $i}}{{end}}</p>
+{{range .Charts}}<figure class="chart">{{.SVG}}<figcaption class="notes">{{.Title}}</figcaption></figure>{{end}}{{end}}
+
+<h2 id="tables">Reference tables</h2>
+{{range .Tables}}<details><summary>{{.Caption}}</summary>{{template "table" .}}</details>{{end}}
+{{if .Warnings}}<h2 id="warnings">Warnings</h2><ol class="notes">{{range $i, $w := .Warnings}}<li id="warning-{{inc $i}}">{{$w}}</li>{{end}}</ol>{{end}}
 </body>
 </html>
 {{define "table"}}<div class="scroll"><table>{{with .Caption}}<caption>{{.}}</caption>{{end}}
 <thead><tr>{{range .Header}}<th{{with .Class}} class="{{.}}"{{end}}>{{.Text}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr>{{range .}}<td{{with .Class}} class="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>{{if .Notes}}<p class="notes">{{range .Notes}}{{.}}<br>{{end}}</p>{{end}}
+{{end}}
+{{define "cases"}}<table class="fixed cases"><caption>{{.Title}}{{if gt .Total (len .List)}}: the first {{len .List}} of {{.Total}} in case order{{end}}</caption>
+<colgroup><col style="width:9%"><col style="width:13%"><col style="width:12%"><col style="width:10%"><col><col style="width:9%"><col style="width:10%"></colgroup>
+<thead><tr><th>case</th><th>session</th><th>tags</th><th>tool</th><th>arguments (masked)</th><th>result</th><th>status</th></tr></thead><tbody>
+{{range .List}}<tr><td><code>{{.CaseID}}</code></td><td>{{.SessionID}} #{{.Seq}}</td><td>{{range $i, $t := .Tags}}{{if $i}}, {{end}}{{$t}}{{else}}–{{end}}</td><td>{{if .Tool}}{{.Tool}}{{else}}–{{end}}</td><td>{{if .Arguments}}<code>{{.Arguments}}</code>{{else}}–{{end}}</td><td>{{.Result}}</td><td>{{.Status}}{{with .Error}}: {{.}}{{end}}</td></tr>
+{{end}}</tbody></table>
 {{end}}`))
 
 // WriteHTML writes report.html: one self-contained page (inline CSS and
-// SVG, no script, no network) with the verdict, the tables and the charts.
+// SVG, no script, no network) laid out as a decision page — the verdict
+// per judge and what holds it back, then the comparison with the baseline
+// (figures, forest plots, slices), then one compact card per rule with its
+// criteria and cases folded, then the charts and the reference tables.
 func (rep *Report) WriteHTML(w io.Writer) error {
 	plain := *rep
 	plain.Color = false
@@ -144,9 +292,10 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		return err
 	}
 	page := htmlPage{
-		Title:      "apeval report",
-		Verdict:    string(s.Verdict),
-		VerdictCls: statusClass[string(s.Verdict)],
+		Title:       "apeval report",
+		Verdict:     string(s.Verdict),
+		VerdictCls:  statusClass[string(s.Verdict)],
+		VerdictRule: verdictRule + " A rule or judge is NO-GO if any criterion fails, INCONCLUSIVE if any is open, else GO.",
 	}
 	if rep.Run.RunID != "" {
 		page.Title += " — " + rep.Run.RunID
@@ -155,27 +304,84 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	if rep.Run.Interrupted {
 		page.Facts = append(page.Facts, "interrupted: only the cases replayed before it stopped")
 	}
-	judges := toHTMLTable("Judges", rep.judgesGrid())
-	rules := rep.rulesGrid(false)
-	rules.notes = []string{openLegend} // warnings have their own section
-	page.Tables = []htmlTable{judges, toHTMLTable("Rules", rules)}
-	if rep.Gates != nil {
-		page.Tables = append([]htmlTable{toHTMLTable("Gate actions", rep.Gates.grid(false))}, page.Tables...)
-	}
-	if why := rep.whyGrid(); why != nil {
-		t := toHTMLTable("", why)
-		page.Why = &t
+	// Candidates first: the run's verdict is theirs; the baseline follows.
+	judges := append([]*metrics.JudgeSummary(nil), s.Judges...)
+	sort.SliceStable(judges, func(a, b int) bool { return !judges[a].IsBaseline && judges[b].IsBaseline })
+	for _, j := range judges {
+		hb := holdBacks(j)
+		hj := htmlJudge{Name: j.Judge, Verdict: string(j.Verdict), Cls: statusClass[string(j.Verdict)],
+			Baseline: j.IsBaseline, Summary: verdictSummary(j, hb)}
+		var fail, open []holdBack
+		for _, h := range hb {
+			if h.Status == metrics.StatusFail {
+				fail = append(fail, h)
+			} else {
+				open = append(open, h)
+			}
+		}
+		hj.Fail, hj.FailMore = splitAt(fail, shownHoldBacks)
+		hj.Open, hj.OpenMore = splitAt(open, shownHoldBacks)
+		page.Judges = append(page.Judges, hj)
 	}
 	page.NA, _ = rep.naLines()
+	warnings := rep.footnoteTexts()
+	conf := s.Thresholds.Confidence
 	for _, c := range s.Comparisons {
-		for _, g := range rep.comparisonGrids(c) {
-			page.Comparisons = append(page.Comparisons, toHTMLTable(c.Candidate+" vs baseline "+c.Baseline, g))
+		hc := htmlComparison{Title: c.Candidate + " vs baseline " + c.Baseline}
+		if g := totalFiguresGrid(c, conf); g != nil {
+			t := toHTMLTable("", g)
+			hc.Total = &t
 		}
+		for _, m := range comparisonFigures(comparisonRows(c)) {
+			band := 0.0
+			if m.name == "fire_rate" {
+				band = s.Thresholds.FireRateChangeMax
+			}
+			if svg := forestPlot(c, m, conf, band); svg != "" {
+				hc.Forests = append(hc.Forests, template.HTML(svg)) // built from escaped text only
+			}
+		}
+		if hc.Total == nil {
+			for _, g := range rep.comparisonGrids(c) {
+				hc.Fallback = append(hc.Fallback, toHTMLTable("", g))
+			}
+		}
+		for _, g := range ruleFiguresGrids(c, conf) {
+			hc.RuleTables = append(hc.RuleTables, toHTMLTable("", g))
+		}
+		for _, kind := range sliceKinds(c) {
+			hc.Slices = append(hc.Slices, toHTMLTable("By "+kind+" (all rules)", sliceGrid(c, kind, conf)))
+		}
+		hc.Largest = largestSliceText(c, conf, func(s string) string { return s })
+		hc.WarnRefs = warningRefs(warnings, c)
+		page.Comparisons = append(page.Comparisons, hc)
+	}
+	for _, g := range rep.sliceGrids() {
+		title := fmt.Sprintf("%s: %d lines (value × judge)", strings.ToUpper(g.header[0][:1])+g.header[0][1:], len(g.rows))
+		page.SliceKinds = append(page.SliceKinds, htmlSliceKind{title, toHTMLTable("", g)})
+	}
+	for _, id := range ruleIDs(s) {
+		page.Rules = append(page.Rules, rep.htmlRule(id))
+	}
+	if rep.Cases != nil {
+		page.CasesNote = rep.Cases.Note
 	}
 	for _, c := range charts {
 		page.Charts = append(page.Charts, htmlChart{c.Title, inlineSVG(c.SVG)})
 	}
-	page.Warnings = rep.footnoteTexts()
+	for i, j := range s.Judges {
+		page.Palette = append(page.Palette, judgeColourHex(i))
+		page.JudgeNames = append(page.JudgeNames, j.Judge)
+	}
+	if rep.Gates != nil {
+		page.Tables = append(page.Tables, toHTMLTable("Gate actions", rep.Gates.grid(false)))
+	}
+	page.Tables = append(page.Tables, toHTMLTable("Judges side by side", rep.judgesGrid()))
+	if why := rep.whyGrid(); why != nil {
+		why.notes = []string{verdictRule}
+		page.Tables = append(page.Tables, toHTMLTable("Why not GO: "+rep.whyCounts(), why))
+	}
+	page.Warnings = warnings
 	for _, f := range rep.Failures {
 		page.Alerts = append(page.Alerts, htmlAlert{Broken: f.Broken, Lines: f.Lines()})
 	}
@@ -185,4 +391,56 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	}
 	_, err = w.Write(b.Bytes())
 	return err
+}
+
+// htmlRule builds one rule's card.
+func (rep *Report) htmlRule(id string) htmlRule {
+	hr := htmlRule{ID: id}
+	for _, j := range rep.Summary.Judges {
+		r := j.Rule(id)
+		if r == nil {
+			continue
+		}
+		hr.Class, hr.Action = r.Class, r.Action
+		hj := htmlRuleJudge{Judge: j.Judge, Verdict: string(r.Verdict), Cls: statusClass[string(r.Verdict)],
+			Precision: fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2), Recall: fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2),
+			Fire: fmtNum(r.FireRate, 3)}
+		var back []string
+		if f := statusNames(r, metrics.StatusFail); f != na {
+			back = append(back, "fails: "+f)
+		}
+		if o := statusNames(r, metrics.StatusInconclusive); o != na {
+			back = append(back, "open: "+o)
+		}
+		hj.HoldsBack = strings.Join(back, "; ")
+		if hj.HoldsBack == "" {
+			hj.HoldsBack = na
+		}
+		for _, c := range r.Criteria {
+			text := c.Reason
+			if c.Status == metrics.StatusFail || c.Status == metrics.StatusInconclusive {
+				text = criterionSentence(c)
+			}
+			hj.Criteria = append(hj.Criteria, htmlCriterion{c.Name, string(c.Status), statusClass[string(c.Status)], text})
+		}
+		if re := rep.Cases.Rule(j.Judge, id); re != nil {
+			hj.FP, hj.FN, hj.FPTotal, hj.FNTotal = re.FalsePositives, re.FalseNegatives, re.FPTotal, re.FNTotal
+		}
+		hr.Judges = append(hr.Judges, hj)
+	}
+	return hr
+}
+
+// warningRefs are the footnote numbers (1-based) of a comparison's warnings.
+func warningRefs(warnings []string, c *metrics.Comparison) []int {
+	var refs []int
+	for _, cw := range c.Warnings {
+		for i, w := range warnings {
+			if strings.HasSuffix(w, cw) {
+				refs = append(refs, i+1)
+				break
+			}
+		}
+	}
+	return refs
 }

@@ -109,13 +109,18 @@ func TestHTMLSelfContained(t *testing.T) {
 		t.Error("escape codes or an XML declaration inside the page")
 	}
 	for _, s := range []string{`<span class="banner nogo">NO-GO</span>`, "<svg", "Judges", "Rules", "Why not GO",
-		"rule-12", "Baseline vs candidate", "Warnings", "P95 769 ms", "<caption>Gate actions</caption>"} {
+		"rule-12", "recorded/judge-v2 vs baseline recorded/judge-v1", "Warnings", "P95 769 ms", "<caption>Gate actions</caption>"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("report.html lacks %q", s)
 		}
 	}
-	if n := strings.Count(page, "<svg"); n != 4 {
-		t.Errorf("%d inline charts, want 4", n)
+	// The four charts, and one forest plot per comparison figure.
+	forests := strings.Count(page, `class="forest"`)
+	if n := strings.Count(page, "<svg") - forests; n != 4 {
+		t.Errorf("%d inline charts besides the forest plots, want 4", n)
+	}
+	if want := len(comparisonFigures(comparisonRows(rep.Summary.Comparisons[0]))); forests != want {
+		t.Errorf("%d forest plots, want one per comparison figure (%d)", forests, want)
 	}
 	// Every element opened is closed in order (void elements aside).
 	checkBalanced(t, page)
@@ -125,7 +130,7 @@ func TestHTMLSelfContained(t *testing.T) {
 // nest properly, so no browser has to repair the page.
 func checkBalanced(t *testing.T, page string) {
 	t.Helper()
-	void := map[string]bool{"meta": true, "br": true, "path": true, "!doctype": true}
+	void := map[string]bool{"meta": true, "br": true, "path": true, "col": true, "!doctype": true}
 	tag := regexp.MustCompile(`<(/?)([a-zA-Z!][a-zA-Z0-9-]*)[^>]*?(/?)>`)
 	var stack []string
 	for _, m := range tag.FindAllStringSubmatch(page, -1) {

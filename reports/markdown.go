@@ -72,6 +72,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	}
 	if why := rep.whyGrid(); why != nil {
 		fmt.Fprintf(&b, "\n<details><summary>Why not GO: %s</summary>\n\n", rep.whyCounts())
+		why.notes = []string{verdictRule}
 		if err := why.render(&b, FormatMarkdown); err != nil {
 			return err
 		}
@@ -85,16 +86,15 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString("\n</details>\n")
 	}
 	for _, c := range s.Comparisons {
-		fmt.Fprintf(&b, "\n<details><summary>%s vs baseline %s</summary>\n\n", mdEscape(c.Candidate), mdEscape(c.Baseline))
-		for i, g := range rep.comparisonGrids(c) {
-			if i > 0 {
-				b.WriteString("\n")
-			}
-			if err := g.render(&b, FormatMarkdown); err != nil {
-				return err
-			}
+		if err := rep.markdownComparison(&b, c, warnings); err != nil {
+			return err
 		}
-		b.WriteString("\n</details>\n")
+	}
+	if err := rep.markdownSlices(&b); err != nil {
+		return err
+	}
+	if err := rep.markdownCases(&b); err != nil {
+		return err
 	}
 	if len(warnings) > 0 {
 		b.WriteString("\n")

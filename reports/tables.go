@@ -38,6 +38,9 @@ type Report struct {
 	// messages (Failures.Summary); summary.json, summary.md and report.html
 	// show them, loudly when most calls failed.
 	Failures []JudgeFailures
+	// Cases, when set, lists false positives and negatives per judge × rule
+	// in summary.md and report.html.
+	Cases *CaseLists
 }
 
 // criterionLabel is the short name of a criterion in tables.

@@ -68,7 +68,8 @@ once each (--allow-partial accepts missing shards).`,
 			failures := reports.NewFailures()
 			gates := reports.NewGateSummary()
 			toks := reports.Tokens{}
-			to := sinks{acc, gates, toks, failures}
+			listed := reports.NewCaseLists()
+			to := sinks{acc, gates, toks, failures, listed}
 			for _, d := range args {
 				if _, err := reports.ReadRun(d, func(r *replay.Result) error {
 					r.RunID = runID
@@ -82,8 +83,9 @@ once each (--allow-partial accepts missing shards).`,
 			if err := w.Close(); err != nil {
 				return err
 			}
+			describeFromRunInfo(listed, info)
 			rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Tokens: toks, Inconclusive: e.Inconclusive,
-				Failures: failures.Summary()}
+				Failures: failures.Summary(), Cases: listed}
 			if err := writeRunReports(out, rep, e.Format, io, gates); err != nil {
 				return err
 			}

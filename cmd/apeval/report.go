@@ -142,7 +142,8 @@ func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSum
 	failures := reports.NewFailures()
 	gates := reports.NewGateSummary()
 	toks := reports.Tokens{}
-	to := sinks{acc, gates, toks, failures}
+	listed := reports.NewCaseLists()
+	to := sinks{acc, gates, toks, failures, listed}
 	for _, d := range dirs {
 		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
 			to.Add(r)
@@ -151,10 +152,13 @@ func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSum
 			return nil, nil, runDirError(d, err)
 		}
 	}
+	for _, in := range infos {
+		describeFromRunInfo(listed, in)
+	}
 	info := infos[0]
 	info.Baseline = baseline
 	return &reports.Report{Run: info, Summary: acc.Close(), Tokens: toks, Inconclusive: e.Inconclusive,
-		Failures: failures.Summary()}, gates, nil
+		Failures: failures.Summary(), Cases: listed}, gates, nil
 }
 
 func runDirError(dir string, err error) error {

@@ -214,9 +214,10 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	gates := reports.NewGateSummary()
 	toks := reports.Tokens{}
 	failures := reports.NewFailures()
+	listed := reports.NewCaseLists()
 	to := sinks{gates, failures}
 	if !o.replayOnly {
-		to = append(to, acc, toks)
+		to = append(to, acc, toks, listed)
 	}
 	res, err := p.replay(ctx, o, io, to)
 	if err != nil {
@@ -237,8 +238,9 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		return nil
 	}
 
+	describeListedCases(listed, p.src.reader(p.pol))
 	rep := &reports.Report{Run: *p.w.Info(), Summary: acc.Close(), Tokens: toks, Inconclusive: o.Inconclusive,
-		Failures: failures.Summary()}
+		Failures: failures.Summary(), Cases: listed}
 	if err := writeRunReports(o.Out, rep, o.Format, io, gates); err != nil {
 		return err
 	}

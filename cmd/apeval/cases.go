@@ -1,0 +1,59 @@
+package main
+
+import (
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/reports"
+)
+
+// describeListedCases reads the dataset once more for the few cases the
+// false-positive/negative lists kept, and gives them their tool and masked
+// arguments; only those cases are held, so memory stays bounded.
+func describeListedCases(cl *reports.CaseLists, r *datasets.Reader) {
+	defer r.Close()
+	ids := cl.CaseIDs()
+	for len(ids) > 0 && r.Scan() {
+		rec := r.Record()
+		if rec.Err != nil || !ids[rec.Case.ID] {
+			continue
+		}
+		cl.Describe(rec.Case.ID, rec.Case.Tool.Name, rec.Case.Tool.Arguments)
+		delete(ids, rec.Case.ID)
+	}
+}
+
+// describeFromRunInfo is describeListedCases for `apeval report`: the
+// decision files hold the tool's name but never its arguments, so it reads
+// the datasets run.json names when they are still there unchanged (same
+// SHA-256), or the embedded sample; otherwise it says why the lists show no
+// arguments.
+func describeFromRunInfo(cl *reports.CaseLists, info reports.RunInfo) {
+	if len(cl.CaseIDs()) == 0 {
+		return
+	}
+	var paths []string
+	sample := false
+	for _, d := range info.Datasets {
+		switch {
+		case d.Name == datasets.SampleName && d.SHA256 == datasets.SampleSHA256():
+			sample = true
+		case d.SHA256 != "" && fileSHA256(d.Name) == d.SHA256:
+			paths = append(paths, d.Name)
+		default:
+			cl.Note = "tool arguments are not in the decision files, and the dataset " + d.Name +
+				" is not available unchanged to read them from"
+			return
+		}
+	}
+	if sample && len(paths) > 0 || len(info.Datasets) == 0 {
+		cl.Note = "tool arguments are not in the decision files, and run.json names no dataset to read them from"
+		return
+	}
+	var r *datasets.Reader
+	if sample {
+		r = datasets.Open([]string{"-"}, datasets.SampleCases())
+		r.StdinName = datasets.SampleName
+	} else {
+		r = datasets.Open(paths, nil)
+	}
+	describeListedCases(cl, r)
+}

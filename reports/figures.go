@@ -1,0 +1,236 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/apeval/apeval/metrics"
+)
+
+// figureMeta is a comparison figure's name with figureViews' formatting
+// (compare.go), which the pages share with apeval compare.
+type figureMeta struct {
+	name string // metrics.Figure.Figure
+	figureView
+}
+
+// figureOrder is the report order of the comparison figures.
+var figureOrder = func() []figureMeta {
+	out := make([]figureMeta, len(metrics.FigureNames))
+	for i, n := range metrics.FigureNames {
+		out[i] = figureMeta{n, figureViews[n]}
+	}
+	return out
+}()
+
+func metaOf(name string) figureMeta {
+	for _, m := range figureOrder {
+		if m.name == name {
+			return m
+		}
+	}
+	return figureMeta{name, figureView{label: name, digits: 3}}
+}
+
+// num formats a value of the figure.
+func (m figureMeta) num(v float64) string { return m.value(&v) }
+
+// signedNum formats a difference with its sign and a true minus.
+func (m figureMeta) signedNum(v float64) string { return m.signed(v) }
+
+func (m figureMeta) opt(v *float64) string { return m.value(v) }
+
+// figureDelta is figureCell for a figure that may be absent ("–").
+func figureDelta(f *metrics.Figure, conf float64) string {
+	if f == nil {
+		return na
+	}
+	return figureCell(*f, conf)
+}
+
+// figurePtr returns the rule comparison's figure of that name, nil if absent.
+func figurePtr(rc *metrics.RuleComparison, name string) *metrics.Figure {
+	if rc == nil {
+		return nil
+	}
+	for i := range rc.Figures {
+		if rc.Figures[i].Figure == name {
+			return &rc.Figures[i]
+		}
+	}
+	return nil
+}
+
+// comparisonFigures lists the figure names the comparison has, in report order.
+func comparisonFigures(rows []*metrics.RuleComparison) []figureMeta {
+	var out []figureMeta
+	for _, m := range figureOrder {
+		for _, rc := range rows {
+			if figurePtr(rc, m.name) != nil {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// testLabel names a figure's test for readers.
+func testLabel(test string) string {
+	switch {
+	case strings.Contains(test, "clustered"):
+		return "McNemar, session-clustered"
+	case strings.Contains(test, "exact"):
+		return "McNemar, exact"
+	case strings.Contains(test, "bootstrap"):
+		return "paired session bootstrap"
+	case strings.Contains(test, "mann_whitney"):
+		return "Mann–Whitney U"
+	}
+	return test
+}
+
+// totalFiguresGrid is the comparison's "all rules" row as one table, one
+// line per figure: baseline, candidate, the delta cell and the test.
+func totalFiguresGrid(c *metrics.Comparison, conf float64) *grid {
+	g := &grid{header: []string{"all rules", c.Baseline, c.Candidate, "vs base", "test"},
+		right: []bool{false, true, true, true, false}}
+	if c.Total == nil {
+		return nil
+	}
+	for _, m := range comparisonFigures([]*metrics.RuleComparison{c.Total}) {
+		f := figurePtr(c.Total, m.name)
+		g.add(m.label, m.opt(f.Baseline), m.opt(f.Candidate), figureDelta(f, conf), testLabel(f.Test))
+	}
+	if len(g.rows) == 0 {
+		return nil
+	}
+	g.notes = []string{deltaLegend(conf)}
+	return g
+}
+
+// deltaLegend explains the "vs base" cells.
+func deltaLegend(conf float64) string {
+	return fmt.Sprintf("vs base: candidate − baseline with its %g%% interval, p and the units the test used (n); "+
+		"~ where p ≥ %g, a difference chance explains as well.", conf*100, roundP(1-conf))
+}
+
+func roundP(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+
+// ruleFiguresGrids is benchstat's layout for the rules: one table per
+// figure, a line per rule (all rules last).
+func ruleFiguresGrids(c *metrics.Comparison, conf float64) []*grid {
+	rows := comparisonRows(c)
+	var gs []*grid
+	for _, m := range comparisonFigures(rows) {
+		g := &grid{header: []string{m.label, c.Baseline, c.Candidate, "vs base"}, right: []bool{false, true, true, true}}
+		for _, rc := range rows {
+			f := figurePtr(rc, m.name)
+			if f == nil {
+				g.add(ruleLabel(rc.RuleID), na, na, na)
+				continue
+			}
+			g.add(ruleLabel(rc.RuleID), m.opt(f.Baseline), m.opt(f.Candidate), figureDelta(f, conf))
+		}
+		gs = append(gs, g)
+	}
+	return gs
+}
+
+// sliceFigureNames are the figures a slice table shows (the proportions;
+// latency per slice says little).
+var sliceFigureNames = []string{"recall", "false_positive_rate", "precision", "fire_rate"}
+
+// sliceKinds lists the slice kinds of a comparison in order of appearance.
+func sliceKinds(c *metrics.Comparison) []string {
+	var kinds []string
+	for _, s := range c.Slices {
+		if len(kinds) == 0 || kinds[len(kinds)-1] != s.Slice {
+			kinds = append(kinds, s.Slice)
+		}
+	}
+	return kinds
+}
+
+// sliceTotal is the all-rules comparison of one slice value.
+func sliceTotal(s metrics.SliceComparison) *metrics.RuleComparison {
+	for _, rc := range s.Rules {
+		if rc.RuleID == metrics.AllRules {
+			return rc
+		}
+	}
+	return nil
+}
+
+// sliceGrid is one table per slice kind: a line per slice value with the
+// all-rules delta of each proportion figure.
+func sliceGrid(c *metrics.Comparison, kind string, conf float64) *grid {
+	g := &grid{header: []string{kind}, right: []bool{false}}
+	for _, n := range sliceFigureNames {
+		g.header = append(g.header, metaOf(n).label)
+		g.right = append(g.right, true)
+	}
+	for _, s := range c.Slices {
+		if s.Slice != kind {
+			continue
+		}
+		t := sliceTotal(s)
+		cells := []string{s.Value}
+		for _, n := range sliceFigureNames {
+			cells = append(cells, figureDelta(figurePtr(t, n), conf))
+		}
+		g.add(cells...)
+	}
+	return g
+}
+
+// largestSliceChange finds, over every slice value, the proportion figure
+// with the largest |Δ|; marked limits it to differences the test marks
+// (p < 1 − confidence). ok is false when there is none.
+func largestSliceChange(c *metrics.Comparison, conf float64, marked bool) (s metrics.SliceComparison, f metrics.Figure, ok bool) {
+	best := 0.0
+	for _, sc := range c.Slices {
+		t := sliceTotal(sc)
+		for _, n := range sliceFigureNames {
+			fg := figurePtr(t, n)
+			if fg == nil || fg.Delta == nil || (marked && !fg.Significant(conf)) {
+				continue
+			}
+			if d := math.Abs(*fg.Delta); d > best {
+				best, s, f, ok = d, sc, *fg, true
+			}
+		}
+	}
+	return s, f, ok
+}
+
+// deltaText is a difference with its interval, p and n, marked or not.
+func deltaText(f metrics.Figure) string {
+	fv := figureViews[f.Figure]
+	s := fv.signed(*f.Delta)
+	if f.DeltaLo != nil && f.DeltaHi != nil {
+		s += fmt.Sprintf(" [%s, %s]", fv.signed(*f.DeltaLo), fv.signed(*f.DeltaHi))
+	}
+	return s + " " + pn(f)
+}
+
+// largestSliceText says where the judges differ most: the slice value with
+// the largest difference and, when the test does not mark that one, also
+// the largest difference it marks — so a big change on a handful of cases
+// is visible without being passed off as confirmed. "" without slices.
+func largestSliceText(c *metrics.Comparison, conf float64, name func(string) string) string {
+	s, f, ok := largestSliceChange(c, conf, false)
+	if !ok {
+		return ""
+	}
+	text := fmt.Sprintf("Largest difference: %s %s, %s %s", s.Slice, name(s.Value), metaOf(f.Figure).label, deltaText(f))
+	if f.Significant(conf) {
+		return text + "."
+	}
+	text += fmt.Sprintf(" — on %d units its test cannot tell it from chance", f.N)
+	if ms, mf, ok := largestSliceChange(c, conf, true); ok {
+		text += fmt.Sprintf("; largest marked difference: %s %s, %s %s", ms.Slice, name(ms.Value), metaOf(mf.Figure).label, deltaText(mf))
+	}
+	return text + "."
+}
