@@ -162,7 +162,7 @@ func openBolt(path string, wait time.Duration) (db *bolt.DB, err error) {
 		}
 	}()
 	db, err = bolt.Open(path, 0o644, &bolt.Options{Timeout: wait})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, err
 	}
 	if err != nil {

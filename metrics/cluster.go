@@ -88,19 +88,6 @@ func (s *sessScratch) addN(sess uint32, m, y int32) {
 	s.y[sess] += y
 }
 
-func (s *sessScratch) add(sess uint32, unit, success bool) {
-	if !unit {
-		return
-	}
-	if s.m[sess] == 0 {
-		s.touched = append(s.touched, sess)
-	}
-	s.m[sess]++
-	if success {
-		s.y[sess]++
-	}
-}
-
 // deff returns the design effect of what was added and resets the scratch.
 func (s *sessScratch) deff() float64 {
 	s.ys, s.ms = s.ys[:0], s.ms[:0]

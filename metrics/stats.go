@@ -158,11 +158,3 @@ func ratio(num, den int64) *float64 {
 	return ptr(float64(num) / float64(den))
 }
 
-// wilsonPtr returns the Wilson interval of num/den, nil bounds when den is 0.
-func wilsonPtr(num, den int64, z float64) (lo, hi *float64) {
-	if den == 0 {
-		return nil, nil
-	}
-	l, h := Wilson(float64(num), float64(den), z)
-	return ptr(l), ptr(h)
-}

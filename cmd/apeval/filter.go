@@ -138,14 +138,6 @@ func (s *sessionSelection) keepSession(id string) bool {
 	return s == nil || s.sessions == nil || s.sessions[id]
 }
 
-// report reports whether a case of a replayed session is reported.
-func (s *sessionSelection) report(c *datasets.Case) bool {
-	if s == nil || len(s.tags) == 0 {
-		return true
-	}
-	return hasAnyTag(c, s.tags)
-}
-
 func hasAnyTag(c *datasets.Case, tags []string) bool { return hasAnyTagList(c.Tags, tags) }
 
 // selectSessions reads the dataset once (session IDs and tags only) and
