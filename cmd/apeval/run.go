@@ -32,6 +32,7 @@ type runOptions struct {
 	NoCache      bool
 	SkipInvalid  bool
 	Shard        string
+	ShardCount   int
 	Criteria     string
 	Baseline     string
 	Inconclusive string
@@ -42,7 +43,8 @@ type runOptions struct {
 	Judge        judgeFlags
 
 	replayOnly bool
-	shard      shard
+	shard      replay.Shard
+	shardFrom  string // where --shard auto found the shard
 }
 
 func newRunCmd(io IO, replayOnly bool) *cobra.Command {
@@ -77,7 +79,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
   apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge out/shard*`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.validate(); err != nil {
+			if err := o.validate(io.Getenv); err != nil {
 				return err
 			}
 			return runRun(cmd.Context(), o, io)
@@ -99,7 +101,8 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 	f.StringVar(&o.CacheDir, "cache", "", "response cache directory (default: the user cache dir, e.g. ~/.cache/apeval)")
 	f.BoolVar(&o.NoCache, "no-cache", false, "neither read nor write the response cache")
 	f.BoolVar(&o.SkipInvalid, "skip-invalid", false, "skip malformed dataset lines (counted and listed) instead of failing")
-	f.StringVar(&o.Shard, "shard", "", "replay only shard I of N (`I/N`, 1-based), partitioned by session_id hash; recombine with apeval merge")
+	f.StringVar(&o.Shard, "shard", "", "replay only shard I of N (`I/N`, 1-based), partitioned by session_id hash; recombine with apeval merge; auto: from the scheduler's environment")
+	f.IntVar(&o.ShardCount, "shard-count", 0, "with --shard auto: the number of shards (a Kubernetes Indexed Job's completions; else $"+replay.ShardCountEnv+")")
 	f.StringVar(&o.RunID, "run-id", "", "run ID (default: UTC time plus a random suffix)")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress output")
 	if !replayOnly {
@@ -113,7 +116,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 	return cmd
 }
 
-func (o *runOptions) validate() error {
+func (o *runOptions) validate(getenv func(string) string) error {
 	if len(o.Datasets) > 0 && o.Policy == "" {
 		return usagef("--policy is required with --dataset (the embedded sample policy only fits the embedded sample)")
 	}
@@ -144,14 +147,43 @@ func (o *runOptions) validate() error {
 	if stdin > 1 {
 		return usagef("--dataset - (stdin) may be given once")
 	}
-	if o.Shard != "" {
-		s, err := parseShard(o.Shard)
+	if err := o.resolveShard(getenv); err != nil {
+		return err
+	}
+	return o.Judge.validate()
+}
+
+// resolveShard reads --shard: I/N as given, or auto from the environment of
+// the scheduler running this worker (replay.ShardFromEnv).
+func (o *runOptions) resolveShard(getenv func(string) string) error {
+	if o.ShardCount != 0 && o.Shard != "auto" {
+		return usagef("--shard-count applies only with --shard auto")
+	}
+	switch o.Shard {
+	case "":
+		return nil
+	case "auto":
+		if o.ShardCount < 0 {
+			return usagef("--shard-count must be positive, got %d", o.ShardCount)
+		}
+		if getenv == nil {
+			getenv = func(string) string { return "" }
+		}
+		a, err := replay.ShardFromEnv(getenv, o.ShardCount)
 		if err != nil {
-			return err
+			return usageError{err}
+		}
+		o.shard, o.shardFrom = a.Shard, a.Source
+	default:
+		s, err := replay.ParseShard(o.Shard)
+		if err != nil {
+			return usagef("--%v", err)
 		}
 		o.shard = s
 	}
-	return o.Judge.validate()
+	// run.json and merge see the resolved I/N, never "auto".
+	o.Shard = o.shard.String()
+	return nil
 }
 
 func checkInconclusive(v string) error {
@@ -198,6 +230,9 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		return err
 	}
 	defer src.cleanup()
+	if o.shardFrom != "" && !o.Quiet {
+		fmt.Fprintf(io.Err, "apeval: --shard auto: shard %s from %s\n", o.Shard, o.shardFrom)
+	}
 
 	specs := o.Judges
 	var stats *datasets.Stats
@@ -263,7 +298,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		total := int64(0)
 		if stats != nil {
 			total = int64(stats.Cases)
-		} else if o.shard.n <= 1 {
+		} else if o.shard.Count <= 1 {
 			total = src.approxCases()
 		}
 		prog = newProgress(io.Err, tty, total, now)
