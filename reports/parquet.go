@@ -137,9 +137,23 @@ const batchRows = 1024
 // goroutine, batch by batch, so Parquet encoding and compression run beside
 // the replay rather than on the goroutine that calls Write. A RunWriter is
 // not safe for concurrent use.
+//
+// In the hive layout (RunInfo.Layout = LayoutHive) each judge of the run
+// has its own pair of files, judge=<identity>/decisions.parquet and
+// judge=<identity>/gates.parquet, so that the run directories named
+// run_id=<id> under one root read as one partitioned table.
 type RunWriter struct {
+	dir   string
+	info  RunInfo
+	parts []*runPart
+	byJdg map[string]*runPart // hive: judge identity → its files
+	done  bool
+	err   error
+}
+
+// runPart is one pair of decision and gate files being written.
+type runPart struct {
 	dir     string
-	info    RunInfo
 	decF    *os.File
 	gateF   *os.File
 	decW    *pipe[decisionRow]
@@ -148,8 +162,6 @@ type RunWriter struct {
 	gateBuf []gateRow
 	nDec    int
 	nGate   int
-	done    bool
-	err     error
 }
 
 // pipe hands full batches of rows to a goroutine that writes them, in
@@ -227,19 +239,57 @@ func (p *pipe[T]) stop() {
 }
 
 // CreateRun creates dir (if needed) and starts a run in it. meta is written
-// to run.json on Close; adjust it meanwhile through Info.
+// to run.json on Close; adjust it meanwhile through Info. In the hive layout
+// meta.Judges must list every judge whose results will be written.
 func CreateRun(dir string, meta RunInfo) (*RunWriter, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
-	w := &RunWriter{dir: dir, info: meta,
-		decBuf: make([]decisionRow, batchRows), gateBuf: make([]gateRow, batchRows)}
+	w := &RunWriter{dir: dir, info: meta}
+	switch meta.Layout {
+	case LayoutFlat:
+		p, err := createPart(dir, meta)
+		if err != nil {
+			return nil, err
+		}
+		w.parts = append(w.parts, p)
+	case LayoutHive:
+		if len(meta.Judges) == 0 {
+			return nil, errors.New("reports: the hive layout needs the run's judges")
+		}
+		w.byJdg = map[string]*runPart{}
+		for _, j := range meta.Judges {
+			if _, dup := w.byJdg[j.Identity]; dup {
+				w.Abort()
+				return nil, fmt.Errorf("reports: judge %s listed twice", j.Identity)
+			}
+			pdir := filepath.Join(dir, JudgeDir(j.Identity))
+			if err := os.MkdirAll(pdir, 0o755); err != nil {
+				w.Abort()
+				return nil, fmt.Errorf("create run directory: %w", err)
+			}
+			p, err := createPart(pdir, meta)
+			if err != nil {
+				w.Abort()
+				return nil, err
+			}
+			w.parts = append(w.parts, p)
+			w.byJdg[j.Identity] = p
+		}
+	default:
+		return nil, fmt.Errorf("reports: unknown layout %q (want %q or %q)", meta.Layout, LayoutFlat, LayoutHive)
+	}
+	return w, nil
+}
+
+func createPart(dir string, meta RunInfo) (*runPart, error) {
+	p := &runPart{dir: dir, decBuf: make([]decisionRow, batchRows), gateBuf: make([]gateRow, batchRows)}
 	var err error
-	if w.decF, err = createTemp(filepath.Join(dir, DecisionsFile)); err != nil {
+	if p.decF, err = createTemp(filepath.Join(dir, DecisionsFile)); err != nil {
 		return nil, err
 	}
-	if w.gateF, err = createTemp(filepath.Join(dir, GatesFile)); err != nil {
-		discardTemp(w.decF)
+	if p.gateF, err = createTemp(filepath.Join(dir, GatesFile)); err != nil {
+		discardTemp(p.decF)
 		return nil, err
 	}
 	opts := func() []parquet.WriterOption {
@@ -250,9 +300,9 @@ func CreateRun(dir string, meta RunInfo) (*RunWriter, error) {
 			parquet.KeyValueMetadata("apeval.run_id", meta.RunID),
 		}
 	}
-	w.decW = newPipe(parquet.NewGenericWriter[decisionRow](w.decF, opts()...), DecisionsFile)
-	w.gateW = newPipe(parquet.NewGenericWriter[gateRow](w.gateF, opts()...), GatesFile)
-	return w, nil
+	p.decW = newPipe(parquet.NewGenericWriter[decisionRow](p.decF, opts()...), DecisionsFile)
+	p.gateW = newPipe(parquet.NewGenericWriter[gateRow](p.gateF, opts()...), GatesFile)
+	return p, nil
 }
 
 // Info gives access to the run.json metadata, for fields known only at the
@@ -271,22 +321,28 @@ func (w *RunWriter) Write(r *replay.Result) error {
 	if err := checkCalls(r); err != nil {
 		return err
 	}
-	if w.nDec+len(r.Rules) > len(w.decBuf) {
-		if err := w.flushDecisions(); err != nil {
+	p := w.parts[0]
+	if w.byJdg != nil {
+		if p = w.byJdg[r.Judge]; p == nil {
+			return fmt.Errorf("reports: case %s: judge %s is not one of the run's judges", r.CaseID, r.Judge)
+		}
+	}
+	if p.nDec+len(r.Rules) > len(p.decBuf) {
+		if err := w.flushDecisions(p); err != nil {
 			return w.fail(err)
 		}
 	}
-	if len(r.Rules) > len(w.decBuf) {
-		w.decBuf = make([]decisionRow, len(r.Rules))
+	if len(r.Rules) > len(p.decBuf) {
+		p.decBuf = make([]decisionRow, len(r.Rules))
 	}
 	for i := range r.Rules {
-		fillDecision(&w.decBuf[w.nDec], r, &r.Rules[i])
-		w.nDec++
+		fillDecision(&p.decBuf[p.nDec], r, &r.Rules[i])
+		p.nDec++
 	}
-	fillGate(&w.gateBuf[w.nGate], r)
-	w.nGate++
-	if w.nGate == len(w.gateBuf) {
-		if err := w.flushGates(); err != nil {
+	fillGate(&p.gateBuf[p.nGate], r)
+	p.nGate++
+	if p.nGate == len(p.gateBuf) {
+		if err := w.flushGates(p); err != nil {
 			return w.fail(err)
 		}
 	}
@@ -298,34 +354,34 @@ func (w *RunWriter) fail(err error) error {
 	return err
 }
 
-func (w *RunWriter) flushDecisions() error {
-	if w.nDec == 0 {
+func (w *RunWriter) flushDecisions(p *runPart) error {
+	if p.nDec == 0 {
 		return nil
 	}
-	next, err := w.decW.send(w.decBuf[:w.nDec])
+	next, err := p.decW.send(p.decBuf[:p.nDec])
 	if err != nil {
 		return err
 	}
-	w.info.Decisions += int64(w.nDec)
-	w.decBuf, w.nDec = next, 0
+	w.info.Decisions += int64(p.nDec)
+	p.decBuf, p.nDec = next, 0
 	return nil
 }
 
-func (w *RunWriter) flushGates() error {
-	if w.nGate == 0 {
+func (w *RunWriter) flushGates(p *runPart) error {
+	if p.nGate == 0 {
 		return nil
 	}
-	next, err := w.gateW.send(w.gateBuf[:w.nGate])
+	next, err := p.gateW.send(p.gateBuf[:p.nGate])
 	if err != nil {
 		return err
 	}
-	w.info.Results += int64(w.nGate)
-	w.gateBuf, w.nGate = next, 0
+	w.info.Results += int64(p.nGate)
+	p.gateBuf, p.nGate = next, 0
 	return nil
 }
 
 // Close writes the remaining rows and the Parquet footers, syncs and renames
-// both files into place, then writes run.json. After a failed Close the
+// the files into place, then writes run.json. After a failed Close the
 // temporaries are removed and no Parquet file of this run is left behind
 // half-written.
 func (w *RunWriter) Close() error {
@@ -336,15 +392,20 @@ func (w *RunWriter) Close() error {
 		w.Abort()
 		return w.err
 	}
-	err := w.flushDecisions()
-	if err == nil {
-		err = w.flushGates()
-	}
-	if err == nil {
-		err = w.decW.close()
-	}
-	if err == nil {
-		err = w.gateW.close()
+	var err error
+	for _, p := range w.parts {
+		if err == nil {
+			err = w.flushDecisions(p)
+		}
+		if err == nil {
+			err = w.flushGates(p)
+		}
+		if err == nil {
+			err = p.decW.close()
+		}
+		if err == nil {
+			err = p.gateW.close()
+		}
 	}
 	if err != nil {
 		w.err = err
@@ -352,16 +413,22 @@ func (w *RunWriter) Close() error {
 		return err
 	}
 	w.done = true
-	decF, gateF := w.decF, w.gateF
-	w.decF, w.gateF = nil, nil
-	if err := commitTemp(decF, filepath.Join(w.dir, DecisionsFile)); err != nil {
-		discardTemp(gateF)
-		w.err = err
-		return err
-	}
-	if err := commitTemp(gateF, filepath.Join(w.dir, GatesFile)); err != nil {
-		w.err = err
-		return err
+	for i, p := range w.parts {
+		decF, gateF := p.decF, p.gateF
+		p.decF, p.gateF = nil, nil
+		err := commitTemp(decF, filepath.Join(p.dir, DecisionsFile))
+		if err == nil {
+			err = commitTemp(gateF, filepath.Join(p.dir, GatesFile))
+		} else {
+			discardTemp(gateF)
+		}
+		if err != nil {
+			for _, q := range w.parts[i+1:] {
+				q.discard()
+			}
+			w.err = err
+			return err
+		}
 	}
 	if err := WriteRunInfo(w.dir, w.info); err != nil {
 		w.err = err
@@ -374,18 +441,24 @@ func (w *RunWriter) Close() error {
 // completed run in the same directory are left as they were.
 func (w *RunWriter) Abort() {
 	w.done = true
-	w.decW.stop()
-	w.gateW.stop()
-	if w.decF != nil {
-		discardTemp(w.decF)
-		w.decF = nil
-	}
-	if w.gateF != nil {
-		discardTemp(w.gateF)
-		w.gateF = nil
+	for _, p := range w.parts {
+		p.decW.stop()
+		p.gateW.stop()
+		p.discard()
 	}
 	if w.err == nil {
 		w.err = errors.New("reports: run aborted")
+	}
+}
+
+func (p *runPart) discard() {
+	if p.decF != nil {
+		discardTemp(p.decF)
+		p.decF = nil
+	}
+	if p.gateF != nil {
+		discardTemp(p.gateF)
+		p.gateF = nil
 	}
 }
 

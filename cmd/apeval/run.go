@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -26,6 +25,7 @@ type runOptions struct {
 	Policy       string
 	Judges       []string
 	Out          string
+	OutLayout    string
 	Concurrency  int
 	Timeout      time.Duration
 	CacheDir     string
@@ -45,6 +45,7 @@ type runOptions struct {
 	replayOnly bool
 	shard      replay.Shard
 	shardFrom  string // where --shard auto found the shard
+	layout     string // reports.LayoutFlat or LayoutHive
 }
 
 func newRunCmd(io IO, replayOnly bool) *cobra.Command {
@@ -96,6 +97,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 	f.StringVarP(&o.Policy, "policy", "p", "", "policy file (TOML, apeval.policy/v1); required with --dataset")
 	f.StringArrayVarP(&o.Judges, "judge", "j", nil, "judge spec (ollama:MODEL, openai:MODEL, exec:CMD, recorded[:NAME], none); repeatable")
 	f.StringVarP(&o.Out, "out", "o", "", "run directory (default apeval-out/<run-id>)")
+	f.StringVar(&o.OutLayout, "out-layout", "flat", layoutUsage)
 	f.IntVarP(&o.Concurrency, "concurrency", "c", 4, "judge calls in flight per judge (sessions replayed in parallel)")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Second, "deadline of one judge call; a call past it counts as a timeout at this latency")
 	f.StringVar(&o.CacheDir, "cache", "", "response cache directory (default: the user cache dir, e.g. ~/.cache/apeval)")
@@ -147,6 +149,11 @@ func (o *runOptions) validate(getenv func(string) string) error {
 	if stdin > 1 {
 		return usagef("--dataset - (stdin) may be given once")
 	}
+	layout, err := reports.ParseLayout(o.OutLayout)
+	if err != nil {
+		return usagef("--out-layout: %v", err)
+	}
+	o.layout = layout
 	if err := o.resolveShard(getenv); err != nil {
 		return err
 	}
@@ -206,9 +213,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	if o.RunID == "" {
 		o.RunID = newRunID(now)
 	}
-	if o.Out == "" {
-		o.Out = filepath.Join("apeval-out", o.RunID)
-	}
+	o.Out = runDirFor(o.Out, o.layout, o.RunID)
 
 	pol, polRef, err := loadPolicy(o.Policy)
 	if err != nil {
@@ -273,6 +278,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		Concurrency: o.Concurrency,
 		Timeout:     reports.Duration(o.Timeout),
 		Shard:       o.Shard,
+		Layout:      o.layout,
 	}
 	for _, j := range judges {
 		info.Judges = append(info.Judges, judgeInfo(j))
