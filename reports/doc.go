@@ -66,7 +66,10 @@
 //	                                      are marked call_cached; null without a call
 //	status                        STRING  ok|unknown|invalid|timeout|error|missing
 //	error                         STRING  null when none
-//	fingerprint                   STRING  SHA-256 of the call and rule (seed 000 §7.3)
+//	fingerprint                   FIXED_LEN_BYTE_ARRAY(32)  SHA-256 of the call and
+//	                                      rule (seed 000 §7.3) as raw bytes, null when
+//	                                      none; lower(hex(fingerprint)) in SQL is the
+//	                                      hex form of approved_fingerprints
 //	tags                          LIST<STRING>  the case's tags; null when absent
 //	baseline_result               STRING  the rule's deterministic baseline, null without one
 //	call_index                    INT32   index of the judge call among the case's

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -40,7 +41,7 @@ type decisionRow struct {
 	LatencyMS     *float64 `parquet:"latency_ms,optional"`
 	Status        string   `parquet:"status,dict"`
 	Error         *string  `parquet:"error,optional,dict"`
-	Fingerprint   string   `parquet:"fingerprint"`
+	Fingerprint   *[32]byte `parquet:"fingerprint,optional"`
 	Tags          []string `parquet:"tags,optional,list"`
 
 	BaselineResult     *string  `parquet:"baseline_result,optional,dict"`
@@ -58,6 +59,7 @@ type decisionRow struct {
 	CompletionTokens   *int64   `parquet:"completion_tokens,optional"`
 
 	s                                        [8]string
+	fp                                       [32]byte
 	conf, lat, sTotal, sLoad, sPrompt, sEval float64
 	callIndex, callRules, callAttempts       int32
 	callCached                               bool
@@ -321,6 +323,9 @@ func (w *RunWriter) Write(r *replay.Result) error {
 	if err := checkCalls(r); err != nil {
 		return err
 	}
+	if err := checkFingerprints(r); err != nil {
+		return err
+	}
 	p := w.parts[0]
 	if w.byJdg != nil {
 		if p = w.byJdg[r.Judge]; p == nil {
@@ -494,6 +499,28 @@ func checkCalls(r *replay.Result) error {
 	return nil
 }
 
+// checkFingerprints makes sure every fingerprint of r fits the fingerprint
+// column, 32 raw bytes: a SHA-256 in lowercase hex (replay.Fingerprint), or
+// "" for none (null).
+func checkFingerprints(r *replay.Result) error {
+	for i := range r.Rules {
+		fp := r.Rules[i].Fingerprint
+		if fp == "" {
+			continue
+		}
+		ok := len(fp) == 64
+		for j := 0; ok && j < len(fp); j++ {
+			c := fp[j]
+			ok = '0' <= c && c <= '9' || 'a' <= c && c <= 'f'
+		}
+		if !ok {
+			return fmt.Errorf("reports: case %s judge %s rule %s: fingerprint %q is not a SHA-256 in lowercase hex",
+				r.CaseID, r.Judge, r.Rules[i].RuleID, fp)
+		}
+	}
+	return nil
+}
+
 // optS points p at storage holding s, or sets it nil when s is empty.
 func optS(p **string, storage *string, s string) {
 	if s == "" {
@@ -534,7 +561,13 @@ func fillDecision(d *decisionRow, r *replay.Result, rr *replay.RuleResult) {
 	d.Fired, d.Action, d.GateAction = rr.Fired, rr.Action, r.GateAction
 	d.Status = rr.Status
 	optS(&d.Error, &d.s[4], rr.Error)
-	d.Fingerprint = rr.Fingerprint
+	if rr.Fingerprint == "" {
+		d.Fingerprint = nil
+	} else {
+		// checkFingerprints made sure it is 64 hex digits.
+		_, _ = hex.Decode(d.fp[:], []byte(rr.Fingerprint))
+		d.Fingerprint = &d.fp
+	}
 	d.Tags = r.Tags
 	optS(&d.BaselineResult, &d.s[5], rr.BaselineResult)
 	if rr.Call < 0 {

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -411,7 +412,11 @@ func (rf *rowFile) decision(row parquet.Row, d *decoded) {
 		case cError:
 			rr.Error = rf.str(code, v)
 		case cFingerprint:
-			rr.Fingerprint = rf.str(code, v)
+			if b := v.ByteArray(); len(b) == 32 {
+				rr.Fingerprint = hex.EncodeToString(b)
+			} else {
+				rr.Fingerprint = string(b) // files before 32-byte fingerprints: hex text
+			}
 		case cBaselineResult:
 			rr.BaselineResult = rf.str(code, v)
 		case cLatency:
