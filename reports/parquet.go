@@ -41,7 +41,7 @@ type decisionRow struct {
 	LatencyMS     *float64 `parquet:"latency_ms,optional"`
 	Status        string   `parquet:"status,dict"`
 	Error         *string  `parquet:"error,optional,dict"`
-	Fingerprint   *[32]byte `parquet:"fingerprint,optional"`
+	Fingerprint   *fp32    `parquet:"fingerprint,optional"`
 	Tags          []string `parquet:"tags,optional,list"`
 
 	BaselineResult     *string  `parquet:"baseline_result,optional,dict"`
@@ -59,12 +59,15 @@ type decisionRow struct {
 	CompletionTokens   *int64   `parquet:"completion_tokens,optional"`
 
 	s                                        [8]string
-	fp                                       [32]byte
+	fp                                       fp32
 	conf, lat, sTotal, sLoad, sPrompt, sEval float64
 	callIndex, callRules, callAttempts       int32
 	callCached                               bool
 	pTok, cTok                               int64
 }
+
+// fp32 is a fingerprint's SHA-256 as stored: FIXED_LEN_BYTE_ARRAY(32).
+type fp32 = [32]byte
 
 // gateRow is one gates.parquet row: the outcome of a case × judge.
 type gateRow struct {

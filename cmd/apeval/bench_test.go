@@ -170,7 +170,9 @@ func writeBenchDataset(path string, n int, seed uint64) error {
 // deterministic rules through the whole binary (read, replay, Parquet,
 // metrics, reports). Targets: ≥ 100,000 cases/s (issue 14: ≥ 300,000),
 // peak RSS ≤ 300 MB, decisions.parquet ≤ 16 bytes per row (issue 14).
-func BenchmarkE2EDeterministic1M(b *testing.B) { benchDeterministic(b, 1_000_000, "deterministic-1m.jsonl") }
+func BenchmarkE2EDeterministic1M(b *testing.B) {
+	benchDeterministic(b, 1_000_000, "deterministic-1m.jsonl")
+}
 
 // BenchmarkE2EDeterministic10M is the same at 10,000,000 cases (a 3 GB
 // dataset, generated once into .cache/bench). Target (issue 14): peak RSS
