@@ -35,6 +35,12 @@
 // how `apeval report` and `apeval merge` recompute everything from the files
 // alone. WriteRunReports writes the rest from a Report.
 //
+// In the hive layout (run.json "layout": "hive", LayoutHive) the run
+// directory is named run_id=<id> (RunDir) and each judge's decisions.parquet
+// and gates.parquet sit in judge=<identity>/ (JudgeDir, Hive's %XX escaping),
+// so a root holding many runs reads as one table partitioned by run_id and
+// judge; ReadRun walks the judges in run.json order.
+//
 // # Parquet columns
 //
 // Strings are UTF8 (STRING), dictionary-encoded where few values repeat;
