@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -152,6 +151,7 @@ type RunWriter struct {
 	info  RunInfo
 	parts []*runPart
 	byJdg map[string]*runPart // hive: judge identity → its files
+	fps   []fp32              // the fingerprints of the result being written
 	done  bool
 	err   error
 }
@@ -326,7 +326,7 @@ func (w *RunWriter) Write(r *replay.Result) error {
 	if err := checkCalls(r); err != nil {
 		return err
 	}
-	if err := checkFingerprints(r); err != nil {
+	if err := w.checkFingerprints(r); err != nil {
 		return err
 	}
 	p := w.parts[0]
@@ -344,7 +344,11 @@ func (w *RunWriter) Write(r *replay.Result) error {
 		p.decBuf = make([]decisionRow, len(r.Rules))
 	}
 	for i := range r.Rules {
-		fillDecision(&p.decBuf[p.nDec], r, &r.Rules[i])
+		d := &p.decBuf[p.nDec]
+		fillDecision(d, r, &r.Rules[i])
+		if r.Rules[i].Fingerprint != "" {
+			d.fp, d.Fingerprint = w.fps[i], &d.fp
+		}
 		p.nDec++
 	}
 	fillGate(&p.gateBuf[p.nGate], r)
@@ -502,26 +506,50 @@ func checkCalls(r *replay.Result) error {
 	return nil
 }
 
-// checkFingerprints makes sure every fingerprint of r fits the fingerprint
-// column, 32 raw bytes: a SHA-256 in lowercase hex (replay.Fingerprint), or
-// "" for none (null).
-func checkFingerprints(r *replay.Result) error {
+// checkFingerprints decodes every fingerprint of r into w.fps, refusing
+// any that does not fit the fingerprint column (32 raw bytes): it must be a
+// SHA-256 in lowercase hex (replay.Fingerprint) or "" for none (null), so
+// that reading it back gives the same string.
+func (w *RunWriter) checkFingerprints(r *replay.Result) error {
+	w.fps = w.fps[:0]
 	for i := range r.Rules {
 		fp := r.Rules[i].Fingerprint
-		if fp == "" {
-			continue
-		}
-		ok := len(fp) == 64
-		for j := 0; ok && j < len(fp); j++ {
-			c := fp[j]
-			ok = '0' <= c && c <= '9' || 'a' <= c && c <= 'f'
-		}
-		if !ok {
+		var d fp32
+		if fp != "" && !decodeFingerprint(&d, fp) {
 			return fmt.Errorf("reports: case %s judge %s rule %s: fingerprint %q is not a SHA-256 in lowercase hex",
 				r.CaseID, r.Judge, r.Rules[i].RuleID, fp)
 		}
+		w.fps = append(w.fps, d)
 	}
 	return nil
+}
+
+// hexVal maps a lowercase hex digit to its value and anything else to 0xff.
+var hexVal = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c - 'a' + 10)
+	}
+	return t
+}()
+
+// decodeFingerprint decodes 64 lowercase hex digits into d.
+func decodeFingerprint(d *fp32, s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	var bad byte
+	for i := range d {
+		hi, lo := hexVal[s[2*i]], hexVal[s[2*i+1]]
+		bad |= hi | lo
+		d[i] = hi<<4 | lo
+	}
+	return bad&0xf0 == 0
 }
 
 // optS points p at storage holding s, or sets it nil when s is empty.
@@ -564,13 +592,7 @@ func fillDecision(d *decisionRow, r *replay.Result, rr *replay.RuleResult) {
 	d.Fired, d.Action, d.GateAction = rr.Fired, rr.Action, r.GateAction
 	d.Status = rr.Status
 	optS(&d.Error, &d.s[4], rr.Error)
-	if rr.Fingerprint == "" {
-		d.Fingerprint = nil
-	} else {
-		// checkFingerprints made sure it is 64 hex digits.
-		_, _ = hex.Decode(d.fp[:], []byte(rr.Fingerprint))
-		d.Fingerprint = &d.fp
-	}
+	d.Fingerprint = nil // set by Write from the decoded fingerprints
 	d.Tags = r.Tags
 	optS(&d.BaselineResult, &d.s[5], rr.BaselineResult)
 	if rr.Call < 0 {
