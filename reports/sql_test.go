@@ -220,3 +220,41 @@ func TestMetricsSQLEqualsReport(t *testing.T) {
 	}
 	t.Logf("compared %d figures over %d rows", compared, wantRows)
 }
+
+// JudgeDir escapes identities so that engines decode the partition value
+// back to the identity: checked with DuckDB on identities holding every
+// character Hive escapes, and others it leaves alone.
+func TestJudgeDirDecodesInDuckDB(t *testing.T) {
+	root := t.TempDir()
+	ids := []string{
+		"ollama/qwen2.5:3b@sha256:abc+p1",
+		"openai/gpt-4o-mini+v2",
+		`exec/a=b%c d?e#f*g'h"i\j{k[l]m^n`,
+		"recorded/ジャッジ",
+	}
+	var queries []string
+	for i, id := range ids {
+		dir := filepath.Join(root, reports.JudgeDir(id))
+		if strings.Count(reports.JudgeDir(id), "/") != 0 {
+			t.Fatalf("%q → %q: a / left in the directory name", id, reports.JudgeDir(id))
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		queries = append(queries, fmt.Sprintf("COPY (SELECT %d AS i) TO %s (FORMAT parquet)", i,
+			duckdbtest.Literal(filepath.Join(dir, "part.parquet"))))
+	}
+	queries = append(queries, fmt.Sprintf("SELECT i, judge FROM read_parquet(%s, hive_partitioning = true) ORDER BY i",
+		duckdbtest.Literal(filepath.Join(root, "*", "part.parquet"))))
+	res := duckdbtest.Query(t, queries...)
+	rows := res[len(res)-1]
+	if len(rows) != len(ids) {
+		t.Fatalf("DuckDB read %d partitions, want %d: %v", len(rows), len(ids), rows)
+	}
+	for _, r := range rows {
+		i, _ := strconv.Atoi(fmt.Sprint(r["i"]))
+		if r["judge"] != ids[i] {
+			t.Errorf("DuckDB decodes %s as %q, want %q", reports.JudgeDir(ids[i]), r["judge"], ids[i])
+		}
+	}
+}
