@@ -13,6 +13,7 @@
 //	                   (name, sha256), policy (name, sha256), judges (identity,
 //	                   backend, model, digest, prompt_version, details),
 //	                   baseline, concurrency, timeout ("30s"), shard ("I/N"),
+//	                   layout ("hive", or absent for flat),
 //	                   cases, invalid_lines, results (gates rows), decisions
 //	                   (decisions rows), interrupted, replay_ms (wall time of
 //	                   the replay stage). Schema "apeval.run/v1".
