@@ -23,17 +23,19 @@ row() { # label speed-up cpu-per-wall-second ideal
 min() { echo $(( $1 < $2 ? $1 : $2 ))x; }
 echo
 echo "apeval scale-out on this machine (speed-up = one process's wall time / N processes' wall time)"
-printf '%-46s %s cases/s\n' "judge-bound, 1 process, --concurrency 16:" "$(metric cases/s-1proc)"
+printf '%-46s %s cases/s, CPU busy %s of %d cores\n' "judge-bound, 1 process, --concurrency 16:" "$(metric cases/s-1proc)" "$(metric cpu-1proc)" "$cores"
 row "judge-bound, 1 process, --concurrency 64"    "$(metric speedup-1proc-concurrency64)" "$(metric cpu-1proc-concurrency64)" 4x
 row "judge-bound, 2 shard processes"             "$(metric speedup-2proc)" "$(metric cpu-2proc)" 2x
 row "judge-bound, 2 shard processes + merge"     "$(metric speedup-2proc-with-merge)" "$(metric cpu-2proc)" 2x
 row "judge-bound, 4 shard processes"             "$(metric speedup-4proc)" "$(metric cpu-4proc)" 4x
 row "judge-bound, 4 shard processes + merge"     "$(metric speedup-4proc-with-merge)" "$(metric cpu-4proc)" 4x
-printf '%-46s %s cases/s\n' "CPU-bound (no judge), 1 process:" "$(metric det-cases/s-1proc)"
+printf '%-46s %s cases/s, CPU busy %s of %d cores\n' "CPU-bound (no judge), 1 process:" "$(metric det-cases/s-1proc)" "$(metric det-cpu-1proc)" "$cores"
 row "CPU-bound, 2 shard processes"               "$(metric det-speedup-2proc)" "$(metric det-cpu-2proc)" "$(min 2 "$cores")"
 row "CPU-bound, 4 shard processes"               "$(metric det-speedup-4proc)" "$(metric det-cpu-4proc)" "$(min 4 "$cores")"
 echo
 echo "Judge-bound runs wait on the judge: shards (or a higher --concurrency) add calls in flight until"
 echo "the fleet's slots (64) or the CPU run out. CPU-bound runs cannot beat the core count ($cores), and"
 echo "every shard still reads and parses the whole dataset to find its sessions: that fixed cost is"
-echo "the gap below it. A CPU busy figure below the core count means other processes had the cores."
+echo "the gap below it: N shards do N parses of the dataset for one replay of it, so their CPU busy"
+echo "figure rises while the speed-up does not. On an idle machine a CPU busy figure below the core"
+echo "count is apeval's own serial work; on a shared one, other processes'."

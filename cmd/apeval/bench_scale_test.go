@@ -176,8 +176,9 @@ func BenchmarkScale(b *testing.B) {
 			return append([]string{"replay", "--dataset", detData, "--policy", detPol, "--judge", "none",
 				"--no-cache", "--quiet", "--concurrency", "2", "--out", out}, extra...)
 		}
-		d1, _ := runShards(b, bin, filepath.Join(runs, "det"), 1, det)
+		d1, dcpu1 := runShards(b, bin, filepath.Join(runs, "det"), 1, det)
 		b.ReportMetric(float64(10*n)/d1.Seconds(), "det-cases/s-1proc")
+		b.ReportMetric(dcpu1, "det-cpu-1proc")
 		for _, k := range []int{2, 4} {
 			dk, cpuk := runShards(b, bin, filepath.Join(runs, "det"), k, det)
 			b.ReportMetric(d1.Seconds()/dk.Seconds(), fmt.Sprintf("det-speedup-%dproc", k))
