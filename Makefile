@@ -51,6 +51,11 @@ script-test:
 bench: build
 	./.ci/bench.sh
 
+# N shard processes against a local fake judge fleet vs one process (docs/scale.md).
+.PHONY: bench-scale
+bench-scale: build
+	./.ci/bench-scale.sh
+
 # The README's commands, run as a user would on a clean clone.
 readme-check: build
 	./.ci/readme-check.sh

@@ -12,6 +12,7 @@ run() { # package, benchmark regexp
   go test -run '^$' -bench "$2" -benchtime 1x -count 1 "$1" | tee -a "$out" >&2
 }
 run ./cmd/apeval 'E2EDeterministic1M$'
+run ./cmd/apeval 'E2EDeterministic10M$'
 run ./cmd/apeval 'E2EOpenAI20ms$'
 run ./metrics 'Accumulate$'
 GOMAXPROCS=1 run ./datasets/importers 'ImportTranscript$'
@@ -37,6 +38,9 @@ echo
 echo "apeval benchmarks (ratio = how far past the target; >= 1 meets it)"
 check "replay 1M deterministic cases: cases/s"  "$(metric BenchmarkE2EDeterministic1M cases/s)" 100000 ge
 check "replay 1M deterministic cases: peak RSS MB" "$(metric BenchmarkE2EDeterministic1M peak-RSS-MB)" 300 le
+check "replay 1M deterministic cases: cases/s (issue 14)" "$(metric BenchmarkE2EDeterministic1M cases/s)" 300000 ge
+check "decisions.parquet at 1M: bytes per row"      "$(metric BenchmarkE2EDeterministic1M bytes/decision-row)" 16 le
+check "replay 10M deterministic cases: peak RSS MB" "$(metric BenchmarkE2EDeterministic10M peak-RSS-MB)" 300 le
 check "judge at 20 ms, concurrency 16: calls/s"   "$(metric BenchmarkE2EOpenAI20ms calls/s)" 720 ge
 check "judge at 20 ms: |reported P95 - 20| ms"    "$(awk -v p="$(metric BenchmarkE2EOpenAI20ms p95-ms)" 'BEGIN { if (p == "") exit; d = p - 20; print (d < 0 ? -d : d) }')" 2 le
 printf '%-52s %12s  (what the fake server itself measured, the P95 as served, for the line above)\n' "judge at 20 ms: server-side P95 ms" "$(metric BenchmarkE2EOpenAI20ms server-p95-ms)"

@@ -157,4 +157,3 @@ func ratio(num, den int64) *float64 {
 	}
 	return ptr(float64(num) / float64(den))
 }
-

@@ -29,4 +29,6 @@
 //
 // The run directory's files and every Parquet column with its logical type
 // are written once, in docs/reference/run-directory.md.
+// The hive layout (--out-layout hive, hive.go) writes one pair of decision
+// files per judge under judge=<identity>/.
 package reports

@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 
 	"github.com/apeval/apeval/replay"
@@ -26,12 +28,12 @@ func fixtureResults() []*replay.Result {
 			Rules: []replay.RuleResult{
 				{RuleID: "rule-12", RuleVersion: 3, Class: "dangerous", Label: "match", Source: replay.SourceJudge,
 					Result: "match", Confidence: fp(0.91), Fired: true, Action: replay.ActionRequestApproval,
-					Status: "ok", Fingerprint: "f12", BaselineResult: "match", Call: 0},
+					Status: "ok", Fingerprint: fingerprint("f12"), BaselineResult: "match", Call: 0},
 				{RuleID: "rule-18", RuleVersion: 1, Class: "style", Label: "", Source: replay.SourceJudge,
 					Result: "no_match", Confidence: nil, Fired: false, Action: replay.ActionInjectInstruction,
-					Status: "ok", Fingerprint: "f18", Call: 0},
+					Status: "ok", Fingerprint: fingerprint("f18"), Call: 0},
 				{RuleID: "rule-1", RuleVersion: 1, Class: "always", Label: "no_match", Source: replay.SourceDeterministic,
-					Result: "match", Fired: true, Action: replay.ActionAuditOnly, Status: "ok", Fingerprint: "f1", Call: -1},
+					Result: "match", Fired: true, Action: replay.ActionAuditOnly, Status: "ok", Fingerprint: fingerprint("f1"), Call: -1},
 			},
 			Calls: []replay.Call{{Rules: 2, Status: "ok", LatencyMS: 412.5, Attempts: 1,
 				ServerTotalMS: fp(400), ServerLoadMS: fp(0), ServerPromptEvalMS: fp(120.25), ServerEvalMS: fp(279.75),
@@ -50,10 +52,10 @@ func fixtureResults() []*replay.Result {
 			Rules: []replay.RuleResult{
 				{RuleID: "rule-12", RuleVersion: 3, Class: "dangerous", Label: "match", Source: replay.SourceCache,
 					Result: "unknown", Confidence: fp(0), Action: replay.ActionRequestApproval, Status: "unknown",
-					Fingerprint: "g12", BaselineResult: "no_match", Call: 0},
+					Fingerprint: fingerprint("g12"), BaselineResult: "no_match", Call: 0},
 				{RuleID: "rule-20", RuleVersion: 2, Class: "stop", Label: "no_match", Source: replay.SourceFailure,
 					Result: "unknown", Action: replay.ActionStopTask, Status: "timeout",
-					Error: "context deadline exceeded", Fingerprint: "g20", Call: 1},
+					Error: "context deadline exceeded", Fingerprint: fingerprint("g20"), Call: 1},
 			},
 			Calls: []replay.Call{
 				{Rules: 1, Status: "ok", LatencyMS: 0.25, Cached: true},
@@ -66,7 +68,7 @@ func fixtureResults() []*replay.Result {
 			ApprovalOutcome: "denied", RulesInScope: 1, Tags: []string{"ja", "deletion"},
 			Rules: []replay.RuleResult{
 				{RuleID: "rule-12", RuleVersion: 3, Class: "dangerous", Label: "match", Source: replay.SourceScope,
-					Result: "no_match", Action: replay.ActionRequestApproval, Status: "ok", Fingerprint: "f12", Call: -1},
+					Result: "no_match", Action: replay.ActionRequestApproval, Status: "ok", Fingerprint: fingerprint("f12"), Call: -1},
 			},
 		},
 	}
@@ -149,7 +151,7 @@ func summaryResults() []*replay.Result {
 				}
 				rr := replay.RuleResult{RuleID: rule.id, RuleVersion: 1 + ri, Class: rule.class, Label: label,
 					Source: replay.SourceJudge, Result: "no_match", Action: rule.action, Status: "ok",
-					Fingerprint: fmt.Sprintf("fp-%d-%d", ci, ri), Call: 0}
+					Fingerprint: fingerprint(fmt.Sprintf("fp-%d-%d", ci, ri)), Call: 0}
 				if guess {
 					rr.Result = "match"
 				}
@@ -187,4 +189,11 @@ func summaryResults() []*replay.Result {
 		}
 	}
 	return out
+}
+
+// fingerprint is one for fixtures: the hex SHA-256 of s, the form
+// replay.Fingerprint gives and decisions.parquet stores as 32 bytes.
+func fingerprint(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

@@ -39,7 +39,7 @@ func FuzzRunRoundTrip(f *testing.F) {
 		for i := range n {
 			rr := replay.RuleResult{RuleID: label + string(rune('a'+i)), RuleVersion: i, Class: "dangerous",
 				Label: label, Source: replay.SourceJudge, Result: "match", Action: replay.ActionDenyCurrentTool,
-				Status: "ok", Error: tags, Fingerprint: caseID, BaselineResult: judge.Result(label), Call: 0}
+				Status: "ok", Error: tags, Fingerprint: fingerprint(caseID), BaselineResult: judge.Result(label), Call: 0}
 			if hasConf {
 				c := conf
 				rr.Confidence = &c

@@ -40,7 +40,7 @@ type decisionRow struct {
 	LatencyMS     *float64 `parquet:"latency_ms,optional"`
 	Status        string   `parquet:"status,dict"`
 	Error         *string  `parquet:"error,optional,dict"`
-	Fingerprint   string   `parquet:"fingerprint"`
+	Fingerprint   *fp32    `parquet:"fingerprint,optional"`
 	Tags          []string `parquet:"tags,optional,list"`
 
 	BaselineResult     *string  `parquet:"baseline_result,optional,dict"`
@@ -60,12 +60,16 @@ type decisionRow struct {
 	caseColumns
 
 	s                                        [8]string
+	fp                                       fp32
 	conf, lat, sTotal, sLoad, sPrompt, sEval float64
 	callIndex, callRules, callAttempts       int32
 	callCached                               bool
 	pTok, cTok                               int64
 	resultS                                  string
 }
+
+// fp32 is a fingerprint's SHA-256 as stored: FIXED_LEN_BYTE_ARRAY(32).
+type fp32 = [32]byte
 
 // gateRow is one gates.parquet row: the outcome of a case × judge.
 type gateRow struct {
@@ -142,10 +146,25 @@ const batchRows = 1024
 // goroutine, batch by batch, so Parquet encoding and compression run beside
 // the replay rather than on the goroutine that calls Write. A RunWriter is
 // not safe for concurrent use.
+//
+// In the hive layout (RunInfo.Layout = LayoutHive) each judge of the run
+// has its own pair of files, judge=<identity>/decisions.parquet and
+// judge=<identity>/gates.parquet, so that the run directories named
+// run_id=<id> under one root read as one partitioned table.
 type RunWriter struct {
+	dir    string
+	runDir *runDir
+	info   RunInfo
+	parts  []*runPart
+	byJdg  map[string]*runPart // hive: judge identity → its files
+	fps    []fp32              // the fingerprints of the result being written
+	done   bool
+	err    error
+}
+
+// runPart is one pair of decision and gate files being written.
+type runPart struct {
 	dir     string
-	runDir  *runDir
-	info    RunInfo
 	decF    *os.File
 	gateF   *os.File
 	decW    *pipe[decisionRow]
@@ -154,8 +173,6 @@ type RunWriter struct {
 	gateBuf []gateRow
 	nDec    int
 	nGate   int
-	done    bool
-	err     error
 }
 
 // pipe hands full batches of rows to a goroutine that writes them, in
@@ -233,7 +250,8 @@ func (p *pipe[T]) stop() {
 }
 
 // CreateRun creates dir (if needed) and starts a run in it. meta is written
-// to run.json on Close; adjust it meanwhile through Info.
+// to run.json on Close; adjust it meanwhile through Info. In the hive layout
+// meta.Judges must list every judge whose results will be written.
 //
 // The directory is locked until Release or Abort (a second run into it
 // fails with ErrRunDirBusy); a non-empty directory that is not an apeval
@@ -245,14 +263,54 @@ func CreateRun(dir string, meta RunInfo) (*RunWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &RunWriter{dir: dir, info: meta, runDir: rd,
-		decBuf: make([]decisionRow, batchRows), gateBuf: make([]gateRow, batchRows)}
-	if w.decF, err = createTemp(filepath.Join(dir, DecisionsFile)); err != nil {
+	w := &RunWriter{dir: dir, info: meta, runDir: rd}
+	switch meta.Layout {
+	case LayoutFlat:
+		p, err := createPart(dir, meta)
+		if err != nil {
+			w.Abort()
+			return nil, err
+		}
+		w.parts = append(w.parts, p)
+	case LayoutHive:
+		if len(meta.Judges) == 0 {
+			w.Abort()
+			return nil, errors.New("reports: the hive layout needs the run's judges")
+		}
+		w.byJdg = map[string]*runPart{}
+		for _, j := range meta.Judges {
+			if _, dup := w.byJdg[j.Identity]; dup {
+				w.Abort()
+				return nil, fmt.Errorf("reports: judge %s listed twice", j.Identity)
+			}
+			pdir := filepath.Join(dir, JudgeDir(j.Identity))
+			if err := os.MkdirAll(pdir, 0o755); err != nil {
+				w.Abort()
+				return nil, fmt.Errorf("create run directory: %w", err)
+			}
+			p, err := createPart(pdir, meta)
+			if err != nil {
+				w.Abort()
+				return nil, err
+			}
+			w.parts = append(w.parts, p)
+			w.byJdg[j.Identity] = p
+		}
+	default:
 		w.Abort()
+		return nil, fmt.Errorf("reports: unknown layout %q (want %q or %q)", meta.Layout, LayoutFlat, LayoutHive)
+	}
+	return w, nil
+}
+
+func createPart(dir string, meta RunInfo) (*runPart, error) {
+	p := &runPart{dir: dir, decBuf: make([]decisionRow, batchRows), gateBuf: make([]gateRow, batchRows)}
+	var err error
+	if p.decF, err = createTemp(filepath.Join(dir, DecisionsFile)); err != nil {
 		return nil, err
 	}
-	if w.gateF, err = createTemp(filepath.Join(dir, GatesFile)); err != nil {
-		w.Abort()
+	if p.gateF, err = createTemp(filepath.Join(dir, GatesFile)); err != nil {
+		discardTemp(p.decF)
 		return nil, err
 	}
 	opts := func() []parquet.WriterOption {
@@ -263,9 +321,9 @@ func CreateRun(dir string, meta RunInfo) (*RunWriter, error) {
 			parquet.KeyValueMetadata("apeval.run_id", meta.RunID),
 		}
 	}
-	w.decW = newPipe(parquet.NewGenericWriter[decisionRow](w.decF, opts()...), DecisionsFile)
-	w.gateW = newPipe(parquet.NewGenericWriter[gateRow](w.gateF, opts()...), GatesFile)
-	return w, nil
+	p.decW = newPipe(parquet.NewGenericWriter[decisionRow](p.decF, opts()...), DecisionsFile)
+	p.gateW = newPipe(parquet.NewGenericWriter[gateRow](p.gateF, opts()...), GatesFile)
+	return p, nil
 }
 
 // Info gives access to the run.json metadata, for fields known only at the
@@ -284,24 +342,37 @@ func (w *RunWriter) Write(r *replay.Result) error {
 	if err := checkCalls(r); err != nil {
 		return err
 	}
-	if w.nDec+len(r.Rules) > len(w.decBuf) {
-		if err := w.flushDecisions(); err != nil {
+	if err := w.checkFingerprints(r); err != nil {
+		return err
+	}
+	p := w.parts[0]
+	if w.byJdg != nil {
+		if p = w.byJdg[r.Judge]; p == nil {
+			return fmt.Errorf("reports: case %s: judge %s is not one of the run's judges", r.CaseID, r.Judge)
+		}
+	}
+	if p.nDec+len(r.Rules) > len(p.decBuf) {
+		if err := w.flushDecisions(p); err != nil {
 			return w.fail(err)
 		}
 	}
-	if len(r.Rules) > len(w.decBuf) {
-		w.decBuf = make([]decisionRow, len(r.Rules))
+	if len(r.Rules) > len(p.decBuf) {
+		p.decBuf = make([]decisionRow, len(r.Rules))
 	}
 	for i := range r.Rules {
-		fillDecision(&w.decBuf[w.nDec], r, &r.Rules[i])
-		w.decBuf[w.nDec].caseColumns.fill(r, w.info.Created)
-		w.nDec++
+		d := &p.decBuf[p.nDec]
+		fillDecision(d, r, &r.Rules[i])
+		d.caseColumns.fill(r, w.info.Created)
+		if r.Rules[i].Fingerprint != "" {
+			d.fp, d.Fingerprint = w.fps[i], &d.fp
+		}
+		p.nDec++
 	}
-	fillGate(&w.gateBuf[w.nGate], r)
-	w.gateBuf[w.nGate].caseColumns.fill(r, w.info.Created)
-	w.nGate++
-	if w.nGate == len(w.gateBuf) {
-		if err := w.flushGates(); err != nil {
+	fillGate(&p.gateBuf[p.nGate], r)
+	p.gateBuf[p.nGate].caseColumns.fill(r, w.info.Created)
+	p.nGate++
+	if p.nGate == len(p.gateBuf) {
+		if err := w.flushGates(p); err != nil {
 			return w.fail(err)
 		}
 	}
@@ -313,34 +384,34 @@ func (w *RunWriter) fail(err error) error {
 	return err
 }
 
-func (w *RunWriter) flushDecisions() error {
-	if w.nDec == 0 {
+func (w *RunWriter) flushDecisions(p *runPart) error {
+	if p.nDec == 0 {
 		return nil
 	}
-	next, err := w.decW.send(w.decBuf[:w.nDec])
+	next, err := p.decW.send(p.decBuf[:p.nDec])
 	if err != nil {
 		return err
 	}
-	w.info.Decisions += int64(w.nDec)
-	w.decBuf, w.nDec = next, 0
+	w.info.Decisions += int64(p.nDec)
+	p.decBuf, p.nDec = next, 0
 	return nil
 }
 
-func (w *RunWriter) flushGates() error {
-	if w.nGate == 0 {
+func (w *RunWriter) flushGates(p *runPart) error {
+	if p.nGate == 0 {
 		return nil
 	}
-	next, err := w.gateW.send(w.gateBuf[:w.nGate])
+	next, err := p.gateW.send(p.gateBuf[:p.nGate])
 	if err != nil {
 		return err
 	}
-	w.info.Results += int64(w.nGate)
-	w.gateBuf, w.nGate = next, 0
+	w.info.Results += int64(p.nGate)
+	p.gateBuf, p.nGate = next, 0
 	return nil
 }
 
 // Close writes the remaining rows and the Parquet footers, syncs and renames
-// both files into place, then writes run.json. After a failed Close the
+// the files into place, then writes run.json. After a failed Close the
 // temporaries are removed and no Parquet file of this run is left behind
 // half-written.
 func (w *RunWriter) Close() error {
@@ -351,15 +422,20 @@ func (w *RunWriter) Close() error {
 		w.Abort()
 		return w.err
 	}
-	err := w.flushDecisions()
-	if err == nil {
-		err = w.flushGates()
-	}
-	if err == nil {
-		err = w.decW.close()
-	}
-	if err == nil {
-		err = w.gateW.close()
+	var err error
+	for _, p := range w.parts {
+		if err == nil {
+			err = w.flushDecisions(p)
+		}
+		if err == nil {
+			err = w.flushGates(p)
+		}
+		if err == nil {
+			err = p.decW.close()
+		}
+		if err == nil {
+			err = p.gateW.close()
+		}
 	}
 	if err != nil {
 		w.err = err
@@ -367,19 +443,29 @@ func (w *RunWriter) Close() error {
 		return err
 	}
 	w.done = true
-	decF, gateF := w.decF, w.gateF
-	w.decF, w.gateF = nil, nil
 	// This run replaces an earlier one as a whole: no chart or report of
 	// it may stay beside the new files.
-	w.runDir.clearEarlier(decF.Name(), gateF.Name())
-	if err := commitTemp(decF, filepath.Join(w.dir, DecisionsFile)); err != nil {
-		discardTemp(gateF)
-		w.err = err
-		return err
+	var keep []string
+	for _, p := range w.parts {
+		keep = append(keep, p.decF.Name(), p.gateF.Name())
 	}
-	if err := commitTemp(gateF, filepath.Join(w.dir, GatesFile)); err != nil {
-		w.err = err
-		return err
+	w.runDir.clearEarlier(keep...)
+	for i, p := range w.parts {
+		decF, gateF := p.decF, p.gateF
+		p.decF, p.gateF = nil, nil
+		err := commitTemp(decF, filepath.Join(p.dir, DecisionsFile))
+		if err == nil {
+			err = commitTemp(gateF, filepath.Join(p.dir, GatesFile))
+		} else {
+			discardTemp(gateF)
+		}
+		if err != nil {
+			for _, q := range w.parts[i+1:] {
+				q.discard()
+			}
+			w.err = err
+			return err
+		}
 	}
 	if err := WriteRunInfo(w.dir, w.info); err != nil {
 		w.err = err
@@ -401,22 +487,24 @@ func (w *RunWriter) Abort() {
 		w.runDir.removeCreated()
 	}()
 	w.done = true
-	if w.decW != nil {
-		w.decW.stop()
-	}
-	if w.gateW != nil {
-		w.gateW.stop()
-	}
-	if w.decF != nil {
-		discardTemp(w.decF)
-		w.decF = nil
-	}
-	if w.gateF != nil {
-		discardTemp(w.gateF)
-		w.gateF = nil
+	for _, p := range w.parts {
+		p.decW.stop()
+		p.gateW.stop()
+		p.discard()
 	}
 	if w.err == nil {
 		w.err = errors.New("reports: run aborted")
+	}
+}
+
+func (p *runPart) discard() {
+	if p.decF != nil {
+		discardTemp(p.decF)
+		p.decF = nil
+	}
+	if p.gateF != nil {
+		discardTemp(p.gateF)
+		p.gateF = nil
 	}
 }
 
@@ -450,6 +538,52 @@ func checkCalls(r *replay.Result) error {
 		}
 	}
 	return nil
+}
+
+// checkFingerprints decodes every fingerprint of r into w.fps, refusing
+// any that does not fit the fingerprint column (32 raw bytes): it must be a
+// SHA-256 in lowercase hex (replay.Fingerprint) or "" for none (null), so
+// that reading it back gives the same string.
+func (w *RunWriter) checkFingerprints(r *replay.Result) error {
+	w.fps = w.fps[:0]
+	for i := range r.Rules {
+		fp := r.Rules[i].Fingerprint
+		var d fp32
+		if fp != "" && !decodeFingerprint(&d, fp) {
+			return fmt.Errorf("reports: case %s judge %s rule %s: fingerprint %q is not a SHA-256 in lowercase hex",
+				r.CaseID, r.Judge, r.Rules[i].RuleID, fp)
+		}
+		w.fps = append(w.fps, d)
+	}
+	return nil
+}
+
+// hexVal maps a lowercase hex digit to its value and anything else to 0xff.
+var hexVal = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c - 'a' + 10)
+	}
+	return t
+}()
+
+// decodeFingerprint decodes 64 lowercase hex digits into d.
+func decodeFingerprint(d *fp32, s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	var bad byte
+	for i := range d {
+		hi, lo := hexVal[s[2*i]], hexVal[s[2*i+1]]
+		bad |= hi | lo
+		d[i] = hi<<4 | lo
+	}
+	return bad&0xf0 == 0
 }
 
 // optS points p at storage holding s, or sets it nil when s is empty.
@@ -493,7 +627,7 @@ func fillDecision(d *decisionRow, r *replay.Result, rr *replay.RuleResult) {
 	d.Fired, d.Action, d.GateAction = rr.Fired, rr.Action, r.GateAction
 	d.Status = string(rr.Status)
 	optS(&d.Error, &d.s[4], rr.Error)
-	d.Fingerprint = rr.Fingerprint
+	d.Fingerprint = nil // set by Write from the decoded fingerprints
 	d.Tags = r.Tags
 	optS(&d.BaselineResult, &d.s[5], string(rr.BaselineResult))
 	if rr.Call < 0 {

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +17,9 @@ import (
 // decisions.parquet walked side by side (they are written in the same
 // case × judge order), calling fn with each rebuilt Result in file order.
 // Memory stays bounded by one batch of rows. Empty Rules and Calls read back
-// as nil. An error from fn stops the walk and is returned.
+// as nil. An error from fn stops the walk and is returned. In the hive
+// layout the judges' file pairs are walked one after another, in run.json's
+// judge order.
 //
 // Rows are decoded column by column from parquet.Row values rather than
 // through reflection, and repeated strings (judges, rule IDs, statuses) are
@@ -27,14 +30,28 @@ func ReadRun(dir string, fn func(*replay.Result) error) (RunInfo, error) {
 	if err != nil {
 		return info, err
 	}
-	gates, err := openRows(filepath.Join(dir, GatesFile), gateColumns)
+	dirs, err := partDirs(dir, info)
 	if err != nil {
 		return info, err
+	}
+	for _, d := range dirs {
+		if err := readPart(d, fn); err != nil {
+			return info, err
+		}
+	}
+	return info, nil
+}
+
+// readPart walks one pair of gates.parquet and decisions.parquet.
+func readPart(dir string, fn func(*replay.Result) error) error {
+	gates, err := openRows(filepath.Join(dir, GatesFile), gateColumns)
+	if err != nil {
+		return err
 	}
 	defer gates.close()
 	decs, err := openRows(filepath.Join(dir, DecisionsFile), decisionColumns)
 	if err != nil {
-		return info, err
+		return err
 	}
 	defer decs.close()
 
@@ -46,7 +63,7 @@ func ReadRun(dir string, fn func(*replay.Result) error) (RunInfo, error) {
 			break
 		}
 		if err != nil {
-			return info, err
+			return err
 		}
 		res := gates.gate(row)
 		for {
@@ -56,7 +73,7 @@ func ReadRun(dir string, fn func(*replay.Result) error) (RunInfo, error) {
 					break
 				}
 				if err != nil {
-					return info, err
+					return err
 				}
 				decs.decision(row, &d)
 				pending = true
@@ -65,25 +82,25 @@ func ReadRun(dir string, fn func(*replay.Result) error) (RunInfo, error) {
 				break
 			}
 			if err := d.attach(res); err != nil {
-				return info, err
+				return err
 			}
 			pending = false
 		}
 		if err := fn(res); err != nil {
-			return info, err
+			return err
 		}
 	}
 	if pending {
-		return info, fmt.Errorf("%s: case %s judge %s has no row in %s (files out of step)",
+		return fmt.Errorf("%s: case %s judge %s has no row in %s (files out of step)",
 			DecisionsFile, d.caseID, d.judge, GatesFile)
 	}
 	if _, err := decs.next(); err != io.EOF {
 		if err == nil {
 			err = fmt.Errorf("%s has rows after the last row of %s (files out of step)", DecisionsFile, GatesFile)
 		}
-		return info, err
+		return err
 	}
-	return info, nil
+	return nil
 }
 
 // Column codes: which field a leaf column fills. Unknown columns (from a
@@ -412,7 +429,11 @@ func (rf *rowFile) decision(row parquet.Row, d *decoded) {
 		case cError:
 			rr.Error = rf.str(code, v)
 		case cFingerprint:
-			rr.Fingerprint = rf.str(code, v)
+			if b := v.ByteArray(); len(b) == 32 {
+				rr.Fingerprint = hex.EncodeToString(b)
+			} else {
+				rr.Fingerprint = string(b) // files before 32-byte fingerprints: hex text
+			}
 		case cBaselineResult:
 			rr.BaselineResult = judge.Result(rf.str(code, v))
 		case cLatency:

@@ -39,6 +39,10 @@ type RunInfo struct {
 	Concurrency int         `json:"concurrency"`
 	Timeout     Duration    `json:"timeout"`
 	Shard       string      `json:"shard,omitempty"` // "I/N" when sharded
+	// Layout is how the decision files are laid out: "" (LayoutFlat) for
+	// decisions.parquet and gates.parquet in the run directory, "hive"
+	// for one judge=<identity>/ pair per judge (see JudgeDir).
+	Layout string `json:"layout,omitempty"`
 	// Cases counts the valid cases read; InvalidLines the lines skipped with
 	// --skip-invalid.
 	Cases        int64 `json:"cases"`

@@ -144,7 +144,7 @@ func hasAnyTag(c *datasets.Case, tags []string) bool { return hasAnyTagList(c.Ta
 // picks the sessions to replay: those holding a tagged case, then the first
 // --limit of them or --sample of them drawn with --seed. Invalid lines are
 // left to the replay pass, which reports them.
-func (f *filterFlags) selectSessions(src *source, p *replay.Policy, sh shard) (*sessionSelection, error) {
+func (f *filterFlags) selectSessions(src *source, p *replay.Policy, sh replay.Shard) (*sessionSelection, error) {
 	if len(f.Tags) == 0 && f.Limit == 0 && f.Sample == 0 {
 		return nil, nil
 	}
@@ -163,7 +163,7 @@ func (f *filterFlags) selectSessions(src *source, p *replay.Policy, sh shard) (*
 			continue
 		}
 		c := rec.Case
-		if !sh.owns(c.SessionID) {
+		if !sh.Owns(c.SessionID) {
 			continue
 		}
 		if !seen[c.SessionID] {

@@ -13,6 +13,7 @@ import (
 func newMergeCmd(io IO) *cobra.Command {
 	var (
 		out          string
+		outLayout    string
 		runID        string
 		allowPartial bool
 		e            = &evalOptions{}
@@ -43,7 +44,13 @@ once each (--allow-partial accepts missing shards).`,
 			if runID == "" {
 				runID = newRunID(time.Now())
 			}
+			layout, err := reports.ParseLayout(outLayout)
+			if err != nil {
+				return usagef("--out-layout: %v", err)
+			}
+			out = runDirFor(out, layout, runID)
 			info := infos[0]
+			info.Layout = layout
 			info.RunID = runID
 			info.Created = time.Now().UTC()
 			info.Shard = ""
@@ -93,6 +100,7 @@ once each (--allow-partial accepts missing shards).`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "merged run directory (required)")
+	cmd.Flags().StringVar(&outLayout, "out-layout", "flat", layoutUsage)
 	cmd.Flags().StringVar(&runID, "run-id", "", "run ID of the merged run (default: new)")
 	cmd.Flags().BoolVar(&allowPartial, "allow-partial", false, "merge even when some shards of 1..N are missing")
 	e.register(cmd, true)

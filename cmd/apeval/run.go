@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -30,12 +29,14 @@ type runOptions struct {
 	PermissionsFrom []string
 	Judges          []string
 	Out             string
+	OutLayout       string
 	Concurrency     int
 	Timeout         time.Duration
 	CacheDir        string
 	NoCache         bool
 	SkipInvalid     bool
 	Shard           string
+	ShardCount      int
 	Criteria        string
 	Baseline        string
 	Inconclusive    string
@@ -48,7 +49,9 @@ type runOptions struct {
 	Filter          filterFlags
 
 	replayOnly bool
-	shard      shard
+	shard      replay.Shard
+	shardFrom  string // where --shard auto found the shard
+	layout     string // reports.LayoutFlat or LayoutHive
 	// judgeOptions are apeval.toml's per-judge options (judge spec →
 	// key=value), under --judge-option; outPattern is its out directory
 	// pattern; config the file read ("" when none).
@@ -100,7 +103,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 				return err
 			}
 			o.config = cfg.path
-			if err := o.validate(); err != nil {
+			if err := o.validate(io.Getenv); err != nil {
 				return err
 			}
 			return runRun(cmd.Context(), o, io)
@@ -118,12 +121,14 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 	f.StringArrayVar(&o.PermissionsFrom, "permissions-from", nil, "add an agent's permission rules (KIND:PATH; claude-code, codex, opencode, gemini) to the permissions layer; repeatable")
 	f.StringArrayVarP(&o.Judges, "judge", "j", nil, "judge spec (ollama:MODEL, openai:MODEL, exec:CMD, recorded[:NAME], none); repeatable")
 	f.StringVarP(&o.Out, "out", "o", "", "run directory (default apeval-out/<run-id>)")
+	f.StringVar(&o.OutLayout, "out-layout", "flat", layoutUsage)
 	f.IntVarP(&o.Concurrency, "concurrency", "c", 4, "judge calls in flight per judge (sessions replayed in parallel)")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Second, "deadline of one judge call; a call past it counts as a timeout at this latency")
 	f.StringVar(&o.CacheDir, "cache", "", "response cache directory (default: the user cache dir, e.g. ~/.cache/apeval)")
 	f.BoolVar(&o.NoCache, "no-cache", false, "neither read nor write the response cache")
 	f.BoolVar(&o.SkipInvalid, "skip-invalid", false, "skip malformed dataset lines (counted and listed) instead of failing")
-	f.StringVar(&o.Shard, "shard", "", "replay only shard I of N (`I/N`, 1-based), partitioned by session_id hash; recombine with apeval merge")
+	f.StringVar(&o.Shard, "shard", "", "replay only shard I of N (`I/N`, 1-based), partitioned by session_id hash; recombine with apeval merge; auto: from the scheduler's environment")
+	f.IntVar(&o.ShardCount, "shard-count", 0, "with --shard auto: the number of shards (a Kubernetes Indexed Job's completions; else $"+replay.ShardCountEnv+")")
 	f.StringVar(&o.RunID, "run-id", "", "run ID (default: UTC time plus a random suffix)")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress output")
 	if !replayOnly {
@@ -139,7 +144,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 	return cmd
 }
 
-func (o *runOptions) validate() error {
+func (o *runOptions) validate(getenv func(string) string) error {
 	if err := o.Filter.validate(); err != nil {
 		return err
 	}
@@ -176,14 +181,48 @@ func (o *runOptions) validate() error {
 	if stdin > 1 {
 		return usagef("--dataset - (stdin) may be given once")
 	}
-	if o.Shard != "" {
-		s, err := parseShard(o.Shard)
+	layout, err := reports.ParseLayout(o.OutLayout)
+	if err != nil {
+		return usagef("--out-layout: %v", err)
+	}
+	o.layout = layout
+	if err := o.resolveShard(getenv); err != nil {
+		return err
+	}
+	return o.Judge.validate()
+}
+
+// resolveShard reads --shard: I/N as given, or auto from the environment of
+// the scheduler running this worker (replay.ShardFromEnv).
+func (o *runOptions) resolveShard(getenv func(string) string) error {
+	if o.ShardCount != 0 && o.Shard != "auto" {
+		return usagef("--shard-count applies only with --shard auto")
+	}
+	switch o.Shard {
+	case "":
+		return nil
+	case "auto":
+		if o.ShardCount < 0 {
+			return usagef("--shard-count must be positive, got %d", o.ShardCount)
+		}
+		if getenv == nil {
+			getenv = func(string) string { return "" }
+		}
+		a, err := replay.ShardFromEnv(getenv, o.ShardCount)
 		if err != nil {
-			return err
+			return usageError{err}
+		}
+		o.shard, o.shardFrom = a.Shard, a.Source
+	default:
+		s, err := replay.ParseShard(o.Shard)
+		if err != nil {
+			return usagef("--%v", err)
 		}
 		o.shard = s
 	}
-	return o.Judge.validate()
+	// run.json and merge see the resolved I/N, never "auto".
+	o.Shard = o.shard.String()
+	return nil
 }
 
 func checkInconclusive(v string) error {
@@ -284,9 +323,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	if o.Out == "" && o.outPattern != "" {
 		o.Out = expandOut(o.outPattern, o.RunID, p.now)
 	}
-	if o.Out == "" {
-		o.Out = filepath.Join("apeval-out", o.RunID)
-	}
+	o.Out = runDirFor(o.Out, o.layout, o.RunID)
 
 	pol, polRef, err := loadPolicy(o.Policy)
 	if err != nil {
@@ -311,6 +348,9 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 
 	if p.src, err = openSource(o.Datasets, io.In); err != nil {
 		return nil, err
+	}
+	if o.shardFrom != "" && !o.Quiet {
+		fmt.Fprintf(io.Err, "apeval: --shard auto: shard %s from %s\n", o.Shard, o.shardFrom)
 	}
 
 	specs := o.Judges
@@ -357,6 +397,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		Shard:       o.Shard,
 		Filter:      o.Filter.info(),
 		Settings:    o.settings(specs, p.baseline),
+		Layout:      o.layout,
 	}
 	for _, j := range p.judges {
 		ji := judgeInfo(j)
@@ -407,7 +448,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 			total = p.sel.cases // replayed, tagged or not
 		} else if p.stats != nil {
 			total = int64(p.stats.Cases)
-		} else if o.shard.n <= 1 {
+		} else if o.shard.Count <= 1 {
 			total = p.src.approxCases()
 		}
 		prog = newProgress(io.Err, tty, total, p.now)

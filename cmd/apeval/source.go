@@ -5,10 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/apeval/apeval/datasets"
@@ -216,7 +214,7 @@ func scanStats(s *source, p *replay.Policy, skipInvalid bool) (*datasets.Stats, 
 type caseFeed struct {
 	r           *datasets.Reader
 	skipInvalid bool
-	shard       shard
+	shard       replay.Shard
 	sel         *sessionSelection
 	errOut      io.Writer
 
@@ -245,7 +243,7 @@ func (f *caseFeed) next() (*datasets.Case, bool) {
 			continue // failing anyway: keep reading only to list every bad line
 		}
 		f.valid++
-		if !f.shard.owns(rec.Case.SessionID) || !f.sel.keepSession(rec.Case.SessionID) {
+		if !f.shard.Owns(rec.Case.SessionID) || !f.sel.keepSession(rec.Case.SessionID) {
 			continue
 		}
 		f.cases++
@@ -263,29 +261,6 @@ func (f *caseFeed) err() error {
 		return usageError{&f.bad}
 	}
 	return nil
-}
-
-// shard is --shard I/N: this run replays the sessions whose FNV-1a 64-bit
-// hash of session_id modulo N is I-1. The zero shard owns everything.
-type shard struct{ i, n uint64 }
-
-func parseShard(s string) (shard, error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.ParseUint(a, 10, 32)
-	n, err2 := strconv.ParseUint(b, 10, 32)
-	if !ok || err1 != nil || err2 != nil || n == 0 || i == 0 || i > n {
-		return shard{}, usagef("--shard %q: want I/N with 1 ≤ I ≤ N, e.g. 1/4", s)
-	}
-	return shard{i: i - 1, n: n}, nil
-}
-
-func (s shard) owns(sessionID string) bool {
-	if s.n <= 1 {
-		return true
-	}
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(sessionID))
-	return h.Sum64()%s.n == s.i
 }
 
 func contains(xs []string, x string) bool {

@@ -1,0 +1,118 @@
+package reports
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports/internal/duckdbtest"
+	"github.com/parquet-go/parquet-go"
+)
+
+// The fingerprint column holds the SHA-256 as 32 raw bytes (half the hex
+// text); DuckDB reads it as a BLOB whose hex is replay's fingerprint.
+func TestFingerprintIs32Bytes(t *testing.T) {
+	dir := t.TempDir()
+	rs := fixtureResults()
+	rs[0].Rules[0].Fingerprint = "" // no fingerprint: null
+	writeRun(t, dir, rs)
+	want := map[string]string{} // case/judge/rule → fingerprint
+	for _, r := range rs {
+		for _, rr := range r.Rules {
+			want[r.CaseID+"/"+r.Judge+"/"+rr.RuleID] = rr.Fingerprint
+		}
+	}
+	rows := duckdbtest.Query(t, "SELECT case_id, judge, rule_id, lower(hex(fingerprint)) AS fp, octet_length(fingerprint) AS n FROM read_parquet("+
+		duckdbtest.Literal(filepath.Join(dir, DecisionsFile))+")")[0]
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	nulls := 0
+	for _, r := range rows {
+		k := r["case_id"].(string) + "/" + r["judge"].(string) + "/" + r["rule_id"].(string)
+		if r["fp"] == nil {
+			nulls++
+			if want[k] != "" {
+				t.Errorf("%s: null fingerprint, want %s", k, want[k])
+			}
+			continue
+		}
+		if r["fp"] != want[k] || r["n"] != "32" {
+			t.Errorf("%s: DuckDB reads %v (%v bytes), want %s (32 bytes)", k, r["fp"], r["n"], want[k])
+		}
+	}
+	if nulls != 1 {
+		t.Errorf("%d null fingerprints, want 1", nulls)
+	}
+	// And apeval reads them back as the same hex strings.
+	var got []*replay.Result
+	if _, err := ReadRun(dir, func(r *replay.Result) error { got = append(got, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range got {
+		for _, rr := range r.Rules {
+			if k := r.CaseID + "/" + r.Judge + "/" + rr.RuleID; rr.Fingerprint != want[k] {
+				t.Errorf("%s: read back %q, want %q", k, rr.Fingerprint, want[k])
+			}
+		}
+	}
+}
+
+func TestFingerprintNotHexIsRefused(t *testing.T) {
+	for _, bad := range []string{"f12", strings.Repeat("A", 64), strings.Repeat("0", 63), strings.Repeat("g", 64)} {
+		w, err := CreateRun(t.TempDir(), testInfo())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := fixtureResults()[0]
+		r.Rules[0].Fingerprint = bad
+		if err := w.Write(r); err == nil || !strings.Contains(err.Error(), "not a SHA-256 in lowercase hex") {
+			t.Errorf("fingerprint %q: %v", bad, err)
+		}
+		w.Abort()
+	}
+}
+
+// Run directories written before fingerprints were raw bytes (hex text in
+// a string column) still read back.
+func TestFingerprintOldHexColumn(t *testing.T) {
+	dir := t.TempDir()
+	type oldDecision struct {
+		RunID       string `parquet:"run_id"`
+		CaseID      string `parquet:"case_id"`
+		Judge       string `parquet:"judge"`
+		RuleID      string `parquet:"rule_id"`
+		Source      string `parquet:"source"`
+		Result      string `parquet:"result"`
+		Status      string `parquet:"status"`
+		Fingerprint string `parquet:"fingerprint"`
+	}
+	type oldGate struct {
+		RunID  string `parquet:"run_id"`
+		CaseID string `parquet:"case_id"`
+		Judge  string `parquet:"judge"`
+	}
+	hexFP := fingerprint("old")
+	if err := parquet.WriteFile(filepath.Join(dir, DecisionsFile), []oldDecision{{"r", "c1", "j", "rule", "deterministic", "match", "ok", hexFP}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := parquet.WriteFile(filepath.Join(dir, GatesFile), []oldGate{{"r", "c1", "j"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteRunInfo(dir, testInfo()); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if _, err := ReadRun(dir, func(r *replay.Result) error {
+		if len(r.Rules) == 1 {
+			got = r.Rules[0].Fingerprint
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got != hexFP {
+		t.Fatalf("read %q, want %q", got, hexFP)
+	}
+}
