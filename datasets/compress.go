@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -80,7 +79,7 @@ func (n *namedErrReader) Read(p []byte) (int, error) {
 // and zstd by magic bytes. Close the returned closer when done.
 func OpenInput(path string, stdin io.Reader) (*bufio.Reader, io.Closer, error) {
 	var src io.Reader
-	var f *os.File
+	var f io.ReadCloser
 	if path == "-" {
 		if stdin == nil {
 			return nil, nil, errors.New(StdinName + ": no input")
@@ -88,12 +87,12 @@ func OpenInput(path string, stdin io.Reader) (*bufio.Reader, io.Closer, error) {
 		src = stdin
 	} else {
 		var err error
-		if f, err = os.Open(path); err != nil {
+		if f, err = openPath(path); err != nil {
 			return nil, nil, err
 		}
 		src = f
 	}
-	br, release, err := Decompress(bufio.NewReaderSize(src, 1<<20), path)
+	br, release, err := Decompress(bufio.NewReaderSize(src, 1<<20), displayName(path))
 	if err != nil {
 		if f != nil {
 			_ = f.Close()

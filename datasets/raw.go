@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 )
 
 // ScanRaw streams the JSON lines of dataset files (or of any apeval JSONL,
@@ -42,12 +41,13 @@ func scanRawFile(path string, stdin io.Reader, fn func(id string, line []byte, s
 		}
 		src = stdin
 	} else {
-		f, err := os.Open(path)
+		f, err := openPath(path)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		src = f
+		name = displayName(path)
 	}
 	br, release, err := Decompress(bufio.NewReaderSize(src, 1<<20), name)
 	if err != nil {

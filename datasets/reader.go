@@ -149,7 +149,7 @@ func (r *Reader) start() {
 	work := make(chan *batch, 2*workers)
 	r.files = make([]string, len(r.paths))
 	for i, p := range r.paths {
-		r.files[i] = p
+		r.files[i] = displayName(p)
 		if p == "-" {
 			r.files[i] = cmp.Or(r.StdinName, StdinName)
 		}
@@ -207,7 +207,7 @@ func (r *Reader) produceFile(idx int, path string, send func(*batch) bool) bool 
 		}
 		src = r.stdin
 	} else {
-		f, err := os.Open(path)
+		f, err := openPath(path)
 		if err != nil {
 			send(&batch{fatal: err, done: make(chan struct{})})
 			return false

@@ -210,7 +210,7 @@ func hasAnyTagList(have, want []string) bool {
 func (o *runOptions) settings(specs []string, baseline string) *reports.Settings {
 	s := &reports.Settings{
 		Config:       o.config,
-		Datasets:     o.Datasets,
+		Datasets:     maskURLs(o.Datasets),
 		Policy:       o.Policy,
 		Criteria:     o.Criteria,
 		Judges:       specs,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 )
@@ -46,13 +48,16 @@ type source struct {
 }
 
 func openSource(paths []string, stdin io.Reader) (*source, error) {
-	s := &source{paths: paths, stdin: stdin}
 	if len(paths) == 0 {
-		s.sample = true
-		return s, nil
+		return &source{stdin: stdin, sample: true}, nil
 	}
+	paths, err := expandDatasets(context.Background(), paths)
+	if err != nil {
+		return nil, err
+	}
+	s := &source{paths: paths, stdin: stdin}
 	for _, p := range paths {
-		if p == "-" {
+		if p == "-" || objstore.IsURL(p) {
 			continue
 		}
 		st, err := os.Stat(p)
@@ -128,9 +133,27 @@ func (s *source) refs() []reports.FileRef {
 			out = append(out, reports.FileRef{Name: datasets.StdinName})
 			continue
 		}
+		if objstore.IsURL(p) {
+			out = append(out, reports.FileRef{Name: objstore.Mask(p), SHA256: objectSHA256(p)})
+			continue
+		}
 		out = append(out, reports.FileRef{Name: p, SHA256: fileSHA256(p)})
 	}
 	return out
+}
+
+// objectSHA256 hashes an object as it streams by; "" when it cannot be read.
+func objectSHA256(url string) string {
+	r, err := objstore.OpenReader(context.Background(), url)
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func fileSHA256(path string) string {
@@ -278,6 +301,11 @@ func contains(xs []string, x string) bool {
 func (s *source) approxCases() int64 {
 	if s.sample || contains(s.paths, "-") {
 		return 0
+	}
+	for _, p := range s.paths {
+		if objstore.IsURL(p) {
+			return 0 // counting lines would read the objects once more
+		}
 	}
 	var n int64
 	buf := make([]byte, 1<<20)

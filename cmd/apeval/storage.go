@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/objstore"
+	"github.com/apeval/apeval/replay"
+)
+
+// Object storage (docs/storage.md): datasets, run directories and merge
+// inputs may be s3:// or file:// URLs. Every URL shown in a message or
+// written into run.json goes through the masking pass.
+func init() {
+	objstore.SetMask(replay.MaskString)
+	datasets.SetURLOpener(func(name string) (io.ReadCloser, error) {
+		return objstore.OpenReader(context.Background(), name)
+	}, objstore.Mask)
+}
+
+// expandDatasets replaces each object-storage URL among paths by the
+// objects its pattern matches in the bucket's listing (s3://b/cases/*.jsonl.zst),
+// in key order; local paths are kept as given.
+func expandDatasets(ctx context.Context, paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		if !objstore.IsURL(p) {
+			out = append(out, p)
+			continue
+		}
+		urls, err := objstore.Glob(ctx, p)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		out = append(out, urls...)
+	}
+	return out, nil
+}
+
+// maskURLs masks the object-storage URLs among names for run.json.
+func maskURLs(names []string) []string {
+	if names == nil {
+		return nil
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n
+		if objstore.IsURL(n) {
+			out[i] = objstore.Mask(n)
+		}
+	}
+	return out
+}
