@@ -56,6 +56,11 @@ code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.`,
 			return o.validate()
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, done, err := fetchRunDirs(cmd.Context(), args)
+			if err != nil {
+				return err
+			}
+			defer done()
 			return runCompare(o, args, io)
 		},
 	}

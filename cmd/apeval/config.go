@@ -13,6 +13,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
+
+	"github.com/apeval/apeval/internal/objstore"
 )
 
 // ConfigFile is the project file apeval init writes and run, replay,
@@ -169,7 +171,7 @@ func parseProjectConfig(data []byte, name string) (*projectConfig, error) {
 		c.Datasets[i] = rel(c.Datasets[i])
 	}
 	c.Policy, c.Criteria = rel(c.Policy), rel(c.Criteria)
-	if c.Out != "" {
+	if c.Out != "" && !objstore.IsURL(c.Out) {
 		c.Out = rel(c.Out)
 	}
 	c.path = name

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -215,7 +216,7 @@ func (o *runOptions) settings(specs []string, baseline string) *reports.Settings
 		Criteria:     o.Criteria,
 		Judges:       specs,
 		Baseline:     baseline,
-		Out:          o.Out,
+		Out:          cmp.Or(o.remoteOut, o.Out),
 		Concurrency:  o.Concurrency,
 		Timeout:      reports.Duration(o.Timeout),
 		Inconclusive: o.Inconclusive,

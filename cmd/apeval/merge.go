@@ -1,10 +1,12 @@
 package main
 
 import (
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
@@ -36,7 +38,12 @@ once each (--allow-partial accepts missing shards).`,
 			}
 			return e.validate()
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			args, done, err := fetchRunDirs(cmd.Context(), args)
+			if err != nil {
+				return err
+			}
+			defer done()
 			infos, err := checkShards(args, allowPartial)
 			if err != nil {
 				return err
@@ -47,6 +54,18 @@ once each (--allow-partial accepts missing shards).`,
 			layout, err := reports.ParseLayout(outLayout)
 			if err != nil {
 				return usagef("--out-layout: %v", err)
+			}
+			if objstore.IsURL(out) { // written locally, then uploaded
+				remote, err := bucketRunDir(out, layout, runID)
+				if err != nil {
+					return err
+				}
+				tmp, finish, err := stageBucket(cmd.Context(), remote, io, false)
+				if err != nil {
+					return err
+				}
+				out = filepath.Join(tmp, "run")
+				defer func() { err = finish(out, err) }()
 			}
 			out = runDirFor(out, layout, runID)
 			info := infos[0]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
@@ -195,6 +196,14 @@ apeval merge for the shards of one run). Exit code as for run.`,
 			return e.validate()
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" && objstore.IsURL(args[0]) {
+				return usagef("report of a bucket prefix needs --out DIR (the reports are written to a local directory)")
+			}
+			args, done, err := fetchRunDirs(cmd.Context(), args)
+			if err != nil {
+				return err
+			}
+			defer done()
 			rep, gates, err := e.evaluate(args)
 			if err != nil {
 				return err
@@ -237,6 +246,11 @@ the replay once and gate on it later.`,
 			return e.validate()
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, done, err := fetchRunDirs(cmd.Context(), args)
+			if err != nil {
+				return err
+			}
+			defer done()
 			rep, _, err := e.evaluate(args)
 			if err != nil {
 				return err

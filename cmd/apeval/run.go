@@ -52,6 +52,7 @@ type runOptions struct {
 	shard      replay.Shard
 	shardFrom  string // where --shard auto found the shard
 	layout     string // reports.LayoutFlat or LayoutHive
+	remoteOut  string // --out as a bucket URL (masked), the run written to a temporary directory
 	// judgeOptions are apeval.toml's per-judge options (judge spec →
 	// key=value), under --judge-option; outPattern is its out directory
 	// pattern; config the file read ("" when none).
@@ -105,6 +106,9 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 			o.config = cfg.path
 			if err := o.validate(io.Getenv); err != nil {
 				return err
+			}
+			if outIsURL(o) {
+				return runToBucket(cmd.Context(), o, io)
 			}
 			return runRun(cmd.Context(), o, io)
 		},

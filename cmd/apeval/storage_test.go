@@ -128,3 +128,150 @@ func TestMaskURLs(t *testing.T) {
 		t.Fatalf("maskURLs = %v", got)
 	}
 }
+
+// Shards written to a bucket, merged from it: the same summary and
+// decisions as one local run; gate, report and compare read the prefixes.
+func TestRunToBucketAndMergeFromIt(t *testing.T) {
+	base := t.TempDir()
+	bucket := filepath.Join(base, "bucket")
+	if err := os.MkdirAll(bucket, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	url := "file://" + filepath.ToSlash(bucket) + "/runs/x"
+	single := filepath.Join(base, "single")
+	apeval(t, "", "run", "--out", single, "-q")
+
+	var shards []string
+	for _, i := range []string{"1", "2", "3"} {
+		dest := url + "/shard-" + i
+		code, _, stderr := apeval(t, "", "run", "--shard", i+"/3", "--out", dest, "--format", "tsv")
+		if code == exitUsage {
+			t.Fatalf("shard %s: %s", i, stderr)
+		}
+		if !strings.Contains(stderr, "apeval: uploaded to "+dest) {
+			t.Errorf("shard %s: stderr does not say where it uploaded:\n%s", i, stderr)
+		}
+		shards = append(shards, dest)
+	}
+	// The prefix holds a complete run directory (run.json, decisions,
+	// reports) and nothing else: no temporary or sidecar files.
+	entries, err := os.ReadDir(filepath.Join(bucket, "runs/x/shard-2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+		if strings.HasSuffix(e.Name(), ".tmp") || strings.HasSuffix(e.Name(), ".attrs") {
+			t.Errorf("stray file %s in the bucket", e.Name())
+		}
+	}
+	for _, want := range []string{"run.json", "decisions.parquet", "summary.json"} {
+		if !contains(names, want) {
+			t.Errorf("shard-2 holds %v, no %s", names, want)
+		}
+	}
+	// run.json records the bucket URL as the out directory, not the
+	// temporary directory the run was written to first.
+	data, _ := os.ReadFile(filepath.Join(bucket, "runs/x/shard-2/run.json"))
+	if !strings.Contains(string(data), `"out": "`+url+`/shard-2"`) || strings.Contains(string(data), os.TempDir()+"/apeval-out-") {
+		t.Errorf("run.json settings.out is not the bucket URL:\n%s", data)
+	}
+
+	// A prefix already used is refused before any work.
+	if code, _, stderr := apeval(t, "", "run", "--shard", "1/3", "--out", shards[0], "-q"); code != exitUsage || !strings.Contains(stderr, "already holds objects") {
+		t.Errorf("reused prefix: exit %d, %s", code, stderr)
+	}
+
+	merged := filepath.Join(base, "merged")
+	code, _, stderr := apeval(t, "", append([]string{"merge", "--out", merged}, shards...)...)
+	if code == exitUsage {
+		t.Fatalf("merge from the bucket: %s", stderr)
+	}
+	if a, b := comparableSummary(t, single), comparableSummary(t, merged); a != b {
+		t.Fatalf("merged-from-bucket summary differs from the single run:\n--- single\n%s\n--- merged\n%s", a, b)
+	}
+	if n1, n2 := len(readResults(t, single)), len(readResults(t, merged)); n1 != n2 || n1 == 0 {
+		t.Errorf("single run has %d results, merged %d", n1, n2)
+	}
+
+	// merge can write to the bucket too; the merged prefix reads back
+	// with the same summary.
+	code, _, stderr = apeval(t, "", append([]string{"merge", "--out", url + "/merged"}, shards...)...)
+	if code == exitUsage || !strings.Contains(stderr, "uploaded to "+url+"/merged") {
+		t.Fatalf("merge to the bucket: exit %d, %s", code, stderr)
+	}
+	back := filepath.Join(base, "merged-back")
+	if code, _, stderr := apeval(t, "", "report", "--out", back, url+"/merged"); code == exitUsage {
+		t.Fatal(stderr)
+	}
+	if a, b := comparableSummary(t, merged), comparableSummary(t, back); a != b {
+		t.Fatalf("merged prefix reads back differently:\n%s\n---\n%s", a, b)
+	}
+	ents, _ := os.ReadDir(filepath.Join(bucket, "runs/x/merged"))
+	for _, e := range ents {
+		if strings.Contains(e.Name(), "lock") {
+			t.Errorf("the run-dir lock %s was uploaded", e.Name())
+		}
+	}
+
+	// gate and compare of a prefix give what they give on a local copy.
+	local := filepath.Join(base, "shard1-local")
+	if code, _, stderr := apeval(t, "", "run", "--shard", "1/3", "--out", local, "-q"); code == exitUsage {
+		t.Fatal(stderr)
+	}
+	c1, o1, _ := apeval(t, "", "gate", local)
+	c2, o2, e2 := apeval(t, "", "gate", shards[0])
+	if c1 != c2 || o1 != o2 || o1 == "" {
+		t.Errorf("gate: local exit %d %q, bucket exit %d %q (%s)", c1, o1, c2, o2, e2)
+	}
+	cmpArgs := []string{"compare", "--format", "tsv", "--baseline", "recorded/ollama/qwen2.5:3b"}
+	c1, o1, _ = apeval(t, "", append(cmpArgs, local)...)
+	c2, o2, e2 = apeval(t, "", append(cmpArgs, shards[0])...)
+	if c1 != c2 || o1 != o2 || o1 == "" {
+		t.Errorf("compare: local exit %d, bucket exit %d (%s)\n%s\n---\n%s", c1, c2, e2, o1, o2)
+	}
+	repOut := filepath.Join(base, "rep")
+	if code, _, stderr := apeval(t, "", "report", "--out", repOut, shards[0]); code == exitUsage {
+		t.Errorf("report --out of a prefix: %s", stderr)
+	} else if _, err := os.Stat(filepath.Join(repOut, "summary.json")); err != nil {
+		t.Errorf("report --out wrote no summary.json: %v", err)
+	}
+	if code, _, stderr := apeval(t, "", "report", shards[0]); code != exitUsage || !strings.Contains(stderr, "needs --out") {
+		t.Errorf("report of a prefix without --out: exit %d, %s", code, stderr)
+	}
+
+	// A prefix whose upload never reached run.json is not a run directory.
+	partial := filepath.Join(bucket, "runs/y/shard-1")
+	if err := os.MkdirAll(partial, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.WriteFile(filepath.Join(partial, "decisions.parquet"), []byte("PAR1"), 0o644)
+	if code, _, stderr := apeval(t, "", "gate", "file://"+filepath.ToSlash(partial)); code != exitUsage || !strings.Contains(stderr, "no run.json") {
+		t.Errorf("gate of an unfinished upload: exit %d, %s", code, stderr)
+	}
+}
+
+// A run that fails before committing run.json uploads nothing; the hive
+// layout puts the run under run_id=<id> below the URL.
+func TestRunToBucketFailureAndHive(t *testing.T) {
+	base := t.TempDir()
+	bucket := filepath.Join(base, "bucket")
+	_ = os.MkdirAll(bucket, 0o755)
+	bad := filepath.Join(base, "bad.jsonl")
+	_ = os.WriteFile(bad, []byte("{not json\n"), 0o644)
+	pol := filepath.Join(base, "policy.toml")
+	_ = os.WriteFile(pol, datasets.SamplePolicy(), 0o644)
+	if code, _, _ := apeval(t, "", "run", "--policy", pol, "--dataset", bad, "--out", "file://"+filepath.ToSlash(bucket)+"/failed", "-q"); code != exitUsage {
+		t.Fatalf("bad dataset: exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(bucket, "failed")); !os.IsNotExist(err) {
+		t.Errorf("a failed run uploaded something: %v", err)
+	}
+	if code, _, stderr := apeval(t, "", "run", "--out-layout", "hive", "--run-id", "r1", "--out", "file://"+filepath.ToSlash(bucket)+"/table", "-q"); code == exitUsage {
+		t.Fatal(stderr)
+	}
+	if _, err := os.Stat(filepath.Join(bucket, "table", "run_id=r1", "run.json")); err != nil {
+		t.Errorf("hive layout in a bucket: %v", err)
+	}
+}
