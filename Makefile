@@ -63,6 +63,12 @@ readme-check: build
 e2e-ollama:
 	./.ci/e2e-ollama.sh
 
+# Object storage against a real S3 server (versitygw on loopback): shards
+# uploaded, merged from the bucket, a kill mid-upload (docs/storage.md).
+.PHONY: e2e-s3
+e2e-s3: duckdb
+	./.ci/e2e-s3.sh
+
 # report.html in headless Chromium: no console errors, the charts drew.
 html-check: build
 	./.ci/html-check.sh
@@ -79,7 +85,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseOutput$$' -fuzztime $(FUZZTIME) ./judge
 	$(GO) test -run '^$$' -fuzz '^FuzzMaskString$$' -fuzztime $(FUZZTIME) ./replay
 
-ci: vet staticcheck test fuzz readme-check e2e-ollama html-check
+ci: vet staticcheck test fuzz readme-check e2e-ollama e2e-s3 html-check
 
 clean:
 	rm -rf bin apeval-out
