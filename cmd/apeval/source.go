@@ -133,11 +133,11 @@ func (s *source) refs() []reports.FileRef {
 			out = append(out, reports.FileRef{Name: datasets.StdinName})
 			continue
 		}
+		name := p
 		if objstore.IsURL(p) {
-			out = append(out, reports.FileRef{Name: objstore.Mask(p), SHA256: objectSHA256(p)})
-			continue
+			name = objstore.Mask(p)
 		}
-		out = append(out, reports.FileRef{Name: p, SHA256: fileSHA256(p)})
+		out = append(out, reports.FileRef{Name: name, SHA256: fileSHA256(p)})
 	}
 	return out
 }
@@ -156,7 +156,11 @@ func objectSHA256(url string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// fileSHA256 hashes a local file or an object; "" when it cannot be read.
 func fileSHA256(path string) string {
+	if objstore.IsURL(path) {
+		return objectSHA256(path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return ""

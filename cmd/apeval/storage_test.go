@@ -112,6 +112,16 @@ func TestDatasetFromBucket(t *testing.T) {
 		}
 	}
 
+	// report finds the objects again (same SHA-256) to show the listed
+	// cases' tool arguments.
+	rep := filepath.Join(base, "rep")
+	if code, _, stderr := apeval(t, "", "report", "--out", rep, fromBucket); code == exitUsage {
+		t.Fatal(stderr)
+	}
+	if md, _ := os.ReadFile(filepath.Join(rep, "summary.md")); len(md) == 0 || bytes.Contains(md, []byte("not available unchanged")) {
+		t.Errorf("report could not read the bucket's dataset again:\n%.600s", md)
+	}
+
 	// Errors name the URL: no match, and a cloud this build does not link.
 	if code, _, stderr := apeval(t, "", "datasets", "validate", "file://"+filepath.ToSlash(bucket)+"/cases/*.parquet"); code != exitUsage || !strings.Contains(stderr, "no object matches") {
 		t.Errorf("no match: exit %d, %s", code, stderr)
