@@ -353,7 +353,11 @@ func Exists(ctx context.Context, raw string) (bool, error) {
 		return false, err
 	}
 	defer b.Close()
-	it := b.List(&blob.ListOptions{Prefix: l.Key + "/"})
+	prefix := l.Key
+	if prefix != "" {
+		prefix += "/"
+	}
+	it := b.List(&blob.ListOptions{Prefix: prefix})
 	_, err = it.Next(ctx)
 	if err == io.EOF {
 		return false, nil

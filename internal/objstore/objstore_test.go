@@ -130,6 +130,10 @@ func TestUploadDownloadRoundTrip(t *testing.T) {
 	if used, err := Exists(ctx, fileURL(bucket)+"/runs/x/shard-2"); err != nil || used {
 		t.Fatalf("Exists of an unused prefix = %v, %v", used, err)
 	}
+	// A sibling whose name extends the prefix is not below it.
+	if used, err := Exists(ctx, fileURL(bucket)+"/runs/x/shard"); err != nil || used {
+		t.Fatalf("Exists of runs/x/shard (only runs/x/shard-1 exists) = %v, %v", used, err)
+	}
 	// No sidecar or temporary files beside the objects.
 	var names []string
 	_ = filepath.WalkDir(filepath.Join(bucket, "runs"), func(p string, d os.DirEntry, err error) error {
