@@ -17,8 +17,8 @@ import (
 // calling tick once when only at bytes are left.
 type slowReader struct {
 	left, at int
-	tick       func()
-	step       time.Duration
+	tick     func()
+	step     time.Duration
 }
 
 func (s *slowReader) Read(p []byte) (int, error) {
