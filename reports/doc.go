@@ -28,5 +28,5 @@
 //	tables.go, compare.go, gates.go, format.go  terminal output
 //
 // The run directory's files and every Parquet column with its logical type
-// are written once, in docs/reference/run-directory.md.
+// are written once, in docs/reports.md.
 package reports
