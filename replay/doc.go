@@ -20,7 +20,7 @@
 //
 // [BuildInput] is the only way a case reaches a judge: an allow-listed,
 // masked judge.Input ([MaskString], [MaskValue]). [Fingerprint] is the
-// seed 000 §7.3 hash of a call and rule.
+// approval hash of a call and rule.
 //
 // # Where to look
 //
@@ -36,6 +36,6 @@
 //	outcome.go          RuleResult.Classify: how metrics count a pair
 //
 // The replay semantics (what fires, on which failure, which action wins),
-// the matchers' decisions where DESIGN is silent and the memory bounds are
-// written once, in docs/reference/replay.md.
+// the matchers' exact definitions, the judge input and the memory bounds are
+// written once, in docs/replay.md.
 package replay

@@ -315,7 +315,7 @@ func (v *validator) boundary(key string, raw *rawBoundary) *Boundary {
 		b.PauseAt = *raw.PauseAt
 	}
 	if raw.ReviewAt == nil && raw.PauseAt == nil {
-		// Seed 002: network reviews at the first crossing and pauses at the
+		// The defaults: network reviews at the first crossing and pauses at the
 		// second; leaving the workspace pauses at once.
 		if raw.Kind == BoundaryWorkspace {
 			b.PauseAt = 1
