@@ -26,7 +26,7 @@
 //
 //	policy.go           policy and criteria types, LoadPolicy, ParsePolicy
 //	policy_validate.go  the raw TOML shapes and their validation
-//	policy_locate.go    the key → line locator for file:line errors
+//	internal/tomlfile   (shared) the key → line locator for file:line errors
 //	match.go            deterministic matchers; shell.go splits shell commands
 //	permissions.go      the permissions layer
 //	engine.go           one case for one judge: scope → … → resolution

@@ -10,6 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/tomlfile"
 )
 
 // PolicySchema is the policy format version this package reads.
@@ -128,9 +129,9 @@ func ParsePolicy(data []byte, name string) (*Policy, error) {
 	var raw rawPolicy
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
-		return nil, tomlError(name, err)
+		return nil, tomlfile.Error(name, err)
 	}
-	v := &validator{name: name, loc: locate(string(data))}
+	v := &validator{name: name, loc: tomlfile.Locate(string(data))}
 	v.unknownKeys(md.Undecoded())
 	p := &Policy{Name: name, KillCriteria: DefaultKillCriteria(), MaxRulesPerCall: DefaultMaxRulesPerCall}
 	switch {
@@ -190,9 +191,9 @@ func ParseCriteria(data []byte, name string) (KillCriteria, error) {
 	}
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
-		return KillCriteria{}, tomlError(name, err)
+		return KillCriteria{}, tomlfile.Error(name, err)
 	}
-	v := &validator{name: name, loc: locate(string(data))}
+	v := &validator{name: name, loc: tomlfile.Locate(string(data))}
 	if raw.Schema == PolicySchema {
 		// A whole policy file: take its criteria, after validating it all.
 		p, err := ParsePolicy(data, name)
