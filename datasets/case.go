@@ -8,7 +8,7 @@ import (
 // Schema is the case format version this package reads and writes.
 const Schema = "apeval.case/v1"
 
-// Case is one recorded hook context (DESIGN §2). Unknown JSON fields are
+// Case is one recorded hook context (see docs/cases.md). Unknown JSON fields are
 // ignored on read. Defaults (session_id, seq, hook_point, category,
 // arguments_valid) are filled in by the Reader, so code downstream never
 // sees a zero value where the format promises a default.
@@ -89,13 +89,13 @@ type RecordedDecision struct {
 	Confidence *float64 `json:"confidence,omitempty"`
 }
 
-// Label values and categories (DESIGN §2, seed 000 §12).
+// Label values and categories (see docs/cases.md).
 const (
 	LabelMatch   = "match"
 	LabelNoMatch = "no_match"
 )
 
-// Categories lists the tool categories in the order of seed 000 §12.
+// Categories lists the tool categories in the order docs/cases.md lists them.
 var Categories = []string{
 	"command_execution", "file_change", "data_deletion", "web_search",
 	"external_send", "git", "browser", "remote_shell", "other",

@@ -25,7 +25,7 @@ func recordedLines(n int) [][]byte {
 }
 
 // BenchmarkDecodePaths measures the two case decoders on their own,
-// unmarshalling only (no field validation); docs/reference/case-decoding.md
+// unmarshalling only (no field validation); docs/internals.md
 // records what it measured and why these two.
 func BenchmarkDecodePaths(b *testing.B) {
 	plain := bytes.Split(bytes.TrimSuffix(benchLines(1000), []byte("\n")), []byte("\n"))

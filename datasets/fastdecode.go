@@ -15,7 +15,7 @@ import (
 // field, a null, a number out of range, invalid JSON or UTF-8, deep
 // nesting — sends the line to encoding/json, whose results and errors are
 // the reference. These are the only two decode paths (the measurement that
-// chose them is in docs/reference/case-decoding.md). FuzzDecode,
+// chose them is in docs/internals.md). FuzzDecode,
 // FuzzDecodeFast and TestDecodePathsAgreeOnMutations check the parser
 // against encoding/json.
 //

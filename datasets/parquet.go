@@ -16,7 +16,7 @@ import (
 // parquetMagic starts (and ends) every Parquet file.
 var parquetMagic = []byte("PAR1")
 
-// Parquet input (DESIGN §2): the same records with the same field names.
+// Parquet input (see docs/cases.md): the same records with the same field names.
 // Nested fields may be Parquet groups, lists and maps, or JSON text in a
 // string column where a column type would not fit (tool.arguments always
 // is, in practice). Each row is turned into the JSON object it stands for

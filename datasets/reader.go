@@ -383,7 +383,7 @@ func (r *Reader) Scan() bool {
 	r.pos.note(ord, r.cur.fileIdx, ref.line, ref.seq)
 	if rec.Case != nil && !rec.Case.seqSet {
 		// The default seq is the record's position in the whole input,
-		// across files (DESIGN §2), so a session split over two files
+		// across files (see docs/cases.md), so a session split over two files
 		// keeps its order.
 		rec.Case.Seq, rec.Case.seqSet = int64(ord)+1, true
 	}

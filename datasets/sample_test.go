@@ -46,7 +46,7 @@ type samplePolicy struct {
 	KillCriteria map[string]any `toml:"kill_criteria"`
 }
 
-// matcher has the deterministic matcher keys of DESIGN §3.
+// matcher has the deterministic matcher keys of docs/policy.md.
 type matcher struct {
 	CommandPrefix        []string          `toml:"command_prefix"`
 	CommandRegex         []string          `toml:"command_regex"`
@@ -68,7 +68,7 @@ func TestSamplePolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	if u := md.Undecoded(); len(u) > 0 {
-		t.Errorf("keys outside DESIGN §3: %v", u)
+		t.Errorf("keys outside docs/policy.md's matchers: %v", u)
 	}
 	if p.Schema != "apeval.policy/v1" {
 		t.Errorf("schema = %q", p.Schema)

@@ -7,7 +7,7 @@ import (
 )
 
 // SeqError reports a session whose records are not in seq order: within a
-// session, records must come in non-decreasing seq order (DESIGN §4.7).
+// session, records must come in non-decreasing seq order (see docs/replay.md).
 type SeqError struct {
 	Source    string
 	SessionID string

@@ -11,12 +11,12 @@ import (
 	"time"
 )
 
-// Enumerations of the case format (DESIGN §2, seed 000 §3 and §5), also
+// Enumerations of the case format (see docs/cases.md), also
 // the lists the policy is validated against (replay).
 var (
-	// HookPoints are the hook names of seed 000 §3.
+	// HookPoints are the hook names of docs/cases.md.
 	HookPoints = []string{"tool.before", "tool.after", "tool.denied", "completion.before_accept", "runtime.error"}
-	// RuleActions are the actions of seed 000 §5 a policy rule may take.
+	// RuleActions are the actions a policy rule may take (docs/policy.md).
 	RuleActions = []string{"inject_instruction", "deny_current_tool", "request_approval", "stop_task", "audit_only", "notify_admin"}
 	// Actions are the gate decisions a case may expect: allow plus the rule
 	// actions.

@@ -17,7 +17,7 @@ import (
 )
 
 // Cache persists judge answers on disk (bbolt) so a rerun or a resumed run
-// asks a judge nothing it has answered before (DESIGN §4.4).
+// asks a judge nothing it has answered before (see docs/judges.md).
 //
 // The key is the judge's identity (backend/model@digest+prompt), the
 // settings its answers depend on (server URL, options) and the SHA-256 of

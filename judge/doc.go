@@ -1,6 +1,6 @@
 // Package judge is the judge-model stage of the apeval pipeline (datasets →
 // replay → judge → replay → metrics → reports). It defines the [Judge]
-// interface, the judge input and output schemas of seed 000 §6.1/§6.2, and
+// interface, the judge input and output schemas (docs/judges.md), and
 // the backends.
 //
 // A judge sees only its own [Input] type: an allow-listed, masked summary
@@ -34,5 +34,5 @@
 //	check.go             `apeval judges check`
 //
 // How each backend is called, what makes an answer valid, retries, latency
-// and the cache key are written once, in docs/reference/judges.md.
+// and the cache key are written once, in docs/judges.md.
 package judge

@@ -12,7 +12,7 @@ import (
 
 // TestFaultInjection drives both HTTP backends against servers that
 // misbehave on the first call and answer properly afterwards. Each fault
-// must come out with the status DESIGN §5 gives it, and none may be cached:
+// must come out with the status docs/judges.md gives it, and none may be cached:
 // the next call for the same input reaches the (now healthy) server.
 func TestFaultInjection(t *testing.T) {
 	type fault struct {

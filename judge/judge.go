@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// SchemaVersion is the judge I/O schema version (seed 000 §6.1, §6.2).
+// SchemaVersion is the judge I/O schema version (see docs/judges.md).
 const SchemaVersion = 1
 
-// Input is the judge input of seed 000 §6.1, exactly as sent to a model.
+// Input is the judge input (docs/replay.md, What a judge sees), exactly as sent to a model.
 type Input struct {
 	Version int       `json:"version"`
 	Rules   []Rule    `json:"rules"`
@@ -60,7 +60,7 @@ type RuleFires struct {
 	Count  int    `json:"count"`
 }
 
-// Output is the judge output of seed 000 §6.2.
+// Output is the judge output (see docs/judges.md).
 type Output struct {
 	Version   int        `json:"version"`
 	Decisions []Decision `json:"decisions"`
@@ -92,7 +92,7 @@ const (
 	StatusTimeout Status = "timeout" // deadline exceeded
 	StatusError   Status = "error"   // transport error, HTTP error, no judge
 	// StatusMissing marks a rule the policy asks about that a recording lacks;
-	// it is left out of that judge's rates (DESIGN §5).
+	// it is left out of that judge's rates (see docs/statistics.md).
 	StatusMissing Status = "missing"
 )
 

@@ -374,8 +374,9 @@ func (e *ModelsError) Error() string { return e.Msg }
 // StartupCheck makes one cheap request (GET /models) before any case is
 // replayed, as Ollama's model lookup does: a server that cannot be reached
 // or refuses the key fails the run at start instead of failing every call.
-// A server without /models (404, 405, 501) is fine; a model missing from
-// the list is only a warning (some servers list aliases only). An unset
+// A server without /models (404, 405, 501) is fine, another error answer
+// to it is a warning; only an unreachable server or a refused key (401,
+// 403) fails. A model missing from the list is only a warning (some servers list aliases only). An unset
 // API key variable is a warning for any host but a local one.
 func (o *OpenAI) StartupCheck(ctx context.Context) error {
 	if o.key == "" && !isLoopback(o.baseURL.Hostname()) {
@@ -405,7 +406,12 @@ func (o *OpenAI) StartupCheck(ctx context.Context) error {
 		case http.StatusUnauthorized, http.StatusForbidden:
 			return fmt.Errorf("openai %s: the server refused the API key (HTTP %d); set %s (or --openai-api-key-env)", o.base, me.Code, o.keyEnv)
 		}
-		return fmt.Errorf("openai %s: %v", o.base, err)
+		// The server answered, so it is reachable and took the key; a
+		// server that serves chat completions but answers /models with
+		// another error (a minimal proxy's 400, a 5xx) is still usable,
+		// and what its calls do is counted like any fault.
+		fmt.Fprintf(o.log, "apeval: warning: %s: %v (going on: only the chat endpoint is needed)\n", o.base, err)
+		return nil
 	}
 	return fmt.Errorf("openai %s: cannot reach the server: %v; check --openai-base-url, or try `apeval judges check openai:%s`", o.base, briefError(err.Error()), o.model)
 }

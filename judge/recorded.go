@@ -6,7 +6,7 @@ import (
 )
 
 // Recorded replays the decisions captured in production shadow mode for one
-// recorded judge name (DESIGN §5, `recorded:NAME`).
+// recorded judge name (`recorded:NAME`, see docs/judges.md).
 type Recorded struct {
 	name string
 }

@@ -79,3 +79,53 @@ func TestOllamaHostWithCredentials(t *testing.T) {
 		t.Errorf("details host %q carries the credentials", d)
 	}
 }
+
+// The start-up check fails a run only on what makes every call fail: an
+// unreachable server or a refused key. A server that answers /models with
+// anything else still serves chat completions (the benchmark's minimal
+// server answers 400 to any GET), so that is a warning at most.
+func TestOpenAIStartupCheckStatuses(t *testing.T) {
+	for _, tc := range []struct {
+		code    int
+		fail    bool
+		warning bool
+	}{
+		{http.StatusNotFound, false, false},
+		{http.StatusMethodNotAllowed, false, false},
+		{http.StatusBadRequest, false, true},
+		{http.StatusInternalServerError, false, true},
+		{http.StatusUnauthorized, true, false},
+		{http.StatusForbidden, true, false},
+	} {
+		f := newFakeOpenAI(t, echoReply)
+		inner := f.Config.Handler
+		f.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") {
+				http.Error(w, "no", tc.code)
+				return
+			}
+			inner.ServeHTTP(w, r)
+		})
+		var log strings.Builder
+		o, err := NewOpenAI("judge-small", DefaultPrompt(), Config{OpenAIBaseURL: f.URL + "/v1", Log: &log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = o.StartupCheck(context.Background())
+		if (err != nil) != tc.fail {
+			t.Errorf("HTTP %d: err = %v, want failure %v", tc.code, err, tc.fail)
+		}
+		if got := strings.Contains(log.String(), "warning"); got != tc.warning {
+			t.Errorf("HTTP %d: warning %v, want %v (log %q)", tc.code, got, tc.warning, log.String())
+		}
+		f.Close()
+	}
+	// Nothing listening: the run stops at start.
+	o, err := NewOpenAI("judge-small", DefaultPrompt(), Config{OpenAIBaseURL: "http://127.0.0.1:1/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.StartupCheck(context.Background()); err == nil || !strings.Contains(err.Error(), "cannot reach") {
+		t.Errorf("unreachable server: %v", err)
+	}
+}

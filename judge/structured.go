@@ -9,7 +9,7 @@ import (
 
 // Structured-output modes, from the strictest to none. A backend starts at
 // the strictest and steps down once, for the rest of the run, when its server
-// refuses the mode (seed 004: advertise, then degrade gracefully).
+// refuses the mode (advertise, then degrade gracefully: docs/judges.md).
 const (
 	ModeJSONSchema = "json_schema" // Ollama format = schema; OpenAI response_format json_schema
 	ModeJSONObject = "json_object" // Ollama format = "json"; OpenAI response_format json_object

@@ -21,7 +21,7 @@ type Accumulator struct {
 	cases *intern.Table
 	// sessions interns session IDs; caseSess maps a case ordinal to the
 	// ordinal of its session (the first one seen for the case), 4 bytes a
-	// case, for the session-clustered intervals and tests (DESIGN §6.1).
+	// case, for the session-clustered intervals and tests (see docs/statistics.md).
 	sessions *intern.Table
 	caseSess []uint32
 	// noSession counts cases without a session ID: each is a session of

@@ -187,7 +187,7 @@ func TestHandSet(t *testing.T) {
 		t.Errorf("cached/failed calls = %d/%d, want 1/2", tot.CachedCalls, tot.FailedCalls)
 	}
 	// Without session IDs every case is its own session, and the "*" row
-	// clusters its rules' units by case (DESIGN §6.1). Precision units
+	// clusters its rules' units by case (see docs/statistics.md). Precision units
 	// (labeled matches) per case (y TP of m): c1 (1, 1), c2 (0, 1), c4
 	// (2, 2); p̂ = 3/4; residuals 0.25, −0.75, 0.5, squares sum 0.875;
 	// V_clu = 3/2 · 0.875/16 = 0.08203; V_bin = 0.1875/4 = 0.046875;

@@ -3,7 +3,7 @@ package metrics
 import "math/big"
 
 // Deff is the Kish design effect of a proportion whose units are grouped
-// by session (DESIGN §6.1): ys[i] successes of ms[i] units in session i,
+// by session (see docs/statistics.md): ys[i] successes of ms[i] units in session i,
 // over the sessions that hold at least one unit.
 //
 //	p̂ = Y/M, V_clu = k/(k−1) · Σ(y_i − p̂·m_i)² / M², V_bin = p̂(1−p̂)/M
@@ -11,9 +11,9 @@ import "math/big"
 //
 // deff is 1 when k < 2, when p̂ is 0 or 1, and when every session holds
 // exactly one unit: then the units are the sessions, there is no clustering
-// to correct for, and the interval must be plain Wilson (DESIGN §6.1: "a
-// session with one unit makes this plain Wilson"; the k/(k−1) factor alone
-// would otherwise give M/(M−1)).
+// to correct for, and the interval must be plain Wilson (see docs/statistics.md,
+// "Choices and their reasons": the k/(k−1) factor alone would otherwise
+// give M/(M−1)).
 func Deff(ys, ms []int64) float64 {
 	var Y, M int64
 	k := 0
@@ -54,7 +54,7 @@ func Deff(ys, ms []int64) float64 {
 }
 
 // WilsonDeff is the Wilson interval of x/n at the effective sample size
-// n/deff (DESIGN §6.1): the observed rate, fewer independent units.
+// n/deff (see docs/statistics.md): the observed rate, fewer independent units.
 func WilsonDeff(x, n int64, deff, z float64) (lo, hi float64) {
 	if deff <= 1 {
 		return Wilson(float64(x), float64(n), z)
@@ -148,7 +148,7 @@ func (s *sessScratch) over(caseSess []uint32, fn func(f uint64) (unit, success b
 	return s.deff()
 }
 
-// The units and successes of each clustered figure (DESIGN §6.1).
+// The units and successes of each clustered figure (see docs/statistics.md).
 func precUnit(f uint64) (bool, bool) { return f&bitMatch != 0 && f&(bitPos|bitNeg) != 0, f&bitPos != 0 }
 func recUnit(f uint64) (bool, bool)  { return f&bitPos != 0, f&bitMatch != 0 }
 func unkUnit(f uint64) (bool, bool)  { return f&bitJudged != 0, f&bitUndecided != 0 }

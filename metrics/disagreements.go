@@ -228,7 +228,7 @@ func (f *DisagreementFinder) Close() []Disagreement {
 // (kind opposite), or exactly one of them decided while the other said
 // unknown or failed (kind unknown). Pairs that a judge did not have in
 // scope, or whose recording lacked the rule (status missing), are not
-// compared. Unknown and failure are classified as in docs/reference/metrics.md.
+// compared. Unknown and failure are classified as in docs/statistics.md.
 //
 // Order, most informative first:
 //  1. unlabeled pairs before labeled ones (a label is what a human adds);

@@ -15,7 +15,7 @@ const (
 var FigureNames = []string{FigureRecall, FigureFalsePositiveRate, FigureUnknownRate, FigureFireRate,
 	FigurePrecision, FigureLatencyP50, FigureLatencyP95}
 
-// binFigure is a paired binary figure (DESIGN §6.2): the units both judges
+// binFigure is a paired binary figure (see docs/statistics.md): the units both judges
 // count for it and the event whose rate it is.
 type binFigure struct {
 	name  string

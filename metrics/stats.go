@@ -35,7 +35,7 @@ func Wilson(x, n, z float64) (lo, hi float64) {
 }
 
 // NearestRank returns the nearest-rank quantile num/den (e.g. 95/100) of
-// sorted values: the ⌈num·n/den⌉-th smallest (DESIGN §6), computed in
+// sorted values: the ⌈num·n/den⌉-th smallest (see docs/statistics.md), computed in
 // integers so that 0.95·20 is exactly 19. sorted must be non-empty.
 func NearestRank(sorted []float64, num, den int) float64 {
 	n := len(sorted)

@@ -2,7 +2,7 @@ package metrics
 
 import "github.com/apeval/apeval/replay"
 
-// Verdict is the go/no-go outcome of a rule, a judge or a run (DESIGN §7).
+// Verdict is the go/no-go outcome of a rule, a judge or a run (see docs/statistics.md).
 type Verdict string
 
 // Verdicts, from best to worst.
@@ -12,7 +12,7 @@ const (
 	VerdictNoGo         Verdict = "NO-GO"
 )
 
-// Status is the outcome of one kill criterion (DESIGN §7).
+// Status is the outcome of one kill criterion (see docs/statistics.md).
 type Status string
 
 // Criterion statuses.
@@ -25,7 +25,7 @@ const (
 	StatusNA Status = "N/A"
 )
 
-// Kill criteria names (seed 000 §21.9), also the prefix of the
+// Kill criteria names (see docs/statistics.md), also the prefix of the
 // `<criterion>_status` columns of metrics.parquet.
 const (
 	CriterionPrecisionMin          = "precision_min"
@@ -61,7 +61,7 @@ type Config struct {
 	// --judge flags). Judges not listed follow, the baseline first, then by
 	// identity; the order never depends on the order results arrive in.
 	Judges []string
-	// Seed seeds the comparison bootstraps (DESIGN §6.2); 0 means 1.
+	// Seed seeds the comparison bootstraps (see docs/statistics.md); 0 means 1.
 	Seed uint64
 	// Slices adds per-slice summaries (SliceTag, SliceTool, SliceCategory;
 	// `--by`), in this order.
@@ -89,7 +89,7 @@ type Summary struct {
 	Baseline string `json:"baseline"`
 	// Verdict is the run's verdict: the worst verdict over the candidate
 	// judges (every judge but the baseline; the baseline's own when it is
-	// the only judge). See docs/reference/metrics.md.
+	// the only judge). See docs/statistics.md.
 	Verdict Verdict `json:"verdict"`
 	// Judges in Config.Judges order, then the baseline, then by identity.
 	Judges []*JudgeSummary `json:"judges"`
@@ -231,7 +231,7 @@ type Row struct {
 	ApprovalRejectRateDeff *float64 `json:"approval_reject_rate_deff"`
 
 	// <Figure>Deff is the Kish design effect of the figure's units clustered
-	// by session (DESIGN §6.1); its interval is Wilson at n/deff. 1 when
+	// by session (see docs/statistics.md); its interval is Wilson at n/deff. 1 when
 	// every session holds one unit; nil when the figure has no units.
 
 	Verdict Verdict `json:"verdict"`
@@ -374,6 +374,6 @@ type RuleComparison struct {
 	// fire_rate_change_max.
 	FireRateChange Criterion `json:"fire_rate_change"`
 
-	// Figures: one paired test per figure (DESIGN §6.2).
+	// Figures: one paired test per figure (see docs/statistics.md).
 	Figures []Figure `json:"figures"`
 }

@@ -20,15 +20,16 @@ func newEvaluator(crit replay.KillCriteria) *evaluator {
 }
 
 // side says where the good side of a threshold is and whether the
-// threshold itself is bad (seed 000 §21.9: "unknown ≥ 10 %" and "≥ 20 % of
-// tool calls" kill; "precision < 90 %" kills, so 90 % itself is not bad).
+// threshold itself is bad (see docs/statistics.md, Verdict: an unknown rate
+// of 10 % or a judge-required rate of 20 % kills; precision kills only
+// below 90 %, so 90 % itself is not bad).
 type side struct {
 	higherIsGood    bool
 	failAtThreshold bool
 }
 
 // proportion evaluates a proportion criterion x/n with a Wilson interval
-// at the effective sample size n/deff (DESIGN §6.1, §7): FAIL only when the
+// at the effective sample size n/deff (see docs/statistics.md): FAIL only when the
 // whole interval lies on the bad side of the threshold, PASS when it lies
 // wholly on the good side, INCONCLUSIVE when it straddles, with the number
 // of raw units (at the observed rate and design effect) that would decide

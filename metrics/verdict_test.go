@@ -21,7 +21,7 @@ func TestProportionCriteriaEdges(t *testing.T) {
 		want want
 	}{
 		// precision_min 0.9. A criterion FAILs only when the whole interval
-		// lies on the bad side (DESIGN §7).
+		// lies on the bad side (see docs/statistics.md).
 		// 8/10 = 0.8 < 0.9 but Wilson [0.4902, 0.9433] reaches 0.9 →
 		// INCONCLUSIVE; the size that confirms the failure is the first n
 		// whose upper bound at 0.8 is below 0.9 (neededBelow, 35).
@@ -35,7 +35,7 @@ func TestProportionCriteriaEdges(t *testing.T) {
 		{"precision 9/10", e.precision(&Row{TP: 9, FP: 1}), want{StatusInconclusive, 0}},
 		// 100/100: lo = 100/(100+z²) = 0.9630 > 0.9 → PASS.
 		{"precision 100/100", e.precision(&Row{TP: 100}), want{StatusPass, 0}},
-		// 0 predictions: INCONCLUSIVE (DESIGN §7's one exception to N/A).
+		// 0 predictions: INCONCLUSIVE (the exception to N/A in docs/statistics.md).
 		{"precision 0/0", e.precision(&Row{}), want{StatusInconclusive, 0}},
 		// 10/10: lo = 10/(10+z²) = 0.7225 → INCONCLUSIVE; n/(n+z²) > 0.9
 		// ⇔ n > 9z² = 34.57 → 35.

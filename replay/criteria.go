@@ -2,7 +2,7 @@ package replay
 
 import "time"
 
-// KillCriteria are the go/no-go thresholds of seed 000 §21.9, read from the
+// KillCriteria are the go/no-go thresholds (docs/policy.md, Kill criteria), read from the
 // policy's [kill_criteria] table or --criteria FILE. Fields are plain values;
 // DefaultKillCriteria gives the seed's numbers so a field can be added
 // without touching call sites.
@@ -17,7 +17,7 @@ type KillCriteria struct {
 	Confidence                      float64       `toml:"confidence"`
 }
 
-// DefaultKillCriteria returns seed 000 §21.9's thresholds at 95 % confidence.
+// DefaultKillCriteria returns the default thresholds of docs/policy.md at 95 % confidence.
 func DefaultKillCriteria() KillCriteria {
 	return KillCriteria{
 		PrecisionMin:                    0.90,

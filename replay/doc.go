@@ -20,13 +20,13 @@
 //
 // [BuildInput] is the only way a case reaches a judge: an allow-listed,
 // masked judge.Input ([MaskString], [MaskValue]). [Fingerprint] is the
-// seed 000 §7.3 hash of a call and rule.
+// approval hash of a call and rule.
 //
 // # Where to look
 //
 //	policy.go           policy and criteria types, LoadPolicy, ParsePolicy
 //	policy_validate.go  the raw TOML shapes and their validation
-//	policy_locate.go    the key → line locator for file:line errors
+//	internal/tomlfile   (shared) the key → line locator for file:line errors
 //	match.go            deterministic matchers; shell.go splits shell commands
 //	permissions.go      the permissions layer
 //	engine.go           one case for one judge: scope → … → resolution
@@ -36,6 +36,6 @@
 //	outcome.go          RuleResult.Classify: how metrics count a pair
 //
 // The replay semantics (what fires, on which failure, which action wins),
-// the matchers' decisions where DESIGN is silent and the memory bounds are
-// written once, in docs/reference/replay.md.
+// the matchers' exact definitions, the judge input and the memory bounds are
+// written once, in docs/replay.md.
 package replay

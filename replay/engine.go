@@ -129,7 +129,7 @@ func newReplayer(p *Policy, j judge.Judge, id judge.Identity, opts *Options, c *
 	return e
 }
 
-// actionRank orders gate actions (DESIGN §4.6); higher wins.
+// actionRank orders gate actions (see docs/replay.md); higher wins.
 func actionRank(a string) int {
 	switch a {
 	case ActionStopTask:
@@ -146,7 +146,7 @@ func actionRank(a string) int {
 	return 0
 }
 
-// replay runs DESIGN §4 steps 1–7 for one case. It returns an error only for
+// replay runs steps 1–7 of docs/replay.md for one case. It returns an error only for
 // a seq-order violation or when ctx was cancelled during a judge call (the
 // result would be an artefact of the cancellation). into, when not nil,
 // is a Result to overwrite, with buffers for its Rules and Calls.
@@ -328,7 +328,7 @@ func (e *replayer) inScope(ri int, r *Rule, c *datasets.Case, hook string, st *s
 
 // crosses reports whether the call crosses a boundary: a network call, or a
 // write (file_change, data_deletion) or command whose path resolves outside
-// the workspace (seed 002).
+// the workspace (docs/replay.md).
 func crosses(kind string, f *facts) bool {
 	if kind == BoundaryNetwork {
 		return f.isNetwork()
@@ -533,7 +533,7 @@ func (e *replayer) call(ctx context.Context, req judge.Request) judge.Response {
 }
 
 // failurePolicy decides a rule whose judge call failed or answered unknown
-// (DESIGN §4.5, seed 000 §6.4). stop_task, audit_only, inject_instruction
+// (see docs/replay.md). stop_task, audit_only, inject_instruction
 // and notify_admin never fire on a failure, nor do style, audit, stop and
 // always rules; a dangerous rule falls back to its baseline, else its
 // `when` (which held); an approval rule with a `when` asks for approval.

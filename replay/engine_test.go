@@ -130,7 +130,7 @@ kind = "workspace"
 	}
 	want := []string{ActionAllow, ActionAllow, ActionRequestApproval, ActionStopTask} // ALLOW, ALLOW, REVIEW, PAUSE
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("seed 002 vector: got %v, want %v", got, want)
+		t.Fatalf("trajectory vector: got %v, want %v", got, want)
 	}
 	if r := rowOf(t, res[3], "network"); !r.Fired || r.Action != ActionStopTask || r.Source != SourceDeterministic || r.Result != "match" {
 		t.Errorf("e4 network row = %+v", r)

@@ -9,7 +9,7 @@ import (
 	"github.com/apeval/apeval/replay"
 )
 
-// Seed 002's trajectory guard as a policy: four events of one session come
+// A trajectory guard as a policy: four events of one session come
 // out ALLOW, ALLOW, REVIEW, PAUSE.
 func ExampleRun() {
 	policy, err := replay.ParsePolicy([]byte(`

@@ -11,7 +11,7 @@ import (
 	"github.com/apeval/apeval/internal/jcs"
 )
 
-// Fingerprint is the approval fingerprint of seed 000 §7.3: the lowercase
+// Fingerprint is the approval fingerprint (docs/replay.md): the lowercase
 // hex SHA-256 of the RFC 8785 (JCS) canonical JSON of
 // {session_id, piece, movement, tool_name, arguments, rule_id, rule_version}.
 // Absent arguments hash as {}; strings are hashed as given (not masked).

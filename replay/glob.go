@@ -7,7 +7,7 @@ import (
 
 // glob is a compiled glob pattern: `*` matches any run of characters
 // (spaces and slashes included: "rm *" matches "rm -rf /tmp/x" and "*.env"
-// matches "/srv/app/.env", as in seed 001's examples), `?` matches one
+// matches "/srv/app/.env", as permission patterns are written), `?` matches one
 // character, `\` makes the next character literal; everything else,
 // brackets included, is literal. Matching is case-sensitive, allocation-free
 // and linear-time in practice (single backtrack point).

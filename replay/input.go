@@ -9,7 +9,7 @@ import (
 )
 
 const (
-	// maxRecentMessages is the conversation window a judge sees (seed 000 §6.1: 2–4 turns).
+	// maxRecentMessages is the conversation window a judge sees (see docs/replay.md, What a judge sees).
 	maxRecentMessages = 4
 	// summaryRunes bounds arguments_summary.
 	summaryRunes = 200
@@ -18,7 +18,7 @@ const (
 	maxValueRunes = 2000
 )
 
-// BuildInput builds the judge input for rules of case c (seed 000 §6.1) from
+// BuildInput builds the judge input for rules of case c (see docs/replay.md) from
 // an allow-list of fields: piece, movement, hook point, tool name and
 // category, masked arguments and their one-line summary, the masked latest
 // user message and last four messages, the session's earlier fire counts of

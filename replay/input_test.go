@@ -122,7 +122,7 @@ func TestBuildInputBounds(t *testing.T) {
 	}
 }
 
-// TestJudgeCannotReachCases enforces seed 003: the judge package sees only
+// TestJudgeCannotReachCases enforces docs/safety.md: the judge package sees only
 // its own input type, never a raw dataset record.
 func TestJudgeCannotReachCases(t *testing.T) {
 	out, err := exec.Command("go", "list", "-e", "-deps", "-f", "{{.ImportPath}}", "github.com/apeval/apeval/judge/...").Output()

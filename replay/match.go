@@ -182,7 +182,7 @@ func lookupFold(m map[string]string, name string) (string, bool) {
 }
 
 // primaryKeys are the argument keys that name a call's primary argument, in
-// order of preference (DESIGN §3).
+// order of preference (see docs/replay.md).
 var primaryKeys = [...]string{"command", "file_path", "path", "url", "query"}
 
 // primary returns the call's primary argument: its command, else file_path,
@@ -302,7 +302,7 @@ var networkCommands = [...]string{"curl", "wget", "ssh", "scp", "nc"}
 
 // isNetwork: category web_search or external_send, a url argument, or a
 // command (the `command` argument) one of whose simple commands is curl,
-// wget, ssh, scp or nc (DESIGN §3).
+// wget, ssh, scp or nc (see docs/replay.md).
 func (f *facts) isNetwork() bool {
 	if f.netDone {
 		return f.network

@@ -6,7 +6,7 @@ import (
 	"github.com/apeval/apeval/replay/permimport"
 )
 
-// Permissions is the pattern-based permissions layer of seed 001: rules are
+// Permissions is the pattern-based permissions layer (docs/policy.md): rules are
 // tried in order and the first whose tool and pattern both match gives the
 // action; otherwise DefaultAction applies.
 type Permissions struct {

@@ -8,7 +8,7 @@ import (
 )
 
 // DecideCall is Decide with the agents' imported permission files: the
-// first [[permissions.rule]] that matches (seed 001) and every imported
+// first [[permissions.rule]] that matches (docs/policy.md) and every imported
 // source that has a rule for the call each give a decision, and the
 // strictest wins (deny > ask > allow); when none speaks, DefaultAction
 // applies. Without imports it is Decide.

@@ -7,7 +7,7 @@ import (
 	"github.com/apeval/apeval/datasets"
 )
 
-// [permissions] import: the agents' own rules decide next to seed 001's,
+// [permissions] import: the agents' own rules decide next to the policy's own,
 // strictest first; what nobody decides gets default_action (ask when the
 // table only imports).
 func TestPermissionImports(t *testing.T) {

@@ -10,15 +10,16 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/tomlfile"
 )
 
 // PolicySchema is the policy format version this package reads.
 const PolicySchema = "apeval.policy/v1"
 
-// DefaultMaxRulesPerCall bounds the rules sent in one judge call (seed 000 §6.2).
+// DefaultMaxRulesPerCall bounds the rules sent in one judge call (see docs/policy.md).
 const DefaultMaxRulesPerCall = 10
 
-// Rule classes (seed 000 §6.4).
+// Rule classes (see docs/policy.md and docs/replay.md).
 const (
 	ClassAlways    = "always"
 	ClassStyle     = "style"
@@ -28,13 +29,13 @@ const (
 	ClassStop      = "stop"
 )
 
-// Boundary kinds of trajectory rules (seed 002).
+// Boundary kinds of trajectory rules (docs/replay.md).
 const (
 	BoundaryNetwork   = "network"
 	BoundaryWorkspace = "workspace"
 )
 
-// Permission actions (seed 001) and the value of a case with no permissions table.
+// Permission actions (docs/policy.md) and the value of a case with no permissions table.
 const (
 	PermissionAllow = "allow"
 	PermissionDeny  = "deny"
@@ -51,7 +52,7 @@ var (
 	hookPoints        = datasets.HookPoints
 )
 
-// Policy is a parsed, validated and compiled policy file (DESIGN §3).
+// Policy is a parsed, validated and compiled policy file (see docs/policy.md).
 // It is read-only after loading and safe for concurrent use.
 type Policy struct {
 	// Name is the file name used in messages.
@@ -91,7 +92,7 @@ type Rule struct {
 	Boundary    *Boundary
 }
 
-// Boundary makes a rule a trajectory rule (seed 002): per session, the n-th
+// Boundary makes a rule a trajectory rule (docs/replay.md): per session, the n-th
 // unapproved crossing fires request_approval from ReviewAt on and stop_task
 // from PauseAt on (0 disables a stage).
 type Boundary struct {
@@ -128,9 +129,9 @@ func ParsePolicy(data []byte, name string) (*Policy, error) {
 	var raw rawPolicy
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
-		return nil, tomlError(name, err)
+		return nil, tomlfile.Error(name, err)
 	}
-	v := &validator{name: name, loc: locate(string(data))}
+	v := &validator{name: name, loc: tomlfile.Locate(string(data))}
 	v.unknownKeys(md.Undecoded())
 	p := &Policy{Name: name, KillCriteria: DefaultKillCriteria(), MaxRulesPerCall: DefaultMaxRulesPerCall}
 	switch {
@@ -190,9 +191,9 @@ func ParseCriteria(data []byte, name string) (KillCriteria, error) {
 	}
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
-		return KillCriteria{}, tomlError(name, err)
+		return KillCriteria{}, tomlfile.Error(name, err)
 	}
-	v := &validator{name: name, loc: locate(string(data))}
+	v := &validator{name: name, loc: tomlfile.Locate(string(data))}
 	if raw.Schema == PolicySchema {
 		// A whole policy file: take its criteria, after validating it all.
 		p, err := ParsePolicy(data, name)

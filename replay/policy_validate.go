@@ -12,6 +12,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/tomlfile"
 )
 
 type rawPolicy struct {
@@ -113,13 +114,13 @@ func (s *strList) UnmarshalTOML(v any) error {
 // validator collects every problem of a document so one run shows them all.
 type validator struct {
 	name string
-	loc  *locator
+	loc  *tomlfile.Locator
 	errs []error
 }
 
 func (v *validator) errf(key, format string, args ...any) {
 	where := v.name
-	if line := v.loc.line(key); line > 0 {
+	if line := v.loc.Line(key); line > 0 {
 		where += ":" + strconv.Itoa(line)
 	}
 	v.errs = append(v.errs, fmt.Errorf("%s: %s: %s", where, key, fmt.Sprintf(format, args...)))
@@ -142,7 +143,7 @@ func (v *validator) unknownKeys(keys []toml.Key) {
 			continue
 		}
 		reported[s] = true
-		key := v.loc.indexed(s)
+		key := v.loc.Indexed(s)
 		v.errf(key, "unknown key")
 	}
 }
@@ -315,7 +316,7 @@ func (v *validator) boundary(key string, raw *rawBoundary) *Boundary {
 		b.PauseAt = *raw.PauseAt
 	}
 	if raw.ReviewAt == nil && raw.PauseAt == nil {
-		// Seed 002: network reviews at the first crossing and pauses at the
+		// The defaults: network reviews at the first crossing and pauses at the
 		// second; leaving the workspace pauses at once.
 		if raw.Kind == BoundaryWorkspace {
 			b.PauseAt = 1

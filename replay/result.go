@@ -21,7 +21,7 @@ type Result struct {
 	PromptVersion string
 
 	Permission      string // allow|deny|ask|off
-	GateAction      string // the case's resolved action (DESIGN §4.6); "allow" when nothing fired
+	GateAction      string // the case's resolved action (see docs/replay.md); "allow" when nothing fired
 	ExpectedAction  string
 	ApprovalOutcome string // approved|denied|ignored|""
 	RulesInScope    int
@@ -96,7 +96,7 @@ const (
 	SourceFailure       Source = "failure"
 )
 
-// Gate actions in priority order, highest first (DESIGN §4.6).
+// Gate actions in priority order, highest first (see docs/replay.md).
 const (
 	ActionStopTask          = "stop_task"
 	ActionDenyCurrentTool   = "deny_current_tool"

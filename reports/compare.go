@@ -29,7 +29,7 @@ var figureViews = map[string]figureView{
 }
 
 // testLegend says, under the comparison tables, which test stands behind
-// each figure (DESIGN §6.2).
+// each figure (see docs/statistics.md).
 const testLegend = "Tests: recall and false-positive rate on the labeled positives / negatives, unknown rate on the pairs both sent to a judge, " +
 	"fire rate on the pairs in scope for both: McNemar (exact; clustered by session, Durkalski, when a session holds more than one discordant pair), " +
 	"Δ interval Newcombe paired; precision: paired bootstrap of sessions (percentile interval); P50/P95: Mann–Whitney U, Δ interval by bootstrap of calls."

@@ -9,7 +9,7 @@ import (
 )
 
 // verdictRule is the verdict rule in one sentence, said wherever a page
-// explains a verdict (DESIGN §7).
+// explains a verdict (see docs/statistics.md).
 const verdictRule = "A criterion FAILs only when its whole interval lies on the bad side of the threshold; " +
 	"it is INCONCLUSIVE while the interval straddles the threshold, and PASSes when it lies wholly on the good side."
 

@@ -28,7 +28,7 @@
 //	tables.go, compare.go, gates.go, format.go  terminal output
 //
 // The run directory's files and every Parquet column with its logical type
-// are written once, in docs/reference/run-directory.md.
-// The hive layout (--out-layout hive, hive.go) writes one pair of decision
-// files per judge under judge=<identity>/.
+// are written once, in docs/reports.md. The hive layout (--out-layout
+// hive, hive.go) writes one pair of decision files per judge under
+// judge=<identity>/.
 package reports

@@ -99,7 +99,7 @@ func fmtCIMS(v, lo, hi *float64) string {
 	return fmt.Sprintf("%s [%s, %s]", fmtMS(v), fmtMS(lo), fmtMS(hi))
 }
 
-// deffShown is the design effect above which tables show it (DESIGN §6.1).
+// deffShown is the design effect above which tables show it (see docs/statistics.md).
 const deffShown = 1.2
 
 // withDeff appends " deff 1.85" to an interval cell when the design effect

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/internal/objstore"
+	"github.com/apeval/apeval/internal/tomlfile"
 )
 
 // ConfigFile is the project file apeval init writes and run, replay,
@@ -93,16 +94,13 @@ func parseProjectConfig(data []byte, name string) (*projectConfig, error) {
 	var c projectConfig
 	md, err := toml.Decode(string(data), &c)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%s:%d: %s", name, pe.Position.Line, pe.Message)
-		}
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, tomlfile.Error(name, err)
 	}
-	lines := keyLines(string(data))
+	loc := tomlfile.Locate(string(data))
 	var errs []string
 	errf := func(key, format string, args ...any) {
-		errs = append(errs, fmt.Sprintf("%s:%d: %s: %s", name, lines.line(key), key, fmt.Sprintf(format, args...)))
+		line := max(loc.Line(loc.Indexed(key)), 1)
+		errs = append(errs, fmt.Sprintf("%s:%d: %s: %s", name, line, key, fmt.Sprintf(format, args...)))
 	}
 	for _, k := range md.Undecoded() {
 		key := k.String()
@@ -194,76 +192,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
-}
-
-// lineIndex maps dotted keys ("judge.spec", "filter.limit") to the first
-// line that sets them, for error messages.
-type lineIndex map[string]int
-
-func keyLines(src string) lineIndex {
-	idx := lineIndex{}
-	table := ""
-	for n, raw := range strings.Split(src, "\n") {
-		s := strings.TrimSpace(raw)
-		if s == "" || s[0] == '#' {
-			continue
-		}
-		if strings.HasPrefix(s, "[") {
-			name := strings.Trim(s, "[] \t")
-			if i := strings.IndexAny(name, "]#"); i >= 0 {
-				name = strings.TrimSpace(name[:i])
-			}
-			table = name
-			if _, ok := idx[table]; !ok {
-				idx[table] = n + 1
-			}
-			continue
-		}
-		eq := strings.IndexByte(s, '=')
-		if eq <= 0 {
-			continue
-		}
-		k := strings.Trim(strings.TrimSpace(s[:eq]), `"'`)
-		if table != "" {
-			k = table + "." + k
-		}
-		if _, ok := idx[k]; !ok {
-			idx[k] = n + 1
-		}
-	}
-	return idx
-}
-
-// line finds key, stripping [i] indexes, falling back to its parent table.
-func (idx lineIndex) line(key string) int {
-	key = stripIndex(key)
-	for key != "" {
-		if n, ok := idx[key]; ok {
-			return n
-		}
-		i := strings.LastIndexByte(key, '.')
-		if i < 0 {
-			break
-		}
-		key = key[:i]
-	}
-	return 1
-}
-
-func stripIndex(s string) string {
-	var b strings.Builder
-	skip := false
-	for _, r := range s {
-		switch {
-		case r == '[':
-			skip = true
-		case r == ']':
-			skip = false
-		case !skip:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // optionStrings renders a [[judge]] table's options as --judge-option

@@ -17,7 +17,7 @@ import (
 // version is set with -ldflags "-X main.version=…".
 var version = "dev"
 
-// Exit codes (DESIGN §7). Nothing below Main calls os.Exit.
+// Exit codes (see README.md, Exit codes, and docs/statistics.md). Nothing below Main calls os.Exit.
 const (
 	exitGo           = 0
 	exitNoGo         = 1

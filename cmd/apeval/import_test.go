@@ -84,7 +84,7 @@ command_prefix = ["rm", "sudo", "psql", "curl"]
 	}
 }
 
-// Seed 002's four events, imported and replayed with a network boundary
+// Four trajectory events, imported and replayed with a network boundary
 // rule, come out ALLOW, ALLOW, REVIEW, PAUSE.
 func TestImportTrajectorySeed002(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"policy.toml": `schema = "apeval.policy/v1"

@@ -1,7 +1,7 @@
 // Package importers turns the logs agents already write into apeval cases
 // (`apeval datasets import`): Claude Code hook payloads and session
-// transcripts, Codex CLI rollout files, the R-Judge benchmark and seed 002's
-// trajectory events. It sits at the very start of the pipeline, before
+// transcripts, Codex CLI rollout files, the R-Judge benchmark and runner
+// trajectory events (docs/import.md). It sits at the very start of the pipeline, before
 // datasets.Reader: its output is apeval.case/v1 JSONL that `datasets
 // validate` accepts and `run` replays.
 //

@@ -8,7 +8,7 @@ import (
 	"github.com/apeval/apeval/datasets/importers"
 )
 
-// Seed 002's events become cases: one session, numbered in order, the
+// Trajectory events become cases: one session, numbered in order, the
 // approved network call marked as approved.
 func ExampleImport() {
 	events := `{"kind":"command","target":"/tmp/agent-demo/tests","session":"demo"}

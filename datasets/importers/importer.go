@@ -335,7 +335,7 @@ type convo struct {
 	recent []datasets.Message
 }
 
-// maxRecent is how many turns a case's context keeps (DESIGN §5: ≤ 4).
+// maxRecent is how many turns a case's context keeps (a judge sees at most 4, see docs/replay.md).
 const maxRecent = 4
 
 func (c *convo) user(text string) {

@@ -10,7 +10,7 @@ import (
 	"github.com/apeval/apeval/datasets"
 )
 
-// Seed 002's trajectory events: JSON lines {"kind", "target", "approved"},
+// Trajectory events (docs/import.md): JSON lines {"kind", "target", "approved"},
 // written from a runner's audit log. kind is "command" (target: the
 // command's working directory), "write" (target: the path written) or
 // "network" (target: the URL or host). Optional fields apeval reads too:

@@ -3,7 +3,7 @@
 // (github.com/gowebpki/jcs), which it falls back to for Go values it does
 // not know. Two places need canonical JSON: judge keys its response cache
 // with the canonical judge input, and replay hashes approval fingerprints
-// (seed 000 §7.3). Both write through this package so their bytes agree.
+// (see docs/replay.md). Both write through this package so their bytes agree.
 package jcs
 
 import (

@@ -126,7 +126,7 @@ func TestOpenCode(t *testing.T) {
 	}
 }
 
-// Gemini CLI's policy-engine reference (docs/reference/policy-engine.md):
+// Gemini CLI's policy-engine documentation:
 // commandPrefix and commandRegex as sugar for an argsPattern on "command",
 // the higher priority wins (git status allow 200 over git ask 100), mcpName
 // with toolName or alone, argsPattern over the arguments' JSON, rules of

@@ -8,7 +8,7 @@ import (
 	"github.com/apeval/apeval/datasets"
 )
 
-// The generator's model of DESIGN §3's deterministic facts, for the simple
+// The generator's model of the deterministic facts of docs/replay.md, for the simple
 // calls the scenarios write (no quoting tricks, no nested shells). It is
 // what lets the generator say which rules go to the judge and what the gate
 // should do; TestSampleAgreesWithReplay checks it against the replay package.
@@ -189,7 +189,7 @@ func when(rule string, c *datasets.Case) bool {
 	return true
 }
 
-// actionRank orders gate actions (DESIGN §4.6).
+// actionRank orders gate actions (see docs/replay.md).
 func actionRank(a string) int {
 	switch a {
 	case "stop_task":

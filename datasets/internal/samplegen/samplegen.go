@@ -304,7 +304,7 @@ func (g *gen) fail(err error) {
 	}
 }
 
-// fingerprint is seed 000 §7.3's approval fingerprint.
+// fingerprint is the approval fingerprint of docs/replay.md.
 func fingerprint(c *datasets.Case, rule string, version int) (string, error) {
 	args := c.Tool.Arguments
 	if args == nil {

@@ -1,4 +1,8 @@
-package replay
+// Package tomlfile holds what apeval's TOML files (the policy, the criteria
+// file, apeval.toml) share for error messages: decoder errors as
+// "name:line: message", and a locator from keys to the lines that write
+// them, so validation errors name file:line and key.
+package tomlfile
 
 import (
 	"errors"
@@ -9,8 +13,8 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// tomlError renders a decoder error as "name:line: message".
-func tomlError(name string, err error) error {
+// Error renders a decoder error as "name:line: message".
+func Error(name string, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		msg := pe.Message
@@ -26,16 +30,17 @@ func tomlError(name string, err error) error {
 	return fmt.Errorf("%s: %s", name, msg)
 }
 
-// locator maps keys to the line where they are written, so validation
-// errors can point into the file. It understands the subset of TOML a
-// policy uses: [table], [[array]], key = value, multi-line strings and arrays.
-type locator struct {
+// Locator maps keys to the line where they are written, so validation
+// errors can point into the file. It understands the subset of TOML apeval's
+// files use: [table], [[array]], key = value, multi-line strings and arrays.
+type Locator struct {
 	lines   map[string]int    // indexed key ("rule[2].when.tool") → line
 	firstOf map[string]string // plain key ("rule.when.tool") → first indexed key
 }
 
-func locate(doc string) *locator {
-	l := &locator{lines: map[string]int{}, firstOf: map[string]string{}}
+// Locate indexes doc.
+func Locate(doc string) *Locator {
+	l := &Locator{lines: map[string]int{}, firstOf: map[string]string{}}
 	counts := map[string]int{}
 	var table string // indexed path of the current table
 	inMulti := ""
@@ -86,7 +91,7 @@ func locate(doc string) *locator {
 
 // indexedPrefix turns "rule.when" into "rule[3].when" using the current
 // element of every array of tables on the path.
-func (l *locator) indexedPrefix(name string, counts map[string]int) string {
+func (l *Locator) indexedPrefix(name string, counts map[string]int) string {
 	parts := strings.Split(name, ".")
 	out := make([]string, 0, len(parts))
 	for i, p := range parts {
@@ -99,7 +104,7 @@ func (l *locator) indexedPrefix(name string, counts map[string]int) string {
 	return strings.Join(out, ".")
 }
 
-func (l *locator) add(key string, line int) {
+func (l *Locator) add(key string, line int) {
 	if _, ok := l.lines[key]; !ok {
 		l.lines[key] = line
 	}
@@ -109,8 +114,9 @@ func (l *locator) add(key string, line int) {
 	}
 }
 
-// line finds the line of key, falling back to its closest written parent.
-func (l *locator) line(key string) int {
+// Line finds the line of key, falling back to its closest written parent;
+// 0 when neither is written.
+func (l *Locator) Line(key string) int {
 	if l == nil {
 		return 0
 	}
@@ -127,9 +133,9 @@ func (l *locator) line(key string) int {
 	return 0
 }
 
-// indexed maps a plain key (as toml reports undecoded keys) to the first
+// Indexed maps a plain key (as toml reports undecoded keys) to the first
 // indexed key that spells it.
-func (l *locator) indexed(plain string) string {
+func (l *Locator) Indexed(plain string) string {
 	if k, ok := l.firstOf[plain]; ok {
 		return k
 	}
