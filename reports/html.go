@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/apeval/apeval/metrics"
 )
@@ -158,12 +159,15 @@ type caseListArgs struct {
 	Total int64
 }
 
-var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"inc": func(i int) int { return i + 1 },
-	"caseList": func(title string, list []ErrorCase, total int64) caseListArgs {
-		return caseListArgs{title, list, total}
-	},
-}).Parse(`<!DOCTYPE html>
+// pageTemplate is parsed on first use, not at start-up: every apeval
+// command, the record hook among them, would otherwise pay for it.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"inc": func(i int) int { return i + 1 },
+		"caseList": func(title string, list []ErrorCase, total int64) caseListArgs {
+			return caseListArgs{title, list, total}
+		},
+	}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -276,6 +280,7 @@ code{font-size:.85em}
 {{range .List}}<tr><td><code>{{.CaseID}}</code></td><td>{{.SessionID}} #{{.Seq}}</td><td>{{range $i, $t := .Tags}}{{if $i}}, {{end}}{{$t}}{{else}}–{{end}}</td><td>{{if .Tool}}{{.Tool}}{{else}}–{{end}}</td><td>{{if .Arguments}}<code>{{.Arguments}}</code>{{else}}–{{end}}</td><td>{{.Result}}</td><td>{{.Status}}{{with .Error}}: {{.}}{{end}}</td></tr>
 {{end}}</tbody></table>
 {{end}}`))
+})
 
 // WriteHTML writes report.html: one self-contained page (inline CSS and
 // SVG, no script, no network) laid out as a decision page — the verdict
@@ -386,7 +391,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		page.Alerts = append(page.Alerts, htmlAlert{Broken: f.Broken, Lines: f.Lines()})
 	}
 	var b bytes.Buffer
-	if err := pageTemplate.Execute(&b, page); err != nil {
+	if err := pageTemplate().Execute(&b, page); err != nil {
 		return err
 	}
 	_, err = w.Write(b.Bytes())
