@@ -11,6 +11,7 @@ DUCKDB   := $(NODE_DIR)/node_modules/@duckdb/node-api/package.json
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/apeval
+	$(GO) build -o bin/apeval-record ./cmd/apeval-record
 
 # The embedded sample's older recorded judge version, the baseline of `make run`.
 SAMPLE_BASELINE := recorded/ollama/qwen2.5:3b
@@ -94,7 +95,7 @@ clean:
 # (or $GOBIN), with the version from git describe.
 .PHONY: install
 install:
-	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/apeval
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/apeval ./cmd/apeval-record
 	@dir=$$($(GO) env GOBIN); [ -n "$$dir" ] || dir=$$($(GO) env GOPATH)/bin; \
-	  echo "installed $$dir/apeval"; \
+	  echo "installed $$dir/apeval and $$dir/apeval-record"; \
 	  case ":$$PATH:" in *":$$dir:"*) ;; *) echo "make: $$dir is not on your PATH; run: export PATH=\"$$dir:\$$PATH\"";; esac

@@ -16,7 +16,7 @@ run ./cmd/apeval 'E2EDeterministic10M$'
 run ./cmd/apeval 'E2EOpenAI20ms$'
 run ./metrics 'Accumulate$'
 GOMAXPROCS=1 run ./datasets/importers 'ImportTranscript$'
-run ./cmd/apeval 'Record(Hook|InProcess)$'
+run ./cmd/apeval 'Record(Hook|HookApeval|InProcess)$'
 run ./replay 'MaskerCorpus$'
 run ./cmd/apeval 'E2EHostileJudge$'
 run ./cmd/apeval 'Compare1M$'
@@ -50,7 +50,8 @@ check "judge at 20 ms: peak RSS MB"              "$(metric BenchmarkE2EOpenAI20m
 check "metrics: decisions/s"                      "$(metric BenchmarkAccumulate decisions/s)" 2000000 ge
 check "metrics: live heap MB"                     "$(metric BenchmarkAccumulate live-MB)" 200 le
 check "import Claude Code transcripts, 1 core: MB/s" "$(metric BenchmarkImportTranscript MB/s)" 50 ge
-check "apeval record hook, whole process: P95 ms"  "$(metric BenchmarkRecordHook p95-ms)" 10 le
+check "apeval-record hook, whole process: P95 ms"   "$(metric BenchmarkRecordHook p95-ms)" 10 le
+printf '%-52s %12s  (the same hook through the full apeval binary; not a target)\n' "apeval record, whole process: P95 ms" "$(metric BenchmarkRecordHookApeval p95-ms)"
 printf '%-52s %12s  (the recording itself, in process, without process start-up)\n' "apeval record, in process: P95 ms" "$(metric BenchmarkRecordInProcess p95-ms)"
 check "judge sending 100 MB bodies, conc 1024: RSS MB" "$(metric BenchmarkE2EHostileJudge peak-RSS-MB)" 300 le
 # The masker on replay/testdata/secrets.jsonl (docs/safety.md): recall on

@@ -1,17 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	goio "io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/importers"
 )
 
@@ -19,9 +12,6 @@ type recordOptions struct {
 	out, log string
 	noMask   bool
 }
-
-// maxPayload caps the hook payload read from stdin.
-const maxPayload = 64 << 20
 
 func newRecordCmd(io IO) *cobra.Command {
 	var o recordOptions
@@ -56,63 +46,7 @@ Defaults: --out $APEVAL_RECORD_FILE, else ~/.apeval/cases.jsonl;
 }
 
 // runRecord records one payload; it never returns an error and never
-// writes to stdout or stderr.
+// writes to stdout or stderr (importers.RunHook).
 func runRecord(io IO, o recordOptions, now time.Time) {
-	out := o.out
-	if out == "" && io.Getenv != nil {
-		out = io.Getenv("APEVAL_RECORD_FILE")
-	}
-	if out == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return // nowhere to record and nowhere to log
-		}
-		out = filepath.Join(home, ".apeval", "cases.jsonl")
-	}
-	logPath := o.log
-	if logPath == "" {
-		logPath = filepath.Join(filepath.Dir(out), "record.log")
-	}
-	fail := func(err error) {
-		_ = os.MkdirAll(filepath.Dir(logPath), 0o700)
-		_ = importers.AppendLine(logPath, fmt.Appendf(nil, "%s apeval record: %v\n", now.UTC().Format(time.RFC3339), err))
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			fail(fmt.Errorf("panic: %v", r))
-		}
-	}()
-	if io.In == nil {
-		fail(errors.New("no stdin"))
-		return
-	}
-	payload, err := goio.ReadAll(goio.LimitReader(io.In, maxPayload+1))
-	if err != nil {
-		fail(fmt.Errorf("reading stdin: %w", err))
-		return
-	}
-	if len(payload) > maxPayload {
-		fail(fmt.Errorf("payload larger than %d bytes: not recorded", maxPayload))
-		return
-	}
-	c, err := importers.RecordCase(payload, importers.RecordOptions{NoMask: o.noMask, Now: now})
-	if errors.Is(err, importers.ErrNotToolCall) {
-		return
-	}
-	if err != nil {
-		fail(err)
-		return
-	}
-	var line bytes.Buffer
-	if err := datasets.WriteJSONL(&line, c); err != nil {
-		fail(err)
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o700); err != nil {
-		fail(err)
-		return
-	}
-	if err := importers.AppendLine(out, line.Bytes()); err != nil {
-		fail(fmt.Errorf("%s: %w", out, err))
-	}
+	importers.RunHook(io.In, importers.HookOptions{Out: o.out, Log: o.log, NoMask: o.noMask, Getenv: io.Getenv}, now)
 }
