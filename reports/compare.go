@@ -184,7 +184,7 @@ func (rep *Report) WriteComparison(w io.Writer, c *metrics.Comparison, f Format)
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		return enc.Encode(c)
+		return enc.Encode(comparisonJSON{Comparison: c, Cost: rep.comparisonCosts(c)})
 	case FormatTSV:
 		return comparisonTSV(c, rep.Summary.Thresholds.Confidence).render(w, f)
 	}
@@ -193,6 +193,27 @@ func (rep *Report) WriteComparison(w io.Writer, c *metrics.Comparison, f Format)
 	}
 	_, err := fmt.Fprintf(w, "\n%s\n", rep.candidateHeadline(c.Candidate, f == FormatMarkdown))
 	return err
+}
+
+// comparisonJSON is `apeval compare --json`: the comparison's keys, plus
+// the two judges' tokens and cost beside their latency (as summary.json's
+// "cost"), absent when neither judge made a call.
+type comparisonJSON struct {
+	*metrics.Comparison
+	Cost map[string]*JudgeCost `json:"cost,omitempty"`
+}
+
+func (rep *Report) comparisonCosts(c *metrics.Comparison) map[string]*JudgeCost {
+	out := map[string]*JudgeCost{}
+	for judge, jc := range rep.costs() {
+		if judge == c.Baseline || judge == c.Candidate {
+			out[judge] = jc
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // writeComparisonTables writes the figure tables of one comparison and, for

@@ -169,3 +169,50 @@ func TestRecordedTokens(t *testing.T) {
 		t.Fatalf("recorded cost %+v", c)
 	}
 }
+
+// `apeval compare --json` carries each judge's tokens and cost beside the
+// figures, as summary.json does: two recorded judges, one with 300/60
+// tokens on every call, one with 100/10, one call per case.
+func TestCompareJSONCarriesCost(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "policy.toml")
+	os.WriteFile(pol, []byte(livePolicy), 0o644)
+	var b strings.Builder
+	for i := range 4 {
+		b.WriteString(`{"id":"c` + string(rune('0'+i)) + `","tool":{"name":"Bash","arguments":{"command":"rm -rf x"}},"labels":{"nl-delete":"match"},"recorded":[` +
+			`{"judge":"old","latency_ms":300,"prompt_tokens":300,"completion_tokens":60,"decisions":[{"rule_id":"nl-delete","result":"match"}]},` +
+			`{"judge":"new","latency_ms":100,"prompt_tokens":100,"completion_tokens":10,"decisions":[{"rule_id":"nl-delete","result":"match"}]}]}` + "\n")
+	}
+	ds := filepath.Join(dir, "cases.jsonl")
+	os.WriteFile(ds, []byte(b.String()), 0o644)
+	out := filepath.Join(dir, "run")
+	if code, _, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--out", out, "-q"); code == exitUsage {
+		t.Fatal(stderr)
+	}
+	code, stdout, stderr := apeval(t, "", "compare", "--baseline", "recorded/old", "--json", out)
+	if code == exitUsage {
+		t.Fatal(stderr)
+	}
+	var cmp struct {
+		Baseline, Candidate string
+		Cost                map[string]reports.JudgeCost `json:"cost"`
+		Total               struct {
+			Figures []json.RawMessage `json:"figures"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &cmp); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(cmp.Total.Figures) == 0 {
+		t.Errorf("the comparison's own keys are gone: %s", stdout)
+	}
+	for judge, want := range map[string][2]float64{"recorded/old": {300, 60}, "recorded/new": {100, 10}} {
+		c, ok := cmp.Cost[judge]
+		if !ok || c.PromptTokensPerCall == nil || c.CompletionTokensPerCall == nil {
+			t.Fatalf("%s: cost %+v", judge, cmp.Cost)
+		}
+		if *c.PromptTokensPerCall != want[0] || *c.CompletionTokensPerCall != want[1] {
+			t.Errorf("%s: tokens per call %v/%v, want %v/%v", judge, *c.PromptTokensPerCall, *c.CompletionTokensPerCall, want[0], want[1])
+		}
+	}
+}
