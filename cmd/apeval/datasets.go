@@ -56,6 +56,9 @@ when every line is valid, 2 otherwise.`,
 				if rec.Err == nil {
 					rec.Err = order.Check(rec.Case)
 				}
+				if rec.Late {
+					valid-- // a duplicate found at the end: its case was counted valid
+				}
 				if rec.Err != nil {
 					invalid++
 					errs = append(errs, rec.Err.Error())

@@ -120,8 +120,13 @@ func (s *source) reader(p *replay.Policy) *datasets.Reader {
 	if len(p.Categories) > 0 {
 		r.Categories = datasets.CategoryMap(p.Categories)
 	}
+	r.MaxIDsInMemory = maxIDsInMemory
 	return r
 }
+
+// maxIDsInMemory is the Readers' MaxIDsInMemory: 0, the datasets default,
+// except in tests of duplicates found at the end of the input.
+var maxIDsInMemory int
 
 func (s *source) refs() []reports.FileRef {
 	if s.sample {
@@ -251,6 +256,10 @@ type caseFeed struct {
 	firstInvalid error
 	bad          invalidInput
 	readErr      error
+	// late is the first duplicate id found only at the end of the input
+	// with --skip-invalid: its case was replayed already, so it cannot be
+	// skipped and the run fails.
+	late error
 }
 
 func (f *caseFeed) next() (*datasets.Case, bool) {
@@ -263,6 +272,8 @@ func (f *caseFeed) next() (*datasets.Case, bool) {
 			}
 			if !f.skipInvalid {
 				f.bad.add(rec.Err)
+			} else if rec.Late && f.late == nil {
+				f.late = rec.Err
 			}
 			continue
 		}
@@ -286,6 +297,9 @@ func (f *caseFeed) err() error {
 	}
 	if f.bad.total > 0 {
 		return usageError{&f.bad}
+	}
+	if f.late != nil {
+		return usagef("%v: found only at the end of the input, after that line's case was replayed, so --skip-invalid cannot leave it out; remove the duplicate lines (apeval datasets validate lists them all)", f.late)
 	}
 	return nil
 }
