@@ -274,3 +274,25 @@ func TestReaderLateDuplicates(t *testing.T) {
 		t.Errorf("unwritable TMPDIR: %d records, err %v", n, err)
 	}
 }
+
+// BenchmarkIDSetSpill adds 3M benchmark-style ids through chunks of 1M
+// (two sorted runs written, the last chunk written and all merged at the
+// end) against one chunk holding them all; per id.
+func BenchmarkIDSetSpill(b *testing.B) {
+	const n = 3_000_000
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("c-%07d", (i*7919)%n)
+	}
+	b.Setenv("TMPDIR", b.TempDir())
+	for _, max := range []int{1_000_000, n} {
+		b.Run(fmt.Sprint("chunk=", max), func(b *testing.B) {
+			for b.Loop() {
+				if got := runIDSet(b, ids, max, nil); len(got) != 0 {
+					b.Fatal(got[0])
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/id")
+		})
+	}
+}
