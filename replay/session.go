@@ -19,7 +19,7 @@ import (
 // only the 1-based index of the session's counters in its counterArena (0
 // while the session has none), and the counters themselves only for
 // sessions where a stateful rule (max_fires, a condition, a boundary) fired
-// or a boundary was crossed. About 20 bytes + the id's length per session
+// or a boundary was crossed. About 12–20 bytes + the id's length per session
 // for the table, 10 for the reader's arrays and 4 per judge, + 4 per
 // stateful counter of the sessions that have counters; nothing is kept per
 // case.
