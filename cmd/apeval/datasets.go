@@ -180,7 +180,11 @@ func statsByTool(io IO, src *source, pol *replay.Policy, format string) error {
 	defer r.Close()
 	bt := datasets.NewByTool(datasets.CategoryMap(pol.Categories))
 	for r.Scan() {
-		if rec := r.Record(); rec.Case != nil {
+		rec := r.Record()
+		if rec.Late {
+			return lateDuplicate(rec.Err, "counted")
+		}
+		if rec.Case != nil {
 			bt.Add(rec.Case)
 		}
 	}

@@ -14,7 +14,8 @@ import (
 // further apart than the ids the check keeps in memory) fails the run like
 // one found at once, and leaves no run behind; with --skip-invalid it
 // cannot be skipped any more (its case was replayed), so the run fails too,
-// saying why, where a duplicate found at once is skipped.
+// saying why, where a duplicate found at once is skipped. datasets stats,
+// which skips invalid lines, fails on it likewise.
 func TestLateDuplicateID(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"policy.toml": twoRulePolicy,
@@ -65,7 +66,7 @@ func TestLateDuplicateID(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, dupMsg) {
 			t.Errorf("late duplicate %v: exit %d, want 2 and %q in stderr:\n%s", flags, code, dupMsg, stderr)
 		}
-		if len(flags) > 0 && !strings.Contains(stderr, "--skip-invalid cannot leave it out") {
+		if len(flags) > 0 && !strings.Contains(stderr, "after that line's case was replayed, so it cannot be skipped") {
 			t.Errorf("late duplicate %v: stderr does not say why the run fails:\n%s", flags, stderr)
 		}
 		for _, f := range []string{"decisions.parquet", "run.json", "summary.json"} {
@@ -73,6 +74,18 @@ func TestLateDuplicateID(t *testing.T) {
 				t.Errorf("late duplicate %v: the failed run left %s behind", flags, f)
 			}
 		}
+	}
+	// datasets stats skips invalid lines: a late duplicate was counted
+	// already, so it fails rather than count it.
+	for _, args := range [][]string{{"datasets", "stats", ds}, {"datasets", "stats", "--by-tool", ds}} {
+		code, stdout, stderr := apeval(t, "", args...)
+		if code != exitUsage || !strings.Contains(stderr, dupMsg) || !strings.Contains(stderr, "was counted") {
+			t.Errorf("%v: exit %d, want 2 and the duplicate:\n%s%s", args, code, stdout, stderr)
+		}
+	}
+	maxIDsInMemory = 0
+	if code, stdout, stderr := apeval(t, "", "datasets", "stats", "--json", ds); code != 0 || !strings.Contains(stdout, `"cases": 3,`) {
+		t.Errorf("datasets stats, early duplicate: exit %d\n%s%s", code, stdout, stderr)
 	}
 	if left, _ := os.ReadDir(os.Getenv("TMPDIR")); len(left) > 0 {
 		t.Errorf("temporary files left behind: %v", left)

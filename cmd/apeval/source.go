@@ -218,6 +218,9 @@ func scanStats(s *source, p *replay.Policy, skipInvalid bool) (*datasets.Stats, 
 	bad := &invalidInput{}
 	for r.Scan() {
 		rec := r.Record()
+		if rec.Late && skipInvalid {
+			return nil, lateDuplicate(rec.Err, "counted in the statistics")
+		}
 		if rec.Err != nil {
 			bad.add(rec.Err)
 			continue
@@ -299,9 +302,17 @@ func (f *caseFeed) err() error {
 		return usageError{&f.bad}
 	}
 	if f.late != nil {
-		return usagef("%v: found only at the end of the input, after that line's case was replayed, so --skip-invalid cannot leave it out; remove the duplicate lines (apeval datasets validate lists them all)", f.late)
+		return lateDuplicate(f.late, "replayed")
 	}
 	return nil
+}
+
+// lateDuplicate is the error for a duplicate id found only at the end of
+// the input (see datasets.Record.Late) when invalid lines are to be
+// skipped: the line's case was already done (replayed, counted) as a valid
+// one, so it can no longer be left out.
+func lateDuplicate(err error, done string) error {
+	return usagef("%v: found only at the end of the input, after that line's case was %s, so it cannot be skipped; remove the duplicate lines (apeval datasets validate lists them all)", err, done)
 }
 
 func contains(xs []string, x string) bool {
