@@ -33,8 +33,7 @@ const DefaultMaxIDsInMemory = 1 << 20
 //
 // Memory: per id in the chunk, its bytes + 16 bytes (end offset, ordinal,
 // two to four hash slots), so at most max × (16 + id length) bytes
-// whatever the dataset's size, plus a 4-byte-per-id permutation while a
-// chunk is sorted. Disk: per id, its bytes beyond the prefix it shares with
+// whatever the dataset's size (a chunk is sorted in its hash slots). Disk: per id, its bytes beyond the prefix it shares with
 // the previous id of its run, + 2 to 3 bytes of lengths and 4 of ordinal.
 type idSet struct {
 	max  int                 // ids per chunk (0: DefaultMaxIDsInMemory)
@@ -45,7 +44,6 @@ type idSet struct {
 	arena []byte   // the chunk's ids, one after the other
 	ends  []uint32 // end of id i in arena (the arena stays under max × id length)
 	ords  []uint32 // record ordinal of id i
-	perm  []uint32 // sort order, kept between chunks
 
 	file  *os.File      // the runs, one after the other; nil until the first spill
 	w     *bufio.Writer // over file
@@ -127,7 +125,8 @@ func (s *idSet) spilled() bool { return s.file != nil }
 // its buffers for the next chunk). A run is, per id in byte order: the
 // length of the prefix it shares with the previous id (uvarint), the
 // length of the rest (uvarint), the rest, and the record ordinal (4 bytes,
-// little-endian).
+// little-endian). After an error the idSet must not be used again (its
+// slots hold the sort order).
 func (s *idSet) spill() error {
 	if s.file == nil {
 		f, err := os.CreateTemp("", "apeval-ids-*.tmp")
@@ -141,16 +140,18 @@ func (s *idSet) spill() error {
 		}
 		s.file, s.w = f, bufio.NewWriterSize(f, 256<<10)
 	}
+	// The hash slots (at least twice as many as ids) are not needed again
+	// before the chunk is emptied: they hold the sort order.
 	n := len(s.ends)
-	s.perm = s.perm[:0]
+	perm := s.slots[:n]
 	for i := range uint32(n) {
-		s.perm = append(s.perm, i)
+		perm[i] = i
 	}
-	slices.SortFunc(s.perm, func(a, b uint32) int { return bytes.Compare(s.bytes(a), s.bytes(b)) })
+	slices.SortFunc(perm, func(a, b uint32) int { return bytes.Compare(s.bytes(a), s.bytes(b)) })
 	start := s.off
 	s.prev = s.prev[:0]
 	var buf [2*binary.MaxVarintLen64 + 4]byte
-	for _, i := range s.perm {
+	for _, i := range perm {
 		id := s.bytes(i)
 		shared := commonPrefix(s.prev, id)
 		k := binary.PutUvarint(buf[:], uint64(shared))
@@ -214,7 +215,7 @@ func (s *idSet) next() (d lateDup, ok bool, err error) {
 		if err := s.w.Flush(); err != nil {
 			return lateDup{}, false, s.writeErr(err)
 		}
-		s.arena, s.ends, s.ords, s.slots, s.perm = nil, nil, nil, nil, nil
+		s.arena, s.ends, s.ords, s.slots = nil, nil, nil, nil
 		m := &merger{}
 		for i, r := range s.runs {
 			rr := &runReader{idx: i, r: bufio.NewReaderSize(io.NewSectionReader(s.file, r.off, r.size), 32<<10)}
