@@ -20,6 +20,7 @@ run ./cmd/apeval 'Record(Hook|HookApeval|InProcess)$'
 run ./replay 'MaskerCorpus$'
 run ./cmd/apeval 'E2EHostileJudge$'
 run ./cmd/apeval 'Compare1M$'
+run ./replay 'RunSessionState$/sessions=1000000$'
 
 # metric BENCH UNIT: the value reported next to UNIT on BENCH's line.
 metric() {
@@ -41,6 +42,7 @@ check "replay 1M deterministic cases: peak RSS MB" "$(metric BenchmarkE2EDetermi
 check "replay 1M deterministic cases: cases/s (issue 14)" "$(metric BenchmarkE2EDeterministic1M cases/s)" 300000 ge
 check "decisions.parquet at 1M: bytes per row"      "$(metric BenchmarkE2EDeterministic1M bytes/decision-row)" 16 le
 check "replay 10M deterministic cases: peak RSS MB" "$(metric BenchmarkE2EDeterministic10M peak-RSS-MB)" 300 le
+printf '%-52s %12s  (kept for the whole run, per session; not a target)\n' "replay state at 1M sessions: heap bytes/session" "$(metric 'BenchmarkRunSessionState/sessions=1000000' heap-bytes/session)"
 check "judge at 20 ms, concurrency 16: calls/s"   "$(metric BenchmarkE2EOpenAI20ms calls/s)" 720 ge
 check "judge at 20 ms: |reported P95 - 20| ms"    "$(awk -v p="$(metric BenchmarkE2EOpenAI20ms p95-ms)" 'BEGIN { if (p == "") exit; d = p - 20; print (d < 0 ? -d : d) }')" 2 le
 printf '%-52s %12s  (what the fake server itself measured, the P95 as served, for the line above)\n' "judge at 20 ms: server-side P95 ms" "$(metric BenchmarkE2EOpenAI20ms server-p95-ms)"

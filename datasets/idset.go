@@ -1,32 +1,342 @@
 package datasets
 
 import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"os"
+	"runtime"
+	"slices"
 	"sort"
-
-	"github.com/apeval/apeval/internal/intern"
 )
 
-// idSet remembers the ids seen so far for the duplicate check, exactly:
-// an intern.Table (the bytes decide on a hash hit, so distinct ids never
-// collide) and, per distinct id, the record ordinal of its first occurrence
-// for the message. About 16 bytes per case plus the id's length.
+// DefaultMaxIDsInMemory is how many ids the duplicate-id check keeps in
+// memory at most (see Reader.MaxIDsInMemory): about 25 MB of ids of ten
+// bytes. A dataset with no more cases is checked entirely in memory.
+const DefaultMaxIDsInMemory = 1 << 20
+
+// idSet is the exact duplicate-id check, in bounded memory. It keeps the
+// ids of the current chunk (up to max of them) in an exact hash set — the
+// bytes decide on a hash hit, so distinct ids never collide — and finds a
+// duplicate within the chunk at once, with the record ordinal of the id's
+// first occurrence in the chunk. When the chunk is full its (id, ordinal)
+// pairs are sorted by id and written as a run to one temporary file
+// (unlinked at once where the system allows it, else removed by close),
+// and a new chunk starts. A duplicate whose two records are in different
+// chunks is found at the end of the input by merging the runs (late): see
+// next.
+//
+// Memory: per id in the chunk, its bytes + 16 bytes (end offset, ordinal,
+// two to four hash slots), so at most max × (16 + id length) bytes
+// whatever the dataset's size (a chunk is sorted in its hash slots). Disk: per id, its bytes beyond the prefix it shares with
+// the previous id of its run, + 2 to 3 bytes of lengths and 4 of ordinal.
 type idSet struct {
-	ids   *intern.Table
-	first []uint32 // by id ordinal
+	max  int                 // ids per chunk (0: DefaultMaxIDsInMemory)
+	hash func(string) uint64 // nil: maphash with seed (tests force collisions)
+	seed maphash.Seed
+
+	slots []uint32 // open addressing: 1 + index into ends/firsts; 0 = empty
+	arena []byte   // the chunk's ids, one after the other
+	ends  []uint32 // end of id i in arena (the arena stays under max × id length)
+	ords  []uint32 // record ordinal of id i
+
+	file  *os.File      // the runs, one after the other; nil until the first spill
+	w     *bufio.Writer // over file
+	off   int64         // bytes written to file
+	runs  []run
+	merge *merger // the end-of-input merge, once started
+	prev  []byte  // the previous id written to the current run
 }
 
-// add records id for record ordinal ord. If id was seen before it returns
-// the first ordinal and true, and records nothing.
-func (s *idSet) add(id string, ord uint32) (first uint32, dup bool) {
-	if s.ids == nil {
-		s.ids = intern.New()
+// run is one sorted chunk in the temporary file.
+type run struct{ off, size int64 }
+
+func (s *idSet) sum(id string) uint64 {
+	if s.hash != nil {
+		return s.hash(id)
 	}
-	i, added := s.ids.Add(id)
-	if !added {
-		return s.first[i], true
+	return maphash.String(s.seed, id)
+}
+
+func (s *idSet) bytes(i uint32) []byte {
+	start := uint32(0)
+	if i > 0 {
+		start = s.ends[i-1]
 	}
-	s.first = append(s.first, ord)
-	return 0, false
+	return s.arena[start:s.ends[i]]
+}
+
+// add records id for record ordinal ord. If id is already in the current
+// chunk it returns that record's ordinal and true, and records nothing.
+// err is a failure to write a full chunk to the temporary file.
+func (s *idSet) add(id string, ord uint32) (first uint32, dup bool, err error) {
+	if s.slots == nil {
+		s.seed = maphash.MakeSeed()
+		s.slots = make([]uint32, 1024)
+	}
+	mask := uint64(len(s.slots) - 1)
+	h := s.sum(id) & mask
+	for ; s.slots[h] != 0; h = (h + 1) & mask {
+		if i := s.slots[h] - 1; string(s.bytes(i)) == id { // compared in place, no allocation
+			return s.ords[i], true, nil
+		}
+	}
+	s.arena = append(s.arena, id...)
+	s.ends = append(s.ends, uint32(len(s.arena)))
+	s.ords = append(s.ords, ord)
+	s.slots[h] = uint32(len(s.ends))
+	if 2*len(s.ends) > len(s.slots) {
+		s.grow()
+	}
+	limit := s.max
+	if limit <= 0 {
+		limit = DefaultMaxIDsInMemory
+	}
+	// A chunk also ends before its arena outgrows uint32 offsets.
+	if len(s.ends) >= limit || len(s.arena) > 1<<31 {
+		return 0, false, s.spill()
+	}
+	return 0, false, nil
+}
+
+func (s *idSet) grow() {
+	slots := make([]uint32, 2*len(s.slots))
+	mask := uint64(len(slots) - 1)
+	for i := range uint32(len(s.ends)) {
+		h := s.sum(string(s.bytes(i))) & mask
+		for slots[h] != 0 {
+			h = (h + 1) & mask
+		}
+		slots[h] = i + 1
+	}
+	s.slots = slots
+}
+
+// spilled reports whether any chunk went to disk, that is whether the
+// end-of-input merge has anything to find.
+func (s *idSet) spilled() bool { return s.file != nil }
+
+// spill writes the current chunk as a sorted run and empties it (keeping
+// its buffers for the next chunk). A run is, per id in byte order: the
+// length of the prefix it shares with the previous id (uvarint), the
+// length of the rest (uvarint), the rest, and the record ordinal (4 bytes,
+// little-endian). After an error the idSet must not be used again (its
+// slots hold the sort order).
+func (s *idSet) spill() error {
+	if s.file == nil {
+		f, err := os.CreateTemp("", "apeval-ids-*.tmp")
+		if err != nil {
+			return fmt.Errorf("duplicate-id check: %w", err)
+		}
+		if runtime.GOOS != "windows" {
+			// Unlinked now, the file disappears with the process however it
+			// ends; Windows cannot remove an open file, so close does.
+			_ = os.Remove(f.Name())
+		}
+		s.file, s.w = f, bufio.NewWriterSize(f, 256<<10)
+	}
+	// The hash slots (at least twice as many as ids) are not needed again
+	// before the chunk is emptied: they hold the sort order.
+	n := len(s.ends)
+	perm := s.slots[:n]
+	for i := range uint32(n) {
+		perm[i] = i
+	}
+	slices.SortFunc(perm, func(a, b uint32) int { return bytes.Compare(s.bytes(a), s.bytes(b)) })
+	start := s.off
+	s.prev = s.prev[:0]
+	var buf [2*binary.MaxVarintLen64 + 4]byte
+	for _, i := range perm {
+		id := s.bytes(i)
+		shared := commonPrefix(s.prev, id)
+		k := binary.PutUvarint(buf[:], uint64(shared))
+		k += binary.PutUvarint(buf[k:], uint64(len(id)-shared))
+		if _, err := s.w.Write(buf[:k]); err != nil {
+			return s.writeErr(err)
+		}
+		if _, err := s.w.Write(id[shared:]); err != nil {
+			return s.writeErr(err)
+		}
+		binary.LittleEndian.PutUint32(buf[:4], s.ords[i])
+		if _, err := s.w.Write(buf[:4]); err != nil {
+			return s.writeErr(err)
+		}
+		s.off += int64(k + len(id) - shared + 4)
+		s.prev = append(s.prev[:0], id...)
+	}
+	s.runs = append(s.runs, run{off: start, size: s.off - start})
+	s.arena, s.ends, s.ords = s.arena[:0], s.ends[:0], s.ords[:0]
+	clear(s.slots)
+	return nil
+}
+
+func (s *idSet) writeErr(err error) error {
+	return fmt.Errorf("duplicate-id check: writing its temporary file: %w", err)
+}
+
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// lateDup is a duplicate found by the end-of-input merge: the record with
+// ordinal ord repeats the id of the earlier record first.
+type lateDup struct {
+	id         string
+	ord, first uint32
+}
+
+// next returns the next duplicate found by the end-of-input merge, in id
+// order; ok is false when there is none left (or nothing was spilled). It
+// writes the last chunk as a run first. Of the records sharing an id, the
+// one with the lowest ordinal is the original and every later one a
+// duplicate of it, except that a duplicate already reported within its
+// chunk is not reported again (its chunk kept only the first of them).
+func (s *idSet) next() (d lateDup, ok bool, err error) {
+	if s.file == nil {
+		return lateDup{}, false, nil
+	}
+	if s.merge == nil {
+		if len(s.ends) > 0 {
+			if err := s.spill(); err != nil {
+				return lateDup{}, false, err
+			}
+		}
+		if err := s.w.Flush(); err != nil {
+			return lateDup{}, false, s.writeErr(err)
+		}
+		s.arena, s.ends, s.ords, s.slots = nil, nil, nil, nil
+		m := &merger{}
+		for i, r := range s.runs {
+			rr := &runReader{idx: i, r: bufio.NewReaderSize(io.NewSectionReader(s.file, r.off, r.size), 32<<10)}
+			if err := rr.advance(); err != nil {
+				return lateDup{}, false, err
+			}
+			if !rr.done {
+				m.h = append(m.h, rr)
+			}
+		}
+		heap.Init(&m.h)
+		s.merge = m
+	}
+	return s.merge.next()
+}
+
+// close releases the temporary file (and removes it where it was not
+// unlinked at once).
+func (s *idSet) close() error {
+	if s.file == nil {
+		return nil
+	}
+	err := s.file.Close()
+	if runtime.GOOS == "windows" {
+		err = errors.Join(err, os.Remove(s.file.Name()))
+	}
+	s.file = nil
+	return err
+}
+
+// merger merges the sorted runs.
+type merger struct {
+	h     runHeap
+	prev  []byte // the id of the current group
+	first uint32 // its lowest ordinal
+	inGrp bool
+}
+
+func (m *merger) next() (lateDup, bool, error) {
+	for len(m.h) > 0 {
+		rr := m.h[0]
+		var d lateDup
+		dup := m.inGrp && bytes.Equal(rr.id, m.prev)
+		if dup {
+			d = lateDup{id: string(rr.id), ord: rr.ord, first: m.first}
+		} else {
+			m.prev, m.first, m.inGrp = append(m.prev[:0], rr.id...), rr.ord, true
+		}
+		if err := rr.advance(); err != nil {
+			return lateDup{}, false, err
+		}
+		if rr.done {
+			heap.Pop(&m.h)
+		} else {
+			heap.Fix(&m.h, 0)
+		}
+		if dup {
+			return d, true, nil
+		}
+	}
+	return lateDup{}, false, nil
+}
+
+// runReader reads one run back.
+type runReader struct {
+	idx  int // run index: runs are in ordinal order, so it breaks ties
+	r    *bufio.Reader
+	id   []byte
+	ord  uint32
+	done bool
+}
+
+func (rr *runReader) advance() error {
+	shared, err := binary.ReadUvarint(rr.r)
+	if err == io.EOF {
+		rr.done = true
+		return nil
+	}
+	if err != nil {
+		return rr.corrupt(err)
+	}
+	rest, err := binary.ReadUvarint(rr.r)
+	if err != nil || shared > uint64(len(rr.id)) || rest > 1<<31 {
+		return rr.corrupt(err)
+	}
+	rr.id = rr.id[:shared]
+	rr.id = slices.Grow(rr.id, int(rest))[:int(shared)+int(rest)]
+	var ord [4]byte
+	if _, err := io.ReadFull(rr.r, rr.id[shared:]); err != nil {
+		return rr.corrupt(err)
+	}
+	if _, err := io.ReadFull(rr.r, ord[:]); err != nil {
+		return rr.corrupt(err)
+	}
+	rr.ord = binary.LittleEndian.Uint32(ord[:])
+	return nil
+}
+
+func (rr *runReader) corrupt(err error) error {
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("duplicate-id check: reading its temporary file back: %w", err)
+}
+
+type runHeap []*runReader
+
+func (h runHeap) Len() int { return len(h) }
+func (h runHeap) Less(i, j int) bool {
+	if c := bytes.Compare(h[i].id, h[j].id); c != 0 {
+		return c < 0
+	}
+	return h[i].idx < h[j].idx
+}
+func (h runHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(x any)   { *h = append(*h, x.(*runReader)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // positions maps record ordinals (0-based, across all files) back to

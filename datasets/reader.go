@@ -44,6 +44,11 @@ func (e *LineError) Error() string {
 type Record struct {
 	Case *Case
 	Err  error
+	// Late marks an Err about a line whose Case was already delivered: a
+	// duplicate id found only at the end of the input, because the two
+	// lines are further apart than Reader.MaxIDsInMemory ids. Late errors
+	// come after every other record, in id order.
+	Late bool
 }
 
 // Reader streams apeval.case/v1 records from JSONL files in order, like
@@ -68,9 +73,12 @@ type Record struct {
 //
 // Lines are decoded in parallel by a small pipeline that keeps file order,
 // so memory is bounded by a few batches of lines, independent of the
-// dataset's size. The one exception is the duplicate-id check, which keeps
-// every id and a record number (about 16 bytes per case plus the id, see
-// idSet); it is exact: ids are compared by their bytes, not their hash.
+// dataset's size. The duplicate-id check is exact (ids are compared by
+// their bytes, not their hash) and bounded too: it keeps at most
+// MaxIDsInMemory ids in memory (about 16 bytes each plus the id) and
+// writes each full chunk of ids, sorted, to a temporary file, which it
+// merges at the end of the input to find the duplicates between chunks
+// (reported then, with Record.Late set; see idSet).
 //
 // Set the exported fields before the first Scan. Always Close the Reader.
 type Reader struct {
@@ -84,6 +92,10 @@ type Reader struct {
 	// StdinName is the file name shown for "-" (default StdinName), e.g.
 	// SampleName when stdin is the embedded sample.
 	StdinName string
+	// MaxIDsInMemory bounds the ids the duplicate-id check keeps in memory
+	// (default DefaultMaxIDsInMemory); past it, ids go to a temporary file
+	// in os.TempDir and duplicates further apart are reported late.
+	MaxIDsInMemory int
 
 	paths []string
 	stdin io.Reader
@@ -364,7 +376,7 @@ func (r *Reader) Scan() bool {
 		b, ok := <-r.order
 		if !ok {
 			r.cur = nil
-			return false
+			return r.scanLate()
 		}
 		<-b.done
 		if b.fatal != nil {
@@ -388,13 +400,40 @@ func (r *Reader) Scan() bool {
 		rec.Case.Seq, rec.Case.seqSet = int64(ord)+1, true
 	}
 	if rec.Case != nil {
-		if first, dup := r.seen.add(rec.Case.ID, ord); dup {
-			fi, fl := r.pos.find(first)
-			rec = Record{Err: &LineError{File: r.cur.file, Line: ref.line, Field: "id",
-				Msg: fmt.Sprintf("duplicate id %q (first at %s:%d)", rec.Case.ID, r.files[fi], fl)}}
+		r.seen.max = r.MaxIDsInMemory
+		first, dup, err := r.seen.add(rec.Case.ID, ord)
+		if err != nil {
+			r.err, r.rec = err, Record{}
+			return false
+		}
+		if dup {
+			rec = Record{Err: r.dupError(rec.Case.ID, ord, first)}
 		}
 	}
 	r.rec = rec
+	return true
+}
+
+// dupError is the error for record ord, whose id repeats record first's.
+func (r *Reader) dupError(id string, ord, first uint32) *LineError {
+	fi, fl := r.pos.find(first)
+	di, dl := r.pos.find(ord)
+	return &LineError{File: r.files[di], Line: dl, Field: "id",
+		Msg: fmt.Sprintf("duplicate id %q (first at %s:%d)", id, r.files[fi], fl)}
+}
+
+// scanLate delivers, once every line is read, the duplicates the
+// duplicate-id check finds by merging its chunks.
+func (r *Reader) scanLate() bool {
+	d, ok, err := r.seen.next()
+	if err != nil {
+		r.err = err
+	}
+	if !ok {
+		r.rec = Record{}
+		return false
+	}
+	r.rec = Record{Err: r.dupError(d.id, d.ord, d.first), Late: true}
 	return true
 }
 
@@ -418,6 +457,7 @@ func (r *Reader) Close() error {
 		}
 		r.wg.Wait()
 	}
+	err := r.seen.close()
 	r.seen, r.pos = idSet{}, positions{}
-	return nil
+	return err
 }

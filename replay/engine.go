@@ -8,21 +8,13 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/internal/intern"
 	"github.com/apeval/apeval/judge"
 )
 
-// Session state is kept per judge and per session for the whole run: a
-// stream has no end-of-session marker. It is small: a map entry (the last
-// seq) per session and, only for sessions where a stateful rule (max_fires,
-// a condition, a boundary) fired or a boundary was crossed, one int32 per
-// stateful counter in a chunked arena: ≈ 40 bytes per session, ≈ 40 MB per
-// judge for a million sessions, plus the session id's bytes. Sessions are
-// keyed exactly by their id through an intern.Table (a hash finds the slot,
-// the bytes decide), so two sessions never share state.
+// sessionState is a session's state in a replayer, for one case (see
+// session.go for what is kept per session and where).
 type sessionState struct {
-	lastSeq int64
-	block   uint32 // 1-based index of the session's counters in the arena; 0 = none yet
+	block uint32 // 1-based index of the session's counters in the arena; 0 = none yet
 }
 
 // arenaChunk is how many sessions' counters one arena chunk holds.
@@ -82,14 +74,13 @@ type replayer struct {
 	// nil means unbounded.
 	slots chan struct{}
 
-	sessionIDs *intern.Table // session id → index into sessions
 	// lastSession and lastMasked memoize MaskID of the session id: a
 	// session's cases come one after another to the same worker.
 	lastSession, lastMasked string
 	// lastErr and lastErrMasked memoize maskError: a failing judge tends
 	// to fail every call with the same message.
 	lastErr, lastErrMasked string
-	sessions               []sessionState // by session ordinal
+	blocks                 chunked[uint32] // sessionState.block, by the session's index among this worker's sessions
 	arena                  counterArena
 	// Per policy rule: its fire-count and crossing-count slots in a
 	// session's counters (-1: not kept).
@@ -111,7 +102,7 @@ type pendingRule struct {
 
 func newReplayer(p *Policy, j judge.Judge, id judge.Identity, opts *Options, c *counters) *replayer {
 	e := &replayer{p: p, j: j, id: id, idStr: id.String(), runID: opts.RunID, timeout: opts.Timeout,
-		counters: c, sessionIDs: intern.New(),
+		counters: c,
 		fireSlot: make([]int, len(p.Rules)), crossSlot: make([]int, len(p.Rules))}
 	k := 0
 	for i, r := range p.Rules {
@@ -146,21 +137,17 @@ func actionRank(a string) int {
 	return 0
 }
 
-// replay runs steps 1–7 of docs/replay.md for one case. It returns an error only for
-// a seq-order violation or when ctx was cancelled during a judge call (the
-// result would be an artefact of the cancellation). into, when not nil,
-// is a Result to overwrite, with buffers for its Rules and Calls.
-// The session hash only routes cases to workers; state is keyed by the id.
-func (e *replayer) replay(ctx context.Context, c *datasets.Case, _ uint64, into *reusable) (*Result, error) {
-	so, added := e.sessionIDs.Add(sessionID(c))
-	if added {
-		e.sessions = append(e.sessions, sessionState{})
+// replay runs steps 1–7 of docs/replay.md for one case. It returns an error only
+// when ctx was cancelled during a judge call (the result would be an
+// artefact of the cancellation). into, when not nil, is a Result to
+// overwrite, with buffers for its Rules and Calls. local is the case's
+// session's index among this worker's sessions (a new session is the next
+// index; Run's reader gives them out and checks the seq order).
+func (e *replayer) replay(ctx context.Context, c *datasets.Case, local uint32, into *reusable) (*Result, error) {
+	for e.blocks.n <= int(local) {
+		e.blocks.add(0)
 	}
-	st := e.sessions[so]
-	if err := datasets.CheckSeq(c, e.maskedSession(sessionID(c)), st.lastSeq, !added); err != nil {
-		return nil, err
-	}
-	st.lastSeq = c.Seq
+	st := sessionState{block: *e.blocks.at(local)}
 
 	f := &e.facts
 	f.reset(c, e.p.Categories)
@@ -300,7 +287,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, _ uint64, into 
 	for _, ri := range e.crossed {
 		e.bump(&st, e.crossSlot[ri])
 	}
-	e.sessions[so] = st
+	*e.blocks.at(local) = st.block
 	return res, nil
 }
 

@@ -3,12 +3,12 @@ package replay
 import (
 	"context"
 	"errors"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/intern"
 	"github.com/apeval/apeval/judge"
 )
 
@@ -83,7 +83,7 @@ type counters struct {
 
 type block struct {
 	cases   []*datasets.Case
-	hashes  []uint64
+	local   []uint32   // each case's session: its index among its worker's sessions
 	results []*Result  // [case*judges + judge]
 	store   []reusable // with Options.ReuseResults: the Results, reused block after block
 	errs    []error    // same indexing
@@ -158,24 +158,9 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 		}
 	}
 
-	// place gives a session's cases to the worker that owns it; a session
-	// seen first goes to the worker with the fewest cases so far, so the
-	// sessions spread evenly whatever their ids hash to (one map entry per
-	// session, like the workers' session state). Only the reader calls it.
-	owner := map[uint64]int32{}
-	assigned := make([]int64, nw)
-	place := func(h uint64) int {
-		w, ok := owner[h]
-		if !ok {
-			w = int32(slices.Index(assigned, slices.Min(assigned)))
-			owner[h] = w
-			if !started[w] {
-				startWorker(int(w))
-			}
-		}
-		assigned[w]++
-		return int(w)
-	}
+	// sessions gives a session's cases to the worker that owns it and
+	// checks their seq order (see session.go). Only the reader uses it.
+	sessions := newSessionTable(intern.New(), nw)
 
 	free := make(chan *block, blocksInFlight+2)
 	ordered := make(chan *block, blocksInFlight)
@@ -195,14 +180,13 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 			default:
 				b = &block{parts: make([][]int32, nw)}
 			}
-			b.cases, b.hashes = b.cases[:0], b.hashes[:0]
+			b.cases = b.cases[:0]
 			for len(b.cases) < blockSize {
 				c, ok := next()
 				if !ok {
 					break
 				}
 				b.cases = append(b.cases, c)
-				b.hashes = append(b.hashes, sessionHash(sessionID(c)))
 			}
 			n := len(b.cases)
 			if n == 0 {
@@ -217,8 +201,21 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 			for w := range b.parts {
 				b.parts[w] = b.parts[w][:0]
 			}
-			for i, h := range b.hashes {
-				w := place(h)
+			b.local = resize(b.local, n)
+			for i, c := range b.cases {
+				w, local, err := sessions.place(c)
+				if err != nil {
+					// A seq-order error: the case goes to no worker and
+					// stops the run when emission reaches it.
+					for j := range nj {
+						b.errs[i*nj+j] = err
+					}
+					continue
+				}
+				if !started[w] {
+					startWorker(w)
+				}
+				b.local[i] = local
 				b.parts[w] = append(b.parts[w], int32(i))
 			}
 			busy := 0
@@ -229,6 +226,9 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 			}
 			b.pending.Store(int32(busy * nj))
 			b.done = make(chan struct{})
+			if busy == 0 {
+				close(b.done)
+			}
 			select {
 			case ordered <- b:
 			case <-ctx.Done():
@@ -360,7 +360,7 @@ func work(ctx context.Context, rep *replayer, q <-chan *block, j, w, nj int) {
 				if b.store != nil {
 					into = &b.store[int(i)*nj+j]
 				}
-				res, err := rep.replay(ctx, b.cases[i], b.hashes[i], into)
+				res, err := rep.replay(ctx, b.cases[i], b.local[i], into)
 				if err != nil {
 					b.errs[int(i)*nj+j] = err
 					if ctx.Err() != nil {
@@ -400,15 +400,4 @@ func resizeKeep[T any](s []T, n int) []T {
 		return s[:n]
 	}
 	return append(s[:cap(s)], make([]T, n-cap(s))...)
-}
-
-// sessionHash is FNV-1a 64 of the session id: it picks the worker and keys
-// the session's state.
-func sessionHash(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
 }

@@ -56,6 +56,9 @@ when every line is valid, 2 otherwise.`,
 				if rec.Err == nil {
 					rec.Err = order.Check(rec.Case)
 				}
+				if rec.Late {
+					valid-- // a duplicate found at the end: its case was counted valid
+				}
 				if rec.Err != nil {
 					invalid++
 					errs = append(errs, rec.Err.Error())
@@ -177,7 +180,11 @@ func statsByTool(io IO, src *source, pol *replay.Policy, format string) error {
 	defer r.Close()
 	bt := datasets.NewByTool(datasets.CategoryMap(pol.Categories))
 	for r.Scan() {
-		if rec := r.Record(); rec.Case != nil {
+		rec := r.Record()
+		if rec.Late {
+			return lateDuplicate(rec.Err, "counted")
+		}
+		if rec.Case != nil {
 			bt.Add(rec.Case)
 		}
 	}

@@ -120,8 +120,13 @@ func (s *source) reader(p *replay.Policy) *datasets.Reader {
 	if len(p.Categories) > 0 {
 		r.Categories = datasets.CategoryMap(p.Categories)
 	}
+	r.MaxIDsInMemory = maxIDsInMemory
 	return r
 }
+
+// maxIDsInMemory is the Readers' MaxIDsInMemory: 0, the datasets default,
+// except in tests of duplicates found at the end of the input.
+var maxIDsInMemory int
 
 func (s *source) refs() []reports.FileRef {
 	if s.sample {
@@ -213,6 +218,9 @@ func scanStats(s *source, p *replay.Policy, skipInvalid bool) (*datasets.Stats, 
 	bad := &invalidInput{}
 	for r.Scan() {
 		rec := r.Record()
+		if rec.Late && skipInvalid {
+			return nil, lateDuplicate(rec.Err, "counted in the statistics")
+		}
 		if rec.Err != nil {
 			bad.add(rec.Err)
 			continue
@@ -251,6 +259,10 @@ type caseFeed struct {
 	firstInvalid error
 	bad          invalidInput
 	readErr      error
+	// late is the first duplicate id found only at the end of the input
+	// with --skip-invalid: its case was replayed already, so it cannot be
+	// skipped and the run fails.
+	late error
 }
 
 func (f *caseFeed) next() (*datasets.Case, bool) {
@@ -263,6 +275,8 @@ func (f *caseFeed) next() (*datasets.Case, bool) {
 			}
 			if !f.skipInvalid {
 				f.bad.add(rec.Err)
+			} else if rec.Late && f.late == nil {
+				f.late = rec.Err
 			}
 			continue
 		}
@@ -287,7 +301,18 @@ func (f *caseFeed) err() error {
 	if f.bad.total > 0 {
 		return usageError{&f.bad}
 	}
+	if f.late != nil {
+		return lateDuplicate(f.late, "replayed")
+	}
 	return nil
+}
+
+// lateDuplicate is the error for a duplicate id found only at the end of
+// the input (see datasets.Record.Late) when invalid lines are to be
+// skipped: the line's case was already done (replayed, counted) as a valid
+// one, so it can no longer be left out.
+func lateDuplicate(err error, done string) error {
+	return usagef("%v: found only at the end of the input, after that line's case was %s, so it cannot be skipped; remove the duplicate lines (apeval datasets validate lists them all)", err, done)
 }
 
 func contains(xs []string, x string) bool {
