@@ -3,15 +3,18 @@
 //
 // A location is a URL: s3://bucket/key/prefix (S3 and S3-compatible
 // servers; the query carries the bucket's options, e.g.
-// ?endpoint=http://127.0.0.1:7070&use_path_style=true&region=us-east-1) or
-// file:///absolute/path (the local file system through the same code, used
-// by tests). Credentials come from the cloud SDK's default chain (for S3:
-// AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, ~/.aws, instance roles); none is
-// ever part of a URL we write down.
-//
-// Only the s3 and file drivers are linked: gs:// and azblob:// are refused
-// with an error that says so (each driver adds a minute or more of cold
-// compile time; see docs/storage.md).
+// ?endpoint=http://127.0.0.1:7070&use_path_style=true&region=us-east-1),
+// gs://bucket/prefix (Google Cloud Storage), azblob://container/prefix
+// (Azure Blob Storage; ?protocol=http&domain=127.0.0.1:10000 for Azurite)
+// or file:///absolute/path (the local file system through the same code,
+// used by tests). Every scheme goes through the same code: only opening
+// the bucket differs. Credentials come from each cloud SDK's default chain
+// (S3: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, ~/.aws, instance roles; GCS:
+// Application Default Credentials, see gcs.go; Azure: AZURE_STORAGE_ACCOUNT
+// with AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN or
+// AZURE_STORAGE_CONNECTION_STRING, else DefaultAzureCredential); none is
+// ever part of a URL we write down, and every URL and SDK error that
+// reaches a message goes through the masking pass (mask.go).
 package objstore
 
 import (
@@ -27,13 +30,14 @@ import (
 	"strings"
 
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/fileblob" // file://
-	_ "gocloud.dev/blob/s3blob"   // s3://
+	_ "gocloud.dev/blob/azureblob" // azblob://
+	_ "gocloud.dev/blob/fileblob"  // file://
+	_ "gocloud.dev/blob/s3blob"    // s3:// (gs:// is opened in gcs.go)
 	"gocloud.dev/gcerrors"
 )
 
-// Schemes this build can open.
-var linked = map[string]bool{"s3": true, "file": true}
+// Schemes this build can open (mem:// is known to gocloud, not linked).
+var linked = map[string]bool{"s3": true, "file": true, "gs": true, "azblob": true}
 
 // known are object-storage schemes gocloud has drivers for.
 var known = map[string]bool{"s3": true, "file": true, "gs": true, "azblob": true, "mem": true}
@@ -65,7 +69,7 @@ func Parse(raw string) (Loc, error) {
 	i := strings.Index(raw, "://")
 	scheme := strings.ToLower(raw[:i])
 	if !linked[scheme] {
-		return Loc{}, fmt.Errorf("%s: %s:// is not linked into this build of apeval (s3:// and file:// are; see docs/storage.md)", Mask(raw), scheme)
+		return Loc{}, fmt.Errorf("%s: %s:// is not linked into this build of apeval (s3://, gs://, azblob:// and file:// are; see docs/storage.md)", Mask(raw), scheme)
 	}
 	rest := raw[i+3:]
 	var q url.Values
@@ -133,16 +137,24 @@ func (l Loc) With(key string) string {
 
 // Open opens l's bucket.
 func (l Loc) Open(ctx context.Context) (*blob.Bucket, error) {
-	b, err := blob.OpenBucket(ctx, l.bucketURL())
+	var b *blob.Bucket
+	var err error
+	if l.Scheme == "gs" {
+		b, err = openGCS(ctx, l.Bucket, l.Query)
+	} else {
+		b, err = blob.OpenBucket(ctx, l.bucketURL())
+	}
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", Mask(l.With(l.Key)), err)
+		return nil, fmt.Errorf("opening %s: %w", Mask(l.With(l.Key)), maskErr(err))
 	}
 	return b, nil
 }
 
-// Mask hides anything secret a URL may carry (user:password@, secret-looking
-// query values) for run.json, logs and error messages.
-func Mask(raw string) string { return maskFunc(raw) }
+// Mask hides anything secret a URL or message may carry (user:password@,
+// secret-looking query values, a SAS signature, an account key, the value
+// of any credential variable in the environment) for run.json, logs and
+// error messages.
+func Mask(raw string) string { return maskFunc(scrubSecrets(raw)) }
 
 // maskFunc is set by the program to the shared masking pass
 // (replay.MaskString); the default drops the query and any userinfo.
@@ -176,7 +188,7 @@ func Glob(ctx context.Context, raw string) ([]string, error) {
 	if !hasMeta(l.Key) {
 		ok, err := b.Exists(ctx, l.Key)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", Mask(raw), err)
+			return nil, fmt.Errorf("%s: %w", Mask(raw), maskErr(err))
 		}
 		if !ok {
 			return nil, fmt.Errorf("%s: no such object", Mask(raw))
@@ -199,7 +211,7 @@ func Glob(ctx context.Context, raw string) ([]string, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("listing %s: %w", Mask(raw), err)
+			return nil, fmt.Errorf("listing %s: %w", Mask(raw), maskErr(err))
 		}
 		if obj.IsDir {
 			continue
@@ -232,7 +244,7 @@ func OpenReader(ctx context.Context, raw string) (io.ReadCloser, error) {
 		if gcerrors.Code(err) == gcerrors.NotFound {
 			return nil, fmt.Errorf("%s: no such object", Mask(raw))
 		}
-		return nil, fmt.Errorf("%s: %w", Mask(raw), err)
+		return nil, fmt.Errorf("%s: %w", Mask(raw), maskErr(err))
 	}
 	return &bucketReader{r, b}, nil
 }
@@ -240,6 +252,16 @@ func OpenReader(ctx context.Context, raw string) (io.ReadCloser, error) {
 type bucketReader struct {
 	*blob.Reader
 	b *blob.Bucket
+}
+
+// Read masks an error from the connection (its text may hold the request's
+// URL, and so a SAS signature) on its way to the dataset reader's message.
+func (r *bucketReader) Read(p []byte) (int, error) {
+	n, err := r.Reader.Read(p)
+	if err != nil && err != io.EOF {
+		err = maskErr(err)
+	}
+	return n, err
 }
 
 func (r *bucketReader) Close() error {
@@ -307,7 +329,7 @@ func uploadHook(ctx context.Context, dir, raw string, before func(key string)) e
 			before(key)
 		}
 		if err := uploadFile(ctx, b, filepath.Join(dir, filepath.FromSlash(f)), key); err != nil {
-			return fmt.Errorf("uploading %s: %w", Mask(l.With(key)), err)
+			return fmt.Errorf("uploading %s: %w", Mask(l.With(key)), maskErr(err))
 		}
 	}
 	return nil
@@ -363,7 +385,7 @@ func Exists(ctx context.Context, raw string) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("listing %s: %w", Mask(raw), err)
+		return false, fmt.Errorf("listing %s: %w", Mask(raw), maskErr(err))
 	}
 	return true, nil
 }
@@ -397,7 +419,7 @@ func Download(ctx context.Context, raw, dir string, anyPrefix bool) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("listing %s: %w", Mask(raw), err)
+			return fmt.Errorf("listing %s: %w", Mask(raw), maskErr(err))
 		}
 		rel := strings.TrimPrefix(obj.Key, prefix)
 		if obj.IsDir || rel == "" {
@@ -410,7 +432,7 @@ func Download(ctx context.Context, raw, dir string, anyPrefix bool) error {
 			found = true
 		}
 		if err := downloadFile(ctx, b, obj.Key, filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
-			return fmt.Errorf("downloading %s: %w", Mask(l.With(obj.Key)), err)
+			return fmt.Errorf("downloading %s: %w", Mask(l.With(obj.Key)), maskErr(err))
 		}
 		n++
 	}
