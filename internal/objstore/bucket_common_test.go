@@ -112,7 +112,7 @@ func exerciseBucket(t *testing.T, base string) {
 	// upload part or block) leaves no object, and an aborted overwrite
 	// leaves the old object unchanged.
 	boom := errors.New("connection reset mid-file")
-	failing := io.MultiReader(bytes.NewReader(bytes.Repeat([]byte("x"), 12<<20)), errReader{boom})
+	failing := io.MultiReader(bytes.NewReader(bytes.Repeat([]byte("x"), 20<<20)), errReader{boom})
 	if err := WriteObject(ctx, b, key("abort/decisions.parquet"), failing); !errors.Is(err, boom) {
 		t.Fatalf("aborted write: err = %v, want %v", err, boom)
 	}
