@@ -291,7 +291,7 @@ kill -0 "$server_pid" 2>/dev/null && fail "the server survived the kill"
 if [ "$kind" = gcs ]; then
   parts=$(grep -c 'POST /upload/storage/v1/b/apeval-e2e/o?uploadType=resumable&name=kill%2Fdecisions.parquet&upload_id=' "$work/serve.log" || true)
 else
-  parts=$(grep -c 'PUT /[^ ]*/apeval-e2e/kill/decisions.parquet?[^ ]*comp=block' "$work/serve.log" || true)
+  parts=$(grep -c 'PUT /[^ ]*/apeval-e2e/kill%2Fdecisions.parquet?[^ ]*comp=block' "$work/serve.log" || true)
 fi
 [ "$parts" -gt 0 ] || fail "no part of the killed upload reached the server: the kill came too early to test anything"
 server_pid=""

@@ -18,10 +18,12 @@
 package objstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path"
@@ -279,11 +281,12 @@ const Commit = "run.json"
 // Upload copies every regular file below dir to the prefix raw, one object
 // per file, keeping relative paths; the commit file (run.json) is uploaded
 // last, so a reader that sees it sees every other file too. Each object is
-// written through a blob.Writer, which creates the object only when Close
-// succeeds: S3 makes an object visible only when its PUT (or multipart
-// upload) completes, and fileblob writes a temporary file and renames it.
-// An upload that fails or is cancelled part way leaves no object under its
-// final name.
+// written by WriteObject, which creates the object only when the whole
+// file was sent: S3 makes an object visible only when its PUT (or
+// multipart upload) completes, GCS when the last chunk of its upload (or
+// its single request) arrives, Azure when the block list is committed, and
+// fileblob writes a temporary file and renames it. An upload that fails or
+// is cancelled part way leaves no object under its final name.
 func Upload(ctx context.Context, dir, raw string) error {
 	return uploadHook(ctx, dir, raw, nil)
 }
@@ -349,19 +352,46 @@ func uploadFile(ctx context.Context, b *blob.Bucket, local, key string) error {
 // WriteObject copies r to key atomically: the object appears, complete,
 // only when the whole of r was written; an error from r or a cancelled ctx
 // aborts the write and leaves no object.
+//
+// The bytes go through Bucket.Upload, the driver's one-shot upload (each
+// driver reads r itself), and r is wrapped so that its first error cancels
+// the write's context before the driver can finish: S3 then aborts the
+// multipart upload, GCS the resumable upload, Azure never commits the
+// staged blocks, fileblob never renames its temporary file. (The other
+// way, Write calls then Close after a cancel, makes gocloud v0.47.0's Azure
+// writer dereference a nil pipe when the upload failed.)
 func WriteObject(ctx context.Context, b *blob.Bucket, key string, r io.Reader) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w, err := b.NewWriter(wctx, key, nil)
-	if err != nil {
-		return err
+	// The content type, sniffed from the first bytes as NewWriter would.
+	head := make([]byte, 512)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return err // nothing was sent
 	}
-	if _, err := io.Copy(w, r); err != nil {
-		cancel() // abort: Close after a cancel discards the upload
-		_ = w.Close()
-		return err
+	head = head[:n]
+	ar := &abortReader{r: io.MultiReader(bytes.NewReader(head), r), abort: cancel}
+	err = b.Upload(wctx, key, ar, &blob.WriterOptions{ContentType: http.DetectContentType(head)})
+	if ar.err != nil {
+		return ar.err // the cause; the upload only reports its cancellation
 	}
-	return w.Close()
+	return err
+}
+
+// abortReader cancels the write it feeds at r's first error.
+type abortReader struct {
+	r     io.Reader
+	abort context.CancelFunc
+	err   error // read after Upload returned: the driver is done with r
+}
+
+func (a *abortReader) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p)
+	if err != nil && err != io.EOF {
+		a.err = err
+		a.abort()
+	}
+	return n, err
 }
 
 // Exists reports whether any object lies below the prefix raw.
