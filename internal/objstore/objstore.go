@@ -266,6 +266,13 @@ func (r *bucketReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// WriteTo is blob.Reader's, its error masked like Read's (io.Copy would
+// otherwise reach the embedded method around Read).
+func (r *bucketReader) WriteTo(w io.Writer) (int64, error) {
+	n, err := r.Reader.WriteTo(w)
+	return n, maskErr(err)
+}
+
 func (r *bucketReader) Close() error {
 	err := r.Reader.Close()
 	if e := r.b.Close(); err == nil {
