@@ -70,6 +70,14 @@ e2e-ollama:
 e2e-s3: duckdb
 	./.ci/e2e-s3.sh
 
+# The same against real GCS and Azure Blob servers on loopback:
+# fake-gcs-server built from its module, Azurite from npm (docs/storage.md).
+.PHONY: e2e-gcs e2e-azure
+e2e-gcs: duckdb
+	./.ci/e2e-cloud.sh gcs
+e2e-azure: duckdb
+	./.ci/e2e-cloud.sh azure
+
 # report.html in headless Chromium: no console errors, the charts drew.
 html-check: build
 	./.ci/html-check.sh
@@ -86,7 +94,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseOutput$$' -fuzztime $(FUZZTIME) ./judge
 	$(GO) test -run '^$$' -fuzz '^FuzzMaskString$$' -fuzztime $(FUZZTIME) ./replay
 
-ci: vet staticcheck test fuzz readme-check e2e-ollama e2e-s3 html-check
+ci: vet staticcheck test fuzz readme-check e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check
 
 clean:
 	rm -rf bin apeval-out

@@ -124,6 +124,12 @@ keys() {
 }
 q="endpoint=http://127.0.0.1:$port&use_path_style=true&region=us-east-1"
 url() { printf 's3://%s/%s?%s' "$bucket" "$1" "$q"; }
+# objstore's own checks against the server (glob, streaming, atomic write
+# and abort, run directory round trip), as .ci/e2e-cloud.sh runs them on
+# GCS and Azure.
+APEVAL_E2E_URL="$(url objstore)" go test -count=1 -tags e2e -run '^TestE2EBucket$' ./internal/objstore/ >"$work/objstore.log" 2>&1 ||
+  { cat "$work/objstore.log" >&2; fail "objstore's checks failed against versitygw"; }
+log "objstore's checks pass against the server"
 
 # --- apeval, built from this checkout ---
 go build -o "$work/apeval" ./cmd/apeval

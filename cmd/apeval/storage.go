@@ -10,7 +10,7 @@ import (
 )
 
 // Object storage (docs/storage.md): datasets, run directories and merge
-// inputs may be s3:// or file:// URLs. Every URL shown in a message or
+// inputs may be s3://, gs://, azblob:// or file:// URLs. Every URL shown in a message or
 // written into run.json goes through the masking pass.
 func init() {
 	objstore.SetMask(replay.MaskString)

@@ -122,12 +122,17 @@ func TestDatasetFromBucket(t *testing.T) {
 		t.Errorf("report could not read the bucket's dataset again:\n%.600s", md)
 	}
 
-	// Errors name the URL: no match, and a cloud this build does not link.
+	// Errors name the URL: no match, and Google credentials that cannot
+	// be found (a credentials file that is not there: no network is
+	// tried), named with where they were looked for, nothing on stdout.
 	if code, _, stderr := apeval(t, "", "datasets", "validate", "file://"+filepath.ToSlash(bucket)+"/cases/*.parquet"); code != exitUsage || !strings.Contains(stderr, "no object matches") {
 		t.Errorf("no match: exit %d, %s", code, stderr)
 	}
-	if code, _, stderr := apeval(t, "", "run", "--policy", pol, "--dataset", "gs://b/cases.jsonl", "-q", "--out", filepath.Join(base, "gs")); code != exitUsage || !strings.Contains(stderr, "not linked") {
-		t.Errorf("gs://: exit %d, %s", code, stderr)
+	t.Setenv("STORAGE_EMULATOR_HOST", "")
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", filepath.Join(base, "no-such-key.json"))
+	code, stdout, stderr := apeval(t, "", "run", "--policy", pol, "--dataset", "gs://b/cases/*.jsonl", "-q", "--out", filepath.Join(base, "gs"))
+	if code != exitUsage || stdout != "" || !strings.Contains(stderr, "gs://b/cases/*.jsonl") || !strings.Contains(stderr, "no Google Cloud credentials") || !strings.Contains(stderr, "no-such-key.json") {
+		t.Errorf("gs:// without credentials: exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
 }
 

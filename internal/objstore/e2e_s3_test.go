@@ -48,6 +48,15 @@ func TestE2ES3KillMidUpload(t *testing.T) {
 	if base == "" || pidText == "" || key == "" {
 		t.Fatal("run by .ci/e2e-s3.sh: APEVAL_E2E_S3_URL, APEVAL_E2E_S3_PID and APEVAL_E2E_S3_KILL_KEY are not set")
 	}
+	killMidUpload(t, base, pidText, key)
+}
+
+// killMidUpload streams a 24 MiB object to key below the prefix base
+// through WriteObject (at least one S3 part, GCS chunk or Azure block
+// reaches the server first) and SIGKILLs the server process pidText after
+// 21 MiB were read. The write must fail, promptly; the calling script then
+// restarts the server and lists the bucket.
+func killMidUpload(t *testing.T, base, pidText, key string) {
 	pid, err := strconv.Atoi(pidText)
 	if err != nil {
 		t.Fatal(err)

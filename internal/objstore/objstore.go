@@ -3,22 +3,27 @@
 //
 // A location is a URL: s3://bucket/key/prefix (S3 and S3-compatible
 // servers; the query carries the bucket's options, e.g.
-// ?endpoint=http://127.0.0.1:7070&use_path_style=true&region=us-east-1) or
-// file:///absolute/path (the local file system through the same code, used
-// by tests). Credentials come from the cloud SDK's default chain (for S3:
-// AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, ~/.aws, instance roles); none is
-// ever part of a URL we write down.
-//
-// Only the s3 and file drivers are linked: gs:// and azblob:// are refused
-// with an error that says so (each driver adds a minute or more of cold
-// compile time; see docs/storage.md).
+// ?endpoint=http://127.0.0.1:7070&use_path_style=true&region=us-east-1),
+// gs://bucket/prefix (Google Cloud Storage), azblob://container/prefix
+// (Azure Blob Storage; ?protocol=http&domain=127.0.0.1:10000 for Azurite)
+// or file:///absolute/path (the local file system through the same code,
+// used by tests). Every scheme goes through the same code: only opening
+// the bucket differs. Credentials come from each cloud SDK's default chain
+// (S3: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, ~/.aws, instance roles; GCS:
+// Application Default Credentials, see gcs.go; Azure: AZURE_STORAGE_ACCOUNT
+// with AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN or
+// AZURE_STORAGE_CONNECTION_STRING, else DefaultAzureCredential); none is
+// ever part of a URL we write down, and every URL and SDK error that
+// reaches a message goes through the masking pass (mask.go).
 package objstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path"
@@ -27,13 +32,14 @@ import (
 	"strings"
 
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/fileblob" // file://
-	_ "gocloud.dev/blob/s3blob"   // s3://
+	_ "gocloud.dev/blob/azureblob" // azblob://
+	_ "gocloud.dev/blob/fileblob"  // file://
+	_ "gocloud.dev/blob/s3blob"    // s3:// (gs:// is opened in gcs.go)
 	"gocloud.dev/gcerrors"
 )
 
-// Schemes this build can open.
-var linked = map[string]bool{"s3": true, "file": true}
+// Schemes this build can open (mem:// is known to gocloud, not linked).
+var linked = map[string]bool{"s3": true, "file": true, "gs": true, "azblob": true}
 
 // known are object-storage schemes gocloud has drivers for.
 var known = map[string]bool{"s3": true, "file": true, "gs": true, "azblob": true, "mem": true}
@@ -65,7 +71,7 @@ func Parse(raw string) (Loc, error) {
 	i := strings.Index(raw, "://")
 	scheme := strings.ToLower(raw[:i])
 	if !linked[scheme] {
-		return Loc{}, fmt.Errorf("%s: %s:// is not linked into this build of apeval (s3:// and file:// are; see docs/storage.md)", Mask(raw), scheme)
+		return Loc{}, fmt.Errorf("%s: %s:// is not linked into this build of apeval (s3://, gs://, azblob:// and file:// are; see docs/storage.md)", Mask(raw), scheme)
 	}
 	rest := raw[i+3:]
 	var q url.Values
@@ -133,16 +139,24 @@ func (l Loc) With(key string) string {
 
 // Open opens l's bucket.
 func (l Loc) Open(ctx context.Context) (*blob.Bucket, error) {
-	b, err := blob.OpenBucket(ctx, l.bucketURL())
+	var b *blob.Bucket
+	var err error
+	if l.Scheme == "gs" {
+		b, err = openGCS(ctx, l.Bucket, l.Query)
+	} else {
+		b, err = blob.OpenBucket(ctx, l.bucketURL())
+	}
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", Mask(l.With(l.Key)), err)
+		return nil, fmt.Errorf("opening %s: %w", Mask(l.With(l.Key)), maskErr(err))
 	}
 	return b, nil
 }
 
-// Mask hides anything secret a URL may carry (user:password@, secret-looking
-// query values) for run.json, logs and error messages.
-func Mask(raw string) string { return maskFunc(raw) }
+// Mask hides anything secret a URL or message may carry (user:password@,
+// secret-looking query values, a SAS signature, an account key, the value
+// of any credential variable in the environment) for run.json, logs and
+// error messages.
+func Mask(raw string) string { return maskFunc(scrubSecrets(raw)) }
 
 // maskFunc is set by the program to the shared masking pass
 // (replay.MaskString); the default drops the query and any userinfo.
@@ -176,7 +190,7 @@ func Glob(ctx context.Context, raw string) ([]string, error) {
 	if !hasMeta(l.Key) {
 		ok, err := b.Exists(ctx, l.Key)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", Mask(raw), err)
+			return nil, fmt.Errorf("%s: %w", Mask(raw), maskErr(err))
 		}
 		if !ok {
 			return nil, fmt.Errorf("%s: no such object", Mask(raw))
@@ -199,7 +213,7 @@ func Glob(ctx context.Context, raw string) ([]string, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("listing %s: %w", Mask(raw), err)
+			return nil, fmt.Errorf("listing %s: %w", Mask(raw), maskErr(err))
 		}
 		if obj.IsDir {
 			continue
@@ -232,7 +246,7 @@ func OpenReader(ctx context.Context, raw string) (io.ReadCloser, error) {
 		if gcerrors.Code(err) == gcerrors.NotFound {
 			return nil, fmt.Errorf("%s: no such object", Mask(raw))
 		}
-		return nil, fmt.Errorf("%s: %w", Mask(raw), err)
+		return nil, fmt.Errorf("%s: %w", Mask(raw), maskErr(err))
 	}
 	return &bucketReader{r, b}, nil
 }
@@ -240,6 +254,23 @@ func OpenReader(ctx context.Context, raw string) (io.ReadCloser, error) {
 type bucketReader struct {
 	*blob.Reader
 	b *blob.Bucket
+}
+
+// Read masks an error from the connection (its text may hold the request's
+// URL, and so a SAS signature) on its way to the dataset reader's message.
+func (r *bucketReader) Read(p []byte) (int, error) {
+	n, err := r.Reader.Read(p)
+	if err != nil && err != io.EOF {
+		err = maskErr(err)
+	}
+	return n, err
+}
+
+// WriteTo is blob.Reader's, its error masked like Read's (io.Copy would
+// otherwise reach the embedded method around Read).
+func (r *bucketReader) WriteTo(w io.Writer) (int64, error) {
+	n, err := r.Reader.WriteTo(w)
+	return n, maskErr(err)
 }
 
 func (r *bucketReader) Close() error {
@@ -257,11 +288,12 @@ const Commit = "run.json"
 // Upload copies every regular file below dir to the prefix raw, one object
 // per file, keeping relative paths; the commit file (run.json) is uploaded
 // last, so a reader that sees it sees every other file too. Each object is
-// written through a blob.Writer, which creates the object only when Close
-// succeeds: S3 makes an object visible only when its PUT (or multipart
-// upload) completes, and fileblob writes a temporary file and renames it.
-// An upload that fails or is cancelled part way leaves no object under its
-// final name.
+// written by WriteObject, which creates the object only when the whole
+// file was sent: S3 makes an object visible only when its PUT (or
+// multipart upload) completes, GCS when the last chunk of its upload (or
+// its single request) arrives, Azure when the block list is committed, and
+// fileblob writes a temporary file and renames it. An upload that fails or
+// is cancelled part way leaves no object under its final name.
 func Upload(ctx context.Context, dir, raw string) error {
 	return uploadHook(ctx, dir, raw, nil)
 }
@@ -307,7 +339,7 @@ func uploadHook(ctx context.Context, dir, raw string, before func(key string)) e
 			before(key)
 		}
 		if err := uploadFile(ctx, b, filepath.Join(dir, filepath.FromSlash(f)), key); err != nil {
-			return fmt.Errorf("uploading %s: %w", Mask(l.With(key)), err)
+			return fmt.Errorf("uploading %s: %w", Mask(l.With(key)), maskErr(err))
 		}
 	}
 	return nil
@@ -327,19 +359,46 @@ func uploadFile(ctx context.Context, b *blob.Bucket, local, key string) error {
 // WriteObject copies r to key atomically: the object appears, complete,
 // only when the whole of r was written; an error from r or a cancelled ctx
 // aborts the write and leaves no object.
+//
+// The bytes go through Bucket.Upload, the driver's one-shot upload (each
+// driver reads r itself), and r is wrapped so that its first error cancels
+// the write's context before the driver can finish: S3 then aborts the
+// multipart upload, GCS the resumable upload, Azure never commits the
+// staged blocks, fileblob never renames its temporary file. (The other
+// way, Write calls then Close after a cancel, makes gocloud v0.47.0's Azure
+// writer dereference a nil pipe when the upload failed.)
 func WriteObject(ctx context.Context, b *blob.Bucket, key string, r io.Reader) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w, err := b.NewWriter(wctx, key, nil)
-	if err != nil {
-		return err
+	// The content type, sniffed from the first bytes as NewWriter would.
+	head := make([]byte, 512)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return err // nothing was sent
 	}
-	if _, err := io.Copy(w, r); err != nil {
-		cancel() // abort: Close after a cancel discards the upload
-		_ = w.Close()
-		return err
+	head = head[:n]
+	ar := &abortReader{r: io.MultiReader(bytes.NewReader(head), r), abort: cancel}
+	err = b.Upload(wctx, key, ar, &blob.WriterOptions{ContentType: http.DetectContentType(head)})
+	if ar.err != nil {
+		return ar.err // the cause; the upload only reports its cancellation
 	}
-	return w.Close()
+	return err
+}
+
+// abortReader cancels the write it feeds at r's first error.
+type abortReader struct {
+	r     io.Reader
+	abort context.CancelFunc
+	err   error // read after Upload returned: the driver is done with r
+}
+
+func (a *abortReader) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p)
+	if err != nil && err != io.EOF {
+		a.err = err
+		a.abort()
+	}
+	return n, err
 }
 
 // Exists reports whether any object lies below the prefix raw.
@@ -363,7 +422,7 @@ func Exists(ctx context.Context, raw string) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("listing %s: %w", Mask(raw), err)
+		return false, fmt.Errorf("listing %s: %w", Mask(raw), maskErr(err))
 	}
 	return true, nil
 }
@@ -397,7 +456,7 @@ func Download(ctx context.Context, raw, dir string, anyPrefix bool) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("listing %s: %w", Mask(raw), err)
+			return fmt.Errorf("listing %s: %w", Mask(raw), maskErr(err))
 		}
 		rel := strings.TrimPrefix(obj.Key, prefix)
 		if obj.IsDir || rel == "" {
@@ -410,7 +469,7 @@ func Download(ctx context.Context, raw, dir string, anyPrefix bool) error {
 			found = true
 		}
 		if err := downloadFile(ctx, b, obj.Key, filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
-			return fmt.Errorf("downloading %s: %w", Mask(l.With(obj.Key)), err)
+			return fmt.Errorf("downloading %s: %w", Mask(l.With(obj.Key)), maskErr(err))
 		}
 		n++
 	}

@@ -39,10 +39,20 @@ func TestParse(t *testing.T) {
 	if got := l.With("runs/x/shard-1/run.json"); got != "s3://bucket/runs/x/shard-1/run.json?endpoint=http%3A%2F%2F127.0.0.1%3A9&use_path_style=true" {
 		t.Fatalf("With = %s", got)
 	}
-	for _, bad := range []string{"gs://b/k", "azblob://c/k"} {
-		if _, err := Parse(bad); err == nil || !strings.Contains(err.Error(), "not linked") {
-			t.Errorf("%s: err = %v, want 'not linked'", bad, err)
+	for raw, want := range map[string]Loc{
+		"gs://bkt/runs/x/shard-1/":                                        {Scheme: "gs", Bucket: "bkt", Key: "runs/x/shard-1"},
+		"azblob://ctr/cases/*.jsonl?protocol=http&domain=127.0.0.1:10000": {Scheme: "azblob", Bucket: "ctr", Key: "cases/*.jsonl"},
+	} {
+		l, err := Parse(raw)
+		if err != nil || l.Scheme != want.Scheme || l.Bucket != want.Bucket || l.Key != want.Key {
+			t.Errorf("%s: parsed %+v, %v; want %+v", raw, l, err, want)
 		}
+	}
+	if l, _ := Parse("azblob://ctr/p?protocol=http&domain=127.0.0.1:10000"); l.With("p/run.json") != "azblob://ctr/p/run.json?domain=127.0.0.1%3A10000&protocol=http" || l.bucketURL() != "azblob://ctr?domain=127.0.0.1%3A10000&protocol=http" {
+		t.Errorf("azblob: With = %s, bucketURL = %s", l.With("p/run.json"), l.bucketURL())
+	}
+	if _, err := Parse("mem://b/k"); err == nil || !strings.Contains(err.Error(), "not linked") {
+		t.Errorf("mem://: err = %v, want 'not linked'", err)
 	}
 	if _, err := Parse("file://relative/x"); err == nil {
 		t.Error("file URL without an absolute path accepted")
