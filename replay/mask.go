@@ -405,6 +405,7 @@ func secretKey(k string) bool {
 var secretKeyWords = []string{"password", "passwd", "passphrase", "secret", "token", "api_key", "apikey",
 	"api-key", "access_key", "access-key", "accesskey", "private_key", "private-key", "privatekey",
 	"client_key", "client-key", "authorization", "credential", "cookie", "signature",
+	"accountkey", "account_key", "account-key", // an Azure connection string's AccountKey=
 	"session_id", "session-id", "sessionid", "session_key"}
 
 // MaskValue returns a deep copy of v with every string masked and the
