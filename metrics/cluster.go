@@ -1,6 +1,10 @@
 package metrics
 
-import "math/big"
+import (
+	"math/big"
+
+	"github.com/apeval/apeval/internal/spill"
+)
 
 // Deff is the Kish design effect of a proportion whose units are grouped
 // by session (see docs/statistics.md): ys[i] successes of ms[i] units in session i,
@@ -133,15 +137,16 @@ func b2i(b bool) int32 {
 }
 
 // over returns the design effect of the units fn picks from the pairs.
-func (s *sessScratch) over(caseSess []uint32, fn func(f uint64) (unit, success bool), lists ...[]uint64) float64 {
-	for _, pairs := range lists {
-		for _, p := range pairs {
-			if unit, ok := fn(p); unit {
+func (s *sessScratch) over(sm sessMap, fn func(f uint64) (unit, success bool), lists ...*spill.List) float64 {
+	for _, l := range lists {
+		it := l.Iter()
+		for p, ok := it.Next(); ok; p, ok = it.Next() {
+			if unit, ok := fn(p.K); unit {
 				var y int32
 				if ok {
 					y = 1
 				}
-				s.addN(caseSess[p>>ordShift], 1, y)
+				s.addN(sm.at(p.V), 1, y)
 			}
 		}
 	}

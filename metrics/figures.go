@@ -1,5 +1,7 @@
 package metrics
 
+import "github.com/apeval/apeval/internal/spill"
+
 // Figure names (Figure.Figure), in report order.
 const (
 	FigureRecall            = "recall"
@@ -31,36 +33,35 @@ var binFigures = []binFigure{
 }
 
 // eachPaired calls fn for every case both judges have a result for (in
-// scope, not missing), once per case (repeats are skipped), in case order.
-func eachPaired(base, cand []uint64, fn func(ord uint64, fb, fc uint64)) {
-	i, k := 0, 0
-	for i < len(base) && k < len(cand) {
-		ob, oc := base[i]>>ordShift, cand[k]>>ordShift
+// scope, not missing), once per case (repeats are skipped), in case order,
+// with the case's session.
+func eachPaired(sm sessMap, base, cand *spill.List, fn func(sess uint32, fb, fc uint64)) {
+	bi, ci := newCursor(base), newCursor(cand)
+	for bi.ok && ci.ok {
+		ob, oc := bi.ord(), ci.ord()
 		if ob == oc {
-			if b, c := base[i], cand[k]; (b|c)&bitMissing == 0 {
-				fn(ob, b, c)
+			if b, c := bi.r.K, ci.r.K; (b|c)&bitMissing == 0 {
+				fn(sm.at(bi.r.V), b, c)
 			}
 		}
 		if ob <= oc {
-			for i++; i < len(base) && base[i]>>ordShift == ob; i++ {
-			}
+			bi.skip()
 		}
 		if oc <= ob {
-			for k++; k < len(cand) && cand[k]>>ordShift == oc; k++ {
-			}
+			ci.skip()
 		}
 	}
 }
 
 // figures computes every comparison figure over the given rules' pairs
 // (baseline, candidate) and latencies.
-func (s *Summary) figures(sc *sessScratch, lists [][2][]uint64, latB, latC []float64) []Figure {
+func (s *Summary) figures(sc *sessScratch, lists [][2]*spill.List, latB, latC []float64) []Figure {
 	z := zScore(s.conf)
 	out := make([]Figure, 0, len(FigureNames))
 	for _, bf := range binFigures {
 		var a, b, c, d int64 // both, baseline only, candidate only, neither
 		for _, l := range lists {
-			eachPaired(l[0], l[1], func(ord uint64, fb, fc uint64) {
+			eachPaired(s.sm, l[0], l[1], func(sess uint32, fb, fc uint64) {
 				if !bf.unit(fb, fc) {
 					return
 				}
@@ -75,7 +76,7 @@ func (s *Summary) figures(sc *sessScratch, lists [][2][]uint64, latB, latC []flo
 				default:
 					d++
 				}
-				sc.addDisc(s.caseSess[ord], eb && !ec, ec && !eb)
+				sc.addDisc(sess, eb && !ec, ec && !eb)
 			})
 		}
 		m := sc.mcnemar()
@@ -98,18 +99,17 @@ func (s *Summary) figures(sc *sessScratch, lists [][2][]uint64, latB, latC []flo
 
 // precisionFigure: precision on the paired labeled units, its difference
 // by the paired session bootstrap.
-func (s *Summary) precisionFigure(lists [][2][]uint64) Figure {
+func (s *Summary) precisionFigure(lists [][2]*spill.List) Figure {
 	f := Figure{Figure: FigurePrecision, Test: TestBootstrap}
 	if len(s.prec) < s.nSess {
 		s.prec = make([][4]int32, s.nSess)
 	}
 	var touched []uint32
 	for _, l := range lists {
-		eachPaired(l[0], l[1], func(ord uint64, fb, fc uint64) {
+		eachPaired(s.sm, l[0], l[1], func(sess uint32, fb, fc uint64) {
 			if fb&fc&(bitPos|bitNeg) == 0 || (fb|fc)&bitMatch == 0 {
 				return
 			}
-			sess := s.caseSess[ord]
 			p := &s.prec[sess]
 			if *p == [4]int32{} {
 				touched = append(touched, sess)

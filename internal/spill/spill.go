@@ -326,16 +326,18 @@ func (it *Iter) fill(s *source) bool {
 	if it.p.err != nil {
 		return false
 	}
+	n := int(min(s.left, readRecs))
 	if s.buf == nil {
-		if n := len(it.free); n > 0 {
-			s.buf, it.free = it.free[n-1], it.free[:n-1]
+		if k := len(it.free); k > 0 && cap(it.free[k-1]) >= n {
+			s.buf, it.free = it.free[k-1], it.free[:k-1]
 		} else {
-			s.buf = make([]Rec, readRecs)
+			// A short run gets a buffer of its length: a list of many
+			// small runs must not cost a full buffer per run.
+			s.buf = make([]Rec, n)
 		}
 	}
-	n := int(min(s.left, readRecs))
-	if it.bytes == nil {
-		it.bytes = make([]byte, readRecs*RecSize)
+	if len(it.bytes) < n*RecSize {
+		it.bytes = make([]byte, n*RecSize)
 	}
 	b := it.bytes[:n*RecSize]
 	if it.p.f == nil {
@@ -347,7 +349,7 @@ func (it *Iter) fill(s *source) bool {
 		return false
 	}
 	for i := range n {
-		s.buf[i] = Rec{binary.LittleEndian.Uint64(b[i*RecSize:]), binary.LittleEndian.Uint64(b[i*RecSize+8:])}
+		s.buf[:n][i] = Rec{binary.LittleEndian.Uint64(b[i*RecSize:]), binary.LittleEndian.Uint64(b[i*RecSize+8:])}
 	}
 	s.cur = s.buf[:n]
 	s.off += int64(n) * RecSize
