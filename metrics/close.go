@@ -43,13 +43,13 @@ func (a *Accumulator) Close() *Summary {
 		seed:        a.cfg.Seed,
 	}
 	s.Slices = a.closeSlices()
-	sc := newSessScratch(s.nSess)
+	ls := newLaneScratch(s.nSess, len(ruleUnits)+1)
 	if a.numCases() > maxCases {
 		warnings = append(warnings, fmt.Sprintf("%d distinct cases exceed the %d that paired comparisons can index; comparisons are unreliable", a.numCases(), maxCases))
 	}
 	a.caseSess = nil
 	for _, j := range a.judgeOrder() {
-		js, pairs := j.close(e, sm, sc)
+		js, pairs := j.close(e, sm, ls)
 		js.IsBaseline = a.cfg.Baseline != "" && j.id == a.cfg.Baseline
 		s.Judges = append(s.Judges, js)
 		s.paired[j.id] = pairs
@@ -161,7 +161,7 @@ func runVerdict(judges []*JudgeSummary, base *JudgeSummary) Verdict {
 
 // close turns one judge's counts into its summary and hands over its
 // paired data.
-func (j *judgeAcc) close(e *evaluator, sm sessMap, sc *sessScratch) (*JudgeSummary, *judgePairs) {
+func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSummary, *judgePairs) {
 	js := &JudgeSummary{
 		Judge: j.id, Model: j.model, ModelDigest: j.digest, PromptVersion: j.prompt,
 		RunIDs: j.runIDs, Rules: []*Row{}, Warnings: []string{},
@@ -185,11 +185,16 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, sc *sessScratch) (*JudgeSumma
 		r := ra.counts()
 		r.Cases = j.cases
 		r.JudgeRequired = ra.judged
-		r.PrecisionDeff = deffPtr(sc.over(sm, precUnit, ra.pairs), r.TP+r.FP)
-		r.RecallDeff = deffPtr(sc.over(sm, recUnit, ra.pairs), r.TP+r.FN)
-		r.UnknownRateDeff = deffPtr(sc.over(sm, unkUnit, ra.pairs), r.Judged)
-		r.JudgeRequiredRateDeff = deffPtr(sc.over(sm, jrUnit, ra.pairs), r.InScope)
-		r.ApprovalRejectRateDeff = deffPtr(sc.over(sm, apprUnit, ra.pairs), r.ApprovalOutcomes)
+		// One pass: the units of each clustered figure, and the
+		// discordance with the baseline for dangerous recall.
+		ls.over(sm, ruleUnits, true, ra.pairs)
+		r.PrecisionDeff = deffPtr(ls.deff(0), r.TP+r.FP)
+		r.RecallDeff = deffPtr(ls.deff(1), r.TP+r.FN)
+		r.UnknownRateDeff = deffPtr(ls.deff(2), r.Judged)
+		r.JudgeRequiredRateDeff = deffPtr(ls.deff(3), r.InScope)
+		r.ApprovalRejectRateDeff = deffPtr(ls.deff(4), r.ApprovalOutcomes)
+		disc := ls.mcnemar(len(ruleUnits))
+		ls.reset()
 		r.rates(e.z)
 		r.JudgeRequiredRate = ratio(ra.judged, ra.inScope)
 		r.JudgeRequiredRateLo, r.JudgeRequiredRateHi = wilsonDeffPtr(ra.judged, ra.inScope, deffOf(r.JudgeRequiredRateDeff), e.z)
@@ -203,14 +208,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, sc *sessScratch) (*JudgeSumma
 		if len(scratch) > 0 {
 			pairs.lat[ra.id] = slices.Clone(scratch)
 		}
-		it := ra.pairs.Iter()
-		for p, ok := it.Next(); ok; p, ok = it.Next() {
-			if p.K&bitBase != 0 {
-				hit, base := p.K&bitMatch != 0, p.K&bitBaseHit != 0
-				sc.addDisc(sm.at(p.V), hit && !base, base && !hit)
-			}
-		}
-		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r, sc.mcnemar()), e.unknownRate(r), e.approvalRejectRate(r)}
+		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r, disc), e.unknownRate(r), e.approvalRejectRate(r)}
 		js.Rules = append(js.Rules, r)
 		total.add(r)
 		missing += ra.missing
@@ -225,22 +223,23 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, sc *sessScratch) (*JudgeSumma
 	for i, ra := range rules {
 		all[i], ra.pairs = ra.pairs, nil
 	}
-	total.PrecisionDeff = deffPtr(sc.over(sm, precUnit, all...), total.TP+total.FP)
-	total.RecallDeff = deffPtr(sc.over(sm, recUnit, all...), total.TP+total.FN)
-	total.UnknownRateDeff = deffPtr(sc.over(sm, unkUnit, all...), total.Judged)
+	ls.over(sm, ruleUnits[:3], false, all...)
+	total.PrecisionDeff = deffPtr(ls.deff(0), total.TP+total.FP)
+	total.RecallDeff = deffPtr(ls.deff(1), total.TP+total.FN)
+	total.UnknownRateDeff = deffPtr(ls.deff(2), total.Judged)
+	ls.reset()
 	total.ApprovalOutcomes, total.ApprovalRejected = j.approvalOutcomes, j.approvalRejected
 	distinct := eachCase(j.caseList, sm, func(sess uint32, f uint64) {
 		if f&caseReplayed != 0 {
-			sc.addN(sess, 1, b2i(f&caseJudgeCalled != 0))
+			ls.add(sess, 0, f&caseJudgeCalled != 0)
 		}
-	})
-	total.JudgeRequiredRateDeff = deffPtr(sc.deff(), j.cases)
-	eachCase(j.caseList, sm, func(sess uint32, f uint64) {
 		if f&caseApprOut != 0 {
-			sc.addN(sess, 1, b2i(f&caseApprRej != 0))
+			ls.add(sess, 1, f&caseApprRej != 0)
 		}
 	})
-	total.ApprovalRejectRateDeff = deffPtr(sc.deff(), j.approvalOutcomes)
+	total.JudgeRequiredRateDeff = deffPtr(ls.deff(0), j.cases)
+	total.ApprovalRejectRateDeff = deffPtr(ls.deff(1), j.approvalOutcomes)
+	ls.reset()
 	total.rates(e.z)
 	total.JudgeRequired = j.judgeRequired
 	total.JudgeRequiredRate = ratio(j.judgeRequired, j.cases)

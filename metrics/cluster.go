@@ -136,22 +136,32 @@ func b2i(b bool) int32 {
 	return 0
 }
 
-// over returns the design effect of the units fn picks from the pairs.
-func (s *sessScratch) over(sm sessMap, fn func(f uint64) (unit, success bool), lists ...*spill.List) float64 {
+// over adds, in one pass over the lists, the units units[l] picks from
+// each pair to lane l, and with disc the pair's discordance with the
+// deterministic baseline (dangerous recall's test) to lane len(units).
+func (s *laneScratch) over(sm sessMap, units []func(f uint64) (unit, success bool), disc bool, lists ...*spill.List) {
 	for _, l := range lists {
 		it := l.Iter()
-		for p, ok := it.Next(); ok; p, ok = it.Next() {
-			if unit, ok := fn(p.K); unit {
-				var y int32
-				if ok {
-					y = 1
+		for c := it.Chunk(); len(c) > 0; c = it.Chunk() {
+			for _, p := range c {
+				sess := sm.at(p.V)
+				for lane, fn := range units {
+					if unit, ok := fn(p.K); unit {
+						s.add(sess, lane, ok)
+					}
 				}
-				s.addN(sm.at(p.V), 1, y)
+				if disc && p.K&bitBase != 0 {
+					hit, base := p.K&bitMatch != 0, p.K&bitBaseHit != 0
+					s.addDisc(sess, len(units), hit && !base, base && !hit)
+				}
 			}
 		}
 	}
-	return s.deff()
 }
+
+// ruleUnits are the clustered figures of a rule row, in lane order; the
+// total row uses the first three.
+var ruleUnits = []func(f uint64) (unit, success bool){precUnit, recUnit, unkUnit, jrUnit, apprUnit}
 
 // The units and successes of each clustered figure (see docs/statistics.md).
 func precUnit(f uint64) (bool, bool) { return f&bitMatch != 0 && f&(bitPos|bitNeg) != 0, f&bitPos != 0 }
@@ -159,3 +169,97 @@ func recUnit(f uint64) (bool, bool)  { return f&bitPos != 0, f&bitMatch != 0 }
 func unkUnit(f uint64) (bool, bool)  { return f&bitJudged != 0, f&bitUndecided != 0 }
 func jrUnit(f uint64) (bool, bool)   { return f&bitMissing == 0, f&bitJudged != 0 }
 func apprUnit(f uint64) (bool, bool) { return f&bitApprOut != 0, f&bitApprRej != 0 }
+
+// laneScratch is sessScratch for several figures at once, so that one pass
+// over a stream of pairs feeds them all: lane l of session i is at
+// i*lanes+l. A session is listed in touched once, whatever lanes it uses;
+// a session with no unit in a lane adds nothing to that lane's design
+// effect or discordance, so the results equal one sessScratch per figure.
+type laneScratch struct {
+	lanes   int
+	y, m    []int32
+	mark    []bool
+	touched []uint32
+	one     sessScratch // compacts one lane for Deff and mcnemar
+}
+
+func newLaneScratch(sessions, lanes int) *laneScratch {
+	return &laneScratch{lanes: lanes, y: make([]int32, sessions*lanes), m: make([]int32, sessions*lanes), mark: make([]bool, sessions)}
+}
+
+func (s *laneScratch) touch(sess uint32) int {
+	if !s.mark[sess] {
+		s.mark[sess] = true
+		s.touched = append(s.touched, sess)
+	}
+	return int(sess) * s.lanes
+}
+
+// add adds one unit to a lane of a session, a success when ok.
+func (s *laneScratch) add(sess uint32, lane int, ok bool) {
+	i := s.touch(sess) + lane
+	s.m[i]++
+	if ok {
+		s.y[i]++
+	}
+}
+
+// addDisc is sessScratch.addDisc on a lane.
+func (s *laneScratch) addDisc(sess uint32, lane int, bOnly, cOnly bool) {
+	if bOnly == cOnly {
+		return
+	}
+	i := s.touch(sess) + lane
+	s.m[i]++
+	if bOnly {
+		s.y[i]++
+	} else {
+		s.y[i]--
+	}
+}
+
+// load moves a lane into the single-figure scratch, in touched order.
+func (s *laneScratch) load(lane int) *sessScratch {
+	o := &s.one
+	o.ys, o.ms = o.ys[:0], o.ms[:0]
+	o.touched = o.touched[:0]
+	for _, i := range s.touched {
+		k := int(i)*s.lanes + lane
+		if s.m[k] != 0 {
+			o.ys = append(o.ys, int64(s.y[k]))
+			o.ms = append(o.ms, int64(s.m[k]))
+		}
+	}
+	return o
+}
+
+// deff is the design effect of a lane.
+func (s *laneScratch) deff(lane int) float64 {
+	o := s.load(lane)
+	return Deff(o.ys, o.ms)
+}
+
+// mcnemar is the discordance of a lane filled by addDisc.
+func (s *laneScratch) mcnemar(lane int) mcnemar {
+	o := s.load(lane)
+	var m mcnemar
+	for i, n := range o.ms {
+		d := o.ys[i]
+		m.b += (n + d) / 2
+		m.c += (n - d) / 2
+		m.clustered = m.clustered || n > 1
+		m.sum += float64(d)
+		m.sumSq += float64(d * d)
+	}
+	return m
+}
+
+// reset empties every lane.
+func (s *laneScratch) reset() {
+	for _, i := range s.touched {
+		clear(s.y[int(i)*s.lanes : int(i+1)*s.lanes])
+		clear(s.m[int(i)*s.lanes : int(i+1)*s.lanes])
+		s.mark[i] = false
+	}
+	s.touched = s.touched[:0]
+}

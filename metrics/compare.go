@@ -123,7 +123,7 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 
-	sc := newSessScratch(s.nSess)
+	ls := newLaneScratch(s.nSess, len(binFigures))
 	var all [][2]*spill.List
 	var total cells
 	var onlyBase, onlyCand, versions, few []string
@@ -144,7 +144,7 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 			rc.fill(e, c)
 			lists := [][2]*spill.List{{pb.rules[id], pc.rules[id]}}
 			all = append(all, lists[0])
-			rc.Figures = s.figures(sc, lists, pb.lat[id], pc.lat[id])
+			rc.Figures = s.figures(ls, lists, pb.lat[id], pc.lat[id])
 			if rc.Baseline.RuleVersion != rc.Candidate.RuleVersion {
 				versions = append(versions, fmt.Sprintf("%s (v%d vs v%d)", id, rc.Baseline.RuleVersion, rc.Candidate.RuleVersion))
 			}
@@ -153,14 +153,14 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 			}
 		}
 		if rc.Figures == nil {
-			rc.Figures = s.figures(sc, nil, nil, nil)
+			rc.Figures = s.figures(ls, nil, nil, nil)
 		}
 		rc.deltas()
 		cmp.Rules = append(cmp.Rules, rc)
 	}
 	cmp.Total = &RuleComparison{RuleID: AllRules, Baseline: jb.Total, Candidate: jc.Total}
 	cmp.Total.fill(e, total)
-	cmp.Total.Figures = s.figures(sc, all, pb.total, pc.total)
+	cmp.Total.Figures = s.figures(ls, all, pb.total, pc.total)
 	cmp.Total.deltas()
 	cmp.Slices = s.sliceComparisons(baseline, candidate)
 

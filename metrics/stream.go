@@ -9,15 +9,27 @@ import (
 // cursor walks a sorted spill list (K = case ordinal<<ordShift | flags)
 // one record at a time.
 type cursor struct {
-	it *spill.Iter
-	r  spill.Rec
-	ok bool
+	it  *spill.Iter
+	buf []spill.Rec // the rest of the current chunk
+	r   spill.Rec
+	ok  bool
 }
 
 func newCursor(l *spill.List) *cursor {
 	c := &cursor{it: l.Iter()}
-	c.r, c.ok = c.it.Next()
+	c.next()
 	return c
+}
+
+// next moves to the next record.
+func (c *cursor) next() {
+	if len(c.buf) == 0 {
+		if c.buf = c.it.Chunk(); len(c.buf) == 0 {
+			c.ok = false
+			return
+		}
+	}
+	c.r, c.buf, c.ok = c.buf[0], c.buf[1:], true
 }
 
 // endOrd is past every case ordinal (ordinals fit in 48 bits).
@@ -34,7 +46,7 @@ func (c *cursor) ord() uint64 {
 // skip moves past every record of the current case.
 func (c *cursor) skip() {
 	o := c.r.K >> ordShift
-	for c.r, c.ok = c.it.Next(); c.ok && c.r.K>>ordShift == o; c.r, c.ok = c.it.Next() {
+	for c.next(); c.ok && c.r.K>>ordShift == o; c.next() {
 	}
 }
 
@@ -42,7 +54,7 @@ func (c *cursor) skip() {
 // for ordinals that do not decrease.
 func (c *cursor) has(ord uint64) bool {
 	for c.ok && c.r.K>>ordShift < ord {
-		c.r, c.ok = c.it.Next()
+		c.next()
 	}
 	return c.ok && c.r.K>>ordShift == ord
 }
@@ -55,7 +67,7 @@ func eachCase(l *spill.List, sm sessMap, fn func(sess uint32, flags uint64)) int
 	c := newCursor(l)
 	for c.ok {
 		o, sess, f := c.r.K>>ordShift, sm.at(c.r.V), c.r.K
-		for c.r, c.ok = c.it.Next(); c.ok && c.r.K>>ordShift == o; c.r, c.ok = c.it.Next() {
+		for c.next(); c.ok && c.r.K>>ordShift == o; c.next() {
 			f |= c.r.K
 		}
 		fn(sess, f&(1<<ordShift-1))

@@ -296,6 +296,7 @@ type Iter struct {
 	heap  []*source // !seq: sources with a current record, smallest first
 	free  [][]Rec   // read buffers of exhausted sources, for reuse
 	bytes []byte    // what ReadAt reads into
+	out   []Rec     // what Chunk merges into
 }
 
 // source is a run (or the in-memory tail) being read.
@@ -355,6 +356,35 @@ func (it *Iter) fill(s *source) bool {
 	s.off += int64(n) * RecSize
 	s.left -= int64(n)
 	return true
+}
+
+// Chunk returns the next records in order, at least one, or none at the
+// end. The slice is valid until the next call.
+func (it *Iter) Chunk() []Rec {
+	if it.seq {
+		for it.next < len(it.srcs) {
+			s := it.srcs[it.next]
+			if len(s.cur) > 0 || it.fill(s) {
+				c := s.cur
+				s.cur = nil
+				return c
+			}
+			it.next++
+		}
+		return nil
+	}
+	if it.out == nil {
+		it.out = make([]Rec, 0, 1024)
+	}
+	out := it.out[:0]
+	for len(out) < cap(out) {
+		r, ok := it.Next()
+		if !ok {
+			break
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // Next returns the next record in order; false at the end.

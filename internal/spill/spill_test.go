@@ -222,3 +222,27 @@ func TestEmptyList(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestChunksEqualNext: reading by chunks gives what Next gives, merged or
+// sequential.
+func TestChunksEqualNext(t *testing.T) {
+	p := NewPool(t.TempDir(), 128*RecSize)
+	inOrder, shuffled := p.NewList(), p.NewList()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 7000 {
+		inOrder.Append(Rec{uint64(i / 2), 0})
+		shuffled.Append(Rec{uint64(rng.IntN(500)), uint64(rng.IntN(3))})
+	}
+	for _, l := range []*List{inOrder, shuffled} {
+		want := drain(t, l)
+		var got []Rec
+		it := l.Iter()
+		for c := it.Chunk(); len(c) > 0; c = it.Chunk() {
+			got = append(got, c...)
+		}
+		if !slices.Equal(got, want) || len(got) != 7000 {
+			t.Errorf("chunks: %d records, Next: %d", len(got), len(want))
+		}
+	}
+	_ = p.Close()
+}
