@@ -80,30 +80,6 @@ func newSessScratch(sessions int) *sessScratch {
 	return &sessScratch{y: make([]int32, sessions), m: make([]int32, sessions)}
 }
 
-// addN adds m units with y successes to a session.
-func (s *sessScratch) addN(sess uint32, m, y int32) {
-	if m == 0 {
-		return
-	}
-	if s.m[sess] == 0 {
-		s.touched = append(s.touched, sess)
-	}
-	s.m[sess] += m
-	s.y[sess] += y
-}
-
-// deff returns the design effect of what was added and resets the scratch.
-func (s *sessScratch) deff() float64 {
-	s.ys, s.ms = s.ys[:0], s.ms[:0]
-	for _, i := range s.touched {
-		s.ys = append(s.ys, int64(s.y[i]))
-		s.ms = append(s.ms, int64(s.m[i]))
-		s.y[i], s.m[i] = 0, 0
-	}
-	s.touched = s.touched[:0]
-	return Deff(s.ys, s.ms)
-}
-
 // deffPtr is a design effect for a figure with units, nil without.
 func deffPtr(d float64, n int64) *float64 {
 	if n == 0 {
@@ -127,13 +103,6 @@ func deffOf(d *float64) float64 {
 		return 1
 	}
 	return *d
-}
-
-func b2i(b bool) int32 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // over adds, in one pass over the lists, the units units[l] picks from
@@ -244,12 +213,7 @@ func (s *laneScratch) mcnemar(lane int) mcnemar {
 	o := s.load(lane)
 	var m mcnemar
 	for i, n := range o.ms {
-		d := o.ys[i]
-		m.b += (n + d) / 2
-		m.c += (n - d) / 2
-		m.clustered = m.clustered || n > 1
-		m.sum += float64(d)
-		m.sumSq += float64(d * d)
+		m.addSession(o.ys[i], n)
 	}
 	return m
 }
