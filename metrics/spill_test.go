@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/apeval/apeval/judge"
@@ -153,4 +154,24 @@ func firstJSONDiff(got, want string) string {
 	}
 	lo := max(0, i-200)
 	return fmt.Sprintf("got  …%s…\nwant …%s…", got[lo:min(len(got), i+100)], want[lo:min(len(want), i+100)])
+}
+
+// TestSpillWriteFailureKeepsFigures: when the temporary file cannot be
+// written, nothing is lost: the figures are those of an in-memory run and
+// a warning says what happened.
+func TestSpillWriteFailureKeepsFigures(t *testing.T) {
+	results := randomResults(11, 300)
+	cfg := Config{Criteria: replay.DefaultKillCriteria(), Baseline: "A", SpillBudget: -1}
+	_, want := summaryJSON(t, cfg, results)
+	cfg.SpillBudget, cfg.SpillDir = 256*16, t.TempDir()+"/no/such/dir"
+	_, got := summaryJSON(t, cfg, results)
+	if len(got.Warnings) != len(want.Warnings)+1 || !strings.Contains(got.Warnings[len(got.Warnings)-1], "could not be written to disk") {
+		t.Fatalf("warnings: %q", got.Warnings)
+	}
+	got.Warnings = want.Warnings
+	a, _ := json.Marshal(got)
+	b, _ := json.Marshal(want)
+	if string(a) != string(b) {
+		t.Fatalf("summary differs after a failed spill:\n%s", firstJSONDiff(string(a), string(b)))
+	}
 }
