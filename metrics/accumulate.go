@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/apeval/apeval/internal/intern"
+	"github.com/apeval/apeval/internal/spill"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
@@ -11,19 +12,34 @@ import (
 // noneJudge is the identity of `--judge none`.
 const noneJudge = "none"
 
-// Accumulator streams replay results into per judge × rule counts. Memory
-// grows with the number of distinct cases and decisions, not with their
-// content: per case 4 bytes of session, per decision 8 bytes of paired data, per live call 8 bytes of
-// latency plus 4 bytes per rule it carried. It is not safe for concurrent
-// use; feed it from one goroutine and call Close once.
+// Accumulator streams replay results into per judge × rule counts. What it
+// keeps per case and per decision (16 bytes a decision and a case × judge:
+// the case and session ordinals and what the pair counts for) goes into
+// spill lists that hold Config.SpillBudget bytes in memory and the rest on
+// disk; what stays in memory grows with sessions (the session interner,
+// about 12 bytes plus the ID, and per-session scratch at Close), with live
+// judge calls (8 bytes of latency plus 4 bytes per rule the call carried)
+// and, unless Config.DistinctCases, with distinct case IDs (the case
+// interner, 4 bytes of session plus about 12 bytes and the ID). It is not
+// safe for concurrent use; feed it from one goroutine and call Close once.
 type Accumulator struct {
-	cfg   Config
+	cfg Config
+	// cases interns case IDs (nil with Config.DistinctCases, where a case
+	// is numbered when its ID differs from the previous result's).
 	cases *intern.Table
 	// sessions interns session IDs; caseSess maps a case ordinal to the
-	// ordinal of its session (the first one seen for the case), 4 bytes a
-	// case, for the session-clustered intervals and tests (see docs/statistics.md).
+	// ordinal of its session (the first one seen for the case), for the
+	// session-clustered intervals and tests (see docs/statistics.md). With
+	// Config.DistinctCases it is not kept: the current case's session is.
 	sessions *intern.Table
 	caseSess []uint32
+	// lastCase, curOrd and curSess are the current case with
+	// Config.DistinctCases; nCases counts cases numbered so.
+	lastCase        []byte
+	curOrd, curSess uint32
+	nCases          int64
+	// pool holds every spill list of the accumulator and of its slices.
+	pool *spill.Pool
 	// noSession counts cases without a session ID: each is a session of
 	// its own, numbered sessionless|k until Close makes the numbers dense.
 	noSession uint32
@@ -46,13 +62,13 @@ type judgeAcc struct {
 	approvalOutcomes, approvalRejected  int64
 	liveCalls, cachedCalls, failedCalls int64
 	lat                                 []float64
-	caseSeen                            []uint64 // bit per case ordinal: replayed by this judge
-	caseRepeats                         int64    // results for a case already seen
 	rules                               map[string]*ruleAcc
-	// caseFlags per case ordinal (caseReplayed, caseJudgeCalled,
-	// caseApprOut, caseApprRej): the units of the judge-level clustered
-	// intervals, one byte a case.
-	caseFlags                              []uint8
+	// caseList holds one record per result: K = case ordinal<<ordShift |
+	// case flags (caseReplayed, caseJudgeCalled, caseApprOut, caseApprRej),
+	// V = session. Read in order, it is the set of cases the judge
+	// replayed, its repeats, and the units of the judge-level clustered
+	// intervals.
+	caseList                               *spill.List
 	ruleOrder                              []*ruleAcc
 	classClash                             map[string]bool
 	lastRule                               *ruleAcc
@@ -72,8 +88,8 @@ type ruleAcc struct {
 	basePos, baseHits   int64
 	judgeOnly, baseOnly int64 // discordant labeled positives: judge hit & baseline miss, and the reverse
 	apprOut, apprRej    int64
-	callRefs            []uint32 // positions in judgeAcc.lat of the live calls the rule was part of
-	pairs               []uint64 // case ordinal<<ordShift | pair flags (bit* below)
+	callRefs            []uint32    // positions in judgeAcc.lat of the live calls the rule was part of
+	pairs               *spill.List // K = case ordinal<<ordShift | pair flags (bit* below), V = session
 	minVersion          int
 }
 
@@ -100,7 +116,41 @@ const (
 
 // New returns an empty Accumulator judging with cfg.
 func New(cfg Config) *Accumulator {
-	return &Accumulator{cfg: cfg, cases: intern.New(), sessions: intern.New(), judges: map[string]*judgeAcc{}}
+	return newAcc(cfg, spill.NewPool(cfg.SpillDir, cfg.SpillBudget))
+}
+
+func newAcc(cfg Config, pool *spill.Pool) *Accumulator {
+	a := &Accumulator{cfg: cfg, sessions: intern.New(), judges: map[string]*judgeAcc{}, pool: pool}
+	if !cfg.DistinctCases {
+		a.cases = intern.New()
+	}
+	return a
+}
+
+// numCases is the number of distinct case ordinals given out.
+func (a *Accumulator) numCases() int64 {
+	if a.cases != nil {
+		return int64(a.cases.Len())
+	}
+	return a.nCases
+}
+
+// caseOf returns the case ordinal and the session of r's case.
+func (a *Accumulator) caseOf(r *replay.Result) (ord, sess uint32) {
+	if a.cases == nil {
+		if a.nCases == 0 || string(a.lastCase) != r.CaseID {
+			a.lastCase = append(a.lastCase[:0], r.CaseID...)
+			a.curOrd = uint32(a.nCases)
+			a.nCases++
+			a.curSess = a.sessionOf(r)
+		}
+		return a.curOrd, a.curSess
+	}
+	ord = a.cases.ID(r.CaseID)
+	if int(ord) == len(a.caseSess) {
+		a.caseSess = append(a.caseSess, a.sessionOf(r))
+	}
+	return ord, a.caseSess[ord]
 }
 
 func (a *Accumulator) judge(r *replay.Result) *judgeAcc {
@@ -109,7 +159,7 @@ func (a *Accumulator) judge(r *replay.Result) *judgeAcc {
 	}
 	j := a.judges[r.Judge]
 	if j == nil {
-		j = &judgeAcc{id: r.Judge, rules: map[string]*ruleAcc{}}
+		j = &judgeAcc{id: r.Judge, rules: map[string]*ruleAcc{}, caseList: a.pool.NewList()}
 		a.judges[r.Judge] = j
 		a.order = append(a.order, j)
 	}
@@ -117,13 +167,13 @@ func (a *Accumulator) judge(r *replay.Result) *judgeAcc {
 	return j
 }
 
-func (j *judgeAcc) rule(rr *replay.RuleResult) *ruleAcc {
+func (j *judgeAcc) rule(rr *replay.RuleResult, pool *spill.Pool) *ruleAcc {
 	if j.lastRule != nil && j.lastRule.id == rr.RuleID {
 		return j.lastRule
 	}
 	ra := j.rules[rr.RuleID]
 	if ra == nil {
-		ra = &ruleAcc{id: rr.RuleID, version: rr.RuleVersion, minVersion: rr.RuleVersion, class: rr.Class}
+		ra = &ruleAcc{id: rr.RuleID, version: rr.RuleVersion, minVersion: rr.RuleVersion, class: rr.Class, pairs: pool.NewList()}
 		j.rules[rr.RuleID] = ra
 		j.ruleOrder = append(j.ruleOrder, ra)
 	}
@@ -153,35 +203,22 @@ func (a *Accumulator) Add(r *replay.Result) {
 			j.runIDs = append(j.runIDs, r.RunID)
 		}
 	}
-	ord := a.cases.ID(r.CaseID)
-	if int(ord) == len(a.caseSess) {
-		a.caseSess = append(a.caseSess, a.sessionOf(r))
-	}
-	if int(ord) >= len(j.caseFlags) {
-		j.caseFlags = append(j.caseFlags, make([]uint8, int(ord)+1-len(j.caseFlags))...)
-	}
-	j.caseFlags[ord] |= caseReplayed
-	if w := int(ord >> 6); w >= len(j.caseSeen) {
-		j.caseSeen = append(j.caseSeen, make([]uint64, w+1-len(j.caseSeen))...)
-	}
-	if bit := uint64(1) << (ord & 63); j.caseSeen[ord>>6]&bit != 0 {
-		j.caseRepeats++
-	} else {
-		j.caseSeen[ord>>6] |= bit
-	}
+	ord, sess := a.caseOf(r)
+	flags := uint64(caseReplayed)
 	j.cases++
 	if r.JudgeCalled {
 		j.judgeRequired++
-		j.caseFlags[ord] |= caseJudgeCalled
+		flags |= caseJudgeCalled
 	}
 	if r.GateAction == replay.ActionRequestApproval && r.ApprovalOutcome != "" {
 		j.approvalOutcomes++
-		j.caseFlags[ord] |= caseApprOut
+		flags |= caseApprOut
 		if isRejected(r.ApprovalOutcome) {
 			j.approvalRejected++
-			j.caseFlags[ord] |= caseApprRej
+			flags |= caseApprRej
 		}
 	}
+	j.caseList.Append(spill.Rec{K: uint64(ord)<<ordShift | flags, V: uint64(sess)})
 
 	if cap(a.callIdx) < len(r.Calls) {
 		a.callIdx = make([]int32, len(r.Calls))
@@ -224,13 +261,13 @@ calls:
 
 	for i := range r.Rules {
 		rr := &r.Rules[i]
-		ra := j.rule(rr)
+		ra := j.rule(rr, a.pool)
 		ra.note(j, rr)
 		packed := uint64(ord) << ordShift
 		out, cell := rr.Classify()
 		if out == replay.OutcomeMissing {
 			ra.missing++
-			ra.pairs = append(ra.pairs, packed|bitMissing)
+			ra.pairs.Append(spill.Rec{K: packed | bitMissing, V: uint64(sess)})
 			continue
 		}
 		ra.inScope++
@@ -299,7 +336,7 @@ calls:
 			// Skipped because a human approved this very call for the rule
 			// (approved fingerprint): neither the judge nor a matcher was
 			// asked, so the pair is no evidence for precision or recall.
-			ra.pairs = append(ra.pairs, packed)
+			ra.pairs.Append(spill.Rec{K: packed, V: uint64(sess)})
 			continue
 		}
 		switch cell {
@@ -335,7 +372,7 @@ calls:
 			ra.labeled++
 			packed |= bitNeg
 		}
-		ra.pairs = append(ra.pairs, packed)
+		ra.pairs.Append(spill.Rec{K: packed, V: uint64(sess)})
 	}
 }
 
@@ -358,7 +395,7 @@ func (ra *ruleAcc) note(j *judgeAcc, rr *replay.RuleResult) {
 	}
 }
 
-// Case flags of a judge (judgeAcc.caseFlags).
+// Case flags of a judge (judgeAcc.caseList).
 const (
 	caseReplayed = 1 << iota
 	caseJudgeCalled
@@ -366,20 +403,25 @@ const (
 	caseApprRej
 )
 
-// sessionless marks a caseSess entry of a case without a session ID.
+// sessionless marks the session of a case without a session ID.
 const sessionless = 1 << 31
 
-// denseSessions rewrites the session numbers of cases without a session ID
-// (sessionless|k) to S+k, S the interned sessions, so that every session
-// has a dense index; it returns the number of sessions.
-func (a *Accumulator) denseSessions() int {
-	s := uint32(a.sessions.Len())
-	for i, v := range a.caseSess {
-		if v&sessionless != 0 {
-			a.caseSess[i] = s + v&^sessionless
-		}
+// sessMap gives the session numbers of cases without a session ID
+// (sessionless|k) the dense index S+k, S the interned sessions, as they are
+// read back, so that every session has a dense index.
+type sessMap struct{ base uint32 }
+
+func (m sessMap) at(v uint64) uint32 {
+	if v&sessionless != 0 {
+		return m.base + uint32(v)&^sessionless
 	}
-	return int(s + a.noSession)
+	return uint32(v)
+}
+
+// denseSessions returns the session map and the number of sessions.
+func (a *Accumulator) denseSessions() (sessMap, int) {
+	s := uint32(a.sessions.Len())
+	return sessMap{s}, int(s + a.noSession)
 }
 
 // sessionOf interns the case's session. A case without a session ID is a

@@ -39,7 +39,14 @@ func benchTemplates() [][]replay.RuleResult {
 	return out
 }
 
-func BenchmarkAccumulate(b *testing.B) {
+func BenchmarkAccumulate(b *testing.B) { benchAccumulate(b, false) }
+
+// BenchmarkAccumulateDistinct is BenchmarkAccumulate as `apeval run`
+// accumulates: cases numbered as they come (Config.DistinctCases), no case
+// interner.
+func BenchmarkAccumulateDistinct(b *testing.B) { benchAccumulate(b, true) }
+
+func benchAccumulate(b *testing.B, distinct bool) {
 	ids := make([]string, benchCases)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("case-%07d", i)
@@ -51,7 +58,7 @@ func BenchmarkAccumulate(b *testing.B) {
 		results[k] = replay.Result{Judge: judges[k], RunID: "bench", Model: "m", PromptVersion: "v1",
 			GateAction: "allow", JudgeCalled: true, Calls: make([]replay.Call, 1)}
 	}
-	cfg := Config{Criteria: replay.DefaultKillCriteria(), Baseline: judges[0]}
+	cfg := Config{Criteria: replay.DefaultKillCriteria(), Baseline: judges[0], DistinctCases: distinct}
 	decisions := int64(benchCases * benchJudges * benchRules)
 
 	var before, after runtime.MemStats

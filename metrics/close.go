@@ -2,9 +2,10 @@ package metrics
 
 import (
 	"fmt"
-	"math/bits"
 	"slices"
 	"strings"
+
+	"github.com/apeval/apeval/internal/spill"
 )
 
 // Close computes rates, intervals, criteria and verdicts. Call it once,
@@ -18,6 +19,7 @@ func (a *Accumulator) Close() *Summary {
 		crit.Confidence = 0.95
 	}
 	e := newEvaluator(crit)
+	sm, nSess := a.denseSessions()
 	s := &Summary{
 		Thresholds: Thresholds{
 			PrecisionMin:                    crit.PrecisionMin,
@@ -35,17 +37,19 @@ func (a *Accumulator) Close() *Summary {
 		paired:      map[string]*judgePairs{},
 		crit:        crit,
 		conf:        crit.Confidence,
-		caseSess:    a.caseSess,
-		nSess:       a.denseSessions(),
+		sm:          sm,
+		nSess:       nSess,
+		pool:        a.pool,
 		seed:        a.cfg.Seed,
 	}
 	s.Slices = a.closeSlices()
-	sc := newSessScratch(s.nSess)
-	if a.cases.Len() > maxCases {
-		warnings = append(warnings, fmt.Sprintf("%d distinct cases exceed the %d that paired comparisons can index; comparisons are unreliable", a.cases.Len(), maxCases))
+	ls := newLaneScratch(s.nSess, len(ruleUnits)+1)
+	if a.numCases() > maxCases {
+		warnings = append(warnings, fmt.Sprintf("%d distinct cases exceed the %d that paired comparisons can index; comparisons are unreliable", a.numCases(), maxCases))
 	}
+	a.caseSess = nil
 	for _, j := range a.judgeOrder() {
-		js, pairs := j.close(e, a.caseSess, sc)
+		js, pairs := j.close(e, sm, ls)
 		js.IsBaseline = a.cfg.Baseline != "" && j.id == a.cfg.Baseline
 		s.Judges = append(s.Judges, js)
 		s.paired[j.id] = pairs
@@ -87,6 +91,7 @@ func (a *Accumulator) Close() *Summary {
 		}
 	}
 	s.Warnings = append(warnings, comparisonWarnings(s.Comparisons)...)
+	s.Warnings = append(s.Warnings, spillWarnings(a.pool)...)
 	if s.Warnings == nil {
 		s.Warnings = []string{}
 	}
@@ -156,7 +161,7 @@ func runVerdict(judges []*JudgeSummary, base *JudgeSummary) Verdict {
 
 // close turns one judge's counts into its summary and hands over its
 // paired data.
-func (j *judgeAcc) close(e *evaluator, caseSess []uint32, sc *sessScratch) (*JudgeSummary, *judgePairs) {
+func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSummary, *judgePairs) {
 	js := &JudgeSummary{
 		Judge: j.id, Model: j.model, ModelDigest: j.digest, PromptVersion: j.prompt,
 		RunIDs: j.runIDs, Rules: []*Row{}, Warnings: []string{},
@@ -168,7 +173,7 @@ func (j *judgeAcc) close(e *evaluator, caseSess []uint32, sc *sessScratch) (*Jud
 	if len(js.RunIDs) > 0 {
 		js.RunID = js.RunIDs[0]
 	}
-	pairs := &judgePairs{rules: make(map[string][]uint64, len(j.ruleOrder)), lat: make(map[string][]float64, len(j.ruleOrder))}
+	pairs := &judgePairs{rules: make(map[string]*spill.List, len(j.ruleOrder)), lat: make(map[string][]float64, len(j.ruleOrder))}
 
 	rules := slices.Clone(j.ruleOrder)
 	slices.SortFunc(rules, func(x, y *ruleAcc) int { return strings.Compare(x.id, y.id) })
@@ -177,17 +182,19 @@ func (j *judgeAcc) close(e *evaluator, caseSess []uint32, sc *sessScratch) (*Jud
 	var missing int64
 	var versionClash []string
 	for _, ra := range rules {
-		if !slices.IsSorted(ra.pairs) {
-			slices.Sort(ra.pairs)
-		}
 		r := ra.counts()
 		r.Cases = j.cases
 		r.JudgeRequired = ra.judged
-		r.PrecisionDeff = deffPtr(sc.over(caseSess, precUnit, ra.pairs), r.TP+r.FP)
-		r.RecallDeff = deffPtr(sc.over(caseSess, recUnit, ra.pairs), r.TP+r.FN)
-		r.UnknownRateDeff = deffPtr(sc.over(caseSess, unkUnit, ra.pairs), r.Judged)
-		r.JudgeRequiredRateDeff = deffPtr(sc.over(caseSess, jrUnit, ra.pairs), r.InScope)
-		r.ApprovalRejectRateDeff = deffPtr(sc.over(caseSess, apprUnit, ra.pairs), r.ApprovalOutcomes)
+		// One pass: the units of each clustered figure, and the
+		// discordance with the baseline for dangerous recall.
+		ls.over(sm, ruleUnits, true, ra.pairs)
+		r.PrecisionDeff = deffPtr(ls.deff(0), r.TP+r.FP)
+		r.RecallDeff = deffPtr(ls.deff(1), r.TP+r.FN)
+		r.UnknownRateDeff = deffPtr(ls.deff(2), r.Judged)
+		r.JudgeRequiredRateDeff = deffPtr(ls.deff(3), r.InScope)
+		r.ApprovalRejectRateDeff = deffPtr(ls.deff(4), r.ApprovalOutcomes)
+		disc := ls.mcnemar(len(ruleUnits))
+		ls.reset()
 		r.rates(e.z)
 		r.JudgeRequiredRate = ratio(ra.judged, ra.inScope)
 		r.JudgeRequiredRateLo, r.JudgeRequiredRateHi = wilsonDeffPtr(ra.judged, ra.inScope, deffOf(r.JudgeRequiredRateDeff), e.z)
@@ -201,13 +208,7 @@ func (j *judgeAcc) close(e *evaluator, caseSess []uint32, sc *sessScratch) (*Jud
 		if len(scratch) > 0 {
 			pairs.lat[ra.id] = slices.Clone(scratch)
 		}
-		for _, p := range ra.pairs {
-			if p&bitBase != 0 {
-				hit, base := p&bitMatch != 0, p&bitBaseHit != 0
-				sc.addDisc(caseSess[p>>ordShift], hit && !base, base && !hit)
-			}
-		}
-		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r, sc.mcnemar()), e.unknownRate(r), e.approvalRejectRate(r)}
+		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r, disc), e.unknownRate(r), e.approvalRejectRate(r)}
 		js.Rules = append(js.Rules, r)
 		total.add(r)
 		missing += ra.missing
@@ -218,27 +219,27 @@ func (j *judgeAcc) close(e *evaluator, caseSess []uint32, sc *sessScratch) (*Jud
 		ra.callRefs = nil
 	}
 	// The "*" row clusters all its rules' units by session.
-	all := make([][]uint64, len(rules))
+	all := make([]*spill.List, len(rules))
 	for i, ra := range rules {
 		all[i], ra.pairs = ra.pairs, nil
 	}
-	total.PrecisionDeff = deffPtr(sc.over(caseSess, precUnit, all...), total.TP+total.FP)
-	total.RecallDeff = deffPtr(sc.over(caseSess, recUnit, all...), total.TP+total.FN)
-	total.UnknownRateDeff = deffPtr(sc.over(caseSess, unkUnit, all...), total.Judged)
+	ls.over(sm, ruleUnits[:3], false, all...)
+	total.PrecisionDeff = deffPtr(ls.deff(0), total.TP+total.FP)
+	total.RecallDeff = deffPtr(ls.deff(1), total.TP+total.FN)
+	total.UnknownRateDeff = deffPtr(ls.deff(2), total.Judged)
+	ls.reset()
 	total.ApprovalOutcomes, total.ApprovalRejected = j.approvalOutcomes, j.approvalRejected
-	for ord, f := range j.caseFlags {
+	distinct := eachCase(j.caseList, sm, func(sess uint32, f uint64) {
 		if f&caseReplayed != 0 {
-			sc.addN(caseSess[ord], 1, b2i(f&caseJudgeCalled != 0))
+			ls.add(sess, 0, f&caseJudgeCalled != 0)
 		}
-	}
-	total.JudgeRequiredRateDeff = deffPtr(sc.deff(), j.cases)
-	for ord, f := range j.caseFlags {
 		if f&caseApprOut != 0 {
-			sc.addN(caseSess[ord], 1, b2i(f&caseApprRej != 0))
+			ls.add(sess, 1, f&caseApprRej != 0)
 		}
-	}
-	total.ApprovalRejectRateDeff = deffPtr(sc.deff(), j.approvalOutcomes)
-	j.caseFlags = nil
+	})
+	total.JudgeRequiredRateDeff = deffPtr(ls.deff(0), j.cases)
+	total.ApprovalRejectRateDeff = deffPtr(ls.deff(1), j.approvalOutcomes)
+	ls.reset()
 	total.rates(e.z)
 	total.JudgeRequired = j.judgeRequired
 	total.JudgeRequiredRate = ratio(j.judgeRequired, j.cases)
@@ -253,12 +254,12 @@ func (j *judgeAcc) close(e *evaluator, caseSess []uint32, sc *sessScratch) (*Jud
 	total.Criteria = []Criterion{e.judgeP95(total), e.judgeRequiredRate(total), e.unknownRate(total)}
 	js.Total = total
 
-	if dup := j.caseRepeats; dup > 0 {
+	if dup := j.cases - distinct; dup > 0 {
 		js.Warnings = append(js.Warnings, fmt.Sprintf("%d results repeat a case already replayed by this judge (overlapping inputs?); every copy is counted", dup))
 	}
-	pairs.cases = seenOrdinals(j.caseSeen, j.cases-j.caseRepeats)
+	pairs.cases = j.caseList
 	js.Latencies = j.lat // sorted above; the summary keeps the only copy
-	j.caseSeen, j.lat = nil, nil
+	j.caseList, j.lat = nil, nil
 
 	if missing > 0 {
 		js.Warnings = append(js.Warnings, fmt.Sprintf("%d rule results are missing from the recording (the policy changed after it was recorded?); they are left out of this judge's rates", missing))
@@ -344,16 +345,4 @@ func (js *JudgeSummary) finishVerdict() {
 	}
 	js.Verdict = v
 	js.Total.Verdict = v
-}
-
-// seenOrdinals lists the ordinals whose bit is set, in ascending order.
-func seenOrdinals(set []uint64, n int64) []uint32 {
-	out := make([]uint32, 0, n)
-	for w, word := range set {
-		for word != 0 {
-			out = append(out, uint32(w<<6+bits.TrailingZeros64(word)))
-			word &= word - 1
-		}
-	}
-	return out
 }

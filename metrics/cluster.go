@@ -1,6 +1,10 @@
 package metrics
 
-import "math/big"
+import (
+	"math/big"
+
+	"github.com/apeval/apeval/internal/spill"
+)
 
 // Deff is the Kish design effect of a proportion whose units are grouped
 // by session (see docs/statistics.md): ys[i] successes of ms[i] units in session i,
@@ -76,30 +80,6 @@ func newSessScratch(sessions int) *sessScratch {
 	return &sessScratch{y: make([]int32, sessions), m: make([]int32, sessions)}
 }
 
-// addN adds m units with y successes to a session.
-func (s *sessScratch) addN(sess uint32, m, y int32) {
-	if m == 0 {
-		return
-	}
-	if s.m[sess] == 0 {
-		s.touched = append(s.touched, sess)
-	}
-	s.m[sess] += m
-	s.y[sess] += y
-}
-
-// deff returns the design effect of what was added and resets the scratch.
-func (s *sessScratch) deff() float64 {
-	s.ys, s.ms = s.ys[:0], s.ms[:0]
-	for _, i := range s.touched {
-		s.ys = append(s.ys, int64(s.y[i]))
-		s.ms = append(s.ms, int64(s.m[i]))
-		s.y[i], s.m[i] = 0, 0
-	}
-	s.touched = s.touched[:0]
-	return Deff(s.ys, s.ms)
-}
-
 // deffPtr is a design effect for a figure with units, nil without.
 func deffPtr(d float64, n int64) *float64 {
 	if n == 0 {
@@ -125,28 +105,32 @@ func deffOf(d *float64) float64 {
 	return *d
 }
 
-func b2i(b bool) int32 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// over returns the design effect of the units fn picks from the pairs.
-func (s *sessScratch) over(caseSess []uint32, fn func(f uint64) (unit, success bool), lists ...[]uint64) float64 {
-	for _, pairs := range lists {
-		for _, p := range pairs {
-			if unit, ok := fn(p); unit {
-				var y int32
-				if ok {
-					y = 1
+// over adds, in one pass over the lists, the units units[l] picks from
+// each pair to lane l, and with disc the pair's discordance with the
+// deterministic baseline (dangerous recall's test) to lane len(units).
+func (s *laneScratch) over(sm sessMap, units []func(f uint64) (unit, success bool), disc bool, lists ...*spill.List) {
+	for _, l := range lists {
+		it := l.Iter()
+		for c := it.Chunk(); len(c) > 0; c = it.Chunk() {
+			for _, p := range c {
+				sess := sm.at(p.V)
+				for lane, fn := range units {
+					if unit, ok := fn(p.K); unit {
+						s.add(sess, lane, ok)
+					}
 				}
-				s.addN(caseSess[p>>ordShift], 1, y)
+				if disc && p.K&bitBase != 0 {
+					hit, base := p.K&bitMatch != 0, p.K&bitBaseHit != 0
+					s.addDisc(sess, len(units), hit && !base, base && !hit)
+				}
 			}
 		}
 	}
-	return s.deff()
 }
+
+// ruleUnits are the clustered figures of a rule row, in lane order; the
+// total row uses the first three.
+var ruleUnits = []func(f uint64) (unit, success bool){precUnit, recUnit, unkUnit, jrUnit, apprUnit}
 
 // The units and successes of each clustered figure (see docs/statistics.md).
 func precUnit(f uint64) (bool, bool) { return f&bitMatch != 0 && f&(bitPos|bitNeg) != 0, f&bitPos != 0 }
@@ -154,3 +138,92 @@ func recUnit(f uint64) (bool, bool)  { return f&bitPos != 0, f&bitMatch != 0 }
 func unkUnit(f uint64) (bool, bool)  { return f&bitJudged != 0, f&bitUndecided != 0 }
 func jrUnit(f uint64) (bool, bool)   { return f&bitMissing == 0, f&bitJudged != 0 }
 func apprUnit(f uint64) (bool, bool) { return f&bitApprOut != 0, f&bitApprRej != 0 }
+
+// laneScratch is sessScratch for several figures at once, so that one pass
+// over a stream of pairs feeds them all: lane l of session i is at
+// i*lanes+l. A session is listed in touched once, whatever lanes it uses;
+// a session with no unit in a lane adds nothing to that lane's design
+// effect or discordance, so the results equal one sessScratch per figure.
+type laneScratch struct {
+	lanes   int
+	y, m    []int32
+	mark    []bool
+	touched []uint32
+	one     sessScratch // compacts one lane for Deff and mcnemar
+}
+
+func newLaneScratch(sessions, lanes int) *laneScratch {
+	return &laneScratch{lanes: lanes, y: make([]int32, sessions*lanes), m: make([]int32, sessions*lanes), mark: make([]bool, sessions)}
+}
+
+func (s *laneScratch) touch(sess uint32) int {
+	if !s.mark[sess] {
+		s.mark[sess] = true
+		s.touched = append(s.touched, sess)
+	}
+	return int(sess) * s.lanes
+}
+
+// add adds one unit to a lane of a session, a success when ok.
+func (s *laneScratch) add(sess uint32, lane int, ok bool) {
+	i := s.touch(sess) + lane
+	s.m[i]++
+	if ok {
+		s.y[i]++
+	}
+}
+
+// addDisc is sessScratch.addDisc on a lane.
+func (s *laneScratch) addDisc(sess uint32, lane int, bOnly, cOnly bool) {
+	if bOnly == cOnly {
+		return
+	}
+	i := s.touch(sess) + lane
+	s.m[i]++
+	if bOnly {
+		s.y[i]++
+	} else {
+		s.y[i]--
+	}
+}
+
+// load moves a lane into the single-figure scratch, in touched order.
+func (s *laneScratch) load(lane int) *sessScratch {
+	o := &s.one
+	o.ys, o.ms = o.ys[:0], o.ms[:0]
+	o.touched = o.touched[:0]
+	for _, i := range s.touched {
+		k := int(i)*s.lanes + lane
+		if s.m[k] != 0 {
+			o.ys = append(o.ys, int64(s.y[k]))
+			o.ms = append(o.ms, int64(s.m[k]))
+		}
+	}
+	return o
+}
+
+// deff is the design effect of a lane.
+func (s *laneScratch) deff(lane int) float64 {
+	o := s.load(lane)
+	return Deff(o.ys, o.ms)
+}
+
+// mcnemar is the discordance of a lane filled by addDisc.
+func (s *laneScratch) mcnemar(lane int) mcnemar {
+	o := s.load(lane)
+	var m mcnemar
+	for i, n := range o.ms {
+		m.addSession(o.ys[i], n)
+	}
+	return m
+}
+
+// reset empties every lane.
+func (s *laneScratch) reset() {
+	for _, i := range s.touched {
+		clear(s.y[int(i)*s.lanes : int(i+1)*s.lanes])
+		clear(s.m[int(i)*s.lanes : int(i+1)*s.lanes])
+		s.mark[i] = false
+	}
+	s.touched = s.touched[:0]
+}

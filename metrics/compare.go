@@ -3,24 +3,20 @@ package metrics
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
+
+	"github.com/apeval/apeval/internal/spill"
 )
 
-// judgePairs is one judge's per-case data kept for comparisons: the case
-// ordinals it replayed (sorted, unique), per rule the packed pairs (case
-// ordinal<<ordShift | flags), sorted, and the sorted latencies of the live
-// calls per rule and in all.
+// judgePairs is one judge's per-case data kept for comparisons: the cases
+// it replayed (judgeAcc.caseList: a case ordinal may repeat), per rule the
+// pairs (ruleAcc.pairs), both read back sorted by case ordinal, and the
+// sorted latencies of the live calls per rule and in all.
 type judgePairs struct {
-	cases []uint32
-	rules map[string][]uint64
+	cases *spill.List
+	rules map[string]*spill.List
 	lat   map[string][]float64
 	total []float64
-}
-
-func (p *judgePairs) replayed(ord uint32) bool {
-	i := sort.Search(len(p.cases), func(i int) bool { return p.cases[i] >= ord })
-	return i < len(p.cases) && p.cases[i] == ord
 }
 
 // cells are the paired counts of one rule between two judges.
@@ -45,7 +41,7 @@ func (c *cells) add(o cells) {
 // pairCells merges two judges' sorted pairs of one rule. A case counts
 // once per judge (repeats are skipped); a case where either judge's
 // recording is missing the rule is left out of both tests.
-func pairCells(pb, pc *judgePairs, base, cand []uint64) cells {
+func pairCells(pb, pc *judgePairs, base, cand *spill.List) cells {
 	var out cells
 	fire := func(fb, fc bool) {
 		switch {
@@ -59,18 +55,14 @@ func pairCells(pb, pc *judgePairs, base, cand []uint64) cells {
 			out.fNeither++
 		}
 	}
-	i, k := 0, 0
-	for i < len(base) || k < len(cand) {
-		var ob, oc uint64 = 1<<48 - 1, 1<<48 - 1
-		if i < len(base) {
-			ob = base[i] >> ordShift
-		}
-		if k < len(cand) {
-			oc = cand[k] >> ordShift
-		}
+	bi, ci := newCursor(base), newCursor(cand)
+	// The cases each judge replayed, asked in increasing order.
+	replayedB, replayedC := newCursor(pb.cases), newCursor(pc.cases)
+	for bi.ok || ci.ok {
+		ob, oc := bi.ord(), ci.ord()
 		switch {
 		case ob == oc:
-			b, c := base[i], cand[k]
+			b, c := bi.r.K, ci.r.K
 			if b&bitMissing == 0 && c&bitMissing == 0 {
 				mb, mc := b&bitMatch != 0, c&bitMatch != 0
 				switch {
@@ -88,21 +80,19 @@ func pairCells(pb, pc *judgePairs, base, cand []uint64) cells {
 		case ob < oc:
 			// In scope for the baseline only: the candidate, if it replayed
 			// the case, did not fire the rule there.
-			if b := base[i]; b&bitMissing == 0 && pc.replayed(uint32(ob)) {
+			if b := bi.r.K; b&bitMissing == 0 && replayedC.has(ob) {
 				fire(b&bitFired != 0, false)
 			}
 		default:
-			if c := cand[k]; c&bitMissing == 0 && pb.replayed(uint32(oc)) {
+			if c := ci.r.K; c&bitMissing == 0 && replayedB.has(oc) {
 				fire(false, c&bitFired != 0)
 			}
 		}
 		if ob <= oc {
-			for i++; i < len(base) && base[i]>>ordShift == ob; i++ {
-			}
+			bi.skip()
 		}
 		if oc <= ob {
-			for k++; k < len(cand) && cand[k]>>ordShift == oc; k++ {
-			}
+			ci.skip()
 		}
 	}
 	return out
@@ -133,8 +123,8 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 
-	sc := newSessScratch(s.nSess)
-	var all [][2][]uint64
+	ls := newLaneScratch(s.nSess, len(binFigures))
+	var all [][2]*spill.List
 	var total cells
 	var onlyBase, onlyCand, versions, few []string
 	for _, id := range ids {
@@ -152,9 +142,9 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 			c := pairCells(pb, pc, pb.rules[id], pc.rules[id])
 			total.add(c)
 			rc.fill(e, c)
-			lists := [][2][]uint64{{pb.rules[id], pc.rules[id]}}
+			lists := [][2]*spill.List{{pb.rules[id], pc.rules[id]}}
 			all = append(all, lists[0])
-			rc.Figures = s.figures(sc, lists, pb.lat[id], pc.lat[id])
+			rc.Figures = s.figures(ls, lists, pb.lat[id], pc.lat[id])
 			if rc.Baseline.RuleVersion != rc.Candidate.RuleVersion {
 				versions = append(versions, fmt.Sprintf("%s (v%d vs v%d)", id, rc.Baseline.RuleVersion, rc.Candidate.RuleVersion))
 			}
@@ -163,14 +153,14 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 			}
 		}
 		if rc.Figures == nil {
-			rc.Figures = s.figures(sc, nil, nil, nil)
+			rc.Figures = s.figures(ls, nil, nil, nil)
 		}
 		rc.deltas()
 		cmp.Rules = append(cmp.Rules, rc)
 	}
 	cmp.Total = &RuleComparison{RuleID: AllRules, Baseline: jb.Total, Candidate: jc.Total}
 	cmp.Total.fill(e, total)
-	cmp.Total.Figures = s.figures(sc, all, pb.total, pc.total)
+	cmp.Total.Figures = s.figures(ls, all, pb.total, pc.total)
 	cmp.Total.deltas()
 	cmp.Slices = s.sliceComparisons(baseline, candidate)
 
@@ -231,24 +221,30 @@ func diff(a, b *float64) *float64 {
 }
 
 // caseOverlap counts cases replayed only by the first, only by the second,
-// and by both (both lists sorted and unique).
-func caseOverlap(x, y []uint32) (onlyX, onlyY, both int) {
-	i, k := 0, 0
-	for i < len(x) && k < len(y) {
-		switch {
-		case x[i] == y[k]:
+// and by both (each case once however often it repeats).
+func caseOverlap(x, y *spill.List) (onlyX, onlyY, both int) {
+	cx, cy := newCursor(x), newCursor(y)
+	for cx.ok && cy.ok {
+		switch ox, oy := cx.ord(), cy.ord(); {
+		case ox == oy:
 			both++
-			i++
-			k++
-		case x[i] < y[k]:
+			cx.skip()
+			cy.skip()
+		case ox < oy:
 			onlyX++
-			i++
+			cx.skip()
 		default:
 			onlyY++
-			k++
+			cy.skip()
 		}
 	}
-	return onlyX + len(x) - i, onlyY + len(y) - k, both
+	for ; cx.ok; cx.skip() {
+		onlyX++
+	}
+	for ; cy.ok; cy.skip() {
+		onlyY++
+	}
+	return onlyX, onlyY, both
 }
 
 // comparisonWarnings lifts comparison warnings into the summary's list.

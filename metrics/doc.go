@@ -16,6 +16,16 @@
 // Accumulator; their judge identities must differ (the command renames
 // them).
 //
+// # Memory
+//
+// What the intervals and comparisons need per case and per decision is
+// kept in spill lists (internal/spill): up to Config.SpillBudget bytes in
+// memory, the rest in an unnamed temporary file read back in case order
+// by Close and Compare; [Summary.Release] frees it. With
+// Config.DistinctCases (each case's results together, as `apeval run`
+// emits them) no case ID is kept either. What remains grows with sessions
+// and live judge calls (see docs/internals.md, "Per-case data on disk").
+//
 // # Main types
 //
 // [Accumulator] takes Add(*replay.Result) and finishes with Close, giving a
@@ -32,6 +42,7 @@
 //	close.go           Close: rates and intervals from the counts
 //	verdict.go         kill criteria and verdicts
 //	compare.go         Summary.Compare
+//	stream.go          reading the spill lists back
 //	disagreements.go   DisagreementFinder
 //	stats.go           the statistics
 //	summary.go         Summary, Row and their JSON

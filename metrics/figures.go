@@ -1,5 +1,7 @@
 package metrics
 
+import "github.com/apeval/apeval/internal/spill"
+
 // Figure names (Figure.Figure), in report order.
 const (
 	FigureRecall            = "recall"
@@ -31,85 +33,61 @@ var binFigures = []binFigure{
 }
 
 // eachPaired calls fn for every case both judges have a result for (in
-// scope, not missing), once per case (repeats are skipped), in case order.
-func eachPaired(base, cand []uint64, fn func(ord uint64, fb, fc uint64)) {
-	i, k := 0, 0
-	for i < len(base) && k < len(cand) {
-		ob, oc := base[i]>>ordShift, cand[k]>>ordShift
+// scope, not missing), once per case (repeats are skipped), in case order,
+// with the case's session.
+func eachPaired(sm sessMap, base, cand *spill.List, fn func(sess uint32, fb, fc uint64)) {
+	bi, ci := newCursor(base), newCursor(cand)
+	for bi.ok && ci.ok {
+		ob, oc := bi.ord(), ci.ord()
 		if ob == oc {
-			if b, c := base[i], cand[k]; (b|c)&bitMissing == 0 {
-				fn(ob, b, c)
+			if b, c := bi.r.K, ci.r.K; (b|c)&bitMissing == 0 {
+				fn(sm.at(bi.r.V), b, c)
 			}
 		}
 		if ob <= oc {
-			for i++; i < len(base) && base[i]>>ordShift == ob; i++ {
-			}
+			bi.skip()
 		}
 		if oc <= ob {
-			for k++; k < len(cand) && cand[k]>>ordShift == oc; k++ {
-			}
+			ci.skip()
 		}
 	}
 }
 
 // figures computes every comparison figure over the given rules' pairs
-// (baseline, candidate) and latencies.
-func (s *Summary) figures(sc *sessScratch, lists [][2][]uint64, latB, latC []float64) []Figure {
+// (baseline, candidate) and latencies, in one pass over the pairs: lane i
+// of ls holds binFigures[i]'s discordance.
+func (s *Summary) figures(ls *laneScratch, lists [][2]*spill.List, latB, latC []float64) []Figure {
 	z := zScore(s.conf)
 	out := make([]Figure, 0, len(FigureNames))
-	for _, bf := range binFigures {
-		var a, b, c, d int64 // both, baseline only, candidate only, neither
-		for _, l := range lists {
-			eachPaired(l[0], l[1], func(ord uint64, fb, fc uint64) {
+	var cnt [4][4]int64 // per binFigure: both, baseline only, candidate only, neither
+	if len(s.prec) < s.nSess {
+		s.prec = make([][4]int32, s.nSess)
+	}
+	var touched []uint32 // sessions with precision counts
+	for _, l := range lists {
+		eachPaired(s.sm, l[0], l[1], func(sess uint32, fb, fc uint64) {
+			for fi := range binFigures {
+				bf := &binFigures[fi]
 				if !bf.unit(fb, fc) {
-					return
+					continue
 				}
 				eb, ec := fb&bf.event != 0, fc&bf.event != 0
 				switch {
 				case eb && ec:
-					a++
+					cnt[fi][0]++
 				case eb:
-					b++
+					cnt[fi][1]++
 				case ec:
-					c++
+					cnt[fi][2]++
 				default:
-					d++
+					cnt[fi][3]++
 				}
-				sc.addDisc(s.caseSess[ord], eb && !ec, ec && !eb)
-			})
-		}
-		m := sc.mcnemar()
-		f := Figure{Figure: bf.name, N: a + b + c + d, Test: m.test()}
-		if f.N > 0 {
-			n := float64(f.N)
-			f.Baseline, f.Candidate = ptr(float64(a+b)/n), ptr(float64(a+c)/n)
-			est, lo, hi := NewcombePaired(float64(a), float64(c), float64(b), float64(d), z)
-			f.Delta, f.DeltaLo, f.DeltaHi = ptr(est), ptr(lo), ptr(hi)
-			f.PValue = ptr(m.twoSided())
-			f.DiscordantBaseline, f.DiscordantCandidate = &b, &c
-		}
-		out = append(out, f)
-	}
-	out = append(out, s.precisionFigure(lists))
-	out = append(out, latencyFigure(FigureLatencyP50, latB, latC, 50, s.seed, s.conf))
-	out = append(out, latencyFigure(FigureLatencyP95, latB, latC, 95, s.seed, s.conf))
-	return out
-}
-
-// precisionFigure: precision on the paired labeled units, its difference
-// by the paired session bootstrap.
-func (s *Summary) precisionFigure(lists [][2][]uint64) Figure {
-	f := Figure{Figure: FigurePrecision, Test: TestBootstrap}
-	if len(s.prec) < s.nSess {
-		s.prec = make([][4]int32, s.nSess)
-	}
-	var touched []uint32
-	for _, l := range lists {
-		eachPaired(l[0], l[1], func(ord uint64, fb, fc uint64) {
+				ls.addDisc(sess, fi, eb && !ec, ec && !eb)
+			}
+			// Precision on the paired labeled units either judge matched.
 			if fb&fc&(bitPos|bitNeg) == 0 || (fb|fc)&bitMatch == 0 {
 				return
 			}
-			sess := s.caseSess[ord]
 			p := &s.prec[sess]
 			if *p == [4]int32{} {
 				touched = append(touched, sess)
@@ -129,6 +107,32 @@ func (s *Summary) precisionFigure(lists [][2][]uint64) Figure {
 			}
 		})
 	}
+	for fi, bf := range binFigures {
+		a, b, c, d := cnt[fi][0], cnt[fi][1], cnt[fi][2], cnt[fi][3]
+		m := ls.mcnemar(fi)
+		f := Figure{Figure: bf.name, N: a + b + c + d, Test: m.test()}
+		if f.N > 0 {
+			n := float64(f.N)
+			f.Baseline, f.Candidate = ptr(float64(a+b)/n), ptr(float64(a+c)/n)
+			est, lo, hi := NewcombePaired(float64(a), float64(c), float64(b), float64(d), z)
+			f.Delta, f.DeltaLo, f.DeltaHi = ptr(est), ptr(lo), ptr(hi)
+			f.PValue = ptr(m.twoSided())
+			f.DiscordantBaseline, f.DiscordantCandidate = &b, &c
+		}
+		out = append(out, f)
+	}
+	ls.reset()
+	out = append(out, s.precisionFigure(touched))
+	out = append(out, latencyFigure(FigureLatencyP50, latB, latC, 50, s.seed, s.conf))
+	out = append(out, latencyFigure(FigureLatencyP95, latB, latC, 95, s.seed, s.conf))
+	return out
+}
+
+// precisionFigure: precision on the paired labeled units, its difference
+// by the paired session bootstrap, from the per-session counts figures
+// left in s.prec for the touched sessions (which it clears).
+func (s *Summary) precisionFigure(touched []uint32) Figure {
+	f := Figure{Figure: FigurePrecision, Test: TestBootstrap}
 	sess := make([]precisionSession, 0, len(touched))
 	var t precisionSession
 	for _, i := range touched {

@@ -76,7 +76,7 @@ func (a *Accumulator) slice(kind, value string) *Accumulator {
 	if sub == nil {
 		cfg := a.cfg
 		cfg.Slices = nil
-		sub = New(cfg)
+		sub = newAcc(cfg, a.pool) // one memory budget and file for all
 		if a.slices == nil {
 			a.slices = map[sliceKey]*Accumulator{}
 		}

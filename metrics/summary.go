@@ -1,6 +1,9 @@
 package metrics
 
-import "github.com/apeval/apeval/replay"
+import (
+	"github.com/apeval/apeval/internal/spill"
+	"github.com/apeval/apeval/replay"
+)
 
 // Verdict is the go/no-go outcome of a rule, a judge or a run (see docs/statistics.md).
 type Verdict string
@@ -66,6 +69,17 @@ type Config struct {
 	// Slices adds per-slice summaries (SliceTag, SliceTool, SliceCategory;
 	// `--by`), in this order.
 	Slices []string
+	// DistinctCases says that each case's results arrive together (one
+	// after the other, judge by judge) and that a case never comes back,
+	// as `apeval run` replays them: cases are then numbered as they come,
+	// without keeping their IDs. A case that did come back later would
+	// count as another case.
+	DistinctCases bool
+	// SpillDir is where the temporary file of per-case data goes ("" for
+	// the system's temporary directory); SpillBudget the bytes of it held
+	// in memory (0: spill.DefaultBudget; negative: no limit, no file).
+	SpillDir    string
+	SpillBudget int64
 }
 
 // Thresholds is replay.KillCriteria in the summary's JSON form.
@@ -102,13 +116,14 @@ type Summary struct {
 	Slices []*SliceSummary `json:"slices,omitempty"`
 
 	// paired per-case decisions for Compare; never serialized.
-	paired   map[string]*judgePairs
-	conf     float64
-	crit     replay.KillCriteria
-	caseSess []uint32 // session ordinal per case ordinal
-	nSess    int      // sessions (dense indices of caseSess)
-	seed     uint64
-	prec     [][4]int32 // per session scratch of the precision bootstrap
+	paired map[string]*judgePairs
+	conf   float64
+	crit   replay.KillCriteria
+	sm     sessMap // dense session index of a record's session
+	nSess  int     // sessions (dense indices)
+	pool   *spill.Pool
+	seed   uint64
+	prec   [][4]int32 // per session scratch of the precision bootstrap
 }
 
 // JudgeSummary is one judge (one identity) over the run.

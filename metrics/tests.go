@@ -51,16 +51,20 @@ func (s *sessScratch) addDisc(sess uint32, bOnly, cOnly bool) {
 func (s *sessScratch) mcnemar() mcnemar {
 	var m mcnemar
 	for _, i := range s.touched {
-		d, n := int64(s.y[i]), int64(s.m[i])
-		m.b += (n + d) / 2
-		m.c += (n - d) / 2
-		m.clustered = m.clustered || n > 1
-		m.sum += float64(d)
-		m.sumSq += float64(d * d)
+		m.addSession(int64(s.y[i]), int64(s.m[i]))
 		s.y[i], s.m[i] = 0, 0
 	}
 	s.touched = s.touched[:0]
 	return m
+}
+
+// addSession adds a session's n discordant units, d = b-type − c-type.
+func (m *mcnemar) addSession(d, n int64) {
+	m.b += (n + d) / 2
+	m.c += (n - d) / 2
+	m.clustered = m.clustered || n > 1
+	m.sum += float64(d)
+	m.sumSq += float64(d * d)
 }
 
 // twoSided is the p-value of "b and c differ": exact McNemar when no

@@ -253,7 +253,10 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	}
 	defer p.close()
 
-	acc := metrics.New(metrics.Config{Criteria: p.crit, Baseline: p.baseline, Slices: o.By})
+	// replay.Run emits a case's results together, judge by judge, and the
+	// dataset reader rejects duplicate ids: the accumulator numbers cases
+	// as they come instead of keeping their IDs.
+	acc := metrics.New(metrics.Config{Criteria: p.crit, Baseline: p.baseline, Slices: o.By, DistinctCases: true})
 	gates := reports.NewGateSummary()
 	toks := reports.Tokens{}
 	failures := reports.NewFailures()
@@ -282,7 +285,12 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	}
 
 	describeListedCases(listed, p.src.reader(p.pol))
-	rep := &reports.Report{Run: *p.w.Info(), Summary: acc.Close(), Tokens: toks, Inconclusive: o.Inconclusive,
+	sum := acc.Close()
+	defer func() { _ = sum.Release() }() // a temporary file with no name; nothing to keep
+	if err := sum.Err(); err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	rep := &reports.Report{Run: *p.w.Info(), Summary: sum, Tokens: toks, Inconclusive: o.Inconclusive,
 		Failures: failures.Summary(), Cases: listed}
 	if err := writeRunReports(o.Out, rep, o.Format, io, gates); err != nil {
 		return err
