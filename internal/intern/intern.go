@@ -1,8 +1,11 @@
 // Package intern gives strings dense ordinals, exactly: a hash finds the
 // candidate slots and the bytes decide, so two distinct strings never share
 // an ordinal however their hashes collide. It is the one identity table of
-// apeval: the dataset Reader's duplicate-id check, the per-session state of
-// replay and the paired data of metrics all key on it.
+// apeval for what must stay in memory: the sessions of replay, of metrics
+// and of the dataset statistics, and the case ids of metrics when it reads
+// several runs (report, merge, compare). The dataset Reader's duplicate-id
+// check keeps ids in bounded chunks of its own (datasets/idset.go), and
+// apeval run numbers its cases without a table (metrics.Config.DistinctCases).
 //
 // Strings live in one byte arena and the table is open addressing over
 // ordinals: about 12 bytes per string plus its length (slots at most half
