@@ -459,18 +459,12 @@ func (p *caseParser) number() bool {
 // stringRange scans a string at p.i (which must be '"'), checking JSON
 // syntax and UTF-8, and returns whether it holds escapes.
 func (p *caseParser) stringRange() (escaped bool, ok bool) {
-	start := p.i
-	end, ok := scanString(p.b, start)
+	end, escaped, ok := scanString(p.b, p.i)
 	if !ok {
 		return false, false
 	}
 	p.i = end
-	for _, c := range p.b[start+1 : end-1] {
-		if c == '\\' {
-			return true, true
-		}
-	}
-	return false, true
+	return escaped, true
 }
 
 // string reads a string value as encoding/json unquotes it.
