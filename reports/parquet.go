@@ -326,9 +326,32 @@ func createPart(dir string, meta RunInfo) (*runPart, error) {
 			parquet.KeyValueMetadata("apeval.run_id", meta.RunID),
 		}
 	}
-	p.decW = newPipe(parquet.NewGenericWriter[decisionRow](p.decF, opts()...), DecisionsFile)
-	p.gateW = newPipe(parquet.NewGenericWriter[gateRow](p.gateF, opts()...), GatesFile)
+	p.decW = newPipe(parquet.NewGenericWriter[decisionRow](p.decF, append(opts(), noBounds(decisionsNoBounds)...)...), DecisionsFile)
+	p.gateW = newPipe(parquet.NewGenericWriter[gateRow](p.gateF, append(opts(), noBounds(gatesNoBounds)...)...), GatesFile)
 	return p, nil
+}
+
+// decisionsNoBounds and gatesNoBounds are the columns written without
+// min/max statistics: a handful of values (rules, classes, actions,
+// results, tools) that nearly every row group holds all of, and the
+// fingerprint (a hash, spread over the whole range in any row group), so
+// their bounds would let no reader skip a row group, and computing them
+// costs a comparison per value (≈ 3 % of a deterministic run's CPU). Columns a
+// filter can skip row groups on keep theirs: run_id and judge (constant in
+// a file, so runs stacked into one table prune by them), source, status,
+// error and the call columns (rare values), the ids, seq and times.
+var (
+	decisionsNoBounds = []string{"rule_id", "rule_class", "label", "result", "action", "gate_action",
+		"baseline_result", "fingerprint", "tool_name", "category"}
+	gatesNoBounds = []string{"gate_action", "expected_action", "tool_name", "category"}
+)
+
+func noBounds(columns []string) []parquet.WriterOption {
+	opts := make([]parquet.WriterOption, len(columns))
+	for i, c := range columns {
+		opts[i] = parquet.SkipPageBounds(c)
+	}
+	return opts
 }
 
 // Info gives access to the run.json metadata, for fields known only at the
