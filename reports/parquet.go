@@ -336,10 +336,11 @@ func createPart(dir string, meta RunInfo) (*runPart, error) {
 // results, tools) that nearly every row group holds all of, and the
 // fingerprint (a hash, spread over the whole range in any row group), so
 // their bounds would let no reader skip a row group, and computing them
-// costs a comparison per value (≈ 3 % of a deterministic run's CPU). Columns a
-// filter can skip row groups on keep theirs: run_id and judge (constant in
-// a file, so runs stacked into one table prune by them), source, status,
-// error and the call columns (rare values), the ids, seq and times.
+// costs a comparison per value (≈ 3 % of a deterministic run's CPU).
+// Columns a filter can skip row groups on keep theirs: run_id and judge
+// (constant in a file, so runs stacked into one table prune by them),
+// source, status, error and the call columns (rare values), the ids, seq
+// and times.
 var (
 	decisionsNoBounds = []string{"rule_id", "rule_class", "label", "result", "action", "gate_action",
 		"baseline_result", "fingerprint", "tool_name", "category"}
