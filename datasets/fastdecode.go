@@ -102,7 +102,9 @@ var (
 // (or through an escape or a non-ASCII folding), which the parser leaves to it.
 func fieldIndex(key string, fields []string) int {
 	for i, f := range fields {
-		if key == f {
+		// Length and first byte first: most names differ there, and the
+		// call to compare the bytes is skipped (no name is empty).
+		if len(key) == len(f) && key[0] == f[0] && key == f {
 			return i
 		}
 	}
