@@ -102,7 +102,9 @@ var (
 // (or through an escape or a non-ASCII folding), which the parser leaves to it.
 func fieldIndex(key string, fields []string) int {
 	for i, f := range fields {
-		if key == f {
+		// Length and first byte first: most names differ there, and the
+		// call to compare the bytes is skipped (no name is empty).
+		if len(key) == len(f) && key[0] == f[0] && key == f {
 			return i
 		}
 	}
@@ -459,18 +461,12 @@ func (p *caseParser) number() bool {
 // stringRange scans a string at p.i (which must be '"'), checking JSON
 // syntax and UTF-8, and returns whether it holds escapes.
 func (p *caseParser) stringRange() (escaped bool, ok bool) {
-	start := p.i
-	end, ok := scanString(p.b, start)
+	end, escaped, ok := scanString(p.b, p.i)
 	if !ok {
 		return false, false
 	}
 	p.i = end
-	for _, c := range p.b[start+1 : end-1] {
-		if c == '\\' {
-			return true, true
-		}
-	}
-	return false, true
+	return escaped, true
 }
 
 // string reads a string value as encoding/json unquotes it.

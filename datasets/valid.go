@@ -32,8 +32,8 @@ func hasLiteral(b []byte, i int, lit string) bool {
 }
 
 // scanString scans the string starting at the quote b[i]; it returns the
-// index after the closing quote.
-func scanString(b []byte, i int) (int, bool) {
+// index after the closing quote and whether the string holds escapes.
+func scanString(b []byte, i int) (end int, escaped, ok bool) {
 	i++
 	for i < len(b) {
 		c := b[i]
@@ -43,33 +43,34 @@ func scanString(b []byte, i int) (int, bool) {
 		}
 		switch {
 		case c == '"':
-			return i + 1, true
+			return i + 1, escaped, true
 		case c == '\\':
+			escaped = true
 			if i+1 >= len(b) {
-				return i, false
+				return i, false, false
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if len(b)-i < 6 || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-					return i, false
+					return i, false, false
 				}
 				i += 6
 			default:
-				return i, false
+				return i, false, false
 			}
 		case c < 0x20:
-			return i, false
+			return i, false, false
 		default: // c >= 0x80
 			r, size := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && size == 1 {
-				return i, false
+				return i, false, false
 			}
 			i += size
 		}
 	}
-	return i, false
+	return i, false, false
 }
 
 func isHex(c byte) bool {

@@ -88,10 +88,14 @@ type replayer struct {
 	facts               facts
 	fp                  fingerprinter
 	pending             []pendingRule
-	crossed             []int        // rules whose boundary the case crossed
-	rowRules            []int        // the policy index of each result row's rule
-	digests             [][32]byte   // the fingerprint of each result row
-	rows                []RuleResult // this case's rows, before they are copied out
+	crossed             []int // rules whose boundary the case crossed
+	rowRules            []int // the policy index of each result row's rule
+	// digests holds each result row's fingerprint when it was computed
+	// for the approval check (hasDigest): only calls that carry
+	// approved_fingerprints need one before the rules are decided.
+	digests   [][32]byte
+	hasDigest bool
+	rows      []RuleResult // this case's rows, before they are copied out
 }
 
 type pendingRule struct {
@@ -178,13 +182,14 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, local uint32, i
 	e.crossed = e.crossed[:0]
 	e.rowRules = e.rowRules[:0]
 	e.digests = e.digests[:0]
+	e.hasDigest = len(c.Context.ApprovedFingerprints) > 0
 	approved := f.approval == "approved"
 	fpReady := false
 	for ri, r := range e.p.Rules {
 		if !e.inScope(ri, r, c, hook, &st) {
 			continue
 		}
-		if !fpReady {
+		if e.hasDigest && !fpReady {
 			e.fp.setCall(sessionID(c), c.Piece, c.Movement, c.Tool.Name, c.Tool.Arguments)
 			fpReady = true
 		}
@@ -195,14 +200,16 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, local uint32, i
 		})
 		row := len(rows) - 1
 		rr := &rows[row]
-		d := e.fp.digest(r.ID, r.Version)
-		e.digests = append(e.digests, d)
 		if r.Baseline != nil {
 			rr.BaselineResult = matchResult(r.Baseline.match(f))
 		}
-		if approvedFingerprint(c, &d) {
-			rr.Source = SourceScope
-			continue
+		if e.hasDigest {
+			d := e.fp.digest(r.ID, r.Version)
+			e.digests = append(e.digests, d)
+			if approvedFingerprint(c, &d) {
+				rr.Source = SourceScope
+				continue
+			}
 		}
 		whenOK := r.When == nil || r.When.match(f)
 		switch {
@@ -239,7 +246,6 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, local uint32, i
 		e.rows = rows
 	}
 	res.RulesInScope = len(res.Rules)
-	setFingerprints(res.Rules, e.digests)
 
 	// 4–5. Judge calls and the failure policy.
 	if len(e.pending) > 0 {
@@ -273,6 +279,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, local uint32, i
 		}
 	}
 	res.GateAction = gate
+	e.setFingerprints(c, res.Rules, fpReady)
 
 	// 7. State, in seq order (the caller replays a session's cases in order).
 	for i := range res.Rules {
@@ -359,22 +366,47 @@ func approvedFingerprint(c *datasets.Case, d *[32]byte) bool {
 	return false
 }
 
-// setFingerprints hex-encodes the rows' digests into one string (one
-// allocation per case instead of one per row) and slices it per row.
-func setFingerprints(rows []RuleResult, digests [][32]byte) {
-	if len(rows) == 0 {
+// setFingerprints gives the rows that a human approval refers to their
+// fingerprint: the rows whose rule fired and the rows skipped because the
+// call's approved_fingerprints held it (source scope). Other rows have
+// none ("", null in decisions.parquet): see docs/reports.md. The digests
+// are hashed here unless the approval check already did, and hex-encoded
+// into one string (one allocation per case) sliced per row.
+func (e *replayer) setFingerprints(c *datasets.Case, rows []RuleResult, fpReady bool) {
+	n := 0
+	for i := range rows {
+		if rows[i].Fired || rows[i].Source == SourceScope {
+			n++
+		}
+	}
+	if n == 0 {
 		return
 	}
+	if !fpReady {
+		e.fp.setCall(sessionID(c), c.Piece, c.Movement, c.Tool.Name, c.Tool.Arguments)
+	}
 	var b strings.Builder
-	b.Grow(64 * len(rows))
+	b.Grow(64 * n)
 	var buf [64]byte
 	for i := range rows {
-		hex.Encode(buf[:], digests[i][:])
+		rr := &rows[i]
+		if !rr.Fired && rr.Source != SourceScope {
+			continue
+		}
+		var d [32]byte
+		if e.hasDigest {
+			d = e.digests[i]
+		} else {
+			d = e.fp.digest(rr.RuleID, rr.RuleVersion)
+		}
+		hex.Encode(buf[:], d[:])
 		b.Write(buf[:])
 	}
-	all := b.String()
+	s := b.String()
 	for i := range rows {
-		rows[i].Fingerprint = all[64*i : 64*(i+1)]
+		if rows[i].Fired || rows[i].Source == SourceScope {
+			rows[i].Fingerprint, s = s[:64], s[64:]
+		}
 	}
 }
 

@@ -10,22 +10,19 @@ import (
 // with, so an analyst needs no join back to the dataset: which tool call
 // the row is about and when. Absent values are null, never "".
 type caseColumns struct {
-	ToolName  *string    `parquet:"tool_name,optional,dict"`
-	Category  *string    `parquet:"category,optional,dict"`
-	HookPoint *string    `parquet:"hook_point,optional,dict"`
+	ToolName  string     `parquet:"tool_name,optional,dict"`
+	Category  string     `parquet:"category,optional,dict"`
+	HookPoint string     `parquet:"hook_point,optional,dict"`
 	CaseTime  *time.Time `parquet:"case_time,optional,timestamp(microsecond)"`
 	// RunStarted is the run's start time (run.json "created"), the same on
 	// every row, so files of several runs can be stacked and told apart.
 	RunStarted time.Time `parquet:"run_started,timestamp(microsecond)"`
 
-	cs    [3]string
 	caseT time.Time
 }
 
 func (c *caseColumns) fill(r *replay.Result, started time.Time) {
-	optS(&c.ToolName, &c.cs[0], r.ToolName)
-	optS(&c.Category, &c.cs[1], r.Category)
-	optS(&c.HookPoint, &c.cs[2], r.HookPoint)
+	c.ToolName, c.Category, c.HookPoint = r.ToolName, r.Category, r.HookPoint
 	if r.Time != nil {
 		c.caseT = r.Time.UTC()
 		c.CaseTime = &c.caseT

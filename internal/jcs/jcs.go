@@ -46,6 +46,16 @@ func (c *Writer) AppendValue(b []byte, v any) []byte {
 	case int64:
 		return AppendNumber(b, float64(v))
 	case map[string]any:
+		if len(v) == 1 {
+			// One member (a tool call's usual arguments): no order to sort.
+			for k, e := range v {
+				b = append(b, '{')
+				b = AppendString(b, k)
+				b = append(b, ':')
+				b = c.AppendValue(b, e)
+			}
+			return append(b, '}')
+		}
 		start := len(c.keys)
 		for k := range v {
 			c.keys = append(c.keys, k)

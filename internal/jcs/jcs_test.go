@@ -31,6 +31,8 @@ func TestAppendValueMatchesReference(t *testing.T) {
 		// 0xD83D…) sorts before "\uFB33" (0xFB33) although its rune is larger.
 		map[string]any{"b": 1.0, "a": []any{"x", 2.0, nil}, "\U0001F600": "emoji", "\uFB33": "hebrew", "": "empty"},
 		[]any{map[string]any{"z": map[string]any{"y": false}}},
+		// One member (its own path), and none.
+		map[string]any{"com\"mand\u2028é": "rm -rf /tmp/x"}, map[string]any{},
 		struct{ B, A int }{2, 1}, // any other Go value: through encoding/json
 	} {
 		var w Writer
