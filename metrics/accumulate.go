@@ -33,6 +33,15 @@ type Accumulator struct {
 	// Config.DistinctCases it is not kept: the current case's session is.
 	sessions *intern.Table
 	caseSess []uint32
+	// replaySess, with Config.DistinctCases and results from replay.Run
+	// (Result.SessionOrd set, decided by the first result), numbers sessions
+	// by replay's own session table instead of the interner: no second
+	// table of every session in the process. nReplaySess is the highest
+	// such number + 1. Slice accumulators keep their interner (their
+	// scratch is sized by the sessions they saw).
+	replaySess  int8 // 0 undecided, 1 yes, -1 no
+	nReplaySess uint32
+	isSlice     bool // a slice accumulator (Config.Slices)
 	// lastCase, curOrd and curSess are the current case with
 	// Config.DistinctCases; nCases counts cases numbered so.
 	lastCase        []byte
@@ -142,6 +151,12 @@ func (a *Accumulator) caseOf(r *replay.Result) (ord, sess uint32) {
 			a.lastCase = append(a.lastCase[:0], r.CaseID...)
 			a.curOrd = uint32(a.nCases)
 			a.nCases++
+			if a.replaySess == 0 {
+				a.replaySess = -1
+				if r.SessionOrd != 0 && !a.isSlice {
+					a.replaySess = 1
+				}
+			}
 			a.curSess = a.sessionOf(r)
 		}
 		return a.curOrd, a.curSess
@@ -421,6 +436,9 @@ func (m sessMap) at(v uint64) uint32 {
 // denseSessions returns the session map and the number of sessions.
 func (a *Accumulator) denseSessions() (sessMap, int) {
 	s := uint32(a.sessions.Len())
+	if a.replaySess > 0 {
+		s = a.nReplaySess
+	}
 	return sessMap{s}, int(s + a.noSession)
 }
 
@@ -428,7 +446,13 @@ func (a *Accumulator) denseSessions() (sessMap, int) {
 // session of its own: nothing ties it to other cases, so it is not
 // clustered with them.
 func (a *Accumulator) sessionOf(r *replay.Result) uint32 {
-	if r.SessionID == "" {
+	if a.replaySess > 0 && r.SessionOrd != 0 && r.SessionID != "" {
+		a.nReplaySess = max(a.nReplaySess, r.SessionOrd)
+		return r.SessionOrd - 1
+	}
+	if r.SessionID == "" || a.replaySess > 0 {
+		// Without a session ID, or (never with replay.Run's results) without
+		// replay's number once sessions are numbered by it: a session of its own.
 		a.noSession++
 		return sessionless | (a.noSession - 1)
 	}

@@ -77,6 +77,7 @@ func (a *Accumulator) slice(kind, value string) *Accumulator {
 		cfg := a.cfg
 		cfg.Slices = nil
 		sub = newAcc(cfg, a.pool) // one memory budget and file for all
+		sub.isSlice = true
 		if a.slices == nil {
 			a.slices = map[sliceKey]*Accumulator{}
 		}

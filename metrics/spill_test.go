@@ -124,6 +124,12 @@ func TestSpilledEqualsInMemory(t *testing.T) {
 		if got, _ := summaryJSON(t, distinct, results); got != want {
 			t.Fatalf("seed %d: DistinctCases summary differs:\n%s", seed, firstJSONDiff(got, want))
 		}
+		// Sessions numbered by replay.Run (Result.SessionOrd) instead of the
+		// interner: the numbers are replay's, with gaps and in any order
+		// (here a random injective numbering), and the summary is the same.
+		if got := summaryWithSessionOrds(t, distinct, results, seed); got != want {
+			t.Fatalf("seed %d: summary with replay's session numbers differs:\n%s", seed, firstJSONDiff(got, want))
+		}
 
 		// Shuffled, with a tenth of the results repeated: interned only.
 		rng := rand.New(rand.NewPCG(seed, 9))
@@ -174,4 +180,48 @@ func TestSpillWriteFailureKeepsFigures(t *testing.T) {
 	if string(a) != string(b) {
 		t.Fatalf("summary differs after a failed spill:\n%s", firstJSONDiff(string(a), string(b)))
 	}
+}
+
+// summaryWithSessionOrds is summaryJSON over copies of results carrying a
+// random injective session numbering with gaps, as Result.SessionOrd, and
+// checks that the accumulator used it rather than its own table.
+func summaryWithSessionOrds(t *testing.T, cfg Config, results []*replay.Result, seed uint64) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 77))
+	ords := map[string]uint32{}
+	used := map[uint32]bool{}
+	numbered := make([]*replay.Result, len(results))
+	for i, r := range results {
+		c := *r
+		o, ok := ords[c.SessionID]
+		for !ok {
+			o = 1 + uint32(rng.IntN(4*len(results)))
+			if !used[o] {
+				used[o], ords[c.SessionID], ok = true, o, true
+			}
+		}
+		c.SessionOrd = o
+		numbered[i] = &c
+	}
+	a := New(cfg)
+	for _, r := range numbered {
+		a.Add(r)
+	}
+	if a.replaySess != 1 || a.sessions.Len() != 0 {
+		t.Fatalf("replay's session numbers not used: mode %d, %d sessions interned", a.replaySess, a.sessions.Len())
+	}
+	s := a.Close()
+	defer s.Release()
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	cmp := s.Compare("B", "recorded/C")
+	b, err := json.Marshal(struct {
+		S *Summary
+		C *Comparison
+	}{s, cmp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -35,7 +35,7 @@ max_fires = 1
 	}
 	replay := func(c *datasets.Case) (*Result, error) {
 		t.Helper()
-		_, local, err := s.place(c)
+		_, local, _, err := s.place(c)
 		if err != nil {
 			return nil, err
 		}
@@ -81,7 +81,7 @@ func TestSessionTableBigSeq(t *testing.T) {
 		{"a", 1 << 33, true}, {"c", 0, true}, {"c", 0, true},
 	}
 	for i, st := range steps {
-		_, _, err := s.place(c(st.session, st.seq))
+		_, _, _, err := s.place(c(st.session, st.seq))
 		var se *SeqError
 		if st.ok != (err == nil) || err != nil && !errors.As(err, &se) {
 			t.Errorf("step %d (%s, seq %d): err %v, want ok=%v", i, st.session, st.seq, err, st.ok)

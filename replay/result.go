@@ -13,7 +13,12 @@ type Result struct {
 	RunID     string
 	CaseID    string
 	SessionID string
-	Seq       int64
+	// SessionOrd is 1 + the ordinal replay.Run gave the case's session (its
+	// exact identity in the run's session table), so that a consumer in the
+	// same process can key on the session without a table of its own; 0
+	// when unknown (results read back from Parquet).
+	SessionOrd uint32
+	Seq        int64
 	// Judge is the judge identity string (judge.Identity.String()).
 	Judge         string
 	Model         string

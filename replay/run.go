@@ -84,6 +84,7 @@ type counters struct {
 type block struct {
 	cases   []*datasets.Case
 	local   []uint32   // each case's session: its index among its worker's sessions
+	sess    []uint32   // each case's session: its ordinal in the run's session table
 	results []*Result  // [case*judges + judge]
 	store   []reusable // with Options.ReuseResults: the Results, reused block after block
 	errs    []error    // same indexing
@@ -202,8 +203,9 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 				b.parts[w] = b.parts[w][:0]
 			}
 			b.local = resize(b.local, n)
+			b.sess = resize(b.sess, n)
 			for i, c := range b.cases {
-				w, local, err := sessions.place(c)
+				w, local, g, err := sessions.place(c)
 				if err != nil {
 					// A seq-order error: the case goes to no worker and
 					// stops the run when emission reaches it.
@@ -215,7 +217,7 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 				if !started[w] {
 					startWorker(w)
 				}
-				b.local[i] = local
+				b.local[i], b.sess[i] = local, g
 				b.parts[w] = append(b.parts[w], int32(i))
 			}
 			busy := 0
@@ -368,6 +370,7 @@ func work(ctx context.Context, rep *replayer, q <-chan *block, j, w, nj int) {
 					}
 					continue
 				}
+				res.SessionOrd = b.sess[i] + 1
 				b.results[int(i)*nj+j] = res
 				rep.counters.replayed.Add(1)
 			}

@@ -470,3 +470,41 @@ func TestRunConcurrencyBound(t *testing.T) {
 		}
 	}
 }
+
+// Every result carries its session's ordinal in the run's session table:
+// the same for every case and judge of a session, different between
+// sessions (a bijection with the session IDs), and given in order of first
+// appearance.
+func TestRunSessionOrdinals(t *testing.T) {
+	p := mustPolicy(t, runPolicy)
+	cases := genCases(2000, 37, 3)
+	ordOf := map[string]uint32{}
+	idOf := map[uint32]string{}
+	var next uint32 = 1
+	_, err := Run(context.Background(), p, sliceNext(cases), []judge.Judge{hashJudge("a", "x"), hashJudge("b", "y")}, Options{Concurrency: 8, ReuseResults: true}, func(r *Result) error {
+		if r.SessionOrd == 0 {
+			t.Fatalf("case %s: no session ordinal", r.CaseID)
+		}
+		if o, ok := ordOf[r.SessionID]; ok {
+			if o != r.SessionOrd {
+				t.Fatalf("session %s: ordinal %d, earlier %d", r.SessionID, r.SessionOrd, o)
+			}
+			return nil
+		}
+		if id, ok := idOf[r.SessionOrd]; ok {
+			t.Fatalf("ordinal %d given to sessions %s and %s", r.SessionOrd, id, r.SessionID)
+		}
+		if r.SessionOrd != next {
+			t.Fatalf("session %s first seen gets ordinal %d, want %d", r.SessionID, r.SessionOrd, next)
+		}
+		next++
+		ordOf[r.SessionID], idOf[r.SessionOrd] = r.SessionOrd, r.SessionID
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ordOf) < 10 {
+		t.Fatalf("only %d sessions: the test data should have many", len(ordOf))
+	}
+}

@@ -70,8 +70,9 @@ func newSessionTable(ids *intern.Table, workers int) *sessionTable {
 // spread evenly whatever their ids. It returns the worker, the session's
 // index among that worker's sessions and whether it is new, or a
 // *SeqError when c's seq goes back in its session (c is then placed
-// nowhere and the session's last seq stays).
-func (s *sessionTable) place(c *datasets.Case) (w int, local uint32, err error) {
+// nowhere and the session's last seq stays). g is the session's ordinal in
+// the table.
+func (s *sessionTable) place(c *datasets.Case) (w int, local, g uint32, err error) {
 	sid := sessionID(c)
 	g, added := s.ids.Add(sid)
 	if added {
@@ -87,7 +88,7 @@ func (s *sessionTable) place(c *datasets.Case) (w int, local uint32, err error) 
 			prev = s.bigLast[g]
 		}
 		if c.Seq < prev {
-			return 0, 0, datasets.CheckSeq(c, MaskID(sid), prev, true)
+			return 0, 0, 0, datasets.CheckSeq(c, MaskID(sid), prev, true)
 		}
 	}
 	if c.Seq < bigSeq {
@@ -103,5 +104,5 @@ func (s *sessionTable) place(c *datasets.Case) (w int, local uint32, err error) 
 		s.bigLast[g] = c.Seq
 	}
 	s.assigned[w]++
-	return w, *s.local.at(g), nil
+	return w, *s.local.at(g), g, nil
 }

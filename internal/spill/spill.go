@@ -42,7 +42,7 @@ func cmpRec(a, b Rec) int {
 const RecSize = 16
 
 // DefaultBudget is the memory budget of a Pool made with budget 0.
-const DefaultBudget = 32 << 20
+const DefaultBudget = 16 << 20
 
 // readRecs is the records each run reads at a time while it is merged.
 const readRecs = 4096

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+func TestGCPercentFor(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		live uint64
+		want int
+	}{
+		{0, 100},
+		{10 * mib, 100},  // 48/10 = 480 %, capped at 100
+		{48 * mib, 100},  // 48/48 = 100 %
+		{96 * mib, 50},   // 48/96
+		{150 * mib, 32},  // 4800/150
+		{192 * mib, 25},  // 48/192 = 25 %
+		{1000 * mib, 25}, // 4.8 %, floored at 25
+	} {
+		if got := gcPercentFor(c.live); got != c.want {
+			t.Errorf("gcPercentFor(%d MiB) = %d, want %d", c.live/mib, got, c.want)
+		}
+	}
+}
+
+// The tuner follows the live heap: holding 150 MiB, the collections that
+// follow set GOGC to 48 MiB / live (about 30 %), and dropping it brings
+// GOGC back to 100.
+func TestGCTunerFollowsLiveHeap(t *testing.T) {
+	tn := tuneGC(func(string) string { return "" })
+	if tn == nil {
+		t.Fatal("no tuner with GOGC and GOMEMLIMIT unset")
+	}
+	if tuneGC(func(k string) string { return map[string]string{"GOGC": "80"}[k] }) != nil {
+		t.Fatal("a tuner although GOGC is set")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	waitPct := func(ok func(int32) bool) int32 {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			n := tn.runs.Load()
+			runtime.GC()
+			for tn.runs.Load() == n && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			if p := tn.pct.Load(); ok(p) {
+				return p
+			}
+		}
+		t.Fatalf("GOGC stayed %d", tn.pct.Load())
+		return 0
+	}
+	hold := make([]byte, 150<<20)
+	for i := range hold {
+		hold[i] = byte(i)
+	}
+	p := waitPct(func(p int32) bool { return p >= 25 && p <= 32 })
+	// What the runtime uses is what the tuner set.
+	if cur := debug.SetGCPercent(int(p)); cur != int(p) {
+		t.Errorf("runtime GOGC %d, tuner says %d", cur, p)
+	}
+	runtime.KeepAlive(hold)
+	hold = nil
+	waitPct(func(p int32) bool { return p == 100 })
+}
