@@ -78,6 +78,13 @@ func summaryJSON(t *testing.T, cfg Config, results []*replay.Result) (string, *S
 	for _, r := range results {
 		a.Add(r)
 	}
+	return closeJSON(t, a)
+}
+
+// closeJSON closes a and returns its Summary and comparison of B with
+// recorded/C as JSON.
+func closeJSON(t *testing.T, a *Accumulator) (string, *Summary) {
+	t.Helper()
 	s := a.Close()
 	if err := s.Err(); err != nil {
 		t.Fatal(err)
@@ -210,18 +217,9 @@ func summaryWithSessionOrds(t *testing.T, cfg Config, results []*replay.Result, 
 	if a.replaySess != 1 || a.sessions.Len() != 0 {
 		t.Fatalf("replay's session numbers not used: mode %d, %d sessions interned", a.replaySess, a.sessions.Len())
 	}
-	s := a.Close()
-	defer s.Release()
-	if err := s.Err(); err != nil {
+	got, s := closeJSON(t, a)
+	if err := s.Release(); err != nil {
 		t.Fatal(err)
 	}
-	cmp := s.Compare("B", "recorded/C")
-	b, err := json.Marshal(struct {
-		S *Summary
-		C *Comparison
-	}{s, cmp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return got
 }
