@@ -82,32 +82,9 @@ else
 fi
 
 # --- A temporary world for the server and the runs ---
-work=$(mktemp -d "${TMPDIR:-/tmp}/apeval-e2e-$kind.XXXXXX")
-server_pid=""
-stop_server() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill "$server_pid" 2>/dev/null || true
-  fi
-  [ -z "$server_pid" ] || wait "$server_pid" 2>/dev/null || true
-  server_pid=""
-}
-cleanup() {
-  rc=$?
-  stop_server
-  if [ "$rc" -ne 0 ] && [ -f "$work/serve.log" ]; then
-    log "server log (last 40 lines):"
-    tail -n 40 "$work/serve.log" >&2 || true
-  fi
-  if [ "${APEVAL_E2E_KEEP:-}" = 1 ]; then
-    log "kept $work"
-  else
-    rm -rf "$work"
-  fi
-  log "finished in $((SECONDS - start))s (exit $rc)"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=e2e-lib.sh
+. "$root/.ci/e2e-lib.sh"
+e2e_world $kind
 mkdir -p "$work/data"
 
 # No cloud credential or endpoint from the calling environment is used.
