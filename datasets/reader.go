@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -336,19 +338,52 @@ func (r *Reader) decodeBatch(b *batch) {
 				Msg: fmt.Sprintf("line longer than %d bytes", r.MaxLineBytes)}
 			continue
 		}
-		c, err := decodeCase(b.arena[l.start:l.end], b.file, l.line, r.Categories)
+		c, err := decodeLine(b.arena[l.start:l.end], b.file, l.line, r.Categories, true)
 		if err != nil {
 			b.out[i].Err = err
 			continue
 		}
 		b.out[i].Case = c
 	}
+	b.setSources()
 	// The cases own copies of their strings, so the bytes can be reused.
 	if b.box != nil && cap(b.arena) <= 2*batchBytes {
 		*b.box = b.arena[:0]
 		arenas.Put(b.box)
 	}
 	b.arena, b.box = nil, nil
+}
+
+// setSources sets each decoded case's Source (file:line, as sourceOf
+// writes it), all of them slices of one string: one allocation per batch
+// rather than per case.
+func (b *batch) setSources() {
+	var d [20]byte
+	n := 0
+	for i := range b.out {
+		if b.out[i].Case != nil {
+			n += len(b.file) + 1 + len(strconv.AppendInt(d[:0], int64(b.lines[i].line), 10))
+		}
+	}
+	if n == 0 {
+		return
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for i := range b.out {
+		if b.out[i].Case != nil {
+			sb.WriteString(b.file)
+			sb.WriteByte(':')
+			sb.Write(strconv.AppendInt(d[:0], int64(b.lines[i].line), 10))
+		}
+	}
+	all := sb.String()
+	for i := range b.out {
+		if c := b.out[i].Case; c != nil {
+			k := len(b.file) + 1 + len(strconv.AppendInt(d[:0], int64(b.lines[i].line), 10))
+			c.Source, all = all[:k], all[k:]
+		}
+	}
 }
 
 // arenas recycles the byte buffers batches copy their lines into. A batch

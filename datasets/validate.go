@@ -60,6 +60,17 @@ func sourceOf(file string, line int) string {
 }
 
 func decodeWith(line []byte, file string, lineNo int, cats CategoryMap, fast bool) (*Case, error) {
+	c, err := decodeLine(line, file, lineNo, cats, fast)
+	if err != nil {
+		return nil, err
+	}
+	c.Source = sourceOf(file, lineNo)
+	return c, nil
+}
+
+// decodeLine is decodeWith but for the case's Source, which the Reader
+// gives a whole batch of cases in one allocation (see setSources).
+func decodeLine(line []byte, file string, lineNo int, cats CategoryMap, fast bool) (*Case, error) {
 	fail := func(field, format string, args ...any) error {
 		return &LineError{File: file, Line: lineNo, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -97,7 +108,6 @@ func decodeWith(line []byte, file string, lineNo int, cats CategoryMap, fast boo
 	if c.Tool.Category == "" {
 		c.Tool.Category = cats.Of(c.Tool.Name)
 	}
-	c.Source = sourceOf(file, lineNo)
 	return c, nil
 }
 
