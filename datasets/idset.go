@@ -82,15 +82,7 @@ func (s *idSet) bytes(i uint32) []byte {
 // chunk it returns that record's ordinal and true, and records nothing.
 // err is a failure to write a full chunk to the temporary file.
 func (s *idSet) add(id string, ord uint32) (first uint32, dup bool, err error) {
-	if s.slots == nil {
-		s.seed = maphash.MakeSeed()
-		s.slots = make([]uint32, 1024)
-		s.limit = s.max
-		if s.limit <= 0 {
-			s.limit = DefaultMaxIDsInMemory
-		}
-		s.idxBits = min(32, uint(bits.Len(uint(s.limit))))
-	}
+	s.init()
 	h := s.sum(id)
 	tag, idx := s.tag(h), s.idxMask()
 	mask := uint64(len(s.slots) - 1)
@@ -116,6 +108,39 @@ func (s *idSet) add(id string, ord uint32) (first uint32, dup bool, err error) {
 		return 0, false, s.spill()
 	}
 	return 0, false, nil
+}
+
+func (s *idSet) init() {
+	if s.slots != nil {
+		return
+	}
+	s.seed = maphash.MakeSeed()
+	s.slots = make([]uint32, 1024)
+	s.limit = s.max
+	if s.limit <= 0 {
+		s.limit = DefaultMaxIDsInMemory
+	}
+	s.idxBits = min(32, uint(bits.Len(uint(s.limit))))
+}
+
+// reserve sizes the still empty set for n ids (at most a chunk's worth),
+// so that it does not grow its way up to them: each doubling rehashes
+// every id so far. A guess too low only leaves the rest to growth.
+func (s *idSet) reserve(n int) {
+	s.init()
+	n = min(n, s.limit)
+	if len(s.ends) > 0 || s.file != nil || n <= 0 {
+		return
+	}
+	size := len(s.slots)
+	for size < 2*n {
+		size *= 2
+	}
+	if size > len(s.slots) {
+		s.slots = make([]uint32, size)
+	}
+	s.ends = make([]uint32, 0, n)
+	s.ords = make([]uint32, 0, n)
 }
 
 // tag is the part of a slot that comes from hash h: its top 32 - idxBits

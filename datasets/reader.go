@@ -386,6 +386,30 @@ func (b *batch) setSources() {
 	}
 }
 
+// presize sizes the duplicate-id set for the whole input from the first
+// batch's bytes per line, when the input is local files whose sizes say
+// how much is coming (compressed ones say too little, which only leaves
+// the rest to the set's growth; the set never reserves more than a chunk).
+func (r *Reader) presize(b *batch) {
+	if len(b.lines) == 0 {
+		return
+	}
+	used := b.lines[len(b.lines)-1].end - b.lines[0].start + len(b.lines) // + newlines
+	var total int64
+	for _, p := range r.paths {
+		if p == "-" || IsURL(p) {
+			return
+		}
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			return
+		}
+		total += fi.Size()
+	}
+	r.seen.max = r.MaxIDsInMemory
+	r.seen.reserve(int(total * int64(len(b.lines)) / int64(used)))
+}
+
 // arenas recycles the byte buffers batches copy their lines into. A batch
 // of typical lines (a few hundred bytes) fills a quarter of batchBytes, so
 // they start at that and grow by append for long lines. The pool holds
@@ -420,6 +444,9 @@ func (r *Reader) Scan() bool {
 			return false
 		}
 		r.cur, r.idx = b, 0
+		if r.ord == 0 {
+			r.presize(b)
+		}
 	}
 	rec := r.cur.out[r.idx]
 	r.cur.out[r.idx] = Record{}
