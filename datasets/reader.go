@@ -362,7 +362,7 @@ func (b *batch) setSources() {
 	n := 0
 	for i := range b.out {
 		if b.out[i].Case != nil {
-			n += len(b.file) + 1 + len(strconv.AppendInt(d[:0], int64(b.lines[i].line), 10))
+			n += len(b.file) + 1 + decimalLen(b.lines[i].line)
 		}
 	}
 	if n == 0 {
@@ -380,10 +380,20 @@ func (b *batch) setSources() {
 	all := sb.String()
 	for i := range b.out {
 		if c := b.out[i].Case; c != nil {
-			k := len(b.file) + 1 + len(strconv.AppendInt(d[:0], int64(b.lines[i].line), 10))
+			k := len(b.file) + 1 + decimalLen(b.lines[i].line)
 			c.Source, all = all[:k], all[k:]
 		}
 	}
+}
+
+// decimalLen is the number of digits strconv writes for n (n >= 0).
+func decimalLen(n int) int {
+	k := 1
+	for n >= 10 {
+		n /= 10
+		k++
+	}
+	return k
 }
 
 // presize sizes the duplicate-id set for the whole input from the first

@@ -443,3 +443,11 @@ func TestReaderSourcesAcrossBatches(t *testing.T) {
 		t.Fatalf("%d cases read, want %d", got, len(want))
 	}
 }
+
+func TestDecimalLen(t *testing.T) {
+	for _, n := range []int{0, 1, 9, 10, 11, 99, 100, 999_999, 1_000_000, 9_999_999, 10_000_000, 1 << 40} {
+		if got, want := decimalLen(n), len(fmt.Sprint(n)); got != want {
+			t.Errorf("decimalLen(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
