@@ -292,12 +292,40 @@ func (p *caseParser) int64(dst *int64) bool {
 	if !p.number() {
 		return false
 	}
+	if v, ok := smallInt(p.b[start:p.i]); ok {
+		*dst = v
+		return true
+	}
 	v, err := strconv.ParseInt(string(p.b[start:p.i]), 10, 64)
 	if err != nil {
 		return false // a fraction, an exponent or out of range
 	}
 	*dst = v
 	return true
+}
+
+// smallInt reads a number of at most 18 digits, with an optional minus
+// sign, without the string ParseInt needs (and allocates, as its error
+// may keep it); anything else is left to ParseInt.
+func smallInt(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // anyObject reads an object (its '{' eaten) as encoding/json decodes it

@@ -13,6 +13,9 @@ import (
 // encoding/json does).
 var fastLines = []string{
 	okLine,
+	`{"id":"a","seq":999999999999999999,"tool":{"name":"Bash"}}`,
+	`{"id":"a","seq":-42,"tool":{"name":"Bash"}}`,
+	`{"id":"a","seq":1234567890123456789,"tool":{"name":"Bash"}}`,
 	`{"id":"c-0000001","session_id":"s-000000","seq":2,"piece":"coding","movement":"implement","workspace":"/srv/repo","tool":{"name":"Bash","arguments":{"command":"git commit -m 'change 1'"}},"context":{"latest_user_message":"please continue","approval_state":"none"},"labels":{"det-delete":"no_match"}}`,
 	` { "id" : "a" , "seq" : -0 , "tool" : { "name" : "Write" , "category" : "file_change" , "arguments_valid" : false , "arguments" : { "content" : "line\nnext \"q\" \\ \/ \b\f\r\t \u00e9 \ud83d\ude00 \ud800 \udc00x \ud800\u0041" , "n" : [ 1 , -2.5e-3 , 1E2 , true , false , null , { } , [ ] , { "k" : { "deep" : [ "x" ] } } ] , "k\u0065y" : 0 } } } `,
 	`{"id":"日本語","tool":{"name":"Read","arguments":{}},"labels":{},"tags":[],"context":{"approved_fingerprints":[]}}`,

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math/bits"
 	"os"
 	"runtime"
 	"slices"
@@ -40,10 +41,16 @@ type idSet struct {
 	hash func(string) uint64 // nil: maphash with seed (tests force collisions)
 	seed maphash.Seed
 
-	slots []uint32 // open addressing: 1 + index into ends/firsts; 0 = empty
-	arena []byte   // the chunk's ids, one after the other
-	ends  []uint32 // end of id i in arena (the arena stays under max × id length)
-	ords  []uint32 // record ordinal of id i
+	// slots is the open-addressing table: 0 is empty, else the low idxBits
+	// bits hold 1 + the id's index into ends/ords and the bits above them
+	// the top bits of its hash, a tag that spares the byte comparison (and
+	// its cache misses) for nearly every other id met on the probe.
+	slots   []uint32
+	idxBits uint     // bits of a slot that hold the index: enough for max ids
+	limit   int      // ids per chunk, resolved from max
+	arena   []byte   // the chunk's ids, one after the other
+	ends    []uint32 // end of id i in arena (the arena stays under max × id length)
+	ords    []uint32 // record ordinal of id i
 
 	file  *os.File      // the runs, one after the other; nil until the first spill
 	w     *bufio.Writer // over file
@@ -75,44 +82,94 @@ func (s *idSet) bytes(i uint32) []byte {
 // chunk it returns that record's ordinal and true, and records nothing.
 // err is a failure to write a full chunk to the temporary file.
 func (s *idSet) add(id string, ord uint32) (first uint32, dup bool, err error) {
-	if s.slots == nil {
-		s.seed = maphash.MakeSeed()
-		s.slots = make([]uint32, 1024)
-	}
+	s.init()
+	h := s.sum(id)
+	tag, idx := s.tag(h), s.idxMask()
 	mask := uint64(len(s.slots) - 1)
-	h := s.sum(id) & mask
-	for ; s.slots[h] != 0; h = (h + 1) & mask {
-		if i := s.slots[h] - 1; string(s.bytes(i)) == id { // compared in place, no allocation
+	p := h & mask
+	for ; s.slots[p] != 0; p = (p + 1) & mask {
+		v := s.slots[p]
+		if v&^idx != tag {
+			continue // a different hash, so a different id
+		}
+		if i := v&idx - 1; string(s.bytes(i)) == id { // compared in place, no allocation
 			return s.ords[i], true, nil
 		}
 	}
 	s.arena = append(s.arena, id...)
 	s.ends = append(s.ends, uint32(len(s.arena)))
 	s.ords = append(s.ords, ord)
-	s.slots[h] = uint32(len(s.ends))
+	s.slots[p] = tag | uint32(len(s.ends))
 	if 2*len(s.ends) > len(s.slots) {
 		s.grow()
 	}
-	limit := s.max
-	if limit <= 0 {
-		limit = DefaultMaxIDsInMemory
-	}
 	// A chunk also ends before its arena outgrows uint32 offsets.
-	if len(s.ends) >= limit || len(s.arena) > 1<<31 {
+	if len(s.ends) >= s.limit || len(s.arena) > 1<<31 {
 		return 0, false, s.spill()
 	}
 	return 0, false, nil
 }
 
+func (s *idSet) init() {
+	if s.slots != nil {
+		return
+	}
+	s.seed = maphash.MakeSeed()
+	s.slots = make([]uint32, 1024)
+	s.limit = s.max
+	if s.limit <= 0 {
+		s.limit = DefaultMaxIDsInMemory
+	}
+	s.idxBits = min(32, uint(bits.Len(uint(s.limit))))
+}
+
+// reserve sizes the still empty set for n ids (at most a chunk's worth),
+// so that it does not grow its way up to them: each doubling rehashes
+// every id so far. A guess too low only leaves the rest to growth.
+func (s *idSet) reserve(n int) {
+	s.init()
+	n = min(n, s.limit)
+	if len(s.ends) > 0 || s.file != nil || n <= 0 {
+		return
+	}
+	size := len(s.slots)
+	for size < 2*n {
+		size *= 2
+	}
+	if size > len(s.slots) {
+		s.slots = make([]uint32, size)
+	}
+	s.ends = make([]uint32, 0, n)
+	s.ords = make([]uint32, 0, n)
+}
+
+// tag is the part of a slot that comes from hash h: its top 32 - idxBits
+// bits (none when the index takes the whole slot).
+func (s *idSet) tag(h uint64) uint32 {
+	if s.idxBits >= 32 {
+		return 0
+	}
+	return uint32(h>>(32+s.idxBits)) << s.idxBits
+}
+
+// idxMask selects the index part of a slot.
+func (s *idSet) idxMask() uint32 { return uint32(1<<s.idxBits - 1) }
+
+// grow doubles the table. A slot keeps its value (index and tag); only its
+// position is recomputed from the id's hash.
 func (s *idSet) grow() {
 	slots := make([]uint32, 2*len(s.slots))
 	mask := uint64(len(slots) - 1)
-	for i := range uint32(len(s.ends)) {
-		h := s.sum(string(s.bytes(i))) & mask
+	idx := s.idxMask()
+	for _, v := range s.slots {
+		if v == 0 {
+			continue
+		}
+		h := s.sum(string(s.bytes(v&idx-1))) & mask
 		for slots[h] != 0 {
 			h = (h + 1) & mask
 		}
-		slots[h] = i + 1
+		slots[h] = v
 	}
 	s.slots = slots
 }

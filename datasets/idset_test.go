@@ -296,3 +296,47 @@ func BenchmarkIDSetSpill(b *testing.B) {
 		})
 	}
 }
+
+// A reserved set holds its ids without growing, stays exact, and reserves
+// no more than a chunk.
+func TestIDSetReserve(t *testing.T) {
+	s := &idSet{}
+	s.reserve(5000)
+	n := len(s.slots)
+	if n < 10000 {
+		t.Fatalf("reserve(5000): %d slots", n)
+	}
+	for i := range uint32(5000) {
+		if _, dup, _ := s.add(fmt.Sprint("id-", i), i); dup {
+			t.Fatalf("id-%d reported as a duplicate", i)
+		}
+	}
+	if first, dup, _ := s.add("id-4321", 9999); !dup || first != 4321 {
+		t.Errorf("re-adding id-4321: first=%d dup=%v", first, dup)
+	}
+	if len(s.slots) != n {
+		t.Errorf("the set grew from %d to %d slots", n, len(s.slots))
+	}
+	c := &idSet{max: 100}
+	c.reserve(1 << 20)
+	if len(c.slots) > 1024 || cap(c.ends) > 100 {
+		t.Errorf("reserve past a chunk of 100: %d slots, room for %d ids", len(c.slots), cap(c.ends))
+	}
+}
+
+// The Reader sizes the set for a local file from its first batch.
+func TestReaderPresizesIDSet(t *testing.T) {
+	var sb strings.Builder
+	const n = 20_000
+	for i := range n {
+		fmt.Fprintf(&sb, `{"id":"c-%07d","tool":{"name":"Bash"}}`+"\n", i)
+	}
+	r := Open([]string{writeFile(t, t.TempDir(), "a.jsonl", sb.String())}, nil)
+	defer r.Close()
+	if !r.Scan() {
+		t.Fatal(r.Err())
+	}
+	if got := len(r.seen.slots); got < 2*n || got > 8*n {
+		t.Errorf("%d slots for %d ids", got, n)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -336,19 +338,86 @@ func (r *Reader) decodeBatch(b *batch) {
 				Msg: fmt.Sprintf("line longer than %d bytes", r.MaxLineBytes)}
 			continue
 		}
-		c, err := decodeCase(b.arena[l.start:l.end], b.file, l.line, r.Categories)
+		c, err := decodeLine(b.arena[l.start:l.end], b.file, l.line, r.Categories, true)
 		if err != nil {
 			b.out[i].Err = err
 			continue
 		}
 		b.out[i].Case = c
 	}
+	b.setSources()
 	// The cases own copies of their strings, so the bytes can be reused.
 	if b.box != nil && cap(b.arena) <= 2*batchBytes {
 		*b.box = b.arena[:0]
 		arenas.Put(b.box)
 	}
 	b.arena, b.box = nil, nil
+}
+
+// setSources sets each decoded case's Source (file:line, as sourceOf
+// writes it), all of them slices of one string: one allocation per batch
+// rather than per case.
+func (b *batch) setSources() {
+	var d [20]byte
+	n := 0
+	for i := range b.out {
+		if b.out[i].Case != nil {
+			n += len(b.file) + 1 + decimalLen(b.lines[i].line)
+		}
+	}
+	if n == 0 {
+		return
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for i := range b.out {
+		if b.out[i].Case != nil {
+			sb.WriteString(b.file)
+			sb.WriteByte(':')
+			sb.Write(strconv.AppendInt(d[:0], int64(b.lines[i].line), 10))
+		}
+	}
+	all := sb.String()
+	for i := range b.out {
+		if c := b.out[i].Case; c != nil {
+			k := len(b.file) + 1 + decimalLen(b.lines[i].line)
+			c.Source, all = all[:k], all[k:]
+		}
+	}
+}
+
+// decimalLen is the number of digits strconv writes for n (n >= 0).
+func decimalLen(n int) int {
+	k := 1
+	for n >= 10 {
+		n /= 10
+		k++
+	}
+	return k
+}
+
+// presize sizes the duplicate-id set for the whole input from the first
+// batch's bytes per line, when the input is local files whose sizes say
+// how much is coming (compressed ones say too little, which only leaves
+// the rest to the set's growth; the set never reserves more than a chunk).
+func (r *Reader) presize(b *batch) {
+	if len(b.lines) == 0 {
+		return
+	}
+	used := b.lines[len(b.lines)-1].end - b.lines[0].start + len(b.lines) // + newlines
+	var total int64
+	for _, p := range r.paths {
+		if p == "-" || IsURL(p) {
+			return
+		}
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			return
+		}
+		total += fi.Size()
+	}
+	r.seen.max = r.MaxIDsInMemory
+	r.seen.reserve(int(total * int64(len(b.lines)) / int64(used)))
 }
 
 // arenas recycles the byte buffers batches copy their lines into. A batch
@@ -385,6 +454,9 @@ func (r *Reader) Scan() bool {
 			return false
 		}
 		r.cur, r.idx = b, 0
+		if r.ord == 0 {
+			r.presize(b)
+		}
 	}
 	rec := r.cur.out[r.idx]
 	r.cur.out[r.idx] = Record{}

@@ -406,3 +406,48 @@ func TestReaderSeqZeroAndAcrossFiles(t *testing.T) {
 		t.Errorf("seqs = %s, want %s", g, want)
 	}
 }
+
+// A batch's cases share one string for their sources: each must still be
+// its own file:line, across batches, blank lines and invalid lines.
+func TestReaderSourcesAcrossBatches(t *testing.T) {
+	var sb strings.Builder
+	want := map[string]string{} // case id → source
+	line := 0
+	for i := range 3 * batchLines {
+		line++
+		switch {
+		case i%97 == 5:
+			sb.WriteString("{not json\n")
+		case i%89 == 7:
+			sb.WriteString("\n")
+		default:
+			id := fmt.Sprint("c", i)
+			fmt.Fprintf(&sb, `{"id":%q,"tool":{"name":"Bash"}}`+"\n", id)
+			want[id] = fmt.Sprint("F:", line)
+		}
+	}
+	path := writeFile(t, t.TempDir(), "many.jsonl", sb.String())
+	recs, _ := readAll(t, Open([]string{path}, nil))
+	got := 0
+	for _, rec := range recs {
+		if rec.Err != nil {
+			continue
+		}
+		w := strings.Replace(want[rec.Case.ID], "F", path, 1)
+		if rec.Case.Source != w {
+			t.Fatalf("case %s: source %q, want %q", rec.Case.ID, rec.Case.Source, w)
+		}
+		got++
+	}
+	if got != len(want) {
+		t.Fatalf("%d cases read, want %d", got, len(want))
+	}
+}
+
+func TestDecimalLen(t *testing.T) {
+	for _, n := range []int{0, 1, 9, 10, 11, 99, 100, 999_999, 1_000_000, 9_999_999, 10_000_000, 1 << 40} {
+		if got, want := decimalLen(n), len(fmt.Sprint(n)); got != want {
+			t.Errorf("decimalLen(%d) = %d, want %d", n, got, want)
+		}
+	}
+}

@@ -60,6 +60,17 @@ func sourceOf(file string, line int) string {
 }
 
 func decodeWith(line []byte, file string, lineNo int, cats CategoryMap, fast bool) (*Case, error) {
+	c, err := decodeLine(line, file, lineNo, cats, fast)
+	if err != nil {
+		return nil, err
+	}
+	c.Source = sourceOf(file, lineNo)
+	return c, nil
+}
+
+// decodeLine is decodeWith but for the case's Source, which the Reader
+// gives a whole batch of cases in one allocation (see setSources).
+func decodeLine(line []byte, file string, lineNo int, cats CategoryMap, fast bool) (*Case, error) {
 	fail := func(field, format string, args ...any) error {
 		return &LineError{File: file, Line: lineNo, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -97,7 +108,6 @@ func decodeWith(line []byte, file string, lineNo int, cats CategoryMap, fast boo
 	if c.Tool.Category == "" {
 		c.Tool.Category = cats.Of(c.Tool.Name)
 	}
-	c.Source = sourceOf(file, lineNo)
 	return c, nil
 }
 
@@ -227,6 +237,18 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// labelsValid reports whether every label has a rule id and a known value:
+// the usual case, checked without the sorted pass that picks which error
+// to report.
+func labelsValid(labels map[string]string) bool {
+	for k, v := range labels {
+		if k == "" || v != LabelMatch && v != LabelNoMatch {
+			return false
+		}
+	}
+	return true
+}
+
 // validate checks required fields, enumerations and ranges.
 func validate(c *Case, fail func(field, format string, args ...any) error) error {
 	if c.ID == "" {
@@ -252,7 +274,7 @@ func validate(c *Case, fail func(field, format string, args ...any) error) error
 			return fail(fmt.Sprintf("context.recent_messages[%d].role", i), "required")
 		}
 	}
-	if len(c.Labels) > 0 {
+	if len(c.Labels) > 0 && !labelsValid(c.Labels) {
 		// Sorted so the error for a line with several bad labels is stable.
 		keys := make([]string, 0, len(c.Labels))
 		for k := range c.Labels {

@@ -203,7 +203,18 @@ func MaskID(id string) string {
 // mayHoldSecret is a quick filter: every rule of MaskString needs a
 // separator (= : @ space) or a run of 13 or more characters.
 func mayHoldSecret(s string) bool {
-	return len(s) >= 13 || strings.ContainsAny(s, "=:@ ")
+	if len(s) >= 13 {
+		return true
+	}
+	// A byte loop: strings.ContainsAny builds its set on every call, and
+	// this runs for every case's id and session.
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '=', ':', '@', ' ':
+			return true
+		}
+	}
+	return false
 }
 
 // digitRun is the most digits in one run of digits and single separators

@@ -148,3 +148,15 @@ func FuzzMaskString(f *testing.F) {
 		}
 	})
 }
+
+// The quick filter before masking an id is exactly "13 bytes or more, or
+// one of = : @ space".
+func TestMayHoldSecret(t *testing.T) {
+	for _, s := range []string{"", "c-0000001", "s-000000", "a=b", ":", "x@y", "a b", "abcdefghijkl",
+		"abcdefghijklm", "é=", "\x00\xff", "tab\there", "=", "aaaaaaaaaaa@", "@aaaaaaaaaaa"} {
+		want := len(s) >= 13 || strings.ContainsAny(s, "=:@ ")
+		if got := mayHoldSecret(s); got != want {
+			t.Errorf("mayHoldSecret(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

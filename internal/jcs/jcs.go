@@ -108,15 +108,34 @@ func AppendNumber(b []byte, f float64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// plain marks the bytes AppendString copies as they are: ASCII from space
+// on, but for '"' and '\\'.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // AppendString quotes s as RFC 8785 requires: only ", \ and control
 // characters are escaped (\b \t \n \f \r short forms, others \u00xx);
 // invalid UTF-8 becomes U+FFFD as encoding/json does.
 func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	// The usual string is plain ASCII throughout: one look-up per byte,
+	// then one copy.
+	i := 0
+	for i < len(s) && plain[s[i]] {
+		i++
+	}
+	if i == len(s) {
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+		if plain[c] {
 			i++
 			continue
 		}
