@@ -13,14 +13,17 @@ import (
 // run keeps (its sessions, the Parquet writers' footers, the spill
 // buffers): at GOGC=50 a run with 180 MB live peaks near 270 MB of heap.
 // apeval instead sets GOGC after every collection from the live heap the
-// collection found: gcHeadroom bytes of growth, as a percentage between
-// gcPercentMin and gcPercentMax. A small heap gets GOGC=100 (fewer
-// collections: less CPU than a fixed 50); a large one grows by at most
+// collection found: the heap may grow to gcHeapTarget (but never beyond
+// twice the live heap), and past that by gcHeadroom; as a percentage
+// between gcPercentMin and gcPercentMax. A run whose live heap stays under
+// 85 MiB gets GOGC=100 (fewer collections: less CPU than a fixed 50), a
+// million-case run ≈ 55 at its end; a large one grows by at most
 // gcHeadroom, or by gcPercentMin % once the live heap passes gcHeadroom ×
 // 100 / gcPercentMin — never the continuous collection of a memory limit
 // set below the live heap. GOGC or GOMEMLIMIT in the environment turns the
 // tuning off: the user's setting wins.
 const (
+	gcHeapTarget = 170 << 20
 	gcHeadroom   = 48 << 20
 	gcPercentMin = 25
 	gcPercentMax = 100
@@ -31,7 +34,8 @@ func gcPercentFor(live uint64) int {
 	if live == 0 {
 		return gcPercentMax
 	}
-	return int(min(max(gcHeadroom*100/live, gcPercentMin), gcPercentMax))
+	goal := max(live+gcHeadroom, min(2*live, gcHeapTarget))
+	return int(min(max((goal-live)*100/live, gcPercentMin), gcPercentMax))
 }
 
 // tuneGC starts the tuning, once per process, unless GOGC or GOMEMLIMIT

@@ -14,12 +14,16 @@ func TestGCPercentFor(t *testing.T) {
 		want int
 	}{
 		{0, 100},
-		{10 * mib, 100},  // 48/10 = 480 %, capped at 100
-		{48 * mib, 100},  // 48/48 = 100 %
-		{96 * mib, 50},   // 48/96
-		{150 * mib, 32},  // 4800/150
-		{192 * mib, 25},  // 48/192 = 25 %
-		{1000 * mib, 25}, // 4.8 %, floored at 25
+		// goal = max(live + 48, min(2 × live, 170)) MiB; GOGC = (goal − live) / live.
+		{10 * mib, 100},  // goal 58: 480 %, capped at 100
+		{48 * mib, 100},  // goal 96: 100 %
+		{85 * mib, 100},  // goal 170: 100 %
+		{100 * mib, 70},  // goal 170: 70 %
+		{110 * mib, 54},  // goal 170: 54.5 %
+		{122 * mib, 39},  // goal 170 = 122 + 48: 39.3 %
+		{150 * mib, 32},  // goal 198: 32 %
+		{192 * mib, 25},  // goal 240: 25 %
+		{1000 * mib, 25}, // goal 1048: 4.8 %, floored at 25
 	} {
 		if got := gcPercentFor(c.live); got != c.want {
 			t.Errorf("gcPercentFor(%d MiB) = %d, want %d", c.live/mib, got, c.want)
