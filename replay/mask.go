@@ -350,6 +350,23 @@ func looksRandom(s string) bool {
 // after a secret word; then personal data by type ([CARD], [CVV], [SSN],
 // [IBAN], [PHONE], [EMAIL:domain]). Masking is idempotent.
 func MaskString(s string) string {
+	out := maskPass(s)
+	// A pass that masked something may leave text that a second pass would
+	// mask (digits after a card number that was cut to its Luhn-valid
+	// prefix form a card of their own): repeat until nothing changes, so
+	// that masking is idempotent (in practice a second pass is the last;
+	// at most five in all).
+	for range 4 {
+		if out == s {
+			break
+		}
+		s, out = out, maskPass(out)
+	}
+	return out
+}
+
+// maskPass applies every masking rule once.
+func maskPass(s string) string {
 	for i := range maskRules {
 		if s == "" {
 			return s
