@@ -94,6 +94,11 @@ type Reader struct {
 	// StdinName is the file name shown for "-" (default StdinName), e.g.
 	// SampleName when stdin is the embedded sample.
 	StdinName string
+	// Done, when set, is the stop signal of an interrupted command: once it
+	// is closed, Scan stops waiting for input (a stdin that sends nothing,
+	// an endless line) and returns false with Err ErrStopped, and Close no
+	// longer waits for a read that may never return.
+	Done <-chan struct{}
 	// MaxIDsInMemory bounds the ids the duplicate-id check keeps in memory
 	// (default DefaultMaxIDsInMemory); past it, ids go to a temporary file
 	// in os.TempDir and duplicates further apart are reported late.
@@ -111,6 +116,7 @@ type Reader struct {
 	rec     Record
 	err     error
 	closed  bool
+	stopped bool // Scan ended by Done
 
 	seen  idSet     // the ids read so far
 	pos   positions // record ordinal → file:line, for duplicate messages
@@ -442,12 +448,22 @@ func (r *Reader) Scan() bool {
 		r.start()
 	}
 	for r.cur == nil || r.idx >= len(r.cur.out) {
-		b, ok := <-r.order
+		var b *batch
+		var ok bool
+		select {
+		case b, ok = <-r.order:
+		case <-r.Done:
+			return r.stopScan()
+		}
 		if !ok {
 			r.cur = nil
 			return r.scanLate()
 		}
-		<-b.done
+		select {
+		case <-b.done:
+		case <-r.Done:
+			return r.stopScan()
+		}
 		if b.fatal != nil {
 			r.err = b.fatal
 			r.cur = nil
@@ -512,6 +528,16 @@ func (r *Reader) scanLate() bool {
 // Record returns the record read by the last successful Scan.
 func (r *Reader) Record() Record { return r.rec }
 
+// ErrStopped is Err after Reader.Done was closed: the input was not read
+// to its end.
+var ErrStopped = errors.New("reading the dataset stopped before its end (interrupted)")
+
+// stopScan ends Scan when Done is closed.
+func (r *Reader) stopScan() bool {
+	r.err, r.stopped, r.cur = ErrStopped, true, nil
+	return false
+}
+
 // Err returns the fatal error that stopped Scan, or nil at a clean end.
 func (r *Reader) Err() error { return r.err }
 
@@ -524,10 +550,15 @@ func (r *Reader) Close() error {
 	r.closed = true
 	if r.started {
 		close(r.stop)
-		// Drain so a worker or the producer blocked on a send can finish.
-		for range r.order {
+		if !r.stopped {
+			// Drain so a worker or the producer blocked on a send can
+			// finish. Once Done stopped Scan, the producer may be blocked
+			// in a read that never returns: it is left to end with the
+			// process (on its next send it sees stop and exits).
+			for range r.order {
+			}
+			r.wg.Wait()
 		}
-		r.wg.Wait()
 	}
 	err := r.seen.close()
 	r.seen, r.pos = idSet{}, positions{}

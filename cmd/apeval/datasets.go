@@ -42,6 +42,7 @@ when every line is valid, 2 otherwise.`,
 				return err
 			}
 			defer src.cleanup()
+			src.done = cmd.Context().Done()
 			pol, _, err := loadPolicy(policy)
 			if err != nil {
 				return err
@@ -116,6 +117,7 @@ func newStatsCmd(io IO) *cobra.Command {
 				return err
 			}
 			defer src.cleanup()
+			src.done = cmd.Context().Done()
 			pol, _, err := loadPolicy(policy)
 			if err != nil {
 				return err

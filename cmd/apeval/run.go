@@ -361,6 +361,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	if p.src, err = openSource(o.Datasets, io.In); err != nil {
 		return nil, err
 	}
+	p.src.done = ctx.Done()
 	if o.shardFrom != "" && !o.Quiet {
 		fmt.Fprintf(io.Err, "apeval: --shard auto: shard %s from %s\n", o.Shard, o.shardFrom)
 	}

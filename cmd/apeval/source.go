@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,6 +46,10 @@ type source struct {
 	sample bool
 	temp   string
 	open   []*os.File
+	// done stops its Readers' waiting for input when the command is
+	// interrupted (datasets.Reader.Done): a stdin that sends nothing must
+	// not keep Ctrl-C from working.
+	done <-chan struct{}
 }
 
 func openSource(paths []string, stdin io.Reader) (*source, error) {
@@ -121,6 +126,7 @@ func (s *source) reader(p *replay.Policy) *datasets.Reader {
 		r.Categories = datasets.CategoryMap(p.Categories)
 	}
 	r.MaxIDsInMemory = maxIDsInMemory
+	r.Done = s.done
 	return r
 }
 
@@ -291,6 +297,11 @@ func (f *caseFeed) next() (*datasets.Case, bool) {
 		return rec.Case, true
 	}
 	f.readErr = f.r.Err()
+	if errors.Is(f.readErr, datasets.ErrStopped) {
+		// Interrupted while waiting for input: the run keeps what it
+		// finished, like any interrupted run (the caller sees ctx done).
+		f.readErr = nil
+	}
 	return nil, false
 }
 
