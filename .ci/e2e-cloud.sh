@@ -202,11 +202,6 @@ ok run --dataset "$work/sample/cases.jsonl" --policy "$pol" --out "$work/single"
 shards=("$(url runs/x/shard-1)" "$(url runs/x/shard-2)" "$(url runs/x/shard-3)" "$(url runs/x/shard-4)")
 ok merge --out "$work/merged" "${shards[@]}" >/dev/null
 
-same() { # same WHAT FILE1 FILE2
-  cmp -s "$2" "$3" || { { diff "$2" "$3" || true; } | head -n 6 | cut -c 1-300 >&2; fail "$1 differ between the merged and the single run"; }
-  [ -s "$2" ] || fail "$1: empty output"
-  log "$1: identical ($(wc -l <"$2") lines)"
-}
 ok report --format tsv "$work/single" >"$work/single.tsv"
 ok report --format tsv "$work/merged" >"$work/merged.tsv"
 same "metrics (report --format tsv)" "$work/single.tsv" "$work/merged.tsv"
@@ -214,16 +209,6 @@ ok gate "$work/single" >"$work/single.gate"
 ok gate "$work/merged" >"$work/merged.gate"
 same "verdicts (gate)" "$work/single.gate" "$work/merged.gate"
 
-# Decision rows through DuckDB, sorted, without the run's id and start time
-# (each run has its own).
-duck() {
-  (cd "$root/.cache/node" && APEVAL_PARQUET="$1" node --input-type=module -e '
-import { DuckDBInstance } from "@duckdb/node-api";
-const con = await (await DuckDBInstance.create(":memory:")).connect();
-const r = await con.runAndReadAll(`SELECT * EXCLUDE (run_id, run_started) FROM read_parquet(${JSON.stringify(process.env.APEVAL_PARQUET)}) ORDER BY ALL`);
-for (const row of r.getRowsJson()) console.log(JSON.stringify(row));
-')
-}
 [ -f "$root/.cache/node/node_modules/@duckdb/node-api/package.json" ] || fail "DuckDB for Node is not installed: run make duckdb"
 duck "$work/single/decisions.parquet" >"$work/single.rows"
 duck "$work/merged/decisions.parquet" >"$work/merged.rows"

@@ -1,5 +1,5 @@
 # Sourced by the end-to-end scripts (.ci/e2e-s3.sh, .ci/e2e-cloud.sh), after
-# they define log and start=$SECONDS.
+# they define log, fail, root (the repository) and start=$SECONDS.
 #
 # e2e_world NAME makes $work, a temporary directory for a server and its
 # runs, and arranges that at exit the server whose pid is in $server_pid is
@@ -35,4 +35,22 @@ e2e_cleanup() {
   fi
   log "finished in $((SECONDS - start))s (exit $rc)"
   exit "$rc"
+}
+
+# same WHAT FILE1 FILE2: the merged run's output equals the single run's.
+same() {
+  cmp -s "$2" "$3" || { { diff "$2" "$3" || true; } | head -n 6 | cut -c 1-300 >&2; fail "$1 differ between the merged and the single run"; }
+  [ -s "$2" ] || fail "$1: empty output"
+  log "$1: identical ($(wc -l <"$2") lines)"
+}
+
+# Decision rows through DuckDB, sorted, without the run's id and start time
+# (each run has its own).
+duck() {
+  (cd "$root/.cache/node" && APEVAL_PARQUET="$1" node --input-type=module -e '
+import { DuckDBInstance } from "@duckdb/node-api";
+const con = await (await DuckDBInstance.create(":memory:")).connect();
+const r = await con.runAndReadAll(`SELECT * EXCLUDE (run_id, run_started) FROM read_parquet(${JSON.stringify(process.env.APEVAL_PARQUET)}) ORDER BY ALL`);
+for (const row of r.getRowsJson()) console.log(JSON.stringify(row));
+')
 }
