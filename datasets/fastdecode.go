@@ -194,14 +194,17 @@ func (p *caseParser) labels(m *map[string]string) bool {
 	if !p.eat('{') {
 		return false
 	}
-	out := map[string]string{}
-	*m = out
+	// The map is made for the first label: {} is left nil, as normalize
+	// would make it anyway (half the cases of a typical dataset).
 	return p.object(func(key string) bool {
 		var v string
 		if !p.str(&v) {
 			return false
 		}
-		out[key] = v
+		if *m == nil {
+			*m = map[string]string{}
+		}
+		(*m)[key] = v
 		return true
 	})
 }

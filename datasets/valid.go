@@ -1,6 +1,10 @@
 package datasets
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+)
 
 // The JSON scanning primitives of caseParser (fastdecode.go): each accepts
 // exactly what encoding/json's scanner accepts, so the parser gives up
@@ -36,6 +40,18 @@ func hasLiteral(b []byte, i int, lit string) bool {
 func scanString(b []byte, i int) (end int, escaped, ok bool) {
 	i++
 	for i < len(b) {
+		// Eight bytes at a time while they are all plain: most of a case
+		// line is string content, and this loop was a tenth of decoding.
+		for i+8 <= len(b) {
+			if m := specialBytes(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		if strPlain[c] {
 			i++
@@ -71,6 +87,22 @@ func scanString(b []byte, i int) (end int, escaped, ok bool) {
 		}
 	}
 	return i, false, false
+}
+
+const (
+	lsb = 0x0101010101010101 // the low bit of each byte
+	msb = 0x8080808080808080 // the high bit of each byte
+)
+
+// specialBytes flags the bytes of w (eight bytes, the first in the low
+// byte) that are not plain in a string: '"', '\\', a control character or a
+// byte of a multi-byte UTF-8 sequence. Each test may also flag bytes above
+// a flagged one (a borrow runs upward), never below, so the lowest flag is
+// exact: the caller looks only at that one.
+func specialBytes(w uint64) uint64 {
+	quote := w ^ (lsb * '"')
+	slash := w ^ (lsb * '\\')
+	return ((quote-lsb)&^quote | (slash-lsb)&^slash | (w-lsb*0x20)&^w | w) & msb
 }
 
 func isHex(c byte) bool {
