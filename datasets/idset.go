@@ -58,6 +58,8 @@ type idSet struct {
 	runs  []run
 	merge *merger // the end-of-input merge, once started
 	prev  []byte  // the previous id written to the current run
+
+	touched uint32 // see prefetch
 }
 
 // run is one sorted chunk in the temporary file.
@@ -83,7 +85,26 @@ func (s *idSet) bytes(i uint32) []byte {
 // err is a failure to write a full chunk to the temporary file.
 func (s *idSet) add(id string, ord uint32) (first uint32, dup bool, err error) {
 	s.init()
-	h := s.sum(id)
+	return s.addSum(id, s.sum(id), ord)
+}
+
+// prefetch reads the table's slots for the hashes h of ids about to be
+// added, all at once: the reads do not depend on one another, so the
+// processor overlaps their cache misses, where add, one id at a time,
+// waited for each (a third of the check's time at a million ids).
+func (s *idSet) prefetch(h []uint64) {
+	s.init()
+	mask := uint64(len(s.slots) - 1)
+	var x uint32
+	for _, v := range h {
+		x ^= s.slots[v&mask]
+	}
+	s.touched = x // kept, so the reads are not optimized away
+}
+
+// addSum is add for an id whose hash (s.sum) is h.
+func (s *idSet) addSum(id string, h uint64, ord uint32) (first uint32, dup bool, err error) {
+	s.init()
 	tag, idx := s.tag(h), s.idxMask()
 	mask := uint64(len(s.slots) - 1)
 	p := h & mask

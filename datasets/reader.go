@@ -119,6 +119,7 @@ type Reader struct {
 	stopped bool // Scan ended by Done
 
 	seen  idSet     // the ids read so far
+	sums  []uint64  // the hashes of the current batch's ids, for seen
 	pos   positions // record ordinal → file:line, for duplicate messages
 	ord   uint32    // ordinal of the next record
 	files []string  // file names by index
@@ -338,13 +339,18 @@ func isBlank(b []byte) bool {
 
 func (r *Reader) decodeBatch(b *batch) {
 	b.out = make([]Record, len(b.lines))
+	// The batch's cases are one allocation rather than one each. The slab
+	// lives while any of its cases does; the readers' users keep strings
+	// of a case (its own allocations), not the case, so that is the time
+	// the batch is being replayed.
+	slab := make([]Case, len(b.lines))
 	for i, l := range b.lines {
 		if l.tooLong {
 			b.out[i].Err = &LineError{File: b.file, Line: l.line,
 				Msg: fmt.Sprintf("line longer than %d bytes", r.MaxLineBytes)}
 			continue
 		}
-		c, err := decodeLine(b.arena[l.start:l.end], b.file, l.line, r.Categories, true)
+		c, err := decodeLineInto(&slab[i], b.arena[l.start:l.end], b.file, l.line, r.Categories, true)
 		if err != nil {
 			b.out[i].Err = err
 			continue
@@ -473,10 +479,22 @@ func (r *Reader) Scan() bool {
 		if r.ord == 0 {
 			r.presize(b)
 		}
+		r.seen.max = r.MaxIDsInMemory
+		r.seen.init()
+		r.sums = r.sums[:0]
+		for i := range b.out {
+			var h uint64
+			if c := b.out[i].Case; c != nil {
+				h = r.seen.sum(c.ID)
+			}
+			r.sums = append(r.sums, h)
+		}
+		r.seen.prefetch(r.sums)
 	}
 	rec := r.cur.out[r.idx]
 	r.cur.out[r.idx] = Record{}
 	ref := r.cur.lines[r.idx]
+	sum := r.sums[r.idx]
 	r.idx++
 	ord := r.ord
 	r.ord++
@@ -488,8 +506,7 @@ func (r *Reader) Scan() bool {
 		rec.Case.Seq, rec.Case.seqSet = int64(ord)+1, true
 	}
 	if rec.Case != nil {
-		r.seen.max = r.MaxIDsInMemory
-		first, dup, err := r.seen.add(rec.Case.ID, ord)
+		first, dup, err := r.seen.addSum(rec.Case.ID, sum, ord)
 		if err != nil {
 			r.err, r.rec = err, Record{}
 			return false

@@ -71,6 +71,11 @@ func decodeWith(line []byte, file string, lineNo int, cats CategoryMap, fast boo
 // decodeLine is decodeWith but for the case's Source, which the Reader
 // gives a whole batch of cases in one allocation (see setSources).
 func decodeLine(line []byte, file string, lineNo int, cats CategoryMap, fast bool) (*Case, error) {
+	return decodeLineInto(nil, line, file, lineNo, cats, fast)
+}
+
+// decodeLineInto is decodeLine into c, a zero Case (nil: a new one).
+func decodeLineInto(c *Case, line []byte, file string, lineNo int, cats CategoryMap, fast bool) (*Case, error) {
 	fail := func(field, format string, args ...any) error {
 		return &LineError{File: file, Line: lineNo, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -80,7 +85,9 @@ func decodeLine(line []byte, file string, lineNo int, cats CategoryMap, fast boo
 		}
 		return nil, fail("", "invalid JSON: %s", syntaxMessage(line))
 	}
-	c := new(Case)
+	if c == nil {
+		c = new(Case)
+	}
 	// Lines are decoded without reflection by decodeFast, which gives up on
 	// anything unusual (see caseParser); those, and any line it rejects, go
 	// through encoding/json, whose results and error messages are the
@@ -88,7 +95,7 @@ func decodeLine(line []byte, file string, lineNo int, cats CategoryMap, fast boo
 	// the two paths agree).
 	ok := fast && decodeFast(line, c)
 	if !ok {
-		c = new(Case)
+		*c = Case{}
 		sj := seqJSON{caseAlias: (*caseAlias)(c)}
 		if err := json.Unmarshal(line, &sj); err != nil {
 			return nil, decodeError(err, line, fail)
