@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/apeval/apeval/datasets"
@@ -369,44 +368,24 @@ func approvedFingerprint(c *datasets.Case, d *[32]byte) bool {
 // setFingerprints gives the rows that a human approval refers to their
 // fingerprint: the rows whose rule fired and the rows skipped because the
 // call's approved_fingerprints held it (source scope). Other rows have
-// none ("", null in decisions.parquet): see docs/reports.md. The digests
-// are hashed here unless the approval check already did, and hex-encoded
-// into one string (one allocation per case) sliced per row.
+// none (the zero Digest, null in decisions.parquet): see docs/reports.md.
+// The digests are hashed here unless the approval check already did.
 func (e *replayer) setFingerprints(c *datasets.Case, rows []RuleResult, fpReady bool) {
-	n := 0
-	for i := range rows {
-		if rows[i].Fired || rows[i].Source == SourceScope {
-			n++
-		}
-	}
-	if n == 0 {
-		return
-	}
-	if !fpReady {
-		e.fp.setCall(sessionID(c), c.Piece, c.Movement, c.Tool.Name, c.Tool.Arguments)
-	}
-	var b strings.Builder
-	b.Grow(64 * n)
-	var buf [64]byte
+	ready := fpReady
 	for i := range rows {
 		rr := &rows[i]
 		if !rr.Fired && rr.Source != SourceScope {
 			continue
 		}
-		var d [32]byte
 		if e.hasDigest {
-			d = e.digests[i]
-		} else {
-			d = e.fp.digest(rr.RuleID, rr.RuleVersion)
+			rr.Fingerprint = e.digests[i]
+			continue
 		}
-		hex.Encode(buf[:], d[:])
-		b.Write(buf[:])
-	}
-	s := b.String()
-	for i := range rows {
-		if rows[i].Fired || rows[i].Source == SourceScope {
-			rows[i].Fingerprint, s = s[:64], s[64:]
+		if !ready {
+			e.fp.setCall(sessionID(c), c.Piece, c.Movement, c.Tool.Name, c.Tool.Arguments)
+			ready = true
 		}
+		rr.Fingerprint = e.fp.digest(rr.RuleID, rr.RuleVersion)
 	}
 }
 

@@ -460,12 +460,12 @@ command_prefix = ["rm"]
 	c.Context.ApprovedFingerprints = []string{"0000", fp}
 	res := replayAll(t, p, failing(judge.StatusError), Options{}, c)
 	rr := res[0].Rules[0]
-	if rr.Source != SourceScope || rr.Fired || rr.Fingerprint != fp || res[0].GateAction != ActionAllow || rr.BaselineResult != "match" {
+	if rr.Source != SourceScope || rr.Fired || rr.Fingerprint.String() != fp || res[0].GateAction != ActionAllow || rr.BaselineResult != "match" {
 		t.Errorf("approved: %+v gate %s", rr, res[0].GateAction)
 	}
 	plain.ID = "c2"
 	res = replayAll(t, p, failing(judge.StatusError), Options{}, &plain)
-	if rr := res[0].Rules[0]; rr.Source != SourceDeterministic || !rr.Fired || rr.Fingerprint != fp || res[0].GateAction != ActionDenyCurrentTool {
+	if rr := res[0].Rules[0]; rr.Source != SourceDeterministic || !rr.Fired || rr.Fingerprint.String() != fp || res[0].GateAction != ActionDenyCurrentTool {
 		t.Errorf("not approved: %+v", rr)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding"
 	"encoding/hex"
+	"fmt"
 	"hash"
 	"slices"
 	"strconv"
@@ -19,6 +20,52 @@ func Fingerprint(sessionID, piece, movement, toolName string, arguments map[stri
 	var fp fingerprinter
 	fp.setCall(sessionID, piece, movement, toolName, arguments)
 	return fp.sum(ruleID, ruleVersion)
+}
+
+// Digest is a fingerprint as its 32 bytes (Fingerprint gives them in hex);
+// the zero Digest stands for no fingerprint, as no SHA-256 that a canonical
+// object hashes to is all zeros in practice.
+type Digest [32]byte
+
+// IsZero reports whether d is no fingerprint.
+func (d Digest) IsZero() bool { return d == Digest{} }
+
+// String is d in lowercase hex, or "" for no fingerprint.
+func (d Digest) String() string {
+	if d.IsZero() {
+		return ""
+	}
+	return hex.EncodeToString(d[:])
+}
+
+// ParseDigest reads a fingerprint in lowercase hex; "" is no fingerprint.
+func ParseDigest(s string) (Digest, error) {
+	var d Digest
+	if s == "" {
+		return d, nil
+	}
+	if len(s) != 2*len(d) {
+		return d, fmt.Errorf("fingerprint %q is not a SHA-256 in lowercase hex", s)
+	}
+	for i := range d {
+		hi, lo := hexVal(s[2*i]), hexVal(s[2*i+1])
+		if hi > 15 || lo > 15 {
+			return Digest{}, fmt.Errorf("fingerprint %q is not a SHA-256 in lowercase hex", s)
+		}
+		d[i] = hi<<4 | lo
+	}
+	return d, nil
+}
+
+// hexVal is the value of a lowercase hex digit, above 15 for anything else.
+func hexVal(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	}
+	return 0xff
 }
 
 // CanonicalJSON returns the JCS canonical form of the fingerprinted object;

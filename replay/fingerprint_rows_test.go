@@ -84,7 +84,7 @@ command_prefix = ["rm"]
 			if tc.want[rr.RuleID] {
 				want = fp(rr.RuleID)
 			}
-			if rr.Fingerprint != want {
+			if rr.Fingerprint.String() != want {
 				t.Errorf("%s: rule %s (fired %v, source %s): fingerprint %q, want %q", tc.name, rr.RuleID, rr.Fired, rr.Source, rr.Fingerprint, want)
 			}
 			if want != "" && !rr.Fired && rr.Source != SourceScope {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gowebpki/jcs"
@@ -127,5 +128,24 @@ func TestFingerprintOfCaseIsStable(t *testing.T) {
 	}
 	if len(a) != 64 {
 		t.Errorf("len = %d", len(a))
+	}
+}
+
+// A Digest prints as the hex Fingerprint gives and parses back; the zero
+// Digest is no fingerprint both ways; anything but 64 lowercase hex digits
+// is refused.
+func TestDigestHexRoundTrip(t *testing.T) {
+	fp := Fingerprint("s1", "coding", "implement", "Bash", map[string]any{"command": "ls"}, "r", 1)
+	d, err := ParseDigest(fp)
+	if err != nil || d.String() != fp || d.IsZero() {
+		t.Fatalf("ParseDigest(%s) = %s, %v", fp, d, err)
+	}
+	if d, err := ParseDigest(""); err != nil || !d.IsZero() || d.String() != "" {
+		t.Errorf(`ParseDigest("") = %q, %v; want none`, d, err)
+	}
+	for _, bad := range []string{"f12", strings.Repeat("A", 64), strings.Repeat("0", 63), strings.Repeat("g", 64), fp + "0"} {
+		if d, err := ParseDigest(bad); err == nil || !strings.Contains(err.Error(), "not a SHA-256 in lowercase hex") || !d.IsZero() {
+			t.Errorf("ParseDigest(%q) = %s, %v", bad, d, err)
+		}
 	}
 }

@@ -57,14 +57,16 @@ type RuleResult struct {
 	// Source says which stage gave the result: scope (skipped by an approved
 	// fingerprint), deterministic, judge, cache, failure (the failure policy
 	// decided after a judge failure).
-	Source      Source
-	Result      judge.Result // match|no_match|unknown
-	Confidence  *float64     // judge confidence when given
-	Fired       bool
-	Action      string       // the rule's action (whether it fired or not)
-	Status      judge.Status // ok|unknown|invalid|timeout|error|missing; ok for deterministic rows
-	Error       string
-	Fingerprint string
+	Source     Source
+	Result     judge.Result // match|no_match|unknown
+	Confidence *float64     // judge confidence when given
+	Fired      bool
+	Action     string       // the rule's action (whether it fired or not)
+	Status     judge.Status // ok|unknown|invalid|timeout|error|missing; ok for deterministic rows
+	Error      string
+	// Fingerprint is the approval fingerprint on the rows that fired or
+	// that an approval skipped; zero on the others.
+	Fingerprint Digest
 	// BaselineResult is the rule's deterministic baseline on this case
 	// (match|no_match), "" when the rule has no baseline.
 	BaselineResult judge.Result

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 
 	"github.com/apeval/apeval/replay"
@@ -85,7 +84,7 @@ func bulkResults(n int) []*replay.Result {
 			label := []string{"match", "no_match", ""}[(i+k)%3]
 			r.Rules = append(r.Rules, replay.RuleResult{RuleID: fmt.Sprintf("rule-%d", k), RuleVersion: 1,
 				Class: "dangerous", Label: label, Source: replay.SourceDeterministic, Result: "no_match",
-				Action: replay.ActionDenyCurrentTool, Status: "ok", Fingerprint: fmt.Sprintf("%064x", i*7+k), Call: -1})
+				Action: replay.ActionDenyCurrentTool, Status: "ok", Fingerprint: fingerprint(fmt.Sprint(i*7 + k)), Call: -1})
 		}
 		r.RulesInScope = len(r.Rules)
 		out[i] = r
@@ -191,9 +190,8 @@ func summaryResults() []*replay.Result {
 	return out
 }
 
-// fingerprint is one for fixtures: the hex SHA-256 of s, the form
-// replay.Fingerprint gives and decisions.parquet stores as 32 bytes.
-func fingerprint(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
+// fingerprint is one for fixtures: the SHA-256 of s, as replay.Digest
+// holds it and decisions.parquet stores it.
+func fingerprint(s string) replay.Digest {
+	return sha256.Sum256([]byte(s))
 }

@@ -69,7 +69,10 @@ type decisionRow struct {
 	pTok, cTok                               int64
 }
 
-// fp32 is a fingerprint's SHA-256 as stored: FIXED_LEN_BYTE_ARRAY(32).
+// fp32 is a fingerprint's SHA-256 as stored: FIXED_LEN_BYTE_ARRAY(32),
+// null for replay's zero Digest (no fingerprint). It stays a pointer
+// column: parquet-go v0.32 writes an optional [32]byte that follows a
+// non-null one in its batch as zeros, not null.
 type fp32 = [32]byte
 
 // gateRow is one gates.parquet row: the outcome of a case × judge.
@@ -157,7 +160,6 @@ type RunWriter struct {
 	info   RunInfo
 	parts  []*runPart
 	byJdg  map[string]*runPart // hive: judge identity → its files
-	fps    []fp32              // the fingerprints of the result being written
 	done   bool
 	err    error
 }
@@ -355,6 +357,15 @@ func noBounds(columns []string) []parquet.WriterOption {
 	return opts
 }
 
+// closeFiles finishes both Parquet files of the part at once, each on its
+// own goroutine: the last pages and the footers.
+func (p *runPart) closeFiles() error {
+	gateErr := make(chan error, 1)
+	go func() { gateErr <- p.gateW.close() }()
+	err := p.decW.close()
+	return errors.Join(err, <-gateErr)
+}
+
 // Info gives access to the run.json metadata, for fields known only at the
 // end of the run (invalid lines, interrupted).
 func (w *RunWriter) Info() *RunInfo { return &w.info }
@@ -369,9 +380,6 @@ func (w *RunWriter) Write(r *replay.Result) error {
 		return errors.New("reports: write to a closed run")
 	}
 	if err := checkCalls(r); err != nil {
-		return err
-	}
-	if err := w.checkFingerprints(r); err != nil {
 		return err
 	}
 	p := w.parts[0]
@@ -392,9 +400,6 @@ func (w *RunWriter) Write(r *replay.Result) error {
 		d := &p.decBuf[p.nDec]
 		fillDecision(d, r, &r.Rules[i])
 		d.caseColumns.fill(r, w.info.Created)
-		if r.Rules[i].Fingerprint != "" {
-			d.fp, d.Fingerprint = w.fps[i], &d.fp
-		}
 		p.nDec++
 	}
 	fillGate(&p.gateBuf[p.nGate], r)
@@ -460,10 +465,7 @@ func (w *RunWriter) Close() error {
 			err = w.flushGates(p)
 		}
 		if err == nil {
-			err = p.decW.close()
-		}
-		if err == nil {
-			err = p.gateW.close()
+			err = p.closeFiles()
 		}
 	}
 	if err != nil {
@@ -569,52 +571,6 @@ func checkCalls(r *replay.Result) error {
 	return nil
 }
 
-// checkFingerprints decodes every fingerprint of r into w.fps, refusing
-// any that does not fit the fingerprint column (32 raw bytes): it must be a
-// SHA-256 in lowercase hex (replay.Fingerprint) or "" for none (null), so
-// that reading it back gives the same string.
-func (w *RunWriter) checkFingerprints(r *replay.Result) error {
-	w.fps = w.fps[:0]
-	for i := range r.Rules {
-		fp := r.Rules[i].Fingerprint
-		var d fp32
-		if fp != "" && !decodeFingerprint(&d, fp) {
-			return fmt.Errorf("reports: case %s judge %s rule %s: fingerprint %q is not a SHA-256 in lowercase hex",
-				r.CaseID, r.Judge, r.Rules[i].RuleID, fp)
-		}
-		w.fps = append(w.fps, d)
-	}
-	return nil
-}
-
-// hexVal maps a lowercase hex digit to its value and anything else to 0xff.
-var hexVal = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xff
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = byte(c - '0')
-	}
-	for c := 'a'; c <= 'f'; c++ {
-		t[c] = byte(c - 'a' + 10)
-	}
-	return t
-}()
-
-// decodeFingerprint decodes 64 lowercase hex digits into d.
-func decodeFingerprint(d *fp32, s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	var bad byte
-	for i := range d {
-		hi, lo := hexVal[s[2*i]], hexVal[s[2*i+1]]
-		bad |= hi | lo
-		d[i] = hi<<4 | lo
-	}
-	return bad&0xf0 == 0
-}
-
 func optF(p **float64, storage *float64, v *float64) {
 	if v == nil {
 		*p = nil
@@ -642,7 +598,11 @@ func fillDecision(d *decisionRow, r *replay.Result, rr *replay.RuleResult) {
 	d.Fired, d.Action, d.GateAction = rr.Fired, rr.Action, r.GateAction
 	d.Status = string(rr.Status)
 	d.Error = rr.Error
-	d.Fingerprint = nil // set by Write from the decoded fingerprints
+	if rr.Fingerprint.IsZero() {
+		d.Fingerprint = nil
+	} else {
+		d.fp, d.Fingerprint = rr.Fingerprint, &d.fp
+	}
 	d.Tags = r.Tags
 	d.BaselineResult = string(rr.BaselineResult)
 	if rr.Call < 0 {

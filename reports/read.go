@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -430,9 +429,10 @@ func (rf *rowFile) decision(row parquet.Row, d *decoded) {
 			rr.Error = rf.str(code, v)
 		case cFingerprint:
 			if b := v.ByteArray(); len(b) == 32 {
-				rr.Fingerprint = hex.EncodeToString(b)
+				rr.Fingerprint = replay.Digest(b)
 			} else {
-				rr.Fingerprint = string(b) // files before 32-byte fingerprints: hex text
+				// Files before 32-byte fingerprints hold hex text.
+				rr.Fingerprint, _ = replay.ParseDigest(string(b))
 			}
 		case cBaselineResult:
 			rr.BaselineResult = judge.Result(rf.str(code, v))
