@@ -265,19 +265,8 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	if !o.replayOnly {
 		to = append(to, acc, toks, listed)
 	}
-	// The metrics are computed while the run directory's files are
-	// finished (the last Parquet pages, the renames), on the other core.
-	var summary chan *metrics.Summary
-	res, err := p.replay(ctx, o, io, to, func() {
-		if !o.replayOnly {
-			summary = make(chan *metrics.Summary, 1)
-			go func() { summary <- acc.Close() }()
-		}
-	})
+	res, err := p.replay(ctx, o, io, to)
 	if err != nil {
-		if summary != nil {
-			_ = (<-summary).Release()
-		}
 		return err
 	}
 
@@ -296,7 +285,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	}
 
 	describeListedCases(listed, p.src.reader(p.pol))
-	sum := <-summary
+	sum := acc.Close()
 	defer func() { _ = sum.Release() }() // a temporary file with no name; nothing to keep
 	if err := sum.Err(); err != nil {
 		return fmt.Errorf("metrics: %w", err)
@@ -461,10 +450,9 @@ type replayed struct {
 
 // replay replays the dataset through every judge, writes each result to
 // the run directory and hands it to the sinks, then commits the run
-// directory (run.json); replayDone is called in between, once the sinks
-// have every result, unless the run failed. A bad input line without --skip-invalid, or a
+// directory (run.json). A bad input line without --skip-invalid, or a
 // session out of seq order, fails the run before anything is reported.
-func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks, replayDone func()) (replayed, error) {
+func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks) (replayed, error) {
 	tty := isTerminal(io.Err)
 	var prog *progress
 	if !o.Quiet {
@@ -539,7 +527,6 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		return replayed{}, runErr
 	}
 
-	replayDone() // every result is in the sinks
 	wi := p.w.Info()
 	wi.Datasets = <-p.refs
 	wi.Cases = in.cases
