@@ -49,13 +49,19 @@ func TestBuildInputMasksEveryField(t *testing.T) {
 // alone.
 func TestMaskPersonalData(t *testing.T) {
 	for in, want := range map[string]string{
-		"card 4111 1111 1111 1111 cvv 123":              "card [CARD] cvv [CVV]",
-		"card 4111-1111-1111-1111 exp 12/27 123":        "card [CARD] exp 12/27 [CVV]",
-		"not a card 4111 1111 1111 1112":                "not a card 4111 1111 1111 1112", // fails Luhn
-		"ssn 123-45-6789":                               "ssn [SSN]",
-		"not an ssn 666-12-3456":                        "not an ssn 666-12-3456",
-		"IBAN DE89 3704 0044 0532 0130 00":              "IBAN [IBAN]",
-		"not an IBAN DE00 3704 0044 0532 0130 00":       "not an IBAN DE00 3704 0044 0532 0130 00",
+		"card 4111 1111 1111 1111 cvv 123":        "card [CARD] cvv [CVV]",
+		"card 4111-1111-1111-1111 exp 12/27 123":  "card [CARD] exp 12/27 [CVV]",
+		"not a card 4111 1111 1111 1112":          "not a card 4111 1111 1111 1112", // fails Luhn
+		"ssn 123-45-6789":                         "ssn [SSN]",
+		"not an ssn 666-12-3456":                  "not an ssn 666-12-3456",
+		"IBAN DE89 3704 0044 0532 0130 00":        "IBAN [IBAN]",
+		"not an IBAN DE00 3704 0044 0532 0130 00": "not an IBAN DE00 3704 0044 0532 0130 00",
+		// A number run into the group before it is still found: the
+		// leftmost match starts at that group and fails the check.
+		"ref 1234 4111 1111 1111 1111 end":              "ref 1234 [CARD] end",
+		"AA00 IBAN DE89 3704 0044 0532 0130 00 0":       "AA00 IBAN [IBAN] 0",
+		"GB00 DE89 3704 0044 0532 0130 00":              "GB00 [IBAN]",
+		"xDE89 3704 0044 0532 0130 00":                  "xDE89 3704 0044 0532 0130 00", // no word boundary
 		"call +1 415 555 0132 or (415) 555-0132":        "call [PHONE] or [PHONE]",
 		"電話 090-1234-5678":                              "電話 [PHONE]",
 		"send to Bob.Smith@Corp.Example.com now":        "send to [EMAIL:corp.example.com] now",

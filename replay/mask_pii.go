@@ -88,18 +88,14 @@ func maskPII(s string) string {
 func maskCards(s string) string {
 	var b strings.Builder
 	last := 0
-	for _, m := range cardRe.FindAllStringIndex(s, -1) {
-		if m[0] < last {
-			continue
+	for {
+		start, end := findValid(s, last, cardRe, luhn, " -")
+		if start < 0 {
+			break
 		}
-		end := trimToValid(s, m[0], m[1], luhn, " -")
-		if end < 0 {
-			continue
-		}
-		m[1] = end
-		b.WriteString(s[last:m[0]])
+		b.WriteString(s[last:start])
 		b.WriteString(MaskedCard)
-		last = m[1]
+		last = end
 		if a := afterRe.FindStringSubmatchIndex(s[last:]); a != nil {
 			b.WriteString(s[last : last+a[2]])
 			b.WriteString(MaskedCVV)
@@ -269,20 +265,16 @@ func trimToValid(s string, start, end int, valid func(string) bool, seps string)
 	return -1
 }
 
-// replaceTrimmed replaces every match of re whose longest valid prefix (see
-// trimToValid) is not empty with repl.
+// replaceTrimmed replaces with repl every span findValid finds.
 func replaceTrimmed(s string, re *regexp.Regexp, valid func(string) bool, seps, repl string) string {
 	var b strings.Builder
 	last := 0
-	for _, m := range re.FindAllStringIndex(s, -1) {
-		if m[0] < last {
-			continue
+	for {
+		start, end := findValid(s, last, re, valid, seps)
+		if start < 0 {
+			break
 		}
-		end := trimToValid(s, m[0], m[1], valid, seps)
-		if end < 0 {
-			continue
-		}
-		b.WriteString(s[last:m[0]])
+		b.WriteString(s[last:start])
 		b.WriteString(repl)
 		last = end
 	}
@@ -291,4 +283,38 @@ func replaceTrimmed(s string, re *regexp.Regexp, valid func(string) bool, seps, 
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// findValid finds, from pos on, the first match of re (a pattern that
+// starts with \b and a word character) whose longest valid prefix (see
+// trimToValid) is not empty, and returns that prefix's span; -1, -1 when
+// there is none. A match with no valid prefix is tried again from each
+// later start inside it: re's leftmost match can swallow what precedes a
+// number ("ref 1234 4111 1111 1111 1111", "AA00 IBAN DE89 3704 …" where
+// the IBAN's letters continue the first group), and the number would
+// otherwise never be looked at. Each start is tried once, so the work stays
+// linear in the string's length (nothing but one-digit groups, the worst
+// case, costs about ten times a string without candidates).
+func findValid(s string, pos int, re *regexp.Regexp, valid func(string) bool, seps string) (start, end int) {
+	for pos < len(s) {
+		loc := re.FindStringIndex(s[pos:])
+		if loc == nil {
+			break
+		}
+		start, end = pos+loc[0], pos+loc[1]
+		// Searching a slice, \b holds at its first byte whatever precedes
+		// it; in s it holds only after a byte that is not a word character.
+		if start == 0 || !isWordByte(s[start-1]) {
+			if e := trimToValid(s, start, end, valid, seps); e >= 0 {
+				return start, e
+			}
+		}
+		pos = start + 1
+	}
+	return -1, -1
+}
+
+// isWordByte reports whether c is an ASCII word character, as \b sees it.
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
