@@ -52,41 +52,51 @@ func scanString(b []byte, i int) (end int, escaped, ok bool) {
 		if i >= len(b) {
 			break
 		}
-		c := b[i]
-		if strPlain[c] {
+		switch c := b[i]; {
+		case strPlain[c]: // within the last eight bytes
 			i++
 			continue
-		}
-		switch {
-		case c == '"':
+		case c == '"': // the usual end, without a call
 			return i + 1, escaped, true
-		case c == '\\':
-			escaped = true
-			if i+1 >= len(b) {
-				return i, false, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if len(b)-i < 6 || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-					return i, false, false
-				}
-				i += 6
-			default:
-				return i, false, false
-			}
-		case c < 0x20:
-			return i, false, false
-		default: // c >= 0x80
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
-				return i, false, false
-			}
-			i += size
+		}
+		var done bool
+		if i, escaped, ok, done = scanSpecial(b, i, escaped); done {
+			return i, escaped, ok
 		}
 	}
 	return i, false, false
+}
+
+// scanSpecial scans the byte b[i] of a string that is not plain: the
+// closing quote (done, ok), an escape or a UTF-8 sequence (the index after
+// it), or an error (done, not ok).
+func scanSpecial(b []byte, i int, escaped bool) (next int, esc, ok, done bool) {
+	switch c := b[i]; {
+	case c == '"':
+		return i + 1, escaped, true, true
+	case c == '\\':
+		if i+1 >= len(b) {
+			return i, false, false, true
+		}
+		switch b[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			return i + 2, true, true, false
+		case 'u':
+			if len(b)-i < 6 || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+				return i, false, false, true
+			}
+			return i + 6, true, true, false
+		}
+		return i, false, false, true
+	case c < 0x20:
+		return i, false, false, true
+	}
+	// c >= 0x80
+	r, size := utf8.DecodeRune(b[i:])
+	if r == utf8.RuneError && size == 1 {
+		return i, false, false, true
+	}
+	return i + size, escaped, true, false
 }
 
 const (

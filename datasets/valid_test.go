@@ -3,7 +3,6 @@ package datasets
 import (
 	"math/rand/v2"
 	"testing"
-	"unicode/utf8"
 )
 
 // scanStringBytewise is scanString one byte at a time, as it was before
@@ -12,36 +11,13 @@ import (
 func scanStringBytewise(b []byte, i int) (end int, escaped, ok bool) {
 	i++
 	for i < len(b) {
-		c := b[i]
-		switch {
-		case strPlain[c]:
+		if strPlain[b[i]] {
 			i++
-		case c == '"':
-			return i + 1, escaped, true
-		case c == '\\':
-			escaped = true
-			if i+1 >= len(b) {
-				return i, false, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if len(b)-i < 6 || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-					return i, false, false
-				}
-				i += 6
-			default:
-				return i, false, false
-			}
-		case c < 0x20:
-			return i, false, false
-		default:
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
-				return i, false, false
-			}
-			i += size
+			continue
+		}
+		var done bool
+		if i, escaped, ok, done = scanSpecial(b, i, escaped); done {
+			return i, escaped, ok
 		}
 	}
 	return i, false, false
