@@ -43,7 +43,7 @@ func (a *Accumulator) Close() *Summary {
 		seed:        a.cfg.Seed,
 	}
 	s.Slices = a.closeSlices()
-	ls := newLaneScratch(s.nSess, len(ruleUnits)+1)
+	ls := newLaneScratch(s.nSess, ruleLanes+1)
 	if a.numCases() > maxCases {
 		warnings = append(warnings, fmt.Sprintf("%d distinct cases exceed the %d that paired comparisons can index; comparisons are unreliable", a.numCases(), maxCases))
 	}
@@ -187,13 +187,13 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 		r.JudgeRequired = ra.judged
 		// One pass: the units of each clustered figure, and the
 		// discordance with the baseline for dangerous recall.
-		ls.over(sm, ruleUnits, true, ra.pairs)
-		r.PrecisionDeff = deffPtr(ls.deff(0), r.TP+r.FP)
-		r.RecallDeff = deffPtr(ls.deff(1), r.TP+r.FN)
-		r.UnknownRateDeff = deffPtr(ls.deff(2), r.Judged)
-		r.JudgeRequiredRateDeff = deffPtr(ls.deff(3), r.InScope)
-		r.ApprovalRejectRateDeff = deffPtr(ls.deff(4), r.ApprovalOutcomes)
-		disc := ls.mcnemar(len(ruleUnits))
+		ls.over(sm, ruleLanes, true, ra.pairs)
+		r.PrecisionDeff = deffPtr(ls.deff(lanePrec), r.TP+r.FP)
+		r.RecallDeff = deffPtr(ls.deff(laneRec), r.TP+r.FN)
+		r.UnknownRateDeff = deffPtr(ls.deff(laneUnk), r.Judged)
+		r.JudgeRequiredRateDeff = deffPtr(ls.deff(laneJR), r.InScope)
+		r.ApprovalRejectRateDeff = deffPtr(ls.deff(laneAppr), r.ApprovalOutcomes)
+		disc := ls.mcnemar(ruleLanes)
 		ls.reset()
 		r.rates(e.z)
 		r.JudgeRequiredRate = ratio(ra.judged, ra.inScope)
@@ -223,10 +223,10 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 	for i, ra := range rules {
 		all[i], ra.pairs = ra.pairs, nil
 	}
-	ls.over(sm, ruleUnits[:3], false, all...)
-	total.PrecisionDeff = deffPtr(ls.deff(0), total.TP+total.FP)
-	total.RecallDeff = deffPtr(ls.deff(1), total.TP+total.FN)
-	total.UnknownRateDeff = deffPtr(ls.deff(2), total.Judged)
+	ls.over(sm, totalLanes, false, all...)
+	total.PrecisionDeff = deffPtr(ls.deff(lanePrec), total.TP+total.FP)
+	total.RecallDeff = deffPtr(ls.deff(laneRec), total.TP+total.FN)
+	total.UnknownRateDeff = deffPtr(ls.deff(laneUnk), total.Judged)
 	ls.reset()
 	total.ApprovalOutcomes, total.ApprovalRejected = j.approvalOutcomes, j.approvalRejected
 	distinct := eachCase(j.caseList, sm, func(sess uint32, f uint64) {

@@ -105,32 +105,55 @@ func deffOf(d *float64) float64 {
 	return *d
 }
 
-// over adds, in one pass over the lists, the units units[l] picks from
-// each pair to lane l, and with disc the pair's discordance with the
-// deterministic baseline (dangerous recall's test) to lane len(units).
-func (s *laneScratch) over(sm sessMap, units []func(f uint64) (unit, success bool), disc bool, lists ...*spill.List) {
+// over adds, in one pass over the lists, the units of the first lanes
+// figures of ruleLanes (see there) each pair gives to their lanes, and
+// with disc the pair's discordance with the deterministic baseline
+// (dangerous recall's test) to lane lanes. The figures are called by name,
+// not through a table of functions: this loop runs once per rule and pair
+// at the end of a run, on one core.
+func (s *laneScratch) over(sm sessMap, lanes int, disc bool, lists ...*spill.List) {
 	for _, l := range lists {
 		it := l.Iter()
 		for c := it.Chunk(); len(c) > 0; c = it.Chunk() {
 			for _, p := range c {
-				sess := sm.at(p.V)
-				for lane, fn := range units {
-					if unit, ok := fn(p.K); unit {
-						s.add(sess, lane, ok)
+				sess, f := sm.at(p.V), p.K
+				if unit, ok := precUnit(f); unit {
+					s.add(sess, lanePrec, ok)
+				}
+				if unit, ok := recUnit(f); unit {
+					s.add(sess, laneRec, ok)
+				}
+				if unit, ok := unkUnit(f); unit {
+					s.add(sess, laneUnk, ok)
+				}
+				if lanes > laneJR {
+					if unit, ok := jrUnit(f); unit {
+						s.add(sess, laneJR, ok)
+					}
+					if unit, ok := apprUnit(f); unit {
+						s.add(sess, laneAppr, ok)
 					}
 				}
-				if disc && p.K&bitBase != 0 {
-					hit, base := p.K&bitMatch != 0, p.K&bitBaseHit != 0
-					s.addDisc(sess, len(units), hit && !base, base && !hit)
+				if disc && f&bitBase != 0 {
+					hit, base := f&bitMatch != 0, f&bitBaseHit != 0
+					s.addDisc(sess, lanes, hit && !base, base && !hit)
 				}
 			}
 		}
 	}
 }
 
-// ruleUnits are the clustered figures of a rule row, in lane order; the
-// total row uses the first three.
-var ruleUnits = []func(f uint64) (unit, success bool){precUnit, recUnit, unkUnit, jrUnit, apprUnit}
+// The clustered figures of a rule row, in lane order: ruleLanes of them;
+// the total row uses the first totalLanes.
+const (
+	lanePrec = iota
+	laneRec
+	laneUnk
+	laneJR
+	laneAppr
+	ruleLanes
+	totalLanes = laneJR
+)
 
 // The units and successes of each clustered figure (see docs/statistics.md).
 func precUnit(f uint64) (bool, bool) { return f&bitMatch != 0 && f&(bitPos|bitNeg) != 0, f&bitPos != 0 }
