@@ -40,6 +40,7 @@ echo "apeval benchmarks (ratio = how far past the target; >= 1 meets it)"
 check "replay 1M deterministic cases: cases/s"  "$(metric BenchmarkE2EDeterministic1M cases/s)" 100000 ge
 check "replay 1M deterministic cases: peak RSS MB" "$(metric BenchmarkE2EDeterministic1M peak-RSS-MB)" 300 le
 check "replay 1M deterministic cases: cases/s (issue 14)" "$(metric BenchmarkE2EDeterministic1M cases/s)" 300000 ge
+printf '%-52s %12s  (the median of three runs above; the slowest and fastest: %s, %s)\n' "replay 1M deterministic cases: spread" "" "$(metric BenchmarkE2EDeterministic1M slowest-cases/s)" "$(metric BenchmarkE2EDeterministic1M fastest-cases/s)"
 check "decisions.parquet at 1M: bytes per row"      "$(metric BenchmarkE2EDeterministic1M bytes/decision-row)" 16 le
 check "replay 10M deterministic cases: peak RSS MB" "$(metric BenchmarkE2EDeterministic10M peak-RSS-MB)" 300 le
 printf '%-52s %12s  (kept for the whole run, per session; not a target)\n' "replay state at 1M sessions: heap bytes/session" "$(metric 'BenchmarkRunSessionState/sessions=1000000' heap-bytes/session)"
