@@ -229,6 +229,7 @@ func scanStats(s *source, p *replay.Policy, skipInvalid bool) (*datasets.Stats, 
 		}
 		if rec.Err != nil {
 			bad.add(rec.Err)
+			st.Invalid++ // with skipInvalid, the statistics say how many lines they skipped
 			continue
 		}
 		st.Add(rec.Case)
