@@ -102,8 +102,6 @@ if [ "$kind" = azure ]; then
   export AZURE_STORAGE_ACCOUNT="$account" AZURE_STORAGE_KEY="$secret"
 fi
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
 # serve starts the server on $port over $work/data.
 serve() {
   if [ "$kind" = gcs ]; then
@@ -115,23 +113,9 @@ serve() {
       --disableTelemetry --skipApiVersionCheck --loose >>"$work/serve.log" 2>&1 &
   fi
   server_pid=$!
-  for _ in $(seq 1 150); do
-    kill -0 "$server_pid" 2>/dev/null || return 1
-    if curl -s -o /dev/null "http://127.0.0.1:$port/"; then return 0; fi
-    sleep 0.1
-  done
-  return 1
+  await_server curl -s -o /dev/null "http://127.0.0.1:$port/"
 }
-
-# The port is chosen before the server binds it: try a few.
-for attempt in 1 2 3 4 5; do
-  port=$((20000 + RANDOM % 40000))
-  port_free "$port" || continue
-  if serve; then break; fi
-  stop_server
-  log "server did not start on port $port (attempt $attempt)"
-done
-[ -n "$server_pid" ] || fail "could not start the $kind server"
+start_server "the $kind server"
 
 bucket=apeval-e2e
 if [ "$kind" = gcs ]; then

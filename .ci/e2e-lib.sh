@@ -1,5 +1,6 @@
-# Sourced by the end-to-end scripts (.ci/e2e-s3.sh, .ci/e2e-cloud.sh), after
-# they define log, fail, root (the repository) and start=$SECONDS.
+# Sourced by the end-to-end scripts (.ci/e2e-ollama.sh, .ci/e2e-s3.sh,
+# .ci/e2e-cloud.sh), after they define log, root (the repository) and
+# start=$SECONDS.
 #
 # e2e_world NAME makes $work, a temporary directory for a server and its
 # runs, and arranges that at exit the server whose pid is in $server_pid is
@@ -15,10 +16,40 @@ e2e_world() {
 
 stop_server() {
   if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    pkill -TERM -P "$server_pid" 2>/dev/null || true # its children (ollama's model runners)
     kill "$server_pid" 2>/dev/null || true
   fi
   [ -z "$server_pid" ] || wait "$server_pid" 2>/dev/null || true
   server_pid=""
+}
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# await_server CHECK...: waits up to 15 s, while the server in $server_pid
+# lives, for the command CHECK to succeed.
+await_server() {
+  for _ in $(seq 1 150); do
+    kill -0 "$server_pid" 2>/dev/null || return 1
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+
+# start_server NAME picks a free loopback port into $port and calls the
+# script's serve, which starts the server there, sets $server_pid and
+# returns await_server's answer. The port is chosen before the server binds
+# it, so another process may win the race: five ports are tried.
+start_server() {
+  for attempt in 1 2 3 4 5; do
+    port=$((20000 + RANDOM % 40000))
+    port_free "$port" || continue
+    if serve; then return 0; fi
+    stop_server
+    log "server did not start on port $port (attempt $attempt)"
+  done
+  log "could not start $1"
+  exit 1
 }
 
 e2e_cleanup() {

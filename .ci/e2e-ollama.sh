@@ -62,29 +62,9 @@ if [ ! -x "$bin" ]; then
 fi
 
 # --- A temporary world for the server ---
-work=$(mktemp -d "${TMPDIR:-/tmp}/apeval-e2e-ollama.XXXXXX")
-server_pid=""
-cleanup() {
-  rc=$?
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    pkill -TERM -P "$server_pid" 2>/dev/null || true # its model runners
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
-  if [ "$rc" -ne 0 ] && [ -f "$work/serve.log" ]; then
-    log "server log (last 40 lines):"
-    tail -n 40 "$work/serve.log" >&2 || true
-  fi
-  if [ "${APEVAL_E2E_KEEP:-}" = 1 ]; then
-    log "kept $work"
-  else
-    rm -rf "$work"
-  fi
-  log "finished in $((SECONDS - start))s (exit $rc)"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=e2e-lib.sh
+. "$root/.ci/e2e-lib.sh"
+e2e_world ollama
 
 mkdir -p "$work/home" "$work/models"
 unset OLLAMA_HOST OLLAMA_ORIGINS
@@ -93,26 +73,12 @@ unset OLLAMA_HOST OLLAMA_ORIGINS
 ollama() { HOME="$work/home" OLLAMA_MODELS="$work/models" OLLAMA_HOST="127.0.0.1:$port" "$bin" "$@"; }
 go run ./judge/internal/tinymodel/gen -o "$work/tiny.gguf" -seed 1
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-# The port is chosen before the server binds it, so another process may win
-# the race: try a few ports.
-for attempt in 1 2 3 4 5; do
-  port=$((20000 + RANDOM % 40000))
-  port_free "$port" || continue
-  ollama serve >"$work/serve.log" 2>&1 &
+serve() {
+  ollama serve >>"$work/serve.log" 2>&1 &
   server_pid=$!
-  for _ in $(seq 1 100); do
-    if ! kill -0 "$server_pid" 2>/dev/null; then break; fi
-    if ollama list >/dev/null 2>&1; then break 2; fi
-    sleep 0.1
-  done
-  kill "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
-  server_pid=""
-  log "server did not start on port $port (attempt $attempt)"
-done
-[ -n "$server_pid" ] || { log "could not start ollama serve"; exit 1; }
+  await_server ollama list
+}
+start_server "ollama serve"
 log "ollama $(ollama --version 2>/dev/null | sed -n 's/.*version is //p') serving on 127.0.0.1:$port"
 
 # One thread: on a busy CI machine ggml's spinning worker threads fight the

@@ -58,8 +58,6 @@ export AWS_CONFIG_FILE="$work/no-aws-config" AWS_SHARED_CREDENTIALS_FILE="$work/
 export AWS_EC2_METADATA_DISABLED=true
 unset AWS_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL AWS_ENDPOINT_URL_S3 || true
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
 # serve starts versitygw on $port over $work/data; metadata goes to a
 # sidecar directory, so the file system needs no extended attributes.
 serve() {
@@ -67,23 +65,9 @@ serve() {
     "$vgw" --port "127.0.0.1:$port" --region us-east-1 \
     posix --sidecar "$work/meta" "$work/data" >>"$work/serve.log" 2>&1 &
   server_pid=$!
-  for _ in $(seq 1 100); do
-    kill -0 "$server_pid" 2>/dev/null || return 1
-    if curl -s -o /dev/null "http://127.0.0.1:$port/"; then return 0; fi
-    sleep 0.1
-  done
-  return 1
+  await_server curl -s -o /dev/null "http://127.0.0.1:$port/"
 }
-
-# The port is chosen before the server binds it: try a few.
-for attempt in 1 2 3 4 5; do
-  port=$((20000 + RANDOM % 40000))
-  port_free "$port" || continue
-  if serve; then break; fi
-  stop_server
-  log "server did not start on port $port (attempt $attempt)"
-done
-[ -n "$server_pid" ] || { log "could not start versitygw"; exit 1; }
+start_server versitygw
 log "versitygw $vgw_version serving $work/data on 127.0.0.1:$port"
 
 # s3 signs a raw S3 request with the throwaway credentials.
