@@ -147,16 +147,6 @@ keys() {
   step TestE2EList APEVAL_E2E_URL="$(url "$1")" APEVAL_E2E_LIST_OUT="$work/keys"
   cat "$work/keys"
 }
-# ok runs apeval (its stderr kept for the secret check); exit 0 (GO), 1
-# (NO-GO) and 3 (INCONCLUSIVE) are verdicts, anything else fails.
-ok() {
-  local rc=0 err
-  err=$(mktemp "$work/apeval-err.XXXXXX")
-  "$work/apeval" "$@" 2>"$err" || rc=$?
-  case $rc in 0 | 1 | 3) return 0 ;; esac
-  cat "$err" >&2
-  fail "apeval $* exited $rc"
-}
 
 step TestE2ECreateBucket APEVAL_E2E_URL="$(url x)"
 step TestE2EBucket APEVAL_E2E_URL="$(url objstore)"

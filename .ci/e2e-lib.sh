@@ -52,6 +52,18 @@ start_server() {
   exit 1
 }
 
+# ok runs the apeval built into $work (its stderr to a file in $work, which
+# e2e-cloud's secret check reads); exit 0 (GO), 1 (NO-GO) and 3
+# (INCONCLUSIVE) are verdicts, anything else fails (the script's fail).
+ok() {
+  local rc=0 err
+  err=$(mktemp "$work/apeval-err.XXXXXX")
+  "$work/apeval" "$@" 2>"$err" || rc=$?
+  case $rc in 0 | 1 | 3) return 0 ;; esac
+  cat "$err" >&2
+  fail "apeval $* exited $rc"
+}
+
 e2e_cleanup() {
   rc=$?
   stop_server

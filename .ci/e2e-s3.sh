@@ -95,16 +95,6 @@ log "objstore's checks pass against the server"
 # --- apeval, built from this checkout ---
 go build -o "$work/apeval" ./cmd/apeval
 apeval() { "$work/apeval" "$@"; }
-# ok runs apeval (its stderr to a log); exit 0 (GO), 1 (NO-GO) and 3
-# (INCONCLUSIVE) are verdicts, anything else fails.
-ok() {
-  local rc=0 err
-  err=$(mktemp "$work/apeval-err.XXXXXX")
-  "$work/apeval" "$@" 2>"$err" || rc=$?
-  case $rc in 0 | 1 | 3) return 0 ;; esac
-  cat "$err" >&2
-  fail "apeval $* exited $rc"
-}
 
 # --- 1. four shards to the bucket, in parallel like four machines ---
 pids=()
