@@ -67,11 +67,11 @@ type judgeAcc struct {
 	id, model, digest, prompt string
 	runIDs                    []string
 
-	cases, judgeRequired                int64
-	approvalOutcomes, approvalRejected  int64
-	calls, cachedCalls, failedCalls int64 // cachedCalls: of calls, those answered from the cache
-	lat                                 []float64
-	rules                               map[string]*ruleAcc
+	cases, judgeRequired               int64
+	approvalOutcomes, approvalRejected int64
+	calls, cachedCalls, failedCalls    int64 // cachedCalls: of calls, those answered from the cache
+	lat                                []float64
+	rules                              map[string]*ruleAcc
 	// caseList holds one record per result: K = case ordinal<<ordShift |
 	// case flags (caseReplayed, caseJudgeCalled, caseApprOut, caseApprRej),
 	// V = session. Read in order, it is the set of cases the judge
