@@ -250,9 +250,23 @@ func TestRunAgainstFakeOllamaAndOpenAI(t *testing.T) {
 	}
 
 	// The rerun is answered from the cache: no call reaches either server.
-	code2, _, stderr := apeval(t, "", append(args[:len(args)-4], "--out", filepath.Join(dir, "rerun"), "-q", "--json")...)
+	code2, stdout2, stderr := apeval(t, "", append(args[:len(args)-4], "--out", filepath.Join(dir, "rerun"), "-q", "--json")...)
 	if code2 != code || ol.calls.Load() != 10 || oa.calls.Load() != 10 {
 		t.Fatalf("rerun: exit %d (first %d), calls ollama %d openai %d; %s", code2, code, ol.calls.Load(), oa.calls.Load(), stderr)
+	}
+	// A warm cache changes no figure: every hit counts with the latency
+	// measured when its answer was made.
+	var warm struct {
+		Judges []metricsRow `json:"judges"`
+	}
+	if err := json.Unmarshal([]byte(stdout2), &warm); err != nil {
+		t.Fatalf("rerun --json output: %v\n%s", err, stdout2)
+	}
+	for i, j := range warm.Judges {
+		cold := sum.Judges[i].Total
+		if j.Total.Calls != cold.Calls || j.Total.P95 == nil || *j.Total.P95 != *cold.P95 {
+			t.Errorf("%s: warm rerun calls %d P95 %v; the cold run's %d, %v", j.Judge, j.Total.Calls, deref(j.Total.P95), cold.Calls, *cold.P95)
+		}
 	}
 	for _, r := range readResults(t, filepath.Join(dir, "rerun")) {
 		if r.JudgeCalled && !r.CacheHit {
@@ -384,4 +398,11 @@ func TestRetriesThroughRun(t *testing.T) {
 			t.Errorf("latency %.0f ms excludes the timed-out attempt", r.Calls[0].LatencyMS)
 		}
 	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return "nil"
+	}
+	return *p
 }
