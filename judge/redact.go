@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"encoding/json"
 	"net/url"
 	"regexp"
 	"strings"
@@ -68,3 +69,26 @@ func RedactText(s string) string {
 func endpoint(base *url.URL, elem string) string {
 	return base.JoinPath(elem).String()
 }
+
+// minSecretValue is the shortest secret masked by its value: a shorter one
+// would mask ordinary words and numbers all through a message.
+const minSecretValue = 8
+
+// maskSecretValue replaces every occurrence of secret in s, as given and
+// as it appears URL-escaped or JSON-escaped, with [MASKED].
+func maskSecretValue(s, secret string) string {
+	if len(secret) < minSecretValue || s == "" {
+		return s
+	}
+	forms := []string{secret, url.QueryEscape(secret), url.PathEscape(secret)}
+	if b, err := json.Marshal(secret); err == nil {
+		forms = append(forms, string(b[1:len(b)-1]))
+	}
+	for _, f := range forms {
+		s = strings.ReplaceAll(s, f, MaskedValue)
+	}
+	return s
+}
+
+// MaskedValue replaces a secret found by its value.
+const MaskedValue = "[MASKED]"
