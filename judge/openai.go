@@ -205,10 +205,11 @@ func (o *OpenAI) Judge(ctx context.Context, req Request) Response {
 	if err != nil {
 		return Response{Status: StatusError, Error: err.Error()}
 	}
-	resp := runAttempts(ctx, o.timeout, o.retries, func(ctx context.Context) (Response, bool) {
+	return runAttempts(ctx, o.timeout, o.retries, func(ctx context.Context) (Response, bool) {
 		for {
 			mode := o.modes.current()
 			resp, retry, refused := o.complete(ctx, system, user, asked, mode)
+			resp.Error = o.mask(resp.Error)
 			if refused && o.modes.stepDown(mode, resp.Error) {
 				continue
 			}
@@ -218,8 +219,6 @@ func (o *OpenAI) Judge(ctx context.Context, req Request) Response {
 			return resp, retry
 		}
 	})
-	resp.Error = o.mask(resp.Error)
-	return resp
 }
 
 type openAIMessage struct {

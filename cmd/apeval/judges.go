@@ -83,6 +83,7 @@ func (f *judgeFlags) config(timeout time.Duration, concurrency int, io IO) judge
 		Retries:       f.Retries,
 		Concurrency:   concurrency,
 		Log:           prefixWriter{w: io.Err, prefix: "apeval: "},
+		Mask:          replay.MaskString,
 		Getenv:        io.Getenv,
 		// MaxResponseBytes: --max-response-bytes.
 		MaxResponseBytes: f.MaxResponse,
@@ -92,6 +93,7 @@ func (f *judgeFlags) config(timeout time.Duration, concurrency int, io IO) judge
 // openJudges opens every judge spec and wraps live ones in the response cache.
 func openJudges(ctx context.Context, specs []string, o *runOptions, io IO) ([]judge.Judge, func(), error) {
 	cfg := o.Judge.config(o.Timeout, o.Concurrency, io)
+	cfg.Quiet = o.Quiet
 	var (
 		out     []judge.Judge
 		closers []func()
@@ -221,7 +223,7 @@ take. Exit code 0 when every judge passed, 1 otherwise.`,
 			var rep []judge.CheckReport
 			ok := true
 			for _, spec := range args {
-				r := judge.Check(cmd.Context(), spec, cfg)
+				r := maskCheck(judge.Check(cmd.Context(), spec, cfg))
 				rep = append(rep, r)
 				ok = ok && r.OK()
 			}
@@ -254,9 +256,22 @@ type prefixWriter struct {
 	prefix string
 }
 
+// Every line goes through the masking pass: warnings quote URLs, commands
+// and servers' messages.
 func (p prefixWriter) Write(b []byte) (int, error) {
-	if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, b); err != nil {
+	if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, replay.MaskString(string(b))); err != nil {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// maskCheck puts a check report's texts through the masking pass: its
+// errors and notes quote what servers and plugins said.
+func maskCheck(r judge.CheckReport) judge.CheckReport {
+	r.Error = replay.MaskString(r.Error)
+	r.SampleError = replay.MaskString(r.SampleError)
+	for i, n := range r.Notes {
+		r.Notes[i] = replay.MaskString(n)
+	}
+	return r
 }
