@@ -11,7 +11,6 @@ import (
 	"syscall"
 
 	"github.com/apeval/apeval/metrics"
-	"github.com/apeval/apeval/replay"
 )
 
 // version is set with -ldflags "-X main.version=…".
@@ -119,7 +118,7 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	// An error can quote a server's answer or a dataset's text: it goes
 	// through the masking pass like everything else apeval writes.
-	fmt.Fprintln(stderr, "apeval:", replay.MaskString(err.Error()))
+	fmt.Fprintln(stderr, "apeval:", maskLines(err.Error()))
 	if errors.Is(err, context.Canceled) {
 		return exitInterrupted
 	}
