@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 )
@@ -231,7 +232,7 @@ func (o *runOptions) settings(specs []string, baseline string) *reports.Settings
 	for _, spec := range specs {
 		if kv := o.Judge.optionList(spec, o.judgeOptions); len(kv) > 0 {
 			for i := range kv {
-				kv[i] = replay.MaskString(kv[i]) // run.json is a report: no key reaches it
+				kv[i] = mask.String(kv[i]) // run.json is a report: no key reaches it
 			}
 			opts[spec] = kv
 		}

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/judge"
-	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 )
 
@@ -187,7 +187,7 @@ func judgeInfo(j judge.Judge) reports.JudgeInfo {
 		// --judge-option api_key=…) go through the masking pass too.
 		ji.Details = map[string]string{}
 		for k, v := range d.Details() {
-			ji.Details[k] = replay.MaskString(v)
+			ji.Details[k] = mask.String(v)
 		}
 	}
 	return ji
