@@ -118,8 +118,15 @@ pause_at = 2
 }
 
 func TestImportCommandUsage(t *testing.T) {
-	if code, _, stderr := apeval(t, "", "datasets", "import", "x.jsonl"); code != exitUsage || !strings.Contains(stderr, "--from is required") {
+	// Without --from the format is detected and named.
+	code, _, stderr := apeval(t, "", "datasets", "import", importTestdata+"codex-rollout-current", "--out", filepath.Join(t.TempDir(), "c.jsonl"))
+	if code != 0 || !strings.Contains(stderr, "format codex-rollout (detected from the first records of") {
 		t.Errorf("no --from: exit %d %s", code, stderr)
+	}
+	// A wrong --from is an error naming the format the records look like.
+	code, _, stderr = apeval(t, "", "datasets", "import", "--from", "claude-code-transcript", importTestdata+"codex-rollout-current", "--out", filepath.Join(t.TempDir(), "c.jsonl"))
+	if code != exitUsage || !strings.Contains(stderr, "look like codex-rollout, not claude-code-transcript") {
+		t.Errorf("wrong --from: exit %d %s", code, stderr)
 	}
 	if code, _, stderr := apeval(t, "", "datasets", "import", "--from", "bogus", "x"); code != exitUsage || !strings.Contains(stderr, "unknown format") {
 		t.Errorf("bad format: exit %d %s", code, stderr)
