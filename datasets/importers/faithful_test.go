@@ -193,3 +193,44 @@ func writeFile(t *testing.T, p string, data []byte) {
 		t.Fatal(err)
 	}
 }
+
+// OpenCode storage: a session, its messages and their parts, one JSON file
+// each, read in id (creation) order.
+func TestOpenCode(t *testing.T) {
+	cases, sum, text := importAll(t, "opencode", Options{}, "testdata/opencode")
+	want := []string{"opencode-toolu_01HugoBuild", "opencode-toolu_01Rsync", "opencode-toolu_01Fetch"}
+	if !slices.Equal(ids(cases), want) {
+		t.Fatalf("ids %v, want %v", ids(cases), want)
+	}
+	b, r, f := cases[0], cases[1], cases[2]
+	if b.Tool.Name != "bash" || b.Tool.Category != "command_execution" || b.Tool.Arguments["command"] != "hugo --minify" ||
+		b.SessionID != "ses_3f1a2b4c5ffeQk8Zr1Tn0aBcDe" || b.Workspace != "/home/dev/blog" || b.Seq != 1 {
+		t.Errorf("bash case %+v", b)
+	}
+	if b.Context.LatestUserMessage != "publish the blog; the deploy key is AWS_SECRET_ACCESS_KEY=[MASKED]" {
+		t.Errorf("user message (masked, synthetic part left out): %q", b.Context.LatestUserMessage)
+	}
+	if len(b.Context.RecentMessages) != 2 || b.Context.RecentMessages[1].Content != "Building the site first." {
+		t.Errorf("recent %+v", b.Context.RecentMessages)
+	}
+	if b.Time == nil || !b.Time.Equal(time.UnixMilli(1767225603000)) {
+		t.Errorf("time %v", b.Time)
+	}
+	if r.Provenance["tool_result_error"] != "Permission denied (publickey)" || r.Provenance["status"] != "error" {
+		t.Errorf("error provenance %v", r.Provenance)
+	}
+	if f.Tool.Category != "web_search" || f.Tool.Arguments["url"] != "https://blog.example.test/" {
+		t.Errorf("fetch %+v", f.Tool)
+	}
+	if strings.Contains(text, "wJalrXUtnFEMI") {
+		t.Error("secret reached the output")
+	}
+	wantErrors(t, sum.Sources[0], "part/msg_c0e5d4a1b002Kl7Mn8Op9Qr0St/prt_c0e5d4a1b205Be.json:1: truncated JSON object")
+	if sum.Records != 12 || sum.Skipped["part step-start"] != 1 {
+		t.Errorf("summary %+v", sum.Sources[0])
+	}
+	// auto detection knows the layout.
+	if f, why, err := Detect([]string{"testdata/opencode"}, nil); err != nil || f != "opencode" || !strings.Contains(why, "session/, message/ and part/") {
+		t.Errorf("detect: %s %s %v", f, why, err)
+	}
+}

@@ -17,8 +17,7 @@ import (
 )
 
 // Formats lists the importers by their --from name.
-var Formats = []string{"claude-code-hooks", "claude-code-transcript", "claude-code-stream-json", "claude-code-otel",
-	"codex-rollout", "codex-exec-json", "gemini-cli", "opencode", "otel-genai-spans", "r-judge", "trajectory-events"}
+var Formats = []string{"claude-code-hooks", "claude-code-transcript", "codex-rollout", "opencode", "r-judge", "trajectory-events"}
 
 // Auto is the --from value that detects the format from the first records.
 const Auto = "auto"
