@@ -38,6 +38,7 @@ command_prefix = ["rm", "sudo", "psql", "curl"]
 		{"codex-rollout", "codex-rollout", ".jsonl:15: truncated JSON object", 6},
 		{"r-judge", "r-judge", "Finance/harmful.json:19: record 1: truncated JSON object", 12},
 		{"trajectory-events", "trajectory-events/events.jsonl", "events.jsonl:5: target: required", 4},
+		{"opencode", "opencode", "prt_c0e5d4a1b205Be.json:1: truncated JSON object", 3},
 	} {
 		t.Run(tc.format, func(t *testing.T) {
 			out := filepath.Join(dir, tc.format+".jsonl")
