@@ -463,12 +463,14 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 		callIdx := len(res.Calls)
 		res.Calls = append(res.Calls, call)
 		e.counters.calls.Add(1)
+		// A cached call carries the latency measured when its answer was
+		// made, so the case's latency is the same on a warm cache.
+		hasLive = true
+		live += call.LatencyMS
 		if resp.Cached {
 			e.counters.cacheHits.Add(1)
 		} else {
 			allCached = false
-			hasLive = true
-			live += call.LatencyMS
 		}
 		if status.Failed() {
 			e.counters.failures.Add(1)
