@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/apeval/apeval/internal/mask"
 )
 
 // Exec is the `exec:COMMAND` backend: a pool of long-lived child processes
@@ -71,7 +73,7 @@ func NewExec(command string, cfg Config) (*Exec, error) {
 		pool:    make(chan *child, n),
 		closed:  make(chan struct{}),
 	}
-	e.stderr = &stderrSink{w: e.log, mask: cfg.Mask, tokens: stderrBurst}
+	e.stderr = &stderrSink{w: e.log, mask: mask.String, tokens: stderrBurst}
 	if cfg.Quiet {
 		e.stderr.w = nil
 	}

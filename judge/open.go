@@ -48,10 +48,6 @@ type Config struct {
 	// Log receives warnings (structured-output fallbacks, plugin stderr and
 	// restarts). nil discards them.
 	Log io.Writer
-	// Mask masks each line of plugin stderr before it reaches Log (the
-	// command passes the masking pass, replay.MaskString); nil copies lines
-	// as they are.
-	Mask func(string) string
 	// Quiet (--quiet) drops plugin stderr instead of copying it to Log.
 	Quiet bool
 	// MaxResponseBytes caps one HTTP response body or one exec plugin line

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/apeval/apeval/internal/mask"
 )
 
 // DefaultOpenAIBaseURL is used when --openai-base-url is not given.
@@ -61,11 +63,11 @@ func NewOpenAI(model string, prompt *Prompt, cfg Config) (*OpenAI, error) {
 		base = DefaultOpenAIBaseURL
 	}
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		return nil, fmt.Errorf("openai base URL %q must start with http:// or https://", RedactURL(base))
+		return nil, fmt.Errorf("openai base URL %q must start with http:// or https://", mask.URL(base))
 	}
 	baseURL, err := url.Parse(base)
 	if err != nil || baseURL.Host == "" {
-		return nil, fmt.Errorf("openai base URL %q is not a URL", RedactURL(base))
+		return nil, fmt.Errorf("openai base URL %q is not a URL", mask.URL(base))
 	}
 	baseURL.Path = strings.TrimRight(baseURL.Path, "/")
 	// The URL goes into the cache scope as a digest: distinct servers keep
@@ -104,7 +106,7 @@ func NewOpenAI(model string, prompt *Prompt, cfg Config) (*OpenAI, error) {
 	}
 	o := &OpenAI{
 		baseURL: baseURL,
-		base:    RedactURL(baseURL.String()),
+		base:    mask.URL(baseURL.String()),
 		keyEnv:  keyEnv,
 		maxBody: cfg.maxResponse(),
 		model:   model,
@@ -134,7 +136,7 @@ func (o *OpenAI) keyGuard(c *http.Client) *http.Client {
 			req.Header.Del("Authorization")
 			o.warnedHop.Do(func() {
 				fmt.Fprintf(o.log, "apeval: warning: %s redirected a call to %s (another scheme, host or port); not sending the API key there\n",
-					o.base, RedactURL(req.URL.String()))
+					o.base, mask.URL(req.URL.String()))
 			})
 		}
 		if next != nil {
@@ -169,7 +171,7 @@ func sameOrigin(a, b *url.URL) bool {
 // mask hides the API key by its value in any text apeval writes (a server
 // may quote the key back in its error), URL credentials included.
 func (o *OpenAI) mask(s string) string {
-	return maskSecretValue(RedactText(s), o.key)
+	return mask.Secret(mask.URLs(s), o.key)
 }
 
 // Identity is openai/MODEL+PROMPT: OpenAI-compatible servers expose no model
@@ -295,7 +297,7 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 	hresp, err := o.client.Do(hreq)
 	if err != nil {
 		resp, retry = failed(ctx, err)
-		resp.Error = RedactText(resp.Error)
+		resp.Error = mask.URLs(resp.Error)
 		return resp, retry, false
 	}
 	raw, over, err := readCapped(hresp.Body, o.maxBody)
@@ -307,7 +309,7 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 	}
 	if err != nil {
 		resp, retry = failed(ctx, err)
-		resp.Error = RedactText(resp.Error)
+		resp.Error = mask.URLs(resp.Error)
 		return resp, retry, false
 	}
 	if hresp.StatusCode != http.StatusOK {
@@ -486,4 +488,10 @@ func listFew(xs []string, n int) string {
 		return strings.Join(xs, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(xs[:n], ", "), len(xs)-n)
+}
+
+// endpoint joins a path onto a base URL with net/url, keeping the base's
+// query (a string concatenation would put the path after the query).
+func endpoint(base *url.URL, elem string) string {
+	return base.JoinPath(elem).String()
 }
