@@ -419,7 +419,7 @@ func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
 	}
 	if v, ok := cj.cache.get(key); ok {
 		var a cachedAnswer
-		if json.Unmarshal(v, &a) == nil && (a.Status == StatusOK || a.Status == StatusInvalid) && a.LatencyNS != nil {
+		if json.Unmarshal(v, &a) == nil && modelAnswer(a) && a.LatencyNS != nil {
 			return Response{Decisions: a.Decisions, Status: a.Status, Error: a.Error, Cached: true,
 				Latency: time.Duration(*a.LatencyNS)}
 		}
@@ -432,6 +432,20 @@ func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
 		}
 	}
 	return resp
+}
+
+// modelAnswer reports whether a cache entry is a model's answer: valid, or
+// an invalid answer the model gave. Older versions also cached a body with
+// no completion in it (a server error sent with HTTP 200); such an entry is
+// a miss, so the call goes to the server again.
+func modelAnswer(a cachedAnswer) bool {
+	switch {
+	case a.Status == StatusOK:
+		return true
+	case a.Status != StatusInvalid:
+		return false
+	}
+	return a.Error != "completion has no choices" && a.Error != "completion has no content"
 }
 
 // key is prefix + SHA-256 of the canonical input.
