@@ -97,7 +97,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./datasets
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePolicy$$' -fuzztime $(FUZZTIME) ./replay
 	$(GO) test -run '^$$' -fuzz '^FuzzParseOutput$$' -fuzztime $(FUZZTIME) ./judge
-	$(GO) test -run '^$$' -fuzz '^FuzzMaskString$$' -fuzztime $(FUZZTIME) ./replay
+	$(GO) test -run '^$$' -fuzz '^FuzzMaskString$$' -fuzztime $(FUZZTIME) ./internal/mask
 
 ci: vet staticcheck test fuzz readme-check e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check label-browser
 

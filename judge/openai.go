@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/apeval/apeval/internal/mask"
 )
 
 // DefaultOpenAIBaseURL is used when --openai-base-url is not given.
@@ -60,11 +62,11 @@ func NewOpenAI(model string, prompt *Prompt, cfg Config) (*OpenAI, error) {
 		base = DefaultOpenAIBaseURL
 	}
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		return nil, fmt.Errorf("openai base URL %q must start with http:// or https://", RedactURL(base))
+		return nil, fmt.Errorf("openai base URL %q must start with http:// or https://", mask.URL(base))
 	}
 	baseURL, err := url.Parse(base)
 	if err != nil || baseURL.Host == "" {
-		return nil, fmt.Errorf("openai base URL %q is not a URL", RedactURL(base))
+		return nil, fmt.Errorf("openai base URL %q is not a URL", mask.URL(base))
 	}
 	baseURL.Path = strings.TrimRight(baseURL.Path, "/")
 	// The URL goes into the cache scope as a digest: distinct servers keep
@@ -104,7 +106,7 @@ func NewOpenAI(model string, prompt *Prompt, cfg Config) (*OpenAI, error) {
 	o := &OpenAI{
 		client:  cfg.httpClient(),
 		baseURL: baseURL,
-		base:    RedactURL(baseURL.String()),
+		base:    mask.URL(baseURL.String()),
 		keyEnv:  keyEnv,
 		maxBody: cfg.maxResponse(),
 		model:   model,
@@ -243,7 +245,7 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 	hresp, err := o.client.Do(hreq)
 	if err != nil {
 		resp, retry = failed(ctx, err)
-		resp.Error = RedactText(resp.Error)
+		resp.Error = mask.URLs(resp.Error)
 		return resp, retry, false
 	}
 	raw, over, err := readCapped(hresp.Body, o.maxBody)
@@ -255,7 +257,7 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 	}
 	if err != nil {
 		resp, retry = failed(ctx, err)
-		resp.Error = RedactText(resp.Error)
+		resp.Error = mask.URLs(resp.Error)
 		return resp, retry, false
 	}
 	if hresp.StatusCode != http.StatusOK {
@@ -333,7 +335,7 @@ func (o *OpenAI) ListModels(ctx context.Context) ([]string, error) {
 	}
 	hresp, err := o.client.Do(hreq)
 	if err != nil {
-		return nil, errors.New(RedactText(err.Error()))
+		return nil, errors.New(mask.URLs(err.Error()))
 	}
 	raw, _, err := readCapped(hresp.Body, o.maxBody)
 	if cerr := hresp.Body.Close(); err == nil {
@@ -429,4 +431,10 @@ func listFew(xs []string, n int) string {
 		return strings.Join(xs, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(xs[:n], ", "), len(xs)-n)
+}
+
+// endpoint joins a path onto a base URL with net/url, keeping the base's
+// query (a string concatenation would put the path after the query).
+func endpoint(base *url.URL, elem string) string {
+	return base.JoinPath(elem).String()
 }

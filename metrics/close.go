@@ -247,7 +247,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 	// Baseline recall is a per-rule comparison; a pooled figure would mix
 	// rules with and without baselines.
 	total.BaselineRecall = nil
-	total.Calls, total.CachedCalls, total.FailedCalls = j.liveCalls, j.cachedCalls, j.failedCalls
+	total.Calls, total.CachedCalls, total.FailedCalls = j.calls, j.cachedCalls, j.failedCalls
 	slices.Sort(j.lat)
 	e.latency(total, j.lat)
 	pairs.total = j.lat

@@ -209,8 +209,10 @@ type Row struct {
 	JudgeRequiredRateHi   *float64 `json:"judge_required_rate_hi"`
 	JudgeRequiredRateDeff *float64 `json:"judge_required_rate_deff"`
 
-	// Calls counts live judge calls (cache hits excluded, failed calls
-	// included); on a rule row, the live calls the rule was part of.
+	// Calls counts judge calls (failed calls included, cache hits included
+	// at the latency stored with their answer); on a rule row, the calls
+	// the rule was part of. CachedCalls says how many of the total row's
+	// calls, and so of its latencies, came from the cache.
 	Calls        int64    `json:"calls"`
 	CachedCalls  int64    `json:"cached_calls"`
 	FailedCalls  int64    `json:"failed_calls"`

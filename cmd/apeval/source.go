@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
@@ -146,7 +147,7 @@ func (s *source) refs() []reports.FileRef {
 		}
 		name := p
 		if objstore.IsURL(p) {
-			name = objstore.Mask(p)
+			name = mask.Message(p)
 		}
 		out = append(out, reports.FileRef{Name: name, SHA256: fileSHA256(p)})
 	}
