@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports/labelpage"
 )
@@ -142,8 +143,9 @@ func runLabelServe(ctx context.Context, o *labelServeOptions, queuePath string, 
 		if rec.Err != nil {
 			continue
 		}
-		if want[rec.Case.ID] {
-			cases[rec.Case.ID] = rec.Case
+		// Decision files hold the case IDs masked as every report does.
+		if id := mask.ID(rec.Case.ID); want[id] {
+			cases[id] = rec.Case
 		}
 	}
 	if err := rd.Err(); err != nil {

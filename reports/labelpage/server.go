@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
@@ -235,7 +236,7 @@ func (s *Server) reply(w http.ResponseWriter, pos int, review bool, msg string) 
 	}
 	if pos < len(s.cfg.Items) {
 		it := s.cfg.Items[pos]
-		v := &itemView{Pos: pos, CaseID: replay.MaskID(it.Line.CaseID), RuleID: it.Line.RuleID, Rule: it.RuleName,
+		v := &itemView{Pos: pos, CaseID: mask.ID(it.Line.CaseID), RuleID: it.Line.RuleID, Rule: it.RuleName,
 			Order: it.Line.Order, Overlap: it.Line.Overlap, Label: s.cur[pos], Input: it.Input}
 		if review {
 			v.Stratum = it.Line.Stratum
