@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"time"
 
@@ -85,6 +86,9 @@ once each (--allow-partial accepts missing shards).`,
 			if err != nil {
 				return err
 			}
+			if err := outIsNotInput(out, args); err != nil {
+				return err
+			}
 			w, err := reports.CreateRun(out, info)
 			if err != nil {
 				return usageError{err}
@@ -112,7 +116,7 @@ once each (--allow-partial accepts missing shards).`,
 			describeFromRunInfo(listed, info)
 			rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Tokens: toks, Inconclusive: e.Inconclusive,
 				Failures: failures.Summary(), Cases: listed}
-			if err := writeRunReports(out, rep, e.Format, io, gates); err != nil {
+			if err := writeRunReports(out, rep, e.Format, io, gates, w); err != nil {
 				return err
 			}
 			return exitCodeError{rep.Exit}
@@ -147,4 +151,19 @@ func checkShards(dirs []string, allowPartial bool) ([]reports.RunInfo, error) {
 		}
 	}
 	return infos, nil
+}
+
+// outIsNotInput refuses a merge whose --out is one of its input shards:
+// writing it would replace the shard with the merged run.
+func outIsNotInput(out string, inputs []string) error {
+	ost, err := os.Stat(out)
+	if err != nil {
+		return nil // a new directory is no input
+	}
+	for _, in := range inputs {
+		if ist, err := os.Stat(in); err == nil && os.SameFile(ost, ist) {
+			return usagef("--out %s is one of the shards being merged (%s); choose another directory for the merged run", out, in)
+		}
+	}
+	return nil
 }

@@ -214,7 +214,7 @@ apeval merge for the shards of one run). Exit code as for run.`,
 			} else if err := os.MkdirAll(dir, 0o755); err != nil {
 				return usageError{err}
 			}
-			if err := writeRunReports(dir, rep, e.Format, io, gates); err != nil {
+			if err := writeRunReports(dir, rep, e.Format, io, gates, nil); err != nil {
 				return err
 			}
 			return exitCodeError{rep.Exit}
@@ -272,11 +272,20 @@ the replay once and gate on it later.`,
 // writeRunReports writes every report file of a run directory and prints
 // the terminal tables; it sets rep.Exit, the verdict's exit code, which
 // the reports show.
-func writeRunReports(dir string, rep *reports.Report, format string, io IO, gates *reports.GateSummary) error {
+//
+// run is the run's writer when the reports complete a run (apeval run): a
+// failure to write them brings the earlier run in dir back as it was.
+func writeRunReports(dir string, rep *reports.Report, format string, io IO, gates *reports.GateSummary, run *reports.RunWriter) error {
 	rep.Gates = gates
 	rep.Exit = verdictExit(rep.Summary.Verdict, rep.Inconclusive)
 	if err := reports.WriteRunReports(dir, rep); err != nil {
+		if run != nil {
+			return run.ReportsFailed(err)
+		}
 		return err
+	}
+	if run != nil {
+		run.ReportsWritten()
 	}
 	f := outputFormat(format, io.Out)
 	rep.Color = useColor(io.Out, io)

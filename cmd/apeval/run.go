@@ -281,6 +281,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.invalid, res.firstInvalid)
 	}
 	if o.replayOnly {
+		p.w.ReportsWritten() // replay writes no reports: the run is complete
 		if err := gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
 			return err
 		}
@@ -299,7 +300,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	}
 	rep := &reports.Report{Run: *p.w.Info(), Summary: sum, Tokens: toks, Inconclusive: o.Inconclusive,
 		Failures: failures.Summary(), Cases: listed}
-	if err := writeRunReports(o.Out, rep, o.Format, io, gates); err != nil {
+	if err := writeRunReports(o.Out, rep, o.Format, io, gates, p.w); err != nil {
 		return err
 	}
 	if res.interrupted {
