@@ -232,3 +232,25 @@ func TestMergeOutIsAnInput(t *testing.T) {
 		t.Errorf("the input shard was changed:\n%s", after)
 	}
 }
+
+// A new cache on a full disk: the run says the disk is full, names
+// --no-cache once, and moves nothing aside as "damaged".
+func TestCacheOnFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	ds := liveDataset(t, dir, 2)
+	pol := filepath.Join(dir, "policy.toml")
+	if err := os.WriteFile(pol, []byte(livePolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	oa := newOpenAIServer(t, 0, false)
+	cache := filepath.Join(dir, "cache")
+	code, stderr := apevalLimited(t, 4096, "run", "--dataset", ds, "--policy", pol, "--judge", "openai:judge-large",
+		"--openai-base-url", oa.URL+"/v1", "--cache", cache, "-q", "--out", filepath.Join(dir, "run"))
+	if code != exitUsage || !strings.Contains(stderr, "the disk is full") || strings.Contains(stderr, "damaged") ||
+		strings.Count(stderr, "--no-cache") != 1 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	if left, _ := filepath.Glob(filepath.Join(cache, "*damaged*")); len(left) > 0 {
+		t.Fatalf("moved aside: %v", left)
+	}
+}
