@@ -56,9 +56,9 @@ once each (--allow-partial accepts missing shards).`,
 			if err != nil {
 				return usagef("--out-layout: %v", err)
 			}
+			remote := ""
 			if objstore.IsURL(out) { // written locally, then uploaded
-				remote, err := bucketRunDir(out, layout, runID)
-				if err != nil {
+				if remote, err = bucketRunDir(out, layout, runID); err != nil {
 					return err
 				}
 				tmp, finish, err := stageBucket(cmd.Context(), remote, io, false)
@@ -69,6 +69,11 @@ once each (--allow-partial accepts missing shards).`,
 				defer func() { err = finish(out, err) }()
 			}
 			out = runDirFor(out, layout, runID)
+			if remote != "" {
+				var flush func()
+				io, flush = bucketIO(io, out, remote)
+				defer flush()
+			}
 			info := infos[0]
 			info.Layout = layout
 			info.RunID = runID
