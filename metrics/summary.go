@@ -245,9 +245,13 @@ type Row struct {
 	ApprovalRejectRateHi   *float64 `json:"approval_reject_rate_hi"`
 	ApprovalRejectRateDeff *float64 `json:"approval_reject_rate_deff"`
 
-	// <Figure>Deff is the Kish design effect of the figure's units clustered
-	// by session (see docs/statistics.md); its interval is Wilson at n/deff. 1 when
-	// every session holds one unit; nil when the figure has no units.
+	// <Figure>Deff says how much clustering by session widened the
+	// figure's interval (see docs/statistics.md): (width / plain Wilson's
+	// width on the same units)², at least 1, exactly 1 when every session
+	// holds one unit; nil when the figure has no units.
+
+	// post keeps each clustered figure's sessions (by lane) for the hints.
+	post [ruleLanes]*bbPosterior
 
 	Verdict Verdict `json:"verdict"`
 	// Criteria evaluated at this row's scope: rule rows carry precision_min,

@@ -77,7 +77,7 @@ func criterionSentence(c metrics.Criterion) string {
 	case metrics.StatusInconclusive:
 		switch {
 		case c.MoreSamples != nil:
-			s += fmt.Sprintf(": the interval straddles it; about %d more samples at the observed rate would decide it", *c.MoreSamples)
+			s += fmt.Sprintf(": the interval straddles it; about %d more samples like these would decide it with 80%% probability", *c.MoreSamples)
 		case c.Estimate == nil:
 			s += ": no data to decide it yet"
 		default:
@@ -118,7 +118,7 @@ func criterionShort(c metrics.Criterion) string {
 	case metrics.StatusInconclusive:
 		switch {
 		case c.MoreSamples != nil:
-			s += fmt.Sprintf(" — about %d more samples would decide it", *c.MoreSamples)
+			s += fmt.Sprintf(" — about %d more samples would decide it with 80%% probability", *c.MoreSamples)
 		case c.Estimate == nil:
 			s += " — no data to decide it yet"
 		default:

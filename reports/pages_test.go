@@ -241,10 +241,10 @@ func TestHTMLDecisionPage(t *testing.T) {
 	}
 	// The decision names what holds each judge back, with numbers.
 	for _, s := range []string{"Fails — the whole interval is on the bad side:",
-		"<b>all rules</b>: judge-required rate 1.000 [0.969, 1.000] (n=120), needs ≤ 0.2</li>",
+		"<b>all rules</b>: judge-required rate 1.000 [0.893, 1.000] (n=120), needs ≤ 0.2</li>",
 		"Open — the interval straddles the threshold:",
-		"unknown rate 0.050 [0.020, 0.122] (n=80), needs ≤ 0.1 — about 59 more samples would decide it",
-		"about 59 more samples at the observed rate would decide it", // the rule's folded criteria
+		"unknown rate 0.050 [0.014, 0.170] (n=80), needs ≤ 0.1 — about 269 more samples would decide it with 80% probability",
+		"about 269 more samples like these would decide it with 80% probability", // the rule's folded criteria
 		"FAILs only when its whole interval lies on the bad side"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("report.html lacks %q", s)
@@ -339,7 +339,7 @@ func TestCriterionSentence(t *testing.T) {
 			"precision 0.591 [0.387, 0.767] (n=22), needs ≥ 0.9: the whole interval is on the bad side"},
 		{metrics.Criterion{Name: metrics.CriterionUnknownRateMax, Status: metrics.StatusInconclusive, Estimate: fp(0.05),
 			Lo: fp(0.0196), Hi: fp(0.1216), Threshold: 0.1, N: 80, MoreSamples: &more},
-			"unknown rate 0.050 [0.020, 0.122] (n=80), needs ≤ 0.1: the interval straddles it; about 59 more samples at the observed rate would decide it"},
+			"unknown rate 0.050 [0.020, 0.122] (n=80), needs ≤ 0.1: the interval straddles it; about 59 more samples like these would decide it with 80% probability"},
 		// A FAIL whose interval straddles (a stated exception, or old
 		// semantics) never claims the interval is wholly bad: metrics' reason.
 		{metrics.Criterion{Name: metrics.CriterionFireRateChangeMax, Status: metrics.StatusFail, Estimate: fp(-0.0625),
