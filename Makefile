@@ -92,9 +92,15 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./datasets
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePolicy$$' -fuzztime $(FUZZTIME) ./replay
 	$(GO) test -run '^$$' -fuzz '^FuzzParseOutput$$' -fuzztime $(FUZZTIME) ./judge
-	$(GO) test -run '^$$' -fuzz '^FuzzMaskString$$' -fuzztime $(FUZZTIME) ./replay
+	$(GO) test -run '^$$' -fuzz '^FuzzMaskString$$' -fuzztime $(FUZZTIME) ./internal/mask
 
-ci: vet staticcheck test fuzz readme-check e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check
+# actionlint (pinned, through go run) on action.yml, the example workflows
+# and the README's recipes; shellcheck on the action's script.
+.PHONY: actionlint
+actionlint:
+	./.ci/actionlint.sh
+
+ci: vet staticcheck test fuzz readme-check actionlint e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check
 
 clean:
 	rm -rf bin apeval-out

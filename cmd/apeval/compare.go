@@ -17,6 +17,12 @@ type compareOptions struct {
 	evalOptions
 	Candidate string
 	Out       string
+	// Comment and ReportURL: --comment prints the pull-request comment
+	// (reports.WriteComment), with a link to the uploaded report.html.
+	Comment   bool
+	ReportURL string
+	// Marker is the --config path the comment's hidden marker names.
+	Marker string
 }
 
 func newCompareCmd(io IO) *cobra.Command {
@@ -38,10 +44,20 @@ with p ≥ 1 − confidence; otherwise the table shows Δ [lo, hi] (p, n). The
 fire-rate change is checked against fire_rate_change_max. Warnings about
 different datasets, policies or prompt versions and small samples are printed
 as footnotes; the last line is the candidate's verdict, which is also the exit
-code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.`,
+code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.
+
+--comment (with --format markdown, the default then) prints a pull-request
+comment instead: a hidden first line <!-- apeval:CONFIG --> (the --config
+path, default apeval.toml) by which CI finds and updates its own comment,
+the verdict (ERROR when most of the head judge's calls failed) and what
+holds it back, the Δ table of every figure with intervals, the rules that
+changed status between base (A) and head (B), cost per 1,000 tool calls,
+a link to --report-url, and the per-rule figures folded; it fits GitHub's
+65,536-character limit, cutting the folded detail with a note.`,
 		Example: `  apeval compare out/qwen3b out/qwen7b
   apeval compare --baseline recorded/ollama/qwen2.5:3b apeval-out/sample
-  apeval compare --format markdown out/a out/b >> "$GITHUB_STEP_SUMMARY"`,
+  apeval compare --format markdown out/a out/b >> "$GITHUB_STEP_SUMMARY"
+  apeval compare --comment --report-url "$ARTIFACT_URL" base-run head-run > comment.md`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := o.applyConfig(cmd); err != nil {
 				return err
@@ -51,6 +67,21 @@ code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.`,
 			}
 			if len(args) == 1 && o.Baseline == "" {
 				return usagef("compare of one run directory needs --baseline JUDGE")
+			}
+			if o.Comment {
+				switch {
+				case o.JSON || (o.Format != "" && o.Format != string(reports.FormatMarkdown)):
+					return usagef("--comment prints Markdown: leave out --format, or give --format markdown")
+				}
+				o.Format = string(reports.FormatMarkdown)
+				if f := cmd.Flag("config"); f != nil && f.Value.String() != "" {
+					o.Marker = f.Value.String()
+				} else if _, err := os.Stat("apeval.toml"); err == nil {
+					o.Marker = "apeval.toml"
+				}
+			}
+			if o.ReportURL != "" && !o.Comment {
+				return usagef("--report-url goes with --comment")
 			}
 			return o.validate()
 		},
@@ -67,6 +98,8 @@ code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.`,
 	o.registerBy(cmd)
 	cmd.Flags().StringVar(&o.Candidate, "candidate", "", "candidate judge (identity or unique prefix) when a run holds several")
 	cmd.Flags().StringVar(&o.Out, "out", "", "also write compare.parquet (one row per rule × figure) into this directory")
+	cmd.Flags().BoolVar(&o.Comment, "comment", false, "print a pull-request comment (Markdown, headed by <!-- apeval:CONFIG -->, at most 65,536 characters)")
+	cmd.Flags().StringVar(&o.ReportURL, "report-url", "", "with --comment: link the comment's report.html to this URL (the uploaded run directory)")
 	return cmd
 }
 
@@ -192,6 +225,20 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	}
 	rep.Exit = verdictExit(v, o.Inconclusive)
 	rep.Color, rep.Width = useColor(io.Out, io), termWidth(io.Out, io)
+	if o.Comment {
+		// The comment describes the head run (B, or the single run).
+		head := infos[len(infos)-1]
+		rep.Run.RunID, rep.Run.Filter, rep.Run.Datasets, rep.Run.Policy = head.RunID, head.Filter, head.Datasets, head.Policy
+		// The comment leads with its own verdict line and says a filtered
+		// run is filtered in its facts; nothing may come before the marker.
+		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL}); err != nil {
+			return err
+		}
+		if err := checkSummary(sum); err != nil {
+			return err
+		}
+		return exitCodeError{rep.Exit}
+	}
 	// A filtered run is never mistaken for a full one, here either.
 	f := outputFormat(o.Format, io.Out)
 	for i, in := range infos {

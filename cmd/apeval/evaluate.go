@@ -86,7 +86,7 @@ func (ev *evaluation) finish(run reports.RunInfo) (*reports.Report, error) {
 	run.Criteria, run.CriteriaFrom = &t, ev.spec.CriteriaFrom
 	rep := &reports.Report{Run: run, Summary: sum, Tokens: ev.toks, Inconclusive: ev.spec.Inconclusive,
 		Failures: ev.failures.Summary(), Cases: ev.listed, Gates: ev.gates}
-	rep.Exit = verdictExit(sum.Verdict, ev.spec.Inconclusive)
+	rep.Exit = runExit(rep) // a partial run (a budget stopped it) is 2 too
 	return rep, nil
 }
 

@@ -38,6 +38,7 @@ command_prefix = ["rm", "sudo", "psql", "curl"]
 		{"codex-rollout", "codex-rollout", ".jsonl:15: truncated JSON object", 6},
 		{"r-judge", "r-judge", "Finance/harmful.json:19: record 1: truncated JSON object", 12},
 		{"trajectory-events", "trajectory-events/events.jsonl", "events.jsonl:5: target: required", 4},
+		{"opencode", "opencode", "prt_c0e5d4a1b205Be.json:1: truncated JSON object", 3},
 	} {
 		t.Run(tc.format, func(t *testing.T) {
 			out := filepath.Join(dir, tc.format+".jsonl")
@@ -118,8 +119,15 @@ pause_at = 2
 }
 
 func TestImportCommandUsage(t *testing.T) {
-	if code, _, stderr := apeval(t, "", "datasets", "import", "x.jsonl"); code != exitUsage || !strings.Contains(stderr, "--from is required") {
+	// Without --from the format is detected and named.
+	code, _, stderr := apeval(t, "", "datasets", "import", importTestdata+"codex-rollout-current", "--out", filepath.Join(t.TempDir(), "c.jsonl"))
+	if code != 0 || !strings.Contains(stderr, "format codex-rollout (detected from the first records of") {
 		t.Errorf("no --from: exit %d %s", code, stderr)
+	}
+	// A wrong --from is an error naming the format the records look like.
+	code, _, stderr = apeval(t, "", "datasets", "import", "--from", "claude-code-transcript", importTestdata+"codex-rollout-current", "--out", filepath.Join(t.TempDir(), "c.jsonl"))
+	if code != exitUsage || !strings.Contains(stderr, "look like codex-rollout, not claude-code-transcript") {
+		t.Errorf("wrong --from: exit %d %s", code, stderr)
 	}
 	if code, _, stderr := apeval(t, "", "datasets", "import", "--from", "bogus", "x"); code != exitUsage || !strings.Contains(stderr, "unknown format") {
 		t.Errorf("bad format: exit %d %s", code, stderr)

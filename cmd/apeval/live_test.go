@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -57,6 +58,9 @@ type liveServer struct {
 	*httptest.Server
 	calls  atomic.Int64
 	bodies chan string
+	// auth, when set, collects the Authorization header of every chat call.
+	mu   sync.Mutex
+	auth *[]string
 }
 
 func readBody(r *http.Request) []byte {
@@ -106,6 +110,11 @@ func newOpenAIServer(t *testing.T, delay time.Duration, sayMatch bool) *liveServ
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		body := readBody(r)
 		s.calls.Add(1)
+		s.mu.Lock()
+		if s.auth != nil {
+			*s.auth = append(*s.auth, r.Header.Get("Authorization"))
+		}
+		s.mu.Unlock()
 		select {
 		case s.bodies <- string(body):
 		default:

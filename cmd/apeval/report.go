@@ -221,6 +221,9 @@ page, a refused connection or an unknown host).`,
 				return err
 			}
 			fmt.Fprintf(io.Out, "verdict\t%s\n", rep.Summary.Verdict)
+			if rep.Run.Partial != "" {
+				fmt.Fprintf(io.Err, "apeval: the run is partial (%s): no verdict gates on it\n", rep.Run.Partial)
+			}
 			return verdictDone(rep, io)
 		},
 	}
@@ -228,12 +231,22 @@ page, a refused connection or an unknown host).`,
 	return cmd
 }
 
+// runExit is a run's exit code: its verdict's, or 2 when the run is
+// partial (a budget stopped it), since a verdict over part of the input
+// must not gate.
+func runExit(rep *reports.Report) int {
+	if rep.Run.Partial != "" {
+		return exitUsage
+	}
+	return verdictExit(rep.Summary.Verdict, rep.Inconclusive)
+}
+
 // writeRunReports writes every report file of a run directory and prints
 // the terminal tables; it sets rep.Exit, the verdict's exit code, which
 // the reports show.
 func writeRunReports(dir string, rep *reports.Report, format string, io IO) error {
 	gates := rep.Gates
-	rep.Exit = verdictExit(rep.Summary.Verdict, rep.Inconclusive)
+	rep.Exit = runExit(rep)
 	if err := reports.WriteRunReports(dir, rep); err != nil {
 		return err
 	}
