@@ -341,3 +341,72 @@ func TestGeminiCLI(t *testing.T) {
 		t.Errorf("detected %s", f)
 	}
 }
+
+// OTLP JSON traces: execute_tool spans are the calls, in start order, the
+// chat span's input messages their context.
+func TestOTelGenAISpans(t *testing.T) {
+	cases, sum, text := importAll(t, "otel-genai-spans", Options{}, "testdata/otel-genai-spans")
+	want := []string{"otel-0af7651916cd43dd8448eb211c80319c-aaa19b7ec3c1b101", "otel-call_mszuSIzqtI65i1wAUOE8w5H4", "otel-call_Qx1"}
+	if !slices.Equal(ids(cases), want) {
+		t.Fatalf("ids %v, want %v", ids(cases), want)
+	}
+	fetch, refund, mail := cases[0], cases[1], cases[2]
+	if fetch.SessionID != "0af7651916cd43dd8448eb211c80319c" || fetch.Tool.Name != "web_fetch" || fetch.Tool.Category != "web_search" {
+		t.Errorf("pretty-printed export %+v", fetch)
+	}
+	if refund.SessionID != "conv_5j66UpCpwteGg4YSxUnt7lPY" || refund.Tool.Arguments["order_id"] != "4410" || refund.Tool.Arguments["amount"] != 129.5 ||
+		refund.Tool.Arguments["api_key"] != "[MASKED]" || refund.Seq != 1 || refund.Provenance["tool_type"] != "function" {
+		t.Errorf("refund %+v %v", refund.Tool, refund.Provenance)
+	}
+	if refund.Context.LatestUserMessage != "Refund order 4410 and email the customer" || refund.Time == nil || refund.Time.Unix() != 1767261602 {
+		t.Errorf("refund context %+v %v", refund.Context, refund.Time)
+	}
+	if mail.Provenance["tool_result_error"] != "SMTP relay refused" || mail.Seq != 2 {
+		t.Errorf("mail %v", mail.Provenance)
+	}
+	if strings.Contains(text, "sk-proj-Zx9Yw8") {
+		t.Error("secret reached the output")
+	}
+	p := "testdata/otel-genai-spans/traces.jsonl"
+	wantErrors(t, sum.Sources[1], p+":2: span eee19b7ec3c1b177: gen_ai.tool.name: required", p+":3: not an OTLP JSON trace export")
+	if f, _, _ := Detect([]string{p}, nil); f != "otel-genai-spans" {
+		t.Errorf("detected %s", f)
+	}
+}
+
+// Claude Code's OpenTelemetry events: each tool_decision is a case, what
+// the person answered its approval_outcome.
+func TestClaudeCodeOTel(t *testing.T) {
+	const p = "testdata/claude-code-otel/logs.jsonl"
+	cases, sum, text := importAll(t, "claude-code-otel", Options{}, p)
+	if len(cases) != 4 {
+		t.Fatalf("%d cases: %v %v", len(cases), ids(cases), sum.Sources[0].Errors)
+	}
+	type got struct{ tool, outcome, source string }
+	var g []got
+	for _, c := range cases {
+		g = append(g, got{c.Tool.Name, c.ApprovalOutcome, c.Provenance["decision_source"].(string)})
+	}
+	want := []got{{"Bash", "denied", "user_reject"}, {"Read", "", "config"}, {"Bash", "approved", "user_temporary"}, {"Edit", "denied", "user_abort"}}
+	if !slices.Equal(g, want) {
+		t.Errorf("got %v, want %v", g, want)
+	}
+	rej, read, dep := cases[0], cases[1], cases[2]
+	if rej.Context.LatestUserMessage != "drop the staging tables and redeploy, token=[MASKED]" || rej.SessionID != "d1f3a5c7-9b2e-4d6f-8a1c-3e5b7d9f1a2c" {
+		t.Errorf("context %+v", rej.Context)
+	}
+	if rej.Tool.Arguments != nil || read.Tool.Arguments["file_path"] != "/srv/app/deploy.sh" {
+		t.Errorf("arguments %v %v", rej.Tool.Arguments, read.Tool.Arguments)
+	}
+	if dep.Tool.Arguments["full_command"] != "./deploy.sh --env staging" || dep.Provenance["tool_result_error"] != "Exit code 1" ||
+		dep.Time == nil || dep.Time.Format(time.RFC3339) != "2026-01-21T13:00:20Z" {
+		t.Errorf("deploy %+v %v %v", dep.Tool, dep.Provenance, dep.Time)
+	}
+	if strings.Contains(text, "ghp_A1b2C3d4") {
+		t.Error("secret reached the output")
+	}
+	wantErrors(t, sum.Sources[0], p+":2: log record 4: tool_name: required for tool_decision", p+":3: not an OTLP JSON log export")
+	if f, _, _ := Detect([]string{p}, nil); f != "claude-code-otel" {
+		t.Errorf("detected %s", f)
+	}
+}
