@@ -328,6 +328,9 @@ func (claudeOTel) file(r io.Reader, sum *SourceSummary, out *output) error {
 				}
 			}
 		}
+		if index == 0 {
+			sum.skip("export without log records")
+		}
 		return flush(false)
 	})
 	if ferr := flush(true); err == nil {
