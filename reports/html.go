@@ -309,6 +309,9 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	if rep.Run.Interrupted {
 		page.Facts = append(page.Facts, "interrupted: only the cases replayed before it stopped")
 	}
+	if rep.Run.Partial != "" {
+		page.Facts = append(page.Facts, "partial, stopped by the "+rep.Run.Partial+": only the finished cases; a rerun with the same cache continues")
+	}
 	// Candidates first: the run's verdict is theirs; the baseline follows.
 	judges := append([]*metrics.JudgeSummary(nil), s.Judges...)
 	sort.SliceStable(judges, func(a, b int) bool { return !judges[a].IsBaseline && judges[b].IsBaseline })

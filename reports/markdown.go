@@ -38,6 +38,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	if rep.Run.Interrupted {
 		b.WriteString("\n\n> [!WARNING]\n> The run was interrupted: these figures cover only the cases replayed before it stopped.")
 	}
+	if rep.Run.Partial != "" {
+		fmt.Fprintf(&b, "\n\n> [!WARNING]\n> Partial run, stopped by the %s: these figures cover only the finished cases, and no verdict gates on them (exit 2). A rerun with the same cache continues where it stopped.", mdEscape(rep.Run.Partial))
+	}
 	for _, f := range rep.Failures {
 		kind := "NOTE"
 		if f.Broken {
@@ -140,6 +143,9 @@ func (rep *Report) facts(name func(string) string) []string {
 	}
 	if s.Baseline != "" {
 		facts = append(facts, "baseline "+name(s.Baseline))
+	}
+	if rep.Run.Partial != "" {
+		facts = append(facts, "⚠️ partial: "+rep.Run.Partial)
 	}
 	exit := fmt.Sprintf("exit %d", rep.Exit)
 	if s.Verdict == metrics.VerdictInconclusive && rep.Inconclusive != "" {

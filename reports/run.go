@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/apeval/apeval/judge"
 )
 
 // File names inside a run directory.
@@ -52,6 +54,12 @@ type RunInfo struct {
 	Results     int64 `json:"results"`
 	Decisions   int64 `json:"decisions"`
 	Interrupted bool  `json:"interrupted"`
+	// Partial says why the run stopped before the end of its input ("" when
+	// it did not): a budget ("budget --max-calls 10 reached"). Its reports
+	// cover the finished cases only.
+	Partial string `json:"partial,omitempty"`
+	// Budget is what --max-calls / --budget-usd allowed and what was spent.
+	Budget *judge.BudgetReport `json:"budget,omitempty"`
 	// ReplayMS is the wall time of the replay stage (reading, scope,
 	// matchers, judge calls or cache hits, decision files), without start-up
 	// and report writing; 0 when not measured (merged runs).

@@ -243,6 +243,9 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	rep := &reports.Report{Run: run, Tokens: toks, Summary: sum, Inconclusive: o.Inconclusive, Exit: verdictExit(v, o.Inconclusive),
 		Color: useColor(io.Out, io), Width: termWidth(io.Out, io), Failures: failures.Summary()}
 	if o.Comment {
+		// The comment describes the head run (B, or the single run).
+		head := infos[len(infos)-1]
+		rep.Run.RunID, rep.Run.Filter, rep.Run.Datasets, rep.Run.Policy = head.RunID, head.Filter, head.Datasets, head.Policy
 		// The comment leads with its own verdict line and says a filtered
 		// run is filtered in its facts; nothing may come before the marker.
 		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL}); err != nil {

@@ -116,7 +116,9 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, &ec) {
 		return ec.code
 	}
-	fmt.Fprintln(stderr, "apeval:", err)
+	// An error can quote a server's answer or a dataset's text: it goes
+	// through the masking pass like everything else apeval writes.
+	fmt.Fprintln(stderr, "apeval:", maskLines(err.Error()))
 	if errors.Is(err, context.Canceled) {
 		return exitInterrupted
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 )
@@ -235,7 +236,7 @@ func (o *runOptions) settings(entries []judgeEntry, baseline string) *reports.Se
 	for _, e := range entries {
 		kv := o.Judge.optionList(e)
 		for i := range kv {
-			kv[i] = replay.MaskString(kv[i]) // run.json is a report: no key reaches it
+			kv[i] = mask.String(kv[i]) // run.json is a report: no key reaches it
 		}
 		if len(kv) > 0 {
 			opts[e.display()] = kv

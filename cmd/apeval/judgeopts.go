@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/judge"
-	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 )
 
@@ -78,7 +78,7 @@ func checkServerURL(s string) error {
 }
 
 // maskURL hides a URL's credentials and query values for messages and run.json.
-func maskURL(s string) string { return replay.MaskString(s) }
+func maskURL(s string) string { return mask.String(s) }
 
 // judgeEntries are the run's judges: the file's [[judge]] tables when
 // --judge was not given, else one per --judge flag, each taking the

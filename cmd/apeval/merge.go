@@ -76,10 +76,14 @@ once each (--allow-partial accepts missing shards).`,
 			info.Cases, info.InvalidLines, info.Results, info.Decisions = 0, 0, 0, 0
 			info.Interrupted = false
 			info.ReplayMS = 0
+			info.Partial, info.Budget = "", nil // a shard's budget is its own
 			for _, in := range infos {
 				info.Cases += in.Cases
 				info.InvalidLines += in.InvalidLines
 				info.Interrupted = info.Interrupted || in.Interrupted
+				if in.Partial != "" && info.Partial == "" {
+					info.Partial = "shard " + in.Shard + ": " + in.Partial // one partial shard makes the whole partial
+				}
 			}
 			crit, err := e.criteria(args[0])
 			if err != nil {

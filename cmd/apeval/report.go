@@ -262,11 +262,24 @@ the replay once and gate on it later.`,
 				fmt.Fprintf(io.Out, "%s\t%s\n", j.Judge, j.Verdict)
 			}
 			fmt.Fprintf(io.Out, "verdict\t%s\n", rep.Summary.Verdict)
-			return exitCodeError{verdictExit(rep.Summary.Verdict, rep.Inconclusive)}
+			if rep.Run.Partial != "" {
+				fmt.Fprintf(io.Err, "apeval: the run is partial (%s): no verdict gates on it\n", rep.Run.Partial)
+			}
+			return exitCodeError{runExit(rep)}
 		},
 	}
 	e.register(cmd, false)
 	return cmd
+}
+
+// runExit is a run's exit code: its verdict's, or 2 when the run is
+// partial (a budget stopped it), since a verdict over part of the input
+// must not gate.
+func runExit(rep *reports.Report) int {
+	if rep.Run.Partial != "" {
+		return exitUsage
+	}
+	return verdictExit(rep.Summary.Verdict, rep.Inconclusive)
 }
 
 // writeRunReports writes every report file of a run directory and prints
@@ -274,7 +287,7 @@ the replay once and gate on it later.`,
 // the reports show.
 func writeRunReports(dir string, rep *reports.Report, format string, io IO, gates *reports.GateSummary) error {
 	rep.Gates = gates
-	rep.Exit = verdictExit(rep.Summary.Verdict, rep.Inconclusive)
+	rep.Exit = runExit(rep)
 	if err := reports.WriteRunReports(dir, rep); err != nil {
 		return err
 	}

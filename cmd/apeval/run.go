@@ -47,6 +47,7 @@ type runOptions struct {
 	By              []string
 	Judge           judgeFlags
 	Filter          filterFlags
+	Budget          budgetFlags
 
 	replayOnly bool
 	shard      replay.Shard
@@ -59,7 +60,7 @@ type runOptions struct {
 	fileJudges     []judgeEntry
 	judgesFromFile bool
 	outPattern     string
-	config       string
+	config         string
 	// baselineFromConfig: --baseline was not given, apeval.toml's is used.
 	baselineFromConfig bool
 }
@@ -152,6 +153,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 	}
 	o.Judge.register(f)
 	o.Filter.register(f)
+	o.Budget.register(f)
 	return cmd
 }
 
@@ -200,7 +202,10 @@ func (o *runOptions) validate(getenv func(string) string) error {
 	if err := o.resolveShard(getenv); err != nil {
 		return err
 	}
-	return o.Judge.validate()
+	if err := o.Judge.validate(); err != nil {
+		return err
+	}
+	return o.Budget.validate(o.Judge.Retries)
 }
 
 // resolveShard reads --shard: I/N as given, or auto from the environment of
@@ -280,6 +285,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	if res.invalid > 0 {
 		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.invalid, res.firstInvalid)
 	}
+	stopped := p.w.Info().Partial
 	if o.replayOnly {
 		if err := gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
 			return err
@@ -287,6 +293,9 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", o.Out)
 		if res.interrupted {
 			return context.Canceled
+		}
+		if stopped != "" {
+			return budgetStopped(stopped, res, o.Out, io)
 		}
 		return nil
 	}
@@ -306,7 +315,19 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: interrupted; %d finished cases are in %s\n", res.stats.Cases, o.Out)
 		return context.Canceled
 	}
+	if stopped != "" {
+		return budgetStopped(stopped, res, o.Out, io)
+	}
 	return exitCodeError{rep.Exit}
+}
+
+// budgetStopped says that a budget stopped the run, which reports are
+// partial and how to continue: exit 2, whatever the verdict of the
+// finished part.
+func budgetStopped(reason string, res replayed, dir string, io IO) error {
+	fmt.Fprintf(io.Err, "apeval: stopped: budget %s; the %d finished cases are in %s, marked partial (%d left out: their calls were not sent); rerun with the same cache to continue where it stopped\n",
+		reason, res.stats.Cases-res.dropped, dir, res.dropped)
+	return exitCodeError{exitUsage}
 }
 
 // preparedRun is what a run needs before the first case is replayed.
@@ -453,6 +474,7 @@ func (p *preparedRun) close() {
 // replayed is what the replay stage reports.
 type replayed struct {
 	stats        replay.RunStats
+	dropped      int64 // results left out because a budget stopped their calls
 	interrupted  bool
 	invalid      int64
 	firstInvalid error
@@ -479,7 +501,8 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 
 	rd := p.src.reader(p.pol)
 	defer rd.Close()
-	in := &caseFeed{r: rd, skipInvalid: o.SkipInvalid, shard: o.shard, sel: p.sel, errOut: io.Err}
+	in := &caseFeed{r: rd, skipInvalid: o.SkipInvalid, shard: o.shard, sel: p.sel, errOut: io.Err, stop: &o.Budget.stopped}
+	var cut budgetCut
 
 	ropts := replay.Options{
 		RunID:       o.RunID,
@@ -503,6 +526,9 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	emit := func(r *replay.Result) error {
 		if p.sel != nil && len(p.sel.tags) > 0 && !hasAnyTagList(r.Tags, p.sel.tags) {
 			return nil // replayed for its session's state, not reported
+		}
+		if o.Budget.budget != nil && cut.drop(r) {
+			return nil // a budget stopped it: not finished work
 		}
 		if err := p.w.Write(r); err != nil {
 			return err
@@ -543,11 +569,24 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	wi.InvalidLines = in.invalid
 	wi.Interrupted = interrupted
 	wi.ReplayMS = float64(replayTime) / float64(time.Millisecond)
+	if b := o.Budget.budget; b != nil {
+		rep := b.Report()
+		if o.Budget.BudgetUSD == 0 {
+			rep.Unmetered = 0 // only a cost budget needs token counts
+		}
+		wi.Budget = &rep
+		if rep.Stopped != "" {
+			wi.Partial = "budget " + rep.Stopped
+		}
+		if rep.Unmetered > 0 {
+			fmt.Fprintf(io.Err, "apeval: --budget-usd: %d call(s) reported no token counts; each was counted at its estimate from the input's size, not as free\n", rep.Unmetered)
+		}
+	}
 	if err := p.w.Close(); err != nil {
 		return replayed{}, err
 	}
 	p.committed = true
-	return replayed{stats: rstats, interrupted: interrupted, invalid: in.invalid, firstInvalid: in.firstInvalid}, nil
+	return replayed{stats: rstats, interrupted: interrupted, invalid: in.invalid, firstInvalid: in.firstInvalid, dropped: cut.dropped}, nil
 }
 
 // needsRecordedNames reports whether the judge list must be completed from

@@ -15,7 +15,7 @@
 // Each case carries a provenance object (format, source file, line or
 // record, the agent's own tool-use id), a deterministic id (same input,
 // same ids), and — unless Options.NoMask — arguments, messages and
-// provenance texts masked with the replay masker before they leave the
+// provenance texts masked with internal/mask before they leave the
 // importer.
 //
 // Nothing is dropped silently: a record that cannot be read is counted in

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/internal/mask"
 )
 
 // Formats lists the importers by their --from name.
@@ -405,12 +405,12 @@ func (o *output) add(c *datasets.Case) error {
 // same message is not masked again for every case that shows it.
 func maskCase(c *datasets.Case) {
 	if c.Tool.Arguments != nil {
-		c.Tool.Arguments, _ = replay.MaskValue(c.Tool.Arguments).(map[string]any)
+		c.Tool.Arguments, _ = mask.Value(c.Tool.Arguments).(map[string]any)
 	}
 	if c.Provenance != nil {
 		for _, k := range []string{"tool_result_error", "risk_description", "raw_action"} {
 			if s, ok := c.Provenance[k].(string); ok {
-				c.Provenance[k] = replay.MaskString(s)
+				c.Provenance[k] = mask.String(s)
 			}
 		}
 	}
@@ -422,7 +422,7 @@ func (o *output) text(s string) string {
 	if o.opt.NoMask {
 		return s
 	}
-	return replay.MaskString(s)
+	return mask.String(s)
 }
 
 // maxMessageRunes caps each context message: the judge sees at most a few
