@@ -82,6 +82,11 @@ e2e-azure: duckdb
 html-check: build
 	./.ci/html-check.sh
 
+# The labeling page (apeval label serve) in headless Chromium from Go (chromedp).
+.PHONY: label-browser
+label-browser:
+	./.ci/label-browser.sh
+
 # Fuzz the codecs and the masker for a bounded time each (FUZZTIME): the
 # case reader, the policy parser, the judge response parser, and the masker
 # (a planted secret never survives; masking is idempotent).
@@ -100,7 +105,7 @@ fuzz:
 actionlint:
 	./.ci/actionlint.sh
 
-ci: vet staticcheck test fuzz readme-check actionlint e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check
+ci: vet staticcheck test fuzz readme-check actionlint e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check label-browser
 
 clean:
 	rm -rf bin apeval-out
