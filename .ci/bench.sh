@@ -17,7 +17,7 @@ run ./cmd/apeval 'E2EOpenAI20ms$'
 run ./metrics 'Accumulate(Distinct)?$'
 GOMAXPROCS=1 run ./datasets/importers 'ImportTranscript$'
 run ./cmd/apeval 'Record(Hook|HookApeval|InProcess)$'
-run ./replay 'MaskerCorpus$'
+run ./internal/mask 'MaskerCorpus$'
 run ./cmd/apeval 'E2EHostileJudge$'
 run ./cmd/apeval 'Compare1M$'
 run ./replay 'RunSessionState$/sessions=1000000$'
@@ -58,7 +58,7 @@ check "apeval-record hook, whole process: P95 ms"   "$(metric BenchmarkRecordHoo
 printf '%-52s %12s  (the same hook through the full apeval binary; not a target)\n' "apeval record, whole process: P95 ms" "$(metric BenchmarkRecordHookApeval p95-ms)"
 printf '%-52s %12s  (the recording itself, in process, without process start-up)\n' "apeval record, in process: P95 ms" "$(metric BenchmarkRecordInProcess p95-ms)"
 check "judge sending 100 MB bodies, conc 1024: RSS MB" "$(metric BenchmarkE2EHostileJudge peak-RSS-MB)" 300 le
-# The masker on replay/testdata/secrets.jsonl (docs/safety.md): recall on
+# The masker on internal/mask/testdata/secrets.jsonl (docs/safety.md): recall on
 # the secrets, and the share of look-alikes it leaves intact (1 - FP rate).
 check "masker: recall on the labeled secrets"      "$(metric BenchmarkMaskerCorpus recall)" 0.95 ge
 check "masker: look-alikes left intact (1 - FP)"   "$(awk -v f="$(metric BenchmarkMaskerCorpus fp-rate)" 'BEGIN { if (f == "") exit; print 1 - f }')" 0.95 ge

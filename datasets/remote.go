@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/apeval/apeval/internal/mask"
 )
 
 // Datasets in object storage: a name with a scheme (s3://bucket/key) is
@@ -11,29 +13,21 @@ import (
 // streamed like a local file (decompressed by magic bytes, never read whole
 // into memory). The datasets package itself links no cloud SDK.
 
-var (
-	urlOpener func(name string) (io.ReadCloser, error)
-	urlName   = func(name string) string { return name }
-)
+var urlOpener func(name string) (io.ReadCloser, error)
 
-// SetURLOpener installs how names with a scheme ("s3://…") are opened, and
-// how they are shown in messages (masked).
-func SetURLOpener(open func(name string) (io.ReadCloser, error), display func(name string) string) {
-	urlOpener = open
-	if display != nil {
-		urlName = display
-	}
-}
+// SetURLOpener installs how names with a scheme ("s3://…") are opened.
+func SetURLOpener(open func(name string) (io.ReadCloser, error)) { urlOpener = open }
 
 // IsURL reports whether name is opened through the URL opener.
 func IsURL(name string) bool {
 	return urlOpener != nil && strings.Contains(name, "://")
 }
 
-// displayName is how a dataset name appears in messages.
+// displayName is how a dataset name appears in messages: a URL masked
+// (a query or the environment may hold a credential).
 func displayName(name string) string {
 	if IsURL(name) {
-		return urlName(name)
+		return mask.Message(name)
 	}
 	return name
 }

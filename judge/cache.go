@@ -334,16 +334,20 @@ func (c *Cache) Close() error {
 	return errors.Join(mergePending(shared, c.dir, ""), shared.Close())
 }
 
-// cachedAnswer is the stored form of an answer.
+// cachedAnswer is the stored form of an answer. LatencyNS is the latency
+// measured when the answer was made: a hit counts with it, so a rerun on a
+// warm cache gives the figures of the run that filled it. An entry without
+// it (written by an apeval before 0.x stored latencies) is asked again.
 type cachedAnswer struct {
 	Status    Status     `json:"status"`
 	Error     string     `json:"error,omitempty"`
 	Decisions []Decision `json:"decisions"`
+	LatencyNS *int64     `json:"latency_ns,omitempty"`
 }
 
-// Cached wraps a judge with the cache. Hits come back with Cached set,
-// Latency 0 and Attempts 0, and never reach the judge. Recorded and none
-// judges, and a nil cache, return j unchanged.
+// Cached wraps a judge with the cache. Hits come back with Cached set, the
+// Latency measured when the answer was made and Attempts 0, and never reach
+// the judge. Recorded and none judges, and a nil cache, return j unchanged.
 func Cached(j Judge, c *Cache) Judge {
 	switch j.(type) {
 	case *Recorded, None:
@@ -353,13 +357,27 @@ func Cached(j Judge, c *Cache) Judge {
 		return j
 	}
 	prefix := j.Identity().String() + "\x00"
-	if s, ok := j.(scoper); ok {
+	if s, ok := scopeOf(j); ok {
 		// A digest, not the scope: options and URLs may carry credentials,
 		// and the cache file is one more place they must not reach.
 		sum := sha256.Sum256([]byte(s.cacheScope()))
 		prefix += fmt.Sprintf("%x", sum[:16])
 	}
 	return &CachedJudge{judge: j, cache: c, prefix: prefix + "\x00"}
+}
+
+// scopeOf finds the backend's scope under wrappers (a Budget's).
+func scopeOf(j Judge) (scoper, bool) {
+	for {
+		if s, ok := j.(scoper); ok {
+			return s, true
+		}
+		u, ok := j.(interface{ Unwrap() Judge })
+		if !ok {
+			return nil, false
+		}
+		j = u.Unwrap()
+	}
 }
 
 // CachedJudge is a judge answered from the cache when it can be.
@@ -401,17 +419,33 @@ func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
 	}
 	if v, ok := cj.cache.get(key); ok {
 		var a cachedAnswer
-		if json.Unmarshal(v, &a) == nil && (a.Status == StatusOK || a.Status == StatusInvalid) {
-			return Response{Decisions: a.Decisions, Status: a.Status, Error: a.Error, Cached: true}
+		if json.Unmarshal(v, &a) == nil && modelAnswer(a) && a.LatencyNS != nil {
+			return Response{Decisions: a.Decisions, Status: a.Status, Error: a.Error, Cached: true,
+				Latency: time.Duration(*a.LatencyNS)}
 		}
 	}
 	resp := cj.judge.Judge(ctx, req)
 	if (resp.Status == StatusOK || resp.Status == StatusInvalid) && !resp.noCache {
-		if v, err := json.Marshal(cachedAnswer{Status: resp.Status, Error: resp.Error, Decisions: resp.Decisions}); err == nil {
+		ns := int64(resp.Latency)
+		if v, err := json.Marshal(cachedAnswer{Status: resp.Status, Error: resp.Error, Decisions: resp.Decisions, LatencyNS: &ns}); err == nil {
 			cj.cache.put(key, v)
 		}
 	}
 	return resp
+}
+
+// modelAnswer reports whether a cache entry is a model's answer: valid, or
+// an invalid answer the model gave. Older versions also cached a body with
+// no completion in it (a server error sent with HTTP 200); such an entry is
+// a miss, so the call goes to the server again.
+func modelAnswer(a cachedAnswer) bool {
+	switch {
+	case a.Status == StatusOK:
+		return true
+	case a.Status != StatusInvalid:
+		return false
+	}
+	return a.Error != "completion has no choices" && a.Error != "completion has no content"
 }
 
 // key is prefix + SHA-256 of the canonical input.

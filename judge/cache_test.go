@@ -73,8 +73,12 @@ func TestCachedJudge(t *testing.T) {
 		{"error is not cached", withCmd("answer-500"), StatusError, false, 5},
 	}
 	var first Response
+	latencies := map[string]time.Duration{} // command → latency of its live call
 	for i, tt := range tests {
 		r := j.Judge(context.Background(), tt.req)
+		if !r.Cached {
+			latencies[tt.req.Input.Current.Tool.Arguments["command"].(string)] = r.Latency
+		}
 		if r.Status != tt.status || r.Cached != tt.cached || len(f.requests()) != tt.calls {
 			t.Fatalf("%s: status %q cached %v after %d calls; want %q %v %d", tt.name, r.Status, r.Cached, len(f.requests()), tt.status, tt.cached, tt.calls)
 		}
@@ -82,8 +86,11 @@ func TestCachedJudge(t *testing.T) {
 			first = r
 		}
 		if tt.cached {
-			if r.Latency != 0 || r.Attempts != 0 {
-				t.Fatalf("%s: a hit reports latency %v attempts %d", tt.name, r.Latency, r.Attempts)
+			if r.Attempts != 0 {
+				t.Fatalf("%s: a hit reports %d attempts", tt.name, r.Attempts)
+			}
+			if want := latencies[tt.req.Input.Current.Tool.Arguments["command"].(string)]; r.Latency != want || want == 0 {
+				t.Fatalf("%s: a hit reports latency %v, want the %v measured when it was made", tt.name, r.Latency, want)
 			}
 			if tt.status == StatusOK && !equalDecisions(r.Decisions, first.Decisions) {
 				t.Fatalf("%s: hit decisions %s, want %s", tt.name, js(r.Decisions), js(first.Decisions))
@@ -322,5 +329,30 @@ func TestDamagedCacheIsMovedAside(t *testing.T) {
 	aside, _ := filepath.Glob(filepath.Join(dir, cacheFile+".damaged-*"))
 	if len(aside) != 1 {
 		t.Errorf("damaged file not moved aside: %v", aside)
+	}
+}
+
+// An entry written before the cache stored latencies has none to count
+// with: it is asked again (and rewritten with one), never counted as 0 ms.
+func TestCachedEntryWithoutLatencyIsAskedAgain(t *testing.T) {
+	f := newFakeOpenAI(t, echoReply)
+	cache, err := OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cache.Close()
+	j := Cached(openOpenAI(t, f, Config{}), cache).(*CachedJudge)
+	req := twoRules()
+	key, err := j.key(req.Input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache.put(key, []byte(`{"status":"ok","decisions":[]}`))
+	if r := j.Judge(context.Background(), req); r.Cached || len(f.requests()) != 1 {
+		t.Fatalf("old entry: cached %v after %d calls; want a live call", r.Cached, len(f.requests()))
+	}
+	r := j.Judge(context.Background(), req)
+	if !r.Cached || r.Latency <= 0 || len(f.requests()) != 1 {
+		t.Fatalf("rewritten entry: cached %v latency %v after %d calls; want a hit with its latency", r.Cached, r.Latency, len(f.requests()))
 	}
 }

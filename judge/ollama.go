@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/ollama/ollama/api"
 )
 
@@ -67,7 +68,7 @@ func OllamaHost(flag, env string) (*url.URL, error) {
 	}
 	u, err := url.Parse(h)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("ollama host %q is not a URL", RedactURL(h))
+		return nil, fmt.Errorf("ollama host %q is not a URL", mask.URL(h))
 	}
 	if u.Port() == "" && u.Scheme == "http" {
 		u.Host = net.JoinHostPort(u.Hostname(), "11434")
@@ -87,7 +88,7 @@ func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*
 	}
 	o := &Ollama{
 		client:    api.NewClient(base, cappedClient(cfg.httpClient(), cfg.maxResponse())),
-		host:      RedactURL(base.String()),
+		host:      mask.URL(base.String()),
 		maxBody:   cfg.maxResponse(),
 		inFlight:  make(chan struct{}, maxOllamaInFlight),
 		prompt:    prompt,
@@ -127,7 +128,7 @@ func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*
 	}
 	show, err := o.client.Show(ctx, &api.ShowRequest{Model: name})
 	if err != nil {
-		return nil, fmt.Errorf("ollama %s: show %s: %s", o.host, name, briefError(RedactText(err.Error())))
+		return nil, fmt.Errorf("ollama %s: show %s: %s", o.host, name, briefError(mask.URLs(err.Error())))
 	}
 	d := show.Details
 	for k, v := range map[string]string{"family": d.Family, "parameter_size": d.ParameterSize,
@@ -156,7 +157,7 @@ func (o *Ollama) resolve(ctx context.Context, model string) (name, digest string
 	list, err := o.client.List(ctx)
 	if err != nil {
 		return "", "", fmt.Errorf("ollama %s: cannot list models: %s; is `ollama serve` running there? Point --ollama-host (or OLLAMA_HOST) at it, and try `apeval judges check ollama:%s`",
-			o.host, briefError(RedactText(err.Error())), model)
+			o.host, briefError(mask.URLs(err.Error())), model)
 	}
 	want := []string{model}
 	if !strings.Contains(model, ":") {
@@ -286,7 +287,7 @@ func (o *Ollama) chat(ctx context.Context, msgs []api.Message, asked []string, m
 			return resp, retry, refused
 		}
 		resp, retry = failed(ctx, err)
-		resp.Error = briefError(RedactText(resp.Error))
+		resp.Error = briefError(mask.URLs(resp.Error))
 		return resp, retry, false
 	}
 	if !last.Done {

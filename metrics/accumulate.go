@@ -67,11 +67,14 @@ type judgeAcc struct {
 	id, model, digest, prompt string
 	runIDs                    []string
 
-	cases, judgeRequired                int64
-	approvalOutcomes, approvalRejected  int64
-	liveCalls, cachedCalls, failedCalls int64
-	lat                                 []float64
-	rules                               map[string]*ruleAcc
+	cases, judgeRequired               int64
+	approvalOutcomes, approvalRejected int64
+	calls, cachedCalls, failedCalls    int64 // cachedCalls: of calls, those answered from the cache
+	// setup counts failed calls by setup-class cause (judge.SetupCause):
+	// half or more of the calls with one cause is a broken setup.
+	setup map[string]int64
+	lat                                []float64
+	rules                              map[string]*ruleAcc
 	// caseList holds one record per result: K = case ordinal<<ordShift |
 	// case flags (caseReplayed, caseJudgeCalled, caseApprOut, caseApprRej),
 	// V = session. Read in order, it is the set of cases the judge
@@ -243,11 +246,6 @@ func (a *Accumulator) Add(r *replay.Result) {
 calls:
 	for i := range r.Calls {
 		c := &r.Calls[i]
-		if c.Cached {
-			j.cachedCalls++
-			callIdx[i] = -1
-			continue
-		}
 		if r.Judge == noneJudge {
 			// The none judge answers every call with an error without
 			// calling anything: there is no call, and no latency.
@@ -266,9 +264,20 @@ calls:
 				}
 			}
 		}
-		j.liveCalls++
+		// A cached answer counts with the latency measured when it was made
+		// (the cache stores it): a warm rerun gives the same figures.
+		j.calls++
+		if c.Cached {
+			j.cachedCalls++
+		}
 		if c.Status != judge.StatusOK && c.Status != "" {
 			j.failedCalls++
+			if cause := judge.SetupCause(c.Status, c.Error); cause != "" {
+				if j.setup == nil {
+					j.setup = map[string]int64{}
+				}
+				j.setup[cause]++
+			}
 		}
 		callIdx[i] = int32(len(j.lat))
 		j.lat = append(j.lat, c.LatencyMS)

@@ -40,10 +40,11 @@ func handSet() []*replay.Result {
 		res("c1", "inject_instruction", "", true, []replay.Call{call(100, "ok", false)},
 			rr("R1", "style", "judge", "match", "match", "ok", true, 0),
 			withBaseline(rr("R2", "dangerous", "judge", "no_match", "no_match", "ok", false, 0), "no_match")),
-		// c2: a cache hit (not a live call). R1 cache match, label no_match
-		// → FP. R2 cache unknown, label match → FN and an unknown; its
-		// baseline matched → baseline-only hit.
-		res("c2", "inject_instruction", "", true, []replay.Call{call(0, "ok", true)},
+		// c2: a cache hit whose answer took 150 ms when it was made: it
+		// counts with that latency. R1 cache match, label no_match → FP.
+		// R2 cache unknown, label match → FN and an unknown; its baseline
+		// matched → baseline-only hit.
+		res("c2", "inject_instruction", "", true, []replay.Call{call(150, "ok", true)},
 			rr("R1", "style", "cache", "match", "no_match", "ok", true, 0),
 			withBaseline(rr("R2", "dangerous", "cache", "unknown", "match", "unknown", false, 0), "match")),
 		// c3: a live call that timed out at 1000 ms. R1 deterministic
@@ -132,19 +133,20 @@ func TestHandSet(t *testing.T) {
 		// labeled c1,c2,c3 = 3 (c6 was skipped by an approved fingerprint:
 		// no evidence); TP c1, FP c2, FN c3.
 		// precision 1/2, recall 1/2, unknown 0/3, judge-required 3/5,
-		// fire 2/5; live calls of R1: c1 100, c4 200 (c2 was cached) →
-		// p50 = ⌈1⌉-th = 100, p95 = ⌈1.9⌉-th = 200, p99 = 200.
-		{"R1", counts{6, 5, 3, 3, 1, 1, 2, 1, 1, 1, 0, 2, UnknownBreakdown{}},
-			rates{f(0.5), f(0.5), f(0), f(0.6), f(0.4), nil, nil, f(100), f(200), f(200)}},
+		// fire 2/5; calls of R1: c1 100, c2 150 (cached), c4 200 →
+		// p50 = ⌈1.5⌉-th = 150, p95 = ⌈2.85⌉-th = 200, p99 = 200.
+		{"R1", counts{6, 5, 3, 3, 1, 1, 2, 1, 1, 1, 0, 3, UnknownBreakdown{}},
+			rates{f(0.5), f(0.5), f(0), f(0.6), f(0.4), nil, nil, f(150), f(200), f(200)}},
 		// R2: in scope 5, all judged (judge c1,c4; cache c2; failure c3,c5);
 		// labeled 5; TP c4, FN c2 (unknown) and c3 (timeout), TN c1; c5
 		// (invalid, label no_match) is neither FP nor TN.
 		// precision 1/1, recall 1/3, unknown (1 unknown + 1 timeout +
 		// 1 invalid)/5 = 0.6, judge-required 5/5, fire c3,c4 = 2/5;
 		// baseline recall: positives c2,c3,c4, baseline hits c2,c3 → 2/3.
-		// Live calls of R2: c1 100, c3 1000, c4 200, c5 300 → sorted
-		// 100,200,300,1000: p50 = 2nd = 200, p95 = ⌈3.8⌉ = 4th = 1000.
-		{"R2", counts{6, 5, 5, 5, 0, 1, 2, 1, 0, 2, 1, 4, UnknownBreakdown{Unknown: 1, Invalid: 1, Timeout: 1}},
+		// Calls of R2: c1 100, c2 150 (cached), c3 1000, c4 200, c5 300 →
+		// sorted 100,150,200,300,1000: p50 = ⌈2.5⌉ = 3rd = 200, p95 =
+		// ⌈4.75⌉ = 5th = 1000.
+		{"R2", counts{6, 5, 5, 5, 0, 1, 2, 1, 0, 2, 1, 5, UnknownBreakdown{Unknown: 1, Invalid: 1, Timeout: 1}},
 			rates{f(1), f(1.0 / 3), f(0.6), f(1), f(0.4), f(2.0 / 3), nil, f(200), f(1000), f(1000)}},
 		// R3: in scope c4,c5, judged 2, labeled c4 → TP. precision 1/1,
 		// recall 1/1, unknown 0/2, fire 2/2; approval outcomes c4 denied,
@@ -155,13 +157,13 @@ func TestHandSet(t *testing.T) {
 		// 10, labeled 3+5+1 = 9, missing 1, cache 1+1 = 2, fired 6,
 		// TP 3, FP 1, FN 3, TN 1 → precision 3/4, recall 3/6, unknown
 		// 3/10, fire 6/12. Judge-required: cases c1..c5 of 6 = 5/6.
-		// Live calls 100, 1000, 200, 300, 50 (5; the cache hit excluded,
-		// the timeout and the invalid call included) → sorted
-		// 50,100,200,300,1000: p50 = ⌈2.5⌉ = 3rd = 200, p95 = ⌈4.75⌉ =
-		// 5th = 1000, p99 = 1000. Approval at gate level: only c5's gate
-		// asked for approval (approved) → 0/1.
-		{"*", counts{6, 12, 10, 9, 1, 2, 6, 3, 1, 3, 1, 5, UnknownBreakdown{Unknown: 1, Invalid: 1, Timeout: 1}},
-			rates{f(0.75), f(0.5), f(0.3), f(5.0 / 6), f(0.5), nil, f(0), f(200), f(1000), f(1000)}},
+		// Calls 100, 150 (the cache hit, at its stored latency), 1000,
+		// 200, 300, 50 (6; the timeout and the invalid call included) →
+		// sorted 50,100,150,200,300,1000: p50 = ⌈3⌉ = 3rd = 150, p95 =
+		// ⌈5.7⌉ = 6th = 1000, p99 = 1000. Approval at gate level: only
+		// c5's gate asked for approval (approved) → 0/1.
+		{"*", counts{6, 12, 10, 9, 1, 2, 6, 3, 1, 3, 1, 6, UnknownBreakdown{Unknown: 1, Invalid: 1, Timeout: 1}},
+			rates{f(0.75), f(0.5), f(0.3), f(5.0 / 6), f(0.5), nil, f(0), f(150), f(1000), f(1000)}},
 	} {
 		r := j.Rule(tc.rule)
 		if r == nil {

@@ -7,9 +7,10 @@ import (
 	"github.com/apeval/apeval/replay"
 )
 
-// The summary keeps each judge's live-call latencies, ascending: cache hits
-// left out, failed calls kept (the latency chart draws them).
-func TestSummaryKeepsLiveLatencies(t *testing.T) {
+// The summary keeps each judge's call latencies, ascending: a cache hit at
+// the latency stored with its answer, failed calls kept (the latency chart
+// draws them).
+func TestSummaryKeepsCallLatencies(t *testing.T) {
 	a := New(Config{Criteria: replay.DefaultKillCriteria()})
 	a.Add(&replay.Result{CaseID: "c1", Judge: "J", JudgeCalled: true,
 		Calls: []replay.Call{call(300, "ok", false), call(100, "ok", true)},
@@ -18,8 +19,12 @@ func TestSummaryKeepsLiveLatencies(t *testing.T) {
 		Calls: []replay.Call{call(200, "timeout", false)},
 		Rules: []replay.RuleResult{rr("R1", "style", "failure", "unknown", "", "timeout", false, 0)}})
 	s := a.Close()
-	// Live calls: 300 (ok) and 200 (timeout); the 100 ms cache hit is not one.
-	if got := s.Judge("J").Latencies; !slices.Equal(got, []float64{200, 300}) {
-		t.Errorf("Latencies = %v, want [200 300]", got)
+	// Calls: 300 (ok), 100 (a cache hit, measured when it was made) and
+	// 200 (timeout).
+	if got := s.Judge("J").Latencies; !slices.Equal(got, []float64{100, 200, 300}) {
+		t.Errorf("Latencies = %v, want [100 200 300]", got)
+	}
+	if tot := s.Judge("J").Total; tot.Calls != 3 || tot.CachedCalls != 1 {
+		t.Errorf("calls %d (cached %d), want 3 (1)", tot.Calls, tot.CachedCalls)
 	}
 }

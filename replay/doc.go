@@ -19,7 +19,7 @@
 // backwards in seq stops the run with a [*SeqError].
 //
 // [BuildInput] is the only way a case reaches a judge: an allow-listed,
-// masked judge.Input ([MaskString], [MaskValue]). [Fingerprint] is the
+// masked judge.Input (internal/mask). [Fingerprint] is the
 // approval hash of a call and rule.
 //
 // # Where to look
@@ -31,7 +31,7 @@
 //	permissions.go      the permissions layer
 //	engine.go           one case for one judge: scope → … → resolution
 //	run.go              orchestration: reader, session-owning workers, ordering
-//	input.go            judge input; mask.go secret masking
+//	input.go            judge input, masked with internal/mask
 //	result.go           Result, RuleResult, Call
 //	outcome.go          RuleResult.Classify: how metrics count a pair
 //

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/judge"
 )
 
@@ -73,7 +74,7 @@ type replayer struct {
 	// nil means unbounded.
 	slots chan struct{}
 
-	// lastSession and lastMasked memoize MaskID of the session id: a
+	// lastSession and lastMasked memoize mask.ID of the session id: a
 	// session's cases come one after another to the same worker.
 	lastSession, lastMasked string
 	// lastErr and lastErrMasked memoize maskError: a failing judge tends
@@ -162,7 +163,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, local uint32, i
 		res = new(Result)
 	}
 	*res = Result{
-		RunID: e.runID, CaseID: MaskID(c.ID), SessionID: e.maskedSession(sessionID(c)), Seq: c.Seq,
+		RunID: e.runID, CaseID: mask.ID(c.ID), SessionID: e.maskedSession(sessionID(c)), Seq: c.Seq,
 		Judge: e.idStr, Model: e.id.Model, ModelDigest: e.id.Digest, PromptVersion: e.id.PromptVersion,
 		Permission: PermissionOff, ExpectedAction: c.ExpectedAction, ApprovalOutcome: c.ApprovalOutcome,
 		Tags: c.Tags, ToolName: c.Tool.Name, Category: f.category, HookPoint: c.HookPoint, Time: c.Time,
@@ -445,7 +446,7 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			// rules are missing and left out of the judge's rates.
 			for _, pr := range batch {
 				rr := &res.Rules[pr.row]
-				rr.Source, rr.Status, rr.Result, rr.Error = SourceJudge, judge.StatusMissing, judge.Unknown, resp.Error
+				rr.Source, rr.Status, rr.Result, rr.Error = SourceJudge, judge.StatusMissing, judge.Unknown, e.maskError(resp.Error)
 			}
 			continue
 		}
@@ -462,12 +463,14 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 		callIdx := len(res.Calls)
 		res.Calls = append(res.Calls, call)
 		e.counters.calls.Add(1)
+		// A cached call carries the latency measured when its answer was
+		// made, so the case's latency is the same on a warm cache.
+		hasLive = true
+		live += call.LatencyMS
 		if resp.Cached {
 			e.counters.cacheHits.Add(1)
 		} else {
 			allCached = false
-			hasLive = true
-			live += call.LatencyMS
 		}
 		if status.Failed() {
 			e.counters.failures.Add(1)
@@ -483,7 +486,7 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			rr := &res.Rules[pr.row]
 			rr.Call = callIdx
 			if status.Failed() {
-				rr.Status, rr.Error = status, resp.Error
+				rr.Status, rr.Error = status, e.maskError(resp.Error)
 				e.failurePolicy(rr, pr.rule)
 				continue
 			}
@@ -605,7 +608,7 @@ func optInt(n int) *int64 {
 
 func (e *replayer) maskedSession(id string) string {
 	if id != e.lastSession || e.lastMasked == "" {
-		e.lastSession, e.lastMasked = id, MaskID(id)
+		e.lastSession, e.lastMasked = id, mask.ID(id)
 	}
 	return e.lastMasked
 }
@@ -617,7 +620,7 @@ func (e *replayer) maskError(msg string) string {
 		return msg
 	}
 	if msg != e.lastErr {
-		e.lastErr, e.lastErrMasked = msg, MaskString(msg)
+		e.lastErr, e.lastErrMasked = msg, mask.String(msg)
 	}
 	return e.lastErrMasked
 }

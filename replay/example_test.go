@@ -81,12 +81,6 @@ command_prefix = ["rm"]
 	// policy.toml:6: rule[0].action: "deny" is not one of inject_instruction, deny_current_tool, request_approval, stop_task, audit_only, notify_admin
 }
 
-func ExampleMaskString() {
-	fmt.Println(replay.MaskString("AWS_SECRET_ACCESS_KEY=abc123 curl -H 'Authorization: Bearer tok_42.x' https://bob:pw@e.test/?token=xyz"))
-	// Output:
-	// AWS_SECRET_ACCESS_KEY=[MASKED] curl -H 'Authorization: Bearer [MASKED]' https://bob:[MASKED]@e.test/?token=[MASKED]
-}
-
 func ExampleFingerprint() {
 	fmt.Println(replay.Fingerprint("task-42", "coding", "implement", "Bash",
 		map[string]any{"command": "rm -rf build"}, "rule-12", 3))

@@ -3,8 +3,10 @@ package replay
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/judge"
 )
 
@@ -44,7 +46,7 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) j
 	}
 	slices.SortFunc(prev, func(a, b judge.RuleFires) int { return strings.Compare(a.RuleID, b.RuleID) })
 
-	args, _ := MaskValue(c.Tool.Arguments).(map[string]any)
+	args, _ := mask.Value(c.Tool.Arguments).(map[string]any)
 	if args == nil {
 		args = map[string]any{}
 	}
@@ -62,9 +64,9 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) j
 		hook = datasets.DefaultHookPoint
 	}
 	in.Current = judge.Current{
-		Piece: MaskString(c.Piece), Movement: MaskString(c.Movement), HookPoint: hook,
+		Piece: mask.String(c.Piece), Movement: mask.String(c.Movement), HookPoint: hook,
 		Tool: judge.Tool{
-			Name: MaskString(c.Tool.Name), Category: category,
+			Name: mask.String(c.Tool.Name), Category: category,
 			ArgumentsSummary: summary,
 			Arguments:        args,
 		},
@@ -75,14 +77,14 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) j
 	}
 	recent := make([]judge.Message, len(msgs))
 	for i, m := range msgs {
-		recent[i] = judge.Message{Role: MaskString(m.Role), Content: truncateRunes(MaskString(m.Content), maxValueRunes)}
+		recent[i] = judge.Message{Role: mask.String(m.Role), Content: truncateRunes(mask.String(m.Content), maxValueRunes)}
 	}
 	approval := c.Context.ApprovalState
 	if approval == "" {
 		approval = "none"
 	}
 	in.Context = judge.InContext{
-		LatestUserMessage: truncateRunes(MaskString(c.Context.LatestUserMessage), maxValueRunes),
+		LatestUserMessage: truncateRunes(mask.String(c.Context.LatestUserMessage), maxValueRunes),
 		RecentMessages:    recent,
 		PreviousRuleFires: prev,
 		ApprovalState:     approval,
@@ -126,4 +128,17 @@ func truncateRunes(s string, n int) string {
 // and truncates to n runes.
 func oneLine(s string, n int) string {
 	return truncateRunes(strings.Join(strings.Fields(s), " "), n)
+}
+
+// conditions memoizes masked rule conditions: a policy has a few, asked
+// about on every judge call.
+var conditions sync.Map // string → string
+
+func maskCondition(c string) string {
+	if v, ok := conditions.Load(c); ok {
+		return v.(string)
+	}
+	m := mask.String(c)
+	conditions.Store(c, m)
+	return m
 }

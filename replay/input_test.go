@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/judge"
 )
 
@@ -83,7 +84,7 @@ func TestBuildInputAllowListAndMasking(t *testing.T) {
 	if !strings.HasPrefix(cur.Tool.ArgumentsSummary, "AWS_SECRET_ACCESS_KEY=[MASKED] curl") || strings.ContainsAny(cur.Tool.ArgumentsSummary, "\n") {
 		t.Errorf("summary = %q", cur.Tool.ArgumentsSummary)
 	}
-	if cur.Tool.Arguments["password"] != Masked {
+	if cur.Tool.Arguments["password"] != mask.Masked {
 		t.Errorf("password argument = %v", cur.Tool.Arguments["password"])
 	}
 	if _, ok := c.Tool.Arguments["password"].(string); !ok || c.Tool.Arguments["password"] != secrets[1] {
@@ -95,7 +96,7 @@ func TestBuildInputSummaryOfSecretArgument(t *testing.T) {
 	c := &datasets.Case{ID: "x", Tool: datasets.Tool{Name: "Login", Arguments: map[string]any{"password": "hunter2xyz", "n": 1.0}}}
 	in := BuildInput(c, nil, nil)
 	raw, _ := json.Marshal(in)
-	if strings.Contains(string(raw), "hunter2xyz") || in.Current.Tool.ArgumentsSummary != Masked {
+	if strings.Contains(string(raw), "hunter2xyz") || in.Current.Tool.ArgumentsSummary != mask.Masked {
 		t.Errorf("secret argument leaked: %s", raw)
 	}
 }

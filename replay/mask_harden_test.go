@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/judge"
 )
 
@@ -73,10 +74,10 @@ func TestMaskPersonalData(t *testing.T) {
 		"git push git@github.com:acme/app.git main":     "git push git@github.com:acme/app.git main",
 		"date 2026-07-24 version 1.2.3 build 881234":    "date 2026-07-24 version 1.2.3 build 881234",
 	} {
-		if got := MaskString(in); got != want {
-			t.Errorf("MaskString(%q)\n got %q\nwant %q", in, got, want)
+		if got := mask.String(in); got != want {
+			t.Errorf("mask.String(%q)\n got %q\nwant %q", in, got, want)
 		}
-		if again := MaskString(MaskString(in)); again != MaskString(in) {
+		if again := mask.String(mask.String(in)); again != mask.String(in) {
 			t.Errorf("not idempotent on %q: %q", in, again)
 		}
 	}

@@ -33,7 +33,7 @@ type Result struct {
 	RulesJudged     int          // rules whose result came from the judge or its cache
 	JudgeCalled     bool         // at least one rule of the case needed the judge
 	CacheHit        bool         // every judge call of the case was answered from the cache
-	LatencyMS       *float64     // sum of the case's live judge-call latencies; nil when no live call
+	LatencyMS       *float64     // sum of the case's judge-call latencies (a cached call at the latency stored with it); nil when no call
 	Status          judge.Status // worst call status of the case: ok|invalid|timeout|error, "" when no call
 	Tags            []string
 	// The tool call the case is about, so the decision files stand alone:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/intern"
+	"github.com/apeval/apeval/internal/mask"
 )
 
 // Per-session memory (see docs/scale.md). A stream has no end-of-session
@@ -88,7 +89,7 @@ func (s *sessionTable) place(c *datasets.Case) (w int, local, g uint32, err erro
 			prev = s.bigLast[g]
 		}
 		if c.Seq < prev {
-			return 0, 0, 0, datasets.CheckSeq(c, MaskID(sid), prev, true)
+			return 0, 0, 0, datasets.CheckSeq(c, mask.ID(sid), prev, true)
 		}
 	}
 	if c.Seq < bigSeq {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -197,7 +198,7 @@ func (l *CaseLists) filled(re *RuleErrors) *RuleErrors {
 
 // SummarizeArguments is a tool call's arguments as one line of compact
 // JSON (keys sorted), every string through the masking pass
-// (replay.MaskValue), cut to 120 characters.
+// (mask.Value), cut to 120 characters.
 func SummarizeArguments(args map[string]any) string {
 	if len(args) == 0 {
 		return ""
@@ -205,7 +206,7 @@ func SummarizeArguments(args map[string]any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(replay.MaskValue(args)); err != nil {
+	if err := enc.Encode(mask.Value(args)); err != nil {
 		return ""
 	}
 	s := strings.TrimSpace(b.String())

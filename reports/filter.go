@@ -58,9 +58,24 @@ type Settings struct {
 	Criteria     string              `json:"criteria,omitempty"`
 	Judges       []string            `json:"judges"`
 	JudgeOptions map[string][]string `json:"judge_options,omitempty"` // judge spec → key=value
-	Baseline     string              `json:"baseline,omitempty"`
-	Out          string              `json:"out"`
-	Concurrency  int                 `json:"concurrency"`
-	Timeout      Duration            `json:"timeout"`
-	Inconclusive string              `json:"inconclusive,omitempty"`
+	// JudgeEntries are the judges that set their own server, API key
+	// variable or prompt ([[judge]] base_url, api_key_env, prompt; --judge
+	// SPEC@URL), in run order.
+	JudgeEntries []JudgeEntry `json:"judge_entries,omitempty"`
+	Baseline     string       `json:"baseline,omitempty"`
+	Out          string       `json:"out"`
+	Concurrency  int          `json:"concurrency"`
+	Timeout      Duration     `json:"timeout"`
+	Inconclusive string       `json:"inconclusive,omitempty"`
+}
+
+// JudgeEntry is one judge's own settings in run.json: the spec, its server
+// (masked), the name of its API key variable (never the key), its prompt
+// file and its options (masked).
+type JudgeEntry struct {
+	Spec      string   `json:"spec"`
+	BaseURL   string   `json:"base_url,omitempty"`
+	APIKeyEnv string   `json:"api_key_env,omitempty"`
+	Prompt    string   `json:"prompt,omitempty"`
+	Options   []string `json:"options,omitempty"`
 }

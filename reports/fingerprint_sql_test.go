@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
@@ -27,7 +28,7 @@ func TestFingerprintOnFiredAndApprovedRowsOnly(t *testing.T) {
 		if rec.Err != nil {
 			t.Fatal(rec.Err)
 		}
-		id := replay.MaskID(rec.Case.ID)
+		id := mask.ID(rec.Case.ID)
 		if cases[id] != nil {
 			t.Fatalf("case %s twice in the sample", id)
 		}

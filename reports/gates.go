@@ -24,8 +24,9 @@ type GateCounts struct {
 	Expected  int64    `json:"expected"`
 	Matched   int64    `json:"matched"`
 	MatchRate *float64 `json:"match_rate"`
-	// Calls counts live judge calls, CacheHits calls answered from the
-	// cache, Failures live calls that ended invalid, timeout or error.
+	// Calls counts judge calls as summary.json does (cache hits included),
+	// CacheHits those answered from the cache, Failures calls that ended
+	// invalid, timeout or error. The none judge makes no calls.
 	Calls     int64 `json:"calls"`
 	CacheHits int64 `json:"cache_hits"`
 	Failures  int64 `json:"failures"`
@@ -79,16 +80,21 @@ func (s *GateSummary) Add(r *replay.Result) {
 			c.Matched++
 		}
 	}
+	if r.Judge == "none" {
+		// The none judge calls nothing: no calls and no failed calls, as in
+		// summary.json (its rules' errors are in the unknown rate).
+		return
+	}
 	for i := range r.Calls {
 		call := &r.Calls[i]
-		switch {
-		case call.Cached:
+		// Counted as metrics counts them: a cache hit is a call (at the
+		// latency stored with its answer), and says it came from the cache.
+		c.Calls++
+		if call.Cached {
 			c.CacheHits++
-		default:
-			c.Calls++
-			if call.Status == "invalid" || call.Status == "timeout" || call.Status == "error" {
-				c.Failures++
-			}
+		}
+		if call.Status == "invalid" || call.Status == "timeout" || call.Status == "error" {
+			c.Failures++
 		}
 	}
 }

@@ -22,7 +22,8 @@ func TestGateSummaryCounts(t *testing.T) {
 	// Hand count of fixtureResults: judge a has c-1 (request_approval,
 	// expected request_approval, one live call), c-2 (allow, no expectation),
 	// c-3 (request_approval, expected deny: a miss; a cache hit and a
-	// timed-out live call). Judge b has c-1 (allow, expected approval).
+	// timed-out live call: two calls, one of them cached, as summary.json
+	// counts them). Judge b has c-1 (allow, expected approval).
 	zero := func() map[string]int64 {
 		m := map[string]int64{}
 		for _, a := range GateActions {
@@ -38,7 +39,7 @@ func TestGateSummaryCounts(t *testing.T) {
 	// judge b's one case allow.
 	want := []GateCounts{
 		{Judge: "ollama/qwen2.5:3b@sha256:abc+p1", Cases: 3, Actions: aActions, Expected: 2, Matched: 1,
-			MatchRate: &half, Calls: 2, CacheHits: 1, Failures: 1, Permissions: map[string]int64{"allow": 1, "ask": 1}},
+			MatchRate: &half, Calls: 3, CacheHits: 1, Failures: 1, Permissions: map[string]int64{"allow": 1, "ask": 1}},
 		{Judge: "recorded/judge-v2", Cases: 1, Actions: bActions, Expected: 1, Matched: 0, MatchRate: &none,
 			Permissions: map[string]int64{"allow": 1}},
 	}

@@ -5,7 +5,6 @@ import (
 	stdio "io"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +17,12 @@ type compareOptions struct {
 	evalOptions
 	Candidate string
 	Out       string
+	// Comment and ReportURL: --comment prints the pull-request comment
+	// (reports.WriteComment), with a link to the uploaded report.html.
+	Comment   bool
+	ReportURL string
+	// Marker is the --config path the comment's hidden marker names.
+	Marker string
 }
 
 func newCompareCmd(io IO) *cobra.Command {
@@ -39,10 +44,20 @@ with p ≥ 1 − confidence; otherwise the table shows Δ [lo, hi] (p, n). The
 fire-rate change is checked against fire_rate_change_max. Warnings about
 different datasets, policies or prompt versions and small samples are printed
 as footnotes; the last line is the candidate's verdict, which is also the exit
-code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.`,
+code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.
+
+--comment (with --format markdown, the default then) prints a pull-request
+comment instead: a hidden first line <!-- apeval:CONFIG --> (the --config
+path, default apeval.toml) by which CI finds and updates its own comment,
+the verdict (ERROR when most of the head judge's calls failed) and what
+holds it back, the Δ table of every figure with intervals, the rules that
+changed status between base (A) and head (B), cost per 1,000 tool calls,
+a link to --report-url, and the per-rule figures folded; it fits GitHub's
+65,536-character limit, cutting the folded detail with a note.`,
 		Example: `  apeval compare out/qwen3b out/qwen7b
   apeval compare --baseline recorded/ollama/qwen2.5:3b apeval-out/sample
-  apeval compare --format markdown out/a out/b >> "$GITHUB_STEP_SUMMARY"`,
+  apeval compare --format markdown out/a out/b >> "$GITHUB_STEP_SUMMARY"
+  apeval compare --comment --report-url "$ARTIFACT_URL" base-run head-run > comment.md`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := o.applyConfig(cmd); err != nil {
 				return err
@@ -52,6 +67,21 @@ code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.`,
 			}
 			if len(args) == 1 && o.Baseline == "" {
 				return usagef("compare of one run directory needs --baseline JUDGE")
+			}
+			if o.Comment {
+				switch {
+				case o.JSON || (o.Format != "" && o.Format != string(reports.FormatMarkdown)):
+					return usagef("--comment prints Markdown: leave out --format, or give --format markdown")
+				}
+				o.Format = string(reports.FormatMarkdown)
+				if f := cmd.Flag("config"); f != nil && f.Value.String() != "" {
+					o.Marker = f.Value.String()
+				} else if _, err := os.Stat("apeval.toml"); err == nil {
+					o.Marker = "apeval.toml"
+				}
+			}
+			if o.ReportURL != "" && !o.Comment {
+				return usagef("--report-url goes with --comment")
 			}
 			return o.validate()
 		},
@@ -68,22 +98,17 @@ code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.`,
 	o.registerBy(cmd)
 	cmd.Flags().StringVar(&o.Candidate, "candidate", "", "candidate judge (identity or unique prefix) when a run holds several")
 	cmd.Flags().StringVar(&o.Out, "out", "", "also write compare.parquet (one row per rule × figure) into this directory")
+	cmd.Flags().BoolVar(&o.Comment, "comment", false, "print a pull-request comment (Markdown, headed by <!-- apeval:CONFIG -->, at most 65,536 characters)")
+	cmd.Flags().StringVar(&o.ReportURL, "report-url", "", "with --comment: link the comment's report.html to this URL (the uploaded run directory)")
 	return cmd
 }
 
 func runCompare(o *compareOptions, dirs []string, io IO) error {
-	crit, err := o.criteria(dirs[0])
+	rs, err := openRuns(dirs)
 	if err != nil {
 		return err
 	}
-	var infos []reports.RunInfo
-	for _, d := range dirs {
-		info, err := reports.ReadRunInfo(d)
-		if err != nil {
-			return runDirError(d, err)
-		}
-		infos = append(infos, info)
-	}
+	infos := rs.infos
 	// Judges of B that collide with A's identity get the directory's name
 	// appended, so a rerun of the same judge can be compared with itself.
 	rename := map[string]string{}
@@ -139,42 +164,39 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	}
 
 	// The two runs are decoded in parallel (decoding Parquet is most of the
-	// work); results reach the accumulator one at a time. Every figure is
+	// work); results reach the evaluation one at a time. Every figure is
 	// independent of the order results arrive in.
-	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline, Slices: o.By})
-	var mu sync.Mutex
-	errs := make([]error, len(dirs))
-	var wg sync.WaitGroup
-	toks := reports.Tokens{}
-	for i, d := range dirs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := reports.ReadRun(d, func(r *replay.Result) error {
-				if i == 1 {
-					if id, ok := rename[r.Judge]; ok {
-						r.Judge = id
-					}
-				}
-				if r.Judge == baseline || r.Judge == candidate {
-					mu.Lock()
-					acc.Add(r)
-					toks.Add(r)
-					mu.Unlock()
-				}
-				return nil
-			}); err != nil {
-				errs[i] = runDirError(d, err)
-			}
-		}()
+	crit, from, err := o.criteria(rs, io.Err)
+	if err != nil {
+		return err
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
+	spec := evalSpec{Criteria: crit, CriteriaFrom: from, Baseline: baseline, Slices: o.By, Inconclusive: o.Inconclusive}
+	ev, err := rs.evaluate(spec, true, func(i int, r *replay.Result) (bool, error) {
+		if i == 1 {
+			if id, ok := rename[r.Judge]; ok {
+				r.Judge = id
+			}
+		}
+		return r.Judge == baseline || r.Judge == candidate, nil
+	})
+	if err != nil {
+		return err
+	}
+	run := infos[0]
+	if len(infos) == 2 {
+		run.Judges = append(append([]reports.JudgeInfo(nil), infos[0].Judges...), infos[1].Judges...)
+		for i := len(infos[0].Judges); i < len(run.Judges); i++ {
+			if id, ok := rename[run.Judges[i].Identity]; ok {
+				run.Judges[i].Identity = id
+			}
 		}
 	}
-	sum := acc.Close()
+	rep, err := ev.finish(run)
+	if err != nil {
+		return err
+	}
+	sum := rep.Summary
+	defer func() { _ = sum.Release() }()
 	cmp := sum.Compare(baseline, candidate)
 	if cmp == nil {
 		return usagef("no results for %s or %s in %v", baseline, candidate, dirs)
@@ -192,21 +214,31 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 			return err
 		}
 	}
-	run := infos[0]
-	if len(infos) == 2 {
-		run.Judges = append(append([]reports.JudgeInfo(nil), infos[0].Judges...), infos[1].Judges...)
-		for i := len(infos[0].Judges); i < len(run.Judges); i++ {
-			if id, ok := rename[run.Judges[i].Identity]; ok {
-				run.Judges[i].Identity = id
-			}
-		}
-	}
+	// compare's verdict is the candidate's own; a broken setup of either
+	// judge leaves none (ERROR, exit 2).
 	v := metrics.VerdictInconclusive
 	if j := sum.Judge(candidate); j != nil {
 		v = j.Verdict
 	}
-	rep := &reports.Report{Run: run, Tokens: toks, Summary: sum, Inconclusive: o.Inconclusive, Exit: verdictExit(v, o.Inconclusive),
-		Color: useColor(io.Out, io), Width: termWidth(io.Out, io)}
+	if j := sum.Judge(baseline); j != nil && j.Verdict == metrics.VerdictError {
+		v = metrics.VerdictError
+	}
+	rep.Exit = verdictExit(v, o.Inconclusive)
+	rep.Color, rep.Width = useColor(io.Out, io), termWidth(io.Out, io)
+	if o.Comment {
+		// The comment describes the head run (B, or the single run).
+		head := infos[len(infos)-1]
+		rep.Run.RunID, rep.Run.Filter, rep.Run.Datasets, rep.Run.Policy = head.RunID, head.Filter, head.Datasets, head.Policy
+		// The comment leads with its own verdict line and says a filtered
+		// run is filtered in its facts; nothing may come before the marker.
+		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL}); err != nil {
+			return err
+		}
+		if err := checkSummary(sum); err != nil {
+			return err
+		}
+		return exitCodeError{rep.Exit}
+	}
 	// A filtered run is never mistaken for a full one, here either.
 	f := outputFormat(o.Format, io.Out)
 	for i, in := range infos {
@@ -221,12 +253,27 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	if err := rep.WriteComparison(io.Out, cmp, f); err != nil {
 		return err
 	}
+	if err := checkSummary(sum); err != nil {
+		return err
+	}
+	for _, j := range []string{baseline, candidate} {
+		if js := sum.Judge(j); js != nil && js.SetupError != "" {
+			fmt.Fprintf(io.Err, "apeval: %s: ERROR, no verdict: %s\n", j, js.SetupError)
+		}
+	}
+	if v == metrics.VerdictInconclusive && o.Inconclusive != "" {
+		fmt.Fprintf(io.Err, "apeval: INCONCLUSIVE mapped to exit %d by --inconclusive=%s\n", rep.Exit, o.Inconclusive)
+	}
 	return exitCodeError{rep.Exit}
 }
 
 // runDifferences warns when two runs did not replay the same thing.
 func runDifferences(a, b reports.RunInfo) []string {
 	var w []string
+	if a.Version != b.Version {
+		w = append(w, fmt.Sprintf("the runs were written by different apeval versions (%s vs %s): masking, defaults and figures may differ between versions; rerun both with one version to compare judges alone",
+			a.Version, b.Version))
+	}
 	if fileRefsKey(a.Datasets) != fileRefsKey(b.Datasets) {
 		w = append(w, "the runs replayed different datasets: compare only the cases both judged (the McNemar test does)")
 	}

@@ -230,3 +230,32 @@ func TestSampleStory(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareComment: --comment prints the pull-request comment, headed by
+// the marker of the --config path, with the link, and exits with the
+// candidate's verdict; it refuses another format.
+func TestCompareComment(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	apeval(t, "", "run", "--out", dir, "-q")
+	cfg := filepath.Join(t.TempDir(), "apeval.toml")
+	if err := os.WriteFile(cfg, []byte("baseline = \"recorded/ollama/qwen2.5:3b\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := apeval(t, "", "compare", "--config", cfg, "--comment", "--report-url", "https://example.test/a/1",
+		"--baseline", sampleBaseline, dir)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3 (INCONCLUSIVE)\n%s", code, stderr)
+	}
+	if !strings.HasPrefix(stdout, "<!-- apeval:"+cfg+" -->\n## ⚠️ apeval: INCONCLUSIVE\n") {
+		t.Fatalf("the comment does not start with the marker and the verdict:\n%.300s", stdout)
+	}
+	for _, s := range []string{"### Figures, head vs base", "### Rules that changed status", "### Cost per 1,000 tool calls", "(https://example.test/a/1)"} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("the comment lacks %q", s)
+		}
+	}
+	if code, _, stderr := apeval(t, "", "compare", "--comment", "--format", "json", "--baseline", sampleBaseline, dir); code != exitUsage ||
+		!strings.Contains(stderr, "--comment prints Markdown") {
+		t.Errorf("--comment --format json: exit %d, %s", code, stderr)
+	}
+}

@@ -46,13 +46,17 @@ type projectConfig struct {
 	timeout time.Duration // Timeout parsed
 }
 
-// judgeConfig is one [[judge]] table: a spec, backend options (as
-// --judge-option) and prices in currency units per million tokens.
+// judgeConfig is one [[judge]] table: a spec, its own server, API key
+// variable and prompt, backend options (as --judge-option) and prices in
+// currency units per million tokens.
 type judgeConfig struct {
-	Spec     string         `toml:"spec"`
-	Options  map[string]any `toml:"options"`
-	PriceIn  *float64       `toml:"price_in"`
-	PriceOut *float64       `toml:"price_out"`
+	Spec      string         `toml:"spec"`
+	BaseURL   string         `toml:"base_url"`
+	APIKeyEnv string         `toml:"api_key_env"`
+	Prompt    string         `toml:"prompt"`
+	Options   map[string]any `toml:"options"`
+	PriceIn   *float64       `toml:"price_in"`
+	PriceOut  *float64       `toml:"price_out"`
 }
 
 // filterConfig selects part of a dataset (the [filter] table, or a named
@@ -132,6 +136,20 @@ func parseProjectConfig(data []byte, name string) (*projectConfig, error) {
 		if strings.TrimSpace(j.Spec) == "" {
 			errf(fmt.Sprintf("judge[%d].spec", i), "required (ollama:MODEL, openai:MODEL, exec:CMD, recorded[:NAME] or none)")
 		}
+		backend, _, _ := strings.Cut(strings.TrimSpace(j.Spec), ":")
+		if j.BaseURL != "" {
+			if backend != "openai" && backend != "ollama" {
+				errf(fmt.Sprintf("judge[%d].base_url", i), "only openai: and ollama: judges have a server (spec %q)", j.Spec)
+			} else if err := checkServerURL(j.BaseURL); err != nil {
+				errf(fmt.Sprintf("judge[%d].base_url", i), "%v", err)
+			}
+		}
+		if j.APIKeyEnv != "" && backend != "openai" {
+			errf(fmt.Sprintf("judge[%d].api_key_env", i), "only openai: judges take an API key (spec %q)", j.Spec)
+		}
+		if j.Prompt != "" && backend != "openai" && backend != "ollama" {
+			errf(fmt.Sprintf("judge[%d].prompt", i), "only openai: and ollama: judges use apeval's prompt (spec %q)", j.Spec)
+		}
 		for _, p := range []struct {
 			key string
 			v   *float64
@@ -169,6 +187,9 @@ func parseProjectConfig(data []byte, name string) (*projectConfig, error) {
 		c.Datasets[i] = rel(c.Datasets[i])
 	}
 	c.Policy, c.Criteria = rel(c.Policy), rel(c.Criteria)
+	for i := range c.Judges {
+		c.Judges[i].Prompt = rel(c.Judges[i].Prompt)
+	}
 	if c.Out != "" && !objstore.IsURL(c.Out) {
 		c.Out = rel(c.Out)
 	}
@@ -210,6 +231,12 @@ func (j judgeConfig) optionStrings() []string {
 	return out
 }
 
+// entry is the [[judge]] table as a judge of the run.
+func (j judgeConfig) entry() judgeEntry {
+	return judgeEntry{Spec: strings.TrimSpace(j.Spec), BaseURL: j.BaseURL, KeyEnv: j.APIKeyEnv, Prompt: j.Prompt,
+		Options: j.optionStrings()}
+}
+
 // applyToRun fills the run/replay options the command line left unset.
 func (c *projectConfig) applyToRun(cmd *cobra.Command, o *runOptions) error {
 	if c.path == "" {
@@ -222,18 +249,14 @@ func (c *projectConfig) applyToRun(cmd *cobra.Command, o *runOptions) error {
 	if set("policy") && c.Policy != "" {
 		o.Policy = c.Policy
 	}
-	if set("judge") && len(c.Judges) > 0 {
-		o.Judges = nil
-		for _, j := range c.Judges {
-			o.Judges = append(o.Judges, j.Spec)
-		}
-	}
-	// Per-judge options from the file; --judge-option (for every judge)
-	// overrides them key by key.
-	o.judgeOptions = map[string][]string{}
+	// The file's judges, each with its own settings; --judge flags name
+	// judges instead and take a file entry's settings when the spec is
+	// the same. --judge-option (for every judge) overrides a key.
+	o.fileJudges = nil
 	for _, j := range c.Judges {
-		o.judgeOptions[j.Spec] = j.optionStrings()
+		o.fileJudges = append(o.fileJudges, j.entry())
 	}
+	o.judgesFromFile = set("judge") && len(c.Judges) > 0
 	if set("concurrency") && c.Concurrency > 0 {
 		o.Concurrency = c.Concurrency
 	}

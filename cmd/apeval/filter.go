@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 )
@@ -208,7 +209,11 @@ func hasAnyTagList(have, want []string) bool {
 }
 
 // settings are the resolved settings run.json records.
-func (o *runOptions) settings(specs []string, baseline string) *reports.Settings {
+func (o *runOptions) settings(entries []judgeEntry, baseline string) *reports.Settings {
+	var specs []string
+	for _, e := range entries {
+		specs = append(specs, e.display())
+	}
 	s := &reports.Settings{
 		Config:       o.config,
 		Datasets:     maskURLs(o.Datasets),
@@ -228,12 +233,17 @@ func (o *runOptions) settings(specs []string, baseline string) *reports.Settings
 		s.Policy = "sample:policy.toml"
 	}
 	opts := map[string][]string{}
-	for _, spec := range specs {
-		if kv := o.Judge.optionList(spec, o.judgeOptions); len(kv) > 0 {
-			for i := range kv {
-				kv[i] = replay.MaskString(kv[i]) // run.json is a report: no key reaches it
-			}
-			opts[spec] = kv
+	for _, e := range entries {
+		kv := o.Judge.optionList(e)
+		for i := range kv {
+			kv[i] = mask.String(kv[i]) // run.json is a report: no key reaches it
+		}
+		if len(kv) > 0 {
+			opts[e.display()] = kv
+		}
+		if e.hasOwnSettings() {
+			s.JudgeEntries = append(s.JudgeEntries, reports.JudgeEntry{Spec: e.Spec, BaseURL: maskURL(e.BaseURL),
+				APIKeyEnv: e.KeyEnv, Prompt: e.Prompt, Options: kv})
 		}
 	}
 	if len(opts) > 0 {

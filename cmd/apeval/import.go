@@ -23,10 +23,13 @@ type importOptions struct {
 func newImportCmd(io IO) *cobra.Command {
 	var o importOptions
 	cmd := &cobra.Command{
-		Use:   "import --from FORMAT SOURCE...",
-		Short: "Turn agent logs (Claude Code, Codex, R-Judge, trajectory events) into cases",
+		Use:   "import [--from FORMAT] SOURCE...",
+		Short: "Turn agent logs (Claude Code, Codex, Gemini CLI, OpenCode, OpenTelemetry, R-Judge, trajectory events) into cases",
 		Long: `Reads the logs an agent already writes and writes apeval.case/v1 JSONL.
-FORMAT is one of: ` + strings.Join(importers.Formats, ", ") + `.
+FORMAT is one of: ` + strings.Join(importers.Formats, ", ") + `,
+or auto (the default): the format is told from the first records, and stderr
+says which was chosen. A source whose records all look like another format
+than --from is an error naming that format.
 A SOURCE is a file, a directory (walked for the format's files) or - for stdin
 (line-based formats). Compressed sources (.gz, .zst) are read as they are.
 Secrets in arguments and messages are masked unless --no-mask. Per source,
@@ -34,7 +37,11 @@ records read, cases written, sessions and skipped records by reason are printed
 on stderr; --summary FILE writes them as JSON. Every record that cannot be read
 is printed as file:line: message, and the exit code is then 2 (the cases that
 could be read are still written). docs/import.md has the field mappings.`,
-		Example: `  apeval datasets import --from claude-code-transcript ~/.claude/projects --out cases.jsonl
+		Example: `  apeval datasets import ~/.claude/projects --out cases.jsonl
+  apeval datasets import --from claude-code-transcript ~/.claude/projects --out cases.jsonl
+  apeval datasets import --from gemini-cli ~/.gemini/tmp --out gemini.jsonl
+  apeval datasets import --from opencode ~/.local/share/opencode/storage --out opencode.jsonl
+  apeval datasets import --from otel-genai-spans traces.jsonl --out spans.jsonl
   apeval datasets import --from codex-rollout ~/.codex/sessions --out cases.jsonl.tmp --summary import.json
   apeval datasets import --from r-judge R-Judge/data --rule-id unsafe-action --out rjudge.jsonl
   apeval datasets import --from claude-code-hooks hooks.jsonl --out - | apeval datasets validate -`,
@@ -44,7 +51,7 @@ could be read are still written). docs/import.md has the field mappings.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.from, "from", "", "source format: "+strings.Join(importers.Formats, ", ")+" (required)")
+	f.StringVar(&o.from, "from", importers.Auto, "source format: auto (told from the first records), "+strings.Join(importers.Formats, ", "))
 	f.StringVarP(&o.out, "out", "o", "-", "cases file to write (- for stdout)")
 	f.StringVar(&o.summary, "summary", "", "write the per-source summary as JSON to this file")
 	f.BoolVar(&o.noMask, "no-mask", false, "keep secrets in arguments and messages (masked by default)")
@@ -55,9 +62,6 @@ could be read are still written). docs/import.md has the field mappings.`,
 }
 
 func runImport(io IO, o importOptions, sources []string) error {
-	if o.from == "" {
-		return usagef("--from is required: one of %s", strings.Join(importers.Formats, ", "))
-	}
 	opt := importers.Options{NoMask: o.noMask, RuleID: o.ruleID, Workspace: o.workspace, Stdin: io.In}
 	if o.policy != "" {
 		pol, _, err := loadPolicy(o.policy)
@@ -88,6 +92,9 @@ func runImport(io IO, o importOptions, sources []string) error {
 	if sum == nil {
 		return usageError{err}
 	}
+	if sum.Detected != "" {
+		fmt.Fprintf(io.Err, "datasets import: format %s (detected from %s; --from %s to choose it)\n", sum.Format, sum.Detected, sum.Format)
+	}
 	printImportSummary(io.Err, sum)
 	if o.summary != "" {
 		if serr := reports.WriteFileAtomic(o.summary, func(w goio.Writer) error {
@@ -112,6 +119,9 @@ func printImportSummary(w goio.Writer, s *importers.Summary) {
 	for _, src := range s.Sources {
 		fmt.Fprintf(w, "%s: %d records, %d cases, %d sessions, %d unreadable%s\n",
 			src.Source, src.Records, src.Cases, src.Sessions, src.ErrCount, skippedText(src.Skipped))
+		for _, warn := range src.Warnings {
+			fmt.Fprintf(w, "%s: warning: %s\n", src.Source, warn)
+		}
 	}
 	fmt.Fprintf(w, "%s: %d sources, %d records, %d cases, %d sessions, %d unreadable%s\n",
 		s.Format, len(s.Sources), s.Records, s.Cases, s.Sessions, s.Errors, skippedText(s.Skipped))

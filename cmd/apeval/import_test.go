@@ -38,6 +38,12 @@ command_prefix = ["rm", "sudo", "psql", "curl"]
 		{"codex-rollout", "codex-rollout", ".jsonl:15: truncated JSON object", 6},
 		{"r-judge", "r-judge", "Finance/harmful.json:19: record 1: truncated JSON object", 12},
 		{"trajectory-events", "trajectory-events/events.jsonl", "events.jsonl:5: target: required", 4},
+		{"opencode", "opencode", "prt_c0e5d4a1b205Be.json:1: truncated JSON object", 3},
+		{"claude-code-stream-json", "claude-code-stream-json/run.jsonl", "run.jsonl:11: truncated JSON object", 3},
+		{"codex-exec-json", "codex-exec-json/exec.jsonl", "exec.jsonl:12: truncated JSON object", 4},
+		{"gemini-cli", "gemini-cli", "session-2026-01-20T08-30-7a8b9c0d.jsonl:9: truncated JSON object", 4},
+		{"otel-genai-spans", "otel-genai-spans", "traces.jsonl:3: not an OTLP JSON trace export", 3},
+		{"claude-code-otel", "claude-code-otel/logs.jsonl", "logs.jsonl:3: not an OTLP JSON log export", 4},
 	} {
 		t.Run(tc.format, func(t *testing.T) {
 			out := filepath.Join(dir, tc.format+".jsonl")
@@ -57,6 +63,10 @@ command_prefix = ["rm", "sudo", "psql", "curl"]
 			}
 			if !strings.Contains(stderr, tc.format+": ") || !strings.Contains(stderr, " cases, ") {
 				t.Errorf("no summary line on stderr:\n%s", stderr)
+			}
+			// Without --from the same format is detected, and named.
+			if _, _, stderr := apeval(t, "", "datasets", "import", src, "--out", out+".auto"); !strings.Contains(stderr, "format "+tc.format+" (detected from ") {
+				t.Errorf("auto detection:\n%s", stderr)
 			}
 			var sum struct {
 				Cases  int `json:"cases"`
@@ -118,8 +128,15 @@ pause_at = 2
 }
 
 func TestImportCommandUsage(t *testing.T) {
-	if code, _, stderr := apeval(t, "", "datasets", "import", "x.jsonl"); code != exitUsage || !strings.Contains(stderr, "--from is required") {
+	// Without --from the format is detected and named.
+	code, _, stderr := apeval(t, "", "datasets", "import", importTestdata+"codex-rollout-current", "--out", filepath.Join(t.TempDir(), "c.jsonl"))
+	if code != 0 || !strings.Contains(stderr, "format codex-rollout (detected from the first records of") {
 		t.Errorf("no --from: exit %d %s", code, stderr)
+	}
+	// A wrong --from is an error naming the format the records look like.
+	code, _, stderr = apeval(t, "", "datasets", "import", "--from", "claude-code-transcript", importTestdata+"codex-rollout-current", "--out", filepath.Join(t.TempDir(), "c.jsonl"))
+	if code != exitUsage || !strings.Contains(stderr, "look like codex-rollout, not claude-code-transcript") {
+		t.Errorf("wrong --from: exit %d %s", code, stderr)
 	}
 	if code, _, stderr := apeval(t, "", "datasets", "import", "--from", "bogus", "x"); code != exitUsage || !strings.Contains(stderr, "unknown format") {
 		t.Errorf("bad format: exit %d %s", code, stderr)

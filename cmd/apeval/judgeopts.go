@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/reports"
 )
@@ -19,16 +22,109 @@ const (
 // judgePrices are one judge's prices, nil when not given.
 type judgePrices struct{ in, out *float64 }
 
-// optionsFor merges the options of one judge spec: apeval.toml's [[judge]]
-// options first, --judge-option over them key by key. The prices are split
-// off; a bad price is a usage error.
-func (f *judgeFlags) optionsFor(spec string, file map[string][]string) (map[string]string, judgePrices, error) {
-	kv := map[string]string{}
-	fromFile := file[spec]
-	if fromFile == nil && strings.HasPrefix(spec, "recorded:") {
-		fromFile = file["recorded"]
+// judgeEntry is one judge of a run with its own settings: from a
+// [[judge]] table of apeval.toml, or a --judge flag (whose SPEC@URL form
+// carries a server).
+type judgeEntry struct {
+	Spec    string   // backend:argument, without a server
+	BaseURL string   // openai: base URL, ollama: host; "" = the flags' (--openai-base-url, --ollama-host)
+	KeyEnv  string   // openai: the API key's variable; "" = --openai-api-key-env
+	Prompt  string   // prompt file; "" = --prompt, else the built-in prompt
+	Options []string // key=value, prices included; under --judge-option
+}
+
+// display is the entry as a --judge flag would give it: SPEC[@URL], the
+// URL masked (run.json is a report).
+func (e judgeEntry) display() string {
+	if e.BaseURL == "" {
+		return e.Spec
 	}
-	for _, s := range fromFile {
+	return e.Spec + "@" + maskURL(e.BaseURL)
+}
+
+// hasOwnSettings reports whether the entry sets more than a spec and options.
+func (e judgeEntry) hasOwnSettings() bool {
+	return e.BaseURL != "" || e.KeyEnv != "" || e.Prompt != ""
+}
+
+// parseJudgeFlag reads one --judge value: SPEC, or for openai: and
+// ollama: judges SPEC@URL with URL an http(s) server (the base URL, the
+// Ollama host). A model name may itself hold "@": only an "@http://" or
+// "@https://" separates a server.
+func parseJudgeFlag(v string) (judgeEntry, error) {
+	v = strings.TrimSpace(v)
+	backend, _, _ := strings.Cut(v, ":")
+	if backend != "openai" && backend != "ollama" {
+		return judgeEntry{Spec: v}, nil
+	}
+	i := max(strings.LastIndex(v, "@http://"), strings.LastIndex(v, "@https://"))
+	if i < 0 {
+		return judgeEntry{Spec: v}, nil
+	}
+	e := judgeEntry{Spec: v[:i], BaseURL: v[i+1:]}
+	if err := checkServerURL(e.BaseURL); err != nil {
+		return e, usagef("--judge %s: %v", v, err)
+	}
+	return e, nil
+}
+
+// checkServerURL accepts an absolute http(s) URL with a host.
+func checkServerURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http(s) URL with a host (e.g. http://localhost:8000/v1)", maskURL(s))
+	}
+	return nil
+}
+
+// maskURL hides a URL's credentials and query values for messages and run.json.
+func maskURL(s string) string { return mask.String(s) }
+
+// judgeEntries are the run's judges: the file's [[judge]] tables when
+// --judge was not given, else one per --judge flag, each taking the
+// settings of the first [[judge]] with the same spec (a flag's @URL wins).
+func (o *runOptions) judgeEntries() ([]judgeEntry, error) {
+	if o.judgesFromFile {
+		return append([]judgeEntry(nil), o.fileJudges...), nil
+	}
+	var out []judgeEntry
+	for _, v := range o.Judges {
+		e, err := parseJudgeFlag(v)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range o.fileJudges {
+			if f.Spec == e.Spec {
+				url := e.BaseURL
+				e = f
+				if url != "" {
+					e.BaseURL = url
+				}
+				break
+			}
+		}
+		if e.Options == nil {
+			// recorded:NAME takes a bare "recorded" table's options.
+			if strings.HasPrefix(e.Spec, "recorded:") {
+				for _, f := range o.fileJudges {
+					if f.Spec == "recorded" {
+						e.Options = f.Options
+						break
+					}
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// optionsFor merges the options of one judge: its own (apeval.toml's
+// [[judge]] options) first, --judge-option over them key by key. The
+// prices are split off; a bad price is a usage error.
+func (f *judgeFlags) optionsFor(e judgeEntry) (map[string]string, judgePrices, error) {
+	kv := map[string]string{}
+	for _, s := range e.Options {
 		k, v, _ := strings.Cut(s, "=")
 		kv[k] = v
 	}
@@ -44,7 +140,7 @@ func (f *judgeFlags) optionsFor(spec string, file map[string][]string) (map[stri
 		delete(kv, name)
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil || x < 0 {
-			return nil, p, usagef("judge %s: %s=%q: want a price per million tokens (a number ≥ 0)", spec, name, v)
+			return nil, p, usagef("judge %s: %s=%q: want a price per million tokens (a number ≥ 0)", e.Spec, name, v)
 		}
 		if name == optPriceIn {
 			p.in = &x
@@ -55,10 +151,10 @@ func (f *judgeFlags) optionsFor(spec string, file map[string][]string) (map[stri
 	return kv, p, nil
 }
 
-// optionList is the merged options of a spec as sorted key=value strings,
-// prices included, for run.json.
-func (f *judgeFlags) optionList(spec string, file map[string][]string) []string {
-	kv, p, err := f.optionsFor(spec, file)
+// optionList is the merged options of a judge as sorted key=value
+// strings, prices included, for run.json.
+func (f *judgeFlags) optionList(e judgeEntry) []string {
+	kv, p, err := f.optionsFor(e)
 	if err != nil {
 		return nil
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/judge"
-	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 )
 
@@ -89,9 +89,11 @@ func (f *judgeFlags) config(timeout time.Duration, concurrency int, io IO) judge
 	}
 }
 
-// openJudges opens every judge spec and wraps live ones in the response cache.
-func openJudges(ctx context.Context, specs []string, o *runOptions, io IO) ([]judge.Judge, func(), error) {
+// openJudges opens every judge, each under its own settings, and wraps
+// live ones in the response cache.
+func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO) ([]judge.Judge, func(), error) {
 	cfg := o.Judge.config(o.Timeout, o.Concurrency, io)
+	cfg.Quiet = o.Quiet
 	var (
 		out     []judge.Judge
 		closers []func()
@@ -103,15 +105,16 @@ func openJudges(ctx context.Context, specs []string, o *runOptions, io IO) ([]ju
 		}
 	}
 	seen := map[string]string{}
-	for _, spec := range specs {
-		jcfg := cfg
-		opts, prices, err := o.Judge.optionsFor(spec, o.judgeOptions)
+	for _, e := range entries {
+		spec := e.display()
+		jcfg := e.config(cfg)
+		opts, prices, err := o.Judge.optionsFor(e)
 		if err != nil {
 			closeAll()
 			return nil, nil, err
 		}
 		jcfg.Options = opts
-		j, err := judge.Open(ctx, spec, jcfg)
+		j, err := judge.Open(ctx, e.Spec, jcfg)
 		if err != nil {
 			closeAll()
 			return nil, nil, usagef("--judge %s: %v", spec, err)
@@ -127,10 +130,14 @@ func openJudges(ctx context.Context, specs []string, o *runOptions, io IO) ([]ju
 		id := j.Identity().String()
 		if prev, dup := seen[id]; dup {
 			closeAll()
-			return nil, nil, usagef("--judge %s and --judge %s are the same judge (%s)", prev, spec, id)
+			return nil, nil, usagef("--judge %s and --judge %s are the same judge (%s): give one another model or prompt, an identity cannot tell two servers apart", prev, spec, id)
 		}
 		seen[id] = spec
 		o.Judge.rememberPrices(j, prices)
+		if j, err = o.Budget.limit(j, spec, prices); err != nil {
+			closeAll()
+			return nil, nil, err
+		}
 		if live(j) && !o.NoCache {
 			if cache == nil {
 				dir := o.CacheDir
@@ -164,6 +171,25 @@ func openJudges(ctx context.Context, specs []string, o *runOptions, io IO) ([]ju
 	return out, closeAll, nil
 }
 
+// config is the judge configuration of one entry: the shared one with the
+// entry's own server, API key variable and prompt.
+func (e judgeEntry) config(cfg judge.Config) judge.Config {
+	if e.BaseURL != "" {
+		if strings.HasPrefix(e.Spec, "ollama:") {
+			cfg.OllamaHost = e.BaseURL
+		} else {
+			cfg.OpenAIBaseURL = e.BaseURL
+		}
+	}
+	if e.KeyEnv != "" {
+		cfg.OpenAIKeyEnv = e.KeyEnv
+	}
+	if e.Prompt != "" {
+		cfg.PromptFile = e.Prompt
+	}
+	return cfg
+}
+
 // live reports whether a judge makes real calls (worth caching).
 func live(j judge.Judge) bool {
 	switch j.Identity().Backend {
@@ -187,7 +213,7 @@ func judgeInfo(j judge.Judge) reports.JudgeInfo {
 		// --judge-option api_key=…) go through the masking pass too.
 		ji.Details = map[string]string{}
 		for k, v := range d.Details() {
-			ji.Details[k] = replay.MaskString(v)
+			ji.Details[k] = mask.String(v)
 		}
 	}
 	return ji
@@ -209,6 +235,7 @@ digest, does it support structured output, and how long does one sample call
 take. Exit code 0 when every judge passed, 1 otherwise.`,
 		Example: `  apeval judges check ollama:qwen2.5:3b
   apeval judges check --openai-base-url http://localhost:8000/v1 openai:qwen2.5-7b-instruct
+  apeval judges check openai:qwen2.5-7b-instruct@http://localhost:8000/v1 ollama:qwen2.5:3b@http://gpu-box:11434
   apeval judges check exec:./my-judge`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -220,8 +247,12 @@ take. Exit code 0 when every judge passed, 1 otherwise.`,
 			cfg := jf.config(timeout, 1, io)
 			var rep []judge.CheckReport
 			ok := true
-			for _, spec := range args {
-				r := judge.Check(cmd.Context(), spec, cfg)
+			for _, arg := range args {
+				e, err := parseJudgeFlag(arg)
+				if err != nil {
+					return err
+				}
+				r := maskCheck(judge.Check(cmd.Context(), e.Spec, e.config(cfg)))
 				rep = append(rep, r)
 				ok = ok && r.OK()
 			}
@@ -254,9 +285,36 @@ type prefixWriter struct {
 	prefix string
 }
 
+// Every line goes through the masking pass: warnings quote URLs, commands
+// and servers' messages.
 func (p prefixWriter) Write(b []byte) (int, error) {
-	if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, b); err != nil {
+	if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, maskLines(string(b))); err != nil {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// maskCheck puts a check report's texts through the masking pass: its
+// errors and notes quote what servers and plugins said.
+func maskCheck(r judge.CheckReport) judge.CheckReport {
+	r.Error = maskLines(r.Error)
+	r.SampleError = maskLines(r.SampleError)
+	for i, n := range r.Notes {
+		r.Notes[i] = maskLines(n)
+	}
+	return r
+}
+
+// maskLines is the masking pass over a message, line by line: a multi-line
+// error lists separate problems, and a secret word ending one line
+// ("unknown key") says nothing about the path starting the next.
+func maskLines(s string) string {
+	if !strings.Contains(s, "\n") {
+		return mask.String(s)
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = mask.String(l)
+	}
+	return strings.Join(lines, "\n")
 }

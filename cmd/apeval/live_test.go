@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -57,6 +58,9 @@ type liveServer struct {
 	*httptest.Server
 	calls  atomic.Int64
 	bodies chan string
+	// auth, when set, collects the Authorization header of every chat call.
+	mu   sync.Mutex
+	auth *[]string
 }
 
 func readBody(r *http.Request) []byte {
@@ -106,6 +110,11 @@ func newOpenAIServer(t *testing.T, delay time.Duration, sayMatch bool) *liveServ
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		body := readBody(r)
 		s.calls.Add(1)
+		s.mu.Lock()
+		if s.auth != nil {
+			*s.auth = append(*s.auth, r.Header.Get("Authorization"))
+		}
+		s.mu.Unlock()
 		select {
 		case s.bodies <- string(body):
 		default:
@@ -241,9 +250,23 @@ func TestRunAgainstFakeOllamaAndOpenAI(t *testing.T) {
 	}
 
 	// The rerun is answered from the cache: no call reaches either server.
-	code2, _, stderr := apeval(t, "", append(args[:len(args)-4], "--out", filepath.Join(dir, "rerun"), "-q", "--json")...)
+	code2, stdout2, stderr := apeval(t, "", append(args[:len(args)-4], "--out", filepath.Join(dir, "rerun"), "-q", "--json")...)
 	if code2 != code || ol.calls.Load() != 10 || oa.calls.Load() != 10 {
 		t.Fatalf("rerun: exit %d (first %d), calls ollama %d openai %d; %s", code2, code, ol.calls.Load(), oa.calls.Load(), stderr)
+	}
+	// A warm cache changes no figure: every hit counts with the latency
+	// measured when its answer was made.
+	var warm struct {
+		Judges []metricsRow `json:"judges"`
+	}
+	if err := json.Unmarshal([]byte(stdout2), &warm); err != nil {
+		t.Fatalf("rerun --json output: %v\n%s", err, stdout2)
+	}
+	for i, j := range warm.Judges {
+		cold := sum.Judges[i].Total
+		if j.Total.Calls != cold.Calls || j.Total.P95 == nil || *j.Total.P95 != *cold.P95 {
+			t.Errorf("%s: warm rerun calls %d P95 %v; the cold run's %d, %v", j.Judge, j.Total.Calls, deref(j.Total.P95), cold.Calls, *cold.P95)
+		}
 	}
 	for _, r := range readResults(t, filepath.Join(dir, "rerun")) {
 		if r.JudgeCalled && !r.CacheHit {
@@ -375,4 +398,11 @@ func TestRetriesThroughRun(t *testing.T) {
 			t.Errorf("latency %.0f ms excludes the timed-out attempt", r.Calls[0].LatencyMS)
 		}
 	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return "nil"
+	}
+	return *p
 }

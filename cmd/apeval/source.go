@@ -10,8 +10,10 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
@@ -146,7 +148,7 @@ func (s *source) refs() []reports.FileRef {
 		}
 		name := p
 		if objstore.IsURL(p) {
-			name = objstore.Mask(p)
+			name = mask.Message(p)
 		}
 		out = append(out, reports.FileRef{Name: name, SHA256: fileSHA256(p)})
 	}
@@ -259,6 +261,8 @@ type caseFeed struct {
 	shard       replay.Shard
 	sel         *sessionSelection
 	errOut      io.Writer
+	// stop, when set, ends the input early: a budget stopped sending calls.
+	stop *atomic.Bool
 
 	cases        int64
 	valid        int64 // valid cases read, in any shard
@@ -273,6 +277,9 @@ type caseFeed struct {
 }
 
 func (f *caseFeed) next() (*datasets.Case, bool) {
+	if f.stop != nil && f.stop.Load() {
+		return nil, false
+	}
 	for f.r.Scan() {
 		rec := f.r.Record()
 		if rec.Err != nil {

@@ -5,18 +5,19 @@ import (
 	"io"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/internal/objstore"
-	"github.com/apeval/apeval/replay"
 )
 
 // Object storage (docs/storage.md): datasets, run directories and merge
 // inputs may be s3://, gs://, azblob:// or file:// URLs. Every URL shown in a message or
-// written into run.json goes through the masking pass.
+// written into run.json goes through mask.Message. The datasets package
+// links no cloud SDK (apeval-record imports it), so the program hands it
+// the opener.
 func init() {
-	objstore.SetMask(replay.MaskString)
 	datasets.SetURLOpener(func(name string) (io.ReadCloser, error) {
 		return objstore.OpenReader(context.Background(), name)
-	}, objstore.Mask)
+	})
 }
 
 // expandDatasets replaces each object-storage URL among paths by the
@@ -47,7 +48,7 @@ func maskURLs(names []string) []string {
 	for i, n := range names {
 		out[i] = n
 		if objstore.IsURL(n) {
-			out[i] = objstore.Mask(n)
+			out[i] = mask.Message(n)
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/reports"
 )
@@ -35,7 +36,7 @@ func runToBucket(ctx context.Context, o *runOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	o.remoteOut = objstore.Mask(remote)
+	o.remoteOut = mask.Message(remote)
 	return toBucket(ctx, remote, io, o.Quiet, func(tmp string) (string, error) {
 		o.Out = filepath.Join(tmp, "run")
 		local := runDirFor(o.Out, o.layout, o.RunID)
@@ -80,7 +81,7 @@ func stageBucket(ctx context.Context, remote string, io IO, quiet bool) (tmp str
 	if used, err := objstore.Exists(ctx, remote); err != nil {
 		return "", nil, usageError{err}
 	} else if used {
-		return "", nil, usagef("--out %s already holds objects; give each run its own prefix", objstore.Mask(remote))
+		return "", nil, usagef("--out %s already holds objects; give each run its own prefix", mask.Message(remote))
 	}
 	if tmp, err = os.MkdirTemp("", "apeval-out-*"); err != nil {
 		return "", nil, err
@@ -97,7 +98,7 @@ func stageBucket(ctx context.Context, remote string, io IO, quiet bool) (tmp str
 			return errors.Join(err, runErr)
 		}
 		if !quiet {
-			fmt.Fprintf(io.Err, "apeval: uploaded to %s\n", objstore.Mask(remote))
+			fmt.Fprintf(io.Err, "apeval: uploaded to %s\n", mask.Message(remote))
 		}
 		return runErr
 	}

@@ -2,6 +2,8 @@ package importers
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,6 +31,13 @@ type ccEntry struct {
 	Cwd         string     `json:"cwd"`
 	Timestamp   string     `json:"timestamp"`
 	Message     *ccMessage `json:"message"`
+	// IsCompactSummary marks the summary Claude Code writes as a user entry
+	// when it compacts the context; it is not what the user asked.
+	IsCompactSummary bool `json:"isCompactSummary"`
+	// ParentToolUseID and SessionIDSnake are stream-json's names
+	// (parent_tool_use_id marks a sub-agent's message there).
+	ParentToolUseID *string `json:"parent_tool_use_id"`
+	SessionIDSnake  string  `json:"session_id"`
 }
 
 type ccMessage struct {
@@ -51,14 +60,17 @@ type ccBlock struct {
 // as blocks, tool results' content skipped (only an error's is kept, and
 // such a line takes the general path).
 type ccEntryFast struct {
-	Type        string `json:"type"`
-	SessionID   string `json:"sessionId"`
-	IsSidechain bool   `json:"isSidechain"`
-	IsMeta      bool   `json:"isMeta"`
-	AgentID     string `json:"agentId"`
-	Cwd         string `json:"cwd"`
-	Timestamp   string `json:"timestamp"`
-	Message     *struct {
+	Type         string  `json:"type"`
+	SessionID    string  `json:"sessionId"`
+	IsSidechain  bool    `json:"isSidechain"`
+	IsMeta       bool    `json:"isMeta"`
+	AgentID      string  `json:"agentId"`
+	Cwd          string  `json:"cwd"`
+	Timestamp    string  `json:"timestamp"`
+	Compact      bool    `json:"isCompactSummary"`
+	Parent       *string `json:"parent_tool_use_id"`
+	SessionSnake string  `json:"session_id"`
+	Message      *struct {
 		Content []ccBlockFast `json:"content"`
 	} `json:"message"`
 }
@@ -95,7 +107,8 @@ func decodeEntryFast(line []byte, e *ccEntry) ([]ccBlock, bool) {
 		blocks[i] = ccBlock{Type: b.Type, Text: b.Text, ID: b.ID, Name: b.Name, Input: b.Input, ToolUseID: b.ToolUseID}
 	}
 	*e = ccEntry{Type: f.Type, SessionID: f.SessionID, IsSidechain: f.IsSidechain, IsMeta: f.IsMeta,
-		AgentID: f.AgentID, Cwd: f.Cwd, Timestamp: f.Timestamp, Message: &ccMessage{}}
+		AgentID: f.AgentID, Cwd: f.Cwd, Timestamp: f.Timestamp, Message: &ccMessage{},
+		IsCompactSummary: f.Compact, ParentToolUseID: f.Parent, SessionIDSnake: f.SessionSnake}
 	return blocks, true
 }
 
@@ -115,10 +128,13 @@ type ccState struct {
 }
 
 func (s *ccState) convo(e *ccEntry, fallback string) (string, *convo) {
-	session := cmpOr(e.SessionID, fallback)
+	session := cmpOr(e.SessionID, cmpOr(e.SessionIDSnake, fallback))
 	key := session
-	if e.IsSidechain {
+	switch {
+	case e.IsSidechain:
 		key += "\x00" + cmpOr(e.AgentID, "sidechain")
+	case e.ParentToolUseID != nil && *e.ParentToolUseID != "":
+		key += "\x00task:" + *e.ParentToolUseID // stream-json: the Task call that started the sub-agent
 	}
 	c := s.convos[key]
 	if c == nil {
@@ -158,6 +174,13 @@ func (s *ccState) entry(line []byte, n int, fallback string,
 			return "", "message.content: " + err.Error()
 		}
 		if e.Type == "user" {
+			if e.IsCompactSummary || strings.HasPrefix(strings.TrimSpace(t), compactSummaryPrefix) {
+				return "compaction summary", ""
+			}
+			if args, ok := slashCommand(t); ok && !e.IsMeta {
+				cv.user(s.text(args))
+				return "user message (context)", ""
+			}
 			if e.IsMeta || !realUserText(t) {
 				return "user entry that is not a user message (meta, command output)", ""
 			}
@@ -173,6 +196,7 @@ func (s *ccState) entry(line []byte, n int, fallback string,
 		}
 	}
 	calls, results := 0, 0
+	compact := false
 	var userText []string
 	for i := range blocks {
 		b := &blocks[i]
@@ -180,6 +204,10 @@ func (s *ccState) entry(line []byte, n int, fallback string,
 		case "text":
 			if e.Type == "assistant" {
 				cv.turn("assistant", s.text(b.Text))
+			} else if e.IsCompactSummary || strings.HasPrefix(strings.TrimSpace(b.Text), compactSummaryPrefix) {
+				compact = true
+			} else if args, ok := slashCommand(b.Text); ok && !e.IsMeta {
+				userText = append(userText, args)
 			} else if !e.IsMeta && realUserText(b.Text) {
 				userText = append(userText, b.Text)
 			}
@@ -210,6 +238,8 @@ func (s *ccState) entry(line []byte, n int, fallback string,
 		return "tool results", ""
 	case len(userText) > 0:
 		return "user message (context)", ""
+	case compact:
+		return "compaction summary", ""
 	case e.Type == "assistant":
 		return "assistant text (context)", ""
 	}
@@ -224,13 +254,54 @@ func realUserText(t string) bool {
 	if t == "" {
 		return false
 	}
-	for _, p := range []string{"<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>",
-		"<system-reminder>", "[Request interrupted", "Caveat: The messages below were generated"} {
+	for _, p := range []string{"<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>", "<local-command-stderr>",
+		"<system-reminder>", "<task-notification>", "[Request interrupted", "Caveat: The messages below were generated", compactSummaryPrefix} {
 		if strings.HasPrefix(t, p) {
 			return false
 		}
 	}
 	return true
+}
+
+// compactSummaryPrefix starts the summary Claude Code writes as a user
+// entry (isCompactSummary) when it compacts a long conversation.
+const compactSummaryPrefix = "This session is being continued from a previous conversation"
+
+// slashCommand reads the user entry Claude Code writes for a slash command
+// the user typed (<command-name>/orchestrator</command-name>
+// <command-args>create TODO app</command-args>): the request is the command
+// with its arguments ("/orchestrator create TODO app"). A command without
+// arguments (/clear, /compact) is not a request: ok is false.
+func slashCommand(t string) (string, bool) {
+	t = strings.TrimSpace(t)
+	if !strings.HasPrefix(t, "<command-") {
+		return "", false
+	}
+	args := strings.TrimSpace(tagText(t, "command-args"))
+	if args == "" {
+		return "", false
+	}
+	name := strings.TrimSpace(tagText(t, "command-name"))
+	if name == "" {
+		return args, true
+	}
+	if !strings.HasPrefix(name, "/") {
+		name = "/" + name
+	}
+	return name + " " + args, true
+}
+
+// tagText is the text between <tag> and </tag> in s, or "".
+func tagText(s, tag string) string {
+	_, after, ok := strings.Cut(s, "<"+tag+">")
+	if !ok {
+		return ""
+	}
+	inner, _, ok := strings.Cut(after, "</"+tag+">")
+	if !ok {
+		return ""
+	}
+	return inner
 }
 
 // ccCase builds the case of one tool_use block.
@@ -256,6 +327,10 @@ func ccCase(format, source string, session string, cv *convo, c ccCall) *dataset
 		if c.entry.AgentID != "" {
 			cs.Provenance["agent_id"] = c.entry.AgentID
 		}
+	}
+	if p := c.entry.ParentToolUseID; p != nil && *p != "" {
+		cs.Provenance["sidechain"] = true
+		cs.Provenance["parent_tool_use_id"] = *p
 	}
 	return cs
 }
@@ -315,6 +390,20 @@ func resultText(raw json.RawMessage) string {
 // claudeTranscript imports session transcripts.
 type claudeTranscript struct {
 	state *ccState
+	// streamJSON reads `claude -p --output-format stream-json` output: the
+	// same messages, with session_id, the working directory in the
+	// system/init line, and no timestamps.
+	streamJSON bool
+}
+
+// streamLine is what stream-json's own lines carry.
+type streamLine struct {
+	Type      string `json:"type"`
+	Subtype   string `json:"subtype"`
+	Cwd       string `json:"cwd"`
+	SessionID string `json:"session_id"`
+	Model     string `json:"model"`
+	Mode      string `json:"permissionMode"`
 }
 
 func (t *claudeTranscript) stream() bool { return true }
@@ -327,35 +416,209 @@ func (t *claudeTranscript) match(p string) bool {
 const maxPending = 256
 
 func (t *claudeTranscript) file(r io.Reader, sum *SourceSummary, out *output) error {
-	const format = "claude-code-transcript"
+	return t.read([]*recordReader{newRecordReader(r, sum)}, []*SourceSummary{sum}, out)
+}
+
+// groups puts each session's sub-agent files with the session's own file,
+// so their calls are merged with the main thread's by time: Claude Code
+// 2.x writes a sub-agent's transcript to <session>/subagents/agent-<id>.jsonl
+// (2.0: agent-<id>.jsonl beside the session's file, its sessionId inside).
+// A sub-agent file whose session's file is not among them is read alone.
+func (t *claudeTranscript) groups(files []string) [][]string {
+	index := map[string]int{}
+	for i, f := range files {
+		index[stripCompression(f)] = i
+	}
+	parent := make([]int, len(files))
+	for i, f := range files {
+		parent[i] = -1
+		if f == "-" {
+			continue
+		}
+		dir, base := filepath.Dir(f), filepath.Base(stripCompression(f))
+		var main string
+		switch {
+		case filepath.Base(dir) == "subagents":
+			main = filepath.Dir(dir) + ".jsonl"
+		case strings.HasPrefix(base, "agent-"):
+			if sid := firstSessionID(f); sid != "" {
+				main = filepath.Join(dir, sid+".jsonl")
+			}
+		}
+		if j, ok := index[main]; ok && j != i {
+			parent[i] = j
+		}
+	}
+	var out [][]string
+	for i, f := range files {
+		if parent[i] >= 0 {
+			continue
+		}
+		g := []string{f}
+		for j := range files {
+			if parent[j] == i {
+				g = append(g, files[j])
+			}
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// firstSessionID is the sessionId of a transcript's first entry that has one.
+func firstSessionID(p string) string {
+	br, closer, err := datasets.OpenInput(p, nil)
+	if err != nil {
+		return ""
+	}
+	defer closer.Close()
+	scratch := &SourceSummary{Source: p, Skipped: map[string]int{}}
+	rr := newRecordReader(br, scratch)
+	for i := 0; i < 8; i++ {
+		rec, _, err := rr.next()
+		if err != nil || rec == nil {
+			return ""
+		}
+		var e struct {
+			SessionID string `json:"sessionId"`
+		}
+		if gojson.Unmarshal(rec, &e) == nil && e.SessionID != "" {
+			return e.SessionID
+		}
+	}
+	return ""
+}
+
+func (t *claudeTranscript) group(files []string, sums []*SourceSummary, out *output, opt Options) error {
+	readers := make([]*recordReader, len(files))
+	for i, f := range files {
+		br, closer, err := datasets.OpenInput(f, opt.Stdin)
+		if err != nil {
+			return err
+		}
+		defer closer.Close()
+		readers[i] = newRecordReader(br, sums[i])
+	}
+	return t.read(readers, sums, out)
+}
+
+// transcriptPending is a case waiting for its tool_result.
+type transcriptPending struct {
+	c   *datasets.Case
+	sum *SourceSummary
+}
+
+// read imports the entries of one session's files; with more than one
+// (the session and its sub-agents) the entries are taken in time order, so
+// seq follows the order the calls were made in.
+func (t *claudeTranscript) read(readers []*recordReader, sums []*SourceSummary, out *output) error {
+	format := "claude-code-transcript"
+	var cwd, mode string // stream-json: from the system/init line
+	if t.streamJSON {
+		format = "claude-code-stream-json"
+	}
 	if t.state == nil {
 		t.state = &ccState{convos: map[string]*convo{}, text: out.text}
 	}
-	fallback := sessionFromPath(sum.Source)
+	fallback := sessionFromPath(sums[0].Source)
 	// Cases wait, in order, until their tool_result is seen (its error is
 	// provenance) or too many are waiting.
-	var pending []*datasets.Case
+	var pending []transcriptPending
 	byID := map[string]*datasets.Case{}
 	done := map[*datasets.Case]bool{}
 	flush := func(all bool) error {
-		for len(pending) > 0 && (all || done[pending[0]] || len(pending) > maxPending) {
-			c := pending[0]
+		for len(pending) > 0 && (all || done[pending[0].c] || len(pending) > maxPending) {
+			p := pending[0]
 			pending = pending[1:]
-			delete(done, c)
-			if id, _ := c.Provenance["tool_use_id"].(string); id != "" {
+			delete(done, p.c)
+			if id, _ := p.c.Provenance["tool_use_id"].(string); id != "" {
 				delete(byID, id)
 			}
-			if err := out.add(c); err != nil {
+			out.sum = p.sum
+			if err := out.add(p.c); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	err := eachLine(r, sum, func(line []byte, n int) error {
-		skip, bad := t.state.entry(line, n, fallback,
+	type head struct {
+		rec []byte
+		n   int
+		ts  time.Time
+	}
+	heads := make([]*head, len(readers))
+	advance := func(i int) {
+		heads[i] = nil
+		rec, n, err := readers[i].next()
+		if err != nil {
+			sums[i].errorf(0, "%v", err) // a truncated stream: what was read so far stays
+			return
+		}
+		if rec == nil {
+			return
+		}
+		h := &head{rec: rec, n: n}
+		if len(readers) > 1 {
+			var e struct {
+				Timestamp string `json:"timestamp"`
+			}
+			if gojson.Unmarshal(rec, &e) == nil {
+				h.ts, _ = time.Parse(time.RFC3339Nano, e.Timestamp)
+			}
+			h.rec = bytes.Clone(rec) // the reader's buffer moves on while other files are read
+		}
+		heads[i] = h
+	}
+	for i := range readers {
+		advance(i)
+	}
+	for {
+		// The earliest entry next; one without a time goes first (it
+		// keeps its place in its own file).
+		i := -1
+		for j, h := range heads {
+			if h == nil {
+				continue
+			}
+			if i < 0 || h.ts.IsZero() || (!heads[i].ts.IsZero() && h.ts.Before(heads[i].ts)) {
+				i = j
+				if h.ts.IsZero() {
+					break
+				}
+			}
+		}
+		if i < 0 {
+			break
+		}
+		h, sum := heads[i], sums[i]
+		if t.streamJSON {
+			var l streamLine
+			if gojson.Unmarshal(h.rec, &l) == nil {
+				switch l.Type {
+				case "system":
+					if l.Subtype == "init" {
+						cwd, mode = cmpOr(l.Cwd, cwd), cmpOr(l.Mode, mode)
+					}
+					sum.skip("system " + cmpOr(l.Subtype, "message"))
+					advance(i)
+					continue
+				case "result", "stream_event":
+					sum.skip(l.Type)
+					advance(i)
+					continue
+				}
+			}
+		}
+		skip, bad := t.state.entry(h.rec, h.n, fallback,
 			func(session string, cv *convo, c ccCall) {
 				cs := ccCase(format, sum.Source, session, cv, c)
-				pending = append(pending, cs)
+				if t.streamJSON {
+					cs.Workspace = cmpOr(cs.Workspace, cwd)
+					if mode != "" {
+						cs.Provenance["permission_mode"] = mode
+					}
+				}
+				pending = append(pending, transcriptPending{cs, sum})
 				if c.block.ID != "" {
 					byID[c.block.ID] = cs
 				}
@@ -372,16 +635,16 @@ func (t *claudeTranscript) file(r io.Reader, sum *SourceSummary, out *output) er
 			})
 		switch {
 		case bad != "":
-			sum.errorf(n, "%s", bad)
+			sum.errorf(h.n, "%s", bad)
 		case skip != "":
 			sum.skip(skip)
 		}
-		return flush(false)
-	})
-	if ferr := flush(true); err == nil {
-		err = ferr
+		if err := flush(false); err != nil {
+			return err
+		}
+		advance(i)
 	}
-	return err
+	return flush(true)
 }
 
 // sessionFromPath is a transcript's file name without extensions: Claude
@@ -401,7 +664,8 @@ type claudeHooks struct {
 func (h *claudeHooks) stream() bool { return true }
 
 func (h *claudeHooks) match(p string) bool {
-	return strings.HasSuffix(stripCompression(p), ".jsonl")
+	q := stripCompression(p)
+	return strings.HasSuffix(q, ".jsonl") || strings.HasSuffix(q, ".json")
 }
 
 type hookPayload struct {
@@ -419,6 +683,12 @@ type hookPayload struct {
 }
 
 func (h *claudeHooks) file(r io.Reader, sum *SourceSummary, out *output) error {
+	noInput := 0
+	defer func() {
+		if noInput > 0 {
+			sum.warnf("%d PreToolUse payloads have no tool_input: their cases have no arguments (does the log keep only some fields of the payload?)", noInput)
+		}
+	}()
 	return eachLine(r, sum, func(line []byte, n int) error {
 		var p hookPayload
 		if err := gojson.Unmarshal(line, &p); err != nil {
@@ -436,6 +706,9 @@ func (h *claudeHooks) file(r io.Reader, sum *SourceSummary, out *output) error {
 		if p.ToolName == "" {
 			sum.errorf(n, "tool_name: required for PreToolUse")
 			return nil
+		}
+		if len(bytes.TrimSpace(p.ToolInput)) == 0 {
+			noInput++
 		}
 		c, note := hookCase(p, sum.Source, n, h.context)
 		c.Context.LatestUserMessage = out.text(c.Context.LatestUserMessage)
@@ -457,13 +730,17 @@ func hookCase(p hookPayload, source string, line int, ctx func(path, toolUseID s
 	c := &datasets.Case{SessionID: p.SessionID, Workspace: p.Cwd}
 	c.Tool.Name = p.ToolName
 	c.Tool.Arguments, c.Tool.ArgumentsValid = rawArgs(p.ToolInput)
+	// Without a tool_use_id (older Claude Code, other agents' hooks) the
+	// call is named by where it was logged: the session, the log file and
+	// the line (or, in a JSON array, the line its record starts on), so
+	// identical calls in one log, or at one line of two logs, stay apart.
 	switch {
 	case p.ToolUseID != "":
 		c.ID = "cc-" + p.ToolUseID
 	case p.SessionID != "":
-		c.ID = "cch-" + p.SessionID + "-L" + strconv.Itoa(line)
+		c.ID = "cch-" + p.SessionID + "-" + fileTag(source) + "L" + strconv.Itoa(line)
 	default:
-		c.ID = "cch-L" + strconv.Itoa(line)
+		c.ID = "cch-" + fileTag(source) + "L" + strconv.Itoa(line)
 	}
 	if t, err := time.Parse(time.RFC3339Nano, p.Time); err == nil {
 		c.Time = &t
@@ -483,6 +760,16 @@ func hookCase(p hookPayload, source string, line int, ctx func(path, toolUseID s
 		c.Context, note = ctx(p.TranscriptPath, p.ToolUseID)
 	}
 	return c, note
+}
+
+// fileTag is a short tag of a log file's name for ids ("" for stdin and
+// for RecordCase, which has no file): the same name gives the same tag.
+func fileTag(source string) string {
+	if source == "" || source == datasets.StdinName {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(filepath.Base(source)))
+	return hex.EncodeToString(sum[:4]) + "-"
 }
 
 // maxCachedTranscripts bounds the transcripts whose contexts are kept.

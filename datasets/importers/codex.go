@@ -1,6 +1,7 @@
 package importers
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"path/filepath"
@@ -41,8 +42,10 @@ type codexItem struct {
 	Role      string          `json:"role"`
 	Content   []codexContent  `json:"content"`
 	Name      string          `json:"name"`
-	Arguments string          `json:"arguments"`
+	Arguments json.RawMessage `json:"arguments"` // a JSON string (function_call) or an object (tool_search_call)
 	Input     string          `json:"input"`
+	Execution string          `json:"execution"`
+	Status    string          `json:"status"`
 	CallID    string          `json:"call_id"`
 	ID        string          `json:"id"`
 	Action    *codexAction    `json:"action"`
@@ -55,11 +58,17 @@ type codexContent struct {
 	Text string `json:"text"`
 }
 
+// codexAction is a local_shell_call's action (exec) or a web_search_call's
+// (search, open_page, find_in_page).
 type codexAction struct {
 	Type             string   `json:"type"`
 	Command          []string `json:"command"`
 	WorkingDirectory string   `json:"working_directory"`
 	TimeoutMS        *int64   `json:"timeout_ms"`
+	Query            string   `json:"query"`
+	Queries          []string `json:"queries"`
+	URL              string   `json:"url"`
+	Pattern          string   `json:"pattern"`
 }
 
 type codexMeta struct {
@@ -78,7 +87,7 @@ func (codexRollout) match(p string) bool {
 
 var codexResponseTypes = map[string]bool{"message": true, "reasoning": true, "function_call": true,
 	"function_call_output": true, "local_shell_call": true, "custom_tool_call": true,
-	"custom_tool_call_output": true, "web_search_call": true}
+	"custom_tool_call_output": true, "web_search_call": true, "tool_search_call": true, "tool_search_output": true}
 
 func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 	const format = "codex-rollout"
@@ -166,17 +175,27 @@ func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 			return nil
 		case "function_call":
 			c.Tool.Name = item.Name
-			var args any
-			if err := json.Unmarshal([]byte(item.Arguments), &args); err != nil {
-				f := false
-				c.Tool.ArgumentsValid = &f
-				c.Tool.Arguments = map[string]any{"input": item.Arguments}
-			} else if m, ok := args.(map[string]any); ok {
-				c.Tool.Arguments = codexShellArgs(m)
-			} else {
-				f := false
-				c.Tool.ArgumentsValid = &f
-				c.Tool.Arguments = map[string]any{"input": args}
+			c.Tool.Arguments, c.Tool.ArgumentsValid = codexArgs(item.Arguments)
+		case "tool_search_call":
+			// The model searching the tools it may call (arguments is an
+			// object: {query, limit}); execution says who runs it.
+			c.Tool.Name = "tool_search"
+			c.Tool.Arguments, c.Tool.ArgumentsValid = codexArgs(item.Arguments)
+		case "web_search_call":
+			// A search the model's server-side web tool runs: a network
+			// call like any fetch, so the network boundary must see it.
+			c.Tool.Name = "web_search"
+			c.Tool.Arguments = map[string]any{}
+			if a := item.Action; a != nil {
+				c.Tool.Arguments["action"] = a.Type
+				for k, v := range map[string]string{"query": a.Query, "url": a.URL, "pattern": a.Pattern} {
+					if v != "" {
+						c.Tool.Arguments[k] = v
+					}
+				}
+				if len(a.Queries) > 0 {
+					c.Tool.Arguments["queries"] = argvAny(a.Queries)
+				}
 			}
 		case "local_shell_call":
 			c.Tool.Name = "local_shell"
@@ -215,8 +234,38 @@ func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 			c.Provenance["tool_use_id"] = callID
 		}
 		c.Provenance["item_type"] = item.Type
+		if item.Execution != "" {
+			c.Provenance["execution"] = item.Execution
+		}
 		return out.add(c)
 	})
+}
+
+// codexArgs reads a call's arguments: a JSON string holding an object
+// (function_call) or an object itself (tool_search_call). Anything else is
+// kept under input with arguments_valid = false.
+func codexArgs(raw json.RawMessage) (map[string]any, *bool) {
+	f := false
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return map[string]any{}, nil
+	}
+	var args any
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return map[string]any{"input": string(raw)}, &f
+		}
+		if err := json.Unmarshal([]byte(s), &args); err != nil {
+			return map[string]any{"input": s}, &f
+		}
+	} else if err := json.Unmarshal(raw, &args); err != nil {
+		return map[string]any{"input": string(raw)}, &f
+	}
+	if m, ok := args.(map[string]any); ok {
+		return codexShellArgs(m), nil
+	}
+	return map[string]any{"input": args}, &f
 }
 
 // codexShellArgs gives a shell call a command string: Codex sends the

@@ -1,7 +1,11 @@
 // Package importers turns the logs agents already write into apeval cases
-// (`apeval datasets import`): Claude Code hook payloads and session
-// transcripts, Codex CLI rollout files, the R-Judge benchmark and runner
-// trajectory events (docs/import.md). It sits at the very start of the pipeline, before
+// (`apeval datasets import`): Claude Code hook payloads, session
+// transcripts, stream-json output and OpenTelemetry events, Codex CLI
+// rollout files and exec --json events, Gemini CLI and OpenCode sessions,
+// OpenTelemetry GenAI execute_tool spans (OTLP JSON, read with the
+// collector's pdata module), the R-Judge benchmark and runner trajectory
+// events (docs/import.md). Detect tells a source's format from its first
+// records (--from auto). It sits at the very start of the pipeline, before
 // datasets.Reader: its output is apeval.case/v1 JSONL that `datasets
 // validate` accepts and `run` replays.
 //
@@ -11,7 +15,7 @@
 // Each case carries a provenance object (format, source file, line or
 // record, the agent's own tool-use id), a deterministic id (same input,
 // same ids), and — unless Options.NoMask — arguments, messages and
-// provenance texts masked with the replay masker before they leave the
+// provenance texts masked with internal/mask before they leave the
 // importer.
 //
 // Nothing is dropped silently: a record that cannot be read is counted in

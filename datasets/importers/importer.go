@@ -1,6 +1,7 @@
 package importers
 
 import (
+	"bufio"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -12,11 +13,14 @@ import (
 	"strings"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/internal/mask"
 )
 
 // Formats lists the importers by their --from name.
-var Formats = []string{"claude-code-hooks", "claude-code-transcript", "codex-rollout", "r-judge", "trajectory-events"}
+var Formats = []string{"claude-code-hooks", "claude-code-transcript", "claude-code-stream-json", "claude-code-otel", "codex-rollout", "codex-exec-json", "gemini-cli", "opencode", "otel-genai-spans", "r-judge", "trajectory-events"}
+
+// Auto is the --from value that detects the format from the first records.
+const Auto = "auto"
 
 // DefaultRuleID is the rule R-Judge labels are written under.
 const DefaultRuleID = "unsafe-action"
@@ -42,7 +46,9 @@ type Options struct {
 
 // Summary reports an import, per source file, in the order read.
 type Summary struct {
-	Format   string           `json:"format"`
+	Format string `json:"format"`
+	// Detected says why the format was chosen, when it was detected (--from auto).
+	Detected string           `json:"detected,omitempty"`
 	Records  int              `json:"records"`
 	Cases    int              `json:"cases"`
 	Sessions int              `json:"sessions"`
@@ -61,6 +67,7 @@ type SourceSummary struct {
 	Sessions  int            `json:"sessions"`
 	Skipped   map[string]int `json:"skipped"`
 	Notes     map[string]int `json:"notes,omitempty"`
+	Warnings  []string       `json:"warnings,omitempty"`
 	ErrCount  int            `json:"error_count"`
 	Errors    []string       `json:"errors"`
 	sessions  map[uint64]struct{}
@@ -92,6 +99,21 @@ func (s *SourceSummary) errorf(line int, format string, args ...any) {
 	}
 }
 
+// errorIn is errorf for a record in another file than the source's own
+// (an OpenCode message or part file of the session being read).
+func (s *SourceSummary) errorIn(file string, line int, format string, args ...any) {
+	src := s.Source
+	s.Source = file
+	s.errorf(line, format, args...)
+	s.Source = src
+}
+
+// warnf notes something the user should look at that is not a bad record
+// (printed with the summary).
+func (s *SourceSummary) warnf(format string, args ...any) {
+	s.Warnings = append(s.Warnings, fmt.Sprintf(format, args...))
+}
+
 // Emit receives each imported case; an error stops the import.
 type Emit func(*datasets.Case) error
 
@@ -106,11 +128,34 @@ type importer interface {
 	stream() bool
 }
 
-// Import reads sources in format and emits their cases in order. errorSink,
-// when not nil, sees each bad record's message as it is found (for stderr).
-// The error is a fatal one: an unknown format, a source that does not
-// exist, a failing emit.
+// grouper is an importer that reads some files together (a Claude Code
+// session and its sub-agents' files, merged by time).
+type grouper interface {
+	// groups splits the files into the groups read together, in order.
+	groups(files []string) [][]string
+	// group imports one group; sums[i] is files[i]'s summary.
+	group(files []string, sums []*SourceSummary, out *output, opt Options) error
+}
+
+// Import reads sources in format and emits their cases in order. format
+// Auto (or "") detects the format from the first records (Summary.Detected
+// says why). errorSink, when not nil, sees each bad record's message as it
+// is found (for stderr). The error is a fatal one: an unknown format, a
+// source that does not exist, a failing emit.
 func Import(format string, sources []string, opt Options, emit Emit, errorSink func(string)) (*Summary, error) {
+	detected := ""
+	if format == Auto || format == "" {
+		var stdin *bufio.Reader
+		if slices.Contains(sources, "-") && opt.Stdin != nil {
+			stdin = bufio.NewReaderSize(opt.Stdin, 1<<20)
+			opt.Stdin = stdin
+		}
+		f, why, err := Detect(sources, stdin)
+		if err != nil {
+			return nil, err
+		}
+		format, detected = f, why
+	}
 	imp, err := newImporter(format, opt)
 	if err != nil {
 		return nil, err
@@ -120,37 +165,96 @@ func Import(format string, sources []string, opt Options, emit Emit, errorSink f
 		return nil, err
 	}
 	out := &output{opt: opt, emit: emit, seed: maphash.MakeSeed(), ids: map[uint64]struct{}{}, sessions: map[uint64]struct{}{}, seqs: map[string]int64{}}
-	sum := &Summary{Format: format, Skipped: map[string]int{}, Sources: []*SourceSummary{}}
-	for _, f := range files {
+	sum := &Summary{Format: format, Detected: detected, Skipped: map[string]int{}, Sources: []*SourceSummary{}}
+	newSum := func(f string) *SourceSummary {
 		ss := &SourceSummary{Source: f, Skipped: map[string]int{}, Errors: []string{}, sessions: map[uint64]struct{}{}, errorSink: errorSink}
 		if f == "-" {
 			ss.Source = datasets.StdinName
 		}
-		sum.Sources = append(sum.Sources, ss)
-		out.sum = ss
-		br, closer, err := datasets.OpenInput(f, opt.Stdin)
+		return ss
+	}
+	groups := [][]string{}
+	g, grouped := imp.(grouper)
+	if grouped {
+		groups = g.groups(files)
+	} else {
+		for _, f := range files {
+			groups = append(groups, []string{f})
+		}
+	}
+	for _, group := range groups {
+		sums := make([]*SourceSummary, len(group))
+		for i, f := range group {
+			sums[i] = newSum(f)
+		}
+		sum.Sources = append(sum.Sources, sums...)
+		var head []byte
+		if grouped {
+			err = g.group(group, sums, out, opt)
+		} else {
+			err = importFile(imp, group[0], sums[0], out, opt, &head)
+		}
+		if _, ok := err.(emitError); ok {
+			return sum, err
+		}
 		if err != nil {
 			return sum, err
 		}
-		err = imp.file(br, ss, out)
-		if cerr := closer.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			if _, ok := err.(emitError); ok {
-				return sum, err
+		for i, ss := range sums {
+			wrongFormat(format, group[i], ss, head)
+			sum.Records += ss.Records
+			sum.Cases += ss.Cases
+			sum.Errors += ss.ErrCount
+			for k, v := range ss.Skipped {
+				sum.Skipped[k] += v
 			}
-			ss.errorf(0, "%v", err) // a truncated stream: what was read so far stays
-		}
-		sum.Records += ss.Records
-		sum.Cases += ss.Cases
-		sum.Errors += ss.ErrCount
-		for k, v := range ss.Skipped {
-			sum.Skipped[k] += v
 		}
 	}
 	sum.Sessions = len(out.sessions)
 	return sum, nil
+}
+
+// importFile imports one file; a stdin source's first bytes are kept in
+// head (the stream cannot be read again to tell its format).
+func importFile(imp importer, f string, ss *SourceSummary, out *output, opt Options, head *[]byte) error {
+	out.sum = ss
+	br, closer, err := datasets.OpenInput(f, opt.Stdin)
+	if err != nil {
+		return err
+	}
+	if f == "-" {
+		h, _ := br.Peek(sniffBytes)
+		*head = slices.Clone(h)
+	}
+	err = imp.file(br, ss, out)
+	if cerr := closer.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if _, ok := err.(emitError); ok {
+			return err
+		}
+		ss.errorf(0, "%v", err) // a truncated stream: what was read so far stays
+	}
+	return nil
+}
+
+// wrongFormat makes a source that gave no case although it has records an
+// error when its records look like another format: a wrong --from must
+// not pass as an empty log.
+func wrongFormat(format, f string, ss *SourceSummary, head []byte) {
+	if ss.Cases > 0 || ss.Records == 0 {
+		return
+	}
+	var guess string
+	if f == "-" {
+		guess = sniff(head)
+	} else {
+		guess = sniffFile(f)
+	}
+	if guess != "" && guess != format {
+		ss.errorf(0, "no case from %d records: they look like %s, not %s (use --from %s, or --from auto)", ss.Records, guess, format, guess)
+	}
 }
 
 func newImporter(format string, opt Options) (importer, error) {
@@ -165,6 +269,18 @@ func newImporter(format string, opt Options) (importer, error) {
 		return &rJudge{ruleID: cmpOr(opt.RuleID, DefaultRuleID)}, nil
 	case "trajectory-events":
 		return &trajectory{workspace: opt.Workspace}, nil
+	case "opencode":
+		return openCode{}, nil
+	case "otel-genai-spans":
+		return &otelSpans{}, nil
+	case "claude-code-otel":
+		return claudeOTel{}, nil
+	case "gemini-cli":
+		return geminiCLI{workspace: opt.Workspace}, nil
+	case "codex-exec-json":
+		return &codexExec{workspace: opt.Workspace}, nil
+	case "claude-code-stream-json":
+		return &claudeTranscript{streamJSON: true}, nil
 	}
 	return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
 }
@@ -289,12 +405,12 @@ func (o *output) add(c *datasets.Case) error {
 // same message is not masked again for every case that shows it.
 func maskCase(c *datasets.Case) {
 	if c.Tool.Arguments != nil {
-		c.Tool.Arguments, _ = replay.MaskValue(c.Tool.Arguments).(map[string]any)
+		c.Tool.Arguments, _ = mask.Value(c.Tool.Arguments).(map[string]any)
 	}
 	if c.Provenance != nil {
 		for _, k := range []string{"tool_result_error", "risk_description", "raw_action"} {
 			if s, ok := c.Provenance[k].(string); ok {
-				c.Provenance[k] = replay.MaskString(s)
+				c.Provenance[k] = mask.String(s)
 			}
 		}
 	}
@@ -306,7 +422,7 @@ func (o *output) text(s string) string {
 	if o.opt.NoMask {
 		return s
 	}
-	return replay.MaskString(s)
+	return mask.String(s)
 }
 
 // maxMessageRunes caps each context message: the judge sees at most a few
@@ -344,8 +460,8 @@ func (c *convo) user(text string) {
 }
 
 func (c *convo) turn(role, text string) {
-	if text == "" {
-		return
+	if strings.TrimSpace(text) == "" {
+		return // a blank turn ("\n\n" text blocks) says nothing and would take a slot
 	}
 	if len(c.recent) == maxRecent {
 		copy(c.recent, c.recent[1:])

@@ -2,7 +2,9 @@ package importers
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -73,8 +75,7 @@ func RecordCase(payload []byte, opt RecordOptions) (*datasets.Case, error) {
 			c.Provenance["transcript_path"] = p.TranscriptPath
 		}
 		if p.ToolUseID == "" {
-			sum := sha256.Sum256(payload)
-			c.ID = "rec-" + hex.EncodeToString(sum[:8])
+			c.ID = recordID(payload, opt.Now)
 		}
 	}
 	if c.Time == nil && !opt.Now.IsZero() {
@@ -97,6 +98,20 @@ func RecordCase(payload []byte, opt RecordOptions) (*datasets.Case, error) {
 	}
 	c.Seq = 0 // the reader numbers records of a recorded file in order
 	return c, nil
+}
+
+// recordID names a recorded call that has no tool-use id. The payload
+// alone would give two identical calls (`git status` twice) one id, and
+// the second would be dropped as a duplicate: the time it was recorded and
+// random bytes make each call's id its own.
+func recordID(payload []byte, now time.Time) string {
+	h := sha256.New()
+	h.Write(payload)
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(now.UnixNano()))
+	_, _ = rand.Read(b[8:])
+	h.Write(b[:])
+	return "rec-" + hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // tailBytes is how much of a transcript's end RecordCase reads for the

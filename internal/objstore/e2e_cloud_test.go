@@ -13,6 +13,7 @@ import (
 	"cloud.google.com/go/storage"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/apeval/apeval/internal/mask"
 	"gocloud.dev/blob"
 )
 
@@ -65,7 +66,7 @@ func TestE2ECreateBucket(t *testing.T) {
 			t.Fatal(err)
 		}
 	default:
-		t.Fatalf("%s: not a GCS or Azure bucket", Mask(raw))
+		t.Fatalf("%s: not a GCS or Azure bucket", mask.Message(raw))
 	}
 }
 
@@ -139,7 +140,7 @@ func TestE2EList(t *testing.T) {
 	if err := os.WriteFile(v[1], []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(os.Stderr, "listed %d keys below %s\n", len(lines), Mask(v[0]))
+	fmt.Fprintf(os.Stderr, "listed %d keys below %s\n", len(lines), mask.Message(v[0]))
 }
 
 // TestE2EKillMidUpload is killMidUpload against the server process

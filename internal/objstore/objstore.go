@@ -14,7 +14,7 @@
 // with AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN or
 // AZURE_STORAGE_CONNECTION_STRING, else DefaultAzureCredential); none is
 // ever part of a URL we write down, and every URL and SDK error that
-// reaches a message goes through the masking pass (mask.go).
+// reaches a message goes through mask.Message (internal/mask; maskerr.go).
 package objstore
 
 import (
@@ -31,6 +31,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/apeval/apeval/internal/mask"
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/azureblob" // azblob://
 	_ "gocloud.dev/blob/fileblob"  // file://
@@ -71,14 +72,14 @@ func Parse(raw string) (Loc, error) {
 	i := strings.Index(raw, "://")
 	scheme := strings.ToLower(raw[:i])
 	if !linked[scheme] {
-		return Loc{}, fmt.Errorf("%s: %s:// is not linked into this build of apeval (s3://, gs://, azblob:// and file:// are; see docs/storage.md)", Mask(raw), scheme)
+		return Loc{}, fmt.Errorf("%s: %s:// is not linked into this build of apeval (s3://, gs://, azblob:// and file:// are; see docs/storage.md)", mask.Message(raw), scheme)
 	}
 	rest := raw[i+3:]
 	var q url.Values
 	if j := strings.IndexByte(rest, '?'); j >= 0 {
 		var err error
 		if q, err = url.ParseQuery(rest[j+1:]); err != nil {
-			return Loc{}, fmt.Errorf("%s: %w", Mask(raw), err)
+			return Loc{}, fmt.Errorf("%s: %w", mask.Message(raw), err)
 		}
 		rest = rest[:j]
 	}
@@ -103,7 +104,7 @@ func Parse(raw string) (Loc, error) {
 	}
 	b, key, _ := strings.Cut(rest, "/")
 	if b == "" {
-		return Loc{}, fmt.Errorf("%s: no bucket name", Mask(raw))
+		return Loc{}, fmt.Errorf("%s: no bucket name", mask.Message(raw))
 	}
 	l.Bucket, l.Key = b, strings.TrimSuffix(key, "/")
 	return l, nil
@@ -147,28 +148,10 @@ func (l Loc) Open(ctx context.Context) (*blob.Bucket, error) {
 		b, err = blob.OpenBucket(ctx, l.bucketURL())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", Mask(l.With(l.Key)), maskErr(err))
+		return nil, fmt.Errorf("opening %s: %w", mask.Message(l.With(l.Key)), maskErr(err))
 	}
 	return b, nil
 }
-
-// Mask hides anything secret a URL or message may carry (user:password@,
-// secret-looking query values, a SAS signature, an account key, the value
-// of any credential variable in the environment) for run.json, logs and
-// error messages.
-func Mask(raw string) string { return maskFunc(scrubSecrets(raw)) }
-
-// maskFunc is set by the program to the shared masking pass
-// (replay.MaskString); the default drops the query and any userinfo.
-var maskFunc = func(raw string) string {
-	if i := strings.IndexByte(raw, '?'); i >= 0 {
-		raw = raw[:i] + "?…"
-	}
-	return raw
-}
-
-// SetMask installs the masking pass used for URLs in messages and files.
-func SetMask(f func(string) string) { maskFunc = f }
 
 // hasMeta reports whether s holds a glob metacharacter.
 func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
@@ -190,15 +173,15 @@ func Glob(ctx context.Context, raw string) ([]string, error) {
 	if !hasMeta(l.Key) {
 		ok, err := b.Exists(ctx, l.Key)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", Mask(raw), maskErr(err))
+			return nil, fmt.Errorf("%s: %w", mask.Message(raw), maskErr(err))
 		}
 		if !ok {
-			return nil, fmt.Errorf("%s: no such object", Mask(raw))
+			return nil, fmt.Errorf("%s: no such object", mask.Message(raw))
 		}
 		return []string{raw}, nil
 	}
 	if _, err := path.Match(l.Key, ""); err != nil {
-		return nil, fmt.Errorf("%s: bad pattern: %w", Mask(raw), err)
+		return nil, fmt.Errorf("%s: bad pattern: %w", mask.Message(raw), err)
 	}
 	// List only below the pattern's fixed prefix.
 	prefix := l.Key
@@ -213,7 +196,7 @@ func Glob(ctx context.Context, raw string) ([]string, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("listing %s: %w", Mask(raw), maskErr(err))
+			return nil, fmt.Errorf("listing %s: %w", mask.Message(raw), maskErr(err))
 		}
 		if obj.IsDir {
 			continue
@@ -223,7 +206,7 @@ func Glob(ctx context.Context, raw string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no object matches the pattern", Mask(raw))
+		return nil, fmt.Errorf("%s: no object matches the pattern", mask.Message(raw))
 	}
 	sort.Strings(out)
 	return out, nil
@@ -244,9 +227,9 @@ func OpenReader(ctx context.Context, raw string) (io.ReadCloser, error) {
 	if err != nil {
 		_ = b.Close()
 		if gcerrors.Code(err) == gcerrors.NotFound {
-			return nil, fmt.Errorf("%s: no such object", Mask(raw))
+			return nil, fmt.Errorf("%s: no such object", mask.Message(raw))
 		}
-		return nil, fmt.Errorf("%s: %w", Mask(raw), maskErr(err))
+		return nil, fmt.Errorf("%s: %w", mask.Message(raw), maskErr(err))
 	}
 	return &bucketReader{r, b}, nil
 }
@@ -339,7 +322,7 @@ func uploadHook(ctx context.Context, dir, raw string, before func(key string)) e
 			before(key)
 		}
 		if err := uploadFile(ctx, b, filepath.Join(dir, filepath.FromSlash(f)), key); err != nil {
-			return fmt.Errorf("uploading %s: %w", Mask(l.With(key)), maskErr(err))
+			return fmt.Errorf("uploading %s: %w", mask.Message(l.With(key)), maskErr(err))
 		}
 	}
 	return nil
@@ -422,7 +405,7 @@ func Exists(ctx context.Context, raw string) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("listing %s: %w", Mask(raw), maskErr(err))
+		return false, fmt.Errorf("listing %s: %w", mask.Message(raw), maskErr(err))
 	}
 	return true, nil
 }
@@ -456,28 +439,28 @@ func Download(ctx context.Context, raw, dir string, anyPrefix bool) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("listing %s: %w", Mask(raw), maskErr(err))
+			return fmt.Errorf("listing %s: %w", mask.Message(raw), maskErr(err))
 		}
 		rel := strings.TrimPrefix(obj.Key, prefix)
 		if obj.IsDir || rel == "" {
 			continue
 		}
 		if !filepath.IsLocal(filepath.FromSlash(rel)) {
-			return fmt.Errorf("%s: object key %q leaves the prefix", Mask(raw), obj.Key)
+			return fmt.Errorf("%s: object key %q leaves the prefix", mask.Message(raw), obj.Key)
 		}
 		if rel == Commit {
 			found = true
 		}
 		if err := downloadFile(ctx, b, obj.Key, filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
-			return fmt.Errorf("downloading %s: %w", Mask(l.With(obj.Key)), maskErr(err))
+			return fmt.Errorf("downloading %s: %w", mask.Message(l.With(obj.Key)), maskErr(err))
 		}
 		n++
 	}
 	if !found && !anyPrefix {
-		return fmt.Errorf("%s: %w", Mask(raw), ErrNoRun)
+		return fmt.Errorf("%s: %w", mask.Message(raw), ErrNoRun)
 	}
 	if n == 0 {
-		return fmt.Errorf("%s: no objects below this prefix", Mask(raw))
+		return fmt.Errorf("%s: no objects below this prefix", mask.Message(raw))
 	}
 	return nil
 }

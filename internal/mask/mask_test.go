@@ -1,4 +1,4 @@
-package replay
+package mask
 
 import (
 	"encoding/json"
@@ -55,11 +55,11 @@ func TestMaskString(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind, func(t *testing.T) {
-			got := MaskString(tt.in)
+			got := String(tt.in)
 			if got != tt.want {
-				t.Errorf("MaskString(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+				t.Errorf("String(%q)\n got %q\nwant %q", tt.in, got, tt.want)
 			}
-			if again := MaskString(got); again != got {
+			if again := String(got); again != got {
 				t.Errorf("not idempotent: %q → %q", got, again)
 			}
 		})
@@ -78,10 +78,10 @@ func TestMaskValue(t *testing.T) {
 		"env":           map[string]string{"GITHUB_TOKEN": "x", "URL": "https://u:p4ss@h"},
 	}
 	orig, _ := json.Marshal(in)
-	out := MaskValue(in).(map[string]any)
+	out := Value(in).(map[string]any)
 	after, _ := json.Marshal(in)
 	if string(orig) != string(after) {
-		t.Fatal("MaskValue modified its input")
+		t.Fatal("Value modified its input")
 	}
 	want := map[string]any{
 		"command":       "curl -H 'Authorization: Bearer [MASKED]' https://e.test",
@@ -96,7 +96,7 @@ func TestMaskValue(t *testing.T) {
 	g, _ := json.Marshal(out)
 	w, _ := json.Marshal(want)
 	if string(g) != string(w) {
-		t.Errorf("MaskValue\n got %s\nwant %s", g, w)
+		t.Errorf("Value\n got %s\nwant %s", g, w)
 	}
 }
 
@@ -134,16 +134,16 @@ func FuzzMaskString(f *testing.F) {
 			secret = secret[:i]
 		}
 		in := prefix + " " + strings.Replace(planted, "|", "", 1) + " " + suffix
-		got := MaskString(in)
+		got := String(in)
 		if strings.Contains(got, secret) {
 			t.Fatalf("secret %q survived in %q", secret, got)
 		}
-		if again := MaskString(got); again != got {
+		if again := String(got); again != got {
 			t.Fatalf("not idempotent:\n%q\n%q", got, again)
 		}
 		// Arbitrary text is idempotent too.
-		once := MaskString(prefix + suffix)
-		if MaskString(once) != once {
+		once := String(prefix + suffix)
+		if String(once) != once {
 			t.Fatalf("not idempotent on %q", prefix+suffix)
 		}
 	})

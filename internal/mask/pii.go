@@ -1,4 +1,4 @@
-package replay
+package mask
 
 import (
 	"crypto/sha256"
@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
-	"sync"
 )
 
 // Personal data is masked by type, so that a judge still knows what was
@@ -167,28 +166,15 @@ func validIBAN(m string) bool {
 	return ok && new(big.Int).Mod(n, big.NewInt(97)).Int64() == 1
 }
 
-// conditions memoizes masked rule conditions: a policy has a few, asked
-// about on every judge call.
-var conditions sync.Map // string → string
-
-func maskCondition(c string) string {
-	if v, ok := conditions.Load(c); ok {
-		return v.(string)
-	}
-	m := MaskString(c)
-	conditions.Store(c, m)
-	return m
-}
-
-// MaskID masks the secrets in a case or session id for the result files.
+// ID masks the secrets in a case or session id for the result files.
 // A masked id gets a short digest of the original, so distinct ids stay
 // distinct (joins and duplicate checks keep working) without the secret
 // being recoverable from it. Plain ids are returned as they are, cheaply.
-func MaskID(id string) string {
+func ID(id string) string {
 	if !mayHoldSecret(id) {
 		return id
 	}
-	m := MaskString(id)
+	m := String(id)
 	if m == id {
 		return id
 	}
@@ -196,7 +182,7 @@ func MaskID(id string) string {
 	return m + "~" + hex.EncodeToString(sum[:5])
 }
 
-// mayHoldSecret is a quick filter: every rule of MaskString needs a
+// mayHoldSecret is a quick filter: every rule of String needs a
 // separator (= : @ space) or a run of 13 or more characters.
 func mayHoldSecret(s string) bool {
 	if len(s) >= 13 {

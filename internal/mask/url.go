@@ -1,4 +1,4 @@
-package judge
+package mask
 
 import (
 	"net/url"
@@ -6,32 +6,26 @@ import (
 	"strings"
 )
 
-// Masked replaces a credential in a URL.
-const Masked = "***"
-
 // plainQueryKeys are query parameters known to carry no secret; every other
 // parameter's value is masked, since base URLs of hosted APIs often carry a
 // key or a signature in the query (?key=…, ?sig=…, ?code=…).
 var plainQueryKeys = map[string]bool{"api-version": true, "version": true, "model": true, "format": true, "stream": true}
 
-// RedactURL masks the credentials of a URL for anything that leaves apeval
-// (run.json, summaries, the cache file, error columns, logs): the whole
-// user-info part and the value of every query parameter not known to be
-// harmless. A string that is not a URL is returned as is.
-func RedactURL(s string) string {
+// URL masks the credentials of a URL a user gave apeval to call (a judge's
+// base URL or host) for anything that leaves apeval (run.json, summaries,
+// error columns, logs): the whole user-info part and the value of every
+// query parameter not known to be harmless. A string that is not a URL
+// with a host is returned as is.
+func URL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" {
 		return s
 	}
-	return redactParsed(u)
-}
-
-func redactParsed(u *url.URL) string {
 	v := *u
 	if v.User != nil {
 		v.User = url.User(Masked)
 	}
-	if v.RawQuery != "" {
+	if v.RawQuery != "" && v.RawQuery != Masked {
 		q, err := url.ParseQuery(v.RawQuery)
 		if err != nil {
 			v.RawQuery = Masked
@@ -47,24 +41,18 @@ func redactParsed(u *url.URL) string {
 			v.RawQuery = strings.ReplaceAll(q.Encode(), url.QueryEscape(Masked), Masked)
 		}
 	}
-	// url.User escapes "*"; the mask reads better as it is.
-	return strings.Replace(v.String(), "%2A%2A%2A@", Masked+"@", 1)
+	// url.User escapes the brackets; the mask reads better as it is.
+	return strings.Replace(v.String(), url.PathEscape(Masked)+"@", Masked+"@", 1)
 }
 
 // urlInText finds http(s) URLs inside a message (Go's transport errors quote
 // the request URL).
 var urlInText = regexp.MustCompile(`https?://[^\s"'<>]+`)
 
-// RedactText masks the credentials of every URL inside s.
-func RedactText(s string) string {
+// URLs masks, as URL does, every http(s) URL inside s.
+func URLs(s string) string {
 	if !strings.Contains(s, "://") {
 		return s
 	}
-	return urlInText.ReplaceAllStringFunc(s, RedactURL)
-}
-
-// endpoint joins a path onto a base URL with net/url, keeping the base's
-// query (a string concatenation would put the path after the query).
-func endpoint(base *url.URL, elem string) string {
-	return base.JoinPath(elem).String()
+	return urlInText.ReplaceAllStringFunc(s, URL)
 }

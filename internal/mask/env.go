@@ -1,4 +1,4 @@
-package objstore
+package mask
 
 import (
 	"net/url"
@@ -8,13 +8,12 @@ import (
 	"strings"
 )
 
-// Credentials never reach a message: Mask runs scrubSecrets before the
-// shared masking pass. The shared pass hides user:password@ and query
-// values whose key names a secret (sig=, sas_token=, …); scrubSecrets adds
-// what is specific to the cloud SDKs linked here:
+// Env masks what the cloud SDKs apeval links may quote from the
+// environment, which String does not recognise (String already hides
+// user:password@ and query values whose key names a secret: sig=,
+// sas_token=, …):
 //   - the fields of an Azure connection string that are secrets
-//     (AccountKey=…; SharedAccessSignature=…), which the shared pass does
-//     not recognise;
+//     (AccountKey=…; SharedAccessSignature=…);
 //   - the literal value of every credential variable set in the
 //     environment (AZURE_STORAGE_KEY, the SAS token and its signature,
 //     AWS_SECRET_ACCESS_KEY, …), however an SDK quotes it in an error: a
@@ -23,6 +22,19 @@ import (
 //
 // Google credentials travel only as bearer tokens in request headers,
 // which neither the storage client's errors nor apeval's messages include.
+// The environment is read on every call (errors and URLs are few), so a
+// variable set later is masked too.
+func Env(s string) string {
+	for _, v := range envSecrets() {
+		s = strings.ReplaceAll(s, v, Masked)
+	}
+	return connSecretRe.ReplaceAllString(s, "${1}="+Masked)
+}
+
+// Message masks a message or URL that may quote a credential from the
+// environment (an object-storage URL, a cloud SDK's error): Env, then
+// String.
+func Message(s string) string { return String(Env(s)) }
 
 // secretEnv names the environment variables that hold credentials.
 var secretEnv = []string{
@@ -37,8 +49,6 @@ var secretEnv = []string{
 
 // connSecretRe finds the secret fields of an Azure connection string.
 var connSecretRe = regexp.MustCompile(`(?i)\b(AccountKey|SharedAccessSignature|SharedAccessKey)=([^;\s"']+)`)
-
-const masked = "[MASKED]"
 
 // envSecrets lists the secret values in the environment, longest first
 // (so a token is replaced whole before a part of it), each also in its
@@ -71,30 +81,4 @@ func envSecrets() []string {
 	}
 	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return out
-}
-
-// scrubSecrets replaces the credentials described above in s.
-func scrubSecrets(s string) string {
-	for _, v := range envSecrets() {
-		s = strings.ReplaceAll(s, v, masked)
-	}
-	return connSecretRe.ReplaceAllString(s, "${1}="+masked)
-}
-
-// maskedError is an SDK error whose text went through Mask; errors.Is,
-// errors.As and gcerrors.Code still see the error it wraps.
-type maskedError struct {
-	msg string
-	err error
-}
-
-func (e *maskedError) Error() string { return e.msg }
-func (e *maskedError) Unwrap() error { return e.err }
-
-// maskErr masks err's text for a message.
-func maskErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &maskedError{Mask(err.Error()), err}
 }

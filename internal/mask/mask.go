@@ -1,4 +1,4 @@
-package replay
+package mask
 
 import (
 	"regexp"
@@ -81,7 +81,7 @@ var maskRules = []maskRule{
 	{triggers: []string{"key", "token", "secret", "password", "passphrase"}, fold: true, word: true,
 		re: regexp.MustCompile(`^(?i:key|token|secret|password|passphrase)s?(?:\s+is)?\s+([A-Za-z0-9_+/=.-]{16,})`),
 		ok: looksRandom},
-	// Personal data, by type (mask_pii.go).
+	// Personal data, by type (pii.go).
 	{scan: maskPII},
 }
 
@@ -343,13 +343,13 @@ func looksRandom(s string) bool {
 	return digit && letter
 }
 
-// MaskString masks the secrets in s: API keys (sk-…, AKIA…, ghp_…, xox…,
+// String masks the secrets in s: API keys (sk-…, AKIA…, ghp_…, xox…,
 // JWTs, …), bearer/basic credentials, passwords (key=value, --password x,
 // mysql -p…, user:pass@ in URLs, curl -u), URL query secrets, assignments to
 // secret-named variables, PEM private keys, and long random tokens right
 // after a secret word; then personal data by type ([CARD], [CVV], [SSN],
 // [IBAN], [PHONE], [EMAIL:domain]). Masking is idempotent.
-func MaskString(s string) string {
+func String(s string) string {
 	out := maskPass(s)
 	// A pass that masked something may leave text that a second pass would
 	// mask (digits after a card number that was cut to its Luhn-valid
@@ -425,45 +425,45 @@ var secretKeyWords = []string{"password", "passwd", "passphrase", "secret", "tok
 	"accountkey", "account_key", "account-key", // an Azure connection string's AccountKey=
 	"session_id", "session-id", "sessionid", "session_key"}
 
-// MaskValue returns a deep copy of v with every string masked and the
+// Value returns a deep copy of v with every string masked and the
 // whole value of secret-named keys (password, token, api_key,
 // authorization, secret, …) replaced by Masked.
-func MaskValue(v any) any {
+func Value(v any) any {
 	switch v := v.(type) {
 	case string:
-		return MaskString(v)
+		return String(v)
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			mk := MaskString(k) // a key name can be a secret too
+			mk := String(k) // a key name can be a secret too
 			if secretKey(k) && e != nil {
 				out[mk] = Masked
 				continue
 			}
-			out[mk] = MaskValue(e)
+			out[mk] = Value(e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {
-			out[i] = MaskValue(e)
+			out[i] = Value(e)
 		}
 		return out
 	case []string:
 		out := make([]any, len(v))
 		for i, e := range v {
-			out[i] = MaskString(e)
+			out[i] = String(e)
 		}
 		return out
 	case map[string]string:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			mk := MaskString(k)
+			mk := String(k)
 			if secretKey(k) {
 				out[mk] = Masked
 				continue
 			}
-			out[mk] = MaskString(e)
+			out[mk] = String(e)
 		}
 		return out
 	}

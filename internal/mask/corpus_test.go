@@ -1,4 +1,4 @@
-package replay
+package mask
 
 import (
 	"bufio"
@@ -37,7 +37,7 @@ func readCorpus(tb testing.TB) []corpusEntry {
 // and false-positive rate (look-alikes changed by masking) on the corpus.
 func corpusScore(entries []corpusEntry) (caught, secrets, flagged, lookalikes int, misses, fps []string) {
 	for _, e := range entries {
-		m := MaskString(e.Text)
+		m := String(e.Text)
 		if e.Secret != "" {
 			secrets++
 			if !strings.Contains(m, e.Secret) {
@@ -80,7 +80,7 @@ func BenchmarkMaskerCorpus(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		for _, e := range entries {
-			MaskString(e.Text)
+			String(e.Text)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(entries)), "ns/string")

@@ -1,0 +1,177 @@
+package importers
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	gojson "github.com/goccy/go-json"
+
+	"github.com/apeval/apeval/datasets"
+)
+
+// sniffBytes is how much of a source's start the format is told from.
+const sniffBytes = 256 << 10
+
+// sniffRecords is how many of the first records vote on the format.
+const sniffRecords = 32
+
+// sniff names the format the first records of head look like ("" when
+// none): each record votes for the format its fields belong to, and the
+// format with most votes wins (ties: the first record's).
+func sniff(head []byte) string {
+	scratch := &SourceSummary{Skipped: map[string]int{}}
+	rr := newRecordReader(bufio.NewReader(bytes.NewReader(head)), scratch)
+	votes := map[string]int{}
+	first := ""
+	for i := 0; i < sniffRecords; i++ {
+		rec, _, err := rr.next()
+		if err != nil || rec == nil {
+			break
+		}
+		f := sniffRecord(rec)
+		if f == "" {
+			continue
+		}
+		if first == "" {
+			first = f
+		}
+		votes[f]++
+	}
+	best := first
+	for f, n := range votes {
+		if n > votes[best] || (n == votes[best] && f < best && best != first) {
+			best = f
+		}
+	}
+	return best
+}
+
+// sniffRecord names the format one record belongs to, by the fields only
+// that format's records have.
+func sniffRecord(rec []byte) string {
+	var m map[string]gojson.RawMessage
+	if gojson.Unmarshal(rec, &m) != nil {
+		return ""
+	}
+	str := func(k string) string {
+		var s string
+		if raw, ok := m[k]; ok {
+			_ = gojson.Unmarshal(raw, &s)
+		}
+		return s
+	}
+	has := func(keys ...string) bool {
+		for _, k := range keys {
+			if _, ok := m[k]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	typ := str("type")
+	switch {
+	case has("hook_event_name"):
+		return "claude-code-hooks"
+	case has("resourceSpans"):
+		return "otel-genai-spans"
+	case has("resourceLogs"):
+		return "claude-code-otel"
+	case strings.HasPrefix(typ, "thread.") || strings.HasPrefix(typ, "turn.") || strings.HasPrefix(typ, "item."):
+		return "codex-exec-json"
+	case has("timestamp", "type", "payload"):
+		return "codex-rollout"
+	case has("record_type") || (has("id", "timestamp", "instructions")):
+		return "codex-rollout"
+	case codexResponseTypes[typ] && !has("sessionId") && !has("session_id"):
+		return "codex-rollout"
+	case has("sessionId", "projectHash"), has("$rewindTo"), has("$set"):
+		return "gemini-cli"
+	case (typ == "user" || typ == "gemini" || typ == "info") && has("id", "timestamp", "content") && !has("message"):
+		return "gemini-cli"
+	case has("session_id") && (typ == "system" || typ == "assistant" || typ == "user" || typ == "result" || typ == "stream_event"):
+		return "claude-code-stream-json"
+	case (typ == "user" || typ == "assistant" || typ == "summary" || typ == "system" || typ == "file-history-snapshot" || typ == "progress") &&
+		(has("sessionId") || has("uuid") || has("leafUuid") || has("parentUuid") || has("messageId")):
+		return "claude-code-transcript"
+	case has("kind", "target"):
+		return "trajectory-events"
+	case has("scenario", "contents"):
+		return "r-judge"
+	case strings.HasPrefix(str("id"), "ses_") && (has("projectID") || has("directory")):
+		return "opencode"
+	}
+	return ""
+}
+
+// Detect names the format of sources from their first records (for
+// `--from auto`), and says why. A directory is looked into: an OpenCode
+// storage tree by its layout, else the first file that reads as one of the
+// formats.
+func Detect(sources []string, stdin *bufio.Reader) (format, why string, err error) {
+	for _, src := range sources {
+		if src == "-" {
+			if stdin == nil {
+				return "", "", fmt.Errorf("%s: no input", datasets.StdinName)
+			}
+			head, _ := stdin.Peek(sniffBytes)
+			if f := sniff(head); f != "" {
+				return f, "the first records of " + datasets.StdinName, nil
+			}
+			continue
+		}
+		st, err := os.Stat(src)
+		if err != nil {
+			return "", "", err
+		}
+		if !st.IsDir() {
+			if f := sniffFile(src); f != "" {
+				return f, "the first records of " + src, nil
+			}
+			continue
+		}
+		if root, ok := openCodeRoot(src); ok {
+			return "opencode", root + " has OpenCode's session/, message/ and part/ directories", nil
+		}
+		var files []string
+		_ = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if !d.IsDir() {
+				q := stripCompression(p)
+				if strings.HasSuffix(q, ".jsonl") || strings.HasSuffix(q, ".json") {
+					files = append(files, p)
+				}
+			}
+			return nil
+		})
+		sort.Strings(files)
+		for i, f := range files {
+			if i == 64 {
+				break
+			}
+			if format := sniffFile(f); format != "" {
+				return format, "the first records of " + f, nil
+			}
+		}
+	}
+	return "", "", fmt.Errorf("the format of %s could not be told from its first records: give --from (one of %s)",
+		strings.Join(sources, ", "), strings.Join(Formats, ", "))
+}
+
+// sniffFile sniffs the start of one file ("" when it cannot be read).
+func sniffFile(p string) string {
+	br, closer, err := datasets.OpenInput(p, nil)
+	if err != nil {
+		return ""
+	}
+	defer closer.Close()
+	head, _ := br.Peek(sniffBytes)
+	return sniff(head)
+}

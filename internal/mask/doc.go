@@ -1,0 +1,24 @@
+// Package mask is apeval's one masking pass: everything that leaves apeval
+// for a judge, a report, the response cache or a log goes through it
+// (docs/safety.md). It sits beside the pipeline, imported by every stage
+// that lets text out: datasets/importers (imported cases), replay (the
+// judge input, result ids and error columns), judge (its base URLs and
+// transport errors), internal/objstore (storage URLs and SDK errors), the
+// reports and the command layer (run.json).
+//
+// One token policy: a secret becomes [Masked] ("[MASKED]"), the key or
+// scheme around it kept ("password=[MASKED]", "https://[MASKED]@host"), so
+// a judge still sees that a secret was there; personal data becomes a typed
+// token ([MaskedCard], [MaskedSSN], …, "[EMAIL:domain]").
+//
+// # Where to look
+//
+//	mask.go   String (secrets in text, rule by rule, idempotent), Value
+//	          (argument trees, secret-named keys masked whole)
+//	pii.go    personal data by type; ID (masked ids keep a short digest)
+//	url.go    URL and URLs: credentials of URLs a user gave apeval to call
+//	env.go    Env and Message: credential values from the environment and
+//	          Azure connection-string fields, for storage URLs and SDK errors
+//	testdata  secrets.jsonl, the labeled corpus TestMaskerCorpus and
+//	          make bench score
+package mask

@@ -1,0 +1,432 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/apeval/apeval/metrics"
+)
+
+// CommentLimit is the most a pull-request comment may hold: GitHub rejects
+// a body over 65,536 characters. WriteComment counts bytes, which are never
+// fewer than characters, so a body that fits here fits there.
+const CommentLimit = 65536
+
+// VerdictError is the comment's verdict when the head judge's setup is
+// broken (at least half of its calls failed: JudgeFailures.Broken): its
+// figures then describe the server, URL, key or plugin, not the judge.
+const VerdictError metrics.Verdict = "ERROR"
+
+// CommentOptions frames a pull-request comment (apeval compare --comment).
+type CommentOptions struct {
+	// Marker names the evaluation in the hidden first line
+	// `<!-- apeval:MARKER -->` (the project file's path), by which a CI job
+	// finds its own comment to update instead of adding one per push.
+	Marker string
+	// ReportURL links the uploaded report.html (the run's artifact); ""
+	// leaves the link out.
+	ReportURL string
+	// Limit is the largest body in bytes; 0 means CommentLimit.
+	Limit int
+}
+
+// CommentMarker is the hidden first line of the comment for an evaluation
+// named marker (a `-->` inside it could end the comment early, so dashes
+// are spaced out of it).
+func CommentMarker(marker string) string {
+	if marker == "" {
+		marker = "apeval.toml"
+	}
+	marker = strings.ReplaceAll(marker, "--", "-\u200b-")
+	marker = strings.ReplaceAll(marker, "\n", " ")
+	return "<!-- apeval:" + marker + " -->"
+}
+
+// commentSection is one part of the comment: head and tail are always
+// written; the lines between them are cut from the end when the body would
+// not fit, and cut then says so.
+type commentSection struct {
+	head  string
+	lines []string
+	tail  string
+	// cuttable sections lose lines, in the order they come, last first.
+	cuttable bool
+}
+
+// CommentVerdict is the verdict the comment leads with: ERROR when the
+// head judge's setup is broken, else the head judge's verdict.
+func (rep *Report) CommentVerdict(candidate string) metrics.Verdict {
+	for _, f := range rep.Failures {
+		if f.Judge == candidate && f.Broken {
+			return VerdictError
+		}
+	}
+	if j := rep.Summary.Judge(candidate); j != nil {
+		if j.Verdict == VerdictError {
+			return VerdictError
+		}
+		return j.Verdict
+	}
+	return metrics.VerdictInconclusive
+}
+
+// WriteComment writes the pull-request comment of a comparison, base (the
+// target branch's run, c.Baseline) vs head (c.Candidate): the hidden
+// marker, the verdict and what holds it back, the Δ head − base of each
+// figure over all rules with its interval, the rules whose status changed,
+// cost per 1,000 tool calls, the link to report.html, then the per-rule
+// figures and the warnings folded in <details>. It fits opts.Limit: the
+// folded detail is cut first, row by row from the end, then the changed
+// rules, each cut said in a note.
+func (rep *Report) WriteComment(w io.Writer, c *metrics.Comparison, opts CommentOptions) error {
+	plain := *rep
+	plain.Color = false
+	rep = &plain
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = CommentLimit
+	}
+	secs := []commentSection{
+		{head: CommentMarker(opts.Marker) + "\n" + rep.commentHead(c)},
+		rep.commentHoldBacks(c),
+		rep.commentDeltas(c),
+		rep.commentChanges(c),
+		rep.commentCost(c),
+		{head: commentLink(opts.ReportURL)},
+		rep.commentRuleDetails(c),
+		rep.commentWarnings(c),
+	}
+	_, err := io.WriteString(w, fitComment(secs, limit))
+	return err
+}
+
+// cutNote replaces the lines cut from a section.
+func cutNote(n int) string {
+	return fmt.Sprintf("\n*… %d more line(s) cut to fit GitHub's 65,536-character comment limit: the full tables are in report.html.*\n", n)
+}
+
+// fitComment joins the sections, cutting lines from the cuttable ones (the
+// last section first) until the body fits limit bytes.
+func fitComment(secs []commentSection, limit int) string {
+	size := func() int {
+		n := 0
+		for _, s := range secs {
+			n += len(s.head) + len(s.tail)
+			for _, l := range s.lines {
+				n += len(l)
+			}
+		}
+		return n
+	}
+	cut := make([]int, len(secs))
+	total := size()
+	for i := len(secs) - 1; i >= 0 && total > limit; i-- {
+		s := &secs[i]
+		if !s.cuttable || len(s.lines) == 0 {
+			continue
+		}
+		note := len(cutNote(len(s.lines))) // the longest the note gets
+		for len(s.lines) > 0 && total+note > limit {
+			total -= len(s.lines[len(s.lines)-1])
+			s.lines = s.lines[:len(s.lines)-1]
+			cut[i]++
+		}
+		total += len(cutNote(cut[i]))
+	}
+	var b strings.Builder
+	for i, s := range secs {
+		b.WriteString(s.head)
+		for _, l := range s.lines {
+			b.WriteString(l)
+		}
+		if cut[i] > 0 {
+			b.WriteString(cutNote(cut[i]))
+		}
+		b.WriteString(s.tail)
+	}
+	out := b.String()
+	if len(out) > limit {
+		// Only the fixed parts are left and they do not fit: cut at a line
+		// boundary and say so (a limit this small is a test's).
+		note := "\n*… cut to fit the comment limit.*\n"
+		keep := max(0, limit-len(note))
+		if j := strings.LastIndexByte(out[:keep], '\n'); j >= 0 {
+			keep = j + 1
+		}
+		out = out[:keep] + note
+		if len(out) > limit {
+			out = out[:limit]
+		}
+	}
+	return out
+}
+
+var commentMark = map[metrics.Verdict]string{
+	metrics.VerdictGo:           "✅",
+	metrics.VerdictNoGo:         "❌",
+	metrics.VerdictInconclusive: "⚠️",
+	VerdictError:                "🛑",
+}
+
+// commentHead: the verdict, which judges were compared and the run's facts.
+func (rep *Report) commentHead(c *metrics.Comparison) string {
+	v := rep.CommentVerdict(c.Candidate)
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s apeval: %s\n\n", commentMark[v], v)
+	fmt.Fprintf(&b, "head %s vs base %s", code(c.Candidate), code(c.Baseline))
+	// The head's facts: rep.Run is the head's run (cmd sets it so).
+	if rep.Run.RunID != "" {
+		b.WriteString(" · run " + code(rep.Run.RunID))
+	}
+	if f := rep.Run.Filter.String(); f != "" {
+		b.WriteString(" · ⚠️ " + f)
+	}
+	if j := rep.Summary.Judge(c.Candidate); j != nil && j.Total != nil {
+		fmt.Fprintf(&b, " · %d cases", j.Total.Cases)
+	}
+	var names []string
+	for _, d := range rep.Run.Datasets {
+		names = append(names, code(d.Name))
+	}
+	if len(names) > 0 {
+		b.WriteString(" · dataset " + strings.Join(names, ", "))
+	}
+	if rep.Run.Policy != nil {
+		b.WriteString(" · policy " + code(rep.Run.Policy.Name))
+	}
+	fmt.Fprintf(&b, " · exit %d", rep.Exit)
+	if v == metrics.VerdictInconclusive && rep.Inconclusive != "" {
+		b.WriteString(" (--inconclusive=" + rep.Inconclusive + ")")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// maxHoldBacks bounds the criteria listed under the verdict; the rest are
+// counted and left to the per-rule tables and report.html.
+const maxHoldBacks = 10
+
+// commentHoldBacks says what holds the verdict back: the head judge's broken
+// setup (ERROR), else its failing criteria, then its open ones, each with
+// the sentence metrics wrote about it.
+func (rep *Report) commentHoldBacks(c *metrics.Comparison) commentSection {
+	v := rep.CommentVerdict(c.Candidate)
+	var b strings.Builder
+	if v == VerdictError {
+		for _, f := range rep.Failures {
+			if f.Judge != c.Candidate {
+				continue
+			}
+			b.WriteString("\n> [!CAUTION]\n")
+			for i, l := range f.Lines() {
+				if i == 0 {
+					fmt.Fprintf(&b, "> **What holds it back:** %s.\n", mdEscape(l))
+				} else {
+					fmt.Fprintf(&b, "> - %s\n", mdEscape(l))
+				}
+			}
+		}
+		if b.Len() == 0 {
+			b.WriteString("\n**What holds it back:** the head judge's setup is broken; see report.html.\n")
+		}
+		return commentSection{head: b.String()}
+	}
+	var fail, open []criterionResult
+	for _, cr := range criteriaResults(rep.Summary) {
+		if cr.judge != c.Candidate {
+			continue
+		}
+		switch cr.c.Status {
+		case metrics.StatusFail:
+			fail = append(fail, cr)
+		case metrics.StatusInconclusive:
+			open = append(open, cr)
+		}
+	}
+	if len(fail)+len(open) == 0 {
+		return commentSection{head: "\n**Nothing holds it back:** every criterion of the head judge passed or had no data (N/A).\n"}
+	}
+	fmt.Fprintf(&b, "\n**What holds it back** (%d failing, %d inconclusive):\n\n", len(fail), len(open))
+	n := 0
+	for _, cr := range append(fail, open...) {
+		if n == maxHoldBacks {
+			break
+		}
+		n++
+		mark := "❌ FAIL"
+		if cr.c.Status == metrics.StatusInconclusive {
+			mark = "⚠️ INCONCLUSIVE"
+		}
+		fmt.Fprintf(&b, "- %s %s · %s — %s\n", mark, code(ruleLabel(cr.rule)), criterionLabel[cr.c.Name], mdEscape(cr.c.Reason))
+	}
+	if rest := len(fail) + len(open) - n; rest > 0 {
+		fmt.Fprintf(&b, "- … and %d more, in the per-rule figures below and in report.html\n", rest)
+	}
+	return commentSection{head: b.String()}
+}
+
+// commentDeltas: per figure, over all rules, base and head with the head's
+// interval where it has one, Δ head − base with its interval, p and n.
+func (rep *Report) commentDeltas(c *metrics.Comparison) commentSection {
+	conf := rep.Summary.Thresholds.Confidence
+	g := &grid{header: []string{"all rules", "base", "head", fmt.Sprintf("Δ head − base [%g%% CI]", conf*100), "p", "n"},
+		right: []bool{false, true, true, true, true, true}}
+	t := c.Total
+	if t == nil {
+		return commentSection{}
+	}
+	for _, name := range metrics.FigureNames {
+		f, _ := figureOf(t, name)
+		fv := figureViews[name]
+		d := na
+		if f.Delta != nil {
+			d = fv.signed(*f.Delta)
+			if f.DeltaLo != nil && f.DeltaHi != nil {
+				d += fmt.Sprintf(" [%s, %s]", fv.signed(*f.DeltaLo), fv.signed(*f.DeltaHi))
+			}
+			if !f.Significant(conf) {
+				d = "~ " + d
+			}
+		}
+		p := na
+		if f.PValue != nil {
+			p = strings.TrimSuffix(strings.TrimPrefix(pn(f), "("), fmt.Sprintf(" n=%d)", f.N))
+			p = strings.TrimPrefix(p, "p=")
+		}
+		g.add(fv.label, fv.value(f.Baseline), fv.value(f.Candidate), d, p, itoa(f.N))
+	}
+	fc := t.FireRateChange
+	g.notes = []string{"~: the difference could be chance (p ≥ " + fmt.Sprintf("%.2g", 1-conf) + "). Tests: docs/statistics.md.",
+		fmt.Sprintf("Fire-rate drift %s: %s, %s (n=%d).", thresholdText(metrics.CriterionFireRateChangeMax, rep.Summary.Thresholds),
+			fmtCISigned(fc.Estimate, fc.Lo, fc.Hi, 3), fc.Status, fc.N)}
+	var b strings.Builder
+	b.WriteString("\n### Figures, head vs base\n\n")
+	_ = g.render(&b, FormatMarkdown)
+	return commentSection{head: b.String()}
+}
+
+// commentChanges: the rules whose verdict or criteria changed status
+// between base and head (fire-rate drift, which only the head has, aside).
+func (rep *Report) commentChanges(c *metrics.Comparison) commentSection {
+	var lines []string
+	for _, rc := range c.Rules {
+		bv, hv := "–", "–"
+		if rc.Baseline != nil {
+			bv = string(rc.Baseline.Verdict)
+		}
+		if rc.Candidate != nil {
+			hv = string(rc.Candidate.Verdict)
+		}
+		var what []string
+		switch {
+		case rc.Baseline == nil:
+			what = append(what, "new in head")
+		case rc.Candidate == nil:
+			what = append(what, "not in head")
+		default:
+			for _, name := range metrics.CriterionNames {
+				if name == metrics.CriterionFireRateChangeMax {
+					continue
+				}
+				bs, hs := rc.Baseline.Status(name), rc.Candidate.Status(name)
+				if bs != hs && bs != "" && hs != "" {
+					what = append(what, fmt.Sprintf("%s %s → %s", criterionLabel[name], bs, hs))
+				}
+			}
+		}
+		if bv == hv && len(what) == 0 {
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("| %s | %s | %s | %s |\n", mdEscape(rc.RuleID), bv, hv, mdEscape(strings.Join(what, "; "))))
+	}
+	if len(lines) == 0 {
+		return commentSection{head: "\n### Rules that changed status\n\nNone: every rule has the same verdict and criteria statuses in base and head.\n"}
+	}
+	head := fmt.Sprintf("\n### Rules that changed status (%d)\n\n| rule | base | head | what changed |\n|:--|:--|:--|:--|\n", len(lines))
+	return commentSection{head: head, lines: lines, cuttable: true}
+}
+
+// commentCost: tokens and judging cost per 1,000 tool calls of both judges.
+func (rep *Report) commentCost(c *metrics.Comparison) commentSection {
+	costs := rep.costs()
+	var b strings.Builder
+	b.WriteString("\n### Cost per 1,000 tool calls\n\n")
+	any := false
+	for _, j := range []string{c.Baseline, c.Candidate} {
+		if jc := costs[j]; jc != nil && jc.CallsWithUsage > 0 {
+			any = true
+		}
+	}
+	if !any {
+		b.WriteString("No judge reported token counts, so there is no cost to show (docs/reports.md#cost).\n")
+		return commentSection{head: b.String()}
+	}
+	g := &grid{header: []string{"", "tokens in / out", "cost", "P95 ms"}, right: []bool{false, true, true, true}}
+	for i, j := range []string{c.Baseline, c.Candidate} {
+		row := []string{[]string{"base", "head"}[i], na, na, na}
+		if jc := costs[j]; jc != nil {
+			row[1] = fmtTokens(jc.PromptTokensPer1k, jc.CompletionTokensPer1k)
+			row[2] = fmtCost(jc)
+			row[3] = fmtNum(jc.LatencyP95MS, 0)
+		}
+		g.add(row...)
+	}
+	_ = g.render(&b, FormatMarkdown)
+	return commentSection{head: b.String()}
+}
+
+func commentLink(url string) string {
+	if url == "" {
+		return "\nThe full report is `report.html` in the run directory.\n"
+	}
+	return fmt.Sprintf("\n📄 **[report.html](%s)**: the full report, charts and tables (the run directory's artifact).\n", url)
+}
+
+// commentRuleDetails: the per-rule Δ of every figure, folded.
+func (rep *Report) commentRuleDetails(c *metrics.Comparison) commentSection {
+	conf := rep.Summary.Thresholds.Confidence
+	var lines []string
+	for _, name := range metrics.FigureNames {
+		fv := figureViews[name]
+		lines = append(lines, fmt.Sprintf("\n| %s | base | head | Δ head − base [CI] (p, n) |\n|:--|--:|--:|--:|\n", mdEscape(fv.label)))
+		for _, rc := range c.Rules {
+			f, _ := figureOf(rc, name)
+			lines = append(lines, fmt.Sprintf("| %s | %s | %s | %s |\n", mdEscape(rc.RuleID), fv.value(f.Baseline), fv.value(f.Candidate), mdEscape(figureCell(f, conf))))
+		}
+	}
+	return commentSection{
+		head:     fmt.Sprintf("\n<details><summary>Per-rule figures (%d rules)</summary>\n", len(c.Rules)),
+		lines:    lines,
+		tail:     "\n</details>\n",
+		cuttable: true,
+	}
+}
+
+// commentWarnings: the comparison's and the run's warnings, folded.
+func (rep *Report) commentWarnings(c *metrics.Comparison) commentSection {
+	ws := append([]string(nil), c.Warnings...)
+	for _, w := range rep.footnoteTexts() {
+		// The summary lifts each comparison's warnings as "base vs head: w".
+		lifted := false
+		for _, cw := range c.Warnings {
+			lifted = lifted || strings.HasSuffix(w, ": "+cw)
+		}
+		if !lifted {
+			ws = append(ws, w)
+		}
+	}
+	if len(ws) == 0 {
+		return commentSection{}
+	}
+	lines := make([]string, len(ws))
+	for i, w := range ws {
+		lines[i] = "- " + mdEscape(w) + "\n"
+	}
+	return commentSection{
+		head:     fmt.Sprintf("\n<details><summary>⚠️ %d warning(s)</summary>\n\n", len(ws)),
+		lines:    lines,
+		tail:     "\n</details>\n",
+		cuttable: true,
+	}
+}

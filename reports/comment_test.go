@@ -1,0 +1,157 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
+)
+
+// commentReport is the fixture's two judges (judge-v1 the base, judge-v2
+// the head) under criteria chosen so the head is GO, NO-GO or
+// INCONCLUSIVE; ERROR is the NO-GO run whose head judge's calls mostly
+// failed. The head reports token usage and has a price, so the cost table
+// has figures.
+func commentReport(t *testing.T, verdict metrics.Verdict) (*Report, *metrics.Comparison) {
+	t.Helper()
+	crit := replay.DefaultKillCriteria()
+	switch verdict {
+	case metrics.VerdictGo, metrics.VerdictInconclusive:
+		crit = replay.KillCriteria{PrecisionMin: 0.1, JudgeP95Max: 10 * time.Second, JudgeRequiredRateMax: 0.95,
+			UnknownRateMax: 0.5, ApprovalRejectRateMax: 1, FireRateChangeMax: 0.5, Confidence: 0.95}
+		if verdict == metrics.VerdictInconclusive {
+			crit.UnknownRateMax = 0.06
+		}
+	}
+	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: "recorded/judge-v1"})
+	toks := Tokens{}
+	lax := verdict == metrics.VerdictGo || verdict == metrics.VerdictInconclusive
+	for ci, r := range summaryResults() {
+		if lax && ci%8 < 2 {
+			// Every other case decided without the judge, so the
+			// judge-required rate can pass.
+			r.JudgeCalled, r.RulesJudged, r.LatencyMS, r.Status, r.Calls = false, 0, nil, "", nil
+			for i := range r.Rules {
+				rr := &r.Rules[i]
+				rr.Source, rr.Call, rr.Confidence = replay.SourceDeterministic, -1, nil
+				if rr.Result == "unknown" {
+					rr.Result, rr.Status = "no_match", "ok"
+				}
+			}
+		}
+		if r.Judge == "recorded/judge-v2" {
+			for i := range r.Calls {
+				r.Calls[i].PromptTokens, r.Calls[i].CompletionTokens = ip(640), ip(24)
+			}
+		}
+		acc.Add(r)
+		toks.Add(r)
+	}
+	info := testInfo()
+	info.RunID = "run-head"
+	price := 0.15
+	info.Judges = []JudgeInfo{{Identity: "recorded/judge-v1", Backend: "recorded", Model: "judge-v1"},
+		{Identity: "recorded/judge-v2", Backend: "recorded", Model: "judge-v2", PriceIn: &price, PriceOut: fp(0.6)}}
+	sum := acc.Close()
+	exit := map[metrics.Verdict]int{metrics.VerdictGo: 0, metrics.VerdictNoGo: 1, metrics.VerdictInconclusive: 3}
+	rep := &Report{Run: info, Summary: sum, Tokens: toks, Exit: exit[sum.Judge("recorded/judge-v2").Verdict]}
+	if verdict == VerdictError {
+		rep.Failures = []JudgeFailures{{Judge: "recorded/judge-v2", Calls: 96, Failed: 90, Broken: true,
+			Top: []ErrorCount{{"dial tcp 127.0.0.1:11434: connect: connection refused", 84}, {"timeout", 6}}}}
+	}
+	c := sum.Compare("recorded/judge-v1", "recorded/judge-v2")
+	if c == nil {
+		t.Fatal("no comparison")
+	}
+	if got := rep.CommentVerdict(c.Candidate); got != verdict {
+		t.Fatalf("fixture for %s has verdict %s", verdict, got)
+	}
+	return rep, c
+}
+
+// TestCommentGolden: the pull-request comment of a GO, a NO-GO, an
+// INCONCLUSIVE and an ERROR run. testdata/comment-*.md are also what
+// .ci/comment-check.sh renders in Chromium at 800 px.
+func TestCommentGolden(t *testing.T) {
+	for _, v := range []metrics.Verdict{metrics.VerdictGo, metrics.VerdictNoGo, metrics.VerdictInconclusive, VerdictError} {
+		t.Run(string(v), func(t *testing.T) {
+			rep, c := commentReport(t, v)
+			var b bytes.Buffer
+			if err := rep.WriteComment(&b, c, CommentOptions{Marker: "evals/apeval.toml",
+				ReportURL: "https://github.com/o/r/actions/runs/42/artifacts/7"}); err != nil {
+				t.Fatal(err)
+			}
+			got := b.String()
+			if !strings.HasPrefix(got, "<!-- apeval:evals/apeval.toml -->\n## ") {
+				t.Fatalf("the comment does not start with its marker and verdict:\n%.200s", got)
+			}
+			if !strings.Contains(got, "apeval: "+string(v)+"\n") {
+				t.Errorf("the verdict line does not say %s", v)
+			}
+			golden(t, "comment-"+strings.ToLower(string(v))+".md", b.Bytes())
+		})
+	}
+}
+
+// TestCommentFitsLimit: a comparison of 4,000 rules does not fit GitHub's
+// 65,536 characters; the comment keeps its marker, verdict, figures, cost
+// and link, cuts the folded per-rule rows from the end with a note, and
+// closes its <details>.
+func TestCommentFitsLimit(t *testing.T) {
+	rep, c := commentReport(t, metrics.VerdictNoGo)
+	big := *c
+	big.Rules = nil
+	for i := range 1000 {
+		for _, rc := range c.Rules {
+			cp := *rc
+			cp.RuleID = fmt.Sprintf("%s-copy-%04d", rc.RuleID, i)
+			big.Rules = append(big.Rules, &cp)
+		}
+	}
+	var full bytes.Buffer
+	if err := rep.WriteComment(&full, &big, CommentOptions{Limit: 1 << 30}); err != nil {
+		t.Fatal(err)
+	}
+	if full.Len() <= CommentLimit {
+		t.Fatalf("the uncut comment is only %d bytes: the test proves nothing", full.Len())
+	}
+	for _, limit := range []int{0, 20000} {
+		var b bytes.Buffer
+		if err := rep.WriteComment(&b, &big, CommentOptions{Marker: "apeval.toml", ReportURL: "https://example.test/r", Limit: limit}); err != nil {
+			t.Fatal(err)
+		}
+		got := b.String()
+		want := limit
+		if want == 0 {
+			want = CommentLimit
+		}
+		if len(got) > want || len(got) < want-2000 {
+			t.Errorf("limit %d: the comment is %d bytes", want, len(got))
+		}
+		for _, s := range []string{"<!-- apeval:apeval.toml -->\n", "apeval: NO-GO", "### Figures, head vs base", "### Cost per 1,000 tool calls",
+			"(https://example.test/r)", "cut to fit GitHub's 65,536-character comment limit", "<details><summary>Per-rule figures (4000 rules)"} {
+			if !strings.Contains(got, s) {
+				t.Errorf("limit %d: the cut comment lacks %q", want, s)
+			}
+		}
+		if strings.Count(got, "<details>") != strings.Count(got, "</details>") {
+			t.Errorf("limit %d: a <details> is left open", want)
+		}
+	}
+}
+
+func TestCommentMarker(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                  "<!-- apeval:apeval.toml -->",
+		"evals/apeval.toml": "<!-- apeval:evals/apeval.toml -->",
+		"x-->y":             "<!-- apeval:x-\u200b->y -->",
+	} {
+		if got := CommentMarker(in); got != want {
+			t.Errorf("CommentMarker(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
