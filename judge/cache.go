@@ -384,13 +384,27 @@ func Cached(j Judge, c *Cache) Judge {
 		return j
 	}
 	prefix := j.Identity().String() + "\x00"
-	if s, ok := j.(scoper); ok {
+	if s, ok := scopeOf(j); ok {
 		// A digest, not the scope: options and URLs may carry credentials,
 		// and the cache file is one more place they must not reach.
 		sum := sha256.Sum256([]byte(s.cacheScope()))
 		prefix += fmt.Sprintf("%x", sum[:16])
 	}
 	return &CachedJudge{judge: j, cache: c, prefix: prefix + "\x00"}
+}
+
+// scopeOf finds the backend's scope under wrappers (a Budget's).
+func scopeOf(j Judge) (scoper, bool) {
+	for {
+		if s, ok := j.(scoper); ok {
+			return s, true
+		}
+		u, ok := j.(interface{ Unwrap() Judge })
+		if !ok {
+			return nil, false
+		}
+		j = u.Unwrap()
+	}
 }
 
 // CachedJudge is a judge answered from the cache when it can be.

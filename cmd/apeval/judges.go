@@ -134,6 +134,10 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 		}
 		seen[id] = spec
 		o.Judge.rememberPrices(j, prices)
+		if j, err = o.Budget.limit(j, spec, prices); err != nil {
+			closeAll()
+			return nil, nil, err
+		}
 		if live(j) && !o.NoCache {
 			if cache == nil {
 				dir := o.CacheDir
