@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -50,6 +53,24 @@ type Tracer struct {
 	run    trace.Span
 	judges map[string]JudgeInfo
 	start  time.Time
+	// failed is set by the first export error: no more spans are made (a
+	// dead collector must not stall the run), and Finish reports it.
+	failed   atomic.Bool
+	mu       sync.Mutex
+	firstErr error
+	errs     int
+}
+
+// Handle is the OpenTelemetry error handler while the tracer runs: export
+// errors land here instead of the SDK's log.
+func (t *Tracer) Handle(err error) {
+	t.failed.Store(true)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.firstErr == nil {
+		t.firstErr = err
+	}
+	t.errs++
 }
 
 // NewTracer starts the run span. endpoint is the collector's base URL
@@ -67,6 +88,9 @@ func NewTracer(ctx context.Context, endpoint string, info RunInfo, version strin
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/traces"
 		opts = append(opts, otlptracehttp.WithEndpointURL(u.String()))
 	}
+	// Retries end after 10 s: past that the collector counts as down.
+	opts = append(opts, otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: true,
+		InitialInterval: 500 * time.Millisecond, MaxInterval: 2 * time.Second, MaxElapsedTime: 10 * time.Second}))
 	exp, err := otlptracehttp.New(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("OTLP exporter: %w", err)
@@ -84,6 +108,7 @@ func NewTracer(ctx context.Context, endpoint string, info RunInfo, version strin
 	for _, j := range info.Judges {
 		t.judges[j.Identity] = j
 	}
+	otel.SetErrorHandler(t)
 	t.ctx, t.run = t.tr.Start(ctx, RunSpanName, trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(t.start),
 		trace.WithAttributes(
 			attribute.String("gen_ai.operation.name", "evaluate"),
@@ -106,7 +131,7 @@ func providerName(backend string) string {
 // Add emits a span per live judge call of the result: it ends now and
 // started its latency ago.
 func (t *Tracer) Add(r *replay.Result) {
-	if len(r.Calls) == 0 {
+	if len(r.Calls) == 0 || t.failed.Load() {
 		return
 	}
 	end := time.Now()
@@ -176,7 +201,13 @@ func (t *Tracer) Finish(rep *Report) error {
 	t.run.End()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := t.tp.Shutdown(ctx); err != nil {
+	err := t.tp.Shutdown(ctx)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.firstErr != nil {
+		return fmt.Errorf("OTLP export failed %d time(s), spans after the first failure were not sent: %w", t.errs, t.firstErr)
+	}
+	if err != nil {
 		return fmt.Errorf("OTLP export: %w", err)
 	}
 	return nil

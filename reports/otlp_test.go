@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -226,5 +227,33 @@ func TestTracerBadEndpoint(t *testing.T) {
 		return ""
 	}) {
 		t.Error("OTLPEnabled does not follow the standard variables")
+	}
+}
+
+// TestTracerCollectorRefuses: a collector that rejects the export is
+// reported by Finish, and no spans are made after the first failure.
+func TestTracerCollectorRefuses(t *testing.T) {
+	var posts int
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		posts++
+		mu.Unlock()
+		http.Error(w, "no", http.StatusBadRequest)
+	}))
+	defer srv.Close()
+	tr, err := NewTracer(context.Background(), srv.URL, testInfo(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range fixtureResults() {
+		tr.Add(r)
+	}
+	err = tr.Finish(fixtureReport())
+	if err == nil || !strings.Contains(err.Error(), "OTLP export failed") || !strings.Contains(err.Error(), "400") {
+		t.Fatalf("Finish: %v", err)
+	}
+	if posts == 0 {
+		t.Error("nothing was sent")
 	}
 }
