@@ -196,6 +196,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 		disc := ls.mcnemar(ruleLanes)
 		ls.reset()
 		r.rates(e.z)
+		ra.rep.fill(r, e.z)
 		r.JudgeRequiredRate = ratio(ra.judged, ra.inScope)
 		r.JudgeRequiredRateLo, r.JudgeRequiredRateHi = wilsonDeffPtr(ra.judged, ra.inScope, deffOf(r.JudgeRequiredRateDeff), e.z)
 		scratch = scratch[:0]
@@ -241,6 +242,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 	total.ApprovalRejectRateDeff = deffPtr(ls.deff(1), j.approvalOutcomes)
 	ls.reset()
 	total.rates(e.z)
+	j.rep.fill(total, e.z)
 	total.JudgeRequired = j.judgeRequired
 	total.JudgeRequiredRate = ratio(j.judgeRequired, j.cases)
 	total.JudgeRequiredRateLo, total.JudgeRequiredRateHi = wilsonDeffPtr(j.judgeRequired, j.cases, deffOf(total.JudgeRequiredRateDeff), e.z)

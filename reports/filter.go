@@ -67,6 +67,15 @@ type Settings struct {
 	Concurrency  int          `json:"concurrency"`
 	Timeout      Duration     `json:"timeout"`
 	Inconclusive string       `json:"inconclusive,omitempty"`
+	// Repeats and rule order (--repeat, --shuffle-rules with --seed,
+	// --batch-size) and the budget (--max-calls, --budget-usd); zero when
+	// not used.
+	Repeat       int     `json:"repeat,omitempty"`
+	ShuffleRules bool    `json:"shuffle_rules,omitempty"`
+	ShuffleSeed  *uint64 `json:"shuffle_seed,omitempty"`
+	BatchSize    int     `json:"batch_size,omitempty"`
+	MaxCalls     int64   `json:"max_calls,omitempty"`
+	BudgetUSD    float64 `json:"budget_usd,omitempty"`
 }
 
 // JudgeEntry is one judge's own settings in run.json: the spec, its server

@@ -225,6 +225,18 @@ func (o *runOptions) settings(entries []judgeEntry, baseline string) *reports.Se
 		Concurrency:  o.Concurrency,
 		Timeout:      reports.Duration(o.Timeout),
 		Inconclusive: o.Inconclusive,
+		Repeat:       o.Repeat.Repeat,
+		ShuffleRules: o.Repeat.ShuffleRules,
+		BatchSize:    o.Repeat.BatchSize,
+		MaxCalls:     o.Budget.MaxCalls,
+		BudgetUSD:    o.Budget.BudgetUSD,
+	}
+	if s.Repeat == 1 {
+		s.Repeat = 0 // the default: not written
+	}
+	if s.ShuffleRules {
+		seed := o.Filter.Seed
+		s.ShuffleSeed = &seed
 	}
 	if len(s.Datasets) == 0 {
 		s.Datasets = []string{datasets.SampleName}

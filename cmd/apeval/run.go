@@ -48,6 +48,7 @@ type runOptions struct {
 	Judge           judgeFlags
 	Filter          filterFlags
 	Budget          budgetFlags
+	Repeat          repeatFlags
 
 	replayOnly bool
 	shard      replay.Shard
@@ -154,6 +155,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 	o.Judge.register(f)
 	o.Filter.register(f)
 	o.Budget.register(f)
+	o.Repeat.register(f)
 	return cmd
 }
 
@@ -203,6 +205,9 @@ func (o *runOptions) validate(getenv func(string) string) error {
 		return err
 	}
 	if err := o.Judge.validate(); err != nil {
+		return err
+	}
+	if err := o.Repeat.validate(); err != nil {
 		return err
 	}
 	return o.Budget.validate(o.Judge.Retries)
@@ -375,6 +380,9 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	if pol, err = o.Filter.restrictPolicy(pol); err != nil {
 		return nil, err
 	}
+	if o.Repeat.BatchSize > 0 {
+		pol.MaxRulesPerCall = o.Repeat.BatchSize // --batch-size: the same rules alone or in other company
+	}
 	p.pol, p.crit = pol, pol.KillCriteria
 	if o.Criteria != "" {
 		data, err := os.ReadFile(o.Criteria)
@@ -514,6 +522,9 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		// emit below copies what it keeps (RunWriter and every sink hold no
 		// pointer into a Result).
 		ReuseResults: true,
+		Repeat:       o.Repeat.Repeat,
+		ShuffleRules: o.Repeat.ShuffleRules,
+		ShuffleSeed:  o.Filter.Seed,
 	}
 	if prog != nil {
 		nj := int64(max(len(p.judges), 1))
