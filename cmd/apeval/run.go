@@ -49,6 +49,8 @@ type runOptions struct {
 	Filter          filterFlags
 	Budget          budgetFlags
 	Repeat          repeatFlags
+	// Resume is --resume DIR: finish that run, re-sending only its failed calls.
+	Resume string
 
 	replayOnly bool
 	shard      replay.Shard
@@ -64,6 +66,8 @@ type runOptions struct {
 	config         string
 	// baselineFromConfig: --baseline was not given, apeval.toml's is used.
 	baselineFromConfig bool
+	// resume is --resume DIR's state; nil without it.
+	resume *resumeState
 }
 
 func newRunCmd(io IO, replayOnly bool) *cobra.Command {
@@ -92,7 +96,8 @@ Judge specs:
   recorded[:NAME]  decisions recorded in the dataset (bare: one judge per name)
   none             no judge: every judge-needing rule fails with status error
 
-Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
+Exit codes: 0 GO, 1 NO-GO, 2 usage or input error or a partial run (a
+budget stopped it), 3 INCONCLUSIVE
 (--inconclusive=pass|fail maps 3 to 0 or 1), 130 interrupted.`,
 		Example: `  apeval run
   apeval run --dataset cases.jsonl --policy policy.toml --judge recorded
@@ -102,7 +107,10 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
   apeval run --judge openai:qwen2.5-7b@http://localhost:8000/v1 \
     --judge ollama:qwen2.5:3b@http://gpu-box:11434 ...
   cat cases.jsonl | apeval run --dataset - --policy policy.toml --judge none
-  apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge out/shard*`,
+  apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge out/shard*
+  apeval run --judge ollama:qwen2.5:3b --repeat 5 --shuffle-rules --seed 7   # flip rate, position effect
+  apeval run --max-calls 500 --budget-usd 2 ...   # stops at the budget: partial, exit 2; rerun continues
+  apeval run --resume apeval-out/20261201T101500Z-3f2a1b   # re-send only the failed calls`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadProjectConfig(cmd)
@@ -110,6 +118,9 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 				return err
 			}
 			if err := cfg.applyToRun(cmd, o); err != nil {
+				return err
+			}
+			if err := o.applyResume(cmd); err != nil {
 				return err
 			}
 			o.config = cfg.path
@@ -156,6 +167,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 	o.Filter.register(f)
 	o.Budget.register(f)
 	o.Repeat.register(f)
+	f.StringVar(&o.Resume, "resume", "", "finish the run in `DIR`: replay it again with its settings into a new run directory, answering every call it completed from the cache, so only the calls that failed there (timeout, error) are re-sent; run.json notes what was")
 	return cmd
 }
 
@@ -424,6 +436,11 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	if p.judges, p.closeJudges, err = openJudges(ctx, entries, o, io); err != nil {
 		return nil, err
 	}
+	if o.resume != nil {
+		if err := o.resume.checkIdentities(p.judges); err != nil {
+			return nil, err
+		}
+	}
 
 	if o.Baseline != "" {
 		if p.baseline, err = resolveJudge(o.Baseline, p.judges); err != nil {
@@ -538,6 +555,9 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		if p.sel != nil && len(p.sel.tags) > 0 && !hasAnyTagList(r.Tags, p.sel.tags) {
 			return nil // replayed for its session's state, not reported
 		}
+		if o.resume != nil {
+			o.resume.count(r)
+		}
 		if o.Budget.budget != nil && cut.drop(r) {
 			return nil // a budget stopped it: not finished work
 		}
@@ -592,6 +612,10 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		if rep.Unmetered > 0 {
 			fmt.Fprintf(io.Err, "apeval: --budget-usd: %d call(s) reported no token counts; each was counted at its estimate from the input's size, not as free\n", rep.Unmetered)
 		}
+	}
+	if o.resume != nil {
+		wi.Resumed = o.resume.report()
+		fmt.Fprintf(io.Err, "apeval: %s\n", o.resume.message())
 	}
 	if err := p.w.Close(); err != nil {
 		return replayed{}, err
