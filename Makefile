@@ -44,6 +44,12 @@ staticcheck:
 test: duckdb
 	$(GO) test -count=1 ./...
 
+# The statistics' calibration suite at 2,000 replicates per setting (`make
+# test` runs it at 400): prints the table docs/statistics.md shows.
+.PHONY: calibrate
+calibrate:
+	APEVAL_CALIBRATE=2000 $(GO) test -count=1 -timeout 2h -run TestCalibration -v ./metrics | sed -n '/^ *| /s/^ *//p'
+
 # apeval run the way a user runs it: cmd/apeval/testdata/script/*.txtar.
 # Part of `make test` too; this target runs only them.
 script-test:
@@ -82,6 +88,11 @@ e2e-azure: duckdb
 html-check: build
 	./.ci/html-check.sh
 
+# The labeling page (apeval label serve) in headless Chromium from Go (chromedp).
+.PHONY: label-browser
+label-browser:
+	./.ci/label-browser.sh
+
 # Fuzz the codecs and the masker for a bounded time each (FUZZTIME): the
 # case reader, the policy parser, the judge response parser, and the masker
 # (a planted secret never survives; masking is idempotent).
@@ -94,7 +105,13 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseOutput$$' -fuzztime $(FUZZTIME) ./judge
 	$(GO) test -run '^$$' -fuzz '^FuzzMaskString$$' -fuzztime $(FUZZTIME) ./internal/mask
 
-ci: vet staticcheck test fuzz readme-check e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check
+# actionlint (pinned, through go run) on action.yml, the example workflows
+# and the README's recipes; shellcheck on the action's script.
+.PHONY: actionlint
+actionlint:
+	./.ci/actionlint.sh
+
+ci: vet staticcheck test fuzz readme-check actionlint e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check label-browser
 
 clean:
 	rm -rf bin apeval-out

@@ -88,15 +88,17 @@ func sum(xs []int64) int64 {
 	return t
 }
 
-// fill sets the row's flip and position figures at z.
-func (ra *repeatAcc) fill(r *Row, z float64) {
+// fill sets the row's flip and position figures, their intervals at conf
+// by ClusteredInterval (sessions as clusters).
+func (ra *repeatAcc) fill(r *Row, conf float64) {
 	if len(ra.flip) > 0 {
 		ys, ms := sessionSums(ra.flip, 0, 1)
 		r.FlipPairs, r.Flips = sum(ms), sum(ys)
-		d := Deff(ys, ms)
-		r.FlipRate = ratio(r.Flips, r.FlipPairs)
-		r.FlipRateDeff = deffPtr(d, r.FlipPairs)
-		r.FlipRateLo, r.FlipRateHi = wilsonDeffPtr(r.Flips, r.FlipPairs, d, z)
+		if r.FlipPairs > 0 {
+			lo, hi, d := ClusteredInterval(ys, ms, conf)
+			r.FlipRate = ratio(r.Flips, r.FlipPairs)
+			r.FlipRateLo, r.FlipRateHi, r.FlipRateDeff = ptr(lo), ptr(hi), ptr(d)
+		}
 	}
 	if len(ra.pos) > 0 {
 		y1, m1 := sessionSums(ra.pos, 0, 1)
@@ -106,8 +108,8 @@ func (ra *repeatAcc) fill(r *Row, z float64) {
 		if r.PositionFirst > 0 && r.PositionLast > 0 {
 			p1 := float64(r.PositionFirstMatch) / float64(r.PositionFirst)
 			p2 := float64(r.PositionLastMatch) / float64(r.PositionLast)
-			l1, u1 := WilsonDeff(r.PositionFirstMatch, r.PositionFirst, Deff(y1, m1), z)
-			l2, u2 := WilsonDeff(r.PositionLastMatch, r.PositionLast, Deff(y2, m2), z)
+			l1, u1, _ := ClusteredInterval(y1, m1, conf)
+			l2, u2, _ := ClusteredInterval(y2, m2, conf)
 			lo, hi := NewcombeDiff(p1, l1, u1, p2, l2, u2)
 			r.PositionEffect, r.PositionEffectLo, r.PositionEffectHi = ptr(p1-p2), ptr(lo), ptr(hi)
 		}

@@ -56,16 +56,16 @@ func TestRepeatFigures(t *testing.T) {
 	near("flip_rate", r.FlipRate, 0.5)
 	near("flip_rate_lo", r.FlipRateLo, lo)
 	near("flip_rate_hi", r.FlipRateHi, hi)
-	// Position: first 3/4 (one per session, deff 1); last 1/5 with sessions
-	// (1,1), (0,1), (0,2), (0,1): Σ(y−p̂m)² = 0.64+0.04+0.16+0.04 = 0.88,
-	// V_clu = 4/3·0.88/25, V_bin = 0.2·0.8/5, deff = 1.46667.
+	// Position: first 3/4, one answer per session: plain Wilson; last 1/5
+	// with sessions (1,1), (0,1), (0,2), (0,1): the clustered interval.
 	if r.PositionFirst != 4 || r.PositionFirstMatch != 3 || r.PositionLast != 5 || r.PositionLastMatch != 1 {
 		t.Fatalf("positions %+v", r)
 	}
-	deff := (4.0 / 3 * 0.88 / 25) / (0.2 * 0.8 / 5)
 	l1, u1 := metrics.Wilson(3, 4, z)
-	ne := 5 / deff
-	l2, u2 := metrics.Wilson(0.2*ne, ne, z)
+	l2, u2, _ := metrics.ClusteredInterval([]int64{1, 0, 0, 0}, []int64{1, 1, 2, 1}, 0.95)
+	if l2c, u2c := metrics.Wilson(1, 5, z); u2 <= u2c-1e-9 && l2 >= l2c+1e-9 {
+		t.Errorf("last-position interval [%g, %g] narrower than plain Wilson [%g, %g] although a session holds two answers", l2, u2, l2c, u2c)
+	}
 	near("position_effect", r.PositionEffect, 0.55)
 	near("position_effect_lo", r.PositionEffectLo, 0.55-math.Sqrt((0.75-l1)*(0.75-l1)+(u2-0.2)*(u2-0.2)))
 	near("position_effect_hi", r.PositionEffectHi, 0.55+math.Sqrt((u1-0.75)*(u1-0.75)+(0.2-l2)*(0.2-l2)))
