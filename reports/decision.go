@@ -77,7 +77,7 @@ func criterionSentence(c metrics.Criterion) string {
 	case metrics.StatusInconclusive:
 		switch {
 		case c.MoreSamples != nil:
-			s += fmt.Sprintf(": the interval straddles it; about %d more samples at the observed rate would decide it", *c.MoreSamples)
+			s += fmt.Sprintf(": the interval straddles it; about %d more %s at the observed rate would decide it", *c.MoreSamples, moreUnit(c))
 		case c.Estimate == nil:
 			s += ": no data to decide it yet"
 		default:
@@ -85,6 +85,15 @@ func criterionSentence(c metrics.Criterion) string {
 		}
 	}
 	return s
+}
+
+// moreUnit is what a criterion's MoreSamples counts: "samples", or
+// "labels from the queue" on figures from a labeled sample.
+func moreUnit(c metrics.Criterion) string {
+	if c.MoreUnit == "labels" {
+		return "labels from the queue"
+	}
+	return "samples"
 }
 
 // whollyBad reports whether the criterion's interval lies wholly on the
@@ -118,7 +127,7 @@ func criterionShort(c metrics.Criterion) string {
 	case metrics.StatusInconclusive:
 		switch {
 		case c.MoreSamples != nil:
-			s += fmt.Sprintf(" — about %d more samples would decide it", *c.MoreSamples)
+			s += fmt.Sprintf(" — about %d more %s would decide it", *c.MoreSamples, moreUnit(c))
 		case c.Estimate == nil:
 			s += " — no data to decide it yet"
 		default:

@@ -180,6 +180,10 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	var wg sync.WaitGroup
 	toks := reports.Tokens{}
 	failures := reports.NewFailures()
+	lab, err := newLabelSink(o.Labels)
+	if err != nil {
+		return err
+	}
 	for i, d := range dirs {
 		wg.Add(1)
 		go func() {
@@ -195,6 +199,9 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 					acc.Add(r)
 					toks.Add(r)
 					failures.Add(r)
+					if lab != nil {
+						lab.Add(r)
+					}
 					mu.Unlock()
 				}
 				return nil
@@ -210,6 +217,7 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 		}
 	}
 	sum := acc.Close()
+	lab.apply(sum)
 	cmp := sum.Compare(baseline, candidate)
 	if cmp == nil {
 		return usagef("no results for %s or %s in %v", baseline, candidate, dirs)

@@ -27,6 +27,7 @@ type evalOptions struct {
 	Format       string
 	JSON         bool
 	By           []string
+	Labels       []string
 }
 
 // registerBy adds --by (per-slice metrics) to a command.
@@ -40,6 +41,7 @@ func (e *evalOptions) register(cmd *cobra.Command, withFormat bool) {
 	f.StringVar(&e.Policy, "policy", "", "take the kill criteria from this policy file's [kill_criteria]")
 	f.StringVar(&e.Baseline, "baseline", "", "baseline judge for fire_rate_change_max (default: the run's --baseline)")
 	f.StringVar(&e.Inconclusive, "inconclusive", "", "map an INCONCLUSIVE verdict's exit code: pass (0) or fail (1); default 3")
+	registerLabels(f, &e.Labels)
 	if withFormat {
 		f.StringVar(&e.Format, "format", "", "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&e.JSON, "json", false, "print summary.json to stdout (same as --format json)")
@@ -58,6 +60,9 @@ func (e *evalOptions) validate() error {
 	}
 	if err := metrics.CheckSlices(e.By); err != nil {
 		return usagef("--by: %v", err)
+	}
+	if err := checkLabels(e.Labels, e.By); err != nil {
+		return err
 	}
 	return checkInconclusive(e.Inconclusive)
 }
@@ -145,6 +150,13 @@ func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSum
 	toks := reports.Tokens{}
 	listed := reports.NewCaseLists()
 	to := sinks{acc, gates, toks, failures, listed}
+	lab, err := newLabelSink(e.Labels)
+	if err != nil {
+		return nil, nil, err
+	}
+	if lab != nil {
+		to = append(to, lab)
+	}
 	for _, d := range dirs {
 		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
 			to.Add(r)
@@ -158,7 +170,9 @@ func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSum
 	}
 	info := infos[0]
 	info.Baseline = baseline
-	return &reports.Report{Run: info, Summary: acc.Close(), Tokens: toks, Inconclusive: e.Inconclusive,
+	sum := acc.Close()
+	lab.apply(sum)
+	return &reports.Report{Run: info, Summary: sum, Tokens: toks, Inconclusive: e.Inconclusive,
 		Failures: failures.Summary(), Cases: listed}, gates, nil
 }
 

@@ -45,6 +45,7 @@ type runOptions struct {
 	Quiet           bool
 	RunID           string
 	By              []string
+	Labels          []string
 	Judge           judgeFlags
 	Filter          filterFlags
 	Budget          budgetFlags
@@ -150,6 +151,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 		f.StringVar(&o.Format, "format", "", "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&o.JSON, "json", false, "print summary.json to stdout instead of tables (same as --format json)")
 		f.StringArrayVar(&o.By, "by", nil, "add per-slice metrics: tag, tool or category (repeatable)")
+		registerLabels(f, &o.Labels)
 	}
 	o.Judge.register(f)
 	o.Filter.register(f)
@@ -169,6 +171,9 @@ func (o *runOptions) validate(getenv func(string) string) error {
 	}
 	if err := metrics.CheckSlices(o.By); err != nil {
 		return usagef("--by: %v", err)
+	}
+	if err := checkLabels(o.Labels, o.By); err != nil {
+		return err
 	}
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be positive, got %s", o.Timeout)
@@ -277,6 +282,10 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	if !o.replayOnly {
 		to = append(to, acc, toks, listed)
 	}
+	lab := p.lab
+	if lab != nil {
+		to = append(to, lab)
+	}
 	res, err := p.replay(ctx, o, io, to)
 	if err != nil {
 		return err
@@ -306,6 +315,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	if err := sum.Err(); err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
+	lab.apply(sum)
 	rep := &reports.Report{Run: *p.w.Info(), Summary: sum, Tokens: toks, Inconclusive: o.Inconclusive,
 		Failures: failures.Summary(), Cases: listed}
 	if err := writeRunReports(o.Out, rep, o.Format, io, gates); err != nil {
@@ -332,6 +342,8 @@ func budgetStopped(reason string, res replayed, dir string, io IO) error {
 
 // preparedRun is what a run needs before the first case is replayed.
 type preparedRun struct {
+	// lab is the --labels sink (nil without --labels).
+	lab      *labelSink
 	now      time.Time
 	pol      *replay.Policy
 	crit     replay.KillCriteria
@@ -448,7 +460,10 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		o.Judge.setPrices(&ji)
 		info.Judges = append(info.Judges, ji)
 	}
-	if p.w, err = reports.CreateRun(o.Out, info); err != nil {
+	if p.lab, err = newLabelSink(o.Labels); err != nil {
+		return nil, err
+	}
+	if p.w, err = reports.CreateRunWeighted(o.Out, info, p.lab.weigh()); err != nil {
 		return nil, usageError{err}
 	}
 	return p, nil
