@@ -550,12 +550,21 @@ func (w *RunWriter) Close() error {
 	}
 	w.done = true
 	// This run replaces an earlier one as a whole: no chart or report of
-	// it may stay beside the new files.
+	// it may stay beside the new files. The earlier files are stashed
+	// until this run's reports are written (ReportsWritten), and come back
+	// if they fail (ReportsFailed).
 	var keep []string
 	for _, p := range w.parts {
 		keep = append(keep, p.decF.Name(), p.gateF.Name())
 	}
-	w.runDir.clearEarlier(keep...)
+	if err := w.runDir.stashEarlier(keep...); err != nil {
+		w.err = err
+		if rerr := w.runDir.restoreEarlier(); rerr != nil && w.runDir.stashed {
+			err = errors.Join(err, rerr)
+		}
+		w.Abort()
+		return err
+	}
 	for i, p := range w.parts {
 		decF, gateF := p.decF, p.gateF
 		p.decF, p.gateF = nil, nil
@@ -575,14 +584,44 @@ func (w *RunWriter) Close() error {
 	}
 	if err := WriteRunInfo(w.dir, w.info); err != nil {
 		w.err = err
+		if w.runDir.stashed {
+			return w.ReportsFailed(err)
+		}
 		return err
 	}
 	return nil
 }
 
+// ReportsWritten completes the run after Close once its reports are
+// written: the earlier run's files are removed.
+func (w *RunWriter) ReportsWritten() { w.runDir.dropEarlier() }
+
+// ReportsFailed handles a failure to write the reports after Close (a full
+// disk): with an earlier run in the directory, this run's files are
+// removed and the earlier run's moved back, as it was; without one, this
+// run's decisions stay and the message names the command that writes
+// the reports from them.
+func (w *RunWriter) ReportsFailed(err error) error {
+	if w.runDir.stashed {
+		if rerr := w.runDir.restoreEarlier(); rerr != nil {
+			return fmt.Errorf("%w; restoring the earlier run failed too (%v): its files are in %s",
+				err, rerr, filepath.Join(w.dir, EarlierDir))
+		}
+		return fmt.Errorf("%w; %s holds the earlier run as it was: free space and run again", err, w.dir)
+	}
+	return fmt.Errorf("%w; this run's decisions are in %s: once there is space, `apeval report %s` writes its reports", err, w.dir, w.dir)
+}
+
 // Release drops the run directory's lock; call it once every report is
-// written (after Close). It is safe to call more than once.
-func (w *RunWriter) Release() { w.runDir.release() }
+// written (after Close). A run that committed but neither called
+// ReportsWritten nor ReportsFailed failed in between: the earlier run
+// comes back first. It is safe to call more than once.
+func (w *RunWriter) Release() {
+	if w.runDir.stashed {
+		_ = w.runDir.restoreEarlier() // a failed restore leaves EarlierDir for the next run to restore
+	}
+	w.runDir.release()
+}
 
 // Abort stops the run and removes its temporary files, and the run
 // directory itself when CreateRun created it. Files of an earlier

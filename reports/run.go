@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/metrics"
 )
 
 // File names inside a run directory.
@@ -68,6 +69,13 @@ type RunInfo struct {
 	Filter *Filter `json:"filter,omitempty"`
 	// Settings are the resolved settings (apeval.toml, flags, defaults).
 	Settings *Settings `json:"settings,omitempty"`
+	// Criteria are the resolved kill criteria the run was made with, and
+	// CriteriaFrom where they came from (the policy file, a --criteria
+	// file): report, gate, merge and compare use them unless their own
+	// --criteria or --policy replaces them (docs/reports.md). Nil in run
+	// directories written before apeval recorded them.
+	Criteria     *metrics.Thresholds `json:"kill_criteria,omitempty"`
+	CriteriaFrom string              `json:"kill_criteria_from,omitempty"`
 }
 
 // FileRef names an input file and its content hash ("" when unknown, for

@@ -138,7 +138,7 @@ func paint(word string, color bool) string {
 	switch word {
 	case string(metrics.VerdictGo), string(metrics.StatusPass):
 		return ansiGreen + word + ansiReset
-	case string(metrics.VerdictNoGo), string(metrics.StatusFail):
+	case string(metrics.VerdictNoGo), string(metrics.StatusFail), string(metrics.VerdictError):
 		return ansiRed + word + ansiReset
 	case string(metrics.VerdictInconclusive):
 		return ansiYellow + word + ansiReset
@@ -199,9 +199,20 @@ func (rep *Report) WriteTables(w io.Writer, f Format) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintf(w, "\n%s\n", rep.headline(f == FormatMarkdown))
-	return err
+	if _, err := fmt.Fprintf(w, "\n%s\n", rep.headline(f == FormatMarkdown)); err != nil {
+		return err
+	}
+	if f != FormatTable || rep.Summary.Verdict == metrics.VerdictGo {
+		return nil
+	}
+	// Why, in the words every page uses (Explain): the nearest few per
+	// judge; summary.md and apeval gate list them all.
+	return rep.writeReasons(w, terminalReasons)
 }
+
+// terminalReasons is how many failing or open criteria per judge the
+// terminal explains under the verdict line.
+const terminalReasons = 3
 
 // headline is the one-line verdict: "verdict: NO-GO (exit 1)".
 func (rep *Report) headline(markdown bool) string {
@@ -305,7 +316,7 @@ func (rep *Report) judgesGrid() *grid {
 	row("verdict", func(j *metrics.JudgeSummary, _ *metrics.Row) string { return paint(string(j.Verdict), rep.Color) })
 	g.width, g.fit = rep.Width, fitOptions{judgeHeads: -1, transpose: true}
 	conf := fmt.Sprintf("%g%%", th.Confidence*100)
-	g.notes = append(g.notes, fmt.Sprintf("Intervals: Wilson %s for proportions at the effective sample size of their sessions (deff shown where > %g), distribution-free order-statistic %s for P95.", conf, deffShown, conf))
+	g.notes = append(g.notes, fmt.Sprintf("Intervals: %s for proportions, clustered by session (beta-binomial over sessions; plain Wilson when every session holds one unit; deff shown where > %g), distribution-free order-statistic %s for P95.", conf, deffShown, conf))
 	if n := rep.costNote(); n != "" {
 		g.notes = append(g.notes, n)
 	}
@@ -371,7 +382,7 @@ func statusNames(r *metrics.Row, st metrics.Status) string {
 }
 
 // openLegend explains the "open" column of the per-rule table.
-const openLegend = "open: INCONCLUSIVE criteria; +N: about N more samples at the observed rate (and design effect) would decide it."
+const openLegend = "open: INCONCLUSIVE criteria; +N: about N more samples like these (same rates, same sessions) would decide it with 80% probability."
 
 // rulesGrid is the per-rule table, rules grouped so the judges of a rule
 // sit on adjacent lines. The machine form (TSV) has full precision, one

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -92,8 +93,13 @@ Judge specs:
   recorded[:NAME]  decisions recorded in the dataset (bare: one judge per name)
   none             no judge: every judge-needing rule fails with status error
 
-Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
-(--inconclusive=pass|fail maps 3 to 0 or 1), 130 interrupted.`,
+The resolved kill criteria are recorded in run.json: apeval report, gate and
+merge use them, so the verdict is the same on every path.
+
+Exit codes: 0 GO, 1 NO-GO, 3 INCONCLUSIVE (--inconclusive=pass|fail maps 3 to
+0 or 1, and says so), 2 usage or input error, or a broken judge setup (ERROR:
+half or more of a judge's calls failed with HTTP 401/403/404, an HTML page, a
+refused connection or an unknown host), 130 interrupted.`,
 		Example: `  apeval run
   apeval run --dataset cases.jsonl --policy policy.toml --judge recorded
   apeval run --dataset a.jsonl --dataset b.jsonl --policy policy.toml \
@@ -102,7 +108,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
   apeval run --judge openai:qwen2.5-7b@http://localhost:8000/v1 \
     --judge ollama:qwen2.5:3b@http://gpu-box:11434 ...
   cat cases.jsonl | apeval run --dataset - --policy policy.toml --judge none
-  apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge out/shard*`,
+  apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge --out out/merged out/shard*`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadProjectConfig(cmd)
@@ -144,8 +150,8 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 	f.IntVar(&o.ShardCount, "shard-count", 0, "with --shard auto: the number of shards (a Kubernetes Indexed Job's completions; else $"+replay.ShardCountEnv+")")
 	f.StringVar(&o.RunID, "run-id", "", "run ID (default: UTC time plus a random suffix)")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress output")
+	f.StringVar(&o.Criteria, "criteria", "", "kill-criteria file (TOML, [kill_criteria] table); overrides the policy's and is recorded in run.json")
 	if !replayOnly {
-		f.StringVar(&o.Criteria, "criteria", "", "kill-criteria file (TOML, [kill_criteria] table); overrides the policy's")
 		f.StringVar(&o.Baseline, "baseline", "", "judge to compare candidates with (identity, spec or unique prefix); enables fire_rate_change_max")
 		f.StringVar(&o.Inconclusive, "inconclusive", "", "map an INCONCLUSIVE verdict's exit code: pass (0) or fail (1); default 3")
 		f.StringVar(&o.Format, "format", "", "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
@@ -273,18 +279,11 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	// replay.Run emits a case's results together, judge by judge, and the
 	// dataset reader rejects duplicate ids: the accumulator numbers cases
 	// as they come instead of keeping their IDs.
-	acc := metrics.New(metrics.Config{Criteria: p.crit, Baseline: p.baseline, Slices: o.By, DistinctCases: true})
-	gates := reports.NewGateSummary()
-	toks := reports.Tokens{}
-	failures := reports.NewFailures()
-	listed := reports.NewCaseLists()
-	to := sinks{gates, failures}
+	ev := newEvaluation(evalSpec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
+		DistinctCases: true, Inconclusive: o.Inconclusive, Labels: p.lab})
+	to := sinks{ev.gates, ev.failures} // replay prints the gate table only
 	if !o.replayOnly {
-		to = append(to, acc, toks, listed)
-	}
-	lab := p.lab
-	if lab != nil {
-		to = append(to, lab)
+		to = sinks{ev}
 	}
 	res, err := p.replay(ctx, o, io, to)
 	if err != nil {
@@ -296,7 +295,8 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	}
 	stopped := p.w.Info().Partial
 	if o.replayOnly {
-		if err := gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
+		p.w.ReportsWritten() // replay writes no reports: the run is complete
+		if err := ev.gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
 			return err
 		}
 		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", o.Out)
@@ -309,16 +309,13 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		return nil
 	}
 
-	describeListedCases(listed, p.src.reader(p.pol))
-	sum := acc.Close()
-	defer func() { _ = sum.Release() }() // a temporary file with no name; nothing to keep
-	if err := sum.Err(); err != nil {
-		return fmt.Errorf("metrics: %w", err)
+	describeListedCases(ev.listed, p.src.reader(p.pol))
+	rep, err := ev.finish(*p.w.Info())
+	if err != nil {
+		return err
 	}
-	lab.apply(sum)
-	rep := &reports.Report{Run: *p.w.Info(), Summary: sum, Tokens: toks, Inconclusive: o.Inconclusive,
-		Failures: failures.Summary(), Cases: listed}
-	if err := writeRunReports(o.Out, rep, o.Format, io, gates); err != nil {
+	defer func() { _ = rep.Summary.Release() }() // a temporary file with no name; nothing to keep
+	if err := writeRunReports(o.Out, rep, o.Format, io, p.w); err != nil {
 		return err
 	}
 	if res.interrupted {
@@ -328,7 +325,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	if stopped != "" {
 		return budgetStopped(stopped, res, o.Out, io)
 	}
-	return exitCodeError{rep.Exit}
+	return verdictDone(rep, io)
 }
 
 // budgetStopped says that a budget stopped the run, which reports are
@@ -347,6 +344,7 @@ type preparedRun struct {
 	now      time.Time
 	pol      *replay.Policy
 	crit     replay.KillCriteria
+	critFrom string // where crit came from, for run.json
 	src      *source
 	stats    *datasets.Stats   // when the dataset was scanned for recorded judges
 	sel      *sessionSelection // sessions chosen by --rule/--tag/--limit/--sample; nil for all
@@ -388,7 +386,9 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		return nil, err
 	}
 	p.pol, p.crit = pol, pol.KillCriteria
+	p.critFrom = cmp.Or(o.Policy, "sample:policy.toml")
 	if o.Criteria != "" {
+		p.critFrom = o.Criteria + " (--criteria)"
 		data, err := os.ReadFile(o.Criteria)
 		if err != nil {
 			return nil, usageError{err}
@@ -455,6 +455,10 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		Settings:    o.settings(entries, p.baseline),
 		Layout:      o.layout,
 	}
+	// The resolved kill criteria travel with the run: report, gate and
+	// merge use them (run and replay alike).
+	t := metrics.ThresholdsOf(p.crit)
+	info.Criteria, info.CriteriaFrom = &t, p.critFrom
 	for _, j := range p.judges {
 		ji := judgeInfo(j)
 		o.Judge.setPrices(&ji)
