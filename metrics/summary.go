@@ -149,7 +149,11 @@ type Summary struct {
 	// Slices: the summary of each slice value when Config.Slices is set
 	// (`--by`); absent otherwise.
 	Slices []*SliceSummary `json:"slices,omitempty"`
+	// Sample is set when the figures come from a labeled sample
+	// (ApplySample, `--labels`); absent otherwise.
+	Sample *SampleInfo `json:"sample,omitempty"`
 
+	sample *sampleState
 	// paired per-case decisions for Compare; never serialized.
 	paired map[string]*judgePairs
 	conf   float64
@@ -321,6 +325,9 @@ type Row struct {
 	// approval_reject_rate_max and fire_rate_change_max; the total row
 	// carries judge_p95_max, judge_required_rate_max and unknown_rate_max.
 	Criteria []Criterion `json:"criteria"`
+	// Sample is the labeled-sample account of a rule row (ApplySample,
+	// `--labels`); absent otherwise.
+	Sample *RowSample `json:"sample,omitempty"`
 }
 
 // UnknownBreakdown counts judged pairs by non-decisive status.
@@ -358,6 +365,10 @@ type Criterion struct {
 	// computable (the estimate is on the bad side or at the threshold).
 	SamplesNeeded *int64 `json:"samples_needed"`
 	MoreSamples   *int64 `json:"more_samples"`
+	// MoreUnit names what MoreSamples counts when it is not raw samples:
+	// "labels" (to add from the labeling queue) on figures from a labeled
+	// sample; absent otherwise.
+	MoreUnit string `json:"more_unit,omitempty"`
 	// Reason says, in a sentence, why the status is what it is.
 	Reason string `json:"reason"`
 }

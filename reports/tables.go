@@ -175,6 +175,14 @@ func (rep *Report) WriteTables(w io.Writer, f Format) error {
 	if err := rep.rulesGrid(false).render(w, f); err != nil {
 		return err
 	}
+	if g := rep.sampleGrid(); g != nil {
+		if _, err := io.WriteString(w, "\nLabeled sample\n\n"); err != nil {
+			return err
+		}
+		if err := g.render(w, f); err != nil {
+			return err
+		}
+	}
 	for _, g := range rep.sliceGrids() {
 		if _, err := io.WriteString(w, "\n"); err != nil {
 			return err
