@@ -76,6 +76,12 @@ func TestClaudeSessionRequestAndOrder(t *testing.T) {
 	if r := m["cc-toolu_01Readme"].Context.RecentMessages; len(r) != 2 || r[1].Content != "Scaffolding the app." {
 		t.Errorf("Write call's recent messages %+v", r)
 	}
+	// Ordinary words in arguments stay as they were (masking is on).
+	if got := m["cc-toolu_01Readme"].Tool.Arguments["content"].(string); strings.Contains(got, "[MASKED]") ||
+		!strings.Contains(got, "A basic CLAUDE.md file") || !strings.Contains(got, "key={todo.id}") ||
+		!strings.Contains(got, "session_id: session_id") || !strings.Contains(got, "max_tokens: 1024") {
+		t.Errorf("ordinary text masked: %q", got)
+	}
 	main := sum.Sources[0]
 	if main.Skipped["compaction summary"] != 1 || main.Skipped["entry type system"] != 1 {
 		t.Errorf("skipped %v", main.Skipped)
