@@ -268,6 +268,28 @@ type Row struct {
 
 	FireRate *float64 `json:"fire_rate"`
 
+	// Repeats (--repeat N): FlipPairs counts pairs whose repeats answered
+	// at least twice, Flips those whose answers were not all equal;
+	// FlipRate = Flips/FlipPairs with its session-clustered interval. Nil
+	// without repeats.
+	FlipPairs    int64    `json:"flip_pairs,omitempty"`
+	Flips        int64    `json:"flips,omitempty"`
+	FlipRate     *float64 `json:"flip_rate,omitempty"`
+	FlipRateLo   *float64 `json:"flip_rate_lo,omitempty"`
+	FlipRateHi   *float64 `json:"flip_rate_hi,omitempty"`
+	FlipRateDeff *float64 `json:"flip_rate_deff,omitempty"`
+	// Rule order (--shuffle-rules): the answers given with the rule first
+	// and last in a call of two or more rules, and how many were match;
+	// PositionEffect is the match rate first minus the match rate last,
+	// with a Newcombe interval on the two clustered Wilson intervals.
+	PositionFirst      int64    `json:"position_first,omitempty"`
+	PositionFirstMatch int64    `json:"position_first_match,omitempty"`
+	PositionLast       int64    `json:"position_last,omitempty"`
+	PositionLastMatch  int64    `json:"position_last_match,omitempty"`
+	PositionEffect     *float64 `json:"position_effect,omitempty"`
+	PositionEffectLo   *float64 `json:"position_effect_lo,omitempty"`
+	PositionEffectHi   *float64 `json:"position_effect_hi,omitempty"`
+
 	// Baseline recall (dangerous rules with a baseline): the deterministic
 	// baseline's hits among the labeled positives that have a baseline.
 	BaselinePositives int64    `json:"baseline_positives"`
