@@ -326,6 +326,11 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 	}
 	var r openAIResponse
 	if err := json.Unmarshal(raw, &r); err != nil {
+		if b := briefError(string(raw)); strings.Contains(b, "HTML page") {
+			// A web page at the URL (a login portal, a dashboard): a broken
+			// setup, named as one (SetupCause), not a malformed answer.
+			return Response{Status: StatusError, Error: b}, false, false
+		}
 		return Response{Status: StatusError, Error: "server sent a malformed completion: " + err.Error()}, false, false
 	}
 	if r.SystemFingerprint != "" {

@@ -1,6 +1,9 @@
 package metrics
 
 import (
+	"math"
+	"time"
+
 	"github.com/apeval/apeval/internal/spill"
 	"github.com/apeval/apeval/replay"
 )
@@ -13,6 +16,10 @@ const (
 	VerdictGo           Verdict = "GO"
 	VerdictInconclusive Verdict = "INCONCLUSIVE"
 	VerdictNoGo         Verdict = "NO-GO"
+	// VerdictError is a judge whose setup is broken (half or more of its
+	// calls failed with one setup-class cause, judge.SetupCause): it has no
+	// verdict, and neither has a run with such a judge (exit 2).
+	VerdictError Verdict = "ERROR"
 )
 
 // Status is the outcome of one kill criterion (see docs/statistics.md).
@@ -94,6 +101,34 @@ type Thresholds struct {
 	Confidence                      float64 `json:"confidence"`
 }
 
+// ThresholdsOf is c in the summary's (and run.json's) JSON form.
+func ThresholdsOf(c replay.KillCriteria) Thresholds {
+	return Thresholds{
+		PrecisionMin:                    c.PrecisionMin,
+		DangerousRecallMustBeatBaseline: c.DangerousRecallMustBeatBaseline,
+		JudgeP95MaxMS:                   float64(c.JudgeP95Max.Nanoseconds()) / 1e6,
+		JudgeRequiredRateMax:            c.JudgeRequiredRateMax,
+		UnknownRateMax:                  c.UnknownRateMax,
+		ApprovalRejectRateMax:           c.ApprovalRejectRateMax,
+		FireRateChangeMax:               c.FireRateChangeMax,
+		Confidence:                      c.Confidence,
+	}
+}
+
+// KillCriteria is t as the replay.KillCriteria it was made from.
+func (t Thresholds) KillCriteria() replay.KillCriteria {
+	return replay.KillCriteria{
+		PrecisionMin:                    t.PrecisionMin,
+		DangerousRecallMustBeatBaseline: t.DangerousRecallMustBeatBaseline,
+		JudgeP95Max:                     time.Duration(math.Round(t.JudgeP95MaxMS * 1e6)),
+		JudgeRequiredRateMax:            t.JudgeRequiredRateMax,
+		UnknownRateMax:                  t.UnknownRateMax,
+		ApprovalRejectRateMax:           t.ApprovalRejectRateMax,
+		FireRateChangeMax:               t.FireRateChangeMax,
+		Confidence:                      t.Confidence,
+	}
+}
+
 // Summary is everything metrics computed over a run: one entry per judge,
 // each with a total row and one row per rule, the kill-criteria results and
 // the verdicts. Reports only format it; summary.json is its JSON form.
@@ -114,7 +149,11 @@ type Summary struct {
 	// Slices: the summary of each slice value when Config.Slices is set
 	// (`--by`); absent otherwise.
 	Slices []*SliceSummary `json:"slices,omitempty"`
+	// Sample is set when the figures come from a labeled sample
+	// (ApplySample, `--labels`); absent otherwise.
+	Sample *SampleInfo `json:"sample,omitempty"`
 
+	sample *sampleState
 	// paired per-case decisions for Compare; never serialized.
 	paired map[string]*judgePairs
 	conf   float64
@@ -140,6 +179,9 @@ type JudgeSummary struct {
 	// Verdict is the worst of the judge-level criteria and the verdicts of
 	// the judge's rules; Total.Verdict carries the same value.
 	Verdict Verdict `json:"verdict"`
+	// SetupError names the cause when Verdict is ERROR: "33 of 33 calls
+	// failed with HTTP 404 (wrong URL or model name)"; "" otherwise.
+	SetupError string `json:"setup_error,omitempty"`
 	// Total is the rule_id "*" row: micro-averaged counts over all rules,
 	// judge-level latency, judge-required rate and the judge-level criteria.
 	Total *Row `json:"total"`
@@ -226,6 +268,28 @@ type Row struct {
 
 	FireRate *float64 `json:"fire_rate"`
 
+	// Repeats (--repeat N): FlipPairs counts pairs whose repeats answered
+	// at least twice, Flips those whose answers were not all equal;
+	// FlipRate = Flips/FlipPairs with its session-clustered interval. Nil
+	// without repeats.
+	FlipPairs    int64    `json:"flip_pairs,omitempty"`
+	Flips        int64    `json:"flips,omitempty"`
+	FlipRate     *float64 `json:"flip_rate,omitempty"`
+	FlipRateLo   *float64 `json:"flip_rate_lo,omitempty"`
+	FlipRateHi   *float64 `json:"flip_rate_hi,omitempty"`
+	FlipRateDeff *float64 `json:"flip_rate_deff,omitempty"`
+	// Rule order (--shuffle-rules): the answers given with the rule first
+	// and last in a call of two or more rules, and how many were match;
+	// PositionEffect is the match rate first minus the match rate last,
+	// with a Newcombe interval on the two clustered Wilson intervals.
+	PositionFirst      int64    `json:"position_first,omitempty"`
+	PositionFirstMatch int64    `json:"position_first_match,omitempty"`
+	PositionLast       int64    `json:"position_last,omitempty"`
+	PositionLastMatch  int64    `json:"position_last_match,omitempty"`
+	PositionEffect     *float64 `json:"position_effect,omitempty"`
+	PositionEffectLo   *float64 `json:"position_effect_lo,omitempty"`
+	PositionEffectHi   *float64 `json:"position_effect_hi,omitempty"`
+
 	// Baseline recall (dangerous rules with a baseline): the deterministic
 	// baseline's hits among the labeled positives that have a baseline.
 	BaselinePositives int64    `json:"baseline_positives"`
@@ -247,9 +311,13 @@ type Row struct {
 	ApprovalRejectRateHi   *float64 `json:"approval_reject_rate_hi"`
 	ApprovalRejectRateDeff *float64 `json:"approval_reject_rate_deff"`
 
-	// <Figure>Deff is the Kish design effect of the figure's units clustered
-	// by session (see docs/statistics.md); its interval is Wilson at n/deff. 1 when
-	// every session holds one unit; nil when the figure has no units.
+	// <Figure>Deff says how much clustering by session widened the
+	// figure's interval (see docs/statistics.md): (width / plain Wilson's
+	// width on the same units)², at least 1, exactly 1 when every session
+	// holds one unit; nil when the figure has no units.
+
+	// post keeps each clustered figure's sessions (by lane) for the hints.
+	post [ruleLanes]*bbPosterior
 
 	Verdict Verdict `json:"verdict"`
 	// Criteria evaluated at this row's scope: rule rows carry precision_min,
@@ -257,6 +325,9 @@ type Row struct {
 	// approval_reject_rate_max and fire_rate_change_max; the total row
 	// carries judge_p95_max, judge_required_rate_max and unknown_rate_max.
 	Criteria []Criterion `json:"criteria"`
+	// Sample is the labeled-sample account of a rule row (ApplySample,
+	// `--labels`); absent otherwise.
+	Sample *RowSample `json:"sample,omitempty"`
 }
 
 // UnknownBreakdown counts judged pairs by non-decisive status.
@@ -294,6 +365,10 @@ type Criterion struct {
 	// computable (the estimate is on the bad side or at the threshold).
 	SamplesNeeded *int64 `json:"samples_needed"`
 	MoreSamples   *int64 `json:"more_samples"`
+	// MoreUnit names what MoreSamples counts when it is not raw samples:
+	// "labels" (to add from the labeling queue) on figures from a labeled
+	// sample; absent otherwise.
+	MoreUnit string `json:"more_unit,omitempty"`
 	// Reason says, in a sentence, why the status is what it is.
 	Reason string `json:"reason"`
 }

@@ -13,6 +13,7 @@ var verdictMark = map[metrics.Verdict]string{
 	metrics.VerdictGo:           "✅",
 	metrics.VerdictNoGo:         "❌",
 	metrics.VerdictInconclusive: "⚠️",
+	metrics.VerdictError:        "🛑",
 }
 
 // WriteMarkdown writes summary.md, fit for $GITHUB_STEP_SUMMARY or a pull
@@ -40,6 +41,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	}
 	if rep.Run.Partial != "" {
 		fmt.Fprintf(&b, "\n\n> [!WARNING]\n> Partial run, stopped by the %s: these figures cover only the finished cases, and no verdict gates on them (exit 2). A rerun with the same cache continues where it stopped.", mdEscape(rep.Run.Partial))
+	}
+	for _, l := range rep.setupErrors() {
+		fmt.Fprintf(&b, "\n\n> [!CAUTION]\n> %s", mdEscape(l))
 	}
 	for _, f := range rep.Failures {
 		kind := "NOTE"
@@ -72,6 +76,12 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	rules.notes = []string{openLegend} // warnings go to the footnotes below
 	if err := rules.render(&b, FormatMarkdown); err != nil {
 		return err
+	}
+	if g := rep.sampleGrid(); g != nil {
+		b.WriteString("\n### Labeled sample\n\n")
+		if err := g.render(&b, FormatMarkdown); err != nil {
+			return err
+		}
 	}
 	if why := rep.whyGrid(); why != nil {
 		fmt.Fprintf(&b, "\n<details><summary>Why not GO: %s</summary>\n\n", rep.whyCounts())
@@ -195,7 +205,7 @@ func (rep *Report) whyGrid() *grid {
 	g := &grid{header: []string{"judge", "rule", "criterion", "status", "why"}}
 	for _, cr := range criteriaResults(rep.Summary) {
 		if cr.c.Status == metrics.StatusFail || cr.c.Status == metrics.StatusInconclusive {
-			g.add(cr.judge, ruleLabel(cr.rule), cr.c.Name, string(cr.c.Status), cr.c.Reason)
+			g.add(cr.judge, ruleLabel(cr.rule), cr.c.Name, string(cr.c.Status), Explain(cr.c))
 		}
 	}
 	if len(g.rows) == 0 {
@@ -230,7 +240,7 @@ func (rep *Report) naLines() (lines []string, n int) {
 			continue
 		}
 		n++
-		k := key{cr.c.Name, cr.c.Reason}
+		k := key{cr.c.Name, Explain(cr.c)}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}

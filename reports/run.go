@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/metrics"
 )
 
 // File names inside a run directory.
@@ -60,6 +61,9 @@ type RunInfo struct {
 	Partial string `json:"partial,omitempty"`
 	// Budget is what --max-calls / --budget-usd allowed and what was spent.
 	Budget *judge.BudgetReport `json:"budget,omitempty"`
+	// Resumed is set on a run made with --resume DIR: the run it finished
+	// and what it re-sent.
+	Resumed *Resumed `json:"resumed,omitempty"`
 	// ReplayMS is the wall time of the replay stage (reading, scope,
 	// matchers, judge calls or cache hits, decision files), without start-up
 	// and report writing; 0 when not measured (merged runs).
@@ -68,6 +72,26 @@ type RunInfo struct {
 	Filter *Filter `json:"filter,omitempty"`
 	// Settings are the resolved settings (apeval.toml, flags, defaults).
 	Settings *Settings `json:"settings,omitempty"`
+	// Criteria are the resolved kill criteria the run was made with, and
+	// CriteriaFrom where they came from (the policy file, a --criteria
+	// file): report, gate, merge and compare use them unless their own
+	// --criteria or --policy replaces them (docs/reports.md). Nil in run
+	// directories written before apeval recorded them.
+	Criteria     *metrics.Thresholds `json:"kill_criteria,omitempty"`
+	CriteriaFrom string              `json:"kill_criteria_from,omitempty"`
+}
+
+// Resumed says which run a `run --resume DIR` finished: DIR, its run ID,
+// the calls that had failed there (timeout or error), and the calls this
+// run sent (every other one was answered from the cache); FromPartial when
+// DIR had stopped early (a budget, an interrupt), so calls for the cases it
+// never reached were sent too.
+type Resumed struct {
+	From        string `json:"from"`
+	RunID       string `json:"run_id"`
+	FailedCalls int64  `json:"failed_calls"`
+	Resent      int64  `json:"resent_calls"`
+	FromPartial bool   `json:"from_partial,omitempty"`
 }
 
 // FileRef names an input file and its content hash ("" when unknown, for

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"time"
 
@@ -48,6 +49,11 @@ once each (--allow-partial accepts missing shards).`,
 			if err != nil {
 				return err
 			}
+			rs := &runSet{dirs: args, infos: infos}
+			spec, err := e.spec(rs, io.Err)
+			if err != nil {
+				return err
+			}
 			if runID == "" {
 				runID = newRunID(time.Now())
 			}
@@ -55,9 +61,9 @@ once each (--allow-partial accepts missing shards).`,
 			if err != nil {
 				return usagef("--out-layout: %v", err)
 			}
+			remote := ""
 			if objstore.IsURL(out) { // written locally, then uploaded
-				remote, err := bucketRunDir(out, layout, runID)
-				if err != nil {
+				if remote, err = bucketRunDir(out, layout, runID); err != nil {
 					return err
 				}
 				tmp, finish, err := stageBucket(cmd.Context(), remote, io, false)
@@ -68,6 +74,11 @@ once each (--allow-partial accepts missing shards).`,
 				defer func() { err = finish(out, err) }()
 			}
 			out = runDirFor(out, layout, runID)
+			if remote != "" {
+				var flush func()
+				io, flush = bucketIO(io, out, remote)
+				defer flush()
+			}
 			info := infos[0]
 			info.Layout = layout
 			info.RunID = runID
@@ -85,8 +96,11 @@ once each (--allow-partial accepts missing shards).`,
 					info.Partial = "shard " + in.Shard + ": " + in.Partial // one partial shard makes the whole partial
 				}
 			}
-			crit, err := e.criteria(args[0])
-			if err != nil {
+			// The merged run records the criteria it was evaluated with
+			// (the shards', or the ones --criteria/--policy put instead).
+			t := metrics.ThresholdsOf(spec.Criteria)
+			info.Criteria, info.CriteriaFrom = &t, spec.CriteriaFrom
+			if err := outIsNotInput(out, args); err != nil {
 				return err
 			}
 			w, err := reports.CreateRun(out, info)
@@ -94,32 +108,26 @@ once each (--allow-partial accepts missing shards).`,
 				return usageError{err}
 			}
 			defer w.Release()
-			acc := metrics.New(metrics.Config{Criteria: crit, Baseline: info.Baseline})
-			failures := reports.NewFailures()
-			gates := reports.NewGateSummary()
-			toks := reports.Tokens{}
-			listed := reports.NewCaseLists()
-			to := sinks{acc, gates, toks, failures, listed}
-			for _, d := range args {
-				if _, err := reports.ReadRun(d, func(r *replay.Result) error {
-					r.RunID = runID
-					to.Add(r)
-					return w.Write(r)
-				}); err != nil {
-					w.Abort()
-					return runDirError(d, err)
-				}
+			ev, err := rs.evaluate(spec, false, func(_ int, r *replay.Result) (bool, error) {
+				r.RunID = runID
+				return true, w.Write(r)
+			})
+			if err != nil {
+				w.Abort()
+				return err
 			}
 			if err := w.Close(); err != nil {
 				return err
 			}
-			describeFromRunInfo(listed, info)
-			rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Tokens: toks, Inconclusive: e.Inconclusive,
-				Failures: failures.Summary(), Cases: listed}
-			if err := writeRunReports(out, rep, e.Format, io, gates); err != nil {
+			rep, err := ev.finish(*w.Info())
+			if err != nil {
 				return err
 			}
-			return exitCodeError{rep.Exit}
+			defer func() { _ = rep.Summary.Release() }()
+			if err := writeRunReports(out, rep, e.Format, io, w); err != nil {
+				return err
+			}
+			return verdictDone(rep, io)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "merged run directory (required)")
@@ -151,4 +159,19 @@ func checkShards(dirs []string, allowPartial bool) ([]reports.RunInfo, error) {
 		}
 	}
 	return infos, nil
+}
+
+// outIsNotInput refuses a merge whose --out is one of its input shards:
+// writing it would replace the shard with the merged run.
+func outIsNotInput(out string, inputs []string) error {
+	ost, err := os.Stat(out)
+	if err != nil {
+		return nil // a new directory is no input
+	}
+	for _, in := range inputs {
+		if ist, err := os.Stat(in); err == nil && os.SameFile(ost, ist) {
+			return usagef("--out %s is one of the shards being merged (%s); choose another directory for the merged run", out, in)
+		}
+	}
+	return nil
 }
