@@ -91,6 +91,14 @@ func TestClaudeSessionRequestAndOrder(t *testing.T) {
 	}
 }
 
+// A session's file given alone brings its sub-agents' files with it.
+func TestClaudeSessionFileAlone(t *testing.T) {
+	cases, sum, _ := importAll(t, "claude-code-transcript", Options{}, sessionsDir+"/-home-dev-todo/3b9f6a2e-1c4d-4e8a-9f70-5d2c8b1a6e43.jsonl")
+	if len(cases) != 6 || len(sum.Sources) != 2 || cases[1].ID != "cc-toolu_01WebSearch1" {
+		t.Errorf("%v from %d sources", ids(cases), len(sum.Sources))
+	}
+}
+
 // Codex 0.104: a tool_search_call's arguments are an object, and
 // web_search_call items are network calls the boundary must see.
 func TestCodexCurrentItems(t *testing.T) {
