@@ -39,6 +39,9 @@ type evalSpec struct {
 	// DistinctCases: each case's results arrive together (run).
 	DistinctCases bool
 	Inconclusive  string
+	// PolicyRules: the policy's rule IDs, when the command has the policy
+	// (a rule never in scope is listed, not dropped).
+	PolicyRules []string
 }
 
 // evaluation is one pass of the pipeline: every sink a report needs, fed
@@ -55,7 +58,8 @@ type evaluation struct {
 func newEvaluation(spec evalSpec) *evaluation {
 	return &evaluation{
 		spec:     spec,
-		acc:      metrics.New(metrics.Config{Criteria: spec.Criteria, Baseline: spec.Baseline, Slices: spec.Slices, DistinctCases: spec.DistinctCases}),
+		acc:      metrics.New(metrics.Config{Criteria: spec.Criteria, Baseline: spec.Baseline, Slices: spec.Slices, DistinctCases: spec.DistinctCases,
+			PolicyRules: spec.PolicyRules}),
 		gates:    reports.NewGateSummary(),
 		toks:     reports.Tokens{},
 		failures: reports.NewFailures(),
