@@ -3,13 +3,13 @@ package metrics
 // Figure is one figure of a baseline-vs-candidate comparison (one paired test).
 // Pointers are nil (JSON null) where a value does not apply or has no data.
 type Figure struct {
-	Figure              string   `json:"figure"` // recall, false_positive_rate, unknown_rate, fire_rate, precision, latency_p50_ms, latency_p95_ms, latency_shift
-	Baseline            *float64 `json:"baseline"`
-	Candidate           *float64 `json:"candidate"`
-	Delta               *float64 `json:"delta"` // candidate - baseline
-	DeltaLo             *float64 `json:"delta_lo"`
-	DeltaHi             *float64 `json:"delta_hi"`
-	PValue              *float64 `json:"p_value"`
+	Figure    string   `json:"figure"` // recall, false_positive_rate, unknown_rate, fire_rate, precision, latency_p50_ms, latency_p95_ms, latency_shift
+	Baseline  *float64 `json:"baseline"`
+	Candidate *float64 `json:"candidate"`
+	Delta     *float64 `json:"delta"` // candidate - baseline
+	DeltaLo   *float64 `json:"delta_lo"`
+	DeltaHi   *float64 `json:"delta_hi"`
+	PValue    *float64 `json:"p_value"`
 	// QValue is the Benjamini–Hochberg q-value of PValue over every test
 	// of the comparison (rules × figures × slices; Comparison.Tests); the
 	// tables mark by it.
@@ -20,11 +20,11 @@ type Figure struct {
 	N             int64    `json:"n"` // units the test used
 	// NBaseline and NCandidate split N for the unpaired latency figures
 	// (shown as n_B+n_C); nil for the paired ones.
-	NBaseline  *int64 `json:"n_baseline"`
-	NCandidate *int64 `json:"n_candidate"`
-	Test       string `json:"test"` // sign_flip_sessions, delta_t_sessions, bootstrap_calls, mann_whitney
-	DiscordantBaseline  *int64   `json:"discordant_baseline"`
-	DiscordantCandidate *int64   `json:"discordant_candidate"`
+	NBaseline           *int64 `json:"n_baseline"`
+	NCandidate          *int64 `json:"n_candidate"`
+	Test                string `json:"test"` // sign_flip_sessions, delta_t_sessions, bootstrap_calls, mann_whitney
+	DiscordantBaseline  *int64 `json:"discordant_baseline"`
+	DiscordantCandidate *int64 `json:"discordant_candidate"`
 }
 
 // Significant reports whether the difference is marked: its q-value (its

@@ -1,9 +1,9 @@
 package metrics
 
 import (
-	"math"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 

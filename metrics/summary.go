@@ -191,7 +191,7 @@ type JudgeSummary struct {
 	// case replayed by this judge had in scope: no row, no verdict, and the
 	// reason.
 	NeverInScope []NeverInScope `json:"never_in_scope"`
-	Warnings []string `json:"warnings"`
+	Warnings     []string       `json:"warnings"`
 	// Latencies are the judge's live-call latencies in milliseconds,
 	// ascending (cache hits left out, failed calls kept): what the latency
 	// figures were computed from, kept for the latency CDF chart. Not in

@@ -57,8 +57,8 @@ type evaluation struct {
 
 func newEvaluation(spec evalSpec) *evaluation {
 	return &evaluation{
-		spec:     spec,
-		acc:      metrics.New(metrics.Config{Criteria: spec.Criteria, Baseline: spec.Baseline, Slices: spec.Slices, DistinctCases: spec.DistinctCases,
+		spec: spec,
+		acc: metrics.New(metrics.Config{Criteria: spec.Criteria, Baseline: spec.Baseline, Slices: spec.Slices, DistinctCases: spec.DistinctCases,
 			PolicyRules: spec.PolicyRules}),
 		gates:    reports.NewGateSummary(),
 		toks:     reports.Tokens{},
