@@ -27,6 +27,7 @@ type evalOptions struct {
 	Format       string
 	JSON         bool
 	By           []string
+	Labels       []string
 }
 
 // registerBy adds --by (per-slice metrics) to a command.
@@ -40,6 +41,7 @@ func (e *evalOptions) register(cmd *cobra.Command, withFormat bool) {
 	f.StringVar(&e.Policy, "policy", "", "take the kill criteria from this policy file's [kill_criteria] instead of the run's")
 	f.StringVar(&e.Baseline, "baseline", "", "baseline judge for fire_rate_change_max (default: the run's --baseline)")
 	f.StringVar(&e.Inconclusive, "inconclusive", "", "map an INCONCLUSIVE verdict's exit code: pass (0) or fail (1); default 3")
+	registerLabels(f, &e.Labels)
 	if withFormat {
 		f.StringVar(&e.Format, "format", "", "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&e.JSON, "json", false, "print summary.json to stdout (same as --format json)")
@@ -58,6 +60,9 @@ func (e *evalOptions) validate() error {
 	}
 	if err := metrics.CheckSlices(e.By); err != nil {
 		return usagef("--by: %v", err)
+	}
+	if err := checkLabels(e.Labels, e.By); err != nil {
+		return err
 	}
 	return checkInconclusive(e.Inconclusive)
 }

@@ -1,6 +1,7 @@
 package mask
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 )
@@ -86,9 +87,14 @@ var maskRules = []maskRule{
 		re: regexp.MustCompile(`^az\s+login\b[^\n|;&]*?\s(?:-p|--password)[\s=]+("[^"\n]*"|'[^'\n]*'|\S+)`)},
 	// Authorization schemes: Bearer …, Basic …, token … (token-like values
 	// only, so "basic operations" stays readable).
-	{triggers: []string{"bearer", "basic", "digest", "token"}, fold: true, word: true,
-		re: regexp.MustCompile(`^(?i:bearer|basic|digest|token)\s+([A-Za-z0-9._~+/=-]{8,})`),
-		ok: func(v string) bool { return strings.ContainsAny(v, "0123456789+/=._-") }},
+	// A file name after the word ("a basic CLAUDE.md file", "token
+	// usage.json") is prose, not a credential; Basic credentials are base64.
+	{triggers: []string{"bearer", "digest", "token"}, fold: true, word: true,
+		re: regexp.MustCompile(`^(?i:bearer|digest|token)\s+([A-Za-z0-9._~+/=-]{8,})`),
+		ok: func(v string) bool { return strings.ContainsAny(v, "0123456789+/=._-") && !fileName(v) }},
+	{triggers: []string{"basic"}, fold: true, word: true,
+		re: regexp.MustCompile(`^(?i:basic)\s+([A-Za-z0-9+/]{8,}={0,2})(?:[^A-Za-z0-9._~+/=-]|$)`),
+		ok: func(v string) bool { return strings.ContainsAny(v, "0123456789+/=") }},
 	// key=value, key: value, "key": "value", env assignments and URL query
 	// parameters whose key names a secret.
 	{scan: maskKeyValues},
@@ -253,7 +259,7 @@ func pemLabel(l string) bool {
 }
 
 // callRe matches a value that starts with a function or method call.
-var callRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*\(`)
+var callRe = regexp.MustCompile(`^(?:(?:await|new|yield)\s+)?[A-Za-z_][A-Za-z0-9_.]*\(`)
 
 var authValueRe = regexp.MustCompile(`(?i)^(bearer|basic|digest|token)([ \t]+)`)
 
@@ -295,9 +301,14 @@ func maskKeyValues(s string) string {
 			k++
 		}
 		vStart, vEnd, repl := k, k, Masked
+		key := s[j:kEnd]
 		switch {
 		case k < len(s) && s[k] == '$':
 			continue // a variable reference ($VAULT_KEY, ${X}), not the secret itself
+		case k < len(s) && (s[k] == '{' || s[k] == '[' || s[k] == '`'):
+			continue // an expression (key={todo.id}), an object or a list: code; its own keys are looked at
+		case !secretValueKey(key):
+			continue // what the key names is about a secret, not one: token_type, max_tokens
 		case k < len(s) && (s[k] == '"' || s[k] == '\''):
 			end := strings.IndexByte(s[k+1:], s[k])
 			if end < 0 || strings.IndexByte(s[k+1:k+1+end], '\n') >= 0 {
@@ -321,6 +332,12 @@ func maskKeyValues(s string) string {
 		}
 		if vEnd == vStart || s[vStart:vEnd] == repl {
 			continue
+		}
+		if v := s[vStart:vEnd]; repl == Masked && (codeReference(key, v) || numericCount(key, v) || codeLiteral[strings.TrimRight(v, ",;)}]`.")]) {
+			continue // session_id: session_id, api_key=settings.api_key, max_tokens: 1024
+		}
+		if weakKey(key) && !looksSecret(strings.Trim(s[vStart:vEnd], `"'`)) {
+			continue // key: value, sort_key: created_at: a key named only "…key" needs a value that looks like one
 		}
 		b.WriteString(s[last:vStart])
 		b.WriteString(repl)
@@ -372,6 +389,125 @@ func allDigits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// codeLiteral are values that are code, never a secret (password = None).
+var codeLiteral = map[string]bool{"null": true, "nil": true, "None": true, "undefined": true, "true": true, "false": true}
+
+// fileName reports whether a word is a file name (CLAUDE.md, setup.py).
+func fileName(v string) bool {
+	i := strings.LastIndexByte(v, '.')
+	if i <= 0 || i == len(v)-1 {
+		return false
+	}
+	switch strings.ToLower(v[i+1:]) {
+	case "md", "txt", "json", "jsonl", "yaml", "yml", "toml", "ini", "cfg", "conf", "go", "py", "js", "ts", "tsx", "jsx",
+		"rs", "rb", "java", "kt", "c", "h", "cpp", "cs", "sh", "html", "css", "xml", "csv", "log", "lock", "mod", "sum", "sql", "proto":
+		return true
+	}
+	return false
+}
+
+// secretValueKey reports whether a secret-named key holds the secret
+// itself: token_type, password_file, api_key_name, max_tokens name
+// something about it.
+func secretValueKey(k string) bool {
+	l := strings.ToLower(k)
+	if i := strings.LastIndexAny(l, "_-."); i >= 0 {
+		switch l[i+1:] {
+		case "type", "kind", "count", "length", "len", "size", "limit", "ttl", "name", "file", "path", "dir", "url", "uri",
+			"endpoint", "header", "field", "policy", "prompt", "hint", "format", "expiry", "expires", "at":
+			return false
+		}
+	}
+	return true
+}
+
+// codeReference reports whether a value is a name in code rather than a
+// secret: the key's own name (session_id: session_id, token: token,
+// sessionId: sessionId) or a dotted reference (settings.api_key,
+// self.password).
+func codeReference(key, v string) bool {
+	v = strings.TrimRight(v, ",;)}]`.")
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		key = key[i+1:] // self.api_key = api_key
+	}
+	norm := func(x string) string {
+		return strings.ToLower(strings.NewReplacer("_", "", "-", "", ".", "").Replace(x))
+	}
+	if norm(v) == norm(key) && v != "" {
+		return true
+	}
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) < 2 || !identWord(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// identWord: letters and underscores, no digits (a random token has some).
+func identWord(p string) bool {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// numericCount: a number under a key that counts tokens (max_tokens,
+// input_tokens, num_tokens) is a count, not a token.
+func numericCount(key, v string) bool {
+	l := strings.ToLower(key)
+	if !strings.Contains(l, "tokens") && !strings.HasPrefix(l, "max_token") && !strings.HasPrefix(l, "num_token") {
+		return false
+	}
+	v = strings.TrimRight(v, ",;)}]`.")
+	for i := 0; i < len(v); i++ {
+		if !(v[i] >= '0' && v[i] <= '9' || v[i] == '.' || v[i] == '_') {
+			return false
+		}
+	}
+	return v != ""
+}
+
+// weakKey reports whether a key names a secret only by ending in "key"
+// (key, sort_key, primary_key, STRIPE_KEY) and not by a secret word.
+func weakKey(k string) bool {
+	l := strings.ToLower(k)
+	for _, w := range secretKeyWords {
+		if strings.Contains(l, w) {
+			return false
+		}
+	}
+	if i := strings.LastIndexAny(l, "_-."); i >= 0 {
+		l = l[i+1:]
+	}
+	return l == "key"
+}
+
+// looksSecret: a value under a weak key is masked when it looks like a
+// key — letters and digits mixed, or a long run of key characters.
+func looksSecret(v string) bool {
+	if looksRandom(v) && len(v) >= 8 {
+		return true
+	}
+	if len(v) < 20 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(isAlnum(c) || c == '+' || c == '/' || c == '=' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func looksRandom(s string) bool {
@@ -463,6 +599,18 @@ func secretKey(k string) bool {
 	return false
 }
 
+// countValue: a number under a key that counts tokens ("max_tokens": 1024)
+// or sizes a secret (token_ttl, password_length) is not a secret.
+func countValue(k string, e any) bool {
+	switch e.(type) {
+	case float64, int, int64, json.Number:
+	default:
+		return false
+	}
+	l := strings.ToLower(k)
+	return strings.Contains(l, "tokens") || strings.HasPrefix(l, "max_token") || strings.HasPrefix(l, "num_token") || !secretValueKey(k)
+}
+
 // secretKeyWords mark a key as secret wherever they occur in its name.
 var secretKeyWords = []string{"password", "passwd", "passphrase", "secret", "token", "api_key", "apikey",
 	"api-key", "access_key", "access-key", "accesskey", "private_key", "private-key", "privatekey",
@@ -481,7 +629,7 @@ func Value(v any) any {
 		out := make(map[string]any, len(v))
 		for k, e := range v {
 			mk := String(k) // a key name can be a secret too
-			if secretKey(k) && e != nil {
+			if secretKey(k) && e != nil && !countValue(k, e) {
 				out[mk] = Masked
 				continue
 			}
