@@ -34,7 +34,7 @@ func TestMajority(t *testing.T) {
 		{[]string{"n"}, judge.NoMatch, judge.StatusOK, false},
 		{[]string{"m", "m", "n"}, judge.Match, judge.StatusOK, false},
 		{[]string{"n", "m", "n", "n", "m"}, judge.NoMatch, judge.StatusOK, false},
-		// A plurality is enough: 2 match beat 1 no_match and 1 undecided... 
+		// A plurality is enough: 2 match beat 1 no_match and 1 undecided...
 		{[]string{"m", "m", "n", "u"}, judge.Match, judge.StatusOK, false},
 		// ...and failures vote undecided.
 		{[]string{"m", "m", "timeout"}, judge.Match, judge.StatusOK, false},

@@ -23,8 +23,11 @@ import (
 
 // runOptions are the flags of `apeval run` and `apeval replay`.
 type runOptions struct {
-	Datasets []string
-	Policy   string
+	// OTLPEndpoint, when set (or OTEL_EXPORTER_OTLP_ENDPOINT is), sends
+	// the run as OpenTelemetry traces (reports.Tracer).
+	OTLPEndpoint string
+	Datasets     []string
+	Policy       string
 	// PermissionsFrom are agents' permission files (KIND:PATH) added to the
 	// policy's permissions layer.
 	PermissionsFrom []string
@@ -161,6 +164,7 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 	f.StringVar(&o.Shard, "shard", "", "replay only shard I of N (`I/N`, 1-based), partitioned by session_id hash; recombine with apeval merge; auto: from the scheduler's environment")
 	f.IntVar(&o.ShardCount, "shard-count", 0, "with --shard auto: the number of shards (a Kubernetes Indexed Job's completions; else $"+replay.ShardCountEnv+")")
 	f.StringVar(&o.RunID, "run-id", "", "run ID (default: UTC time plus a random suffix)")
+	f.StringVar(&o.OTLPEndpoint, "otlp-endpoint", "", "send the run as OpenTelemetry traces to this OTLP/HTTP collector (http://localhost:4318; default $OTEL_EXPORTER_OTLP_ENDPOINT): a span per run and judge call, an evaluation event per rule × judge")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress output")
 	f.StringVar(&o.Criteria, "criteria", "", "kill-criteria file (TOML, [kill_criteria] table); overrides the policy's and is recorded in run.json")
 	if !replayOnly {
@@ -302,6 +306,25 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	if !o.replayOnly {
 		to = sinks{ev}
 	}
+	var tracer *reports.Tracer
+	if reports.OTLPEnabled(o.OTLPEndpoint, io.Getenv) {
+		if tracer, err = reports.NewTracer(ctx, o.OTLPEndpoint, *p.w.Info(), version); err != nil {
+			return usagef("%v", err)
+		}
+		to = append(to, tracer)
+	}
+	// finishTrace ends the run span and flushes; an unreachable collector
+	// is a warning, never a change of verdict.
+	finishTrace := func(rep *reports.Report) {
+		if tracer == nil {
+			return
+		}
+		if err := tracer.Finish(rep); err != nil {
+			fmt.Fprintf(io.Err, "apeval: warning: %v\n", err)
+		}
+		tracer = nil
+	}
+	defer finishTrace(nil)
 	res, err := p.replay(ctx, o, io, to)
 	if err != nil {
 		return err
@@ -332,6 +355,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		return err
 	}
 	defer func() { _ = rep.Summary.Release() }() // a temporary file with no name; nothing to keep
+	finishTrace(rep)
 	if err := writeRunReports(o.Out, rep, o.Format, io, p.w); err != nil {
 		return err
 	}

@@ -313,3 +313,26 @@ func TestCompareCarriesRepeats(t *testing.T) {
 		}
 	}
 }
+
+// report.html shows each rule's flip rate and position effect on its card.
+func TestHTMLShowsWavering(t *testing.T) {
+	dir := t.TempDir()
+	ds := wavererDataset(t, dir, 12)
+	pol := filepath.Join(dir, "policy.toml")
+	os.WriteFile(pol, []byte(wavererPolicy), 0o644)
+	srv := newWaverer(t)
+	out := filepath.Join(dir, "r")
+	code, _, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:waverer",
+		"--openai-base-url", srv.URL+"/v1", "--no-cache", "--repeat", "3", "--shuffle-rules", "--out", out, "-q")
+	if code == exitUsage {
+		t.Fatalf("run: %s", stderr)
+	}
+	page, _ := os.ReadFile(filepath.Join(out, "report.html"))
+	if !strings.Contains(string(page), "wavers: flip rate") || !strings.Contains(string(page), "position effect (first − last)") {
+		t.Fatalf("report.html lacks the wavering line")
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "summary.md"))
+	if !strings.Contains(string(md), "flip rate") || !strings.Contains(string(md), "pos Δ") {
+		t.Fatalf("summary.md lacks flip rate / pos Δ:\n%s", md)
+	}
+}
