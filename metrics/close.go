@@ -202,6 +202,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 		r.setClustered(laneAppr, ls.clustered(laneAppr, e.z, e.conf))
 		disc := ls.mcnemar(ruleLanes)
 		ls.reset()
+		ra.rep.fill(r, e.conf)
 		r.JudgeRequiredRate = ratio(ra.judged, ra.inScope)
 		scratch = scratch[:0]
 		for _, p := range ra.callRefs {
@@ -248,6 +249,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 	total.setClustered(laneJR, ls.clustered(0, e.z, e.conf))
 	total.setClustered(laneAppr, ls.clustered(1, e.z, e.conf))
 	ls.reset()
+	j.rep.fill(total, e.conf)
 	total.JudgeRequired = j.judgeRequired
 	total.JudgeRequiredRate = ratio(j.judgeRequired, j.cases)
 	// Baseline recall is a per-rule comparison; a pooled figure would mix

@@ -188,6 +188,9 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 	if len(few) > 0 {
 		cmp.Warnings = append(cmp.Warnings, fmt.Sprintf("fewer than %d paired cases, the tests have little power: %s", fewPaired, strings.Join(few, ", ")))
 	}
+	if s.sample != nil {
+		s.sample.weightComparison(s, cmp)
+	}
 	return cmp
 }
 

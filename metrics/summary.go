@@ -153,7 +153,11 @@ type Summary struct {
 	// Slices: the summary of each slice value when Config.Slices is set
 	// (`--by`); absent otherwise.
 	Slices []*SliceSummary `json:"slices,omitempty"`
+	// Sample is set when the figures come from a labeled sample
+	// (ApplySample, `--labels`); absent otherwise.
+	Sample *SampleInfo `json:"sample,omitempty"`
 
+	sample *sampleState
 	// paired per-case decisions for Compare; never serialized.
 	paired map[string]*judgePairs
 	conf   float64
@@ -272,6 +276,28 @@ type Row struct {
 
 	FireRate *float64 `json:"fire_rate"`
 
+	// Repeats (--repeat N): FlipPairs counts pairs whose repeats answered
+	// at least twice, Flips those whose answers were not all equal;
+	// FlipRate = Flips/FlipPairs with its session-clustered interval. Nil
+	// without repeats.
+	FlipPairs    int64    `json:"flip_pairs,omitempty"`
+	Flips        int64    `json:"flips,omitempty"`
+	FlipRate     *float64 `json:"flip_rate,omitempty"`
+	FlipRateLo   *float64 `json:"flip_rate_lo,omitempty"`
+	FlipRateHi   *float64 `json:"flip_rate_hi,omitempty"`
+	FlipRateDeff *float64 `json:"flip_rate_deff,omitempty"`
+	// Rule order (--shuffle-rules): the answers given with the rule first
+	// and last in a call of two or more rules, and how many were match;
+	// PositionEffect is the match rate first minus the match rate last,
+	// with a Newcombe interval on the two clustered Wilson intervals.
+	PositionFirst      int64    `json:"position_first,omitempty"`
+	PositionFirstMatch int64    `json:"position_first_match,omitempty"`
+	PositionLast       int64    `json:"position_last,omitempty"`
+	PositionLastMatch  int64    `json:"position_last_match,omitempty"`
+	PositionEffect     *float64 `json:"position_effect,omitempty"`
+	PositionEffectLo   *float64 `json:"position_effect_lo,omitempty"`
+	PositionEffectHi   *float64 `json:"position_effect_hi,omitempty"`
+
 	// Baseline recall (dangerous rules with a baseline): the deterministic
 	// baseline's hits among the labeled positives that have a baseline.
 	BaselinePositives int64    `json:"baseline_positives"`
@@ -307,6 +333,9 @@ type Row struct {
 	// approval_reject_rate_max and fire_rate_change_max; the total row
 	// carries judge_p95_max, judge_required_rate_max and unknown_rate_max.
 	Criteria []Criterion `json:"criteria"`
+	// Sample is the labeled-sample account of a rule row (ApplySample,
+	// `--labels`); absent otherwise.
+	Sample *RowSample `json:"sample,omitempty"`
 }
 
 // NeverInScope is a policy rule without a row, and why.
@@ -354,6 +383,10 @@ type Criterion struct {
 	// computable (the estimate is on the bad side or at the threshold).
 	SamplesNeeded *int64 `json:"samples_needed"`
 	MoreSamples   *int64 `json:"more_samples"`
+	// MoreUnit names what MoreSamples counts when it is not raw samples:
+	// "labels" (to add from the labeling queue) on figures from a labeled
+	// sample; absent otherwise.
+	MoreUnit string `json:"more_unit,omitempty"`
 	// Reason says, in a sentence, why the status is what it is.
 	Reason string `json:"reason"`
 }

@@ -211,7 +211,7 @@ func (rep *Report) WriteComparison(w io.Writer, c *metrics.Comparison, f Format)
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		return enc.Encode(comparisonJSON{Comparison: c, Cost: rep.comparisonCosts(c)})
+		return enc.Encode(comparisonJSON{Comparison: c, Cost: rep.comparisonCosts(c), Repeats: rep.comparisonRepeats(c)})
 	case FormatTSV:
 		return comparisonTSV(c, rep.Summary.Thresholds.Confidence).render(w, f)
 	}
@@ -228,6 +228,91 @@ func (rep *Report) WriteComparison(w io.Writer, c *metrics.Comparison, f Format)
 type comparisonJSON struct {
 	*metrics.Comparison
 	Cost map[string]*JudgeCost `json:"cost,omitempty"`
+	// Repeats is each judge's flip rate and position effect per rule
+	// (--repeat, --shuffle-rules), keyed by judge then rule ("*" the
+	// total); absent without repeats.
+	Repeats map[string]map[string]RepeatFigures `json:"repeats,omitempty"`
+}
+
+// RepeatFigures are a judge × rule's repeat and rule-order figures.
+type RepeatFigures struct {
+	FlipPairs        int64    `json:"flip_pairs"`
+	FlipRate         *float64 `json:"flip_rate"`
+	FlipRateLo       *float64 `json:"flip_rate_lo"`
+	FlipRateHi       *float64 `json:"flip_rate_hi"`
+	PositionEffect   *float64 `json:"position_effect"`
+	PositionEffectLo *float64 `json:"position_effect_lo"`
+	PositionEffectHi *float64 `json:"position_effect_hi"`
+}
+
+func repeatFigures(r *metrics.Row) RepeatFigures {
+	return RepeatFigures{FlipPairs: r.FlipPairs, FlipRate: r.FlipRate, FlipRateLo: r.FlipRateLo, FlipRateHi: r.FlipRateHi,
+		PositionEffect: r.PositionEffect, PositionEffectLo: r.PositionEffectLo, PositionEffectHi: r.PositionEffectHi}
+}
+
+// comparisonRepeats is comparisonJSON.Repeats.
+func (rep *Report) comparisonRepeats(c *metrics.Comparison) map[string]map[string]RepeatFigures {
+	if !hasRepeats(rep.Summary) {
+		return nil
+	}
+	out := map[string]map[string]RepeatFigures{}
+	for _, j := range rep.Summary.Judges {
+		if (j.Judge != c.Baseline && j.Judge != c.Candidate) || j.Total == nil {
+			continue
+		}
+		m := map[string]RepeatFigures{metrics.AllRules: repeatFigures(j.Total)}
+		for _, r := range j.Rules {
+			m[r.RuleID] = repeatFigures(r)
+		}
+		out[j.Judge] = m
+	}
+	return out
+}
+
+// repeatsGrid lays out both judges' flip rate and position effect per
+// rule, nil without repeats.
+func (rep *Report) repeatsGrid(baseline, candidate string) *grid {
+	s := rep.Summary
+	if !hasRepeats(s) {
+		return nil
+	}
+	var b, c *metrics.JudgeSummary
+	for _, j := range s.Judges {
+		switch j.Judge {
+		case baseline:
+			b = j
+		case candidate:
+			c = j
+		}
+	}
+	if b == nil || c == nil {
+		return nil
+	}
+	g := &grid{header: []string{"wavering", "flip " + baseline, "flip " + candidate, "pos Δ " + baseline, "pos Δ " + candidate},
+		right: []bool{false, true, true, true, true}}
+	row := func(label string, rb, rc *metrics.Row) {
+		cell := func(r *metrics.Row, pos bool) string {
+			if r == nil {
+				return na
+			}
+			if pos {
+				return fmtSignedCI(r.PositionEffect, r.PositionEffectLo, r.PositionEffectHi)
+			}
+			return fmtCI(r.FlipRate, r.FlipRateLo, r.FlipRateHi, 2)
+		}
+		g.add(label, cell(rb, false), cell(rc, false), cell(rb, true), cell(rc, true))
+	}
+	row(ruleLabel(metrics.AllRules), b.Total, c.Total)
+	for _, id := range ruleIDs(s) {
+		rb, rc := b.Rule(id), c.Rule(id)
+		if rb == nil && rc == nil {
+			continue
+		}
+		row(ruleLabel(id), rb, rc)
+	}
+	g.notes = []string{"flip: share of pairs whose repeated answers were not all equal (--repeat); pos Δ: match rate with the rule first minus last in a call (--shuffle-rules); each judge's own figure with its session-clustered interval, not a paired test."}
+	g.width, g.fit = rep.Width, fitOptions{judgeHeads: 0}
+	return g
 }
 
 func (rep *Report) comparisonCosts(c *metrics.Comparison) map[string]*JudgeCost {
@@ -256,6 +341,16 @@ func (rep *Report) writeComparisonTables(w io.Writer, c *metrics.Comparison, f F
 		}
 		if i == len(gs)-1 {
 			g.notes = append(append(g.notes, testLegend, adjustmentNote(c)), numbered(c.Warnings)...)
+		}
+		if err := g.render(w, f); err != nil {
+			return err
+		}
+	}
+	// How each judge wavers (--repeat, --shuffle-rules): descriptive, each
+	// judge's own figure with its interval.
+	if g := rep.repeatsGrid(c.Baseline, c.Candidate); g != nil {
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
 		}
 		if err := g.render(w, f); err != nil {
 			return err
