@@ -300,8 +300,12 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	// replay.Run emits a case's results together, judge by judge, and the
 	// dataset reader rejects duplicate ids: the accumulator numbers cases
 	// as they come instead of keeping their IDs.
+	var ruleIDs []string
+	for _, r := range p.pol.Rules {
+		ruleIDs = append(ruleIDs, r.ID)
+	}
 	ev := newEvaluation(evalSpec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
-		DistinctCases: true, Inconclusive: o.Inconclusive, Labels: p.lab})
+		DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: ruleIDs, Labels: p.lab})
 	to := sinks{ev.gates, ev.failures} // replay prints the gate table only
 	if !o.replayOnly {
 		to = sinks{ev}
