@@ -307,12 +307,15 @@ func TestGitLabComponentMergeRequest(t *testing.T) {
 		!strings.Contains(n, "(https://gitlab.test/o/r/-/jobs/9/artifacts/file/apeval-out/ci/report.html)") {
 		t.Errorf("first note:\n%.600s", n)
 	}
-	// The smoke subset (30 sessions, seed 2) is NO-GO: exit 1, the same note updated.
+	// The smoke subset (30 sessions, seed 2) is INCONCLUSIVE or NO-GO, which
+	// inconclusive: fail (the default) both exit 1; the same note updated.
 	code, log = pipeline(map[string]string{"judges": judge, "seed": "2"})
 	if code != 1 || g.created != 1 || g.updated != 1 || len(g.notes) != 2 {
 		t.Fatalf("second pipeline: exit %d, %d notes added, %d updated\n%s", code, g.created, g.updated, log)
 	}
-	if !strings.HasPrefix(g.notes[1].Body, "<!-- apeval:apeval.toml -->\n## ❌ apeval: NO-GO\n") || g.notes[0].Body != "Looks good" {
+	if b := g.notes[1].Body; !strings.HasPrefix(b, "<!-- apeval:apeval.toml -->\n## ") || b == n ||
+		!(strings.Contains(b, " apeval: NO-GO\n") || strings.Contains(b, " apeval: INCONCLUSIVE\n")) ||
+		!strings.Contains(b, "30 sessions sampled (seed 2)") || g.notes[0].Body != "Looks good" {
 		t.Errorf("notes after the second pipeline: %q / %.300s", g.notes[0].Body, g.notes[1].Body)
 	}
 }
