@@ -115,3 +115,21 @@ func TestResumeResendsOnlyFailedCalls(t *testing.T) {
 		t.Fatalf("--no-cache: exit %d, %s", code, stderr)
 	}
 }
+
+// newNoUsageServer answers like the OpenAI-compatible servers that report
+// no usage.
+func newNoUsageServer(t *testing.T) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"object":"list","data":[]}`)
+	})
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		body := readBody(r)
+		w.Header().Set("Content-Type", "application/json")
+		content := fmt.Sprintf("%q", judgeAnswer(promptText(body), false))
+		fmt.Fprintf(w, `{"id":"x","object":"chat.completion","model":"judge-large","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}]}`, content)
+	})
+	s := httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
