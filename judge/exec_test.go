@@ -244,9 +244,11 @@ func TestExecPoolRunsOneChildPerSlot(t *testing.T) {
 	if len(seen) != 4 {
 		t.Fatalf("%d children answered (%v), want 4", len(seen), seen)
 	}
+	// Each child read its warm-up request (start-up is not latency, EXEC.md)
+	// and two calls.
 	for p, n := range seen {
-		if n != 2 {
-			t.Fatalf("child %s answered %d calls, want 2 each: %v", p, n, seen)
+		if n != 3 {
+			t.Fatalf("child %s read %d lines, want the warm-up and 2 calls each: %v", p, n, seen)
 		}
 	}
 }
@@ -265,5 +267,37 @@ func TestExecMissingProgram(t *testing.T) {
 	}
 	if c, ok := j.(interface{ Close() error }); ok {
 		c.Close()
+	}
+}
+
+// Start-up is not latency: a plugin that takes a second to start (an
+// interpreter, a model) answers its first call in its steady time, with
+// the ready line, without it (the untimed warm-up request), and when it
+// writes the ready line but answers the warm-up request too.
+func TestExecStartIsNotLatency(t *testing.T) {
+	answer := `{"version":1,"decisions":[{"rule_id":"del","result":"match"},{"rule_id":"send","result":"no_match"},{"rule_id":"style","result":"unknown"}]}`
+	loop := `while read l; do sleep 0.05; echo '` + answer + `'; done`
+	skipWarmup := `while read l; do case "$l" in *'"warmup":true'*) continue;; esac; sleep 0.05; echo '` + answer + `'; done`
+	for _, tt := range []struct{ name, command string }{
+		{"no handshake", `sleep 1; ` + loop},
+		{"ready line", `sleep 1; echo '{"ready":true}'; ` + skipWarmup},
+		{"ready line and a warm-up answer", `sleep 1; echo '{"ready":true}'; ` + loop},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := openExec(t, tt.command, Config{Timeout: 5 * time.Second})
+			for i := range 3 {
+				start := time.Now()
+				r := e.Judge(context.Background(), execRequest("rm x"))
+				if r.Status != StatusOK || r.Decisions[0].Result != Match {
+					t.Fatalf("call %d: %+v", i, r)
+				}
+				if i == 0 && time.Since(start) < time.Second {
+					t.Fatalf("the first call did not wait for the start (%v)", time.Since(start))
+				}
+				if r.Latency > 500*time.Millisecond {
+					t.Fatalf("call %d: latency %v includes the plugin's start", i, r.Latency)
+				}
+			}
+		})
 	}
 }
