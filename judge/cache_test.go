@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -354,5 +355,55 @@ func TestCachedEntryWithoutLatencyIsAskedAgain(t *testing.T) {
 	r := j.Judge(context.Background(), req)
 	if !r.Cached || r.Latency <= 0 || len(f.requests()) != 1 {
 		t.Fatalf("rewritten entry: cached %v latency %v after %d calls; want a hit with its latency", r.Cached, r.Latency, len(f.requests()))
+	}
+}
+
+// Identical inputs asked at once make one call: the others wait for it and
+// are cache hits at its latency, so a warm rerun (every input a hit at the
+// one stored latency) reproduces the cold run's latencies exactly.
+func TestCachedJudgeAsksIdenticalInputsOnce(t *testing.T) {
+	f := newFakeOpenAI(t, func(n int, body map[string]any) reply {
+		r := echoReply(n, body)
+		r.delay = 50 * time.Millisecond
+		return r
+	})
+	cache, err := OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cache.Close()
+	j := Cached(openOpenAI(t, f, Config{}), cache)
+	resps := make([]Response, 6)
+	var wg sync.WaitGroup
+	for i := range resps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resps[i] = j.Judge(context.Background(), twoRules())
+		}()
+	}
+	wg.Wait()
+	if n := len(f.requests()); n != 1 {
+		t.Fatalf("%d server calls for one input, want 1", n)
+	}
+	var live Response
+	hits := 0
+	for _, r := range resps {
+		if r.Status != StatusOK {
+			t.Fatalf("response %+v", r)
+		}
+		if r.Cached {
+			hits++
+		} else {
+			live = r
+		}
+	}
+	for _, r := range resps {
+		if r.Latency != live.Latency {
+			t.Fatalf("a hit's latency %v differs from the call's %v", r.Latency, live.Latency)
+		}
+	}
+	if hits != 5 {
+		t.Fatalf("%d hits, want 5", hits)
 	}
 }
