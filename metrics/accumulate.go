@@ -73,8 +73,8 @@ type judgeAcc struct {
 	// setup counts failed calls by setup-class cause (judge.SetupCause):
 	// half or more of the calls with one cause is a broken setup.
 	setup map[string]int64
-	lat                                []float64
-	rules                              map[string]*ruleAcc
+	lat   []float64
+	rules map[string]*ruleAcc
 	// caseList holds one record per result: K = case ordinal<<ordShift |
 	// case flags (caseReplayed, caseJudgeCalled, caseApprOut, caseApprRej),
 	// V = session. Read in order, it is the set of cases the judge
