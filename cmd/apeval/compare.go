@@ -95,6 +95,8 @@ a link to --report-url, and the per-rule figures folded; it fits GitHub's
 		},
 	}
 	o.register(cmd, true)
+	// compare prints the comparison, not a run's summary.json.
+	cmd.Flags().Lookup("json").Usage = "print the comparison as JSON (every figure's Δ, interval, p-value, test and n; the candidate's verdict) instead of tables (same as --format json)"
 	o.registerBy(cmd)
 	cmd.Flags().StringVar(&o.Candidate, "candidate", "", "candidate judge (identity or unique prefix) when a run holds several")
 	cmd.Flags().StringVar(&o.Out, "out", "", "also write compare.parquet (one row per rule × figure) into this directory")

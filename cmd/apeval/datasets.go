@@ -119,7 +119,7 @@ func newStatsCmd(io IO) *cobra.Command {
 		Use:   "stats [FILE...]",
 		Short: "Describe a dataset: cases, sessions, categories, tools, labels, recorded judges",
 		Example: `  apeval datasets stats cases.jsonl
-  apeval datasets stats --json | jq .recorded_judges`,
+  apeval datasets stats --json | jq .judges`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if asJSON {
 				format = "json"

@@ -97,7 +97,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--format", "xml"}, "--format"},
 		{[]string{"run", "--baseline", "nosuchjudge", "--out", filepath.Join(dir, "x")}, "matches no judge"},
 		{[]string{"run", "--dataset", filepath.Join(dir, "missing.jsonl"), "--policy", pol}, "missing.jsonl"},
-		{[]string{"run", "--policy", filepath.Join(dir, "nope.toml")}, "nope.toml"},
+		{[]string{"run", "--dataset", filepath.Join(dir, "cases.jsonl"), "--policy", filepath.Join(dir, "nope.toml")}, "nope.toml"},
 		{[]string{"run", "--nosuchflag"}, "unknown flag"},
 		{[]string{"report"}, "at least one run directory"},
 		{[]string{"gate", dir}, "not a run directory"},

@@ -173,7 +173,7 @@ func (o *runOptions) validate(getenv func(string) string) error {
 	if o.Policy != "" && len(o.Datasets) == 0 {
 		// Without this, the user's policy and judges would run over the
 		// embedded sample: a paid API billed for cases nobody meant.
-		return usagef("--policy needs --dataset: without one, apeval would evaluate the embedded sample with your policy and judges; pass --dataset FILE (or drop --policy to try the sample)")
+		return usagef("--policy %s needs --dataset: without one, apeval would evaluate the embedded sample with your policy and judges; pass --dataset FILE (or drop --policy to try the sample)", o.Policy)
 	}
 	if o.Concurrency < 1 || o.Concurrency > replay.MaxConcurrency {
 		return usagef("--concurrency must be between 1 and %d, got %d", replay.MaxConcurrency, o.Concurrency)

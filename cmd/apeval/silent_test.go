@@ -64,7 +64,7 @@ func TestPolicyWithoutDataset(t *testing.T) {
 	os.WriteFile(pol, []byte(silentPolicy), 0o644)
 	for _, cmd := range []string{"run", "replay"} {
 		code, _, stderr := apeval(t, "", cmd, "--policy", pol, "--judge", "none", "-q")
-		if code != exitUsage || !strings.Contains(stderr, "--policy needs --dataset") {
+		if code != exitUsage || !strings.Contains(stderr, "needs --dataset: without one, apeval would evaluate the embedded sample") {
 			t.Fatalf("%s: exit %d, %q", cmd, code, stderr)
 		}
 	}
