@@ -44,6 +44,12 @@ staticcheck:
 test: duckdb
 	$(GO) test -count=1 ./...
 
+# The statistics' calibration suite at 2,000 replicates per setting (`make
+# test` runs it at 400): prints the table docs/statistics.md shows.
+.PHONY: calibrate
+calibrate:
+	APEVAL_CALIBRATE=2000 $(GO) test -count=1 -timeout 2h -run TestCalibration -v ./metrics | sed -n '/^ *| /s/^ *//p'
+
 # apeval run the way a user runs it: cmd/apeval/testdata/script/*.txtar.
 # Part of `make test` too; this target runs only them.
 script-test:
@@ -105,7 +111,13 @@ fuzz:
 actionlint:
 	./.ci/actionlint.sh
 
-ci: vet staticcheck test fuzz readme-check actionlint e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check label-browser
+# The pull-request comments (GO, NO-GO, INCONCLUSIVE, ERROR and the
+# sample's) rendered from their Markdown in headless Chromium at 800 px.
+.PHONY: comment-check
+comment-check: build
+	./.ci/comment-check.sh
+
+ci: vet staticcheck test fuzz readme-check actionlint e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check label-browser comment-check
 
 clean:
 	rm -rf bin apeval-out

@@ -19,6 +19,7 @@ func (a *Accumulator) Close() *Summary {
 		crit.Confidence = 0.95
 	}
 	e := newEvaluator(crit)
+	e.seed = a.cfg.Seed
 	sm, nSess := a.denseSessions()
 	s := &Summary{
 		Thresholds:  ThresholdsOf(crit),
@@ -44,6 +45,14 @@ func (a *Accumulator) Close() *Summary {
 		setup[j.id] = j.setup
 		js, pairs := j.close(e, sm, ls)
 		js.IsBaseline = a.cfg.Baseline != "" && j.id == a.cfg.Baseline
+		js.NeverInScope = []NeverInScope{}
+		for _, id := range a.cfg.PolicyRules {
+			if j.rules[id] == nil {
+				js.NeverInScope = append(js.NeverInScope, NeverInScope{RuleID: id,
+					Reason: "no case replayed by this judge had the rule in scope (its scope matched no case): no figures and no verdict"})
+				js.Warnings = append(js.Warnings, fmt.Sprintf("rule %s was never in scope: no case matched its scope, so it has no figures and no verdict", id))
+			}
+		}
 		s.Judges = append(s.Judges, js)
 		s.paired[j.id] = pairs
 	}
@@ -175,6 +184,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 	slices.SortFunc(rules, func(x, y *ruleAcc) int { return strings.Compare(x.id, y.id) })
 	total := &Row{RuleID: AllRules, Cases: j.cases}
 	var scratch []float64
+	ps := newPairScratch(len(ls.mark))
 	var missing int64
 	var versionClash []string
 	for _, ra := range rules {
@@ -184,16 +194,16 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 		// One pass: the units of each clustered figure, and the
 		// discordance with the baseline for dangerous recall.
 		ls.over(sm, ruleLanes, true, ra.pairs)
-		r.PrecisionDeff = deffPtr(ls.deff(lanePrec), r.TP+r.FP)
-		r.RecallDeff = deffPtr(ls.deff(laneRec), r.TP+r.FN)
-		r.UnknownRateDeff = deffPtr(ls.deff(laneUnk), r.Judged)
-		r.JudgeRequiredRateDeff = deffPtr(ls.deff(laneJR), r.InScope)
-		r.ApprovalRejectRateDeff = deffPtr(ls.deff(laneAppr), r.ApprovalOutcomes)
+		r.rates()
+		r.setClustered(lanePrec, ls.clustered(lanePrec, e.z, e.conf))
+		r.setClustered(laneRec, ls.clustered(laneRec, e.z, e.conf))
+		r.setClustered(laneUnk, ls.clustered(laneUnk, e.z, e.conf))
+		r.setClustered(laneJR, ls.clustered(laneJR, e.z, e.conf))
+		r.setClustered(laneAppr, ls.clustered(laneAppr, e.z, e.conf))
 		disc := ls.mcnemar(ruleLanes)
 		ls.reset()
-		r.rates(e.z)
+		ra.rep.fill(r, e.conf)
 		r.JudgeRequiredRate = ratio(ra.judged, ra.inScope)
-		r.JudgeRequiredRateLo, r.JudgeRequiredRateHi = wilsonDeffPtr(ra.judged, ra.inScope, deffOf(r.JudgeRequiredRateDeff), e.z)
 		scratch = scratch[:0]
 		for _, p := range ra.callRefs {
 			scratch = append(scratch, j.lat[p])
@@ -204,7 +214,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 		if len(scratch) > 0 {
 			pairs.lat[ra.id] = slices.Clone(scratch)
 		}
-		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r, disc), e.unknownRate(r), e.approvalRejectRate(r)}
+		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r, disc, baselinePairs(sm, ps, ra.pairs, r), e.seed), e.unknownRate(r), e.approvalRejectRate(r)}
 		js.Rules = append(js.Rules, r)
 		total.add(r)
 		missing += ra.missing
@@ -214,15 +224,17 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 		pairs.rules[ra.id] = ra.pairs
 		ra.callRefs = nil
 	}
+	e.holmDangerous(js.Rules)
 	// The "*" row clusters all its rules' units by session.
 	all := make([]*spill.List, len(rules))
 	for i, ra := range rules {
 		all[i], ra.pairs = ra.pairs, nil
 	}
 	ls.over(sm, totalLanes, false, all...)
-	total.PrecisionDeff = deffPtr(ls.deff(lanePrec), total.TP+total.FP)
-	total.RecallDeff = deffPtr(ls.deff(laneRec), total.TP+total.FN)
-	total.UnknownRateDeff = deffPtr(ls.deff(laneUnk), total.Judged)
+	total.rates()
+	total.setClustered(lanePrec, ls.clustered(lanePrec, e.z, e.conf))
+	total.setClustered(laneRec, ls.clustered(laneRec, e.z, e.conf))
+	total.setClustered(laneUnk, ls.clustered(laneUnk, e.z, e.conf))
 	ls.reset()
 	total.ApprovalOutcomes, total.ApprovalRejected = j.approvalOutcomes, j.approvalRejected
 	distinct := eachCase(j.caseList, sm, func(sess uint32, f uint64) {
@@ -233,13 +245,13 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 			ls.add(sess, 1, f&caseApprRej != 0)
 		}
 	})
-	total.JudgeRequiredRateDeff = deffPtr(ls.deff(0), j.cases)
-	total.ApprovalRejectRateDeff = deffPtr(ls.deff(1), j.approvalOutcomes)
+	total.ApprovalRejectRate = ratio(total.ApprovalRejected, total.ApprovalOutcomes)
+	total.setClustered(laneJR, ls.clustered(0, e.z, e.conf))
+	total.setClustered(laneAppr, ls.clustered(1, e.z, e.conf))
 	ls.reset()
-	total.rates(e.z)
+	j.rep.fill(total, e.conf)
 	total.JudgeRequired = j.judgeRequired
 	total.JudgeRequiredRate = ratio(j.judgeRequired, j.cases)
-	total.JudgeRequiredRateLo, total.JudgeRequiredRateHi = wilsonDeffPtr(j.judgeRequired, j.cases, deffOf(total.JudgeRequiredRateDeff), e.z)
 	// Baseline recall is a per-rule comparison; a pooled figure would mix
 	// rules with and without baselines.
 	total.BaselineRecall = nil
@@ -316,19 +328,34 @@ func (t *Row) add(r *Row) {
 	t.BaselineOnlyHits += r.BaselineOnlyHits
 }
 
-// rates derives precision, recall, unknown rate, fire rate and baseline
-// recall from the row's counts.
-func (r *Row) rates(z float64) {
+// rates derives precision, recall, unknown rate, fire rate, baseline
+// recall and approval reject rate from the row's counts; their intervals
+// come from the sessions (setClustered).
+func (r *Row) rates() {
 	r.Precision = ratio(r.TP, r.TP+r.FP)
-	r.PrecisionLo, r.PrecisionHi = wilsonDeffPtr(r.TP, r.TP+r.FP, deffOf(r.PrecisionDeff), z)
 	r.Recall = ratio(r.TP, r.TP+r.FN)
-	r.RecallLo, r.RecallHi = wilsonDeffPtr(r.TP, r.TP+r.FN, deffOf(r.RecallDeff), z)
 	r.UnknownRate = ratio(r.Unknown.Total(), r.Judged)
-	r.UnknownRateLo, r.UnknownRateHi = wilsonDeffPtr(r.Unknown.Total(), r.Judged, deffOf(r.UnknownRateDeff), z)
 	r.FireRate = ratio(r.Fired, r.InScope)
 	r.BaselineRecall = ratio(r.BaselineHits, r.BaselinePositives)
 	r.ApprovalRejectRate = ratio(r.ApprovalRejected, r.ApprovalOutcomes)
-	r.ApprovalRejectRateLo, r.ApprovalRejectRateHi = wilsonDeffPtr(r.ApprovalRejected, r.ApprovalOutcomes, deffOf(r.ApprovalRejectRateDeff), z)
+}
+
+// setClustered stores a clustered figure's interval and design effect
+// (lane: lanePrec … laneAppr) and keeps its posterior for the hints.
+func (r *Row) setClustered(lane int, c clustered) {
+	r.post[lane] = c.post
+	switch lane {
+	case lanePrec:
+		r.PrecisionLo, r.PrecisionHi, r.PrecisionDeff = c.lo, c.hi, c.deff
+	case laneRec:
+		r.RecallLo, r.RecallHi, r.RecallDeff = c.lo, c.hi, c.deff
+	case laneUnk:
+		r.UnknownRateLo, r.UnknownRateHi, r.UnknownRateDeff = c.lo, c.hi, c.deff
+	case laneJR:
+		r.JudgeRequiredRateLo, r.JudgeRequiredRateHi, r.JudgeRequiredRateDeff = c.lo, c.hi, c.deff
+	case laneAppr:
+		r.ApprovalRejectRateLo, r.ApprovalRejectRateHi, r.ApprovalRejectRateDeff = c.lo, c.hi, c.deff
+	}
 }
 
 // setupVerdict makes the verdict ERROR when half or more of the judge's
@@ -360,4 +387,23 @@ func (js *JudgeSummary) finishVerdict() {
 	}
 	js.Verdict = v
 	js.Total.Verdict = v
+}
+
+// baselinePairs is, for a dangerous rule with a deterministic baseline,
+// its labeled positives with a baseline result per session: the judge's
+// hit (first side) and the baseline's, for dangerous recall's interval.
+// Nil for other rules.
+func baselinePairs(sm sessMap, ps *pairScratch, l *spill.List, r *Row) *pairDiff {
+	if r.Class != "dangerous" || r.BaselinePositives == 0 {
+		return nil
+	}
+	it := l.Iter()
+	for c := it.Chunk(); len(c) > 0; c = it.Chunk() {
+		for _, p := range c {
+			if f := p.K; f&bitBase != 0 {
+				ps.add(sm.at(p.V), f&bitMatch != 0, f&bitBaseHit != 0)
+			}
+		}
+	}
+	return newPairDiff(ps.take())
 }

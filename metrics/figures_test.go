@@ -3,6 +3,7 @@ package metrics
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -18,25 +19,33 @@ func TestMcNemarExactPublished(t *testing.T) {
 	near(t, "19 vs 1", McNemarTwoSided(19, 1), 4.00543212890625e-05, 1e-15)
 }
 
-func TestDurkalskiHand(t *testing.T) {
+func TestSignFlipHand(t *testing.T) {
 	// Four sessions, discordant units (b_i = baseline only, c_i =
 	// candidate only):
 	//
-	//	session  b_i  c_i  d_i = b_i − c_i  d_i²
-	//	S1        2    0        2            4
-	//	S2        1    0        1            1
-	//	S3        0    1       −1            1
-	//	S4        3    1        2            4
-	//	                   Σd = 4       Σd² = 10
+	//	session  b_i  c_i  d_i = b_i − c_i
+	//	S1        2    0        2
+	//	S2        1    0        1
+	//	S3        0    1       −1
+	//	S4        3    1        2
+	//	                   T = Σd = 4
 	//
-	// X² = 4²/10 = 1.6; p = P(χ²₁ > 1.6) = erfc(√1.6/√2) = 0.2059032.
-	near(t, "durkalski", DurkalskiTwoSided([]int64{2, 1, -1, 2}), 0.20590321073206833, 1e-12)
-	near(t, "all zero", DurkalskiTwoSided([]int64{0, 0}), 1, 0)
-	// One-sided: Z = 4/√10 = 1.26491, p = 1 − Φ(1.26491) = 0.1029516.
-	near(t, "greater", durkalskiGreater(4, 10), 0.20590321073206833/2, 1e-12)
+	// The 16 sign flips: the ±1 pair sums to −2, 0, 0, 2 and the ±2 pair
+	// to −4, 0, 0, 4; |sum| ≥ 4 needs the ±2 pair at ±4 and the ±1 pair
+	// not against it: 3 + 3 of 16 → p = 0.375; P(T* ≥ 4) = 3/16.
+	r := SignFlip([]int64{2, 1, -1, 2}, 1)
+	near(t, "two-sided", r.two, 0.375, 1e-12)
+	near(t, "greater", r.greater, 0.1875, 1e-12)
+	if r.mcErr != nil {
+		t.Error("exact test with a Monte Carlo error")
+	}
+	// Four sessions each at +3: only all-plus and all-minus reach |12|:
+	// 2/16 = 0.125 (Durkalski's χ² gave 0.0455).
+	near(t, "four at +3", SignFlip([]int64{3, 3, 3, 3}, 1).two, 0.125, 1e-12)
+	near(t, "no discordance", SignFlip([]int64{0, 0}, 1).two, 1, 0)
 
 	// The same table through the scratch: S1 and S4 hold more than one
-	// discordant unit, so the clustered statistic is used.
+	// discordant unit.
 	sc := newSessScratch(4)
 	for _, u := range []struct {
 		s    uint32
@@ -51,19 +60,53 @@ func TestDurkalskiHand(t *testing.T) {
 		sc.addDisc(u.s, false, false) // concordant: ignored
 	}
 	m := sc.mcnemar()
-	if !m.clustered || m.b != 6 || m.c != 2 || m.test() != TestMcNemarClustered {
+	if !m.clustered || m.b != 6 || m.c != 2 || m.test() != TestSignFlip {
 		t.Errorf("mcnemar %+v", m)
 	}
-	near(t, "via scratch", m.twoSided(), 0.20590321073206833, 1e-12)
+	near(t, "via scratch", m.flip(1).two, 0.375, 1e-12)
 	// One discordant unit per session: exact McNemar on b vs c.
 	for i := range uint32(4) {
 		sc.addDisc(i, i < 3, i == 3)
 	}
 	m = sc.mcnemar()
-	if m.clustered || m.test() != TestMcNemarExact {
+	if m.clustered {
 		t.Errorf("one per session: %+v", m)
 	}
-	near(t, "exact 3 vs 1", m.twoSided(), McNemarTwoSided(3, 1), 0)
+	near(t, "exact 3 vs 1", m.flip(1).two, McNemarTwoSided(3, 1), 0)
+	// With every |d_i| = 1 the dynamic programme itself gives McNemar.
+	near(t, "dp = McNemar", SignFlip([]int64{1, 1, 1, 1, 1, 1, -1}, 1).two, McNemarTwoSided(6, 1), 1e-12)
+	near(t, "dp = McNemar one-sided", SignFlip([]int64{1, 1, 1, 1, 1, 1, -1}, 1).greater, McNemarGreater(6, 1), 1e-12)
+
+	// Too many distinct sums for the exact distribution: Monte Carlo, with
+	// its error, near the normal approximation Z = Σd/√Σd².
+	var big []int64
+	for i := range 3000 {
+		big = append(big, int64(i%37+1)*[]int64{1, 1, -1}[i%3])
+	}
+	r = SignFlip(big, 7)
+	if r.mcErr == nil || *r.mcErr <= 0 {
+		t.Fatalf("no Monte Carlo error: %+v", r)
+	}
+	var s, ss float64
+	for _, d := range big {
+		s += float64(d)
+		ss += float64(d * d)
+	}
+	near(t, "monte carlo vs normal", r.two, 2*normalSurvival(math.Abs(s)/math.Sqrt(ss)), 5**r.mcErr+0.005)
+}
+
+// TestNormalTailErfc: p-values far in the tail stay above 0 (1 − Erf
+// underflows to 0 there; Erfc does not).
+func TestNormalTailErfc(t *testing.T) {
+	var x, y []float64
+	for i := range 200 {
+		x = append(x, float64(i))
+		y = append(y, float64(1000+i))
+	}
+	_, p := MannWhitney(x, y)
+	if !(p > 0) {
+		t.Errorf("Mann–Whitney p = %v on fully separated samples of 200, want a tiny positive", p)
+	}
 }
 
 func TestMannWhitneyTies(t *testing.T) {
@@ -89,23 +132,48 @@ func TestMannWhitneyTies(t *testing.T) {
 	}
 }
 
-func TestClusteredWilsonHand(t *testing.T) {
-	// Three sessions: (y, m) = (3, 4), (1, 4), (0, 2). Y = 4, M = 10, p̂ = 0.4.
-	// Residuals y_i − p̂m_i: 1.4, −0.6, −0.8; squares 1.96 + 0.36 + 0.64 = 2.96.
-	// V_clu = 3/2 · 2.96/100 = 0.0444; V_bin = 0.4·0.6/10 = 0.024;
-	// deff = 1.85; n_eff = 10/1.85 = 5.4054.
-	// Wilson at n_eff: z²/n = 0.71067, centre (0.4 + 0.35534)/1.71067 =
-	// 0.44154, half 1.95996·√(0.24/5.4054 + 3.84146/116.87)/1.71067 =
-	// 0.31848 → [0.12306, 0.76002].
-	d := Deff([]int64{3, 1, 0}, []int64{4, 4, 2})
-	near(t, "deff", d, 1.85, 1e-12)
-	lo, hi := WilsonDeff(4, 10, d, z95)
-	near(t, "lo", lo, 0.12306270240010453, 1e-9)
-	near(t, "hi", hi, 0.7600240333140741, 1e-9)
-	// Less spread than binomial: deff floors at 1.
-	near(t, "floor", Deff([]int64{1, 1}, []int64{2, 2}), 1, 0)
-	// One session: no between-session variance to estimate.
-	near(t, "one session", Deff([]int64{3}, []int64{10}), 1, 0)
+// TestClusteredIntervalReference checks ClusteredInterval against an
+// independent brute-force integration of the same posterior (flat priors
+// on μ and ρ, a uniform 2000 × 400 midpoint grid, no adaptivity; the
+// script is in the commit that added this test).
+func TestClusteredIntervalReference(t *testing.T) {
+	for _, c := range []struct {
+		ys, ms []int64
+		lo, hi float64
+	}{
+		{[]int64{3, 1, 0}, []int64{4, 4, 2}, 0.12170574842679918, 0.7384540133349501},
+		// 40 of 40 in one session: no PASS of precision ≥ 0.90 here.
+		{[]int64{40}, []int64{40}, 0.23892822058919638, 0.9941502893715477},
+		// p̂ = 1 over five sessions: as wide as five sessions warrant.
+		{[]int64{5, 5, 5, 5, 5}, []int64{5, 5, 5, 5, 5}, 0.6464735354652095, 0.9977389659217676},
+		{[]int64{9, 8, 10, 7}, []int64{10, 10, 10, 10}, 0.49934275228117125, 0.9297205549027039},
+	} {
+		p := newBBPosterior(c.ys, c.ms, 1)
+		p.fit()
+		name := fmt.Sprint(c.ys, c.ms)
+		near(t, name+" posterior lo", p.quantile(0.025), c.lo, 0.003)
+		near(t, name+" posterior hi", p.quantile(0.975), c.hi, 0.003)
+		// The interval is the hull of the posterior interval and of
+		// Wilson's at the observed rate with the posterior interval's
+		// width: it holds both, and Wilson's at n = M/deff is as wide.
+		lo, hi, deff := ClusteredInterval(c.ys, c.ms, 0.95)
+		var y, m int64
+		for i := range c.ms {
+			y, m = y+c.ys[i], m+c.ms[i]
+		}
+		rate := float64(y) / float64(m)
+		if lo > c.lo+0.003 || hi < c.hi-0.003 || lo > rate || hi < rate {
+			t.Errorf("%s: [%v, %v] does not hold the posterior's [%v, %v] and %v", name, lo, hi, c.lo, c.hi, rate)
+		}
+		n := float64(m) / deff
+		wl, wh := Wilson(rate*n, n, z95)
+		near(t, name+" deff width", wh-wl, hi-lo, 1e-9)
+	}
+	// One unit per session: plain Wilson.
+	lo, hi, _ := ClusteredInterval([]int64{1, 0, 1, 1}, []int64{1, 1, 1, 1}, 0.95)
+	wl, wh := Wilson(3, 4, z95)
+	near(t, "wilson lo", lo, wl, 1e-12)
+	near(t, "wilson hi", hi, wh, 1e-12)
 }
 
 // TestOneUnitPerSessionIsPlainWilson: when every session holds one unit
@@ -154,11 +222,11 @@ func TestOneUnitPerSessionIsPlainWilson(t *testing.T) {
 }
 
 // TestClusteredRowIntervals: a rule whose positives sit in few sessions
-// gets the hand-computed design effect and a wider interval.
+// gets the clustered interval of its sessions, and a design effect above 1.
 func TestClusteredRowIntervals(t *testing.T) {
 	// Recall units: session a 4 positives, 3 caught; b 4 positives, 1
 	// caught; c 2 positives, none caught → the (3,4), (1,4), (0,2) table
-	// of TestClusteredWilsonHand: deff 1.85.
+	// of TestClusteredIntervalReference.
 	var rs []*replay.Result
 	add := func(sess string, n, hits int) {
 		for i := range n {
@@ -175,13 +243,22 @@ func TestClusteredRowIntervals(t *testing.T) {
 	add("c", 2, 0)
 	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, rs)
 	r := s.Judges[0].Rules[0]
-	near(t, "recall deff", *r.RecallDeff, 1.85, 1e-12)
-	near(t, "recall lo", *r.RecallLo, 0.12306270240010453, 1e-9)
-	near(t, "recall hi", *r.RecallHi, 0.7600240333140741, 1e-9)
-	// Precision units (the 4 matches, all TP): p̂ = 1 → deff 1.
-	near(t, "precision deff", *r.PrecisionDeff, 1, 0)
-	// The "*" row clusters the same units: same deff.
-	near(t, "total recall deff", *s.Judges[0].Total.RecallDeff, 1.85, 1e-12)
+	lo, hi, deff := ClusteredInterval([]int64{3, 1, 0}, []int64{4, 4, 2}, 0.95)
+	near(t, "recall lo", *r.RecallLo, lo, 0)
+	near(t, "recall hi", *r.RecallHi, hi, 0)
+	near(t, "recall deff", *r.RecallDeff, deff, 0)
+	if deff <= 1 {
+		t.Errorf("recall deff %v, want > 1", deff)
+	}
+	// Precision units (the 4 matches, all TP, in sessions a and b): p̂ = 1,
+	// and still clustered: 3 and 1 in two sessions are not 4 independent.
+	plo, _, _ := ClusteredInterval([]int64{3, 1}, []int64{3, 1}, 0.95)
+	near(t, "precision lo", *r.PrecisionLo, plo, 0)
+	if wl, _ := Wilson(4, 4, z95); plo >= wl {
+		t.Errorf("precision lo %v not below plain Wilson's %v", plo, wl)
+	}
+	// The "*" row clusters the same units: same interval.
+	near(t, "total recall lo", *s.Judges[0].Total.RecallLo, lo, 0)
 }
 
 // bootSet is a comparison with sessions of several cases each.
@@ -273,7 +350,7 @@ func TestFiguresOfComparison(t *testing.T) {
 	// Recall on x01..x10 (labeled positives, both matched): 10 units, no
 	// discordance: Δ 0, p 1.
 	r := fig[FigureRecall]
-	if r.N != 10 || *r.Delta != 0 || *r.PValue != 1 || *r.DiscordantBaseline != 0 || r.Test != TestMcNemarExact {
+	if r.N != 10 || *r.Delta != 0 || *r.PValue != 1 || *r.DiscordantBaseline != 0 || r.Test != TestSignFlip {
 		t.Errorf("recall %+v", r)
 	}
 	// False-positive rate on x11..x25 (labeled negatives): B matched 3, C
@@ -302,18 +379,16 @@ func TestFiguresOfComparison(t *testing.T) {
 	near(t, "precision B", *p.Baseline, 10.0/13, 1e-12)
 	near(t, "precision C", *p.Candidate, 10.0/22, 1e-12)
 	near(t, "precision delta", *p.Delta, 10.0/22-10.0/13, 1e-12)
-	if p.N != 25 || !(*p.DeltaLo < *p.Delta && *p.Delta < *p.DeltaHi) || *p.DeltaHi >= 0 || p.Test != TestBootstrap || p.DiscordantBaseline != nil {
+	if p.N != 25 || !(*p.DeltaLo < *p.Delta && *p.Delta < *p.DeltaHi) || *p.DeltaHi >= 0 || p.Test != TestDeltaT || p.DiscordantBaseline != nil {
 		t.Errorf("precision %+v [%v, %v]", p, *p.DeltaLo, *p.DeltaHi)
 	}
-	// All in one session: every resample is the observed table, so the
-	// interval is the point and p = 0 (no draw on the far side).
+	// One session: no between-session variance, no test.
 	one := []precisionSession{{tpB: 10, ppB: 13, tpC: 10, ppC: 22}}
-	d, lo, hi, pv := precisionBootstrap(one, 1, 0.95)
-	if *lo != *d || *hi != *d || *pv != 0 {
-		t.Errorf("one session: %v [%v, %v] p %v", *d, *lo, *hi, *pv)
+	if d, lo, _, pv := precisionDeltaT(one, 0.95); math.Abs(*d-(10.0/22-10.0/13)) > 1e-12 || lo != nil || pv != nil {
+		t.Errorf("one session: %v [%v] p %v", *d, lo, pv)
 	}
 	// No calls: latency figures without values.
-	if l := fig[FigureLatencyP95]; l.Baseline != nil || l.PValue != nil || l.N != 0 || l.Test != TestMannWhitney {
+	if l := fig[FigureLatencyP95]; l.Baseline != nil || l.PValue != nil || l.N != 0 || l.Test != TestBootstrapCalls {
 		t.Errorf("latency %+v", l)
 	}
 	// The total carries the figures too.
@@ -326,13 +401,24 @@ func TestLatencyFigure(t *testing.T) {
 	base := []float64{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000}
 	cand := []float64{1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900, 2000}
 	f := latencyFigure(FigureLatencyP95, base, cand, 95, 1, 0.95)
-	// P95 = 10th smallest: 1000 vs 2000, Δ 1000; no overlap: U = 100,
-	// σ² = 100/12·21 = 175, z = (50 − 0.5)/13.2288 = 3.7418, p = 1.82672e-4
-	// (scipy.stats.mannwhitneyu(cand, base, method="asymptotic") agrees).
+	// P95 = 10th smallest: 1000 vs 2000, Δ 1000. The bootstrap draws of
+	// the difference: the candidate's smallest resampled P95 is 1100, the
+	// baseline's largest 1000, so no draw is ≤ 0: p = 0, marked, and the
+	// interval excludes 0 too.
 	near(t, "delta", *f.Delta, 1000, 0)
-	near(t, "p", *f.PValue, 0.00018267179110955002, 1e-12)
-	if f.N != 20 || *f.DeltaLo > 1000 || *f.DeltaHi < 1000 || *f.DeltaLo <= 0 {
+	near(t, "p", *f.PValue, 0, 0)
+	if f.N != 20 || *f.NBaseline != 10 || *f.NCandidate != 10 || *f.DeltaLo > 1000 || *f.DeltaHi < 1000 || *f.DeltaLo <= 0 || f.Test != TestBootstrapCalls {
 		t.Errorf("latency %+v [%v, %v]", f, *f.DeltaLo, *f.DeltaHi)
+	}
+	// latency_shift is Mann–Whitney: no overlap: U = 100, σ² = 100/12·21 =
+	// 175, z = (50 − 0.5)/13.2288 = 3.7418, p = 1.82672e-4
+	// (scipy.stats.mannwhitneyu(cand, base, method="asymptotic") agrees);
+	// Δ = U/(n₁n₂) − ½ = ½.
+	sh := latencyShift(base, cand)
+	near(t, "shift p", *sh.PValue, 0.00018267179110955002, 1e-12)
+	near(t, "shift delta", *sh.Delta, 0.5, 0)
+	if sh.Test != TestMannWhitney || sh.Figure != FigureLatencyShift {
+		t.Errorf("shift %+v", sh)
 	}
 	// The resampled quantile draws only values of the sample, and with the
 	// distribution of resampling: the P50 (5th of 10) of a resample of

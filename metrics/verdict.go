@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/apeval/apeval/replay"
 )
 
@@ -13,10 +15,47 @@ type evaluator struct {
 	conf  float64
 	alpha float64
 	z     float64
+	// confAssured is the confidence whose interval, at the observed
+	// rates, clears a threshold exactly when the interval at conf would
+	// clear it with 80 % probability on new data: its normal quantile is
+	// z + z₀.₈ (see docs/statistics.md, the "+N" hints).
+	confAssured float64
+	seed        uint64 // of the Monte Carlo sign-flip tests
 }
 
+// assurance is the probability the "+N" hints are sized for.
+const assurance = 0.8
+
 func newEvaluator(crit replay.KillCriteria) *evaluator {
-	return &evaluator{crit: crit, conf: crit.Confidence, alpha: 1 - crit.Confidence, z: zScore(crit.Confidence)}
+	z := zScore(crit.Confidence)
+	za := z + distuv.UnitNormal.Quantile(assurance)
+	return &evaluator{crit: crit, conf: crit.Confidence, alpha: alphaOf(crit.Confidence), z: z,
+		confAssured: 1 - 2*distuv.UnitNormal.Survival(za)}
+}
+
+// assuredN is about the smallest number of raw units m > n at which
+// interval(m/n) — the data's sessions each repeated m/n times — decides:
+// doubling, then bisection until the bracket is within 1 % (exact below
+// 100 units); nil when no m up to 2⁴⁰ does. The interval narrows as the
+// data grow, so decide is monotone in m.
+func (e *evaluator) assuredN(n int64, interval func(f float64) (float64, float64), decide func(l, h float64) bool) *int64 {
+	ok := func(m int64) bool { return decide(interval(float64(m) / float64(n))) }
+	lo, hi := n, 2*n+1
+	for !ok(hi) {
+		if hi > 1<<40 {
+			return nil
+		}
+		lo, hi = hi, hi*2
+	}
+	for hi-lo > max(1, hi/100) {
+		mid := lo + (hi-lo)/2
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return &hi
 }
 
 // side says where the good side of a threshold is and whether the
@@ -28,17 +67,15 @@ type side struct {
 	failAtThreshold bool
 }
 
-// proportion evaluates a proportion criterion x/n with a Wilson interval
-// at the effective sample size n/deff (see docs/statistics.md): FAIL only when the
-// whole interval lies on the bad side of the threshold, PASS when it lies
-// wholly on the good side, INCONCLUSIVE when it straddles, with the number
-// of raw units (at the observed rate and design effect) that would decide
-// it either way.
-func (e *evaluator) proportion(c Criterion, what string, x, n int64, deff float64, sd side) Criterion {
+// proportion evaluates a proportion criterion x/n on its session-clustered
+// interval [lo, hi] (see docs/statistics.md): FAIL only when the whole
+// interval lies on the bad side of the threshold, PASS when it lies wholly
+// on the good side, INCONCLUSIVE when it straddles, with the number of raw
+// units that would decide it with about 80 % probability (assurance).
+func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, deff *float64, post *bbPosterior, sd side) Criterion {
 	c.N = n
 	est := float64(x) / float64(n)
-	lo, hi := WilsonDeff(x, n, deff, e.z)
-	c.Estimate, c.Lo, c.Hi = ptr(est), ptr(lo), ptr(hi)
+	c.Estimate, c.Lo, c.Hi = ptr(est), lo, hi
 	thr := c.Threshold
 	clears := func(l, h float64) bool {
 		if sd.higherIsGood {
@@ -60,16 +97,19 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, deff float6
 		badSide = est > thr || (sd.failAtThreshold && est == thr)
 	}
 	method := "Wilson"
-	if deff > 1 {
-		method = fmt.Sprintf("Wilson at n_eff %s, deff %.2f", fmtF(float64(n)/deff), deff)
+	if post != nil && !post.wilson {
+		method = "beta-binomial over sessions"
+		if d := deffOf(deff); d > 1 {
+			method += fmt.Sprintf(", deff %.2f", d)
+		}
 	}
-	desc := fmt.Sprintf("%s %s (%d/%d, %s %.0f%% CI [%s, %s])", what, fmtF(est), x, n, method, e.conf*100, fmtF(lo), fmtF(hi))
+	desc := fmt.Sprintf("%s %s (%d/%d, %s %.0f%% CI [%s, %s])", what, fmtF(est), x, n, method, e.conf*100, fmtF(*lo), fmtF(*hi))
 	switch {
-	case confirmsBad(lo, hi):
+	case confirmsBad(*lo, *hi):
 		c.Status = StatusFail
 		c.Reason = fmt.Sprintf("%s lies wholly on the bad side of %s", desc, fmtF(thr))
 		return c
-	case clears(lo, hi):
+	case clears(*lo, *hi):
 		c.Status = StatusPass
 		c.Reason = fmt.Sprintf("%s clears %s", desc, fmtF(thr))
 		return c
@@ -82,18 +122,22 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, deff float6
 	} else {
 		c.Reason = fmt.Sprintf("%s: the interval still reaches %s", desc, fmtF(thr))
 	}
-	if est != thr {
-		c.SamplesNeeded = smallestN(n+1, func(m int64) bool {
-			ne := float64(m) / deff
-			l, h := Wilson(est*ne, ne, e.z)
-			return decide(l, h)
-		})
+	if est != thr && post != nil {
+		c.SamplesNeeded = e.assuredN(n, func(f float64) (float64, float64) { return post.scaledInterval(f, e.confAssured) }, decide)
 		if c.SamplesNeeded != nil {
 			c.MoreSamples = new(*c.SamplesNeeded - n)
-			c.Reason += fmt.Sprintf("; about %d more at the same rate would %s", *c.MoreSamples, verb)
+			c.Reason += fmt.Sprintf("; about %d more like these would %s with 80%% probability", *c.MoreSamples, verb)
 		}
 	}
 	return c
+}
+
+// deffOf is a row's design effect, 1 when it has none.
+func deffOf(d *float64) float64 {
+	if d == nil {
+		return 1
+	}
+	return *d
 }
 
 func (e *evaluator) precision(r *Row) Criterion {
@@ -103,7 +147,7 @@ func (e *evaluator) precision(r *Row) Criterion {
 		c.Reason = "no labeled match predictions (TP+FP = 0): no rule goes live on no evidence"
 		return c
 	}
-	return e.proportion(c, "precision", r.TP, r.TP+r.FP, deffOf(r.PrecisionDeff), side{higherIsGood: true})
+	return e.proportion(c, "precision", r.TP, r.TP+r.FP, r.PrecisionLo, r.PrecisionHi, r.PrecisionDeff, r.post[lanePrec], side{higherIsGood: true})
 }
 
 func (e *evaluator) unknownRate(r *Row) Criterion {
@@ -113,7 +157,7 @@ func (e *evaluator) unknownRate(r *Row) Criterion {
 		c.Reason = "no decision was sent to the judge"
 		return c
 	}
-	return e.proportion(c, "unknown rate", r.Unknown.Total(), r.Judged, deffOf(r.UnknownRateDeff), side{failAtThreshold: true})
+	return e.proportion(c, "unknown rate", r.Unknown.Total(), r.Judged, r.UnknownRateLo, r.UnknownRateHi, r.UnknownRateDeff, r.post[laneUnk], side{failAtThreshold: true})
 }
 
 func (e *evaluator) judgeRequiredRate(r *Row) Criterion {
@@ -123,7 +167,7 @@ func (e *evaluator) judgeRequiredRate(r *Row) Criterion {
 		c.Reason = "no case was replayed"
 		return c
 	}
-	return e.proportion(c, "judge-required rate", r.JudgeRequired, r.Cases, deffOf(r.JudgeRequiredRateDeff), side{failAtThreshold: true})
+	return e.proportion(c, "judge-required rate", r.JudgeRequired, r.Cases, r.JudgeRequiredRateLo, r.JudgeRequiredRateHi, r.JudgeRequiredRateDeff, r.post[laneJR], side{failAtThreshold: true})
 }
 
 func (e *evaluator) approvalRejectRate(r *Row) Criterion {
@@ -137,15 +181,18 @@ func (e *evaluator) approvalRejectRate(r *Row) Criterion {
 		}
 		return c
 	}
-	return e.proportion(c, "approval reject rate", r.ApprovalRejected, r.ApprovalOutcomes, deffOf(r.ApprovalRejectRateDeff), side{})
+	return e.proportion(c, "approval reject rate", r.ApprovalRejected, r.ApprovalOutcomes, r.ApprovalRejectRateLo, r.ApprovalRejectRateHi, r.ApprovalRejectRateDeff, r.post[laneAppr], side{})
 }
 
 // dangerousRecall tests whether the rule's result catches more labeled
-// positives than its deterministic baseline: one-sided McNemar on the
-// discordant positives m (exact, or Durkalski's clustered statistic when a
-// session holds more than one discordant positive), the estimate being the
-// recall difference with a Newcombe paired interval.
-func (e *evaluator) dangerousRecall(r *Row, m mcnemar) Criterion {
+// positives than its deterministic baseline: the one-sided session
+// sign-flip test on the discordant positives m (exact McNemar when no
+// session holds two of them), the estimate being the recall difference
+// with its clustered Newcombe interval over pd (first side the judge).
+// It FAILs only on evidence that the judge is not better: the interval
+// lies wholly at or below 0. PASS needs p < 1 − confidence, after Holm's
+// adjustment across the judge's dangerous rules (holmDangerous).
+func (e *evaluator) dangerousRecall(r *Row, m mcnemar, pd *pairDiff, seed uint64) Criterion {
 	c := Criterion{Name: CriterionDangerousRecall}
 	switch {
 	case !e.crit.DangerousRecallMustBeatBaseline:
@@ -157,41 +204,125 @@ func (e *evaluator) dangerousRecall(r *Row, m mcnemar) Criterion {
 	case r.TP+r.FN == 0:
 		c.Status, c.Reason = StatusNA, "no labeled positives"
 		return c
-	case r.BaselinePositives == 0:
+	case r.BaselinePositives == 0 || pd == nil:
 		c.Status, c.Reason = StatusNA, "the rule has no deterministic baseline"
 		return c
 	}
 	n, b, cc := r.BaselinePositives, r.JudgeOnlyHits, r.BaselineOnlyHits
-	both := r.BaselineHits - cc
-	est, lo, hi := NewcombePaired(float64(both), float64(b), float64(cc), float64(n-both-b-cc), e.z)
-	p := m.greater()
+	est, lo, hi := pd.interval(1, e.conf)
+	fr := m.flip(seed)
+	p := fr.greater
 	c.N, c.Estimate, c.Lo, c.Hi, c.PValue = n, ptr(est), ptr(lo), ptr(hi), ptr(p)
 	test := "one-sided McNemar"
 	if m.clustered {
-		test = "one-sided clustered McNemar (Durkalski)"
+		test = "one-sided sign-flip over sessions"
 	}
-	desc := fmt.Sprintf("recall %s vs baseline %s on %d positives (judge-only %d, baseline-only %d, %s p=%s)",
-		fmtF(float64(r.BaselineHits+b-cc)/float64(n)), fmtF(float64(r.BaselineHits)/float64(n)), n, b, cc, test, fmtF(p))
+	desc := fmt.Sprintf("recall %s vs baseline %s on %d positives (judge-only %d, baseline-only %d, %s p=%s; difference %.0f%% CI [%s, %s])",
+		fmtF(float64(r.BaselineHits+b-cc)/float64(n)), fmtF(float64(r.BaselineHits)/float64(n)), n, b, cc, test, fmtF(p), e.conf*100, fmtF(lo), fmtF(hi))
 	switch {
-	case b <= cc:
+	case hi <= 0:
 		c.Status = StatusFail
-		c.Reason = desc + ": does not beat the baseline"
+		c.Reason = desc + ": the judge is not better than the baseline"
 	case p < e.alpha:
 		c.Status = StatusPass
 		c.Reason = fmt.Sprintf("%s < %s", desc, fmtF(e.alpha))
 	default:
 		c.Status = StatusInconclusive
 		c.Reason = fmt.Sprintf("%s ≥ %s", desc, fmtF(e.alpha))
-		c.SamplesNeeded = smallestN(n+1, func(m int64) bool {
-			k := float64(m) / float64(n)
-			return McNemarGreater(int64(math.Round(float64(b)*k)), int64(math.Round(float64(cc)*k))) < e.alpha
-		})
-		if c.SamplesNeeded != nil {
-			c.MoreSamples = new(*c.SamplesNeeded - n)
-			c.Reason += fmt.Sprintf("; about %d more labeled positives at the same rates would decide it", *c.MoreSamples)
+	}
+	if c.Status != StatusFail {
+		c.SamplesNeeded = e.recallHint(n, b, cc, m)
+		if c.SamplesNeeded != nil && *c.SamplesNeeded <= n {
+			c.SamplesNeeded = nil
 		}
 	}
+	if c.Status == StatusInconclusive && c.SamplesNeeded != nil {
+		c.MoreSamples = new(*c.SamplesNeeded - n)
+		c.Reason += fmt.Sprintf("; about %d more labeled positives like these would decide it with 80%% probability", *c.MoreSamples)
+	}
+	if c.Status == StatusPass {
+		c.SamplesNeeded = nil
+	}
 	return c
+}
+
+// recallHint is about the number of labeled positives at which the
+// one-sided test rejects with 80 % probability if the discordance goes on
+// as observed (judge-only share π = b/(b+c) of the discordant positives,
+// (b+c)/n of the positives discordant). Without clustering the test is
+// exact McNemar and its power is computed exactly for each number of
+// discordant positives D, scanning D upward (the power is not monotone in
+// D, so a bisection could overshoot); with clustering, by the normal
+// approximation of the sign-flip statistic Z = Σd/√Σd², which grows as
+// √(scale). Nil when the judge shows no gain (π ≤ ½).
+func (e *evaluator) recallHint(n, b, c int64, m mcnemar) *int64 {
+	if b <= c {
+		return nil
+	}
+	if m.clustered {
+		var s, ss float64
+		for _, d := range m.ds {
+			s += float64(d)
+			ss += float64(d * d)
+		}
+		if s <= 0 || ss == 0 {
+			return nil
+		}
+		za := distuv.UnitNormal.Quantile(1-e.alpha) + distuv.UnitNormal.Quantile(assurance)
+		f := za * za * ss / (s * s)
+		need := int64(math.Ceil(float64(n) * max(f, 1)))
+		return &need
+	}
+	disc := b + c
+	pi := float64(b) / float64(disc)
+	r := float64(disc) / float64(n)
+	crit := int64(0) // smallest x with P(X ≥ x | D, ½) < α
+	for D := int64(1); D <= 1_000_000; D++ {
+		for crit <= D && McNemarGreater(crit, D-crit) >= e.alpha {
+			crit++
+		}
+		if crit > D {
+			continue
+		}
+		// Power: P(B ≥ crit), B ~ Bin(D, π).
+		pow := 1.0
+		if crit > 0 {
+			pow = 1 - distuv.Binomial{N: float64(D), P: pi}.CDF(float64(crit-1))
+		}
+		if pow >= assurance {
+			need := max(int64(math.Ceil(float64(D)/r)), n+1)
+			return &need
+		}
+	}
+	return nil
+}
+
+// holmDangerous adjusts the dangerous-recall p-values of one judge's rules
+// with Holm's step-down method: these tests bear on the verdict, and a
+// judge with many dangerous rules would otherwise pass one by chance. A
+// PASS whose adjusted p is not below 1 − confidence becomes INCONCLUSIVE.
+func (e *evaluator) holmDangerous(rules []*Row) {
+	var cs []*Criterion
+	for _, r := range rules {
+		if c := r.Criterion(CriterionDangerousRecall); c != nil && c.PValue != nil && c.Status != StatusNA {
+			cs = append(cs, c)
+		}
+	}
+	ps := make([]float64, len(cs))
+	for i, c := range cs {
+		ps[i] = *c.PValue
+	}
+	adj := Holm(ps)
+	for i, c := range cs {
+		c.PAdjusted, c.Adjustment = ptr(adj[i]), AdjustHolm
+		if len(cs) > 1 {
+			c.Reason += fmt.Sprintf(" (Holm-adjusted over %d dangerous rules: p=%s)", len(cs), fmtF(adj[i]))
+		}
+		if c.Status == StatusPass && adj[i] >= e.alpha {
+			c.Status = StatusInconclusive
+			c.Reason += fmt.Sprintf(": not below %s after the adjustment", fmtF(e.alpha))
+		}
+	}
 }
 
 // judgeP95 checks the nearest-rank P95 of live calls; its interval comes
@@ -250,19 +381,24 @@ func (e *evaluator) latency(r *Row, sorted []float64) {
 	r.LatencyP95LoMS, r.LatencyP95HiMS = QuantileInterval(sorted, 95, 100, e.conf)
 }
 
-// fireRateChange evaluates candidate − baseline fire rate on paired cells
-// (a both fired, b candidate only, c baseline only, d neither).
-func (e *evaluator) fireRateChange(a, b, c, d int64) Criterion {
+// fireRateChange evaluates candidate − baseline fire rate on the paired
+// fire units per session (first side the candidate), with the clustered
+// Newcombe interval (see docs/statistics.md).
+func (e *evaluator) fireRateChange(pd *pairDiff) Criterion {
 	cr := Criterion{Name: CriterionFireRateChangeMax, Threshold: e.crit.FireRateChangeMax}
-	n := a + b + c + d
-	if n == 0 {
+	if pd == nil {
 		cr.Status, cr.Reason = StatusNA, "no case that both judges replayed had the rule in scope"
 		return cr
 	}
+	n := pd.a + pd.b + pd.c + pd.d
 	maxC := e.crit.FireRateChangeMax
-	est, lo, hi := NewcombePaired(float64(a), float64(b), float64(c), float64(d), e.z)
+	est, lo, hi := pd.interval(1, e.conf)
 	cr.N, cr.Estimate, cr.Lo, cr.Hi = n, ptr(est), ptr(lo), ptr(hi)
-	desc := fmt.Sprintf("fire-rate change %s (%d paired cases, %.0f%% CI [%s, %s])", fmtF(est), n, e.conf*100, fmtF(lo), fmtF(hi))
+	method := "Newcombe paired"
+	if !pd.one {
+		method = "Newcombe paired over sessions"
+	}
+	desc := fmt.Sprintf("fire-rate change %s (%d paired cases, %s %.0f%% CI [%s, %s])", fmtF(est), n, method, e.conf*100, fmtF(lo), fmtF(hi))
 	inside := func(l, h float64) bool { return -maxC < l && h < maxC }
 	outside := func(l, h float64) bool { return l > maxC || h < -maxC }
 	switch {
@@ -284,14 +420,13 @@ func (e *evaluator) fireRateChange(a, b, c, d int64) Criterion {
 		cr.Reason = fmt.Sprintf("%s reaches ±%s", desc, fmtF(maxC))
 	}
 	if math.Abs(est) != maxC {
-		cr.SamplesNeeded = smallestN(n+1, func(m int64) bool {
-			k := float64(m) / float64(n)
-			_, l, h := NewcombePaired(float64(a)*k, float64(b)*k, float64(c)*k, float64(d)*k, e.z)
-			return decide(l, h)
-		})
+		cr.SamplesNeeded = e.assuredN(n, func(f float64) (float64, float64) {
+			_, l, h := pd.interval(f, e.confAssured)
+			return l, h
+		}, decide)
 		if cr.SamplesNeeded != nil {
 			cr.MoreSamples = new(*cr.SamplesNeeded - n)
-			cr.Reason += fmt.Sprintf("; about %d more paired cases at the same rates would %s", *cr.MoreSamples, verb)
+			cr.Reason += fmt.Sprintf("; about %d more paired cases like these would %s with 80%% probability", *cr.MoreSamples, verb)
 		}
 	}
 	return cr

@@ -243,10 +243,10 @@ func TestHTMLDecisionPage(t *testing.T) {
 	}
 	// The decision names what holds each judge back, with numbers.
 	for _, s := range []string{"Fails — the whole interval is on the bad side:",
-		"<b>all rules</b>: judge-required rate 1 (120/120, Wilson 95% CI [0.969, 1]) lies wholly on the bad side of 0.2</li>",
+		"<b>all rules</b>: judge-required rate 1 (120/120, beta-binomial over sessions, deff 3.75 95% CI [0.8928, 1]) lies wholly on the bad side of 0.2</li>",
 		"Open — the interval straddles the threshold:",
-		"<b>rule-12</b>: unknown rate 0.05 (4/80, Wilson 95% CI [0.01961, 0.1216]): the interval still reaches 0.1; about 59 more at the same rate would clear it</li>",
-		"precision 0.7895 (15/19, Wilson 95% CI [0.5667, 0.9149]) is on the bad side of 0.9, but the interval still reaches it: not confirmed", // the rule's folded criteria
+		"<b>rule-12</b>: unknown rate 0.05 (4/80, beta-binomial over sessions, deff 2.11 95% CI [0.01427, 0.1703]): the interval still reaches 0.1; about 269 more like these would clear it with 80% probability</li>",
+		"precision 0.7895 (15/19, beta-binomial over sessions, deff 1.03 95% CI [0.563, 0.9156]) is on the bad side of 0.9, but the interval still reaches it: not confirmed", // the rule's folded criteria
 		"FAILs only when its whole interval lies on the bad side"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("report.html lacks %q", s)
@@ -381,8 +381,8 @@ func TestEveryPageExplainsACriterionAlike(t *testing.T) {
 func TestFigureDeltaBootstrapZeroP(t *testing.T) {
 	// A bootstrap with no resample beyond 0 reports p = 0; the cell must
 	// not claim certainty.
-	f := fig("precision", 0.61, 0.77, 0.08, 0.24, 0, 20, "bootstrap_sessions")
-	if got := figureDelta(&f, 0.95); got != "+0.16 [+0.08, +0.24] (p<0.0005 n=20)" { // 1/2,000 resamples
+	f := fig("latency_p95_ms", 610, 770, 80, 240, 0, 20, "bootstrap_calls")
+	if got := figureDelta(&f, 0.95); got != "+160 [+80, +240] (p<0.0005 n=20)" { // 1/2,000 resamples
 		t.Errorf("bootstrap p = 0: %q", got)
 	}
 }

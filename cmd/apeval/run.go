@@ -23,8 +23,11 @@ import (
 
 // runOptions are the flags of `apeval run` and `apeval replay`.
 type runOptions struct {
-	Datasets []string
-	Policy   string
+	// OTLPEndpoint, when set (or OTEL_EXPORTER_OTLP_ENDPOINT is), sends
+	// the run as OpenTelemetry traces (reports.Tracer).
+	OTLPEndpoint string
+	Datasets     []string
+	Policy       string
 	// PermissionsFrom are agents' permission files (KIND:PATH) added to the
 	// policy's permissions layer.
 	PermissionsFrom []string
@@ -46,9 +49,13 @@ type runOptions struct {
 	Quiet           bool
 	RunID           string
 	By              []string
+	Labels          []string
 	Judge           judgeFlags
 	Filter          filterFlags
 	Budget          budgetFlags
+	Repeat          repeatFlags
+	// Resume is --resume DIR: finish that run, re-sending only its failed calls.
+	Resume string
 
 	replayOnly bool
 	shard      replay.Shard
@@ -64,6 +71,8 @@ type runOptions struct {
 	config         string
 	// baselineFromConfig: --baseline was not given, apeval.toml's is used.
 	baselineFromConfig bool
+	// resume is --resume DIR's state; nil without it.
+	resume *resumeState
 }
 
 func newRunCmd(io IO, replayOnly bool) *cobra.Command {
@@ -96,9 +105,10 @@ The resolved kill criteria are recorded in run.json: apeval report, gate and
 merge use them, so the verdict is the same on every path.
 
 Exit codes: 0 GO, 1 NO-GO, 3 INCONCLUSIVE (--inconclusive=pass|fail maps 3 to
-0 or 1, and says so), 2 usage or input error, or a broken judge setup (ERROR:
+0 or 1, and says so), 2 usage or input error, a broken judge setup (ERROR:
 half or more of a judge's calls failed with HTTP 401/403/404, an HTML page, a
-refused connection or an unknown host), 130 interrupted.`,
+refused connection or an unknown host), or a partial run (a budget stopped it),
+130 interrupted.`,
 		Example: `  apeval run
   apeval run --dataset cases.jsonl --policy policy.toml --judge recorded
   apeval run --dataset a.jsonl --dataset b.jsonl --policy policy.toml \
@@ -107,7 +117,10 @@ refused connection or an unknown host), 130 interrupted.`,
   apeval run --judge openai:qwen2.5-7b@http://localhost:8000/v1 \
     --judge ollama:qwen2.5:3b@http://gpu-box:11434 ...
   cat cases.jsonl | apeval run --dataset - --policy policy.toml --judge none
-  apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge --out out/merged out/shard*`,
+  apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge --out out/merged out/shard*
+  apeval run --judge ollama:qwen2.5:3b --repeat 5 --shuffle-rules --seed 7   # flip rate, position effect
+  apeval run --max-calls 500 --budget-usd 2 ...   # stops at the budget: partial, exit 2; rerun continues
+  apeval run --resume apeval-out/20261201T101500Z-3f2a1b   # re-send only the failed calls`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadProjectConfig(cmd)
@@ -115,6 +128,9 @@ refused connection or an unknown host), 130 interrupted.`,
 				return err
 			}
 			if err := cfg.applyToRun(cmd, o); err != nil {
+				return err
+			}
+			if err := o.applyResume(cmd); err != nil {
 				return err
 			}
 			o.config = cfg.path
@@ -148,6 +164,7 @@ refused connection or an unknown host), 130 interrupted.`,
 	f.StringVar(&o.Shard, "shard", "", "replay only shard I of N (`I/N`, 1-based), partitioned by session_id hash; recombine with apeval merge; auto: from the scheduler's environment")
 	f.IntVar(&o.ShardCount, "shard-count", 0, "with --shard auto: the number of shards (a Kubernetes Indexed Job's completions; else $"+replay.ShardCountEnv+")")
 	f.StringVar(&o.RunID, "run-id", "", "run ID (default: UTC time plus a random suffix)")
+	f.StringVar(&o.OTLPEndpoint, "otlp-endpoint", "", "send the run as OpenTelemetry traces to this OTLP/HTTP collector (http://localhost:4318; default $OTEL_EXPORTER_OTLP_ENDPOINT): a span per run and judge call, an evaluation event per rule × judge")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress output")
 	f.StringVar(&o.Criteria, "criteria", "", "kill-criteria file (TOML, [kill_criteria] table); overrides the policy's and is recorded in run.json")
 	if !replayOnly {
@@ -156,10 +173,13 @@ refused connection or an unknown host), 130 interrupted.`,
 		f.StringVar(&o.Format, "format", "", "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&o.JSON, "json", false, "print summary.json to stdout instead of tables (same as --format json)")
 		f.StringArrayVar(&o.By, "by", nil, "add per-slice metrics: tag, tool or category (repeatable)")
+		registerLabels(f, &o.Labels)
 	}
 	o.Judge.register(f)
 	o.Filter.register(f)
 	o.Budget.register(f)
+	o.Repeat.register(f)
+	f.StringVar(&o.Resume, "resume", "", "finish the run in `DIR`: replay it again with its settings into a new run directory, answering every call it completed from the cache, so only the calls that failed there (timeout, error) are re-sent; run.json notes what was")
 	return cmd
 }
 
@@ -180,6 +200,9 @@ func (o *runOptions) validate(getenv func(string) string) error {
 	}
 	if err := metrics.CheckSlices(o.By); err != nil {
 		return usagef("--by: %v", err)
+	}
+	if err := checkLabels(o.Labels, o.By); err != nil {
+		return err
 	}
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be positive, got %s", o.Timeout)
@@ -214,6 +237,9 @@ func (o *runOptions) validate(getenv func(string) string) error {
 		return err
 	}
 	if err := o.Judge.validate(); err != nil {
+		return err
+	}
+	if err := o.Repeat.validate(); err != nil {
 		return err
 	}
 	return o.Budget.validate(o.Judge.Retries)
@@ -279,12 +305,35 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	// replay.Run emits a case's results together, judge by judge, and the
 	// dataset reader rejects duplicate ids: the accumulator numbers cases
 	// as they come instead of keeping their IDs.
+	var ruleIDs []string
+	for _, r := range p.pol.Rules {
+		ruleIDs = append(ruleIDs, r.ID)
+	}
 	ev := newEvaluation(evalSpec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
-		DistinctCases: true, Inconclusive: o.Inconclusive})
+		DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: ruleIDs, Labels: p.lab})
 	to := sinks{ev.gates, ev.failures} // replay prints the gate table only
 	if !o.replayOnly {
 		to = sinks{ev}
 	}
+	var tracer *reports.Tracer
+	if reports.OTLPEnabled(o.OTLPEndpoint, io.Getenv) {
+		if tracer, err = reports.NewTracer(ctx, o.OTLPEndpoint, *p.w.Info(), version); err != nil {
+			return usagef("%v", err)
+		}
+		to = append(to, tracer)
+	}
+	// finishTrace ends the run span and flushes; an unreachable collector
+	// is a warning, never a change of verdict.
+	finishTrace := func(rep *reports.Report) {
+		if tracer == nil {
+			return
+		}
+		if err := tracer.Finish(rep); err != nil {
+			fmt.Fprintf(io.Err, "apeval: warning: %v\n", err)
+		}
+		tracer = nil
+	}
+	defer finishTrace(nil)
 	res, err := p.replay(ctx, o, io, to)
 	if err != nil {
 		return err
@@ -299,6 +348,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	}
 	stopped := p.w.Info().Partial
 	if o.replayOnly {
+		p.w.ReportsWritten() // replay writes no reports: the run is complete
 		if err := ev.gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
 			return err
 		}
@@ -321,7 +371,8 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		rep.Summary.Warnings = append(rep.Summary.Warnings, stray) // in summary.json and summary.md too
 	}
 	defer func() { _ = rep.Summary.Release() }() // a temporary file with no name; nothing to keep
-	if err := writeRunReports(o.Out, rep, o.Format, io); err != nil {
+	finishTrace(rep)
+	if err := writeRunReports(o.Out, rep, o.Format, io, p.w); err != nil {
 		return err
 	}
 	if res.interrupted {
@@ -345,6 +396,8 @@ func budgetStopped(reason string, res replayed, dir string, io IO) error {
 
 // preparedRun is what a run needs before the first case is replayed.
 type preparedRun struct {
+	// lab is the --labels sink (nil without --labels).
+	lab      *labelSink
 	now      time.Time
 	pol      *replay.Policy
 	crit     replay.KillCriteria
@@ -391,6 +444,9 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	if pol, err = o.Filter.restrictPolicy(pol); err != nil {
 		return nil, err
 	}
+	if o.Repeat.BatchSize > 0 {
+		pol.MaxRulesPerCall = o.Repeat.BatchSize // --batch-size: the same rules alone or in other company
+	}
 	p.pol, p.crit = pol, pol.KillCriteria
 	p.critFrom = cmp.Or(o.Policy, "sample:policy.toml")
 	if o.Criteria != "" {
@@ -434,6 +490,11 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	if p.judges, p.closeJudges, err = openJudges(ctx, entries, o, io); err != nil {
 		return nil, err
 	}
+	if o.resume != nil {
+		if err := o.resume.checkIdentities(p.judges); err != nil {
+			return nil, err
+		}
+	}
 
 	if o.Baseline != "" {
 		if p.baseline, err = resolveJudge(o.Baseline, p.judges); err != nil {
@@ -470,7 +531,10 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		o.Judge.setPrices(&ji)
 		info.Judges = append(info.Judges, ji)
 	}
-	if p.w, err = reports.CreateRun(o.Out, info); err != nil {
+	if p.lab, err = newLabelSink(o.Labels); err != nil {
+		return nil, err
+	}
+	if p.w, err = reports.CreateRunWeighted(o.Out, info, p.lab.weigh()); err != nil {
 		return nil, usageError{err}
 	}
 	return p, nil
@@ -536,6 +600,9 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		// emit below copies what it keeps (RunWriter and every sink hold no
 		// pointer into a Result).
 		ReuseResults: true,
+		Repeat:       o.Repeat.Repeat,
+		ShuffleRules: o.Repeat.ShuffleRules,
+		ShuffleSeed:  o.Filter.Seed,
 	}
 	if prog != nil {
 		nj := int64(max(len(p.judges), 1))
@@ -548,6 +615,9 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	emit := func(r *replay.Result) error {
 		if p.sel != nil && len(p.sel.tags) > 0 && !hasAnyTagList(r.Tags, p.sel.tags) {
 			return nil // replayed for its session's state, not reported
+		}
+		if o.resume != nil {
+			o.resume.count(r)
 		}
 		if o.Budget.budget != nil && cut.drop(r) {
 			return nil // a budget stopped it: not finished work
@@ -603,6 +673,10 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		if rep.Unmetered > 0 {
 			fmt.Fprintf(io.Err, "apeval: --budget-usd: %d call(s) reported no token counts; each was counted at its estimate from the input's size, not as free\n", rep.Unmetered)
 		}
+	}
+	if o.resume != nil {
+		wi.Resumed = o.resume.report()
+		fmt.Fprintf(io.Err, "apeval: %s\n", o.resume.message())
 	}
 	if err := p.w.Close(); err != nil {
 		return replayed{}, err

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	gojson "github.com/goccy/go-json"
@@ -123,13 +122,15 @@ const tailBytes = 256 << 10
 // the tool_use block toolUseID, or at the end when the block is not there
 // yet.
 func tailContext(path, toolUseID, sessionID string) datasets.Context {
-	f, err := os.Open(path)
+	// O_NONBLOCK: opening a FIFO for reading would wait for a writer, and
+	// a hook must never block; only a regular file is read.
+	f, err := openNoBlock(path)
 	if err != nil {
 		return datasets.Context{}
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil {
+	if err != nil || !st.Mode().IsRegular() {
 		return datasets.Context{}
 	}
 	off := max(st.Size()-tailBytes, 0)
