@@ -10,6 +10,7 @@ import (
 )
 
 func TestMcNemarExactPublished(t *testing.T) {
+	t.Parallel()
 	// The issue's own recomputation from the sample's decisions.parquet:
 	// recall 5 vs 33 discordant positives, p ≈ 4e-6; false positives 19 vs
 	// 1, p ≈ 4e-5. Exact: 2·Σ_{k≤5} C(38,k)/2³⁸ = 2·584935/274877906944 =
@@ -19,6 +20,7 @@ func TestMcNemarExactPublished(t *testing.T) {
 }
 
 func TestDurkalskiHand(t *testing.T) {
+	t.Parallel()
 	// Four sessions, discordant units (b_i = baseline only, c_i =
 	// candidate only):
 	//
@@ -67,6 +69,7 @@ func TestDurkalskiHand(t *testing.T) {
 }
 
 func TestMannWhitneyTies(t *testing.T) {
+	t.Parallel()
 	// x = 1 2 2 3, y = 2 3 4 4 5. Pooled ranks: 1→1; the three 2s share
 	// ranks 2..4 → 3; the two 3s 5,6 → 5.5; the two 4s 7,8 → 7.5; 5 → 9.
 	// R_y = 3 + 5.5 + 7.5 + 7.5 + 9 = 32.5, U_y = 32.5 − 5·6/2 = 17.5.
@@ -90,6 +93,7 @@ func TestMannWhitneyTies(t *testing.T) {
 }
 
 func TestClusteredWilsonHand(t *testing.T) {
+	t.Parallel()
 	// Three sessions: (y, m) = (3, 4), (1, 4), (0, 2). Y = 4, M = 10, p̂ = 0.4.
 	// Residuals y_i − p̂m_i: 1.4, −0.6, −0.8; squares 1.96 + 0.36 + 0.64 = 2.96.
 	// V_clu = 3/2 · 2.96/100 = 0.0444; V_bin = 0.4·0.6/10 = 0.024;
@@ -111,6 +115,7 @@ func TestClusteredWilsonHand(t *testing.T) {
 // TestOneUnitPerSessionIsPlainWilson: when every session holds one unit
 // the clustered intervals are exactly the unclustered ones.
 func TestOneUnitPerSessionIsPlainWilson(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 7))
 	for trial := range 50 {
 		n := 1 + rng.IntN(200)
@@ -156,6 +161,7 @@ func TestOneUnitPerSessionIsPlainWilson(t *testing.T) {
 // TestClusteredRowIntervals: a rule whose positives sit in few sessions
 // gets the hand-computed design effect and a wider interval.
 func TestClusteredRowIntervals(t *testing.T) {
+	t.Parallel()
 	// Recall units: session a 4 positives, 3 caught; b 4 positives, 1
 	// caught; c 2 positives, none caught → the (3,4), (1,4), (0,2) table
 	// of TestClusteredWilsonHand: deff 1.85.
@@ -223,6 +229,7 @@ func figureJSON(t *testing.T, s *Summary) string {
 // only: any arrival order (concurrency), and any split into shards read
 // back in any order (merge), gives the same numbers.
 func TestBootstrapDeterministic(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Criteria: replay.DefaultKillCriteria(), Baseline: "B"}
 	rs := bootSet()
 	want := figureJSON(t, summarize(t, cfg, rs))
@@ -258,6 +265,7 @@ func TestBootstrapDeterministic(t *testing.T) {
 }
 
 func TestFiguresOfComparison(t *testing.T) {
+	t.Parallel()
 	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria(), Baseline: "B"}, compareSet())
 	x := s.Comparisons[0].Rules[0]
 	if len(x.Figures) != len(FigureNames) {
@@ -323,6 +331,7 @@ func TestFiguresOfComparison(t *testing.T) {
 }
 
 func TestLatencyFigure(t *testing.T) {
+	t.Parallel()
 	base := []float64{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000}
 	cand := []float64{1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900, 2000}
 	f := latencyFigure(FigureLatencyP95, base, cand, 95, 1, 0.95)
@@ -358,6 +367,7 @@ func TestLatencyFigure(t *testing.T) {
 // criterion is N/A, not PASS at 0 ms), and a recorded call that replay
 // split over two batches counts once.
 func TestLatencyCallsCountedOnce(t *testing.T) {
+	t.Parallel()
 	none := &replay.Result{CaseID: "c1", Judge: "none", JudgeCalled: true,
 		Calls: []replay.Call{{Rules: 1, Status: "error", Error: "no judge configured (--judge none)"}},
 		Rules: []replay.RuleResult{rr("R", "style", "failure", "no_match", "", "error", false, 0)}}

@@ -10,6 +10,7 @@ import (
 func defaultEval() *evaluator { return newEvaluator(replay.DefaultKillCriteria()) }
 
 func TestProportionCriteriaEdges(t *testing.T) {
+	t.Parallel()
 	e := defaultEval()
 	type want struct {
 		status Status
@@ -112,6 +113,7 @@ func neededBelow(p, thr float64) int64 {
 }
 
 func TestDangerousRecallEdges(t *testing.T) {
+	t.Parallel()
 	e := defaultEval()
 	dangerous := func(pos, baseHits, judgeOnly, baseOnly int64) *Row {
 		return &Row{Class: "dangerous", TP: baseHits - baseOnly + judgeOnly, FN: pos - (baseHits - baseOnly + judgeOnly),
@@ -165,6 +167,7 @@ func TestDangerousRecallEdges(t *testing.T) {
 }
 
 func TestJudgeP95Edges(t *testing.T) {
+	t.Parallel()
 	e := defaultEval()
 	row := func(vals ...float64) *Row {
 		r := &Row{Calls: int64(len(vals))}
@@ -216,6 +219,7 @@ func TestJudgeP95Edges(t *testing.T) {
 }
 
 func TestFireRateChangeEdges(t *testing.T) {
+	t.Parallel()
 	e := defaultEval()
 	for _, tc := range []struct {
 		name       string
@@ -263,6 +267,7 @@ func fireOutside(a, b, c, d int64, m float64) int64 {
 }
 
 func TestVerdicts(t *testing.T) {
+	t.Parallel()
 	cs := func(ss ...Status) []Criterion {
 		var out []Criterion
 		for _, s := range ss {

@@ -133,6 +133,7 @@ func sliceNext(cases []*datasets.Case) func() (*datasets.Case, bool) {
 }
 
 func TestRunIdenticalAtAnyConcurrency(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, runPolicy)
 	cases := genCases(3000, 40, 7)
 	var outputs []string
@@ -180,6 +181,7 @@ func TestRunIdenticalAtAnyConcurrency(t *testing.T) {
 }
 
 func TestRunSeqOrderError(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, runPolicy)
 	mk := func(id, session string, seq int64) *datasets.Case {
 		c := bash("ls")
@@ -205,6 +207,7 @@ func TestRunSeqOrderError(t *testing.T) {
 }
 
 func TestRunCancelAndEmitError(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, runPolicy)
 	infinite := func() func() (*datasets.Case, bool) {
 		i := 0
@@ -267,6 +270,7 @@ func TestRunCancelAndEmitError(t *testing.T) {
 }
 
 func TestRunProgress(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, runPolicy)
 	cases := genCases(700, 10, 3)
 	var calls []ProgressStats
@@ -441,6 +445,7 @@ func BenchmarkRunDistinctSessions(b *testing.B) {
 // TestRunConcurrencyBound: Concurrency is the number of judge calls in
 // flight per judge, reached even when session hashes fall unevenly.
 func TestRunConcurrencyBound(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, runPolicy)
 	for _, conc := range []int{1, 3, 8} {
 		var inFlight, peak atomic.Int64
@@ -476,6 +481,7 @@ func TestRunConcurrencyBound(t *testing.T) {
 // sessions (a bijection with the session IDs), and given in order of first
 // appearance.
 func TestRunSessionOrdinals(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, runPolicy)
 	cases := genCases(2000, 37, 3)
 	ordOf := map[string]uint32{}

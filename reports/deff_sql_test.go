@@ -20,6 +20,7 @@ import (
 // On the sample the newer judge has 179 hits of 189 positives in 117
 // sessions: deff 1.124, so the interval is Wilson at n = 168.1, not 189.
 func TestClusteredRecallFromDecisionFiles(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := filepath.Join(root, "run")
 	replaySample(t, dir, "r1", reports.LayoutFlat)

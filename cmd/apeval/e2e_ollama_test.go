@@ -208,6 +208,7 @@ func e2eCheckReports(t *testing.T, dir string) {
 // busy with other work one call can miss the 50 ms by a scheduling delay, so
 // a run with such a call is made once more: a systematic overhead fails both.
 func TestE2EOllamaRun(t *testing.T) {
+	t.Parallel()
 	host := e2eHost(t)
 	digest := e2eTagsDigest(t, host)
 	const maxGap = 50.0 // ms
@@ -394,6 +395,7 @@ func (s *e2eServer) kill() { _ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKIL
 // the remaining calls become counted errors, every case still has its rows,
 // and the run still writes all its reports.
 func TestE2EOllamaServerDiesMidRun(t *testing.T) {
+	t.Parallel()
 	srv := e2eStartServer(t)
 	const n, answered = 60, 4
 	var once sync.Once
@@ -466,6 +468,7 @@ func TestE2EOllamaServerDiesMidRun(t *testing.T) {
 // the second run asks the server nothing, and its cached answers keep the
 // identity with the server's digest.
 func TestE2EOllamaRunCached(t *testing.T) {
+	t.Parallel()
 	host := e2eHost(t)
 	digest := e2eTagsDigest(t, host)
 	dataset, policy, judged := e2eWriteInputs(t, 9)
@@ -501,6 +504,7 @@ func TestE2EOllamaRunCached(t *testing.T) {
 // TestE2EOllamaJudgesCheck runs `apeval judges check --json` on the tiny
 // model and on a missing one.
 func TestE2EOllamaJudgesCheck(t *testing.T) {
+	t.Parallel()
 	host := e2eHost(t)
 	digest := e2eTagsDigest(t, host)
 
@@ -535,6 +539,7 @@ func TestE2EOllamaJudgesCheck(t *testing.T) {
 }
 
 func TestE2EOllamaRunMissingModel(t *testing.T) {
+	t.Parallel()
 	host := e2eHost(t)
 	dataset, policy, _ := e2eWriteInputs(t, 3)
 	code, stdout, stderr := e2eApeval(t, "run", "--dataset", dataset, "--policy", policy,

@@ -27,6 +27,7 @@ func byID(cases []*datasets.Case) map[string]*datasets.Case {
 // A Claude Code 2.1 session: a slash command, a sub-agent in its own file,
 // blank assistant turns, a background-task notification and a compaction.
 func TestClaudeSessionRequestAndOrder(t *testing.T) {
+	t.Parallel()
 	cases, sum, _ := importAll(t, "claude-code-transcript", Options{}, sessionsDir)
 	// Sub-agent calls take their place by time: the two web calls made at
 	// 14:12:35 come right after the Task call of 14:12:30, before the main
@@ -88,6 +89,7 @@ func TestClaudeSessionRequestAndOrder(t *testing.T) {
 // Codex 0.104: a tool_search_call's arguments are an object, and
 // web_search_call items are network calls the boundary must see.
 func TestCodexCurrentItems(t *testing.T) {
+	t.Parallel()
 	cases, sum, _ := importAll(t, "codex-rollout", Options{}, "testdata/codex-rollout-current")
 	if sum.Errors != 0 {
 		t.Fatalf("errors %v", sum.Sources[0].Errors)
@@ -121,6 +123,7 @@ func TestCodexCurrentItems(t *testing.T) {
 // tool_use_id: every element is a record, and two identical git status
 // calls are two cases.
 func TestJSONArrayLogs(t *testing.T) {
+	t.Parallel()
 	const p = "testdata/claude-code-hooks/logs/pre_tool_use.json"
 	cases, sum, _ := importAll(t, "claude-code-hooks", Options{}, p)
 	if sum.Errors != 0 || len(cases) != 4 || sum.Records != 4 {
@@ -151,6 +154,7 @@ func TestJSONArrayLogs(t *testing.T) {
 // A wrong --from is an error naming the format the records look like; a
 // hook log without tool_input warns.
 func TestWrongFormatAndMissingInput(t *testing.T) {
+	t.Parallel()
 	cases, sum, _ := importAll(t, "claude-code-transcript", Options{}, "testdata/codex-rollout/sessions")
 	if errs := sum.Sources[0].Errors; len(cases) != 0 || len(errs) == 0 || !strings.Contains(errs[len(errs)-1], "look like codex-rollout, not claude-code-transcript") {
 		t.Errorf("codex read as a transcript: %d cases, %v", len(cases), sum.Sources[0].Errors)
@@ -163,6 +167,7 @@ func TestWrongFormatAndMissingInput(t *testing.T) {
 
 // The record hook gives two identical payloads without tool_use_id two ids.
 func TestRecordIdenticalCalls(t *testing.T) {
+	t.Parallel()
 	payload := []byte(`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git status"}}`)
 	now := time.Date(2026, 2, 3, 14, 0, 0, 0, time.UTC)
 	a, err := RecordCase(payload, RecordOptions{Now: now})
@@ -197,6 +202,7 @@ func writeFile(t *testing.T, p string, data []byte) {
 // OpenCode storage: a session, its messages and their parts, one JSON file
 // each, read in id (creation) order.
 func TestOpenCode(t *testing.T) {
+	t.Parallel()
 	cases, sum, text := importAll(t, "opencode", Options{}, "testdata/opencode")
 	want := []string{"opencode-toolu_01HugoBuild", "opencode-toolu_01Rsync", "opencode-toolu_01Fetch"}
 	if !slices.Equal(ids(cases), want) {
