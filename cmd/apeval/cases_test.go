@@ -3,9 +3,10 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/diff"
 )
 
 // The false-positive/negative lists reach summary.md and report.html with
@@ -151,13 +152,7 @@ func TestCaseListsSameAfterMerge(t *testing.T) {
 	}
 }
 
-// lineDiffText shows the first differing line of two texts.
+// lineDiffText is a unified line diff of two texts (go-internal/diff).
 func lineDiffText(a, b string) string {
-	x, y := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range min(len(x), len(y)) {
-		if x[i] != y[i] {
-			return "line " + strconv.Itoa(i+1) + ":\n- " + x[i] + "\n+ " + y[i]
-		}
-	}
-	return "lengths " + strconv.Itoa(len(x)) + " vs " + strconv.Itoa(len(y))
+	return string(diff.Diff("want", []byte(a), "got", []byte(b)))
 }
