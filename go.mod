@@ -8,7 +8,6 @@ require (
 	github.com/Azure/azure-sdk-for-go/sdk/storage/azblob v1.8.0
 	github.com/BurntSushi/toml v1.6.0
 	github.com/creack/pty v1.1.24
-	github.com/goccy/go-json v0.10.2
 	github.com/gowebpki/jcs v1.0.2
 	github.com/klauspost/compress v1.18.3
 	github.com/olekukonko/tablewriter v1.1.5

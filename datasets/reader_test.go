@@ -389,7 +389,7 @@ func TestWriteJSONLReportsWriteError(t *testing.T) {
 }
 
 // An explicit seq of 0 is a value, on every decoding path (plain lines take
-// the fast parser, lines with recorded calls goccy/go-json, a null elsewhere
+// the hand-written parser, a null or anything it gives up on
 // encoding/json), and a default seq numbers records across files.
 func TestReaderSeqZeroAndAcrossFiles(t *testing.T) {
 	t.Parallel()

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	gojson "github.com/goccy/go-json"
-
 	"github.com/apeval/apeval/datasets"
 )
 
@@ -96,7 +94,7 @@ func decodeEntryFast(line []byte, e *ccEntry) ([]ccBlock, bool) {
 		return nil, false
 	}
 	var f ccEntryFast
-	if gojson.Unmarshal(line, &f) != nil || f.Message == nil {
+	if json.Unmarshal(line, &f) != nil || f.Message == nil {
 		return nil, false
 	}
 	blocks := make([]ccBlock, len(f.Message.Content))
@@ -150,7 +148,7 @@ func (s *ccState) entry(line []byte, n int, fallback string,
 	var e ccEntry
 	blocks, fast := decodeEntryFast(line, &e)
 	if !fast {
-		if err := gojson.Unmarshal(line, &e); err != nil {
+		if err := json.Unmarshal(line, &e); err != nil {
 			return "", jsonError(line, err)
 		}
 	}
@@ -167,7 +165,7 @@ func (s *ccState) entry(line []byte, n int, fallback string,
 	content := bytes.TrimSpace(e.Message.Content)
 	if len(content) > 0 && content[0] == '"' {
 		var t string
-		if err := gojson.Unmarshal(content, &t); err != nil {
+		if err := json.Unmarshal(content, &t); err != nil {
 			return "", "message.content: " + err.Error()
 		}
 		if e.Type == "user" {
@@ -188,7 +186,7 @@ func (s *ccState) entry(line []byte, n int, fallback string,
 		return "assistant text (context)", ""
 	}
 	if len(content) > 0 && !fast {
-		if err := gojson.Unmarshal(content, &blocks); err != nil {
+		if err := json.Unmarshal(content, &blocks); err != nil {
 			return "", "message.content: " + err.Error()
 		}
 	}
@@ -348,7 +346,7 @@ func rawArgs(raw json.RawMessage) (map[string]any, *bool) {
 		return nil, nil
 	}
 	var v any
-	if err := gojson.Unmarshal(raw, &v); err != nil {
+	if err := json.Unmarshal(raw, &v); err != nil {
 		f := false
 		return map[string]any{"input": string(raw)}, &f
 	}
@@ -364,11 +362,11 @@ func resultText(raw json.RawMessage) string {
 	}
 	if raw[0] == '"' {
 		var s string
-		_ = gojson.Unmarshal(raw, &s)
+		_ = json.Unmarshal(raw, &s)
 		return capRunes(s, 500)
 	}
 	var blocks []ccBlock
-	if gojson.Unmarshal(raw, &blocks) != nil {
+	if json.Unmarshal(raw, &blocks) != nil {
 		return capRunes(string(raw), 500)
 	}
 	var parts []string
@@ -461,7 +459,7 @@ func firstSessionID(p string) string {
 		var e struct {
 			SessionID string `json:"sessionId"`
 		}
-		if gojson.Unmarshal(rec, &e) == nil && e.SessionID != "" {
+		if json.Unmarshal(rec, &e) == nil && e.SessionID != "" {
 			return e.SessionID
 		}
 	}
@@ -537,7 +535,7 @@ func (t *claudeTranscript) read(readers []*recordReader, sums []*SourceSummary, 
 			var e struct {
 				Timestamp string `json:"timestamp"`
 			}
-			if gojson.Unmarshal(rec, &e) == nil {
+			if json.Unmarshal(rec, &e) == nil {
 				h.ts, _ = time.Parse(time.RFC3339Nano, e.Timestamp)
 			}
 			h.rec = bytes.Clone(rec) // the reader's buffer moves on while other files are read
@@ -642,7 +640,7 @@ func (h *claudeHooks) file(r io.Reader, sum *SourceSummary, out *output) error {
 	}()
 	return eachLine(r, sum, func(line []byte, n int) error {
 		var p hookPayload
-		if err := gojson.Unmarshal(line, &p); err != nil {
+		if err := json.Unmarshal(line, &p); err != nil {
 			sum.errorf(n, "%s", jsonError(line, err))
 			return nil
 		}

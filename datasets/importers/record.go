@@ -6,13 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"time"
-
-	gojson "github.com/goccy/go-json"
 
 	"github.com/apeval/apeval/datasets"
 )
@@ -46,7 +45,7 @@ func RecordCase(payload []byte, opt RecordOptions) (*datasets.Case, error) {
 			Name string `json:"name"`
 		} `json:"tool"`
 	}
-	if err := gojson.Unmarshal(payload, &probe); err != nil {
+	if err := json.Unmarshal(payload, &probe); err != nil {
 		return nil, fmt.Errorf("payload: %s", jsonError(payload, err))
 	}
 	var c *datasets.Case
@@ -57,7 +56,7 @@ func RecordCase(payload []byte, opt RecordOptions) (*datasets.Case, error) {
 		}
 	} else {
 		var p hookPayload
-		if err := gojson.Unmarshal(payload, &p); err != nil {
+		if err := json.Unmarshal(payload, &p); err != nil {
 			return nil, fmt.Errorf("payload: %s", jsonError(payload, err))
 		}
 		if p.HookEventName != "" && p.HookEventName != "PreToolUse" {
