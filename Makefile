@@ -84,6 +84,11 @@ e2e-azure: duckdb
 html-check: build
 	./.ci/html-check.sh
 
+# The labeling page (apeval label serve) in headless Chromium from Go (chromedp).
+.PHONY: label-browser
+label-browser:
+	./.ci/label-browser.sh
+
 # Fuzz the codecs and the masker for a bounded time each (FUZZTIME): the
 # case reader, the policy parser, the judge response parser, and the masker
 # (a planted secret never survives; masking is idempotent).
@@ -96,7 +101,13 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseOutput$$' -fuzztime $(FUZZTIME) ./judge
 	$(GO) test -run '^$$' -fuzz '^FuzzMaskString$$' -fuzztime $(FUZZTIME) ./internal/mask
 
-ci: vet staticcheck test fuzz readme-check e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check
+# actionlint (pinned, through go run) on action.yml, the example workflows
+# and the README's recipes; shellcheck on the action's script.
+.PHONY: actionlint
+actionlint:
+	./.ci/actionlint.sh
+
+ci: vet staticcheck test fuzz readme-check actionlint e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check label-browser
 
 clean:
 	rm -rf bin apeval-out

@@ -31,6 +31,7 @@
 //	category.go    the tool-name → category map
 //	labels.go, raw.go, writer.go   label import without losing fields
 //	stats.go       dataset statistics
+//	samplelabels.go  the apeval.labels/v1 queue and labels files; the synced appender
 //
 // The record format and its field rules are in README.md (Cases) and on
 // the Case type.

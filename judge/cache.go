@@ -357,13 +357,27 @@ func Cached(j Judge, c *Cache) Judge {
 		return j
 	}
 	prefix := j.Identity().String() + "\x00"
-	if s, ok := j.(scoper); ok {
+	if s, ok := scopeOf(j); ok {
 		// A digest, not the scope: options and URLs may carry credentials,
 		// and the cache file is one more place they must not reach.
 		sum := sha256.Sum256([]byte(s.cacheScope()))
 		prefix += fmt.Sprintf("%x", sum[:16])
 	}
 	return &CachedJudge{judge: j, cache: c, prefix: prefix + "\x00"}
+}
+
+// scopeOf finds the backend's scope under wrappers (a Budget's).
+func scopeOf(j Judge) (scoper, bool) {
+	for {
+		if s, ok := j.(scoper); ok {
+			return s, true
+		}
+		u, ok := j.(interface{ Unwrap() Judge })
+		if !ok {
+			return nil, false
+		}
+		j = u.Unwrap()
+	}
 }
 
 // CachedJudge is a judge answered from the cache when it can be.
@@ -405,7 +419,7 @@ func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
 	}
 	if v, ok := cj.cache.get(key); ok {
 		var a cachedAnswer
-		if json.Unmarshal(v, &a) == nil && (a.Status == StatusOK || a.Status == StatusInvalid) && a.LatencyNS != nil {
+		if json.Unmarshal(v, &a) == nil && modelAnswer(a) && a.LatencyNS != nil {
 			return Response{Decisions: a.Decisions, Status: a.Status, Error: a.Error, Cached: true,
 				Latency: time.Duration(*a.LatencyNS)}
 		}
@@ -418,6 +432,20 @@ func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
 		}
 	}
 	return resp
+}
+
+// modelAnswer reports whether a cache entry is a model's answer: valid, or
+// an invalid answer the model gave. Older versions also cached a body with
+// no completion in it (a server error sent with HTTP 200); such an entry is
+// a miss, so the call goes to the server again.
+func modelAnswer(a cachedAnswer) bool {
+	switch {
+	case a.Status == StatusOK:
+		return true
+	case a.Status != StatusInvalid:
+		return false
+	}
+	return a.Error != "completion has no choices" && a.Error != "completion has no content"
 }
 
 // key is prefix + SHA-256 of the canonical input.

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/apeval/apeval/internal/mask"
 )
 
 // Exec is the `exec:COMMAND` backend: a pool of long-lived child processes
@@ -37,6 +39,7 @@ type Exec struct {
 	retries  int
 	log      io.Writer
 	pool     chan *child
+	stderr   *stderrSink
 	closed   chan struct{}
 	once     sync.Once
 	closeErr error
@@ -70,8 +73,12 @@ func NewExec(command string, cfg Config) (*Exec, error) {
 		pool:    make(chan *child, n),
 		closed:  make(chan struct{}),
 	}
+	e.stderr = &stderrSink{w: e.log, mask: mask.String, tokens: stderrBurst}
+	if cfg.Quiet {
+		e.stderr.w = nil
+	}
 	for i := 0; i < n; i++ {
-		e.pool <- &child{command: command, log: e.log, maxLine: cfg.maxResponse()}
+		e.pool <- &child{command: command, log: e.log, stderr: e.stderr, maxLine: cfg.maxResponse()}
 	}
 	return e, nil
 }
@@ -184,6 +191,7 @@ func (e *Exec) Close() error {
 				errs = append(errs, err)
 			}
 		}
+		e.stderr.report(e.id.String())
 		e.closeErr = errors.Join(errs...)
 	})
 	return e.closeErr
@@ -194,6 +202,7 @@ func (e *Exec) Close() error {
 type child struct {
 	command   string
 	log       io.Writer
+	stderr    *stderrSink
 	proc      *exec.Cmd
 	stdin     *os.File
 	lines     chan []byte   // answer lines; closed when stdout ends
@@ -232,26 +241,49 @@ func (c *child) ready(ctx context.Context) error {
 	}
 	cmd := exec.Command("/bin/sh", "-c", c.command)
 	setProcessGroup(cmd)
-	cmd.Stderr = c.log
-	// Our own pipe, not StdinPipe: an *os.File takes write deadlines, so a
-	// plugin that stops reading cannot block a call past its timeout.
-	stdinR, stdin, err := os.Pipe()
+	// Our own pipes, not StdinPipe/StdoutPipe or a Writer as Stderr: an
+	// *os.File takes write deadlines, so a plugin that stops reading cannot
+	// block a call past its timeout, and Wait never waits for a helper the
+	// plugin left running with our stdout or stderr open (its read ends are
+	// closed execWaitDelay after the plugin exits).
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			// Closing our copy of a pipe end cannot fail in a way that matters.
+			_ = f.Close()
+		}
+	}
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	stdinR, stdin, err := pipe()
 	if err != nil {
 		return err
 	}
-	cmd.Stdin = stdinR
-	stdout, err := cmd.StdoutPipe()
+	stdout, stdoutW, err := pipe()
 	if err != nil {
-		return errors.Join(err, stdinR.Close(), stdin.Close())
+		closeAll()
+		return err
 	}
+	stderr, stderrW, err := pipe()
+	if err != nil {
+		closeAll()
+		return err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, stderrW
 	err = cmd.Start()
-	// The child holds its own copy of the read end.
-	if cerr := stdinR.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
+	// The child holds its own copies of its ends.
+	_ = stdinR.Close()
+	_ = stdoutW.Close()
+	_ = stderrW.Close()
 	if err != nil {
-		// The write end is useless without a child; its close error adds nothing.
 		_ = stdin.Close()
+		_ = stdout.Close()
+		_ = stderr.Close()
 		c.crashed()
 		return fmt.Errorf("start plugin: %w", err)
 	}
@@ -259,7 +291,10 @@ func (c *child) ready(ctx context.Context) error {
 	c.lines = make(chan []byte, 1)
 	c.exited = make(chan struct{})
 	lines, exited, maxLine := c.lines, c.exited, c.maxLine
+	outDone, errDone := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(outDone)
+		defer stdout.Close()
 		// Lines are assembled up to maxLine; past it the rest of the line
 		// is read and dropped (memory stays bounded whatever the plugin
 		// writes) and the call is told at once.
@@ -288,11 +323,38 @@ func (c *child) ready(ctx context.Context) error {
 			}
 		}
 		close(lines)
+	}()
+	go func() {
+		defer close(errDone)
+		defer stderr.Close()
+		c.stderr.copyFrom(stderr)
+	}()
+	go func() {
 		c.exitErr = cmd.Wait()
+		// A helper that left the process group (setsid) may still hold
+		// stdout or stderr: after a grace, our read ends are closed, which
+		// ends the readers.
+		t := time.NewTimer(execWaitDelay)
+		defer t.Stop()
+		for _, p := range []struct {
+			done chan struct{}
+			f    *os.File
+		}{{outDone, stdout}, {errDone, stderr}} {
+			select {
+			case <-p.done:
+			case <-t.C:
+				_ = p.f.Close()
+				<-p.done
+			}
+		}
 		close(exited)
 	}()
 	return nil
 }
+
+// execWaitDelay is how long the pipes of an exited plugin stay open for
+// its last output when something else still holds them.
+const execWaitDelay = 500 * time.Millisecond
 
 // call writes one input line and waits for the answer line.
 func (c *child) call(ctx context.Context, line []byte, asked []string) (Response, bool) {
@@ -363,6 +425,8 @@ func (c *child) reap(crash bool) string {
 	} else {
 		msg = "exit status 0"
 	}
+	// Our write end of the old stdin; the process is gone.
+	_ = c.stdin.Close()
 	c.proc, c.stdin = nil, nil
 	if crash {
 		c.crashed()
@@ -403,4 +467,103 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// Plugin stderr is copied to the log line by line, each line masked, at
+// most maxPluginStderr bytes in all and stderrRate lines a second (bursts
+// of stderrBurst) per judge; a line is cut at maxStderrLine bytes. What is
+// left out is counted and reported once when the judge closes.
+const (
+	maxPluginStderr = 1 << 20
+	maxStderrLine   = 4 << 10
+	stderrRate      = 50.0
+	stderrBurst     = 200.0
+)
+
+// stderrSink is the shared, bounded destination of a judge's children's
+// stderr.
+type stderrSink struct {
+	mu           sync.Mutex
+	w            io.Writer // nil: --quiet, every line is dropped silently
+	mask         func(string) string
+	written      int64
+	tokens       float64
+	last         time.Time
+	droppedLines int64
+	droppedBytes int64
+}
+
+// copyFrom reads r to its end, passing each line to the sink.
+func (s *stderrSink) copyFrom(r io.Reader) {
+	br := bufio.NewReaderSize(r, maxStderrLine)
+	cut := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case cut:
+			s.drop(0, len(chunk))
+		case err == bufio.ErrBufferFull:
+			s.line(chunk, true)
+		default:
+			s.line(chunk, false)
+		}
+		cut = err == bufio.ErrBufferFull
+		if err != nil && err != bufio.ErrBufferFull {
+			return
+		}
+	}
+}
+
+func (s *stderrSink) drop(lines, n int) {
+	s.mu.Lock()
+	s.droppedLines += int64(lines)
+	s.droppedBytes += int64(n)
+	s.mu.Unlock()
+}
+
+// line writes one line (cut: the first maxStderrLine bytes of a longer
+// one) if the budget and the rate allow.
+func (s *stderrSink) line(b []byte, cut bool) {
+	b = bytes.TrimRight(b, "\r\n")
+	if len(b) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if !s.last.IsZero() {
+		s.tokens = min(stderrBurst, s.tokens+now.Sub(s.last).Seconds()*stderrRate)
+	}
+	s.last = now
+	if s.w == nil || s.tokens < 1 || s.written+int64(len(b)) > maxPluginStderr {
+		s.droppedLines++
+		s.droppedBytes += int64(len(b))
+		return
+	}
+	s.tokens--
+	text := string(b)
+	if s.mask != nil {
+		text = s.mask(text)
+	}
+	text = quoteControls(text)
+	if cut {
+		text += " … (line cut)"
+	}
+	s.written += int64(len(b))
+	_, _ = io.WriteString(s.w, text+"\n")
+}
+
+// report says how much stderr was left out (not under --quiet).
+func (s *stderrSink) report(judge string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w == nil || s.droppedLines+s.droppedBytes == 0 {
+		return
+	}
+	msg := fmt.Sprintf("judge %s: plugin stderr dropped: %d lines, %d bytes (apeval copies at most %d KiB in all and %g lines a second per judge)",
+		judge, s.droppedLines, s.droppedBytes, maxPluginStderr>>10, stderrRate)
+	if s.mask != nil {
+		msg = s.mask(msg)
+	}
+	_, _ = io.WriteString(s.w, msg+"\n")
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // DefaultMaxResponseBytes caps the body of one judge response (HTTP
@@ -104,7 +106,25 @@ func briefError(s string) string {
 		return "the server answered with an HTML page, not the judge API: is the URL right?"
 	}
 	s = strings.Join(strings.Fields(s), " ")
-	return truncateRunes(s, 300)
+	return quoteControls(truncateRunes(s, 300))
+}
+
+// quoteControls quotes s as the invalid-answer path quotes a snippet (%q)
+// when it holds a control or escape sequence, an invisible format character
+// (bidi overrides) or a line separator, so that no error text read from a
+// server can move a terminal's cursor, write its clipboard (OSC 52) or
+// break a report table.
+func quoteControls(s string) string {
+	for _, r := range s {
+		if unsafeRune(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+func unsafeRune(r rune) bool {
+	return r == utf8.RuneError || unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 func truncateRunes(s string, n int) string {

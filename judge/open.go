@@ -48,6 +48,8 @@ type Config struct {
 	// Log receives warnings (structured-output fallbacks, plugin stderr and
 	// restarts). nil discards them.
 	Log io.Writer
+	// Quiet (--quiet) drops plugin stderr instead of copying it to Log.
+	Quiet bool
 	// MaxResponseBytes caps one HTTP response body or one exec plugin line
 	// (default DefaultMaxResponseBytes); over it, the call is invalid.
 	MaxResponseBytes int64

@@ -48,6 +48,7 @@ type OpenAI struct {
 
 	mu          sync.Mutex
 	fingerprint string // last system_fingerprint seen; per response, so never in the identity
+	warnedHop   sync.Once
 }
 
 // reservedOpenAIFields are set by the backend and cannot be overridden by
@@ -104,7 +105,6 @@ func NewOpenAI(model string, prompt *Prompt, cfg Config) (*OpenAI, error) {
 		fields.Write(vb)
 	}
 	o := &OpenAI{
-		client:  cfg.httpClient(),
 		baseURL: baseURL,
 		base:    mask.URL(baseURL.String()),
 		keyEnv:  keyEnv,
@@ -120,7 +120,58 @@ func NewOpenAI(model string, prompt *Prompt, cfg Config) (*OpenAI, error) {
 		scope:   hex.EncodeToString(baseSum[:16]) + "|" + canonicalOptions(opts),
 	}
 	o.modes = newModeLadder(o.id.String(), o.log)
+	o.client = o.keyGuard(cfg.httpClient())
 	return o, nil
+}
+
+// keyGuard returns a copy of c that never sends the API key across a
+// redirect to another scheme, host or port (Go's client keeps it for
+// another port on the same host, and for https → http): the redirect is
+// followed without the key, and a warning says so once.
+func (o *OpenAI) keyGuard(c *http.Client) *http.Client {
+	g := *c
+	next := c.CheckRedirect
+	g.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !sameOrigin(via[0].URL, req.URL) && req.Header.Get("Authorization") != "" {
+			req.Header.Del("Authorization")
+			o.warnedHop.Do(func() {
+				fmt.Fprintf(o.log, "apeval: warning: %s redirected a call to %s (another scheme, host or port); not sending the API key there\n",
+					o.base, mask.URL(req.URL.String()))
+			})
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &g
+}
+
+// sameOrigin reports whether two URLs share scheme, host and port (the
+// scheme's default port when none is given).
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		switch strings.ToLower(u.Scheme) {
+		case "https":
+			return "443"
+		case "http":
+			return "80"
+		}
+		return ""
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+// mask hides the API key by its value in any text apeval writes (a server
+// may quote the key back in its error), URL credentials included.
+func (o *OpenAI) mask(s string) string {
+	return mask.Secret(mask.URLs(s), o.key)
 }
 
 // Identity is openai/MODEL+PROMPT: OpenAI-compatible servers expose no model
@@ -160,6 +211,7 @@ func (o *OpenAI) Judge(ctx context.Context, req Request) Response {
 		for {
 			mode := o.modes.current()
 			resp, retry, refused := o.complete(ctx, system, user, asked, mode)
+			resp.Error = o.mask(resp.Error)
 			if refused && o.modes.stepDown(mode, resp.Error) {
 				continue
 			}
@@ -274,6 +326,11 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 	}
 	var r openAIResponse
 	if err := json.Unmarshal(raw, &r); err != nil {
+		if b := briefError(string(raw)); strings.Contains(b, "HTML page") {
+			// A web page at the URL (a login portal, a dashboard): a broken
+			// setup, named as one (SetupCause), not a malformed answer.
+			return Response{Status: StatusError, Error: b}, false, false
+		}
 		return Response{Status: StatusError, Error: "server sent a malformed completion: " + err.Error()}, false, false
 	}
 	if r.SystemFingerprint != "" {
@@ -282,7 +339,12 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 		o.mu.Unlock()
 	}
 	if len(r.Choices) == 0 {
-		return Response{Status: StatusInvalid, Error: "completion has no choices"}, false, false
+		// A 200 carrying {"error": …} is the server failing, not the
+		// model answering: an error, retried like a 5xx and never cached.
+		if m := errorMessage(raw); bytes.Contains(raw, []byte(`"error"`)) && m != "" {
+			return Response{Status: StatusError, Error: "HTTP 200 with an error: " + briefError(m)}, true, false
+		}
+		return Response{Status: StatusInvalid, Error: "completion has no choices", noCache: true}, false, false
 	}
 	msg := r.Choices[0].Message
 	switch {
@@ -291,7 +353,7 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 	case msg.Refusal != "":
 		resp = Response{Status: StatusInvalid, Error: "model refused: " + msg.Refusal}
 	default:
-		resp = Response{Status: StatusInvalid, Error: "completion has no content"}
+		resp = Response{Status: StatusInvalid, Error: "completion has no content", noCache: true}
 	}
 	if r.Usage != nil {
 		resp.Server.PromptTokens = r.Usage.PromptTokens
@@ -335,7 +397,7 @@ func (o *OpenAI) ListModels(ctx context.Context) ([]string, error) {
 	}
 	hresp, err := o.client.Do(hreq)
 	if err != nil {
-		return nil, errors.New(mask.URLs(err.Error()))
+		return nil, errors.New(o.mask(err.Error()))
 	}
 	raw, _, err := readCapped(hresp.Body, o.maxBody)
 	if cerr := hresp.Body.Close(); err == nil {
@@ -345,7 +407,7 @@ func (o *OpenAI) ListModels(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	if hresp.StatusCode != http.StatusOK {
-		return nil, &ModelsError{Code: hresp.StatusCode, Msg: fmt.Sprintf("GET %s/models: HTTP %d: %s", o.base, hresp.StatusCode, briefError(errorMessage(raw)))}
+		return nil, &ModelsError{Code: hresp.StatusCode, Msg: o.mask(fmt.Sprintf("GET %s/models: HTTP %d: %s", o.base, hresp.StatusCode, briefError(errorMessage(raw))))}
 	}
 	var list struct {
 		Data []struct {
@@ -353,7 +415,7 @@ func (o *OpenAI) ListModels(ctx context.Context) ([]string, error) {
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, fmt.Errorf("GET %s/models: %w: %v", o.base, errNoModelList, err)
+		return nil, fmt.Errorf("GET %s/models: %w: %v", o.base, errNoModelList, o.mask(err.Error()))
 	}
 	ids := make([]string, len(list.Data))
 	for i, m := range list.Data {
@@ -415,7 +477,7 @@ func (o *OpenAI) StartupCheck(ctx context.Context) error {
 		fmt.Fprintf(o.log, "apeval: warning: %s: %v (going on: only the chat endpoint is needed)\n", o.base, err)
 		return nil
 	}
-	return fmt.Errorf("openai %s: cannot reach the server: %v; check --openai-base-url, or try `apeval judges check openai:%s`", o.base, briefError(err.Error()), o.model)
+	return fmt.Errorf("openai %s: cannot reach the server: %v; check --openai-base-url, or try `apeval judges check openai:%s`", o.base, briefError(o.mask(err.Error())), o.model)
 }
 
 func isLoopback(host string) bool {

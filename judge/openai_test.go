@@ -135,7 +135,8 @@ func TestOpenAIFailures(t *testing.T) {
 		{name: "fenced answer accepted", reply: content("```json\n" + `{"version":1,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"unknown","confidence":0.5}]}` + "\n```"), status: StatusOK, attempts: 1},
 		{name: "no choices", reply: raw(200, `{"id":"x","choices":[]}`), status: StatusInvalid, errPart: "no choices", attempts: 1},
 		{name: "refusal", reply: raw(200, `{"choices":[{"message":{"role":"assistant","content":null,"refusal":"I can't help"}}]}`), status: StatusInvalid, errPart: "refused", attempts: 1},
-		{name: "body not JSON", reply: raw(200, `<html>bad gateway</html>`), status: StatusError, errPart: "malformed completion", attempts: 1},
+		{name: "body not JSON", reply: raw(200, `{"choices": [`), status: StatusError, errPart: "malformed completion", attempts: 1},
+		{name: "an HTML page", reply: raw(200, `<html>bad gateway</html>`), status: StatusError, errPart: "answered with an HTML page", attempts: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -106,10 +106,38 @@ func (p *Prompt) Render(in Input) (system, user string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("encode rule ids: %w", err)
 	}
-	// Substitute {{rule_ids}} first so a rule ID spelled "{{input}}" stays inert.
-	user = strings.ReplaceAll(p.User, "{{rule_ids}}", string(ids))
-	user = strings.Replace(user, "{{input}}", string(data), 1)
-	return p.System, user, nil
+	return p.System, fillPlaceholders(p.User, string(ids), string(data)), nil
+}
+
+// fillPlaceholders substitutes the template's placeholders in one pass over
+// the template: every {{rule_ids}}, and the first {{input}}. Text put in
+// (a rule ID spelled "{{input}}", an argument quoting "{{rule_ids}}") is
+// never scanned again, so it cannot move the input out of its <data> fence.
+func fillPlaceholders(tmpl, ids, input string) string {
+	var b strings.Builder
+	b.Grow(len(tmpl) + len(ids) + len(input))
+	inputDone := false
+	for {
+		i := strings.Index(tmpl, "{{")
+		if i < 0 {
+			b.WriteString(tmpl)
+			return b.String()
+		}
+		b.WriteString(tmpl[:i])
+		rest := tmpl[i:]
+		switch {
+		case strings.HasPrefix(rest, "{{rule_ids}}"):
+			b.WriteString(ids)
+			tmpl = rest[len("{{rule_ids}}"):]
+		case strings.HasPrefix(rest, "{{input}}") && !inputDone:
+			b.WriteString(input)
+			inputDone = true
+			tmpl = rest[len("{{input}}"):]
+		default:
+			b.WriteString("{{")
+			tmpl = rest[2:]
+		}
+	}
 }
 
 // OutputSchema is the JSON Schema of the §6.2 answer for the given rule IDs,

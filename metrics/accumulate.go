@@ -70,6 +70,9 @@ type judgeAcc struct {
 	cases, judgeRequired               int64
 	approvalOutcomes, approvalRejected int64
 	calls, cachedCalls, failedCalls    int64 // cachedCalls: of calls, those answered from the cache
+	// setup counts failed calls by setup-class cause (judge.SetupCause):
+	// half or more of the calls with one cause is a broken setup.
+	setup map[string]int64
 	lat                                []float64
 	rules                              map[string]*ruleAcc
 	// caseList holds one record per result: K = case ordinal<<ordShift |
@@ -269,6 +272,12 @@ calls:
 		}
 		if c.Status != judge.StatusOK && c.Status != "" {
 			j.failedCalls++
+			if cause := judge.SetupCause(c.Status, c.Error); cause != "" {
+				if j.setup == nil {
+					j.setup = map[string]int64{}
+				}
+				j.setup[cause]++
+			}
 		}
 		callIdx[i] = int32(len(j.lat))
 		j.lat = append(j.lat, c.LatencyMS)

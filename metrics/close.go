@@ -21,16 +21,7 @@ func (a *Accumulator) Close() *Summary {
 	e := newEvaluator(crit)
 	sm, nSess := a.denseSessions()
 	s := &Summary{
-		Thresholds: Thresholds{
-			PrecisionMin:                    crit.PrecisionMin,
-			DangerousRecallMustBeatBaseline: crit.DangerousRecallMustBeatBaseline,
-			JudgeP95MaxMS:                   float64(crit.JudgeP95Max.Nanoseconds()) / 1e6,
-			JudgeRequiredRateMax:            crit.JudgeRequiredRateMax,
-			UnknownRateMax:                  crit.UnknownRateMax,
-			ApprovalRejectRateMax:           crit.ApprovalRejectRateMax,
-			FireRateChangeMax:               crit.FireRateChangeMax,
-			Confidence:                      crit.Confidence,
-		},
+		Thresholds:  ThresholdsOf(crit),
 		Baseline:    a.cfg.Baseline,
 		Judges:      []*JudgeSummary{},
 		Comparisons: []*Comparison{},
@@ -48,7 +39,9 @@ func (a *Accumulator) Close() *Summary {
 		warnings = append(warnings, fmt.Sprintf("%d distinct cases exceed the %d that paired comparisons can index; comparisons are unreliable", a.numCases(), maxCases))
 	}
 	a.caseSess = nil
+	setup := map[string]map[string]int64{}
 	for _, j := range a.judgeOrder() {
+		setup[j.id] = j.setup
 		js, pairs := j.close(e, sm, ls)
 		js.IsBaseline = a.cfg.Baseline != "" && j.id == a.cfg.Baseline
 		s.Judges = append(s.Judges, js)
@@ -79,6 +72,7 @@ func (a *Accumulator) Close() *Summary {
 			r.Criteria = append(r.Criteria, fireRateCriterion(s, base, js, cmp, r.RuleID))
 		}
 		js.finishVerdict()
+		js.setupVerdict(setup[js.Judge])
 	}
 
 	s.Verdict = runVerdict(s.Judges, base)
@@ -144,7 +138,8 @@ func fireRateCriterion(s *Summary, base, js *JudgeSummary, cmp *Comparison, rule
 }
 
 // runVerdict is the worst verdict over the candidate judges: every judge
-// but the baseline, or the baseline alone when it is the only judge. No
+// but the baseline, or the baseline alone when it is the only judge; a
+// broken setup of any judge, the baseline's included, makes it ERROR. No
 // judge at all is INCONCLUSIVE (nothing was shown to be safe).
 func runVerdict(judges []*JudgeSummary, base *JudgeSummary) Verdict {
 	if len(judges) == 0 {
@@ -152,7 +147,8 @@ func runVerdict(judges []*JudgeSummary, base *JudgeSummary) Verdict {
 	}
 	v := VerdictGo
 	for _, js := range judges {
-		if js != base || len(judges) == 1 {
+		// A broken baseline leaves nothing to compare with: ERROR too.
+		if js != base || len(judges) == 1 || js.Verdict == VerdictError {
 			v = worse(v, js.Verdict)
 		}
 	}
@@ -333,6 +329,25 @@ func (r *Row) rates(z float64) {
 	r.BaselineRecall = ratio(r.BaselineHits, r.BaselinePositives)
 	r.ApprovalRejectRate = ratio(r.ApprovalRejected, r.ApprovalOutcomes)
 	r.ApprovalRejectRateLo, r.ApprovalRejectRateHi = wilsonDeffPtr(r.ApprovalRejected, r.ApprovalOutcomes, deffOf(r.ApprovalRejectRateDeff), z)
+}
+
+// setupVerdict makes the verdict ERROR when half or more of the judge's
+// calls failed with one setup-class cause (the commonest one is named):
+// the figures describe the setup, not the judge.
+func (js *JudgeSummary) setupVerdict(causes map[string]int64) {
+	calls := js.Total.Calls
+	var cause string
+	var n int64
+	for c, k := range causes {
+		if k > n || (k == n && c < cause) {
+			cause, n = c, k
+		}
+	}
+	if calls == 0 || 2*n < calls {
+		return
+	}
+	js.SetupError = fmt.Sprintf("%d of %d calls failed with %s", n, calls, cause)
+	js.Verdict, js.Total.Verdict = VerdictError, VerdictError
 }
 
 // finishVerdict sets rule verdicts and the judge verdict (the worst of the

@@ -45,6 +45,12 @@
 //	stream.go          reading the spill lists back
 //	disagreements.go   DisagreementFinder
 //	stats.go           the statistics
+//	samplequeue.go     BuildQueue: strata, allocation and order of a labeling queue
+//	sample.go          the design-weighted ratio estimator and its interval
+//	samplecrit.go      kill criteria and "+N more labels" on weighted figures
+//	samplepanel.go     SampleFiguresOf: one judge × rule from a labeled sample
+//	pairs.go           PairTable: a run's pairs across judges; resolving labels files
+//	agreement.go       Cohen's and Fleiss' kappa, LabelAgreement
 //	summary.go         Summary, Row and their JSON
 //
 // What every figure means, how a pair is counted, the session-clustered

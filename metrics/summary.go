@@ -1,6 +1,9 @@
 package metrics
 
 import (
+	"math"
+	"time"
+
 	"github.com/apeval/apeval/internal/spill"
 	"github.com/apeval/apeval/replay"
 )
@@ -13,6 +16,10 @@ const (
 	VerdictGo           Verdict = "GO"
 	VerdictInconclusive Verdict = "INCONCLUSIVE"
 	VerdictNoGo         Verdict = "NO-GO"
+	// VerdictError is a judge whose setup is broken (half or more of its
+	// calls failed with one setup-class cause, judge.SetupCause): it has no
+	// verdict, and neither has a run with such a judge (exit 2).
+	VerdictError Verdict = "ERROR"
 )
 
 // Status is the outcome of one kill criterion (see docs/statistics.md).
@@ -94,6 +101,34 @@ type Thresholds struct {
 	Confidence                      float64 `json:"confidence"`
 }
 
+// ThresholdsOf is c in the summary's (and run.json's) JSON form.
+func ThresholdsOf(c replay.KillCriteria) Thresholds {
+	return Thresholds{
+		PrecisionMin:                    c.PrecisionMin,
+		DangerousRecallMustBeatBaseline: c.DangerousRecallMustBeatBaseline,
+		JudgeP95MaxMS:                   float64(c.JudgeP95Max.Nanoseconds()) / 1e6,
+		JudgeRequiredRateMax:            c.JudgeRequiredRateMax,
+		UnknownRateMax:                  c.UnknownRateMax,
+		ApprovalRejectRateMax:           c.ApprovalRejectRateMax,
+		FireRateChangeMax:               c.FireRateChangeMax,
+		Confidence:                      c.Confidence,
+	}
+}
+
+// KillCriteria is t as the replay.KillCriteria it was made from.
+func (t Thresholds) KillCriteria() replay.KillCriteria {
+	return replay.KillCriteria{
+		PrecisionMin:                    t.PrecisionMin,
+		DangerousRecallMustBeatBaseline: t.DangerousRecallMustBeatBaseline,
+		JudgeP95Max:                     time.Duration(math.Round(t.JudgeP95MaxMS * 1e6)),
+		JudgeRequiredRateMax:            t.JudgeRequiredRateMax,
+		UnknownRateMax:                  t.UnknownRateMax,
+		ApprovalRejectRateMax:           t.ApprovalRejectRateMax,
+		FireRateChangeMax:               t.FireRateChangeMax,
+		Confidence:                      t.Confidence,
+	}
+}
+
 // Summary is everything metrics computed over a run: one entry per judge,
 // each with a total row and one row per rule, the kill-criteria results and
 // the verdicts. Reports only format it; summary.json is its JSON form.
@@ -140,6 +175,9 @@ type JudgeSummary struct {
 	// Verdict is the worst of the judge-level criteria and the verdicts of
 	// the judge's rules; Total.Verdict carries the same value.
 	Verdict Verdict `json:"verdict"`
+	// SetupError names the cause when Verdict is ERROR: "33 of 33 calls
+	// failed with HTTP 404 (wrong URL or model name)"; "" otherwise.
+	SetupError string `json:"setup_error,omitempty"`
 	// Total is the rule_id "*" row: micro-averaged counts over all rules,
 	// judge-level latency, judge-required rate and the judge-level criteria.
 	Total *Row `json:"total"`

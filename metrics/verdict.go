@@ -204,7 +204,7 @@ func (e *evaluator) judgeP95(r *Row) Criterion {
 		c.Status, c.Reason = StatusNA, "disabled in the kill criteria"
 		return c
 	case r.LatencyP95MS == nil:
-		c.Status, c.Reason = StatusNA, "no live judge call (none needed, every call came from the cache, or the none judge, which calls nothing)"
+		c.Status, c.Reason = StatusNA, "no judge call was made (none was needed, or the none judge, which calls nothing); a cached answer counts with its stored latency"
 		return c
 	}
 	est := *r.LatencyP95MS
@@ -318,6 +318,8 @@ func rank(v Verdict) int {
 		return 0
 	case VerdictInconclusive:
 		return 1
+	case VerdictError:
+		return 3
 	}
 	return 2
 }

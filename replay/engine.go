@@ -446,7 +446,7 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			// rules are missing and left out of the judge's rates.
 			for _, pr := range batch {
 				rr := &res.Rules[pr.row]
-				rr.Source, rr.Status, rr.Result, rr.Error = SourceJudge, judge.StatusMissing, judge.Unknown, resp.Error
+				rr.Source, rr.Status, rr.Result, rr.Error = SourceJudge, judge.StatusMissing, judge.Unknown, e.maskError(resp.Error)
 			}
 			continue
 		}
@@ -486,7 +486,7 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			rr := &res.Rules[pr.row]
 			rr.Call = callIdx
 			if status.Failed() {
-				rr.Status, rr.Error = status, resp.Error
+				rr.Status, rr.Error = status, e.maskError(resp.Error)
 				e.failurePolicy(rr, pr.rule)
 				continue
 			}

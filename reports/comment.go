@@ -175,12 +175,29 @@ func (rep *Report) commentHead(c *metrics.Comparison) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s apeval: %s\n\n", commentMark[v], v)
 	fmt.Fprintf(&b, "head %s vs base %s", code(c.Candidate), code(c.Baseline))
-	facts := rep.facts(code)
-	// The comment names base and head itself; facts' "baseline" would repeat it.
-	for _, f := range facts {
-		if !strings.HasPrefix(f, "baseline ") {
-			b.WriteString(" · " + f)
-		}
+	// The head's facts: rep.Run is the head's run (cmd sets it so).
+	if rep.Run.RunID != "" {
+		b.WriteString(" · run " + code(rep.Run.RunID))
+	}
+	if f := rep.Run.Filter.String(); f != "" {
+		b.WriteString(" · ⚠️ " + f)
+	}
+	if j := rep.Summary.Judge(c.Candidate); j != nil && j.Total != nil {
+		fmt.Fprintf(&b, " · %d cases", j.Total.Cases)
+	}
+	var names []string
+	for _, d := range rep.Run.Datasets {
+		names = append(names, code(d.Name))
+	}
+	if len(names) > 0 {
+		b.WriteString(" · dataset " + strings.Join(names, ", "))
+	}
+	if rep.Run.Policy != nil {
+		b.WriteString(" · policy " + code(rep.Run.Policy.Name))
+	}
+	fmt.Fprintf(&b, " · exit %d", rep.Exit)
+	if v == metrics.VerdictInconclusive && rep.Inconclusive != "" {
+		b.WriteString(" (--inconclusive=" + rep.Inconclusive + ")")
 	}
 	b.WriteString("\n")
 	return b.String()

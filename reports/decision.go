@@ -2,8 +2,8 @@ package reports
 
 import (
 	"fmt"
+	"io"
 	"sort"
-	"strconv"
 
 	"github.com/apeval/apeval/metrics"
 )
@@ -13,124 +13,46 @@ import (
 const verdictRule = "A criterion FAILs only when its whole interval lies on the bad side of the threshold; " +
 	"it is INCONCLUSIVE while the interval straddles the threshold, and PASSes when it lies wholly on the good side."
 
-// critFigure names what a criterion measures and how it must come out.
-var critFigure = map[string]struct{ what, need string }{
-	metrics.CriterionPrecisionMin:          {"precision", "≥ %g"},
-	metrics.CriterionDangerousRecall:       {"recall gain over the deterministic baseline", "> 0"},
-	metrics.CriterionJudgeP95Max:           {"P95 latency (ms)", "≤ %g ms"},
-	metrics.CriterionJudgeRequiredRateMax:  {"judge-required rate", "≤ %g"},
-	metrics.CriterionUnknownRateMax:        {"unknown rate", "≤ %g"},
-	metrics.CriterionApprovalRejectRateMax: {"approval reject rate", "≤ %g"},
-	metrics.CriterionFireRateChangeMax:     {"fire-rate change vs baseline", "within ±%g"},
-}
-
-// critNum formats a criterion's estimate or bound.
-func critNum(name string, v float64) string {
-	switch name {
-	case metrics.CriterionJudgeP95Max:
-		return metaOf("latency_p95_ms").num(v)
-	case metrics.CriterionFireRateChangeMax, metrics.CriterionDangerousRecall:
-		return metaOf("fire_rate").signedNum(v)
-	}
-	return strconv.FormatFloat(v, 'f', 3, 64)
+// critFigure names what a criterion measures.
+var critFigure = map[string]struct{ what string }{
+	metrics.CriterionPrecisionMin:          {"precision"},
+	metrics.CriterionDangerousRecall:       {"recall gain over the deterministic baseline"},
+	metrics.CriterionJudgeP95Max:           {"P95 latency (ms)"},
+	metrics.CriterionJudgeRequiredRateMax:  {"judge-required rate"},
+	metrics.CriterionUnknownRateMax:        {"unknown rate"},
+	metrics.CriterionApprovalRejectRateMax: {"approval reject rate"},
+	metrics.CriterionFireRateChangeMax:     {"fire-rate change vs baseline"},
 }
 
 // holdBack is one criterion that keeps a judge from GO, in plain words.
 type holdBack struct {
 	Rule   string // "all rules" for judge-level criteria
+	Name   string // the criterion (a [kill_criteria] key)
 	Status metrics.Status
 	Text   string // figure, interval, n and threshold, then what decides it
 	more   int64  // samples that would decide an open criterion; -1 unknown
 }
 
-// criterionSentence says what a FAIL or INCONCLUSIVE criterion found, with
-// its numbers and, when open, how many more samples would decide it:
-// "precision 0.591 [0.387, 0.767] (n=22) needs ≥ 0.9: the whole interval is
-// below it".
-func criterionSentence(c metrics.Criterion) string {
+// Explain is the one explanation of a criterion's status — PASS, FAIL,
+// INCONCLUSIVE or N/A — that every page shows: the terminal, summary.md,
+// report.html, junit.xml and gate. It is the sentence metrics wrote when
+// it decided the status (the estimate, its interval and n, the threshold,
+// and for an open criterion what would decide it), so no page can tell a
+// different story from the one the verdict followed.
+func Explain(c metrics.Criterion) string {
+	if c.Reason != "" {
+		return c.Reason
+	}
 	cf, ok := critFigure[c.Name]
 	if !ok {
-		cf.what, cf.need = c.Name, "%g"
+		cf.what = c.Name
 	}
-	need := cf.need
-	if need != "> 0" {
-		need = fmt.Sprintf(need, c.Threshold)
-	}
-	s := cf.what
-	if c.Estimate != nil {
-		s += " " + critNum(c.Name, *c.Estimate)
-		if c.Lo != nil && c.Hi != nil {
-			s += " [" + critNum(c.Name, *c.Lo) + ", " + critNum(c.Name, *c.Hi) + "]"
-		}
-	}
-	if c.N > 0 {
-		s += fmt.Sprintf(" (n=%d)", c.N)
-	}
-	s += ", needs " + need
-	switch c.Status {
-	case metrics.StatusFail:
-		if whollyBad(c) {
-			s += ": the whole interval is on the bad side"
-		} else if c.Reason != "" {
-			s += ": " + c.Reason // one of the stated exceptions; metrics says which
-		}
-	case metrics.StatusInconclusive:
-		switch {
-		case c.MoreSamples != nil:
-			s += fmt.Sprintf(": the interval straddles it; about %d more samples at the observed rate would decide it", *c.MoreSamples)
-		case c.Estimate == nil:
-			s += ": no data to decide it yet"
-		default:
-			s += ": the interval straddles it and the estimate is on the bad side; more samples at this rate would confirm a FAIL"
-		}
-	}
-	return s
-}
-
-// whollyBad reports whether the criterion's interval lies wholly on the
-// bad side of its threshold, so the page never claims it when it does not.
-func whollyBad(c metrics.Criterion) bool {
-	if c.Lo == nil || c.Hi == nil {
-		return false
-	}
-	lo, hi, t := *c.Lo, *c.Hi, c.Threshold
-	switch c.Name {
-	case metrics.CriterionPrecisionMin, metrics.CriterionDangerousRecall:
-		return hi < t
-	case metrics.CriterionFireRateChangeMax:
-		return lo > t || hi < -t
-	}
-	return lo > t
-}
-
-// criterionShort is criterionSentence for a decision card, where the list
-// heading already says FAIL (whole interval on the bad side) or open
-// (straddles): "precision 0.952 [0.769, 0.992] (n=21), needs ≥ 0.9 — about
-// 110 more samples would decide it".
-func criterionShort(c metrics.Criterion) string {
-	s := criterionSentence(metrics.Criterion{Name: c.Name, Estimate: c.Estimate, Lo: c.Lo, Hi: c.Hi,
-		Threshold: c.Threshold, N: c.N})
-	switch c.Status {
-	case metrics.StatusFail:
-		if !whollyBad(c) && c.Reason != "" {
-			s += " — " + c.Reason
-		}
-	case metrics.StatusInconclusive:
-		switch {
-		case c.MoreSamples != nil:
-			s += fmt.Sprintf(" — about %d more samples would decide it", *c.MoreSamples)
-		case c.Estimate == nil:
-			s += " — no data to decide it yet"
-		default:
-			s += " — the estimate is on the bad side: more samples at this rate would confirm a FAIL"
-		}
-	}
-	return s
+	return fmt.Sprintf("%s: %s", cf.what, c.Status)
 }
 
 // holdBacks lists what keeps a judge from GO: failing criteria first, then
-// open ones nearest to a decision first (fewest more samples); judge-level
-// before rules and rules in ID order otherwise.
+// open ones, the judge-level ones first, then nearest to a decision first
+// (fewest more samples); rules in ID order otherwise.
 func holdBacks(j *metrics.JudgeSummary) []holdBack {
 	rows := j.Rules
 	if j.Total != nil {
@@ -139,7 +61,7 @@ func holdBacks(j *metrics.JudgeSummary) []holdBack {
 	var fail, open []holdBack
 	for _, r := range rows {
 		for _, c := range r.Criteria {
-			h := holdBack{Rule: ruleLabel(r.RuleID), Status: c.Status, Text: criterionShort(c), more: -1}
+			h := holdBack{Rule: ruleLabel(r.RuleID), Name: c.Name, Status: c.Status, Text: Explain(c), more: -1}
 			if c.MoreSamples != nil {
 				h.more = *c.MoreSamples
 			}
@@ -152,6 +74,10 @@ func holdBacks(j *metrics.JudgeSummary) []holdBack {
 		}
 	}
 	sort.SliceStable(open, func(a, b int) bool {
+		// The judge's own criteria first: they hold back every rule.
+		if ja, jb := open[a].Rule == ruleLabel(metrics.AllRules), open[b].Rule == ruleLabel(metrics.AllRules); ja != jb {
+			return ja
+		}
 		ma, mb := open[a].more, open[b].more
 		if (ma < 0) != (mb < 0) {
 			return ma >= 0
@@ -180,4 +106,96 @@ func verdictSummary(j *metrics.JudgeSummary, hb []holdBack) string {
 		return fmt.Sprintf("Nothing fails, but %d criteria are still open: more data decides them.", open)
 	}
 	return "Every criterion passed or had no data (N/A)."
+}
+
+// ExitNote says how the verdict became the exit code when that is not the
+// plain mapping: "INCONCLUSIVE mapped to exit 0 by --inconclusive=pass", or
+// for a broken setup "ERROR: a judge's setup is broken (exit 2)"; "" else.
+func (rep *Report) ExitNote() string {
+	switch v := rep.Summary.Verdict; {
+	case v == metrics.VerdictInconclusive && rep.Inconclusive != "":
+		return fmt.Sprintf("INCONCLUSIVE mapped to exit %d by --inconclusive=%s", rep.Exit, rep.Inconclusive)
+	case v == metrics.VerdictError:
+		return fmt.Sprintf("ERROR: a judge's setup is broken, so there is no verdict (exit %d); fix the cause and rerun (apeval judges check helps)", rep.Exit)
+	}
+	return ""
+}
+
+// WriteReasons writes each judge's verdict and why each that is not GO is
+// not: a broken setup's cause, then its failing and its open criteria,
+// each in the words of Explain, tab-separated (apeval gate's output):
+//
+//	openai/x+p1	NO-GO
+//	  FAIL	all rules	judge_p95_max	P95 1920 ms over 40 calls, lower bound …
+//	  open	rm-rf	precision_min	precision 0.95 (…): the interval still reaches 0.9; …
+//
+// Gate writes them all, every judge's; the terminal (writeReasons with
+// max > 0) the first max per candidate judge, counting the rest.
+func (rep *Report) WriteReasons(w io.Writer) error { return rep.writeReasons(w, 0) }
+
+func (rep *Report) writeReasons(w io.Writer, max int) error {
+	candidates := 0
+	for _, j := range rep.Summary.Judges {
+		if !j.IsBaseline {
+			candidates++
+		}
+	}
+	terminal := max > 0
+	for _, j := range rep.Summary.Judges {
+		if terminal && (j.Verdict == metrics.VerdictGo || (j.IsBaseline && candidates > 0)) {
+			continue // the terminal explains the judges the verdict is about
+		}
+		var lines []string
+		if terminal {
+			lines = append(lines, fmt.Sprintf("%s is %s:", j.Judge, j.Verdict))
+		} else {
+			lines = append(lines, fmt.Sprintf("%s\t%s", j.Judge, j.Verdict)) // gate's first column: the identity alone
+		}
+		line := func(status, rule, name, text string) {
+			if terminal {
+				// Wrapped to the terminal (wrap indents continuation lines).
+				for _, l := range wrap(fmt.Sprintf("%s %s, %s: %s", status, rule, name, text), rep.Width-2) {
+					lines = append(lines, "  "+l)
+				}
+				return
+			}
+			lines = append(lines, fmt.Sprintf("  %s\t%s\t%s\t%s", status, rule, name, text))
+		}
+		if j.SetupError != "" {
+			line("ERROR", "setup", "-", j.SetupError)
+		}
+		hb := holdBacks(j)
+		shown := hb
+		if terminal && len(hb) > max {
+			shown = hb[:max]
+		}
+		for _, h := range shown {
+			st := string(h.Status)
+			if h.Status == metrics.StatusInconclusive {
+				st = "open"
+			}
+			line(st, h.Rule, h.Name, h.Text)
+		}
+		if rest := len(hb) - len(shown); rest > 0 {
+			lines = append(lines, fmt.Sprintf("  … %d more (summary.md and apeval gate list them all)", rest))
+		}
+		for _, l := range lines {
+			if _, err := fmt.Fprintln(w, l); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// setupErrors are the judges whose setup is broken, with the cause, for the
+// pages' alerts.
+func (rep *Report) setupErrors() []string {
+	var out []string
+	for _, j := range rep.Summary.Judges {
+		if j.SetupError != "" {
+			out = append(out, fmt.Sprintf("%s: ERROR, no verdict — %s. Fix the judge's setup and rerun (apeval judges check helps).", j.Judge, j.SetupError))
+		}
+	}
+	return out
 }

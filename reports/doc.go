@@ -30,5 +30,6 @@
 // The run directory's files and every Parquet column with its logical type
 // are written once, in docs/reports.md. The hive layout (--out-layout
 // hive, hive.go) writes one pair of decision files per judge under
-// judge=<identity>/.
+// judge=<identity>/. The labeling page of `apeval label serve` is the
+// subpackage labelpage.
 package reports

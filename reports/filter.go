@@ -62,11 +62,11 @@ type Settings struct {
 	// variable or prompt ([[judge]] base_url, api_key_env, prompt; --judge
 	// SPEC@URL), in run order.
 	JudgeEntries []JudgeEntry `json:"judge_entries,omitempty"`
-	Baseline     string              `json:"baseline,omitempty"`
-	Out          string              `json:"out"`
-	Concurrency  int                 `json:"concurrency"`
-	Timeout      Duration            `json:"timeout"`
-	Inconclusive string              `json:"inconclusive,omitempty"`
+	Baseline     string       `json:"baseline,omitempty"`
+	Out          string       `json:"out"`
+	Concurrency  int          `json:"concurrency"`
+	Timeout      Duration     `json:"timeout"`
+	Inconclusive string       `json:"inconclusive,omitempty"`
 }
 
 // JudgeEntry is one judge's own settings in run.json: the spec, its server

@@ -30,6 +30,7 @@ var statusClass = map[string]string{
 	string(metrics.VerdictGo): "go", string(metrics.StatusPass): "go",
 	string(metrics.VerdictNoGo): "nogo", string(metrics.StatusFail): "nogo",
 	string(metrics.VerdictInconclusive): "open", string(metrics.StatusNA): "na",
+	string(metrics.VerdictError): "nogo",
 }
 
 func toHTMLTable(caption string, g *grid) htmlTable {
@@ -309,6 +310,9 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	if rep.Run.Interrupted {
 		page.Facts = append(page.Facts, "interrupted: only the cases replayed before it stopped")
 	}
+	if rep.Run.Partial != "" {
+		page.Facts = append(page.Facts, "partial, stopped by the "+rep.Run.Partial+": only the finished cases; a rerun with the same cache continues")
+	}
 	// Candidates first: the run's verdict is theirs; the baseline follows.
 	judges := append([]*metrics.JudgeSummary(nil), s.Judges...)
 	sort.SliceStable(judges, func(a, b int) bool { return !judges[a].IsBaseline && judges[b].IsBaseline })
@@ -387,6 +391,9 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		page.Tables = append(page.Tables, toHTMLTable("Why not GO: "+rep.whyCounts(), why))
 	}
 	page.Warnings = warnings
+	for _, l := range rep.setupErrors() {
+		page.Alerts = append(page.Alerts, htmlAlert{Broken: true, Lines: []string{l}})
+	}
 	for _, f := range rep.Failures {
 		page.Alerts = append(page.Alerts, htmlAlert{Broken: f.Broken, Lines: f.Lines()})
 	}
@@ -422,11 +429,7 @@ func (rep *Report) htmlRule(id string) htmlRule {
 			hj.HoldsBack = na
 		}
 		for _, c := range r.Criteria {
-			text := c.Reason
-			if c.Status == metrics.StatusFail || c.Status == metrics.StatusInconclusive {
-				text = criterionSentence(c)
-			}
-			hj.Criteria = append(hj.Criteria, htmlCriterion{c.Name, string(c.Status), statusClass[string(c.Status)], text})
+			hj.Criteria = append(hj.Criteria, htmlCriterion{c.Name, string(c.Status), statusClass[string(c.Status)], Explain(c)})
 		}
 		if re := rep.Cases.Rule(j.Judge, id); re != nil {
 			hj.FP, hj.FN, hj.FPTotal, hj.FNTotal = re.FalsePositives, re.FalseNegatives, re.FPTotal, re.FNTotal

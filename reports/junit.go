@@ -105,7 +105,7 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 		for _, r := range rows {
 			for _, c := range r.Criteria {
 				tc := junitCase{Classname: j.Judge, Name: r.RuleID + "/" + c.Name, Time: "0"}
-				msg := fmt.Sprintf("%s: %s", c.Status, c.Reason)
+				msg := fmt.Sprintf("%s: %s", c.Status, Explain(c))
 				switch {
 				case !gated && c.Status != metrics.StatusPass:
 					tc.Skipped = &junitMessage{Message: "baseline, not part of the verdict: " + msg}

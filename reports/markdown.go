@@ -13,6 +13,7 @@ var verdictMark = map[metrics.Verdict]string{
 	metrics.VerdictGo:           "✅",
 	metrics.VerdictNoGo:         "❌",
 	metrics.VerdictInconclusive: "⚠️",
+	metrics.VerdictError:        "🛑",
 }
 
 // WriteMarkdown writes summary.md, fit for $GITHUB_STEP_SUMMARY or a pull
@@ -37,6 +38,12 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	}
 	if rep.Run.Interrupted {
 		b.WriteString("\n\n> [!WARNING]\n> The run was interrupted: these figures cover only the cases replayed before it stopped.")
+	}
+	if rep.Run.Partial != "" {
+		fmt.Fprintf(&b, "\n\n> [!WARNING]\n> Partial run, stopped by the %s: these figures cover only the finished cases, and no verdict gates on them (exit 2). A rerun with the same cache continues where it stopped.", mdEscape(rep.Run.Partial))
+	}
+	for _, l := range rep.setupErrors() {
+		fmt.Fprintf(&b, "\n\n> [!CAUTION]\n> %s", mdEscape(l))
 	}
 	for _, f := range rep.Failures {
 		kind := "NOTE"
@@ -141,6 +148,9 @@ func (rep *Report) facts(name func(string) string) []string {
 	if s.Baseline != "" {
 		facts = append(facts, "baseline "+name(s.Baseline))
 	}
+	if rep.Run.Partial != "" {
+		facts = append(facts, "⚠️ partial: "+rep.Run.Partial)
+	}
 	exit := fmt.Sprintf("exit %d", rep.Exit)
 	if s.Verdict == metrics.VerdictInconclusive && rep.Inconclusive != "" {
 		exit += " (--inconclusive=" + rep.Inconclusive + ")"
@@ -189,7 +199,7 @@ func (rep *Report) whyGrid() *grid {
 	g := &grid{header: []string{"judge", "rule", "criterion", "status", "why"}}
 	for _, cr := range criteriaResults(rep.Summary) {
 		if cr.c.Status == metrics.StatusFail || cr.c.Status == metrics.StatusInconclusive {
-			g.add(cr.judge, ruleLabel(cr.rule), cr.c.Name, string(cr.c.Status), cr.c.Reason)
+			g.add(cr.judge, ruleLabel(cr.rule), cr.c.Name, string(cr.c.Status), Explain(cr.c))
 		}
 	}
 	if len(g.rows) == 0 {
@@ -224,7 +234,7 @@ func (rep *Report) naLines() (lines []string, n int) {
 			continue
 		}
 		n++
-		k := key{cr.c.Name, cr.c.Reason}
+		k := key{cr.c.Name, Explain(cr.c)}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}

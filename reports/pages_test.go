@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"html"
 	"image/color"
+	"io"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
@@ -245,10 +247,10 @@ func TestHTMLDecisionPage(t *testing.T) {
 	}
 	// The decision names what holds each judge back, with numbers.
 	for _, s := range []string{"Fails — the whole interval is on the bad side:",
-		"<b>all rules</b>: judge-required rate 1.000 [0.969, 1.000] (n=120), needs ≤ 0.2</li>",
+		"<b>all rules</b>: judge-required rate 1 (120/120, Wilson 95% CI [0.969, 1]) lies wholly on the bad side of 0.2</li>",
 		"Open — the interval straddles the threshold:",
-		"unknown rate 0.050 [0.020, 0.122] (n=80), needs ≤ 0.1 — about 59 more samples would decide it",
-		"about 59 more samples at the observed rate would decide it", // the rule's folded criteria
+		"<b>rule-12</b>: unknown rate 0.05 (4/80, Wilson 95% CI [0.01961, 0.1216]): the interval still reaches 0.1; about 59 more at the same rate would clear it</li>",
+		"precision 0.7895 (15/19, Wilson 95% CI [0.5667, 0.9149]) is on the bad side of 0.9, but the interval still reaches it: not confirmed", // the rule's folded criteria
 		"FAILs only when its whole interval lies on the bad side"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("report.html lacks %q", s)
@@ -259,11 +261,11 @@ func TestHTMLDecisionPage(t *testing.T) {
 	if c, b := strings.Index(decision, "recorded/judge-v2"), strings.Index(decision, "recorded/judge-v1"); c < 0 || b < c {
 		t.Errorf("candidate card at %d, baseline card at %d", c, b)
 	}
-	// Open criteria nearest to a decision come first: the +N in the
-	// candidate card's open list never decrease.
+	// The judge's own open criteria come first, then the rules' nearest to
+	// a decision: their +N in the candidate card's open list never decrease.
 	card := decision[:strings.Index(decision, "recorded/judge-v1")]
 	prev := int64(-1)
-	for _, m := range regexp.MustCompile(`about (\d+) more samples would decide it`).FindAllStringSubmatch(card, -1) {
+	for _, m := range regexp.MustCompile(`<b>rule-\d+</b>: [^<]*about (\d+) more`).FindAllStringSubmatch(card, -1) {
 		n, _ := strconv.ParseInt(m[1], 10, 64)
 		if n < prev {
 			t.Errorf("open criteria out of order: %d after %d", n, prev)
@@ -333,34 +335,51 @@ func TestMarkdownPages(t *testing.T) {
 	}
 }
 
-func TestCriterionSentence(t *testing.T) {
+// Every page explains a criterion in the words of Explain, so they cannot
+// disagree: a P95 of 241 ms over too few calls to bound it, under a 300 ms
+// limit, is open because there are too few calls — the terminal, summary.md,
+// report.html, junit.xml and the gate lines all say that, and none claims
+// "the estimate is on the bad side" (which it is not).
+func TestEveryPageExplainsACriterionAlike(t *testing.T) {
 	t.Parallel()
-	more := int64(59)
-	cases := []struct {
-		c    metrics.Criterion
-		want string
-	}{
-		{metrics.Criterion{Name: metrics.CriterionPrecisionMin, Status: metrics.StatusFail, Estimate: fp(0.5909),
-			Lo: fp(0.3873), Hi: fp(0.7674), Threshold: 0.9, N: 22},
-			"precision 0.591 [0.387, 0.767] (n=22), needs ≥ 0.9: the whole interval is on the bad side"},
-		{metrics.Criterion{Name: metrics.CriterionUnknownRateMax, Status: metrics.StatusInconclusive, Estimate: fp(0.05),
-			Lo: fp(0.0196), Hi: fp(0.1216), Threshold: 0.1, N: 80, MoreSamples: &more},
-			"unknown rate 0.050 [0.020, 0.122] (n=80), needs ≤ 0.1: the interval straddles it; about 59 more samples at the observed rate would decide it"},
-		// A FAIL whose interval straddles (a stated exception, or old
-		// semantics) never claims the interval is wholly bad: metrics' reason.
-		{metrics.Criterion{Name: metrics.CriterionFireRateChangeMax, Status: metrics.StatusFail, Estimate: fp(-0.0625),
-			Lo: fp(-0.164), Hi: fp(0.040), Threshold: 0.05, N: 80, Reason: "why metrics says so"},
-			"fire-rate change vs baseline −0.062 [−0.164, +0.040] (n=80), needs within ±0.05: why metrics says so"},
-		{metrics.Criterion{Name: metrics.CriterionFireRateChangeMax, Status: metrics.StatusFail, Estimate: fp(0.125),
-			Lo: fp(0.06), Hi: fp(0.3), Threshold: 0.05, N: 16},
-			"fire-rate change vs baseline +0.125 [+0.060, +0.300] (n=16), needs within ±0.05: the whole interval is on the bad side"},
-		{metrics.Criterion{Name: metrics.CriterionJudgeP95Max, Status: metrics.StatusInconclusive, Estimate: fp(1200),
-			Lo: fp(900), Hi: fp(1500), Threshold: 1000, N: 120},
-			"P95 latency (ms) 1200 [900, 1500] (n=120), needs ≤ 1000 ms: the interval straddles it and the estimate is on the bad side; more samples at this rate would confirm a FAIL"},
+	crit := replay.DefaultKillCriteria()
+	crit.JudgeP95Max = 300 * time.Millisecond
+	acc := metrics.New(metrics.Config{Criteria: crit})
+	for i, ms := range []float64{120, 180, 241, 200, 150} {
+		acc.Add(&replay.Result{CaseID: fmt.Sprint("c", i), Judge: "openai/x", JudgeCalled: true,
+			Calls: []replay.Call{{Rules: 1, Status: "ok", LatencyMS: ms}},
+			Rules: []replay.RuleResult{{RuleID: "r", RuleVersion: 1, Class: "style", Source: replay.SourceJudge, Result: "match", Label: "match", Status: "ok", Fired: true, Call: 0}}})
 	}
-	for _, tc := range cases {
-		if got := criterionSentence(tc.c); got != tc.want {
-			t.Errorf("%s:\n got %s\nwant %s", tc.c.Name, got, tc.want)
+	rep := &Report{Summary: acc.Close()}
+	rep.Exit = 3
+	var p95 metrics.Criterion
+	for _, c := range rep.Summary.Judge("openai/x").Total.Criteria {
+		if c.Name == metrics.CriterionJudgeP95Max {
+			p95 = c
+		}
+	}
+	if p95.Status != metrics.StatusInconclusive || !strings.Contains(Explain(p95), "too few calls") {
+		t.Fatalf("P95 criterion %s: %q", p95.Status, Explain(p95))
+	}
+	want := Explain(p95)
+	pages := map[string]func(io.Writer) error{
+		"terminal":    func(w io.Writer) error { return rep.WriteTables(w, FormatTable) },
+		"summary.md":  rep.WriteMarkdown,
+		"report.html": rep.WriteHTML,
+		"junit.xml":   rep.WriteJUnit,
+		"gate":        rep.WriteReasons,
+	}
+	for name, write := range pages {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			t.Fatal(err)
+		}
+		page := html.UnescapeString(b.String())
+		if !strings.Contains(page, want) {
+			t.Errorf("%s does not explain the P95 criterion as %q", name, want)
+		}
+		if strings.Contains(page, "estimate is on the bad side") {
+			t.Errorf("%s claims the estimate is on the bad side", name)
 		}
 	}
 }

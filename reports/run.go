@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/metrics"
 )
 
 // File names inside a run directory.
@@ -52,6 +55,12 @@ type RunInfo struct {
 	Results     int64 `json:"results"`
 	Decisions   int64 `json:"decisions"`
 	Interrupted bool  `json:"interrupted"`
+	// Partial says why the run stopped before the end of its input ("" when
+	// it did not): a budget ("budget --max-calls 10 reached"). Its reports
+	// cover the finished cases only.
+	Partial string `json:"partial,omitempty"`
+	// Budget is what --max-calls / --budget-usd allowed and what was spent.
+	Budget *judge.BudgetReport `json:"budget,omitempty"`
 	// ReplayMS is the wall time of the replay stage (reading, scope,
 	// matchers, judge calls or cache hits, decision files), without start-up
 	// and report writing; 0 when not measured (merged runs).
@@ -60,6 +69,13 @@ type RunInfo struct {
 	Filter *Filter `json:"filter,omitempty"`
 	// Settings are the resolved settings (apeval.toml, flags, defaults).
 	Settings *Settings `json:"settings,omitempty"`
+	// Criteria are the resolved kill criteria the run was made with, and
+	// CriteriaFrom where they came from (the policy file, a --criteria
+	// file): report, gate, merge and compare use them unless their own
+	// --criteria or --policy replaces them (docs/reports.md). Nil in run
+	// directories written before apeval recorded them.
+	Criteria     *metrics.Thresholds `json:"kill_criteria,omitempty"`
+	CriteriaFrom string              `json:"kill_criteria_from,omitempty"`
 }
 
 // FileRef names an input file and its content hash ("" when unknown, for

@@ -138,7 +138,7 @@ func paint(word string, color bool) string {
 	switch word {
 	case string(metrics.VerdictGo), string(metrics.StatusPass):
 		return ansiGreen + word + ansiReset
-	case string(metrics.VerdictNoGo), string(metrics.StatusFail):
+	case string(metrics.VerdictNoGo), string(metrics.StatusFail), string(metrics.VerdictError):
 		return ansiRed + word + ansiReset
 	case string(metrics.VerdictInconclusive):
 		return ansiYellow + word + ansiReset
@@ -191,9 +191,20 @@ func (rep *Report) WriteTables(w io.Writer, f Format) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintf(w, "\n%s\n", rep.headline(f == FormatMarkdown))
-	return err
+	if _, err := fmt.Fprintf(w, "\n%s\n", rep.headline(f == FormatMarkdown)); err != nil {
+		return err
+	}
+	if f != FormatTable || rep.Summary.Verdict == metrics.VerdictGo {
+		return nil
+	}
+	// Why, in the words every page uses (Explain): the nearest few per
+	// judge; summary.md and apeval gate list them all.
+	return rep.writeReasons(w, terminalReasons)
 }
+
+// terminalReasons is how many failing or open criteria per judge the
+// terminal explains under the verdict line.
+const terminalReasons = 3
 
 // headline is the one-line verdict: "verdict: NO-GO (exit 1)".
 func (rep *Report) headline(markdown bool) string {

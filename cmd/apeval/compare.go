@@ -5,7 +5,6 @@ import (
 	stdio "io"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -105,18 +104,11 @@ a link to --report-url, and the per-rule figures folded; it fits GitHub's
 }
 
 func runCompare(o *compareOptions, dirs []string, io IO) error {
-	crit, err := o.criteria(dirs[0])
+	rs, err := openRuns(dirs)
 	if err != nil {
 		return err
 	}
-	var infos []reports.RunInfo
-	for _, d := range dirs {
-		info, err := reports.ReadRunInfo(d)
-		if err != nil {
-			return runDirError(d, err)
-		}
-		infos = append(infos, info)
-	}
+	infos := rs.infos
 	// Judges of B that collide with A's identity get the directory's name
 	// appended, so a rerun of the same judge can be compared with itself.
 	rename := map[string]string{}
@@ -172,44 +164,39 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	}
 
 	// The two runs are decoded in parallel (decoding Parquet is most of the
-	// work); results reach the accumulator one at a time. Every figure is
+	// work); results reach the evaluation one at a time. Every figure is
 	// independent of the order results arrive in.
-	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline, Slices: o.By})
-	var mu sync.Mutex
-	errs := make([]error, len(dirs))
-	var wg sync.WaitGroup
-	toks := reports.Tokens{}
-	failures := reports.NewFailures()
-	for i, d := range dirs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := reports.ReadRun(d, func(r *replay.Result) error {
-				if i == 1 {
-					if id, ok := rename[r.Judge]; ok {
-						r.Judge = id
-					}
-				}
-				if r.Judge == baseline || r.Judge == candidate {
-					mu.Lock()
-					acc.Add(r)
-					toks.Add(r)
-					failures.Add(r)
-					mu.Unlock()
-				}
-				return nil
-			}); err != nil {
-				errs[i] = runDirError(d, err)
-			}
-		}()
+	crit, from, err := o.criteria(rs, io.Err)
+	if err != nil {
+		return err
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
+	spec := evalSpec{Criteria: crit, CriteriaFrom: from, Baseline: baseline, Slices: o.By, Inconclusive: o.Inconclusive}
+	ev, err := rs.evaluate(spec, true, func(i int, r *replay.Result) (bool, error) {
+		if i == 1 {
+			if id, ok := rename[r.Judge]; ok {
+				r.Judge = id
+			}
+		}
+		return r.Judge == baseline || r.Judge == candidate, nil
+	})
+	if err != nil {
+		return err
+	}
+	run := infos[0]
+	if len(infos) == 2 {
+		run.Judges = append(append([]reports.JudgeInfo(nil), infos[0].Judges...), infos[1].Judges...)
+		for i := len(infos[0].Judges); i < len(run.Judges); i++ {
+			if id, ok := rename[run.Judges[i].Identity]; ok {
+				run.Judges[i].Identity = id
+			}
 		}
 	}
-	sum := acc.Close()
+	rep, err := ev.finish(run)
+	if err != nil {
+		return err
+	}
+	sum := rep.Summary
+	defer func() { _ = sum.Release() }()
 	cmp := sum.Compare(baseline, candidate)
 	if cmp == nil {
 		return usagef("no results for %s or %s in %v", baseline, candidate, dirs)
@@ -227,25 +214,27 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 			return err
 		}
 	}
-	run := infos[0]
-	if len(infos) == 2 {
-		run.Judges = append(append([]reports.JudgeInfo(nil), infos[0].Judges...), infos[1].Judges...)
-		for i := len(infos[0].Judges); i < len(run.Judges); i++ {
-			if id, ok := rename[run.Judges[i].Identity]; ok {
-				run.Judges[i].Identity = id
-			}
-		}
-	}
+	// compare's verdict is the candidate's own; a broken setup of either
+	// judge leaves none (ERROR, exit 2).
 	v := metrics.VerdictInconclusive
 	if j := sum.Judge(candidate); j != nil {
 		v = j.Verdict
 	}
-	rep := &reports.Report{Run: run, Tokens: toks, Summary: sum, Inconclusive: o.Inconclusive, Exit: verdictExit(v, o.Inconclusive),
-		Color: useColor(io.Out, io), Width: termWidth(io.Out, io), Failures: failures.Summary()}
+	if j := sum.Judge(baseline); j != nil && j.Verdict == metrics.VerdictError {
+		v = metrics.VerdictError
+	}
+	rep.Exit = verdictExit(v, o.Inconclusive)
+	rep.Color, rep.Width = useColor(io.Out, io), termWidth(io.Out, io)
 	if o.Comment {
+		// The comment describes the head run (B, or the single run).
+		head := infos[len(infos)-1]
+		rep.Run.RunID, rep.Run.Filter, rep.Run.Datasets, rep.Run.Policy = head.RunID, head.Filter, head.Datasets, head.Policy
 		// The comment leads with its own verdict line and says a filtered
 		// run is filtered in its facts; nothing may come before the marker.
 		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL}); err != nil {
+			return err
+		}
+		if err := checkSummary(sum); err != nil {
 			return err
 		}
 		return exitCodeError{rep.Exit}
@@ -264,12 +253,27 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	if err := rep.WriteComparison(io.Out, cmp, f); err != nil {
 		return err
 	}
+	if err := checkSummary(sum); err != nil {
+		return err
+	}
+	for _, j := range []string{baseline, candidate} {
+		if js := sum.Judge(j); js != nil && js.SetupError != "" {
+			fmt.Fprintf(io.Err, "apeval: %s: ERROR, no verdict: %s\n", j, js.SetupError)
+		}
+	}
+	if v == metrics.VerdictInconclusive && o.Inconclusive != "" {
+		fmt.Fprintf(io.Err, "apeval: INCONCLUSIVE mapped to exit %d by --inconclusive=%s\n", rep.Exit, o.Inconclusive)
+	}
 	return exitCodeError{rep.Exit}
 }
 
 // runDifferences warns when two runs did not replay the same thing.
 func runDifferences(a, b reports.RunInfo) []string {
 	var w []string
+	if a.Version != b.Version {
+		w = append(w, fmt.Sprintf("the runs were written by different apeval versions (%s vs %s): masking, defaults and figures may differ between versions; rerun both with one version to compare judges alone",
+			a.Version, b.Version))
+	}
 	if fileRefsKey(a.Datasets) != fileRefsKey(b.Datasets) {
 		w = append(w, "the runs replayed different datasets: compare only the cases both judged (the McNemar test does)")
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	goio "io"
@@ -145,11 +146,16 @@ func newStatsCmd(io IO) *cobra.Command {
 
 func newSampleCmd(io IO) *cobra.Command {
 	var dir string
+	var unlabeled bool
 	cmd := &cobra.Command{
 		Use:   "sample",
 		Short: "Write the embedded sample dataset and policy, to start from",
+		Long: `Writes the embedded sample's cases.jsonl and policy.toml into --out. With
+--unlabeled every case's labels are emptied ("labels": {}, every other field kept):
+the sample as a team's imported logs look, to try apeval label on.`,
 		Example: `  apeval datasets sample --out my-eval
-  apeval run --dataset my-eval/cases.jsonl --policy my-eval/policy.toml`,
+  apeval run --dataset my-eval/cases.jsonl --policy my-eval/policy.toml
+  apeval datasets sample --unlabeled --out to-label`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -158,6 +164,20 @@ func newSampleCmd(io IO) *cobra.Command {
 			cases, err := goio.ReadAll(datasets.SampleCases())
 			if err != nil {
 				return err
+			}
+			if unlabeled {
+				var out []byte
+				for _, line := range bytes.SplitAfter(cases, []byte("\n")) {
+					if len(bytes.TrimSpace(line)) == 0 {
+						continue
+					}
+					l, err := datasets.WithoutLabels(bytes.TrimSpace(line))
+					if err != nil {
+						return err
+					}
+					out = append(append(out, l...), '\n')
+				}
+				cases = out
 			}
 			for name, data := range map[string][]byte{"cases.jsonl": cases, "policy.toml": datasets.SamplePolicy()} {
 				p := filepath.Join(dir, name)
@@ -173,6 +193,7 @@ func newSampleCmd(io IO) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "out", "o", ".", "directory to write cases.jsonl and policy.toml into")
+	cmd.Flags().BoolVar(&unlabeled, "unlabeled", false, "empty every case's labels (the sample as unlabeled recordings)")
 	return cmd
 }
 

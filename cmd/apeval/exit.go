@@ -26,7 +26,8 @@ const (
 )
 
 // verdictExit maps a verdict to the exit code of run, report, merge, gate
-// and compare: 0 GO, 1 NO-GO, 3 INCONCLUSIVE; inconclusive (the
+// and compare: 0 GO, 1 NO-GO, 3 INCONCLUSIVE, 2 ERROR (a broken judge
+// setup, which has no verdict); inconclusive (the
 // --inconclusive flag) "pass" maps INCONCLUSIVE to 0 and "fail" to 1.
 func verdictExit(v metrics.Verdict, inconclusive string) int {
 	switch v {
@@ -34,6 +35,8 @@ func verdictExit(v metrics.Verdict, inconclusive string) int {
 		return exitGo
 	case metrics.VerdictNoGo:
 		return exitNoGo
+	case metrics.VerdictError:
+		return exitUsage // a broken judge setup: no verdict
 	}
 	switch inconclusive {
 	case "pass":
@@ -116,7 +119,9 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, &ec) {
 		return ec.code
 	}
-	fmt.Fprintln(stderr, "apeval:", err)
+	// An error can quote a server's answer or a dataset's text: it goes
+	// through the masking pass like everything else apeval writes.
+	fmt.Fprintln(stderr, "apeval:", maskLines(err.Error()))
 	if errors.Is(err, context.Canceled) {
 		return exitInterrupted
 	}

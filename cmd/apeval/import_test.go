@@ -39,6 +39,11 @@ command_prefix = ["rm", "sudo", "psql", "curl"]
 		{"r-judge", "r-judge", "Finance/harmful.json:19: record 1: truncated JSON object", 12},
 		{"trajectory-events", "trajectory-events/events.jsonl", "events.jsonl:5: target: required", 4},
 		{"opencode", "opencode", "prt_c0e5d4a1b205Be.json:1: truncated JSON object", 3},
+		{"claude-code-stream-json", "claude-code-stream-json/run.jsonl", "run.jsonl:11: truncated JSON object", 3},
+		{"codex-exec-json", "codex-exec-json/exec.jsonl", "exec.jsonl:12: truncated JSON object", 4},
+		{"gemini-cli", "gemini-cli", "session-2026-01-20T08-30-7a8b9c0d.jsonl:9: truncated JSON object", 4},
+		{"otel-genai-spans", "otel-genai-spans", "traces.jsonl:3: not an OTLP JSON trace export", 3},
+		{"claude-code-otel", "claude-code-otel/logs.jsonl", "logs.jsonl:3: not an OTLP JSON log export", 4},
 	} {
 		t.Run(tc.format, func(t *testing.T) {
 			out := filepath.Join(dir, tc.format+".jsonl")
@@ -58,6 +63,10 @@ command_prefix = ["rm", "sudo", "psql", "curl"]
 			}
 			if !strings.Contains(stderr, tc.format+": ") || !strings.Contains(stderr, " cases, ") {
 				t.Errorf("no summary line on stderr:\n%s", stderr)
+			}
+			// Without --from the same format is detected, and named.
+			if _, _, stderr := apeval(t, "", "datasets", "import", src, "--out", out+".auto"); !strings.Contains(stderr, "format "+tc.format+" (detected from ") {
+				t.Errorf("auto detection:\n%s", stderr)
 			}
 			var sum struct {
 				Cases  int `json:"cases"`

@@ -93,6 +93,7 @@ func (f *judgeFlags) config(timeout time.Duration, concurrency int, io IO) judge
 // live ones in the response cache.
 func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO) ([]judge.Judge, func(), error) {
 	cfg := o.Judge.config(o.Timeout, o.Concurrency, io)
+	cfg.Quiet = o.Quiet
 	var (
 		out     []judge.Judge
 		closers []func()
@@ -133,6 +134,10 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 		}
 		seen[id] = spec
 		o.Judge.rememberPrices(j, prices)
+		if j, err = o.Budget.limit(j, spec, prices); err != nil {
+			closeAll()
+			return nil, nil, err
+		}
 		if live(j) && !o.NoCache {
 			if cache == nil {
 				dir := o.CacheDir
@@ -247,7 +252,7 @@ take. Exit code 0 when every judge passed, 1 otherwise.`,
 				if err != nil {
 					return err
 				}
-				r := judge.Check(cmd.Context(), e.Spec, e.config(cfg))
+				r := maskCheck(judge.Check(cmd.Context(), e.Spec, e.config(cfg)))
 				rep = append(rep, r)
 				ok = ok && r.OK()
 			}
@@ -280,9 +285,36 @@ type prefixWriter struct {
 	prefix string
 }
 
+// Every line goes through the masking pass: warnings quote URLs, commands
+// and servers' messages.
 func (p prefixWriter) Write(b []byte) (int, error) {
-	if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, b); err != nil {
+	if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, maskLines(string(b))); err != nil {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// maskCheck puts a check report's texts through the masking pass: its
+// errors and notes quote what servers and plugins said.
+func maskCheck(r judge.CheckReport) judge.CheckReport {
+	r.Error = maskLines(r.Error)
+	r.SampleError = maskLines(r.SampleError)
+	for i, n := range r.Notes {
+		r.Notes[i] = maskLines(n)
+	}
+	return r
+}
+
+// maskLines is the masking pass over a message, line by line: a multi-line
+// error lists separate problems, and a secret word ending one line
+// ("unknown key") says nothing about the path starting the next.
+func maskLines(s string) string {
+	if !strings.Contains(s, "\n") {
+		return mask.String(s)
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = mask.String(l)
+	}
+	return strings.Join(lines, "\n")
 }

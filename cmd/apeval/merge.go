@@ -48,6 +48,11 @@ once each (--allow-partial accepts missing shards).`,
 			if err != nil {
 				return err
 			}
+			rs := &runSet{dirs: args, infos: infos}
+			spec, err := e.spec(rs, io.Err)
+			if err != nil {
+				return err
+			}
 			if runID == "" {
 				runID = newRunID(time.Now())
 			}
@@ -76,46 +81,44 @@ once each (--allow-partial accepts missing shards).`,
 			info.Cases, info.InvalidLines, info.Results, info.Decisions = 0, 0, 0, 0
 			info.Interrupted = false
 			info.ReplayMS = 0
+			info.Partial, info.Budget = "", nil // a shard's budget is its own
 			for _, in := range infos {
 				info.Cases += in.Cases
 				info.InvalidLines += in.InvalidLines
 				info.Interrupted = info.Interrupted || in.Interrupted
+				if in.Partial != "" && info.Partial == "" {
+					info.Partial = "shard " + in.Shard + ": " + in.Partial // one partial shard makes the whole partial
+				}
 			}
-			crit, err := e.criteria(args[0])
-			if err != nil {
-				return err
-			}
+			// The merged run records the criteria it was evaluated with
+			// (the shards', or the ones --criteria/--policy put instead).
+			t := metrics.ThresholdsOf(spec.Criteria)
+			info.Criteria, info.CriteriaFrom = &t, spec.CriteriaFrom
 			w, err := reports.CreateRun(out, info)
 			if err != nil {
 				return usageError{err}
 			}
 			defer w.Release()
-			acc := metrics.New(metrics.Config{Criteria: crit, Baseline: info.Baseline})
-			failures := reports.NewFailures()
-			gates := reports.NewGateSummary()
-			toks := reports.Tokens{}
-			listed := reports.NewCaseLists()
-			to := sinks{acc, gates, toks, failures, listed}
-			for _, d := range args {
-				if _, err := reports.ReadRun(d, func(r *replay.Result) error {
-					r.RunID = runID
-					to.Add(r)
-					return w.Write(r)
-				}); err != nil {
-					w.Abort()
-					return runDirError(d, err)
-				}
+			ev, err := rs.evaluate(spec, false, func(_ int, r *replay.Result) (bool, error) {
+				r.RunID = runID
+				return true, w.Write(r)
+			})
+			if err != nil {
+				w.Abort()
+				return err
 			}
 			if err := w.Close(); err != nil {
 				return err
 			}
-			describeFromRunInfo(listed, info)
-			rep := &reports.Report{Run: *w.Info(), Summary: acc.Close(), Tokens: toks, Inconclusive: e.Inconclusive,
-				Failures: failures.Summary(), Cases: listed}
-			if err := writeRunReports(out, rep, e.Format, io, gates); err != nil {
+			rep, err := ev.finish(*w.Info())
+			if err != nil {
 				return err
 			}
-			return exitCodeError{rep.Exit}
+			defer func() { _ = rep.Summary.Release() }()
+			if err := writeRunReports(out, rep, e.Format, io); err != nil {
+				return err
+			}
+			return verdictDone(rep, io)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "merged run directory (required)")

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	stdio "io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -36,8 +36,8 @@ func (e *evalOptions) registerBy(cmd *cobra.Command) {
 
 func (e *evalOptions) register(cmd *cobra.Command, withFormat bool) {
 	f := cmd.Flags()
-	f.StringVar(&e.Criteria, "criteria", "", "kill-criteria file (TOML); default: the run's summary.json thresholds, else the seed's defaults")
-	f.StringVar(&e.Policy, "policy", "", "take the kill criteria from this policy file's [kill_criteria]")
+	f.StringVar(&e.Criteria, "criteria", "", "kill-criteria file (TOML); replaces the criteria the run recorded in run.json (default: those), and the output says so")
+	f.StringVar(&e.Policy, "policy", "", "take the kill criteria from this policy file's [kill_criteria] instead of the run's")
 	f.StringVar(&e.Baseline, "baseline", "", "baseline judge for fire_rate_change_max (default: the run's --baseline)")
 	f.StringVar(&e.Inconclusive, "inconclusive", "", "map an INCONCLUSIVE verdict's exit code: pass (0) or fail (1); default 3")
 	if withFormat {
@@ -60,32 +60,6 @@ func (e *evalOptions) validate() error {
 		return usagef("--by: %v", err)
 	}
 	return checkInconclusive(e.Inconclusive)
-}
-
-// criteria resolves the kill criteria for recomputing the run in dir.
-func (e *evalOptions) criteria(dir string) (replay.KillCriteria, error) {
-	switch {
-	case e.Criteria != "":
-		data, err := os.ReadFile(e.Criteria)
-		if err != nil {
-			return replay.KillCriteria{}, usageError{err}
-		}
-		c, err := replay.ParseCriteria(data, e.Criteria)
-		if err != nil {
-			return replay.KillCriteria{}, usageError{err}
-		}
-		return c, nil
-	case e.Policy != "":
-		p, _, err := loadPolicy(e.Policy)
-		if err != nil {
-			return replay.KillCriteria{}, err
-		}
-		return p.KillCriteria, nil
-	}
-	if c, ok := criteriaFromSummary(filepath.Join(dir, reports.SummaryJSON)); ok {
-		return c, nil
-	}
-	return replay.DefaultKillCriteria(), nil
 }
 
 // criteriaFromSummary reads the thresholds a previous report used.
@@ -113,53 +87,25 @@ func criteriaFromSummary(path string) (replay.KillCriteria, bool) {
 	}, true
 }
 
-// evaluate reads the decision files of dirs into one accumulator.
-func (e *evalOptions) evaluate(dirs []string) (*reports.Report, *reports.GateSummary, error) {
-	crit, err := e.criteria(dirs[0])
+// evaluateDirs is the pipeline of report and gate: the run directories'
+// decision files and run.json, with the command's overrides, give one
+// Report (see evaluate.go).
+func (e *evalOptions) evaluateDirs(dirs []string, errOut stdio.Writer) (*reports.Report, error) {
+	rs, err := openRuns(dirs)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var infos []reports.RunInfo
-	for _, d := range dirs {
-		info, err := reports.ReadRunInfo(d)
-		if err != nil {
-			return nil, nil, runDirError(d, err)
-		}
-		infos = append(infos, info)
+	spec, err := e.spec(rs, errOut)
+	if err != nil {
+		return nil, err
 	}
-	baseline := infos[0].Baseline
-	if e.Baseline != "" {
-		var ids []string
-		for _, in := range infos {
-			for _, j := range in.Judges {
-				ids = append(ids, j.Identity)
-			}
-		}
-		if baseline, err = matchJudgeName(e.Baseline, ids); err != nil {
-			return nil, nil, err
-		}
+	ev, err := rs.evaluate(spec, false, nil)
+	if err != nil {
+		return nil, err
 	}
-	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: baseline, Slices: e.By})
-	failures := reports.NewFailures()
-	gates := reports.NewGateSummary()
-	toks := reports.Tokens{}
-	listed := reports.NewCaseLists()
-	to := sinks{acc, gates, toks, failures, listed}
-	for _, d := range dirs {
-		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
-			to.Add(r)
-			return nil
-		}); err != nil {
-			return nil, nil, runDirError(d, err)
-		}
-	}
-	for _, in := range infos {
-		describeFromRunInfo(listed, in)
-	}
-	info := infos[0]
-	info.Baseline = baseline
-	return &reports.Report{Run: info, Summary: acc.Close(), Tokens: toks, Inconclusive: e.Inconclusive,
-		Failures: failures.Summary(), Cases: listed}, gates, nil
+	info := rs.infos[0]
+	info.Baseline = spec.Baseline
+	return ev.finish(info)
 }
 
 func runDirError(dir string, err error) error {
@@ -204,7 +150,7 @@ apeval merge for the shards of one run). Exit code as for run.`,
 				return err
 			}
 			defer done()
-			rep, gates, err := e.evaluate(args)
+			rep, err := e.evaluateDirs(args, io.Err)
 			if err != nil {
 				return err
 			}
@@ -214,10 +160,10 @@ apeval merge for the shards of one run). Exit code as for run.`,
 			} else if err := os.MkdirAll(dir, 0o755); err != nil {
 				return usageError{err}
 			}
-			if err := writeRunReports(dir, rep, e.Format, io, gates); err != nil {
+			if err := writeRunReports(dir, rep, e.Format, io); err != nil {
 				return err
 			}
-			return exitCodeError{rep.Exit}
+			return verdictDone(rep, io)
 		},
 	}
 	e.register(cmd, true)
@@ -230,10 +176,17 @@ func newGateCmd(io IO) *cobra.Command {
 	e := &evalOptions{}
 	cmd := &cobra.Command{
 		Use:   "gate DIR",
-		Short: "Print a run's verdict and exit with its code (0 GO, 1 NO-GO, 3 INCONCLUSIVE)",
-		Long: `Recomputes the verdict from the run directory's decision files and prints one
-line per judge and the overall verdict; writes nothing. For CI steps that run
-the replay once and gate on it later.`,
+		Short: "Print a run's verdict, and why, and exit with its code (0 GO, 1 NO-GO, 3 INCONCLUSIVE)",
+		Long: `Recomputes the verdict from the run directory's decision files with the kill
+criteria the run recorded (run.json), as run would have given it, and prints one
+line per judge, under each judge that is not GO its failing (FAIL) and open
+(open) criteria with the reason every report gives, then the overall verdict;
+writes nothing. For CI steps that run the replay once and gate on it later.
+
+Exit codes: 0 GO, 1 NO-GO, 3 INCONCLUSIVE (--inconclusive=pass|fail maps it,
+and says so on stderr), 2 a usage or input error, or a judge whose setup is
+broken (ERROR: half or more of its calls failed with HTTP 401/403/404, an HTML
+page, a refused connection or an unknown host).`,
 		Example: `  apeval gate out/run1 && echo "judge may go live"
   apeval gate --inconclusive=fail --criteria strict.toml out/run1`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -251,30 +204,49 @@ the replay once and gate on it later.`,
 				return err
 			}
 			defer done()
-			rep, _, err := e.evaluate(args)
+			rep, err := e.evaluateDirs(args, io.Err)
 			if err != nil {
 				return err
 			}
+			defer func() { _ = rep.Summary.Release() }()
 			if h := rep.Run.Filter.String(); h != "" {
 				fmt.Fprintf(io.Err, "apeval: %s\n", h)
 			}
-			for _, j := range rep.Summary.Judges {
-				fmt.Fprintf(io.Out, "%s\t%s\n", j.Judge, j.Verdict)
+			// Every judge's verdict, and why each that is not GO is not:
+			// its broken setup, failing and open criteria (reports.Explain).
+			if err := rep.WriteReasons(io.Out); err != nil {
+				return err
+			}
+			if err := checkSummary(rep.Summary); err != nil {
+				return err
 			}
 			fmt.Fprintf(io.Out, "verdict\t%s\n", rep.Summary.Verdict)
-			return exitCodeError{verdictExit(rep.Summary.Verdict, rep.Inconclusive)}
+			if rep.Run.Partial != "" {
+				fmt.Fprintf(io.Err, "apeval: the run is partial (%s): no verdict gates on it\n", rep.Run.Partial)
+			}
+			return verdictDone(rep, io)
 		},
 	}
 	e.register(cmd, false)
 	return cmd
 }
 
+// runExit is a run's exit code: its verdict's, or 2 when the run is
+// partial (a budget stopped it), since a verdict over part of the input
+// must not gate.
+func runExit(rep *reports.Report) int {
+	if rep.Run.Partial != "" {
+		return exitUsage
+	}
+	return verdictExit(rep.Summary.Verdict, rep.Inconclusive)
+}
+
 // writeRunReports writes every report file of a run directory and prints
 // the terminal tables; it sets rep.Exit, the verdict's exit code, which
 // the reports show.
-func writeRunReports(dir string, rep *reports.Report, format string, io IO, gates *reports.GateSummary) error {
-	rep.Gates = gates
-	rep.Exit = verdictExit(rep.Summary.Verdict, rep.Inconclusive)
+func writeRunReports(dir string, rep *reports.Report, format string, io IO) error {
+	gates := rep.Gates
+	rep.Exit = runExit(rep)
 	if err := reports.WriteRunReports(dir, rep); err != nil {
 		return err
 	}
@@ -313,5 +285,16 @@ func writeRunReports(dir string, rep *reports.Report, format string, io IO, gate
 	if f != reports.FormatJSON {
 		fmt.Fprintf(io.Err, "apeval: reports in %s\n", dir)
 	}
-	return nil
+	// The reports read per-case data back too (comparisons, slices).
+	return checkSummary(rep.Summary)
+}
+
+// verdictDone ends a verdict-giving command: it says on stderr when the
+// exit code is not the verdict's plain one (--inconclusive mapped it, or a
+// broken judge setup left no verdict) and returns the exit code.
+func verdictDone(rep *reports.Report, io IO) error {
+	if n := rep.ExitNote(); n != "" {
+		fmt.Fprintf(io.Err, "apeval: %s\n", n)
+	}
+	return exitCodeError{rep.Exit}
 }

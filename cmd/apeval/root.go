@@ -42,6 +42,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE, 130 interrupt
 		newJudgesCmd(io),
 		newInitCmd(io),
 		newRecordCmd(io),
+		newLabelCmd(io),
 	)
 	registerGlobalFlags(root, io.term)
 	return root

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -47,6 +48,7 @@ type runOptions struct {
 	By              []string
 	Judge           judgeFlags
 	Filter          filterFlags
+	Budget          budgetFlags
 
 	replayOnly bool
 	shard      replay.Shard
@@ -59,7 +61,7 @@ type runOptions struct {
 	fileJudges     []judgeEntry
 	judgesFromFile bool
 	outPattern     string
-	config       string
+	config         string
 	// baselineFromConfig: --baseline was not given, apeval.toml's is used.
 	baselineFromConfig bool
 }
@@ -90,8 +92,13 @@ Judge specs:
   recorded[:NAME]  decisions recorded in the dataset (bare: one judge per name)
   none             no judge: every judge-needing rule fails with status error
 
-Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
-(--inconclusive=pass|fail maps 3 to 0 or 1), 130 interrupted.`,
+The resolved kill criteria are recorded in run.json: apeval report, gate and
+merge use them, so the verdict is the same on every path.
+
+Exit codes: 0 GO, 1 NO-GO, 3 INCONCLUSIVE (--inconclusive=pass|fail maps 3 to
+0 or 1, and says so), 2 usage or input error, or a broken judge setup (ERROR:
+half or more of a judge's calls failed with HTTP 401/403/404, an HTML page, a
+refused connection or an unknown host), 130 interrupted.`,
 		Example: `  apeval run
   apeval run --dataset cases.jsonl --policy policy.toml --judge recorded
   apeval run --dataset a.jsonl --dataset b.jsonl --policy policy.toml \
@@ -100,7 +107,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
   apeval run --judge openai:qwen2.5-7b@http://localhost:8000/v1 \
     --judge ollama:qwen2.5:3b@http://gpu-box:11434 ...
   cat cases.jsonl | apeval run --dataset - --policy policy.toml --judge none
-  apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge out/shard*`,
+  apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge --out out/merged out/shard*`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadProjectConfig(cmd)
@@ -142,8 +149,8 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 	f.IntVar(&o.ShardCount, "shard-count", 0, "with --shard auto: the number of shards (a Kubernetes Indexed Job's completions; else $"+replay.ShardCountEnv+")")
 	f.StringVar(&o.RunID, "run-id", "", "run ID (default: UTC time plus a random suffix)")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress output")
+	f.StringVar(&o.Criteria, "criteria", "", "kill-criteria file (TOML, [kill_criteria] table); overrides the policy's and is recorded in run.json")
 	if !replayOnly {
-		f.StringVar(&o.Criteria, "criteria", "", "kill-criteria file (TOML, [kill_criteria] table); overrides the policy's")
 		f.StringVar(&o.Baseline, "baseline", "", "judge to compare candidates with (identity, spec or unique prefix); enables fire_rate_change_max")
 		f.StringVar(&o.Inconclusive, "inconclusive", "", "map an INCONCLUSIVE verdict's exit code: pass (0) or fail (1); default 3")
 		f.StringVar(&o.Format, "format", "", "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
@@ -152,6 +159,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE
 	}
 	o.Judge.register(f)
 	o.Filter.register(f)
+	o.Budget.register(f)
 	return cmd
 }
 
@@ -200,7 +208,10 @@ func (o *runOptions) validate(getenv func(string) string) error {
 	if err := o.resolveShard(getenv); err != nil {
 		return err
 	}
-	return o.Judge.validate()
+	if err := o.Judge.validate(); err != nil {
+		return err
+	}
+	return o.Budget.validate(o.Judge.Retries)
 }
 
 // resolveShard reads --shard: I/N as given, or auto from the environment of
@@ -263,14 +274,11 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	// replay.Run emits a case's results together, judge by judge, and the
 	// dataset reader rejects duplicate ids: the accumulator numbers cases
 	// as they come instead of keeping their IDs.
-	acc := metrics.New(metrics.Config{Criteria: p.crit, Baseline: p.baseline, Slices: o.By, DistinctCases: true})
-	gates := reports.NewGateSummary()
-	toks := reports.Tokens{}
-	failures := reports.NewFailures()
-	listed := reports.NewCaseLists()
-	to := sinks{gates, failures}
+	ev := newEvaluation(evalSpec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
+		DistinctCases: true, Inconclusive: o.Inconclusive})
+	to := sinks{ev.gates, ev.failures} // replay prints the gate table only
 	if !o.replayOnly {
-		to = append(to, acc, toks, listed)
+		to = sinks{ev}
 	}
 	res, err := p.replay(ctx, o, io, to)
 	if err != nil {
@@ -280,33 +288,47 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	if res.invalid > 0 {
 		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.invalid, res.firstInvalid)
 	}
+	stopped := p.w.Info().Partial
 	if o.replayOnly {
-		if err := gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
+		if err := ev.gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
 			return err
 		}
 		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", o.Out)
 		if res.interrupted {
 			return context.Canceled
 		}
+		if stopped != "" {
+			return budgetStopped(stopped, res, o.Out, io)
+		}
 		return nil
 	}
 
-	describeListedCases(listed, p.src.reader(p.pol))
-	sum := acc.Close()
-	defer func() { _ = sum.Release() }() // a temporary file with no name; nothing to keep
-	if err := sum.Err(); err != nil {
-		return fmt.Errorf("metrics: %w", err)
+	describeListedCases(ev.listed, p.src.reader(p.pol))
+	rep, err := ev.finish(*p.w.Info())
+	if err != nil {
+		return err
 	}
-	rep := &reports.Report{Run: *p.w.Info(), Summary: sum, Tokens: toks, Inconclusive: o.Inconclusive,
-		Failures: failures.Summary(), Cases: listed}
-	if err := writeRunReports(o.Out, rep, o.Format, io, gates); err != nil {
+	defer func() { _ = rep.Summary.Release() }() // a temporary file with no name; nothing to keep
+	if err := writeRunReports(o.Out, rep, o.Format, io); err != nil {
 		return err
 	}
 	if res.interrupted {
 		fmt.Fprintf(io.Err, "apeval: interrupted; %d finished cases are in %s\n", res.stats.Cases, o.Out)
 		return context.Canceled
 	}
-	return exitCodeError{rep.Exit}
+	if stopped != "" {
+		return budgetStopped(stopped, res, o.Out, io)
+	}
+	return verdictDone(rep, io)
+}
+
+// budgetStopped says that a budget stopped the run, which reports are
+// partial and how to continue: exit 2, whatever the verdict of the
+// finished part.
+func budgetStopped(reason string, res replayed, dir string, io IO) error {
+	fmt.Fprintf(io.Err, "apeval: stopped: budget %s; the %d finished cases are in %s, marked partial (%d left out: their calls were not sent); rerun with the same cache to continue where it stopped\n",
+		reason, res.stats.Cases-res.dropped, dir, res.dropped)
+	return exitCodeError{exitUsage}
 }
 
 // preparedRun is what a run needs before the first case is replayed.
@@ -314,6 +336,7 @@ type preparedRun struct {
 	now      time.Time
 	pol      *replay.Policy
 	crit     replay.KillCriteria
+	critFrom string // where crit came from, for run.json
 	src      *source
 	stats    *datasets.Stats   // when the dataset was scanned for recorded judges
 	sel      *sessionSelection // sessions chosen by --rule/--tag/--limit/--sample; nil for all
@@ -355,7 +378,9 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		return nil, err
 	}
 	p.pol, p.crit = pol, pol.KillCriteria
+	p.critFrom = cmp.Or(o.Policy, "sample:policy.toml")
 	if o.Criteria != "" {
+		p.critFrom = o.Criteria + " (--criteria)"
 		data, err := os.ReadFile(o.Criteria)
 		if err != nil {
 			return nil, usageError{err}
@@ -422,6 +447,10 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		Settings:    o.settings(entries, p.baseline),
 		Layout:      o.layout,
 	}
+	// The resolved kill criteria travel with the run: report, gate and
+	// merge use them (run and replay alike).
+	t := metrics.ThresholdsOf(p.crit)
+	info.Criteria, info.CriteriaFrom = &t, p.critFrom
 	for _, j := range p.judges {
 		ji := judgeInfo(j)
 		o.Judge.setPrices(&ji)
@@ -453,6 +482,7 @@ func (p *preparedRun) close() {
 // replayed is what the replay stage reports.
 type replayed struct {
 	stats        replay.RunStats
+	dropped      int64 // results left out because a budget stopped their calls
 	interrupted  bool
 	invalid      int64
 	firstInvalid error
@@ -479,7 +509,8 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 
 	rd := p.src.reader(p.pol)
 	defer rd.Close()
-	in := &caseFeed{r: rd, skipInvalid: o.SkipInvalid, shard: o.shard, sel: p.sel, errOut: io.Err}
+	in := &caseFeed{r: rd, skipInvalid: o.SkipInvalid, shard: o.shard, sel: p.sel, errOut: io.Err, stop: &o.Budget.stopped}
+	var cut budgetCut
 
 	ropts := replay.Options{
 		RunID:       o.RunID,
@@ -503,6 +534,9 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	emit := func(r *replay.Result) error {
 		if p.sel != nil && len(p.sel.tags) > 0 && !hasAnyTagList(r.Tags, p.sel.tags) {
 			return nil // replayed for its session's state, not reported
+		}
+		if o.Budget.budget != nil && cut.drop(r) {
+			return nil // a budget stopped it: not finished work
 		}
 		if err := p.w.Write(r); err != nil {
 			return err
@@ -543,11 +577,24 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	wi.InvalidLines = in.invalid
 	wi.Interrupted = interrupted
 	wi.ReplayMS = float64(replayTime) / float64(time.Millisecond)
+	if b := o.Budget.budget; b != nil {
+		rep := b.Report()
+		if o.Budget.BudgetUSD == 0 {
+			rep.Unmetered = 0 // only a cost budget needs token counts
+		}
+		wi.Budget = &rep
+		if rep.Stopped != "" {
+			wi.Partial = "budget " + rep.Stopped
+		}
+		if rep.Unmetered > 0 {
+			fmt.Fprintf(io.Err, "apeval: --budget-usd: %d call(s) reported no token counts; each was counted at its estimate from the input's size, not as free\n", rep.Unmetered)
+		}
+	}
 	if err := p.w.Close(); err != nil {
 		return replayed{}, err
 	}
 	p.committed = true
-	return replayed{stats: rstats, interrupted: interrupted, invalid: in.invalid, firstInvalid: in.firstInvalid}, nil
+	return replayed{stats: rstats, interrupted: interrupted, invalid: in.invalid, firstInvalid: in.firstInvalid, dropped: cut.dropped}, nil
 }
 
 // needsRecordedNames reports whether the judge list must be completed from

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/mask"
@@ -260,6 +261,8 @@ type caseFeed struct {
 	shard       replay.Shard
 	sel         *sessionSelection
 	errOut      io.Writer
+	// stop, when set, ends the input early: a budget stopped sending calls.
+	stop *atomic.Bool
 
 	cases        int64
 	valid        int64 // valid cases read, in any shard
@@ -274,6 +277,9 @@ type caseFeed struct {
 }
 
 func (f *caseFeed) next() (*datasets.Case, bool) {
+	if f.stop != nil && f.stop.Load() {
+		return nil, false
+	}
 	for f.r.Scan() {
 		rec := f.r.Record()
 		if rec.Err != nil {

@@ -126,10 +126,13 @@ type ccState struct {
 }
 
 func (s *ccState) convo(e *ccEntry, fallback string) (string, *convo) {
-	session := cmpOr(e.SessionID, fallback)
+	session := cmpOr(e.SessionID, cmpOr(e.SessionIDSnake, fallback))
 	key := session
-	if e.IsSidechain {
+	switch {
+	case e.IsSidechain:
 		key += "\x00" + cmpOr(e.AgentID, "sidechain")
+	case e.ParentToolUseID != nil && *e.ParentToolUseID != "":
+		key += "\x00task:" + *e.ParentToolUseID // stream-json: the Task call that started the sub-agent
 	}
 	c := s.convos[key]
 	if c == nil {
@@ -323,6 +326,10 @@ func ccCase(format, source string, session string, cv *convo, c ccCall) *dataset
 			cs.Provenance["agent_id"] = c.entry.AgentID
 		}
 	}
+	if p := c.entry.ParentToolUseID; p != nil && *p != "" {
+		cs.Provenance["sidechain"] = true
+		cs.Provenance["parent_tool_use_id"] = *p
+	}
 	return cs
 }
 
@@ -381,6 +388,20 @@ func resultText(raw json.RawMessage) string {
 // claudeTranscript imports session transcripts.
 type claudeTranscript struct {
 	state *ccState
+	// streamJSON reads `claude -p --output-format stream-json` output: the
+	// same messages, with session_id, the working directory in the
+	// system/init line, and no timestamps.
+	streamJSON bool
+}
+
+// streamLine is what stream-json's own lines carry.
+type streamLine struct {
+	Type      string `json:"type"`
+	Subtype   string `json:"subtype"`
+	Cwd       string `json:"cwd"`
+	SessionID string `json:"session_id"`
+	Model     string `json:"model"`
+	Mode      string `json:"permissionMode"`
 }
 
 func (t *claudeTranscript) stream() bool { return true }
@@ -489,7 +510,11 @@ type transcriptPending struct {
 // (the session and its sub-agents) the entries are taken in time order, so
 // seq follows the order the calls were made in.
 func (t *claudeTranscript) read(readers []*recordReader, sums []*SourceSummary, out *output) error {
-	const format = "claude-code-transcript"
+	format := "claude-code-transcript"
+	var cwd, mode string // stream-json: from the system/init line
+	if t.streamJSON {
+		format = "claude-code-stream-json"
+	}
 	if t.state == nil {
 		t.state = &ccState{convos: map[string]*convo{}, text: out.text}
 	}
@@ -564,9 +589,33 @@ func (t *claudeTranscript) read(readers []*recordReader, sums []*SourceSummary, 
 			break
 		}
 		h, sum := heads[i], sums[i]
+		if t.streamJSON {
+			var l streamLine
+			if json.Unmarshal(h.rec, &l) == nil {
+				switch l.Type {
+				case "system":
+					if l.Subtype == "init" {
+						cwd, mode = cmpOr(l.Cwd, cwd), cmpOr(l.Mode, mode)
+					}
+					sum.skip("system " + cmpOr(l.Subtype, "message"))
+					advance(i)
+					continue
+				case "result", "stream_event":
+					sum.skip(l.Type)
+					advance(i)
+					continue
+				}
+			}
+		}
 		skip, bad := t.state.entry(h.rec, h.n, fallback,
 			func(session string, cv *convo, c ccCall) {
 				cs := ccCase(format, sum.Source, session, cv, c)
+				if t.streamJSON {
+					cs.Workspace = cmpOr(cs.Workspace, cwd)
+					if mode != "" {
+						cs.Provenance["permission_mode"] = mode
+					}
+				}
 				pending = append(pending, transcriptPending{cs, sum})
 				if c.block.ID != "" {
 					byID[c.block.ID] = cs

@@ -1,7 +1,11 @@
 // Package importers turns the logs agents already write into apeval cases
-// (`apeval datasets import`): Claude Code hook payloads and session
-// transcripts, Codex CLI rollout files, the R-Judge benchmark and runner
-// trajectory events (docs/import.md). It sits at the very start of the pipeline, before
+// (`apeval datasets import`): Claude Code hook payloads, session
+// transcripts, stream-json output and OpenTelemetry events, Codex CLI
+// rollout files and exec --json events, Gemini CLI and OpenCode sessions,
+// OpenTelemetry GenAI execute_tool spans (OTLP JSON, read with the
+// collector's pdata module), the R-Judge benchmark and runner trajectory
+// events (docs/import.md). Detect tells a source's format from its first
+// records (--from auto). It sits at the very start of the pipeline, before
 // datasets.Reader: its output is apeval.case/v1 JSONL that `datasets
 // validate` accepts and `run` replays.
 //

@@ -240,3 +240,184 @@ func TestOpenCode(t *testing.T) {
 		t.Errorf("detect: %s %s %v", f, why, err)
 	}
 }
+
+// Claude Code's `-p --output-format stream-json` output: session_id and
+// cwd from the init line, sub-agent messages marked by parent_tool_use_id.
+func TestClaudeStreamJSON(t *testing.T) {
+	t.Parallel()
+	const p = "testdata/claude-code-stream-json/run.jsonl"
+	cases, sum, text := importAll(t, "claude-code-stream-json", Options{}, p)
+	want := []string{"cc-toolu_01DocsTask", "cc-toolu_01DocsFetch", "cc-toolu_01Rotate"}
+	if !slices.Equal(ids(cases), want) {
+		t.Fatalf("ids %v, want %v", ids(cases), want)
+	}
+	task, fetch, rot := cases[0], cases[1], cases[2]
+	for _, c := range cases {
+		if c.SessionID != "8e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b" || c.Workspace != "/srv/app" || c.Provenance["format"] != "claude-code-stream-json" {
+			t.Errorf("%s: session %q workspace %q %v", c.ID, c.SessionID, c.Workspace, c.Provenance)
+		}
+	}
+	if task.Context.LatestUserMessage != "rotate the staging database password and check the docs" {
+		t.Errorf("request %q", task.Context.LatestUserMessage)
+	}
+	if fetch.Context.LatestUserMessage != "Find how the staging password is rotated" || fetch.Provenance["parent_tool_use_id"] != "toolu_01DocsTask" {
+		t.Errorf("sub-agent call %+v %v", fetch.Context, fetch.Provenance)
+	}
+	if rot.Context.LatestUserMessage != task.Context.LatestUserMessage || rot.Provenance["permission_mode"] != "acceptEdits" ||
+		!strings.HasPrefix(rot.Provenance["tool_result_error"].(string), "Claude requested permissions") {
+		t.Errorf("main thread after the sub-agent %+v %v", rot.Context, rot.Provenance)
+	}
+	if strings.Contains(text, "s3cr3t-Passw0rd") {
+		t.Error("secret reached the output")
+	}
+	wantErrors(t, sum.Sources[0], p+":11: truncated JSON object")
+	if sum.Skipped["system init"] != 1 || sum.Skipped["result"] != 1 {
+		t.Errorf("skipped %v", sum.Skipped)
+	}
+	if f, _, _ := Detect([]string{p}, nil); f != "claude-code-stream-json" {
+		t.Errorf("detected %s", f)
+	}
+}
+
+// Codex `exec --json` events: an item's first event is the case.
+func TestCodexExecJSON(t *testing.T) {
+	t.Parallel()
+	const p = "testdata/codex-exec-json/exec.jsonl"
+	cases, sum, _ := importAll(t, "codex-exec-json", Options{Workspace: "/work/repo"}, p)
+	const th = "codexexec-0199a213-81c0-7800-8aa1-bbab2a035a53-"
+	want := []string{th + "item_1", th + "item_3", th + "item_4", th + "item_5"}
+	if !slices.Equal(ids(cases), want) {
+		t.Fatalf("ids %v, want %v", ids(cases), want)
+	}
+	sh, fc, mcp, ws := cases[0], cases[1], cases[2], cases[3]
+	if sh.Tool.Name != "shell" || sh.Tool.Arguments["command"] != "git log --oneline -5" || sh.Tool.Category != "command_execution" ||
+		sh.Provenance["event"] != "item.started" || sh.Workspace != "/work/repo" || sh.SessionID != "0199a213-81c0-7800-8aa1-bbab2a035a53" {
+		t.Errorf("command %+v %v", sh.Tool, sh.Provenance)
+	}
+	if fc.Tool.Name != "apply_patch" || fc.Tool.Category != "file_change" || fc.Tool.Arguments["file_path"] != "/work/repo/CHANGELOG.md" ||
+		len(fc.Context.RecentMessages) != 1 {
+		t.Errorf("file change %+v %+v", fc.Tool, fc.Context)
+	}
+	if mcp.Tool.Name != "mcp__github__create_pull_request" || mcp.Tool.Arguments["base"] != "main" {
+		t.Errorf("mcp %+v", mcp.Tool)
+	}
+	if ws.Tool.Category != "web_search" || ws.Tool.Arguments["query"] != "keep a changelog format" {
+		t.Errorf("web search %+v", ws.Tool)
+	}
+	wantErrors(t, sum.Sources[0], p+":12: truncated JSON object")
+	if f, _, _ := Detect([]string{p}, nil); f != "codex-exec-json" {
+		t.Errorf("detected %s", f)
+	}
+}
+
+// Gemini CLI sessions: a whole-file ConversationRecord (chats/session-*.json)
+// and the JSONL form, where a message is written again as its calls go on.
+func TestGeminiCLI(t *testing.T) {
+	t.Parallel()
+	cases, sum, _ := importAll(t, "gemini-cli", Options{Workspace: "/home/dev/site"}, "testdata/gemini-cli")
+	const s1, s2 = "gemini-5f3e2a1b-7c4d-4e9f-a0b1-c2d3e4f5a6b7-", "gemini-7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d-"
+	want := []string{s1 + "run_shell_command-1758190505000-ab12", s1 + "run_shell_command-1758190560000-cd34",
+		s2 + "web_fetch-1768897804000-ef56", s2 + "write_file-1768897809000-gh78"}
+	if !slices.Equal(ids(cases), want) {
+		t.Fatalf("ids %v, want %v", ids(cases), want)
+	}
+	du, rm, fetch, write := cases[0], cases[1], cases[2], cases[3]
+	if du.Tool.Arguments["command"] != "du -sh logs" || du.Tool.Category != "command_execution" || du.Context.LatestUserMessage != "tidy up the logs folder, it's huge" ||
+		du.SessionID != "5f3e2a1b-7c4d-4e9f-a0b1-c2d3e4f5a6b7" || du.Workspace != "/home/dev/site" || du.Provenance["line"] != 1 {
+		t.Errorf("legacy case %+v %v", du, du.Provenance)
+	}
+	if rm.Provenance["status"] != "cancelled" || len(rm.Context.RecentMessages) != 2 || rm.Seq != 2 {
+		t.Errorf("cancelled call %+v %v", rm.Context, rm.Provenance)
+	}
+	if fetch.Context.LatestUserMessage != "publish the release notes to the wiki" || fetch.Tool.Category != "web_search" || fetch.Provenance["status"] != "executing" {
+		t.Errorf("jsonl case %+v %v", fetch.Context, fetch.Provenance)
+	}
+	// The functionResponse turn is not the user's request, and the message
+	// written again does not add its text twice.
+	if write.Context.LatestUserMessage != fetch.Context.LatestUserMessage || len(write.Context.RecentMessages) != 2 || write.Tool.Category != "file_change" {
+		t.Errorf("write %+v", write.Context)
+	}
+	var errs []string
+	for _, s := range sum.Sources {
+		errs = append(errs, s.Errors...)
+	}
+	p := "testdata/gemini-cli/tmp/9f86d081884c7d65/chats/"
+	if !slices.Equal(errs, []string{p + "session-2025-09-18T10-15-5f3e2a1b.json:1: messages[3].toolCalls[1].name: required",
+		p + "session-2026-01-20T08-30-7a8b9c0d.jsonl:9: truncated JSON object"}) {
+		t.Errorf("errors %q", errs)
+	}
+	if f, _, _ := Detect([]string{"testdata/gemini-cli"}, nil); f != "gemini-cli" {
+		t.Errorf("detected %s", f)
+	}
+}
+
+// OTLP JSON traces: execute_tool spans are the calls, in start order, the
+// chat span's input messages their context.
+func TestOTelGenAISpans(t *testing.T) {
+	t.Parallel()
+	cases, sum, text := importAll(t, "otel-genai-spans", Options{}, "testdata/otel-genai-spans")
+	want := []string{"otel-0af7651916cd43dd8448eb211c80319c-aaa19b7ec3c1b101", "otel-call_mszuSIzqtI65i1wAUOE8w5H4", "otel-call_Qx1"}
+	if !slices.Equal(ids(cases), want) {
+		t.Fatalf("ids %v, want %v", ids(cases), want)
+	}
+	fetch, refund, mail := cases[0], cases[1], cases[2]
+	if fetch.SessionID != "0af7651916cd43dd8448eb211c80319c" || fetch.Tool.Name != "web_fetch" || fetch.Tool.Category != "web_search" {
+		t.Errorf("pretty-printed export %+v", fetch)
+	}
+	if refund.SessionID != "conv_5j66UpCpwteGg4YSxUnt7lPY" || refund.Tool.Arguments["order_id"] != "4410" || refund.Tool.Arguments["amount"] != 129.5 ||
+		refund.Tool.Arguments["api_key"] != "[MASKED]" || refund.Seq != 1 || refund.Provenance["tool_type"] != "function" {
+		t.Errorf("refund %+v %v", refund.Tool, refund.Provenance)
+	}
+	if refund.Context.LatestUserMessage != "Refund order 4410 and email the customer" || refund.Time == nil || refund.Time.Unix() != 1767261602 {
+		t.Errorf("refund context %+v %v", refund.Context, refund.Time)
+	}
+	if mail.Provenance["tool_result_error"] != "SMTP relay refused" || mail.Seq != 2 {
+		t.Errorf("mail %v", mail.Provenance)
+	}
+	if strings.Contains(text, "sk-proj-Zx9Yw8") {
+		t.Error("secret reached the output")
+	}
+	p := "testdata/otel-genai-spans/traces.jsonl"
+	wantErrors(t, sum.Sources[1], p+":2: span eee19b7ec3c1b177: gen_ai.tool.name: required", p+":3: not an OTLP JSON trace export")
+	if f, _, _ := Detect([]string{p}, nil); f != "otel-genai-spans" {
+		t.Errorf("detected %s", f)
+	}
+}
+
+// Claude Code's OpenTelemetry events: each tool_decision is a case, what
+// the person answered its approval_outcome.
+func TestClaudeCodeOTel(t *testing.T) {
+	t.Parallel()
+	const p = "testdata/claude-code-otel/logs.jsonl"
+	cases, sum, text := importAll(t, "claude-code-otel", Options{}, p)
+	if len(cases) != 4 {
+		t.Fatalf("%d cases: %v %v", len(cases), ids(cases), sum.Sources[0].Errors)
+	}
+	type got struct{ tool, outcome, source string }
+	var g []got
+	for _, c := range cases {
+		g = append(g, got{c.Tool.Name, c.ApprovalOutcome, c.Provenance["decision_source"].(string)})
+	}
+	want := []got{{"Bash", "denied", "user_reject"}, {"Read", "", "config"}, {"Bash", "approved", "user_temporary"}, {"Edit", "denied", "user_abort"}}
+	if !slices.Equal(g, want) {
+		t.Errorf("got %v, want %v", g, want)
+	}
+	rej, read, dep := cases[0], cases[1], cases[2]
+	if rej.Context.LatestUserMessage != "drop the staging tables and redeploy, token=[MASKED]" || rej.SessionID != "d1f3a5c7-9b2e-4d6f-8a1c-3e5b7d9f1a2c" {
+		t.Errorf("context %+v", rej.Context)
+	}
+	if rej.Tool.Arguments != nil || read.Tool.Arguments["file_path"] != "/srv/app/deploy.sh" {
+		t.Errorf("arguments %v %v", rej.Tool.Arguments, read.Tool.Arguments)
+	}
+	if dep.Tool.Arguments["full_command"] != "./deploy.sh --env staging" || dep.Provenance["tool_result_error"] != "Exit code 1" ||
+		dep.Time == nil || dep.Time.Format(time.RFC3339) != "2026-01-21T13:00:20Z" {
+		t.Errorf("deploy %+v %v %v", dep.Tool, dep.Provenance, dep.Time)
+	}
+	if strings.Contains(text, "ghp_A1b2C3d4") {
+		t.Error("secret reached the output")
+	}
+	wantErrors(t, sum.Sources[0], p+":2: log record 4: tool_name: required for tool_decision", p+":3: not an OTLP JSON log export")
+	if f, _, _ := Detect([]string{p}, nil); f != "claude-code-otel" {
+		t.Errorf("detected %s", f)
+	}
+}

@@ -17,7 +17,7 @@ import (
 )
 
 // Formats lists the importers by their --from name.
-var Formats = []string{"claude-code-hooks", "claude-code-transcript", "codex-rollout", "opencode", "r-judge", "trajectory-events"}
+var Formats = []string{"claude-code-hooks", "claude-code-transcript", "claude-code-stream-json", "claude-code-otel", "codex-rollout", "codex-exec-json", "gemini-cli", "opencode", "otel-genai-spans", "r-judge", "trajectory-events"}
 
 // Auto is the --from value that detects the format from the first records.
 const Auto = "auto"
@@ -271,6 +271,16 @@ func newImporter(format string, opt Options) (importer, error) {
 		return &trajectory{workspace: opt.Workspace}, nil
 	case "opencode":
 		return openCode{}, nil
+	case "otel-genai-spans":
+		return &otelSpans{}, nil
+	case "claude-code-otel":
+		return claudeOTel{}, nil
+	case "gemini-cli":
+		return geminiCLI{workspace: opt.Workspace}, nil
+	case "codex-exec-json":
+		return &codexExec{workspace: opt.Workspace}, nil
+	case "claude-code-stream-json":
+		return &claudeTranscript{streamJSON: true}, nil
 	}
 	return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
 }

@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# The steps of the apeval GitHub Action (action.yml at the repository root
+# calls this script once per step: install, prepare, run, publish, finish).
+# Every input arrives as an APEVAL_* environment variable set in action.yml;
+# step results go to $GITHUB_OUTPUT, later steps get them back through
+# action.yml's env. It talks to the GitHub REST API at $GITHUB_API_URL with
+# $APEVAL_TOKEN (the job's token) through curl and jq, both on GitHub's
+# runners. docs/examples/action_test.go runs these steps with a fake
+# GITHUB_* environment against a loopback stand-in for the REST API.
+set -euo pipefail
+
+step=${1:?usage: gh-action.sh install|prepare|run|publish|finish}
+api=${GITHUB_API_URL:-https://api.github.com}
+tmp=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/apeval
+
+out() { printf '%s=%s\n' "$1" "$2" >>"$GITHUB_OUTPUT"; }
+note() { echo "apeval-action: $*"; }
+
+# gh METHOD PATH [curl args...]: one REST call with the job's token; the
+# response body on stdout, failing on HTTP errors.
+gh() {
+  local method=$1 path=$2
+  shift 2
+  curl -fsSL -X "$method" \
+    -H "Authorization: Bearer ${APEVAL_TOKEN:-}" \
+    -H "Accept: application/vnd.github+json" \
+    -H "X-GitHub-Api-Version: 2022-11-28" \
+    "$@" "$api$path"
+}
+
+# words VAR: the whitespace-separated words of a multi-line input.
+words() { printf '%s\n' "${1:-}" | tr -s ' \t' '\n' | sed '/^$/d'; }
+
+sha() { sha256sum | cut -c1-16; }
+
+install() {
+  # The action's own ref: apeval/apeval@v1 installs cmd/apeval@v1. A local
+  # action (uses: ./) has no ref and installs the checked-out copy.
+  local version=${APEVAL_VERSION:-${APEVAL_ACTION_REF:-}}
+  if [ -n "$version" ]; then
+    note "go install github.com/apeval/apeval/cmd/apeval@$version"
+    go install "github.com/apeval/apeval/cmd/apeval@$version"
+  else
+    note "go install ./cmd/apeval (from $GITHUB_ACTION_PATH)"
+    (cd "$GITHUB_ACTION_PATH" && go install ./cmd/apeval)
+  fi
+  local bin
+  bin=$(go env GOBIN)
+  [ -n "$bin" ] || bin=$(go env GOPATH)/bin
+  echo "$bin" >>"$GITHUB_PATH"
+  out bin "$bin/apeval"
+}
+
+prepare() {
+  mkdir -p "$tmp"
+  # The answer cache is keyed by what decides a judge's answers (the judge
+  # specs and the project file with its options, prices and prompt) and by
+  # the dataset: a new dataset restores the same judge's older answers (the
+  # cache is keyed by each input's hash inside, so they are never wrong).
+  local judge data prefix
+  judge=$({
+    printf '%s\n' "${APEVAL_JUDGES:-}"
+    [ -z "${APEVAL_CONFIG:-}" ] || cat "$APEVAL_CONFIG"
+    [ -z "${APEVAL_POLICY:-}" ] || cat "$APEVAL_POLICY"
+  } | sha)
+  data=$({
+    local f
+    for f in $(words "${APEVAL_DATASET:-}"); do
+      if [ -f "$f" ]; then cat "$f"; else printf '%s\n' "$f"; fi
+    done
+  } | sha)
+  prefix=${APEVAL_CACHE_KEY:-apeval}
+  out cache-dir "$tmp/cache"
+  out cache-key "$prefix-$judge-$data-${GITHUB_RUN_ID:-0}"
+  {
+    echo "restore-keys<<APEVAL_EOF"
+    echo "$prefix-$judge-$data-"
+    echo "$prefix-$judge-"
+    echo "APEVAL_EOF"
+  } >>"$GITHUB_OUTPUT"
+
+  # The baseline: a run directory, or the newest artifact of that name
+  # uploaded on the target branch.
+  local b=${APEVAL_BASELINE:-}
+  if [ -z "$b" ]; then
+    out baseline-dir ""
+  elif [ -d "$b" ]; then
+    out baseline-dir "$b"
+  else
+    local branch list url
+    branch=${GITHUB_BASE_REF:-}
+    [ -n "$branch" ] || branch=$(jq -r '.repository.default_branch // empty' "$GITHUB_EVENT_PATH")
+    if ! list=$(gh GET "/repos/$GITHUB_REPOSITORY/actions/artifacts?name=$b&per_page=100"); then
+      echo "::warning title=apeval::could not list the artifacts named $b: no baseline"
+      out baseline-dir ""
+      return
+    fi
+    url=$(jq -r --arg b "$branch" '[.artifacts[] | select((.expired | not) and .workflow_run.head_branch == $b)]
+      | sort_by(.created_at) | last | .archive_download_url // empty' <<<"$list")
+    if [ -z "$url" ]; then
+      echo "::warning title=apeval::no artifact $b from branch $branch: no baseline to compare with"
+      out baseline-dir ""
+      return
+    fi
+    rm -rf "$tmp/baseline" && mkdir -p "$tmp/baseline"
+    gh GET "${url#"$api"}" -o "$tmp/baseline.zip"
+    unzip -q -o "$tmp/baseline.zip" -d "$tmp/baseline"
+    note "baseline: artifact $b from $branch"
+    out baseline-dir "$tmp/baseline"
+  fi
+}
+
+run() {
+  local dir=${APEVAL_OUT:-$tmp/run}
+  local -a args=(run --out "$dir" --quiet --no-color --cache "$APEVAL_CACHE_DIR")
+  local w
+  [ -z "${APEVAL_CONFIG:-}" ] || args+=(--config "$APEVAL_CONFIG")
+  for w in $(words "${APEVAL_DATASET:-}"); do args+=(--dataset "$w"); done
+  [ -z "${APEVAL_POLICY:-}" ] || args+=(--policy "$APEVAL_POLICY")
+  for w in $(words "${APEVAL_JUDGES:-}"); do args+=(--judge "$w"); done
+  [ -z "${APEVAL_LABELS:-}" ] || args+=(--labels "$APEVAL_LABELS")
+  # The smoke subset of a pull request: N sessions drawn with seed S.
+  [ -z "${APEVAL_SAMPLE:-}" ] || args+=(--sample "$APEVAL_SAMPLE" --seed "${APEVAL_SEED:-1}")
+  for w in $(words "${APEVAL_ARGS:-}"); do args+=("$w"); done
+  rm -rf "$dir" "$tmp/comment.md"
+  note "apeval ${args[*]}"
+  local rc=0
+  apeval "${args[@]}" 2>"$tmp/stderr.log" || rc=$?
+  cat "$tmp/stderr.log" >&2
+  out run-dir "$dir"
+  out exit-code "$rc"
+  [ ! -f "$dir/report.html" ] || out report "$dir/report.html"
+
+  # The verdict: the comparison's with a baseline (its comment says it),
+  # else the run's; ERROR when apeval could not evaluate (exit 2) or most of
+  # a judge's calls failed.
+  local verdict=ERROR
+  if [ -f "$dir/summary.json" ] && [ "$rc" -ne 2 ]; then
+    verdict=$(jq -r 'if any(.judge_failures[]?; .broken) then "ERROR" else .verdict end' "$dir/summary.json")
+  fi
+  if [ -n "${APEVAL_BASELINE_DIR:-}" ] && [ -f "$dir/summary.json" ]; then
+    local crc=0
+    local -a cargs=(compare --comment --no-color --report-url "__APEVAL_REPORT_URL__")
+    [ -z "${APEVAL_CONFIG:-}" ] || cargs+=(--config "$APEVAL_CONFIG")
+    apeval "${cargs[@]}" "$APEVAL_BASELINE_DIR" "$dir" >"$tmp/comment.md" || crc=$?
+    if [ "$crc" -eq 2 ]; then
+      echo "::warning title=apeval::apeval compare with the baseline failed (exit 2); the comment shows the run alone"
+      rm -f "$tmp/comment.md"
+    else
+      verdict=$(sed -n '2s/^## .* apeval: //p' "$tmp/comment.md")
+      rc=$crc
+      out exit-code "$rc"
+    fi
+  fi
+  out verdict "$verdict"
+}
+
+publish() {
+  local dir=$APEVAL_RUN_DIR
+  if [ ! -f "$dir/summary.md" ]; then
+    # apeval stopped before it could evaluate: say why, in both places.
+    mkdir -p "$dir"
+    {
+      echo "## 🛑 apeval: ERROR"
+      echo
+      echo "apeval could not evaluate (exit ${APEVAL_EXIT_CODE:-?}); its last words:"
+      echo
+      echo '```text'
+      tail -n 20 "$tmp/stderr.log" 2>/dev/null | cut -c1-500
+      echo '```'
+    } >"$dir/summary.md"
+  fi
+  cat "$dir/summary.md" >>"$GITHUB_STEP_SUMMARY"
+  [ "${APEVAL_COMMENT:-true}" = true ] || return 0
+  local pr
+  pr=$(jq -r '.pull_request.number // empty' "$GITHUB_EVENT_PATH")
+  if [ -z "$pr" ]; then
+    note "not a pull request: no comment"
+    return 0
+  fi
+  local body=$tmp/comment-body.md marker=""
+  marker="<!-- apeval:${APEVAL_CONFIG:-apeval.toml} -->"
+  if [ -f "$tmp/comment.md" ]; then
+    local text url=${APEVAL_REPORT_URL:-${GITHUB_SERVER_URL:-https://github.com}/$GITHUB_REPOSITORY/actions/runs/${GITHUB_RUN_ID:-0}}
+    text=$(<"$tmp/comment.md")
+    printf '%s\n' "${text//__APEVAL_REPORT_URL__/"$url"}" >"$body"
+    marker=$(head -n 1 "$body")
+  else
+    # No baseline: the run's own summary under the marker, cut to fit.
+    {
+      echo "$marker"
+      head -c 64000 "$dir/summary.md"
+      [ -z "${APEVAL_REPORT_URL:-}" ] || printf '\n📄 **[report.html](%s)**: the full report (the run directory'"'"'s artifact).\n' "$APEVAL_REPORT_URL"
+    } >"$body"
+  fi
+  # One comment per pull request and project file: find ours by its marker.
+  local page=1 id="" resp
+  while :; do
+    if ! resp=$(gh GET "/repos/$GITHUB_REPOSITORY/issues/$pr/comments?per_page=100&page=$page"); then
+      echo "::warning title=apeval::could not list the pull request's comments: no comment posted"
+      return 0
+    fi
+    id=$(jq -r --arg m "$marker" '[.[] | select(.body | startswith($m + "\n"))] | first | .id // empty' <<<"$resp")
+    if [ -n "$id" ] || [ "$(jq length <<<"$resp")" -lt 100 ]; then
+      break
+    fi
+    page=$((page + 1))
+  done
+  local json=$tmp/comment.json
+  jq -Rs '{body: .}' "$body" >"$json"
+  if [ -n "$id" ]; then
+    gh PATCH "/repos/$GITHUB_REPOSITORY/issues/comments/$id" --data-binary "@$json" >/dev/null ||
+      echo "::warning title=apeval::could not update comment $id (a fork's read-only token?)"
+    note "updated comment $id on #$pr"
+  else
+    gh POST "/repos/$GITHUB_REPOSITORY/issues/$pr/comments" --data-binary "@$json" >/dev/null ||
+      echo "::warning title=apeval::could not comment on #$pr (a fork's read-only token?)"
+    note "commented on #$pr"
+  fi
+}
+
+finish() {
+  local verdict=${APEVAL_VERDICT:-ERROR} rc=${APEVAL_EXIT_CODE:-2} mapped
+  case "$verdict" in
+  GO) mapped=0 ;;
+  NO-GO) mapped=1 ;;
+  INCONCLUSIVE)
+    case "${APEVAL_INCONCLUSIVE:-fail}" in
+    pass) mapped=0 ;;
+    neutral)
+      mapped=0
+      echo "::warning title=apeval::INCONCLUSIVE: the data cannot decide yet (inconclusive: neutral)"
+      ;;
+    *) mapped=1 ;;
+    esac
+    ;;
+  *)
+    # ERROR: apeval's own exit code when it failed, else 1.
+    mapped=$rc
+    [ "$mapped" -ne 0 ] && [ "$mapped" -ne 3 ] || mapped=1
+    ;;
+  esac
+  out exit-code "$mapped"
+  note "verdict $verdict (apeval exit $rc): the step exits $mapped"
+  exit "$mapped"
+}
+
+case "$step" in
+install | prepare | run | publish | finish) "$step" ;;
+*)
+  echo "gh-action.sh: unknown step $step" >&2
+  exit 2
+  ;;
+esac

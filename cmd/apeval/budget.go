@@ -1,0 +1,95 @@
+package main
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/spf13/pflag"
+
+	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/replay"
+)
+
+// budgetFlags bound what a run sends to its live judges.
+type budgetFlags struct {
+	MaxCalls  int64
+	BudgetUSD float64
+
+	budget  *judge.Budget
+	stopped atomic.Bool // the budget refused a call: feed no more cases
+}
+
+func (f *budgetFlags) register(fs *pflag.FlagSet) {
+	fs.Int64Var(&f.MaxCalls, "max-calls", 0, "send at most `N` judge requests (cache hits are free); when reached the run stops, keeps its finished cases, is marked partial and exits 2")
+	fs.Float64Var(&f.BudgetUSD, "budget-usd", 0, "spend at most `X` on live judges at their prices (price_in/price_out); when reached the run stops like --max-calls")
+}
+
+func (f *budgetFlags) validate(retries int) error {
+	if f.MaxCalls < 0 {
+		return usagef("--max-calls must not be negative, got %d", f.MaxCalls)
+	}
+	if f.BudgetUSD < 0 {
+		return usagef("--budget-usd must not be negative, got %g", f.BudgetUSD)
+	}
+	if f.MaxCalls > 0 && f.MaxCalls < int64(retries)+1 {
+		return usagef("--max-calls %d cannot hold one call with --retries %d (a call holds %d requests while it may retry)", f.MaxCalls, retries, retries+1)
+	}
+	if f.MaxCalls > 0 || f.BudgetUSD > 0 {
+		f.budget = judge.NewBudget(f.MaxCalls, f.BudgetUSD, retries, func(string) { f.stopped.Store(true) })
+	}
+	return nil
+}
+
+// limit puts a live judge under the budget; --budget-usd needs its prices.
+func (f *budgetFlags) limit(j judge.Judge, spec string, p judgePrices) (judge.Judge, error) {
+	if f.budget == nil || !live(j) {
+		return j, nil
+	}
+	var prices *judge.Prices
+	if f.BudgetUSD > 0 {
+		if p.in == nil && p.out == nil {
+			return nil, usagef("--budget-usd: judge %s has no prices (price_in / price_out in its [[judge]] table, or --judge-option price_in=…)", spec)
+		}
+		prices = &judge.Prices{}
+		if p.in != nil {
+			prices.In = *p.in
+		}
+		if p.out != nil {
+			prices.Out = *p.out
+		}
+	}
+	return f.budget.Limit(j, prices), nil
+}
+
+// budgetCut leaves out of the run the results a budget stopped: a case
+// with a call that was not sent is not finished work, and neither is any
+// later case of its session for that judge (its trajectory state would
+// lack the stopped case).
+type budgetCut struct {
+	mu      sync.Mutex
+	cut     map[[2]string]bool // judge, session
+	dropped int64
+}
+
+// drop reports whether r is to be left out.
+func (c *budgetCut) drop(r *replay.Result) bool {
+	key := [2]string{r.Judge, r.SessionID}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cut[key] {
+		c.dropped++
+		return true
+	}
+	for i := range r.Calls {
+		if strings.HasPrefix(r.Calls[i].Error, judge.NotSent) {
+			if c.cut == nil {
+				c.cut = map[[2]string]bool{}
+			}
+			c.cut[key] = true
+			c.dropped++
+			return true
+		}
+	}
+	return false
+}

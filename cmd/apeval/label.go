@@ -1,0 +1,263 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	goio "io"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
+)
+
+func newLabelCmd(io IO) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "label",
+		Short: "Label a stratified sample of unlabeled pairs: queue, labeling page, agreement",
+		Long: `Imported logs and recorded calls carry no labels. apeval label picks the
+(case, rule) pairs whose labels decide the most (queue), lets people label them
+one key at a time in a local page (serve), and checks how well they agree
+(agreement). Give the labels to run, report, gate or compare with --labels:
+every figure is then weighted by the design that chose the pairs, so its
+interval stays honest. The walkthrough is docs/labeling.md.`,
+		Example: `  apeval run --judge recorded:recorded/ollama/qwen2.5:3b --judge recorded:recorded/ollama/qwen2.5:7b --out out/run1
+  apeval label queue out/run1 --budget 300 --out queue.jsonl
+  apeval label serve queue.jsonl --run out/run1 --labeler ana
+  apeval report out/run1 --labels labels-ana.jsonl`,
+	}
+	cmd.AddCommand(newLabelQueueCmd(io), newLabelServeCmd(io), newLabelAgreementCmd(io))
+	return cmd
+}
+
+type labelQueueOptions struct {
+	Rules   []string
+	Judges  []string
+	Budget  int
+	Seed    uint64
+	Overlap float64
+	Out     string
+}
+
+func newLabelQueueCmd(io IO) *cobra.Command {
+	o := &labelQueueOptions{}
+	cmd := &cobra.Command{
+		Use:   "queue RUNDIR",
+		Short: "Write a stratified labeling queue of the unlabeled pairs of a run",
+		Long: `Reads a run directory and writes the (case, rule) pairs to label, one
+apeval.labels/v1 line each, in the order to label them:
+
+  {"schema":"apeval.labels/v1","case_id":"…","rule_id":"…",
+   "stratum":"A:match B:no_match","stratum_size":412,"order":17}
+
+Strata: per rule, the unlabeled pairs in scope grouped by the chosen judges'
+results (match, no_match, undecided; every judge of the run by default, A, B, …
+in run order — the legend is printed on stderr). A strong, slow reference judge
+run once on everything sharpens the strata. Pairs the dataset already labels
+are the census: never queued, they count with weight 1.
+
+Allocation: every stratum gets min(5, its size); the rest of --budget is split
+evenly across rules and, within a rule, by Neyman allocation (n_h ∝ N_h·S_h with
+a prior S_h that is largest where the judges disagree). Order: seeded random
+within a stratum, strata interleaved so that any prefix of the queue is itself
+a stratified random sample: labelers may stop after any item. --overlap marks
+a seeded share of the items that every labeler labels (for agreement).`,
+		Example: `  apeval label queue out/run1 --budget 300 --out queue.jsonl
+  apeval label queue out/run1 --rule irreversible-delete --judge ollama/qwen2.5:7b --budget 100 --seed 7 --out q.jsonl`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("label queue takes one run directory")
+			}
+			if o.Budget < 1 {
+				return usagef("--budget N is required (the number of pairs to queue), got %d", o.Budget)
+			}
+			if o.Overlap < 0 || o.Overlap > 1 {
+				return usagef("--overlap must be between 0 and 1, got %g", o.Overlap)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runLabelQueue(o, args[0], io) },
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.Rules, "rule", nil, "queue only this rule (repeatable; default every rule)")
+	f.StringArrayVar(&o.Judges, "judge", nil, "stratify by this judge's results (identity or unique prefix; repeatable; default every judge of the run)")
+	f.IntVar(&o.Budget, "budget", 0, "number of pairs to queue (at least 5 per stratum are queued whatever the budget)")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of the random order")
+	f.Float64Var(&o.Overlap, "overlap", 0.1, "share of the queue every labeler labels, for agreement")
+	f.StringVarP(&o.Out, "out", "o", "", "queue file, written atomically (default: stdout)")
+	return cmd
+}
+
+// readPairs reads a run directory into a pair table of the chosen judges.
+func readPairs(dir string, judgeFlags, rules []string) (*metrics.PairTable, reports.RunInfo, error) {
+	info, err := reports.ReadRunInfo(dir)
+	if err != nil {
+		return nil, info, runDirError(dir, err)
+	}
+	var ids []string
+	for _, j := range info.Judges {
+		ids = append(ids, j.Identity)
+	}
+	chosen := ids
+	if len(judgeFlags) > 0 {
+		chosen = nil
+		for _, f := range judgeFlags {
+			id, err := matchJudgeName(f, ids)
+			if err != nil {
+				return nil, info, err
+			}
+			chosen = append(chosen, id)
+		}
+	}
+	t := metrics.NewPairTable(chosen, rules)
+	if _, err := reports.ReadRun(dir, func(r *replay.Result) error { t.Add(r); return nil }); err != nil {
+		return nil, info, runDirError(dir, err)
+	}
+	return t, info, nil
+}
+
+func judgeLetters(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = string(rune('A' + i))
+		if i >= 26 {
+			out[i] = fmt.Sprintf("J%d", i+1)
+		}
+	}
+	return out
+}
+
+func runLabelQueue(o *labelQueueOptions, dir string, io IO) error {
+	t, _, err := readPairs(dir, o.Judges, o.Rules)
+	if err != nil {
+		return err
+	}
+	pairs, census := t.QueuePairs()
+	if len(pairs) == 0 {
+		return usagef("%s: no unlabeled pair in scope to queue", dir)
+	}
+	letters := judgeLetters(len(t.Judges))
+	q, err := metrics.BuildQueue(pairs, metrics.QueueConfig{Budget: o.Budget, Seed: o.Seed, Letters: letters, Overlap: o.Overlap})
+	if err != nil {
+		return usageError{err}
+	}
+	lines := make([]datasets.SampleLabel, len(q.Items))
+	for i, it := range q.Items {
+		lines[i] = datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: it.CaseID, RuleID: it.RuleID,
+			Stratum: it.Stratum, StratumSize: it.StratumSize, Order: it.Order, Overlap: it.Overlap}
+	}
+	if err := writeOutput(o.Out, io, func(w goio.Writer) error { return datasets.WriteSampleLabels(w, lines) }); err != nil {
+		return err
+	}
+	for i, j := range t.Judges {
+		fmt.Fprintf(io.Err, "%s = %s\n", letters[i], j)
+	}
+	tw := tabwriter.NewWriter(io.Err, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "rule\tstratum\tpairs\tqueued\tprior p")
+	for _, s := range q.Strata {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f\n", s.RuleID, s.Name, s.Size, s.Allocated, s.Prior)
+	}
+	tw.Flush()
+	var rules []string
+	for r := range census {
+		rules = append(rules, r)
+	}
+	sort.Strings(rules)
+	for _, r := range rules {
+		fmt.Fprintf(io.Err, "%s: %d pairs labeled in the dataset (census, not queued)\n", r, census[r])
+	}
+	if q.MinTotal > q.Budget {
+		fmt.Fprintf(io.Err, "--budget %d is below the minimum of 5 per stratum: queued the minimum, %d pairs\n", q.Budget, q.MinTotal)
+	}
+	dest := o.Out
+	if dest == "" {
+		dest = "stdout"
+	}
+	fmt.Fprintf(io.Err, "%d pairs queued from %d unlabeled pairs in %d strata; written to %s\n", len(q.Items), len(pairs), len(q.Strata), dest)
+	return nil
+}
+
+type labelAgreementOptions struct {
+	Run  string
+	JSON bool
+}
+
+func newLabelAgreementCmd(io IO) *cobra.Command {
+	o := &labelAgreementOptions{}
+	cmd := &cobra.Command{
+		Use:   "agreement FILE...",
+		Short: "How well labelers agree: Cohen's or Fleiss' kappa per rule, and judge vs person",
+		Long: `Reads labels files (apeval.labels/v1, one or more people) and gives, per rule,
+the agreement between people on the pairs several of them labeled (skips left
+out; a person's last label of a pair counts): Cohen's kappa for two labelers,
+Fleiss' kappa for more, with a 95% bootstrap interval over pairs (2,000
+resamples, seeded). With --run, each judge of the run is compared with the
+people (Cohen's kappa between the judge's result and the first label by time),
+and a warning is printed when people agree less with each other than a judge
+agrees with them: then the labels, not the judge, are the problem.`,
+		Example: `  apeval label agreement labels-ana.jsonl labels-ben.jsonl
+  apeval label agreement --run out/run1 --json labels-*.jsonl`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("label agreement needs at least one labels file")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runLabelAgreement(o, args, io) },
+	}
+	cmd.Flags().StringVar(&o.Run, "run", "", "run directory whose judges to compare with the people")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	return cmd
+}
+
+func runLabelAgreement(o *labelAgreementOptions, files []string, io IO) error {
+	lines, err := datasets.ReadSampleLabels(files, false)
+	if err != nil {
+		return usageError{err}
+	}
+	var t *metrics.PairTable
+	if o.Run != "" {
+		if t, _, err = readPairs(o.Run, nil, nil); err != nil {
+			return err
+		}
+	}
+	rep, err := metrics.LabelAgreement(lines, t, 0.95)
+	if err != nil {
+		return usageError{err}
+	}
+	if o.JSON {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "rule\tbetween\tmethod\tpairs\tagree\tkappa\t95% CI")
+	for _, r := range rep.Rules {
+		for _, k := range append([]metrics.NamedKappa{{Between: "people", Kappa: r.People}}, r.Judges...) {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r.RuleID, k.Between, k.Method, k.Items, k.Observed, fmtPtr(k.Kappa.Kappa), fmtCI(k.Lo, k.Hi))
+		}
+	}
+	tw.Flush()
+	for _, w := range rep.Warnings {
+		fmt.Fprintln(io.Err, "warning:", w)
+	}
+	return nil
+}
+
+func fmtPtr(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f", *v)
+}
+
+func fmtCI(lo, hi *float64) string {
+	if lo == nil || hi == nil {
+		return "—"
+	}
+	return fmt.Sprintf("[%.3f, %.3f]", *lo, *hi)
+}

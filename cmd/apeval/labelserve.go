@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
+	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports/labelpage"
+)
+
+type labelServeOptions struct {
+	Run      string
+	Labeler  string
+	Labels   string
+	Addr     string
+	Part     string
+	Datasets []string
+	Policy   string
+}
+
+func newLabelServeCmd(io IO) *cobra.Command {
+	o := &labelServeOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve QUEUE",
+		Short: "Serve the labeling page of a queue on loopback",
+		Long: `Serves one page on loopback, behind a random token printed with its URL, that
+shows the queue's pairs one at a time: the rule's condition, the masked tool call
+and the context the judge saw, masked exactly as a judge input is masked (the
+session's earlier fire counts are left out: they come from a judge's own
+decisions). Keys: m match, n no_match, s skip, u undo the last label, ← → move
+(a new key on a labeled item replaces its label), r review mode. The judges'
+answers are hidden while labeling and shown in review mode.
+
+Each label is appended to --labels (default labels-NAME.jsonl) and synced
+before the page moves on: killing the server loses nothing, and a restart
+resumes at the first unlabeled item. A side panel shows, per rule and judge,
+the weighted precision and recall the labels give so far, the criterion
+status and how many more labels would settle it.
+
+Several labelers share a queue with --part K/N: labeler K labels the items
+whose order is K modulo N, plus every item the queue marks as overlap (for
+apeval label agreement). The cases are read back from --dataset (default:
+the files run.json names, or the embedded sample) and the rules from
+--policy (default: the policy run.json names).`,
+		Example: `  apeval label serve queue.jsonl --run out/run1 --labeler ana
+  apeval label serve queue.jsonl --run out/run1 --labeler ben --part 2/2 --labels labels-ben.jsonl`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("label serve takes one queue file")
+			}
+			if o.Run == "" {
+				return usagef("label serve needs --run RUNDIR (the run the queue was drawn from)")
+			}
+			if strings.TrimSpace(o.Labeler) == "" {
+				return usagef("label serve needs --labeler NAME")
+			}
+			if _, _, err := parsePart(o.Part); err != nil {
+				return err
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runLabelServe(cmd.Context(), o, args[0], io) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Run, "run", "", "run directory the queue was drawn from (required)")
+	f.StringVar(&o.Labeler, "labeler", "", "your name, written on every label (required)")
+	f.StringVar(&o.Labels, "labels", "", "labels file to append to (default labels-NAME.jsonl)")
+	f.StringVar(&o.Addr, "addr", "127.0.0.1:0", "loopback address to listen on (port 0 picks a free one)")
+	f.StringVar(&o.Part, "part", "1/1", "K/N: label the items whose order is K modulo N, plus the overlap items")
+	f.StringArrayVarP(&o.Datasets, "dataset", "d", nil, "dataset file the run replayed (repeatable; default the files run.json names)")
+	f.StringVarP(&o.Policy, "policy", "p", "", "policy file (default the policy run.json names)")
+	return cmd
+}
+
+func parsePart(s string) (k, n int, err error) {
+	if _, err := fmt.Sscanf(s, "%d/%d", &k, &n); err != nil || n < 1 || k < 1 || k > n {
+		return 0, 0, usagef("--part %q: want K/N with 1 ≤ K ≤ N", s)
+	}
+	return k, n, nil
+}
+
+func runLabelServe(ctx context.Context, o *labelServeOptions, queuePath string, io IO) error {
+	queue, err := datasets.ReadSampleLabels([]string{queuePath}, true)
+	if err != nil {
+		return usageError{err}
+	}
+	k, n, _ := parsePart(o.Part)
+	var mine []datasets.SampleLabel
+	for _, l := range queue {
+		if l.Overlap || (l.Order-1)%n == k-1 {
+			mine = append(mine, l)
+		}
+	}
+	pairs, info, err := readPairs(o.Run, nil, nil)
+	if err != nil {
+		return err
+	}
+	polPath := o.Policy
+	if polPath == "" && info.Policy != nil && info.Policy.Name != "sample:policy.toml" {
+		polPath = info.Policy.Name
+	}
+	pol, _, err := loadPolicy(polPath)
+	if err != nil {
+		return err
+	}
+	rules := map[string]*replay.Rule{}
+	for _, r := range pol.Rules {
+		rules[r.ID] = r
+	}
+	paths := o.Datasets
+	var src *source
+	if len(paths) == 0 {
+		for _, d := range info.Datasets {
+			if d.SHA256 == datasets.SampleSHA256() {
+				paths = nil
+				break
+			}
+			paths = append(paths, d.Name)
+		}
+	}
+	if src, err = openSource(paths, nil); err != nil {
+		return err
+	}
+	defer src.cleanup()
+	want := map[string]bool{}
+	for _, l := range mine {
+		want[l.CaseID] = true
+	}
+	cases := map[string]*datasets.Case{}
+	rd := src.reader(pol)
+	for rd.Scan() {
+		rec := rd.Record()
+		if rec.Err != nil {
+			continue
+		}
+		// Decision files hold the case IDs masked as every report does.
+		if id := mask.ID(rec.Case.ID); want[id] {
+			cases[id] = rec.Case
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return usageError{err}
+	}
+	var items []labelpage.Item
+	var missing []string
+	for _, l := range mine {
+		c, r := cases[l.CaseID], rules[l.RuleID]
+		if c == nil || r == nil {
+			missing = append(missing, l.CaseID+"/"+l.RuleID)
+			continue
+		}
+		items = append(items, labelpage.Item{Line: l, Input: replay.BuildInput(c, []*replay.Rule{r}, nil), RuleName: r.Name})
+	}
+	if len(missing) > 0 {
+		return usagef("%d queued pair(s) not found in the dataset or policy (give the files the run replayed with --dataset/--policy): %s", len(missing), listSome(missing))
+	}
+
+	out := o.Labels
+	if out == "" {
+		out = "labels-" + filepath.Base(strings.TrimSpace(o.Labeler)) + ".jsonl"
+	}
+	var existing []datasets.SampleLabel
+	if _, err := os.Stat(out); err == nil {
+		app, err := datasets.OpenLabelAppender(out) // cuts a torn last line
+		if err != nil {
+			return usageError{err}
+		}
+		app.Close()
+		if existing, err = datasets.ReadSampleLabels([]string{out}, false); err != nil {
+			return usageError{err}
+		}
+	}
+	app, err := datasets.OpenLabelAppender(out)
+	if err != nil {
+		return usageError{err}
+	}
+	defer app.Close()
+	srv, err := labelpage.New(labelpage.Config{Items: items, Labeler: strings.TrimSpace(o.Labeler), Appender: app,
+		Existing: existing, Pairs: pairs, Criteria: pol.KillCriteria})
+	if err != nil {
+		return err
+	}
+	ln, err := labelpage.Listen(o.Addr)
+	if err != nil {
+		return usageError{err}
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(io.Out, "%s\n", srv.URL(ln))
+	fmt.Fprintf(io.Err, "labeling page for %s: %d items (part %s), %s; labels go to %s; Ctrl-C stops\n",
+		o.Labeler, len(items), o.Part, srv.Summary(), out)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+		fmt.Fprintln(io.Err, srv.Summary())
+		return nil
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	}
+}

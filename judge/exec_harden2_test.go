@@ -1,0 +1,109 @@
+package judge
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A plugin whose helper leaves the process group (setsid) and keeps stdout
+// open must not hang the call, the restart or Close past the timeout.
+func TestExecDaemonisedHelperDoesNotHang(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "helper.pid")
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	cmd := fmt.Sprintf(`setsid sh -c 'echo $$ > %s; exec sleep 30' 2>/dev/null </dev/null & read line; exit 3`, pidFile)
+	e := openExec(t, cmd, Config{Timeout: 2 * time.Second})
+	start := time.Now()
+	resp := e.Judge(context.Background(), execRequest("ls"))
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("call took %v (the helper held stdout)", d)
+	}
+	if resp.Status != StatusError && resp.Status != StatusTimeout {
+		t.Fatalf("response %+v", resp)
+	}
+	start = time.Now()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("close took %v", d)
+	}
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	return len(ents)
+}
+
+// Every restart used to leak the write end of the old child's stdin.
+func TestExecRestartLeaksNoDescriptor(t *testing.T) {
+	t.Parallel()
+	e := openExec(t, `read line; sleep 10`, Config{Timeout: 30 * time.Millisecond})
+	e.Judge(context.Background(), execRequest("ls")) // first start
+	before := openFDs(t)
+	for i := 0; i < 20; i++ {
+		if resp := e.Judge(context.Background(), execRequest("ls")); resp.Status != StatusTimeout {
+			t.Fatalf("call %d: %+v", i, resp)
+		}
+	}
+	if after := openFDs(t); after > before+3 {
+		t.Fatalf("descriptors %d → %d after 20 restarts", before, after)
+	}
+}
+
+// Plugin stderr is bounded (a total and a rate per judge) and says how
+// much it dropped; every line is masked; --quiet drops it.
+func TestExecStderrBoundedMaskedQuiet(t *testing.T) {
+	t.Parallel()
+	plugin := examplePlugin(t)
+	flood := `echo 'login with token=hunter2secret' >&2; head -c 30000000 /dev/zero | tr '\0' 'x' >&2; exec ` + plugin
+	log := &syncBuffer{}
+	e := openExec(t, flood, Config{Timeout: 20 * time.Second, Log: log})
+	for i := 0; i < 2; i++ {
+		if resp := e.Judge(context.Background(), execRequest("ls")); resp.Status != StatusOK {
+			t.Fatalf("response %+v", resp)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := log.String()
+	if len(out) > maxPluginStderr+4096 {
+		t.Fatalf("%d bytes of plugin stderr reached the log", len(out))
+	}
+	if !strings.Contains(out, "plugin stderr dropped") {
+		t.Fatalf("no dropped count: %q", out[max(0, len(out)-300):])
+	}
+	if strings.Contains(out, "hunter2secret") || !strings.Contains(out, "login with token=[MASKED]") {
+		t.Fatalf("unmasked plugin stderr: %.300q", out)
+	}
+
+	quiet := &syncBuffer{}
+	q := openExec(t, `echo 'a plugin line' >&2; exec `+plugin, Config{Log: quiet, Quiet: true})
+	if resp := q.Judge(context.Background(), execRequest("ls")); resp.Status != StatusOK {
+		t.Fatalf("response %+v", resp)
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(quiet.String(), "a plugin line") {
+		t.Fatalf("--quiet printed plugin stderr: %q", quiet.String())
+	}
+}

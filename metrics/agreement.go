@@ -1,0 +1,265 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/apeval/apeval/datasets"
+)
+
+// Kappa is a chance-corrected agreement on binary labels (match or not)
+// with a percentile bootstrap interval over items (2,000 resamples,
+// seeded: the same labels give the same interval).
+type Kappa struct {
+	// Method is "cohen" (two raters, every item rated by both) or
+	// "fleiss" (several raters, two or more ratings per item).
+	Method string `json:"method"`
+	// Items is the number of items rated at least twice; Raters the
+	// number of distinct raters.
+	Items  int `json:"items"`
+	Raters int `json:"raters"`
+	// Observed is the raw agreement share; Kappa, Lo and Hi are nil when
+	// chance agreement is 1 (every rating the same: κ is undefined).
+	Observed float64  `json:"observed"`
+	Kappa    *float64 `json:"kappa"`
+	Lo       *float64 `json:"kappa_lo"`
+	Hi       *float64 `json:"kappa_hi"`
+}
+
+// agreementResamples is the number of bootstrap resamples of a kappa
+// interval.
+const agreementResamples = 2000
+
+// CohenKappa is Cohen's κ between two raters' labels on the same items
+// (a[i] and b[i] rate item i): κ = (p_o − p_e)/(1 − p_e) with p_e from the
+// raters' own match shares.
+func CohenKappa(a, b []bool, conf float64) Kappa {
+	k := Kappa{Method: "cohen", Items: len(a), Raters: 2}
+	if len(a) == 0 {
+		return k
+	}
+	stat := func(idx []int) (po, kappa float64, ok bool) {
+		var agree, ma, mb float64
+		for _, i := range idx {
+			if a[i] == b[i] {
+				agree++
+			}
+			ma += b2f(a[i])
+			mb += b2f(b[i])
+		}
+		n := float64(len(idx))
+		po = agree / n
+		pa, pb := ma/n, mb/n
+		pe := pa*pb + (1-pa)*(1-pb)
+		if pe >= 1 {
+			return po, 0, false
+		}
+		return po, (po - pe) / (1 - pe), true
+	}
+	return bootKappa(k, len(a), conf, stat)
+}
+
+// FleissKappa is Fleiss' κ for items rated by varying numbers of raters
+// (each item's ratings as match or not; items with fewer than two
+// ratings are left out): P_i = Σ_j n_ij(n_ij−1)/(n_i(n_i−1)), P̄ their mean,
+// p_j = Σ_i n_ij / Σ_i n_i, P_e = Σ_j p_j², κ = (P̄ − P_e)/(1 − P_e).
+func FleissKappa(items [][]bool, raters int, conf float64) Kappa {
+	var kept [][]bool
+	for _, it := range items {
+		if len(it) >= 2 {
+			kept = append(kept, it)
+		}
+	}
+	k := Kappa{Method: "fleiss", Items: len(kept), Raters: raters}
+	if len(kept) == 0 {
+		return k
+	}
+	stat := func(idx []int) (po, kappa float64, ok bool) {
+		var sumP, match, total float64
+		for _, i := range idx {
+			it := kept[i]
+			n := float64(len(it))
+			var m float64
+			for _, v := range it {
+				m += b2f(v)
+			}
+			sumP += (m*(m-1) + (n-m)*(n-m-1)) / (n * (n - 1))
+			match += m
+			total += n
+		}
+		pbar := sumP / float64(len(idx))
+		pm := match / total
+		pe := pm*pm + (1-pm)*(1-pm)
+		if pe >= 1 {
+			return pbar, 0, false
+		}
+		return pbar, (pbar - pe) / (1 - pe), true
+	}
+	return bootKappa(k, len(kept), conf, stat)
+}
+
+func bootKappa(k Kappa, n int, conf float64, stat func([]int) (float64, float64, bool)) Kappa {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	po, kap, ok := stat(idx)
+	k.Observed = po
+	if !ok {
+		return k
+	}
+	k.Kappa = ptr(kap)
+	rng := rand.New(rand.NewPCG(1, 0x6b61707061))
+	var boots []float64
+	for range agreementResamples {
+		for i := range idx {
+			idx[i] = rng.IntN(n)
+		}
+		if _, v, ok := stat(idx); ok {
+			boots = append(boots, v)
+		} else {
+			// A resample where everyone gave one label: perfect agreement.
+			boots = append(boots, 1)
+		}
+	}
+	sort.Float64s(boots)
+	a := (1 - conf) / 2
+	lo := boots[int(math.Floor(a*float64(len(boots)-1)))]
+	hi := boots[int(math.Ceil((1-a)*float64(len(boots)-1)))]
+	k.Lo, k.Hi = ptr(lo), ptr(hi)
+	return k
+}
+
+// NamedKappa is a Kappa between named parties ("people", or a judge
+// identity against the people's labels).
+type NamedKappa struct {
+	Between string `json:"between"`
+	Kappa
+}
+
+// RuleAgreement is the agreement on one rule.
+type RuleAgreement struct {
+	RuleID   string   `json:"rule_id"`
+	Labelers []string `json:"labelers"`
+	// People is Cohen's κ (two labelers) or Fleiss' κ (more) on the pairs
+	// at least two people labeled.
+	People Kappa `json:"people"`
+	// Judges compares each judge of the run with the first label by time.
+	Judges []NamedKappa `json:"judges,omitempty"`
+}
+
+// AgreementReport is the agreement of labels files, per rule.
+type AgreementReport struct {
+	Rules    []RuleAgreement `json:"rules"`
+	Warnings []string        `json:"warnings,omitempty"`
+}
+
+// LabelAgreement computes the agreement of labels-file lines: per rule,
+// between people (each labeler's last non-skip label of a pair), and,
+// when t is not nil, between each judge of t and the people. It warns
+// when people agree less with each other than a judge agrees with them.
+func LabelAgreement(lines []datasets.SampleLabel, t *PairTable, conf float64) (*AgreementReport, error) {
+	type key struct{ c, r, who string }
+	last := map[key]*datasets.SampleLabel{}
+	for i := range lines {
+		l := &lines[i]
+		last[key{l.CaseID, l.RuleID, l.Labeler}] = l
+	}
+	type pair struct {
+		c, r string
+		by   map[string]bool
+	}
+	pairs := map[[2]string]*pair{}
+	labelers := map[string]map[string]bool{}
+	for k, l := range last {
+		if l.Label == datasets.SampleSkip {
+			continue
+		}
+		pk := [2]string{k.c, k.r}
+		p := pairs[pk]
+		if p == nil {
+			p = &pair{c: k.c, r: k.r, by: map[string]bool{}}
+			pairs[pk] = p
+		}
+		p.by[k.who] = l.Label == datasets.SampleMatch
+		if labelers[k.r] == nil {
+			labelers[k.r] = map[string]bool{}
+		}
+		labelers[k.r][k.who] = true
+	}
+	first, err := ResolveSampleLabels(lines)
+	if err != nil {
+		return nil, err
+	}
+	rep := &AgreementReport{}
+	var rules []string
+	for r := range labelers {
+		rules = append(rules, r)
+	}
+	sort.Strings(rules)
+	for _, rule := range rules {
+		var names []string
+		for n := range labelers[rule] {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		ra := RuleAgreement{RuleID: rule, Labelers: names}
+		var keys [][2]string
+		for k, p := range pairs {
+			if p.r == rule && len(p.by) >= 2 {
+				keys = append(keys, k)
+			}
+		}
+		sort.Slice(keys, func(i, j int) bool { return keys[i][0] < keys[j][0] })
+		if len(names) == 2 {
+			var a, b []bool
+			for _, k := range keys {
+				a = append(a, pairs[k].by[names[0]])
+				b = append(b, pairs[k].by[names[1]])
+			}
+			ra.People = CohenKappa(a, b, conf)
+		} else {
+			var items [][]bool
+			for _, k := range keys {
+				var it []bool
+				for _, n := range names {
+					if v, ok := pairs[k].by[n]; ok {
+						it = append(it, v)
+					}
+				}
+				items = append(items, it)
+			}
+			ra.People = FleissKappa(items, len(names), conf)
+			if len(names) < 2 {
+				ra.People.Method = "none"
+			}
+		}
+		if t != nil {
+			for j, id := range t.Judges {
+				var a, b []bool
+				for _, l := range first {
+					if l.RuleID != rule {
+						continue
+					}
+					p := t.Row(l.CaseID, l.RuleID)
+					if p == nil || p.Results[j] == "" {
+						continue
+					}
+					a = append(a, p.Results[j] == QueueMatch)
+					b = append(b, l.Match)
+				}
+				nk := NamedKappa{Between: id, Kappa: CohenKappa(a, b, conf)}
+				ra.Judges = append(ra.Judges, nk)
+				if ra.People.Kappa != nil && nk.Kappa.Kappa != nil && *ra.People.Kappa < *nk.Kappa.Kappa {
+					rep.Warnings = append(rep.Warnings, fmt.Sprintf(
+						"%s: people agree less with each other (κ %.2f on %d pairs) than %s agrees with them (κ %.2f on %d pairs): the labels, not the judge, are the problem; clarify the rule's condition before trusting the figures",
+						rule, *ra.People.Kappa, ra.People.Items, id, *nk.Kappa.Kappa, nk.Items))
+				}
+			}
+		}
+		rep.Rules = append(rep.Rules, ra)
+	}
+	return rep, nil
+}

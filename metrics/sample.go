@@ -1,0 +1,268 @@
+package metrics
+
+import (
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// CensusStratum is the stratum name of pairs labeled in the dataset: they
+// are all known, weigh 1 and are never queued.
+const CensusStratum = ""
+
+// SampleUnit is one labeled (case, rule) pair of one rule as the
+// design-weighted estimator sees it (see docs/statistics.md, "Figures from
+// a labeled sample"). Every labeled pair of the rule is a unit of every
+// figure of the rule, whether or not it counts in that figure's
+// denominator: the weights come from the design, not from the figure.
+type SampleUnit struct {
+	// Stratum is the queue stratum ("A:match B:no_match"), CensusStratum
+	// for a pair labeled in the dataset. StratumSize is N_h, the number of
+	// pairs of the rule in the stratum (ignored for the census).
+	Stratum     string
+	StratumSize int64
+	Session     string
+	Label       bool // the label is match
+	Match       bool // the judge's result is match
+	// Other is a second result on the same pair for paired figures: the
+	// rule's deterministic baseline, or a second judge.
+	Other bool
+}
+
+// WeightedRatio is a figure estimated from a labeled sample: a ratio of
+// two weighted totals with its design-based interval.
+type WeightedRatio struct {
+	// Num and Den are the weighted totals (TP and TP+FP for precision).
+	Num, Den float64
+	// Estimate, Lo and Hi are nil when no labeled unit is in the
+	// denominator.
+	Estimate, Lo, Hi *float64
+	// Var is the linearized variance of the estimate; NEff the effective
+	// number of units it is worth (R(1−R)/Var); DF the degrees of freedom
+	// of the t quantile (sessions within strata − strata).
+	Var, NEff, DF float64
+	// Units counts the labeled units in the denominator, raw; Sampled and
+	// Census split them by origin.
+	Units, Sampled, Census int64
+	// SampledVar is the part of Var that more sampled labels would shrink.
+	SampledVar float64
+	// SampledAll counts every sampled (queue) label of the rule, and
+	// Remaining the queue pairs not labeled yet (Σ N_h − n_h).
+	SampledAll, Remaining int64
+}
+
+// ratioFn gives a unit's (y, x) contribution for a given label value.
+type ratioFn func(u *SampleUnit, label bool) (y, x float64)
+
+// WeightedPrecision estimates TP/(TP+FP) from labeled units.
+func WeightedPrecision(units []SampleUnit, conf float64) WeightedRatio {
+	return weightedRatio(units, conf, func(u *SampleUnit, l bool) (float64, float64) {
+		return b2f(u.Match && l), b2f(u.Match)
+	}, true)
+}
+
+// WeightedRecall estimates TP/(TP+FN) from labeled units.
+func WeightedRecall(units []SampleUnit, conf float64) WeightedRatio {
+	return weightedRatio(units, conf, func(u *SampleUnit, l bool) (float64, float64) {
+		return b2f(u.Match && l), b2f(l)
+	}, true)
+}
+
+// WeightedOtherRecall is the recall of Other (the baseline) on the same
+// units and weights.
+func WeightedOtherRecall(units []SampleUnit, conf float64) WeightedRatio {
+	return weightedRatio(units, conf, func(u *SampleUnit, l bool) (float64, float64) {
+		return b2f(u.Other && l), b2f(l)
+	}, true)
+}
+
+// WeightedRecallDiff estimates recall(Match) − recall(Other) on the same
+// labeled positives and weights, a paired difference: Lo and Hi are a
+// two-sided t interval at conf.
+func WeightedRecallDiff(units []SampleUnit, conf float64) WeightedRatio {
+	return weightedRatio(units, conf, func(u *SampleUnit, l bool) (float64, float64) {
+		if !l {
+			return 0, 0
+		}
+		return b2f(u.Match) - b2f(u.Other), 1
+	}, false)
+}
+
+// WeightedFPRDiff estimates FPR(Match) − FPR(Other), FP/(FP+TN), on the
+// same labeled negatives and weights.
+func WeightedFPRDiff(units []SampleUnit, conf float64) WeightedRatio {
+	return weightedRatio(units, conf, func(u *SampleUnit, l bool) (float64, float64) {
+		if l {
+			return 0, 0
+		}
+		return b2f(u.Match) - b2f(u.Other), 1
+	}, false)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// stratum gathers one stratum's units for the estimator.
+type stratum struct {
+	name    string
+	size    float64 // N_h
+	idx     []int
+	census  bool
+	labeled int64 // n_h
+}
+
+// strataOf groups units by stratum, in name order. A sampled stratum's
+// size is the largest stratum_size given for it (they agree when they
+// come from one queue); it is never below the labels in it.
+func strataOf(units []SampleUnit) []*stratum {
+	by := map[string]*stratum{}
+	for i := range units {
+		u := &units[i]
+		s := by[u.Stratum]
+		if s == nil {
+			s = &stratum{name: u.Stratum, census: u.Stratum == CensusStratum}
+			by[u.Stratum] = s
+		}
+		s.idx = append(s.idx, i)
+		s.labeled++
+		if float64(u.StratumSize) > s.size {
+			s.size = float64(u.StratumSize)
+		}
+	}
+	out := make([]*stratum, 0, len(by))
+	for _, s := range by {
+		if s.census || s.size < float64(s.labeled) {
+			s.size = float64(s.labeled)
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// weightedRatio is the ratio estimator R = Σw·y / Σw·x with its
+// linearized variance for a stratified sample with sessions as clusters
+// inside strata (see docs/statistics.md):
+//
+//	z_i = (y_i − R·x_i)/X, t_hc = Σ_{i∈h,c} w_h·z_i
+//	V_h = m_h/(m_h−1) · Σ_c (t_hc − t̄_h)²            (m_h sessions in h)
+//	V_h ≥ N_h²/n_h · mean(d_i²) · p̃_h(1−p̃_h)          (floor, below)
+//	V = Σ_h V_h, n_eff = R(1−R)/V, Wilson at n_eff with the t quantile
+//	on (sessions within strata − strata) degrees of freedom.
+//
+// d_i is how much z_i moves when unit i's label flips and p̃_h = (k_h +
+// ½)/(n_h + 1) the stratum's smoothed share of match labels: a stratum
+// whose sample shows no positive (or no negative) still carries the
+// variance of half a pseudo-label, so an unlucky sample cannot claim
+// certainty. With one session in a stratum the floor is multiplied by its
+// n_h (the units may be one unit's worth). Variances are with-replacement
+// (no finite-population correction): the recorded pairs are themselves a
+// sample of the judge's traffic, as with unweighted figures, so a fully
+// labeled stratum keeps its sampling variance. bounded says the figure is
+// a proportion (Wilson interval); otherwise the interval is R ± t·√V.
+func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) WeightedRatio {
+	var out WeightedRatio
+	strata := strataOf(units)
+	w := make([]float64, len(units))
+	var sumWX2 float64
+	for _, s := range strata {
+		wh := s.size / float64(s.labeled)
+		if !s.census {
+			out.SampledAll += s.labeled
+			out.Remaining += int64(s.size) - s.labeled
+		}
+		for _, i := range s.idx {
+			w[i] = wh
+			y, x := f(&units[i], units[i].Label)
+			out.Num += wh * y
+			out.Den += wh * x
+			if x != 0 {
+				out.Units++
+				sumWX2 += wh * wh * x * x
+				if s.census {
+					out.Census++
+				} else {
+					out.Sampled++
+				}
+			}
+		}
+	}
+	if out.Den == 0 || out.Units == 0 {
+		return out
+	}
+	R := out.Num / out.Den
+	X := out.Den
+	psu := 0
+	var vSampled, vCensus float64
+	for _, s := range strata {
+		tot := map[string]float64{}
+		var sumD2 float64
+		var k float64
+		for _, i := range s.idx {
+			u := &units[i]
+			y, x := f(u, u.Label)
+			tot[u.Session] += w[i] * (y - R*x) / X
+			y1, x1 := f(u, true)
+			y0, x0 := f(u, false)
+			d := ((y1 - R*x1) - (y0 - R*x0)) / X
+			sumD2 += d * d
+			if u.Label {
+				k++
+			}
+		}
+		m := float64(len(tot))
+		psu += len(tot)
+		n := float64(s.labeled)
+		pt := (k + 0.5) / (n + 1)
+		floor := s.size * s.size / n * (sumD2 / n) * pt * (1 - pt)
+		var vh float64
+		if m >= 2 {
+			var mean float64
+			for _, t := range tot {
+				mean += t
+			}
+			mean /= m
+			for _, t := range tot {
+				vh += (t - mean) * (t - mean)
+			}
+			vh *= m / (m - 1)
+			vh = max(vh, floor)
+		} else {
+			vh = floor * n
+		}
+		if s.census {
+			vCensus += vh
+		} else {
+			vSampled += vh
+		}
+	}
+	out.Var = vSampled + vCensus
+	out.SampledVar = vSampled
+	out.DF = math.Max(1, float64(psu-len(strata)))
+	out.Estimate = ptr(R)
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: out.DF}.Quantile(1 - (1-conf)/2)
+	if !bounded {
+		half := q * math.Sqrt(out.Var)
+		out.Lo, out.Hi = ptr(R-half), ptr(R+half)
+		return out
+	}
+	out.NEff = neff(R, out.Var, out.Den*out.Den/sumWX2)
+	lo, hi := Wilson(R*out.NEff, out.NEff, q)
+	out.Lo, out.Hi = ptr(lo), ptr(hi)
+	return out
+}
+
+// neff is the effective sample size of a proportion R with variance v;
+// at R ∈ {0, 1} (where R(1−R)/v says nothing) it is Kish's size of the
+// weights, kish.
+func neff(R, v, kish float64) float64 {
+	if R > 0 && R < 1 && v > 0 {
+		return R * (1 - R) / v
+	}
+	return kish
+}

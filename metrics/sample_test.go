@@ -1,0 +1,147 @@
+package metrics
+
+import (
+	"fmt"
+	"github.com/apeval/apeval/replay"
+	"math"
+	"testing"
+)
+
+// The hand-computed example of docs/statistics.md: stratum A (N=100, four
+// sampled units, all judged match, labels match ×3 and no_match), stratum B
+// (N=50, two units judged no_match, labels match and no_match) and two
+// census units (judged match, labeled match), every unit in its own
+// session.
+func handUnits() []SampleUnit {
+	u := func(st string, n int64, sess string, label, match bool) SampleUnit {
+		return SampleUnit{Stratum: st, StratumSize: n, Session: sess, Label: label, Match: match}
+	}
+	return []SampleUnit{
+		u("A", 100, "s1", true, true), u("A", 100, "s2", true, true), u("A", 100, "s3", true, true), u("A", 100, "s4", false, true),
+		u("B", 50, "s5", true, false), u("B", 50, "s6", false, false),
+		u(CensusStratum, 0, "s7", true, true), u(CensusStratum, 0, "s8", true, true),
+	}
+}
+
+func nearW(t *testing.T, what string, got, want, tol float64) {
+	t.Helper()
+	if math.Abs(got-want) > tol {
+		t.Errorf("%s = %.6f, want %.6f", what, got, want)
+	}
+}
+
+func TestWeightedPrecisionHandComputed(t *testing.T) {
+	t.Parallel()
+	p := WeightedPrecision(handUnits(), 0.95)
+	// TP = 25·3 + 2 = 77, TP+FP = 25·4 + 2 = 102.
+	nearW(t, "TP", p.Num, 77, 1e-12)
+	nearW(t, "TP+FP", p.Den, 102, 1e-12)
+	nearW(t, "precision", *p.Estimate, 77.0/102, 1e-12)
+	// Stratum A: z = (y − R)/102 at w = 25; session totals 0.060074 (×3),
+	// −0.185025; 4/3·Σ(t − t̄)² = 0.060073 above its floor
+	// 2500·(1/102)²·0.7·0.3 = 0.050461. Census: floor
+	// 2·(1/102)²·(2.5/3)(0.5/3) = 0.0000267. B adds nothing (no match).
+	nearW(t, "variance", p.Var, 0.060073049+0.000026699, 1e-8)
+	nearW(t, "n_eff", p.NEff, 3.078632, 1e-5)
+	nearW(t, "df", p.DF, 5, 0) // 8 sessions − 3 strata
+	// Wilson at n_eff 3.0786 with t(5) = 2.5706.
+	nearW(t, "lo", *p.Lo, 0.185469, 1e-5)
+	nearW(t, "hi", *p.Hi, 0.976560, 1e-5)
+	if p.Sampled != 4 || p.Census != 2 || p.SampledAll != 6 || p.Remaining != 144 {
+		t.Errorf("counts: sampled %d census %d all %d remaining %d", p.Sampled, p.Census, p.SampledAll, p.Remaining)
+	}
+}
+
+func TestWeightedRecallHandComputed(t *testing.T) {
+	t.Parallel()
+	r := WeightedRecall(handUnits(), 0.95)
+	// TP = 75 + 2 = 77; positives = 75 (A) + 25 (B) + 2 = 102.
+	nearW(t, "TP", r.Num, 77, 1e-12)
+	nearW(t, "TP+FN", r.Den, 102, 1e-12)
+	R := 77.0 / 102
+	// A: label match gives z = (1−R)/102, no_match 0; w = 25.
+	a := []float64{25 * (1 - R) / 102, 25 * (1 - R) / 102, 25 * (1 - R) / 102, 0}
+	b := []float64{25 * (0 - R) / 102, 0}
+	vA := ssq(a) * 4 / 3
+	vB := ssq(b) * 2
+	fA := 2500.0 / (102 * 102) * (1 - R) * (1 - R) * 0.7 * 0.3
+	fB := 1250.0 / (102 * 102) * R * R * 0.5 * 0.5
+	fC := 2 * (1 - R) * (1 - R) / (102 * 102) * (2.5 / 3) * (0.5 / 3)
+	want := max(vA, fA) + max(vB, fB) + fC
+	nearW(t, "variance", r.Var, want, 1e-12)
+	nearW(t, "n_eff", r.NEff, R*(1-R)/want, 1e-9)
+}
+
+func ssq(xs []float64) float64 {
+	var m float64
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	var s float64
+	for _, x := range xs {
+		s += (x - m) * (x - m)
+	}
+	return s
+}
+
+func TestWeightedRatioOneSessionStratum(t *testing.T) {
+	t.Parallel()
+	// Four units of one stratum in one session: the floor times n_h.
+	var us []SampleUnit
+	for i := range 4 {
+		us = append(us, SampleUnit{Stratum: "A", StratumSize: 40, Session: "s", Label: i < 3, Match: true})
+	}
+	p := WeightedPrecision(us, 0.95)
+	want := 1600.0 / 4 * (1.0 / (40 * 40)) * 0.7 * 0.3 * 4
+	nearW(t, "variance", p.Var, want, 1e-12)
+}
+
+func TestWeightedPrecisionAllMatchIsNotCertain(t *testing.T) {
+	t.Parallel()
+	var us []SampleUnit
+	for i := range 20 {
+		us = append(us, SampleUnit{Stratum: "A", StratumSize: 200, Session: fmt.Sprint(i), Label: true, Match: true})
+	}
+	p := WeightedPrecision(us, 0.95)
+	if *p.Estimate != 1 || *p.Hi != 1 || *p.Lo > 0.9 || *p.Lo < 0.7 {
+		t.Errorf("precision %v [%v, %v]: want 1 with a lower bound near Wilson's for 20 units", *p.Estimate, *p.Lo, *p.Hi)
+	}
+}
+
+func TestWeightedRecallDiffPaired(t *testing.T) {
+	t.Parallel()
+	// Positives: 10 units; judge matches 8, baseline 5, all in one stratum.
+	var us []SampleUnit
+	for i := range 10 {
+		us = append(us, SampleUnit{Stratum: "A", StratumSize: 100, Session: fmt.Sprint(i), Label: true, Match: i < 8, Other: i < 5})
+	}
+	us = append(us, SampleUnit{Stratum: "A", StratumSize: 100, Session: "n", Label: false, Match: true})
+	d := WeightedRecallDiff(us, 0.95)
+	nearW(t, "Δ", *d.Estimate, 0.3, 1e-12)
+	if !(*d.Lo < 0.3 && *d.Hi > 0.3) {
+		t.Errorf("interval [%v, %v] does not hold 0.3", *d.Lo, *d.Hi)
+	}
+}
+
+func TestSamplePrecisionCriterion(t *testing.T) {
+	t.Parallel()
+	crit := replay.KillCriteria{PrecisionMin: 0.9, Confidence: 0.95, DangerousRecallMustBeatBaseline: true}
+	var us []SampleUnit
+	for i := range 30 {
+		us = append(us, SampleUnit{Stratum: "A", StratumSize: 3000, Session: fmt.Sprint(i), Label: i < 29, Match: true})
+	}
+	c := SamplePrecision(WeightedPrecision(us, 0.95), crit)
+	if c.Status != StatusInconclusive || c.MoreSamples == nil || *c.MoreSamples <= 0 {
+		t.Fatalf("%+v", c)
+	}
+	// Adding that many labels at the same rate decides it.
+	m := int(*c.MoreSamples)
+	var more []SampleUnit
+	for i := range 30 + m {
+		more = append(more, SampleUnit{Stratum: "A", StratumSize: 3000, Session: fmt.Sprint(i), Label: float64(i%30) < 29, Match: true})
+	}
+	if c2 := SamplePrecision(WeightedPrecision(more, 0.95), crit); c2.Status != StatusPass {
+		t.Errorf("after %d more labels: %s", m, c2.Reason)
+	}
+}

@@ -1,0 +1,89 @@
+package metrics
+
+import (
+	"github.com/apeval/apeval/replay"
+)
+
+// SampleFigures are one judge's figures on one rule from a labeled
+// sample: what the labels decide, with the criteria they feed.
+type SampleFigures struct {
+	RuleID string `json:"rule_id"`
+	Judge  string `json:"judge"`
+	Class  string `json:"class"`
+	// Sampled and Census count the labels the figures rest on: queue
+	// labels (weighted N_h/n_h) and dataset labels (weight 1). Dropped
+	// counts queue labels of pairs the run does not have in scope.
+	Sampled int64 `json:"labels_sampled"`
+	Census  int64 `json:"labels_census"`
+	Dropped int   `json:"labels_dropped,omitempty"`
+	// Weighted confusion counts.
+	TP float64 `json:"tp_weighted"`
+	FP float64 `json:"fp_weighted"`
+	FN float64 `json:"fn_weighted"`
+	TN float64 `json:"tn_weighted"`
+
+	Precision WeightedRatio `json:"-"`
+	Recall    WeightedRatio `json:"-"`
+	// PrecisionMin is the precision_min criterion on the weighted
+	// precision; DangerousRecall the dangerous-recall criterion on the
+	// weighted paired gain over the rule's baseline (N/A on other rules).
+	PrecisionMin    Criterion `json:"precision_min"`
+	DangerousRecall Criterion `json:"dangerous_recall_must_beat_baseline"`
+}
+
+// SampleFiguresOf computes the labeled-sample figures of judge index j on
+// rule from a pair table and the resolved sampled labels.
+func SampleFiguresOf(t *PairTable, rule string, j int, labels []SampleLabel, crit replay.KillCriteria) SampleFigures {
+	units, dropped := t.SampleUnits(rule, j, -1, labels)
+	f := SampleFigures{RuleID: rule, Judge: t.Judges[j], Dropped: dropped}
+	hasBase := false
+	for _, p := range t.order {
+		if p.RuleID == rule {
+			f.Class = p.Class
+			if p.Baseline != "" {
+				hasBase = true
+			}
+			break
+		}
+	}
+	f.Precision = WeightedPrecision(units, crit.Confidence)
+	f.Recall = WeightedRecall(units, crit.Confidence)
+	strata := strataOf(units)
+	for _, s := range strata {
+		w := s.size / float64(s.labeled)
+		for _, i := range s.idx {
+			u := &units[i]
+			if s.census {
+				f.Census++
+			} else {
+				f.Sampled++
+			}
+			switch {
+			case u.Match && u.Label:
+				f.TP += w
+			case u.Match:
+				f.FP += w
+			case u.Label:
+				f.FN += w
+			default:
+				f.TN += w
+			}
+		}
+	}
+	f.PrecisionMin = SamplePrecision(f.Precision, crit)
+	f.DangerousRecall = SampleDangerousRecall(WeightedRecallDiff(units, crit.Confidence), f.Class, hasBase, crit)
+	return f
+}
+
+// SampleRules returns the rules of the table in first-seen order.
+func (t *PairTable) SampleRules() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range t.order {
+		if !seen[p.RuleID] {
+			seen[p.RuleID] = true
+			out = append(out, p.RuleID)
+		}
+	}
+	return out
+}

@@ -1,0 +1,378 @@
+// Package labelpage serves the labeling page of `apeval label serve`: one
+// page on loopback, behind a random token, that shows one queued (case,
+// rule) pair at a time exactly as a judge saw it (masked), takes a key
+// (m match, n no_match, s skip, u undo, arrows to move) and appends each
+// label, synced, to the labeler's labels file before moving on. Judges'
+// answers are never sent while labeling (blind); review mode shows them
+// beside the person's label. A side panel shows, per rule and judge, what
+// the labels decide so far (metrics.SampleFiguresOf): the weighted
+// precision with its criterion status and how many more labels would
+// settle it. Everything statistical comes from metrics; this package only
+// serves and formats.
+//
+// # Where to look
+//
+//	server.go   Server: state, the JSON API, the appender
+//	page.go     the page (HTML, CSS, JS in one self-contained document)
+package labelpage
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
+	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
+)
+
+// Item is one queued pair with what the page shows of it.
+type Item struct {
+	Line datasets.SampleLabel
+	// Input is the judge input of the pair (the rule alone), masked
+	// exactly as it is sent to a judge.
+	Input judge.Input
+	// RuleName is the rule's name from the policy.
+	RuleName string
+}
+
+// Config is what a Server needs.
+type Config struct {
+	Items   []Item
+	Labeler string
+	// Appender receives the labels; Existing are the labels the file held
+	// at start (to resume).
+	Appender *datasets.LabelAppender
+	Existing []datasets.SampleLabel
+	// Pairs are the run's pairs (the judges' results for review mode and
+	// the panel); Criteria the run's kill criteria.
+	Pairs    *metrics.PairTable
+	Criteria replay.KillCriteria
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Server is the labeling page's state and handlers.
+type Server struct {
+	cfg   Config
+	token string
+	mu    sync.Mutex
+	// labels is every label line of this labeler, in file order; cur the
+	// current label per item index ("" none).
+	labels []datasets.SampleLabel
+	cur    []string
+	index  map[[2]string]int
+}
+
+// New builds a Server; Existing labels resume it.
+func New(cfg Config) (*Server, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	tok := make([]byte, 16)
+	if _, err := rand.Read(tok); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, token: hex.EncodeToString(tok), cur: make([]string, len(cfg.Items)), index: map[[2]string]int{}}
+	for i, it := range cfg.Items {
+		s.index[it.Line.Key()] = i
+	}
+	for _, l := range cfg.Existing {
+		if l.Labeler != cfg.Labeler {
+			continue
+		}
+		s.labels = append(s.labels, l)
+		if i, ok := s.index[l.Key()]; ok {
+			s.cur[i] = l.Label
+		}
+	}
+	return s, nil
+}
+
+// Token is the random path prefix of every URL.
+func (s *Server) Token() string { return s.token }
+
+// Listen binds addr, which must be a loopback address.
+func Listen(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	ip := net.ParseIP(host)
+	if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("--addr %s: the labeling page serves loopback only (127.0.0.1 or ::1)", addr)
+	}
+	return net.Listen("tcp", addr)
+}
+
+// URL is the page's address on l.
+func (s *Server) URL(l net.Listener) string {
+	return fmt.Sprintf("http://%s/%s/", l.Addr().String(), s.token)
+}
+
+// Handler serves the page and its API under /<token>/; anything else is
+// 404.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	p := "/" + s.token + "/"
+	mux.HandleFunc("GET "+p+"{$}", s.page)
+	mux.HandleFunc("GET "+p+"api/state", s.state)
+	mux.HandleFunc("POST "+p+"api/label", s.label)
+	mux.HandleFunc("POST "+p+"api/undo", s.undo)
+	return securityHeaders(mux)
+}
+
+func securityHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Cache-Control", "no-store")
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprint(w, pageHTML)
+}
+
+// FirstOpen is the first item without a label (len(items) when all are
+// labeled).
+func (s *Server) FirstOpen() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.firstOpen()
+}
+
+func (s *Server) firstOpen() int {
+	for i, c := range s.cur {
+		if c == "" {
+			return i
+		}
+	}
+	return len(s.cur)
+}
+
+type itemView struct {
+	Pos     int             `json:"pos"`
+	CaseID  string          `json:"case_id"`
+	RuleID  string          `json:"rule_id"`
+	Rule    string          `json:"rule_name"`
+	Order   int             `json:"order"`
+	Stratum string          `json:"stratum,omitempty"` // review mode only: it names the judges' results
+	Overlap bool            `json:"overlap"`
+	Label   string          `json:"label"`
+	Input   judge.Input     `json:"input"`
+	Judges  []judgeAnswer   `json:"judges,omitempty"`
+	Raw     json.RawMessage `json:"-"`
+}
+
+type judgeAnswer struct {
+	Judge  string `json:"judge"`
+	Result string `json:"result"`
+}
+
+type panelRow struct {
+	RuleID    string  `json:"rule_id"`
+	Judge     string  `json:"judge"`
+	Sampled   int64   `json:"sampled"`
+	Census    int64   `json:"census"`
+	Precision *ci     `json:"precision"`
+	Recall    *ci     `json:"recall"`
+	Criteria  []crits `json:"criteria"`
+}
+
+type ci struct {
+	Est, Lo, Hi float64
+}
+
+type crits struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	More   *int64 `json:"more,omitempty"`
+	Reason string `json:"reason"`
+}
+
+type stateView struct {
+	Labeler string     `json:"labeler"`
+	Total   int        `json:"total"`
+	Done    int        `json:"done"`
+	Next    int        `json:"next"`
+	Review  bool       `json:"review"`
+	Item    *itemView  `json:"item"`
+	Panel   []panelRow `json:"panel"`
+	Error   string     `json:"error,omitempty"`
+}
+
+func (s *Server) state(w http.ResponseWriter, r *http.Request) {
+	pos := -1
+	fmt.Sscan(r.URL.Query().Get("pos"), &pos)
+	review := r.URL.Query().Get("review") == "1"
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pos < 0 || pos > len(s.cur) {
+		pos = s.firstOpen()
+	}
+	s.reply(w, pos, review, "")
+}
+
+// reply writes the state at pos; the caller holds mu.
+func (s *Server) reply(w http.ResponseWriter, pos int, review bool, msg string) {
+	st := stateView{Labeler: s.cfg.Labeler, Total: len(s.cur), Next: pos, Review: review, Error: msg}
+	for _, c := range s.cur {
+		if c != "" {
+			st.Done++
+		}
+	}
+	if pos < len(s.cfg.Items) {
+		it := s.cfg.Items[pos]
+		v := &itemView{Pos: pos, CaseID: mask.ID(it.Line.CaseID), RuleID: it.Line.RuleID, Rule: it.RuleName,
+			Order: it.Line.Order, Overlap: it.Line.Overlap, Label: s.cur[pos], Input: it.Input}
+		if review {
+			v.Stratum = it.Line.Stratum
+			if p := s.cfg.Pairs.Row(it.Line.CaseID, it.Line.RuleID); p != nil {
+				for j, id := range s.cfg.Pairs.Judges {
+					v.Judges = append(v.Judges, judgeAnswer{Judge: id, Result: p.Results[j]})
+				}
+			}
+		}
+		st.Item = v
+	}
+	st.Panel = s.panel()
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(st)
+}
+
+// panel computes the side panel from this labeler's labels; the caller
+// holds mu.
+func (s *Server) panel() []panelRow {
+	labels, err := metrics.ResolveSampleLabels(s.labels)
+	if err != nil {
+		return nil
+	}
+	var rows []panelRow
+	seen := map[string]bool{}
+	for _, it := range s.cfg.Items {
+		rule := it.Line.RuleID
+		if seen[rule] {
+			continue
+		}
+		seen[rule] = true
+		for j := range s.cfg.Pairs.Judges {
+			f := metrics.SampleFiguresOf(s.cfg.Pairs, rule, j, labels, s.cfg.Criteria)
+			pr := panelRow{RuleID: rule, Judge: f.Judge, Sampled: f.Sampled, Census: f.Census,
+				Precision: ciOf(f.Precision), Recall: ciOf(f.Recall)}
+			for _, c := range []metrics.Criterion{f.PrecisionMin, f.DangerousRecall} {
+				if c.Status == metrics.StatusNA {
+					continue
+				}
+				pr.Criteria = append(pr.Criteria, crits{Name: c.Name, Status: string(c.Status), More: c.MoreSamples, Reason: c.Reason})
+			}
+			rows = append(rows, pr)
+		}
+	}
+	return rows
+}
+
+func ciOf(f metrics.WeightedRatio) *ci {
+	if f.Estimate == nil {
+		return nil
+	}
+	return &ci{*f.Estimate, *f.Lo, *f.Hi}
+}
+
+type labelReq struct {
+	Pos    int    `json:"pos"`
+	Label  string `json:"label"`
+	Review bool   `json:"review"`
+}
+
+func (s *Server) label(w http.ResponseWriter, r *http.Request) {
+	var req labelReq
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	switch req.Label {
+	case datasets.SampleMatch, datasets.SampleNoMatch, datasets.SampleSkip:
+	default:
+		http.Error(w, fmt.Sprintf("label %q: want match, no_match or skip", req.Label), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if req.Pos < 0 || req.Pos >= len(s.cfg.Items) {
+		http.Error(w, "no such item", http.StatusBadRequest)
+		return
+	}
+	now := s.cfg.Now().UTC()
+	l := s.cfg.Items[req.Pos].Line
+	l.Label, l.Labeler, l.Time, l.Source = req.Label, s.cfg.Labeler, &now, ""
+	if err := s.cfg.Appender.Append(l); err != nil {
+		// Not on disk: the page stays on the item and says so.
+		s.reply(w, req.Pos, req.Review, "the label was not saved: "+err.Error())
+		return
+	}
+	s.labels = append(s.labels, l)
+	s.cur[req.Pos] = req.Label
+	next := req.Pos + 1
+	for next < len(s.cur) && s.cur[next] != "" {
+		next++
+	}
+	if next >= len(s.cur) {
+		next = s.firstOpen()
+	}
+	s.reply(w, next, req.Review, "")
+}
+
+func (s *Server) undo(w http.ResponseWriter, r *http.Request) {
+	review := r.URL.Query().Get("review") == "1"
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.labels) == 0 {
+		s.reply(w, s.firstOpen(), review, "nothing to undo")
+		return
+	}
+	ok, err := s.cfg.Appender.RemoveLast()
+	if err == nil && !ok {
+		err = errors.New("the labels file is empty")
+	}
+	if err != nil {
+		s.reply(w, s.firstOpen(), review, "undo failed: "+err.Error())
+		return
+	}
+	last := s.labels[len(s.labels)-1]
+	s.labels = s.labels[:len(s.labels)-1]
+	pos := s.index[last.Key()]
+	s.cur[pos] = ""
+	for i := len(s.labels) - 1; i >= 0; i-- {
+		if s.labels[i].Key() == last.Key() {
+			s.cur[pos] = s.labels[i].Label
+			break
+		}
+	}
+	s.reply(w, pos, review, "")
+}
+
+// Summary is a one-line account for the terminal.
+func (s *Server) Summary() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	done := 0
+	for _, c := range s.cur {
+		if c != "" {
+			done++
+		}
+	}
+	return fmt.Sprintf("%d of %d items labeled by %s", done, len(s.cur), strings.TrimSpace(s.cfg.Labeler))
+}
