@@ -10,6 +10,7 @@ require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/creack/pty v1.1.24
+	github.com/goccy/go-json v0.10.2
 	github.com/gowebpki/jcs v1.0.2
 	github.com/klauspost/compress v1.18.3
 	github.com/olekukonko/tablewriter v1.1.5

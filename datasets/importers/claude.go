@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/apeval/apeval/datasets"
 )
 
@@ -94,7 +96,7 @@ func decodeEntryFast(line []byte, e *ccEntry) ([]ccBlock, bool) {
 		return nil, false
 	}
 	var f ccEntryFast
-	if json.Unmarshal(line, &f) != nil || f.Message == nil {
+	if gojson.Unmarshal(line, &f) != nil || f.Message == nil {
 		return nil, false
 	}
 	blocks := make([]ccBlock, len(f.Message.Content))
@@ -151,7 +153,7 @@ func (s *ccState) entry(line []byte, n int, fallback string,
 	var e ccEntry
 	blocks, fast := decodeEntryFast(line, &e)
 	if !fast {
-		if err := json.Unmarshal(line, &e); err != nil {
+		if err := gojson.Unmarshal(line, &e); err != nil {
 			return "", jsonError(line, err)
 		}
 	}
@@ -168,7 +170,7 @@ func (s *ccState) entry(line []byte, n int, fallback string,
 	content := bytes.TrimSpace(e.Message.Content)
 	if len(content) > 0 && content[0] == '"' {
 		var t string
-		if err := json.Unmarshal(content, &t); err != nil {
+		if err := gojson.Unmarshal(content, &t); err != nil {
 			return "", "message.content: " + err.Error()
 		}
 		if e.Type == "user" {
@@ -189,7 +191,7 @@ func (s *ccState) entry(line []byte, n int, fallback string,
 		return "assistant text (context)", ""
 	}
 	if len(content) > 0 && !fast {
-		if err := json.Unmarshal(content, &blocks); err != nil {
+		if err := gojson.Unmarshal(content, &blocks); err != nil {
 			return "", "message.content: " + err.Error()
 		}
 	}
@@ -353,7 +355,7 @@ func rawArgs(raw json.RawMessage) (map[string]any, *bool) {
 		return nil, nil
 	}
 	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if err := gojson.Unmarshal(raw, &v); err != nil {
 		f := false
 		return map[string]any{"input": string(raw)}, &f
 	}
@@ -369,11 +371,11 @@ func resultText(raw json.RawMessage) string {
 	}
 	if raw[0] == '"' {
 		var s string
-		_ = json.Unmarshal(raw, &s)
+		_ = gojson.Unmarshal(raw, &s)
 		return capRunes(s, 500)
 	}
 	var blocks []ccBlock
-	if json.Unmarshal(raw, &blocks) != nil {
+	if gojson.Unmarshal(raw, &blocks) != nil {
 		return capRunes(string(raw), 500)
 	}
 	var parts []string
@@ -480,7 +482,7 @@ func firstSessionID(p string) string {
 		var e struct {
 			SessionID string `json:"sessionId"`
 		}
-		if json.Unmarshal(rec, &e) == nil && e.SessionID != "" {
+		if gojson.Unmarshal(rec, &e) == nil && e.SessionID != "" {
 			return e.SessionID
 		}
 	}
@@ -560,7 +562,7 @@ func (t *claudeTranscript) read(readers []*recordReader, sums []*SourceSummary, 
 			var e struct {
 				Timestamp string `json:"timestamp"`
 			}
-			if json.Unmarshal(rec, &e) == nil {
+			if gojson.Unmarshal(rec, &e) == nil {
 				h.ts, _ = time.Parse(time.RFC3339Nano, e.Timestamp)
 			}
 			h.rec = bytes.Clone(rec) // the reader's buffer moves on while other files are read
@@ -591,7 +593,7 @@ func (t *claudeTranscript) read(readers []*recordReader, sums []*SourceSummary, 
 		h, sum := heads[i], sums[i]
 		if t.streamJSON {
 			var l streamLine
-			if json.Unmarshal(h.rec, &l) == nil {
+			if gojson.Unmarshal(h.rec, &l) == nil {
 				switch l.Type {
 				case "system":
 					if l.Subtype == "init" {
@@ -689,7 +691,7 @@ func (h *claudeHooks) file(r io.Reader, sum *SourceSummary, out *output) error {
 	}()
 	return eachLine(r, sum, func(line []byte, n int) error {
 		var p hookPayload
-		if err := json.Unmarshal(line, &p); err != nil {
+		if err := gojson.Unmarshal(line, &p); err != nil {
 			sum.errorf(n, "%s", jsonError(line, err))
 			return nil
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/apeval/apeval/datasets"
 )
 
@@ -94,7 +96,7 @@ func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 	cv := &convo{}
 	return eachLine(r, sum, func(line []byte, n int) error {
 		var l codexLine
-		if err := json.Unmarshal(line, &l); err != nil {
+		if err := gojson.Unmarshal(line, &l); err != nil {
 			sum.errorf(n, "%s", jsonError(line, err))
 			return nil
 		}
@@ -106,7 +108,7 @@ func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 			switch l.Type {
 			case "session_meta":
 				var m codexMeta
-				if err := json.Unmarshal(l.Payload, &m); err != nil {
+				if err := gojson.Unmarshal(l.Payload, &m); err != nil {
 					sum.errorf(n, "payload: %v", err)
 					return nil
 				}
@@ -116,13 +118,13 @@ func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 				return nil
 			case "turn_context":
 				var m codexMeta
-				if json.Unmarshal(l.Payload, &m) == nil && m.Cwd != "" {
+				if gojson.Unmarshal(l.Payload, &m) == nil && m.Cwd != "" {
 					workspace = m.Cwd
 				}
 				sum.skip("turn_context")
 				return nil
 			case "response_item":
-				if err := json.Unmarshal(l.Payload, &item); err != nil {
+				if err := gojson.Unmarshal(l.Payload, &item); err != nil {
 					sum.errorf(n, "payload: %v", err)
 					return nil
 				}
@@ -134,7 +136,7 @@ func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 			sum.skip("legacy record_type " + l.RecordType)
 			return nil
 		case codexResponseTypes[l.Type]:
-			if err := json.Unmarshal(line, &item); err != nil {
+			if err := gojson.Unmarshal(line, &item); err != nil {
 				sum.errorf(n, "%v", err)
 				return nil
 			}

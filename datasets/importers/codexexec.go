@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/apeval/apeval/datasets"
 )
 
@@ -68,7 +70,7 @@ func (x *codexExec) file(r io.Reader, sum *SourceSummary, out *output) error {
 	seen := map[string]bool{}
 	return eachLine(r, sum, func(line []byte, n int) error {
 		var e codexExecEvent
-		if err := json.Unmarshal(line, &e); err != nil {
+		if err := gojson.Unmarshal(line, &e); err != nil {
 			sum.errorf(n, "%s", jsonError(line, err))
 			return nil
 		}

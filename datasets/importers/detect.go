@@ -3,13 +3,14 @@ package importers
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	gojson "github.com/goccy/go-json"
 
 	"github.com/apeval/apeval/datasets"
 )
@@ -54,14 +55,14 @@ func sniff(head []byte) string {
 // sniffRecord names the format one record belongs to, by the fields only
 // that format's records have.
 func sniffRecord(rec []byte) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(rec, &m) != nil {
+	var m map[string]gojson.RawMessage
+	if gojson.Unmarshal(rec, &m) != nil {
 		return ""
 	}
 	str := func(k string) string {
 		var s string
 		if raw, ok := m[k]; ok {
-			_ = json.Unmarshal(raw, &s)
+			_ = gojson.Unmarshal(raw, &s)
 		}
 		return s
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/apeval/apeval/datasets"
 )
 
@@ -81,7 +83,7 @@ func (g geminiCLI) file(r io.Reader, sum *SourceSummary, out *output) error {
 	}
 	return eachLine(r, sum, func(line []byte, n int) error {
 		var rec gmRecord
-		if err := json.Unmarshal(line, &rec); err != nil {
+		if err := gojson.Unmarshal(line, &rec); err != nil {
 			sum.errorf(n, "%s", jsonError(line, err))
 			return nil
 		}
@@ -139,7 +141,7 @@ func (st *gmState) message(raw []byte, where string, n int, sum *SourceSummary, 
 		return where + "." + field
 	}
 	var m gmRecord
-	if err := json.Unmarshal(raw, &m); err != nil {
+	if err := gojson.Unmarshal(raw, &m); err != nil {
 		sum.errorf(n, "%s: %s", cmpOr(where, "message"), jsonError(raw, err))
 		return nil
 	}
@@ -215,13 +217,13 @@ func gmText(raw json.RawMessage) string {
 	}
 	if raw[0] == '"' {
 		var s string
-		_ = json.Unmarshal(raw, &s)
+		_ = gojson.Unmarshal(raw, &s)
 		return strings.TrimSpace(s)
 	}
 	var parts []struct {
 		Text *string `json:"text"`
 	}
-	if json.Unmarshal(raw, &parts) != nil {
+	if gojson.Unmarshal(raw, &parts) != nil {
 		return ""
 	}
 	var out []string

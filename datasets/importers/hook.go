@@ -12,8 +12,10 @@ import (
 	"github.com/apeval/apeval/datasets"
 )
 
-// MaxHookPayload caps the hook payload read from stdin.
-const MaxHookPayload = 64 << 20
+// MaxHookPayload caps the hook payload read from stdin. It is the
+// reader's line limit: the case line written is shorter than its payload,
+// and a line over the limit would be refused by every reader of the file.
+const MaxHookPayload = datasets.DefaultMaxLineBytes
 
 // HookOptions are the settings of the record hook (`apeval record`,
 // `apeval-record`).
@@ -79,11 +81,20 @@ func RunHook(in io.Reader, o HookOptions, now time.Time) {
 		fail(err)
 		return
 	}
+	if line.Len() > datasets.DefaultMaxLineBytes {
+		fail(fmt.Errorf("case line of %d bytes is longer than the %d bytes a dataset line may hold: not recorded", line.Len(), datasets.DefaultMaxLineBytes))
+		return
+	}
+	// The reader numbers records without a seq in file order, which is
+	// the order of the calls: an explicit "seq":0 on every line would lose
+	// it. (The first ,"seq":0, of the line is the top-level field: inside a
+	// JSON string its quotes would be escaped.)
+	b := bytes.Replace(line.Bytes(), []byte(`,"seq":0,`), []byte(","), 1)
 	if err := os.MkdirAll(filepath.Dir(out), 0o700); err != nil {
 		fail(err)
 		return
 	}
-	if err := AppendLine(out, line.Bytes()); err != nil {
+	if err := AppendLine(out, b); err != nil {
 		fail(fmt.Errorf("%s: %w", out, err))
 	}
 }

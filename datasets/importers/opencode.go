@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/apeval/apeval/datasets"
 )
 
@@ -114,7 +116,7 @@ func readObject(path string, v any) (bad string) {
 	if len(data) > maxObjectFile {
 		return "larger than 64 MB"
 	}
-	if err := json.Unmarshal(data, v); err != nil {
+	if err := gojson.Unmarshal(data, v); err != nil {
 		return jsonError(data, err)
 	}
 	return ""
@@ -128,7 +130,7 @@ func (openCode) file(r io.Reader, sum *SourceSummary, out *output) error {
 	}
 	sum.Records++
 	var s ocSession
-	if err := json.Unmarshal(data, &s); err != nil {
+	if err := gojson.Unmarshal(data, &s); err != nil {
 		sum.errorf(1, "%s", jsonError(data, err))
 		return nil
 	}

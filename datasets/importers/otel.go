@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	gojson "github.com/goccy/go-json"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -174,7 +175,7 @@ func otelMessages(raw string, cv *convo, out *output) {
 			Content any    `json:"content"`
 		} `json:"parts"`
 	}
-	if json.Unmarshal([]byte(raw), &msgs) != nil {
+	if gojson.Unmarshal([]byte(raw), &msgs) != nil {
 		return
 	}
 	*cv = convo{}
@@ -200,7 +201,7 @@ func otelMessages(raw string, cv *convo, out *output) {
 // otlpError says why a record is not an OTLP export.
 func otlpError(line []byte, err error) string {
 	var probe map[string]json.RawMessage
-	if e := json.Unmarshal(line, &probe); e != nil {
+	if e := gojson.Unmarshal(line, &probe); e != nil {
 		return jsonError(line, e)
 	}
 	return err.Error()

@@ -6,12 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
+
+	gojson "github.com/goccy/go-json"
 
 	"github.com/apeval/apeval/datasets"
 )
@@ -45,7 +45,7 @@ func RecordCase(payload []byte, opt RecordOptions) (*datasets.Case, error) {
 			Name string `json:"name"`
 		} `json:"tool"`
 	}
-	if err := json.Unmarshal(payload, &probe); err != nil {
+	if err := gojson.Unmarshal(payload, &probe); err != nil {
 		return nil, fmt.Errorf("payload: %s", jsonError(payload, err))
 	}
 	var c *datasets.Case
@@ -56,7 +56,7 @@ func RecordCase(payload []byte, opt RecordOptions) (*datasets.Case, error) {
 		}
 	} else {
 		var p hookPayload
-		if err := json.Unmarshal(payload, &p); err != nil {
+		if err := gojson.Unmarshal(payload, &p); err != nil {
 			return nil, fmt.Errorf("payload: %s", jsonError(payload, err))
 		}
 		if p.HookEventName != "" && p.HookEventName != "PreToolUse" {
@@ -122,13 +122,15 @@ const tailBytes = 256 << 10
 // the tool_use block toolUseID, or at the end when the block is not there
 // yet.
 func tailContext(path, toolUseID, sessionID string) datasets.Context {
-	f, err := os.Open(path)
+	// O_NONBLOCK: opening a FIFO for reading would wait for a writer, and
+	// a hook must never block; only a regular file is read.
+	f, err := openNoBlock(path)
 	if err != nil {
 		return datasets.Context{}
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil {
+	if err != nil || !st.Mode().IsRegular() {
 		return datasets.Context{}
 	}
 	off := max(st.Size()-tailBytes, 0)

@@ -1,10 +1,11 @@
 package importers
 
 import (
-	"encoding/json"
 	"io"
 	"strconv"
 	"time"
+
+	gojson "github.com/goccy/go-json"
 
 	"github.com/apeval/apeval/datasets"
 )
@@ -38,7 +39,7 @@ func (tr *trajectory) file(r io.Reader, sum *SourceSummary, out *output) error {
 	fallback := sessionFromPath(sum.Source)
 	return eachLine(r, sum, func(line []byte, n int) error {
 		var e trajEvent
-		if err := json.Unmarshal(line, &e); err != nil {
+		if err := gojson.Unmarshal(line, &e); err != nil {
 			sum.errorf(n, "%s", jsonError(line, err))
 			return nil
 		}
