@@ -191,7 +191,11 @@ func syntaxMessage(line []byte) string {
 func decodeError(err error, line []byte, fail func(field, format string, args ...any) error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fail(strings.TrimPrefix(te.Field, "caseAlias."), "expected %s, got %s", jsonType(te.Type), te.Value)
+		field := strings.TrimPrefix(te.Field, "caseAlias.")
+		if msg := numberRange(te); msg != "" {
+			return fail(field, "%s", msg)
+		}
+		return fail(field, "expected %s, got %s", jsonType(te.Type), te.Value)
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -209,6 +213,26 @@ func decodeError(err error, line []byte, fail func(field, format string, args ..
 		}
 	}
 	return fail("", "%v", err)
+}
+
+// numberRange says why a JSON number did not fit when it is out of range
+// (encoding/json reports "expected number, got number 1e400"), else "".
+func numberRange(te *json.UnmarshalTypeError) string {
+	num, ok := strings.CutPrefix(te.Value, "number ")
+	if !ok {
+		return ""
+	}
+	if _, err := strconv.ParseFloat(num, 64); err != nil {
+		return fmt.Sprintf("number %s is out of range (a JSON number apeval reads must fit a 64-bit float)", num)
+	}
+	switch te.Type.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if strings.ContainsAny(num, ".eE") {
+			return ""
+		}
+		return fmt.Sprintf("integer %s is out of range (a %d-bit integer)", num, te.Type.Bits())
+	}
+	return ""
 }
 
 // jsonType names a Go type the way a dataset author thinks of it.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -98,8 +99,18 @@ func OpenCache(dir string) (*Cache, error) {
 	}
 	c := &Cache{dir: dir, path: filepath.Join(dir, cacheFile), pending: map[string][]byte{},
 		puts: make(chan cacheEntry, 1024), done: make(chan struct{})}
+	_, statErr := os.Stat(c.path)
+	isNew := os.IsNotExist(statErr)
 	db, err := openBolt(c.path, cacheLockWait)
 	switch {
+	case diskFull(err):
+		// Not damage: the disk (or a file size limit) has no room for the
+		// cache. A file this call started is removed; one that was there
+		// is left as it is.
+		if isNew {
+			_ = os.Remove(c.path)
+		}
+		return nil, fmt.Errorf("cache %s: no room to write it: the disk is full or a file size limit applies (%v); free space, or run with --no-cache", c.path, unwrapDamage(err))
 	case errors.Is(err, berrors.ErrTimeout):
 		f, ferr := os.CreateTemp(dir, "pending-*.db")
 		if ferr != nil {
@@ -127,11 +138,11 @@ func OpenCache(dir string) (*Cache, error) {
 		damage := err
 		aside := fmt.Sprintf("%s.damaged-%s", c.path, time.Now().UTC().Format("20060102T150405Z"))
 		if rerr := os.Rename(c.path, aside); rerr != nil {
-			return nil, fmt.Errorf("cache %s is damaged (%v) and cannot be moved aside (%v); delete it or run with --no-cache", c.path, damage, rerr)
+			return nil, fmt.Errorf("cache %s is damaged (%v) and cannot be moved aside (%v); delete it", c.path, damage, rerr)
 		}
 		db, err = openBolt(c.path, cacheLockWait)
 		if err != nil {
-			return nil, fmt.Errorf("cache %s: %w (run with --no-cache to go without one)", c.path, err)
+			return nil, fmt.Errorf("cache %s: %w", c.path, err)
 		}
 		c.warning = fmt.Sprintf("cache %s was damaged (%v); moved it aside to %s and started an empty cache (--no-cache runs without one)",
 			c.path, damage, filepath.Base(aside))
@@ -143,6 +154,22 @@ func OpenCache(dir string) (*Cache, error) {
 	c.db = db
 	go c.writer()
 	return c, nil
+}
+
+// diskFull reports whether err is a write refused for want of space: a full
+// disk, a quota, or a file size limit (ulimit -f).
+func diskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EFBIG)
+}
+
+// unwrapDamage returns the error under errDamaged's wrapping, for a message.
+func unwrapDamage(err error) error {
+	if u, ok := err.(interface{ Unwrap() []error }); ok {
+		if es := u.Unwrap(); len(es) == 2 && es[0] == errDamaged {
+			return es[1]
+		}
+	}
+	return err
 }
 
 // errDamaged marks a cache file bbolt cannot read (it panics on some
@@ -166,7 +193,7 @@ func openBolt(path string, wait time.Duration) (db *bolt.DB, err error) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errDamaged, err)
+		return nil, fmt.Errorf("%w: %w", errDamaged, err)
 	}
 	if err := db.Update(func(tx *bolt.Tx) error {
 		b, err := tx.CreateBucketIfNotExists(cacheBucket)
@@ -175,7 +202,7 @@ func openBolt(path string, wait time.Duration) (db *bolt.DB, err error) {
 		}
 		return b.ForEach(func(k, v []byte) error { return nil })
 	}); err != nil {
-		return nil, errors.Join(fmt.Errorf("%w: %v", errDamaged, err), db.Close())
+		return nil, errors.Join(fmt.Errorf("%w: %w", errDamaged, err), db.Close())
 	}
 	return db, nil
 }

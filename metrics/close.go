@@ -184,16 +184,15 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 		// One pass: the units of each clustered figure, and the
 		// discordance with the baseline for dangerous recall.
 		ls.over(sm, ruleLanes, true, ra.pairs)
-		r.PrecisionDeff = deffPtr(ls.deff(lanePrec), r.TP+r.FP)
-		r.RecallDeff = deffPtr(ls.deff(laneRec), r.TP+r.FN)
-		r.UnknownRateDeff = deffPtr(ls.deff(laneUnk), r.Judged)
-		r.JudgeRequiredRateDeff = deffPtr(ls.deff(laneJR), r.InScope)
-		r.ApprovalRejectRateDeff = deffPtr(ls.deff(laneAppr), r.ApprovalOutcomes)
+		r.rates()
+		r.setClustered(lanePrec, ls.clustered(lanePrec, e.z, e.conf))
+		r.setClustered(laneRec, ls.clustered(laneRec, e.z, e.conf))
+		r.setClustered(laneUnk, ls.clustered(laneUnk, e.z, e.conf))
+		r.setClustered(laneJR, ls.clustered(laneJR, e.z, e.conf))
+		r.setClustered(laneAppr, ls.clustered(laneAppr, e.z, e.conf))
 		disc := ls.mcnemar(ruleLanes)
 		ls.reset()
-		r.rates(e.z)
 		r.JudgeRequiredRate = ratio(ra.judged, ra.inScope)
-		r.JudgeRequiredRateLo, r.JudgeRequiredRateHi = wilsonDeffPtr(ra.judged, ra.inScope, deffOf(r.JudgeRequiredRateDeff), e.z)
 		scratch = scratch[:0]
 		for _, p := range ra.callRefs {
 			scratch = append(scratch, j.lat[p])
@@ -220,9 +219,10 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 		all[i], ra.pairs = ra.pairs, nil
 	}
 	ls.over(sm, totalLanes, false, all...)
-	total.PrecisionDeff = deffPtr(ls.deff(lanePrec), total.TP+total.FP)
-	total.RecallDeff = deffPtr(ls.deff(laneRec), total.TP+total.FN)
-	total.UnknownRateDeff = deffPtr(ls.deff(laneUnk), total.Judged)
+	total.rates()
+	total.setClustered(lanePrec, ls.clustered(lanePrec, e.z, e.conf))
+	total.setClustered(laneRec, ls.clustered(laneRec, e.z, e.conf))
+	total.setClustered(laneUnk, ls.clustered(laneUnk, e.z, e.conf))
 	ls.reset()
 	total.ApprovalOutcomes, total.ApprovalRejected = j.approvalOutcomes, j.approvalRejected
 	distinct := eachCase(j.caseList, sm, func(sess uint32, f uint64) {
@@ -233,13 +233,12 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 			ls.add(sess, 1, f&caseApprRej != 0)
 		}
 	})
-	total.JudgeRequiredRateDeff = deffPtr(ls.deff(0), j.cases)
-	total.ApprovalRejectRateDeff = deffPtr(ls.deff(1), j.approvalOutcomes)
+	total.ApprovalRejectRate = ratio(total.ApprovalRejected, total.ApprovalOutcomes)
+	total.setClustered(laneJR, ls.clustered(0, e.z, e.conf))
+	total.setClustered(laneAppr, ls.clustered(1, e.z, e.conf))
 	ls.reset()
-	total.rates(e.z)
 	total.JudgeRequired = j.judgeRequired
 	total.JudgeRequiredRate = ratio(j.judgeRequired, j.cases)
-	total.JudgeRequiredRateLo, total.JudgeRequiredRateHi = wilsonDeffPtr(j.judgeRequired, j.cases, deffOf(total.JudgeRequiredRateDeff), e.z)
 	// Baseline recall is a per-rule comparison; a pooled figure would mix
 	// rules with and without baselines.
 	total.BaselineRecall = nil
@@ -316,19 +315,34 @@ func (t *Row) add(r *Row) {
 	t.BaselineOnlyHits += r.BaselineOnlyHits
 }
 
-// rates derives precision, recall, unknown rate, fire rate and baseline
-// recall from the row's counts.
-func (r *Row) rates(z float64) {
+// rates derives precision, recall, unknown rate, fire rate, baseline
+// recall and approval reject rate from the row's counts; their intervals
+// come from the sessions (setClustered).
+func (r *Row) rates() {
 	r.Precision = ratio(r.TP, r.TP+r.FP)
-	r.PrecisionLo, r.PrecisionHi = wilsonDeffPtr(r.TP, r.TP+r.FP, deffOf(r.PrecisionDeff), z)
 	r.Recall = ratio(r.TP, r.TP+r.FN)
-	r.RecallLo, r.RecallHi = wilsonDeffPtr(r.TP, r.TP+r.FN, deffOf(r.RecallDeff), z)
 	r.UnknownRate = ratio(r.Unknown.Total(), r.Judged)
-	r.UnknownRateLo, r.UnknownRateHi = wilsonDeffPtr(r.Unknown.Total(), r.Judged, deffOf(r.UnknownRateDeff), z)
 	r.FireRate = ratio(r.Fired, r.InScope)
 	r.BaselineRecall = ratio(r.BaselineHits, r.BaselinePositives)
 	r.ApprovalRejectRate = ratio(r.ApprovalRejected, r.ApprovalOutcomes)
-	r.ApprovalRejectRateLo, r.ApprovalRejectRateHi = wilsonDeffPtr(r.ApprovalRejected, r.ApprovalOutcomes, deffOf(r.ApprovalRejectRateDeff), z)
+}
+
+// setClustered stores a clustered figure's interval and design effect
+// (lane: lanePrec … laneAppr) and keeps its posterior for the hints.
+func (r *Row) setClustered(lane int, c clustered) {
+	r.post[lane] = c.post
+	switch lane {
+	case lanePrec:
+		r.PrecisionLo, r.PrecisionHi, r.PrecisionDeff = c.lo, c.hi, c.deff
+	case laneRec:
+		r.RecallLo, r.RecallHi, r.RecallDeff = c.lo, c.hi, c.deff
+	case laneUnk:
+		r.UnknownRateLo, r.UnknownRateHi, r.UnknownRateDeff = c.lo, c.hi, c.deff
+	case laneJR:
+		r.JudgeRequiredRateLo, r.JudgeRequiredRateHi, r.JudgeRequiredRateDeff = c.lo, c.hi, c.deff
+	case laneAppr:
+		r.ApprovalRejectRateLo, r.ApprovalRejectRateHi, r.ApprovalRejectRateDeff = c.lo, c.hi, c.deff
+	}
 }
 
 // setupVerdict makes the verdict ERROR when half or more of the judge's

@@ -1,71 +1,8 @@
 package metrics
 
 import (
-	"math/big"
-
 	"github.com/apeval/apeval/internal/spill"
 )
-
-// Deff is the Kish design effect of a proportion whose units are grouped
-// by session (see docs/statistics.md): ys[i] successes of ms[i] units in session i,
-// over the sessions that hold at least one unit.
-//
-//	p̂ = Y/M, V_clu = k/(k−1) · Σ(y_i − p̂·m_i)² / M², V_bin = p̂(1−p̂)/M
-//	deff = max(1, V_clu/V_bin)
-//
-// deff is 1 when k < 2, when p̂ is 0 or 1, and when every session holds
-// exactly one unit: then the units are the sessions, there is no clustering
-// to correct for, and the interval must be plain Wilson (see docs/statistics.md,
-// "Choices and their reasons": the k/(k−1) factor alone would otherwise
-// give M/(M−1)).
-func Deff(ys, ms []int64) float64 {
-	var Y, M int64
-	k := 0
-	for i := range ms {
-		if ms[i] > 0 {
-			Y += ys[i]
-			M += ms[i]
-			k++
-		}
-	}
-	if k < 2 || int64(k) == M || Y == 0 || Y == M {
-		return 1
-	}
-	// Σ(y_i − p̂m_i)² = (M²·Σy² − 2YM·Σym + Y²·Σm²)/M², summed in exact
-	// integers: the result cannot depend on the order of the sessions.
-	var syy, sym, smm big.Int
-	var t big.Int
-	for i := range ms {
-		if ms[i] > 0 {
-			y, m := big.NewInt(ys[i]), big.NewInt(ms[i])
-			syy.Add(&syy, t.Mul(y, y))
-			sym.Add(&sym, t.Mul(y, m))
-			smm.Add(&smm, t.Mul(m, m))
-		}
-	}
-	bY, bM := big.NewInt(Y), big.NewInt(M)
-	var num, u big.Int
-	num.Mul(u.Mul(bM, bM), &syy)
-	num.Sub(&num, u.Mul(u.Mul(big.NewInt(2*Y), bM), &sym))
-	num.Add(&num, u.Mul(u.Mul(bY, bY), &smm))
-	fm := float64(M)
-	nf, _ := new(big.Float).SetInt(&num).Float64()
-	ss := nf / (fm * fm)
-	p := float64(Y) / fm
-	vclu := float64(k) / float64(k-1) * ss / (fm * fm)
-	vbin := p * (1 - p) / fm
-	return max(1, vclu/vbin)
-}
-
-// WilsonDeff is the Wilson interval of x/n at the effective sample size
-// n/deff (see docs/statistics.md): the observed rate, fewer independent units.
-func WilsonDeff(x, n int64, deff, z float64) (lo, hi float64) {
-	if deff <= 1 {
-		return Wilson(float64(x), float64(n), z)
-	}
-	ne := float64(n) / deff
-	return Wilson(float64(x)/float64(n)*ne, ne, z)
-}
 
 // sessScratch sums units per session ordinal without a map: y and m are
 // indexed by session, touched lists the sessions in use so that reset and
@@ -73,36 +10,28 @@ func WilsonDeff(x, n int64, deff, z float64) (lo, hi float64) {
 type sessScratch struct {
 	y, m    []int32
 	touched []uint32
-	ys, ms  []int64 // compacted per touched session, for Deff
+	ys, ms  []int64 // compacted per touched session, for clusteredOf
 }
 
 func newSessScratch(sessions int) *sessScratch {
 	return &sessScratch{y: make([]int32, sessions), m: make([]int32, sessions)}
 }
 
-// deffPtr is a design effect for a figure with units, nil without.
-func deffPtr(d float64, n int64) *float64 {
-	if n == 0 {
-		return nil
-	}
-	return ptr(d)
+// clustered is the interval of a clustered figure from a lane's
+// sessions and its design effect (see ClusteredInterval), and the
+// posterior kept for the "+N" hints. All nil without units.
+type clustered struct {
+	post         *bbPosterior
+	lo, hi, deff *float64
 }
 
-// wilsonDeffPtr is WilsonDeff with nil bounds when n is 0.
-func wilsonDeffPtr(x, n int64, deff, z float64) (lo, hi *float64) {
-	if n == 0 {
-		return nil, nil
+func clusteredOf(o *sessScratch, z, conf float64) clustered {
+	p := newBBPosterior(o.ys, o.ms, 1)
+	if p == nil {
+		return clustered{}
 	}
-	l, h := WilsonDeff(x, n, deff, z)
-	return ptr(l), ptr(h)
-}
-
-// deffOf is a row's design effect, 1 when it has none.
-func deffOf(d *float64) float64 {
-	if d == nil {
-		return 1
-	}
-	return *d
+	l, h, d := p.interval(conf)
+	return clustered{post: p, lo: ptr(l), hi: ptr(h), deff: ptr(d)}
 }
 
 // over adds, in one pass over the lists, the units of the first lanes
@@ -225,10 +154,9 @@ func (s *laneScratch) load(lane int) *sessScratch {
 	return o
 }
 
-// deff is the design effect of a lane.
-func (s *laneScratch) deff(lane int) float64 {
-	o := s.load(lane)
-	return Deff(o.ys, o.ms)
+// clustered is the clustered interval of a lane.
+func (s *laneScratch) clustered(lane int, z, conf float64) clustered {
+	return clusteredOf(s.load(lane), z, conf)
 }
 
 // mcnemar is the discordance of a lane filled by addDisc.

@@ -41,9 +41,12 @@ func (c *cells) add(o cells) {
 // pairCells merges two judges' sorted pairs of one rule. A case counts
 // once per judge (repeats are skipped); a case where either judge's
 // recording is missing the rule is left out of both tests.
-func pairCells(pb, pc *judgePairs, base, cand *spill.List) cells {
+func pairCells(pb, pc *judgePairs, base, cand *spill.List, sm sessMap, fs ...*pairScratch) cells {
 	var out cells
-	fire := func(fb, fc bool) {
+	fire := func(sess uint64, fb, fc bool) {
+		for _, f := range fs {
+			f.add(sm.at(sess), fc, fb)
+		}
 		switch {
 		case fb && fc:
 			out.fBoth++
@@ -75,17 +78,17 @@ func pairCells(pb, pc *judgePairs, base, cand *spill.List) cells {
 				default:
 					out.neither++
 				}
-				fire(b&bitFired != 0, c&bitFired != 0)
+				fire(bi.r.V, b&bitFired != 0, c&bitFired != 0)
 			}
 		case ob < oc:
 			// In scope for the baseline only: the candidate, if it replayed
 			// the case, did not fire the rule there.
 			if b := bi.r.K; b&bitMissing == 0 && replayedC.has(ob) {
-				fire(b&bitFired != 0, false)
+				fire(bi.r.V, b&bitFired != 0, false)
 			}
 		default:
 			if c := ci.r.K; c&bitMissing == 0 && replayedB.has(oc) {
-				fire(false, c&bitFired != 0)
+				fire(ci.r.V, false, c&bitFired != 0)
 			}
 		}
 		if ob <= oc {
@@ -124,6 +127,8 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 	ids = slices.Compact(ids)
 
 	ls := newLaneScratch(s.nSess, len(binFigures))
+	// Fire units per session (candidate, baseline), per rule and pooled.
+	fr, ft := newPairScratch(s.nSess), newPairScratch(s.nSess)
 	var all [][2]*spill.List
 	var total cells
 	var onlyBase, onlyCand, versions, few []string
@@ -139,9 +144,9 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 			rc.FireRateChange = Criterion{Name: CriterionFireRateChangeMax, Status: StatusNA, Threshold: s.crit.FireRateChangeMax,
 				Reason: "the candidate judge never had the rule in scope"}
 		default:
-			c := pairCells(pb, pc, pb.rules[id], pc.rules[id])
+			c := pairCells(pb, pc, pb.rules[id], pc.rules[id], s.sm, fr, ft)
 			total.add(c)
-			rc.fill(e, c)
+			rc.fill(e, c, fr.take())
 			lists := [][2]*spill.List{{pb.rules[id], pc.rules[id]}}
 			all = append(all, lists[0])
 			rc.Figures = s.figures(ls, lists, pb.lat[id], pc.lat[id])
@@ -159,7 +164,7 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 		cmp.Rules = append(cmp.Rules, rc)
 	}
 	cmp.Total = &RuleComparison{RuleID: AllRules, Baseline: jb.Total, Candidate: jc.Total}
-	cmp.Total.fill(e, total)
+	cmp.Total.fill(e, total, ft.take())
 	cmp.Total.Figures = s.figures(ls, all, pb.total, pc.total)
 	cmp.Total.deltas()
 	cmp.Slices = s.sliceComparisons(baseline, candidate)
@@ -182,14 +187,18 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 	if len(few) > 0 {
 		cmp.Warnings = append(cmp.Warnings, fmt.Sprintf("fewer than %d paired cases, the tests have little power: %s", fewPaired, strings.Join(few, ", ")))
 	}
+	if s.sample != nil {
+		s.sample.weightComparison(s, cmp)
+	}
 	return cmp
 }
 
 // fewPaired is the paired-case count below which a comparison warns.
 const fewPaired = 30
 
-// fill sets the paired figures from the cells.
-func (rc *RuleComparison) fill(e *evaluator, c cells) {
+// fill sets the paired figures from the cells, and the drift criterion
+// from the fire units per session.
+func (rc *RuleComparison) fill(e *evaluator, c cells, fire []pairSess) {
 	rc.Both, rc.BaselineOnly, rc.CandidateOnly, rc.Neither = c.both, c.baseOnly, c.candOnly, c.neither
 	rc.Paired = c.both + c.baseOnly + c.candOnly + c.neither
 	if rc.Paired > 0 {
@@ -197,7 +206,7 @@ func (rc *RuleComparison) fill(e *evaluator, c cells) {
 		rc.McNemarP = ptr(p)
 		rc.Significant = p < e.alpha
 	}
-	rc.FireRateChange = e.fireRateChange(c.fBoth, c.fCand, c.fBase, c.fNeither)
+	rc.FireRateChange = e.fireRateChange(newPairDiff(fire))
 }
 
 // deltas sets candidate − baseline for the figures both rows have.

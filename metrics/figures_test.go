@@ -92,24 +92,49 @@ func TestMannWhitneyTies(t *testing.T) {
 	}
 }
 
-func TestClusteredWilsonHand(t *testing.T) {
+// TestClusteredIntervalReference checks ClusteredInterval against an
+// independent brute-force integration of the same posterior (flat priors
+// on μ and ρ, a uniform 2000 × 400 midpoint grid, no adaptivity; the
+// script is in the commit that added this test).
+func TestClusteredIntervalReference(t *testing.T) {
 	t.Parallel()
-	// Three sessions: (y, m) = (3, 4), (1, 4), (0, 2). Y = 4, M = 10, p̂ = 0.4.
-	// Residuals y_i − p̂m_i: 1.4, −0.6, −0.8; squares 1.96 + 0.36 + 0.64 = 2.96.
-	// V_clu = 3/2 · 2.96/100 = 0.0444; V_bin = 0.4·0.6/10 = 0.024;
-	// deff = 1.85; n_eff = 10/1.85 = 5.4054.
-	// Wilson at n_eff: z²/n = 0.71067, centre (0.4 + 0.35534)/1.71067 =
-	// 0.44154, half 1.95996·√(0.24/5.4054 + 3.84146/116.87)/1.71067 =
-	// 0.31848 → [0.12306, 0.76002].
-	d := Deff([]int64{3, 1, 0}, []int64{4, 4, 2})
-	near(t, "deff", d, 1.85, 1e-12)
-	lo, hi := WilsonDeff(4, 10, d, z95)
-	near(t, "lo", lo, 0.12306270240010453, 1e-9)
-	near(t, "hi", hi, 0.7600240333140741, 1e-9)
-	// Less spread than binomial: deff floors at 1.
-	near(t, "floor", Deff([]int64{1, 1}, []int64{2, 2}), 1, 0)
-	// One session: no between-session variance to estimate.
-	near(t, "one session", Deff([]int64{3}, []int64{10}), 1, 0)
+	for _, c := range []struct {
+		ys, ms []int64
+		lo, hi float64
+	}{
+		{[]int64{3, 1, 0}, []int64{4, 4, 2}, 0.12170574842679918, 0.7384540133349501},
+		// 40 of 40 in one session: no PASS of precision ≥ 0.90 here.
+		{[]int64{40}, []int64{40}, 0.23892822058919638, 0.9941502893715477},
+		// p̂ = 1 over five sessions: as wide as five sessions warrant.
+		{[]int64{5, 5, 5, 5, 5}, []int64{5, 5, 5, 5, 5}, 0.6464735354652095, 0.9977389659217676},
+		{[]int64{9, 8, 10, 7}, []int64{10, 10, 10, 10}, 0.49934275228117125, 0.9297205549027039},
+	} {
+		p := newBBPosterior(c.ys, c.ms, 1)
+		p.fit()
+		name := fmt.Sprint(c.ys, c.ms)
+		near(t, name+" posterior lo", p.quantile(0.025), c.lo, 0.003)
+		near(t, name+" posterior hi", p.quantile(0.975), c.hi, 0.003)
+		// The interval is the hull of the posterior interval and of
+		// Wilson's at the observed rate with the posterior interval's
+		// width: it holds both, and Wilson's at n = M/deff is as wide.
+		lo, hi, deff := ClusteredInterval(c.ys, c.ms, 0.95)
+		var y, m int64
+		for i := range c.ms {
+			y, m = y+c.ys[i], m+c.ms[i]
+		}
+		rate := float64(y) / float64(m)
+		if lo > c.lo+0.003 || hi < c.hi-0.003 || lo > rate || hi < rate {
+			t.Errorf("%s: [%v, %v] does not hold the posterior's [%v, %v] and %v", name, lo, hi, c.lo, c.hi, rate)
+		}
+		n := float64(m) / deff
+		wl, wh := Wilson(rate*n, n, z95)
+		near(t, name+" deff width", wh-wl, hi-lo, 1e-9)
+	}
+	// One unit per session: plain Wilson.
+	lo, hi, _ := ClusteredInterval([]int64{1, 0, 1, 1}, []int64{1, 1, 1, 1}, 0.95)
+	wl, wh := Wilson(3, 4, z95)
+	near(t, "wilson lo", lo, wl, 1e-12)
+	near(t, "wilson hi", hi, wh, 1e-12)
 }
 
 // TestOneUnitPerSessionIsPlainWilson: when every session holds one unit
@@ -159,12 +184,12 @@ func TestOneUnitPerSessionIsPlainWilson(t *testing.T) {
 }
 
 // TestClusteredRowIntervals: a rule whose positives sit in few sessions
-// gets the hand-computed design effect and a wider interval.
+// gets the clustered interval of its sessions, and a design effect above 1.
 func TestClusteredRowIntervals(t *testing.T) {
 	t.Parallel()
 	// Recall units: session a 4 positives, 3 caught; b 4 positives, 1
 	// caught; c 2 positives, none caught → the (3,4), (1,4), (0,2) table
-	// of TestClusteredWilsonHand: deff 1.85.
+	// of TestClusteredIntervalReference.
 	var rs []*replay.Result
 	add := func(sess string, n, hits int) {
 		for i := range n {
@@ -181,13 +206,22 @@ func TestClusteredRowIntervals(t *testing.T) {
 	add("c", 2, 0)
 	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, rs)
 	r := s.Judges[0].Rules[0]
-	near(t, "recall deff", *r.RecallDeff, 1.85, 1e-12)
-	near(t, "recall lo", *r.RecallLo, 0.12306270240010453, 1e-9)
-	near(t, "recall hi", *r.RecallHi, 0.7600240333140741, 1e-9)
-	// Precision units (the 4 matches, all TP): p̂ = 1 → deff 1.
-	near(t, "precision deff", *r.PrecisionDeff, 1, 0)
-	// The "*" row clusters the same units: same deff.
-	near(t, "total recall deff", *s.Judges[0].Total.RecallDeff, 1.85, 1e-12)
+	lo, hi, deff := ClusteredInterval([]int64{3, 1, 0}, []int64{4, 4, 2}, 0.95)
+	near(t, "recall lo", *r.RecallLo, lo, 0)
+	near(t, "recall hi", *r.RecallHi, hi, 0)
+	near(t, "recall deff", *r.RecallDeff, deff, 0)
+	if deff <= 1 {
+		t.Errorf("recall deff %v, want > 1", deff)
+	}
+	// Precision units (the 4 matches, all TP, in sessions a and b): p̂ = 1,
+	// and still clustered: 3 and 1 in two sessions are not 4 independent.
+	plo, _, _ := ClusteredInterval([]int64{3, 1}, []int64{3, 1}, 0.95)
+	near(t, "precision lo", *r.PrecisionLo, plo, 0)
+	if wl, _ := Wilson(4, 4, z95); plo >= wl {
+		t.Errorf("precision lo %v not below plain Wilson's %v", plo, wl)
+	}
+	// The "*" row clusters the same units: same interval.
+	near(t, "total recall lo", *s.Judges[0].Total.RecallLo, lo, 0)
 }
 
 // bootSet is a comparison with sessions of several cases each.

@@ -217,3 +217,37 @@ func (t *PairTable) unit(p *PairRow, j, other int, stratum string, size int64, l
 	}
 	return u
 }
+
+// SampleWeights returns each labeled pair's weight for decisions.parquet:
+// 1 for a dataset label (label ≠ ""), N_h/n_h for a resolved queue label
+// (n_h counting the resolved labels of its rule and stratum), 0 for an
+// unlabeled pair; and the queue label itself ("" for the others).
+func SampleWeights(labels []SampleLabel) func(caseID, ruleID, label string) (string, float64) {
+	type sk struct{ rule, stratum string }
+	n := map[sk]int{}
+	size := map[sk]int64{}
+	for _, l := range labels {
+		k := sk{l.RuleID, l.Stratum}
+		n[k]++
+		size[k] = max(size[k], l.StratumSize)
+	}
+	by := map[[2]string]SampleLabel{}
+	for _, l := range labels {
+		by[[2]string{l.CaseID, l.RuleID}] = l
+	}
+	return func(caseID, ruleID, label string) (string, float64) {
+		if label != "" {
+			return "", 1
+		}
+		l, ok := by[[2]string{caseID, ruleID}]
+		if !ok {
+			return "", 0
+		}
+		k := sk{l.RuleID, l.Stratum}
+		v := datasets.SampleNoMatch
+		if l.Match {
+			v = datasets.SampleMatch
+		}
+		return v, float64(max(size[k], int64(n[k]))) / float64(n[k])
+	}
+}

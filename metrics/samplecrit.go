@@ -73,7 +73,7 @@ func moreLabels(c *Criterion, f WeightedRatio, conf float64, verb string, decide
 	}
 	if f.Remaining > 0 {
 		if m := smallestN(1, ok); m != nil && *m <= f.Remaining {
-			c.MoreSamples = m
+			c.MoreSamples, c.MoreUnit = m, "labels"
 			c.SamplesNeeded = new(f.SampledAll + *m)
 			c.Reason += fmt.Sprintf("; about %d more labels from the queue at the same rate would %s", *m, verb)
 			return
@@ -124,7 +124,7 @@ func SampleDangerousRecall(diff WeightedRatio, class string, hasBaseline bool, c
 		}
 		if S > 0 && diff.Remaining > 0 {
 			if m := smallestN(1, ok); m != nil && *m <= diff.Remaining {
-				c.MoreSamples = m
+				c.MoreSamples, c.MoreUnit = m, "labels"
 				c.SamplesNeeded = new(diff.SampledAll + *m)
 				c.Reason += fmt.Sprintf("; about %d more labels from the queue at the same rates would decide it", *m)
 				return c

@@ -149,7 +149,11 @@ type Summary struct {
 	// Slices: the summary of each slice value when Config.Slices is set
 	// (`--by`); absent otherwise.
 	Slices []*SliceSummary `json:"slices,omitempty"`
+	// Sample is set when the figures come from a labeled sample
+	// (ApplySample, `--labels`); absent otherwise.
+	Sample *SampleInfo `json:"sample,omitempty"`
 
+	sample *sampleState
 	// paired per-case decisions for Compare; never serialized.
 	paired map[string]*judgePairs
 	conf   float64
@@ -285,9 +289,13 @@ type Row struct {
 	ApprovalRejectRateHi   *float64 `json:"approval_reject_rate_hi"`
 	ApprovalRejectRateDeff *float64 `json:"approval_reject_rate_deff"`
 
-	// <Figure>Deff is the Kish design effect of the figure's units clustered
-	// by session (see docs/statistics.md); its interval is Wilson at n/deff. 1 when
-	// every session holds one unit; nil when the figure has no units.
+	// <Figure>Deff says how much clustering by session widened the
+	// figure's interval (see docs/statistics.md): (width / plain Wilson's
+	// width on the same units)², at least 1, exactly 1 when every session
+	// holds one unit; nil when the figure has no units.
+
+	// post keeps each clustered figure's sessions (by lane) for the hints.
+	post [ruleLanes]*bbPosterior
 
 	Verdict Verdict `json:"verdict"`
 	// Criteria evaluated at this row's scope: rule rows carry precision_min,
@@ -295,6 +303,9 @@ type Row struct {
 	// approval_reject_rate_max and fire_rate_change_max; the total row
 	// carries judge_p95_max, judge_required_rate_max and unknown_rate_max.
 	Criteria []Criterion `json:"criteria"`
+	// Sample is the labeled-sample account of a rule row (ApplySample,
+	// `--labels`); absent otherwise.
+	Sample *RowSample `json:"sample,omitempty"`
 }
 
 // UnknownBreakdown counts judged pairs by non-decisive status.
@@ -332,6 +343,10 @@ type Criterion struct {
 	// computable (the estimate is on the bad side or at the threshold).
 	SamplesNeeded *int64 `json:"samples_needed"`
 	MoreSamples   *int64 `json:"more_samples"`
+	// MoreUnit names what MoreSamples counts when it is not raw samples:
+	// "labels" (to add from the labeling queue) on figures from a labeled
+	// sample; absent otherwise.
+	MoreUnit string `json:"more_unit,omitempty"`
 	// Reason says, in a sentence, why the status is what it is.
 	Reason string `json:"reason"`
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/apeval/apeval/replay"
 )
 
@@ -13,10 +15,46 @@ type evaluator struct {
 	conf  float64
 	alpha float64
 	z     float64
+	// confAssured is the confidence whose interval, at the observed
+	// rates, clears a threshold exactly when the interval at conf would
+	// clear it with 80 % probability on new data: its normal quantile is
+	// z + z₀.₈ (see docs/statistics.md, the "+N" hints).
+	confAssured float64
 }
 
+// assurance is the probability the "+N" hints are sized for.
+const assurance = 0.8
+
 func newEvaluator(crit replay.KillCriteria) *evaluator {
-	return &evaluator{crit: crit, conf: crit.Confidence, alpha: 1 - crit.Confidence, z: zScore(crit.Confidence)}
+	z := zScore(crit.Confidence)
+	za := z + distuv.UnitNormal.Quantile(assurance)
+	return &evaluator{crit: crit, conf: crit.Confidence, alpha: alphaOf(crit.Confidence), z: z,
+		confAssured: 1 - 2*distuv.UnitNormal.Survival(za)}
+}
+
+// assuredN is about the smallest number of raw units m > n at which
+// interval(m/n) — the data's sessions each repeated m/n times — decides:
+// doubling, then bisection until the bracket is within 1 % (exact below
+// 100 units); nil when no m up to 2⁴⁰ does. The interval narrows as the
+// data grow, so decide is monotone in m.
+func (e *evaluator) assuredN(n int64, interval func(f float64) (float64, float64), decide func(l, h float64) bool) *int64 {
+	ok := func(m int64) bool { return decide(interval(float64(m) / float64(n))) }
+	lo, hi := n, 2*n+1
+	for !ok(hi) {
+		if hi > 1<<40 {
+			return nil
+		}
+		lo, hi = hi, hi*2
+	}
+	for hi-lo > max(1, hi/100) {
+		mid := lo + (hi-lo)/2
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return &hi
 }
 
 // side says where the good side of a threshold is and whether the
@@ -28,17 +66,15 @@ type side struct {
 	failAtThreshold bool
 }
 
-// proportion evaluates a proportion criterion x/n with a Wilson interval
-// at the effective sample size n/deff (see docs/statistics.md): FAIL only when the
-// whole interval lies on the bad side of the threshold, PASS when it lies
-// wholly on the good side, INCONCLUSIVE when it straddles, with the number
-// of raw units (at the observed rate and design effect) that would decide
-// it either way.
-func (e *evaluator) proportion(c Criterion, what string, x, n int64, deff float64, sd side) Criterion {
+// proportion evaluates a proportion criterion x/n on its session-clustered
+// interval [lo, hi] (see docs/statistics.md): FAIL only when the whole
+// interval lies on the bad side of the threshold, PASS when it lies wholly
+// on the good side, INCONCLUSIVE when it straddles, with the number of raw
+// units that would decide it with about 80 % probability (assurance).
+func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, deff *float64, post *bbPosterior, sd side) Criterion {
 	c.N = n
 	est := float64(x) / float64(n)
-	lo, hi := WilsonDeff(x, n, deff, e.z)
-	c.Estimate, c.Lo, c.Hi = ptr(est), ptr(lo), ptr(hi)
+	c.Estimate, c.Lo, c.Hi = ptr(est), lo, hi
 	thr := c.Threshold
 	clears := func(l, h float64) bool {
 		if sd.higherIsGood {
@@ -60,16 +96,19 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, deff float6
 		badSide = est > thr || (sd.failAtThreshold && est == thr)
 	}
 	method := "Wilson"
-	if deff > 1 {
-		method = fmt.Sprintf("Wilson at n_eff %s, deff %.2f", fmtF(float64(n)/deff), deff)
+	if post != nil && !post.wilson {
+		method = "beta-binomial over sessions"
+		if d := deffOf(deff); d > 1 {
+			method += fmt.Sprintf(", deff %.2f", d)
+		}
 	}
-	desc := fmt.Sprintf("%s %s (%d/%d, %s %.0f%% CI [%s, %s])", what, fmtF(est), x, n, method, e.conf*100, fmtF(lo), fmtF(hi))
+	desc := fmt.Sprintf("%s %s (%d/%d, %s %.0f%% CI [%s, %s])", what, fmtF(est), x, n, method, e.conf*100, fmtF(*lo), fmtF(*hi))
 	switch {
-	case confirmsBad(lo, hi):
+	case confirmsBad(*lo, *hi):
 		c.Status = StatusFail
 		c.Reason = fmt.Sprintf("%s lies wholly on the bad side of %s", desc, fmtF(thr))
 		return c
-	case clears(lo, hi):
+	case clears(*lo, *hi):
 		c.Status = StatusPass
 		c.Reason = fmt.Sprintf("%s clears %s", desc, fmtF(thr))
 		return c
@@ -82,18 +121,22 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, deff float6
 	} else {
 		c.Reason = fmt.Sprintf("%s: the interval still reaches %s", desc, fmtF(thr))
 	}
-	if est != thr {
-		c.SamplesNeeded = smallestN(n+1, func(m int64) bool {
-			ne := float64(m) / deff
-			l, h := Wilson(est*ne, ne, e.z)
-			return decide(l, h)
-		})
+	if est != thr && post != nil {
+		c.SamplesNeeded = e.assuredN(n, func(f float64) (float64, float64) { return post.scaledInterval(f, e.confAssured) }, decide)
 		if c.SamplesNeeded != nil {
 			c.MoreSamples = new(*c.SamplesNeeded - n)
-			c.Reason += fmt.Sprintf("; about %d more at the same rate would %s", *c.MoreSamples, verb)
+			c.Reason += fmt.Sprintf("; about %d more like these would %s with 80%% probability", *c.MoreSamples, verb)
 		}
 	}
 	return c
+}
+
+// deffOf is a row's design effect, 1 when it has none.
+func deffOf(d *float64) float64 {
+	if d == nil {
+		return 1
+	}
+	return *d
 }
 
 func (e *evaluator) precision(r *Row) Criterion {
@@ -103,7 +146,7 @@ func (e *evaluator) precision(r *Row) Criterion {
 		c.Reason = "no labeled match predictions (TP+FP = 0): no rule goes live on no evidence"
 		return c
 	}
-	return e.proportion(c, "precision", r.TP, r.TP+r.FP, deffOf(r.PrecisionDeff), side{higherIsGood: true})
+	return e.proportion(c, "precision", r.TP, r.TP+r.FP, r.PrecisionLo, r.PrecisionHi, r.PrecisionDeff, r.post[lanePrec], side{higherIsGood: true})
 }
 
 func (e *evaluator) unknownRate(r *Row) Criterion {
@@ -113,7 +156,7 @@ func (e *evaluator) unknownRate(r *Row) Criterion {
 		c.Reason = "no decision was sent to the judge"
 		return c
 	}
-	return e.proportion(c, "unknown rate", r.Unknown.Total(), r.Judged, deffOf(r.UnknownRateDeff), side{failAtThreshold: true})
+	return e.proportion(c, "unknown rate", r.Unknown.Total(), r.Judged, r.UnknownRateLo, r.UnknownRateHi, r.UnknownRateDeff, r.post[laneUnk], side{failAtThreshold: true})
 }
 
 func (e *evaluator) judgeRequiredRate(r *Row) Criterion {
@@ -123,7 +166,7 @@ func (e *evaluator) judgeRequiredRate(r *Row) Criterion {
 		c.Reason = "no case was replayed"
 		return c
 	}
-	return e.proportion(c, "judge-required rate", r.JudgeRequired, r.Cases, deffOf(r.JudgeRequiredRateDeff), side{failAtThreshold: true})
+	return e.proportion(c, "judge-required rate", r.JudgeRequired, r.Cases, r.JudgeRequiredRateLo, r.JudgeRequiredRateHi, r.JudgeRequiredRateDeff, r.post[laneJR], side{failAtThreshold: true})
 }
 
 func (e *evaluator) approvalRejectRate(r *Row) Criterion {
@@ -137,7 +180,7 @@ func (e *evaluator) approvalRejectRate(r *Row) Criterion {
 		}
 		return c
 	}
-	return e.proportion(c, "approval reject rate", r.ApprovalRejected, r.ApprovalOutcomes, deffOf(r.ApprovalRejectRateDeff), side{})
+	return e.proportion(c, "approval reject rate", r.ApprovalRejected, r.ApprovalOutcomes, r.ApprovalRejectRateLo, r.ApprovalRejectRateHi, r.ApprovalRejectRateDeff, r.post[laneAppr], side{})
 }
 
 // dangerousRecall tests whether the rule's result catches more labeled
@@ -250,19 +293,24 @@ func (e *evaluator) latency(r *Row, sorted []float64) {
 	r.LatencyP95LoMS, r.LatencyP95HiMS = QuantileInterval(sorted, 95, 100, e.conf)
 }
 
-// fireRateChange evaluates candidate − baseline fire rate on paired cells
-// (a both fired, b candidate only, c baseline only, d neither).
-func (e *evaluator) fireRateChange(a, b, c, d int64) Criterion {
+// fireRateChange evaluates candidate − baseline fire rate on the paired
+// fire units per session (first side the candidate), with the clustered
+// Newcombe interval (see docs/statistics.md).
+func (e *evaluator) fireRateChange(pd *pairDiff) Criterion {
 	cr := Criterion{Name: CriterionFireRateChangeMax, Threshold: e.crit.FireRateChangeMax}
-	n := a + b + c + d
-	if n == 0 {
+	if pd == nil {
 		cr.Status, cr.Reason = StatusNA, "no case that both judges replayed had the rule in scope"
 		return cr
 	}
+	n := pd.a + pd.b + pd.c + pd.d
 	maxC := e.crit.FireRateChangeMax
-	est, lo, hi := NewcombePaired(float64(a), float64(b), float64(c), float64(d), e.z)
+	est, lo, hi := pd.interval(1, e.conf)
 	cr.N, cr.Estimate, cr.Lo, cr.Hi = n, ptr(est), ptr(lo), ptr(hi)
-	desc := fmt.Sprintf("fire-rate change %s (%d paired cases, %.0f%% CI [%s, %s])", fmtF(est), n, e.conf*100, fmtF(lo), fmtF(hi))
+	method := "Newcombe paired"
+	if !pd.one {
+		method = "Newcombe paired over sessions"
+	}
+	desc := fmt.Sprintf("fire-rate change %s (%d paired cases, %s %.0f%% CI [%s, %s])", fmtF(est), n, method, e.conf*100, fmtF(lo), fmtF(hi))
 	inside := func(l, h float64) bool { return -maxC < l && h < maxC }
 	outside := func(l, h float64) bool { return l > maxC || h < -maxC }
 	switch {
@@ -284,14 +332,13 @@ func (e *evaluator) fireRateChange(a, b, c, d int64) Criterion {
 		cr.Reason = fmt.Sprintf("%s reaches ±%s", desc, fmtF(maxC))
 	}
 	if math.Abs(est) != maxC {
-		cr.SamplesNeeded = smallestN(n+1, func(m int64) bool {
-			k := float64(m) / float64(n)
-			_, l, h := NewcombePaired(float64(a)*k, float64(b)*k, float64(c)*k, float64(d)*k, e.z)
-			return decide(l, h)
-		})
+		cr.SamplesNeeded = e.assuredN(n, func(f float64) (float64, float64) {
+			_, l, h := pd.interval(f, e.confAssured)
+			return l, h
+		}, decide)
 		if cr.SamplesNeeded != nil {
 			cr.MoreSamples = new(*cr.SamplesNeeded - n)
-			cr.Reason += fmt.Sprintf("; about %d more paired cases at the same rates would %s", *cr.MoreSamples, verb)
+			cr.Reason += fmt.Sprintf("; about %d more paired cases like these would %s with 80%% probability", *cr.MoreSamples, verb)
 		}
 	}
 	return cr

@@ -9,6 +9,33 @@ import (
 
 func defaultEval() *evaluator { return newEvaluator(replay.DefaultKillCriteria()) }
 
+// zA is the normal quantile of the "+N" hints at 95 %: z + z₀.₈.
+var zA = z95 + 0.8416212335729143
+
+// units gives a row whose figures have one unit per session (the plain
+// Wilson case), as Close would: every unit its own session.
+func units(r *Row) *Row {
+	set := func(lane int, x, n int64) {
+		if n == 0 {
+			return
+		}
+		o := &sessScratch{}
+		for i := range n {
+			o.ms = append(o.ms, 1)
+			o.ys = append(o.ys, map[bool]int64{true: 1}[i < x])
+		}
+		r.setClustered(lane, clusteredOf(o, z95, 0.95))
+	}
+	set(lanePrec, r.TP, r.TP+r.FP)
+	set(laneRec, r.TP, r.TP+r.FN)
+	set(laneUnk, r.Unknown.Total(), r.Judged)
+	if r.Cases > 0 {
+		set(laneJR, r.JudgeRequired, r.Cases)
+	}
+	set(laneAppr, r.ApprovalRejected, r.ApprovalOutcomes)
+	return r
+}
+
 func TestProportionCriteriaEdges(t *testing.T) {
 	t.Parallel()
 	e := defaultEval()
@@ -26,52 +53,52 @@ func TestProportionCriteriaEdges(t *testing.T) {
 		// 8/10 = 0.8 < 0.9 but Wilson [0.4902, 0.9433] reaches 0.9 →
 		// INCONCLUSIVE; the size that confirms the failure is the first n
 		// whose upper bound at 0.8 is below 0.9 (neededBelow, 35).
-		{"precision 8/10", e.precision(&Row{TP: 8, FP: 2}), want{StatusInconclusive, neededBelow(0.8, 0.9)}},
+		{"precision 8/10", e.precision(units(&Row{TP: 8, FP: 2})), want{StatusInconclusive, neededBelow(0.8, 0.9)}},
 		// 80/100: centre (0.8 + z²/200)/(1 + z²/100) = 0.8193/1.0384 =
 		// 0.7890, half 1.96·√(0.0016 + 0.000096)/1.0384 = 0.0777, hi 0.8667
 		// < 0.9 → FAIL.
-		{"precision 80/100", e.precision(&Row{TP: 80, FP: 20}), want{StatusFail, 0}},
+		{"precision 80/100", e.precision(units(&Row{TP: 80, FP: 20})), want{StatusFail, 0}},
 		// 9/10 = 0.9 exactly: not below (seed: "< 90 %" kills), Wilson lo
 		// 0.5958 < 0.9 → INCONCLUSIVE; at the threshold no n decides it.
-		{"precision 9/10", e.precision(&Row{TP: 9, FP: 1}), want{StatusInconclusive, 0}},
+		{"precision 9/10", e.precision(units(&Row{TP: 9, FP: 1})), want{StatusInconclusive, 0}},
 		// 100/100: lo = 100/(100+z²) = 0.9630 > 0.9 → PASS.
-		{"precision 100/100", e.precision(&Row{TP: 100}), want{StatusPass, 0}},
+		{"precision 100/100", e.precision(units(&Row{TP: 100})), want{StatusPass, 0}},
 		// 0 predictions: INCONCLUSIVE (the exception to N/A in docs/statistics.md).
-		{"precision 0/0", e.precision(&Row{}), want{StatusInconclusive, 0}},
-		// 10/10: lo = 10/(10+z²) = 0.7225 → INCONCLUSIVE; n/(n+z²) > 0.9
-		// ⇔ n > 9z² = 34.57 → 35.
-		{"precision 10/10", e.precision(&Row{TP: 10}), want{StatusInconclusive, 35}},
+		{"precision 0/0", e.precision(units(&Row{})), want{StatusInconclusive, 0}},
+		// 10/10: lo = 10/(10+z²) = 0.7225 → INCONCLUSIVE; at 80 %
+		// assurance n/(n+zA²) > 0.9 ⇔ n > 9zA² = 70.64 → 71.
+		{"precision 10/10", e.precision(units(&Row{TP: 10})), want{StatusInconclusive, 71}},
 		// unknown_rate_max 0.1: 1/10 = 0.1 is on the bad side (seed:
 		// "≥ 10 %") but Wilson [0.0179, 0.4042] reaches below it →
 		// INCONCLUSIVE; at the threshold itself no n decides it.
-		{"unknown 1/10", e.unknownRate(&Row{Judged: 10, Unknown: UnknownBreakdown{Timeout: 1}}), want{StatusInconclusive, 0}},
+		{"unknown 1/10", e.unknownRate(units(&Row{Judged: 10, Unknown: UnknownBreakdown{Timeout: 1}})), want{StatusInconclusive, 0}},
 		// 30/100: centre 0.3192/1.0384 = 0.3074, half 1.96·√(0.0021 +
 		// 0.000096)/1.0384 = 0.0885, lo 0.2189 ≥ 0.1 → FAIL.
-		{"unknown 30/100", e.unknownRate(&Row{Judged: 100, Unknown: UnknownBreakdown{Unknown: 30}}), want{StatusFail, 0}},
+		{"unknown 30/100", e.unknownRate(units(&Row{Judged: 100, Unknown: UnknownBreakdown{Unknown: 30}})), want{StatusFail, 0}},
 		// 0/100: hi = z²/(100+z²) = 0.0370 < 0.1 → PASS.
-		{"unknown 0/100", e.unknownRate(&Row{Judged: 100}), want{StatusPass, 0}},
-		// 0/20: hi = 0.1611 (Newcombe Table I) → INCONCLUSIVE; z²/(n+z²) <
-		// 0.1 ⇔ n > 9z² → 35.
-		{"unknown 0/20", e.unknownRate(&Row{Judged: 20}), want{StatusInconclusive, 35}},
-		{"unknown nothing judged", e.unknownRate(&Row{}), want{StatusNA, 0}},
+		{"unknown 0/100", e.unknownRate(units(&Row{Judged: 100})), want{StatusPass, 0}},
+		// 0/20: hi = 0.1611 (Newcombe Table I) → INCONCLUSIVE; zA²/(n+zA²)
+		// < 0.1 ⇔ n > 9zA² → 71.
+		{"unknown 0/20", e.unknownRate(units(&Row{Judged: 20})), want{StatusInconclusive, 71}},
+		{"unknown nothing judged", e.unknownRate(units(&Row{})), want{StatusNA, 0}},
 		// judge_required_rate_max 0.2: 20/100 = the max, Wilson [0.1334,
 		// 0.2888] → INCONCLUSIVE without a size; 500/1000: lo 0.4691 → FAIL;
 		// 10/1000 → PASS (hi 0.0183); 1/10 → INCONCLUSIVE (hi 0.4042).
-		{"judge required 20/100", e.judgeRequiredRate(&Row{Cases: 100, JudgeRequired: 20}), want{StatusInconclusive, 0}},
-		{"judge required 500/1000", e.judgeRequiredRate(&Row{Cases: 1000, JudgeRequired: 500}), want{StatusFail, 0}},
-		{"judge required 10/1000", e.judgeRequiredRate(&Row{Cases: 1000, JudgeRequired: 10}), want{StatusPass, 0}},
-		{"judge required 1/10", e.judgeRequiredRate(&Row{Cases: 10, JudgeRequired: 1}), want{StatusInconclusive, neededBelow(0.1, 0.2)}},
-		{"judge required no cases", e.judgeRequiredRate(&Row{}), want{StatusNA, 0}},
+		{"judge required 20/100", e.judgeRequiredRate(units(&Row{Cases: 100, JudgeRequired: 20})), want{StatusInconclusive, 0}},
+		{"judge required 500/1000", e.judgeRequiredRate(units(&Row{Cases: 1000, JudgeRequired: 500})), want{StatusFail, 0}},
+		{"judge required 10/1000", e.judgeRequiredRate(units(&Row{Cases: 1000, JudgeRequired: 10})), want{StatusPass, 0}},
+		{"judge required 1/10", e.judgeRequiredRate(units(&Row{Cases: 10, JudgeRequired: 1})), want{StatusInconclusive, neededBelow(0.1, 0.2)}},
+		{"judge required no cases", e.judgeRequiredRate(units(&Row{})), want{StatusNA, 0}},
 		// approval_reject_rate_max 0.5: 6/10, Wilson [0.3127, 0.8318] →
 		// INCONCLUSIVE, confirmed once lo > 0.5 (neededAbove); 80/100: lo
 		// 0.7112 → FAIL; 5/10 = max → INCONCLUSIVE without a sample size;
 		// 2/100 → PASS.
-		{"approval 6/10", e.approvalRejectRate(&Row{ApprovalOutcomes: 10, ApprovalRejected: 6}), want{StatusInconclusive, neededAbove(0.6, 0.5)}},
-		{"approval 80/100", e.approvalRejectRate(&Row{ApprovalOutcomes: 100, ApprovalRejected: 80}), want{StatusFail, 0}},
-		{"approval 5/10", e.approvalRejectRate(&Row{ApprovalOutcomes: 10, ApprovalRejected: 5}), want{StatusInconclusive, 0}},
-		{"approval 2/100", e.approvalRejectRate(&Row{ApprovalOutcomes: 100, ApprovalRejected: 2}), want{StatusPass, 0}},
-		{"approval none (approval rule)", e.approvalRejectRate(&Row{Action: "request_approval"}), want{StatusNA, 0}},
-		{"approval none (other rule)", e.approvalRejectRate(&Row{Action: "audit_only"}), want{StatusNA, 0}},
+		{"approval 6/10", e.approvalRejectRate(units(&Row{ApprovalOutcomes: 10, ApprovalRejected: 6})), want{StatusInconclusive, neededAbove(0.6, 0.5)}},
+		{"approval 80/100", e.approvalRejectRate(units(&Row{ApprovalOutcomes: 100, ApprovalRejected: 80})), want{StatusFail, 0}},
+		{"approval 5/10", e.approvalRejectRate(units(&Row{ApprovalOutcomes: 10, ApprovalRejected: 5})), want{StatusInconclusive, 0}},
+		{"approval 2/100", e.approvalRejectRate(units(&Row{ApprovalOutcomes: 100, ApprovalRejected: 2})), want{StatusPass, 0}},
+		{"approval none (approval rule)", e.approvalRejectRate(units(&Row{Action: "request_approval"})), want{StatusNA, 0}},
+		{"approval none (other rule)", e.approvalRejectRate(units(&Row{Action: "audit_only"})), want{StatusNA, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.c.Status != tc.want.status {
@@ -93,20 +120,22 @@ func TestProportionCriteriaEdges(t *testing.T) {
 }
 
 // neededAbove is the reference search for the smallest n whose Wilson
-// lower bound at rate p is above thr, by plain linear scan.
+// lower bound at rate p and the hints' quantile zA is above thr, by plain
+// linear scan.
 func neededAbove(p, thr float64) int64 {
 	for n := int64(1); ; n++ {
-		if lo, _ := Wilson(p*float64(n), float64(n), z95); lo > thr {
+		if lo, _ := Wilson(p*float64(n), float64(n), zA); lo > thr {
 			return n
 		}
 	}
 }
 
 // neededBelow is the reference search for the smallest n whose Wilson
-// upper bound at rate p is below thr, by plain linear scan.
+// upper bound at rate p and the hints' quantile zA is below thr, by plain
+// linear scan.
 func neededBelow(p, thr float64) int64 {
 	for n := int64(1); ; n++ {
-		if _, hi := Wilson(p*float64(n), float64(n), z95); hi < thr {
+		if _, hi := Wilson(p*float64(n), float64(n), zA); hi < thr {
 			return n
 		}
 	}
@@ -231,8 +260,8 @@ func TestFireRateChangeEdges(t *testing.T) {
 		// inside ±0.05 → PASS.
 		{"stable", 500, 0, 0, 500, StatusPass, 0},
 		// 5 both, 5 neither: ±0.1666 reaches ±0.05 → INCONCLUSIVE; scaling
-		// the table, 38 paired cases give ±0.0492 → 38.
-		{"small", 5, 0, 0, 5, StatusInconclusive, 38},
+		// the table, at the hints' quantile zA (fireInside scans for it).
+		{"small", 5, 0, 0, 5, StatusInconclusive, fireInside(5, 0, 0, 5, 0.05)},
 		// (13 − 3)/41 = 0.244 > 0.05 → FAIL.
 		{"drift", 10, 13, 3, 15, StatusFail, 0},
 		// Decrease: (0 − 10)/100 = −0.1, Newcombe [−0.1599, −0.0380]
@@ -243,7 +272,7 @@ func TestFireRateChangeEdges(t *testing.T) {
 		{"drop confirmed", 400, 0, 100, 500, StatusFail, 0},
 		{"no pairs", 0, 0, 0, 0, StatusNA, 0},
 	} {
-		c := e.fireRateChange(tc.a, tc.b, tc.c, tc.d)
+		c := e.fireRateChange(oneUnitCells(tc.a, tc.b, tc.c, tc.d))
 		if c.Status != tc.want {
 			t.Errorf("%s: %s, want %s (%s)", tc.name, c.Status, tc.want, c.Reason)
 		}
@@ -253,14 +282,43 @@ func TestFireRateChangeEdges(t *testing.T) {
 	}
 }
 
+// oneUnitCells is a paired table of one unit per session: a both, b
+// first side only, c second only, d neither.
+func oneUnitCells(a, b, c, d int64) *pairDiff {
+	var s []pairSess
+	for range a {
+		s = append(s, pairSess{1, 1, 1, 1})
+	}
+	for range b {
+		s = append(s, pairSess{1, 0, 0, 1})
+	}
+	for range c {
+		s = append(s, pairSess{0, 1, 0, 1})
+	}
+	for range d {
+		s = append(s, pairSess{0, 0, 0, 1})
+	}
+	return newPairDiff(s)
+}
+
 // fireOutside is the reference search (linear scan) for the smallest n at
-// which the scaled table's Newcombe interval lies wholly outside ±m.
+// which the scaled table's Newcombe interval at the hints' quantile zA
+// lies wholly outside ±m.
 func fireOutside(a, b, c, d int64, m float64) int64 {
+	return fireScan(a, b, c, d, func(lo, hi float64) bool { return lo > m || hi < -m })
+}
+
+// fireInside: the same, for lying wholly inside ±m.
+func fireInside(a, b, c, d int64, m float64) int64 {
+	return fireScan(a, b, c, d, func(lo, hi float64) bool { return -m < lo && hi < m })
+}
+
+func fireScan(a, b, c, d int64, ok func(lo, hi float64) bool) int64 {
 	n0 := float64(a + b + c + d)
 	for n := int64(a+b+c+d) + 1; ; n++ {
 		k := float64(n) / n0
-		_, lo, hi := NewcombePaired(float64(a)*k, float64(b)*k, float64(c)*k, float64(d)*k, z95)
-		if lo > m || hi < -m {
+		_, lo, hi := NewcombePaired(float64(a)*k, float64(b)*k, float64(c)*k, float64(d)*k, zA)
+		if ok(lo, hi) {
 			return n
 		}
 	}

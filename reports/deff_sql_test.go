@@ -6,19 +6,16 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
 )
 
 // The session-clustered recall interval of each judge's total row,
-// recomputed from decisions.parquet alone in SQL: the labeled positives
-// grouped by session give y_i (hits) and m_i (units); then
-//
-//	V_clu = k/(k−1) · Σ (y_i − p̂·m_i)² / M²,  V_bin = p̂(1−p̂)/M,
-//	deff = max(1, V_clu/V_bin),  Wilson at n_eff = M/deff.
-//
-// On the sample the newer judge has 179 hits of 189 positives in 117
-// sessions: deff 1.124, so the interval is Wilson at n = 168.1, not 189.
+// recomputed from decisions.parquet alone: SQL groups the labeled
+// positives by session into y_i (hits) and m_i (units), and
+// metrics.ClusteredInterval on those sessions must give the report's
+// interval and design effect exactly.
 func TestClusteredRecallFromDecisionFiles(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -26,42 +23,44 @@ func TestClusteredRecallFromDecisionFiles(t *testing.T) {
 	replaySample(t, dir, "r1", reports.LayoutFlat)
 	s := report(t, dir)
 	q := fmt.Sprintf(`
-WITH u AS (
-  SELECT judge, session_id,
-         count(*) FILTER (WHERE result = 'match' AND status NOT IN ('invalid', 'timeout', 'error')) AS y,
-         count(*) AS m
-  FROM read_parquet(%s)
-  WHERE label = 'match' AND source <> 'scope' AND status <> 'missing'
-  GROUP BY judge, session_id),
-t AS (SELECT judge, sum(y)::DOUBLE AS yy, sum(m)::DOUBLE AS mm, count(*)::DOUBLE AS k FROM u GROUP BY judge),
-v AS (
-  SELECT t.judge, t.yy / t.mm AS p, t.mm AS mm, t.k AS k,
-         (SELECT sum(power(u.y - (t.yy / t.mm) * u.m, 2)) FROM u WHERE u.judge = t.judge) AS ss
-  FROM t)
-SELECT judge, p, mm, greatest(1, ((k / (k - 1)) * ss / (mm * mm)) / (p * (1 - p) / mm)) AS deff FROM v`,
+SELECT judge, session_id,
+       count(*) FILTER (WHERE result = 'match' AND status NOT IN ('invalid', 'timeout', 'error')) AS y,
+       count(*) AS m
+FROM read_parquet(%s)
+WHERE label = 'match' AND source <> 'scope' AND status <> 'missing'
+GROUP BY judge, session_id ORDER BY judge, session_id`,
 		duckdbtest.Literal(filepath.Join(dir, reports.DecisionsFile)))
-	rows := duckdbtest.Query(t, q)[0]
-	if len(rows) != len(s.Judges) {
-		t.Fatalf("SQL gives %d judges, the report %d", len(rows), len(s.Judges))
-	}
-	const z = 1.959963984540054 // Φ⁻¹(0.975)
-	sawClustered := false
-	for _, r := range rows {
-		js := s.Judge(fmt.Sprint(r["judge"]))
-		if js == nil {
-			t.Fatalf("judge %v not in the report", r["judge"])
+	type sess struct{ ys, ms []int64 }
+	by := map[string]*sess{}
+	for _, r := range duckdbtest.Query(t, q)[0] {
+		j := fmt.Sprint(r["judge"])
+		if by[j] == nil {
+			by[j] = &sess{}
 		}
-		p, m, deff := num(t, r["p"]), num(t, r["mm"]), num(t, r["deff"])
-		n := m / deff
-		c := (p + z*z/(2*n)) / (1 + z*z/n)
-		h := z * math.Sqrt(p*(1-p)/n+z*z/(4*n*n)) / (1 + z*z/n)
+		by[j].ys = append(by[j].ys, int64(num(t, r["y"])))
+		by[j].ms = append(by[j].ms, int64(num(t, r["m"])))
+	}
+	if len(by) != len(s.Judges) {
+		t.Fatalf("SQL gives %d judges, the report %d", len(by), len(s.Judges))
+	}
+	sawClustered := false
+	for j, ss := range by {
+		js := s.Judge(j)
+		if js == nil {
+			t.Fatalf("judge %v not in the report", j)
+		}
+		var y, m int64
+		for i := range ss.ms {
+			y, m = y+ss.ys[i], m+ss.ms[i]
+		}
+		lo, hi, deff := metrics.ClusteredInterval(ss.ys, ss.ms, 0.95)
 		tot := js.Total
 		for _, cmp := range []struct {
 			name      string
 			got, want float64
 		}{
-			{"recall", *tot.Recall, p}, {"recall_deff", *tot.RecallDeff, deff},
-			{"recall_lo", *tot.RecallLo, c - h}, {"recall_hi", *tot.RecallHi, c + h},
+			{"recall", *tot.Recall, float64(y) / float64(m)}, {"recall_deff", *tot.RecallDeff, deff},
+			{"recall_lo", *tot.RecallLo, lo}, {"recall_hi", *tot.RecallHi, hi},
 		} {
 			if math.Abs(cmp.got-cmp.want) > 1e-12 {
 				t.Errorf("%s %s: report %.15g, from the decision file %.15g", js.Judge, cmp.name, cmp.got, cmp.want)

@@ -35,7 +35,9 @@ type judgeFailures struct {
 // NewFailures returns an empty tally.
 func NewFailures() *Failures { return &Failures{judges: map[string]*judgeFailures{}} }
 
-// Add counts the live calls of one result (cache hits are not calls).
+// Add counts the calls of one result. Cache hits count too: the cache
+// keeps only a model's answers, so a cached invalid answer is a failure of
+// the judge as the live call was (its message says it came from the cache).
 func (f *Failures) Add(r *replay.Result) {
 	if strings.HasPrefix(r.Judge, "none") {
 		return // the none judge fails every call by design
@@ -43,9 +45,6 @@ func (f *Failures) Add(r *replay.Result) {
 	j := f.judges[r.Judge]
 	for i := range r.Calls {
 		c := &r.Calls[i]
-		if c.Cached {
-			continue
-		}
 		if j == nil {
 			j = &judgeFailures{msgs: map[string]int64{}}
 			f.judges[r.Judge] = j
@@ -59,6 +58,9 @@ func (f *Failures) Add(r *replay.Result) {
 		msg := c.Error
 		if msg == "" {
 			msg = string(c.Status)
+		}
+		if c.Cached {
+			msg += " (answers from the cache)"
 		}
 		if _, ok := j.msgs[msg]; ok || len(j.msgs) < maxErrorKinds {
 			j.msgs[msg]++

@@ -77,6 +77,12 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	if err := rules.render(&b, FormatMarkdown); err != nil {
 		return err
 	}
+	if g := rep.sampleGrid(); g != nil {
+		b.WriteString("\n### Labeled sample\n\n")
+		if err := g.render(&b, FormatMarkdown); err != nil {
+			return err
+		}
+	}
 	if why := rep.whyGrid(); why != nil {
 		fmt.Fprintf(&b, "\n<details><summary>Why not GO: %s</summary>\n\n", rep.whyCounts())
 		why.notes = []string{verdictRule}

@@ -140,9 +140,8 @@ func newMetricsRow(j *metrics.JudgeSummary, r *metrics.Row) metricsRow {
 // slice and slice_value "*"; then the same rows for every slice value
 // (`--by`).
 func WriteMetricsParquet(w io.Writer, s *metrics.Summary) error {
-	pw := parquet.NewGenericWriter[metricsRow](w, parquet.Compression(&parquet.Zstd),
-		parquet.CreatedBy("apeval", "", ""))
 	var rows []metricsRow
+	var samples []*metrics.RowSample
 	add := func(js []*metrics.JudgeSummary, slice, value string) {
 		for _, j := range js {
 			rs := j.Rules
@@ -153,6 +152,7 @@ func WriteMetricsParquet(w io.Writer, s *metrics.Summary) error {
 				m := newMetricsRow(j, r)
 				m.Slice, m.SliceValue = slice, value
 				rows = append(rows, m)
+				samples = append(samples, r.Sample)
 			}
 		}
 	}
@@ -160,7 +160,45 @@ func WriteMetricsParquet(w io.Writer, s *metrics.Summary) error {
 	for _, sl := range s.Slices {
 		add(sl.Judges, sl.Slice, sl.Value)
 	}
+	if s.Sample != nil {
+		return writeSampledMetrics(w, rows, samples)
+	}
+	pw := parquet.NewGenericWriter[metricsRow](w, parquet.Compression(&parquet.Zstd),
+		parquet.CreatedBy("apeval", "", ""))
 	if _, err := pw.Write(rows); err != nil {
+		return err
+	}
+	return pw.Close()
+}
+
+// sampledMetricsRow is a metrics.parquet row of figures from a labeled
+// sample (--labels): every column of metricsRow plus the label counts and
+// the weighted confusion counts (null on the total row). Without --labels
+// the file keeps metricsRow's columns only.
+type sampledMetricsRow struct {
+	metricsRow
+	LabelsSampled *int64   `parquet:"labels_sampled,optional"`
+	LabelsCensus  *int64   `parquet:"labels_census,optional"`
+	LabelsDropped *int64   `parquet:"labels_dropped,optional"`
+	TPWeighted    *float64 `parquet:"tp_weighted,optional"`
+	FPWeighted    *float64 `parquet:"fp_weighted,optional"`
+	FNWeighted    *float64 `parquet:"fn_weighted,optional"`
+	TNWeighted    *float64 `parquet:"tn_weighted,optional"`
+}
+
+func writeSampledMetrics(w io.Writer, rows []metricsRow, samples []*metrics.RowSample) error {
+	pw := parquet.NewGenericWriter[sampledMetricsRow](w, parquet.Compression(&parquet.Zstd),
+		parquet.CreatedBy("apeval", "", ""))
+	out := make([]sampledMetricsRow, len(rows))
+	for i, m := range rows {
+		out[i].metricsRow = m
+		if sm := samples[i]; sm != nil {
+			d := int64(sm.Dropped)
+			out[i].LabelsSampled, out[i].LabelsCensus, out[i].LabelsDropped = &sm.Sampled, &sm.Census, &d
+			out[i].TPWeighted, out[i].FPWeighted, out[i].FNWeighted, out[i].TNWeighted = &sm.TP, &sm.FP, &sm.FN, &sm.TN
+		}
+	}
+	if _, err := pw.Write(out); err != nil {
 		return err
 	}
 	return pw.Close()

@@ -247,10 +247,10 @@ func TestHTMLDecisionPage(t *testing.T) {
 	}
 	// The decision names what holds each judge back, with numbers.
 	for _, s := range []string{"Fails — the whole interval is on the bad side:",
-		"<b>all rules</b>: judge-required rate 1 (120/120, Wilson 95% CI [0.969, 1]) lies wholly on the bad side of 0.2</li>",
+		"<b>all rules</b>: judge-required rate 1 (120/120, beta-binomial over sessions, deff 3.75 95% CI [0.8928, 1]) lies wholly on the bad side of 0.2</li>",
 		"Open — the interval straddles the threshold:",
-		"<b>rule-12</b>: unknown rate 0.05 (4/80, Wilson 95% CI [0.01961, 0.1216]): the interval still reaches 0.1; about 59 more at the same rate would clear it</li>",
-		"precision 0.7895 (15/19, Wilson 95% CI [0.5667, 0.9149]) is on the bad side of 0.9, but the interval still reaches it: not confirmed", // the rule's folded criteria
+		"<b>rule-12</b>: unknown rate 0.05 (4/80, beta-binomial over sessions, deff 2.11 95% CI [0.01427, 0.1703]): the interval still reaches 0.1; about 269 more like these would clear it with 80% probability</li>",
+		"precision 0.7895 (15/19, beta-binomial over sessions, deff 1.03 95% CI [0.563, 0.9156]) is on the bad side of 0.9, but the interval still reaches it: not confirmed", // the rule's folded criteria
 		"FAILs only when its whole interval lies on the bad side"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("report.html lacks %q", s)

@@ -162,15 +162,22 @@ type RunWriter struct {
 	byJdg  map[string]*runPart // hive: judge identity → its files
 	done   bool
 	err    error
+	weigh  func(caseID, ruleID, label string) LabelWeight
 }
 
 // runPart is one pair of decision and gate files being written.
 type runPart struct {
-	dir     string
-	decF    *os.File
-	gateF   *os.File
-	decW    *pipe[decisionRow]
-	gateW   *pipe[gateRow]
+	dir   string
+	decF  *os.File
+	gateF *os.File
+	decW  *pipe[decisionRow]
+	gateW *pipe[gateRow]
+	// decWW replaces decW in a run with labels (CreateRunWeighted):
+	// decisions rows with the label_weight column; weights[i] is
+	// decBuf[i]'s.
+	decWW   *pipe[weightedDecisionRow]
+	wBuf    []weightedDecisionRow
+	weights []LabelWeight
 	decBuf  []decisionRow
 	gateBuf []gateRow
 	nDec    int
@@ -261,14 +268,31 @@ func (p *pipe[T]) stop() {
 // replaces the files of an earlier run; Abort removes the directories
 // CreateRun created if nothing was written.
 func CreateRun(dir string, meta RunInfo) (*RunWriter, error) {
+	return CreateRunWeighted(dir, meta, nil)
+}
+
+// LabelWeight is a decisions row's label from a labeled sample: the label
+// the figures count (SampleLabel "" when the dataset's own) and its weight;
+// Weight 0 means the pair carries no label.
+type LabelWeight struct {
+	SampleLabel string
+	Weight      float64
+}
+
+// CreateRunWeighted is CreateRun for a run with labels (`run --labels`):
+// decisions.parquet gains the label_weight column (and sample_label), set
+// for every row from weigh(caseID, ruleID, its dataset label): 1 for a dataset label, N_h/n_h
+// for a queue label, null for an unlabeled pair. With weigh nil it is
+// CreateRun, and the files are exactly as without labels.
+func CreateRunWeighted(dir string, meta RunInfo, weigh func(caseID, ruleID, label string) LabelWeight) (*RunWriter, error) {
 	rd, err := claimRunDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	w := &RunWriter{dir: dir, info: meta, runDir: rd}
+	w := &RunWriter{dir: dir, info: meta, runDir: rd, weigh: weigh}
 	switch meta.Layout {
 	case LayoutFlat:
-		p, err := createPart(dir, meta)
+		p, err := createPart(dir, meta, weigh != nil)
 		if err != nil {
 			w.Abort()
 			return nil, err
@@ -290,7 +314,7 @@ func CreateRun(dir string, meta RunInfo) (*RunWriter, error) {
 				w.Abort()
 				return nil, fmt.Errorf("create run directory: %w", err)
 			}
-			p, err := createPart(pdir, meta)
+			p, err := createPart(pdir, meta, weigh != nil)
 			if err != nil {
 				w.Abort()
 				return nil, err
@@ -305,7 +329,7 @@ func CreateRun(dir string, meta RunInfo) (*RunWriter, error) {
 	return w, nil
 }
 
-func createPart(dir string, meta RunInfo) (*runPart, error) {
+func createPart(dir string, meta RunInfo, weighted bool) (*runPart, error) {
 	p := &runPart{dir: dir, decBuf: make([]decisionRow, batchRows), gateBuf: make([]gateRow, batchRows)}
 	var err error
 	if p.decF, err = createTemp(filepath.Join(dir, DecisionsFile)); err != nil {
@@ -328,7 +352,12 @@ func createPart(dir string, meta RunInfo) (*runPart, error) {
 			parquet.KeyValueMetadata("apeval.run_id", meta.RunID),
 		}
 	}
-	p.decW = newPipe(parquet.NewGenericWriter[decisionRow](p.decF, append(opts(), noBounds(decisionsNoBounds)...)...), DecisionsFile)
+	if weighted {
+		p.decWW = newPipe(parquet.NewGenericWriter[weightedDecisionRow](p.decF, append(opts(), noBounds(decisionsNoBounds)...)...), DecisionsFile)
+		p.weights = make([]LabelWeight, batchRows)
+	} else {
+		p.decW = newPipe(parquet.NewGenericWriter[decisionRow](p.decF, append(opts(), noBounds(decisionsNoBounds)...)...), DecisionsFile)
+	}
 	p.gateW = newPipe(parquet.NewGenericWriter[gateRow](p.gateF, append(opts(), noBounds(gatesNoBounds)...)...), GatesFile)
 	return p, nil
 }
@@ -362,7 +391,12 @@ func noBounds(columns []string) []parquet.WriterOption {
 func (p *runPart) closeFiles() error {
 	gateErr := make(chan error, 1)
 	go func() { gateErr <- p.gateW.close() }()
-	err := p.decW.close()
+	var err error
+	if p.decWW != nil {
+		err = p.decWW.close()
+	} else {
+		err = p.decW.close()
+	}
 	return errors.Join(err, <-gateErr)
 }
 
@@ -395,11 +429,17 @@ func (w *RunWriter) Write(r *replay.Result) error {
 	}
 	if len(r.Rules) > len(p.decBuf) {
 		p.decBuf = make([]decisionRow, len(r.Rules))
+		if p.weights != nil {
+			p.weights = make([]LabelWeight, len(r.Rules))
+		}
 	}
 	for i := range r.Rules {
 		d := &p.decBuf[p.nDec]
 		fillDecision(d, r, &r.Rules[i])
 		d.caseColumns.fill(r, w.info.Created)
+		if p.weights != nil {
+			p.weights[p.nDec] = w.weigh(r.CaseID, r.Rules[i].RuleID, r.Rules[i].Label)
+		}
 		p.nDec++
 	}
 	fillGate(&p.gateBuf[p.nGate], r)
@@ -422,12 +462,47 @@ func (w *RunWriter) flushDecisions(p *runPart) error {
 	if p.nDec == 0 {
 		return nil
 	}
+	if p.decWW != nil {
+		return w.flushWeighted(p)
+	}
 	next, err := p.decW.send(p.decBuf[:p.nDec])
 	if err != nil {
 		return err
 	}
 	w.info.Decisions += int64(p.nDec)
 	p.decBuf, p.nDec = next, 0
+	return nil
+}
+
+// weightedDecisionRow is a decisions.parquet row of a run with labels.
+type weightedDecisionRow struct {
+	decisionRow
+	SampleLabel string   `parquet:"sample_label,optional,dict"`
+	LabelWeight *float64 `parquet:"label_weight,optional"`
+}
+
+// flushWeighted copies the buffered rows with their weights and sends
+// them; decBuf is reused at once.
+func (w *RunWriter) flushWeighted(p *runPart) error {
+	if cap(p.wBuf) < p.nDec {
+		p.wBuf = make([]weightedDecisionRow, p.nDec)
+	}
+	rows := p.wBuf[:p.nDec]
+	for i := range rows {
+		rows[i].decisionRow = p.decBuf[i]
+		rows[i].SampleLabel, rows[i].LabelWeight = p.weights[i].SampleLabel, nil
+		if p.weights[i].Weight > 0 {
+			v := p.weights[i].Weight
+			rows[i].LabelWeight = &v
+		}
+	}
+	next, err := p.decWW.send(rows)
+	if err != nil {
+		return err
+	}
+	w.info.Decisions += int64(p.nDec)
+	p.wBuf, p.nDec = next, 0
+	clear(p.decBuf)
 	return nil
 }
 
@@ -475,12 +550,21 @@ func (w *RunWriter) Close() error {
 	}
 	w.done = true
 	// This run replaces an earlier one as a whole: no chart or report of
-	// it may stay beside the new files.
+	// it may stay beside the new files. The earlier files are stashed
+	// until this run's reports are written (ReportsWritten), and come back
+	// if they fail (ReportsFailed).
 	var keep []string
 	for _, p := range w.parts {
 		keep = append(keep, p.decF.Name(), p.gateF.Name())
 	}
-	w.runDir.clearEarlier(keep...)
+	if err := w.runDir.stashEarlier(keep...); err != nil {
+		w.err = err
+		if rerr := w.runDir.restoreEarlier(); rerr != nil && w.runDir.stashed {
+			err = errors.Join(err, rerr)
+		}
+		w.Abort()
+		return err
+	}
 	for i, p := range w.parts {
 		decF, gateF := p.decF, p.gateF
 		p.decF, p.gateF = nil, nil
@@ -500,14 +584,44 @@ func (w *RunWriter) Close() error {
 	}
 	if err := WriteRunInfo(w.dir, w.info); err != nil {
 		w.err = err
+		if w.runDir.stashed {
+			return w.ReportsFailed(err)
+		}
 		return err
 	}
 	return nil
 }
 
+// ReportsWritten completes the run after Close once its reports are
+// written: the earlier run's files are removed.
+func (w *RunWriter) ReportsWritten() { w.runDir.dropEarlier() }
+
+// ReportsFailed handles a failure to write the reports after Close (a full
+// disk): with an earlier run in the directory, this run's files are
+// removed and the earlier run's moved back, as it was; without one, this
+// run's decisions stay and the message names the command that writes
+// the reports from them.
+func (w *RunWriter) ReportsFailed(err error) error {
+	if w.runDir.stashed {
+		if rerr := w.runDir.restoreEarlier(); rerr != nil {
+			return fmt.Errorf("%w; restoring the earlier run failed too (%v): its files are in %s",
+				err, rerr, filepath.Join(w.dir, EarlierDir))
+		}
+		return fmt.Errorf("%w; %s holds the earlier run as it was: free space and run again", err, w.dir)
+	}
+	return fmt.Errorf("%w; this run's decisions are in %s: once there is space, `apeval report %s` writes its reports", err, w.dir, w.dir)
+}
+
 // Release drops the run directory's lock; call it once every report is
-// written (after Close). It is safe to call more than once.
-func (w *RunWriter) Release() { w.runDir.release() }
+// written (after Close). A run that committed but neither called
+// ReportsWritten nor ReportsFailed failed in between: the earlier run
+// comes back first. It is safe to call more than once.
+func (w *RunWriter) Release() {
+	if w.runDir.stashed {
+		_ = w.runDir.restoreEarlier() // a failed restore leaves EarlierDir for the next run to restore
+	}
+	w.runDir.release()
+}
 
 // Abort stops the run and removes its temporary files, and the run
 // directory itself when CreateRun created it. Files of an earlier
@@ -519,7 +633,11 @@ func (w *RunWriter) Abort() {
 	}()
 	w.done = true
 	for _, p := range w.parts {
-		p.decW.stop()
+		if p.decWW != nil {
+			p.decWW.stop()
+		} else {
+			p.decW.stop()
+		}
 		p.gateW.stop()
 		p.discard()
 	}

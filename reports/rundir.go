@@ -11,6 +11,12 @@ import (
 // LockFile is the lock a run holds on its run directory while it writes.
 const LockFile = ".apeval.lock"
 
+// EarlierDir holds the files of the earlier run in a run directory while a
+// new run commits and writes its reports: removed once the reports are
+// written, moved back when they fail (or when the next run finds it: the
+// run that made it never finished).
+const EarlierDir = ".apeval-earlier"
+
 // ErrRunDirBusy is returned by CreateRun when another apeval run holds the
 // run directory's lock.
 var ErrRunDirBusy = errors.New("run directory is in use by another apeval run")
@@ -23,6 +29,7 @@ type runDir struct {
 	path    string
 	created string // topmost directory this run created; "" when it existed
 	lock    *os.File
+	stashed bool // the earlier run's files are in EarlierDir
 }
 
 // ownedFile reports whether name is a file apeval writes into a run
@@ -81,7 +88,7 @@ func claimRunDir(dir string) (*runDir, error) {
 	isRun := false
 	for _, e := range entries {
 		switch name := e.Name(); {
-		case name == LockFile:
+		case name == LockFile, name == EarlierDir:
 		case name == RunFile:
 			isRun = true
 		case ownedFile(name):
@@ -91,6 +98,15 @@ func claimRunDir(dir string) (*runDir, error) {
 		default:
 			foreign = append(foreign, name)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, EarlierDir)); err == nil {
+		// A run died between committing and writing its reports: the
+		// earlier run comes back.
+		if err := d.restoreEarlier(); err != nil {
+			d.release()
+			return nil, fmt.Errorf("%s: restoring the earlier run from %s: %w", dir, EarlierDir, err)
+		}
+		isRun = true
 	}
 	if len(foreign) > 0 && !isRun {
 		d.release()
@@ -108,17 +124,21 @@ func listNames(names []string, n int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
-// clearEarlier removes the files an earlier run left (reports, charts), so
-// that the directory holds only this run's output; files apeval does not
-// own are kept. keep lists temporary files of this run.
-func (d *runDir) clearEarlier(keep ...string) {
+// stashEarlier moves the files an earlier run left (reports, charts) into
+// EarlierDir, so that the directory holds only this run's output and the
+// earlier run can come back if this one fails before its reports are
+// written; files apeval does not own stay where they are. keep lists
+// temporary files of this run. Renames within one directory need no space.
+func (d *runDir) stashEarlier(keep ...string) error {
 	entries, err := os.ReadDir(d.path)
 	if err != nil {
-		return
+		return err
 	}
+	stash := filepath.Join(d.path, EarlierDir)
+	made := false
 	for _, e := range entries {
 		name := e.Name()
-		if name == LockFile || !ownedFile(name) {
+		if name == LockFile || !ownedFile(name) || strings.HasSuffix(name, ".tmp") {
 			continue
 		}
 		skip := false
@@ -127,10 +147,56 @@ func (d *runDir) clearEarlier(keep ...string) {
 				skip = true
 			}
 		}
-		if !skip {
-			_ = os.Remove(filepath.Join(d.path, name))
+		if skip {
+			continue
+		}
+		if !made {
+			if err := os.Mkdir(stash, 0o755); err != nil {
+				return err
+			}
+			made = true
+		}
+		if err := os.Rename(filepath.Join(d.path, name), filepath.Join(stash, name)); err != nil {
+			return err
 		}
 	}
+	d.stashed = made
+	return nil
+}
+
+// dropEarlier removes the earlier run once this one is complete.
+func (d *runDir) dropEarlier() {
+	if d.stashed {
+		_ = os.RemoveAll(filepath.Join(d.path, EarlierDir))
+		d.stashed = false
+	}
+}
+
+// restoreEarlier removes this run's files and moves the earlier run's back.
+func (d *runDir) restoreEarlier() error {
+	stash := filepath.Join(d.path, EarlierDir)
+	entries, err := os.ReadDir(d.path)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if name := e.Name(); name != LockFile && ownedFile(name) {
+			if err := os.Remove(filepath.Join(d.path, name)); err != nil {
+				return err
+			}
+		}
+	}
+	earlier, err := os.ReadDir(stash)
+	if err != nil {
+		return err
+	}
+	for _, e := range earlier {
+		if err := os.Rename(filepath.Join(stash, e.Name()), filepath.Join(d.path, e.Name())); err != nil {
+			return err
+		}
+	}
+	d.stashed = false
+	return os.Remove(stash)
 }
 
 // release removes the lock file, then drops the lock (removing it first

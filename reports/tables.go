@@ -175,6 +175,14 @@ func (rep *Report) WriteTables(w io.Writer, f Format) error {
 	if err := rep.rulesGrid(false).render(w, f); err != nil {
 		return err
 	}
+	if g := rep.sampleGrid(); g != nil {
+		if _, err := io.WriteString(w, "\nLabeled sample\n\n"); err != nil {
+			return err
+		}
+		if err := g.render(w, f); err != nil {
+			return err
+		}
+	}
 	for _, g := range rep.sliceGrids() {
 		if _, err := io.WriteString(w, "\n"); err != nil {
 			return err
@@ -308,7 +316,7 @@ func (rep *Report) judgesGrid() *grid {
 	row("verdict", func(j *metrics.JudgeSummary, _ *metrics.Row) string { return paint(string(j.Verdict), rep.Color) })
 	g.width, g.fit = rep.Width, fitOptions{judgeHeads: -1, transpose: true}
 	conf := fmt.Sprintf("%g%%", th.Confidence*100)
-	g.notes = append(g.notes, fmt.Sprintf("Intervals: Wilson %s for proportions at the effective sample size of their sessions (deff shown where > %g), distribution-free order-statistic %s for P95.", conf, deffShown, conf))
+	g.notes = append(g.notes, fmt.Sprintf("Intervals: %s for proportions, clustered by session (beta-binomial over sessions; plain Wilson when every session holds one unit; deff shown where > %g), distribution-free order-statistic %s for P95.", conf, deffShown, conf))
 	if n := rep.costNote(); n != "" {
 		g.notes = append(g.notes, n)
 	}
@@ -374,7 +382,7 @@ func statusNames(r *metrics.Row, st metrics.Status) string {
 }
 
 // openLegend explains the "open" column of the per-rule table.
-const openLegend = "open: INCONCLUSIVE criteria; +N: about N more samples at the observed rate (and design effect) would decide it."
+const openLegend = "open: INCONCLUSIVE criteria; +N: about N more samples like these (same rates, same sessions) would decide it with 80% probability."
 
 // rulesGrid is the per-rule table, rules grouped so the judges of a rule
 // sit on adjacent lines. The machine form (TSV) has full precision, one

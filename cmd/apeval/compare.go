@@ -121,7 +121,11 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 	if err != nil {
 		return err
 	}
-	spec := evalSpec{Criteria: crit, CriteriaFrom: from, Baseline: baseline, Slices: o.By, Inconclusive: o.Inconclusive}
+	lab, err := newLabelSink(o.Labels)
+	if err != nil {
+		return err
+	}
+	spec := evalSpec{Criteria: crit, CriteriaFrom: from, Baseline: baseline, Slices: o.By, Inconclusive: o.Inconclusive, Labels: lab}
 	ev, err := rs.evaluate(spec, true, func(i int, r *replay.Result) (bool, error) {
 		if i == 1 {
 			if id, ok := rename[r.Judge]; ok {

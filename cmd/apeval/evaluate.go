@@ -39,6 +39,9 @@ type evalSpec struct {
 	// DistinctCases: each case's results arrive together (run).
 	DistinctCases bool
 	Inconclusive  string
+	// Labels are the --labels files (nil without): the figures are then
+	// weighted by the labeling design (labels.go).
+	Labels *labelSink
 }
 
 // evaluation is one pass of the pipeline: every sink a report needs, fed
@@ -70,6 +73,9 @@ func (ev *evaluation) Add(r *replay.Result) {
 	ev.toks.Add(r)
 	ev.failures.Add(r)
 	ev.listed.Add(r)
+	if ev.spec.Labels != nil {
+		ev.spec.Labels.Add(r)
+	}
 }
 
 // finish computes the summary and the verdict. Data the figures need that
@@ -82,6 +88,7 @@ func (ev *evaluation) finish(run reports.RunInfo) (*reports.Report, error) {
 		_ = sum.Release()
 		return nil, fmt.Errorf("metrics: the figures' per-case data could not be read back, so no verdict is given: %w", err)
 	}
+	ev.spec.Labels.apply(sum)
 	t := metrics.ThresholdsOf(ev.spec.Criteria)
 	run.Criteria, run.CriteriaFrom = &t, ev.spec.CriteriaFrom
 	rep := &reports.Report{Run: run, Summary: sum, Tokens: ev.toks, Inconclusive: ev.spec.Inconclusive,
@@ -205,7 +212,11 @@ func (e *evalOptions) spec(rs *runSet, errOut stdio.Writer) (evalSpec, error) {
 	if err != nil {
 		return evalSpec{}, err
 	}
-	return evalSpec{Criteria: crit, CriteriaFrom: from, Baseline: base, Slices: e.By, Inconclusive: e.Inconclusive}, nil
+	lab, err := newLabelSink(e.Labels)
+	if err != nil {
+		return evalSpec{}, err
+	}
+	return evalSpec{Criteria: crit, CriteriaFrom: from, Baseline: base, Slices: e.By, Inconclusive: e.Inconclusive, Labels: lab}, nil
 }
 
 // evaluate reads every run directory's decision files through one

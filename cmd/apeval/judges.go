@@ -152,6 +152,9 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 				c, err := judge.OpenCache(dir)
 				if err != nil {
 					closeAll()
+					if strings.Contains(err.Error(), "--no-cache") {
+						return nil, nil, usagef("--cache %s: %v", dir, err)
+					}
 					return nil, nil, usagef("--cache %s: %v (use --no-cache to run without one)", dir, err)
 				}
 				if w := c.Warning(); w != "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"time"
 
@@ -60,9 +61,9 @@ once each (--allow-partial accepts missing shards).`,
 			if err != nil {
 				return usagef("--out-layout: %v", err)
 			}
+			remote := ""
 			if objstore.IsURL(out) { // written locally, then uploaded
-				remote, err := bucketRunDir(out, layout, runID)
-				if err != nil {
+				if remote, err = bucketRunDir(out, layout, runID); err != nil {
 					return err
 				}
 				tmp, finish, err := stageBucket(cmd.Context(), remote, io, false)
@@ -73,6 +74,11 @@ once each (--allow-partial accepts missing shards).`,
 				defer func() { err = finish(out, err) }()
 			}
 			out = runDirFor(out, layout, runID)
+			if remote != "" {
+				var flush func()
+				io, flush = bucketIO(io, out, remote)
+				defer flush()
+			}
 			info := infos[0]
 			info.Layout = layout
 			info.RunID = runID
@@ -94,6 +100,9 @@ once each (--allow-partial accepts missing shards).`,
 			// (the shards', or the ones --criteria/--policy put instead).
 			t := metrics.ThresholdsOf(spec.Criteria)
 			info.Criteria, info.CriteriaFrom = &t, spec.CriteriaFrom
+			if err := outIsNotInput(out, args); err != nil {
+				return err
+			}
 			w, err := reports.CreateRun(out, info)
 			if err != nil {
 				return usageError{err}
@@ -115,7 +124,7 @@ once each (--allow-partial accepts missing shards).`,
 				return err
 			}
 			defer func() { _ = rep.Summary.Release() }()
-			if err := writeRunReports(out, rep, e.Format, io); err != nil {
+			if err := writeRunReports(out, rep, e.Format, io, w); err != nil {
 				return err
 			}
 			return verdictDone(rep, io)
@@ -150,4 +159,19 @@ func checkShards(dirs []string, allowPartial bool) ([]reports.RunInfo, error) {
 		}
 	}
 	return infos, nil
+}
+
+// outIsNotInput refuses a merge whose --out is one of its input shards:
+// writing it would replace the shard with the merged run.
+func outIsNotInput(out string, inputs []string) error {
+	ost, err := os.Stat(out)
+	if err != nil {
+		return nil // a new directory is no input
+	}
+	for _, in := range inputs {
+		if ist, err := os.Stat(in); err == nil && os.SameFile(ost, ist) {
+			return usagef("--out %s is one of the shards being merged (%s); choose another directory for the merged run", out, in)
+		}
+	}
+	return nil
 }

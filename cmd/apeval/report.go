@@ -27,6 +27,7 @@ type evalOptions struct {
 	Format       string
 	JSON         bool
 	By           []string
+	Labels       []string
 }
 
 // registerBy adds --by (per-slice metrics) to a command.
@@ -40,6 +41,7 @@ func (e *evalOptions) register(cmd *cobra.Command, withFormat bool) {
 	f.StringVar(&e.Policy, "policy", "", "take the kill criteria from this policy file's [kill_criteria] instead of the run's")
 	f.StringVar(&e.Baseline, "baseline", "", "baseline judge for fire_rate_change_max (default: the run's --baseline)")
 	f.StringVar(&e.Inconclusive, "inconclusive", "", "map an INCONCLUSIVE verdict's exit code: pass (0) or fail (1); default 3")
+	registerLabels(f, &e.Labels)
 	if withFormat {
 		f.StringVar(&e.Format, "format", "", "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&e.JSON, "json", false, "print summary.json to stdout (same as --format json)")
@@ -58,6 +60,9 @@ func (e *evalOptions) validate() error {
 	}
 	if err := metrics.CheckSlices(e.By); err != nil {
 		return usagef("--by: %v", err)
+	}
+	if err := checkLabels(e.Labels, e.By); err != nil {
+		return err
 	}
 	return checkInconclusive(e.Inconclusive)
 }
@@ -160,7 +165,7 @@ apeval merge for the shards of one run). Exit code as for run.`,
 			} else if err := os.MkdirAll(dir, 0o755); err != nil {
 				return usageError{err}
 			}
-			if err := writeRunReports(dir, rep, e.Format, io); err != nil {
+			if err := writeRunReports(dir, rep, e.Format, io, nil); err != nil {
 				return err
 			}
 			return verdictDone(rep, io)
@@ -244,11 +249,21 @@ func runExit(rep *reports.Report) int {
 // writeRunReports writes every report file of a run directory and prints
 // the terminal tables; it sets rep.Exit, the verdict's exit code, which
 // the reports show.
-func writeRunReports(dir string, rep *reports.Report, format string, io IO) error {
+//
+// run is the run's writer when the reports complete a run (apeval run,
+// merge): a failure to write them brings the earlier run in dir back as
+// it was.
+func writeRunReports(dir string, rep *reports.Report, format string, io IO, run *reports.RunWriter) error {
 	gates := rep.Gates
 	rep.Exit = runExit(rep)
 	if err := reports.WriteRunReports(dir, rep); err != nil {
+		if run != nil {
+			return run.ReportsFailed(err)
+		}
 		return err
+	}
+	if run != nil {
+		run.ReportsWritten()
 	}
 	f := outputFormat(format, io.Out)
 	rep.Color = useColor(io.Out, io)

@@ -46,6 +46,7 @@ type runOptions struct {
 	Quiet           bool
 	RunID           string
 	By              []string
+	Labels          []string
 	Judge           judgeFlags
 	Filter          filterFlags
 	Budget          budgetFlags
@@ -156,6 +157,7 @@ refused connection or an unknown host), 130 interrupted.`,
 		f.StringVar(&o.Format, "format", "", "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&o.JSON, "json", false, "print summary.json to stdout instead of tables (same as --format json)")
 		f.StringArrayVar(&o.By, "by", nil, "add per-slice metrics: tag, tool or category (repeatable)")
+		registerLabels(f, &o.Labels)
 	}
 	o.Judge.register(f)
 	o.Filter.register(f)
@@ -175,6 +177,9 @@ func (o *runOptions) validate(getenv func(string) string) error {
 	}
 	if err := metrics.CheckSlices(o.By); err != nil {
 		return usagef("--by: %v", err)
+	}
+	if err := checkLabels(o.Labels, o.By); err != nil {
+		return err
 	}
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be positive, got %s", o.Timeout)
@@ -275,7 +280,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	// dataset reader rejects duplicate ids: the accumulator numbers cases
 	// as they come instead of keeping their IDs.
 	ev := newEvaluation(evalSpec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
-		DistinctCases: true, Inconclusive: o.Inconclusive})
+		DistinctCases: true, Inconclusive: o.Inconclusive, Labels: p.lab})
 	to := sinks{ev.gates, ev.failures} // replay prints the gate table only
 	if !o.replayOnly {
 		to = sinks{ev}
@@ -290,6 +295,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	}
 	stopped := p.w.Info().Partial
 	if o.replayOnly {
+		p.w.ReportsWritten() // replay writes no reports: the run is complete
 		if err := ev.gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
 			return err
 		}
@@ -309,7 +315,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		return err
 	}
 	defer func() { _ = rep.Summary.Release() }() // a temporary file with no name; nothing to keep
-	if err := writeRunReports(o.Out, rep, o.Format, io); err != nil {
+	if err := writeRunReports(o.Out, rep, o.Format, io, p.w); err != nil {
 		return err
 	}
 	if res.interrupted {
@@ -333,6 +339,8 @@ func budgetStopped(reason string, res replayed, dir string, io IO) error {
 
 // preparedRun is what a run needs before the first case is replayed.
 type preparedRun struct {
+	// lab is the --labels sink (nil without --labels).
+	lab      *labelSink
 	now      time.Time
 	pol      *replay.Policy
 	crit     replay.KillCriteria
@@ -456,7 +464,10 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		o.Judge.setPrices(&ji)
 		info.Judges = append(info.Judges, ji)
 	}
-	if p.w, err = reports.CreateRun(o.Out, info); err != nil {
+	if p.lab, err = newLabelSink(o.Labels); err != nil {
+		return nil, err
+	}
+	if p.w, err = reports.CreateRunWeighted(o.Out, info, p.lab.weigh()); err != nil {
 		return nil, usageError{err}
 	}
 	return p, nil

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	stdio "io"
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/apeval/apeval/internal/mask"
@@ -40,8 +43,57 @@ func runToBucket(ctx context.Context, o *runOptions, io IO) error {
 	return toBucket(ctx, remote, io, o.Quiet, func(tmp string) (string, error) {
 		o.Out = filepath.Join(tmp, "run")
 		local := runDirFor(o.Out, o.layout, o.RunID)
-		return local, runRun(ctx, o, io)
+		lio, flush := bucketIO(io, local, remote)
+		defer flush()
+		return local, runRun(ctx, o, lio)
 	})
+}
+
+// bucketIO is io for a run written to local and uploaded to remote: its
+// messages name the bucket prefix, never the temporary directory (which is
+// gone when the run ends), and its "reports in" line is left out: the
+// "uploaded to" line says where the reports are once they are there.
+// flush writes a last unfinished line.
+func bucketIO(io IO, local, remote string) (IO, func()) {
+	w := &localToRemote{w: io.Err, local: local, remote: mask.Message(remote)}
+	io.Err = w
+	return io, w.flush
+}
+
+type localToRemote struct {
+	w             interface{ Write([]byte) (int, error) }
+	local, remote string
+	buf           []byte
+}
+
+func (l *localToRemote) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := string(l.buf[:i+1])
+		l.buf = l.buf[i+1:]
+		if err := l.line(line); err != nil {
+			return 0, err
+		}
+	}
+}
+
+func (l *localToRemote) line(s string) error {
+	if strings.HasPrefix(s, "apeval: reports in "+l.local) {
+		return nil
+	}
+	_, err := stdio.WriteString(l.w, strings.ReplaceAll(s, l.local, l.remote))
+	return err
+}
+
+func (l *localToRemote) flush() {
+	if len(l.buf) > 0 {
+		_ = l.line(string(l.buf))
+		l.buf = nil
+	}
 }
 
 // bucketRunDir is runDirFor for a bucket URL: the hive layout puts the run
@@ -83,23 +135,38 @@ func stageBucket(ctx context.Context, remote string, io IO, quiet bool) (tmp str
 	} else if used {
 		return "", nil, usagef("--out %s already holds objects; give each run its own prefix", mask.Message(remote))
 	}
+	// Two runs started at once both find the prefix unused: the claim, a
+	// conditional create, lets only one of them go on.
+	release, err := objstore.Claim(ctx, remote)
+	if errors.Is(err, objstore.ErrPrefixInUse) {
+		return "", nil, usagef("--out %s is in use by another run or already holds objects; give each run its own prefix", mask.Message(remote))
+	}
+	if err != nil {
+		return "", nil, usageError{err}
+	}
 	if tmp, err = os.MkdirTemp("", "apeval-out-*"); err != nil {
-		return "", nil, err
+		return "", nil, errors.Join(err, release(context.WithoutCancel(ctx)))
 	}
 	finish = func(local string, runErr error) error {
 		defer os.RemoveAll(tmp)
+		// The claim goes last, after the upload (or at once when nothing
+		// is uploaded): until then a second run finds the prefix in use.
+		uctx := context.WithoutCancel(ctx)
 		if _, err := os.Stat(filepath.Join(local, objstore.Commit)); err != nil {
-			return runErr // nothing committed, nothing to upload
+			return errors.Join(runErr, release(uctx)) // nothing committed, nothing to upload
 		}
 		// An interrupted run still uploads what it finished (as a local
 		// run keeps it); a second interrupt kills the process mid-upload,
 		// which leaves no half-written object.
-		if err := objstore.Upload(context.WithoutCancel(ctx), local, remote); err != nil {
+		if err := objstore.Upload(uctx, local, remote); err != nil {
+			return errors.Join(err, runErr, release(uctx))
+		}
+		if err := release(uctx); err != nil {
 			return errors.Join(err, runErr)
 		}
-		if !quiet {
-			fmt.Fprintf(io.Err, "apeval: uploaded to %s\n", mask.Message(remote))
-		}
+		// Printed under --quiet too: it is where the reports are, as a
+		// local run's "reports in" line is.
+		fmt.Fprintf(io.Err, "apeval: uploaded to %s\n", mask.Message(remote))
 		return runErr
 	}
 	return tmp, finish, nil

@@ -179,6 +179,23 @@ func exerciseBucket(t *testing.T, base string) {
 	if err := Download(ctx, url("runs/x"), t.TempDir(), false); !errors.Is(err, ErrNoRun) {
 		t.Fatalf("Download of a prefix without run.json: err = %v", err)
 	}
+
+	// The claim of a prefix is a conditional create: a second claim fails
+	// while the first holds it; released, nothing is left.
+	claimed := url("claimed")
+	release, err := Claim(ctx, claimed)
+	if err != nil {
+		t.Fatalf("claim: %v", err)
+	}
+	if _, err := Claim(ctx, claimed); !errors.Is(err, ErrPrefixInUse) {
+		t.Fatalf("second claim: %v", err)
+	}
+	if err := release(ctx); err != nil {
+		t.Fatalf("release: %v", err)
+	}
+	if used, err := Exists(ctx, claimed); err != nil || used {
+		t.Fatalf("released claim left objects: %v %v", used, err)
+	}
 }
 
 // prefixHash checks, as it is written, that the bytes are the repeated

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
+)
+
+// labelsHelp is the help of --labels on run, report, gate and compare.
+const labelsHelp = "labels file from apeval label serve (apeval.labels/v1; repeatable): precision, recall and their criteria weighted by the queue's design"
+
+// registerLabels adds --labels to a flag set.
+func registerLabels(f *pflag.FlagSet, files *[]string) {
+	f.StringArrayVar(files, "labels", nil, labelsHelp)
+}
+
+// checkLabels refuses --labels with --by: the slices would not be
+// weighted.
+func checkLabels(files, by []string) error {
+	if len(files) > 0 && len(by) > 0 {
+		return usagef("--labels and --by exclude each other (per-slice figures are not weighted by the labeling design)")
+	}
+	return nil
+}
+
+// labelSink collects the run's pairs for figures from a labeled sample
+// (--labels); nil without --labels, so nothing changes then.
+type labelSink struct {
+	table  *metrics.PairTable
+	labels []metrics.SampleLabel
+}
+
+// newLabelSink reads and resolves the labels files; nil when there are
+// none.
+func newLabelSink(files []string) (*labelSink, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	lines, err := datasets.ReadSampleLabels(files, false)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	labels, err := metrics.ResolveSampleLabels(lines)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return &labelSink{table: metrics.NewPairTable(nil, nil), labels: labels}, nil
+}
+
+// weigh gives decisions.parquet its label weights; nil without --labels
+// (the files stay as they were).
+func (l *labelSink) weigh() func(caseID, ruleID, label string) reports.LabelWeight {
+	if l == nil {
+		return nil
+	}
+	w := metrics.SampleWeights(l.labels)
+	return func(caseID, ruleID, label string) reports.LabelWeight {
+		v, x := w(caseID, ruleID, label)
+		return reports.LabelWeight{SampleLabel: v, Weight: x}
+	}
+}
+
+// Add records a result's pairs.
+func (l *labelSink) Add(r *replay.Result) { l.table.Add(r) }
+
+// apply recomputes the summary's figures from the labels; a no-op on nil.
+func (l *labelSink) apply(s *metrics.Summary) {
+	if l == nil {
+		return
+	}
+	s.ApplySample(l.table, l.labels)
+	missing := 0
+	for _, lb := range l.labels {
+		if l.table.Row(lb.CaseID, lb.RuleID) == nil {
+			missing++
+		}
+	}
+	if missing > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%d of %d queue labels name a (case, rule) pair these results do not have in scope (labels from another run's queue?); they are left out", missing, len(l.labels)))
+	}
+}

@@ -1,0 +1,345 @@
+package metrics
+
+import (
+	"math"
+	"slices"
+)
+
+// ClusteredInterval is the interval of a proportion whose units are
+// grouped by session (see docs/statistics.md, "Intervals that respect
+// sessions"): session i holds ms[i] units, ys[i] of them successes. deff
+// is the design effect it used: M/n_eff, at least 1.
+//
+// When every session holds one unit the units are independent and the
+// interval is plain Wilson at the normal quantile of conf. Otherwise its
+// width is that of the equal-tailed conf posterior interval of the mean μ
+// of a beta-binomial model with sessions as clusters — session i's rate
+// drawn from a Beta distribution with mean μ and intra-class correlation
+// ρ, its successes binomial given that rate — under flat priors on μ and
+// on ρ, with ρ integrated out. The model's μ is the mean of the sessions'
+// rates, which the observed rate Y/M need not be near when one session
+// holds most units or large sessions have other rates than small ones, so
+// the interval is the hull of that posterior interval and of Wilson's
+// interval at Y/M with the effective sample size n_eff that gives it the
+// posterior interval's width (never more than M): it always holds the
+// figure it bounds. deff is M over the n_eff of the hull's width. The model needs
+// no design-effect estimate, so it does not collapse to the binomial when
+// every session is all successes (p̂ = 1) or one session holds
+// everything: the data cannot rule out a high ρ there, and the interval
+// stays as wide as few sessions warrant. Sessions without units are
+// ignored; no unit at all gives [0, 1].
+func ClusteredInterval(ys, ms []int64, conf float64) (lo, hi, deff float64) {
+	p := newBBPosterior(ys, ms, 1)
+	if p == nil {
+		return 0, 1, 1
+	}
+	return p.interval(conf)
+}
+
+// interval is ClusteredInterval of the posterior's data.
+func (p *bbPosterior) interval(conf float64) (lo, hi, deff float64) {
+	z := zScore(conf)
+	if p.wilson {
+		lo, hi = Wilson(p.Y, p.M, z)
+		return lo, hi, 1
+	}
+	p.fit()
+	a := alphaOf(conf)
+	bl, bh := p.quantile(a/2), p.quantile(1-a/2)
+	rate := p.Y / p.M
+	// nOf is the n at which Wilson's interval at the observed rate is w
+	// wide (at most M): its width falls as n grows, so bisect in log n.
+	nOf := func(w float64) float64 {
+		width := func(n float64) float64 {
+			l, h := Wilson(rate*n, n, z)
+			return h - l
+		}
+		if width(p.M) >= w {
+			return p.M
+		}
+		lo, hi := 1e-9, p.M
+		for range 80 {
+			m := math.Sqrt(lo * hi)
+			if width(m) > w {
+				lo = m
+			} else {
+				hi = m
+			}
+		}
+		return math.Sqrt(lo * hi)
+	}
+	n := nOf(bh - bl)
+	wl, wh := Wilson(rate*n, n, z)
+	lo, hi = min(bl, wl), max(bh, wh)
+	return lo, hi, p.M / nOf(hi-lo)
+}
+
+// bbPosterior is the beta-binomial posterior of one proportion, evaluated
+// on a grid: per value of ρ (a grid in logit ρ), the conditional posterior
+// of μ on a grid of its own around the data's rate, at the width that ρ
+// implies; the marginal of μ mixes them by their evidence.
+type bbPosterior struct {
+	Y, M   float64 // successes and units (weighted by scale)
+	mw     float64 // Σm²/M: the units per session a unit sees
+	wilson bool    // every session holds one unit
+	// distinct successes, failures and sizes per session, with weights
+	ys, fs, sz []wv
+
+	rho  []float64   // the ρ nodes
+	lw   []float64   // log evidence of each node (prior × ∫ likelihood dμ)
+	grid [][]float64 // μ nodes per ρ node
+	cdf  [][]float64 // conditional CDF at the μ nodes
+	pdf  [][]float64 // conditional density at the μ nodes (the CDF's trapezoids)
+	w    []float64   // normalised node weights
+}
+
+// wv is a distinct per-session value and how many sessions have it.
+type wv struct{ v, n float64 }
+
+func group(vals []int64, scale float64) []wv {
+	s := slices.Clone(vals)
+	slices.Sort(s)
+	var out []wv
+	for _, v := range s {
+		if len(out) > 0 && out[len(out)-1].v == float64(v) {
+			out[len(out)-1].n += scale
+			continue
+		}
+		out = append(out, wv{float64(v), scale})
+	}
+	return out
+}
+
+// newBBPosterior collects the sessions' counts; scale > 1 stands for that
+// many copies of every session (the "+N more" projection). nil without
+// units.
+func newBBPosterior(ys, ms []int64, scale float64) *bbPosterior {
+	var yy, ff, mm []int64
+	var Y, M, smm float64
+	one := true
+	for i := range ms {
+		if ms[i] <= 0 {
+			continue
+		}
+		yy = append(yy, ys[i])
+		ff = append(ff, ms[i]-ys[i])
+		mm = append(mm, ms[i])
+		Y += float64(ys[i])
+		M += float64(ms[i])
+		smm += float64(ms[i]) * float64(ms[i])
+		one = one && ms[i] == 1
+	}
+	if M == 0 {
+		return nil
+	}
+	return &bbPosterior{
+		Y: Y * scale, M: M * scale, mw: smm / M, wilson: one,
+		ys: group(yy, scale), fs: group(ff, scale), sz: group(mm, scale),
+	}
+}
+
+// lgdiff is lnΓ(v+a) − lnΓ(a).
+func lgdiff(a, v float64) float64 {
+	if v <= 12 {
+		// A product of at most 12 factors below 1e8 stays far from
+		// overflow, and one logarithm is cheaper than two lnΓ.
+		prod := 1.0
+		for j := 0.0; j < v; j++ {
+			prod *= a + j
+		}
+		return math.Log(prod)
+	}
+	x, _ := math.Lgamma(v + a)
+	y, _ := math.Lgamma(a)
+	return x - y
+}
+
+// loglik is the log-likelihood at mean mu and θ = (1−ρ)/ρ, without the
+// terms that depend on θ alone (szTerm).
+func (p *bbPosterior) loglik(mu, theta float64) float64 {
+	a, b := mu*theta, (1-mu)*theta
+	var l float64
+	for _, g := range p.ys {
+		l += g.n * lgdiff(a, g.v)
+	}
+	for _, g := range p.fs {
+		l += g.n * lgdiff(b, g.v)
+	}
+	return l
+}
+
+func (p *bbPosterior) szTerm(theta float64) float64 {
+	var l float64
+	for _, g := range p.sz {
+		l -= g.n * lgdiff(theta, g.v)
+	}
+	return l
+}
+
+// Grid sizes: coarse ρ scan, refined ρ nodes, μ nodes per ρ.
+var (
+	bbRhoScan = 40
+	bbRhoFine = 20
+	bbMu      = 64
+)
+
+func logistic(t float64) float64 { return 1 / (1 + math.Exp(-t)) }
+
+// fit evaluates the posterior. The ρ nodes are placed where the evidence
+// is: a coarse scan of logit ρ over [−18, 10] at μ = p̂ finds the region
+// within e⁻¹⁶ of its peak, then bbRhoFine nodes cover it.
+func (p *bbPosterior) fit() {
+	c := (p.Y + 0.5) / (p.M + 1)
+	const tlo, thi = -18.0, 10.0
+	prof := make([]float64, bbRhoScan)
+	best := math.Inf(-1)
+	for i := range prof {
+		t := tlo + (thi-tlo)*float64(i)/float64(bbRhoScan-1)
+		rho := logistic(t)
+		theta := (1 - rho) / rho
+		// Flat prior on ρ: dρ = ρ(1−ρ) dt.
+		prof[i] = p.loglik(c, theta) + p.szTerm(theta) + math.Log(rho*(1-rho))
+		best = max(best, prof[i])
+	}
+	first, last := bbRhoScan-1, 0
+	for i, v := range prof {
+		if v >= best-16 {
+			first, last = min(first, i), max(last, i)
+		}
+	}
+	step := (thi - tlo) / float64(bbRhoScan-1)
+	a := tlo + step*float64(max(first-1, 0))
+	b := tlo + step*float64(min(last+1, bbRhoScan-1))
+	p.rho = p.rho[:0]
+	p.lw = p.lw[:0]
+	p.grid = p.grid[:0]
+	p.cdf = p.cdf[:0]
+	p.pdf = p.pdf[:0]
+	dt := (b - a) / float64(bbRhoFine-1)
+	for j := range bbRhoFine {
+		t := a + dt*float64(j)
+		rho := logistic(t)
+		theta := (1 - rho) / rho
+		// The conditional posterior of μ at this ρ has about the binomial
+		// spread times the design effect 1 + (m_w − 1)ρ; its grid spans
+		// ±20 of those around c, within (0, 1).
+		sd := math.Sqrt(max(c*(1-c), 0.25/p.M) * (1 + (p.mw-1)*rho) / p.M)
+		lo, hi := max(c-14*sd, 0), min(c+14*sd, 1)
+		const eps = 1e-12
+		lo, hi = max(lo, eps), min(hi, 1-eps)
+		mus := make([]float64, bbMu)
+		ll := make([]float64, bbMu)
+		top := math.Inf(-1)
+		for i := range mus {
+			mus[i] = lo + (hi-lo)*float64(i)/float64(bbMu-1)
+			ll[i] = p.loglik(mus[i], theta)
+			top = max(top, ll[i])
+		}
+		// Trapezoid CDF of exp(ll − top).
+		cdf, pdf := make([]float64, bbMu), make([]float64, bbMu)
+		h := (hi - lo) / float64(bbMu-1)
+		for i := range pdf {
+			pdf[i] = math.Exp(ll[i] - top)
+			if i > 0 {
+				cdf[i] = cdf[i-1] + (pdf[i-1]+pdf[i])/2*h
+			}
+		}
+		mass := cdf[bbMu-1]
+		for i := range cdf {
+			cdf[i] /= mass
+			pdf[i] /= mass
+		}
+		trap := 1.0
+		if j == 0 || j == bbRhoFine-1 {
+			trap = 0.5
+		}
+		p.rho = append(p.rho, rho)
+		p.lw = append(p.lw, top+math.Log(mass)+p.szTerm(theta)+math.Log(rho*(1-rho)*trap))
+		p.grid = append(p.grid, mus)
+		p.cdf = append(p.cdf, cdf)
+		p.pdf = append(p.pdf, pdf)
+	}
+	top := slices.Max(p.lw)
+	p.w = make([]float64, len(p.lw))
+	var sum float64
+	for j, l := range p.lw {
+		p.w[j] = math.Exp(l - top)
+		sum += p.w[j]
+	}
+	for j := range p.w {
+		p.w[j] /= sum
+	}
+}
+
+// marginalCDF is the posterior probability that μ ≤ x.
+func (p *bbPosterior) marginalCDF(x float64) float64 {
+	var f float64
+	for j, g := range p.grid {
+		switch {
+		case x <= g[0]:
+		case x >= g[len(g)-1]:
+			f += p.w[j]
+		default:
+			// The density is linear between nodes (the trapezoids the
+			// CDF sums), so the CDF between them is quadratic.
+			i := sortSearch(g, x)
+			d := x - g[i-1]
+			f0, f1 := p.pdf[j][i-1], p.pdf[j][i]
+			slope := (f1 - f0) / (g[i] - g[i-1])
+			f += p.w[j] * (p.cdf[j][i-1] + f0*d + slope*d*d/2)
+		}
+	}
+	return f
+}
+
+// sortSearch is the first index with g[i] ≥ x (g ascending, g[0] < x).
+func sortSearch(g []float64, x float64) int {
+	lo, hi := 0, len(g)-1
+	for hi-lo > 1 {
+		m := (lo + hi) / 2
+		if g[m] >= x {
+			hi = m
+		} else {
+			lo = m
+		}
+	}
+	return hi
+}
+
+// quantile inverts marginalCDF by bisection.
+func (p *bbPosterior) quantile(q float64) float64 {
+	lo, hi := 0.0, 1.0
+	for range 60 {
+		m := (lo + hi) / 2
+		if p.marginalCDF(m) < q {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// scaledInterval is the interval at conf of data like these, every
+// session repeated f times (f may be fractional): the "+N" projection.
+func (p *bbPosterior) scaledInterval(f, conf float64) (lo, hi float64) {
+	q := *p
+	q.Y, q.M = p.Y*f, p.M*f
+	scale := func(g []wv) []wv {
+		out := make([]wv, len(g))
+		for i, v := range g {
+			out[i] = wv{v.v, v.n * f}
+		}
+		return out
+	}
+	q.ys, q.fs, q.sz = scale(p.ys), scale(p.fs), scale(p.sz)
+	q.rho, q.lw, q.grid, q.cdf, q.pdf, q.w = nil, nil, nil, nil, nil, nil
+	lo, hi, _ = q.interval(conf)
+	return lo, hi
+}
+
+// alphaOf is 1 − conf rounded to 12 decimals, so that 1 − 0.95 is exactly
+// the 0.05 a reader means (in floating point it is 0.05000000000000004).
+func alphaOf(conf float64) float64 {
+	return math.Round((1-conf)*1e12) / 1e12
+}

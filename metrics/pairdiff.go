@@ -1,0 +1,158 @@
+package metrics
+
+import (
+	"math"
+	"slices"
+)
+
+// pairSess is one session's paired binary units: m units, y1 with the
+// event on the first side, y2 on the second (y12 on both).
+type pairSess struct{ y1, y2, y12, m int64 }
+
+// pairDiff is a difference of two paired proportions p1 − p2 over
+// sessions, with its clustered Newcombe interval (see ClusteredNewcombe).
+type pairDiff struct {
+	sess   []pairSess
+	a, b   int64 // cells: both, first only
+	c, d   int64 // second only, neither
+	p1, p2 *bbPosterior
+	phi    float64
+	one    bool // every session holds one unit: Newcombe's own method
+}
+
+func newPairDiff(sess []pairSess) *pairDiff {
+	// Sorted, so that the sums below do not depend on the order the
+	// sessions came in.
+	slices.SortFunc(sess, func(x, y pairSess) int {
+		for _, d := range [4]int64{x.y1 - y.y1, x.y2 - y.y2, x.y12 - y.y12, x.m - y.m} {
+			if d != 0 {
+				return cmpInt(d)
+			}
+		}
+		return 0
+	})
+	pd := &pairDiff{sess: sess, one: true}
+	var kept []pairSess
+	var ms []int64
+	var M float64
+	for _, s := range sess {
+		if s.m == 0 {
+			continue
+		}
+		pd.a += s.y12
+		pd.b += s.y1 - s.y12
+		pd.c += s.y2 - s.y12
+		pd.d += s.m - s.y1 - s.y2 + s.y12
+		pd.one = pd.one && s.m == 1
+		kept, ms = append(kept, s), append(ms, s.m)
+		M += float64(s.m)
+	}
+	if M == 0 {
+		return nil
+	}
+	// The difference is that of the two discordance rates, first side
+	// only minus second side only: both are proportions of the same
+	// units, each gets its clustered interval, and their correlation is
+	// that of the sessions' residuals (near 0 or negative, so the
+	// square-and-add below does not lean on a correlation near 1).
+	bs, cs := make([]int64, len(ms)), make([]int64, len(ms))
+	var B, C float64
+	for i, s := range kept {
+		bs[i], cs[i] = s.y1-s.y12, s.y2-s.y12
+		B, C = B+float64(bs[i]), C+float64(cs[i])
+	}
+	pd.p1, pd.p2 = newBBPosterior(bs, ms, 1), newBBPosterior(cs, ms, 1)
+	q1, q2 := B/M, C/M
+	var s12, s11, s22 float64
+	for i := range ms {
+		r1, r2 := float64(bs[i])-q1*float64(ms[i]), float64(cs[i])-q2*float64(ms[i])
+		s12 += r1 * r2
+		s11 += r1 * r1
+		s22 += r2 * r2
+	}
+	if s11 > 0 && s22 > 0 {
+		pd.phi = s12 / math.Sqrt(s11*s22)
+	}
+	return pd
+}
+
+// interval is the difference and its interval at conf, the data scaled by
+// f (every session repeated f times; 1 for the data themselves).
+func (pd *pairDiff) interval(f, conf float64) (est, lo, hi float64) {
+	n := float64(pd.a + pd.b + pd.c + pd.d)
+	est = float64(pd.b-pd.c) / n
+	if pd.one {
+		z := zScore(conf)
+		return NewcombePaired(float64(pd.a)*f, float64(pd.b)*f, float64(pd.c)*f, float64(pd.d)*f, z)
+	}
+	l1, u1 := pd.p1.scaledInterval(f, conf)
+	l2, u2 := pd.p2.scaledInterval(f, conf)
+	// The scaled data have the same rates.
+	return mover(est, pd.p1.Y/pd.p1.M, pd.p2.Y/pd.p2.M, l1, u1, l2, u2, pd.phi)
+}
+
+// mover is Newcombe's square-and-add (MOVER) for p1 − p2 from the two
+// proportions' own intervals and the correlation φ of their estimates.
+func mover(est, p1, p2, l1, u1, l2, u2, phi float64) (float64, float64, float64) {
+	dl1, du2 := p1-l1, u2-p2
+	dl2, du1 := p2-l2, u1-p1
+	lo := est - math.Sqrt(max(0, dl1*dl1-2*phi*dl1*du2+du2*du2))
+	hi := est + math.Sqrt(max(0, dl2*dl2-2*phi*dl2*du1+du1*du1))
+	return est, max(lo, -1), min(hi, 1)
+}
+
+// ClusteredNewcombe is the interval of the difference p1 − p2 of two
+// paired proportions whose units are grouped by session (see
+// docs/statistics.md). p1 − p2 is the difference of the discordance rates
+// (units with the event on the first side only, on the second only);
+// Newcombe's square-and-add combines their ClusteredIntervals with the
+// correlation of the two estimates taken from the sessions' residuals.
+// With one unit per session it is Newcombe's paired method 10 itself. Per session: y1 units with the event on the
+// first side, y2 on the second, y12 on both, of m.
+func ClusteredNewcombe(y1, y2, y12, m []int64, conf float64) (est, lo, hi float64) {
+	sess := make([]pairSess, len(m))
+	for i := range m {
+		sess[i] = pairSess{y1[i], y2[i], y12[i], m[i]}
+	}
+	pd := newPairDiff(sess)
+	if pd == nil {
+		return 0, -1, 1
+	}
+	return pd.interval(1, conf)
+}
+
+// pairScratch collects pairSess per session index without a map.
+type pairScratch struct {
+	s       []pairSess
+	touched []uint32
+}
+
+func newPairScratch(sessions int) *pairScratch { return &pairScratch{s: make([]pairSess, sessions)} }
+
+func (p *pairScratch) add(sess uint32, e1, e2 bool) {
+	s := &p.s[sess]
+	if s.m == 0 {
+		p.touched = append(p.touched, sess)
+	}
+	s.m++
+	if e1 {
+		s.y1++
+	}
+	if e2 {
+		s.y2++
+	}
+	if e1 && e2 {
+		s.y12++
+	}
+}
+
+// take returns the sessions in touched order and resets the scratch.
+func (p *pairScratch) take() []pairSess {
+	out := make([]pairSess, 0, len(p.touched))
+	for _, i := range p.touched {
+		out = append(out, p.s[i])
+		p.s[i] = pairSess{}
+	}
+	p.touched = p.touched[:0]
+	return out
+}

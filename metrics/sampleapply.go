@@ -1,0 +1,212 @@
+package metrics
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// RowSample is a rule row's labeled-sample account (`--labels`): how many
+// labels the figures rest on and the weighted confusion counts.
+type RowSample struct {
+	// Sampled counts queue labels (weighted N_h/n_h), Census dataset
+	// labels (weight 1); Dropped queue labels of pairs this judge did not
+	// have in scope or the dataset already labels.
+	Sampled int64 `json:"labels_sampled"`
+	Census  int64 `json:"labels_census"`
+	Dropped int   `json:"labels_dropped"`
+	// Weighted totals; the row's tp/fp/fn/tn are these rounded.
+	TP float64 `json:"tp_weighted"`
+	FP float64 `json:"fp_weighted"`
+	FN float64 `json:"fn_weighted"`
+	TN float64 `json:"tn_weighted"`
+	// PrecisionNEff and RecallNEff are the effective sizes of the
+	// intervals (R(1−R)/V).
+	PrecisionNEff float64 `json:"precision_n_eff"`
+	RecallNEff    float64 `json:"recall_n_eff"`
+}
+
+// SampleInfo says that a summary's figures come from a labeled sample.
+type SampleInfo struct {
+	// Labels is the number of resolved queue labels given (non-skip, first
+	// by time per pair).
+	Labels int `json:"labels"`
+}
+
+// sampleState is what Compare needs to weight paired figures.
+type sampleState struct {
+	t      *PairTable
+	labels []SampleLabel
+}
+
+// ApplySample recomputes every judge's precision and recall, on every rule
+// and on the total row, from a labeled sample: the queue labels (weighted
+// by their strata) and the dataset's own labels (the census, weight 1),
+// as docs/statistics.md describes ("Figures from a labeled sample"). The
+// rule rows' tp/fp/fn/tn become the weighted totals rounded (exact ones in
+// Row.Sample), precision_min and dangerous_recall_must_beat_baseline are
+// evaluated on the weighted figures with "+N more" counted in labels to
+// add from the queue, and the verdicts follow. Comparisons already in the
+// summary, and every later Compare, use the same weights for recall,
+// false-positive rate and precision. Call it once, after Close.
+func (s *Summary) ApplySample(t *PairTable, labels []SampleLabel) {
+	s.Sample = &SampleInfo{Labels: len(labels)}
+	s.sample = &sampleState{t: t, labels: labels}
+	jidx := map[string]int{}
+	for i, id := range t.Judges {
+		jidx[id] = i
+	}
+	var base *JudgeSummary
+	for _, js := range s.Judges {
+		if js.Judge == s.Baseline {
+			base = js
+		}
+		j, ok := jidx[js.Judge]
+		if !ok {
+			continue
+		}
+		var all []SampleUnit
+		for _, r := range js.Rules {
+			f := SampleFiguresOf(t, r.RuleID, j, labels, s.crit)
+			r.Sample = &RowSample{Sampled: f.Sampled, Census: f.Census, Dropped: f.Dropped,
+				TP: f.TP, FP: f.FP, FN: f.FN, TN: f.TN, PrecisionNEff: f.Precision.NEff, RecallNEff: f.Recall.NEff}
+			r.Labeled = f.Sampled + f.Census
+			r.TP, r.FP, r.FN, r.TN = round(f.TP), round(f.FP), round(f.FN), round(f.TN)
+			setWeighted(r, f.Precision, f.Recall)
+			for i := range r.Criteria {
+				switch r.Criteria[i].Name {
+				case CriterionPrecisionMin:
+					r.Criteria[i] = f.PrecisionMin
+				case CriterionDangerousRecall:
+					r.Criteria[i] = f.DangerousRecall
+				}
+			}
+			units, _ := t.SampleUnits(r.RuleID, j, -1, labels)
+			for _, u := range units {
+				if u.Stratum != CensusStratum {
+					u.Stratum = r.RuleID + "\x00" + u.Stratum
+				}
+				all = append(all, u)
+			}
+		}
+		// The total row pools every rule's strata (census pooled too).
+		tot := js.Total
+		p, rc := WeightedPrecision(all, s.crit.Confidence), WeightedRecall(all, s.crit.Confidence)
+		var tp, fp, fn, tn float64
+		for _, r := range js.Rules {
+			tp, fp, fn, tn = tp+r.Sample.TP, fp+r.Sample.FP, fn+r.Sample.FN, tn+r.Sample.TN
+		}
+		tot.TP, tot.FP, tot.FN, tot.TN = round(tp), round(fp), round(fn), round(tn)
+		tot.Labeled = int64(len(all))
+		setWeighted(tot, p, rc)
+		js.finishVerdict()
+	}
+	s.Verdict = runVerdict(s.Judges, base)
+	for _, c := range s.Comparisons {
+		s.sample.weightComparison(s, c)
+	}
+}
+
+func round(v float64) int64 { return int64(math.Round(v)) }
+
+// setWeighted puts the weighted precision and recall on a row. Their
+// design effects are left nil: the interval comes from the design, not
+// from a Kish deff.
+func setWeighted(r *Row, p, rc WeightedRatio) {
+	r.Precision, r.PrecisionLo, r.PrecisionHi, r.PrecisionDeff = p.Estimate, p.Lo, p.Hi, nil
+	r.Recall, r.RecallLo, r.RecallHi, r.RecallDeff = rc.Estimate, rc.Lo, rc.Hi, nil
+}
+
+// weightComparison replaces the recall, false-positive-rate and precision
+// figures of a comparison with paired weighted ones: the same labeled
+// pairs and weights for both judges, Δ with a linearized t interval and a
+// two-sided p-value (test "weighted_paired").
+func (st *sampleState) weightComparison(s *Summary, c *Comparison) {
+	jb, jc := -1, -1
+	for i, id := range st.t.Judges {
+		switch id {
+		case c.Baseline:
+			jb = i
+		case c.Candidate:
+			jc = i
+		}
+	}
+	if jb < 0 || jc < 0 {
+		return
+	}
+	conf := s.crit.Confidence
+	do := func(rc *RuleComparison, units []SampleUnit) {
+		for i := range rc.Figures {
+			f := &rc.Figures[i]
+			switch f.Figure {
+			case "recall":
+				setPaired(f, WeightedRecall(swap(units), conf), WeightedRecall(units, conf), WeightedRecallDiff(units, conf), conf)
+			case "false_positive_rate":
+				setPaired(f, weightedFPR(swap(units), conf), weightedFPR(units, conf), WeightedFPRDiff(units, conf), conf)
+			case "precision":
+				setPaired(f, WeightedPrecision(swap(units), conf), WeightedPrecision(units, conf), WeightedRatio{}, conf)
+			}
+		}
+		rc.deltas()
+	}
+	var all []SampleUnit
+	for _, rc := range c.Rules {
+		if rc.Baseline == nil || rc.Candidate == nil {
+			continue
+		}
+		units, _ := st.t.SampleUnits(rc.RuleID, jc, jb, st.labels)
+		do(rc, units)
+		for _, u := range units {
+			if u.Stratum != CensusStratum {
+				u.Stratum = rc.RuleID + "\x00" + u.Stratum
+			}
+			all = append(all, u)
+		}
+	}
+	if c.Total != nil {
+		do(c.Total, all)
+	}
+}
+
+// swap puts Other (the baseline judge) in Match.
+func swap(units []SampleUnit) []SampleUnit {
+	out := make([]SampleUnit, len(units))
+	for i, u := range units {
+		u.Match, u.Other = u.Other, u.Match
+		out[i] = u
+	}
+	return out
+}
+
+// weightedFPR is FP/(FP+TN) from labeled units.
+func weightedFPR(units []SampleUnit, conf float64) WeightedRatio {
+	return weightedRatio(units, conf, func(u *SampleUnit, l bool) (float64, float64) {
+		return b2f(u.Match && !l), b2f(!l)
+	}, true)
+}
+
+// setPaired fills a comparison figure from weighted estimates; d is the
+// paired difference (zero value: precision, whose Δ interval and p are
+// left to the unweighted test's absence: nil).
+func setPaired(f *Figure, b, c, d WeightedRatio, conf float64) {
+	f.Baseline, f.Candidate = b.Estimate, c.Estimate
+	f.Delta = diff(c.Estimate, b.Estimate)
+	f.DeltaLo, f.DeltaHi, f.PValue = nil, nil, nil
+	f.DiscordantBaseline, f.DiscordantCandidate = nil, nil
+	f.Test = "weighted_paired"
+	f.N = c.Units
+	if d.Estimate == nil {
+		if f.Figure == "precision" {
+			f.Test = "weighted"
+		}
+		return
+	}
+	f.Delta, f.DeltaLo, f.DeltaHi = d.Estimate, d.Lo, d.Hi
+	if d.Var > 0 {
+		t := math.Abs(*d.Estimate) / math.Sqrt(d.Var)
+		p := 2 * (1 - distuv.StudentsT{Mu: 0, Sigma: 1, Nu: d.DF}.CDF(t))
+		f.PValue = ptr(p)
+	} else if *d.Estimate == 0 {
+		f.PValue = ptr(1)
+	}
+}

@@ -1,0 +1,46 @@
+package reports
+
+import (
+	"fmt"
+)
+
+// sampleGrid is the "Labeled sample" table of a summary whose figures come
+// from labels (--labels): per judge and rule, how many labels are sampled
+// (weighted by their strata) and how many are census (the dataset's own,
+// weight 1), the weighted confusion counts and the weighted figures. nil
+// without --labels.
+func (rep *Report) sampleGrid() *grid {
+	s := rep.Summary
+	if s.Sample == nil {
+		return nil
+	}
+	g := &grid{
+		header: []string{"judge", "rule", "sampled", "census", "TP/FP/FN/TN (weighted)", "precision", "recall"},
+		right:  []bool{false, false, true, true, true, false, false},
+		notes: []string{fmt.Sprintf("Figures from a labeled sample (%d queue labels): each queue label weighs N_h/n_h of its stratum, each dataset label 1; "+
+			"intervals are the design's (docs/statistics.md, Figures from a labeled sample). \"+N more\" counts labels to add from the queue.", s.Sample.Labels)},
+		width: rep.Width,
+	}
+	for _, j := range s.Judges {
+		for _, r := range j.Rules {
+			if r.Sample == nil {
+				continue
+			}
+			x := r.Sample
+			g.add(j.Judge, r.RuleID, itoa(x.Sampled), itoa(x.Census),
+				fmt.Sprintf("%.1f/%.1f/%.1f/%.1f", x.TP, x.FP, x.FN, x.TN),
+				ciText(r.Precision, r.PrecisionLo, r.PrecisionHi), ciText(r.Recall, r.RecallLo, r.RecallHi))
+		}
+	}
+	return g
+}
+
+func ciText(v, lo, hi *float64) string {
+	if v == nil {
+		return "—"
+	}
+	if lo == nil || hi == nil {
+		return fmt.Sprintf("%.3f", *v)
+	}
+	return fmt.Sprintf("%.3f [%.3f, %.3f]", *v, *lo, *hi)
+}
