@@ -113,7 +113,13 @@ fuzz:
 actionlint:
 	./.ci/actionlint.sh
 
-ci: vet staticcheck test fuzz readme-check actionlint e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check label-browser
+# The pull-request comments (GO, NO-GO, INCONCLUSIVE, ERROR and the
+# sample's) rendered from their Markdown in headless Chromium at 800 px.
+.PHONY: comment-check
+comment-check: build
+	./.ci/comment-check.sh
+
+ci: vet staticcheck test fuzz readme-check actionlint e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check label-browser comment-check
 
 clean:
 	rm -rf bin apeval-out

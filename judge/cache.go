@@ -441,6 +441,11 @@ func (cj *CachedJudge) Close() error {
 // completed answer.
 func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
 	key, err := cj.key(req.Input)
+	if err == nil && req.Repeat > 0 {
+		// Repeat 0 keeps the key of a call made once, so a run with
+		// --repeat starts from the answers a plain run cached.
+		key = append(key, fmt.Sprintf("\x00repeat=%d", req.Repeat)...)
+	}
 	if err != nil {
 		return cj.judge.Judge(ctx, req)
 	}

@@ -118,6 +118,10 @@ type Request struct {
 	Input Input
 	// Recorded holds the case's recorded calls; only the recorded backend reads it.
 	Recorded []Recording
+	// Repeat is the 0-based repeat of this call (--repeat N): the cache
+	// keeps one answer per repeat, so N repeats are N real calls once and
+	// N cache hits after.
+	Repeat int
 }
 
 // ServerTimings are what a backend's server reports about a call (Ollama

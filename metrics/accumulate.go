@@ -73,8 +73,8 @@ type judgeAcc struct {
 	// setup counts failed calls by setup-class cause (judge.SetupCause):
 	// half or more of the calls with one cause is a broken setup.
 	setup map[string]int64
-	lat                                []float64
-	rules                              map[string]*ruleAcc
+	lat   []float64
+	rules map[string]*ruleAcc
 	// caseList holds one record per result: K = case ordinal<<ordShift |
 	// case flags (caseReplayed, caseJudgeCalled, caseApprOut, caseApprRej),
 	// V = session. Read in order, it is the set of cases the judge
@@ -85,6 +85,7 @@ type judgeAcc struct {
 	classClash                             map[string]bool
 	lastRule                               *ruleAcc
 	unknownStatus, unknownSource, badCalls int64
+	rep                                    repeatAcc // the "*" row's repeat figures
 }
 
 // ruleAcc accumulates one judge × rule.
@@ -103,6 +104,7 @@ type ruleAcc struct {
 	callRefs            []uint32    // positions in judgeAcc.lat of the live calls the rule was part of
 	pairs               *spill.List // K = case ordinal<<ordShift | pair flags (bit* below), V = session
 	minVersion          int
+	rep                 repeatAcc // --repeat / --shuffle-rules figures
 }
 
 // Packed pair bits: the low ordShift bits of a pair say what the pair
@@ -295,6 +297,10 @@ calls:
 			continue
 		}
 		ra.inScope++
+		if len(rr.Repeats) > 0 {
+			ra.rep.add(sess, rr)
+			j.rep.add(sess, rr)
+		}
 		judged := rr.Source == replay.SourceJudge || rr.Source == replay.SourceCache || rr.Source == replay.SourceFailure
 		match := out == replay.OutcomeMatch
 		if judged {

@@ -225,8 +225,11 @@ func TestHandSet(t *testing.T) {
 		"R1": {CriterionPrecisionMin: StatusInconclusive, CriterionDangerousRecall: StatusNA, CriterionUnknownRateMax: StatusInconclusive,
 			CriterionApprovalRejectRateMax: StatusNA, CriterionFireRateChangeMax: StatusNA},
 		// R2 precision 1/1: Wilson lo = 1/(1+z²) = 0.2065 → INCONCLUSIVE;
-		// judge-only 1 ≤ baseline-only 2 → FAIL; unknown 0.6 ≥ 0.1 → FAIL.
-		"R2": {CriterionPrecisionMin: StatusInconclusive, CriterionDangerousRecall: StatusFail, CriterionUnknownRateMax: StatusFail,
+		// judge-only 1 vs baseline-only 2 of 3 positives: the difference's
+		// interval [−0.88, 0.58] reaches above 0, no evidence the judge is
+		// worse → INCONCLUSIVE (not a FAIL on three positives); unknown
+		// 0.6 ≥ 0.1 → FAIL.
+		"R2": {CriterionPrecisionMin: StatusInconclusive, CriterionDangerousRecall: StatusInconclusive, CriterionUnknownRateMax: StatusFail,
 			CriterionApprovalRejectRateMax: StatusNA, CriterionFireRateChangeMax: StatusNA},
 		// R3: approval 1/2 = 0.5 equals the max: not on the bad side, the
 		// interval reaches it → INCONCLUSIVE, with no sample size.
@@ -413,5 +416,20 @@ func TestScopeRowsAreNoEvidence(t *testing.T) {
 	r := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, res).Judge("J").Rule("R")
 	if r.TP != 1 || r.FN != 0 || r.Labeled != 1 || r.InScope != 2 {
 		t.Errorf("TP %d FN %d labeled %d in scope %d; want 1, 0, 1, 2", r.TP, r.FN, r.Labeled, r.InScope)
+	}
+}
+
+// TestRuleNeverInScope: a policy rule no case had in scope is listed with
+// its reason and warned about, not silently dropped.
+func TestRuleNeverInScope(t *testing.T) {
+	t.Parallel()
+	rs := []*replay.Result{{CaseID: "c1", Judge: "J", Rules: []replay.RuleResult{rr("A", "style", "judge", "match", "match", "ok", true, -1)}}}
+	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria(), PolicyRules: []string{"A", "B"}}, rs)
+	j := s.Judges[0]
+	if len(j.NeverInScope) != 1 || j.NeverInScope[0].RuleID != "B" || j.NeverInScope[0].Reason == "" {
+		t.Fatalf("never in scope = %+v, want B with a reason", j.NeverInScope)
+	}
+	if !strings.Contains(strings.Join(s.Warnings, "\n"), "rule B was never in scope") {
+		t.Errorf("no warning: %q", s.Warnings)
 	}
 }

@@ -160,7 +160,8 @@ func strataOf(units []SampleUnit) []*stratum {
 // whose sample shows no positive (or no negative) still carries the
 // variance of half a pseudo-label, so an unlucky sample cannot claim
 // certainty. With one session in a stratum the floor is multiplied by its
-// n_h (the units may be one unit's worth). Variances are with-replacement
+// n_h (the units may be one unit's worth). At R ∈ {0, 1}, n_eff is the
+// smaller of Kish's size of the weights and the sessions within strata. Variances are with-replacement
 // (no finite-population correction): the recorded pairs are themselves a
 // sample of the judge's traffic, as with unweighted figures, so a fully
 // labeled stratum keeps its sampling variance. bounded says the figure is
@@ -251,15 +252,16 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 		out.Lo, out.Hi = ptr(R-half), ptr(R+half)
 		return out
 	}
-	out.NEff = neff(R, out.Var, out.Den*out.Den/sumWX2)
+	out.NEff = neff(R, out.Var, min(out.Den*out.Den/sumWX2, float64(psu)))
 	lo, hi := Wilson(R*out.NEff, out.NEff, q)
 	out.Lo, out.Hi = ptr(lo), ptr(hi)
 	return out
 }
 
 // neff is the effective sample size of a proportion R with variance v;
-// at R ∈ {0, 1} (where R(1−R)/v says nothing) it is Kish's size of the
-// weights, kish.
+// at R ∈ {0, 1} (where R(1−R)/v says nothing) it is bound, the smaller of
+// Kish's size of the weights and the number of sessions within strata
+// (the worst case of clustering: 40 matches in one session are worth one).
 func neff(R, v, kish float64) float64 {
 	if R > 0 && R < 1 && v > 0 {
 		return R * (1 - R) / v

@@ -145,3 +145,18 @@ func TestSamplePrecisionCriterion(t *testing.T) {
 		t.Errorf("after %d more labels: %s", m, c2.Reason)
 	}
 }
+
+// Forty matches of one session are worth one session, not forty: the
+// weighted precision does not clear 0.9 on them.
+func TestWeightedPrecisionOneSessionAllMatch(t *testing.T) {
+	t.Parallel()
+	var us []SampleUnit
+	for range 40 {
+		us = append(us, SampleUnit{Stratum: CensusStratum, Session: "s", Label: true, Match: true})
+	}
+	p := WeightedPrecision(us, 0.95)
+	crit := replay.KillCriteria{PrecisionMin: 0.9, Confidence: 0.95}
+	if c := SamplePrecision(p, crit); c.Status == StatusPass {
+		t.Errorf("40/40 in one session passes: %s", c.Reason)
+	}
+}

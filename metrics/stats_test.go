@@ -165,3 +165,39 @@ func TestSmallestN(t *testing.T) {
 		t.Errorf("never true: got %d, want nil", *got)
 	}
 }
+
+func TestHolmBHHand(t *testing.T) {
+	t.Parallel()
+	ps := []float64{0.01, 0.04, 0.03, 0.5}
+	// Holm: sorted 0.01·4 = 0.04, 0.03·3 = 0.09, 0.04·2 = 0.08 → 0.09
+	// (non-decreasing), 0.5·1 = 0.5.
+	for i, w := range []float64{0.04, 0.09, 0.09, 0.5} {
+		near(t, "holm", Holm(ps)[i], w, 1e-12)
+	}
+	// BH: 0.01·4/1 = 0.04, 0.03·4/2 = 0.06, 0.04·4/3 = 0.05333, 0.5·4/4 =
+	// 0.5; non-increasing from the top: 0.5, 0.05333, 0.05333, 0.04.
+	for i, w := range []float64{0.04, 0.16 / 3, 0.16 / 3, 0.5} {
+		near(t, "bh", BenjaminiHochberg(ps)[i], w, 1e-12)
+	}
+}
+
+// TestMarkAtAlpha: p = 1 − confidence exactly is unmarked at every level
+// (in floating point 1 − 0.95 is 0.05000000000000004 and 1 − 0.9 is
+// 0.09999999999999998, which marked 0.05 but not 0.1).
+func TestMarkAtAlpha(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ conf, p float64 }{{0.8, 0.2}, {0.9, 0.1}, {0.95, 0.05}, {0.99, 0.01}} {
+		if (Figure{PValue: &c.p}).Significant(c.conf) {
+			t.Errorf("p = %v marked at %v", c.p, c.conf)
+		}
+		below := c.p * 0.999
+		if !(Figure{PValue: &below}).Significant(c.conf) {
+			t.Errorf("p = %v not marked at %v", below, c.conf)
+		}
+	}
+	// The q-value decides when present.
+	p, q := 0.01, 0.2
+	if (Figure{PValue: &p, QValue: &q}).Significant(0.95) {
+		t.Error("marked by p despite q")
+	}
+}

@@ -3,6 +3,9 @@ package replay
 import (
 	"context"
 	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -73,6 +76,11 @@ type replayer struct {
 	// slots bounds the judge's calls in flight (shared by its workers);
 	// nil means unbounded.
 	slots chan struct{}
+	// repeats, shuffle, shuffleSeed: Options.Repeat and ShuffleRules, for
+	// live judges (1, false otherwise).
+	repeats     int
+	shuffle     bool
+	shuffleSeed uint64
 
 	// lastSession and lastMasked memoize mask.ID of the session id: a
 	// session's cases come one after another to the same worker.
@@ -106,8 +114,13 @@ type pendingRule struct {
 
 func newReplayer(p *Policy, j judge.Judge, id judge.Identity, opts *Options, c *counters) *replayer {
 	e := &replayer{p: p, j: j, id: id, idStr: id.String(), runID: opts.RunID, timeout: opts.Timeout,
-		counters: c,
+		counters: c, repeats: 1,
 		fireSlot: make([]int, len(p.Rules)), crossSlot: make([]int, len(p.Rules))}
+	if id.Backend != "recorded" && id.Backend != "none" {
+		// A recording has one answer per call and none has no answer:
+		// only live judges are repeated and shuffled.
+		e.repeats, e.shuffle, e.shuffleSeed = max(opts.Repeat, 1), opts.ShuffleRules, opts.ShuffleSeed
+	}
 	k := 0
 	for i, r := range p.Rules {
 		e.fireSlot[i], e.crossSlot[i] = -1, -1
@@ -417,18 +430,24 @@ func statusRank(s judge.Status) int {
 	return 0
 }
 
-// judgeRules sends the pending rules in calls of at most MaxRulesPerCall.
+// judgeRules sends the pending rules in calls of at most MaxRulesPerCall,
+// each call Repeat times (live judges), the rules shuffled per repeat with
+// ShuffleRules.
 func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result, st *sessionState) error {
 	res.JudgeCalled = true
 	res.RulesJudged = len(e.pending)
 	recorded := recordings(c)
-	var live float64
-	hasLive := false
-	allCached := true
+	acc := callTotals{allCached: true}
 	chunk := make([]*Rule, 0, min(len(e.pending), e.p.MaxRulesPerCall))
 	fires := make([]int, 0, cap(chunk))
 	for start := 0; start < len(e.pending); start += e.p.MaxRulesPerCall {
 		batch := e.pending[start:min(len(e.pending), start+e.p.MaxRulesPerCall)]
+		if e.repeats > 1 || e.shuffle {
+			if err := e.judgeRepeated(ctx, c, res, st, batch, start, recorded, &acc); err != nil {
+				return err
+			}
+			continue
+		}
 		chunk, fires = chunk[:0], fires[:0]
 		for _, pr := range batch {
 			chunk = append(chunk, pr.rule)
@@ -439,8 +458,7 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		status := resp.Status
-		if status == judge.StatusMissing {
+		if resp.Status == judge.StatusMissing {
 			// The recording has no call of this judge for the case: no call
 			// happened, so none is counted (no latency, no failure); the
 			// rules are missing and left out of the judge's rates.
@@ -450,34 +468,7 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			}
 			continue
 		}
-		if status == "" || status == judge.StatusUnknown {
-			status = judge.StatusOK
-		}
-		call := Call{
-			Rules: len(batch), Status: status, Error: e.maskError(resp.Error),
-			LatencyMS: durationMS(resp.Latency), Cached: resp.Cached, Attempts: resp.Attempts,
-			ServerTotalMS: optMS(resp.Server.Total), ServerLoadMS: optMS(resp.Server.Load),
-			ServerPromptEvalMS: optMS(resp.Server.PromptEval), ServerEvalMS: optMS(resp.Server.Eval),
-			PromptTokens: optInt(resp.Server.PromptTokens), CompletionTokens: optInt(resp.Server.CompletionTokens),
-		}
-		callIdx := len(res.Calls)
-		res.Calls = append(res.Calls, call)
-		e.counters.calls.Add(1)
-		// A cached call carries the latency measured when its answer was
-		// made, so the case's latency is the same on a warm cache.
-		hasLive = true
-		live += call.LatencyMS
-		if resp.Cached {
-			e.counters.cacheHits.Add(1)
-		} else {
-			allCached = false
-		}
-		if status.Failed() {
-			e.counters.failures.Add(1)
-		}
-		if statusRank(call.Status) >= statusRank(res.Status) {
-			res.Status = call.Status
-		}
+		callIdx, status := e.addCall(res, len(batch), resp, &acc)
 		source := SourceJudge
 		if resp.Cached {
 			source = SourceCache
@@ -505,11 +496,137 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			}
 		}
 	}
-	res.CacheHit = allCached && len(res.Calls) > 0
-	if hasLive {
-		res.LatencyMS = &live
+	res.CacheHit = acc.allCached && len(res.Calls) > 0
+	if acc.hasLive {
+		res.LatencyMS = &acc.live
 	}
 	return nil
+}
+
+// callTotals sums a case's calls for Result.CacheHit and LatencyMS.
+type callTotals struct {
+	live               float64
+	hasLive, allCached bool
+}
+
+// addCall records one judge call of the case and counts it; it returns
+// the call's index and its status (ok for an answered call).
+func (e *replayer) addCall(res *Result, rules int, resp judge.Response, acc *callTotals) (int, judge.Status) {
+	status := resp.Status
+	if status == "" || status == judge.StatusUnknown {
+		status = judge.StatusOK
+	}
+	call := Call{
+		Rules: rules, Status: status, Error: e.maskError(resp.Error),
+		LatencyMS: durationMS(resp.Latency), Cached: resp.Cached, Attempts: resp.Attempts,
+		ServerTotalMS: optMS(resp.Server.Total), ServerLoadMS: optMS(resp.Server.Load),
+		ServerPromptEvalMS: optMS(resp.Server.PromptEval), ServerEvalMS: optMS(resp.Server.Eval),
+		PromptTokens: optInt(resp.Server.PromptTokens), CompletionTokens: optInt(resp.Server.CompletionTokens),
+	}
+	callIdx := len(res.Calls)
+	res.Calls = append(res.Calls, call)
+	e.counters.calls.Add(1)
+	// A cached call carries the latency measured when its answer was
+	// made, so the case's latency is the same on a warm cache.
+	acc.hasLive = true
+	acc.live += call.LatencyMS
+	if resp.Cached {
+		e.counters.cacheHits.Add(1)
+	} else {
+		acc.allCached = false
+	}
+	if status.Failed() {
+		e.counters.failures.Add(1)
+	}
+	if statusRank(call.Status) >= statusRank(res.Status) {
+		res.Status = call.Status
+	}
+	return callIdx, status
+}
+
+// judgeRepeated sends one batch Repeat times, each time in the order a
+// seeded permutation gives (with ShuffleRules), records every rule's vote
+// and position, and decides each rule by the majority of its votes.
+func (e *replayer) judgeRepeated(ctx context.Context, c *datasets.Case, res *Result, st *sessionState,
+	batch []pendingRule, start int, recorded []judge.Recording, acc *callTotals) error {
+	order := make([]int, len(batch))
+	rules := make([]*Rule, len(batch))
+	fires := make([]int, len(batch))
+	for _, pr := range batch {
+		res.Rules[pr.row].Repeats = make([]RepeatVote, 0, e.repeats)
+	}
+	cachedAll := true
+	for rep := 0; rep < e.repeats; rep++ {
+		for i := range order {
+			order[i] = i
+		}
+		if e.shuffle {
+			e.permute(order, c.ID, start, rep)
+		}
+		for i, bi := range order {
+			rules[i] = batch[bi].rule
+			fires[i] = e.counter(st, e.fireSlot[batch[bi].ri])
+		}
+		req := judge.Request{Input: buildInput(c, e.facts.category, rules, fires), Recorded: recorded, Repeat: rep}
+		resp := e.call(ctx, req)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		callIdx, status := e.addCall(res, len(batch), resp, acc)
+		cachedAll = cachedAll && resp.Cached
+		for pos, bi := range order {
+			v := RepeatVote{Status: status, Call: callIdx, Pos: pos, Of: len(order)}
+			if !status.Failed() {
+				if d, ok := findDecision(resp.Decisions, batch[bi].rule.ID); ok {
+					v.Result, v.Confidence = d.Result, d.Confidence
+					if d.Result != judge.Match && d.Result != judge.NoMatch {
+						v.Result, v.Status = judge.Unknown, judge.StatusUnknown
+					}
+				} else {
+					v.Status = judge.StatusInvalid // live answers name every asked rule
+				}
+			}
+			rr := &res.Rules[batch[bi].row]
+			rr.Repeats = append(rr.Repeats, v)
+		}
+	}
+	source := SourceJudge
+	if cachedAll {
+		source = SourceCache
+	}
+	for _, pr := range batch {
+		rr := &res.Rules[pr.row]
+		rr.Call = rr.Repeats[0].Call
+		v := Majority(rr.Repeats)
+		if v.Status == judge.StatusOK {
+			rr.Source, rr.Result, rr.Confidence = source, v.Result, v.Confidence
+			rr.Fired = v.Result == judge.Match
+			continue
+		}
+		rr.Status, rr.Confidence = v.Status, v.Confidence
+		switch {
+		case v.Tie:
+			rr.Error = "repeats tied (" + v.Counts + ")"
+		case v.Status.Failed():
+			for _, x := range rr.Repeats {
+				if x.Status == v.Status {
+					rr.Error = res.Calls[x.Call].Error + " (" + v.Counts + ")"
+					break
+				}
+			}
+		}
+		e.failurePolicy(rr, pr.rule)
+	}
+	return nil
+}
+
+// permute shuffles order (Fisher–Yates) from the run's seed, the case, the
+// call's first rule and the repeat: the same order at any concurrency.
+func (e *replayer) permute(order []int, caseID string, start, rep int) {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%d\x00%d", caseID, start, rep)
+	rng := rand.New(rand.NewPCG(e.shuffleSeed, h.Sum64()))
+	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 }
 
 func (e *replayer) call(ctx context.Context, req judge.Request) judge.Response {

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/apeval/apeval/judge"
@@ -70,8 +71,139 @@ type RuleResult struct {
 	// BaselineResult is the rule's deterministic baseline on this case
 	// (match|no_match), "" when the rule has no baseline.
 	BaselineResult judge.Result
-	// Call indexes Calls for rules sent to the judge; -1 otherwise.
+	// Call indexes Calls for rules sent to the judge; -1 otherwise. With
+	// repeats it is the first repeat's call.
 	Call int
+	// Repeats holds one vote per repeat of the rule's call (--repeat N,
+	// --shuffle-rules; nil otherwise): what that call answered for the rule
+	// and where the rule stood in it. The rule's Result is their Majority.
+	Repeats []RepeatVote
+}
+
+// RepeatVote is one repeat's answer for a rule.
+type RepeatVote struct {
+	// Result is the judge's answer (match, no_match, unknown); "" when the
+	// call failed.
+	Result judge.Result
+	// Status is ok for a match/no_match, unknown for the judge's unknown,
+	// else the failed call's status (invalid, timeout, error).
+	Status     judge.Status
+	Confidence *float64
+	Call       int // index into Result.Calls
+	Pos, Of    int // the rule's 0-based position among the call's Of rules
+}
+
+// Answered reports whether the judge answered (match, no_match or unknown)
+// rather than the call failing.
+func (v RepeatVote) Answered() bool { return v.Result != "" }
+
+// Flip reports whether the rule's repeats count for the flip rate (at
+// least two answered) and whether their answers are not all equal. Failed
+// repeats are left out: they measure the server, not the model.
+func (rr *RuleResult) Flip() (unit, flipped bool) {
+	var first judge.Result
+	n := 0
+	for _, v := range rr.Repeats {
+		if !v.Answered() {
+			continue
+		}
+		if n == 0 {
+			first = v.Result
+		} else if v.Result != first {
+			flipped = true
+		}
+		n++
+	}
+	return n >= 2, flipped
+}
+
+// Vote is the outcome of majority voting over a rule's repeats.
+type Vote struct {
+	// Result is match or no_match when that vote won, else unknown.
+	Result judge.Result
+	// Status is ok for a decision; for an undecided winner the most
+	// frequent undecided status (unknown, invalid, timeout, error; unknown
+	// when those tie); unknown for a tie at the top.
+	Status judge.Status
+	// Confidence is the mean confidence of the winning votes that gave one.
+	Confidence *float64
+	// Tie is set when two votes share the top count: the result is unknown.
+	Tie bool
+	// Counts says how the repeats voted, e.g. "3 match, 2 no_match".
+	Counts string
+}
+
+// Majority decides a rule from its repeats. Each repeat votes match,
+// no_match or undecided (the judge said unknown, or its call failed); the
+// vote held by strictly more repeats than any other wins; a tie at the top
+// gives unknown. One repeat is its own majority.
+func Majority(votes []RepeatVote) Vote {
+	var nMatch, nNo, nUnd int
+	und := map[judge.Status]int{}
+	for _, v := range votes {
+		switch {
+		case v.Result == judge.Match:
+			nMatch++
+		case v.Result == judge.NoMatch:
+			nNo++
+		default:
+			nUnd++
+			st := v.Status
+			if v.Answered() {
+				st = judge.StatusUnknown
+			}
+			und[st]++
+		}
+	}
+	counts := fmt.Sprintf("%d match, %d no_match, %d undecided", nMatch, nNo, nUnd)
+	top := max(nMatch, nNo, nUnd)
+	winners := 0
+	for _, n := range []int{nMatch, nNo, nUnd} {
+		if n == top {
+			winners++
+		}
+	}
+	if winners > 1 {
+		return Vote{Result: judge.Unknown, Status: judge.StatusUnknown, Tie: true, Counts: counts}
+	}
+	var want judge.Result
+	out := Vote{Counts: counts, Status: judge.StatusOK}
+	switch top {
+	case nMatch:
+		out.Result, want = judge.Match, judge.Match
+	case nNo:
+		out.Result, want = judge.NoMatch, judge.NoMatch
+	default:
+		out.Result, out.Status = judge.Unknown, judge.StatusUnknown
+		best, bestN, tied := judge.StatusUnknown, 0, false
+		for _, st := range []judge.Status{judge.StatusUnknown, judge.StatusInvalid, judge.StatusTimeout, judge.StatusError} {
+			switch n := und[st]; {
+			case n > bestN:
+				best, bestN, tied = st, n, false
+			case n == bestN && n > 0:
+				tied = true
+			}
+		}
+		if !tied {
+			out.Status = best
+		}
+		want = judge.Unknown
+	}
+	sum, n := 0.0, 0
+	for _, v := range votes {
+		if v.Confidence == nil {
+			continue
+		}
+		if v.Result == want || (want == judge.Unknown && v.Result != judge.Match && v.Result != judge.NoMatch) {
+			sum += *v.Confidence
+			n++
+		}
+	}
+	if n > 0 {
+		m := sum / float64(n)
+		out.Confidence = &m
+	}
+	return out
 }
 
 // Call is one judge call (or cache hit) made for the case.

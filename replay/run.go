@@ -51,6 +51,16 @@ type Options struct {
 	// no pointer into the Result. It removes the per-case allocations that
 	// dominate a large deterministic run.
 	ReuseResults bool
+	// Repeat sends each live judge call this many times (--repeat; 0 or 1:
+	// once). A rule's result is then the majority of its repeats' votes
+	// (Majority) and RuleResult.Repeats holds every vote.
+	Repeat int
+	// ShuffleRules permutes the rules within each live call, anew for each
+	// repeat, from ShuffleSeed, the case and the call (--shuffle-rules):
+	// the same permutations at any concurrency. RuleResult.Repeats records
+	// each rule's position.
+	ShuffleRules bool
+	ShuffleSeed  uint64
 }
 
 // RunStats count what a run did.

@@ -26,13 +26,21 @@ var figureViews = map[string]figureView{
 	metrics.FigurePrecision:         {"precision", 2, false},
 	metrics.FigureLatencyP50:        {"P50 ms", 0, true},
 	metrics.FigureLatencyP95:        {"P95 ms", 0, true},
+	metrics.FigureLatencyShift:      {"latency shift", 3, false},
 }
 
 // testLegend says, under the comparison tables, which test stands behind
 // each figure (see docs/statistics.md).
-const testLegend = "Tests: recall and false-positive rate on the labeled positives / negatives, unknown rate on the pairs both sent to a judge, " +
-	"fire rate on the pairs in scope for both: McNemar (exact; clustered by session, Durkalski, when a session holds more than one discordant pair), " +
-	"Δ interval Newcombe paired; precision: paired bootstrap of sessions (percentile interval); P50/P95: Mann–Whitney U, Δ interval by bootstrap of calls."
+const testLegend = "Tests: recall and false-positive rate FP/(FP+TN) on the labeled positives / negatives both judges decided, unknown rate on the pairs both sent to a judge, " +
+	"fire rate on the pairs in scope for both: session sign-flip randomization (exact McNemar when no session holds two discordant pairs; ± its Monte Carlo error when not exact), " +
+	"Δ interval Newcombe paired (clustered by session); precision: delta method, t on the sessions; P50/P95: bootstrap of the calls (p from the same draws as the interval, n = baseline+candidate calls); " +
+	"latency shift: Mann–Whitney U on the whole latency distribution, Δ = P(candidate call slower) − ½."
+
+// adjustmentNote says which multiplicity adjustment the marks used.
+func adjustmentNote(c *metrics.Comparison) string {
+	return fmt.Sprintf("Marks: ~ unless the Benjamini–Hochberg q-value over all %d tests of this comparison (rules × figures × slices) is below 1 − confidence; "+
+		"the verdict-bearing dangerous-recall tests are Holm-adjusted across rules instead.", c.Tests)
+}
 
 // signed formats a delta with its sign: +0.24, −0.06 (a true minus, as
 // benchstat prints), 0 without sign.
@@ -74,20 +82,39 @@ func (fv figureView) signed(v float64) string {
 	return signed(v, fv.digits)
 }
 
-// pn formats a test's "(p=0.021 n=80)".
+// pn formats a test's "(p=0.021 q=0.04 n=80)": p (± its Monte Carlo
+// error), the q-value the table marks by, and n (n_B+n_C for latency).
 func pn(f metrics.Figure) string {
+	n := fmt.Sprintf("n=%d", f.N)
+	if f.NBaseline != nil && f.NCandidate != nil {
+		n = fmt.Sprintf("n=%d+%d", *f.NBaseline, *f.NCandidate)
+	}
 	if f.PValue == nil {
-		return fmt.Sprintf("(n=%d)", f.N)
+		return "(" + n + ")"
 	}
-	if *f.PValue == 0 && f.Test == metrics.TestBootstrap {
+	var p string
+	switch {
+	case *f.PValue == 0 && f.Test == metrics.TestBootstrapCalls:
 		// No resample fell on the far side of 0: p is below 1/resamples.
-		return fmt.Sprintf("(p<%g n=%d)", 1.0/metrics.BootstrapResamples, f.N)
+		p = fmt.Sprintf("p<%g", 1.0/metrics.BootstrapResamples)
+	case *f.PValue == 0:
+		p = "p<1e-300"
+	default:
+		p = "p=" + strconv.FormatFloat(*f.PValue, 'g', 2, 64)
+		if f.PValueMCError != nil {
+			p += "±" + strconv.FormatFloat(*f.PValueMCError, 'g', 1, 64)
+		}
 	}
-	if *f.PValue == 0 {
-		// The normal tail underflowed: far below anything printable.
-		return fmt.Sprintf("(p<1e-15 n=%d)", f.N)
+	switch {
+	case f.QValue == nil:
+	case *f.QValue == 0 && f.Test == metrics.TestBootstrapCalls:
+		p += fmt.Sprintf(" q<%g", 1.0/metrics.BootstrapResamples)
+	case *f.QValue == 0:
+		p += " q<1e-300"
+	default:
+		p += " q=" + strconv.FormatFloat(*f.QValue, 'g', 2, 64)
 	}
-	return fmt.Sprintf("(p=%s n=%d)", strconv.FormatFloat(*f.PValue, 'g', 2, 64), f.N)
+	return "(" + p + " " + n + ")"
 }
 
 // figureCell is the "vs base" cell, as benchstat prints it: "~" with p and
@@ -184,7 +211,7 @@ func (rep *Report) WriteComparison(w io.Writer, c *metrics.Comparison, f Format)
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		return enc.Encode(comparisonJSON{Comparison: c, Cost: rep.comparisonCosts(c)})
+		return enc.Encode(comparisonJSON{Comparison: c, Cost: rep.comparisonCosts(c), Repeats: rep.comparisonRepeats(c)})
 	case FormatTSV:
 		return comparisonTSV(c, rep.Summary.Thresholds.Confidence).render(w, f)
 	}
@@ -201,6 +228,91 @@ func (rep *Report) WriteComparison(w io.Writer, c *metrics.Comparison, f Format)
 type comparisonJSON struct {
 	*metrics.Comparison
 	Cost map[string]*JudgeCost `json:"cost,omitempty"`
+	// Repeats is each judge's flip rate and position effect per rule
+	// (--repeat, --shuffle-rules), keyed by judge then rule ("*" the
+	// total); absent without repeats.
+	Repeats map[string]map[string]RepeatFigures `json:"repeats,omitempty"`
+}
+
+// RepeatFigures are a judge × rule's repeat and rule-order figures.
+type RepeatFigures struct {
+	FlipPairs        int64    `json:"flip_pairs"`
+	FlipRate         *float64 `json:"flip_rate"`
+	FlipRateLo       *float64 `json:"flip_rate_lo"`
+	FlipRateHi       *float64 `json:"flip_rate_hi"`
+	PositionEffect   *float64 `json:"position_effect"`
+	PositionEffectLo *float64 `json:"position_effect_lo"`
+	PositionEffectHi *float64 `json:"position_effect_hi"`
+}
+
+func repeatFigures(r *metrics.Row) RepeatFigures {
+	return RepeatFigures{FlipPairs: r.FlipPairs, FlipRate: r.FlipRate, FlipRateLo: r.FlipRateLo, FlipRateHi: r.FlipRateHi,
+		PositionEffect: r.PositionEffect, PositionEffectLo: r.PositionEffectLo, PositionEffectHi: r.PositionEffectHi}
+}
+
+// comparisonRepeats is comparisonJSON.Repeats.
+func (rep *Report) comparisonRepeats(c *metrics.Comparison) map[string]map[string]RepeatFigures {
+	if !hasRepeats(rep.Summary) {
+		return nil
+	}
+	out := map[string]map[string]RepeatFigures{}
+	for _, j := range rep.Summary.Judges {
+		if (j.Judge != c.Baseline && j.Judge != c.Candidate) || j.Total == nil {
+			continue
+		}
+		m := map[string]RepeatFigures{metrics.AllRules: repeatFigures(j.Total)}
+		for _, r := range j.Rules {
+			m[r.RuleID] = repeatFigures(r)
+		}
+		out[j.Judge] = m
+	}
+	return out
+}
+
+// repeatsGrid lays out both judges' flip rate and position effect per
+// rule, nil without repeats.
+func (rep *Report) repeatsGrid(baseline, candidate string) *grid {
+	s := rep.Summary
+	if !hasRepeats(s) {
+		return nil
+	}
+	var b, c *metrics.JudgeSummary
+	for _, j := range s.Judges {
+		switch j.Judge {
+		case baseline:
+			b = j
+		case candidate:
+			c = j
+		}
+	}
+	if b == nil || c == nil {
+		return nil
+	}
+	g := &grid{header: []string{"wavering", "flip " + baseline, "flip " + candidate, "pos Δ " + baseline, "pos Δ " + candidate},
+		right: []bool{false, true, true, true, true}}
+	row := func(label string, rb, rc *metrics.Row) {
+		cell := func(r *metrics.Row, pos bool) string {
+			if r == nil {
+				return na
+			}
+			if pos {
+				return fmtSignedCI(r.PositionEffect, r.PositionEffectLo, r.PositionEffectHi)
+			}
+			return fmtCI(r.FlipRate, r.FlipRateLo, r.FlipRateHi, 2)
+		}
+		g.add(label, cell(rb, false), cell(rc, false), cell(rb, true), cell(rc, true))
+	}
+	row(ruleLabel(metrics.AllRules), b.Total, c.Total)
+	for _, id := range ruleIDs(s) {
+		rb, rc := b.Rule(id), c.Rule(id)
+		if rb == nil && rc == nil {
+			continue
+		}
+		row(ruleLabel(id), rb, rc)
+	}
+	g.notes = []string{"flip: share of pairs whose repeated answers were not all equal (--repeat); pos Δ: match rate with the rule first minus last in a call (--shuffle-rules); each judge's own figure with its session-clustered interval, not a paired test."}
+	g.width, g.fit = rep.Width, fitOptions{judgeHeads: 0}
+	return g
 }
 
 func (rep *Report) comparisonCosts(c *metrics.Comparison) map[string]*JudgeCost {
@@ -228,7 +340,17 @@ func (rep *Report) writeComparisonTables(w io.Writer, c *metrics.Comparison, f F
 			}
 		}
 		if i == len(gs)-1 {
-			g.notes = append(append(g.notes, testLegend), numbered(c.Warnings)...)
+			g.notes = append(append(g.notes, testLegend, adjustmentNote(c)), numbered(c.Warnings)...)
+		}
+		if err := g.render(w, f); err != nil {
+			return err
+		}
+	}
+	// How each judge wavers (--repeat, --shuffle-rules): descriptive, each
+	// judge's own figure with its interval.
+	if g := rep.repeatsGrid(c.Baseline, c.Candidate); g != nil {
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
 		}
 		if err := g.render(w, f); err != nil {
 			return err

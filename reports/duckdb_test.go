@@ -84,7 +84,7 @@ func TestRunFilesInDuckDB(t *testing.T) {
 		"gate_action", V, "latency_ms", D, "status", V, "error", V, "fingerprint", "BLOB", "tags", T,
 		"baseline_result", V, "call_index", I, "call_rules", I, "call_status", V, "call_error", V,
 		"call_cached", L, "call_attempts", I, "server_total_ms", D, "server_load_ms", D,
-		"server_prompt_eval_ms", D, "server_eval_ms", D, "prompt_tokens", B, "completion_tokens", B,
+		"server_prompt_eval_ms", D, "server_eval_ms", D, "prompt_tokens", B, "completion_tokens", B, "repeats", V,
 		"tool_name", V, "category", V, "hook_point", V, "case_time", TZ, "run_started", TZ,
 	))
 	checkColumns(t, gates, columns(
@@ -168,6 +168,9 @@ func TestMetricsFileInDuckDB(t *testing.T) {
 		"timeout", B, "error", B, "judge_required", B, "cached_calls", B, "failed_calls", B,
 		"latency_p95_lo_ms", D, "latency_p95_hi_ms", D, "baseline_positives", B, "baseline_hits", B,
 		"judge_only_hits", B, "baseline_only_hits", B, "approval_outcomes", B, "approval_rejected", B,
+		"flip_pairs", B, "flips", B, "flip_rate", D, "flip_rate_lo", D, "flip_rate_hi", D, "flip_rate_deff", D,
+		"position_first", B, "position_first_match", B, "position_last", B, "position_last_match", B,
+		"position_effect", D, "position_effect_lo", D, "position_effect_hi", D,
 	))
 	// Values come from the Summary; NULL where a metric or criterion does not
 	// apply at that scope (judge-level criteria on rule rows and the reverse,
@@ -218,7 +221,8 @@ func TestCompareFileInDuckDB(t *testing.T) {
 	V, B, L, D := "VARCHAR", "BIGINT", "BOOLEAN", "DOUBLE"
 	checkColumns(t, path, columns(
 		"slice", V, "slice_value", V, "baseline_judge", V, "candidate_judge", V, "rule_id", V, "figure", V,
-		"baseline", D, "candidate", D, "delta", D, "delta_lo", D, "delta_hi", D, "p_value", D, "n", B, "test", V,
+		"baseline", D, "candidate", D, "delta", D, "delta_lo", D, "delta_hi", D, "p_value", D, "p_value_mc_error", D,
+		"q_value", D, "adjustment", V, "n", B, "n_baseline", B, "n_candidate", B, "test", V,
 		"discordant_baseline", B, "discordant_candidate", B, "significant", L, "confidence", D,
 	))
 	// One row per rule × figure (the rules and the total).
@@ -227,9 +231,10 @@ func TestCompareFileInDuckDB(t *testing.T) {
 		count(*) FILTER (WHERE test = 'mann_whitney' AND discordant_baseline IS NOT NULL) AS bad_discordant
 		FROM read_parquet(%s)`, duckdbtest.Literal(path)))[0][0]
 	want := (len(c.Rules) + 1) * len(metrics.FigureNames)
-	if fmt.Sprint(rows["n"]) != fmt.Sprint(want) || fmt.Sprint(rows["figures"]) != "7" ||
-		fmt.Sprint(rows["totals"]) != "7" || fmt.Sprint(rows["bad_discordant"]) != "0" {
-		t.Fatalf("compare.parquet: %v, want %d rows of 7 figures, 7 total rows, no discordant counts for latency", rows, want)
+	nf := fmt.Sprint(len(metrics.FigureNames))
+	if fmt.Sprint(rows["n"]) != fmt.Sprint(want) || fmt.Sprint(rows["figures"]) != nf ||
+		fmt.Sprint(rows["totals"]) != nf || fmt.Sprint(rows["bad_discordant"]) != "0" {
+		t.Fatalf("compare.parquet: %v, want %d rows of %s figures, %s total rows, no discordant counts for latency", rows, want, nf, nf)
 	}
 	// The total's recall row carries the Figure's values.
 	var rec metrics.Figure

@@ -58,15 +58,26 @@ type Settings struct {
 	Criteria     string              `json:"criteria,omitempty"`
 	Judges       []string            `json:"judges"`
 	JudgeOptions map[string][]string `json:"judge_options,omitempty"` // judge spec → key=value
-	// JudgeEntries are the judges that set their own server, API key
-	// variable or prompt ([[judge]] base_url, api_key_env, prompt; --judge
-	// SPEC@URL), in run order.
+	// JudgeEntries are, one per judge in the order of Judges, each judge's
+	// server, API key variable and prompt ([[judge]] base_url, api_key_env,
+	// prompt; --judge SPEC@URL; else the flags'), when any judge has one.
 	JudgeEntries []JudgeEntry `json:"judge_entries,omitempty"`
-	Baseline     string       `json:"baseline,omitempty"`
-	Out          string       `json:"out"`
-	Concurrency  int          `json:"concurrency"`
-	Timeout      Duration     `json:"timeout"`
-	Inconclusive string       `json:"inconclusive,omitempty"`
+	// Retries is --retries when not 0.
+	Retries      int      `json:"retries,omitempty"`
+	Baseline     string   `json:"baseline,omitempty"`
+	Out          string   `json:"out"`
+	Concurrency  int      `json:"concurrency"`
+	Timeout      Duration `json:"timeout"`
+	Inconclusive string   `json:"inconclusive,omitempty"`
+	// Repeats and rule order (--repeat, --shuffle-rules with --seed,
+	// --batch-size) and the budget (--max-calls, --budget-usd); zero when
+	// not used.
+	Repeat       int     `json:"repeat,omitempty"`
+	ShuffleRules bool    `json:"shuffle_rules,omitempty"`
+	ShuffleSeed  *uint64 `json:"shuffle_seed,omitempty"`
+	BatchSize    int     `json:"batch_size,omitempty"`
+	MaxCalls     int64   `json:"max_calls,omitempty"`
+	BudgetUSD    float64 `json:"budget_usd,omitempty"`
 }
 
 // JudgeEntry is one judge's own settings in run.json: the spec, its server

@@ -109,6 +109,7 @@ type htmlRule struct {
 type htmlRuleJudge struct {
 	Judge, Verdict, Cls                string
 	Precision, Recall, Fire, HoldsBack string
+	Waver                              string // flip rate and position effect (--repeat, --shuffle-rules), "" without
 	Criteria                           []htmlCriterion
 	FP, FN                             []ErrorCase
 	FPTotal, FNTotal                   int64
@@ -251,6 +252,7 @@ code{font-size:.85em}
 <thead><tr><th>judge</th><th>verdict</th><th class="num">precision</th><th class="num">recall</th><th class="num">fire rate</th><th>holds it back</th></tr></thead>
 <tbody>{{range .Judges}}<tr><td>{{.Judge}}</td><td class="{{.Cls}}">{{.Verdict}}</td><td class="num">{{.Precision}}</td><td class="num">{{.Recall}}</td><td class="num">{{.Fire}}</td><td>{{.HoldsBack}}</td></tr>
 {{end}}</tbody></table>
+{{range .Judges}}{{if .Waver}}<p class="meta">{{.Judge}} wavers: {{.Waver}}</p>{{end}}{{end}}
 {{range .Judges}}<details><summary>{{.Judge}}: criteria, {{.FPTotal}} false positive(s), {{.FNTotal}} false negative(s)</summary>
 <table class="fixed"><colgroup><col style="width:27%"><col style="width:13%"><col></colgroup><thead><tr><th>criterion</th><th>status</th><th>what the data say</th></tr></thead><tbody>
 {{range .Criteria}}<tr><td>{{.Name}}</td><td class="{{.Cls}}">{{.Status}}</td><td>{{.Text}}</td></tr>
@@ -417,6 +419,10 @@ func (rep *Report) htmlRule(id string) htmlRule {
 		hj := htmlRuleJudge{Judge: j.Judge, Verdict: string(r.Verdict), Cls: statusClass[string(r.Verdict)],
 			Precision: fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2), Recall: fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2),
 			Fire: fmtNum(r.FireRate, 3)}
+		if r.FlipPairs > 0 || r.PositionEffect != nil {
+			hj.Waver = "flip rate " + fmtCI(r.FlipRate, r.FlipRateLo, r.FlipRateHi, 2) +
+				" · position effect (first − last) " + fmtSignedCI(r.PositionEffect, r.PositionEffectLo, r.PositionEffectHi)
+		}
 		var back []string
 		if f := statusNames(r, metrics.StatusFail); f != na {
 			back = append(back, "fails: "+f)

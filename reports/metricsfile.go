@@ -84,6 +84,20 @@ type metricsRow struct {
 	BaselineOnlyHits  int64    `parquet:"baseline_only_hits"`
 	ApprovalOutcomes  int64    `parquet:"approval_outcomes"`
 	ApprovalRejected  int64    `parquet:"approval_rejected"`
+	// --repeat and --shuffle-rules (null without them).
+	FlipPairs          int64    `parquet:"flip_pairs"`
+	Flips              int64    `parquet:"flips"`
+	FlipRate           *float64 `parquet:"flip_rate,optional"`
+	FlipRateLo         *float64 `parquet:"flip_rate_lo,optional"`
+	FlipRateHi         *float64 `parquet:"flip_rate_hi,optional"`
+	FlipRateDeff       *float64 `parquet:"flip_rate_deff,optional"`
+	PositionFirst      int64    `parquet:"position_first"`
+	PositionFirstMatch int64    `parquet:"position_first_match"`
+	PositionLast       int64    `parquet:"position_last"`
+	PositionLastMatch  int64    `parquet:"position_last_match"`
+	PositionEffect     *float64 `parquet:"position_effect,optional"`
+	PositionEffectLo   *float64 `parquet:"position_effect_lo,optional"`
+	PositionEffectHi   *float64 `parquet:"position_effect_hi,optional"`
 }
 
 func optStr(s string) *string {
@@ -127,6 +141,11 @@ func newMetricsRow(j *metrics.JudgeSummary, r *metrics.Row) metricsRow {
 		BaselinePositives: r.BaselinePositives, BaselineHits: r.BaselineHits,
 		JudgeOnlyHits: r.JudgeOnlyHits, BaselineOnlyHits: r.BaselineOnlyHits,
 		ApprovalOutcomes: r.ApprovalOutcomes, ApprovalRejected: r.ApprovalRejected,
+		FlipPairs: r.FlipPairs, Flips: r.Flips, FlipRate: r.FlipRate, FlipRateLo: r.FlipRateLo,
+		FlipRateHi: r.FlipRateHi, FlipRateDeff: r.FlipRateDeff,
+		PositionFirst: r.PositionFirst, PositionFirstMatch: r.PositionFirstMatch,
+		PositionLast: r.PositionLast, PositionLastMatch: r.PositionLastMatch,
+		PositionEffect: r.PositionEffect, PositionEffectLo: r.PositionEffectLo, PositionEffectHi: r.PositionEffectHi,
 	}
 	if r.RuleID != metrics.AllRules {
 		v := int32(r.RuleVersion)

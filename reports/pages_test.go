@@ -388,8 +388,8 @@ func TestFigureDeltaBootstrapZeroP(t *testing.T) {
 	t.Parallel()
 	// A bootstrap with no resample beyond 0 reports p = 0; the cell must
 	// not claim certainty.
-	f := fig("precision", 0.61, 0.77, 0.08, 0.24, 0, 20, "bootstrap_sessions")
-	if got := figureDelta(&f, 0.95); got != "+0.16 [+0.08, +0.24] (p<0.0005 n=20)" { // 1/2,000 resamples
+	f := fig("latency_p95_ms", 610, 770, 80, 240, 0, 20, "bootstrap_calls")
+	if got := figureDelta(&f, 0.95); got != "+160 [+80, +240] (p<0.0005 n=20)" { // 1/2,000 resamples
 		t.Errorf("bootstrap p = 0: %q", got)
 	}
 }

@@ -59,6 +59,9 @@ type decisionRow struct {
 	ServerEvalMS       *float64 `parquet:"server_eval_ms,optional"`
 	PromptTokens       *int64   `parquet:"prompt_tokens,optional"`
 	CompletionTokens   *int64   `parquet:"completion_tokens,optional"`
+	// Repeats is the rule's votes with --repeat / --shuffle-rules, as JSON
+	// (RepeatsJSON); null otherwise.
+	Repeats *string `parquet:"repeats,optional"`
 
 	caseColumns
 
@@ -67,6 +70,7 @@ type decisionRow struct {
 	callIndex, callRules, callAttempts       int32
 	callCached                               bool
 	pTok, cTok                               int64
+	repeats                                  string
 }
 
 // fp32 is a fingerprint's SHA-256 as stored: FIXED_LEN_BYTE_ARRAY(32),
@@ -666,6 +670,17 @@ func checkCalls(r *replay.Result) error {
 		big = make([]bool, len(r.Calls))
 	}
 	for i := range r.Rules {
+		for _, v := range r.Rules[i].Repeats {
+			if v.Call < 0 || v.Call >= len(r.Calls) {
+				return fmt.Errorf("reports: case %s judge %s: rule %s has a repeat on call %d of %d",
+					r.CaseID, r.Judge, r.Rules[i].RuleID, v.Call, len(r.Calls))
+			}
+			if big != nil {
+				big[v.Call] = true
+			} else {
+				small |= 1 << v.Call
+			}
+		}
 		c := r.Rules[i].Call
 		if c < 0 {
 			continue
@@ -723,6 +738,11 @@ func fillDecision(d *decisionRow, r *replay.Result, rr *replay.RuleResult) {
 	}
 	d.Tags = r.Tags
 	d.BaselineResult = string(rr.BaselineResult)
+	if len(rr.Repeats) > 0 {
+		d.repeats, d.Repeats = RepeatsJSON(r, rr), &d.repeats
+	} else {
+		d.Repeats = nil
+	}
 	if rr.Call < 0 {
 		d.LatencyMS, d.CallIndex, d.CallRules, d.CallStatus, d.CallError = nil, nil, nil, "", ""
 		d.CallCached, d.CallAttempts = nil, nil

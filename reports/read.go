@@ -152,6 +152,7 @@ const (
 	cServerEval
 	cPromptTokens
 	cCompletionTokens
+	cRepeats
 	// both files, at the end
 	cToolName
 	cCategory
@@ -180,7 +181,7 @@ var decisionColumns = withShared(map[string]int{
 	"call_index": cCallIndex, "call_rules": cCallRules, "call_status": cCallStatus, "call_error": cCallError,
 	"call_cached": cCallCached, "call_attempts": cCallAttempts, "server_total_ms": cServerTotal,
 	"server_load_ms": cServerLoad, "server_prompt_eval_ms": cServerPromptEval, "server_eval_ms": cServerEval,
-	"prompt_tokens": cPromptTokens, "completion_tokens": cCompletionTokens,
+	"prompt_tokens": cPromptTokens, "completion_tokens": cCompletionTokens, "repeats": cRepeats,
 })
 
 func withShared(m map[string]int) map[string]int {
@@ -390,6 +391,7 @@ type decoded struct {
 	rule          replay.RuleResult
 	call          replay.Call
 	callIndex     int
+	repeats       string // the repeats column, "" when null
 }
 
 func (rf *rowFile) decision(row parquet.Row, d *decoded) {
@@ -462,12 +464,28 @@ func (rf *rowFile) decision(row parquet.Row, d *decoded) {
 			c.PromptTokens = i64(v)
 		case cCompletionTokens:
 			c.CompletionTokens = i64(v)
+		case cRepeats:
+			d.repeats = string(v.ByteArray())
 		}
 	}
 }
 
 // attach adds the decoded rule (and its call) to r.
 func (d *decoded) attach(r *replay.Result) error {
+	if d.repeats != "" {
+		votes, calls, err := parseRepeats(d.repeats)
+		if err != nil {
+			return fmt.Errorf("%s: case %s judge %s rule %s: %w", DecisionsFile, d.caseID, d.judge, d.rule.RuleID, err)
+		}
+		for i, v := range votes {
+			if v.Call >= len(r.Calls) {
+				return fmt.Errorf("%s: case %s judge %s rule %s: repeat call %d out of range (calls = %d)",
+					DecisionsFile, d.caseID, d.judge, d.rule.RuleID, v.Call, len(r.Calls))
+			}
+			r.Calls[v.Call] = calls[i]
+		}
+		d.rule.Repeats = votes
+	}
 	if d.callIndex >= 0 {
 		if d.callIndex >= len(r.Calls) {
 			return fmt.Errorf("%s: case %s judge %s rule %s: call_index %d out of range (calls = %d)",

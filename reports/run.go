@@ -61,6 +61,9 @@ type RunInfo struct {
 	Partial string `json:"partial,omitempty"`
 	// Budget is what --max-calls / --budget-usd allowed and what was spent.
 	Budget *judge.BudgetReport `json:"budget,omitempty"`
+	// Resumed is set on a run made with --resume DIR: the run it finished
+	// and what it re-sent.
+	Resumed *Resumed `json:"resumed,omitempty"`
 	// ReplayMS is the wall time of the replay stage (reading, scope,
 	// matchers, judge calls or cache hits, decision files), without start-up
 	// and report writing; 0 when not measured (merged runs).
@@ -76,6 +79,19 @@ type RunInfo struct {
 	// directories written before apeval recorded them.
 	Criteria     *metrics.Thresholds `json:"kill_criteria,omitempty"`
 	CriteriaFrom string              `json:"kill_criteria_from,omitempty"`
+}
+
+// Resumed says which run a `run --resume DIR` finished: DIR, its run ID,
+// the calls that had failed there (timeout or error), and the calls this
+// run sent (every other one was answered from the cache); FromPartial when
+// DIR had stopped early (a budget, an interrupt), so calls for the cases it
+// never reached were sent too.
+type Resumed struct {
+	From        string `json:"from"`
+	RunID       string `json:"run_id"`
+	FailedCalls int64  `json:"failed_calls"`
+	Resent      int64  `json:"resent_calls"`
+	FromPartial bool   `json:"from_partial,omitempty"`
 }
 
 // FileRef names an input file and its content hash ("" when unknown, for

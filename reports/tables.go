@@ -267,6 +267,14 @@ func (rep *Report) judgesGrid() *grid {
 	row("calls (cached, failed)", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
 		return fmt.Sprintf("%d (%d, %d)", t.Calls, t.CachedCalls, t.FailedCalls)
 	})
+	if hasRepeats(rep.Summary) {
+		row("flip rate", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
+			return withDeff(fmtCI(t.FlipRate, t.FlipRateLo, t.FlipRateHi, 3), t.FlipRateDeff)
+		})
+		row("position effect", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
+			return fmtSignedCI(t.PositionEffect, t.PositionEffectLo, t.PositionEffectHi)
+		})
+	}
 	row("P50 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return fmtMS(t.LatencyP50MS) })
 	row("P95 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
 		return fmtCIMS(t.LatencyP95MS, t.LatencyP95LoMS, t.LatencyP95HiMS)
@@ -400,6 +408,11 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 			g.header = append(g.header, c+"_status")
 		}
 		g.header = append(g.header, "slice", "slice_value")
+		rep1 := hasRepeats(s)
+		if rep1 {
+			g.header = append(g.header, "flip_pairs", "flip_rate", "flip_rate_lo", "flip_rate_hi",
+				"position_effect", "position_effect_lo", "position_effect_hi")
+		}
 		slice, value := "*", "*"
 		add := func(j *metrics.JudgeSummary, r *metrics.Row) {
 			cells := []string{r.RuleID, j.Judge, r.Class, string(r.Verdict), itoa(r.Cases), itoa(r.InScope),
@@ -412,7 +425,12 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 			for _, c := range metrics.CriterionNames {
 				cells = append(cells, string(r.Status(c)))
 			}
-			g.add(append(cells, slice, value)...)
+			cells = append(cells, slice, value)
+			if rep1 {
+				cells = append(cells, itoa(r.FlipPairs), full(r.FlipRate), full(r.FlipRateLo), full(r.FlipRateHi),
+					full(r.PositionEffect), full(r.PositionEffectLo), full(r.PositionEffectHi))
+			}
+			g.add(cells...)
 		}
 		for _, j := range s.Judges {
 			if j.Total != nil {
@@ -446,6 +464,13 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 			"unknown", "fire rate", "baseline recall", "failing", "open", "verdict"},
 		right: []bool{false, false, false, true, true, true, true, true, true, true, false, false, false},
 	}
+	repeats := hasRepeats(s)
+	if repeats {
+		// Beside the rule's other figures, before the criteria columns.
+		n := len(g.header) - 3
+		g.header = append(g.header[:n:n], append([]string{"flip rate", "pos Δ"}, g.header[n:]...)...)
+		g.right = append(g.right[:n:n], append([]bool{true, true}, g.right[n:]...)...)
+	}
 	single := len(s.Judges) == 1
 	if single {
 		g.header = append(g.header[:2:2], g.header[3:]...)
@@ -464,8 +489,12 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 			cells = append(cells, itoa(r.Labeled), fmt.Sprintf("%d/%d/%d/%d", r.TP, r.FP, r.FN, r.TN),
 				withDeff(fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2), r.PrecisionDeff),
 				withDeff(fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2), r.RecallDeff),
-				fmtNum(r.UnknownRate, 3), fmtNum(r.FireRate, 3), fmtNum(r.BaselineRecall, 2),
-				statusNames(r, metrics.StatusFail), statusNames(r, metrics.StatusInconclusive),
+				fmtNum(r.UnknownRate, 3), fmtNum(r.FireRate, 3), fmtNum(r.BaselineRecall, 2))
+			if repeats {
+				cells = append(cells, withDeff(fmtCI(r.FlipRate, r.FlipRateLo, r.FlipRateHi, 2), r.FlipRateDeff),
+					fmtSignedCI(r.PositionEffect, r.PositionEffectLo, r.PositionEffectHi))
+			}
+			cells = append(cells, statusNames(r, metrics.StatusFail), statusNames(r, metrics.StatusInconclusive),
 				paint(string(r.Verdict), rep.Color))
 			g.add(cells...)
 		}
@@ -476,8 +505,37 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 		g.fit.judgeCol = 3
 	}
 	g.fit.detail = columnsNamed(g.header, "failing", "open")
-	g.fit.drop = columnsNamed(g.header, "baseline recall", "fire rate", "unknown", "class", "labeled", "TP/FP/FN/TN")
+	g.fit.drop = columnsNamed(g.header, "baseline recall", "pos Δ", "fire rate", "unknown", "class", "labeled", "TP/FP/FN/TN")
 	return g
+}
+
+// hasRepeats reports whether any judge has repeat or rule-order figures
+// (--repeat, --shuffle-rules): only then do the tables show them.
+func hasRepeats(s *metrics.Summary) bool {
+	for _, j := range s.Judges {
+		if j.Total != nil && (j.Total.FlipPairs > 0 || j.Total.PositionFirst+j.Total.PositionLast > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// fmtSignedCI is a difference with its interval: "+0.44 [+0.36, +0.52]".
+func fmtSignedCI(v, lo, hi *float64) string {
+	if v == nil {
+		return na
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+	sg := func(x float64) string {
+		if x >= 0 {
+			return "+" + f(x)
+		}
+		return f(x)
+	}
+	if lo == nil || hi == nil {
+		return sg(*v)
+	}
+	return sg(*v) + " [" + sg(*lo) + ", " + sg(*hi) + "]"
 }
 
 // sliceGrids is one table per slice kind (--by): a line per slice value ×

@@ -26,8 +26,8 @@ func comparisonsOf(t *testing.T, dir string) string {
 	return string(v.Comparisons)
 }
 
-// TestComparisonFiguresDeterministic: the paired tests, the precision
-// bootstrap included, give the same figures at any concurrency and after a
+// TestComparisonFiguresDeterministic: the paired tests, the latency
+// bootstrap and the sign-flip tests included, give the same figures at any concurrency and after a
 // merge of shards (they depend on sorted data and the seed only).
 func TestComparisonFiguresDeterministic(t *testing.T) {
 	t.Parallel()
@@ -42,7 +42,7 @@ func TestComparisonFiguresDeterministic(t *testing.T) {
 			t.Fatalf("compare.parquet not written with --baseline: %v", err)
 		}
 		got := comparisonsOf(t, out)
-		if !strings.Contains(got, `"bootstrap_sessions"`) || !strings.Contains(got, `"latency_p95_ms"`) {
+		if !strings.Contains(got, `"delta_t_sessions"`) || !strings.Contains(got, `"latency_p95_ms"`) || !strings.Contains(got, `"q_value"`) {
 			t.Fatalf("comparisons without figures: %.300s", got)
 		}
 		if want != "" && got != want {
@@ -107,17 +107,21 @@ func TestCompareCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, rc := range append([]map[string]json.RawMessage{c.Total}, c.Rules...) {
-		// Today's keys stay; figures are added.
-		for _, k := range []string{"rule_id", "mcnemar_p", "paired", "fire_rate_change", "precision_delta", "figures"} {
+		// The figures carry every test; the legacy unclustered mcnemar_p
+		// (which contradicted them) is gone.
+		for _, k := range []string{"rule_id", "paired", "fire_rate_change", "precision_delta", "figures"} {
 			if _, ok := rc[k]; !ok {
 				t.Fatalf("comparison row %d lacks %q", i, k)
 			}
+		}
+		if _, ok := rc["mcnemar_p"]; ok {
+			t.Fatalf("comparison row %d still has mcnemar_p", i)
 		}
 		var figs []struct {
 			Figure string `json:"figure"`
 			Test   string `json:"test"`
 		}
-		if err := json.Unmarshal(rc["figures"], &figs); err != nil || len(figs) != 7 {
+		if err := json.Unmarshal(rc["figures"], &figs); err != nil || len(figs) != 8 {
 			t.Fatalf("row %d: %d figures (%v)", i, len(figs), err)
 		}
 	}

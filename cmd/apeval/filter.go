@@ -225,6 +225,18 @@ func (o *runOptions) settings(entries []judgeEntry, baseline string) *reports.Se
 		Concurrency:  o.Concurrency,
 		Timeout:      reports.Duration(o.Timeout),
 		Inconclusive: o.Inconclusive,
+		Repeat:       o.Repeat.Repeat,
+		ShuffleRules: o.Repeat.ShuffleRules,
+		BatchSize:    o.Repeat.BatchSize,
+		MaxCalls:     o.Budget.MaxCalls,
+		BudgetUSD:    o.Budget.BudgetUSD,
+	}
+	if s.Repeat == 1 {
+		s.Repeat = 0 // the default: not written
+	}
+	if s.ShuffleRules {
+		seed := o.Filter.Seed
+		s.ShuffleSeed = &seed
 	}
 	if len(s.Datasets) == 0 {
 		s.Datasets = []string{datasets.SampleName}
@@ -233,6 +245,8 @@ func (o *runOptions) settings(entries []judgeEntry, baseline string) *reports.Se
 		s.Policy = "sample:policy.toml"
 	}
 	opts := map[string][]string{}
+	own := false
+	var all []reports.JudgeEntry
 	for _, e := range entries {
 		kv := o.Judge.optionList(e)
 		for i := range kv {
@@ -241,10 +255,18 @@ func (o *runOptions) settings(entries []judgeEntry, baseline string) *reports.Se
 		if len(kv) > 0 {
 			opts[e.display()] = kv
 		}
-		if e.hasOwnSettings() {
-			s.JudgeEntries = append(s.JudgeEntries, reports.JudgeEntry{Spec: e.Spec, BaseURL: maskURL(e.BaseURL),
-				APIKeyEnv: e.KeyEnv, Prompt: e.Prompt, Options: kv})
-		}
+		// Each judge's effective server, key variable and prompt (its own,
+		// else the flags'), so --resume can open the same judges.
+		eff := o.Judge.effective(e)
+		own = own || eff.hasOwnSettings()
+		all = append(all, reports.JudgeEntry{Spec: e.Spec, BaseURL: maskURL(eff.BaseURL),
+			APIKeyEnv: eff.KeyEnv, Prompt: eff.Prompt, Options: kv})
+	}
+	if own {
+		s.JudgeEntries = all // one per judge, in the order of judges
+	}
+	if o.Judge.Retries > 0 {
+		s.Retries = o.Judge.Retries
 	}
 	if len(opts) > 0 {
 		s.JudgeOptions = opts

@@ -42,6 +42,30 @@ func (e judgeEntry) display() string {
 	return e.Spec + "@" + maskURL(e.BaseURL)
 }
 
+// effective is the entry with the flags' server, key variable and prompt
+// where it sets none of its own.
+func (f *judgeFlags) effective(e judgeEntry) judgeEntry {
+	switch {
+	case strings.HasPrefix(e.Spec, "openai:"):
+		if e.BaseURL == "" {
+			e.BaseURL = f.OpenAIBaseURL
+		}
+		if e.KeyEnv == "" && f.OpenAIKeyEnv != "OPENAI_API_KEY" {
+			e.KeyEnv = f.OpenAIKeyEnv
+		}
+	case strings.HasPrefix(e.Spec, "ollama:"):
+		if e.BaseURL == "" {
+			e.BaseURL = f.OllamaHost
+		}
+	default:
+		return e
+	}
+	if e.Prompt == "" {
+		e.Prompt = f.Prompt
+	}
+	return e
+}
+
 // hasOwnSettings reports whether the entry sets more than a spec and options.
 func (e judgeEntry) hasOwnSettings() bool {
 	return e.BaseURL != "" || e.KeyEnv != "" || e.Prompt != ""

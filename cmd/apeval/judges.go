@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -104,7 +105,15 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 			closers[i]()
 		}
 	}
-	seen := map[string]string{}
+	// Open every judge first: two of one model and prompt on two servers
+	// are told apart by their server before anything keys on identities.
+	type opened struct {
+		j      judge.Judge
+		spec   string
+		server string // the effective server URL, "" for none
+		prices judgePrices
+	}
+	var all []opened
 	for _, e := range entries {
 		spec := e.display()
 		jcfg := e.config(cfg)
@@ -119,6 +128,9 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 			closeAll()
 			return nil, nil, usagef("--judge %s: %v", spec, err)
 		}
+		if c, ok := j.(interface{ Close() error }); ok {
+			closers = append(closers, func() { _ = c.Close() })
+		}
 		if oa, ok := j.(*judge.OpenAI); ok {
 			// Like Ollama's model lookup: an unreachable server or a refused
 			// key fails here, not on every call.
@@ -127,12 +139,39 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 				return nil, nil, usagef("--judge %s: %v", spec, err)
 			}
 		}
-		id := j.Identity().String()
-		if prev, dup := seen[id]; dup {
-			closeAll()
-			return nil, nil, usagef("--judge %s and --judge %s are the same judge (%s): give one another model or prompt, an identity cannot tell two servers apart", prev, spec, id)
+		all = append(all, opened{j: j, spec: spec, server: o.Judge.effective(e).BaseURL, prices: prices})
+	}
+	byID := map[string][]int{}
+	for i, x := range all {
+		id := x.j.Identity().String()
+		byID[id] = append(byID[id], i)
+	}
+	for id, idx := range byID {
+		if len(idx) < 2 {
+			continue
 		}
-		seen[id] = spec
+		labels := map[string]int{}
+		for _, i := range idx {
+			l := serverLabel(all[i].server)
+			if prev, dup := labels[l]; dup || l == "" {
+				if !dup {
+					prev = idx[0]
+					if prev == i {
+						prev = idx[1]
+					}
+				}
+				closeAll()
+				return nil, nil, usagef("--judge %s and --judge %s are the same judge (%s) on the same server: give one another model, prompt or server", all[prev].spec, all[i].spec, id)
+			}
+			labels[l] = i
+		}
+		for _, i := range idx {
+			all[i].j = judge.WithServer(all[i].j, serverLabel(all[i].server))
+		}
+	}
+	for _, x := range all {
+		j, spec, prices := x.j, x.spec, x.prices
+		var err error
 		o.Judge.rememberPrices(j, prices)
 		if j, err = o.Budget.limit(j, spec, prices); err != nil {
 			closeAll()
@@ -162,16 +201,27 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 				}
 				cache = c
 				// Closed after the judges (closers run in reverse order).
-				closers = append(closers, func() { _ = c.Close() })
+				closers = append([]func(){func() { _ = c.Close() }}, closers...)
 			}
 			j = judge.Cached(j, cache)
-		}
-		if c, ok := j.(interface{ Close() error }); ok {
-			closers = append(closers, func() { _ = c.Close() })
 		}
 		out = append(out, j)
 	}
 	return out, closeAll, nil
+}
+
+// serverLabel is a server URL as an identity shows it: host[:port] and,
+// when not the usual /v1 or empty, the path ("" without a server).
+func serverLabel(s string) string {
+	u, err := url.Parse(s)
+	if s == "" || err != nil || u.Host == "" {
+		return ""
+	}
+	p := strings.TrimSuffix(u.Path, "/")
+	if p == "" || p == "/v1" {
+		return u.Host
+	}
+	return u.Host + p
 }
 
 // config is the judge configuration of one entry: the shared one with the

@@ -204,3 +204,41 @@ func promptHash(t *testing.T, dir, name string) string {
 	_, h, _ := strings.Cut(p.Version, "@")
 	return h
 }
+
+// One model and prompt on two servers (a local vLLM and a hosted
+// endpoint): the servers tell the two identities apart; the same server
+// twice is refused.
+func TestSameModelOnTwoServers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ds := liveDataset(t, dir, 6)
+	pol := filepath.Join(dir, "policy.toml")
+	os.WriteFile(pol, []byte(livePolicy), 0o644)
+	a := newOpenAIServer(t, 0, false)
+	b := newOpenAIServer(t, 0, true)
+	code, stdout, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--cache", filepath.Join(dir, "cache"), "-q", "--json",
+		"--out", filepath.Join(dir, "run"), "--judge", "openai:judge-large@"+a.URL+"/v1", "--judge", "openai:judge-large@"+b.URL+"/v1")
+	if code == exitUsage {
+		t.Fatalf("exit 2: %s", stderr)
+	}
+	if a.calls.Load() != 6 || b.calls.Load() != 6 {
+		t.Fatalf("calls: A %d, B %d; want 6 each", a.calls.Load(), b.calls.Load())
+	}
+	for _, s := range []*liveServer{a, b} {
+		id := "openai/judge-large@" + strings.TrimPrefix(s.URL, "http://") + "+p1"
+		if !strings.Contains(stdout, `"judge": "`+id+`"`) {
+			t.Errorf("no judge %s in the summary", id)
+		}
+	}
+	// Each has its own cache entries: a rerun asks neither server again.
+	apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--cache", filepath.Join(dir, "cache"), "-q",
+		"--out", filepath.Join(dir, "rerun"), "--judge", "openai:judge-large@"+a.URL+"/v1", "--judge", "openai:judge-large@"+b.URL+"/v1")
+	if a.calls.Load() != 6 || b.calls.Load() != 6 {
+		t.Fatalf("rerun calls: A %d, B %d", a.calls.Load(), b.calls.Load())
+	}
+	code, _, stderr = apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--no-cache", "-q",
+		"--out", filepath.Join(dir, "dup"), "--judge", "openai:judge-large@"+a.URL+"/v1", "--judge", "openai:judge-large@"+a.URL+"/v1")
+	if code != exitUsage || !strings.Contains(stderr, "on the same server") {
+		t.Fatalf("same server twice: exit %d, %s", code, stderr)
+	}
+}

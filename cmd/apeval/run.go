@@ -23,8 +23,11 @@ import (
 
 // runOptions are the flags of `apeval run` and `apeval replay`.
 type runOptions struct {
-	Datasets []string
-	Policy   string
+	// OTLPEndpoint, when set (or OTEL_EXPORTER_OTLP_ENDPOINT is), sends
+	// the run as OpenTelemetry traces (reports.Tracer).
+	OTLPEndpoint string
+	Datasets     []string
+	Policy       string
 	// PermissionsFrom are agents' permission files (KIND:PATH) added to the
 	// policy's permissions layer.
 	PermissionsFrom []string
@@ -50,6 +53,9 @@ type runOptions struct {
 	Judge           judgeFlags
 	Filter          filterFlags
 	Budget          budgetFlags
+	Repeat          repeatFlags
+	// Resume is --resume DIR: finish that run, re-sending only its failed calls.
+	Resume string
 
 	replayOnly bool
 	shard      replay.Shard
@@ -65,6 +71,8 @@ type runOptions struct {
 	config         string
 	// baselineFromConfig: --baseline was not given, apeval.toml's is used.
 	baselineFromConfig bool
+	// resume is --resume DIR's state; nil without it.
+	resume *resumeState
 }
 
 func newRunCmd(io IO, replayOnly bool) *cobra.Command {
@@ -97,9 +105,10 @@ The resolved kill criteria are recorded in run.json: apeval report, gate and
 merge use them, so the verdict is the same on every path.
 
 Exit codes: 0 GO, 1 NO-GO, 3 INCONCLUSIVE (--inconclusive=pass|fail maps 3 to
-0 or 1, and says so), 2 usage or input error, or a broken judge setup (ERROR:
+0 or 1, and says so), 2 usage or input error, a broken judge setup (ERROR:
 half or more of a judge's calls failed with HTTP 401/403/404, an HTML page, a
-refused connection or an unknown host), 130 interrupted.`,
+refused connection or an unknown host), or a partial run (a budget stopped it),
+130 interrupted.`,
 		Example: `  apeval run
   apeval run --dataset cases.jsonl --policy policy.toml --judge recorded
   apeval run --dataset a.jsonl --dataset b.jsonl --policy policy.toml \
@@ -108,7 +117,10 @@ refused connection or an unknown host), 130 interrupted.`,
   apeval run --judge openai:qwen2.5-7b@http://localhost:8000/v1 \
     --judge ollama:qwen2.5:3b@http://gpu-box:11434 ...
   cat cases.jsonl | apeval run --dataset - --policy policy.toml --judge none
-  apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge --out out/merged out/shard*`,
+  apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge --out out/merged out/shard*
+  apeval run --judge ollama:qwen2.5:3b --repeat 5 --shuffle-rules --seed 7   # flip rate, position effect
+  apeval run --max-calls 500 --budget-usd 2 ...   # stops at the budget: partial, exit 2; rerun continues
+  apeval run --resume apeval-out/20261201T101500Z-3f2a1b   # re-send only the failed calls`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadProjectConfig(cmd)
@@ -116,6 +128,9 @@ refused connection or an unknown host), 130 interrupted.`,
 				return err
 			}
 			if err := cfg.applyToRun(cmd, o); err != nil {
+				return err
+			}
+			if err := o.applyResume(cmd); err != nil {
 				return err
 			}
 			o.config = cfg.path
@@ -149,6 +164,7 @@ refused connection or an unknown host), 130 interrupted.`,
 	f.StringVar(&o.Shard, "shard", "", "replay only shard I of N (`I/N`, 1-based), partitioned by session_id hash; recombine with apeval merge; auto: from the scheduler's environment")
 	f.IntVar(&o.ShardCount, "shard-count", 0, "with --shard auto: the number of shards (a Kubernetes Indexed Job's completions; else $"+replay.ShardCountEnv+")")
 	f.StringVar(&o.RunID, "run-id", "", "run ID (default: UTC time plus a random suffix)")
+	f.StringVar(&o.OTLPEndpoint, "otlp-endpoint", "", "send the run as OpenTelemetry traces to this OTLP/HTTP collector (http://localhost:4318; default $OTEL_EXPORTER_OTLP_ENDPOINT): a span per run and judge call, an evaluation event per rule × judge")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress output")
 	f.StringVar(&o.Criteria, "criteria", "", "kill-criteria file (TOML, [kill_criteria] table); overrides the policy's and is recorded in run.json")
 	if !replayOnly {
@@ -162,6 +178,8 @@ refused connection or an unknown host), 130 interrupted.`,
 	o.Judge.register(f)
 	o.Filter.register(f)
 	o.Budget.register(f)
+	o.Repeat.register(f)
+	f.StringVar(&o.Resume, "resume", "", "finish the run in `DIR`: replay it again with its settings into a new run directory, answering every call it completed from the cache, so only the calls that failed there (timeout, error) are re-sent; run.json notes what was")
 	return cmd
 }
 
@@ -214,6 +232,9 @@ func (o *runOptions) validate(getenv func(string) string) error {
 		return err
 	}
 	if err := o.Judge.validate(); err != nil {
+		return err
+	}
+	if err := o.Repeat.validate(); err != nil {
 		return err
 	}
 	return o.Budget.validate(o.Judge.Retries)
@@ -279,12 +300,35 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	// replay.Run emits a case's results together, judge by judge, and the
 	// dataset reader rejects duplicate ids: the accumulator numbers cases
 	// as they come instead of keeping their IDs.
+	var ruleIDs []string
+	for _, r := range p.pol.Rules {
+		ruleIDs = append(ruleIDs, r.ID)
+	}
 	ev := newEvaluation(evalSpec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
-		DistinctCases: true, Inconclusive: o.Inconclusive, Labels: p.lab})
+		DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: ruleIDs, Labels: p.lab})
 	to := sinks{ev.gates, ev.failures} // replay prints the gate table only
 	if !o.replayOnly {
 		to = sinks{ev}
 	}
+	var tracer *reports.Tracer
+	if reports.OTLPEnabled(o.OTLPEndpoint, io.Getenv) {
+		if tracer, err = reports.NewTracer(ctx, o.OTLPEndpoint, *p.w.Info(), version); err != nil {
+			return usagef("%v", err)
+		}
+		to = append(to, tracer)
+	}
+	// finishTrace ends the run span and flushes; an unreachable collector
+	// is a warning, never a change of verdict.
+	finishTrace := func(rep *reports.Report) {
+		if tracer == nil {
+			return
+		}
+		if err := tracer.Finish(rep); err != nil {
+			fmt.Fprintf(io.Err, "apeval: warning: %v\n", err)
+		}
+		tracer = nil
+	}
+	defer finishTrace(nil)
 	res, err := p.replay(ctx, o, io, to)
 	if err != nil {
 		return err
@@ -315,6 +359,7 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 		return err
 	}
 	defer func() { _ = rep.Summary.Release() }() // a temporary file with no name; nothing to keep
+	finishTrace(rep)
 	if err := writeRunReports(o.Out, rep, o.Format, io, p.w); err != nil {
 		return err
 	}
@@ -385,6 +430,9 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	if pol, err = o.Filter.restrictPolicy(pol); err != nil {
 		return nil, err
 	}
+	if o.Repeat.BatchSize > 0 {
+		pol.MaxRulesPerCall = o.Repeat.BatchSize // --batch-size: the same rules alone or in other company
+	}
 	p.pol, p.crit = pol, pol.KillCriteria
 	p.critFrom = cmp.Or(o.Policy, "sample:policy.toml")
 	if o.Criteria != "" {
@@ -427,6 +475,11 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 
 	if p.judges, p.closeJudges, err = openJudges(ctx, entries, o, io); err != nil {
 		return nil, err
+	}
+	if o.resume != nil {
+		if err := o.resume.checkIdentities(p.judges); err != nil {
+			return nil, err
+		}
 	}
 
 	if o.Baseline != "" {
@@ -533,6 +586,9 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		// emit below copies what it keeps (RunWriter and every sink hold no
 		// pointer into a Result).
 		ReuseResults: true,
+		Repeat:       o.Repeat.Repeat,
+		ShuffleRules: o.Repeat.ShuffleRules,
+		ShuffleSeed:  o.Filter.Seed,
 	}
 	if prog != nil {
 		nj := int64(max(len(p.judges), 1))
@@ -545,6 +601,9 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	emit := func(r *replay.Result) error {
 		if p.sel != nil && len(p.sel.tags) > 0 && !hasAnyTagList(r.Tags, p.sel.tags) {
 			return nil // replayed for its session's state, not reported
+		}
+		if o.resume != nil {
+			o.resume.count(r)
 		}
 		if o.Budget.budget != nil && cut.drop(r) {
 			return nil // a budget stopped it: not finished work
@@ -600,6 +659,10 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		if rep.Unmetered > 0 {
 			fmt.Fprintf(io.Err, "apeval: --budget-usd: %d call(s) reported no token counts; each was counted at its estimate from the input's size, not as free\n", rep.Unmetered)
 		}
+	}
+	if o.resume != nil {
+		wi.Resumed = o.resume.report()
+		fmt.Fprintf(io.Err, "apeval: %s\n", o.resume.message())
 	}
 	if err := p.w.Close(); err != nil {
 		return replayed{}, err

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -461,6 +462,27 @@ func (t *claudeTranscript) groups(files []string) [][]string {
 			}
 		}
 		out = append(out, g)
+	}
+	return out
+}
+
+// companions are the sub-agent files of a session's transcript given
+// alone: <session>/subagents/*.jsonl beside it.
+func (t *claudeTranscript) companions(file string) []string {
+	q := stripCompression(file)
+	if !strings.HasSuffix(q, ".jsonl") {
+		return nil
+	}
+	dir := filepath.Join(strings.TrimSuffix(q, ".jsonl"), "subagents")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() && t.match(e.Name()) {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
 	}
 	return out
 }

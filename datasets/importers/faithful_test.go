@@ -77,12 +77,27 @@ func TestClaudeSessionRequestAndOrder(t *testing.T) {
 	if r := m["cc-toolu_01Readme"].Context.RecentMessages; len(r) != 2 || r[1].Content != "Scaffolding the app." {
 		t.Errorf("Write call's recent messages %+v", r)
 	}
+	// Ordinary words in arguments stay as they were (masking is on).
+	if got := m["cc-toolu_01Readme"].Tool.Arguments["content"].(string); strings.Contains(got, "[MASKED]") ||
+		!strings.Contains(got, "A basic CLAUDE.md file") || !strings.Contains(got, "key={todo.id}") ||
+		!strings.Contains(got, "session_id: session_id") || !strings.Contains(got, "max_tokens: 1024") {
+		t.Errorf("ordinary text masked: %q", got)
+	}
 	main := sum.Sources[0]
 	if main.Skipped["compaction summary"] != 1 || main.Skipped["entry type system"] != 1 {
 		t.Errorf("skipped %v", main.Skipped)
 	}
 	if len(sum.Sources) != 2 || sum.Sources[1].Cases != 2 || !strings.HasSuffix(sum.Sources[1].Source, "agent-a7c31d.jsonl") {
 		t.Errorf("sources %+v", sum.Sources)
+	}
+}
+
+// A session's file given alone brings its sub-agents' files with it.
+func TestClaudeSessionFileAlone(t *testing.T) {
+	t.Parallel()
+	cases, sum, _ := importAll(t, "claude-code-transcript", Options{}, sessionsDir+"/-home-dev-todo/3b9f6a2e-1c4d-4e8a-9f70-5d2c8b1a6e43.jsonl")
+	if len(cases) != 6 || len(sum.Sources) != 2 || cases[1].ID != "cc-toolu_01WebSearch1" {
+		t.Errorf("%v from %d sources", ids(cases), len(sum.Sources))
 	}
 }
 

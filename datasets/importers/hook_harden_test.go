@@ -152,3 +152,33 @@ func TestHookShortWriteLeavesNoPartialLine(t *testing.T) {
 		t.Fatalf("record.log: %q", log)
 	}
 }
+
+// The masker shapes of the second hardening round never reach the
+// recorded file (the recording log's copy of what a judge will see).
+func TestHookMasksRound2Shapes(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "cases.jsonl")
+	shapes := map[string]string{
+		"aws configure set aws_secret_access_key wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY":             "wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY",
+		"redis-cli -u redis://:S3cretPw9x@cache:6379/0":                                              "S3cretPw9x",
+		"psql postgresql://u:ab/cd9Xq@h/db":                                                          "ab/cd9Xq",
+		"curl -X POST https://hooks.slack.com/services/T01ABCDEF/B02GHIJKL/x7Yz9AbCdEfGhIjKlMnOpQrS": "x7Yz9AbCdEfGhIjKlMnOpQrS",
+		"sshpass -p Hunter2Pass ssh deploy@web1":                                                     "Hunter2Pass",
+		"az login --service-principal -u app -p S3cr3tAzPw":                                          "S3cr3tAzPw",
+		"echo Tr0ub4dor | sudo -S apt-get install x":                                                 "Tr0ub4dor",
+	}
+	i := 0
+	for cmd := range shapes {
+		RunHook(strings.NewReader(testHookPayload("s1", fmt.Sprintf("toolu_m%d", i), cmd, "")), HookOptions{Out: out}, time.Now())
+		i++
+	}
+	data, _ := os.ReadFile(out)
+	for cmd, secret := range shapes {
+		if bytes.Contains(data, []byte(secret)) {
+			t.Errorf("%q: the secret was recorded", cmd)
+		}
+	}
+	if n := bytes.Count(data, []byte("\n")); n != len(shapes) {
+		t.Fatalf("%d lines recorded", n)
+	}
+}

@@ -310,6 +310,9 @@ func expand(sources []string, imp importer) ([]string, error) {
 		}
 		if !st.IsDir() {
 			files = append(files, src)
+			if c, ok := imp.(companions); ok {
+				files = append(files, c.companions(src)...)
+			}
 			continue
 		}
 		var found []string
@@ -331,7 +334,22 @@ func expand(sources []string, imp importer) ([]string, error) {
 		sort.Strings(found)
 		files = append(files, found...)
 	}
-	return files, nil
+	seen := map[string]bool{}
+	out := files[:0]
+	for _, f := range files {
+		if f == "-" || !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// companions is an importer whose files come with others that belong to
+// them (a Claude Code session's sub-agent files), read too when the file
+// alone is given.
+type companions interface {
+	companions(file string) []string
 }
 
 // stripCompression drops a .gz or .zst suffix, for matching names.

@@ -1,6 +1,7 @@
 package mask
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 )
@@ -56,14 +57,44 @@ var maskRules = []maskRule{
 	// A secret piped into a login: echo TOKEN | docker login --password-stdin.
 	{triggers: []string{"echo", "printf"}, word: true,
 		re: regexp.MustCompile(`^(?:echo|printf)\s+(?:-n\s+)?["']?([^\s"'$|][^\s"'|]{7,})["']?\s*\|[^|\n]*--password-stdin`)},
-	// Credentials inside URLs: scheme://user:password@host.
+	// A password piped into sudo -S (any length: it is the user's password).
+	{triggers: []string{"echo", "printf"}, word: true,
+		re: regexp.MustCompile(`^(?:echo|printf)\s+(?:-[ne]+\s+)?["']?([^\s"'$|][^\s"'|]*)["']?\s*\|\s*sudo\b[^|\n]*?\s-[A-Za-z]*S\b`)},
+	// Credentials inside URLs: scheme://user:password@host, the user may be
+	// empty (redis://:pw@cache) and the password may hold a slash
+	// (postgresql://u:ab/cd@h) unless what precedes the slash is a port
+	// (https://host:8080/users/@alice is a path, not a password).
 	{triggers: []string{"://"}, back: urlScheme,
-		re: regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]+:([^@/\s]+)@`)},
+		re: regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:([^@\s]+)@`),
+		ok: func(v string) bool {
+			port, _, slash := strings.Cut(v, "/")
+			return !slash || !allDigits(port) && !strings.Contains(v, "://")
+		}},
+	// Webhook URLs whose last part is the credential: Slack, Discord.
+	{triggers: []string{"hooks.slack.com/services/"},
+		re: regexp.MustCompile(`^hooks\.slack\.com/services/[A-Z0-9]+/[A-Z0-9]+/([A-Za-z0-9]{16,})`)},
+	{triggers: []string{"discord.com/api/webhooks/", "discordapp.com/api/webhooks/"},
+		re: regexp.MustCompile(`^discord(?:app)?\.com/api/webhooks/[0-9]+/([A-Za-z0-9_-]{30,})`)},
+	// aws configure set aws_secret_access_key X (and any secret-named
+	// setting: aws_session_token, a profile's …secret…).
+	{triggers: []string{"configure"}, word: true,
+		re: regexp.MustCompile(`^configure\s+set\s+(?:[A-Za-z0-9_.-]*\.)?(?i:[A-Za-z0-9_-]*(?:secret|token|password)[A-Za-z0-9_-]*)\s+("[^"\n]*"|'[^'\n]*'|\S+)`)},
+	// sshpass -p PASSWORD (the flags before the command only: ssh -p is a port).
+	{triggers: []string{"sshpass"}, word: true,
+		re: regexp.MustCompile(`^sshpass(?:\s+-[fdP]\s*\S+|\s+-[ev])*\s+-p\s*("[^"\n]*"|'[^'\n]*'|\S+)`)},
+	// az login … -p SECRET (a service principal's password or secret).
+	{triggers: []string{"az"}, word: true,
+		re: regexp.MustCompile(`^az\s+login\b[^\n|;&]*?\s(?:-p|--password)[\s=]+("[^"\n]*"|'[^'\n]*'|\S+)`)},
 	// Authorization schemes: Bearer …, Basic …, token … (token-like values
 	// only, so "basic operations" stays readable).
-	{triggers: []string{"bearer", "basic", "digest", "token"}, fold: true, word: true,
-		re: regexp.MustCompile(`^(?i:bearer|basic|digest|token)\s+([A-Za-z0-9._~+/=-]{8,})`),
-		ok: func(v string) bool { return strings.ContainsAny(v, "0123456789+/=._-") }},
+	// A file name after the word ("a basic CLAUDE.md file", "token
+	// usage.json") is prose, not a credential; Basic credentials are base64.
+	{triggers: []string{"bearer", "digest", "token"}, fold: true, word: true,
+		re: regexp.MustCompile(`^(?i:bearer|digest|token)\s+([A-Za-z0-9._~+/=-]{8,})`),
+		ok: func(v string) bool { return strings.ContainsAny(v, "0123456789+/=._-") && !fileName(v) }},
+	{triggers: []string{"basic"}, fold: true, word: true,
+		re: regexp.MustCompile(`^(?i:basic)\s+([A-Za-z0-9+/]{8,}={0,2})(?:[^A-Za-z0-9._~+/=-]|$)`),
+		ok: func(v string) bool { return strings.ContainsAny(v, "0123456789+/=") }},
 	// key=value, key: value, "key": "value", env assignments and URL query
 	// parameters whose key names a secret.
 	{scan: maskKeyValues},
@@ -76,7 +107,8 @@ var maskRules = []maskRule{
 		re: regexp.MustCompile(`^(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p(\S+)`)},
 	// curl -u user:password.
 	{triggers: []string{"-u", "--user"}, back: flagStart,
-		re: regexp.MustCompile(`^(?:-u|--user)[\s=]+[^:\s]+:(\S+)`)},
+		re: regexp.MustCompile(`^(?:-u|--user)[\s=]+[^:\s]+:(\S+)`),
+		ok: func(v string) bool { return !strings.HasPrefix(v, "//") }}, // a URL (redis-cli -u redis://…) is the URL rule's
 	// A long random word right after a secret word: "token abcd…", "secret is …".
 	{triggers: []string{"key", "token", "secret", "password", "passphrase"}, fold: true, word: true,
 		re: regexp.MustCompile(`^(?i:key|token|secret|password|passphrase)s?(?:\s+is)?\s+([A-Za-z0-9_+/=.-]{16,})`),
@@ -170,7 +202,7 @@ func flagStart(s string, i int) int {
 // maskPEM replaces the body of PEM private keys, keeping the armour lines.
 func maskPEM(s string) string {
 	const begin = "-----BEGIN "
-	if !strings.Contains(s, "PRIVATE KEY-----") {
+	if !strings.Contains(s, "PRIVATE KEY-----") && !strings.Contains(s, "PRIVATE KEY BLOCK-----") {
 		return s
 	}
 	var b strings.Builder
@@ -183,20 +215,30 @@ func maskPEM(s string) string {
 		p := i + k
 		i = p + 1
 		rest := s[p+len(begin):]
-		h := strings.Index(rest, "PRIVATE KEY-----")
+		h := strings.Index(rest, "PRIVATE KEY")
 		if h < 0 || !pemLabel(rest[:h]) {
 			continue
 		}
-		label := rest[:h] // "RSA ", "OPENSSH ", ""
-		bodyStart := p + len(begin) + h + len("PRIVATE KEY-----")
+		// PEM: …PRIVATE KEY-----; OpenPGP armour: …PRIVATE KEY BLOCK-----.
+		tail := ""
+		switch {
+		case strings.HasPrefix(rest[h:], "PRIVATE KEY-----"):
+			tail = "PRIVATE KEY-----"
+		case strings.HasPrefix(rest[h:], "PRIVATE KEY BLOCK-----"):
+			tail = "PRIVATE KEY BLOCK-----"
+		default:
+			continue
+		}
+		label := rest[:h] // "RSA ", "OPENSSH ", "PGP ", ""
+		bodyStart := p + len(begin) + h + len(tail)
 		end := len(s)
 		if e := strings.Index(s[bodyStart:], "-----END "); e >= 0 {
-			if f := strings.Index(s[bodyStart+e:], "PRIVATE KEY-----"); f >= 0 {
-				end = bodyStart + e + f + len("PRIVATE KEY-----")
+			if f := strings.Index(s[bodyStart+e:], tail); f >= 0 {
+				end = bodyStart + e + f + len(tail)
 			}
 		}
 		b.WriteString(s[last:p])
-		b.WriteString(begin + label + "PRIVATE KEY-----" + Masked + "-----END " + label + "PRIVATE KEY-----")
+		b.WriteString(begin + label + tail + Masked + "-----END " + label + tail)
 		last = end
 		i = end
 	}
@@ -217,7 +259,7 @@ func pemLabel(l string) bool {
 }
 
 // callRe matches a value that starts with a function or method call.
-var callRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*\(`)
+var callRe = regexp.MustCompile(`^(?:(?:await|new|yield)\s+)?[A-Za-z_][A-Za-z0-9_.]*\(`)
 
 var authValueRe = regexp.MustCompile(`(?i)^(bearer|basic|digest|token)([ \t]+)`)
 
@@ -259,9 +301,14 @@ func maskKeyValues(s string) string {
 			k++
 		}
 		vStart, vEnd, repl := k, k, Masked
+		key := s[j:kEnd]
 		switch {
 		case k < len(s) && s[k] == '$':
 			continue // a variable reference ($VAULT_KEY, ${X}), not the secret itself
+		case k < len(s) && (s[k] == '{' || s[k] == '[' || s[k] == '`'):
+			continue // an expression (key={todo.id}), an object or a list: code; its own keys are looked at
+		case !secretValueKey(key):
+			continue // what the key names is about a secret, not one: token_type, max_tokens
 		case k < len(s) && (s[k] == '"' || s[k] == '\''):
 			end := strings.IndexByte(s[k+1:], s[k])
 			if end < 0 || strings.IndexByte(s[k+1:k+1+end], '\n') >= 0 {
@@ -285,6 +332,12 @@ func maskKeyValues(s string) string {
 		}
 		if vEnd == vStart || s[vStart:vEnd] == repl {
 			continue
+		}
+		if v := s[vStart:vEnd]; repl == Masked && (codeReference(key, v) || numericCount(key, v) || codeLiteral[strings.TrimRight(v, ",;)}]`.")]) {
+			continue // session_id: session_id, api_key=settings.api_key, max_tokens: 1024
+		}
+		if weakKey(key) && !looksSecret(strings.Trim(s[vStart:vEnd], `"'`)) {
+			continue // key: value, sort_key: created_at: a key named only "…key" needs a value that looks like one
 		}
 		b.WriteString(s[last:vStart])
 		b.WriteString(repl)
@@ -327,6 +380,134 @@ func secretKeyName(k string) bool {
 		return true
 	}
 	return false
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// codeLiteral are values that are code, never a secret (password = None).
+var codeLiteral = map[string]bool{"null": true, "nil": true, "None": true, "undefined": true, "true": true, "false": true}
+
+// fileName reports whether a word is a file name (CLAUDE.md, setup.py).
+func fileName(v string) bool {
+	i := strings.LastIndexByte(v, '.')
+	if i <= 0 || i == len(v)-1 {
+		return false
+	}
+	switch strings.ToLower(v[i+1:]) {
+	case "md", "txt", "json", "jsonl", "yaml", "yml", "toml", "ini", "cfg", "conf", "go", "py", "js", "ts", "tsx", "jsx",
+		"rs", "rb", "java", "kt", "c", "h", "cpp", "cs", "sh", "html", "css", "xml", "csv", "log", "lock", "mod", "sum", "sql", "proto":
+		return true
+	}
+	return false
+}
+
+// secretValueKey reports whether a secret-named key holds the secret
+// itself: token_type, password_file, api_key_name, max_tokens name
+// something about it.
+func secretValueKey(k string) bool {
+	l := strings.ToLower(k)
+	if i := strings.LastIndexAny(l, "_-."); i >= 0 {
+		switch l[i+1:] {
+		case "type", "kind", "count", "length", "len", "size", "limit", "ttl", "name", "file", "path", "dir", "url", "uri",
+			"endpoint", "header", "field", "policy", "prompt", "hint", "format", "expiry", "expires", "at":
+			return false
+		}
+	}
+	return true
+}
+
+// codeReference reports whether a value is a name in code rather than a
+// secret: the key's own name (session_id: session_id, token: token,
+// sessionId: sessionId) or a dotted reference (settings.api_key,
+// self.password).
+func codeReference(key, v string) bool {
+	v = strings.TrimRight(v, ",;)}]`.")
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		key = key[i+1:] // self.api_key = api_key
+	}
+	norm := func(x string) string {
+		return strings.ToLower(strings.NewReplacer("_", "", "-", "", ".", "").Replace(x))
+	}
+	if norm(v) == norm(key) && v != "" {
+		return true
+	}
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) < 2 || !identWord(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// identWord: letters and underscores, no digits (a random token has some).
+func identWord(p string) bool {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// numericCount: a number under a key that counts tokens (max_tokens,
+// input_tokens, num_tokens) is a count, not a token.
+func numericCount(key, v string) bool {
+	l := strings.ToLower(key)
+	if !strings.Contains(l, "tokens") && !strings.HasPrefix(l, "max_token") && !strings.HasPrefix(l, "num_token") {
+		return false
+	}
+	v = strings.TrimRight(v, ",;)}]`.")
+	for i := 0; i < len(v); i++ {
+		if !(v[i] >= '0' && v[i] <= '9' || v[i] == '.' || v[i] == '_') {
+			return false
+		}
+	}
+	return v != ""
+}
+
+// weakKey reports whether a key names a secret only by ending in "key"
+// (key, sort_key, primary_key, STRIPE_KEY) and not by a secret word.
+func weakKey(k string) bool {
+	l := strings.ToLower(k)
+	for _, w := range secretKeyWords {
+		if strings.Contains(l, w) {
+			return false
+		}
+	}
+	if i := strings.LastIndexAny(l, "_-."); i >= 0 {
+		l = l[i+1:]
+	}
+	return l == "key"
+}
+
+// looksSecret: a value under a weak key is masked when it looks like a
+// key — letters and digits mixed, or a long run of key characters.
+func looksSecret(v string) bool {
+	if looksRandom(v) && len(v) >= 8 {
+		return true
+	}
+	if len(v) < 20 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(isAlnum(c) || c == '+' || c == '/' || c == '=' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func looksRandom(s string) bool {
@@ -418,6 +599,18 @@ func secretKey(k string) bool {
 	return false
 }
 
+// countValue: a number under a key that counts tokens ("max_tokens": 1024)
+// or sizes a secret (token_ttl, password_length) is not a secret.
+func countValue(k string, e any) bool {
+	switch e.(type) {
+	case float64, int, int64, json.Number:
+	default:
+		return false
+	}
+	l := strings.ToLower(k)
+	return strings.Contains(l, "tokens") || strings.HasPrefix(l, "max_token") || strings.HasPrefix(l, "num_token") || !secretValueKey(k)
+}
+
 // secretKeyWords mark a key as secret wherever they occur in its name.
 var secretKeyWords = []string{"password", "passwd", "passphrase", "secret", "token", "api_key", "apikey",
 	"api-key", "access_key", "access-key", "accesskey", "private_key", "private-key", "privatekey",
@@ -436,7 +629,7 @@ func Value(v any) any {
 		out := make(map[string]any, len(v))
 		for k, e := range v {
 			mk := String(k) // a key name can be a secret too
-			if secretKey(k) && e != nil {
+			if secretKey(k) && e != nil && !countValue(k, e) {
 				out[mk] = Masked
 				continue
 			}
