@@ -291,7 +291,6 @@ func TestHandSet(t *testing.T) {
 	}
 }
 
-
 // Splitting the input differently (shards) and feeding it in another
 // order must give the same figures.
 func TestOrderIndependent(t *testing.T) {
