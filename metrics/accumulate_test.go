@@ -292,14 +292,6 @@ func TestHandSet(t *testing.T) {
 	}
 }
 
-func roundTo(p *float64, digits int) *float64 {
-	if p == nil {
-		return nil
-	}
-	m := math.Pow(10, float64(digits))
-	return f(math.Round(*p*m) / m)
-}
-
 // Splitting the input differently (shards) and feeding it in another
 // order must give the same figures.
 func TestOrderIndependent(t *testing.T) {
