@@ -15,6 +15,7 @@ import (
 )
 
 func TestInputDigest(t *testing.T) {
+	t.Parallel()
 	in := Input{Version: 1, Rules: []Rule{{ID: "r", Condition: "削除"}},
 		Current: Current{Tool: Tool{Name: "Bash", Arguments: map[string]any{"z": 1.0, "a": "<x>"}}}}
 	// RFC 8785 by hand: keys sorted by UTF-16 code units, no escaping of <
@@ -30,6 +31,7 @@ func TestInputDigest(t *testing.T) {
 }
 
 func TestCachedJudge(t *testing.T) {
+	t.Parallel()
 	f := newFakeOpenAI(t, func(n int, body map[string]any) reply {
 		user := userMessage(body)
 		switch {
@@ -128,6 +130,7 @@ func TestCachedJudge(t *testing.T) {
 }
 
 func TestCachedSkipsRecordedAndNone(t *testing.T) {
+	t.Parallel()
 	cache, err := OpenCache(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -208,6 +211,7 @@ func TestCacheSharedByTwoRuns(t *testing.T) {
 }
 
 func TestCachePrivateMergesWhenFree(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, err := OpenCache(dir)
 	if err != nil {
@@ -248,6 +252,7 @@ func closeOrFail(t *testing.T, c *Cache) {
 // this one holds the shared file: it must not block, and its answer must
 // reach the shared file once this run is done.
 func TestCacheSharedAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	if dir := os.Getenv("APEVAL_CACHE_CHILD"); dir != "" {
 		cacheLockWait, cacheMergeWait = 100*time.Millisecond, 100*time.Millisecond
 		c, err := OpenCache(dir)
@@ -292,6 +297,7 @@ func TestCacheSharedAcrossProcesses(t *testing.T) {
 // A cache file with bytes overwritten inside is never a panic: OpenCache
 // moves it aside, starts an empty cache and says so, naming --no-cache.
 func TestDamagedCacheIsMovedAside(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c, err := OpenCache(dir)
 	if err != nil {
@@ -336,6 +342,7 @@ func TestDamagedCacheIsMovedAside(t *testing.T) {
 // An entry written before the cache stored latencies has none to count
 // with: it is asked again (and rewritten with one), never counted as 0 ms.
 func TestCachedEntryWithoutLatencyIsAskedAgain(t *testing.T) {
+	t.Parallel()
 	f := newFakeOpenAI(t, echoReply)
 	cache, err := OpenCache(t.TempDir())
 	if err != nil {

@@ -72,6 +72,7 @@ func execRequest(command string) Request {
 }
 
 func TestExecExamplePlugin(t *testing.T) {
+	t.Parallel()
 	plugin := examplePlugin(t)
 	var log syncBuffer
 	e := openExec(t, plugin, Config{Concurrency: 3, Log: &log})
@@ -113,6 +114,7 @@ func TestExecExamplePlugin(t *testing.T) {
 }
 
 func TestExecFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		command string
@@ -141,6 +143,7 @@ func TestExecFailures(t *testing.T) {
 }
 
 func TestExecCrashRestartsWithBackoff(t *testing.T) {
+	t.Parallel()
 	plugin := examplePlugin(t)
 	marker := filepath.Join(t.TempDir(), "crashed-once")
 	// Crash on the first input, then behave.
@@ -169,6 +172,7 @@ func TestExecCrashRestartsWithBackoff(t *testing.T) {
 }
 
 func TestExecTimeoutKillsAndRestarts(t *testing.T) {
+	t.Parallel()
 	plugin := examplePlugin(t)
 	marker := filepath.Join(t.TempDir(), "hung-once")
 	// Hang (in a grandchild sleep) on the first input, then behave.
@@ -188,6 +192,7 @@ func TestExecTimeoutKillsAndRestarts(t *testing.T) {
 }
 
 func TestExecRetriesAndClose(t *testing.T) {
+	t.Parallel()
 	plugin := examplePlugin(t)
 	marker := filepath.Join(t.TempDir(), "crashed-once")
 	command := `if [ -e ` + marker + ` ]; then exec ` + plugin + `; fi; touch ` + marker + `; read l; exit 1`
@@ -206,6 +211,7 @@ func TestExecRetriesAndClose(t *testing.T) {
 }
 
 func TestExecTimeoutWhenPluginStopsReading(t *testing.T) {
+	t.Parallel()
 	e := openExec(t, "sleep 30", Config{Timeout: 150 * time.Millisecond})
 	req := execRequest("rm x")
 	// Larger than a pipe buffer, so the write itself blocks.
@@ -218,6 +224,7 @@ func TestExecTimeoutWhenPluginStopsReading(t *testing.T) {
 }
 
 func TestExecPoolRunsOneChildPerSlot(t *testing.T) {
+	t.Parallel()
 	pids := filepath.Join(t.TempDir(), "pids")
 	answer := `{"version":1,"decisions":[{"rule_id":"del","result":"match"},{"rule_id":"send","result":"no_match"},{"rule_id":"style","result":"unknown"}]}`
 	command := `while read l; do echo $$ >> ` + pids + `; sleep 0.2; echo '` + answer + `'; done`
@@ -257,6 +264,7 @@ func TestExecPoolRunsOneChildPerSlot(t *testing.T) {
 // Open, naming it, instead of failing every call; shell syntax is left to
 // the shell.
 func TestExecMissingProgram(t *testing.T) {
+	t.Parallel()
 	_, err := Open(context.Background(), "exec:/nonexistent/judge --flag", Config{})
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/judge") {
 		t.Fatalf("err = %v, want one naming the missing program", err)

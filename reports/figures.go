@@ -33,9 +33,6 @@ func metaOf(name string) figureMeta {
 	return figureMeta{name, figureView{label: name, digits: 3}}
 }
 
-// num formats a value of the figure.
-func (m figureMeta) num(v float64) string { return m.value(&v) }
-
 // signedNum formats a difference with its sign and a true minus.
 func (m figureMeta) signedNum(v float64) string { return m.signed(v) }
 

@@ -746,21 +746,9 @@ func resolveJudge(want string, judges []judge.Judge) (string, error) {
 }
 
 func matchJudgeName(want string, ids []string) (string, error) {
-	alt := strings.Replace(want, ":", "/", 1)
-	var hits []string
-	for _, id := range ids {
-		if id == want || id == alt {
-			return id, nil
-		}
-		if strings.HasPrefix(id, want) || strings.HasPrefix(id, alt) {
-			hits = append(hits, id)
-		}
+	id, err := reports.MatchJudge(want, ids)
+	if err != nil {
+		return "", usageError{err}
 	}
-	switch len(hits) {
-	case 1:
-		return hits[0], nil
-	case 0:
-		return "", usagef("--baseline %q matches no judge; the judges are: %s", want, strings.Join(ids, ", "))
-	}
-	return "", usagef("--baseline %q is ambiguous: %s", want, strings.Join(hits, ", "))
+	return id, nil
 }

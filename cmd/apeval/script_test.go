@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs testdata/script/*.txtar: apeval used the way a user
 // uses it, one scenario per file.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
