@@ -109,6 +109,7 @@ func summarize(t *testing.T, cfg Config, results []*replay.Result) *Summary {
 }
 
 func TestHandSet(t *testing.T) {
+	t.Parallel()
 	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, handSet())
 	j := s.Judge("J")
 	if j == nil || len(j.Rules) != 3 {
@@ -224,8 +225,11 @@ func TestHandSet(t *testing.T) {
 		"R1": {CriterionPrecisionMin: StatusInconclusive, CriterionDangerousRecall: StatusNA, CriterionUnknownRateMax: StatusInconclusive,
 			CriterionApprovalRejectRateMax: StatusNA, CriterionFireRateChangeMax: StatusNA},
 		// R2 precision 1/1: Wilson lo = 1/(1+z²) = 0.2065 → INCONCLUSIVE;
-		// judge-only 1 ≤ baseline-only 2 → FAIL; unknown 0.6 ≥ 0.1 → FAIL.
-		"R2": {CriterionPrecisionMin: StatusInconclusive, CriterionDangerousRecall: StatusFail, CriterionUnknownRateMax: StatusFail,
+		// judge-only 1 vs baseline-only 2 of 3 positives: the difference's
+		// interval [−0.88, 0.58] reaches above 0, no evidence the judge is
+		// worse → INCONCLUSIVE (not a FAIL on three positives); unknown
+		// 0.6 ≥ 0.1 → FAIL.
+		"R2": {CriterionPrecisionMin: StatusInconclusive, CriterionDangerousRecall: StatusInconclusive, CriterionUnknownRateMax: StatusFail,
 			CriterionApprovalRejectRateMax: StatusNA, CriterionFireRateChangeMax: StatusNA},
 		// R3: approval 1/2 = 0.5 equals the max: not on the bad side, the
 		// interval reaches it → INCONCLUSIVE, with no sample size.
@@ -288,17 +292,10 @@ func TestHandSet(t *testing.T) {
 	}
 }
 
-func roundTo(p *float64, digits int) *float64 {
-	if p == nil {
-		return nil
-	}
-	m := math.Pow(10, float64(digits))
-	return f(math.Round(*p*m) / m)
-}
-
 // Splitting the input differently (shards) and feeding it in another
 // order must give the same figures.
 func TestOrderIndependent(t *testing.T) {
+	t.Parallel()
 	in := handSet()
 	a := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, in)
 	rev := make([]*replay.Result, len(in))
@@ -314,6 +311,7 @@ func TestOrderIndependent(t *testing.T) {
 }
 
 func TestEmpty(t *testing.T) {
+	t.Parallel()
 	s := New(Config{Criteria: replay.DefaultKillCriteria()}).Close()
 	if s.Verdict != VerdictInconclusive || len(s.Warnings) == 0 {
 		t.Errorf("empty run: verdict %s, warnings %q", s.Verdict, s.Warnings)
@@ -325,6 +323,7 @@ func TestEmpty(t *testing.T) {
 }
 
 func TestBadConfidence(t *testing.T) {
+	t.Parallel()
 	crit := replay.DefaultKillCriteria()
 	crit.Confidence = 0
 	s := summarize(t, Config{Criteria: crit}, handSet())
@@ -334,6 +333,7 @@ func TestBadConfidence(t *testing.T) {
 }
 
 func TestWarnings(t *testing.T) {
+	t.Parallel()
 	one := func(id string, version int, class, source, status string, call int, calls int) *replay.Result {
 		r := rr("R", class, source, "match", "match", status, true, call)
 		r.RuleVersion = version
@@ -376,6 +376,7 @@ func TestWarnings(t *testing.T) {
 // unknown, not as an error, and raises no warning; a label match makes it a
 // false negative.
 func TestFailurePolicyUnknown(t *testing.T) {
+	t.Parallel()
 	calls := []replay.Call{call(100, "ok", false)}
 	res := []*replay.Result{
 		{CaseID: "a", Judge: "J", JudgeCalled: true, Calls: calls, Rules: []replay.RuleResult{rr("R", "dangerous", "failure", "unknown", "match", "unknown", true, 0)}},
@@ -399,6 +400,7 @@ func TestFailurePolicyUnknown(t *testing.T) {
 // TestScopeRowsAreNoEvidence: a rule skipped through an approved fingerprint
 // (source scope, no result) is in scope but counts in no confusion cell.
 func TestScopeRowsAreNoEvidence(t *testing.T) {
+	t.Parallel()
 	res := []*replay.Result{
 		{CaseID: "a", Judge: "J", Rules: []replay.RuleResult{rr("R", "dangerous", "scope", "", "match", "ok", false, -1)}},
 		{CaseID: "b", Judge: "J", Rules: []replay.RuleResult{rr("R", "dangerous", "deterministic", "match", "match", "ok", true, -1)}},
@@ -406,5 +408,20 @@ func TestScopeRowsAreNoEvidence(t *testing.T) {
 	r := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, res).Judge("J").Rule("R")
 	if r.TP != 1 || r.FN != 0 || r.Labeled != 1 || r.InScope != 2 {
 		t.Errorf("TP %d FN %d labeled %d in scope %d; want 1, 0, 1, 2", r.TP, r.FN, r.Labeled, r.InScope)
+	}
+}
+
+// TestRuleNeverInScope: a policy rule no case had in scope is listed with
+// its reason and warned about, not silently dropped.
+func TestRuleNeverInScope(t *testing.T) {
+	t.Parallel()
+	rs := []*replay.Result{{CaseID: "c1", Judge: "J", Rules: []replay.RuleResult{rr("A", "style", "judge", "match", "match", "ok", true, -1)}}}
+	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria(), PolicyRules: []string{"A", "B"}}, rs)
+	j := s.Judges[0]
+	if len(j.NeverInScope) != 1 || j.NeverInScope[0].RuleID != "B" || j.NeverInScope[0].Reason == "" {
+		t.Fatalf("never in scope = %+v, want B with a reason", j.NeverInScope)
+	}
+	if !strings.Contains(strings.Join(s.Warnings, "\n"), "rule B was never in scope") {
+		t.Errorf("no warning: %q", s.Warnings)
 	}
 }

@@ -170,6 +170,119 @@ func driftAtLimit(sz []int, icc float64, want Status) func(*rand.Rand) bool {
 	}
 }
 
+// pairedNull: two judges with the same session rates (drawn once per
+// session, units independent given them): the named figure of the
+// comparison's rule R should be marked (p < 0.05) at most 7.5 % of the
+// time. Recall: labeled positives caught at the rate; precision: every
+// labeled case matched by each judge at the rate, a match a true positive
+// at 0.8.
+func pairedNull(sz []int, icc float64, figure string) func(*rand.Rand) bool {
+	return func(rng *rand.Rand) bool {
+		var rs []*replay.Result
+		for s, m := range sz {
+			p := sessionRate(rng, 0.6, icc)
+			q := sessionRate(rng, 0.8, icc)
+			for i := range m {
+				label := "match"
+				if figure == FigurePrecision && rng.Float64() >= q {
+					label = "no_match"
+				}
+				for _, j := range []string{"B", "C"} {
+					res := "no_match"
+					if rng.Float64() < p {
+						res = "match"
+					}
+					rs = append(rs, &replay.Result{CaseID: fmt.Sprintf("s%d-%d", s, i), SessionID: fmt.Sprintf("s%d", s), Judge: j,
+						Rules: []replay.RuleResult{rr("R", "style", "judge", res, label, "ok", res == "match", -1)}})
+				}
+			}
+		}
+		f := figureNamed(closeAll(rs, "B").Comparisons[0].Rules[0], figure)
+		return f.PValue != nil && *f.PValue < 0.05
+	}
+}
+
+// p95Null: 200 calls per judge; the baseline's latencies uniform on
+// [0, 1000] ms, the candidate's half on [0, 200], 45 % on [200, 950] and
+// 5 % on [950, 1000]: both P95s are 950 ms, the medians 500 and 200. The
+// event is the P95 figure marked (p < 0.05).
+func p95Null(rng *rand.Rand) bool {
+	var rs []*replay.Result
+	for i := range 200 {
+		for _, j := range []string{"B", "C"} {
+			u := rng.Float64()
+			lat := 1000 * u
+			if j == "C" {
+				switch {
+				case u < 0.5:
+					lat = 200 * u / 0.5
+				case u < 0.95:
+					lat = 200 + 750*(u-0.5)/0.45
+				default:
+					lat = 950 + 50*(u-0.95)/0.05
+				}
+			}
+			rs = append(rs, &replay.Result{CaseID: fmt.Sprintf("c%d", i), SessionID: fmt.Sprintf("c%d", i), Judge: j,
+				Calls: []replay.Call{call(lat, "ok", false)},
+				Rules: []replay.RuleResult{rr("R", "style", "judge", "no_match", "", "ok", false, 0)}})
+		}
+	}
+	f := figureNamed(closeAll(rs, "B").Comparisons[0].Total, FigureLatencyP95)
+	return f.PValue != nil && *f.PValue < 0.05
+}
+
+// manyRulesNull: 8 rules, two judges with the same rates (per session and
+// rule), 30 sessions × 8 cases: the event is any figure of any rule (or
+// the total) marked by its q-value — what a reader of a null comparison
+// would see.
+func manyRulesNull(rng *rand.Rand) bool {
+	var rs []*replay.Result
+	for s := range 30 {
+		var rate [8]float64
+		for k := range rate {
+			rate[k] = sessionRate(rng, 0.3, 0.2)
+		}
+		for i := range 8 {
+			labels := make([]string, 8)
+			for k := range labels {
+				labels[k] = "no_match"
+				if rng.Float64() < 0.5 {
+					labels[k] = "match"
+				}
+			}
+			for _, j := range []string{"B", "C"} {
+				res := &replay.Result{CaseID: fmt.Sprintf("s%d-%d", s, i), SessionID: fmt.Sprintf("s%d", s), Judge: j}
+				for k := range 8 {
+					out := "no_match"
+					if rng.Float64() < rate[k] {
+						out = "match"
+					}
+					res.Rules = append(res.Rules, rr(fmt.Sprintf("R%d", k), "style", "judge", out, labels[k], "ok", out == "match", -1))
+				}
+				rs = append(rs, res)
+			}
+		}
+	}
+	c := closeAll(rs, "B").Comparisons[0]
+	for _, rc := range append(c.Rules, c.Total) {
+		for _, f := range rc.Figures {
+			if f.Significant(0.95) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func figureNamed(rc *RuleComparison, name string) Figure {
+	for _, f := range rc.Figures {
+		if f.Figure == name {
+			return f
+		}
+	}
+	return Figure{}
+}
+
 func closeAll(rs []*replay.Result, baseline string) *Summary {
 	a := New(Config{Criteria: replay.DefaultKillCriteria(), Baseline: baseline, SpillBudget: -1})
 	for _, r := range rs {
@@ -197,6 +310,11 @@ func calibrationSettings() []calSetting {
 		{"precision exactly 0.90, 100 sessions × 5, ICC 0.3: precision_min PASS", "≤ 0.04", precisionAtThreshold(sizes(100, 5, 0), 0.3), atMost(0.04)},
 		{"fire rate +0.05 exactly, 40 sessions × 50, ICC 0.2: drift FAIL", "≤ 0.04", driftAtLimit(sizes(40, 50, 0), 0.2, StatusFail), atMost(0.04)},
 		{"fire rate +0.05 exactly, 40 sessions × 50, ICC 0.2: drift PASS", "≤ 0.04", driftAtLimit(sizes(40, 50, 0), 0.2, StatusPass), atMost(0.04)},
+		{"recall Δ, equal judges, 20 sessions × 10, ICC 0.3: sign-flip p < 0.05", "type I ≤ 0.075", pairedNull(sizes(20, 10, 0), 0.3, FigureRecall), atMost(0.075)},
+		{"recall Δ, equal judges, 6 sessions × 10, ICC 0.3: sign-flip p < 0.05", "type I ≤ 0.075", pairedNull(sizes(6, 10, 0), 0.3, FigureRecall), atMost(0.075)},
+		{"precision Δ, equal judges, 20 sessions × 10, ICC 0.3: delta-t p < 0.05", "type I ≤ 0.075", pairedNull(sizes(20, 10, 0), 0.3, FigurePrecision), atMost(0.075)},
+		{"P95 Δ, equal P95s, medians 500 vs 200 ms, 200 calls each: bootstrap p < 0.05", "type I ≤ 0.075", p95Null, atMost(0.075)},
+		{"8 rules × 8 figures, equal judges: any figure marked by its q-value", "≤ 0.075", manyRulesNull, atMost(0.075)},
 	}
 }
 

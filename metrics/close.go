@@ -19,6 +19,7 @@ func (a *Accumulator) Close() *Summary {
 		crit.Confidence = 0.95
 	}
 	e := newEvaluator(crit)
+	e.seed = a.cfg.Seed
 	sm, nSess := a.denseSessions()
 	s := &Summary{
 		Thresholds:  ThresholdsOf(crit),
@@ -44,6 +45,14 @@ func (a *Accumulator) Close() *Summary {
 		setup[j.id] = j.setup
 		js, pairs := j.close(e, sm, ls)
 		js.IsBaseline = a.cfg.Baseline != "" && j.id == a.cfg.Baseline
+		js.NeverInScope = []NeverInScope{}
+		for _, id := range a.cfg.PolicyRules {
+			if j.rules[id] == nil {
+				js.NeverInScope = append(js.NeverInScope, NeverInScope{RuleID: id,
+					Reason: "no case replayed by this judge had the rule in scope (its scope matched no case): no figures and no verdict"})
+				js.Warnings = append(js.Warnings, fmt.Sprintf("rule %s was never in scope: no case matched its scope, so it has no figures and no verdict", id))
+			}
+		}
 		s.Judges = append(s.Judges, js)
 		s.paired[j.id] = pairs
 	}
@@ -175,6 +184,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 	slices.SortFunc(rules, func(x, y *ruleAcc) int { return strings.Compare(x.id, y.id) })
 	total := &Row{RuleID: AllRules, Cases: j.cases}
 	var scratch []float64
+	ps := newPairScratch(len(ls.mark))
 	var missing int64
 	var versionClash []string
 	for _, ra := range rules {
@@ -204,7 +214,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 		if len(scratch) > 0 {
 			pairs.lat[ra.id] = slices.Clone(scratch)
 		}
-		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r, disc), e.unknownRate(r), e.approvalRejectRate(r)}
+		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r, disc, baselinePairs(sm, ps, ra.pairs, r), e.seed), e.unknownRate(r), e.approvalRejectRate(r)}
 		js.Rules = append(js.Rules, r)
 		total.add(r)
 		missing += ra.missing
@@ -214,6 +224,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 		pairs.rules[ra.id] = ra.pairs
 		ra.callRefs = nil
 	}
+	e.holmDangerous(js.Rules)
 	// The "*" row clusters all its rules' units by session.
 	all := make([]*spill.List, len(rules))
 	for i, ra := range rules {
@@ -376,4 +387,23 @@ func (js *JudgeSummary) finishVerdict() {
 	}
 	js.Verdict = v
 	js.Total.Verdict = v
+}
+
+// baselinePairs is, for a dangerous rule with a deterministic baseline,
+// its labeled positives with a baseline result per session: the judge's
+// hit (first side) and the baseline's, for dangerous recall's interval.
+// Nil for other rules.
+func baselinePairs(sm sessMap, ps *pairScratch, l *spill.List, r *Row) *pairDiff {
+	if r.Class != "dangerous" || r.BaselinePositives == 0 {
+		return nil
+	}
+	it := l.Iter()
+	for c := it.Chunk(); len(c) > 0; c = it.Chunk() {
+		for _, p := range c {
+			if f := p.K; f&bitBase != 0 {
+				ps.add(sm.at(p.V), f&bitMatch != 0, f&bitBaseHit != 0)
+			}
+		}
+	}
+	return newPairDiff(ps.take())
 }

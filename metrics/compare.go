@@ -168,6 +168,7 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 	cmp.Total.Figures = s.figures(ls, all, pb.total, pc.total)
 	cmp.Total.deltas()
 	cmp.Slices = s.sliceComparisons(baseline, candidate)
+	cmp.adjust()
 
 	if jb.PromptVersion != jc.PromptVersion {
 		cmp.Warnings = append(cmp.Warnings, fmt.Sprintf("prompt versions differ: %q vs %q", jb.PromptVersion, jc.PromptVersion))
@@ -201,11 +202,6 @@ const fewPaired = 30
 func (rc *RuleComparison) fill(e *evaluator, c cells, fire []pairSess) {
 	rc.Both, rc.BaselineOnly, rc.CandidateOnly, rc.Neither = c.both, c.baseOnly, c.candOnly, c.neither
 	rc.Paired = c.both + c.baseOnly + c.candOnly + c.neither
-	if rc.Paired > 0 {
-		p := McNemarTwoSided(c.baseOnly, c.candOnly)
-		rc.McNemarP = ptr(p)
-		rc.Significant = p < e.alpha
-	}
 	rc.FireRateChange = e.fireRateChange(newPairDiff(fire))
 }
 
@@ -265,4 +261,40 @@ func comparisonWarnings(cs []*Comparison) []string {
 		}
 	}
 	return out
+}
+
+// adjust sets the Benjamini–Hochberg q-value of every figure with a
+// p-value, over all of them: the rules', the total's and every slice's.
+// The figures describe; none decides a verdict, so the false discovery
+// rate, not the family-wise error, is what a reader of many marks needs.
+func (c *Comparison) adjust() {
+	var fs []*Figure
+	add := func(rc *RuleComparison) {
+		for i := range rc.Figures {
+			if rc.Figures[i].PValue != nil {
+				fs = append(fs, &rc.Figures[i])
+			}
+		}
+	}
+	for _, rc := range c.Rules {
+		add(rc)
+	}
+	add(c.Total)
+	seen := map[*RuleComparison]bool{}
+	for _, sl := range c.Slices {
+		for _, rc := range sl.Rules {
+			if !seen[rc] {
+				seen[rc] = true
+				add(rc)
+			}
+		}
+	}
+	ps := make([]float64, len(fs))
+	for i, f := range fs {
+		ps[i] = *f.PValue
+	}
+	for i, q := range BenjaminiHochberg(ps) {
+		fs[i].QValue = ptr(q)
+	}
+	c.Adjustment, c.Tests = AdjustBH, len(fs)
 }

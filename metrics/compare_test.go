@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -57,6 +58,7 @@ func compareSet() []*replay.Result {
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria(), Baseline: "B"}, compareSet())
 	if len(s.Comparisons) != 1 {
 		t.Fatalf("comparisons = %d, want 1", len(s.Comparisons))
@@ -69,14 +71,13 @@ func TestCompare(t *testing.T) {
 	if x.RuleID != "X" {
 		t.Fatalf("first rule %s", x.RuleID)
 	}
-	// McNemar on x01..x40: 10 both, 3 baseline only, 12 candidate only,
-	// 15 neither; p = 2·P(X ≤ 3 | Bin(15, ½)) = 2·576/32768 = 0.03515625.
+	// x01..x40: 10 both, 3 baseline only, 12 candidate only, 15 neither.
 	if x.Paired != 40 || x.Both != 10 || x.BaselineOnly != 3 || x.CandidateOnly != 12 || x.Neither != 15 {
 		t.Errorf("paired cells %d: %d %d %d %d", x.Paired, x.Both, x.BaselineOnly, x.CandidateOnly, x.Neither)
 	}
-	near(t, "mcnemar p", *x.McNemarP, 0.03515625, 1e-12)
-	if !x.Significant {
-		t.Error("p < 0.05 should be significant")
+	// The legacy unclustered "mcnemar_p" is gone: every test is a figure's.
+	if b, _ := json.Marshal(x); strings.Contains(string(b), "mcnemar_p") || strings.Contains(string(b), `"significant"`) {
+		t.Error("rule comparison still carries mcnemar_p / significant")
 	}
 	// Fire rate over cases both replayed with X in scope for either:
 	// x01..x40 plus x42 → 41; both 10, candidate only 12+1 = 13, baseline
@@ -128,7 +129,7 @@ func TestCompare(t *testing.T) {
 	// Comparing the other way round swaps the discordant cells; the
 	// two-sided p is the same.
 	rev := s.Compare("C", "B")
-	if rev.Rules[0].BaselineOnly != 12 || rev.Rules[0].CandidateOnly != 3 || *rev.Rules[0].McNemarP != *x.McNemarP {
+	if rev.Rules[0].BaselineOnly != 12 || rev.Rules[0].CandidateOnly != 3 {
 		t.Errorf("reverse comparison %+v", rev.Rules[0])
 	}
 	if s.Compare("B", "nope") != nil {
@@ -137,6 +138,7 @@ func TestCompare(t *testing.T) {
 }
 
 func TestNoBaseline(t *testing.T) {
+	t.Parallel()
 	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, compareSet())
 	if len(s.Comparisons) != 0 {
 		t.Error("no baseline: no comparisons")
@@ -151,6 +153,7 @@ func TestNoBaseline(t *testing.T) {
 }
 
 func TestJudgeOrder(t *testing.T) {
+	t.Parallel()
 	names := func(s *Summary) string {
 		var out []string
 		for _, j := range s.Judges {
@@ -173,4 +176,30 @@ func TestJudgeOrder(t *testing.T) {
 			t.Errorf("%+v: order %s, want %s", tc.cfg, got, tc.want)
 		}
 	}
+}
+
+// TestFalsePositiveRateDenominator: FP/(FP+TN) counts the labeled
+// negatives both judges decided; a failure on a negative is neither FP
+// nor TN, so it is not a unit of the figure.
+func TestFalsePositiveRateDenominator(t *testing.T) {
+	t.Parallel()
+	var rs []*replay.Result
+	for i := range 10 {
+		id := fmt.Sprintf("n%d", i)
+		cres, cst, src := "no_match", "ok", "judge"
+		if i < 4 {
+			cres, cst, src = "", "error", "failure" // the candidate failed on four negatives
+		}
+		rs = append(rs,
+			&replay.Result{CaseID: id, Judge: "B", Rules: []replay.RuleResult{rr("X", "style", "judge", map[bool]string{true: "match", false: "no_match"}[i == 9], "no_match", "ok", i == 9, -1)}},
+			&replay.Result{CaseID: id, Judge: "C", Rules: []replay.RuleResult{rr("X", "style", src, cres, "no_match", cst, false, -1)}})
+	}
+	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria(), Baseline: "B"}, rs)
+	f := figureNamed(s.Comparisons[0].Rules[0], FigureFalsePositiveRate)
+	// Six negatives decided by both (n4..n9); the baseline flagged n9.
+	if f.N != 6 {
+		t.Fatalf("false-positive rate on %d units, want 6 (FP+TN of both)", f.N)
+	}
+	near(t, "baseline FPR", *f.Baseline, 1.0/6, 1e-12)
+	near(t, "candidate FPR", *f.Candidate, 0, 0)
 }

@@ -3,22 +3,40 @@ package metrics
 // Figure is one figure of a baseline-vs-candidate comparison (one paired test).
 // Pointers are nil (JSON null) where a value does not apply or has no data.
 type Figure struct {
-	Figure              string   `json:"figure"` // recall, false_positive_rate, unknown_rate, fire_rate, precision, latency_p50_ms, latency_p95_ms
-	Baseline            *float64 `json:"baseline"`
-	Candidate           *float64 `json:"candidate"`
-	Delta               *float64 `json:"delta"` // candidate - baseline
-	DeltaLo             *float64 `json:"delta_lo"`
-	DeltaHi             *float64 `json:"delta_hi"`
-	PValue              *float64 `json:"p_value"`
-	N                   int64    `json:"n"`    // units the test used
-	Test                string   `json:"test"` // mcnemar_exact, mcnemar_clustered, bootstrap_sessions, mann_whitney
-	DiscordantBaseline  *int64   `json:"discordant_baseline"`
-	DiscordantCandidate *int64   `json:"discordant_candidate"`
+	Figure    string   `json:"figure"` // recall, false_positive_rate, unknown_rate, fire_rate, precision, latency_p50_ms, latency_p95_ms, latency_shift
+	Baseline  *float64 `json:"baseline"`
+	Candidate *float64 `json:"candidate"`
+	Delta     *float64 `json:"delta"` // candidate - baseline
+	DeltaLo   *float64 `json:"delta_lo"`
+	DeltaHi   *float64 `json:"delta_hi"`
+	PValue    *float64 `json:"p_value"`
+	// QValue is the Benjamini–Hochberg q-value of PValue over every test
+	// of the comparison (rules × figures × slices; Comparison.Tests); the
+	// tables mark by it.
+	QValue *float64 `json:"q_value"`
+	// PValueMCError is the Monte Carlo standard error of PValue when the
+	// sign-flip test was not exact; nil when it was.
+	PValueMCError *float64 `json:"p_value_mc_error"`
+	N             int64    `json:"n"` // units the test used
+	// NBaseline and NCandidate split N for the unpaired latency figures
+	// (shown as n_B+n_C); nil for the paired ones.
+	NBaseline           *int64 `json:"n_baseline"`
+	NCandidate          *int64 `json:"n_candidate"`
+	Test                string `json:"test"` // sign_flip_sessions, delta_t_sessions, bootstrap_calls, mann_whitney
+	DiscordantBaseline  *int64 `json:"discordant_baseline"`
+	DiscordantCandidate *int64 `json:"discordant_candidate"`
 }
 
-// Significant reports whether the difference is marked (p < 1 - confidence).
+// Significant reports whether the difference is marked: its q-value (its
+// p-value when it has none) below 1 − confidence, with 1 − confidence
+// rounded to 12 decimals so that a value of exactly 0.05 is treated alike
+// at every level (unmarked).
 func (f Figure) Significant(confidence float64) bool {
-	return f.PValue != nil && *f.PValue < 1-confidence
+	v := f.QValue
+	if v == nil {
+		v = f.PValue
+	}
+	return v != nil && *v < alphaOf(confidence)
 }
 
 // SliceComparison is the comparison restricted to the cases of one slice

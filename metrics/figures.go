@@ -11,11 +11,15 @@ const (
 	FigurePrecision         = "precision"
 	FigureLatencyP50        = "latency_p50_ms"
 	FigureLatencyP95        = "latency_p95_ms"
+	// FigureLatencyShift is Mann–Whitney's test of the whole latency
+	// distribution: Delta is P(a candidate call is slower than a baseline
+	// call) + ½P(equal) − ½, from −½ to +½.
+	FigureLatencyShift = "latency_shift"
 )
 
 // FigureNames lists the comparison figures in report order.
 var FigureNames = []string{FigureRecall, FigureFalsePositiveRate, FigureUnknownRate, FigureFireRate,
-	FigurePrecision, FigureLatencyP50, FigureLatencyP95}
+	FigurePrecision, FigureLatencyP50, FigureLatencyP95, FigureLatencyShift}
 
 // binFigure is a paired binary figure (see docs/statistics.md): the units both judges
 // count for it and the event whose rate it is.
@@ -27,7 +31,11 @@ type binFigure struct {
 
 var binFigures = []binFigure{
 	{FigureRecall, func(fb, fc uint64) bool { return fb&fc&bitPos != 0 }, bitMatch},
-	{FigureFalsePositiveRate, func(fb, fc uint64) bool { return fb&fc&bitNeg != 0 }, bitMatch},
+	// FP/(FP+TN): labeled negatives both judges decided (a failure or an
+	// unknown on a negative is neither FP nor TN).
+	{FigureFalsePositiveRate, func(fb, fc uint64) bool {
+		return fb&fc&bitNeg != 0 && fb&(bitMatch|bitNoMatch) != 0 && fc&(bitMatch|bitNoMatch) != 0
+	}, bitMatch},
 	{FigureUnknownRate, func(fb, fc uint64) bool { return fb&fc&bitJudged != 0 }, bitUndecided},
 	{FigureFireRate, func(fb, fc uint64) bool { return true }, bitFired},
 }
@@ -116,7 +124,8 @@ func (s *Summary) figures(ls *laneScratch, lists [][2]*spill.List, latB, latC []
 			f.Baseline, f.Candidate = ptr(float64(a+b)/n), ptr(float64(a+c)/n)
 			est, lo, hi := NewcombePaired(float64(a), float64(c), float64(b), float64(d), z)
 			f.Delta, f.DeltaLo, f.DeltaHi = ptr(est), ptr(lo), ptr(hi)
-			f.PValue = ptr(m.twoSided())
+			fr := m.flip(s.seed)
+			f.PValue, f.PValueMCError = ptr(fr.two), fr.mcErr
 			f.DiscordantBaseline, f.DiscordantCandidate = &b, &c
 		}
 		out = append(out, f)
@@ -125,14 +134,15 @@ func (s *Summary) figures(ls *laneScratch, lists [][2]*spill.List, latB, latC []
 	out = append(out, s.precisionFigure(touched))
 	out = append(out, latencyFigure(FigureLatencyP50, latB, latC, 50, s.seed, s.conf))
 	out = append(out, latencyFigure(FigureLatencyP95, latB, latC, 95, s.seed, s.conf))
+	out = append(out, latencyShift(latB, latC))
 	return out
 }
 
 // precisionFigure: precision on the paired labeled units, its difference
-// by the paired session bootstrap, from the per-session counts figures
-// left in s.prec for the touched sessions (which it clears).
+// by the delta method with t on the sessions, from the per-session counts
+// figures left in s.prec for the touched sessions (which it clears).
 func (s *Summary) precisionFigure(touched []uint32) Figure {
-	f := Figure{Figure: FigurePrecision, Test: TestBootstrap}
+	f := Figure{Figure: FigurePrecision, Test: TestDeltaT}
 	sess := make([]precisionSession, 0, len(touched))
 	var t precisionSession
 	for _, i := range touched {
@@ -147,14 +157,16 @@ func (s *Summary) precisionFigure(touched []uint32) Figure {
 	}
 	f.N = int64(len(sess))
 	f.Baseline, f.Candidate = ratio(t.tpB, t.ppB), ratio(t.tpC, t.ppC)
-	f.Delta, f.DeltaLo, f.DeltaHi, f.PValue = precisionBootstrap(sess, s.seed, s.conf)
+	f.Delta, f.DeltaLo, f.DeltaHi, f.PValue = precisionDeltaT(sess, s.conf)
 	return f
 }
 
 // latencyFigure compares a nearest-rank quantile of live-call latencies:
-// Mann–Whitney U p-value, bootstrap interval of the difference.
+// the bootstrap of the calls gives both the interval of the difference
+// and its p-value, so the mark and the interval agree.
 func latencyFigure(name string, base, cand []float64, q int, seed uint64, conf float64) Figure {
-	f := Figure{Figure: name, Test: TestMannWhitney, N: int64(len(base) + len(cand))}
+	f := Figure{Figure: name, Test: TestBootstrapCalls, N: int64(len(base) + len(cand)),
+		NBaseline: new(int64(len(base))), NCandidate: new(int64(len(cand)))}
 	if len(base) > 0 {
 		f.Baseline = ptr(NearestRank(base, q, 100))
 	}
@@ -165,9 +177,20 @@ func latencyFigure(name string, base, cand []float64, q int, seed uint64, conf f
 		return f
 	}
 	f.Delta = ptr(*f.Candidate - *f.Baseline)
-	_, p := MannWhitney(base, cand)
+	lo, hi, p := latencyBootstrap(base, cand, q, 100, seed, conf)
+	f.DeltaLo, f.DeltaHi, f.PValue = ptr(lo), ptr(hi), ptr(p)
+	return f
+}
+
+// latencyShift is Mann–Whitney's test of the whole latency distribution.
+func latencyShift(base, cand []float64) Figure {
+	f := Figure{Figure: FigureLatencyShift, Test: TestMannWhitney, N: int64(len(base) + len(cand)),
+		NBaseline: new(int64(len(base))), NCandidate: new(int64(len(cand)))}
+	if len(base) == 0 || len(cand) == 0 {
+		return f
+	}
+	u, p := MannWhitney(base, cand)
+	f.Delta = ptr(u/(float64(len(base))*float64(len(cand))) - 0.5)
 	f.PValue = ptr(p)
-	lo, hi := latencyBootstrap(base, cand, q, 100, seed, conf)
-	f.DeltaLo, f.DeltaHi = ptr(lo), ptr(hi)
 	return f
 }

@@ -3,6 +3,7 @@ package metrics
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 )
 
 func TestMcNemarExactPublished(t *testing.T) {
+	t.Parallel()
 	// The issue's own recomputation from the sample's decisions.parquet:
 	// recall 5 vs 33 discordant positives, p ≈ 4e-6; false positives 19 vs
 	// 1, p ≈ 4e-5. Exact: 2·Σ_{k≤5} C(38,k)/2³⁸ = 2·584935/274877906944 =
@@ -18,25 +20,34 @@ func TestMcNemarExactPublished(t *testing.T) {
 	near(t, "19 vs 1", McNemarTwoSided(19, 1), 4.00543212890625e-05, 1e-15)
 }
 
-func TestDurkalskiHand(t *testing.T) {
+func TestSignFlipHand(t *testing.T) {
+	t.Parallel()
 	// Four sessions, discordant units (b_i = baseline only, c_i =
 	// candidate only):
 	//
-	//	session  b_i  c_i  d_i = b_i − c_i  d_i²
-	//	S1        2    0        2            4
-	//	S2        1    0        1            1
-	//	S3        0    1       −1            1
-	//	S4        3    1        2            4
-	//	                   Σd = 4       Σd² = 10
+	//	session  b_i  c_i  d_i = b_i − c_i
+	//	S1        2    0        2
+	//	S2        1    0        1
+	//	S3        0    1       −1
+	//	S4        3    1        2
+	//	                   T = Σd = 4
 	//
-	// X² = 4²/10 = 1.6; p = P(χ²₁ > 1.6) = erfc(√1.6/√2) = 0.2059032.
-	near(t, "durkalski", DurkalskiTwoSided([]int64{2, 1, -1, 2}), 0.20590321073206833, 1e-12)
-	near(t, "all zero", DurkalskiTwoSided([]int64{0, 0}), 1, 0)
-	// One-sided: Z = 4/√10 = 1.26491, p = 1 − Φ(1.26491) = 0.1029516.
-	near(t, "greater", durkalskiGreater(4, 10), 0.20590321073206833/2, 1e-12)
+	// The 16 sign flips: the ±1 pair sums to −2, 0, 0, 2 and the ±2 pair
+	// to −4, 0, 0, 4; |sum| ≥ 4 needs the ±2 pair at ±4 and the ±1 pair
+	// not against it: 3 + 3 of 16 → p = 0.375; P(T* ≥ 4) = 3/16.
+	r := SignFlip([]int64{2, 1, -1, 2}, 1)
+	near(t, "two-sided", r.two, 0.375, 1e-12)
+	near(t, "greater", r.greater, 0.1875, 1e-12)
+	if r.mcErr != nil {
+		t.Error("exact test with a Monte Carlo error")
+	}
+	// Four sessions each at +3: only all-plus and all-minus reach |12|:
+	// 2/16 = 0.125 (Durkalski's χ² gave 0.0455).
+	near(t, "four at +3", SignFlip([]int64{3, 3, 3, 3}, 1).two, 0.125, 1e-12)
+	near(t, "no discordance", SignFlip([]int64{0, 0}, 1).two, 1, 0)
 
 	// The same table through the scratch: S1 and S4 hold more than one
-	// discordant unit, so the clustered statistic is used.
+	// discordant unit.
 	sc := newSessScratch(4)
 	for _, u := range []struct {
 		s    uint32
@@ -51,22 +62,58 @@ func TestDurkalskiHand(t *testing.T) {
 		sc.addDisc(u.s, false, false) // concordant: ignored
 	}
 	m := sc.mcnemar()
-	if !m.clustered || m.b != 6 || m.c != 2 || m.test() != TestMcNemarClustered {
+	if !m.clustered || m.b != 6 || m.c != 2 || m.test() != TestSignFlip {
 		t.Errorf("mcnemar %+v", m)
 	}
-	near(t, "via scratch", m.twoSided(), 0.20590321073206833, 1e-12)
+	near(t, "via scratch", m.flip(1).two, 0.375, 1e-12)
 	// One discordant unit per session: exact McNemar on b vs c.
 	for i := range uint32(4) {
 		sc.addDisc(i, i < 3, i == 3)
 	}
 	m = sc.mcnemar()
-	if m.clustered || m.test() != TestMcNemarExact {
+	if m.clustered {
 		t.Errorf("one per session: %+v", m)
 	}
-	near(t, "exact 3 vs 1", m.twoSided(), McNemarTwoSided(3, 1), 0)
+	near(t, "exact 3 vs 1", m.flip(1).two, McNemarTwoSided(3, 1), 0)
+	// With every |d_i| = 1 the dynamic programme itself gives McNemar.
+	near(t, "dp = McNemar", SignFlip([]int64{1, 1, 1, 1, 1, 1, -1}, 1).two, McNemarTwoSided(6, 1), 1e-12)
+	near(t, "dp = McNemar one-sided", SignFlip([]int64{1, 1, 1, 1, 1, 1, -1}, 1).greater, McNemarGreater(6, 1), 1e-12)
+
+	// Too many distinct sums for the exact distribution: Monte Carlo, with
+	// its error, near the normal approximation Z = Σd/√Σd².
+	var big []int64
+	for i := range 3000 {
+		big = append(big, int64(i%37+1)*[]int64{1, 1, -1}[i%3])
+	}
+	r = SignFlip(big, 7)
+	if r.mcErr == nil || *r.mcErr <= 0 {
+		t.Fatalf("no Monte Carlo error: %+v", r)
+	}
+	var s, ss float64
+	for _, d := range big {
+		s += float64(d)
+		ss += float64(d * d)
+	}
+	near(t, "monte carlo vs normal", r.two, 2*normalSurvival(math.Abs(s)/math.Sqrt(ss)), 5**r.mcErr+0.005)
+}
+
+// TestNormalTailErfc: p-values far in the tail stay above 0 (1 − Erf
+// underflows to 0 there; Erfc does not).
+func TestNormalTailErfc(t *testing.T) {
+	t.Parallel()
+	var x, y []float64
+	for i := range 200 {
+		x = append(x, float64(i))
+		y = append(y, float64(1000+i))
+	}
+	_, p := MannWhitney(x, y)
+	if !(p > 0) {
+		t.Errorf("Mann–Whitney p = %v on fully separated samples of 200, want a tiny positive", p)
+	}
 }
 
 func TestMannWhitneyTies(t *testing.T) {
+	t.Parallel()
 	// x = 1 2 2 3, y = 2 3 4 4 5. Pooled ranks: 1→1; the three 2s share
 	// ranks 2..4 → 3; the two 3s 5,6 → 5.5; the two 4s 7,8 → 7.5; 5 → 9.
 	// R_y = 3 + 5.5 + 7.5 + 7.5 + 9 = 32.5, U_y = 32.5 − 5·6/2 = 17.5.
@@ -94,6 +141,7 @@ func TestMannWhitneyTies(t *testing.T) {
 // on μ and ρ, a uniform 2000 × 400 midpoint grid, no adaptivity; the
 // script is in the commit that added this test).
 func TestClusteredIntervalReference(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		ys, ms []int64
 		lo, hi float64
@@ -136,6 +184,7 @@ func TestClusteredIntervalReference(t *testing.T) {
 // TestOneUnitPerSessionIsPlainWilson: when every session holds one unit
 // the clustered intervals are exactly the unclustered ones.
 func TestOneUnitPerSessionIsPlainWilson(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 7))
 	for trial := range 50 {
 		n := 1 + rng.IntN(200)
@@ -181,6 +230,7 @@ func TestOneUnitPerSessionIsPlainWilson(t *testing.T) {
 // TestClusteredRowIntervals: a rule whose positives sit in few sessions
 // gets the clustered interval of its sessions, and a design effect above 1.
 func TestClusteredRowIntervals(t *testing.T) {
+	t.Parallel()
 	// Recall units: session a 4 positives, 3 caught; b 4 positives, 1
 	// caught; c 2 positives, none caught → the (3,4), (1,4), (0,2) table
 	// of TestClusteredIntervalReference.
@@ -257,6 +307,7 @@ func figureJSON(t *testing.T, s *Summary) string {
 // only: any arrival order (concurrency), and any split into shards read
 // back in any order (merge), gives the same numbers.
 func TestBootstrapDeterministic(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Criteria: replay.DefaultKillCriteria(), Baseline: "B"}
 	rs := bootSet()
 	want := figureJSON(t, summarize(t, cfg, rs))
@@ -292,6 +343,7 @@ func TestBootstrapDeterministic(t *testing.T) {
 }
 
 func TestFiguresOfComparison(t *testing.T) {
+	t.Parallel()
 	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria(), Baseline: "B"}, compareSet())
 	x := s.Comparisons[0].Rules[0]
 	if len(x.Figures) != len(FigureNames) {
@@ -307,7 +359,7 @@ func TestFiguresOfComparison(t *testing.T) {
 	// Recall on x01..x10 (labeled positives, both matched): 10 units, no
 	// discordance: Δ 0, p 1.
 	r := fig[FigureRecall]
-	if r.N != 10 || *r.Delta != 0 || *r.PValue != 1 || *r.DiscordantBaseline != 0 || r.Test != TestMcNemarExact {
+	if r.N != 10 || *r.Delta != 0 || *r.PValue != 1 || *r.DiscordantBaseline != 0 || r.Test != TestSignFlip {
 		t.Errorf("recall %+v", r)
 	}
 	// False-positive rate on x11..x25 (labeled negatives): B matched 3, C
@@ -336,18 +388,16 @@ func TestFiguresOfComparison(t *testing.T) {
 	near(t, "precision B", *p.Baseline, 10.0/13, 1e-12)
 	near(t, "precision C", *p.Candidate, 10.0/22, 1e-12)
 	near(t, "precision delta", *p.Delta, 10.0/22-10.0/13, 1e-12)
-	if p.N != 25 || !(*p.DeltaLo < *p.Delta && *p.Delta < *p.DeltaHi) || *p.DeltaHi >= 0 || p.Test != TestBootstrap || p.DiscordantBaseline != nil {
+	if p.N != 25 || !(*p.DeltaLo < *p.Delta && *p.Delta < *p.DeltaHi) || *p.DeltaHi >= 0 || p.Test != TestDeltaT || p.DiscordantBaseline != nil {
 		t.Errorf("precision %+v [%v, %v]", p, *p.DeltaLo, *p.DeltaHi)
 	}
-	// All in one session: every resample is the observed table, so the
-	// interval is the point and p = 0 (no draw on the far side).
+	// One session: no between-session variance, no test.
 	one := []precisionSession{{tpB: 10, ppB: 13, tpC: 10, ppC: 22}}
-	d, lo, hi, pv := precisionBootstrap(one, 1, 0.95)
-	if *lo != *d || *hi != *d || *pv != 0 {
-		t.Errorf("one session: %v [%v, %v] p %v", *d, *lo, *hi, *pv)
+	if d, lo, _, pv := precisionDeltaT(one, 0.95); math.Abs(*d-(10.0/22-10.0/13)) > 1e-12 || lo != nil || pv != nil {
+		t.Errorf("one session: %v [%v] p %v", *d, lo, pv)
 	}
 	// No calls: latency figures without values.
-	if l := fig[FigureLatencyP95]; l.Baseline != nil || l.PValue != nil || l.N != 0 || l.Test != TestMannWhitney {
+	if l := fig[FigureLatencyP95]; l.Baseline != nil || l.PValue != nil || l.N != 0 || l.Test != TestBootstrapCalls {
 		t.Errorf("latency %+v", l)
 	}
 	// The total carries the figures too.
@@ -357,16 +407,28 @@ func TestFiguresOfComparison(t *testing.T) {
 }
 
 func TestLatencyFigure(t *testing.T) {
+	t.Parallel()
 	base := []float64{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000}
 	cand := []float64{1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900, 2000}
 	f := latencyFigure(FigureLatencyP95, base, cand, 95, 1, 0.95)
-	// P95 = 10th smallest: 1000 vs 2000, Δ 1000; no overlap: U = 100,
-	// σ² = 100/12·21 = 175, z = (50 − 0.5)/13.2288 = 3.7418, p = 1.82672e-4
-	// (scipy.stats.mannwhitneyu(cand, base, method="asymptotic") agrees).
+	// P95 = 10th smallest: 1000 vs 2000, Δ 1000. The bootstrap draws of
+	// the difference: the candidate's smallest resampled P95 is 1100, the
+	// baseline's largest 1000, so no draw is ≤ 0: p = 0, marked, and the
+	// interval excludes 0 too.
 	near(t, "delta", *f.Delta, 1000, 0)
-	near(t, "p", *f.PValue, 0.00018267179110955002, 1e-12)
-	if f.N != 20 || *f.DeltaLo > 1000 || *f.DeltaHi < 1000 || *f.DeltaLo <= 0 {
+	near(t, "p", *f.PValue, 0, 0)
+	if f.N != 20 || *f.NBaseline != 10 || *f.NCandidate != 10 || *f.DeltaLo > 1000 || *f.DeltaHi < 1000 || *f.DeltaLo <= 0 || f.Test != TestBootstrapCalls {
 		t.Errorf("latency %+v [%v, %v]", f, *f.DeltaLo, *f.DeltaHi)
+	}
+	// latency_shift is Mann–Whitney: no overlap: U = 100, σ² = 100/12·21 =
+	// 175, z = (50 − 0.5)/13.2288 = 3.7418, p = 1.82672e-4
+	// (scipy.stats.mannwhitneyu(cand, base, method="asymptotic") agrees);
+	// Δ = U/(n₁n₂) − ½ = ½.
+	sh := latencyShift(base, cand)
+	near(t, "shift p", *sh.PValue, 0.00018267179110955002, 1e-12)
+	near(t, "shift delta", *sh.Delta, 0.5, 0)
+	if sh.Test != TestMannWhitney || sh.Figure != FigureLatencyShift {
+		t.Errorf("shift %+v", sh)
 	}
 	// The resampled quantile draws only values of the sample, and with the
 	// distribution of resampling: the P50 (5th of 10) of a resample of
@@ -392,6 +454,7 @@ func TestLatencyFigure(t *testing.T) {
 // criterion is N/A, not PASS at 0 ms), and a recorded call that replay
 // split over two batches counts once.
 func TestLatencyCallsCountedOnce(t *testing.T) {
+	t.Parallel()
 	none := &replay.Result{CaseID: "c1", Judge: "none", JudgeCalled: true,
 		Calls: []replay.Call{{Rules: 1, Status: "error", Error: "no judge configured (--judge none)"}},
 		Rules: []replay.RuleResult{rr("R", "style", "failure", "no_match", "", "error", false, 0)}}

@@ -157,3 +157,49 @@ func ratio(num, den int64) *float64 {
 	}
 	return ptr(float64(num) / float64(den))
 }
+
+// Adjustments of p-values across tests (Criterion.Adjustment,
+// Figure.QValue's).
+const (
+	AdjustHolm = "holm"
+	AdjustBH   = "benjamini_hochberg"
+)
+
+// Holm returns Holm's step-down adjusted p-values (family-wise error),
+// in the order given: sorted ascending, p_(i) × (m − i + 1), made
+// non-decreasing, capped at 1.
+func Holm(ps []float64) []float64 {
+	m := len(ps)
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
+	out := make([]float64, m)
+	run := 0.0
+	for r, i := range idx {
+		run = max(run, min(1, ps[i]*float64(m-r)))
+		out[i] = run
+	}
+	return out
+}
+
+// BenjaminiHochberg returns the Benjamini–Hochberg q-values (false
+// discovery rate) of ps, in the order given: sorted ascending,
+// p_(i) × m / i, made non-increasing from the largest down, capped at 1.
+func BenjaminiHochberg(ps []float64) []float64 {
+	m := len(ps)
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
+	out := make([]float64, m)
+	run := 1.0
+	for r := m - 1; r >= 0; r-- {
+		i := idx[r]
+		run = min(run, ps[i]*float64(m)/float64(r+1))
+		out[i] = min(1, run)
+	}
+	return out
+}

@@ -71,6 +71,10 @@ type Config struct {
 	// --judge flags). Judges not listed follow, the baseline first, then by
 	// identity; the order never depends on the order results arrive in.
 	Judges []string
+	// PolicyRules lists the policy's rule IDs: a rule no case had in scope
+	// gets no row, so it is listed in JudgeSummary.NeverInScope with its
+	// reason, and warned about, instead of vanishing.
+	PolicyRules []string
 	// Seed seeds the comparison bootstraps (see docs/statistics.md); 0 means 1.
 	Seed uint64
 	// Slices adds per-slice summaries (SliceTag, SliceTool, SliceCategory;
@@ -186,8 +190,12 @@ type JudgeSummary struct {
 	// judge-level latency, judge-required rate and the judge-level criteria.
 	Total *Row `json:"total"`
 	// Rules sorted by rule ID.
-	Rules    []*Row   `json:"rules"`
-	Warnings []string `json:"warnings"`
+	Rules []*Row `json:"rules"`
+	// NeverInScope lists the policy's rules (Config.PolicyRules) that no
+	// case replayed by this judge had in scope: no row, no verdict, and the
+	// reason.
+	NeverInScope []NeverInScope `json:"never_in_scope"`
+	Warnings     []string       `json:"warnings"`
 	// Latencies are the judge's live-call latencies in milliseconds,
 	// ascending (cache hits left out, failed calls kept): what the latency
 	// figures were computed from, kept for the latency CDF chart. Not in
@@ -201,7 +209,9 @@ type Row struct {
 	RuleID      string `json:"rule_id"`
 	RuleVersion int    `json:"rule_version"`
 	Class       string `json:"class"`
-	// Action is the rule's action (last seen); "" for the total row.
+	// Action is the rule's most severe action seen (escalations included;
+	// ties by name), the same in whatever order results arrive; "" for the
+	// total row.
 	Action string `json:"action"`
 
 	// Cases is the number of cases the judge replayed (the same on every
@@ -330,6 +340,12 @@ type Row struct {
 	Sample *RowSample `json:"sample,omitempty"`
 }
 
+// NeverInScope is a policy rule without a row, and why.
+type NeverInScope struct {
+	RuleID string `json:"rule_id"`
+	Reason string `json:"reason"`
+}
+
 // UnknownBreakdown counts judged pairs by non-decisive status.
 type UnknownBreakdown struct {
 	Unknown int64 `json:"unknown"`
@@ -357,8 +373,12 @@ type Criterion struct {
 	// N is the sample size the estimate rests on (the denominator, the
 	// number of live calls, or the paired cases).
 	N int64 `json:"n"`
-	// PValue of the test behind the status (McNemar), nil otherwise.
-	PValue *float64 `json:"p_value"`
+	// PValue of the test behind the status (dangerous recall's one-sided
+	// sign-flip test), nil otherwise; PAdjusted is it after Adjustment
+	// ("holm": across the judge's dangerous rules), which decides PASS.
+	PValue     *float64 `json:"p_value"`
+	PAdjusted  *float64 `json:"p_adjusted"`
+	Adjustment string   `json:"adjustment,omitempty"`
 	// SamplesNeeded is, for an INCONCLUSIVE proportion, the smallest sample
 	// size N at which the interval would clear the threshold at the same
 	// observed rate; MoreSamples = SamplesNeeded − N. Nil when not
@@ -431,6 +451,11 @@ type Comparison struct {
 	Warnings []string          `json:"warnings"`
 	// Slices: the comparison per slice value (--by), in slice order.
 	Slices []SliceComparison `json:"slices,omitempty"`
+	// Adjustment names how the figures' q-values were computed
+	// ("benjamini_hochberg"), over Tests p-values: every figure with one,
+	// of every rule, the total and every slice.
+	Adjustment string `json:"adjustment"`
+	Tests      int    `json:"tests"`
 }
 
 // RuleComparison compares one rule (or the total, RuleID "*") between two judges.
@@ -456,11 +481,6 @@ type RuleComparison struct {
 	BaselineOnly  int64 `json:"baseline_only"`
 	CandidateOnly int64 `json:"candidate_only"`
 	Neither       int64 `json:"neither"`
-	// McNemarP is the exact two-sided McNemar p-value on the discordant
-	// pairs; nil when nothing was paired. Significant when p < 1 − confidence.
-	McNemarP    *float64 `json:"mcnemar_p"`
-	Significant bool     `json:"significant"`
-
 	// FireRateChange is the candidate − baseline fire rate over the paired
 	// cases, with a Newcombe paired interval, judged against
 	// fire_rate_change_max.

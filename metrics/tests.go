@@ -11,23 +11,36 @@ import (
 
 // Test names of comparison figures (Figure.Test).
 const (
-	TestMcNemarExact     = "mcnemar_exact"
-	TestMcNemarClustered = "mcnemar_clustered"
-	TestBootstrap        = "bootstrap_sessions"
-	TestMannWhitney      = "mann_whitney"
+	// TestSignFlip: the session sign-flip randomization test of the
+	// discordant units (exact, or Monte Carlo with Figure.PValueMCError).
+	TestSignFlip = "sign_flip_sessions"
+	// TestDeltaT: precision's difference by the delta method, t on the
+	// sessions (k − 1 degrees of freedom).
+	TestDeltaT = "delta_t_sessions"
+	// TestBootstrapCalls: a latency quantile's difference by bootstrap of
+	// the calls, p from the same draws as the interval.
+	TestBootstrapCalls = "bootstrap_calls"
+	TestMannWhitney    = "mann_whitney"
 )
 
 // BootstrapResamples is the number of resamples of every bootstrap.
 const BootstrapResamples = 2000
 
+// SignFlipDraws is the number of Monte Carlo sign flips when the exact
+// distribution is too costly (see signFlip).
+const SignFlipDraws = 20000
+
+// signFlipExactCost bounds the work of the exact distribution (array
+// cells × flips) before Monte Carlo takes over.
+const signFlipExactCost = 20_000_000
+
 // mcnemar is the discordance of one paired binary figure: b units where
 // only the first (baseline) side had the event, c where only the second
-// had it, and the per-session sums behind Durkalski's statistic.
+// had it, and per session d_i = b_i − c_i, the sign-flip test's data.
 type mcnemar struct {
 	b, c      int64
-	clustered bool    // some session holds more than one discordant unit
-	sum       float64 // Σ_i (b_i − c_i)
-	sumSq     float64 // Σ_i (b_i − c_i)²
+	clustered bool // some session holds more than one discordant unit
+	ds        []int64
 }
 
 // addDisc records one unit of a session: bOnly / cOnly say which side alone
@@ -63,61 +76,131 @@ func (m *mcnemar) addSession(d, n int64) {
 	m.b += (n + d) / 2
 	m.c += (n - d) / 2
 	m.clustered = m.clustered || n > 1
-	m.sum += float64(d)
-	m.sumSq += float64(d * d)
+	if d != 0 {
+		m.ds = append(m.ds, d)
+	}
 }
 
-// twoSided is the p-value of "b and c differ": exact McNemar when no
-// session holds more than one discordant unit, Durkalski's otherwise.
-func (m mcnemar) twoSided() float64 {
+// flip is the sign-flip test of the discordance (seeded for Monte Carlo).
+func (m mcnemar) flip(seed uint64) flipResult {
 	if !m.clustered {
-		return McNemarTwoSided(m.b, m.c)
+		// Every session holds at most one discordant unit: the sign-flip
+		// distribution is Binomial(b+c, ½), i.e. exact McNemar.
+		return flipResult{two: McNemarTwoSided(m.b, m.c), greater: McNemarGreater(m.b, m.c)}
 	}
-	return durkalski(m.sum, m.sumSq)
+	return SignFlip(m.ds, seed)
 }
 
-// greater is the one-sided p-value of "b-type discordance is more likely".
-func (m mcnemar) greater() float64 {
-	if !m.clustered {
-		return McNemarGreater(m.b, m.c)
-	}
-	return durkalskiGreater(m.sum, m.sumSq)
+func (m mcnemar) test() string { return TestSignFlip }
+
+// flipResult is a sign-flip test's p-values: two-sided, and one-sided for
+// "the first side's discordance is more likely" (Σd large); mcErr is the
+// Monte Carlo standard error of two, nil when exact.
+type flipResult struct {
+	two, greater float64
+	mcErr        *float64
 }
 
-func (m mcnemar) test() string {
-	if m.clustered {
-		return TestMcNemarClustered
-	}
-	return TestMcNemarExact
-}
-
-// DurkalskiTwoSided is the clustered McNemar test of Durkalski et al.
-// (2003) for per-session differences d_i = b_i − c_i:
-// X² = (Σd_i)² / Σd_i², χ² with 1 df; p = 1 when both sums are 0.
-func DurkalskiTwoSided(d []int64) float64 {
-	var s, ss float64
+// SignFlip is the session sign-flip randomization test of per-session
+// differences d_i (b-type − c-type discordant units): under "the two
+// sides are exchangeable within a session", each session's d_i is as
+// likely to be −d_i, so T = Σd_i is compared with the 2^k sums Σ±d_i.
+// Two-sided p = P(|T*| ≥ |T|), one-sided P(T* ≥ T). The distribution is
+// exact (dynamic programming over the sums of the distinct |d_i|, their
+// flips binomial) when that costs at most 2·10⁷ steps, else Monte Carlo
+// with SignFlipDraws seeded draws, p = (1 + hits)/(1 + draws), and the
+// standard error √(p(1−p)/draws). With every |d_i| = 1 it is exact
+// McNemar. No discordance gives p = 1.
+func SignFlip(d []int64, seed uint64) flipResult {
+	type grp struct{ a, n int64 }
+	abs := make([]int64, 0, len(d))
+	var t, span int64
 	for _, v := range d {
-		s += float64(v)
-		ss += float64(v * v)
+		if v == 0 {
+			continue
+		}
+		t += v
+		if v < 0 {
+			v = -v
+		}
+		abs = append(abs, v)
+		span += v
 	}
-	return durkalski(s, ss)
+	if span == 0 {
+		return flipResult{two: 1, greater: 1}
+	}
+	slices.Sort(abs)
+	var gs []grp
+	for _, a := range abs {
+		if len(gs) > 0 && gs[len(gs)-1].a == a {
+			gs[len(gs)-1].n++
+			continue
+		}
+		gs = append(gs, grp{a, 1})
+	}
+	at := t
+	if at < 0 {
+		at = -at
+	}
+	var cost int64
+	for _, g := range gs {
+		cost += (g.n + 1) * (2*span + 1)
+	}
+	if cost <= signFlipExactCost {
+		// dist[s+span] = P(T* = s).
+		dist := make([]float64, 2*span+1)
+		dist[span] = 1
+		next := make([]float64, len(dist))
+		for _, g := range gs {
+			clear(next)
+			bin := distuv.Binomial{N: float64(g.n), P: 0.5}
+			for x := int64(0); x <= g.n; x++ {
+				w := bin.Prob(float64(x))
+				shift := g.a * (2*x - g.n)
+				for s, v := range dist {
+					if v != 0 {
+						next[int64(s)+shift] += w * v
+					}
+				}
+			}
+			dist, next = next, dist
+		}
+		var two, gr float64
+		for i, v := range dist {
+			s := int64(i) - span
+			if s >= at || s <= -at {
+				two += v
+			}
+			if s >= t {
+				gr += v
+			}
+		}
+		return flipResult{two: min(1, two), greater: min(1, gr)}
+	}
+	rng := rand.New(rand.NewPCG(seedOr1(seed), 0x5f11))
+	var hits, hitsG int
+	for range SignFlipDraws {
+		var s int64
+		for _, g := range gs {
+			x := int64(distuv.Binomial{N: float64(g.n), P: 0.5, Src: rng}.Rand())
+			s += g.a * (2*x - g.n)
+		}
+		if s >= at || s <= -at {
+			hits++
+		}
+		if s >= t {
+			hitsG++
+		}
+	}
+	n := float64(SignFlipDraws)
+	p := (1 + float64(hits)) / (1 + n)
+	e := math.Sqrt(p * (1 - p) / n)
+	return flipResult{two: p, greater: (1 + float64(hitsG)) / (1 + n), mcErr: &e}
 }
 
-func durkalski(sum, sumSq float64) float64 {
-	if sumSq == 0 {
-		return 1
-	}
-	x2 := sum * sum / sumSq
-	return distuv.ChiSquared{K: 1}.Survival(x2)
-}
-
-// durkalskiGreater is the one-sided form: Z = Σd_i / √Σd_i², p = 1 − Φ(Z).
-func durkalskiGreater(sum, sumSq float64) float64 {
-	if sumSq == 0 {
-		return 1
-	}
-	return distuv.UnitNormal.Survival(sum / math.Sqrt(sumSq))
-}
+// normalSurvival is P(Z > z) for a standard normal Z, by Erfc: 1 − Erf
+// underflows to 0 far in the tail, Erfc does not.
+func normalSurvival(z float64) float64 { return 0.5 * math.Erfc(z/math.Sqrt2) }
 
 // MannWhitney is the two-sided Mann–Whitney U test of two samples, both
 // sorted ascending: U of the second sample, and the p-value of the normal
@@ -166,45 +249,42 @@ func MannWhitney(x, y []float64) (u, p float64) {
 	if z < 0 {
 		z = 0
 	}
-	return u, min(1, 2*distuv.UnitNormal.Survival(z))
+	return u, min(1, 2*normalSurvival(z))
 }
 
-// percentile returns the percentile interval of sorted draws at conf.
-func percentile(sorted []float64, conf float64) (lo, hi float64) {
+// bootInterval is the interval of sorted bootstrap draws of a difference
+// and its two-sided p-value, 2·min(#draws ≤ 0, #draws ≥ 0)/B, chosen to
+// agree: the bounds are the (j+1)-th smallest and largest draws with
+// j = ⌈αB/2⌉ − 1, so 0 lies outside [lo, hi] exactly when p < α.
+func bootInterval(sorted []float64, conf float64) (lo, hi, p float64) {
 	n := len(sorted)
-	a := (1 - conf) / 2
-	l := int(math.Floor(a * float64(n)))
-	h := int(math.Ceil((1-a)*float64(n))) - 1
-	return sorted[min(max(l, 0), n-1)], sorted[min(max(h, 0), n-1)]
-}
-
-// bootP is the two-sided bootstrap p-value: twice the share of draws on the
-// far side of 0 from the observed difference (1 when it is 0).
-func bootP(obs float64, draws []float64) float64 {
-	if obs == 0 || len(draws) == 0 {
-		return 1
-	}
-	far := 0
-	for _, d := range draws {
-		if (obs > 0 && d <= 0) || (obs < 0 && d >= 0) {
-			far++
+	a := alphaOf(conf)
+	j := max(int(math.Ceil(math.Round(a*float64(n)/2*1e9)/1e9))-1, 0)
+	lo, hi = sorted[min(j, n-1)], sorted[max(n-1-j, 0)]
+	le, ge := 0, 0
+	for _, d := range sorted {
+		if d <= 0 {
+			le++
+		}
+		if d >= 0 {
+			ge++
 		}
 	}
-	return min(1, 2*float64(far)/float64(len(draws)))
+	return lo, hi, min(1, 2*float64(min(le, ge))/float64(n))
 }
 
 // precisionSession is one session's paired precision counts: true
 // positives and labeled predicted matches of baseline and candidate.
 type precisionSession struct{ tpB, ppB, tpC, ppC int64 }
 
-// precisionBootstrap resamples sessions with replacement. Sessions with the
-// same counts are interchangeable, so a resample is drawn as multinomial
-// counts over the distinct count tuples (exactly the same distribution as
-// drawing sessions one by one, at a cost that grows with the distinct
-// tuples, not the sessions), with the tuples in sorted order: the draws
-// depend on the data and the seed only, never on the order results arrived
-// in, the concurrency of the run or how shards were merged.
-func precisionBootstrap(sess []precisionSession, seed uint64, conf float64) (delta, lo, hi, p *float64) {
+// precisionDeltaT is the difference of two paired precisions over
+// sessions, candidate − baseline, by the delta method: each session's
+// linearized contribution u_i = (tpC_i − P_C·ppC_i)/ΣppC −
+// (tpB_i − P_B·ppB_i)/ΣppB, V = k/(k−1)·Σu_i², t = Δ/√V on k − 1 degrees
+// of freedom; the interval is Δ ± t_{1−α/2}·√V. It depends on the data
+// alone (no seed). Nil without predictions of either judge; no interval
+// or p with fewer than two sessions.
+func precisionDeltaT(sess []precisionSession, conf float64) (delta, lo, hi, p *float64) {
 	var t precisionSession
 	for _, s := range sess {
 		t.tpB += s.tpB
@@ -215,60 +295,38 @@ func precisionBootstrap(sess []precisionSession, seed uint64, conf float64) (del
 	if t.ppB == 0 || t.ppC == 0 {
 		return nil, nil, nil, nil
 	}
-	obs := float64(t.tpC)/float64(t.ppC) - float64(t.tpB)/float64(t.ppB)
+	pb, pc := float64(t.tpB)/float64(t.ppB), float64(t.tpC)/float64(t.ppC)
+	d := pc - pb
+	k := len(sess)
+	if k < 2 {
+		return ptr(d), nil, nil, nil
+	}
+	// Sorted, so that the sum does not depend on the sessions' order.
 	slices.SortFunc(sess, func(a, b precisionSession) int {
-		for _, d := range [4]int64{a.tpB - b.tpB, a.ppB - b.ppB, a.tpC - b.tpC, a.ppC - b.ppC} {
-			if d != 0 {
-				return cmpInt(d)
+		for _, x := range [4]int64{a.tpB - b.tpB, a.ppB - b.ppB, a.tpC - b.tpC, a.ppC - b.ppC} {
+			if x != 0 {
+				return cmpInt(x)
 			}
 		}
 		return 0
 	})
-	type group struct {
-		s precisionSession
-		n float64
-	}
-	var groups []group
+	var ss float64
 	for _, s := range sess {
-		if len(groups) > 0 && groups[len(groups)-1].s == s {
-			groups[len(groups)-1].n++
-			continue
-		}
-		groups = append(groups, group{s: s, n: 1})
+		u := (float64(s.tpC)-pc*float64(s.ppC))/float64(t.ppC) - (float64(s.tpB)-pb*float64(s.ppB))/float64(t.ppB)
+		ss += u * u
 	}
-	src := rand.NewPCG(seedOr1(seed), 0x6170657661_6c)
-	draws := make([]float64, 0, BootstrapResamples)
-	k := float64(len(sess))
-	for range BootstrapResamples {
-		var r [4]float64
-		left, mass := k, k
-		for gi, g := range groups {
-			var c float64
-			switch {
-			case left == 0:
-			case gi == len(groups)-1:
-				c = left
-			default:
-				c = distuv.Binomial{N: left, P: min(1, g.n/mass), Src: src}.Rand()
-			}
-			left -= c
-			mass -= g.n
-			r[0] += c * float64(g.s.tpB)
-			r[1] += c * float64(g.s.ppB)
-			r[2] += c * float64(g.s.tpC)
-			r[3] += c * float64(g.s.ppC)
+	v := float64(k) / float64(k-1) * ss
+	df := float64(k - 1)
+	if v == 0 {
+		if d == 0 {
+			return ptr(d), ptr(0.0), ptr(0.0), ptr(1.0)
 		}
-		if r[1] == 0 || r[3] == 0 {
-			continue
-		}
-		draws = append(draws, r[2]/r[3]-r[0]/r[1])
+		return ptr(d), ptr(d), ptr(d), ptr(0.0)
 	}
-	if len(draws) == 0 {
-		return ptr(obs), nil, nil, nil
-	}
-	slices.Sort(draws)
-	l, h := percentile(draws, conf)
-	return ptr(obs), ptr(l), ptr(h), ptr(bootP(obs, draws))
+	st := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
+	se := math.Sqrt(v)
+	q := st.Quantile(1 - alphaOf(conf)/2)
+	return ptr(d), ptr(max(d-q*se, -1)), ptr(min(d+q*se, 1)), ptr(min(1, 2*st.Survival(math.Abs(d)/se)))
 }
 
 func cmpInt(d int64) int {
@@ -319,10 +377,10 @@ func (q *quantileBoot) draw(rng *rand.Rand) float64 {
 	return q.sorted[q.from+min(i, len(q.cdf)-1)]
 }
 
-// latencyBootstrap is the percentile interval of the difference of the
+// latencyBootstrap is the bootstrap interval of the difference of the
 // num/den quantiles (candidate − baseline), resampling the calls of each
-// judge independently.
-func latencyBootstrap(base, cand []float64, num, den int, seed uint64, conf float64) (lo, hi float64) {
+// judge independently, and its p-value from the same draws (bootInterval).
+func latencyBootstrap(base, cand []float64, num, den int, seed uint64, conf float64) (lo, hi, p float64) {
 	rng := rand.New(rand.NewPCG(seedOr1(seed), uint64(num)))
 	qb, qc := newQuantileBoot(base, num, den), newQuantileBoot(cand, num, den)
 	draws := make([]float64, BootstrapResamples)
@@ -330,5 +388,5 @@ func latencyBootstrap(base, cand []float64, num, den int, seed uint64, conf floa
 		draws[i] = qc.draw(rng) - qb.draw(rng)
 	}
 	slices.Sort(draws)
-	return percentile(draws, conf)
+	return bootInterval(draws, conf)
 }

@@ -20,6 +20,7 @@ type evaluator struct {
 	// clear it with 80 % probability on new data: its normal quantile is
 	// z + z₀.₈ (see docs/statistics.md, the "+N" hints).
 	confAssured float64
+	seed        uint64 // of the Monte Carlo sign-flip tests
 }
 
 // assurance is the probability the "+N" hints are sized for.
@@ -184,11 +185,14 @@ func (e *evaluator) approvalRejectRate(r *Row) Criterion {
 }
 
 // dangerousRecall tests whether the rule's result catches more labeled
-// positives than its deterministic baseline: one-sided McNemar on the
-// discordant positives m (exact, or Durkalski's clustered statistic when a
-// session holds more than one discordant positive), the estimate being the
-// recall difference with a Newcombe paired interval.
-func (e *evaluator) dangerousRecall(r *Row, m mcnemar) Criterion {
+// positives than its deterministic baseline: the one-sided session
+// sign-flip test on the discordant positives m (exact McNemar when no
+// session holds two of them), the estimate being the recall difference
+// with its clustered Newcombe interval over pd (first side the judge).
+// It FAILs only on evidence that the judge is not better: the interval
+// lies wholly at or below 0. PASS needs p < 1 − confidence, after Holm's
+// adjustment across the judge's dangerous rules (holmDangerous).
+func (e *evaluator) dangerousRecall(r *Row, m mcnemar, pd *pairDiff, seed uint64) Criterion {
 	c := Criterion{Name: CriterionDangerousRecall}
 	switch {
 	case !e.crit.DangerousRecallMustBeatBaseline:
@@ -200,41 +204,125 @@ func (e *evaluator) dangerousRecall(r *Row, m mcnemar) Criterion {
 	case r.TP+r.FN == 0:
 		c.Status, c.Reason = StatusNA, "no labeled positives"
 		return c
-	case r.BaselinePositives == 0:
+	case r.BaselinePositives == 0 || pd == nil:
 		c.Status, c.Reason = StatusNA, "the rule has no deterministic baseline"
 		return c
 	}
 	n, b, cc := r.BaselinePositives, r.JudgeOnlyHits, r.BaselineOnlyHits
-	both := r.BaselineHits - cc
-	est, lo, hi := NewcombePaired(float64(both), float64(b), float64(cc), float64(n-both-b-cc), e.z)
-	p := m.greater()
+	est, lo, hi := pd.interval(1, e.conf)
+	fr := m.flip(seed)
+	p := fr.greater
 	c.N, c.Estimate, c.Lo, c.Hi, c.PValue = n, ptr(est), ptr(lo), ptr(hi), ptr(p)
 	test := "one-sided McNemar"
 	if m.clustered {
-		test = "one-sided clustered McNemar (Durkalski)"
+		test = "one-sided sign-flip over sessions"
 	}
-	desc := fmt.Sprintf("recall %s vs baseline %s on %d positives (judge-only %d, baseline-only %d, %s p=%s)",
-		fmtF(float64(r.BaselineHits+b-cc)/float64(n)), fmtF(float64(r.BaselineHits)/float64(n)), n, b, cc, test, fmtF(p))
+	desc := fmt.Sprintf("recall %s vs baseline %s on %d positives (judge-only %d, baseline-only %d, %s p=%s; difference %.0f%% CI [%s, %s])",
+		fmtF(float64(r.BaselineHits+b-cc)/float64(n)), fmtF(float64(r.BaselineHits)/float64(n)), n, b, cc, test, fmtF(p), e.conf*100, fmtF(lo), fmtF(hi))
 	switch {
-	case b <= cc:
+	case hi <= 0:
 		c.Status = StatusFail
-		c.Reason = desc + ": does not beat the baseline"
+		c.Reason = desc + ": the judge is not better than the baseline"
 	case p < e.alpha:
 		c.Status = StatusPass
 		c.Reason = fmt.Sprintf("%s < %s", desc, fmtF(e.alpha))
 	default:
 		c.Status = StatusInconclusive
 		c.Reason = fmt.Sprintf("%s ≥ %s", desc, fmtF(e.alpha))
-		c.SamplesNeeded = smallestN(n+1, func(m int64) bool {
-			k := float64(m) / float64(n)
-			return McNemarGreater(int64(math.Round(float64(b)*k)), int64(math.Round(float64(cc)*k))) < e.alpha
-		})
-		if c.SamplesNeeded != nil {
-			c.MoreSamples = new(*c.SamplesNeeded - n)
-			c.Reason += fmt.Sprintf("; about %d more labeled positives at the same rates would decide it", *c.MoreSamples)
+	}
+	if c.Status != StatusFail {
+		c.SamplesNeeded = e.recallHint(n, b, cc, m)
+		if c.SamplesNeeded != nil && *c.SamplesNeeded <= n {
+			c.SamplesNeeded = nil
 		}
 	}
+	if c.Status == StatusInconclusive && c.SamplesNeeded != nil {
+		c.MoreSamples = new(*c.SamplesNeeded - n)
+		c.Reason += fmt.Sprintf("; about %d more labeled positives like these would decide it with 80%% probability", *c.MoreSamples)
+	}
+	if c.Status == StatusPass {
+		c.SamplesNeeded = nil
+	}
 	return c
+}
+
+// recallHint is about the number of labeled positives at which the
+// one-sided test rejects with 80 % probability if the discordance goes on
+// as observed (judge-only share π = b/(b+c) of the discordant positives,
+// (b+c)/n of the positives discordant). Without clustering the test is
+// exact McNemar and its power is computed exactly for each number of
+// discordant positives D, scanning D upward (the power is not monotone in
+// D, so a bisection could overshoot); with clustering, by the normal
+// approximation of the sign-flip statistic Z = Σd/√Σd², which grows as
+// √(scale). Nil when the judge shows no gain (π ≤ ½).
+func (e *evaluator) recallHint(n, b, c int64, m mcnemar) *int64 {
+	if b <= c {
+		return nil
+	}
+	if m.clustered {
+		var s, ss float64
+		for _, d := range m.ds {
+			s += float64(d)
+			ss += float64(d * d)
+		}
+		if s <= 0 || ss == 0 {
+			return nil
+		}
+		za := distuv.UnitNormal.Quantile(1-e.alpha) + distuv.UnitNormal.Quantile(assurance)
+		f := za * za * ss / (s * s)
+		need := int64(math.Ceil(float64(n) * max(f, 1)))
+		return &need
+	}
+	disc := b + c
+	pi := float64(b) / float64(disc)
+	r := float64(disc) / float64(n)
+	crit := int64(0) // smallest x with P(X ≥ x | D, ½) < α
+	for D := int64(1); D <= 1_000_000; D++ {
+		for crit <= D && McNemarGreater(crit, D-crit) >= e.alpha {
+			crit++
+		}
+		if crit > D {
+			continue
+		}
+		// Power: P(B ≥ crit), B ~ Bin(D, π).
+		pow := 1.0
+		if crit > 0 {
+			pow = 1 - distuv.Binomial{N: float64(D), P: pi}.CDF(float64(crit-1))
+		}
+		if pow >= assurance {
+			need := max(int64(math.Ceil(float64(D)/r)), n+1)
+			return &need
+		}
+	}
+	return nil
+}
+
+// holmDangerous adjusts the dangerous-recall p-values of one judge's rules
+// with Holm's step-down method: these tests bear on the verdict, and a
+// judge with many dangerous rules would otherwise pass one by chance. A
+// PASS whose adjusted p is not below 1 − confidence becomes INCONCLUSIVE.
+func (e *evaluator) holmDangerous(rules []*Row) {
+	var cs []*Criterion
+	for _, r := range rules {
+		if c := r.Criterion(CriterionDangerousRecall); c != nil && c.PValue != nil && c.Status != StatusNA {
+			cs = append(cs, c)
+		}
+	}
+	ps := make([]float64, len(cs))
+	for i, c := range cs {
+		ps[i] = *c.PValue
+	}
+	adj := Holm(ps)
+	for i, c := range cs {
+		c.PAdjusted, c.Adjustment = ptr(adj[i]), AdjustHolm
+		if len(cs) > 1 {
+			c.Reason += fmt.Sprintf(" (Holm-adjusted over %d dangerous rules: p=%s)", len(cs), fmtF(adj[i]))
+		}
+		if c.Status == StatusPass && adj[i] >= e.alpha {
+			c.Status = StatusInconclusive
+			c.Reason += fmt.Sprintf(": not below %s after the adjustment", fmtF(e.alpha))
+		}
+	}
 }
 
 // judgeP95 checks the nearest-rank P95 of live calls; its interval comes

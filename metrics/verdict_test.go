@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -37,6 +38,7 @@ func units(r *Row) *Row {
 }
 
 func TestProportionCriteriaEdges(t *testing.T) {
+	t.Parallel()
 	e := defaultEval()
 	type want struct {
 		status Status
@@ -141,10 +143,16 @@ func neededBelow(p, thr float64) int64 {
 }
 
 func TestDangerousRecallEdges(t *testing.T) {
+	t.Parallel()
 	e := defaultEval()
 	dangerous := func(pos, baseHits, judgeOnly, baseOnly int64) *Row {
 		return &Row{Class: "dangerous", TP: baseHits - baseOnly + judgeOnly, FN: pos - (baseHits - baseOnly + judgeOnly),
 			BaselinePositives: pos, BaselineHits: baseHits, JudgeOnlyHits: judgeOnly, BaselineOnlyHits: baseOnly}
+	}
+	dr := func(e *evaluator, pos, baseHits, judgeOnly, baseOnly int64) Criterion {
+		both := baseHits - baseOnly
+		return e.dangerousRecall(dangerous(pos, baseHits, judgeOnly, baseOnly), mcnemar{b: judgeOnly, c: baseOnly},
+			oneUnitCells(both, judgeOnly, baseOnly, pos-both-judgeOnly-baseOnly), 1)
 	}
 	off := replay.DefaultKillCriteria()
 	off.DangerousRecallMustBeatBaseline = false
@@ -156,17 +164,23 @@ func TestDangerousRecallEdges(t *testing.T) {
 	}{
 		// 20 positives, baseline hits 5; judge-only 10, baseline-only 2:
 		// one-sided P(X ≥ 10 | Bin(12, ½)) = 79/4096 = 0.0193 < 0.05 → PASS.
-		{"beats", e.dangerousRecall(dangerous(20, 5, 10, 2), mcnemar{b: 10, c: 2}), StatusPass, 79.0 / 4096},
+		{"beats", dr(e, 20, 5, 10, 2), StatusPass, 79.0 / 4096},
 		// 9 vs 3: 299/4096 = 0.0730 ≥ 0.05 → INCONCLUSIVE.
-		{"not yet", e.dangerousRecall(dangerous(20, 5, 9, 3), mcnemar{b: 9, c: 3}), StatusInconclusive, 299.0 / 4096},
-		// 2 vs 2: difference 0 → FAIL.
-		{"tie", e.dangerousRecall(dangerous(20, 5, 2, 2), mcnemar{b: 2, c: 2}), StatusFail, 11.0 / 16}, // P(X ≥ 2 | Bin(4, ½))
-		// 1 vs 3: worse → FAIL.
-		{"worse", e.dangerousRecall(dangerous(20, 5, 1, 3), mcnemar{b: 1, c: 3}), StatusFail, 0},
-		{"not dangerous", e.dangerousRecall(&Row{Class: "style", TP: 3, BaselinePositives: 3}, mcnemar{}), StatusNA, 0},
-		{"no positives", e.dangerousRecall(&Row{Class: "dangerous", FP: 3}, mcnemar{}), StatusNA, 0},
-		{"no baseline", e.dangerousRecall(&Row{Class: "dangerous", TP: 3}, mcnemar{}), StatusNA, 0},
-		{"disabled", newEvaluator(off).dangerousRecall(dangerous(20, 5, 10, 2), mcnemar{}), StatusNA, 0},
+		{"not yet", dr(e, 20, 5, 9, 3), StatusInconclusive, 299.0 / 4096},
+		// 2 vs 2: difference 0, but its interval reaches above 0: no
+		// evidence the judge is not better → INCONCLUSIVE.
+		{"tie", dr(e, 20, 5, 2, 2), StatusInconclusive, 11.0 / 16}, // P(X ≥ 2 | Bin(4, ½))
+		// 3 positives, the judge catching exactly what the baseline does:
+		// not a FAIL on three cases.
+		{"three equal", dr(e, 3, 2, 0, 0), StatusInconclusive, 1},
+		// 1 vs 3: worse, but the interval still reaches above 0.
+		{"worse", dr(e, 20, 5, 1, 3), StatusInconclusive, 0},
+		// 0 vs 10 of 20: the interval lies wholly below 0 → FAIL.
+		{"much worse", dr(e, 20, 12, 0, 10), StatusFail, 0},
+		{"not dangerous", e.dangerousRecall(&Row{Class: "style", TP: 3, BaselinePositives: 3}, mcnemar{}, nil, 1), StatusNA, 0},
+		{"no positives", e.dangerousRecall(&Row{Class: "dangerous", FP: 3}, mcnemar{}, nil, 1), StatusNA, 0},
+		{"no baseline", e.dangerousRecall(&Row{Class: "dangerous", TP: 3}, mcnemar{}, nil, 1), StatusNA, 0},
+		{"disabled", dr(newEvaluator(off), 20, 5, 10, 2), StatusNA, 0},
 	} {
 		if tc.c.Status != tc.want {
 			t.Errorf("%s: status %s, want %s (%s)", tc.name, tc.c.Status, tc.want, tc.c.Reason)
@@ -180,20 +194,55 @@ func TestDangerousRecallEdges(t *testing.T) {
 		}
 	}
 	// Estimate = (judge-only − baseline-only)/positives = (10−2)/20.
-	if c := e.dangerousRecall(dangerous(20, 5, 10, 2), mcnemar{b: 10, c: 2}); *c.Estimate != 0.4 || *c.Lo >= 0.4 || *c.Hi <= 0.4 {
+	if c := dr(e, 20, 5, 10, 2); *c.Estimate != 0.4 || *c.Lo >= 0.4 || *c.Hi <= 0.4 {
 		t.Errorf("estimate %v [%v, %v], want 0.4 inside", *c.Estimate, *c.Lo, *c.Hi)
 	}
-	// The INCONCLUSIVE case says how many positives would decide it at the
-	// same rates (judge-only 9/20, baseline-only 3/20, counts rounded):
-	// 21 positives give 9 vs 3 (p = 0.0730); 22 give 10 vs 3 (9.9, 3.3):
-	// P(X ≤ 3 | Bin(13, ½)) = 378/8192 = 0.0461 < 0.05 → 22.
-	c := e.dangerousRecall(dangerous(20, 5, 9, 3), mcnemar{b: 9, c: 3})
-	if c.SamplesNeeded == nil || *c.SamplesNeeded != 22 {
-		t.Errorf("samples needed = %v, want 22", c.SamplesNeeded)
+	// The INCONCLUSIVE case says how many positives would decide it with
+	// 80 % probability: the smallest number D of discordant positives at
+	// which exact one-sided McNemar rejects with probability ≥ 0.8 when a
+	// discordant positive is judge-only with probability 9/12 (brute-force
+	// power below), at 12 discordant per 20 positives.
+	c := dr(e, 20, 5, 9, 3)
+	wantD := refPowerD(0.75, 0.8, 0.05)
+	want := int64(math.Ceil(float64(wantD) * 20 / 12))
+	if c.SamplesNeeded == nil || *c.SamplesNeeded != want {
+		t.Errorf("samples needed = %v, want %d (D = %d)", c.SamplesNeeded, want, wantD)
+	}
+}
+
+// refPowerD scans D = 1, 2, … for the first D whose exact one-sided
+// binomial test at level alpha rejects with probability ≥ power when
+// successes have probability pi, by direct summation of the pmf.
+func refPowerD(pi, power, alpha float64) int64 {
+	pmf := func(n, k int64, p float64) float64 {
+		a, _ := math.Lgamma(float64(n + 1))
+		b, _ := math.Lgamma(float64(k + 1))
+		c, _ := math.Lgamma(float64(n - k + 1))
+		return math.Exp(a - b - c + float64(k)*math.Log(p) + float64(n-k)*math.Log(1-p))
+	}
+	for D := int64(1); ; D++ {
+		// Critical value: smallest x with P(X ≥ x | ½) < alpha.
+		var tail float64
+		x := D + 1
+		for k := D; k >= 0; k-- {
+			tail += pmf(D, k, 0.5)
+			if tail >= alpha {
+				break
+			}
+			x = k
+		}
+		var pow float64
+		for k := x; k <= D; k++ {
+			pow += pmf(D, k, pi)
+		}
+		if pow >= power {
+			return D
+		}
 	}
 }
 
 func TestJudgeP95Edges(t *testing.T) {
+	t.Parallel()
 	e := defaultEval()
 	row := func(vals ...float64) *Row {
 		r := &Row{Calls: int64(len(vals))}
@@ -245,6 +294,7 @@ func TestJudgeP95Edges(t *testing.T) {
 }
 
 func TestFireRateChangeEdges(t *testing.T) {
+	t.Parallel()
 	e := defaultEval()
 	for _, tc := range []struct {
 		name       string
@@ -321,6 +371,7 @@ func fireScan(a, b, c, d int64, ok func(lo, hi float64) bool) int64 {
 }
 
 func TestVerdicts(t *testing.T) {
+	t.Parallel()
 	cs := func(ss ...Status) []Criterion {
 		var out []Criterion
 		for _, s := range ss {

@@ -14,9 +14,10 @@ import (
 const CommentLimit = 65536
 
 // VerdictError is the comment's verdict when the head judge's setup is
-// broken (at least half of its calls failed: JudgeFailures.Broken): its
-// figures then describe the server, URL, key or plugin, not the judge.
-const VerdictError metrics.Verdict = "ERROR"
+// broken (metrics' ERROR, or at least half of its calls failed:
+// JudgeFailures.Broken): its figures then describe the server, URL, key
+// or plugin, not the judge.
+const VerdictError = metrics.VerdictError
 
 // CommentOptions frames a pull-request comment (apeval compare --comment).
 type CommentOptions struct {
@@ -214,21 +215,29 @@ func (rep *Report) commentHoldBacks(c *metrics.Comparison) commentSection {
 	v := rep.CommentVerdict(c.Candidate)
 	var b strings.Builder
 	if v == VerdictError {
+		b.WriteString("\n> [!CAUTION]\n")
+		setup := ""
+		if j := rep.Summary.Judge(c.Candidate); j != nil {
+			setup = j.SetupError
+		}
+		head := "the head judge's setup is broken"
+		if setup != "" {
+			head += ": " + setup
+		}
+		fmt.Fprintf(&b, "> **What holds it back:** %s. Its figures describe the setup, not the judge: fix the cause and rerun (`apeval judges check` helps).\n", mdEscape(head))
 		for _, f := range rep.Failures {
 			if f.Judge != c.Candidate {
 				continue
 			}
-			b.WriteString("\n> [!CAUTION]\n")
 			for i, l := range f.Lines() {
 				if i == 0 {
-					fmt.Fprintf(&b, "> **What holds it back:** %s.\n", mdEscape(l))
-				} else {
-					fmt.Fprintf(&b, "> - %s\n", mdEscape(l))
+					if setup == "" {
+						fmt.Fprintf(&b, "> %s.\n", mdEscape(l))
+					}
+					continue
 				}
+				fmt.Fprintf(&b, "> - %s\n", mdEscape(l))
 			}
-		}
-		if b.Len() == 0 {
-			b.WriteString("\n**What holds it back:** the head judge's setup is broken; see report.html.\n")
 		}
 		return commentSection{head: b.String()}
 	}

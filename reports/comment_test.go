@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 )
@@ -29,6 +30,7 @@ func commentReport(t *testing.T, verdict metrics.Verdict) (*Report, *metrics.Com
 	}
 	acc := metrics.New(metrics.Config{Criteria: crit, Baseline: "recorded/judge-v1"})
 	toks := Tokens{}
+	fails := NewFailures()
 	lax := verdict == metrics.VerdictGo || verdict == metrics.VerdictInconclusive
 	for ci, r := range summaryResults() {
 		if lax && ci%8 < 2 {
@@ -47,7 +49,18 @@ func commentReport(t *testing.T, verdict metrics.Verdict) (*Report, *metrics.Com
 			for i := range r.Calls {
 				r.Calls[i].PromptTokens, r.Calls[i].CompletionTokens = ip(640), ip(24)
 			}
+			// ERROR: the head's server refused 9 calls in 10.
+			if verdict == VerdictError && len(r.Calls) > 0 && ci%20 != 1 {
+				r.Calls[0] = replay.Call{Rules: r.Calls[0].Rules, Status: judge.StatusError, LatencyMS: 2,
+					Error: "dial tcp 127.0.0.1:11434: connect: connection refused", Attempts: 1}
+				for i := range r.Rules {
+					rr := &r.Rules[i]
+					rr.Source, rr.Result, rr.Status, rr.Error, rr.Fired = replay.SourceFailure, "unknown", judge.StatusError, r.Calls[0].Error, false
+				}
+				r.Status = judge.StatusError
+			}
 		}
+		fails.Add(r)
 		acc.Add(r)
 		toks.Add(r)
 	}
@@ -58,11 +71,8 @@ func commentReport(t *testing.T, verdict metrics.Verdict) (*Report, *metrics.Com
 		{Identity: "recorded/judge-v2", Backend: "recorded", Model: "judge-v2", PriceIn: &price, PriceOut: fp(0.6)}}
 	sum := acc.Close()
 	exit := map[metrics.Verdict]int{metrics.VerdictGo: 0, metrics.VerdictNoGo: 1, metrics.VerdictInconclusive: 3}
-	rep := &Report{Run: info, Summary: sum, Tokens: toks, Exit: exit[sum.Judge("recorded/judge-v2").Verdict]}
-	if verdict == VerdictError {
-		rep.Failures = []JudgeFailures{{Judge: "recorded/judge-v2", Calls: 96, Failed: 90, Broken: true,
-			Top: []ErrorCount{{"dial tcp 127.0.0.1:11434: connect: connection refused", 84}, {"timeout", 6}}}}
-	}
+	exit[VerdictError] = 2
+	rep := &Report{Run: info, Summary: sum, Tokens: toks, Exit: exit[sum.Judge("recorded/judge-v2").Verdict], Failures: fails.Summary()}
 	c := sum.Compare("recorded/judge-v1", "recorded/judge-v2")
 	if c == nil {
 		t.Fatal("no comparison")
@@ -77,6 +87,7 @@ func commentReport(t *testing.T, verdict metrics.Verdict) (*Report, *metrics.Com
 // INCONCLUSIVE and an ERROR run. testdata/comment-*.md are also what
 // .ci/comment-check.sh renders in Chromium at 800 px.
 func TestCommentGolden(t *testing.T) {
+	t.Parallel()
 	for _, v := range []metrics.Verdict{metrics.VerdictGo, metrics.VerdictNoGo, metrics.VerdictInconclusive, VerdictError} {
 		t.Run(string(v), func(t *testing.T) {
 			rep, c := commentReport(t, v)
@@ -102,6 +113,7 @@ func TestCommentGolden(t *testing.T) {
 // and link, cuts the folded per-rule rows from the end with a note, and
 // closes its <details>.
 func TestCommentFitsLimit(t *testing.T) {
+	t.Parallel()
 	rep, c := commentReport(t, metrics.VerdictNoGo)
 	big := *c
 	big.Rules = nil
@@ -145,6 +157,7 @@ func TestCommentFitsLimit(t *testing.T) {
 }
 
 func TestCommentMarker(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"":                  "<!-- apeval:apeval.toml -->",
 		"evals/apeval.toml": "<!-- apeval:evals/apeval.toml -->",

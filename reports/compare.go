@@ -26,13 +26,21 @@ var figureViews = map[string]figureView{
 	metrics.FigurePrecision:         {"precision", 2, false},
 	metrics.FigureLatencyP50:        {"P50 ms", 0, true},
 	metrics.FigureLatencyP95:        {"P95 ms", 0, true},
+	metrics.FigureLatencyShift:      {"latency shift", 3, false},
 }
 
 // testLegend says, under the comparison tables, which test stands behind
 // each figure (see docs/statistics.md).
-const testLegend = "Tests: recall and false-positive rate on the labeled positives / negatives, unknown rate on the pairs both sent to a judge, " +
-	"fire rate on the pairs in scope for both: McNemar (exact; clustered by session, Durkalski, when a session holds more than one discordant pair), " +
-	"Δ interval Newcombe paired; precision: paired bootstrap of sessions (percentile interval); P50/P95: Mann–Whitney U, Δ interval by bootstrap of calls."
+const testLegend = "Tests: recall and false-positive rate FP/(FP+TN) on the labeled positives / negatives both judges decided, unknown rate on the pairs both sent to a judge, " +
+	"fire rate on the pairs in scope for both: session sign-flip randomization (exact McNemar when no session holds two discordant pairs; ± its Monte Carlo error when not exact), " +
+	"Δ interval Newcombe paired (clustered by session); precision: delta method, t on the sessions; P50/P95: bootstrap of the calls (p from the same draws as the interval, n = baseline+candidate calls); " +
+	"latency shift: Mann–Whitney U on the whole latency distribution, Δ = P(candidate call slower) − ½."
+
+// adjustmentNote says which multiplicity adjustment the marks used.
+func adjustmentNote(c *metrics.Comparison) string {
+	return fmt.Sprintf("Marks: ~ unless the Benjamini–Hochberg q-value over all %d tests of this comparison (rules × figures × slices) is below 1 − confidence; "+
+		"the verdict-bearing dangerous-recall tests are Holm-adjusted across rules instead.", c.Tests)
+}
 
 // signed formats a delta with its sign: +0.24, −0.06 (a true minus, as
 // benchstat prints), 0 without sign.
@@ -74,20 +82,39 @@ func (fv figureView) signed(v float64) string {
 	return signed(v, fv.digits)
 }
 
-// pn formats a test's "(p=0.021 n=80)".
+// pn formats a test's "(p=0.021 q=0.04 n=80)": p (± its Monte Carlo
+// error), the q-value the table marks by, and n (n_B+n_C for latency).
 func pn(f metrics.Figure) string {
+	n := fmt.Sprintf("n=%d", f.N)
+	if f.NBaseline != nil && f.NCandidate != nil {
+		n = fmt.Sprintf("n=%d+%d", *f.NBaseline, *f.NCandidate)
+	}
 	if f.PValue == nil {
-		return fmt.Sprintf("(n=%d)", f.N)
+		return "(" + n + ")"
 	}
-	if *f.PValue == 0 && f.Test == metrics.TestBootstrap {
+	var p string
+	switch {
+	case *f.PValue == 0 && f.Test == metrics.TestBootstrapCalls:
 		// No resample fell on the far side of 0: p is below 1/resamples.
-		return fmt.Sprintf("(p<%g n=%d)", 1.0/metrics.BootstrapResamples, f.N)
+		p = fmt.Sprintf("p<%g", 1.0/metrics.BootstrapResamples)
+	case *f.PValue == 0:
+		p = "p<1e-300"
+	default:
+		p = "p=" + strconv.FormatFloat(*f.PValue, 'g', 2, 64)
+		if f.PValueMCError != nil {
+			p += "±" + strconv.FormatFloat(*f.PValueMCError, 'g', 1, 64)
+		}
 	}
-	if *f.PValue == 0 {
-		// The normal tail underflowed: far below anything printable.
-		return fmt.Sprintf("(p<1e-15 n=%d)", f.N)
+	switch {
+	case f.QValue == nil:
+	case *f.QValue == 0 && f.Test == metrics.TestBootstrapCalls:
+		p += fmt.Sprintf(" q<%g", 1.0/metrics.BootstrapResamples)
+	case *f.QValue == 0:
+		p += " q<1e-300"
+	default:
+		p += " q=" + strconv.FormatFloat(*f.QValue, 'g', 2, 64)
 	}
-	return fmt.Sprintf("(p=%s n=%d)", strconv.FormatFloat(*f.PValue, 'g', 2, 64), f.N)
+	return "(" + p + " " + n + ")"
 }
 
 // figureCell is the "vs base" cell, as benchstat prints it: "~" with p and
@@ -313,7 +340,7 @@ func (rep *Report) writeComparisonTables(w io.Writer, c *metrics.Comparison, f F
 			}
 		}
 		if i == len(gs)-1 {
-			g.notes = append(append(g.notes, testLegend), numbered(c.Warnings)...)
+			g.notes = append(append(g.notes, testLegend, adjustmentNote(c)), numbered(c.Warnings)...)
 		}
 		if err := g.render(w, f); err != nil {
 			return err

@@ -28,7 +28,12 @@ type compareRow struct {
 	DeltaLo             *float64 `parquet:"delta_lo,optional"`
 	DeltaHi             *float64 `parquet:"delta_hi,optional"`
 	PValue              *float64 `parquet:"p_value,optional"`
+	PValueMCError       *float64 `parquet:"p_value_mc_error,optional"`
+	QValue              *float64 `parquet:"q_value,optional"`
+	Adjustment          string   `parquet:"adjustment,dict"`
 	N                   int64    `parquet:"n"`
+	NBaseline           *int64   `parquet:"n_baseline,optional"`
+	NCandidate          *int64   `parquet:"n_candidate,optional"`
 	Test                string   `parquet:"test,dict"`
 	DiscordantBaseline  *int64   `parquet:"discordant_baseline,optional"`
 	DiscordantCandidate *int64   `parquet:"discordant_candidate,optional"`
@@ -49,7 +54,8 @@ func WriteComparisonParquet(w io.Writer, cs []*metrics.Comparison, confidence fl
 					rows = append(rows, compareRow{
 						Slice: slice, SliceValue: value, BaselineJudge: c.Baseline, CandidateJudge: c.Candidate,
 						RuleID: rc.RuleID, Figure: f.Figure, Baseline: f.Baseline, Candidate: f.Candidate,
-						Delta: f.Delta, DeltaLo: f.DeltaLo, DeltaHi: f.DeltaHi, PValue: f.PValue, N: f.N, Test: f.Test,
+						Delta: f.Delta, DeltaLo: f.DeltaLo, DeltaHi: f.DeltaHi, PValue: f.PValue, PValueMCError: f.PValueMCError,
+						QValue: f.QValue, Adjustment: c.Adjustment, N: f.N, NBaseline: f.NBaseline, NCandidate: f.NCandidate, Test: f.Test,
 						DiscordantBaseline: f.DiscordantBaseline, DiscordantCandidate: f.DiscordantCandidate,
 						Significant: f.Significant(confidence), Confidence: confidence,
 					})

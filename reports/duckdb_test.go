@@ -14,7 +14,10 @@ import (
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
 )
 
-func init() { duckdbtest.Skip = os.Getenv("APEVAL_NO_DUCKDB") == "1" }
+func init() {
+	duckdbtest.Skip = os.Getenv("APEVAL_NO_DUCKDB") == "1"
+	duckdbtest.Required = os.Getenv("APEVAL_REQUIRE_DUCKDB") == "1"
+}
 
 func checkColumns(t *testing.T, path string, want []duckdbtest.Column) {
 	t.Helper()
@@ -64,6 +67,7 @@ func checkRows(t *testing.T, sql string, wantJSON string) {
 }
 
 func TestRunFilesInDuckDB(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeRun(t, dir, fixtureResults())
 	dec := filepath.Join(dir, DecisionsFile)
@@ -139,6 +143,7 @@ func TestRunFilesInDuckDB(t *testing.T) {
 }
 
 func TestMetricsFileInDuckDB(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, MetricsFile)
 	s := fixtureSummary()
@@ -201,6 +206,7 @@ func TestMetricsFileInDuckDB(t *testing.T) {
 }
 
 func TestCompareFileInDuckDB(t *testing.T) {
+	t.Parallel()
 	s := fixtureSummary()
 	c := s.Compare("recorded/judge-v1", "recorded/judge-v2")
 	if c == nil {
@@ -215,7 +221,8 @@ func TestCompareFileInDuckDB(t *testing.T) {
 	V, B, L, D := "VARCHAR", "BIGINT", "BOOLEAN", "DOUBLE"
 	checkColumns(t, path, columns(
 		"slice", V, "slice_value", V, "baseline_judge", V, "candidate_judge", V, "rule_id", V, "figure", V,
-		"baseline", D, "candidate", D, "delta", D, "delta_lo", D, "delta_hi", D, "p_value", D, "n", B, "test", V,
+		"baseline", D, "candidate", D, "delta", D, "delta_lo", D, "delta_hi", D, "p_value", D, "p_value_mc_error", D,
+		"q_value", D, "adjustment", V, "n", B, "n_baseline", B, "n_candidate", B, "test", V,
 		"discordant_baseline", B, "discordant_candidate", B, "significant", L, "confidence", D,
 	))
 	// One row per rule × figure (the rules and the total).
@@ -224,9 +231,10 @@ func TestCompareFileInDuckDB(t *testing.T) {
 		count(*) FILTER (WHERE test = 'mann_whitney' AND discordant_baseline IS NOT NULL) AS bad_discordant
 		FROM read_parquet(%s)`, duckdbtest.Literal(path)))[0][0]
 	want := (len(c.Rules) + 1) * len(metrics.FigureNames)
-	if fmt.Sprint(rows["n"]) != fmt.Sprint(want) || fmt.Sprint(rows["figures"]) != "7" ||
-		fmt.Sprint(rows["totals"]) != "7" || fmt.Sprint(rows["bad_discordant"]) != "0" {
-		t.Fatalf("compare.parquet: %v, want %d rows of 7 figures, 7 total rows, no discordant counts for latency", rows, want)
+	nf := fmt.Sprint(len(metrics.FigureNames))
+	if fmt.Sprint(rows["n"]) != fmt.Sprint(want) || fmt.Sprint(rows["figures"]) != nf ||
+		fmt.Sprint(rows["totals"]) != nf || fmt.Sprint(rows["bad_discordant"]) != "0" {
+		t.Fatalf("compare.parquet: %v, want %d rows of %s figures, %s total rows, no discordant counts for latency", rows, want, nf, nf)
 	}
 	// The total's recall row carries the Figure's values.
 	var rec metrics.Figure

@@ -33,9 +33,6 @@ func metaOf(name string) figureMeta {
 	return figureMeta{name, figureView{label: name, digits: 3}}
 }
 
-// num formats a value of the figure.
-func (m figureMeta) num(v float64) string { return m.value(&v) }
-
 // signedNum formats a difference with its sign and a true minus.
 func (m figureMeta) signedNum(v float64) string { return m.signed(v) }
 
@@ -79,12 +76,12 @@ func comparisonFigures(rows []*metrics.RuleComparison) []figureMeta {
 // testLabel names a figure's test for readers.
 func testLabel(test string) string {
 	switch {
-	case strings.Contains(test, "clustered"):
-		return "McNemar, session-clustered"
-	case strings.Contains(test, "exact"):
-		return "McNemar, exact"
-	case strings.Contains(test, "bootstrap"):
-		return "paired session bootstrap"
+	case test == metrics.TestSignFlip:
+		return "session sign-flip"
+	case test == metrics.TestDeltaT:
+		return "delta method, t on sessions"
+	case test == metrics.TestBootstrapCalls:
+		return "bootstrap of calls"
 	case strings.Contains(test, "mann_whitney"):
 		return "Mann–Whitney U"
 	}
@@ -112,8 +109,8 @@ func totalFiguresGrid(c *metrics.Comparison, conf float64) *grid {
 
 // deltaLegend explains the "vs base" cells.
 func deltaLegend(conf float64) string {
-	return fmt.Sprintf("vs base: candidate − baseline with its %g%% interval, p and the units the test used (n); "+
-		"~ where p ≥ %g, a difference chance explains as well.", conf*100, roundP(1-conf))
+	return fmt.Sprintf("vs base: candidate − baseline with its %g%% interval, p, its Benjamini–Hochberg q-value over every figure, rule and slice of the comparison, and the units the test used (n); "+
+		"~ where q ≥ %g, a difference chance explains as well (marks are by q, not p).", conf*100, roundP(1-conf))
 }
 
 func roundP(v float64) float64 { return math.Round(v*1e6) / 1e6 }

@@ -16,6 +16,7 @@ import (
 // partial, and reruns on the same cache continue where it stopped until
 // every case is done — no request is ever made twice.
 func TestMaxCallsFailsClosedAndRerunContinues(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 40)
 	pol := filepath.Join(dir, "policy.toml")
@@ -85,6 +86,7 @@ func TestMaxCallsFailsClosedAndRerunContinues(t *testing.T) {
 
 // --budget-usd needs prices, and a server without usage is flagged.
 func TestBudgetUSDNeedsPricesAndFlagsNoUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 10)
 	pol := filepath.Join(dir, "policy.toml")

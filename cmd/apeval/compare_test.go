@@ -26,10 +26,11 @@ func comparisonsOf(t *testing.T, dir string) string {
 	return string(v.Comparisons)
 }
 
-// TestComparisonFiguresDeterministic: the paired tests, the precision
-// bootstrap included, give the same figures at any concurrency and after a
+// TestComparisonFiguresDeterministic: the paired tests, the latency
+// bootstrap and the sign-flip tests included, give the same figures at any concurrency and after a
 // merge of shards (they depend on sorted data and the seed only).
 func TestComparisonFiguresDeterministic(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	var want string
 	for _, c := range []string{"1", "8"} {
@@ -41,7 +42,7 @@ func TestComparisonFiguresDeterministic(t *testing.T) {
 			t.Fatalf("compare.parquet not written with --baseline: %v", err)
 		}
 		got := comparisonsOf(t, out)
-		if !strings.Contains(got, `"bootstrap_sessions"`) || !strings.Contains(got, `"latency_p95_ms"`) {
+		if !strings.Contains(got, `"delta_t_sessions"`) || !strings.Contains(got, `"latency_p95_ms"`) || !strings.Contains(got, `"q_value"`) {
 			t.Fatalf("comparisons without figures: %.300s", got)
 		}
 		if want != "" && got != want {
@@ -68,6 +69,7 @@ func TestComparisonFiguresDeterministic(t *testing.T) {
 }
 
 func TestCompareCommand(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	apeval(t, "", "run", "--out", dir, "-q")
 	code, stdout, stderr := apeval(t, "", "compare", "--baseline", sampleBaseline, "--format", "table", dir)
@@ -105,17 +107,21 @@ func TestCompareCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, rc := range append([]map[string]json.RawMessage{c.Total}, c.Rules...) {
-		// Today's keys stay; figures are added.
-		for _, k := range []string{"rule_id", "mcnemar_p", "paired", "fire_rate_change", "precision_delta", "figures"} {
+		// The figures carry every test; the legacy unclustered mcnemar_p
+		// (which contradicted them) is gone.
+		for _, k := range []string{"rule_id", "paired", "fire_rate_change", "precision_delta", "figures"} {
 			if _, ok := rc[k]; !ok {
 				t.Fatalf("comparison row %d lacks %q", i, k)
 			}
+		}
+		if _, ok := rc["mcnemar_p"]; ok {
+			t.Fatalf("comparison row %d still has mcnemar_p", i)
 		}
 		var figs []struct {
 			Figure string `json:"figure"`
 			Test   string `json:"test"`
 		}
-		if err := json.Unmarshal(rc["figures"], &figs); err != nil || len(figs) != 7 {
+		if err := json.Unmarshal(rc["figures"], &figs); err != nil || len(figs) != 8 {
 			t.Fatalf("row %d: %d figures (%v)", i, len(figs), err)
 		}
 	}
@@ -128,6 +134,7 @@ func TestCompareCommand(t *testing.T) {
 // injection tag is where the two recorded judge versions differ most in
 // recall.
 func TestSlicesOnSample(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	if code, _, stderr := apeval(t, "", "run", "--by", "tag", "--by", "tool", "--out", dir, "-q"); code == exitUsage {
 		t.Fatal(stderr)
@@ -179,6 +186,7 @@ func TestSlicesOnSample(t *testing.T) {
 // newer one is not held back by a single flipped case (no fire-rate drift
 // FAIL, verdict not NO-GO).
 func TestSampleStory(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	apeval(t, "", "run", "--baseline", sampleBaseline, "--out", dir, "-q")
 	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
@@ -235,6 +243,7 @@ func TestSampleStory(t *testing.T) {
 // the marker of the --config path, with the link, and exits with the
 // candidate's verdict; it refuses another format.
 func TestCompareComment(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	apeval(t, "", "run", "--out", dir, "-q")
 	cfg := filepath.Join(t.TempDir(), "apeval.toml")

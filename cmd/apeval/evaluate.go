@@ -39,6 +39,9 @@ type evalSpec struct {
 	// DistinctCases: each case's results arrive together (run).
 	DistinctCases bool
 	Inconclusive  string
+	// PolicyRules: the policy's rule IDs, when the command has the policy
+	// (a rule never in scope is listed, not dropped).
+	PolicyRules []string
 	// Labels are the --labels files (nil without): the figures are then
 	// weighted by the labeling design (labels.go).
 	Labels *labelSink
@@ -57,8 +60,9 @@ type evaluation struct {
 
 func newEvaluation(spec evalSpec) *evaluation {
 	return &evaluation{
-		spec:     spec,
-		acc:      metrics.New(metrics.Config{Criteria: spec.Criteria, Baseline: spec.Baseline, Slices: spec.Slices, DistinctCases: spec.DistinctCases}),
+		spec: spec,
+		acc: metrics.New(metrics.Config{Criteria: spec.Criteria, Baseline: spec.Baseline, Slices: spec.Slices, DistinctCases: spec.DistinctCases,
+			PolicyRules: spec.PolicyRules}),
 		gates:    reports.NewGateSummary(),
 		toks:     reports.Tokens{},
 		failures: reports.NewFailures(),

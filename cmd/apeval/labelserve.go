@@ -95,12 +95,7 @@ func runLabelServe(ctx context.Context, o *labelServeOptions, queuePath string, 
 		return usageError{err}
 	}
 	k, n, _ := parsePart(o.Part)
-	var mine []datasets.SampleLabel
-	for _, l := range queue {
-		if l.Overlap || (l.Order-1)%n == k-1 {
-			mine = append(mine, l)
-		}
-	}
+	mine := partItems(queue, k, n)
 	pairs, info, err := readPairs(o.Run, nil, nil)
 	if err != nil {
 		return err
@@ -213,4 +208,16 @@ func runLabelServe(ctx context.Context, o *labelServeOptions, queuePath string, 
 		}
 		return err
 	}
+}
+
+// partItems is labeler k of n's share of a queue: the items whose order is
+// k modulo n, plus every overlap item, in queue order.
+func partItems(queue []datasets.SampleLabel, k, n int) []datasets.SampleLabel {
+	var mine []datasets.SampleLabel
+	for _, l := range queue {
+		if l.Overlap || (l.Order-1)%n == k-1 {
+			mine = append(mine, l)
+		}
+	}
+	return mine
 }

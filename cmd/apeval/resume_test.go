@@ -41,6 +41,7 @@ func newFlakyServer(t *testing.T) (*httptest.Server, *atomic.Int64, *atomic.Bool
 // run --resume DIR re-sends only the calls that failed in DIR, with DIR's
 // settings and judges, into a new run directory that says what it re-sent.
 func TestResumeResendsOnlyFailedCalls(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// One case per session: a failed call changes no later call's input
 	// (the fire counts of its session), so exactly the failed calls differ.

@@ -23,8 +23,11 @@ import (
 
 // runOptions are the flags of `apeval run` and `apeval replay`.
 type runOptions struct {
-	Datasets []string
-	Policy   string
+	// OTLPEndpoint, when set (or OTEL_EXPORTER_OTLP_ENDPOINT is), sends
+	// the run as OpenTelemetry traces (reports.Tracer).
+	OTLPEndpoint string
+	Datasets     []string
+	Policy       string
 	// PermissionsFrom are agents' permission files (KIND:PATH) added to the
 	// policy's permissions layer.
 	PermissionsFrom []string
@@ -161,6 +164,7 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 	f.StringVar(&o.Shard, "shard", "", "replay only shard I of N (`I/N`, 1-based), partitioned by session_id hash; recombine with apeval merge; auto: from the scheduler's environment")
 	f.IntVar(&o.ShardCount, "shard-count", 0, "with --shard auto: the number of shards (a Kubernetes Indexed Job's completions; else $"+replay.ShardCountEnv+")")
 	f.StringVar(&o.RunID, "run-id", "", "run ID (default: UTC time plus a random suffix)")
+	f.StringVar(&o.OTLPEndpoint, "otlp-endpoint", "", "send the run as OpenTelemetry traces to this OTLP/HTTP collector (http://localhost:4318; default $OTEL_EXPORTER_OTLP_ENDPOINT): a span per run and judge call, an evaluation event per rule × judge")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress output")
 	f.StringVar(&o.Criteria, "criteria", "", "kill-criteria file (TOML, [kill_criteria] table); overrides the policy's and is recorded in run.json")
 	if !replayOnly {
@@ -185,6 +189,11 @@ func (o *runOptions) validate(getenv func(string) string) error {
 	}
 	if len(o.Datasets) > 0 && o.Policy == "" {
 		return usagef("--policy is required with --dataset (the embedded sample policy only fits the embedded sample)")
+	}
+	if o.Policy != "" && len(o.Datasets) == 0 {
+		// Without this, the user's policy and judges would run over the
+		// embedded sample: a paid API billed for cases nobody meant.
+		return usagef("--policy %s needs --dataset: without one, apeval would evaluate the embedded sample with your policy and judges; pass --dataset FILE (or drop --policy to try the sample)", o.Policy)
 	}
 	if o.Concurrency < 1 || o.Concurrency > replay.MaxConcurrency {
 		return usagef("--concurrency must be between 1 and %d, got %d", replay.MaxConcurrency, o.Concurrency)
@@ -296,12 +305,35 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	// replay.Run emits a case's results together, judge by judge, and the
 	// dataset reader rejects duplicate ids: the accumulator numbers cases
 	// as they come instead of keeping their IDs.
+	var ruleIDs []string
+	for _, r := range p.pol.Rules {
+		ruleIDs = append(ruleIDs, r.ID)
+	}
 	ev := newEvaluation(evalSpec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
-		DistinctCases: true, Inconclusive: o.Inconclusive, Labels: p.lab})
+		DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: ruleIDs, Labels: p.lab})
 	to := sinks{ev.gates, ev.failures} // replay prints the gate table only
 	if !o.replayOnly {
 		to = sinks{ev}
 	}
+	var tracer *reports.Tracer
+	if reports.OTLPEnabled(o.OTLPEndpoint, io.Getenv) {
+		if tracer, err = reports.NewTracer(ctx, o.OTLPEndpoint, *p.w.Info(), version); err != nil {
+			return usagef("%v", err)
+		}
+		to = append(to, tracer)
+	}
+	// finishTrace ends the run span and flushes; an unreachable collector
+	// is a warning, never a change of verdict.
+	finishTrace := func(rep *reports.Report) {
+		if tracer == nil {
+			return
+		}
+		if err := tracer.Finish(rep); err != nil {
+			fmt.Fprintf(io.Err, "apeval: warning: %v\n", err)
+		}
+		tracer = nil
+	}
+	defer finishTrace(nil)
 	res, err := p.replay(ctx, o, io, to)
 	if err != nil {
 		return err
@@ -309,6 +341,10 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 
 	if res.invalid > 0 {
 		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.invalid, res.firstInvalid)
+	}
+	stray := p.stray.messageOrEmpty()
+	if stray != "" {
+		fmt.Fprintf(io.Err, "apeval: warning: %s\n", stray)
 	}
 	stopped := p.w.Info().Partial
 	if o.replayOnly {
@@ -331,7 +367,11 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	if err != nil {
 		return err
 	}
+	if stray != "" {
+		rep.Summary.Warnings = append(rep.Summary.Warnings, stray) // in summary.json and summary.md too
+	}
 	defer func() { _ = rep.Summary.Release() }() // a temporary file with no name; nothing to keep
+	finishTrace(rep)
 	if err := writeRunReports(o.Out, rep, o.Format, io, p.w); err != nil {
 		return err
 	}
@@ -362,6 +402,7 @@ type preparedRun struct {
 	pol      *replay.Policy
 	crit     replay.KillCriteria
 	critFrom string // where crit came from, for run.json
+	stray    *strayLabels
 	src      *source
 	stats    *datasets.Stats   // when the dataset was scanned for recorded judges
 	sel      *sessionSelection // sessions chosen by --rule/--tag/--limit/--sample; nil for all
@@ -399,6 +440,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	if err := replay.AddPermissionImports(pol, o.PermissionsFrom); err != nil {
 		return nil, usageError{err}
 	}
+	p.stray = newStrayLabels(pol) // before --rule: a rule filtered out is not a typo
 	if pol, err = o.Filter.restrictPolicy(pol); err != nil {
 		return nil, err
 	}
@@ -545,7 +587,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 
 	rd := p.src.reader(p.pol)
 	defer rd.Close()
-	in := &caseFeed{r: rd, skipInvalid: o.SkipInvalid, shard: o.shard, sel: p.sel, errOut: io.Err, stop: &o.Budget.stopped}
+	in := &caseFeed{r: rd, skipInvalid: o.SkipInvalid, shard: o.shard, sel: p.sel, errOut: io.Err, stop: &o.Budget.stopped, stray: p.stray}
 	var cut budgetCut
 
 	ropts := replay.Options{
@@ -704,21 +746,9 @@ func resolveJudge(want string, judges []judge.Judge) (string, error) {
 }
 
 func matchJudgeName(want string, ids []string) (string, error) {
-	alt := strings.Replace(want, ":", "/", 1)
-	var hits []string
-	for _, id := range ids {
-		if id == want || id == alt {
-			return id, nil
-		}
-		if strings.HasPrefix(id, want) || strings.HasPrefix(id, alt) {
-			hits = append(hits, id)
-		}
+	id, err := reports.MatchJudge(want, ids)
+	if err != nil {
+		return "", usageError{err}
 	}
-	switch len(hits) {
-	case 1:
-		return hits[0], nil
-	case 0:
-		return "", usagef("--baseline %q matches no judge; the judges are: %s", want, strings.Join(ids, ", "))
-	}
-	return "", usagef("--baseline %q is ambiguous: %s", want, strings.Join(hits, ", "))
+	return id, nil
 }

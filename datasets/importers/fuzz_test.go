@@ -26,6 +26,14 @@ func FuzzLineImporters(f *testing.F) {
 			f.Add(line)
 		}
 	}
+	// Hook lines carrying the masker shapes of the second hardening round.
+	for _, cmd := range []string{"aws configure set aws_secret_access_key wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY",
+		"redis-cli -u redis://:S3cretPw9x@cache:6379/0", "psql postgresql://u:ab/cd@h/db",
+		"curl https://hooks.slack.com/services/T01ABCDEF/B02GHIJKL/x7Yz9AbCdEfGhIjKlMnOpQrS",
+		"sshpass -p Hunter2Pass ssh deploy@web1", "az login -u app -p S3cr3tAzPw", "echo pw | sudo -S true",
+		"-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF0Ab1cBCADnq8u2\n-----END PGP PRIVATE KEY BLOCK-----"} {
+		f.Add([]byte(testHookPayload("s", "toolu_f", cmd, "")))
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		for _, format := range []string{"claude-code-transcript", "claude-code-hooks", "codex-rollout", "trajectory-events",
 			"claude-code-stream-json", "codex-exec-json", "claude-code-otel", "otel-genai-spans", "gemini-cli", Auto} {

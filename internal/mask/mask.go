@@ -57,9 +57,34 @@ var maskRules = []maskRule{
 	// A secret piped into a login: echo TOKEN | docker login --password-stdin.
 	{triggers: []string{"echo", "printf"}, word: true,
 		re: regexp.MustCompile(`^(?:echo|printf)\s+(?:-n\s+)?["']?([^\s"'$|][^\s"'|]{7,})["']?\s*\|[^|\n]*--password-stdin`)},
-	// Credentials inside URLs: scheme://user:password@host.
+	// A password piped into sudo -S (any length: it is the user's password).
+	{triggers: []string{"echo", "printf"}, word: true,
+		re: regexp.MustCompile(`^(?:echo|printf)\s+(?:-[ne]+\s+)?["']?([^\s"'$|][^\s"'|]*)["']?\s*\|\s*sudo\b[^|\n]*?\s-[A-Za-z]*S\b`)},
+	// Credentials inside URLs: scheme://user:password@host, the user may be
+	// empty (redis://:pw@cache) and the password may hold a slash
+	// (postgresql://u:ab/cd@h) unless what precedes the slash is a port
+	// (https://host:8080/users/@alice is a path, not a password).
 	{triggers: []string{"://"}, back: urlScheme,
-		re: regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]+:([^@/\s]+)@`)},
+		re: regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:([^@\s]+)@`),
+		ok: func(v string) bool {
+			port, _, slash := strings.Cut(v, "/")
+			return !slash || !allDigits(port) && !strings.Contains(v, "://")
+		}},
+	// Webhook URLs whose last part is the credential: Slack, Discord.
+	{triggers: []string{"hooks.slack.com/services/"},
+		re: regexp.MustCompile(`^hooks\.slack\.com/services/[A-Z0-9]+/[A-Z0-9]+/([A-Za-z0-9]{16,})`)},
+	{triggers: []string{"discord.com/api/webhooks/", "discordapp.com/api/webhooks/"},
+		re: regexp.MustCompile(`^discord(?:app)?\.com/api/webhooks/[0-9]+/([A-Za-z0-9_-]{30,})`)},
+	// aws configure set aws_secret_access_key X (and any secret-named
+	// setting: aws_session_token, a profile's …secret…).
+	{triggers: []string{"configure"}, word: true,
+		re: regexp.MustCompile(`^configure\s+set\s+(?:[A-Za-z0-9_.-]*\.)?(?i:[A-Za-z0-9_-]*(?:secret|token|password)[A-Za-z0-9_-]*)\s+("[^"\n]*"|'[^'\n]*'|\S+)`)},
+	// sshpass -p PASSWORD (the flags before the command only: ssh -p is a port).
+	{triggers: []string{"sshpass"}, word: true,
+		re: regexp.MustCompile(`^sshpass(?:\s+-[fdP]\s*\S+|\s+-[ev])*\s+-p\s*("[^"\n]*"|'[^'\n]*'|\S+)`)},
+	// az login … -p SECRET (a service principal's password or secret).
+	{triggers: []string{"az"}, word: true,
+		re: regexp.MustCompile(`^az\s+login\b[^\n|;&]*?\s(?:-p|--password)[\s=]+("[^"\n]*"|'[^'\n]*'|\S+)`)},
 	// Authorization schemes: Bearer …, Basic …, token … (token-like values
 	// only, so "basic operations" stays readable).
 	// A file name after the word ("a basic CLAUDE.md file", "token
@@ -82,7 +107,8 @@ var maskRules = []maskRule{
 		re: regexp.MustCompile(`^(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p(\S+)`)},
 	// curl -u user:password.
 	{triggers: []string{"-u", "--user"}, back: flagStart,
-		re: regexp.MustCompile(`^(?:-u|--user)[\s=]+[^:\s]+:(\S+)`)},
+		re: regexp.MustCompile(`^(?:-u|--user)[\s=]+[^:\s]+:(\S+)`),
+		ok: func(v string) bool { return !strings.HasPrefix(v, "//") }}, // a URL (redis-cli -u redis://…) is the URL rule's
 	// A long random word right after a secret word: "token abcd…", "secret is …".
 	{triggers: []string{"key", "token", "secret", "password", "passphrase"}, fold: true, word: true,
 		re: regexp.MustCompile(`^(?i:key|token|secret|password|passphrase)s?(?:\s+is)?\s+([A-Za-z0-9_+/=.-]{16,})`),
@@ -176,7 +202,7 @@ func flagStart(s string, i int) int {
 // maskPEM replaces the body of PEM private keys, keeping the armour lines.
 func maskPEM(s string) string {
 	const begin = "-----BEGIN "
-	if !strings.Contains(s, "PRIVATE KEY-----") {
+	if !strings.Contains(s, "PRIVATE KEY-----") && !strings.Contains(s, "PRIVATE KEY BLOCK-----") {
 		return s
 	}
 	var b strings.Builder
@@ -189,20 +215,30 @@ func maskPEM(s string) string {
 		p := i + k
 		i = p + 1
 		rest := s[p+len(begin):]
-		h := strings.Index(rest, "PRIVATE KEY-----")
+		h := strings.Index(rest, "PRIVATE KEY")
 		if h < 0 || !pemLabel(rest[:h]) {
 			continue
 		}
-		label := rest[:h] // "RSA ", "OPENSSH ", ""
-		bodyStart := p + len(begin) + h + len("PRIVATE KEY-----")
+		// PEM: …PRIVATE KEY-----; OpenPGP armour: …PRIVATE KEY BLOCK-----.
+		tail := ""
+		switch {
+		case strings.HasPrefix(rest[h:], "PRIVATE KEY-----"):
+			tail = "PRIVATE KEY-----"
+		case strings.HasPrefix(rest[h:], "PRIVATE KEY BLOCK-----"):
+			tail = "PRIVATE KEY BLOCK-----"
+		default:
+			continue
+		}
+		label := rest[:h] // "RSA ", "OPENSSH ", "PGP ", ""
+		bodyStart := p + len(begin) + h + len(tail)
 		end := len(s)
 		if e := strings.Index(s[bodyStart:], "-----END "); e >= 0 {
-			if f := strings.Index(s[bodyStart+e:], "PRIVATE KEY-----"); f >= 0 {
-				end = bodyStart + e + f + len("PRIVATE KEY-----")
+			if f := strings.Index(s[bodyStart+e:], tail); f >= 0 {
+				end = bodyStart + e + f + len(tail)
 			}
 		}
 		b.WriteString(s[last:p])
-		b.WriteString(begin + label + "PRIVATE KEY-----" + Masked + "-----END " + label + "PRIVATE KEY-----")
+		b.WriteString(begin + label + tail + Masked + "-----END " + label + tail)
 		last = end
 		i = end
 	}
@@ -344,6 +380,15 @@ func secretKeyName(k string) bool {
 		return true
 	}
 	return false
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // codeLiteral are values that are code, never a secret (password = None).

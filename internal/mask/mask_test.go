@@ -7,6 +7,7 @@ import (
 )
 
 func TestMaskString(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		kind, in, want string
 	}{
@@ -67,6 +68,7 @@ func TestMaskString(t *testing.T) {
 }
 
 func TestMaskValue(t *testing.T) {
+	t.Parallel()
 	in := map[string]any{
 		"command":       "curl -H 'Authorization: Bearer tok_1234567890' https://e.test",
 		"password":      "plain words",
@@ -117,12 +119,27 @@ var plantedSecrets = []string{
 	"ssn |123-45-6789",
 	"write to |bob.smith@example.com",
 	"IBAN |DE89 3704 0044 0532 0130 00",
+	// The shapes of the second hardening round (gaps_test.go).
+	"aws configure set aws_secret_access_key |wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY",
+	"-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n|lQOYBF0Ab1cBCADnq8u2Kz9mWp3eR7tY\n-----END PGP PRIVATE KEY BLOCK-----",
+	"redis://:|S3cretPw9x@cache:6379",
+	"postgresql://u:|ab/cd9Xq@h/db",
+	"https://hooks.slack.com/services/T01ABCDEF/B02GHIJKL/|x7Yz9AbCdEfGhIjKlMnOpQrS",
+	"https://discord.com/api/webhooks/123456789012345678/|AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcdefghij",
+	"sshpass -p |Hunter2Pass ssh deploy@web1",
+	"az login --service-principal -u app -p |S3cr3tAzPw",
+	"echo |Tr0ub4dor | sudo -S true",
 }
 
 func FuzzMaskString(f *testing.F) {
 	f.Add("plain text", 0, "more")
 	f.Add("{\"a\":\"", 3, "\"}")
 	f.Add("x=", 5, "&y=2")
+	for i := range plantedSecrets {
+		if i >= 13 { // one seed per shape of the second hardening round
+			f.Add("cmd:", i, "; next")
+		}
+	}
 	f.Fuzz(func(t *testing.T, prefix string, which int, suffix string) {
 		if which < 0 {
 			which = -which
@@ -152,6 +169,7 @@ func FuzzMaskString(f *testing.F) {
 // The quick filter before masking an id is exactly "13 bytes or more, or
 // one of = : @ space".
 func TestMayHoldSecret(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "c-0000001", "s-000000", "a=b", ":", "x@y", "a b", "abcdefghijkl",
 		"abcdefghijklm", "é=", "\x00\xff", "tab\there", "=", "aaaaaaaaaaa@", "@aaaaaaaaaaa"} {
 		want := len(s) >= 13 || strings.ContainsAny(s, "=:@ ")

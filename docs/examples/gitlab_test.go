@@ -1,0 +1,320 @@
+package examples
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// component is templates/apeval.yml: the spec header and the job.
+type component struct {
+	spec struct {
+		Spec struct {
+			Inputs map[string]struct {
+				Description string   `json:"description"`
+				Default     any      `json:"default"`
+				Type        string   `json:"type"`
+				Options     []string `json:"options"`
+			} `json:"inputs"`
+		} `json:"spec"`
+	}
+	job string // the job document, inputs not yet interpolated
+}
+
+func readComponent(t *testing.T) component {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "templates", "apeval.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, job, ok := strings.Cut(string(data), "\n---\n")
+	if !ok {
+		t.Fatal("templates/apeval.yml: no --- between spec and job")
+	}
+	var c component
+	if err := yaml.UnmarshalStrict([]byte(head), &c.spec); err != nil {
+		t.Fatalf("templates/apeval.yml spec: %v", err)
+	}
+	c.job = job
+	return c
+}
+
+var inputRef = regexp.MustCompile(`\$\[\[\s*inputs\.([a-z0-9-]+)\s*\]\]`)
+
+// render interpolates $[[ inputs.X ]] as GitLab does, from the given
+// values and the defaults; an undeclared input or a value outside options
+// fails, as `include: component:` would.
+func (c component) render(t *testing.T, in map[string]string) map[string]any {
+	t.Helper()
+	for k, v := range in {
+		d, ok := c.spec.Spec.Inputs[k]
+		if !ok {
+			t.Fatalf("input %s is not declared", k)
+		}
+		if len(d.Options) > 0 && !slices.Contains(d.Options, v) {
+			t.Fatalf("input %s: %q is not one of %v", k, v, d.Options)
+		}
+	}
+	out := inputRef.ReplaceAllStringFunc(c.job, func(m string) string {
+		name := inputRef.FindStringSubmatch(m)[1]
+		if v, ok := in[name]; ok {
+			return v
+		}
+		d, ok := c.spec.Spec.Inputs[name]
+		if !ok {
+			t.Fatalf("templates/apeval.yml uses undeclared input %s", name)
+		}
+		return fmt.Sprint(d.Default)
+	})
+	var job map[string]any
+	if err := yaml.Unmarshal([]byte(out), &job); err != nil {
+		t.Fatalf("the rendered job is not YAML: %v\n%s", err, out)
+	}
+	return job
+}
+
+// TestGitLabComponentSpec: every input the job uses is declared and every
+// declared input is used; the job publishes junit.xml as the MR's test
+// report, keeps the run directory, caches the answers keyed by the project
+// file, and runs the smoke subset only on merge requests.
+func TestGitLabComponentSpec(t *testing.T) {
+	t.Parallel()
+	c := readComponent(t)
+	used := map[string]bool{}
+	for _, m := range inputRef.FindAllStringSubmatch(c.job, -1) {
+		used[m[1]] = true
+		if _, ok := c.spec.Spec.Inputs[m[1]]; !ok {
+			t.Errorf("the job uses undeclared input %s", m[1])
+		}
+	}
+	for name := range c.spec.Spec.Inputs {
+		if !used[name] {
+			t.Errorf("input %s is declared but never used", name)
+		}
+	}
+	job := c.render(t, nil)["apeval"].(map[string]any)
+	js, _ := json.Marshal(job)
+	var j struct {
+		Rules []struct {
+			If        string            `json:"if"`
+			Variables map[string]string `json:"variables"`
+		} `json:"rules"`
+		Cache struct {
+			Key struct {
+				Prefix string   `json:"prefix"`
+				Files  []string `json:"files"`
+			} `json:"key"`
+			Paths []string `json:"paths"`
+		} `json:"cache"`
+		Script    []string `json:"script"`
+		Artifacts struct {
+			When    string   `json:"when"`
+			Paths   []string `json:"paths"`
+			Reports struct {
+				JUnit string `json:"junit"`
+			} `json:"reports"`
+		} `json:"artifacts"`
+		AllowFailure struct {
+			ExitCodes []int `json:"exit_codes"`
+		} `json:"allow_failure"`
+	}
+	if err := json.Unmarshal(js, &j); err != nil {
+		t.Fatal(err)
+	}
+	if j.Artifacts.Reports.JUnit != "apeval-out/ci/junit.xml" || j.Artifacts.When != "always" || !slices.Contains(j.Artifacts.Paths, "apeval-out/ci/") {
+		t.Errorf("artifacts: %+v", j.Artifacts)
+	}
+	if j.Cache.Key.Prefix != "apeval" || !slices.Equal(j.Cache.Key.Files, []string{"apeval.toml"}) || !slices.Equal(j.Cache.Paths, []string{".apeval-cache/"}) {
+		t.Errorf("cache: %+v", j.Cache)
+	}
+	if len(j.Rules) != 2 || !strings.Contains(j.Rules[0].If, "merge_request_event") || j.Rules[0].Variables["APEVAL_SAMPLE"] != "30" ||
+		j.Rules[1].Variables["APEVAL_SAMPLE"] != "" {
+		t.Errorf("rules: %+v", j.Rules)
+	}
+	if len(j.Script) != 1 || !slices.Equal(j.AllowFailure.ExitCodes, []int{78}) {
+		t.Errorf("script items %d, allow_failure %v", len(j.Script), j.AllowFailure)
+	}
+}
+
+// fakeGitLab stands in for the API the component calls: the target
+// branch's job artifact and a merge request's notes.
+type fakeGitLab struct {
+	mu               sync.Mutex
+	notes            []ghComment
+	created, updated int
+	artifact         []byte
+	srv              *httptest.Server
+}
+
+func newFakeGitLab(t *testing.T) *fakeGitLab {
+	g := &fakeGitLab{notes: []ghComment{{ID: 1, Body: "Looks good"}}}
+	mux := http.NewServeMux()
+	lock := func(h http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			h(w, r)
+		}
+	}
+	note := func(h http.HandlerFunc) http.HandlerFunc {
+		return lock(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("PRIVATE-TOKEN") != "glpat-test" {
+				http.Error(w, `{"message":"401 Unauthorized"}`, http.StatusUnauthorized)
+				return
+			}
+			h(w, r)
+		})
+	}
+	mux.HandleFunc("GET /api/v4/projects/5/jobs/artifacts/main/download", lock(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("JOB-TOKEN") != "job-token" || r.URL.Query().Get("job") != "apeval" {
+			http.Error(w, "not found", http.StatusNotFound)
+			return
+		}
+		_, _ = w.Write(g.artifact)
+	}))
+	mux.HandleFunc("GET /api/v4/projects/5/merge_requests/3/notes", note(func(w http.ResponseWriter, r *http.Request) {
+		per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		lo, hi := min((page-1)*per, len(g.notes)), min(page*per, len(g.notes))
+		_ = json.NewEncoder(w).Encode(g.notes[lo:hi])
+	}))
+	mux.HandleFunc("POST /api/v4/projects/5/merge_requests/3/notes", note(func(w http.ResponseWriter, r *http.Request) {
+		var n ghComment
+		if err := json.NewDecoder(r.Body).Decode(&n); err != nil || n.Body == "" {
+			http.Error(w, "bad", http.StatusBadRequest)
+			return
+		}
+		n.ID = 200 + len(g.notes)
+		g.notes = append(g.notes, n)
+		g.created++
+		w.WriteHeader(http.StatusCreated)
+		_ = json.NewEncoder(w).Encode(n)
+	}))
+	mux.HandleFunc("PUT /api/v4/projects/5/merge_requests/3/notes/{id}", note(func(w http.ResponseWriter, r *http.Request) {
+		id, _ := strconv.Atoi(r.PathValue("id"))
+		var n ghComment
+		if err := json.NewDecoder(r.Body).Decode(&n); err != nil || n.Body == "" {
+			http.Error(w, "bad", http.StatusBadRequest)
+			return
+		}
+		for i := range g.notes {
+			if g.notes[i].ID == id {
+				g.notes[i].Body = n.Body
+				g.updated++
+				_ = json.NewEncoder(w).Encode(g.notes[i])
+				return
+			}
+		}
+		http.NotFound(w, r)
+	}))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("unexpected request %s %s", r.Method, r.URL)
+		http.NotFound(w, r)
+	})
+	g.srv = httptest.NewServer(mux)
+	t.Cleanup(g.srv.Close)
+	return g
+}
+
+// TestGitLabComponentMergeRequest runs the component's script as a GitLab
+// runner would on a merge request, twice: the first pipeline adds the note,
+// the second updates it; the baseline is the target branch's artifact; the
+// exit codes follow the verdicts and the inconclusive input.
+func TestGitLabComponentMergeRequest(t *testing.T) {
+	t.Parallel()
+	c := readComponent(t)
+	g := newFakeGitLab(t)
+	// The target branch's job artifact: its run directory under apeval-out/ci/.
+	base := filepath.Join(t.TempDir(), "base")
+	if out, err := exec.Command(bin, "run", "--judge", "recorded:ollama/qwen2.5:3b", "--out", base, "--quiet").CombinedOutput(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 2 {
+			t.Fatalf("base run: %v\n%s", err, out)
+		}
+	}
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	entries, _ := os.ReadDir(base)
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(base, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _ := zw.Create("apeval-out/ci/" + e.Name())
+		_, _ = f.Write(data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	g.artifact = zb.Bytes()
+
+	pipeline := func(inputs map[string]string) (int, string) {
+		t.Helper()
+		job := c.render(t, inputs)["apeval"].(map[string]any)
+		script := job["script"].([]any)[0].(string)
+		vars := job["variables"].(map[string]any)
+		work := t.TempDir()
+		if err := os.WriteFile(filepath.Join(work, "apeval.toml"), []byte("# the sample, judged by the newer recording\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("bash", "-c", script)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"),
+			"CI_API_V4_URL="+g.srv.URL+"/api/v4", "CI_PROJECT_ID=5", "CI_MERGE_REQUEST_IID=3",
+			"CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main", "CI_JOB_TOKEN=job-token", "CI_JOB_URL=https://gitlab.test/o/r/-/jobs/9",
+			"CI_PIPELINE_SOURCE=merge_request_event", "APEVAL_GITLAB_TOKEN=glpat-test")
+		for k, v := range vars {
+			cmd.Env = append(cmd.Env, k+"="+fmt.Sprint(v))
+		}
+		// The merge-request rule's variables.
+		rule := job["rules"].([]any)[0].(map[string]any)
+		for k, v := range rule["variables"].(map[string]any) {
+			cmd.Env = append(cmd.Env, k+"="+fmt.Sprint(v))
+		}
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if err != nil {
+			ee, ok := err.(*exec.ExitError)
+			if !ok {
+				t.Fatal(err)
+			}
+			code = ee.ExitCode()
+		}
+		if _, err := os.Stat(filepath.Join(work, "apeval-out/ci/junit.xml")); err != nil {
+			t.Errorf("no junit.xml for the MR's test report: %v\n%s", err, out)
+		}
+		return code, string(out)
+	}
+	judge := "recorded:ollama/qwen2.5:7b-instruct-q4_K_M"
+	// The full sample is INCONCLUSIVE: neutral exits 78 (allowed to fail).
+	code, log := pipeline(map[string]string{"judges": judge, "sample": "", "inconclusive": "neutral"})
+	if code != 78 || g.created != 1 || g.updated != 0 {
+		t.Fatalf("first pipeline: exit %d, %d notes added, %d updated\n%s", code, g.created, g.updated, log)
+	}
+	n := g.notes[1].Body
+	if !strings.HasPrefix(n, "<!-- apeval:apeval.toml -->\n## ⚠️ apeval: INCONCLUSIVE\n") || !strings.Contains(n, "vs base `recorded/ollama/qwen2.5:3b`") ||
+		!strings.Contains(n, "(https://gitlab.test/o/r/-/jobs/9/artifacts/file/apeval-out/ci/report.html)") {
+		t.Errorf("first note:\n%.600s", n)
+	}
+	// The smoke subset (30 sessions, seed 2) is NO-GO: exit 1, the same note updated.
+	code, log = pipeline(map[string]string{"judges": judge, "seed": "2"})
+	if code != 1 || g.created != 1 || g.updated != 1 || len(g.notes) != 2 {
+		t.Fatalf("second pipeline: exit %d, %d notes added, %d updated\n%s", code, g.created, g.updated, log)
+	}
+	if !strings.HasPrefix(g.notes[1].Body, "<!-- apeval:apeval.toml -->\n## ❌ apeval: NO-GO\n") || g.notes[0].Body != "Looks good" {
+		t.Errorf("notes after the second pipeline: %q / %.300s", g.notes[0].Body, g.notes[1].Body)
+	}
+}

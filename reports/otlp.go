@@ -1,0 +1,255 @@
+package reports
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
+)
+
+// OTLP attribute and event names. The gen_ai.* ones are OpenTelemetry's
+// GenAI semantic conventions; apeval.* are apeval's own (docs/reports.md,
+// "OpenTelemetry").
+const (
+	// EvaluationEvent is the GenAI conventions' evaluation result event,
+	// one per rule × judge on the run span.
+	EvaluationEvent = "gen_ai.evaluation.result"
+	// RunSpanName is the name of the span of the whole run.
+	RunSpanName = "apeval run"
+)
+
+// OTLPEnabled says whether a run exports traces: --otlp-endpoint was given,
+// or the standard OTEL_EXPORTER_OTLP_ENDPOINT or
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT variable is set.
+func OTLPEnabled(endpoint string, getenv func(string) string) bool {
+	return endpoint != "" || getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+}
+
+// Tracer sends a run to an OTLP/HTTP endpoint as traces: one span for the
+// run, a child span per live judge call (cache hits are no calls) with the
+// GenAI conventions' attributes, and, when the run is evaluated, one
+// gen_ai.evaluation.result event per rule × judge on the run span. It is a
+// result sink: feed it every result with Add, then Finish. Spans are
+// batched and sent while the run goes on; Finish flushes them.
+type Tracer struct {
+	tp     *sdktrace.TracerProvider
+	tr     trace.Tracer
+	ctx    context.Context
+	run    trace.Span
+	judges map[string]JudgeInfo
+	start  time.Time
+	// failed is set by the first export error: no more spans are made (a
+	// dead collector must not stall the run), and Finish reports it.
+	failed   atomic.Bool
+	mu       sync.Mutex
+	firstErr error
+	errs     int
+}
+
+// Handle is the OpenTelemetry error handler while the tracer runs: export
+// errors land here instead of the SDK's log.
+func (t *Tracer) Handle(err error) {
+	t.failed.Store(true)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.firstErr == nil {
+		t.firstErr = err
+	}
+	t.errs++
+}
+
+// NewTracer starts the run span. endpoint is the collector's base URL
+// (http://host:4318; the traces go to its /v1/traces); "" leaves the
+// endpoint, and everything else (headers, timeout, compression,
+// certificates), to the standard OTEL_EXPORTER_OTLP_* variables, which the
+// OpenTelemetry SDK reads.
+func NewTracer(ctx context.Context, endpoint string, info RunInfo, version string) (*Tracer, error) {
+	var opts []otlptracehttp.Option
+	if endpoint != "" {
+		u, err := url.Parse(endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("--otlp-endpoint %q: want an http:// or https:// URL of an OTLP/HTTP collector (http://localhost:4318)", endpoint)
+		}
+		u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/traces"
+		opts = append(opts, otlptracehttp.WithEndpointURL(u.String()))
+	}
+	// Retries end after 10 s: past that the collector counts as down.
+	opts = append(opts, otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: true,
+		InitialInterval: 500 * time.Millisecond, MaxInterval: 2 * time.Second, MaxElapsedTime: 10 * time.Second}))
+	exp, err := otlptracehttp.New(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("OTLP exporter: %w", err)
+	}
+	res, err := resource.New(ctx,
+		resource.WithAttributes(attribute.String("service.name", "apeval"), attribute.String("service.version", version)),
+		resource.WithFromEnv())
+	if err != nil {
+		res = resource.Default()
+	}
+	// Blocking: a slow collector slows the run rather than losing spans.
+	tp := sdktrace.NewTracerProvider(sdktrace.WithResource(res),
+		sdktrace.WithBatcher(exp, sdktrace.WithBlocking(), sdktrace.WithMaxQueueSize(8192), sdktrace.WithMaxExportBatchSize(1024)))
+	t := &Tracer{tp: tp, tr: tp.Tracer("github.com/apeval/apeval"), judges: map[string]JudgeInfo{}, start: time.Now()}
+	for _, j := range info.Judges {
+		t.judges[j.Identity] = j
+	}
+	otel.SetErrorHandler(t)
+	t.ctx, t.run = t.tr.Start(ctx, RunSpanName, trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(t.start),
+		trace.WithAttributes(
+			attribute.String("gen_ai.operation.name", "evaluate"),
+			attribute.String("apeval.run_id", info.RunID),
+		))
+	return t, nil
+}
+
+// providerName maps a judge backend to gen_ai.provider.name.
+func providerName(backend string) string {
+	switch backend {
+	case "ollama":
+		return "ollama"
+	case "openai":
+		return "openai"
+	}
+	return "apeval." + backend // exec, recorded, none
+}
+
+// Add emits a span per live judge call of the result: it ends now and
+// started its latency ago.
+func (t *Tracer) Add(r *replay.Result) {
+	if len(r.Calls) == 0 || t.failed.Load() {
+		return
+	}
+	end := time.Now()
+	j := t.judges[r.Judge]
+	model := r.Model
+	if model == "" {
+		model = j.Model
+	}
+	for i := range r.Calls {
+		c := &r.Calls[i]
+		if c.Cached {
+			continue
+		}
+		attrs := []attribute.KeyValue{
+			attribute.String("gen_ai.operation.name", "chat"),
+			attribute.String("gen_ai.provider.name", providerName(j.Backend)),
+			attribute.String("gen_ai.request.model", model),
+			attribute.Float64("apeval.latency_ms", c.LatencyMS),
+			attribute.String("apeval.judge", r.Judge),
+			attribute.String("apeval.case_id", r.CaseID),
+			attribute.String("apeval.session_id", r.SessionID),
+			attribute.String("apeval.call.status", string(c.Status)),
+			attribute.Int("apeval.call.rules", c.Rules),
+			attribute.Int("apeval.call.attempts", c.Attempts),
+		}
+		if r.ModelDigest != "" {
+			attrs = append(attrs, attribute.String("gen_ai.response.model", model+"@"+r.ModelDigest))
+		}
+		if c.PromptTokens != nil {
+			attrs = append(attrs, attribute.Int64("gen_ai.usage.input_tokens", *c.PromptTokens))
+		}
+		if c.CompletionTokens != nil {
+			attrs = append(attrs, attribute.Int64("gen_ai.usage.output_tokens", *c.CompletionTokens))
+		}
+		// A recorded judge's latency is the recording's, so its span may
+		// start before the run did: the span says how long the call took.
+		start := end.Add(-time.Duration(c.LatencyMS * float64(time.Millisecond)))
+		_, sp := t.tr.Start(t.ctx, "chat "+model, trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(start), trace.WithAttributes(attrs...))
+		if c.Status != judge.StatusOK && c.Status != judge.StatusUnknown {
+			sp.SetAttributes(attribute.String("error.type", string(c.Status)))
+			sp.SetStatus(codes.Error, c.Error)
+		}
+		sp.End(trace.WithTimestamp(end))
+	}
+}
+
+// Finish adds the evaluation events of rep (nil for a replay without
+// metrics), ends the run span and sends what is left, waiting at most the
+// exporter's timeout.
+func (t *Tracer) Finish(rep *Report) error {
+	if rep != nil && rep.Summary != nil {
+		s := rep.Summary
+		t.run.SetAttributes(attribute.String("apeval.verdict", string(s.Verdict)))
+		for _, j := range s.Judges {
+			rows := append([]*metrics.Row{j.Total}, j.Rules...)
+			for _, r := range rows {
+				if r == nil {
+					continue
+				}
+				t.run.AddEvent(EvaluationEvent, trace.WithAttributes(evaluationAttrs(j, r, t.judges[j.Judge])...))
+			}
+		}
+		if s.Verdict == metrics.VerdictNoGo {
+			t.run.SetStatus(codes.Error, "NO-GO")
+		}
+	}
+	t.run.End()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := t.tp.Shutdown(ctx)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.firstErr != nil {
+		return fmt.Errorf("OTLP export failed %d time(s), spans after the first failure were not sent: %w", t.errs, t.firstErr)
+	}
+	if err != nil {
+		return fmt.Errorf("OTLP export: %w", err)
+	}
+	return nil
+}
+
+// evaluationAttrs: one rule × judge's figures, intervals and statuses.
+func evaluationAttrs(j *metrics.JudgeSummary, r *metrics.Row, info JudgeInfo) []attribute.KeyValue {
+	model := j.Model
+	if model == "" {
+		model = info.Model
+	}
+	a := []attribute.KeyValue{
+		attribute.String("gen_ai.evaluation.name", "apeval.rule"),
+		attribute.String("gen_ai.evaluation.score.label", string(r.Verdict)),
+		attribute.String("gen_ai.request.model", model),
+		attribute.String("apeval.judge", j.Judge),
+		attribute.String("apeval.rule_id", r.RuleID),
+		attribute.String("apeval.verdict", string(r.Verdict)),
+		attribute.Int64("apeval.labeled", r.Labeled),
+		attribute.Int64("apeval.calls", r.Calls),
+	}
+	if r.Precision != nil {
+		// The score is the figure a judge is first judged on.
+		a = append(a, attribute.Float64("gen_ai.evaluation.score.value", *r.Precision))
+	}
+	fig := func(name string, v, lo, hi *float64) {
+		if v == nil {
+			return
+		}
+		a = append(a, attribute.Float64("apeval."+name, *v))
+		if lo != nil && hi != nil {
+			a = append(a, attribute.Float64("apeval."+name+".lo", *lo), attribute.Float64("apeval."+name+".hi", *hi))
+		}
+	}
+	fig("precision", r.Precision, r.PrecisionLo, r.PrecisionHi)
+	fig("recall", r.Recall, r.RecallLo, r.RecallHi)
+	fig("unknown_rate", r.UnknownRate, r.UnknownRateLo, r.UnknownRateHi)
+	fig("judge_required_rate", r.JudgeRequiredRate, r.JudgeRequiredRateLo, r.JudgeRequiredRateHi)
+	fig("fire_rate", r.FireRate, nil, nil)
+	fig("latency_p95_ms", r.LatencyP95MS, r.LatencyP95LoMS, r.LatencyP95HiMS)
+	for _, c := range r.Criteria {
+		a = append(a, attribute.String("apeval.criterion."+c.Name+".status", string(c.Status)))
+	}
+	return a
+}
