@@ -22,6 +22,19 @@ run ./cmd/apeval 'E2EHostileJudge$'
 run ./cmd/apeval 'Compare1M$'
 run ./replay 'RunSessionState$/sessions=1000000$'
 
+# make test's wall time with the build cache warm (the test binaries built
+# once by a run that executes no test), as a newcomer waits for it.
+echo "== make test" >&2
+go test -count=1 -run '^$' ./... >/dev/null
+testlog=$(mktemp)
+trap 'rm -f "$out" "$testlog"' EXIT
+t0=$(date +%s.%N)
+test_ok=1
+${MAKE:-make} -s test >"$testlog" 2>&1 || test_ok=0
+t1=$(date +%s.%N)
+[ "$test_ok" = 1 ] || { tail -n 40 "$testlog" >&2; echo "make test failed" >&2; }
+test_wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+
 # metric BENCH UNIT: the value reported next to UNIT on BENCH's line.
 metric() {
   awk -v b="$1" -v u="$2" '$1 ~ "^"b"(-[0-9]+)?$" { for (i = 2; i < NF; i++) if ($(i+1) == u) { print $i; exit } }' "$out"
@@ -65,6 +78,11 @@ check "masker: look-alikes left intact (1 - FP)"   "$(awk -v f="$(metric Benchma
 printf '%-52s %12s\n' "masker: ns per string" "$(metric BenchmarkMaskerCorpus ns/string)"
 check "compare two 1M-case runs: seconds"         "$(metric BenchmarkCompare1M s/compare)" 10 le
 check "compare two 1M-case runs: peak RSS MB"      "$(metric BenchmarkCompare1M peak-RSS-MB)" 300 le
+if [ "$test_ok" = 1 ]; then
+  check "make test, warm build cache: wall seconds" "$test_wall" 120 le
+else
+  printf '%-52s %12s\n' "make test, warm build cache: wall seconds" "failed"; fails=$((fails+1))
+fi
 echo
 if [ "$fails" -gt 0 ]; then echo "$fails target(s) missed"; exit 1; fi
 echo "all targets met"

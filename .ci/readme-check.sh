@@ -11,8 +11,10 @@
 #      network and is skipped (step 1's install stands in for it);
 #   3. that the files those jobs publish exist: the step summary is not
 #      empty, and every report_paths/junit/path/paths entry exists.
-# A command fails the check when it exits with 2 (usage/input error) or above
-# 3; 1 and 3 are verdicts (NO-GO, INCONCLUSIVE), which the sample may give.
+# Each ```sh block runs in one shell, as a reader pastes it. An apeval command
+# fails the check when it exits with 2 (usage/input error) or above 3; 1 and 3
+# are verdicts (NO-GO, INCONCLUSIVE), which the sample may give. Any other
+# command (cd, export, make, cat) must exit 0.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -29,8 +31,11 @@ export GOBIN="$work/gobin" PATH="$work/gobin:$PATH"
 export GITHUB_STEP_SUMMARY="$work/step-summary.md"
 : > "$GITHUB_STEP_SUMMARY"
 
-awk '/^```sh$/ {on=1; next} /^```/ {on=0} on' README.md | sed -e 's/^\$ //' | grep -v '^#' | grep -v '^\s*$' |
-  grep -Ev '^make (test|ci|bench|e2e-ollama|html-check|readme-check)\b' > "$work/commands.sh"
+# One line per command, prefixed by its block's number: a block runs in one
+# shell, as a reader pastes it (a `cd` or `export` holds for the lines after it).
+awk '/^```sh$/ {on=1; blk++; next} /^```/ {on=0} on {print blk "\t" $0}' README.md | sed -e 's/\t\$ /\t/' |
+  grep -Pv '^\d+\t#' | grep -Pv '^\d+\t\s*$' |
+  grep -Pv '^\d+\tmake (test|ci|bench|e2e-ollama|html-check|readme-check)\b' > "$work/commands.tsv"
 # The CI recipes: ```yaml blocks; GitHub "run:" steps and GitLab "script:" items.
 awk '
   /^```yaml$/ {on=1; script=0; next}
@@ -58,11 +63,30 @@ run_line() {
   fi
 }
 
+# Each block becomes one script: every line echoed, run with its output kept
+# apart, and its exit code checked before the next line runs.
 n=0
-while IFS= read -r line; do
-  n=$((n+1))
-  run_line "$n" "$line"
-done < "$work/commands.sh"
+for blk in $(cut -f1 "$work/commands.tsv" | uniq); do
+  script="$work/block.$blk.sh"
+  : > "$script"
+  while IFS=$'\t' read -r b line; do
+    [ "$b" = "$blk" ] || continue
+    n=$((n+1))
+    q=$(printf '%q' "$line")
+    # An apeval command may exit 1 or 3 (a verdict); anything else (cd,
+    # export, make, cat) must succeed.
+    ok='[ "$rc" -eq 0 ]'
+    case "$line" in apeval\ *) ok='[ "$rc" -ne 2 ] && [ "$rc" -le 3 ]' ;; esac
+    cat >> "$script" <<EOS
+echo "readme-check: \$ "$q
+{ $line
+} >"$work/out.$n" 2>&1 </dev/null
+rc=\$?
+if ! $ok; then echo "readme-check: FAILED (exit \$rc): "$q; cat "$work/out.$n"; exit 1; fi
+EOS
+  done < "$work/commands.tsv"
+  bash "$script" || exit 1
+done
 command -v apeval | grep -q "^$work/gobin/" || { echo "readme-check: the README's install step did not put apeval on PATH"; exit 1; }
 
 ci=0 files=0

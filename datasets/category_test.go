@@ -3,6 +3,7 @@ package datasets
 import "testing"
 
 func TestCategoryOf(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ tool, want string }{
 		// Claude Code.
 		{"Bash", "command_execution"}, {"BashOutput", "command_execution"}, {"KillShell", "command_execution"},
@@ -52,6 +53,7 @@ func TestCategoryOf(t *testing.T) {
 }
 
 func TestCategoryMapOverrides(t *testing.T) {
+	t.Parallel()
 	m := CategoryMap{"bash": "remote_shell", "deploy": "external_send"}
 	tests := []struct{ tool, want string }{
 		{"Bash", "remote_shell"}, {"DEPLOY", "external_send"}, {"Write", "file_change"},
@@ -68,6 +70,7 @@ func TestCategoryMapOverrides(t *testing.T) {
 }
 
 func TestSplitWords(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"WebFetch": "web fetch", "mcp__github__create_pull_request": "mcp github create pull request",
 		"HTTPRequest": "http request", "browser.tab-list": "browser tab list", "run2Fast": "run2 fast",
@@ -87,6 +90,7 @@ func TestSplitWords(t *testing.T) {
 }
 
 func TestCategoryExplain(t *testing.T) {
+	t.Parallel()
 	m := CategoryMap{"deploy": "external_send"}
 	for _, tt := range []struct{ tool, cat, src string }{
 		{"Bash", "command_execution", SourceTable},

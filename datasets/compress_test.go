@@ -56,6 +56,7 @@ func readIDs(t *testing.T, paths []string, stdin []byte) ([]string, []string, er
 // Compressed files are recognised by their magic bytes, not their names: a
 // gzip file called .jsonl and a zstd file called .data both read as JSONL.
 func TestReaderDecompressesByMagic(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string][]byte{
 		"plain.jsonl":    []byte(compressLines),
@@ -88,6 +89,7 @@ func TestReaderDecompressesByMagic(t *testing.T) {
 // A truncated gzip stream is a fatal error naming the file, after the
 // lines that could be read.
 func TestReaderTruncatedGzip(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat(compressLines, 1)
 	data := gz(t, []byte(big))
 	p := filepath.Join(t.TempDir(), "cut.jsonl.gz")
@@ -101,6 +103,7 @@ func TestReaderTruncatedGzip(t *testing.T) {
 }
 
 func TestScanRawDecompresses(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "c.zst")
 	if err := os.WriteFile(p, zst(t, []byte(compressLines)), 0o644); err != nil {
 		t.Fatal(err)
@@ -116,6 +119,7 @@ func TestScanRawDecompresses(t *testing.T) {
 }
 
 func TestCompression(t *testing.T) {
+	t.Parallel()
 	for head, want := range map[string]string{"\x1f\x8b\x08": "gzip", "\x28\xb5\x2f\xfd": "zstd", "{\"id\"": "", "PAR1": "", "": ""} {
 		if got := Compression([]byte(head)); got != want {
 			t.Errorf("Compression(%q) = %q, want %q", head, got, want)

@@ -21,6 +21,7 @@ func (endless) Read(p []byte) (int, error) {
 // nothing, or a line that never ends — with ErrStopped, and Close returns
 // without waiting for the read that never returns.
 func TestDoneStopsScan(t *testing.T) {
+	t.Parallel()
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	for name, in := range map[string]io.Reader{"silent pipe": pr, "endless line": endless{}} {

@@ -71,6 +71,7 @@ var slowLines = []string{
 }
 
 func TestDecodeFast(t *testing.T) {
+	t.Parallel()
 	for _, line := range fastLines {
 		if ok := decodeFast([]byte(line), new(Case)); !ok {
 			t.Errorf("decodeFast gave up on %s", line)
@@ -104,6 +105,7 @@ func checkDecodePaths(t *testing.T, line []byte) {
 // Every line of the sample (recorded calls included) and of the benchmark
 // goes the fast way.
 func TestDecodeFastTakesCommonLines(t *testing.T) {
+	t.Parallel()
 	data, err := io.ReadAll(SampleCases())
 	if err != nil {
 		t.Fatal(err)
@@ -133,6 +135,7 @@ func FuzzDecodeFast(f *testing.F) {
 // An imported case's provenance object reads back the same on the fast
 // path, through encoding/json, and after WriteJSONL.
 func TestProvenanceRoundTrip(t *testing.T) {
+	t.Parallel()
 	line := []byte(`{"id":"cc-toolu_1","tool":{"name":"Bash","arguments":{"command":"ls"}},"provenance":{"format":"claude-code-transcript","source":"s.jsonl","line":7,"tool_use_id":"toolu_1","sidechain":true}}`)
 	fast, err := decodeWith(line, "f", 1, nil, true)
 	if err != nil {
@@ -169,6 +172,7 @@ func TestProvenanceRoundTrip(t *testing.T) {
 // Context, in any order: a field added to a struct but not to the parser
 // would be silently dropped on the fast path.
 func TestFastParserKnowsEveryField(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		typ    reflect.Type
 		fields []string

@@ -93,6 +93,7 @@ func FuzzReader(f *testing.F) {
 // dropped or replaced by JSON punctuation, an unknown key added) and checks
 // that the fast path and encoding/json still agree on every one.
 func TestDecodePathsAgreeOnMutations(t *testing.T) {
+	t.Parallel()
 	data, err := io.ReadAll(SampleCases())
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // distinct ids are never duplicates, even when every id hashes alike (a
 // 64-bit hash alone once made a collision reject a valid line).
 func TestIDSet(t *testing.T) {
+	t.Parallel()
 	for name, s := range map[string]*idSet{
 		"seeded":    {},
 		"colliding": {hash: func(string) uint64 { return 7 }},
@@ -300,6 +301,7 @@ func BenchmarkIDSetSpill(b *testing.B) {
 // A reserved set holds its ids without growing, stays exact, and reserves
 // no more than a chunk.
 func TestIDSetReserve(t *testing.T) {
+	t.Parallel()
 	s := &idSet{}
 	s.reserve(5000)
 	n := len(s.slots)
@@ -326,6 +328,7 @@ func TestIDSetReserve(t *testing.T) {
 
 // The Reader sizes the set for a local file from its first batch.
 func TestReaderPresizesIDSet(t *testing.T) {
+	t.Parallel()
 	var sb strings.Builder
 	const n = 20_000
 	for i := range n {

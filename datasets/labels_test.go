@@ -10,6 +10,7 @@ import (
 )
 
 func TestSetMember(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, obj, key, value, want, err string
 	}{
@@ -53,6 +54,7 @@ func TestSetMember(t *testing.T) {
 }
 
 func TestReadLabels(t *testing.T) {
+	t.Parallel()
 	labels := writeTemp(t, "labels.jsonl", strings.Join([]string{
 		`{"id":"c1","labels":{"rule-12":"match"}}`,
 		// A disagreements line: full case, labels member, a rule labeled in apeval_disagreement.
@@ -89,6 +91,7 @@ func TestReadLabels(t *testing.T) {
 }
 
 func TestReadLabelsErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		lines []string
@@ -156,6 +159,7 @@ const mergeDataset = `{"id":"c1","session_id":"s1","tool":{"name":"Bash","argume
 `
 
 func TestMergeLabelsRoundTrip(t *testing.T) {
+	t.Parallel()
 	ds := writeTemp(t, "cases.jsonl", mergeDataset)
 	lf := writeTemp(t, "labeled.jsonl", `{"id":"c1","labels":{"r2":"no_match","r1":"match"}}
 {"id":"c2","labels":{"r1":"match"},"apeval_disagreement":{"rules":[{"rule_id":"r3","label":"no_match"}]}}
@@ -224,6 +228,7 @@ func TestMergeLabelsRoundTrip(t *testing.T) {
 }
 
 func TestMergeLabelsConflicts(t *testing.T) {
+	t.Parallel()
 	ds := writeTemp(t, "cases.jsonl", mergeDataset)
 	tests := []struct {
 		name    string
@@ -299,6 +304,7 @@ func TestMergeLabelsConflicts(t *testing.T) {
 }
 
 func TestMergeLabelsDuplicateAndBadDataset(t *testing.T) {
+	t.Parallel()
 	l, err := ReadLabels([]string{"-"}, strings.NewReader(`{"id":"c1","labels":{"r1":"match"}}`))
 	if err != nil {
 		t.Fatal(err)

@@ -162,6 +162,7 @@ func writeParquet[T any](t *testing.T, path string, rows []T) {
 // Both Parquet layouts read back to the same cases as the JSONL they were
 // made from, rows named file:N.
 func TestReaderParquet(t *testing.T) {
+	t.Parallel()
 	cases := sampleSlice(t, 700)
 	var nested []pqNested
 	var flat []pqFlat
@@ -203,6 +204,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 
 // A bad row is a LineError naming the row; the rows around it still read.
 func TestReaderParquetBadRow(t *testing.T) {
+	t.Parallel()
 	rows := []pqFlat{
 		{ID: "a", Tool: `{"name":"Bash"}`},
 		{ID: "b", HookPoint: "tool.sometimes", Tool: `{"name":"Bash"}`},
@@ -232,6 +234,7 @@ func TestReaderParquetBadRow(t *testing.T) {
 }
 
 func TestReaderParquetFromStdin(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "x.parquet")
 	writeParquet(t, path, []pqFlat{{ID: "a", Tool: `{"name":"Bash"}`}})
 	data, err := os.ReadFile(path)
@@ -245,6 +248,7 @@ func TestReaderParquetFromStdin(t *testing.T) {
 }
 
 func TestReaderParquetCorrupt(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "corrupt.parquet")
 	if err := os.WriteFile(path, []byte("PAR1 this is not really parquet PAR1"), 0o644); err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ func writeTemp(t *testing.T, name, content string) string {
 }
 
 func TestScanRaw(t *testing.T) {
+	t.Parallel()
 	a := writeTemp(t, "a.jsonl", "\xef\xbb\xbf{\"id\":\"c1\",\"x\":{\"id\":\"nested\"}}\r\n\n   \n{\"zz\":1, \"id\" : \"c2\"}\n")
 	b := writeTemp(t, "b.jsonl", `{"id":"日本-3","note":"é"}`) // no final newline
 	got, err := scanAll(t, []string{a, "-", b}, "{\"id\":\"s1\"}\n")
@@ -53,6 +54,7 @@ func TestScanRaw(t *testing.T) {
 }
 
 func TestScanRawErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, content, want string
 	}{
@@ -82,6 +84,7 @@ func TestScanRawErrors(t *testing.T) {
 }
 
 func TestScanRawLongLine(t *testing.T) {
+	t.Parallel()
 	p := writeTemp(t, "long.jsonl", `{"id":"ok"}`+"\n"+`{"id":"x","pad":"`+strings.Repeat("a", DefaultMaxLineBytes)+`"}`+"\n")
 	got, err := scanAll(t, []string{p}, "")
 	if err == nil || !strings.Contains(err.Error(), p+":2: line longer than") {
@@ -93,6 +96,7 @@ func TestScanRawLongLine(t *testing.T) {
 }
 
 func TestScanRawStopsOnCallbackError(t *testing.T) {
+	t.Parallel()
 	stop := errors.New("stop")
 	n := 0
 	err := ScanRaw([]string{"-"}, strings.NewReader("{\"id\":\"a\"}\n{\"id\":\"b\"}\n"), func(string, []byte, string) error {

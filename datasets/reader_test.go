@@ -41,6 +41,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 const okLine = `{"id":"ok","tool":{"name":"Bash"}}`
 
 func TestReaderBadLines(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, line, want string
 	}{
@@ -143,6 +144,7 @@ func readFrom(t *testing.T, name, content string) ([]Record, error) {
 }
 
 func TestReaderLineTooLong(t *testing.T) {
+	t.Parallel()
 	long := `{"id":"long","tool":{"name":"Bash","arguments":{"command":"` + strings.Repeat("x", 300) + `"}}}`
 	in := okLine + "\n" + long + "\n" + `{"id":"after","tool":{"name":"Bash"}}` + "\n"
 	r := Open([]string{"-"}, strings.NewReader(in))
@@ -165,6 +167,7 @@ func TestReaderLineTooLong(t *testing.T) {
 // A line longer than the read buffer (1 MiB) is assembled, and one longer
 // than the limit is skipped without losing the next line.
 func TestReaderLongLinesAcrossBuffer(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("y", 3<<20)
 	in := `{"id":"big","tool":{"name":"Bash","arguments":{"command":"` + big + `"}}}` + "\n" +
 		`{"id":"huge","tool":{"name":"Bash","arguments":{"command":"` + big + big + `"}}}` + "\n" +
@@ -190,6 +193,7 @@ func TestReaderLongLinesAcrossBuffer(t *testing.T) {
 }
 
 func TestReaderDefaultsAndLayout(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := writeFile(t, dir, "a.jsonl", "\ufeff"+
 		`{"id":"a1","tool":{"name":"Bash"},"extra":{"kept":"ignored"}}`+"\r\n"+
@@ -233,6 +237,7 @@ func TestReaderDefaultsAndLayout(t *testing.T) {
 }
 
 func TestReaderDuplicateAcrossFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := writeFile(t, dir, "a.jsonl", "\n"+okLine+"\n")
 	b := writeFile(t, dir, "b.jsonl", `{"id":"x","tool":{"name":"Bash"}}`+"\n"+okLine+"\n")
@@ -247,6 +252,7 @@ func TestReaderDuplicateAcrossFiles(t *testing.T) {
 }
 
 func TestReaderMissingFileIsFatal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := writeFile(t, dir, "a.jsonl", okLine+"\n")
 	missing := filepath.Join(dir, "missing.jsonl")
@@ -260,6 +266,7 @@ func TestReaderMissingFileIsFatal(t *testing.T) {
 }
 
 func TestReaderStdinName(t *testing.T) {
+	t.Parallel()
 	r := Open([]string{"-"}, strings.NewReader(okLine+"\nbad\n"))
 	r.StdinName = "sample"
 	recs, err := readAll(t, r)
@@ -272,6 +279,7 @@ func TestReaderStdinName(t *testing.T) {
 }
 
 func TestReaderStdinWithoutInput(t *testing.T) {
+	t.Parallel()
 	recs, err := readAll(t, Open([]string{"-"}, nil))
 	if len(recs) != 0 || err == nil || err.Error() != "stdin: no input" {
 		t.Errorf("got %v, %v", recs, err)
@@ -280,6 +288,7 @@ func TestReaderStdinWithoutInput(t *testing.T) {
 
 // Many batches decoded in parallel still come out in file order.
 func TestReaderKeepsOrder(t *testing.T) {
+	t.Parallel()
 	const n = 20_000
 	var buf bytes.Buffer
 	for i := range n {
@@ -315,6 +324,7 @@ func TestReaderKeepsOrder(t *testing.T) {
 }
 
 func TestReaderCloseEarly(t *testing.T) {
+	t.Parallel()
 	data := benchLines(50_000)
 	r := Open([]string{"-"}, bytes.NewReader(data))
 	for i := 0; i < 5 && r.Scan(); i++ {
@@ -331,6 +341,7 @@ func TestReaderCloseEarly(t *testing.T) {
 }
 
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	in := `{"id":"c-1","session_id":"s","seq":2,"time":"2026-07-24T10:00:00.5Z","hook_point":"tool.before","piece":"coding","movement":"implement","user_role":"member","workspace":"/srv/repo",` +
 		`"tool":{"name":"Bash","category":"command_execution","arguments":{"command":"rm -rf build <x> & y","n":3,"list":[1,"a",null,true],"obj":{"k":"v"}},"arguments_valid":false},` +
 		`"context":{"latest_user_message":"ビルドを消して","recent_messages":[{"role":"assistant","content":"ok"}],"approval_state":"pending","approved_fingerprints":["ab"]},` +
@@ -377,15 +388,17 @@ type failWriter struct{}
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
 func TestWriteJSONLReportsWriteError(t *testing.T) {
+	t.Parallel()
 	if err := WriteJSONL(failWriter{}, &Case{ID: "a"}); err == nil || err.Error() != "disk full" {
 		t.Errorf("got %v, want the write error", err)
 	}
 }
 
 // An explicit seq of 0 is a value, on every decoding path (plain lines take
-// the fast parser, lines with recorded calls goccy/go-json, a null elsewhere
+// the hand-written parser, a null or anything it gives up on
 // encoding/json), and a default seq numbers records across files.
 func TestReaderSeqZeroAndAcrossFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := writeFile(t, dir, "a.jsonl",
 		`{"id":"z0","session_id":"s","seq":0,"tool":{"name":"Bash"}}`+"\n"+
@@ -416,6 +429,7 @@ func TestReaderSeqZeroAndAcrossFiles(t *testing.T) {
 // A batch's cases share one string for their sources: each must still be
 // its own file:line, across batches, blank lines and invalid lines.
 func TestReaderSourcesAcrossBatches(t *testing.T) {
+	t.Parallel()
 	var sb strings.Builder
 	want := map[string]string{} // case id → source
 	line := 0
@@ -451,6 +465,7 @@ func TestReaderSourcesAcrossBatches(t *testing.T) {
 }
 
 func TestDecimalLen(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{0, 1, 9, 10, 11, 99, 100, 999_999, 1_000_000, 9_999_999, 10_000_000, 1 << 40} {
 		if got, want := decimalLen(n), len(fmt.Sprint(n)); got != want {
 			t.Errorf("decimalLen(%d) = %d, want %d", n, got, want)

@@ -62,6 +62,7 @@ type matcher struct {
 }
 
 func TestSamplePolicy(t *testing.T) {
+	t.Parallel()
 	var p samplePolicy
 	md, err := toml.Decode(string(datasets.SamplePolicy()), &p)
 	if err != nil {
@@ -132,6 +133,7 @@ func TestSamplePolicy(t *testing.T) {
 }
 
 func TestSampleCases(t *testing.T) {
+	t.Parallel()
 	r := datasets.Open([]string{"-"}, datasets.SampleCases())
 	r.StdinName = datasets.SampleName
 	st := datasets.NewStats()
@@ -215,6 +217,7 @@ func TestSampleCases(t *testing.T) {
 // TestSampleIsGenerated checks the committed sample is exactly what the
 // generator writes, so the files can be reviewed through the generator.
 func TestSampleIsGenerated(t *testing.T) {
+	t.Parallel()
 	files, err := samplegen.Generate()
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestReadSampleLabelsErrorsNameFileAndLine(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "l.jsonl")
 	os.WriteFile(p, []byte(`{"schema":"apeval.labels/v1","case_id":"c1","rule_id":"r","stratum":"A:match","stratum_size":3,"order":1,"label":"match","labeler":"a","time":"2026-12-01T10:00:00Z"}
 {"schema":"apeval.labels/v1","case_id":"c2","rule_id":"r","stratum":"A:match","stratum_size":3,"order":2,"label":"maybe","labeler":"a","time":"2026-12-01T10:00:00Z"}
@@ -27,6 +28,7 @@ func TestReadSampleLabelsErrorsNameFileAndLine(t *testing.T) {
 }
 
 func TestLabelAppenderCutsTornLineAndUndoes(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "l.jsonl")
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	l := SampleLabel{Schema: SampleLabelsSchema, CaseID: "c1", RuleID: "r", Stratum: "A:match", StratumSize: 3, Order: 1, Label: SampleMatch, Labeler: "a", Time: &now}
@@ -68,6 +70,7 @@ func TestLabelAppenderCutsTornLineAndUndoes(t *testing.T) {
 }
 
 func TestWithoutLabels(t *testing.T) {
+	t.Parallel()
 	got, err := WithoutLabels([]byte(`{"id":"c1","labels":{"r":"match"},"tags":["x"]}`))
 	if err != nil || string(got) != `{"id":"c1","labels":{},"tags":["x"]}` {
 		t.Errorf("%s %v", got, err)

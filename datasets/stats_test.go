@@ -8,6 +8,7 @@ import (
 )
 
 func TestStats(t *testing.T) {
+	t.Parallel()
 	in := strings.Join([]string{
 		`{"id":"1","session_id":"s1","tool":{"name":"Bash"},"labels":{"r1":"match","r2":"no_match"},"expected_action":"request_approval","approval_outcome":"denied","tags":["ja","deletion"],` +
 			`"recorded":[{"judge":"b","latency_ms":10,"decisions":[{"rule_id":"r1","result":"match"}]},{"judge":"b","latency_ms":12,"status":"timeout"},{"judge":"a","latency_ms":5,"decisions":[{"rule_id":"r1","result":"unknown"},{"rule_id":"r2","result":"no_match"}]}]}`,

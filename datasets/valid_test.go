@@ -26,6 +26,7 @@ func scanStringBytewise(b []byte, i int) (end int, escaped, ok bool) {
 // Every byte value at every offset of an eight-byte word, after plain runs
 // of every length, scans as the byte-at-a-time loop scans it.
 func TestScanStringMatchesBytewise(t *testing.T) {
+	t.Parallel()
 	check := func(b []byte) {
 		t.Helper()
 		e1, x1, ok1 := scanString(b, 0)
@@ -62,6 +63,7 @@ func TestScanStringMatchesBytewise(t *testing.T) {
 }
 
 func TestSpecialBytesLowestFlagIsExact(t *testing.T) {
+	t.Parallel()
 	for c := 0; c < 256; c++ {
 		for pos := 0; pos < 8; pos++ {
 			var w [8]byte

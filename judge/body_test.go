@@ -13,6 +13,7 @@ import (
 // request body holds the fixed prompt and the judge input and nothing else:
 // no secret the input does not hold, no rule action or instruction text.
 func TestRequestBodiesCarryOnlyTheInput(t *testing.T) {
+	t.Parallel()
 	const secret = "sk-live-PLANTED-SECRET-0001"
 	// What replay holds: a policy rule with an action and an instruction, and
 	// a raw tool call with a secret. Only the allow-listed, masked parts

@@ -31,6 +31,7 @@ func budgetInput() Input {
 // 8 goroutines, 100 calls, --max-calls 10: exactly 10 reach the judge, the
 // rest come back not sent, and onStop is told once.
 func TestBudgetMaxCallsUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	inner := &tokenJudge{}
 	var stops atomic.Int64
 	var reason string
@@ -64,6 +65,7 @@ func TestBudgetMaxCallsUnderConcurrency(t *testing.T) {
 // With --retries 2 a call holds 3 requests while it runs and gives back
 // the two it did not use.
 func TestBudgetHoldsRetries(t *testing.T) {
+	t.Parallel()
 	inner := &tokenJudge{}
 	b := NewBudget(7, 0, 2, nil)
 	j := b.Limit(inner, nil)
@@ -82,6 +84,7 @@ func TestBudgetHoldsRetries(t *testing.T) {
 // --budget-usd: the calls' real token costs are spent, and no call starts
 // when its estimate would pass the budget.
 func TestBudgetUSD(t *testing.T) {
+	t.Parallel()
 	// 1,000 prompt and 100 completion tokens at $1 / $10 per million:
 	// $0.002 a call.
 	inner := &tokenJudge{prompt: 1000, completion: 100}
@@ -103,6 +106,7 @@ func TestBudgetUSD(t *testing.T) {
 // A judge that reports no token counts is not free: each call costs its
 // size-based estimate and is counted as unmetered.
 func TestBudgetUnmeteredIsNotFree(t *testing.T) {
+	t.Parallel()
 	inner := &tokenJudge{}
 	b := NewBudget(0, 0.01, 0, nil)
 	j := b.Limit(inner, &Prices{In: 1, Out: 10})
@@ -119,6 +123,7 @@ func TestBudgetUnmeteredIsNotFree(t *testing.T) {
 // A budget wrapper keeps the backend's cache scope: the cache key of a
 // limited judge is the unlimited one's.
 func TestBudgetKeepsCacheScope(t *testing.T) {
+	t.Parallel()
 	o, err := NewOpenAI("m", DefaultPrompt(), Config{OpenAIBaseURL: "http://a.example/v1"})
 	if err != nil {
 		t.Fatal(err)

@@ -412,6 +412,13 @@ type CachedJudge struct {
 	judge  Judge
 	cache  *Cache
 	prefix string
+
+	// flights are the calls in flight by key: an identical input asked
+	// meanwhile waits for that answer and is a cache hit at its latency,
+	// instead of a second call whose latency a warm rerun could not
+	// reproduce (the cache keeps one answer, and one latency, per input).
+	mu      sync.Mutex
+	flights map[string]chan struct{}
 }
 
 // Identity is the wrapped judge's.
@@ -449,13 +456,40 @@ func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
 	if err != nil {
 		return cj.judge.Judge(ctx, req)
 	}
-	if v, ok := cj.cache.get(key); ok {
-		var a cachedAnswer
-		if json.Unmarshal(v, &a) == nil && modelAnswer(a) && a.LatencyNS != nil {
-			return Response{Decisions: a.Decisions, Status: a.Status, Error: a.Error, Cached: true,
-				Latency: time.Duration(*a.LatencyNS)}
+	for {
+		if v, ok := cj.cache.get(key); ok {
+			var a cachedAnswer
+			if json.Unmarshal(v, &a) == nil && modelAnswer(a) && a.LatencyNS != nil {
+				return Response{Decisions: a.Decisions, Status: a.Status, Error: a.Error, Cached: true,
+					Latency: time.Duration(*a.LatencyNS)}
+			}
+		}
+		cj.mu.Lock()
+		wait, busy := cj.flights[string(key)]
+		if !busy {
+			if cj.flights == nil {
+				cj.flights = map[string]chan struct{}{}
+			}
+			cj.flights[string(key)] = make(chan struct{})
+		}
+		cj.mu.Unlock()
+		if !busy {
+			break
+		}
+		select {
+		case <-wait: // answered (then cached: a hit above) or failed (then asked again)
+		case <-ctx.Done():
+			resp, _ := failed(ctx, ctx.Err())
+			return resp
 		}
 	}
+	defer func() {
+		cj.mu.Lock()
+		done := cj.flights[string(key)]
+		delete(cj.flights, string(key))
+		cj.mu.Unlock()
+		close(done)
+	}()
 	resp := cj.judge.Judge(ctx, req)
 	if (resp.Status == StatusOK || resp.Status == StatusInvalid) && !resp.noCache {
 		ns := int64(resp.Latency)

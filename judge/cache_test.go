@@ -9,11 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
 func TestInputDigest(t *testing.T) {
+	t.Parallel()
 	in := Input{Version: 1, Rules: []Rule{{ID: "r", Condition: "削除"}},
 		Current: Current{Tool: Tool{Name: "Bash", Arguments: map[string]any{"z": 1.0, "a": "<x>"}}}}
 	// RFC 8785 by hand: keys sorted by UTF-16 code units, no escaping of <
@@ -29,6 +31,7 @@ func TestInputDigest(t *testing.T) {
 }
 
 func TestCachedJudge(t *testing.T) {
+	t.Parallel()
 	f := newFakeOpenAI(t, func(n int, body map[string]any) reply {
 		user := userMessage(body)
 		switch {
@@ -127,6 +130,7 @@ func TestCachedJudge(t *testing.T) {
 }
 
 func TestCachedSkipsRecordedAndNone(t *testing.T) {
+	t.Parallel()
 	cache, err := OpenCache(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -207,6 +211,7 @@ func TestCacheSharedByTwoRuns(t *testing.T) {
 }
 
 func TestCachePrivateMergesWhenFree(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, err := OpenCache(dir)
 	if err != nil {
@@ -247,6 +252,7 @@ func closeOrFail(t *testing.T, c *Cache) {
 // this one holds the shared file: it must not block, and its answer must
 // reach the shared file once this run is done.
 func TestCacheSharedAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	if dir := os.Getenv("APEVAL_CACHE_CHILD"); dir != "" {
 		cacheLockWait, cacheMergeWait = 100*time.Millisecond, 100*time.Millisecond
 		c, err := OpenCache(dir)
@@ -291,6 +297,7 @@ func TestCacheSharedAcrossProcesses(t *testing.T) {
 // A cache file with bytes overwritten inside is never a panic: OpenCache
 // moves it aside, starts an empty cache and says so, naming --no-cache.
 func TestDamagedCacheIsMovedAside(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c, err := OpenCache(dir)
 	if err != nil {
@@ -335,6 +342,7 @@ func TestDamagedCacheIsMovedAside(t *testing.T) {
 // An entry written before the cache stored latencies has none to count
 // with: it is asked again (and rewritten with one), never counted as 0 ms.
 func TestCachedEntryWithoutLatencyIsAskedAgain(t *testing.T) {
+	t.Parallel()
 	f := newFakeOpenAI(t, echoReply)
 	cache, err := OpenCache(t.TempDir())
 	if err != nil {
@@ -354,5 +362,55 @@ func TestCachedEntryWithoutLatencyIsAskedAgain(t *testing.T) {
 	r := j.Judge(context.Background(), req)
 	if !r.Cached || r.Latency <= 0 || len(f.requests()) != 1 {
 		t.Fatalf("rewritten entry: cached %v latency %v after %d calls; want a hit with its latency", r.Cached, r.Latency, len(f.requests()))
+	}
+}
+
+// Identical inputs asked at once make one call: the others wait for it and
+// are cache hits at its latency, so a warm rerun (every input a hit at the
+// one stored latency) reproduces the cold run's latencies exactly.
+func TestCachedJudgeAsksIdenticalInputsOnce(t *testing.T) {
+	f := newFakeOpenAI(t, func(n int, body map[string]any) reply {
+		r := echoReply(n, body)
+		r.delay = 50 * time.Millisecond
+		return r
+	})
+	cache, err := OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cache.Close()
+	j := Cached(openOpenAI(t, f, Config{}), cache)
+	resps := make([]Response, 6)
+	var wg sync.WaitGroup
+	for i := range resps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resps[i] = j.Judge(context.Background(), twoRules())
+		}()
+	}
+	wg.Wait()
+	if n := len(f.requests()); n != 1 {
+		t.Fatalf("%d server calls for one input, want 1", n)
+	}
+	var live Response
+	hits := 0
+	for _, r := range resps {
+		if r.Status != StatusOK {
+			t.Fatalf("response %+v", r)
+		}
+		if r.Cached {
+			hits++
+		} else {
+			live = r
+		}
+	}
+	for _, r := range resps {
+		if r.Latency != live.Latency {
+			t.Fatalf("a hit's latency %v differs from the call's %v", r.Latency, live.Latency)
+		}
+	}
+	if hits != 5 {
+		t.Fatalf("%d hits, want 5", hits)
 	}
 }

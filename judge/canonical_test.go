@@ -43,6 +43,7 @@ func canonicalInputs() []Input {
 }
 
 func TestAppendInputMatchesJCS(t *testing.T) {
+	t.Parallel()
 	var c Canonical
 	for i, in := range canonicalInputs() {
 		if got, want := string(c.AppendInput(nil, in)), reference(t, in); got != want {

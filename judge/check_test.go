@@ -9,6 +9,7 @@ import (
 )
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	ollama := newFakeOllama(t, echoReply)
 	openai := newFakeOpenAI(t, func(n int, body map[string]any) reply {
 		if rf, _ := body["response_format"].(map[string]any); rf != nil && rf["type"] == "json_schema" {
@@ -58,6 +59,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestOpenSpecs(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ spec, identity, errPart string }{
 		{spec: "none", identity: "none"},
 		{spec: "recorded:ollama/qwen2.5:3b", identity: "recorded/ollama/qwen2.5:3b"},

@@ -31,7 +31,9 @@ import (
 // restarted after an exponential backoff (100 ms doubling to 5 s, reset by
 // an answered call); the next call waits for the backoff. Waiting for a free
 // child, the backoff and the process start are not part of a call's latency,
-// which runs from writing the input line to reading the answer line.
+// which runs from writing the input line to reading the answer line: a new
+// process is sent a warm-up request and its first line (the ready line, or
+// the warm-up's answer) is waited for untimed before its first call.
 type Exec struct {
 	command  string
 	id       Identity
@@ -78,7 +80,7 @@ func NewExec(command string, cfg Config) (*Exec, error) {
 		e.stderr.w = nil
 	}
 	for i := 0; i < n; i++ {
-		e.pool <- &child{command: command, log: e.log, stderr: e.stderr, maxLine: cfg.maxResponse()}
+		e.pool <- &child{command: command, log: e.log, stderr: e.stderr, maxLine: cfg.maxResponse(), startWait: startAllowance(cfg.Timeout)}
 	}
 	return e, nil
 }
@@ -145,6 +147,11 @@ func (e *Exec) Judge(ctx context.Context, req Request) Response {
 		}
 		defer func() { e.pool <- c }()
 		if err := c.ready(ctx); err != nil {
+			var sf *startFailure
+			if errors.As(err, &sf) {
+				excluded += time.Since(waitStart) - sf.counted
+				return sf.resp, sf.retry
+			}
 			excluded += time.Since(waitStart)
 			return failed(ctx, err)
 		}
@@ -211,7 +218,40 @@ type child struct {
 	exitErr   error
 	crashes   int
 	nextStart time.Time
+	// startWait bounds the wait for a new process's first line (the ready
+	// line or its answer to the warm-up request).
+	startWait time.Duration
 }
+
+// Start-up is not latency (EXEC.md, "Start-up"). A new process is sent a
+// warm-up request at once, and its first line is waited for untimed: the
+// ready line a plugin may write when it is ready, or — a plugin that does
+// not know the handshake — its answer to the warm-up request. Only then is
+// the first call written, so an interpreter's or a model's start never
+// counts in a call's latency.
+var (
+	readyLine    = []byte(`{"ready":true}`)
+	warmupRuleID = "apeval-warmup"
+	warmupLine   = func() []byte {
+		in := struct {
+			Warmup bool `json:"warmup"`
+			Input
+		}{true, Input{Version: SchemaVersion,
+			Rules:   []Rule{{ID: warmupRuleID, Condition: "warm-up request: apeval ignores this answer"}},
+			Current: Current{HookPoint: "tool.before", Tool: Tool{Name: "warmup", Arguments: map[string]any{}}},
+			Context: InContext{RecentMessages: []Message{}, PreviousRuleFires: []RuleFires{}, ApprovalState: "none"}}}
+		b, err := json.Marshal(in)
+		if err != nil {
+			panic(err)
+		}
+		return append(b, '\n')
+	}()
+)
+
+// startAllowance is how long a new process may take to its first line: the
+// call timeout (0: no limit but the call's own context). Before the
+// handshake a start longer than the timeout failed every first call too.
+func startAllowance(timeout time.Duration) time.Duration { return timeout }
 
 // overLine stands for an answer line longer than the cap (compared by
 // identity: it is never a real line).
@@ -220,8 +260,9 @@ var overLine = []byte{0}
 // maxExecBackoff caps the restart backoff of a crashing plugin.
 const maxExecBackoff = 5 * time.Second
 
-// ready starts the process if it is not running, after the restart backoff.
-func (c *child) ready(ctx context.Context) error {
+// ready starts the process if it is not running, after the restart backoff,
+// and waits until it is ready (warmUp).
+func (c *child) ready(ctx context.Context) (err error) {
 	if c.proc != nil {
 		select {
 		case <-c.exited:
@@ -291,6 +332,11 @@ func (c *child) ready(ctx context.Context) error {
 	c.lines = make(chan []byte, 1)
 	c.exited = make(chan struct{})
 	lines, exited, maxLine := c.lines, c.exited, c.maxLine
+	defer func() {
+		if err == nil {
+			err = c.warmUp(ctx)
+		}
+	}()
 	outDone, errDone := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(outDone)
@@ -356,6 +402,60 @@ func (c *child) ready(ctx context.Context) error {
 // its last output when something else still holds them.
 const execWaitDelay = 500 * time.Millisecond
 
+// startFailure is a new process that did not become ready: the call's
+// response, and for a timeout how long of the call it counts (a timeout
+// counts at its timeout, as any call's).
+type startFailure struct {
+	resp    Response
+	retry   bool
+	counted time.Duration
+}
+
+func (f *startFailure) Error() string { return f.resp.Error }
+
+// warmUp writes the warm-up request and waits for the new process's first
+// line, whatever it says (the ready line, or any answer), for at most the
+// call timeout: a plugin that cannot start within it fails the call as a
+// timeout, as it always did.
+func (c *child) warmUp(ctx context.Context) error {
+	wctx, cancel := ctx, context.CancelFunc(func() {})
+	if c.startWait > 0 {
+		wctx, cancel = context.WithTimeout(ctx, c.startWait)
+	}
+	defer cancel()
+	began := time.Now()
+	stop := context.AfterFunc(wctx, func() { _ = c.stdin.SetWriteDeadline(time.Now()) })
+	_, werr := c.stdin.Write(warmupLine)
+	stop()
+	if werr == nil {
+		select {
+		case line, ok := <-c.lines:
+			if ok && &line[0] == &overLine[0] {
+				c.kill()
+				c.reap(false)
+				return &startFailure{resp: tooLarge(c.maxLine)}
+			}
+			if ok {
+				return nil
+			}
+		case <-wctx.Done():
+		}
+	}
+	c.kill()
+	if ctx.Err() != nil {
+		c.reap(false)
+		resp, retry := failed(ctx, ctx.Err())
+		return &startFailure{resp: resp, retry: retry}
+	}
+	if wctx.Err() != nil {
+		c.reap(false) // killed for its timeout: the next call starts at once
+		return &startFailure{resp: Response{Status: StatusTimeout,
+			Error: fmt.Sprintf("timeout: the plugin wrote no first line within %s of starting (the ready line, or its answer to the warm-up request; see EXEC.md)", c.startWait)},
+			retry: true, counted: time.Since(began)}
+	}
+	return &startFailure{resp: Response{Status: StatusError, Error: "plugin exited: " + c.reap(true)}, retry: true}
+}
+
 // call writes one input line and waits for the answer line.
 func (c *child) call(ctx context.Context, line []byte, asked []string) (Response, bool) {
 	// Clear a deadline an earlier call's cancellation may have left, then
@@ -375,26 +475,37 @@ func (c *child) call(ctx context.Context, line []byte, asked []string) (Response
 		}
 		return Response{Status: StatusError, Error: "plugin exited: " + c.reap(true)}, true
 	}
-	select {
-	case ans, ok := <-c.lines:
-		if !ok {
-			return Response{Status: StatusError, Error: "plugin exited: " + c.reap(true)}, true
-		}
-		if &ans[0] == &overLine[0] {
-			// A fresh process is the only way past the rest of that line.
+	for {
+		select {
+		case ans, ok := <-c.lines:
+			if !ok {
+				return Response{Status: StatusError, Error: "plugin exited: " + c.reap(true)}, true
+			}
+			if isWarmupAnswer(ans) {
+				continue // a plugin that wrote the ready line and answered the warm-up too
+			}
+			if &ans[0] == &overLine[0] {
+				// A fresh process is the only way past the rest of that line.
+				c.kill()
+				c.reap(false)
+				return tooLarge(c.maxLine), false
+			}
+			c.crashes = 0
+			return answered(ans, asked), false
+		case <-ctx.Done():
+			// The answer may still come; a fresh process is the only way to
+			// keep the next call from reading it.
 			c.kill()
 			c.reap(false)
-			return tooLarge(c.maxLine), false
+			return failed(ctx, ctx.Err())
 		}
-		c.crashes = 0
-		return answered(ans, asked), false
-	case <-ctx.Done():
-		// The answer may still come; a fresh process is the only way to
-		// keep the next call from reading it.
-		c.kill()
-		c.reap(false)
-		return failed(ctx, ctx.Err())
 	}
+}
+
+// isWarmupAnswer reports whether a line is the ready line or an answer to
+// the warm-up request, which a call must skip rather than take as its own.
+func isWarmupAnswer(line []byte) bool {
+	return bytes.Equal(line, readyLine) || bytes.Contains(line, []byte(`"`+warmupRuleID+`"`))
 }
 
 // crashed schedules the next start after the backoff.

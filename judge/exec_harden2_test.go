@@ -16,6 +16,7 @@ import (
 // A plugin whose helper leaves the process group (setsid) and keeps stdout
 // open must not hang the call, the restart or Close past the timeout.
 func TestExecDaemonisedHelperDoesNotHang(t *testing.T) {
+	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "helper.pid")
 	t.Cleanup(func() {
 		if b, err := os.ReadFile(pidFile); err == nil {
@@ -54,6 +55,7 @@ func openFDs(t *testing.T) int {
 
 // Every restart used to leak the write end of the old child's stdin.
 func TestExecRestartLeaksNoDescriptor(t *testing.T) {
+	t.Parallel()
 	e := openExec(t, `read line; sleep 10`, Config{Timeout: 30 * time.Millisecond})
 	e.Judge(context.Background(), execRequest("ls")) // first start
 	before := openFDs(t)
@@ -70,6 +72,7 @@ func TestExecRestartLeaksNoDescriptor(t *testing.T) {
 // Plugin stderr is bounded (a total and a rate per judge) and says how
 // much it dropped; every line is masked; --quiet drops it.
 func TestExecStderrBoundedMaskedQuiet(t *testing.T) {
+	t.Parallel()
 	plugin := examplePlugin(t)
 	flood := `echo 'login with token=hunter2secret' >&2; head -c 30000000 /dev/zero | tr '\0' 'x' >&2; exec ` + plugin
 	log := &syncBuffer{}
@@ -110,6 +113,7 @@ func TestExecStderrBoundedMaskedQuiet(t *testing.T) {
 // size limit in a child process) is not called damaged, nothing is moved
 // aside, and the message says the disk is full, naming --no-cache once.
 func TestCacheFullDiskIsNotDamage(t *testing.T) {
+	t.Parallel()
 	if dir := os.Getenv("APEVAL_CACHE_FSIZE_DIR"); dir != "" {
 		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 4096, Max: 4096}); err != nil {
 			fmt.Println("setrlimit:", err)

@@ -72,6 +72,7 @@ func execRequest(command string) Request {
 }
 
 func TestExecExamplePlugin(t *testing.T) {
+	t.Parallel()
 	plugin := examplePlugin(t)
 	var log syncBuffer
 	e := openExec(t, plugin, Config{Concurrency: 3, Log: &log})
@@ -113,6 +114,7 @@ func TestExecExamplePlugin(t *testing.T) {
 }
 
 func TestExecFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		command string
@@ -141,6 +143,7 @@ func TestExecFailures(t *testing.T) {
 }
 
 func TestExecCrashRestartsWithBackoff(t *testing.T) {
+	t.Parallel()
 	plugin := examplePlugin(t)
 	marker := filepath.Join(t.TempDir(), "crashed-once")
 	// Crash on the first input, then behave.
@@ -169,6 +172,7 @@ func TestExecCrashRestartsWithBackoff(t *testing.T) {
 }
 
 func TestExecTimeoutKillsAndRestarts(t *testing.T) {
+	t.Parallel()
 	plugin := examplePlugin(t)
 	marker := filepath.Join(t.TempDir(), "hung-once")
 	// Hang (in a grandchild sleep) on the first input, then behave.
@@ -188,6 +192,7 @@ func TestExecTimeoutKillsAndRestarts(t *testing.T) {
 }
 
 func TestExecRetriesAndClose(t *testing.T) {
+	t.Parallel()
 	plugin := examplePlugin(t)
 	marker := filepath.Join(t.TempDir(), "crashed-once")
 	command := `if [ -e ` + marker + ` ]; then exec ` + plugin + `; fi; touch ` + marker + `; read l; exit 1`
@@ -206,6 +211,7 @@ func TestExecRetriesAndClose(t *testing.T) {
 }
 
 func TestExecTimeoutWhenPluginStopsReading(t *testing.T) {
+	t.Parallel()
 	e := openExec(t, "sleep 30", Config{Timeout: 150 * time.Millisecond})
 	req := execRequest("rm x")
 	// Larger than a pipe buffer, so the write itself blocks.
@@ -218,6 +224,7 @@ func TestExecTimeoutWhenPluginStopsReading(t *testing.T) {
 }
 
 func TestExecPoolRunsOneChildPerSlot(t *testing.T) {
+	t.Parallel()
 	pids := filepath.Join(t.TempDir(), "pids")
 	answer := `{"version":1,"decisions":[{"rule_id":"del","result":"match"},{"rule_id":"send","result":"no_match"},{"rule_id":"style","result":"unknown"}]}`
 	command := `while read l; do echo $$ >> ` + pids + `; sleep 0.2; echo '` + answer + `'; done`
@@ -244,9 +251,11 @@ func TestExecPoolRunsOneChildPerSlot(t *testing.T) {
 	if len(seen) != 4 {
 		t.Fatalf("%d children answered (%v), want 4", len(seen), seen)
 	}
+	// Each child read its warm-up request (start-up is not latency, EXEC.md)
+	// and two calls.
 	for p, n := range seen {
-		if n != 2 {
-			t.Fatalf("child %s answered %d calls, want 2 each: %v", p, n, seen)
+		if n != 3 {
+			t.Fatalf("child %s read %d lines, want the warm-up and 2 calls each: %v", p, n, seen)
 		}
 	}
 }
@@ -255,6 +264,7 @@ func TestExecPoolRunsOneChildPerSlot(t *testing.T) {
 // Open, naming it, instead of failing every call; shell syntax is left to
 // the shell.
 func TestExecMissingProgram(t *testing.T) {
+	t.Parallel()
 	_, err := Open(context.Background(), "exec:/nonexistent/judge --flag", Config{})
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/judge") {
 		t.Fatalf("err = %v, want one naming the missing program", err)
@@ -265,5 +275,37 @@ func TestExecMissingProgram(t *testing.T) {
 	}
 	if c, ok := j.(interface{ Close() error }); ok {
 		c.Close()
+	}
+}
+
+// Start-up is not latency: a plugin that takes a second to start (an
+// interpreter, a model) answers its first call in its steady time, with
+// the ready line, without it (the untimed warm-up request), and when it
+// writes the ready line but answers the warm-up request too.
+func TestExecStartIsNotLatency(t *testing.T) {
+	answer := `{"version":1,"decisions":[{"rule_id":"del","result":"match"},{"rule_id":"send","result":"no_match"},{"rule_id":"style","result":"unknown"}]}`
+	loop := `while read l; do sleep 0.05; echo '` + answer + `'; done`
+	skipWarmup := `while read l; do case "$l" in *'"warmup":true'*) continue;; esac; sleep 0.05; echo '` + answer + `'; done`
+	for _, tt := range []struct{ name, command string }{
+		{"no handshake", `sleep 1; ` + loop},
+		{"ready line", `sleep 1; echo '{"ready":true}'; ` + skipWarmup},
+		{"ready line and a warm-up answer", `sleep 1; echo '{"ready":true}'; ` + loop},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := openExec(t, tt.command, Config{Timeout: 5 * time.Second})
+			for i := range 3 {
+				start := time.Now()
+				r := e.Judge(context.Background(), execRequest("rm x"))
+				if r.Status != StatusOK || r.Decisions[0].Result != Match {
+					t.Fatalf("call %d: %+v", i, r)
+				}
+				if i == 0 && time.Since(start) < time.Second {
+					t.Fatalf("the first call did not wait for the start (%v)", time.Since(start))
+				}
+				if r.Latency > 500*time.Millisecond {
+					t.Fatalf("call %d: latency %v includes the plugin's start", i, r.Latency)
+				}
+			}
+		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 // must come out with the status docs/judges.md gives it, and none may be cached:
 // the next call for the same input reaches the (now healthy) server.
 func TestFaultInjection(t *testing.T) {
+	t.Parallel()
 	type fault struct {
 		name    string
 		rep     reply
@@ -106,6 +107,7 @@ func TestFaultInjection(t *testing.T) {
 // timeout, without holding the line in memory; the plugin is restarted and
 // the next call is answered by a fresh process.
 func TestExecEndlessLine(t *testing.T) {
+	t.Parallel()
 	var log syncBuffer
 	// First call: an endless line. Later processes answer properly.
 	marker := t.TempDir() + "/flooded"
@@ -128,6 +130,7 @@ func TestExecEndlessLine(t *testing.T) {
 // An Ollama host that is not Ollama (a web server answering HTML) or not
 // running: the error says what to do and never prints the page.
 func TestOllamaStartErrorsAreHelpful(t *testing.T) {
+	t.Parallel()
 	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(http.StatusNotFound)

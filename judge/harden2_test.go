@@ -29,6 +29,7 @@ func keyEnv(k string) func(string) string {
 // A server that quotes the key back in its error must not get the key into
 // any error text: the key apeval sends is masked by its value.
 func TestKeyQuotedBackIsMasked(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 		w.WriteHeader(http.StatusUnauthorized)
@@ -63,6 +64,7 @@ func TestKeyQuotedBackIsMasked(t *testing.T) {
 // The API key never follows a redirect to another scheme, host or port;
 // the redirect is followed without it, with a warning.
 func TestKeyNotForwardedAcrossRedirects(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var otherAuth []string
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -103,6 +105,7 @@ func TestKeyNotForwardedAcrossRedirects(t *testing.T) {
 }
 
 func TestSameOrigin(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		from, to string
 		same     bool
@@ -125,6 +128,7 @@ func TestSameOrigin(t *testing.T) {
 // Control and escape sequences in an error body reach no terminal or
 // report raw: they are quoted as the invalid-answer path quotes.
 func TestErrorBodyControlSequencesQuoted(t *testing.T) {
+	t.Parallel()
 	body := "bad gateway \x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2K\r done\x9b1m"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadGateway)
@@ -152,6 +156,7 @@ func TestErrorBodyControlSequencesQuoted(t *testing.T) {
 // An HTTP 200 carrying an error object and no choices is a server error,
 // never an answer to cache.
 func TestOpenAIErrorIn200IsNotCached(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	broken := true
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -199,6 +204,7 @@ func TestOpenAIErrorIn200IsNotCached(t *testing.T) {
 
 // A rule id spelled {{input}} cannot move the input outside the fence.
 func TestPromptPlaceholdersOnePass(t *testing.T) {
+	t.Parallel()
 	in := Input{Version: 1, Rules: []Rule{{ID: "{{input}}", Condition: "x"}, {ID: "{{rule_ids}}", Condition: "y"}},
 		Current: Current{Tool: Tool{Name: "Bash", Arguments: map[string]any{"command": "echo {{input}}"}}}}
 	_, user, err := DefaultPrompt().Render(in)

@@ -95,6 +95,7 @@ func openTiny(t *testing.T, host string) judge.Judge {
 }
 
 func TestE2EOllamaIdentity(t *testing.T) {
+	t.Parallel()
 	host := e2eHost(t)
 	digest := tagsDigest(t, host, e2eModel)
 	j := openTiny(t, host)
@@ -129,6 +130,7 @@ func TestE2EOllamaIdentity(t *testing.T) {
 // miss that by a scheduling delay, so a call over it is measured again, up
 // to three times in all: a systematic overhead fails every time.
 func TestE2EOllamaCalls(t *testing.T) {
+	t.Parallel()
 	host := e2eHost(t)
 	j := openTiny(t, host)
 	ctx := context.Background()
@@ -200,6 +202,7 @@ func checkAnswer(t *testing.T, i int, in judge.Input, resp judge.Response) {
 // TestE2EOllamaConcurrent checks that concurrent calls, queued by the server,
 // are all answered.
 func TestE2EOllamaConcurrent(t *testing.T) {
+	t.Parallel()
 	host := e2eHost(t)
 	j := openTiny(t, host)
 	const n, workers = 8, 4
@@ -233,6 +236,7 @@ func TestE2EOllamaConcurrent(t *testing.T) {
 // (item k may only name the k-th asked rule), so every answer must still be
 // valid, one decision per rule, in order.
 func TestE2EOllamaMultiRule(t *testing.T) {
+	t.Parallel()
 	host := e2eHost(t)
 	j := openTiny(t, host)
 	for i := range 6 {
@@ -265,6 +269,7 @@ func checkSampleOK(status judge.Status, _ string) bool {
 }
 
 func TestE2EOllamaCheck(t *testing.T) {
+	t.Parallel()
 	host := e2eHost(t)
 	digest := tagsDigest(t, host, e2eModel)
 	cfg := judge.Config{OllamaHost: host, Timeout: 60 * time.Second}
@@ -300,6 +305,7 @@ func TestE2EOllamaCheck(t *testing.T) {
 }
 
 func TestE2EOllamaMissingModel(t *testing.T) {
+	t.Parallel()
 	host := e2eHost(t)
 	_, err := judge.Open(context.Background(), "ollama:missing", judge.Config{OllamaHost: host, Timeout: 10 * time.Second})
 	if err == nil {
@@ -386,6 +392,7 @@ func (s *ownServer) stop() {
 // a counted failure (status error, a message, never a panic), and once the
 // server is back the same judge answers again.
 func TestE2EOllamaServerStops(t *testing.T) {
+	t.Parallel()
 	srv := startOwnServer(t)
 	j := openTiny(t, srv.host)
 	ctx := context.Background()

@@ -30,6 +30,7 @@ func twoRules() Request {
 }
 
 func TestOllamaJudge(t *testing.T) {
+	t.Parallel()
 	f := newFakeOllama(t, echoReply)
 	var log bytes.Buffer
 	o := openOllama(t, f, Config{Log: &log})
@@ -89,6 +90,7 @@ func TestOllamaJudge(t *testing.T) {
 }
 
 func TestOllamaOptionsOverride(t *testing.T) {
+	t.Parallel()
 	f := newFakeOllama(t, echoReply)
 	o := openOllama(t, f, Config{Options: map[string]string{"temperature": "0.3", "num_ctx": "4096", "keep_alive": "1m", "think": "false"}})
 	if r := o.Judge(context.Background(), twoRules()); r.Status != StatusOK {
@@ -109,6 +111,7 @@ func TestOllamaOptionsOverride(t *testing.T) {
 }
 
 func TestOllamaFailures(t *testing.T) {
+	t.Parallel()
 	ok := func(n int, body map[string]any) reply { return echoReply(n, body) }
 	tests := []struct {
 		name     string
@@ -167,6 +170,7 @@ func TestOllamaFailures(t *testing.T) {
 }
 
 func TestOllamaTimeout(t *testing.T) {
+	t.Parallel()
 	f := newFakeOllama(t, func(int, map[string]any) reply { return reply{delay: 5 * time.Second, content: "late"} })
 	o := openOllama(t, f, Config{Timeout: 150 * time.Millisecond})
 	resp := o.Judge(context.Background(), twoRules())
@@ -185,6 +189,7 @@ func TestOllamaTimeout(t *testing.T) {
 }
 
 func TestOllamaConnectionRefused(t *testing.T) {
+	t.Parallel()
 	f := newFakeOllama(t, echoReply)
 	o := openOllama(t, f, Config{Retries: 1})
 	f.Close()
@@ -195,6 +200,7 @@ func TestOllamaConnectionRefused(t *testing.T) {
 }
 
 func TestOllamaFormatFallback(t *testing.T) {
+	t.Parallel()
 	f := newFakeOllama(t, func(n int, body map[string]any) reply {
 		if _, isSchema := body["format"].(map[string]any); isSchema {
 			return reply{status: http.StatusBadRequest, raw: `{"error":"invalid format: expected \"json\" or a JSON schema"}`}
@@ -223,6 +229,7 @@ func TestOllamaFormatFallback(t *testing.T) {
 }
 
 func TestOllamaOpen(t *testing.T) {
+	t.Parallel()
 	f := newFakeOllama(t, echoReply)
 	_, err := Open(context.Background(), "ollama:missing", Config{OllamaHost: f.URL})
 	if err == nil || !strings.Contains(err.Error(), `model "missing" not found`) || !strings.Contains(err.Error(), "llama3:latest, qwen2.5:3b") {
@@ -238,6 +245,7 @@ func TestOllamaOpen(t *testing.T) {
 }
 
 func TestOllamaHost(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ flag, env, want string }{
 		{"", "", "http://127.0.0.1:11434"},
 		{"", "10.0.0.5", "http://10.0.0.5:11434"},

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseOptionValue(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want any
@@ -22,6 +23,7 @@ func TestParseOptionValue(t *testing.T) {
 }
 
 func TestRetryBackoff(t *testing.T) {
+	t.Parallel()
 	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond,
 		800 * time.Millisecond, 1600 * time.Millisecond, 2 * time.Second, 2 * time.Second}
 	for i, w := range want {

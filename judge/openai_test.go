@@ -23,6 +23,7 @@ func openOpenAI(t *testing.T, f *fakeServer, cfg Config) *OpenAI {
 }
 
 func TestOpenAIJudge(t *testing.T) {
+	t.Parallel()
 	// The key comes from the injected environment, not the process's.
 	env := map[string]string{"APEVAL_TEST_KEY": "sk-test-123"}
 	f := newFakeOpenAI(t, echoReply)
@@ -111,6 +112,7 @@ func TestOpenAINoKey(t *testing.T) {
 }
 
 func TestOpenAIFailures(t *testing.T) {
+	t.Parallel()
 	content := func(s string) replyFunc { return func(int, map[string]any) reply { return reply{content: s} } }
 	raw := func(status int, s string) replyFunc {
 		return func(int, map[string]any) reply { return reply{status: status, raw: s} }
@@ -155,6 +157,7 @@ func TestOpenAIFailures(t *testing.T) {
 }
 
 func TestOpenAITimeoutAndRefused(t *testing.T) {
+	t.Parallel()
 	f := newFakeOpenAI(t, func(int, map[string]any) reply { return reply{delay: 5 * time.Second} })
 	o := openOpenAI(t, f, Config{Timeout: 120 * time.Millisecond, Retries: 1})
 	resp := o.Judge(context.Background(), twoRules())
@@ -173,6 +176,7 @@ func TestOpenAITimeoutAndRefused(t *testing.T) {
 }
 
 func TestOpenAIFormatFallback(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		refuse  []string // response_format types the server refuses
@@ -232,6 +236,7 @@ func TestOpenAIFormatFallback(t *testing.T) {
 }
 
 func TestOpenAIConfirmedModeKept(t *testing.T) {
+	t.Parallel()
 	f := newFakeOpenAI(t, func(n int, body map[string]any) reply {
 		if n == 1 {
 			return reply{status: 400, raw: `{"error":{"message":"This model's maximum context length is 4096 tokens"}}`}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseOutput(t *testing.T) {
+	t.Parallel()
 	asked := []string{"rule-12", "rule-18"}
 	tests := []struct {
 		name    string

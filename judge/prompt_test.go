@@ -44,6 +44,7 @@ func dataOf(t *testing.T, user string) Input {
 }
 
 func TestPromptRender(t *testing.T) {
+	t.Parallel()
 	p := DefaultPrompt()
 	if p.Version != DefaultPromptVersion {
 		t.Fatalf("version %q", p.Version)
@@ -67,6 +68,7 @@ func TestPromptRender(t *testing.T) {
 }
 
 func TestLoadPrompt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		path := filepath.Join(dir, name)
@@ -118,6 +120,7 @@ func TestLoadPrompt(t *testing.T) {
 }
 
 func TestOutputSchema(t *testing.T) {
+	t.Parallel()
 	raw := OutputSchema([]string{"rule-12", "rule-18"})
 	var s struct {
 		Type       string
@@ -159,6 +162,7 @@ func TestOutputSchema(t *testing.T) {
 // TestTupleOutputSchema: item k of the decisions tuple admits only the k-th
 // asked rule ID, so a grammar-constrained model cannot repeat or skip one.
 func TestTupleOutputSchema(t *testing.T) {
+	t.Parallel()
 	var s struct {
 		Properties struct {
 			Decisions struct {

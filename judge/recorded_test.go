@@ -16,6 +16,7 @@ func inputFor(ids ...string) Input {
 }
 
 func TestRecorded(t *testing.T) {
+	t.Parallel()
 	recs := []Recording{
 		{Judge: "ollama/a", LatencyMS: 412.5, Status: StatusOK, Decisions: []Decision{
 			{RuleID: "r1", Result: Match, Confidence: ptr(0.9)},
@@ -71,6 +72,7 @@ func TestRecorded(t *testing.T) {
 }
 
 func TestNone(t *testing.T) {
+	t.Parallel()
 	j := NewNone()
 	if got := j.Identity().String(); got != "none" {
 		t.Fatalf("identity %q", got)

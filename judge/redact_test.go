@@ -11,6 +11,7 @@ import (
 // with the query kept (a string join put the path after the query), and
 // neither the details, the cache scope nor an error carries the secrets.
 func TestOpenAIBaseURLWithSecrets(t *testing.T) {
+	t.Parallel()
 	f := newFakeOpenAI(t, echoReply)
 	var gotURL, gotAuth string
 	inner := f.Config.Handler
@@ -52,6 +53,7 @@ func TestOpenAIBaseURLWithSecrets(t *testing.T) {
 }
 
 func TestOllamaHostWithCredentials(t *testing.T) {
+	t.Parallel()
 	f := newFakeOllama(t, echoReply)
 	host := strings.Replace(f.URL, "http://", "http://bob:T0PSECRET@", 1)
 	j, err := Open(context.Background(), "ollama:qwen2.5:3b", Config{OllamaHost: host})
@@ -68,6 +70,7 @@ func TestOllamaHostWithCredentials(t *testing.T) {
 // anything else still serves chat completions (the benchmark's minimal
 // server answers 400 to any GET), so that is a warning at most.
 func TestOpenAIStartupCheckStatuses(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		code    int
 		fail    bool

@@ -10,6 +10,7 @@ import (
 // an OpenAI-compatible server answering one way, and the call's status and
 // message are classified as a real run would classify them.
 func TestSetupCauseOfRealFailures(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		rep  reply

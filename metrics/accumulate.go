@@ -420,8 +420,13 @@ func (ra *ruleAcc) note(j *judgeAcc, rr *replay.RuleResult) {
 		}
 		ra.class = rr.Class
 	}
-	if rr.Action != "" {
-		ra.action = rr.Action
+	// The most severe action the rule took (an escalation included), ties
+	// by name: the same whatever order the results arrive in.
+	if a := rr.Action; a != "" {
+		na, nb := replay.ActionRank(a), replay.ActionRank(ra.action)
+		if ra.action == "" || na > nb || (na == nb && a < ra.action) {
+			ra.action = a
+		}
 	}
 }
 

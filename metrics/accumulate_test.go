@@ -109,6 +109,7 @@ func summarize(t *testing.T, cfg Config, results []*replay.Result) *Summary {
 }
 
 func TestHandSet(t *testing.T) {
+	t.Parallel()
 	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, handSet())
 	j := s.Judge("J")
 	if j == nil || len(j.Rules) != 3 {
@@ -291,17 +292,10 @@ func TestHandSet(t *testing.T) {
 	}
 }
 
-func roundTo(p *float64, digits int) *float64 {
-	if p == nil {
-		return nil
-	}
-	m := math.Pow(10, float64(digits))
-	return f(math.Round(*p*m) / m)
-}
-
 // Splitting the input differently (shards) and feeding it in another
 // order must give the same figures.
 func TestOrderIndependent(t *testing.T) {
+	t.Parallel()
 	in := handSet()
 	a := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, in)
 	rev := make([]*replay.Result, len(in))
@@ -317,6 +311,7 @@ func TestOrderIndependent(t *testing.T) {
 }
 
 func TestEmpty(t *testing.T) {
+	t.Parallel()
 	s := New(Config{Criteria: replay.DefaultKillCriteria()}).Close()
 	if s.Verdict != VerdictInconclusive || len(s.Warnings) == 0 {
 		t.Errorf("empty run: verdict %s, warnings %q", s.Verdict, s.Warnings)
@@ -328,6 +323,7 @@ func TestEmpty(t *testing.T) {
 }
 
 func TestBadConfidence(t *testing.T) {
+	t.Parallel()
 	crit := replay.DefaultKillCriteria()
 	crit.Confidence = 0
 	s := summarize(t, Config{Criteria: crit}, handSet())
@@ -337,6 +333,7 @@ func TestBadConfidence(t *testing.T) {
 }
 
 func TestWarnings(t *testing.T) {
+	t.Parallel()
 	one := func(id string, version int, class, source, status string, call int, calls int) *replay.Result {
 		r := rr("R", class, source, "match", "match", status, true, call)
 		r.RuleVersion = version
@@ -379,6 +376,7 @@ func TestWarnings(t *testing.T) {
 // unknown, not as an error, and raises no warning; a label match makes it a
 // false negative.
 func TestFailurePolicyUnknown(t *testing.T) {
+	t.Parallel()
 	calls := []replay.Call{call(100, "ok", false)}
 	res := []*replay.Result{
 		{CaseID: "a", Judge: "J", JudgeCalled: true, Calls: calls, Rules: []replay.RuleResult{rr("R", "dangerous", "failure", "unknown", "match", "unknown", true, 0)}},
@@ -402,6 +400,7 @@ func TestFailurePolicyUnknown(t *testing.T) {
 // TestScopeRowsAreNoEvidence: a rule skipped through an approved fingerprint
 // (source scope, no result) is in scope but counts in no confusion cell.
 func TestScopeRowsAreNoEvidence(t *testing.T) {
+	t.Parallel()
 	res := []*replay.Result{
 		{CaseID: "a", Judge: "J", Rules: []replay.RuleResult{rr("R", "dangerous", "scope", "", "match", "ok", false, -1)}},
 		{CaseID: "b", Judge: "J", Rules: []replay.RuleResult{rr("R", "dangerous", "deterministic", "match", "match", "ok", true, -1)}},
@@ -415,6 +414,7 @@ func TestScopeRowsAreNoEvidence(t *testing.T) {
 // TestRuleNeverInScope: a policy rule no case had in scope is listed with
 // its reason and warned about, not silently dropped.
 func TestRuleNeverInScope(t *testing.T) {
+	t.Parallel()
 	rs := []*replay.Result{{CaseID: "c1", Judge: "J", Rules: []replay.RuleResult{rr("A", "style", "judge", "match", "match", "ok", true, -1)}}}
 	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria(), PolicyRules: []string{"A", "B"}}, rs)
 	j := s.Judges[0]

@@ -3,6 +3,7 @@ package metrics
 import "testing"
 
 func TestCohenKappaHandComputed(t *testing.T) {
+	t.Parallel()
 	// 10 items: both match on 4, both no_match on 4, 2 split (a match, b not).
 	a := []bool{true, true, true, true, false, false, false, false, true, true}
 	b := []bool{true, true, true, true, false, false, false, false, false, false}
@@ -17,6 +18,7 @@ func TestCohenKappaHandComputed(t *testing.T) {
 }
 
 func TestFleissKappaHandComputed(t *testing.T) {
+	t.Parallel()
 	// Three raters on four items: 3/0, 0/3, 2/1, 1/2 match/no_match.
 	items := [][]bool{{true, true, true}, {false, false, false}, {true, true, false}, {true, false, false}}
 	k := FleissKappa(items, 3, 0.95)
@@ -32,6 +34,7 @@ func TestFleissKappaHandComputed(t *testing.T) {
 }
 
 func TestKappaUndefined(t *testing.T) {
+	t.Parallel()
 	k := CohenKappa([]bool{true, true}, []bool{true, true}, 0.95)
 	if k.Kappa != nil || k.Observed != 1 {
 		t.Errorf("%+v", k)

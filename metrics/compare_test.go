@@ -58,6 +58,7 @@ func compareSet() []*replay.Result {
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria(), Baseline: "B"}, compareSet())
 	if len(s.Comparisons) != 1 {
 		t.Fatalf("comparisons = %d, want 1", len(s.Comparisons))
@@ -137,6 +138,7 @@ func TestCompare(t *testing.T) {
 }
 
 func TestNoBaseline(t *testing.T) {
+	t.Parallel()
 	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria()}, compareSet())
 	if len(s.Comparisons) != 0 {
 		t.Error("no baseline: no comparisons")
@@ -151,6 +153,7 @@ func TestNoBaseline(t *testing.T) {
 }
 
 func TestJudgeOrder(t *testing.T) {
+	t.Parallel()
 	names := func(s *Summary) string {
 		var out []string
 		for _, j := range s.Judges {
@@ -179,6 +182,7 @@ func TestJudgeOrder(t *testing.T) {
 // negatives both judges decided; a failure on a negative is neither FP
 // nor TN, so it is not a unit of the figure.
 func TestFalsePositiveRateDenominator(t *testing.T) {
+	t.Parallel()
 	var rs []*replay.Result
 	for i := range 10 {
 		id := fmt.Sprintf("n%d", i)

@@ -74,6 +74,7 @@ func disagreementResults() []*replay.Result {
 }
 
 func TestDisagreements(t *testing.T) {
+	t.Parallel()
 	f := NewDisagreementFinder(judgeA, judgeB)
 	for _, r := range disagreementResults() {
 		f.Add(r)
@@ -143,6 +144,7 @@ func TestDisagreements(t *testing.T) {
 
 // The order does not depend on the order results arrive in.
 func TestDisagreementsOrderIndependent(t *testing.T) {
+	t.Parallel()
 	rs := disagreementResults()
 	first := Disagreements(judgeA, judgeB, slices.Values(rs))
 	slices.Reverse(rs)

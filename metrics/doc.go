@@ -32,9 +32,10 @@
 // [Summary]: one [JudgeSummary] per judge, each with a total [Row] and one
 // Row per rule, a [Criterion] per kill criterion and a [Verdict].
 // [Summary.Compare] gives a [Comparison]. [DisagreementFinder] lists the
-// cases two judges decided differently. [Wilson], [NewcombePaired],
-// [McNemarTwoSided], [NearestRank] and [QuantileInterval] are the
-// statistics, usable on their own.
+// cases two judges decided differently. [ClusteredInterval],
+// [ClusteredNewcombe], [SignFlip], [Wilson], [NewcombePaired],
+// [McNemarTwoSided], [Holm], [BenjaminiHochberg], [NearestRank] and
+// [QuantileInterval] are the statistics, usable on their own.
 //
 // # Where to look
 //
@@ -44,7 +45,12 @@
 //	compare.go         Summary.Compare
 //	stream.go          reading the spill lists back
 //	disagreements.go   DisagreementFinder
-//	stats.go           the statistics
+//	stats.go           the statistics: Wilson, Newcombe, quantiles, Holm, Benjamini–Hochberg
+//	betabin.go         ClusteredInterval: the beta-binomial interval over sessions
+//	pairdiff.go        ClusteredNewcombe: paired differences over sessions (drift)
+//	tests.go           SignFlip, the precision delta-t, the latency bootstrap, Mann–Whitney
+//	figures.go         the comparison figures and their tests
+//	calibration_test.go the calibration suite (make calibrate): known truth, measured goals
 //	samplequeue.go     BuildQueue: strata, allocation and order of a labeling queue
 //	sample.go          the design-weighted ratio estimator and its interval
 //	samplecrit.go      kill criteria and "+N more labels" on weighted figures

@@ -11,6 +11,7 @@ import (
 )
 
 func TestMcNemarExactPublished(t *testing.T) {
+	t.Parallel()
 	// The issue's own recomputation from the sample's decisions.parquet:
 	// recall 5 vs 33 discordant positives, p ≈ 4e-6; false positives 19 vs
 	// 1, p ≈ 4e-5. Exact: 2·Σ_{k≤5} C(38,k)/2³⁸ = 2·584935/274877906944 =
@@ -20,6 +21,7 @@ func TestMcNemarExactPublished(t *testing.T) {
 }
 
 func TestSignFlipHand(t *testing.T) {
+	t.Parallel()
 	// Four sessions, discordant units (b_i = baseline only, c_i =
 	// candidate only):
 	//
@@ -98,6 +100,7 @@ func TestSignFlipHand(t *testing.T) {
 // TestNormalTailErfc: p-values far in the tail stay above 0 (1 − Erf
 // underflows to 0 there; Erfc does not).
 func TestNormalTailErfc(t *testing.T) {
+	t.Parallel()
 	var x, y []float64
 	for i := range 200 {
 		x = append(x, float64(i))
@@ -110,6 +113,7 @@ func TestNormalTailErfc(t *testing.T) {
 }
 
 func TestMannWhitneyTies(t *testing.T) {
+	t.Parallel()
 	// x = 1 2 2 3, y = 2 3 4 4 5. Pooled ranks: 1→1; the three 2s share
 	// ranks 2..4 → 3; the two 3s 5,6 → 5.5; the two 4s 7,8 → 7.5; 5 → 9.
 	// R_y = 3 + 5.5 + 7.5 + 7.5 + 9 = 32.5, U_y = 32.5 − 5·6/2 = 17.5.
@@ -137,6 +141,7 @@ func TestMannWhitneyTies(t *testing.T) {
 // on μ and ρ, a uniform 2000 × 400 midpoint grid, no adaptivity; the
 // script is in the commit that added this test).
 func TestClusteredIntervalReference(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		ys, ms []int64
 		lo, hi float64
@@ -179,6 +184,7 @@ func TestClusteredIntervalReference(t *testing.T) {
 // TestOneUnitPerSessionIsPlainWilson: when every session holds one unit
 // the clustered intervals are exactly the unclustered ones.
 func TestOneUnitPerSessionIsPlainWilson(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 7))
 	for trial := range 50 {
 		n := 1 + rng.IntN(200)
@@ -224,6 +230,7 @@ func TestOneUnitPerSessionIsPlainWilson(t *testing.T) {
 // TestClusteredRowIntervals: a rule whose positives sit in few sessions
 // gets the clustered interval of its sessions, and a design effect above 1.
 func TestClusteredRowIntervals(t *testing.T) {
+	t.Parallel()
 	// Recall units: session a 4 positives, 3 caught; b 4 positives, 1
 	// caught; c 2 positives, none caught → the (3,4), (1,4), (0,2) table
 	// of TestClusteredIntervalReference.
@@ -300,6 +307,7 @@ func figureJSON(t *testing.T, s *Summary) string {
 // only: any arrival order (concurrency), and any split into shards read
 // back in any order (merge), gives the same numbers.
 func TestBootstrapDeterministic(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Criteria: replay.DefaultKillCriteria(), Baseline: "B"}
 	rs := bootSet()
 	want := figureJSON(t, summarize(t, cfg, rs))
@@ -335,6 +343,7 @@ func TestBootstrapDeterministic(t *testing.T) {
 }
 
 func TestFiguresOfComparison(t *testing.T) {
+	t.Parallel()
 	s := summarize(t, Config{Criteria: replay.DefaultKillCriteria(), Baseline: "B"}, compareSet())
 	x := s.Comparisons[0].Rules[0]
 	if len(x.Figures) != len(FigureNames) {
@@ -398,6 +407,7 @@ func TestFiguresOfComparison(t *testing.T) {
 }
 
 func TestLatencyFigure(t *testing.T) {
+	t.Parallel()
 	base := []float64{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000}
 	cand := []float64{1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900, 2000}
 	f := latencyFigure(FigureLatencyP95, base, cand, 95, 1, 0.95)
@@ -444,6 +454,7 @@ func TestLatencyFigure(t *testing.T) {
 // criterion is N/A, not PASS at 0 ms), and a recorded call that replay
 // split over two batches counts once.
 func TestLatencyCallsCountedOnce(t *testing.T) {
+	t.Parallel()
 	none := &replay.Result{CaseID: "c1", Judge: "none", JudgeCalled: true,
 		Calls: []replay.Call{{Rules: 1, Status: "error", Error: "no judge configured (--judge none)"}},
 		Rules: []replay.RuleResult{rr("R", "style", "failure", "no_match", "", "error", false, 0)}}

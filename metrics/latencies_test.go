@@ -11,6 +11,7 @@ import (
 // the latency stored with its answer, failed calls kept (the latency chart
 // draws them).
 func TestSummaryKeepsCallLatencies(t *testing.T) {
+	t.Parallel()
 	a := New(Config{Criteria: replay.DefaultKillCriteria()})
 	a.Add(&replay.Result{CaseID: "c1", Judge: "J", JudgeCalled: true,
 		Calls: []replay.Call{call(300, "ok", false), call(100, "ok", true)},

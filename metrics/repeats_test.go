@@ -25,6 +25,7 @@ func vote(s string) replay.RepeatVote {
 
 // Flip rate and position effect against hand-computed values.
 func TestRepeatFigures(t *testing.T) {
+	t.Parallel()
 	a := metrics.New(metrics.Config{Criteria: replay.DefaultKillCriteria()})
 	for i, vs := range [][]string{
 		{"m@0", "m@1", "m@2"},     // s1: steady; first 1/1 match, last 1/1

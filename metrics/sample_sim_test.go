@@ -103,6 +103,7 @@ func covers(f WeightedRatio, v float64) bool {
 // 95 % intervals of precision and recall cover the population's true
 // values in ≥ 93 % of draws, for the full queue and for its first half.
 func TestSampleCoverage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("simulation")
 	}
@@ -143,6 +144,7 @@ func widthRatio(t testing.TB, reps int) float64 {
 }
 
 func TestSampleWidthRatio(t *testing.T) {
+	t.Parallel()
 	r := widthRatio(t, 100)
 	t.Logf("recall interval width, queue / SRS: %.3f", r)
 	if r > 0.6 {

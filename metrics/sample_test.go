@@ -31,6 +31,7 @@ func nearW(t *testing.T, what string, got, want, tol float64) {
 }
 
 func TestWeightedPrecisionHandComputed(t *testing.T) {
+	t.Parallel()
 	p := WeightedPrecision(handUnits(), 0.95)
 	// TP = 25·3 + 2 = 77, TP+FP = 25·4 + 2 = 102.
 	nearW(t, "TP", p.Num, 77, 1e-12)
@@ -52,6 +53,7 @@ func TestWeightedPrecisionHandComputed(t *testing.T) {
 }
 
 func TestWeightedRecallHandComputed(t *testing.T) {
+	t.Parallel()
 	r := WeightedRecall(handUnits(), 0.95)
 	// TP = 75 + 2 = 77; positives = 75 (A) + 25 (B) + 2 = 102.
 	nearW(t, "TP", r.Num, 77, 1e-12)
@@ -84,6 +86,7 @@ func ssq(xs []float64) float64 {
 }
 
 func TestWeightedRatioOneSessionStratum(t *testing.T) {
+	t.Parallel()
 	// Four units of one stratum in one session: the floor times n_h.
 	var us []SampleUnit
 	for i := range 4 {
@@ -95,6 +98,7 @@ func TestWeightedRatioOneSessionStratum(t *testing.T) {
 }
 
 func TestWeightedPrecisionAllMatchIsNotCertain(t *testing.T) {
+	t.Parallel()
 	var us []SampleUnit
 	for i := range 20 {
 		us = append(us, SampleUnit{Stratum: "A", StratumSize: 200, Session: fmt.Sprint(i), Label: true, Match: true})
@@ -106,6 +110,7 @@ func TestWeightedPrecisionAllMatchIsNotCertain(t *testing.T) {
 }
 
 func TestWeightedRecallDiffPaired(t *testing.T) {
+	t.Parallel()
 	// Positives: 10 units; judge matches 8, baseline 5, all in one stratum.
 	var us []SampleUnit
 	for i := range 10 {
@@ -120,6 +125,7 @@ func TestWeightedRecallDiffPaired(t *testing.T) {
 }
 
 func TestSamplePrecisionCriterion(t *testing.T) {
+	t.Parallel()
 	crit := replay.KillCriteria{PrecisionMin: 0.9, Confidence: 0.95, DangerousRecallMustBeatBaseline: true}
 	var us []SampleUnit
 	for i := range 30 {
@@ -143,6 +149,7 @@ func TestSamplePrecisionCriterion(t *testing.T) {
 // Forty matches of one session are worth one session, not forty: the
 // weighted precision does not clear 0.9 on them.
 func TestWeightedPrecisionOneSessionAllMatch(t *testing.T) {
+	t.Parallel()
 	var us []SampleUnit
 	for range 40 {
 		us = append(us, SampleUnit{Stratum: CensusStratum, Session: "s", Label: true, Match: true})

@@ -23,6 +23,7 @@ func queuePairs() []QueuePair {
 }
 
 func TestBuildQueueAllocation(t *testing.T) {
+	t.Parallel()
 	q, err := BuildQueue(queuePairs(), QueueConfig{Budget: 120, Seed: 1, Letters: []string{"A", "B"}})
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +52,7 @@ func TestBuildQueueAllocation(t *testing.T) {
 }
 
 func TestBuildQueuePrefixIsStratified(t *testing.T) {
+	t.Parallel()
 	q, err := BuildQueue(queuePairs(), QueueConfig{Budget: 200, Seed: 9, Letters: []string{"A", "B"}})
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +97,7 @@ func TestBuildQueuePrefixIsStratified(t *testing.T) {
 }
 
 func TestBuildQueueSeeded(t *testing.T) {
+	t.Parallel()
 	a, _ := BuildQueue(queuePairs(), QueueConfig{Budget: 60, Seed: 3, Letters: []string{"A", "B"}, Overlap: 0.1})
 	b, _ := BuildQueue(queuePairs(), QueueConfig{Budget: 60, Seed: 3, Letters: []string{"A", "B"}, Overlap: 0.1})
 	c, _ := BuildQueue(queuePairs(), QueueConfig{Budget: 60, Seed: 4, Letters: []string{"A", "B"}, Overlap: 0.1})

@@ -13,6 +13,7 @@ import (
 // run has no verdict either. Load failures (429, 5xx, timeouts) are the
 // judge's behaviour and stay counted failures.
 func TestBrokenSetupIsError(t *testing.T) {
+	t.Parallel()
 	calls := func(judgeID string, msgs ...string) *Summary {
 		a := New(Config{Criteria: replay.DefaultKillCriteria()})
 		for i, m := range msgs {

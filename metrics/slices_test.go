@@ -7,6 +7,7 @@ import (
 )
 
 func TestSlices(t *testing.T) {
+	t.Parallel()
 	mk := func(id, judge, tool, cat string, tags []string, res string) *replay.Result {
 		return &replay.Result{CaseID: id, SessionID: id, Judge: judge, ToolName: tool, Category: cat, Tags: tags,
 			Rules: []replay.RuleResult{rr("R", "style", "judge", res, "match", "ok", res == "match", -1)}}

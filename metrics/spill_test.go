@@ -106,6 +106,7 @@ func closeJSON(t *testing.T, a *Accumulator) (string, *Summary) {
 // numbered as they come (DistinctCases) or interned, and whether results
 // arrive in order or shuffled, with cases that come back.
 func TestSpilledEqualsInMemory(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(4) {
 		results := randomResults(seed, 250+int(seed)*100)
 		base := Config{Criteria: replay.DefaultKillCriteria(), Baseline: "A", Seed: seed, Slices: []string{SliceTag, SliceTool}}
@@ -173,6 +174,7 @@ func firstJSONDiff(got, want string) string {
 // written, nothing is lost: the figures are those of an in-memory run and
 // a warning says what happened.
 func TestSpillWriteFailureKeepsFigures(t *testing.T) {
+	t.Parallel()
 	results := randomResults(11, 300)
 	cfg := Config{Criteria: replay.DefaultKillCriteria(), Baseline: "A", SpillBudget: -1}
 	_, want := summaryJSON(t, cfg, results)

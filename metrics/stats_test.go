@@ -15,6 +15,7 @@ func near(t *testing.T, what string, got, want, tol float64) {
 }
 
 func TestZScore(t *testing.T) {
+	t.Parallel()
 	near(t, "z(0.95)", zScore(0.95), z95, 1e-9)
 	near(t, "z(0.90)", zScore(0.90), 1.6448536269514722, 1e-9)
 }
@@ -23,6 +24,7 @@ func TestZScore(t *testing.T) {
 // proportion", Table I, method 3 (Wilson score, no continuity correction),
 // printed to four decimals.
 func TestWilsonPublished(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		x, n   float64
 		lo, hi float64
@@ -41,6 +43,7 @@ func TestWilsonPublished(t *testing.T) {
 }
 
 func TestNearestRank(t *testing.T) {
+	t.Parallel()
 	seq := func(n int) []float64 {
 		v := make([]float64, n)
 		for i := range v {
@@ -81,6 +84,7 @@ func TestNearestRank(t *testing.T) {
 // l = 63, no u (0.95⁷¹ = 0.0262); n = 72 → l = 64, u = 72 (0.95⁷² = 0.0249);
 // n = 100 → 90, 100; n = 200 → 184, 197.
 func TestQuantileInterval(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		n, l, u int // 0 = no bound
 	}{
@@ -108,6 +112,7 @@ func TestQuantileInterval(t *testing.T) {
 }
 
 func TestMcNemar(t *testing.T) {
+	t.Parallel()
 	// LIBRARIES.md vector: 2·P(X ≤ 12 | Binomial(37, ½)) = 0.04703.
 	near(t, "two-sided(25,12)", McNemarTwoSided(25, 12), 0.04703, 5e-6)
 	near(t, "two-sided(12,25)", McNemarTwoSided(12, 25), 0.04703, 5e-6)
@@ -133,6 +138,7 @@ func TestMcNemar(t *testing.T) {
 // lo = −0.062112 − √(0.072690² − 2φ·0.072690·0.076950 + 0.076950²) = −0.118621;
 // hi = −0.062112 + √(0.075358² − 2φ·0.075358·0.077177 + 0.077177²) = −0.004625.
 func TestNewcombePaired(t *testing.T) {
+	t.Parallel()
 	est, lo, hi := NewcombePaired(59, 6, 16, 80, z95)
 	near(t, "est", est, -10.0/161, 1e-12)
 	near(t, "lo", lo, -0.1186212, 1e-6)
@@ -148,6 +154,7 @@ func TestNewcombePaired(t *testing.T) {
 }
 
 func TestSmallestN(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ from, want int64 }{{1, 37}, {36, 37}, {37, 37}, {500, 500}} {
 		got := smallestN(tc.from, func(n int64) bool { return n >= 37 })
 		if got == nil || *got != tc.want {
@@ -160,6 +167,7 @@ func TestSmallestN(t *testing.T) {
 }
 
 func TestHolmBHHand(t *testing.T) {
+	t.Parallel()
 	ps := []float64{0.01, 0.04, 0.03, 0.5}
 	// Holm: sorted 0.01·4 = 0.04, 0.03·3 = 0.09, 0.04·2 = 0.08 → 0.09
 	// (non-decreasing), 0.5·1 = 0.5.
@@ -177,6 +185,7 @@ func TestHolmBHHand(t *testing.T) {
 // (in floating point 1 − 0.95 is 0.05000000000000004 and 1 − 0.9 is
 // 0.09999999999999998, which marked 0.05 but not 0.1).
 func TestMarkAtAlpha(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ conf, p float64 }{{0.8, 0.2}, {0.9, 0.1}, {0.95, 0.05}, {0.99, 0.01}} {
 		if (Figure{PValue: &c.p}).Significant(c.conf) {
 			t.Errorf("p = %v marked at %v", c.p, c.conf)

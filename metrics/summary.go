@@ -209,7 +209,9 @@ type Row struct {
 	RuleID      string `json:"rule_id"`
 	RuleVersion int    `json:"rule_version"`
 	Class       string `json:"class"`
-	// Action is the rule's action (last seen); "" for the total row.
+	// Action is the rule's most severe action seen (escalations included;
+	// ties by name), the same in whatever order results arrive; "" for the
+	// total row.
 	Action string `json:"action"`
 
 	// Cases is the number of cases the judge replayed (the same on every

@@ -38,6 +38,7 @@ func units(r *Row) *Row {
 }
 
 func TestProportionCriteriaEdges(t *testing.T) {
+	t.Parallel()
 	e := defaultEval()
 	type want struct {
 		status Status
@@ -142,6 +143,7 @@ func neededBelow(p, thr float64) int64 {
 }
 
 func TestDangerousRecallEdges(t *testing.T) {
+	t.Parallel()
 	e := defaultEval()
 	dangerous := func(pos, baseHits, judgeOnly, baseOnly int64) *Row {
 		return &Row{Class: "dangerous", TP: baseHits - baseOnly + judgeOnly, FN: pos - (baseHits - baseOnly + judgeOnly),
@@ -240,6 +242,7 @@ func refPowerD(pi, power, alpha float64) int64 {
 }
 
 func TestJudgeP95Edges(t *testing.T) {
+	t.Parallel()
 	e := defaultEval()
 	row := func(vals ...float64) *Row {
 		r := &Row{Calls: int64(len(vals))}
@@ -291,6 +294,7 @@ func TestJudgeP95Edges(t *testing.T) {
 }
 
 func TestFireRateChangeEdges(t *testing.T) {
+	t.Parallel()
 	e := defaultEval()
 	for _, tc := range []struct {
 		name       string
@@ -367,6 +371,7 @@ func fireScan(a, b, c, d int64, ok func(lo, hi float64) bool) int64 {
 }
 
 func TestVerdicts(t *testing.T) {
+	t.Parallel()
 	cs := func(ss ...Status) []Criterion {
 		var out []Criterion
 		for _, s := range ss {

@@ -30,7 +30,7 @@
 //	match.go            deterministic matchers; shell.go splits shell commands
 //	permissions.go      the permissions layer
 //	engine.go           one case for one judge: scope → … → resolution
-//	run.go              orchestration: reader, session-owning workers, ordering
+//	run.go              orchestration on errgroup: reader, session-owning workers, in-order writer
 //	input.go            judge input, masked with internal/mask
 //	result.go           Result, RuleResult, Call
 //	outcome.go          RuleResult.Classify: how metrics count a pair

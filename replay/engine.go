@@ -137,6 +137,10 @@ func newReplayer(p *Policy, j judge.Judge, id judge.Identity, opts *Options, c *
 	return e
 }
 
+// ActionRank orders gate actions (see docs/replay.md): higher wins; 0 for
+// none or an unknown action.
+func ActionRank(a string) int { return actionRank(a) }
+
 // actionRank orders gate actions (see docs/replay.md); higher wins.
 func actionRank(a string) int {
 	switch a {

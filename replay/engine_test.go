@@ -94,6 +94,7 @@ func rowOf(t *testing.T, r *Result, id string) RuleResult {
 }
 
 func TestSeed002TrajectoryVector(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, `
 [[rule]]
 id = "network"
@@ -146,6 +147,7 @@ kind = "workspace"
 }
 
 func TestBoundaryApprovalAndWorkspace(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, `
 [[rule]]
 id = "network"
@@ -263,6 +265,7 @@ tool = "Bash"
 `
 
 func TestFailurePolicyPerClass(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, failurePolicy)
 	fired := map[string]string{ // rule → action it fires with on failure
 		"d-baseline-hit": ActionDenyCurrentTool,
@@ -312,6 +315,7 @@ func TestFailurePolicyPerClass(t *testing.T) {
 }
 
 func TestActionPriority(t *testing.T) {
+	t.Parallel()
 	actions := []string{ActionAuditOnly, ActionNotifyAdmin, ActionInjectInstruction, ActionRequestApproval, ActionDenyCurrentTool, ActionStopTask}
 	var doc strings.Builder
 	doc.WriteString("[permissions]\ndefault_action = \"allow\"\n[[permissions.rule]]\ntool = \"*\"\npattern = \"deny*\"\naction = \"deny\"\n[[permissions.rule]]\ntool = \"*\"\npattern = \"ask*\"\naction = \"ask\"\n")
@@ -352,6 +356,7 @@ func TestActionPriority(t *testing.T) {
 }
 
 func TestPermissionsLayer(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, `
 [permissions]
 default_action = "ask"
@@ -398,6 +403,7 @@ action = "allow"
 }
 
 func TestMaxFiresAndScope(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, `
 [[rule]]
 id = "twice"
@@ -442,6 +448,7 @@ hook_points = ["tool.before"]
 }
 
 func TestApprovedFingerprintSkipsRule(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, `
 [[rule]]
 id = "rm"
@@ -471,6 +478,7 @@ command_prefix = ["rm"]
 }
 
 func TestJudgeBatchingAndRows(t *testing.T) {
+	t.Parallel()
 	var doc strings.Builder
 	doc.WriteString("max_rules_per_call = 2\n")
 	for i := range 5 {
@@ -512,6 +520,7 @@ func TestJudgeBatchingAndRows(t *testing.T) {
 }
 
 func TestMissingAndCachedDecisions(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, `
 [[rule]]
 id = "a"
@@ -545,6 +554,7 @@ action = "deny_current_tool"
 }
 
 func TestPerCallTimeout(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, "[[rule]]\nid = \"a\"\ncondition = \"x\"\nclass = \"dangerous\"\naction = \"deny_current_tool\"\n[rule.when]\ntool = \"Bash\"\n")
 	j := &fakeJudge{name: "slow", fn: func(ctx context.Context, req judge.Request) judge.Response {
 		start := time.Now()
@@ -566,6 +576,7 @@ func TestPerCallTimeout(t *testing.T) {
 }
 
 func TestPreviousRuleFires(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, "[[rule]]\nid = \"z\"\ncondition = \"x\"\nclass = \"audit\"\naction = \"audit_only\"\n[[rule]]\nid = \"a\"\ncondition = \"y\"\nclass = \"audit\"\naction = \"audit_only\"\n")
 	j := answer(judge.Match)
 	c1, c2 := bash("ls"), bash("ls")
@@ -584,6 +595,7 @@ func TestPreviousRuleFires(t *testing.T) {
 // recordings reach it, and a judge with no recording for a case makes no
 // call and leaves the rules missing.
 func TestRecordedJudge(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, `
 [[rule]]
 id = "del"

@@ -11,6 +11,7 @@ import (
 // call) and a rule skipped because the call's approved_fingerprints held
 // it. Every other row has none, whether or not the call carries approvals.
 func TestFingerprintOnlyOnFiredAndApprovedRows(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, `
 [[rule]]
 id = "rm"

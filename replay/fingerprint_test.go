@@ -19,6 +19,7 @@ func sha(s string) string {
 }
 
 func TestFingerprintVectors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name                                string
 		session, piece, movement, tool, rid string
@@ -117,6 +118,7 @@ func nonNil(m map[string]any) map[string]any {
 }
 
 func TestFingerprintOfCaseIsStable(t *testing.T) {
+	t.Parallel()
 	c := &datasets.Case{ID: "c1", SessionID: "s1", Piece: "coding", Movement: "implement",
 		Tool: datasets.Tool{Name: "Bash", Arguments: map[string]any{"command": "rm -rf build"}}}
 	var fp fingerprinter
@@ -135,6 +137,7 @@ func TestFingerprintOfCaseIsStable(t *testing.T) {
 // Digest is no fingerprint both ways; anything but 64 lowercase hex digits
 // is refused.
 func TestDigestHexRoundTrip(t *testing.T) {
+	t.Parallel()
 	fp := Fingerprint("s1", "coding", "implement", "Bash", map[string]any{"command": "ls"}, "r", 1)
 	d, err := ParseDigest(fp)
 	if err != nil || d.String() != fp || d.IsZero() {

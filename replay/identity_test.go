@@ -18,6 +18,7 @@ import (
 // own seq order, their own worker-local index and so their own fire
 // counts.
 func TestSessionStateIsExact(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, `
 [[rule]]
 id = "once"
@@ -67,6 +68,7 @@ max_fires = 1
 // The reader keeps a session's last seq in 32 bits when it fits and in a
 // map when it does not; the order check is the same either way.
 func TestSessionTableBigSeq(t *testing.T) {
+	t.Parallel()
 	s := newSessionTable(intern.New(), 2)
 	c := func(session string, seq int64) *datasets.Case {
 		return &datasets.Case{ID: fmt.Sprint(session, seq), SessionID: session, Seq: seq}
@@ -131,6 +133,7 @@ action = "audit_only"
 // A block whose every case goes back in its session reaches no worker; it
 // still ends the run with the first one's error, after the cases before it.
 func TestRunSeqErrorFillsABlock(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, runPolicy)
 	var cases []*datasets.Case
 	for i := range 2 * blockSize {

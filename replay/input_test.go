@@ -12,6 +12,7 @@ import (
 )
 
 func TestBuildInputAllowListAndMasking(t *testing.T) {
+	t.Parallel()
 	secrets := []string{
 		"sk-proj-Zq8xY2vB7nM4kL1pQ9wE3r",
 		"hunter2-very-secret",
@@ -93,6 +94,7 @@ func TestBuildInputAllowListAndMasking(t *testing.T) {
 }
 
 func TestBuildInputSummaryOfSecretArgument(t *testing.T) {
+	t.Parallel()
 	c := &datasets.Case{ID: "x", Tool: datasets.Tool{Name: "Login", Arguments: map[string]any{"password": "hunter2xyz", "n": 1.0}}}
 	in := BuildInput(c, nil, nil)
 	raw, _ := json.Marshal(in)
@@ -102,6 +104,7 @@ func TestBuildInputSummaryOfSecretArgument(t *testing.T) {
 }
 
 func TestBuildInputBounds(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("あ", 5000)
 	c := &datasets.Case{ID: "x", Tool: datasets.Tool{Name: "Write", Arguments: map[string]any{"file_path": "/a\n/b", "content": long}}}
 	in := BuildInput(c, nil, nil)
@@ -126,6 +129,7 @@ func TestBuildInputBounds(t *testing.T) {
 // TestJudgeCannotReachCases enforces docs/safety.md: the judge package sees only
 // its own input type, never a raw dataset record.
 func TestJudgeCannotReachCases(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-e", "-deps", "-f", "{{.ImportPath}}", "github.com/apeval/apeval/judge/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)

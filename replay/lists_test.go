@@ -10,6 +10,7 @@ import (
 // The policy's action constants are the rule actions the case format lists
 // (datasets owns the list; the policy is validated against it).
 func TestActionsAreTheCaseFormatsList(t *testing.T) {
+	t.Parallel()
 	consts := []string{ActionInjectInstruction, ActionDenyCurrentTool, ActionRequestApproval,
 		ActionStopTask, ActionAuditOnly, ActionNotifyAdmin}
 	if !slices.Equal(consts, datasets.RuleActions) {

@@ -24,6 +24,7 @@ func votes(spec ...string) []RepeatVote {
 }
 
 func TestMajority(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		votes  []string
 		result judge.Result
@@ -59,6 +60,7 @@ func TestMajority(t *testing.T) {
 }
 
 func TestMajorityConfidenceIsTheWinnersMean(t *testing.T) {
+	t.Parallel()
 	c := func(x float64) *float64 { return &x }
 	vs := []RepeatVote{
 		{Result: judge.Match, Status: judge.StatusOK, Confidence: c(0.9)},
@@ -75,6 +77,7 @@ func TestMajorityConfidenceIsTheWinnersMean(t *testing.T) {
 }
 
 func TestFlip(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		votes         []string
 		unit, flipped bool

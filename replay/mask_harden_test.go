@@ -22,6 +22,7 @@ const (
 // conditions, piece and movement, argument key names, message roles and
 // the tool name, not only argument values and message contents.
 func TestBuildInputMasksEveryField(t *testing.T) {
+	t.Parallel()
 	c := &datasets.Case{ID: "c1", Piece: "deploy " + fakeGhp, Movement: "token=" + fakeKey[3:],
 		Tool: datasets.Tool{Name: "Bash " + fakeAWS, Category: "command_execution",
 			Arguments: map[string]any{fakeKey: "value", "command": "ls", "nested": map[string]any{fakeGhp: 1.0}}},
@@ -49,6 +50,7 @@ func TestBuildInputMasksEveryField(t *testing.T) {
 // Personal data is masked by type, and look-alikes a judge needs are left
 // alone.
 func TestMaskPersonalData(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"card 4111 1111 1111 1111 cvv 123":        "card [CARD] cvv [CVV]",
 		"card 4111-1111-1111-1111 exp 12/27 123":  "card [CARD] exp 12/27 [CVV]",
@@ -86,6 +88,7 @@ func TestMaskPersonalData(t *testing.T) {
 // Case and session ids that carry a secret are masked in results (and so
 // in the Parquet files), keeping distinct ids distinct.
 func TestSecretShapedIDsAreMasked(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, `
 [[rule]]
 id = "a"
@@ -110,6 +113,7 @@ action = "audit_only"
 // A call's error text (a server message, a recorded production error) is
 // masked before it reaches the error column.
 func TestCallErrorsAreMasked(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, `
 [[rule]]
 id = "j"

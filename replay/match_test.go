@@ -32,6 +32,7 @@ func whenOf(t testing.TB, body string) *Matcher {
 func bash(cmd string) *datasets.Case { return call("Bash", "command_execution", "command", cmd) }
 
 func TestMatcherKeys(t *testing.T) {
+	t.Parallel()
 	invalid := false
 	badArgs := call("Bash", "command_execution", "command", "ls")
 	badArgs.Tool.ArgumentsValid = &invalid
@@ -123,6 +124,7 @@ func TestMatcherKeys(t *testing.T) {
 }
 
 func TestPrimaryArgument(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		c    *datasets.Case
 		want string
@@ -145,6 +147,7 @@ func TestPrimaryArgument(t *testing.T) {
 }
 
 func TestEffectiveCategory(t *testing.T) {
+	t.Parallel()
 	over := map[string]string{"bash": "remote_shell"}
 	tests := []struct {
 		name, category string
@@ -166,6 +169,7 @@ func TestEffectiveCategory(t *testing.T) {
 }
 
 func TestScanShell(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want []string // simple commands, tokens unquoted and space-joined
@@ -197,6 +201,7 @@ func TestScanShell(t *testing.T) {
 }
 
 func TestGlob(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		pattern, s string
 		want       bool

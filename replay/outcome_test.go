@@ -7,6 +7,7 @@ import (
 )
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name          string
 		source        Source

@@ -11,6 +11,7 @@ import (
 // strictest first; what nobody decides gets default_action (ask when the
 // table only imports).
 func TestPermissionImports(t *testing.T) {
+	t.Parallel()
 	p, err := ParsePolicy([]byte(`schema = "apeval.policy/v1"
 [permissions]
 import = ["claude-code:permimport/testdata/.claude/settings.json", "codex:permimport/testdata/default.rules"]

@@ -64,6 +64,7 @@ confidence = 0.90
 `
 
 func TestParsePolicyDesignExample(t *testing.T) {
+	t.Parallel()
 	p, err := ParsePolicy([]byte(designPolicy), "policy.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +102,7 @@ func TestParsePolicyDesignExample(t *testing.T) {
 }
 
 func TestParsePolicyDefaults(t *testing.T) {
+	t.Parallel()
 	p, err := ParsePolicy([]byte(`schema = "apeval.policy/v1"
 max_rules_per_call = 3
 [categories]
@@ -121,6 +123,7 @@ MyTool = "web_search"
 }
 
 func TestParsePolicyErrors(t *testing.T) {
+	t.Parallel()
 	head := "schema = \"apeval.policy/v1\"\n"
 	rule := func(body string) string {
 		return head + "[[rule]]\nid = \"a\"\nclass = \"stop\"\naction = \"stop_task\"\n[rule.when]\ntool = \"Bash\"\n[[rule]]\n" + body
@@ -195,6 +198,7 @@ func TestParsePolicyErrors(t *testing.T) {
 }
 
 func TestParsePolicyReportsAllErrors(t *testing.T) {
+	t.Parallel()
 	_, err := ParsePolicy([]byte("schema = \"apeval.policy/v1\"\n[[rule]]\nid = \"a\"\nclass = \"x\"\naction = \"y\"\n"), "p.toml")
 	if err == nil || !strings.Contains(err.Error(), "rule[0].class") || !strings.Contains(err.Error(), "rule[0].action") {
 		t.Fatalf("want both class and action errors, got %v", err)
@@ -202,6 +206,7 @@ func TestParsePolicyReportsAllErrors(t *testing.T) {
 }
 
 func TestParseCriteria(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, doc string
 		want      func(*KillCriteria)
@@ -244,6 +249,7 @@ func TestParseCriteria(t *testing.T) {
 }
 
 func TestLoadPolicy(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "mine.toml")
 	if err := os.WriteFile(path, []byte("schema = \"apeval.policy/v2\"\n"), 0o644); err != nil {
 		t.Fatal(err)

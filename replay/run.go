@@ -3,13 +3,13 @@ package replay
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/intern"
 	"github.com/apeval/apeval/judge"
+	"golang.org/x/sync/errgroup"
 )
 
 // DefaultConcurrency is the number of judge calls in flight per judge when
@@ -118,6 +118,12 @@ type block struct {
 // the first one that had not (a judge call cut short by the cancellation is
 // never emitted as a failure), and returns ctx.Err(). next is called from
 // one goroutine; Run returns after next does.
+//
+// It is a pipeline of three stages (restic's internal/restic/parallel.go
+// shape): a reader (read) cuts the input into blocks and hands each
+// session's cases to the worker that owns it, the workers (work) replay
+// their part of each block, and the writer (write), in Run's goroutine,
+// emits the blocks in input order as they complete.
 func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), judges []judge.Judge, opts Options, emit func(*Result) error) (RunStats, error) {
 	if p == nil {
 		return RunStats{}, errors.New("replay: no policy")
@@ -125,6 +131,43 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 	if len(judges) == 0 {
 		return RunStats{}, errors.New("replay: no judge (use the none judge for deterministic-only runs)")
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := newPipeline(p, judges, &opts)
+	r.stages.Go(func() error { r.read(ctx, next); return nil })
+	defer r.progress()()
+	err := r.write(ctx, cancel, emit)
+	cancel()
+	// Drain so the reader is never stuck on a full ordered channel.
+	for range r.ordered {
+	}
+	// The reader and the workers fail only through the blocks (a case's
+	// error is emitted in its place), so the group has no error to give.
+	_ = r.stages.Wait()
+	return r.snapshot(), err
+}
+
+// pipeline is the state of one Run shared by its stages.
+type pipeline struct {
+	p      *Policy
+	judges []judge.Judge
+	opts   *Options
+	nw, nj int
+
+	sems    []chan struct{} // per judge: one token per judge call in flight
+	queues  [][]chan *block // [judge][worker]: the blocks with a part for that worker
+	ordered chan *block     // every block, in input order, to the writer
+	free    chan *block     // emitted blocks, for the reader to reuse
+	stages  errgroup.Group  // the reader and the workers
+	started []bool          // reader only: the workers started so far
+	session *sessionTable   // reader only: who owns each session, seq order
+
+	cnt              counters
+	emitted, results atomic.Int64
+	start            time.Time
+}
+
+func newPipeline(p *Policy, judges []judge.Judge, opts *Options) *pipeline {
 	slots := min(opts.Concurrency, MaxConcurrency)
 	if slots <= 0 {
 		slots = DefaultConcurrency
@@ -134,234 +177,248 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 	// are workersPerSlot times more workers than calls in flight, and a
 	// semaphore per judge bounds the calls.
 	nw := slots * workersPerSlot
-	nj := len(judges)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	var cnt counters
-	var emitted, results atomic.Int64
-	snapshot := func() RunStats {
-		return RunStats{Cases: emitted.Load(), Results: results.Load(), Calls: cnt.calls.Load(),
-			CacheHits: cnt.cacheHits.Load(), Failures: cnt.failures.Load(),
-			InFlight: cnt.inFlight.Load(), Replayed: cnt.replayed.Load()}
-	}
-
-	var wg sync.WaitGroup
-	queues := make([][]chan *block, nj)
-	sems := make([]chan struct{}, nj)
+	r := &pipeline{p: p, judges: judges, opts: opts, nw: nw, nj: len(judges),
+		sems: make([]chan struct{}, len(judges)), queues: make([][]chan *block, len(judges)),
+		ordered: make(chan *block, blocksInFlight), free: make(chan *block, blocksInFlight+2),
+		started: make([]bool, nw), session: newSessionTable(intern.New(), nw), start: time.Now()}
 	for j := range judges {
-		sems[j] = make(chan struct{}, slots)
-		queues[j] = make([]chan *block, nw)
+		r.sems[j] = make(chan struct{}, slots)
+		r.queues[j] = make([]chan *block, nw)
 		for w := range nw {
-			queues[j][w] = make(chan *block, blocksInFlight+2)
+			r.queues[j][w] = make(chan *block, blocksInFlight+2)
 		}
 	}
-	// Workers start when their first session arrives, so a large
-	// --concurrency on a small dataset costs only the workers it uses.
-	started := make([]bool, nw)
-	startWorker := func(w int) {
-		started[w] = true
-		for j, jd := range judges {
-			rep := newReplayer(p, jd, jd.Identity(), &opts, &cnt)
-			rep.slots = sems[j]
-			q := queues[j][w]
-			wg.Go(func() { work(ctx, rep, q, j, w, nj) })
+	return r
+}
+
+func (r *pipeline) snapshot() RunStats {
+	return RunStats{Cases: r.emitted.Load(), Results: r.results.Load(), Calls: r.cnt.calls.Load(),
+		CacheHits: r.cnt.cacheHits.Load(), Failures: r.cnt.failures.Load(),
+		InFlight: r.cnt.inFlight.Load(), Replayed: r.cnt.replayed.Load()}
+}
+
+// read is the reader: it fills blocks from next, places their cases and
+// sends each block to the writer, then to every worker with a part of it,
+// until next is done or ctx ends. It closes the channels it feeds.
+func (r *pipeline) read(ctx context.Context, next func() (*datasets.Case, bool)) {
+	defer func() {
+		close(r.ordered)
+		for _, qs := range r.queues {
+			for _, q := range qs {
+				close(q)
+			}
+		}
+	}()
+	for ctx.Err() == nil {
+		b := r.fill(next)
+		n := len(b.cases)
+		if n == 0 {
+			return
+		}
+		r.place(ctx, b)
+		if !r.dispatch(ctx, b) || n < blockSize {
+			return
 		}
 	}
+}
 
-	// sessions gives a session's cases to the worker that owns it and
-	// checks their seq order (see session.go). Only the reader uses it.
-	sessions := newSessionTable(intern.New(), nw)
+// fill takes a free block (or a new one) and reads up to blockSize cases
+// into it.
+func (r *pipeline) fill(next func() (*datasets.Case, bool)) *block {
+	var b *block
+	select {
+	case b = <-r.free:
+	default:
+		b = &block{parts: make([][]int32, r.nw)}
+	}
+	b.cases = b.cases[:0]
+	for len(b.cases) < blockSize {
+		c, ok := next()
+		if !ok {
+			break
+		}
+		b.cases = append(b.cases, c)
+	}
+	return b
+}
 
-	free := make(chan *block, blocksInFlight+2)
-	ordered := make(chan *block, blocksInFlight)
-	wg.Go(func() {
-		defer func() {
-			close(ordered)
-			for _, qs := range queues {
-				for _, q := range qs {
-					close(q)
-				}
+// place gives each case of b to the worker that owns its session, starting
+// that worker on its first session. A case out of seq order goes to no
+// worker: its error stops the run when the writer reaches it.
+func (r *pipeline) place(ctx context.Context, b *block) {
+	n, nj := len(b.cases), r.nj
+	b.results = resize(b.results, n*nj)
+	b.errs = resize(b.errs, n*nj)
+	if r.opts.ReuseResults {
+		// Reslicing keeps each Result's Rules and Calls buffers.
+		b.store = resizeKeep(b.store, n*nj)
+	}
+	for w := range b.parts {
+		b.parts[w] = b.parts[w][:0]
+	}
+	b.local = resize(b.local, n)
+	b.sess = resize(b.sess, n)
+	for i, c := range b.cases {
+		w, local, g, err := r.session.place(c)
+		if err != nil {
+			for j := range nj {
+				b.errs[i*nj+j] = err
 			}
-		}()
-		for ctx.Err() == nil {
-			var b *block
+			continue
+		}
+		if !r.started[w] {
+			r.startWorker(ctx, w)
+		}
+		b.local[i], b.sess[i] = local, g
+		b.parts[w] = append(b.parts[w], int32(i))
+	}
+	busy := 0
+	for _, part := range b.parts {
+		if len(part) > 0 {
+			busy++
+		}
+	}
+	b.pending.Store(int32(busy * nj))
+	b.done = make(chan struct{})
+	if busy == 0 {
+		close(b.done)
+	}
+}
+
+// startWorker starts worker w for every judge. Workers start when their
+// first session arrives, so a large --concurrency on a small dataset costs
+// only the workers it uses.
+func (r *pipeline) startWorker(ctx context.Context, w int) {
+	r.started[w] = true
+	for j, jd := range r.judges {
+		rep := newReplayer(r.p, jd, jd.Identity(), r.opts, &r.cnt)
+		rep.slots = r.sems[j]
+		q := r.queues[j][w]
+		r.stages.Go(func() error { work(ctx, rep, q, j, w, r.nj); return nil })
+	}
+}
+
+// dispatch sends b to the writer, then to each worker with a part of it;
+// false when ctx ended first.
+func (r *pipeline) dispatch(ctx context.Context, b *block) bool {
+	select {
+	case r.ordered <- b:
+	case <-ctx.Done():
+		return false
+	}
+	for j := range r.queues {
+		for w, part := range b.parts {
+			if len(part) == 0 {
+				continue
+			}
 			select {
-			case b = <-free:
-			default:
-				b = &block{parts: make([][]int32, nw)}
-			}
-			b.cases = b.cases[:0]
-			for len(b.cases) < blockSize {
-				c, ok := next()
-				if !ok {
-					break
-				}
-				b.cases = append(b.cases, c)
-			}
-			n := len(b.cases)
-			if n == 0 {
-				return
-			}
-			b.results = resize(b.results, n*nj)
-			b.errs = resize(b.errs, n*nj)
-			if opts.ReuseResults {
-				// Reslicing keeps each Result's Rules and Calls buffers.
-				b.store = resizeKeep(b.store, n*nj)
-			}
-			for w := range b.parts {
-				b.parts[w] = b.parts[w][:0]
-			}
-			b.local = resize(b.local, n)
-			b.sess = resize(b.sess, n)
-			for i, c := range b.cases {
-				w, local, g, err := sessions.place(c)
-				if err != nil {
-					// A seq-order error: the case goes to no worker and
-					// stops the run when emission reaches it.
-					for j := range nj {
-						b.errs[i*nj+j] = err
-					}
-					continue
-				}
-				if !started[w] {
-					startWorker(w)
-				}
-				b.local[i], b.sess[i] = local, g
-				b.parts[w] = append(b.parts[w], int32(i))
-			}
-			busy := 0
-			for _, part := range b.parts {
-				if len(part) > 0 {
-					busy++
-				}
-			}
-			b.pending.Store(int32(busy * nj))
-			b.done = make(chan struct{})
-			if busy == 0 {
-				close(b.done)
-			}
-			select {
-			case ordered <- b:
+			case r.queues[j][w] <- b:
 			case <-ctx.Done():
-				return
-			}
-			for j := range queues {
-				for w, part := range b.parts {
-					if len(part) == 0 {
-						continue
-					}
-					select {
-					case queues[j][w] <- b:
-					case <-ctx.Done():
-						return
-					}
-				}
-			}
-			if n < blockSize {
-				return
+				return false
 			}
 		}
-	})
-
-	var progressDone chan struct{}
-	start := time.Now()
-	if opts.Progress != nil {
-		progressDone = make(chan struct{})
-		interval := opts.ProgressInterval
-		if interval <= 0 {
-			interval = time.Second
-		}
-		stop := make(chan struct{})
-		defer func() {
-			close(stop)
-			<-progressDone
-			opts.Progress(ProgressStats{RunStats: snapshot(), Elapsed: time.Since(start)})
-		}()
-		go func() {
-			defer close(progressDone)
-			t := time.NewTicker(interval)
-			defer t.Stop()
-			for {
-				select {
-				case <-t.C:
-					opts.Progress(ProgressStats{RunStats: snapshot(), Elapsed: time.Since(start)})
-				case <-stop:
-					return
-				}
-			}
-		}()
 	}
+	return true
+}
 
-	// emitBlock emits a block's cases in order until the first case that is
-	// not complete for every judge (only possible once ctx is cancelled: a
-	// call cut short returns ctx.Err(), never a result).
-	emitBlock := func(b *block) error {
-		for i := range b.cases {
-			for j := range nj {
-				if e := b.errs[i*nj+j]; e != nil {
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
-					return e
-				}
-			}
-			for j := range nj {
-				if b.results[i*nj+j] == nil {
-					if err := ctx.Err(); err != nil {
-						return err
-					}
-					return errors.New("replay: internal error: a case has no result")
-				}
-			}
-			for j := range nj {
-				if err := emit(b.results[i*nj+j]); err != nil {
-					return err
-				}
-				results.Add(1)
-			}
-			emitted.Add(1)
-		}
-		return nil
-	}
-	err := func() error {
-		for b := range ordered {
-			select {
-			case <-b.done:
-			case <-ctx.Done():
-				// Interrupted: stop the workers, then keep every case that
-				// finished before the interruption, in input order.
-				cancel()
-				wg.Wait()
-				if err := emitBlock(b); err != nil {
-					return err
-				}
-				for b := range ordered {
-					if err := emitBlock(b); err != nil {
-						return err
-					}
-				}
-				return ctx.Err()
-			}
-			if err := emitBlock(b); err != nil {
+// write is the writer: it emits the blocks in input order as each
+// completes. Interrupted, it stops the reader and the workers, then emits
+// every case that finished before the interruption, in input order, and
+// returns ctx.Err().
+func (r *pipeline) write(ctx context.Context, cancel context.CancelFunc, emit func(*Result) error) error {
+	for b := range r.ordered {
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			cancel()
+			_ = r.stages.Wait()
+			if err := r.emitBlock(ctx, b, emit); err != nil {
 				return err
 			}
-			clear(b.results)
-			clear(b.errs)
-			clear(b.cases)
-			select {
-			case free <- b:
-			default:
+			for b := range r.ordered {
+				if err := r.emitBlock(ctx, b, emit); err != nil {
+					return err
+				}
+			}
+			return ctx.Err()
+		}
+		if err := r.emitBlock(ctx, b, emit); err != nil {
+			return err
+		}
+		clear(b.results)
+		clear(b.errs)
+		clear(b.cases)
+		select {
+		case r.free <- b:
+		default:
+		}
+	}
+	return ctx.Err()
+}
+
+// emitBlock emits a block's cases in order until the first case that is
+// not complete for every judge (only possible once ctx is cancelled: a
+// call cut short returns ctx.Err(), never a result).
+func (r *pipeline) emitBlock(ctx context.Context, b *block, emit func(*Result) error) error {
+	nj := r.nj
+	for i := range b.cases {
+		for j := range nj {
+			if e := b.errs[i*nj+j]; e != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return e
 			}
 		}
-		return ctx.Err()
-	}()
-	cancel()
-	// Drain so the reader is never stuck on a full ordered channel.
-	for range ordered {
+		for j := range nj {
+			if b.results[i*nj+j] == nil {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				return errors.New("replay: internal error: a case has no result")
+			}
+		}
+		for j := range nj {
+			if err := emit(b.results[i*nj+j]); err != nil {
+				return err
+			}
+			r.results.Add(1)
+		}
+		r.emitted.Add(1)
 	}
-	wg.Wait()
-	return snapshot(), err
+	return nil
+}
+
+// progress calls Options.Progress every ProgressInterval from one
+// goroutine; the function it returns stops it and reports once more.
+func (r *pipeline) progress() (stop func()) {
+	report := r.opts.Progress
+	if report == nil {
+		return func() {}
+	}
+	interval := r.opts.ProgressInterval
+	if interval <= 0 {
+		interval = time.Second
+	}
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				report(ProgressStats{RunStats: r.snapshot(), Elapsed: time.Since(r.start)})
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+		report(ProgressStats{RunStats: r.snapshot(), Elapsed: time.Since(r.start)})
+	}
 }
 
 func work(ctx context.Context, rep *replayer, q <-chan *block, j, w, nj int) {

@@ -133,6 +133,7 @@ func sliceNext(cases []*datasets.Case) func() (*datasets.Case, bool) {
 }
 
 func TestRunIdenticalAtAnyConcurrency(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, runPolicy)
 	cases := genCases(3000, 40, 7)
 	var outputs []string
@@ -180,6 +181,7 @@ func TestRunIdenticalAtAnyConcurrency(t *testing.T) {
 }
 
 func TestRunSeqOrderError(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, runPolicy)
 	mk := func(id, session string, seq int64) *datasets.Case {
 		c := bash("ls")
@@ -205,6 +207,7 @@ func TestRunSeqOrderError(t *testing.T) {
 }
 
 func TestRunCancelAndEmitError(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, runPolicy)
 	infinite := func() func() (*datasets.Case, bool) {
 		i := 0
@@ -267,6 +270,7 @@ func TestRunCancelAndEmitError(t *testing.T) {
 }
 
 func TestRunProgress(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, runPolicy)
 	cases := genCases(700, 10, 3)
 	var calls []ProgressStats
@@ -441,6 +445,7 @@ func BenchmarkRunDistinctSessions(b *testing.B) {
 // TestRunConcurrencyBound: Concurrency is the number of judge calls in
 // flight per judge, reached even when session hashes fall unevenly.
 func TestRunConcurrencyBound(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, runPolicy)
 	for _, conc := range []int{1, 3, 8} {
 		var inFlight, peak atomic.Int64
@@ -476,6 +481,7 @@ func TestRunConcurrencyBound(t *testing.T) {
 // sessions (a bijection with the session IDs), and given in order of first
 // appearance.
 func TestRunSessionOrdinals(t *testing.T) {
+	t.Parallel()
 	p := mustPolicy(t, runPolicy)
 	cases := genCases(2000, 37, 3)
 	ordOf := map[string]uint32{}
@@ -506,5 +512,79 @@ func TestRunSessionOrdinals(t *testing.T) {
 	}
 	if len(ordOf) < 10 {
 		t.Fatalf("only %d sessions: the test data should have many", len(ordOf))
+	}
+}
+
+// An interrupted run emits exactly the cases that had finished, in input
+// order, up to the first that had not. Case 300's judge call hangs until
+// the run is cancelled, which happens once every case before it has been
+// answered: the run emits cases 1 to 299, whole and in order, and none
+// after 300, though many of those had finished too.
+func TestRunInterruptEmitsFinishedPrefix(t *testing.T) {
+	t.Parallel()
+	p := mustPolicy(t, runPolicy)
+	const n, stuck = 1000, 300
+	cases := make([]*datasets.Case, n)
+	for i := range cases {
+		c := bash("ls")
+		c.ID, c.SessionID, c.Seq, c.Piece = fmt.Sprint(i+1), fmt.Sprint("s", i%50), int64(i+1), fmt.Sprint(i+1)
+		cases[i] = c
+	}
+	ok := answer(judge.NoMatch)
+	// One case's calls, to know when every case before the stuck one has
+	// been answered.
+	var perCase atomic.Int64
+	counting := &fakeJudge{name: "count", fn: func(ctx context.Context, req judge.Request) judge.Response {
+		perCase.Add(1)
+		return ok.fn(ctx, req)
+	}}
+	if _, err := Run(context.Background(), p, sliceNext(cases[:1]), []judge.Judge{counting}, Options{}, func(*Result) error { return nil }); err != nil || perCase.Load() == 0 {
+		t.Fatalf("one case: %d calls, err %v", perCase.Load(), err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var answered atomic.Int64 // calls answered for cases before the stuck one
+	j := &fakeJudge{name: "stuck", fn: func(callCtx context.Context, req judge.Request) judge.Response {
+		id, _ := strconv.Atoi(req.Input.Current.Piece)
+		if id == stuck {
+			go func() {
+				for answered.Load() < (stuck-1)*perCase.Load() {
+					time.Sleep(time.Millisecond)
+				}
+				time.Sleep(100 * time.Millisecond) // their results are stored
+				cancel()
+			}()
+			<-callCtx.Done()
+			return judge.Response{Status: judge.StatusError, Error: callCtx.Err().Error()}
+		}
+		r := ok.fn(callCtx, req)
+		if id < stuck {
+			answered.Add(1)
+		}
+		return r
+	}}
+	var got []string
+	stats, err := Run(ctx, p, sliceNext(cases), []judge.Judge{j}, Options{Concurrency: 4}, func(r *Result) error {
+		for _, rr := range r.Rules {
+			if rr.Status != "ok" {
+				t.Errorf("case %s: rule %s emitted with status %s", r.CaseID, rr.RuleID, rr.Status)
+			}
+		}
+		got = append(got, r.CaseID)
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	want := make([]string, stuck-1)
+	for i := range want {
+		want[i] = fmt.Sprint(i + 1)
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("emitted %d cases %v…, want cases 1 to %d in order", len(got), got[:min(len(got), 5)], stuck-1)
+	}
+	if stats.Cases != stuck-1 || stats.Results != stuck-1 {
+		t.Errorf("stats %+v, want %d cases and results", stats, stuck-1)
 	}
 }

@@ -15,6 +15,7 @@ func env(kv ...string) func(string) string {
 }
 
 func TestParseShard(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want Shard
@@ -43,6 +44,7 @@ func TestParseShard(t *testing.T) {
 
 // Every session lands in exactly one shard of N, and the zero shard owns all.
 func TestShardPartition(t *testing.T) {
+	t.Parallel()
 	const n = 5
 	counts := make([]int, n)
 	for k := 0; k < 1000; k++ {
@@ -100,6 +102,7 @@ func fnvMod(s string, n uint64) int {
 }
 
 func TestShardFromEnv(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		getenv func(string) string

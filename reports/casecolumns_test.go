@@ -15,6 +15,7 @@ import (
 // start; absent values are NULL, never ”. They survive a read back (so
 // merge keeps them).
 func TestCaseColumnsInDuckDB(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rs := fixtureResults()
 	// c-1: a Bash call at 12:30:05.25 in UTC+9 (03:30:05.25 UTC); c-2 and

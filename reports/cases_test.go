@@ -17,6 +17,7 @@ func errorResult(judgeID, session string, seq int64, rule, label, result, status
 }
 
 func TestCaseListsKeepFirstTenInCaseOrder(t *testing.T) {
+	t.Parallel()
 	// 30 false positives and 25 false negatives of rule r1 over sessions
 	// s-0..s-4, fed in a shuffled order: the lists must hold the first 10
 	// of each in (session, seq) order whatever the arrival order.
@@ -64,6 +65,7 @@ func TestCaseListsKeepFirstTenInCaseOrder(t *testing.T) {
 }
 
 func TestCaseListsDescribeMasks(t *testing.T) {
+	t.Parallel()
 	l := NewCaseLists()
 	l.Add(errorResult("j", "s", 1, "r1", "no_match", "match", "ok"))
 	l.Add(errorResult("j2", "s", 1, "r1", "match", "no_match", "ok"))
@@ -95,6 +97,7 @@ func TestCaseListsDescribeMasks(t *testing.T) {
 // replay reuses a Result's slices after emit returns (ReuseResults): the
 // lists keep their own copy of the tags, and the tool's name.
 func TestCaseListsCopyTags(t *testing.T) {
+	t.Parallel()
 	r := errorResult("j", "s", 1, "r1", "match", "no_match", "ok")
 	r.Tags, r.ToolName = []string{"injection", "en"}, "Bash"
 	l := NewCaseLists()

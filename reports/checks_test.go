@@ -12,6 +12,7 @@ import (
 )
 
 func TestRenderChecks(t *testing.T) {
+	t.Parallel()
 	reps := []judge.CheckReport{
 		{Spec: "ollama:qwen", Identity: "ollama/qwen:latest@abc+p1", Reachable: true, ModelPresent: true, Digest: "abc",
 			StructuredOutput: "json_schema", SampleStatus: judge.StatusOK, SampleLatency: 412500 * time.Microsecond},
@@ -40,6 +41,7 @@ func TestRenderChecks(t *testing.T) {
 }
 
 func TestRenderStats(t *testing.T) {
+	t.Parallel()
 	st := datasets.NewStats()
 	valid := false
 	st.Add(&datasets.Case{ID: "a", SessionID: "s", Tool: datasets.Tool{Name: "Bash", Category: "command_execution"},

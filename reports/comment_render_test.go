@@ -18,6 +18,7 @@ import (
 // Δ table and the folded per-rule tables come out as <table>, no table
 // row leaks into a paragraph as raw pipes.
 func TestCommentRendersAsGFM(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/comment-*.md")
 	if len(files) < 4 {
 		t.Fatalf("%d golden comments", len(files))

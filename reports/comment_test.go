@@ -87,6 +87,7 @@ func commentReport(t *testing.T, verdict metrics.Verdict) (*Report, *metrics.Com
 // INCONCLUSIVE and an ERROR run. testdata/comment-*.md are also what
 // .ci/comment-check.sh renders in Chromium at 800 px.
 func TestCommentGolden(t *testing.T) {
+	t.Parallel()
 	for _, v := range []metrics.Verdict{metrics.VerdictGo, metrics.VerdictNoGo, metrics.VerdictInconclusive, VerdictError} {
 		t.Run(string(v), func(t *testing.T) {
 			rep, c := commentReport(t, v)
@@ -112,6 +113,7 @@ func TestCommentGolden(t *testing.T) {
 // and link, cuts the folded per-rule rows from the end with a note, and
 // closes its <details>.
 func TestCommentFitsLimit(t *testing.T) {
+	t.Parallel()
 	rep, c := commentReport(t, metrics.VerdictNoGo)
 	big := *c
 	big.Rules = nil
@@ -155,6 +157,7 @@ func TestCommentFitsLimit(t *testing.T) {
 }
 
 func TestCommentMarker(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"":                  "<!-- apeval:apeval.toml -->",
 		"evals/apeval.toml": "<!-- apeval:evals/apeval.toml -->",

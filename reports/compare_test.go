@@ -8,6 +8,7 @@ import (
 )
 
 func TestComparisonGolden(t *testing.T) {
+	t.Parallel()
 	rep := fixtureReport()
 	c := rep.Summary.Compare("recorded/judge-v1", "recorded/judge-v2")
 	if c == nil {
@@ -30,6 +31,7 @@ func TestComparisonGolden(t *testing.T) {
 }
 
 func TestFigureCell(t *testing.T) {
+	t.Parallel()
 	p := func(v float64) *float64 { return &v }
 	tests := []struct {
 		name string

@@ -17,6 +17,7 @@ import (
 // metrics.ClusteredInterval on those sessions must give the report's
 // interval and design effect exactly.
 func TestClusteredRecallFromDecisionFiles(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := filepath.Join(root, "run")
 	replaySample(t, dir, "r1", reports.LayoutFlat)

@@ -22,6 +22,7 @@
 //
 //	run.go, parquet.go   RunWriter and the decisions/gates Parquet rows
 //	read.go              ReadRun, ReadRunInfo
+//	pair.go              PairJudges, MatchJudge: which judges a comparison reads
 //	metricsfile.go       metrics.parquet
 //	summaryjson.go       summary.json (keys in SUMMARY_JSON.md)
 //	markdown.go, junit.go, html.go, charts.go   the other report files

@@ -14,7 +14,10 @@ import (
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
 )
 
-func init() { duckdbtest.Skip = os.Getenv("APEVAL_NO_DUCKDB") == "1" }
+func init() {
+	duckdbtest.Skip = os.Getenv("APEVAL_NO_DUCKDB") == "1"
+	duckdbtest.Required = os.Getenv("APEVAL_REQUIRE_DUCKDB") == "1"
+}
 
 func checkColumns(t *testing.T, path string, want []duckdbtest.Column) {
 	t.Helper()
@@ -64,6 +67,7 @@ func checkRows(t *testing.T, sql string, wantJSON string) {
 }
 
 func TestRunFilesInDuckDB(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeRun(t, dir, fixtureResults())
 	dec := filepath.Join(dir, DecisionsFile)
@@ -139,6 +143,7 @@ func TestRunFilesInDuckDB(t *testing.T) {
 }
 
 func TestMetricsFileInDuckDB(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, MetricsFile)
 	s := fixtureSummary()
@@ -201,6 +206,7 @@ func TestMetricsFileInDuckDB(t *testing.T) {
 }
 
 func TestCompareFileInDuckDB(t *testing.T) {
+	t.Parallel()
 	s := fixtureSummary()
 	c := s.Compare("recorded/judge-v1", "recorded/judge-v2")
 	if c == nil {

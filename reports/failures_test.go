@@ -11,6 +11,7 @@ import (
 // Invalid answers replayed from the cache are failures as live ones are: a
 // rerun that takes every answer from the cache still warns.
 func TestCachedFailuresCount(t *testing.T) {
+	t.Parallel()
 	f := NewFailures()
 	for i := 0; i < 4; i++ {
 		f.Add(&replay.Result{Judge: "openai/m+p1", Calls: []replay.Call{{Status: judge.StatusInvalid, Error: "no decision for rule \"a\"", Cached: true}}})

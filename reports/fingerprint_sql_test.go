@@ -18,6 +18,7 @@ import (
 // DuckDB, each of those equals replay.Fingerprint computed from the
 // recorded case; every other row is NULL.
 func TestFingerprintOnFiredAndApprovedRowsOnly(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	replaySample(t, dir, "r1", reports.LayoutFlat)
 

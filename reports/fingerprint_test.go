@@ -12,6 +12,7 @@ import (
 // The fingerprint column holds the SHA-256 as 32 raw bytes (half the hex
 // text); DuckDB reads it as a BLOB whose hex is replay's fingerprint.
 func TestFingerprintIs32Bytes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rs := fixtureResults()
 	rs[0].Rules[0].Fingerprint = replay.Digest{} // no fingerprint: null
@@ -61,6 +62,7 @@ func TestFingerprintIs32Bytes(t *testing.T) {
 // Run directories written before fingerprints were raw bytes (hex text in
 // a string column) still read back.
 func TestFingerprintOldHexColumn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	type oldDecision struct {
 		RunID       string `parquet:"run_id"`

@@ -17,6 +17,7 @@ func widest(s string) int {
 // TestFitSteps walks a grid through every narrowing step: as it is, judge
 // keys, detail lines, dropped columns, and the vertical layout.
 func TestFitSteps(t *testing.T) {
+	t.Parallel()
 	g := func() *grid {
 		g := &grid{header: []string{"rule", "judge", "cases", "precision", "open"},
 			right: []bool{false, false, true, true, false}}

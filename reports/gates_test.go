@@ -18,6 +18,7 @@ func gateSummaryOf(rs []*replay.Result) *GateSummary {
 }
 
 func TestGateSummaryCounts(t *testing.T) {
+	t.Parallel()
 	got := gateSummaryOf(fixtureResults()).Judges()
 	// Hand count of fixtureResults: judge a has c-1 (request_approval,
 	// expected request_approval, one live call), c-2 (allow, no expectation),
@@ -52,6 +53,7 @@ func TestGateSummaryCounts(t *testing.T) {
 }
 
 func TestGateSummaryRender(t *testing.T) {
+	t.Parallel()
 	s := gateSummaryOf(fixtureResults())
 	// A judge with no expected actions shows the N/A mark, not 0 %.
 	s.Add(&replay.Result{Judge: "none", GateAction: replay.ActionDenyCurrentTool})
@@ -78,6 +80,7 @@ func TestGateSummaryRender(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]Format{"table": FormatTable, "TSV": FormatTSV, "md": FormatMarkdown,
 		"markdown": FormatMarkdown, "json": FormatJSON} {
 		if got, err := ParseFormat(in); err != nil || got != want {

@@ -17,6 +17,7 @@ import (
 func chartReport() *Report { return fixtureReport() }
 
 func TestCharts(t *testing.T) {
+	t.Parallel()
 	charts, err := chartReport().Charts()
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +69,7 @@ func TestCharts(t *testing.T) {
 }
 
 func TestCDFPoints(t *testing.T) {
+	t.Parallel()
 	sorted := []float64{10, 20, 30, 40}
 	got := cdfPoints(sorted, 2)
 	// Start at 0, then ranks ⌈1·4/2⌉ = 2 and ⌈2·4/2⌉ = 4.
@@ -88,6 +90,7 @@ func TestCDFPoints(t *testing.T) {
 var externalRef = regexp.MustCompile(`(?i)<script|<link|<iframe|<img|\bsrc=|@import|url\(`)
 
 func TestHTMLSelfContained(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	rep := chartReport()
 	rep.Color = true
@@ -152,6 +155,7 @@ func checkBalanced(t *testing.T, page string) {
 }
 
 func TestWriteRunReports(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := WriteRunReports(dir, chartReport()); err != nil {
 		t.Fatal(err)
@@ -181,6 +185,7 @@ func TestWriteRunReports(t *testing.T) {
 // A run with no result at all (an empty dataset, or interrupted at once)
 // still renders every report without panicking.
 func TestEmptyRunRenders(t *testing.T) {
+	t.Parallel()
 	s := metrics.New(metrics.Config{Criteria: replay.DefaultKillCriteria()}).Close()
 	info := testInfo()
 	info.Interrupted = true

@@ -35,6 +35,7 @@ type parsedSuites struct {
 }
 
 func TestJUnit(t *testing.T) {
+	t.Parallel()
 	s := fixtureSummary()
 	var fail, open, na, total, baseNotPass int
 	for _, cr := range criteriaResults(s) {

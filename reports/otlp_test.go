@@ -97,6 +97,7 @@ func attrs(kvs []*commonpb.KeyValue) map[string]any {
 // model, tokens and latency, and one evaluation event per rule × judge
 // whose figures and statuses are the summary's.
 func TestTracerOTLP(t *testing.T) {
+	t.Parallel()
 	rc := newOTLPReceiver(t)
 	rep := fixtureReport()
 	info := testInfo()
@@ -215,6 +216,7 @@ func TestTracerOTLP(t *testing.T) {
 }
 
 func TestTracerBadEndpoint(t *testing.T) {
+	t.Parallel()
 	for _, e := range []string{"localhost:4318", "ftp://x", "http://"} {
 		if _, err := NewTracer(context.Background(), e, RunInfo{}, "test"); err == nil {
 			t.Errorf("NewTracer(%q): no error", e)
@@ -233,6 +235,7 @@ func TestTracerBadEndpoint(t *testing.T) {
 // TestTracerCollectorRefuses: a collector that rejects the export is
 // reported by Finish, and no spans are made after the first failure.
 func TestTracerCollectorRefuses(t *testing.T) {
+	t.Parallel()
 	var posts int
 	var mu sync.Mutex
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -77,6 +77,7 @@ func pagesReport() *Report {
 }
 
 func TestFigureDeltaCell(t *testing.T) {
+	t.Parallel()
 	marked := fig("recall", 0.80, 0.95, 0.10, 0.20, 4e-6, 6416, "mcnemar_exact")
 	if got := figureDelta(&marked, 0.95); got != "+0.15 [+0.10, +0.20] (p=4e-06 n=6416)" {
 		t.Errorf("marked: %q", got)
@@ -101,6 +102,7 @@ func TestFigureDeltaCell(t *testing.T) {
 }
 
 func TestForestPlot(t *testing.T) {
+	t.Parallel()
 	rep := pagesReport()
 	c := rep.Summary.Comparisons[0]
 	rules := len(comparisonRows(c)) // 4 rules + all rules
@@ -187,6 +189,7 @@ func hue(c color.RGBA) (h, s float64) {
 }
 
 func TestPaletteHasNoRedGreenPair(t *testing.T) {
+	t.Parallel()
 	red := func(c color.RGBA) bool { h, s := hue(c); return s > 0.5 && (h < 20 || h > 340) }
 	green := func(c color.RGBA) bool { h, s := hue(c); return s > 0.5 && h > 75 && h < 160 }
 	// The first judges' colours (two and three judges are the common cases)
@@ -224,6 +227,7 @@ func TestPaletteHasNoRedGreenPair(t *testing.T) {
 func rgbText(c color.RGBA) string { return fmt.Sprintf("#%02X%02X%02X", c.R, c.G, c.B) }
 
 func TestHTMLDecisionPage(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	rep := pagesReport()
 	if err := rep.WriteHTML(&b); err != nil {
@@ -298,6 +302,7 @@ func TestHTMLDecisionPage(t *testing.T) {
 }
 
 func TestMarkdownPages(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := pagesReport().WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
@@ -336,6 +341,7 @@ func TestMarkdownPages(t *testing.T) {
 // report.html, junit.xml and the gate lines all say that, and none claims
 // "the estimate is on the bad side" (which it is not).
 func TestEveryPageExplainsACriterionAlike(t *testing.T) {
+	t.Parallel()
 	crit := replay.DefaultKillCriteria()
 	crit.JudgeP95Max = 300 * time.Millisecond
 	acc := metrics.New(metrics.Config{Criteria: crit})
@@ -379,6 +385,7 @@ func TestEveryPageExplainsACriterionAlike(t *testing.T) {
 }
 
 func TestFigureDeltaBootstrapZeroP(t *testing.T) {
+	t.Parallel()
 	// A bootstrap with no resample beyond 0 reports p = 0; the cell must
 	// not claim certainty.
 	f := fig("latency_p95_ms", 610, 770, 80, 240, 0, 20, "bootstrap_calls")
@@ -388,6 +395,7 @@ func TestFigureDeltaBootstrapZeroP(t *testing.T) {
 }
 
 func TestHTMLWarningLinks(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := pagesReport().WriteHTML(&b); err != nil {
 		t.Fatal(err)
@@ -402,6 +410,7 @@ func TestHTMLWarningLinks(t *testing.T) {
 }
 
 func TestLargestSliceText(t *testing.T) {
+	t.Parallel()
 	total := func(d, lo, hi, p float64, n int64) []*metrics.RuleComparison {
 		return []*metrics.RuleComparison{{RuleID: metrics.AllRules, Figures: []metrics.Figure{
 			fig("recall", 0.2, 0.2+d, lo, hi, p, n, "mcnemar_exact")}}}

@@ -47,6 +47,7 @@ func readRun(t testing.TB, dir string) (RunInfo, []*replay.Result) {
 }
 
 func TestRunRoundTrip(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   []*replay.Result
@@ -94,6 +95,7 @@ func TestRunRoundTrip(t *testing.T) {
 // The writer must copy what it buffers: a caller that reuses one Result
 // value for every case still gets every case written.
 func TestRunWriterCopiesResult(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	w, err := CreateRun(dir, testInfo())
 	if err != nil {
@@ -121,6 +123,7 @@ func TestRunWriterCopiesResult(t *testing.T) {
 }
 
 func TestRunWriterAbort(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	w, err := CreateRun(dir, testInfo())
 	if err != nil {
@@ -146,6 +149,7 @@ func TestRunWriterAbort(t *testing.T) {
 }
 
 func TestRunWriterRejectsUnrecordableCalls(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		mutate func(r *replay.Result)
@@ -172,6 +176,7 @@ func TestRunWriterRejectsUnrecordableCalls(t *testing.T) {
 }
 
 func TestReadRunStopsOnCallbackError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeRun(t, dir, fixtureResults())
 	stop := errors.New("stop")
@@ -183,6 +188,7 @@ func TestReadRunStopsOnCallbackError(t *testing.T) {
 }
 
 func TestReadRunMissingFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeRun(t, dir, fixtureResults())
 	if err := os.Remove(filepath.Join(dir, DecisionsFile)); err != nil {
@@ -235,6 +241,7 @@ func BenchmarkReadRun(b *testing.B) {
 // Decision rows that match no gates row mean the files do not belong
 // together; ReadRun says so instead of dropping rows.
 func TestReadRunFilesOutOfStep(t *testing.T) {
+	t.Parallel()
 	full, short := t.TempDir(), t.TempDir()
 	writeRun(t, full, fixtureResults())
 	writeRun(t, short, fixtureResults()[:1])
@@ -254,6 +261,7 @@ func TestReadRunFilesOutOfStep(t *testing.T) {
 // Two runs into one directory: the second fails while the first holds the
 // lock, and succeeds once the first released it.
 func TestRunDirLock(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	w, err := CreateRun(dir, testInfo())
 	if err != nil {

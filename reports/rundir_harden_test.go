@@ -10,6 +10,7 @@ import (
 // earlier run in EarlierDir: the next run into the directory brings it
 // back before it starts.
 func TestClaimRestoresEarlierRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	stash := filepath.Join(dir, EarlierDir)
 	if err := os.Mkdir(stash, 0o755); err != nil {

@@ -14,6 +14,7 @@ func shardInfo(shard, policy string, judges ...string) RunInfo {
 }
 
 func TestShardSet(t *testing.T) {
+	t.Parallel()
 	var ok ShardSet
 	for i, s := range []string{"2/3", "1/3", "3/3"} {
 		if err := ok.Add("d"+s[:1], shardInfo(s, "p1", "b", "a")); err != nil {

@@ -27,6 +27,7 @@ func slicedReport() *Report {
 }
 
 func TestSlicedTables(t *testing.T) {
+	t.Parallel()
 	rep := slicedReport()
 	var b bytes.Buffer
 	if err := rep.WriteTables(&b, FormatTable); err != nil {

@@ -81,6 +81,7 @@ func report(t *testing.T, dir string) *metrics.Summary {
 // one table partitioned by run_id and judge, with the partition values
 // decoded to the judge identities (which hold / and :).
 func TestHiveLayoutIsOneTable(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for _, id := range []string{"2026-11-01", "2026-11-02"} {
 		replaySample(t, filepath.Join(root, reports.RunDir(id)), id, reports.LayoutHive)
@@ -129,6 +130,7 @@ func TestHiveLayoutIsOneTable(t *testing.T) {
 // docs/sql/metrics.sql, run through DuckDB over the sample's hive-layout
 // decision and gate files, gives exactly the figures of `apeval report`.
 func TestMetricsSQLEqualsReport(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	replaySample(t, filepath.Join(root, reports.RunDir("r1")), "r1", reports.LayoutHive)
 	s := report(t, filepath.Join(root, reports.RunDir("r1")))
@@ -225,6 +227,7 @@ func TestMetricsSQLEqualsReport(t *testing.T) {
 // back to the identity: checked with DuckDB on identities holding every
 // character Hive escapes, and others it leaves alone.
 func TestJudgeDirDecodesInDuckDB(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	ids := []string{
 		"ollama/qwen2.5:3b@sha256:abc+p1",

@@ -11,6 +11,7 @@ import (
 // none for the columns whose few values every row group holds (see
 // decisionsNoBounds); DuckDB reads the statistics that are there.
 func TestRowGroupStatistics(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeRun(t, dir, fixtureResults())
 	stats := func(file string) map[string]bool {

@@ -33,6 +33,7 @@ func singleJudgeReport() *Report {
 }
 
 func TestTablesGolden(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		rep    *Report
@@ -60,6 +61,7 @@ var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 // Colour changes only the verdict and status words: stripping the escapes
 // gives back the plain table byte for byte, so columns stay aligned.
 func TestTablesColor(t *testing.T) {
+	t.Parallel()
 	plain, colored := fixtureReport(), fixtureReport()
 	colored.Color = true
 	var p, c bytes.Buffer
@@ -82,6 +84,7 @@ func TestTablesColor(t *testing.T) {
 
 // The TSV form is one rectangular table with full precision.
 func TestTablesTSV(t *testing.T) {
+	t.Parallel()
 	rep := fixtureReport()
 	var b bytes.Buffer
 	if err := rep.WriteTables(&b, FormatTSV); err != nil {
@@ -106,6 +109,7 @@ func TestTablesTSV(t *testing.T) {
 }
 
 func TestSummaryJSONKeys(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := fixtureReport().WriteJSON(&b); err != nil {
 		t.Fatal(err)
@@ -126,6 +130,7 @@ func TestSummaryJSONKeys(t *testing.T) {
 }
 
 func TestSummaryMarkdown(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		file string
 		rep  *Report
@@ -150,6 +155,7 @@ func TestSummaryMarkdown(t *testing.T) {
 // Every key summary.json can carry is listed in SUMMARY_JSON.md, so the
 // documentation cannot fall behind a new field.
 func TestSummaryJSONDocumented(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("SUMMARY_JSON.md")
 	if err != nil {
 		t.Fatal(err)

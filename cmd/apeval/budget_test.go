@@ -16,6 +16,7 @@ import (
 // partial, and reruns on the same cache continue where it stopped until
 // every case is done — no request is ever made twice.
 func TestMaxCallsFailsClosedAndRerunContinues(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 40)
 	pol := filepath.Join(dir, "policy.toml")
@@ -85,6 +86,7 @@ func TestMaxCallsFailsClosedAndRerunContinues(t *testing.T) {
 
 // --budget-usd needs prices, and a server without usage is flagged.
 func TestBudgetUSDNeedsPricesAndFlagsNoUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 10)
 	pol := filepath.Join(dir, "policy.toml")
@@ -119,4 +121,31 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// A judge that reports no token counts under --budget-usd is flagged in
+// run.json, on stderr and in summary.md, and its calls are not free.
+func TestBudgetUSDFlagsJudgesWithoutUsage(t *testing.T) {
+	dir := t.TempDir()
+	ds := liveDataset(t, dir, 6)
+	pol := filepath.Join(dir, "policy.toml")
+	os.WriteFile(pol, []byte(livePolicy), 0o644)
+	noUsage := newNoUsageServer(t)
+	out := filepath.Join(dir, "r")
+	code, _, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:judge-large@"+noUsage.URL+"/v1",
+		"--no-cache", "-q", "--budget-usd", "5", "--judge-option", "price_in=1", "--out", out)
+	if code == exitUsage {
+		t.Fatalf("exit 2: %s", stderr)
+	}
+	if !strings.Contains(stderr, "6 call(s) reported no token counts") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	info, _ := reports.ReadRunInfo(out)
+	if info.Budget == nil || info.Budget.Unmetered != 6 || info.Budget.USD <= 0 {
+		t.Fatalf("budget %+v", info.Budget)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "summary.md"))
+	if !strings.Contains(string(md), "reported no token counts") {
+		t.Errorf("summary.md does not flag it")
+	}
 }

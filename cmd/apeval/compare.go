@@ -95,6 +95,8 @@ a link to --report-url, and the per-rule figures folded; it fits GitHub's
 		},
 	}
 	o.register(cmd, true)
+	// compare prints the comparison, not a run's summary.json.
+	cmd.Flags().Lookup("json").Usage = "print the comparison as JSON (every figure's Δ, interval, p-value, test and n; the candidate's verdict) instead of tables (same as --format json)"
 	o.registerBy(cmd)
 	cmd.Flags().StringVar(&o.Candidate, "candidate", "", "candidate judge (identity or unique prefix) when a run holds several")
 	cmd.Flags().StringVar(&o.Out, "out", "", "also write compare.parquet (one row per rule × figure) into this directory")
@@ -109,58 +111,9 @@ func runCompare(o *compareOptions, dirs []string, io IO) error {
 		return err
 	}
 	infos := rs.infos
-	// Judges of B that collide with A's identity get the directory's name
-	// appended, so a rerun of the same judge can be compared with itself.
-	rename := map[string]string{}
-	var idsA, idsB []string
-	for _, j := range infos[0].Judges {
-		idsA = append(idsA, j.Identity)
-	}
-	if len(dirs) == 2 {
-		inA := map[string]bool{}
-		for _, id := range idsA {
-			inA[id] = true
-		}
-		for _, j := range infos[1].Judges {
-			id := j.Identity
-			if inA[id] {
-				id = fmt.Sprintf("%s [%s]", id, filepath.Base(filepath.Clean(dirs[1])))
-				rename[j.Identity] = id
-			}
-			idsB = append(idsB, id)
-		}
-	} else {
-		idsB = idsA
-	}
-
-	pick := func(flag, what string, ids []string) (string, error) {
-		if flag != "" {
-			return matchJudgeName(flag, ids)
-		}
-		if len(ids) != 1 {
-			return "", usagef("the %s run holds %d judges; name one with --%s", what, len(ids), what)
-		}
-		return ids[0], nil
-	}
-	baseline, err := pick(o.Baseline, "baseline", idsA)
+	baseline, candidate, rename, err := pickJudges(dirs, infos, o.Baseline, o.Candidate)
 	if err != nil {
 		return err
-	}
-	var candidate string
-	if len(dirs) == 2 {
-		if candidate, err = pick(o.Candidate, "candidate", idsB); err != nil {
-			return err
-		}
-	} else {
-		var rest []string
-		for _, id := range idsA {
-			if id != baseline {
-				rest = append(rest, id)
-			}
-		}
-		if candidate, err = pick(o.Candidate, "candidate", rest); err != nil {
-			return err
-		}
 	}
 
 	// The two runs are decoded in parallel (decoding Parquet is most of the

@@ -30,6 +30,7 @@ func comparisonsOf(t *testing.T, dir string) string {
 // bootstrap and the sign-flip tests included, give the same figures at any concurrency and after a
 // merge of shards (they depend on sorted data and the seed only).
 func TestComparisonFiguresDeterministic(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	var want string
 	for _, c := range []string{"1", "8"} {
@@ -68,6 +69,7 @@ func TestComparisonFiguresDeterministic(t *testing.T) {
 }
 
 func TestCompareCommand(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	apeval(t, "", "run", "--out", dir, "-q")
 	code, stdout, stderr := apeval(t, "", "compare", "--baseline", sampleBaseline, "--format", "table", dir)
@@ -132,6 +134,7 @@ func TestCompareCommand(t *testing.T) {
 // injection tag is where the two recorded judge versions differ most in
 // recall.
 func TestSlicesOnSample(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	if code, _, stderr := apeval(t, "", "run", "--by", "tag", "--by", "tool", "--out", dir, "-q"); code == exitUsage {
 		t.Fatal(stderr)
@@ -183,6 +186,7 @@ func TestSlicesOnSample(t *testing.T) {
 // newer one is not held back by a single flipped case (no fire-rate drift
 // FAIL, verdict not NO-GO).
 func TestSampleStory(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	apeval(t, "", "run", "--baseline", sampleBaseline, "--out", dir, "-q")
 	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
@@ -239,6 +243,7 @@ func TestSampleStory(t *testing.T) {
 // the marker of the --config path, with the link, and exits with the
 // candidate's verdict; it refuses another format.
 func TestCompareComment(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	apeval(t, "", "run", "--out", dir, "-q")
 	cfg := filepath.Join(t.TempDir(), "apeval.toml")

@@ -18,6 +18,7 @@ import (
 // summary.json, summary.md and compare, beside latency and quality. Price
 // options never reach a backend.
 func TestCostFromWireUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	liveDataset(t, dir, 10)
 	pol := filepath.Join(dir, "policy.toml")
@@ -132,6 +133,7 @@ price_in = 0.15
 // TestRecordedTokens: a recorded judge's cost comes from the token counts
 // recorded with its calls.
 func TestRecordedTokens(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pol := filepath.Join(dir, "policy.toml")
 	os.WriteFile(pol, []byte(livePolicy), 0o644)
@@ -174,6 +176,7 @@ func TestRecordedTokens(t *testing.T) {
 // figures, as summary.json does: two recorded judges, one with 300/60
 // tokens on every call, one with 100/10, one call per case.
 func TestCompareJSONCarriesCost(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pol := filepath.Join(dir, "policy.toml")
 	os.WriteFile(pol, []byte(livePolicy), 0o644)

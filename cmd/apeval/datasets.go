@@ -50,6 +50,10 @@ when every line is valid, 2 otherwise.`,
 			}
 			r := src.reader(pol)
 			defer r.Close()
+			var stray *strayLabels
+			if policy != "" {
+				stray = newStrayLabels(pol)
+			}
 			var valid, invalid int64
 			var errs []string
 			var order datasets.SeqOrder // the check run applies, so validate accepts what run accepts
@@ -70,6 +74,9 @@ when every line is valid, 2 otherwise.`,
 					continue
 				}
 				valid++
+				if stray != nil {
+					stray.check(rec.Case)
+				}
 			}
 			if err := r.Err(); err != nil {
 				return usageError{err}
@@ -78,13 +85,20 @@ when every line is valid, 2 otherwise.`,
 				if errs == nil {
 					errs = []string{}
 				}
+				out := map[string]any{"valid": valid, "invalid": invalid, "errors": errs}
+				if stray != nil {
+					out["unknown_label_rules"] = append([]string{}, stray.ids()...)
+				}
 				enc := json.NewEncoder(io.Out)
 				enc.SetIndent("", "  ")
-				if err := enc.Encode(map[string]any{"valid": valid, "invalid": invalid, "errors": errs}); err != nil {
+				if err := enc.Encode(out); err != nil {
 					return err
 				}
 			} else {
 				fmt.Fprintf(io.Err, "%d valid, %d invalid\n", valid, invalid)
+			}
+			if msg := stray.messageOrEmpty(); msg != "" {
+				fmt.Fprintf(io.Err, "apeval: warning: %s\n", msg)
 			}
 			if invalid > 0 {
 				return exitCodeError{exitUsage}
@@ -92,8 +106,8 @@ when every line is valid, 2 otherwise.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&policy, "policy", "", "policy whose [categories] table classifies tools")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {valid, invalid, errors} as JSON")
+	cmd.Flags().StringVar(&policy, "policy", "", "policy whose [categories] table classifies tools; labels naming a rule it lacks are reported")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {valid, invalid, errors} as JSON (with --policy also unknown_label_rules)")
 	return cmd
 }
 
@@ -105,7 +119,7 @@ func newStatsCmd(io IO) *cobra.Command {
 		Use:   "stats [FILE...]",
 		Short: "Describe a dataset: cases, sessions, categories, tools, labels, recorded judges",
 		Example: `  apeval datasets stats cases.jsonl
-  apeval datasets stats --json | jq .recorded_judges`,
+  apeval datasets stats --json | jq .judges`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if asJSON {
 				format = "json"

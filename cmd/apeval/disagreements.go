@@ -7,7 +7,6 @@ import (
 	"fmt"
 	goio "io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -88,51 +87,13 @@ labels back with apeval datasets label-import.`,
 }
 
 // pickJudges resolves the baseline and candidate of one or two runs the way
-// compare does; rename maps identities of B that collide with A's to the
-// name they get (identity plus B's directory name).
+// compare does (reports.PairJudges); its errors are usage errors.
 func pickJudges(dirs []string, infos []reports.RunInfo, baselineFlag, candidateFlag string) (baseline, candidate string, rename map[string]string, err error) {
-	rename = map[string]string{}
-	var idsA, idsB []string
-	for _, j := range infos[0].Judges {
-		idsA = append(idsA, j.Identity)
+	p, err := reports.PairJudges(dirs, infos, baselineFlag, candidateFlag)
+	if err != nil {
+		return "", "", nil, usageError{err}
 	}
-	if len(dirs) == 2 {
-		inA := map[string]bool{}
-		for _, id := range idsA {
-			inA[id] = true
-		}
-		for _, j := range infos[1].Judges {
-			id := j.Identity
-			if inA[id] {
-				id = fmt.Sprintf("%s [%s]", id, filepath.Base(filepath.Clean(dirs[1])))
-				rename[j.Identity] = id
-			}
-			idsB = append(idsB, id)
-		}
-	}
-	pick := func(flag, what string, ids []string) (string, error) {
-		if flag != "" {
-			return matchJudgeName(flag, ids)
-		}
-		if len(ids) != 1 {
-			return "", usagef("the %s run holds %d judges; name one with --%s", what, len(ids), what)
-		}
-		return ids[0], nil
-	}
-	if baseline, err = pick(baselineFlag, "baseline", idsA); err != nil {
-		return "", "", nil, err
-	}
-	if len(dirs) == 1 {
-		for _, id := range idsA {
-			if id != baseline {
-				idsB = append(idsB, id)
-			}
-		}
-	}
-	if candidate, err = pick(candidateFlag, "candidate", idsB); err != nil {
-		return "", "", nil, err
-	}
-	return baseline, candidate, rename, nil
+	return p.Baseline, p.Candidate, p.Rename, nil
 }
 
 func runDisagreements(o *disagreementsOptions, dirs []string, io IO) error {

@@ -162,6 +162,7 @@ func originals(t *testing.T) map[string]map[string]any {
 var wantDisOrder = []string{"c6[del:opposite]", "c1[del:opposite]", "c3[net:opposite del:unknown]", "c5[net:unknown del:unknown]", "c2[del:opposite]"}
 
 func TestDisagreements(t *testing.T) {
+	t.Parallel()
 	dir, ds := disFixture(t)
 	code, stdout, stderr := runApeval(t, "", "datasets", "disagreements", "--dataset", ds, "--baseline", "recorded/a", filepath.Join(dir, "both"))
 	if code != 0 {
@@ -237,6 +238,7 @@ func TestDisagreements(t *testing.T) {
 }
 
 func TestDisagreementsUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir, ds := disFixture(t)
 	both := filepath.Join(dir, "both")
 	partial := filepath.Join(dir, "partial.jsonl")
@@ -267,6 +269,7 @@ func TestDisagreementsUsageErrors(t *testing.T) {
 }
 
 func TestLabelImport(t *testing.T) {
+	t.Parallel()
 	dir, ds := disFixture(t)
 	both := filepath.Join(dir, "both")
 	code, stdout, stderr := runApeval(t, "", "datasets", "disagreements", "-d", ds, "--baseline", "recorded/a", both)
@@ -363,6 +366,7 @@ func TestLabelImport(t *testing.T) {
 }
 
 func TestLabelImportUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := filepath.Join(dir, "cases.jsonl")
 	if err := os.WriteFile(ds, []byte(disDataset), 0o644); err != nil {

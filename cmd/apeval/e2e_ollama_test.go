@@ -208,6 +208,7 @@ func e2eCheckReports(t *testing.T, dir string) {
 // busy with other work one call can miss the 50 ms by a scheduling delay, so
 // a run with such a call is made once more: a systematic overhead fails both.
 func TestE2EOllamaRun(t *testing.T) {
+	t.Parallel()
 	host := e2eHost(t)
 	digest := e2eTagsDigest(t, host)
 	const maxGap = 50.0 // ms
@@ -394,6 +395,7 @@ func (s *e2eServer) kill() { _ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKIL
 // the remaining calls become counted errors, every case still has its rows,
 // and the run still writes all its reports.
 func TestE2EOllamaServerDiesMidRun(t *testing.T) {
+	t.Parallel()
 	srv := e2eStartServer(t)
 	const n, answered = 60, 4
 	var once sync.Once
@@ -416,10 +418,28 @@ func TestE2EOllamaServerDiesMidRun(t *testing.T) {
 	default:
 		t.Fatalf("the run ended before the server answered %d calls\nserver log:\n%s", answered, srv.log)
 	}
-	if !e2eIsVerdict(code) {
-		t.Fatalf("apeval run exit %d after the server died\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	// Most calls fail with a refused connection once the server is gone: a
+	// setup-class cause behind half or more of the calls, so the judge has no
+	// verdict (ERROR, exit 2) and the summary names the cause; the reports
+	// are still written.
+	if code != 2 {
+		t.Fatalf("apeval run exit %d after the server died, want 2 (a broken setup)\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	e2eCheckReports(t, out)
+	var sum struct {
+		Verdict string `json:"verdict"`
+		Judges  []struct {
+			Verdict    string `json:"verdict"`
+			SetupError string `json:"setup_error"`
+		} `json:"judges"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatalf("summary on stdout: %v", err)
+	}
+	if sum.Verdict != "ERROR" || len(sum.Judges) != 1 || sum.Judges[0].Verdict != "ERROR" ||
+		!strings.Contains(sum.Judges[0].SetupError, "connection refused") {
+		t.Errorf("verdict %q, judges %+v; want ERROR naming the refused connection", sum.Verdict, sum.Judges)
+	}
 
 	info, results := e2eReadRun(t, out)
 	if info.Cases != n || len(results) != n || info.Interrupted {
@@ -466,6 +486,7 @@ func TestE2EOllamaServerDiesMidRun(t *testing.T) {
 // the second run asks the server nothing, and its cached answers keep the
 // identity with the server's digest.
 func TestE2EOllamaRunCached(t *testing.T) {
+	t.Parallel()
 	host := e2eHost(t)
 	digest := e2eTagsDigest(t, host)
 	dataset, policy, judged := e2eWriteInputs(t, 9)
@@ -507,6 +528,7 @@ func TestE2EOllamaRunCached(t *testing.T) {
 // TestE2EOllamaJudgesCheck runs `apeval judges check --json` on the tiny
 // model and on a missing one.
 func TestE2EOllamaJudgesCheck(t *testing.T) {
+	t.Parallel()
 	host := e2eHost(t)
 	digest := e2eTagsDigest(t, host)
 
@@ -541,6 +563,7 @@ func TestE2EOllamaJudgesCheck(t *testing.T) {
 }
 
 func TestE2EOllamaRunMissingModel(t *testing.T) {
+	t.Parallel()
 	host := e2eHost(t)
 	dataset, policy, _ := e2eWriteInputs(t, 3)
 	code, stdout, stderr := e2eApeval(t, "run", "--dataset", dataset, "--policy", policy,

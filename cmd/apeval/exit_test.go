@@ -7,6 +7,7 @@ import (
 )
 
 func TestVerdictExit(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		v    metrics.Verdict
 		inc  string

@@ -8,6 +8,7 @@ import (
 )
 
 func TestGCPercentFor(t *testing.T) {
+	t.Parallel()
 	const mib = 1 << 20
 	for _, c := range []struct {
 		live uint64

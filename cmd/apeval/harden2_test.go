@@ -81,6 +81,7 @@ func TestQuotedAPIKeyNeverWritten(t *testing.T) {
 // Exec plugin stderr reaches apeval's stderr masked, and not at all under
 // --quiet.
 func TestPluginStderrMaskedAndQuiet(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 2)
 	pol := filepath.Join(dir, "policy.toml")
@@ -115,6 +116,7 @@ func TestPluginStderrMaskedAndQuiet(t *testing.T) {
 // bytes, as a nearly full disk) and runs apeval with the arguments in
 // APEVAL_CHILD_ARGS, exiting with its code.
 func TestLimitedChild(t *testing.T) {
+	t.Parallel()
 	lim := os.Getenv("APEVAL_CHILD_FSIZE")
 	if lim == "" {
 		t.Skip("the child half of apevalLimited")
@@ -153,6 +155,7 @@ func apevalLimited(t *testing.T, fsize int64, args ...string) (int, string) {
 // A run that fails while writing its reports leaves the earlier run as it
 // was, and says how to go on.
 func TestFailedReportsKeepEarlierRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")
 	if code, _, stderr := apeval(t, "", "run", "--out", out, "-q", "--no-cache", "--run-id", "first"); code == exitUsage {
@@ -212,6 +215,7 @@ func TestFailedReportsKeepEarlierRun(t *testing.T) {
 // merge --out naming one of its input shards is refused, and the shard is
 // left as it was.
 func TestMergeOutIsAnInput(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	var shards []string
 	for _, s := range []string{"1/2", "2/2"} {
@@ -236,6 +240,7 @@ func TestMergeOutIsAnInput(t *testing.T) {
 // A new cache on a full disk: the run says the disk is full, names
 // --no-cache once, and moves nothing aside as "damaged".
 func TestCacheOnFullDisk(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 2)
 	pol := filepath.Join(dir, "policy.toml")
@@ -258,6 +263,7 @@ func TestCacheOnFullDisk(t *testing.T) {
 // Two runs started at once into one bucket prefix: one writes it, the
 // other fails (exit 2) and writes nothing there.
 func TestConcurrentRunsOneBucketPrefix(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	dest := "file://" + filepath.ToSlash(base) + "/b/same"
 	type res struct {
@@ -297,6 +303,7 @@ func TestConcurrentRunsOneBucketPrefix(t *testing.T) {
 // With --out file://…, stderr never names the temporary directory (gone
 // when the run ends), and --quiet keeps the line saying where the run went.
 func TestBucketRunMessages(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	dest := "file://" + filepath.ToSlash(base) + "/b/run"
 	_, _, stderr := apeval(t, "", "run", "--out", dest, "-q", "--no-cache", "--format", "tsv")

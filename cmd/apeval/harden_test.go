@@ -15,6 +15,7 @@ import (
 // run (one shared check), and a run that fails on its input leaves no run
 // directory behind.
 func TestValidateAndRunShareSeqCheck(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{
 		"policy.toml": twoRulePolicy,
 		"back.jsonl": `{"id":"a","session_id":"s","seq":4,"tool":{"name":"Bash","arguments":{"command":"ls"}}}
@@ -39,6 +40,7 @@ func TestValidateAndRunShareSeqCheck(t *testing.T) {
 
 // Zero-based sessions and a session split across two files replay.
 func TestSeqZeroAndSplitSession(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{
 		"policy.toml": twoRulePolicy,
 		"zero.jsonl": `{"id":"a","session_id":"s","seq":0,"tool":{"name":"Bash","arguments":{"command":"ls"}}}
@@ -69,6 +71,7 @@ func TestSeqZeroAndSplitSession(t *testing.T) {
 // and keeps files apeval does not own; a non-empty directory that is not a
 // run directory is refused.
 func TestRunDirReuse(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")
 	if code, _, stderr := apeval(t, "", "run", "--out", out, "-q", "--no-cache"); code == exitUsage {
@@ -108,6 +111,7 @@ func TestRunDirReuse(t *testing.T) {
 // Absurd values of the flags that size the run are usage errors (exit 2),
 // not gigabytes of workers.
 func TestAbsurdFlagValues(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"run", "--concurrency", "100000"},
 		{"run", "--concurrency", "10000000"},
@@ -126,6 +130,7 @@ func TestAbsurdFlagValues(t *testing.T) {
 // report.html say why, with the top error messages and their counts, and
 // warn that the verdict reflects a broken setup.
 func TestLoudFailures(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 6)
 	pol := filepath.Join(dir, "policy.toml")
@@ -182,6 +187,7 @@ func TestLoudFailures(t *testing.T) {
 // --judge recorded:NAME naming no recording, and an empty dataset, are
 // usage errors (exit 2) that leave no run directory.
 func TestRecordedNameAndEmptyDataset(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{
 		"policy.toml": twoRulePolicy,
 		"empty.jsonl": "\n\n",
@@ -211,6 +217,7 @@ func TestRecordedNameAndEmptyDataset(t *testing.T) {
 // naming --no-cache, moves the file aside and completes; no temporary file
 // is left in the run directory.
 func TestDamagedCacheRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 30)
 	pol := filepath.Join(dir, "policy.toml")
@@ -256,6 +263,7 @@ func TestDamagedCacheRun(t *testing.T) {
 // --judge-option reach neither run.json, summary.json, the reports, the
 // cache file nor the error column; requests still carry them.
 func TestBaseURLSecretsStayOut(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 4)
 	pol := filepath.Join(dir, "policy.toml")

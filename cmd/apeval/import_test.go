@@ -97,6 +97,7 @@ command_prefix = ["rm", "sudo", "psql", "curl"]
 // Four trajectory events, imported and replayed with a network boundary
 // rule, come out ALLOW, ALLOW, REVIEW, PAUSE.
 func TestImportTrajectorySeed002(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{"policy.toml": `schema = "apeval.policy/v1"
 [[rule]]
 id = "network-boundary"
@@ -128,6 +129,7 @@ pause_at = 2
 }
 
 func TestImportCommandUsage(t *testing.T) {
+	t.Parallel()
 	// Without --from the format is detected and named.
 	code, _, stderr := apeval(t, "", "datasets", "import", importTestdata+"codex-rollout-current", "--out", filepath.Join(t.TempDir(), "c.jsonl"))
 	if code != 0 || !strings.Contains(stderr, "format codex-rollout (detected from the first records of") {
@@ -149,6 +151,7 @@ func TestImportCommandUsage(t *testing.T) {
 }
 
 func TestStatsByTool(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{
 		"policy.toml": "schema = \"apeval.policy/v1\"\n[categories]\ndeploy = \"external_send\"\n",
 		"cases.jsonl": `{"id":"a","tool":{"name":"GmailReadEmail"}}
@@ -174,6 +177,7 @@ func TestStatsByTool(t *testing.T) {
 // The team's own Claude Code rules as the baseline: datasets stats and the
 // gate-action table count what they would allow, ask or deny.
 func TestPermissionsFrom(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{
 		"settings.json": `{"permissions": {"allow": ["Bash(ls:*)"], "ask": ["Bash(git push:*)"], "deny": ["Bash(rm:*)"]}}`,
 		"policy.toml":   "schema = \"apeval.policy/v1\"\n[[rule]]\nid = \"r\"\naction = \"audit_only\"\nclass = \"audit\"\n[rule.when]\ncommand_prefix = [\"rm\"]\n",
@@ -220,6 +224,7 @@ func TestPermissionsFrom(t *testing.T) {
 // Compressed datasets read in run and datasets commands, by their magic
 // bytes (the .data name says nothing).
 func TestCompressedDatasets(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{"policy.toml": twoRulePolicy})
 	cases := `{"id":"a","tool":{"name":"Bash","arguments":{"command":"git push origin main"}},"labels":{"git-audit":"match"}}
 {"id":"b","tool":{"name":"Bash","arguments":{"command":"ls"}},"labels":{"git-audit":"no_match"}}

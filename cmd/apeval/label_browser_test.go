@@ -118,6 +118,7 @@ func chromiumPath() string {
 }
 
 func TestLabelServeBrowser(t *testing.T) {
+	t.Parallel()
 	bin := apevalBinary(t)
 	dir, cases, policy := unlabeledSampleRun(t, bin)
 	queue := filepath.Join(t.TempDir(), "queue.jsonl")

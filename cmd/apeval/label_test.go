@@ -67,6 +67,7 @@ func oracleLabels(t *testing.T, queue, out string) int {
 // weighted figures whose intervals hold the fully labeled sample's figures;
 // without --labels, report rewrites the run's files byte for byte.
 func TestLabelsWeightFigures(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	u := filepath.Join(dir, "u")
 	run := filepath.Join(dir, "run")
@@ -246,6 +247,7 @@ func decisionWeights(t *testing.T, path string) weightStats {
 }
 
 func TestPartItems(t *testing.T) {
+	t.Parallel()
 	var q []datasets.SampleLabel
 	for i := 1; i <= 10; i++ {
 		q = append(q, datasets.SampleLabel{Order: i, Overlap: i == 4 || i == 9})

@@ -13,6 +13,7 @@ import (
 // judge=<identity>/ pair of files per judge; run, report and merge give the
 // same figures as the flat layout.
 func TestOutLayoutHive(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	flat := filepath.Join(base, "flat")
 	if code, _, stderr := apeval(t, "", "run", "-q", "--out", flat); code == exitUsage {

@@ -176,6 +176,7 @@ type metricsRow struct {
 }
 
 func TestRunAgainstFakeOllamaAndOpenAI(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 10)
 	pol := filepath.Join(dir, "policy.toml")
@@ -276,6 +277,7 @@ func TestRunAgainstFakeOllamaAndOpenAI(t *testing.T) {
 }
 
 func TestUnreachableJudgeAndMissingModel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 4)
 	pol := filepath.Join(dir, "policy.toml")
@@ -326,6 +328,7 @@ func TestUnreachableJudgeAndMissingModel(t *testing.T) {
 }
 
 func TestInterruptKeepsFinishedCases(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 40)
 	pol := filepath.Join(dir, "policy.toml")
@@ -362,6 +365,7 @@ func TestInterruptKeepsFinishedCases(t *testing.T) {
 // every call and answers the second; --retries 1 with a short --timeout gets
 // every call answered, in two attempts.
 func TestRetriesThroughRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 4)
 	pol := filepath.Join(dir, "policy.toml")

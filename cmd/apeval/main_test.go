@@ -54,6 +54,7 @@ func readSummary(t *testing.T, dir string) summaryFile {
 var verdictCode = map[string]int{"GO": 0, "NO-GO": 1, "INCONCLUSIVE": 3}
 
 func TestRunSample(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "run")
 	code, stdout, stderr := apeval(t, "", "run", "--out", out, "--quiet")
 	s := readSummary(t, out)
@@ -80,6 +81,7 @@ func TestRunSample(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := filepath.Join(dir, "cases.jsonl")
 	os.WriteFile(ds, []byte(`{"id":"a","tool":{"name":"Bash","arguments":{"command":"ls"}}}`+"\n"), 0o644)
@@ -97,7 +99,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--format", "xml"}, "--format"},
 		{[]string{"run", "--baseline", "nosuchjudge", "--out", filepath.Join(dir, "x")}, "matches no judge"},
 		{[]string{"run", "--dataset", filepath.Join(dir, "missing.jsonl"), "--policy", pol}, "missing.jsonl"},
-		{[]string{"run", "--policy", filepath.Join(dir, "nope.toml")}, "nope.toml"},
+		{[]string{"run", "--dataset", filepath.Join(dir, "cases.jsonl"), "--policy", filepath.Join(dir, "nope.toml")}, "nope.toml"},
 		{[]string{"run", "--nosuchflag"}, "unknown flag"},
 		{[]string{"report"}, "at least one run directory"},
 		{[]string{"gate", dir}, "not a run directory"},
@@ -139,6 +141,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 }
 
 func TestInvalidLines(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{
 		"policy.toml": twoRulePolicy,
 		"cases.jsonl": `{"id":"a","tool":{"name":"Bash","arguments":{"command":"rm -rf x"}}}
@@ -198,6 +201,7 @@ func readResults(t *testing.T, dir string) []*replay.Result {
 }
 
 func TestConcurrencyGivesIdenticalDecisions(t *testing.T) {
+	t.Parallel()
 	var prev []*replay.Result
 	for _, c := range []string{"1", "3", "16"} {
 		out := filepath.Join(t.TempDir(), "run")
@@ -246,6 +250,7 @@ func comparableSummary(t *testing.T, dir string) string {
 }
 
 func TestShardAndMergeEqualSingleRun(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	single := filepath.Join(base, "single")
 	apeval(t, "", "run", "--out", single, "-q")
@@ -276,6 +281,7 @@ func TestShardAndMergeEqualSingleRun(t *testing.T) {
 }
 
 func TestReportAndGateRecompute(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "run")
 	code, _, _ := apeval(t, "", "run", "--out", out, "-q")
 	before := comparableSummary(t, out)
@@ -309,6 +315,7 @@ func TestReportAndGateRecompute(t *testing.T) {
 }
 
 func TestStdinDataset(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{"policy.toml": twoRulePolicy})
 	cases := `{"id":"a","tool":{"name":"Bash","arguments":{"command":"git push origin main"}},"labels":{"git-audit":"match"}}
 {"id":"b","tool":{"name":"Bash","arguments":{"command":"ls"}},"labels":{"git-audit":"no_match"}}

@@ -153,6 +153,7 @@ prompt = "b.txt"
 // --judge SPEC@URL carries a server on the command line: two flags, two
 // servers, and the identities differ by prompt.
 func TestJudgeFlagWithServer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 6)
 	pol := filepath.Join(dir, "policy.toml")
@@ -180,6 +181,7 @@ func TestJudgeFlagWithServer(t *testing.T) {
 }
 
 func TestJudgeTableErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ toml, want string }{
 		{"[[judge]]\nspec = \"exec:./j\"\nbase_url = \"http://x\"\n", "apeval.toml:3: judge[0].base_url: only openai: and ollama:"},
 		{"[[judge]]\nspec = \"openai:m\"\nbase_url = \"ftp://x\"\n", "apeval.toml:3: judge[0].base_url:"},
@@ -207,6 +209,7 @@ func promptHash(t *testing.T, dir, name string) string {
 // endpoint): the servers tell the two identities apart; the same server
 // twice is refused.
 func TestSameModelOnTwoServers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 6)
 	pol := filepath.Join(dir, "policy.toml")

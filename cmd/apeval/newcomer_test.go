@@ -87,6 +87,7 @@ func TestInitThenRunWithNoFlags(t *testing.T) {
 // TestConfigUnknownKeyNamesTheLine: unknown keys are errors with the file
 // and line, like policies.
 func TestConfigUnknownKeyNamesTheLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "apeval.toml")
 	os.WriteFile(cfg, []byte("schema = \"apeval.config/v1\"\nconcurrency = 2\n\n[[judge]]\nspec = \"none\"\nprice_inn = 3\n\n[filter]\nlimt = 4\n"), 0o644)
@@ -114,6 +115,7 @@ func TestConfigUnknownKeyNamesTheLine(t *testing.T) {
 // only tagged cases, --rule only that rule; run.json and every report
 // header say the run is filtered.
 func TestFilters(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sessions := func(out string) map[string]int {
 		m := map[string]int{}
@@ -259,6 +261,7 @@ var colourEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
 // line of apeval run's output is wider than 100 (the wide tables are 276);
 // colour is on there, and NO_COLOR or --no-color turn it off.
 func TestTablesFitA100ColumnTerminal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, out := ptyRun(t, 100, nil, "run", "-q", "--out", filepath.Join(dir, "a"))
 	if code == exitUsage {
@@ -319,6 +322,7 @@ func maxWidth(s string) int {
 
 // TestCompareHeaderSaysFiltered: compare of a filtered run says so first.
 func TestCompareHeaderSaysFiltered(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "run")
 	if code, _, stderr := apeval(t, "", "run", "-q", "--tag", "ja", "--out", out); code == exitUsage {
 		t.Fatal(stderr)
@@ -335,6 +339,7 @@ func TestCompareHeaderSaysFiltered(t *testing.T) {
 // TestMergeKeepsCaseColumns: the tool and time columns survive apeval
 // merge (they are read back from the shards, not from the dataset).
 func TestMergeKeepsCaseColumns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, s := range []string{"1", "2"} {
 		if code, _, stderr := apeval(t, "", "replay", "-q", "--shard", s+"/2", "--out", filepath.Join(dir, "shard-"+s)); code != 0 {

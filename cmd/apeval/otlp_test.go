@@ -24,6 +24,7 @@ import (
 // span per live judge call (summary.json's calls), and the evaluation
 // events' figures, intervals and statuses equal to summary.json's.
 func TestRunOTLP(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var spans []*tracepb.Span
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestProgressLines(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	var b bytes.Buffer
 	p := newProgress(&b, false, 1000, t0)
@@ -36,6 +37,7 @@ func TestProgressLines(t *testing.T) {
 // a slow start does not drag it down for the rest of the run, and a pause
 // while calls are in flight shows as a lower rate, not zero at once.
 func TestProgressRateIsWindowed(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	var b bytes.Buffer
 	p := newProgress(&b, false, 10000, t0)

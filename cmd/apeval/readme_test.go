@@ -12,6 +12,7 @@ import (
 // TestREADMEDocumentsEveryCommandAndFlag keeps README.md honest: every
 // command and every flag of every command must be mentioned there.
 func TestREADMEDocumentsEveryCommandAndFlag(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

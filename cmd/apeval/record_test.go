@@ -45,6 +45,7 @@ func readCases(t *testing.T, path string) []*datasets.Case {
 }
 
 func TestRecordHook(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "rec", "cases.jsonl")
 	code, stdout, stderr := apeval(t, recordPayload(t, "toolu_01Deploy"), "record", "--out", out)
@@ -102,6 +103,7 @@ func TestRecordHook(t *testing.T) {
 // Concurrent agents append whole lines: 8 writers × 40 calls give 320
 // valid, distinct cases.
 func TestRecordConcurrentAppends(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "cases.jsonl")
 	var wg sync.WaitGroup
 	for w := range 8 {
@@ -126,20 +128,14 @@ var (
 	recordBinErr  error
 )
 
-// recordBinary builds cmd/apeval-record, the hook as a program of its own.
+// recordBinary builds cmd/apeval-record, the hook as a program of its own,
+// once per test process into the repository's .cache/testbin. go build
+// leaves an up-to-date binary there as it is, so with a warm build cache
+// this costs no link.
 func recordBinary(tb testing.TB) string {
 	tb.Helper()
 	recordBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "apeval-record-bin-")
-		if err != nil {
-			recordBinErr = err
-			return
-		}
-		recordBinPath = filepath.Join(dir, "apeval-record")
-		out, err := exec.Command("go", "build", "-o", recordBinPath, "../apeval-record").CombinedOutput()
-		if err != nil {
-			recordBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
+		recordBinPath, recordBinErr = buildCached("apeval-record", "../apeval-record")
 	})
 	if recordBinErr != nil {
 		tb.Fatal(recordBinErr)
@@ -151,11 +147,12 @@ func recordBinary(tb testing.TB) string {
 // payload (one implementation, importers.RunHook), print nothing and exit 0,
 // also on a flag they do not know.
 func TestRecordBinaryMatchesCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
 	payload := recordPayload(t, "toolu_same")
 	for _, c := range []*exec.Cmd{
-		exec.Command(apevalBinary(t), "record", "--out", a),
+		exec.Command(selfBinary(t), "record", "--out", a),
 		exec.Command(recordBinary(t), "--out", b, "--unknown-flag"),
 	} {
 		c.Stdin = strings.NewReader(payload)

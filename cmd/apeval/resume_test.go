@@ -41,6 +41,7 @@ func newFlakyServer(t *testing.T) (*httptest.Server, *atomic.Int64, *atomic.Bool
 // run --resume DIR re-sends only the calls that failed in DIR, with DIR's
 // settings and judges, into a new run directory that says what it re-sent.
 func TestResumeResendsOnlyFailedCalls(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// One case per session: a failed call changes no later call's input
 	// (the fire counts of its session), so exactly the failed calls differ.
@@ -114,4 +115,22 @@ func TestResumeResendsOnlyFailedCalls(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "--no-cache") {
 		t.Fatalf("--no-cache: exit %d, %s", code, stderr)
 	}
+}
+
+// newNoUsageServer answers like the OpenAI-compatible servers that report
+// no usage.
+func newNoUsageServer(t *testing.T) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"object":"list","data":[]}`)
+	})
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		body := readBody(r)
+		w.Header().Set("Content-Type", "application/json")
+		content := fmt.Sprintf("%q", judgeAnswer(promptText(body), false))
+		fmt.Fprintf(w, `{"id":"x","object":"chat.completion","model":"judge-large","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}]}`, content)
+	})
+	s := httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
 }

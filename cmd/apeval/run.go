@@ -190,6 +190,11 @@ func (o *runOptions) validate(getenv func(string) string) error {
 	if len(o.Datasets) > 0 && o.Policy == "" {
 		return usagef("--policy is required with --dataset (the embedded sample policy only fits the embedded sample)")
 	}
+	if o.Policy != "" && len(o.Datasets) == 0 {
+		// Without this, the user's policy and judges would run over the
+		// embedded sample: a paid API billed for cases nobody meant.
+		return usagef("--policy %s needs --dataset: without one, apeval would evaluate the embedded sample with your policy and judges; pass --dataset FILE (or drop --policy to try the sample)", o.Policy)
+	}
 	if o.Concurrency < 1 || o.Concurrency > replay.MaxConcurrency {
 		return usagef("--concurrency must be between 1 and %d, got %d", replay.MaxConcurrency, o.Concurrency)
 	}
@@ -337,6 +342,10 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	if res.invalid > 0 {
 		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.invalid, res.firstInvalid)
 	}
+	stray := p.stray.messageOrEmpty()
+	if stray != "" {
+		fmt.Fprintf(io.Err, "apeval: warning: %s\n", stray)
+	}
 	stopped := p.w.Info().Partial
 	if o.replayOnly {
 		p.w.ReportsWritten() // replay writes no reports: the run is complete
@@ -357,6 +366,9 @@ func runRun(ctx context.Context, o *runOptions, io IO) error {
 	rep, err := ev.finish(*p.w.Info())
 	if err != nil {
 		return err
+	}
+	if stray != "" {
+		rep.Summary.Warnings = append(rep.Summary.Warnings, stray) // in summary.json and summary.md too
 	}
 	defer func() { _ = rep.Summary.Release() }() // a temporary file with no name; nothing to keep
 	finishTrace(rep)
@@ -390,6 +402,7 @@ type preparedRun struct {
 	pol      *replay.Policy
 	crit     replay.KillCriteria
 	critFrom string // where crit came from, for run.json
+	stray    *strayLabels
 	src      *source
 	stats    *datasets.Stats   // when the dataset was scanned for recorded judges
 	sel      *sessionSelection // sessions chosen by --rule/--tag/--limit/--sample; nil for all
@@ -427,6 +440,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	if err := replay.AddPermissionImports(pol, o.PermissionsFrom); err != nil {
 		return nil, usageError{err}
 	}
+	p.stray = newStrayLabels(pol) // before --rule: a rule filtered out is not a typo
 	if pol, err = o.Filter.restrictPolicy(pol); err != nil {
 		return nil, err
 	}
@@ -573,7 +587,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 
 	rd := p.src.reader(p.pol)
 	defer rd.Close()
-	in := &caseFeed{r: rd, skipInvalid: o.SkipInvalid, shard: o.shard, sel: p.sel, errOut: io.Err, stop: &o.Budget.stopped}
+	in := &caseFeed{r: rd, skipInvalid: o.SkipInvalid, shard: o.shard, sel: p.sel, errOut: io.Err, stop: &o.Budget.stopped, stray: p.stray}
 	var cut budgetCut
 
 	ropts := replay.Options{
@@ -732,21 +746,9 @@ func resolveJudge(want string, judges []judge.Judge) (string, error) {
 }
 
 func matchJudgeName(want string, ids []string) (string, error) {
-	alt := strings.Replace(want, ":", "/", 1)
-	var hits []string
-	for _, id := range ids {
-		if id == want || id == alt {
-			return id, nil
-		}
-		if strings.HasPrefix(id, want) || strings.HasPrefix(id, alt) {
-			hits = append(hits, id)
-		}
+	id, err := reports.MatchJudge(want, ids)
+	if err != nil {
+		return "", usageError{err}
 	}
-	switch len(hits) {
-	case 1:
-		return hits[0], nil
-	case 0:
-		return "", usagef("--baseline %q matches no judge; the judges are: %s", want, strings.Join(ids, ", "))
-	}
-	return "", usagef("--baseline %q is ambiguous: %s", want, strings.Join(hits, ", "))
+	return id, nil
 }

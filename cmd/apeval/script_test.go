@@ -20,16 +20,21 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"apeval":           func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"interrupt-apeval": interruptApeval,
+		"keyword-judge":    keywordJudge,
 	})
 }
 
 // TestScripts runs testdata/script/*.txtar: apeval used the way a user
 // uses it, one scenario per file.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"exits": cmdExits, "samefigures": cmdSameFigures, "p95steady": cmdP95Steady,
+		},
+		Setup: scriptServers,
 		Condition: func(cond string) (bool, error) {
 			if cond == "procfs" {
 				_, err := os.Stat("/proc/self/stat")

@@ -25,6 +25,7 @@ func apevalEnv(t *testing.T, env map[string]string, args ...string) (int, string
 // environment, cover the sample exactly once: merged, they equal one
 // unsharded run.
 func TestShardAutoPerScheduler(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	single := filepath.Join(base, "single")
 	if code, _, stderr := apeval(t, "", "run", "--out", single, "-q"); code == exitUsage {
@@ -93,6 +94,7 @@ func TestShardAutoPerScheduler(t *testing.T) {
 }
 
 func TestShardFlagErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		env  map[string]string
 		args []string
@@ -113,6 +115,7 @@ func TestShardFlagErrors(t *testing.T) {
 
 // An explicit --shard I/N wins over a scheduler's environment.
 func TestShardExplicitWins(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	env := map[string]string{"CI_NODE_INDEX": "1", "CI_NODE_TOTAL": "3"}
 	if code, _, stderr := apevalEnv(t, env, "run", "-q", "--shard", "2/2", "--out", dir); code == exitUsage {

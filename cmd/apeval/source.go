@@ -263,6 +263,8 @@ type caseFeed struct {
 	errOut      io.Writer
 	// stop, when set, ends the input early: a budget stopped sending calls.
 	stop *atomic.Bool
+	// stray, when set, notes labels naming rules the policy lacks.
+	stray *strayLabels
 
 	cases        int64
 	valid        int64 // valid cases read, in any shard
@@ -298,6 +300,9 @@ func (f *caseFeed) next() (*datasets.Case, bool) {
 			continue // failing anyway: keep reading only to list every bad line
 		}
 		f.valid++
+		if f.stray != nil {
+			f.stray.check(rec.Case)
+		}
 		if !f.shard.Owns(rec.Case.SessionID) || !f.sel.keepSession(rec.Case.SessionID) {
 			continue
 		}

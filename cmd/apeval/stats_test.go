@@ -11,6 +11,7 @@ import (
 // datasets stats skips bad lines and says how many: the JSON's "invalid"
 // and the table's "invalid lines" count them (both said 0 before).
 func TestDatasetsStatsCountsInvalidLines(t *testing.T) {
+	t.Parallel()
 	ds := filepath.Join(t.TempDir(), "cases.jsonl")
 	data := `{"id":"a","tool":{"name":"Bash","arguments":{"command":"ls"}}}
 {"id":"b","tool":{}}

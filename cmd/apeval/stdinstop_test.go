@@ -16,7 +16,8 @@ import (
 // validate` from stopping. run exits 130 and says it was interrupted;
 // validate names the stop.
 func TestInterruptWhileWaitingForStdin(t *testing.T) {
-	bin := apevalBinary(t)
+	t.Parallel()
+	bin := selfBinary(t)
 	dir := t.TempDir()
 	pol := filepath.Join(dir, "policy.toml")
 	if err := os.WriteFile(pol, []byte(benchDeterministicPolicy), 0o644); err != nil {

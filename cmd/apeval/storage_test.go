@@ -138,6 +138,7 @@ func TestDatasetFromBucket(t *testing.T) {
 
 // A secret in a dataset URL's query never reaches run.json.
 func TestMaskURLs(t *testing.T) {
+	t.Parallel()
 	got := maskURLs([]string{"s3://b/k.jsonl?region=eu-west-1&aws_session_token=AbC123dEf456", "local.jsonl"})
 	if strings.Contains(got[0], "AbC123dEf456") || !strings.Contains(got[0], "region=eu-west-1") || got[1] != "local.jsonl" {
 		t.Fatalf("maskURLs = %v", got)
@@ -147,6 +148,7 @@ func TestMaskURLs(t *testing.T) {
 // Shards written to a bucket, merged from it: the same summary and
 // decisions as one local run; gate, report and compare read the prefixes.
 func TestRunToBucketAndMergeFromIt(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	bucket := filepath.Join(base, "bucket")
 	if err := os.MkdirAll(bucket, 0o755); err != nil {
@@ -270,6 +272,7 @@ func TestRunToBucketAndMergeFromIt(t *testing.T) {
 // A run that fails before committing run.json uploads nothing; the hive
 // layout puts the run under run_id=<id> below the URL.
 func TestRunToBucketFailureAndHive(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	bucket := filepath.Join(base, "bucket")
 	_ = os.MkdirAll(bucket, 0o755)

@@ -184,6 +184,7 @@ func readRepeatRows(t *testing.T, dir string) map[string]repeatRow {
 // per rule and a known first-position bias: both are recovered within
 // their intervals, and the stable rule flips never.
 func TestRepeatAndShuffleRecoverTheJudgesWavering(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const cases = 150
 	ds := wavererDataset(t, dir, cases)
@@ -277,6 +278,7 @@ func sameRepeatRows(a, b map[string]repeatRow) bool {
 // Two runs with repeats, compared: the table and --json carry each judge's
 // flip rate and position effect.
 func TestCompareCarriesRepeats(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := wavererDataset(t, dir, 30)
 	pol := filepath.Join(dir, "policy.toml")
@@ -316,6 +318,7 @@ func TestCompareCarriesRepeats(t *testing.T) {
 
 // report.html shows each rule's flip rate and position effect on its card.
 func TestHTMLShowsWavering(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ds := wavererDataset(t, dir, 12)
 	pol := filepath.Join(dir, "policy.toml")

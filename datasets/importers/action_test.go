@@ -8,6 +8,7 @@ import (
 // The ways public agent datasets write an action (R-Judge and the datasets
 // it draws on: ToolEmu, AgentMonitor, InterCode, AutoGPT logs).
 func TestParseAction(t *testing.T) {
+	t.Parallel()
 	type call struct {
 		Name string
 		Args map[string]any

@@ -27,6 +27,7 @@ func byID(cases []*datasets.Case) map[string]*datasets.Case {
 // A Claude Code 2.1 session: a slash command, a sub-agent in its own file,
 // blank assistant turns, a background-task notification and a compaction.
 func TestClaudeSessionRequestAndOrder(t *testing.T) {
+	t.Parallel()
 	cases, sum, _ := importAll(t, "claude-code-transcript", Options{}, sessionsDir)
 	// Sub-agent calls take their place by time: the two web calls made at
 	// 14:12:35 come right after the Task call of 14:12:30, before the main
@@ -93,6 +94,7 @@ func TestClaudeSessionRequestAndOrder(t *testing.T) {
 
 // A session's file given alone brings its sub-agents' files with it.
 func TestClaudeSessionFileAlone(t *testing.T) {
+	t.Parallel()
 	cases, sum, _ := importAll(t, "claude-code-transcript", Options{}, sessionsDir+"/-home-dev-todo/3b9f6a2e-1c4d-4e8a-9f70-5d2c8b1a6e43.jsonl")
 	if len(cases) != 6 || len(sum.Sources) != 2 || cases[1].ID != "cc-toolu_01WebSearch1" {
 		t.Errorf("%v from %d sources", ids(cases), len(sum.Sources))
@@ -102,6 +104,7 @@ func TestClaudeSessionFileAlone(t *testing.T) {
 // Codex 0.104: a tool_search_call's arguments are an object, and
 // web_search_call items are network calls the boundary must see.
 func TestCodexCurrentItems(t *testing.T) {
+	t.Parallel()
 	cases, sum, _ := importAll(t, "codex-rollout", Options{}, "testdata/codex-rollout-current")
 	if sum.Errors != 0 {
 		t.Fatalf("errors %v", sum.Sources[0].Errors)
@@ -135,6 +138,7 @@ func TestCodexCurrentItems(t *testing.T) {
 // tool_use_id: every element is a record, and two identical git status
 // calls are two cases.
 func TestJSONArrayLogs(t *testing.T) {
+	t.Parallel()
 	const p = "testdata/claude-code-hooks/logs/pre_tool_use.json"
 	cases, sum, _ := importAll(t, "claude-code-hooks", Options{}, p)
 	if sum.Errors != 0 || len(cases) != 4 || sum.Records != 4 {
@@ -165,6 +169,7 @@ func TestJSONArrayLogs(t *testing.T) {
 // A wrong --from is an error naming the format the records look like; a
 // hook log without tool_input warns.
 func TestWrongFormatAndMissingInput(t *testing.T) {
+	t.Parallel()
 	cases, sum, _ := importAll(t, "claude-code-transcript", Options{}, "testdata/codex-rollout/sessions")
 	if errs := sum.Sources[0].Errors; len(cases) != 0 || len(errs) == 0 || !strings.Contains(errs[len(errs)-1], "look like codex-rollout, not claude-code-transcript") {
 		t.Errorf("codex read as a transcript: %d cases, %v", len(cases), sum.Sources[0].Errors)
@@ -177,6 +182,7 @@ func TestWrongFormatAndMissingInput(t *testing.T) {
 
 // The record hook gives two identical payloads without tool_use_id two ids.
 func TestRecordIdenticalCalls(t *testing.T) {
+	t.Parallel()
 	payload := []byte(`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git status"}}`)
 	now := time.Date(2026, 2, 3, 14, 0, 0, 0, time.UTC)
 	a, err := RecordCase(payload, RecordOptions{Now: now})
@@ -211,6 +217,7 @@ func writeFile(t *testing.T, p string, data []byte) {
 // OpenCode storage: a session, its messages and their parts, one JSON file
 // each, read in id (creation) order.
 func TestOpenCode(t *testing.T) {
+	t.Parallel()
 	cases, sum, text := importAll(t, "opencode", Options{}, "testdata/opencode")
 	want := []string{"opencode-toolu_01HugoBuild", "opencode-toolu_01Rsync", "opencode-toolu_01Fetch"}
 	if !slices.Equal(ids(cases), want) {
@@ -252,6 +259,7 @@ func TestOpenCode(t *testing.T) {
 // Claude Code's `-p --output-format stream-json` output: session_id and
 // cwd from the init line, sub-agent messages marked by parent_tool_use_id.
 func TestClaudeStreamJSON(t *testing.T) {
+	t.Parallel()
 	const p = "testdata/claude-code-stream-json/run.jsonl"
 	cases, sum, text := importAll(t, "claude-code-stream-json", Options{}, p)
 	want := []string{"cc-toolu_01DocsTask", "cc-toolu_01DocsFetch", "cc-toolu_01Rotate"}
@@ -288,6 +296,7 @@ func TestClaudeStreamJSON(t *testing.T) {
 
 // Codex `exec --json` events: an item's first event is the case.
 func TestCodexExecJSON(t *testing.T) {
+	t.Parallel()
 	const p = "testdata/codex-exec-json/exec.jsonl"
 	cases, sum, _ := importAll(t, "codex-exec-json", Options{Workspace: "/work/repo"}, p)
 	const th = "codexexec-0199a213-81c0-7800-8aa1-bbab2a035a53-"
@@ -319,6 +328,7 @@ func TestCodexExecJSON(t *testing.T) {
 // Gemini CLI sessions: a whole-file ConversationRecord (chats/session-*.json)
 // and the JSONL form, where a message is written again as its calls go on.
 func TestGeminiCLI(t *testing.T) {
+	t.Parallel()
 	cases, sum, _ := importAll(t, "gemini-cli", Options{Workspace: "/home/dev/site"}, "testdata/gemini-cli")
 	const s1, s2 = "gemini-5f3e2a1b-7c4d-4e9f-a0b1-c2d3e4f5a6b7-", "gemini-7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d-"
 	want := []string{s1 + "run_shell_command-1758190505000-ab12", s1 + "run_shell_command-1758190560000-cd34",
@@ -359,6 +369,7 @@ func TestGeminiCLI(t *testing.T) {
 // OTLP JSON traces: execute_tool spans are the calls, in start order, the
 // chat span's input messages their context.
 func TestOTelGenAISpans(t *testing.T) {
+	t.Parallel()
 	cases, sum, text := importAll(t, "otel-genai-spans", Options{}, "testdata/otel-genai-spans")
 	want := []string{"otel-0af7651916cd43dd8448eb211c80319c-aaa19b7ec3c1b101", "otel-call_mszuSIzqtI65i1wAUOE8w5H4", "otel-call_Qx1"}
 	if !slices.Equal(ids(cases), want) {
@@ -391,6 +402,7 @@ func TestOTelGenAISpans(t *testing.T) {
 // Claude Code's OpenTelemetry events: each tool_decision is a case, what
 // the person answered its approval_outcome.
 func TestClaudeCodeOTel(t *testing.T) {
+	t.Parallel()
 	const p = "testdata/claude-code-otel/logs.jsonl"
 	cases, sum, text := importAll(t, "claude-code-otel", Options{}, p)
 	if len(cases) != 4 {

@@ -41,6 +41,7 @@ func readRecorded(t *testing.T, path string) (cases []*datasets.Case, bad []erro
 // Recorded calls keep their session order: the hook leaves seq out and the
 // reader numbers the records in file order.
 func TestHookKeepsSessionOrder(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "cases.jsonl")
 	for i := 0; i < 3; i++ {
 		RunHook(strings.NewReader(testHookPayload("s1", fmt.Sprintf("toolu_%d", i), "ls", "")), HookOptions{Out: out}, time.Now())
@@ -62,6 +63,7 @@ func TestHookKeepsSessionOrder(t *testing.T) {
 
 // The hook writes no line the reader would refuse: one limit for both.
 func TestHookLineLimitIsTheReaders(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "cases.jsonl")
 	big := strings.Repeat("a", datasets.DefaultMaxLineBytes) // under the payload cap, over the line limit
@@ -83,6 +85,7 @@ func TestHookLineLimitIsTheReaders(t *testing.T) {
 // A FIFO (or any file that is not a regular file) as transcript_path never
 // blocks the hook.
 func TestHookFIFOTranscriptDoesNotBlock(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "transcript.jsonl")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -112,6 +115,7 @@ func TestHookFIFOTranscriptDoesNotBlock(t *testing.T) {
 // lost and logged, and the next call is a line of its own. The write runs
 // in a child process under RLIMIT_FSIZE.
 func TestHookShortWriteLeavesNoPartialLine(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("APEVAL_HOOK_FSIZE_CHILD") != "" {
 		limit, _ := strconv.ParseUint(os.Getenv("APEVAL_HOOK_FSIZE_CHILD"), 10, 64)
 		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: limit, Max: limit}); err != nil {
@@ -152,6 +156,7 @@ func TestHookShortWriteLeavesNoPartialLine(t *testing.T) {
 // The masker shapes of the second hardening round never reach the
 // recorded file (the recording log's copy of what a judge will see).
 func TestHookMasksRound2Shapes(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "cases.jsonl")
 	shapes := map[string]string{
 		"aws configure set aws_secret_access_key wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY":             "wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY",

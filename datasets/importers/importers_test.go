@@ -72,6 +72,7 @@ func wantErrors(t *testing.T, s *SourceSummary, want ...string) {
 }
 
 func TestClaudeTranscript(t *testing.T) {
+	t.Parallel()
 	cases, sum, text := importAll(t, "claude-code-transcript", Options{}, "testdata/claude-code-transcript")
 	want := []string{"cc-toolu_01RmBuild", "cc-toolu_01Explore", "cc-toolu_01GlobDeploy", "cc-toolu_01Deploy"}
 	if !slices.Equal(ids(cases), want) {
@@ -125,6 +126,7 @@ func TestClaudeTranscript(t *testing.T) {
 }
 
 func TestClaudeHooks(t *testing.T) {
+	t.Parallel()
 	cases, sum, _ := importAll(t, "claude-code-hooks", Options{}, hooksFile)
 	want := []string{"cc-toolu_01RmBuild", "cc-toolu_01Deploy", "cc-toolu_01PullReq"}
 	if !slices.Equal(ids(cases), want) {
@@ -155,6 +157,7 @@ func TestClaudeHooks(t *testing.T) {
 }
 
 func TestCodexRollout(t *testing.T) {
+	t.Parallel()
 	cases, sum, _ := importAll(t, "codex-rollout", Options{}, "testdata/codex-rollout")
 	// Lexical walk: legacy/ before sessions/.
 	if len(cases) != 6 {
@@ -192,6 +195,7 @@ func TestCodexRollout(t *testing.T) {
 }
 
 func TestRJudge(t *testing.T) {
+	t.Parallel()
 	cases, sum, text := importAll(t, "r-judge", Options{RuleID: "risky"}, "testdata/r-judge")
 	byID := map[string]*datasets.Case{}
 	for _, c := range cases {
@@ -264,6 +268,7 @@ func TestRJudge(t *testing.T) {
 }
 
 func TestTrajectoryEvents(t *testing.T) {
+	t.Parallel()
 	cases, sum, _ := importAll(t, "trajectory-events", Options{}, "testdata/trajectory-events/events.jsonl")
 	type got struct{ tool, arg, ws string }
 	var g []got
@@ -285,6 +290,7 @@ func TestTrajectoryEvents(t *testing.T) {
 
 // Same input, same ids and the same bytes; masking off keeps secrets.
 func TestDeterministicAndNoMask(t *testing.T) {
+	t.Parallel()
 	for _, f := range []struct{ format, src string }{{"claude-code-transcript", transcriptFile}, {"claude-code-hooks", hooksFile},
 		{"codex-rollout", "testdata/codex-rollout"}, {"r-judge", "testdata/r-judge"}, {"trajectory-events", "testdata/trajectory-events"}} {
 		_, _, a := importAll(t, f.format, Options{}, f.src)
@@ -301,6 +307,7 @@ func TestDeterministicAndNoMask(t *testing.T) {
 
 // A gzip-compressed transcript and one on stdin read like the plain file.
 func TestCompressedAndStdinSources(t *testing.T) {
+	t.Parallel()
 	plain, err := os.ReadFile(transcriptFile)
 	if err != nil {
 		t.Fatal(err)
@@ -325,6 +332,7 @@ func TestCompressedAndStdinSources(t *testing.T) {
 }
 
 func TestImportErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := Import("nope", []string{"x"}, Options{}, nil, nil); err == nil || !strings.Contains(err.Error(), "claude-code-hooks") {
 		t.Errorf("unknown format: %v", err)
 	}
@@ -347,6 +355,7 @@ func TestImportErrors(t *testing.T) {
 // The one-pass decoding of transcript lines agrees with the general path
 // on every fixture line and every benchmark line it takes.
 func TestTranscriptFastDecodeAgrees(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(transcriptFile)
 	if err != nil {
 		t.Fatal(err)

@@ -391,6 +391,7 @@ func runAction(t *testing.T, g *fakeGitHub, inputs map[string]string, event stri
 // follow the verdicts. A third run with a judge whose server is down is an
 // ERROR that fails the job.
 func TestActionPullRequest(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"bash", "curl", "jq", "unzip", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s is needed (GitHub's runners have it): %v", tool, err)

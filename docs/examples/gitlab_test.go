@@ -92,6 +92,7 @@ func (c component) render(t *testing.T, in map[string]string) map[string]any {
 // report, keeps the run directory, caches the answers keyed by the project
 // file, and runs the smoke subset only on merge requests.
 func TestGitLabComponentSpec(t *testing.T) {
+	t.Parallel()
 	c := readComponent(t)
 	used := map[string]bool{}
 	for _, m := range inputRef.FindAllStringSubmatch(c.job, -1) {
@@ -234,6 +235,7 @@ func newFakeGitLab(t *testing.T) *fakeGitLab {
 // the second updates it; the baseline is the target branch's artifact; the
 // exit codes follow the verdicts and the inconclusive input.
 func TestGitLabComponentMergeRequest(t *testing.T) {
+	t.Parallel()
 	c := readComponent(t)
 	g := newFakeGitLab(t)
 	// The target branch's job artifact: its run directory under apeval-out/ci/.

@@ -44,6 +44,7 @@ func testTable(t *testing.T, limit int) {
 // Every string hashing alike (the worst collision there is) still gets its
 // own ordinal: identity is decided by the bytes, not the hash.
 func TestTableExactUnderCollisions(t *testing.T) {
+	t.Parallel()
 	in := NewHashed(func(string) uint64 { return 42 })
 	for i := range 3000 {
 		s := fmt.Sprint("s", i)

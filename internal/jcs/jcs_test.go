@@ -54,3 +54,46 @@ func FuzzAppendString(f *testing.F) {
 		}
 	})
 }
+
+// benchArgs is a tool call's canonical object as replay fingerprints it: a
+// shell command with a few arguments, the usual shape of a recorded case.
+var benchArgs = map[string]any{
+	"session_id": "s-000123", "piece": "deploy", "movement": "ship", "tool_name": "Bash", "rule_id": "nl-delete", "rule_version": 3.0,
+	"arguments": map[string]any{"command": "git push --force origin main && rm -rf build/ dist/", "timeout": 120000.0,
+		"description": "Push the release branch and clean the build outputs", "run_in_background": false},
+}
+
+// BenchmarkCanonical is the measurement behind this package (docs/internals.md):
+// the same canonical bytes written directly, and through the reference
+// library's round trip (json.Marshal, then jcs.Transform parses and
+// re-serialises).
+func BenchmarkCanonical(b *testing.B) {
+	b.Run("direct", func(b *testing.B) {
+		var w Writer
+		var buf []byte
+		b.ReportAllocs()
+		for b.Loop() {
+			buf = w.AppendValue(buf[:0], benchArgs)
+		}
+	})
+	b.Run("reference", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			raw, err := json.Marshal(benchArgs)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := refjcs.Transform(raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func TestBenchArgsAgree(t *testing.T) {
+	t.Parallel()
+	var w Writer
+	if got, want := string(w.AppendValue(nil, benchArgs)), reference(t, benchArgs); got != want {
+		t.Errorf("direct %s\nreference %s", got, want)
+	}
+}

@@ -60,6 +60,7 @@ func corpusScore(entries []corpusEntry) (caught, secrets, flagged, lookalikes in
 // touched. (gitleaks v8.30.1's default rules, measured on the same file:
 // 21 of 30 secrets, 0 false positives; docs/safety.md.)
 func TestMaskerCorpus(t *testing.T) {
+	t.Parallel()
 	caught, secrets, flagged, lookalikes, misses, fps := corpusScore(readCorpus(t))
 	if secrets < 30 || lookalikes < 30 {
 		t.Fatalf("corpus too small: %d secrets, %d look-alikes", secrets, lookalikes)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestMaskString(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		kind, in, want string
 	}{
@@ -67,6 +68,7 @@ func TestMaskString(t *testing.T) {
 }
 
 func TestMaskValue(t *testing.T) {
+	t.Parallel()
 	in := map[string]any{
 		"command":       "curl -H 'Authorization: Bearer tok_1234567890' https://e.test",
 		"password":      "plain words",
@@ -167,6 +169,7 @@ func FuzzMaskString(f *testing.F) {
 // The quick filter before masking an id is exactly "13 bytes or more, or
 // one of = : @ space".
 func TestMayHoldSecret(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "c-0000001", "s-000000", "a=b", ":", "x@y", "a b", "abcdefghijkl",
 		"abcdefghijklm", "é=", "\x00\xff", "tab\there", "=", "aaaaaaaaaaa@", "@aaaaaaaaaaa"} {
 		want := len(s) >= 13 || strings.ContainsAny(s, "=:@ ")

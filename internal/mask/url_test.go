@@ -6,6 +6,7 @@ import (
 )
 
 func TestURL(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"https://user:hunter2@api.example.com/v1":                "https://[MASKED]@api.example.com/v1",
 		"https://api.example.com/v1?key=sk-abc&api-version=2024": "https://api.example.com/v1?api-version=2024&key=[MASKED]",

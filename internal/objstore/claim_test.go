@@ -12,6 +12,7 @@ import (
 // Runs started at once into one prefix: exactly one claims it. A prefix a
 // finished run left objects in cannot be claimed either.
 func TestClaimOnePrefixOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	raw := "file://" + filepath.ToSlash(filepath.Join(dir, "b", "same"))

@@ -51,6 +51,7 @@ func e2eBucket(t *testing.T, raw string) (Loc, *blob.Bucket) {
 // TestE2ECreateBucket creates the bucket (GCS) or container (Azure) of
 // APEVAL_E2E_URL through the SDK client gocloud opened.
 func TestE2ECreateBucket(t *testing.T) {
+	t.Parallel()
 	raw := e2eEnv(t, "APEVAL_E2E_URL")[0]
 	l, b := e2eBucket(t, raw)
 	ctx := context.Background()
@@ -78,6 +79,7 @@ func TestE2EBucket(t *testing.T) {
 // TestE2EPut uploads the local file APEVAL_E2E_PUT_FILE to the object
 // APEVAL_E2E_URL (a dataset for the sharded runs).
 func TestE2EPut(t *testing.T) {
+	t.Parallel()
 	v := e2eEnv(t, "APEVAL_E2E_URL", "APEVAL_E2E_PUT_FILE")
 	l, b := e2eBucket(t, v[0])
 	f, err := os.Open(v[1])
@@ -95,6 +97,7 @@ func TestE2EPut(t *testing.T) {
 // "uncommitted <key>", blobs that have staged blocks but were never
 // committed (not objects: no read, no listing without asking shows them).
 func TestE2EList(t *testing.T) {
+	t.Parallel()
 	v := e2eEnv(t, "APEVAL_E2E_URL", "APEVAL_E2E_LIST_OUT")
 	l, b := e2eBucket(t, v[0])
 	ctx := context.Background()
@@ -146,6 +149,7 @@ func TestE2EList(t *testing.T) {
 // TestE2EKillMidUpload is killMidUpload against the server process
 // APEVAL_E2E_PID.
 func TestE2EKillMidUpload(t *testing.T) {
+	t.Parallel()
 	v := e2eEnv(t, "APEVAL_E2E_URL", "APEVAL_E2E_PID", "APEVAL_E2E_KILL_KEY")
 	killMidUpload(t, v[0], v[1], v[2])
 }

@@ -43,6 +43,7 @@ func (s *slowReader) Read(p []byte) (int, error) {
 // fail; the script then restarts the server and lists the bucket to check
 // that no object with this key exists.
 func TestE2ES3KillMidUpload(t *testing.T) {
+	t.Parallel()
 	base, pidText := os.Getenv("APEVAL_E2E_S3_URL"), os.Getenv("APEVAL_E2E_S3_PID")
 	key := os.Getenv("APEVAL_E2E_S3_KILL_KEY")
 	if base == "" || pidText == "" || key == "" {

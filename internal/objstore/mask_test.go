@@ -37,6 +37,7 @@ func TestMaskErr(t *testing.T) {
 // own environment. The server is a closed loopback port: the connection
 // is refused at once, nothing leaves the machine.
 func TestAzureSASNeverInErrors(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("APEVAL_OBJSTORE_CHILD") == "azure-sas" {
 		_, err := Exists(context.Background(), "azblob://ctr/runs/x")
 		if err == nil {

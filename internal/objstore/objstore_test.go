@@ -29,6 +29,7 @@ func write(t *testing.T, p string, data []byte) {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	l, err := Parse("s3://bucket/runs/x/shard-1?endpoint=http://127.0.0.1:9&use_path_style=true")
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +64,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestGlob(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range []string{"cases/b.jsonl.zst", "cases/a.jsonl.zst", "cases/a.jsonl", "cases/sub/c.jsonl.zst", "other/d.jsonl.zst"} {
 		write(t, filepath.Join(dir, name), []byte("x\n"))
@@ -116,6 +118,7 @@ func TestOpenReaderStreams(t *testing.T) {
 }
 
 func TestUploadDownloadRoundTrip(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	files := map[string]string{
 		"run.json":                    `{"run_id":"x"}`,
@@ -174,6 +177,7 @@ func TestUploadDownloadRoundTrip(t *testing.T) {
 
 // Upload sends run.json last: a reader that sees it sees every file.
 func TestUploadCommitsRunJSONLast(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	for _, name := range []string{"a.parquet", "run.json", "z.md", "judge=j/run.json"} {
 		write(t, filepath.Join(src, filepath.FromSlash(name)), []byte(name))
@@ -221,6 +225,7 @@ func TestUploadCommitsRunJSONLast(t *testing.T) {
 // under its final name, neither a new one nor a truncated replacement of
 // an old one.
 func TestWriteObjectAbortLeavesNoObject(t *testing.T) {
+	t.Parallel()
 	bucket := t.TempDir()
 	ctx := context.Background()
 	l, _ := Parse(fileURL(bucket))

@@ -32,6 +32,7 @@ func sorted(in []Rec) []Rec {
 // forces a run every few records, and checks each reads back as exactly
 // the sorted multiset appended, twice, and with iterators interleaved.
 func TestListsMatchSortedCopies(t *testing.T) {
+	t.Parallel()
 	for _, budget := range []int64{-1, 0, 64 * RecSize, 200 * RecSize} {
 		p := NewPool(t.TempDir(), budget)
 		rng := rand.New(rand.NewPCG(1, uint64(budget)))
@@ -124,6 +125,7 @@ func firstDiff(a, b []Rec) int {
 // TestInOrderListIsReadSequentially: a list appended in order is written
 // unsorted-free and read without merging, and still comes back whole.
 func TestInOrderListIsReadSequentially(t *testing.T) {
+	t.Parallel()
 	p := NewPool(t.TempDir(), 256*RecSize)
 	l := p.NewList()
 	for i := range 10000 {
@@ -146,6 +148,7 @@ func TestInOrderListIsReadSequentially(t *testing.T) {
 // TestFileLeavesNothingBehind: the temporary file is gone from its
 // directory while the pool is in use and after Close.
 func TestFileLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := NewPool(dir, 64*RecSize)
 	l := p.NewList()
@@ -190,6 +193,7 @@ func drain2(l *List) []Rec {
 // TestWriteFailureKeepsRecords: when the file cannot be created, lists
 // keep everything in memory and say why.
 func TestWriteFailureKeepsRecords(t *testing.T) {
+	t.Parallel()
 	p := NewPool(filepath.Join(t.TempDir(), "missing", "dir"), 64*RecSize)
 	l := p.NewList()
 	var want []Rec
@@ -210,6 +214,7 @@ func TestWriteFailureKeepsRecords(t *testing.T) {
 }
 
 func TestEmptyList(t *testing.T) {
+	t.Parallel()
 	p := NewPool("", 0)
 	l := p.NewList()
 	if _, ok := l.Iter().Next(); ok || l.Len() != 0 {
@@ -226,6 +231,7 @@ func TestEmptyList(t *testing.T) {
 // TestChunksEqualNext: reading by chunks gives what Next gives, merged or
 // sequential.
 func TestChunksEqualNext(t *testing.T) {
+	t.Parallel()
 	p := NewPool(t.TempDir(), 128*RecSize)
 	inOrder, shuffled := p.NewList(), p.NewList()
 	rng := rand.New(rand.NewPCG(3, 4))

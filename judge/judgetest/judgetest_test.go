@@ -21,6 +21,7 @@ func request(cmd string) judge.Request {
 }
 
 func TestFakesThroughRealBackends(t *testing.T) {
+	t.Parallel()
 	oa := judgetest.NewOpenAI(judgetest.Options{Record: true})
 	defer oa.Close()
 	ol := judgetest.NewOllama(judgetest.Options{Record: true})
@@ -71,6 +72,7 @@ func TestFakesThroughRealBackends(t *testing.T) {
 }
 
 func TestReplyOverrides(t *testing.T) {
+	t.Parallel()
 	srv := judgetest.NewOpenAI(judgetest.Options{Reply: func(n int, in judge.Input) *judgetest.Reply {
 		switch n {
 		case 0:
@@ -105,6 +107,7 @@ func TestReplyOverrides(t *testing.T) {
 }
 
 func TestInputFromPrompt(t *testing.T) {
+	t.Parallel()
 	in := request("rm x").Input
 	_, user, err := judge.DefaultPrompt().Render(in)
 	if err != nil {

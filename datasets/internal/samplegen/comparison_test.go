@@ -81,8 +81,12 @@ func TestSampleShowsComparison(t *testing.T) {
 			goRules++
 		}
 	}
-	if noGo < 3 {
-		t.Errorf("%s is NO-GO on %d rules, want at least 3", samplegen.JudgeOld, noGo)
+	// Two since the session-clustered intervals: irreversible-delete's
+	// precision interval under the beta-binomial method reaches 0.90, so
+	// that rule is open (INCONCLUSIVE), not failed; commit-message-style and
+	// one more stay NO-GO on evidence.
+	if noGo < 2 {
+		t.Errorf("%s is NO-GO on %d rules, want at least 2", samplegen.JudgeOld, noGo)
 	}
 	if goRules == 0 {
 		t.Errorf("no rule is GO for %s", samplegen.JudgeNew)

@@ -25,7 +25,18 @@ func main() {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	out := bufio.NewWriter(os.Stdout)
+	// The ready handshake (EXEC.md, "Start-up"): once set up (a real plugin
+	// loads its model here), say so; apeval starts timing calls after it.
+	if _, err := out.WriteString("{\"ready\":true}\n"); err != nil || out.Flush() != nil {
+		os.Exit(1)
+	}
 	for in.Scan() {
+		var warm struct {
+			Warmup bool `json:"warmup"`
+		}
+		if json.Unmarshal(in.Bytes(), &warm) == nil && warm.Warmup {
+			continue // the ready line answered it
+		}
 		var input judge.Input
 		answer := judge.Output{Version: judge.SchemaVersion, Decisions: []judge.Decision{}}
 		if err := json.Unmarshal(in.Bytes(), &input); err != nil {

@@ -1,0 +1,93 @@
+package reports
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// JudgePair is the two judges a comparison reads (compare, datasets
+// disagreements): the baseline from the first run, the candidate from the
+// second run or, given one run, from its other judges.
+type JudgePair struct {
+	Baseline, Candidate string
+	// Rename maps the identities of the second run's judges that collide
+	// with the first's to the name they get: the identity plus the second
+	// run directory's name ("ollama/qwen2.5:3b@… [rerun]"), so that a rerun
+	// of the same judge can be compared with itself.
+	Rename map[string]string
+}
+
+// PairJudges resolves a comparison's judges from one or two runs' run.json
+// (infos, with dirs the run directories). baseline and candidate are the
+// --baseline and --candidate values, "" when not given: a run holding one
+// judge needs no name, one holding several needs one. An error is the
+// user's (a name matching no judge, or several).
+func PairJudges(dirs []string, infos []RunInfo, baseline, candidate string) (JudgePair, error) {
+	p := JudgePair{Rename: map[string]string{}}
+	var idsA, idsB []string
+	for _, j := range infos[0].Judges {
+		idsA = append(idsA, j.Identity)
+	}
+	if len(dirs) == 2 {
+		inA := map[string]bool{}
+		for _, id := range idsA {
+			inA[id] = true
+		}
+		for _, j := range infos[1].Judges {
+			id := j.Identity
+			if inA[id] {
+				id = fmt.Sprintf("%s [%s]", id, filepath.Base(filepath.Clean(dirs[1])))
+				p.Rename[j.Identity] = id
+			}
+			idsB = append(idsB, id)
+		}
+	}
+	pick := func(flag, what string, ids []string) (string, error) {
+		if flag != "" {
+			return MatchJudge(flag, ids)
+		}
+		if len(ids) != 1 {
+			return "", fmt.Errorf("the %s run holds %d judges; name one with --%s", what, len(ids), what)
+		}
+		return ids[0], nil
+	}
+	var err error
+	if p.Baseline, err = pick(baseline, "baseline", idsA); err != nil {
+		return JudgePair{}, err
+	}
+	if len(dirs) == 1 {
+		for _, id := range idsA {
+			if id != p.Baseline {
+				idsB = append(idsB, id)
+			}
+		}
+	}
+	if p.Candidate, err = pick(candidate, "candidate", idsB); err != nil {
+		return JudgePair{}, err
+	}
+	return p, nil
+}
+
+// MatchJudge finds the judge a --baseline (or --candidate) value names
+// among ids: the identity itself, with ':' for the first '/'
+// ("ollama:qwen2.5:3b"), or the one identity it is a prefix of.
+func MatchJudge(want string, ids []string) (string, error) {
+	alt := strings.Replace(want, ":", "/", 1)
+	var hits []string
+	for _, id := range ids {
+		if id == want || id == alt {
+			return id, nil
+		}
+		if strings.HasPrefix(id, want) || strings.HasPrefix(id, alt) {
+			hits = append(hits, id)
+		}
+	}
+	switch len(hits) {
+	case 1:
+		return hits[0], nil
+	case 0:
+		return "", fmt.Errorf("--baseline %q matches no judge; the judges are: %s", want, strings.Join(ids, ", "))
+	}
+	return "", fmt.Errorf("--baseline %q is ambiguous: %s", want, strings.Join(hits, ", "))
+}
