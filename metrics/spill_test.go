@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/apeval/apeval/judge"
@@ -224,4 +226,43 @@ func summaryWithSessionOrds(t *testing.T, cfg Config, results []*replay.Result, 
 		t.Fatal(err)
 	}
 	return got
+}
+
+// TestSpillReadFailureIsAnError: when the per-case data spilled to disk
+// cannot be read back, the Summary says so through Err, so the evaluation
+// pipeline (cmd/apeval's finish) refuses to give a verdict (exit 2) instead
+// of computing figures with a hole in them.
+func TestSpillReadFailureIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	a := New(Config{SpillDir: dir, SpillBudget: 1 << 10})
+	for _, r := range randomResults(3, 400) {
+		a.Add(r)
+	}
+	if bytes, _ := a.pool.Spilled(); bytes == 0 {
+		t.Fatal("nothing was spilled; the test needs a run larger than the budget")
+	}
+	// Break the spill file under the lists: close its descriptor behind the
+	// pool's back (found through /proc, as the file has no name), so reading
+	// it back fails as a failing disk would.
+	closed := 0
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd to find the spill file's descriptor: %v", err)
+	}
+	for _, e := range fds {
+		target, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err != nil || !strings.HasPrefix(target, dir) {
+			continue
+		}
+		if fd, err := strconv.Atoi(e.Name()); err == nil && syscall.Close(fd) == nil {
+			closed++
+		}
+	}
+	if closed == 0 {
+		t.Fatalf("no open file under %s to break", dir)
+	}
+	s := a.Close()
+	if s.Err() == nil {
+		t.Fatal("Err() = nil after the spill file could not be read back; the figures would be computed on a hole")
+	}
 }

@@ -76,6 +76,14 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, def
 	c.N = n
 	est := float64(x) / float64(n)
 	c.Estimate, c.Lo, c.Hi = ptr(est), lo, hi
+	if lo == nil || hi == nil {
+		// The interval comes from the per-session pass over the spilled
+		// per-case data; without it (a failed read back, which Summary.Err
+		// reports and the pipeline turns into exit 2) nothing is decided.
+		c.Status = StatusInconclusive
+		c.Reason = fmt.Sprintf("%s %s has no interval: its per-case data could not be read back", what, fmtF(est))
+		return c
+	}
 	thr := c.Threshold
 	clears := func(l, h float64) bool {
 		if sd.higherIsGood {
