@@ -6,7 +6,7 @@
 # .ci/commentpage.go) and opened in headless Chromium at 800 px with every
 # <details> open; nothing may overflow (.ci/comment-check.cjs). Then a
 # self-test: a comment with a table too wide for 800 px must be rejected.
-# Installs Debian's chromium and playwright-core like html-check.sh; leaves
+# Installs Debian's chromium and playwright-core (.ci/browser-lib.sh); leaves
 # the pages and screenshots in $COMMENT_CHECK_OUT (default
 # apeval-out/comment-check).
 set -euo pipefail
@@ -14,24 +14,14 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 PLAYWRIGHT_VERSION=1.65.1
 NODE_DIR="$repo/.cache/node"
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+. "$repo/.ci/browser-lib.sh"
 OUT=${COMMENT_CHECK_OUT:-apeval-out/comment-check}
 fail() {
   echo "comment-check: FAIL: $*"
   exit 1
 }
-if [ ! -x "$CHROMIUM" ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
-fi
-if [ ! -f "$NODE_DIR/node_modules/playwright-core/package.json" ] ||
-  ! grep -q "\"version\": \"$PLAYWRIGHT_VERSION\"" "$NODE_DIR/node_modules/playwright-core/package.json"; then
-  mkdir -p "$NODE_DIR"
-  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --silent --no-audit --no-fund \
-    --prefix "$NODE_DIR" "playwright-core@$PLAYWRIGHT_VERSION"
-fi
+ensure_chromium comment-check
+ensure_playwright comment-check "$NODE_DIR" "$PLAYWRIGHT_VERSION"
 make -s build
 rm -rf "$OUT" && mkdir -p "$OUT"
 cp reports/testdata/comment-*.md "$OUT/"

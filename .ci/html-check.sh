@@ -21,7 +21,7 @@ cd "$repo"
 
 PLAYWRIGHT_VERSION=1.65.1
 NODE_DIR="$repo/.cache/node"
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+. "$repo/.ci/browser-lib.sh"
 OUT=${HTML_CHECK_OUT:-apeval-out/html-check}
 
 fail() {
@@ -35,23 +35,8 @@ check_page() {
     go run "$repo/.ci/chartpixels.go" "$2/report.png" "$2/charts.json"
 }
 
-if [ ! -x "$CHROMIUM" ]; then
-  echo "html-check: installing Debian's chromium"
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
-  [ -x "$CHROMIUM" ] || fail "chromium is not at $CHROMIUM after apt-get install"
-fi
-
-if [ ! -f "$NODE_DIR/node_modules/playwright-core/package.json" ] ||
-  ! grep -q "\"version\": \"$PLAYWRIGHT_VERSION\"" "$NODE_DIR/node_modules/playwright-core/package.json"; then
-  command -v npm >/dev/null || fail "npm is needed (apt-get install nodejs npm)"
-  echo "html-check: installing playwright-core@$PLAYWRIGHT_VERSION into .cache/node"
-  mkdir -p "$NODE_DIR"
-  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --silent --no-audit --no-fund \
-    --prefix "$NODE_DIR" "playwright-core@$PLAYWRIGHT_VERSION"
-fi
+ensure_chromium html-check
+ensure_playwright html-check "$NODE_DIR" "$PLAYWRIGHT_VERSION"
 
 make -s build
 
