@@ -33,9 +33,10 @@ func (a *Accumulator) Close() *Summary {
 		nSess:       nSess,
 		pool:        a.pool,
 		seed:        a.cfg.Seed,
+		contig:      a.contig,
 	}
 	s.Slices = a.closeSlices()
-	ls := newLaneScratch(s.nSess, ruleLanes+1)
+	ls := newLaneSums(ruleLanes+1, a.contig, a.pool)
 	if a.numCases() > maxCases {
 		warnings = append(warnings, fmt.Sprintf("%d distinct cases exceed the %d that paired comparisons can index; comparisons are unreliable", a.numCases(), maxCases))
 	}
@@ -43,7 +44,7 @@ func (a *Accumulator) Close() *Summary {
 	setup := map[string]map[string]int64{}
 	for _, j := range a.judgeOrder() {
 		setup[j.id] = j.setup
-		js, pairs := j.close(e, sm, ls)
+		js, pairs := j.close(e, sm, ls, a.contig, a.pool)
 		js.IsBaseline = a.cfg.Baseline != "" && j.id == a.cfg.Baseline
 		js.NeverInScope = []NeverInScope{}
 		for _, id := range a.cfg.PolicyRules {
@@ -166,7 +167,7 @@ func runVerdict(judges []*JudgeSummary, base *JudgeSummary) Verdict {
 
 // close turns one judge's counts into its summary and hands over its
 // paired data.
-func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSummary, *judgePairs) {
+func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, pool *spill.Pool) (*JudgeSummary, *judgePairs) {
 	js := &JudgeSummary{
 		Judge: j.id, Model: j.model, ModelDigest: j.digest, PromptVersion: j.prompt,
 		RunIDs: j.runIDs, Rules: []*Row{}, Warnings: []string{},
@@ -184,7 +185,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 	slices.SortFunc(rules, func(x, y *ruleAcc) int { return strings.Compare(x.id, y.id) })
 	total := &Row{RuleID: AllRules, Cases: j.cases}
 	var scratch []float64
-	ps := newPairScratch(len(ls.mark))
+	ps := newPairSums(contig, pool)
 	var missing int64
 	var versionClash []string
 	for _, ra := range rules {
@@ -245,6 +246,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 			ls.add(sess, 1, f&caseApprRej != 0)
 		}
 	})
+	ls.done()
 	total.ApprovalRejectRate = ratio(total.ApprovalRejected, total.ApprovalOutcomes)
 	total.setClustered(laneJR, ls.clustered(0, e.z, e.conf))
 	total.setClustered(laneAppr, ls.clustered(1, e.z, e.conf))
@@ -393,7 +395,7 @@ func (js *JudgeSummary) finishVerdict() {
 // its labeled positives with a baseline result per session: the judge's
 // hit (first side) and the baseline's, for dangerous recall's interval.
 // Nil for other rules.
-func baselinePairs(sm sessMap, ps *pairScratch, l *spill.List, r *Row) *pairDiff {
+func baselinePairs(sm sessMap, ps *pairSums, l *spill.List, r *Row) *pairDiff {
 	if r.Class != "dangerous" || r.BaselinePositives == 0 {
 		return nil
 	}
@@ -405,5 +407,5 @@ func baselinePairs(sm sessMap, ps *pairScratch, l *spill.List, r *Row) *pairDiff
 			}
 		}
 	}
-	return newPairDiff(ps.take())
+	return newPairDiffCounts(ps.take())
 }
