@@ -61,6 +61,11 @@ const (
 // session whose cases are followed by another session's is complete.
 func (c *Case) GroupedFile() (file int, ok bool) { return int(c.file), c.grouped }
 
+// SetGroupedFile marks c as read from file number file of the input, a file
+// that declares its sessions grouped: what the Reader does for such a
+// file's cases, for cases that come from elsewhere.
+func (c *Case) SetGroupedFile(file int) { c.grouped, c.file = true, int32(file) }
+
 // Tool is the tool call the agent was about to make.
 type Tool struct {
 	Name      string         `json:"name"`

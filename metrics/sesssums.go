@@ -3,6 +3,7 @@ package metrics
 import (
 	"cmp"
 	"slices"
+	"sync/atomic"
 
 	"github.com/apeval/apeval/internal/spill"
 )
@@ -40,6 +41,19 @@ type sessSums struct {
 	list *spill.List
 }
 
+// sumsHeld is the most sessions any sessSums held in memory at once
+// (tests: memory does not grow with the sessions).
+var sumsHeld atomic.Int64
+
+func noteHeld(n int) {
+	for {
+		old := sumsHeld.Load()
+		if int64(n) <= old || sumsHeld.CompareAndSwap(old, int64(n)) {
+			return
+		}
+	}
+}
+
 // sumsWindow is how many sessions a non-contiguous sessSums keeps in
 // memory before it spills (≈ 8·k + 40 bytes each).
 var sumsWindow = 1 << 17
@@ -69,6 +83,7 @@ func (s *sessSums) at(sess uint32) []int64 {
 	i, ok := s.idx[sess]
 	if !ok {
 		if len(s.idx) >= sumsWindow && s.pool != nil {
+			noteHeld(len(s.idx))
 			s.spill()
 		}
 		i = int32(len(s.idx))
@@ -99,7 +114,9 @@ func (s *sessSums) spill() {
 // finish hands out every session not handed out yet and empties s for
 // another pass.
 func (s *sessSums) finish() {
+	noteHeld(len(s.idx))
 	if s.contig {
+		noteHeld(1)
 		if s.have {
 			s.emit(s.vec)
 			clear(s.vec)

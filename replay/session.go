@@ -60,7 +60,7 @@ const groupedLocal = 1 << 31
 // closedInMemory is how many grouped sessions' ids the check that none
 // appears again keeps in memory (≈ 16 bytes + the id each); the rest go to
 // sorted runs on disk, merged at the end of the input.
-const closedInMemory = 1 << 18
+var closedInMemory = 1 << 18
 
 // sessionTable is the reader's per-session state: see above. It is used
 // by one goroutine.

@@ -649,7 +649,8 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	}
 	if runErr != nil && !interrupted {
 		var se *replay.SeqError
-		if errors.As(runErr, &se) {
+		var ge *datasets.GroupedError
+		if errors.As(runErr, &se) || errors.As(runErr, &ge) {
 			return replayed{}, usageError{runErr}
 		}
 		return replayed{}, runErr
