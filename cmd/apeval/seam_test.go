@@ -271,3 +271,79 @@ func TestRunFunctionsWithBuffers(t *testing.T) {
 		t.Errorf("runCompare: %v, stdout %q, stderr %q", err, out.String(), errb.String())
 	}
 }
+
+func TestDatasetsCommandsParse(t *testing.T) {
+	var (
+		st  *statsOptions
+		imp *importOptions
+		dis *disagreementsOptions
+		li  *labelImportOptions
+		val *validateOptions
+		smp *sampleOptions
+	)
+	statsCmd := func(io IO) *cobra.Command { return newStatsCmd(io, record(&st)) }
+	importCmd := func(io IO) *cobra.Command { return newImportCmd(io, record(&imp)) }
+	disCmd := func(io IO) *cobra.Command { return newDisagreementsCmd(io, record(&dis)) }
+	liCmd := func(io IO) *cobra.Command { return newLabelImportCmd(io, record(&li)) }
+	valCmd := func(io IO) *cobra.Command { return newValidateCmd(io, record(&val)) }
+	smpCmd := func(io IO) *cobra.Command { return newSampleCmd(io, record(&smp)) }
+
+	if code, stderr := parseCmd(t, statsCmd, "stats", "--format", "csv", missing); code != exitUsage || st != nil ||
+		stderr != `apeval: --format: unknown format "csv" (want table, tsv, markdown or json)`+"\n" {
+		t.Errorf("stats --format csv: exit %d, %q", code, stderr)
+	}
+	if code, _ := parseCmd(t, statsCmd, "stats", "--json", "a.jsonl"); code != 0 || st.Format != "json" || len(st.Files) != 1 {
+		t.Errorf("stats --json: exit %d, %+v", code, st)
+	}
+	// --from is checked at parse time: the source is never opened.
+	if code, stderr := parseCmd(t, importCmd, "import", "--from", "bogus", missing); code != exitUsage || imp != nil ||
+		!strings.HasPrefix(stderr, `apeval: unknown format "bogus" (want one of claude-code-hooks, `) {
+		t.Errorf("import --from bogus: exit %d, %q", code, stderr)
+	}
+	if code, _ := parseCmd(t, importCmd, "import", "src"); code != 0 || imp.from != "auto" || imp.out != "-" || imp.noMask {
+		t.Errorf("import defaults: exit %d, %+v", code, imp)
+	}
+	if code, _ := parseCmd(t, importCmd, "import", "--from", "codex-rollout", "src"); code != 0 || imp.from != "codex-rollout" {
+		t.Errorf("import --from codex-rollout: %+v", imp)
+	}
+	if code, stderr := parseCmd(t, disCmd, "disagreements", "--limit", "-1", "a", "b"); code != exitUsage || dis != nil || !strings.Contains(stderr, "--limit must be 0") {
+		t.Errorf("disagreements --limit -1: exit %d, %q", code, stderr)
+	}
+	if code, stderr := parseCmd(t, disCmd, "disagreements", "a"); code != exitUsage || !strings.Contains(stderr, "needs --baseline JUDGE") {
+		t.Errorf("disagreements of one dir: exit %d, %q", code, stderr)
+	}
+	if code, _ := parseCmd(t, disCmd, "disagreements", "-n", "5", "a", "b"); code != 0 || dis.Limit != 5 || len(dis.Dirs) != 2 {
+		t.Errorf("disagreements: %+v", dis)
+	}
+	if code, stderr := parseCmd(t, liCmd, "label-import", "--dataset", "-", "--labels", "-"); code != exitUsage || li != nil || !strings.Contains(stderr, "only one of --dataset and --labels") {
+		t.Errorf("label-import two stdins: exit %d, %q", code, stderr)
+	}
+	if code, _ := parseCmd(t, liCmd, "label-import", "-d", "c.jsonl", "-l", "l.jsonl", "--overwrite"); code != 0 || !li.Overwrite || li.Out != "" {
+		t.Errorf("label-import: %+v", li)
+	}
+	if code, _ := parseCmd(t, valCmd, "validate", "--json", "a", "b"); code != 0 || !val.JSON || len(val.Files) != 2 {
+		t.Errorf("validate: %+v", val)
+	}
+	if code, _ := parseCmd(t, smpCmd, "sample"); code != 0 || smp.Out != "." || smp.Unlabeled {
+		t.Errorf("sample defaults: %+v", smp)
+	}
+}
+
+// The datasets verbs' runX with buffers.
+func TestDatasetsFunctionsWithBuffers(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	io := IO{In: strings.NewReader(""), Out: &out, Err: &errb, term: &termSettings{}}
+	if err := runSample(context.Background(), &sampleOptions{Out: dir, Unlabeled: true}, io); err != nil {
+		t.Fatal(err)
+	}
+	cases := filepath.Join(dir, "cases.jsonl")
+	out.Reset()
+	if err := runValidate(context.Background(), &validateOptions{Files: []string{cases}, JSON: true}, io); err != nil || !strings.Contains(out.String(), `"invalid": 0`) {
+		t.Errorf("runValidate: %v, %s", err, out.String())
+	}
+	out.Reset()
+	if err := runStats(context.Background(), &statsOptions{Files: []string{cases}, Format: "json"}, io); err != nil || !strings.Contains(out.String(), `"cases"`) {
+		t.Errorf("runStats: %v, %.200s", err, out.String())
+	}
+}
