@@ -29,15 +29,18 @@ func clusteredOf(o *sessScratch, z, conf float64) clustered {
 // over adds, in one pass over the lists (merged in case order, so that a
 // session's units come together when the run's sessions are contiguous),
 // the units of the first lanes figures of ruleLanes (see there) each pair
-// gives to their lanes, and with disc the pair's discordance with the
-// deterministic baseline (dangerous recall's test) to lane lanes; then it
-// completes the pass. The figures are called by name, not through a table
-// of functions: this loop runs once per rule and pair at the end of a run,
-// on one core.
-func (s *laneSums) over(sm sessMap, lanes int, disc bool, lists ...*spill.List) {
+// gives to their lanes, with disc the pair's discordance with the
+// deterministic baseline (dangerous recall's test) to lane lanes, and with
+// a row the pair's counts to it (Row.count); then it completes the pass.
+// The figures are called by name, not through a table of functions: this
+// loop runs once per rule and pair at the end of a run, on one core.
+func (s *laneSums) over(sm sessMap, lanes int, disc bool, r *Row, lists ...*spill.List) {
 	eachMerged(lists, func(c []spill.Rec) {
 		for _, p := range c {
 			sess, f := sm.at(p.V), p.K
+			if r != nil {
+				r.count(f)
+			}
 			if unit, ok := precUnit(f); unit {
 				s.add(sess, lanePrec, ok)
 			}
