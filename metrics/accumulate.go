@@ -3,6 +3,7 @@ package metrics
 import (
 	"strings"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/intern"
 	"github.com/apeval/apeval/internal/spill"
 	"github.com/apeval/apeval/judge"
@@ -92,7 +93,8 @@ type judgeAcc struct {
 type ruleAcc struct {
 	id                  string
 	version             int
-	class, action       string
+	class               replay.Class
+	action              datasets.Action
 	inScope, judged     int64
 	labeled, missing    int64
 	cacheHits, fired    int64
@@ -201,8 +203,6 @@ func (j *judgeAcc) rule(rr *replay.RuleResult, pool *spill.Pool) *ruleAcc {
 	return ra
 }
 
-func isRejected(outcome string) bool { return outcome == "denied" || outcome == "ignored" }
-
 // Add counts one replayed case × judge. It never fails: odd values
 // (unknown statuses, call indexes out of range) are counted as what they
 // most plausibly are and reported as warnings by Close.
@@ -230,10 +230,10 @@ func (a *Accumulator) Add(r *replay.Result) {
 		j.judgeRequired++
 		flags |= caseJudgeCalled
 	}
-	if r.GateAction == replay.ActionRequestApproval && r.ApprovalOutcome != "" {
+	if r.GateAction == datasets.ActionRequestApproval && r.ApprovalOutcome != "" {
 		j.approvalOutcomes++
 		flags |= caseApprOut
-		if isRejected(r.ApprovalOutcome) {
+		if r.ApprovalOutcome.Rejected() {
 			j.approvalRejected++
 			flags |= caseApprRej
 		}
@@ -347,10 +347,10 @@ calls:
 		if rr.Fired {
 			ra.fired++
 			packed |= bitFired
-			if rr.Action == replay.ActionRequestApproval && r.ApprovalOutcome != "" {
+			if rr.Action == datasets.ActionRequestApproval && r.ApprovalOutcome != "" {
 				ra.apprOut++
 				packed |= bitApprOut
-				if isRejected(r.ApprovalOutcome) {
+				if r.ApprovalOutcome.Rejected() {
 					ra.apprRej++
 					packed |= bitApprRej
 				}
@@ -380,7 +380,7 @@ calls:
 			ra.tn++
 		}
 		switch rr.Label {
-		case "match":
+		case datasets.LabelMatch:
 			ra.labeled++
 			packed |= bitPos
 			if rr.BaselineResult != "" {
@@ -398,7 +398,7 @@ calls:
 					ra.baseOnly++
 				}
 			}
-		case "no_match":
+		case datasets.LabelNoMatch:
 			ra.labeled++
 			packed |= bitNeg
 		}

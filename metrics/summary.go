@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/spill"
 	"github.com/apeval/apeval/replay"
 )
@@ -206,13 +207,13 @@ type JudgeSummary struct {
 // Row is one metrics.parquet row: a judge × rule, or the judge's total
 // (RuleID "*"). Pointer fields are nil when the metric does not apply.
 type Row struct {
-	RuleID      string `json:"rule_id"`
-	RuleVersion int    `json:"rule_version"`
-	Class       string `json:"class"`
+	RuleID      string       `json:"rule_id"`
+	RuleVersion int          `json:"rule_version"`
+	Class       replay.Class `json:"class"`
 	// Action is the rule's most severe action seen (escalations included;
 	// ties by name), the same in whatever order results arrive; "" for the
 	// total row.
-	Action string `json:"action"`
+	Action datasets.Action `json:"action"`
 
 	// Cases is the number of cases the judge replayed (the same on every
 	// row of a judge).
