@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	stdio "io"
 	"os"
@@ -23,9 +24,15 @@ type compareOptions struct {
 	ReportURL string
 	// Marker is the --config path the comment's hidden marker names.
 	Marker string
+	Dirs   []string // the run directories (arguments)
 }
 
-func newCompareCmd(io IO) *cobra.Command {
+// newCompareCmd is `apeval compare`; its RunE resolves the options and
+// hands them to runF (runCompare unless a test passes its own).
+func newCompareCmd(io IO, runF func(context.Context, *compareOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runCompare
+	}
 	o := &compareOptions{}
 	cmd := &cobra.Command{
 		Use:   "compare A [B]",
@@ -58,40 +65,11 @@ a link to --report-url, and the per-rule figures folded; it fits GitHub's
   apeval compare --baseline recorded/ollama/qwen2.5:3b apeval-out/sample
   apeval compare --format markdown out/a out/b >> "$GITHUB_STEP_SUMMARY"
   apeval compare --comment --report-url "$ARTIFACT_URL" base-run head-run > comment.md`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if err := o.applyConfig(cmd); err != nil {
-				return err
-			}
-			if len(args) < 1 || len(args) > 2 {
-				return usagef("compare takes two run directories, or one with --baseline")
-			}
-			if len(args) == 1 && o.Baseline == "" {
-				return usagef("compare of one run directory needs --baseline JUDGE")
-			}
-			if o.Comment {
-				switch {
-				case o.JSON || (o.Format != "" && o.Format != string(reports.FormatMarkdown)):
-					return usagef("--comment prints Markdown: leave out --format, or give --format markdown")
-				}
-				o.Format = string(reports.FormatMarkdown)
-				if f := cmd.Flag("config"); f != nil && f.Value.String() != "" {
-					o.Marker = f.Value.String()
-				} else if _, err := os.Stat("apeval.toml"); err == nil {
-					o.Marker = "apeval.toml"
-				}
-			}
-			if o.ReportURL != "" && !o.Comment {
-				return usagef("--report-url goes with --comment")
-			}
-			return o.validate()
-		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			args, done, err := fetchRunDirs(cmd.Context(), args)
-			if err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			defer done()
-			return runCompare(o, args, io)
+			return runF(cmd.Context(), o, io)
 		},
 	}
 	o.register(cmd, true)
@@ -105,7 +83,44 @@ a link to --report-url, and the per-rule figures folded; it fits GitHub's
 	return cmd
 }
 
-func runCompare(o *compareOptions, dirs []string, io IO) error {
+// resolve completes compare's parsed flags with apeval.toml and checks
+// them with the arguments; it reads no run directory.
+func (o *compareOptions) resolve(cmd *cobra.Command, args []string) error {
+	if err := o.applyConfig(cmd); err != nil {
+		return err
+	}
+	if len(args) < 1 || len(args) > 2 {
+		return usagef("compare takes two run directories, or one with --baseline")
+	}
+	if len(args) == 1 && o.Baseline == "" {
+		return usagef("compare of one run directory needs --baseline JUDGE")
+	}
+	if o.Comment {
+		switch {
+		case o.JSON || (o.Format != "" && o.Format != string(reports.FormatMarkdown)):
+			return usagef("--comment prints Markdown: leave out --format, or give --format markdown")
+		}
+		o.Format = string(reports.FormatMarkdown)
+		if f := cmd.Flag("config"); f != nil && f.Value.String() != "" {
+			o.Marker = f.Value.String()
+		} else if _, err := os.Stat("apeval.toml"); err == nil {
+			o.Marker = "apeval.toml"
+		}
+	}
+	if o.ReportURL != "" && !o.Comment {
+		return usagef("--report-url goes with --comment")
+	}
+	o.Dirs = args
+	return o.validate()
+}
+
+// runCompare is `apeval compare` with resolved options.
+func runCompare(ctx context.Context, o *compareOptions, io IO) error {
+	dirs, done, err := fetchRunDirs(ctx, o.Dirs)
+	if err != nil {
+		return err
+	}
+	defer done()
 	rs, err := openRuns(dirs)
 	if err != nil {
 		return err

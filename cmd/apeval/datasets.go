@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	goio "io"
@@ -20,13 +21,24 @@ func newDatasetsCmd(io IO) *cobra.Command {
 		Use:   "datasets",
 		Short: "Validate, describe and prepare case datasets (apeval.case/v1 JSONL)",
 	}
-	cmd.AddCommand(newValidateCmd(io), newStatsCmd(io), newSampleCmd(io), newDisagreementsCmd(io), newLabelImportCmd(io), newImportCmd(io))
+	cmd.AddCommand(newValidateCmd(io, nil), newStatsCmd(io, nil), newSampleCmd(io, nil), newDisagreementsCmd(io, nil), newLabelImportCmd(io, nil), newImportCmd(io, nil))
 	return cmd
 }
 
-func newValidateCmd(io IO) *cobra.Command {
-	var policy string
-	var asJSON bool
+// validateOptions are the options of `apeval datasets validate`.
+type validateOptions struct {
+	Policy string
+	JSON   bool
+	Files  []string // the arguments; none: the embedded sample
+}
+
+// newValidateCmd is `apeval datasets validate`; runF is runValidate unless
+// a test passes its own.
+func newValidateCmd(io IO, runF func(context.Context, *validateOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runValidate
+	}
+	o := &validateOptions{}
 	cmd := &cobra.Command{
 		Use:   "validate [FILE...]",
 		Short: "Check dataset files and list every bad line as file:line: field: message",
@@ -38,129 +50,161 @@ when every line is valid, 2 otherwise.`,
   apeval datasets validate cases.jsonl.gz cases.jsonl.zst
   zcat cases.jsonl.gz | apeval datasets validate -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			src, err := openSource(args, io.In)
-			if err != nil {
-				return err
-			}
-			defer src.cleanup()
-			src.done = cmd.Context().Done()
-			pol, _, err := loadPolicy(policy)
-			if err != nil {
-				return err
-			}
-			r := src.reader(pol)
-			defer r.Close()
-			var stray *strayLabels
-			if policy != "" {
-				stray = newStrayLabels(pol)
-			}
-			var valid, invalid int64
-			var errs []string
-			var order datasets.SeqOrder // the check run applies, so validate accepts what run accepts
-			for r.Scan() {
-				rec := r.Record()
-				if rec.Err == nil {
-					rec.Err = order.Check(rec.Case)
-				}
-				if rec.Late {
-					valid-- // a duplicate found at the end: its case was counted valid
-				}
-				if rec.Err != nil {
-					invalid++
-					errs = append(errs, rec.Err.Error())
-					if !asJSON {
-						fmt.Fprintln(io.Out, rec.Err)
-					}
-					continue
-				}
-				valid++
-				if stray != nil {
-					stray.check(rec.Case)
-				}
-			}
-			if err := r.Err(); err != nil {
-				return usageError{err}
-			}
-			if asJSON {
-				if errs == nil {
-					errs = []string{}
-				}
-				out := map[string]any{"valid": valid, "invalid": invalid, "errors": errs}
-				if stray != nil {
-					out["unknown_label_rules"] = append([]string{}, stray.ids()...)
-				}
-				enc := json.NewEncoder(io.Out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(out); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprintf(io.Err, "%d valid, %d invalid\n", valid, invalid)
-			}
-			if msg := stray.messageOrEmpty(); msg != "" {
-				fmt.Fprintf(io.Err, "apeval: warning: %s\n", msg)
-			}
-			if invalid > 0 {
-				return exitCodeError{exitUsage}
-			}
-			return nil
+			o.Files = args
+			return runF(cmd.Context(), o, io)
 		},
 	}
-	cmd.Flags().StringVar(&policy, "policy", "", "policy whose [categories] table classifies tools; labels naming a rule it lacks are reported")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {valid, invalid, errors} as JSON (with --policy also unknown_label_rules)")
+	cmd.Flags().StringVar(&o.Policy, "policy", "", "policy whose [categories] table classifies tools; labels naming a rule it lacks are reported")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print {valid, invalid, errors} as JSON (with --policy also unknown_label_rules)")
 	return cmd
 }
 
-func newStatsCmd(io IO) *cobra.Command {
-	var policy, format string
-	var asJSON, byTool bool
-	var permsFrom []string
+// runValidate is `apeval datasets validate` with parsed options.
+func runValidate(ctx context.Context, o *validateOptions, io IO) error {
+	src, err := openSource(o.Files, io.In)
+	if err != nil {
+		return err
+	}
+	defer src.cleanup()
+	src.done = ctx.Done()
+	pol, _, err := loadPolicy(o.Policy)
+	if err != nil {
+		return err
+	}
+	r := src.reader(pol)
+	defer r.Close()
+	var stray *strayLabels
+	if o.Policy != "" {
+		stray = newStrayLabels(pol)
+	}
+	var valid, invalid int64
+	var errs []string
+	var order datasets.SeqOrder // the check run applies, so validate accepts what run accepts
+	for r.Scan() {
+		rec := r.Record()
+		if rec.Err == nil {
+			rec.Err = order.Check(rec.Case)
+		}
+		if rec.Late {
+			valid-- // a duplicate found at the end: its case was counted valid
+		}
+		if rec.Err != nil {
+			invalid++
+			errs = append(errs, rec.Err.Error())
+			if !o.JSON {
+				fmt.Fprintln(io.Out, rec.Err)
+			}
+			continue
+		}
+		valid++
+		if stray != nil {
+			stray.check(rec.Case)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return usageError{err}
+	}
+	if o.JSON {
+		if errs == nil {
+			errs = []string{}
+		}
+		out := map[string]any{"valid": valid, "invalid": invalid, "errors": errs}
+		if stray != nil {
+			out["unknown_label_rules"] = append([]string{}, stray.ids()...)
+		}
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(io.Err, "%d valid, %d invalid\n", valid, invalid)
+	}
+	if msg := stray.messageOrEmpty(); msg != "" {
+		fmt.Fprintf(io.Err, "apeval: warning: %s\n", msg)
+	}
+	if invalid > 0 {
+		return exitCodeError{exitUsage}
+	}
+	return nil
+}
+
+// statsOptions are the options of `apeval datasets stats`.
+type statsOptions struct {
+	Policy          string
+	Format          string
+	JSON            bool
+	ByTool          bool
+	PermissionsFrom []string
+	Files           []string // the arguments; none: the embedded sample
+}
+
+// newStatsCmd is `apeval datasets stats`; runF is runStats unless a test
+// passes its own.
+func newStatsCmd(io IO, runF func(context.Context, *statsOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runStats
+	}
+	o := &statsOptions{}
 	cmd := &cobra.Command{
 		Use:   "stats [FILE...]",
 		Short: "Describe a dataset: cases, sessions, categories, tools, labels, recorded judges",
 		Example: `  apeval datasets stats cases.jsonl
   apeval datasets stats --json | jq .judges`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if asJSON {
-				format = "json"
+			if o.JSON {
+				o.Format = "json"
 			}
-			if err := parseFormat(format); err != nil {
-				return err
-			}
-			src, err := openSource(args, io.In)
-			if err != nil {
-				return err
-			}
-			defer src.cleanup()
-			src.done = cmd.Context().Done()
-			pol, _, err := loadPolicy(policy)
-			if err != nil {
-				return err
-			}
-			if err := replay.AddPermissionImports(pol, permsFrom); err != nil {
-				return usageError{err}
-			}
-			if byTool {
-				return statsByTool(io, src, pol, format)
-			}
-			st, err := scanStats(src, pol, true)
-			if err != nil {
-				return err
-			}
-			return reports.RenderStats(io.Out, st, outputFormat(format, io.Out))
+			o.Files = args
+			return runF(cmd.Context(), o, io)
 		},
 	}
-	cmd.Flags().StringVar(&policy, "policy", "", "policy whose [categories] table classifies tools")
-	cmd.Flags().StringVar(&format, "format", "", "table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "same as --format json")
-	cmd.Flags().StringArrayVar(&permsFrom, "permissions-from", nil, "count what an agent's own permission rules (KIND:PATH; claude-code, codex, opencode, gemini) would allow, ask or deny; repeatable")
-	cmd.Flags().BoolVar(&byTool, "by-tool", false, "list every tool name with its cases, category and where the category came from (table, heuristic, policy, record)")
+	cmd.Flags().StringVar(&o.Policy, "policy", "", "policy whose [categories] table classifies tools")
+	formatVar(cmd.Flags(), &o.Format, "table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "same as --format json")
+	cmd.Flags().StringArrayVar(&o.PermissionsFrom, "permissions-from", nil, "count what an agent's own permission rules (KIND:PATH; claude-code, codex, opencode, gemini) would allow, ask or deny; repeatable")
+	cmd.Flags().BoolVar(&o.ByTool, "by-tool", false, "list every tool name with its cases, category and where the category came from (table, heuristic, policy, record)")
 	return cmd
 }
 
-func newSampleCmd(io IO) *cobra.Command {
-	var dir string
-	var unlabeled bool
+// runStats is `apeval datasets stats` with parsed options.
+func runStats(ctx context.Context, o *statsOptions, io IO) error {
+	src, err := openSource(o.Files, io.In)
+	if err != nil {
+		return err
+	}
+	defer src.cleanup()
+	src.done = ctx.Done()
+	pol, _, err := loadPolicy(o.Policy)
+	if err != nil {
+		return err
+	}
+	if err := replay.AddPermissionImports(pol, o.PermissionsFrom); err != nil {
+		return usageError{err}
+	}
+	if o.ByTool {
+		return statsByTool(io, src, pol, o.Format)
+	}
+	st, err := scanStats(src, pol, true)
+	if err != nil {
+		return err
+	}
+	return reports.RenderStats(io.Out, st, outputFormat(o.Format, io.Out))
+}
+
+// sampleOptions are the options of `apeval datasets sample`.
+type sampleOptions struct {
+	Out       string
+	Unlabeled bool
+}
+
+// newSampleCmd is `apeval datasets sample`; runF is runSample unless a test
+// passes its own.
+func newSampleCmd(io IO, runF func(context.Context, *sampleOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runSample
+	}
+	o := &sampleOptions{}
 	cmd := &cobra.Command{
 		Use:   "sample",
 		Short: "Write the embedded sample dataset and policy, to start from",
@@ -172,43 +216,48 @@ the sample as a team's imported logs look, to try apeval label on.`,
   apeval datasets sample --unlabeled --out to-label`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return usageError{err}
+			return runF(cmd.Context(), o, io)
+		},
+	}
+	cmd.Flags().StringVarP(&o.Out, "out", "o", ".", "directory to write cases.jsonl and policy.toml into")
+	cmd.Flags().BoolVar(&o.Unlabeled, "unlabeled", false, "empty every case's labels (the sample as unlabeled recordings)")
+	return cmd
+}
+
+// runSample is `apeval datasets sample` with parsed options.
+func runSample(_ context.Context, o *sampleOptions, io IO) error {
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return usageError{err}
+	}
+	cases, err := goio.ReadAll(datasets.SampleCases())
+	if err != nil {
+		return err
+	}
+	if o.Unlabeled {
+		var out []byte
+		for _, line := range bytes.SplitAfter(cases, []byte("\n")) {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
 			}
-			cases, err := goio.ReadAll(datasets.SampleCases())
+			l, err := datasets.WithoutLabels(bytes.TrimSpace(line))
 			if err != nil {
 				return err
 			}
-			if unlabeled {
-				var out []byte
-				for _, line := range bytes.SplitAfter(cases, []byte("\n")) {
-					if len(bytes.TrimSpace(line)) == 0 {
-						continue
-					}
-					l, err := datasets.WithoutLabels(bytes.TrimSpace(line))
-					if err != nil {
-						return err
-					}
-					out = append(append(out, l...), '\n')
-				}
-				cases = out
-			}
-			for name, data := range map[string][]byte{"cases.jsonl": cases, "policy.toml": datasets.SamplePolicy()} {
-				p := filepath.Join(dir, name)
-				if err := reports.WriteFileAtomic(p, func(w goio.Writer) error {
-					_, err := w.Write(data)
-					return err
-				}); err != nil {
-					return err
-				}
-				fmt.Fprintln(io.Out, p)
-			}
-			return nil
-		},
+			out = append(append(out, l...), '\n')
+		}
+		cases = out
 	}
-	cmd.Flags().StringVarP(&dir, "out", "o", ".", "directory to write cases.jsonl and policy.toml into")
-	cmd.Flags().BoolVar(&unlabeled, "unlabeled", false, "empty every case's labels (the sample as unlabeled recordings)")
-	return cmd
+	for name, data := range map[string][]byte{"cases.jsonl": cases, "policy.toml": datasets.SamplePolicy()} {
+		p := filepath.Join(o.Out, name)
+		if err := reports.WriteFileAtomic(p, func(w goio.Writer) error {
+			_, err := w.Write(data)
+			return err
+		}); err != nil {
+			return err
+		}
+		fmt.Fprintln(io.Out, p)
+	}
+	return nil
 }
 
 // statsByTool prints every tool name with its category and its source.

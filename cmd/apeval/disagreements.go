@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	goio "io"
@@ -23,9 +24,15 @@ type disagreementsOptions struct {
 	Candidate string
 	Limit     int
 	Out       string
+	Dirs      []string // the run directories (arguments)
 }
 
-func newDisagreementsCmd(io IO) *cobra.Command {
+// newDisagreementsCmd is `apeval datasets disagreements`; runF is
+// runDisagreements unless a test passes its own.
+func newDisagreementsCmd(io IO, runF func(context.Context, *disagreementsOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runDisagreements
+	}
 	o := &disagreementsOptions{}
 	cmd := &cobra.Command{
 		Use:   "disagreements A [B]",
@@ -61,7 +68,7 @@ labels back with apeval datasets label-import.`,
   apeval datasets disagreements --baseline recorded/ollama/qwen2.5:3b --limit 50 \
     --dataset cases.jsonl --out to-label.jsonl out/nightly
   apeval datasets label-import --dataset cases.jsonl --labels to-label.jsonl --out cases.jsonl`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
 				return usagef("disagreements takes two run directories, or one with --baseline")
 			}
@@ -71,10 +78,8 @@ labels back with apeval datasets label-import.`,
 			if o.Limit < 0 {
 				return usagef("--limit must be 0 (all) or more, got %d", o.Limit)
 			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDisagreements(o, args, io)
+			o.Dirs = args
+			return runF(cmd.Context(), o, io)
 		},
 	}
 	f := cmd.Flags()
@@ -96,7 +101,9 @@ func pickJudges(dirs []string, infos []reports.RunInfo, baselineFlag, candidateF
 	return p.Baseline, p.Candidate, p.Rename, nil
 }
 
-func runDisagreements(o *disagreementsOptions, dirs []string, io IO) error {
+// runDisagreements is `apeval datasets disagreements` with checked options.
+func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
+	dirs := o.Dirs
 	var infos []reports.RunInfo
 	for _, d := range dirs {
 		info, err := reports.ReadRunInfo(d)
@@ -261,12 +268,22 @@ func annotate(line []byte, c metrics.CaseDisagreements) ([]byte, error) {
 	return datasets.SetMember(line, datasets.DisagreementField, bytes.TrimSpace(buf.Bytes()))
 }
 
-func newLabelImportCmd(io IO) *cobra.Command {
-	var (
-		dsPaths, labelPaths      []string
-		out                      string
-		overwrite, ignoreUnknown bool
-	)
+// labelImportOptions are the options of `apeval datasets label-import`.
+type labelImportOptions struct {
+	Datasets      []string
+	Labels        []string
+	Out           string
+	Overwrite     bool
+	IgnoreUnknown bool
+}
+
+// newLabelImportCmd is `apeval datasets label-import`; runF is
+// runLabelImport unless a test passes its own.
+func newLabelImportCmd(io IO, runF func(context.Context, *labelImportOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runLabelImport
+	}
+	o := &labelImportOptions{}
 	cmd := &cobra.Command{
 		Use:   "label-import",
 		Short: "Merge labels (e.g. a labeled disagreements file) back into a dataset",
@@ -288,57 +305,62 @@ atomically; --out may name the dataset itself to update it in place.`,
   echo '{"id":"c-0007","labels":{"rule-12":"match"}}' | apeval datasets label-import --dataset cases.jsonl --labels -`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(dsPaths) == 0 || len(labelPaths) == 0 {
+			if len(o.Datasets) == 0 || len(o.Labels) == 0 {
 				return usagef("label-import needs --dataset FILE and --labels FILE")
 			}
-			if stdinCount(dsPaths)+stdinCount(labelPaths) > 1 {
+			if stdinCount(o.Datasets)+stdinCount(o.Labels) > 1 {
 				return usagef("only one of --dataset and --labels can read stdin (-)")
 			}
-			labels, err := datasets.ReadLabels(labelPaths, io.In)
-			if err != nil {
-				return usageError{err}
-			}
-			var st datasets.MergeStats
-			err = writeOutput(out, io, func(w goio.Writer) error {
-				var err error
-				st, err = datasets.MergeLabels(w, dsPaths, io.In, labels, datasets.MergeOptions{Overwrite: overwrite, IgnoreUnknown: ignoreUnknown})
-				return err
-			})
-			if err != nil {
-				var hints []string
-				if st.Conflicts > 0 {
-					hints = append(hints, "--overwrite replaces conflicting labels")
-				}
-				if len(st.Unknown) > 0 && !ignoreUnknown {
-					hints = append(hints, "--ignore-unknown skips unknown ids")
-				}
-				if len(hints) > 0 {
-					err = fmt.Errorf("%w\nnothing written (%s)", err, strings.Join(hints, "; "))
-				}
-				return usageError{err}
-			}
-			dest := out
-			if dest == "" {
-				dest = "stdout"
-			}
-			fmt.Fprintf(io.Err, "%d labels for %d cases: %d added, %d changed, %d already there; %d cases updated, %d lines written to %s\n",
-				labels.Count(), labels.Cases(), st.Added, st.Changed, st.Kept, st.Updated, st.Lines, dest)
-			if n := labels.Empty(); n > 0 {
-				fmt.Fprintf(io.Err, "%d labels-file line(s) carried no label and were skipped\n", n)
-			}
-			if len(st.Unknown) > 0 {
-				fmt.Fprintf(io.Err, "skipped labels for %d id(s) not in the dataset: %s\n", len(st.Unknown), listSome(st.Unknown))
-			}
-			return nil
+			return runF(cmd.Context(), o, io)
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVarP(&dsPaths, "dataset", "d", nil, "dataset file to merge into (JSONL); repeatable, the output concatenates them; - reads stdin")
-	f.StringArrayVarP(&labelPaths, "labels", "l", nil, "labels file (JSONL of {id, labels}); repeatable; - reads stdin")
-	f.StringVarP(&out, "out", "o", "", "output file, written atomically; may be the dataset itself (default: stdout)")
-	f.BoolVar(&overwrite, "overwrite", false, "replace dataset labels that differ from the labels file instead of failing")
-	f.BoolVar(&ignoreUnknown, "ignore-unknown", false, "skip labels for ids not in the dataset instead of failing")
+	f.StringArrayVarP(&o.Datasets, "dataset", "d", nil, "dataset file to merge into (JSONL); repeatable, the output concatenates them; - reads stdin")
+	f.StringArrayVarP(&o.Labels, "labels", "l", nil, "labels file (JSONL of {id, labels}); repeatable; - reads stdin")
+	f.StringVarP(&o.Out, "out", "o", "", "output file, written atomically; may be the dataset itself (default: stdout)")
+	f.BoolVar(&o.Overwrite, "overwrite", false, "replace dataset labels that differ from the labels file instead of failing")
+	f.BoolVar(&o.IgnoreUnknown, "ignore-unknown", false, "skip labels for ids not in the dataset instead of failing")
 	return cmd
+}
+
+// runLabelImport is `apeval datasets label-import` with checked options.
+func runLabelImport(_ context.Context, o *labelImportOptions, io IO) error {
+	labels, err := datasets.ReadLabels(o.Labels, io.In)
+	if err != nil {
+		return usageError{err}
+	}
+	var st datasets.MergeStats
+	err = writeOutput(o.Out, io, func(w goio.Writer) error {
+		var err error
+		st, err = datasets.MergeLabels(w, o.Datasets, io.In, labels, datasets.MergeOptions{Overwrite: o.Overwrite, IgnoreUnknown: o.IgnoreUnknown})
+		return err
+	})
+	if err != nil {
+		var hints []string
+		if st.Conflicts > 0 {
+			hints = append(hints, "--overwrite replaces conflicting labels")
+		}
+		if len(st.Unknown) > 0 && !o.IgnoreUnknown {
+			hints = append(hints, "--ignore-unknown skips unknown ids")
+		}
+		if len(hints) > 0 {
+			err = fmt.Errorf("%w\nnothing written (%s)", err, strings.Join(hints, "; "))
+		}
+		return usageError{err}
+	}
+	dest := o.Out
+	if dest == "" {
+		dest = "stdout"
+	}
+	fmt.Fprintf(io.Err, "%d labels for %d cases: %d added, %d changed, %d already there; %d cases updated, %d lines written to %s\n",
+		labels.Count(), labels.Cases(), st.Added, st.Changed, st.Kept, st.Updated, st.Lines, dest)
+	if n := labels.Empty(); n > 0 {
+		fmt.Fprintf(io.Err, "%d labels-file line(s) carried no label and were skipped\n", n)
+	}
+	if len(st.Unknown) > 0 {
+		fmt.Fprintf(io.Err, "skipped labels for %d id(s) not in the dataset: %s\n", len(st.Unknown), listSome(st.Unknown))
+	}
+	return nil
 }
 
 func stdinCount(paths []string) int {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"math/rand/v2"
 	"slices"
 	"strings"
 
@@ -127,27 +126,18 @@ func (f *filterFlags) restrictPolicy(p *replay.Policy) (*replay.Policy, error) {
 	return &q, nil
 }
 
-// sessionSelection is the set of sessions a filtered run replays (nil =
-// all) and the cases it reports.
-type sessionSelection struct {
-	sessions map[string]bool // nil: every session
-	tags     []string
-	cases    int64 // cases of the chosen sessions (the progress total)
+// sessions is the --tag/--limit/--sample filter (datasets.SessionFilter
+// decides which sessions it keeps).
+func (f *filterFlags) sessions() datasets.SessionFilter {
+	return datasets.SessionFilter{Tags: f.Tags, Limit: f.Limit, Sample: f.Sample, Seed: f.Seed}
 }
-
-// keepSession reports whether the session is replayed.
-func (s *sessionSelection) keepSession(id string) bool {
-	return s == nil || s.sessions == nil || s.sessions[id]
-}
-
-func hasAnyTag(c *datasets.Case, tags []string) bool { return hasAnyTagList(c.Tags, tags) }
 
 // selectSessions reads the dataset once (session IDs and tags only) and
-// picks the sessions to replay: those holding a tagged case, then the first
-// --limit of them or --sample of them drawn with --seed. Invalid lines are
-// left to the replay pass, which reports them.
-func (f *filterFlags) selectSessions(src *source, p *replay.Policy, sh replay.Shard) (*sessionSelection, error) {
-	if len(f.Tags) == 0 && f.Limit == 0 && f.Sample == 0 {
+// picks the sessions of this shard to replay (datasets.SessionFilter.Select);
+// nil without --tag, --limit and --sample.
+func (f *filterFlags) selectSessions(src *source, p *replay.Policy, sh replay.Shard) (*datasets.Selection, error) {
+	sf := f.sessions()
+	if !sf.Active() {
 		return nil, nil
 	}
 	if err := src.spoolStdin(); err != nil {
@@ -155,57 +145,11 @@ func (f *filterFlags) selectSessions(src *source, p *replay.Policy, sh replay.Sh
 	}
 	r := src.reader(p)
 	defer r.Close()
-	seen := map[string]bool{}
-	perSession := map[string]int64{}
-	tagged := map[string]bool{}
-	var order []string
-	for r.Scan() {
-		rec := r.Record()
-		if rec.Err != nil {
-			continue
-		}
-		c := rec.Case
-		if !sh.Owns(c.SessionID) {
-			continue
-		}
-		if !seen[c.SessionID] {
-			seen[c.SessionID] = true
-			order = append(order, c.SessionID)
-		}
-		perSession[c.SessionID]++
-		if len(f.Tags) > 0 && hasAnyTag(c, f.Tags) {
-			tagged[c.SessionID] = true
-		}
-	}
-	if err := r.Err(); err != nil {
+	sel, err := sf.Select(r, sh.Owns)
+	if err != nil {
 		return nil, usageError{err}
 	}
-	if len(f.Tags) > 0 {
-		order = slices.DeleteFunc(order, func(id string) bool { return !tagged[id] })
-	}
-	switch {
-	case f.Limit > 0 && f.Limit < len(order):
-		order = order[:f.Limit]
-	case f.Sample > 0 && f.Sample < len(order):
-		rng := rand.New(rand.NewPCG(f.Seed, 0x61706576616c)) // "apeval"
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		order = order[:f.Sample]
-	}
-	sel := &sessionSelection{sessions: make(map[string]bool, len(order)), tags: f.Tags}
-	for _, id := range order {
-		sel.sessions[id] = true
-		sel.cases += perSession[id]
-	}
 	return sel, nil
-}
-
-func hasAnyTagList(have, want []string) bool {
-	for _, t := range have {
-		if slices.Contains(want, t) {
-			return true
-		}
-	}
-	return false
 }
 
 // settings are the resolved settings run.json records.

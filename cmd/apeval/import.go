@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	goio "io"
@@ -15,13 +16,20 @@ import (
 	"github.com/apeval/apeval/reports"
 )
 
+// importOptions are the options of `apeval datasets import`.
 type importOptions struct {
 	from, out, summary, ruleID, workspace, policy string
 	noMask                                        bool
+	sources                                       []string // the arguments
 }
 
-func newImportCmd(io IO) *cobra.Command {
-	var o importOptions
+// newImportCmd is `apeval datasets import`; runF is runImport unless a
+// test passes its own. --from is checked when the command line is parsed.
+func newImportCmd(io IO, runF func(context.Context, *importOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runImport
+	}
+	o := &importOptions{}
 	cmd := &cobra.Command{
 		Use:   "import [--from FORMAT] SOURCE...",
 		Short: "Turn agent logs (Claude Code, Codex, Gemini CLI, OpenCode, OpenTelemetry, R-Judge, trajectory events) into cases",
@@ -47,11 +55,17 @@ could be read are still written). docs/import.md has the field mappings.`,
   apeval datasets import --from claude-code-hooks hooks.jsonl --out - | apeval datasets validate -`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runImport(io, o, args)
+			o.sources = args
+			return runF(cmd.Context(), o, io)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.from, "from", importers.Auto, "source format: auto (told from the first records), "+strings.Join(importers.Formats, ", "))
+	enumVar(f, &o.from, "from", importers.Auto, []string{"FORMAT"}, func(v string) error {
+		if err := importers.CheckFormat(v); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}, "source format: auto (told from the first records), "+strings.Join(importers.Formats, ", "))
 	f.StringVarP(&o.out, "out", "o", "-", "cases file to write (- for stdout)")
 	f.StringVar(&o.summary, "summary", "", "write the per-source summary as JSON to this file")
 	f.BoolVar(&o.noMask, "no-mask", false, "keep secrets in arguments and messages (masked by default)")
@@ -61,7 +75,9 @@ could be read are still written). docs/import.md has the field mappings.`,
 	return cmd
 }
 
-func runImport(io IO, o importOptions, sources []string) error {
+// runImport is `apeval datasets import` with parsed options.
+func runImport(_ context.Context, o *importOptions, io IO) error {
+	sources := o.sources
 	opt := importers.Options{NoMask: o.noMask, RuleID: o.ruleID, Workspace: o.workspace, Stdin: io.In}
 	if o.policy != "" {
 		pol, _, err := loadPolicy(o.policy)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,14 +14,24 @@ import (
 	"github.com/apeval/apeval/reports"
 )
 
-func newMergeCmd(io IO) *cobra.Command {
-	var (
-		out          string
-		outLayout    string
-		runID        string
-		allowPartial bool
-		e            = &evalOptions{}
-	)
+// mergeOptions are the options of `apeval merge`. merge reads no
+// apeval.toml: the shards' run.json hold their settings.
+type mergeOptions struct {
+	evalOptions
+	Out          string
+	OutLayout    string
+	RunID        string
+	AllowPartial bool
+	Dirs         []string // the shard run directories (arguments)
+}
+
+// newMergeCmd is `apeval merge`; its RunE checks the options and hands
+// them to runF (runMerge unless a test passes its own).
+func newMergeCmd(io IO, runF func(context.Context, *mergeOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runMerge
+	}
+	o := &mergeOptions{}
 	cmd := &cobra.Command{
 		Use:   "merge DIR...",
 		Short: "Recombine the shard runs of one evaluation into a single run directory",
@@ -30,112 +41,119 @@ have. The shards must come from the same policy and judges, and cover 1..N
 once each (--allow-partial accepts missing shards).`,
 		Example: `  # a CI matrix ran: apeval run --shard $I/4 --out out/shard-$I ...
   apeval merge --out out/merged out/shard-1 out/shard-2 out/shard-3 out/shard-4`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("merge needs the shard run directories")
 			}
-			if out == "" {
+			if o.Out == "" {
 				return usagef("merge needs --out DIR")
 			}
-			return e.validate()
-		},
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			args, done, err := fetchRunDirs(cmd.Context(), args)
-			if err != nil {
+			o.Dirs = args
+			if err := o.validate(); err != nil {
 				return err
 			}
-			defer done()
-			infos, err := checkShards(args, allowPartial)
-			if err != nil {
-				return err
-			}
-			rs := &runSet{dirs: args, infos: infos}
-			spec, err := e.spec(rs, io.Err)
-			if err != nil {
-				return err
-			}
-			if runID == "" {
-				runID = newRunID(time.Now())
-			}
-			layout, err := reports.ParseLayout(outLayout)
-			if err != nil {
-				return usagef("--out-layout: %v", err)
-			}
-			remote := ""
-			if objstore.IsURL(out) { // written locally, then uploaded
-				if remote, err = bucketRunDir(out, layout, runID); err != nil {
-					return err
-				}
-				tmp, finish, err := stageBucket(cmd.Context(), remote, io, false)
-				if err != nil {
-					return err
-				}
-				out = filepath.Join(tmp, "run")
-				defer func() { err = finish(out, err) }()
-			}
-			out = runDirFor(out, layout, runID)
-			if remote != "" {
-				var flush func()
-				io, flush = bucketIO(io, out, remote)
-				defer flush()
-			}
-			info := infos[0]
-			info.Layout = layout
-			info.RunID = runID
-			info.Created = time.Now().UTC()
-			info.Shard = ""
-			info.Cases, info.InvalidLines, info.Results, info.Decisions = 0, 0, 0, 0
-			info.Interrupted = false
-			info.ReplayMS = 0
-			info.Partial, info.Budget = "", nil // a shard's budget is its own
-			for _, in := range infos {
-				info.Cases += in.Cases
-				info.InvalidLines += in.InvalidLines
-				info.Interrupted = info.Interrupted || in.Interrupted
-				if in.Partial != "" && info.Partial == "" {
-					info.Partial = "shard " + in.Shard + ": " + in.Partial // one partial shard makes the whole partial
-				}
-			}
-			// The merged run records the criteria it was evaluated with
-			// (the shards', or the ones --criteria/--policy put instead).
-			t := metrics.ThresholdsOf(spec.Criteria)
-			info.Criteria, info.CriteriaFrom = &t, spec.CriteriaFrom
-			if err := outIsNotInput(out, args); err != nil {
-				return err
-			}
-			w, err := reports.CreateRun(out, info)
-			if err != nil {
-				return usageError{err}
-			}
-			defer w.Release()
-			ev, err := rs.evaluate(spec, false, func(_ int, r *replay.Result) (bool, error) {
-				r.RunID = runID
-				return true, w.Write(r)
-			})
-			if err != nil {
-				w.Abort()
-				return err
-			}
-			if err := w.Close(); err != nil {
-				return err
-			}
-			rep, err := ev.finish(*w.Info())
-			if err != nil {
-				return err
-			}
-			defer func() { _ = rep.Summary.Release() }()
-			if err := writeRunReports(out, rep, e.Format, io, w); err != nil {
-				return err
-			}
-			return verdictDone(rep, io)
+			return runF(cmd.Context(), o, io)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "", "merged run directory (required)")
-	cmd.Flags().StringVar(&outLayout, "out-layout", "flat", layoutUsage)
-	cmd.Flags().StringVar(&runID, "run-id", "", "run ID of the merged run (default: new)")
-	cmd.Flags().BoolVar(&allowPartial, "allow-partial", false, "merge even when some shards of 1..N are missing")
-	e.register(cmd, true)
+	cmd.Flags().StringVarP(&o.Out, "out", "o", "", "merged run directory (required)")
+	layoutVar(cmd.Flags(), &o.OutLayout)
+	cmd.Flags().StringVar(&o.RunID, "run-id", "", "run ID of the merged run (default: new)")
+	cmd.Flags().BoolVar(&o.AllowPartial, "allow-partial", false, "merge even when some shards of 1..N are missing")
+	o.register(cmd, true)
 	return cmd
+}
+
+// runMerge is `apeval merge` with checked options.
+func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
+	out, runID := o.Out, o.RunID
+	args, done, err := fetchRunDirs(ctx, o.Dirs)
+	if err != nil {
+		return err
+	}
+	defer done()
+	infos, err := checkShards(args, o.AllowPartial)
+	if err != nil {
+		return err
+	}
+	rs := &runSet{dirs: args, infos: infos}
+	spec, err := o.spec(rs, io.Err)
+	if err != nil {
+		return err
+	}
+	if runID == "" {
+		runID = newRunID(time.Now())
+	}
+	layout, err := reports.ParseLayout(o.OutLayout)
+	if err != nil {
+		return usagef("--out-layout: %v", err)
+	}
+	remote := ""
+	if objstore.IsURL(out) { // written locally, then uploaded
+		if remote, err = bucketRunDir(out, layout, runID); err != nil {
+			return err
+		}
+		tmp, finish, err := stageBucket(ctx, remote, io, false)
+		if err != nil {
+			return err
+		}
+		out = filepath.Join(tmp, "run")
+		defer func() { err = finish(out, err) }()
+	}
+	out = runDirFor(out, layout, runID)
+	if remote != "" {
+		var flush func()
+		io, flush = bucketIO(io, out, remote)
+		defer flush()
+	}
+	info := infos[0]
+	info.Layout = layout
+	info.RunID = runID
+	info.Created = time.Now().UTC()
+	info.Shard = ""
+	info.Cases, info.InvalidLines, info.Results, info.Decisions = 0, 0, 0, 0
+	info.Interrupted = false
+	info.ReplayMS = 0
+	info.Partial, info.Budget = "", nil // a shard's budget is its own
+	for _, in := range infos {
+		info.Cases += in.Cases
+		info.InvalidLines += in.InvalidLines
+		info.Interrupted = info.Interrupted || in.Interrupted
+		if in.Partial != "" && info.Partial == "" {
+			info.Partial = "shard " + in.Shard + ": " + in.Partial // one partial shard makes the whole partial
+		}
+	}
+	// The merged run records the criteria it was evaluated with
+	// (the shards', or the ones --criteria/--policy put instead).
+	t := metrics.ThresholdsOf(spec.Criteria)
+	info.Criteria, info.CriteriaFrom = &t, spec.CriteriaFrom
+	if err := outIsNotInput(out, args); err != nil {
+		return err
+	}
+	w, err := reports.CreateRun(out, info)
+	if err != nil {
+		return usageError{err}
+	}
+	defer w.Release()
+	ev, err := rs.evaluate(spec, false, func(_ int, r *replay.Result) (bool, error) {
+		r.RunID = runID
+		return true, w.Write(r)
+	})
+	if err != nil {
+		w.Abort()
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	rep, err := ev.finish(*w.Info())
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rep.Summary.Release() }()
+	if err := writeRunReports(out, rep, o.Format, io, w); err != nil {
+		return err
+	}
+	return verdictDone(rep, io)
 }
 
 // checkShards reads the shard runs' run.json and checks that they belong

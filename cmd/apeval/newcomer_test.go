@@ -14,6 +14,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/reports"
 )
 
@@ -192,7 +193,7 @@ func TestFilters(t *testing.T) {
 		t.Fatal("--tag ja reported nothing")
 	}
 	for _, r := range rs {
-		if !hasAnyTagList(r.Tags, []string{"ja"}) {
+		if !datasets.HasAnyTag(r.Tags, []string{"ja"}) {
 			t.Fatalf("case %s has tags %v", r.CaseID, r.Tags)
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,10 +41,10 @@ func (e *evalOptions) register(cmd *cobra.Command, withFormat bool) {
 	f.StringVar(&e.Criteria, "criteria", "", "kill-criteria file (TOML); replaces the criteria the run recorded in run.json (default: those), and the output says so")
 	f.StringVar(&e.Policy, "policy", "", "take the kill criteria from this policy file's [kill_criteria] instead of the run's")
 	f.StringVar(&e.Baseline, "baseline", "", "baseline judge for fire_rate_change_max (default: the run's --baseline)")
-	f.StringVar(&e.Inconclusive, "inconclusive", "", "map an INCONCLUSIVE verdict's exit code: pass (0) or fail (1); default 3")
+	inconclusiveVar(f, &e.Inconclusive)
 	registerLabels(f, &e.Labels)
 	if withFormat {
-		f.StringVar(&e.Format, "format", "", "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
+		formatVar(f, &e.Format, "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&e.JSON, "json", false, "print summary.json to stdout (same as --format json)")
 	}
 }
@@ -120,9 +121,20 @@ func runDirError(dir string, err error) error {
 	return usagef("%s: %v", dir, err)
 }
 
-func newReportCmd(io IO) *cobra.Command {
-	e := &evalOptions{}
-	var out string
+// reportOptions are the options of `apeval report`.
+type reportOptions struct {
+	evalOptions
+	Out  string
+	Dirs []string // the run directories (arguments)
+}
+
+// newReportCmd is `apeval report`; its RunE resolves the options and hands
+// them to runF (runReport unless a test passes its own).
+func newReportCmd(io IO, runF func(context.Context, *reportOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runReport
+	}
+	o := &reportOptions{}
 	cmd := &cobra.Command{
 		Use:   "report DIR...",
 		Short: "Recompute metrics, the verdict and every report from decision files",
@@ -134,51 +146,74 @@ apeval merge for the shards of one run). Exit code as for run.`,
 		Example: `  apeval report apeval-out/20261130T101500Z-1a2b3c
   apeval report --criteria strict.toml --out out/strict out/run1
   apeval report --json out/run1 | jq .verdict`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if err := e.applyConfig(cmd); err != nil {
-				return err
-			}
-			if len(args) == 0 {
-				return usagef("report needs at least one run directory")
-			}
-			if len(args) > 1 && out == "" {
-				return usagef("report of several directories needs --out")
-			}
-			return e.validate()
-		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" && objstore.IsURL(args[0]) {
-				return usagef("report of a bucket prefix needs --out DIR (the reports are written to a local directory)")
-			}
-			args, done, err := fetchRunDirs(cmd.Context(), args)
-			if err != nil {
+			if err := o.resolve(cmd, args); err != nil {
 				return err
 			}
-			defer done()
-			rep, err := e.evaluateDirs(args, io.Err)
-			if err != nil {
-				return err
-			}
-			dir := out
-			if dir == "" {
-				dir = args[0]
-			} else if err := os.MkdirAll(dir, 0o755); err != nil {
-				return usageError{err}
-			}
-			if err := writeRunReports(dir, rep, e.Format, io, nil); err != nil {
-				return err
-			}
-			return verdictDone(rep, io)
+			return runF(cmd.Context(), o, io)
 		},
 	}
-	e.register(cmd, true)
-	e.registerBy(cmd)
-	cmd.Flags().StringVarP(&out, "out", "o", "", "directory for the reports (default: the run directory itself)")
+	o.register(cmd, true)
+	o.registerBy(cmd)
+	cmd.Flags().StringVarP(&o.Out, "out", "o", "", "directory for the reports (default: the run directory itself)")
 	return cmd
 }
 
-func newGateCmd(io IO) *cobra.Command {
-	e := &evalOptions{}
+// resolve completes report's parsed flags with apeval.toml and checks them
+// with the arguments; it reads no run directory.
+func (o *reportOptions) resolve(cmd *cobra.Command, args []string) error {
+	if err := o.applyConfig(cmd); err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		return usagef("report needs at least one run directory")
+	}
+	if len(args) > 1 && o.Out == "" {
+		return usagef("report of several directories needs --out")
+	}
+	o.Dirs = args
+	return o.validate()
+}
+
+// runReport is `apeval report` with resolved options.
+func runReport(ctx context.Context, o *reportOptions, io IO) error {
+	if o.Out == "" && objstore.IsURL(o.Dirs[0]) {
+		return usagef("report of a bucket prefix needs --out DIR (the reports are written to a local directory)")
+	}
+	dirs, done, err := fetchRunDirs(ctx, o.Dirs)
+	if err != nil {
+		return err
+	}
+	defer done()
+	rep, err := o.evaluateDirs(dirs, io.Err)
+	if err != nil {
+		return err
+	}
+	dir := o.Out
+	if dir == "" {
+		dir = dirs[0]
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usageError{err}
+	}
+	if err := writeRunReports(dir, rep, o.Format, io, nil); err != nil {
+		return err
+	}
+	return verdictDone(rep, io)
+}
+
+// gateOptions are the options of `apeval gate`.
+type gateOptions struct {
+	evalOptions
+	Dir string // the run directory (the argument)
+}
+
+// newGateCmd is `apeval gate`; its RunE resolves the options and hands
+// them to runF (runGate unless a test passes its own).
+func newGateCmd(io IO, runF func(context.Context, *gateOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runGate
+	}
+	o := &gateOptions{}
 	cmd := &cobra.Command{
 		Use:   "gate DIR",
 		Short: "Print a run's verdict, and why, and exit with its code (0 GO, 1 NO-GO, 3 INCONCLUSIVE)",
@@ -194,46 +229,52 @@ broken (ERROR: half or more of its calls failed with HTTP 401/403/404, an HTML
 page, a refused connection or an unknown host).`,
 		Example: `  apeval gate out/run1 && echo "judge may go live"
   apeval gate --inconclusive=fail --criteria strict.toml out/run1`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if err := e.applyConfig(cmd); err != nil {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.applyConfig(cmd); err != nil {
 				return err
 			}
 			if len(args) != 1 {
 				return usagef("gate takes exactly one run directory")
 			}
-			return e.validate()
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			args, done, err := fetchRunDirs(cmd.Context(), args)
-			if err != nil {
+			o.Dir = args[0]
+			if err := o.validate(); err != nil {
 				return err
 			}
-			defer done()
-			rep, err := e.evaluateDirs(args, io.Err)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = rep.Summary.Release() }()
-			if h := rep.Run.Filter.String(); h != "" {
-				fmt.Fprintf(io.Err, "apeval: %s\n", h)
-			}
-			// Every judge's verdict, and why each that is not GO is not:
-			// its broken setup, failing and open criteria (reports.Explain).
-			if err := rep.WriteReasons(io.Out); err != nil {
-				return err
-			}
-			if err := checkSummary(rep.Summary); err != nil {
-				return err
-			}
-			fmt.Fprintf(io.Out, "verdict\t%s\n", rep.Summary.Verdict)
-			if rep.Run.Partial != "" {
-				fmt.Fprintf(io.Err, "apeval: the run is partial (%s): no verdict gates on it\n", rep.Run.Partial)
-			}
-			return verdictDone(rep, io)
+			return runF(cmd.Context(), o, io)
 		},
 	}
-	e.register(cmd, false)
+	o.register(cmd, false)
 	return cmd
+}
+
+// runGate is `apeval gate` with resolved options.
+func runGate(ctx context.Context, o *gateOptions, io IO) error {
+	dirs, done, err := fetchRunDirs(ctx, []string{o.Dir})
+	if err != nil {
+		return err
+	}
+	defer done()
+	rep, err := o.evaluateDirs(dirs, io.Err)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rep.Summary.Release() }()
+	if h := rep.Run.Filter.String(); h != "" {
+		fmt.Fprintf(io.Err, "apeval: %s\n", h)
+	}
+	// Every judge's verdict, and why each that is not GO is not:
+	// its broken setup, failing and open criteria (reports.Explain).
+	if err := rep.WriteReasons(io.Out); err != nil {
+		return err
+	}
+	if err := checkSummary(rep.Summary); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.Out, "verdict\t%s\n", rep.Summary.Verdict)
+	if rep.Run.Partial != "" {
+		fmt.Fprintf(io.Err, "apeval: the run is partial (%s): no verdict gates on it\n", rep.Run.Partial)
+	}
+	return verdictDone(rep, io)
 }
 
 // runExit is a run's exit code: its verdict's, or 2 when the run is

@@ -5,6 +5,27 @@ import (
 )
 
 func newRootCmd(io IO) *cobra.Command {
+	root := newRoot(&io)
+	root.AddCommand(
+		newRunCmd(io, false, nil),
+		newRunCmd(io, true, nil),
+		newReportCmd(io, nil),
+		newGateCmd(io, nil),
+		newCompareCmd(io, nil),
+		newMergeCmd(io, nil),
+		newDatasetsCmd(io),
+		newJudgesCmd(io),
+		newInitCmd(io),
+		newRecordCmd(io),
+		newLabelCmd(io),
+	)
+	return root
+}
+
+// newRoot is the root command without its verbs: its global flags and
+// flag error function. Tests add one verb built with their own runF, to
+// check what a command line parses to without running it.
+func newRoot(io *IO) *cobra.Command {
 	if io.term == nil {
 		io.term = &termSettings{}
 	}
@@ -30,20 +51,7 @@ Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE, 130 interrupt
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(
-		newRunCmd(io, false),
-		newRunCmd(io, true),
-		newReportCmd(io),
-		newGateCmd(io),
-		newCompareCmd(io),
-		newMergeCmd(io),
-		newDatasetsCmd(io),
-		newJudgesCmd(io),
-		newInitCmd(io),
-		newRecordCmd(io),
-		newLabelCmd(io),
-	)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	registerGlobalFlags(root, io.term)
 	return root
 }

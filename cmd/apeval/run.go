@@ -21,7 +21,11 @@ import (
 	"github.com/apeval/apeval/reports"
 )
 
-// runOptions are the flags of `apeval run` and `apeval replay`.
+// runOptions are the options of `apeval run` and `apeval replay`: the
+// flags' values (exported fields, bound to the flags), then what
+// resolveRunOptions makes of them with apeval.toml and --resume (unexported
+// fields). Once resolved, runRun reads them and changes only RunID and Out
+// (their defaults are made when the run starts).
 type runOptions struct {
 	// OTLPEndpoint, when set (or OTEL_EXPORTER_OTLP_ENDPOINT is), sends
 	// the run as OpenTelemetry traces (reports.Tracer).
@@ -75,7 +79,13 @@ type runOptions struct {
 	resume *resumeState
 }
 
-func newRunCmd(io IO, replayOnly bool) *cobra.Command {
+// newRunCmd is `apeval run` (replayOnly: `apeval replay`). Its RunE only
+// resolves the options (resolveRunOptions) and hands them to runF, which
+// is runRun unless a test passes its own to look at the options alone.
+func newRunCmd(io IO, replayOnly bool, runF func(context.Context, *runOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runRun
+	}
 	o := &runOptions{replayOnly: replayOnly}
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -123,24 +133,10 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
   apeval run --resume apeval-out/20261201T101500Z-3f2a1b   # re-send only the failed calls`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadProjectConfig(cmd)
-			if err != nil {
+			if err := resolveRunOptions(cmd, o, io.Getenv); err != nil {
 				return err
 			}
-			if err := cfg.applyToRun(cmd, o); err != nil {
-				return err
-			}
-			if err := o.applyResume(cmd); err != nil {
-				return err
-			}
-			o.config = cfg.path
-			if err := o.validate(io.Getenv); err != nil {
-				return err
-			}
-			if outIsURL(o) {
-				return runToBucket(cmd.Context(), o, io)
-			}
-			return runRun(cmd.Context(), o, io)
+			return runF(cmd.Context(), o, io)
 		},
 	}
 	if replayOnly {
@@ -155,7 +151,7 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 	f.StringArrayVar(&o.PermissionsFrom, "permissions-from", nil, "add an agent's permission rules (KIND:PATH; claude-code, codex, opencode, gemini) to the permissions layer; repeatable")
 	f.StringArrayVarP(&o.Judges, "judge", "j", nil, "judge spec (ollama:MODEL, openai:MODEL, exec:CMD, recorded[:NAME], none); ollama:/openai: take @URL for their own server; repeatable")
 	f.StringVarP(&o.Out, "out", "o", "", "run directory (default apeval-out/<run-id>)")
-	f.StringVar(&o.OutLayout, "out-layout", "flat", layoutUsage)
+	layoutVar(f, &o.OutLayout)
 	f.IntVarP(&o.Concurrency, "concurrency", "c", 4, "judge calls in flight per judge (sessions replayed in parallel)")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Second, "deadline of one judge call; a call past it counts as a timeout at this latency")
 	f.StringVar(&o.CacheDir, "cache", "", "response cache directory (default: the user cache dir, e.g. ~/.cache/apeval)")
@@ -169,8 +165,8 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 	f.StringVar(&o.Criteria, "criteria", "", "kill-criteria file (TOML, [kill_criteria] table); overrides the policy's and is recorded in run.json")
 	if !replayOnly {
 		f.StringVar(&o.Baseline, "baseline", "", "judge to compare candidates with (identity, spec or unique prefix); enables fire_rate_change_max")
-		f.StringVar(&o.Inconclusive, "inconclusive", "", "map an INCONCLUSIVE verdict's exit code: pass (0) or fail (1); default 3")
-		f.StringVar(&o.Format, "format", "", "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
+		inconclusiveVar(f, &o.Inconclusive)
+		formatVar(f, &o.Format, "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&o.JSON, "json", false, "print summary.json to stdout instead of tables (same as --format json)")
 		f.StringArrayVar(&o.By, "by", nil, "add per-slice metrics: tag, tool or category (repeatable)")
 		registerLabels(f, &o.Labels)
@@ -183,6 +179,28 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 	return cmd
 }
 
+// resolveRunOptions completes the parsed flags of run and replay: apeval.toml
+// (or --config) under them, --resume's recorded settings, then validate.
+// It reads the config file and, with --resume, that run directory; it
+// opens no dataset and no judge.
+func resolveRunOptions(cmd *cobra.Command, o *runOptions, getenv func(string) string) error {
+	cfg, err := loadProjectConfig(cmd)
+	if err != nil {
+		return err
+	}
+	if err := cfg.applyToRun(cmd, o); err != nil {
+		return err
+	}
+	if err := o.applyResume(cmd); err != nil {
+		return err
+	}
+	o.config = cfg.path
+	return o.validate(getenv)
+}
+
+// validate checks the options together and resolves --json, --out-layout
+// and --shard; a value one flag alone rejects is rejected by the flag at
+// parse time (enumFlag).
 func (o *runOptions) validate(getenv func(string) string) error {
 	if err := o.Filter.validate(); err != nil {
 		return err
@@ -292,10 +310,19 @@ func newRunID(now time.Time) string {
 	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
-// runRun is `apeval run` / `apeval replay`: prepare (policy, dataset,
+// runRun is `apeval run` / `apeval replay` with resolved options: to a
+// bucket (--out s3://…) through a temporary directory, else runLocal.
+func runRun(ctx context.Context, o *runOptions, io IO) error {
+	if outIsURL(o) {
+		return runToBucket(ctx, o, io)
+	}
+	return runLocal(ctx, o, io)
+}
+
+// runLocal is a run into a local directory: prepare (policy, dataset,
 // judges, run directory), replay (every result fanned out to the sinks),
 // report.
-func runRun(ctx context.Context, o *runOptions, io IO) error {
+func runLocal(ctx context.Context, o *runOptions, io IO) error {
 	p, err := prepareRun(ctx, o, io)
 	if err != nil {
 		return err
@@ -404,8 +431,8 @@ type preparedRun struct {
 	critFrom string // where crit came from, for run.json
 	stray    *strayLabels
 	src      *source
-	stats    *datasets.Stats   // when the dataset was scanned for recorded judges
-	sel      *sessionSelection // sessions chosen by --rule/--tag/--limit/--sample; nil for all
+	stats    *datasets.Stats     // when the dataset was scanned for recorded judges
+	sel      *datasets.Selection // sessions chosen by --tag/--limit/--sample; nil for all
 	judges   []judge.Judge
 	baseline string
 	refs     chan []reports.FileRef // the datasets' hashes, computed beside the replay
@@ -576,7 +603,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	if !o.Quiet {
 		total := int64(0)
 		if p.sel != nil {
-			total = p.sel.cases // replayed, tagged or not
+			total = p.sel.Cases // replayed, tagged or not
 		} else if p.stats != nil {
 			total = int64(p.stats.Cases)
 		} else if o.shard.Count <= 1 {
@@ -587,7 +614,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 
 	rd := p.src.reader(p.pol)
 	defer rd.Close()
-	in := &caseFeed{r: rd, skipInvalid: o.SkipInvalid, shard: o.shard, sel: p.sel, errOut: io.Err, stop: &o.Budget.stopped, stray: p.stray}
+	in := &caseFeed{r: rd, invalid: datasets.InvalidLines{Skip: o.SkipInvalid}, shard: o.shard, sel: p.sel, errOut: io.Err, stop: &o.Budget.stopped, stray: p.stray}
 	var cut budgetCut
 
 	ropts := replay.Options{
@@ -613,7 +640,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		}
 	}
 	emit := func(r *replay.Result) error {
-		if p.sel != nil && len(p.sel.tags) > 0 && !hasAnyTagList(r.Tags, p.sel.tags) {
+		if !p.sel.Reports(r.Tags) {
 			return nil // replayed for its session's state, not reported
 		}
 		if o.resume != nil {
@@ -642,8 +669,8 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	interrupted := errors.Is(runErr, context.Canceled) || ctx.Err() != nil
 	if in.valid == 0 && !interrupted {
 		// Nothing to evaluate is an input error, not a GO on no evidence.
-		if in.invalid > 0 {
-			return replayed{}, usagef("the dataset has no valid case (%d invalid line(s) skipped)", in.invalid)
+		if in.invalid.Count > 0 {
+			return replayed{}, usagef("the dataset has no valid case (%d invalid line(s) skipped)", in.invalid.Count)
 		}
 		return replayed{}, usagef("the dataset has no cases")
 	}
@@ -658,7 +685,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	wi := p.w.Info()
 	wi.Datasets = <-p.refs
 	wi.Cases = in.cases
-	wi.InvalidLines = in.invalid
+	wi.InvalidLines = in.invalid.Count
 	wi.Interrupted = interrupted
 	wi.ReplayMS = float64(replayTime) / float64(time.Millisecond)
 	if b := o.Budget.budget; b != nil {
@@ -682,7 +709,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		return replayed{}, err
 	}
 	p.committed = true
-	return replayed{stats: rstats, interrupted: interrupted, invalid: in.invalid, firstInvalid: in.firstInvalid, dropped: cut.dropped}, nil
+	return replayed{stats: rstats, interrupted: interrupted, invalid: in.invalid.Count, firstInvalid: in.invalid.First, dropped: cut.dropped}, nil
 }
 
 // needsRecordedNames reports whether the judge list must be completed from

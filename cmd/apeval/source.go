@@ -186,13 +186,11 @@ func fileSHA256(path string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// maxListedErrors bounds how many bad lines an error message lists.
-const maxListedErrors = 20
-
-// invalidInput lists a dataset's bad lines (exit code 2).
+// invalidInput lists a dataset's bad lines (exit code 2), from the
+// invalid-line policy's count and list (datasets.InvalidLines).
 type invalidInput struct {
 	errs  []error
-	total int
+	total int64
 }
 
 func (e *invalidInput) Error() string {
@@ -201,17 +199,10 @@ func (e *invalidInput) Error() string {
 	for _, err := range e.errs {
 		fmt.Fprintf(&b, "\n  %v", err)
 	}
-	if e.total > len(e.errs) {
-		fmt.Fprintf(&b, "\n  … and %d more (apeval datasets validate lists them all)", e.total-len(e.errs))
+	if e.total > int64(len(e.errs)) {
+		fmt.Fprintf(&b, "\n  … and %d more (apeval datasets validate lists them all)", e.total-int64(len(e.errs)))
 	}
 	return b.String()
-}
-
-func (e *invalidInput) add(err error) {
-	e.total++
-	if len(e.errs) < maxListedErrors {
-		e.errs = append(e.errs, err)
-	}
 }
 
 // scanStats reads the whole dataset once for its statistics (recorded judge
@@ -223,14 +214,14 @@ func scanStats(s *source, p *replay.Policy, skipInvalid bool) (*datasets.Stats, 
 	r := s.reader(p)
 	defer r.Close()
 	st := datasets.NewStats()
-	bad := &invalidInput{}
+	bad := datasets.InvalidLines{Skip: skipInvalid}
 	for r.Scan() {
 		rec := r.Record()
-		if rec.Late && skipInvalid {
-			return nil, lateDuplicate(rec.Err, "counted in the statistics")
-		}
 		if rec.Err != nil {
-			bad.add(rec.Err)
+			bad.Add(rec)
+			if bad.Late != nil {
+				return nil, lateDuplicate(bad.Late, "counted in the statistics")
+			}
 			st.Invalid++ // with skipInvalid, the statistics say how many lines they skipped
 			continue
 		}
@@ -245,37 +236,31 @@ func scanStats(s *source, p *replay.Policy, skipInvalid bool) (*datasets.Stats, 
 	if err := r.Err(); err != nil {
 		return nil, usageError{err}
 	}
-	if bad.total > 0 && !skipInvalid {
-		return nil, usageError{bad}
+	if bad.Failing() {
+		return nil, usageError{&invalidInput{errs: bad.Listed, total: bad.Count}}
 	}
 	return st, nil
 }
 
-// caseFeed hands valid cases of this shard to replay. Invalid lines are
-// counted (--skip-invalid) or collected: without --skip-invalid the feed
-// stops handing out cases at the first one, reads on to list them all, and
-// the run fails.
+// caseFeed hands valid cases of this shard to replay. Invalid lines go by
+// the policy of datasets.InvalidLines: counted and left out
+// (--skip-invalid), or collected: without --skip-invalid the feed stops
+// handing out cases at the first one, reads on to list them all, and the
+// run fails.
 type caseFeed struct {
-	r           *datasets.Reader
-	skipInvalid bool
-	shard       replay.Shard
-	sel         *sessionSelection
-	errOut      io.Writer
+	r       *datasets.Reader
+	invalid datasets.InvalidLines
+	shard   replay.Shard
+	sel     *datasets.Selection
+	errOut  io.Writer
 	// stop, when set, ends the input early: a budget stopped sending calls.
 	stop *atomic.Bool
 	// stray, when set, notes labels naming rules the policy lacks.
 	stray *strayLabels
 
-	cases        int64
-	valid        int64 // valid cases read, in any shard
-	invalid      int64
-	firstInvalid error
-	bad          invalidInput
-	readErr      error
-	// late is the first duplicate id found only at the end of the input
-	// with --skip-invalid: its case was replayed already, so it cannot be
-	// skipped and the run fails.
-	late error
+	cases   int64
+	valid   int64 // valid cases read, in any shard
+	readErr error
 }
 
 func (f *caseFeed) next() (*datasets.Case, bool) {
@@ -285,25 +270,17 @@ func (f *caseFeed) next() (*datasets.Case, bool) {
 	for f.r.Scan() {
 		rec := f.r.Record()
 		if rec.Err != nil {
-			f.invalid++
-			if f.firstInvalid == nil {
-				f.firstInvalid = rec.Err
-			}
-			if !f.skipInvalid {
-				f.bad.add(rec.Err)
-			} else if rec.Late && f.late == nil {
-				f.late = rec.Err
-			}
+			f.invalid.Add(rec)
 			continue
 		}
-		if f.bad.total > 0 {
+		if f.invalid.Failing() {
 			continue // failing anyway: keep reading only to list every bad line
 		}
 		f.valid++
 		if f.stray != nil {
 			f.stray.check(rec.Case)
 		}
-		if !f.shard.Owns(rec.Case.SessionID) || !f.sel.keepSession(rec.Case.SessionID) {
+		if !f.shard.Owns(rec.Case.SessionID) || !f.sel.Keeps(rec.Case.SessionID) {
 			continue
 		}
 		f.cases++
@@ -322,11 +299,12 @@ func (f *caseFeed) err() error {
 	if f.readErr != nil {
 		return usageError{f.readErr}
 	}
-	if f.bad.total > 0 {
-		return usageError{&f.bad}
+	if f.invalid.Failing() {
+		return usageError{&invalidInput{errs: f.invalid.Listed, total: f.invalid.Count}}
 	}
-	if f.late != nil {
-		return lateDuplicate(f.late, "replayed")
+	if f.invalid.Late != nil {
+		// Its case was replayed already: it cannot be skipped.
+		return lateDuplicate(f.invalid.Late, "replayed")
 	}
 	return nil
 }

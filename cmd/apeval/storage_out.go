@@ -45,7 +45,7 @@ func runToBucket(ctx context.Context, o *runOptions, io IO) error {
 		local := runDirFor(o.Out, o.layout, o.RunID)
 		lio, flush := bucketIO(io, local, remote)
 		defer flush()
-		return local, runRun(ctx, o, lio)
+		return local, runLocal(ctx, o, lio)
 	})
 }
 

@@ -282,7 +282,20 @@ func newImporter(format string, opt Options) (importer, error) {
 	case "claude-code-stream-json":
 		return &claudeTranscript{streamJSON: true}, nil
 	}
-	return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
+	return nil, unknownFormat(format)
+}
+
+// CheckFormat reports whether name is a --from value: Auto (or "") or one
+// of Formats; the error lists them.
+func CheckFormat(name string) error {
+	if name == Auto || name == "" || slices.Contains(Formats, name) {
+		return nil
+	}
+	return unknownFormat(name)
+}
+
+func unknownFormat(name string) error {
+	return fmt.Errorf("unknown format %q (want one of %s)", name, strings.Join(Formats, ", "))
 }
 
 func cmpOr(a, b string) string {
