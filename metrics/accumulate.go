@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/apeval/apeval/datasets"
@@ -68,9 +69,7 @@ type judgeAcc struct {
 	id, model, digest, prompt string
 	runIDs                    []string
 
-	cases, judgeRequired               int64
-	approvalOutcomes, approvalRejected int64
-	calls, cachedCalls, failedCalls    int64 // cachedCalls: of calls, those answered from the cache
+	calls, cachedCalls, failedCalls int64 // cachedCalls: of calls, those answered from the cache
 	// setup counts failed calls by setup-class cause (judge.SetupCause):
 	// half or more of the calls with one cause is a broken setup.
 	setup map[string]int64
@@ -79,8 +78,8 @@ type judgeAcc struct {
 	// caseList holds one record per result: K = case ordinal<<ordShift |
 	// case flags (caseReplayed, caseJudgeCalled, caseApprOut, caseApprRej),
 	// V = session. Read in order, it is the set of cases the judge
-	// replayed, its repeats, and the units of the judge-level clustered
-	// intervals.
+	// replayed, its repeats, the judge-level counts (caseCounts) and the
+	// units of the judge-level clustered intervals.
 	caseList                               *spill.List
 	ruleOrder                              []*ruleAcc
 	classClash                             map[string]bool
@@ -89,28 +88,23 @@ type judgeAcc struct {
 	rep                                    repeatAcc // the "*" row's repeat figures
 }
 
-// ruleAcc accumulates one judge × rule.
+// ruleAcc accumulates one judge × rule. Its counts are not kept here:
+// each pair's flags (bit* below) are the one record of what it counts
+// for, and Close counts them (Row.count) in the pass that also gives the
+// intervals.
 type ruleAcc struct {
 	id                  string
-	version             int
+	version, minVersion int
 	class               replay.Class
 	action              datasets.Action
-	inScope, judged     int64
-	labeled, missing    int64
-	cacheHits, fired    int64
-	tp, fp, fn, tn      int64
-	unk                 UnknownBreakdown
-	basePos, baseHits   int64
-	judgeOnly, baseOnly int64 // discordant labeled positives: judge hit & baseline miss, and the reverse
-	apprOut, apprRej    int64
 	callRefs            []uint32    // positions in judgeAcc.lat of the live calls the rule was part of
 	pairs               *spill.List // K = case ordinal<<ordShift | pair flags (bit* below), V = session
-	minVersion          int
-	rep                 repeatAcc // --repeat / --shuffle-rules figures
+	rep                 repeatAcc   // --repeat / --shuffle-rules figures
 }
 
 // Packed pair bits: the low ordShift bits of a pair say what the pair
-// counts for, the rest is the case ordinal.
+// counts for, the rest is the case ordinal. Row.count turns them into the
+// row's counts.
 const (
 	bitMatch     = 1 << iota // the result is match (a decision, not a failure)
 	bitFired                 // the rule fired
@@ -124,6 +118,10 @@ const (
 	bitBase                  // labeled positive with a deterministic baseline result
 	bitBaseHit               // ... which matched
 	bitNoMatch               // the result is no_match (a decision)
+	bitCached                // judged, answered from the cache
+	bitInvalid               // undecided: the judge's answer was invalid
+	bitTimeout               // undecided: the call timed out
+	bitError                 // undecided: the call failed otherwise (or no recognisable result)
 
 	ordShift = 16
 	// maxCases is the largest case count the packing can index.
@@ -211,199 +209,220 @@ func (a *Accumulator) Add(r *replay.Result) {
 		a.addSlices(r)
 	}
 	j := a.judge(r)
-	if j.model == "" {
-		j.model, j.digest, j.prompt = r.Model, r.ModelDigest, r.PromptVersion
-	}
-	if r.RunID != "" && (len(j.runIDs) == 0 || j.runIDs[len(j.runIDs)-1] != r.RunID) {
-		seen := false
-		for _, id := range j.runIDs {
-			seen = seen || id == r.RunID
-		}
-		if !seen {
-			j.runIDs = append(j.runIDs, r.RunID)
-		}
-	}
+	j.noteRun(r)
 	ord, sess := a.caseOf(r)
-	flags := uint64(caseReplayed)
-	j.cases++
-	if r.JudgeCalled {
-		j.judgeRequired++
-		flags |= caseJudgeCalled
-	}
-	if r.GateAction == datasets.ActionRequestApproval && r.ApprovalOutcome != "" {
-		j.approvalOutcomes++
-		flags |= caseApprOut
-		if r.ApprovalOutcome.Rejected() {
-			j.approvalRejected++
-			flags |= caseApprRej
-		}
-	}
-	j.caseList.Append(spill.Rec{K: uint64(ord)<<ordShift | flags, V: uint64(sess)})
-
-	if cap(a.callIdx) < len(r.Calls) {
-		a.callIdx = make([]int32, len(r.Calls))
-	}
-	callIdx := a.callIdx[:len(r.Calls)]
-	recorded := strings.HasPrefix(r.Judge, "recorded/")
-calls:
-	for i := range r.Calls {
-		c := &r.Calls[i]
-		if r.Judge == noneJudge {
-			// The none judge answers every call with an error without
-			// calling anything: there is no call, and no latency.
-			callIdx[i] = -1
-			continue
-		}
-		if recorded {
-			// Replay splits a recorded call over several batches when the
-			// policy's max_rules_per_call is lower than the recording's
-			// rule count; every batch then carries the recording's latency
-			// and status. One recorded call counts once.
-			for k := range i {
-				if p := &r.Calls[k]; !p.Cached && p.LatencyMS == c.LatencyMS && p.Status == c.Status && p.Error == c.Error {
-					callIdx[i] = callIdx[k]
-					continue calls
-				}
-			}
-		}
-		// A cached answer counts with the latency measured when it was made
-		// (the cache stores it): a warm rerun gives the same figures.
-		j.calls++
-		if c.Cached {
-			j.cachedCalls++
-		}
-		if c.Status != judge.StatusOK && c.Status != "" {
-			j.failedCalls++
-			if cause := judge.SetupCause(c.Status, c.Error); cause != "" {
-				if j.setup == nil {
-					j.setup = map[string]int64{}
-				}
-				j.setup[cause]++
-			}
-		}
-		callIdx[i] = int32(len(j.lat))
-		j.lat = append(j.lat, c.LatencyMS)
-	}
-
+	j.caseList.Append(spill.Rec{K: uint64(ord)<<ordShift | caseFlags(r), V: uint64(sess)})
+	callIdx := a.addCalls(j, r)
 	for i := range r.Rules {
 		rr := &r.Rules[i]
 		ra := j.rule(rr, a.pool)
 		ra.note(j, rr)
-		packed := uint64(ord) << ordShift
-		out, cell := rr.Classify()
-		if out == replay.OutcomeMissing {
-			ra.missing++
-			ra.pairs.Append(spill.Rec{K: packed | bitMissing, V: uint64(sess)})
-			continue
-		}
-		ra.inScope++
-		if len(rr.Repeats) > 0 {
-			ra.rep.add(sess, rr)
-			j.rep.add(sess, rr)
-		}
-		judged := rr.Source == replay.SourceJudge || rr.Source == replay.SourceCache || rr.Source == replay.SourceFailure
-		match := out == replay.OutcomeMatch
-		if judged {
-			ra.judged++
-			packed |= bitJudged
-			if !out.Decided() {
-				packed |= bitUndecided
-			}
-			if rr.Source == replay.SourceCache {
-				ra.cacheHits++
-			}
-			switch out {
-			case replay.OutcomeFailed:
-				switch rr.Status {
-				case judge.StatusInvalid:
-					ra.unk.Invalid++
-				case judge.StatusTimeout:
-					ra.unk.Timeout++
-				case judge.StatusError:
-					ra.unk.Error++
-				default:
-					// A failure-policy row whose status does not name the
-					// failure: count it as an error, and say so.
-					ra.unk.Error++
-					j.unknownStatus++
-				}
-			case replay.OutcomeUnknown:
-				ra.unk.Unknown++
-			case replay.OutcomeNone:
-				// A judged pair with no recognisable result is not a decision.
-				ra.unk.Error++
-				j.unknownStatus++
-			}
-			if rr.Call >= 0 && rr.Call < len(callIdx) {
-				if p := callIdx[rr.Call]; p >= 0 {
-					ra.callRefs = append(ra.callRefs, uint32(p))
-				}
-			} else if rr.Source != replay.SourceFailure && rr.Call >= len(callIdx) {
-				j.badCalls++
-			}
-		} else if rr.Source != replay.SourceDeterministic && rr.Source != replay.SourceScope {
-			j.unknownSource++
-		}
-		if rr.Fired {
-			ra.fired++
-			packed |= bitFired
-			if rr.Action == datasets.ActionRequestApproval && r.ApprovalOutcome != "" {
-				ra.apprOut++
-				packed |= bitApprOut
-				if r.ApprovalOutcome.Rejected() {
-					ra.apprRej++
-					packed |= bitApprRej
-				}
-			}
-		}
-		if match {
-			packed |= bitMatch
-		}
-		if out == replay.OutcomeNoMatch {
-			packed |= bitNoMatch
-		}
-		if rr.Source == replay.SourceScope {
-			// Skipped because a human approved this very call for the rule
-			// (approved fingerprint): neither the judge nor a matcher was
-			// asked, so the pair is no evidence for precision or recall.
-			ra.pairs.Append(spill.Rec{K: packed, V: uint64(sess)})
-			continue
-		}
-		switch cell {
-		case replay.CellTP:
-			ra.tp++
-		case replay.CellFP:
-			ra.fp++
-		case replay.CellFN:
-			ra.fn++
-		case replay.CellTN:
-			ra.tn++
-		}
-		switch rr.Label {
-		case datasets.LabelMatch:
-			ra.labeled++
-			packed |= bitPos
-			if rr.BaselineResult != "" {
-				ra.basePos++
-				packed |= bitBase
-				baseHit := rr.BaselineResult == judge.Match
-				if baseHit {
-					ra.baseHits++
-					packed |= bitBaseHit
-				}
-				switch {
-				case match && !baseHit:
-					ra.judgeOnly++
-				case !match && baseHit:
-					ra.baseOnly++
-				}
-			}
-		case datasets.LabelNoMatch:
-			ra.labeled++
-			packed |= bitNeg
-		}
-		ra.pairs.Append(spill.Rec{K: packed, V: uint64(sess)})
+		f := j.pairFlags(ra, rr, r.ApprovalOutcome, callIdx, sess)
+		ra.pairs.Append(spill.Rec{K: uint64(ord)<<ordShift | f, V: uint64(sess)})
 	}
+}
+
+// noteRun records the judge's identity fields and run IDs.
+func (j *judgeAcc) noteRun(r *replay.Result) {
+	if j.model == "" {
+		j.model, j.digest, j.prompt = r.Model, r.ModelDigest, r.PromptVersion
+	}
+	if r.RunID == "" || (len(j.runIDs) > 0 && j.runIDs[len(j.runIDs)-1] == r.RunID) {
+		return
+	}
+	if !slices.Contains(j.runIDs, r.RunID) {
+		j.runIDs = append(j.runIDs, r.RunID)
+	}
+}
+
+// caseFlags is what a result counts for at the judge level (case*).
+func caseFlags(r *replay.Result) uint64 {
+	f := uint64(caseReplayed)
+	if r.JudgeCalled {
+		f |= caseJudgeCalled
+	}
+	if r.GateAction == datasets.ActionRequestApproval && r.ApprovalOutcome != "" {
+		f |= caseApprOut
+		if r.ApprovalOutcome.Rejected() {
+			f |= caseApprRej
+		}
+	}
+	return f
+}
+
+// addCalls counts the result's judge calls and their latencies, and
+// returns, per call index, the call's position in the judge's latency
+// slice (-1 for a call that is not one: the none judge's).
+func (a *Accumulator) addCalls(j *judgeAcc, r *replay.Result) []int32 {
+	if cap(a.callIdx) < len(r.Calls) {
+		a.callIdx = make([]int32, len(r.Calls))
+	}
+	callIdx := a.callIdx[:len(r.Calls)]
+	if r.Judge == noneJudge {
+		// The none judge answers every call with an error without
+		// calling anything: there is no call, and no latency.
+		for i := range callIdx {
+			callIdx[i] = -1
+		}
+		return callIdx
+	}
+	recorded := strings.HasPrefix(r.Judge, "recorded/")
+	for i := range r.Calls {
+		c := &r.Calls[i]
+		if k := sameRecordedCall(r.Calls[:i], c); recorded && k >= 0 {
+			callIdx[i] = callIdx[k]
+			continue
+		}
+		callIdx[i] = int32(len(j.lat))
+		j.addCall(c)
+	}
+	return callIdx
+}
+
+// sameRecordedCall is the index among earlier of the call c repeats, -1
+// when none: replay splits a recorded call over several batches when the
+// policy's max_rules_per_call is lower than the recording's rule count,
+// and every batch then carries the recording's latency and status. One
+// recorded call counts once.
+func sameRecordedCall(earlier []replay.Call, c *replay.Call) int {
+	for k := range earlier {
+		if p := &earlier[k]; !p.Cached && p.LatencyMS == c.LatencyMS && p.Status == c.Status && p.Error == c.Error {
+			return k
+		}
+	}
+	return -1
+}
+
+// addCall counts one call. A cached answer counts with the latency
+// measured when it was made (the cache stores it): a warm rerun gives the
+// same figures.
+func (j *judgeAcc) addCall(c *replay.Call) {
+	j.calls++
+	if c.Cached {
+		j.cachedCalls++
+	}
+	if c.Status != judge.StatusOK && c.Status != "" {
+		j.failedCalls++
+		if cause := judge.SetupCause(c.Status, c.Error); cause != "" {
+			if j.setup == nil {
+				j.setup = map[string]int64{}
+			}
+			j.setup[cause]++
+		}
+	}
+	j.lat = append(j.lat, c.LatencyMS)
+}
+
+// pairFlags is what one case × rule pair counts for (bit*), noting on the
+// way its repeats, the live call it was part of and anything odd.
+func (j *judgeAcc) pairFlags(ra *ruleAcc, rr *replay.RuleResult, approval datasets.ApprovalOutcome, callIdx []int32, sess uint32) uint64 {
+	out, _ := rr.Classify()
+	if out == replay.OutcomeMissing {
+		return bitMissing
+	}
+	if len(rr.Repeats) > 0 {
+		ra.rep.add(sess, rr)
+		j.rep.add(sess, rr)
+	}
+	var f uint64
+	switch rr.Source {
+	case replay.SourceJudge, replay.SourceCache, replay.SourceFailure:
+		f = j.judgedFlags(out, rr)
+		ra.noteCall(j, rr, callIdx)
+	case replay.SourceDeterministic, replay.SourceScope:
+	default:
+		j.unknownSource++
+	}
+	f |= firedFlags(rr, approval)
+	switch out {
+	case replay.OutcomeMatch:
+		f |= bitMatch
+	case replay.OutcomeNoMatch:
+		f |= bitNoMatch
+	}
+	if rr.Source == replay.SourceScope {
+		// Skipped because a human approved this very call for the rule
+		// (approved fingerprint): neither the judge nor a matcher was
+		// asked, so the pair is no evidence for precision or recall.
+		return f
+	}
+	return f | labelFlags(rr)
+}
+
+// judgedFlags are the flags of a pair sent to the judge: whether it was
+// decided, answered from the cache, and why not decided. A failure whose
+// status does not name it, or a pair with no recognisable result, counts
+// as an error, and is warned about.
+func (j *judgeAcc) judgedFlags(out replay.Outcome, rr *replay.RuleResult) uint64 {
+	f := uint64(bitJudged)
+	if rr.Source == replay.SourceCache {
+		f |= bitCached
+	}
+	if out.Decided() {
+		return f
+	}
+	f |= bitUndecided
+	switch {
+	case out == replay.OutcomeUnknown:
+	case out == replay.OutcomeFailed && rr.Status == judge.StatusInvalid:
+		f |= bitInvalid
+	case out == replay.OutcomeFailed && rr.Status == judge.StatusTimeout:
+		f |= bitTimeout
+	case out == replay.OutcomeFailed && rr.Status == judge.StatusError:
+		f |= bitError
+	default:
+		f |= bitError
+		j.unknownStatus++
+	}
+	return f
+}
+
+// noteCall remembers the live call a judged pair was part of, for the
+// rule's latency; a call index the case does not have is warned about.
+func (ra *ruleAcc) noteCall(j *judgeAcc, rr *replay.RuleResult, callIdx []int32) {
+	switch {
+	case rr.Call >= 0 && rr.Call < len(callIdx):
+		if p := callIdx[rr.Call]; p >= 0 {
+			ra.callRefs = append(ra.callRefs, uint32(p))
+		}
+	case rr.Source != replay.SourceFailure && rr.Call >= len(callIdx):
+		j.badCalls++
+	}
+}
+
+// firedFlags: the rule fired and, for request_approval, whether the
+// approval had an outcome and was rejected.
+func firedFlags(rr *replay.RuleResult, approval datasets.ApprovalOutcome) uint64 {
+	if !rr.Fired {
+		return 0
+	}
+	f := uint64(bitFired)
+	if rr.Action == datasets.ActionRequestApproval && approval != "" {
+		f |= bitApprOut
+		if approval.Rejected() {
+			f |= bitApprRej
+		}
+	}
+	return f
+}
+
+// labelFlags: a labeled positive or negative and, for a positive, the
+// deterministic baseline's result.
+func labelFlags(rr *replay.RuleResult) uint64 {
+	switch rr.Label {
+	case datasets.LabelMatch:
+		f := uint64(bitPos)
+		if rr.BaselineResult != "" {
+			f |= bitBase
+			if rr.BaselineResult == judge.Match {
+				f |= bitBaseHit
+			}
+		}
+		return f
+	case datasets.LabelNoMatch:
+		return bitNeg
+	}
+	return 0
 }
 
 // note records the rule's identity fields, keeping the highest version and
@@ -437,6 +456,32 @@ const (
 	caseApprOut
 	caseApprRej
 )
+
+// caseTally counts a judge's results by their case flags.
+type caseTally struct{ cases, judgeCalled, apprOut, apprRej int64 }
+
+func (t *caseTally) count(f uint64) {
+	t.cases += has(f, caseReplayed)
+	t.judgeCalled += has(f, caseJudgeCalled)
+	t.apprOut += has(f, caseApprOut)
+	t.apprRej += has(f, caseApprRej)
+}
+
+// has is 1 when every bit of set is on in f, 0 otherwise: a count.
+func has(f, set uint64) int64 {
+	if f&set == set {
+		return 1
+	}
+	return 0
+}
+
+// hasNot is 1 when every bit of set is on in f and every bit of unset off.
+func hasNot(f, set, unset uint64) int64 {
+	if f&(set|unset) == set {
+		return 1
+	}
+	return 0
+}
 
 // sessionless marks the session of a case without a session ID.
 const sessionless = 1 << 31

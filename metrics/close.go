@@ -183,18 +183,30 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 
 	rules := slices.Clone(j.ruleOrder)
 	slices.SortFunc(rules, func(x, y *ruleAcc) int { return strings.Compare(x.id, y.id) })
-	total := &Row{RuleID: AllRules, Cases: j.cases}
+	// The judge-level counts and intervals come from the cases first:
+	// every row carries the judge's case count.
+	var cc caseTally
+	distinct := eachCase(j.caseList, sm, &cc, func(sess uint32, f uint64) {
+		if f&caseReplayed != 0 {
+			ls.add(sess, 0, f&caseJudgeCalled != 0)
+		}
+		if f&caseApprOut != 0 {
+			ls.add(sess, 1, f&caseApprRej != 0)
+		}
+	})
+	jrCases, apprCases := ls.clustered(0, e.z, e.conf), ls.clustered(1, e.z, e.conf)
+	ls.reset()
+	total := &Row{RuleID: AllRules, Cases: cc.cases}
 	var scratch []float64
 	ps := newPairScratch(len(ls.mark))
-	var missing int64
 	var versionClash []string
 	for _, ra := range rules {
-		r := ra.counts()
-		r.Cases = j.cases
-		r.JudgeRequired = ra.judged
-		// One pass: the units of each clustered figure, and the
-		// discordance with the baseline for dangerous recall.
-		ls.over(sm, ruleLanes, true, ra.pairs)
+		r := &Row{RuleID: ra.id, RuleVersion: ra.version, Class: ra.class, Action: ra.action,
+			Cases: cc.cases, Criteria: []Criterion{}}
+		// One pass: the counts, the units of each clustered figure, and
+		// the discordance with the baseline for dangerous recall.
+		ls.over(sm, ruleLanes, true, r, ra.pairs)
+		r.JudgeRequired = r.Judged
 		r.rates()
 		r.setClustered(lanePrec, ls.clustered(lanePrec, e.z, e.conf))
 		r.setClustered(laneRec, ls.clustered(laneRec, e.z, e.conf))
@@ -204,7 +216,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 		disc := ls.mcnemar(ruleLanes)
 		ls.reset()
 		ra.rep.fill(r, e.conf)
-		r.JudgeRequiredRate = ratio(ra.judged, ra.inScope)
+		r.JudgeRequiredRate = ratio(r.Judged, r.InScope)
 		scratch = scratch[:0]
 		for _, p := range ra.callRefs {
 			scratch = append(scratch, j.lat[p])
@@ -218,7 +230,6 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r, disc, baselinePairs(sm, ps, ra.pairs, r), e.seed), e.unknownRate(r), e.approvalRejectRate(r)}
 		js.Rules = append(js.Rules, r)
 		total.add(r)
-		missing += ra.missing
 		if ra.minVersion != ra.version {
 			versionClash = append(versionClash, fmt.Sprintf("%s (%d..%d)", ra.id, ra.minVersion, ra.version))
 		}
@@ -231,28 +242,19 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 	for i, ra := range rules {
 		all[i], ra.pairs = ra.pairs, nil
 	}
-	ls.over(sm, totalLanes, false, all...)
+	ls.over(sm, totalLanes, false, nil, all...)
 	total.rates()
 	total.setClustered(lanePrec, ls.clustered(lanePrec, e.z, e.conf))
 	total.setClustered(laneRec, ls.clustered(laneRec, e.z, e.conf))
 	total.setClustered(laneUnk, ls.clustered(laneUnk, e.z, e.conf))
 	ls.reset()
-	total.ApprovalOutcomes, total.ApprovalRejected = j.approvalOutcomes, j.approvalRejected
-	distinct := eachCase(j.caseList, sm, func(sess uint32, f uint64) {
-		if f&caseReplayed != 0 {
-			ls.add(sess, 0, f&caseJudgeCalled != 0)
-		}
-		if f&caseApprOut != 0 {
-			ls.add(sess, 1, f&caseApprRej != 0)
-		}
-	})
+	total.ApprovalOutcomes, total.ApprovalRejected = cc.apprOut, cc.apprRej
 	total.ApprovalRejectRate = ratio(total.ApprovalRejected, total.ApprovalOutcomes)
-	total.setClustered(laneJR, ls.clustered(0, e.z, e.conf))
-	total.setClustered(laneAppr, ls.clustered(1, e.z, e.conf))
-	ls.reset()
+	total.setClustered(laneJR, jrCases)
+	total.setClustered(laneAppr, apprCases)
 	j.rep.fill(total, e.conf)
-	total.JudgeRequired = j.judgeRequired
-	total.JudgeRequiredRate = ratio(j.judgeRequired, j.cases)
+	total.JudgeRequired = cc.judgeCalled
+	total.JudgeRequiredRate = ratio(cc.judgeCalled, cc.cases)
 	// Baseline recall is a per-rule comparison; a pooled figure would mix
 	// rules with and without baselines.
 	total.BaselineRecall = nil
@@ -263,14 +265,14 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 	total.Criteria = []Criterion{e.judgeP95(total), e.judgeRequiredRate(total), e.unknownRate(total)}
 	js.Total = total
 
-	if dup := j.cases - distinct; dup > 0 {
+	if dup := cc.cases - distinct; dup > 0 {
 		js.Warnings = append(js.Warnings, fmt.Sprintf("%d results repeat a case already replayed by this judge (overlapping inputs?); every copy is counted", dup))
 	}
 	pairs.cases = j.caseList
 	js.Latencies = j.lat // sorted above; the summary keeps the only copy
 	j.caseList, j.lat = nil, nil
 
-	if missing > 0 {
+	if missing := total.Missing; missing > 0 {
 		js.Warnings = append(js.Warnings, fmt.Sprintf("%d rule results are missing from the recording (the policy changed after it was recorded?); they are left out of this judge's rates", missing))
 	}
 	if len(versionClash) > 0 {
@@ -289,74 +291,6 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 		js.Warnings = append(js.Warnings, fmt.Sprintf("%d rule results point at a call the case does not have; left out of per-rule latency", n))
 	}
 	return js, pairs
-}
-
-// counts copies a rule's counts into a row and derives its rates.
-func (ra *ruleAcc) counts() *Row {
-	r := &Row{
-		RuleID: ra.id, RuleVersion: ra.version, Class: ra.class, Action: ra.action,
-		InScope: ra.inScope, Judged: ra.judged, Labeled: ra.labeled, Missing: ra.missing,
-		CacheHits: ra.cacheHits, Fired: ra.fired,
-		TP: ra.tp, FP: ra.fp, FN: ra.fn, TN: ra.tn,
-		Unknown:           ra.unk,
-		BaselinePositives: ra.basePos, BaselineHits: ra.baseHits,
-		JudgeOnlyHits: ra.judgeOnly, BaselineOnlyHits: ra.baseOnly,
-		ApprovalOutcomes: ra.apprOut, ApprovalRejected: ra.apprRej,
-		Criteria: []Criterion{},
-	}
-	return r
-}
-
-// add sums a rule row's counts into the total row (micro-averaging).
-func (t *Row) add(r *Row) {
-	t.InScope += r.InScope
-	t.Judged += r.Judged
-	t.Labeled += r.Labeled
-	t.Missing += r.Missing
-	t.CacheHits += r.CacheHits
-	t.Fired += r.Fired
-	t.TP += r.TP
-	t.FP += r.FP
-	t.FN += r.FN
-	t.TN += r.TN
-	t.Unknown.Unknown += r.Unknown.Unknown
-	t.Unknown.Invalid += r.Unknown.Invalid
-	t.Unknown.Timeout += r.Unknown.Timeout
-	t.Unknown.Error += r.Unknown.Error
-	t.BaselinePositives += r.BaselinePositives
-	t.BaselineHits += r.BaselineHits
-	t.JudgeOnlyHits += r.JudgeOnlyHits
-	t.BaselineOnlyHits += r.BaselineOnlyHits
-}
-
-// rates derives precision, recall, unknown rate, fire rate, baseline
-// recall and approval reject rate from the row's counts; their intervals
-// come from the sessions (setClustered).
-func (r *Row) rates() {
-	r.Precision = ratio(r.TP, r.TP+r.FP)
-	r.Recall = ratio(r.TP, r.TP+r.FN)
-	r.UnknownRate = ratio(r.Unknown.Total(), r.Judged)
-	r.FireRate = ratio(r.Fired, r.InScope)
-	r.BaselineRecall = ratio(r.BaselineHits, r.BaselinePositives)
-	r.ApprovalRejectRate = ratio(r.ApprovalRejected, r.ApprovalOutcomes)
-}
-
-// setClustered stores a clustered figure's interval and design effect
-// (lane: lanePrec … laneAppr) and keeps its posterior for the hints.
-func (r *Row) setClustered(lane int, c clustered) {
-	r.post[lane] = c.post
-	switch lane {
-	case lanePrec:
-		r.PrecisionLo, r.PrecisionHi, r.PrecisionDeff = c.lo, c.hi, c.deff
-	case laneRec:
-		r.RecallLo, r.RecallHi, r.RecallDeff = c.lo, c.hi, c.deff
-	case laneUnk:
-		r.UnknownRateLo, r.UnknownRateHi, r.UnknownRateDeff = c.lo, c.hi, c.deff
-	case laneJR:
-		r.JudgeRequiredRateLo, r.JudgeRequiredRateHi, r.JudgeRequiredRateDeff = c.lo, c.hi, c.deff
-	case laneAppr:
-		r.ApprovalRejectRateLo, r.ApprovalRejectRateHi, r.ApprovalRejectRateDeff = c.lo, c.hi, c.deff
-	}
 }
 
 // setupVerdict makes the verdict ERROR when half or more of the judge's

@@ -35,17 +35,21 @@ func clusteredOf(o *sessScratch, z, conf float64) clustered {
 }
 
 // over adds, in one pass over the lists, the units of the first lanes
-// figures of ruleLanes (see there) each pair gives to their lanes, and
-// with disc the pair's discordance with the deterministic baseline
-// (dangerous recall's test) to lane lanes. The figures are called by name,
-// not through a table of functions: this loop runs once per rule and pair
-// at the end of a run, on one core.
-func (s *laneScratch) over(sm sessMap, lanes int, disc bool, lists ...*spill.List) {
+// figures of ruleLanes (see there) each pair gives to their lanes, with
+// disc the pair's discordance with the deterministic baseline (dangerous
+// recall's test) to lane lanes, and with a row the pair's counts to it
+// (Row.count). The figures are called by name, not through a table of
+// functions: this loop runs once per rule and pair at the end of a run,
+// on one core.
+func (s *laneScratch) over(sm sessMap, lanes int, disc bool, r *Row, lists ...*spill.List) {
 	for _, l := range lists {
 		it := l.Iter()
 		for c := it.Chunk(); len(c) > 0; c = it.Chunk() {
 			for _, p := range c {
 				sess, f := sm.at(p.V), p.K
+				if r != nil {
+					r.count(f)
+				}
 				if unit, ok := precUnit(f); unit {
 					s.add(sess, lanePrec, ok)
 				}

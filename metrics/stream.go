@@ -62,13 +62,15 @@ func (c *cursor) has(ord uint64) bool {
 // eachCase calls fn once per distinct case of a judge's case list, in case
 // order, with its session and the union of the flags of its results; it
 // returns the number of distinct cases.
-func eachCase(l *spill.List, sm sessMap, fn func(sess uint32, flags uint64)) int64 {
+func eachCase(l *spill.List, sm sessMap, t *caseTally, fn func(sess uint32, flags uint64)) int64 {
 	var n int64
 	c := newCursor(l)
 	for c.ok {
 		o, sess, f := c.r.K>>ordShift, sm.at(c.r.V), c.r.K
+		t.count(f)
 		for c.next(); c.ok && c.r.K>>ordShift == o; c.next() {
 			f |= c.r.K
+			t.count(c.r.K)
 		}
 		fn(sess, f&(1<<ordShift-1))
 		n++
