@@ -1,5 +1,10 @@
 package metrics
 
+import (
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/replay"
+)
+
 // Row is the one definition of a figure row; see docs/internals.md,
 // "Adding a figure". Its fields are the row's figures: their JSON keys
 // (summary.json) and, in their tags, their metrics.parquet columns, which
@@ -10,13 +15,13 @@ package metrics
 // Row is one metrics.parquet row: a judge × rule, or the judge's total
 // (RuleID "*"). Pointer fields are nil when the metric does not apply.
 type Row struct {
-	RuleID      string `json:"rule_id"`
-	RuleVersion int    `json:"rule_version"`
-	Class       string `json:"class"`
+	RuleID      string       `json:"rule_id"`
+	RuleVersion int          `json:"rule_version"`
+	Class       replay.Class `json:"class"`
 	// Action is the rule's most severe action seen (escalations included;
 	// ties by name), the same in whatever order results arrive; "" for the
 	// total row.
-	Action string `json:"action"`
+	Action datasets.Action `json:"action"`
 
 	// Cases is the number of cases the judge replayed (the same on every
 	// row of a judge).

@@ -132,7 +132,7 @@ func newMetricsRow(j *metrics.JudgeSummary, r *metrics.Row) metricsRow {
 		FireRateChangeStat:  status(metrics.CriterionFireRateChangeMax),
 
 		Model: optStr(j.Model), ModelDigest: optStr(j.ModelDigest), PromptVersion: optStr(j.PromptVersion),
-		IsBaseline: j.IsBaseline, RuleClass: optStr(r.Class), Action: optStr(r.Action),
+		IsBaseline: j.IsBaseline, RuleClass: optStr(string(r.Class)), Action: optStr(string(r.Action)),
 		Labeled: r.Labeled, Missing: r.Missing, CacheHits: r.CacheHits, Fired: r.Fired,
 		Unknown: r.Unknown.Unknown, Invalid: r.Unknown.Invalid, Timeout: r.Unknown.Timeout, Error: r.Unknown.Error,
 		JudgeRequired: r.JudgeRequired,

@@ -415,7 +415,7 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 		}
 		slice, value := "*", "*"
 		add := func(j *metrics.JudgeSummary, r *metrics.Row) {
-			cells := []string{r.RuleID, j.Judge, r.Class, string(r.Verdict), itoa(r.Cases), itoa(r.InScope),
+			cells := []string{r.RuleID, j.Judge, string(r.Class), string(r.Verdict), itoa(r.Cases), itoa(r.InScope),
 				itoa(r.Judged), itoa(r.Labeled), itoa(r.TP), itoa(r.FP), itoa(r.FN), itoa(r.TN),
 				full(r.Precision), full(r.PrecisionLo), full(r.PrecisionHi), full(r.PrecisionDeff), full(r.Recall), full(r.RecallLo),
 				full(r.RecallHi), full(r.RecallDeff), full(r.UnknownRate), full(r.UnknownRateLo), full(r.UnknownRateHi), full(r.UnknownRateDeff),
@@ -482,7 +482,7 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 			if r == nil {
 				continue
 			}
-			cells := []string{r.RuleID, r.Class}
+			cells := []string{r.RuleID, string(r.Class)}
 			if !single {
 				cells = append(cells, j.Judge)
 			}
