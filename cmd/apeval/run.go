@@ -458,6 +458,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 			p.close()
 		}
 	}()
+	o.Budget.start(o.Judge.Retries)
 	if o.RunID == "" {
 		o.RunID = newRunID(p.now)
 	}
