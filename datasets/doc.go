@@ -19,11 +19,14 @@
 // one bad line never hides the rest. [Decode] parses and validates a single
 // line. [ReadLabels] and [MergeOptions] merge labels back into a dataset
 // (`apeval datasets label-import`); [Stats] is `apeval datasets stats`;
-// [WriteJSONL] writes a case back.
+// [WriteJSONL] writes a case back. [Label], [Action] and [ApprovalOutcome]
+// are the case format's enumerations, each with its values and a Parse
+// function; the gate (replay) and the metrics use the same constants.
 //
 // # Where to look
 //
 //	case.go        the record types
+//	vocab.go       the typed enumerations: Label, Action, ApprovalOutcome
 //	reader.go      Reader: batches of lines decoded in parallel, in order
 //	parquet.go     Parquet input, turned into the same JSON lines
 //	validate.go    Decode: the decode paths and the field rules

@@ -1,5 +1,10 @@
 package metrics
 
+import (
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/replay"
+)
+
 // Row is one judge × rule, or the judge's total (RuleID "*"): the one
 // definition of a figure row (see docs/internals.md, "Adding a figure").
 // Each field is a figure, and its tags are every format's name for it:
@@ -11,13 +16,13 @@ package metrics
 // flags (count), summed into the total (add) and turned into a rate
 // (rates) follows the type.
 type Row struct {
-	RuleID      string `json:"rule_id" parquet:"rule_id,dict"`
-	RuleVersion int    `json:"rule_version" parquet:"rule_version,optional"`
-	Class       string `json:"class" parquet:"rule_class,optional,dict"`
+	RuleID      string       `json:"rule_id" parquet:"rule_id,dict"`
+	RuleVersion int          `json:"rule_version" parquet:"rule_version,optional"`
+	Class       replay.Class `json:"class" parquet:"rule_class,optional,dict"`
 	// Action is the rule's most severe action seen (escalations included;
 	// ties by name), the same in whatever order results arrive; "" for the
 	// total row.
-	Action string `json:"action" parquet:"action,optional,dict"`
+	Action datasets.Action `json:"action" parquet:"action,optional,dict"`
 
 	// Cases is the number of cases the judge replayed (the same on every
 	// row of a judge).

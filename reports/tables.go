@@ -426,7 +426,7 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 			if r == nil {
 				continue
 			}
-			cells := []string{r.RuleID, r.Class}
+			cells := []string{r.RuleID, string(r.Class)}
 			if !single {
 				cells = append(cells, j.Judge)
 			}

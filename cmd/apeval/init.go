@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	goio "io"
@@ -83,8 +84,18 @@ sample = 30
 seed = 1
 `
 
-func newInitCmd(io IO) *cobra.Command {
-	var force bool
+// initOptions are the options of `apeval init`.
+type initOptions struct {
+	Force bool
+	Dir   string // the argument, default "."
+}
+
+// newInitCmd is `apeval init`; runF is runInit unless a test passes its own.
+func newInitCmd(io IO, runF func(context.Context, *initOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runInit
+	}
+	o := &initOptions{}
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Start a project: write apeval.toml with the sample dataset and policy",
@@ -93,60 +104,63 @@ embedded sample's cases.jsonl and policy.toml to start from. apeval run,
 replay, report, compare and gate then read apeval.toml when run in DIR.
 An existing file is not overwritten without --force.`,
 		Example: `  apeval init my-eval && cd my-eval && apeval run`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("init takes at most one directory")
 			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := "."
+			o.Dir = "."
 			if len(args) == 1 {
-				dir = args[0]
+				o.Dir = args[0]
 			}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return usageError{err}
-			}
-			cases, err := goio.ReadAll(datasets.SampleCases())
-			if err != nil {
-				return err
-			}
-			files := []struct {
-				name string
-				data []byte
-			}{
-				{ConfigFile, []byte(initConfig)},
-				{"cases.jsonl", cases},
-				{"policy.toml", datasets.SamplePolicy()},
-			}
-			if !force {
-				for _, f := range files {
-					p := filepath.Join(dir, f.name)
-					if _, err := os.Stat(p); err == nil {
-						return usagef("%s exists; pass --force to overwrite it", p)
-					} else if !errors.Is(err, fs.ErrNotExist) {
-						return usageError{err}
-					}
-				}
-			}
-			for _, f := range files {
-				p := filepath.Join(dir, f.name)
-				if err := reports.WriteFileAtomic(p, func(w goio.Writer) error {
-					_, err := w.Write(f.data)
-					return err
-				}); err != nil {
-					return usageError{err}
-				}
-				fmt.Fprintln(io.Out, p)
-			}
-			next := "apeval run"
-			if dir != "." {
-				next = "cd " + dir + " && apeval run"
-			}
-			fmt.Fprintf(io.Err, "apeval: next: %s (then edit apeval.toml: your dataset, policy and judges)\n", next)
-			return nil
+			return runF(cmd.Context(), o, io)
 		},
 	}
-	cmd.Flags().BoolVar(&force, "force", false, "overwrite existing files")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "overwrite existing files")
 	return cmd
+}
+
+// runInit is `apeval init` with checked options.
+func runInit(_ context.Context, o *initOptions, io IO) error {
+	dir := o.Dir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usageError{err}
+	}
+	cases, err := goio.ReadAll(datasets.SampleCases())
+	if err != nil {
+		return err
+	}
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{ConfigFile, []byte(initConfig)},
+		{"cases.jsonl", cases},
+		{"policy.toml", datasets.SamplePolicy()},
+	}
+	if !o.Force {
+		for _, f := range files {
+			p := filepath.Join(dir, f.name)
+			if _, err := os.Stat(p); err == nil {
+				return usagef("%s exists; pass --force to overwrite it", p)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return usageError{err}
+			}
+		}
+	}
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if err := reports.WriteFileAtomic(p, func(w goio.Writer) error {
+			_, err := w.Write(f.data)
+			return err
+		}); err != nil {
+			return usageError{err}
+		}
+		fmt.Fprintln(io.Out, p)
+	}
+	next := "apeval run"
+	if dir != "." {
+		next = "cd " + dir + " && apeval run"
+	}
+	fmt.Fprintf(io.Err, "apeval: next: %s (then edit apeval.toml: your dataset, policy and judges)\n", next)
+	return nil
 }

@@ -277,9 +277,25 @@ func newJudgesCmd(io IO) *cobra.Command {
 		Use:   "judges",
 		Short: "Check judge backends",
 	}
-	var jf judgeFlags
-	var timeout time.Duration
-	var asJSON bool
+	cmd.AddCommand(newJudgesCheckCmd(io, nil))
+	return cmd
+}
+
+// judgesCheckOptions are the options of `apeval judges check`.
+type judgesCheckOptions struct {
+	Judge   judgeFlags
+	Timeout time.Duration
+	JSON    bool
+	Specs   []string // the judge specs (arguments)
+}
+
+// newJudgesCheckCmd is `apeval judges check`; runF is runJudgesCheck unless
+// a test passes its own.
+func newJudgesCheckCmd(io IO, runF func(context.Context, *judgesCheckOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runJudgesCheck
+	}
+	o := &judgesCheckOptions{}
 	check := &cobra.Command{
 		Use:   "check SPEC...",
 		Short: "Check that judges are reachable, the model is present, and one sample call works",
@@ -290,39 +306,44 @@ take. Exit code 0 when every judge passed, 1 otherwise.`,
   apeval judges check --openai-base-url http://localhost:8000/v1 openai:qwen2.5-7b-instruct
   apeval judges check openai:qwen2.5-7b-instruct@http://localhost:8000/v1 ollama:qwen2.5:3b@http://gpu-box:11434
   apeval judges check exec:./my-judge`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("judges check needs at least one judge spec, e.g. ollama:qwen2.5:3b")
 			}
-			return jf.validate()
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg := jf.config(timeout, 1, io)
-			var rep []judge.CheckReport
-			ok := true
-			for _, arg := range args {
-				e, err := parseJudgeFlag(arg)
-				if err != nil {
-					return err
-				}
-				r := maskCheck(judge.Check(cmd.Context(), e.Spec, e.config(cfg)))
-				rep = append(rep, r)
-				ok = ok && r.OK()
-			}
-			if err := reports.RenderChecks(io.Out, rep, checksFormat(asJSON, io)); err != nil {
+			if err := o.Judge.validate(); err != nil {
 				return err
 			}
-			if !ok {
-				return exitCodeError{1}
-			}
-			return nil
+			o.Specs = args
+			return runF(cmd.Context(), o, io)
 		},
 	}
-	jf.register(check.Flags())
-	check.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "deadline of each check call")
-	check.Flags().BoolVar(&asJSON, "json", false, "print the reports as JSON")
-	cmd.AddCommand(check)
-	return cmd
+	o.Judge.register(check.Flags())
+	check.Flags().DurationVar(&o.Timeout, "timeout", 30*time.Second, "deadline of each check call")
+	check.Flags().BoolVar(&o.JSON, "json", false, "print the reports as JSON")
+	return check
+}
+
+// runJudgesCheck is `apeval judges check` with checked options.
+func runJudgesCheck(ctx context.Context, o *judgesCheckOptions, io IO) error {
+	cfg := o.Judge.config(o.Timeout, 1, io)
+	var rep []judge.CheckReport
+	ok := true
+	for _, arg := range o.Specs {
+		e, err := parseJudgeFlag(arg)
+		if err != nil {
+			return err
+		}
+		r := maskCheck(judge.Check(ctx, e.Spec, e.config(cfg)))
+		rep = append(rep, r)
+		ok = ok && r.OK()
+	}
+	if err := reports.RenderChecks(io.Out, rep, checksFormat(o.JSON, io)); err != nil {
+		return err
+	}
+	if !ok {
+		return exitCodeError{1}
+	}
+	return nil
 }
 
 func checksFormat(asJSON bool, io IO) reports.Format {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	goio "io"
@@ -30,7 +31,7 @@ interval stays honest. The walkthrough is docs/labeling.md.`,
   apeval label serve queue.jsonl --run out/run1 --labeler ana
   apeval report out/run1 --labels labels-ana.jsonl`,
 	}
-	cmd.AddCommand(newLabelQueueCmd(io), newLabelServeCmd(io), newLabelAgreementCmd(io))
+	cmd.AddCommand(newLabelQueueCmd(io, nil), newLabelServeCmd(io, nil), newLabelAgreementCmd(io, nil))
 	return cmd
 }
 
@@ -41,9 +42,15 @@ type labelQueueOptions struct {
 	Seed    uint64
 	Overlap float64
 	Out     string
+	Dir     string // the run directory (the argument)
 }
 
-func newLabelQueueCmd(io IO) *cobra.Command {
+// newLabelQueueCmd is `apeval label queue`; runF is runLabelQueue unless a
+// test passes its own.
+func newLabelQueueCmd(io IO, runF func(context.Context, *labelQueueOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runLabelQueue
+	}
 	o := &labelQueueOptions{}
 	cmd := &cobra.Command{
 		Use:   "queue RUNDIR",
@@ -68,7 +75,7 @@ a stratified random sample: labelers may stop after any item. --overlap marks
 a seeded share of the items that every labeler labels (for agreement).`,
 		Example: `  apeval label queue out/run1 --budget 300 --out queue.jsonl
   apeval label queue out/run1 --rule irreversible-delete --judge ollama/qwen2.5:7b --budget 100 --seed 7 --out q.jsonl`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("label queue takes one run directory")
 			}
@@ -78,9 +85,9 @@ a seeded share of the items that every labeler labels (for agreement).`,
 			if o.Overlap < 0 || o.Overlap > 1 {
 				return usagef("--overlap must be between 0 and 1, got %g", o.Overlap)
 			}
-			return nil
+			o.Dir = args[0]
+			return runF(cmd.Context(), o, io)
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return runLabelQueue(o, args[0], io) },
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.Rules, "rule", nil, "queue only this rule (repeatable; default every rule)")
@@ -131,7 +138,9 @@ func judgeLetters(n int) []string {
 	return out
 }
 
-func runLabelQueue(o *labelQueueOptions, dir string, io IO) error {
+// runLabelQueue is `apeval label queue` with checked options.
+func runLabelQueue(_ context.Context, o *labelQueueOptions, io IO) error {
+	dir := o.Dir
 	t, _, err := readPairs(dir, o.Judges, o.Rules)
 	if err != nil {
 		return err
@@ -182,11 +191,17 @@ func runLabelQueue(o *labelQueueOptions, dir string, io IO) error {
 }
 
 type labelAgreementOptions struct {
-	Run  string
-	JSON bool
+	Run   string
+	JSON  bool
+	Files []string // the labels files (arguments)
 }
 
-func newLabelAgreementCmd(io IO) *cobra.Command {
+// newLabelAgreementCmd is `apeval label agreement`; runF is
+// runLabelAgreement unless a test passes its own.
+func newLabelAgreementCmd(io IO, runF func(context.Context, *labelAgreementOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runLabelAgreement
+	}
 	o := &labelAgreementOptions{}
 	cmd := &cobra.Command{
 		Use:   "agreement FILE...",
@@ -201,21 +216,22 @@ and a warning is printed when people agree less with each other than a judge
 agrees with them: then the labels, not the judge, are the problem.`,
 		Example: `  apeval label agreement labels-ana.jsonl labels-ben.jsonl
   apeval label agreement --run out/run1 --json labels-*.jsonl`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("label agreement needs at least one labels file")
 			}
-			return nil
+			o.Files = args
+			return runF(cmd.Context(), o, io)
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return runLabelAgreement(o, args, io) },
 	}
 	cmd.Flags().StringVar(&o.Run, "run", "", "run directory whose judges to compare with the people")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
 }
 
-func runLabelAgreement(o *labelAgreementOptions, files []string, io IO) error {
-	lines, err := datasets.ReadSampleLabels(files, false)
+// runLabelAgreement is `apeval label agreement` with checked options.
+func runLabelAgreement(_ context.Context, o *labelAgreementOptions, io IO) error {
+	lines, err := datasets.ReadSampleLabels(o.Files, false)
 	if err != nil {
 		return usageError{err}
 	}

@@ -26,9 +26,15 @@ type labelServeOptions struct {
 	Part     string
 	Datasets []string
 	Policy   string
+	Queue    string // the queue file (the argument)
 }
 
-func newLabelServeCmd(io IO) *cobra.Command {
+// newLabelServeCmd is `apeval label serve`; runF is runLabelServe unless a
+// test passes its own.
+func newLabelServeCmd(io IO, runF func(context.Context, *labelServeOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runLabelServe
+	}
 	o := &labelServeOptions{}
 	cmd := &cobra.Command{
 		Use:   "serve QUEUE",
@@ -54,7 +60,7 @@ the files run.json names, or the embedded sample) and the rules from
 --policy (default: the policy run.json names).`,
 		Example: `  apeval label serve queue.jsonl --run out/run1 --labeler ana
   apeval label serve queue.jsonl --run out/run1 --labeler ben --part 2/2 --labels labels-ben.jsonl`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("label serve takes one queue file")
 			}
@@ -67,9 +73,9 @@ the files run.json names, or the embedded sample) and the rules from
 			if _, _, err := parsePart(o.Part); err != nil {
 				return err
 			}
-			return nil
+			o.Queue = args[0]
+			return runF(cmd.Context(), o, io)
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return runLabelServe(cmd.Context(), o, args[0], io) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Run, "run", "", "run directory the queue was drawn from (required)")
@@ -89,7 +95,9 @@ func parsePart(s string) (k, n int, err error) {
 	return k, n, nil
 }
 
-func runLabelServe(ctx context.Context, o *labelServeOptions, queuePath string, io IO) error {
+// runLabelServe is `apeval label serve` with checked options.
+func runLabelServe(ctx context.Context, o *labelServeOptions, io IO) error {
+	queuePath := o.Queue
 	queue, err := datasets.ReadSampleLabels([]string{queuePath}, true)
 	if err != nil {
 		return usageError{err}

@@ -15,7 +15,7 @@ func newRootCmd(io IO) *cobra.Command {
 		newMergeCmd(io, nil),
 		newDatasetsCmd(io),
 		newJudgesCmd(io),
-		newInitCmd(io),
+		newInitCmd(io, nil),
 		newRecordCmd(io),
 		newLabelCmd(io),
 	)

@@ -23,8 +23,8 @@ import (
 
 // runOptions are the options of `apeval run` and `apeval replay`: the
 // flags' values (exported fields, bound to the flags), then what
-// resolveRunOptions makes of them with apeval.toml and --resume (unexported
-// fields). Once resolved, runRun reads them and changes only RunID and Out
+// resolveRunOptions makes of them with apeval.toml and --resume
+// (runResolved). Once resolved, runRun reads them and changes only RunID and Out
 // (their defaults are made when the run starts).
 type runOptions struct {
 	// OTLPEndpoint, when set (or OTEL_EXPORTER_OTLP_ENDPOINT is), sends
@@ -61,6 +61,12 @@ type runOptions struct {
 	// Resume is --resume DIR: finish that run, re-sending only its failed calls.
 	Resume string
 
+	runResolved
+}
+
+// runResolved is what resolveRunOptions makes of run's flags with
+// apeval.toml and --resume; nothing sets it from a flag directly.
+type runResolved struct {
 	replayOnly bool
 	shard      replay.Shard
 	shardFrom  string // where --shard auto found the shard
@@ -86,7 +92,7 @@ func newRunCmd(io IO, replayOnly bool, runF func(context.Context, *runOptions, I
 	if runF == nil {
 		runF = runRun
 	}
-	o := &runOptions{replayOnly: replayOnly}
+	o := &runOptions{runResolved: runResolved{replayOnly: replayOnly}}
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Replay a dataset through a policy and judges, compute metrics and the verdict",

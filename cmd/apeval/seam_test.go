@@ -103,6 +103,18 @@ func TestRunParse(t *testing.T) {
 		}
 	}
 
+	// No judge is started either: this one would leave a file behind.
+	marker := filepath.Join(t.TempDir(), "judge-started")
+	for _, bad := range [][]string{{"--format", "xml"}, {"--concurrency", "0"}, {"--inconclusive", "x"}} {
+		args := append([]string{"run", "--judge", "exec:touch " + marker}, bad...)
+		if code, _ := parseCmd(t, runCmd, args...); code != exitUsage {
+			t.Errorf("%v: exit %d", args, code)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("%v started the judge", args)
+		}
+	}
+
 	// Defaults, resolved.
 	if code, stderr := parseCmd(t, runCmd, "run"); code != 0 || o == nil {
 		t.Fatalf("run: exit %d %s", code, stderr)
@@ -265,6 +277,29 @@ func TestRunFunctionsWithBuffers(t *testing.T) {
 		t.Errorf("runReport wrote no summary.json: %v", err)
 	}
 
+	// The sample in two shards, merged: the same verdict.
+	var shards []string
+	for _, sh := range []string{"1/2", "2/2"} {
+		sdir := filepath.Join(t.TempDir(), "shard")
+		if code, stderr := parseCmd(t, func(io IO) *cobra.Command { return newRunCmd(io, true, record(&o)) },
+			"replay", "--out", sdir, "--quiet", "--shard", sh); code != 0 {
+			t.Fatalf("parse replay --shard %s: exit %d %s", sh, code, stderr)
+		}
+		if err := runRun(context.Background(), o, io); err != nil {
+			t.Fatalf("replay --shard %s: %v", sh, err)
+		}
+		shards = append(shards, sdir)
+	}
+	out.Reset()
+	mdir := filepath.Join(t.TempDir(), "merged")
+	err = runMerge(context.Background(), &mergeOptions{Out: mdir, OutLayout: "flat", RunID: "m", Dirs: shards, evalOptions: evalOptions{Format: "tsv"}}, io)
+	if !errors.As(err, &ec) || ec.code != exitNoGo {
+		t.Errorf("runMerge: %v, stderr %s", err, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(mdir, "summary.json")); err != nil {
+		t.Errorf("runMerge wrote no summary.json: %v", err)
+	}
+
 	out.Reset()
 	err = runCompare(context.Background(), &compareOptions{Dirs: []string{dir}, evalOptions: evalOptions{Baseline: "recorded/ollama/qwen2.5:3b", Format: "tsv"}}, io)
 	if !errors.As(err, &ec) || out.Len() == 0 {
@@ -345,5 +380,58 @@ func TestDatasetsFunctionsWithBuffers(t *testing.T) {
 	out.Reset()
 	if err := runStats(context.Background(), &statsOptions{Files: []string{cases}, Format: "json"}, io); err != nil || !strings.Contains(out.String(), `"cases"`) {
 		t.Errorf("runStats: %v, %.200s", err, out.String())
+	}
+}
+
+func TestLabelJudgesInitParse(t *testing.T) {
+	var (
+		q  *labelQueueOptions
+		sv *labelServeOptions
+		ag *labelAgreementOptions
+		jc *judgesCheckOptions
+		in *initOptions
+	)
+	qCmd := func(io IO) *cobra.Command { return newLabelQueueCmd(io, record(&q)) }
+	svCmd := func(io IO) *cobra.Command { return newLabelServeCmd(io, record(&sv)) }
+	agCmd := func(io IO) *cobra.Command { return newLabelAgreementCmd(io, record(&ag)) }
+	jcCmd := func(io IO) *cobra.Command { return newJudgesCheckCmd(io, record(&jc)) }
+	inCmd := func(io IO) *cobra.Command { return newInitCmd(io, record(&in)) }
+
+	for _, tc := range []struct {
+		cmd  func(IO) *cobra.Command
+		args []string
+		want string
+	}{
+		{qCmd, []string{"queue", missing}, "--budget N is required"},
+		{qCmd, []string{"queue", "--budget", "10", "--overlap", "2", missing}, "--overlap must be between 0 and 1"},
+		{qCmd, []string{"queue", "--budget", "10"}, "label queue takes one run directory"},
+		{svCmd, []string{"serve", missing}, "label serve needs --run RUNDIR"},
+		{svCmd, []string{"serve", "--run", missing, missing}, "label serve needs --labeler NAME"},
+		{svCmd, []string{"serve", "--run", missing, "--labeler", "ana", "--part", "3/2", missing}, `--part "3/2": want K/N`},
+		{agCmd, []string{"agreement"}, "label agreement needs at least one labels file"},
+		{jcCmd, []string{"check"}, "judges check needs at least one judge spec"},
+		{jcCmd, []string{"check", "--retries", "-1", "ollama:x"}, "--retries"},
+		{inCmd, []string{"init", "a", "b"}, "init takes at most one directory"},
+	} {
+		q, sv, ag, jc, in = nil, nil, nil, nil, nil
+		code, stderr := parseCmd(t, tc.cmd, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) || q != nil || sv != nil || ag != nil || jc != nil || in != nil {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	if code, _ := parseCmd(t, qCmd, "queue", "--budget", "10", "r"); code != 0 || q.Dir != "r" || q.Seed != 1 || q.Overlap != 0.1 {
+		t.Errorf("queue defaults: %+v", q)
+	}
+	if code, _ := parseCmd(t, svCmd, "serve", "--run", "r", "--labeler", "ana", "q.jsonl"); code != 0 || sv.Queue != "q.jsonl" || sv.Part != "1/1" || sv.Addr != "127.0.0.1:0" {
+		t.Errorf("serve defaults: %+v", sv)
+	}
+	if code, _ := parseCmd(t, agCmd, "agreement", "a", "b"); code != 0 || len(ag.Files) != 2 {
+		t.Errorf("agreement: %+v", ag)
+	}
+	if code, _ := parseCmd(t, jcCmd, "check", "none"); code != 0 || jc.Timeout != 30*time.Second || len(jc.Specs) != 1 {
+		t.Errorf("judges check defaults: %+v", jc)
+	}
+	if code, _ := parseCmd(t, inCmd, "init"); code != 0 || in.Dir != "." || in.Force {
+		t.Errorf("init defaults: %+v", in)
 	}
 }
