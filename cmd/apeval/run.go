@@ -174,7 +174,7 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 		inconclusiveVar(f, &o.Inconclusive)
 		formatVar(f, &o.Format, "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&o.JSON, "json", false, "print summary.json to stdout instead of tables (same as --format json)")
-		f.StringArrayVar(&o.By, "by", nil, "add per-slice metrics: tag, tool or category (repeatable)")
+		byVar(f, &o.By)
 		registerLabels(f, &o.Labels)
 	}
 	o.Judge.register(f)
