@@ -13,22 +13,22 @@ const Schema = "apeval.case/v1"
 // arguments_valid) are filled in by the Reader, so code downstream never
 // sees a zero value where the format promises a default.
 type Case struct {
-	ID              string            `json:"id"`
-	SessionID       string            `json:"session_id,omitempty"`
-	Seq             int64             `json:"seq"`
-	Time            *time.Time        `json:"time,omitempty"`
-	HookPoint       string            `json:"hook_point,omitempty"`
-	Piece           string            `json:"piece,omitempty"`
-	Movement        string            `json:"movement,omitempty"`
-	UserRole        string            `json:"user_role,omitempty"`
-	Workspace       string            `json:"workspace,omitempty"`
-	Tool            Tool              `json:"tool"`
-	Context         Context           `json:"context"`
-	Labels          map[string]string `json:"labels,omitempty"`
-	ExpectedAction  string            `json:"expected_action,omitempty"`
-	ApprovalOutcome string            `json:"approval_outcome,omitempty"`
-	Tags            []string          `json:"tags,omitempty"`
-	Recorded        []Recorded        `json:"recorded,omitempty"`
+	ID              string           `json:"id"`
+	SessionID       string           `json:"session_id,omitempty"`
+	Seq             int64            `json:"seq"`
+	Time            *time.Time       `json:"time,omitempty"`
+	HookPoint       string           `json:"hook_point,omitempty"`
+	Piece           string           `json:"piece,omitempty"`
+	Movement        string           `json:"movement,omitempty"`
+	UserRole        string           `json:"user_role,omitempty"`
+	Workspace       string           `json:"workspace,omitempty"`
+	Tool            Tool             `json:"tool"`
+	Context         Context          `json:"context"`
+	Labels          map[string]Label `json:"labels,omitempty"`
+	ExpectedAction  Action           `json:"expected_action,omitempty"`
+	ApprovalOutcome ApprovalOutcome  `json:"approval_outcome,omitempty"`
+	Tags            []string         `json:"tags,omitempty"`
+	Recorded        []Recorded       `json:"recorded,omitempty"`
 	// Provenance says where an imported case came from (format, source
 	// file, line or record, the agent's own tool-use id, …); written by
 	// `apeval datasets import`, kept through reading and writing, never
@@ -111,12 +111,6 @@ type RecordedDecision struct {
 	Result     string   `json:"result"`
 	Confidence *float64 `json:"confidence,omitempty"`
 }
-
-// Label values and categories (see docs/cases.md).
-const (
-	LabelMatch   = "match"
-	LabelNoMatch = "no_match"
-)
 
 // Categories lists the tool categories in the order docs/cases.md lists them.
 var Categories = []string{

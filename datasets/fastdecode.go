@@ -66,9 +66,9 @@ func (p *caseParser) decode(c *Case) bool {
 		case "labels":
 			return p.labels(&c.Labels)
 		case "expected_action":
-			return p.str(&c.ExpectedAction)
+			return p.str((*string)(&c.ExpectedAction))
 		case "approval_outcome":
-			return p.str(&c.ApprovalOutcome)
+			return p.str((*string)(&c.ApprovalOutcome))
 		case "tags":
 			return p.strs(&c.Tags)
 		case "provenance":
@@ -189,7 +189,7 @@ func (p *caseParser) context(c *Context) bool {
 	})
 }
 
-func (p *caseParser) labels(m *map[string]string) bool {
+func (p *caseParser) labels(m *map[string]Label) bool {
 	p.ws()
 	if !p.eat('{') {
 		return false
@@ -202,9 +202,9 @@ func (p *caseParser) labels(m *map[string]string) bool {
 			return false
 		}
 		if *m == nil {
-			*m = map[string]string{}
+			*m = map[string]Label{}
 		}
-		(*m)[key] = v
+		(*m)[key] = Label(v)
 		return true
 	})
 }

@@ -163,7 +163,7 @@ func labelValue(raw json.RawMessage) (string, error) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", fmt.Errorf("want \"match\", \"no_match\" or null, got %s", rawKind(raw))
 	}
-	if s != LabelMatch && s != LabelNoMatch {
+	if !Label(s).Valid() {
 		return "", fmt.Errorf("want \"match\", \"no_match\" or null, got %q", s)
 	}
 	return s, nil

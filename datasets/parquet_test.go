@@ -56,31 +56,31 @@ type pqNested struct {
 		ApprovalState        string      `parquet:"approval_state,optional"`
 		ApprovedFingerprints []string    `parquet:"approved_fingerprints,list"`
 	} `parquet:"context"`
-	Labels          map[string]string `parquet:"labels"`
-	ExpectedAction  string            `parquet:"expected_action,optional"`
-	ApprovalOutcome string            `parquet:"approval_outcome,optional"`
-	Tags            []string          `parquet:"tags,list"`
-	Recorded        []pqRecorded      `parquet:"recorded,list"`
+	Labels          map[string]Label `parquet:"labels"`
+	ExpectedAction  Action           `parquet:"expected_action,optional"`
+	ApprovalOutcome ApprovalOutcome  `parquet:"approval_outcome,optional"`
+	Tags            []string         `parquet:"tags,list"`
+	Recorded        []pqRecorded     `parquet:"recorded,list"`
 }
 
 // Layout 2: every nested field as JSON text in a string column.
 type pqFlat struct {
-	ID              string `parquet:"id"`
-	SessionID       string `parquet:"session_id,optional"`
-	Seq             int64  `parquet:"seq,optional"`
-	Time            string `parquet:"time,optional"`
-	HookPoint       string `parquet:"hook_point,optional"`
-	Piece           string `parquet:"piece,optional"`
-	Movement        string `parquet:"movement,optional"`
-	UserRole        string `parquet:"user_role,optional"`
-	Workspace       string `parquet:"workspace,optional"`
-	Tool            string `parquet:"tool"`
-	Context         string `parquet:"context,optional"`
-	Labels          string `parquet:"labels,optional"`
-	ExpectedAction  string `parquet:"expected_action,optional"`
-	ApprovalOutcome string `parquet:"approval_outcome,optional"`
-	Tags            string `parquet:"tags,optional"`
-	Recorded        string `parquet:"recorded,optional"`
+	ID              string          `parquet:"id"`
+	SessionID       string          `parquet:"session_id,optional"`
+	Seq             int64           `parquet:"seq,optional"`
+	Time            string          `parquet:"time,optional"`
+	HookPoint       string          `parquet:"hook_point,optional"`
+	Piece           string          `parquet:"piece,optional"`
+	Movement        string          `parquet:"movement,optional"`
+	UserRole        string          `parquet:"user_role,optional"`
+	Workspace       string          `parquet:"workspace,optional"`
+	Tool            string          `parquet:"tool"`
+	Context         string          `parquet:"context,optional"`
+	Labels          string          `parquet:"labels,optional"`
+	ExpectedAction  Action          `parquet:"expected_action,optional"`
+	ApprovalOutcome ApprovalOutcome `parquet:"approval_outcome,optional"`
+	Tags            string          `parquet:"tags,optional"`
+	Recorded        string          `parquet:"recorded,optional"`
 }
 
 func sampleSlice(t *testing.T, n int) []*Case {

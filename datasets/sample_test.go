@@ -104,7 +104,7 @@ func TestSamplePolicy(t *testing.T) {
 		}
 	}
 	for _, a := range datasets.Actions[1:] {
-		if !actions[a] {
+		if !actions[string(a)] {
 			t.Errorf("no rule with action %s", a)
 		}
 	}
@@ -194,12 +194,12 @@ func TestSampleCases(t *testing.T) {
 		t.Errorf("recorded judges %v, want two", names)
 	}
 	for _, o := range datasets.ApprovalOutcomes {
-		if st.ApprovalOutcomes[o] == 0 {
+		if st.ApprovalOutcomes[string(o)] == 0 {
 			t.Errorf("no approval outcome %s", o)
 		}
 	}
 	for _, a := range datasets.Actions {
-		if st.ExpectedActions[a] == 0 {
+		if st.ExpectedActions[string(a)] == 0 {
 			t.Errorf("no case expects %s", a)
 		}
 	}

@@ -15,12 +15,9 @@ import (
 // file a person fills from it (see docs/labeling.md).
 const SampleLabelsSchema = "apeval.labels/v1"
 
-// Values of SampleLabel.Label.
-const (
-	SampleMatch   = "match"
-	SampleNoMatch = "no_match"
-	SampleSkip    = "skip"
-)
+// SampleSkip is the value of SampleLabel.Label for a pair the person
+// skipped; the other values are LabelMatch and LabelNoMatch.
+const SampleSkip Label = "skip"
 
 // SampleLabel is one line of an apeval.labels/v1 file: a (case, rule) pair
 // of a labeling queue, with the stratum the design put it in and, once a
@@ -41,7 +38,7 @@ type SampleLabel struct {
 	// Overlap marks the share of the queue every labeler labels, for
 	// agreement (apeval label agreement).
 	Overlap bool       `json:"overlap,omitempty"`
-	Label   string     `json:"label,omitempty"`
+	Label   Label      `json:"label,omitempty"`
 	Labeler string     `json:"labeler,omitempty"`
 	Time    *time.Time `json:"time,omitempty"`
 	// Source is file:line, for messages; not written.
@@ -130,7 +127,7 @@ func (l *SampleLabel) check(queue bool) error {
 		return nil
 	}
 	switch l.Label {
-	case SampleMatch, SampleNoMatch, SampleSkip:
+	case LabelMatch, LabelNoMatch, SampleSkip:
 	case "":
 		return errors.New("label: missing (a queue line, not a labels line?)")
 	default:

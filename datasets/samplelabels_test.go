@@ -31,7 +31,7 @@ func TestLabelAppenderCutsTornLineAndUndoes(t *testing.T) {
 	t.Parallel()
 	p := filepath.Join(t.TempDir(), "l.jsonl")
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	l := SampleLabel{Schema: SampleLabelsSchema, CaseID: "c1", RuleID: "r", Stratum: "A:match", StratumSize: 3, Order: 1, Label: SampleMatch, Labeler: "a", Time: &now}
+	l := SampleLabel{Schema: SampleLabelsSchema, CaseID: "c1", RuleID: "r", Stratum: "A:match", StratumSize: 3, Order: 1, Label: LabelMatch, Labeler: "a", Time: &now}
 	a, err := OpenLabelAppender(p)
 	if err != nil {
 		t.Fatal(err)

@@ -90,10 +90,10 @@ func (s *Stats) Add(c *Case) {
 		s.Labels[rule] = lc
 	}
 	if c.ExpectedAction != "" {
-		s.ExpectedActions[c.ExpectedAction]++
+		s.ExpectedActions[string(c.ExpectedAction)]++
 	}
 	if c.ApprovalOutcome != "" {
-		s.ApprovalOutcomes[c.ApprovalOutcome]++
+		s.ApprovalOutcomes[string(c.ApprovalOutcome)]++
 	}
 	if !c.Tool.Valid() {
 		s.InvalidArguments++

@@ -12,17 +12,11 @@ import (
 )
 
 // Enumerations of the case format (see docs/cases.md), also
-// the lists the policy is validated against (replay).
+// the lists the policy is validated against (replay); the typed ones
+// (Label, Action, ApprovalOutcome) are in vocab.go.
 var (
 	// HookPoints are the hook names of docs/cases.md.
 	HookPoints = []string{"tool.before", "tool.after", "tool.denied", "completion.before_accept", "runtime.error"}
-	// RuleActions are the actions a policy rule may take (docs/policy.md).
-	RuleActions = []string{"inject_instruction", "deny_current_tool", "request_approval", "stop_task", "audit_only", "notify_admin"}
-	// Actions are the gate decisions a case may expect: allow plus the rule
-	// actions.
-	Actions = append([]string{"allow"}, RuleActions...)
-	// ApprovalOutcomes are what a human did when approval was asked.
-	ApprovalOutcomes = []string{"approved", "denied", "ignored"}
 	// ApprovalStates are the values of context.approval_state.
 	ApprovalStates = []string{"none", "pending", "approved", "denied"}
 	// RecordedStatuses are the statuses of a recorded judge call.
@@ -271,9 +265,9 @@ func truncate(s string, n int) string {
 // labelsValid reports whether every label has a rule id and a known value:
 // the usual case, checked without the sorted pass that picks which error
 // to report.
-func labelsValid(labels map[string]string) bool {
+func labelsValid(labels map[string]Label) bool {
 	for k, v := range labels {
-		if k == "" || v != LabelMatch && v != LabelNoMatch {
+		if k == "" || !v.Valid() {
 			return false
 		}
 	}
@@ -316,7 +310,7 @@ func validate(c *Case, fail func(field, format string, args ...any) error) error
 			if k == "" {
 				return fail("labels", "empty rule id")
 			}
-			if v := c.Labels[k]; v != LabelMatch && v != LabelNoMatch {
+			if v := c.Labels[k]; !v.Valid() {
 				return fail("labels."+k, "unknown value %q (want match or no_match)", v)
 			}
 		}
@@ -360,11 +354,11 @@ func validate(c *Case, fail func(field, format string, args ...any) error) error
 }
 
 // oneOf accepts an empty value (the field's default) or one of want.
-func oneOf(v string, want []string, field string, fail func(field, format string, args ...any) error) error {
+func oneOf[S ~string](v S, want []S, field string, fail func(field, format string, args ...any) error) error {
 	if v == "" || slices.Contains(want, v) {
 		return nil
 	}
-	return fail(field, "unknown value %q (want one of %s)", v, strings.Join(want, ", "))
+	return fail(field, "unknown value %q (want one of %s)", v, joinValues(want))
 }
 
 // caseAlias is Case without its methods, for seqJSON.

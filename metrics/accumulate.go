@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/intern"
 	"github.com/apeval/apeval/internal/spill"
 	"github.com/apeval/apeval/judge"
@@ -102,7 +103,8 @@ type judgeAcc struct {
 type ruleAcc struct {
 	id                  string
 	version, minVersion int
-	class, action       string
+	class               replay.Class
+	action              datasets.Action
 	callRefs            []uint32    // positions in judgeAcc.lat of the live calls the rule was part of
 	pairs               *spill.List // K = case ordinal<<ordShift | pair flags (bit* below), V = session
 	rep                 repeatAcc   // --repeat / --shuffle-rules figures
@@ -223,8 +225,6 @@ func (j *judgeAcc) rule(rr *replay.RuleResult, pool *spill.Pool) *ruleAcc {
 	return ra
 }
 
-func isRejected(outcome string) bool { return outcome == "denied" || outcome == "ignored" }
-
 // Add counts one replayed case × judge. It never fails: odd values
 // (unknown statuses, call indexes out of range) are counted as what they
 // most plausibly are and reported as warnings by Close.
@@ -265,9 +265,9 @@ func caseFlags(r *replay.Result) uint64 {
 	if r.JudgeCalled {
 		f |= caseJudgeCalled
 	}
-	if r.GateAction == replay.ActionRequestApproval && r.ApprovalOutcome != "" {
+	if r.GateAction == datasets.ActionRequestApproval && r.ApprovalOutcome != "" {
 		f |= caseApprOut
-		if isRejected(r.ApprovalOutcome) {
+		if r.ApprovalOutcome.Rejected() {
 			f |= caseApprRej
 		}
 	}
@@ -339,7 +339,7 @@ func (j *judgeAcc) addCall(c *replay.Call) {
 
 // pairFlags is what one case × rule pair counts for (bit*), noting on the
 // way its repeats, the live call it was part of and anything odd.
-func (j *judgeAcc) pairFlags(ra *ruleAcc, rr *replay.RuleResult, approval string, callIdx []int32, sess uint32) uint64 {
+func (j *judgeAcc) pairFlags(ra *ruleAcc, rr *replay.RuleResult, approval datasets.ApprovalOutcome, callIdx []int32, sess uint32) uint64 {
 	out, _ := rr.Classify()
 	if out == replay.OutcomeMissing {
 		return bitMissing
@@ -416,14 +416,14 @@ func (ra *ruleAcc) noteCall(j *judgeAcc, rr *replay.RuleResult, callIdx []int32)
 
 // firedFlags: the rule fired and, for request_approval, whether the
 // approval had an outcome and was rejected.
-func firedFlags(rr *replay.RuleResult, approval string) uint64 {
+func firedFlags(rr *replay.RuleResult, approval datasets.ApprovalOutcome) uint64 {
 	if !rr.Fired {
 		return 0
 	}
 	f := uint64(bitFired)
-	if rr.Action == replay.ActionRequestApproval && approval != "" {
+	if rr.Action == datasets.ActionRequestApproval && approval != "" {
 		f |= bitApprOut
-		if isRejected(approval) {
+		if approval.Rejected() {
 			f |= bitApprRej
 		}
 	}
@@ -434,7 +434,7 @@ func firedFlags(rr *replay.RuleResult, approval string) uint64 {
 // deterministic baseline's result.
 func labelFlags(rr *replay.RuleResult) uint64 {
 	switch rr.Label {
-	case string(judge.Match):
+	case datasets.LabelMatch:
 		f := uint64(bitPos)
 		if rr.BaselineResult != "" {
 			f |= bitBase
@@ -443,7 +443,7 @@ func labelFlags(rr *replay.RuleResult) uint64 {
 			}
 		}
 		return f
-	case string(judge.NoMatch):
+	case datasets.LabelNoMatch:
 		return bitNeg
 	}
 	return 0

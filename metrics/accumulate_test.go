@@ -6,14 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
 
 // rr builds a rule result.
 func rr(id, class, source, result, label, status string, fired bool, call int) replay.RuleResult {
-	action := map[string]string{"style": "inject_instruction", "dangerous": "deny_current_tool", "approval": "request_approval"}[class]
-	return replay.RuleResult{RuleID: id, RuleVersion: 1, Class: class, Source: replay.Source(source), Result: judge.Result(result), Label: label,
+	action := map[string]datasets.Action{"style": "inject_instruction", "dangerous": "deny_current_tool", "approval": "request_approval"}[class]
+	return replay.RuleResult{RuleID: id, RuleVersion: 1, Class: replay.Class(class), Source: replay.Source(source), Result: judge.Result(result), Label: datasets.Label(label),
 		Status: judge.Status(status), Fired: fired, Action: action, Call: call}
 }
 
@@ -32,7 +33,7 @@ func call(ms float64, status string, cached bool) replay.Call {
 func handSet() []*replay.Result {
 	res := func(id, gate, outcome string, judgeCalled bool, calls []replay.Call, rules ...replay.RuleResult) *replay.Result {
 		return &replay.Result{RunID: "run-1", CaseID: id, Judge: "J", Model: "m", ModelDigest: "d", PromptVersion: "p1",
-			GateAction: gate, ApprovalOutcome: outcome, JudgeCalled: judgeCalled, Calls: calls, Rules: rules}
+			GateAction: datasets.Action(gate), ApprovalOutcome: datasets.ApprovalOutcome(outcome), JudgeCalled: judgeCalled, Calls: calls, Rules: rules}
 	}
 	return []*replay.Result{
 		// c1: one live call (100 ms). R1 judge match, label match → TP.

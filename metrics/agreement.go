@@ -183,7 +183,7 @@ func LabelAgreement(lines []datasets.SampleLabel, t *PairTable, conf float64) (*
 			p = &pair{c: k.c, r: k.r, by: map[string]bool{}}
 			pairs[pk] = p
 		}
-		p.by[k.who] = l.Label == datasets.SampleMatch
+		p.by[k.who] = l.Label == datasets.LabelMatch
 		if labelers[k.r] == nil {
 			labelers[k.r] = map[string]bool{}
 		}

@@ -33,9 +33,9 @@ func TestAgreementWarnsWhenPeopleAgreeLessThanTheJudge(t *testing.T) {
 		var out []datasets.SampleLabel
 		for who, labels := range map[string][]bool{"ann": first, "bob": second} {
 			for i, m := range labels {
-				lab := datasets.SampleNoMatch
+				lab := datasets.LabelNoMatch
 				if m {
-					lab = datasets.SampleMatch
+					lab = datasets.LabelMatch
 				}
 				at := t0.Add(time.Duration(i) * time.Minute)
 				if who == "bob" {

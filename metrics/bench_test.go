@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
@@ -24,7 +25,7 @@ const (
 func benchTemplates() [][]replay.RuleResult {
 	var out [][]replay.RuleResult
 	results := []judge.Result{"match", "no_match", "unknown"}
-	labels := []string{"match", "no_match", ""}
+	labels := []datasets.Label{"match", "no_match", ""}
 	for v := 0; v < 27; v++ {
 		res, lab := results[v%3], labels[(v/3)%3]
 		rules := []replay.RuleResult{

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/apeval/apeval/internal/spill"
+	"github.com/apeval/apeval/replay"
 )
 
 // Close computes rates, intervals, criteria and verdicts. Call it once,
@@ -330,7 +331,7 @@ func (js *JudgeSummary) finishVerdict() {
 // hit (first side) and the baseline's, for dangerous recall's interval.
 // Nil for other rules.
 func baselinePairs(sm sessMap, ps *pairSums, l *spill.List, r *Row) *pairDiff {
-	if r.Class != "dangerous" || r.BaselinePositives == 0 {
+	if r.Class != replay.ClassDangerous || r.BaselinePositives == 0 {
 		return nil
 	}
 	it := l.Iter()

@@ -5,6 +5,7 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/intern"
 	"github.com/apeval/apeval/replay"
 )
@@ -25,7 +26,7 @@ type Disagreement struct {
 	CaseID string
 	RuleID string
 	// Label is the pair's label in the run (match|no_match), "" when unlabeled.
-	Label string
+	Label datasets.Label
 	// Kind is DisagreeOpposite or DisagreeUnknown.
 	Kind      string
 	Baseline  PairDecision
@@ -142,7 +143,7 @@ func (f *DisagreementFinder) Add(r *replay.Result) {
 			p.conf[side], p.hasCf[side] = *rr.Confidence, true
 		}
 		if rr.Label != "" {
-			p.label = f.intern(rr.Label) + 1
+			p.label = f.intern(string(rr.Label)) + 1
 		}
 		if p.seen[0] && p.seen[1] {
 			f.paired++
@@ -195,7 +196,7 @@ func (f *DisagreementFinder) compare(key uint64, p *pairState) (Disagreement, bo
 		Candidate: f.decision(p, 1),
 	}
 	if p.label > 0 {
-		d.Label = f.code[p.label-1]
+		d.Label = datasets.Label(f.code[p.label-1])
 	}
 	return d, true
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
@@ -23,7 +24,7 @@ type dr struct {
 func disResult(judgeID, caseID string, rules ...dr) *replay.Result {
 	r := &replay.Result{Judge: judgeID, CaseID: caseID}
 	for _, d := range rules {
-		rr := replay.RuleResult{RuleID: d.rule, Result: d.result, Status: d.status, Source: d.source, Label: d.label, Call: -1}
+		rr := replay.RuleResult{RuleID: d.rule, Result: d.result, Status: d.status, Source: d.source, Label: datasets.Label(d.label), Call: -1}
 		if rr.Status == "" {
 			rr.Status = "ok"
 		}

@@ -3,13 +3,14 @@ package metrics_test
 import (
 	"fmt"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 )
 
 func Example() {
 	a := metrics.New(metrics.Config{Criteria: replay.DefaultKillCriteria()})
-	for i, label := range []string{"match", "match", "no_match", "match"} {
+	for i, label := range []datasets.Label{datasets.LabelMatch, datasets.LabelMatch, datasets.LabelNoMatch, datasets.LabelMatch} {
 		a.Add(&replay.Result{
 			CaseID: fmt.Sprintf("c%d", i), Judge: "recorded/prod", JudgeCalled: true,
 			Calls: []replay.Call{{Rules: 1, Status: "ok", LatencyMS: float64(100 * (i + 1))}},

@@ -15,9 +15,9 @@ import (
 // computed on.
 type PairRow struct {
 	CaseID, RuleID, Session string
-	Class                   string
+	Class                   replay.Class
 	// Label is the dataset's label ("" when unlabeled).
-	Label string
+	Label datasets.Label
 	// Results holds, per judge of the table, QueueMatch, QueueNoMatch or
 	// QueueUndecided; "" when that judge did not have the pair.
 	Results []string
@@ -177,7 +177,7 @@ func ResolveSampleLabels(lines []datasets.SampleLabel) ([]SampleLabel, error) {
 	out := make([]SampleLabel, 0, len(order))
 	for _, pk := range order {
 		l := first[pk]
-		out = append(out, SampleLabel{CaseID: l.CaseID, RuleID: l.RuleID, Stratum: l.Stratum, StratumSize: l.StratumSize, Match: l.Label == datasets.SampleMatch})
+		out = append(out, SampleLabel{CaseID: l.CaseID, RuleID: l.RuleID, Stratum: l.Stratum, StratumSize: l.StratumSize, Match: l.Label == datasets.LabelMatch})
 	}
 	return out, nil
 }
@@ -192,7 +192,7 @@ func (t *PairTable) SampleUnits(rule string, j, other int, labels []SampleLabel)
 		if p.RuleID != rule || p.Label == "" || p.Results[j] == "" {
 			continue
 		}
-		units = append(units, t.unit(p, j, other, CensusStratum, 0, p.Label == string(judge.Match)))
+		units = append(units, t.unit(p, j, other, CensusStratum, 0, p.Label == datasets.LabelMatch))
 	}
 	for _, l := range labels {
 		if l.RuleID != rule {
@@ -244,10 +244,10 @@ func SampleWeights(labels []SampleLabel) func(caseID, ruleID, label string) (str
 			return "", 0
 		}
 		k := sk{l.RuleID, l.Stratum}
-		v := datasets.SampleNoMatch
+		v := datasets.LabelNoMatch
 		if l.Match {
-			v = datasets.SampleMatch
+			v = datasets.LabelMatch
 		}
-		return v, float64(max(size[k], int64(n[k]))) / float64(n[k])
+		return string(v), float64(max(size[k], int64(n[k]))) / float64(n[k])
 	}
 }

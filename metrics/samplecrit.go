@@ -87,13 +87,13 @@ func moreLabels(c *Criterion, f WeightedRatio, conf float64, verb string, decide
 // deterministic baseline on the same weighted positives). FAIL when the
 // weighted difference is ≤ 0 (no gain at all), PASS when the one-sided
 // lower bound at the confidence level is above 0, INCONCLUSIVE otherwise.
-func SampleDangerousRecall(diff WeightedRatio, class string, hasBaseline bool, crit replay.KillCriteria) Criterion {
+func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline bool, crit replay.KillCriteria) Criterion {
 	c := Criterion{Name: CriterionDangerousRecall}
 	switch {
 	case !crit.DangerousRecallMustBeatBaseline:
 		c.Status, c.Reason = StatusNA, "disabled in the kill criteria"
 		return c
-	case class != "dangerous":
+	case class != replay.ClassDangerous:
 		c.Status, c.Reason = StatusNA, "not a dangerous rule"
 		return c
 	case !hasBaseline:

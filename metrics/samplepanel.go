@@ -7,9 +7,9 @@ import (
 // SampleFigures are one judge's figures on one rule from a labeled
 // sample: what the labels decide, with the criteria they feed.
 type SampleFigures struct {
-	RuleID string `json:"rule_id"`
-	Judge  string `json:"judge"`
-	Class  string `json:"class"`
+	RuleID string       `json:"rule_id"`
+	Judge  string       `json:"judge"`
+	Class  replay.Class `json:"class"`
 	// Sampled and Census count the labels the figures rest on: queue
 	// labels (weighted N_h/n_h) and dataset labels (weight 1). Dropped
 	// counts queue labels of pairs the run does not have in scope.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
@@ -116,8 +117,8 @@ func TestSessionSumsBounded(t *testing.T) {
 					if fired {
 						res = judge.Match
 					}
-					label := [...]string{"match", "no_match", ""}[(k+ri)%3]
-					r.Rules[ri] = replay.RuleResult{RuleID: id, RuleVersion: 1, Class: "dangerous", Action: replay.ActionDenyCurrentTool,
+					label := [...]datasets.Label{datasets.LabelMatch, datasets.LabelNoMatch, ""}[(k+ri)%3]
+					r.Rules[ri] = replay.RuleResult{RuleID: id, RuleVersion: 1, Class: replay.ClassDangerous, Action: datasets.ActionDenyCurrentTool,
 						Source: replay.SourceDeterministic, Result: res, Label: label, Status: judge.StatusOK, Fired: fired, Call: -1,
 						BaselineResult: judge.Match}
 				}

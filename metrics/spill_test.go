@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
@@ -45,7 +46,7 @@ func randomResults(seed uint64, n int) []*replay.Result {
 			}
 			r := &replay.Result{RunID: "run-" + pick("1", "2"), CaseID: fmt.Sprintf("case-%d", c), SessionID: sess, Judge: jid,
 				Model: "m-" + jid, PromptVersion: "p1", Tags: tags, ToolName: tool, Category: cat,
-				GateAction: pick("allow", "request_approval", "deny_current_tool"), ApprovalOutcome: pick("", "approved", "denied", "ignored"),
+				GateAction: datasets.Action(pick("allow", "request_approval", "deny_current_tool")), ApprovalOutcome: datasets.ApprovalOutcome(pick("", "approved", "denied", "ignored")),
 				JudgeCalled: rng.IntN(2) == 0}
 			for range rng.IntN(3) {
 				r.Calls = append(r.Calls, replay.Call{LatencyMS: float64(10 * rng.IntN(50)), Status: judge.Status(pick("ok", "ok", "timeout", "invalid")),
@@ -55,10 +56,10 @@ func randomResults(seed uint64, n int) []*replay.Result {
 				if rng.IntN(4) == 0 {
 					continue
 				}
-				rr := replay.RuleResult{RuleID: ru.id, RuleVersion: 1 + rng.IntN(20)/19, Class: ru.class, Action: ru.action,
+				rr := replay.RuleResult{RuleID: ru.id, RuleVersion: 1 + rng.IntN(20)/19, Class: replay.Class(ru.class), Action: datasets.Action(ru.action),
 					Source: replay.Source(pick("judge", "judge", "cache", "failure", "deterministic", "scope")),
 					Result: judge.Result(pick("match", "no_match", "unknown", "")),
-					Label:  pick("match", "no_match", ""),
+					Label:  datasets.Label(pick("match", "no_match", "")),
 					Status: judge.Status(pick("ok", "ok", "ok", "timeout", "invalid", "error", "unknown", "missing")),
 					Fired:  rng.IntN(2) == 0,
 					Call:   rng.IntN(len(r.Calls)+2) - 1,

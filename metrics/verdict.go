@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -182,7 +183,7 @@ func (e *evaluator) approvalRejectRate(r *Row) Criterion {
 	c := Criterion{Name: CriterionApprovalRejectRateMax, Threshold: e.crit.ApprovalRejectRateMax}
 	if r.ApprovalOutcomes == 0 {
 		c.Status = StatusNA
-		if r.Action != replay.ActionRequestApproval {
+		if r.Action != datasets.ActionRequestApproval {
 			c.Reason = "the rule does not request approval"
 		} else {
 			c.Reason = "no approval outcome is recorded where the rule requested approval"
@@ -206,7 +207,7 @@ func (e *evaluator) dangerousRecall(r *Row, m mcnemar, pd *pairDiff, seed uint64
 	case !e.crit.DangerousRecallMustBeatBaseline:
 		c.Status, c.Reason = StatusNA, "disabled in the kill criteria"
 		return c
-	case r.Class != "dangerous":
+	case r.Class != replay.ClassDangerous:
 		c.Status, c.Reason = StatusNA, "not a dangerous rule"
 		return c
 	case r.TP+r.FN == 0:

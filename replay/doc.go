@@ -24,7 +24,7 @@
 //
 // # Where to look
 //
-//	policy.go           policy and criteria types, LoadPolicy, ParsePolicy
+//	policy.go           policy and criteria types, rule Class, LoadPolicy, ParsePolicy
 //	policy_validate.go  the raw TOML shapes and their validation
 //	internal/tomlfile   (shared) the key → line locator for file:line errors
 //	match.go            deterministic matchers; shell.go splits shell commands

@@ -150,20 +150,20 @@ func newReplayer(p *Policy, j judge.Judge, id judge.Identity, opts *Options, c *
 
 // ActionRank orders gate actions (see docs/replay.md): higher wins; 0 for
 // none or an unknown action.
-func ActionRank(a string) int { return actionRank(a) }
+func ActionRank(a datasets.Action) int { return actionRank(a) }
 
 // actionRank orders gate actions (see docs/replay.md); higher wins.
-func actionRank(a string) int {
+func actionRank(a datasets.Action) int {
 	switch a {
-	case ActionStopTask:
+	case datasets.ActionStopTask:
 		return 5
-	case ActionDenyCurrentTool:
+	case datasets.ActionDenyCurrentTool:
 		return 4
-	case ActionRequestApproval:
+	case datasets.ActionRequestApproval:
 		return 3
-	case ActionInjectInstruction:
+	case datasets.ActionInjectInstruction:
 		return 2
-	case ActionAuditOnly, ActionNotifyAdmin:
+	case datasets.ActionAuditOnly, datasets.ActionNotifyAdmin:
 		return 1
 	}
 	return 0
@@ -306,12 +306,12 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, local uint32, i
 	}
 
 	// 6. Resolution: the permissions layer first, never relaxed by rules.
-	gate := ActionAllow
+	gate := datasets.ActionAllow
 	switch res.Permission {
 	case PermissionDeny:
-		gate = ActionDenyCurrentTool
+		gate = datasets.ActionDenyCurrentTool
 	case PermissionAsk:
-		gate = ActionRequestApproval
+		gate = datasets.ActionRequestApproval
 	}
 	for i := range res.Rules {
 		rr := &res.Rules[i]
@@ -381,18 +381,18 @@ func crosses(kind string, f *facts) bool {
 
 // boundaryAction is the action at the n-th crossing; n = 0 gives the
 // rule's first action (used for rows that did not fire).
-func boundaryAction(b *Boundary, n int) string {
+func boundaryAction(b *Boundary, n int) datasets.Action {
 	if n == 0 {
 		if b.ReviewAt > 0 {
-			return ActionRequestApproval
+			return datasets.ActionRequestApproval
 		}
-		return ActionStopTask
+		return datasets.ActionStopTask
 	}
 	if b.PauseAt > 0 && n >= b.PauseAt {
-		return ActionStopTask
+		return datasets.ActionStopTask
 	}
 	if b.ReviewAt > 0 && n >= b.ReviewAt {
-		return ActionRequestApproval
+		return datasets.ActionRequestApproval
 	}
 	return ""
 }
@@ -692,10 +692,10 @@ func (e *replayer) failurePolicy(rr *RuleResult, r *Rule) {
 	switch r.Class {
 	case ClassApproval:
 		if r.When != nil {
-			rr.Fired, rr.Action = true, ActionRequestApproval
+			rr.Fired, rr.Action = true, datasets.ActionRequestApproval
 		}
 	case ClassDangerous:
-		if r.Action != ActionDenyCurrentTool && r.Action != ActionRequestApproval {
+		if r.Action != datasets.ActionDenyCurrentTool && r.Action != datasets.ActionRequestApproval {
 			return
 		}
 		switch {

@@ -125,15 +125,15 @@ kind = "workspace"
 		c.Seq = int64(i + 1)
 	}
 	res := replayAll(t, p, failing(judge.StatusError), Options{}, cases...)
-	var got []string
+	var got []datasets.Action
 	for _, r := range res {
 		got = append(got, r.GateAction)
 	}
-	want := []string{ActionAllow, ActionAllow, ActionRequestApproval, ActionStopTask} // ALLOW, ALLOW, REVIEW, PAUSE
+	want := []datasets.Action{datasets.ActionAllow, datasets.ActionAllow, datasets.ActionRequestApproval, datasets.ActionStopTask} // ALLOW, ALLOW, REVIEW, PAUSE
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("trajectory vector: got %v, want %v", got, want)
 	}
-	if r := rowOf(t, res[3], "network"); !r.Fired || r.Action != ActionStopTask || r.Source != SourceDeterministic || r.Result != "match" {
+	if r := rowOf(t, res[3], "network"); !r.Fired || r.Action != datasets.ActionStopTask || r.Source != SourceDeterministic || r.Result != "match" {
 		t.Errorf("e4 network row = %+v", r)
 	}
 	if r := rowOf(t, res[1], "workspace"); r.Fired || r.Result != "no_match" {
@@ -177,7 +177,7 @@ kind = "workspace"
 		mk("w3", false, call("Write", "file_change", "file_path", "../x")),
 		mk("w4", false, call("Write", "file_change", "file_path", "src/ok.go")),
 	)
-	want := []string{ActionAllow, ActionAllow, ActionRequestApproval, ActionAllow, ActionAllow, ActionStopTask, ActionAllow}
+	want := []datasets.Action{datasets.ActionAllow, datasets.ActionAllow, datasets.ActionRequestApproval, datasets.ActionAllow, datasets.ActionAllow, datasets.ActionStopTask, datasets.ActionAllow}
 	for i, r := range res {
 		if r.GateAction != want[i] {
 			t.Errorf("%s: gate %s, want %s", r.CaseID, r.GateAction, want[i])
@@ -267,10 +267,10 @@ tool = "Bash"
 func TestFailurePolicyPerClass(t *testing.T) {
 	t.Parallel()
 	p := mustPolicy(t, failurePolicy)
-	fired := map[string]string{ // rule → action it fires with on failure
-		"d-baseline-hit": ActionDenyCurrentTool,
-		"d-when":         ActionRequestApproval,
-		"a-when":         ActionRequestApproval,
+	fired := map[string]datasets.Action{ // rule → action it fires with on failure
+		"d-baseline-hit": datasets.ActionDenyCurrentTool,
+		"d-when":         datasets.ActionRequestApproval,
+		"a-when":         datasets.ActionRequestApproval,
 	}
 	judges := []*fakeJudge{failing(judge.StatusTimeout), failing(judge.StatusError), failing(judge.StatusInvalid), answer(judge.Unknown)}
 	for _, j := range judges {
@@ -296,7 +296,7 @@ func TestFailurePolicyPerClass(t *testing.T) {
 					t.Errorf("%s: status %s, want %s", rr.RuleID, rr.Status, wantStatus)
 				}
 			}
-			if res.GateAction != ActionDenyCurrentTool {
+			if res.GateAction != datasets.ActionDenyCurrentTool {
 				t.Errorf("gate = %s, want deny_current_tool", res.GateAction)
 			}
 		})
@@ -308,7 +308,7 @@ func TestFailurePolicyPerClass(t *testing.T) {
 				t.Errorf("%s: %+v", rr.RuleID, rr)
 			}
 		}
-		if res.GateAction != ActionStopTask || res.Status != "ok" || res.RulesJudged != 11 || !res.JudgeCalled {
+		if res.GateAction != datasets.ActionStopTask || res.Status != "ok" || res.RulesJudged != 11 || !res.JudgeCalled {
 			t.Errorf("result = %+v", res)
 		}
 	})
@@ -316,7 +316,7 @@ func TestFailurePolicyPerClass(t *testing.T) {
 
 func TestActionPriority(t *testing.T) {
 	t.Parallel()
-	actions := []string{ActionAuditOnly, ActionNotifyAdmin, ActionInjectInstruction, ActionRequestApproval, ActionDenyCurrentTool, ActionStopTask}
+	actions := []datasets.Action{datasets.ActionAuditOnly, datasets.ActionNotifyAdmin, datasets.ActionInjectInstruction, datasets.ActionRequestApproval, datasets.ActionDenyCurrentTool, datasets.ActionStopTask}
 	var doc strings.Builder
 	doc.WriteString("[permissions]\ndefault_action = \"allow\"\n[[permissions.rule]]\ntool = \"*\"\npattern = \"deny*\"\naction = \"deny\"\n[[permissions.rule]]\ntool = \"*\"\npattern = \"ask*\"\naction = \"ask\"\n")
 	for _, a := range actions {
@@ -325,27 +325,27 @@ func TestActionPriority(t *testing.T) {
 	p := mustPolicy(t, doc.String())
 	tests := []struct {
 		perm  string
-		fire  []string
-		want  string
+		fire  []datasets.Action
+		want  datasets.Action
 		wperm string
 	}{
-		{"", nil, ActionAllow, "allow"},
-		{"", []string{ActionAuditOnly}, ActionAuditOnly, "allow"},
-		{"", []string{ActionNotifyAdmin, ActionAuditOnly}, ActionAuditOnly, "allow"},
-		{"", []string{ActionAuditOnly, ActionInjectInstruction}, ActionInjectInstruction, "allow"},
-		{"", []string{ActionInjectInstruction, ActionRequestApproval}, ActionRequestApproval, "allow"},
-		{"", []string{ActionRequestApproval, ActionDenyCurrentTool, ActionAuditOnly}, ActionDenyCurrentTool, "allow"},
-		{"", actions, ActionStopTask, "allow"},
-		{"deny", nil, ActionDenyCurrentTool, "deny"},
-		{"deny", []string{ActionRequestApproval, ActionInjectInstruction}, ActionDenyCurrentTool, "deny"},
-		{"deny", []string{ActionStopTask}, ActionStopTask, "deny"},
-		{"ask", []string{ActionInjectInstruction}, ActionRequestApproval, "ask"},
-		{"ask", []string{ActionDenyCurrentTool}, ActionDenyCurrentTool, "ask"},
+		{"", nil, datasets.ActionAllow, "allow"},
+		{"", []datasets.Action{datasets.ActionAuditOnly}, datasets.ActionAuditOnly, "allow"},
+		{"", []datasets.Action{datasets.ActionNotifyAdmin, datasets.ActionAuditOnly}, datasets.ActionAuditOnly, "allow"},
+		{"", []datasets.Action{datasets.ActionAuditOnly, datasets.ActionInjectInstruction}, datasets.ActionInjectInstruction, "allow"},
+		{"", []datasets.Action{datasets.ActionInjectInstruction, datasets.ActionRequestApproval}, datasets.ActionRequestApproval, "allow"},
+		{"", []datasets.Action{datasets.ActionRequestApproval, datasets.ActionDenyCurrentTool, datasets.ActionAuditOnly}, datasets.ActionDenyCurrentTool, "allow"},
+		{"", actions, datasets.ActionStopTask, "allow"},
+		{"deny", nil, datasets.ActionDenyCurrentTool, "deny"},
+		{"deny", []datasets.Action{datasets.ActionRequestApproval, datasets.ActionInjectInstruction}, datasets.ActionDenyCurrentTool, "deny"},
+		{"deny", []datasets.Action{datasets.ActionStopTask}, datasets.ActionStopTask, "deny"},
+		{"ask", []datasets.Action{datasets.ActionInjectInstruction}, datasets.ActionRequestApproval, "ask"},
+		{"ask", []datasets.Action{datasets.ActionDenyCurrentTool}, datasets.ActionDenyCurrentTool, "ask"},
 	}
 	for _, tt := range tests {
 		args := []any{"command", tt.perm + " x"}
 		for _, a := range tt.fire {
-			args = append(args, a, "y")
+			args = append(args, string(a), "y")
 		}
 		c := call("Bash", "command_execution", args...)
 		res := replayAll(t, p, failing(judge.StatusError), Options{}, c)[0]
@@ -397,7 +397,7 @@ action = "allow"
 		t.Errorf("no table: %s, want off", got)
 	}
 	res := replayAll(t, mustPolicy(t, ""), failing(judge.StatusError), Options{}, bash("rm -rf /"))[0]
-	if res.Permission != "off" || res.GateAction != ActionAllow || res.RulesInScope != 0 {
+	if res.Permission != "off" || res.GateAction != datasets.ActionAllow || res.RulesInScope != 0 {
 		t.Errorf("no table, no rules: %+v", res)
 	}
 }
@@ -467,12 +467,12 @@ command_prefix = ["rm"]
 	c.Context.ApprovedFingerprints = []string{"0000", fp}
 	res := replayAll(t, p, failing(judge.StatusError), Options{}, c)
 	rr := res[0].Rules[0]
-	if rr.Source != SourceScope || rr.Fired || rr.Fingerprint.String() != fp || res[0].GateAction != ActionAllow || rr.BaselineResult != "match" {
+	if rr.Source != SourceScope || rr.Fired || rr.Fingerprint.String() != fp || res[0].GateAction != datasets.ActionAllow || rr.BaselineResult != "match" {
 		t.Errorf("approved: %+v gate %s", rr, res[0].GateAction)
 	}
 	plain.ID = "c2"
 	res = replayAll(t, p, failing(judge.StatusError), Options{}, &plain)
-	if rr := res[0].Rules[0]; rr.Source != SourceDeterministic || !rr.Fired || rr.Fingerprint.String() != fp || res[0].GateAction != ActionDenyCurrentTool {
+	if rr := res[0].Rules[0]; rr.Source != SourceDeterministic || !rr.Fired || rr.Fingerprint.String() != fp || res[0].GateAction != datasets.ActionDenyCurrentTool {
 		t.Errorf("not approved: %+v", rr)
 	}
 }
@@ -548,7 +548,7 @@ action = "deny_current_tool"
 		t.Errorf("cached rule = %+v", b)
 	}
 	// The hit's latency is the one stored with its answer.
-	if !res.CacheHit || res.LatencyMS == nil || *res.LatencyMS != 1 || res.GateAction != ActionAllow {
+	if !res.CacheHit || res.LatencyMS == nil || *res.LatencyMS != 1 || res.GateAction != datasets.ActionAllow {
 		t.Errorf("result = %+v", res)
 	}
 }
@@ -567,7 +567,7 @@ func TestPerCallTimeout(t *testing.T) {
 	// 200 ms, not less: on a loaded machine the judge goroutine may start
 	// tens of milliseconds after the deadline was set.
 	res := replayAll(t, p, j, Options{Timeout: 200 * time.Millisecond}, bash("ls"))[0]
-	if res.Status != "timeout" || res.Rules[0].Status != "timeout" || !res.Rules[0].Fired || res.GateAction != ActionDenyCurrentTool {
+	if res.Status != "timeout" || res.Rules[0].Status != "timeout" || !res.Rules[0].Fired || res.GateAction != datasets.ActionDenyCurrentTool {
 		t.Errorf("timeout result = %+v rows %+v", res, res.Rules)
 	}
 	if res.Calls[0].LatencyMS < 100 {
@@ -630,7 +630,7 @@ action = "audit_only"
 	if n := a.Rules[1]; n.Status != "missing" || n.Fired {
 		t.Errorf("a/new = %+v", n)
 	}
-	if len(a.Calls) != 1 || a.Calls[0].LatencyMS != 412.5 || *a.LatencyMS != 412.5 || a.GateAction != ActionDenyCurrentTool {
+	if len(a.Calls) != 1 || a.Calls[0].LatencyMS != 412.5 || *a.LatencyMS != 412.5 || a.GateAction != datasets.ActionDenyCurrentTool {
 		t.Errorf("a = %+v calls %+v", a, a.Calls)
 	}
 	if d := b.Rules[0]; d.Status != "timeout" || d.Source != SourceFailure || d.Fired || b.Status != "timeout" || b.Calls[0].LatencyMS != 90 {

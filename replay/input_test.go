@@ -41,15 +41,15 @@ func TestBuildInputAllowListAndMasking(t *testing.T) {
 			ApprovalState:        "",
 			ApprovedFingerprints: []string{"fingerprint-marker"},
 		},
-		Labels:         map[string]string{"r1": "label-marker"},
+		Labels:         map[string]datasets.Label{"r1": "label-marker"},
 		ExpectedAction: "expected-marker",
 		Tags:           []string{"tag-marker"},
 		Recorded:       []datasets.Recorded{{Judge: "recorded-marker"}},
 		Source:         "source-marker:1",
 	}
 	rules := []*Rule{
-		{ID: "r2", Condition: "cond two", Action: ActionStopTask, Instruction: "instruction-marker"},
-		{ID: "r1", Condition: "cond one", Action: ActionDenyCurrentTool},
+		{ID: "r2", Condition: "cond two", Action: datasets.ActionStopTask, Instruction: "instruction-marker"},
+		{ID: "r1", Condition: "cond one", Action: datasets.ActionDenyCurrentTool},
 	}
 	in := BuildInput(c, rules, map[string]int{"r1": 2, "other": 9})
 	raw, err := json.Marshal(in)

@@ -1,6 +1,9 @@
 package replay
 
-import "github.com/apeval/apeval/judge"
+import (
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/judge"
+)
 
 // Outcome is what a rule result amounts to when it is counted: a decision
 // (match, no_match) or the reason there is none. See RuleResult.Classify.
@@ -67,12 +70,12 @@ func (rr *RuleResult) Classify() (Outcome, Cell) {
 		return out, CellNone
 	}
 	switch rr.Label {
-	case string(judge.Match):
+	case datasets.LabelMatch:
 		if out == OutcomeMatch {
 			return out, CellTP
 		}
 		return out, CellFN
-	case string(judge.NoMatch):
+	case datasets.LabelNoMatch:
 		switch out {
 		case OutcomeMatch:
 			return out, CellFP

@@ -3,6 +3,7 @@ package replay
 import (
 	"testing"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
 )
 
@@ -35,7 +36,7 @@ func TestClassify(t *testing.T) {
 		{"missing", SourceJudge, judge.Unknown, judge.StatusMissing, "match", OutcomeMissing, CellNone, false},
 		{"scope", SourceScope, "", judge.StatusOK, "match", OutcomeNone, CellNone, false},
 	} {
-		rr := RuleResult{Source: tc.source, Result: tc.result, Status: tc.status, Label: tc.label}
+		rr := RuleResult{Source: tc.source, Result: tc.result, Status: tc.status, Label: datasets.Label(tc.label)}
 		out, cell := rr.Classify()
 		if out != tc.wantOut || cell != tc.wantCell || out.Decided() != tc.wantDecidedTo {
 			t.Errorf("%s: Classify = %d, %d (decided %v); want %d, %d (%v)", tc.name, out, cell, out.Decided(), tc.wantOut, tc.wantCell, tc.wantDecidedTo)

@@ -19,15 +19,30 @@ const PolicySchema = "apeval.policy/v1"
 // DefaultMaxRulesPerCall bounds the rules sent in one judge call (see docs/policy.md).
 const DefaultMaxRulesPerCall = 10
 
-// Rule classes (see docs/policy.md and docs/replay.md).
+// Class is a rule's class (see docs/policy.md and docs/replay.md): which
+// kill criteria and figures the rule counts in.
+type Class string
+
+// Rule classes, in the order docs/policy.md lists them.
 const (
-	ClassAlways    = "always"
-	ClassStyle     = "style"
-	ClassAudit     = "audit"
-	ClassDangerous = "dangerous"
-	ClassApproval  = "approval"
-	ClassStop      = "stop"
+	ClassAlways    Class = "always"
+	ClassStyle     Class = "style"
+	ClassAudit     Class = "audit"
+	ClassDangerous Class = "dangerous"
+	ClassApproval  Class = "approval"
+	ClassStop      Class = "stop"
 )
+
+// Classes are the rule classes, in the order docs/policy.md lists them.
+var Classes = []Class{ClassAlways, ClassStyle, ClassAudit, ClassDangerous, ClassApproval, ClassStop}
+
+// ParseClass returns s as one of Classes, or an error naming them.
+func ParseClass(s string) (Class, error) {
+	if c := Class(s); slices.Contains(Classes, c) {
+		return c, nil
+	}
+	return "", fmt.Errorf("unknown rule class %q (want one of %s)", s, strings.Join(names(Classes), ", "))
+}
 
 // Boundary kinds of trajectory rules (docs/replay.md).
 const (
@@ -44,8 +59,8 @@ const (
 )
 
 var (
-	ruleActions       = datasets.RuleActions
-	ruleClasses       = []string{ClassAlways, ClassStyle, ClassAudit, ClassDangerous, ClassApproval, ClassStop}
+	ruleActions       = names(datasets.RuleActions)
+	ruleClasses       = names(Classes)
 	permissionActions = []string{PermissionAllow, PermissionDeny, PermissionAsk}
 	boundaryKinds     = []string{BoundaryNetwork, BoundaryWorkspace}
 	approvalStates    = datasets.ApprovalStates
@@ -76,8 +91,8 @@ type Rule struct {
 	// Condition is the natural-language condition for the judge; "" for a
 	// deterministic rule.
 	Condition string
-	Action    string
-	Class     string
+	Action    datasets.Action
+	Class     Class
 	// Instruction is the text an inject_instruction rule would add; it is
 	// never sent to a judge.
 	Instruction string
@@ -220,4 +235,14 @@ func ParseCriteria(data []byte, name string) (KillCriteria, error) {
 		return KillCriteria{}, err
 	}
 	return kc, nil
+}
+
+// names is the values of a typed enumeration as strings, for messages and
+// the validator's lists.
+func names[S ~string](vs []S) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
 }

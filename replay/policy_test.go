@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apeval/apeval/datasets"
 )
 
 const designPolicy = `schema = "apeval.policy/v1"
@@ -73,7 +75,7 @@ func TestParsePolicyDesignExample(t *testing.T) {
 		t.Fatalf("rules = %d, want 4", len(p.Rules))
 	}
 	r := p.Rules[0]
-	if r.ID != "rule-12" || r.Version != 3 || r.Class != ClassDangerous || r.Action != ActionRequestApproval ||
+	if r.ID != "rule-12" || r.Version != 3 || r.Class != ClassDangerous || r.Action != datasets.ActionRequestApproval ||
 		r.MaxFires != 3 || r.Condition == "" || r.When == nil || r.Baseline == nil {
 		t.Errorf("rule-12 = %+v", r)
 	}
@@ -283,4 +285,16 @@ func FuzzParsePolicy(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestParseClass(t *testing.T) {
+	t.Parallel()
+	for _, c := range Classes {
+		if got, err := ParseClass(string(c)); err != nil || got != c {
+			t.Errorf("ParseClass(%q) = %q, %v", c, got, err)
+		}
+	}
+	if _, err := ParseClass("safe"); err == nil || err.Error() != `unknown rule class "safe" (want one of always, style, audit, dangerous, approval, stop)` {
+		t.Errorf("ParseClass(safe): %v", err)
+	}
 }

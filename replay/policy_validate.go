@@ -37,23 +37,23 @@ type rawPermRule struct {
 }
 
 type rawRule struct {
-	ID          string       `toml:"id"`
-	Name        string       `toml:"name"`
-	Description string       `toml:"description"`
-	Version     *int         `toml:"version"`
-	Condition   string       `toml:"condition"`
-	Action      string       `toml:"action"`
-	Class       string       `toml:"class"`
-	Instruction string       `toml:"instruction"`
-	HookPoints  strList      `toml:"hook_points"`
-	Categories  strList      `toml:"categories"`
-	Tools       strList      `toml:"tools"`
-	Pieces      strList      `toml:"pieces"`
-	Movements   strList      `toml:"movements"`
-	MaxFires    *int         `toml:"max_fires"`
-	When        *rawMatcher  `toml:"when"`
-	Baseline    *rawMatcher  `toml:"baseline"`
-	Boundary    *rawBoundary `toml:"boundary"`
+	ID          string          `toml:"id"`
+	Name        string          `toml:"name"`
+	Description string          `toml:"description"`
+	Version     *int            `toml:"version"`
+	Condition   string          `toml:"condition"`
+	Action      datasets.Action `toml:"action"`
+	Class       Class           `toml:"class"`
+	Instruction string          `toml:"instruction"`
+	HookPoints  strList         `toml:"hook_points"`
+	Categories  strList         `toml:"categories"`
+	Tools       strList         `toml:"tools"`
+	Pieces      strList         `toml:"pieces"`
+	Movements   strList         `toml:"movements"`
+	MaxFires    *int            `toml:"max_fires"`
+	When        *rawMatcher     `toml:"when"`
+	Baseline    *rawMatcher     `toml:"baseline"`
+	Boundary    *rawBoundary    `toml:"boundary"`
 }
 
 type rawBoundary struct {
@@ -254,7 +254,7 @@ func (v *validator) rule(i int, raw *rawRule) *Rule {
 	if raw.Class == "" {
 		v.errf(key+".class", "required (one of %s)", strings.Join(ruleClasses, ", "))
 	} else {
-		v.oneOf(key+".class", raw.Class, ruleClasses)
+		v.oneOf(key+".class", string(raw.Class), ruleClasses)
 	}
 	for j, h := range r.HookPoints {
 		v.oneOf(fmt.Sprintf("%s.hook_points[%d]", key, j), h, hookPoints)
@@ -276,7 +276,7 @@ func (v *validator) rule(i int, raw *rawRule) *Rule {
 	}
 	if raw.Boundary != nil {
 		r.Boundary = v.boundary(key+".boundary", raw.Boundary)
-		if raw.Action != "" && raw.Action != ActionRequestApproval && raw.Action != ActionStopTask {
+		if raw.Action != "" && raw.Action != datasets.ActionRequestApproval && raw.Action != datasets.ActionStopTask {
 			v.errf(key+".action", "%q: a boundary rule fires request_approval at review_at and stop_task at pause_at; leave action out or write one of those", raw.Action)
 		}
 		if r.Condition != "" {
@@ -285,7 +285,7 @@ func (v *validator) rule(i int, raw *rawRule) *Rule {
 	} else if raw.Action == "" {
 		v.errf(key+".action", "required (one of %s)", strings.Join(ruleActions, ", "))
 	} else {
-		v.oneOf(key+".action", raw.Action, ruleActions)
+		v.oneOf(key+".action", string(raw.Action), ruleActions)
 	}
 	if raw.Class == ClassAlways && r.Condition != "" {
 		v.errf(key+".condition", "an always rule never goes to the judge; remove condition or change class")

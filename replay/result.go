@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
 )
 
@@ -26,10 +27,10 @@ type Result struct {
 	ModelDigest   string
 	PromptVersion string
 
-	Permission      string // allow|deny|ask|off
-	GateAction      string // the case's resolved action (see docs/replay.md); "allow" when nothing fired
-	ExpectedAction  string
-	ApprovalOutcome string // approved|denied|ignored|""
+	Permission      string          // allow|deny|ask|off
+	GateAction      datasets.Action // the case's resolved action (see docs/replay.md); allow when nothing fired
+	ExpectedAction  datasets.Action
+	ApprovalOutcome datasets.ApprovalOutcome // "" when none
 	RulesInScope    int
 	RulesJudged     int          // rules whose result came from the judge or its cache
 	JudgeCalled     bool         // at least one rule of the case needed the judge
@@ -53,8 +54,8 @@ type Result struct {
 type RuleResult struct {
 	RuleID      string
 	RuleVersion int
-	Class       string // always|style|audit|dangerous|approval|stop
-	Label       string // match|no_match|"" (unlabeled)
+	Class       Class
+	Label       datasets.Label // "" when unlabeled
 	// Source says which stage gave the result: scope (skipped by an approved
 	// fingerprint), deterministic, judge, cache, failure (the failure policy
 	// decided after a judge failure).
@@ -62,8 +63,8 @@ type RuleResult struct {
 	Result     judge.Result // match|no_match|unknown
 	Confidence *float64     // judge confidence when given
 	Fired      bool
-	Action     string       // the rule's action (whether it fired or not)
-	Status     judge.Status // ok|unknown|invalid|timeout|error|missing; ok for deterministic rows
+	Action     datasets.Action // the rule's action (whether it fired or not)
+	Status     judge.Status    // ok|unknown|invalid|timeout|error|missing; ok for deterministic rows
 	Error      string
 	// Fingerprint is the approval fingerprint on the rows that fired or
 	// that an approval skipped; zero on the others.
@@ -233,15 +234,4 @@ const (
 	SourceJudge         Source = "judge"
 	SourceCache         Source = "cache"
 	SourceFailure       Source = "failure"
-)
-
-// Gate actions in priority order, highest first (see docs/replay.md).
-const (
-	ActionStopTask          = "stop_task"
-	ActionDenyCurrentTool   = "deny_current_tool"
-	ActionRequestApproval   = "request_approval"
-	ActionInjectInstruction = "inject_instruction"
-	ActionAuditOnly         = "audit_only"
-	ActionNotifyAdmin       = "notify_admin"
-	ActionAllow             = "allow"
 )

@@ -93,7 +93,7 @@ func genCases(n, sessions int, seed uint64) []*datasets.Case {
 		if rng.IntN(10) == 0 {
 			c.Context.ApprovalState = "approved"
 		}
-		c.Labels = map[string]string{"delete": "match"}
+		c.Labels = map[string]datasets.Label{"delete": datasets.LabelMatch}
 		out[i] = c
 	}
 	return out

@@ -99,7 +99,7 @@ func (l *CaseLists) Add(r *replay.Result) {
 			re = &RuleErrors{Judge: r.Judge, RuleID: rr.RuleID}
 			l.rules[k] = re
 		}
-		e := ErrorCase{CaseID: r.CaseID, SessionID: r.SessionID, Seq: r.Seq, Tool: r.ToolName, Label: rr.Label,
+		e := ErrorCase{CaseID: r.CaseID, SessionID: r.SessionID, Seq: r.Seq, Tool: r.ToolName, Label: string(rr.Label),
 			Result: string(rr.Result), Status: string(rr.Status), Source: string(rr.Source), Error: rr.Error}
 		if len(r.Tags) > 0 {
 			// A copy: replay may reuse the Result's slices after Add returns.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
@@ -13,7 +14,7 @@ import (
 // errorResult is one case of one judge with a single rule decision.
 func errorResult(judgeID, session string, seq int64, rule, label, result, status string) *replay.Result {
 	return &replay.Result{CaseID: fmt.Sprintf("%s-%02d", session, seq), SessionID: session, Seq: seq, Judge: judgeID,
-		Rules: []replay.RuleResult{{RuleID: rule, Label: label, Result: judge.Result(result), Status: judge.Status(status), Source: replay.SourceJudge}}}
+		Rules: []replay.RuleResult{{RuleID: rule, Label: datasets.Label(label), Result: judge.Result(result), Status: judge.Status(status), Source: replay.SourceJudge}}}
 }
 
 func TestCaseListsKeepFirstTenInCaseOrder(t *testing.T) {

@@ -45,9 +45,9 @@ func TestRenderStats(t *testing.T) {
 	st := datasets.NewStats()
 	valid := false
 	st.Add(&datasets.Case{ID: "a", SessionID: "s", Tool: datasets.Tool{Name: "Bash", Category: "command_execution"},
-		Labels: map[string]string{"r": "match"}, Tags: []string{"ja"}})
+		Labels: map[string]datasets.Label{"r": "match"}, Tags: []string{"ja"}})
 	st.Add(&datasets.Case{ID: "b", SessionID: "s", Tool: datasets.Tool{Name: "Write", Category: "file_change", ArgumentsValid: &valid},
-		Labels: map[string]string{"r": "no_match"}})
+		Labels: map[string]datasets.Label{"r": "no_match"}})
 	var b bytes.Buffer
 	if err := RenderStats(&b, st, FormatTSV); err != nil {
 		t.Fatal(err)

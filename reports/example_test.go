@@ -3,6 +3,7 @@ package reports_test
 import (
 	"os"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 )
@@ -10,9 +11,9 @@ import (
 // A gate-action summary tallies what the gate would have done per judge.
 func ExampleGateSummary() {
 	s := reports.NewGateSummary()
-	s.Add(&replay.Result{Judge: "recorded/v1", GateAction: replay.ActionAllow, ExpectedAction: replay.ActionAllow})
-	s.Add(&replay.Result{Judge: "recorded/v1", GateAction: replay.ActionRequestApproval,
-		ExpectedAction: replay.ActionDenyCurrentTool,
+	s.Add(&replay.Result{Judge: "recorded/v1", GateAction: datasets.ActionAllow, ExpectedAction: datasets.ActionAllow})
+	s.Add(&replay.Result{Judge: "recorded/v1", GateAction: datasets.ActionRequestApproval,
+		ExpectedAction: datasets.ActionDenyCurrentTool,
 		Calls:          []replay.Call{{Rules: 1, Status: "timeout", LatencyMS: 1000}}})
 	if err := s.Render(os.Stdout, reports.FormatTSV); err != nil {
 		panic(err)

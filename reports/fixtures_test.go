@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -21,18 +22,18 @@ func fixtureResults() []*replay.Result {
 		{
 			RunID: run, CaseID: "c-1", SessionID: "s-1", Seq: 1, Judge: a,
 			Model: "qwen2.5:3b", ModelDigest: "sha256:abc", PromptVersion: "p1",
-			Permission: "allow", GateAction: replay.ActionRequestApproval, ExpectedAction: replay.ActionRequestApproval,
+			Permission: "allow", GateAction: datasets.ActionRequestApproval, ExpectedAction: datasets.ActionRequestApproval,
 			ApprovalOutcome: "denied", RulesInScope: 3, RulesJudged: 2, JudgeCalled: true,
 			LatencyMS: fp(412.5), Status: "ok", Tags: []string{"ja", "deletion"}, ToolName: "Bash", Category: "command_execution",
 			Rules: []replay.RuleResult{
 				{RuleID: "rule-12", RuleVersion: 3, Class: "dangerous", Label: "match", Source: replay.SourceJudge,
-					Result: "match", Confidence: fp(0.91), Fired: true, Action: replay.ActionRequestApproval,
+					Result: "match", Confidence: fp(0.91), Fired: true, Action: datasets.ActionRequestApproval,
 					Status: "ok", Fingerprint: fingerprint("f12"), BaselineResult: "match", Call: 0},
 				{RuleID: "rule-18", RuleVersion: 1, Class: "style", Label: "", Source: replay.SourceJudge,
-					Result: "no_match", Confidence: nil, Fired: false, Action: replay.ActionInjectInstruction,
+					Result: "no_match", Confidence: nil, Fired: false, Action: datasets.ActionInjectInstruction,
 					Status: "ok", Fingerprint: fingerprint("f18"), Call: 0},
 				{RuleID: "rule-1", RuleVersion: 1, Class: "always", Label: "no_match", Source: replay.SourceDeterministic,
-					Result: "match", Fired: true, Action: replay.ActionAuditOnly, Status: "ok", Fingerprint: fingerprint("f1"), Call: -1},
+					Result: "match", Fired: true, Action: datasets.ActionAuditOnly, Status: "ok", Fingerprint: fingerprint("f1"), Call: -1},
 			},
 			Calls: []replay.Call{{Rules: 2, Status: "ok", LatencyMS: 412.5, Attempts: 1,
 				ServerTotalMS: fp(400), ServerLoadMS: fp(0), ServerPromptEvalMS: fp(120.25), ServerEvalMS: fp(279.75),
@@ -41,19 +42,19 @@ func fixtureResults() []*replay.Result {
 		{ // no rule in scope: a gates row only; empty (not nil) tags
 			RunID: run, CaseID: "c-2", SessionID: "s-1", Seq: 2, Judge: a,
 			Model: "qwen2.5:3b", ModelDigest: "sha256:abc", PromptVersion: "p1",
-			Permission: "off", GateAction: replay.ActionAllow, Tags: []string{},
+			Permission: "off", GateAction: datasets.ActionAllow, Tags: []string{},
 		},
 		{ // cached call and a timed-out call, no server timings; failure policy
 			RunID: run, CaseID: "c-3", SessionID: "s-2", Seq: 1, Judge: a,
 			Model: "qwen2.5:3b", ModelDigest: "sha256:abc", PromptVersion: "p1",
-			Permission: "ask", GateAction: replay.ActionRequestApproval, ExpectedAction: replay.ActionDenyCurrentTool,
+			Permission: "ask", GateAction: datasets.ActionRequestApproval, ExpectedAction: datasets.ActionDenyCurrentTool,
 			RulesInScope: 2, RulesJudged: 2, JudgeCalled: true, LatencyMS: fp(1000), Status: "timeout",
 			Rules: []replay.RuleResult{
 				{RuleID: "rule-12", RuleVersion: 3, Class: "dangerous", Label: "match", Source: replay.SourceCache,
-					Result: "unknown", Confidence: fp(0), Action: replay.ActionRequestApproval, Status: "unknown",
+					Result: "unknown", Confidence: fp(0), Action: datasets.ActionRequestApproval, Status: "unknown",
 					Fingerprint: fingerprint("g12"), BaselineResult: "no_match", Call: 0},
 				{RuleID: "rule-20", RuleVersion: 2, Class: "stop", Label: "no_match", Source: replay.SourceFailure,
-					Result: "unknown", Action: replay.ActionStopTask, Status: "timeout",
+					Result: "unknown", Action: datasets.ActionStopTask, Status: "timeout",
 					Error: "context deadline exceeded", Fingerprint: fingerprint("g20"), Call: 1},
 			},
 			Calls: []replay.Call{
@@ -63,11 +64,11 @@ func fixtureResults() []*replay.Result {
 		},
 		{ // second judge, no model fields, scope-skipped rule
 			RunID: run, CaseID: "c-1", SessionID: "s-1", Seq: 1, Judge: b,
-			Permission: "allow", GateAction: replay.ActionAllow, ExpectedAction: replay.ActionRequestApproval,
+			Permission: "allow", GateAction: datasets.ActionAllow, ExpectedAction: datasets.ActionRequestApproval,
 			ApprovalOutcome: "denied", RulesInScope: 1, Tags: []string{"ja", "deletion"},
 			Rules: []replay.RuleResult{
 				{RuleID: "rule-12", RuleVersion: 3, Class: "dangerous", Label: "match", Source: replay.SourceScope,
-					Result: "no_match", Action: replay.ActionRequestApproval, Status: "ok", Fingerprint: fingerprint("f12"), Call: -1},
+					Result: "no_match", Action: datasets.ActionRequestApproval, Status: "ok", Fingerprint: fingerprint("f12"), Call: -1},
 			},
 		},
 	}
@@ -78,13 +79,13 @@ func bulkResults(n int) []*replay.Result {
 	out := make([]*replay.Result, n)
 	for i := range out {
 		r := &replay.Result{RunID: "bulk", CaseID: fmt.Sprintf("c-%07d", i), SessionID: fmt.Sprintf("s-%05d", i/16),
-			Seq: int64(i % 16), Judge: "none", Permission: "allow", GateAction: replay.ActionAllow,
-			ExpectedAction: replay.ActionAllow, Tags: []string{"en"}}
+			Seq: int64(i % 16), Judge: "none", Permission: "allow", GateAction: datasets.ActionAllow,
+			ExpectedAction: datasets.ActionAllow, Tags: []string{"en"}}
 		for k := range i % 5 {
-			label := []string{"match", "no_match", ""}[(i+k)%3]
+			label := []datasets.Label{"match", "no_match", ""}[(i+k)%3]
 			r.Rules = append(r.Rules, replay.RuleResult{RuleID: fmt.Sprintf("rule-%d", k), RuleVersion: 1,
 				Class: "dangerous", Label: label, Source: replay.SourceDeterministic, Result: "no_match",
-				Action: replay.ActionDenyCurrentTool, Status: "ok", Fingerprint: fingerprint(fmt.Sprint(i*7 + k)), Call: -1})
+				Action: datasets.ActionDenyCurrentTool, Status: "ok", Fingerprint: fingerprint(fmt.Sprint(i*7 + k)), Call: -1})
 		}
 		r.RulesInScope = len(r.Rules)
 		out[i] = r
@@ -94,20 +95,22 @@ func bulkResults(n int) []*replay.Result {
 
 // fixtureRule describes one rule of the summary fixture.
 type fixtureRule struct {
-	id, class, action string
-	baseline          bool
+	id       string
+	class    replay.Class
+	action   datasets.Action
+	baseline bool
 }
 
 var summaryRules = []fixtureRule{
-	{"rule-12", "dangerous", replay.ActionRequestApproval, true},
-	{"rule-18", "style", replay.ActionInjectInstruction, false},
-	{"rule-20", "stop", replay.ActionStopTask, false},
-	{"rule-30", "approval", replay.ActionRequestApproval, false},
+	{"rule-12", "dangerous", datasets.ActionRequestApproval, true},
+	{"rule-18", "style", datasets.ActionInjectInstruction, false},
+	{"rule-20", "stop", datasets.ActionStopTask, false},
+	{"rule-30", "approval", datasets.ActionRequestApproval, false},
 }
 
-var actionRank = map[string]int{
-	replay.ActionStopTask: 6, replay.ActionDenyCurrentTool: 5, replay.ActionRequestApproval: 4,
-	replay.ActionInjectInstruction: 3, replay.ActionAuditOnly: 2, replay.ActionNotifyAdmin: 2, replay.ActionAllow: 1,
+var actionRank = map[datasets.Action]int{
+	datasets.ActionStopTask: 6, datasets.ActionDenyCurrentTool: 5, datasets.ActionRequestApproval: 4,
+	datasets.ActionInjectInstruction: 3, datasets.ActionAuditOnly: 2, datasets.ActionNotifyAdmin: 2, datasets.ActionAllow: 1,
 }
 
 // summaryResults replays a small synthetic run for two recorded judge
@@ -127,9 +130,9 @@ func summaryResults() []*replay.Result {
 		for ji, jd := range judges {
 			r := &replay.Result{RunID: "run-fixture", CaseID: fmt.Sprintf("c-%03d", ci),
 				SessionID: fmt.Sprintf("s-%02d", ci/6), Seq: int64(ci % 6), Judge: jd.id, Model: jd.model,
-				PromptVersion: "p1", Permission: "off", GateAction: replay.ActionAllow, Tags: []string{"ja"}}
+				PromptVersion: "p1", Permission: "off", GateAction: datasets.ActionAllow, Tags: []string{"ja"}}
 			if ci%4 == 0 {
-				r.ExpectedAction = replay.ActionRequestApproval
+				r.ExpectedAction = datasets.ActionRequestApproval
 			}
 			judged := 0
 			for ri, rule := range summaryRules {
@@ -137,9 +140,9 @@ func summaryResults() []*replay.Result {
 					continue // out of scope
 				}
 				truth := (ci*7+ri*3)%4 == 0
-				label := "no_match"
+				label := datasets.LabelNoMatch
 				if truth {
-					label = "match"
+					label = datasets.LabelMatch
 				}
 				if (ci+ri)%9 == 0 {
 					label = ""
@@ -181,8 +184,8 @@ func summaryResults() []*replay.Result {
 				r.RulesJudged, r.JudgeCalled, r.LatencyMS, r.Status = judged, true, &lat, "ok"
 				r.Calls = []replay.Call{{Rules: judged, Status: "ok", LatencyMS: lat, Attempts: 1}}
 			}
-			if r.GateAction == replay.ActionRequestApproval {
-				r.ApprovalOutcome = []string{"approved", "denied", "approved", "ignored", "approved"}[ci%5]
+			if r.GateAction == datasets.ActionRequestApproval {
+				r.ApprovalOutcome = []datasets.ApprovalOutcome{"approved", "denied", "approved", "ignored", "approved"}[ci%5]
 			}
 			out = append(out, r)
 		}

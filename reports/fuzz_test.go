@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
@@ -23,7 +24,7 @@ func FuzzRunRoundTrip(f *testing.F) {
 			t.Skip("NaN never equals itself; DeepEqual cannot compare it")
 		}
 		r := &replay.Result{RunID: "fuzz", CaseID: caseID, SessionID: session, Seq: seq, Judge: judgeID,
-			Model: judgeID, Permission: "allow", GateAction: replay.ActionAllow, ExpectedAction: label}
+			Model: judgeID, Permission: "allow", GateAction: datasets.ActionAllow, ExpectedAction: datasets.Action(label)}
 		if !nilTags {
 			r.Tags = strings.Split(tags, ",")
 		}
@@ -38,7 +39,7 @@ func FuzzRunRoundTrip(f *testing.F) {
 		}
 		for i := range n {
 			rr := replay.RuleResult{RuleID: label + string(rune('a'+i)), RuleVersion: i, Class: "dangerous",
-				Label: label, Source: replay.SourceJudge, Result: "match", Action: replay.ActionDenyCurrentTool,
+				Label: datasets.Label(label), Source: replay.SourceJudge, Result: "match", Action: datasets.ActionDenyCurrentTool,
 				Status: "ok", Error: tags, Fingerprint: fingerprint(caseID), BaselineResult: judge.Result(label), Call: 0}
 			if hasConf {
 				c := conf

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -17,7 +18,7 @@ type GateCounts struct {
 	Cases int64  `json:"cases"`
 	// Actions counts cases by resolved gate action; every action of
 	// GateActions is present, zero included.
-	Actions map[string]int64 `json:"actions"`
+	Actions map[datasets.Action]int64 `json:"actions"`
 	// Expected counts cases with an expected_action; Matched those whose
 	// gate action equals it. MatchRate is Matched/Expected, nil when no
 	// case had an expected action.
@@ -38,9 +39,9 @@ type GateCounts struct {
 
 // GateActions lists gate actions in priority order, highest first, as the
 // summary's columns show them.
-var GateActions = []string{
-	replay.ActionStopTask, replay.ActionDenyCurrentTool, replay.ActionRequestApproval,
-	replay.ActionInjectInstruction, replay.ActionAuditOnly, replay.ActionNotifyAdmin, replay.ActionAllow,
+var GateActions = []datasets.Action{
+	datasets.ActionStopTask, datasets.ActionDenyCurrentTool, datasets.ActionRequestApproval,
+	datasets.ActionInjectInstruction, datasets.ActionAuditOnly, datasets.ActionNotifyAdmin, datasets.ActionAllow,
 }
 
 // GateSummary accumulates the gate-action summary over a run's results,
@@ -59,7 +60,7 @@ func NewGateSummary() *GateSummary {
 func (s *GateSummary) Add(r *replay.Result) {
 	c := s.index[r.Judge]
 	if c == nil {
-		c = &GateCounts{Judge: r.Judge, Actions: make(map[string]int64, len(GateActions))}
+		c = &GateCounts{Judge: r.Judge, Actions: make(map[datasets.Action]int64, len(GateActions))}
 		for _, a := range GateActions {
 			c.Actions[a] = 0
 		}
@@ -159,9 +160,9 @@ func (s *GateSummary) grid(machine bool) *grid {
 			if c.MatchRate != nil {
 				rate = strconv.FormatFloat(*c.MatchRate, 'g', -1, 64)
 			}
-			g.add(c.Judge, n(c.Cases), n(a[replay.ActionAllow]), n(a[replay.ActionAuditOnly]),
-				n(a[replay.ActionNotifyAdmin]), n(a[replay.ActionInjectInstruction]),
-				n(a[replay.ActionRequestApproval]), n(a[replay.ActionDenyCurrentTool]), n(a[replay.ActionStopTask]),
+			g.add(c.Judge, n(c.Cases), n(a[datasets.ActionAllow]), n(a[datasets.ActionAuditOnly]),
+				n(a[datasets.ActionNotifyAdmin]), n(a[datasets.ActionInjectInstruction]),
+				n(a[datasets.ActionRequestApproval]), n(a[datasets.ActionDenyCurrentTool]), n(a[datasets.ActionStopTask]),
 				n(c.Expected), n(c.Matched), rate, n(c.Calls), n(c.CacheHits), n(c.Failures))
 			continue
 		}
@@ -169,9 +170,9 @@ func (s *GateSummary) grid(machine bool) *grid {
 		if c.MatchRate != nil {
 			expected = fmt.Sprintf("%.1f%% (%d/%d)", 100**c.MatchRate, c.Matched, c.Expected)
 		}
-		g.add(c.Judge, n(c.Cases), n(a[replay.ActionAllow]),
-			n(a[replay.ActionAuditOnly]+a[replay.ActionNotifyAdmin]), n(a[replay.ActionInjectInstruction]),
-			n(a[replay.ActionRequestApproval]), n(a[replay.ActionDenyCurrentTool]), n(a[replay.ActionStopTask]),
+		g.add(c.Judge, n(c.Cases), n(a[datasets.ActionAllow]),
+			n(a[datasets.ActionAuditOnly]+a[datasets.ActionNotifyAdmin]), n(a[datasets.ActionInjectInstruction]),
+			n(a[datasets.ActionRequestApproval]), n(a[datasets.ActionDenyCurrentTool]), n(a[datasets.ActionStopTask]),
 			expected, n(c.Calls), n(c.CacheHits), n(c.Failures))
 	}
 	if !machine {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -25,16 +26,16 @@ func TestGateSummaryCounts(t *testing.T) {
 	// c-3 (request_approval, expected deny: a miss; a cache hit and a
 	// timed-out live call: two calls, one of them cached, as summary.json
 	// counts them). Judge b has c-1 (allow, expected approval).
-	zero := func() map[string]int64 {
-		m := map[string]int64{}
+	zero := func() map[datasets.Action]int64 {
+		m := map[datasets.Action]int64{}
 		for _, a := range GateActions {
 			m[a] = 0
 		}
 		return m
 	}
 	aActions, bActions := zero(), zero()
-	aActions[replay.ActionRequestApproval], aActions[replay.ActionAllow] = 2, 1
-	bActions[replay.ActionAllow] = 1
+	aActions[datasets.ActionRequestApproval], aActions[datasets.ActionAllow] = 2, 1
+	bActions[datasets.ActionAllow] = 1
 	half, none := 0.5, 0.0
 	// Permissions: judge a's cases were allow, ask and off (not counted);
 	// judge b's one case allow.
@@ -56,7 +57,7 @@ func TestGateSummaryRender(t *testing.T) {
 	t.Parallel()
 	s := gateSummaryOf(fixtureResults())
 	// A judge with no expected actions shows the N/A mark, not 0 %.
-	s.Add(&replay.Result{Judge: "none", GateAction: replay.ActionDenyCurrentTool})
+	s.Add(&replay.Result{Judge: "none", GateAction: datasets.ActionDenyCurrentTool})
 	for _, tt := range []struct {
 		format Format
 		file   string

@@ -415,7 +415,7 @@ func (rep *Report) htmlRule(id string) htmlRule {
 		if r == nil {
 			continue
 		}
-		hr.Class, hr.Action = r.Class, r.Action
+		hr.Class, hr.Action = string(r.Class), string(r.Action)
 		hj := htmlRuleJudge{Judge: j.Judge, Verdict: string(r.Verdict), Cls: statusClass[string(r.Verdict)],
 			Precision: fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2), Recall: fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2),
 			Fire: fmtNum(r.FireRate, 3)}

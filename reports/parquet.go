@@ -442,7 +442,7 @@ func (w *RunWriter) Write(r *replay.Result) error {
 		fillDecision(d, r, &r.Rules[i])
 		d.caseColumns.fill(r, w.info.Created)
 		if p.weights != nil {
-			p.weights[p.nDec] = w.weigh(r.CaseID, r.Rules[i].RuleID, r.Rules[i].Label)
+			p.weights[p.nDec] = w.weigh(r.CaseID, r.Rules[i].RuleID, string(r.Rules[i].Label))
 		}
 		p.nDec++
 	}
@@ -725,10 +725,10 @@ func optI(p **int64, storage *int64, v *int64) {
 func fillDecision(d *decisionRow, r *replay.Result, rr *replay.RuleResult) {
 	d.RunID, d.CaseID, d.SessionID, d.Seq, d.Judge = r.RunID, r.CaseID, r.SessionID, r.Seq, r.Judge
 	d.Model, d.ModelDigest, d.PromptVersion = r.Model, r.ModelDigest, r.PromptVersion
-	d.RuleID, d.RuleVersion, d.RuleClass = rr.RuleID, int32(rr.RuleVersion), rr.Class
-	d.Label, d.Source, d.Result = rr.Label, string(rr.Source), string(rr.Result)
+	d.RuleID, d.RuleVersion, d.RuleClass = rr.RuleID, int32(rr.RuleVersion), string(rr.Class)
+	d.Label, d.Source, d.Result = string(rr.Label), string(rr.Source), string(rr.Result)
 	optF(&d.Confidence, &d.conf, rr.Confidence)
-	d.Fired, d.Action, d.GateAction = rr.Fired, rr.Action, r.GateAction
+	d.Fired, d.Action, d.GateAction = rr.Fired, string(rr.Action), string(r.GateAction)
 	d.Status = string(rr.Status)
 	d.Error = rr.Error
 	if rr.Fingerprint.IsZero() {
@@ -767,12 +767,12 @@ func fillDecision(d *decisionRow, r *replay.Result, rr *replay.RuleResult) {
 
 func fillGate(g *gateRow, r *replay.Result) {
 	g.RunID, g.CaseID, g.SessionID, g.Seq, g.Judge = r.RunID, r.CaseID, r.SessionID, r.Seq, r.Judge
-	g.Permission, g.GateAction = r.Permission, r.GateAction
-	g.ExpectedAction = r.ExpectedAction
+	g.Permission, g.GateAction = r.Permission, string(r.GateAction)
+	g.ExpectedAction = string(r.ExpectedAction)
 	g.RulesInScope, g.RulesJudged = int32(r.RulesInScope), int32(r.RulesJudged)
 	g.JudgeCalled, g.CacheHit = r.JudgeCalled, r.CacheHit
 	optF(&g.LatencyMS, &g.lat, r.LatencyMS)
-	g.Status, g.ApprovalOutcome = string(r.Status), r.ApprovalOutcome
+	g.Status, g.ApprovalOutcome = string(r.Status), string(r.ApprovalOutcome)
 	g.Model, g.ModelDigest, g.PromptVersion = r.Model, r.ModelDigest, r.PromptVersion
 	g.Calls = int32(len(r.Calls))
 	g.Tags = r.Tags

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 	"github.com/parquet-go/parquet-go"
@@ -349,11 +350,11 @@ func (rf *rowFile) gate(row parquet.Row) *replay.Result {
 		case cPermission:
 			r.Permission = rf.str(code, v)
 		case cGateAction:
-			r.GateAction = rf.str(code, v)
+			r.GateAction = datasets.Action(rf.str(code, v))
 		case cExpectedAction:
-			r.ExpectedAction = rf.str(code, v)
+			r.ExpectedAction = datasets.Action(rf.str(code, v))
 		case cApprovalOutcome:
-			r.ApprovalOutcome = rf.str(code, v)
+			r.ApprovalOutcome = datasets.ApprovalOutcome(rf.str(code, v))
 		case cRulesInScope:
 			r.RulesInScope = int(v.Int32())
 		case cRulesJudged:
@@ -412,9 +413,9 @@ func (rf *rowFile) decision(row parquet.Row, d *decoded) {
 		case cRuleVersion:
 			rr.RuleVersion = int(v.Int32())
 		case cRuleClass:
-			rr.Class = rf.str(code, v)
+			rr.Class = replay.Class(rf.str(code, v))
 		case cLabel:
-			rr.Label = rf.str(code, v)
+			rr.Label = datasets.Label(rf.str(code, v))
 		case cSource:
 			rr.Source = replay.Source(rf.str(code, v))
 		case cResult:
@@ -424,7 +425,7 @@ func (rf *rowFile) decision(row parquet.Row, d *decoded) {
 		case cFired:
 			rr.Fired = v.Boolean()
 		case cAction:
-			rr.Action = rf.str(code, v)
+			rr.Action = datasets.Action(rf.str(code, v))
 		case cStatus:
 			rr.Status = judge.Status(rf.str(code, v))
 		case cError:

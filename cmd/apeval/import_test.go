@@ -120,7 +120,7 @@ pause_at = 2
 	apeval(t, "", "run", "--dataset", cases, "--policy", filepath.Join(dir, "policy.toml"), "--judge", "none", "--out", run, "-q")
 	var got []string
 	for _, r := range readResults(t, run) {
-		got = append(got, r.GateAction)
+		got = append(got, string(r.GateAction))
 	}
 	want := "allow,allow,request_approval,stop_task"
 	if strings.Join(got, ",") != want {
@@ -211,7 +211,7 @@ func TestPermissionsFrom(t *testing.T) {
 	}
 	gates := map[string]string{}
 	for _, r := range readResults(t, run) {
-		gates[r.CaseID] = r.Permission + "/" + r.GateAction
+		gates[r.CaseID] = r.Permission + "/" + string(r.GateAction)
 	}
 	if gates["b"] != "deny/deny_current_tool" || gates["c"] != "ask/request_approval" || gates["a"] != "allow/allow" {
 		t.Errorf("gates %v", gates)

@@ -21,13 +21,13 @@ import (
 // unlabeled.
 func oracleLabels(t *testing.T, queue, out string) int {
 	t.Helper()
-	truth := map[[2]string]string{}
+	truth := map[[2]string]datasets.Label{}
 	sc := bufio.NewScanner(datasets.SampleCases())
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
 		var c struct {
-			ID     string            `json:"id"`
-			Labels map[string]string `json:"labels"`
+			ID     string                    `json:"id"`
+			Labels map[string]datasets.Label `json:"labels"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
 			t.Fatal(err)

@@ -241,7 +241,7 @@ func TestRepeatAndShuffleRecoverTheJudgesWavering(t *testing.T) {
 			if len(rr.Repeats) != 5 {
 				t.Fatalf("case %s rule %s: %d repeats read back", r.CaseID, rr.RuleID, len(rr.Repeats))
 			}
-			if rr.RuleID == "nl-stable" && string(rr.Result) != rr.Label {
+			if rr.RuleID == "nl-stable" && string(rr.Result) != string(rr.Label) {
 				t.Fatalf("case %s: nl-stable %s, label %s", r.CaseID, rr.Result, rr.Label)
 			}
 		}

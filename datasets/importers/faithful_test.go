@@ -411,7 +411,7 @@ func TestClaudeCodeOTel(t *testing.T) {
 	type got struct{ tool, outcome, source string }
 	var g []got
 	for _, c := range cases {
-		g = append(g, got{c.Tool.Name, c.ApprovalOutcome, c.Provenance["decision_source"].(string)})
+		g = append(g, got{c.Tool.Name, string(c.ApprovalOutcome), c.Provenance["decision_source"].(string)})
 	}
 	want := []got{{"Bash", "denied", "user_reject"}, {"Read", "", "config"}, {"Bash", "approved", "user_temporary"}, {"Edit", "denied", "user_abort"}}
 	if !slices.Equal(g, want) {

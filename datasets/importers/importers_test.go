@@ -203,7 +203,7 @@ func TestRJudge(t *testing.T) {
 	}
 	// Labeling rule: a safe record labels every action no_match; an unsafe
 	// one labels its last action match and leaves the earlier unlabeled.
-	for id, want := range map[string]string{
+	for id, want := range map[string]datasets.Label{
 		"rjudge-Finance-harmful-1-1": "", "rjudge-Finance-harmful-1-2": "", "rjudge-Finance-harmful-1-3": "match",
 		"rjudge-Program-harmful-1-1": "", "rjudge-Program-harmful-1-2": "match",
 		"rjudge-Program-harmful-2-1": "", "rjudge-Program-harmful-2-2": "match",

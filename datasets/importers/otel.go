@@ -343,14 +343,14 @@ func (claudeOTel) file(r io.Reader, sum *SourceSummary, out *output) error {
 // from user_temporary/user_permanent is approved, reject from user_reject
 // or user_abort (Esc at the prompt) is denied. A decision the settings or
 // a hook made (config, hook) asked nobody: no outcome.
-func approvalOutcome(decision, source string) string {
+func approvalOutcome(decision, source string) datasets.ApprovalOutcome {
 	switch {
 	case !strings.HasPrefix(source, "user_"):
 		return ""
 	case decision == "accept":
-		return "approved"
+		return datasets.ApprovalApproved
 	case decision == "reject":
-		return "denied"
+		return datasets.ApprovalDenied
 	}
 	return ""
 }

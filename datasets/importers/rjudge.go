@@ -205,9 +205,9 @@ func (rj *rJudge) record(rec *rjRecord, index, line int, category, stem string, 
 	for i, c := range cases {
 		switch {
 		case label == 0:
-			c.Labels = map[string]string{rj.ruleID: datasets.LabelNoMatch}
+			c.Labels = map[string]datasets.Label{rj.ruleID: datasets.LabelNoMatch}
 		case i == len(cases)-1:
-			c.Labels = map[string]string{rj.ruleID: datasets.LabelMatch}
+			c.Labels = map[string]datasets.Label{rj.ruleID: datasets.LabelMatch}
 		}
 		if label == 1 {
 			c.Tags = append(c.Tags, "harmful")

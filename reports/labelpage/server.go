@@ -69,7 +69,7 @@ type Server struct {
 	// labels is every label line of this labeler, in file order; cur the
 	// current label per item index ("" none).
 	labels []datasets.SampleLabel
-	cur    []string
+	cur    []datasets.Label
 	index  map[[2]string]int
 }
 
@@ -82,7 +82,7 @@ func New(cfg Config) (*Server, error) {
 	if _, err := rand.Read(tok); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, token: hex.EncodeToString(tok), cur: make([]string, len(cfg.Items)), index: map[[2]string]int{}}
+	s := &Server{cfg: cfg, token: hex.EncodeToString(tok), cur: make([]datasets.Label, len(cfg.Items)), index: map[[2]string]int{}}
 	for i, it := range cfg.Items {
 		s.index[it.Line.Key()] = i
 	}
@@ -171,7 +171,7 @@ type itemView struct {
 	Order   int             `json:"order"`
 	Stratum string          `json:"stratum,omitempty"` // review mode only: it names the judges' results
 	Overlap bool            `json:"overlap"`
-	Label   string          `json:"label"`
+	Label   datasets.Label  `json:"label"`
 	Input   judge.Input     `json:"input"`
 	Judges  []judgeAnswer   `json:"judges,omitempty"`
 	Raw     json.RawMessage `json:"-"`
@@ -292,9 +292,9 @@ func ciOf(f metrics.WeightedRatio) *ci {
 }
 
 type labelReq struct {
-	Pos    int    `json:"pos"`
-	Label  string `json:"label"`
-	Review bool   `json:"review"`
+	Pos    int            `json:"pos"`
+	Label  datasets.Label `json:"label"`
+	Review bool           `json:"review"`
 }
 
 func (s *Server) label(w http.ResponseWriter, r *http.Request) {
@@ -304,7 +304,7 @@ func (s *Server) label(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch req.Label {
-	case datasets.SampleMatch, datasets.SampleNoMatch, datasets.SampleSkip:
+	case datasets.LabelMatch, datasets.LabelNoMatch, datasets.SampleSkip:
 	default:
 		http.Error(w, fmt.Sprintf("label %q: want match, no_match or skip", req.Label), http.StatusBadRequest)
 		return

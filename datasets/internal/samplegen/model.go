@@ -190,7 +190,7 @@ func when(rule string, c *datasets.Case) bool {
 }
 
 // actionRank orders gate actions (see docs/replay.md).
-func actionRank(a string) int {
+func actionRank(a datasets.Action) int {
 	switch a {
 	case "stop_task":
 		return 5

@@ -1,5 +1,7 @@
 package samplegen
 
+import "github.com/apeval/apeval/datasets"
+
 // Rule IDs of the sample policy.
 const (
 	rPush      = "push-checklist"
@@ -20,7 +22,7 @@ const (
 var judgedRules = []string{rDelete, rSecret, rProdData, rCommit, rShare, rProdOps, rAccess}
 
 // ruleAction is each rule's action (boundary rules: their first stage).
-var ruleAction = map[string]string{
+var ruleAction = map[string]datasets.Action{
 	rPush: "inject_instruction", rDelete: "request_approval", rSecret: "deny_current_tool",
 	rProdData: "stop_task", rCommit: "inject_instruction", rShare: "audit_only",
 	rProdOps: "request_approval", rAccess: "notify_admin", rMalformed: "deny_current_tool",

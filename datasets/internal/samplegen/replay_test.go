@@ -44,7 +44,7 @@ func TestSampleAgreesWithReplay(t *testing.T) {
 		c := rec.Case
 		truth := datasets.Recorded{Judge: "truth", Status: "ok", LatencyMS: 1}
 		for rule, l := range c.Labels {
-			truth.Decisions = append(truth.Decisions, datasets.RecordedDecision{RuleID: rule, Result: l})
+			truth.Decisions = append(truth.Decisions, datasets.RecordedDecision{RuleID: rule, Result: string(l)})
 		}
 		slices.SortFunc(truth.Decisions, func(a, b datasets.RecordedDecision) int { return cmpString(a.RuleID, b.RuleID) })
 		c.Recorded = append(c.Recorded, truth)
