@@ -48,7 +48,7 @@ func PairJudges(dirs []string, infos []RunInfo, baseline, candidate string) (Jud
 	}
 	pick := func(flag, what string, ids []string) (string, error) {
 		if flag != "" {
-			return MatchJudge(flag, ids)
+			return MatchJudge("--"+what, flag, ids)
 		}
 		if len(ids) != 1 {
 			return "", fmt.Errorf("the %s run holds %d judges; name one with --%s", what, len(ids), what)
@@ -72,13 +72,13 @@ func PairJudges(dirs []string, infos []RunInfo, baseline, candidate string) (Jud
 	return p, nil
 }
 
-// MatchJudge finds the judge a --baseline (or --candidate) value names
-// among ids: the identity itself, with ':' for the first '/'
+// MatchJudge finds the judge the value want of flag (--baseline,
+// --candidate, --judge) names among ids: the identity itself, with ':' for the first '/'
 // ("ollama:qwen2.5:3b"), or the one identity it is a prefix of.
 //
 // Identities show a secret typed into an exec command masked, so a value
 // given as typed (exec:./plugin --token sk-…) is matched masked too.
-func MatchJudge(want string, ids []string) (string, error) {
+func MatchJudge(flag, want string, ids []string) (string, error) {
 	forms := []string{want, strings.Replace(want, ":", "/", 1)}
 	if m := mask.String(want); m != want {
 		forms = append(forms, m, strings.Replace(m, ":", "/", 1))
@@ -99,7 +99,7 @@ func MatchJudge(want string, ids []string) (string, error) {
 	case 1:
 		return hits[0], nil
 	case 0:
-		return "", fmt.Errorf("--baseline %q matches no judge; the judges are: %s", mask.String(want), strings.Join(ids, ", "))
+		return "", fmt.Errorf("%s %q matches no judge; the judges are: %s", flag, mask.String(want), strings.Join(ids, ", "))
 	}
-	return "", fmt.Errorf("--baseline %q is ambiguous: %s", mask.String(want), strings.Join(hits, ", "))
+	return "", fmt.Errorf("%s %q is ambiguous: %s", flag, mask.String(want), strings.Join(hits, ", "))
 }

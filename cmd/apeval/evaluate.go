@@ -203,7 +203,7 @@ func (e *evalOptions) baseline(rs *runSet) (string, error) {
 			ids = append(ids, j.Identity)
 		}
 	}
-	return matchJudgeName(e.Baseline, ids)
+	return matchJudgeName("--baseline", e.Baseline, ids)
 }
 
 // spec resolves everything a reading command's evaluation needs.
