@@ -77,3 +77,24 @@ func TestOpenLegendWithLabels(t *testing.T) {
 		}
 	}
 }
+
+// The latency chart counts every call, a cached answer at the latency
+// recorded with it (as metrics does since the cache stores it), so its
+// title no longer says "live calls".
+func TestLatencyChartTitle(t *testing.T) {
+	t.Parallel()
+	charts, err := singleJudgeReport().Charts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range charts {
+		if c.File != LatencyChart {
+			continue
+		}
+		if strings.Contains(c.Title, "live") || strings.Contains(string(c.SVG), "live calls") || !strings.Contains(c.Title, "cached") {
+			t.Errorf("title %q", c.Title)
+		}
+		return
+	}
+	t.Fatal("no latency chart")
+}
