@@ -3,28 +3,28 @@ package metrics
 // Figure is one figure of a baseline-vs-candidate comparison (one paired test).
 // Pointers are nil (JSON null) where a value does not apply or has no data.
 type Figure struct {
-	Figure    string   `json:"figure"` // recall, false_positive_rate, unknown_rate, fire_rate, precision, latency_p50_ms, latency_p95_ms, latency_shift
-	Baseline  *float64 `json:"baseline"`
-	Candidate *float64 `json:"candidate"`
-	Delta     *float64 `json:"delta"` // candidate - baseline
-	DeltaLo   *float64 `json:"delta_lo"`
-	DeltaHi   *float64 `json:"delta_hi"`
-	PValue    *float64 `json:"p_value"`
+	Figure    string   `json:"figure" parquet:"figure,dict"` // recall, false_positive_rate, unknown_rate, fire_rate, precision, latency_p50_ms, latency_p95_ms, latency_shift
+	Baseline  *float64 `json:"baseline" parquet:"baseline,optional"`
+	Candidate *float64 `json:"candidate" parquet:"candidate,optional"`
+	Delta     *float64 `json:"delta" parquet:"delta,optional"` // candidate - baseline
+	DeltaLo   *float64 `json:"delta_lo" parquet:"delta_lo,optional"`
+	DeltaHi   *float64 `json:"delta_hi" parquet:"delta_hi,optional"`
+	PValue    *float64 `json:"p_value" parquet:"p_value,optional"`
 	// QValue is the Benjamini–Hochberg q-value of PValue over every test
 	// of the comparison (rules × figures × slices; Comparison.Tests); the
 	// tables mark by it.
-	QValue *float64 `json:"q_value"`
+	QValue *float64 `json:"q_value" parquet:"q_value,optional"`
 	// PValueMCError is the Monte Carlo standard error of PValue when the
 	// sign-flip test was not exact; nil when it was.
-	PValueMCError *float64 `json:"p_value_mc_error"`
-	N             int64    `json:"n"` // units the test used
+	PValueMCError *float64 `json:"p_value_mc_error" parquet:"p_value_mc_error,optional"`
+	N             int64    `json:"n" parquet:"n"` // units the test used
 	// NBaseline and NCandidate split N for the unpaired latency figures
 	// (shown as n_B+n_C); nil for the paired ones.
-	NBaseline           *int64 `json:"n_baseline"`
-	NCandidate          *int64 `json:"n_candidate"`
-	Test                string `json:"test"` // sign_flip_sessions, delta_t_sessions, bootstrap_calls, mann_whitney
-	DiscordantBaseline  *int64 `json:"discordant_baseline"`
-	DiscordantCandidate *int64 `json:"discordant_candidate"`
+	NBaseline           *int64 `json:"n_baseline" parquet:"n_baseline,optional"`
+	NCandidate          *int64 `json:"n_candidate" parquet:"n_candidate,optional"`
+	Test                string `json:"test" parquet:"test,dict"` // sign_flip_sessions, delta_t_sessions, bootstrap_calls, mann_whitney
+	DiscordantBaseline  *int64 `json:"discordant_baseline" parquet:"discordant_baseline,optional"`
+	DiscordantCandidate *int64 `json:"discordant_candidate" parquet:"discordant_candidate,optional"`
 }
 
 // Significant reports whether the difference is marked: its q-value (its

@@ -5,130 +5,131 @@ import (
 	"github.com/apeval/apeval/replay"
 )
 
-// Row is the one definition of a figure row; see docs/internals.md,
-// "Adding a figure". Its fields are the row's figures: their JSON keys
-// (summary.json) and, in their tags, their metrics.parquet columns, which
-// the Parquet writer and the tables read from here. How each count is
-// read off a pair's flags (count), summed into the total (add) and turned
-// into a rate (rates) follows the type.
-
-// Row is one metrics.parquet row: a judge × rule, or the judge's total
-// (RuleID "*"). Pointer fields are nil when the metric does not apply.
+// Row is one judge × rule, or the judge's total (RuleID "*"): the one
+// definition of a figure row (see docs/internals.md, "Adding a figure").
+// Each field is a figure, and its tags are every format's name for it:
+// `json` its summary.json key (in field order), `parquet` its
+// metrics.parquet column (name and options as parquet-go reads them;
+// reports writes the file, the TSV and their column order from these
+// tags; "-" for a field that is not a column). Pointer fields are nil
+// when the metric does not apply. How each count is read off a pair's
+// flags (count), summed into the total (add) and turned into a rate
+// (rates) follows the type.
 type Row struct {
-	RuleID      string       `json:"rule_id"`
-	RuleVersion int          `json:"rule_version"`
-	Class       replay.Class `json:"class"`
+	RuleID      string       `json:"rule_id" parquet:"rule_id,dict"`
+	RuleVersion int          `json:"rule_version" parquet:"rule_version,optional"`
+	Class       replay.Class `json:"class" parquet:"rule_class,optional,dict"`
 	// Action is the rule's most severe action seen (escalations included;
 	// ties by name), the same in whatever order results arrive; "" for the
 	// total row.
-	Action datasets.Action `json:"action"`
+	Action datasets.Action `json:"action" parquet:"action,optional,dict"`
 
 	// Cases is the number of cases the judge replayed (the same on every
 	// row of a judge).
-	Cases int64 `json:"cases"`
+	Cases int64 `json:"cases" parquet:"cases"`
 	// InScope counts (case, rule) pairs in scope, `missing` pairs excluded.
-	InScope int64 `json:"in_scope"`
+	InScope int64 `json:"in_scope" parquet:"in_scope"`
 	// Judged counts pairs sent to the judge (source judge, cache or failure).
-	Judged int64 `json:"judged"`
+	Judged int64 `json:"judged" parquet:"judged"`
 	// Labeled counts in-scope pairs carrying a label.
-	Labeled int64 `json:"labeled"`
+	Labeled int64 `json:"labeled" parquet:"labeled"`
 	// Missing counts `missing` pairs (a recording lacks the rule); they are
 	// left out of every other figure.
-	Missing int64 `json:"missing"`
+	Missing int64 `json:"missing" parquet:"missing"`
 	// CacheHits counts judged pairs answered from the cache.
-	CacheHits int64 `json:"cache_hits"`
-	Fired     int64 `json:"fired"`
+	CacheHits int64 `json:"cache_hits" parquet:"cache_hits"`
+	Fired     int64 `json:"fired" parquet:"fired"`
 
-	TP int64 `json:"tp"`
-	FP int64 `json:"fp"`
-	FN int64 `json:"fn"`
-	TN int64 `json:"tn"`
+	TP int64 `json:"tp" parquet:"tp"`
+	FP int64 `json:"fp" parquet:"fp"`
+	FN int64 `json:"fn" parquet:"fn"`
+	TN int64 `json:"tn" parquet:"tn"`
 
-	Precision     *float64 `json:"precision"`
-	PrecisionLo   *float64 `json:"precision_lo"`
-	PrecisionHi   *float64 `json:"precision_hi"`
-	PrecisionDeff *float64 `json:"precision_deff"`
-	Recall        *float64 `json:"recall"`
-	RecallLo      *float64 `json:"recall_lo"`
-	RecallHi      *float64 `json:"recall_hi"`
-	RecallDeff    *float64 `json:"recall_deff"`
+	Precision     *float64 `json:"precision" parquet:"precision,optional"`
+	PrecisionLo   *float64 `json:"precision_lo" parquet:"precision_lo,optional"`
+	PrecisionHi   *float64 `json:"precision_hi" parquet:"precision_hi,optional"`
+	PrecisionDeff *float64 `json:"precision_deff" parquet:"precision_deff,optional"`
+	Recall        *float64 `json:"recall" parquet:"recall,optional"`
+	RecallLo      *float64 `json:"recall_lo" parquet:"recall_lo,optional"`
+	RecallHi      *float64 `json:"recall_hi" parquet:"recall_hi,optional"`
+	RecallDeff    *float64 `json:"recall_deff" parquet:"recall_deff,optional"`
 
 	// Unknown is the breakdown of judged pairs that are not match/no_match.
 	Unknown         UnknownBreakdown `json:"unknown"`
-	UnknownRate     *float64         `json:"unknown_rate"`
-	UnknownRateLo   *float64         `json:"unknown_rate_lo"`
-	UnknownRateHi   *float64         `json:"unknown_rate_hi"`
-	UnknownRateDeff *float64         `json:"unknown_rate_deff"`
+	UnknownRate     *float64         `json:"unknown_rate" parquet:"unknown_rate,optional"`
+	UnknownRateLo   *float64         `json:"unknown_rate_lo" parquet:"unknown_rate_lo,optional"`
+	UnknownRateHi   *float64         `json:"unknown_rate_hi" parquet:"unknown_rate_hi,optional"`
+	UnknownRateDeff *float64         `json:"unknown_rate_deff" parquet:"unknown_rate_deff,optional"`
 
 	// JudgeRequired is, on the total row, the cases with at least one rule
 	// needing the judge; on a rule row, the pairs of the rule that needed
 	// it (= Judged). JudgeRequiredRate divides it by Cases (total row) or
 	// InScope (rule row).
-	JudgeRequired         int64    `json:"judge_required"`
-	JudgeRequiredRate     *float64 `json:"judge_required_rate"`
-	JudgeRequiredRateLo   *float64 `json:"judge_required_rate_lo"`
-	JudgeRequiredRateHi   *float64 `json:"judge_required_rate_hi"`
-	JudgeRequiredRateDeff *float64 `json:"judge_required_rate_deff"`
+	JudgeRequired         int64    `json:"judge_required" parquet:"judge_required"`
+	JudgeRequiredRate     *float64 `json:"judge_required_rate" parquet:"judge_required_rate,optional"`
+	JudgeRequiredRateLo   *float64 `json:"judge_required_rate_lo" parquet:"judge_required_rate_lo,optional"`
+	JudgeRequiredRateHi   *float64 `json:"judge_required_rate_hi" parquet:"judge_required_rate_hi,optional"`
+	JudgeRequiredRateDeff *float64 `json:"judge_required_rate_deff" parquet:"judge_required_rate_deff,optional"`
 
 	// Calls counts judge calls (failed calls included, cache hits included
 	// at the latency stored with their answer); on a rule row, the calls
 	// the rule was part of. CachedCalls says how many of the total row's
 	// calls, and so of its latencies, came from the cache.
-	Calls        int64    `json:"calls"`
-	CachedCalls  int64    `json:"cached_calls"`
-	FailedCalls  int64    `json:"failed_calls"`
-	LatencyP50MS *float64 `json:"latency_p50_ms"`
-	LatencyP95MS *float64 `json:"latency_p95_ms"`
-	LatencyP99MS *float64 `json:"latency_p99_ms"`
+	Calls        int64    `json:"calls" parquet:"calls"`
+	CachedCalls  int64    `json:"cached_calls" parquet:"cached_calls"`
+	FailedCalls  int64    `json:"failed_calls" parquet:"failed_calls"`
+	LatencyP50MS *float64 `json:"latency_p50_ms" parquet:"latency_p50_ms,optional"`
+	LatencyP95MS *float64 `json:"latency_p95_ms" parquet:"latency_p95_ms,optional"`
+	LatencyP99MS *float64 `json:"latency_p99_ms" parquet:"latency_p99_ms,optional"`
 	// LatencyP95LoMS/HiMS: distribution-free interval of the P95 at the
 	// configured confidence; nil when too few calls bound it.
-	LatencyP95LoMS *float64 `json:"latency_p95_lo_ms"`
-	LatencyP95HiMS *float64 `json:"latency_p95_hi_ms"`
+	LatencyP95LoMS *float64 `json:"latency_p95_lo_ms" parquet:"latency_p95_lo_ms,optional"`
+	LatencyP95HiMS *float64 `json:"latency_p95_hi_ms" parquet:"latency_p95_hi_ms,optional"`
 
-	FireRate *float64 `json:"fire_rate"`
+	FireRate *float64 `json:"fire_rate" parquet:"fire_rate,optional"`
 
 	// Repeats (--repeat N): FlipPairs counts pairs whose repeats answered
 	// at least twice, Flips those whose answers were not all equal;
 	// FlipRate = Flips/FlipPairs with its session-clustered interval. Nil
 	// without repeats.
-	FlipPairs    int64    `json:"flip_pairs,omitempty"`
-	Flips        int64    `json:"flips,omitempty"`
-	FlipRate     *float64 `json:"flip_rate,omitempty"`
-	FlipRateLo   *float64 `json:"flip_rate_lo,omitempty"`
-	FlipRateHi   *float64 `json:"flip_rate_hi,omitempty"`
-	FlipRateDeff *float64 `json:"flip_rate_deff,omitempty"`
+	FlipPairs    int64    `json:"flip_pairs,omitempty" parquet:"flip_pairs"`
+	Flips        int64    `json:"flips,omitempty" parquet:"flips"`
+	FlipRate     *float64 `json:"flip_rate,omitempty" parquet:"flip_rate,optional"`
+	FlipRateLo   *float64 `json:"flip_rate_lo,omitempty" parquet:"flip_rate_lo,optional"`
+	FlipRateHi   *float64 `json:"flip_rate_hi,omitempty" parquet:"flip_rate_hi,optional"`
+	FlipRateDeff *float64 `json:"flip_rate_deff,omitempty" parquet:"flip_rate_deff,optional"`
 	// Rule order (--shuffle-rules): the answers given with the rule first
 	// and last in a call of two or more rules, and how many were match;
 	// PositionEffect is the match rate first minus the match rate last,
 	// with a Newcombe interval on the two clustered Wilson intervals.
-	PositionFirst      int64    `json:"position_first,omitempty"`
-	PositionFirstMatch int64    `json:"position_first_match,omitempty"`
-	PositionLast       int64    `json:"position_last,omitempty"`
-	PositionLastMatch  int64    `json:"position_last_match,omitempty"`
-	PositionEffect     *float64 `json:"position_effect,omitempty"`
-	PositionEffectLo   *float64 `json:"position_effect_lo,omitempty"`
-	PositionEffectHi   *float64 `json:"position_effect_hi,omitempty"`
+	PositionFirst      int64    `json:"position_first,omitempty" parquet:"position_first"`
+	PositionFirstMatch int64    `json:"position_first_match,omitempty" parquet:"position_first_match"`
+	PositionLast       int64    `json:"position_last,omitempty" parquet:"position_last"`
+	PositionLastMatch  int64    `json:"position_last_match,omitempty" parquet:"position_last_match"`
+	PositionEffect     *float64 `json:"position_effect,omitempty" parquet:"position_effect,optional"`
+	PositionEffectLo   *float64 `json:"position_effect_lo,omitempty" parquet:"position_effect_lo,optional"`
+	PositionEffectHi   *float64 `json:"position_effect_hi,omitempty" parquet:"position_effect_hi,optional"`
 
 	// Baseline recall (dangerous rules with a baseline): the deterministic
 	// baseline's hits among the labeled positives that have a baseline.
-	BaselinePositives int64    `json:"baseline_positives"`
-	BaselineHits      int64    `json:"baseline_hits"`
-	BaselineRecall    *float64 `json:"baseline_recall"`
+	BaselinePositives int64    `json:"baseline_positives" parquet:"baseline_positives"`
+	BaselineHits      int64    `json:"baseline_hits" parquet:"baseline_hits"`
+	BaselineRecall    *float64 `json:"baseline_recall" parquet:"baseline_recall,optional"`
 	// JudgeOnlyHits / BaselineOnlyHits are the discordant labeled positives
 	// behind dangerous_recall_must_beat_baseline: caught by the rule's result
 	// but not by the baseline, and the reverse.
-	JudgeOnlyHits    int64 `json:"judge_only_hits"`
-	BaselineOnlyHits int64 `json:"baseline_only_hits"`
+	JudgeOnlyHits    int64 `json:"judge_only_hits" parquet:"judge_only_hits"`
+	BaselineOnlyHits int64 `json:"baseline_only_hits" parquet:"baseline_only_hits"`
 
 	// Approval: cases where request_approval fired (the rule's action on a
 	// rule row, the case's gate action on the total row) with a recorded
 	// outcome, and how many of those were denied or ignored.
-	ApprovalOutcomes       int64    `json:"approval_outcomes"`
-	ApprovalRejected       int64    `json:"approval_rejected"`
-	ApprovalRejectRate     *float64 `json:"approval_reject_rate"`
-	ApprovalRejectRateLo   *float64 `json:"approval_reject_rate_lo"`
-	ApprovalRejectRateHi   *float64 `json:"approval_reject_rate_hi"`
-	ApprovalRejectRateDeff *float64 `json:"approval_reject_rate_deff"`
+	ApprovalOutcomes       int64    `json:"approval_outcomes" parquet:"approval_outcomes"`
+	ApprovalRejected       int64    `json:"approval_rejected" parquet:"approval_rejected"`
+	ApprovalRejectRate     *float64 `json:"approval_reject_rate" parquet:"approval_reject_rate,optional"`
+	ApprovalRejectRateLo   *float64 `json:"approval_reject_rate_lo" parquet:"approval_reject_rate_lo,optional"`
+	ApprovalRejectRateHi   *float64 `json:"approval_reject_rate_hi" parquet:"approval_reject_rate_hi,optional"`
+	ApprovalRejectRateDeff *float64 `json:"approval_reject_rate_deff" parquet:"approval_reject_rate_deff,optional"`
 
 	// <Figure>Deff says how much clustering by session widened the
 	// figure's interval (see docs/statistics.md): (width / plain Wilson's
@@ -138,15 +139,15 @@ type Row struct {
 	// post keeps each clustered figure's sessions (by lane) for the hints.
 	post [ruleLanes]*bbPosterior
 
-	Verdict Verdict `json:"verdict"`
+	Verdict Verdict `json:"verdict" parquet:"verdict,dict"`
 	// Criteria evaluated at this row's scope: rule rows carry precision_min,
 	// dangerous_recall_must_beat_baseline, unknown_rate_max,
 	// approval_reject_rate_max and fire_rate_change_max; the total row
 	// carries judge_p95_max, judge_required_rate_max and unknown_rate_max.
-	Criteria []Criterion `json:"criteria"`
+	Criteria []Criterion `json:"criteria" parquet:"-"`
 	// Sample is the labeled-sample account of a rule row (ApplySample,
 	// `--labels`); absent otherwise.
-	Sample *RowSample `json:"sample,omitempty"`
+	Sample *RowSample `json:"sample,omitempty" parquet:"-"`
 }
 
 // Criterion returns the row's criterion of that name, nil when it is not
@@ -172,10 +173,10 @@ func (r *Row) Status(name string) Status {
 
 // UnknownBreakdown counts judged pairs by non-decisive status.
 type UnknownBreakdown struct {
-	Unknown int64 `json:"unknown"`
-	Invalid int64 `json:"invalid"`
-	Timeout int64 `json:"timeout"`
-	Error   int64 `json:"error"`
+	Unknown int64 `json:"unknown" parquet:"unknown"`
+	Invalid int64 `json:"invalid" parquet:"invalid"`
+	Timeout int64 `json:"timeout" parquet:"timeout"`
+	Error   int64 `json:"error" parquet:"error"`
 }
 
 // Total is the number of judged pairs that are not match/no_match.

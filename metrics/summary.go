@@ -166,7 +166,9 @@ type Summary struct {
 	nSess  int     // sessions (dense indices)
 	pool   *spill.Pool
 	seed   uint64
-	prec   [][4]int32 // per session scratch of the precision bootstrap
+	// contig: the run's sessions are contiguous in case order (see
+	// sessSums), so a pass over one list completes each session in turn.
+	contig bool
 }
 
 // JudgeSummary is one judge (one identity) over the run.

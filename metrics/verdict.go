@@ -290,11 +290,8 @@ func (e *evaluator) recallHint(n, b, c int64, m mcnemar) *int64 {
 		return nil
 	}
 	if m.clustered {
-		var s, ss float64
-		for _, d := range m.ds {
-			s += float64(d)
-			ss += float64(d * d)
-		}
+		// Sums of integers: exact, whatever the sessions' order.
+		s, ss := float64(m.sumD), float64(m.sumD2)
 		if s <= 0 || ss == 0 {
 			return nil
 		}

@@ -2,8 +2,7 @@ package reports
 
 import (
 	"io"
-
-	"github.com/parquet-go/parquet-go"
+	"reflect"
 
 	"github.com/apeval/apeval/metrics"
 )
@@ -16,49 +15,49 @@ const CompareFile = "compare.parquet"
 // one baseline-vs-candidate comparison (slice "*" for the whole run, rule
 // "*" for all rules).
 type compareRow struct {
-	Slice               string   `parquet:"slice,dict"`
-	SliceValue          string   `parquet:"slice_value,dict"`
-	BaselineJudge       string   `parquet:"baseline_judge,dict"`
-	CandidateJudge      string   `parquet:"candidate_judge,dict"`
-	RuleID              string   `parquet:"rule_id,dict"`
-	Figure              string   `parquet:"figure,dict"`
-	Baseline            *float64 `parquet:"baseline,optional"`
-	Candidate           *float64 `parquet:"candidate,optional"`
-	Delta               *float64 `parquet:"delta,optional"`
-	DeltaLo             *float64 `parquet:"delta_lo,optional"`
-	DeltaHi             *float64 `parquet:"delta_hi,optional"`
-	PValue              *float64 `parquet:"p_value,optional"`
-	PValueMCError       *float64 `parquet:"p_value_mc_error,optional"`
-	QValue              *float64 `parquet:"q_value,optional"`
-	Adjustment          string   `parquet:"adjustment,dict"`
-	N                   int64    `parquet:"n"`
-	NBaseline           *int64   `parquet:"n_baseline,optional"`
-	NCandidate          *int64   `parquet:"n_candidate,optional"`
-	Test                string   `parquet:"test,dict"`
-	DiscordantBaseline  *int64   `parquet:"discordant_baseline,optional"`
-	DiscordantCandidate *int64   `parquet:"discordant_candidate,optional"`
-	Significant         bool     `parquet:"significant"`
-	Confidence          float64  `parquet:"confidence"`
+	c            *metrics.Comparison
+	slice, value string
+	ruleID       string
+	f            *metrics.Figure
+	confidence   float64
 }
+
+// compareColumns are compare.parquet's columns: where a figure belongs
+// (slice, judges, rule), every column of metrics.Figure, and the
+// comparison's adjustment, mark and confidence, in compareOrder.
+var compareColumns = func() []column[compareRow] {
+	str := func(name string, get func(r compareRow) string) column[compareRow] {
+		return column[compareRow]{name: name, typ: reflect.TypeFor[string](), opts: "dict", get: func(r compareRow) any { return get(r) }}
+	}
+	cols := []column[compareRow]{
+		str("slice", func(r compareRow) string { return r.slice }),
+		str("slice_value", func(r compareRow) string { return r.value }),
+		str("baseline_judge", func(r compareRow) string { return r.c.Baseline }),
+		str("candidate_judge", func(r compareRow) string { return r.c.Candidate }),
+		str("rule_id", func(r compareRow) string { return r.ruleID }),
+		str("adjustment", func(r compareRow) string { return r.c.Adjustment }),
+		{name: "significant", typ: reflect.TypeFor[bool](), get: func(r compareRow) any { return r.f.Significant(r.confidence) }},
+		{name: "confidence", typ: reflect.TypeFor[float64](), get: func(r compareRow) any { return r.confidence }},
+	}
+	cols = append(cols, rowColumns(func(r compareRow) *metrics.Figure { return r.f }, nil)...)
+	return ordered(cols, compareOrder)
+}()
+
+// compareOrder is the order of compare.parquet's columns as published; a
+// column added to metrics.Figure since follows them.
+var compareOrder = []string{"slice", "slice_value", "baseline_judge", "candidate_judge", "rule_id", "figure",
+	"baseline", "candidate", "delta", "delta_lo", "delta_hi", "p_value", "p_value_mc_error", "q_value", "adjustment",
+	"n", "n_baseline", "n_candidate", "test", "discordant_baseline", "discordant_candidate", "significant", "confidence"}
 
 // WriteComparisonParquet writes compare.parquet: for each comparison, the
 // rules then the total, figure by figure, then the same per slice value.
 func WriteComparisonParquet(w io.Writer, cs []*metrics.Comparison, confidence float64) error {
-	pw := parquet.NewGenericWriter[compareRow](w, parquet.Compression(&parquet.Zstd),
-		parquet.CreatedBy("apeval", "", ""))
 	var rows []compareRow
 	for _, c := range cs {
 		add := func(slice, value string, rcs []*metrics.RuleComparison) {
 			for _, rc := range rcs {
-				for _, f := range rc.Figures {
-					rows = append(rows, compareRow{
-						Slice: slice, SliceValue: value, BaselineJudge: c.Baseline, CandidateJudge: c.Candidate,
-						RuleID: rc.RuleID, Figure: f.Figure, Baseline: f.Baseline, Candidate: f.Candidate,
-						Delta: f.Delta, DeltaLo: f.DeltaLo, DeltaHi: f.DeltaHi, PValue: f.PValue, PValueMCError: f.PValueMCError,
-						QValue: f.QValue, Adjustment: c.Adjustment, N: f.N, NBaseline: f.NBaseline, NCandidate: f.NCandidate, Test: f.Test,
-						DiscordantBaseline: f.DiscordantBaseline, DiscordantCandidate: f.DiscordantCandidate,
-						Significant: f.Significant(confidence), Confidence: confidence,
-					})
+				for i := range rc.Figures {
+					rows = append(rows, compareRow{c, slice, value, rc.RuleID, &rc.Figures[i], confidence})
 				}
 			}
 		}
@@ -67,8 +66,5 @@ func WriteComparisonParquet(w io.Writer, cs []*metrics.Comparison, confidence fl
 			add(sc.Slice, sc.Value, sc.Rules)
 		}
 	}
-	if _, err := pw.Write(rows); err != nil {
-		return err
-	}
-	return pw.Close()
+	return writeParquet(w, "compareRow", compareColumns, rows)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -430,64 +431,7 @@ func (rep *Report) openLegend() string {
 func (rep *Report) rulesGrid(machine bool) *grid {
 	s := rep.Summary
 	if machine {
-		g := &grid{header: []string{"rule_id", "judge", "class", "verdict", "cases", "in_scope", "judged",
-			"labeled", "tp", "fp", "fn", "tn", "precision", "precision_lo", "precision_hi", "precision_deff", "recall", "recall_lo",
-			"recall_hi", "recall_deff", "unknown_rate", "unknown_rate_lo", "unknown_rate_hi", "unknown_rate_deff", "judge_required_rate", "calls",
-			"latency_p50_ms", "latency_p95_ms", "latency_p95_lo_ms", "latency_p95_hi_ms", "latency_p99_ms",
-			"fire_rate", "baseline_recall", "approval_reject_rate"}}
-		for _, c := range metrics.CriterionNames {
-			g.header = append(g.header, c+"_status")
-		}
-		g.header = append(g.header, "slice", "slice_value")
-		rep1 := hasRepeats(s)
-		if rep1 {
-			g.header = append(g.header, "flip_pairs", "flip_rate", "flip_rate_lo", "flip_rate_hi",
-				"position_effect", "position_effect_lo", "position_effect_hi")
-		}
-		slice, value := "*", "*"
-		add := func(j *metrics.JudgeSummary, r *metrics.Row) {
-			cells := []string{r.RuleID, j.Judge, string(r.Class), string(r.Verdict), itoa(r.Cases), itoa(r.InScope),
-				itoa(r.Judged), itoa(r.Labeled), itoa(r.TP), itoa(r.FP), itoa(r.FN), itoa(r.TN),
-				full(r.Precision), full(r.PrecisionLo), full(r.PrecisionHi), full(r.PrecisionDeff), full(r.Recall), full(r.RecallLo),
-				full(r.RecallHi), full(r.RecallDeff), full(r.UnknownRate), full(r.UnknownRateLo), full(r.UnknownRateHi), full(r.UnknownRateDeff),
-				full(r.JudgeRequiredRate), itoa(r.Calls), full(r.LatencyP50MS), full(r.LatencyP95MS),
-				full(r.LatencyP95LoMS), full(r.LatencyP95HiMS), full(r.LatencyP99MS), full(r.FireRate),
-				full(r.BaselineRecall), full(r.ApprovalRejectRate)}
-			for _, c := range metrics.CriterionNames {
-				cells = append(cells, string(r.Status(c)))
-			}
-			cells = append(cells, slice, value)
-			if rep1 {
-				cells = append(cells, itoa(r.FlipPairs), full(r.FlipRate), full(r.FlipRateLo), full(r.FlipRateHi),
-					full(r.PositionEffect), full(r.PositionEffectLo), full(r.PositionEffectHi))
-			}
-			g.add(cells...)
-		}
-		for _, j := range s.Judges {
-			if j.Total != nil {
-				add(j, j.Total)
-			}
-		}
-		for _, id := range ruleIDs(s) {
-			for _, j := range s.Judges {
-				if r := j.Rule(id); r != nil {
-					add(j, r)
-				}
-			}
-		}
-		// Slices (--by): each slice value's totals and rules.
-		for _, sl := range s.Slices {
-			slice, value = sl.Slice, sl.Value
-			for _, j := range sl.Judges {
-				if j.Total != nil {
-					add(j, j.Total)
-				}
-				for _, r := range j.Rules {
-					add(j, r)
-				}
-			}
-		}
-		return g
+		return rep.machineRulesGrid()
 	}
 
 	g := &grid{
@@ -537,6 +481,84 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 	}
 	g.fit.detail = columnsNamed(g.header, "failing", "open")
 	g.fit.drop = columnsNamed(g.header, "baseline recall", "pos Δ", "fire rate", "unknown", "class", "labeled", "TP/FP/FN/TN")
+	return g
+}
+
+// tsvOrder is the per-rule TSV's columns as published (metricsColumns
+// by name; the TSV calls rule_class "class"), tsvRepeats those it adds
+// with --repeat or --shuffle-rules. A column added to metrics.Row since
+// follows them, as in metrics.parquet.
+var (
+	tsvOrder = append([]string{"rule_id", "judge", "rule_class", "verdict", "cases", "in_scope", "judged",
+		"labeled", "tp", "fp", "fn", "tn", "precision", "precision_lo", "precision_hi", "precision_deff", "recall", "recall_lo",
+		"recall_hi", "recall_deff", "unknown_rate", "unknown_rate_lo", "unknown_rate_hi", "unknown_rate_deff", "judge_required_rate", "calls",
+		"latency_p50_ms", "latency_p95_ms", "latency_p95_lo_ms", "latency_p95_hi_ms", "latency_p99_ms",
+		"fire_rate", "baseline_recall", "approval_reject_rate"}, append(statusColumns(), "slice", "slice_value")...)
+	tsvRepeats = []string{"flip_pairs", "flip_rate", "flip_rate_lo", "flip_rate_hi",
+		"position_effect", "position_effect_lo", "position_effect_hi"}
+)
+
+func statusColumns() []string {
+	var out []string
+	for _, c := range metrics.CriterionNames {
+		out = append(out, c+"_status")
+	}
+	return out
+}
+
+// tsvColumns are the per-rule TSV's columns.
+func tsvColumns(repeats bool) []column[metricsRow] {
+	names := tsvOrder
+	if repeats {
+		names = append(slices.Clip(names), tsvRepeats...)
+	}
+	return append(pick(metricsColumns, names), added(metricsColumns, metricsOrder)...)
+}
+
+// machineRulesGrid is the per-rule table's machine form (TSV): the judge
+// totals as rule_id "*" rows, then the rules grouped so the judges of a
+// rule sit on adjacent lines, then each slice value's totals and rules
+// (--by); full precision, one column per figure and criterion status.
+func (rep *Report) machineRulesGrid() *grid {
+	s := rep.Summary
+	cols := tsvColumns(hasRepeats(s))
+	g := &grid{}
+	for _, c := range cols {
+		name := c.name
+		if name == "rule_class" {
+			name = "class"
+		}
+		g.header = append(g.header, name)
+	}
+	add := func(m metricsRow) {
+		cells := make([]string, len(cols))
+		for i, c := range cols {
+			cells[i] = text(c.get(m))
+		}
+		g.add(cells...)
+	}
+	for _, j := range s.Judges {
+		if j.Total != nil {
+			add(metricsRow{j, j.Total, "*", "*"})
+		}
+	}
+	for _, id := range ruleIDs(s) {
+		for _, j := range s.Judges {
+			if r := j.Rule(id); r != nil {
+				add(metricsRow{j, r, "*", "*"})
+			}
+		}
+	}
+	for _, sl := range s.Slices {
+		for _, j := range sl.Judges {
+			if j.Total != nil {
+				add(metricsRow{j, j.Total, sl.Slice, sl.Value})
+			}
+			for _, r := range j.Rules {
+				add(metricsRow{j, r, sl.Slice, sl.Value})
+			}
+		}
+	}
 	return g
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/reports"
 )
 
@@ -41,6 +42,35 @@ func enumVar(fs *pflag.FlagSet, p *string, name, value string, allowed []string,
 	*p = value
 	fs.Var(&enumFlag{p: p, allowed: allowed, check: check}, name, usage)
 	return fs.Lookup(name)
+}
+
+// enumArray is a repeatable enum flag: each occurrence appends one value,
+// checked as enumFlag checks its one.
+type enumArray struct {
+	p       *[]string
+	allowed []string
+	check   func(string) error
+}
+
+func (e *enumArray) String() string { return strings.Join(*e.p, ",") }
+func (e *enumArray) Type() string   { return strings.Join(e.allowed, "|") }
+func (e *enumArray) Set(v string) error {
+	if err := e.check(v); err != nil {
+		return err
+	}
+	*e.p = append(*e.p, v)
+	return nil
+}
+
+// byVar defines --by: per-slice metrics by tag, tool or category
+// (repeatable).
+func byVar(fs *pflag.FlagSet, p *[]string) {
+	fs.Var(&enumArray{p: p, allowed: metrics.SliceKinds, check: func(v string) error {
+		if err := metrics.CheckSlices([]string{v}); err != nil {
+			return usagef("--by: %v", err)
+		}
+		return nil
+	}}, "by", "add per-slice metrics: tag, tool or category (repeatable)")
 }
 
 // formatValues are --format's values (reports.ParseFormat also takes md).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,8 +14,16 @@ type recordOptions struct {
 	noMask   bool
 }
 
-func newRecordCmd(io IO) *cobra.Command {
-	var o recordOptions
+// newRecordCmd is `apeval record`; runF records the payload (runRecord at
+// the current time) unless a test passes its own.
+func newRecordCmd(io IO, runF func(context.Context, *recordOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = func(_ context.Context, o *recordOptions, io IO) error {
+			runRecord(io, *o, time.Now())
+			return nil
+		}
+	}
+	o := &recordOptions{}
 	cmd := &cobra.Command{
 		Use:   "record",
 		Short: "Agent hook: append the tool call on stdin as one case, never block the agent",
@@ -34,8 +43,7 @@ Defaults: --out $APEVAL_RECORD_FILE, else ~/.apeval/cases.jsonl;
 		Args:               cobra.ArbitraryArgs,
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			runRecord(io, o, time.Now())
-			return nil
+			return runF(cmd.Context(), o, io)
 		},
 	}
 	f := cmd.Flags()

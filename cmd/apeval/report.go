@@ -33,7 +33,7 @@ type evalOptions struct {
 
 // registerBy adds --by (per-slice metrics) to a command.
 func (e *evalOptions) registerBy(cmd *cobra.Command) {
-	cmd.Flags().StringArrayVar(&e.By, "by", nil, "add per-slice metrics: tag, tool or category (repeatable)")
+	byVar(cmd.Flags(), &e.By)
 }
 
 func (e *evalOptions) register(cmd *cobra.Command, withFormat bool) {

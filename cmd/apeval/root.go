@@ -16,7 +16,7 @@ func newRootCmd(io IO) *cobra.Command {
 		newDatasetsCmd(io),
 		newJudgesCmd(io),
 		newInitCmd(io, nil),
-		newRecordCmd(io),
+		newRecordCmd(io, nil),
 		newLabelCmd(io),
 	)
 	return root

@@ -174,7 +174,7 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 		inconclusiveVar(f, &o.Inconclusive)
 		formatVar(f, &o.Format, "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&o.JSON, "json", false, "print summary.json to stdout instead of tables (same as --format json)")
-		f.StringArrayVar(&o.By, "by", nil, "add per-slice metrics: tag, tool or category (repeatable)")
+		byVar(f, &o.By)
 		registerLabels(f, &o.Labels)
 	}
 	o.Judge.register(f)
@@ -458,6 +458,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 			p.close()
 		}
 	}()
+	o.Budget.start(o.Judge.Retries)
 	if o.RunID == "" {
 		o.RunID = newRunID(p.now)
 	}
@@ -682,7 +683,8 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	}
 	if runErr != nil && !interrupted {
 		var se *replay.SeqError
-		if errors.As(runErr, &se) {
+		var ge *datasets.GroupedError
+		if errors.As(runErr, &se) || errors.As(runErr, &ge) {
 			return replayed{}, usageError{runErr}
 		}
 		return replayed{}, runErr

@@ -64,6 +64,7 @@ func TestRunParse(t *testing.T) {
 		{[]string{"run", "--inconclusive", "maybe"}, `apeval: --inconclusive must be pass or fail, got "maybe"` + "\n"},
 		{[]string{"run", "--out-layout", "nested"}, `apeval: --out-layout: unknown layout "nested": want flat or hive` + "\n"},
 		{[]string{"replay", "--out-layout=tree"}, `apeval: --out-layout: unknown layout "tree": want flat or hive` + "\n"},
+		{[]string{"run", "--by", "tag", "--by", "colour"}, `apeval: --by: unknown slice "colour" (want tag, tool, category)` + "\n"},
 	} {
 		o = nil
 		cmd := runCmd
@@ -123,8 +124,8 @@ func TestRunParse(t *testing.T) {
 		o.Filter.Seed != 1 || o.shard != (replay.Shard{}) || o.Shard != "" || o.replayOnly || o.config != "" || len(o.Datasets) != 0 || o.Judge.Retries != 0 {
 		t.Errorf("run defaults: %+v", o)
 	}
-	if code, _ := parseCmd(t, runCmd, "run", "--json", "--inconclusive=fail", "--out-layout", "hive", "--shard", "2/4", "-c", "8"); code != 0 ||
-		o.Format != "json" || o.Inconclusive != "fail" || o.layout != "hive" || o.shard != (replay.Shard{Index: 2, Count: 4}) || o.Concurrency != 8 {
+	if code, _ := parseCmd(t, runCmd, "run", "--json", "--inconclusive=fail", "--out-layout", "hive", "--shard", "2/4", "-c", "8", "--by", "tag", "--by", "tool"); code != 0 ||
+		strings.Join(o.By, ",") != "tag,tool" || o.Format != "json" || o.Inconclusive != "fail" || o.layout != "hive" || o.shard != (replay.Shard{Index: 2, Count: 4}) || o.Concurrency != 8 {
 		t.Errorf("run flags resolved to %+v", o)
 	}
 	// --shard auto reads the scheduler's environment through IO.Getenv only.
@@ -178,6 +179,7 @@ func TestReadingCommandsParse(t *testing.T) {
 	}{
 		{[]string{"report", "--format", "xml", missing}, `apeval: --format: unknown format "xml" (want table, tsv, markdown or json)` + "\n"},
 		{[]string{"report", "--inconclusive", "maybe", missing}, `apeval: --inconclusive must be pass or fail, got "maybe"` + "\n"},
+		{[]string{"report", "--by", "rule", missing}, `apeval: --by: unknown slice "rule" (want tag, tool, category)` + "\n"},
 		{[]string{"gate", "--inconclusive", "x", missing}, `apeval: --inconclusive must be pass or fail, got "x"` + "\n"},
 		{[]string{"gate", "--format", "tsv", missing}, "apeval: unknown flag: --format\n"},
 		{[]string{"compare", "--format", "html", missing, missing}, `apeval: --format: unknown format "html" (want table, tsv, markdown or json)` + "\n"},
@@ -232,7 +234,7 @@ func TestReadingCommandsParse(t *testing.T) {
 // --help shows every enum flag's values.
 func TestEnumFlagsInHelp(t *testing.T) {
 	code, stdout, _ := apeval(t, "", "run", "--help")
-	for _, want := range []string{"--format table|tsv|markdown|json", "--inconclusive pass|fail", "--out-layout flat|hive"} {
+	for _, want := range []string{"--format table|tsv|markdown|json", "--inconclusive pass|fail", "--out-layout flat|hive", "--by tag|tool|category"} {
 		if code != 0 || !strings.Contains(stdout, want) {
 			t.Errorf("run --help lacks %q", want)
 		}
@@ -433,5 +435,15 @@ func TestLabelJudgesInitParse(t *testing.T) {
 	}
 	if code, _ := parseCmd(t, inCmd, "init"); code != 0 || in.Dir != "." || in.Force {
 		t.Errorf("init defaults: %+v", in)
+	}
+}
+
+// record never fails an agent's hook: an unknown flag (a newer hook
+// config) is ignored, the known ones parsed.
+func TestRecordParse(t *testing.T) {
+	var o *recordOptions
+	cmd := func(io IO) *cobra.Command { return newRecordCmd(io, record(&o)) }
+	if code, stderr := parseCmd(t, cmd, "record", "--from-the-future", "--out", "c.jsonl", "--no-mask"); code != 0 || o == nil || o.out != "c.jsonl" || !o.noMask || o.log != "" {
+		t.Errorf("record: exit %d %q, %+v", code, stderr, o)
 	}
 }
