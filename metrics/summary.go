@@ -198,8 +198,8 @@ type JudgeSummary struct {
 	// reason.
 	NeverInScope []NeverInScope `json:"never_in_scope"`
 	Warnings     []string       `json:"warnings"`
-	// Latencies are the judge's live-call latencies in milliseconds,
-	// ascending (cache hits left out, failed calls kept): what the latency
+	// Latencies are the judge's call latencies in milliseconds, ascending
+	// (a cache hit at the latency stored with it, failed calls kept): what the latency
 	// figures were computed from, kept for the latency CDF chart. Not in
 	// summary.json.
 	Latencies []float64 `json:"-"`

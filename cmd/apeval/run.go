@@ -777,11 +777,11 @@ func resolveJudge(want string, judges []judge.Judge) (string, error) {
 	for _, j := range judges {
 		ids = append(ids, j.Identity().String())
 	}
-	return matchJudgeName(want, ids)
+	return matchJudgeName("--baseline", want, ids)
 }
 
-func matchJudgeName(want string, ids []string) (string, error) {
-	id, err := reports.MatchJudge(want, ids)
+func matchJudgeName(flag, want string, ids []string) (string, error) {
+	id, err := reports.MatchJudge(flag, want, ids)
 	if err != nil {
 		return "", usageError{err}
 	}
