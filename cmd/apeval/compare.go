@@ -36,18 +36,18 @@ func newCompareCmd(io IO, runF func(context.Context, *compareOptions, IO) error)
 	o := &compareOptions{}
 	cmd := &cobra.Command{
 		Use:   "compare A [B]",
-		Short: "Compare a candidate judge with a baseline: deltas, McNemar test, fire-rate drift",
+		Short: "Compare a candidate judge with a baseline: deltas, paired session tests, fire-rate drift",
 		Long: `Compares two runs (A = baseline, B = candidate; each must hold one judge, or name
 them with --baseline and --candidate), or two judges of one run (--baseline
 names the baseline; --candidate the candidate when the run has more than two).
 
-Per rule and overall, one paired test per figure (docs/statistics.md): recall
-and false-positive rate by McNemar on the labeled positives / negatives, unknown
-rate on the pairs both sent to a judge, fire rate on the pairs in scope for both
-(exact, or Durkalski's clustered statistic when a session holds more than one
-discordant pair), precision by a seeded paired bootstrap of sessions, P50/P95
-latency by Mann–Whitney U with a bootstrap interval. "~" marks a difference
-with p ≥ 1 − confidence; otherwise the table shows Δ [lo, hi] (p, n). The
+Per rule and overall, one paired test per figure (docs/statistics.md): recall,
+false-positive rate, unknown rate and fire rate by a session sign-flip test on
+the discordant pairs (exact McNemar when no session holds more than one),
+precision by a delta-method t on the sessions, P50/P95 latency by their own
+seeded bootstrap, and the latency shift by Mann–Whitney U. Each p-value gets a
+Benjamini–Hochberg q-value over the comparison. "~" marks a difference
+with p ≥ 1 − confidence; otherwise the table shows Δ [lo, hi] (p, q, n). The
 fire-rate change is checked against fire_rate_change_max. Warnings about
 different datasets, policies or prompt versions and small samples are printed
 as footnotes; the last line is the candidate's verdict, which is also the exit
@@ -247,7 +247,7 @@ func runDifferences(a, b reports.RunInfo) []string {
 			a.Version, b.Version))
 	}
 	if fileRefsKey(a.Datasets) != fileRefsKey(b.Datasets) {
-		w = append(w, "the runs replayed different datasets: compare only the cases both judged (the McNemar test does)")
+		w = append(w, "the runs replayed different datasets: compare only the cases both judged (the paired tests do)")
 	}
 	if (a.Policy == nil) != (b.Policy == nil) || (a.Policy != nil && a.Policy.SHA256 != b.Policy.SHA256) {
 		w = append(w, "the runs used different policies: rule versions, scopes or preconditions may differ")
