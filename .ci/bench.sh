@@ -13,6 +13,11 @@ run() { # package, benchmark regexp
 }
 run ./cmd/apeval 'E2EDeterministic1M$'
 run ./cmd/apeval 'E2EDeterministic10M$'
+# The dataset shapes of issue 27 (generators in cmd/apeval/bench_test.go):
+# 1-3 cases per session, 5 with labels on all, 200-case sessions
+# interleaved in time, one case per session.
+run ./cmd/apeval 'E2EShapes1M$'
+run ./cmd/apeval 'E2EShapes10M$'
 run ./cmd/apeval 'E2EOpenAI20ms$'
 run ./metrics 'Accumulate(Distinct)?$'
 GOMAXPROCS=1 run ./datasets/importers 'ImportTranscript$'
@@ -56,6 +61,10 @@ check "replay 1M deterministic cases: cases/s (issue 14)" "$(metric BenchmarkE2E
 printf '%-52s %12s  (the median of three runs above; the slowest and fastest: %s, %s)\n' "replay 1M deterministic cases: spread" "" "$(metric BenchmarkE2EDeterministic1M slowest-cases/s)" "$(metric BenchmarkE2EDeterministic1M fastest-cases/s)"
 check "decisions.parquet at 1M: bytes per row"      "$(metric BenchmarkE2EDeterministic1M bytes/decision-row)" 16 le
 check "replay 10M deterministic cases: peak RSS MB" "$(metric BenchmarkE2EDeterministic10M peak-RSS-MB)" 300 le
+for shape in short labeled5 interleaved single; do
+  check "shape $shape, 1M: cases/s" "$(metric "BenchmarkE2EShapes1M/shape=$shape" cases/s)" 300000 ge
+  check "shape $shape, 10M: peak RSS MB" "$(metric "BenchmarkE2EShapes10M/shape=$shape" peak-RSS-MB)" 300 le
+done
 printf '%-52s %12s  (kept for the whole run, per session; not a target)\n' "replay state at 1M sessions: heap bytes/session" "$(metric 'BenchmarkRunSessionState/sessions=1000000' heap-bytes/session)"
 check "judge at 20 ms, concurrency 16: calls/s"   "$(metric BenchmarkE2EOpenAI20ms calls/s)" 720 ge
 check "judge at 20 ms: |reported P95 - 20| ms"    "$(awk -v p="$(metric BenchmarkE2EOpenAI20ms p95-ms)" 'BEGIN { if (p == "") exit; d = p - 20; print (d < 0 ? -d : d) }')" 2 le

@@ -41,7 +41,30 @@ type Case struct {
 	// seqSet records that the line gave "seq" (0 is a value, not "absent");
 	// the Reader numbers the others by their position in the whole input.
 	seqSet bool
+	// grouped: the case was read from a file that declares its sessions
+	// grouped (SessionsGrouped); file is that file's index in the input.
+	grouped bool
+	file    int32
 }
+
+// SessionsField is the field of a file's first record that declares how the
+// file's sessions are laid out; SessionsGrouped is its value for a file in
+// which every session's cases are consecutive (docs/cases.md, "Grouped
+// sessions"). `apeval datasets import` writes it when its output is so.
+const (
+	SessionsField   = "apeval_sessions"
+	SessionsGrouped = "grouped"
+)
+
+// GroupedFile reports whether c was read from a file that declares its
+// sessions grouped, and that file's index in the input: in such a file a
+// session whose cases are followed by another session's is complete.
+func (c *Case) GroupedFile() (file int, ok bool) { return int(c.file), c.grouped }
+
+// SetGroupedFile marks c as read from file number file of the input, a file
+// that declares its sessions grouped: what the Reader does for such a
+// file's cases, for cases that come from elsewhere.
+func (c *Case) SetGroupedFile(file int) { c.grouped, c.file = true, int32(file) }
 
 // Tool is the tool call the agent was about to make.
 type Tool struct {

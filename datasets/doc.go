@@ -19,6 +19,8 @@
 // one bad line never hides the rest. [Decode] parses and validates a single
 // line. [ReadLabels] and [MergeOptions] merge labels back into a dataset
 // (`apeval datasets label-import`); [Stats] is `apeval datasets stats`;
+// [SessionFilter] chooses the sessions of a filtered run and [InvalidLines]
+// is the invalid-line policy of a pass over a dataset;
 // [WriteJSONL] writes a case back. [Label], [Action] and [ApprovalOutcome]
 // are the case format's enumerations, each with its values and a Parse
 // function; the gate (replay) and the metrics use the same constants.
@@ -34,6 +36,8 @@
 //	category.go    the tool-name → category map
 //	labels.go, raw.go, writer.go   label import without losing fields
 //	stats.go       dataset statistics
+//	sessions.go    SessionFilter: the whole sessions --tag, --limit and --sample keep
+//	invalid.go     InvalidLines: skip invalid lines or fail after listing them
 //	samplelabels.go  the apeval.labels/v1 queue and labels files; the synced appender
 //
 // The record format and its field rules are in README.md (Cases) and on

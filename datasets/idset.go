@@ -461,3 +461,32 @@ func (p *positions) find(ord uint32) (idx, line int) {
 	}
 	return f.idx, int(seq + extra)
 }
+
+// IDSet is the duplicate-id check of the Reader for other ids (replay uses
+// it for the sessions of grouped files: a session that appears again after
+// another session broke the file's promise): exact, with at most max ids in
+// memory (0: DefaultMaxIDsInMemory) and the rest in sorted runs in a
+// temporary file in os.TempDir, merged by Late at the end.
+type IDSet struct{ s idSet }
+
+// NewIDSet returns an empty IDSet holding at most max ids in memory.
+func NewIDSet(max int) *IDSet { return &IDSet{s: idSet{max: max}} }
+
+// Add records id with the caller's ordinal ord. dup reports that id is in
+// the current chunk already (first: the ordinal given then); a repeat of an
+// id of an earlier chunk is found only by Late. err is a failure to write a
+// full chunk to disk.
+func (s *IDSet) Add(id string, ord uint32) (first uint32, dup bool, err error) {
+	return s.s.add(id, ord)
+}
+
+// Late returns the first repeat between chunks, once every id was added:
+// the ordinals of the repeat and of the id's first occurrence; ok false
+// when there is none.
+func (s *IDSet) Late() (id string, ord, first uint32, ok bool, err error) {
+	d, ok, err := s.s.next()
+	return d.id, d.ord, d.first, ok, err
+}
+
+// Close releases the temporary file.
+func (s *IDSet) Close() error { return s.s.close() }

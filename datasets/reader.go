@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -141,6 +142,7 @@ type batch struct {
 	out     []Record
 	fatal   error
 	done    chan struct{}
+	grouped bool // the file's first record declares its sessions grouped
 }
 
 // lineRef locates one line inside a batch's arena.
@@ -256,6 +258,7 @@ func (r *Reader) produceFile(idx int, path string, send func(*batch) bool) bool 
 	b := newBatch(name, idx)
 	var line int
 	var seq int64
+	grouped := false
 	var long []byte // a line longer than the bufio buffer, assembled here
 	inLong := false
 	for {
@@ -280,6 +283,10 @@ func (r *Reader) produceFile(idx int, path string, send func(*batch) bool) bool 
 			}
 			if !isBlank(text) {
 				seq++
+				if seq == 1 {
+					grouped = declaresGrouped(text)
+					b.grouped = grouped
+				}
 				ref := lineRef{line: line, seq: seq}
 				if len(text) > r.MaxLineBytes {
 					ref.tooLong = true
@@ -300,6 +307,7 @@ func (r *Reader) produceFile(idx int, path string, send func(*batch) bool) bool 
 				return false
 			}
 			b = newBatch(name, idx)
+			b.grouped = grouped
 		}
 		if err == io.EOF {
 			break
@@ -316,6 +324,20 @@ func (r *Reader) produceFile(idx int, path string, send func(*batch) bool) bool 
 		return send(b)
 	}
 	return true
+}
+
+// declaresGrouped reports whether a file's first record carries
+// "apeval_sessions": "grouped" (SessionsField) at its top level.
+func declaresGrouped(line []byte) bool {
+	if !bytes.Contains(line, []byte(`"`+SessionsField+`"`)) {
+		return false
+	}
+	var head map[string]json.RawMessage
+	if json.Unmarshal(line, &head) != nil {
+		return false
+	}
+	var v string
+	return json.Unmarshal(head[SessionsField], &v) == nil && v == SessionsGrouped
 }
 
 func trimEOL(b []byte) []byte {
@@ -355,6 +377,7 @@ func (r *Reader) decodeBatch(b *batch) {
 			b.out[i].Err = err
 			continue
 		}
+		c.grouped, c.file = b.grouped, int32(b.fileIdx)
 		b.out[i].Case = c
 	}
 	b.setSources()

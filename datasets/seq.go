@@ -60,3 +60,24 @@ func (o *SeqOrder) Check(c *Case) error {
 	o.last[i] = c.Seq
 	return nil
 }
+
+// GroupedError reports a session that appears again after other sessions
+// although the file it came from declares its sessions grouped
+// (SessionsField): its state was released when the next session began, so
+// the run cannot go on. Source is the case where it appears again; Late
+// says it was found only at the end of the input (the two places are
+// further apart than the sessions the check keeps in memory), without a
+// line.
+type GroupedError struct {
+	Source, SessionID string
+	Late              bool
+}
+
+func (e *GroupedError) Error() string {
+	where := e.Source + ": "
+	if e.Late {
+		where = "at the end of the input: "
+	}
+	return fmt.Sprintf("%ssession %q appears again after other sessions, but its file declares its sessions grouped (%q: %q on its first line): "+
+		"its state was already released. Put each session's cases together, or remove the marker", where, e.SessionID, SessionsField, SessionsGrouped)
+}

@@ -36,6 +36,7 @@ import (
 // the warm-up's answer) is waited for untimed before its first call.
 type Exec struct {
 	command  string
+	shown    string // command through the masking pass, for the identity, details and log
 	id       Identity
 	timeout  time.Duration
 	retries  int
@@ -66,9 +67,15 @@ func NewExec(command string, cfg Config) (*Exec, error) {
 	if n < 1 {
 		n = 1
 	}
+	// A secret typed into the command (--token sk-…, API_KEY=…) would reach
+	// run.json, the reports and stderr through the identity: those show the
+	// command masked. Masking is deterministic, so the identity is the same
+	// on every run and runs still pair and merge.
+	shown := mask.String(command)
 	e := &Exec{
 		command: command,
-		id:      Identity{Backend: "exec", Model: command, Digest: commandDigest(command)},
+		shown:   shown,
+		id:      Identity{Backend: "exec", Model: shown, Digest: commandDigest(command)},
 		timeout: cfg.Timeout,
 		retries: cfg.Retries,
 		log:     &lockedWriter{w: cfg.log()},
@@ -80,7 +87,7 @@ func NewExec(command string, cfg Config) (*Exec, error) {
 		e.stderr.w = nil
 	}
 	for i := 0; i < n; i++ {
-		e.pool <- &child{command: command, log: e.log, stderr: e.stderr, maxLine: cfg.maxResponse(), startWait: startAllowance(cfg.Timeout)}
+		e.pool <- &child{command: command, shown: shown, log: e.log, stderr: e.stderr, maxLine: cfg.maxResponse(), startWait: startAllowance(cfg.Timeout)}
 	}
 	return e, nil
 }
@@ -117,13 +124,13 @@ func commandDigest(command string) string {
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
-// Identity is exec/COMMAND@DIGEST12; there is no prompt: the plugin gets
-// the judge input itself.
+// Identity is exec/COMMAND@DIGEST12, COMMAND masked (mask.String); there
+// is no prompt: the plugin gets the judge input itself.
 func (e *Exec) Identity() Identity { return e.id }
 
-// Details reports the command and pool size.
+// Details reports the command (masked) and pool size.
 func (e *Exec) Details() map[string]string {
-	return map[string]string{"command": e.command, "children": fmt.Sprint(cap(e.pool))}
+	return map[string]string{"command": e.shown, "children": fmt.Sprint(cap(e.pool))}
 }
 
 // Judge sends the input to a free child and reads its answer.
@@ -208,6 +215,7 @@ func (e *Exec) Close() error {
 // touches it.
 type child struct {
 	command   string
+	shown     string // command masked, for the log
 	log       io.Writer
 	stderr    *stderrSink
 	proc      *exec.Cmd
@@ -516,7 +524,7 @@ func (c *child) crashed() {
 		d = maxExecBackoff
 	}
 	c.nextStart = time.Now().Add(d)
-	_, _ = fmt.Fprintf(c.log, "judge exec/%s: plugin exited; restarting in %v\n", c.command, d)
+	_, _ = fmt.Fprintf(c.log, "judge exec/%s: plugin exited; restarting in %v\n", c.shown, d)
 }
 
 // reap waits for the dead process and forgets it; crash says whether the

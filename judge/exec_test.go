@@ -309,3 +309,32 @@ func TestExecStartIsNotLatency(t *testing.T) {
 		})
 	}
 }
+
+// A secret typed into the command (a flag's value, an environment
+// assignment) stays out of the judge's identity, its details and its log:
+// they reach run.json, the reports and stderr. The identity stays the
+// same from run to run, so runs still pair and merge.
+func TestExecCommandSecretsMasked(t *testing.T) {
+	t.Parallel()
+	const key, token = "abcd1234efgh5678ijkl", "sk-proj-EXAMPLEa1b2c3d4e5f6g7h8i9j0"
+	marker := filepath.Join(t.TempDir(), "crashed-once")
+	command := `API_KEY=` + key + ` sh -c 'if [ -e ` + marker + ` ]; then exec ` + examplePlugin(t) + `; fi; touch ` + marker + `; read l; exit 1' --token ` + token
+	var log syncBuffer
+	e := openExec(t, command, Config{Log: &log})
+	again := openExec(t, command, Config{})
+	id := e.Identity().String()
+	if strings.Contains(id, key) || strings.Contains(id, token) || !strings.Contains(id, "API_KEY=[MASKED]") {
+		t.Errorf("identity %q", id)
+	}
+	if again.Identity() != e.Identity() {
+		t.Errorf("identity not stable: %q, then %q", id, again.Identity())
+	}
+	if c := e.Details()["command"]; strings.Contains(c, key) || strings.Contains(c, token) {
+		t.Errorf("details: command %q", c)
+	}
+	_ = e.Judge(context.Background(), execRequest("rm x"))
+	_ = e.Judge(context.Background(), execRequest("rm x"))
+	if l := log.String(); !strings.Contains(l, "restarting") || strings.Contains(l, key) || strings.Contains(l, token) {
+		t.Errorf("log %q", l)
+	}
+}

@@ -135,7 +135,7 @@ func (o *OpenAI) keyGuard(c *http.Client) *http.Client {
 		if !sameOrigin(via[0].URL, req.URL) && req.Header.Get("Authorization") != "" {
 			req.Header.Del("Authorization")
 			o.warnedHop.Do(func() {
-				fmt.Fprintf(o.log, "apeval: warning: %s redirected a call to %s (another scheme, host or port); not sending the API key there\n",
+				fmt.Fprintf(o.log, "warning: %s redirected a call to %s (another scheme, host or port); not sending the API key there\n",
 					o.base, mask.URL(req.URL.String()))
 			})
 		}
@@ -444,7 +444,7 @@ func (e *ModelsError) Error() string { return e.Msg }
 // API key variable is a warning for any host but a local one.
 func (o *OpenAI) StartupCheck(ctx context.Context) error {
 	if o.key == "" && !isLoopback(o.baseURL.Hostname()) {
-		fmt.Fprintf(o.log, "apeval: warning: %s is not set; calls to %s go without an API key\n", o.keyEnv, o.base)
+		fmt.Fprintf(o.log, "warning: %s is not set; calls to %s go without an API key\n", o.keyEnv, o.base)
 	}
 	ctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
@@ -458,7 +458,7 @@ func (o *OpenAI) StartupCheck(ctx context.Context) error {
 			}
 		}
 		if len(ids) > 0 {
-			fmt.Fprintf(o.log, "apeval: warning: %s does not list model %q (it lists %s)\n", o.base, o.model, listFew(ids, 5))
+			fmt.Fprintf(o.log, "warning: %s does not list model %q (it lists %s)\n", o.base, o.model, listFew(ids, 5))
 		}
 		return nil
 	case errors.Is(err, errNoModelList):
@@ -474,7 +474,7 @@ func (o *OpenAI) StartupCheck(ctx context.Context) error {
 		// server that serves chat completions but answers /models with
 		// another error (a minimal proxy's 400, a 5xx) is still usable,
 		// and what its calls do is counted like any fault.
-		fmt.Fprintf(o.log, "apeval: warning: %s: %v (going on: only the chat endpoint is needed)\n", o.base, err)
+		fmt.Fprintf(o.log, "warning: %s: %v (going on: only the chat endpoint is needed)\n", o.base, err)
 		return nil
 	}
 	return fmt.Errorf("openai %s: cannot reach the server: %v; check --openai-base-url, or try `apeval judges check openai:%s`", o.base, briefError(o.mask(err.Error())), o.model)

@@ -59,6 +59,14 @@ type Accumulator struct {
 	last      *judgeAcc
 	// slices holds one accumulator per slice value (Config.Slices).
 	slices map[sliceKey]*Accumulator
+	// contig stays true while each new case's session is the previous new
+	// case's or one never seen before: the sessions are contiguous in case
+	// order, so Close completes each session as the next begins (sessSums)
+	// instead of keeping them all. nextSess is past the highest session
+	// number seen (sessions are numbered as they first appear), lastSess
+	// the previous new case's.
+	contig             bool
+	nextSess, lastSess uint32
 	// callIdx maps a Result's call index to its position in the judge's
 	// latency slice (-1 for cache hits); reused across Adds.
 	callIdx []int32
@@ -134,7 +142,7 @@ func New(cfg Config) *Accumulator {
 }
 
 func newAcc(cfg Config, pool *spill.Pool) *Accumulator {
-	a := &Accumulator{cfg: cfg, sessions: intern.New(), judges: map[string]*judgeAcc{}, pool: pool}
+	a := &Accumulator{cfg: cfg, sessions: intern.New(), judges: map[string]*judgeAcc{}, pool: pool, contig: true}
 	if !cfg.DistinctCases {
 		a.cases = intern.New()
 	}
@@ -163,14 +171,30 @@ func (a *Accumulator) caseOf(r *replay.Result) (ord, sess uint32) {
 				}
 			}
 			a.curSess = a.sessionOf(r)
+			a.noteSession(a.curSess)
 		}
 		return a.curOrd, a.curSess
 	}
 	ord = a.cases.ID(r.CaseID)
 	if int(ord) == len(a.caseSess) {
 		a.caseSess = append(a.caseSess, a.sessionOf(r))
+		a.noteSession(a.caseSess[ord])
 	}
 	return ord, a.caseSess[ord]
+}
+
+// noteSession follows whether the sessions stay contiguous in case order
+// (contig), given the session of each new case in turn.
+func (a *Accumulator) noteSession(sess uint32) {
+	switch {
+	case sess&sessionless != 0:
+		// A session of its own.
+	case sess >= a.nextSess:
+		a.nextSess = sess + 1
+	case sess != a.lastSess:
+		a.contig = false
+	}
+	a.lastSess = sess
 }
 
 func (a *Accumulator) judge(r *replay.Result) *judgeAcc {

@@ -343,3 +343,54 @@ func (p *bbPosterior) scaledInterval(f, conf float64) (lo, hi float64) {
 func alphaOf(conf float64) float64 {
 	return math.Round((1-conf)*1e12) / 1e12
 }
+
+// newBBPosteriorCounts is newBBPosterior(ys, ms, 1) of the sessions that
+// counts describe (c.n sessions with c.y successes of c.m units), bit for
+// bit: the sums are of integers, exact in any order, and the per-session
+// values are grouped by value.
+func newBBPosteriorCounts(counts []ymCount) *bbPosterior {
+	var Y, M, smm int64
+	one := true
+	var yv, fv, mv []wv
+	for _, c := range counts {
+		if c.m <= 0 || c.n == 0 {
+			continue
+		}
+		Y += c.y * c.n
+		M += c.m * c.n
+		smm += c.m * c.m * c.n
+		one = one && c.m == 1
+		yv = append(yv, wv{float64(c.y), float64(c.n)})
+		fv = append(fv, wv{float64(c.m - c.y), float64(c.n)})
+		mv = append(mv, wv{float64(c.m), float64(c.n)})
+	}
+	if M == 0 {
+		return nil
+	}
+	return &bbPosterior{
+		Y: float64(Y), M: float64(M), mw: float64(smm) / float64(M), wilson: one,
+		ys: regroup(yv), fs: regroup(fv), sz: regroup(mv),
+	}
+}
+
+// regroup sorts weighted values and merges equal ones, as group does.
+func regroup(s []wv) []wv {
+	slices.SortFunc(s, func(a, b wv) int {
+		switch {
+		case a.v < b.v:
+			return -1
+		case a.v > b.v:
+			return 1
+		}
+		return 0
+	})
+	var out []wv
+	for _, x := range s {
+		if len(out) > 0 && out[len(out)-1].v == x.v {
+			out[len(out)-1].n += x.n
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}

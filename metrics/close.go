@@ -34,9 +34,10 @@ func (a *Accumulator) Close() *Summary {
 		nSess:       nSess,
 		pool:        a.pool,
 		seed:        a.cfg.Seed,
+		contig:      a.contig,
 	}
 	s.Slices = a.closeSlices()
-	ls := newLaneScratch(s.nSess, ruleLanes+1)
+	ls := newLaneSums(ruleLanes+1, a.contig, a.pool)
 	if a.numCases() > maxCases {
 		warnings = append(warnings, fmt.Sprintf("%d distinct cases exceed the %d that paired comparisons can index; comparisons are unreliable", a.numCases(), maxCases))
 	}
@@ -44,7 +45,7 @@ func (a *Accumulator) Close() *Summary {
 	setup := map[string]map[string]int64{}
 	for _, j := range a.judgeOrder() {
 		setup[j.id] = j.setup
-		js, pairs := j.close(e, sm, ls)
+		js, pairs := j.close(e, sm, ls, a.contig, a.pool)
 		js.IsBaseline = a.cfg.Baseline != "" && j.id == a.cfg.Baseline
 		js.NeverInScope = []NeverInScope{}
 		for _, id := range a.cfg.PolicyRules {
@@ -167,7 +168,7 @@ func runVerdict(judges []*JudgeSummary, base *JudgeSummary) Verdict {
 
 // close turns one judge's counts into its summary and hands over its
 // paired data.
-func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSummary, *judgePairs) {
+func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, pool *spill.Pool) (*JudgeSummary, *judgePairs) {
 	js := &JudgeSummary{
 		Judge: j.id, Model: j.model, ModelDigest: j.digest, PromptVersion: j.prompt,
 		RunIDs: j.runIDs, Rules: []*Row{}, Warnings: []string{},
@@ -194,11 +195,12 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneScratch) (*JudgeSumma
 			ls.add(sess, 1, f&caseApprRej != 0)
 		}
 	})
+	ls.done()
 	jrCases, apprCases := ls.clustered(0, e.z, e.conf), ls.clustered(1, e.z, e.conf)
 	ls.reset()
 	total := &Row{RuleID: AllRules, Cases: cc.cases}
 	var scratch []float64
-	ps := newPairScratch(len(ls.mark))
+	ps := newPairSums(contig, pool)
 	var versionClash []string
 	for _, ra := range rules {
 		r := &Row{RuleID: ra.id, RuleVersion: ra.version, Class: ra.class, Action: ra.action,
@@ -328,7 +330,7 @@ func (js *JudgeSummary) finishVerdict() {
 // its labeled positives with a baseline result per session: the judge's
 // hit (first side) and the baseline's, for dangerous recall's interval.
 // Nil for other rules.
-func baselinePairs(sm sessMap, ps *pairScratch, l *spill.List, r *Row) *pairDiff {
+func baselinePairs(sm sessMap, ps *pairSums, l *spill.List, r *Row) *pairDiff {
 	if r.Class != replay.ClassDangerous || r.BaselinePositives == 0 {
 		return nil
 	}
@@ -340,5 +342,5 @@ func baselinePairs(sm sessMap, ps *pairScratch, l *spill.List, r *Row) *pairDiff
 			}
 		}
 	}
-	return newPairDiff(ps.take())
+	return newPairDiffCounts(ps.take())
 }

@@ -41,7 +41,7 @@ func (c *cells) add(o cells) {
 // pairCells merges two judges' sorted pairs of one rule. A case counts
 // once per judge (repeats are skipped); a case where either judge's
 // recording is missing the rule is left out of both tests.
-func pairCells(pb, pc *judgePairs, base, cand *spill.List, sm sessMap, fs ...*pairScratch) cells {
+func pairCells(pb, pc *judgePairs, base, cand *spill.List, sm sessMap, fs ...*pairSums) cells {
 	var out cells
 	fire := func(sess uint64, fb, fc bool) {
 		for _, f := range fs {
@@ -126,9 +126,9 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 
-	ls := newLaneScratch(s.nSess, len(binFigures))
-	// Fire units per session (candidate, baseline), per rule and pooled.
-	fr, ft := newPairScratch(s.nSess), newPairScratch(s.nSess)
+	// Fire units per session (candidate, baseline), per rule (one pass in
+	// case order) and pooled (one pass per rule).
+	fr, ft := newPairSums(s.contig, s.pool), newPairSums(false, s.pool)
 	var all [][2]*spill.List
 	var total cells
 	var onlyBase, onlyCand, versions, few []string
@@ -149,7 +149,7 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 			rc.fill(e, c, fr.take())
 			lists := [][2]*spill.List{{pb.rules[id], pc.rules[id]}}
 			all = append(all, lists[0])
-			rc.Figures = s.figures(ls, lists, pb.lat[id], pc.lat[id])
+			rc.Figures = s.figures(lists, pb.lat[id], pc.lat[id])
 			if rc.Baseline.RuleVersion != rc.Candidate.RuleVersion {
 				versions = append(versions, fmt.Sprintf("%s (v%d vs v%d)", id, rc.Baseline.RuleVersion, rc.Candidate.RuleVersion))
 			}
@@ -158,14 +158,14 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 			}
 		}
 		if rc.Figures == nil {
-			rc.Figures = s.figures(ls, nil, nil, nil)
+			rc.Figures = s.figures(nil, nil, nil)
 		}
 		rc.deltas()
 		cmp.Rules = append(cmp.Rules, rc)
 	}
 	cmp.Total = &RuleComparison{RuleID: AllRules, Baseline: jb.Total, Candidate: jc.Total}
 	cmp.Total.fill(e, total, ft.take())
-	cmp.Total.Figures = s.figures(ls, all, pb.total, pc.total)
+	cmp.Total.Figures = s.figures(all, pb.total, pc.total)
 	cmp.Total.deltas()
 	cmp.Slices = s.sliceComparisons(baseline, candidate)
 	cmp.adjust()
@@ -199,10 +199,10 @@ const fewPaired = 30
 
 // fill sets the paired figures from the cells, and the drift criterion
 // from the fire units per session.
-func (rc *RuleComparison) fill(e *evaluator, c cells, fire []pairSess) {
+func (rc *RuleComparison) fill(e *evaluator, c cells, fire []pairCount) {
 	rc.Both, rc.BaselineOnly, rc.CandidateOnly, rc.Neither = c.both, c.baseOnly, c.candOnly, c.neither
 	rc.Paired = c.both + c.baseOnly + c.candOnly + c.neither
-	rc.FireRateChange = e.fireRateChange(newPairDiff(fire))
+	rc.FireRateChange = e.fireRateChange(newPairDiffCounts(fire))
 }
 
 // deltas sets candidate − baseline for the figures both rows have.

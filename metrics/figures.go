@@ -64,14 +64,17 @@ func eachPaired(sm sessMap, base, cand *spill.List, fn func(sess uint32, fb, fc 
 // figures computes every comparison figure over the given rules' pairs
 // (baseline, candidate) and latencies, in one pass over the pairs: lane i
 // of ls holds binFigures[i]'s discordance.
-func (s *Summary) figures(ls *laneScratch, lists [][2]*spill.List, latB, latC []float64) []Figure {
+func (s *Summary) figures(lists [][2]*spill.List, latB, latC []float64) []Figure {
 	z := zScore(s.conf)
 	out := make([]Figure, 0, len(FigureNames))
 	var cnt [4][4]int64 // per binFigure: both, baseline only, candidate only, neither
-	if len(s.prec) < s.nSess {
-		s.prec = make([][4]int32, s.nSess)
-	}
-	var touched []uint32 // sessions with precision counts
+	// One list pair is one pass in case order; several are not.
+	contig := s.contig && len(lists) <= 1
+	ls := newLaneSums(len(binFigures), contig, s.pool)
+	precHist := map[precisionSession]int64{}
+	prec := newSessSums(4, contig, s.pool, func(v []int64) {
+		precHist[precisionSession{v[0], v[1], v[2], v[3]}]++
+	})
 	for _, l := range lists {
 		eachPaired(s.sm, l[0], l[1], func(sess uint32, fb, fc uint64) {
 			for fi := range binFigures {
@@ -96,10 +99,7 @@ func (s *Summary) figures(ls *laneScratch, lists [][2]*spill.List, latB, latC []
 			if fb&fc&(bitPos|bitNeg) == 0 || (fb|fc)&bitMatch == 0 {
 				return
 			}
-			p := &s.prec[sess]
-			if *p == [4]int32{} {
-				touched = append(touched, sess)
-			}
+			p := prec.at(sess)
 			pos := fb&bitPos != 0
 			if fb&bitMatch != 0 {
 				p[1]++
@@ -115,6 +115,8 @@ func (s *Summary) figures(ls *laneScratch, lists [][2]*spill.List, latB, latC []
 			}
 		})
 	}
+	ls.done()
+	prec.finish()
 	for fi, bf := range binFigures {
 		a, b, c, d := cnt[fi][0], cnt[fi][1], cnt[fi][2], cnt[fi][3]
 		m := ls.mcnemar(fi)
@@ -131,7 +133,7 @@ func (s *Summary) figures(ls *laneScratch, lists [][2]*spill.List, latB, latC []
 		out = append(out, f)
 	}
 	ls.reset()
-	out = append(out, s.precisionFigure(touched))
+	out = append(out, precisionFigure(precHist, s.conf))
 	out = append(out, latencyFigure(FigureLatencyP50, latB, latC, 50, s.seed, s.conf))
 	out = append(out, latencyFigure(FigureLatencyP95, latB, latC, 95, s.seed, s.conf))
 	out = append(out, latencyShift(latB, latC))
@@ -139,25 +141,22 @@ func (s *Summary) figures(ls *laneScratch, lists [][2]*spill.List, latB, latC []
 }
 
 // precisionFigure: precision on the paired labeled units, its difference
-// by the delta method with t on the sessions, from the per-session counts
-// figures left in s.prec for the touched sessions (which it clears).
-func (s *Summary) precisionFigure(touched []uint32) Figure {
+// by the delta method with t on the sessions, from the sessions' counts
+// (how many sessions have each).
+func precisionFigure(hist map[precisionSession]int64, conf float64) Figure {
 	f := Figure{Figure: FigurePrecision, Test: TestDeltaT}
-	sess := make([]precisionSession, 0, len(touched))
+	counts := make([]precisionCount, 0, len(hist))
 	var t precisionSession
-	for _, i := range touched {
-		v := s.prec[i]
-		p := precisionSession{int64(v[0]), int64(v[1]), int64(v[2]), int64(v[3])}
-		s.prec[i] = [4]int32{}
-		sess = append(sess, p)
-		t.tpB += p.tpB
-		t.ppB += p.ppB
-		t.tpC += p.tpC
-		t.ppC += p.ppC
+	for p, n := range hist {
+		counts = append(counts, precisionCount{p, n})
+		t.tpB += p.tpB * n
+		t.ppB += p.ppB * n
+		t.tpC += p.tpC * n
+		t.ppC += p.ppC * n
+		f.N += n
 	}
-	f.N = int64(len(sess))
 	f.Baseline, f.Candidate = ratio(t.tpB, t.ppB), ratio(t.tpC, t.ppC)
-	f.Delta, f.DeltaLo, f.DeltaHi, f.PValue = precisionDeltaT(sess, s.conf)
+	f.Delta, f.DeltaLo, f.DeltaHi, f.PValue = precisionDeltaTCounts(counts, conf)
 	return f
 }
 

@@ -48,29 +48,31 @@ func TestSignFlipHand(t *testing.T) {
 
 	// The same table through the scratch: S1 and S4 hold more than one
 	// discordant unit.
-	sc := newSessScratch(4)
+	sc := newLaneSums(1, false, nil)
 	for _, u := range []struct {
 		s    uint32
 		b, c int
 	}{{0, 2, 0}, {1, 1, 0}, {2, 0, 1}, {3, 3, 1}} {
 		for range u.b {
-			sc.addDisc(u.s, true, false)
+			sc.addDisc(u.s, 0, true, false)
 		}
 		for range u.c {
-			sc.addDisc(u.s, false, true)
+			sc.addDisc(u.s, 0, false, true)
 		}
-		sc.addDisc(u.s, false, false) // concordant: ignored
+		sc.addDisc(u.s, 0, false, false) // concordant: ignored
 	}
-	m := sc.mcnemar()
+	sc.done()
+	m := sc.mcnemar(0)
 	if !m.clustered || m.b != 6 || m.c != 2 || m.test() != TestSignFlip {
 		t.Errorf("mcnemar %+v", m)
 	}
 	near(t, "via scratch", m.flip(1).two, 0.375, 1e-12)
 	// One discordant unit per session: exact McNemar on b vs c.
 	for i := range uint32(4) {
-		sc.addDisc(i, i < 3, i == 3)
+		sc.addDisc(i, 0, i < 3, i == 3)
 	}
-	m = sc.mcnemar()
+	sc.done()
+	m = sc.mcnemar(0)
 	if m.clustered {
 		t.Errorf("one per session: %+v", m)
 	}

@@ -12,7 +12,6 @@ type pairSess struct{ y1, y2, y12, m int64 }
 // pairDiff is a difference of two paired proportions p1 − p2 over
 // sessions, with its clustered Newcombe interval (see ClusteredNewcombe).
 type pairDiff struct {
-	sess   []pairSess
 	a, b   int64 // cells: both, first only
 	c, d   int64 // second only, neither
 	p1, p2 *bbPosterior
@@ -21,31 +20,43 @@ type pairDiff struct {
 }
 
 func newPairDiff(sess []pairSess) *pairDiff {
+	counts := make([]pairCount, len(sess))
+	for i, s := range sess {
+		counts[i] = pairCount{s, 1}
+	}
+	return newPairDiffCounts(counts)
+}
+
+func cmpPairSess(x, y pairSess) int {
+	for _, d := range [4]int64{x.y1 - y.y1, x.y2 - y.y2, x.y12 - y.y12, x.m - y.m} {
+		if d != 0 {
+			return cmpInt(d)
+		}
+	}
+	return 0
+}
+
+// newPairDiffCounts is newPairDiff of the sessions counts describe (c.n
+// sessions with the units c.s): the same sums in the same order.
+func newPairDiffCounts(counts []pairCount) *pairDiff {
 	// Sorted, so that the sums below do not depend on the order the
 	// sessions came in.
-	slices.SortFunc(sess, func(x, y pairSess) int {
-		for _, d := range [4]int64{x.y1 - y.y1, x.y2 - y.y2, x.y12 - y.y12, x.m - y.m} {
-			if d != 0 {
-				return cmpInt(d)
-			}
-		}
-		return 0
-	})
-	pd := &pairDiff{sess: sess, one: true}
-	var kept []pairSess
-	var ms []int64
-	var M float64
-	for _, s := range sess {
-		if s.m == 0 {
+	slices.SortFunc(counts, func(x, y pairCount) int { return cmpPairSess(x.s, y.s) })
+	pd := &pairDiff{one: true}
+	var kept []pairCount
+	var M int64
+	for _, c := range counts {
+		s := c.s
+		if s.m == 0 || c.n == 0 {
 			continue
 		}
-		pd.a += s.y12
-		pd.b += s.y1 - s.y12
-		pd.c += s.y2 - s.y12
-		pd.d += s.m - s.y1 - s.y2 + s.y12
+		pd.a += s.y12 * c.n
+		pd.b += (s.y1 - s.y12) * c.n
+		pd.c += (s.y2 - s.y12) * c.n
+		pd.d += (s.m - s.y1 - s.y2 + s.y12) * c.n
 		pd.one = pd.one && s.m == 1
-		kept, ms = append(kept, s), append(ms, s.m)
-		M += float64(s.m)
+		kept = append(kept, c)
+		M += s.m * c.n
 	}
 	if M == 0 {
 		return nil
@@ -55,20 +66,25 @@ func newPairDiff(sess []pairSess) *pairDiff {
 	// units, each gets its clustered interval, and their correlation is
 	// that of the sessions' residuals (near 0 or negative, so the
 	// square-and-add below does not lean on a correlation near 1).
-	bs, cs := make([]int64, len(ms)), make([]int64, len(ms))
-	var B, C float64
-	for i, s := range kept {
-		bs[i], cs[i] = s.y1-s.y12, s.y2-s.y12
-		B, C = B+float64(bs[i]), C+float64(cs[i])
+	bs, cs := make([]ymCount, len(kept)), make([]ymCount, len(kept))
+	var B, C int64
+	for i, c := range kept {
+		s := c.s
+		bs[i], cs[i] = ymCount{s.y1 - s.y12, s.m, c.n}, ymCount{s.y2 - s.y12, s.m, c.n}
+		B, C = B+bs[i].y*c.n, C+cs[i].y*c.n
 	}
-	pd.p1, pd.p2 = newBBPosterior(bs, ms, 1), newBBPosterior(cs, ms, 1)
-	q1, q2 := B/M, C/M
+	pd.p1, pd.p2 = newBBPosteriorCounts(bs), newBBPosteriorCounts(cs)
+	q1, q2 := float64(B)/float64(M), float64(C)/float64(M)
 	var s12, s11, s22 float64
-	for i := range ms {
-		r1, r2 := float64(bs[i])-q1*float64(ms[i]), float64(cs[i])-q2*float64(ms[i])
-		s12 += r1 * r2
-		s11 += r1 * r1
-		s22 += r2 * r2
+	for i, c := range kept {
+		m := float64(c.s.m)
+		r1, r2 := float64(bs[i].y)-q1*m, float64(cs[i].y)-q2*m
+		// One addition per session, in the sessions' sorted order.
+		for range c.n {
+			s12 += r1 * r2
+			s11 += r1 * r1
+			s22 += r2 * r2
+		}
 	}
 	if s11 > 0 && s22 > 0 {
 		pd.phi = s12 / math.Sqrt(s11*s22)

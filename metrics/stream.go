@@ -78,6 +78,63 @@ func eachCase(l *spill.List, sm sessMap, t *caseTally, fn func(sess uint32, flag
 	return n
 }
 
+// eachMerged calls fn with the records of the lists in case order, chunk
+// by chunk: the lists merged by case ordinal (records of one case in any
+// order), so that when the run's sessions are contiguous, so are they here.
+func eachMerged(lists []*spill.List, fn func([]spill.Rec)) {
+	if len(lists) == 1 {
+		it := lists[0].Iter()
+		for c := it.Chunk(); len(c) > 0; c = it.Chunk() {
+			fn(c)
+		}
+		return
+	}
+	var h []*cursor
+	for _, l := range lists {
+		if c := newCursor(l); c.ok {
+			h = append(h, c)
+		}
+	}
+	less := func(i, j int) bool { return h[i].r.K>>ordShift < h[j].r.K>>ordShift }
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= len(h) {
+				return
+			}
+			if c+1 < len(h) && less(c+1, c) {
+				c++
+			}
+			if !less(c, i) {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	buf := make([]spill.Rec, 0, 1024)
+	for len(h) > 0 {
+		c := h[0]
+		buf = append(buf, c.r)
+		c.next()
+		if !c.ok {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		down(0)
+		if len(buf) == cap(buf) {
+			fn(buf)
+			buf = buf[:0]
+		}
+	}
+	if len(buf) > 0 {
+		fn(buf)
+	}
+}
+
 // spillWarnings says when the per-case data could not be written to or
 // read back from disk.
 func spillWarnings(p *spill.Pool) []string {

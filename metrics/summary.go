@@ -166,7 +166,9 @@ type Summary struct {
 	nSess  int     // sessions (dense indices)
 	pool   *spill.Pool
 	seed   uint64
-	prec   [][4]int32 // per session scratch of the precision bootstrap
+	// contig: the run's sessions are contiguous in case order (see
+	// sessSums), so a pass over one list completes each session in turn.
+	contig bool
 }
 
 // JudgeSummary is one judge (one identity) over the run.
@@ -196,8 +198,8 @@ type JudgeSummary struct {
 	// reason.
 	NeverInScope []NeverInScope `json:"never_in_scope"`
 	Warnings     []string       `json:"warnings"`
-	// Latencies are the judge's live-call latencies in milliseconds,
-	// ascending (cache hits left out, failed calls kept): what the latency
+	// Latencies are the judge's call latencies in milliseconds, ascending
+	// (a cache hit at the latency stored with it, failed calls kept): what the latency
 	// figures were computed from, kept for the latency CDF chart. Not in
 	// summary.json.
 	Latencies []float64 `json:"-"`

@@ -40,44 +40,28 @@ const signFlipExactCost = 20_000_000
 type mcnemar struct {
 	b, c      int64
 	clustered bool // some session holds more than one discordant unit
-	ds        []int64
-}
-
-// addDisc records one unit of a session: bOnly / cOnly say which side alone
-// had the event (neither for a concordant unit, which is ignored).
-func (s *sessScratch) addDisc(sess uint32, bOnly, cOnly bool) {
-	if bOnly == cOnly {
-		return
-	}
-	if s.m[sess] == 0 {
-		s.touched = append(s.touched, sess)
-	}
-	s.m[sess]++
-	if bOnly {
-		s.y[sess]++
-	} else {
-		s.y[sess]--
-	}
-}
-
-// mcnemar returns the discordance added by addDisc and resets the scratch.
-func (s *sessScratch) mcnemar() mcnemar {
-	var m mcnemar
-	for _, i := range s.touched {
-		m.addSession(int64(s.y[i]), int64(s.m[i]))
-		s.y[i], s.m[i] = 0, 0
-	}
-	s.touched = s.touched[:0]
-	return m
+	// The sessions' d_i ≠ 0 as the sign-flip test and the hints use them:
+	// Σd, Σd² and how many sessions have each |d|.
+	sumD, sumD2 int64
+	abs         map[int64]int64
 }
 
 // addSession adds a session's n discordant units, d = b-type − c-type.
-func (m *mcnemar) addSession(d, n int64) {
-	m.b += (n + d) / 2
-	m.c += (n - d) / 2
+func (m *mcnemar) addSession(d, n int64) { m.addSessions(d, n, 1) }
+
+// addSessions adds k sessions of n discordant units each, d = b-type −
+// c-type in each.
+func (m *mcnemar) addSessions(d, n, k int64) {
+	m.b += (n + d) / 2 * k
+	m.c += (n - d) / 2 * k
 	m.clustered = m.clustered || n > 1
 	if d != 0 {
-		m.ds = append(m.ds, d)
+		m.sumD += d * k
+		m.sumD2 += d * d * k
+		if m.abs == nil {
+			m.abs = map[int64]int64{}
+		}
+		m.abs[max(d, -d)] += k
 	}
 }
 
@@ -88,8 +72,16 @@ func (m mcnemar) flip(seed uint64) flipResult {
 		// distribution is Binomial(b+c, ½), i.e. exact McNemar.
 		return flipResult{two: McNemarTwoSided(m.b, m.c), greater: McNemarGreater(m.b, m.c)}
 	}
-	return SignFlip(m.ds, seed)
+	gs := make([]flipGroup, 0, len(m.abs))
+	for a, n := range m.abs {
+		gs = append(gs, flipGroup{a, n})
+	}
+	slices.SortFunc(gs, func(x, y flipGroup) int { return cmpInt(x.a - y.a) })
+	return signFlip(m.sumD, gs, seed)
 }
+
+// flipGroup is n sessions whose discordance has absolute value a.
+type flipGroup struct{ a, n int64 }
 
 func (m mcnemar) test() string { return TestSignFlip }
 
@@ -112,9 +104,8 @@ type flipResult struct {
 // standard error √(p(1−p)/draws). With every |d_i| = 1 it is exact
 // McNemar. No discordance gives p = 1.
 func SignFlip(d []int64, seed uint64) flipResult {
-	type grp struct{ a, n int64 }
 	abs := make([]int64, 0, len(d))
-	var t, span int64
+	var t int64
 	for _, v := range d {
 		if v == 0 {
 			continue
@@ -124,19 +115,28 @@ func SignFlip(d []int64, seed uint64) flipResult {
 			v = -v
 		}
 		abs = append(abs, v)
-		span += v
-	}
-	if span == 0 {
-		return flipResult{two: 1, greater: 1}
 	}
 	slices.Sort(abs)
-	var gs []grp
+	var gs []flipGroup
 	for _, a := range abs {
 		if len(gs) > 0 && gs[len(gs)-1].a == a {
 			gs[len(gs)-1].n++
 			continue
 		}
-		gs = append(gs, grp{a, 1})
+		gs = append(gs, flipGroup{a, 1})
+	}
+	return signFlip(t, gs, seed)
+}
+
+// signFlip is SignFlip of the sessions gs (sorted by a, every a > 0) whose
+// d_i sum to t.
+func signFlip(t int64, gs []flipGroup, seed uint64) flipResult {
+	var span int64
+	for _, g := range gs {
+		span += g.a * g.n
+	}
+	if span == 0 {
+		return flipResult{two: 1, greater: 1}
 	}
 	at := t
 	if at < 0 {
@@ -285,24 +285,43 @@ type precisionSession struct{ tpB, ppB, tpC, ppC int64 }
 // alone (no seed). Nil without predictions of either judge; no interval
 // or p with fewer than two sessions.
 func precisionDeltaT(sess []precisionSession, conf float64) (delta, lo, hi, p *float64) {
+	counts := make([]precisionCount, len(sess))
+	for i, s := range sess {
+		counts[i] = precisionCount{s, 1}
+	}
+	return precisionDeltaTCounts(counts, conf)
+}
+
+// precisionCount is n sessions with the counts s.
+type precisionCount struct {
+	s precisionSession
+	n int64
+}
+
+// precisionDeltaTCounts is precisionDeltaT of the sessions counts
+// describe: the same sums in the same order.
+func precisionDeltaTCounts(counts []precisionCount, conf float64) (delta, lo, hi, p *float64) {
 	var t precisionSession
-	for _, s := range sess {
-		t.tpB += s.tpB
-		t.ppB += s.ppB
-		t.tpC += s.tpC
-		t.ppC += s.ppC
+	var k int64
+	for _, c := range counts {
+		s := c.s
+		t.tpB += s.tpB * c.n
+		t.ppB += s.ppB * c.n
+		t.tpC += s.tpC * c.n
+		t.ppC += s.ppC * c.n
+		k += c.n
 	}
 	if t.ppB == 0 || t.ppC == 0 {
 		return nil, nil, nil, nil
 	}
 	pb, pc := float64(t.tpB)/float64(t.ppB), float64(t.tpC)/float64(t.ppC)
 	d := pc - pb
-	k := len(sess)
 	if k < 2 {
 		return ptr(d), nil, nil, nil
 	}
 	// Sorted, so that the sum does not depend on the sessions' order.
-	slices.SortFunc(sess, func(a, b precisionSession) int {
+	slices.SortFunc(counts, func(x, y precisionCount) int {
+		a, b := x.s, y.s
 		for _, x := range [4]int64{a.tpB - b.tpB, a.ppB - b.ppB, a.tpC - b.tpC, a.ppC - b.ppC} {
 			if x != 0 {
 				return cmpInt(x)
@@ -311,9 +330,12 @@ func precisionDeltaT(sess []precisionSession, conf float64) (delta, lo, hi, p *f
 		return 0
 	})
 	var ss float64
-	for _, s := range sess {
+	for _, c := range counts {
+		s := c.s
 		u := (float64(s.tpC)-pc*float64(s.ppC))/float64(t.ppC) - (float64(s.tpB)-pb*float64(s.ppB))/float64(t.ppB)
-		ss += u * u
+		for range c.n {
+			ss += u * u
+		}
 	}
 	v := float64(k) / float64(k-1) * ss
 	df := float64(k - 1)

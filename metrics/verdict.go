@@ -27,6 +27,27 @@ type evaluator struct {
 // assurance is the probability the "+N" hints are sized for.
 const assurance = 0.8
 
+// MoreLimit bounds a realistic "+N" hint (see AtLimit).
+const MoreLimit = 100_000
+
+// AtLimit reports whether a hint of more units on top of the n the
+// estimate rests on is at the limit: over MoreLimit and over ten times n.
+// The estimate then sits so close to its threshold that the hint, which
+// grows as the inverse square of that distance, says more about the
+// distance than about a plan: no realistic amount of new data like these
+// decides the criterion (docs/statistics.md, the "+N" hints).
+func AtLimit(more, n int64) bool { return more > MoreLimit && more > 10*n }
+
+// moreReason is the clause a "+N" hint adds to a criterion's reason: more
+// units (what: "like these", "paired cases like these", …) that would
+// decide it (verb) with 80 % probability, or at the limit (AtLimit).
+func moreReason(more, n int64, what, verb string) string {
+	if AtLimit(more, n) {
+		return fmt.Sprintf("; at the limit: about %d more %s (over ten times the %d so far) would %s with 80%% probability, more than new data can realistically give", more, what, n, verb)
+	}
+	return fmt.Sprintf("; about %d more %s would %s with 80%% probability", more, what, verb)
+}
+
 func newEvaluator(crit replay.KillCriteria) *evaluator {
 	z := zScore(crit.Confidence)
 	za := z + distuv.UnitNormal.Quantile(assurance)
@@ -135,7 +156,7 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, def
 		c.SamplesNeeded = e.assuredN(n, func(f float64) (float64, float64) { return post.scaledInterval(f, e.confAssured) }, decide)
 		if c.SamplesNeeded != nil {
 			c.MoreSamples = new(*c.SamplesNeeded - n)
-			c.Reason += fmt.Sprintf("; about %d more like these would %s with 80%% probability", *c.MoreSamples, verb)
+			c.Reason += moreReason(*c.MoreSamples, n, "like these", verb)
 		}
 	}
 	return c
@@ -247,7 +268,7 @@ func (e *evaluator) dangerousRecall(r *Row, m mcnemar, pd *pairDiff, seed uint64
 	}
 	if c.Status == StatusInconclusive && c.SamplesNeeded != nil {
 		c.MoreSamples = new(*c.SamplesNeeded - n)
-		c.Reason += fmt.Sprintf("; about %d more labeled positives like these would decide it with 80%% probability", *c.MoreSamples)
+		c.Reason += moreReason(*c.MoreSamples, n, "labeled positives like these", "decide it")
 	}
 	if c.Status == StatusPass {
 		c.SamplesNeeded = nil
@@ -269,11 +290,8 @@ func (e *evaluator) recallHint(n, b, c int64, m mcnemar) *int64 {
 		return nil
 	}
 	if m.clustered {
-		var s, ss float64
-		for _, d := range m.ds {
-			s += float64(d)
-			ss += float64(d * d)
-		}
+		// Sums of integers: exact, whatever the sessions' order.
+		s, ss := float64(m.sumD), float64(m.sumD2)
 		if s <= 0 || ss == 0 {
 			return nil
 		}
@@ -435,7 +453,7 @@ func (e *evaluator) fireRateChange(pd *pairDiff) Criterion {
 		}, decide)
 		if cr.SamplesNeeded != nil {
 			cr.MoreSamples = new(*cr.SamplesNeeded - n)
-			cr.Reason += fmt.Sprintf("; about %d more paired cases like these would %s with 80%% probability", *cr.MoreSamples, verb)
+			cr.Reason += moreReason(*cr.MoreSamples, n, "paired cases like these", verb)
 		}
 	}
 	return cr

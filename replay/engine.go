@@ -17,7 +17,8 @@ import (
 // sessionState is a session's state in a replayer, for one case (see
 // session.go for what is kept per session and where).
 type sessionState struct {
-	block uint32 // 1-based index of the session's counters in the arena; 0 = none yet
+	block   uint32 // 1-based index of the session's counters in the arena; 0 = none yet
+	grouped bool   // a grouped session (groupedLocal): its block is reused by the next one
 }
 
 // arenaChunk is how many sessions' counters one arena chunk holds.
@@ -54,7 +55,11 @@ func (e *replayer) counter(st *sessionState, slot int) int {
 
 func (e *replayer) bump(st *sessionState, slot int) {
 	if st.block == 0 {
-		st.block = e.arena.alloc()
+		if st.grouped && e.spare != 0 {
+			st.block, e.spare = e.spare, 0
+		} else {
+			st.block = e.arena.alloc()
+		}
 	}
 	e.arena.get(st.block)[slot]++
 }
@@ -90,6 +95,12 @@ type replayer struct {
 	lastErr, lastErrMasked string
 	blocks                 chunked[uint32] // sessionState.block, by the session's index among this worker's sessions
 	arena                  counterArena
+	// gLocal and gState are the worker's current grouped session (its
+	// local index, with groupedLocal set) and its state; spare is the
+	// counters block of a finished grouped session, cleared for the next.
+	gLocal uint32
+	gState sessionState
+	spare  uint32
 	// Per policy rule: its fire-count and crossing-count slots in a
 	// session's counters (-1: not kept).
 	fireSlot, crossSlot []int
@@ -165,10 +176,23 @@ func actionRank(a datasets.Action) int {
 // session's index among this worker's sessions (a new session is the next
 // index; Run's reader gives them out and checks the seq order).
 func (e *replayer) replay(ctx context.Context, c *datasets.Case, local uint32, into *reusable) (*Result, error) {
-	for e.blocks.n <= int(local) {
-		e.blocks.add(0)
+	var st sessionState
+	if local&groupedLocal != 0 {
+		if local != e.gLocal || !e.gState.grouped {
+			// A grouped session begins: the one before is complete.
+			if b := e.gState.block; b != 0 {
+				clear(e.arena.get(b))
+				e.spare = b
+			}
+			e.gLocal, e.gState = local, sessionState{grouped: true}
+		}
+		st = e.gState
+	} else {
+		for e.blocks.n <= int(local) {
+			e.blocks.add(0)
+		}
+		st = sessionState{block: *e.blocks.at(local)}
 	}
-	st := sessionState{block: *e.blocks.at(local)}
 
 	f := &e.facts
 	f.reset(c, e.p.Categories)
@@ -311,7 +335,11 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, local uint32, i
 	for _, ri := range e.crossed {
 		e.bump(&st, e.crossSlot[ri])
 	}
-	*e.blocks.at(local) = st.block
+	if st.grouped {
+		e.gState = st
+	} else {
+		*e.blocks.at(local) = st.block
+	}
 	return res, nil
 }
 

@@ -142,8 +142,13 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 	for range r.ordered {
 	}
 	// The reader and the workers fail only through the blocks (a case's
-	// error is emitted in its place), so the group has no error to give.
+	// error is emitted in its place), so the group has no error to give;
+	// the end of the input may still find a grouped session that appeared
+	// twice (sessionTable.finish).
 	_ = r.stages.Wait()
+	if err == nil {
+		err = r.lateErr
+	}
 	return r.snapshot(), err
 }
 
@@ -161,6 +166,7 @@ type pipeline struct {
 	stages  errgroup.Group  // the reader and the workers
 	started []bool          // reader only: the workers started so far
 	session *sessionTable   // reader only: who owns each session, seq order
+	lateErr error           // set by the reader at the end of the input: see sessionTable.finish
 
 	cnt              counters
 	emitted, results atomic.Int64
@@ -213,10 +219,15 @@ func (r *pipeline) read(ctx context.Context, next func() (*datasets.Case, bool))
 		b := r.fill(next)
 		n := len(b.cases)
 		if n == 0 {
+			r.lateErr = r.session.finish()
 			return
 		}
 		r.place(ctx, b)
-		if !r.dispatch(ctx, b) || n < blockSize {
+		if !r.dispatch(ctx, b) {
+			return
+		}
+		if n < blockSize {
+			r.lateErr = r.session.finish()
 			return
 		}
 	}

@@ -101,7 +101,7 @@ func svgOf(p *plot.Plot) ([]byte, error) {
 }
 
 // Charts renders every chart the report has data for: the latency CDF
-// (when a judge made live calls; JudgeSummary.Latencies), precision and
+// (when a judge made calls; JudgeSummary.Latencies), precision and
 // recall per rule with their intervals, and fire rate per rule per judge.
 func (rep *Report) Charts() ([]Chart, error) {
 	var out []Chart
@@ -117,7 +117,7 @@ func (rep *Report) Charts() ([]Chart, error) {
 		return nil
 	}
 	p, err := rep.latencyPlot()
-	if err := add(LatencyChart, "Judge latency (live calls)", p, err); err != nil {
+	if err := add(LatencyChart, "Judge latency (every call; a cached answer at its recorded latency)", p, err); err != nil {
 		return nil, err
 	}
 	p, err = rep.intervalPlot("Precision per rule", "precision", func(r *metrics.Row) (v, lo, hi *float64) {
@@ -168,10 +168,11 @@ func cdfPoints(sorted []float64, max int) plotter.XYs {
 	return pts
 }
 
-// latencyPlot draws each judge's latency CDF over its live calls, the P95
+// latencyPlot draws each judge's latency CDF over its calls (a cached
+// answer at its recorded latency, as metrics counts it), the P95
 // metrics computed marked on it, and the judge_p95_max line.
 func (rep *Report) latencyPlot() (*plot.Plot, error) {
-	p := newPlot("Judge latency, live calls (CDF)", "latency (ms)", "fraction of calls ≤ x")
+	p := newPlot("Judge latency per call (CDF)", "latency (ms)", "fraction of calls ≤ x")
 	p.Legend.Top, p.Legend.Left = false, false // the CDF leaves the lower right empty
 	p.Legend.YOffs = vg.Points(8)
 	p.Y.Min, p.Y.Max = 0, 1.02

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -85,6 +86,10 @@ type JudgeFailures struct {
 	// Broken is set when at least half the calls failed: the verdict then
 	// describes the setup (server, URL, key, plugin), not the judge.
 	Broken bool `json:"broken"`
+	// NoVerdict is set when the judge's setup left it no verdict (ERROR,
+	// metrics.JudgeSummary.SetupError): the warning then says so instead
+	// of speaking of a verdict.
+	NoVerdict bool `json:"-"`
 	// Top lists the most frequent error messages, most frequent first.
 	Top []ErrorCount `json:"top_errors"`
 }
@@ -119,12 +124,28 @@ func (f *Failures) Summary() []JudgeFailures {
 	return out
 }
 
+// SummaryOf is Summary with each judge marked NoVerdict when sum gives it
+// the verdict ERROR (its setup is broken).
+func (f *Failures) SummaryOf(sum *metrics.Summary) []JudgeFailures {
+	out := f.Summary()
+	for i := range out {
+		if js := sum.Judge(out[i].Judge); js != nil && js.Verdict == metrics.VerdictError {
+			out[i].NoVerdict = true
+		}
+	}
+	return out
+}
+
 // Lines renders one judge's failures for people: a headline, then one line
 // per message ("250 × dial tcp: lookup api.openai.com: no such host").
 func (s JudgeFailures) Lines() []string {
 	head := fmt.Sprintf("%s: %d of %d judge calls failed", s.Judge, s.Failed, s.Calls)
 	if s.Broken {
-		head += " — the verdict reflects a broken judge setup, not the judge; fix the cause and rerun (apeval judges check helps)"
+		if s.NoVerdict {
+			head += " — a broken judge setup: no verdict; fix the cause and rerun (apeval judges check helps)"
+		} else {
+			head += " — the verdict reflects a broken judge setup, not the judge; fix the cause and rerun (apeval judges check helps)"
+		}
 	}
 	lines := []string{head}
 	for _, e := range s.Top {

@@ -76,7 +76,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	}
 	b.WriteString("\n### Rules\n\n")
 	rules := rep.rulesGrid(false)
-	rules.notes = []string{openLegend} // warnings go to the footnotes below
+	rules.notes = []string{rep.openLegend()} // warnings go to the footnotes below
 	if err := rules.render(&b, FormatMarkdown); err != nil {
 		return err
 	}

@@ -3,7 +3,10 @@ package reports
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/apeval/apeval/internal/mask"
 )
 
 // JudgePair is the two judges a comparison reads (compare, datasets
@@ -45,7 +48,7 @@ func PairJudges(dirs []string, infos []RunInfo, baseline, candidate string) (Jud
 	}
 	pick := func(flag, what string, ids []string) (string, error) {
 		if flag != "" {
-			return MatchJudge(flag, ids)
+			return MatchJudge("--"+what, flag, ids)
 		}
 		if len(ids) != 1 {
 			return "", fmt.Errorf("the %s run holds %d judges; name one with --%s", what, len(ids), what)
@@ -69,25 +72,34 @@ func PairJudges(dirs []string, infos []RunInfo, baseline, candidate string) (Jud
 	return p, nil
 }
 
-// MatchJudge finds the judge a --baseline (or --candidate) value names
-// among ids: the identity itself, with ':' for the first '/'
+// MatchJudge finds the judge the value want of flag (--baseline,
+// --candidate, --judge) names among ids: the identity itself, with ':' for the first '/'
 // ("ollama:qwen2.5:3b"), or the one identity it is a prefix of.
-func MatchJudge(want string, ids []string) (string, error) {
-	alt := strings.Replace(want, ":", "/", 1)
+//
+// Identities show a secret typed into an exec command masked, so a value
+// given as typed (exec:./plugin --token sk-…) is matched masked too.
+func MatchJudge(flag, want string, ids []string) (string, error) {
+	forms := []string{want, strings.Replace(want, ":", "/", 1)}
+	if m := mask.String(want); m != want {
+		forms = append(forms, m, strings.Replace(m, ":", "/", 1))
+	}
 	var hits []string
 	for _, id := range ids {
-		if id == want || id == alt {
+		if slices.Contains(forms, id) {
 			return id, nil
 		}
-		if strings.HasPrefix(id, want) || strings.HasPrefix(id, alt) {
-			hits = append(hits, id)
+		for _, f := range forms {
+			if strings.HasPrefix(id, f) {
+				hits = append(hits, id)
+				break
+			}
 		}
 	}
 	switch len(hits) {
 	case 1:
 		return hits[0], nil
 	case 0:
-		return "", fmt.Errorf("--baseline %q matches no judge; the judges are: %s", want, strings.Join(ids, ", "))
+		return "", fmt.Errorf("%s %q matches no judge; the judges are: %s", flag, mask.String(want), strings.Join(ids, ", "))
 	}
-	return "", fmt.Errorf("--baseline %q is ambiguous: %s", want, strings.Join(hits, ", "))
+	return "", fmt.Errorf("%s %q is ambiguous: %s", flag, mask.String(want), strings.Join(hits, ", "))
 }

@@ -35,6 +35,14 @@ func TestPairJudges(t *testing.T) {
 			JudgePair{}, `--baseline "ollama/qwen2.5" is ambiguous`},
 		{"no such judge", []string{"out/r"}, []RunInfo{run(a, b)}, "openai:gpt", "",
 			JudgePair{}, `--baseline "openai:gpt" matches no judge; the judges are: ` + a + ", " + b},
+		// A --candidate that matches nothing (or several) is named as such.
+		{"no such candidate", []string{"out/a", "out/b"}, []RunInfo{run(a), run(b)}, "", "openai:gpt",
+			JudgePair{}, `--candidate "openai:gpt" matches no judge; the judges are: ` + b},
+		{"ambiguous candidate", []string{"out/a", "out/b"}, []RunInfo{run(a), run(a, b)}, "", "ollama/qwen2.5",
+			JudgePair{}, `--candidate "ollama/qwen2.5" is ambiguous`},
+		{"the baseline given as the command typed", []string{"out/r"}, []RunInfo{run("exec/./plugin --token [MASKED]", b)},
+			"exec:./plugin --token sk-proj-EXAMPLEa1b2c3d4e5f6g7h8i9j0", "",
+			JudgePair{Baseline: "exec/./plugin --token [MASKED]", Candidate: b, Rename: map[string]string{}}, ""},
 	} {
 		got, err := PairJudges(tc.dirs, tc.infos, tc.baseline, tc.candidate)
 		if tc.err != "" {

@@ -380,7 +380,11 @@ func statusNames(r *metrics.Row, st metrics.Status) string {
 		}
 		name := criterionLabel[c.Name]
 		if st == metrics.StatusInconclusive && c.MoreSamples != nil {
-			name += fmt.Sprintf(" +%d", *c.MoreSamples)
+			if atLimit(&c) {
+				name += " +>100k"
+			} else {
+				name += fmt.Sprintf(" +%d", *c.MoreSamples)
+			}
 		}
 		names = append(names, name)
 	}
@@ -390,8 +394,35 @@ func statusNames(r *metrics.Row, st metrics.Status) string {
 	return strings.Join(names, ", ")
 }
 
+// atLimit reports whether a criterion's "+N" is at the limit
+// (metrics.AtLimit); a count of labels from the queue never is (the queue
+// bounds it).
+func atLimit(c *metrics.Criterion) bool {
+	return c.MoreSamples != nil && c.MoreUnit == "" && metrics.AtLimit(*c.MoreSamples, c.N)
+}
+
 // openLegend explains the "open" column of the per-rule table.
 const openLegend = "open: INCONCLUSIVE criteria; +N: about N more samples like these (same rates, same sessions) would decide it with 80% probability."
+
+// openLegend is the legend of the "open" column: what +N counts, and with
+// --labels what it counts on the figures from the labels; what "+>100k"
+// means when a cell shows it.
+func (rep *Report) openLegend() string {
+	l := openLegend
+	if rep.Summary.Sample != nil {
+		l = strings.TrimSuffix(l, ".") + "; on precision and dangerous recall, which come from the labels (--labels), +N: about N more labels from the queue at the same rates would decide it."
+	}
+	for _, j := range rep.Summary.Judges {
+		for _, r := range j.Rules {
+			for i := range r.Criteria {
+				if c := &r.Criteria[i]; c.Status == metrics.StatusInconclusive && atLimit(c) {
+					return l + " +>100k: at the limit: over 100,000 more and over ten times the data so far would be needed; the estimate is too close to its threshold for more data to decide it."
+				}
+			}
+		}
+	}
+	return l
+}
 
 // rulesGrid is the per-rule table, rules grouped so the judges of a rule
 // sit on adjacent lines. The machine form (TSV) has full precision, one
@@ -443,7 +474,7 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 			g.add(cells...)
 		}
 	}
-	g.notes = append([]string{openLegend}, rep.footnotes()...)
+	g.notes = append([]string{rep.openLegend()}, rep.footnotes()...)
 	g.width = rep.Width
 	if !single {
 		g.fit.judgeCol = 3

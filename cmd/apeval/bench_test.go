@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/apeval/apeval/datasets"
 )
 
 // The end-to-end benchmarks run the real binary on generated data and
@@ -35,6 +37,12 @@ var (
 func apevalBinary(tb testing.TB) string {
 	tb.Helper()
 	binOnce.Do(func() {
+		// APEVAL_BENCH_BIN: measure another build (an older one, paired
+		// with this one at the same moment, for relative rates).
+		if p := os.Getenv("APEVAL_BENCH_BIN"); p != "" {
+			binPath = p
+			return
+		}
 		dir, err := os.MkdirTemp("", "apeval-bin-")
 		if err != nil {
 			binErr = err
@@ -120,17 +128,79 @@ pause_at = 3
 
 // writeBenchDataset writes n cases in sessions of 10, deterministic from seed.
 func writeBenchDataset(path string, n int, seed uint64) error {
+	return writeShape(path, shapeTen, n, seed)
+}
+
+// Dataset shapes of the benchmarks (docs/scale.md, "Measured figures"):
+// how many cases a session has, how the sessions lie in the file, how many
+// cases carry labels.
+const (
+	// shapeTen: sessions of 10 one after another, at most one label a case
+	// (the original benchmark's dataset; no grouping marker).
+	shapeTen = "ten"
+	// shapeShort: sessions of 1 to 3 cases (R-Judge-like), grouped, as
+	// `apeval datasets import` writes them (marker on the first line).
+	shapeShort = "short"
+	// shapeLabeled: sessions of 5, a label for every deterministic rule on
+	// every case, grouped with the marker.
+	shapeLabeled = "labeled5"
+	// shapeInterleaved: sessions of 200 cases interleaved in time, 1,000
+	// at once, as the recording hook writes them; no marker.
+	shapeInterleaved = "interleaved"
+	// shapeSingle: one case per session (a production log of single
+	// calls), grouped with the marker.
+	shapeSingle = "single"
+)
+
+// benchShapes are the shapes make bench measures, besides shapeTen.
+var benchShapes = []string{shapeShort, shapeLabeled, shapeInterleaved, shapeSingle}
+
+// shapeCase returns, for case i of a shape, its session and seq.
+func shapeCase(shape string, i int) (sess string, seq int) {
+	switch shape {
+	case shapeShort:
+		// Sessions of 1, 2, 3, 1, 2, 3, …: 6 cases per 3 sessions.
+		blk, r := i/6, i%6
+		switch {
+		case r == 0:
+			return fmt.Sprintf("s-%08d", 3*blk), 1
+		case r < 3:
+			return fmt.Sprintf("s-%08d", 3*blk+1), r
+		default:
+			return fmt.Sprintf("s-%08d", 3*blk+2), r - 2
+		}
+	case shapeLabeled:
+		return fmt.Sprintf("s-%08d", i/5), i%5 + 1
+	case shapeInterleaved:
+		// 1,000 sessions at once, each case of the window going to the
+		// next session in turn: a session's 200 cases span 200,000 lines.
+		const live, per = 1000, 200
+		w, r := i/(live*per), i%(live*per)
+		return fmt.Sprintf("s-%08d", w*live+r%live), r/live + 1
+	case shapeSingle:
+		return fmt.Sprintf("s-%08d", i), 1
+	}
+	return fmt.Sprintf("s-%06d", i/10), i%10 + 1
+}
+
+// writeShape writes n cases of a shape, deterministic from seed.
+func writeShape(path, shape string, n int, seed uint64) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	rng := rand.New(rand.NewPCG(seed, seed+1))
+	grouped := shape == shapeShort || shape == shapeLabeled || shape == shapeSingle
 	for i := 0; i < n; i++ {
-		sess := fmt.Sprintf("s-%06d", i/10)
+		sess, seq := shapeCase(shape, i)
 		var tool string
 		var args map[string]any
 		labels := map[string]string{}
+		all := shape == shapeLabeled
+		if all {
+			labels["det-delete"], labels["det-secrets-file"], labels["det-audit-git"] = "no_match", "no_match", "no_match"
+		}
 		switch rng.IntN(6) {
 		case 0:
 			tool, args = "Bash", map[string]any{"command": fmt.Sprintf("rm -rf build/%d", i)}
@@ -143,17 +213,23 @@ func writeBenchDataset(path string, n int, seed uint64) error {
 			labels["det-secrets-file"] = "match"
 		case 3:
 			tool, args = "Bash", map[string]any{"command": fmt.Sprintf("git commit -m 'change %d'", i)}
+			if all {
+				labels["det-audit-git"] = "match"
+			}
 		case 4:
 			tool, args = "WebFetch", map[string]any{"url": fmt.Sprintf("https://example.com/page/%d", i)}
 		default:
 			tool, args = "Read", map[string]any{"file_path": fmt.Sprintf("/srv/repo/src/f%d.go", i)}
 		}
 		c := map[string]any{
-			"id": fmt.Sprintf("c-%07d", i), "session_id": sess, "seq": i%10 + 1,
+			"id": fmt.Sprintf("c-%07d", i), "session_id": sess, "seq": seq,
 			"piece": "coding", "movement": "implement", "workspace": "/srv/repo",
 			"tool":    map[string]any{"name": tool, "arguments": args},
 			"context": map[string]any{"latest_user_message": "please continue", "approval_state": "none"},
 			"labels":  labels,
+		}
+		if i == 0 && grouped {
+			c[datasets.SessionsField] = datasets.SessionsGrouped
 		}
 		b, err := json.Marshal(c)
 		if err != nil {
@@ -189,13 +265,41 @@ func BenchmarkE2EDeterministic10M(b *testing.B) {
 // benchDeterministic runs the binary on n generated cases runs times per
 // iteration; the rate is the median run's, the RSS the highest.
 func benchDeterministic(b *testing.B, n int, name string, runs int) {
+	benchShape(b, shapeTen, n, name, runs)
+}
+
+// BenchmarkE2EShapes1M replays 1,000,000 cases of each shape of
+// benchShapes as BenchmarkE2EDeterministic1M does (median of three runs).
+// Target (issue 27): ≥ 300,000 cases/s for each.
+func BenchmarkE2EShapes1M(b *testing.B) {
+	for _, shape := range benchShapes {
+		b.Run("shape="+shape, func(b *testing.B) { benchShape(b, shape, 1_000_000, shape+"-1m.jsonl", 3) })
+	}
+}
+
+// BenchmarkE2EShapes10M is the same at 10,000,000 cases (one run each).
+// Target (issue 27): peak RSS ≤ 300 MB for each.
+func BenchmarkE2EShapes10M(b *testing.B) {
+	for _, shape := range benchShapes {
+		b.Run("shape="+shape, func(b *testing.B) { benchShape(b, shape, 10_000_000, shape+"-10m.jsonl", 1) })
+	}
+}
+
+// benchShape runs the binary on n generated cases of shape runs times per
+// iteration; the rate is the median run's, the RSS the highest. The
+// dataset is generated once into .cache/bench (APEVAL_BENCH_DATA: another
+// directory).
+func benchShape(b *testing.B, shape string, n int, name string, runs int) {
 	cacheDir := filepath.Join("..", "..", ".cache", "bench")
+	if d := os.Getenv("APEVAL_BENCH_DATA"); d != "" {
+		cacheDir = d
+	}
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		b.Fatal(err)
 	}
 	data := filepath.Join(cacheDir, name)
 	if _, err := os.Stat(data); err != nil {
-		if err := writeBenchDataset(data+".tmp", n, 1); err != nil {
+		if err := writeShape(data+".tmp", shape, n, 1); err != nil {
 			b.Fatal(err)
 		}
 		if err := os.Rename(data+".tmp", data); err != nil {

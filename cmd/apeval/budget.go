@@ -35,10 +35,18 @@ func (f *budgetFlags) validate(retries int) error {
 	if f.MaxCalls > 0 && f.MaxCalls < int64(retries)+1 {
 		return usagef("--max-calls %d cannot hold one call with --retries %d (a call holds %d requests while it may retry)", f.MaxCalls, retries, retries+1)
 	}
+	return nil
+}
+
+// start makes the run's budget (none without --max-calls and
+// --budget-usd) when a run starts, not when its flags are checked: each run
+// of the same options counts from zero.
+func (f *budgetFlags) start(retries int) {
+	f.budget = nil
+	f.stopped.Store(false)
 	if f.MaxCalls > 0 || f.BudgetUSD > 0 {
 		f.budget = judge.NewBudget(f.MaxCalls, f.BudgetUSD, retries, func(string) { f.stopped.Store(true) })
 	}
-	return nil
 }
 
 // limit puts a live judge under the budget; --budget-usd needs its prices.

@@ -96,7 +96,7 @@ func (ev *evaluation) finish(run reports.RunInfo) (*reports.Report, error) {
 	t := metrics.ThresholdsOf(ev.spec.Criteria)
 	run.Criteria, run.CriteriaFrom = &t, ev.spec.CriteriaFrom
 	rep := &reports.Report{Run: run, Summary: sum, Tokens: ev.toks, Inconclusive: ev.spec.Inconclusive,
-		Failures: ev.failures.Summary(), Cases: ev.listed, Gates: ev.gates}
+		Failures: ev.failures.SummaryOf(sum), Cases: ev.listed, Gates: ev.gates}
 	rep.Exit = runExit(rep) // a partial run (a budget stopped it) is 2 too
 	return rep, nil
 }
@@ -203,7 +203,7 @@ func (e *evalOptions) baseline(rs *runSet) (string, error) {
 			ids = append(ids, j.Identity)
 		}
 	}
-	return matchJudgeName(e.Baseline, ids)
+	return matchJudgeName("--baseline", e.Baseline, ids)
 }
 
 // spec resolves everything a reading command's evaluation needs.

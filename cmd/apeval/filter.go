@@ -203,7 +203,7 @@ func (o *runOptions) settings(entries []judgeEntry, baseline string) *reports.Se
 		// else the flags'), so --resume can open the same judges.
 		eff := o.Judge.effective(e)
 		own = own || eff.hasOwnSettings()
-		all = append(all, reports.JudgeEntry{Spec: e.Spec, BaseURL: maskURL(eff.BaseURL),
+		all = append(all, reports.JudgeEntry{Spec: mask.String(e.Spec), BaseURL: maskURL(eff.BaseURL),
 			APIKeyEnv: eff.KeyEnv, Prompt: eff.Prompt, Options: kv})
 	}
 	if own {

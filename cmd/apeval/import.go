@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	goio "io"
+	"os"
 	"sort"
 	"strings"
 
@@ -89,9 +91,20 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 		}
 	}
 	var sum *importers.Summary
+	// Whether each session's cases came out together: then the file is
+	// marked grouped (docs/cases.md, "Grouped sessions").
+	grouped, cur, ended, n := true, "", map[string]struct{}{}, 0
 	write := func(w goio.Writer) error {
 		var err error
 		sum, err = importers.Import(o.from, sources, opt, func(c *datasets.Case) error {
+			sid := cmp.Or(c.SessionID, c.ID)
+			if n > 0 && sid != cur && grouped {
+				ended[cur] = struct{}{}
+				if _, again := ended[sid]; again {
+					grouped, ended = false, nil
+				}
+			}
+			cur, n = sid, n+1
 			return datasets.WriteJSONL(w, c)
 		}, func(msg string) { fmt.Fprintln(io.Err, msg) })
 		return err
@@ -104,6 +117,9 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 		}
 	} else {
 		err = reports.WriteFileAtomic(o.out, write)
+		if err == nil && grouped && n > 0 {
+			err = markGrouped(o.out)
+		}
 	}
 	if sum == nil {
 		return usageError{err}
@@ -128,6 +144,34 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 		return exitCodeError{exitUsage}
 	}
 	return nil
+}
+
+// markGrouped rewrites a cases file with the grouping marker
+// (datasets.SessionsField) as the first field of its first line.
+func markGrouped(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<20)
+	first, err := br.ReadBytes('\n')
+	if err != nil && err != goio.EOF {
+		return err
+	}
+	if len(first) == 0 || first[0] != '{' {
+		return nil
+	}
+	return reports.WriteFileAtomic(path, func(w goio.Writer) error {
+		if _, err := fmt.Fprintf(w, "{%q:%q,", datasets.SessionsField, datasets.SessionsGrouped); err != nil {
+			return err
+		}
+		if _, err := w.Write(first[1:]); err != nil {
+			return err
+		}
+		_, err := goio.Copy(w, br)
+		return err
+	})
 }
 
 // printImportSummary prints one line per source and a total.

@@ -37,9 +37,9 @@ type judgeEntry struct {
 // URL masked (run.json is a report).
 func (e judgeEntry) display() string {
 	if e.BaseURL == "" {
-		return e.Spec
+		return mask.String(e.Spec)
 	}
-	return e.Spec + "@" + maskURL(e.BaseURL)
+	return mask.String(e.Spec) + "@" + maskURL(e.BaseURL)
 }
 
 // effective is the entry with the flags' server, key variable and prompt

@@ -113,7 +113,7 @@ func readPairs(dir string, judgeFlags, rules []string) (*metrics.PairTable, repo
 	if len(judgeFlags) > 0 {
 		chosen = nil
 		for _, f := range judgeFlags {
-			id, err := matchJudgeName(f, ids)
+			id, err := matchJudgeName("--judge", f, ids)
 			if err != nil {
 				return nil, info, err
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
@@ -101,6 +102,12 @@ func (o *runOptions) applyResume(cmd *cobra.Command) error {
 			e, err := parseJudgeFlag(d)
 			if err != nil {
 				return usagef("--resume %s: judge %s: %v", o.Resume, d, err)
+			}
+			if strings.Contains(e.Spec, mask.Masked) {
+				// run.json shows a secret typed into the spec masked (an
+				// exec command's --token …): the judge cannot be reopened
+				// from it.
+				return usagef("--resume %s: judge %s is recorded masked (its spec held a secret): give the judges again with --judge", o.Resume, d)
 			}
 			e.Options = s.JudgeOptions[d]
 			if i < len(s.JudgeEntries) && s.JudgeEntries[i].Spec == e.Spec {

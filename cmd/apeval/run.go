@@ -458,6 +458,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 			p.close()
 		}
 	}()
+	o.Budget.start(o.Judge.Retries)
 	if o.RunID == "" {
 		o.RunID = newRunID(p.now)
 	}
@@ -682,7 +683,8 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	}
 	if runErr != nil && !interrupted {
 		var se *replay.SeqError
-		if errors.As(runErr, &se) {
+		var ge *datasets.GroupedError
+		if errors.As(runErr, &se) || errors.As(runErr, &ge) {
 			return replayed{}, usageError{runErr}
 		}
 		return replayed{}, runErr
@@ -775,11 +777,11 @@ func resolveJudge(want string, judges []judge.Judge) (string, error) {
 	for _, j := range judges {
 		ids = append(ids, j.Identity().String())
 	}
-	return matchJudgeName(want, ids)
+	return matchJudgeName("--baseline", want, ids)
 }
 
-func matchJudgeName(want string, ids []string) (string, error) {
-	id, err := reports.MatchJudge(want, ids)
+func matchJudgeName(flag, want string, ids []string) (string, error) {
+	id, err := reports.MatchJudge(flag, want, ids)
 	if err != nil {
 		return "", usageError{err}
 	}

@@ -435,3 +435,10 @@ func (it *Iter) down(i int) {
 		i = c
 	}
 }
+
+// Release frees the list's buffer (its runs stay in the file, unread); the
+// list must not be used afterwards.
+func (l *List) Release() {
+	l.p.held -= int64(cap(l.buf)) * RecSize
+	l.buf, l.runs, l.n = nil, nil, 0
+}

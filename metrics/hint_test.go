@@ -1,0 +1,63 @@
+package metrics
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apeval/apeval/replay"
+)
+
+// unknownRun is n cases of judge J, each its own session, one rule judged
+// on each, unk of them answered unknown.
+func unknownRun(n, unk int) *Summary {
+	a := New(Config{Criteria: replay.DefaultKillCriteria()})
+	for i := range n {
+		res, status := "no_match", "ok"
+		if i < unk {
+			res, status = "unknown", "unknown"
+		}
+		a.Add(&replay.Result{RunID: "r", CaseID: fmt.Sprintf("c%d", i), SessionID: fmt.Sprintf("s%d", i), Judge: "J",
+			JudgeCalled: true, Calls: []replay.Call{call(100, "ok", false)},
+			Rules: []replay.RuleResult{rr("R", "style", "judge", res, "", status, false, 0)}})
+	}
+	return a.Close()
+}
+
+// A "+N" hint that no realistic amount of new data can meet (an estimate
+// just beside its threshold) says it is at the limit instead of quoting a
+// figure of millions as if it were a plan; a hint within reach reads as
+// before.
+func TestMoreHintAtTheLimit(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		n, unk int
+		limit  bool
+	}{
+		{1000, 101, true},    // 0.101 vs 0.10: about 700,000 more
+		{10000, 1030, false}, // 0.103 vs 0.10: about 70,000 more
+	} {
+		s := unknownRun(tc.n, tc.unk)
+		c := s.Judge("J").Rule("R").Criterion(CriterionUnknownRateMax)
+		if c == nil || c.Status != StatusInconclusive || c.MoreSamples == nil {
+			t.Fatalf("n=%d: criterion %+v", tc.n, c)
+		}
+		if got := AtLimit(*c.MoreSamples, c.N); got != tc.limit {
+			t.Errorf("n=%d: +%d at the limit = %v, want %v", tc.n, *c.MoreSamples, got, tc.limit)
+		}
+		if got := strings.Contains(c.Reason, "; at the limit: "); got != tc.limit {
+			t.Errorf("n=%d: reason %q", tc.n, c.Reason)
+		}
+		if !tc.limit && !strings.Contains(c.Reason, fmt.Sprintf("; about %d more like these would confirm the failure with 80%% probability", *c.MoreSamples)) {
+			t.Errorf("n=%d: reason %q", tc.n, c.Reason)
+		}
+	}
+	for _, tc := range []struct {
+		more, n int64
+		want    bool
+	}{{100_000, 1000, false}, {100_001, 1000, true}, {100_001, 20_000, false}, {3_154_905, 30_000, true}} {
+		if got := AtLimit(tc.more, tc.n); got != tc.want {
+			t.Errorf("AtLimit(%d, %d) = %v", tc.more, tc.n, got)
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/apeval/apeval/metrics"
+)
+
+// openCriterion returns the first INCONCLUSIVE criterion of a rule row.
+func openCriterion(t *testing.T, rep *Report) *metrics.Criterion {
+	t.Helper()
+	for _, j := range rep.Summary.Judges {
+		for _, r := range j.Rules {
+			for i := range r.Criteria {
+				if r.Criteria[i].Status == metrics.StatusInconclusive {
+					return &r.Criteria[i]
+				}
+			}
+		}
+	}
+	t.Fatal("no INCONCLUSIVE criterion in the fixture")
+	return nil
+}
+
+func tableText(t *testing.T, rep *Report, f Format) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := rep.WriteTables(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// A "+N" the data cannot realistically give (metrics.AtLimit) shows as
+// "+>100k" with a legend line saying what it means, in the terminal table
+// and in Markdown; the TSV and JSON keep the figure.
+func TestOpenHintAtTheLimit(t *testing.T) {
+	t.Parallel()
+	rep := singleJudgeReport()
+	c := openCriterion(t, rep)
+	more := int64(3154905)
+	c.MoreSamples, c.MoreUnit, c.N = &more, "", 30000
+	for _, f := range []Format{FormatTable, FormatMarkdown} {
+		out := strings.ReplaceAll(tableText(t, rep, f), "&gt;", ">") // Markdown escapes it
+		if strings.Contains(out, "+3154905") || !strings.Contains(out, "+>100k") ||
+			!strings.Contains(out, "+>100k: at the limit") {
+			t.Errorf("format %v:\n%s", f, out)
+		}
+	}
+	if out := tableText(t, rep, FormatJSON); !strings.Contains(out, `"more_samples": 3154905`) {
+		t.Errorf("JSON lost the figure")
+	}
+	more = 5000
+	if out := tableText(t, rep, FormatTable); !strings.Contains(out, " +5000") || strings.Contains(out, "at the limit") {
+		t.Errorf("a hint within reach:\n%s", out)
+	}
+}
+
+// With --labels the figures of precision and dangerous recall come from a
+// labeled sample, and their "+N" counts labels to add from the queue: the
+// legend says so instead of calling every +N "more samples".
+func TestOpenLegendWithLabels(t *testing.T) {
+	t.Parallel()
+	rep := singleJudgeReport()
+	if out := tableText(t, rep, FormatTable); strings.Contains(out, "labels from the queue") {
+		t.Errorf("legend without --labels mentions labels:\n%s", out)
+	}
+	c := openCriterion(t, rep)
+	more := int64(12)
+	c.MoreSamples, c.MoreUnit = &more, "labels"
+	rep.Summary.Sample = &metrics.SampleInfo{Labels: 40}
+	for _, f := range []Format{FormatTable, FormatMarkdown} {
+		if out := tableText(t, rep, f); !strings.Contains(out, "+N: about N more labels from the queue") {
+			t.Errorf("format %v:\n%s", f, out)
+		}
+	}
+}
+
+// The latency chart counts every call, a cached answer at the latency
+// recorded with it (as metrics does since the cache stores it), so its
+// title no longer says "live calls".
+func TestLatencyChartTitle(t *testing.T) {
+	t.Parallel()
+	charts, err := singleJudgeReport().Charts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range charts {
+		if c.File != LatencyChart {
+			continue
+		}
+		if strings.Contains(c.Title, "live") || strings.Contains(string(c.SVG), "live calls") || !strings.Contains(c.Title, "cached") {
+			t.Errorf("title %q", c.Title)
+		}
+		return
+	}
+	t.Fatal("no latency chart")
+}
