@@ -37,7 +37,7 @@ func (a *Accumulator) Close() *Summary {
 		contig:      a.contig,
 	}
 	s.Slices = a.closeSlices()
-	ls := newLaneSums(ruleLanes+1, a.contig, a.pool)
+	ls := newLaneSums(ruleLanes+1, a.contig, nSess, a.pool)
 	if a.numCases() > maxCases {
 		warnings = append(warnings, fmt.Sprintf("%d distinct cases exceed the %d that paired comparisons can index; comparisons are unreliable", a.numCases(), maxCases))
 	}
@@ -45,7 +45,7 @@ func (a *Accumulator) Close() *Summary {
 	setup := map[string]map[string]int64{}
 	for _, j := range a.judgeOrder() {
 		setup[j.id] = j.setup
-		js, pairs := j.close(e, sm, ls, a.contig, a.pool)
+		js, pairs := j.close(e, sm, ls, a.contig, nSess, a.pool)
 		js.IsBaseline = a.cfg.Baseline != "" && j.id == a.cfg.Baseline
 		js.NeverInScope = []NeverInScope{}
 		for _, id := range a.cfg.PolicyRules {
@@ -168,7 +168,7 @@ func runVerdict(judges []*JudgeSummary, base *JudgeSummary) Verdict {
 
 // close turns one judge's counts into its summary and hands over its
 // paired data.
-func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, pool *spill.Pool) (*JudgeSummary, *judgePairs) {
+func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, nSess int, pool *spill.Pool) (*JudgeSummary, *judgePairs) {
 	js := &JudgeSummary{
 		Judge: j.id, Model: j.model, ModelDigest: j.digest, PromptVersion: j.prompt,
 		RunIDs: j.runIDs, Rules: []*Row{}, Warnings: []string{},
@@ -200,7 +200,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, po
 	ls.reset()
 	total := &Row{RuleID: AllRules, Cases: cc.cases}
 	var scratch []float64
-	ps := newPairSums(contig, pool)
+	ps := newPairSums(contig, nSess, pool)
 	var versionClash []string
 	for _, ra := range rules {
 		r := &Row{RuleID: ra.id, RuleVersion: ra.version, Class: ra.class, Action: ra.action,

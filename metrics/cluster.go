@@ -85,4 +85,3 @@ func recUnit(f uint64) (bool, bool)  { return f&bitPos != 0, f&bitMatch != 0 }
 func unkUnit(f uint64) (bool, bool)  { return f&bitJudged != 0, f&bitUndecided != 0 }
 func jrUnit(f uint64) (bool, bool)   { return f&bitMissing == 0, f&bitJudged != 0 }
 func apprUnit(f uint64) (bool, bool) { return f&bitApprOut != 0, f&bitApprRej != 0 }
-

@@ -128,7 +128,7 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 
 	// Fire units per session (candidate, baseline), per rule (one pass in
 	// case order) and pooled (one pass per rule).
-	fr, ft := newPairSums(s.contig, s.pool), newPairSums(false, s.pool)
+	fr, ft := newPairSums(s.contig, s.nSess, s.pool), newPairSums(false, s.nSess, s.pool)
 	var all [][2]*spill.List
 	var total cells
 	var onlyBase, onlyCand, versions, few []string

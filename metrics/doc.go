@@ -57,7 +57,8 @@
 //	samplepanel.go     SampleFiguresOf: one judge × rule from a labeled sample
 //	pairs.go           PairTable: a run's pairs across judges; resolving labels files
 //	agreement.go       Cohen's and Fleiss' kappa, LabelAgreement
-//	summary.go         Summary, Row and their JSON
+//	row.go             Row, the one definition of a figure row: tags, counting, rates
+//	summary.go         Summary and its JSON
 //
 // What every figure means, how a pair is counted, the session-clustered
 // intervals, the paired comparison tests, each criterion's rule and how

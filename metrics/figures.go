@@ -70,9 +70,9 @@ func (s *Summary) figures(lists [][2]*spill.List, latB, latC []float64) []Figure
 	var cnt [4][4]int64 // per binFigure: both, baseline only, candidate only, neither
 	// One list pair is one pass in case order; several are not.
 	contig := s.contig && len(lists) <= 1
-	ls := newLaneSums(len(binFigures), contig, s.pool)
+	ls := newLaneSums(len(binFigures), contig, s.nSess, s.pool)
 	precHist := map[precisionSession]int64{}
-	prec := newSessSums(4, contig, s.pool, func(v []int64) {
+	prec := newSessSums(4, contig, s.nSess, s.pool, func(v []int64) {
 		precHist[precisionSession{v[0], v[1], v[2], v[3]}]++
 	})
 	for _, l := range lists {

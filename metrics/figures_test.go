@@ -48,7 +48,7 @@ func TestSignFlipHand(t *testing.T) {
 
 	// The same table through the scratch: S1 and S4 hold more than one
 	// discordant unit.
-	sc := newLaneSums(1, false, nil)
+	sc := newLaneSums(1, false, 0, nil)
 	for _, u := range []struct {
 		s    uint32
 		b, c int

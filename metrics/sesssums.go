@@ -39,6 +39,13 @@ type sessSums struct {
 	idx  map[uint32]int32
 	win  []int64
 	list *spill.List
+
+	// nDense > 0: the sums of session i are at dense[i*k:], touched lists
+	// the sessions in use (mark says whether one is).
+	nDense  int
+	dense   []int64
+	mark    []bool
+	touched []uint32
 }
 
 // sumsHeld is the most sessions any sessSums held in memory at once
@@ -61,8 +68,15 @@ var sumsWindow = 1 << 17
 // maxSlots bounds k: a record's key holds the slot in its low 8 bits.
 const maxSlots = 256
 
-func newSessSums(k int, contig bool, pool *spill.Pool, emit func(v []int64)) *sessSums {
-	return &sessSums{k: k, contig: contig, emit: emit, pool: pool, vec: make([]int64, k)}
+// newSessSums returns a sessSums of k slots; nSess is the number of session
+// indexes (0: unknown): up to sumsWindow of them, scattered sessions are
+// summed in an array indexed by session rather than a map.
+func newSessSums(k int, contig bool, nSess int, pool *spill.Pool, emit func(v []int64)) *sessSums {
+	s := &sessSums{k: k, contig: contig, emit: emit, pool: pool, vec: make([]int64, k)}
+	if !contig && nSess > 0 && nSess <= sumsWindow {
+		s.nDense = nSess
+	}
+	return s
 }
 
 // at returns the sums of session sess, to add to.
@@ -76,6 +90,16 @@ func (s *sessSums) at(sess uint32) []int64 {
 			s.cur, s.have = sess, true
 		}
 		return s.vec
+	}
+	if s.nDense > 0 {
+		if s.dense == nil {
+			s.dense, s.mark = make([]int64, s.nDense*s.k), make([]bool, s.nDense)
+		}
+		if !s.mark[sess] {
+			s.mark[sess] = true
+			s.touched = append(s.touched, sess)
+		}
+		return s.dense[int(sess)*s.k : int(sess+1)*s.k]
 	}
 	if s.idx == nil {
 		s.idx = map[uint32]int32{}
@@ -122,6 +146,17 @@ func (s *sessSums) finish() {
 			clear(s.vec)
 		}
 		s.have = false
+		return
+	}
+	if s.nDense > 0 {
+		noteHeld(len(s.touched))
+		for _, i := range s.touched {
+			v := s.dense[int(i)*s.k : int(i+1)*s.k]
+			s.emit(v)
+			clear(v)
+			s.mark[i] = false
+		}
+		s.touched = s.touched[:0]
 		return
 	}
 	if s.list == nil {
@@ -223,9 +258,9 @@ type laneSums struct {
 	hist  []ymHist
 }
 
-func newLaneSums(lanes int, contig bool, pool *spill.Pool) *laneSums {
+func newLaneSums(lanes int, contig bool, nSess int, pool *spill.Pool) *laneSums {
 	ls := &laneSums{lanes: lanes, hist: make([]ymHist, lanes)}
-	ls.sums = newSessSums(2*lanes, contig, pool, func(v []int64) {
+	ls.sums = newSessSums(2*lanes, contig, nSess, pool, func(v []int64) {
 		for l := range ls.lanes {
 			if m := v[2*l+1]; m != 0 {
 				ls.hist[l].add(v[2*l], m)
@@ -295,9 +330,9 @@ type pairSums struct {
 	hist map[pairSess]int64
 }
 
-func newPairSums(contig bool, pool *spill.Pool) *pairSums {
+func newPairSums(contig bool, nSess int, pool *spill.Pool) *pairSums {
 	p := &pairSums{hist: map[pairSess]int64{}}
-	p.sums = newSessSums(4, contig, pool, func(v []int64) {
+	p.sums = newSessSums(4, contig, nSess, pool, func(v []int64) {
 		if v[3] != 0 {
 			p.hist[pairSess{v[0], v[1], v[2], v[3]}]++
 		}

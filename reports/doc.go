@@ -23,7 +23,9 @@
 //	run.go, parquet.go   RunWriter and the decisions/gates Parquet rows
 //	read.go              ReadRun, ReadRunInfo
 //	pair.go              PairJudges, MatchJudge: which judges a comparison reads
+//	columns.go           the machine formats' columns, read off the figure types' tags
 //	metricsfile.go       metrics.parquet
+//	compareparquet.go    compare.parquet
 //	summaryjson.go       summary.json (keys in SUMMARY_JSON.md)
 //	markdown.go, junit.go, html.go, charts.go   the other report files
 //	tables.go, compare.go, gates.go, format.go  terminal output
