@@ -136,39 +136,3 @@ func ClusteredNewcombe(y1, y2, y12, m []int64, conf float64) (est, lo, hi float6
 	}
 	return pd.interval(1, conf)
 }
-
-// pairScratch collects pairSess per session index without a map.
-type pairScratch struct {
-	s       []pairSess
-	touched []uint32
-}
-
-func newPairScratch(sessions int) *pairScratch { return &pairScratch{s: make([]pairSess, sessions)} }
-
-func (p *pairScratch) add(sess uint32, e1, e2 bool) {
-	s := &p.s[sess]
-	if s.m == 0 {
-		p.touched = append(p.touched, sess)
-	}
-	s.m++
-	if e1 {
-		s.y1++
-	}
-	if e2 {
-		s.y2++
-	}
-	if e1 && e2 {
-		s.y12++
-	}
-}
-
-// take returns the sessions in touched order and resets the scratch.
-func (p *pairScratch) take() []pairSess {
-	out := make([]pairSess, 0, len(p.touched))
-	for _, i := range p.touched {
-		out = append(out, p.s[i])
-		p.s[i] = pairSess{}
-	}
-	p.touched = p.touched[:0]
-	return out
-}

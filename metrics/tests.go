@@ -46,9 +46,6 @@ type mcnemar struct {
 	abs         map[int64]int64
 }
 
-// addSession adds a session's n discordant units, d = b-type − c-type.
-func (m *mcnemar) addSession(d, n int64) { m.addSessions(d, n, 1) }
-
 // addSessions adds k sessions of n discordant units each, d = b-type −
 // c-type in each.
 func (m *mcnemar) addSessions(d, n, k int64) {

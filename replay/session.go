@@ -89,7 +89,6 @@ type sessionTable struct {
 	hasCur   bool            // cur is set
 	grouped  []uint32        // grouped sessions placed per worker
 	closed   *datasets.IDSet // every session id started since the first grouped one
-	lateErr  error           // a repeat found at the end (finish)
 }
 
 // groupedSession is the state of the current grouped session.
