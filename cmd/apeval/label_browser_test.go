@@ -256,7 +256,7 @@ func TestLabelServeBrowser(t *testing.T) {
 		t.Fatalf("labels file has %d lines, %d keys labeled", len(got), len(want))
 	}
 	for i, g := range got {
-		if g.Order != want[i].order || g.Label != want[i].label || g.Labeler != "tester" {
+		if g.Order != want[i].order || string(g.Label) != want[i].label || g.Labeler != "tester" {
 			t.Errorf("line %d: order %d %s by %s, pressed order %d %s", i+1, g.Order, g.Label, g.Labeler, want[i].order, want[i].label)
 		}
 	}
