@@ -93,7 +93,6 @@ type judgeAcc struct {
 	classClash                             map[string]bool
 	lastRule                               *ruleAcc
 	unknownStatus, unknownSource, badCalls int64
-	rep                                    repeatAcc // the "*" row's repeat figures
 }
 
 // ruleAcc accumulates one judge × rule. Its counts are not kept here:
@@ -241,7 +240,10 @@ func (a *Accumulator) Add(r *replay.Result) {
 		rr := &r.Rules[i]
 		ra := j.rule(rr, a.pool)
 		ra.note(j, rr)
-		f := j.pairFlags(ra, rr, r.ApprovalOutcome, callIdx, sess)
+		f := j.pairFlags(ra, rr, r.ApprovalOutcome, callIdx)
+		if f&bitMissing == 0 {
+			ra.rep.add(a.pool, ord, sess, rr)
+		}
 		ra.pairs.Append(spill.Rec{K: uint64(ord)<<ordShift | f, V: uint64(sess)})
 	}
 }
@@ -338,15 +340,11 @@ func (j *judgeAcc) addCall(c *replay.Call) {
 }
 
 // pairFlags is what one case × rule pair counts for (bit*), noting on the
-// way its repeats, the live call it was part of and anything odd.
-func (j *judgeAcc) pairFlags(ra *ruleAcc, rr *replay.RuleResult, approval datasets.ApprovalOutcome, callIdx []int32, sess uint32) uint64 {
+// way the live call it was part of and anything odd.
+func (j *judgeAcc) pairFlags(ra *ruleAcc, rr *replay.RuleResult, approval datasets.ApprovalOutcome, callIdx []int32) uint64 {
 	out, _ := rr.Classify()
 	if out == replay.OutcomeMissing {
 		return bitMissing
-	}
-	if len(rr.Repeats) > 0 {
-		ra.rep.add(sess, rr)
-		j.rep.add(sess, rr)
 	}
 	var f uint64
 	switch rr.Source {
