@@ -66,7 +66,7 @@ func (c *chunked[T]) at(i uint32) *T { return &c.chunks[i/stateChunk][i%stateChu
 // sessionsInMemory is how many sessions of files without the grouped
 // marker the reader keeps in memory at most (a variable so that tests can
 // shrink it): see above.
-var sessionsInMemory = 1 << 18
+var sessionsInMemory = 1 << 17
 
 // groupedLocal marks, in the local index the reader gives a case, a
 // session of a file that declares its sessions grouped: the worker keeps
@@ -104,7 +104,7 @@ type sessionTable struct {
 	nextSlot      []uint32 // per worker: slots given out
 	freeSlots     [][]uint32
 	runs          sessionRuns
-	recs          []sessRecord // eviction scratch
+	order         []uint32 // eviction scratch: the evicted entries
 	// evicts and reloads are the notices for each worker of the block
 	// being placed (the block's own slices, see pipeline.place).
 	evicts, reloads [][]notice
@@ -250,19 +250,20 @@ func (s *sessionTable) beginBlock(evicts, reloads [][]notice) error {
 	// Each case marks one session as used, so at most half the table was
 	// used in the last sessionsInMemory/2 cases.
 	recent := s.cases - min(s.cases, uint64(max(sessionsInMemory/2, 1)))
-	recs := s.recs[:0]
+	order := s.order[:0]
 	for i := range s.ents {
-		if e := &s.ents[i]; e.used <= recent {
-			recs = append(recs, sessRecord{h: e.h, last: e.last, g: e.g, w: e.w, id: s.id(i)})
+		if s.ents[i].used <= recent {
+			order = append(order, uint32(i))
 		}
 	}
-	slices.SortFunc(recs, func(a, b sessRecord) int {
-		if c := cmp.Compare(a.h, b.h); c != 0 {
+	slices.SortFunc(order, func(a, b uint32) int {
+		if c := cmp.Compare(s.ents[a].h, s.ents[b].h); c != 0 {
 			return c
 		}
-		return bytes.Compare(a.id, b.id)
+		return bytes.Compare(s.id(int(a)), s.id(int(b)))
 	})
-	if err := s.runs.write(recs); err != nil {
+	s.order = order
+	if err := s.runs.write(s.ents, order, s.id); err != nil {
 		return err
 	}
 	epoch := uint32(len(s.runs.runs) - 1)
@@ -284,8 +285,6 @@ func (s *sessionTable) beginBlock(evicts, reloads [][]notice) error {
 		start = end
 	}
 	s.ents, s.arena = s.ents[:k], s.arena[:pos]
-	clear(recs) // the ids pointed into the arena
-	s.recs = recs[:0]
 	s.reindex()
 	return nil
 }

@@ -130,13 +130,12 @@ func (b *bloom) has(h uint64) bool {
 	return true
 }
 
-// sessRecord is a spilled session: its id and the reader's state of it.
+// sessRecord is the reader's state of a spilled session.
 type sessRecord struct {
 	h    uint64
 	last int64
 	g    uint32
 	w    uint16
-	id   []byte
 }
 
 // recHeader is a record's fixed part on disk: hash, last seq, ordinal,
@@ -165,24 +164,26 @@ type sessionRuns struct {
 	buf   []byte
 }
 
-// write writes recs (sorted by hash, then id) as a new run; its index is
-// the eviction's epoch.
-func (s *sessionRuns) write(recs []sessRecord) error {
+// write writes the sessions ents[i] for i in order (sorted by hash, then
+// id; idOf gives entry i's id) as a new run; its index is the eviction's
+// epoch.
+func (s *sessionRuns) write(ents []hotEntry, order []uint32, idOf func(int) []byte) error {
 	size := 0
 	var tmp [recHeader + binary.MaxVarintLen64]byte
-	for i := range recs {
-		size += recHeader + binary.PutUvarint(tmp[:], uint64(len(recs[i].id))) + len(recs[i].id)
+	for _, i := range order {
+		n := len(idOf(int(i)))
+		size += recHeader + binary.PutUvarint(tmp[:], uint64(n)) + n
 	}
-	f, off, err := s.file.reserve(size + 8*len(recs))
+	f, off, err := s.file.reserve(size + 8*len(order))
 	if err != nil {
 		return err
 	}
-	run := sessRun{off: off, size: int64(size), hashOff: off + int64(size), n: len(recs)}
-	w := bufio.NewWriterSize(io.NewOffsetWriter(f, off), 256<<10)
+	run := sessRun{off: off, size: int64(size), hashOff: off + int64(size), n: len(order)}
+	w := bufio.NewWriterSize(io.NewOffsetWriter(f, off), 64<<10)
 	pos := 0
-	for i := range recs {
-		r := &recs[i]
-		if i%sparseEvery == 0 {
+	for k, i := range order {
+		r, id := &ents[i], idOf(int(i))
+		if k%sparseEvery == 0 {
 			run.sparse = append(run.sparse, r.h)
 			run.sparseOff = append(run.sparseOff, uint32(pos))
 		}
@@ -190,17 +191,17 @@ func (s *sessionRuns) write(recs []sessRecord) error {
 		binary.LittleEndian.PutUint64(tmp[8:], uint64(r.last))
 		binary.LittleEndian.PutUint32(tmp[16:], r.g)
 		binary.LittleEndian.PutUint16(tmp[20:], r.w)
-		k := recHeader + binary.PutUvarint(tmp[recHeader:], uint64(len(r.id)))
-		if _, err := w.Write(tmp[:k]); err != nil {
+		n := recHeader + binary.PutUvarint(tmp[recHeader:], uint64(len(id)))
+		if _, err := w.Write(tmp[:n]); err != nil {
 			return spillErr(err)
 		}
-		if _, err := w.Write(r.id); err != nil {
+		if _, err := w.Write(id); err != nil {
 			return spillErr(err)
 		}
-		pos += k + len(r.id)
+		pos += n + len(id)
 	}
-	for i := range recs {
-		binary.LittleEndian.PutUint64(tmp[:8], recs[i].h)
+	for _, i := range order {
+		binary.LittleEndian.PutUint64(tmp[:8], ents[i].h)
 		if _, err := w.Write(tmp[:8]); err != nil {
 			return spillErr(err)
 		}
@@ -209,11 +210,11 @@ func (s *sessionRuns) write(recs []sessRecord) error {
 		return spillErr(err)
 	}
 	s.runs = append(s.runs, run)
-	if s.bloom.keys+len(recs) > s.bloom.cap {
-		return s.rebuild(len(recs))
+	if s.bloom.keys+len(order) > s.bloom.cap {
+		return s.rebuild(len(order))
 	}
-	for i := range recs {
-		s.bloom.add(recs[i].h)
+	for _, i := range order {
+		s.bloom.add(ents[i].h)
 	}
 	return nil
 }
