@@ -15,7 +15,8 @@ run ./cmd/apeval 'E2EDeterministic1M$'
 run ./cmd/apeval 'E2EDeterministic10M$'
 # The dataset shapes of issue 27 (generators in cmd/apeval/bench_test.go):
 # 1-3 cases per session, 5 with labels on all, 200-case sessions
-# interleaved in time, one case per session.
+# interleaved in time, one case per session; the 1-3 and one-case shapes
+# again without the grouped marker.
 run ./cmd/apeval 'E2EShapes1M$'
 run ./cmd/apeval 'E2EShapes10M$'
 run ./cmd/apeval 'E2EOpenAI20ms$'
@@ -61,7 +62,7 @@ check "replay 1M deterministic cases: cases/s (issue 14)" "$(metric BenchmarkE2E
 printf '%-52s %12s  (the median of three runs above; the slowest and fastest: %s, %s)\n' "replay 1M deterministic cases: spread" "" "$(metric BenchmarkE2EDeterministic1M slowest-cases/s)" "$(metric BenchmarkE2EDeterministic1M fastest-cases/s)"
 check "decisions.parquet at 1M: bytes per row"      "$(metric BenchmarkE2EDeterministic1M bytes/decision-row)" 16 le
 check "replay 10M deterministic cases: peak RSS MB" "$(metric BenchmarkE2EDeterministic10M peak-RSS-MB)" 300 le
-for shape in short labeled5 interleaved single; do
+for shape in short labeled5 interleaved single short-unmarked single-unmarked; do
   check "shape $shape, 1M: cases/s" "$(metric "BenchmarkE2EShapes1M/shape=$shape" cases/s)" 300000 ge
   check "shape $shape, 10M: peak RSS MB" "$(metric "BenchmarkE2EShapes10M/shape=$shape" peak-RSS-MB)" 300 le
 done

@@ -150,10 +150,13 @@ const (
 	// shapeSingle: one case per session (a production log of single
 	// calls), grouped with the marker.
 	shapeSingle = "single"
+	// unmarked, appended to a grouped shape's name: the same cases without
+	// the marker (a production log, or a dataset written by other tools).
+	unmarked = "-unmarked"
 )
 
 // benchShapes are the shapes make bench measures, besides shapeTen.
-var benchShapes = []string{shapeShort, shapeLabeled, shapeInterleaved, shapeSingle}
+var benchShapes = []string{shapeShort, shapeLabeled, shapeInterleaved, shapeSingle, shapeShort + unmarked, shapeSingle + unmarked}
 
 // shapeCase returns, for case i of a shape, its session and seq.
 func shapeCase(shape string, i int) (sess string, seq int) {
@@ -191,7 +194,8 @@ func writeShape(path, shape string, n int, seed uint64) error {
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	rng := rand.New(rand.NewPCG(seed, seed+1))
-	grouped := shape == shapeShort || shape == shapeLabeled || shape == shapeSingle
+	shape, stripped := strings.CutSuffix(shape, unmarked)
+	grouped := !stripped && (shape == shapeShort || shape == shapeLabeled || shape == shapeSingle)
 	for i := 0; i < n; i++ {
 		sess, seq := shapeCase(shape, i)
 		var tool string
