@@ -49,6 +49,12 @@ type Accumulator struct {
 	lastCase        []byte
 	curOrd, curSess uint32
 	nCases          int64
+	// seen, with Config.CheckDistinct, holds the IDs of the cases numbered
+	// so far, to find one that comes back (then came is set and seen
+	// released: the guess failed); seenErr is a failure to write it.
+	seen    *datasets.IDSet
+	came    bool
+	seenErr error
 	// pool holds every spill list of the accumulator and of its slices.
 	pool *spill.Pool
 	// noSession counts cases without a session ID: each is a session of
@@ -93,7 +99,6 @@ type judgeAcc struct {
 	classClash                             map[string]bool
 	lastRule                               *ruleAcc
 	unknownStatus, unknownSource, badCalls int64
-	rep                                    repeatAcc // the "*" row's repeat figures
 }
 
 // ruleAcc accumulates one judge × rule. Its counts are not kept here:
@@ -143,10 +148,69 @@ func New(cfg Config) *Accumulator {
 
 func newAcc(cfg Config, pool *spill.Pool) *Accumulator {
 	a := &Accumulator{cfg: cfg, sessions: intern.New(), judges: map[string]*judgeAcc{}, pool: pool, contig: true}
-	if !cfg.DistinctCases {
+	switch {
+	case cfg.CheckDistinct:
+		a.seen = datasets.NewIDSet(seenInMemory)
+	case !cfg.DistinctCases:
 		a.cases = intern.New()
 	}
 	return a
+}
+
+// seenInMemory is how many case IDs the check of Config.CheckDistinct
+// keeps in memory (≈ 16 bytes + the ID each); the rest go to sorted runs
+// on disk.
+var seenInMemory = 1 << 18
+
+// noteCase adds a newly numbered case's ID to the check of
+// Config.CheckDistinct.
+func (a *Accumulator) noteCase(id string, ord uint32) {
+	if a.seen == nil {
+		return
+	}
+	_, dup, err := a.seen.Add(id, ord)
+	if err != nil || dup {
+		a.came, a.seenErr = dup, err
+		_ = a.seen.Close()
+		a.seen = nil
+	}
+}
+
+// Distinct reports, with Config.CheckDistinct, after the last Add and
+// before Close, whether every case's results came together and no case
+// came back (true without the check): the cases' numbers are then those
+// of an accumulator keeping every case ID, and so is the Summary. False
+// (or an error from the check's temporary file) means the figures would
+// count a case that came back as another case: Discard this accumulator
+// and feed the results to one without Config.CheckDistinct. Slices see
+// subsequences of the results, so the answer holds for them too.
+func (a *Accumulator) Distinct() (bool, error) {
+	if !a.cfg.CheckDistinct {
+		return true, nil
+	}
+	if a.came || a.seenErr != nil {
+		return false, a.seenErr
+	}
+	if a.seen == nil {
+		return true, nil
+	}
+	_, _, _, late, err := a.seen.Late()
+	if cerr := a.seen.Close(); err == nil {
+		err = cerr
+	}
+	a.seen = nil
+	a.came = late
+	return !late && err == nil, err
+}
+
+// Discard releases what the accumulator holds (its spill file) without
+// closing it; it must not be used afterwards.
+func (a *Accumulator) Discard() error {
+	if a.seen != nil {
+		_ = a.seen.Close()
+		a.seen = nil
+	}
+	return a.pool.Close()
 }
 
 // numCases is the number of distinct case ordinals given out.
@@ -164,6 +228,7 @@ func (a *Accumulator) caseOf(r *replay.Result) (ord, sess uint32) {
 			a.lastCase = append(a.lastCase[:0], r.CaseID...)
 			a.curOrd = uint32(a.nCases)
 			a.nCases++
+			a.noteCase(r.CaseID, a.curOrd)
 			if a.replaySess == 0 {
 				a.replaySess = -1
 				if r.SessionOrd != 0 && !a.isSlice {
@@ -241,7 +306,10 @@ func (a *Accumulator) Add(r *replay.Result) {
 		rr := &r.Rules[i]
 		ra := j.rule(rr, a.pool)
 		ra.note(j, rr)
-		f := j.pairFlags(ra, rr, r.ApprovalOutcome, callIdx, sess)
+		f := j.pairFlags(ra, rr, r.ApprovalOutcome, callIdx)
+		if f&bitMissing == 0 {
+			ra.rep.add(a.pool, ord, sess, rr)
+		}
 		ra.pairs.Append(spill.Rec{K: uint64(ord)<<ordShift | f, V: uint64(sess)})
 	}
 }
@@ -338,15 +406,11 @@ func (j *judgeAcc) addCall(c *replay.Call) {
 }
 
 // pairFlags is what one case × rule pair counts for (bit*), noting on the
-// way its repeats, the live call it was part of and anything odd.
-func (j *judgeAcc) pairFlags(ra *ruleAcc, rr *replay.RuleResult, approval datasets.ApprovalOutcome, callIdx []int32, sess uint32) uint64 {
+// way the live call it was part of and anything odd.
+func (j *judgeAcc) pairFlags(ra *ruleAcc, rr *replay.RuleResult, approval datasets.ApprovalOutcome, callIdx []int32) uint64 {
 	out, _ := rr.Classify()
 	if out == replay.OutcomeMissing {
 		return bitMissing
-	}
-	if len(rr.Repeats) > 0 {
-		ra.rep.add(sess, rr)
-		j.rep.add(sess, rr)
 	}
 	var f uint64
 	switch rr.Source {

@@ -217,7 +217,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, nS
 		r.setClustered(laneAppr, ls.clustered(laneAppr, e.z, e.conf))
 		disc := ls.mcnemar(ruleLanes)
 		ls.reset()
-		ra.rep.fill(r, e.conf)
+		fillRepeats(r, sm, ls, e.conf, []*spill.List{ra.rep.list})
 		r.JudgeRequiredRate = ratio(r.Judged, r.InScope)
 		scratch = scratch[:0]
 		for _, p := range ra.callRefs {
@@ -254,7 +254,17 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, nS
 	total.ApprovalRejectRate = ratio(total.ApprovalRejected, total.ApprovalOutcomes)
 	total.setClustered(laneJR, jrCases)
 	total.setClustered(laneAppr, apprCases)
-	j.rep.fill(total, e.conf)
+	reps := make([]*spill.List, len(rules))
+	for i, ra := range rules {
+		reps[i] = ra.rep.list
+	}
+	fillRepeats(total, sm, ls, e.conf, reps)
+	for _, ra := range rules {
+		if ra.rep.list != nil {
+			ra.rep.list.Release()
+			ra.rep.list = nil
+		}
+	}
 	total.JudgeRequired = cc.judgeCalled
 	total.JudgeRequiredRate = ratio(cc.judgeCalled, cc.cases)
 	// Baseline recall is a per-rule comparison; a pooled figure would mix

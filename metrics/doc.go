@@ -23,7 +23,9 @@
 // memory, the rest in an unnamed temporary file read back in case order
 // by Close and Compare; [Summary.Release] frees it. With
 // Config.DistinctCases (each case's results together, as `apeval run`
-// emits them) no case ID is kept either. What remains grows with sessions
+// emits them) no case ID is kept either; Config.CheckDistinct does the same
+// for results expected to come so, and checks it exactly in bounded memory
+// ([Accumulator.Distinct]). What remains grows with sessions
 // and live judge calls (see docs/internals.md, "Per-case data on disk").
 //
 // # Main types

@@ -4,52 +4,52 @@ import (
 	"math"
 	"slices"
 
+	"github.com/apeval/apeval/internal/spill"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
 
-// repeatAcc accumulates a judge × rule's (or a judge's) repeat figures
-// per session, for their session-clustered intervals: flip_rate over the
-// pairs whose repeats answered at least twice, and position_effect over
-// the answers given in first and in last position of a call of two or
-// more rules (see docs/statistics.md, "Repeats and rule order"). It holds
-// one small entry per session that had repeats, only in runs with
-// --repeat or --shuffle-rules.
+// repeatAcc accumulates a judge × rule's repeat figures, for their
+// session-clustered intervals: flip_rate over the pairs whose repeats
+// answered at least twice, and position_effect over the answers given in
+// first and in last position of a call of two or more rules (see
+// docs/statistics.md, "Repeats and rule order"). Each pair with repeats
+// is one record in a spill list (only in runs with --repeat or
+// --shuffle-rules): K = case ordinal<<ordShift | repFlipUnit, repFlipped;
+// V = session | its first answers, first matches, last answers and last
+// matches, 8 bits each from bit 32 (a pair with more is split over several
+// records). Close sums them per session with the other figures' bounded
+// per-session sums (laneSums), the judge's "*" row over all its rules'
+// lists merged in case order.
 type repeatAcc struct {
-	flip map[uint32]*[4]int64 // session → flip units, flips (two lanes unused)
-	pos  map[uint32]*[4]int64 // session → first answers, first matches, last answers, last matches
+	list *spill.List
 }
 
+// Flags of a repeat record (repeatAcc).
+const (
+	repFlipUnit = 1 << iota // the pair's repeats answered at least twice
+	repFlipped              // ... and not all the same
+)
+
+// repMax is the most of each position count one record holds.
+const repMax = 1<<8 - 1
+
 // add counts one pair's repeats.
-func (ra *repeatAcc) add(sess uint32, rr *replay.RuleResult) {
+func (ra *repeatAcc) add(pool *spill.Pool, ord, sess uint32, rr *replay.RuleResult) {
 	if len(rr.Repeats) == 0 {
 		return
 	}
+	var f uint64
 	if unit, flipped := rr.Flip(); unit {
-		if ra.flip == nil {
-			ra.flip = map[uint32]*[4]int64{}
-		}
-		c := ra.flip[sess]
-		if c == nil {
-			c = new([4]int64)
-			ra.flip[sess] = c
-		}
-		c[0]++
+		f = repFlipUnit
 		if flipped {
-			c[1]++
+			f |= repFlipped
 		}
 	}
+	var c [4]int64
 	for _, v := range rr.Repeats {
 		if !v.Answered() || v.Of < 2 || (v.Pos != 0 && v.Pos != v.Of-1) {
 			continue
-		}
-		if ra.pos == nil {
-			ra.pos = map[uint32]*[4]int64{}
-		}
-		c := ra.pos[sess]
-		if c == nil {
-			c = new([4]int64)
-			ra.pos[sess] = c
 		}
 		k := 0
 		if v.Pos == v.Of-1 {
@@ -60,59 +60,78 @@ func (ra *repeatAcc) add(sess uint32, rr *replay.RuleResult) {
 			c[k+1]++
 		}
 	}
+	if f == 0 && c == [4]int64{} {
+		return
+	}
+	if ra.list == nil {
+		ra.list = pool.NewList()
+	}
+	for {
+		v := uint64(sess)
+		var left bool
+		for i := range c {
+			n := min(c[i], repMax)
+			v |= uint64(n) << (32 + 8*i)
+			c[i] -= n
+			left = left || c[i] > 0
+		}
+		ra.list.Append(spill.Rec{K: uint64(ord)<<ordShift | f, V: v})
+		if !left {
+			return
+		}
+		f = 0
+	}
 }
 
-// sessionSums lists per session (in session order, so the result cannot
-// depend on map order) the successes and units of lane k/k+1 of m.
-func sessionSums(m map[uint32]*[4]int64, units, succ int) (ys, ms []int64) {
-	keys := make([]uint32, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		a := m[k]
-		if a[units] > 0 {
-			ms = append(ms, a[units])
-			ys = append(ys, a[succ])
-		}
-	}
-	return ys, ms
-}
+// The lanes of the repeat figures in a laneSums.
+const (
+	laneFlip = iota
+	laneFirst
+	laneLast
+	repLanes
+)
 
-func sum(xs []int64) int64 {
-	var t int64
-	for _, x := range xs {
-		t += x
+// fillRepeats sets the row's flip and position figures from the repeat
+// lists (merged in case order), their intervals at conf by
+// ClusteredInterval (sessions as clusters); ls is empty and has at least
+// repLanes lanes, and is left empty.
+func fillRepeats(r *Row, sm sessMap, ls *laneSums, conf float64, lists []*spill.List) {
+	lists = slices.DeleteFunc(slices.Clone(lists), func(l *spill.List) bool { return l == nil })
+	if len(lists) == 0 {
+		return
 	}
-	return t
-}
-
-// fill sets the row's flip and position figures, their intervals at conf
-// by ClusteredInterval (sessions as clusters).
-func (ra *repeatAcc) fill(r *Row, conf float64) {
-	if len(ra.flip) > 0 {
-		ys, ms := sessionSums(ra.flip, 0, 1)
-		r.FlipPairs, r.Flips = sum(ms), sum(ys)
-		if r.FlipPairs > 0 {
-			lo, hi, d := ClusteredInterval(ys, ms, conf)
-			r.FlipRate = ratio(r.Flips, r.FlipPairs)
-			r.FlipRateLo, r.FlipRateHi, r.FlipRateDeff = ptr(lo), ptr(hi), ptr(d)
+	eachMerged(lists, func(c []spill.Rec) {
+		for _, p := range c {
+			sess := sm.at(p.V & (1<<32 - 1))
+			if p.K&repFlipUnit != 0 {
+				ls.addN(sess, laneFlip, int64(p.K>>1&1), 1)
+			}
+			if n := p.V >> 32 & repMax; n > 0 {
+				ls.addN(sess, laneFirst, int64(p.V>>40&repMax), int64(n))
+			}
+			if n := p.V >> 48 & repMax; n > 0 {
+				ls.addN(sess, laneLast, int64(p.V>>56), int64(n))
+			}
 		}
+	})
+	ls.done()
+	flip, first, last := ls.sumsOf(laneFlip), ls.sumsOf(laneFirst), ls.sumsOf(laneLast)
+	ls.reset()
+	r.FlipPairs, r.Flips = flip.m, flip.y
+	if flip.m > 0 {
+		lo, hi, d := flip.post.interval(conf)
+		r.FlipRate = ratio(r.Flips, r.FlipPairs)
+		r.FlipRateLo, r.FlipRateHi, r.FlipRateDeff = ptr(lo), ptr(hi), ptr(d)
 	}
-	if len(ra.pos) > 0 {
-		y1, m1 := sessionSums(ra.pos, 0, 1)
-		y2, m2 := sessionSums(ra.pos, 2, 3)
-		r.PositionFirst, r.PositionFirstMatch = sum(m1), sum(y1)
-		r.PositionLast, r.PositionLastMatch = sum(m2), sum(y2)
-		if r.PositionFirst > 0 && r.PositionLast > 0 {
-			p1 := float64(r.PositionFirstMatch) / float64(r.PositionFirst)
-			p2 := float64(r.PositionLastMatch) / float64(r.PositionLast)
-			l1, u1, _ := ClusteredInterval(y1, m1, conf)
-			l2, u2, _ := ClusteredInterval(y2, m2, conf)
-			lo, hi := NewcombeDiff(p1, l1, u1, p2, l2, u2)
-			r.PositionEffect, r.PositionEffectLo, r.PositionEffectHi = ptr(p1-p2), ptr(lo), ptr(hi)
-		}
+	r.PositionFirst, r.PositionFirstMatch = first.m, first.y
+	r.PositionLast, r.PositionLastMatch = last.m, last.y
+	if first.m > 0 && last.m > 0 {
+		p1 := float64(first.y) / float64(first.m)
+		p2 := float64(last.y) / float64(last.m)
+		l1, u1, _ := first.post.interval(conf)
+		l2, u2, _ := last.post.interval(conf)
+		lo, hi := NewcombeDiff(p1, l1, u1, p2, l2, u2)
+		r.PositionEffect, r.PositionEffectLo, r.PositionEffectHi = ptr(p1-p2), ptr(lo), ptr(hi)
 	}
 }
 

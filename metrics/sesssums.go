@@ -279,6 +279,32 @@ func (s *laneSums) add(sess uint32, lane int, ok bool) {
 	}
 }
 
+// addN adds m units with y successes to a lane of a session.
+func (s *laneSums) addN(sess uint32, lane int, y, m int64) {
+	v := s.sums.at(sess)
+	v[2*lane] += y
+	v[2*lane+1] += m
+}
+
+// laneTotal is a lane's successes and units over its sessions, and their
+// posterior (nil without units).
+type laneTotal struct {
+	y, m int64
+	post *bbPosterior
+}
+
+// sumsOf is a lane's totals (and empties it).
+func (s *laneSums) sumsOf(lane int) laneTotal {
+	c := s.hist[lane].counts()
+	var t laneTotal
+	for _, x := range c {
+		t.y += x.y * x.n
+		t.m += x.m * x.n
+	}
+	t.post = newBBPosteriorCounts(c)
+	return t
+}
+
 // addDisc records one unit of a paired test: bOnly / cOnly say which side
 // alone had the event (neither: concordant, ignored).
 func (s *laneSums) addDisc(sess uint32, lane int, bOnly, cOnly bool) {

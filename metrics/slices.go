@@ -76,6 +76,10 @@ func (a *Accumulator) slice(kind, value string) *Accumulator {
 	if sub == nil {
 		cfg := a.cfg
 		cfg.Slices = nil
+		if cfg.CheckDistinct {
+			// The whole run's check answers for every slice.
+			cfg.CheckDistinct, cfg.DistinctCases = false, true
+		}
 		sub = newAcc(cfg, a.pool) // one memory budget and file for all
 		sub.isSlice = true
 		if a.slices == nil {

@@ -86,6 +86,14 @@ type Config struct {
 	// without keeping their IDs. A case that did come back later would
 	// count as another case.
 	DistinctCases bool
+	// CheckDistinct numbers cases as they come, as DistinctCases does, and
+	// checks that the guess holds: every new case's ID goes into an exact
+	// duplicate-ID check in bounded memory (datasets.IDSet). After the last
+	// Add, Distinct says whether no case came back after another case's
+	// results; only then is the Summary the one an accumulator keeping
+	// every case ID would give, else the caller feeds the results again to
+	// one without (see docs/scale.md, "Memory").
+	CheckDistinct bool
 	// SpillDir is where the temporary file of per-case data goes ("" for
 	// the system's temporary directory); SpillBudget the bytes of it held
 	// in memory (0: spill.DefaultBudget; negative: no limit, no file).

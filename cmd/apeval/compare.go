@@ -143,7 +143,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		return err
 	}
 	spec := evalSpec{Criteria: crit, CriteriaFrom: from, Baseline: baseline, Slices: o.By, Inconclusive: o.Inconclusive, Labels: lab}
-	ev, err := rs.evaluate(spec, true, func(i int, r *replay.Result) (bool, error) {
+	ev, err := rs.evaluate(spec, true, func(i int, r *replay.Result, _ bool) (bool, error) {
 		if i == 1 {
 			if id, ok := rename[r.Judge]; ok {
 				r.Judge = id

@@ -38,6 +38,11 @@ type evalSpec struct {
 	Slices       []string
 	// DistinctCases: each case's results arrive together (run).
 	DistinctCases bool
+	// CheckDistinct: the results are expected to come case by case, each
+	// case once (one flat run, shards): the accumulator numbers cases as
+	// they come and checks it exactly; runSet.evaluate reads the results
+	// again for an accumulator keeping every case ID when the check fails.
+	CheckDistinct bool
 	Inconclusive  string
 	// PolicyRules: the policy's rule IDs, when the command has the policy
 	// (a rule never in scope is listed, not dropped).
@@ -62,7 +67,7 @@ func newEvaluation(spec evalSpec) *evaluation {
 	return &evaluation{
 		spec: spec,
 		acc: metrics.New(metrics.Config{Criteria: spec.Criteria, Baseline: spec.Baseline, Slices: spec.Slices, DistinctCases: spec.DistinctCases,
-			PolicyRules: spec.PolicyRules}),
+			CheckDistinct: spec.CheckDistinct, PolicyRules: spec.PolicyRules}),
 		gates:    reports.NewGateSummary(),
 		toks:     reports.Tokens{},
 		failures: reports.NewFailures(),
@@ -228,9 +233,14 @@ func (e *evalOptions) spec(rs *runSet, errOut stdio.Writer) (evalSpec, error) {
 // directory's index): merge writes it, compare renames and picks judges;
 // keep=false leaves the result out. parallel decodes the directories at
 // once (results still reach the evaluation one at a time; no figure
-// depends on their order).
-func (rs *runSet) evaluate(spec evalSpec, parallel bool, each func(i int, r *replay.Result) (keep bool, err error)) (*evaluation, error) {
+// depends on their order). With spec.CheckDistinct, when the results did
+// not come case by case, each case once, the files are read a second time
+// for the metrics alone (each sees them again with again set: it must not
+// write them twice), by an accumulator keeping every case ID.
+func (rs *runSet) evaluate(spec evalSpec, parallel bool, each func(i int, r *replay.Result, again bool) (keep bool, err error)) (*evaluation, error) {
 	ev := newEvaluation(spec)
+	add := ev.Add
+	again := false
 	var mu sync.Mutex
 	read := func(i int) error {
 		d := rs.dirs[i]
@@ -240,12 +250,12 @@ func (rs *runSet) evaluate(spec evalSpec, parallel bool, each func(i int, r *rep
 				defer mu.Unlock()
 			}
 			if each != nil {
-				keep, err := each(i, r)
+				keep, err := each(i, r, again)
 				if err != nil || !keep {
 					return err
 				}
 			}
-			ev.Add(r)
+			add(r)
 			return nil
 		})
 		if err != nil {
@@ -278,6 +288,20 @@ func (rs *runSet) evaluate(spec evalSpec, parallel bool, each func(i int, r *rep
 	}
 	for _, in := range rs.infos {
 		describeFromRunInfo(ev.listed, in)
+	}
+	if ok, _ := ev.acc.Distinct(); ok {
+		return ev, nil
+	}
+	// A case came back (or the check could not write its file): count
+	// again, keeping every case ID.
+	_ = ev.acc.Discard()
+	spec.CheckDistinct = false
+	ev.acc = newEvaluation(spec).acc
+	add, again = ev.acc.Add, true
+	for i := range rs.dirs {
+		if err := read(i); err != nil {
+			return nil, err
+		}
 	}
 	return ev, nil
 }

@@ -134,8 +134,14 @@ func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 		return usageError{err}
 	}
 	defer w.Release()
-	ev, err := rs.evaluate(spec, false, func(_ int, r *replay.Result) (bool, error) {
+	// Shards hold disjoint cases, each case's results together: numbered as
+	// they come (checked, see evaluate).
+	spec.CheckDistinct = true
+	ev, err := rs.evaluate(spec, false, func(_ int, r *replay.Result, again bool) (bool, error) {
 		r.RunID = runID
+		if again {
+			return true, nil
+		}
 		return true, w.Write(r)
 	})
 	if err != nil {

@@ -105,6 +105,11 @@ func (e *evalOptions) evaluateDirs(dirs []string, errOut stdio.Writer) (*reports
 	if err != nil {
 		return nil, err
 	}
+	// One run directory in one part holds each case's results together,
+	// each case once (checked, see evaluate): its cases are numbered as
+	// they come. Several directories may repeat cases (pooled runs of one
+	// dataset), and a hive run's judges come one after another.
+	spec.CheckDistinct = len(rs.infos) == 1 && (rs.infos[0].Layout != reports.LayoutHive || len(rs.infos[0].Judges) <= 1)
 	ev, err := rs.evaluate(spec, false, nil)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"testing"
+)
+
+// The reading commands' cases numbered as they come (evalSpec.CheckDistinct)
+// give the summary of an evaluation keeping every case ID: on one run of
+// the sample (its cases come together), and on the run read twice (every
+// case comes back, so the decision files are read again for the figures).
+func TestCheckDistinctReadsAgain(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := apeval(t, "", "run", "--out", dir, "-q"); code == exitUsage {
+		t.Fatal(stderr)
+	}
+	summary := func(dirs []string, check bool) string {
+		t.Helper()
+		rs, err := openRuns(dirs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o evalOptions
+		spec, err := o.spec(rs, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.CheckDistinct = check
+		ev, err := rs.evaluate(spec, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := ev.finish(rs.infos[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rep.Summary.Release()
+		b, err := json.Marshal(rep.Summary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, dirs := range [][]string{{dir}, {dir, dir}} {
+		if got, want := summary(dirs, true), summary(dirs, false); got != want {
+			t.Errorf("%d directories: summary with cases numbered as they come differs:\n%s\n%s", len(dirs), got, want)
+		}
+	}
+}
