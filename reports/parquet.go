@@ -225,7 +225,10 @@ func (p *pipe[T]) run() {
 				p.failed.Store(true)
 			}
 		}
-		clear(rows) // drop references to the caller's strings
+		// Not cleared: the next fill overwrites every column of a row, and
+		// clearing 1,024 rows with pointers cost ≈ 2 % of a deterministic
+		// run's CPU; the strings a free batch still refers to are at most
+		// pipeBatches batches' worth.
 		p.free <- rows[:cap(rows)]
 	}
 }

@@ -218,6 +218,7 @@ func BenchmarkWriteRun(b *testing.B) {
 		if err := w.Close(); err != nil {
 			b.Fatal(err)
 		}
+		w.Release() // unlock the directory for the next iteration
 		cases += len(rs)
 	}
 	b.ReportMetric(float64(cases)/b.Elapsed().Seconds(), "cases/s")
