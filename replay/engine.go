@@ -45,6 +45,17 @@ func (a *counterArena) alloc() uint32 {
 	return a.n
 }
 
+// allocBlock returns a cleared counters block: one freed by an eviction,
+// else a new one.
+func (e *replayer) allocBlock() uint32 {
+	if n := len(e.freeBlocks); n > 0 {
+		b := e.freeBlocks[n-1]
+		e.freeBlocks = e.freeBlocks[:n-1]
+		return b
+	}
+	return e.arena.alloc()
+}
+
 // counter returns a session's counter at slot (0 when the session has none).
 func (e *replayer) counter(st *sessionState, slot int) int {
 	if slot < 0 || st.block == 0 {
@@ -58,7 +69,7 @@ func (e *replayer) bump(st *sessionState, slot int) {
 		if st.grouped && e.spare != 0 {
 			st.block, e.spare = e.spare, 0
 		} else {
-			st.block = e.arena.alloc()
+			st.block = e.allocBlock()
 		}
 	}
 	e.arena.get(st.block)[slot]++
@@ -93,8 +104,13 @@ type replayer struct {
 	// lastErr and lastErrMasked memoize maskError: a failing judge tends
 	// to fail every call with the same message.
 	lastErr, lastErrMasked string
-	blocks                 chunked[uint32] // sessionState.block, by the session's index among this worker's sessions
+	blocks                 chunked[uint32] // sessionState.block, by the session's slot (see sessionTable)
 	arena                  counterArena
+	// freeBlocks are arena blocks of evicted sessions, cleared; segs the
+	// counters of evicted sessions on disk, by epoch, in spill.
+	freeBlocks []uint32
+	segs       []counterSeg
+	spill      *spillFile
 	// gLocal and gState are the worker's current grouped session (its
 	// local index, with groupedLocal set) and its state; spare is the
 	// counters block of a finished grouped session, cleared for the next.
@@ -173,8 +189,9 @@ func actionRank(a datasets.Action) int {
 // when ctx was cancelled during a judge call (the result would be an
 // artefact of the cancellation). into, when not nil, is a Result to
 // overwrite, with buffers for its Rules and Calls. local is the case's
-// session's index among this worker's sessions (a new session is the next
-// index; Run's reader gives them out and checks the seq order).
+// session's slot among this worker's sessions in memory (a slot freed by
+// an eviction, else the next one; Run's reader gives them out and checks
+// the seq order), or a grouped session's number with groupedLocal.
 func (e *replayer) replay(ctx context.Context, c *datasets.Case, local uint32, into *reusable) (*Result, error) {
 	var st sessionState
 	if local&groupedLocal != 0 {

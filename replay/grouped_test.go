@@ -146,13 +146,17 @@ func TestGroupedSessionRepeats(t *testing.T) {
 	}
 }
 
-// TestGroupedSessionMemory: replay's memory for the sessions of a grouped
-// file does not grow with their number. The live heap after a GC, while
-// the last cases are in flight, is measured at 50,000 and at 200,000
-// sessions of one or two cases (a URL fetch, which gives the session a
-// boundary counter, then a git command, counted by max_fires): without the
-// marker it grows by ≈ 45 bytes per session (checked, so that the test can
-// fail), with it by less than a fixed bound. No time is measured.
+// TestGroupedSessionMemory: replay's memory for sessions does not grow
+// with their number, for a grouped file and, once its table of sessions
+// in memory is full, for a file without the marker. The live heap after a
+// GC, while the last cases are in flight, is measured at 50,000 and at
+// 200,000 sessions of one or two cases (a URL fetch, which gives the
+// session a boundary counter, then a git command, counted by max_fires):
+// with every session in memory (a table larger than the sessions) it
+// grows by ≈ 60 bytes per session (checked, so that the test can fail),
+// with the marker or with a table of 4,096 sessions spilling the rest by
+// less than a fixed bound (the Bloom filter over the spilled ids, ≈ 2 bytes
+// a session, is in it). No time is measured.
 func TestGroupedSessionMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -163,7 +167,9 @@ func TestGroupedSessionMemory(t *testing.T) {
 	defer func(n int) { closedInMemory = n }(closedInMemory)
 	closedInMemory = 4096
 	p := mustPolicy(t, strings.Split(groupedPolicy, "[[rule]]\nid = \"nl-delete\"")[0])
-	heapAt := func(sessions int, mark bool) int64 {
+	heapAt := func(sessions int, mark bool, inMemory int) int64 {
+		defer func(n int) { sessionsInMemory = n }(sessionsInMemory)
+		sessionsInMemory = inMemory
 		n := sessions + sessions/2 // every other session has a second case
 		i, s, inSess := 0, 0, 0
 		measured := make(chan struct{})
@@ -207,12 +213,16 @@ func TestGroupedSessionMemory(t *testing.T) {
 		return int64(at.HeapAlloc) - int64(before.HeapAlloc)
 	}
 	const small, large = 50_000, 200_000
-	ungrouped := heapAt(large, false) - heapAt(small, false)
-	grouped := heapAt(large, true) - heapAt(small, true)
-	t.Logf("heap growth from %d to %d sessions: %d bytes without the marker (%.1f per session), %d with it",
-		small, large, ungrouped, float64(ungrouped)/(large-small), grouped)
-	if ungrouped < 20*(large-small) {
-		t.Fatalf("without the marker the heap grew by only %d bytes: the measurement does not see per-session state", ungrouped)
+	all := heapAt(large, false, 1<<20) - heapAt(small, false, 1<<20)
+	spilled := heapAt(large, false, 4096) - heapAt(small, false, 4096)
+	grouped := heapAt(large, true, 4096) - heapAt(small, true, 4096)
+	t.Logf("heap growth from %d to %d sessions: %d bytes with every session in memory (%.1f per session), %d spilling beyond 4,096 (%.1f per session), %d grouped",
+		small, large, all, float64(all)/(large-small), spilled, float64(spilled)/(large-small), grouped)
+	if all < 20*(large-small) {
+		t.Fatalf("with every session in memory the heap grew by only %d bytes: the measurement does not see per-session state", all)
+	}
+	if spilled > 1<<20 {
+		t.Fatalf("without the marker, spilling, the heap grew by %d bytes from %d to %d sessions (bound 1 MiB)", spilled, small, large)
 	}
 	if grouped > 1<<20 {
 		t.Fatalf("with the marker the heap grew by %d bytes from %d to %d sessions (bound 1 MiB)", grouped, small, large)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/internal/intern"
 	"github.com/apeval/apeval/judge"
 )
 
@@ -26,7 +25,8 @@ class = "always"
 action = "inject_instruction"
 max_fires = 1
 `)
-	s := newSessionTable(intern.NewHashed(func(string) uint64 { return 42 }), 1)
+	s := newSessionTable(1, &spillFile{})
+	s.hash = func(string) uint64 { return 42 }
 	j := failing(judge.StatusError)
 	e := newReplayer(p, j, j.Identity(), &Options{}, &counters{})
 	mk := func(id, session string, seq int64) *datasets.Case {
@@ -65,11 +65,11 @@ max_fires = 1
 	}
 }
 
-// The reader keeps a session's last seq in 32 bits when it fits and in a
-// map when it does not; the order check is the same either way.
+// The order check holds for seqs beyond 32 bits (the reader once kept them
+// apart from the others).
 func TestSessionTableBigSeq(t *testing.T) {
 	t.Parallel()
-	s := newSessionTable(intern.New(), 2)
+	s := newSessionTable(2, &spillFile{})
 	c := func(session string, seq int64) *datasets.Case {
 		return &datasets.Case{ID: fmt.Sprint(session, seq), SessionID: session, Seq: seq}
 	}
@@ -88,9 +88,6 @@ func TestSessionTableBigSeq(t *testing.T) {
 		if st.ok != (err == nil) || err != nil && !errors.As(err, &se) {
 			t.Errorf("step %d (%s, seq %d): err %v, want ok=%v", i, st.session, st.seq, err, st.ok)
 		}
-	}
-	if len(s.bigLast) != 2 {
-		t.Errorf("%d sessions with a big last seq, want 2 (a and b)", len(s.bigLast))
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/internal/intern"
 	"github.com/apeval/apeval/judge"
 	"golang.org/x/sync/errgroup"
 )
@@ -93,14 +92,17 @@ type counters struct {
 
 type block struct {
 	cases   []*datasets.Case
-	local   []uint32   // each case's session: its index among its worker's sessions
+	local   []uint32   // each case's session: its slot among its worker's sessions in memory
 	sess    []uint32   // each case's session: its ordinal in the run's session table
 	results []*Result  // [case*judges + judge]
 	store   []reusable // with Options.ReuseResults: the Results, reused block after block
 	errs    []error    // same indexing
 	parts   [][]int32  // per worker: case indexes in order
-	pending atomic.Int32
-	done    chan struct{}
+	// evicts and reloads are, per worker, the sessions it evicts and
+	// reloads before its part (see sessionTable.beginBlock).
+	evicts, reloads [][]notice
+	pending         atomic.Int32
+	done            chan struct{}
 }
 
 // Run replays the cases returned by next through the policy with every
@@ -149,6 +151,9 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 	if err == nil {
 		err = r.lateErr
 	}
+	if cerr := r.spill.close(); err == nil && cerr != nil {
+		err = spillErr(cerr)
+	}
 	return r.snapshot(), err
 }
 
@@ -167,6 +172,10 @@ type pipeline struct {
 	started []bool          // reader only: the workers started so far
 	session *sessionTable   // reader only: who owns each session, seq order
 	lateErr error           // set by the reader at the end of the input: see sessionTable.finish
+	spill   spillFile       // the sessions' state on disk
+	// spillErr is the first failure to write or read it (the reader's or a
+	// worker's): the writer stops at the next block.
+	spillErr atomic.Pointer[error]
 
 	cnt              counters
 	emitted, results atomic.Int64
@@ -186,7 +195,8 @@ func newPipeline(p *Policy, judges []judge.Judge, opts *Options) *pipeline {
 	r := &pipeline{p: p, judges: judges, opts: opts, nw: nw, nj: len(judges),
 		sems: make([]chan struct{}, len(judges)), queues: make([][]chan *block, len(judges)),
 		ordered: make(chan *block, blocksInFlight), free: make(chan *block, blocksInFlight+2),
-		started: make([]bool, nw), session: newSessionTable(intern.New(), nw), start: time.Now()}
+		started: make([]bool, nw), start: time.Now()}
+	r.session = newSessionTable(nw, &r.spill)
 	for j := range judges {
 		r.sems[j] = make(chan struct{}, slots)
 		r.queues[j] = make([]chan *block, nw)
@@ -240,7 +250,7 @@ func (r *pipeline) fill(next func() (*datasets.Case, bool)) *block {
 	select {
 	case b = <-r.free:
 	default:
-		b = &block{parts: make([][]int32, r.nw)}
+		b = &block{parts: make([][]int32, r.nw), evicts: make([][]notice, r.nw), reloads: make([][]notice, r.nw)}
 	}
 	b.cases = b.cases[:0]
 	for len(b.cases) < blockSize {
@@ -269,6 +279,9 @@ func (r *pipeline) place(ctx context.Context, b *block) {
 	}
 	b.local = resize(b.local, n)
 	b.sess = resize(b.sess, n)
+	if err := r.session.beginBlock(b.evicts, b.reloads); err != nil {
+		r.fail(err)
+	}
 	for i, c := range b.cases {
 		w, local, g, err := r.session.place(c)
 		if err != nil {
@@ -284,8 +297,8 @@ func (r *pipeline) place(ctx context.Context, b *block) {
 		b.parts[w] = append(b.parts[w], int32(i))
 	}
 	busy := 0
-	for _, part := range b.parts {
-		if len(part) > 0 {
+	for w := range b.parts {
+		if b.hasWork(w) {
 			busy++
 		}
 	}
@@ -303,9 +316,9 @@ func (r *pipeline) startWorker(ctx context.Context, w int) {
 	r.started[w] = true
 	for j, jd := range r.judges {
 		rep := newReplayer(r.p, jd, jd.Identity(), r.opts, &r.cnt)
-		rep.slots = r.sems[j]
+		rep.slots, rep.spill = r.sems[j], &r.spill
 		q := r.queues[j][w]
-		r.stages.Go(func() error { work(ctx, rep, q, j, w, r.nj); return nil })
+		r.stages.Go(func() error { r.work(ctx, rep, q, j, w); return nil })
 	}
 }
 
@@ -318,8 +331,8 @@ func (r *pipeline) dispatch(ctx context.Context, b *block) bool {
 		return false
 	}
 	for j := range r.queues {
-		for w, part := range b.parts {
-			if len(part) == 0 {
+		for w := range b.parts {
+			if !b.hasWork(w) {
 				continue
 			}
 			select {
@@ -331,6 +344,14 @@ func (r *pipeline) dispatch(ctx context.Context, b *block) bool {
 	}
 	return true
 }
+
+// hasWork reports whether worker w has a part of b or notices in it.
+func (b *block) hasWork(w int) bool {
+	return len(b.parts[w]) > 0 || len(b.evicts[w]) > 0 || len(b.reloads[w]) > 0
+}
+
+// fail records the first failure of the sessions' state on disk.
+func (r *pipeline) fail(err error) { r.spillErr.CompareAndSwap(nil, &err) }
 
 // write is the writer: it emits the blocks in input order as each
 // completes. Interrupted, it stops the reader and the workers, then emits
@@ -352,6 +373,9 @@ func (r *pipeline) write(ctx context.Context, cancel context.CancelFunc, emit fu
 				}
 			}
 			return ctx.Err()
+		}
+		if err := r.spillErr.Load(); err != nil {
+			return *err
 		}
 		if err := r.emitBlock(ctx, b, emit); err != nil {
 			return err
@@ -432,9 +456,23 @@ func (r *pipeline) progress() (stop func()) {
 	}
 }
 
-func work(ctx context.Context, rep *replayer, q <-chan *block, j, w, nj int) {
+func (r *pipeline) work(ctx context.Context, rep *replayer, q <-chan *block, j, w int) {
+	nj := r.nj
 	for b := range q {
 		if ctx.Err() == nil {
+			// A session's cases in earlier blocks are done: its counters
+			// may leave memory; a session that came back gets them again
+			// before its case.
+			if len(b.evicts[w]) > 0 {
+				if err := rep.evict(b.evicts[w]); err != nil {
+					r.fail(err)
+				}
+			}
+			for _, n := range b.reloads[w] {
+				if err := rep.reload(n); err != nil {
+					r.fail(err)
+				}
+			}
 			for _, i := range b.parts[w] {
 				var into *reusable
 				if b.store != nil {
