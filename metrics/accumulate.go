@@ -238,7 +238,7 @@ func (a *Accumulator) numCases() int64 {
 
 // streamCase is one stream's current case (Config.PairedStreams).
 type streamCase struct {
-	last      string
+	last      []byte
 	n         int64 // cases numbered in the stream
 	ord, sess uint32
 }
@@ -265,10 +265,10 @@ func (a *Accumulator) AddFrom(stream int, r *replay.Result) {
 // the same.
 func (a *Accumulator) pairedCaseOf(r *replay.Result) (ord, sess uint32) {
 	st := &a.streams[a.stream]
-	if st.n > 0 && st.last == r.CaseID {
+	if st.n > 0 && string(st.last) == r.CaseID {
 		return st.ord, st.sess
 	}
-	st.last = r.CaseID
+	st.last = append(st.last[:0], r.CaseID...)
 	k := st.n
 	st.n++
 	if k == a.nCases {
@@ -279,7 +279,8 @@ func (a *Accumulator) pairedCaseOf(r *replay.Result) (ord, sess uint32) {
 				a.came = true
 				a.ahead = nil
 			} else {
-				a.ahead = append(a.ahead, aheadCase{r.CaseID, r.SessionID, st.sess})
+				// Copies: a reader may reuse the bytes behind a result's strings.
+				a.ahead = append(a.ahead, aheadCase{strings.Clone(r.CaseID), strings.Clone(r.SessionID), st.sess})
 			}
 		}
 		return st.ord, st.sess
