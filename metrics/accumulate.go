@@ -55,6 +55,13 @@ type Accumulator struct {
 	seen    *datasets.IDSet
 	came    bool
 	seenErr error
+	// With Config.PairedStreams: the stream AddFrom is adding from, each
+	// stream's current case, and the cases the stream ahead numbered that
+	// the other has not reached yet (ahead[aheadAt:]).
+	stream  int
+	streams [2]streamCase
+	ahead   []aheadCase
+	aheadAt int
 	// pool holds every spill list of the accumulator and of its slices.
 	pool *spill.Pool
 	// noSession counts cases without a session ID: each is a session of
@@ -148,6 +155,11 @@ func New(cfg Config) *Accumulator {
 
 func newAcc(cfg Config, pool *spill.Pool) *Accumulator {
 	a := &Accumulator{cfg: cfg, sessions: intern.New(), judges: map[string]*judgeAcc{}, pool: pool, contig: true}
+	if len(cfg.Slices) > 0 || !cfg.CheckDistinct {
+		// Slices number their cases in their own subsequences.
+		cfg.PairedStreams = false
+		a.cfg = cfg
+	}
 	switch {
 	case cfg.CheckDistinct:
 		a.seen = datasets.NewIDSet(seenInMemory)
@@ -188,6 +200,9 @@ func (a *Accumulator) Distinct() (bool, error) {
 	if !a.cfg.CheckDistinct {
 		return true, nil
 	}
+	if a.cfg.PairedStreams && (a.streams[0].n != a.streams[1].n || len(a.ahead) != a.aheadAt) {
+		a.came = true
+	}
 	if a.came || a.seenErr != nil {
 		return false, a.seenErr
 	}
@@ -221,22 +236,101 @@ func (a *Accumulator) numCases() int64 {
 	return a.nCases
 }
 
+// streamCase is one stream's current case (Config.PairedStreams).
+type streamCase struct {
+	last      []byte
+	n         int64 // cases numbered in the stream
+	ord, sess uint32
+}
+
+// aheadCase is a case numbered by the stream ahead, for the other stream
+// to check when it reaches it.
+type aheadCase struct {
+	id, session string
+	sess        uint32
+}
+
+// maxAhead is how many cases one stream may be ahead of the other before
+// the check of Config.PairedStreams gives up (≈ 40 bytes + the IDs each).
+var maxAhead = 1 << 18
+
+// AddFrom is Add for a result of stream 0 or 1 (Config.PairedStreams).
+func (a *Accumulator) AddFrom(stream int, r *replay.Result) {
+	a.stream = stream
+	a.Add(r)
+}
+
+// pairedCaseOf numbers r's case by its position in its stream: the stream
+// ahead gives the position its session, the other checks that its case is
+// the same.
+func (a *Accumulator) pairedCaseOf(r *replay.Result) (ord, sess uint32) {
+	st := &a.streams[a.stream]
+	if st.n > 0 && string(st.last) == r.CaseID {
+		return st.ord, st.sess
+	}
+	st.last = append(st.last[:0], r.CaseID...)
+	k := st.n
+	st.n++
+	if k == a.nCases {
+		// Ahead (or level): a new position.
+		st.ord, st.sess = a.newCase(r)
+		if !a.came {
+			if len(a.ahead)-a.aheadAt >= maxAhead {
+				a.came = true
+				a.ahead = nil
+			} else {
+				// Copies: a reader may reuse the bytes behind a result's strings.
+				a.ahead = append(a.ahead, aheadCase{strings.Clone(r.CaseID), strings.Clone(r.SessionID), st.sess})
+			}
+		}
+		return st.ord, st.sess
+	}
+	// Behind: the position the other stream numbered.
+	st.ord = uint32(k)
+	if a.came {
+		// The check failed already; the figures will be recomputed.
+		return st.ord, 0
+	}
+	e := a.ahead[a.aheadAt]
+	a.aheadAt++
+	if a.aheadAt == len(a.ahead) {
+		a.ahead, a.aheadAt = a.ahead[:0], 0
+	} else if a.aheadAt >= 4096 && 2*a.aheadAt >= len(a.ahead) {
+		n := copy(a.ahead, a.ahead[a.aheadAt:])
+		a.ahead, a.aheadAt = a.ahead[:n], 0
+	}
+	if e.id != r.CaseID || e.session != r.SessionID {
+		a.came = true
+	}
+	st.sess = e.sess
+	return st.ord, st.sess
+}
+
+// newCase numbers a case as it comes, with its session.
+func (a *Accumulator) newCase(r *replay.Result) (ord, sess uint32) {
+	ord = uint32(a.nCases)
+	a.nCases++
+	a.noteCase(r.CaseID, ord)
+	if a.replaySess == 0 {
+		a.replaySess = -1
+		if r.SessionOrd != 0 && !a.isSlice {
+			a.replaySess = 1
+		}
+	}
+	sess = a.sessionOf(r)
+	a.noteSession(sess)
+	return ord, sess
+}
+
 // caseOf returns the case ordinal and the session of r's case.
 func (a *Accumulator) caseOf(r *replay.Result) (ord, sess uint32) {
+	if a.cfg.PairedStreams && a.cases == nil {
+		return a.pairedCaseOf(r)
+	}
 	if a.cases == nil {
 		if a.nCases == 0 || string(a.lastCase) != r.CaseID {
 			a.lastCase = append(a.lastCase[:0], r.CaseID...)
-			a.curOrd = uint32(a.nCases)
-			a.nCases++
-			a.noteCase(r.CaseID, a.curOrd)
-			if a.replaySess == 0 {
-				a.replaySess = -1
-				if r.SessionOrd != 0 && !a.isSlice {
-					a.replaySess = 1
-				}
-			}
-			a.curSess = a.sessionOf(r)
-			a.noteSession(a.curSess)
+			a.curOrd, a.curSess = a.newCase(r)
 		}
 		return a.curOrd, a.curSess
 	}

@@ -78,7 +78,7 @@ func (a *Accumulator) slice(kind, value string) *Accumulator {
 		cfg.Slices = nil
 		if cfg.CheckDistinct {
 			// The whole run's check answers for every slice.
-			cfg.CheckDistinct, cfg.DistinctCases = false, true
+			cfg.CheckDistinct, cfg.DistinctCases, cfg.PairedStreams = false, true, false
 		}
 		sub = newAcc(cfg, a.pool) // one memory budget and file for all
 		sub.isSlice = true

@@ -94,6 +94,13 @@ type Config struct {
 	// every case ID would give, else the caller feeds the results again to
 	// one without (see docs/scale.md, "Memory").
 	CheckDistinct bool
+	// PairedStreams, with CheckDistinct and without Slices, is for results
+	// from two runs of the same cases read at once (compare), given with
+	// AddFrom: each stream's cases are numbered as they come, and the k-th
+	// case of either stream is checked to be the k-th of the other (the
+	// same case ID and session ID), so no table of case IDs is kept;
+	// Distinct says whether that held.
+	PairedStreams bool
 	// SpillDir is where the temporary file of per-case data goes ("" for
 	// the system's temporary directory); SpillBudget the bytes of it held
 	// in memory (0: spill.DefaultBudget; negative: no limit, no file).

@@ -218,6 +218,7 @@ func BenchmarkWriteRun(b *testing.B) {
 		if err := w.Close(); err != nil {
 			b.Fatal(err)
 		}
+		w.Release() // unlock the directory for the next iteration
 		cases += len(rs)
 	}
 	b.ReportMetric(float64(cases)/b.Elapsed().Seconds(), "cases/s")
@@ -281,5 +282,45 @@ func TestRunDirLock(t *testing.T) {
 	w2.Abort()
 	if _, err := os.Stat(filepath.Join(dir, RunFile)); err != nil {
 		t.Errorf("abort of the second run removed the first run's files: %v", err)
+	}
+}
+
+// A run with labels copies each batch of decision rows to add the weights;
+// the copies must carry their own pointer values (fingerprint, and the
+// other nullable numbers), not point into the buffer that is refilled while
+// the copy waits to be written.
+func TestWriteRunWeightedKeepsFingerprints(t *testing.T) {
+	rs := bulkResults(20000) // several batches of decision rows
+	dir := t.TempDir()
+	w, err := CreateRunWeighted(dir, testInfo(), func(string, string, string) LabelWeight { return LabelWeight{Weight: 1} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]replay.Digest{}
+	for _, r := range rs {
+		for _, rr := range r.Rules {
+			want[r.CaseID+"/"+rr.RuleID] = rr.Fingerprint
+		}
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	bad, n := 0, 0
+	if _, err := ReadRun(dir, func(r *replay.Result) error {
+		for _, rr := range r.Rules {
+			n++
+			if rr.Fingerprint != want[r.CaseID+"/"+rr.RuleID] {
+				bad++
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if bad > 0 || n != len(want) {
+		t.Fatalf("%d of %d fingerprints read back differ (%d written)", bad, n, len(want))
 	}
 }

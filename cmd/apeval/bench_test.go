@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -63,6 +64,23 @@ func apevalBinary(tb testing.TB) string {
 // runBinary runs apeval and returns its wall time and peak RSS in bytes.
 func runBinary(tb testing.TB, args ...string) (time.Duration, int64, string) {
 	tb.Helper()
+	r := runBinaryUsage(tb, args...)
+	return r.wall, r.rss, r.text
+}
+
+// binaryRun is one run of the binary: wall time, peak RSS in bytes, the CPU
+// it used (user and system, from its rusage) and its output.
+type binaryRun struct {
+	wall, user, sys time.Duration
+	rss             int64
+	text            string
+}
+
+// runBinaryUsage is runBinary with the run's CPU time. A run's CPU seconds
+// move less with other load than its wall time does, and the system part
+// tells page faults and syscalls apart from the replay's own work.
+func runBinaryUsage(tb testing.TB, args ...string) binaryRun {
+	tb.Helper()
 	cmd := exec.Command(apevalBinary(tb), args...)
 	out, _ := os.CreateTemp(tb.TempDir(), "out-")
 	cmd.Stdout = out
@@ -76,7 +94,8 @@ func runBinary(tb testing.TB, args ...string) (time.Duration, int64, string) {
 		tb.Fatalf("apeval %v: exit %d: %v\n%s", args, code, err, text)
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return wall, ru.Maxrss * 1024, string(text)
+	return binaryRun{wall: wall, user: cmd.ProcessState.UserTime(), sys: cmd.ProcessState.SystemTime(),
+		rss: ru.Maxrss * 1024, text: string(text)}
 }
 
 const benchDeterministicPolicy = `schema = "apeval.policy/v1"
@@ -317,14 +336,17 @@ func benchShape(b *testing.B, shape string, n int, name string, runs int) {
 	apevalBinary(b)
 	b.ResetTimer()
 	var walls []time.Duration
+	var cpus []binaryRun
 	var rss int64
 	var bytesPerRow float64
 	for i := 0; i < b.N; i++ {
 		for range runs {
 			out := filepath.Join(b.TempDir(), "run")
-			w, r, text := runBinary(b, "run", "--dataset", data, "--policy", pol, "--judge", "none", "--no-cache", "--quiet", "--concurrency", "2", "--out", out, "--format", "tsv")
-			walls = append(walls, w)
-			rss = max(rss, r)
+			run := runBinaryUsage(b, "run", "--dataset", data, "--policy", pol, "--judge", "none", "--no-cache", "--quiet", "--concurrency", "2", "--out", out, "--format", "tsv")
+			text := run.text
+			walls = append(walls, run.wall)
+			cpus = append(cpus, run)
+			rss = max(rss, run.rss)
 			for _, f := range []string{"decisions.parquet", "gates.parquet", "metrics.parquet"} {
 				if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 					b.Fatalf("%s not written: %v\n%s", f, err, text)
@@ -341,6 +363,12 @@ func benchShape(b *testing.B, shape string, n int, name string, runs int) {
 	}
 	b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
 	b.ReportMetric(bytesPerRow, "bytes/decision-row")
+	// The run of median CPU time (user + system): what the replay costs
+	// whatever else the machine runs, and how much of it is the kernel's.
+	slices.SortFunc(cpus, func(x, y binaryRun) int { return cmp.Compare(x.user+x.sys, y.user+y.sys) })
+	mid := cpus[len(cpus)/2]
+	b.ReportMetric((mid.user + mid.sys).Seconds(), "cpu-s")
+	b.ReportMetric(mid.sys.Seconds(), "sys-s")
 }
 
 // decisionBytesPerRow is decisions.parquet's size over its row count

@@ -143,6 +143,13 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		return err
 	}
 	spec := evalSpec{Criteria: crit, CriteriaFrom: from, Baseline: baseline, Slices: o.By, Inconclusive: o.Inconclusive, Labels: lab}
+	// One flat run holds each case's results together; two runs of one
+	// dataset hold the same cases in the same order. Either is checked
+	// exactly, and the files are read again when it does not hold (see
+	// evaluate). Slices and hive runs with several judges keep every case ID.
+	flat := func(in reports.RunInfo) bool { return in.Layout != reports.LayoutHive || len(in.Judges) <= 1 }
+	spec.CheckDistinct = len(o.By) == 0 && flat(infos[0]) && (len(infos) == 1 || flat(infos[1]))
+	spec.PairedStreams = spec.CheckDistinct && len(infos) == 2
 	ev, err := rs.evaluate(spec, true, func(i int, r *replay.Result, _ bool) (bool, error) {
 		if i == 1 {
 			if id, ok := rename[r.Judge]; ok {

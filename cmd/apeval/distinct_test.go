@@ -10,14 +10,16 @@ import (
 // The reading commands' cases numbered as they come (evalSpec.CheckDistinct)
 // give the summary of an evaluation keeping every case ID: on one run of
 // the sample (its cases come together), and on the run read twice (every
-// case comes back, so the decision files are read again for the figures).
+// case comes back, so the decision files are read again for the figures),
+// and the run read twice at once as two runs of the same cases (compare:
+// numbered by position in each).
 func TestCheckDistinctReadsAgain(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	if code, _, stderr := apeval(t, "", "run", "--out", dir, "-q"); code == exitUsage {
 		t.Fatal(stderr)
 	}
-	summary := func(dirs []string, check bool) string {
+	summary := func(dirs []string, check, paired bool) string {
 		t.Helper()
 		rs, err := openRuns(dirs)
 		if err != nil {
@@ -28,8 +30,8 @@ func TestCheckDistinctReadsAgain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec.CheckDistinct = check
-		ev, err := rs.evaluate(spec, false, nil)
+		spec.CheckDistinct, spec.PairedStreams = check, paired
+		ev, err := rs.evaluate(spec, paired, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,8 +47,11 @@ func TestCheckDistinctReadsAgain(t *testing.T) {
 		return string(b)
 	}
 	for _, dirs := range [][]string{{dir}, {dir, dir}} {
-		if got, want := summary(dirs, true), summary(dirs, false); got != want {
+		if got, want := summary(dirs, true, false), summary(dirs, false, false); got != want {
 			t.Errorf("%d directories: summary with cases numbered as they come differs:\n%s\n%s", len(dirs), got, want)
 		}
+	}
+	if got, want := summary([]string{dir, dir}, true, true), summary([]string{dir, dir}, false, false); got != want {
+		t.Errorf("two streams: summary with cases numbered by position differs:\n%s\n%s", got, want)
 	}
 }

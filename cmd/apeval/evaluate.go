@@ -43,6 +43,10 @@ type evalSpec struct {
 	// they come and checks it exactly; runSet.evaluate reads the results
 	// again for an accumulator keeping every case ID when the check fails.
 	CheckDistinct bool
+	// PairedStreams: with CheckDistinct, the two directories are two runs of
+	// the same cases (compare): each numbered as it comes and checked
+	// against the other (metrics.Config.PairedStreams).
+	PairedStreams bool
 	Inconclusive  string
 	// PolicyRules: the policy's rule IDs, when the command has the policy
 	// (a rule never in scope is listed, not dropped).
@@ -67,7 +71,7 @@ func newEvaluation(spec evalSpec) *evaluation {
 	return &evaluation{
 		spec: spec,
 		acc: metrics.New(metrics.Config{Criteria: spec.Criteria, Baseline: spec.Baseline, Slices: spec.Slices, DistinctCases: spec.DistinctCases,
-			CheckDistinct: spec.CheckDistinct, PolicyRules: spec.PolicyRules}),
+			CheckDistinct: spec.CheckDistinct, PairedStreams: spec.PairedStreams, PolicyRules: spec.PolicyRules}),
 		gates:    reports.NewGateSummary(),
 		toks:     reports.Tokens{},
 		failures: reports.NewFailures(),
@@ -76,8 +80,15 @@ func newEvaluation(spec evalSpec) *evaluation {
 }
 
 // Add hands one result to every sink.
-func (ev *evaluation) Add(r *replay.Result) {
-	ev.acc.Add(r)
+func (ev *evaluation) Add(r *replay.Result) { ev.addFrom(0, r) }
+
+// addFrom is Add for a result of the i-th run directory.
+func (ev *evaluation) addFrom(i int, r *replay.Result) {
+	if ev.spec.PairedStreams {
+		ev.acc.AddFrom(i, r)
+	} else {
+		ev.acc.Add(r)
+	}
 	ev.gates.Add(r)
 	ev.toks.Add(r)
 	ev.failures.Add(r)
@@ -239,7 +250,7 @@ func (e *evalOptions) spec(rs *runSet, errOut stdio.Writer) (evalSpec, error) {
 // write them twice), by an accumulator keeping every case ID.
 func (rs *runSet) evaluate(spec evalSpec, parallel bool, each func(i int, r *replay.Result, again bool) (keep bool, err error)) (*evaluation, error) {
 	ev := newEvaluation(spec)
-	add := ev.Add
+	add := ev.addFrom
 	again := false
 	var mu sync.Mutex
 	read := func(i int) error {
@@ -255,7 +266,7 @@ func (rs *runSet) evaluate(spec evalSpec, parallel bool, each func(i int, r *rep
 					return err
 				}
 			}
-			add(r)
+			add(i, r)
 			return nil
 		})
 		if err != nil {
@@ -263,13 +274,15 @@ func (rs *runSet) evaluate(spec evalSpec, parallel bool, each func(i int, r *rep
 		}
 		return nil
 	}
-	if !parallel {
-		for i := range rs.dirs {
-			if err := read(i); err != nil {
-				return nil, err
+	readAll := func() error {
+		if !parallel {
+			for i := range rs.dirs {
+				if err := read(i); err != nil {
+					return err
+				}
 			}
+			return nil
 		}
-	} else {
 		errs := make([]error, len(rs.dirs))
 		var wg sync.WaitGroup
 		for i := range rs.dirs {
@@ -282,9 +295,13 @@ func (rs *runSet) evaluate(spec evalSpec, parallel bool, each func(i int, r *rep
 		wg.Wait()
 		for _, err := range errs {
 			if err != nil {
-				return nil, err
+				return err
 			}
 		}
+		return nil
+	}
+	if err := readAll(); err != nil {
+		return nil, err
 	}
 	for _, in := range rs.infos {
 		describeFromRunInfo(ev.listed, in)
@@ -295,13 +312,12 @@ func (rs *runSet) evaluate(spec evalSpec, parallel bool, each func(i int, r *rep
 	// A case came back (or the check could not write its file): count
 	// again, keeping every case ID.
 	_ = ev.acc.Discard()
-	spec.CheckDistinct = false
+	spec.CheckDistinct, spec.PairedStreams = false, false
 	ev.acc = newEvaluation(spec).acc
-	add, again = ev.acc.Add, true
-	for i := range rs.dirs {
-		if err := read(i); err != nil {
-			return nil, err
-		}
+	add = func(_ int, r *replay.Result) { ev.acc.Add(r) }
+	again = true
+	if err := readAll(); err != nil {
+		return nil, err
 	}
 	return ev, nil
 }
