@@ -153,7 +153,7 @@ func TestGroupedSessionRepeats(t *testing.T) {
 // 200,000 sessions of one or two cases (a URL fetch, which gives the
 // session a boundary counter, then a git command, counted by max_fires):
 // with every session in memory (a table larger than the sessions) it
-// grows by ≈ 60 bytes per session (checked, so that the test can fail),
+// grows by ≈ 75 bytes per session (checked, so that the test can fail),
 // with the marker or with a table of 4,096 sessions spilling the rest by
 // less than a fixed bound (the Bloom filter over the spilled ids, ≈ 2 bytes
 // a session, is in it). No time is measured.

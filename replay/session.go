@@ -25,7 +25,7 @@ import (
 // or a boundary was crossed.
 //
 // Memory is bounded whatever the number of sessions: the reader keeps at
-// most sessionsInMemory sessions (≈ 60 bytes + the id each). When that many
+// most sessionsInMemory sessions (≈ 50–56 bytes + the id each). When that many
 // are in memory at the start of a block, every session without a case in
 // the last sessionsInMemory/2 cases (at least half of them) is evicted:
 // written, sorted by (hash, id), as a run to a temporary file (spill.go),

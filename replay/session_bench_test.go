@@ -31,13 +31,15 @@ review_at = 1
 pause_at = 3
 `
 
-// BenchmarkRunSessionState measures the memory replay keeps per session
-// for the whole run: n sessions of two cases (a URL fetch, which crosses
-// the boundary and so gives the session a counter, then a command), read
-// as the benchmark datasets are (session by session, ids "s-000123"), at
-// concurrency 2 (8 workers). The live heap is taken after a GC while the
-// last cases are in flight (every session's state is still held), minus
-// the heap before the run; it includes the few blocks of cases in flight.
+// BenchmarkRunSessionState measures the memory replay keeps per session:
+// n sessions of two cases (a URL fetch, which crosses the boundary and so
+// gives the session a counter, then a command), read as the benchmark
+// datasets are (session by session, ids "s-000123"), at concurrency 2 (8
+// workers). At 100,000 sessions every session is in memory; at 1,000,000
+// at most sessionsInMemory are, the rest spilled (what grows is the filter
+// over their ids). The live heap is taken after a GC while the last cases
+// are in flight, minus the heap before the run; it includes the few blocks
+// of cases in flight.
 func BenchmarkRunSessionState(b *testing.B) {
 	p := mustPolicy(b, sessionBenchPolicy)
 	for _, n := range []int{100_000, 1_000_000} {
