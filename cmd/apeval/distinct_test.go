@@ -54,4 +54,25 @@ func TestCheckDistinctReadsAgain(t *testing.T) {
 	if got, want := summary([]string{dir, dir}, true, true), summary([]string{dir, dir}, false, false); got != want {
 		t.Errorf("two streams: summary with cases numbered by position differs:\n%s\n%s", got, want)
 	}
+	// Shards of one run: report numbers their cases as they come.
+	var shards []string
+	for _, sh := range []string{"1/2", "2/2"} {
+		d := filepath.Join(t.TempDir(), "shard")
+		if code, _, stderr := apeval(t, "", "run", "--shard", sh, "--out", d, "-q"); code == exitUsage {
+			t.Fatal(stderr)
+		}
+		shards = append(shards, d)
+	}
+	for _, dirs := range [][]string{shards, {shards[0], dir}, {shards[0], shards[0]}} {
+		rs, err := openRuns(dirs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := shardsOfOneRun(rs), len(dirs) == 2 && dirs[1] == shards[1]; got != want {
+			t.Errorf("%v: shards of one run %v, want %v", dirs, got, want)
+		}
+	}
+	if got, want := summary(shards, true, false), summary(shards, false, false); got != want {
+		t.Errorf("shards: summary with cases numbered as they come differs:\n%s\n%s", got, want)
+	}
 }

@@ -106,10 +106,14 @@ func (e *evalOptions) evaluateDirs(dirs []string, errOut stdio.Writer) (*reports
 		return nil, err
 	}
 	// One run directory in one part holds each case's results together,
-	// each case once (checked, see evaluate): its cases are numbered as
-	// they come. Several directories may repeat cases (pooled runs of one
-	// dataset), and a hive run's judges come one after another.
-	spec.CheckDistinct = len(rs.infos) == 1 && (rs.infos[0].Layout != reports.LayoutHive || len(rs.infos[0].Judges) <= 1)
+	// each case once, and distinct shards of one run hold disjoint cases
+	// (checked, see evaluate): their cases are numbered as they come.
+	// Other directories may repeat cases (pooled runs of one dataset), and
+	// a hive run's judges come one after another.
+	spec.CheckDistinct = len(rs.infos) == 1 || shardsOfOneRun(rs)
+	for _, in := range rs.infos {
+		spec.CheckDistinct = spec.CheckDistinct && (in.Layout != reports.LayoutHive || len(in.Judges) <= 1)
+	}
 	ev, err := rs.evaluate(spec, false, nil)
 	if err != nil {
 		return nil, err
@@ -358,4 +362,16 @@ func verdictDone(rep *reports.Report, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: %s\n", n)
 	}
 	return exitCodeError{rep.Exit}
+}
+
+// shardsOfOneRun reports whether the directories are distinct shards of
+// one evaluation (reports.ShardSet; not necessarily all of them).
+func shardsOfOneRun(rs *runSet) bool {
+	var set reports.ShardSet
+	for i, in := range rs.infos {
+		if set.Add(rs.dirs[i], in) != nil {
+			return false
+		}
+	}
+	return true
 }
