@@ -18,6 +18,7 @@ func newRootCmd(io IO) *cobra.Command {
 		newInitCmd(io, nil),
 		newRecordCmd(io, nil),
 		newLabelCmd(io),
+		newPolicyCmd(io),
 	)
 	return root
 }
