@@ -47,17 +47,6 @@ const (
 	CriterionFireRateChangeMax     = "fire_rate_change_max"
 )
 
-// CriterionNames lists every kill criterion in report order.
-var CriterionNames = []string{
-	CriterionPrecisionMin,
-	CriterionDangerousRecall,
-	CriterionJudgeP95Max,
-	CriterionJudgeRequiredRateMax,
-	CriterionUnknownRateMax,
-	CriterionApprovalRejectRateMax,
-	CriterionFireRateChangeMax,
-}
-
 // AllRules is the RuleID of a judge's total row (micro-averaged over its rules).
 const AllRules = "*"
 
