@@ -14,11 +14,13 @@ func newRootCmd(io IO) *cobra.Command {
 		newCompareCmd(io, nil),
 		newDiffCmd(io, nil),
 		newMergeCmd(io, nil),
+		newSimulateCmd(io, nil),
 		newDatasetsCmd(io),
 		newJudgesCmd(io),
 		newInitCmd(io, nil),
 		newRecordCmd(io, nil),
 		newLabelCmd(io),
+		newPolicyCmd(io),
 	)
 	return root
 }
