@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -163,5 +164,16 @@ func cmdP95Steady(ts *testscript.TestScript, neg bool, args []string) {
 		if *j.Total.P95 > *j.Total.P50*(1+pct/100) {
 			ts.Fatalf("%s: P95 %.1f ms is more than %g %% above its steady P50 %.1f ms", j.Judge, *j.Total.P95, pct, *j.Total.P50)
 		}
+	}
+}
+
+// wholeProcess marks a test that runs whole evaluations end to end (the
+// sample many times over, shards and merges, a bucket server): `make test`
+// runs the suite with -short and leaves these to `make e2e`, which runs them
+// all. The fast smoke of the same paths stays in testdata/script.
+func wholeProcess(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("whole-process test: make e2e runs it (go test without -short)")
 	}
 }
