@@ -212,6 +212,9 @@ type Call struct {
 	Rules     int
 	Status    judge.Status // ok|invalid|timeout|error
 	Error     string
+	// Cause is why a failed call failed (judge.Cause, typed by the
+	// backend); "" for an answered call.
+	Cause     judge.Cause
 	LatencyMS float64
 	Cached    bool
 	Attempts  int

@@ -30,10 +30,24 @@ func scriptServers(env *testscript.Env) error {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, "<!DOCTYPE html><html><head><title>Sign in</title></head><body><form>…</form></body></html>")
 	}))
+	// Another web service on the judge's port, as `python3 -m http.server`
+	// answers: a 404 page for GETs of paths it lacks (/v1/models), a 501
+	// page for every POST.
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		code, msg := http.StatusNotFound, "File not found"
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			code, msg = http.StatusNotImplemented, fmt.Sprintf("Unsupported method (%q)", r.Method)
+		}
+		w.Header().Set("Content-Type", "text/html;charset=utf-8")
+		w.WriteHeader(code)
+		fmt.Fprintf(w, "<!DOCTYPE HTML>\n<html lang=\"en\">\n    <head>\n        <meta charset=\"utf-8\">\n        <title>Error response</title>\n    </head>\n    <body>\n        <h1>Error response</h1>\n        <p>Error code: %d</p>\n        <p>Message: %s.</p>\n    </body>\n</html>\n", code, msg)
+	}))
 	env.Defer(notFound.Close)
 	env.Defer(page.Close)
+	env.Defer(web.Close)
 	env.Setenv("NOTFOUND_URL", notFound.URL)
 	env.Setenv("HTMLPAGE_URL", page.URL)
+	env.Setenv("WEBSERVER_URL", web.URL)
 	return nil
 }
 
