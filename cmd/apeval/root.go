@@ -13,6 +13,7 @@ func newRootCmd(io IO) *cobra.Command {
 		newGateCmd(io, nil),
 		newCompareCmd(io, nil),
 		newMergeCmd(io, nil),
+		newSimulateCmd(io, nil),
 		newDatasetsCmd(io),
 		newJudgesCmd(io),
 		newInitCmd(io, nil),
