@@ -12,6 +12,7 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/diff"
 )
 
 type compareOptions struct {
@@ -50,7 +51,8 @@ Benjamini–Hochberg q-value over the comparison. "~" marks a difference
 with p ≥ 1 − confidence; otherwise the table shows Δ [lo, hi] (p, q, n). The
 fire-rate change is checked against fire_rate_change_max. Warnings about
 different datasets, policies or prompt versions and small samples are printed
-as footnotes; the last line is the candidate's verdict, which is also the exit
+as footnotes. Runs that share no case are refused (exit 2, naming both
+datasets); a partial overlap leads the output with the counts; the last line is the candidate's verdict, which is also the exit
 code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.
 
 --comment (with --format markdown, the default then) prints a pull-request
@@ -183,6 +185,14 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	if len(dirs) == 2 {
 		cmp.Warnings = append(runDifferences(infos[0], infos[1]), cmp.Warnings...)
 	}
+	// Runs with nothing in common have nothing to compare; a partial
+	// overlap leads the output with its counts (as apeval diff does).
+	ov := diff.NewOverlap(infos[0], infos[len(infos)-1])
+	ov.Common, ov.OnlyBase, ov.OnlyHead = int64(cmp.Cases.Shared), int64(cmp.Cases.BaselineOnly), int64(cmp.Cases.CandidateOnly)
+	if err := ov.Err(); err != nil {
+		return usageError{err}
+	}
+	banner := ov.Banner()
 	if o.Out != "" {
 		if err := os.MkdirAll(o.Out, 0o755); err != nil {
 			return err
@@ -210,7 +220,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		rep.Run.RunID, rep.Run.Filter, rep.Run.Datasets, rep.Run.Policy = head.RunID, head.Filter, head.Datasets, head.Policy
 		// The comment leads with its own verdict line and says a filtered
 		// run is filtered in its facts; nothing may come before the marker.
-		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL}); err != nil {
+		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL, Banner: banner}); err != nil {
 			return err
 		}
 		if err := checkSummary(sum); err != nil {
@@ -220,6 +230,13 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	}
 	// A filtered run is never mistaken for a full one, here either.
 	f := outputFormat(o.Format, io.Out)
+	if banner != "" {
+		if f == reports.FormatTable || f == reports.FormatMarkdown {
+			fmt.Fprintf(io.Out, "%s\n\n", banner)
+		} else {
+			fmt.Fprintf(io.Err, "apeval: %s\n", banner)
+		}
+	}
 	for i, in := range infos {
 		if h := in.Filter.String(); h != "" {
 			if f == reports.FormatTable || f == reports.FormatMarkdown {

@@ -12,12 +12,15 @@ func newRootCmd(io IO) *cobra.Command {
 		newReportCmd(io, nil),
 		newGateCmd(io, nil),
 		newCompareCmd(io, nil),
+		newDiffCmd(io, nil),
 		newMergeCmd(io, nil),
+		newSimulateCmd(io, nil),
 		newDatasetsCmd(io),
 		newJudgesCmd(io),
 		newInitCmd(io, nil),
 		newRecordCmd(io, nil),
 		newLabelCmd(io),
+		newPolicyCmd(io),
 	)
 	return root
 }
