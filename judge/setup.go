@@ -21,25 +21,25 @@ type Cause string
 
 // The causes. "" is a call that did not fail.
 const (
-	CauseTimeout      Cause = "timeout"       // the attempt's or the caller's deadline
-	CauseCancelled    Cause = "cancelled"     // the caller stopped (Ctrl-C)
-	CauseRefused      Cause = "refused"       // connection refused: no server at that address
-	CauseDNS          Cause = "dns"           // the host name does not resolve
-	CauseTLS          Cause = "tls"           // TLS handshake or certificate failure
-	CauseTransport    Cause = "transport"     // a connection reset, cut or other network error
-	CauseUnauthorized Cause = "http_401"      // the server refused the credentials
-	CauseForbidden    Cause = "http_403"      // the key may not use this model or endpoint
-	CauseNotFound     Cause = "http_404"      // wrong URL or model name
-	CauseNotServed    Cause = "http_405_501"  // the server does not serve this endpoint or method
-	CauseNotTheAPI    Cause = "not_the_api"   // an HTML page (or other non-API content) answered
-	CauseRateLimited  Cause = "http_429"      // rate limited
-	CauseServer       Cause = "http_5xx"      // the server failed or is overloaded (500, 502-504, 529)
-	CauseClient       Cause = "http_4xx"      // another 4xx: a request the server rejected
-	CauseInvalid      Cause = "invalid"       // an answer that breaks the judge output schema
-	CausePlugin       Cause = "plugin"        // an exec plugin exited or failed
-	CauseBudget       Cause = "budget"        // not sent: a --max-calls / --budget-usd limit
-	CauseNoJudge      Cause = "no_judge"      // --judge none
-	CauseOther        Cause = "other"         // any other failure
+	CauseTimeout      Cause = "timeout"      // the attempt's or the caller's deadline
+	CauseCancelled    Cause = "cancelled"    // the caller stopped (Ctrl-C)
+	CauseRefused      Cause = "refused"      // connection refused: no server at that address
+	CauseDNS          Cause = "dns"          // the host name does not resolve
+	CauseTLS          Cause = "tls"          // TLS handshake or certificate failure
+	CauseTransport    Cause = "transport"    // a connection reset, cut or other network error
+	CauseUnauthorized Cause = "http_401"     // the server refused the credentials
+	CauseForbidden    Cause = "http_403"     // the key may not use this model or endpoint
+	CauseNotFound     Cause = "http_404"     // wrong URL or model name
+	CauseNotServed    Cause = "http_405_501" // the server does not serve this endpoint or method
+	CauseNotTheAPI    Cause = "not_the_api"  // an HTML page (or other non-API content) answered
+	CauseRateLimited  Cause = "http_429"     // rate limited
+	CauseServer       Cause = "http_5xx"     // the server failed or is overloaded (500, 502-504, 529)
+	CauseClient       Cause = "http_4xx"     // another 4xx: a request the server rejected
+	CauseInvalid      Cause = "invalid"      // an answer that breaks the judge output schema
+	CausePlugin       Cause = "plugin"       // an exec plugin exited or failed
+	CauseBudget       Cause = "budget"       // not sent: a --max-calls / --budget-usd limit
+	CauseNoJudge      Cause = "no_judge"     // --judge none
+	CauseOther        Cause = "other"        // any other failure
 )
 
 // Setup-class failures (docs/judges.md, "A broken setup"): causes that say
