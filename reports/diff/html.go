@@ -41,9 +41,9 @@ type pageRule struct {
 	Base  pageSide `json:"b"`
 	// Head is nil when it is the same as Base (most rules of a case), which
 	// keeps a 100,000-case page small.
-	Head  *pageSide `json:"h,omitempty"`
-	Mark  string   `json:"m,omitempty"` // fixed, broken
-	Stab  string   `json:"st,omitempty"`
+	Head *pageSide `json:"h,omitempty"`
+	Mark string    `json:"m,omitempty"` // fixed, broken
+	Stab string    `json:"st,omitempty"`
 }
 
 type pageSide struct {
