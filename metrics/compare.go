@@ -173,7 +173,9 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 	if jb.PromptVersion != jc.PromptVersion {
 		cmp.Warnings = append(cmp.Warnings, fmt.Sprintf("prompt versions differ: %q vs %q", jb.PromptVersion, jc.PromptVersion))
 	}
-	if nb, nc, shared := caseOverlap(pb.cases, pc.cases); nb > 0 || nc > 0 {
+	nb, nc, shared := caseOverlap(pb.cases, pc.cases)
+	cmp.Cases = CaseOverlap{Shared: shared, BaselineOnly: nb, CandidateOnly: nc}
+	if nb > 0 || nc > 0 {
 		cmp.Warnings = append(cmp.Warnings, fmt.Sprintf("the judges replayed different cases (different datasets?): %d only by the baseline, %d only by the candidate, %d by both; paired figures use the shared cases", nb, nc, shared))
 	}
 	if len(versions) > 0 {

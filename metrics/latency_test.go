@@ -98,20 +98,23 @@ func latencyRates(sz []int, n int, seed uint64) (typeI, cover, fail, pass, oldFa
 
 // TestCalibrationLatency: session-clustered latency, equal judges and a
 // limit at the true P95. `make calibrate` runs 2,000 replicates and prints
-// the table docs/statistics.md shows; `go test` a fixed-seed smoke of 300
-// (standard error of a type I of 0.05: 0.013).
+// the table docs/statistics.md shows against the goals; `go test` a
+// fixed-seed smoke of 300 against the goals less smokeSlack.
 func TestCalibrationLatency(t *testing.T) {
 	t.Parallel()
-	n := calibrationN()
-	if n == calibrationReps {
+	n, full := calibrationN()
+	slack, covSlack := 0.0, 0.0
+	if !full {
+		// The latency settings are cheap: a larger smoke than the suite's.
 		n = 300
+		slack, covSlack = smokeSlack(0.075, n), smokeSlack(0.925, n)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "| latency, %d replicates | paired P95 type I (≤ 0.075) | P95 coverage (≥ 0.925) | FAIL at the limit (≤ 0.075) | PASS at the limit | calls' order statistics: FAIL at the limit | calls' bootstrap: type I |\n|---|---|---|---|---|---|---|\n", n)
 	for i, s := range latencySettings {
 		typeI, cover, fail, pass, old, oldI := latencyRates(s.sz, n, uint64(i+1))
 		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", s.name, typeI, cover, fail, pass, old, oldI)
-		if typeI > 0.075 || cover < 0.925 || fail > 0.075 || pass > 0.075 {
+		if typeI > 0.075+slack || cover < 0.925-covSlack || fail > 0.075+slack || pass > 0.075+slack {
 			t.Errorf("%s: type I %.3f, coverage %.3f, FAIL %.3f, PASS %.3f at the limit", s.name, typeI, cover, fail, pass)
 		}
 	}

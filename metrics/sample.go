@@ -50,6 +50,10 @@ type WeightedRatio struct {
 	// SampledAll counts every sampled (queue) label of the rule, and
 	// Remaining the queue pairs not labeled yet (Σ N_h − n_h).
 	SampledAll, Remaining int64
+	// Up and Down count, for a paired difference, the labeled units in
+	// the denominator whose contribution is positive (the first judge
+	// only) and negative (the other only): the discordant units.
+	Up, Down int64
 }
 
 // ratioFn gives a unit's (y, x) contribution for a given label value.
@@ -183,6 +187,12 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 			out.Num += wh * y
 			out.Den += wh * x
 			if x != 0 {
+				switch {
+				case y > 0:
+					out.Up++
+				case y < 0:
+					out.Down++
+				}
 				out.Units++
 				sumWX2 += wh * wh * x * x
 				if s.census {
@@ -248,8 +258,18 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 	out.Estimate = ptr(R)
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: out.DF}.Quantile(1 - (1-conf)/2)
 	if !bounded {
+		// A difference of two proportions lies in [−1, 1], whatever its
+		// linearized variance says on few labels.
 		half := q * math.Sqrt(out.Var)
-		out.Lo, out.Hi = ptr(R-half), ptr(R+half)
+		if out.Var == 0 {
+			// No unit's label moves the difference (no discordance, or
+			// every unit discordant one way): the variance says nothing,
+			// so each discordance rate gets Wilson's bound at zero events
+			// on the effective size, as the unweighted Newcombe interval
+			// does with no discordant unit.
+			_, half = Wilson(0, min(out.Den*out.Den/sumWX2, float64(psu)), q)
+		}
+		out.Lo, out.Hi = ptr(max(R-half, -1)), ptr(min(R+half, 1))
 		return out
 	}
 	out.NEff = neff(R, out.Var, min(out.Den*out.Den/sumWX2, float64(psu)))

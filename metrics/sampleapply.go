@@ -89,6 +89,8 @@ func (s *Summary) ApplySample(t *PairTable, labels []SampleLabel) {
 				all = append(all, u)
 			}
 		}
+		// The same adjustment as the unweighted path's (one rule for both).
+		newEvaluator(s.crit).holmDangerous(js.Rules)
 		// The total row pools every rule's strata (census pooled too).
 		tot := js.Total
 		p, rc := WeightedPrecision(all, s.crit.Confidence), WeightedRecall(all, s.crit.Confidence)

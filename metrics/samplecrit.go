@@ -9,8 +9,9 @@ import (
 )
 
 // SamplePrecision evaluates precision_min on a precision estimated from a
-// labeled sample (WeightedPrecision): PASS when its interval lies wholly
-// above the threshold, FAIL wholly below, INCONCLUSIVE otherwise, with the
+// labeled sample (WeightedPrecision) with the one verdict rule
+// (Direction.Decide): PASS when its interval lies wholly above the
+// threshold, FAIL wholly below, INCONCLUSIVE otherwise, with the
 // number of labels to add to the queue (spread like the ones given) that
 // would decide it at the same rate. N is the number of labeled pairs the
 // judge matched.
@@ -22,26 +23,15 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 		return c
 	}
 	c.N = f.Units
-	c.Estimate, c.Lo, c.Hi = f.Estimate, f.Lo, f.Hi
-	est, lo, hi, thr := *f.Estimate, *f.Lo, *f.Hi, crit.PrecisionMin
-	desc := fmt.Sprintf("precision %s (weighted %s/%s from %d sampled + %d census labels, design %.0f%% CI [%s, %s])",
-		fmtF(est), fmtF(f.Num), fmtF(f.Den), f.Sampled, f.Census, crit.Confidence*100, fmtF(lo), fmtF(hi))
-	switch {
-	case hi < thr:
-		c.Status, c.Reason = StatusFail, fmt.Sprintf("%s lies wholly on the bad side of %s", desc, fmtF(thr))
-		return c
-	case lo > thr:
-		c.Status, c.Reason = StatusPass, fmt.Sprintf("%s clears %s", desc, fmtF(thr))
+	est, thr := *f.Estimate, crit.PrecisionMin
+	dec := apply(&c, Evidence{Estimate: est, Lo: *f.Lo, Hi: *f.Hi}, func(l, h float64) string {
+		return fmt.Sprintf("precision %s (weighted %s/%s from %d sampled + %d census labels, design %.0f%% CI [%s, %s])",
+			fmtF(est), fmtF(f.Num), fmtF(f.Den), f.Sampled, f.Census, crit.Confidence*100, fmtF(l), fmtF(h))
+	})
+	if dec.Status != StatusInconclusive {
 		return c
 	}
-	c.Status = StatusInconclusive
-	decide, verb := func(l, _ float64) bool { return l > thr }, "clear it"
-	if est < thr {
-		c.Reason = fmt.Sprintf("%s is on the bad side of %s, but the interval still reaches it: not confirmed", desc, fmtF(thr))
-		decide, verb = func(_, h float64) bool { return h < thr }, "confirm the failure"
-	} else {
-		c.Reason = fmt.Sprintf("%s: the interval still reaches %s", desc, fmtF(thr))
-	}
+	decide, verb := AtLeast.hintTarget(thr, dec)
 	if est != thr {
 		moreLabels(&c, f, crit.Confidence, verb, decide)
 	}
@@ -84,9 +74,12 @@ func moreLabels(c *Criterion, f WeightedRatio, conf float64, verb string, decide
 
 // SampleDangerousRecall evaluates dangerous_recall_must_beat_baseline on a
 // labeled sample: diff is WeightedRecallDiff (the judge against the rule's
-// deterministic baseline on the same weighted positives). FAIL when the
-// weighted difference is ≤ 0 (no gain at all), PASS when the one-sided
-// lower bound at the confidence level is above 0, INCONCLUSIVE otherwise.
+// deterministic baseline on the same weighted positives). The rule is the
+// unweighted path's (Direction.Decide with Gain): PASS when the one-sided
+// weighted t test gives p < 1 − confidence (Holm-adjusted across the
+// judge's dangerous rules by ApplySample), FAIL only when the whole
+// two-sided interval lies at or below 0, INCONCLUSIVE otherwise; the
+// interval never leaves [−1, 1].
 func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline bool, crit replay.KillCriteria) Criterion {
 	c := Criterion{Name: CriterionDangerousRecall}
 	switch {
@@ -105,22 +98,33 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 	}
 	d := *diff.Estimate
 	se := math.Sqrt(diff.Var)
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: diff.DF}.Quantile(crit.Confidence)
-	c.N, c.Estimate, c.Lo, c.Hi = diff.Units, diff.Estimate, diff.Lo, diff.Hi
-	lower := d - q*se
-	desc := fmt.Sprintf("weighted recall gain over the baseline %s on %d sampled + %d census positives (one-sided %.0f%% lower bound %s)",
-		fmtF(d), diff.Sampled, diff.Census, crit.Confidence*100, fmtF(lower))
-	switch {
-	case d <= 0:
-		c.Status, c.Reason = StatusFail, desc+": does not beat the baseline"
-	case lower > 0:
-		c.Status, c.Reason = StatusPass, desc+" > 0"
-	default:
-		c.Status, c.Reason = StatusInconclusive, desc+" ≤ 0"
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: diff.DF}
+	q := t.Quantile(crit.Confidence)
+	// The one-sided p of the gain, from the same t as the interval.
+	// Without variance (no label moves the difference) the exact
+	// one-sided sign test on the discordant units decides, as McNemar
+	// does on the unweighted path: three discordant positives give
+	// p = 1/8, never a PASS.
+	p := McNemarGreater(diff.Up, diff.Down)
+	if se > 0 {
+		p = t.Survival(d / se)
+	}
+	c.N, c.PValue = diff.Units, ptr(p)
+	alpha := alphaOf(crit.Confidence)
+	dec := apply(&c, Evidence{Estimate: d, Lo: *diff.Lo, Hi: *diff.Hi, P: ptr(p), Alpha: alpha}, func(l, h float64) string {
+		return fmt.Sprintf("weighted recall gain over the baseline %s on %d sampled + %d census positives (one-sided weighted t p=%s; difference %.0f%% CI [%s, %s])",
+			fmtF(d), diff.Sampled, diff.Census, fmtF(p), crit.Confidence*100, fmtF(l), fmtF(h))
+	})
+	if dec.Status == StatusInconclusive {
 		S := float64(diff.SampledAll)
 		ok := func(m int64) bool {
 			v := diff.SampledVar*S/(S+float64(m)) + (diff.Var - diff.SampledVar)
 			return d-q*math.Sqrt(v) > 0
+		}
+		switch {
+		case d <= 0:
+			c.Reason += "; the labels show no gain, so more labels like these would not make it pass"
+			return c
 		}
 		if S > 0 && diff.Remaining > 0 {
 			if m := smallestN(1, ok); m != nil && *m <= diff.Remaining {

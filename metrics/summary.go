@@ -47,17 +47,6 @@ const (
 	CriterionFireRateChangeMax     = "fire_rate_change_max"
 )
 
-// CriterionNames lists every kill criterion in report order.
-var CriterionNames = []string{
-	CriterionPrecisionMin,
-	CriterionDangerousRecall,
-	CriterionJudgeP95Max,
-	CriterionJudgeRequiredRateMax,
-	CriterionUnknownRateMax,
-	CriterionApprovalRejectRateMax,
-	CriterionFireRateChangeMax,
-}
-
 // AllRules is the RuleID of a judge's total row (micro-averaged over its rules).
 const AllRules = "*"
 
@@ -297,6 +286,9 @@ type Comparison struct {
 	// Rules: every rule either judge has, sorted by rule ID.
 	Rules    []*RuleComparison `json:"rules"`
 	Warnings []string          `json:"warnings"`
+	// Cases counts the cases both judges replayed and those only one did
+	// (CheckOverlap says what a command does about them).
+	Cases CaseOverlap `json:"cases"`
 	// Slices: the comparison per slice value (--by), in slice order.
 	Slices []SliceComparison `json:"slices,omitempty"`
 	// Adjustment names how the figures' q-values were computed

@@ -81,51 +81,23 @@ func (e *evaluator) assuredN(n int64, interval func(f float64) (float64, float64
 	return &hi
 }
 
-// side says where the good side of a threshold is and whether the
-// threshold itself is bad (see docs/statistics.md, Verdict: an unknown rate
-// of 10 % or a judge-required rate of 20 % kills; precision kills only
-// below 90 %, so 90 % itself is not bad).
-type side struct {
-	higherIsGood    bool
-	failAtThreshold bool
-}
-
 // proportion evaluates a proportion criterion x/n on its session-clustered
-// interval [lo, hi] (see docs/statistics.md): FAIL only when the whole
-// interval lies on the bad side of the threshold, PASS when it lies wholly
-// on the good side, INCONCLUSIVE when it straddles, with the number of raw
-// units that would decide it with about 80 % probability (assurance).
-func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, deff *float64, post *bbPosterior, sd side) Criterion {
+// interval [lo, hi] (see docs/statistics.md) with the one verdict rule
+// (Direction.Decide): FAIL only when the whole interval lies on the bad
+// side of the threshold, PASS when it lies wholly on the good side,
+// INCONCLUSIVE when it straddles, with the number of raw units that would
+// decide it with about 80 % probability (assurance).
+func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, deff *float64, post *bbPosterior) Criterion {
 	c.N = n
 	est := float64(x) / float64(n)
-	c.Estimate, c.Lo, c.Hi = ptr(est), lo, hi
 	if lo == nil || hi == nil {
 		// The interval comes from the per-session pass over the spilled
 		// per-case data; without it (a failed read back, which Summary.Err
 		// reports and the pipeline turns into exit 2) nothing is decided.
+		c.Estimate = ptr(est)
 		c.Status = StatusInconclusive
 		c.Reason = fmt.Sprintf("%s %s has no interval: its per-case data could not be read back", what, fmtF(est))
 		return c
-	}
-	thr := c.Threshold
-	clears := func(l, h float64) bool {
-		if sd.higherIsGood {
-			return l > thr
-		}
-		return h < thr
-	}
-	confirmsBad := func(l, h float64) bool {
-		switch {
-		case sd.higherIsGood:
-			return h < thr
-		case sd.failAtThreshold:
-			return l >= thr
-		}
-		return l > thr
-	}
-	badSide := est < thr
-	if !sd.higherIsGood {
-		badSide = est > thr || (sd.failAtThreshold && est == thr)
 	}
 	method := "Wilson"
 	if post != nil && !post.wilson {
@@ -134,26 +106,15 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, def
 			method += fmt.Sprintf(", deff %.2f", d)
 		}
 	}
-	desc := fmt.Sprintf("%s %s (%d/%d, %s %.0f%% CI [%s, %s])", what, fmtF(est), x, n, method, e.conf*100, fmtF(*lo), fmtF(*hi))
-	switch {
-	case confirmsBad(*lo, *hi):
-		c.Status = StatusFail
-		c.Reason = fmt.Sprintf("%s lies wholly on the bad side of %s", desc, fmtF(thr))
-		return c
-	case clears(*lo, *hi):
-		c.Status = StatusPass
-		c.Reason = fmt.Sprintf("%s clears %s", desc, fmtF(thr))
+	dec := apply(&c, Evidence{Estimate: est, Lo: *lo, Hi: *hi}, func(l, h float64) string {
+		return fmt.Sprintf("%s %s (%d/%d, %s %.0f%% CI [%s, %s])", what, fmtF(est), x, n, method, e.conf*100, fmtF(l), fmtF(h))
+	})
+	if dec.Status != StatusInconclusive {
 		return c
 	}
-	c.Status = StatusInconclusive
-	decide, verb := clears, "clear it"
-	if badSide {
-		c.Reason = fmt.Sprintf("%s is on the bad side of %s, but the interval still reaches it: not confirmed", desc, fmtF(thr))
-		decide, verb = confirmsBad, "confirm the failure"
-	} else {
-		c.Reason = fmt.Sprintf("%s: the interval still reaches %s", desc, fmtF(thr))
-	}
-	if est != thr && post != nil {
+	spec, _ := SpecOf(c.Name)
+	decide, verb := spec.Direction.hintTarget(c.Threshold, dec)
+	if est != c.Threshold && post != nil {
 		c.SamplesNeeded = e.assuredN(n, func(f float64) (float64, float64) { return post.scaledInterval(f, e.confAssured) }, decide)
 		if c.SamplesNeeded != nil {
 			c.MoreSamples = new(*c.SamplesNeeded - n)
@@ -178,7 +139,7 @@ func (e *evaluator) precision(r *Row) Criterion {
 		c.Reason = "no labeled match predictions (TP+FP = 0): no rule goes live on no evidence"
 		return c
 	}
-	return e.proportion(c, "precision", r.TP, r.TP+r.FP, r.PrecisionLo, r.PrecisionHi, r.PrecisionDeff, r.post[lanePrec], side{higherIsGood: true})
+	return e.proportion(c, "precision", r.TP, r.TP+r.FP, r.PrecisionLo, r.PrecisionHi, r.PrecisionDeff, r.post[lanePrec])
 }
 
 func (e *evaluator) unknownRate(r *Row) Criterion {
@@ -188,7 +149,7 @@ func (e *evaluator) unknownRate(r *Row) Criterion {
 		c.Reason = "no decision was sent to the judge"
 		return c
 	}
-	return e.proportion(c, "unknown rate", r.Unknown.Total(), r.Judged, r.UnknownRateLo, r.UnknownRateHi, r.UnknownRateDeff, r.post[laneUnk], side{failAtThreshold: true})
+	return e.proportion(c, "unknown rate", r.Unknown.Total(), r.Judged, r.UnknownRateLo, r.UnknownRateHi, r.UnknownRateDeff, r.post[laneUnk])
 }
 
 func (e *evaluator) judgeRequiredRate(r *Row) Criterion {
@@ -198,7 +159,7 @@ func (e *evaluator) judgeRequiredRate(r *Row) Criterion {
 		c.Reason = "no case was replayed"
 		return c
 	}
-	return e.proportion(c, "judge-required rate", r.JudgeRequired, r.Cases, r.JudgeRequiredRateLo, r.JudgeRequiredRateHi, r.JudgeRequiredRateDeff, r.post[laneJR], side{failAtThreshold: true})
+	return e.proportion(c, "judge-required rate", r.JudgeRequired, r.Cases, r.JudgeRequiredRateLo, r.JudgeRequiredRateHi, r.JudgeRequiredRateDeff, r.post[laneJR])
 }
 
 func (e *evaluator) approvalRejectRate(r *Row) Criterion {
@@ -212,7 +173,7 @@ func (e *evaluator) approvalRejectRate(r *Row) Criterion {
 		}
 		return c
 	}
-	return e.proportion(c, "approval reject rate", r.ApprovalRejected, r.ApprovalOutcomes, r.ApprovalRejectRateLo, r.ApprovalRejectRateHi, r.ApprovalRejectRateDeff, r.post[laneAppr], side{})
+	return e.proportion(c, "approval reject rate", r.ApprovalRejected, r.ApprovalOutcomes, r.ApprovalRejectRateLo, r.ApprovalRejectRateHi, r.ApprovalRejectRateDeff, r.post[laneAppr])
 }
 
 // dangerousRecall tests whether the rule's result catches more labeled
@@ -243,24 +204,15 @@ func (e *evaluator) dangerousRecall(r *Row, m mcnemar, pd *pairDiff, seed uint64
 	est, lo, hi := pd.interval(1, e.conf)
 	fr := m.flip(seed)
 	p := fr.greater
-	c.N, c.Estimate, c.Lo, c.Hi, c.PValue = n, ptr(est), ptr(lo), ptr(hi), ptr(p)
+	c.N, c.PValue = n, ptr(p)
 	test := "one-sided McNemar"
 	if m.clustered {
 		test = "one-sided sign-flip over sessions"
 	}
-	desc := fmt.Sprintf("recall %s vs baseline %s on %d positives (judge-only %d, baseline-only %d, %s p=%s; difference %.0f%% CI [%s, %s])",
-		fmtF(float64(r.BaselineHits+b-cc)/float64(n)), fmtF(float64(r.BaselineHits)/float64(n)), n, b, cc, test, fmtF(p), e.conf*100, fmtF(lo), fmtF(hi))
-	switch {
-	case hi <= 0:
-		c.Status = StatusFail
-		c.Reason = desc + ": the judge is not better than the baseline"
-	case p < e.alpha:
-		c.Status = StatusPass
-		c.Reason = fmt.Sprintf("%s < %s", desc, fmtF(e.alpha))
-	default:
-		c.Status = StatusInconclusive
-		c.Reason = fmt.Sprintf("%s ≥ %s", desc, fmtF(e.alpha))
-	}
+	apply(&c, Evidence{Estimate: est, Lo: lo, Hi: hi, P: ptr(p), Alpha: e.alpha}, func(l, h float64) string {
+		return fmt.Sprintf("recall %s vs baseline %s on %d positives (judge-only %d, baseline-only %d, %s p=%s; difference %.0f%% CI [%s, %s])",
+			fmtF(float64(r.BaselineHits+b-cc)/float64(n)), fmtF(float64(r.BaselineHits)/float64(n)), n, b, cc, test, fmtF(p), e.conf*100, fmtF(l), fmtF(h))
+	})
 	if c.Status != StatusFail {
 		c.SamplesNeeded = e.recallHint(n, b, cc, m)
 		if c.SamplesNeeded != nil && *c.SamplesNeeded <= n {
@@ -346,7 +298,7 @@ func (e *evaluator) holmDangerous(rules []*Row) {
 		if len(cs) > 1 {
 			c.Reason += fmt.Sprintf(" (Holm-adjusted over %d dangerous rules: p=%s)", len(cs), fmtF(adj[i]))
 		}
-		if c.Status == StatusPass && adj[i] >= e.alpha {
+		if c.Status == StatusPass && Gain.Decide(0, Evidence{Estimate: *c.Estimate, Lo: *c.Lo, Hi: *c.Hi, P: ptr(adj[i]), Alpha: e.alpha}).Status != StatusPass {
 			c.Status = StatusInconclusive
 			c.Reason += fmt.Sprintf(": not below %s after the adjustment", fmtF(e.alpha))
 		}
@@ -367,7 +319,13 @@ func (e *evaluator) judgeP95(r *Row) Criterion {
 		return c
 	}
 	est := *r.LatencyP95MS
-	c.Estimate, c.Lo, c.Hi = ptr(est), r.LatencyP95LoMS, r.LatencyP95HiMS
+	ev := Evidence{Estimate: est, Lo: math.Inf(-1), Hi: math.Inf(1)}
+	if r.LatencyP95LoMS != nil {
+		ev.Lo = *r.LatencyP95LoMS
+	}
+	if r.LatencyP95HiMS != nil {
+		ev.Hi = *r.LatencyP95HiMS
+	}
 	desc := fmt.Sprintf("P95 %s ms over %d calls", fmtF(est), r.Calls)
 	if q := r.latP95; q.df > 0 {
 		desc += fmt.Sprintf(" in %d sessions (order statistics with sessions as clusters", q.k)
@@ -378,28 +336,23 @@ func (e *evaluator) judgeP95(r *Row) Criterion {
 	} else if q.k == 1 && q.n > 1 {
 		desc += " in one session (one session cannot bound a P95 of traffic)"
 	}
-	switch {
-	case c.Lo != nil && *c.Lo > maxMS:
-		c.Status = StatusFail
-		c.Reason = fmt.Sprintf("%s, lower bound %s ms > %s ms: wholly above the limit", desc, fmtF(*c.Lo), fmtF(maxMS))
-	case est > maxMS && c.Lo == nil:
-		c.Status = StatusInconclusive
+	// The rule decides; the sentence says which order statistic did.
+	apply(&c, ev, func(float64, float64) string { return desc })
+	switch dec := AtMost.Decide(maxMS, ev); {
+	case dec.Status == StatusFail:
+		c.Reason = fmt.Sprintf("%s, lower bound %s ms > %s ms: wholly above the limit", desc, fmtF(ev.Lo), fmtF(maxMS))
+	case dec.Status == StatusPass:
+		c.Reason = fmt.Sprintf("%s, upper bound %s ms < %s ms", desc, fmtF(ev.Hi), fmtF(maxMS))
+	case dec.BadSide && c.Lo == nil:
 		c.Reason = fmt.Sprintf("%s exceeds %s ms, but too few calls or sessions bound the P95 from below at %.0f%%: not confirmed", desc, fmtF(maxMS), e.conf*100)
-	case est > maxMS:
-		c.Status = StatusInconclusive
-		c.Reason = fmt.Sprintf("%s exceeds %s ms, but its lower bound %s ms does not: not confirmed", desc, fmtF(maxMS), fmtF(*c.Lo))
-	case c.Hi != nil && *c.Hi < maxMS:
-		c.Status = StatusPass
-		c.Reason = fmt.Sprintf("%s, upper bound %s ms < %s ms", desc, fmtF(*c.Hi), fmtF(maxMS))
+	case dec.BadSide:
+		c.Reason = fmt.Sprintf("%s exceeds %s ms, but its lower bound %s ms does not: not confirmed", desc, fmtF(maxMS), fmtF(ev.Lo))
 	case c.Hi == nil && r.latP95.df > 0:
-		c.Status = StatusInconclusive
 		c.Reason = fmt.Sprintf("%s: too few sessions to bound the P95 from above at %.0f%% (how much the sessions differ reaches past the slowest call)", desc, e.conf*100)
 	case c.Hi == nil:
-		c.Status = StatusInconclusive
 		c.Reason = fmt.Sprintf("%s: too few calls to bound the P95 from above at %.0f%% (at least %d are needed)", desc, e.conf*100, minCallsForP95(e.conf))
 	default:
-		c.Status = StatusInconclusive
-		c.Reason = fmt.Sprintf("%s: upper bound %s ms reaches %s ms", desc, fmtF(*c.Hi), fmtF(maxMS))
+		c.Reason = fmt.Sprintf("%s: upper bound %s ms reaches %s ms", desc, fmtF(ev.Hi), fmtF(maxMS))
 	}
 	return c
 }
@@ -437,32 +390,18 @@ func (e *evaluator) fireRateChange(pd *pairDiff) Criterion {
 	n := pd.a + pd.b + pd.c + pd.d
 	maxC := e.crit.FireRateChangeMax
 	est, lo, hi := pd.interval(1, e.conf)
-	cr.N, cr.Estimate, cr.Lo, cr.Hi = n, ptr(est), ptr(lo), ptr(hi)
+	cr.N = n
 	method := "Newcombe paired"
 	if !pd.one {
 		method = "Newcombe paired over sessions"
 	}
-	desc := fmt.Sprintf("fire-rate change %s (%d paired cases, %s %.0f%% CI [%s, %s])", fmtF(est), n, method, e.conf*100, fmtF(lo), fmtF(hi))
-	inside := func(l, h float64) bool { return -maxC < l && h < maxC }
-	outside := func(l, h float64) bool { return l > maxC || h < -maxC }
-	switch {
-	case outside(lo, hi):
-		cr.Status = StatusFail
-		cr.Reason = fmt.Sprintf("%s lies wholly outside ±%s", desc, fmtF(maxC))
-		return cr
-	case inside(lo, hi):
-		cr.Status = StatusPass
-		cr.Reason = fmt.Sprintf("%s lies inside ±%s", desc, fmtF(maxC))
+	dec := apply(&cr, Evidence{Estimate: est, Lo: lo, Hi: hi}, func(l, h float64) string {
+		return fmt.Sprintf("fire-rate change %s (%d paired cases, %s %.0f%% CI [%s, %s])", fmtF(est), n, method, e.conf*100, fmtF(l), fmtF(h))
+	})
+	if dec.Status != StatusInconclusive {
 		return cr
 	}
-	cr.Status = StatusInconclusive
-	decide, verb := inside, "decide it"
-	if math.Abs(est) > maxC {
-		cr.Reason = fmt.Sprintf("%s exceeds ±%s, but the interval still reaches inside: not confirmed", desc, fmtF(maxC))
-		decide, verb = outside, "confirm the drift"
-	} else {
-		cr.Reason = fmt.Sprintf("%s reaches ±%s", desc, fmtF(maxC))
-	}
+	decide, verb := Within.hintTarget(maxC, dec)
 	if math.Abs(est) != maxC {
 		cr.SamplesNeeded = e.assuredN(n, func(f float64) (float64, float64) {
 			_, l, h := pd.interval(f, e.confAssured)

@@ -700,27 +700,11 @@ func (e *replayer) call(ctx context.Context, req judge.Request) judge.Response {
 }
 
 // failurePolicy decides a rule whose judge call failed or answered unknown
-// (see docs/replay.md). stop_task, audit_only, inject_instruction
-// and notify_admin never fire on a failure, nor do style, audit, stop and
-// always rules; a dangerous rule falls back to its baseline, else its
-// `when` (which held); an approval rule with a `when` asks for approval.
+// (see docs/replay.md and Rule.OnFailure).
 func (e *replayer) failurePolicy(rr *RuleResult, r *Rule) {
 	rr.Source, rr.Result, rr.Fired = SourceFailure, judge.Unknown, false
-	switch r.Class {
-	case ClassApproval:
-		if r.When != nil {
-			rr.Fired, rr.Action = true, datasets.ActionRequestApproval
-		}
-	case ClassDangerous:
-		if r.Action != datasets.ActionDenyCurrentTool && r.Action != datasets.ActionRequestApproval {
-			return
-		}
-		switch {
-		case r.Baseline != nil:
-			rr.Fired = rr.BaselineResult == judge.Match
-		case r.When != nil:
-			rr.Fired = true
-		}
+	if fired, action := r.OnFailure(rr.BaselineResult); fired {
+		rr.Fired, rr.Action = true, action
 	}
 }
 

@@ -35,6 +35,10 @@ type Matcher struct {
 	MaxNonASCIIRatio *float64
 	ArgumentsValid   *bool
 	ApprovalState    []string
+	// Unless lists matchers none of which may hold: the call is excluded
+	// when any of them matches it (an imported vendor gate's calls that
+	// never reach its classifier, say).
+	Unless []*Matcher
 
 	prefixes [][]string
 	regexes  []*regexp.Regexp
@@ -50,7 +54,7 @@ func (m *Matcher) empty() bool {
 	return len(m.CommandPrefix) == 0 && len(m.CommandRegex) == 0 && len(m.ArgGlob) == 0 &&
 		m.PathOutsideWorkspace == nil && m.Network == nil && len(m.Tool) == 0 && len(m.Category) == 0 &&
 		m.MinNonASCIIRatio == nil && m.MaxNonASCIIRatio == nil && m.ArgumentsValid == nil &&
-		len(m.ApprovalState) == 0
+		len(m.ApprovalState) == 0 && len(m.Unless) == 0
 }
 
 // Match evaluates the matcher on a case, with the case's category (or the
@@ -109,6 +113,11 @@ func (m *Matcher) match(f *facts) bool {
 			return false
 		}
 		if m.MaxNonASCIIRatio != nil && r > *m.MaxNonASCIIRatio {
+			return false
+		}
+	}
+	for _, u := range m.Unless {
+		if u.match(f) {
 			return false
 		}
 	}

@@ -74,6 +74,8 @@ type rawMatcher struct {
 	MaxNonASCIIRatio     *float64          `toml:"max_non_ascii_ratio"`
 	ArgumentsValid       *bool             `toml:"arguments_valid"`
 	ApprovalState        strList           `toml:"approval_state"`
+	// Unless lists matchers none of which may hold ([[rule.when.unless]]).
+	Unless []rawMatcher `toml:"unless"`
 }
 
 type rawCriteria struct {
@@ -346,6 +348,9 @@ func (v *validator) matcher(key string, raw *rawMatcher) *Matcher {
 		Tool: raw.Tool, Category: raw.Category,
 		MinNonASCIIRatio: raw.MinNonASCIIRatio, MaxNonASCIIRatio: raw.MaxNonASCIIRatio,
 		ArgumentsValid: raw.ArgumentsValid, ApprovalState: raw.ApprovalState,
+	}
+	for j := range raw.Unless {
+		m.Unless = append(m.Unless, v.matcher(fmt.Sprintf("%s.unless[%d]", key, j), &raw.Unless[j]))
 	}
 	for j, p := range m.CommandPrefix {
 		toks := strings.Fields(p)

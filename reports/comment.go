@@ -89,7 +89,7 @@ func (rep *Report) WriteComment(w io.Writer, c *metrics.Comparison, opts Comment
 		limit = CommentLimit
 	}
 	secs := []commentSection{
-		{head: CommentMarker(opts.Marker) + "\n" + rep.commentHead(c)},
+		{head: CommentMarker(opts.Marker) + "\n" + commentBanner(c) + rep.commentHead(c)},
 		rep.commentHoldBacks(c),
 		rep.commentDeltas(c),
 		rep.commentChanges(c),
@@ -100,6 +100,15 @@ func (rep *Report) WriteComment(w io.Writer, c *metrics.Comparison, opts Comment
 	}
 	_, err := io.WriteString(w, fitComment(secs, limit))
 	return err
+}
+
+// commentBanner is the first visible line when the runs share only some
+// of their cases (metrics.CheckOverlap).
+func commentBanner(c *metrics.Comparison) string {
+	if b := c.Cases.Banner(); b != "" {
+		return "**" + b + "**\n\n"
+	}
+	return ""
 }
 
 // cutNote replaces the lines cut from a section.

@@ -13,16 +13,14 @@ import (
 const verdictRule = "A criterion FAILs only when its whole interval lies on the bad side of the threshold; " +
 	"it is INCONCLUSIVE while the interval straddles the threshold, and PASSes when it lies wholly on the good side."
 
-// critFigure names what a criterion measures.
-var critFigure = map[string]struct{ what string }{
-	metrics.CriterionPrecisionMin:          {"precision"},
-	metrics.CriterionDangerousRecall:       {"recall gain over the deterministic baseline"},
-	metrics.CriterionJudgeP95Max:           {"P95 latency (ms)"},
-	metrics.CriterionJudgeRequiredRateMax:  {"judge-required rate"},
-	metrics.CriterionUnknownRateMax:        {"unknown rate"},
-	metrics.CriterionApprovalRejectRateMax: {"approval reject rate"},
-	metrics.CriterionFireRateChangeMax:     {"fire-rate change vs baseline"},
-}
+// critFigure names what a criterion measures (metrics.Criteria).
+var critFigure = func() map[string]struct{ what string } {
+	m := map[string]struct{ what string }{}
+	for _, c := range metrics.Criteria {
+		m[c.Name] = struct{ what string }{c.Figure}
+	}
+	return m
+}()
 
 // holdBack is one criterion that keeps a judge from GO, in plain words.
 type holdBack struct {

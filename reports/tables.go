@@ -44,16 +44,15 @@ type Report struct {
 	Cases *CaseLists
 }
 
-// criterionLabel is the short name of a criterion in tables.
-var criterionLabel = map[string]string{
-	metrics.CriterionPrecisionMin:          "precision",
-	metrics.CriterionDangerousRecall:       "recall vs baseline",
-	metrics.CriterionJudgeP95Max:           "p95",
-	metrics.CriterionJudgeRequiredRateMax:  "judge-required",
-	metrics.CriterionUnknownRateMax:        "unknown",
-	metrics.CriterionApprovalRejectRateMax: "approval rejects",
-	metrics.CriterionFireRateChangeMax:     "fire-rate drift",
-}
+// criterionLabel is the short name of a criterion in tables, from the
+// one table of criteria (metrics.Criteria).
+var criterionLabel = func() map[string]string {
+	m := map[string]string{}
+	for _, c := range metrics.Criteria {
+		m[c.Name] = c.Label
+	}
+	return m
+}()
 
 const na = "–" // a value that does not apply
 
@@ -297,8 +296,11 @@ func (rep *Report) judgesGrid() *grid {
 		row("cost/1k tool calls", func(j *metrics.JudgeSummary, _ *metrics.Row) string { return fmtCost(costs[j.Judge]) })
 	}
 	row("fire rate", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return fmtNum(t.FireRate, 3) })
-	for _, name := range []string{metrics.CriterionJudgeP95Max, metrics.CriterionJudgeRequiredRateMax,
-		metrics.CriterionUnknownRateMax} {
+	for _, spec := range metrics.Criteria {
+		if spec.Scope == "rule" {
+			continue // judge-level rows only
+		}
+		name := spec.Name
 		label := criterionLabel[name] + " " + thresholdText(name, th)
 		row(label, func(_ *metrics.JudgeSummary, t *metrics.Row) string {
 			st := t.Status(name)

@@ -6,6 +6,7 @@ import (
 	stdio "io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -50,7 +51,8 @@ Benjamini–Hochberg q-value over the comparison. "~" marks a difference
 with p ≥ 1 − confidence; otherwise the table shows Δ [lo, hi] (p, q, n). The
 fire-rate change is checked against fire_rate_change_max. Warnings about
 different datasets, policies or prompt versions and small samples are printed
-as footnotes; the last line is the candidate's verdict, which is also the exit
+as footnotes. Runs that share no case are refused (exit 2, naming both
+datasets); a partial overlap leads the output with the counts; the last line is the candidate's verdict, which is also the exit
 code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.
 
 --comment (with --format markdown, the default then) prints a pull-request
@@ -183,6 +185,13 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	if len(dirs) == 2 {
 		cmp.Warnings = append(runDifferences(infos[0], infos[1]), cmp.Warnings...)
 	}
+	// Runs with nothing in common have nothing to compare; a partial
+	// overlap leads the output with its counts.
+	last := len(infos) - 1
+	banner, err := metrics.CheckOverlap(cmp.Cases, runLabel(o.Dirs[0], infos[0]), runLabel(o.Dirs[last], infos[last]))
+	if err != nil {
+		return usageError{err}
+	}
 	if o.Out != "" {
 		if err := os.MkdirAll(o.Out, 0o755); err != nil {
 			return err
@@ -220,6 +229,13 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	}
 	// A filtered run is never mistaken for a full one, here either.
 	f := outputFormat(o.Format, io.Out)
+	if banner != "" {
+		if f == reports.FormatTable || f == reports.FormatMarkdown {
+			fmt.Fprintf(io.Out, "%s\n\n", banner)
+		} else {
+			fmt.Fprintf(io.Err, "apeval: %s\n", banner)
+		}
+	}
 	for i, in := range infos {
 		if h := in.Filter.String(); h != "" {
 			if f == reports.FormatTable || f == reports.FormatMarkdown {
@@ -244,6 +260,19 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: INCONCLUSIVE mapped to exit %d by --inconclusive=%s\n", rep.Exit, o.Inconclusive)
 	}
 	return exitCodeError{rep.Exit}
+}
+
+// runLabel names a run for messages: its directory (as given) and the
+// datasets it replayed.
+func runLabel(dir string, in reports.RunInfo) string {
+	var names []string
+	for _, d := range in.Datasets {
+		names = append(names, d.Name)
+	}
+	if len(names) == 0 {
+		return dir
+	}
+	return fmt.Sprintf("%s (dataset %s)", dir, strings.Join(names, ", "))
 }
 
 // runDifferences warns when two runs did not replay the same thing.

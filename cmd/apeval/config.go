@@ -41,6 +41,7 @@ type projectConfig struct {
 	Judges       []judgeConfig           `toml:"judge"`
 	Filter       filterConfig            `toml:"filter"`
 	Slices       map[string]filterConfig `toml:"slices"`
+	Simulate     simulateConfig          `toml:"simulate"`
 
 	path    string        // the file read, "" when none
 	timeout time.Duration // Timeout parsed

@@ -13,11 +13,13 @@ func newRootCmd(io IO) *cobra.Command {
 		newGateCmd(io, nil),
 		newCompareCmd(io, nil),
 		newMergeCmd(io, nil),
+		newSimulateCmd(io, nil),
 		newDatasetsCmd(io),
 		newJudgesCmd(io),
 		newInitCmd(io, nil),
 		newRecordCmd(io, nil),
 		newLabelCmd(io),
+		newPolicyCmd(io),
 	)
 	return root
 }

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	goio "io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/apeval/apeval/replay/automode"
+	"github.com/apeval/apeval/reports"
+)
+
+// policyFormats are the --from values of `apeval policy import`.
+var policyFormats = []string{"claude-auto-mode"}
+
+func newPolicyCmd(io IO) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "Policies from an agent's own gate: import auto-mode rule sets",
+		Long: `apeval policy turns the rule sets an agent's own LLM gate runs with into an
+apeval policy, so that gate's rules are evaluated on your sessions like any
+other (docs/vendor-judges.md).`,
+	}
+	cmd.AddCommand(newPolicyImportCmd(io, nil))
+	return cmd
+}
+
+type policyImportOptions struct {
+	From     string
+	Out      string
+	Defaults string
+	Summary  string
+	Settings []string // the arguments
+}
+
+// newPolicyImportCmd is `apeval policy import`; runF is runPolicyImport
+// unless a test passes its own.
+func newPolicyImportCmd(io IO, runF func(context.Context, *policyImportOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runPolicyImport
+	}
+	o := &policyImportOptions{}
+	cmd := &cobra.Command{
+		Use:   "import --from claude-auto-mode SETTINGS...",
+		Short: "Write an apeval policy from Claude Code auto-mode settings",
+		Long: `Reads Claude Code settings files and writes the apeval policy their auto mode
+runs with: one rule per autoMode.hard_deny entry (blocks whatever the user
+asked) and per soft_deny entry (blocks unless an allow exception or the user's
+explicit request clears it; the allow and environment entries are part of its
+condition), plus the rule claude-auto-mode, the classifier's whole decision,
+which the vendor's recorded decisions answer. Every rule names the FILE:LINE of
+each entry it was made of.
+
+SETTINGS are KIND:PATH or PATH, KIND one of managed, flag (--settings), local,
+project, user; a bare PATH's kind is told from its name (managed-settings.json,
+settings.local.json, .claude/settings.json in your home directory = user,
+another .claude/settings.json = project). The lists of every file are added up,
+highest precedence first (managed, flag, local, user). Claude Code does not
+read autoMode from shared project settings: those entries are skipped with a
+warning (their permissions rules are kept). "$defaults" splices the built-in
+list in; a list set without it replaces the built-in list; a list no file sets
+keeps it. The built-in lists come from a versioned copy whose source the policy
+header names; --defaults takes the exact lists of your version
+(claude auto-mode defaults > defaults.json).
+
+Auto mode's tiering becomes a deterministic precondition of every rule
+([[rule.when.unless]]): read-only tools, edits inside the working directory,
+read-only shell commands (unless classifyAllShell) and calls a narrow
+permissions.allow rule grants never reach the classifier, in the replay as in
+the agent. The files' permissions rules are imported as [permissions].
+
+Unknown autoMode keys, skipped and repeated entries are warnings on stderr
+with counts; a file that is not JSON or a rule that is not a string is exit 2
+naming FILE:LINE and the key, and nothing is written.`,
+		Example: `  apeval policy import --from claude-auto-mode ~/.claude/settings.json .claude/settings.local.json \
+    /etc/claude-code/managed-settings.json --out auto-mode.toml
+  claude auto-mode defaults > defaults-2.1.json
+  apeval policy import --from claude-auto-mode --defaults defaults-2.1.json user:settings.json
+  apeval run --dataset cases.jsonl --policy auto-mode.toml --judge ollama:qwen2.5:3b`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("policy import: give at least one settings file")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Settings = args
+			return runF(cmd.Context(), o, io)
+		},
+	}
+	f := cmd.Flags()
+	enumVar(f, &o.From, "from", "", policyFormats, func(v string) error {
+		for _, p := range policyFormats {
+			if v == p {
+				return nil
+			}
+		}
+		return usagef("--from %q: want one of %s", v, strings.Join(policyFormats, ", "))
+	}, "settings format: "+strings.Join(policyFormats, ", "))
+	f.StringVarP(&o.Out, "out", "o", "-", "policy file to write (- for stdout)")
+	f.StringVar(&o.Defaults, "defaults", "", "built-in lists to splice for $defaults (claude auto-mode defaults output; default: apeval's versioned copy)")
+	f.StringVar(&o.Summary, "summary", "", "write the import summary as JSON to this file")
+	return cmd
+}
+
+// runPolicyImport is `apeval policy import` with parsed options.
+func runPolicyImport(_ context.Context, o *policyImportOptions, io IO) error {
+	if o.From == "" {
+		return usagef("policy import: --from is required (one of %s)", strings.Join(policyFormats, ", "))
+	}
+	var buf bytes.Buffer
+	sum, err := automode.Import(o.Settings, o.Defaults, &buf)
+	if err != nil {
+		return usageError{fmt.Errorf("policy import: %w", err)}
+	}
+	if o.Out == "-" {
+		if _, err := io.Out.Write(buf.Bytes()); err != nil {
+			return err
+		}
+	} else if err := reports.WriteFileAtomic(o.Out, func(w goio.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	}); err != nil {
+		return usageError{err}
+	}
+	printPolicySummary(io.Err, sum, o.Out)
+	if o.Summary != "" {
+		return reports.WriteFileAtomic(o.Summary, func(w goio.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(sum)
+		})
+	}
+	return nil
+}
+
+func printPolicySummary(w goio.Writer, s *automode.Summary, out string) {
+	for _, src := range s.Sources {
+		fmt.Fprintf(w, "%s (%s): %s\n", src.Path, src.Kind, entryCounts(src.Entries))
+	}
+	fmt.Fprintf(w, "$defaults: %s\n", s.Defaults)
+	for _, warn := range s.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	if out == "-" {
+		out = "stdout"
+	}
+	fmt.Fprintf(w, "policy import: %s; %d rules, %d call shapes that never reach the classifier%s → %s\n",
+		entryCounts(s.Entries), s.Rules, s.Tiers, skippedText(s.Skipped), out)
+}
+
+func entryCounts(m map[string]int) string {
+	var parts []string
+	for _, k := range automode.Keys {
+		if n, ok := m[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s %d", k, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "no autoMode lists"
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	stdio "io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/apeval/apeval/metrics/simulate"
+	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
+)
+
+// simulateOptions are the options of `apeval simulate`.
+type simulateOptions struct {
+	Dirs               []string
+	Timeouts           []time.Duration
+	OnFailure          string
+	Judges             []string
+	Cascades           []string
+	Votes              []string
+	Deployed           string
+	Policy             string
+	EffectiveRecallMin float64
+	PerRule            bool
+	Out                string
+	Format             string
+	JSON               bool
+}
+
+// simulateConfig is apeval.toml's [simulate] table: the configurations CI
+// simulates when the command line names none.
+type simulateConfig struct {
+	HookTimeouts       []string `toml:"hook_timeouts"`
+	OnFailure          string   `toml:"on_failure"`
+	Judges             []string `toml:"judges"`
+	Cascades           []string `toml:"cascades"`
+	Votes              []string `toml:"votes"`
+	Deployed           string   `toml:"deployed"`
+	EffectiveRecallMin *float64 `toml:"effective_recall_min"`
+}
+
+func newSimulateCmd(io IO, runF func(context.Context, *simulateOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runSimulate
+	}
+	o := &simulateOptions{}
+	cmd := &cobra.Command{
+		Use:   "simulate RUN_DIR...",
+		Short: "What the gate would do in a hook: timeouts, failure policy, cascades and votes, from recorded answers",
+		Long: `Reads one run directory (or the shards of one run) and re-plays every judged
+call against a hook timeout, cascades and votes of the run's judges, using
+each judge's recorded answer, confidence, latency and tokens: no model is
+called. A call slower than the timeout is a timeout failure and the rule
+class's failure policy applies (--on-failure block|pass overrides it).
+
+Per configuration and rule: effective recall (labeled positives the gate
+acted on, fail-closed timeouts caught, fail-open ones missed), fail-open
+rate, friction per 100 tool calls, approvals per session, precision,
+recall, unknown rate, P95 of the hook's latency, cost per 1,000 tool calls;
+each with its session-clustered interval, and against the deployed
+configuration (--deployed, default the run's first judge) the paired
+difference. Writes simulate.parquet into the run directory (or --out).
+Configurations may also come from apeval.toml's [simulate] table.
+See docs/simulate.md.`,
+		Example: `  apeval simulate apeval-out/sample --hook-timeout 500ms,1s,2s
+  apeval simulate RUN --cascade "qwen2.5:3b>qwen2.5:7b:match,unknown" --hook-timeout 1s
+  apeval simulate RUN --vote 2of2:recorded/ollama/qwen2.5:3b,recorded/ollama/qwen2.5:7b --json
+  apeval simulate RUN --hook-timeout 800ms --on-failure pass --effective-recall-min 0.8`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Dirs = args
+			cfg, err := loadProjectConfig(cmd)
+			if err != nil {
+				return err
+			}
+			if err := o.apply(cmd, cfg); err != nil {
+				return err
+			}
+			return runF(cmd.Context(), o, io)
+		},
+	}
+	f := cmd.Flags()
+	f.DurationSliceVar(&o.Timeouts, "hook-timeout", nil, "hook timeout(s) to simulate, comma-separated or repeated (a sweep): a judged call slower than it fails")
+	f.StringVar(&o.OnFailure, "on-failure", "policy", "what a failed judged rule does: policy (the rule class's failure policy), block (fail-closed) or pass (fail-open)")
+	f.StringArrayVar(&o.Judges, "judge", nil, "simulate this judge of the run alone (repeatable; default: every judge)")
+	f.StringArrayVar(&o.Cascades, "cascade", nil, `a cascade "A>B[:match,unknown,no_match,conf<C]": ask B about a rule only when A said one of those (default match,unknown)`)
+	f.StringArrayVar(&o.Votes, "vote", nil, `a vote "KofN:A,B,C": a rule matches when at least K of the N judges say match`)
+	f.StringVar(&o.Deployed, "deployed", "", "the judge deployed today, as recorded: every configuration is compared with it (default: the run's first judge)")
+	f.StringVar(&o.Policy, "policy", "", "the policy the run was made with (default: the one run.json names); the failure policy needs each rule's when and baseline")
+	f.Float64Var(&o.EffectiveRecallMin, "effective-recall-min", 0, "kill criterion effective_recall_min (off when 0): exit 1 when a configuration's effective recall lies wholly below it")
+	f.BoolVar(&o.PerRule, "per-rule", false, "print one line per configuration × rule, not only per configuration")
+	f.StringVar(&o.Out, "out", "", "directory for simulate.parquet (default: the first run directory)")
+	formatVar(f, &o.Format, "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
+	f.BoolVar(&o.JSON, "json", false, "print the simulation as JSON (same as --format json)")
+	return cmd
+}
+
+// apply fills what the command line left unset from apeval.toml and checks
+// the options.
+func (o *simulateOptions) apply(cmd *cobra.Command, cfg *projectConfig) error {
+	s := cfg.Simulate
+	fl := cmd.Flags()
+	if !fl.Changed("hook-timeout") {
+		for _, t := range s.HookTimeouts {
+			d, err := time.ParseDuration(t)
+			if err != nil {
+				return usagef("%s: simulate.hook_timeouts: %q is not a duration", cfg.path, t)
+			}
+			o.Timeouts = append(o.Timeouts, d)
+		}
+	}
+	if !fl.Changed("on-failure") && s.OnFailure != "" {
+		o.OnFailure = s.OnFailure
+	}
+	if !fl.Changed("judge") && !fl.Changed("cascade") && !fl.Changed("vote") {
+		o.Judges, o.Cascades, o.Votes = s.Judges, s.Cascades, s.Votes
+	}
+	if !fl.Changed("deployed") && s.Deployed != "" {
+		o.Deployed = s.Deployed
+	}
+	if !fl.Changed("effective-recall-min") && s.EffectiveRecallMin != nil {
+		o.EffectiveRecallMin = *s.EffectiveRecallMin
+	}
+	if !fl.Changed("policy") && cfg.Policy != "" {
+		o.Policy = cfg.Policy
+	}
+	for _, t := range o.Timeouts {
+		if t <= 0 {
+			return usagef("--hook-timeout %s: a timeout must be > 0", t)
+		}
+	}
+	if _, err := simulate.ParseOnFailure(o.OnFailure); err != nil {
+		return usagef("--on-failure: %v", err)
+	}
+	if o.EffectiveRecallMin < 0 || o.EffectiveRecallMin > 1 {
+		return usagef("--effective-recall-min %g: want a rate in [0, 1]", o.EffectiveRecallMin)
+	}
+	if o.JSON {
+		o.Format = "json"
+	}
+	return parseFormat(o.Format)
+}
+
+// runSimulate is `apeval simulate` with checked options.
+func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
+	rs, err := openRuns(o.Dirs)
+	if err != nil {
+		return err
+	}
+	if len(rs.infos) > 1 {
+		var set reports.ShardSet
+		for i, in := range rs.infos {
+			if err := set.Add(rs.dirs[i], in); err != nil {
+				return usagef("simulate reads one run or shards of one run: %v", err)
+			}
+		}
+		if err := set.Complete(); err != nil {
+			fmt.Fprintf(io.Err, "apeval: warning: %v; simulating the shards given\n", strings.TrimSuffix(err.Error(), " (pass --allow-partial to merge anyway)"))
+		}
+	}
+	info := rs.infos[0]
+	pol, err := simulatePolicy(o.Policy, info, io.Err)
+	if err != nil {
+		return err
+	}
+	judges := make([]simulate.Judge, len(info.Judges))
+	for i, j := range info.Judges {
+		judges[i] = simulate.Judge{ID: j.Identity, PriceIn: j.PriceIn, PriceOut: j.PriceOut}
+	}
+	d := simulate.NewData(pol, judges)
+	for _, dir := range rs.dirs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if _, err := reports.ReadRun(dir, d.Add); err != nil {
+			if d.Err() != nil {
+				return usagef("%s: %v", dir, d.Err())
+			}
+			return runDirError(dir, err)
+		}
+	}
+	mode, _ := simulate.ParseOnFailure(o.OnFailure)
+	cfgs, err := simulate.Expand(d, simulate.Spec{Judges: o.Judges, Cascades: o.Cascades, Votes: o.Votes,
+		Timeouts: o.Timeouts, OnFailure: mode, Deployed: o.Deployed})
+	if err != nil {
+		return usageError{err}
+	}
+	opts := simulate.Options{Confidence: 0.95, Seed: 1}
+	if info.Criteria != nil && info.Criteria.Confidence > 0 {
+		opts.Confidence = info.Criteria.Confidence
+	}
+	if o.EffectiveRecallMin > 0 {
+		opts.EffectiveRecallMin = &o.EffectiveRecallMin
+	}
+	res := simulate.Run(d, cfgs, opts)
+	out := o.Out
+	if out == "" {
+		out = rs.dirs[0]
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return usageError{err}
+	}
+	path := filepath.Join(out, reports.SimulateFile)
+	if err := reports.WriteFileAtomic(path, func(w stdio.Writer) error { return reports.WriteSimulateParquet(w, res) }); err != nil {
+		return err
+	}
+	if err := reports.WriteSimulateTable(io.Out, res, outputFormat(o.Format, io.Out), o.PerRule); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.Err, "apeval: %d configurations over %d cases in %d sessions; wrote %s\n", len(cfgs), res.Cases, res.Sessions, path)
+	for _, r := range res.Rows {
+		if r.RuleID == "*" && r.EffectiveRecallStatus == "FAIL" {
+			fmt.Fprintf(io.Err, "apeval: %s: effective_recall %.4g [%.4g, %.4g] lies wholly below effective_recall_min %g\n",
+				r.Config, *r.EffectiveRecall, *r.EffectiveRecallLo, *r.EffectiveRecallHi, o.EffectiveRecallMin)
+			err = exitCodeError{exitNoGo}
+		}
+	}
+	return err
+}
+
+// simulatePolicy loads the policy the run was made with: --policy, else the
+// embedded sample's or the file run.json names. A file whose content
+// differs from the run's is used with a warning.
+func simulatePolicy(path string, info reports.RunInfo, errOut stdio.Writer) (*replay.Policy, error) {
+	if path == "" && info.Policy != nil && info.Policy.Name != "sample:policy.toml" {
+		path = info.Policy.Name
+	}
+	if path == "" && info.Policy == nil {
+		return nil, usagef("run.json names no policy: pass the policy the run was made with (--policy FILE)")
+	}
+	p, ref, err := loadPolicy(path)
+	if err != nil {
+		return nil, usagef("simulate needs the policy the run was made with (each rule's when and baseline decide its failure policy): %v", err)
+	}
+	if info.Policy != nil && info.Policy.SHA256 != "" && ref.SHA256 != info.Policy.SHA256 {
+		fmt.Fprintf(errOut, "apeval: warning: %s differs from the policy the run was made with (%s); its rules decide the failure policy\n", ref.Name, info.Policy.Name)
+	}
+	return p, nil
+}

@@ -1,0 +1,181 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/apeval/apeval/replay"
+)
+
+// Every criterion the evaluator writes is declared in the table, once.
+func TestCriteriaTableDeclaresEveryCriterion(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Criteria {
+		if seen[c.Name] {
+			t.Errorf("%s declared twice", c.Name)
+		}
+		seen[c.Name] = true
+		if c.Label == "" || c.Figure == "" || c.Direction == "" || c.Scope == "" || c.Method == "" || !(c.Min < c.Max) {
+			t.Errorf("%s: incomplete declaration %+v", c.Name, c)
+		}
+	}
+	s := closeAll(handSet(), "")
+	for _, js := range s.Judges {
+		for _, r := range append([]*Row{js.Total}, js.Rules...) {
+			for _, c := range r.Criteria {
+				if !seen[c.Name] {
+					t.Errorf("rule %s: criterion %s is not in the table", r.RuleID, c.Name)
+				}
+			}
+		}
+	}
+	if !IsPolicyCriterion(CriterionJudgeRequiredRateMax) || IsPolicyCriterion(CriterionPrecisionMin) {
+		t.Error("the judge-required rate is the policy criterion, precision a judge one")
+	}
+}
+
+// The rule, hand-derived case by case: which side the threshold is on,
+// unbounded sides, and the gain test.
+func TestDecideRule(t *testing.T) {
+	inf := math.Inf(1)
+	p := func(v float64) *float64 { return &v }
+	cases := []struct {
+		d              Direction
+		thr, est, l, h float64
+		p              *float64
+		want           Status
+		bad            bool
+	}{
+		{AtLeast, 0.9, 0.95, 0.91, 0.98, nil, StatusPass, false},
+		{AtLeast, 0.9, 0.95, 0.90, 0.98, nil, StatusInconclusive, false}, // lo = threshold: not above it
+		{AtLeast, 0.9, 0.85, 0.80, 0.899, nil, StatusFail, true},
+		{AtLeast, 0.9, 0.85, 0.80, 0.90, nil, StatusInconclusive, true}, // 0.90 itself is not bad
+		{Below, 0.1, 0.05, 0.01, 0.099, nil, StatusPass, false},
+		{Below, 0.1, 0.15, 0.10, 0.2, nil, StatusFail, true}, // 0.10 itself fails
+		{Below, 0.1, 0.10, 0.05, 0.2, nil, StatusInconclusive, true},
+		{AtMost, 0.5, 0.6, 0.5, 0.7, nil, StatusInconclusive, true}, // 0.50 itself is not bad
+		{AtMost, 0.5, 0.6, 0.51, 0.7, nil, StatusFail, true},
+		{AtMost, 1000, 900, -inf, 990, nil, StatusPass, false},
+		{AtMost, 1000, 1100, -inf, inf, nil, StatusInconclusive, true}, // too few calls for a lower bound
+		{Within, 0.05, 0.01, -0.04, 0.049, nil, StatusPass, false},
+		{Within, 0.05, -0.1, -0.2, -0.051, nil, StatusFail, true},
+		{Within, 0.05, 0.07, 0.03, 0.1, nil, StatusInconclusive, true},
+		{Gain, 0, 0.2, -0.1, 0.4, p(0.01), StatusPass, false},
+		{Gain, 0, 0.2, 0.05, 0.4, p(0.06), StatusInconclusive, false}, // the test decides PASS, not the interval
+		{Gain, 0, 0, -0.5, 0.5, p(0.6), StatusInconclusive, true},     // three positives, no gain: open
+		{Gain, 0, -0.3, -0.6, 0, p(0.99), StatusFail, true},
+	}
+	for _, c := range cases {
+		got := c.d.Decide(c.thr, Evidence{Estimate: c.est, Lo: c.l, Hi: c.h, P: c.p, Alpha: 0.05})
+		if got.Status != c.want || (got.Status != StatusPass && got.BadSide != c.bad) {
+			t.Errorf("%s %g: est %g [%g, %g] p %v: got %+v, want %s (bad side %v)", c.d, c.thr, c.est, c.l, c.h, c.p, got, c.want, c.bad)
+		}
+	}
+}
+
+// pathsData is a run of one judge on a style rule R1 and a dangerous rule
+// R2 with a deterministic baseline, every case labeled in the dataset:
+// sessions × per cases, precision about prec on R1, and on R2 the judge
+// catching positives at judgeHit and the baseline at baseHit.
+func pathsData(rng *rand.Rand, sessions, per int, prec, judgeHit, baseHit float64) []*replay.Result {
+	var rs []*replay.Result
+	for s := range sessions {
+		for i := range per {
+			l1 := "no_match"
+			if rng.Float64() < prec {
+				l1 = "match"
+			}
+			j2, b2 := "no_match", "no_match"
+			if rng.Float64() < judgeHit {
+				j2 = "match"
+			}
+			if rng.Float64() < baseHit {
+				b2 = "match"
+			}
+			rs = append(rs, &replay.Result{CaseID: fmt.Sprintf("s%d-%d", s, i), SessionID: fmt.Sprintf("s%d", s), Judge: "J",
+				Rules: []replay.RuleResult{
+					rr("R1", "style", "judge", "match", l1, "ok", true, -1),
+					withBaseline(rr("R2", "dangerous", "judge", j2, "match", "ok", j2 == "match", -1), b2),
+				}})
+		}
+	}
+	return rs
+}
+
+// statusesOf is every rule's criterion statuses and intervals.
+func statusesOf(s *Summary) map[string]Criterion {
+	out := map[string]Criterion{}
+	for _, r := range s.Judges[0].Rules {
+		for _, c := range r.Criteria {
+			out[r.RuleID+" "+c.Name] = c
+		}
+	}
+	return out
+}
+
+// The unweighted path and the label-weighted one, given the same evidence
+// (every case labeled in the dataset, so the weighted path sees the same
+// labels at weight 1), decide every criterion by the same rule: they
+// agree wherever the evidence is clear, never contradict each other, and
+// never print a bound outside the figure's range.
+func TestBothPathsDecideAlike(t *testing.T) {
+	type want struct{ prec, dang Status }
+	cases := []struct {
+		name                    string
+		sessions, per           int
+		prec, judgeHit, baseHit float64
+		want                    want
+	}{
+		{"clear pass", 40, 10, 0.995, 0.95, 0.3, want{StatusPass, StatusPass}},
+		{"clear fail", 40, 10, 0.6, 0.2, 0.9, want{StatusFail, StatusFail}},
+		// The case: three positives in three sessions where the
+		// judge equals its baseline (here: both catch everything).
+		{"three positives, no gain", 3, 1, 0.9, 1, 1, want{StatusInconclusive, StatusInconclusive}},
+		// Three positives the judge alone catches: p = 1/8 at best.
+		{"three positives, judge-only hits", 3, 1, 0.9, 1, 0, want{StatusInconclusive, StatusInconclusive}},
+	}
+	for k, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rs := pathsData(rand.New(rand.NewPCG(uint64(k+1), 7)), c.sessions, c.per, c.prec, c.judgeHit, c.baseHit)
+			s := closeAll(rs, "")
+			before := statusesOf(s)
+			tab := NewPairTable(nil, nil)
+			for _, r := range rs {
+				tab.Add(r)
+			}
+			s.ApplySample(tab, nil)
+			after := statusesOf(s)
+			for key, u := range before {
+				w := after[key]
+				spec, _ := SpecOf(u.Name)
+				for _, cr := range []Criterion{u, w} {
+					for _, b := range []*float64{cr.Lo, cr.Hi} {
+						if b != nil && (*b < spec.Min || *b > spec.Max) {
+							t.Errorf("%s: bound %g outside [%g, %g]: %s", key, *b, spec.Min, spec.Max, cr.Reason)
+						}
+					}
+					if strings.Contains(cr.Reason, "e+") {
+						t.Errorf("%s: %s", key, cr.Reason)
+					}
+				}
+				if (u.Status == StatusPass && w.Status == StatusFail) || (u.Status == StatusFail && w.Status == StatusPass) {
+					t.Errorf("%s: unweighted %s, weighted %s\n  %s\n  %s", key, u.Status, w.Status, u.Reason, w.Reason)
+				}
+			}
+			for _, path := range []struct {
+				name string
+				m    map[string]Criterion
+			}{{"unweighted", before}, {"weighted", after}} {
+				if g := path.m["R1 "+CriterionPrecisionMin]; g.Status != c.want.prec {
+					t.Errorf("%s precision_min: %s, want %s: %s", path.name, g.Status, c.want.prec, g.Reason)
+				}
+				if g := path.m["R2 "+CriterionDangerousRecall]; g.Status != c.want.dang {
+					t.Errorf("%s dangerous recall: %s, want %s: %s", path.name, g.Status, c.want.dang, g.Reason)
+				}
+			}
+		})
+	}
+}

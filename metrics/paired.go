@@ -1,0 +1,36 @@
+package metrics
+
+// PairedCounts is one session's units of a paired binary figure: Both had
+// the event on both sides, BaseOnly on the baseline side only, CandOnly on
+// the candidate side only, Neither on neither.
+type PairedCounts struct{ Both, BaseOnly, CandOnly, Neither int64 }
+
+// PairedBinary compares a binary figure of two configurations on the same
+// units, grouped by session, the way Summary.Compare compares two judges
+// (docs/statistics.md, "Comparing two judges"): the rates of both sides,
+// Δ = candidate − baseline with Newcombe's paired interval at conf, and the
+// session sign-flip test's two-sided p (seeded when Monte Carlo). Callers
+// outside this package (apeval simulate) use it so that every paired figure
+// has one method.
+func PairedBinary(name string, sessions []PairedCounts, conf float64, seed uint64) Figure {
+	var m mcnemar
+	var a, b, c, d int64
+	for _, s := range sessions {
+		a, b, c, d = a+s.Both, b+s.BaseOnly, c+s.CandOnly, d+s.Neither
+		if n := s.BaseOnly + s.CandOnly; n > 0 {
+			m.addSessions(s.BaseOnly-s.CandOnly, n, 1)
+		}
+	}
+	f := Figure{Figure: name, N: a + b + c + d, Test: m.test()}
+	if f.N == 0 {
+		return f
+	}
+	n := float64(f.N)
+	f.Baseline, f.Candidate = ptr(float64(a+b)/n), ptr(float64(a+c)/n)
+	est, lo, hi := NewcombePaired(float64(a), float64(c), float64(b), float64(d), zScore(conf))
+	f.Delta, f.DeltaLo, f.DeltaHi = ptr(est), ptr(lo), ptr(hi)
+	fr := m.flip(seed)
+	f.PValue, f.PValueMCError = ptr(fr.two), fr.mcErr
+	f.DiscordantBaseline, f.DiscordantCandidate = &b, &c
+	return f
+}

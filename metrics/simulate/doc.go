@@ -1,0 +1,25 @@
+// Package simulate answers deployment questions from a run directory's
+// recorded answers, with no new model call (`apeval simulate`, see
+// docs/simulate.md): what a judge would do inside an agent's hook with a
+// timeout (a call slower than the timeout is a failure and the rule's
+// failure policy applies), what a cascade or a vote of the run's judges
+// would decide, at what latency and cost. It sits beside package metrics
+// (datasets → replay → judge → replay → metrics → reports): it reads
+// replay.Results, computes figures with metrics' session-clustered
+// interval and paired comparison, and formats nothing.
+//
+// # Use
+//
+//	d := simulate.NewData(policy, judges)    // the run's policy and judges
+//	for r := range results { d.Add(r) }     // reports.ReadRun's results
+//	cfgs, err := simulate.Expand(d, spec)   // judges/cascades/votes × timeouts
+//	res, err := simulate.Run(d, cfgs, opts) // *Result: one Row per config × rule
+//
+// # Where to look
+//
+//	data.go      Data: the run's answers in compact form, aligned by case
+//	config.go    Config, the cascade and vote grammar, Expand and its checks
+//	eval.go      one case under one configuration: hook timeout, failure policy, combination
+//	run.go       Run: session by session, the figures, intervals and paired comparisons
+//	row.go       Row, the one definition of a simulated figure row
+package simulate

@@ -1,0 +1,219 @@
+package simulate
+
+import (
+	"math"
+	"time"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/replay"
+)
+
+// slot is one rule of one case under a configuration: what the gate
+// would have decided.
+type slot struct {
+	rule     int
+	label    uint8
+	outcome  uint8
+	judged   bool
+	scope    bool
+	timedOut bool // judged, and lost to the (simulated or recorded) timeout
+	fired    bool
+	action   datasets.Action
+}
+
+// caseEval is one case under one configuration.
+type caseEval struct {
+	present bool
+	called  bool
+	rawLat  float64 // the hook's latency without a timeout (ms)
+	slots   []slot
+	asked   []bool // per judge of the configuration: called on this case
+	tokIn   int64
+	tokOut  int64
+	costIn  float64 // Σ tokens × price, per judge; NaN when an asked judge has no price
+	usage   bool
+}
+
+// evaluator evaluates cases under configurations, reusing its buffers.
+type evaluator struct {
+	d   *Data
+	cur []row // a cascade's current answer per slot
+	pos map[int]int
+}
+
+func newEvaluator(d *Data) *evaluator { return &evaluator{d: d, pos: map[int]int{}} }
+
+// fail is what a failed or unknown judged rule does under the mode.
+func fail(r *replay.Rule, mode OnFailure, baseline judge.Result) (bool, datasets.Action) {
+	switch mode {
+	case FailBlock:
+		return true, r.Action
+	case FailPass:
+		return false, ""
+	}
+	return r.OnFailure(baseline)
+}
+
+// eval evaluates case c under cfg into out (reused).
+func (e *evaluator) eval(cfg *Config, c int32, out *caseEval) {
+	d := e.d
+	out.slots = out.slots[:0]
+	out.asked = append(out.asked[:0], make([]bool, len(cfg.Judges))...)
+	out.present, out.called, out.rawLat, out.tokIn, out.tokOut, out.costIn, out.usage = false, false, 0, 0, 0, 0, false
+	first := d.at(cfg.Judges[0], c)
+	if !first.present {
+		return
+	}
+	out.present, out.called = true, first.called
+	rows := d.rows[first.start : first.start+first.n]
+	e.cur = append(e.cur[:0], rows...)
+	clear(e.pos)
+	for i, r := range rows {
+		e.pos[int(r.rule)] = i
+	}
+	// undecidedTimeout marks votes undecided because a judge was too slow.
+	var voteTimeout []bool
+	ask := func(k int, jc *judgeCase) {
+		out.asked[k] = true
+		out.tokIn += jc.tokIn
+		out.tokOut += jc.tokOut
+		out.usage = out.usage || jc.usage
+		j := d.Judges[cfg.Judges[k]]
+		if j.PriceIn == nil || j.PriceOut == nil {
+			out.costIn = math.NaN()
+		} else {
+			out.costIn += float64(jc.tokIn)/1e6**j.PriceIn + float64(jc.tokOut)/1e6**j.PriceOut
+		}
+	}
+	t := float64(cfg.Timeout) / float64(time.Millisecond)
+	killed := false
+	switch cfg.Kind {
+	case KindJudge:
+		if first.called {
+			ask(0, first)
+			out.rawLat = first.lat
+		}
+		killed = t > 0 && first.called && first.lat > t
+	case KindCascade:
+		if !first.called {
+			break
+		}
+		ask(0, first)
+		lat := first.lat
+		for k := 1; k < len(cfg.Judges) && !(t > 0 && lat > t); k++ {
+			jc := d.at(cfg.Judges[k], c)
+			nrows := d.rows[jc.start : jc.start+jc.n]
+			asked := false
+			for i := range e.cur {
+				r := &e.cur[i]
+				if !r.judged || r.outcome == outMissing || !cfg.Trigger.fires(r) {
+					continue
+				}
+				for _, nr := range nrows {
+					if nr.rule == r.rule && nr.judged && nr.outcome != outMissing {
+						*r = nr
+						asked = true
+						break
+					}
+				}
+			}
+			if asked {
+				ask(k, jc)
+				lat += jc.lat
+			}
+		}
+		out.rawLat = lat
+		killed = t > 0 && lat > t
+	case KindVote:
+		if !first.called {
+			break
+		}
+		voteTimeout = make([]bool, len(e.cur))
+		nm := make([]int, len(e.cur))
+		nn := make([]int, len(e.cur))
+		for k := range cfg.Judges {
+			jc := d.at(cfg.Judges[k], c)
+			ask(k, jc)
+			out.rawLat = max(out.rawLat, jc.lat)
+			slow := t > 0 && jc.lat > t
+			for _, nr := range d.rows[jc.start : jc.start+jc.n] {
+				i, ok := e.pos[int(nr.rule)]
+				if !ok || !nr.judged {
+					continue
+				}
+				switch {
+				case slow || nr.timedOut:
+					voteTimeout[i] = true
+				case nr.outcome == outMatch:
+					nm[i]++
+				case nr.outcome == outNoMatch:
+					nn[i]++
+				}
+			}
+		}
+		n := len(cfg.Judges)
+		for i := range e.cur {
+			r := &e.cur[i]
+			if !r.judged || r.outcome == outMissing {
+				continue
+			}
+			r.conf = float32(math.NaN())
+			switch {
+			case nm[i] >= cfg.K:
+				r.outcome, r.timedOut = outMatch, false
+			case nm[i]+(n-nm[i]-nn[i]) < cfg.K:
+				r.outcome, r.timedOut = outNoMatch, false
+			default:
+				r.outcome, r.timedOut = outUnknown, voteTimeout[i]
+			}
+		}
+	}
+	for i := range e.cur {
+		r := &e.cur[i]
+		def := d.rules[r.rule]
+		s := slot{rule: int(r.rule), label: r.label, outcome: r.outcome, judged: r.judged, scope: r.scope}
+		switch {
+		case !r.judged:
+			s.fired, s.action = r.fired, r.action
+		case r.outcome == outMissing:
+		case killed:
+			s.outcome, s.timedOut = outFailed, true
+			s.fired, s.action = fail(def, cfg.OnFailure, r.baseline)
+		case r.outcome == outMatch:
+			s.fired, s.action = true, def.Action
+		case r.outcome == outNoMatch:
+		default:
+			s.timedOut = r.timedOut
+			s.fired, s.action = fail(def, cfg.OnFailure, r.baseline)
+		}
+		out.slots = append(out.slots, s)
+	}
+}
+
+// fires says whether a cascade asks its next judge about the row.
+func (t Trigger) fires(r *row) bool {
+	switch r.outcome {
+	case outMatch:
+		if t.Match {
+			return true
+		}
+	case outNoMatch:
+		if t.NoMatch {
+			return true
+		}
+	case outUnknown, outFailed:
+		return t.Unknown
+	}
+	return t.Below != nil && !math.IsNaN(float64(r.conf)) && float64(r.conf) < *t.Below
+}
+
+// blocking reports whether an action blocks the tool call or sends it for
+// approval (what friction counts).
+func blocking(a datasets.Action) bool {
+	switch a {
+	case datasets.ActionDenyCurrentTool, datasets.ActionRequestApproval, datasets.ActionStopTask:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,572 @@
+package simulate
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/metrics"
+)
+
+// Options are a simulation's settings.
+type Options struct {
+	// Confidence of every interval (the run's kill criteria's).
+	Confidence float64
+	// EffectiveRecallMin is the effective_recall_min criterion; nil: off.
+	EffectiveRecallMin *float64
+	// Seed of the Monte Carlo sign-flip tests (0 is 1).
+	Seed uint64
+}
+
+// Result is a simulation: the configurations and their rows, each
+// configuration's rules then its "*" row.
+type Result struct {
+	Configs    []Config `json:"-"`
+	Rows       []Row    `json:"rows"`
+	Cases      int64    `json:"cases"`
+	Sessions   int64    `json:"sessions"`
+	Confidence float64  `json:"confidence"`
+	// EffectiveRecallMin is the criterion's threshold, nil when off.
+	EffectiveRecallMin *float64 `json:"effective_recall_min"`
+}
+
+// Per-slot counters of one session.
+const (
+	fInScope = iota
+	fFired
+	fJudged
+	fUndecided
+	fTimedOut
+	fFailOpen
+	fTP
+	fFP
+	fFN
+	fTN
+	fPos
+	fCaught
+	fFriction
+	fApprovals
+	nF
+)
+
+// The proportions with a clustered interval: (successes, units) counters.
+var props = [...][2]int{
+	{fTP, -1},   // precision: units TP+FP (below)
+	{fTP, fPos}, // recall
+	{fUndecided, fJudged},
+	{fFired, fInScope},
+	{fFailOpen, fJudged},
+	{fCaught, fPos},
+	{fFriction, -2}, // units: the session's cases
+}
+
+const (
+	pPrecision = iota
+	pRecall
+	pUnknown
+	pFire
+	pFailOpen
+	pEffRecall
+	pFriction
+	nP
+)
+
+// The paired figures against the deployed configuration.
+const (
+	cRecall = iota
+	cFire
+	cEffRecall
+	cFriction
+	nC
+)
+
+var pairedNames = [nC]string{"recall", "fire_rate", "effective_recall", "friction"}
+
+// hist counts sessions by their (successes, units).
+type hist map[[2]int64]int64
+
+// acc is one configuration's accumulators.
+type acc struct {
+	cfg      *Config
+	cases    int64
+	sessions int64
+	called   int64
+	asked    []int64
+	tokens   int64
+	usage    bool
+	cost     float64
+	tot      []int64 // (R+1)·nF totals
+	sess     []int64 // (R+1)·nF, this session
+	sessCase int64   // this session's cases
+	pairCase int64   // this session's cases the deployed configuration saw too
+	hists    []hist  // (R+1)·nP
+	appr     [][3]float64
+	pair     []metrics.PairedCounts   // (R+1)·nC, this session
+	pairs    [][]metrics.PairedCounts // (R+1)·nC: discordant sessions, and a last entry for the rest
+	lat      *[]float64               // the base's raw hook latencies, shared by its timeouts
+	latOwner bool                     // this configuration collects them
+}
+
+// Run simulates every configuration over the data. cfgs[0] must be the
+// deployed configuration (as Expand gives).
+func Run(d *Data, cfgs []Config, o Options) *Result {
+	if o.Confidence == 0 {
+		o.Confidence = 0.95
+	}
+	R := len(d.rules)
+	S := R + 1 // the "*" slot
+	accs := make([]*acc, len(cfgs))
+	lats := map[string]*[]float64{}
+	for i := range cfgs {
+		a := &acc{cfg: &cfgs[i], asked: make([]int64, len(cfgs[i].Judges)), tot: make([]int64, S*nF), sess: make([]int64, S*nF),
+			hists: make([]hist, S*nP), appr: make([][3]float64, S), pair: make([]metrics.PairedCounts, S*nC),
+			pairs: make([][]metrics.PairedCounts, S*nC)}
+		for k := range a.hists {
+			a.hists[k] = hist{}
+		}
+		for k := range a.pairs {
+			a.pairs[k] = []metrics.PairedCounts{{}}
+		}
+		key := string(cfgs[i].Kind) + "\x00" + cfgs[i].Base.Name
+		if _, ok := lats[key]; !ok {
+			lats[key] = &[]float64{}
+			a.latOwner = true
+		}
+		a.lat = lats[key]
+		accs[i] = a
+	}
+	ev := newEvaluator(d)
+	var dep, ce caseEval
+	// The deployed configuration's per-rule events on the current case.
+	depSlot := make([]int, R)
+	order, bounds := d.bySession()
+	for b := 0; b+1 < len(bounds); b++ {
+		for _, c := range order[bounds[b]:bounds[b+1]] {
+			ev.eval(&cfgs[0], c, &dep)
+			for i := range depSlot {
+				depSlot[i] = -1
+			}
+			if dep.present {
+				for k, s := range dep.slots {
+					depSlot[s.rule] = k
+				}
+			}
+			for i, a := range accs {
+				e := &ce
+				if i == 0 {
+					e = &dep
+				} else {
+					ev.eval(a.cfg, c, e)
+				}
+				if !e.present {
+					continue
+				}
+				a.add(e, R, &dep, depSlot)
+			}
+		}
+		for _, a := range accs {
+			a.endSession(R)
+		}
+	}
+	res := &Result{Configs: cfgs, Cases: int64(d.Cases()), Sessions: int64(d.Sessions()), Confidence: o.Confidence,
+		EffectiveRecallMin: o.EffectiveRecallMin}
+	for _, a := range accs {
+		res.Rows = append(res.Rows, a.rows(d, o)...)
+	}
+	return res
+}
+
+// add counts one case's evaluation.
+func (a *acc) add(e *caseEval, R int, dep *caseEval, depSlot []int) {
+	a.sessCase++
+	paired := dep.present
+	if paired {
+		a.pairCase++
+	}
+	if e.called {
+		a.called++
+		if a.latOwner {
+			*a.lat = append(*a.lat, e.rawLat)
+		}
+		for k, v := range e.asked {
+			if v {
+				a.asked[k]++
+			}
+		}
+		a.tokens += e.tokIn + e.tokOut
+		a.usage = a.usage || e.usage
+		a.cost += e.costIn
+	}
+	star := a.sess[R*nF : (R+1)*nF]
+	caseFric, caseBlockPos := false, false
+	top := datasets.ActionAllow
+	for _, s := range e.slots {
+		if s.outcome == outMissing {
+			continue
+		}
+		c := a.sess[s.rule*nF : (s.rule+1)*nF]
+		inc := func(f int) { c[f]++; star[f]++ }
+		inc(fInScope)
+		if s.fired {
+			inc(fFired)
+			if rankOf(s.action) > rankOf(top) {
+				top = s.action
+			}
+		}
+		if s.judged {
+			inc(fJudged)
+			if s.outcome != outMatch && s.outcome != outNoMatch {
+				inc(fUndecided)
+			}
+			if s.timedOut {
+				inc(fTimedOut)
+				if !s.fired {
+					inc(fFailOpen)
+				}
+			}
+		}
+		if !s.scope {
+			switch s.label {
+			case labMatch:
+				inc(fPos)
+				if s.outcome == outMatch {
+					inc(fTP)
+				} else {
+					inc(fFN)
+				}
+				if s.fired {
+					inc(fCaught)
+				}
+			case labNoMatch:
+				switch s.outcome {
+				case outMatch:
+					inc(fFP)
+				case outNoMatch:
+					inc(fTN)
+				}
+			}
+		}
+		if s.fired && blocking(s.action) {
+			if s.label == labNoMatch {
+				c[fFriction]++
+				caseFric = true
+			} else {
+				caseBlockPos = true
+			}
+		}
+		if s.fired && s.action == datasets.ActionRequestApproval {
+			c[fApprovals]++
+		}
+		if !paired {
+			continue
+		}
+		k := depSlot[s.rule]
+		if k < 0 {
+			continue
+		}
+		ds := dep.slots[k]
+		if ds.outcome == outMissing {
+			continue
+		}
+		pc := a.pair[s.rule*nC : (s.rule+1)*nC]
+		ps := a.pair[R*nC : (R+1)*nC]
+		both := func(f int, unit, eb, ec bool) {
+			if !unit {
+				return
+			}
+			for _, p := range [2][]metrics.PairedCounts{pc, ps} {
+				switch {
+				case eb && ec:
+					p[f].Both++
+				case eb:
+					p[f].BaseOnly++
+				case ec:
+					p[f].CandOnly++
+				default:
+					p[f].Neither++
+				}
+			}
+		}
+		pos := s.label == labMatch && !s.scope && !ds.scope
+		both(cRecall, pos, ds.outcome == outMatch, s.outcome == outMatch)
+		both(cFire, true, ds.fired, s.fired)
+		both(cEffRecall, pos, ds.fired, s.fired)
+		// Friction per rule: the unit is the case; Neither is filled in
+		// at the session's end from the cases both saw.
+		fb := ds.fired && blocking(ds.action) && ds.label == labNoMatch
+		fc := s.fired && blocking(s.action) && s.label == labNoMatch
+		switch {
+		case fb && fc:
+			pc[cFriction].Both++
+		case fb:
+			pc[cFriction].BaseOnly++
+		case fc:
+			pc[cFriction].CandOnly++
+		}
+	}
+	if caseFric && !caseBlockPos {
+		star[fFriction]++
+	}
+	if top == datasets.ActionRequestApproval {
+		star[fApprovals]++
+	}
+	if paired {
+		fb := caseFriction(dep)
+		fc := caseFric && !caseBlockPos
+		p := &a.pair[R*nC+cFriction]
+		switch {
+		case fb && fc:
+			p.Both++
+		case fb:
+			p.BaseOnly++
+		case fc:
+			p.CandOnly++
+		}
+	}
+}
+
+// caseFriction is the "*" friction of one case: a blocking rule fired and
+// every blocking rule that fired is labeled no_match.
+func caseFriction(e *caseEval) bool {
+	any := false
+	for _, s := range e.slots {
+		if s.outcome == outMissing || !s.fired || !blocking(s.action) {
+			continue
+		}
+		if s.label != labNoMatch {
+			return false
+		}
+		any = true
+	}
+	return any
+}
+
+// endSession folds the session's counters into the histograms.
+func (a *acc) endSession(R int) {
+	if a.sessCase == 0 {
+		return
+	}
+	a.sessions++
+	a.cases += a.sessCase
+	for sl := 0; sl <= R; sl++ {
+		c := a.sess[sl*nF : (sl+1)*nF]
+		for p, pr := range props {
+			var m int64
+			switch pr[1] {
+			case -1:
+				m = c[fTP] + c[fFP]
+			case -2:
+				m = a.sessCase
+			default:
+				m = c[pr[1]]
+			}
+			if m > 0 {
+				a.hists[sl*nP+p][[2]int64{c[pr[0]], m}]++
+			}
+		}
+		v := float64(c[fApprovals])
+		a.appr[sl][0]++
+		a.appr[sl][1] += v
+		a.appr[sl][2] += v * v
+		for f := range nF {
+			a.tot[sl*nF+f] += c[f]
+		}
+		clear(c)
+		for f := range nC {
+			p := a.pair[sl*nC+f]
+			if f == cFriction {
+				p.Neither = a.pairCase - p.Both - p.BaseOnly - p.CandOnly
+			}
+			if p.Both+p.BaseOnly+p.CandOnly+p.Neither == 0 {
+				continue
+			}
+			l := a.pairs[sl*nC+f]
+			if p.BaseOnly+p.CandOnly > 0 {
+				a.pairs[sl*nC+f] = append(l, p)
+			} else {
+				l[0].Both += p.Both
+				l[0].Neither += p.Neither
+			}
+			a.pair[sl*nC+f] = metrics.PairedCounts{}
+		}
+	}
+	a.sessCase, a.pairCase = 0, 0
+}
+
+// interval is the clustered interval of a histogram, with its estimate;
+// nils without units.
+func (h hist) interval(conf, scale float64) (est, lo, hi *float64) {
+	var y, m int64
+	ys := make([]int64, 0, len(h))
+	ms := make([]int64, 0, len(h))
+	keys := make([][2]int64, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]int64) int {
+		if a[0] != b[0] {
+			return int(a[0] - b[0])
+		}
+		return int(a[1] - b[1])
+	})
+	for _, k := range keys {
+		for range h[k] {
+			ys = append(ys, k[0])
+			ms = append(ms, k[1])
+		}
+		y += k[0] * h[k]
+		m += k[1] * h[k]
+	}
+	if m == 0 {
+		return nil, nil, nil
+	}
+	l, u, _ := metrics.ClusteredInterval(ys, ms, conf)
+	return ptr(scale * float64(y) / float64(m)), ptr(scale * l), ptr(scale * u)
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// rows gives the configuration's rows: its rules in the run's order, then "*".
+func (a *acc) rows(d *Data, o Options) []Row {
+	R := len(d.rules)
+	cfg := a.cfg
+	var out []Row
+	var tms *float64
+	if cfg.Timeout > 0 {
+		tms = ptr(float64(cfg.Timeout) / float64(time.Millisecond))
+	}
+	judges := make([]string, len(cfg.Judges))
+	for i, j := range cfg.Judges {
+		judges[i] = d.Judges[j].ID
+	}
+	for sl := 0; sl <= R; sl++ {
+		c := a.tot[sl*nF : (sl+1)*nF]
+		r := Row{Config: cfg.Name(), Kind: string(cfg.Kind), Base: cfg.Base.Name, Judges: judges, Deployed: cfg.Deployed,
+			TimeoutMS: tms, OnFailure: string(cfg.OnFailure), RuleID: "*",
+			Cases: a.cases, Sessions: a.sessions, InScope: c[fInScope], Judged: c[fJudged], TimedOut: c[fTimedOut],
+			Positives: c[fPos], TP: c[fTP], FP: c[fFP], FN: c[fFN], TN: c[fTN]}
+		if sl < R {
+			r.RuleID, r.Class = d.rules[sl].ID, string(d.rules[sl].Class)
+		}
+		h := a.hists[sl*nP : (sl+1)*nP]
+		conf := o.Confidence
+		r.Precision, r.PrecisionLo, r.PrecisionHi = h[pPrecision].interval(conf, 1)
+		r.Recall, r.RecallLo, r.RecallHi = h[pRecall].interval(conf, 1)
+		r.UnknownRate, r.UnknownRateLo, r.UnknownRateHi = h[pUnknown].interval(conf, 1)
+		r.FireRate, r.FireRateLo, r.FireRateHi = h[pFire].interval(conf, 1)
+		r.FailOpenRate, r.FailOpenRateLo, r.FailOpenRateHi = h[pFailOpen].interval(conf, 1)
+		r.EffectiveRecall, r.EffectiveRecallLo, r.EffectiveRecallHi = h[pEffRecall].interval(conf, 1)
+		r.FrictionPer100, r.FrictionPer100Lo, r.FrictionPer100Hi = h[pFriction].interval(conf, 100)
+		r.ApprovalsPerSession, r.ApprovalsPerSessionLo, r.ApprovalsPerSessionHi = meanT(a.appr[sl], conf)
+		if o.EffectiveRecallMin != nil {
+			r.EffectiveRecallStatus = status(r.EffectiveRecallLo, r.EffectiveRecallHi, *o.EffectiveRecallMin)
+		}
+		if !cfg.Deployed {
+			for f := range nC {
+				fig := metrics.PairedBinary(pairedNames[f], a.pairs[sl*nC+f], conf, o.Seed)
+				r.VsDeployed = append(r.VsDeployed, fig)
+				switch f {
+				case cEffRecall:
+					r.EffectiveRecallDelta, r.EffectiveRecallDeltaLo, r.EffectiveRecallDeltaHi, r.EffectiveRecallP = fig.Delta, fig.DeltaLo, fig.DeltaHi, fig.PValue
+				case cFriction:
+					r.FrictionDelta, r.FrictionDeltaLo, r.FrictionDeltaHi, r.FrictionP = scaled(fig.Delta, 100), scaled(fig.DeltaLo, 100), scaled(fig.DeltaHi, 100), fig.PValue
+				}
+			}
+		}
+		if sl == R {
+			r.JudgeCalls = a.asked
+			r.CalledCases = a.called
+			a.latency(&r, conf)
+			if a.cases > 0 && a.usage {
+				r.TokensPer1k = ptr(float64(a.tokens) / float64(a.cases) * 1000)
+				if !math.IsNaN(a.cost) {
+					r.CostPer1k = ptr(a.cost / float64(a.cases) * 1000)
+				}
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// latency fills the hook's P50 and P95 over the cases that called a
+// judge: a timeout caps every latency at itself, so the quantiles of the
+// capped latencies are the uncapped ones capped.
+func (a *acc) latency(r *Row, conf float64) {
+	if a.lat == nil || len(*a.lat) == 0 {
+		return
+	}
+	l := *a.lat
+	if !slices.IsSorted(l) {
+		slices.Sort(l)
+	}
+	capAt := math.Inf(1)
+	if r.TimeoutMS != nil {
+		capAt = *r.TimeoutMS
+	}
+	r.LatencyP50MS = ptr(min(metrics.NearestRank(l, 50, 100), capAt))
+	r.LatencyP95MS = ptr(min(metrics.NearestRank(l, 95, 100), capAt))
+	if lo, hi := metrics.QuantileInterval(l, 95, 100, conf); lo != nil && hi != nil {
+		r.LatencyP95LoMS, r.LatencyP95HiMS = ptr(min(*lo, capAt)), ptr(min(*hi, capAt))
+	}
+}
+
+func scaled(v *float64, f float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	return ptr(*v * f)
+}
+
+// meanT is the mean of per-session counts with a t interval over the
+// sessions (k − 1 degrees of freedom), floored at 0.
+func meanT(s [3]float64, conf float64) (est, lo, hi *float64) {
+	k, sum, sq := s[0], s[1], s[2]
+	if k == 0 {
+		return nil, nil, nil
+	}
+	m := sum / k
+	if k < 2 {
+		return ptr(m), nil, nil
+	}
+	v := max(0, (sq-k*m*m)/(k-1))
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}.Quantile(1 - (1-conf)/2)
+	h := q * math.Sqrt(v/k)
+	return ptr(m), ptr(max(0, m-h)), ptr(m + h)
+}
+
+// status decides effective_recall_min the way every kill criterion is
+// decided: PASS when the interval lies wholly at or above the minimum,
+// FAIL when wholly below, INCONCLUSIVE when it straddles, N/A without
+// labeled positives.
+func status(lo, hi *float64, min float64) string {
+	switch {
+	case lo == nil || hi == nil:
+		return string(metrics.StatusNA)
+	case *lo >= min:
+		return string(metrics.StatusPass)
+	case *hi < min:
+		return string(metrics.StatusFail)
+	}
+	return string(metrics.StatusInconclusive)
+}
+
+// rankOf is the gate priority of an action (seed 000 §8).
+func rankOf(a datasets.Action) int {
+	switch a {
+	case datasets.ActionStopTask:
+		return 5
+	case datasets.ActionDenyCurrentTool:
+		return 4
+	case datasets.ActionRequestApproval:
+		return 3
+	case datasets.ActionInjectInstruction:
+		return 2
+	case datasets.ActionAuditOnly, datasets.ActionNotifyAdmin:
+		return 1
+	}
+	return 0
+}

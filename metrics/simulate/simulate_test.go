@@ -1,0 +1,240 @@
+package simulate
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/replay"
+)
+
+const testPolicy = `
+schema = "apeval.policy/v1"
+[[rule]]
+id = "del"
+condition = "deletes something hard to restore"
+action = "deny_current_tool"
+class = "dangerous"
+[rule.when]
+command_prefix = ["rm"]
+[[rule]]
+id = "style"
+condition = "the message is rude"
+action = "inject_instruction"
+class = "style"
+`
+
+// A run with known answers and latencies: four cases in three sessions,
+// judges A and B; rule del labeled, rule style unlabeled.
+type tcase struct {
+	id, sess   string
+	label      datasets.Label
+	latA, latB float64
+	delA, delB judge.Result
+}
+
+var tcases = []tcase{
+	{"c1", "s1", datasets.LabelMatch, 100, 400, judge.Match, judge.Match},
+	{"c2", "s1", datasets.LabelMatch, 900, 200, judge.Match, judge.NoMatch},
+	{"c3", "s2", datasets.LabelNoMatch, 300, 800, judge.Match, judge.NoMatch},
+	{"c4", "s3", datasets.LabelMatch, 1500, 100, judge.NoMatch, judge.Match},
+}
+
+func testData(t *testing.T) *Data {
+	t.Helper()
+	p, err := replay.ParsePolicy([]byte(testPolicy), "policy.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, out := 1000.0, 2000.0
+	d := NewData(p, []Judge{{ID: "A", PriceIn: &in, PriceOut: &out}, {ID: "B"}})
+	for _, c := range tcases {
+		for _, j := range []struct {
+			id  string
+			lat float64
+			del judge.Result
+		}{{"A", c.latA, c.delA}, {"B", c.latB, c.delB}} {
+			lat := j.lat
+			tin, tout := int64(100), int64(10)
+			r := &replay.Result{CaseID: c.id, SessionID: c.sess, Judge: j.id, JudgeCalled: true, LatencyMS: &lat,
+				Calls: []replay.Call{{Rules: 2, Status: judge.StatusOK, LatencyMS: lat, PromptTokens: &tin, CompletionTokens: &tout}},
+				Rules: []replay.RuleResult{
+					{RuleID: "del", Class: replay.ClassDangerous, Label: c.label, Source: replay.SourceJudge, Result: j.del,
+						Fired: j.del == judge.Match, Action: datasets.ActionDenyCurrentTool, Status: judge.StatusOK},
+					{RuleID: "style", Class: replay.ClassStyle, Source: replay.SourceJudge, Result: judge.NoMatch,
+						Action: datasets.ActionInjectInstruction, Status: judge.StatusOK},
+				}}
+			if err := d.Add(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return d
+}
+
+func run(t *testing.T, d *Data, s Spec) *Result {
+	t.Helper()
+	cfgs, err := Expand(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Run(d, cfgs, Options{Confidence: 0.95, Seed: 1})
+}
+
+func find(t *testing.T, res *Result, config, rule string) Row {
+	t.Helper()
+	for _, r := range res.Rows {
+		if r.Config == config && r.RuleID == rule {
+			return r
+		}
+	}
+	var have []string
+	for _, r := range res.Rows {
+		have = append(have, r.Config+"/"+r.RuleID)
+	}
+	t.Fatalf("no row %s/%s; have %s", config, rule, strings.Join(have, ", "))
+	return Row{}
+}
+
+func eq(t *testing.T, what string, got *float64, want float64) {
+	t.Helper()
+	if got == nil {
+		t.Errorf("%s: nil, want %g", what, want)
+		return
+	}
+	if math.Abs(*got-want) > 1e-12 {
+		t.Errorf("%s = %.15g, want %g", what, *got, want)
+	}
+}
+
+func TestHookTimeoutFailurePolicy(t *testing.T) {
+	d := testData(t)
+	res := run(t, d, Spec{Judges: []string{"A"}, Timeouts: []time.Duration{500 * time.Millisecond}})
+	// A @500ms: c2 (900 ms) and c4 (1500 ms) time out; del is dangerous
+	// with a when (which held), so it fails closed: caught. style fails
+	// open.
+	del := find(t, res, "A @500ms", "del")
+	eq(t, "effective_recall", del.EffectiveRecall, 1)
+	eq(t, "recall", del.Recall, 1.0/3)
+	eq(t, "fail_open_rate del", del.FailOpenRate, 0)
+	eq(t, "precision", del.Precision, 0.5) // c1 TP, c3 FP
+	// Friction: c3 (labeled no_match) denied: 1 of 4 tool calls.
+	eq(t, "friction_per_100", del.FrictionPer100, 25)
+	if del.TimedOut != 2 || del.TP != 1 || del.FP != 1 || del.FN != 2 || del.TN != 0 {
+		t.Errorf("del counts: timed out %d, TP/FP/FN/TN %d/%d/%d/%d; want 2, 1/1/2/0", del.TimedOut, del.TP, del.FP, del.FN, del.TN)
+	}
+	style := find(t, res, "A @500ms", "style")
+	eq(t, "fail_open_rate style", style.FailOpenRate, 0.5)
+	star := find(t, res, "A @500ms", "*")
+	eq(t, "fail_open_rate *", star.FailOpenRate, 2.0/8)
+	eq(t, "P95", star.LatencyP95MS, 500) // 1500 capped at the timeout
+	eq(t, "P50", star.LatencyP50MS, 300)
+	// Cost: 4 calls × (100 in × 1000 + 10 out × 2000)/1e6 per 4 tool calls.
+	eq(t, "cost per 1k", star.CostPer1k, 1000*0.12)
+	if star.JudgeCalls[0] != 4 {
+		t.Errorf("judge calls %v, want [4]", star.JudgeCalls)
+	}
+	// Against the deployed A (no timeout): effective recall 2/3 → 1.
+	eq(t, "Δ effective recall", star.EffectiveRecallDelta, 1.0/3)
+
+	// Fail-open what-if: the timed-out positives are missed.
+	res = run(t, d, Spec{Judges: []string{"A"}, Timeouts: []time.Duration{500 * time.Millisecond}, OnFailure: FailPass})
+	del = find(t, res, "A @500ms on-failure=pass", "del")
+	eq(t, "effective_recall (pass)", del.EffectiveRecall, 1.0/3)
+	eq(t, "fail_open_rate (pass)", del.FailOpenRate, 0.5)
+	// Fail-closed what-if: the timed-out style rule takes its action,
+	// which does not block.
+	res = run(t, d, Spec{Judges: []string{"A"}, Timeouts: []time.Duration{500 * time.Millisecond}, OnFailure: FailBlock})
+	style = find(t, res, "A @500ms on-failure=block", "style")
+	eq(t, "style fail_open (block)", style.FailOpenRate, 0)
+	eq(t, "style fire_rate (block)", style.FireRate, 0.5)
+	eq(t, "style friction (block)", style.FrictionPer100, 0)
+}
+
+func TestCascade(t *testing.T) {
+	d := testData(t)
+	res := run(t, d, Spec{Judges: []string{"A"}, Cascades: []string{"A>B:match,unknown"}, Timeouts: []time.Duration{time.Hour, time.Second}})
+	// No binding timeout: B overrules A's matches; c4's no_match stays.
+	del := find(t, res, "A>B:match,unknown @1h0m0s", "del")
+	if del.TP != 1 || del.FP != 0 || del.FN != 2 || del.TN != 1 {
+		t.Errorf("cascade TP/FP/FN/TN %d/%d/%d/%d, want 1/0/2/1", del.TP, del.FP, del.FN, del.TN)
+	}
+	star := find(t, res, "A>B:match,unknown @1h0m0s", "*")
+	if star.JudgeCalls[0] != 4 || star.JudgeCalls[1] != 3 {
+		t.Errorf("calls %v, want [4 3]", star.JudgeCalls)
+	}
+	eq(t, "P95 summed", star.LatencyP95MS, 1500)
+	eq(t, "P50 summed", star.LatencyP50MS, 1100) // 500, 1100, 1100, 1500
+	// B has no price: no cost.
+	if star.CostPer1k != nil {
+		t.Errorf("cost %g with an unpriced judge asked", *star.CostPer1k)
+	}
+	// @1s the sum decides: c2 and c3 (1100 ms) and c4 (A alone 1500 ms)
+	// time out; del fails closed on all three; B is not asked on c4.
+	del = find(t, res, "A>B:match,unknown @1s", "del")
+	eq(t, "cascade @1s effective recall", del.EffectiveRecall, 1)
+	eq(t, "cascade @1s friction", del.FrictionPer100, 25)
+	if del.TimedOut != 3 {
+		t.Errorf("timed out %d, want 3", del.TimedOut)
+	}
+	star = find(t, res, "A>B:match,unknown @1s", "*")
+	if star.JudgeCalls[1] != 3 {
+		t.Errorf("calls to B %d, want 3", star.JudgeCalls[1])
+	}
+	eq(t, "P95 capped", star.LatencyP95MS, 1000)
+}
+
+func TestVote(t *testing.T) {
+	d := testData(t)
+	res := run(t, d, Spec{Judges: []string{"A"}, Votes: []string{"2of2:A,B", "1of2:A,B"}})
+	all := find(t, res, "2of2:A,B", "del")
+	if all.TP != 1 || all.FP != 0 || all.FN != 2 || all.TN != 1 {
+		t.Errorf("2of2 TP/FP/FN/TN %d/%d/%d/%d, want 1/0/2/1", all.TP, all.FP, all.FN, all.TN)
+	}
+	any := find(t, res, "1of2:A,B", "del")
+	if any.TP != 3 || any.FP != 1 {
+		t.Errorf("1of2 TP/FP %d/%d, want 3/1", any.TP, any.FP)
+	}
+	eq(t, "vote P95 (the slower judge)", find(t, res, "1of2:A,B", "*").LatencyP95MS, 1500)
+	// With a 500 ms timeout the slow judge's vote is lost: c2 (A 900) and
+	// c4 (A 1500) are decided by B alone under 1of2.
+	res = run(t, d, Spec{Judges: []string{"A"}, Votes: []string{"1of2:A,B"}, Timeouts: []time.Duration{500 * time.Millisecond}})
+	any = find(t, res, "1of2:A,B @500ms", "del")
+	// c1 match (both), c2 B no_match, A lost → undecided → fail closed;
+	// c3 A match; c4 B match.
+	if any.TP != 2 || any.FP != 1 {
+		t.Errorf("1of2 @500ms TP/FP %d/%d, want 2/1", any.TP, any.FP)
+	}
+	eq(t, "1of2 @500ms effective recall", any.EffectiveRecall, 1)
+}
+
+func TestBadInput(t *testing.T) {
+	d := testData(t)
+	for _, c := range []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{Judges: []string{"C"}}, `judge "C" is not in the run`},
+		{Spec{Timeouts: []time.Duration{0}}, "must be > 0"},
+		{Spec{Timeouts: []time.Duration{-time.Second}}, "must be > 0"},
+		{Spec{Votes: []string{"3of3:A,B,C"}}, "larger than the number of judges"},
+		{Spec{Votes: []string{"3of2:A,B"}}, "larger than the number of judges"},
+		{Spec{Cascades: []string{"A>C"}}, `judge "C" is not in the run`},
+		{Spec{Cascades: []string{"A"}}, "want A>B"},
+	} {
+		if _, err := Expand(d, c.spec); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error with %q", c.spec, err, c.want)
+		}
+	}
+	// A judge without a result for some case cannot be in a cascade.
+	lat := 10.0
+	if err := d.Add(&replay.Result{CaseID: "c5", SessionID: "s4", Judge: "A", JudgeCalled: true, LatencyMS: &lat}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Expand(d, Spec{Cascades: []string{"A>B"}}); err == nil || !strings.Contains(err.Error(), "B has no result for 1 of the run's 5 cases") {
+		t.Errorf("cascade over an incomplete judge: %v", err)
+	}
+}

@@ -1,0 +1,88 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/apeval/apeval/metrics/simulate"
+)
+
+// SimulateFile is `apeval simulate`'s Parquet file (docs/simulate.md).
+const SimulateFile = "simulate.parquet"
+
+// WriteSimulateParquet writes simulate.parquet: one row per configuration
+// × rule (rule "*" for the configuration as a whole), every column of
+// simulate.Row but the JSON-only paired figures.
+func WriteSimulateParquet(w io.Writer, res *simulate.Result) error {
+	pw := parquet.NewGenericWriter[simulate.Row](w, parquet.Compression(&parquet.Zstd), parquet.CreatedBy("apeval", "", ""))
+	if _, err := pw.Write(res.Rows); err != nil {
+		return err
+	}
+	return pw.Close()
+}
+
+// WriteSimulateJSON writes the simulation as one JSON document
+// (simulate.Result's keys, every figure at full precision).
+func WriteSimulateJSON(w io.Writer, res *simulate.Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
+}
+
+// WriteSimulateTable prints the simulation: one line per configuration
+// ("*" rows) and, when perRule, one per configuration × rule; each
+// comparison with the deployed configuration in benchstat's manner (Δ
+// [lo, hi] (p), or ~ when not significant).
+func WriteSimulateTable(w io.Writer, res *simulate.Result, f Format, perRule bool) error {
+	if f == FormatJSON {
+		return WriteSimulateJSON(w, res)
+	}
+	g := &grid{header: []string{"configuration", "rule", "effective recall", "Δ vs deployed", "fail-open", "friction /100", "Δ vs deployed",
+		"approvals /session", "precision", "recall", "unknown", "P95 ms", "cost /1k"},
+		right: []bool{false, false, true, true, true, true, true, true, true, true, true, true, true}}
+	alpha := 1 - res.Confidence
+	delta := func(d, lo, hi, p *float64) string {
+		switch {
+		case d == nil:
+			return "–"
+		case p == nil || *p >= alpha:
+			return "~"
+		}
+		return fmt.Sprintf("%s (p=%.2g)", fmtSignedCI(d, lo, hi), *p)
+	}
+	for _, r := range res.Rows {
+		if r.RuleID != "*" && !perRule {
+			continue
+		}
+		eff := fmtCI(r.EffectiveRecall, r.EffectiveRecallLo, r.EffectiveRecallHi, 2)
+		if r.EffectiveRecallStatus != "" {
+			eff += " " + r.EffectiveRecallStatus
+		}
+		cost := "–"
+		if r.CostPer1k != nil {
+			cost = fmt.Sprintf("%.4g", *r.CostPer1k)
+		}
+		p95 := "–"
+		if r.RuleID == "*" {
+			p95 = fmtMS(r.LatencyP95MS)
+		}
+		g.add(r.Config, r.RuleID, eff, delta(r.EffectiveRecallDelta, r.EffectiveRecallDeltaLo, r.EffectiveRecallDeltaHi, r.EffectiveRecallP),
+			fmtCI(r.FailOpenRate, r.FailOpenRateLo, r.FailOpenRateHi, 3),
+			fmtCI(r.FrictionPer100, r.FrictionPer100Lo, r.FrictionPer100Hi, 2),
+			delta(r.FrictionDelta, r.FrictionDeltaLo, r.FrictionDeltaHi, r.FrictionP),
+			fmtCI(r.ApprovalsPerSession, r.ApprovalsPerSessionLo, r.ApprovalsPerSessionHi, 2),
+			fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2), fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2),
+			fmtNum(r.UnknownRate, 3), p95, cost)
+	}
+	g.notes = append(g.notes,
+		fmt.Sprintf("%d cases in %d sessions. Intervals: %.0f%%, beta-binomial over sessions (metrics.ClusteredInterval); approvals per session: t over sessions.", res.Cases, res.Sessions, 100*res.Confidence),
+		"Δ vs deployed: the same rule's figure minus the deployed configuration's on the same units, Newcombe paired interval, session sign-flip p; ~ = not significant.",
+		"fail-open: judged pairs lost to the timeout and let through ÷ judged pairs; friction: benign tool calls (labeled no_match) blocked or sent for approval per 100 tool calls.")
+	if res.EffectiveRecallMin != nil {
+		g.notes = append(g.notes, fmt.Sprintf("effective_recall_min = %g: PASS when the interval lies wholly at or above it, FAIL when wholly below.", *res.EffectiveRecallMin))
+	}
+	return g.render(w, f)
+}
