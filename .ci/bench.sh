@@ -22,11 +22,14 @@ run ./cmd/apeval 'E2EShapes10M$'
 run ./cmd/apeval 'E2EOpenAI20ms$'
 run ./metrics 'Accumulate(Distinct)?$'
 GOMAXPROCS=1 run ./datasets/importers 'ImportTranscript$'
+# Masking's share of importing the largest real log in testdata (issue 34).
+GOMAXPROCS=1 go test -run '^$' -bench 'ImportRealMasking$' -benchtime 20x -count 1 ./datasets/importers | tee -a "$out" >&2
 run ./cmd/apeval 'Record(Hook|HookApeval|InProcess)$'
-run ./internal/mask 'MaskerCorpus$'
+run ./internal/mask 'Masker(Corpus|Real)$'
 run ./cmd/apeval 'E2EHostileJudge$'
 run ./cmd/apeval 'Compare1M$'
 run ./replay 'RunSessionState$/sessions=1000000$'
+run ./cmd/apeval 'Simulate1M$'
 
 # make test's wall time with the build cache warm (the test binaries built
 # once by a run that executes no test), as a newcomer waits for it.
@@ -86,8 +89,13 @@ check "judge sending 100 MB bodies, conc 1024: RSS MB" "$(metric BenchmarkE2EHos
 check "masker: recall on the labeled secrets"      "$(metric BenchmarkMaskerCorpus recall)" 0.95 ge
 check "masker: look-alikes left intact (1 - FP)"   "$(awk -v f="$(metric BenchmarkMaskerCorpus fp-rate)" 'BEGIN { if (f == "") exit; print 1 - f }')" 0.95 ge
 printf '%-52s %12s\n' "masker: ns per string" "$(metric BenchmarkMaskerCorpus ns/string)"
+check "masking's share of a real import's CPU: %"  "$(metric BenchmarkImportRealMasking mask-cpu-%)" 30 le
+check "masker: real-log false positives per 1,000 lines" "$(metric BenchmarkMaskerReal fp-per-1000-lines)" 1 le
 check "compare two 1M-case runs: seconds"         "$(metric BenchmarkCompare1M s/compare)" 10 le
 check "compare two 1M-case runs: peak RSS MB"      "$(metric BenchmarkCompare1M peak-RSS-MB)" 300 le
+check "simulate 10 timeouts x 5 configs, 1M: x report" "$(metric BenchmarkSimulate1M simulate/report)" 3 le
+printf '%-52s %12s  (CPU seconds, simulate over report; not a target)\n' "simulate vs report, 1M: CPU ratio" "$(metric BenchmarkSimulate1M simulate/report-cpu)"
+printf '%-52s %12s  (report of the same run: %s MB)\n' "simulate 1M: peak RSS MB" "$(metric BenchmarkSimulate1M simulate-peak-RSS-MB)" "$(metric BenchmarkSimulate1M report-peak-RSS-MB)"
 if [ "$test_ok" = 1 ]; then
   check "make test, warm build cache: wall seconds" "$test_wall" 120 le
 else

@@ -287,7 +287,7 @@ type Comparison struct {
 	Rules    []*RuleComparison `json:"rules"`
 	Warnings []string          `json:"warnings"`
 	// Cases counts the cases both judges replayed and those only one did
-	// (CheckOverlap says what a command does about them).
+	// (reports/diff.Overlap says what a command does about them).
 	Cases CaseOverlap `json:"cases"`
 	// Slices: the comparison per slice value (--by), in slice order.
 	Slices []SliceComparison `json:"slices,omitempty"`
