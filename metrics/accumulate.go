@@ -98,7 +98,7 @@ type judgeAcc struct {
 	// latSess is the session (as Add numbers it) of each lat entry: the
 	// latency intervals and tests resample sessions, not calls.
 	latSess []uint32
-	rules map[string]*ruleAcc
+	rules   map[string]*ruleAcc
 	// caseList holds one record per result: K = case ordinal<<ordShift |
 	// case flags (caseReplayed, caseJudgeCalled, caseApprOut, caseApprRej),
 	// V = session. Read in order, it is the set of cases the judge

@@ -3,9 +3,9 @@ package metrics
 import (
 	"fmt"
 	"math"
-	"strings"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apeval/apeval/replay"
