@@ -160,7 +160,7 @@ func TestVendorJudgeEndToEnd(t *testing.T) {
 
 	// Weak labels: exported apart, refused as ground truth, stratified on.
 	weak := filepath.Join(dir, "weak.jsonl")
-	code, stdout, stderr = apeval(t, "", "label", "weak", cases, "--out", weak)
+	code, _, stderr = apeval(t, "", "label", "weak", cases, "--out", weak)
 	if code != 0 || !strings.Contains(stderr, "label weak: 2 weak labels (label_source weak) on 1 rules") {
 		t.Fatalf("label weak: exit %d\n%s", code, stderr)
 	}
