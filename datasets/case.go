@@ -121,7 +121,7 @@ type RecordedDecision struct {
 // Categories lists the tool categories in the order docs/cases.md lists them.
 var Categories = []string{
 	"command_execution", "file_change", "data_deletion", "web_search",
-	"external_send", "git", "browser", "remote_shell", "other",
+	"external_send", "git", "browser", "remote_shell", "sub_agent", "other",
 }
 
 // Raw re-encodes a case as one JSON line (used by importers and redaction).

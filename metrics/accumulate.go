@@ -91,7 +91,7 @@ type judgeAcc struct {
 	runIDs                    []string
 
 	calls, cachedCalls, failedCalls int64 // cachedCalls: of calls, those answered from the cache
-	// setup counts failed calls by setup-class cause (judge.SetupCause):
+	// setup counts failed calls by setup-class cause (judge.Cause.Setup):
 	// half or more of the calls with one cause is a broken setup.
 	setup map[string]int64
 	lat   []float64
@@ -489,11 +489,16 @@ func (j *judgeAcc) addCall(c *replay.Call) {
 	}
 	if c.Status != judge.StatusOK && c.Status != "" {
 		j.failedCalls++
-		if cause := judge.SetupCause(c.Status, c.Error); cause != "" {
+		cause := c.Cause
+		if cause == "" {
+			// A run directory written before call_cause: read back from text.
+			cause = judge.CauseFromText(c.Status, c.Error)
+		}
+		if setup := cause.Setup(); setup != "" {
 			if j.setup == nil {
 				j.setup = map[string]int64{}
 			}
-			j.setup[cause]++
+			j.setup[setup]++
 		}
 	}
 	j.lat = append(j.lat, c.LatencyMS)

@@ -410,7 +410,14 @@ type streamLine struct {
 func (t *claudeTranscript) stream() bool { return true }
 
 func (t *claudeTranscript) match(p string) bool {
-	return strings.HasSuffix(stripCompression(p), ".jsonl")
+	q := stripCompression(p)
+	if t.streamJSON {
+		// stream-json runs are saved as JSON arrays as often as as lines
+		// (run-1.json, claude-code-action's execution_file
+		// claude-execution-output.json): a directory of them is read whole.
+		return strings.HasSuffix(q, ".jsonl") || strings.HasSuffix(q, ".json") || strings.HasSuffix(q, ".ndjson")
+	}
+	return strings.HasSuffix(q, ".jsonl")
 }
 
 // maxPending bounds the cases held back waiting for their tool_result.

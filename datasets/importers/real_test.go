@@ -1,7 +1,10 @@
 package importers
 
 import (
+	"encoding/json"
 	"io"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apeval/apeval/datasets"
@@ -65,4 +68,57 @@ func BenchmarkImportRealMasking(b *testing.B) {
 		b.ReportMetric(100*(masked-plain)/masked, "mask-cpu-%")
 	}
 	b.ReportMetric(masked/float64(b.N)*1e3, "ms-cpu/import")
+}
+
+// stream-json runs saved as JSON arrays (run-N.json, claude-code-action's
+// execution_file) are found when their directory is given, as each file
+// alone is read (issue 34 point 4).
+func TestStreamJSONArrayDirectory(t *testing.T) {
+	t.Parallel()
+	lines := strings.Split(strings.TrimSpace(string(mustRead(t, "testdata/claude-code-stream-json/run.jsonl"))), "\n")
+	var good []string
+	for _, l := range lines {
+		if json.Valid([]byte(l)) {
+			good = append(good, l)
+		}
+	}
+	array := "[\n" + strings.Join(good, ",\n") + "\n]\n"
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "run-1.json"), []byte(array))
+	second := strings.NewReplacer("toolu_01", "toolu_02", "8e1f2a3b-4c5d", "9f2a3b4c-5d6e").Replace(array)
+	writeFile(t, filepath.Join(dir, "_temp", "claude-execution-output.json"), []byte(second))
+	cases, sum, _ := importAll(t, "claude-code-stream-json", Options{}, dir)
+	if len(cases) != 6 || sum.Sessions != 2 || sum.Errors != 0 {
+		t.Fatalf("%d cases, %d sessions, errors %d (%v)", len(cases), sum.Sessions, sum.Errors, ids(cases))
+	}
+	if f, why, err := Detect([]string{dir}, nil); f != "claude-code-stream-json" || err != nil {
+		t.Errorf("auto: %s (%s) %v", f, why, err)
+	}
+}
+
+// A Gemini CLI sub-agent's file that carries its parent's sessionId
+// (kind "subagent") falls into the parent's session; its calls carry the
+// subagent marker in provenance, the main agent's do not (issue 34 point 4).
+func TestGeminiSubagentSharedSession(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "tmp", "abc", "chats")
+	const sid = "5f3e2a1b-7c4d-4e9f-a0b1-c2d3e4f5a6b7"
+	file := func(kind, call, tool string) string {
+		return "{\n" + `"sessionId": "` + sid + `", "projectHash": "abc", "startTime": "2026-03-01T10:00:00Z", "kind": "` + kind + `", "messages": [
+  {"id": "u-` + call + `", "timestamp": "2026-03-01T10:00:01Z", "type": "user", "content": "look at the logs"},
+  {"id": "g-` + call + `", "timestamp": "2026-03-01T10:00:02Z", "type": "gemini", "content": "",
+   "toolCalls": [{"id": "` + call + `", "name": "` + tool + `", "args": {"command": "du -sh logs"}, "status": "success", "timestamp": "2026-03-01T10:00:03Z"}]}]}`
+	}
+	writeFile(t, filepath.Join(dir, "session-2026-03-01T10-00-5f3e2a1b.json"), []byte(file("main", "call-main", "run_shell_command")))
+	writeFile(t, filepath.Join(dir, "session-2026-03-01T10-00-5f3e2a1b-sub.json"), []byte(file("subagent", "call-sub", "read_file")))
+	cases, sum, _ := importAll(t, "gemini-cli", Options{}, dir)
+	if len(cases) != 2 || sum.Sessions != 1 || sum.Errors != 0 {
+		t.Fatalf("%d cases, %d sessions, errors %d %v", len(cases), sum.Sessions, sum.Errors, sum.Sources[0].Errors)
+	}
+	for _, c := range cases {
+		sub, _ := c.Provenance["subagent"].(bool)
+		if want := c.Tool.Name == "read_file"; sub != want || c.SessionID != sid {
+			t.Errorf("%s (%s): subagent %v, session %s", c.ID, c.Tool.Name, c.Provenance["subagent"], c.SessionID)
+		}
+	}
 }
