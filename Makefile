@@ -110,6 +110,12 @@ html-check: build
 label-browser:
 	./.ci/label-browser.sh
 
+# diff.html in headless Chromium from Go (chromedp): filters against
+# diff.parquet, permalinks, keys; long tasks at 100,000 cases reported.
+.PHONY: diff-browser
+diff-browser:
+	./.ci/diff-browser.sh
+
 # Fuzz the codecs and the masker for a bounded time each (FUZZTIME): the
 # case reader, the policy parser, the judge response parser, and the masker
 # (a planted secret never survives; masking is idempotent).
