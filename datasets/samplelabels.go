@@ -15,6 +15,9 @@ import (
 // file a person fills from it (see docs/labeling.md).
 const SampleLabelsSchema = "apeval.labels/v1"
 
+// LabelSourceWeak marks a label that comes from a signal, not a review.
+const LabelSourceWeak = "weak"
+
 // SampleSkip is the value of SampleLabel.Label for a pair the person
 // skipped; the other values are LabelMatch and LabelNoMatch.
 const SampleSkip Label = "skip"
@@ -41,6 +44,11 @@ type SampleLabel struct {
 	Label   Label      `json:"label,omitempty"`
 	Labeler string     `json:"labeler,omitempty"`
 	Time    *time.Time `json:"time,omitempty"`
+	// LabelSource is "" (a person labeled the pair) or LabelSourceWeak (a
+	// signal such as a user's override, exported by apeval label weak):
+	// weak lines are never ground truth for figures; label agreement
+	// compares them with people.
+	LabelSource string `json:"label_source,omitempty"`
 	// Source is file:line, for messages; not written.
 	Source string `json:"-"`
 }
