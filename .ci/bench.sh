@@ -40,9 +40,16 @@ trap 'rm -f "$out" "$testlog"' EXIT
 t0=$(date +%s.%N)
 test_ok=1
 ${MAKE:-make} -s test >"$testlog" 2>&1 || test_ok=0
+sed -n '/^package times/,$p' "$testlog" >&2
 t1=$(date +%s.%N)
 [ "$test_ok" = 1 ] || { tail -n 40 "$testlog" >&2; echo "make test failed" >&2; }
 test_wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+# The wall-clock assertions no unit test makes (docs/internals.md): the
+# judge tests' upper bounds and exec_startup.txtar's P95, under -tags timing.
+echo "== go test -tags timing (wall-clock assertions)" >&2
+timing_ok=1
+go test -count=1 -tags timing ./judge >&2 || timing_ok=0
+go test -count=1 -tags timing -run 'TestScripts/exec_startup' ./cmd/apeval >&2 || timing_ok=0
 
 # metric BENCH UNIT: the value reported next to UNIT on BENCH's line.
 metric() {
@@ -97,9 +104,17 @@ check "simulate 10 timeouts x 5 configs, 1M: x report" "$(metric BenchmarkSimula
 printf '%-52s %12s  (CPU seconds, simulate over report; not a target)\n' "simulate vs report, 1M: CPU ratio" "$(metric BenchmarkSimulate1M simulate/report-cpu)"
 printf '%-52s %12s  (report of the same run: %s MB)\n' "simulate 1M: peak RSS MB" "$(metric BenchmarkSimulate1M simulate-peak-RSS-MB)" "$(metric BenchmarkSimulate1M report-peak-RSS-MB)"
 if [ "$test_ok" = 1 ]; then
-  check "make test, warm build cache: wall seconds" "$test_wall" 120 le
+  check "make test, warm build cache: wall seconds" "$test_wall" 300 le
+  while read -r secs _ pkg; do
+    check "make test: $pkg seconds" "$secs" 180 le
+  done < <(sed -n '/^package times/,/^make test wall/p' "$testlog" | awk '$2 == "s" && $3 == "ok" { print $1, $3, $4 }' | head -n 5)
 else
   printf '%-52s %12s\n' "make test, warm build cache: wall seconds" "failed"; fails=$((fails+1))
+fi
+if [ "$timing_ok" = 1 ]; then
+  printf '%-52s %12s\n' "wall-clock assertions (-tags timing)" "ok"
+else
+  printf '%-52s %12s\n' "wall-clock assertions (-tags timing)" "FAILED"; fails=$((fails+1))
 fi
 echo
 if [ "$fails" -gt 0 ]; then echo "$fails target(s) missed"; exit 1; fi

@@ -17,7 +17,7 @@ const (
 	VerdictInconclusive Verdict = "INCONCLUSIVE"
 	VerdictNoGo         Verdict = "NO-GO"
 	// VerdictError is a judge whose setup is broken (half or more of its
-	// calls failed with one setup-class cause, judge.SetupCause): it has no
+	// calls failed with one setup-class cause, judge.Cause.Setup): it has no
 	// verdict, and neither has a run with such a judge (exit 2).
 	VerdictError Verdict = "ERROR"
 )
