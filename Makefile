@@ -42,9 +42,24 @@ staticcheck:
 	$(GO) run $(STATICCHECK) ./...
 
 # APEVAL_REQUIRE_DUCKDB: the DuckDB read-back tests, which plain `go test`
-# skips when the package is missing, must run here.
+# skips when the package is missing, must run here. -short: the suite that
+# fits a 2-core machine (goal: 5 minutes idle, no package over 3); the
+# whole-process tests are `make e2e`'s. Prints each package's time.
 test: duckdb
-	APEVAL_REQUIRE_DUCKDB=1 $(GO) test -count=1 ./...
+	APEVAL_REQUIRE_DUCKDB=1 GO=$(GO) ./.ci/test-times.sh
+
+# The whole-process tests `make test` leaves out (-short): the sample run
+# many times over, shards and merges, a bucket server (cmd/apeval).
+.PHONY: e2e
+e2e: duckdb
+	APEVAL_REQUIRE_DUCKDB=1 $(GO) test -count=1 -timeout 30m ./cmd/apeval/
+
+# The race detector on the packages that run goroutines: judge pools and
+# plugins, the replay engine, object storage, the run directory writers and
+# the labeling server.
+.PHONY: race
+race:
+	$(GO) test -short -race -count=1 ./judge/... ./replay/... ./internal/objstore/... ./internal/spill/... ./reports/... ./datasets/...
 
 # The statistics' calibration suite at 2,000 replicates per setting (`make
 # test` runs it at 400): prints the table docs/statistics.md shows.
@@ -95,9 +110,16 @@ html-check: build
 label-browser:
 	./.ci/label-browser.sh
 
+# diff.html in headless Chromium from Go (chromedp): filters against
+# diff.parquet, permalinks, keys; long tasks at 100,000 cases reported.
+.PHONY: diff-browser
+diff-browser:
+	./.ci/diff-browser.sh
+
 # Fuzz the codecs and the masker for a bounded time each (FUZZTIME): the
-# case reader, the policy parser, the judge response parser, and the masker
-# (a planted secret never survives; masking is idempotent).
+# case reader, the policy parser, the judge response parser, the masker
+# (a planted secret never survives; masking is idempotent), and the labels
+# appender (two writers, short writes, undo).
 .PHONY: fuzz
 FUZZTIME ?= 10s
 fuzz:
@@ -106,6 +128,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePolicy$$' -fuzztime $(FUZZTIME) ./replay
 	$(GO) test -run '^$$' -fuzz '^FuzzParseOutput$$' -fuzztime $(FUZZTIME) ./judge
 	$(GO) test -run '^$$' -fuzz '^FuzzMaskString$$' -fuzztime $(FUZZTIME) ./internal/mask
+	$(GO) test -run '^$$' -fuzz '^FuzzLabelAppender$$' -fuzztime $(FUZZTIME) ./datasets
 
 # actionlint (pinned, through go run) on action.yml, the example workflows
 # and the README's recipes; shellcheck on the action's script.
@@ -119,7 +142,7 @@ actionlint:
 comment-check: build
 	./.ci/comment-check.sh
 
-ci: vet staticcheck test fuzz readme-check actionlint e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check label-browser comment-check
+ci: vet staticcheck test e2e race fuzz readme-check actionlint e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check label-browser comment-check
 
 clean:
 	rm -rf bin apeval-out

@@ -22,11 +22,14 @@ run ./cmd/apeval 'E2EShapes10M$'
 run ./cmd/apeval 'E2EOpenAI20ms$'
 run ./metrics 'Accumulate(Distinct)?$'
 GOMAXPROCS=1 run ./datasets/importers 'ImportTranscript$'
+# Masking's share of importing the largest real log in testdata (issue 34).
+GOMAXPROCS=1 go test -run '^$' -bench 'ImportRealMasking$' -benchtime 20x -count 1 ./datasets/importers | tee -a "$out" >&2
 run ./cmd/apeval 'Record(Hook|HookApeval|InProcess)$'
-run ./internal/mask 'MaskerCorpus$'
+run ./internal/mask 'Masker(Corpus|Real)$'
 run ./cmd/apeval 'E2EHostileJudge$'
 run ./cmd/apeval 'Compare1M$'
 run ./replay 'RunSessionState$/sessions=1000000$'
+run ./cmd/apeval 'Simulate1M$'
 
 # make test's wall time with the build cache warm (the test binaries built
 # once by a run that executes no test), as a newcomer waits for it.
@@ -37,9 +40,16 @@ trap 'rm -f "$out" "$testlog"' EXIT
 t0=$(date +%s.%N)
 test_ok=1
 ${MAKE:-make} -s test >"$testlog" 2>&1 || test_ok=0
+sed -n '/^package times/,$p' "$testlog" >&2
 t1=$(date +%s.%N)
 [ "$test_ok" = 1 ] || { tail -n 40 "$testlog" >&2; echo "make test failed" >&2; }
 test_wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+# The wall-clock assertions no unit test makes (docs/internals.md): the
+# judge tests' upper bounds and exec_startup.txtar's P95, under -tags timing.
+echo "== go test -tags timing (wall-clock assertions)" >&2
+timing_ok=1
+go test -count=1 -tags timing ./judge >&2 || timing_ok=0
+go test -count=1 -tags timing -run 'TestScripts/exec_startup' ./cmd/apeval >&2 || timing_ok=0
 
 # metric BENCH UNIT: the value reported next to UNIT on BENCH's line.
 metric() {
@@ -86,12 +96,25 @@ check "judge sending 100 MB bodies, conc 1024: RSS MB" "$(metric BenchmarkE2EHos
 check "masker: recall on the labeled secrets"      "$(metric BenchmarkMaskerCorpus recall)" 0.95 ge
 check "masker: look-alikes left intact (1 - FP)"   "$(awk -v f="$(metric BenchmarkMaskerCorpus fp-rate)" 'BEGIN { if (f == "") exit; print 1 - f }')" 0.95 ge
 printf '%-52s %12s\n' "masker: ns per string" "$(metric BenchmarkMaskerCorpus ns/string)"
+check "masking's share of a real import's CPU: %"  "$(metric BenchmarkImportRealMasking mask-cpu-%)" 30 le
+check "masker: real-log false positives per 1,000 lines" "$(metric BenchmarkMaskerReal fp-per-1000-lines)" 1 le
 check "compare two 1M-case runs: seconds"         "$(metric BenchmarkCompare1M s/compare)" 10 le
 check "compare two 1M-case runs: peak RSS MB"      "$(metric BenchmarkCompare1M peak-RSS-MB)" 300 le
+check "simulate 10 timeouts x 5 configs, 1M: x report" "$(metric BenchmarkSimulate1M simulate/report)" 3 le
+printf '%-52s %12s  (CPU seconds, simulate over report; not a target)\n' "simulate vs report, 1M: CPU ratio" "$(metric BenchmarkSimulate1M simulate/report-cpu)"
+printf '%-52s %12s  (report of the same run: %s MB)\n' "simulate 1M: peak RSS MB" "$(metric BenchmarkSimulate1M simulate-peak-RSS-MB)" "$(metric BenchmarkSimulate1M report-peak-RSS-MB)"
 if [ "$test_ok" = 1 ]; then
-  check "make test, warm build cache: wall seconds" "$test_wall" 120 le
+  check "make test, warm build cache: wall seconds" "$test_wall" 300 le
+  while read -r secs _ pkg; do
+    check "make test: $pkg seconds" "$secs" 180 le
+  done < <(sed -n '/^package times/,/^make test wall/p' "$testlog" | awk '$2 == "s" && $3 == "ok" { print $1, $3, $4 }' | head -n 5)
 else
   printf '%-52s %12s\n' "make test, warm build cache: wall seconds" "failed"; fails=$((fails+1))
+fi
+if [ "$timing_ok" = 1 ]; then
+  printf '%-52s %12s\n' "wall-clock assertions (-tags timing)" "ok"
+else
+  printf '%-52s %12s\n' "wall-clock assertions (-tags timing)" "FAILED"; fails=$((fails+1))
 fi
 echo
 if [ "$fails" -gt 0 ]; then echo "$fails target(s) missed"; exit 1; fi

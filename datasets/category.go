@@ -64,6 +64,14 @@ var builtinTools = map[string]string{
 	"update_plan":    "other",
 	"web_search":     "web_search",
 	"view_image":     "other",
+	// Codex's sub-agent tools (multi-agent collaboration): starting,
+	// driving and waiting for another agent is its own kind of call, not a
+	// command ("spawn") or a message out ("send_input").
+	"spawn_agent":  "sub_agent",
+	"wait_agent":   "sub_agent",
+	"send_input":   "sub_agent",
+	"close_agent":  "sub_agent",
+	"resume_agent": "sub_agent",
 	// OpenCode (bash, edit, write, read, grep, glob, webfetch, task, todowrite, todoread above).
 	"patch":           "file_change",
 	"list":            "other",

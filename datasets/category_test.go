@@ -13,6 +13,7 @@ func TestCategoryOf(t *testing.T) {
 		// Codex CLI.
 		{"shell", "command_execution"}, {"apply_patch", "file_change"}, {"update_plan", "other"},
 		{"web_search", "web_search"}, {"exec_command", "command_execution"},
+		{"spawn_agent", "sub_agent"}, {"wait_agent", "sub_agent"}, {"send_input", "sub_agent"}, {"close_agent", "sub_agent"},
 		// OpenCode (lower-case names).
 		{"bash", "command_execution"}, {"edit", "file_change"}, {"write", "file_change"}, {"read", "other"},
 		{"webfetch", "web_search"}, {"patch", "file_change"}, {"list", "other"},

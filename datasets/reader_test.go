@@ -70,7 +70,7 @@ func TestReaderBadLines(t *testing.T) {
 		{"unknown hook point", `{"id":"a","hook_point":"tool.maybe","tool":{"name":"Bash"}}`,
 			`t:2: hook_point: unknown value "tool.maybe" (want one of tool.before, tool.after, tool.denied, completion.before_accept, runtime.error)`},
 		{"unknown category", `{"id":"a","tool":{"name":"Bash","category":"shell"}}`,
-			`t:2: tool.category: unknown value "shell" (want one of command_execution, file_change, data_deletion, web_search, external_send, git, browser, remote_shell, other)`},
+			`t:2: tool.category: unknown value "shell" (want one of command_execution, file_change, data_deletion, web_search, external_send, git, browser, remote_shell, sub_agent, other)`},
 		{"bad label", `{"id":"a","tool":{"name":"Bash"},"labels":{"r1":"match","r2":"yes"}}`, `t:2: labels.r2: unknown value "yes" (want match or no_match)`},
 		{"label not a string", `{"id":"a","tool":{"name":"Bash"},"labels":{"r1":true}}`, `t:2: labels: expected string, got bool`},
 		{"bad expected action", `{"id":"a","tool":{"name":"Bash"},"expected_action":"block"}`,

@@ -169,7 +169,7 @@ func (bj *budgeted) Judge(ctx context.Context, req Request) Response {
 				b.onStop(reason)
 			}
 		})
-		return Response{Status: StatusError, Error: NotSent + "budget " + reason}
+		return Response{Status: StatusError, Cause: CauseBudget, Error: NotSent + "budget " + reason}
 	}
 	b.sent += calls
 	b.held += hold

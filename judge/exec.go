@@ -171,6 +171,9 @@ func (e *Exec) Judge(ctx context.Context, req Request) Response {
 		return c.call(actx, line, asked)
 	})
 	resp.Latency -= excluded
+	if resp.Status == StatusError && (resp.Cause == "" || resp.Cause == CauseTransport || resp.Cause == CauseOther) {
+		resp.Cause = CausePlugin // a pipe or process failure is the plugin's
+	}
 	return resp
 }
 
@@ -461,7 +464,7 @@ func (c *child) warmUp(ctx context.Context) error {
 			Error: fmt.Sprintf("timeout: the plugin wrote no first line within %s of starting (the ready line, or its answer to the warm-up request; see EXEC.md)", c.startWait)},
 			retry: true, counted: time.Since(began)}
 	}
-	return &startFailure{resp: Response{Status: StatusError, Error: "plugin exited: " + c.reap(true)}, retry: true}
+	return &startFailure{resp: Response{Status: StatusError, Cause: CausePlugin, Error: "plugin exited: " + c.reap(true)}, retry: true}
 }
 
 // call writes one input line and waits for the answer line.
@@ -481,13 +484,13 @@ func (c *child) call(ctx context.Context, line []byte, asked []string) (Response
 			c.reap(false)
 			return failed(ctx, ctx.Err())
 		}
-		return Response{Status: StatusError, Error: "plugin exited: " + c.reap(true)}, true
+		return Response{Status: StatusError, Cause: CausePlugin, Error: "plugin exited: " + c.reap(true)}, true
 	}
 	for {
 		select {
 		case ans, ok := <-c.lines:
 			if !ok {
-				return Response{Status: StatusError, Error: "plugin exited: " + c.reap(true)}, true
+				return Response{Status: StatusError, Cause: CausePlugin, Error: "plugin exited: " + c.reap(true)}, true
 			}
 			if isWarmupAnswer(ans) {
 				continue // a plugin that wrote the ready line and answered the warm-up too

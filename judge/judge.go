@@ -141,6 +141,9 @@ type Response struct {
 	Decisions []Decision
 	Status    Status
 	Error     string
+	// Cause is why the call failed, typed by the backend where it failed;
+	// "" for a call that did not (and for an untyped failure: CauseOf).
+	Cause Cause
 	// Latency is from request start to full response, excluding any wait for a
 	// concurrency slot; a timeout counts at its timeout.
 	Latency  time.Duration

@@ -37,7 +37,7 @@ func (cfg Config) maxResponse() int64 {
 
 // tooLarge is the response for a body over limit bytes.
 func tooLarge(limit int64) Response {
-	return Response{Status: StatusInvalid, Error: fmt.Sprintf("response larger than %d bytes (the judge response limit); not read further", limit),
+	return Response{Status: StatusInvalid, Cause: CauseInvalid, Error: fmt.Sprintf("response larger than %d bytes (the judge response limit); not read further", limit),
 		noCache: true}
 }
 

@@ -280,8 +280,9 @@ func (o *Ollama) chat(ctx context.Context, msgs []api.Message, asked []string, m
 			if msg == "" {
 				msg = se.Status
 			}
+			html := looksHTML("", msg)
 			msg = briefError(msg)
-			resp, retry = httpFailed(se.StatusCode, msg)
+			resp, retry = httpFailed(se.StatusCode, html, msg)
 			resp.retryAfter = retryAfter
 			refused = se.StatusCode == 400 && mode != ModeNone && mentionsFormat(msg)
 			return resp, retry, refused
@@ -294,7 +295,7 @@ func (o *Ollama) chat(ctx context.Context, msgs []api.Message, asked []string, m
 		// The client stops quietly when the connection drops mid-body: an
 		// answer without its final message is a transport failure, not the
 		// model's (and so never cached).
-		return Response{Status: StatusError, Error: "ollama: the response ended before its final message (connection cut?)"}, true, false
+		return Response{Status: StatusError, Cause: CauseTransport, Error: "ollama: the response ended before its final message (connection cut?)"}, true, false
 	}
 	resp = answered([]byte(content.String()), asked)
 	resp.Server = ServerTimings{

@@ -177,9 +177,10 @@ func TestOllamaTimeout(t *testing.T) {
 	if resp.Status != StatusTimeout {
 		t.Fatalf("status %q (%s)", resp.Status, resp.Error)
 	}
-	if resp.Latency < 150*time.Millisecond || resp.Latency > time.Second {
+	if resp.Latency < 150*time.Millisecond {
 		t.Fatalf("timeout latency %v, want ≈ 150ms", resp.Latency)
 	}
+	within(t, "the timed-out call", resp.Latency, time.Second)
 	// A caller's own deadline is a timeout too; a cancelled caller is an error.
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()

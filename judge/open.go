@@ -257,24 +257,31 @@ func runAttempts(ctx context.Context, timeout time.Duration, retries int, fn att
 func failed(ctx context.Context, err error) (Response, bool) {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return Response{Status: StatusTimeout, Error: "timeout: " + err.Error()}, true
+		return Response{Status: StatusTimeout, Cause: CauseTimeout, Error: "timeout: " + err.Error()}, true
 	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
-		return Response{Status: StatusError, Error: "cancelled: " + err.Error()}, false
+		return Response{Status: StatusError, Cause: CauseCancelled, Error: "cancelled: " + err.Error()}, false
 	}
-	return Response{Status: StatusError, Error: err.Error()}, true
+	c := CauseOfError(err)
+	return Response{Status: StatusError, Cause: c, Error: err.Error()}, c.Retryable()
 }
 
-// httpFailed is the response for an HTTP error status; 429 and 5xx are retried.
-func httpFailed(code int, msg string) (Response, bool) {
-	return Response{Status: StatusError, Error: fmt.Sprintf("HTTP %d: %s", code, msg)},
-		code == http.StatusTooManyRequests || code >= 500
+// httpFailed is the response for an HTTP error status, typed by its status
+// class and whether the body was a web page (CauseOfHTTP); 429 and 5xx are
+// retried, 501 (not served) is not.
+func httpFailed(code int, html bool, msg string) (Response, bool) {
+	c := CauseOfHTTP(code, html)
+	return Response{Status: StatusError, Cause: c, Error: fmt.Sprintf("HTTP %d: %s", code, msg)}, c.Retryable()
 }
 
 // answered validates a model's answer text into a response.
 func answered(content []byte, asked []string) Response {
 	decisions, status, err := ParseOutput(content, asked)
 	if err != nil {
-		return Response{Status: status, Error: err.Error()}
+		r := Response{Status: status, Error: err.Error()}
+		if status == StatusInvalid {
+			r.Cause = CauseInvalid
+		}
+		return r
 	}
 	return Response{Status: status, Decisions: decisions}
 }

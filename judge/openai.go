@@ -317,7 +317,7 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 		if hresp.StatusCode == http.StatusNotFound && !strings.HasSuffix(o.baseURL.Path, "/v1") {
 			msg += " (does --openai-base-url need a /v1 suffix?)"
 		}
-		resp, retry = httpFailed(hresp.StatusCode, msg)
+		resp, retry = httpFailed(hresp.StatusCode, looksHTML(hresp.Header.Get("Content-Type"), string(raw)), msg)
 		resp.retryAfter = parseRetryAfter(hresp.Header.Get("Retry-After"), time.Now())
 		code := hresp.StatusCode
 		refused = mode != ModeNone && (code == http.StatusBadRequest || code == http.StatusUnprocessableEntity) &&
@@ -328,10 +328,10 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 	if err := json.Unmarshal(raw, &r); err != nil {
 		if b := briefError(string(raw)); strings.Contains(b, "HTML page") {
 			// A web page at the URL (a login portal, a dashboard): a broken
-			// setup, named as one (SetupCause), not a malformed answer.
-			return Response{Status: StatusError, Error: b}, false, false
+			// setup, named as one (CauseNotTheAPI), not a malformed answer.
+			return Response{Status: StatusError, Cause: CauseNotTheAPI, Error: b}, false, false
 		}
-		return Response{Status: StatusError, Error: "server sent a malformed completion: " + err.Error()}, false, false
+		return Response{Status: StatusError, Cause: CauseOther, Error: "server sent a malformed completion: " + err.Error()}, false, false
 	}
 	if r.SystemFingerprint != "" {
 		o.mu.Lock()
@@ -342,18 +342,18 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 		// A 200 carrying {"error": …} is the server failing, not the
 		// model answering: an error, retried like a 5xx and never cached.
 		if m := errorMessage(raw); bytes.Contains(raw, []byte(`"error"`)) && m != "" {
-			return Response{Status: StatusError, Error: "HTTP 200 with an error: " + briefError(m)}, true, false
+			return Response{Status: StatusError, Cause: CauseServer, Error: "HTTP 200 with an error: " + briefError(m)}, true, false
 		}
-		return Response{Status: StatusInvalid, Error: "completion has no choices", noCache: true}, false, false
+		return Response{Status: StatusInvalid, Cause: CauseInvalid, Error: "completion has no choices", noCache: true}, false, false
 	}
 	msg := r.Choices[0].Message
 	switch {
 	case msg.Content != nil:
 		resp = answered([]byte(*msg.Content), asked)
 	case msg.Refusal != "":
-		resp = Response{Status: StatusInvalid, Error: "model refused: " + msg.Refusal}
+		resp = Response{Status: StatusInvalid, Cause: CauseInvalid, Error: "model refused: " + msg.Refusal}
 	default:
-		resp = Response{Status: StatusInvalid, Error: "completion has no content", noCache: true}
+		resp = Response{Status: StatusInvalid, Cause: CauseInvalid, Error: "completion has no content", noCache: true}
 	}
 	if r.Usage != nil {
 		resp.Server.PromptTokens = r.Usage.PromptTokens

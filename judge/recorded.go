@@ -60,6 +60,10 @@ func (r *Recorded) Judge(_ context.Context, req Request) Response {
 		Latency:  time.Duration(primary.LatencyMS * float64(time.Millisecond)),
 		Attempts: 1,
 	}
+	if status.Failed() {
+		// A recording carries the production call's message, not a cause.
+		resp.Cause = CauseFromText(status, primary.Error)
+	}
 	resp.Server.PromptTokens, resp.Server.CompletionTokens = primary.PromptTokens, primary.CompletionTokens
 	byID := make(map[string]Decision, len(asked))
 	collect := func(rec *Recording) {
@@ -100,7 +104,7 @@ func (None) Identity() Identity { return Identity{Backend: "none"} }
 
 // Judge fails immediately without latency or attempts.
 func (None) Judge(context.Context, Request) Response {
-	return Response{Status: StatusError, Error: "no judge configured (--judge none)"}
+	return Response{Status: StatusError, Cause: CauseNoJudge, Error: "no judge configured (--judge none)"}
 }
 
 // askedIDs lists the rule IDs of an input in order, without duplicates.

@@ -45,7 +45,7 @@ func TestRecorded(t *testing.T) {
 		},
 		{
 			name: "recorded failure taken as is", judge: "ollama/b", asked: []string{"r1"},
-			want: Response{Status: StatusTimeout, Error: "deadline", Latency: time.Second, Attempts: 1},
+			want: Response{Status: StatusTimeout, Error: "deadline", Cause: CauseTimeout, Latency: time.Second, Attempts: 1},
 		},
 		{
 			name: "entries merged, first with an asked decision is the call", judge: "ollama/c", asked: []string{"r3", "r1"},
@@ -78,7 +78,7 @@ func TestNone(t *testing.T) {
 		t.Fatalf("identity %q", got)
 	}
 	got := j.Judge(context.Background(), Request{Input: inputFor("r1")})
-	want := Response{Status: StatusError, Error: "no judge configured (--judge none)"}
+	want := Response{Status: StatusError, Error: "no judge configured (--judge none)", Cause: CauseNoJudge}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}

@@ -2,34 +2,49 @@ package judge
 
 import (
 	"context"
-	"net"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 )
 
-// SetupCause reads the failures the backends really produce: each case is
-// an OpenAI-compatible server answering one way, and the call's status and
-// message are classified as a real run would classify them.
-func TestSetupCauseOfRealFailures(t *testing.T) {
+// The cause of a failed call is typed where it failed: each case is an
+// OpenAI-compatible server (or something else on its port) answering one
+// way, and the cause and its setup class are what a real run records.
+func TestCauseOfRealFailures(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		name string
-		rep  reply
-		want string
+		name  string
+		rep   reply
+		cause Cause
+		setup string
 	}{
-		{"model not found", reply{status: 404, raw: `{"error":{"message":"The model 'typo-model' does not exist"}}`}, SetupNotFound},
-		{"bad key", reply{status: 401, raw: `{"error":{"message":"Incorrect API key provided"}}`}, SetupUnauthorized},
-		{"forbidden", reply{status: 403, raw: `{"error":{"message":"no access"}}`}, SetupForbidden},
-		{"login page", reply{status: 200, raw: "<!DOCTYPE html><html><head><title>Sign in</title></head><body>portal</body></html>"}, SetupHTML},
-		{"HTML 400", reply{status: 400, raw: "<html><body>Bad Request</body></html>"}, SetupHTML},
-		{"overloaded proxy", reply{status: 503, raw: "<html><head><title>503</title></head><body>busy</body></html>"}, ""},
-		{"rate limited", reply{status: 429, raw: `{"error":{"message":"slow down"}}`}, ""},
-		{"invalid answer", reply{content: "I think it matches"}, ""},
+		{"model not found", reply{status: 404, raw: `{"error":{"message":"The model 'typo-model' does not exist"}}`}, CauseNotFound, SetupNotFound},
+		{"bad key", reply{status: 401, raw: `{"error":{"message":"Incorrect API key provided"}}`}, CauseUnauthorized, SetupUnauthorized},
+		{"forbidden", reply{status: 403, raw: `{"error":{"message":"no access"}}`}, CauseForbidden, SetupForbidden},
+		{"login page", reply{status: 200, raw: "<!DOCTYPE html><html><head><title>Sign in</title></head><body>portal</body></html>"}, CauseNotTheAPI, SetupHTML},
+		{"HTML 400", reply{status: 400, raw: "<html><body>Bad Request</body></html>"}, CauseNotTheAPI, SetupHTML},
+		{"HTML 501", reply{status: 501, raw: pythonErrorPage(501, "Unsupported method ('POST')")}, CauseNotTheAPI, SetupHTML},
+		{"JSON 501", reply{status: 501, raw: `{"detail":"Not Implemented"}`}, CauseNotServed, SetupNotServed},
+		{"JSON 405", reply{status: 405, raw: `{"detail":"Method Not Allowed"}`}, CauseNotServed, SetupNotServed},
+		{"overloaded proxy", reply{status: 503, raw: "<html><head><title>503</title></head><body>busy</body></html>"}, CauseServer, ""},
+		{"server error", reply{status: 500, raw: `{"error":{"message":"boom"}}`}, CauseServer, ""},
+		{"rate limited", reply{status: 429, raw: `{"error":{"message":"slow down"}}`}, CauseRateLimited, ""},
+		{"bad request", reply{status: 400, raw: `{"error":{"message":"max_tokens too large"}}`}, CauseClient, ""},
+		{"not JSON", reply{status: 200, raw: `plain text`}, CauseOther, ""},
+		{"invalid answer", reply{content: "I think it matches"}, CauseInvalid, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeOpenAI(t, func(int, map[string]any) reply { return tt.rep })
-			r := openOpenAI(t, f, Config{}).Judge(context.Background(), twoRules())
-			if got := SetupCause(r.Status, r.Error); got != tt.want {
-				t.Fatalf("%s %q: cause %q, want %q", r.Status, r.Error, got, tt.want)
+			r := openOpenAI(t, f, Config{Retries: 2}).Judge(context.Background(), twoRules())
+			if got := r.CauseOf(); got != tt.cause || got.Setup() != tt.setup {
+				t.Fatalf("%s %q: cause %q (setup %q), want %q (%q)", r.Status, r.Error, got, got.Setup(), tt.cause, tt.setup)
+			}
+			if want := 1; !tt.cause.Retryable() && r.Attempts != want {
+				t.Fatalf("%s: %d attempts, want %d (not retried)", tt.cause, r.Attempts, want)
+			}
+			if tt.cause.Retryable() && r.Attempts != 3 {
+				t.Fatalf("%s: %d attempts, want 3 (retried twice)", tt.cause, r.Attempts)
 			}
 		})
 	}
@@ -38,17 +53,74 @@ func TestSetupCauseOfRealFailures(t *testing.T) {
 	f := newFakeOpenAI(t, echoReply)
 	j := openOpenAI(t, f, Config{})
 	f.Close()
-	r := j.Judge(context.Background(), twoRules())
-	if got := SetupCause(r.Status, r.Error); got != SetupRefused {
-		t.Fatalf("closed server: %s %q: cause %q, want %q", r.Status, r.Error, got, SetupRefused)
+	if r := j.Judge(context.Background(), twoRules()); r.CauseOf() != CauseRefused || r.CauseOf().Setup() != SetupRefused {
+		t.Fatalf("closed server: %s %q: cause %q", r.Status, r.Error, r.CauseOf())
 	}
-	// An unknown host, as net reports it (no resolver is needed to test
-	// the message: a sandbox may have none).
-	dns := &net.DNSError{Err: "no such host", Name: "llm.invalid", IsNotFound: true}
-	if got := SetupCause(StatusError, `Post "https://llm.invalid/v1/chat/completions": dial tcp: `+dns.Error()); got != SetupUnknownHost {
-		t.Fatalf("unknown host: cause %q", got)
+	// A TLS server the client does not trust.
+	tlsSrv := httptest.NewTLSServer(http.NotFoundHandler())
+	t.Cleanup(tlsSrv.Close)
+	tj, err := NewOpenAI("m", DefaultPrompt(), Config{OpenAIBaseURL: tlsSrv.URL + "/v1"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := SetupCause(StatusTimeout, "timeout: HTTP 404"); got != "" {
-		t.Fatalf("a timeout is never a setup cause, got %q", got)
+	if r := tj.Judge(context.Background(), twoRules()); r.CauseOf() != CauseTLS || r.CauseOf().Setup() != SetupTLS {
+		t.Fatalf("untrusted certificate: %s %q: cause %q", r.Status, r.Error, r.CauseOf())
+	}
+	// A host that does not resolve (the sandbox may have no resolver at all:
+	// either way net reports a *net.DNSError).
+	dj, err := NewOpenAI("m", DefaultPrompt(), Config{OpenAIBaseURL: "http://llm.invalid/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := dj.Judge(context.Background(), twoRules()); r.CauseOf() != CauseDNS {
+		t.Fatalf("unknown host: %s %q: cause %q", r.Status, r.Error, r.CauseOf())
+	}
+	if c := (Response{Status: StatusTimeout}).CauseOf(); c != CauseTimeout || c.Setup() != "" {
+		t.Fatalf("a timeout is never a setup cause: %q", c)
+	}
+}
+
+// pythonErrorPage is the page Python's http.server sends for an error
+// (BaseHTTPRequestHandler.error_message_format), as a plain web server on
+// the judge's port answers a POST.
+func pythonErrorPage(code int, msg string) string {
+	return fmt.Sprintf(`<!DOCTYPE HTML>
+<html lang="en">
+    <head>
+        <meta charset="utf-8">
+        <title>Error response</title>
+    </head>
+    <body>
+        <h1>Error response</h1>
+        <p>Error code: %d</p>
+        <p>Message: %s.</p>
+        <p>Error code explanation: %d - Server does not support this operation.</p>
+    </body>
+</html>
+`, code, msg, code)
+}
+
+// Recordings and run directories written before call_cause carry only a
+// message: CauseFromText reads it as the typed path would have typed it.
+func TestCauseFromText(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		status Status
+		msg    string
+		want   Cause
+	}{
+		{StatusError, "HTTP 404: The model 'x' does not exist", CauseNotFound},
+		{StatusError, `HTTP 501: the server answered with an HTML page ("Error response"), not the judge API: is the URL right?`, CauseNotTheAPI},
+		{StatusError, `HTTP 503: the server answered with an HTML page ("503"), not the judge API: is the URL right?`, CauseServer},
+		{StatusError, "HTTP 501: Not Implemented", CauseNotServed},
+		{StatusError, `Post "http://127.0.0.1:9/v1/chat/completions": dial tcp 127.0.0.1:9: connect: connection refused`, CauseRefused},
+		{StatusError, `dial tcp: lookup llm.invalid: no such host`, CauseDNS},
+		{StatusTimeout, "timeout: HTTP 404", CauseTimeout},
+		{StatusInvalid, "response is not JSON", CauseInvalid},
+		{StatusOK, "", ""},
+	} {
+		if got := CauseFromText(tt.status, tt.msg); got != tt.want {
+			t.Errorf("%s %q: %q, want %q", tt.status, tt.msg, got, tt.want)
+		}
 	}
 }

@@ -17,7 +17,7 @@ const (
 	VerdictInconclusive Verdict = "INCONCLUSIVE"
 	VerdictNoGo         Verdict = "NO-GO"
 	// VerdictError is a judge whose setup is broken (half or more of its
-	// calls failed with one setup-class cause, judge.SetupCause): it has no
+	// calls failed with one setup-class cause, judge.Cause.Setup): it has no
 	// verdict, and neither has a run with such a judge (exit 2).
 	VerdictError Verdict = "ERROR"
 )
@@ -294,7 +294,7 @@ type Comparison struct {
 	Rules    []*RuleComparison `json:"rules"`
 	Warnings []string          `json:"warnings"`
 	// Cases counts the cases both judges replayed and those only one did
-	// (CheckOverlap says what a command does about them).
+	// (reports/diff.Overlap says what a command does about them).
 	Cases CaseOverlap `json:"cases"`
 	// Slices: the comparison per slice value (--by), in slice order.
 	Slices []SliceComparison `json:"slices,omitempty"`

@@ -565,8 +565,12 @@ func (e *replayer) addCall(res *Result, rules int, resp judge.Response, acc *cal
 	if status == "" || status == judge.StatusUnknown {
 		status = judge.StatusOK
 	}
+	var cause judge.Cause
+	if status.Failed() {
+		cause = resp.CauseOf()
+	}
 	call := Call{
-		Rules: rules, Status: status, Error: e.maskError(resp.Error),
+		Rules: rules, Status: status, Error: e.maskError(resp.Error), Cause: cause,
 		LatencyMS: durationMS(resp.Latency), Cached: resp.Cached, Attempts: resp.Attempts,
 		ServerTotalMS: optMS(resp.Server.Total), ServerLoadMS: optMS(resp.Server.Load),
 		ServerPromptEvalMS: optMS(resp.Server.PromptEval), ServerEvalMS: optMS(resp.Server.Eval),

@@ -209,9 +209,12 @@ func Majority(votes []RepeatVote) Vote {
 
 // Call is one judge call (or cache hit) made for the case.
 type Call struct {
-	Rules     int
-	Status    judge.Status // ok|invalid|timeout|error
-	Error     string
+	Rules  int
+	Status judge.Status // ok|invalid|timeout|error
+	Error  string
+	// Cause is why a failed call failed (judge.Cause, typed by the
+	// backend); "" for an answered call.
+	Cause     judge.Cause
 	LatencyMS float64
 	Cached    bool
 	Attempts  int

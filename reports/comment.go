@@ -30,6 +30,9 @@ type CommentOptions struct {
 	ReportURL string
 	// Limit is the largest body in bytes; 0 means CommentLimit.
 	Limit int
+	// Banner, when set, is the first visible line (after the marker): a
+	// partial overlap of the two runs' cases (reports/diff.Overlap).
+	Banner string
 }
 
 // CommentMarker is the hidden first line of the comment for an evaluation
@@ -89,7 +92,7 @@ func (rep *Report) WriteComment(w io.Writer, c *metrics.Comparison, opts Comment
 		limit = CommentLimit
 	}
 	secs := []commentSection{
-		{head: CommentMarker(opts.Marker) + "\n" + commentBanner(c) + rep.commentHead(c)},
+		{head: CommentMarker(opts.Marker) + "\n" + commentBanner(opts.Banner) + rep.commentHead(c)},
 		rep.commentHoldBacks(c),
 		rep.commentDeltas(c),
 		rep.commentChanges(c),
@@ -103,12 +106,12 @@ func (rep *Report) WriteComment(w io.Writer, c *metrics.Comparison, opts Comment
 }
 
 // commentBanner is the first visible line when the runs share only some
-// of their cases (metrics.CheckOverlap).
-func commentBanner(c *metrics.Comparison) string {
-	if b := c.Cases.Banner(); b != "" {
-		return "**" + b + "**\n\n"
+// of their cases.
+func commentBanner(b string) string {
+	if b == "" {
+		return ""
 	}
-	return ""
+	return "**⚠️ " + b + "**\n\n"
 }
 
 // cutNote replaces the lines cut from a section.

@@ -82,7 +82,7 @@ func TestRunFilesInDuckDB(t *testing.T) {
 		"model_digest", V, "prompt_version", V, "rule_id", V, "rule_version", I, "rule_class", V,
 		"label", V, "source", V, "result", V, "confidence", D, "fired", L, "action", V,
 		"gate_action", V, "latency_ms", D, "status", V, "error", V, "fingerprint", "BLOB", "tags", T,
-		"baseline_result", V, "call_index", I, "call_rules", I, "call_status", V, "call_error", V,
+		"baseline_result", V, "call_index", I, "call_rules", I, "call_status", V, "call_error", V, "call_cause", V,
 		"call_cached", L, "call_attempts", I, "server_total_ms", D, "server_load_ms", D,
 		"server_prompt_eval_ms", D, "server_eval_ms", D, "prompt_tokens", B, "completion_tokens", B, "repeats", V,
 		"tool_name", V, "category", V, "hook_point", V, "case_time", TZ, "run_started", TZ,

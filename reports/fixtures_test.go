@@ -59,7 +59,7 @@ func fixtureResults() []*replay.Result {
 			},
 			Calls: []replay.Call{
 				{Rules: 1, Status: "ok", LatencyMS: 0.25, Cached: true},
-				{Rules: 1, Status: "timeout", Error: "context deadline exceeded", LatencyMS: 1000, Attempts: 2},
+				{Rules: 1, Status: "timeout", Error: "context deadline exceeded", Cause: "timeout", LatencyMS: 1000, Attempts: 2},
 			},
 		},
 		{ // second judge, no model fields, scope-skipped rule

@@ -51,6 +51,7 @@ type decisionRow struct {
 	CallRules          *int32   `parquet:"call_rules,optional"`
 	CallStatus         string   `parquet:"call_status,optional,dict"`
 	CallError          string   `parquet:"call_error,optional,dict"`
+	CallCause          string   `parquet:"call_cause,optional,dict"`
 	CallCached         *bool    `parquet:"call_cached,optional"`
 	CallAttempts       *int32   `parquet:"call_attempts,optional"`
 	ServerTotalMS      *float64 `parquet:"server_total_ms,optional"`
@@ -748,7 +749,7 @@ func fillDecision(d *decisionRow, r *replay.Result, rr *replay.RuleResult) {
 		d.Repeats = nil
 	}
 	if rr.Call < 0 {
-		d.LatencyMS, d.CallIndex, d.CallRules, d.CallStatus, d.CallError = nil, nil, nil, "", ""
+		d.LatencyMS, d.CallIndex, d.CallRules, d.CallStatus, d.CallError, d.CallCause = nil, nil, nil, "", "", ""
 		d.CallCached, d.CallAttempts = nil, nil
 		d.ServerTotalMS, d.ServerLoadMS, d.ServerPromptEvalMS, d.ServerEvalMS = nil, nil, nil, nil
 		d.PromptTokens, d.CompletionTokens = nil, nil
@@ -758,7 +759,7 @@ func fillDecision(d *decisionRow, r *replay.Result, rr *replay.RuleResult) {
 	d.lat, d.LatencyMS = c.LatencyMS, &d.lat
 	d.callIndex, d.CallIndex = int32(rr.Call), &d.callIndex
 	d.callRules, d.CallRules = int32(c.Rules), &d.callRules
-	d.CallStatus, d.CallError = string(c.Status), c.Error
+	d.CallStatus, d.CallError, d.CallCause = string(c.Status), c.Error, string(c.Cause)
 	d.callCached, d.CallCached = c.Cached, &d.callCached
 	d.callAttempts, d.CallAttempts = int32(c.Attempts), &d.callAttempts
 	optF(&d.ServerTotalMS, &d.sTotal, c.ServerTotalMS)

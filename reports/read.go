@@ -145,6 +145,7 @@ const (
 	cCallRules
 	cCallStatus
 	cCallError
+	cCallCause
 	cCallCached
 	cCallAttempts
 	cServerTotal
@@ -179,7 +180,7 @@ var decisionColumns = withShared(map[string]int{
 	"rule_id": cRuleID, "rule_version": cRuleVersion, "rule_class": cRuleClass, "label": cLabel,
 	"source": cSource, "result": cResult, "confidence": cConfidence, "fired": cFired, "action": cAction,
 	"error": cError, "fingerprint": cFingerprint, "baseline_result": cBaselineResult,
-	"call_index": cCallIndex, "call_rules": cCallRules, "call_status": cCallStatus, "call_error": cCallError,
+	"call_index": cCallIndex, "call_rules": cCallRules, "call_status": cCallStatus, "call_error": cCallError, "call_cause": cCallCause,
 	"call_cached": cCallCached, "call_attempts": cCallAttempts, "server_total_ms": cServerTotal,
 	"server_load_ms": cServerLoad, "server_prompt_eval_ms": cServerPromptEval, "server_eval_ms": cServerEval,
 	"prompt_tokens": cPromptTokens, "completion_tokens": cCompletionTokens, "repeats": cRepeats,
@@ -449,6 +450,8 @@ func (rf *rowFile) decision(row parquet.Row, d *decoded) {
 			c.Status = judge.Status(rf.str(code, v))
 		case cCallError:
 			c.Error = rf.str(code, v)
+		case cCallCause:
+			c.Cause = judge.Cause(rf.str(code, v))
 		case cCallCached:
 			c.Cached = v.Boolean()
 		case cCallAttempts:

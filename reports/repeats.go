@@ -22,6 +22,7 @@ type repeatJSON struct {
 	// The call: as the call_* columns.
 	CallStatus       string   `json:"call_status"`
 	CallError        string   `json:"call_error,omitempty"`
+	CallCause        string   `json:"call_cause,omitempty"`
 	LatencyMS        float64  `json:"latency_ms"`
 	Cached           bool     `json:"cached,omitempty"`
 	Attempts         int      `json:"attempts,omitempty"`
@@ -37,7 +38,7 @@ func RepeatsJSON(r *replay.Result, rr *replay.RuleResult) string {
 		c := &r.Calls[v.Call]
 		out[i] = repeatJSON{Result: string(v.Result), Status: string(v.Status), Confidence: v.Confidence,
 			Pos: v.Pos, Of: v.Of, Call: v.Call,
-			CallStatus: string(c.Status), CallError: c.Error, LatencyMS: c.LatencyMS, Cached: c.Cached,
+			CallStatus: string(c.Status), CallError: c.Error, CallCause: string(c.Cause), LatencyMS: c.LatencyMS, Cached: c.Cached,
 			Attempts: c.Attempts, PromptTokens: c.PromptTokens, CompletionTokens: c.CompletionTokens,
 			ServerTotalMS: c.ServerTotalMS}
 	}
@@ -60,7 +61,7 @@ func parseRepeats(s string) ([]replay.RepeatVote, []replay.Call, error) {
 		}
 		votes[i] = replay.RepeatVote{Result: judge.Result(v.Result), Status: judge.Status(v.Status),
 			Confidence: v.Confidence, Call: v.Call, Pos: v.Pos, Of: v.Of}
-		calls[i] = replay.Call{Status: judge.Status(v.CallStatus), Error: v.CallError, LatencyMS: v.LatencyMS,
+		calls[i] = replay.Call{Status: judge.Status(v.CallStatus), Error: v.CallError, Cause: judge.Cause(v.CallCause), LatencyMS: v.LatencyMS,
 			Cached: v.Cached, Attempts: v.Attempts, PromptTokens: v.PromptTokens, CompletionTokens: v.CompletionTokens,
 			ServerTotalMS: v.ServerTotalMS, Rules: v.Of}
 	}

@@ -16,6 +16,7 @@ import (
 // partial, and reruns on the same cache continue where it stopped until
 // every case is done — no request is ever made twice.
 func TestMaxCallsFailsClosedAndRerunContinues(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	dir := t.TempDir()
 	ds := liveDataset(t, dir, 40)

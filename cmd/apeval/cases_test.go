@@ -80,6 +80,7 @@ func TestCaseListsInPages(t *testing.T) {
 // On the embedded sample the two judge versions differ most on the
 // injection cases; the pages say so, and say that 5 cases cannot confirm it.
 func TestSamplePagesNameInjection(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "run")
 	if code, _, stderr := apeval(t, "", "run", "--baseline", "recorded/ollama/qwen2.5:3b", "--by", "tag", "--out", out, "-q"); code == exitUsage {
@@ -107,6 +108,7 @@ func TestSamplePagesNameInjection(t *testing.T) {
 // The case lists are in case order, not arrival order: the same at any
 // concurrency and after merging shards.
 func TestCaseListsSameAfterMerge(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	base := t.TempDir()
 	section := func(dir string) string {

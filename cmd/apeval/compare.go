@@ -6,13 +6,13 @@ import (
 	stdio "io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/diff"
 )
 
 type compareOptions struct {
@@ -186,12 +186,13 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		cmp.Warnings = append(runDifferences(infos[0], infos[1]), cmp.Warnings...)
 	}
 	// Runs with nothing in common have nothing to compare; a partial
-	// overlap leads the output with its counts.
-	last := len(infos) - 1
-	banner, err := metrics.CheckOverlap(cmp.Cases, runLabel(o.Dirs[0], infos[0]), runLabel(o.Dirs[last], infos[last]))
-	if err != nil {
+	// overlap leads the output with its counts (as apeval diff does).
+	ov := diff.NewOverlap(infos[0], infos[len(infos)-1])
+	ov.Common, ov.OnlyBase, ov.OnlyHead = int64(cmp.Cases.Shared), int64(cmp.Cases.BaselineOnly), int64(cmp.Cases.CandidateOnly)
+	if err := ov.Err(); err != nil {
 		return usageError{err}
 	}
+	banner := ov.Banner()
 	if o.Out != "" {
 		if err := os.MkdirAll(o.Out, 0o755); err != nil {
 			return err
@@ -219,7 +220,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		rep.Run.RunID, rep.Run.Filter, rep.Run.Datasets, rep.Run.Policy = head.RunID, head.Filter, head.Datasets, head.Policy
 		// The comment leads with its own verdict line and says a filtered
 		// run is filtered in its facts; nothing may come before the marker.
-		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL}); err != nil {
+		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL, Banner: banner}); err != nil {
 			return err
 		}
 		if err := checkSummary(sum); err != nil {
@@ -260,19 +261,6 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: INCONCLUSIVE mapped to exit %d by --inconclusive=%s\n", rep.Exit, o.Inconclusive)
 	}
 	return exitCodeError{rep.Exit}
-}
-
-// runLabel names a run for messages: its directory (as given) and the
-// datasets it replayed.
-func runLabel(dir string, in reports.RunInfo) string {
-	var names []string
-	for _, d := range in.Datasets {
-		names = append(names, d.Name)
-	}
-	if len(names) == 0 {
-		return dir
-	}
-	return fmt.Sprintf("%s (dataset %s)", dir, strings.Join(names, ", "))
 }
 
 // runDifferences warns when two runs did not replay the same thing.

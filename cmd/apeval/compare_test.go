@@ -30,6 +30,7 @@ func comparisonsOf(t *testing.T, dir string) string {
 // bootstrap and the sign-flip tests included, give the same figures at any concurrency and after a
 // merge of shards (they depend on sorted data and the seed only).
 func TestComparisonFiguresDeterministic(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	base := t.TempDir()
 	var want string
@@ -69,6 +70,7 @@ func TestComparisonFiguresDeterministic(t *testing.T) {
 }
 
 func TestCompareCommand(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	apeval(t, "", "run", "--out", dir, "-q")
@@ -134,6 +136,7 @@ func TestCompareCommand(t *testing.T) {
 // injection tag is where the two recorded judge versions differ most in
 // recall.
 func TestSlicesOnSample(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	if code, _, stderr := apeval(t, "", "run", "--by", "tag", "--by", "tool", "--out", dir, "-q"); code == exitUsage {

@@ -14,6 +14,7 @@ import (
 // and the run read twice at once as two runs of the same cases (compare:
 // numbered by position in each).
 func TestCheckDistinctReadsAgain(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	if code, _, stderr := apeval(t, "", "run", "--out", dir, "-q"); code == exitUsage {

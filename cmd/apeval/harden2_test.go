@@ -155,6 +155,7 @@ func apevalLimited(t *testing.T, fsize int64, args ...string) (int, string) {
 // A run that fails while writing its reports leaves the earlier run as it
 // was, and says how to go on.
 func TestFailedReportsKeepEarlierRun(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")
@@ -215,6 +216,7 @@ func TestFailedReportsKeepEarlierRun(t *testing.T) {
 // merge --out naming one of its input shards is refused, and the shard is
 // left as it was.
 func TestMergeOutIsAnInput(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	base := t.TempDir()
 	var shards []string

@@ -71,6 +71,7 @@ func TestSeqZeroAndSplitSession(t *testing.T) {
 // and keeps files apeval does not own; a non-empty directory that is not a
 // run directory is refused.
 func TestRunDirReuse(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")

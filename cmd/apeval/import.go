@@ -110,14 +110,15 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 		return err
 	}
 	var err error
-	if o.out == "-" {
+	if toStdout(o.out) {
 		bw := bufio.NewWriterSize(io.Out, 64<<10)
 		if err = write(bw); err == nil {
 			err = bw.Flush()
 		}
 	} else {
 		err = reports.WriteFileAtomic(o.out, write)
-		if err == nil && grouped && n > 0 {
+		// A device or FIFO given as --out is written through, not read back.
+		if err == nil && grouped && n > 0 && reports.IsRegularOrAbsent(o.out) {
 			err = markGrouped(o.out)
 		}
 	}

@@ -67,6 +67,7 @@ func oracleLabels(t *testing.T, queue, out string) int {
 // weighted figures whose intervals hold the fully labeled sample's figures;
 // without --labels, report rewrites the run's files byte for byte.
 func TestLabelsWeightFigures(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	dir := t.TempDir()
 	u := filepath.Join(dir, "u")

@@ -13,6 +13,7 @@ import (
 // judge=<identity>/ pair of files per judge; run, report and merge give the
 // same figures as the flat layout.
 func TestOutLayoutHive(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	base := t.TempDir()
 	flat := filepath.Join(base, "flat")

@@ -201,6 +201,7 @@ func readResults(t *testing.T, dir string) []*replay.Result {
 }
 
 func TestConcurrencyGivesIdenticalDecisions(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	var prev []*replay.Result
 	for _, c := range []string{"1", "3", "16"} {
@@ -250,6 +251,7 @@ func comparableSummary(t *testing.T, dir string) string {
 }
 
 func TestShardAndMergeEqualSingleRun(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	base := t.TempDir()
 	single := filepath.Join(base, "single")
@@ -281,6 +283,7 @@ func TestShardAndMergeEqualSingleRun(t *testing.T) {
 }
 
 func TestReportAndGateRecompute(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "run")
 	code, _, _ := apeval(t, "", "run", "--out", out, "-q")

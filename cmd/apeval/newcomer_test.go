@@ -262,6 +262,7 @@ var colourEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
 // line of apeval run's output is wider than 100 (the wide tables are 276);
 // colour is on there, and NO_COLOR or --no-color turn it off.
 func TestTablesFitA100ColumnTerminal(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	dir := t.TempDir()
 	code, out := ptyRun(t, 100, nil, "run", "-q", "--out", filepath.Join(dir, "a"))

@@ -70,7 +70,7 @@ func TestCompareCaseOverlap(t *testing.T) {
 
 	n := len(lines)
 	shared := n / 2
-	want := "partial overlap: " + itoa(shared) + " case(s) in both runs, " + itoa(n-shared) + " only in the baseline, " + itoa(n-shared) + " only in the candidate"
+	want := "partial overlap: " + itoa(shared) + " cases in common are compared; " + itoa(n-shared) + " only in the base run"
 	for _, format := range []string{"table", "markdown"} {
 		code, stdout, stderr = apeval(t, "", "compare", "--format", format, base, partial)
 		if code == exitUsage {

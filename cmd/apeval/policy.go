@@ -6,10 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	goio "io"
+	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/replay/automode"
 	"github.com/apeval/apeval/reports"
 )
@@ -25,7 +29,7 @@ func newPolicyCmd(io IO) *cobra.Command {
 apeval policy, so that gate's rules are evaluated on your sessions like any
 other (docs/vendor-judges.md).`,
 	}
-	cmd.AddCommand(newPolicyImportCmd(io, nil))
+	cmd.AddCommand(newPolicyImportCmd(io, nil), newPolicyCoverageCmd(io, nil))
 	return cmd
 }
 
@@ -34,6 +38,7 @@ type policyImportOptions struct {
 	Out      string
 	Defaults string
 	Summary  string
+	Rules    string
 	Settings []string // the arguments
 }
 
@@ -52,8 +57,9 @@ runs with: one rule per autoMode.hard_deny entry (blocks whatever the user
 asked) and per soft_deny entry (blocks unless an allow exception or the user's
 explicit request clears it; the allow and environment entries are part of its
 condition), plus the rule claude-auto-mode, the classifier's whole decision,
-which the vendor's recorded decisions answer. Every rule names the FILE:LINE of
-each entry it was made of.
+which the vendor's recorded decisions answer (--rules entries or classifier
+writes only one kind). Every rule names the FILE:LINE of each entry it was made
+of.
 
 SETTINGS are KIND:PATH or PATH, KIND one of managed, flag (--settings), local,
 project, user; a bare PATH's kind is told from its name (managed-settings.json,
@@ -104,6 +110,13 @@ naming FILE:LINE and the key, and nothing is written.`,
 	f.StringVarP(&o.Out, "out", "o", "-", "policy file to write (- for stdout)")
 	f.StringVar(&o.Defaults, "defaults", "", "built-in lists to splice for $defaults (claude auto-mode defaults output; default: apeval's versioned copy)")
 	f.StringVar(&o.Summary, "summary", "", "write the import summary as JSON to this file")
+	enumVar(f, &o.Rules, "rules", automode.RulesBoth, automode.RuleSets, func(v string) error {
+		if !slices.Contains(automode.RuleSets, v) {
+			return usagef("--rules %q: want one of %s", v, strings.Join(automode.RuleSets, ", "))
+		}
+		return nil
+	},
+		"rules to write: both, entries (one per hard_deny/soft_deny entry, for a verdict per rule), classifier (only claude-auto-mode, to compare a judge with the vendor's recorded decisions)")
 	return cmd
 }
 
@@ -113,7 +126,7 @@ func runPolicyImport(_ context.Context, o *policyImportOptions, io IO) error {
 		return usagef("policy import: --from is required (one of %s)", strings.Join(policyFormats, ", "))
 	}
 	var buf bytes.Buffer
-	sum, err := automode.Import(o.Settings, o.Defaults, &buf)
+	sum, err := automode.ImportRules(o.Settings, o.Defaults, o.Rules, &buf)
 	if err != nil {
 		return usageError{fmt.Errorf("policy import: %w", err)}
 	}
@@ -164,4 +177,133 @@ func entryCounts(m map[string]int) string {
 		return "no autoMode lists"
 	}
 	return strings.Join(parts, ", ")
+}
+
+type policyCoverageOptions struct {
+	Policy   string
+	Datasets []string
+	JSON     bool
+	List     bool
+}
+
+// newPolicyCoverageCmd is `apeval policy coverage`; runF is
+// runPolicyCoverage unless a test passes its own.
+func newPolicyCoverageCmd(io IO, runF func(context.Context, *policyCoverageOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runPolicyCoverage
+	}
+	o := &policyCoverageOptions{}
+	cmd := &cobra.Command{
+		Use:   "coverage --policy POLICY --dataset FILE...",
+		Short: "How many calls reach the vendor's classifier, per tool and category",
+		Long: `Counts, per tool and per category, the calls of a dataset that reach Claude
+Code's auto-mode classifier under an imported policy (apeval policy import):
+a call is not reached when a permission rule denies or asks first, or when auto
+mode's tiering lets it run without the classifier (read-only tools, edits in the
+working directory, read-only shell commands, narrow permissions.allow rules).
+Beside each row, what the vendor recorded (recorded/claude-auto-mode@VERSION):
+blocked, ran, failed, reached calls without a recording, and calls the tiering
+says were never reached on which the classifier blocked or failed all the same
+(where the tiering model is wrong).
+--list prints the not-reached calls one by one; --json prints everything.`,
+		Example: `  apeval policy coverage --policy auto-mode.toml --dataset cases.jsonl
+  apeval policy coverage --policy auto-mode.toml --dataset cases.jsonl --list --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runF(cmd.Context(), o, io)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.Policy, "policy", "p", "", "policy written by apeval policy import (required)")
+	f.StringArrayVarP(&o.Datasets, "dataset", "d", nil, "cases file (repeatable; - for stdin)")
+	f.BoolVar(&o.JSON, "json", false, "print the counts as JSON")
+	f.BoolVar(&o.List, "list", false, "list the calls the classifier never saw")
+	return cmd
+}
+
+func runPolicyCoverage(_ context.Context, o *policyCoverageOptions, io IO) error {
+	if o.Policy == "" || len(o.Datasets) == 0 {
+		return usagef("policy coverage: --policy and --dataset are required")
+	}
+	pol, err := replay.LoadPolicy(o.Policy)
+	if err != nil {
+		return usageError{err}
+	}
+	cv, ok := automode.NewCoverage(pol)
+	if !ok {
+		return usagef("policy coverage: %s has no rule %s (write it with apeval policy import --from claude-auto-mode)", o.Policy, automode.AggregateRuleID)
+	}
+	r := datasets.Open(o.Datasets, io.In)
+	bad := 0
+	for r.Scan() {
+		rec := r.Record()
+		if rec.Err != nil {
+			fmt.Fprintln(io.Err, rec.Err)
+			bad++
+			continue
+		}
+		cv.Add(pol, rec.Case)
+	}
+	if err := r.Err(); err != nil {
+		return usageError{err}
+	}
+	cv.Close()
+	if o.JSON {
+		if !o.List {
+			cv.NotReached = nil
+		}
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(cv); err != nil {
+			return err
+		}
+	} else {
+		printCoverage(io.Out, cv, o.List)
+	}
+	if bad > 0 {
+		return usagef("policy coverage: %d unreadable lines (the counts above leave them out)", bad)
+	}
+	return nil
+}
+
+func printCoverage(w goio.Writer, cv *automode.Coverage, list bool) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	head := "\tcalls\treached\tnot reached\tcoverage\tvendor blocked\tran\tfailed\treached, no recording\tclassifier on not reached\t\n"
+	line := func(r automode.CoverageRow) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t\n", r.Key, r.Calls, r.Reached, r.NotReached,
+			pct(r.Reached, r.Calls), r.Blocked, r.Ran, r.Failed, r.NoRecording, r.RecordedUnseen)
+	}
+	fmt.Fprint(tw, "tool"+head)
+	for _, r := range cv.ByTool {
+		line(r)
+	}
+	line(cv.Total)
+	fmt.Fprint(tw, "\t\t\t\t\t\t\t\t\t\t\ncategory"+head)
+	for _, r := range cv.ByCat {
+		line(r)
+	}
+	line(cv.Total)
+	_ = tw.Flush()
+	reasons := make([]string, 0, len(cv.Reasons))
+	for k, n := range cv.Reasons {
+		reasons = append(reasons, fmt.Sprintf("%s %d", k, n))
+	}
+	slices.Sort(reasons)
+	fmt.Fprintf(w, "\nclassifier coverage: %d of %d calls reached it (%s); not reached: %s\n",
+		cv.Total.Reached, cv.Total.Calls, pct(cv.Total.Reached, cv.Total.Calls), strings.Join(reasons, ", "))
+	if list {
+		for _, n := range cv.NotReached {
+			fmt.Fprintf(w, "not reached: %s %s (%s): %s\n", n.CaseID, n.Tool, n.Category, n.Reason)
+		}
+		if !cv.NotReachedListed {
+			fmt.Fprintf(w, "(the first %d listed; --json has the counts of all)\n", automode.MaxListed)
+		}
+	}
+}
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "N/A"
+	}
+	return fmt.Sprintf("%.1f %%", 100*float64(a)/float64(b))
 }

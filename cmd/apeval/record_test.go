@@ -147,6 +147,7 @@ func recordBinary(tb testing.TB) string {
 // payload (one implementation, importers.RunHook), print nothing and exit 0,
 // also on a flag they do not know.
 func TestRecordBinaryMatchesCommand(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")

@@ -12,6 +12,7 @@ func newRootCmd(io IO) *cobra.Command {
 		newReportCmd(io, nil),
 		newGateCmd(io, nil),
 		newCompareCmd(io, nil),
+		newDiffCmd(io, nil),
 		newMergeCmd(io, nil),
 		newSimulateCmd(io, nil),
 		newDatasetsCmd(io),

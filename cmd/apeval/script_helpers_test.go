@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -29,10 +30,24 @@ func scriptServers(env *testscript.Env) error {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, "<!DOCTYPE html><html><head><title>Sign in</title></head><body><form>…</form></body></html>")
 	}))
+	// Another web service on the judge's port, as `python3 -m http.server`
+	// answers: a 404 page for GETs of paths it lacks (/v1/models), a 501
+	// page for every POST.
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		code, msg := http.StatusNotFound, "File not found"
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			code, msg = http.StatusNotImplemented, fmt.Sprintf("Unsupported method (%q)", r.Method)
+		}
+		w.Header().Set("Content-Type", "text/html;charset=utf-8")
+		w.WriteHeader(code)
+		fmt.Fprintf(w, "<!DOCTYPE HTML>\n<html lang=\"en\">\n    <head>\n        <meta charset=\"utf-8\">\n        <title>Error response</title>\n    </head>\n    <body>\n        <h1>Error response</h1>\n        <p>Error code: %d</p>\n        <p>Message: %s.</p>\n    </body>\n</html>\n", code, msg)
+	}))
 	env.Defer(notFound.Close)
 	env.Defer(page.Close)
+	env.Defer(web.Close)
 	env.Setenv("NOTFOUND_URL", notFound.URL)
 	env.Setenv("HTMLPAGE_URL", page.URL)
+	env.Setenv("WEBSERVER_URL", web.URL)
 	return nil
 }
 
@@ -163,5 +178,16 @@ func cmdP95Steady(ts *testscript.TestScript, neg bool, args []string) {
 		if *j.Total.P95 > *j.Total.P50*(1+pct/100) {
 			ts.Fatalf("%s: P95 %.1f ms is more than %g %% above its steady P50 %.1f ms", j.Judge, *j.Total.P95, pct, *j.Total.P50)
 		}
+	}
+}
+
+// wholeProcess marks a test that runs whole evaluations end to end (the
+// sample many times over, shards and merges, a bucket server): `make test`
+// runs the suite with -short and leaves these to `make e2e`, which runs them
+// all. The fast smoke of the same paths stays in testdata/script.
+func wholeProcess(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("whole-process test: make e2e runs it (go test without -short)")
 	}
 }

@@ -36,6 +36,9 @@ func TestScripts(t *testing.T) {
 		},
 		Setup: scriptServers,
 		Condition: func(cond string) (bool, error) {
+			if cond == "timing" {
+				return timingChecks, nil
+			}
 			if cond == "procfs" {
 				_, err := os.Stat("/proc/self/stat")
 				return runtime.GOOS == "linux" && err == nil, nil

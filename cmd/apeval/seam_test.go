@@ -244,6 +244,7 @@ func TestEnumFlagsInHelp(t *testing.T) {
 // runX with options and buffers, no command line: the sample through run,
 // then gate, report and compare on its directory.
 func TestRunFunctionsWithBuffers(t *testing.T) {
+	wholeProcess(t)
 	dir := filepath.Join(t.TempDir(), "run")
 	var o *runOptions
 	if code, stderr := parseCmd(t, func(io IO) *cobra.Command { return newRunCmd(io, false, record(&o)) },

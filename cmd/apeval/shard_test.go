@@ -25,6 +25,7 @@ func apevalEnv(t *testing.T, env map[string]string, args ...string) (int, string
 // environment, cover the sample exactly once: merged, they equal one
 // unsharded run.
 func TestShardAutoPerScheduler(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	base := t.TempDir()
 	single := filepath.Join(base, "single")

@@ -33,36 +33,37 @@ func TestInterruptWhileWaitingForStdin(t *testing.T) {
 		{"validate", []string{"datasets", "validate", "-"}, 2, "stopped before its end (interrupted)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pr, pw, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer pw.Close()
-			// One case without its newline, then nothing: the reader is
-			// inside a line when the interrupt comes.
-			if _, err := pw.WriteString(`{"id":"c1","session_id":"s","tool":{"name":"Bash","arguments":{"command":"ls"}}}`); err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(bin, tc.args...)
-			cmd.Stdin = pr
+			// The signal must come after apeval set up its handler, which no
+			// fixed pause guarantees on a loaded machine: a process the
+			// signal reached before (killed by SIGINT, not exiting 130) is
+			// started again with a longer pause. No clock is asserted.
+			var cmd *exec.Cmd
 			var stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			pr.Close()
-			time.Sleep(500 * time.Millisecond)
-			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(20 * time.Second):
-				_ = cmd.Process.Kill()
-				<-done
-				t.Fatalf("still running 20 s after SIGINT; stderr:\n%s", stderr.String())
+			for pause := 50 * time.Millisecond; ; pause *= 2 {
+				cmd, stderr = startWaitingForStdin(t, bin, tc.args), bytes.Buffer{}
+				cmd.Stderr = &stderr
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				cmd.Stdin.(*os.File).Close()
+				time.Sleep(pause)
+				if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+					t.Fatal(err)
+				}
+				done := make(chan error, 1)
+				go func() { done <- cmd.Wait() }()
+				select {
+				case <-done:
+				case <-time.After(time.Minute):
+					_ = cmd.Process.Kill()
+					<-done
+					t.Fatalf("still running a minute after SIGINT; stderr:\n%s", stderr.String())
+				}
+				ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+				if !ws.Signaled() || pause > 30*time.Second {
+					break
+				}
+				t.Logf("SIGINT after %v came before apeval's handler; again with a longer pause", pause)
 			}
 			if got := cmd.ProcessState.ExitCode(); got != tc.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", got, tc.code, stderr.String())
@@ -72,4 +73,24 @@ func TestInterruptWhileWaitingForStdin(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startWaitingForStdin prepares apeval with args reading a pipe that holds
+// one case without its newline and whose writer stays open until the test
+// ends: the reader is inside a line when the interrupt comes. cmd.Stdin is
+// the pipe's read end, for the caller to close once the process started.
+func startWaitingForStdin(t *testing.T, bin string, args []string) *exec.Cmd {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pw.Close(); pr.Close() })
+	if _, err := pw.WriteString(`{"id":"c1","session_id":"s","tool":{"name":"Bash","arguments":{"command":"ls"}}}`); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin = pr
+	cmd.Stdout = &bytes.Buffer{}
+	return cmd
 }

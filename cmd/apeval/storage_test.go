@@ -65,6 +65,7 @@ func bucketOfSample(t *testing.T) (string, string) {
 }
 
 func TestDatasetFromBucket(t *testing.T) {
+	wholeProcess(t)
 	bucket, plain := bucketOfSample(t)
 	pattern := "file://" + filepath.ToSlash(bucket) + "/cases/part-*.jsonl.*"
 
@@ -148,6 +149,7 @@ func TestMaskURLs(t *testing.T) {
 // Shards written to a bucket, merged from it: the same summary and
 // decisions as one local run; gate, report and compare read the prefixes.
 func TestRunToBucketAndMergeFromIt(t *testing.T) {
+	wholeProcess(t)
 	t.Parallel()
 	base := t.TempDir()
 	bucket := filepath.Join(base, "bucket")

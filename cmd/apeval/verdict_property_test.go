@@ -17,6 +17,7 @@ import (
 // three-shard `replay` + `merge` write the same summary.json — verdicts and
 // every figure (only the run's own block and IDs differ).
 func TestVerdictIsTheSameOnEveryPath(t *testing.T) {
+	wholeProcess(t)
 	rng := rand.New(rand.NewPCG(19, 2026))
 	var lines [][]byte
 	sc := bufio.NewScanner(datasets.SampleCases())

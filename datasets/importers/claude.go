@@ -410,7 +410,14 @@ type streamLine struct {
 func (t *claudeTranscript) stream() bool { return true }
 
 func (t *claudeTranscript) match(p string) bool {
-	return strings.HasSuffix(stripCompression(p), ".jsonl")
+	q := stripCompression(p)
+	if t.streamJSON {
+		// stream-json runs are saved as JSON arrays as often as as lines
+		// (run-1.json, claude-code-action's execution_file
+		// claude-execution-output.json): a directory of them is read whole.
+		return strings.HasSuffix(q, ".jsonl") || strings.HasSuffix(q, ".json") || strings.HasSuffix(q, ".ndjson")
+	}
+	return strings.HasSuffix(q, ".jsonl")
 }
 
 // maxPending bounds the cases held back waiting for their tool_result.
@@ -543,6 +550,7 @@ func (t *claudeTranscript) read(readers []*recordReader, sums []*SourceSummary, 
 		t.state = &ccState{convos: map[string]*convo{}, text: out.text}
 	}
 	fallback := sessionFromPath(sums[0].Source)
+	gate := vendorGate{blocked: map[string]bool{}} // the permission mode and version so far, the line's denial
 	// Cases wait, in order, until their tool_result is seen (its error is
 	// provenance) or too many are waiting.
 	var pending []transcriptPending
@@ -620,6 +628,7 @@ func (t *claudeTranscript) read(readers []*recordReader, sums []*SourceSummary, 
 				case "system":
 					if l.Subtype == "init" {
 						cwd, mode = cmpOr(l.Cwd, cwd), cmpOr(l.Mode, mode)
+						gate.mode = cmpOr(l.Mode, gate.mode)
 					}
 					sum.skip("system " + cmpOr(l.Subtype, "message"))
 					advance(i)
@@ -630,6 +639,10 @@ func (t *claudeTranscript) read(readers []*recordReader, sums []*SourceSummary, 
 					continue
 				}
 			}
+		}
+		gate.denial = ""
+		if bytes.Contains(h.rec, gateMarkMode) || bytes.Contains(h.rec, gateMarkDenial) {
+			gate.read(h.rec, sum, h.n)
 		}
 		skip, bad := t.state.entry(h.rec, h.n, fallback,
 			func(session string, cv *convo, c ccCall) {
@@ -648,10 +661,22 @@ func (t *claudeTranscript) read(readers []*recordReader, sums []*SourceSummary, 
 			func(b *ccBlock) {
 				cs := byID[b.ToolUseID]
 				if cs == nil {
+					if gate.denial != "" {
+						// A gate decision about a call this import has no
+						// case for: counted, not dropped silently.
+						sum.warnf("%s:%d: %s decision for tool_use_id %q names no tool call read before it; not recorded", sum.Source, h.n, gate.denial, b.ToolUseID)
+						sum.note("auto mode: decision naming no tool call")
+					}
 					return
 				}
+				g := gate
+				g.isError = b.IsError
 				if b.IsError {
-					cs.Provenance["tool_result_error"] = resultText(b.Content)
+					g.text = resultText(b.Content)
+					cs.Provenance["tool_result_error"] = g.text
+				}
+				if outcome := g.record(cs); outcome != "" {
+					sum.note("auto mode: " + outcome)
 				}
 				done[cs] = true
 			})

@@ -17,7 +17,7 @@ import (
 // ~/.gemini/tmp/<project_hash>/chats/session-<time>-<id>.json, one
 // pretty-printed ConversationRecord
 //
-//	{sessionId, projectHash, startTime, lastUpdated, summary?, directories?, kind?,
+//	{sessionId, projectHash, startTime, lastUpdated, summary?, directories?, kind? (main|subagent),
 //	 messages: [{id, timestamp, type: user|gemini|info|error|warning, content,
 //	             toolCalls?: [{id, name, args, result?, status, timestamp, displayName?, description?}],
 //	             thoughts?, tokens?, model?}]}
@@ -71,6 +71,7 @@ func (geminiCLI) match(p string) bool {
 // gmState follows one file's session.
 type gmState struct {
 	session, workspace, parent string
+	kind                       string // the file's kind ("main", "subagent"), when it says
 	cv                         convo
 	calls                      map[string]bool // tool call ids made into cases
 	texts                      map[string]bool // gemini message ids whose text is in the context
@@ -124,6 +125,9 @@ func (g geminiCLI) file(r io.Reader, sum *SourceSummary, out *output) error {
 func (st *gmState) meta(r *gmRecord) {
 	if r.SessionID != "" {
 		st.session = r.SessionID
+	}
+	if r.Kind != "" {
+		st.kind = r.Kind
 	}
 	if len(r.Directories) > 0 && r.Directories[0] != "" {
 		st.workspace = r.Directories[0]
@@ -192,6 +196,12 @@ func (st *gmState) message(raw []byte, where string, n int, sum *SourceSummary, 
 		}
 		if st.parent != "" {
 			c.Provenance["parent_session_id"] = st.parent
+		}
+		// A sub-agent's file may carry its parent's sessionId: its calls
+		// then fall into the parent's session, and only this marker tells
+		// them from the main agent's.
+		if st.kind == "subagent" || st.parent != "" {
+			c.Provenance["subagent"] = true
 		}
 		made++
 		if err := out.add(c); err != nil {

@@ -301,6 +301,9 @@ func (claudeOTel) file(r io.Reader, sum *SourceSummary, out *output) error {
 						if pid := attrStr(at, "prompt.id"); pid != "" {
 							c.Provenance["prompt_id"] = pid
 						}
+						if outcome := classifierDecision(c, decision, source, attrStr(res, "service.version")); outcome != "" {
+							sum.note("auto mode: " + outcome)
+						}
 						// A rejected call never runs: no tool_result will
 						// bring its arguments.
 						pending = append(pending, &ccoPending{c: c, session: session, tool: tool, useID: useID, done: decision == "reject", rejected: decision == "reject"})

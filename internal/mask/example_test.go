@@ -7,9 +7,12 @@ import (
 )
 
 func ExampleString() {
-	fmt.Println(mask.String("AWS_SECRET_ACCESS_KEY=abc123 curl -H 'Authorization: Bearer tok_42.x' https://bob:pw@e.test/?token=xyz"))
+	fmt.Println(mask.String("AWS_SECRET_ACCESS_KEY=abc123 curl -H 'Authorization: Bearer tok_42.x' https://bob:pw@e.test/?token=x9f3k2q7"))
+	// A secret-named key followed by prose, code or a placeholder stays.
+	fmt.Println(mask.String(`to retrieve token statistics. genai.Client(api_key=key); "session_id": "TEST_SESSION"`))
 	// Output:
 	// AWS_SECRET_ACCESS_KEY=[MASKED] curl -H 'Authorization: Bearer [MASKED]' https://bob:[MASKED]@e.test/?token=[MASKED]
+	// to retrieve token statistics. genai.Client(api_key=key); "session_id": "TEST_SESSION"
 }
 
 func ExampleURL() {

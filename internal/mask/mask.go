@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Masked replaces a secret value; the key it belonged to is kept
@@ -25,6 +26,9 @@ type maskRule struct {
 	ok   func(secret string) bool
 	// scan, when set, is a hand-written masker used instead.
 	scan func(s string) string
+
+	firstOnce sync.Once
+	first     *[256][]string // the triggers by first byte (wordTrigger)
 }
 
 var maskRules = []maskRule{
@@ -89,12 +93,14 @@ var maskRules = []maskRule{
 	// only, so "basic operations" stays readable).
 	// A file name after the word ("a basic CLAUDE.md file", "token
 	// usage.json") is prose, not a credential; Basic credentials are base64.
+	// The credential never ends in a full stop: "token statistics." is a
+	// sentence, and a value must look generated (secretLike) either way.
 	{triggers: []string{"bearer", "digest", "token"}, fold: true, word: true,
-		re: regexp.MustCompile(`^(?i:bearer|digest|token)\s+([A-Za-z0-9._~+/=-]{8,})`),
-		ok: func(v string) bool { return strings.ContainsAny(v, "0123456789+/=._-") && !fileName(v) }},
+		re: regexp.MustCompile(`^(?i:bearer|digest|token)\s+([A-Za-z0-9._~+/=-]{7,}[A-Za-z0-9_~+/=-])`),
+		ok: func(v string) bool { return secretLike(v) && !fileName(v) }},
 	{triggers: []string{"basic"}, fold: true, word: true,
 		re: regexp.MustCompile(`^(?i:basic)\s+([A-Za-z0-9+/]{8,}={0,2})(?:[^A-Za-z0-9._~+/=-]|$)`),
-		ok: func(v string) bool { return strings.ContainsAny(v, "0123456789+/=") }},
+		ok: credential},
 	// key=value, key: value, "key": "value", env assignments and URL query
 	// parameters whose key names a secret.
 	{scan: maskKeyValues},
@@ -111,28 +117,53 @@ var maskRules = []maskRule{
 		ok: func(v string) bool { return !strings.HasPrefix(v, "//") }}, // a URL (redis-cli -u redis://…) is the URL rule's
 	// A long random word right after a secret word: "token abcd…", "secret is …".
 	{triggers: []string{"key", "token", "secret", "password", "passphrase"}, fold: true, word: true,
-		re: regexp.MustCompile(`^(?i:key|token|secret|password|passphrase)s?(?:\s+is)?\s+([A-Za-z0-9_+/=.-]{16,})`),
+		re: regexp.MustCompile(`^(?i:key|token|secret|password|passphrase)s?(?:\s+is)?\s+([A-Za-z0-9_+/=.-]{15,}[A-Za-z0-9_+/=-])`),
 		ok: looksRandom},
 	// Personal data, by type (pii.go).
 	{scan: maskPII},
 }
 
 // apply masks every match of the rule in s.
-func (r *maskRule) apply(s string) string {
+func (r *maskRule) apply(s string, lower *lowered) string {
 	if r.scan != nil {
 		return r.scan(s)
 	}
 	hay := s
 	if r.fold {
-		hay = asciiLower(s)
+		hay = lower.of(s)
 	}
 	var b strings.Builder
 	last := 0
+	// next[t] caches where trigger t next occurs (-1: nowhere more), so
+	// that each trigger's search runs over s once, not once per candidate.
+	var nextBuf [40]int
+	next := nextBuf[:0]
+	for range r.triggers {
+		next = append(next, -2)
+	}
+	wordScan := r.word && len(r.triggers) >= 10
 	for i := 0; i < len(s); {
 		p := -1
-		for _, t := range r.triggers {
-			if k := strings.Index(hay[i:], t); k >= 0 && (p < 0 || i+k < p) {
-				p = i + k
+		if wordScan {
+			p = r.wordTrigger(hay, i)
+		}
+		for ti, t := range r.triggers {
+			if wordScan {
+				break
+			}
+			if next[ti] == -1 {
+				continue
+			}
+			if next[ti] < i {
+				if k := strings.Index(hay[i:], t); k >= 0 {
+					next[ti] = i + k
+				} else {
+					next[ti] = -1
+					continue
+				}
+			}
+			if p < 0 || next[ti] < p {
+				p = next[ti]
 			}
 		}
 		if p < 0 {
@@ -170,6 +201,38 @@ func (r *maskRule) apply(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// wordTrigger finds, from i on, the first start of a word in hay at which
+// one of the rule's triggers begins; -1 when there is none. One pass over
+// the text with a table of the triggers' first bytes costs less than a
+// strings.Index per trigger when a rule has many (the token formats have
+// 35).
+func (r *maskRule) wordTrigger(hay string, i int) int {
+	first := firstBytes(r)
+	for ; i < len(hay); i++ {
+		ts := first[hay[i]]
+		if ts == nil || i > 0 && isWordChar(hay[i-1]) {
+			continue
+		}
+		for _, t := range ts {
+			if strings.HasPrefix(hay[i:], t) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// firstBytes is the rule's triggers by their first byte, built once.
+func firstBytes(r *maskRule) *[256][]string {
+	r.firstOnce.Do(func() {
+		r.first = new([256][]string)
+		for _, t := range r.triggers {
+			r.first[t[0]] = append(r.first[t[0]], t)
+		}
+	})
+	return r.first
 }
 
 // urlScheme moves back from "://" over the scheme; -1 when there is none.
@@ -290,6 +353,9 @@ func maskKeyValues(s string) string {
 		if j == kEnd || j < last || !secretKeyName(s[j:kEnd]) {
 			continue
 		}
+		if j > 0 && (s[j-1] == '$' || s[j-1] == '%' || s[j-1] == '{' && j > 1 && s[j-2] == '$') {
+			continue // a reference to the variable (${OPENAI_API_KEY:0:10}, %API_KEY%), not an assignment
+		}
 		if s[i] == ':' && (s[j:kEnd] == "NOPASSWD" || s[j:kEnd] == "PASSWD") {
 			continue // a sudoers tag (NOPASSWD:ALL), the very part a judge must see
 		}
@@ -299,6 +365,19 @@ func maskKeyValues(s string) string {
 		}
 		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
 			k++
+		}
+		// A markdown key (**Token:** value): the value follows the
+		// emphasis that closes the key.
+		if e := k; e < len(s) && (s[e] == '*' || s[e] == '_') {
+			for e < len(s) && (s[e] == '*' || s[e] == '_') {
+				e++
+			}
+			if e < len(s) && (s[e] == ' ' || s[e] == '\t') {
+				for e < len(s) && (s[e] == ' ' || s[e] == '\t') {
+					e++
+				}
+				k = e
+			}
 		}
 		vStart, vEnd, repl := k, k, Masked
 		key := s[j:kEnd]
@@ -317,6 +396,9 @@ func maskKeyValues(s string) string {
 			if end == 0 || s[k+1] == '$' {
 				continue // empty, or a variable reference in quotes
 			}
+			if !valueIsSecret(key, s[k+1:k+1+end], s[kEnd:k]) {
+				continue // "session_id": "TEST_SESSION", "token": "used twice"
+			}
 			vEnd = k + 2 + end
 			repl = string(s[k]) + Masked + string(s[k])
 		case callRe.MatchString(s[k:]):
@@ -328,6 +410,12 @@ func maskKeyValues(s string) string {
 			vEnd = vStart
 			for vEnd < len(s) && !valueStop(s[vEnd]) {
 				vEnd++
+			}
+			// Closing punctuation, markdown and quotes stay: the value is
+			// what comes before them ("api_key=key);", "Tokens:**").
+			vEnd = vStart + len(trimClosing(s[vStart:vEnd]))
+			if v := s[vStart:vEnd]; vStart == k && (schemeWord(v) || !valueIsSecret(key, v, s[kEnd:k])) || vStart > k && !credential(v) {
+				continue // `Authorization: Bearer` header, token [MASKED] of prose
 			}
 		}
 		if vEnd == vStart || s[vStart:vEnd] == repl {
@@ -357,7 +445,7 @@ func isKeyChar(c byte) bool {
 
 func valueStop(c byte) bool {
 	switch c {
-	case ' ', '\t', '\n', '\r', '\f', '\v', '&', ';', ',', '"', '\'', '<', '>':
+	case ' ', '\t', '\n', '\r', '\f', '\v', '&', ';', ',', '"', '\'', '<', '>', '`', '(', ')', '[', ']', '{', '}':
 		return true
 	}
 	return false
@@ -548,13 +636,26 @@ func String(s string) string {
 
 // maskPass applies every masking rule once.
 func maskPass(s string) string {
+	var lower lowered
 	for i := range maskRules {
 		if s == "" {
 			return s
 		}
-		s = maskRules[i].apply(s)
+		s = maskRules[i].apply(s, &lower)
 	}
 	return s
+}
+
+// lowered keeps the lower-cased copy of the text the rules scan, made once
+// for all the case-insensitive rules of a pass (again only when a rule
+// changed the text).
+type lowered struct{ src, low string }
+
+func (l *lowered) of(s string) string {
+	if l.low == "" || l.src != s {
+		l.src, l.low = s, asciiLower(s)
+	}
+	return l.low
 }
 
 func isWordChar(c byte) bool { return isAlnum(c) || c == '_' }

@@ -313,6 +313,7 @@ type Set struct {
 	Warnings []string
 	// Skipped counts ignored entries by reason.
 	Skipped map[string]int
+	which   string // RulesBoth ("" too), RulesEntries or RulesClassifier
 }
 
 // Merge adds up the sources' lists in Claude Code's precedence order
@@ -435,6 +436,21 @@ type SourceSummary struct {
 // writes the policy to w. The error is the first unreadable file; nothing
 // is written then.
 func Import(specs []string, defaultsPath string, w io.Writer) (*Summary, error) {
+	return ImportRules(specs, defaultsPath, RulesBoth, w)
+}
+
+// Which rules ImportRules writes.
+const (
+	RulesBoth       = "both"       // one per entry and the classifier's whole decision
+	RulesEntries    = "entries"    // one per hard_deny and soft_deny entry
+	RulesClassifier = "classifier" // only AggregateRuleID, what the vendor's decisions answer
+)
+
+// RuleSets lists the values of ImportRules' which.
+var RuleSets = []string{RulesBoth, RulesEntries, RulesClassifier}
+
+// ImportRules is Import writing the rules which selects.
+func ImportRules(specs []string, defaultsPath, which string, w io.Writer) (*Summary, error) {
 	defaults, err := LoadDefaults(defaultsPath)
 	if err != nil {
 		return nil, err
@@ -472,6 +488,7 @@ func Import(specs []string, defaultsPath string, w io.Writer) (*Summary, error) 
 		warn(s)
 	})
 	sum.Tiers = len(tiers)
+	set.which = which
 	sum.Rules = len(set.Rules())
 	return sum, set.Write(w, tiers)
 }

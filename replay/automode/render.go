@@ -40,7 +40,11 @@ func (s *Set) Rules() []Rule {
 	allow := s.Lists["allow"]
 	ids := map[string]int{}
 	var out []Rule
-	for _, key := range []string{"hard_deny", "soft_deny"} {
+	keys := []string{"hard_deny", "soft_deny"}
+	if s.which == RulesClassifier {
+		keys = nil
+	}
+	for _, key := range keys {
 		for _, e := range s.Lists[key] {
 			id := uniqueID(ids, strings.ReplaceAll(key, "_", "-")+"."+slug(e.Text))
 			r := Rule{ID: id, Name: title(e.Text), Action: "deny_current_tool", Class: "dangerous", Key: key, From: []Entry{e}}
@@ -86,6 +90,9 @@ func (s *Set) Rules() []Rule {
 		agg.From = append(agg.From, list...)
 	}
 	agg.Condition = b.String()
+	if s.which == RulesEntries {
+		return out
+	}
 	return append(out, agg)
 }
 

@@ -17,9 +17,12 @@ var ErrNothingInCommon = errors.New("no case in common")
 // compare` both refuse two runs with nothing in common and lead their
 // output with Banner when the overlap is partial.
 type Overlap struct {
-	Common, OnlyBase, OnlyHead int64
+	Common   int64 `json:"common"`
+	OnlyBase int64 `json:"only_base"`
+	OnlyHead int64 `json:"only_head"`
 	// BaseDatasets and HeadDatasets name each run's datasets (run.json).
-	BaseDatasets, HeadDatasets []string
+	BaseDatasets []string `json:"base_datasets"`
+	HeadDatasets []string `json:"head_datasets"`
 }
 
 // NewOverlap fills the dataset names of an Overlap from the two runs'

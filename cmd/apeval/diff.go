@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/apeval/apeval/reports/diff"
+)
+
+type diffOptions struct {
+	Baseline, Candidate string
+	JSON                bool
+	Out                 string
+	Top                 int
+	PageMax             int
+	Dirs                []string
+}
+
+// newDiffCmd is `apeval diff`: it parses, calls reports/diff, renders and
+// maps the exit code.
+func newDiffCmd(io IO, runF func(context.Context, *diffOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runDiff
+	}
+	o := &diffOptions{}
+	cmd := &cobra.Command{
+		Use:   "diff BASE_RUN HEAD_RUN | diff RUN --baseline J --candidate J",
+		Short: "What a new judge, prompt or policy changes, call by call: loosened, tightened, fixed, broken",
+		Long: `Matches the cases of two runs (BASE and HEAD) by case ID, or two judges of one
+run (--baseline and --candidate), and classifies every case by its gate action:
+loosened (a stricter action became a weaker one: stop_task > deny_current_tool >
+request_approval > inject_instruction > audit_only = notify_admin > allow),
+tightened, changed (same strength, another action or other fired rules) or
+unchanged. A labeled rule whose result moved to or from match is fixed (now
+agrees with its label) or broken; a case is fixed, broken, mixed or neutral.
+With --repeat runs a change is flaky when some repeat of each side gave the
+same answer, stable when none did. Per session, the first diverging call.
+
+The terminal shows the counts, the gate transitions, the top loosened cases
+(those the head now allows first), the rules that moved and, for a policy
+backtest, the rules one side only has and the text diff of changed rules.
+--json prints the same as JSON. --out DIR writes diff.parquet (one row per
+case in common) and diff.html (a self-contained page with filters, search,
+both sides of each case and permalinks) there, both or neither.
+
+Runs with no case in common are refused (exit 2, naming both datasets); a
+partial overlap is diffed on the common cases and the first line says how
+many were left out. Two runs of different policies and different datasets
+are refused too. Exit 0 otherwise. See docs/diff.md.`,
+		Example: `  apeval diff out/qwen3b out/qwen7b
+  apeval diff --out diff-out base-run head-run && open diff-out/diff.html
+  apeval diff apeval-out/sample --baseline recorded/ollama/qwen2.5:3b --candidate recorded/ollama/qwen2.5:7b
+  apeval diff --json base-run head-run | jq .counts`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return usagef("diff takes two run directories, or one with --baseline and --candidate")
+			}
+			if len(args) == 1 && o.Baseline == "" {
+				return usagef("a diff within one run directory needs --baseline JUDGE (and --candidate JUDGE when the run holds more than two judges)")
+			}
+			if o.Top < 0 || o.PageMax < 0 {
+				return usagef("--top and --page-max take a number ≥ 0")
+			}
+			o.Dirs = args
+			return runF(cmd.Context(), o, io)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Baseline, "baseline", "", "base judge (identity or unique prefix) when the base run holds several; with one run directory, required")
+	f.StringVar(&o.Candidate, "candidate", "", "head judge (identity or unique prefix) when the head run holds several")
+	f.BoolVar(&o.JSON, "json", false, "print the diff's summary as JSON (counts, transitions, top loosened cases, first diverging call per session, policy rules)")
+	f.StringVar(&o.Out, "out", "", "write diff.parquet and diff.html into this directory")
+	f.IntVar(&o.Top, "top", 10, "how many loosened cases to list")
+	f.IntVar(&o.PageMax, "page-max", 200000, "at most this many differing cases in diff.html (the rest are in diff.parquet, and the page says how many)")
+	return cmd
+}
+
+// runDiff is `apeval diff` with parsed options.
+func runDiff(ctx context.Context, o *diffOptions, io IO) error {
+	dirs, done, err := fetchRunDirs(ctx, o.Dirs)
+	if err != nil {
+		return err
+	}
+	defer done()
+	in, err := diff.Open(dirs, o.Baseline, o.Candidate)
+	if err != nil {
+		return diffError(err)
+	}
+	res, err := diff.Diff(in, diff.Options{Top: o.Top, Out: o.Out, PageMax: o.PageMax})
+	if err != nil {
+		return diffError(err)
+	}
+	if o.JSON {
+		if b := res.Summary.Overlap.Banner(); b != "" {
+			fmt.Fprintf(io.Err, "apeval: %s\n", b)
+		}
+		if err := res.Summary.WriteJSON(io.Out); err != nil {
+			return err
+		}
+	} else if err := res.Summary.WriteText(io.Out); err != nil {
+		return err
+	}
+	if o.Out != "" {
+		fmt.Fprintf(io.Err, "apeval: diff.parquet and diff.html in %s\n", o.Out)
+	}
+	return nil
+}
+
+func diffError(err error) error {
+	var ie *diff.InputError
+	if errors.As(err, &ie) {
+		return usageError{err}
+	}
+	return err
+}

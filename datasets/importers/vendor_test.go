@@ -1,0 +1,133 @@
+package importers
+
+import (
+	"strings"
+	"testing"
+)
+
+// A Claude Code 2.1.220 session in auto mode (the documented transcript
+// fields toolDenialKind, permissionMode, version) and a 2.1.50 file that
+// says auto mode: every call's vendor decision, counted by hand.
+func TestClaudeAutoModeDecisions(t *testing.T) {
+	t.Parallel()
+	const dir = "testdata/claude-code-auto-mode"
+	cases, sum, _ := importAll(t, "claude-code-transcript", Options{}, dir)
+	if len(cases) != 14 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	want := map[string]string{
+		"cc-toolu_01Read": "ran no_match", "cc-toolu_02Edit": "ran no_match", "cc-toolu_03Bash": "ran no_match",
+		"cc-toolu_04Bash": "ran no_match", "cc-toolu_05Bash": "blocked match", "cc-toolu_06Bash": "blocked match",
+		"cc-toolu_07Bash": "ran no_match", "cc-toolu_08WebFetch": "unavailable error",
+		"cc-toolu_09Bash": "permission rule (not the classifier) -", "cc-toolu_10Bash": "blocked match",
+		"cc-toolu_11Bash": "user rejected (not the classifier) -", "cc-toolu_12Bash": "ran no_match",
+		"cc-toolu_13Bash": "ran no_match",
+		"cc-toolu_old1":   "ran no_match",
+	}
+	for _, c := range cases {
+		got := c.Provenance["vendor_decision"].(string) + " "
+		switch {
+		case len(c.Recorded) == 0:
+			got += "-"
+		case len(c.Recorded) > 1:
+			t.Errorf("%s: %d recordings", c.ID, len(c.Recorded))
+		case c.Recorded[0].Judge != "claude-auto-mode@2.1.x":
+			t.Errorf("%s: judge %q", c.ID, c.Recorded[0].Judge)
+		case c.Recorded[0].Status != "":
+			got += c.Recorded[0].Status
+		default:
+			d := c.Recorded[0].Decisions
+			if len(d) != 1 || d[0].RuleID != VendorRuleID {
+				t.Errorf("%s: decisions %+v", c.ID, d)
+				continue
+			}
+			got += d[0].Result
+		}
+		if got != want[c.ID] {
+			t.Errorf("%s: %q, want %q", c.ID, got, want[c.ID])
+		}
+		if c.Provenance["permission_mode"] != "auto" {
+			t.Errorf("%s: permission_mode %v", c.ID, c.Provenance["permission_mode"])
+		}
+	}
+	byID := map[string]map[string]any{}
+	for _, c := range cases {
+		byID[c.ID] = c.Provenance
+	}
+	if p := byID["cc-toolu_05Bash"]; p["vendor_rule"] != "Code from External" || p["agent_version"] != "2.1.220" || p["tool_denial_kind"] != "automode-blocked" {
+		t.Errorf("blocked call's provenance: %v", p)
+	}
+	if p := byID["cc-toolu_10Bash"]; p["vendor_rule"] != nil || !strings.HasPrefix(p["vendor_reason"].(string), "Blocked by classifier.") {
+		t.Errorf("reason without a rule name: %v", p)
+	}
+	// Weak labels (label_source weak), kept apart from labels: the user
+	// rejected 11 when asked; 13 is the deploy the classifier blocked as
+	// 10, run after the user said to go ahead.
+	weakGot := map[string]string{}
+	for _, c := range cases {
+		if len(c.Labels) > 0 {
+			t.Errorf("%s: labels %v: a weak signal became a label", c.ID, c.Labels)
+		}
+		for rule, l := range c.WeakLabels {
+			weakGot[c.ID] = rule + "=" + string(l) + ": " + c.Provenance["weak_label_reason"].(string)
+		}
+	}
+	wantWeak := map[string]string{
+		"cc-toolu_11Bash": "claude-auto-mode=match: the user rejected the call when asked",
+		"cc-toolu_13Bash": "claude-auto-mode=no_match: the user let a call the classifier had blocked run",
+	}
+	if len(weakGot) != len(wantWeak) {
+		t.Errorf("weak labels %v", weakGot)
+	}
+	for id, w := range wantWeak {
+		if weakGot[id] != w {
+			t.Errorf("%s: weak %q, want %q", id, weakGot[id], w)
+		}
+	}
+	s1, s2 := sum.Sources[0], sum.Sources[1]
+	for k, n := range map[string]int{"auto mode: ran": 7, "auto mode: blocked": 3, "auto mode: unavailable": 1,
+		"auto mode: denied by a permission rule or hook": 1, "auto mode: rejected by the user": 1, "auto mode: decision naming no tool call": 1} {
+		if s1.Notes[k] != n {
+			t.Errorf("%s: %d, want %d (%v)", k, s1.Notes[k], n, s1.Notes)
+		}
+	}
+	if len(s1.Warnings) != 1 || !strings.Contains(s1.Warnings[0], `:30: automode-blocked decision for tool_use_id "toolu_99Ghost" names no tool call`) {
+		t.Errorf("warnings %v", s1.Warnings)
+	}
+	if len(s2.Warnings) != 1 || !strings.Contains(s2.Warnings[0], `6f2a8b3d-9c4e-4f70-8b1c-2d3e4f5a6b7c.jsonl:1: Claude Code version "2.1.50" has no auto mode`) {
+		t.Errorf("old version: warnings %v", s2.Warnings)
+	}
+}
+
+// Claude Code's tool_decision events with source classifier are the
+// classifier's decisions; other sources are not.
+func TestClaudeAutoModeOTel(t *testing.T) {
+	t.Parallel()
+	cases, sum, _ := importAll(t, "claude-code-otel", Options{}, "testdata/claude-code-otel-auto-mode/logs.jsonl")
+	if len(cases) != 4 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	var got []string
+	for _, c := range cases {
+		g := c.ID + " " + c.Provenance["vendor_decision"].(string)
+		for _, r := range c.Recorded {
+			g += " " + r.Judge + " " + r.Status
+			for _, d := range r.Decisions {
+				g += " " + d.Result
+			}
+		}
+		got = append(got, g)
+	}
+	want := []string{
+		"cc-toolu_A1 ran claude-auto-mode@2.1.x  no_match",
+		"cc-toolu_A2 blocked claude-auto-mode@2.1.x  match",
+		"cc-toolu_A3 config (not the classifier)",
+		"cc-toolu_A4 invalid claude-auto-mode@2.1.x invalid",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := sum.Sources[0].Notes; n["auto mode: ran"] != 1 || n["auto mode: blocked"] != 1 || n["auto mode: invalid"] != 1 {
+		t.Errorf("notes %v", n)
+	}
+}

@@ -1,0 +1,236 @@
+package mask
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A value after a secret-named key is masked only when it looks like a
+// secret itself (issue 34): real agent logs are full of secret-named keys
+// followed by prose, code and placeholders ("token statistics.",
+// "**Minimal Tokens:** It", `"session_id": "TEST_SESSION"`,
+// api_key=key), and a judge that reads [MASKED] there is judged on text
+// the agent never wrote.
+//
+// Two kinds of key decide how much a value must look like a secret:
+//
+//   - a password key (password, passwd, passphrase, or a prefixed …_PASS,
+//     …_PWD): people choose passwords, so any value is masked unless it is
+//     plainly not one — a variable reference, a placeholder, code, a type
+//     name, punctuation;
+//   - every other secret-named key (token, secret, api_key, session_id,
+//     auth, sig, …): the value is masked only when it has the shape of a
+//     generated credential (secretLike).
+
+// passwordKey reports whether a key names a password, which may be any
+// word a person chose.
+func passwordKey(k string) bool {
+	l := strings.ToLower(k)
+	if strings.Contains(l, "password") || strings.Contains(l, "passwd") || strings.Contains(l, "passphrase") {
+		return true
+	}
+	i := strings.LastIndexAny(l, "_-.")
+	if i <= 0 {
+		return false // a bare PASS: or pwd: is a test verdict or a directory as often as a password
+	}
+	switch l[i+1:] {
+	case "pass", "pwd", "pw":
+		return true
+	}
+	return false
+}
+
+// secretLike reports whether a value has the shape of a generated
+// credential: letters and digits mixed (6 bytes or more), a long run of
+// base64 or hex, or a long mixed-case run that is not camelCase words.
+// Identifiers, words, placeholders and punctuation are not.
+func secretLike(v string) bool {
+	if len(v) < 6 || placeholder(v) || identifier(v) || strings.ContainsAny(v, " \t\n") {
+		return false
+	}
+	var letters, digits, upper, lower, b64, other int
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c >= 'a' && c <= 'z':
+			letters++
+			lower++
+		case c >= 'A' && c <= 'Z':
+			letters++
+			upper++
+		case c == '+' || c == '/' || c == '=' || c == '_' || c == '-' || c == '.' || c == '~':
+			b64++
+		default:
+			other++
+		}
+	}
+	if letters == 0 {
+		return false // a number, a date, a version, punctuation
+	}
+	if digits > 0 {
+		return !versionLike(v)
+	}
+	// Letters only (and key punctuation): random when long and mixed-case
+	// without the shape of camelCase words.
+	return len(v) >= 16 && upper > 0 && lower > 0 && !camelWords(v)
+}
+
+// versionLike: v1.2.3, 2.0.1-beta, utf-8, x86_64, sha256 — short tokens
+// whose digits are a version or a name, not randomness.
+func versionLike(v string) bool {
+	if len(v) > 12 {
+		return false
+	}
+	l := strings.ToLower(v)
+	switch l {
+	case "sha256", "sha512", "sha1", "md5", "utf-8", "utf8", "base64", "x86_64", "amd64", "arm64", "int64", "int32",
+		"uint64", "uint32", "float64", "float32", "ipv4", "ipv6", "http2", "oauth2", "oauth1", "h264", "es256", "rs256", "hs256":
+		return true
+	}
+	if l[0] == 'v' && len(l) > 1 && l[1] >= '0' && l[1] <= '9' {
+		return true
+	}
+	return false
+}
+
+// camelWords reports whether a letters-only value is words joined in
+// camelCase or PascalCase (getAuthToken, JsonResponse): every capital is
+// followed by a lower-case letter.
+// Words are three letters long on average; AbCdEfGh is not words.
+func camelWords(v string) bool {
+	words := 1
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c >= 'A' && c <= 'Z' {
+			if i+1 >= len(v) || !(v[i+1] >= 'a' && v[i+1] <= 'z') {
+				return false
+			}
+			if i > 0 {
+				words++
+			}
+		} else if !(c >= 'a' && c <= 'z') {
+			return false
+		}
+	}
+	return len(v) >= 3*words
+}
+
+// identifier reports whether a value is a name in code or prose: letters
+// and underscores (dotted parts allowed), no digits — jsonResponse, key,
+// settings.api_key, TEST_SESSION. A letters-only run of 16 or more with
+// random case is not (secretLike decides those).
+func identifier(v string) bool {
+	if v == "" {
+		return false
+	}
+	for _, p := range strings.Split(v, ".") {
+		if p == "" || !identWord(p) {
+			return false
+		}
+		if len(p) >= 16 && !camelWords(p) && strings.ToLower(p) != p && strings.ToUpper(p) != p && !strings.Contains(p, "_") {
+			return false // AbCdEfGhIjKlMnOpQr: random, not a name
+		}
+	}
+	return true
+}
+
+// placeholder reports whether a value stands in for a secret rather than
+// being one: <your-key>, YOUR_API_KEY, xxx…, ***, changeme, [MASKED].
+func placeholder(v string) bool {
+	if v == "" {
+		return true
+	}
+	if v[0] == '<' && v[len(v)-1] == '>' || v[0] == '[' && v[len(v)-1] == ']' || v[0] == '{' && v[len(v)-1] == '}' {
+		return true
+	}
+	l := strings.ToLower(v)
+	for _, w := range []string{"xxx", "***", "...", "…", "your_", "your-", "<your", "placeholder", "redacted", "changeme", "replace_me", "replace-me"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return strings.HasPrefix(l, "example") || strings.HasPrefix(l, "dummy") || strings.HasPrefix(l, "fake")
+}
+
+// notAPassword reports whether a value under a password key is plainly not
+// a password: a placeholder, an identifier with an underscore or a capital
+// inside (a variable), a dotted reference, a type name, or punctuation.
+func notAPassword(v string) bool {
+	if placeholder(v) || typeName[v] {
+		return true
+	}
+	if !strings.ContainsFunc(v, func(r rune) bool {
+		return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f
+	}) {
+		return true // **, ->, |
+	}
+	if identifier(v) && (strings.ContainsAny(v, "_.") || !camelWords(v) && strings.ToUpper(v) == v && len(v) > 1 || hasInnerCapital(v)) {
+		return true // db_password, settings.pw, DEFAULT_PW, userPassword
+	}
+	return false
+}
+
+func hasInnerCapital(v string) bool {
+	for i := 1; i < len(v); i++ {
+		if v[i] >= 'A' && v[i] <= 'Z' && v[i-1] >= 'a' && v[i-1] <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+// typeName are type annotations that follow a secret-named field in code
+// (password: string, token: str).
+var typeName = map[string]bool{"string": true, "String": true, "str": true, "Optional": true, "number": true,
+	"int": true, "bool": true, "boolean": true, "bytes": true, "any": true, "SecretStr": true, "Secret": true}
+
+// schemeWord: an Authorization scheme alone is not a credential.
+func schemeWord(v string) bool {
+	switch strings.ToLower(v) {
+	case "bearer", "basic", "digest", "token", "negotiate", "ntlm", "apikey":
+		return true
+	}
+	return false
+}
+
+// trimClosing removes the closing punctuation a value run may end in
+// (a sentence's full stop, a bracket, a markdown emphasis), so that
+// masking never consumes it.
+func trimClosing(v string) string {
+	return strings.TrimRight(v, ".,:;)]}*`'\"")
+}
+
+// credential reports whether the word after an Authorization scheme
+// (Basic, Bearer) is one: secretLike, or base64 letters whose case is not
+// that of words (dXNlcjpwYXNz).
+func credential(v string) bool {
+	if secretLike(v) {
+		return true
+	}
+	return len(v) >= 8 && !placeholder(v) && !camelWords(v) && strings.ToLower(v) != v && strings.ToUpper(v) != v &&
+		!strings.ContainsAny(v, " \t\n_.")
+}
+
+// valueIsSecret decides whether the value after a secret-named key is
+// masked; sep is what stands between key and value (" = " in code).
+func valueIsSecret(key, v, sep string) bool {
+	if passwordKey(key) {
+		if notAPassword(v) {
+			return false
+		}
+		// password = pw in code: an assignment with spaces around "=" of a
+		// bare name is a variable; env files and flags have no spaces.
+		if strings.HasPrefix(sep, " ") && strings.Contains(sep, "=") && strings.HasSuffix(sep, " ") && identifier(v) {
+			return false
+		}
+		return true
+	}
+	if uuidRe.MatchString(v) && strings.Contains(strings.ToLower(key), "session") {
+		return false // an agent's or a trace's session id names a record; a session cookie is not a bare UUID
+	}
+	return secretLike(v)
+}
+
+var uuidRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

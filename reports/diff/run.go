@@ -1,0 +1,128 @@
+package diff
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"path/filepath"
+)
+
+// Options are a diff's settings.
+type Options struct {
+	// Top is how many loosened cases the summary keeps (default 10).
+	Top int
+	// Out is the directory diff.parquet and diff.html are written to; ""
+	// writes neither.
+	Out string
+	// PageMax bounds the cases diff.html lists (default 200,000): the
+	// differing ones first met; the page says how many it leaves out.
+	PageMax int
+}
+
+// Result is a finished diff.
+type Result struct {
+	Summary *Summary
+	// Page is the differing cases diff.html lists; PageOmitted how many
+	// more differ.
+	Page        []*Case
+	PageOmitted int64
+}
+
+// Diff reads in, classifies every case both sides hold and, with o.Out,
+// writes diff.parquet and diff.html there. Either both files are written
+// whole or neither is touched: runs with no case in common, a damaged
+// decision file or a failed write leave nothing behind.
+func Diff(in *Input, o Options) (*Result, error) {
+	if o.Top <= 0 {
+		o.Top = 10
+	}
+	if o.PageMax <= 0 {
+		o.PageMax = 200_000
+	}
+	res := &Result{}
+	var pq *parquetOut
+	created := false // o.Out was made here: a failed diff removes it
+	if o.Out != "" {
+		if _, err := os.Stat(o.Out); os.IsNotExist(err) {
+			created = true
+		}
+		if err := os.MkdirAll(o.Out, 0o755); err != nil {
+			return nil, err
+		}
+		var err error
+		if pq, err = newParquetOut(filepath.Join(o.Out, ParquetFile)); err != nil {
+			return nil, err
+		}
+	}
+	discard := func() {
+		if pq != nil {
+			pq.discard()
+		}
+		if created {
+			_ = os.Remove(o.Out)
+		}
+	}
+	d := NewDiffer(o.Top, func(c *Case) error {
+		if c.Differs() {
+			if len(res.Page) < o.PageMax {
+				res.Page = append(res.Page, c)
+			} else {
+				res.PageOmitted++
+			}
+		}
+		if pq != nil {
+			return pq.add(c)
+		}
+		return nil
+	})
+	if err := in.Run(d); err != nil {
+		discard()
+		return nil, err
+	}
+	s := in.Summary(d)
+	res.Summary = s
+	if err := s.Overlap.Err(); err != nil {
+		discard()
+		return nil, &InputError{err}
+	}
+	if d.misordered > 0 {
+		firsts := d.firstSeq()
+		for _, c := range res.Page {
+			f, ok := firsts[c.SessionID]
+			c.First = ok && c.Class != ClassUnchanged && c.Seq == f
+		}
+		if pq != nil {
+			if err := pq.finish(firsts); err != nil {
+				discard()
+				return nil, err
+			}
+		}
+	} else if pq != nil {
+		if err := pq.finish(nil); err != nil {
+			discard()
+			return nil, err
+		}
+	}
+	if pq == nil {
+		return res, nil
+	}
+	page, err := os.CreateTemp(o.Out, HTMLFile+".*.tmp")
+	if err != nil {
+		discard()
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(page, 64<<10)
+	if err := errors.Join(WriteHTML(bw, res), bw.Flush()); err != nil {
+		discardFile(page)
+		discard()
+		return nil, err
+	}
+	if err := commitTemp(pq.f, filepath.Join(o.Out, ParquetFile)); err != nil {
+		discardFile(page)
+		if created {
+			_ = os.Remove(o.Out)
+		}
+		return nil, err
+	}
+	return res, commitTemp(page, filepath.Join(o.Out, HTMLFile))
+}

@@ -1,0 +1,88 @@
+package diff
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteJSON writes the summary as indented JSON (docs/diff.md).
+func (s *Summary) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+// WriteText writes the terminal report: the partial-overlap banner first
+// when there is one, the counts, the gate transitions, the top loosened
+// cases, the rules that moved and the policy's rule changes.
+func (s *Summary) WriteText(w io.Writer) error {
+	var b strings.Builder
+	if ban := s.Overlap.Banner(); ban != "" {
+		fmt.Fprintf(&b, "%s\n", ban)
+	}
+	fmt.Fprintf(&b, "diff: base %s (%s) → head %s (%s)\n", s.Base.Dir, s.Base.Judge, s.Head.Dir, s.Head.Judge)
+	n := s.Counts
+	fmt.Fprintf(&b, "%d cases in common: %d loosened, %d tightened, %d changed, %d unchanged\n",
+		n.Cases, n.Loosened, n.Tightened, n.Changed, n.Unchanged)
+	fmt.Fprintf(&b, "labels: %d cases fixed, %d broken, %d mixed (%d rule results fixed, %d broken)\n",
+		n.Fixed, n.Broken, n.Mixed, n.FixedRules, n.BrokenRules)
+	if n.Flaky+n.Stable > 0 {
+		fmt.Fprintf(&b, "repeats: %d changed cases flaky (some repeat of each side agrees), %d stable\n", n.Flaky, n.Stable)
+	}
+	fmt.Fprintf(&b, "%d sessions diverge; %d cases differ in a rule's answer\n", n.Sessions, n.AnswersChanged)
+	tw := tabwriter.NewWriter(&b, 2, 4, 2, ' ', 0)
+	if len(s.Transitions) > 0 {
+		fmt.Fprintf(tw, "\ngate\tcases\tclass\n")
+		for _, t := range s.Transitions {
+			fmt.Fprintf(tw, "%s → %s\t%d\t%s\n", t.From, t.To, t.Cases, t.Class)
+		}
+	}
+	if len(s.TopLoosened) > 0 {
+		fmt.Fprintf(tw, "\ntop loosened\tsession#seq\ttool\tgate\tfired (base → head)\n")
+		for _, c := range s.TopLoosened {
+			fmt.Fprintf(tw, "%s\t%s#%d\t%s\t%s → %s\t%s → %s\n", c.CaseID, c.SessionID, c.Seq, c.Tool,
+				c.Base.Gate, c.Head.Gate, list(c.Base.Fired), list(c.Head.Fired))
+		}
+	}
+	if len(s.Rules) > 0 {
+		fmt.Fprintf(tw, "\nrule\tfires only head\tfires only base\tfixed\tbroken\n")
+		for _, r := range s.Rules {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\n", r.Rule, r.On, r.Off, r.Fixed, r.Broken)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if p := s.Policy; !p.Empty() {
+		b.WriteString("\npolicy:\n")
+		for _, r := range p.OnlyBase {
+			fmt.Fprintf(&b, "  only in base: %s (v%d, %s, %s)\n", r.ID, r.Version, r.Class, r.Action)
+		}
+		for _, r := range p.OnlyHead {
+			fmt.Fprintf(&b, "  only in head: %s (v%d, %s, %s)\n", r.ID, r.Version, r.Class, r.Action)
+		}
+		for _, c := range p.Changed {
+			fmt.Fprintf(&b, "  changed: %s (v%d → v%d)\n", c.ID, c.Base.Version, c.Head.Version)
+			for _, l := range c.Text {
+				if !strings.HasPrefix(l, "  ") {
+					fmt.Fprintf(&b, "    %s\n", l)
+				}
+			}
+		}
+		if p.TextNote != "" {
+			fmt.Fprintf(&b, "  (%s)\n", p.TextNote)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func list(s []string) string {
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, ",")
+}
