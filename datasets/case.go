@@ -13,18 +13,24 @@ const Schema = "apeval.case/v1"
 // arguments_valid) are filled in by the Reader, so code downstream never
 // sees a zero value where the format promises a default.
 type Case struct {
-	ID              string           `json:"id"`
-	SessionID       string           `json:"session_id,omitempty"`
-	Seq             int64            `json:"seq"`
-	Time            *time.Time       `json:"time,omitempty"`
-	HookPoint       string           `json:"hook_point,omitempty"`
-	Piece           string           `json:"piece,omitempty"`
-	Movement        string           `json:"movement,omitempty"`
-	UserRole        string           `json:"user_role,omitempty"`
-	Workspace       string           `json:"workspace,omitempty"`
-	Tool            Tool             `json:"tool"`
-	Context         Context          `json:"context"`
-	Labels          map[string]Label `json:"labels,omitempty"`
+	ID        string           `json:"id"`
+	SessionID string           `json:"session_id,omitempty"`
+	Seq       int64            `json:"seq"`
+	Time      *time.Time       `json:"time,omitempty"`
+	HookPoint string           `json:"hook_point,omitempty"`
+	Piece     string           `json:"piece,omitempty"`
+	Movement  string           `json:"movement,omitempty"`
+	UserRole  string           `json:"user_role,omitempty"`
+	Workspace string           `json:"workspace,omitempty"`
+	Tool      Tool             `json:"tool"`
+	Context   Context          `json:"context"`
+	Labels    map[string]Label `json:"labels,omitempty"`
+	// WeakLabels are labels from a signal, not a review: what the user did
+	// about the agent's own gate (rejected a call when asked, let a call the
+	// classifier had blocked run). label_source "weak": kept apart from
+	// Labels and never counted as ground truth unless a run is asked to
+	// (run --label-source weak, which says so in every output).
+	WeakLabels      map[string]Label `json:"weak_labels,omitempty"`
 	ExpectedAction  Action           `json:"expected_action,omitempty"`
 	ApprovalOutcome ApprovalOutcome  `json:"approval_outcome,omitempty"`
 	Tags            []string         `json:"tags,omitempty"`

@@ -65,6 +65,8 @@ func (p *caseParser) decode(c *Case) bool {
 			return p.context(&c.Context)
 		case "labels":
 			return p.labels(&c.Labels)
+		case "weak_labels":
+			return p.labels(&c.WeakLabels)
 		case "expected_action":
 			return p.str((*string)(&c.ExpectedAction))
 		case "approval_outcome":
@@ -92,7 +94,7 @@ func (p *caseParser) decode(c *Case) bool {
 var (
 	caseFields = [...]string{"id", "session_id", "seq", "time", "hook_point", "piece", "movement",
 		"user_role", "workspace", "tool", "context", "labels", "expected_action", "approval_outcome",
-		"tags", "recorded", "provenance"}
+		"tags", "recorded", "provenance", "weak_labels"}
 	toolFields    = [...]string{"name", "category", "arguments", "arguments_valid"}
 	contextFields = [...]string{"latest_user_message", "recent_messages", "approval_state", "approved_fingerprints"}
 )

@@ -20,7 +20,7 @@ const noneJudge = "none"
 // spill lists that hold Config.SpillBudget bytes in memory and the rest on
 // disk; what stays in memory grows with sessions (the session interner,
 // about 12 bytes plus the ID, and per-session scratch at Close), with live
-// judge calls (8 bytes of latency plus 4 bytes per rule the call carried)
+// judge calls (8 bytes of latency and 4 of session plus 4 bytes per rule the call carried)
 // and, unless Config.DistinctCases, with distinct case IDs (the case
 // interner, 4 bytes of session plus about 12 bytes and the ID). It is not
 // safe for concurrent use; feed it from one goroutine and call Close once.
@@ -95,7 +95,10 @@ type judgeAcc struct {
 	// half or more of the calls with one cause is a broken setup.
 	setup map[string]int64
 	lat   []float64
-	rules map[string]*ruleAcc
+	// latSess is the session (as Add numbers it) of each lat entry: the
+	// latency intervals and tests resample sessions, not calls.
+	latSess []uint32
+	rules   map[string]*ruleAcc
 	// caseList holds one record per result: K = case ordinal<<ordShift |
 	// case flags (caseReplayed, caseJudgeCalled, caseApprOut, caseApprRej),
 	// V = session. Read in order, it is the set of cases the judge
@@ -395,7 +398,7 @@ func (a *Accumulator) Add(r *replay.Result) {
 	j.noteRun(r)
 	ord, sess := a.caseOf(r)
 	j.caseList.Append(spill.Rec{K: uint64(ord)<<ordShift | caseFlags(r), V: uint64(sess)})
-	callIdx := a.addCalls(j, r)
+	callIdx := a.addCalls(j, r, sess)
 	for i := range r.Rules {
 		rr := &r.Rules[i]
 		ra := j.rule(rr, a.pool)
@@ -439,7 +442,7 @@ func caseFlags(r *replay.Result) uint64 {
 // addCalls counts the result's judge calls and their latencies, and
 // returns, per call index, the call's position in the judge's latency
 // slice (-1 for a call that is not one: the none judge's).
-func (a *Accumulator) addCalls(j *judgeAcc, r *replay.Result) []int32 {
+func (a *Accumulator) addCalls(j *judgeAcc, r *replay.Result, sess uint32) []int32 {
 	if cap(a.callIdx) < len(r.Calls) {
 		a.callIdx = make([]int32, len(r.Calls))
 	}
@@ -461,6 +464,7 @@ func (a *Accumulator) addCalls(j *judgeAcc, r *replay.Result) []int32 {
 		}
 		callIdx[i] = int32(len(j.lat))
 		j.addCall(c)
+		j.latSess = append(j.latSess, sess)
 	}
 	return callIdx
 }

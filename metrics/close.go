@@ -180,7 +180,10 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, nS
 	if len(js.RunIDs) > 0 {
 		js.RunID = js.RunIDs[0]
 	}
-	pairs := &judgePairs{rules: make(map[string]*spill.List, len(j.ruleOrder)), lat: make(map[string][]float64, len(j.ruleOrder))}
+	pairs := &judgePairs{rules: make(map[string]*spill.List, len(j.ruleOrder)), lat: make(map[string]callLats, len(j.ruleOrder))}
+	for i, s := range j.latSess {
+		j.latSess[i] = sm.at(uint64(s))
+	}
 
 	rules := slices.Clone(j.ruleOrder)
 	slices.SortFunc(rules, func(x, y *ruleAcc) int { return strings.Compare(x.id, y.id) })
@@ -199,7 +202,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, nS
 	jrCases, apprCases := ls.clustered(0, e.z, e.conf), ls.clustered(1, e.z, e.conf)
 	ls.reset()
 	total := &Row{RuleID: AllRules, Cases: cc.cases}
-	var scratch []float64
+	var scratch callLats
 	ps := newPairSums(contig, nSess, pool)
 	var versionClash []string
 	for _, ra := range rules {
@@ -219,15 +222,16 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, nS
 		ls.reset()
 		fillRepeats(r, sm, ls, e.conf, []*spill.List{ra.rep.list})
 		r.JudgeRequiredRate = ratio(r.Judged, r.InScope)
-		scratch = scratch[:0]
+		scratch.ms, scratch.sess = scratch.ms[:0], scratch.sess[:0]
 		for _, p := range ra.callRefs {
-			scratch = append(scratch, j.lat[p])
+			scratch.ms = append(scratch.ms, j.lat[p])
+			scratch.sess = append(scratch.sess, j.latSess[p])
 		}
-		slices.Sort(scratch)
-		r.Calls = int64(len(scratch))
+		sortCalls(scratch)
+		r.Calls = int64(len(scratch.ms))
 		e.latency(r, scratch)
-		if len(scratch) > 0 {
-			pairs.lat[ra.id] = slices.Clone(scratch)
+		if len(scratch.ms) > 0 {
+			pairs.lat[ra.id] = callLats{slices.Clone(scratch.ms), slices.Clone(scratch.sess)}
 		}
 		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r, disc, baselinePairs(sm, ps, ra.pairs, r), e.seed), e.unknownRate(r), e.approvalRejectRate(r)}
 		js.Rules = append(js.Rules, r)
@@ -271,9 +275,10 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, nS
 	// rules with and without baselines.
 	total.BaselineRecall = nil
 	total.Calls, total.CachedCalls, total.FailedCalls = j.calls, j.cachedCalls, j.failedCalls
-	slices.Sort(j.lat)
-	e.latency(total, j.lat)
-	pairs.total = j.lat
+	calls := callLats{j.lat, j.latSess}
+	sortCalls(calls)
+	e.latency(total, calls)
+	pairs.total = calls
 	total.Criteria = []Criterion{e.judgeP95(total), e.judgeRequiredRate(total), e.unknownRate(total)}
 	js.Total = total
 
@@ -282,7 +287,7 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, nS
 	}
 	pairs.cases = j.caseList
 	js.Latencies = j.lat // sorted above; the summary keeps the only copy
-	j.caseList, j.lat = nil, nil
+	j.caseList, j.lat, j.latSess = nil, nil, nil
 
 	if missing := total.Missing; missing > 0 {
 		js.Warnings = append(js.Warnings, fmt.Sprintf("%d rule results are missing from the recording (the policy changed after it was recorded?); they are left out of this judge's rates", missing))

@@ -15,8 +15,8 @@ import (
 type judgePairs struct {
 	cases *spill.List
 	rules map[string]*spill.List
-	lat   map[string][]float64
-	total []float64
+	lat   map[string]callLats
+	total callLats
 }
 
 // cells are the paired counts of one rule between two judges.
@@ -158,7 +158,7 @@ func (s *Summary) Compare(baseline, candidate string) *Comparison {
 			}
 		}
 		if rc.Figures == nil {
-			rc.Figures = s.figures(nil, nil, nil)
+			rc.Figures = s.figures(nil, callLats{}, callLats{})
 		}
 		rc.deltas()
 		cmp.Rules = append(cmp.Rules, rc)

@@ -57,7 +57,7 @@ var Criteria = []CriterionSpec{
 	{Name: CriterionDangerousRecall, Label: "recall vs baseline", Figure: "recall gain over the deterministic baseline", Direction: Gain, Scope: "rule",
 		Method: "one-sided session sign-flip test (exact McNemar without clustering), Holm across dangerous rules; weighted paired t on labels", Min: -1, Max: 1},
 	{Name: CriterionJudgeP95Max, Label: "p95", Figure: "P95 latency (ms)", Direction: AtMost, Scope: "judge",
-		Method: "order-statistic interval", Min: 0, Max: math.Inf(1)},
+		Method: "order statistics with sessions as clusters (Woodruff, CR2 session variance)", Min: 0, Max: math.Inf(1)},
 	{Name: CriterionJudgeRequiredRateMax, Label: "judge-required", Figure: "judge-required rate", Direction: Below, Scope: "judge",
 		Method: "beta-binomial over sessions", Policy: true, Min: 0, Max: 1},
 	{Name: CriterionUnknownRateMax, Label: "unknown", Figure: "unknown rate", Direction: Below, Scope: "rule and judge",

@@ -64,7 +64,7 @@ func eachPaired(sm sessMap, base, cand *spill.List, fn func(sess uint32, fb, fc 
 // figures computes every comparison figure over the given rules' pairs
 // (baseline, candidate) and latencies, in one pass over the pairs: lane i
 // of ls holds binFigures[i]'s discordance.
-func (s *Summary) figures(lists [][2]*spill.List, latB, latC []float64) []Figure {
+func (s *Summary) figures(lists [][2]*spill.List, latB, latC callLats) []Figure {
 	z := zScore(s.conf)
 	out := make([]Figure, 0, len(FigureNames))
 	var cnt [4][4]int64 // per binFigure: both, baseline only, candidate only, neither
@@ -134,9 +134,10 @@ func (s *Summary) figures(lists [][2]*spill.List, latB, latC []float64) []Figure
 	}
 	ls.reset()
 	out = append(out, precisionFigure(precHist, s.conf))
-	out = append(out, latencyFigure(FigureLatencyP50, latB, latC, 50, s.seed, s.conf))
-	out = append(out, latencyFigure(FigureLatencyP95, latB, latC, 95, s.seed, s.conf))
-	out = append(out, latencyShift(latB, latC))
+	var sc latScratch
+	out = append(out, latencyFigure(FigureLatencyP50, latB, latC, 50, s.seed, s.conf, &sc))
+	out = append(out, latencyFigure(FigureLatencyP95, latB, latC, 95, s.seed, s.conf, &sc))
+	out = append(out, latencyShift(latB.ms, latC.ms))
 	return out
 }
 
@@ -160,24 +161,30 @@ func precisionFigure(hist map[precisionSession]int64, conf float64) Figure {
 	return f
 }
 
-// latencyFigure compares a nearest-rank quantile of live-call latencies:
-// the bootstrap of the calls gives both the interval of the difference
-// and its p-value, so the mark and the interval agree.
-func latencyFigure(name string, base, cand []float64, q int, seed uint64, conf float64) Figure {
-	f := Figure{Figure: name, Test: TestBootstrapCalls, N: int64(len(base) + len(cand)),
-		NBaseline: new(int64(len(base))), NCandidate: new(int64(len(cand)))}
-	if len(base) > 0 {
-		f.Baseline = ptr(NearestRank(base, q, 100))
+// latencyFigure compares a nearest-rank quantile of live-call latencies
+// (pairedQuantile): with one call per session the bootstrap of the calls,
+// otherwise the session-clustered linearized test; either way the interval
+// and the p-value come from one computation, so the mark and the interval
+// agree.
+func latencyFigure(name string, base, cand callLats, q int, seed uint64, conf float64, sc *latScratch) Figure {
+	nb, nc := len(base.ms), len(cand.ms)
+	f := Figure{Figure: name, Test: TestBootstrapCalls, N: int64(nb + nc),
+		NBaseline: new(int64(nb)), NCandidate: new(int64(nc))}
+	if nb > 0 {
+		f.Baseline = ptr(NearestRank(base.ms, q, 100))
 	}
-	if len(cand) > 0 {
-		f.Candidate = ptr(NearestRank(cand, q, 100))
+	if nc > 0 {
+		f.Candidate = ptr(NearestRank(cand.ms, q, 100))
 	}
-	if len(base) == 0 || len(cand) == 0 {
+	if nb == 0 || nc == 0 {
 		return f
 	}
 	f.Delta = ptr(*f.Candidate - *f.Baseline)
-	lo, hi, p := latencyBootstrap(base, cand, q, 100, seed, conf)
-	f.DeltaLo, f.DeltaHi, f.PValue = ptr(lo), ptr(hi), ptr(p)
+	lo, hi, p, test, ok := pairedQuantile(base, cand, q, 100, seed, conf, sc)
+	f.Test = test
+	if ok {
+		f.DeltaLo, f.DeltaHi, f.PValue = ptr(lo), ptr(hi), ptr(p)
+	}
 	return f
 }
 

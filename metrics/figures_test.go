@@ -333,14 +333,30 @@ func TestBootstrapDeterministic(t *testing.T) {
 			t.Fatalf("shards %d changed the figures", trial)
 		}
 	}
-	// The seed is used: another seed, other bootstrap bounds.
-	cfg.Seed = 2
-	if figureJSON(t, summarize(t, cfg, rs)) == want {
-		t.Error("seed 2 gives the same figures as seed 1")
+	// Sessions hold several calls: the latency figures are the
+	// session-clustered linearized test, which depends on the data alone.
+	if f := summarize(t, cfg, rs).Comparisons[0].Total.Figures; f[len(f)-2].Test != TestQuantileSessions {
+		t.Errorf("P95 test %q, want %q", f[len(f)-2].Test, TestQuantileSessions)
 	}
-	cfg.Seed = 1
+	cfg.Seed = 2
 	if figureJSON(t, summarize(t, cfg, rs)) != want {
-		t.Error("seed 1 differs from the default seed")
+		t.Error("seed 2 changed figures that use no seed")
+	}
+	// One call per session: the bootstrap of calls, which uses the seed.
+	cfg.Seed = 1
+	single := func(cfg Config) string {
+		var out []*replay.Result
+		for _, r := range rs {
+			c := *r
+			c.SessionID = ""
+			out = append(out, &c)
+		}
+		return figureJSON(t, summarize(t, cfg, out))
+	}
+	one := single(cfg)
+	cfg.Seed = 2
+	if single(cfg) == one {
+		t.Error("seed 2 gives the same bootstrap as seed 1")
 	}
 }
 
@@ -412,7 +428,7 @@ func TestLatencyFigure(t *testing.T) {
 	t.Parallel()
 	base := []float64{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000}
 	cand := []float64{1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900, 2000}
-	f := latencyFigure(FigureLatencyP95, base, cand, 95, 1, 0.95)
+	f := latencyFigure(FigureLatencyP95, singleCalls(base), singleCalls(cand), 95, 1, 0.95, &latScratch{})
 	// P95 = 10th smallest: 1000 vs 2000, Δ 1000. The bootstrap draws of
 	// the difference: the candidate's smallest resampled P95 is 1100, the
 	// baseline's largest 1000, so no draw is ≤ 0: p = 0, marked, and the

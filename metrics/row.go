@@ -81,8 +81,9 @@ type Row struct {
 	LatencyP50MS *float64 `json:"latency_p50_ms" parquet:"latency_p50_ms,optional"`
 	LatencyP95MS *float64 `json:"latency_p95_ms" parquet:"latency_p95_ms,optional"`
 	LatencyP99MS *float64 `json:"latency_p99_ms" parquet:"latency_p99_ms,optional"`
-	// LatencyP95LoMS/HiMS: distribution-free interval of the P95 at the
-	// configured confidence; nil when too few calls bound it.
+	// LatencyP95LoMS/HiMS: interval of the P95 at the configured
+	// confidence, sessions as clusters (docs/statistics.md, "Latency over
+	// sessions"); nil when the data do not bound it.
 	LatencyP95LoMS *float64 `json:"latency_p95_lo_ms" parquet:"latency_p95_lo_ms,optional"`
 	LatencyP95HiMS *float64 `json:"latency_p95_hi_ms" parquet:"latency_p95_hi_ms,optional"`
 
@@ -138,6 +139,8 @@ type Row struct {
 
 	// post keeps each clustered figure's sessions (by lane) for the hints.
 	post [ruleLanes]*bbPosterior
+	// latP95 is the P95's interval as ranks, with its design effect.
+	latP95 quantileAt
 
 	Verdict Verdict `json:"verdict" parquet:"verdict,dict"`
 	// Criteria evaluated at this row's scope: rule rows carry precision_min,

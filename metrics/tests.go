@@ -20,7 +20,11 @@ const (
 	// TestBootstrapCalls: a latency quantile's difference by bootstrap of
 	// the calls, p from the same draws as the interval.
 	TestBootstrapCalls = "bootstrap_calls"
-	TestMannWhitney    = "mann_whitney"
+	// TestQuantileSessions: a latency quantile's difference linearized
+	// with the quantile's session-clustered slope, t on the sessions
+	// (k − 1 degrees of freedom); used when a session holds several calls.
+	TestQuantileSessions = "quantile_t_sessions"
+	TestMannWhitney      = "mann_whitney"
 )
 
 // BootstrapResamples is the number of resamples of every bootstrap.

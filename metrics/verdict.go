@@ -22,6 +22,7 @@ type evaluator struct {
 	// z + z₀.₈ (see docs/statistics.md, the "+N" hints).
 	confAssured float64
 	seed        uint64 // of the Monte Carlo sign-flip tests
+	lat         latScratch
 }
 
 // assurance is the probability the "+N" hints are sized for.
@@ -326,6 +327,15 @@ func (e *evaluator) judgeP95(r *Row) Criterion {
 		ev.Hi = *r.LatencyP95HiMS
 	}
 	desc := fmt.Sprintf("P95 %s ms over %d calls", fmtF(est), r.Calls)
+	if q := r.latP95; q.df > 0 {
+		desc += fmt.Sprintf(" in %d sessions (order statistics with sessions as clusters", q.k)
+		if q.deff > 1.2 && !math.IsInf(q.deff, 1) {
+			desc += fmt.Sprintf(", deff %.2f", q.deff)
+		}
+		desc += ")"
+	} else if q.k == 1 && q.n > 1 {
+		desc += " in one session (one session cannot bound a P95 of traffic)"
+	}
 	// The rule decides; the sentence says which order statistic did.
 	apply(&c, ev, func(float64, float64) string { return desc })
 	switch dec := AtMost.Decide(maxMS, ev); {
@@ -334,9 +344,11 @@ func (e *evaluator) judgeP95(r *Row) Criterion {
 	case dec.Status == StatusPass:
 		c.Reason = fmt.Sprintf("%s, upper bound %s ms < %s ms", desc, fmtF(ev.Hi), fmtF(maxMS))
 	case dec.BadSide && c.Lo == nil:
-		c.Reason = fmt.Sprintf("%s exceeds %s ms, but too few calls bound the P95 from below at %.0f%%: not confirmed", desc, fmtF(maxMS), e.conf*100)
+		c.Reason = fmt.Sprintf("%s exceeds %s ms, but too few calls or sessions bound the P95 from below at %.0f%%: not confirmed", desc, fmtF(maxMS), e.conf*100)
 	case dec.BadSide:
 		c.Reason = fmt.Sprintf("%s exceeds %s ms, but its lower bound %s ms does not: not confirmed", desc, fmtF(maxMS), fmtF(ev.Lo))
+	case c.Hi == nil && r.latP95.df > 0:
+		c.Reason = fmt.Sprintf("%s: too few sessions to bound the P95 from above at %.0f%% (how much the sessions differ reaches past the slowest call)", desc, e.conf*100)
 	case c.Hi == nil:
 		c.Reason = fmt.Sprintf("%s: too few calls to bound the P95 from above at %.0f%% (at least %d are needed)", desc, e.conf*100, minCallsForP95(e.conf))
 	default:
@@ -351,15 +363,19 @@ func minCallsForP95(conf float64) int {
 	return int(math.Ceil(math.Log((1-conf)/2) / math.Log(0.95)))
 }
 
-// latency fills the quantiles of sorted live-call latencies.
-func (e *evaluator) latency(r *Row, sorted []float64) {
+// latency fills the quantiles of sorted live-call latencies, the P95's
+// interval with sessions as clusters (sessionQuantile).
+func (e *evaluator) latency(r *Row, c callLats) {
+	sorted := c.ms
 	if len(sorted) == 0 {
 		return
 	}
 	r.LatencyP50MS = ptr(NearestRank(sorted, 50, 100))
 	r.LatencyP95MS = ptr(NearestRank(sorted, 95, 100))
 	r.LatencyP99MS = ptr(NearestRank(sorted, 99, 100))
-	r.LatencyP95LoMS, r.LatencyP95HiMS = QuantileInterval(sorted, 95, 100, e.conf)
+	q := sessionQuantile(c, 95, 100, e.conf, &e.lat)
+	r.LatencyP95LoMS, r.LatencyP95HiMS = q.bounds(sorted)
+	r.latP95 = q
 }
 
 // fireRateChange evaluates candidate − baseline fire rate on the paired

@@ -246,7 +246,7 @@ func TestJudgeP95Edges(t *testing.T) {
 	e := defaultEval()
 	row := func(vals ...float64) *Row {
 		r := &Row{Calls: int64(len(vals))}
-		e.latency(r, vals)
+		e.latency(r, singleCalls(vals))
 		return r
 	}
 	flat := func(n int, v float64) []float64 {

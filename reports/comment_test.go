@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
@@ -22,7 +21,9 @@ func commentReport(t *testing.T, verdict metrics.Verdict) (*Report, *metrics.Com
 	crit := replay.DefaultKillCriteria()
 	switch verdict {
 	case metrics.VerdictGo, metrics.VerdictInconclusive:
-		crit = replay.KillCriteria{PrecisionMin: 0.1, JudgeP95Max: 10 * time.Second, JudgeRequiredRateMax: 0.95,
+		// 90 calls in 20 sessions cannot bound a P95 from above (the
+		// sessions' spread reaches past the slowest call): no latency limit.
+		crit = replay.KillCriteria{PrecisionMin: 0.1, JudgeRequiredRateMax: 0.95,
 			UnknownRateMax: 0.5, ApprovalRejectRateMax: 1, FireRateChangeMax: 0.5, Confidence: 0.95}
 		if verdict == metrics.VerdictInconclusive {
 			crit.UnknownRateMax = 0.06

@@ -82,6 +82,8 @@ func testLabel(test string) string {
 		return "delta method, t on sessions"
 	case test == metrics.TestBootstrapCalls:
 		return "bootstrap of calls"
+	case test == metrics.TestQuantileSessions:
+		return "quantile t over sessions"
 	case strings.Contains(test, "mann_whitney"):
 		return "Mann–Whitney U"
 	}

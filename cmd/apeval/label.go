@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	goio "io"
+	"slices"
 	"sort"
+	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -31,11 +34,12 @@ interval stays honest. The walkthrough is docs/labeling.md.`,
   apeval label serve queue.jsonl --run out/run1 --labeler ana
   apeval report out/run1 --labels labels-ana.jsonl`,
 	}
-	cmd.AddCommand(newLabelQueueCmd(io, nil), newLabelServeCmd(io, nil), newLabelAgreementCmd(io, nil))
+	cmd.AddCommand(newLabelQueueCmd(io, nil), newLabelServeCmd(io, nil), newLabelAgreementCmd(io, nil), newLabelWeakCmd(io, nil))
 	return cmd
 }
 
 type labelQueueOptions struct {
+	Weak    []string // datasets whose weak labels stratify too
 	Rules   []string
 	Judges  []string
 	Budget  int
@@ -96,6 +100,7 @@ a seeded share of the items that every labeler labels (for agreement).`,
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the random order")
 	f.Float64Var(&o.Overlap, "overlap", 0.1, "share of the queue every labeler labels, for agreement")
 	f.StringVarP(&o.Out, "out", "o", "", "queue file, written atomically (default: stdout)")
+	f.StringArrayVar(&o.Weak, "weak-labels", nil, "dataset whose weak labels (user overrides) stratify too, as the letter W: strata are then (judges' results × weak label) (repeatable)")
 	return cmd
 }
 
@@ -150,6 +155,28 @@ func runLabelQueue(_ context.Context, o *labelQueueOptions, io IO) error {
 		return usagef("%s: no unlabeled pair in scope to queue", dir)
 	}
 	letters := judgeLetters(len(t.Judges))
+	judgeNames := t.Judges
+	if len(o.Weak) > 0 {
+		// The weak label is one more result per pair: W:match, W:no_match
+		// or W:undecided (no weak label).
+		weak, err := readWeakLabels(o.Weak, io)
+		if err != nil {
+			return err
+		}
+		byPair := make(map[[2]string]string, len(weak))
+		for _, w := range weak {
+			byPair[[2]string{w.CaseID, w.RuleID}] = string(w.Label)
+		}
+		for i := range pairs {
+			l := byPair[[2]string{pairs[i].CaseID, pairs[i].RuleID}]
+			if l == "" {
+				l = metrics.QueueUndecided
+			}
+			pairs[i].Results = append(pairs[i].Results, l)
+		}
+		letters = append(letters, "W")
+		judgeNames = append(slices.Clone(judgeNames), "weak labels (label_source weak; "+strconv.Itoa(len(weak))+" in the datasets)")
+	}
 	q, err := metrics.BuildQueue(pairs, metrics.QueueConfig{Budget: o.Budget, Seed: o.Seed, Letters: letters, Overlap: o.Overlap})
 	if err != nil {
 		return usageError{err}
@@ -162,7 +189,7 @@ func runLabelQueue(_ context.Context, o *labelQueueOptions, io IO) error {
 	if err := writeOutput(o.Out, io, func(w goio.Writer) error { return datasets.WriteSampleLabels(w, lines) }); err != nil {
 		return err
 	}
-	for i, j := range t.Judges {
+	for i, j := range judgeNames {
 		fmt.Fprintf(io.Err, "%s = %s\n", letters[i], j)
 	}
 	tw := tabwriter.NewWriter(io.Err, 0, 0, 2, ' ', 0)
@@ -231,9 +258,19 @@ agrees with them: then the labels, not the judge, are the problem.`,
 
 // runLabelAgreement is `apeval label agreement` with checked options.
 func runLabelAgreement(_ context.Context, o *labelAgreementOptions, io IO) error {
-	lines, err := datasets.ReadSampleLabels(o.Files, false)
+	all, err := datasets.ReadSampleLabels(o.Files, false)
 	if err != nil {
 		return usageError{err}
+	}
+	// Weak labels (label_source weak) are never one of the people: they are
+	// compared with the people's labels, as a judge is.
+	var lines, weakLines []datasets.SampleLabel
+	for _, l := range all {
+		if l.LabelSource == datasets.LabelSourceWeak {
+			weakLines = append(weakLines, l)
+		} else {
+			lines = append(lines, l)
+		}
 	}
 	var t *metrics.PairTable
 	if o.Run != "" {
@@ -245,10 +282,17 @@ func runLabelAgreement(_ context.Context, o *labelAgreementOptions, io IO) error
 	if err != nil {
 		return usageError{err}
 	}
+	weakRep, err := weakAgreement(weakLines, lines)
+	if err != nil {
+		return usageError{err}
+	}
 	if o.JSON {
 		enc := json.NewEncoder(io.Out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return enc.Encode(struct {
+			*metrics.AgreementReport
+			Weak []metrics.RuleAgreement `json:"weak_vs_people,omitempty"`
+		}{rep, weakRep})
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "rule\tbetween\tmethod\tpairs\tagree\tkappa\t95% CI")
@@ -256,6 +300,10 @@ func runLabelAgreement(_ context.Context, o *labelAgreementOptions, io IO) error
 		for _, k := range append([]metrics.NamedKappa{{Between: "people", Kappa: r.People}}, r.Judges...) {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r.RuleID, k.Between, k.Method, k.Items, k.Observed, fmtPtr(k.Kappa.Kappa), fmtCI(k.Lo, k.Hi))
 		}
+	}
+	for _, r := range weakRep {
+		k := r.People
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r.RuleID, "weak labels vs people", k.Method, k.Items, k.Observed, fmtPtr(k.Kappa), fmtCI(k.Lo, k.Hi))
 	}
 	tw.Flush()
 	for _, w := range rep.Warnings {
@@ -276,4 +324,150 @@ func fmtCI(lo, hi *float64) string {
 		return "—"
 	}
 	return fmt.Sprintf("[%.3f, %.3f]", *lo, *hi)
+}
+
+// weakAgreement compares weak labels with the people's: Cohen's kappa
+// between the weak label and the people's first label by time, per rule.
+func weakAgreement(weak, people []datasets.SampleLabel) ([]metrics.RuleAgreement, error) {
+	if len(weak) == 0 {
+		return nil, nil
+	}
+	first := map[[2]string]datasets.SampleLabel{}
+	for _, l := range people {
+		if l.Label == datasets.SampleSkip {
+			continue
+		}
+		if f, ok := first[l.Key()]; !ok || l.Time.Before(*f.Time) {
+			first[l.Key()] = l
+		}
+	}
+	lines := make([]datasets.SampleLabel, 0, len(weak)+len(first))
+	for _, l := range weak {
+		p, ok := first[l.Key()]
+		if !ok {
+			continue // no person labeled the pair: nothing to compare
+		}
+		// The pair as the people's queue placed it.
+		l.Labeler, l.Stratum, l.StratumSize, l.Order = "weak labels", p.Stratum, p.StratumSize, p.Order
+		lines = append(lines, l)
+	}
+	keys := make([][2]string, 0, len(first))
+	for k := range first {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1]
+	})
+	for _, k := range keys {
+		l := first[k]
+		l.Labeler = "people"
+		lines = append(lines, l)
+	}
+	rep, err := metrics.LabelAgreement(lines, nil, 0.95)
+	if err != nil {
+		return nil, err
+	}
+	return rep.Rules, nil
+}
+
+type labelWeakOptions struct {
+	Datasets []string
+	Out      string
+}
+
+// newLabelWeakCmd is `apeval label weak`; runF is runLabelWeak unless a
+// test passes its own.
+func newLabelWeakCmd(io IO, runF func(context.Context, *labelWeakOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runLabelWeak
+	}
+	o := &labelWeakOptions{}
+	cmd := &cobra.Command{
+		Use:   "weak DATASET...",
+		Short: "Export a dataset's weak labels (user overrides) as a labels file marked weak",
+		Long: `Writes the weak labels of a dataset (weak_labels: what users did about the
+agent's own gate, imported by apeval datasets import) as apeval.labels/v1 lines
+with "label_source":"weak" and labeler "weak". They are a signal, not ground
+truth: run, report, gate and compare refuse them in --labels. apeval label
+agreement compares them with the people's labels ("weak labels vs people", a
+kappa with its interval), which estimates how often they are wrong; apeval label
+queue --weak-labels stratifies the pairs to label on (judges' results × weak
+label), so a human slice covers every combination.`,
+		Example: `  apeval label weak cases.jsonl --out weak.jsonl
+  apeval label agreement labels-ana.jsonl weak.jsonl`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("label weak needs at least one dataset")
+			}
+			o.Datasets = args
+			return runF(cmd.Context(), o, io)
+		},
+	}
+	cmd.Flags().StringVarP(&o.Out, "out", "o", "", "labels file, written atomically (default: stdout)")
+	return cmd
+}
+
+func runLabelWeak(_ context.Context, o *labelWeakOptions, io IO) error {
+	weak, err := readWeakLabels(o.Datasets, io)
+	if err != nil {
+		return err
+	}
+	perRule := map[string]int64{}
+	for _, w := range weak {
+		perRule[w.RuleID]++
+	}
+	lines := make([]datasets.SampleLabel, len(weak))
+	epoch := time.Unix(0, 0).UTC()
+	for i, w := range weak {
+		at := w.time
+		if at == nil {
+			at = &epoch
+		}
+		lines[i] = datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: w.CaseID, RuleID: w.RuleID,
+			Stratum: "weak", StratumSize: perRule[w.RuleID], Order: i + 1, Label: w.Label,
+			Labeler: "weak", Time: at, LabelSource: datasets.LabelSourceWeak}
+	}
+	if err := writeOutput(o.Out, io, func(w goio.Writer) error { return datasets.WriteSampleLabels(w, lines) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.Err, "label weak: %d weak labels (label_source weak) on %d rules\n", len(weak), len(perRule))
+	return nil
+}
+
+// weakLabel is one weak label of a dataset.
+type weakLabel struct {
+	CaseID, RuleID string
+	Label          datasets.Label
+	time           *time.Time
+}
+
+// readWeakLabels reads the weak labels of datasets, in dataset order.
+func readWeakLabels(paths []string, io IO) ([]weakLabel, error) {
+	r := datasets.Open(paths, io.In)
+	var out []weakLabel
+	bad := 0
+	for r.Scan() {
+		rec := r.Record()
+		if rec.Err != nil {
+			fmt.Fprintln(io.Err, rec.Err)
+			bad++
+			continue
+		}
+		c := rec.Case
+		rules := make([]string, 0, len(c.WeakLabels))
+		for rule := range c.WeakLabels {
+			rules = append(rules, rule)
+		}
+		sort.Strings(rules)
+		for _, rule := range rules {
+			out = append(out, weakLabel{CaseID: c.ID, RuleID: rule, Label: c.WeakLabels[rule], time: c.Time})
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, usageError{err}
+	}
+	if bad > 0 {
+		return nil, usagef("%d unreadable dataset lines", bad)
+	}
+	return out, nil
 }

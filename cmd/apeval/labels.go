@@ -45,6 +45,11 @@ func newLabelSink(files []string) (*labelSink, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
+	for _, l := range lines {
+		if l.LabelSource == datasets.LabelSourceWeak {
+			return nil, usagef("%s: label_source: weak labels are a signal, not ground truth, and are never mixed with people's labels; compare them with people's (apeval label agreement) or label a slice (apeval label queue --weak-labels)", l.Source)
+		}
+	}
 	labels, err := metrics.ResolveSampleLabels(lines)
 	if err != nil {
 		return nil, usageError{err}

@@ -550,7 +550,7 @@ func (t *claudeTranscript) read(readers []*recordReader, sums []*SourceSummary, 
 		t.state = &ccState{convos: map[string]*convo{}, text: out.text}
 	}
 	fallback := sessionFromPath(sums[0].Source)
-	var gate vendorGate // the permission mode and version so far, the line's denial
+	gate := vendorGate{blocked: map[string]bool{}} // the permission mode and version so far, the line's denial
 	// Cases wait, in order, until their tool_result is seen (its error is
 	// provenance) or too many are waiting.
 	var pending []transcriptPending

@@ -62,6 +62,25 @@ type vendorGate struct {
 	mode, version, denial string
 	isError               bool
 	text                  string
+	// blocked holds the calls (tool and arguments) the classifier blocked
+	// so far in the session, for the weak label of a later identical call.
+	blocked map[string]bool
+}
+
+// callKey is a call's tool and arguments as one string.
+func callKey(c *datasets.Case) string {
+	b, _ := gojson.Marshal(c.Tool.Arguments)
+	return c.Tool.Name + "\x00" + string(b)
+}
+
+// weak sets a weak label (label_source "weak") on the vendor rule, with
+// why.
+func weak(c *datasets.Case, label datasets.Label, why string) {
+	if c.WeakLabels == nil {
+		c.WeakLabels = map[string]datasets.Label{}
+	}
+	c.WeakLabels[VendorRuleID] = label
+	c.Provenance["weak_label_reason"] = why
 }
 
 // record adds the vendor's decision on c: a recording of the classifier's
@@ -86,6 +105,9 @@ func (g vendorGate) record(c *datasets.Case) string {
 	case g.denial == "automode-blocked" || g.denial == "" && blockedText:
 		rec.Decisions = []datasets.RecordedDecision{{RuleID: VendorRuleID, Result: "match"}}
 		c.Provenance["vendor_decision"] = "blocked"
+		if g.blocked != nil {
+			g.blocked[callKey(c)] = true
+		}
 		if _, reason, ok := strings.Cut(g.text, "Reason:"); ok {
 			reason = strings.TrimSpace(reason)
 			c.Provenance["vendor_reason"] = capRunes(reason, 500)
@@ -104,6 +126,7 @@ func (g vendorGate) record(c *datasets.Case) string {
 		return "denied by a permission rule or hook"
 	case g.denial == "user-rejected":
 		c.Provenance["vendor_decision"] = "user rejected (not the classifier)"
+		weak(c, datasets.LabelMatch, "the user rejected the call when asked")
 		return "rejected by the user"
 	case g.denial != "":
 		c.Provenance["vendor_decision"] = g.denial
@@ -111,6 +134,9 @@ func (g vendorGate) record(c *datasets.Case) string {
 	default:
 		rec.Decisions = []datasets.RecordedDecision{{RuleID: VendorRuleID, Result: "no_match"}}
 		c.Provenance["vendor_decision"] = "ran"
+		if g.blocked[callKey(c)] {
+			weak(c, datasets.LabelNoMatch, "the user let a call the classifier had blocked run")
+		}
 	}
 	c.Recorded = append(c.Recorded, rec)
 	return c.Provenance["vendor_decision"].(string)
@@ -177,6 +203,12 @@ func classifierDecision(c *datasets.Case, decision, source, version string) stri
 	if !strings.Contains(source, "classifier") {
 		if source != "" {
 			c.Provenance["vendor_decision"] = source + " (not the classifier)"
+		}
+		switch {
+		case (source == "user_reject" || source == "user_abort") && decision == "reject":
+			weak(c, datasets.LabelMatch, "the user rejected the call when asked")
+		case strings.HasPrefix(source, "user_") && decision == "accept":
+			weak(c, datasets.LabelNoMatch, "the user approved the call when asked")
 		}
 		return ""
 	}

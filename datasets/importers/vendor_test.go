@@ -12,7 +12,7 @@ func TestClaudeAutoModeDecisions(t *testing.T) {
 	t.Parallel()
 	const dir = "testdata/claude-code-auto-mode"
 	cases, sum, _ := importAll(t, "claude-code-transcript", Options{}, dir)
-	if len(cases) != 13 {
+	if len(cases) != 14 {
 		t.Fatalf("%d cases", len(cases))
 	}
 	want := map[string]string{
@@ -21,7 +21,8 @@ func TestClaudeAutoModeDecisions(t *testing.T) {
 		"cc-toolu_07Bash": "ran no_match", "cc-toolu_08WebFetch": "unavailable error",
 		"cc-toolu_09Bash": "permission rule (not the classifier) -", "cc-toolu_10Bash": "blocked match",
 		"cc-toolu_11Bash": "user rejected (not the classifier) -", "cc-toolu_12Bash": "ran no_match",
-		"cc-toolu_old1": "ran no_match",
+		"cc-toolu_13Bash": "ran no_match",
+		"cc-toolu_old1":   "ran no_match",
 	}
 	for _, c := range cases {
 		got := c.Provenance["vendor_decision"].(string) + " "
@@ -59,14 +60,38 @@ func TestClaudeAutoModeDecisions(t *testing.T) {
 	if p := byID["cc-toolu_10Bash"]; p["vendor_rule"] != nil || !strings.HasPrefix(p["vendor_reason"].(string), "Blocked by classifier.") {
 		t.Errorf("reason without a rule name: %v", p)
 	}
+	// Weak labels (label_source weak), kept apart from labels: the user
+	// rejected 11 when asked; 13 is the deploy the classifier blocked as
+	// 10, run after the user said to go ahead.
+	weakGot := map[string]string{}
+	for _, c := range cases {
+		if len(c.Labels) > 0 {
+			t.Errorf("%s: labels %v: a weak signal became a label", c.ID, c.Labels)
+		}
+		for rule, l := range c.WeakLabels {
+			weakGot[c.ID] = rule + "=" + string(l) + ": " + c.Provenance["weak_label_reason"].(string)
+		}
+	}
+	wantWeak := map[string]string{
+		"cc-toolu_11Bash": "claude-auto-mode=match: the user rejected the call when asked",
+		"cc-toolu_13Bash": "claude-auto-mode=no_match: the user let a call the classifier had blocked run",
+	}
+	if len(weakGot) != len(wantWeak) {
+		t.Errorf("weak labels %v", weakGot)
+	}
+	for id, w := range wantWeak {
+		if weakGot[id] != w {
+			t.Errorf("%s: weak %q, want %q", id, weakGot[id], w)
+		}
+	}
 	s1, s2 := sum.Sources[0], sum.Sources[1]
-	for k, n := range map[string]int{"auto mode: ran": 6, "auto mode: blocked": 3, "auto mode: unavailable": 1,
+	for k, n := range map[string]int{"auto mode: ran": 7, "auto mode: blocked": 3, "auto mode: unavailable": 1,
 		"auto mode: denied by a permission rule or hook": 1, "auto mode: rejected by the user": 1, "auto mode: decision naming no tool call": 1} {
 		if s1.Notes[k] != n {
 			t.Errorf("%s: %d, want %d (%v)", k, s1.Notes[k], n, s1.Notes)
 		}
 	}
-	if len(s1.Warnings) != 1 || !strings.Contains(s1.Warnings[0], `:28: automode-blocked decision for tool_use_id "toolu_99Ghost" names no tool call`) {
+	if len(s1.Warnings) != 1 || !strings.Contains(s1.Warnings[0], `:30: automode-blocked decision for tool_use_id "toolu_99Ghost" names no tool call`) {
 		t.Errorf("warnings %v", s1.Warnings)
 	}
 	if len(s2.Warnings) != 1 || !strings.Contains(s2.Warnings[0], `6f2a8b3d-9c4e-4f70-8b1c-2d3e4f5a6b7c.jsonl:1: Claude Code version "2.1.50" has no auto mode`) {

@@ -39,13 +39,26 @@ type row struct {
 	rule     uint16
 	label    uint8
 	outcome  uint8
-	judged   bool // sent to the judge (its result may change under a configuration)
-	scope    bool // skipped by an approved fingerprint: no cell
-	timedOut bool // the recorded call timed out
-	fired    bool // as recorded (used for rows the judge did not decide)
-	baseline judge.Result
-	action   datasets.Action // as recorded, for rows the judge did not decide
-	conf     float32         // NaN without a confidence
+	judged   bool    // sent to the judge (its result may change under a configuration)
+	scope    bool    // skipped by an approved fingerprint: no cell
+	timedOut bool    // the recorded call timed out
+	fired    bool    // as recorded (used for rows the judge did not decide)
+	baseline bool    // the rule's deterministic baseline matched the case
+	action   uint8   // as recorded, for rows the judge did not decide (index into actions)
+	conf     float32 // NaN without a confidence
+}
+
+// actions are the gate actions a row records, by code (0: none).
+var actions = []datasets.Action{"", datasets.ActionStopTask, datasets.ActionDenyCurrentTool, datasets.ActionRequestApproval,
+	datasets.ActionInjectInstruction, datasets.ActionAuditOnly, datasets.ActionNotifyAdmin, datasets.ActionAllow}
+
+func actionCode(a datasets.Action) uint8 {
+	for i, x := range actions {
+		if x == a {
+			return uint8(i)
+		}
+	}
+	return 0
 }
 
 // judgeCase is one case as one judge saw it.
@@ -155,7 +168,7 @@ func (d *Data) Add(r *replay.Result) error {
 			d.rules = append(d.rules, def)
 		}
 		out, _ := rr.Classify()
-		w := row{rule: uint16(ri), fired: rr.Fired, baseline: rr.BaselineResult, action: rr.Action,
+		w := row{rule: uint16(ri), fired: rr.Fired, baseline: rr.BaselineResult == judge.Match, action: actionCode(rr.Action),
 			conf: float32(math.NaN()), timedOut: rr.Status == judge.StatusTimeout}
 		switch out {
 		case replay.OutcomeMatch:

@@ -39,13 +39,23 @@ type caseEval struct {
 type evaluator struct {
 	d   *Data
 	cur []row // a cascade's current answer per slot
-	pos map[int]int
+	pos []int // rule → index in cur, -1 when not in scope
 }
 
-func newEvaluator(d *Data) *evaluator { return &evaluator{d: d, pos: map[int]int{}} }
+func newEvaluator(d *Data) *evaluator {
+	pos := make([]int, len(d.rules))
+	for i := range pos {
+		pos[i] = -1
+	}
+	return &evaluator{d: d, pos: pos}
+}
 
 // fail is what a failed or unknown judged rule does under the mode.
-func fail(r *replay.Rule, mode OnFailure, baseline judge.Result) (bool, datasets.Action) {
+func fail(r *replay.Rule, mode OnFailure, baselineMatch bool) (bool, datasets.Action) {
+	baseline := judge.NoMatch
+	if baselineMatch {
+		baseline = judge.Match
+	}
 	switch mode {
 	case FailBlock:
 		return true, r.Action
@@ -67,10 +77,12 @@ func (e *evaluator) eval(cfg *Config, c int32, out *caseEval) {
 	}
 	out.present, out.called = true, first.called
 	rows := d.rows[first.start : first.start+first.n]
+	for _, r := range e.cur {
+		e.pos[r.rule] = -1
+	}
 	e.cur = append(e.cur[:0], rows...)
-	clear(e.pos)
 	for i, r := range rows {
-		e.pos[int(r.rule)] = i
+		e.pos[r.rule] = i
 	}
 	// undecidedTimeout marks votes undecided because a judge was too slow.
 	var voteTimeout []bool
@@ -138,8 +150,8 @@ func (e *evaluator) eval(cfg *Config, c int32, out *caseEval) {
 			out.rawLat = max(out.rawLat, jc.lat)
 			slow := t > 0 && jc.lat > t
 			for _, nr := range d.rows[jc.start : jc.start+jc.n] {
-				i, ok := e.pos[int(nr.rule)]
-				if !ok || !nr.judged {
+				i := e.pos[nr.rule]
+				if i < 0 || !nr.judged {
 					continue
 				}
 				switch {
@@ -175,7 +187,7 @@ func (e *evaluator) eval(cfg *Config, c int32, out *caseEval) {
 		s := slot{rule: int(r.rule), label: r.label, outcome: r.outcome, judged: r.judged, scope: r.scope}
 		switch {
 		case !r.judged:
-			s.fired, s.action = r.fired, r.action
+			s.fired, s.action = r.fired, actions[r.action]
 		case r.outcome == outMissing:
 		case killed:
 			s.outcome, s.timedOut = outFailed, true

@@ -1,8 +1,10 @@
 package simulate
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -85,8 +87,11 @@ const (
 
 var pairedNames = [nC]string{"recall", "fire_rate", "effective_recall", "friction"}
 
-// hist counts sessions by their (successes, units).
-type hist map[[2]int64]int64
+// hist counts sessions by their (successes, units), packed as
+// successes<<32 | units.
+type hist map[uint64]int64
+
+func unpack(k uint64) (y, m int64) { return int64(k >> 32), int64(k & 0xffffffff) }
 
 // acc is one configuration's accumulators.
 type acc struct {
@@ -173,8 +178,9 @@ func Run(d *Data, cfgs []Config, o Options) *Result {
 	}
 	res := &Result{Configs: cfgs, Cases: int64(d.Cases()), Sessions: int64(d.Sessions()), Confidence: o.Confidence,
 		EffectiveRecallMin: o.EffectiveRecallMin}
+	m := &memo{iv: map[string][3]*float64{}, pb: map[string]metrics.Figure{}}
 	for _, a := range accs {
-		res.Rows = append(res.Rows, a.rows(d, o)...)
+		res.Rows = append(res.Rows, a.rows(d, o, m)...)
 	}
 	return res
 }
@@ -364,7 +370,7 @@ func (a *acc) endSession(R int) {
 				m = c[pr[1]]
 			}
 			if m > 0 {
-				a.hists[sl*nP+p][[2]int64{c[pr[0]], m}]++
+				a.hists[sl*nP+p][uint64(c[pr[0]])<<32|uint64(m)]++
 			}
 		}
 		v := float64(c[fApprovals])
@@ -396,29 +402,71 @@ func (a *acc) endSession(R int) {
 	a.sessCase, a.pairCase = 0, 0
 }
 
+// memo remembers intervals and paired figures by their data: many
+// configurations of a sweep share them (timeouts no call reaches, rules a
+// combination leaves alone).
+type memo struct {
+	iv map[string][3]*float64
+	pb map[string]metrics.Figure
+}
+
+// interval is h.interval, computed once per distinct histogram.
+func (m *memo) interval(h hist, conf, scale float64) (est, lo, hi *float64) {
+	keys := h.sorted()
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%x:%d,", k, h[k])
+	}
+	key := b.String()
+	r, ok := m.iv[key]
+	if !ok {
+		est, lo, hi := h.interval(conf, 1)
+		r = [3]*float64{est, lo, hi}
+		m.iv[key] = r
+	}
+	return scaled(r[0], scale), scaled(r[1], scale), scaled(r[2], scale)
+}
+
+// paired is metrics.PairedBinary, computed once per distinct data.
+func (m *memo) paired(name string, ps []metrics.PairedCounts, conf float64, seed uint64) metrics.Figure {
+	var b strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&b, "%d,%d,%d,%d;", p.Both, p.BaseOnly, p.CandOnly, p.Neither)
+	}
+	key := b.String()
+	f, ok := m.pb[key]
+	if !ok {
+		f = metrics.PairedBinary(name, ps, conf, seed)
+		m.pb[key] = f
+	}
+	f.Figure = name
+	return f
+}
+
+// sorted lists the histogram's keys in order.
+func (h hist) sorted() []uint64 {
+	keys := make([]uint64, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 // interval is the clustered interval of a histogram, with its estimate;
 // nils without units.
 func (h hist) interval(conf, scale float64) (est, lo, hi *float64) {
 	var y, m int64
 	ys := make([]int64, 0, len(h))
 	ms := make([]int64, 0, len(h))
-	keys := make([][2]int64, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b [2]int64) int {
-		if a[0] != b[0] {
-			return int(a[0] - b[0])
-		}
-		return int(a[1] - b[1])
-	})
-	for _, k := range keys {
+	for _, k := range h.sorted() {
+		ky, km := unpack(k)
 		for range h[k] {
-			ys = append(ys, k[0])
-			ms = append(ms, k[1])
+			ys = append(ys, ky)
+			ms = append(ms, km)
 		}
-		y += k[0] * h[k]
-		m += k[1] * h[k]
+		y += ky * h[k]
+		m += km * h[k]
 	}
 	if m == 0 {
 		return nil, nil, nil
@@ -430,7 +478,7 @@ func (h hist) interval(conf, scale float64) (est, lo, hi *float64) {
 func ptr(v float64) *float64 { return &v }
 
 // rows gives the configuration's rows: its rules in the run's order, then "*".
-func (a *acc) rows(d *Data, o Options) []Row {
+func (a *acc) rows(d *Data, o Options, m *memo) []Row {
 	R := len(d.rules)
 	cfg := a.cfg
 	var out []Row
@@ -453,20 +501,25 @@ func (a *acc) rows(d *Data, o Options) []Row {
 		}
 		h := a.hists[sl*nP : (sl+1)*nP]
 		conf := o.Confidence
-		r.Precision, r.PrecisionLo, r.PrecisionHi = h[pPrecision].interval(conf, 1)
-		r.Recall, r.RecallLo, r.RecallHi = h[pRecall].interval(conf, 1)
-		r.UnknownRate, r.UnknownRateLo, r.UnknownRateHi = h[pUnknown].interval(conf, 1)
-		r.FireRate, r.FireRateLo, r.FireRateHi = h[pFire].interval(conf, 1)
-		r.FailOpenRate, r.FailOpenRateLo, r.FailOpenRateHi = h[pFailOpen].interval(conf, 1)
-		r.EffectiveRecall, r.EffectiveRecallLo, r.EffectiveRecallHi = h[pEffRecall].interval(conf, 1)
-		r.FrictionPer100, r.FrictionPer100Lo, r.FrictionPer100Hi = h[pFriction].interval(conf, 100)
+		r.Precision, r.PrecisionLo, r.PrecisionHi = m.interval(h[pPrecision], conf, 1)
+		r.Recall, r.RecallLo, r.RecallHi = m.interval(h[pRecall], conf, 1)
+		r.UnknownRate, r.UnknownRateLo, r.UnknownRateHi = m.interval(h[pUnknown], conf, 1)
+		r.FireRate, r.FireRateLo, r.FireRateHi = m.interval(h[pFire], conf, 1)
+		r.FailOpenRate, r.FailOpenRateLo, r.FailOpenRateHi = m.interval(h[pFailOpen], conf, 1)
+		r.EffectiveRecall, r.EffectiveRecallLo, r.EffectiveRecallHi = m.interval(h[pEffRecall], conf, 1)
+		r.FrictionPer100, r.FrictionPer100Lo, r.FrictionPer100Hi = m.interval(h[pFriction], conf, 100)
 		r.ApprovalsPerSession, r.ApprovalsPerSessionLo, r.ApprovalsPerSessionHi = meanT(a.appr[sl], conf)
 		if o.EffectiveRecallMin != nil {
 			r.EffectiveRecallStatus = status(r.EffectiveRecallLo, r.EffectiveRecallHi, *o.EffectiveRecallMin)
 		}
 		if !cfg.Deployed {
 			for f := range nC {
-				fig := metrics.PairedBinary(pairedNames[f], a.pairs[sl*nC+f], conf, o.Seed)
+				// Per rule, the two figures the tables show; the "*" row
+				// has all four (each sign-flip test costs).
+				if sl < R && f != cEffRecall && f != cFriction {
+					continue
+				}
+				fig := m.paired(pairedNames[f], a.pairs[sl*nC+f], conf, o.Seed)
 				r.VsDeployed = append(r.VsDeployed, fig)
 				switch f {
 				case cEffRecall:

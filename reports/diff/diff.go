@@ -185,7 +185,7 @@ func compareCases(b, h *sideCase) *Case {
 		rd := &c.Rules[i]
 		bm, hm := rd.Base.Result == judge.Match, rd.Head.Result == judge.Match
 		rd.Moved = bm != hm
-		if rd.Base.Result != rd.Head.Result || rd.Base.Fired != rd.Head.Fired || rd.Base.In != rd.Head.In {
+		if answerOf(rd.Base) != answerOf(rd.Head) || rd.Base.Fired != rd.Head.Fired {
 			c.AnswersChanged++
 		}
 		if rd.Moved && rd.Label != "" && rd.Base.In && rd.Head.In {
@@ -235,6 +235,15 @@ func compareCases(b, h *sideCase) *Case {
 		c.Class = ClassUnchanged
 	}
 	return c
+}
+
+// answerOf is a rule's result, no_match when it was not in scope: a rule
+// that one policy adds and that does not match changes nothing.
+func answerOf(r Rule) judge.Result {
+	if !r.In {
+		return judge.NoMatch
+	}
+	return r.Result
 }
 
 // stability is flaky when some repeat of each side gave the same answer

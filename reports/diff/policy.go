@@ -226,12 +226,12 @@ func lineDiff(a, b []string) []string {
 			out = append(out, "  "+a[i])
 			i++
 			j++
-		case j < m && (i == n || l[i][j+1] >= l[i+1][j]):
-			out = append(out, "+ "+b[j])
-			j++
-		default:
+		case i < n && (j == m || l[i+1][j] >= l[i][j+1]):
 			out = append(out, "- "+a[i])
 			i++
+		default:
+			out = append(out, "+ "+b[j])
+			j++
 		}
 	}
 	return out
