@@ -283,7 +283,21 @@ func (rep *Report) commentHoldBacks(c *metrics.Comparison) commentSection {
 		if cr.c.Status == metrics.StatusInconclusive {
 			mark = "⚠️ INCONCLUSIVE"
 		}
-		fmt.Fprintf(&b, "- %s %s · %s — %s\n", mark, code(ruleLabel(cr.rule)), criterionLabel[cr.c.Name], mdEscape(cr.c.Reason))
+		rule, also := ruleLabel(cr.rule), ""
+		if metrics.IsPolicyCriterion(cr.c.Name) {
+			rule = policyRule
+			also = " (a policy criterion: it blocks the feature whatever judge is chosen)"
+		}
+		if base := rep.Summary.Judge(c.Baseline); cr.c.Status == metrics.StatusFail && base != nil {
+			br := base.Total
+			if cr.rule != metrics.AllRules {
+				br = base.Rule(cr.rule)
+			}
+			if br != nil && br.Status(cr.c.Name) == metrics.StatusFail {
+				also += " (the baseline fails it too)"
+			}
+		}
+		fmt.Fprintf(&b, "- %s %s · %s — %s%s\n", mark, code(rule), criterionLabel[cr.c.Name], mdEscape(cr.c.Reason), also)
 	}
 	if rest := len(fail) + len(open) - n; rest > 0 {
 		fmt.Fprintf(&b, "- … and %d more, in the per-rule figures below and in report.html\n", rest)
