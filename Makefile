@@ -117,8 +117,9 @@ diff-browser:
 	./.ci/diff-browser.sh
 
 # Fuzz the codecs and the masker for a bounded time each (FUZZTIME): the
-# case reader, the policy parser, the judge response parser, and the masker
-# (a planted secret never survives; masking is idempotent).
+# case reader, the policy parser, the judge response parser, the masker
+# (a planted secret never survives; masking is idempotent), and the labels
+# appender (two writers, short writes, undo).
 .PHONY: fuzz
 FUZZTIME ?= 10s
 fuzz:
@@ -127,6 +128,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePolicy$$' -fuzztime $(FUZZTIME) ./replay
 	$(GO) test -run '^$$' -fuzz '^FuzzParseOutput$$' -fuzztime $(FUZZTIME) ./judge
 	$(GO) test -run '^$$' -fuzz '^FuzzMaskString$$' -fuzztime $(FUZZTIME) ./internal/mask
+	$(GO) test -run '^$$' -fuzz '^FuzzLabelAppender$$' -fuzztime $(FUZZTIME) ./datasets
 
 # actionlint (pinned, through go run) on action.yml, the example workflows
 # and the README's recipes; shellcheck on the action's script.

@@ -165,78 +165,178 @@ func WriteSampleLabels(w io.Writer, lines []SampleLabel) error {
 }
 
 // LabelAppender appends labels to a labels file, one synced line at a
-// time: when Append returns, the label is on disk.
-type LabelAppender struct{ f *os.File }
+// time: when Append returns, the label is on disk. Several appenders, in
+// one process or several (two `label serve` on one file), may share a
+// file: the file is opened O_APPEND and every change is made under an
+// exclusive advisory lock (flock), so lines never interleave or overwrite
+// each other.
+type LabelAppender struct {
+	f    *os.File
+	path string
+	// write is f.Write; a test makes it fail part way (a full disk).
+	write func(f *os.File, b []byte) (int, error)
+}
+
+// ErrLabelGone is Remove's error when the label is not in the file (it
+// was never written, or was removed already).
+var ErrLabelGone = errors.New("the label is not in the labels file")
 
 // OpenLabelAppender opens (creating it if needed) a labels file for
 // appending. A torn last line left by a crash is cut off first, so the
 // file stays valid JSONL.
 func OpenLabelAppender(path string) (*LabelAppender, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if err := cutTornLine(f); err != nil {
+	a := &LabelAppender{f: f, path: path}
+	if err := a.locked(func() error { _, err := a.completeSize(); return err }); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &LabelAppender{f: f}, nil
+	return a, nil
 }
 
-// cutTornLine truncates f after its last newline.
-func cutTornLine(f *os.File) error {
-	b, err := io.ReadAll(f)
-	if err != nil {
+// locked runs fn holding the file's exclusive lock.
+func (a *LabelAppender) locked(fn func() error) error {
+	if err := lockExclusive(a.f); err != nil {
 		return err
 	}
-	keep := int64(bytes.LastIndexByte(b, '\n') + 1)
-	if keep != int64(len(b)) {
-		if err := f.Truncate(keep); err != nil {
-			return err
-		}
-	}
-	_, err = f.Seek(0, io.SeekEnd)
-	return err
+	defer unlock(a.f)
+	return fn()
 }
 
-// Append writes one label line and syncs the file.
+// completeSize cuts a torn last line (a crash mid-write: every write is
+// made under the lock, so nobody is writing it) and returns the file's size.
+func (a *LabelAppender) completeSize() (int64, error) {
+	st, err := a.f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := st.Size()
+	if size == 0 {
+		return 0, nil
+	}
+	var last [1]byte
+	if _, err := a.f.ReadAt(last[:], size-1); err != nil {
+		return 0, err
+	}
+	if last[0] == '\n' {
+		return size, nil
+	}
+	b, err := a.readAll()
+	if err != nil {
+		return 0, err
+	}
+	keep := int64(bytes.LastIndexByte(b, '\n') + 1)
+	if err := a.f.Truncate(keep); err != nil {
+		return 0, err
+	}
+	return keep, nil
+}
+
+func (a *LabelAppender) readAll() ([]byte, error) {
+	st, err := a.f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, st.Size())
+	n, err := a.f.ReadAt(b, 0)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	return b[:n], nil
+}
+
+// Append writes one label line and syncs the file. A write that fails part
+// way (a full disk) is cut back, so the file holds no partial line and the
+// label is not in it.
 func (a *LabelAppender) Append(l SampleLabel) error {
 	b, err := json.Marshal(&l)
 	if err != nil {
 		return err
 	}
-	if _, err := a.f.Write(append(b, '\n')); err != nil {
-		return err
-	}
-	return a.f.Sync()
+	b = append(b, '\n')
+	return a.locked(func() error {
+		size, err := a.completeSize()
+		if err != nil {
+			return err
+		}
+		write := a.write
+		if write == nil {
+			write = (*os.File).Write
+		}
+		if _, werr := write(a.f, b); werr != nil {
+			if terr := a.f.Truncate(size); terr != nil {
+				return fmt.Errorf("%w (and cutting the partial line back failed: %v)", werr, terr)
+			}
+			return werr
+		}
+		if err := a.f.Sync(); err != nil {
+			// Not known to be on disk: take it back.
+			_ = a.f.Truncate(size)
+			return err
+		}
+		return nil
+	})
 }
 
 // Close closes the file.
 func (a *LabelAppender) Close() error { return a.f.Close() }
 
-// RemoveLast removes the file's last line (undo) and syncs; it reports
-// whether there was one.
-func (a *LabelAppender) RemoveLast() (bool, error) {
-	if _, err := a.f.Seek(0, io.SeekStart); err != nil {
-		return false, err
-	}
-	b, err := io.ReadAll(a.f)
-	if err != nil {
-		return false, err
-	}
-	b = bytes.TrimSuffix(b, []byte{'\n'})
-	if len(b) == 0 {
-		_, err := a.f.Seek(0, io.SeekEnd)
-		return false, err
-	}
-	keep := int64(bytes.LastIndexByte(b, '\n') + 1)
-	if err := a.f.Truncate(keep); err != nil {
-		return false, err
-	}
-	if _, err := a.f.Seek(0, io.SeekEnd); err != nil {
-		return false, err
-	}
-	return true, a.f.Sync()
+// Remove removes label l (undo): the last line of the file that holds this
+// exact label (case, rule, labeler, label and time), wherever it is, so a
+// labeler's undo never takes another labeler's line. It is ErrLabelGone
+// when the file holds no such line.
+func (a *LabelAppender) Remove(l SampleLabel) error {
+	return a.locked(func() error {
+		if _, err := a.completeSize(); err != nil {
+			return err
+		}
+		b, err := a.readAll()
+		if err != nil {
+			return err
+		}
+		start, end := -1, -1
+		for e := len(b); e > 0; {
+			s := bytes.LastIndexByte(b[:e-1], '\n') + 1
+			var got SampleLabel
+			if json.Unmarshal(b[s:e], &got) == nil && sameLabel(&got, &l) {
+				start, end = s, e
+				break
+			}
+			e = s
+		}
+		if start < 0 {
+			return ErrLabelGone
+		}
+		if end < len(b) {
+			// Later lines move up over it: written through a second
+			// descriptor, since an O_APPEND one writes only at the end.
+			w, err := os.OpenFile(a.path, os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			_, werr := w.WriteAt(b[end:], int64(start))
+			if cerr := w.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				return werr
+			}
+		}
+		if err := a.f.Truncate(int64(len(b) - (end - start))); err != nil {
+			return err
+		}
+		return a.f.Sync()
+	})
+}
+
+// sameLabel reports whether two label lines are the same label given by
+// the same person at the same time.
+func sameLabel(x, y *SampleLabel) bool {
+	return x.CaseID == y.CaseID && x.RuleID == y.RuleID && x.Labeler == y.Labeler && x.Label == y.Label &&
+		x.Order == y.Order && x.Time != nil && y.Time != nil && x.Time.Equal(*y.Time)
 }
 
 // WithoutLabels returns a case line with its labels emptied ("labels":

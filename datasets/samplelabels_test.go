@@ -54,13 +54,17 @@ func TestLabelAppenderCutsTornLineAndUndoes(t *testing.T) {
 	if err != nil || len(got) != 2 || got[1].CaseID != "c2" {
 		t.Fatalf("after torn line: %v %+v", err, got)
 	}
-	if ok, err := a.RemoveLast(); !ok || err != nil {
-		t.Fatal(ok, err)
+	if err := a.Remove(l2); err != nil {
+		t.Fatal(err)
 	}
 	a.Append(l2)
-	a.RemoveLast()
-	a.RemoveLast()
-	if ok, _ := a.RemoveLast(); ok {
+	if err := a.Remove(l2); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Remove(l); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Remove(l); err == nil {
 		t.Error("removed a line from an empty file")
 	}
 	a.Close()

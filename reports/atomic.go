@@ -2,16 +2,32 @@ package reports
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WriteFileAtomic writes path through write into a temporary file in the
 // same directory, syncs it and renames it over path, so a reader never sees
 // a half-written report and an interrupted run leaves the old file (or none).
+//
+// Only a regular file (or none) is replaced so: a symlink keeps its link
+// and the file it points to is written (atomically, when that is a regular
+// file or absent), and anything that is not a regular file (a device such
+// as /dev/null, a FIFO, /dev/stdout) is written through, never replaced.
 func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	target, direct, err := atomicTarget(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if direct {
+		return writeThrough(target, write)
+	}
+	path = target
 	f, err := createTemp(path)
 	if err != nil {
 		return err
@@ -26,6 +42,77 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return commitTemp(f, path)
+}
+
+// IsRegularOrAbsent reports whether path, following symlinks, is a regular
+// file or does not exist: what WriteFileAtomic replaces by a rename.
+func IsRegularOrAbsent(path string) bool {
+	_, direct, err := atomicTarget(path)
+	return err == nil && !direct
+}
+
+// atomicTarget is the file WriteFileAtomic writes for path: path, or the
+// file a symlink at path points to (through every link; a dangling link's
+// target is created). direct says to write it in place: it exists and is
+// not a regular file, or it is a process's standard stream.
+func atomicTarget(path string) (string, bool, error) {
+	p := path
+	for range 40 {
+		if stdStream(p) {
+			return p, true, nil
+		}
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, false, nil
+		}
+		if err != nil {
+			return "", false, err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return p, !fi.Mode().IsRegular(), nil
+		}
+		link, err := os.Readlink(p)
+		if err != nil {
+			return "", false, err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(p), link)
+		}
+		p = link
+	}
+	return "", false, errors.New("too many levels of symbolic links")
+}
+
+// stdStream reports whether p names a standard stream or a descriptor of
+// the process (/dev/stdout, /dev/fd/N, /proc/self/fd/N), which are written
+// through like "-".
+func stdStream(p string) bool {
+	switch p {
+	case "/dev/stdout", "/dev/stderr":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/")
+}
+
+// writeThrough writes into an existing file that is not a regular one (a
+// device, a FIFO, a standard stream) in place.
+func writeThrough(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	bw := bufio.NewWriterSize(f, 64<<10)
+	werr := write(bw)
+	if werr == nil {
+		werr = bw.Flush()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	return nil
 }
 
 // createTemp opens a fresh temporary file next to path, named path.*.tmp.

@@ -382,11 +382,17 @@ func listSome(items []string) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:shown], ", "), len(items)-shown)
 }
 
-// writeOutput writes through write into path atomically, or to stdout when
-// path is "" or "-". Stdout output is spooled to a temporary file first, so
-// that a failure half-way prints nothing rather than part of a dataset.
+// toStdout reports whether an --out value means standard output: "-",
+// or /dev/stdout, which is treated the same (never replaced by a file).
+func toStdout(path string) bool { return path == "-" || path == "/dev/stdout" }
+
+// writeOutput writes through write into path atomically (a device, a FIFO
+// or a symlink's target is written through: reports.WriteFileAtomic), or
+// to stdout when path is "", "-" or /dev/stdout. Stdout output is spooled
+// to a temporary file first, so that a failure half-way prints nothing
+// rather than part of a dataset.
 func writeOutput(path string, io IO, write func(goio.Writer) error) error {
-	if path != "" && path != "-" {
+	if path != "" && !toStdout(path) {
 		return reports.WriteFileAtomic(path, write)
 	}
 	f, err := os.CreateTemp("", "apeval-out-*.jsonl")

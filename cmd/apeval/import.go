@@ -110,14 +110,15 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 		return err
 	}
 	var err error
-	if o.out == "-" {
+	if toStdout(o.out) {
 		bw := bufio.NewWriterSize(io.Out, 64<<10)
 		if err = write(bw); err == nil {
 			err = bw.Flush()
 		}
 	} else {
 		err = reports.WriteFileAtomic(o.out, write)
-		if err == nil && grouped && n > 0 {
+		// A device or FIFO given as --out is written through, not read back.
+		if err == nil && grouped && n > 0 && reports.IsRegularOrAbsent(o.out) {
 			err = markGrouped(o.out)
 		}
 	}
@@ -179,6 +180,9 @@ func printImportSummary(w goio.Writer, s *importers.Summary) {
 	for _, src := range s.Sources {
 		fmt.Fprintf(w, "%s: %d records, %d cases, %d sessions, %d unreadable%s\n",
 			src.Source, src.Records, src.Cases, src.Sessions, src.ErrCount, skippedText(src.Skipped))
+		if gate := autoModeNotes(src.Notes); gate != "" {
+			fmt.Fprintf(w, "%s: auto mode: %s\n", src.Source, gate)
+		}
 		for _, warn := range src.Warnings {
 			fmt.Fprintf(w, "%s: warning: %s\n", src.Source, warn)
 		}
@@ -203,4 +207,17 @@ func skippedText(m map[string]int) string {
 		parts[i] = fmt.Sprintf("%s %d", k, m[k])
 	}
 	return fmt.Sprintf("; skipped %d (%s)", total, strings.Join(parts, ", "))
+}
+
+// autoModeNotes lists the auto-mode gate outcomes an import counted (the
+// vendor's classifier decisions, docs/vendor-judges.md), "" when none.
+func autoModeNotes(notes map[string]int) string {
+	var parts []string
+	for k, n := range notes {
+		if what, ok := strings.CutPrefix(k, "auto mode: "); ok {
+			parts = append(parts, fmt.Sprintf("%s %d", what, n))
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }

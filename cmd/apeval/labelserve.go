@@ -73,6 +73,10 @@ the files run.json names, or the embedded sample) and the rules from
 			if _, _, err := parsePart(o.Part); err != nil {
 				return err
 			}
+			// Before anything is read or created (the labels file).
+			if err := labelpage.CheckAddr(o.Addr); err != nil {
+				return usageError{err}
+			}
 			o.Queue = args[0]
 			return runF(cmd.Context(), o, io)
 		},

@@ -87,7 +87,9 @@ func New(cfg Config) (*Server, error) {
 		s.index[it.Line.Key()] = i
 	}
 	for _, l := range cfg.Existing {
-		if l.Labeler != cfg.Labeler {
+		// This labeler's labels of this page's items: the file may also
+		// hold other labelers' and other parts' labels.
+		if _, mine := s.index[l.Key()]; l.Labeler != cfg.Labeler || !mine {
 			continue
 		}
 		s.labels = append(s.labels, l)
@@ -101,15 +103,24 @@ func New(cfg Config) (*Server, error) {
 // Token is the random path prefix of every URL.
 func (s *Server) Token() string { return s.token }
 
-// Listen binds addr, which must be a loopback address.
-func Listen(addr string) (net.Listener, error) {
+// CheckAddr accepts a loopback address only (host:port), so that a
+// command refuses any other before it creates a file.
+func CheckAddr(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("--addr %s: %w", addr, err)
 	}
 	ip := net.ParseIP(host)
 	if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("--addr %s: the labeling page serves loopback only (127.0.0.1 or ::1)", addr)
+		return fmt.Errorf("--addr %s: the labeling page serves loopback only (127.0.0.1 or ::1)", addr)
+	}
+	return nil
+}
+
+// Listen binds addr, which must be a loopback address (CheckAddr).
+func Listen(addr string) (net.Listener, error) {
+	if err := CheckAddr(addr); err != nil {
+		return nil, err
 	}
 	return net.Listen("tcp", addr)
 }
@@ -343,15 +354,16 @@ func (s *Server) undo(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, s.firstOpen(), review, "nothing to undo")
 		return
 	}
-	ok, err := s.cfg.Appender.RemoveLast()
-	if err == nil && !ok {
-		err = errors.New("the labels file is empty")
-	}
-	if err != nil {
-		s.reply(w, s.firstOpen(), review, "undo failed: "+err.Error())
+	last := s.labels[len(s.labels)-1]
+	// Only this labeler's own last label is removed, wherever it is in the
+	// file (another labeler may have written after it), or nothing.
+	if err := s.cfg.Appender.Remove(last); err != nil {
+		if errors.Is(err, datasets.ErrLabelGone) {
+			err = fmt.Errorf("your last label (%s, %s) is no longer in the labels file: it was removed outside this page", last.CaseID, last.RuleID)
+		}
+		s.reply(w, s.firstOpen(), review, "undo refused: "+err.Error())
 		return
 	}
-	last := s.labels[len(s.labels)-1]
 	s.labels = s.labels[:len(s.labels)-1]
 	pos := s.index[last.Key()]
 	s.cur[pos] = ""
