@@ -65,7 +65,7 @@ race:
 # test` runs it at 400): prints the table docs/statistics.md shows.
 .PHONY: calibrate
 calibrate:
-	APEVAL_CALIBRATE=2000 $(GO) test -count=1 -timeout 2h -run TestCalibration -v ./metrics | sed -n '/^ *| /s/^ *//p'
+	APEVAL_CALIBRATE=2000 $(GO) test -count=1 -timeout 2h -run TestCalibration -v ./metrics ./metrics/simulate | sed -n '/^ *| /s/^ *//p'
 
 # apeval run the way a user runs it: cmd/apeval/testdata/script/*.txtar.
 # Part of `make test` too; this target runs only them.

@@ -387,16 +387,16 @@ func Cached(j Judge, c *Cache) Judge {
 	if s, ok := scopeOf(j); ok {
 		// A digest, not the scope: options and URLs may carry credentials,
 		// and the cache file is one more place they must not reach.
-		sum := sha256.Sum256([]byte(s.cacheScope()))
+		sum := sha256.Sum256([]byte(s.CacheScope()))
 		prefix += fmt.Sprintf("%x", sum[:16])
 	}
 	return &CachedJudge{judge: j, cache: c, prefix: prefix + "\x00"}
 }
 
 // scopeOf finds the backend's scope under wrappers (a Budget's).
-func scopeOf(j Judge) (scoper, bool) {
+func scopeOf(j Judge) (CacheScoper, bool) {
 	for {
-		if s, ok := j.(scoper); ok {
+		if s, ok := j.(CacheScoper); ok {
 			return s, true
 		}
 		u, ok := j.(interface{ Unwrap() Judge })

@@ -95,9 +95,13 @@ func Check(ctx context.Context, spec string, cfg Config) CheckReport {
 		rep.StructuredOutput = "plugin"
 		rep.Reachable = resp.Status == StatusOK || resp.Status == StatusInvalid
 		rep.ModelPresent = rep.Reachable
-	case "openai":
-		// Any HTTP answer, even an error status, means the server is there;
-		// a server that answered the sample has the model, listed or not.
+	default:
+		if b, ok := Lookup(backend); !ok || !b.Server || backend == "ollama" {
+			break
+		}
+		// openai and registered server backends: any HTTP answer, even an
+		// error status, means the server is there; a server that answered
+		// the sample has the model, listed or not.
 		answered := resp.Status == StatusOK || resp.Status == StatusInvalid
 		rep.Reachable = rep.Reachable || answered || strings.HasPrefix(resp.Error, "HTTP ")
 		rep.ModelPresent = rep.ModelPresent || answered

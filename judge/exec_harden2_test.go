@@ -50,8 +50,9 @@ func openFDs(t *testing.T) int {
 }
 
 // Every restart used to leak the write end of the old child's stdin.
+// Not parallel: it counts the whole process's descriptors, which parallel
+// tests' servers and plugins open and close at any moment.
 func TestExecRestartLeaksNoDescriptor(t *testing.T) {
-	t.Parallel()
 	e := openExec(t, `read line; sleep 10`, Config{Timeout: 30 * time.Millisecond})
 	e.Judge(context.Background(), execRequest("ls")) // first start
 	before := openFDs(t)

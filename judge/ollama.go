@@ -207,7 +207,8 @@ func (o *Ollama) Details() map[string]string {
 // server refuses a schema, then json_object ("json"), then none.
 func (o *Ollama) StructuredMode() string { return o.modes.current() }
 
-func (o *Ollama) cacheScope() string { return o.scope }
+// CacheScope is the options the answers depend on (judge.CacheScoper).
+func (o *Ollama) CacheScope() string { return o.scope }
 
 // Judge asks the model about the input's rules in one chat call.
 func (o *Ollama) Judge(ctx context.Context, req Request) Response {

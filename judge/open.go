@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -53,6 +54,11 @@ type Config struct {
 	// MaxResponseBytes caps one HTTP response body or one exec plugin line
 	// (default DefaultMaxResponseBytes); over it, the call is invalid.
 	MaxResponseBytes int64
+	// Server and KeyEnv are a registered backend's server URL and API key
+	// variable (a --judge SPEC@URL, a [[judge]] base_url / api_key_env);
+	// empty means the backend's defaults. Ollama and OpenAI read the
+	// fields above, which the command also sets.
+	Server, KeyEnv string
 	// Getenv is the environment the judges read: OLLAMA_HOST and the
 	// variable OpenAIKeyEnv names. The command passes the environment it
 	// was given (the process's in production, a map in tests); nil is an
@@ -68,49 +74,141 @@ func (c Config) getenv(key string) string {
 	return c.Getenv(key)
 }
 
-// specForms lists the judge specs Open accepts, for error messages.
-const specForms = "ollama:MODEL, openai:MODEL, exec:COMMAND, recorded:NAME or none"
+// Backend is one judge backend as the registry knows it: its spec prefix,
+// what its argument is, which of the shared settings it reads, and how to
+// open it. Each backend registers itself once (Register), in its own file
+// or package; Open, `apeval judges check`, the command's flag and
+// apeval.toml checks and the help read the registry. Adding a backend:
+// docs/internals.md, "Adding a judge backend".
+type Backend struct {
+	// Name is the spec prefix: "ollama" in ollama:MODEL.
+	Name string
+	// Arg names the spec's argument for help and errors ("MODEL",
+	// "COMMAND"); "" for a backend that takes none (none).
+	Arg string
+	// Server: the backend talks to a server whose URL a --judge SPEC@URL
+	// or a [[judge]] base_url sets (Config.Server).
+	Server bool
+	// KeyEnv is the default environment variable holding the API key,
+	// which a [[judge]] api_key_env overrides (Config.KeyEnv); "" for a
+	// backend that takes no key.
+	KeyEnv string
+	// Prompt: the backend renders apeval's prompt (--prompt applies).
+	Prompt bool
+	// Live: the backend makes real calls (cached, budgeted, retried).
+	Live bool
+	// Open builds the judge from the spec's argument; prompt is the
+	// loaded --prompt (or the built-in one) when Prompt is set, else nil.
+	Open func(ctx context.Context, arg string, prompt *Prompt, cfg Config) (Judge, error)
+}
 
-// Open builds the judge named by a --judge spec. Live backends contact their
-// server once here (Ollama: model list and details), so a wrong host or model
-// fails before any case is replayed. Bare "recorded" must be expanded by the
-// caller into one recorded:NAME per name found in the dataset.
+var (
+	registryMu sync.RWMutex
+	// registry lists the backends in registration order: the built-in
+	// ones first, in the order the help has always listed them.
+	registry = []Backend{
+		{Name: "ollama", Arg: "MODEL", Server: true, Prompt: true, Live: true,
+			Open: func(ctx context.Context, arg string, p *Prompt, cfg Config) (Judge, error) {
+				return NewOllama(ctx, arg, p, cfg)
+			}},
+		{Name: "openai", Arg: "MODEL", Server: true, KeyEnv: "OPENAI_API_KEY", Prompt: true, Live: true,
+			Open: func(_ context.Context, arg string, p *Prompt, cfg Config) (Judge, error) {
+				return NewOpenAI(arg, p, cfg)
+			}},
+		{Name: "exec", Arg: "COMMAND", Live: true,
+			Open: func(_ context.Context, arg string, _ *Prompt, cfg Config) (Judge, error) { return NewExec(arg, cfg) }},
+		{Name: "recorded", Arg: "NAME",
+			Open: func(_ context.Context, arg string, _ *Prompt, _ Config) (Judge, error) { return NewRecorded(arg), nil }},
+		{Name: "none",
+			Open: func(context.Context, string, *Prompt, Config) (Judge, error) { return NewNone(), nil }},
+	}
+)
+
+// Register adds a backend; a backend package calls it from init, and the
+// command imports the package (cmd/apeval/backends.go). A second backend
+// of one name panics: it is a programming error.
+func Register(b Backend) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	for _, r := range registry {
+		if r.Name == b.Name {
+			panic("judge: backend " + b.Name + " registered twice")
+		}
+	}
+	registry = append(registry, b)
+}
+
+// Lookup returns the registered backend of a name (a spec's prefix).
+func Lookup(name string) (Backend, bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	for _, r := range registry {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Backend{}, false
+}
+
+// Backends lists the registered backends, built-in ones first.
+func Backends() []Backend {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	return append([]Backend(nil), registry...)
+}
+
+// SpecForms lists the judge specs Open accepts, for help and errors:
+// "ollama:MODEL, openai:MODEL, exec:COMMAND, recorded:NAME or none".
+func SpecForms() string {
+	var forms []string
+	none := ""
+	for _, b := range Backends() {
+		if b.Arg == "" {
+			none = b.Name
+			continue
+		}
+		forms = append(forms, b.Name+":"+b.Arg)
+	}
+	s := strings.Join(forms, ", ")
+	if none != "" {
+		s += " or " + none
+	}
+	return s
+}
+
+// Open builds the judge named by a --judge spec through the registry. Live
+// backends contact their server once here (Ollama: model list and
+// details), so a wrong host or model fails before any case is replayed.
+// Bare "recorded" must be expanded by the caller into one recorded:NAME
+// per name found in the dataset.
 func Open(ctx context.Context, spec string, cfg Config) (Judge, error) {
-	backend, arg, hasArg := strings.Cut(strings.TrimSpace(spec), ":")
-	switch backend {
-	case "none":
-		if hasArg {
-			return nil, fmt.Errorf("judge %q: none takes no argument", spec)
-		}
-		return NewNone(), nil
-	case "recorded":
-		if !hasArg || arg == "" {
-			return nil, fmt.Errorf("judge %q: bare recorded must be expanded into recorded:NAME for each judge name in the dataset", spec)
-		}
-		return NewRecorded(arg), nil
-	case "ollama", "openai", "exec":
-		if !hasArg || strings.TrimSpace(arg) == "" {
-			return nil, fmt.Errorf("judge %q: %s needs an argument (%s)", spec, backend, specForms)
-		}
-	default:
-		return nil, fmt.Errorf("judge %q: unknown backend %q; use %s", spec, backend, specForms)
+	name, arg, hasArg := strings.Cut(strings.TrimSpace(spec), ":")
+	b, ok := Lookup(name)
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("judge %q: unknown backend %q; use %s", spec, name, SpecForms())
+	case b.Arg == "" && hasArg:
+		return nil, fmt.Errorf("judge %q: %s takes no argument", spec, name)
+	case name == "recorded" && arg == "":
+		return nil, fmt.Errorf("judge %q: bare recorded must be expanded into recorded:NAME for each judge name in the dataset", spec)
+	case b.Arg != "" && (!hasArg || strings.TrimSpace(arg) == ""):
+		return nil, fmt.Errorf("judge %q: %s needs an argument (%s)", spec, name, SpecForms())
 	}
-	prompt := DefaultPrompt()
-	if cfg.PromptFile != "" {
-		p, err := LoadPrompt(cfg.PromptFile)
-		if err != nil {
-			return nil, err
+	var prompt *Prompt
+	if b.Prompt || b.Live {
+		prompt = DefaultPrompt()
+		if cfg.PromptFile != "" {
+			p, err := LoadPrompt(cfg.PromptFile)
+			if err != nil {
+				return nil, err
+			}
+			prompt = p
 		}
-		prompt = p
 	}
-	switch backend {
-	case "ollama":
-		return NewOllama(ctx, arg, prompt, cfg)
-	case "openai":
-		return NewOpenAI(arg, prompt, cfg)
-	default:
-		return NewExec(arg, cfg)
+	if !b.Prompt {
+		prompt = nil
 	}
+	return b.Open(ctx, arg, prompt, cfg)
 }
 
 // Describer is implemented by backends that know more about their model than
@@ -119,12 +217,6 @@ func Open(ctx context.Context, spec string, cfg Config) (Judge, error) {
 // `apeval judges check`.
 type Describer interface {
 	Details() map[string]string
-}
-
-// scoper is implemented by backends whose answers depend on settings outside
-// the identity (options, server URL); the cache keys on them too.
-type scoper interface {
-	cacheScope() string
 }
 
 // parseOptions turns --judge-option values into JSON-ready values.

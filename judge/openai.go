@@ -198,7 +198,8 @@ func (o *OpenAI) Details() map[string]string {
 // 429 never change the mode.
 func (o *OpenAI) StructuredMode() string { return o.modes.current() }
 
-func (o *OpenAI) cacheScope() string { return o.scope }
+// CacheScope is the server and options the answers depend on (judge.CacheScoper).
+func (o *OpenAI) CacheScope() string { return o.scope }
 
 // Judge asks the model about the input's rules in one chat completion.
 func (o *OpenAI) Judge(ctx context.Context, req Request) Response {

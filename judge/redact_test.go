@@ -38,7 +38,7 @@ func TestOpenAIBaseURLWithSecrets(t *testing.T) {
 	if gotURL != "/v1/chat/completions?key=QUERYSECRET" || gotAuth != "alice:pa55word" {
 		t.Errorf("request went to %q with user %q", gotURL, gotAuth)
 	}
-	leaks := o.Details()["base_url"] + " " + o.cacheScope()
+	leaks := o.Details()["base_url"] + " " + o.CacheScope()
 	for _, secret := range []string{"pa55word", "alice", "QUERYSECRET"} {
 		if strings.Contains(leaks, secret) {
 			t.Errorf("%q leaks into details or cache scope: %s", secret, leaks)

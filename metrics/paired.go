@@ -2,8 +2,10 @@ package metrics
 
 // PairedCounts is one session's units of a paired binary figure: Both had
 // the event on both sides, BaseOnly on the baseline side only, CandOnly on
-// the candidate side only, Neither on neither.
-type PairedCounts struct{ Both, BaseOnly, CandOnly, Neither int64 }
+// the candidate side only, Neither on neither. Sessions, when above 1,
+// says that many sessions have these same counts (0 and 1 mean one), so
+// that many sessions take little memory.
+type PairedCounts struct{ Both, BaseOnly, CandOnly, Neither, Sessions int64 }
 
 // PairedBinary compares a binary figure of two configurations on the same
 // units, grouped by session, the way Summary.Compare compares two judges
@@ -16,9 +18,10 @@ func PairedBinary(name string, sessions []PairedCounts, conf float64, seed uint6
 	var m mcnemar
 	var a, b, c, d int64
 	for _, s := range sessions {
-		a, b, c, d = a+s.Both, b+s.BaseOnly, c+s.CandOnly, d+s.Neither
+		k := max(s.Sessions, 1)
+		a, b, c, d = a+k*s.Both, b+k*s.BaseOnly, c+k*s.CandOnly, d+k*s.Neither
 		if n := s.BaseOnly + s.CandOnly; n > 0 {
-			m.addSessions(s.BaseOnly-s.CandOnly, n, 1)
+			m.addSessions(s.BaseOnly-s.CandOnly, n, k)
 		}
 	}
 	f := Figure{Figure: name, N: a + b + c + d, Test: m.test()}

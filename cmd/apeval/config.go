@@ -16,6 +16,7 @@ import (
 
 	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/internal/tomlfile"
+	"github.com/apeval/apeval/judge"
 )
 
 // ConfigFile is the project file apeval init writes and run, replay,
@@ -137,19 +138,19 @@ func parseProjectConfig(data []byte, name string) (*projectConfig, error) {
 		if strings.TrimSpace(j.Spec) == "" {
 			errf(fmt.Sprintf("judge[%d].spec", i), "required (ollama:MODEL, openai:MODEL, exec:CMD, recorded[:NAME] or none)")
 		}
-		backend, _, _ := strings.Cut(strings.TrimSpace(j.Spec), ":")
+		b, _ := judge.Lookup(backendOf(j.Spec))
 		if j.BaseURL != "" {
-			if backend != "openai" && backend != "ollama" {
-				errf(fmt.Sprintf("judge[%d].base_url", i), "only openai: and ollama: judges have a server (spec %q)", j.Spec)
+			if !b.Server {
+				errf(fmt.Sprintf("judge[%d].base_url", i), "only %s judges have a server (spec %q)", backendsWith(func(b judge.Backend) bool { return b.Server }), j.Spec)
 			} else if err := checkServerURL(j.BaseURL); err != nil {
 				errf(fmt.Sprintf("judge[%d].base_url", i), "%v", err)
 			}
 		}
-		if j.APIKeyEnv != "" && backend != "openai" {
-			errf(fmt.Sprintf("judge[%d].api_key_env", i), "only openai: judges take an API key (spec %q)", j.Spec)
+		if j.APIKeyEnv != "" && b.KeyEnv == "" {
+			errf(fmt.Sprintf("judge[%d].api_key_env", i), "only %s judges take an API key (spec %q)", backendsWith(func(b judge.Backend) bool { return b.KeyEnv != "" }), j.Spec)
 		}
-		if j.Prompt != "" && backend != "openai" && backend != "ollama" {
-			errf(fmt.Sprintf("judge[%d].prompt", i), "only openai: and ollama: judges use apeval's prompt (spec %q)", j.Spec)
+		if j.Prompt != "" && !b.Prompt {
+			errf(fmt.Sprintf("judge[%d].prompt", i), "only %s judges use apeval's prompt (spec %q)", backendsWith(func(b judge.Backend) bool { return b.Prompt }), j.Spec)
 		}
 		for _, p := range []struct {
 			key string
@@ -313,4 +314,19 @@ func (e *evalOptions) applyConfig(cmd *cobra.Command) error {
 	}
 	c.applyToEval(cmd, e)
 	return nil
+}
+
+// backendsWith names the registered backends with a property, as a message
+// lists them: "openai: and ollama:", "openai:, ollama: and anthropic:".
+func backendsWith(has func(judge.Backend) bool) string {
+	var names []string
+	for _, b := range judge.Backends() {
+		if has(b) {
+			names = append(names, b.Name+":")
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 )
@@ -98,5 +102,72 @@ func TestReusedOutDropsCompareParquet(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "compare.parquet")); err == nil {
 		t.Fatal("the earlier run's compare.parquet stayed beside the new run")
+	}
+}
+
+// run --resume DIR takes the judges' servers and key variables from the
+// invocation, never from DIR/run.json: an edited run.json that names
+// another server (or key variable) is refused, naming the difference, and
+// that server receives nothing (issue 35 point 6).
+func TestResumeServersFromInvocation(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ds := filepath.Join(dir, "cases.jsonl")
+	var b strings.Builder
+	for i := 0; i < 6; i++ {
+		fmt.Fprintf(&b, `{"id":"c-%02d","session_id":"s-%02d","tool":{"name":"Bash","arguments":{"command":"rm -rf build/%d"}},"labels":{"nl-delete":"match"}}`+"\n", i, i, i)
+	}
+	os.WriteFile(ds, []byte(b.String()), 0o644)
+	pol := filepath.Join(dir, "policy.toml")
+	os.WriteFile(pol, []byte(livePolicy), 0o644)
+	srv, _, _ := newFlakyServer(t)
+	var stolen atomic.Int64
+	var auth atomic.Value
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		stolen.Add(1)
+		auth.Store(r.Header.Get("Authorization"))
+		http.Error(w, "no", http.StatusTeapot)
+	}))
+	t.Cleanup(evil.Close)
+	cache := filepath.Join(dir, "cache")
+	first := filepath.Join(dir, "first")
+	apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:judge-large", "--openai-base-url", srv.URL+"/v1",
+		"--openai-api-key-env", "APEVAL_T_KEY", "--cache", cache, "--concurrency", "1", "--out", first, "-q")
+	rj := filepath.Join(first, "run.json")
+	orig, err := os.ReadFile(rj)
+	if err != nil || !strings.Contains(string(orig), srv.URL) {
+		t.Fatalf("run.json lacks the server: %v", err)
+	}
+
+	// run.json edited to send everything elsewhere with another key.
+	edited := strings.ReplaceAll(string(orig), srv.URL, evil.URL)
+	edited = strings.ReplaceAll(edited, `"APEVAL_T_KEY"`, `"GITHUB_TOKEN"`)
+	os.WriteFile(rj, []byte(edited), 0o644)
+	code, _, stderr := apeval(t, "", "run", "--resume", first, "--openai-base-url", srv.URL+"/v1", "--openai-api-key-env", "APEVAL_T_KEY",
+		"--cache", cache, "--out", filepath.Join(dir, "second"), "-q")
+	if code != exitUsage || !strings.Contains(stderr, evil.URL) || !strings.Contains(stderr, srv.URL) || !strings.Contains(stderr, "names the server") {
+		t.Fatalf("edited server: exit %d, %s", code, stderr)
+	}
+	// Without a server on the command line the default is not run.json's.
+	code, _, stderr = apeval(t, "", "run", "--resume", first, "--cache", cache, "--out", filepath.Join(dir, "third"), "-q")
+	if code != exitUsage || !strings.Contains(stderr, "this invocation the default") {
+		t.Fatalf("no server given: exit %d, %s", code, stderr)
+	}
+	// Only the key variable edited.
+	edited = strings.ReplaceAll(string(orig), `"APEVAL_T_KEY"`, `"GITHUB_TOKEN"`)
+	os.WriteFile(rj, []byte(edited), 0o644)
+	code, _, stderr = apeval(t, "", "run", "--resume", first, "--openai-base-url", srv.URL+"/v1", "--openai-api-key-env", "APEVAL_T_KEY",
+		"--cache", cache, "--out", filepath.Join(dir, "fourth"), "-q")
+	if code != exitUsage || !strings.Contains(stderr, "key variable GITHUB_TOKEN") || !strings.Contains(stderr, "APEVAL_T_KEY") {
+		t.Fatalf("edited key variable: exit %d, %s", code, stderr)
+	}
+	if n := stolen.Load(); n != 0 {
+		t.Fatalf("the server run.json named got %d requests (Authorization %q)", n, auth.Load())
+	}
+	// The unedited run directory resumes with the same flags.
+	os.WriteFile(rj, orig, 0o644)
+	if code, _, stderr = apeval(t, "", "run", "--resume", first, "--openai-base-url", srv.URL+"/v1", "--openai-api-key-env", "APEVAL_T_KEY",
+		"--cache", cache, "--out", filepath.Join(dir, "fifth"), "-q"); code == exitUsage {
+		t.Fatalf("unedited resume: %s", stderr)
 	}
 }

@@ -58,7 +58,11 @@ func (f *judgeFlags) effective(e judgeEntry) judgeEntry {
 			e.BaseURL = f.OllamaHost
 		}
 	default:
-		return e
+		// Other backends have no server flags: their server and key
+		// variable come from SPEC@URL and the [[judge]] table.
+		if b, ok := judge.Lookup(backendOf(e.Spec)); !ok || !b.Prompt {
+			return e
+		}
 	}
 	if e.Prompt == "" {
 		e.Prompt = f.Prompt
@@ -71,14 +75,13 @@ func (e judgeEntry) hasOwnSettings() bool {
 	return e.BaseURL != "" || e.KeyEnv != "" || e.Prompt != ""
 }
 
-// parseJudgeFlag reads one --judge value: SPEC, or for openai: and
-// ollama: judges SPEC@URL with URL an http(s) server (the base URL, the
-// Ollama host). A model name may itself hold "@": only an "@http://" or
+// parseJudgeFlag reads one --judge value: SPEC, or for a backend with a
+// server (openai:, ollama:, anthropic:; judge.Backend.Server) SPEC@URL with
+// URL an http(s) server (the base URL, the Ollama host). A model name may itself hold "@": only an "@http://" or
 // "@https://" separates a server.
 func parseJudgeFlag(v string) (judgeEntry, error) {
 	v = strings.TrimSpace(v)
-	backend, _, _ := strings.Cut(v, ":")
-	if backend != "openai" && backend != "ollama" {
+	if b, ok := judge.Lookup(backendOf(v)); !ok || !b.Server {
 		return judgeEntry{Spec: v}, nil
 	}
 	i := max(strings.LastIndex(v, "@http://"), strings.LastIndex(v, "@https://"))
@@ -223,4 +226,10 @@ func withoutPrices(kv map[string]string) map[string]string {
 		}
 	}
 	return out
+}
+
+// backendOf is a spec's backend name: "openai" in openai:MODEL.
+func backendOf(spec string) string {
+	name, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	return name
 }

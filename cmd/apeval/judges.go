@@ -233,9 +233,11 @@ func (e judgeEntry) config(cfg judge.Config) judge.Config {
 		} else {
 			cfg.OpenAIBaseURL = e.BaseURL
 		}
+		cfg.Server = e.BaseURL
 	}
 	if e.KeyEnv != "" {
 		cfg.OpenAIKeyEnv = e.KeyEnv
+		cfg.KeyEnv = e.KeyEnv
 	}
 	if e.Prompt != "" {
 		cfg.PromptFile = e.Prompt
@@ -245,11 +247,8 @@ func (e judgeEntry) config(cfg judge.Config) judge.Config {
 
 // live reports whether a judge makes real calls (worth caching).
 func live(j judge.Judge) bool {
-	switch j.Identity().Backend {
-	case "recorded", "none":
-		return false
-	}
-	return true
+	b, ok := judge.Lookup(j.Identity().Backend)
+	return !ok || b.Live
 }
 
 func judgeInfo(j judge.Judge) reports.JudgeInfo {

@@ -183,7 +183,7 @@ func TestJudgeFlagWithServer(t *testing.T) {
 func TestJudgeTableErrors(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ toml, want string }{
-		{"[[judge]]\nspec = \"exec:./j\"\nbase_url = \"http://x\"\n", "apeval.toml:3: judge[0].base_url: only openai: and ollama:"},
+		{"[[judge]]\nspec = \"exec:./j\"\nbase_url = \"http://x\"\n", "apeval.toml:3: judge[0].base_url: only ollama:, openai:"},
 		{"[[judge]]\nspec = \"openai:m\"\nbase_url = \"ftp://x\"\n", "apeval.toml:3: judge[0].base_url:"},
 		{"[[judge]]\nspec = \"ollama:m\"\napi_key_env = \"K\"\n", "apeval.toml:3: judge[0].api_key_env: only openai:"},
 		{"[[judge]]\nspec = \"recorded\"\nprompt = \"p.txt\"\n", "apeval.toml:3: judge[0].prompt:"},

@@ -97,6 +97,11 @@ func (o *runOptions) applyResume(cmd *cobra.Command) error {
 		o.Repeat.BatchSize = s.BatchSize
 	}
 	if unset("judge") && len(s.Judges) > 0 {
+		// The judges' servers and key variables come from this
+		// invocation's flags and apeval.toml, never from DIR: a run
+		// directory travels (CI artifacts) and an edited run.json must not
+		// send a key to a server of its choosing.
+		mine := o.fileJudges
 		o.fileJudges, o.judgesFromFile = nil, true
 		for i, d := range s.Judges {
 			e, err := parseJudgeFlag(d)
@@ -110,10 +115,22 @@ func (o *runOptions) applyResume(cmd *cobra.Command) error {
 				return usagef("--resume %s: judge %s is recorded masked (its spec held a secret): give the judges again with --judge", o.Resume, d)
 			}
 			e.Options = s.JudgeOptions[d]
+			recorded := e // the server and key variable DIR names
 			if i < len(s.JudgeEntries) && s.JudgeEntries[i].Spec == e.Spec {
 				je := s.JudgeEntries[i]
-				e.BaseURL, e.KeyEnv, e.Prompt = je.BaseURL, je.APIKeyEnv, je.Prompt
+				recorded.BaseURL, recorded.KeyEnv, e.Prompt = je.BaseURL, je.APIKeyEnv, je.Prompt
 			}
+			own := judgeEntry{Spec: e.Spec}
+			for _, f := range mine {
+				if f.Spec == e.Spec {
+					own = f
+					break
+				}
+			}
+			if err := o.sameServer(recorded, own); err != nil {
+				return err
+			}
+			e.BaseURL, e.KeyEnv = own.BaseURL, own.KeyEnv
 			o.fileJudges = append(o.fileJudges, e)
 		}
 	}
@@ -127,6 +144,39 @@ func (o *runOptions) applyResume(cmd *cobra.Command) error {
 		}
 	}
 	o.resume = rs
+	return nil
+}
+
+// sameServer refuses a resume whose run.json names another server or key
+// variable for a judge than this invocation (its flags and apeval.toml)
+// gives it, naming the difference. run.json holds the URL masked, so the
+// masked forms are compared.
+func (o *runOptions) sameServer(recorded, own judgeEntry) error {
+	rec, inv := o.Judge.effective(recorded), o.Judge.effective(own)
+	flag := "--openai-base-url"
+	if strings.HasPrefix(own.Spec, "ollama:") {
+		flag = "--ollama-host"
+	}
+	show := func(u string) string {
+		if u == "" {
+			return "the default"
+		}
+		return maskURL(u)
+	}
+	if maskURL(rec.BaseURL) != maskURL(inv.BaseURL) {
+		return usagef("--resume %s: its run.json names the server %s for judge %s, this invocation %s (%s or apeval.toml); a resumed run sends only to the servers you give: give the same server again, or start a new run",
+			o.Resume, show(rec.BaseURL), own.Spec, show(inv.BaseURL), flag)
+	}
+	if rec.KeyEnv != inv.KeyEnv {
+		name := func(v string) string {
+			if v == "" {
+				return "OPENAI_API_KEY"
+			}
+			return v
+		}
+		return usagef("--resume %s: its run.json names the key variable %s for judge %s, this invocation %s (--openai-api-key-env or apeval.toml); a resumed run sends only the keys you name: give the same variable again, or start a new run",
+			o.Resume, name(rec.KeyEnv), own.Spec, name(inv.KeyEnv))
+	}
 	return nil
 }
 

@@ -74,9 +74,10 @@ func TestResumeResendsOnlyFailedCalls(t *testing.T) {
 	}
 	healed.Store(true)
 
-	// Only the cache and the output are given: the rest comes from DIR.
+	// The server (never taken from DIR), the cache and the output are
+	// given: the rest comes from DIR.
 	second := filepath.Join(dir, "second")
-	code, _, stderr := apeval(t, "", "run", "--resume", first, "--cache", cache, "--out", second, "-q")
+	code, _, stderr := apeval(t, "", "run", "--resume", first, "--openai-base-url", srv.URL+"/v1", "--cache", cache, "--out", second, "-q")
 	if code == exitUsage {
 		t.Fatalf("resume: exit 2: %s", stderr)
 	}
@@ -106,7 +107,7 @@ func TestResumeResendsOnlyFailedCalls(t *testing.T) {
 	}
 	// A resume that changes a judge's identity is refused.
 	os.WriteFile(filepath.Join(dir, "p.txt"), []byte(promptVariant("px", "X")), 0o644)
-	code, _, stderr = apeval(t, "", "run", "--resume", first, "--cache", cache, "--out", filepath.Join(dir, "third"), "-q",
+	code, _, stderr = apeval(t, "", "run", "--resume", first, "--openai-base-url", srv.URL+"/v1", "--cache", cache, "--out", filepath.Join(dir, "third"), "-q",
 		"--prompt", filepath.Join(dir, "p.txt"))
 	if code != exitUsage || !strings.Contains(stderr, "keeps the judges' identities") {
 		t.Fatalf("changed prompt: exit %d, %s", code, stderr)

@@ -181,7 +181,7 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 	o.Filter.register(f)
 	o.Budget.register(f)
 	o.Repeat.register(f)
-	f.StringVar(&o.Resume, "resume", "", "finish the run in `DIR`: replay it again with its settings into a new run directory, answering every call it completed from the cache, so only the calls that failed there (timeout, error) are re-sent; run.json notes what was")
+	f.StringVar(&o.Resume, "resume", "", "finish the run in `DIR`: replay it again with its settings into a new run directory, answering every call it completed from the cache, so only the calls that failed there (timeout, error) are re-sent; run.json notes what was (the judges' servers and key variables come from these flags and apeval.toml, never from DIR)")
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -130,10 +131,16 @@ func Detect(sources []string, stdin *bufio.Reader) (format, why string, err erro
 			return "", "", err
 		}
 		if !st.IsDir() {
+			if openCodeDBName(src) || sqliteFile(src) {
+				return "opencode", src + " is an SQLite database (OpenCode ≥ 1.2 keeps its sessions in opencode.db)", nil
+			}
 			if f := sniffFile(src); f != "" {
 				return f, "the first records of " + src, nil
 			}
 			continue
+		}
+		if db, ok := findOpenCodeDB(src); ok {
+			return "opencode", src + " holds OpenCode's database " + filepath.Base(db), nil
 		}
 		if root, ok := openCodeRoot(src); ok {
 			return "opencode", root + " has OpenCode's session/, message/ and part/ directories", nil
@@ -163,6 +170,18 @@ func Detect(sources []string, stdin *bufio.Reader) (format, why string, err erro
 	}
 	return "", "", fmt.Errorf("the format of %s could not be told from its first records: give --from (one of %s)",
 		strings.Join(sources, ", "), strings.Join(Formats, ", "))
+}
+
+// sqliteFile reports whether a file starts with SQLite's header.
+func sqliteFile(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteMagic))
+	n, _ := io.ReadFull(f, head)
+	return n == len(head) && string(head) == sqliteMagic
 }
 
 // sniffFile sniffs the start of one file ("" when it cannot be read).

@@ -38,6 +38,9 @@ type Options struct {
 	RuleID string
 	// Workspace is the workspace of trajectory events that name none.
 	Workspace string
+	// openCodeBusyMS is how long an OpenCode database locked by another
+	// process is waited for (0: 5 s; tests shorten it).
+	openCodeBusyMS int
 	// Categories classifies tool names (nil: the built-in map).
 	Categories datasets.CategoryMap
 	// Stdin is read for the source "-".
@@ -234,6 +237,9 @@ func importFile(imp importer, f string, ss *SourceSummary, out *output, opt Opti
 		if _, ok := err.(emitError); ok {
 			return err
 		}
+		if _, ok := err.(badDBError); ok {
+			return err // a database that cannot be read at all: nothing is written
+		}
 		ss.errorf(0, "%v", err) // a truncated stream: what was read so far stays
 	}
 	return nil
@@ -270,7 +276,7 @@ func newImporter(format string, opt Options) (importer, error) {
 	case "trajectory-events":
 		return &trajectory{workspace: opt.Workspace}, nil
 	case "opencode":
-		return openCode{}, nil
+		return openCode{busyMS: cmpInt(opt.openCodeBusyMS, 5000)}, nil
 	case "otel-genai-spans":
 		return &otelSpans{}, nil
 	case "claude-code-otel":
@@ -296,6 +302,13 @@ func CheckFormat(name string) error {
 
 func unknownFormat(name string) error {
 	return fmt.Errorf("unknown format %q (want one of %s)", name, strings.Join(Formats, ", "))
+}
+
+func cmpInt(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
 }
 
 func cmpOr(a, b string) string {

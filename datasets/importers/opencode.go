@@ -63,13 +63,16 @@ type ocPart struct {
 	} `json:"state"`
 }
 
-type openCode struct{}
+type openCode struct {
+	busyMS int // how long a locked database is waited for
+}
 
 func (openCode) stream() bool { return false }
 
-// match takes session files: storage/session/<projectID>/<sessionID>.json.
+// match takes session files, storage/session/<projectID>/<sessionID>.json,
+// and OpenCode ≥ 1.2's database, opencode.db.
 func (openCode) match(p string) bool {
-	return strings.HasSuffix(p, ".json") && filepath.Base(filepath.Dir(filepath.Dir(p))) == "session"
+	return strings.HasSuffix(p, ".json") && filepath.Base(filepath.Dir(filepath.Dir(p))) == "session" || openCodeDBName(p)
 }
 
 // openCodeRoot finds the storage directory at or just under dir.
@@ -122,8 +125,10 @@ func readObject(path string, v any) (bad string) {
 	return ""
 }
 
-func (openCode) file(r io.Reader, sum *SourceSummary, out *output) error {
-	const format = "opencode"
+func (o openCode) file(r io.Reader, sum *SourceSummary, out *output) error {
+	if isOpenCodeDB(sum.Source, r) {
+		return openCodeDB(sum.Source, o.busyMS, sum, out)
+	}
 	data, err := io.ReadAll(io.LimitReader(r, maxObjectFile))
 	if err != nil {
 		return err
@@ -148,68 +153,98 @@ func (openCode) file(r io.Reader, sum *SourceSummary, out *output) error {
 			sum.errorIn(mf, 1, "%s", bad)
 			continue
 		}
-		workspace := s.Directory
-		if m.Path != nil && m.Path.Cwd != "" {
-			workspace = m.Path.Cwd
-		}
-		var userText []string
-		parts := jsonFiles(filepath.Join(root, "part", m.ID))
-		if len(parts) == 0 {
-			sum.skip(m.Role + " message without parts")
-		} else {
-			sum.skip(m.Role + " message")
-		}
-		for _, pf := range parts {
+		var parts []ocPartRec
+		for _, pf := range jsonFiles(filepath.Join(root, "part", m.ID)) {
 			sum.Records++
-			var p ocPart
-			if bad := readObject(pf, &p); bad != "" {
+			r := ocPartRec{where: pf, line: 1}
+			if bad := readObject(pf, &r.p); bad != "" {
 				sum.errorIn(pf, 1, "%s", bad)
 				continue
 			}
-			switch {
-			case p.Type == "text" && m.Role == "user" && !p.Synthetic:
-				userText = append(userText, p.Text)
-				sum.skip("user text (context)")
-			case p.Type == "text" && m.Role == "assistant":
-				cv.turn("assistant", out.text(p.Text))
-				sum.skip("assistant text (context)")
-			case p.Type == "tool":
-				if p.Tool == "" || p.State == nil {
-					sum.errorIn(pf, 1, "tool part without tool or state")
-					continue
+			parts = append(parts, r)
+		}
+		if err := ocMessageCases(s, m, parts, cv, sum, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ocPartRec is a part read and where it came from (its file, or the
+// database and the part's id), for provenance and errors.
+type ocPartRec struct {
+	p     ocPart
+	where string
+	line  int    // the line errors about it name (1 for a file, 0 for a row)
+	id    string // the part's row id (database)
+}
+
+// ocMessageCases turns one message's parts into cases and context: the
+// legacy storage tree and the 1.2 database hold the same JSON.
+func ocMessageCases(s ocSession, m ocMessage, parts []ocPartRec, cv *convo, sum *SourceSummary, out *output) error {
+	const format = "opencode"
+	workspace := s.Directory
+	if m.Path != nil && m.Path.Cwd != "" {
+		workspace = m.Path.Cwd
+	}
+	var userText []string
+	if len(parts) == 0 {
+		sum.skip(m.Role + " message without parts")
+	} else {
+		sum.skip(m.Role + " message")
+	}
+	for _, r := range parts {
+		p := r.p
+		switch {
+		case p.Type == "text" && m.Role == "user" && !p.Synthetic:
+			userText = append(userText, p.Text)
+			sum.skip("user text (context)")
+		case p.Type == "text" && m.Role == "assistant":
+			cv.turn("assistant", out.text(p.Text))
+			sum.skip("assistant text (context)")
+		case p.Type == "tool":
+			if p.Tool == "" || p.State == nil {
+				if r.line > 0 {
+					sum.errorIn(r.where, r.line, "tool part without tool or state")
+				} else {
+					sum.errorf(0, "part %s: tool part without tool or state", r.id)
 				}
-				c := &datasets.Case{SessionID: s.ID, Workspace: workspace, Context: cv.context()}
-				c.Tool.Name = p.Tool
-				c.Tool.Arguments, c.Tool.ArgumentsValid = rawArgs(p.State.Input)
-				c.ID = "opencode-" + cmpOr(p.CallID, p.ID)
-				ms := p.State.Time.Start
-				if ms == 0 {
-					ms = m.Time.Created
-				}
-				if ms > 0 {
-					t := time.UnixMilli(ms).UTC()
-					c.Time = &t
-				}
-				c.Provenance = provenance(format, pf, 0)
-				c.Provenance["tool_use_id"] = cmpOr(p.CallID, p.ID)
-				c.Provenance["message_id"] = m.ID
-				c.Provenance["status"] = p.State.Status
-				if s.ParentID != "" {
-					c.Provenance["parent_session_id"] = s.ParentID
-				}
-				if p.State.Status == "error" && p.State.Error != "" {
-					c.Provenance["tool_result_error"] = capRunes(p.State.Error, 500)
-				}
-				if err := out.add(c); err != nil {
-					return err
-				}
-			default:
-				sum.skip("part " + p.Type)
+				continue
 			}
+			c := &datasets.Case{SessionID: s.ID, Workspace: workspace, Context: cv.context()}
+			c.Tool.Name = p.Tool
+			c.Tool.Arguments, c.Tool.ArgumentsValid = rawArgs(p.State.Input)
+			c.ID = "opencode-" + cmpOr(p.CallID, p.ID)
+			ms := p.State.Time.Start
+			if ms == 0 {
+				ms = m.Time.Created
+			}
+			if ms > 0 {
+				t := time.UnixMilli(ms).UTC()
+				c.Time = &t
+			}
+			c.Provenance = provenance(format, r.where, 0)
+			if r.id != "" {
+				c.Provenance["part_id"] = r.id
+			}
+			c.Provenance["tool_use_id"] = cmpOr(p.CallID, p.ID)
+			c.Provenance["message_id"] = m.ID
+			c.Provenance["status"] = p.State.Status
+			if s.ParentID != "" {
+				c.Provenance["parent_session_id"] = s.ParentID
+			}
+			if p.State.Status == "error" && p.State.Error != "" {
+				c.Provenance["tool_result_error"] = capRunes(p.State.Error, 500)
+			}
+			if err := out.add(c); err != nil {
+				return err
+			}
+		default:
+			sum.skip("part " + p.Type)
 		}
-		if len(userText) > 0 {
-			cv.user(out.text(strings.Join(userText, "\n")))
-		}
+	}
+	if len(userText) > 0 {
+		cv.user(out.text(strings.Join(userText, "\n")))
 	}
 	return nil
 }

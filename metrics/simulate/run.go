@@ -87,6 +87,32 @@ const (
 
 var pairedNames = [nC]string{"recall", "fire_rate", "effective_recall", "friction"}
 
+// pairHist is a paired figure's sessions in little memory: the
+// concordant units' totals and a histogram of the sessions' discordance.
+type pairHist struct {
+	both, neither int64
+	disc          map[[2]int64]int64
+}
+
+// counts lists the histogram as metrics.PairedBinary takes it, in order.
+func (p *pairHist) counts() []metrics.PairedCounts {
+	out := []metrics.PairedCounts{{Both: p.both, Neither: p.neither}}
+	keys := make([][2]int64, 0, len(p.disc))
+	for k := range p.disc {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]int64) int {
+		if a[0] != b[0] {
+			return int(a[0] - b[0])
+		}
+		return int(a[1] - b[1])
+	})
+	for _, k := range keys {
+		out = append(out, metrics.PairedCounts{BaseOnly: k[0], CandOnly: k[1], Sessions: p.disc[k]})
+	}
+	return out
+}
+
 // hist counts sessions by their (successes, units), packed as
 // successes<<32 | units.
 type hist map[uint64]int64
@@ -109,10 +135,12 @@ type acc struct {
 	pairCase int64   // this session's cases the deployed configuration saw too
 	hists    []hist  // (R+1)·nP
 	appr     [][3]float64
-	pair     []metrics.PairedCounts   // (R+1)·nC, this session
-	pairs    [][]metrics.PairedCounts // (R+1)·nC: discordant sessions, and a last entry for the rest
-	lat      *[]float64               // the base's raw hook latencies, shared by its timeouts
-	latOwner bool                     // this configuration collects them
+	pair     []metrics.PairedCounts // (R+1)·nC, this session
+	// pairs, per (R+1)·nC: the concordant units' totals, and how many
+	// sessions had each (baseline-only, candidate-only) discordance.
+	pairs    []pairHist
+	lat      *[]float64 // the base's raw hook latencies, shared by its timeouts
+	latOwner bool       // this configuration collects them
 }
 
 // Run simulates every configuration over the data. cfgs[0] must be the
@@ -128,12 +156,12 @@ func Run(d *Data, cfgs []Config, o Options) *Result {
 	for i := range cfgs {
 		a := &acc{cfg: &cfgs[i], asked: make([]int64, len(cfgs[i].Judges)), tot: make([]int64, S*nF), sess: make([]int64, S*nF),
 			hists: make([]hist, S*nP), appr: make([][3]float64, S), pair: make([]metrics.PairedCounts, S*nC),
-			pairs: make([][]metrics.PairedCounts, S*nC)}
+			pairs: make([]pairHist, S*nC)}
 		for k := range a.hists {
 			a.hists[k] = hist{}
 		}
 		for k := range a.pairs {
-			a.pairs[k] = []metrics.PairedCounts{{}}
+			a.pairs[k].disc = map[[2]int64]int64{}
 		}
 		key := string(cfgs[i].Kind) + "\x00" + cfgs[i].Base.Name
 		if _, ok := lats[key]; !ok {
@@ -389,12 +417,11 @@ func (a *acc) endSession(R int) {
 			if p.Both+p.BaseOnly+p.CandOnly+p.Neither == 0 {
 				continue
 			}
-			l := a.pairs[sl*nC+f]
+			ph := &a.pairs[sl*nC+f]
+			ph.both += p.Both
+			ph.neither += p.Neither
 			if p.BaseOnly+p.CandOnly > 0 {
-				a.pairs[sl*nC+f] = append(l, p)
-			} else {
-				l[0].Both += p.Both
-				l[0].Neither += p.Neither
+				ph.disc[[2]int64{p.BaseOnly, p.CandOnly}]++
 			}
 			a.pair[sl*nC+f] = metrics.PairedCounts{}
 		}
@@ -431,7 +458,7 @@ func (m *memo) interval(h hist, conf, scale float64) (est, lo, hi *float64) {
 func (m *memo) paired(name string, ps []metrics.PairedCounts, conf float64, seed uint64) metrics.Figure {
 	var b strings.Builder
 	for _, p := range ps {
-		fmt.Fprintf(&b, "%d,%d,%d,%d;", p.Both, p.BaseOnly, p.CandOnly, p.Neither)
+		fmt.Fprintf(&b, "%d,%d,%d,%d,%d;", p.Both, p.BaseOnly, p.CandOnly, p.Neither, p.Sessions)
 	}
 	key := b.String()
 	f, ok := m.pb[key]
@@ -519,7 +546,7 @@ func (a *acc) rows(d *Data, o Options, m *memo) []Row {
 				if sl < R && f != cEffRecall && f != cFriction {
 					continue
 				}
-				fig := m.paired(pairedNames[f], a.pairs[sl*nC+f], conf, o.Seed)
+				fig := m.paired(pairedNames[f], a.pairs[sl*nC+f].counts(), conf, o.Seed)
 				r.VsDeployed = append(r.VsDeployed, fig)
 				switch f {
 				case cEffRecall:

@@ -1,0 +1,145 @@
+package simulate
+
+import (
+	"fmt"
+	"math"
+)
+
+// Operating point decisions.
+const (
+	OpChosen  = "chosen"  // a threshold, confirmed on the other half
+	OpRefused = "refused" // too little data to tell: +N sessions
+	OpDemote  = "demote"  // no threshold reaches the precision floor: demote to audit
+	OpNone    = "no_confidence"
+)
+
+// OpPoint is the operating point of one judge × rule: the threshold
+// chosen on the sessions of half 0 and its figures on half 1
+// (cross-fitted: the chosen point's figures are not optimistic).
+type OpPoint struct {
+	Judge    string `json:"judge"`
+	RuleID   string `json:"rule_id"`
+	Decision string `json:"decision"` // chosen, refused, demote, no_confidence
+	Reason   string `json:"reason"`
+	// Threshold is the chosen minimum confidence for a match (nil unless
+	// chosen; for refused, the best threshold tried).
+	Threshold    *float64 `json:"threshold"`
+	PrecisionMin float64  `json:"precision_min"`
+	// On the selection half, at the threshold.
+	SelectPrecision   *float64 `json:"select_precision"`
+	SelectPrecisionLo *float64 `json:"select_precision_lo"`
+	SelectSessions    int64    `json:"select_sessions"`
+	// On the holdout half, at the threshold: what a team can expect.
+	Precision       *float64 `json:"precision"`
+	PrecisionLo     *float64 `json:"precision_lo"`
+	PrecisionHi     *float64 `json:"precision_hi"`
+	Recall          *float64 `json:"recall"`
+	RecallLo        *float64 `json:"recall_lo"`
+	RecallHi        *float64 `json:"recall_hi"`
+	HoldoutSessions int64    `json:"holdout_sessions"`
+	// MoreSessions is "+N": about how many more sessions like these (within
+	// a factor of two) would let the choice be made.
+	MoreSessions *int64 `json:"more_sessions"`
+}
+
+// OperatingPoints chooses, for every judge of the run that gave
+// confidences and every labeled rule it decided, a confidence threshold
+// by the objective of Choose on the sessions of half 0 (Half, seeded) and
+// reports it on half 1. A rule is refused when half 0 cannot choose but
+// its best estimate is above pmin, or when half 1's interval straddles
+// pmin ("+N" sessions given); it is to be demoted to audit when no
+// threshold's precision reaches pmin, or half 1 confirms it below.
+func OperatingPoints(d *Data, pmin, conf float64, seed uint64) []OpPoint {
+	ids := make([]string, len(d.sessIx))
+	for id, i := range d.sessIx {
+		ids[i] = id
+	}
+	half := make([]uint8, len(ids))
+	for i, id := range ids {
+		half[i] = uint8(Half(id, seed))
+	}
+	var out []OpPoint
+	for j := range d.Judges {
+		items := make([][2][]Item, len(d.rules))
+		withConf := make([]bool, len(d.rules))
+		for c, jc := range d.jc[j] {
+			if !jc.present {
+				continue
+			}
+			s := d.sess[c]
+			for _, r := range d.rows[jc.start : jc.start+jc.n] {
+				if !r.judged || r.scope || r.label == labNone || r.outcome == outMissing {
+					continue
+				}
+				it := Item{Sess: s, Pos: r.label == labMatch, Match: r.outcome == outMatch, Conf: float64(r.conf)}
+				if it.Match && !math.IsNaN(it.Conf) {
+					withConf[r.rule] = true
+				}
+				items[r.rule][half[s]] = append(items[r.rule][half[s]], it)
+			}
+		}
+		for ri, hs := range items {
+			if len(hs[0])+len(hs[1]) == 0 {
+				continue
+			}
+			op := OpPoint{Judge: d.Judges[j].ID, RuleID: d.rules[ri].ID, PrecisionMin: pmin,
+				SelectSessions: sessions(hs[0]), HoldoutSessions: sessions(hs[1])}
+			if !withConf[ri] {
+				op.Decision, op.Reason = OpNone, "the judge gave no confidence for its matches"
+				out = append(out, op)
+				continue
+			}
+			op.decide(hs[0], hs[1], pmin, conf)
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+func sessions(items []Item) int64 {
+	s := map[uint32]bool{}
+	for _, it := range items {
+		s[it.Sess] = true
+	}
+	return int64(len(s))
+}
+
+func (op *OpPoint) decide(sel, hold []Item, pmin, conf float64) {
+	chosen, ok, best := Choose(sel, pmin, conf)
+	if !ok {
+		if best.Precision == nil || *best.Precision <= pmin {
+			op.Decision = OpDemote
+			op.Reason = fmt.Sprintf("no threshold's precision reaches %g on the selection half", pmin)
+			if best.Precision != nil {
+				op.Reason = fmt.Sprintf("the best threshold's precision is %.3g ≤ %g on the selection half", *best.Precision, pmin)
+			}
+			return
+		}
+		op.Decision = OpRefused
+		op.Threshold = ptr(best.Threshold)
+		op.SelectPrecision, op.SelectPrecisionLo = best.Precision, best.PrecisionLo
+		op.MoreSessions = moreSessions(sel, best.Threshold, pmin, conf)
+		op.Reason = fmt.Sprintf("no threshold's precision lower bound clears %g on the selection half (best %.3g at confidence ≥ %.3g)",
+			pmin, *best.PrecisionLo, best.Threshold)
+		return
+	}
+	op.Threshold = ptr(chosen.Threshold)
+	op.SelectPrecision, op.SelectPrecisionLo = chosen.Precision, chosen.PrecisionLo
+	h := Evaluate(hold, chosen.Threshold, conf)
+	op.Precision, op.PrecisionLo, op.PrecisionHi = h.Precision, h.PrecisionLo, h.PrecisionHi
+	op.Recall, op.RecallLo, op.RecallHi = h.Recall, h.RecallLo, h.RecallHi
+	switch {
+	case h.PrecisionLo == nil:
+		op.Decision, op.Reason = OpRefused, "no predicted match on the holdout half at the chosen threshold"
+	case *h.PrecisionLo >= pmin:
+		op.Decision = OpChosen
+		op.Reason = fmt.Sprintf("precision %.3g [%.3g, %.3g] on the holdout half clears %g", *h.Precision, *h.PrecisionLo, *h.PrecisionHi, pmin)
+	case *h.PrecisionHi < pmin:
+		op.Decision = OpDemote
+		op.Reason = fmt.Sprintf("precision %.3g [%.3g, %.3g] on the holdout half lies below %g", *h.Precision, *h.PrecisionLo, *h.PrecisionHi, pmin)
+	default:
+		op.Decision = OpRefused
+		op.MoreSessions = moreSessions(hold, chosen.Threshold, pmin, conf)
+		op.Reason = fmt.Sprintf("precision %.3g [%.3g, %.3g] on the holdout half straddles %g: too wide to tell", *h.Precision, *h.PrecisionLo, *h.PrecisionHi, pmin)
+	}
+}
