@@ -142,3 +142,28 @@ func (e *errWriter) printf(format string, args ...any) {
 		_, e.err = fmt.Fprintf(e.w, format, args...)
 	}
 }
+
+// WriteFrontier prints the frontier: each non-dominated configuration's
+// figures on the selection half and on the report half, with the Holm-
+// adjusted test of its precision against the floor.
+func WriteFrontier(w io.Writer, fr []simulate.FrontierRow, f Format) error {
+	g := &grid{header: []string{"frontier configuration", "recall (sel)", "P95 ms (sel)", "cost /1k (sel)", "precision (report)", "recall (report)", "P95 ms (report)", "Holm p", "defensible"},
+		right: []bool{false, true, true, true, true, true, true, true, false}}
+	for _, r := range fr {
+		hp := na
+		if r.HolmP != nil {
+			hp = fmt.Sprintf("%.2g", *r.HolmP)
+		}
+		def := "no"
+		if r.Defensible {
+			def = "yes"
+		}
+		g.add(r.Config, fmtNum(r.SelectRecall, 2), fmtMS(r.SelectP95MS), fmtNum(r.SelectCostPer1k, 4),
+			fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2), fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2), fmtMS(r.P95MS), hp, def)
+	}
+	if len(fr) == 0 {
+		g.add("(no configuration's precision lower bound clears the floor on the selection half)", na, na, na, na, na, na, na, na)
+	}
+	g.notes = append(g.notes, "Frontier: configurations whose precision lower bound clears precision_min on half of the sessions, not dominated on cost, P95 and recall there; reported on the other half. Holm p: the one-sided test that precision exceeds the floor, adjusted across the frontier; defensible when below 1 − confidence.")
+	return g.render(w, f)
+}
