@@ -30,7 +30,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/mask"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 )
@@ -40,7 +40,7 @@ type Item struct {
 	Line datasets.SampleLabel
 	// Input is the judge input of the pair (the rule alone), masked
 	// exactly as it is sent to a judge.
-	Input judge.Input
+	Input core.Input
 	// RuleName is the rule's name from the policy.
 	RuleName string
 }
@@ -183,7 +183,7 @@ type itemView struct {
 	Stratum string          `json:"stratum,omitempty"` // review mode only: it names the judges' results
 	Overlap bool            `json:"overlap"`
 	Label   datasets.Label  `json:"label"`
-	Input   judge.Input     `json:"input"`
+	Input   core.Input      `json:"input"`
 	Judges  []judgeAnswer   `json:"judges,omitempty"`
 	Raw     json.RawMessage `json:"-"`
 }
