@@ -68,9 +68,17 @@ func (p *bbPosterior) interval(conf float64) (lo, hi, deff float64) {
 		}
 		return math.Sqrt(lo * hi)
 	}
+	// The posterior's bound on the side away from the nearer end of
+	// [0, 1]; on the side toward it, the hull with Wilson at p̂ (at the
+	// posterior's width), where the posterior alone misses with rare or
+	// near-certain events (docs/statistics.md, the measured grid).
 	n := nOf(bh - bl)
 	wl, wh := Wilson(rate*n, n, z)
-	lo, hi = min(bl, wl), max(bh, wh)
+	if rate < 0.5 {
+		lo, hi = min(bl, wl), max(bh, rate)
+	} else {
+		lo, hi = min(bl, rate), max(bh, wh)
+	}
 	return lo, hi, p.M / nOf(hi-lo)
 }
 
@@ -185,6 +193,20 @@ var (
 
 func logistic(t float64) float64 { return 1 / (1 + math.Exp(-t)) }
 
+// bbRhoPrior is b of the Beta(1, b) prior on ρ: mean 0.25, P(ρ > 0.5) =
+// 0.125. A flat prior puts half its mass on ρ > 0.5, where every session
+// acts as one unit; with no event in any session that tail alone makes
+// the interval as wide as a handful of units would (0/280 in 8 sessions
+// gave [0, 0.237]). The grid of docs/statistics.md (ICC up to 0.5)
+// measured the choice.
+const bbRhoPrior = 3.0
+
+// rhoLogPrior is the log prior density of ρ per unit of logit ρ: the
+// Beta(1, bbRhoPrior) density times the Jacobian dρ/dt = ρ(1−ρ).
+func rhoLogPrior(rho float64) float64 {
+	return math.Log(rho*(1-rho)) + (bbRhoPrior-1)*math.Log1p(-rho)
+}
+
 // fit evaluates the posterior. The ρ nodes are placed where the evidence
 // is: a coarse scan of logit ρ over [−18, 10] at μ = p̂ finds the region
 // within e⁻¹⁶ of its peak, then bbRhoFine nodes cover it.
@@ -197,8 +219,7 @@ func (p *bbPosterior) fit() {
 		t := tlo + (thi-tlo)*float64(i)/float64(bbRhoScan-1)
 		rho := logistic(t)
 		theta := (1 - rho) / rho
-		// Flat prior on ρ: dρ = ρ(1−ρ) dt.
-		prof[i] = p.loglik(c, theta) + p.szTerm(theta) + math.Log(rho*(1-rho))
+		prof[i] = p.loglik(c, theta) + p.szTerm(theta) + rhoLogPrior(rho)
 		best = max(best, prof[i])
 	}
 	first, last := bbRhoScan-1, 0
@@ -224,16 +245,25 @@ func (p *bbPosterior) fit() {
 		// spread times the design effect 1 + (m_w − 1)ρ; its grid spans
 		// ±20 of those around c, within (0, 1).
 		sd := math.Sqrt(max(c*(1-c), 0.25/p.M) * (1 + (p.mw-1)*rho) / p.M)
-		lo, hi := max(c-14*sd, 0), min(c+14*sd, 1)
 		const eps = 1e-12
-		lo, hi = max(lo, eps), min(hi, 1-eps)
 		mus := make([]float64, bbMu)
 		ll := make([]float64, bbMu)
-		top := math.Inf(-1)
-		for i := range mus {
-			mus[i] = lo + (hi-lo)*float64(i)/float64(bbMu-1)
-			ll[i] = p.loglik(mus[i], theta)
-			top = max(top, ll[i])
+		var lo, hi, top float64
+		// With no (or only) events the likelihood at a high ρ falls
+		// slowly, as (1 − μ)^sessions: a grid ending where it is still
+		// within e⁻²⁰ of its peak doubles its span on that side.
+		for span := 14 * sd; ; span *= 2 {
+			lo, hi = max(c-span, eps), min(c+span, 1-eps)
+			top = math.Inf(-1)
+			for i := range mus {
+				mus[i] = lo + (hi-lo)*float64(i)/float64(bbMu-1)
+				ll[i] = p.loglik(mus[i], theta)
+				top = max(top, ll[i])
+			}
+			open := (hi < 1-eps && ll[bbMu-1] > top-20) || (lo > eps && ll[0] > top-20)
+			if !open || span > 1 {
+				break
+			}
 		}
 		// Trapezoid CDF of exp(ll − top).
 		cdf, pdf := make([]float64, bbMu), make([]float64, bbMu)
@@ -254,7 +284,7 @@ func (p *bbPosterior) fit() {
 			trap = 0.5
 		}
 		p.rho = append(p.rho, rho)
-		p.lw = append(p.lw, top+math.Log(mass)+p.szTerm(theta)+math.Log(rho*(1-rho)*trap))
+		p.lw = append(p.lw, top+math.Log(mass)+p.szTerm(theta)+rhoLogPrior(rho)+math.Log(trap))
 		p.grid = append(p.grid, mus)
 		p.cdf = append(p.cdf, cdf)
 		p.pdf = append(p.pdf, pdf)

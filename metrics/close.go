@@ -331,12 +331,34 @@ func (js *JudgeSummary) setupVerdict(causes map[string]int64) {
 
 // finishVerdict sets rule verdicts and the judge verdict (the worst of the
 // judge-level criteria and every rule's verdict).
+//
+// The policy criteria (CriterionSpec.Policy) count in Verdict but are
+// split out: JudgeVerdict leaves them out, PolicyVerdict has only them.
 func (js *JudgeSummary) finishVerdict() {
-	v := verdictOf(js.Total.Criteria)
-	for _, r := range js.Rules {
-		r.Verdict = verdictOf(r.Criteria)
-		v = worse(v, r.Verdict)
+	var own, policy []Criterion
+	for _, c := range js.Total.Criteria {
+		if IsPolicyCriterion(c.Name) {
+			policy = append(policy, c)
+		} else {
+			own = append(own, c)
+		}
 	}
+	v := verdictOf(own)
+	for _, r := range js.Rules {
+		var rown []Criterion
+		for _, c := range r.Criteria {
+			if IsPolicyCriterion(c.Name) {
+				policy = append(policy, c)
+			} else {
+				rown = append(rown, c)
+			}
+		}
+		r.Verdict = verdictOf(r.Criteria)
+		v = worse(v, verdictOf(rown))
+	}
+	js.JudgeVerdict = v
+	js.PolicyVerdict = verdictOf(policy)
+	v = worse(v, js.PolicyVerdict)
 	js.Verdict = v
 	js.Total.Verdict = v
 }

@@ -43,9 +43,17 @@ func (c *cells) add(o cells) {
 // recording is missing the rule is left out of both tests.
 func pairCells(pb, pc *judgePairs, base, cand *spill.List, sm sessMap, fs ...*pairSums) cells {
 	var out cells
-	fire := func(sess uint64, fb, fc bool) {
+	fire := func(sess uint64, fb, fc bool, flags uint64) {
+		// The drift units (fs) count only changes the labels do not
+		// explain: a labeled case where the candidate's change moves
+		// toward the label (it now fires on a labeled positive, or no
+		// longer fires on a labeled negative) is not drift.
+		db := fb
+		if fb != fc && ((flags&bitPos != 0 && fc) || (flags&bitNeg != 0 && !fc)) {
+			db = fc
+		}
 		for _, f := range fs {
-			f.add(sm.at(sess), fc, fb)
+			f.add(sm.at(sess), fc, db)
 		}
 		switch {
 		case fb && fc:
@@ -78,17 +86,17 @@ func pairCells(pb, pc *judgePairs, base, cand *spill.List, sm sessMap, fs ...*pa
 				default:
 					out.neither++
 				}
-				fire(bi.r.V, b&bitFired != 0, c&bitFired != 0)
+				fire(bi.r.V, b&bitFired != 0, c&bitFired != 0, b|c)
 			}
 		case ob < oc:
 			// In scope for the baseline only: the candidate, if it replayed
 			// the case, did not fire the rule there.
 			if b := bi.r.K; b&bitMissing == 0 && replayedC.has(ob) {
-				fire(bi.r.V, b&bitFired != 0, false)
+				fire(bi.r.V, b&bitFired != 0, false, b)
 			}
 		default:
 			if c := ci.r.K; c&bitMissing == 0 && replayedB.has(oc) {
-				fire(ci.r.V, false, c&bitFired != 0)
+				fire(ci.r.V, false, c&bitFired != 0, c)
 			}
 		}
 		if ob <= oc {

@@ -64,7 +64,7 @@ var Criteria = []CriterionSpec{
 		Method: "beta-binomial over sessions", Min: 0, Max: 1},
 	{Name: CriterionApprovalRejectRateMax, Label: "approval rejects", Figure: "approval reject rate", Direction: AtMost, Scope: "rule",
 		Method: "beta-binomial over sessions", Min: 0, Max: 1},
-	{Name: CriterionFireRateChangeMax, Label: "fire-rate drift", Figure: "fire-rate change vs baseline", Direction: Within, Scope: "rule",
+	{Name: CriterionFireRateChangeMax, Label: "fire-rate drift", Figure: "fire-rate change vs baseline the labels do not explain", Direction: Within, Scope: "rule",
 		Method: "clustered Newcombe paired difference", Min: -1, Max: 1},
 }
 

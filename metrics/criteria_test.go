@@ -179,3 +179,36 @@ func TestBothPathsDecideAlike(t *testing.T) {
 		})
 	}
 }
+
+// A candidate that removes the baseline's false positives is not
+// drifting: with those cases labeled no_match the change is explained
+// (estimate 0, PASS); the same change on unlabeled cases is drift (FAIL).
+func TestDriftCountsOnlyUnexplainedChanges(t *testing.T) {
+	run := func(label string) Criterion {
+		rng := rand.New(rand.NewPCG(3, 4))
+		var rs []*replay.Result
+		for s := range 40 {
+			for i := range 25 {
+				fb := rng.Float64() < 0.2
+				for _, j := range []struct {
+					id    string
+					fired bool
+				}{{"B", fb}, {"C", false}} {
+					res := "no_match"
+					if j.fired {
+						res = "match"
+					}
+					rs = append(rs, &replay.Result{CaseID: fmt.Sprintf("s%d-%d", s, i), SessionID: fmt.Sprintf("s%d", s), Judge: j.id,
+						Rules: []replay.RuleResult{rr("R", "style", "judge", res, label, "ok", j.fired, -1)}})
+				}
+			}
+		}
+		return *closeAll(rs, "B").Judge("C").Rules[0].Criterion(CriterionFireRateChangeMax)
+	}
+	if c := run("no_match"); c.Status != StatusPass || *c.Estimate != 0 {
+		t.Errorf("labeled false positives removed: %s, estimate %v: %s", c.Status, *c.Estimate, c.Reason)
+	}
+	if c := run(""); c.Status != StatusFail || *c.Estimate > -0.1 {
+		t.Errorf("unlabeled fires removed: %s, estimate %v: %s", c.Status, *c.Estimate, c.Reason)
+	}
+}

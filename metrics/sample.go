@@ -231,6 +231,10 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 		n := float64(s.labeled)
 		pt := (k + 0.5) / (n + 1)
 		floor := s.size * s.size / n * (sumD2 / n) * pt * (1 - pt)
+		// The floor applies only where the stratum's labels show no
+		// error (all one label: the sample cannot show its variance);
+		// with one session in such a stratum its labels may be worth one.
+		noError := k == 0 || k == n
 		var vh float64
 		if m >= 2 {
 			var mean float64
@@ -242,7 +246,9 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 				vh += (t - mean) * (t - mean)
 			}
 			vh *= m / (m - 1)
-			vh = max(vh, floor)
+			if noError {
+				vh = max(vh, floor)
+			}
 		} else {
 			vh = floor * n
 		}

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -19,8 +20,13 @@ type simPair struct {
 // clustered by session (a tenth of the sessions are risky, 40 % positive;
 // the rest ~1.8 %); the candidate catches 75 % of positives and matches
 // 2 % of negatives, the reference 95 % and 1 %.
-func simPopulation() []simPair {
-	rng := rand.New(rand.NewPCG(42, 7))
+func simPopulation() []simPair { return simPopulationSeed(42) }
+
+// simPopulationSeed is simPopulation drawn afresh from the same model:
+// its true precision is simPrec and its recall simRecall (the model's, of
+// the traffic the recorded pairs sample).
+func simPopulationSeed(seed uint64) []simPair {
+	rng := rand.New(rand.NewPCG(seed, 7))
 	var ps []simPair
 	for s := range 600 {
 		rate := 0.0222
@@ -161,4 +167,119 @@ func BenchmarkSampleWidthRatio(b *testing.B) {
 		r = widthRatio(b, 50)
 	}
 	b.ReportMetric(r, "width-ratio")
+}
+
+// The model's precision and recall: positives 0.1·0.4 + 0.9·0.0222 of
+// pairs, the candidate catching 75 % of them and 2 % of the negatives.
+var (
+	simPos    = 0.1*0.4 + 0.9*0.0222
+	simPrec   = 0.75 * simPos / (0.75*simPos + 0.02*(1-simPos))
+	simRecall = 0.75
+)
+
+// textbookStratified is the textbook stratified ratio estimator's 95 %
+// Wald interval: units independent within strata, V = Σ N_h²·s²_h/n_h of
+// the linearized z, normal quantile; the reference the design-based
+// interval's width is measured against.
+func textbookStratified(units []SampleUnit, f ratioFn) (lo, hi float64, ok bool) {
+	strata := strataOf(units)
+	var Y, X float64
+	for _, s := range strata {
+		w := s.size / float64(s.labeled)
+		for _, i := range s.idx {
+			y, x := f(&units[i], units[i].Label)
+			Y, X = Y+w*y, X+w*x
+		}
+	}
+	if X == 0 {
+		return 0, 0, false
+	}
+	R := Y / X
+	var V float64
+	for _, s := range strata {
+		n := float64(s.labeled)
+		if n < 2 {
+			continue
+		}
+		var mean, ss float64
+		for _, i := range s.idx {
+			y, x := f(&units[i], units[i].Label)
+			mean += (y - R*x) / X
+		}
+		mean /= n
+		for _, i := range s.idx {
+			y, x := f(&units[i], units[i].Label)
+			d := (y-R*x)/X - mean
+			ss += d * d
+		}
+		V += s.size * s.size * ss / (n - 1) / n
+	}
+	h := 1.959964 * math.Sqrt(V)
+	return R - h, R + h, true
+}
+
+// labeledGrid measures, over reps populations drawn afresh from the model
+// (each with its own 300-label queue), the coverage of the true precision
+// and recall by the design-based interval and by the textbook stratified
+// one, and their mean widths.
+func labeledGrid(t testing.TB, reps, labels int) (cov, covT, w, wT [2]float64) {
+	fns := [2]ratioFn{
+		func(u *SampleUnit, l bool) (float64, float64) { return b2f(u.Match && l), b2f(u.Match) },
+		func(u *SampleUnit, l bool) (float64, float64) { return b2f(u.Match && l), b2f(l) },
+	}
+	truths := [2]float64{simPrec, simRecall}
+	for rep := range uint64(reps) {
+		ps := simPopulationSeed(1000 + rep)
+		us := queueUnits(t, ps, 300, labels, rep+1)
+		got := [2]WeightedRatio{WeightedPrecision(us, 0.95), WeightedRecall(us, 0.95)}
+		for k := range 2 {
+			if covers(got[k], truths[k]) {
+				cov[k]++
+			}
+			w[k] += *got[k].Hi - *got[k].Lo
+			if l, h, ok := textbookStratified(us, fns[k]); ok {
+				if l <= truths[k] && truths[k] <= h {
+					covT[k]++
+				}
+				wT[k] += h - l
+			}
+		}
+	}
+	for k := range 2 {
+		cov[k] /= float64(reps)
+		covT[k] /= float64(reps)
+		w[k] /= float64(reps)
+		wT[k] /= float64(reps)
+	}
+	return
+}
+
+// TestLabeledCalibration: the design-based interval covers the model's
+// precision and recall at 0.925 or more (never undercovers under
+// clustering); its width against the textbook stratified interval on the
+// same labels is printed beside it (docs/statistics.md). The smoke runs 40 populations; APEVAL_CALIBRATE
+// (make calibrate) runs that many.
+func TestLabeledCalibration(t *testing.T) {
+	t.Parallel()
+	reps, full := calibrationN()
+	if !full {
+		reps = 40
+	}
+	for _, n := range []int{300, 150} {
+		cov, covT, w, wT := labeledGrid(t, reps, n)
+		for k, name := range []string{"precision", "recall"} {
+			t.Logf("| labeled %s, %d of a 300-label queue | design-based stratified, sessions as clusters | coverage %.3f (textbook %.3f) | width %.4f = %.2f× textbook %.4f |",
+				name, n, cov[k], covT[k], w[k], w[k]/wT[k], wT[k])
+			slack := 0.0
+			if !full {
+				slack = smokeSlack(0.925, reps)
+			}
+			if cov[k] < 0.925-slack {
+				t.Errorf("%s, %d labels: coverage %.3f over %d populations, want ≥ 0.925", name, n, cov[k], reps)
+			}
+			// Width against the textbook stratified interval is measured
+			// and logged, not asserted: the goal (≤ 1.15× where the
+			// textbook covers) is not met yet (docs/statistics.md).
+		}
+	}
 }

@@ -189,6 +189,13 @@ type JudgeSummary struct {
 	// Verdict is the worst of the judge-level criteria and the verdicts of
 	// the judge's rules; Total.Verdict carries the same value.
 	Verdict Verdict `json:"verdict"`
+	// JudgeVerdict is the verdict on the criteria the judge controls (every
+	// criterion but the policy ones, CriterionSpec.Policy); PolicyVerdict
+	// the verdict of the policy criteria on its data — the same for every
+	// judge: what blocks the feature whatever judge is chosen. Verdict is
+	// the worse of the two (docs/statistics.md, Verdict).
+	JudgeVerdict  Verdict `json:"judge_verdict"`
+	PolicyVerdict Verdict `json:"policy_verdict"`
 	// SetupError names the cause when Verdict is ERROR: "33 of 33 calls
 	// failed with HTTP 404 (wrong URL or model name)"; "" otherwise.
 	SetupError string `json:"setup_error,omitempty"`

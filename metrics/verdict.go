@@ -396,7 +396,7 @@ func (e *evaluator) fireRateChange(pd *pairDiff) Criterion {
 		method = "Newcombe paired over sessions"
 	}
 	dec := apply(&cr, Evidence{Estimate: est, Lo: lo, Hi: hi}, func(l, h float64) string {
-		return fmt.Sprintf("fire-rate change %s (%d paired cases, %s %.0f%% CI [%s, %s])", fmtF(est), n, method, e.conf*100, fmtF(l), fmtF(h))
+		return fmt.Sprintf("fire-rate change the labels do not explain %s (%d paired cases, %s %.0f%% CI [%s, %s])", fmtF(est), n, method, e.conf*100, fmtF(l), fmtF(h))
 	})
 	if dec.Status != StatusInconclusive {
 		return cr

@@ -33,6 +33,9 @@ type CommentOptions struct {
 	// Banner, when set, is the first visible line (after the marker): a
 	// partial overlap of the two runs' cases (reports/diff.Overlap).
 	Banner string
+	// Changes is the "what changes" block (Markdown, reports/diff's
+	// Summary.CommentBlock) shown after the Δ table; "" leaves it out.
+	Changes string
 }
 
 // CommentMarker is the hidden first line of the comment for an evaluation
@@ -95,6 +98,7 @@ func (rep *Report) WriteComment(w io.Writer, c *metrics.Comparison, opts Comment
 		{head: CommentMarker(opts.Marker) + "\n" + commentBanner(opts.Banner) + rep.commentHead(c)},
 		rep.commentHoldBacks(c),
 		rep.commentDeltas(c),
+		{head: opts.Changes},
 		rep.commentChanges(c),
 		rep.commentCost(c),
 		{head: commentLink(opts.ReportURL)},
@@ -279,7 +283,21 @@ func (rep *Report) commentHoldBacks(c *metrics.Comparison) commentSection {
 		if cr.c.Status == metrics.StatusInconclusive {
 			mark = "⚠️ INCONCLUSIVE"
 		}
-		fmt.Fprintf(&b, "- %s %s · %s — %s\n", mark, code(ruleLabel(cr.rule)), criterionLabel[cr.c.Name], mdEscape(cr.c.Reason))
+		rule, also := ruleLabel(cr.rule), ""
+		if metrics.IsPolicyCriterion(cr.c.Name) {
+			rule = policyRule
+			also = " (a policy criterion: it blocks the feature whatever judge is chosen)"
+		}
+		if base := rep.Summary.Judge(c.Baseline); cr.c.Status == metrics.StatusFail && base != nil {
+			br := base.Total
+			if cr.rule != metrics.AllRules {
+				br = base.Rule(cr.rule)
+			}
+			if br != nil && br.Status(cr.c.Name) == metrics.StatusFail {
+				also += " (the baseline fails it too)"
+			}
+		}
+		fmt.Fprintf(&b, "- %s %s · %s — %s%s\n", mark, code(rule), criterionLabel[cr.c.Name], mdEscape(cr.c.Reason), also)
 	}
 	if rest := len(fail) + len(open) - n; rest > 0 {
 		fmt.Fprintf(&b, "- … and %d more, in the per-rule figures below and in report.html\n", rest)

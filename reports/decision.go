@@ -22,9 +22,12 @@ var critFigure = func() map[string]struct{ what string } {
 	return m
 }()
 
+// policyRule is the rule column of a policy criterion (metrics.CriterionSpec.Policy).
+const policyRule = "policy, every judge"
+
 // holdBack is one criterion that keeps a judge from GO, in plain words.
 type holdBack struct {
-	Rule   string // "all rules" for judge-level criteria
+	Rule   string // "all rules" for judge-level criteria, policyRule for policy ones
 	Name   string // the criterion (a [kill_criteria] key)
 	Status metrics.Status
 	Text   string // figure, interval, n and threshold, then what decides it
@@ -51,7 +54,12 @@ func Explain(c metrics.Criterion) string {
 // holdBacks lists what keeps a judge from GO: failing criteria first, then
 // open ones, the judge-level ones first, then nearest to a decision first
 // (fewest more samples); rules in ID order otherwise.
-func holdBacks(j *metrics.JudgeSummary) []holdBack {
+//
+// A policy criterion (the judge-required rate: no judge controls it) is
+// labeled policyRule and its text says it blocks whatever judge is
+// chosen; a failure the baseline judge base (nil: none) has on the same
+// rule and criterion says "the baseline fails it too".
+func holdBacks(j *metrics.JudgeSummary, base *metrics.JudgeSummary) []holdBack {
 	rows := j.Rules
 	if j.Total != nil {
 		rows = append([]*metrics.Row{j.Total}, rows...)
@@ -60,6 +68,19 @@ func holdBacks(j *metrics.JudgeSummary) []holdBack {
 	for _, r := range rows {
 		for _, c := range r.Criteria {
 			h := holdBack{Rule: ruleLabel(r.RuleID), Name: c.Name, Status: c.Status, Text: Explain(c), more: -1}
+			if metrics.IsPolicyCriterion(c.Name) {
+				h.Rule = policyRule
+				h.Text += " (a policy criterion: the same for every judge, it blocks the feature whatever judge is chosen)"
+			}
+			if c.Status == metrics.StatusFail && base != nil && base != j {
+				br := base.Total
+				if r.RuleID != metrics.AllRules {
+					br = base.Rule(r.RuleID)
+				}
+				if br != nil && br.Status(c.Name) == metrics.StatusFail {
+					h.Text += " (the baseline fails it too)"
+				}
+			}
 			if c.MoreSamples != nil {
 				h.more = *c.MoreSamples
 			}
@@ -162,7 +183,7 @@ func (rep *Report) writeReasons(w io.Writer, max int) error {
 		if j.SetupError != "" {
 			line("ERROR", "setup", "-", j.SetupError)
 		}
-		hb := holdBacks(j)
+		hb := holdBacks(j, rep.Summary.Judge(rep.Summary.Baseline))
 		shown := hb
 		if terminal && len(hb) > max {
 			shown = hb[:max]

@@ -319,7 +319,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	judges := append([]*metrics.JudgeSummary(nil), s.Judges...)
 	sort.SliceStable(judges, func(a, b int) bool { return !judges[a].IsBaseline && judges[b].IsBaseline })
 	for _, j := range judges {
-		hb := holdBacks(j)
+		hb := holdBacks(j, s.Judge(s.Baseline))
 		hj := htmlJudge{Name: j.Judge, Verdict: string(j.Verdict), Cls: statusClass[string(j.Verdict)],
 			Baseline: j.IsBaseline, Summary: verdictSummary(j, hb)}
 		var fail, open []holdBack
