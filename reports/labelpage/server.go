@@ -157,14 +157,6 @@ func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
 	fmt.Fprint(w, pageHTML)
 }
 
-// FirstOpen is the first item without a label (len(items) when all are
-// labeled).
-func (s *Server) FirstOpen() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.firstOpen()
-}
-
 func (s *Server) firstOpen() int {
 	for i, c := range s.cur {
 		if c == "" {
