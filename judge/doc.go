@@ -35,4 +35,8 @@
 //
 // How each backend is called, what makes an answer valid, retries, latency
 // and the cache key are written once, in docs/judges.md.
+//
+// Not a stable Go API: apeval is a command, and this package serves
+// cmd/apeval; its exported names change with the command, without a
+// compatibility promise between versions.
 package judge

@@ -66,4 +66,8 @@
 // What every figure means, how a pair is counted, the session-clustered
 // intervals, the paired comparison tests, each criterion's rule and how
 // verdicts combine are written once, in docs/statistics.md.
+//
+// Not a stable Go API: apeval is a command, and this package serves
+// cmd/apeval; its exported names change with the command, without a
+// compatibility promise between versions.
 package metrics
