@@ -276,6 +276,7 @@ func autoReview(payload []byte, byCall map[string]*datasets.Case, version string
 		sum.note("auto-review: decision naming no tool call")
 		return
 	}
+	c.Provenance["vendor_decision_line"] = n
 	if version != "" {
 		c.Provenance["agent_version"] = version
 	}

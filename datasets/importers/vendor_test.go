@@ -54,6 +54,10 @@ func TestClaudeAutoModeDecisions(t *testing.T) {
 	for _, c := range cases {
 		byID[c.ID] = c.Provenance
 	}
+	// Each decision names the line that carries it (the tool_result entry).
+	if p := byID["cc-toolu_05Bash"]; p["line"] != 11 || p["vendor_decision_line"] != 12 {
+		t.Errorf("lines: call %v, decision %v", p["line"], p["vendor_decision_line"])
+	}
 	if p := byID["cc-toolu_05Bash"]; p["vendor_rule"] != "Code from External" || p["agent_version"] != "2.1.220" || p["tool_denial_kind"] != "automode-blocked" {
 		t.Errorf("blocked call's provenance: %v", p)
 	}
@@ -163,6 +167,9 @@ func TestCodexAutoReviewDecisions(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if p := cases[1].Provenance; p["vendor_decision_line"] != 9 || p["line"] != 7 {
+		t.Errorf("lines: call %v, decision %v", p["line"], p["vendor_decision_line"])
 	}
 	if p := cases[1].Provenance; p["vendor_risk_level"] != "high" || p["vendor_risk_score"] != 81 || !strings.HasPrefix(p["vendor_reason"].(string), "Publishing a package is irreversible") || p["agent_version"] != "0.147.0" {
 		t.Errorf("denied call's provenance %v", p)

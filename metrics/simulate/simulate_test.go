@@ -238,3 +238,79 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("cascade over an incomplete judge: %v", err)
 	}
 }
+
+// The operating point's decisions on items built to give each one.
+func TestOperatingPointDecisions(t *testing.T) {
+	mk := func(sessions, per int, pos func(s, i int) bool, conf func(s, i int) float64) []Item {
+		var out []Item
+		for s := range sessions {
+			for i := range per {
+				out = append(out, Item{Sess: uint32(s), Pos: pos(s, i), Match: true, Conf: conf(s, i)})
+			}
+		}
+		return out
+	}
+	// Matches with confidence ≥ 0.5 are all positives, below all negatives:
+	// plenty of sessions on both halves → chosen at 0.5 (or the first
+	// confidence above the negatives).
+	sep := func(n int) []Item {
+		return mk(n, 10, func(s, i int) bool { return i >= 5 }, func(s, i int) float64 { return 0.1*float64(i%5) + 0.5*float64(i/5) })
+	}
+	var op OpPoint
+	op.decide(sep(60), sep(60), 0.9, 0.95)
+	if op.Decision != OpChosen || op.Threshold == nil || *op.Threshold != 0.5 {
+		t.Errorf("separable: %s at %v (%s), want chosen at 0.5", op.Decision, op.Threshold, op.Reason)
+	}
+	eq(t, "holdout precision", op.Precision, 1)
+	eq(t, "holdout recall", op.Recall, 1)
+	// Half the matches are wrong at every confidence: demote.
+	bad := mk(60, 10, func(s, i int) bool { return i%2 == 0 }, func(s, i int) float64 { return 0.9 })
+	op = OpPoint{}
+	op.decide(bad, bad, 0.9, 0.95)
+	if op.Decision != OpDemote {
+		t.Errorf("precision 0.5: %s (%s), want demote", op.Decision, op.Reason)
+	}
+	// Good but few: refused, with a "+N".
+	op = OpPoint{}
+	op.decide(sep(2), sep(2), 0.9, 0.95)
+	if op.Decision != OpRefused || op.MoreSessions == nil || *op.MoreSessions <= 0 {
+		t.Errorf("two sessions: %s, +N %v (%s), want refused with +N", op.Decision, op.MoreSessions, op.Reason)
+	}
+}
+
+func TestFrontier(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	a := Row{Recall: f(0.8), LatencyP95MS: f(500), CostPer1k: f(1)}
+	for _, c := range []struct {
+		b    Row
+		want bool
+	}{
+		{Row{Recall: f(0.9), LatencyP95MS: f(500), CostPer1k: f(1)}, true},  // better recall
+		{Row{Recall: f(0.8), LatencyP95MS: f(400), CostPer1k: nil}, true},   // faster, cost unknown
+		{Row{Recall: f(0.9), LatencyP95MS: f(600), CostPer1k: f(1)}, false}, // a trade-off
+		{Row{Recall: f(0.8), LatencyP95MS: f(500), CostPer1k: f(1)}, false}, // equal
+	} {
+		if got := dominates(c.b, a); got != c.want {
+			t.Errorf("dominates(%v/%v/%v, a) = %v", *c.b.Recall, *c.b.LatencyP95MS, c.b.CostPer1k, got)
+		}
+	}
+	// On the four-case run every configuration clears a zero floor: the
+	// frontier holds the non-dominated ones, none dominating another.
+	d := testData(t)
+	cfgs, err := Expand(d, Spec{Cascades: []string{"A>B"}, Votes: []string{"1of2:A,B"}, Timeouts: []time.Duration{time.Second, time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := Frontier(d, cfgs, 0, Options{Confidence: 0.95, Seed: 1})
+	if len(fr) == 0 {
+		t.Fatal("empty frontier")
+	}
+	for _, x := range fr {
+		for _, y := range fr {
+			if x.Config != y.Config && dominates(Row{Recall: y.SelectRecall, LatencyP95MS: y.SelectP95MS, CostPer1k: y.SelectCostPer1k},
+				Row{Recall: x.SelectRecall, LatencyP95MS: x.SelectP95MS, CostPer1k: x.SelectCostPer1k}) {
+				t.Errorf("%s dominates %s on the frontier", y.Config, x.Config)
+			}
+		}
+	}
+}
