@@ -116,4 +116,3 @@ func mover(est, p1, p2, l1, u1, l2, u2, phi float64) (float64, float64, float64)
 	hi := est + math.Sqrt(max(0, dl2*dl2-2*phi*dl2*du1+du1*du1))
 	return est, max(lo, -1), min(hi, 1)
 }
-
