@@ -79,6 +79,13 @@ script-test:
 bench: build
 	./.ci/bench.sh
 
+# The public labeled workloads (datasets/public: ASSEBench, RedCode-Exec) through
+# datasets/public/policy.toml; JUDGE="ollama:qwen2.5:3b" measures a live judge
+# (default: none, the deterministic baseline). docs/import.md.
+.PHONY: bench-public
+bench-public: build
+	APEVAL=./apeval ./.ci/bench-public.sh
+
 # N shard processes against a local fake judge fleet vs one process (docs/scale.md).
 .PHONY: bench-scale
 bench-scale: build

@@ -28,6 +28,7 @@ run ./cmd/apeval 'Record(Hook|HookApeval|InProcess)$'
 run ./internal/mask 'Masker(Corpus|Real)$'
 run ./cmd/apeval 'E2EHostileJudge$'
 run ./cmd/apeval 'Compare1M$'
+run ./cmd/apeval 'Diff1M$'
 run ./replay 'RunSessionState$/sessions=1000000$'
 run ./cmd/apeval 'Simulate1M$'
 
@@ -100,6 +101,9 @@ check "masking's share of a real import's CPU: %"  "$(metric BenchmarkImportReal
 check "masker: real-log false positives per 1,000 lines" "$(metric BenchmarkMaskerReal fp-per-1000-lines)" 1 le
 check "compare two 1M-case runs: seconds"         "$(metric BenchmarkCompare1M s/compare)" 10 le
 check "compare two 1M-case runs: peak RSS MB"      "$(metric BenchmarkCompare1M peak-RSS-MB)" 300 le
+check "diff two 1M-case runs: CPU x compare's"     "$(metric BenchmarkDiff1M cpu-diff/compare)" 2 le
+check "diff two 1M-case runs: wall x compare's"    "$(metric BenchmarkDiff1M wall-diff/compare)" 2 le
+check "diff two 1M-case runs: peak RSS MB"         "$(metric BenchmarkDiff1M diff-peak-RSS-MB)" 300 le
 check "simulate 10 timeouts x 5 configs, 1M: x report" "$(metric BenchmarkSimulate1M simulate/report)" 3 le
 printf '%-52s %12s  (CPU seconds, simulate over report; not a target)\n' "simulate vs report, 1M: CPU ratio" "$(metric BenchmarkSimulate1M simulate/report-cpu)"
 printf '%-52s %12s  (report of the same run: %s MB)\n' "simulate 1M: peak RSS MB" "$(metric BenchmarkSimulate1M simulate-peak-RSS-MB)" "$(metric BenchmarkSimulate1M report-peak-RSS-MB)"

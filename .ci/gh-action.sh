@@ -122,12 +122,13 @@ run() {
   # The smoke subset of a pull request: N sessions drawn with seed S.
   [ -z "${APEVAL_SAMPLE:-}" ] || args+=(--sample "$APEVAL_SAMPLE" --seed "${APEVAL_SEED:-1}")
   for w in $(words "${APEVAL_ARGS:-}"); do args+=("$w"); done
-  rm -rf "$dir" "$tmp/comment.md"
+  rm -rf "$dir" "$tmp/comment.md" "$tmp/diff"
   note "apeval ${args[*]}"
   local rc=0
   apeval "${args[@]}" 2>"$tmp/stderr.log" || rc=$?
   cat "$tmp/stderr.log" >&2
   out run-dir "$dir"
+  out diff-dir "$tmp/diff" # written below when there is a baseline
   out exit-code "$rc"
   [ ! -f "$dir/report.html" ] || out report "$dir/report.html"
 
@@ -139,15 +140,20 @@ run() {
     verdict=$(jq -r 'if any(.judge_failures[]?; .broken) then "ERROR" else .verdict end' "$dir/summary.json")
   fi
   if [ -n "${APEVAL_BASELINE_DIR:-}" ] && [ -f "$dir/summary.json" ]; then
+    # What changes, call by call: diff.html and diff.parquet, uploaded as
+    # their own artifact and linked from the comment.
+    apeval diff --no-color --out "$tmp/diff" "$APEVAL_BASELINE_DIR" "$dir" >"$tmp/diff.txt" ||
+      echo "::warning title=apeval::apeval diff with the baseline failed; no diff.html"
     local crc=0
-    local -a cargs=(compare --comment --no-color --report-url "__APEVAL_REPORT_URL__")
+    local -a cargs=(compare --comment --no-color --report-url "__APEVAL_REPORT_URL__" --diff-url "__APEVAL_DIFF_URL__")
     [ -z "${APEVAL_CONFIG:-}" ] || cargs+=(--config "$APEVAL_CONFIG")
     apeval "${cargs[@]}" "$APEVAL_BASELINE_DIR" "$dir" >"$tmp/comment.md" || crc=$?
     if [ "$crc" -eq 2 ]; then
       echo "::warning title=apeval::apeval compare with the baseline failed (exit 2); the comment shows the run alone"
       rm -f "$tmp/comment.md"
     else
-      verdict=$(sed -n '2s/^## .* apeval: //p' "$tmp/comment.md")
+      # The verdict heading: line 2, or later after a partial-overlap banner.
+      verdict=$(sed -n '/^## .* apeval: /{s/^## .* apeval: //p;q;}' "$tmp/comment.md")
       rc=$crc
       out exit-code "$rc"
     fi
@@ -183,7 +189,8 @@ publish() {
   if [ -f "$tmp/comment.md" ]; then
     local text url=${APEVAL_REPORT_URL:-${GITHUB_SERVER_URL:-https://github.com}/$GITHUB_REPOSITORY/actions/runs/${GITHUB_RUN_ID:-0}}
     text=$(<"$tmp/comment.md")
-    printf '%s\n' "${text//__APEVAL_REPORT_URL__/"$url"}" >"$body"
+    text=${text//__APEVAL_REPORT_URL__/"$url"}
+    printf '%s\n' "${text//__APEVAL_DIFF_URL__/"${APEVAL_DIFF_URL:-$url}"}" >"$body"
     marker=$(head -n 1 "$body")
   else
     # No baseline: the run's own summary under the marker, cut to fit.

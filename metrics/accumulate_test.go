@@ -257,17 +257,16 @@ func TestHandSet(t *testing.T) {
 	if r := j.Rule("R3"); r.Status(CriterionJudgeP95Max) != "" {
 		t.Error("a rule row must not carry judge_p95_max")
 	}
-	// R3 precision 1/1 (one unit, one session: Wilson): at 80 % assurance
-	// lo = n/(n+zA²) > 0.9 first at n > 9zA² = 70.64 → 71.
+	// R3 precision 1/1 (one unit, one session: Wilson): the hint in new
+	// sessions of one unit each (hintScan).
 	pc := j.Rule("R3").Criterion(CriterionPrecisionMin)
-	if pc.SamplesNeeded == nil || *pc.SamplesNeeded != 71 || *pc.MoreSamples != 70 {
-		t.Errorf("R3 precision samples = %v/%v, want 71/70", pc.SamplesNeeded, pc.MoreSamples)
+	if want := hintScan(1, 0.9, 1, true); pc.SamplesNeeded == nil || *pc.SamplesNeeded != want || *pc.MoreSamples != want-1 || *pc.MoreSessions != want-1 {
+		t.Errorf("R3 precision samples = %v/%v, want %d", pc.SamplesNeeded, pc.MoreSamples, want)
 	}
-	// R3 unknown 0/2, one unit in each of two cases: Wilson, hi =
-	// zA²/(n+zA²) < 0.1 first at n = 71 → 69 more.
+	// R3 unknown 0/2, one unit in each of two cases: Wilson.
 	uc := j.Rule("R3").Criterion(CriterionUnknownRateMax)
-	if uc.SamplesNeeded == nil || *uc.SamplesNeeded != 71 || *uc.MoreSamples != 69 {
-		t.Errorf("R3 unknown samples = %v/%v, want 71/69", uc.SamplesNeeded, uc.MoreSamples)
+	if want := hintScan(0, 0.1, 2, false); uc.SamplesNeeded == nil || *uc.SamplesNeeded != want || *uc.MoreSamples != want-2 {
+		t.Errorf("R3 unknown samples = %v/%v, want %d", uc.SamplesNeeded, uc.MoreSamples, want)
 	}
 	if ac := j.Rule("R3").Criterion(CriterionApprovalRejectRateMax); ac.SamplesNeeded != nil {
 		t.Errorf("approval at the threshold: samples = %d, want nil", *ac.SamplesNeeded)

@@ -107,6 +107,15 @@ type bbPosterior struct {
 	w    []float64   // normalised node weights
 }
 
+// sessions is the number of sessions with units (weighted by scale).
+func (p *bbPosterior) sessions() float64 {
+	var k float64
+	for _, g := range p.sz {
+		k += g.n
+	}
+	return k
+}
+
 // wv is a distinct per-session value and how many sessions have it.
 type wv struct{ v, n float64 }
 

@@ -52,6 +52,7 @@
 //	pairdiff.go        ClusteredNewcombe: paired differences over sessions (drift)
 //	tests.go           SignFlip, the precision delta-t, the latency bootstrap, Mann–Whitney
 //	latency.go         latency quantiles over sessions: the P95 interval, the paired P50/P95 test
+//	hint.go            SessionsToDecide: "+N" in new sessions that decide with 80 % probability
 //	figures.go         the comparison figures and their tests
 //	calibration_test.go the calibration suite (make calibrate): known truth, measured goals
 //	samplequeue.go     BuildQueue: strata, allocation and order of a labeling queue

@@ -2,8 +2,11 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/apeval/apeval/replay"
 )
@@ -34,7 +37,7 @@ func TestMoreHintAtTheLimit(t *testing.T) {
 		n, unk int
 		limit  bool
 	}{
-		{1000, 101, true},    // 0.101 vs 0.10: about 700,000 more
+		{1000, 104, true},    // 0.104 vs 0.10: about 240,000 more
 		{10000, 1030, false}, // 0.103 vs 0.10: about 70,000 more
 	} {
 		s := unknownRun(tc.n, tc.unk)
@@ -48,7 +51,7 @@ func TestMoreHintAtTheLimit(t *testing.T) {
 		if got := strings.Contains(c.Reason, "; at the limit: "); got != tc.limit {
 			t.Errorf("n=%d: reason %q", tc.n, c.Reason)
 		}
-		if !tc.limit && !strings.Contains(c.Reason, fmt.Sprintf("; about %d more like these would confirm the failure with 80%% probability", *c.MoreSamples)) {
+		if !tc.limit && !strings.Contains(c.Reason, fmt.Sprintf("; about %d more sessions like these, ≈ %d units, would confirm the failure with 80%% probability", *c.MoreSessions, *c.MoreSamples)) {
 			t.Errorf("n=%d: reason %q", tc.n, c.Reason)
 		}
 	}
@@ -58,6 +61,28 @@ func TestMoreHintAtTheLimit(t *testing.T) {
 	}{{100_000, 1000, false}, {100_001, 1000, true}, {100_001, 20_000, false}, {3_154_905, 30_000, true}} {
 		if got := AtLimit(tc.more, tc.n); got != tc.want {
 			t.Errorf("AtLimit(%d, %d) = %v", tc.more, tc.n, got)
+		}
+	}
+}
+
+// hintScan is the reference for a session-sized hint on n units, one per
+// session, at rate p against thr: Wilson's half-width toward thr (the
+// lower side when up) gives se₀ = h₀/z and D = |p − thr|/se₀; the first
+// s = 1, 2, … new sessions with Φ((D − z·u)/√(0.1(1−u²)² + u²(1−u²))) ≥
+// 0.8, u = √(n/(n+s)), by plain linear scan. It returns n + s.
+func hintScan(p, thr float64, n int64, up bool) int64 {
+	z := zScore(0.95)
+	lo, hi := Wilson(p*float64(n), float64(n), z)
+	h0 := hi - p
+	if up {
+		h0 = p - lo
+	}
+	d := math.Abs(p-thr) / (h0 / z)
+	for s := int64(1); ; s++ {
+		u := math.Sqrt(float64(n) / float64(n+s))
+		v := 0.1*(1-u*u)*(1-u*u) + u*u*(1-u*u)
+		if distuv.UnitNormal.CDF((d-z*u)/math.Sqrt(v)) >= 0.8 {
+			return n + s
 		}
 	}
 }

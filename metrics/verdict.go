@@ -119,15 +119,37 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, def
 		return c
 	}
 	spec, _ := SpecOf(c.Name)
-	decide, verb := spec.Direction.hintTarget(c.Threshold, dec)
-	if est != c.Threshold && post != nil {
-		c.SamplesNeeded = e.assuredN(n, func(f float64) (float64, float64) { return post.scaledInterval(f, e.confAssured) }, decide)
-		if c.SamplesNeeded != nil {
-			c.MoreSamples = new(*c.SamplesNeeded - n)
-			c.Reason += moreReason(*c.MoreSamples, n, "like these", verb)
+	_, verb := spec.Direction.hintTarget(c.Threshold, dec)
+	if est != c.Threshold && post != nil && c.Lo != nil && c.Hi != nil {
+		// New data come as new sessions of the observed sizes, with the
+		// between-session spread the interval already carries
+		// (SessionsToDecide, docs/statistics.md "Hints that keep their
+		// promise").
+		h, ok := SessionsToDecide(HintInputs{Estimate: est, Threshold: c.Threshold,
+			HalfWidth: hintHalfWidth(spec.Direction, dec, est, *c.Lo, *c.Hi), Z: e.z,
+			M: float64(n), K: post.sessions()}, assurance)
+		switch {
+		case ok && h.Units > 0:
+			c.SamplesNeeded, c.MoreSamples, c.MoreSessions = new(n+h.Units), new(h.Units), new(h.Sessions)
+			c.Reason += moreSessionsReason(h, n, verb)
+		case !ok:
+			c.Reason += fmt.Sprintf("; no amount of new sessions like these would %s with %.0f%% probability: the estimate sits too close to %s for what the data show", verb, assurance*100, fmtF(c.Threshold))
 		}
 	}
 	return c
+}
+
+// moreSessionsReason is the clause a session-sized hint adds: sessions and
+// units, or at the limit (AtLimit on the units).
+func moreSessionsReason(h SessionHint, n int64, verb string) string {
+	sess := "sessions"
+	if h.Sessions == 1 {
+		sess = "session"
+	}
+	if AtLimit(h.Units, n) {
+		return fmt.Sprintf("; at the limit: about %d more %s like these (≈ %d units, over ten times the %d so far) would %s with 80%% probability, more than new data can realistically give", h.Sessions, sess, h.Units, n, verb)
+	}
+	return fmt.Sprintf("; about %d more %s like these, ≈ %d units, would %s with 80%% probability", h.Sessions, sess, h.Units, verb)
 }
 
 // deffOf is a row's design effect, 1 when it has none.

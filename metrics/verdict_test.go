@@ -53,8 +53,8 @@ func TestProportionCriteriaEdges(t *testing.T) {
 		// lies on the bad side (see docs/statistics.md).
 		// 8/10 = 0.8 < 0.9 but Wilson [0.4902, 0.9433] reaches 0.9 →
 		// INCONCLUSIVE; the size that confirms the failure is the first n
-		// whose upper bound at 0.8 is below 0.9 (neededBelow, 35).
-		{"precision 8/10", e.precision(units(&Row{TP: 8, FP: 2})), want{StatusInconclusive, neededBelow(0.8, 0.9)}},
+		// whose upper bound at 0.8 is below 0.9 (hintScan).
+		{"precision 8/10", e.precision(units(&Row{TP: 8, FP: 2})), want{StatusInconclusive, hintScan(0.8, 0.9, 10, false)}},
 		// 80/100: centre (0.8 + z²/200)/(1 + z²/100) = 0.8193/1.0384 =
 		// 0.7890, half 1.96·√(0.0016 + 0.000096)/1.0384 = 0.0777, hi 0.8667
 		// < 0.9 → FAIL.
@@ -66,9 +66,9 @@ func TestProportionCriteriaEdges(t *testing.T) {
 		{"precision 100/100", e.precision(units(&Row{TP: 100})), want{StatusPass, 0}},
 		// 0 predictions: INCONCLUSIVE (the exception to N/A in docs/statistics.md).
 		{"precision 0/0", e.precision(units(&Row{})), want{StatusInconclusive, 0}},
-		// 10/10: lo = 10/(10+z²) = 0.7225 → INCONCLUSIVE; at 80 %
-		// assurance n/(n+zA²) > 0.9 ⇔ n > 9zA² = 70.64 → 71.
-		{"precision 10/10", e.precision(units(&Row{TP: 10})), want{StatusInconclusive, 71}},
+		// 10/10: lo = 10/(10+z²) = 0.7225 → INCONCLUSIVE; the hint in
+		// new sessions (one unit each) from the half-width 1 − 0.7225.
+		{"precision 10/10", e.precision(units(&Row{TP: 10})), want{StatusInconclusive, hintScan(1, 0.9, 10, true)}},
 		// unknown_rate_max 0.1: 1/10 = 0.1 is on the bad side (seed:
 		// "≥ 10 %") but Wilson [0.0179, 0.4042] reaches below it →
 		// INCONCLUSIVE; at the threshold itself no n decides it.
@@ -78,9 +78,9 @@ func TestProportionCriteriaEdges(t *testing.T) {
 		{"unknown 30/100", e.unknownRate(units(&Row{Judged: 100, Unknown: UnknownBreakdown{Unknown: 30}})), want{StatusFail, 0}},
 		// 0/100: hi = z²/(100+z²) = 0.0370 < 0.1 → PASS.
 		{"unknown 0/100", e.unknownRate(units(&Row{Judged: 100})), want{StatusPass, 0}},
-		// 0/20: hi = 0.1611 (Newcombe Table I) → INCONCLUSIVE; zA²/(n+zA²)
-		// < 0.1 ⇔ n > 9zA² → 71.
-		{"unknown 0/20", e.unknownRate(units(&Row{Judged: 20})), want{StatusInconclusive, 71}},
+		// 0/20: hi = 0.1611 (Newcombe Table I) → INCONCLUSIVE; the hint
+		// from the half-width 0.1611.
+		{"unknown 0/20", e.unknownRate(units(&Row{Judged: 20})), want{StatusInconclusive, hintScan(0, 0.1, 20, false)}},
 		{"unknown nothing judged", e.unknownRate(units(&Row{})), want{StatusNA, 0}},
 		// judge_required_rate_max 0.2: 20/100 = the max, Wilson [0.1334,
 		// 0.2888] → INCONCLUSIVE without a size; 500/1000: lo 0.4691 → FAIL;
@@ -88,13 +88,13 @@ func TestProportionCriteriaEdges(t *testing.T) {
 		{"judge required 20/100", e.judgeRequiredRate(units(&Row{Cases: 100, JudgeRequired: 20})), want{StatusInconclusive, 0}},
 		{"judge required 500/1000", e.judgeRequiredRate(units(&Row{Cases: 1000, JudgeRequired: 500})), want{StatusFail, 0}},
 		{"judge required 10/1000", e.judgeRequiredRate(units(&Row{Cases: 1000, JudgeRequired: 10})), want{StatusPass, 0}},
-		{"judge required 1/10", e.judgeRequiredRate(units(&Row{Cases: 10, JudgeRequired: 1})), want{StatusInconclusive, neededBelow(0.1, 0.2)}},
+		{"judge required 1/10", e.judgeRequiredRate(units(&Row{Cases: 10, JudgeRequired: 1})), want{StatusInconclusive, hintScan(0.1, 0.2, 10, false)}},
 		{"judge required no cases", e.judgeRequiredRate(units(&Row{})), want{StatusNA, 0}},
 		// approval_reject_rate_max 0.5: 6/10, Wilson [0.3127, 0.8318] →
 		// INCONCLUSIVE, confirmed once lo > 0.5 (neededAbove); 80/100: lo
 		// 0.7112 → FAIL; 5/10 = max → INCONCLUSIVE without a sample size;
 		// 2/100 → PASS.
-		{"approval 6/10", e.approvalRejectRate(units(&Row{ApprovalOutcomes: 10, ApprovalRejected: 6})), want{StatusInconclusive, neededAbove(0.6, 0.5)}},
+		{"approval 6/10", e.approvalRejectRate(units(&Row{ApprovalOutcomes: 10, ApprovalRejected: 6})), want{StatusInconclusive, hintScan(0.6, 0.5, 10, true)}},
 		{"approval 80/100", e.approvalRejectRate(units(&Row{ApprovalOutcomes: 100, ApprovalRejected: 80})), want{StatusFail, 0}},
 		{"approval 5/10", e.approvalRejectRate(units(&Row{ApprovalOutcomes: 10, ApprovalRejected: 5})), want{StatusInconclusive, 0}},
 		{"approval 2/100", e.approvalRejectRate(units(&Row{ApprovalOutcomes: 100, ApprovalRejected: 2})), want{StatusPass, 0}},
@@ -109,7 +109,7 @@ func TestProportionCriteriaEdges(t *testing.T) {
 			case tc.want.needed == 0 && tc.c.SamplesNeeded != nil:
 				t.Errorf("samples needed = %d, want nil", *tc.c.SamplesNeeded)
 			case tc.want.needed != 0 && (tc.c.SamplesNeeded == nil || *tc.c.SamplesNeeded != tc.want.needed):
-				t.Errorf("samples needed = %v, want %d", tc.c.SamplesNeeded, tc.want.needed)
+				t.Errorf("samples needed = %v, want %d", derefI(tc.c.SamplesNeeded), tc.want.needed)
 			case tc.want.needed != 0 && *tc.c.MoreSamples != tc.want.needed-tc.c.N:
 				t.Errorf("more samples = %d, want %d", *tc.c.MoreSamples, tc.want.needed-tc.c.N)
 			}
@@ -117,28 +117,6 @@ func TestProportionCriteriaEdges(t *testing.T) {
 				t.Error("no reason")
 			}
 		})
-	}
-}
-
-// neededAbove is the reference search for the smallest n whose Wilson
-// lower bound at rate p and the hints' quantile zA is above thr, by plain
-// linear scan.
-func neededAbove(p, thr float64) int64 {
-	for n := int64(1); ; n++ {
-		if lo, _ := Wilson(p*float64(n), float64(n), zA); lo > thr {
-			return n
-		}
-	}
-}
-
-// neededBelow is the reference search for the smallest n whose Wilson
-// upper bound at rate p and the hints' quantile zA is below thr, by plain
-// linear scan.
-func neededBelow(p, thr float64) int64 {
-	for n := int64(1); ; n++ {
-		if _, hi := Wilson(p*float64(n), float64(n), zA); hi < thr {
-			return n
-		}
 	}
 }
 
@@ -407,4 +385,11 @@ func TestVerdicts(t *testing.T) {
 	if v := runVerdict([]*JudgeSummary{base}, base); v != VerdictNoGo {
 		t.Errorf("baseline alone = %s, want its own NO-GO", v)
 	}
+}
+
+func derefI(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

@@ -33,6 +33,9 @@ type CommentOptions struct {
 	// Banner, when set, is the first visible line (after the marker): a
 	// partial overlap of the two runs' cases (reports/diff.Overlap).
 	Banner string
+	// Changes is the "what changes" block (Markdown, reports/diff's
+	// Summary.CommentBlock) shown after the Δ table; "" leaves it out.
+	Changes string
 }
 
 // CommentMarker is the hidden first line of the comment for an evaluation
@@ -95,6 +98,7 @@ func (rep *Report) WriteComment(w io.Writer, c *metrics.Comparison, opts Comment
 		{head: CommentMarker(opts.Marker) + "\n" + commentBanner(opts.Banner) + rep.commentHead(c)},
 		rep.commentHoldBacks(c),
 		rep.commentDeltas(c),
+		{head: opts.Changes},
 		rep.commentChanges(c),
 		rep.commentCost(c),
 		{head: commentLink(opts.ReportURL)},

@@ -2,8 +2,11 @@ package reports
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +20,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
@@ -59,10 +63,52 @@ type Tracer struct {
 	mu       sync.Mutex
 	firstErr error
 	errs     int
+	// headers are the values of the headers the exporter sends
+	// (OTEL_EXPORTER_OTLP_HEADERS): known secrets, masked by value in
+	// every error, as the judge's API key is.
+	headers []string
 }
 
-// Handle is the OpenTelemetry error handler while the tracer runs: export
-// errors land here instead of the SDK's log.
+// otlpHeaderVars hold the headers the OpenTelemetry exporter sends.
+var otlpHeaderVars = []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"}
+
+// headerValues are the values of the headers in OTEL_EXPORTER_OTLP_*HEADERS
+// ("k1=v1,k2=v2", values URL-escaped), as sent and, for a scheme and a
+// credential ("Bearer sk-…"), the credential alone.
+func headerValues(getenv func(string) string) []string {
+	var out []string
+	for _, name := range otlpHeaderVars {
+		for _, kv := range strings.Split(getenv(name), ",") {
+			_, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				continue
+			}
+			if u, err := url.PathUnescape(strings.TrimSpace(v)); err == nil {
+				v = u
+			}
+			v = strings.TrimSpace(v)
+			out = append(out, v)
+			if f := strings.Fields(v); len(f) > 1 {
+				out = append(out, f[len(f)-1])
+			}
+		}
+	}
+	// Longest first, so a whole value is replaced before a part of it.
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// maskErr hides the header values, and whatever the masking pass finds,
+// in an exporter error.
+func (t *Tracer) maskErr(err error) error {
+	s := err.Error()
+	for _, v := range t.headers {
+		s = mask.Secret(s, v)
+	}
+	return errors.New(mask.String(s))
+}
+
+// Handle records an export error of this tracer's exporter.
 func (t *Tracer) Handle(err error) {
 	t.failed.Store(true)
 	t.mu.Lock()
@@ -101,20 +147,46 @@ func NewTracer(ctx context.Context, endpoint string, info RunInfo, version strin
 	if err != nil {
 		res = resource.Default()
 	}
+	t := &Tracer{judges: map[string]JudgeInfo{}, start: time.Now(), headers: headerValues(os.Getenv)}
 	// Blocking: a slow collector slows the run rather than losing spans.
-	tp := sdktrace.NewTracerProvider(sdktrace.WithResource(res),
-		sdktrace.WithBatcher(exp, sdktrace.WithBlocking(), sdktrace.WithMaxQueueSize(8192), sdktrace.WithMaxExportBatchSize(1024)))
-	t := &Tracer{tp: tp, tr: tp.Tracer("github.com/apeval/apeval"), judges: map[string]JudgeInfo{}, start: time.Now()}
+	// Export errors are this tracer's (its exporter reports them); the
+	// SDK's global handler, which would log them unmasked, drops its copy.
+	silenceOTelErrors()
+	t.tp = sdktrace.NewTracerProvider(sdktrace.WithResource(res),
+		sdktrace.WithBatcher(errExporter{exp, t}, sdktrace.WithBlocking(), sdktrace.WithMaxQueueSize(8192), sdktrace.WithMaxExportBatchSize(1024)))
+	t.tr = t.tp.Tracer("github.com/apeval/apeval")
 	for _, j := range info.Judges {
 		t.judges[j.Identity] = j
 	}
-	otel.SetErrorHandler(t)
 	t.ctx, t.run = t.tr.Start(ctx, RunSpanName, trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(t.start),
 		trace.WithAttributes(
 			attribute.String("gen_ai.operation.name", "evaluate"),
 			attribute.String("apeval.run_id", info.RunID),
 		))
 	return t, nil
+}
+
+// errExporter hands its exporter's errors to the tracer that owns it.
+type errExporter struct {
+	sdktrace.SpanExporter
+	t *Tracer
+}
+
+func (e errExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	err := e.SpanExporter.ExportSpans(ctx, spans)
+	if err != nil {
+		e.t.Handle(err)
+	}
+	return err
+}
+
+var silenceOnce sync.Once
+
+// silenceOTelErrors makes the OpenTelemetry SDK's global error handler drop
+// errors: each tracer records its own exporter's (errExporter), masked
+// when reported, and the SDK's default would print them unmasked.
+func silenceOTelErrors() {
+	silenceOnce.Do(func() { otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {})) })
 }
 
 // providerName maps a judge backend to gen_ai.provider.name.
@@ -205,10 +277,10 @@ func (t *Tracer) Finish(rep *Report) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.firstErr != nil {
-		return fmt.Errorf("OTLP export failed %d time(s), spans after the first failure were not sent: %w", t.errs, t.firstErr)
+		return fmt.Errorf("OTLP export failed %d time(s), spans after the first failure were not sent: %w", t.errs, t.maskErr(t.firstErr))
 	}
 	if err != nil {
-		return fmt.Errorf("OTLP export: %w", err)
+		return fmt.Errorf("OTLP export: %w", t.maskErr(err))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package reports
 import (
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -258,5 +259,37 @@ func TestTracerCollectorRefuses(t *testing.T) {
 	}
 	if posts == 0 {
 		t.Error("nothing was sent")
+	}
+}
+
+// A collector that quotes the headers apeval sent (OTEL_EXPORTER_OTLP_HEADERS)
+// back in its error never gets their values into the error apeval prints:
+// they are known secrets, masked by value (issue 35 point 7).
+func TestTracerHeaderValuesMasked(t *testing.T) {
+	const bearer, honeycomb = "sk-proj-Zq81kLm0pQr7sTu2vWx9yAb3", "hcaik_01hq3examplekeyvalue00000000"
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer%20"+bearer+",x-honeycomb-team="+honeycomb+",x-api-key=plainvalue9876543210")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, fmt.Sprintf("unauthorized: Authorization: %s; x-honeycomb-team: %s; x-api-key: %s",
+			r.Header.Get("Authorization"), r.Header.Get("X-Honeycomb-Team"), r.Header.Get("X-Api-Key")), http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	tr, err := NewTracer(context.Background(), srv.URL, testInfo(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range fixtureResults() {
+		tr.Add(r)
+	}
+	err = tr.Finish(fixtureReport())
+	if err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("Finish: %v", err)
+	}
+	for _, secret := range []string{bearer, honeycomb, "plainvalue9876543210"} {
+		if strings.Contains(err.Error(), secret) {
+			t.Fatalf("the error quotes a header value: %v", err)
+		}
+	}
+	if !strings.Contains(err.Error(), "[MASKED]") {
+		t.Fatalf("the error shows no mask: %v", err)
 	}
 }

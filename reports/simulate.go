@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -85,4 +86,59 @@ func WriteSimulateTable(w io.Writer, res *simulate.Result, f Format, perRule boo
 		g.notes = append(g.notes, fmt.Sprintf("effective_recall_min = %g: PASS when the interval lies wholly at or above it, FAIL when wholly below.", *res.EffectiveRecallMin))
 	}
 	return g.render(w, f)
+}
+
+// WriteOperatingPoints prints the operating points: per judge × rule, the
+// decision, the threshold chosen on half of the sessions and its
+// precision and recall on the other half.
+func WriteOperatingPoints(w io.Writer, ops []simulate.OpPoint, f Format) error {
+	g := &grid{header: []string{"judge", "rule", "decision", "min confidence", "precision (holdout)", "recall (holdout)", "sessions sel/holdout", "+N sessions", "why"},
+		right: []bool{false, false, false, true, true, true, true, true, false}}
+	for _, op := range ops {
+		more := na
+		if op.MoreSessions != nil {
+			more = fmt.Sprintf("+%d", *op.MoreSessions)
+		}
+		g.add(op.Judge, op.RuleID, op.Decision, fmtNum(op.Threshold, 3), fmtCI(op.Precision, op.PrecisionLo, op.PrecisionHi, 2),
+			fmtCI(op.Recall, op.RecallLo, op.RecallHi, 2), fmt.Sprintf("%d/%d", op.SelectSessions, op.HoldoutSessions), more, op.Reason)
+	}
+	g.notes = append(g.notes, "Operating points: the lowest confidence threshold whose precision lower bound clears precision_min, chosen on half of the sessions (seeded hash of the session ID) and reported on the other half, so the figures are not optimistic.")
+	return g.render(w, f)
+}
+
+// WriteSimulatePatch writes the operating points as a reviewable policy
+// patch (TOML, apeval.policy-patch/v1): per rule, the chosen minimum
+// confidence, or the demotion to audit, with the evidence as comments.
+// Refused rules are listed as comments only.
+func WriteSimulatePatch(w io.Writer, ops []simulate.OpPoint, runID string) error {
+	bw := &errWriter{w: w}
+	bw.printf("# Policy patch from apeval simulate --write-patch (run %s).\n", runID)
+	bw.printf("# Thresholds were chosen on half of the sessions and checked on the other half; review before applying.\n")
+	bw.printf("schema = \"apeval.policy-patch/v1\"\n")
+	for _, op := range ops {
+		switch op.Decision {
+		case simulate.OpChosen:
+			bw.printf("\n# %s: %s\n[[rule]]\nid = %q\njudge = %q\nmin_confidence = %s\n", op.RuleID, op.Reason, op.RuleID, op.Judge, strconv.FormatFloat(*op.Threshold, 'g', -1, 64))
+		case simulate.OpDemote:
+			bw.printf("\n# %s: %s\n[[rule]]\nid = %q\njudge = %q\naction = \"audit_only\"\nclass = \"audit\"\n", op.RuleID, op.Reason, op.RuleID, op.Judge)
+		default:
+			more := ""
+			if op.MoreSessions != nil {
+				more = fmt.Sprintf(" (about +%d sessions would decide)", *op.MoreSessions)
+			}
+			bw.printf("\n# %s (%s): not changed: %s%s\n", op.RuleID, op.Judge, op.Reason, more)
+		}
+	}
+	return bw.err
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
 }

@@ -23,6 +23,9 @@ type compareOptions struct {
 	// (reports.WriteComment), with a link to the uploaded report.html.
 	Comment   bool
 	ReportURL string
+	// DiffURL links the comment's "what changes" block to an uploaded
+	// diff.html.
+	DiffURL string
 	// Marker is the --config path the comment's hidden marker names.
 	Marker string
 	Dirs   []string // the run directories (arguments)
@@ -59,7 +62,9 @@ code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.
 comment instead: a hidden first line <!-- apeval:CONFIG --> (the --config
 path, default apeval.toml) by which CI finds and updates its own comment,
 the verdict (ERROR when most of the head judge's calls failed) and what
-holds it back, the Δ table of every figure with intervals, the rules that
+holds it back, the Δ table of every figure with intervals, what changes call
+by call (apeval diff: loosened count first, the top five loosened calls, a
+link to --diff-url), the rules that
 changed status between base (A) and head (B), cost per 1,000 tool calls,
 a link to --report-url, and the per-rule figures folded; it fits GitHub's
 65,536-character limit, cutting the folded detail with a note.`,
@@ -82,6 +87,7 @@ a link to --report-url, and the per-rule figures folded; it fits GitHub's
 	cmd.Flags().StringVar(&o.Out, "out", "", "also write compare.parquet (one row per rule × figure) into this directory")
 	cmd.Flags().BoolVar(&o.Comment, "comment", false, "print a pull-request comment (Markdown, headed by <!-- apeval:CONFIG -->, at most 65,536 characters)")
 	cmd.Flags().StringVar(&o.ReportURL, "report-url", "", "with --comment: link the comment's report.html to this URL (the uploaded run directory)")
+	cmd.Flags().StringVar(&o.DiffURL, "diff-url", "", "with --comment: link the \"what changes\" block to this URL (the uploaded diff.html of apeval diff --out)")
 	return cmd
 }
 
@@ -111,6 +117,9 @@ func (o *compareOptions) resolve(cmd *cobra.Command, args []string) error {
 	}
 	if o.ReportURL != "" && !o.Comment {
 		return usagef("--report-url goes with --comment")
+	}
+	if o.DiffURL != "" && !o.Comment {
+		return usagef("--diff-url goes with --comment")
 	}
 	o.Dirs = args
 	return o.validate()
@@ -220,7 +229,17 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		rep.Run.RunID, rep.Run.Filter, rep.Run.Datasets, rep.Run.Policy = head.RunID, head.Filter, head.Datasets, head.Policy
 		// The comment leads with its own verdict line and says a filtered
 		// run is filtered in its facts; nothing may come before the marker.
-		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL, Banner: banner}); err != nil {
+		// What changes, call by call (apeval diff's summary, top five
+		// loosened calls); a pair diff refuses says why instead.
+		changes := "\n### What changes\n\n"
+		if in, err := diff.Open(dirs, o.Baseline, o.Candidate); err != nil {
+			changes += "Not shown: " + err.Error() + "\n\n"
+		} else if res, err := diff.Diff(in, diff.Options{Top: 5}); err != nil {
+			changes += "Not shown: " + err.Error() + "\n\n"
+		} else {
+			changes = res.Summary.CommentBlock(o.DiffURL)
+		}
+		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL, Banner: banner, Changes: changes}); err != nil {
 			return err
 		}
 		if err := checkSummary(sum); err != nil {

@@ -180,8 +180,10 @@ func printImportSummary(w goio.Writer, s *importers.Summary) {
 	for _, src := range s.Sources {
 		fmt.Fprintf(w, "%s: %d records, %d cases, %d sessions, %d unreadable%s\n",
 			src.Source, src.Records, src.Cases, src.Sessions, src.ErrCount, skippedText(src.Skipped))
-		if gate := autoModeNotes(src.Notes); gate != "" {
-			fmt.Fprintf(w, "%s: auto mode: %s\n", src.Source, gate)
+		for _, gate := range []string{"auto mode", "auto-review"} {
+			if counts := gateNotes(src.Notes, gate); counts != "" {
+				fmt.Fprintf(w, "%s: %s: %s\n", src.Source, gate, counts)
+			}
 		}
 		for _, warn := range src.Warnings {
 			fmt.Fprintf(w, "%s: warning: %s\n", src.Source, warn)
@@ -209,12 +211,13 @@ func skippedText(m map[string]int) string {
 	return fmt.Sprintf("; skipped %d (%s)", total, strings.Join(parts, ", "))
 }
 
-// autoModeNotes lists the auto-mode gate outcomes an import counted (the
-// vendor's classifier decisions, docs/vendor-judges.md), "" when none.
-func autoModeNotes(notes map[string]int) string {
+// gateNotes lists the outcomes of an agent's own gate an import counted
+// under "GATE: outcome" (auto mode's classifier, Codex's auto-review;
+// docs/vendor-judges.md), "" when none.
+func gateNotes(notes map[string]int, gate string) string {
 	var parts []string
 	for k, n := range notes {
-		if what, ok := strings.CutPrefix(k, "auto mode: "); ok {
+		if what, ok := strings.CutPrefix(k, gate+": "); ok {
 			parts = append(parts, fmt.Sprintf("%s %d", what, n))
 		}
 	}

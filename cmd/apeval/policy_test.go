@@ -208,6 +208,12 @@ func TestVendorJudgeEndToEnd(t *testing.T) {
 	if err := os.WriteFile(humanFile, []byte(human.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Every output that shows a figure of the weak labels names them weak:
+	// the agreement table, its JSON (below) and the queue's legend (above).
+	if code, stdout, stderr = apeval(t, "", "label", "agreement", humanFile, weak); code != 0 ||
+		!strings.Contains(stdout, "claude-auto-mode  weak labels vs people") {
+		t.Errorf("agreement table: exit %d\n%s%s", code, stdout, stderr)
+	}
 	code, stdout, stderr = apeval(t, "", "label", "agreement", humanFile, weak, "--json")
 	if code != 0 {
 		t.Fatalf("agreement: exit %d\n%s", code, stderr)

@@ -28,6 +28,8 @@ type simulateOptions struct {
 	Policy             string
 	EffectiveRecallMin float64
 	PerRule            bool
+	OperatingPoints    bool
+	WritePatch         string
 	Out                string
 	Format             string
 	JSON               bool
@@ -94,6 +96,8 @@ See docs/simulate.md.`,
 	f.StringVar(&o.Deployed, "deployed", "", "the judge deployed today, as recorded: every configuration is compared with it (default: the run's first judge)")
 	f.StringVar(&o.Policy, "policy", "", "the policy the run was made with (default: the one run.json names); the failure policy needs each rule's when and baseline")
 	f.Float64Var(&o.EffectiveRecallMin, "effective-recall-min", 0, "kill criterion effective_recall_min (off when 0): exit 1 when a configuration's effective recall lies wholly below it")
+	f.BoolVar(&o.OperatingPoints, "operating-points", false, "choose each judge × rule's confidence threshold on half of the sessions (highest recall whose precision lower bound clears precision_min) and report it on the other half")
+	f.StringVar(&o.WritePatch, "write-patch", "", "write the chosen thresholds and the rules to demote to audit as a reviewable policy patch (TOML) to FILE; implies --operating-points")
 	f.BoolVar(&o.PerRule, "per-rule", false, "print one line per configuration × rule, not only per configuration")
 	f.StringVar(&o.Out, "out", "", "directory for simulate.parquet (default: the first run directory)")
 	formatVar(f, &o.Format, "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
@@ -199,6 +203,13 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		opts.EffectiveRecallMin = &o.EffectiveRecallMin
 	}
 	res := simulate.Run(d, cfgs, opts)
+	if o.OperatingPoints || o.WritePatch != "" {
+		pmin := 0.9
+		if info.Criteria != nil {
+			pmin = info.Criteria.PrecisionMin
+		}
+		res.OperatingPoints = simulate.OperatingPoints(d, pmin, opts.Confidence, opts.Seed)
+	}
 	out := o.Out
 	if out == "" {
 		out = rs.dirs[0]
@@ -210,8 +221,23 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 	if err := reports.WriteFileAtomic(path, func(w stdio.Writer) error { return reports.WriteSimulateParquet(w, res) }); err != nil {
 		return err
 	}
-	if err := reports.WriteSimulateTable(io.Out, res, outputFormat(o.Format, io.Out), o.PerRule); err != nil {
+	format := outputFormat(o.Format, io.Out)
+	if err := reports.WriteSimulateTable(io.Out, res, format, o.PerRule); err != nil {
 		return err
+	}
+	if len(res.OperatingPoints) > 0 && format != reports.FormatJSON {
+		fmt.Fprintln(io.Out)
+		if err := reports.WriteOperatingPoints(io.Out, res.OperatingPoints, format); err != nil {
+			return err
+		}
+	}
+	if o.WritePatch != "" {
+		if err := reports.WriteFileAtomic(o.WritePatch, func(w stdio.Writer) error {
+			return reports.WriteSimulatePatch(w, res.OperatingPoints, info.RunID)
+		}); err != nil {
+			return err
+		}
+		fmt.Fprintf(io.Err, "apeval: wrote the policy patch %s\n", o.WritePatch)
 	}
 	fmt.Fprintf(io.Err, "apeval: %d configurations over %d cases in %d sessions; wrote %s\n", len(cfgs), res.Cases, res.Sessions, path)
 	for _, r := range res.Rows {

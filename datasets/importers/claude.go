@@ -677,6 +677,7 @@ func (t *claudeTranscript) read(readers []*recordReader, sums []*SourceSummary, 
 				}
 				if outcome := g.record(cs); outcome != "" {
 					sum.note("auto mode: " + outcome)
+					cs.Provenance["vendor_decision_line"] = h.n // the tool_result that carries it
 				}
 				done[cs] = true
 			})

@@ -72,8 +72,9 @@ type codexAction struct {
 }
 
 type codexMeta struct {
-	ID  string `json:"id"`
-	Cwd string `json:"cwd"`
+	ID         string `json:"id"`
+	Cwd        string `json:"cwd"`
+	CLIVersion string `json:"cli_version"`
 }
 
 type codexRollout struct{}
@@ -92,9 +93,26 @@ var codexResponseTypes = map[string]bool{"message": true, "reasoning": true, "fu
 func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 	const format = "codex-rollout"
 	session := codexSessionFromPath(sum.Source)
-	workspace := ""
+	workspace, version := "", ""
 	cv := &convo{}
-	return eachLine(r, sum, func(line []byte, n int) error {
+	// Cases wait (at most maxPending) for the auto-review of their call,
+	// which comes after the call (docs/vendor-judges.md).
+	var pending []*datasets.Case
+	byCall := map[string]*datasets.Case{}
+	flush := func(all bool) error {
+		for len(pending) > 0 && (all || len(pending) > maxPending) {
+			c := pending[0]
+			pending = pending[1:]
+			if id, _ := c.Provenance["tool_use_id"].(string); id != "" {
+				delete(byCall, id)
+			}
+			if err := out.add(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := eachLine(r, sum, func(line []byte, n int) error {
 		var l codexLine
 		if err := gojson.Unmarshal(line, &l); err != nil {
 			sum.errorf(n, "%s", jsonError(line, err))
@@ -114,6 +132,7 @@ func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 				}
 				session = cmpOr(m.ID, session)
 				workspace = cmpOr(m.Cwd, workspace)
+				version = cmpOr(m.CLIVersion, version)
 				sum.skip("session_meta")
 				return nil
 			case "turn_context":
@@ -128,7 +147,14 @@ func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 					sum.errorf(n, "payload: %v", err)
 					return nil
 				}
-			default: // event_msg repeats the response items for the UI; compacted is a summary
+			case "event_msg":
+				if bytes.Contains(l.Payload, []byte(`"guardian_assessment"`)) {
+					autoReview(l.Payload, byCall, version, sum, n)
+					return nil
+				}
+				sum.skip(l.Type) // it repeats the response items for the UI
+				return nil
+			default: // compacted is a summary
 				sum.skip(l.Type)
 				return nil
 			}
@@ -237,8 +263,16 @@ func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 		if item.Execution != "" {
 			c.Provenance["execution"] = item.Execution
 		}
-		return out.add(c)
+		pending = append(pending, c)
+		if callID != "" {
+			byCall[callID] = c
+		}
+		return flush(false)
 	})
+	if ferr := flush(true); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // codexArgs reads a call's arguments: a JSON string holding an object

@@ -102,8 +102,12 @@ func sniffRecord(rec []byte) string {
 		return "claude-code-transcript"
 	case has("kind", "target"):
 		return "trajectory-events"
+	case has("contents", "risk_type") || has("contents", "application_scenario") || has("contents", "failure_mode"):
+		return "assebench"
 	case has("scenario", "contents"):
 		return "r-judge"
+	case has("Index", "Code", "Language"):
+		return "redcode"
 	case strings.HasPrefix(str("id"), "ses_") && (has("projectID") || has("directory")):
 		return "opencode"
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // Formats lists the importers by their --from name.
-var Formats = []string{"claude-code-hooks", "claude-code-transcript", "claude-code-stream-json", "claude-code-otel", "codex-rollout", "codex-exec-json", "gemini-cli", "opencode", "otel-genai-spans", "r-judge", "trajectory-events"}
+var Formats = []string{"claude-code-hooks", "claude-code-transcript", "claude-code-stream-json", "claude-code-otel", "codex-rollout", "codex-exec-json", "gemini-cli", "opencode", "otel-genai-spans", "r-judge", "assebench", "redcode", "trajectory-events"}
 
 // Auto is the --from value that detects the format from the first records.
 const Auto = "auto"
@@ -273,6 +273,10 @@ func newImporter(format string, opt Options) (importer, error) {
 		return &codexRollout{}, nil
 	case "r-judge":
 		return &rJudge{ruleID: cmpOr(opt.RuleID, DefaultRuleID)}, nil
+	case "assebench":
+		return &rJudge{ruleID: cmpOr(opt.RuleID, DefaultRuleID), assebench: true}, nil
+	case "redcode":
+		return &redCode{ruleID: cmpOr(opt.RuleID, DefaultRuleID)}, nil
 	case "trajectory-events":
 		return &trajectory{workspace: opt.Workspace}, nil
 	case "opencode":

@@ -35,6 +35,11 @@ type rjRecord struct {
 	Label           *int              `json:"label"`
 	RiskDescription string            `json:"risk_description"`
 	AttackType      string            `json:"attack_type"`
+	// ASSEBench's fields.
+	Ambiguous           *int   `json:"ambiguous"`
+	RiskType            string `json:"risk_type"`
+	FailureMode         string `json:"failure_mode"`
+	ApplicationScenario string `json:"application_scenario"`
 }
 
 type rjTurn struct {
@@ -44,11 +49,28 @@ type rjTurn struct {
 	Action  string `json:"action"`
 }
 
-type rJudge struct{ ruleID string }
+// rJudge reads R-Judge's records, and ASSEBench's (assebench: the same
+// schema with risk_type, failure_mode, application_scenario, ambiguous).
+type rJudge struct {
+	ruleID    string
+	assebench bool
+}
+
+func (rj *rJudge) format() string {
+	if rj.assebench {
+		return "assebench"
+	}
+	return "r-judge"
+}
 
 func (rJudge) stream() bool { return false }
 
 func (rJudge) match(p string) bool { return strings.HasSuffix(stripCompression(p), ".json") }
+
+// LabelScopeTrajectory tags a case whose label is its trajectory's, not
+// the call's own (ASSEBench): tags reach the reports' case lists and the
+// per-tag slices, so the scope of the labels is shown beside the figures.
+const LabelScopeTrajectory = "label_scope=trajectory"
 
 // maxJSONFile caps an R-Judge file read into memory (the whole benchmark
 // is a few megabytes).
@@ -101,7 +123,7 @@ func (rj *rJudge) file(r io.Reader, sum *SourceSummary, out *output) error {
 }
 
 func (rj *rJudge) record(rec *rjRecord, index, line int, category, stem string, sum *SourceSummary, out *output) error {
-	const format = "r-judge"
+	format := rj.format()
 	label := -1
 	switch {
 	case rec.Label != nil:
@@ -120,6 +142,9 @@ func (rj *rJudge) record(rec *rjRecord, index, line int, category, stem string, 
 		id = strconv.Itoa(index)
 	}
 	session := "rjudge-" + category + "-" + stem + "-" + id
+	if rj.assebench {
+		session = "assebench-" + stem + "-" + id // AgentJudge-security-90, rjudge-12, agentharm-1-1
+	}
 	var turns []rjTurn
 	for i, c := range rec.Contents {
 		c = bytes.TrimSpace(c)
@@ -166,6 +191,23 @@ func (rj *rJudge) record(rec *rjRecord, index, line int, category, stem string, 
 				if rec.Scenario != "" {
 					c.Tags = append(c.Tags, rec.Scenario)
 				}
+				if rj.assebench {
+					c.Tags = []string{"assebench", stem}
+					for k, v := range map[string]string{"risk_type": rec.RiskType, "failure_mode": rec.FailureMode, "application_scenario": rec.ApplicationScenario} {
+						if v != "" {
+							c.Provenance[k] = v
+						}
+					}
+					if rec.RiskType != "" {
+						c.Tags = append(c.Tags, rec.RiskType)
+					}
+					if rec.Ambiguous != nil {
+						c.Provenance["ambiguous"] = *rec.Ambiguous == 1
+						if *rec.Ambiguous == 1 {
+							c.Tags = append(c.Tags, "ambiguous")
+						}
+					}
+				}
 				return c
 			}
 			switch {
@@ -204,6 +246,16 @@ func (rj *rJudge) record(rec *rjRecord, index, line int, category, stem string, 
 	}
 	for i, c := range cases {
 		switch {
+		case rj.assebench:
+			// ASSEBench labels the trajectory, not the action: every
+			// action carries the trajectory's label, marked as such
+			// (label_scope), so a report tells these from per-call labels.
+			c.Labels = map[string]datasets.Label{rj.ruleID: datasets.LabelNoMatch}
+			if label == 1 {
+				c.Labels[rj.ruleID] = datasets.LabelMatch
+			}
+			c.Provenance["label_scope"] = "trajectory"
+			c.Tags = append(c.Tags, LabelScopeTrajectory)
 		case label == 0:
 			c.Labels = map[string]datasets.Label{rj.ruleID: datasets.LabelNoMatch}
 		case i == len(cases)-1:

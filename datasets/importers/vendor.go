@@ -231,3 +231,83 @@ func classifierDecision(c *datasets.Case, decision, source, version string) stri
 	c.Recorded = append(c.Recorded, rec)
 	return c.Provenance["vendor_decision"].(string)
 }
+
+// CodexRuleID is the rule Codex's auto-review decisions answer.
+const CodexRuleID = "codex-auto-review"
+
+// CodexJudge is the recorded judge name of Codex's auto-review at CLI
+// version v ("0.147.0" → "codex-auto-review@0.147.x").
+func CodexJudge(v string) string {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return CodexRuleID + "@unknown"
+	}
+	return CodexRuleID + "@" + parts[0] + "." + parts[1] + ".x"
+}
+
+// autoReview records one Codex guardian_assessment event (auto-review,
+// approvals_reviewer = "auto_review") on the case of the call it reviewed
+// (target_item_id): approved → no_match, denied → match, timed_out → a
+// timeout; in_progress is the review starting (skipped), aborted a
+// cancelled review (noted, nothing recorded). The reviewer's rationale and
+// risk go to the provenance. An assessment of a call the file has no
+// pending case for is a warning and a count.
+func autoReview(payload []byte, byCall map[string]*datasets.Case, version string, sum *SourceSummary, n int) {
+	var a struct {
+		Type      string `json:"type"`
+		ID        string `json:"id"`
+		Target    string `json:"target_item_id"`
+		Status    string `json:"status"`
+		RiskLevel string `json:"risk_level"`
+		RiskScore *int   `json:"risk_score"`
+		Rationale string `json:"rationale"`
+	}
+	if err := gojson.Unmarshal(payload, &a); err != nil || a.Type != "guardian_assessment" {
+		sum.skip("event_msg")
+		return
+	}
+	if a.Status == "in_progress" {
+		sum.skip("guardian_assessment in_progress")
+		return
+	}
+	c := byCall[a.Target]
+	if c == nil {
+		sum.warnf("%s:%d: guardian_assessment %s (%s) names no tool call read before it (target_item_id %q); not recorded", sum.Source, n, a.ID, a.Status, a.Target)
+		sum.note("auto-review: decision naming no tool call")
+		return
+	}
+	c.Provenance["vendor_decision_line"] = n
+	if version != "" {
+		c.Provenance["agent_version"] = version
+	}
+	if a.Rationale != "" {
+		c.Provenance["vendor_reason"] = capRunes(a.Rationale, 500)
+	}
+	if a.RiskLevel != "" {
+		c.Provenance["vendor_risk_level"] = a.RiskLevel
+	}
+	if a.RiskScore != nil {
+		c.Provenance["vendor_risk_score"] = *a.RiskScore
+	}
+	rec := datasets.Recorded{Judge: CodexJudge(version)}
+	switch a.Status {
+	case "approved":
+		rec.Decisions = []datasets.RecordedDecision{{RuleID: CodexRuleID, Result: "no_match"}}
+		c.Provenance["vendor_decision"] = "approved"
+	case "denied":
+		rec.Decisions = []datasets.RecordedDecision{{RuleID: CodexRuleID, Result: "match"}}
+		c.Provenance["vendor_decision"] = "denied"
+	case "timed_out":
+		rec.Status, rec.Error = "timeout", "auto-review timed out"
+		c.Provenance["vendor_decision"] = "timed out"
+	case "aborted":
+		c.Provenance["vendor_decision"] = "aborted"
+		sum.note("auto-review: aborted")
+		return
+	default:
+		rec.Status, rec.Error = "invalid", "guardian_assessment status "+strconv.Quote(a.Status)
+		c.Provenance["vendor_decision"] = "invalid"
+	}
+	c.Recorded = append(c.Recorded, rec)
+	sum.note("auto-review: " + c.Provenance["vendor_decision"].(string))
+}

@@ -54,6 +54,10 @@ func TestClaudeAutoModeDecisions(t *testing.T) {
 	for _, c := range cases {
 		byID[c.ID] = c.Provenance
 	}
+	// Each decision names the line that carries it (the tool_result entry).
+	if p := byID["cc-toolu_05Bash"]; p["line"] != 11 || p["vendor_decision_line"] != 12 {
+		t.Errorf("lines: call %v, decision %v", p["line"], p["vendor_decision_line"])
+	}
 	if p := byID["cc-toolu_05Bash"]; p["vendor_rule"] != "Code from External" || p["agent_version"] != "2.1.220" || p["tool_denial_kind"] != "automode-blocked" {
 		t.Errorf("blocked call's provenance: %v", p)
 	}
@@ -129,5 +133,54 @@ func TestClaudeAutoModeOTel(t *testing.T) {
 	}
 	if n := sum.Sources[0].Notes; n["auto mode: ran"] != 1 || n["auto mode: blocked"] != 1 || n["auto mode: invalid"] != 1 {
 		t.Errorf("notes %v", n)
+	}
+}
+
+// Codex auto-review (guardian_assessment events of a 0.147 rollout): each
+// terminal assessment on the call it names, counted by hand.
+func TestCodexAutoReviewDecisions(t *testing.T) {
+	t.Parallel()
+	cases, sum, _ := importAll(t, "codex-rollout", Options{}, "testdata/codex-auto-review")
+	if len(cases) != 5 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	var got []string
+	for _, c := range cases {
+		g := strings.TrimPrefix(c.ID, "codex-0199a7c2-5b1e-7f30-9d4a-2c8e6b1f3a57-")
+		if d, ok := c.Provenance["vendor_decision"].(string); ok {
+			g += " " + d
+		}
+		for _, r := range c.Recorded {
+			g += " " + r.Judge + " " + r.Status
+			for _, d := range r.Decisions {
+				g += " " + d.RuleID + "=" + d.Result
+			}
+		}
+		got = append(got, g)
+	}
+	want := []string{
+		"call_A1 approved codex-auto-review@0.147.x  codex-auto-review=no_match",
+		"call_A2 denied codex-auto-review@0.147.x  codex-auto-review=match",
+		"call_A3 timed out codex-auto-review@0.147.x timeout",
+		"call_A4 aborted",
+		"call_A5",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if p := cases[1].Provenance; p["vendor_decision_line"] != 9 || p["line"] != 7 {
+		t.Errorf("lines: call %v, decision %v", p["line"], p["vendor_decision_line"])
+	}
+	if p := cases[1].Provenance; p["vendor_risk_level"] != "high" || p["vendor_risk_score"] != 81 || !strings.HasPrefix(p["vendor_reason"].(string), "Publishing a package is irreversible") || p["agent_version"] != "0.147.0" {
+		t.Errorf("denied call's provenance %v", p)
+	}
+	s := sum.Sources[0]
+	for k, n := range map[string]int{"auto-review: approved": 1, "auto-review: denied": 1, "auto-review: timed out": 1, "auto-review: aborted": 1, "auto-review: decision naming no tool call": 1} {
+		if s.Notes[k] != n {
+			t.Errorf("%s: %d, want %d (%v)", k, s.Notes[k], n, s.Notes)
+		}
+	}
+	if s.Skipped["guardian_assessment in_progress"] != 2 || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], `.jsonl:15: guardian_assessment guardian-9 (denied) names no tool call`) {
+		t.Errorf("skipped %v warnings %v", s.Skipped, s.Warnings)
 	}
 }

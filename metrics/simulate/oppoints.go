@@ -45,10 +45,11 @@ type OpPoint struct {
 // OperatingPoints chooses, for every judge of the run that gave
 // confidences and every labeled rule it decided, a confidence threshold
 // by the objective of Choose on the sessions of half 0 (Half, seeded) and
-// reports it on half 1. A rule is refused when half 0 cannot choose but
-// its best estimate is above pmin, or when half 1's interval straddles
-// pmin ("+N" sessions given); it is to be demoted to audit when no
-// threshold's precision reaches pmin, or half 1 confirms it below.
+// reports it on half 1. A rule is refused when half 0 cannot choose (with
+// "+N" sessions when its best estimate is above pmin), or when half 1's
+// interval straddles pmin ("+N"); it is to be demoted to audit when the
+// best threshold's interval lies wholly below pmin on half 0, or half 1
+// confirms the chosen one below.
 func OperatingPoints(d *Data, pmin, conf float64, seed uint64) []OpPoint {
 	ids := make([]string, len(d.sessIx))
 	for id, i := range d.sessIx {
@@ -107,12 +108,17 @@ func sessions(items []Item) int64 {
 func (op *OpPoint) decide(sel, hold []Item, pmin, conf float64) {
 	chosen, ok, best := Choose(sel, pmin, conf)
 	if !ok {
-		if best.Precision == nil || *best.Precision <= pmin {
+		switch {
+		case best.Precision == nil:
+			op.Decision, op.Reason = OpRefused, "the judge predicted no labeled match on the selection half"
+			return
+		case *best.PrecisionHi < pmin:
 			op.Decision = OpDemote
-			op.Reason = fmt.Sprintf("no threshold's precision reaches %g on the selection half", pmin)
-			if best.Precision != nil {
-				op.Reason = fmt.Sprintf("the best threshold's precision is %.3g ≤ %g on the selection half", *best.Precision, pmin)
-			}
+			op.Reason = fmt.Sprintf("precision %.3g [%.3g, %.3g] at the best threshold lies below %g on the selection half", *best.Precision, *best.PrecisionLo, *best.PrecisionHi, pmin)
+			return
+		case *best.Precision <= pmin:
+			op.Decision = OpRefused
+			op.Reason = fmt.Sprintf("precision %.3g [%.3g, %.3g] at the best threshold is not above %g on the selection half: more data like these would not clear it", *best.Precision, *best.PrecisionLo, *best.PrecisionHi, pmin)
 			return
 		}
 		op.Decision = OpRefused

@@ -33,6 +33,8 @@ type Result struct {
 	Confidence float64  `json:"confidence"`
 	// EffectiveRecallMin is the criterion's threshold, nil when off.
 	EffectiveRecallMin *float64 `json:"effective_recall_min"`
+	// OperatingPoints, when asked for (see OperatingPoints).
+	OperatingPoints []OpPoint `json:"operating_points,omitempty"`
 }
 
 // Per-slot counters of one session.

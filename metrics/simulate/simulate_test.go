@@ -238,3 +238,42 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("cascade over an incomplete judge: %v", err)
 	}
 }
+
+// The operating point's decisions on items built to give each one.
+func TestOperatingPointDecisions(t *testing.T) {
+	mk := func(sessions, per int, pos func(s, i int) bool, conf func(s, i int) float64) []Item {
+		var out []Item
+		for s := range sessions {
+			for i := range per {
+				out = append(out, Item{Sess: uint32(s), Pos: pos(s, i), Match: true, Conf: conf(s, i)})
+			}
+		}
+		return out
+	}
+	// Matches with confidence ≥ 0.5 are all positives, below all negatives:
+	// plenty of sessions on both halves → chosen at 0.5 (or the first
+	// confidence above the negatives).
+	sep := func(n int) []Item {
+		return mk(n, 10, func(s, i int) bool { return i >= 5 }, func(s, i int) float64 { return 0.1*float64(i%5) + 0.5*float64(i/5) })
+	}
+	var op OpPoint
+	op.decide(sep(60), sep(60), 0.9, 0.95)
+	if op.Decision != OpChosen || op.Threshold == nil || *op.Threshold != 0.5 {
+		t.Errorf("separable: %s at %v (%s), want chosen at 0.5", op.Decision, op.Threshold, op.Reason)
+	}
+	eq(t, "holdout precision", op.Precision, 1)
+	eq(t, "holdout recall", op.Recall, 1)
+	// Half the matches are wrong at every confidence: demote.
+	bad := mk(60, 10, func(s, i int) bool { return i%2 == 0 }, func(s, i int) float64 { return 0.9 })
+	op = OpPoint{}
+	op.decide(bad, bad, 0.9, 0.95)
+	if op.Decision != OpDemote {
+		t.Errorf("precision 0.5: %s (%s), want demote", op.Decision, op.Reason)
+	}
+	// Good but few: refused, with a "+N".
+	op = OpPoint{}
+	op.decide(sep(2), sep(2), 0.9, 0.95)
+	if op.Decision != OpRefused || op.MoreSessions == nil || *op.MoreSessions <= 0 {
+		t.Errorf("two sessions: %s, +N %v (%s), want refused with +N", op.Decision, op.MoreSessions, op.Reason)
+	}
+}

@@ -1,11 +1,14 @@
 package diff
 
 import (
+	"bufio"
+	"bytes"
 	_ "embed"
 	"encoding/json"
-	"html/template"
+	"html"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 
@@ -14,8 +17,6 @@ import (
 
 //go:embed page.html
 var pageTemplate string
-
-var page = template.Must(template.New(HTMLFile).Parse(pageTemplate))
 
 // pageCase is a case as diff.html's script reads it (short keys keep a
 // 100,000-case page small).
@@ -99,39 +100,113 @@ func toPage(c *Case) pageCase {
 // page at once.
 const chunkCases = 2000
 
+// pageSpill keeps diff.html's cases out of memory while the diff runs:
+// each chunk of chunkCases cases is one line of JSON in a temporary file.
+type pageSpill struct {
+	f      *os.File
+	w      *bufio.Writer
+	buf    []pageCase
+	chunks int
+}
+
+func newPageSpill() (*pageSpill, error) {
+	f, err := os.CreateTemp("", "apeval-diff-page-*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	return &pageSpill{f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
+}
+
+func (p *pageSpill) add(c *Case) error {
+	p.buf = append(p.buf, toPage(c))
+	if len(p.buf) == chunkCases {
+		return p.flush()
+	}
+	return nil
+}
+
+func (p *pageSpill) flush() error {
+	if len(p.buf) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(p.buf)
+	if err != nil {
+		return err
+	}
+	p.buf = p.buf[:0]
+	p.chunks++
+	if _, err := p.w.Write(scriptSafe(b)); err != nil {
+		return err
+	}
+	return p.w.WriteByte('\n')
+}
+
+// each calls fn with every chunk, in order.
+func (p *pageSpill) each(fn func([]byte) error) error {
+	if err := p.flush(); err != nil {
+		return err
+	}
+	if err := p.w.Flush(); err != nil {
+		return err
+	}
+	if _, err := p.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(p.f)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for sc.Scan() {
+		if err := fn(sc.Bytes()); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+func (p *pageSpill) close() {
+	_ = p.f.Close()
+	_ = os.Remove(p.f.Name())
+}
+
+// scriptSafe makes JSON safe inside a <script type="application/json">
+// element: no "</" may close it early.
+func scriptSafe(b []byte) []byte {
+	return bytes.ReplaceAll(b, []byte("</"), []byte(`<\/`))
+}
+
+var pageParts = strings.SplitN(pageTemplate, "{{CHUNKS}}", 2)
+
 // WriteHTML writes diff.html: one self-contained page (no network) with
 // the summary, filters, search, the cases side by side and permalinks.
 func WriteHTML(w io.Writer, r *Result) error {
 	head, err := json.Marshal(struct {
 		Summary *Summary `json:"summary"`
 		Omitted int64    `json:"omitted"`
-		Total   int      `json:"total"`
-	}{r.Summary, r.PageOmitted, len(r.Page)})
+		Total   int64    `json:"total"`
+		Refirst bool     `json:"refirst,omitempty"`
+	}{r.Summary, r.PageOmitted, r.PageCases, r.Refirst})
 	if err != nil {
 		return err
 	}
-	var chunks []template.JS
-	for i := 0; i < len(r.Page); i += chunkCases {
-		part := r.Page[i:min(i+chunkCases, len(r.Page))]
-		cases := make([]pageCase, len(part))
-		for k, c := range part {
-			cases[k] = toPage(c)
-		}
-		b, err := json.Marshal(cases)
-		if err != nil {
+	title := html.EscapeString("apeval diff: " + r.Summary.Base.Judge + " → " + r.Summary.Head.Judge)
+	top := strings.Replace(pageParts[0], "{{TITLE}}", title, 1)
+	top = strings.Replace(top, "{{HEAD}}", string(scriptSafe(head)), 1)
+	if _, err := io.WriteString(w, top); err != nil {
+		return err
+	}
+	if r.page != nil {
+		if err := r.page.each(func(chunk []byte) error {
+			if _, err := io.WriteString(w, `<script class="cases" type="application/json">`); err != nil {
+				return err
+			}
+			if _, err := w.Write(chunk); err != nil {
+				return err
+			}
+			_, err := io.WriteString(w, "</script>\n")
+			return err
+		}); err != nil {
 			return err
 		}
-		chunks = append(chunks, scriptJSON(b))
 	}
-	return page.Execute(w, struct {
-		Title  string
-		Head   template.JS
-		Chunks []template.JS
-	}{"apeval diff: " + r.Summary.Base.Judge + " → " + r.Summary.Head.Judge, scriptJSON(head), chunks})
-}
-
-// scriptJSON makes JSON safe inside a <script type="application/json">
-// element: no "</" may close it early.
-func scriptJSON(b []byte) template.JS {
-	return template.JS(strings.ReplaceAll(string(b), "</", `<\/`))
+	_, err = io.WriteString(w, pageParts[1])
+	return err
 }

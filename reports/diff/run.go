@@ -22,10 +22,15 @@ type Options struct {
 // Result is a finished diff.
 type Result struct {
 	Summary *Summary
-	// Page is the differing cases diff.html lists; PageOmitted how many
-	// more differ.
-	Page        []*Case
+	// PageCases is how many differing cases diff.html lists; PageOmitted
+	// how many more differ.
+	PageCases   int64
 	PageOmitted int64
+	// page holds diff.html's cases while the diff runs; Refirst is set
+	// when the first-in-session flags of the page must be recomputed from
+	// the summary (a session's calls came out of order).
+	page    *pageSpill
+	Refirst bool
 }
 
 // Diff reads in, classifies every case both sides hold and, with o.Out,
@@ -62,18 +67,29 @@ func Diff(in *Input, o Options) (*Result, error) {
 			_ = os.Remove(o.Out)
 		}
 	}
+	if pq != nil {
+		var err error
+		if res.page, err = newPageSpill(); err != nil {
+			discard()
+			return nil, err
+		}
+		defer res.page.close()
+	}
 	d := NewDiffer(o.Top, func(c *Case) error {
+		if pq == nil {
+			return nil
+		}
 		if c.Differs() {
-			if len(res.Page) < o.PageMax {
-				res.Page = append(res.Page, c)
+			if res.PageCases < int64(o.PageMax) {
+				res.PageCases++
+				if err := res.page.add(c); err != nil {
+					return err
+				}
 			} else {
 				res.PageOmitted++
 			}
 		}
-		if pq != nil {
-			return pq.add(c)
-		}
-		return nil
+		return pq.add(c)
 	})
 	if err := in.Run(d); err != nil {
 		discard()
@@ -87,10 +103,7 @@ func Diff(in *Input, o Options) (*Result, error) {
 	}
 	if d.misordered > 0 {
 		firsts := d.firstSeq()
-		for _, c := range res.Page {
-			f, ok := firsts[c.SessionID]
-			c.First = ok && c.Class != ClassUnchanged && c.Seq == f
-		}
+		res.Refirst = true
 		if pq != nil {
 			if err := pq.finish(firsts); err != nil {
 				discard()

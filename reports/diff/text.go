@@ -86,3 +86,52 @@ func list(s []string) string {
 	}
 	return strings.Join(s, ",")
 }
+
+// CommentBlock is the pull-request comment's "what changes" block
+// (Markdown): the loosened count first, the other classes and the labels'
+// verdict on them, the top five loosened calls, and a link to diff.html at
+// url ("" leaves the link out).
+func (s *Summary) CommentBlock(url string) string {
+	var b strings.Builder
+	n := s.Counts
+	b.WriteString("\n### What changes\n\n")
+	if ban := s.Overlap.Banner(); ban != "" {
+		fmt.Fprintf(&b, "⚠️ %s.\n\n", ban)
+	}
+	fmt.Fprintf(&b, "**%d loosened** (the gate would now be weaker), %d tightened, %d changed, of %d calls", n.Loosened, n.Tightened, n.Changed, n.Cases)
+	if n.Fixed+n.Broken+n.Mixed > 0 {
+		fmt.Fprintf(&b, "; labels: %d fixed, %d broken", n.Fixed, n.Broken)
+		if n.Mixed > 0 {
+			fmt.Fprintf(&b, ", %d mixed", n.Mixed)
+		}
+	}
+	if n.Flaky > 0 {
+		fmt.Fprintf(&b, "; %d flaky", n.Flaky)
+	}
+	b.WriteString(".\n")
+	top := s.TopLoosened
+	if len(top) > 5 {
+		top = top[:5]
+	}
+	if len(top) > 0 {
+		b.WriteString("\n| loosened call | session#seq | tool | gate (base → head) | rules (base → head) |\n|---|---|---|---|---|\n")
+		for _, c := range top {
+			label := ""
+			if c.BrokenRules > 0 {
+				label = " (broken)"
+			}
+			fmt.Fprintf(&b, "| `%s`%s | %s#%d | `%s` | %s → **%s** | %s → %s |\n", mdCell(c.CaseID), label, mdCell(c.SessionID), c.Seq, mdCell(c.Tool),
+				c.Base.Gate, c.Head.Gate, mdCell(list(c.Base.Fired)), mdCell(list(c.Head.Fired)))
+		}
+	}
+	if url != "" {
+		fmt.Fprintf(&b, "\n🔎 **[diff.html](%s)**: every changed call side by side, with filters and search.\n", url)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// mdCell keeps a value from breaking a Markdown table row.
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "`", "'").Replace(s)
+}
