@@ -129,8 +129,9 @@ diff-browser:
 
 # Fuzz the codecs and the masker for a bounded time each (FUZZTIME): the
 # case reader, the policy parser, the judge response parser, the masker
-# (a planted secret never survives; masking is idempotent), and the labels
-# appender (two writers, short writes, undo).
+# (a planted secret never survives; masking is idempotent), the labels
+# appender (two writers, short writes, undo), and the GitHub Action's input
+# splitting (quotes, globs, newlines).
 .PHONY: fuzz
 FUZZTIME ?= 10s
 fuzz:
@@ -140,6 +141,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseOutput$$' -fuzztime $(FUZZTIME) ./judge
 	$(GO) test -run '^$$' -fuzz '^FuzzMaskString$$' -fuzztime $(FUZZTIME) ./internal/mask
 	$(GO) test -run '^$$' -fuzz '^FuzzLabelAppender$$' -fuzztime $(FUZZTIME) ./datasets
+	$(GO) test -run '^$$' -fuzz '^FuzzActionWords$$' -fuzztime $(FUZZTIME) ./docs/examples
 
 # actionlint (pinned, through go run) on action.yml, the example workflows
 # and the README's recipes; shellcheck on the action's script.

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	goio "io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/diff"
 )
 
@@ -16,6 +21,7 @@ type diffOptions struct {
 	Out                 string
 	Top                 int
 	PageMax             int
+	Datasets            []string
 	Dirs                []string
 }
 
@@ -74,6 +80,7 @@ are refused too. Exit 0 otherwise. See docs/diff.md.`,
 	f.BoolVar(&o.JSON, "json", false, "print the diff's summary as JSON (counts, transitions, top loosened cases, first diverging call per session, policy rules)")
 	f.StringVar(&o.Out, "out", "", "write diff.parquet and diff.html into this directory")
 	f.IntVar(&o.Top, "top", 10, "how many loosened cases to list")
+	f.StringArrayVar(&o.Datasets, "dataset", nil, "the runs' dataset file(s), so diff.html shows each judge's input as it saw it (masked); the embedded sample needs none")
 	f.IntVar(&o.PageMax, "page-max", 200000, "at most this many differing cases in diff.html (the rest are in diff.parquet, and the page says how many)")
 	return cmd
 }
@@ -89,7 +96,13 @@ func runDiff(ctx context.Context, o *diffOptions, io IO) error {
 	if err != nil {
 		return diffError(err)
 	}
-	res, err := diff.Diff(in, diff.Options{Top: o.Top, Out: o.Out, PageMax: o.PageMax})
+	opts := diff.Options{Top: o.Top, Out: o.Out, PageMax: o.PageMax}
+	if o.Out != "" {
+		if opts.Cases, err = diffCases(o.Datasets, in.Infos, io); err != nil {
+			return err
+		}
+	}
+	res, err := diff.Diff(in, opts)
 	if err != nil {
 		return diffError(err)
 	}
@@ -107,6 +120,40 @@ func runDiff(ctx context.Context, o *diffOptions, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: diff.parquet and diff.html in %s\n", o.Out)
 	}
 	return nil
+}
+
+// diffCases reads the dataset the runs replayed (--dataset, or the
+// embedded sample when both runs replayed it) into memory, line by line,
+// and decodes a case when diff.html needs its judge input; nil without one.
+func diffCases(paths []string, infos []reports.RunInfo, io IO) (func(string) (*datasets.Case, error), error) {
+	var stdin goio.Reader = io.In
+	if len(paths) == 0 {
+		if !replayedSample(infos) {
+			return nil, nil
+		}
+		paths, stdin = []string{"-"}, datasets.SampleCases()
+	}
+	type line struct {
+		raw    []byte
+		source string
+	}
+	lines := map[string]line{}
+	if err := datasets.ScanRaw(paths, stdin, func(id string, raw []byte, source string) error {
+		if _, dup := lines[id]; !dup {
+			lines[id] = line{bytes.Clone(raw), source}
+		}
+		return nil
+	}); err != nil {
+		return nil, usageError{err}
+	}
+	return func(id string) (*datasets.Case, error) {
+		l, ok := lines[id]
+		if !ok {
+			return nil, nil
+		}
+		file, _, _ := strings.Cut(l.source, ":")
+		return datasets.Decode(l.raw, file, 0, nil)
+	}, nil
 }
 
 func diffError(err error) error {

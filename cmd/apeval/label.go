@@ -240,7 +240,10 @@ Fleiss' kappa for more, with a 95% bootstrap interval over pairs (2,000
 resamples, seeded). With --run, each judge of the run is compared with the
 people (Cohen's kappa between the judge's result and the first label by time),
 and a warning is printed when people agree less with each other than a judge
-agrees with them: then the labels, not the judge, are the problem.`,
+agrees with them: then the labels, not the judge, are the problem.
+Weak labels (lines with "label_source":"weak", from apeval label weak) are never
+counted among the people: they get their own row, "weak labels vs people", and
+with --run each judge is also compared with them ("<judge> vs weak labels").`,
 		Example: `  apeval label agreement labels-ana.jsonl labels-ben.jsonl
   apeval label agreement --run out/run1 --json labels-*.jsonl`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -286,13 +289,33 @@ func runLabelAgreement(_ context.Context, o *labelAgreementOptions, io IO) error
 	if err != nil {
 		return usageError{err}
 	}
+	// With --run, each judge against the weak labels too: figures computed
+	// on weak labels, named so wherever they are shown.
+	var judgesWeak []metrics.RuleAgreement
+	if t != nil && len(weakLines) > 0 {
+		wl := slices.Clone(weakLines)
+		for i := range wl {
+			wl[i].Labeler = "weak labels"
+		}
+		jr, err := metrics.LabelAgreement(wl, t, 0.95)
+		if err != nil {
+			return usageError{err}
+		}
+		for _, r := range jr.Rules {
+			for i := range r.Judges {
+				r.Judges[i].Between += " vs weak labels"
+			}
+			judgesWeak = append(judgesWeak, metrics.RuleAgreement{RuleID: r.RuleID, Labelers: []string{"weak labels"}, Judges: r.Judges})
+		}
+	}
 	if o.JSON {
 		enc := json.NewEncoder(io.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
 			*metrics.AgreementReport
-			Weak []metrics.RuleAgreement `json:"weak_vs_people,omitempty"`
-		}{rep, weakRep})
+			Weak       []metrics.RuleAgreement `json:"weak_vs_people,omitempty"`
+			JudgesWeak []metrics.RuleAgreement `json:"judges_vs_weak_labels,omitempty"`
+		}{rep, weakRep, judgesWeak})
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "rule\tbetween\tmethod\tpairs\tagree\tkappa\t95% CI")
@@ -304,6 +327,11 @@ func runLabelAgreement(_ context.Context, o *labelAgreementOptions, io IO) error
 	for _, r := range weakRep {
 		k := r.People
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r.RuleID, "weak labels vs people", k.Method, k.Items, k.Observed, fmtPtr(k.Kappa), fmtCI(k.Lo, k.Hi))
+	}
+	for _, r := range judgesWeak {
+		for _, k := range r.Judges {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r.RuleID, k.Between, k.Method, k.Items, k.Observed, fmtPtr(k.Kappa.Kappa), fmtCI(k.Lo, k.Hi))
+		}
 	}
 	tw.Flush()
 	for _, w := range rep.Warnings {

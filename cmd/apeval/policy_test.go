@@ -214,6 +214,18 @@ func TestVendorJudgeEndToEnd(t *testing.T) {
 		!strings.Contains(stdout, "claude-auto-mode  weak labels vs people") {
 		t.Errorf("agreement table: exit %d\n%s%s", code, stdout, stderr)
 	}
+	// Judges against the weak labels (figures computed on weak labels): the
+	// vendor decided 13 (no_match, as the weak label); the candidate 11
+	// (match) and 13 (no_match), both as the weak labels.
+	for _, args := range [][]string{{"label", "agreement", weak, "--run", out}, {"label", "agreement", weak, "--run", out, "--json"}} {
+		code, stdout, stderr = apeval(t, "", args...)
+		if code != 0 || !strings.Contains(stdout, "recorded/claude-auto-mode@2.1.x vs weak labels") || !strings.Contains(stdout, "recorded/ollama/qwen2.5:3b vs weak labels") {
+			t.Errorf("%v: exit %d\n%s%s", args, code, stdout, stderr)
+		}
+	}
+	if !strings.Contains(stdout, `"judges_vs_weak_labels"`) {
+		t.Errorf("JSON lacks judges_vs_weak_labels:\n%s", stdout)
+	}
 	code, stdout, stderr = apeval(t, "", "label", "agreement", humanFile, weak, "--json")
 	if code != 0 {
 		t.Fatalf("agreement: exit %d\n%s", code, stderr)

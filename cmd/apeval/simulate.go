@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	stdio "io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +32,7 @@ type simulateOptions struct {
 	EffectiveRecallMin float64
 	PerRule            bool
 	OperatingPoints    bool
+	Frontier           bool
 	WritePatch         string
 	Out                string
 	Format             string
@@ -97,6 +101,7 @@ See docs/simulate.md.`,
 	f.StringVar(&o.Policy, "policy", "", "the policy the run was made with (default: the one run.json names); the failure policy needs each rule's when and baseline")
 	f.Float64Var(&o.EffectiveRecallMin, "effective-recall-min", 0, "kill criterion effective_recall_min (off when 0): exit 1 when a configuration's effective recall lies wholly below it")
 	f.BoolVar(&o.OperatingPoints, "operating-points", false, "choose each judge × rule's confidence threshold on half of the sessions (highest recall whose precision lower bound clears precision_min) and report it on the other half")
+	f.BoolVar(&o.Frontier, "frontier", false, "the non-dominated configurations on cost, P95 and recall at the precision floor, chosen on half of the sessions and reported on the other, Holm across them")
 	f.StringVar(&o.WritePatch, "write-patch", "", "write the chosen thresholds and the rules to demote to audit as a reviewable policy patch (TOML) to FILE; implies --operating-points")
 	f.BoolVar(&o.PerRule, "per-rule", false, "print one line per configuration × rule, not only per configuration")
 	f.StringVar(&o.Out, "out", "", "directory for simulate.parquet (default: the first run directory)")
@@ -221,6 +226,18 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 	if err := reports.WriteFileAtomic(path, func(w stdio.Writer) error { return reports.WriteSimulateParquet(w, res) }); err != nil {
 		return err
 	}
+	if o.Frontier {
+		pmin := 0.9
+		if info.Criteria != nil {
+			pmin = info.Criteria.PrecisionMin
+		}
+		res.Frontier = simulate.Frontier(d, cfgs, pmin, opts)
+	}
+	if err := reports.WriteFileAtomic(filepath.Join(out, reports.SimulateJSONFile), func(w stdio.Writer) error {
+		return reports.WriteSimulateJSON(w, res)
+	}); err != nil {
+		return err
+	}
 	format := outputFormat(o.Format, io.Out)
 	if err := reports.WriteSimulateTable(io.Out, res, format, o.PerRule); err != nil {
 		return err
@@ -228,6 +245,12 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 	if len(res.OperatingPoints) > 0 && format != reports.FormatJSON {
 		fmt.Fprintln(io.Out)
 		if err := reports.WriteOperatingPoints(io.Out, res.OperatingPoints, format); err != nil {
+			return err
+		}
+	}
+	if o.Frontier && format != reports.FormatJSON {
+		fmt.Fprintln(io.Out)
+		if err := reports.WriteFrontier(io.Out, res.Frontier, format); err != nil {
 			return err
 		}
 	}
@@ -268,4 +291,22 @@ func simulatePolicy(path string, info reports.RunInfo, errOut stdio.Writer) (*re
 		fmt.Fprintf(errOut, "apeval: warning: %s differs from the policy the run was made with (%s); its rules decide the failure policy\n", ref.Name, info.Policy.Name)
 	}
 	return p, nil
+}
+
+// readSimulation reads the simulate.json `apeval simulate` left in a run
+// directory, for report.html's "Simulated deployment" section; nil when
+// there is none.
+func readSimulation(dir string) (*simulate.Result, error) {
+	data, err := os.ReadFile(filepath.Join(dir, reports.SimulateJSONFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, usageError{err}
+	}
+	var res simulate.Result
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, usagef("%s: %v", filepath.Join(dir, reports.SimulateJSONFile), err)
+	}
+	return &res, nil
 }

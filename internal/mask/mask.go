@@ -112,7 +112,7 @@ var maskRules = []maskRule{
 	{triggers: []string{"mysql", "mariadb"}, word: true,
 		re: regexp.MustCompile(`^(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p(\S+)`)},
 	// curl -u user:password.
-	{triggers: []string{"-u", "--user"}, back: flagStart,
+	{triggers: []string{"-u"}, back: flagStart, // finds --user too: flagStart takes its second dash back to the first
 		re: regexp.MustCompile(`^(?:-u|--user)[\s=]+[^:\s]+:(\S+)`),
 		ok: func(v string) bool { return !strings.HasPrefix(v, "//") }}, // a URL (redis-cli -u redis://…) is the URL rule's
 	// A long random word right after a secret word: "token abcd…", "secret is …".
@@ -335,9 +335,34 @@ var authValueRe = regexp.MustCompile(`(?i)^(bearer|basic|digest|token)([ \t]+)`)
 func maskKeyValues(s string) string {
 	var b strings.Builder
 	last := 0
+	nextEq, nextColon := -2, -2 // where the next '=' and ':' are (-1: none more)
 	for i := 0; i < len(s); i++ {
-		if s[i] != '=' && s[i] != ':' {
+		// Jump to the next '=' or ':' (IndexByte is vectorised; most of a
+		// text is neither).
+		if nextEq != -1 && nextEq < i {
+			if k := strings.IndexByte(s[i:], '='); k >= 0 {
+				nextEq = i + k
+			} else {
+				nextEq = -1
+			}
+		}
+		if nextColon != -1 && nextColon < i {
+			if k := strings.IndexByte(s[i:], ':'); k >= 0 {
+				nextColon = i + k
+			} else {
+				nextColon = -1
+			}
+		}
+		switch {
+		case nextEq < 0 && nextColon < 0:
+			i = len(s)
 			continue
+		case nextEq < 0:
+			i = nextColon
+		case nextColon < 0:
+			i = nextEq
+		default:
+			i = min(nextEq, nextColon)
 		}
 		j := i
 		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
@@ -619,6 +644,9 @@ func looksRandom(s string) bool {
 // after a secret word; then personal data by type ([CARD], [CVV], [SSN],
 // [IBAN], [PHONE], [EMAIL:domain]). Masking is idempotent.
 func String(s string) string {
+	if plainWord(s) {
+		return s // no pattern matches fewer than 15 bytes of word characters
+	}
 	out := maskPass(s)
 	// A pass that masked something may leave text that a second pass would
 	// mask (digits after a card number that was cut to its Luhn-valid
@@ -632,6 +660,29 @@ func String(s string) string {
 		s, out = out, maskPass(out)
 	}
 	return out
+}
+
+// plainWord reports whether s is a short run of word characters (a map
+// key, a tool name, a file name): shorter than the shortest secret a
+// pattern finds without a separator (xoxb- and ten characters), holding no
+// '=', ':', '@', space or quote a positional rule needs, and too few
+// digits for personal data. Masking returns those unchanged at once.
+func plainWord(s string) bool {
+	if len(s) >= 15 {
+		return false
+	}
+	digits := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-' || c == '.' || c == '/':
+		default:
+			return false
+		}
+	}
+	return digits < 3
 }
 
 // maskPass applies every masking rule once.

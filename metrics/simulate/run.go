@@ -19,8 +19,13 @@ type Options struct {
 	Confidence float64
 	// EffectiveRecallMin is the effective_recall_min criterion; nil: off.
 	EffectiveRecallMin *float64
-	// Seed of the Monte Carlo sign-flip tests (0 is 1).
+	// Seed of the Monte Carlo sign-flip tests (0 is 1) and of the halves.
 	Seed uint64
+	// Half, when 1 or 2, keeps only the sessions of Half 0 or 1 (the
+	// frontier's selection and report halves); 0 keeps every session.
+	Half int
+	// NoPaired leaves out the comparisons with the deployed configuration.
+	NoPaired bool
 }
 
 // Result is a simulation: the configurations and their rows, each
@@ -35,6 +40,11 @@ type Result struct {
 	EffectiveRecallMin *float64 `json:"effective_recall_min"`
 	// OperatingPoints, when asked for (see OperatingPoints).
 	OperatingPoints []OpPoint `json:"operating_points,omitempty"`
+	// Frontier, when asked for (see Frontier).
+	Frontier []FrontierRow `json:"frontier,omitempty"`
+	// precHist keeps each configuration's "*" precision histogram for
+	// the frontier's tests.
+	precHist map[string]hist
 }
 
 // Per-slot counters of one session.
@@ -178,7 +188,17 @@ func Run(d *Data, cfgs []Config, o Options) *Result {
 	// The deployed configuration's per-rule events on the current case.
 	depSlot := make([]int, R)
 	order, bounds := d.bySession()
+	var keep []bool
+	if o.Half > 0 {
+		keep = make([]bool, len(d.sessIx))
+		for id, i := range d.sessIx {
+			keep[i] = Half(id, o.Seed) == o.Half-1
+		}
+	}
 	for b := 0; b+1 < len(bounds); b++ {
+		if keep != nil && !keep[d.sess[order[bounds[b]]]] {
+			continue
+		}
 		for _, c := range order[bounds[b]:bounds[b+1]] {
 			ev.eval(&cfgs[0], c, &dep)
 			for i := range depSlot {
@@ -209,8 +229,10 @@ func Run(d *Data, cfgs []Config, o Options) *Result {
 	res := &Result{Configs: cfgs, Cases: int64(d.Cases()), Sessions: int64(d.Sessions()), Confidence: o.Confidence,
 		EffectiveRecallMin: o.EffectiveRecallMin}
 	m := &memo{iv: map[string][3]*float64{}, pb: map[string]metrics.Figure{}}
+	res.precHist = map[string]hist{}
 	for _, a := range accs {
 		res.Rows = append(res.Rows, a.rows(d, o, m)...)
+		res.precHist[a.cfg.Name()] = a.hists[len(d.rules)*nP+pPrecision]
 	}
 	return res
 }
@@ -541,7 +563,7 @@ func (a *acc) rows(d *Data, o Options, m *memo) []Row {
 		if o.EffectiveRecallMin != nil {
 			r.EffectiveRecallStatus = status(r.EffectiveRecallLo, r.EffectiveRecallHi, *o.EffectiveRecallMin)
 		}
-		if !cfg.Deployed {
+		if !cfg.Deployed && !o.NoPaired {
 			for f := range nC {
 				// Per rule, the two figures the tables show; the "*" row
 				// has all four (each sign-flip test costs).

@@ -277,3 +277,40 @@ func TestOperatingPointDecisions(t *testing.T) {
 		t.Errorf("two sessions: %s, +N %v (%s), want refused with +N", op.Decision, op.MoreSessions, op.Reason)
 	}
 }
+
+func TestFrontier(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	a := Row{Recall: f(0.8), LatencyP95MS: f(500), CostPer1k: f(1)}
+	for _, c := range []struct {
+		b    Row
+		want bool
+	}{
+		{Row{Recall: f(0.9), LatencyP95MS: f(500), CostPer1k: f(1)}, true},  // better recall
+		{Row{Recall: f(0.8), LatencyP95MS: f(400), CostPer1k: nil}, true},   // faster, cost unknown
+		{Row{Recall: f(0.9), LatencyP95MS: f(600), CostPer1k: f(1)}, false}, // a trade-off
+		{Row{Recall: f(0.8), LatencyP95MS: f(500), CostPer1k: f(1)}, false}, // equal
+	} {
+		if got := dominates(c.b, a); got != c.want {
+			t.Errorf("dominates(%v/%v/%v, a) = %v", *c.b.Recall, *c.b.LatencyP95MS, c.b.CostPer1k, got)
+		}
+	}
+	// On the four-case run every configuration clears a zero floor: the
+	// frontier holds the non-dominated ones, none dominating another.
+	d := testData(t)
+	cfgs, err := Expand(d, Spec{Cascades: []string{"A>B"}, Votes: []string{"1of2:A,B"}, Timeouts: []time.Duration{time.Second, time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := Frontier(d, cfgs, 0, Options{Confidence: 0.95, Seed: 1})
+	if len(fr) == 0 {
+		t.Fatal("empty frontier")
+	}
+	for _, x := range fr {
+		for _, y := range fr {
+			if x.Config != y.Config && dominates(Row{Recall: y.SelectRecall, LatencyP95MS: y.SelectP95MS, CostPer1k: y.SelectCostPer1k},
+				Row{Recall: x.SelectRecall, LatencyP95MS: x.SelectP95MS, CostPer1k: x.SelectCostPer1k}) {
+				t.Errorf("%s dominates %s on the frontier", y.Config, x.Config)
+			}
+		}
+	}
+}

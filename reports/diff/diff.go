@@ -99,6 +99,17 @@ type Case struct {
 	// First is set on the first diverging call (class ≠ unchanged) of its
 	// session, in seq order.
 	First bool `json:"first_in_session"`
+
+	// asked is, per side, the rules that went to the judge with their
+	// earlier fires in the session (kept only when judge inputs are built).
+	asked [2][]asked
+}
+
+// asked is a rule sent to the judge and how often it fired earlier in its
+// session on that side.
+type asked struct {
+	id    string
+	fires int
 }
 
 // Differs reports whether anything about the case differs: its gate, a
@@ -114,6 +125,7 @@ type sideCase struct {
 	tool, category  string
 	side            Side
 	rules           []sideRule
+	asked           []asked
 }
 
 type sideRule struct {
@@ -155,7 +167,8 @@ func capture(r *replay.Result) *sideCase {
 
 // compareCases diffs the two sides of one case.
 func compareCases(b, h *sideCase) *Case {
-	c := &Case{CaseID: h.caseID, SessionID: h.session, Seq: h.seq, Tool: h.tool, Category: h.category, Base: b.side, Head: h.side}
+	c := &Case{CaseID: h.caseID, SessionID: h.session, Seq: h.seq, Tool: h.tool, Category: h.category, Base: b.side, Head: h.side,
+		asked: [2][]asked{b.asked, h.asked}}
 	if c.Tool == "" {
 		c.Tool = b.tool
 	}

@@ -84,6 +84,16 @@ type Differ struct {
 	// misordered counts diverging cases that came after a later call of
 	// their session: the first-in-session flags already sent were wrong.
 	misordered int64
+	// fires, when not nil, counts each side's fires per session and rule,
+	// for the judge inputs' previous_rule_fires.
+	fires *[2]map[string]map[string]int
+}
+
+// TrackFires makes the Differ keep what a judge input needs: per side, the
+// rules of each case sent to the judge and their earlier fires in the
+// session (memory grows with the sessions that fire).
+func (d *Differ) TrackFires() {
+	d.fires = &[2]map[string]map[string]int{{}, {}}
 }
 
 // NewDiffer returns a Differ sending each joined case to sink and keeping
@@ -106,10 +116,28 @@ func (d *Differ) Add(side int, r *replay.Result) error {
 			d.rules[side][rr.RuleID] = &RuleInfo{ID: rr.RuleID, Version: rr.RuleVersion, Class: rr.Class, Action: rr.Action}
 		}
 	}
+	s := capture(r)
+	if d.fires != nil {
+		sess := d.fires[side][s.session]
+		for i := range r.Rules {
+			rr := &r.Rules[i]
+			if rr.Source == replay.SourceJudge || rr.Source == replay.SourceCache || rr.Source == replay.SourceFailure {
+				s.asked = append(s.asked, asked{id: s.rules[i].id, fires: sess[rr.RuleID]})
+			}
+		}
+		for i := range r.Rules {
+			if r.Rules[i].Fired {
+				if sess == nil {
+					sess = map[string]int{}
+					d.fires[side][s.session] = sess
+				}
+				sess[s.rules[i].id]++
+			}
+		}
+	}
 	other := d.pending[1-side]
 	if o, ok := other[r.CaseID]; ok {
 		delete(other, r.CaseID)
-		s := capture(r)
 		if side == 0 {
 			return d.join(s, o)
 		}
@@ -118,7 +146,7 @@ func (d *Differ) Add(side int, r *replay.Result) error {
 	if _, dup := d.pending[side][r.CaseID]; dup {
 		return inputErrorf("case %s appears twice in the %s run", r.CaseID, sideName(side))
 	}
-	d.pending[side][r.CaseID] = capture(r)
+	d.pending[side][s.caseID] = s
 	return nil
 }
 

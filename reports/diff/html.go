@@ -34,6 +34,10 @@ type pageCase struct {
 	BFired  []string   `json:"bf,omitempty"`
 	HFired  []string   `json:"hf,omitempty"`
 	Rules   []pageRule `json:"r"`
+	// BaseInput and HeadInput are what each judge saw (masked), absent
+	// when not built or when that judge was not asked.
+	BaseInput json.RawMessage `json:"bi,omitempty"`
+	HeadInput json.RawMessage `json:"hi,omitempty"`
 }
 
 type pageRule struct {
@@ -117,8 +121,10 @@ func newPageSpill() (*pageSpill, error) {
 	return &pageSpill{f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
 }
 
-func (p *pageSpill) add(c *Case) error {
-	p.buf = append(p.buf, toPage(c))
+func (p *pageSpill) add(c *Case, baseInput, headInput []byte) error {
+	pc := toPage(c)
+	pc.BaseInput, pc.HeadInput = baseInput, headInput
+	p.buf = append(p.buf, pc)
 	if len(p.buf) == chunkCases {
 		return p.flush()
 	}
@@ -183,7 +189,9 @@ func WriteHTML(w io.Writer, r *Result) error {
 		Omitted int64    `json:"omitted"`
 		Total   int64    `json:"total"`
 		Refirst bool     `json:"refirst,omitempty"`
-	}{r.Summary, r.PageOmitted, r.PageCases, r.Refirst})
+		Inputs  bool     `json:"inputs"`
+		Note    string   `json:"inputs_note,omitempty"`
+	}{r.Summary, r.PageOmitted, r.PageCases, r.Refirst, r.inputs, r.InputsNote})
 	if err != nil {
 		return err
 	}

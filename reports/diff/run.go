@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+
+	"github.com/apeval/apeval/datasets"
 )
 
 // Options are a diff's settings.
@@ -17,6 +19,10 @@ type Options struct {
 	// PageMax bounds the cases diff.html lists (default 200,000): the
 	// differing ones first met; the page says how many it leaves out.
 	PageMax int
+	// Cases, when not nil, gives a case of the runs' dataset by ID, so
+	// diff.html shows each side's judge input as the judge saw it (built
+	// by replay.BuildInput, masked); nil leaves the inputs out.
+	Cases func(id string) (*datasets.Case, error)
 }
 
 // Result is a finished diff.
@@ -31,6 +37,10 @@ type Result struct {
 	// the summary (a session's calls came out of order).
 	page    *pageSpill
 	Refirst bool
+	// InputsNote says why diff.html shows no judge inputs ("" when it
+	// does, or when none were asked for).
+	InputsNote string
+	inputs     bool
 }
 
 // Diff reads in, classifies every case both sides hold and, with o.Out,
@@ -75,6 +85,12 @@ func Diff(in *Input, o Options) (*Result, error) {
 		}
 		defer res.page.close()
 	}
+	var inputs *inputBuilder
+	if pq != nil && o.Cases != nil {
+		inputs = newInputBuilder(in, o.Cases)
+		res.InputsNote = inputs.note
+		res.inputs = inputs.note == ""
+	}
 	d := NewDiffer(o.Top, func(c *Case) error {
 		if pq == nil {
 			return nil
@@ -82,7 +98,14 @@ func Diff(in *Input, o Options) (*Result, error) {
 		if c.Differs() {
 			if res.PageCases < int64(o.PageMax) {
 				res.PageCases++
-				if err := res.page.add(c); err != nil {
+				var bi, hi []byte
+				if inputs != nil {
+					var err error
+					if bi, hi, err = inputs.build(c); err != nil {
+						return err
+					}
+				}
+				if err := res.page.add(c, bi, hi); err != nil {
 					return err
 				}
 			} else {
@@ -91,6 +114,9 @@ func Diff(in *Input, o Options) (*Result, error) {
 		}
 		return pq.add(c)
 	})
+	if inputs != nil && inputs.note == "" {
+		d.TrackFires()
+	}
 	if err := in.Run(d); err != nil {
 		discard()
 		return nil, err
