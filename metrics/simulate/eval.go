@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -52,9 +52,9 @@ func newEvaluator(d *Data) *evaluator {
 
 // fail is what a failed or unknown judged rule does under the mode.
 func fail(r *replay.Rule, mode OnFailure, baselineMatch bool) (bool, datasets.Action) {
-	baseline := judge.NoMatch
+	baseline := core.NoMatch
 	if baselineMatch {
-		baseline = judge.Match
+		baseline = core.Match
 	}
 	switch mode {
 	case FailBlock:

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 )
 
 //go:embed page.html
@@ -62,7 +62,7 @@ type pageSide struct {
 
 func toPageSide(r Rule) pageSide {
 	s := pageSide{In: r.In, Result: string(r.Result), Fired: r.Fired}
-	if r.Status != judge.StatusOK {
+	if r.Status != core.StatusOK {
 		s.Status = string(r.Status)
 	}
 	if r.Confidence != nil {
