@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/apeval/apeval/replay"
 )
 
 // PlanGuess is what a team expects of one proportion before collecting
@@ -197,4 +200,67 @@ func (s *planSim) data(r, k int) (ys, ms []int64) {
 		s.ms[r] = append(s.ms[r], m)
 	}
 	return s.ys[r][:k], s.ms[r][:k]
+}
+
+// PlanCriteria are the criteria a plan from guesses covers: the
+// proportions, whose data a rate, an ICC and a session size describe.
+var PlanCriteria = []string{CriterionPrecisionMin, CriterionUnknownRateMax, CriterionJudgeRequiredRateMax, CriterionApprovalRejectRateMax}
+
+// PlanCriterionNamed resolves a criterion given by name or by its label
+// in Criteria ("precision", "unknown", …) among PlanCriteria.
+func PlanCriterionNamed(s string) (string, error) {
+	for _, name := range PlanCriteria {
+		if spec, _ := SpecOf(name); s == name || s == spec.Label {
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("%q: plan covers %s (or their labels precision, unknown, judge-required, approval rejects)", s, strings.Join(PlanCriteria, ", "))
+}
+
+// PlanThreshold is the criterion's threshold in crit; ok is false when
+// the criteria disable it (a zero maximum).
+func PlanThreshold(crit replay.KillCriteria, name string) (thr float64, ok bool) {
+	switch name {
+	case CriterionPrecisionMin:
+		return crit.PrecisionMin, true
+	case CriterionUnknownRateMax:
+		return crit.UnknownRateMax, crit.UnknownRateMax > 0
+	case CriterionJudgeRequiredRateMax:
+		return crit.JudgeRequiredRateMax, crit.JudgeRequiredRateMax > 0
+	case CriterionApprovalRejectRateMax:
+		return crit.ApprovalRejectRateMax, crit.ApprovalRejectRateMax > 0
+	}
+	return 0, false
+}
+
+// Plan plans every guessed criterion (name → guessed rate) under crit
+// with one ICC and session size, in the order of Criteria. An impossible
+// guess is an error naming the value.
+func Plan(crit replay.KillCriteria, rates map[string]float64, icc, size float64, o PlanOptions) ([]PlanResult, error) {
+	o.Confidence = crit.Confidence
+	if o.Budget < 0 {
+		return nil, fmt.Errorf("budget %d sessions is below 1", o.Budget)
+	}
+	var out []PlanResult
+	for _, name := range PlanCriteria {
+		rate, ok := rates[name]
+		if !ok {
+			continue
+		}
+		g := PlanGuess{Rate: rate, ICC: icc, SessionSize: size}
+		if err := g.Check(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		thr, on := PlanThreshold(crit, name)
+		if !on {
+			out = append(out, PlanResult{Criterion: name, Guess: g, Reason: "disabled in the kill criteria"})
+			continue
+		}
+		r, err := PlanProportion(name, thr, g, o, nil)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
