@@ -54,6 +54,7 @@
 //	latency.go         latency quantiles over sessions: the P95 interval, the paired P50/P95 test
 //	hint.go            SessionsToDecide: "+N" in new sessions that decide with 80 % probability
 //	plan.go            Plan: sessions for an 80 % chance of a decision, from guesses (apeval plan)
+//	sequential.go      ConfidenceSequence: anytime-valid decisions over sessions (stopping early)
 //	figures.go         the comparison figures and their tests
 //	calibration_test.go the calibration suite (make calibrate): known truth, measured goals
 //	samplequeue.go     BuildQueue: strata, allocation and order of a labeling queue

@@ -207,14 +207,18 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 	if o.EffectiveRecallMin > 0 {
 		opts.EffectiveRecallMin = &o.EffectiveRecallMin
 	}
-	res := simulate.Run(d, cfgs, opts)
+	var ops []simulate.OpPoint
 	if o.OperatingPoints || o.WritePatch != "" {
 		pmin := 0.9
 		if info.Criteria != nil {
 			pmin = info.Criteria.PrecisionMin
 		}
-		res.OperatingPoints = simulate.OperatingPoints(d, pmin, opts.Confidence, opts.Seed)
+		ops = simulate.OperatingPoints(d, pmin, opts.Confidence, opts.Seed)
+		// Each judge at its chosen thresholds is one more configuration.
+		cfgs = simulate.WithOperatingPoints(d, cfgs, ops)
 	}
+	res := simulate.Run(d, cfgs, opts)
+	res.OperatingPoints = ops
 	out := o.Out
 	if out == "" {
 		out = rs.dirs[0]

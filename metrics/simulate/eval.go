@@ -181,6 +181,16 @@ func (e *evaluator) eval(cfg *Config, c int32, out *caseEval) {
 			}
 		}
 	}
+	if cfg.Thresholds != nil {
+		// An operating point: a match below the rule's minimum confidence
+		// is a no_match.
+		for i := range e.cur {
+			r := &e.cur[i]
+			if th, ok := cfg.Thresholds[int(r.rule)]; ok && r.judged && r.outcome == outMatch && float64(r.conf) < th {
+				r.outcome = outNoMatch
+			}
+		}
+	}
 	for i := range e.cur {
 		r := &e.cur[i]
 		def := d.rules[r.rule]
