@@ -19,7 +19,7 @@ if ! command -v shellcheck >/dev/null; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq shellcheck >/dev/null
 fi
-shellcheck .ci/gh-action.sh
+shellcheck -x .ci/gh-action.sh .ci/action-inputs.sh
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -31,7 +31,7 @@ mk() {
   local dir=$1
   rm -rf "$dir" && mkdir -p "$dir/.github/workflows" "$dir/.ci"
   cp action.yml "$dir/"
-  cp .ci/gh-action.sh "$dir/.ci/"
+  cp .ci/gh-action.sh .ci/action-inputs.sh "$dir/.ci/"
   git -C "$dir" init -q
 }
 scratch=$work/repo

@@ -28,8 +28,11 @@ gh() {
     "$@" "$api$path"
 }
 
-# words VAR: the whitespace-separated words of a multi-line input.
-words() { printf '%s\n' "${1:-}" | tr -s ' \t' '\n' | sed '/^$/d'; }
+# input_lines, input_words: how the multi-line inputs are read (judges one
+# per line as typed; dataset and args as a shell splits words, quotes
+# honoured, nothing expanded or globbed).
+# shellcheck source=.ci/action-inputs.sh
+. "$(dirname "${BASH_SOURCE[0]}")/action-inputs.sh"
 
 sha() { sha256sum | cut -c1-16; }
 
@@ -63,9 +66,11 @@ prepare() {
     [ -z "${APEVAL_CONFIG:-}" ] || cat "$APEVAL_CONFIG"
     [ -z "${APEVAL_POLICY:-}" ] || cat "$APEVAL_POLICY"
   } | sha)
+  input_words "${APEVAL_DATASET:-}" || input_lines "${APEVAL_DATASET:-}" # the run step reports a bad input
+  local -a datasets=("${APEVAL_ITEMS[@]}")
   data=$({
     local f
-    for f in $(words "${APEVAL_DATASET:-}"); do
+    for f in "${datasets[@]}"; do
       if [ -f "$f" ]; then cat "$f"; else printf '%s\n' "$f"; fi
     done
   } | sha)
@@ -95,18 +100,45 @@ prepare() {
       out baseline-dir ""
       return
     fi
-    url=$(jq -r --arg b "$branch" '[.artifacts[] | select((.expired | not) and .workflow_run.head_branch == $b)]
-      | sort_by(.created_at) | last | .archive_download_url // empty' <<<"$list")
+    # Only this repository's own runs on the branch: a fork's branch may be
+    # called main too (its artifacts list here with the fork's
+    # head_repository_id), and a run of the branch itself, not of a pull
+    # request (the run's event: push, schedule or workflow_dispatch).
+    local repo_id cands c run_id wrun event
+    repo_id=$(jq -r '.repository.id // empty' "$GITHUB_EVENT_PATH")
+    cands=$(jq -c --arg b "$branch" --arg r "$repo_id" '[.artifacts[] | select((.expired | not)
+        and .workflow_run.head_branch == $b
+        and .workflow_run.head_repository_id != null
+        and .workflow_run.head_repository_id == .workflow_run.repository_id
+        and ($r == "" or (.workflow_run.repository_id | tostring) == $r))]
+      | sort_by(.created_at) | reverse | .[:10][]' <<<"$list")
+    url="" c=""
+    while IFS= read -r c; do
+      [ -n "$c" ] || continue
+      run_id=$(jq -r '.workflow_run.id' <<<"$c")
+      wrun=$(gh GET "/repos/$GITHUB_REPOSITORY/actions/runs/$run_id") || continue
+      event=$(jq -r '.event // empty' <<<"$wrun")
+      case $event in
+      push | schedule | workflow_dispatch) ;;
+      *) continue ;;
+      esac
+      url=$(jq -r '.archive_download_url' <<<"$c")
+      break
+    done <<<"$cands"
     if [ -z "$url" ]; then
-      echo "::warning title=apeval::no artifact $b from branch $branch: no baseline to compare with"
+      echo "::warning title=apeval::no artifact $b from a push to $branch of this repository: no baseline to compare with"
       out baseline-dir ""
       return
     fi
     rm -rf "$tmp/baseline" && mkdir -p "$tmp/baseline"
     gh GET "${url#"$api"}" -o "$tmp/baseline.zip"
     unzip -q -o "$tmp/baseline.zip" -d "$tmp/baseline"
-    note "baseline: artifact $b from $branch"
+    local sha link
+    sha=$(jq -r '.head_sha // empty' <<<"$wrun")
+    link=$(jq -r '.html_url // empty' <<<"$wrun")
+    note "baseline: artifact $b of run $run_id ($event to $branch, commit ${sha:0:7})"
     out baseline-dir "$tmp/baseline"
+    out baseline-note "Baseline: artifact \`$b\` of [run $run_id]($link) ($event to \`$branch\`, commit \`${sha:0:7}\`)."
   fi
 }
 
@@ -114,15 +146,26 @@ run() {
   local dir=${APEVAL_OUT:-$tmp/run}
   local -a args=(run --out "$dir" --quiet --no-color --cache "$APEVAL_CACHE_DIR")
   local w
+  rm -rf "$dir" "$tmp/comment.md" "$tmp/diff"
+  # Inputs that cannot be read (an unmatched quote) stop here: ERROR.
+  local -a datasets=() judges=() extra=()
+  if ! { input_words "${APEVAL_DATASET:-}" && datasets=("${APEVAL_ITEMS[@]}") &&
+    input_lines "${APEVAL_JUDGES:-}" && judges=("${APEVAL_ITEMS[@]}") &&
+    input_words "${APEVAL_ARGS:-}" && extra=("${APEVAL_ITEMS[@]}"); } 2>"$tmp/stderr.log"; then
+    cat "$tmp/stderr.log" >&2
+    out run-dir "$dir"
+    out exit-code 2
+    out verdict ERROR
+    return 0
+  fi
   [ -z "${APEVAL_CONFIG:-}" ] || args+=(--config "$APEVAL_CONFIG")
-  for w in $(words "${APEVAL_DATASET:-}"); do args+=(--dataset "$w"); done
+  for w in "${datasets[@]}"; do args+=(--dataset "$w"); done
   [ -z "${APEVAL_POLICY:-}" ] || args+=(--policy "$APEVAL_POLICY")
-  for w in $(words "${APEVAL_JUDGES:-}"); do args+=(--judge "$w"); done
+  for w in "${judges[@]}"; do args+=(--judge "$w"); done
   [ -z "${APEVAL_LABELS:-}" ] || args+=(--labels "$APEVAL_LABELS")
   # The smoke subset of a pull request: N sessions drawn with seed S.
   [ -z "${APEVAL_SAMPLE:-}" ] || args+=(--sample "$APEVAL_SAMPLE" --seed "${APEVAL_SEED:-1}")
-  for w in $(words "${APEVAL_ARGS:-}"); do args+=("$w"); done
-  rm -rf "$dir" "$tmp/comment.md" "$tmp/diff"
+  args+=("${extra[@]}")
   note "apeval ${args[*]}"
   local rc=0
   apeval "${args[@]}" 2>"$tmp/stderr.log" || rc=$?
@@ -191,6 +234,8 @@ publish() {
     text=$(<"$tmp/comment.md")
     text=${text//__APEVAL_REPORT_URL__/"$url"}
     printf '%s\n' "${text//__APEVAL_DIFF_URL__/"${APEVAL_DIFF_URL:-$url}"}" >"$body"
+    # Which run the baseline came from.
+    [ -z "${APEVAL_BASELINE_NOTE:-}" ] || printf '\n%s\n' "$APEVAL_BASELINE_NOTE" >>"$body"
     marker=$(head -n 1 "$body")
   else
     # No baseline: the run's own summary under the marker, cut to fit.
@@ -200,14 +245,20 @@ publish() {
       [ -z "${APEVAL_REPORT_URL:-}" ] || printf '\n📄 **[report.html](%s)**: the full report (the run directory'"'"'s artifact).\n' "$APEVAL_REPORT_URL"
     } >"$body"
   fi
-  # One comment per pull request and project file: find ours by its marker.
+  # One comment per pull request and project file: find ours by its marker,
+  # among the comments this token's own user wrote (a comment anybody else
+  # starts with the marker is left alone). The job's token cannot read
+  # /user; its comments are github-actions[bot]'s.
+  local me
+  me=$(gh GET /user 2>/dev/null | jq -r '.login // empty') || me=""
+  [ -n "$me" ] || me=${APEVAL_COMMENT_USER:-github-actions[bot]}
   local page=1 id="" resp
   while :; do
     if ! resp=$(gh GET "/repos/$GITHUB_REPOSITORY/issues/$pr/comments?per_page=100&page=$page"); then
       echo "::warning title=apeval::could not list the pull request's comments: no comment posted"
       return 0
     fi
-    id=$(jq -r --arg m "$marker" '[.[] | select(.body | startswith($m + "\n"))] | first | .id // empty' <<<"$resp")
+    id=$(jq -r --arg m "$marker" --arg me "$me" '[.[] | select(.user.login == $me and (.body | startswith($m + "\n")))] | first | .id // empty' <<<"$resp")
     if [ -n "$id" ] || [ "$(jq length <<<"$resp")" -lt 100 ]; then
       break
     fi

@@ -58,6 +58,17 @@ case $rc in
   ;;
 esac
 [ -s "$work/run/report.html" ] || fail "apeval run wrote no report.html"
+# apeval simulate's section (a timeout sweep and a cascade, with its two
+# charts), added to report.html by the report that follows it.
+./bin/apeval simulate "$work/run" --hook-timeout 300ms,500ms,800ms,1s,2s \
+  --cascade 'recorded/ollama/qwen2.5:3b>recorded/ollama/qwen2.5:7b:match,unknown' --format tsv >"$work/simulate.log" 2>&1 ||
+  { cat "$work/simulate.log"; fail "apeval simulate failed"; }
+set +e
+./bin/apeval report --by tag "$work/run" --format tsv >"$work/report.log" 2>&1
+rc=$?
+set -e
+case $rc in 0 | 1 | 3) ;; *) cat "$work/report.log"; fail "apeval report exited $rc" ;; esac
+grep -q 'id="simulate"' "$work/run/report.html" || fail "report.html has no Simulated deployment section after apeval simulate"
 
 rm -rf "$OUT"
 mkdir -p "$OUT"

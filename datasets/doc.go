@@ -42,4 +42,8 @@
 //
 // The record format and its field rules are in README.md (Cases) and on
 // the Case type.
+//
+// Not a stable Go API: apeval is a command, and this package serves
+// cmd/apeval; its exported names change with the command, without a
+// compatibility promise between versions.
 package datasets

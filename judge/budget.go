@@ -68,19 +68,6 @@ func (b *Budget) Stopped() string {
 	return b.stopped
 }
 
-// BudgetReport is what a budget spent, for run.json.
-type BudgetReport struct {
-	MaxCalls int64   `json:"max_calls,omitempty"`
-	MaxUSD   float64 `json:"max_usd,omitempty"`
-	Calls    int64   `json:"calls_sent"`
-	USD      float64 `json:"usd_spent"`
-	// Unmetered counts calls whose judge reported no token counts: their
-	// cost is the estimate from the input's size.
-	Unmetered int64 `json:"calls_without_usage"`
-	// Stopped says which limit stopped the run; "" when none was reached.
-	Stopped string `json:"stopped,omitempty"`
-}
-
 // Report is the budget's state.
 func (b *Budget) Report() BudgetReport {
 	b.mu.Lock()

@@ -491,7 +491,7 @@ func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
 		close(done)
 	}()
 	resp := cj.judge.Judge(ctx, req)
-	if (resp.Status == StatusOK || resp.Status == StatusInvalid) && !resp.noCache {
+	if (resp.Status == StatusOK || resp.Status == StatusInvalid) && !resp.NoCache {
 		ns := int64(resp.Latency)
 		if v, err := json.Marshal(cachedAnswer{Status: resp.Status, Error: resp.Error, Decisions: resp.Decisions, LatencyNS: &ns}); err == nil {
 			cj.cache.put(key, v)

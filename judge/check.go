@@ -4,39 +4,9 @@ import (
 	"context"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/ollama/ollama/api"
 )
-
-// CheckReport is what `apeval judges check SPEC` prints for one judge.
-type CheckReport struct {
-	Spec     string
-	Identity string
-	// Reachable: the server (or plugin) answered at all.
-	Reachable bool
-	// ModelPresent: the server lists the model (or, for an OpenAI-compatible
-	// server without a model list, answered the sample call).
-	ModelPresent bool
-	Models       []string // what the server lists, when it lists anything
-	Digest       string
-	// StructuredOutput is the mode the sample call ended in: json_schema,
-	// json_object or none (exec plugins: "plugin").
-	StructuredOutput string
-	Details          map[string]string
-	SampleStatus     Status
-	SampleLatency    time.Duration
-	SampleError      string
-	Notes            []string
-	// Error says why the check stopped early ("" when it ran to the end).
-	Error string
-}
-
-// OK reports whether the judge is usable: reachable, model present and the
-// sample call answered validly.
-func (r CheckReport) OK() bool {
-	return r.Error == "" && r.Reachable && r.ModelPresent && r.SampleStatus == StatusOK
-}
 
 // CheckInput is the sample call of a check: one rule that matches and one
 // that does not, on an unmistakable command.

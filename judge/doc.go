@@ -1,17 +1,21 @@
 // Package judge is the judge-model stage of the apeval pipeline (datasets →
-// replay → judge → replay → metrics → reports). It defines the [Judge]
-// interface, the judge input and output schemas (docs/judges.md), and
-// the backends.
+// replay → judge → replay → metrics → reports). It holds the backend
+// registry and the backends, and re-exports the shared types of
+// judge/core — the [Judge] interface, the judge input and output schemas
+// (docs/judges.md), [Response] and its typed failure [Cause] — which
+// replay, metrics and reports import without any backend.
 //
 // A judge sees only its own [Input] type: an allow-listed, masked summary
 // built by the replay package. It never sees a raw dataset record.
 //
 // # Main types
 //
-// [Open] turns a --judge spec into a [Judge] under a [Config]: [Ollama]
+// [Open] turns a --judge spec into a [Judge] under a [Config] through the
+// registry ([Register], [Lookup], [Backend]): [Ollama]
 // (ollama:MODEL), [OpenAI] (openai:MODEL, any OpenAI-compatible server),
 // [Exec] (exec:COMMAND, plugin processes; protocol in EXEC.md), [Recorded]
-// (recorded:NAME, the decisions stored in the dataset) and [None]. A judge
+// (recorded:NAME, the decisions stored in the dataset), [None], and the
+// backends in their own packages (judge/anthropic: anthropic:MODEL). A judge
 // is known by its [Identity], backend/model@digest+prompt_version.
 //
 // Judge takes a [Request] and returns a [Response]: one [Decision] per
@@ -25,8 +29,10 @@
 //
 // # Where to look
 //
-//	open.go              Config, Open
-//	ollama.go, openai.go, exec.go, recorded.go   the backends
+//	open.go              Config, the registry (Backend, Register), Open
+//	core/                the shared types, Cause, recorded and none (no backend)
+//	kit.go               the call machinery exported for backend packages
+//	ollama.go, openai.go, exec.go   the built-in backends; anthropic/ one in its own package
 //	structured.go        structured-output schemas and the fallback ladder
 //	parse.go             ParseOutput
 //	prompt.go, prompts/  the prompt
@@ -35,4 +41,8 @@
 //
 // How each backend is called, what makes an answer valid, retries, latency
 // and the cache key are written once, in docs/judges.md.
+//
+// Not a stable Go API: apeval is a command, and this package serves
+// cmd/apeval; its exported names change with the command, without a
+// compatibility promise between versions.
 package judge

@@ -1,197 +1,92 @@
 package judge
 
-import (
-	"context"
-	"strings"
-	"time"
+import "github.com/apeval/apeval/judge/core"
+
+// The shared judge types live in judge/core, which imports no backend
+// (replay, metrics and reports use it); they are re-exported here so that
+// backends and the command say judge.X.
+type (
+	Input         = core.Input
+	Rule          = core.Rule
+	Current       = core.Current
+	Tool          = core.Tool
+	InContext     = core.InContext
+	Message       = core.Message
+	RuleFires     = core.RuleFires
+	Output        = core.Output
+	Result        = core.Result
+	Decision      = core.Decision
+	Status        = core.Status
+	Recording     = core.Recording
+	Request       = core.Request
+	ServerTimings = core.ServerTimings
+	Response      = core.Response
+	Identity      = core.Identity
+	Judge         = core.Judge
+	Cause         = core.Cause
+	Recorded      = core.Recorded
+	None          = core.None
+	CheckReport   = core.CheckReport
+	BudgetReport  = core.BudgetReport
 )
 
 // SchemaVersion is the judge I/O schema version (see docs/judges.md).
-const SchemaVersion = 1
-
-// Input is the judge input (docs/replay.md, What a judge sees), exactly as sent to a model.
-type Input struct {
-	Version int       `json:"version"`
-	Rules   []Rule    `json:"rules"`
-	Current Current   `json:"current"`
-	Context InContext `json:"context"`
-}
-
-// Rule is one natural-language condition to decide. Actions and
-// instruction texts are never part of it.
-type Rule struct {
-	ID        string `json:"id"`
-	Condition string `json:"condition"`
-}
-
-// Current describes the tool call being judged.
-type Current struct {
-	Piece     string `json:"piece"`
-	Movement  string `json:"movement"`
-	HookPoint string `json:"hook_point"`
-	Tool      Tool   `json:"tool"`
-}
-
-// Tool is the masked summary of the tool call.
-type Tool struct {
-	Name             string         `json:"name"`
-	Category         string         `json:"category"`
-	ArgumentsSummary string         `json:"arguments_summary"`
-	Arguments        map[string]any `json:"arguments"`
-}
-
-// InContext is the limited conversation context a judge may see.
-type InContext struct {
-	LatestUserMessage string      `json:"latest_user_message"`
-	RecentMessages    []Message   `json:"recent_messages"` // at most 4
-	PreviousRuleFires []RuleFires `json:"previous_rule_fires"`
-	ApprovalState     string      `json:"approval_state"`
-}
-
-// Message is one masked conversation message.
-type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-// RuleFires counts how often a rule fired earlier in the session.
-type RuleFires struct {
-	RuleID string `json:"rule_id"`
-	Count  int    `json:"count"`
-}
-
-// Output is the judge output (see docs/judges.md).
-type Output struct {
-	Version   int        `json:"version"`
-	Decisions []Decision `json:"decisions"`
-}
-
-// Result is a rule decision's value.
-type Result string
+const SchemaVersion = core.SchemaVersion
 
 const (
-	Match   Result = "match"
-	NoMatch Result = "no_match"
-	Unknown Result = "unknown"
+	Match             = core.Match
+	NoMatch           = core.NoMatch
+	Unknown           = core.Unknown
+	StatusOK          = core.StatusOK
+	StatusUnknown     = core.StatusUnknown
+	StatusInvalid     = core.StatusInvalid
+	StatusTimeout     = core.StatusTimeout
+	StatusError       = core.StatusError
+	StatusMissing     = core.StatusMissing
+	CauseTimeout      = core.CauseTimeout
+	CauseCancelled    = core.CauseCancelled
+	CauseRefused      = core.CauseRefused
+	CauseDNS          = core.CauseDNS
+	CauseTLS          = core.CauseTLS
+	CauseTransport    = core.CauseTransport
+	CauseUnauthorized = core.CauseUnauthorized
+	CauseForbidden    = core.CauseForbidden
+	CauseNotFound     = core.CauseNotFound
+	CauseNotServed    = core.CauseNotServed
+	CauseNotTheAPI    = core.CauseNotTheAPI
+	CauseRateLimited  = core.CauseRateLimited
+	CauseServer       = core.CauseServer
+	CauseClient       = core.CauseClient
+	CauseInvalid      = core.CauseInvalid
+	CausePlugin       = core.CausePlugin
+	CauseBudget       = core.CauseBudget
+	CauseNoJudge      = core.CauseNoJudge
+	CauseOther        = core.CauseOther
+	SetupUnauthorized = core.SetupUnauthorized
+	SetupForbidden    = core.SetupForbidden
+	SetupNotFound     = core.SetupNotFound
+	SetupNotServed    = core.SetupNotServed
+	SetupHTML         = core.SetupHTML
+	SetupRefused      = core.SetupRefused
+	SetupUnknownHost  = core.SetupUnknownHost
+	SetupTLS          = core.SetupTLS
 )
 
-// Decision is one rule's decision.
-type Decision struct {
-	RuleID     string   `json:"rule_id"`
-	Result     Result   `json:"result"`
-	Confidence *float64 `json:"confidence,omitempty"`
-}
+// NewRecorded returns the recorded judge of a name (core.NewRecorded).
+func NewRecorded(name string) Judge { return core.NewRecorded(name) }
 
-// Status is the outcome of one judge call, or of one rule inside it.
-type Status string
+// NewNone returns the `none` judge.
+func NewNone() Judge { return core.NewNone() }
 
-const (
-	StatusOK      Status = "ok"
-	StatusUnknown Status = "unknown" // rule-level: the judge answered unknown
-	StatusInvalid Status = "invalid" // schema violation, non-JSON, wrong version, bad rule IDs
-	StatusTimeout Status = "timeout" // deadline exceeded
-	StatusError   Status = "error"   // transport error, HTTP error, no judge
-	// StatusMissing marks a rule the policy asks about that a recording lacks;
-	// it is left out of that judge's rates (see docs/statistics.md).
-	StatusMissing Status = "missing"
-)
+// CauseOfError types a transport error (core.CauseOfError).
+func CauseOfError(err error) Cause { return core.CauseOfError(err) }
 
-// Failed reports whether the status is a call failure (invalid, timeout, error).
-func (s Status) Failed() bool {
-	return s == StatusInvalid || s == StatusTimeout || s == StatusError
-}
+// CauseOfHTTP types an HTTP error answer (core.CauseOfHTTP).
+func CauseOfHTTP(code int, html bool) Cause { return core.CauseOfHTTP(code, html) }
 
-// Recording is a judge call captured in production, handed to the recorded
-// backend with the request. It is the judge package's own type, filled by replay.
-type Recording struct {
-	Judge     string
-	LatencyMS float64
-	Status    Status
-	Error     string
-	Decisions []Decision
-	// Token usage recorded with the call, 0 when not recorded.
-	PromptTokens, CompletionTokens int
-}
+// CauseFromText reads a cause back from a message (core.CauseFromText).
+func CauseFromText(status Status, msg string) Cause { return core.CauseFromText(status, msg) }
 
-// Request is one judge call: the rules of one case that need the judge.
-type Request struct {
-	Input Input
-	// Recorded holds the case's recorded calls; only the recorded backend reads it.
-	Recorded []Recording
-	// Repeat is the 0-based repeat of this call (--repeat N): the cache
-	// keeps one answer per repeat, so N repeats are N real calls once and
-	// N cache hits after.
-	Repeat int
-}
+func looksHTML(contentType, body string) bool { return core.LooksHTML(contentType, body) }
 
-// ServerTimings are what a backend's server reports about a call (Ollama
-// durations, OpenAI usage). Zero values mean "not reported".
-type ServerTimings struct {
-	Total            time.Duration
-	Load             time.Duration
-	PromptEval       time.Duration
-	Eval             time.Duration
-	PromptTokens     int
-	CompletionTokens int
-}
-
-// Response is the outcome of one call. Failure is data: Status and Error are
-// set and Decisions may be empty; a backend never panics or returns a Go error.
-type Response struct {
-	Decisions []Decision
-	Status    Status
-	Error     string
-	// Cause is why the call failed, typed by the backend where it failed;
-	// "" for a call that did not (and for an untyped failure: CauseOf).
-	Cause Cause
-	// Latency is from request start to full response, excluding any wait for a
-	// concurrency slot; a timeout counts at its timeout.
-	Latency  time.Duration
-	Attempts int
-	Cached   bool
-	Server   ServerTimings
-	// Missing lists asked rules a recording lacks (recorded backend only):
-	// replay marks them StatusMissing and leaves them out of the judge's rates.
-	Missing []string
-
-	// noCache keeps an answer out of the cache although its status would
-	// be cached (a body over the size cap: not the model's whole answer).
-	noCache bool
-	// retryAfter is the server's Retry-After on a 429/503, for the retry loop.
-	retryAfter time.Duration
-}
-
-// Identity names a judge in every report: backend/model@digest+prompt_version.
-type Identity struct {
-	Backend       string
-	Model         string
-	Digest        string
-	PromptVersion string
-}
-
-// String renders the identity as backend/model[@digest][+prompt_version].
-func (id Identity) String() string {
-	var b strings.Builder
-	b.WriteString(id.Backend)
-	if id.Model != "" {
-		b.WriteByte('/')
-		b.WriteString(id.Model)
-	}
-	if id.Digest != "" {
-		b.WriteByte('@')
-		b.WriteString(id.Digest)
-	}
-	if id.PromptVersion != "" {
-		b.WriteByte('+')
-		b.WriteString(id.PromptVersion)
-	}
-	return b.String()
-}
-
-// Judge decides natural-language rules for one tool call. Implementations
-// must be safe for concurrent use; ctx cancellation ends a call early with
-// status timeout (deadline) or error (cancelled).
-type Judge interface {
-	Identity() Identity
-	Judge(ctx context.Context, req Request) Response
-}
+func askedIDs(in Input) []string { return core.AskedIDs(in) }

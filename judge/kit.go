@@ -28,7 +28,7 @@ func Failed(ctx context.Context, err error) (Response, bool) { return failed(ctx
 // retry loop.
 func HTTPFailed(code int, html bool, msg, retryAfter string) (Response, bool) {
 	r, retry := httpFailed(code, html, msg)
-	r.retryAfter = parseRetryAfter(retryAfter, time.Now())
+	r.RetryAfter = parseRetryAfter(retryAfter, time.Now())
 	return r, retry
 }
 
@@ -55,7 +55,7 @@ func Answered(content []byte, asked []string) Response { return answered(content
 // NotAnswer marks an invalid response that is not the model's whole answer
 // (no content, a cut-off answer): it is kept out of the cache.
 func NotAnswer(r Response) Response {
-	r.noCache = true
+	r.NoCache = true
 	return r
 }
 

@@ -38,7 +38,7 @@ func (cfg Config) maxResponse() int64 {
 // tooLarge is the response for a body over limit bytes.
 func tooLarge(limit int64) Response {
 	return Response{Status: StatusInvalid, Cause: CauseInvalid, Error: fmt.Sprintf("response larger than %d bytes (the judge response limit); not read further", limit),
-		noCache: true}
+		NoCache: true}
 }
 
 // readCapped reads r up to limit bytes; over reports that there was more.

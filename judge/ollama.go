@@ -284,7 +284,7 @@ func (o *Ollama) chat(ctx context.Context, msgs []api.Message, asked []string, m
 			html := looksHTML("", msg)
 			msg = briefError(msg)
 			resp, retry = httpFailed(se.StatusCode, html, msg)
-			resp.retryAfter = retryAfter
+			resp.RetryAfter = retryAfter
 			refused = se.StatusCode == 400 && mode != ModeNone && mentionsFormat(msg)
 			return resp, retry, refused
 		}

@@ -324,7 +324,7 @@ func runAttempts(ctx context.Context, timeout time.Duration, retries int, fn att
 		if !retry || n > retries || ctx.Err() != nil {
 			break
 		}
-		pause, ok := retryWait(ctx, n, resp.retryAfter)
+		pause, ok := retryWait(ctx, n, resp.RetryAfter)
 		if !ok {
 			resp.Error += fmt.Sprintf(" (not retried: the server asked to wait %s, past the call's deadline)", pause.Round(time.Second))
 			break

@@ -319,7 +319,7 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 			msg += " (does --openai-base-url need a /v1 suffix?)"
 		}
 		resp, retry = httpFailed(hresp.StatusCode, looksHTML(hresp.Header.Get("Content-Type"), string(raw)), msg)
-		resp.retryAfter = parseRetryAfter(hresp.Header.Get("Retry-After"), time.Now())
+		resp.RetryAfter = parseRetryAfter(hresp.Header.Get("Retry-After"), time.Now())
 		code := hresp.StatusCode
 		refused = mode != ModeNone && (code == http.StatusBadRequest || code == http.StatusUnprocessableEntity) &&
 			(mentionsFormat(msg) || !o.modes.confirmedIn(mode))
@@ -345,7 +345,7 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 		if m := errorMessage(raw); bytes.Contains(raw, []byte(`"error"`)) && m != "" {
 			return Response{Status: StatusError, Cause: CauseServer, Error: "HTTP 200 with an error: " + briefError(m)}, true, false
 		}
-		return Response{Status: StatusInvalid, Cause: CauseInvalid, Error: "completion has no choices", noCache: true}, false, false
+		return Response{Status: StatusInvalid, Cause: CauseInvalid, Error: "completion has no choices", NoCache: true}, false, false
 	}
 	msg := r.Choices[0].Message
 	switch {
@@ -354,7 +354,7 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 	case msg.Refusal != "":
 		resp = Response{Status: StatusInvalid, Cause: CauseInvalid, Error: "model refused: " + msg.Refusal}
 	default:
-		resp = Response{Status: StatusInvalid, Cause: CauseInvalid, Error: "completion has no content", noCache: true}
+		resp = Response{Status: StatusInvalid, Cause: CauseInvalid, Error: "completion has no content", NoCache: true}
 	}
 	if r.Usage != nil {
 		resp.Server.PromptTokens = r.Usage.PromptTokens

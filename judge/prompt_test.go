@@ -197,3 +197,23 @@ func TestTupleOutputSchema(t *testing.T) {
 		}
 	}
 }
+
+// A rule id spelled {{input}} cannot move the input outside the fence.
+func TestPromptPlaceholdersOnePass(t *testing.T) {
+	t.Parallel()
+	in := Input{Version: 1, Rules: []Rule{{ID: "{{input}}", Condition: "x"}, {ID: "{{rule_ids}}", Condition: "y"}},
+		Current: Current{Tool: Tool{Name: "Bash", Arguments: map[string]any{"command": "echo {{input}}"}}}}
+	_, user, err := DefaultPrompt().Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, end := strings.Index(user, "<data>"), strings.Index(user, "</data>")
+	data, _ := json.Marshal(in)
+	at := strings.Index(user, string(data))
+	if at < open || at > end || strings.Count(user, string(data)) != 1 {
+		t.Fatalf("input outside <data>:\n%s", user)
+	}
+	if !strings.HasPrefix(user, `Rules to decide: ["{{input}}","{{rule_ids}}"]`) {
+		t.Fatalf("rule ids line:\n%s", user)
+	}
+}

@@ -7,7 +7,7 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/intern"
 	"github.com/apeval/apeval/internal/spill"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -91,7 +91,7 @@ type judgeAcc struct {
 	runIDs                    []string
 
 	calls, cachedCalls, failedCalls int64 // cachedCalls: of calls, those answered from the cache
-	// setup counts failed calls by setup-class cause (judge.Cause.Setup):
+	// setup counts failed calls by setup-class cause (core.Cause.Setup):
 	// half or more of the calls with one cause is a broken setup.
 	setup map[string]int64
 	lat   []float64
@@ -491,12 +491,12 @@ func (j *judgeAcc) addCall(c *replay.Call) {
 	if c.Cached {
 		j.cachedCalls++
 	}
-	if c.Status != judge.StatusOK && c.Status != "" {
+	if c.Status != core.StatusOK && c.Status != "" {
 		j.failedCalls++
 		cause := c.Cause
 		if cause == "" {
 			// A run directory written before call_cause: read back from text.
-			cause = judge.CauseFromText(c.Status, c.Error)
+			cause = core.CauseFromText(c.Status, c.Error)
 		}
 		if setup := cause.Setup(); setup != "" {
 			if j.setup == nil {
@@ -555,11 +555,11 @@ func (j *judgeAcc) judgedFlags(out replay.Outcome, rr *replay.RuleResult) uint64
 	f |= bitUndecided
 	switch {
 	case out == replay.OutcomeUnknown:
-	case out == replay.OutcomeFailed && rr.Status == judge.StatusInvalid:
+	case out == replay.OutcomeFailed && rr.Status == core.StatusInvalid:
 		f |= bitInvalid
-	case out == replay.OutcomeFailed && rr.Status == judge.StatusTimeout:
+	case out == replay.OutcomeFailed && rr.Status == core.StatusTimeout:
 		f |= bitTimeout
-	case out == replay.OutcomeFailed && rr.Status == judge.StatusError:
+	case out == replay.OutcomeFailed && rr.Status == core.StatusError:
 		f |= bitError
 	default:
 		f |= bitError
@@ -605,7 +605,7 @@ func labelFlags(rr *replay.RuleResult) uint64 {
 		f := uint64(bitPos)
 		if rr.BaselineResult != "" {
 			f |= bitBase
-			if rr.BaselineResult == judge.Match {
+			if rr.BaselineResult == core.Match {
 				f |= bitBaseHit
 			}
 		}

@@ -90,6 +90,12 @@ type bbPosterior struct {
 	Y, M   float64 // successes and units (weighted by scale)
 	mw     float64 // Σm²/M: the units per session a unit sees
 	wilson bool    // every session holds one unit
+	// coarse fits on 12 ρ nodes × 40 μ nodes instead of 20 × 64: the
+	// "+N" projections, which fit the posterior a dozen times per hint
+	// and need its bounds to about 1 %, not 0.3 %.
+	coarse bool
+	// rhoB is b of the Beta(1, b) prior on ρ; 0 means bbRhoPrior.
+	rhoB float64
 	// distinct successes, failures and sizes per session, with weights
 	ys, fs, sz []wv
 
@@ -212,14 +218,21 @@ const bbRhoPrior = 3.0
 
 // rhoLogPrior is the log prior density of ρ per unit of logit ρ: the
 // Beta(1, bbRhoPrior) density times the Jacobian dρ/dt = ρ(1−ρ).
-func rhoLogPrior(rho float64) float64 {
-	return math.Log(rho*(1-rho)) + (bbRhoPrior-1)*math.Log1p(-rho)
+func rhoLogPrior(rho, b float64) float64 {
+	if b == 0 {
+		b = bbRhoPrior
+	}
+	return math.Log(rho*(1-rho)) + (b-1)*math.Log1p(-rho)
 }
 
 // fit evaluates the posterior. The ρ nodes are placed where the evidence
 // is: a coarse scan of logit ρ over [−18, 10] at μ = p̂ finds the region
 // within e⁻¹⁶ of its peak, then bbRhoFine nodes cover it.
 func (p *bbPosterior) fit() {
+	nRho, nMu := bbRhoFine, bbMu
+	if p.coarse {
+		nRho, nMu = bbRhoFine*3/5, bbMu*5/8
+	}
 	c := (p.Y + 0.5) / (p.M + 1)
 	const tlo, thi = -18.0, 10.0
 	prof := make([]float64, bbRhoScan)
@@ -228,7 +241,7 @@ func (p *bbPosterior) fit() {
 		t := tlo + (thi-tlo)*float64(i)/float64(bbRhoScan-1)
 		rho := logistic(t)
 		theta := (1 - rho) / rho
-		prof[i] = p.loglik(c, theta) + p.szTerm(theta) + rhoLogPrior(rho)
+		prof[i] = p.loglik(c, theta) + p.szTerm(theta) + rhoLogPrior(rho, p.rhoB)
 		best = max(best, prof[i])
 	}
 	first, last := bbRhoScan-1, 0
@@ -245,8 +258,8 @@ func (p *bbPosterior) fit() {
 	p.grid = p.grid[:0]
 	p.cdf = p.cdf[:0]
 	p.pdf = p.pdf[:0]
-	dt := (b - a) / float64(bbRhoFine-1)
-	for j := range bbRhoFine {
+	dt := (b - a) / float64(nRho-1)
+	for j := range nRho {
 		t := a + dt*float64(j)
 		rho := logistic(t)
 		theta := (1 - rho) / rho
@@ -255,8 +268,8 @@ func (p *bbPosterior) fit() {
 		// ±20 of those around c, within (0, 1).
 		sd := math.Sqrt(max(c*(1-c), 0.25/p.M) * (1 + (p.mw-1)*rho) / p.M)
 		const eps = 1e-12
-		mus := make([]float64, bbMu)
-		ll := make([]float64, bbMu)
+		mus := make([]float64, nMu)
+		ll := make([]float64, nMu)
 		var lo, hi, top float64
 		// With no (or only) events the likelihood at a high ρ falls
 		// slowly, as (1 − μ)^sessions: a grid ending where it is still
@@ -265,35 +278,35 @@ func (p *bbPosterior) fit() {
 			lo, hi = max(c-span, eps), min(c+span, 1-eps)
 			top = math.Inf(-1)
 			for i := range mus {
-				mus[i] = lo + (hi-lo)*float64(i)/float64(bbMu-1)
+				mus[i] = lo + (hi-lo)*float64(i)/float64(nMu-1)
 				ll[i] = p.loglik(mus[i], theta)
 				top = max(top, ll[i])
 			}
-			open := (hi < 1-eps && ll[bbMu-1] > top-20) || (lo > eps && ll[0] > top-20)
+			open := (hi < 1-eps && ll[nMu-1] > top-20) || (lo > eps && ll[0] > top-20)
 			if !open || span > 1 {
 				break
 			}
 		}
 		// Trapezoid CDF of exp(ll − top).
-		cdf, pdf := make([]float64, bbMu), make([]float64, bbMu)
-		h := (hi - lo) / float64(bbMu-1)
+		cdf, pdf := make([]float64, nMu), make([]float64, nMu)
+		h := (hi - lo) / float64(nMu-1)
 		for i := range pdf {
 			pdf[i] = math.Exp(ll[i] - top)
 			if i > 0 {
 				cdf[i] = cdf[i-1] + (pdf[i-1]+pdf[i])/2*h
 			}
 		}
-		mass := cdf[bbMu-1]
+		mass := cdf[nMu-1]
 		for i := range cdf {
 			cdf[i] /= mass
 			pdf[i] /= mass
 		}
 		trap := 1.0
-		if j == 0 || j == bbRhoFine-1 {
+		if j == 0 || j == nRho-1 {
 			trap = 0.5
 		}
 		p.rho = append(p.rho, rho)
-		p.lw = append(p.lw, top+math.Log(mass)+p.szTerm(theta)+rhoLogPrior(rho)+math.Log(trap))
+		p.lw = append(p.lw, top+math.Log(mass)+p.szTerm(theta)+rhoLogPrior(rho, p.rhoB)+math.Log(trap))
 		p.grid = append(p.grid, mus)
 		p.cdf = append(p.cdf, cdf)
 		p.pdf = append(p.pdf, pdf)
@@ -373,6 +386,7 @@ func (p *bbPosterior) scaledInterval(f, conf float64) (lo, hi float64) {
 	}
 	q.ys, q.fs, q.sz = scale(p.ys), scale(p.fs), scale(p.sz)
 	q.rho, q.lw, q.grid, q.cdf, q.pdf, q.w = nil, nil, nil, nil, nil, nil
+	q.coarse = f != 1 // a projection, not the data's own interval
 	lo, hi, _ = q.interval(conf)
 	return lo, hi
 }

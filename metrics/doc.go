@@ -35,7 +35,7 @@
 // Row per rule, a [Criterion] per kill criterion and a [Verdict].
 // [Summary.Compare] gives a [Comparison]. [DisagreementFinder] lists the
 // cases two judges decided differently. [ClusteredInterval],
-// [ClusteredNewcombe], [SignFlip], [Wilson], [NewcombePaired],
+// [SignFlip], [Wilson], [NewcombePaired],
 // [McNemarTwoSided], [Holm], [BenjaminiHochberg], [NearestRank] and
 // [QuantileInterval] are the statistics, usable on their own.
 //
@@ -49,10 +49,12 @@
 //	disagreements.go   DisagreementFinder
 //	stats.go           the statistics: Wilson, Newcombe, quantiles, Holm, Benjamini–Hochberg
 //	betabin.go         ClusteredInterval: the beta-binomial interval over sessions
-//	pairdiff.go        ClusteredNewcombe: paired differences over sessions (drift)
+//	pairdiff.go        the clustered Newcombe interval of paired differences over sessions (drift)
 //	tests.go           SignFlip, the precision delta-t, the latency bootstrap, Mann–Whitney
 //	latency.go         latency quantiles over sessions: the P95 interval, the paired P50/P95 test
 //	hint.go            SessionsToDecide: "+N" in new sessions that decide with 80 % probability
+//	plan.go            Plan: sessions for an 80 % chance of a decision, from guesses (apeval plan)
+//	sequential.go      ConfidenceSequence: anytime-valid decisions over sessions (stopping early)
 //	figures.go         the comparison figures and their tests
 //	calibration_test.go the calibration suite (make calibrate): known truth, measured goals
 //	samplequeue.go     BuildQueue: strata, allocation and order of a labeling queue
@@ -67,4 +69,8 @@
 // What every figure means, how a pair is counted, the session-clustered
 // intervals, the paired comparison tests, each criterion's rule and how
 // verdicts combine are written once, in docs/statistics.md.
+//
+// Not a stable Go API: apeval is a command, and this package serves
+// cmd/apeval; its exported names change with the command, without a
+// compatibility promise between versions.
 package metrics

@@ -30,15 +30,16 @@ type HintInputs struct {
 // number does. New sessions come with the observed mean size M/K and the
 // data's between-session spread, which the method's interval already
 // carries: its half-width h₀ = z·se₀ reflects the design effect, so the
-// variance per new unit is M·se₀². After a more units the estimate is
-// p̂_f = (M·p̂ + a·p̂ₙ)/(M + a) and the interval's half-width shrinks to
-// h₀·u, u = √(M/(M + a)). With the rate itself uncertain by λ·se₀²
-// (hintLambda), the interval decides with probability
+// variance per new unit is M·se₀²; se₀ is raised to its 90 % upper χ²
+// bound on K − 1 degrees of freedom (hintQ). After a more units the
+// estimate is p̂_f = (M·p̂ + a·p̂ₙ)/(M + a), whose spread around p̂ is
+// se₀·u·√(1 − u²), and the interval's half-width shrinks to z·se₀·u,
+// u = √(M/(M + a)); so the interval decides with probability
 //
-//	P(a) = Φ((D − z·u)/√(λ(1 − u²)² + u²(1 − u²))),  D = |p̂ − threshold|/se₀,
+//	P(a) = Φ((D − z·u)/(u·√(1 − u²))),  D = |p̂ − threshold|/se₀,
 //
-// which tends to Φ(D/√λ) as a grows; the smallest number of sessions with
-// P ≥ target is found by doubling and bisection.
+// the smallest number of sessions with P ≥ target found by doubling and
+// bisection.
 func SessionsToDecide(in HintInputs, target float64) (h SessionHint, ok bool) {
 	if !(in.HalfWidth > 0) || !(in.Z > 0) || !(in.M > 0) || !(in.K > 0) || !(target > 0 && target < 1) {
 		return h, false
@@ -66,19 +67,21 @@ func SessionsToDecide(in HintInputs, target float64) (h SessionHint, ok bool) {
 	return SessionHint{Sessions: int64(hi), Units: int64(math.Ceil(hi * mean)), Assurance: target}, true
 }
 
-// hintLambda is how much of the rate's own uncertainty (se₀²) the
-// assurance averages over: 0 is the power at the estimate itself, 1 the
-// full flat-prior assurance, whose hints grow without bound as the
-// estimate nears the threshold. 0.1 hedges against an estimate that
-// happens to lie far from the threshold; the hint simulation
-// (TestCalibrationHints) measured the decision rates in
-// docs/statistics.md with it.
-const hintLambda = 0.1
+// hintQ is the lower tail of the χ² bound on the spread: the hint is
+// sized for the spread's 90 % upper bound given the sessions it rests on
+// (few sessions that happen to agree understate how much new ones will
+// differ).
+const hintQ = 0.1
 
 // assuranceAt is the probability the interval decides after the given
 // number of new sessions of the mean size.
 func assuranceAt(in HintInputs, sessions float64) float64 {
 	se := in.HalfWidth / in.Z
+	if in.K > 1 {
+		// The spread se₀ rests on K sessions: size the hint for an upper
+		// estimate of it (a χ² bound on K − 1 degrees of freedom).
+		se *= math.Sqrt((in.K - 1) / distuv.ChiSquared{K: in.K - 1}.Quantile(hintQ))
+	}
 	d := math.Abs(in.Estimate-in.Threshold) / se
 	a := sessions * in.M / in.K
 	u := math.Sqrt(in.M / (in.M + a))
@@ -88,8 +91,7 @@ func assuranceAt(in HintInputs, sessions float64) float64 {
 		}
 		return 0
 	}
-	v := hintLambda*(1-u*u)*(1-u*u) + u*u*(1-u*u)
-	return distuv.UnitNormal.CDF((d - in.Z*u) / math.Sqrt(v))
+	return distuv.UnitNormal.CDF((d - in.Z*u) / (u * math.Sqrt(1-u*u)))
 }
 
 // hintHalfWidth is the half-width of [lo, hi] on the side the hint must

@@ -37,7 +37,7 @@ func TestMoreHintAtTheLimit(t *testing.T) {
 		n, unk int
 		limit  bool
 	}{
-		{1000, 104, true},    // 0.104 vs 0.10: about 240,000 more
+		{1000, 101, true},    // 0.101 vs 0.10: about 600,000 more
 		{10000, 1030, false}, // 0.103 vs 0.10: about 70,000 more
 	} {
 		s := unknownRun(tc.n, tc.unk)
@@ -67,9 +67,10 @@ func TestMoreHintAtTheLimit(t *testing.T) {
 
 // hintScan is the reference for a session-sized hint on n units, one per
 // session, at rate p against thr: Wilson's half-width toward thr (the
-// lower side when up) gives se₀ = h₀/z and D = |p − thr|/se₀; the first
-// s = 1, 2, … new sessions with Φ((D − z·u)/√(0.1(1−u²)² + u²(1−u²))) ≥
-// 0.8, u = √(n/(n+s)), by plain linear scan. It returns n + s.
+// lower side when up) gives se₀ = h₀/z, raised by √((n−1)/χ²₀.₁(n−1)),
+// and D = |p − thr|/se₀; the first s = 1, 2, … new sessions with
+// Φ((D − z·u)/(u·√(1−u²))) ≥ 0.8, u = √(n/(n+s)), by plain linear scan.
+// It returns n + s.
 func hintScan(p, thr float64, n int64, up bool) int64 {
 	z := zScore(0.95)
 	lo, hi := Wilson(p*float64(n), float64(n), z)
@@ -77,11 +78,14 @@ func hintScan(p, thr float64, n int64, up bool) int64 {
 	if up {
 		h0 = p - lo
 	}
-	d := math.Abs(p-thr) / (h0 / z)
+	se := h0 / z
+	if n > 1 {
+		se *= math.Sqrt(float64(n-1) / distuv.ChiSquared{K: float64(n - 1)}.Quantile(0.1))
+	}
+	d := math.Abs(p-thr) / se
 	for s := int64(1); ; s++ {
 		u := math.Sqrt(float64(n) / float64(n+s))
-		v := 0.1*(1-u*u)*(1-u*u) + u*u*(1-u*u)
-		if distuv.UnitNormal.CDF((d-z*u)/math.Sqrt(v)) >= 0.8 {
+		if distuv.UnitNormal.CDF((d-z*u)/(u*math.Sqrt(1-u*u))) >= 0.8 {
 			return n + s
 		}
 	}

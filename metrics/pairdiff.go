@@ -10,7 +10,7 @@ import (
 type pairSess struct{ y1, y2, y12, m int64 }
 
 // pairDiff is a difference of two paired proportions p1 − p2 over
-// sessions, with its clustered Newcombe interval (see ClusteredNewcombe).
+// sessions, with its clustered Newcombe interval (docs/statistics.md).
 type pairDiff struct {
 	a, b   int64 // cells: both, first only
 	c, d   int64 // second only, neither
@@ -115,24 +115,4 @@ func mover(est, p1, p2, l1, u1, l2, u2, phi float64) (float64, float64, float64)
 	lo := est - math.Sqrt(max(0, dl1*dl1-2*phi*dl1*du2+du2*du2))
 	hi := est + math.Sqrt(max(0, dl2*dl2-2*phi*dl2*du1+du1*du1))
 	return est, max(lo, -1), min(hi, 1)
-}
-
-// ClusteredNewcombe is the interval of the difference p1 − p2 of two
-// paired proportions whose units are grouped by session (see
-// docs/statistics.md). p1 − p2 is the difference of the discordance rates
-// (units with the event on the first side only, on the second only);
-// Newcombe's square-and-add combines their ClusteredIntervals with the
-// correlation of the two estimates taken from the sessions' residuals.
-// With one unit per session it is Newcombe's paired method 10 itself. Per session: y1 units with the event on the
-// first side, y2 on the second, y12 on both, of m.
-func ClusteredNewcombe(y1, y2, y12, m []int64, conf float64) (est, lo, hi float64) {
-	sess := make([]pairSess, len(m))
-	for i := range m {
-		sess[i] = pairSess{y1[i], y2[i], y12[i], m[i]}
-	}
-	pd := newPairDiff(sess)
-	if pd == nil {
-		return 0, -1, 1
-	}
-	return pd.interval(1, conf)
 }

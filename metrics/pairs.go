@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -22,7 +22,7 @@ type PairRow struct {
 	// QueueUndecided; "" when that judge did not have the pair.
 	Results []string
 	// Baseline is the rule's deterministic baseline result ("" when none).
-	Baseline judge.Result
+	Baseline core.Result
 }
 
 // PairTable collects PairRows from a run's results (Add each
@@ -71,7 +71,7 @@ func (t *PairTable) Add(r *replay.Result) {
 	}
 	for i := range r.Rules {
 		rr := &r.Rules[i]
-		if rr.Status == judge.StatusMissing || (t.rules != nil && !t.rules[rr.RuleID]) {
+		if rr.Status == core.StatusMissing || (t.rules != nil && !t.rules[rr.RuleID]) {
 			continue
 		}
 		k := [2]string{r.CaseID, rr.RuleID}
@@ -86,11 +86,11 @@ func (t *PairTable) Add(r *replay.Result) {
 	}
 }
 
-func resultClass(r judge.Result) string {
+func resultClass(r core.Result) string {
 	switch r {
-	case judge.Match:
+	case core.Match:
 		return QueueMatch
-	case judge.NoMatch:
+	case core.NoMatch:
 		return QueueNoMatch
 	}
 	return QueueUndecided
@@ -213,7 +213,7 @@ func (t *PairTable) unit(p *PairRow, j, other int, stratum string, size int64, l
 	if other >= 0 {
 		u.Other = p.Results[other] == QueueMatch
 	} else {
-		u.Other = p.Baseline == judge.Match
+		u.Other = p.Baseline == core.Match
 	}
 	return u
 }

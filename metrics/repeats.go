@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/apeval/apeval/internal/spill"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -56,7 +56,7 @@ func (ra *repeatAcc) add(pool *spill.Pool, ord, sess uint32, rr *replay.RuleResu
 			k = 2
 		}
 		c[k]++
-		if v.Result == judge.Match {
+		if v.Result == core.Match {
 			c[k+1]++
 		}
 	}

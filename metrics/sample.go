@@ -73,14 +73,6 @@ func WeightedRecall(units []SampleUnit, conf float64) WeightedRatio {
 	}, true)
 }
 
-// WeightedOtherRecall is the recall of Other (the baseline) on the same
-// units and weights.
-func WeightedOtherRecall(units []SampleUnit, conf float64) WeightedRatio {
-	return weightedRatio(units, conf, func(u *SampleUnit, l bool) (float64, float64) {
-		return b2f(u.Other && l), b2f(l)
-	}, true)
-}
-
 // WeightedRecallDiff estimates recall(Match) − recall(Other) on the same
 // labeled positives and weights, a paired difference: Lo and Hi are a
 // two-sided t interval at conf.

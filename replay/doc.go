@@ -38,4 +38,8 @@
 // The replay semantics (what fires, on which failure, which action wins),
 // the matchers' exact definitions, the judge input and the memory bounds are
 // written once, in docs/replay.md.
+//
+// Not a stable Go API: apeval is a command, and this package serves
+// cmd/apeval; its exported names change with the command, without a
+// compatibility promise between versions.
 package replay

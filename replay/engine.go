@@ -11,7 +11,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/mask"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 )
 
 // sessionState is a session's state in a replayer, for one case (see
@@ -83,8 +83,8 @@ type SeqError = datasets.SeqError
 // scratch buffers and session map are not shared.
 type replayer struct {
 	p        *Policy
-	j        judge.Judge
-	id       judge.Identity
+	j        core.Judge
+	id       core.Identity
 	idStr    string
 	runID    string
 	timeout  time.Duration
@@ -139,7 +139,7 @@ type pendingRule struct {
 	row  int
 }
 
-func newReplayer(p *Policy, j judge.Judge, id judge.Identity, opts *Options, c *counters) *replayer {
+func newReplayer(p *Policy, j core.Judge, id core.Identity, opts *Options, c *counters) *replayer {
 	e := &replayer{p: p, j: j, id: id, idStr: id.String(), runID: opts.RunID, timeout: opts.Timeout,
 		counters: c, repeats: 1,
 		fireSlot: make([]int, len(p.Rules)), crossSlot: make([]int, len(p.Rules))}
@@ -254,7 +254,7 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, local uint32, i
 		e.rowRules = append(e.rowRules, ri)
 		rows = append(rows, RuleResult{
 			RuleID: r.ID, RuleVersion: r.Version, Class: r.Class, Label: c.Labels[r.ID],
-			Action: r.Action, Status: judge.StatusOK, Call: -1, Source: SourceDeterministic,
+			Action: r.Action, Status: core.StatusOK, Call: -1, Source: SourceDeterministic,
 		})
 		row := len(rows) - 1
 		rr := &rows[row]
@@ -275,11 +275,11 @@ func (e *replayer) replay(ctx context.Context, c *datasets.Case, local uint32, i
 			if rr.Action == "" {
 				rr.Action = boundaryAction(r.Boundary, 0)
 			}
-			rr.Result = judge.NoMatch
+			rr.Result = core.NoMatch
 			if whenOK && !approved && crosses(r.Boundary.Kind, f) {
 				e.crossed = append(e.crossed, ri)
 				if a := boundaryAction(r.Boundary, e.counter(&st, e.crossSlot[ri])+1); a != "" {
-					rr.Action, rr.Fired, rr.Result = a, true, judge.Match
+					rr.Action, rr.Fired, rr.Result = a, true, core.Match
 				}
 			}
 		case r.Condition == "" || !whenOK:
@@ -452,11 +452,11 @@ func (e *replayer) setFingerprints(c *datasets.Case, rows []RuleResult, fpReady 
 	}
 }
 
-func matchResult(ok bool) judge.Result {
+func matchResult(ok bool) core.Result {
 	if ok {
-		return judge.Match
+		return core.Match
 	}
-	return judge.NoMatch
+	return core.NoMatch
 }
 
 func sessionID(c *datasets.Case) string {
@@ -467,13 +467,13 @@ func sessionID(c *datasets.Case) string {
 }
 
 // statusRank orders call statuses from best to worst.
-func statusRank(s judge.Status) int {
+func statusRank(s core.Status) int {
 	switch s {
-	case judge.StatusInvalid:
+	case core.StatusInvalid:
 		return 1
-	case judge.StatusTimeout:
+	case core.StatusTimeout:
 		return 2
-	case judge.StatusError:
+	case core.StatusError:
 		return 3
 	}
 	return 0
@@ -502,18 +502,18 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			chunk = append(chunk, pr.rule)
 			fires = append(fires, e.counter(st, e.fireSlot[pr.ri]))
 		}
-		req := judge.Request{Input: buildInput(c, e.facts.category, chunk, fires), Recorded: recorded}
+		req := core.Request{Input: buildInput(c, e.facts.category, chunk, fires), Recorded: recorded}
 		resp := e.call(ctx, req)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if resp.Status == judge.StatusMissing {
+		if resp.Status == core.StatusMissing {
 			// The recording has no call of this judge for the case: no call
 			// happened, so none is counted (no latency, no failure); the
 			// rules are missing and left out of the judge's rates.
 			for _, pr := range batch {
 				rr := &res.Rules[pr.row]
-				rr.Source, rr.Status, rr.Result, rr.Error = SourceJudge, judge.StatusMissing, judge.Unknown, e.maskError(resp.Error)
+				rr.Source, rr.Status, rr.Result, rr.Error = SourceJudge, core.StatusMissing, core.Unknown, e.maskError(resp.Error)
 			}
 			continue
 		}
@@ -535,12 +535,12 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			case !ok:
 				// The judge (a recording made under an older policy) has no
 				// answer for this rule: left out of rates, never fired.
-				rr.Source, rr.Status, rr.Result = source, judge.StatusMissing, judge.Unknown
-			case d.Result == judge.Match || d.Result == judge.NoMatch:
+				rr.Source, rr.Status, rr.Result = source, core.StatusMissing, core.Unknown
+			case d.Result == core.Match || d.Result == core.NoMatch:
 				rr.Source, rr.Result, rr.Confidence = source, d.Result, d.Confidence
-				rr.Fired = d.Result == judge.Match
+				rr.Fired = d.Result == core.Match
 			default:
-				rr.Status, rr.Confidence = judge.StatusUnknown, d.Confidence
+				rr.Status, rr.Confidence = core.StatusUnknown, d.Confidence
 				e.failurePolicy(rr, pr.rule)
 			}
 		}
@@ -560,12 +560,12 @@ type callTotals struct {
 
 // addCall records one judge call of the case and counts it; it returns
 // the call's index and its status (ok for an answered call).
-func (e *replayer) addCall(res *Result, rules int, resp judge.Response, acc *callTotals) (int, judge.Status) {
+func (e *replayer) addCall(res *Result, rules int, resp core.Response, acc *callTotals) (int, core.Status) {
 	status := resp.Status
-	if status == "" || status == judge.StatusUnknown {
-		status = judge.StatusOK
+	if status == "" || status == core.StatusUnknown {
+		status = core.StatusOK
 	}
-	var cause judge.Cause
+	var cause core.Cause
 	if status.Failed() {
 		cause = resp.CauseOf()
 	}
@@ -601,7 +601,7 @@ func (e *replayer) addCall(res *Result, rules int, resp judge.Response, acc *cal
 // seeded permutation gives (with ShuffleRules), records every rule's vote
 // and position, and decides each rule by the majority of its votes.
 func (e *replayer) judgeRepeated(ctx context.Context, c *datasets.Case, res *Result, st *sessionState,
-	batch []pendingRule, start int, recorded []judge.Recording, acc *callTotals) error {
+	batch []pendingRule, start int, recorded []core.Recording, acc *callTotals) error {
 	order := make([]int, len(batch))
 	rules := make([]*Rule, len(batch))
 	fires := make([]int, len(batch))
@@ -620,7 +620,7 @@ func (e *replayer) judgeRepeated(ctx context.Context, c *datasets.Case, res *Res
 			rules[i] = batch[bi].rule
 			fires[i] = e.counter(st, e.fireSlot[batch[bi].ri])
 		}
-		req := judge.Request{Input: buildInput(c, e.facts.category, rules, fires), Recorded: recorded, Repeat: rep}
+		req := core.Request{Input: buildInput(c, e.facts.category, rules, fires), Recorded: recorded, Repeat: rep}
 		resp := e.call(ctx, req)
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -632,11 +632,11 @@ func (e *replayer) judgeRepeated(ctx context.Context, c *datasets.Case, res *Res
 			if !status.Failed() {
 				if d, ok := findDecision(resp.Decisions, batch[bi].rule.ID); ok {
 					v.Result, v.Confidence = d.Result, d.Confidence
-					if d.Result != judge.Match && d.Result != judge.NoMatch {
-						v.Result, v.Status = judge.Unknown, judge.StatusUnknown
+					if d.Result != core.Match && d.Result != core.NoMatch {
+						v.Result, v.Status = core.Unknown, core.StatusUnknown
 					}
 				} else {
-					v.Status = judge.StatusInvalid // live answers name every asked rule
+					v.Status = core.StatusInvalid // live answers name every asked rule
 				}
 			}
 			rr := &res.Rules[batch[bi].row]
@@ -651,9 +651,9 @@ func (e *replayer) judgeRepeated(ctx context.Context, c *datasets.Case, res *Res
 		rr := &res.Rules[pr.row]
 		rr.Call = rr.Repeats[0].Call
 		v := Majority(rr.Repeats)
-		if v.Status == judge.StatusOK {
+		if v.Status == core.StatusOK {
 			rr.Source, rr.Result, rr.Confidence = source, v.Result, v.Confidence
-			rr.Fired = v.Result == judge.Match
+			rr.Fired = v.Result == core.Match
 			continue
 		}
 		rr.Status, rr.Confidence = v.Status, v.Confidence
@@ -682,7 +682,7 @@ func (e *replayer) permute(order []int, caseID string, start, rep int) {
 	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 }
 
-func (e *replayer) call(ctx context.Context, req judge.Request) judge.Response {
+func (e *replayer) call(ctx context.Context, req core.Request) core.Response {
 	// Waiting for a slot is not part of the call: the judge measures its
 	// latency from its own start, and the deadline starts after the wait.
 	if e.slots != nil {
@@ -690,7 +690,7 @@ func (e *replayer) call(ctx context.Context, req judge.Request) judge.Response {
 		case e.slots <- struct{}{}:
 			defer func() { <-e.slots }()
 		case <-ctx.Done():
-			return judge.Response{Status: judge.StatusError, Error: ctx.Err().Error()}
+			return core.Response{Status: core.StatusError, Error: ctx.Err().Error()}
 		}
 	}
 	e.counters.inFlight.Add(1)
@@ -706,37 +706,37 @@ func (e *replayer) call(ctx context.Context, req judge.Request) judge.Response {
 // failurePolicy decides a rule whose judge call failed or answered unknown
 // (see docs/replay.md and Rule.OnFailure).
 func (e *replayer) failurePolicy(rr *RuleResult, r *Rule) {
-	rr.Source, rr.Result, rr.Fired = SourceFailure, judge.Unknown, false
+	rr.Source, rr.Result, rr.Fired = SourceFailure, core.Unknown, false
 	if fired, action := r.OnFailure(rr.BaselineResult); fired {
 		rr.Fired, rr.Action = true, action
 	}
 }
 
-func findDecision(ds []judge.Decision, id string) (judge.Decision, bool) {
+func findDecision(ds []core.Decision, id string) (core.Decision, bool) {
 	for _, d := range ds {
 		if d.RuleID == id {
 			return d, true
 		}
 	}
-	return judge.Decision{}, false
+	return core.Decision{}, false
 }
 
 // recordings converts the case's recorded calls for the recorded judge.
-func recordings(c *datasets.Case) []judge.Recording {
+func recordings(c *datasets.Case) []core.Recording {
 	if len(c.Recorded) == 0 {
 		return nil
 	}
-	out := make([]judge.Recording, len(c.Recorded))
+	out := make([]core.Recording, len(c.Recorded))
 	for i, r := range c.Recorded {
-		st := judge.Status(r.Status)
+		st := core.Status(r.Status)
 		if st == "" {
-			st = judge.StatusOK
+			st = core.StatusOK
 		}
-		ds := make([]judge.Decision, len(r.Decisions))
+		ds := make([]core.Decision, len(r.Decisions))
 		for k, d := range r.Decisions {
-			ds[k] = judge.Decision{RuleID: d.RuleID, Result: judge.Result(d.Result), Confidence: d.Confidence}
+			ds[k] = core.Decision{RuleID: d.RuleID, Result: core.Result(d.Result), Confidence: d.Confidence}
 		}
-		out[i] = judge.Recording{Judge: r.Judge, LatencyMS: r.LatencyMS, Status: st, Error: r.Error, Decisions: ds,
+		out[i] = core.Recording{Judge: r.Judge, LatencyMS: r.LatencyMS, Status: st, Error: r.Error, Decisions: ds,
 			PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens}
 	}
 	return out

@@ -2,7 +2,7 @@ package replay
 
 import (
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 )
 
 // OnFailure is the failure policy (seed 000 §6.4, docs/replay.md) for a
@@ -13,7 +13,7 @@ import (
 // its result on the case), else its `when` (which held, or the judge would
 // not have been asked); an approval rule with a `when` asks for approval.
 // Replay and `apeval simulate` both decide failures here.
-func (r *Rule) OnFailure(baseline judge.Result) (fired bool, action datasets.Action) {
+func (r *Rule) OnFailure(baseline core.Result) (fired bool, action datasets.Action) {
 	switch r.Class {
 	case ClassApproval:
 		if r.When != nil {
@@ -25,7 +25,7 @@ func (r *Rule) OnFailure(baseline judge.Result) (fired bool, action datasets.Act
 		}
 		switch {
 		case r.Baseline != nil:
-			return baseline == judge.Match, r.Action
+			return baseline == core.Match, r.Action
 		case r.When != nil:
 			return true, r.Action
 		}

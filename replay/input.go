@@ -7,7 +7,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/mask"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 )
 
 const (
@@ -27,7 +27,7 @@ const (
 // the asked rules (sorted by rule id) and the approval state. Rule actions,
 // instruction texts, labels, tags, workspace and recordings are never
 // copied. fires maps rule id → fires earlier in the session.
-func BuildInput(c *datasets.Case, rules []*Rule, fires map[string]int) judge.Input {
+func BuildInput(c *datasets.Case, rules []*Rule, fires map[string]int) core.Input {
 	counts := make([]int, len(rules))
 	for i, r := range rules {
 		counts[i] = fires[r.ID]
@@ -36,15 +36,15 @@ func BuildInput(c *datasets.Case, rules []*Rule, fires map[string]int) judge.Inp
 }
 
 // buildInput builds the input for rules; fires[i] is rules[i]'s fire count.
-func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) judge.Input {
-	in := judge.Input{Version: judge.SchemaVersion}
-	in.Rules = make([]judge.Rule, len(rules))
-	prev := make([]judge.RuleFires, len(rules))
+func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) core.Input {
+	in := core.Input{Version: core.SchemaVersion}
+	in.Rules = make([]core.Rule, len(rules))
+	prev := make([]core.RuleFires, len(rules))
 	for i, r := range rules {
-		in.Rules[i] = judge.Rule{ID: r.ID, Condition: maskCondition(r.Condition)}
-		prev[i] = judge.RuleFires{RuleID: r.ID, Count: fires[i]}
+		in.Rules[i] = core.Rule{ID: r.ID, Condition: maskCondition(r.Condition)}
+		prev[i] = core.RuleFires{RuleID: r.ID, Count: fires[i]}
 	}
-	slices.SortFunc(prev, func(a, b judge.RuleFires) int { return strings.Compare(a.RuleID, b.RuleID) })
+	slices.SortFunc(prev, func(a, b core.RuleFires) int { return strings.Compare(a.RuleID, b.RuleID) })
 
 	args, _ := mask.Value(c.Tool.Arguments).(map[string]any)
 	if args == nil {
@@ -63,9 +63,9 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) j
 	if hook == "" {
 		hook = datasets.DefaultHookPoint
 	}
-	in.Current = judge.Current{
+	in.Current = core.Current{
 		Piece: mask.String(c.Piece), Movement: mask.String(c.Movement), HookPoint: hook,
-		Tool: judge.Tool{
+		Tool: core.Tool{
 			Name: mask.String(c.Tool.Name), Category: category,
 			ArgumentsSummary: summary,
 			Arguments:        args,
@@ -75,15 +75,15 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) j
 	if len(msgs) > maxRecentMessages {
 		msgs = msgs[len(msgs)-maxRecentMessages:]
 	}
-	recent := make([]judge.Message, len(msgs))
+	recent := make([]core.Message, len(msgs))
 	for i, m := range msgs {
-		recent[i] = judge.Message{Role: mask.String(m.Role), Content: truncateRunes(mask.String(m.Content), maxValueRunes)}
+		recent[i] = core.Message{Role: mask.String(m.Role), Content: truncateRunes(mask.String(m.Content), maxValueRunes)}
 	}
 	approval := c.Context.ApprovalState
 	if approval == "" {
 		approval = "none"
 	}
-	in.Context = judge.InContext{
+	in.Context = core.InContext{
 		LatestUserMessage: truncateRunes(mask.String(c.Context.LatestUserMessage), maxValueRunes),
 		RecentMessages:    recent,
 		PreviousRuleFires: prev,

@@ -2,7 +2,7 @@ package replay
 
 import (
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 )
 
 // Outcome is what a rule result amounts to when it is counted: a decision
@@ -55,15 +55,15 @@ const (
 func (rr *RuleResult) Classify() (Outcome, Cell) {
 	var out Outcome
 	switch {
-	case rr.Status == judge.StatusMissing:
+	case rr.Status == core.StatusMissing:
 		return OutcomeMissing, CellNone
-	case rr.Status.Failed() || (rr.Source == SourceFailure && rr.Status != judge.StatusUnknown):
+	case rr.Status.Failed() || (rr.Source == SourceFailure && rr.Status != core.StatusUnknown):
 		out = OutcomeFailed
-	case rr.Result == judge.Unknown || rr.Status == judge.StatusUnknown:
+	case rr.Result == core.Unknown || rr.Status == core.StatusUnknown:
 		out = OutcomeUnknown
-	case rr.Result == judge.Match:
+	case rr.Result == core.Match:
 		out = OutcomeMatch
-	case rr.Result == judge.NoMatch:
+	case rr.Result == core.NoMatch:
 		out = OutcomeNoMatch
 	}
 	if rr.Source == SourceScope {

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 )
 
 // Result is one case replayed by one judge: the record that flows from replay
@@ -21,7 +21,7 @@ type Result struct {
 	// when unknown (results read back from Parquet).
 	SessionOrd uint32
 	Seq        int64
-	// Judge is the judge identity string (judge.Identity.String()).
+	// Judge is the judge identity string (core.Identity.String()).
 	Judge         string
 	Model         string
 	ModelDigest   string
@@ -32,11 +32,11 @@ type Result struct {
 	ExpectedAction  datasets.Action
 	ApprovalOutcome datasets.ApprovalOutcome // "" when none
 	RulesInScope    int
-	RulesJudged     int          // rules whose result came from the judge or its cache
-	JudgeCalled     bool         // at least one rule of the case needed the judge
-	CacheHit        bool         // every judge call of the case was answered from the cache
-	LatencyMS       *float64     // sum of the case's judge-call latencies (a cached call at the latency stored with it); nil when no call
-	Status          judge.Status // worst call status of the case: ok|invalid|timeout|error, "" when no call
+	RulesJudged     int         // rules whose result came from the judge or its cache
+	JudgeCalled     bool        // at least one rule of the case needed the judge
+	CacheHit        bool        // every judge call of the case was answered from the cache
+	LatencyMS       *float64    // sum of the case's judge-call latencies (a cached call at the latency stored with it); nil when no call
+	Status          core.Status // worst call status of the case: ok|invalid|timeout|error, "" when no call
 	Tags            []string
 	// The tool call the case is about, so the decision files stand alone:
 	// the tool's name, its category (after the policy's overrides), the
@@ -60,18 +60,18 @@ type RuleResult struct {
 	// fingerprint), deterministic, judge, cache, failure (the failure policy
 	// decided after a judge failure).
 	Source     Source
-	Result     judge.Result // match|no_match|unknown
-	Confidence *float64     // judge confidence when given
+	Result     core.Result // match|no_match|unknown
+	Confidence *float64    // judge confidence when given
 	Fired      bool
 	Action     datasets.Action // the rule's action (whether it fired or not)
-	Status     judge.Status    // ok|unknown|invalid|timeout|error|missing; ok for deterministic rows
+	Status     core.Status     // ok|unknown|invalid|timeout|error|missing; ok for deterministic rows
 	Error      string
 	// Fingerprint is the approval fingerprint on the rows that fired or
 	// that an approval skipped; zero on the others.
 	Fingerprint Digest
 	// BaselineResult is the rule's deterministic baseline on this case
 	// (match|no_match), "" when the rule has no baseline.
-	BaselineResult judge.Result
+	BaselineResult core.Result
 	// Call indexes Calls for rules sent to the judge; -1 otherwise. With
 	// repeats it is the first repeat's call.
 	Call int
@@ -85,10 +85,10 @@ type RuleResult struct {
 type RepeatVote struct {
 	// Result is the judge's answer (match, no_match, unknown); "" when the
 	// call failed.
-	Result judge.Result
+	Result core.Result
 	// Status is ok for a match/no_match, unknown for the judge's unknown,
 	// else the failed call's status (invalid, timeout, error).
-	Status     judge.Status
+	Status     core.Status
 	Confidence *float64
 	Call       int // index into Result.Calls
 	Pos, Of    int // the rule's 0-based position among the call's Of rules
@@ -102,7 +102,7 @@ func (v RepeatVote) Answered() bool { return v.Result != "" }
 // least two answered) and whether their answers are not all equal. Failed
 // repeats are left out: they measure the server, not the model.
 func (rr *RuleResult) Flip() (unit, flipped bool) {
-	var first judge.Result
+	var first core.Result
 	n := 0
 	for _, v := range rr.Repeats {
 		if !v.Answered() {
@@ -121,11 +121,11 @@ func (rr *RuleResult) Flip() (unit, flipped bool) {
 // Vote is the outcome of majority voting over a rule's repeats.
 type Vote struct {
 	// Result is match or no_match when that vote won, else unknown.
-	Result judge.Result
+	Result core.Result
 	// Status is ok for a decision; for an undecided winner the most
 	// frequent undecided status (unknown, invalid, timeout, error; unknown
 	// when those tie); unknown for a tie at the top.
-	Status judge.Status
+	Status core.Status
 	// Confidence is the mean confidence of the winning votes that gave one.
 	Confidence *float64
 	// Tie is set when two votes share the top count: the result is unknown.
@@ -140,18 +140,18 @@ type Vote struct {
 // gives unknown. One repeat is its own majority.
 func Majority(votes []RepeatVote) Vote {
 	var nMatch, nNo, nUnd int
-	und := map[judge.Status]int{}
+	und := map[core.Status]int{}
 	for _, v := range votes {
 		switch {
-		case v.Result == judge.Match:
+		case v.Result == core.Match:
 			nMatch++
-		case v.Result == judge.NoMatch:
+		case v.Result == core.NoMatch:
 			nNo++
 		default:
 			nUnd++
 			st := v.Status
 			if v.Answered() {
-				st = judge.StatusUnknown
+				st = core.StatusUnknown
 			}
 			und[st]++
 		}
@@ -165,19 +165,19 @@ func Majority(votes []RepeatVote) Vote {
 		}
 	}
 	if winners > 1 {
-		return Vote{Result: judge.Unknown, Status: judge.StatusUnknown, Tie: true, Counts: counts}
+		return Vote{Result: core.Unknown, Status: core.StatusUnknown, Tie: true, Counts: counts}
 	}
-	var want judge.Result
-	out := Vote{Counts: counts, Status: judge.StatusOK}
+	var want core.Result
+	out := Vote{Counts: counts, Status: core.StatusOK}
 	switch top {
 	case nMatch:
-		out.Result, want = judge.Match, judge.Match
+		out.Result, want = core.Match, core.Match
 	case nNo:
-		out.Result, want = judge.NoMatch, judge.NoMatch
+		out.Result, want = core.NoMatch, core.NoMatch
 	default:
-		out.Result, out.Status = judge.Unknown, judge.StatusUnknown
-		best, bestN, tied := judge.StatusUnknown, 0, false
-		for _, st := range []judge.Status{judge.StatusUnknown, judge.StatusInvalid, judge.StatusTimeout, judge.StatusError} {
+		out.Result, out.Status = core.Unknown, core.StatusUnknown
+		best, bestN, tied := core.StatusUnknown, 0, false
+		for _, st := range []core.Status{core.StatusUnknown, core.StatusInvalid, core.StatusTimeout, core.StatusError} {
 			switch n := und[st]; {
 			case n > bestN:
 				best, bestN, tied = st, n, false
@@ -188,14 +188,14 @@ func Majority(votes []RepeatVote) Vote {
 		if !tied {
 			out.Status = best
 		}
-		want = judge.Unknown
+		want = core.Unknown
 	}
 	sum, n := 0.0, 0
 	for _, v := range votes {
 		if v.Confidence == nil {
 			continue
 		}
-		if v.Result == want || (want == judge.Unknown && v.Result != judge.Match && v.Result != judge.NoMatch) {
+		if v.Result == want || (want == core.Unknown && v.Result != core.Match && v.Result != core.NoMatch) {
 			sum += *v.Confidence
 			n++
 		}
@@ -210,11 +210,11 @@ func Majority(votes []RepeatVote) Vote {
 // Call is one judge call (or cache hit) made for the case.
 type Call struct {
 	Rules  int
-	Status judge.Status // ok|invalid|timeout|error
+	Status core.Status // ok|invalid|timeout|error
 	Error  string
-	// Cause is why a failed call failed (judge.Cause, typed by the
+	// Cause is why a failed call failed (core.Cause, typed by the
 	// backend); "" for an answered call.
-	Cause     judge.Cause
+	Cause     core.Cause
 	LatencyMS float64
 	Cached    bool
 	Attempts  int

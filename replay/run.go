@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -126,7 +126,7 @@ type block struct {
 // session's cases to the worker that owns it, the workers (work) replay
 // their part of each block, and the writer (write), in Run's goroutine,
 // emits the blocks in input order as they complete.
-func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), judges []judge.Judge, opts Options, emit func(*Result) error) (RunStats, error) {
+func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), judges []core.Judge, opts Options, emit func(*Result) error) (RunStats, error) {
 	if p == nil {
 		return RunStats{}, errors.New("replay: no policy")
 	}
@@ -160,7 +160,7 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 // pipeline is the state of one Run shared by its stages.
 type pipeline struct {
 	p      *Policy
-	judges []judge.Judge
+	judges []core.Judge
 	opts   *Options
 	nw, nj int
 
@@ -182,7 +182,7 @@ type pipeline struct {
 	start            time.Time
 }
 
-func newPipeline(p *Policy, judges []judge.Judge, opts *Options) *pipeline {
+func newPipeline(p *Policy, judges []core.Judge, opts *Options) *pipeline {
 	slots := min(opts.Concurrency, MaxConcurrency)
 	if slots <= 0 {
 		slots = DefaultConcurrency

@@ -8,16 +8,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 )
 
 // RenderChecks writes `apeval judges check`: one row per judge spec with
 // reachability, model presence, digest, structured-output mode and the
 // sample call; notes and errors as footnotes. JSON is the reports as they are.
-func RenderChecks(w io.Writer, reps []judge.CheckReport, f Format) error {
+func RenderChecks(w io.Writer, reps []core.CheckReport, f Format) error {
 	if f == FormatJSON {
 		type out struct {
-			judge.CheckReport
+			core.CheckReport
 			OK              bool    `json:"ok"`
 			SampleLatencyMS float64 `json:"sample_latency_ms"`
 		}

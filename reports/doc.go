@@ -35,4 +35,8 @@
 // hive, hive.go) writes one pair of decision files per judge under
 // judge=<identity>/. The labeling page of `apeval label serve` is the
 // subpackage labelpage.
+//
+// Not a stable Go API: apeval is a command, and this package serves
+// cmd/apeval; its exported names change with the command, without a
+// compatibility promise between versions.
 package reports

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 )
@@ -52,7 +52,7 @@ func (f *Failures) Add(r *replay.Result) {
 			f.order = append(f.order, r.Judge)
 		}
 		j.calls++
-		if c.Status == judge.StatusOK || c.Status == judge.StatusUnknown || c.Status == judge.StatusMissing {
+		if c.Status == core.StatusOK || c.Status == core.StatusUnknown || c.Status == core.StatusMissing {
 			continue
 		}
 		j.failed++

@@ -137,6 +137,13 @@ type htmlPage struct {
 	JudgeNames  []string
 	Alerts      []htmlAlert
 	Weak        bool // the figures on labels rest on weak labels
+	Sim         *htmlSim
+}
+
+// htmlSim is the "Simulated deployment" section (apeval simulate).
+type htmlSim struct {
+	Table  htmlTable
+	Charts []htmlChart
 }
 
 // htmlAlert is a judge whose calls failed, shown above the decision.
@@ -275,6 +282,11 @@ code{font-size:.85em}
 <p class="legend">Judges:{{range $i, $c := .Palette}}<span class="swatch" style="background:{{$c}}"></span>{{index $.JudgeNames $i}}{{end}}</p>
 {{range .Charts}}<figure class="chart">{{.SVG}}<figcaption class="notes">{{.Title}}</figcaption></figure>{{end}}{{end}}
 
+{{with .Sim}}<h2 id="simulate">Simulated deployment</h2>
+<p class="notes">From <code>apeval simulate</code>: each configuration re-played from the recorded answers and latencies, against the hook timeout, with the rules' failure policy.</p>
+{{template "table" .Table}}
+{{range .Charts}}<figure class="chart">{{.SVG}}<figcaption class="notes">{{.Title}}</figcaption></figure>{{end}}{{end}}
+
 <h2 id="tables">Reference tables</h2>
 {{range .Tables}}<details><summary>{{.Caption}}</summary>{{template "table" .}}</details>{{end}}
 {{if .Warnings}}<h2 id="warnings">Warnings</h2><ol class="notes">{{range $i, $w := .Warnings}}<li id="warning-{{inc $i}}">{{$w}}</li>{{end}}</ol>{{end}}
@@ -404,6 +416,17 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		page.Tables = append(page.Tables, toHTMLTable("Why not GO: "+rep.whyCounts(), why))
 	}
 	page.Warnings = warnings
+	if rep.Simulation != nil {
+		sim := &htmlSim{Table: toHTMLTable("Configurations (rule *)", simulateGrid(rep.Simulation, false))}
+		cs, err := SimulateCharts(rep.Simulation)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			sim.Charts = append(sim.Charts, htmlChart{c.Title, inlineSVG(c.SVG)})
+		}
+		page.Sim = sim
+	}
 	for _, l := range rep.setupErrors() {
 		page.Alerts = append(page.Alerts, htmlAlert{Broken: true, Lines: []string{l}})
 	}

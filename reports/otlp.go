@@ -21,7 +21,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/apeval/apeval/internal/mask"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 )
@@ -242,7 +242,7 @@ func (t *Tracer) Add(r *replay.Result) {
 		// start before the run did: the span says how long the call took.
 		start := end.Add(-time.Duration(c.LatencyMS * float64(time.Millisecond)))
 		_, sp := t.tr.Start(t.ctx, "chat "+model, trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(start), trace.WithAttributes(attrs...))
-		if c.Status != judge.StatusOK && c.Status != judge.StatusUnknown {
+		if c.Status != core.StatusOK && c.Status != core.StatusUnknown {
 			sp.SetAttributes(attribute.String("error.type", string(c.Status)))
 			sp.SetStatus(codes.Error, c.Error)
 		}

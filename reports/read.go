@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/replay"
 	"github.com/parquet-go/parquet-go"
 )
@@ -367,7 +367,7 @@ func (rf *rowFile) gate(row parquet.Row) *replay.Result {
 		case cLatency:
 			r.LatencyMS = f64(v)
 		case cStatus:
-			r.Status = judge.Status(rf.str(code, v))
+			r.Status = core.Status(rf.str(code, v))
 		case cCalls:
 			if n := v.Int32(); n > 0 {
 				r.Calls = make([]replay.Call, n)
@@ -420,7 +420,7 @@ func (rf *rowFile) decision(row parquet.Row, d *decoded) {
 		case cSource:
 			rr.Source = replay.Source(rf.str(code, v))
 		case cResult:
-			rr.Result = judge.Result(rf.str(code, v))
+			rr.Result = core.Result(rf.str(code, v))
 		case cConfidence:
 			rr.Confidence = f64(v)
 		case cFired:
@@ -428,7 +428,7 @@ func (rf *rowFile) decision(row parquet.Row, d *decoded) {
 		case cAction:
 			rr.Action = datasets.Action(rf.str(code, v))
 		case cStatus:
-			rr.Status = judge.Status(rf.str(code, v))
+			rr.Status = core.Status(rf.str(code, v))
 		case cError:
 			rr.Error = rf.str(code, v)
 		case cFingerprint:
@@ -439,7 +439,7 @@ func (rf *rowFile) decision(row parquet.Row, d *decoded) {
 				rr.Fingerprint, _ = replay.ParseDigest(string(b))
 			}
 		case cBaselineResult:
-			rr.BaselineResult = judge.Result(rf.str(code, v))
+			rr.BaselineResult = core.Result(rf.str(code, v))
 		case cLatency:
 			c.LatencyMS = v.Double()
 		case cCallIndex:
@@ -447,11 +447,11 @@ func (rf *rowFile) decision(row parquet.Row, d *decoded) {
 		case cCallRules:
 			c.Rules = int(v.Int32())
 		case cCallStatus:
-			c.Status = judge.Status(rf.str(code, v))
+			c.Status = core.Status(rf.str(code, v))
 		case cCallError:
 			c.Error = rf.str(code, v)
 		case cCallCause:
-			c.Cause = judge.Cause(rf.str(code, v))
+			c.Cause = core.Cause(rf.str(code, v))
 		case cCallCached:
 			c.Cached = v.Boolean()
 		case cCallAttempts:

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -59,9 +59,9 @@ func parseRepeats(s string) ([]replay.RepeatVote, []replay.Call, error) {
 		if v.Call < 0 {
 			return nil, nil, fmt.Errorf("repeats: call %d", v.Call)
 		}
-		votes[i] = replay.RepeatVote{Result: judge.Result(v.Result), Status: judge.Status(v.Status),
+		votes[i] = replay.RepeatVote{Result: core.Result(v.Result), Status: core.Status(v.Status),
 			Confidence: v.Confidence, Call: v.Call, Pos: v.Pos, Of: v.Of}
-		calls[i] = replay.Call{Status: judge.Status(v.CallStatus), Error: v.CallError, Cause: judge.Cause(v.CallCause), LatencyMS: v.LatencyMS,
+		calls[i] = replay.Call{Status: core.Status(v.CallStatus), Error: v.CallError, Cause: core.Cause(v.CallCause), LatencyMS: v.LatencyMS,
 			Cached: v.Cached, Attempts: v.Attempts, PromptTokens: v.PromptTokens, CompletionTokens: v.CompletionTokens,
 			ServerTotalMS: v.ServerTotalMS, Rules: v.Of}
 	}

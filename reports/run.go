@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/metrics"
 )
 
@@ -65,7 +65,7 @@ type RunInfo struct {
 	// cover the finished cases only.
 	Partial string `json:"partial,omitempty"`
 	// Budget is what --max-calls / --budget-usd allowed and what was spent.
-	Budget *judge.BudgetReport `json:"budget,omitempty"`
+	Budget *core.BudgetReport `json:"budget,omitempty"`
 	// Resumed is set on a run made with --resume DIR: the run it finished
 	// and what it re-sent.
 	Resumed *Resumed `json:"resumed,omitempty"`
@@ -107,7 +107,7 @@ type FileRef struct {
 }
 
 // JudgeInfo describes one judge of the run. Identity is the string used in
-// every report (judge.Identity.String()); Details holds backend settings
+// every report (core.Identity.String()); Details holds backend settings
 // worth keeping (host, base URL, temperature), never secrets.
 type JudgeInfo struct {
 	Identity      string            `json:"identity"`

@@ -43,7 +43,7 @@ func ownedFile(name string) bool {
 		return false
 	}
 	switch name {
-	case DecisionsFile, GatesFile, MetricsFile, CompareFile, RunFile, SummaryJSON, SummaryMD, JUnitFile, HTMLFile:
+	case DecisionsFile, GatesFile, MetricsFile, CompareFile, RunFile, SummaryJSON, SummaryMD, JUnitFile, HTMLFile, SimulateFile, SimulateJSONFile:
 		return true
 	}
 	return strings.HasSuffix(name, ".svg")

@@ -6,6 +6,10 @@ import (
 	"io"
 	"strconv"
 
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/apeval/apeval/metrics/simulate"
@@ -41,6 +45,12 @@ func WriteSimulateTable(w io.Writer, res *simulate.Result, f Format, perRule boo
 	if f == FormatJSON {
 		return WriteSimulateJSON(w, res)
 	}
+	return simulateGrid(res, perRule).render(w, f)
+}
+
+// simulateGrid is the simulation's table, as the terminal and report.html
+// show it.
+func simulateGrid(res *simulate.Result, perRule bool) *grid {
 	g := &grid{header: []string{"configuration", "rule", "effective recall", "Δ vs deployed", "fail-open", "friction /100", "Δ vs deployed",
 		"approvals /session", "precision", "recall", "unknown", "P95 ms", "cost /1k"},
 		right: []bool{false, false, true, true, true, true, true, true, true, true, true, true, true}}
@@ -85,7 +95,73 @@ func WriteSimulateTable(w io.Writer, res *simulate.Result, f Format, perRule boo
 	if res.EffectiveRecallMin != nil {
 		g.notes = append(g.notes, fmt.Sprintf("effective_recall_min = %g: PASS when the interval lies wholly at or above it, FAIL when wholly below.", *res.EffectiveRecallMin))
 	}
-	return g.render(w, f)
+	return g
+}
+
+// SimulateJSONFile is the simulation as `apeval simulate` leaves it in the
+// run directory for `apeval report` to show in report.html.
+const SimulateJSONFile = "simulate.json"
+
+// SimulateCharts draws, when the simulation swept two or more timeouts,
+// effective recall and friction per 100 tool calls against the hook
+// timeout, one line per judge, cascade or vote (its "*" rows).
+func SimulateCharts(res *simulate.Result) ([]Chart, error) {
+	type pt struct{ x, rec, fric float64 }
+	lines := map[string][]pt{}
+	var order []string
+	for _, r := range res.Rows {
+		if r.RuleID != "*" || r.Deployed || r.TimeoutMS == nil || r.OnFailure != string(simulate.FailPolicy) ||
+			r.EffectiveRecall == nil || r.FrictionPer100 == nil {
+			continue
+		}
+		if _, ok := lines[r.Base]; !ok {
+			order = append(order, r.Base)
+		}
+		lines[r.Base] = append(lines[r.Base], pt{*r.TimeoutMS, *r.EffectiveRecall, *r.FrictionPer100})
+	}
+	multi := false
+	for _, l := range lines {
+		multi = multi || len(l) >= 2
+	}
+	if !multi {
+		return nil, nil
+	}
+	var out []Chart
+	for _, fig := range []struct {
+		file, title, y string
+		get            func(pt) float64
+	}{
+		{"simulate_effective_recall.svg", "Effective recall against the hook timeout", "effective recall", func(p pt) float64 { return p.rec }},
+		{"simulate_friction.svg", "Friction (benign calls blocked or sent for approval per 100) against the hook timeout", "friction per 100 tool calls", func(p pt) float64 { return p.fric }},
+	} {
+		p := newPlot(fig.title, "hook timeout (ms)", fig.y)
+		for k, name := range order {
+			xy := make(plotter.XYs, 0, len(lines[name]))
+			for _, q := range lines[name] {
+				xy = append(xy, plotter.XY{X: q.x, Y: fig.get(q)})
+			}
+			l, sc, err := plotter.NewLinePoints(xy)
+			if err != nil {
+				return nil, err
+			}
+			l.Color, sc.Color = judgeColour(k), judgeColour(k)
+			l.Width = vg.Points(1.5)
+			sc.Shape, sc.Radius = draw.CircleGlyph{}, vg.Points(3)
+			p.Add(l, sc)
+			p.Legend.Add(name, l, sc)
+		}
+		if fig.y == "effective recall" {
+			p.Y.Min, p.Y.Max = 0, 1.02
+		} else {
+			p.Y.Min = 0
+		}
+		b, err := svgOf(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Chart{File: fig.file, Title: fig.title, SVG: b})
+	}
+	return out, nil
 }
 
 // WriteOperatingPoints prints the operating points: per judge × rule, the

@@ -264,3 +264,29 @@ func TestSimulateParquetTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// report.html's "Simulated deployment" section: the configurations' table
+// and, with a timeout sweep, the two charts against the timeout.
+func TestSimulateHTMLSection(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "run")
+	replaySample(t, dir, "r1", reports.LayoutFlat)
+	_, res := simulateSample(t, dir, 500*time.Millisecond, time.Second, 2*time.Second)
+	cs, err := reports.SimulateCharts(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 2 {
+		t.Fatalf("%d charts, want effective recall and friction against the timeout", len(cs))
+	}
+	for _, c := range cs {
+		if !strings.Contains(string(c.SVG), "hook timeout (ms)") {
+			t.Errorf("%s: no timeout axis", c.File)
+		}
+	}
+	// One timeout: nothing to draw against it.
+	_, one := simulateSample(t, dir, time.Second)
+	if cs, _ := reports.SimulateCharts(one); len(cs) != 0 {
+		t.Errorf("%d charts from one timeout", len(cs))
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/metrics/simulate"
 )
 
 // Report is what the renderers format: the run's metadata and what metrics
@@ -42,6 +43,9 @@ type Report struct {
 	// Cases, when set, lists false positives and negatives per judge × rule
 	// in summary.md and report.html.
 	Cases *CaseLists
+	// Simulation, when set (simulate.json in the run directory), adds the
+	// "Simulated deployment" section to report.html.
+	Simulation *simulate.Result
 }
 
 // criterionLabel is the short name of a criterion in tables, from the

@@ -108,7 +108,10 @@ func (ev *evaluation) finish(run reports.RunInfo) (*reports.Report, error) {
 		_ = sum.Release()
 		return nil, fmt.Errorf("metrics: the figures' per-case data could not be read back, so no verdict is given: %w", err)
 	}
-	ev.spec.Labels.apply(sum)
+	if err := ev.spec.Labels.apply(sum); err != nil {
+		_ = sum.Release()
+		return nil, err
+	}
 	t := metrics.ThresholdsOf(ev.spec.Criteria)
 	run.Criteria, run.CriteriaFrom = &t, ev.spec.CriteriaFrom
 	rep := &reports.Report{Run: run, Summary: sum, Tokens: ev.toks, Inconclusive: ev.spec.Inconclusive,

@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -169,5 +171,42 @@ func TestResumeServersFromInvocation(t *testing.T) {
 	if code, _, stderr = apeval(t, "", "run", "--resume", first, "--openai-base-url", srv.URL+"/v1", "--openai-api-key-env", "APEVAL_T_KEY",
 		"--cache", cache, "--out", filepath.Join(dir, "fifth"), "-q"); code == exitUsage {
 		t.Fatalf("unedited resume: %s", stderr)
+	}
+}
+
+// --labels says how many labels match the results, and refuses labels none
+// of which do (another run's) (issue 35 point 13).
+func TestLabelsFromAnotherRun(t *testing.T) {
+	t.Parallel()
+	dir, run, queue := queueFixture(t)
+	labels := filepath.Join(dir, "labels.jsonl")
+	n := oracleLabels(t, queue, labels)
+	code, stdout, stderr := apeval(t, "", "report", run, "--labels", labels, "--json")
+	if code == exitUsage || !strings.Contains(stdout+stderr, fmt.Sprintf("all %d labels match", n)) {
+		t.Fatalf("report --labels: exit %d, no count of the matched labels:\n%.2000s\n%s", code, stdout, stderr)
+	}
+	data, _ := os.ReadFile(labels)
+	lines := strings.SplitAfter(strings.TrimSpace(string(data)), "\n")
+	var other, half strings.Builder
+	for i, l := range lines {
+		moved := strings.Replace(l, `"case_id":"`, `"case_id":"elsewhere-`, 1)
+		other.WriteString(moved)
+		if i%2 == 0 {
+			half.WriteString(l)
+		} else {
+			half.WriteString(moved)
+		}
+	}
+	otherPath, halfPath := filepath.Join(dir, "other.jsonl"), filepath.Join(dir, "half.jsonl")
+	os.WriteFile(otherPath, []byte(other.String()+"\n"), 0o644)
+	os.WriteFile(halfPath, []byte(half.String()+"\n"), 0o644)
+	code, _, stderr = apeval(t, "", "report", run, "--labels", otherPath, "--format", "tsv")
+	if code != exitUsage || !strings.Contains(stderr, fmt.Sprintf("none of the %d labels", n)) {
+		t.Fatalf("another run's labels: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr = apeval(t, "", "report", run, "--labels", halfPath, "--json")
+	m := regexp.MustCompile(`(\d+) of (\d+) labels match`).FindStringSubmatch(stdout + stderr)
+	if code == exitUsage || m == nil || m[2] != strconv.Itoa(n) || m[1] == "0" || m[1] == m[2] {
+		t.Fatalf("half the labels: exit %d, no count of the matched labels (%q):\n%s", code, m, stderr)
 	}
 }

@@ -198,12 +198,33 @@ func TestLabelServeBrowser(t *testing.T) {
 		t.Errorf("labeling mode shows judge answers: %s", html)
 	}
 	keys := []string{"m", "n", "n", "s", "m", "n", "n", "m", "n", "n"}
+	// Every token masking left in what the judge saw is highlighted and
+	// counted above the call (issue 34 point 2).
+	maskedSeen := 0
 	for i, k := range keys {
+		counts, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`(() => {
+			const it = document.getElementById("item");
+			const tokens = (it.textContent.replace(/^\d+ masked spans?[^\n]*?wrote\./, "").match(/\[(?:MASKED|CARD|CVV|SSN|IBAN|PHONE|EMAIL:[^\]\s]+)\]/g) || []).length;
+			const marks = it.querySelectorAll("mark.masked").length;
+			const note = document.getElementById("masks");
+			return [tokens, marks, note ? parseInt(note.textContent, 10) : 0];
+		})()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if counts[0] != counts[1] || counts[1] != counts[2] {
+			t.Errorf("item %d: %d masked tokens, %d highlighted, note says %d", i+1, counts[0], counts[1], counts[2])
+		}
+		maskedSeen += counts[1]
 		if err := chromedp.Do(ctx, press(k), progress(i+1)); err != nil {
 			t.Fatalf("key %d (%s): %v", i, k, err)
 		}
 		want = append(want, pressed{q[i].Order, map[string]string{"m": "match", "n": "no_match", "s": "skip"}[k]})
 	}
+	if maskedSeen == 0 {
+		t.Error("no masked span in the first ten items: the check above checked nothing")
+	}
+	t.Logf("%d masked spans highlighted in the first ten items", maskedSeen)
 	// Undo the tenth label, then label that item again with the other key.
 	if err := chromedp.Do(ctx, press("u"), progress(9), atItem(9), press("m"), progress(10)); err != nil {
 		t.Fatal(err)

@@ -74,20 +74,28 @@ func (l *labelSink) weigh() func(caseID, ruleID, label string) reports.LabelWeig
 func (l *labelSink) Add(r *replay.Result) { l.table.Add(r) }
 
 // apply recomputes the summary's figures from the labels; a no-op on nil.
-func (l *labelSink) apply(s *metrics.Summary) {
+// It says how many labels match a (case, rule) pair of these results, and
+// refuses labels none of which do (another run's labels: exit 2).
+func (l *labelSink) apply(s *metrics.Summary) error {
 	if l == nil {
-		return
+		return nil
 	}
-	s.ApplySample(l.table, l.labels)
 	missing := 0
 	for _, lb := range l.labels {
 		if l.table.Row(lb.CaseID, lb.RuleID) == nil {
 			missing++
 		}
 	}
-	if missing > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("%d of %d queue labels name a (case, rule) pair these results do not have in scope (labels from another run's queue?); they are left out", missing, len(l.labels)))
+	if n := len(l.labels); n > 0 && missing == n {
+		return usagef("--labels: none of the %d labels names a (case, rule) pair of these results: they are another run's (label the queue of this run: apeval label queue)", n)
 	}
+	s.ApplySample(l.table, l.labels)
+	if missing > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("--labels: %d of %d labels match a (case, rule) pair of these results; the other %d name pairs these results do not have in scope (labels from another run's queue?) and are left out", len(l.labels)-missing, len(l.labels), missing))
+	} else {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("--labels: all %d labels match a (case, rule) pair of these results", len(l.labels)))
+	}
+	return nil
 }
 
 // weakLabelsHelp is the help of run --weak-labels.

@@ -198,6 +198,9 @@ func runReport(ctx context.Context, o *reportOptions, io IO) error {
 	if err != nil {
 		return err
 	}
+	if rep.Simulation, err = readSimulation(dirs[0]); err != nil {
+		return err
+	}
 	dir := o.Out
 	if dir == "" {
 		dir = dirs[0]

@@ -15,6 +15,7 @@ func newRootCmd(io IO) *cobra.Command {
 		newDiffCmd(io, nil),
 		newMergeCmd(io, nil),
 		newSimulateCmd(io, nil),
+		newPlanCmd(io, nil),
 		newDatasetsCmd(io),
 		newJudgesCmd(io),
 		newInitCmd(io, nil),

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	stdio "io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,14 +207,18 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 	if o.EffectiveRecallMin > 0 {
 		opts.EffectiveRecallMin = &o.EffectiveRecallMin
 	}
-	res := simulate.Run(d, cfgs, opts)
+	var ops []simulate.OpPoint
 	if o.OperatingPoints || o.WritePatch != "" {
 		pmin := 0.9
 		if info.Criteria != nil {
 			pmin = info.Criteria.PrecisionMin
 		}
-		res.OperatingPoints = simulate.OperatingPoints(d, pmin, opts.Confidence, opts.Seed)
+		ops = simulate.OperatingPoints(d, pmin, opts.Confidence, opts.Seed)
+		// Each judge at its chosen thresholds is one more configuration.
+		cfgs = simulate.WithOperatingPoints(d, cfgs, ops)
 	}
+	res := simulate.Run(d, cfgs, opts)
+	res.OperatingPoints = ops
 	out := o.Out
 	if out == "" {
 		out = rs.dirs[0]
@@ -229,6 +236,11 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 			pmin = info.Criteria.PrecisionMin
 		}
 		res.Frontier = simulate.Frontier(d, cfgs, pmin, opts)
+	}
+	if err := reports.WriteFileAtomic(filepath.Join(out, reports.SimulateJSONFile), func(w stdio.Writer) error {
+		return reports.WriteSimulateJSON(w, res)
+	}); err != nil {
+		return err
 	}
 	format := outputFormat(o.Format, io.Out)
 	if err := reports.WriteSimulateTable(io.Out, res, format, o.PerRule); err != nil {
@@ -283,4 +295,22 @@ func simulatePolicy(path string, info reports.RunInfo, errOut stdio.Writer) (*re
 		fmt.Fprintf(errOut, "apeval: warning: %s differs from the policy the run was made with (%s); its rules decide the failure policy\n", ref.Name, info.Policy.Name)
 	}
 	return p, nil
+}
+
+// readSimulation reads the simulate.json `apeval simulate` left in a run
+// directory, for report.html's "Simulated deployment" section; nil when
+// there is none.
+func readSimulation(dir string) (*simulate.Result, error) {
+	data, err := os.ReadFile(filepath.Join(dir, reports.SimulateJSONFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, usageError{err}
+	}
+	var res simulate.Result
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, usagef("%s: %v", filepath.Join(dir, reports.SimulateJSONFile), err)
+	}
+	return &res, nil
 }

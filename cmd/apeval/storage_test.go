@@ -295,3 +295,58 @@ func TestRunToBucketFailureAndHive(t *testing.T) {
 		t.Errorf("hive layout in a bucket: %v", err)
 	}
 }
+
+// Two runs started at once into one bucket prefix: one writes it, the
+// other fails (exit 2) and writes nothing there.
+func TestConcurrentRunsOneBucketPrefix(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	dest := "file://" + filepath.ToSlash(base) + "/b/same"
+	type res struct {
+		code   int
+		stderr string
+	}
+	results := make(chan res, 2)
+	start := make(chan struct{})
+	for i := 0; i < 2; i++ {
+		go func() {
+			<-start
+			code, _, stderr := apeval(t, "", "run", "--out", dest, "-q", "--no-cache", "--format", "tsv")
+			results <- res{code, stderr}
+		}()
+	}
+	close(start)
+	var ok, refused int
+	for i := 0; i < 2; i++ {
+		r := <-results
+		switch {
+		case r.code == exitUsage && (strings.Contains(r.stderr, "in use by another run") || strings.Contains(r.stderr, "already holds objects")):
+			refused++
+		case r.code != exitUsage:
+			ok++
+		default:
+			t.Errorf("exit %d: %s", r.code, r.stderr)
+		}
+	}
+	if ok != 1 || refused != 1 {
+		t.Fatalf("%d runs wrote the prefix, %d were refused", ok, refused)
+	}
+	if _, err := os.Stat(filepath.Join(base, "b", "same", ".apeval-claim")); !os.IsNotExist(err) {
+		t.Errorf("the claim object stayed: %v", err)
+	}
+}
+
+// With --out file://…, stderr never names the temporary directory (gone
+// when the run ends), and --quiet keeps the line saying where the run went.
+func TestBucketRunMessages(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	dest := "file://" + filepath.ToSlash(base) + "/b/run"
+	_, _, stderr := apeval(t, "", "run", "--out", dest, "-q", "--no-cache", "--format", "tsv")
+	if strings.Contains(stderr, os.TempDir()+"/apeval-out-") || strings.Contains(stderr, "apeval-out-") {
+		t.Errorf("stderr names the temporary directory:\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "apeval: uploaded to "+dest) {
+		t.Errorf("--quiet hides where the run went:\n%s", stderr)
+	}
+}

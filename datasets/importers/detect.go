@@ -54,64 +54,68 @@ func sniff(head []byte) string {
 }
 
 // sniffRecord names the format one record belongs to, by the fields only
-// that format's records have.
+// that format's records have: the first format of the table, in sniffOrder,
+// whose sniff accepts it.
 func sniffRecord(rec []byte) string {
 	var m map[string]gojson.RawMessage
 	if gojson.Unmarshal(rec, &m) != nil {
 		return ""
 	}
-	str := func(k string) string {
-		var s string
-		if raw, ok := m[k]; ok {
-			_ = gojson.Unmarshal(raw, &s)
+	r := sniffed{m: m}
+	r.typ = r.str("type")
+	for _, f := range sniffOrder {
+		if f.sniff(r) {
+			return f.name
 		}
-		return s
-	}
-	has := func(keys ...string) bool {
-		for _, k := range keys {
-			if _, ok := m[k]; !ok {
-				return false
-			}
-		}
-		return true
-	}
-	typ := str("type")
-	switch {
-	case has("hook_event_name"):
-		return "claude-code-hooks"
-	case has("resourceSpans"):
-		return "otel-genai-spans"
-	case has("resourceLogs"):
-		return "claude-code-otel"
-	case strings.HasPrefix(typ, "thread.") || strings.HasPrefix(typ, "turn.") || strings.HasPrefix(typ, "item."):
-		return "codex-exec-json"
-	case has("timestamp", "type", "payload"):
-		return "codex-rollout"
-	case has("record_type") || (has("id", "timestamp", "instructions")):
-		return "codex-rollout"
-	case codexResponseTypes[typ] && !has("sessionId") && !has("session_id"):
-		return "codex-rollout"
-	case has("sessionId", "projectHash"), has("$rewindTo"), has("$set"):
-		return "gemini-cli"
-	case (typ == "user" || typ == "gemini" || typ == "info") && has("id", "timestamp", "content") && !has("message"):
-		return "gemini-cli"
-	case has("session_id") && (typ == "system" || typ == "assistant" || typ == "user" || typ == "result" || typ == "stream_event"):
-		return "claude-code-stream-json"
-	case (typ == "user" || typ == "assistant" || typ == "summary" || typ == "system" || typ == "file-history-snapshot" || typ == "progress") &&
-		(has("sessionId") || has("uuid") || has("leafUuid") || has("parentUuid") || has("messageId")):
-		return "claude-code-transcript"
-	case has("kind", "target"):
-		return "trajectory-events"
-	case has("contents", "risk_type") || has("contents", "application_scenario") || has("contents", "failure_mode"):
-		return "assebench"
-	case has("scenario", "contents"):
-		return "r-judge"
-	case has("Index", "Code", "Language"):
-		return "redcode"
-	case strings.HasPrefix(str("id"), "ses_") && (has("projectID") || has("directory")):
-		return "opencode"
 	}
 	return ""
+}
+
+// sniffOrder is the table's detectable formats in the order they are tried.
+var sniffOrder = func() []format {
+	var fs []format
+	for _, f := range formats {
+		if f.sniff != nil {
+			fs = append(fs, f)
+		}
+	}
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].sniffOrder < fs[j].sniffOrder })
+	return fs
+}()
+
+// sniffed is one record's top-level fields, for the table's sniff funcs.
+type sniffed struct {
+	m   map[string]gojson.RawMessage
+	typ string // the "type" field's string value
+}
+
+// has reports whether the record has every key.
+func (r sniffed) has(keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := r.m[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// str is a field's string value, "" when absent or not a string.
+func (r sniffed) str(k string) string {
+	var s string
+	if raw, ok := r.m[k]; ok {
+		_ = gojson.Unmarshal(raw, &s)
+	}
+	return s
+}
+
+// typeIn reports whether the type field is one of types.
+func (r sniffed) typeIn(types ...string) bool {
+	for _, t := range types {
+		if r.typ == t {
+			return true
+		}
+	}
+	return false
 }
 
 // Detect names the format of sources from their first records (for

@@ -16,8 +16,74 @@ import (
 	"github.com/apeval/apeval/internal/mask"
 )
 
-// Formats lists the importers by their --from name.
-var Formats = []string{"claude-code-hooks", "claude-code-transcript", "claude-code-stream-json", "claude-code-otel", "codex-rollout", "codex-exec-json", "gemini-cli", "opencode", "otel-genai-spans", "r-judge", "assebench", "redcode", "trajectory-events"}
+// format is one importer in the format table: its --from name, how to
+// make it, and how `--from auto` recognises one of its records. Adding an
+// importer is its own file, a line here and its section of docs/import.md.
+type format struct {
+	name string
+	new  func(Options) importer
+	// sniff reports whether one record (a JSON object) is this format's;
+	// nil when records cannot tell it. Formats are tried in sniffOrder
+	// (lowest first): a record that fits several belongs to the first.
+	sniff      func(r sniffed) bool
+	sniffOrder int
+}
+
+// formats is the table, in the order --help lists them.
+var formats = []format{
+	{"claude-code-hooks", func(Options) importer { return &claudeHooks{} },
+		func(r sniffed) bool { return r.has("hook_event_name") }, 0},
+	{"claude-code-transcript", func(Options) importer { return &claudeTranscript{} },
+		func(r sniffed) bool {
+			return r.typeIn("user", "assistant", "summary", "system", "file-history-snapshot", "progress") &&
+				(r.has("sessionId") || r.has("uuid") || r.has("leafUuid") || r.has("parentUuid") || r.has("messageId"))
+		}, 8},
+	{"claude-code-stream-json", func(Options) importer { return &claudeTranscript{streamJSON: true} },
+		func(r sniffed) bool {
+			return r.has("session_id") && r.typeIn("system", "assistant", "user", "result", "stream_event")
+		}, 7},
+	{"claude-code-otel", func(Options) importer { return claudeOTel{} },
+		func(r sniffed) bool { return r.has("resourceLogs") }, 2},
+	{"codex-rollout", func(Options) importer { return &codexRollout{} },
+		func(r sniffed) bool {
+			return r.has("timestamp", "type", "payload") || r.has("record_type") || r.has("id", "timestamp", "instructions") ||
+				(codexResponseTypes[r.typ] && !r.has("sessionId") && !r.has("session_id"))
+		}, 4},
+	{"codex-exec-json", func(o Options) importer { return &codexExec{workspace: o.Workspace} },
+		func(r sniffed) bool {
+			return strings.HasPrefix(r.typ, "thread.") || strings.HasPrefix(r.typ, "turn.") || strings.HasPrefix(r.typ, "item.")
+		}, 3},
+	{"gemini-cli", func(o Options) importer { return geminiCLI{workspace: o.Workspace} },
+		func(r sniffed) bool {
+			return r.has("sessionId", "projectHash") || r.has("$rewindTo") || r.has("$set") ||
+				(r.typeIn("user", "gemini", "info") && r.has("id", "timestamp", "content") && !r.has("message"))
+		}, 5},
+	{"opencode", func(o Options) importer { return openCode{busyMS: cmpInt(o.openCodeBusyMS, 5000)} },
+		func(r sniffed) bool {
+			return strings.HasPrefix(r.str("id"), "ses_") && (r.has("projectID") || r.has("directory"))
+		}, 13},
+	{"otel-genai-spans", func(Options) importer { return &otelSpans{} },
+		func(r sniffed) bool { return r.has("resourceSpans") }, 1},
+	{"r-judge", func(o Options) importer { return &rJudge{ruleID: cmpOr(o.RuleID, DefaultRuleID)} },
+		func(r sniffed) bool { return r.has("scenario", "contents") }, 11},
+	{"assebench", func(o Options) importer { return &rJudge{ruleID: cmpOr(o.RuleID, DefaultRuleID), assebench: true} },
+		func(r sniffed) bool {
+			return r.has("contents", "risk_type") || r.has("contents", "application_scenario") || r.has("contents", "failure_mode")
+		}, 10},
+	{"redcode", func(o Options) importer { return &redCode{ruleID: cmpOr(o.RuleID, DefaultRuleID)} },
+		func(r sniffed) bool { return r.has("Index", "Code", "Language") }, 12},
+	{"trajectory-events", func(o Options) importer { return &trajectory{workspace: o.Workspace} },
+		func(r sniffed) bool { return r.has("kind", "target") }, 9},
+}
+
+// Formats lists the importers by their --from name, from the table.
+var Formats = func() []string {
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = f.name
+	}
+	return names
+}()
 
 // Auto is the --from value that detects the format from the first records.
 const Auto = "auto"
@@ -263,36 +329,13 @@ func wrongFormat(format, f string, ss *SourceSummary, head []byte) {
 	}
 }
 
-func newImporter(format string, opt Options) (importer, error) {
-	switch format {
-	case "claude-code-hooks":
-		return &claudeHooks{}, nil
-	case "claude-code-transcript":
-		return &claudeTranscript{}, nil
-	case "codex-rollout":
-		return &codexRollout{}, nil
-	case "r-judge":
-		return &rJudge{ruleID: cmpOr(opt.RuleID, DefaultRuleID)}, nil
-	case "assebench":
-		return &rJudge{ruleID: cmpOr(opt.RuleID, DefaultRuleID), assebench: true}, nil
-	case "redcode":
-		return &redCode{ruleID: cmpOr(opt.RuleID, DefaultRuleID)}, nil
-	case "trajectory-events":
-		return &trajectory{workspace: opt.Workspace}, nil
-	case "opencode":
-		return openCode{busyMS: cmpInt(opt.openCodeBusyMS, 5000)}, nil
-	case "otel-genai-spans":
-		return &otelSpans{}, nil
-	case "claude-code-otel":
-		return claudeOTel{}, nil
-	case "gemini-cli":
-		return geminiCLI{workspace: opt.Workspace}, nil
-	case "codex-exec-json":
-		return &codexExec{workspace: opt.Workspace}, nil
-	case "claude-code-stream-json":
-		return &claudeTranscript{streamJSON: true}, nil
+func newImporter(name string, opt Options) (importer, error) {
+	for _, f := range formats {
+		if f.name == name {
+			return f.new(opt), nil
+		}
 	}
-	return nil, unknownFormat(format)
+	return nil, unknownFormat(name)
 }
 
 // CheckFormat reports whether name is a --from value: Auto (or "") or one

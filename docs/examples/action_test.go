@@ -64,6 +64,11 @@ type ghComment struct {
 	User struct {
 		Login string `json:"login"`
 	} `json:"user"`
+	// Author is a GitLab note's.
+	Author struct {
+		ID       int    `json:"id"`
+		Username string `json:"username"`
+	} `json:"author"`
 }
 
 const (
@@ -137,14 +142,30 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 			_, _ = w.Write([]byte(`{"total_count":0,"artifacts":[]}`))
 			return
 		}
-		// The newest unexpired one from main is the baseline; a newer one
-		// from another branch and an expired one must be passed over.
-		fmt.Fprintf(w, `{"total_count":3,"artifacts":[
- {"id":11,"name":"apeval-run","expired":false,"created_at":"2026-11-30T10:00:00Z","archive_download_url":"%[1]s/repos/%[2]s/actions/artifacts/11/zip","workflow_run":{"head_branch":"main"}},
- {"id":12,"name":"apeval-run","expired":false,"created_at":"2026-12-01T10:00:00Z","archive_download_url":"%[1]s/repos/%[2]s/actions/artifacts/12/zip","workflow_run":{"head_branch":"feature"}},
- {"id":13,"name":"apeval-run","expired":true,"created_at":"2026-12-01T11:00:00Z","archive_download_url":"%[1]s/repos/%[2]s/actions/artifacts/13/zip","workflow_run":{"head_branch":"main"}}]}`,
+		// The newest unexpired one of a push to main of this repository
+		// (55) is the baseline; newer ones must be passed over: another
+		// branch's, an expired one, a fork's (repository 999) whose branch
+		// is called main too, and one of a pull-request run.
+		fmt.Fprintf(w, `{"total_count":5,"artifacts":[
+ {"id":11,"name":"apeval-run","expired":false,"created_at":"2026-11-30T10:00:00Z","archive_download_url":"%[1]s/repos/%[2]s/actions/artifacts/11/zip","workflow_run":{"id":501,"repository_id":55,"head_repository_id":55,"head_branch":"main","head_sha":"abc1234def"}},
+ {"id":12,"name":"apeval-run","expired":false,"created_at":"2026-12-01T10:00:00Z","archive_download_url":"%[1]s/repos/%[2]s/actions/artifacts/12/zip","workflow_run":{"id":502,"repository_id":55,"head_repository_id":55,"head_branch":"feature"}},
+ {"id":13,"name":"apeval-run","expired":true,"created_at":"2026-12-01T11:00:00Z","archive_download_url":"%[1]s/repos/%[2]s/actions/artifacts/13/zip","workflow_run":{"id":503,"repository_id":55,"head_repository_id":55,"head_branch":"main"}},
+ {"id":14,"name":"apeval-run","expired":false,"created_at":"2026-12-02T09:00:00Z","archive_download_url":"%[1]s/repos/%[2]s/actions/artifacts/14/zip","workflow_run":{"id":504,"repository_id":55,"head_repository_id":999,"head_branch":"main"}},
+ {"id":15,"name":"apeval-run","expired":false,"created_at":"2026-12-02T10:00:00Z","archive_download_url":"%[1]s/repos/%[2]s/actions/artifacts/15/zip","workflow_run":{"id":505,"repository_id":55,"head_repository_id":55,"head_branch":"main"}}]}`,
 			g.srv.URL, ghRepo)
 	}))
+	mux.HandleFunc("GET /repos/"+ghRepo+"/actions/runs/{id}", auth(func(w http.ResponseWriter, r *http.Request) {
+		event := "pull_request"
+		if r.PathValue("id") == "501" {
+			event = "push"
+		}
+		fmt.Fprintf(w, `{"id":%s,"event":%q,"head_sha":"abc1234def","html_url":"https://github.test/%s/actions/runs/%s"}`,
+			r.PathValue("id"), event, ghRepo, r.PathValue("id"))
+	}))
+	// The job's token cannot read /user (as on GitHub).
+	mux.HandleFunc("GET /user", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"message":"Resource not accessible by integration"}`, http.StatusForbidden)
+	})
 	mux.HandleFunc("GET /repos/"+ghRepo+"/actions/artifacts/{id}/zip", auth(func(w http.ResponseWriter, r *http.Request) {
 		if r.PathValue("id") != "11" {
 			http.Error(w, "wrong artifact", http.StatusNotFound)
@@ -406,13 +427,17 @@ func TestActionPullRequest(t *testing.T) {
 		}
 	}
 	g.artifact = zipDir(t, base)
-	event := fmt.Sprintf(`{"action":"synchronize","number":%d,"pull_request":{"number":%d,"base":{"ref":"main"}},"repository":{"default_branch":"main"}}`, ghPR, ghPR)
+	event := fmt.Sprintf(`{"action":"synchronize","number":%d,"pull_request":{"number":%d,"base":{"ref":"main"}},"repository":{"id":55,"default_branch":"main"}}`, ghPR, ghPR)
 	head := "recorded:ollama/qwen2.5:7b-instruct-q4_K_M"
 	cfg := filepath.Join(t.TempDir(), "apeval.toml")
 	if err := os.WriteFile(cfg, []byte("# the sample's dataset and policy, judged by the newer recording\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	marker := "<!-- apeval:" + cfg + " -->\n"
+	// Somebody else's comment that starts with the marker: never edited.
+	mallory := ghComment{ID: 2, Body: marker + "## ✅ apeval: GO\n(not the bot's)"}
+	mallory.User.Login = "mallory"
+	g.comments = append(g.comments, mallory)
 
 	// First push: the full sample, INCONCLUSIVE mapped neutral (exit 0).
 	r1 := runAction(t, g, map[string]string{"config": cfg, "judges": head, "baseline": "apeval-run", "inconclusive": "neutral"}, event)
@@ -433,11 +458,12 @@ func TestActionPullRequest(t *testing.T) {
 	if !strings.HasPrefix(r1.summary, "## ⚠️ apeval: INCONCLUSIVE") {
 		t.Errorf("step summary: %.200s", r1.summary)
 	}
-	if g.created != 1 || g.updated != 0 || len(g.comments) != 2 {
+	if g.created != 1 || g.updated != 0 || len(g.comments) != 3 {
 		t.Fatalf("first push: %d created, %d updated, %d comments; want one new comment\n%s", g.created, g.updated, len(g.comments), r1.log)
 	}
-	c1 := g.comments[1]
+	c1 := g.comments[2]
 	for _, s := range []string{marker + "## ⚠️ apeval: INCONCLUSIVE\n", "vs base `recorded/ollama/qwen2.5:3b`",
+		"Baseline: artifact `apeval-run` of [run 501](https://github.test/" + ghRepo + "/actions/runs/501) (push to `main`, commit `abc1234`).",
 		"(https://github.test/" + ghRepo + "/actions/runs/4242/artifacts/99)", "### Figures, head vs base",
 		"### What changes", "🔎 **[diff.html](https://github.test/" + ghRepo + "/actions/runs/4242/artifacts/99)**"} {
 		if !strings.Contains(c1.Body, s) {
@@ -455,17 +481,17 @@ func TestActionPullRequest(t *testing.T) {
 	if r2.exit != 1 || (v2 != "NO-GO" && v2 != "INCONCLUSIVE") || r2.outputs["exit-code"] != "1" {
 		t.Fatalf("second push: exit %d, outputs %v\n%s", r2.exit, r2.outputs, r2.log)
 	}
-	if g.created != 1 || g.updated != 1 || len(g.comments) != 2 || g.comments[1].ID != c1.ID {
+	if g.created != 1 || g.updated != 1 || len(g.comments) != 3 || g.comments[2].ID != c1.ID {
 		t.Fatalf("second push: %d created, %d updated, %d comments; want the first one updated\n%s", g.created, g.updated, len(g.comments), r2.log)
 	}
 	// The smoke subset shares only some cases with the base run: the
 	// partial-overlap banner may come before the verdict heading.
-	if b := g.comments[1].Body; !(strings.HasPrefix(b, marker+"## ") || strings.HasPrefix(b, marker+"**⚠️ partial overlap: ")) || !strings.Contains(b, "\n## ") || !strings.Contains(b, " apeval: "+v2+"\n") ||
+	if b := g.comments[2].Body; !(strings.HasPrefix(b, marker+"## ") || strings.HasPrefix(b, marker+"**⚠️ partial overlap: ")) || !strings.Contains(b, "\n## ") || !strings.Contains(b, " apeval: "+v2+"\n") ||
 		!strings.Contains(b, "30 sessions sampled (seed 2)") || b == c1.Body {
 		t.Errorf("updated comment:\n%.600s", b)
 	}
-	if g.comments[0].Body != "LGTM" {
-		t.Errorf("somebody else's comment was changed: %q", g.comments[0].Body)
+	if g.comments[0].Body != "LGTM" || g.comments[1].Body != mallory.Body {
+		t.Errorf("somebody else's comment was changed: %q, %q", g.comments[0].Body, g.comments[1].Body)
 	}
 
 	// A judge whose server is down: apeval stops with exit 2 before it
@@ -476,7 +502,7 @@ func TestActionPullRequest(t *testing.T) {
 	if r3.exit != 2 || r3.outputs["verdict"] != "ERROR" || r3.outputs["exit-code"] != "2" {
 		t.Fatalf("broken judge: exit %d, outputs %v\n%s", r3.exit, r3.outputs, r3.log)
 	}
-	if b := g.comments[1].Body; g.created != 1 || g.updated != 2 || !strings.HasPrefix(b, marker+"## 🛑 apeval: ERROR\n") ||
+	if b := g.comments[2].Body; g.created != 1 || g.updated != 2 || !strings.HasPrefix(b, marker+"## 🛑 apeval: ERROR\n") ||
 		!strings.Contains(b, "cannot reach the server") {
 		t.Fatalf("broken judge: %d created, %d updated, comment:\n%s\n%s", g.created, g.updated, b, r3.log)
 	}

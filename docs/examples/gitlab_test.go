@@ -199,6 +199,7 @@ func newFakeGitLab(t *testing.T) *fakeGitLab {
 			return
 		}
 		n.ID = 200 + len(g.notes)
+		n.Author.ID, n.Author.Username = 77, "project_5_bot_apeval"
 		g.notes = append(g.notes, n)
 		g.created++
 		w.WriteHeader(http.StatusCreated)
@@ -220,6 +221,10 @@ func newFakeGitLab(t *testing.T) *fakeGitLab {
 			}
 		}
 		http.NotFound(w, r)
+	}))
+	// The token's own user: the project access token's bot.
+	mux.HandleFunc("GET /api/v4/user", note(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"id":77,"username":"project_5_bot_apeval"}`))
 	}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("unexpected request %s %s", r.Method, r.URL)
@@ -299,12 +304,16 @@ func TestGitLabComponentMergeRequest(t *testing.T) {
 		return code, string(out)
 	}
 	judge := "recorded:ollama/qwen2.5:7b-instruct-q4_K_M"
+	// Somebody else's note that starts with the marker: never edited.
+	mallory := ghComment{ID: 2, Body: "<!-- apeval:apeval.toml -->\n## ✅ apeval: GO\n(not the bot's)"}
+	mallory.Author.ID, mallory.Author.Username = 9, "mallory"
+	g.notes = append(g.notes, mallory)
 	// The full sample is INCONCLUSIVE: neutral exits 78 (allowed to fail).
 	code, log := pipeline(map[string]string{"judges": judge, "sample": "", "inconclusive": "neutral"})
 	if code != 78 || g.created != 1 || g.updated != 0 {
 		t.Fatalf("first pipeline: exit %d, %d notes added, %d updated\n%s", code, g.created, g.updated, log)
 	}
-	n := g.notes[1].Body
+	n := g.notes[2].Body
 	if !strings.HasPrefix(n, "<!-- apeval:apeval.toml -->\n## ⚠️ apeval: INCONCLUSIVE\n") || !strings.Contains(n, "vs base `recorded/ollama/qwen2.5:3b`") ||
 		!strings.Contains(n, "(https://gitlab.test/o/r/-/jobs/9/artifacts/file/apeval-out/ci/report.html)") {
 		t.Errorf("first note:\n%.600s", n)
@@ -312,12 +321,17 @@ func TestGitLabComponentMergeRequest(t *testing.T) {
 	// The smoke subset (30 sessions, seed 2) is INCONCLUSIVE or NO-GO, which
 	// inconclusive: fail (the default) both exit 1; the same note updated.
 	code, log = pipeline(map[string]string{"judges": judge, "seed": "2"})
-	if code != 1 || g.created != 1 || g.updated != 1 || len(g.notes) != 2 {
+	if code != 1 || g.created != 1 || g.updated != 1 || len(g.notes) != 3 {
 		t.Fatalf("second pipeline: exit %d, %d notes added, %d updated\n%s", code, g.created, g.updated, log)
 	}
-	if b := g.notes[1].Body; !strings.HasPrefix(b, "<!-- apeval:apeval.toml -->\n## ") || b == n ||
-		!(strings.Contains(b, " apeval: NO-GO\n") || strings.Contains(b, " apeval: INCONCLUSIVE\n")) ||
-		!strings.Contains(b, "30 sessions sampled (seed 2)") || g.notes[0].Body != "Looks good" {
-		t.Errorf("notes after the second pipeline: %q / %.300s", g.notes[0].Body, g.notes[1].Body)
+	// The smoke subset shares only some cases with the base run: the
+	// partial-overlap banner comes before the verdict heading.
+	if b := g.notes[2].Body; !strings.HasPrefix(b, "<!-- apeval:apeval.toml -->\n**⚠️ partial overlap: ") || b == n ||
+		!(strings.Contains(b, "\n## ❌ apeval: NO-GO\n") || strings.Contains(b, "\n## ⚠️ apeval: INCONCLUSIVE\n")) ||
+		!strings.Contains(b, "30 sessions sampled (seed 2)") || g.notes[0].Body != "Looks good" || g.notes[1].Body != mallory.Body {
+		t.Errorf("notes after the second pipeline: %q / %q / %.300s", g.notes[0].Body, g.notes[1].Body, g.notes[2].Body)
+	}
+	if !strings.Contains(log, "verdict NO-GO") && !strings.Contains(log, "verdict INCONCLUSIVE") {
+		t.Errorf("the job did not read the verdict after the banner:\n%s", log)
 	}
 }

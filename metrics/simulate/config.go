@@ -57,6 +57,9 @@ type Base struct {
 	Judges  []int
 	Trigger Trigger // cascades
 	K       int     // votes: K of len(Judges)
+	// Thresholds (one judge): per rule index, the minimum confidence of a
+	// match (an operating point); nil: none.
+	Thresholds map[int]float64
 }
 
 // Config is one simulated deployment: a Base under a hook timeout (0: the

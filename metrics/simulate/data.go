@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -168,8 +168,8 @@ func (d *Data) Add(r *replay.Result) error {
 			d.rules = append(d.rules, def)
 		}
 		out, _ := rr.Classify()
-		w := row{rule: uint16(ri), fired: rr.Fired, baseline: rr.BaselineResult == judge.Match, action: actionCode(rr.Action),
-			conf: float32(math.NaN()), timedOut: rr.Status == judge.StatusTimeout}
+		w := row{rule: uint16(ri), fired: rr.Fired, baseline: rr.BaselineResult == core.Match, action: actionCode(rr.Action),
+			conf: float32(math.NaN()), timedOut: rr.Status == core.StatusTimeout}
 		switch out {
 		case replay.OutcomeMatch:
 			w.outcome = outMatch

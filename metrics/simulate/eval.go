@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -52,9 +52,9 @@ func newEvaluator(d *Data) *evaluator {
 
 // fail is what a failed or unknown judged rule does under the mode.
 func fail(r *replay.Rule, mode OnFailure, baselineMatch bool) (bool, datasets.Action) {
-	baseline := judge.NoMatch
+	baseline := core.NoMatch
 	if baselineMatch {
-		baseline = judge.Match
+		baseline = core.Match
 	}
 	switch mode {
 	case FailBlock:
@@ -178,6 +178,16 @@ func (e *evaluator) eval(cfg *Config, c int32, out *caseEval) {
 				r.outcome, r.timedOut = outNoMatch, false
 			default:
 				r.outcome, r.timedOut = outUnknown, voteTimeout[i]
+			}
+		}
+	}
+	if cfg.Thresholds != nil {
+		// An operating point: a match below the rule's minimum confidence
+		// is a no_match.
+		for i := range e.cur {
+			r := &e.cur[i]
+			if th, ok := cfg.Thresholds[int(r.rule)]; ok && r.judged && r.outcome == outMatch && float64(r.conf) < th {
+				r.outcome = outNoMatch
 			}
 		}
 	}

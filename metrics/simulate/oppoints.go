@@ -3,6 +3,8 @@ package simulate
 import (
 	"fmt"
 	"math"
+	"strings"
+	"time"
 )
 
 // Operating point decisions.
@@ -148,4 +150,41 @@ func (op *OpPoint) decide(sel, hold []Item, pmin, conf float64) {
 		op.MoreSessions = moreSessions(hold, chosen.Threshold, pmin, conf)
 		op.Reason = fmt.Sprintf("precision %.3g [%.3g, %.3g] on the holdout half straddles %g: too wide to tell", *h.Precision, *h.PrecisionLo, *h.PrecisionHi, pmin)
 	}
+}
+
+// WithOperatingPoints adds, per judge with a chosen threshold, a
+// configuration of that judge with its chosen thresholds, under every
+// timeout the others have (the frontier then weighs them with the rest).
+func WithOperatingPoints(d *Data, cfgs []Config, ops []OpPoint) []Config {
+	timeouts := map[time.Duration]bool{}
+	var order []time.Duration
+	var mode OnFailure = FailPolicy
+	for _, c := range cfgs[1:] {
+		if !timeouts[c.Timeout] {
+			timeouts[c.Timeout] = true
+			order = append(order, c.Timeout)
+		}
+		mode = c.OnFailure
+	}
+	if len(order) == 0 {
+		order = []time.Duration{0}
+	}
+	for j, jd := range d.Judges {
+		th := map[int]float64{}
+		var parts []string
+		for _, op := range ops {
+			if op.Judge == jd.ID && op.Decision == OpChosen {
+				th[d.ruleIx[op.RuleID]] = *op.Threshold
+				parts = append(parts, fmt.Sprintf("%s≥%.3g", op.RuleID, *op.Threshold))
+			}
+		}
+		if len(th) == 0 {
+			continue
+		}
+		b := Base{Name: jd.ID + " min_confidence(" + strings.Join(parts, ",") + ")", Kind: KindJudge, Judges: []int{j}, Thresholds: th}
+		for _, t := range order {
+			cfgs = append(cfgs, Config{Base: b, Timeout: t, OnFailure: mode})
+		}
+	}
+	return cfgs
 }

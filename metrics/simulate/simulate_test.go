@@ -314,3 +314,35 @@ func TestFrontier(t *testing.T) {
 		}
 	}
 }
+
+// A configuration at an operating point: A's matches below the rule's
+// minimum confidence are no_match.
+func TestThresholdConfig(t *testing.T) {
+	d := testData(t)
+	confs := map[string]float32{"c1": 0.9, "c2": 0.4, "c3": 0.6}
+	for c, id := range d.cases {
+		jc := d.at(0, int32(c))
+		for i := jc.start; i < jc.start+jc.n; i++ {
+			if d.rules[d.rows[i].rule].ID == "del" {
+				if v, ok := confs[id]; ok {
+					d.rows[i].conf = v
+				}
+			}
+		}
+	}
+	ops := []OpPoint{{Judge: "A", RuleID: "del", Decision: OpChosen, Threshold: func() *float64 { v := 0.7; return &v }()}}
+	cfgs, err := Expand(d, Spec{Judges: []string{"A"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgs = WithOperatingPoints(d, cfgs, ops)
+	if len(cfgs) != 3 {
+		t.Fatalf("%d configurations, want deployed, A and A at its operating point", len(cfgs))
+	}
+	res := Run(d, cfgs, Options{Confidence: 0.95, Seed: 1})
+	del := find(t, res, "A min_confidence(del≥0.7)", "del")
+	if del.TP != 1 || del.FP != 0 || del.FN != 2 || del.TN != 1 {
+		t.Errorf("TP/FP/FN/TN %d/%d/%d/%d, want 1/0/2/1", del.TP, del.FP, del.FN, del.TN)
+	}
+	eq(t, "precision at the operating point", del.Precision, 1)
+}

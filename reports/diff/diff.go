@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -38,15 +38,15 @@ const (
 // not in scope there.
 type Rule struct {
 	In         bool            `json:"in_scope"`
-	Result     judge.Result    `json:"result,omitempty"`
+	Result     core.Result     `json:"result,omitempty"`
 	Confidence *float64        `json:"confidence,omitempty"`
 	Fired      bool            `json:"fired"`
 	Action     datasets.Action `json:"action,omitempty"`
-	Status     judge.Status    `json:"status,omitempty"`
+	Status     core.Status     `json:"status,omitempty"`
 	Source     replay.Source   `json:"source,omitempty"`
 	// Votes are the answers of the rule's repeats ("" for a failed one),
 	// nil without --repeat.
-	Votes []judge.Result `json:"votes,omitempty"`
+	Votes []core.Result `json:"votes,omitempty"`
 }
 
 // RuleDiff is one rule of a diffed case, both sides.
@@ -71,7 +71,7 @@ type Side struct {
 	Judge      string          `json:"judge"`
 	Gate       datasets.Action `json:"gate_action"`
 	Permission string          `json:"permission"`
-	Status     judge.Status    `json:"status,omitempty"`
+	Status     core.Status     `json:"status,omitempty"`
 	Fired      []string        `json:"fired"`
 }
 
@@ -196,7 +196,7 @@ func compareCases(b, h *sideCase) *Case {
 	var moved, stable, flaky int
 	for i := range c.Rules {
 		rd := &c.Rules[i]
-		bm, hm := rd.Base.Result == judge.Match, rd.Head.Result == judge.Match
+		bm, hm := rd.Base.Result == core.Match, rd.Head.Result == core.Match
 		rd.Moved = bm != hm
 		if answerOf(rd.Base) != answerOf(rd.Head) || rd.Base.Fired != rd.Head.Fired {
 			c.AnswersChanged++
@@ -252,9 +252,9 @@ func compareCases(b, h *sideCase) *Case {
 
 // answerOf is a rule's result, no_match when it was not in scope: a rule
 // that one policy adds and that does not match changes nothing.
-func answerOf(r Rule) judge.Result {
+func answerOf(r Rule) core.Result {
 	if !r.In {
-		return judge.NoMatch
+		return core.NoMatch
 	}
 	return r.Result
 }
@@ -262,9 +262,9 @@ func answerOf(r Rule) judge.Result {
 // stability is flaky when some repeat of each side gave the same answer
 // (the change is not there in every draw), stable when the sides' answers
 // never meet, "" without repeats (fewer than two votes on both sides).
-func stability(b, h []judge.Result) string {
-	answered := func(vs []judge.Result) map[judge.Result]bool {
-		m := map[judge.Result]bool{}
+func stability(b, h []core.Result) string {
+	answered := func(vs []core.Result) map[core.Result]bool {
+		m := map[core.Result]bool{}
 		for _, v := range vs {
 			if v != "" {
 				m[v] = true

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 )
 
 //go:embed page.html
@@ -62,7 +62,7 @@ type pageSide struct {
 
 func toPageSide(r Rule) pageSide {
 	s := pageSide{In: r.In, Result: string(r.Result), Fired: r.Fired}
-	if r.Status != judge.StatusOK {
+	if r.Status != core.StatusOK {
 		s.Status = string(r.Status)
 	}
 	if r.Confidence != nil {
@@ -102,7 +102,7 @@ func toPage(c *Case) pageCase {
 // chunkCases is how many cases one data element of diff.html holds: the
 // page parses one chunk per task, so no single task parses a 100,000-case
 // page at once.
-const chunkCases = 2000
+const chunkCases = 500
 
 // pageSpill keeps diff.html's cases out of memory while the diff runs:
 // each chunk of chunkCases cases is one line of JSON in a temporary file.

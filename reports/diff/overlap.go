@@ -48,8 +48,15 @@ func (o Overlap) Err() error {
 	if o.Common > 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: the base run (%d cases, dataset %s) and the head run (%d cases, dataset %s) share no case ID",
-		ErrNothingInCommon, o.OnlyBase, strings.Join(o.BaseDatasets, ", "), o.OnlyHead, strings.Join(o.HeadDatasets, ", "))
+	return fmt.Errorf("%w: the base run (%s, dataset %s) and the head run (%s, dataset %s) share no case ID",
+		ErrNothingInCommon, cases(o.OnlyBase), strings.Join(o.BaseDatasets, ", "), cases(o.OnlyHead), strings.Join(o.HeadDatasets, ", "))
+}
+
+func cases(n int64) string {
+	if n == 1 {
+		return "1 case"
+	}
+	return fmt.Sprintf("%d cases", n)
 }
 
 // Partial reports whether some cases are in one run only.

@@ -36,6 +36,8 @@ kbd{font:12px ui-monospace,monospace;border:1px solid #aaa;border-bottom-width:2
 .err{color:#b00020;font-weight:600}
 .review{background:#e8f0fe;padding:.5rem;border-radius:4px;margin-top:1rem}
 .sr{position:absolute;left:-10000px}
+mark.masked{background:#ffe0b2;color:#5d2e00;border-radius:3px;padding:0 .15rem}
+.masknote{background:#fff3e0;border-left:4px solid #e65100;padding:.4rem .7rem}
 </style>
 </head>
 <body>
@@ -65,7 +67,16 @@ async function call(method, url, body) {
 }
 function load(pos) { return call("GET", "api/state" + q(pos)); }
 function fmt(x) { return x.toFixed(3); }
+// The tokens masking left where a secret or personal data was (the judge
+// saw these, not what the agent wrote): highlighted, and counted above the
+// call, so a labeler knows what evidence the judge never got.
+const maskRe = /\[(?:MASKED|CARD|CVV|SSN|IBAN|PHONE|EMAIL:[^\]\s<]+)\]/g;
+let masks = 0;
+function shown(s) {
+  return esc(s).replace(maskRe, (m) => { masks++; return "<mark class=masked title='masked by apeval: the judge saw this token, not the text'>" + m + "</mark>"; });
+}
 function render() {
+  masks = 0;
   $("who").textContent = "labeler " + st.labeler;
   $("progress").textContent = st.done + " of " + st.total + " labeled";
   $("mode").textContent = review ? "review mode (judges shown) — r to label blind" : "labeling (judges hidden)";
@@ -78,12 +89,14 @@ function render() {
     const inp = it.input, cur = inp.current, ctx = inp.context, rule = inp.rules[0];
     h += "<h2>Item " + (it.pos + 1) + " of " + st.total + " · rule " + esc(it.rule_id) + (it.rule_name ? " (" + esc(it.rule_name) + ")" : "") + (it.overlap ? " · overlap" : "") + "</h2>";
     h += "<p>Does the rule's condition apply to this tool call?</p><div class=cond id=cond>" + esc(rule.condition) + "</div>";
-    h += "<h3>Tool call</h3><pre id=tool>" + esc(cur.tool.name) + " (" + esc(cur.tool.category) + ", " + esc(cur.hook_point) + ")\n" + esc(cur.tool.arguments_summary) + "</pre>";
-    h += "<pre>" + esc(JSON.stringify(cur.tool.arguments, null, 2)) + "</pre>";
+    h += "<!--masks-->";
+    h += "<h3>Tool call</h3><pre id=tool>" + esc(cur.tool.name) + " (" + esc(cur.tool.category) + ", " + esc(cur.hook_point) + ")\n" + shown(cur.tool.arguments_summary) + "</pre>";
+    h += "<pre>" + shown(JSON.stringify(cur.tool.arguments, null, 2)) + "</pre>";
     if (cur.piece || cur.movement) { h += "<p>piece " + esc(cur.piece) + " · movement " + esc(cur.movement) + "</p>"; }
     h += "<h3>Context the judge saw</h3>";
-    if (ctx.latest_user_message) { h += "<div class=msg><b>latest user message</b><pre>" + esc(ctx.latest_user_message) + "</pre></div>"; }
-    for (const m of ctx.recent_messages || []) { h += "<div class=msg><b>" + esc(m.role) + "</b><pre>" + esc(m.content) + "</pre></div>"; }
+    if (ctx.latest_user_message) { h += "<div class=msg><b>latest user message</b><pre>" + shown(ctx.latest_user_message) + "</pre></div>"; }
+    for (const m of ctx.recent_messages || []) { h += "<div class=msg><b>" + esc(m.role) + "</b><pre>" + shown(m.content) + "</pre></div>"; }
+    h = h.replace("<!--masks-->", masks ? "<p class=masknote id=masks>" + masks + " masked span" + (masks > 1 ? "s" : "") + " (highlighted): the judge saw the token, not what the agent wrote.</p>" : "");
     if (ctx.approval_state) { h += "<p>approval state: " + esc(ctx.approval_state) + "</p>"; }
     h += "<p>Your label: <span id=current class='label " + esc(it.label) + "'>" + (it.label ? esc(it.label) : "none yet") + "</span></p>";
     if (review) {

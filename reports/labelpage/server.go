@@ -30,7 +30,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/mask"
-	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 )
@@ -40,7 +40,7 @@ type Item struct {
 	Line datasets.SampleLabel
 	// Input is the judge input of the pair (the rule alone), masked
 	// exactly as it is sent to a judge.
-	Input judge.Input
+	Input core.Input
 	// RuleName is the rule's name from the policy.
 	RuleName string
 }
@@ -157,14 +157,6 @@ func (s *Server) page(w http.ResponseWriter, _ *http.Request) {
 	fmt.Fprint(w, pageHTML)
 }
 
-// FirstOpen is the first item without a label (len(items) when all are
-// labeled).
-func (s *Server) FirstOpen() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.firstOpen()
-}
-
 func (s *Server) firstOpen() int {
 	for i, c := range s.cur {
 		if c == "" {
@@ -183,7 +175,7 @@ type itemView struct {
 	Stratum string          `json:"stratum,omitempty"` // review mode only: it names the judges' results
 	Overlap bool            `json:"overlap"`
 	Label   datasets.Label  `json:"label"`
-	Input   judge.Input     `json:"input"`
+	Input   core.Input      `json:"input"`
 	Judges  []judgeAnswer   `json:"judges,omitempty"`
 	Raw     json.RawMessage `json:"-"`
 }

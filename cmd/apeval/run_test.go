@@ -1,68 +1,125 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
-// A session whose seq goes backwards is refused by datasets validate as by
-// run (one shared check), and a run that fails on its input leaves no run
-// directory behind.
-func TestValidateAndRunShareSeqCheck(t *testing.T) {
+// limitedChild is the child half of apevalLimited: under
+// APEVAL_CHILD_FSIZE it lowers RLIMIT_FSIZE (each file at most that many
+// bytes, as a nearly full disk) and runs apeval with the arguments in
+// APEVAL_CHILD_ARGS, exiting with its code.
+func TestLimitedChild(t *testing.T) {
 	t.Parallel()
-	dir := writeFiles(t, map[string]string{
-		"policy.toml": twoRulePolicy,
-		"back.jsonl": `{"id":"a","session_id":"s","seq":4,"tool":{"name":"Bash","arguments":{"command":"ls"}}}
-{"id":"b","session_id":"s","seq":1,"tool":{"name":"Bash","arguments":{"command":"ls"}}}
-`,
-	})
-	ds, pol := filepath.Join(dir, "back.jsonl"), filepath.Join(dir, "policy.toml")
-	const want = `back.jsonl:2: session "s": seq 1 comes after seq 4`
-	code, stdout, _ := apeval(t, "", "datasets", "validate", ds)
-	if code != exitUsage || !strings.Contains(stdout, want) {
-		t.Errorf("validate: exit %d, stdout %q; want exit 2 and %q", code, stdout, want)
+	lim := os.Getenv("APEVAL_CHILD_FSIZE")
+	if lim == "" {
+		t.Skip("the child half of apevalLimited")
 	}
-	out := filepath.Join(dir, "nested", "run")
-	code, _, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "none", "--out", out, "-q")
-	if code != exitUsage || !strings.Contains(stderr, want) {
-		t.Errorf("run: exit %d, stderr %q; want exit 2 and %q", code, stderr, want)
+	n, err := strconv.ParseUint(lim, 10, 64)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "nested")); !os.IsNotExist(err) {
-		t.Errorf("a run that failed on its input left its directory: %v", err)
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(os.Getenv("APEVAL_CHILD_ARGS")), &args); err != nil {
+		t.Fatal(err)
+	}
+	os.Exit(Main(args, strings.NewReader(""), os.Stdout, os.Stderr))
+}
+
+// A run that fails while writing its reports leaves the earlier run as it
+// was, and says how to go on.
+func TestFailedReportsKeepEarlierRun(t *testing.T) {
+	wholeProcess(t)
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run")
+	if code, _, stderr := apeval(t, "", "run", "--out", out, "-q", "--no-cache", "--run-id", "first"); code == exitUsage {
+		t.Fatalf("first run: %s", stderr)
+	}
+	before := map[string][]byte{}
+	var limit, largest int64
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		data, _ := os.ReadFile(filepath.Join(out, e.Name()))
+		before[e.Name()] = data
+		switch e.Name() {
+		case "decisions.parquet", "gates.parquet", "run.json":
+			limit = max(limit, int64(len(data))+4096)
+		}
+		largest = max(largest, int64(len(data)))
+	}
+	if largest <= limit {
+		t.Fatalf("no report larger than the run's own files (%d ≤ %d)", largest, limit)
+	}
+	code, stderr := apevalLimited(t, limit, "run", "--out", out, "-q", "--no-cache", "--run-id", "second")
+	if code == 0 || code == 1 {
+		t.Fatalf("the limited run did not fail: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "earlier run") || !strings.Contains(stderr, "as it was") {
+		t.Errorf("message does not say what happened:\n%s", stderr)
+	}
+	after, _ := os.ReadDir(out)
+	got := map[string]bool{}
+	for _, e := range after {
+		got[e.Name()] = true
+		data, _ := os.ReadFile(filepath.Join(out, e.Name()))
+		if b, ok := before[e.Name()]; !ok || !bytes.Equal(b, data) {
+			t.Errorf("%s changed or appeared", e.Name())
+		}
+	}
+	for name := range before {
+		if !got[name] {
+			t.Errorf("%s of the earlier run is gone", name)
+		}
+	}
+	// A fresh directory: the run's decisions stay, and the message names
+	// the command that writes the reports.
+	fresh := filepath.Join(dir, "fresh")
+	code, stderr = apevalLimited(t, limit, "run", "--out", fresh, "-q", "--no-cache")
+	if code == 0 || code == 1 || !strings.Contains(stderr, "apeval report "+fresh) {
+		t.Fatalf("fresh directory: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := apeval(t, "", "report", fresh); code == exitUsage {
+		t.Fatalf("report: %s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(fresh, "summary.md")); err != nil {
+		t.Fatal(err)
 	}
 }
 
-// Zero-based sessions and a session split across two files replay.
-func TestSeqZeroAndSplitSession(t *testing.T) {
+// A new cache on a full disk: the run says the disk is full, names
+// --no-cache once, and moves nothing aside as "damaged".
+func TestCacheOnFullDisk(t *testing.T) {
 	t.Parallel()
-	dir := writeFiles(t, map[string]string{
-		"policy.toml": twoRulePolicy,
-		"zero.jsonl": `{"id":"a","session_id":"s","seq":0,"tool":{"name":"Bash","arguments":{"command":"ls"}}}
-{"id":"b","session_id":"s","seq":1,"tool":{"name":"Bash","arguments":{"command":"ls"}}}
-{"id":"c","session_id":"t","tool":{"name":"Bash","arguments":{"command":"ls"}}}
-`,
-		"more.jsonl": `{"id":"d","session_id":"t","tool":{"name":"Bash","arguments":{"command":"ls"}}}
-`,
-	})
-	out := filepath.Join(dir, "run")
-	code, _, stderr := apeval(t, "", "run", "--dataset", filepath.Join(dir, "zero.jsonl"), "--dataset", filepath.Join(dir, "more.jsonl"),
-		"--policy", filepath.Join(dir, "policy.toml"), "--judge", "none", "--out", out, "-q")
-	if code == exitUsage {
-		t.Fatalf("exit 2: %s", stderr)
+	dir := t.TempDir()
+	ds := liveDataset(t, dir, 2)
+	pol := filepath.Join(dir, "policy.toml")
+	if err := os.WriteFile(pol, []byte(livePolicy), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	seqs := map[string]int64{}
-	for _, r := range readResults(t, out) {
-		seqs[r.CaseID] = r.Seq
+	oa := newOpenAIServer(t, 0, false)
+	cache := filepath.Join(dir, "cache")
+	code, stderr := apevalLimited(t, 4096, "run", "--dataset", ds, "--policy", pol, "--judge", "openai:judge-large",
+		"--openai-base-url", oa.URL+"/v1", "--cache", cache, "-q", "--out", filepath.Join(dir, "run"))
+	if code != exitUsage || !strings.Contains(stderr, "the disk is full") || strings.Contains(stderr, "damaged") ||
+		strings.Count(stderr, "--no-cache") != 1 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
-	// a, b keep 0 and 1; c and d are records 3 and 4 of the whole input.
-	if seqs["a"] != 0 || seqs["b"] != 1 || seqs["c"] != 3 || seqs["d"] != 4 {
-		t.Errorf("seqs %v, want a=0 b=1 c=3 d=4", seqs)
+	if left, _ := filepath.Glob(filepath.Join(cache, "*damaged*")); len(left) > 0 {
+		t.Fatalf("moved aside: %v", left)
 	}
 }
 
@@ -260,84 +317,19 @@ func TestDamagedCacheRun(t *testing.T) {
 	}
 }
 
-// Credentials in --openai-base-url (user-info and query values) and in a
-// --judge-option reach neither run.json, summary.json, the reports, the
-// cache file nor the error column; requests still carry them.
-func TestBaseURLSecretsStayOut(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	ds := liveDataset(t, dir, 4)
-	pol := filepath.Join(dir, "policy.toml")
-	if err := os.WriteFile(pol, []byte(livePolicy), 0o644); err != nil {
+// apevalLimited runs apeval in a child process whose files may hold at
+// most fsize bytes each (RLIMIT_FSIZE; writes past it fail with EFBIG).
+func apevalLimited(t *testing.T, fsize int64, args ...string) (int, string) {
+	t.Helper()
+	a, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLimitedChild$")
+	cmd.Env = append(os.Environ(), "APEVAL_CHILD_FSIZE="+strconv.FormatInt(fsize, 10), "APEVAL_CHILD_ARGS="+string(a))
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
 		t.Fatal(err)
 	}
-	var sawKey bool
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sawKey = sawKey || r.URL.Query().Get("key") == "QSECRET123"
-		if strings.HasSuffix(r.URL.Path, "/models") {
-			http.NotFound(w, r)
-			return
-		}
-		hj, _ := w.(http.Hijacker)
-		conn, _, _ := hj.Hijack()
-		conn.Close() // every call fails in transport: its error quotes the URL
-	}))
-	defer srv.Close()
-	base := strings.Replace(srv.URL, "http://", "http://alice:PWSECRET456@", 1) + "/v1?key=QSECRET123"
-	out, cache := filepath.Join(dir, "run"), filepath.Join(dir, "cache")
-	_, _, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:m", "--openai-base-url", base,
-		"--judge-option", "api_key=sk-proj-OPTSECRETq8LrT2wVb9NcX", "--cache", cache, "-q", "--out", out, "--format", "tsv")
-	if !sawKey {
-		t.Fatalf("the request did not carry the URL's query\n%s", stderr)
-	}
-	secrets := []string{"PWSECRET456", "QSECRET123", "OPTSECRET"}
-	for _, s := range secrets {
-		if strings.Contains(stderr, s) {
-			t.Errorf("stderr carries %s", s)
-		}
-	}
-	for _, d := range []string{out, cache} {
-		entries, _ := os.ReadDir(d)
-		for _, e := range entries {
-			data, _ := os.ReadFile(filepath.Join(d, e.Name()))
-			for _, s := range secrets {
-				if strings.Contains(string(data), s) {
-					t.Errorf("%s carries %s", e.Name(), s)
-				}
-			}
-		}
-	}
-	// A judge that answers: its answers are cached, and the cache file
-	// must not carry the option or the URL's credentials either.
-	oa := newOpenAIServer(t, 0, false)
-	good := strings.Replace(oa.URL, "http://", "http://alice:PWSECRET456@", 1) + "/v1?key=QSECRET123"
-	if code, _, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:judge-large", "--openai-base-url", good,
-		"--judge-option", "api_key=sk-proj-OPTSECRETq8LrT2wVb9NcX", "--cache", cache, "-q", "--out", filepath.Join(dir, "run2"), "--format", "tsv"); code == exitUsage {
-		t.Fatalf("answering judge: %s", stderr)
-	}
-	for _, d := range []string{cache, filepath.Join(dir, "run2")} {
-		entries, _ := os.ReadDir(d)
-		for _, e := range entries {
-			data, _ := os.ReadFile(filepath.Join(d, e.Name()))
-			for _, s := range secrets {
-				if strings.Contains(string(data), s) {
-					t.Errorf("%s carries %s", e.Name(), s)
-				}
-			}
-		}
-	}
-	errs := 0
-	for _, r := range readResults(t, out) {
-		for _, c := range r.Calls {
-			errs++
-			for _, s := range secrets {
-				if strings.Contains(c.Error, s) {
-					t.Errorf("error column carries %s: %s", s, c.Error)
-				}
-			}
-		}
-	}
-	if errs == 0 {
-		t.Error("no failed call to look at")
-	}
+	return code, string(out)
 }

@@ -1,4 +1,4 @@
-package judge
+package core
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func (r *Recorded) Identity() Identity { return Identity{Backend: "recorded", Mo
 // asked rule, so nothing is missing. With no entry for r.name at all, every
 // asked rule is missing and the status is StatusMissing.
 func (r *Recorded) Judge(_ context.Context, req Request) Response {
-	asked := askedIDs(req.Input)
+	asked := AskedIDs(req.Input)
 	var primary *Recording
 	for i := range req.Recorded {
 		rec := &req.Recorded[i]
@@ -107,8 +107,8 @@ func (None) Judge(context.Context, Request) Response {
 	return Response{Status: StatusError, Cause: CauseNoJudge, Error: "no judge configured (--judge none)"}
 }
 
-// askedIDs lists the rule IDs of an input in order, without duplicates.
-func askedIDs(in Input) []string {
+// AskedIDs lists the rule IDs of an input in order, without duplicates.
+func AskedIDs(in Input) []string {
 	ids := make([]string, 0, len(in.Rules))
 	seen := make(map[string]bool, len(in.Rules))
 	for _, r := range in.Rules {

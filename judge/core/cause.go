@@ -1,4 +1,4 @@
-package judge
+package core
 
 import (
 	"context"
@@ -152,8 +152,8 @@ func CauseOfHTTP(code int, html bool) Cause {
 	return CauseOther
 }
 
-// looksHTML reports whether a body (or its content type) is a web page.
-func looksHTML(contentType string, body string) bool {
+// LooksHTML reports whether a body (or its content type) is a web page.
+func LooksHTML(contentType string, body string) bool {
 	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(contentType)), "text/html") {
 		return true
 	}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
+)
+
+// planOptions are `apeval plan`'s flags.
+type planOptions struct {
+	Rates       []string // CRITERION=RATE
+	ICC         float64
+	SessionSize float64
+	Sessions    int64
+	Criteria    string
+	Policy      string
+	JSON        bool
+	Reps        int
+	Seed        uint64
+
+	rates map[string]float64
+}
+
+func newPlanCmd(io IO, runF func(context.Context, *planOptions, IO) error) *cobra.Command {
+	if runF == nil {
+		runF = runPlan
+	}
+	o := &planOptions{}
+	cmd := &cobra.Command{
+		Use:   "plan --rate CRITERION=RATE... [--icc X] [--session-size N] [--sessions BUDGET]",
+		Short: "Before collecting: how many sessions give an 80% chance of a decision, per criterion",
+		Long: `From guesses — the rate you expect of a figure, how alike the cases of one
+session are (the intra-class correlation, ICC) and how many units a session
+holds — plan prints per criterion how many sessions (and units) give an 80%
+chance that the criterion is decided (PASS or FAIL rather than INCONCLUSIVE),
+and with --sessions N what happens at that budget: the shares that PASS and
+FAIL. It simulates data sets from the guesses and decides each with the
+interval and the verdict rule the real run uses (docs/statistics.md,
+"Planning"), so the numbers are those a run would see.
+
+Criteria: precision_min, unknown_rate_max, judge_required_rate_max and
+approval_reject_rate_max (or their labels precision, unknown, judge-required,
+approval rejects); thresholds and confidence from --criteria FILE, --policy
+FILE, or the defaults. An impossible guess (a rate outside [0, 1], an ICC
+below 0 or at 1, a session size below 1, a budget of 0 sessions) is exit 2
+naming the value.`,
+		Example: `  # A judge expected at 95% precision, sessions of 10 cases, ICC 0.1
+  apeval plan --rate precision=0.95 --icc 0.1 --session-size 10
+
+  # Several criteria, and what 200 sessions would give
+  apeval plan --rate precision=0.95 --rate unknown=0.03 --icc 0.2 --session-size 8 --sessions 200
+
+  # The thresholds of your policy, as JSON
+  apeval plan --policy policy.toml --rate precision_min=0.93 --json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("plan takes no arguments, only flags (got %q)", args[0])
+			}
+			if err := o.validate(cmd); err != nil {
+				return err
+			}
+			return runF(cmd.Context(), o, io)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.Rates, "rate", nil, "a guessed rate, `CRITERION=RATE` (repeatable): e.g. precision=0.95, unknown=0.03")
+	f.Float64Var(&o.ICC, "icc", 0, "guessed intra-class correlation of a session's units, in [0, 1)")
+	f.Float64Var(&o.SessionSize, "session-size", 1, "guessed mean units per session (≥ 1)")
+	f.Int64Var(&o.Sessions, "sessions", 0, "a budget of `N` sessions: print the shares that PASS and FAIL at it")
+	f.StringVar(&o.Criteria, "criteria", "", "kill-criteria file (TOML) for the thresholds")
+	f.StringVar(&o.Policy, "policy", "", "take the thresholds from this policy's [kill_criteria]")
+	f.BoolVar(&o.JSON, "json", false, "print the plan as JSON")
+	f.IntVar(&o.Reps, "reps", 200, "simulated data sets per size")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of the simulation")
+	return cmd
+}
+
+func (o *planOptions) validate(cmd *cobra.Command) error {
+	if len(o.Rates) == 0 {
+		return usagef("plan needs at least one --rate CRITERION=RATE (e.g. --rate precision=0.95)")
+	}
+	if o.Criteria != "" && o.Policy != "" {
+		return usagef("--criteria and --policy exclude each other")
+	}
+	if cmd.Flags().Changed("sessions") && o.Sessions < 1 {
+		return usagef("--sessions %d: a budget needs at least 1 session", o.Sessions)
+	}
+	if o.Reps < 10 {
+		return usagef("--reps %d: at least 10 simulated data sets are needed", o.Reps)
+	}
+	g := metrics.PlanGuess{Rate: 0.5, ICC: o.ICC, SessionSize: o.SessionSize}
+	if err := g.Check(); err != nil {
+		flag := "--icc"
+		if o.ICC >= 0 && o.ICC < 1 {
+			flag = "--session-size"
+		}
+		return usagef("%s: %v", flag, err)
+	}
+	o.rates = map[string]float64{}
+	for _, r := range o.Rates {
+		k, v, ok := strings.Cut(r, "=")
+		if !ok {
+			return usagef("--rate %q: want CRITERION=RATE", r)
+		}
+		name, err := metrics.PlanCriterionNamed(strings.TrimSpace(k))
+		if err != nil {
+			return usagef("--rate %v", err)
+		}
+		rate, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return usagef("--rate %q: %q is not a number", r, v)
+		}
+		if err := (metrics.PlanGuess{Rate: rate, SessionSize: 1}).Check(); err != nil {
+			return usagef("--rate %s: %v", r, err)
+		}
+		o.rates[name] = rate
+	}
+	return nil
+}
+
+func (o *planOptions) killCriteria() (replay.KillCriteria, error) {
+	switch {
+	case o.Criteria != "":
+		data, err := os.ReadFile(o.Criteria)
+		if err != nil {
+			return replay.KillCriteria{}, usageError{err}
+		}
+		c, err := replay.ParseCriteria(data, o.Criteria)
+		if err != nil {
+			return replay.KillCriteria{}, usageError{err}
+		}
+		return c, nil
+	case o.Policy != "":
+		p, _, err := loadPolicy(o.Policy)
+		if err != nil {
+			return replay.KillCriteria{}, err
+		}
+		return p.KillCriteria, nil
+	}
+	return replay.DefaultKillCriteria(), nil
+}
+
+// runPlan is `apeval plan` with parsed options.
+func runPlan(ctx context.Context, o *planOptions, io IO) error {
+	crit, err := o.killCriteria()
+	if err != nil {
+		return err
+	}
+	plans, err := metrics.Plan(crit, o.rates, o.ICC, o.SessionSize, metrics.PlanOptions{Budget: o.Sessions, Reps: o.Reps, Seed: o.Seed})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if o.JSON {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Confidence float64              `json:"confidence"`
+			Target     float64              `json:"target"`
+			Plans      []metrics.PlanResult `json:"plans"`
+		}{crit.Confidence, 0.8, plans})
+	}
+	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
+	head := "criterion\tthreshold\tguess\tsessions for 80%\tunits\tdecided"
+	if o.Sessions > 0 {
+		head += fmt.Sprintf("\tat %d sessions: PASS\tFAIL", o.Sessions)
+	}
+	fmt.Fprintln(tw, head)
+	for _, p := range plans {
+		sess, units, rate := "–", "–", "–"
+		if p.Sessions != nil {
+			sess, units, rate = strconv.FormatInt(*p.Sessions, 10), "≈ "+strconv.FormatInt(*p.Units, 10), fmt.Sprintf("%.0f%%", *p.DecideRate*100)
+		}
+		line := fmt.Sprintf("%s\t%g\t%g\t%s\t%s\t%s", p.Criterion, p.Threshold, p.Guess.Rate, sess, units, rate)
+		if o.Sessions > 0 && p.BudgetPass != nil {
+			line += fmt.Sprintf("\t%.0f%%\t%.0f%%", *p.BudgetPass*100, *p.BudgetFail*100)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.Out, "\nICC %g, %g units per session, %.0f%% intervals, %d simulated data sets per size (seed %d).\n", o.ICC, o.SessionSize, crit.Confidence*100, o.Reps, o.Seed)
+	for _, p := range plans {
+		if p.Sessions == nil {
+			fmt.Fprintf(io.Out, "%s: %s\n", p.Criterion, p.Reason)
+		}
+	}
+	return nil
+}

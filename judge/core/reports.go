@@ -1,0 +1,45 @@
+package core
+
+import "time"
+
+// CheckReport is what `apeval judges check SPEC` prints for one judge.
+type CheckReport struct {
+	Spec     string
+	Identity string
+	// Reachable: the server (or plugin) answered at all.
+	Reachable bool
+	// ModelPresent: the server lists the model (or, for an OpenAI-compatible
+	// server without a model list, answered the sample call).
+	ModelPresent bool
+	Models       []string // what the server lists, when it lists anything
+	Digest       string
+	// StructuredOutput is the mode the sample call ended in: json_schema,
+	// json_object or none (exec plugins: "plugin").
+	StructuredOutput string
+	Details          map[string]string
+	SampleStatus     Status
+	SampleLatency    time.Duration
+	SampleError      string
+	Notes            []string
+	// Error says why the check stopped early ("" when it ran to the end).
+	Error string
+}
+
+// OK reports whether the judge is usable: reachable, model present and the
+// sample call answered validly.
+func (r CheckReport) OK() bool {
+	return r.Error == "" && r.Reachable && r.ModelPresent && r.SampleStatus == StatusOK
+}
+
+// BudgetReport is what a budget spent, for run.json.
+type BudgetReport struct {
+	MaxCalls int64   `json:"max_calls,omitempty"`
+	MaxUSD   float64 `json:"max_usd,omitempty"`
+	Calls    int64   `json:"calls_sent"`
+	USD      float64 `json:"usd_spent"`
+	// Unmetered counts calls whose judge reported no token counts: their
+	// cost is the estimate from the input's size.
+	Unmetered int64 `json:"calls_without_usage"`
+	// Stopped says which limit stopped the run; "" when none was reached.
+	Stopped string `json:"stopped,omitempty"`
+}

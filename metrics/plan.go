@@ -1,0 +1,266 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/apeval/apeval/replay"
+)
+
+// PlanGuess is what a team expects of one proportion before collecting
+// data: its rate, the intra-class correlation of sessions and the mean
+// number of units per session.
+type PlanGuess struct {
+	Rate        float64 `json:"rate"`
+	ICC         float64 `json:"icc"`
+	SessionSize float64 `json:"session_size"`
+}
+
+// Check names the first impossible value of g.
+func (g PlanGuess) Check() error {
+	switch {
+	case math.IsNaN(g.Rate) || g.Rate < 0 || g.Rate > 1:
+		return fmt.Errorf("rate %v is outside [0, 1]", g.Rate)
+	case math.IsNaN(g.ICC) || g.ICC < 0 || g.ICC >= 1:
+		return fmt.Errorf("ICC %v is outside [0, 1)", g.ICC)
+	case math.IsNaN(g.SessionSize) || g.SessionSize < 1:
+		return fmt.Errorf("session size %v is below 1", g.SessionSize)
+	}
+	return nil
+}
+
+// PlanOptions set the simulation behind a plan.
+type PlanOptions struct {
+	// Confidence of the intervals (the kill criteria's).
+	Confidence float64
+	// Target is the decision probability the plan sizes for (0.8).
+	Target float64
+	// Budget, when positive, is a number of sessions to report the
+	// decision rates at.
+	Budget int64
+	// Reps is the number of simulated data sets per size (200 when 0).
+	Reps int
+	Seed uint64
+	// MaxSessions bounds the search (100,000 when 0).
+	MaxSessions int64
+}
+
+// PlanResult is one criterion's plan.
+type PlanResult struct {
+	Criterion string    `json:"criterion"`
+	Threshold float64   `json:"threshold"`
+	Guess     PlanGuess `json:"guess"`
+	// Sessions (and Units ≈ Sessions × session size) give a decision
+	// (PASS or FAIL) with probability DecideRate ≥ the target; nil when
+	// no number up to the bound does (Reason says why).
+	Sessions   *int64   `json:"sessions"`
+	Units      *int64   `json:"units"`
+	DecideRate *float64 `json:"decide_rate"`
+	// At the budget: the shares of simulated data sets that PASS and FAIL.
+	Budget     int64    `json:"budget_sessions,omitempty"`
+	BudgetPass *float64 `json:"budget_pass,omitempty"`
+	BudgetFail *float64 `json:"budget_fail,omitempty"`
+	Reason     string   `json:"reason"`
+}
+
+// PlanProportion plans one proportion criterion (the name's direction
+// from Criteria) at threshold thr from a guess: it simulates data sets of
+// k sessions — sizes 1 + Poisson(size − 1), each session's rate drawn from
+// a Beta with the guessed mean and ICC — decides each with interval (the
+// interval the verdict uses: ClusteredInterval at the confidence when
+// nil) and the one verdict rule, and finds the fewest sessions whose
+// decision rate reaches the target. The same random numbers serve every
+// k (data sets grow by adding sessions), so the rate rises smoothly with
+// k and the search is stable.
+func PlanProportion(name string, thr float64, g PlanGuess, o PlanOptions, interval func(ys, ms []int64) (lo, hi float64)) (PlanResult, error) {
+	res := PlanResult{Criterion: name, Threshold: thr, Guess: g}
+	spec, ok := SpecOf(name)
+	if !ok {
+		return res, fmt.Errorf("%q is not a kill criterion", name)
+	}
+	if err := g.Check(); err != nil {
+		return res, err
+	}
+	if o.Confidence == 0 {
+		o.Confidence = 0.95
+	}
+	if o.Target == 0 {
+		o.Target = assurance
+	}
+	if o.Reps <= 0 {
+		o.Reps = 200
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = 100_000
+	}
+	if interval == nil {
+		conf := o.Confidence
+		interval = func(ys, ms []int64) (float64, float64) {
+			lo, hi, _ := ClusteredInterval(ys, ms, conf)
+			return lo, hi
+		}
+	}
+	sim := newPlanSim(g, o.Reps, o.Seed)
+	rates := func(k int64) (pass, fail float64) {
+		var p, f int
+		for r := range o.Reps {
+			ys, ms := sim.data(r, int(k))
+			var Y, M int64
+			for i := range ys {
+				Y += ys[i]
+				M += ms[i]
+			}
+			lo, hi := interval(ys, ms)
+			switch spec.Direction.Decide(thr, Evidence{Estimate: float64(Y) / float64(M), Lo: lo, Hi: hi}).Status {
+			case StatusPass:
+				p++
+			case StatusFail:
+				f++
+			}
+		}
+		return float64(p) / float64(o.Reps), float64(f) / float64(o.Reps)
+	}
+	decides := func(k int64) (bool, float64) {
+		p, f := rates(k)
+		return p+f >= o.Target, p + f
+	}
+	// Doubling, then bisection.
+	lo, hi := int64(0), int64(2)
+	okHi, rHi := decides(hi)
+	for !okHi {
+		if hi >= o.MaxSessions {
+			res.Reason = fmt.Sprintf("even %d sessions decide %s with probability %.2f, below %.2f: the guessed rate sits too close to %s", hi, name, rHi, o.Target, fmtF(thr))
+			break
+		}
+		lo, hi = hi, min(2*hi, o.MaxSessions)
+		okHi, rHi = decides(hi)
+	}
+	if okHi {
+		for hi-lo > max(1, hi/50) {
+			mid := lo + (hi-lo)/2
+			if ok, r := decides(mid); ok {
+				hi, rHi = mid, r
+			} else {
+				lo = mid
+			}
+		}
+		res.Sessions = new(hi)
+		res.Units = new(int64(math.Round(float64(hi) * g.SessionSize)))
+		res.DecideRate = new(rHi)
+		res.Reason = fmt.Sprintf("about %d sessions (≈ %d units) decide %s with probability %.2f", hi, *res.Units, name, rHi)
+	}
+	if o.Budget > 0 {
+		p, f := rates(o.Budget)
+		res.Budget, res.BudgetPass, res.BudgetFail = o.Budget, new(p), new(f)
+		res.Reason += fmt.Sprintf("; with %d sessions: decided %.0f%% (PASS %.0f%%, FAIL %.0f%%)", o.Budget, 100*(p+f), 100*p, 100*f)
+	}
+	return res, nil
+}
+
+// planSim draws the simulated sessions of a plan lazily and keeps them:
+// data set r with k sessions is the first k sessions of replicate r.
+type planSim struct {
+	g    PlanGuess
+	rngs []*rand.Rand
+	ys   [][]int64
+	ms   [][]int64
+}
+
+func newPlanSim(g PlanGuess, reps int, seed uint64) *planSim {
+	s := &planSim{g: g, rngs: make([]*rand.Rand, reps), ys: make([][]int64, reps), ms: make([][]int64, reps)}
+	for r := range s.rngs {
+		s.rngs[r] = rand.New(rand.NewPCG(seed, uint64(r)+1))
+	}
+	return s
+}
+
+func (s *planSim) data(r, k int) (ys, ms []int64) {
+	rng := s.rngs[r]
+	for len(s.ms[r]) < k {
+		m := int64(1)
+		if s.g.SessionSize > 1 {
+			m += int64(distuv.Poisson{Lambda: s.g.SessionSize - 1, Src: rng}.Rand())
+		}
+		p := s.g.Rate
+		if s.g.ICC > 0 && p > 0 && p < 1 {
+			th := (1 - s.g.ICC) / s.g.ICC
+			p = distuv.Beta{Alpha: p * th, Beta: (1 - p) * th, Src: rng}.Rand()
+		}
+		var y int64
+		for range m {
+			if rng.Float64() < p {
+				y++
+			}
+		}
+		s.ys[r] = append(s.ys[r], y)
+		s.ms[r] = append(s.ms[r], m)
+	}
+	return s.ys[r][:k], s.ms[r][:k]
+}
+
+// PlanCriteria are the criteria a plan from guesses covers: the
+// proportions, whose data a rate, an ICC and a session size describe.
+var PlanCriteria = []string{CriterionPrecisionMin, CriterionUnknownRateMax, CriterionJudgeRequiredRateMax, CriterionApprovalRejectRateMax}
+
+// PlanCriterionNamed resolves a criterion given by name or by its label
+// in Criteria ("precision", "unknown", …) among PlanCriteria.
+func PlanCriterionNamed(s string) (string, error) {
+	for _, name := range PlanCriteria {
+		if spec, _ := SpecOf(name); s == name || s == spec.Label {
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("%q: plan covers %s (or their labels precision, unknown, judge-required, approval rejects)", s, strings.Join(PlanCriteria, ", "))
+}
+
+// PlanThreshold is the criterion's threshold in crit; ok is false when
+// the criteria disable it (a zero maximum).
+func PlanThreshold(crit replay.KillCriteria, name string) (thr float64, ok bool) {
+	switch name {
+	case CriterionPrecisionMin:
+		return crit.PrecisionMin, true
+	case CriterionUnknownRateMax:
+		return crit.UnknownRateMax, crit.UnknownRateMax > 0
+	case CriterionJudgeRequiredRateMax:
+		return crit.JudgeRequiredRateMax, crit.JudgeRequiredRateMax > 0
+	case CriterionApprovalRejectRateMax:
+		return crit.ApprovalRejectRateMax, crit.ApprovalRejectRateMax > 0
+	}
+	return 0, false
+}
+
+// Plan plans every guessed criterion (name → guessed rate) under crit
+// with one ICC and session size, in the order of Criteria. An impossible
+// guess is an error naming the value.
+func Plan(crit replay.KillCriteria, rates map[string]float64, icc, size float64, o PlanOptions) ([]PlanResult, error) {
+	o.Confidence = crit.Confidence
+	if o.Budget < 0 {
+		return nil, fmt.Errorf("budget %d sessions is below 1", o.Budget)
+	}
+	var out []PlanResult
+	for _, name := range PlanCriteria {
+		rate, ok := rates[name]
+		if !ok {
+			continue
+		}
+		g := PlanGuess{Rate: rate, ICC: icc, SessionSize: size}
+		if err := g.Check(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		thr, on := PlanThreshold(crit, name)
+		if !on {
+			out = append(out, PlanResult{Criterion: name, Guess: g, Reason: "disabled in the kill criteria"})
+			continue
+		}
+		r, err := PlanProportion(name, thr, g, o, nil)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

@@ -1,0 +1,121 @@
+package metrics
+
+import "math"
+
+// ConfidenceSequence is an anytime-valid confidence sequence for the mean
+// of values in [0, 1] that arrive one at a time — here each session's own
+// rate (y/m), sessions being the unit: with probability at least 1 − α the
+// true mean lies in every interval it ever gives, however many times it is
+// looked at (docs/statistics.md, "Stopping early"). It is the hedged
+// betting sequence of Waudby-Smith and Ramdas (2023): for each candidate
+// mean m, two gamblers bet on x > m and x < m with predictable stakes;
+// their averaged wealth is a nonnegative martingale under m, so by Ville's
+// inequality it reaches 1/α with probability at most α, and the set of m
+// whose wealth has never reached 1/α is the sequence (the running
+// intersection of its intervals).
+type ConfidenceSequence struct {
+	alpha float64
+	grid  []float64 // candidate means
+	logUp []float64 // log wealth of the gambler betting above, per m
+	logDn []float64
+	out   []bool // m has been excluded
+	n     int
+	sum   float64 // Σx
+	sumSq float64 // Σ(x − running mean)² for the stakes
+	mean  float64
+}
+
+// csGrid is the number of candidate means (a resolution of 1/csGrid).
+const csGrid = 2000
+
+// NewConfidenceSequence starts a sequence at level 1 − alpha.
+func NewConfidenceSequence(alpha float64) *ConfidenceSequence {
+	cs := &ConfidenceSequence{alpha: alpha, grid: make([]float64, csGrid+1),
+		logUp: make([]float64, csGrid+1), logDn: make([]float64, csGrid+1), out: make([]bool, csGrid+1), mean: 0.5}
+	for i := range cs.grid {
+		cs.grid[i] = float64(i) / csGrid
+	}
+	return cs
+}
+
+// Add takes the next session's value x ∈ [0, 1] (its rate).
+func (cs *ConfidenceSequence) Add(x float64) {
+	x = min(max(x, 0), 1)
+	t := float64(cs.n + 1)
+	// Predictable stake (chosen before x is seen): the "predictable
+	// plug-in" λ = √(2·log(2/α) / (σ̂²·t·log(t+1))), σ̂² a running variance
+	// shrunk toward ¼, truncated so the wealth stays positive.
+	sigma2 := (0.25 + cs.sumSq) / t
+	lam := math.Sqrt(2 * math.Log(2/cs.alpha) / (sigma2 * t * math.Log(t+1)))
+	thr := math.Log(1 / cs.alpha)
+	for i, m := range cs.grid {
+		if cs.out[i] {
+			continue
+		}
+		lu := min(lam, 0.75/math.Max(m, 1e-12))
+		ld := min(lam, 0.75/math.Max(1-m, 1e-12))
+		cs.logUp[i] += math.Log1p(lu * (x - m))
+		cs.logDn[i] += math.Log1p(-ld * (x - m))
+		// Hedged: half the capital on each side.
+		w := logSumExp(cs.logUp[i], cs.logDn[i]) - math.Ln2
+		if w >= thr {
+			cs.out[i] = true
+		}
+	}
+	cs.n++
+	cs.sum += x
+	d := x - cs.mean
+	cs.mean += d / t
+	cs.sumSq += d * (x - cs.mean)
+}
+
+func logSumExp(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
+// N is the number of values added.
+func (cs *ConfidenceSequence) N() int { return cs.n }
+
+// Interval is the sequence's current interval: the smallest and largest
+// candidate mean not yet excluded (widened by the grid's resolution);
+// [0, 1] before any value.
+func (cs *ConfidenceSequence) Interval() (lo, hi float64) {
+	first, last := -1, -1
+	for i, o := range cs.out {
+		if !o {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		// Every candidate excluded (possible only when the values are not
+		// from one mean): the running mean is all that is left.
+		m := cs.sum / float64(max(cs.n, 1))
+		return m, m
+	}
+	return max(0, cs.grid[first]-1.0/csGrid), min(1, cs.grid[last]+1.0/csGrid)
+}
+
+// SequentialDecision is where a criterion stands on a confidence
+// sequence: decided (PASS or FAIL) as soon as the sequence's interval
+// lies on one side of the threshold, INCONCLUSIVE before, after N sessions.
+type SequentialDecision struct {
+	Status Status  `json:"status"`
+	N      int     `json:"sessions"`
+	Lo     float64 `json:"lo"`
+	Hi     float64 `json:"hi"`
+}
+
+// Decide applies the one verdict rule (Direction.Decide) to the
+// sequence's current interval for the named criterion at threshold thr.
+func (cs *ConfidenceSequence) Decide(name string, thr float64) SequentialDecision {
+	spec, _ := SpecOf(name)
+	lo, hi := cs.Interval()
+	d := spec.Direction.Decide(thr, Evidence{Estimate: cs.sum / float64(max(cs.n, 1)), Lo: lo, Hi: hi})
+	return SequentialDecision{Status: d.Status, N: cs.n, Lo: lo, Hi: hi}
+}
