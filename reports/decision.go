@@ -93,8 +93,9 @@ func holdBacks(j *metrics.JudgeSummary, base *metrics.JudgeSummary) []holdBack {
 		}
 	}
 	sort.SliceStable(open, func(a, b int) bool {
-		// The judge's own criteria first: they hold back every rule.
-		if ja, jb := open[a].Rule == ruleLabel(metrics.AllRules), open[b].Rule == ruleLabel(metrics.AllRules); ja != jb {
+		// The judge-level and policy criteria first: they hold back every rule.
+		judgeLevel := func(h holdBack) bool { return h.Rule == ruleLabel(metrics.AllRules) || h.Rule == policyRule }
+		if ja, jb := judgeLevel(open[a]), judgeLevel(open[b]); ja != jb {
 			return ja
 		}
 		ma, mb := open[a].more, open[b].more
@@ -171,6 +172,9 @@ func (rep *Report) writeReasons(w io.Writer, max int) error {
 			lines = append(lines, fmt.Sprintf("%s\t%s", j.Judge, j.Verdict)) // gate's first column: the identity alone
 		}
 		line := func(status, rule, name, text string) {
+			if rep.Weak() && onLabels(name+" "+text) {
+				name += " (weak)"
+			}
 			if terminal {
 				// Wrapped to the terminal (wrap indents continuation lines).
 				for _, l := range wrap(fmt.Sprintf("%s %s, %s: %s", status, rule, name, text), rep.Width-2) {
