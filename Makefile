@@ -54,6 +54,15 @@ test: duckdb
 e2e: duckdb
 	APEVAL_REQUIRE_DUCKDB=1 $(GO) test -count=1 -timeout 30m ./cmd/apeval/
 
+# apeval without the cloud object-storage drivers (S3, GCS, Azure):
+# -tags noobjstore links file:// only; about half the binary and of its
+# third-party packages (docs/storage.md). Built and tested in CI.
+.PHONY: build-small
+build-small:
+	$(GO) build -tags noobjstore -ldflags "$(LDFLAGS)" -o bin/apeval-small ./cmd/apeval
+	$(GO) vet -tags noobjstore ./internal/objstore/ ./cmd/apeval/
+	$(GO) test -short -count=1 -tags noobjstore ./internal/objstore/
+
 # The race detector on the packages that run goroutines: judge pools and
 # plugins, the replay engine, object storage, the run directory writers and
 # the labeling server.
@@ -155,7 +164,7 @@ actionlint:
 comment-check: build
 	./.ci/comment-check.sh
 
-ci: vet staticcheck test e2e race fuzz readme-check actionlint e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check label-browser diff-browser comment-check
+ci: vet staticcheck test e2e race build-small fuzz readme-check actionlint e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check label-browser diff-browser comment-check
 
 clean:
 	rm -rf bin apeval-out

@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/apeval/apeval/judge/core"
 )
 
 // NotSent starts the error of a call a Budget refused: it never reached
@@ -184,4 +185,4 @@ func (bj *budgeted) Judge(ctx context.Context, req Request) Response {
 	return resp
 }
 
-func usd(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 4, 64) }
+func usd(v float64) string { return "$" + core.USD(v) }

@@ -93,8 +93,9 @@ func holdBacks(j *metrics.JudgeSummary, base *metrics.JudgeSummary) []holdBack {
 		}
 	}
 	sort.SliceStable(open, func(a, b int) bool {
-		// The judge's own criteria first: they hold back every rule.
-		if ja, jb := open[a].Rule == ruleLabel(metrics.AllRules), open[b].Rule == ruleLabel(metrics.AllRules); ja != jb {
+		// The judge-level and policy criteria first: they hold back every rule.
+		judgeLevel := func(h holdBack) bool { return h.Rule == ruleLabel(metrics.AllRules) || h.Rule == policyRule }
+		if ja, jb := judgeLevel(open[a]), judgeLevel(open[b]); ja != jb {
 			return ja
 		}
 		ma, mb := open[a].more, open[b].more

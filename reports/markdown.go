@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/metrics"
 )
 
@@ -43,7 +44,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, "\n\n> [!WARNING]\n> Partial run, stopped by the %s: these figures cover only the finished cases, and no verdict gates on them (exit 2). A rerun with the same cache continues where it stopped.", mdEscape(rep.Run.Partial))
 	}
 	if bu := rep.Run.Budget; bu != nil && bu.Unmetered > 0 {
-		fmt.Fprintf(&b, "\n\n> [!NOTE]\n> --budget-usd: %d call(s) reported no token counts; each was counted at its estimate from the input's size (not as free). Spent: $%.4f of $%.4f.", bu.Unmetered, bu.USD, bu.MaxUSD)
+		fmt.Fprintf(&b, "\n\n> [!NOTE]\n> --budget-usd: %d call(s) reported no token counts; each was counted at its estimate from the input's size (not as free). Spent: $%s of $%s.", bu.Unmetered, core.USD(bu.USD), core.USD(bu.MaxUSD))
 	}
 	for _, l := range rep.setupErrors() {
 		fmt.Fprintf(&b, "\n\n> [!CAUTION]\n> %s", mdEscape(l))

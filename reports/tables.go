@@ -306,6 +306,9 @@ func (rep *Report) judgesGrid() *grid {
 		}
 		name := spec.Name
 		label := criterionLabel[name] + " " + thresholdText(name, th)
+		if spec.Policy {
+			label += " (policy)"
+		}
 		row(label, func(_ *metrics.JudgeSummary, t *metrics.Row) string {
 			st := t.Status(name)
 			if st == "" {
@@ -331,6 +334,11 @@ func (rep *Report) judgesGrid() *grid {
 	row("verdict", func(j *metrics.JudgeSummary, _ *metrics.Row) string { return paint(string(j.Verdict), rep.Color) })
 	g.width, g.fit = rep.Width, fitOptions{judgeHeads: -1, transpose: true}
 	conf := fmt.Sprintf("%g%%", th.Confidence*100)
+	for _, spec := range metrics.Criteria {
+		if spec.Policy {
+			g.notes = append(g.notes, fmt.Sprintf("(policy): %s is a property of the policy and the traffic, the same for every judge; it blocks the feature whatever judge is chosen.", spec.Figure))
+		}
+	}
 	g.notes = append(g.notes, fmt.Sprintf("Intervals: %s for proportions, clustered by session (beta-binomial over sessions; plain Wilson when every session holds one unit; deff shown where > %g), distribution-free order-statistic %s for P95.", conf, deffShown, conf))
 	if n := rep.costNote(); n != "" {
 		g.notes = append(g.notes, n)

@@ -33,7 +33,7 @@ func TestMaxCallsFailsClosedAndRerunContinues(t *testing.T) {
 	if n := srv.calls.Load(); n > 10 || n < 8 {
 		t.Fatalf("%d requests arrived, want at most 10 (and the budget used)", n)
 	}
-	if code != exitUsage || !strings.Contains(stderr, "budget --max-calls 10 reached") || !strings.Contains(stderr, "partial") {
+	if code != exitUsage || !strings.Contains(stderr, "stopped: budget --max-calls 10 reached;") || strings.Contains(stderr, "budget budget") || !strings.Contains(stderr, "partial") {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
 	info, err := reports.ReadRunInfo(filepath.Join(dir, "r1"))

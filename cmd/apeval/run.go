@@ -422,7 +422,8 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 // partial and how to continue: exit 2, whatever the verdict of the
 // finished part.
 func budgetStopped(reason string, res replayed, dir string, io IO) error {
-	fmt.Fprintf(io.Err, "apeval: stopped: budget %s; the %d finished cases are in %s, marked partial (%d left out: their calls were not sent); rerun with the same cache to continue where it stopped\n",
+	// reason is run.json's partial, which names the budget already.
+	fmt.Fprintf(io.Err, "apeval: stopped: %s; the %d finished cases are in %s, marked partial (%d left out: their calls were not sent); rerun with the same cache to continue where it stopped\n",
 		reason, res.stats.Cases-res.dropped, dir, res.dropped)
 	return exitCodeError{exitUsage}
 }

@@ -33,14 +33,29 @@ import (
 
 	"github.com/apeval/apeval/internal/mask"
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/azureblob" // azblob://
-	_ "gocloud.dev/blob/fileblob"  // file://
-	_ "gocloud.dev/blob/s3blob"    // s3:// (gs:// is opened in gcs.go)
+	_ "gocloud.dev/blob/fileblob" // file://
 	"gocloud.dev/gcerrors"
 )
 
-// Schemes this build can open (mem:// is known to gocloud, not linked).
-var linked = map[string]bool{"s3": true, "file": true, "gs": true, "azblob": true}
+// Schemes this build can open: file:// always; s3://, gs:// and azblob://
+// unless built with -tags noobjstore (cloud.go). mem:// is known to
+// gocloud, not linked.
+var linked = map[string]bool{"file": true}
+
+// linkedSchemes names the linked schemes for messages: "s3://, gs://,
+// azblob:// and file://".
+func linkedSchemes() string {
+	var names []string
+	for _, s := range []string{"s3", "gs", "azblob", "file"} {
+		if linked[s] {
+			names = append(names, s+"://")
+		}
+	}
+	if len(names) == 1 {
+		return names[0] + " is"
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " are"
+}
 
 // known are object-storage schemes gocloud has drivers for.
 var known = map[string]bool{"s3": true, "file": true, "gs": true, "azblob": true, "mem": true}
@@ -72,7 +87,7 @@ func Parse(raw string) (Loc, error) {
 	i := strings.Index(raw, "://")
 	scheme := strings.ToLower(raw[:i])
 	if !linked[scheme] {
-		return Loc{}, fmt.Errorf("%s: %s:// is not linked into this build of apeval (s3://, gs://, azblob:// and file:// are; see docs/storage.md)", mask.Message(raw), scheme)
+		return Loc{}, fmt.Errorf("%s: %s:// is not linked into this build of apeval (%s; see docs/storage.md)", mask.Message(raw), scheme, linkedSchemes())
 	}
 	rest := raw[i+3:]
 	var q url.Values

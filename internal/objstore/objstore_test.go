@@ -28,41 +28,6 @@ func write(t *testing.T, p string, data []byte) {
 	}
 }
 
-func TestParse(t *testing.T) {
-	t.Parallel()
-	l, err := Parse("s3://bucket/runs/x/shard-1?endpoint=http://127.0.0.1:9&use_path_style=true")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l.Bucket != "bucket" || l.Key != "runs/x/shard-1" || l.Query.Get("use_path_style") != "true" {
-		t.Fatalf("parsed %+v", l)
-	}
-	if got := l.With("runs/x/shard-1/run.json"); got != "s3://bucket/runs/x/shard-1/run.json?endpoint=http%3A%2F%2F127.0.0.1%3A9&use_path_style=true" {
-		t.Fatalf("With = %s", got)
-	}
-	for raw, want := range map[string]Loc{
-		"gs://bkt/runs/x/shard-1/":                                        {Scheme: "gs", Bucket: "bkt", Key: "runs/x/shard-1"},
-		"azblob://ctr/cases/*.jsonl?protocol=http&domain=127.0.0.1:10000": {Scheme: "azblob", Bucket: "ctr", Key: "cases/*.jsonl"},
-	} {
-		l, err := Parse(raw)
-		if err != nil || l.Scheme != want.Scheme || l.Bucket != want.Bucket || l.Key != want.Key {
-			t.Errorf("%s: parsed %+v, %v; want %+v", raw, l, err, want)
-		}
-	}
-	if l, _ := Parse("azblob://ctr/p?protocol=http&domain=127.0.0.1:10000"); l.With("p/run.json") != "azblob://ctr/p/run.json?domain=127.0.0.1%3A10000&protocol=http" || l.bucketURL() != "azblob://ctr?domain=127.0.0.1%3A10000&protocol=http" {
-		t.Errorf("azblob: With = %s, bucketURL = %s", l.With("p/run.json"), l.bucketURL())
-	}
-	if _, err := Parse("mem://b/k"); err == nil || !strings.Contains(err.Error(), "not linked") {
-		t.Errorf("mem://: err = %v, want 'not linked'", err)
-	}
-	if _, err := Parse("file://relative/x"); err == nil {
-		t.Error("file URL without an absolute path accepted")
-	}
-	if IsURL("cases.jsonl") || IsURL("C:/x") || !IsURL("S3://b/k") {
-		t.Error("IsURL misclassifies")
-	}
-}
-
 func TestGlob(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
