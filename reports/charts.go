@@ -120,16 +120,20 @@ func (rep *Report) Charts() ([]Chart, error) {
 	if err := add(LatencyChart, "Judge latency (every call; a cached answer at its recorded latency)", p, err); err != nil {
 		return nil, err
 	}
-	p, err = rep.intervalPlot("Precision per rule", "precision", func(r *metrics.Row) (v, lo, hi *float64) {
+	pt, rt, py, ry := "Precision per rule", "Recall per rule", "precision", "recall"
+	if rep.Weak() {
+		pt, rt, py, ry = "Precision per rule (weak labels)", "Recall per rule (weak labels)", "precision (weak)", "recall (weak)"
+	}
+	p, err = rep.intervalPlot(pt, py, func(r *metrics.Row) (v, lo, hi *float64) {
 		return r.Precision, r.PrecisionLo, r.PrecisionHi
 	}, rep.Summary.Thresholds.PrecisionMin, "precision_min")
-	if err := add(PrecisionChart, "Precision per rule", p, err); err != nil {
+	if err := add(PrecisionChart, pt, p, err); err != nil {
 		return nil, err
 	}
-	p, err = rep.intervalPlot("Recall per rule", "recall", func(r *metrics.Row) (v, lo, hi *float64) {
+	p, err = rep.intervalPlot(rt, ry, func(r *metrics.Row) (v, lo, hi *float64) {
 		return r.Recall, r.RecallLo, r.RecallHi
 	}, math.NaN(), "")
-	if err := add(RecallChart, "Recall per rule", p, err); err != nil {
+	if err := add(RecallChart, rt, p, err); err != nil {
 		return nil, err
 	}
 	p, err = rep.fireRatePlot()
@@ -309,7 +313,11 @@ func (rep *Report) intervalPlot(title, ylabel string, get func(*metrics.Row) (v,
 		}
 		l.Color, l.Dashes = thresholdColour, []vg.Length{vg.Points(5), vg.Points(3)}
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s %g", thresholdName, threshold), l)
+		name := thresholdName
+		if rep.Weak() {
+			name += " (weak labels)"
+		}
+		p.Legend.Add(fmt.Sprintf("%s %g", name, threshold), l)
 	}
 	return p, nil
 }

@@ -105,6 +105,9 @@ func (rep *Report) WriteComment(w io.Writer, c *metrics.Comparison, opts Comment
 		rep.commentRuleDetails(c),
 		rep.commentWarnings(c),
 	}
+	if rep.Weak() {
+		markWeakSections(secs)
+	}
 	_, err := io.WriteString(w, fitComment(secs, limit))
 	return err
 }

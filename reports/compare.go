@@ -168,7 +168,7 @@ func (rep *Report) comparisonGrids(c *metrics.Comparison) []*grid {
 	conf := rep.Summary.Thresholds.Confidence
 	for _, name := range metrics.FigureNames {
 		fv := figureViews[name]
-		g := &grid{header: []string{fv.label, c.Baseline, c.Candidate, "vs base"}, right: []bool{false, true, true, true}}
+		g := &grid{header: []string{fv.label, c.Baseline, c.Candidate, "vs base"}, right: []bool{false, true, true, true}, weak: rep.Weak()}
 		drift := name == metrics.FigureFireRate
 		if drift {
 			g.header = append(g.header, "change [CI]", "drift "+thresholdText(metrics.CriterionFireRateChangeMax, rep.Summary.Thresholds))
@@ -211,9 +211,11 @@ func (rep *Report) WriteComparison(w io.Writer, c *metrics.Comparison, f Format)
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		return enc.Encode(comparisonJSON{Comparison: c, Cost: rep.comparisonCosts(c), Repeats: rep.comparisonRepeats(c)})
+		return enc.Encode(comparisonJSON{Comparison: c, Cost: rep.comparisonCosts(c), Repeats: rep.comparisonRepeats(c), LabelSource: rep.Run.LabelSource})
 	case FormatTSV:
-		return comparisonTSV(c, rep.Summary.Thresholds.Confidence).render(w, f)
+		g := comparisonTSV(c, rep.Summary.Thresholds.Confidence)
+		g.weak = rep.Weak()
+		return g.render(w, f)
 	}
 	if err := rep.writeComparisonTables(w, c, f); err != nil {
 		return err
@@ -232,6 +234,9 @@ type comparisonJSON struct {
 	// (--repeat, --shuffle-rules), keyed by judge then rule ("*" the
 	// total); absent without repeats.
 	Repeats map[string]map[string]RepeatFigures `json:"repeats,omitempty"`
+	// LabelSource is "weak" when the recall and precision compared rest on
+	// weak labels (run --weak-labels); absent otherwise.
+	LabelSource string `json:"label_source,omitempty"`
 }
 
 // RepeatFigures are a judge × rule's repeat and rule-order figures.
@@ -419,6 +424,9 @@ func (rep *Report) sliceComparisonGrids(c *metrics.Comparison) []*grid {
 		}
 	}
 	finish()
+	for _, g := range gs {
+		g.weak = rep.Weak()
+	}
 	return gs
 }
 

@@ -174,7 +174,7 @@ func (rep *Report) costGrid(judges ...string) *grid {
 		return nil
 	}
 	g := &grid{header: []string{"judge", "tokens/call in / out", "tokens/1k tool calls in / out", "cost/1k tool calls", "P95 ms", "precision", "recall"},
-		right: []bool{false, true, true, true, true, true, true}}
+		right: []bool{false, true, true, true, true, true, true}, weak: rep.Weak()}
 	for _, j := range judges {
 		c := costs[j]
 		row := []string{j, na, na, na, na, na, na}

@@ -172,6 +172,9 @@ func (rep *Report) writeReasons(w io.Writer, max int) error {
 			lines = append(lines, fmt.Sprintf("%s\t%s", j.Judge, j.Verdict)) // gate's first column: the identity alone
 		}
 		line := func(status, rule, name, text string) {
+			if rep.Weak() && onLabels(name+" "+text) {
+				name += " (weak)"
+			}
 			if terminal {
 				// Wrapped to the terminal (wrap indents continuation lines).
 				for _, l := range wrap(fmt.Sprintf("%s %s, %s: %s", status, rule, name, text), rep.Width-2) {

@@ -80,7 +80,7 @@ func TestRunFilesInDuckDB(t *testing.T) {
 	checkColumns(t, dec, columns(
 		"run_id", V, "case_id", V, "session_id", V, "seq", B, "judge", V, "model", V,
 		"model_digest", V, "prompt_version", V, "rule_id", V, "rule_version", I, "rule_class", V,
-		"label", V, "source", V, "result", V, "confidence", D, "fired", L, "action", V,
+		"label", V, "label_source", V, "source", V, "result", V, "confidence", D, "fired", L, "action", V,
 		"gate_action", V, "latency_ms", D, "status", V, "error", V, "fingerprint", "BLOB", "tags", T,
 		"baseline_result", V, "call_index", I, "call_rules", I, "call_status", V, "call_error", V, "call_cause", V,
 		"call_cached", L, "call_attempts", I, "server_total_ms", D, "server_load_ms", D,
@@ -247,4 +247,42 @@ func TestCompareFileInDuckDB(t *testing.T) {
 		FROM read_parquet(%s) WHERE rule_id = '*' AND figure = 'recall'`, duckdbtest.Literal(path)),
 		fmt.Sprintf(`[{"n":"%d","test":"%s","discordant_baseline":"%d","discordant_candidate":"%d","p_value":%v}]`,
 			rec.N, rec.Test, *rec.DiscordantBaseline, *rec.DiscordantCandidate, *rec.PValue))
+}
+
+// TestWeakLabelSourceInDuckDB: a run on weak labels (run --weak-labels)
+// marks every labeled decisions row label_source "weak" and leaves the
+// unlabeled ones null; a run on the datasets' labels has no weak row.
+func TestWeakLabelSourceInDuckDB(t *testing.T) {
+	t.Parallel()
+	weak, plain := t.TempDir(), t.TempDir()
+	info := testInfo()
+	info.LabelSource = "weak"
+	w, err := CreateRun(weak, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range fixtureResults() {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeRun(t, plain, fixtureResults())
+	// fixtureResults: labels match on c-1/rule-12 (two judges) and
+	// c-3/rule-12, no_match on c-1/rule-1 and c-3/rule-20, none on
+	// c-1/rule-18.
+	checkRows(t, fmt.Sprintf(`SELECT label, label_source, count(*) AS n FROM read_parquet(%s)
+		GROUP BY ALL ORDER BY label NULLS FIRST`, duckdbtest.Literal(filepath.Join(weak, DecisionsFile))), `[
+	 {"label":null,"label_source":null,"n":"1"},
+	 {"label":"match","label_source":"weak","n":"3"},
+	 {"label":"no_match","label_source":"weak","n":"2"}
+	]`)
+	checkRows(t, fmt.Sprintf(`SELECT count(*) AS n, count(label) AS labeled, count(label_source) AS weak FROM read_parquet(%s)`,
+		duckdbtest.Literal(filepath.Join(plain, DecisionsFile))), `[{"n":"6","labeled":"5","weak":"0"}]`)
+	info2, err := ReadRunInfo(weak)
+	if err != nil || info2.LabelSource != "weak" {
+		t.Fatalf("run.json label_source = %q, %v; want weak", info2.LabelSource, err)
+	}
 }

@@ -61,11 +61,19 @@ type grid struct {
 	// fit describes (fit.go).
 	width int
 	fit   fitOptions
+	// weak: the figures rest on weak labels (weak.go); every format
+	// marks them.
+	weak bool
 }
 
 func (g *grid) add(cells ...string) { g.rows = append(g.rows, cells) }
 
 func (g *grid) render(w io.Writer, f Format) error {
+	if f == FormatTSV {
+		g = g.weakTSV()
+	} else {
+		g = g.markWeak()
+	}
 	switch f {
 	case FormatTSV:
 		return g.tsv(w)

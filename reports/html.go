@@ -34,6 +34,7 @@ var statusClass = map[string]string{
 }
 
 func toHTMLTable(caption string, g *grid) htmlTable {
+	g = g.markWeak()
 	t := htmlTable{Caption: caption, Notes: g.notes}
 	class := func(i int, text string) string {
 		if c, ok := statusClass[text]; ok {
@@ -135,6 +136,7 @@ type htmlPage struct {
 	Palette     []string // judge colours of the charts, with JudgeNames
 	JudgeNames  []string
 	Alerts      []htmlAlert
+	Weak        bool // the figures on labels rest on weak labels
 	Sim         *htmlSim
 }
 
@@ -173,6 +175,12 @@ type caseListArgs struct {
 var pageTemplate = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("report").Funcs(template.FuncMap{
 		"inc": func(i int) int { return i + 1 },
+		"weakNote": func(weak bool) string {
+			if weak {
+				return " (weak labels)"
+			}
+			return ""
+		},
 		"caseList": func(title string, list []ErrorCase, total int64) caseListArgs {
 			return caseListArgs{title, list, total}
 		},
@@ -256,16 +264,16 @@ code{font-size:.85em}
 {{if .Rules}}<h2 id="rules">Rules</h2>
 {{range .Rules}}<div class="rule"><h3>{{.ID}} <span class="meta">{{.Class}}{{with .Action}} · {{.}}{{end}}</span></h3>
 <table class="fixed"><colgroup><col style="width:25%"><col style="width:12%"><col style="width:15%"><col style="width:15%"><col style="width:7%"><col></colgroup>
-<thead><tr><th>judge</th><th>verdict</th><th class="num">precision</th><th class="num">recall</th><th class="num">fire rate</th><th>holds it back</th></tr></thead>
+<thead><tr><th>judge</th><th>verdict</th><th class="num">precision{{if $.Weak}} (weak){{end}}</th><th class="num">recall{{if $.Weak}} (weak){{end}}</th><th class="num">fire rate</th><th>holds it back</th></tr></thead>
 <tbody>{{range .Judges}}<tr><td>{{.Judge}}</td><td class="{{.Cls}}">{{.Verdict}}</td><td class="num">{{.Precision}}</td><td class="num">{{.Recall}}</td><td class="num">{{.Fire}}</td><td>{{.HoldsBack}}</td></tr>
 {{end}}</tbody></table>
 {{range .Judges}}{{if .Waver}}<p class="meta">{{.Judge}} wavers: {{.Waver}}</p>{{end}}{{end}}
-{{range .Judges}}<details><summary>{{.Judge}}: criteria, {{.FPTotal}} false positive(s), {{.FNTotal}} false negative(s)</summary>
+{{range .Judges}}<details><summary>{{.Judge}}: criteria, {{.FPTotal}} false positive(s), {{.FNTotal}} false negative(s){{weakNote $.Weak}}</summary>
 <table class="fixed"><colgroup><col style="width:27%"><col style="width:13%"><col></colgroup><thead><tr><th>criterion</th><th>status</th><th>what the data say</th></tr></thead><tbody>
 {{range .Criteria}}<tr><td>{{.Name}}</td><td class="{{.Cls}}">{{.Status}}</td><td>{{.Text}}</td></tr>
 {{end}}</tbody></table>
-{{if .FP}}{{template "cases" (caseList "False positives (result match, label no_match)" .FP .FPTotal)}}{{end}}
-{{if .FN}}{{template "cases" (caseList "False negatives (label match, result not match)" .FN .FNTotal)}}{{end}}
+{{if .FP}}{{template "cases" (caseList (printf "False positives (result match, label no_match)%s" (weakNote $.Weak)) .FP .FPTotal)}}{{end}}
+{{if .FN}}{{template "cases" (caseList (printf "False negatives (label match, result not match)%s" (weakNote $.Weak)) .FN .FNTotal)}}{{end}}
 </details>
 {{end}}</div>
 {{end}}{{with .CasesNote}}<p class="notes">Cases: {{.}}</p>{{end}}{{end}}
@@ -360,6 +368,9 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 			if m.name == "fire_rate" {
 				band = s.Thresholds.FireRateChangeMax
 			}
+			if rep.Weak() {
+				m.label = weakMark(m.label)
+			}
 			if svg := forestPlot(c, m, conf, band); svg != "" {
 				hc.Forests = append(hc.Forests, template.HTML(svg)) // built from escaped text only
 			}
@@ -421,6 +432,9 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	}
 	for _, f := range rep.Failures {
 		page.Alerts = append(page.Alerts, htmlAlert{Broken: f.Broken, Lines: f.Lines()})
+	}
+	if rep.Weak() {
+		page.markWeak()
 	}
 	var b bytes.Buffer
 	if err := pageTemplate().Execute(&b, page); err != nil {

@@ -97,6 +97,9 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 			{"model", j.Model}, {"model_digest", j.ModelDigest}, {"prompt_version", j.PromptVersion},
 			{"run_id", j.RunID},
 		}}
+		if rep.Weak() {
+			suite.Properties = append(suite.Properties, junitProperty{"label_source", "weak"})
+		}
 		gated := !j.IsBaseline || len(s.Judges) == 1
 		rows := j.Rules
 		if j.Total != nil {
@@ -106,6 +109,10 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 			for _, c := range r.Criteria {
 				tc := junitCase{Classname: j.Judge, Name: r.RuleID + "/" + c.Name, Time: "0"}
 				msg := fmt.Sprintf("%s: %s", c.Status, Explain(c))
+				if rep.Weak() && onLabels(c.Name+" "+msg) {
+					tc.Name += " (weak labels)"
+					msg += " (on weak labels: " + WeakBanner + ")"
+				}
 				switch {
 				case !gated && c.Status != metrics.StatusPass:
 					tc.Skipped = &junitMessage{Message: "baseline, not part of the verdict: " + msg}

@@ -37,6 +37,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "[^%d]", i+1)
 		}
 	}
+	if rep.Weak() {
+		b.WriteString("\n\n> [!WARNING]\n> " + WeakBanner)
+	}
 	if rep.Run.Interrupted {
 		b.WriteString("\n\n> [!WARNING]\n> The run was interrupted: these figures cover only the cases replayed before it stopped.")
 	}
@@ -110,8 +113,14 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	if err := rep.markdownSlices(&b); err != nil {
 		return err
 	}
-	if err := rep.markdownCases(&b); err != nil {
+	var cases strings.Builder
+	if err := rep.markdownCases(&cases); err != nil {
 		return err
+	}
+	if rep.Weak() {
+		b.WriteString(weakText(cases.String())) // the labels that make them false are weak
+	} else {
+		b.WriteString(cases.String())
 	}
 	if len(warnings) > 0 {
 		b.WriteString("\n")
@@ -206,7 +215,7 @@ func criteriaResults(s *metrics.Summary) []criterionResult {
 // whyGrid lists the FAIL and INCONCLUSIVE criteria with the sentence
 // metrics wrote about each; nil when every criterion passed or was N/A.
 func (rep *Report) whyGrid() *grid {
-	g := &grid{header: []string{"judge", "rule", "criterion", "status", "why"}}
+	g := &grid{header: []string{"judge", "rule", "criterion", "status", "why"}, weak: rep.Weak()}
 	for _, cr := range criteriaResults(rep.Summary) {
 		if cr.c.Status == metrics.StatusFail || cr.c.Status == metrics.StatusInconclusive {
 			g.add(cr.judge, ruleLabel(cr.rule), cr.c.Name, string(cr.c.Status), Explain(cr.c))
@@ -254,6 +263,11 @@ func (rep *Report) naLines() (lines []string, n int) {
 	lines = make([]string, len(order))
 	for i, k := range order {
 		lines[i] = fmt.Sprintf("%s — %s: %s", k.name, k.reason, strings.Join(groups[k], ", "))
+	}
+	if rep.Weak() {
+		for i := range lines {
+			lines[i] = weakMark(lines[i])
+		}
 	}
 	return lines, n
 }

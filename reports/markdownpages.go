@@ -16,6 +16,9 @@ func (rep *Report) markdownComparison(b *strings.Builder, c *metrics.Comparison,
 	conf := rep.Summary.Thresholds.Confidence
 	fmt.Fprintf(b, "\n### Baseline vs candidate: %s vs %s\n\n", mdEscape(c.Candidate), mdEscape(c.Baseline))
 	total := totalFiguresGrid(c, conf)
+	if total != nil {
+		total.weak = rep.Weak()
+	}
 	if total == nil {
 		for i, g := range rep.comparisonGrids(c) {
 			if i > 0 {
@@ -41,6 +44,7 @@ func (rep *Report) markdownComparison(b *strings.Builder, c *metrics.Comparison,
 			if i > 0 {
 				b.WriteString("\n")
 			}
+			g.weak = rep.Weak()
 			if err := g.render(b, FormatMarkdown); err != nil {
 				return err
 			}
@@ -59,7 +63,9 @@ func (rep *Report) markdownComparison(b *strings.Builder, c *metrics.Comparison,
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		if err := sliceGrid(c, kind, conf).render(b, FormatMarkdown); err != nil {
+		sg := sliceGrid(c, kind, conf)
+		sg.weak = rep.Weak()
+		if err := sg.render(b, FormatMarkdown); err != nil {
 			return err
 		}
 	}

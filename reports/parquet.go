@@ -22,29 +22,32 @@ import (
 // the write buffer its pointers point at the row's own unexported storage,
 // so buffering never aliases the caller's Result and costs no allocation.
 type decisionRow struct {
-	RunID         string   `parquet:"run_id,dict"`
-	CaseID        string   `parquet:"case_id"`
-	SessionID     string   `parquet:"session_id"`
-	Seq           int64    `parquet:"seq"`
-	Judge         string   `parquet:"judge,dict"`
-	Model         string   `parquet:"model,optional,dict"`
-	ModelDigest   string   `parquet:"model_digest,optional,dict"`
-	PromptVersion string   `parquet:"prompt_version,optional,dict"`
-	RuleID        string   `parquet:"rule_id,dict"`
-	RuleVersion   int32    `parquet:"rule_version"`
-	RuleClass     string   `parquet:"rule_class,dict"`
-	Label         string   `parquet:"label,optional,dict"`
-	Source        string   `parquet:"source,dict"`
-	Result        string   `parquet:"result,optional,dict"`
-	Confidence    *float64 `parquet:"confidence,optional"`
-	Fired         bool     `parquet:"fired"`
-	Action        string   `parquet:"action,dict"`
-	GateAction    string   `parquet:"gate_action,dict"`
-	LatencyMS     *float64 `parquet:"latency_ms,optional"`
-	Status        string   `parquet:"status,dict"`
-	Error         string   `parquet:"error,optional,dict"`
-	Fingerprint   *fp32    `parquet:"fingerprint,optional"`
-	Tags          []string `parquet:"tags,optional,list"`
+	RunID         string `parquet:"run_id,dict"`
+	CaseID        string `parquet:"case_id"`
+	SessionID     string `parquet:"session_id"`
+	Seq           int64  `parquet:"seq"`
+	Judge         string `parquet:"judge,dict"`
+	Model         string `parquet:"model,optional,dict"`
+	ModelDigest   string `parquet:"model_digest,optional,dict"`
+	PromptVersion string `parquet:"prompt_version,optional,dict"`
+	RuleID        string `parquet:"rule_id,dict"`
+	RuleVersion   int32  `parquet:"rule_version"`
+	RuleClass     string `parquet:"rule_class,dict"`
+	Label         string `parquet:"label,optional,dict"`
+	// LabelSource is "weak" when Label is a weak label (run
+	// --weak-labels: a user's override, not a review); null otherwise.
+	LabelSource string   `parquet:"label_source,optional,dict"`
+	Source      string   `parquet:"source,dict"`
+	Result      string   `parquet:"result,optional,dict"`
+	Confidence  *float64 `parquet:"confidence,optional"`
+	Fired       bool     `parquet:"fired"`
+	Action      string   `parquet:"action,dict"`
+	GateAction  string   `parquet:"gate_action,dict"`
+	LatencyMS   *float64 `parquet:"latency_ms,optional"`
+	Status      string   `parquet:"status,dict"`
+	Error       string   `parquet:"error,optional,dict"`
+	Fingerprint *fp32    `parquet:"fingerprint,optional"`
+	Tags        []string `parquet:"tags,optional,list"`
 
 	BaselineResult     string   `parquet:"baseline_result,optional,dict"`
 	CallIndex          *int32   `parquet:"call_index,optional"`
@@ -381,7 +384,7 @@ func createPart(dir string, meta RunInfo, weighted bool) (*runPart, error) {
 // source, status, error and the call columns (rare values), the ids, seq
 // and times.
 var (
-	decisionsNoBounds = []string{"rule_id", "rule_class", "label", "result", "action", "gate_action",
+	decisionsNoBounds = []string{"rule_id", "rule_class", "label", "label_source", "result", "action", "gate_action",
 		"baseline_result", "fingerprint", "tool_name", "category"}
 	gatesNoBounds = []string{"gate_action", "expected_action", "tool_name", "category"}
 )
@@ -444,6 +447,10 @@ func (w *RunWriter) Write(r *replay.Result) error {
 	for i := range r.Rules {
 		d := &p.decBuf[p.nDec]
 		fillDecision(d, r, &r.Rules[i])
+		d.LabelSource = ""
+		if d.Label != "" {
+			d.LabelSource = w.info.LabelSource
+		}
 		d.caseColumns.fill(r, w.info.Created)
 		if p.weights != nil {
 			p.weights[p.nDec] = w.weigh(r.CaseID, r.Rules[i].RuleID, string(r.Rules[i].Label))

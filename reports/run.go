@@ -46,6 +46,11 @@ type RunInfo struct {
 	// decisions.parquet and gates.parquet in the run directory, "hive"
 	// for one judge=<identity>/ pair per judge (see JudgeDir).
 	Layout string `json:"layout,omitempty"`
+	// LabelSource is "weak" when the run's labels are the cases' weak
+	// labels (run --weak-labels): every figure on labels is then a figure
+	// on weak labels and every report says so; "" for the datasets' own
+	// labels.
+	LabelSource string `json:"label_source,omitempty"`
 	// Cases counts the valid cases read; InvalidLines the lines skipped with
 	// --skip-invalid.
 	Cases        int64 `json:"cases"`

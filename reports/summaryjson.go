@@ -25,6 +25,9 @@ type summaryJSON struct {
 	Cost map[string]*JudgeCost `json:"cost,omitempty"`
 	// JudgeFailures: judges with failed calls and their top error messages.
 	JudgeFailures []JudgeFailures `json:"judge_failures"`
+	// LabelSource is "weak" when the figures on labels rest on weak labels
+	// (run --weak-labels); absent otherwise.
+	LabelSource string `json:"label_source,omitempty"`
 	*metrics.Summary
 }
 
@@ -40,7 +43,7 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 	}
 	return enc.Encode(summaryJSON{Schema: SummarySchema, Run: &run, ExitCode: rep.Exit,
 		Inconclusive: rep.Inconclusive, Filtered: rep.Run.Filter != nil, Cost: rep.costs(),
-		JudgeFailures: nonNil(rep.Failures), Summary: rep.Summary})
+		JudgeFailures: nonNil(rep.Failures), LabelSource: rep.Run.LabelSource, Summary: rep.Summary})
 }
 
 func nonNil(f []JudgeFailures) []JudgeFailures {

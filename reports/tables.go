@@ -230,14 +230,18 @@ func (rep *Report) headline(markdown bool) string {
 	if rep.Summary.Verdict == metrics.VerdictInconclusive && rep.Inconclusive != "" {
 		s += ", --inconclusive=" + rep.Inconclusive
 	}
-	return s + ")"
+	s += ")"
+	if rep.Weak() {
+		s += " on weak labels: precision and recall (weak) rest on users' overrides, not reviews"
+	}
+	return s
 }
 
 // judgesGrid lays the judges out side by side: one column per judge, one
 // row per figure, so two models read like a benchstat comparison.
 func (rep *Report) judgesGrid() *grid {
 	js := rep.Summary.Judges
-	g := &grid{header: []string{""}, right: []bool{false}}
+	g := &grid{header: []string{""}, right: []bool{false}, weak: rep.Weak()}
 	for _, j := range js {
 		g.header = append(g.header, judgeHeader(j))
 		g.right = append(g.right, true)
@@ -452,6 +456,7 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 		header: []string{"rule", "class", "judge", "labeled", "TP/FP/FN/TN", "precision", "recall",
 			"unknown", "fire rate", "baseline recall", "failing", "open", "verdict"},
 		right: []bool{false, false, false, true, true, true, true, true, true, true, false, false, false},
+		weak:  rep.Weak(),
 	}
 	repeats := hasRepeats(s)
 	if repeats {
@@ -536,7 +541,7 @@ func tsvColumns(repeats bool) []column[metricsRow] {
 func (rep *Report) machineRulesGrid() *grid {
 	s := rep.Summary
 	cols := tsvColumns(hasRepeats(s))
-	g := &grid{}
+	g := &grid{weak: rep.Weak()}
 	for _, c := range cols {
 		name := c.name
 		if name == "rule_class" {
@@ -613,7 +618,7 @@ func (rep *Report) sliceGrids() []*grid {
 	for _, sl := range rep.Summary.Slices {
 		if g == nil || g.header[0] != "by "+sl.Slice {
 			g = &grid{header: []string{"by " + sl.Slice, "judge", "cases", "precision", "recall", "unknown", "fire rate", "verdict"},
-				right: []bool{false, false, true, true, true, true, true, false}}
+				right: []bool{false, false, true, true, true, true, true, false}, weak: rep.Weak()}
 			g.notes = []string{"Slices describe where judges differ; their verdicts do not count in the run's."}
 			gs = append(gs, g)
 		}

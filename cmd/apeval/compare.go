@@ -149,6 +149,9 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	if err != nil {
 		return err
 	}
+	if err := refuseWeakWithLabels(o.Labels, infos[0].LabelSource); err != nil {
+		return err
+	}
 	lab, err := newLabelSink(o.Labels)
 	if err != nil {
 		return err

@@ -146,6 +146,9 @@ func openRuns(dirs []string) (*runSet, error) {
 		}
 		rs.infos = append(rs.infos, info)
 	}
+	if _, err := checkLabelSources(dirs, rs.infos); err != nil {
+		return nil, err
+	}
 	return rs, nil
 }
 
@@ -233,6 +236,9 @@ func (e *evalOptions) spec(rs *runSet, errOut stdio.Writer) (evalSpec, error) {
 	}
 	base, err := e.baseline(rs)
 	if err != nil {
+		return evalSpec{}, err
+	}
+	if err := refuseWeakWithLabels(e.Labels, rs.infos[0].LabelSource); err != nil {
 		return evalSpec{}, err
 	}
 	lab, err := newLabelSink(e.Labels)

@@ -97,3 +97,61 @@ func (l *labelSink) apply(s *metrics.Summary) error {
 	}
 	return nil
 }
+
+// weakLabelsHelp is the help of run --weak-labels.
+const weakLabelsHelp = "take each case's weak labels (weak_labels: a user's override, not a review) as its labels; the dataset's own labels are set aside, never mixed in; run.json, decisions.parquet (label_source) and every report name the figures weak"
+
+// weakSwap makes each case's weak labels its labels (run --weak-labels)
+// and counts what it set aside.
+type weakSwap struct {
+	cases, weak, human int64
+}
+
+func (w *weakSwap) swap(c *datasets.Case) {
+	w.cases++
+	if len(c.WeakLabels) > 0 {
+		w.weak++
+	}
+	if len(c.Labels) > 0 {
+		w.human++
+	}
+	c.Labels, c.WeakLabels = c.WeakLabels, nil
+}
+
+// message says what the figures rest on.
+func (w *weakSwap) message() string {
+	m := fmt.Sprintf("--weak-labels: precision and recall are computed on weak labels (%d of %d cases carry one); they are a signal, not ground truth", w.weak, w.cases)
+	if w.human > 0 {
+		m += fmt.Sprintf("; the dataset's own labels of %d cases are set aside, not mixed in", w.human)
+	}
+	return m
+}
+
+// checkLabelSources refuses run directories whose labels come from
+// different sources (weak and not): their figures would mix weak labels
+// with people's. It returns the common source.
+func checkLabelSources(dirs []string, infos []reports.RunInfo) (string, error) {
+	for i := 1; i < len(infos); i++ {
+		if infos[i].LabelSource != infos[0].LabelSource {
+			return "", usagef("%s and %s were made on different labels (%s and %s): weak labels are never mixed with people's; read them apart",
+				dirs[0], dirs[i], labelSourceName(infos[0].LabelSource), labelSourceName(infos[i].LabelSource))
+		}
+	}
+	return infos[0].LabelSource, nil
+}
+
+func labelSourceName(s string) string {
+	if s == datasets.LabelSourceWeak {
+		return "weak labels (run --weak-labels)"
+	}
+	return "the datasets' labels"
+}
+
+// refuseWeakWithLabels refuses --labels on runs made on weak labels: the
+// queue's design weights would combine people's labels with weak ones.
+func refuseWeakWithLabels(files []string, source string) error {
+	if len(files) > 0 && source == datasets.LabelSourceWeak {
+		return usagef("--labels on a run made with --weak-labels: weak labels are never mixed with people's; rerun without --weak-labels to weigh people's labels")
+	}
+	return nil
+}

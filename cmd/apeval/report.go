@@ -283,6 +283,10 @@ func runGate(ctx context.Context, o *gateOptions, io IO) error {
 		return err
 	}
 	fmt.Fprintf(io.Out, "verdict\t%s\n", rep.Summary.Verdict)
+	if rep.Weak() {
+		// A line of its own: a script reading "verdict" keeps working.
+		fmt.Fprintf(io.Out, "label_source\tweak\t%s\n", reports.WeakBanner)
+	}
 	if rep.Run.Partial != "" {
 		fmt.Fprintf(io.Err, "apeval: the run is partial (%s): no verdict gates on it\n", rep.Run.Partial)
 	}

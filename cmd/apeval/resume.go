@@ -81,6 +81,9 @@ func (o *runOptions) applyResume(cmd *cobra.Command) error {
 	if unset("timeout") && s.Timeout > 0 {
 		o.Timeout = time.Duration(s.Timeout)
 	}
+	if unset("weak-labels") {
+		o.WeakLabels = info.LabelSource == datasets.LabelSourceWeak
+	}
 	if unset("inconclusive") {
 		o.Inconclusive = s.Inconclusive
 	}

@@ -54,6 +54,7 @@ type runOptions struct {
 	RunID           string
 	By              []string
 	Labels          []string
+	WeakLabels      bool
 	Judge           judgeFlags
 	Filter          filterFlags
 	Budget          budgetFlags
@@ -177,6 +178,7 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 		byVar(f, &o.By)
 		registerLabels(f, &o.Labels)
 	}
+	f.BoolVar(&o.WeakLabels, "weak-labels", false, weakLabelsHelp)
 	o.Judge.register(f)
 	o.Filter.register(f)
 	o.Budget.register(f)
@@ -227,6 +229,9 @@ func (o *runOptions) validate(getenv func(string) string) error {
 	}
 	if err := checkLabels(o.Labels, o.By); err != nil {
 		return err
+	}
+	if o.WeakLabels && len(o.Labels) > 0 {
+		return usagef("--weak-labels and --labels exclude each other: weak labels are never mixed with people's labels")
 	}
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be positive, got %s", o.Timeout)
@@ -372,6 +377,9 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 		return err
 	}
 
+	if res.weak != nil {
+		fmt.Fprintf(io.Err, "apeval: %s\n", res.weak.message())
+	}
 	if res.invalid > 0 {
 		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.invalid, res.firstInvalid)
 	}
@@ -557,6 +565,9 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		Settings:    o.settings(entries, p.baseline),
 		Layout:      o.layout,
 	}
+	if o.WeakLabels {
+		info.LabelSource = datasets.LabelSourceWeak
+	}
 	// The resolved kill criteria travel with the run: report, gate and
 	// merge use them (run and replay alike).
 	t := metrics.ThresholdsOf(p.crit)
@@ -599,6 +610,7 @@ type replayed struct {
 	interrupted  bool
 	invalid      int64
 	firstInvalid error
+	weak         *weakSwap // --weak-labels: what the swap counted
 }
 
 // replay replays the dataset through every judge, writes each result to
@@ -623,6 +635,9 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	rd := p.src.reader(p.pol)
 	defer rd.Close()
 	in := &caseFeed{r: rd, invalid: datasets.InvalidLines{Skip: o.SkipInvalid}, shard: o.shard, sel: p.sel, errOut: io.Err, stop: &o.Budget.stopped, stray: p.stray}
+	if o.WeakLabels {
+		in.weak = &weakSwap{}
+	}
 	var cut budgetCut
 
 	ropts := replay.Options{
@@ -718,7 +733,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		return replayed{}, err
 	}
 	p.committed = true
-	return replayed{stats: rstats, interrupted: interrupted, invalid: in.invalid.Count, firstInvalid: in.invalid.First, dropped: cut.dropped}, nil
+	return replayed{stats: rstats, interrupted: interrupted, invalid: in.invalid.Count, firstInvalid: in.invalid.First, dropped: cut.dropped, weak: in.weak}, nil
 }
 
 // needsRecordedNames reports whether the judge list must be completed from

@@ -257,6 +257,9 @@ type caseFeed struct {
 	stop *atomic.Bool
 	// stray, when set, notes labels naming rules the policy lacks.
 	stray *strayLabels
+	// weak, when set (run --weak-labels), makes each case's weak labels
+	// its labels.
+	weak *weakSwap
 
 	cases   int64
 	valid   int64 // valid cases read, in any shard
@@ -277,6 +280,9 @@ func (f *caseFeed) next() (*datasets.Case, bool) {
 			continue // failing anyway: keep reading only to list every bad line
 		}
 		f.valid++
+		if f.weak != nil {
+			f.weak.swap(rec.Case)
+		}
 		if f.stray != nil {
 			f.stray.check(rec.Case)
 		}
