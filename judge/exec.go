@@ -168,7 +168,16 @@ func (e *Exec) Judge(ctx context.Context, req Request) Response {
 			actx, cancel = context.WithTimeout(ctx, e.timeout)
 		}
 		defer cancel()
-		return c.call(actx, line, asked)
+		resp, retry := c.call(actx, line, asked)
+		if c.lost {
+			// A one-shot plugin found out: its next process, started
+			// without a warm-up, answers this call.
+			c.lost = false
+			if err := c.ready(actx); err == nil {
+				resp, retry = c.call(actx, line, asked)
+			}
+		}
+		return resp, retry
 	})
 	resp.Latency -= excluded
 	if resp.Status == StatusError && (resp.Cause == "" || resp.Cause == CauseTransport || resp.Cause == CauseOther) {
@@ -229,6 +238,13 @@ type child struct {
 	exitErr   error
 	crashes   int
 	nextStart time.Time
+	// handshake: this process's first line was the ready line; answered:
+	// the calls it answered. oneShot: the plugin answers one request per
+	// process (it exited after its warm-up answer without a ready line), so
+	// its processes get no warm-up and their exit after an answer is no
+	// crash. lost: the call found such a process gone and is sent again.
+	handshake, oneShot, lost bool
+	answered                 int
 	// startWait bounds the wait for a new process's first line (the ready
 	// line or its answer to the warm-up request).
 	startWait time.Duration
@@ -277,7 +293,8 @@ func (c *child) ready(ctx context.Context) (err error) {
 	if c.proc != nil {
 		select {
 		case <-c.exited:
-			c.reap(true)
+			// A one-shot plugin's process ends after its answer: expected.
+			c.reap(!c.oneShot || c.answered == 0)
 		default:
 			return nil
 		}
@@ -343,8 +360,10 @@ func (c *child) ready(ctx context.Context) (err error) {
 	c.lines = make(chan []byte, 1)
 	c.exited = make(chan struct{})
 	lines, exited, maxLine := c.lines, c.exited, c.maxLine
+	c.handshake, c.answered = false, 0
 	defer func() {
-		if err == nil {
+		// A one-shot plugin's only answer is its call's: no warm-up.
+		if err == nil && !c.oneShot {
 			err = c.warmUp(ctx)
 		}
 	}()
@@ -447,6 +466,7 @@ func (c *child) warmUp(ctx context.Context) error {
 				return &startFailure{resp: tooLarge(c.maxLine)}
 			}
 			if ok {
+				c.handshake = bytes.Equal(line, readyLine)
 				return nil
 			}
 		case <-wctx.Done():
@@ -484,13 +504,13 @@ func (c *child) call(ctx context.Context, line []byte, asked []string) (Response
 			c.reap(false)
 			return failed(ctx, ctx.Err())
 		}
-		return Response{Status: StatusError, Cause: CausePlugin, Error: "plugin exited: " + c.reap(true)}, true
+		return c.gone()
 	}
 	for {
 		select {
 		case ans, ok := <-c.lines:
 			if !ok {
-				return Response{Status: StatusError, Cause: CausePlugin, Error: "plugin exited: " + c.reap(true)}, true
+				return c.gone()
 			}
 			if isWarmupAnswer(ans) {
 				continue // a plugin that wrote the ready line and answered the warm-up too
@@ -502,6 +522,7 @@ func (c *child) call(ctx context.Context, line []byte, asked []string) (Response
 				return tooLarge(c.maxLine), false
 			}
 			c.crashes = 0
+			c.answered++
 			return answered(ans, asked), false
 		case <-ctx.Done():
 			// The answer may still come; a fresh process is the only way to
@@ -511,6 +532,25 @@ func (c *child) call(ctx context.Context, line []byte, asked []string) (Response
 			return failed(ctx, ctx.Err())
 		}
 	}
+}
+
+// gone is the call's response when its process exited without answering.
+// A process that said no ready line, answered its warm-up and exited
+// before any call is a one-shot plugin: the warm-up took its only answer,
+// so it is restarted without a warm-up and the call sent again (lost).
+func (c *child) gone() (Response, bool) {
+	if !c.oneShot && !c.handshake && c.answered == 0 {
+		c.oneShot, c.lost = true, true
+		c.reap(false)
+		return Response{Status: StatusError, Cause: CausePlugin, Error: "plugin exited after its warm-up answer"}, true
+	}
+	if c.oneShot && c.answered > 0 {
+		// Its process had given its one answer and was on its way out.
+		c.lost = true
+		c.reap(false)
+		return Response{Status: StatusError, Cause: CausePlugin, Error: "plugin exited after its answer"}, true
+	}
+	return Response{Status: StatusError, Cause: CausePlugin, Error: "plugin exited: " + c.reap(true)}, true
 }
 
 // isWarmupAnswer reports whether a line is the ready line or an answer to

@@ -137,3 +137,26 @@ func TestCacheFullDiskIsNotDamage(t *testing.T) {
 		t.Fatalf("moved aside: %v", left)
 	}
 }
+
+// A plugin that answers one request and exits (one process per call, no
+// ready line) costs no call its answer: the warm-up's answer is its only
+// one, so it is restarted without a warm-up, and every call is answered
+// with --retries 0 (issue 35 point 17).
+func TestExecOneShotPluginAnswersEveryCall(t *testing.T) {
+	t.Parallel()
+	starts := filepath.Join(t.TempDir(), "starts")
+	answer := `{"version":1,"decisions":[{"rule_id":"del","result":"no_match"},{"rule_id":"send","result":"no_match"},{"rule_id":"style","result":"no_match"}]}`
+	cmd := fmt.Sprintf(`echo start >> %s; read line; echo '%s'; exit 0`, starts, answer)
+	e := openExec(t, cmd, Config{Timeout: 20 * time.Second})
+	const calls = 12
+	for i := 0; i < calls; i++ {
+		if resp := e.Judge(context.Background(), execRequest("ls")); resp.Status != StatusOK {
+			t.Fatalf("call %d: %+v", i, resp)
+		}
+	}
+	b, _ := os.ReadFile(starts)
+	// One process per call, plus the first one's warm-up.
+	if n := strings.Count(string(b), "start"); n > calls+1 {
+		t.Fatalf("%d processes for %d calls", n, calls)
+	}
+}

@@ -74,7 +74,7 @@ type judgeCase struct {
 
 // Data is a run's answers in compact form: every case, aligned across the
 // run's judges by case ID, each with its session, each judge's rule rows,
-// latency and tokens. It holds about 48 bytes per decision row and 48 per
+// latency and tokens. It holds about 16 bytes per decision row and 48 per
 // case × judge, plus the case and session IDs (see docs/simulate.md, "Memory").
 type Data struct {
 	Judges  []Judge
