@@ -76,8 +76,10 @@ func (n *namedErrReader) Read(p []byte) (int, error) {
 }
 
 // OpenInput opens a file ("-" = stdin) for streaming, decompressing gzip
-// and zstd by magic bytes. Close the returned closer when done.
-func OpenInput(path string, stdin io.Reader) (*bufio.Reader, io.Closer, error) {
+// and zstd by magic bytes. Close the returned closer when done. An Opener
+// as the last argument reads names with a scheme (s3://…).
+func OpenInput(path string, stdin io.Reader, urls ...Opener) (*bufio.Reader, io.Closer, error) {
+	o := first(urls)
 	var src io.Reader
 	var f io.ReadCloser
 	if path == "-" {
@@ -87,12 +89,12 @@ func OpenInput(path string, stdin io.Reader) (*bufio.Reader, io.Closer, error) {
 		src = stdin
 	} else {
 		var err error
-		if f, err = openPath(path); err != nil {
+		if f, err = o.open(path); err != nil {
 			return nil, nil, err
 		}
 		src = f
 	}
-	br, release, err := Decompress(bufio.NewReaderSize(src, 1<<20), displayName(path))
+	br, release, err := Decompress(bufio.NewReaderSize(src, 1<<20), o.display(path))
 	if err != nil {
 		if f != nil {
 			_ = f.Close()

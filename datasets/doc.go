@@ -39,6 +39,12 @@
 //	sessions.go    SessionFilter: the whole sessions --tag, --limit and --sample keep
 //	invalid.go     InvalidLines: skip invalid lines or fail after listing them
 //	samplelabels.go  the apeval.labels/v1 queue and labels files; the synced appender
+//	fastdecode_lists.go  the fast decoder's lists of known fields
+//	idset.go       the duplicate-id check's set (spilled past DefaultMaxIDsInMemory)
+//	seq.go         SeqError: a session's records out of seq order
+//	bytool.go      per-tool rows of `datasets stats`
+//	remote.go      Opener: datasets in object storage, opened by the program's opener
+//	lock_unix.go, lock_other.go  the labels file's lock
 //
 // The record format and its field rules are in README.md (Cases) and on
 // the Case type.

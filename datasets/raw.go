@@ -22,16 +22,17 @@ import (
 // stops the scan with a *LineError; so does a line longer than
 // DefaultMaxLineBytes. "-" reads stdin (shown as StdinName). An error from
 // fn stops the scan and is returned as is.
-func ScanRaw(paths []string, stdin io.Reader, fn func(id string, line []byte, source string) error) error {
+// An Opener as the last argument reads names with a scheme (s3://…).
+func ScanRaw(paths []string, stdin io.Reader, fn func(id string, line []byte, source string) error, urls ...Opener) error {
 	for _, p := range paths {
-		if err := scanRawFile(p, stdin, fn); err != nil {
+		if err := scanRawFile(p, stdin, fn, first(urls)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func scanRawFile(path string, stdin io.Reader, fn func(id string, line []byte, source string) error) error {
+func scanRawFile(path string, stdin io.Reader, fn func(id string, line []byte, source string) error, urls Opener) error {
 	name := path
 	var src io.Reader
 	if path == "-" {
@@ -41,13 +42,13 @@ func scanRawFile(path string, stdin io.Reader, fn func(id string, line []byte, s
 		}
 		src = stdin
 	} else {
-		f, err := openPath(path)
+		f, err := urls.open(path)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		src = f
-		name = displayName(path)
+		name = urls.display(path)
 	}
 	br, release, err := Decompress(bufio.NewReaderSize(src, 1<<20), name)
 	if err != nil {

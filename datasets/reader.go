@@ -85,6 +85,8 @@ type Record struct {
 //
 // Set the exported fields before the first Scan. Always Close the Reader.
 type Reader struct {
+	// URLs opens names with a scheme (s3://…); nil reads local files only.
+	URLs Opener
 	// MaxLineBytes caps a line's length (default DefaultMaxLineBytes).
 	MaxLineBytes int
 	// Categories classifies tools whose record has no tool.category
@@ -172,7 +174,7 @@ func (r *Reader) start() {
 	work := make(chan *batch, 2*workers)
 	r.files = make([]string, len(r.paths))
 	for i, p := range r.paths {
-		r.files[i] = displayName(p)
+		r.files[i] = r.URLs.display(p)
 		if p == "-" {
 			r.files[i] = cmp.Or(r.StdinName, StdinName)
 		}
@@ -230,7 +232,7 @@ func (r *Reader) produceFile(idx int, path string, send func(*batch) bool) bool 
 		}
 		src = r.stdin
 	} else {
-		f, err := openPath(path)
+		f, err := r.URLs.open(path)
 		if err != nil {
 			send(&batch{fatal: err, done: make(chan struct{})})
 			return false
@@ -442,7 +444,7 @@ func (r *Reader) presize(b *batch) {
 	used := b.lines[len(b.lines)-1].end - b.lines[0].start + len(b.lines) // + newlines
 	var total int64
 	for _, p := range r.paths {
-		if p == "-" || IsURL(p) {
+		if p == "-" || r.URLs.IsURL(p) {
 			return
 		}
 		fi, err := os.Stat(p)

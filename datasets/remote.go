@@ -8,34 +8,40 @@ import (
 	"github.com/apeval/apeval/internal/mask"
 )
 
-// Datasets in object storage: a name with a scheme (s3://bucket/key) is
-// opened through the opener the program installs with SetURLOpener, and
-// streamed like a local file (decompressed by magic bytes, never read whole
-// into memory). The datasets package itself links no cloud SDK.
+// Opener opens dataset names with a scheme (s3://bucket/key) as streams,
+// read like a local file (decompressed by magic bytes, never whole into
+// memory). The datasets package itself links no cloud SDK (apeval-record
+// imports it): the program passes its opener where it reads datasets, as
+// Reader.URLs or the last argument of ScanRaw and OpenInput. A nil Opener
+// reads local files only.
+type Opener func(name string) (io.ReadCloser, error)
 
-var urlOpener func(name string) (io.ReadCloser, error)
-
-// SetURLOpener installs how names with a scheme ("s3://…") are opened.
-func SetURLOpener(open func(name string) (io.ReadCloser, error)) { urlOpener = open }
-
-// IsURL reports whether name is opened through the URL opener.
-func IsURL(name string) bool {
-	return urlOpener != nil && strings.Contains(name, "://")
+// IsURL reports whether name is opened through o.
+func (o Opener) IsURL(name string) bool {
+	return o != nil && strings.Contains(name, "://")
 }
 
-// displayName is how a dataset name appears in messages: a URL masked
-// (a query or the environment may hold a credential).
-func displayName(name string) string {
-	if IsURL(name) {
+// display is how a dataset name appears in messages: a URL masked (a
+// query or the environment may hold a credential).
+func (o Opener) display(name string) string {
+	if o.IsURL(name) {
 		return mask.Message(name)
 	}
 	return name
 }
 
-// openPath opens a local file or, for a URL, a stream of the object.
-func openPath(name string) (io.ReadCloser, error) {
-	if IsURL(name) {
-		return urlOpener(name)
+// open opens a local file or, for a URL, a stream of the object.
+func (o Opener) open(name string) (io.ReadCloser, error) {
+	if o.IsURL(name) {
+		return o(name)
 	}
 	return os.Open(name)
+}
+
+// first is the optional Opener argument of ScanRaw and OpenInput.
+func first(urls []Opener) Opener {
+	if len(urls) > 0 {
+		return urls[0]
+	}
+	return nil
 }

@@ -38,6 +38,11 @@
 //	prompt.go, prompts/  the prompt
 //	cache.go             Cache, CachedJudge
 //	check.go             `apeval judges check`
+//	budget.go            Budget: --max-calls and --budget-usd
+//	canonical.go         the judge input's canonical JSON (the cache key)
+//	label.go             WithServer: the server in a judge's identity
+//	limits.go            response size caps, Retry-After, error text for messages
+//	exec_unix.go, exec_other.go  plugin process groups per platform
 //
 // How each backend is called, what makes an answer valid, retries, latency
 // and the cache key are written once, in docs/judges.md.

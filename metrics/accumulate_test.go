@@ -287,7 +287,7 @@ func TestHandSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, key := range []string{`"judges":`, `"rule_id":"*"`, `"baseline_recall":null`, `"latency_p95_ms":1000`,
-		`"precision_min"`, fmt.Sprintf(`"samples_needed":%d`, *pc.SamplesNeeded), `"unknown":{"unknown":1,"invalid":1,"timeout":1,"error":0}`} {
+		`"precision_min"`, fmt.Sprintf(`"samples_needed":%d`, hintScan(1, 0.9, 1, true)), `"unknown":{"unknown":1,"invalid":1,"timeout":1,"error":0}`} {
 		if !strings.Contains(string(b), key) {
 			t.Errorf("summary JSON lacks %s", key)
 		}

@@ -50,10 +50,10 @@ func describeFromRunInfo(cl *reports.CaseLists, info reports.RunInfo) {
 	}
 	var r *datasets.Reader
 	if sample {
-		r = datasets.Open([]string{"-"}, datasets.SampleCases())
+		r = openDatasets([]string{"-"}, datasets.SampleCases())
 		r.StdinName = datasets.SampleName
 	} else {
-		r = datasets.Open(paths, nil)
+		r = openDatasets(paths, nil)
 	}
 	describeListedCases(cl, r)
 }

@@ -143,7 +143,7 @@ func diffCases(paths []string, infos []reports.RunInfo, io IO) (func(string) (*d
 			lines[id] = line{bytes.Clone(raw), source}
 		}
 		return nil
-	}); err != nil {
+	}, datasetURLs); err != nil {
 		return nil, usageError{err}
 	}
 	return func(id string) (*datasets.Case, error) {

@@ -163,7 +163,7 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 		}
 		lines[i], where[i] = bytes.Clone(line), source
 		return nil
-	}); err != nil {
+	}, datasetURLs); err != nil {
 		return usageError{err}
 	}
 	var missing []string

@@ -471,7 +471,7 @@ type weakLabel struct {
 
 // readWeakLabels reads the weak labels of datasets, in dataset order.
 func readWeakLabels(paths []string, io IO) ([]weakLabel, error) {
-	r := datasets.Open(paths, io.In)
+	r := openDatasets(paths, io.In)
 	var out []weakLabel
 	bad := 0
 	for r.Scan() {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/replay/automode"
 	"github.com/apeval/apeval/reports"
@@ -233,7 +232,7 @@ func runPolicyCoverage(_ context.Context, o *policyCoverageOptions, io IO) error
 	if !ok {
 		return usagef("policy coverage: %s has no rule %s (write it with apeval policy import --from claude-auto-mode)", o.Policy, automode.AggregateRuleID)
 	}
-	r := datasets.Open(o.Datasets, io.In)
+	r := openDatasets(o.Datasets, io.In)
 	bad := 0
 	for r.Scan() {
 		rec := r.Record()

@@ -112,17 +112,17 @@ func (s *source) reader(p *replay.Policy) *datasets.Reader {
 	var r *datasets.Reader
 	switch {
 	case s.sample:
-		r = datasets.Open([]string{"-"}, datasets.SampleCases())
+		r = openDatasets([]string{"-"}, datasets.SampleCases())
 		r.StdinName = datasets.SampleName
 	case s.temp != "":
 		f, err := os.Open(s.temp)
 		if err != nil {
 			f = nil // the Reader reports the failure on its first Scan
 		}
-		r = datasets.Open(s.paths, f)
+		r = openDatasets(s.paths, f)
 		s.open = append(s.open, f)
 	default:
-		r = datasets.Open(s.paths, s.stdin)
+		r = openDatasets(s.paths, s.stdin)
 	}
 	if len(p.Categories) > 0 {
 		r.Categories = datasets.CategoryMap(p.Categories)

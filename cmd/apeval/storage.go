@@ -12,12 +12,18 @@ import (
 // Object storage (docs/storage.md): datasets, run directories and merge
 // inputs may be s3://, gs://, azblob:// or file:// URLs. Every URL shown in a message or
 // written into run.json goes through mask.Message. The datasets package
-// links no cloud SDK (apeval-record imports it), so the program hands it
-// the opener.
-func init() {
-	datasets.SetURLOpener(func(name string) (io.ReadCloser, error) {
-		return objstore.OpenReader(context.Background(), name)
-	})
+// links no cloud SDK (apeval-record imports it), so every read of a
+// dataset passes it this opener (openDatasets, datasets.ScanRaw's last
+// argument).
+var datasetURLs datasets.Opener = func(name string) (io.ReadCloser, error) {
+	return objstore.OpenReader(context.Background(), name)
+}
+
+// openDatasets is datasets.Open with object-storage URLs readable.
+func openDatasets(paths []string, stdin io.Reader) *datasets.Reader {
+	r := datasets.Open(paths, stdin)
+	r.URLs = datasetURLs
+	return r
 }
 
 // expandDatasets replaces each object-storage URL among paths by the

@@ -13,6 +13,7 @@
 //	cause.go     Cause: why a call failed; the setup-class sentences
 //	recorded.go  the recorded and none judges
 //	reports.go   CheckReport, BudgetReport
+//	money.go     USD: amounts of money as reports print them
 package core
 
 import (
