@@ -98,6 +98,9 @@ func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*
 		retries:   cfg.Retries,
 		log:       cfg.log(),
 	}
+	if err := CheckOptions(cfg.Options); err != nil {
+		return nil, err
+	}
 	for k, v := range parseOptions(cfg.Options) {
 		switch k {
 		case "keep_alive":

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"sort"
@@ -226,6 +227,42 @@ func parseOptions(opts map[string]string) map[string]any {
 		out[k] = parseOptionValue(v)
 	}
 	return out
+}
+
+// numericOptions are the sampling options every backend takes as numbers,
+// with the range a value must fall in.
+var numericOptions = map[string][2]float64{
+	"temperature":       {0, 2},
+	"top_p":             {0, 1},
+	"min_p":             {0, 1},
+	"top_k":             {0, math.MaxInt32},
+	"seed":              {math.MinInt64, math.MaxInt64},
+	"max_tokens":        {1, math.MaxInt32},
+	"num_predict":       {-2, math.MaxInt32},
+	"num_ctx":           {1, math.MaxInt32},
+	"frequency_penalty": {-2, 2},
+	"presence_penalty":  {-2, 2},
+	"repeat_penalty":    {0, 100},
+}
+
+// CheckOptions refuses a sampling option whose value is not a number in
+// its range (--judge-option temperature=abc), which a server would reject
+// on every call or, worse, read as something else.
+func CheckOptions(opts map[string]string) error {
+	for k, v := range opts {
+		r, ok := numericOptions[k]
+		if !ok {
+			continue
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(f) {
+			return fmt.Errorf("judge option %s=%q: want a number", k, v)
+		}
+		if f < r[0] || f > r[1] {
+			return fmt.Errorf("judge option %s=%s: want a number from %g to %g", k, v, r[0], r[1])
+		}
+	}
+	return nil
 }
 
 func parseOptionValue(v string) any {

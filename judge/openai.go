@@ -78,6 +78,9 @@ func NewOpenAI(model string, prompt *Prompt, cfg Config) (*OpenAI, error) {
 		keyEnv = "OPENAI_API_KEY"
 	}
 	opts := map[string]any{"temperature": 0, "seed": DefaultSeed, "stream": false}
+	if err := CheckOptions(cfg.Options); err != nil {
+		return nil, err
+	}
 	for k, v := range parseOptions(cfg.Options) {
 		if reservedOpenAIFields[k] {
 			return nil, fmt.Errorf("judge option %s is set by apeval and cannot be overridden", k)

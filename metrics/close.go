@@ -289,6 +289,9 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, nS
 	js.Latencies = j.lat // sorted above; the summary keeps the only copy
 	j.caseList, j.lat, j.latSess = nil, nil, nil
 
+	if total.noLatency {
+		js.Warnings = append(js.Warnings, "its calls carry no recorded latency (every one at 0 ms): P50/P95/P99 are N/A, judge_p95_max is N/A and no latency comparison is made with it")
+	}
 	if missing := total.Missing; missing > 0 {
 		js.Warnings = append(js.Warnings, fmt.Sprintf("%d rule results are missing from the recording (the policy changed after it was recorded?); they are left out of this judge's rates", missing))
 	}

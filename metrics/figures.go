@@ -170,6 +170,9 @@ func latencyFigure(name string, base, cand callLats, q int, seed uint64, conf fl
 	nb, nc := len(base.ms), len(cand.ms)
 	f := Figure{Figure: name, Test: TestBootstrapCalls, N: int64(nb + nc),
 		NBaseline: new(int64(nb)), NCandidate: new(int64(nc))}
+	if unrecordedLatency(base.ms) || unrecordedLatency(cand.ms) {
+		return f // a side without recorded latency: nothing to compare (N/A)
+	}
 	if nb > 0 {
 		f.Baseline = ptr(NearestRank(base.ms, q, 100))
 	}
@@ -192,7 +195,7 @@ func latencyFigure(name string, base, cand callLats, q int, seed uint64, conf fl
 func latencyShift(base, cand []float64) Figure {
 	f := Figure{Figure: FigureLatencyShift, Test: TestMannWhitney, N: int64(len(base) + len(cand)),
 		NBaseline: new(int64(len(base))), NCandidate: new(int64(len(cand)))}
-	if len(base) == 0 || len(cand) == 0 {
+	if len(base) == 0 || len(cand) == 0 || unrecordedLatency(base) || unrecordedLatency(cand) {
 		return f
 	}
 	u, p := MannWhitney(base, cand)

@@ -284,3 +284,24 @@ func pairedQuantile(base, cand callLats, num, den int, seed uint64, conf float64
 	p = 2 * st.Survival(math.Abs(d)/se)
 	return d - t*se, d + t*se, p, TestQuantileSessions, true
 }
+
+// NoLatencyReason is why a judge whose calls carry no recorded latency
+// has no latency figures and judge_p95_max is N/A.
+const NoLatencyReason = "no recorded latency: every call of the judge is at exactly 0 ms, which no measured call is (a vendor's recorded decisions, or recordings without latency_ms), so its P50/P95/P99 are not known and its latency is not compared"
+
+// unrecordedLatency reports whether calls carry no recorded latency: there
+// are some and every one is exactly 0 ms. A measured call always takes
+// some time (a cached answer keeps the latency measured when it was made);
+// a recording without latency_ms, such as a vendor's own decisions
+// imported from its logs, reads as 0.
+func unrecordedLatency(ms []float64) bool {
+	if len(ms) == 0 {
+		return false
+	}
+	for _, v := range ms {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -141,6 +141,9 @@ type Row struct {
 	post [ruleLanes]*bbPosterior
 	// latP95 is the P95's interval as ranks, with its design effect.
 	latP95 quantileAt
+	// noLatency: the calls carry no recorded latency (unrecordedLatency);
+	// the latency figures are nil and judge_p95_max N/A.
+	noLatency bool
 
 	Verdict Verdict `json:"verdict" parquet:"verdict,dict"`
 	// Criteria evaluated at this row's scope: rule rows carry precision_min,

@@ -342,6 +342,9 @@ func (e *evaluator) judgeP95(r *Row) Criterion {
 	case e.crit.JudgeP95Max <= 0:
 		c.Status, c.Reason = StatusNA, "disabled in the kill criteria"
 		return c
+	case r.noLatency:
+		c.Status, c.Reason = StatusNA, NoLatencyReason
+		return c
 	case r.LatencyP95MS == nil:
 		c.Status, c.Reason = StatusNA, "no judge call was made (none was needed, or the none judge, which calls nothing); a cached answer counts with its stored latency"
 		return c
@@ -396,6 +399,10 @@ func minCallsForP95(conf float64) int {
 func (e *evaluator) latency(r *Row, c callLats) {
 	sorted := c.ms
 	if len(sorted) == 0 {
+		return
+	}
+	if unrecordedLatency(sorted) {
+		r.noLatency = true
 		return
 	}
 	r.LatencyP50MS = ptr(NearestRank(sorted, 50, 100))

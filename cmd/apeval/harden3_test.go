@@ -210,3 +210,16 @@ func TestLabelsFromAnotherRun(t *testing.T) {
 		t.Fatalf("half the labels: exit %d, no count of the matched labels (%q):\n%s", code, m, stderr)
 	}
 }
+
+// An apeval.toml that names no dataset says on stderr that the embedded
+// sample is evaluated (issue 35 point 15).
+func TestConfigWithoutDatasetSaysSample(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "apeval.toml")
+	os.WriteFile(cfg, []byte("# a project file that names no dataset\nconcurrency = 2\n"), 0o644)
+	code, _, stderr := apeval(t, "", "run", "--config", cfg, "--out", filepath.Join(dir, "out"), "-q")
+	if code == exitUsage || !strings.Contains(stderr, cfg+" names no dataset") || !strings.Contains(stderr, "embedded sample") {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+}

@@ -503,6 +503,10 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		}
 	}
 
+	if len(o.Datasets) == 0 && o.config != "" && o.Resume == "" {
+		// A project file without datasets is not silently the sample.
+		fmt.Fprintf(io.Err, "apeval: %s names no dataset (datasets = [\"cases.jsonl\"]) and no --dataset was given: evaluating the embedded sample dataset\n", o.config)
+	}
 	if p.src, err = openSource(o.Datasets, io.In); err != nil {
 		return nil, err
 	}

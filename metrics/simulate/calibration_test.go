@@ -103,15 +103,16 @@ func calibrateReps(smoke int) int {
 func TestCalibrationOperatingPoint(t *testing.T) {
 	reps := calibrateReps(150)
 	full := reps >= 1000
-	settings := []struct {
+	// naive: the setting must show the naive choice's optimism (with
+	// little session heterogeneity it hardly shows: measured, not asserted).
+	type setting struct {
 		sessions int
 		sigma    float64
-	}{{120, 0.8}}
+		naive    bool
+	}
+	settings := []setting{{120, 0.8, true}}
 	if full {
-		settings = []struct {
-			sessions int
-			sigma    float64
-		}{{120, 0.8}, {300, 0.8}, {120, 0.4}}
+		settings = []setting{{120, 0.8, true}, {300, 0.8, true}, {120, 0.4, false}}
 	}
 	pmin, conf := 0.70, 0.95
 	if v, err := strconv.ParseFloat(os.Getenv("APEVAL_OP_PMIN"), 64); err == nil {
@@ -168,7 +169,7 @@ func TestCalibrationOperatingPoint(t *testing.T) {
 		if cf < 0.925-slack {
 			t.Errorf("%d sessions, sigma %g: cross-fitted coverage %.3f < 0.925", st.sessions, st.sigma, cf)
 		}
-		if nv >= 0.925+slack {
+		if st.naive && nv >= 0.925+slack {
 			t.Errorf("%d sessions, sigma %g: the naive in-sample choice covers %.3f ≥ 0.925: the test does not show the optimism it guards against", st.sessions, st.sigma, nv)
 		}
 	}
