@@ -43,7 +43,8 @@
 //
 //	accumulate.go      Add: classification and counting per pair
 //	close.go           Close: rates and intervals from the counts
-//	verdict.go         kill criteria and verdicts
+//	criteria.go        Criteria, the one table of kill criteria, and Direction.Decide, the one verdict rule
+//	verdict.go         each criterion's evidence and the verdicts
 //	compare.go         Summary.Compare
 //	stream.go          reading the spill lists back
 //	disagreements.go   DisagreementFinder
@@ -57,6 +58,7 @@
 //	sequential.go      ConfidenceSequence: anytime-valid decisions over sessions (stopping early)
 //	figures.go         the comparison figures and their tests
 //	calibration_test.go the calibration suite (make calibrate): known truth, measured goals
+//	grid_test.go       the interval grid and the 11-rule GO rate (make calibrate; smoke in go test)
 //	samplequeue.go     BuildQueue: strata, allocation and order of a labeling queue
 //	sample.go          the design-weighted ratio estimator and its interval
 //	samplecrit.go      kill criteria and "+N more labels" on weighted figures
