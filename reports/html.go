@@ -90,7 +90,7 @@ type htmlComparison struct {
 	RuleTables []htmlTable
 	Slices     []htmlTable
 	Largest    string
-	WarnRefs   []int // numbers of the page's warnings about this comparison
+	WarnRefs   []int  // numbers of the page's warnings about this comparison
 	Legend     string // MarkLegend: what the hollow dots (~) mean
 	// Fallback: the tables of apeval compare when metrics gave no figures.
 	Fallback []htmlTable
