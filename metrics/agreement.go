@@ -26,7 +26,15 @@ type Kappa struct {
 	Kappa    *float64 `json:"kappa"`
 	Lo       *float64 `json:"kappa_lo"`
 	Hi       *float64 `json:"kappa_hi"`
+	// IntervalNA says why Lo and Hi are nil although Kappa is not: fewer
+	// than MinKappaItems items (one pair's bootstrap is [κ, κ], a width
+	// that means nothing).
+	IntervalNA string `json:"kappa_interval_na,omitempty"`
 }
+
+// MinKappaItems is the fewest items rated twice a kappa interval is given
+// for; below it the interval is N/A.
+const MinKappaItems = 10
 
 // agreementResamples is the number of bootstrap resamples of a kappa
 // interval.
@@ -111,6 +119,10 @@ func bootKappa(k Kappa, n int, conf float64, stat func([]int) (float64, float64,
 		return k
 	}
 	k.Kappa = ptr(kap)
+	if n < MinKappaItems {
+		k.IntervalNA = fmt.Sprintf("N/A: %d item(s) rated twice, fewer than %d: a bootstrap interval over so few items means nothing", n, MinKappaItems)
+		return k
+	}
 	rng := rand.New(rand.NewPCG(1, 0x6b61707061))
 	var boots []float64
 	for range agreementResamples {

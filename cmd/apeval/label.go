@@ -321,16 +321,16 @@ func runLabelAgreement(_ context.Context, o *labelAgreementOptions, io IO) error
 	fmt.Fprintln(tw, "rule\tbetween\tmethod\tpairs\tagree\tkappa\t95% CI")
 	for _, r := range rep.Rules {
 		for _, k := range append([]metrics.NamedKappa{{Between: "people", Kappa: r.People}}, r.Judges...) {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r.RuleID, k.Between, k.Method, k.Items, k.Observed, fmtPtr(k.Kappa.Kappa), fmtCI(k.Lo, k.Hi))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r.RuleID, k.Between, k.Method, k.Items, k.Observed, fmtPtr(k.Kappa.Kappa), kappaCI(k.Kappa))
 		}
 	}
 	for _, r := range weakRep {
 		k := r.People
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r.RuleID, "weak labels vs people", k.Method, k.Items, k.Observed, fmtPtr(k.Kappa), fmtCI(k.Lo, k.Hi))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r.RuleID, "weak labels vs people", k.Method, k.Items, k.Observed, fmtPtr(k.Kappa), kappaCI(k))
 	}
 	for _, r := range judgesWeak {
 		for _, k := range r.Judges {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r.RuleID, k.Between, k.Method, k.Items, k.Observed, fmtPtr(k.Kappa.Kappa), fmtCI(k.Lo, k.Hi))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r.RuleID, k.Between, k.Method, k.Items, k.Observed, fmtPtr(k.Kappa.Kappa), kappaCI(k.Kappa))
 		}
 	}
 	tw.Flush()
@@ -345,6 +345,15 @@ func fmtPtr(v *float64) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.3f", *v)
+}
+
+// kappaCI is a kappa's interval, or N/A with the item count below the
+// minimum.
+func kappaCI(k metrics.Kappa) string {
+	if k.IntervalNA != "" {
+		return fmt.Sprintf("N/A (n=%d < %d)", k.Items, metrics.MinKappaItems)
+	}
+	return fmtCI(k.Lo, k.Hi)
 }
 
 func fmtCI(lo, hi *float64) string {
