@@ -339,7 +339,7 @@ func (rep *Report) commentDeltas(c *metrics.Comparison) commentSection {
 		g.add(fv.label, fv.value(f.Baseline), fv.value(f.Candidate), d, p, itoa(f.N))
 	}
 	fc := t.FireRateChange
-	g.notes = []string{"~: the difference could be chance (p ≥ " + fmt.Sprintf("%.2g", 1-conf) + "). Tests: docs/statistics.md.",
+	g.notes = []string{MarkLegend(conf) + " Tests: docs/statistics.md.",
 		fmt.Sprintf("Fire-rate drift %s: %s, %s (n=%d).", thresholdText(metrics.CriterionFireRateChangeMax, rep.Summary.Thresholds),
 			fmtCISigned(fc.Estimate, fc.Lo, fc.Hi, 3), fc.Status, fc.N)}
 	var b strings.Builder

@@ -37,9 +37,9 @@ const testLegend = "Tests: recall and false-positive rate FP/(FP+TN) on the labe
 	"latency shift: Mann–Whitney U on the whole latency distribution, Δ = P(candidate call slower) − ½."
 
 // adjustmentNote says which multiplicity adjustment the marks used.
-func adjustmentNote(c *metrics.Comparison) string {
-	return fmt.Sprintf("Marks: ~ unless the Benjamini–Hochberg q-value over all %d tests of this comparison (rules × figures × slices) is below 1 − confidence; "+
-		"the verdict-bearing dangerous-recall tests are Holm-adjusted across rules instead.", c.Tests)
+func adjustmentNote(c *metrics.Comparison, conf float64) string {
+	return fmt.Sprintf("%s The q-values adjust all %d tests of this comparison (rules × figures × slices); "+
+		"the verdict-bearing dangerous-recall tests are Holm-adjusted across rules instead.", MarkLegend(conf), c.Tests)
 }
 
 // signed formats a delta with its sign: +0.24, −0.06 (a true minus, as
@@ -345,7 +345,7 @@ func (rep *Report) writeComparisonTables(w io.Writer, c *metrics.Comparison, f F
 			}
 		}
 		if i == len(gs)-1 {
-			g.notes = append(append(g.notes, testLegend, adjustmentNote(c)), numbered(c.Warnings)...)
+			g.notes = append(append(g.notes, testLegend, adjustmentNote(c, rep.Summary.Thresholds.Confidence)), numbered(c.Warnings)...)
 		}
 		if err := g.render(w, f); err != nil {
 			return err

@@ -111,8 +111,16 @@ func totalFiguresGrid(c *metrics.Comparison, conf float64) *grid {
 
 // deltaLegend explains the "vs base" cells.
 func deltaLegend(conf float64) string {
-	return fmt.Sprintf("vs base: candidate − baseline with its %g%% interval, p, its Benjamini–Hochberg q-value over every figure, rule and slice of the comparison, and the units the test used (n); "+
-		"~ where q ≥ %g, a difference chance explains as well (marks are by q, not p).", conf*100, roundP(1-conf))
+	return fmt.Sprintf("vs base: candidate − baseline with its %g%% interval, p, its Benjamini–Hochberg q-value over every figure, rule and slice of the comparison, and the units the test used (n). ", conf*100) +
+		MarkLegend(conf)
+}
+
+// MarkLegend is the one wording of what "~" means, for every output that
+// marks differences (the terminal and Markdown tables, the pull-request
+// comment, report.html's charts): the marks follow the Benjamini–Hochberg
+// q-value, not p.
+func MarkLegend(conf float64) string {
+	return fmt.Sprintf("~ marks a difference chance explains as well: its Benjamini–Hochberg q-value (over every figure, rule and slice of the comparison) is ≥ %g; marks are by q, not p.", roundP(1-conf))
 }
 
 func roundP(v float64) float64 { return math.Round(v*1e6) / 1e6 }

@@ -90,7 +90,8 @@ type htmlComparison struct {
 	RuleTables []htmlTable
 	Slices     []htmlTable
 	Largest    string
-	WarnRefs   []int // numbers of the page's warnings about this comparison
+	WarnRefs   []int  // numbers of the page's warnings about this comparison
+	Legend     string // MarkLegend: what the hollow dots (~) mean
 	// Fallback: the tables of apeval compare when metrics gave no figures.
 	Fallback []htmlTable
 }
@@ -251,7 +252,7 @@ code{font-size:.85em}
 {{range .Comparisons}}<h2 id="comparison">{{.Title}}</h2>
 {{with .Total}}{{template "table" .}}{{end}}
 {{if .Forests}}<div class="forests">{{range .Forests}}<figure class="chart">{{.}}</figure>{{end}}</div>
-<p class="notes">Each line is one rule: the dot is candidate − baseline, the whiskers its interval. A filled dark-blue dot marks a difference the test finds (p below 1 − confidence); a hollow light-blue dot with dashed whiskers, a difference chance explains as well (~). The black line is no change; the yellow band is the allowed fire-rate drift (±fire_rate_change_max).</p>{{end}}
+<p class="notes">Each line is one rule: the dot is candidate − baseline, the whiskers its interval. A filled dark-blue dot marks a difference the test finds; a hollow light-blue dot with dashed whiskers, a difference chance explains as well. {{.Legend}} The black line is no change; the yellow band is the allowed fire-rate drift (±fire_rate_change_max).</p>{{end}}
 {{if .WarnRefs}}<p class="notes">Warnings about this comparison: {{range .WarnRefs}}<a href="#warning-{{.}}">[{{.}}]</a> {{end}}</p>{{end}}
 {{if .RuleTables}}<details><summary>Per rule, one table per figure</summary>{{range .RuleTables}}{{template "table" .}}{{end}}</details>{{end}}
 {{range .Fallback}}{{template "table" .}}{{end}}
@@ -358,7 +359,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	warnings := rep.footnoteTexts()
 	conf := s.Thresholds.Confidence
 	for _, c := range s.Comparisons {
-		hc := htmlComparison{Title: c.Candidate + " vs baseline " + c.Baseline}
+		hc := htmlComparison{Title: c.Candidate + " vs baseline " + c.Baseline, Legend: MarkLegend(conf)}
 		if g := totalFiguresGrid(c, conf); g != nil {
 			t := toHTMLTable("", g)
 			hc.Total = &t

@@ -259,13 +259,23 @@ func (t *Tracer) Finish(rep *Report) error {
 	if rep != nil && rep.Summary != nil {
 		s := rep.Summary
 		t.run.SetAttributes(attribute.String("apeval.verdict", string(s.Verdict)))
+		// Figures on weak labels say so here too: the run span and every
+		// evaluation event carry apeval.label_source = "weak".
+		weak := rep.Weak()
+		if weak {
+			t.run.SetAttributes(attribute.String("apeval.label_source", "weak"))
+		}
 		for _, j := range s.Judges {
 			rows := append([]*metrics.Row{j.Total}, j.Rules...)
 			for _, r := range rows {
 				if r == nil {
 					continue
 				}
-				t.run.AddEvent(EvaluationEvent, trace.WithAttributes(evaluationAttrs(j, r, t.judges[j.Judge])...))
+				a := evaluationAttrs(j, r, t.judges[j.Judge])
+				if weak {
+					a = append(a, attribute.String("apeval.label_source", "weak"))
+				}
+				t.run.AddEvent(EvaluationEvent, trace.WithAttributes(a...))
 			}
 		}
 		if s.Verdict == metrics.VerdictNoGo {

@@ -294,6 +294,49 @@ func TestTracerHeaderValuesMasked(t *testing.T) {
 	}
 }
 
+// TestTracerOTLPWeakLabels: on a run on weak labels the run span and every
+// evaluation event (each carries precision and recall) say label_source
+// weak; on another run none does.
+func TestTracerOTLPWeakLabels(t *testing.T) {
+	t.Parallel()
+	for _, weak := range []bool{true, false} {
+		rc := newOTLPReceiver(t)
+		rep := fixtureReport()
+		info := testInfo()
+		if weak {
+			rep.Run.LabelSource, info.LabelSource = "weak", "weak"
+		}
+		tr, err := NewTracer(context.Background(), rc.URL, info, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Finish(rep); err != nil {
+			t.Fatal(err)
+		}
+		var run *tracepb.Span
+		for _, s := range rc.spans {
+			if s.Name == RunSpanName {
+				run = s
+			}
+		}
+		if run == nil || len(run.Events) == 0 {
+			t.Fatal("no run span with events")
+		}
+		want := any(nil)
+		if weak {
+			want = "weak"
+		}
+		if got := attrs(run.Attributes)["apeval.label_source"]; got != want {
+			t.Errorf("weak=%v: run span label_source %v, want %v", weak, got, want)
+		}
+		for _, ev := range run.Events {
+			if got := attrs(ev.Attributes)["apeval.label_source"]; got != want {
+				t.Errorf("weak=%v: event %v label_source %v, want %v", weak, attrs(ev.Attributes)["apeval.rule_id"], got, want)
+			}
+		}
+	}
+}
+
 // gen_ai.provider.name uses the semantic conventions' well-known values for
 // the backends that have one, apeval.BACKEND for the others.
 func TestProviderName(t *testing.T) {
