@@ -196,6 +196,8 @@ func providerName(backend string) string {
 		return "ollama"
 	case "openai":
 		return "openai"
+	case "anthropic":
+		return "anthropic" // a well-known gen_ai.provider.name value
 	}
 	return "apeval." + backend // exec, recorded, none
 }

@@ -336,3 +336,14 @@ func TestTracerOTLPWeakLabels(t *testing.T) {
 		}
 	}
 }
+
+// gen_ai.provider.name uses the semantic conventions' well-known values for
+// the backends that have one, apeval.BACKEND for the others.
+func TestProviderName(t *testing.T) {
+	t.Parallel()
+	for backend, want := range map[string]string{"ollama": "ollama", "openai": "openai", "anthropic": "anthropic", "exec": "apeval.exec", "recorded": "apeval.recorded"} {
+		if got := providerName(backend); got != want {
+			t.Errorf("providerName(%q) = %q, want %q", backend, got, want)
+		}
+	}
+}
