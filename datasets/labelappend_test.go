@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -250,4 +251,17 @@ func FuzzLabelAppender(f *testing.F) {
 			t.Fatalf("after a burst of 2×%d: %d labels (model %d), %v", k, len(got), len(model), err)
 		}
 	})
+}
+
+// A .json file that holds a JSON array says so on its first line's error,
+// naming datasets import (issue 35 point 15).
+func TestJSONArrayFileHint(t *testing.T) {
+	t.Parallel()
+	_, err := decodeLineInto(nil, []byte(`[{"id":"a","tool":{"name":"Bash"}},`), "cases.json", 1, nil, false)
+	if err == nil || !strings.Contains(err.Error(), "a JSON array, not JSON Lines") || !strings.Contains(err.Error(), "apeval datasets import") {
+		t.Fatalf("first line of an array: %v", err)
+	}
+	if _, err := decodeLineInto(nil, []byte(`[1,2]`), "cases.json", 1, nil, false); err == nil || !strings.Contains(err.Error(), "datasets import") {
+		t.Fatalf("a one-line array: %v", err)
+	}
 }

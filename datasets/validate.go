@@ -74,10 +74,15 @@ func decodeLineInto(c *Case, line []byte, file string, lineNo int, cats Category
 		return &LineError{File: file, Line: lineNo, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 	if first := firstNonSpace(line); first != '{' {
-		if json.Valid(line) {
-			return nil, fail("", "not a JSON object (got %s)", jsonKind(first))
+		hint := ""
+		if first == '[' && lineNo == 1 {
+			// A .json file holding one array of cases, not JSON Lines.
+			hint = "; the file starts with '[': a JSON array, not JSON Lines (one case object per line): `apeval datasets import FILE --out cases.jsonl` reads it (or `jq -c '.[]' FILE`)"
 		}
-		return nil, fail("", "invalid JSON: %s", syntaxMessage(line))
+		if json.Valid(line) {
+			return nil, fail("", "not a JSON object (got %s)%s", jsonKind(first), hint)
+		}
+		return nil, fail("", "invalid JSON: %s%s", syntaxMessage(line), hint)
 	}
 	if c == nil {
 		c = new(Case)
