@@ -333,14 +333,14 @@ func (rep *Report) commentDeltas(c *metrics.Comparison) commentSection {
 		}
 		p := na
 		if f.PValue != nil {
-			p = strings.TrimSuffix(strings.TrimPrefix(pn(f), "("), fmt.Sprintf(" n=%d)", f.N))
-			p = strings.TrimPrefix(p, "p=")
+			p = strings.TrimPrefix(pq(f), "p=")
 		}
-		g.add(fv.label, fv.value(f.Baseline), fv.value(f.Candidate), d, p, itoa(f.N))
+		g.add(fv.label, fv.value(f.Baseline), fv.value(f.Candidate), d, p, figureN(f))
 	}
 	fc := t.FireRateChange
 	g.notes = []string{MarkLegend(conf) + " Tests: docs/statistics.md.",
-		fmt.Sprintf("Fire-rate drift %s: %s, %s (n=%d).", thresholdText(metrics.CriterionFireRateChangeMax, rep.Summary.Thresholds),
+		fmt.Sprintf("Fire-rate drift %s: %s, %s (n=%d). It counts only the fire-rate changes the labels do not explain, "+
+			"so it differs from the fire rate row, the raw difference (docs/statistics.md).", thresholdText(metrics.CriterionFireRateChangeMax, rep.Summary.Thresholds),
 			fmtCISigned(fc.Estimate, fc.Lo, fc.Hi, 3), fc.Status, fc.N)}
 	var b strings.Builder
 	b.WriteString("\n### Figures, head vs base\n\n")

@@ -169,3 +169,44 @@ func TestCommentMarker(t *testing.T) {
 		}
 	}
 }
+
+// TestCommentCellsBalanced: no table cell of the comment carries an
+// unbalanced parenthesis (the latency rows' p cell once ended in a stray
+// ")" left from "(p=… n=120+120)"), the figures table's n of a latency
+// row says base+head, and the fire-rate drift note says why its interval
+// is not the fire rate row's.
+func TestCommentCellsBalanced(t *testing.T) {
+	t.Parallel()
+	rep, c := commentReport(t, metrics.VerdictNoGo)
+	var b bytes.Buffer
+	if err := rep.WriteComment(&b, c, CommentOptions{Marker: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	latency := 0
+	for _, line := range strings.Split(b.String(), "\n") {
+		if !strings.HasPrefix(line, "|") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for _, cell := range cells {
+			if strings.Count(cell, "(") != strings.Count(cell, ")") {
+				t.Errorf("unbalanced parenthesis in cell %q of\n%s", cell, line)
+			}
+		}
+		if name := strings.TrimSpace(cells[0]); name == "P95 ms" && len(cells) == 6 {
+			latency++
+			if n := strings.TrimSpace(cells[5]); n != "120+120" {
+				t.Errorf("P95 ms row's n = %q, want 120+120 (base+head calls):\n%s", n, line)
+			}
+			if p := cells[4]; strings.Contains(p, "n=") {
+				t.Errorf("P95 ms row's p cell repeats n: %q", p)
+			}
+		}
+	}
+	if latency != 1 {
+		t.Errorf("found %d P95 ms rows in the figures table, want 1", latency)
+	}
+	if !strings.Contains(b.String(), "counts only the fire-rate changes the labels do not explain") {
+		t.Errorf("the fire-rate drift note does not say why its interval differs from the fire rate row:\n%s", b.String())
+	}
+}

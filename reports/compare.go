@@ -85,12 +85,26 @@ func (fv figureView) signed(v float64) string {
 // pn formats a test's "(p=0.021 q=0.04 n=80)": p (± its Monte Carlo
 // error), the q-value the table marks by, and n (n_B+n_C for latency).
 func pn(f metrics.Figure) string {
-	n := fmt.Sprintf("n=%d", f.N)
-	if f.NBaseline != nil && f.NCandidate != nil {
-		n = fmt.Sprintf("n=%d+%d", *f.NBaseline, *f.NCandidate)
-	}
+	n := "n=" + figureN(f)
 	if f.PValue == nil {
 		return "(" + n + ")"
+	}
+	return "(" + pq(f) + " " + n + ")"
+}
+
+// figureN is a figure's n: "base+head" where the test counts the two
+// sides apart (latency), else the paired count.
+func figureN(f metrics.Figure) string {
+	if f.NBaseline != nil && f.NCandidate != nil {
+		return fmt.Sprintf("%d+%d", *f.NBaseline, *f.NCandidate)
+	}
+	return strconv.FormatInt(f.N, 10)
+}
+
+// pq is a figure's "p=… q=…" text, without n; "" without a p-value.
+func pq(f metrics.Figure) string {
+	if f.PValue == nil {
+		return ""
 	}
 	var p string
 	switch {
@@ -114,7 +128,7 @@ func pn(f metrics.Figure) string {
 	default:
 		p += " q=" + strconv.FormatFloat(*f.QValue, 'g', 2, 64)
 	}
-	return "(" + p + " " + n + ")"
+	return p
 }
 
 // figureCell is the "vs base" cell, as benchstat prints it: "~" with p and
