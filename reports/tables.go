@@ -420,7 +420,7 @@ func atLimit(c *metrics.Criterion) bool {
 }
 
 // openLegend explains the "open" column of the per-rule table.
-const openLegend = "open: INCONCLUSIVE criteria; +N: about N more samples like these (same rates, same sessions) would decide it with 80% probability."
+const openLegend = "open: INCONCLUSIVE criteria; +N: about N more units that would decide it with 80% probability: for a rate (precision, unknown, judge-required, approval rejects), units brought by new sessions of the sizes seen (summary.json more_sessions counts them); for recall vs baseline and fire-rate drift, the sessions seen repeated at the same rates."
 
 // openLegend is the legend of the "open" column: what +N counts, and with
 // --labels what it counts on the figures from the labels; what "+>100k"
