@@ -90,9 +90,10 @@ func runValidate(ctx context.Context, o *validateOptions, io IO) error {
 		}
 		if rec.Err != nil {
 			invalid++
-			errs = append(errs, rec.Err.Error())
+			msg := lineErrorText(rec.Err) // a quoted secret is masked, the message kept
+			errs = append(errs, msg)
 			if !o.JSON {
-				fmt.Fprintln(io.Out, rec.Err)
+				fmt.Fprintln(io.Out, msg)
 			}
 			continue
 		}

@@ -121,7 +121,13 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	// An error can quote a server's answer or a dataset's text: it goes
 	// through the masking pass like everything else apeval writes.
-	fmt.Fprintln(stderr, "apeval:", maskLines(err.Error()))
+	msg := maskLines(err.Error())
+	var in *invalidInput
+	if errors.As(err, &in) && in.Error() == err.Error() {
+		// Its line errors are masked part by part (lineErrorText).
+		msg = in.maskedText()
+	}
+	fmt.Fprintln(stderr, "apeval:", msg)
 	if errors.Is(err, context.Canceled) {
 		return exitInterrupted
 	}

@@ -341,3 +341,49 @@ func TestStdinDataset(t *testing.T) {
 		t.Errorf("exit %d, stderr %s", code, stderr)
 	}
 }
+
+// TestBadLabelMessageMasked: a bad label under a rule named like a secret
+// ("password") reads the same in run, run --skip-invalid and datasets
+// validate: the field and the value named, not "[MASKED] value" (run once
+// masked the whole message, and "password: unknown" looked like a
+// secret's key and value); a secret the message quotes stays masked in all
+// three (validate once printed it as is).
+func TestBadLabelMessageMasked(t *testing.T) {
+	t.Parallel()
+	secret := "sk-proj-" + strings.Repeat("a1B2c3D4", 5)
+	dir := writeFiles(t, map[string]string{
+		"policy.toml": twoRulePolicy,
+		"cases.jsonl": `{"id":"a","tool":{"name":"Bash","arguments":{"command":"rm -rf x"}}}
+{"id":"b","tool":{"name":"Bash","arguments":{"command":"git status"}},"labels":{"password":"yes"}}
+{"id":"c","tool":{"name":"Bash","arguments":{"command":"git push"}},"labels":{"password":"` + secret + `"}}
+`,
+	})
+	ds, pol := filepath.Join(dir, "cases.jsonl"), filepath.Join(dir, "policy.toml")
+	want := []string{
+		`cases.jsonl:2: labels.password: unknown value "yes" (want match or no_match)`,
+		`cases.jsonl:3: labels.password: unknown value "[MASKED]" (want match or no_match)`,
+	}
+	check := func(name, text string, want []string) {
+		t.Helper()
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: output lacks %q:\n%s", name, w, text)
+			}
+		}
+		if strings.Contains(text, secret) {
+			t.Errorf("%s: output carries the secret:\n%s", name, text)
+		}
+	}
+	code, _, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "none", "--out", filepath.Join(dir, "run"), "-q")
+	if code != exitUsage {
+		t.Fatalf("run: exit %d, want 2; stderr %s", code, stderr)
+	}
+	check("run", stderr, want)
+	_, _, stderr = apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "none", "--out", filepath.Join(dir, "run2"), "-q", "--skip-invalid")
+	check("run --skip-invalid", stderr, want[:1])
+	code, stdout, stderr := apeval(t, "", "datasets", "validate", ds)
+	if code != exitUsage {
+		t.Fatalf("validate: exit %d, want 2; stderr %s", code, stderr)
+	}
+	check("datasets validate", stdout+stderr, want)
+}

@@ -381,7 +381,7 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: %s\n", res.weak.message())
 	}
 	if res.invalid > 0 {
-		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.invalid, res.firstInvalid)
+		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.invalid, lineErrorText(res.firstInvalid))
 	}
 	stray := p.stray.messageOrEmpty()
 	if stray != "" {

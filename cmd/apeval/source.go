@@ -193,16 +193,38 @@ type invalidInput struct {
 	total int64
 }
 
-func (e *invalidInput) Error() string {
+func (e *invalidInput) Error() string { return e.text(func(err error) string { return err.Error() }) }
+
+// maskedText is Error with each line error masked part by part
+// (lineErrorText); exitCode prints it instead of masking the whole text.
+func (e *invalidInput) maskedText() string { return e.text(lineErrorText) }
+
+func (e *invalidInput) text(line func(error) string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "the dataset has %d invalid line(s); fix them or pass --skip-invalid to replay the rest:", e.total)
 	for _, err := range e.errs {
-		fmt.Fprintf(&b, "\n  %v", err)
+		fmt.Fprintf(&b, "\n  %s", line(err))
 	}
 	if e.total > int64(len(e.errs)) {
 		fmt.Fprintf(&b, "\n  … and %d more (apeval datasets validate lists them all)", e.total-int64(len(e.errs)))
 	}
 	return b.String()
+}
+
+// lineErrorText is a dataset line's error as apeval prints it, masked part
+// by part: the file name, the field and the message each go through the
+// masker on their own. Masked whole, a field named like a secret
+// ("labels.password: unknown value …") made the masker take the message's
+// first word for the secret's value and print "[MASKED] value"; a secret
+// the message quotes is still masked. Any other error is masked whole.
+func lineErrorText(err error) string {
+	var le *datasets.LineError
+	if !errors.As(err, &le) || le.Error() != err.Error() {
+		return maskLines(err.Error())
+	}
+	m := *le
+	m.File, m.Field, m.Msg = maskLines(le.File), maskLines(le.Field), maskLines(le.Msg)
+	return m.Error()
 }
 
 // scanStats reads the whole dataset once for its statistics (recorded judge
