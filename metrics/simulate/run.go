@@ -11,6 +11,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
 )
 
 // Options are a simulation's settings.
@@ -270,7 +271,7 @@ func (a *acc) add(e *caseEval, R int, dep *caseEval, depSlot []int) {
 		inc(fInScope)
 		if s.fired {
 			inc(fFired)
-			if rankOf(s.action) > rankOf(top) {
+			if replay.ActionRank(s.action) > replay.ActionRank(top) {
 				top = s.action
 			}
 		}
@@ -656,21 +657,4 @@ func status(lo, hi *float64, min float64) string {
 		return string(metrics.StatusFail)
 	}
 	return string(metrics.StatusInconclusive)
-}
-
-// rankOf is the gate priority of an action (seed 000 §8).
-func rankOf(a datasets.Action) int {
-	switch a {
-	case datasets.ActionStopTask:
-		return 5
-	case datasets.ActionDenyCurrentTool:
-		return 4
-	case datasets.ActionRequestApproval:
-		return 3
-	case datasets.ActionInjectInstruction:
-		return 2
-	case datasets.ActionAuditOnly, datasets.ActionNotifyAdmin:
-		return 1
-	}
-	return 0
 }
