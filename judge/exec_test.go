@@ -228,13 +228,15 @@ func TestExecPoolRunsOneChildPerSlot(t *testing.T) {
 	dir := t.TempDir()
 	pids, calls := filepath.Join(dir, "pids"), filepath.Join(dir, "calls")
 	answer := `{"version":1,"decisions":[{"rule_id":"del","result":"match"},{"rule_id":"send","result":"no_match"},{"rule_id":"style","result":"unknown"}]}`
-	// No clock: a call is held until 4 calls of its round of 4 are in
-	// flight (a barrier on the calls file), so 8 calls over 4 slots give
-	// each child exactly two whatever the machine's load — unless one
-	// child took two at once, which the barrier would hold until the
-	// guard (3,000 polls) lets it answer and the counts below fail.
-	command := `while read l; do echo $$ >> ` + pids + `; case "$l" in *'"warmup":true'*) echo '` + answer + `'; continue;; esac; ` +
-		`echo $$ >> ` + calls + `; n=$(wc -l < ` + calls + `); want=$(( (n + 3) / 4 * 4 )); i=0; ` +
+	// No clock: a child's k-th call is held until 4k calls have arrived
+	// (a barrier on the calls file), so 8 calls over 4 slots give each
+	// child exactly two whatever the machine's load — unless the pool ran
+	// fewer children, which the barrier would hold until the guard (3,000
+	// polls) lets it answer and the counts below fail. The round is the
+	// child's own count, not the file's length when it looked: a slow
+	// child may look after a fast one's next call has arrived.
+	command := `k=0; while read l; do echo $$ >> ` + pids + `; case "$l" in *'"warmup":true'*) echo '` + answer + `'; continue;; esac; ` +
+		`echo $$ >> ` + calls + `; k=$((k+1)); want=$((k * 4)); i=0; ` +
 		`while [ $(wc -l < ` + calls + `) -lt $want ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done; echo '` + answer + `'; done`
 	e := openExec(t, command, Config{Concurrency: 4, Timeout: time.Minute})
 	var wg sync.WaitGroup
