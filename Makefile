@@ -78,7 +78,7 @@ race:
 # estimator's coverage and width against the textbook stratified one.
 .PHONY: calibrate
 calibrate:
-	APEVAL_CALIBRATE=2000 $(GO) test -count=1 -timeout 4h -run 'TestCalibration|TestIntervalGrid|TestElevenRulesGo|TestLabeledCalibration' -v ./metrics | sed -n 's/^ *\([A-Za-z_]*\.go:[0-9]*: \)\{0,1\}\(| .*\)/\2/p'
+	APEVAL_CALIBRATE=2000 $(GO) test -count=1 -timeout 4h -run 'TestCalibration|TestIntervalGrid|TestElevenRulesGo|TestLabeledCalibration' -v ./metrics ./metrics/simulate | sed -n 's/^ *\([A-Za-z_]*\.go:[0-9]*: \)\{0,1\}\(| .*\)/\2/p'
 
 # apeval run the way a user runs it: cmd/apeval/testdata/script/*.txtar.
 # Part of `make test` too; this target runs only them.
