@@ -558,23 +558,23 @@ func (rep *Report) machineRulesGrid() *grid {
 	}
 	for _, j := range s.Judges {
 		if j.Total != nil {
-			add(metricsRow{j, j.Total, "*", "*"})
+			add(metricsRow{j, j.Total, "*", "*", ""})
 		}
 	}
 	for _, id := range ruleIDs(s) {
 		for _, j := range s.Judges {
 			if r := j.Rule(id); r != nil {
-				add(metricsRow{j, r, "*", "*"})
+				add(metricsRow{j, r, "*", "*", ""})
 			}
 		}
 	}
 	for _, sl := range s.Slices {
 		for _, j := range sl.Judges {
 			if j.Total != nil {
-				add(metricsRow{j, j.Total, sl.Slice, sl.Value})
+				add(metricsRow{j, j.Total, sl.Slice, sl.Value, ""})
 			}
 			for _, r := range j.Rules {
-				add(metricsRow{j, r, sl.Slice, sl.Value})
+				add(metricsRow{j, r, sl.Slice, sl.Value, ""})
 			}
 		}
 	}
