@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
 // BenchmarkOpenAIThroughput measures the client against a server answering
@@ -24,7 +26,7 @@ func BenchmarkOpenAIThroughput(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := twoRules()
+	req := fake.TwoRules()
 	const workers = 16
 	var next, failures atomic.Int64
 	b.ReportAllocs()
@@ -53,7 +55,7 @@ func BenchmarkOpenAIThroughput(b *testing.B) {
 
 // BenchmarkCachedHit measures a cache hit: key hashing plus a bbolt read.
 func BenchmarkCachedHit(b *testing.B) {
-	f := newFakeOpenAI(b, echoReply)
+	f := fake.NewOpenAI(b, fake.EchoReply)
 	cache, err := OpenCache(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
@@ -68,7 +70,7 @@ func BenchmarkCachedHit(b *testing.B) {
 		b.Fatal(err)
 	}
 	j := Cached(inner, cache)
-	req := twoRules()
+	req := fake.TwoRules()
 	if r := j.Judge(context.Background(), req); r.Status != StatusOK {
 		b.Fatalf("%+v", r)
 	}

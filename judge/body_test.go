@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
 // TestRequestBodiesCarryOnlyTheInput checks, for every HTTP backend, that a
@@ -36,12 +38,12 @@ func TestRequestBodiesCarryOnlyTheInput(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ollama := newFakeOllama(t, echoReply)
-	openai := newFakeOpenAI(t, echoReply)
+	ollama := fake.NewOllama(t, fake.EchoReply)
+	openai := fake.NewOpenAI(t, fake.EchoReply)
 	cfg := Config{OllamaHost: ollama.URL, OpenAIBaseURL: openai.URL + "/v1"}
 	backends := []struct {
 		spec string
-		srv  *fakeServer
+		srv  *fake.Server
 		keys []string
 	}{
 		{"ollama:qwen2.5:3b", ollama, []string{"format", "keep_alive", "messages", "model", "options", "stream"}},
@@ -56,7 +58,7 @@ func TestRequestBodiesCarryOnlyTheInput(t *testing.T) {
 			if r := j.Judge(context.Background(), Request{Input: in}); r.Status != StatusOK {
 				t.Fatalf("%+v", r)
 			}
-			bodies := b.srv.requests()
+			bodies := b.srv.Requests()
 			body := bodies[len(bodies)-1]
 			for _, bad := range []string{secret, "PLANTED", "INSTRUCTION", "stop_task", "request_approval"} {
 				if strings.Contains(string(body), bad) {

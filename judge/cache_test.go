@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
 func TestInputDigest(t *testing.T) {
@@ -32,15 +34,15 @@ func TestInputDigest(t *testing.T) {
 
 func TestCachedJudge(t *testing.T) {
 	t.Parallel()
-	f := newFakeOpenAI(t, func(n int, body map[string]any) reply {
-		user := userMessage(body)
+	f := fake.NewOpenAI(t, func(n int, body map[string]any) fake.Reply {
+		user := fake.UserMessage(body)
 		switch {
 		case strings.Contains(user, "answer-invalid"):
-			return reply{content: "no idea"}
+			return fake.Reply{Content: "no idea"}
 		case strings.Contains(user, "answer-500"):
-			return reply{status: 500, raw: `{"error":{"message":"boom"}}`}
+			return fake.Reply{Status: 500, Raw: `{"error":{"message":"boom"}}`}
 		}
-		return echoReply(n, body)
+		return fake.EchoReply(n, body)
 	})
 	dir := t.TempDir()
 	cache, err := OpenCache(dir)
@@ -56,7 +58,7 @@ func TestCachedJudge(t *testing.T) {
 		t.Fatal("identity changed by the cache")
 	}
 	withCmd := func(cmd string) Request {
-		r := twoRules()
+		r := fake.TwoRules()
 		r.Input.Current.Tool.Arguments = map[string]any{"command": cmd}
 		return r
 	}
@@ -82,8 +84,8 @@ func TestCachedJudge(t *testing.T) {
 		if !r.Cached {
 			latencies[tt.req.Input.Current.Tool.Arguments["command"].(string)] = r.Latency
 		}
-		if r.Status != tt.status || r.Cached != tt.cached || len(f.requests()) != tt.calls {
-			t.Fatalf("%s: status %q cached %v after %d calls; want %q %v %d", tt.name, r.Status, r.Cached, len(f.requests()), tt.status, tt.cached, tt.calls)
+		if r.Status != tt.status || r.Cached != tt.cached || len(f.Requests()) != tt.calls {
+			t.Fatalf("%s: status %q cached %v after %d calls; want %q %v %d", tt.name, r.Status, r.Cached, len(f.Requests()), tt.status, tt.cached, tt.calls)
 		}
 		if i == 0 {
 			first = r
@@ -95,8 +97,8 @@ func TestCachedJudge(t *testing.T) {
 			if want := latencies[tt.req.Input.Current.Tool.Arguments["command"].(string)]; r.Latency != want || want == 0 {
 				t.Fatalf("%s: a hit reports latency %v, want the %v measured when it was made", tt.name, r.Latency, want)
 			}
-			if tt.status == StatusOK && !equalDecisions(r.Decisions, first.Decisions) {
-				t.Fatalf("%s: hit decisions %s, want %s", tt.name, js(r.Decisions), js(first.Decisions))
+			if tt.status == StatusOK && !fake.EqualDecisions(r.Decisions, first.Decisions) {
+				t.Fatalf("%s: hit decisions %s, want %s", tt.name, fake.JS(r.Decisions), fake.JS(first.Decisions))
 			}
 			if tt.status == StatusInvalid && !strings.Contains(r.Error, "not a JSON object") {
 				t.Fatalf("%s: invalid hit lost its error: %q", tt.name, r.Error)
@@ -117,14 +119,14 @@ func TestCachedJudge(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeOrFail(t, cache2)
-	before := len(f.requests())
+	before := len(f.Requests())
 	j2 := Cached(openOpenAI(t, f, Config{}), cache2)
 	for _, cmd := range []string{"rm a", "rm b", "answer-invalid"} {
 		if r := j2.Judge(context.Background(), withCmd(cmd)); !r.Cached {
 			t.Fatalf("%s: not a hit after reopening: %+v", cmd, r)
 		}
 	}
-	if len(f.requests()) != before {
+	if len(f.Requests()) != before {
 		t.Fatal("the rerun called the server")
 	}
 }
@@ -151,10 +153,10 @@ func TestCachedSkipsRecordedAndNone(t *testing.T) {
 func TestCacheSharedByTwoRuns(t *testing.T) {
 	defer func(l, m time.Duration) { cacheLockWait, cacheMergeWait = l, m }(cacheLockWait, cacheMergeWait)
 	cacheLockWait, cacheMergeWait = 100*time.Millisecond, 100*time.Millisecond
-	f := newFakeOpenAI(t, echoReply)
+	f := fake.NewOpenAI(t, fake.EchoReply)
 	dir := t.TempDir()
 	req := func(cmd string) Request {
-		r := twoRules()
+		r := fake.TwoRules()
 		r.Input.Current.Tool.Arguments = map[string]any{"command": cmd}
 		return r
 	}
@@ -199,13 +201,13 @@ func TestCacheSharedByTwoRuns(t *testing.T) {
 		t.Fatalf("pending file not removed after the merge: %v", err)
 	}
 	jc := Cached(openOpenAI(t, f, Config{}), c)
-	calls := len(f.requests())
+	calls := len(f.Requests())
 	for _, cmd := range []string{"from a", "from b"} {
 		if r := jc.Judge(context.Background(), req(cmd)); !r.Cached {
 			t.Fatalf("%s: not cached after the merge", cmd)
 		}
 	}
-	if len(f.requests()) != calls {
+	if len(f.Requests()) != calls {
 		t.Fatal("merged answers asked again")
 	}
 }
@@ -343,25 +345,25 @@ func TestDamagedCacheIsMovedAside(t *testing.T) {
 // with: it is asked again (and rewritten with one), never counted as 0 ms.
 func TestCachedEntryWithoutLatencyIsAskedAgain(t *testing.T) {
 	t.Parallel()
-	f := newFakeOpenAI(t, echoReply)
+	f := fake.NewOpenAI(t, fake.EchoReply)
 	cache, err := OpenCache(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cache.Close()
 	j := Cached(openOpenAI(t, f, Config{}), cache).(*CachedJudge)
-	req := twoRules()
+	req := fake.TwoRules()
 	key, err := j.key(req.Input)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cache.put(key, []byte(`{"status":"ok","decisions":[]}`))
-	if r := j.Judge(context.Background(), req); r.Cached || len(f.requests()) != 1 {
-		t.Fatalf("old entry: cached %v after %d calls; want a live call", r.Cached, len(f.requests()))
+	if r := j.Judge(context.Background(), req); r.Cached || len(f.Requests()) != 1 {
+		t.Fatalf("old entry: cached %v after %d calls; want a live call", r.Cached, len(f.Requests()))
 	}
 	r := j.Judge(context.Background(), req)
-	if !r.Cached || r.Latency <= 0 || len(f.requests()) != 1 {
-		t.Fatalf("rewritten entry: cached %v latency %v after %d calls; want a hit with its latency", r.Cached, r.Latency, len(f.requests()))
+	if !r.Cached || r.Latency <= 0 || len(f.Requests()) != 1 {
+		t.Fatalf("rewritten entry: cached %v latency %v after %d calls; want a hit with its latency", r.Cached, r.Latency, len(f.Requests()))
 	}
 }
 
@@ -369,9 +371,9 @@ func TestCachedEntryWithoutLatencyIsAskedAgain(t *testing.T) {
 // are cache hits at its latency, so a warm rerun (every input a hit at the
 // one stored latency) reproduces the cold run's latencies exactly.
 func TestCachedJudgeAsksIdenticalInputsOnce(t *testing.T) {
-	f := newFakeOpenAI(t, func(n int, body map[string]any) reply {
-		r := echoReply(n, body)
-		r.delay = 50 * time.Millisecond
+	f := fake.NewOpenAI(t, func(n int, body map[string]any) fake.Reply {
+		r := fake.EchoReply(n, body)
+		r.Delay = 50 * time.Millisecond
 		return r
 	})
 	cache, err := OpenCache(t.TempDir())
@@ -386,11 +388,11 @@ func TestCachedJudgeAsksIdenticalInputsOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resps[i] = j.Judge(context.Background(), twoRules())
+			resps[i] = j.Judge(context.Background(), fake.TwoRules())
 		}()
 	}
 	wg.Wait()
-	if n := len(f.requests()); n != 1 {
+	if n := len(f.Requests()); n != 1 {
 		t.Fatalf("%d server calls for one input, want 1", n)
 	}
 	var live Response

@@ -6,18 +6,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
 func TestCheck(t *testing.T) {
 	t.Parallel()
-	ollama := newFakeOllama(t, echoReply)
-	openai := newFakeOpenAI(t, func(n int, body map[string]any) reply {
+	ollama := fake.NewOllama(t, fake.EchoReply)
+	openai := fake.NewOpenAI(t, func(n int, body map[string]any) fake.Reply {
 		if rf, _ := body["response_format"].(map[string]any); rf != nil && rf["type"] == "json_schema" {
-			return reply{status: http.StatusBadRequest, raw: `{"error":{"message":"json_schema response_format not supported"}}`}
+			return fake.Reply{Status: http.StatusBadRequest, Raw: `{"error":{"message":"json_schema response_format not supported"}}`}
 		}
-		return echoReply(n, body)
+		return fake.EchoReply(n, body)
 	})
-	down := newFakeOpenAI(t, echoReply)
+	down := fake.NewOpenAI(t, fake.EchoReply)
 	down.Close()
 	plugin := examplePlugin(t)
 	cfg := Config{OllamaHost: ollama.URL, OpenAIBaseURL: openai.URL + "/v1", Timeout: 5 * time.Second}

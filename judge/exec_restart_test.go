@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
 // A plugin whose helper leaves the process group (setsid) and keeps stdout
@@ -29,7 +31,7 @@ func TestExecDaemonisedHelperDoesNotHang(t *testing.T) {
 	e := openExec(t, cmd, Config{Timeout: 2 * time.Second})
 	start := time.Now()
 	resp := e.Judge(context.Background(), execRequest("ls"))
-	within(t, "the call (a helper holding stdout must not hold it)", time.Since(start), 3*time.Second)
+	fake.Within(t, "the call (a helper holding stdout must not hold it)", time.Since(start), 3*time.Second)
 	if resp.Status != StatusError && resp.Status != StatusTimeout {
 		t.Fatalf("response %+v", resp)
 	}
@@ -37,7 +39,7 @@ func TestExecDaemonisedHelperDoesNotHang(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	within(t, "close", time.Since(start), 3*time.Second)
+	fake.Within(t, "close", time.Since(start), 3*time.Second)
 }
 
 func openFDs(t *testing.T) int {
@@ -72,7 +74,7 @@ func TestExecStderrBoundedMaskedQuiet(t *testing.T) {
 	t.Parallel()
 	plugin := examplePlugin(t)
 	flood := `echo 'login with token=hunter2secret' >&2; head -c 30000000 /dev/zero | tr '\0' 'x' >&2; exec ` + plugin
-	log := &syncBuffer{}
+	log := &fake.SyncBuffer{}
 	e := openExec(t, flood, Config{Timeout: 20 * time.Second, Log: log})
 	for i := 0; i < 2; i++ {
 		if resp := e.Judge(context.Background(), execRequest("ls")); resp.Status != StatusOK {
@@ -93,7 +95,7 @@ func TestExecStderrBoundedMaskedQuiet(t *testing.T) {
 		t.Fatalf("unmasked plugin stderr: %.300q", out)
 	}
 
-	quiet := &syncBuffer{}
+	quiet := &fake.SyncBuffer{}
 	q := openExec(t, `echo 'a plugin line' >&2; exec `+plugin, Config{Log: quiet, Quiet: true})
 	if resp := q.Judge(context.Background(), execRequest("ls")); resp.Status != StatusOK {
 		t.Fatalf("response %+v", resp)

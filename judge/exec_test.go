@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
 var (
@@ -74,7 +76,7 @@ func execRequest(command string) Request {
 func TestExecExamplePlugin(t *testing.T) {
 	t.Parallel()
 	plugin := examplePlugin(t)
-	var log syncBuffer
+	var log fake.SyncBuffer
 	e := openExec(t, plugin, Config{Concurrency: 3, Log: &log})
 	id := e.Identity()
 	if id.Backend != "exec" || id.Model != plugin || len(id.Digest) != 12 || id.PromptVersion != "" {
@@ -129,7 +131,7 @@ func TestExecFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var log syncBuffer
+			var log fake.SyncBuffer
 			e := openExec(t, tt.command, Config{Log: &log, Timeout: 5 * time.Second})
 			r := e.Judge(context.Background(), execRequest("ls"))
 			if r.Status != tt.status || !strings.Contains(r.Error, tt.errPart) {
@@ -148,7 +150,7 @@ func TestExecCrashRestartsWithBackoff(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "crashed-once")
 	// Crash on the first input, then behave.
 	command := `if [ -e ` + marker + ` ]; then exec ` + plugin + `; fi; touch ` + marker + `; read l; exit 1`
-	var log syncBuffer
+	var log fake.SyncBuffer
 	e := openExec(t, command, Config{Log: &log})
 	r := e.Judge(context.Background(), execRequest("rm x"))
 	if r.Status != StatusError || !strings.Contains(r.Error, "plugin exited") {
@@ -163,7 +165,7 @@ func TestExecCrashRestartsWithBackoff(t *testing.T) {
 	if wall < 100*time.Millisecond {
 		t.Fatalf("restarted after %v, before the 100 ms backoff", wall)
 	}
-	within(t, "latency (wall minus the 100 ms restart backoff)", r.Latency, wall-90*time.Millisecond)
+	fake.Within(t, "latency (wall minus the 100 ms restart backoff)", r.Latency, wall-90*time.Millisecond)
 	if !strings.Contains(log.String(), "restarting in 100ms") {
 		t.Fatalf("log %q", log.String())
 	}
@@ -183,7 +185,7 @@ func TestExecTimeoutKillsAndRestarts(t *testing.T) {
 	if r.Latency < 150*time.Millisecond {
 		t.Fatalf("latency %v, want ≈ 150ms", r.Latency)
 	}
-	within(t, "the timed-out call", r.Latency, 2*time.Second)
+	fake.Within(t, "the timed-out call", r.Latency, 2*time.Second)
 	r = e.Judge(context.Background(), execRequest("rm x"))
 	if r.Status != StatusOK || r.Decisions[0].Result != Match {
 		t.Fatalf("after the killed child: %+v", r)
@@ -220,7 +222,7 @@ func TestExecTimeoutWhenPluginStopsReading(t *testing.T) {
 	if r.Status != StatusTimeout {
 		t.Fatalf("status %q after %v (%s)", r.Status, time.Since(start), r.Error)
 	}
-	within(t, "the call to a plugin that stopped reading", time.Since(start), 3*time.Second)
+	fake.Within(t, "the call to a plugin that stopped reading", time.Since(start), 3*time.Second)
 }
 
 func TestExecPoolRunsOneChildPerSlot(t *testing.T) {
@@ -316,7 +318,7 @@ func TestExecStartIsNotLatency(t *testing.T) {
 				if i == 0 && time.Since(start) < time.Second {
 					t.Fatalf("the first call did not wait for the start (%v)", time.Since(start))
 				}
-				within(t, "a call's latency (the plugin's 1 s start left out)", r.Latency, 500*time.Millisecond)
+				fake.Within(t, "a call's latency (the plugin's 1 s start left out)", r.Latency, 500*time.Millisecond)
 			}
 		})
 	}
@@ -331,7 +333,7 @@ func TestExecCommandSecretsMasked(t *testing.T) {
 	const key, token = "abcd1234efgh5678ijkl", "sk-proj-EXAMPLEa1b2c3d4e5f6g7h8i9j0"
 	marker := filepath.Join(t.TempDir(), "crashed-once")
 	command := `API_KEY=` + key + ` sh -c 'if [ -e ` + marker + ` ]; then exec ` + examplePlugin(t) + `; fi; touch ` + marker + `; read l; exit 1' --token ` + token
-	var log syncBuffer
+	var log fake.SyncBuffer
 	e := openExec(t, command, Config{Log: &log})
 	again := openExec(t, command, Config{})
 	id := e.Identity().String()

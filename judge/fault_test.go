@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
 // TestFaultInjection drives both HTTP backends against servers that
@@ -18,7 +20,7 @@ func TestFaultInjection(t *testing.T) {
 	t.Parallel()
 	type fault struct {
 		name    string
-		rep     reply
+		rep     fake.Reply
 		cfg     Config
 		status  Status
 		errPart string
@@ -27,42 +29,42 @@ func TestFaultInjection(t *testing.T) {
 		minWait  time.Duration
 	}
 	faults := []fault{
-		{name: "reset mid-body", rep: reply{reset: true, content: strings.Repeat("x", 4096)},
+		{name: "reset mid-body", rep: fake.Reply{Reset: true, Content: strings.Repeat("x", 4096)},
 			status: StatusError, attempts: 1},
-		{name: "slow body", rep: reply{slow: 100 * time.Millisecond, content: strings.Repeat("y", 400)},
+		{name: "slow body", rep: fake.Reply{Slow: 100 * time.Millisecond, Content: strings.Repeat("y", 400)},
 			cfg: Config{Timeout: 300 * time.Millisecond}, status: StatusTimeout, errPart: "timeout", attempts: 1},
-		{name: "oversized body", rep: reply{huge: 8 << 20},
+		{name: "oversized body", rep: fake.Reply{Huge: 8 << 20},
 			cfg: Config{MaxResponseBytes: 256 << 10}, status: StatusInvalid, errPart: "larger than 262144 bytes", attempts: 1},
-		{name: "HTTP 500", rep: reply{status: 500, raw: `{"error":"boom"}`}, status: StatusError, errPart: "HTTP 500", attempts: 1},
-		{name: "HTML error page", rep: reply{status: 502, raw: "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>" + strings.Repeat("<p>nginx</p>", 500) + "</body></html>"},
+		{name: "HTTP 500", rep: fake.Reply{Status: 500, Raw: `{"error":"boom"}`}, status: StatusError, errPart: "HTTP 500", attempts: 1},
+		{name: "HTML error page", rep: fake.Reply{Status: 502, Raw: "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>" + strings.Repeat("<p>nginx</p>", 500) + "</body></html>"},
 			status: StatusError, errPart: `HTML page ("502 Bad Gateway")`, attempts: 1},
 		// 429 with Retry-After: 1 s is waited for (not 0.1 s), then answered.
-		{name: "429 Retry-After", rep: reply{status: 429, raw: `{"error":"slow down"}`, header: map[string]string{"Retry-After": "1"}},
+		{name: "429 Retry-After", rep: fake.Reply{Status: 429, Raw: `{"error":"slow down"}`, Header: map[string]string{"Retry-After": "1"}},
 			cfg: Config{Retries: 1, Timeout: 5 * time.Second}, status: StatusOK, attempts: 2, minWait: time.Second},
 		// A Retry-After past the call's deadline ends the call at once.
-		{name: "429 Retry-After past deadline", rep: reply{status: 429, raw: `{"error":"slow down"}`, header: map[string]string{"Retry-After": "3600"}},
+		{name: "429 Retry-After past deadline", rep: fake.Reply{Status: 429, Raw: `{"error":"slow down"}`, Header: map[string]string{"Retry-After": "3600"}},
 			cfg: Config{Retries: 3, Timeout: time.Second}, status: StatusError, errPart: "past the call's deadline", attempts: 1},
 	}
 	backends := []struct {
 		name string
-		fake func(testing.TB, replyFunc) *fakeServer
-		open func(*testing.T, *fakeServer, Config) Judge
+		fake func(testing.TB, fake.ReplyFunc) *fake.Server
+		open func(*testing.T, *fake.Server, Config) Judge
 	}{
-		{"ollama", newFakeOllama, func(t *testing.T, f *fakeServer, c Config) Judge { return openOllama(t, f, c) }},
-		{"openai", newFakeOpenAI, func(t *testing.T, f *fakeServer, c Config) Judge { return openOpenAI(t, f, c) }},
+		{"ollama", fake.NewOllama, func(t *testing.T, f *fake.Server, c Config) Judge { return openOllama(t, f, c) }},
+		{"openai", fake.NewOpenAI, func(t *testing.T, f *fake.Server, c Config) Judge { return openOpenAI(t, f, c) }},
 	}
 	for _, b := range backends {
 		for _, ft := range faults {
 			t.Run(b.name+"/"+ft.name, func(t *testing.T) {
-				f := b.fake(t, func(n int, body map[string]any) reply {
+				f := b.fake(t, func(n int, body map[string]any) fake.Reply {
 					if n == 0 {
 						r := ft.rep
-						if r.content == "" && r.raw == "" {
-							r.content = echoAnswer(userMessage(body))
+						if r.Content == "" && r.Raw == "" {
+							r.Content = fake.EchoAnswer(fake.UserMessage(body))
 						}
 						return r
 					}
-					return echoReply(n, body)
+					return fake.EchoReply(n, body)
 				})
 				cache, err := OpenCache(t.TempDir())
 				if err != nil {
@@ -77,7 +79,7 @@ func TestFaultInjection(t *testing.T) {
 					defer cancel()
 				}
 				start := time.Now()
-				resp := j.Judge(ctx, twoRules())
+				resp := j.Judge(ctx, fake.TwoRules())
 				if resp.Status != ft.status || !strings.Contains(resp.Error, ft.errPart) || resp.Attempts != ft.attempts {
 					t.Fatalf("status %s attempts %d error %q; want %s, %d attempts, error with %q", resp.Status, resp.Attempts, resp.Error, ft.status, ft.attempts, ft.errPart)
 				}
@@ -87,7 +89,7 @@ func TestFaultInjection(t *testing.T) {
 				if ft.minWait > 0 && time.Since(start) < ft.minWait {
 					t.Errorf("retried after %v, before the server's Retry-After %v", time.Since(start), ft.minWait)
 				}
-				again := j.Judge(context.Background(), twoRules())
+				again := j.Judge(context.Background(), fake.TwoRules())
 				if ft.status == StatusOK {
 					if !again.Cached {
 						t.Errorf("a complete answer was not cached")
@@ -108,7 +110,7 @@ func TestFaultInjection(t *testing.T) {
 // the next call is answered by a fresh process.
 func TestExecEndlessLine(t *testing.T) {
 	t.Parallel()
-	var log syncBuffer
+	var log fake.SyncBuffer
 	// First call: an endless line. Later processes answer properly.
 	marker := t.TempDir() + "/flooded"
 	cmd := `if [ ! -e ` + marker + ` ]; then touch ` + marker + `; read l; yes | tr -d '\n'; fi; while read l; do echo '{"version":1,"decisions":[{"rule_id":"del","result":"match"},{"rule_id":"send","result":"no_match"},{"rule_id":"style","result":"no_match"}]}'; done`
@@ -118,7 +120,7 @@ func TestExecEndlessLine(t *testing.T) {
 	if r.Status != StatusInvalid || !strings.Contains(r.Error, "larger than 1048576 bytes") {
 		t.Fatalf("endless line: %s %q", r.Status, r.Error)
 	}
-	within(t, "giving up on the endless line", time.Since(start), 10*time.Second)
+	fake.Within(t, "giving up on the endless line", time.Since(start), 10*time.Second)
 	r = e.Judge(context.Background(), execRequest("ls"))
 	if r.Status != StatusOK {
 		t.Fatalf("after the restart: %s %q", r.Status, r.Error)

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
-func openOllama(t *testing.T, f *fakeServer, cfg Config) *Ollama {
+func openOllama(t *testing.T, f *fake.Server, cfg Config) *Ollama {
 	t.Helper()
 	cfg.OllamaHost = f.URL
 	j, err := Open(context.Background(), "ollama:qwen2.5:3b", cfg)
@@ -21,32 +23,24 @@ func openOllama(t *testing.T, f *fakeServer, cfg Config) *Ollama {
 	return j.(*Ollama)
 }
 
-func twoRules() Request {
-	return Request{Input: Input{Version: 1, Rules: []Rule{
-		{ID: "rule-12", Condition: "is about to delete something hard to restore"},
-		{ID: "rule-18", Condition: "sends data outside the company"},
-	}, Current: Current{HookPoint: "tool.before", Tool: Tool{Name: "Bash", Category: "command_execution",
-		Arguments: map[string]any{"command": "rm -rf build"}}}}}
-}
-
 func TestOllamaJudge(t *testing.T) {
 	t.Parallel()
-	f := newFakeOllama(t, echoReply)
+	f := fake.NewOllama(t, fake.EchoReply)
 	var log bytes.Buffer
 	o := openOllama(t, f, Config{Log: &log})
 	if got, want := o.Identity().String(), "ollama/qwen2.5:3b@a6990ed6be41+p1"; got != want {
 		t.Fatalf("identity %q, want %q", got, want)
 	}
 	d := o.Details()
-	for k, want := range map[string]string{"digest": fakeDigest, "family": "qwen2", "parameter_size": "3.1B",
+	for k, want := range map[string]string{"digest": fake.Digest, "family": "qwen2", "parameter_size": "3.1B",
 		"quantization_level": "Q4_K_M", "capabilities": "completion,tools", "structured_output": ModeJSONSchema} {
 		if d[k] != want {
 			t.Errorf("details[%s] = %q, want %q", k, d[k], want)
 		}
 	}
-	resp := o.Judge(context.Background(), twoRules())
-	want := []Decision{{RuleID: "rule-12", Result: Match, Confidence: ptr(0.75)}, {RuleID: "rule-18", Result: NoMatch, Confidence: ptr(0.75)}}
-	if resp.Status != StatusOK || !equalDecisions(resp.Decisions, want) || resp.Attempts != 1 {
+	resp := o.Judge(context.Background(), fake.TwoRules())
+	want := []Decision{{RuleID: "rule-12", Result: Match, Confidence: fake.Ptr(0.75)}, {RuleID: "rule-18", Result: NoMatch, Confidence: fake.Ptr(0.75)}}
+	if resp.Status != StatusOK || !fake.EqualDecisions(resp.Decisions, want) || resp.Attempts != 1 {
 		t.Fatalf("response %+v", resp)
 	}
 	wantServer := ServerTimings{Total: 412500 * time.Microsecond, Load: 12 * time.Millisecond,
@@ -57,7 +51,7 @@ func TestOllamaJudge(t *testing.T) {
 	if resp.Latency <= 0 {
 		t.Fatalf("latency %v", resp.Latency)
 	}
-	bodies := f.requests()
+	bodies := f.Requests()
 	if len(bodies) != 1 {
 		t.Fatalf("%d chat calls", len(bodies))
 	}
@@ -91,9 +85,9 @@ func TestOllamaJudge(t *testing.T) {
 
 func TestOllamaOptionsOverride(t *testing.T) {
 	t.Parallel()
-	f := newFakeOllama(t, echoReply)
+	f := fake.NewOllama(t, fake.EchoReply)
 	o := openOllama(t, f, Config{Options: map[string]string{"temperature": "0.3", "num_ctx": "4096", "keep_alive": "1m", "think": "false"}})
-	if r := o.Judge(context.Background(), twoRules()); r.Status != StatusOK {
+	if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != StatusOK {
 		t.Fatalf("response %+v", r)
 	}
 	var body struct {
@@ -101,60 +95,60 @@ func TestOllamaOptionsOverride(t *testing.T) {
 		Think     *bool
 		Options   map[string]any
 	}
-	if err := json.Unmarshal(f.requests()[0], &body); err != nil {
+	if err := json.Unmarshal(f.Requests()[0], &body); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{"temperature": 0.3, "num_ctx": 4096.0, "seed": 42.0}
 	if !reflect.DeepEqual(body.Options, want) || body.KeepAlive != "1m0s" || body.Think == nil || *body.Think {
-		t.Fatalf("options %v keep_alive %q think %v: %s", body.Options, body.KeepAlive, body.Think, f.requests()[0])
+		t.Fatalf("options %v keep_alive %q think %v: %s", body.Options, body.KeepAlive, body.Think, f.Requests()[0])
 	}
 }
 
 func TestOllamaFailures(t *testing.T) {
 	t.Parallel()
-	ok := func(n int, body map[string]any) reply { return echoReply(n, body) }
+	ok := func(n int, body map[string]any) fake.Reply { return fake.EchoReply(n, body) }
 	tests := []struct {
 		name     string
-		reply    replyFunc
+		reply    fake.ReplyFunc
 		timeout  time.Duration
 		retries  int
 		status   Status
 		errPart  string
 		attempts int
 	}{
-		{name: "http 500", reply: func(int, map[string]any) reply {
-			return reply{status: 500, raw: `{"error":"model runner crashed"}`}
+		{name: "http 500", reply: func(int, map[string]any) fake.Reply {
+			return fake.Reply{Status: 500, Raw: `{"error":"model runner crashed"}`}
 		}, status: StatusError, errPart: "HTTP 500: model runner crashed", attempts: 1},
-		{name: "non-JSON answer", reply: func(int, map[string]any) reply {
-			return reply{content: "I think rule-12 matches."}
+		{name: "non-JSON answer", reply: func(int, map[string]any) fake.Reply {
+			return fake.Reply{Content: "I think rule-12 matches."}
 		}, status: StatusInvalid, errPart: "not a JSON object", attempts: 1},
-		{name: "unasked rule", reply: func(int, map[string]any) reply {
-			return reply{content: `{"version":1,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"match","confidence":1},{"rule_id":"rule-7","result":"match","confidence":1}]}`}
+		{name: "unasked rule", reply: func(int, map[string]any) fake.Reply {
+			return fake.Reply{Content: `{"version":1,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"match","confidence":1},{"rule_id":"rule-7","result":"match","confidence":1}]}`}
 		}, status: StatusInvalid, errPart: `"rule-7" that was not asked`, attempts: 1},
-		{name: "missing rule", reply: func(int, map[string]any) reply {
-			return reply{content: `{"version":1,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1}]}`}
+		{name: "missing rule", reply: func(int, map[string]any) fake.Reply {
+			return fake.Reply{Content: `{"version":1,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1}]}`}
 		}, status: StatusInvalid, errPart: `no decision for rule "rule-18"`, attempts: 1},
-		{name: "version 2", reply: func(int, map[string]any) reply {
-			return reply{content: `{"version":2,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"match","confidence":1}]}`}
+		{name: "version 2", reply: func(int, map[string]any) fake.Reply {
+			return fake.Reply{Content: `{"version":2,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"match","confidence":1}]}`}
 		}, status: StatusInvalid, errPart: "unsupported answer version 2", attempts: 1},
-		{name: "invalid answers are not retried", retries: 2, reply: func(int, map[string]any) reply {
-			return reply{content: "nope"}
+		{name: "invalid answers are not retried", retries: 2, reply: func(int, map[string]any) fake.Reply {
+			return fake.Reply{Content: "nope"}
 		}, status: StatusInvalid, attempts: 1},
-		{name: "500 retried until it works", retries: 2, reply: func(n int, body map[string]any) reply {
+		{name: "500 retried until it works", retries: 2, reply: func(n int, body map[string]any) fake.Reply {
 			if n < 2 {
-				return reply{status: 503, raw: `{"error":"busy"}`}
+				return fake.Reply{Status: 503, Raw: `{"error":"busy"}`}
 			}
 			return ok(n, body)
 		}, status: StatusOK, attempts: 3},
-		{name: "400 not retried", retries: 2, reply: func(int, map[string]any) reply {
-			return reply{status: 404, raw: `{"error":"model 'x' not found"}`}
+		{name: "400 not retried", retries: 2, reply: func(int, map[string]any) fake.Reply {
+			return fake.Reply{Status: 404, Raw: `{"error":"model 'x' not found"}`}
 		}, status: StatusError, errPart: "HTTP 404", attempts: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeOllama(t, tt.reply)
+			f := fake.NewOllama(t, tt.reply)
 			o := openOllama(t, f, Config{Timeout: tt.timeout, Retries: tt.retries})
-			resp := o.Judge(context.Background(), twoRules())
+			resp := o.Judge(context.Background(), fake.TwoRules())
 			if resp.Status != tt.status || !strings.Contains(resp.Error, tt.errPart) || resp.Attempts != tt.attempts {
 				t.Fatalf("got status %q error %q attempts %d; want %q containing %q, %d attempts",
 					resp.Status, resp.Error, resp.Attempts, tt.status, tt.errPart, tt.attempts)
@@ -162,8 +156,8 @@ func TestOllamaFailures(t *testing.T) {
 			if tt.status != StatusOK && resp.Decisions != nil {
 				t.Fatalf("failed call returned decisions %v", resp.Decisions)
 			}
-			if len(f.requests()) != tt.attempts {
-				t.Fatalf("%d requests for %d attempts", len(f.requests()), tt.attempts)
+			if len(f.Requests()) != tt.attempts {
+				t.Fatalf("%d requests for %d attempts", len(f.Requests()), tt.attempts)
 			}
 		})
 	}
@@ -171,30 +165,30 @@ func TestOllamaFailures(t *testing.T) {
 
 func TestOllamaTimeout(t *testing.T) {
 	t.Parallel()
-	f := newFakeOllama(t, func(int, map[string]any) reply { return reply{delay: 5 * time.Second, content: "late"} })
+	f := fake.NewOllama(t, func(int, map[string]any) fake.Reply { return fake.Reply{Delay: 5 * time.Second, Content: "late"} })
 	o := openOllama(t, f, Config{Timeout: 150 * time.Millisecond})
-	resp := o.Judge(context.Background(), twoRules())
+	resp := o.Judge(context.Background(), fake.TwoRules())
 	if resp.Status != StatusTimeout {
 		t.Fatalf("status %q (%s)", resp.Status, resp.Error)
 	}
 	if resp.Latency < 150*time.Millisecond {
 		t.Fatalf("timeout latency %v, want ≈ 150ms", resp.Latency)
 	}
-	within(t, "the timed-out call", resp.Latency, time.Second)
+	fake.Within(t, "the timed-out call", resp.Latency, time.Second)
 	// A caller's own deadline is a timeout too; a cancelled caller is an error.
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-	if r := o.Judge(ctx, twoRules()); r.Status != StatusError || !strings.Contains(r.Error, "cancelled") {
+	if r := o.Judge(ctx, fake.TwoRules()); r.Status != StatusError || !strings.Contains(r.Error, "cancelled") {
 		t.Fatalf("cancelled call: %q %q", r.Status, r.Error)
 	}
 }
 
 func TestOllamaConnectionRefused(t *testing.T) {
 	t.Parallel()
-	f := newFakeOllama(t, echoReply)
+	f := fake.NewOllama(t, fake.EchoReply)
 	o := openOllama(t, f, Config{Retries: 1})
 	f.Close()
-	resp := o.Judge(context.Background(), twoRules())
+	resp := o.Judge(context.Background(), fake.TwoRules())
 	if resp.Status != StatusError || !strings.Contains(resp.Error, "connect") || resp.Attempts != 2 {
 		t.Fatalf("got %q %q attempts %d", resp.Status, resp.Error, resp.Attempts)
 	}
@@ -202,20 +196,20 @@ func TestOllamaConnectionRefused(t *testing.T) {
 
 func TestOllamaFormatFallback(t *testing.T) {
 	t.Parallel()
-	f := newFakeOllama(t, func(n int, body map[string]any) reply {
+	f := fake.NewOllama(t, func(n int, body map[string]any) fake.Reply {
 		if _, isSchema := body["format"].(map[string]any); isSchema {
-			return reply{status: http.StatusBadRequest, raw: `{"error":"invalid format: expected \"json\" or a JSON schema"}`}
+			return fake.Reply{Status: http.StatusBadRequest, Raw: `{"error":"invalid format: expected \"json\" or a JSON schema"}`}
 		}
-		return echoReply(n, body)
+		return fake.EchoReply(n, body)
 	})
 	var log bytes.Buffer
 	o := openOllama(t, f, Config{Log: &log})
 	for i := 0; i < 2; i++ {
-		if r := o.Judge(context.Background(), twoRules()); r.Status != StatusOK || r.Attempts != 1 {
+		if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != StatusOK || r.Attempts != 1 {
 			t.Fatalf("call %d: %+v", i, r)
 		}
 	}
-	bodies := f.requests()
+	bodies := f.Requests()
 	if len(bodies) != 3 {
 		t.Fatalf("%d requests, want 3 (schema refused once, then json twice)", len(bodies))
 	}
@@ -231,7 +225,7 @@ func TestOllamaFormatFallback(t *testing.T) {
 
 func TestOllamaOpen(t *testing.T) {
 	t.Parallel()
-	f := newFakeOllama(t, echoReply)
+	f := fake.NewOllama(t, fake.EchoReply)
 	_, err := Open(context.Background(), "ollama:missing", Config{OllamaHost: f.URL})
 	if err == nil || !strings.Contains(err.Error(), `model "missing" not found`) || !strings.Contains(err.Error(), "llama3:latest, qwen2.5:3b") {
 		t.Fatalf("err = %v", err)

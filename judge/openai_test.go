@@ -12,9 +12,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
-func openOpenAI(t *testing.T, f *fakeServer, cfg Config) *OpenAI {
+func openOpenAI(t *testing.T, f *fake.Server, cfg Config) *OpenAI {
 	t.Helper()
 	cfg.OpenAIBaseURL = f.URL + "/v1"
 	j, err := Open(context.Background(), "openai:judge-small", cfg)
@@ -28,21 +30,21 @@ func TestOpenAIJudge(t *testing.T) {
 	t.Parallel()
 	// The key comes from the injected environment, not the process's.
 	env := map[string]string{"APEVAL_TEST_KEY": "sk-test-123"}
-	f := newFakeOpenAI(t, echoReply)
+	f := fake.NewOpenAI(t, fake.EchoReply)
 	o := openOpenAI(t, f, Config{OpenAIKeyEnv: "APEVAL_TEST_KEY", Getenv: func(k string) string { return env[k] }})
 	if got := o.Identity().String(); got != "openai/judge-small+p1" {
 		t.Fatalf("identity %q", got)
 	}
-	resp := o.Judge(context.Background(), twoRules())
-	want := []Decision{{RuleID: "rule-12", Result: Match, Confidence: ptr(0.75)}, {RuleID: "rule-18", Result: NoMatch, Confidence: ptr(0.75)}}
-	if resp.Status != StatusOK || !equalDecisions(resp.Decisions, want) || resp.Attempts != 1 || resp.Latency <= 0 {
+	resp := o.Judge(context.Background(), fake.TwoRules())
+	want := []Decision{{RuleID: "rule-12", Result: Match, Confidence: fake.Ptr(0.75)}, {RuleID: "rule-18", Result: NoMatch, Confidence: fake.Ptr(0.75)}}
+	if resp.Status != StatusOK || !fake.EqualDecisions(resp.Decisions, want) || resp.Attempts != 1 || resp.Latency <= 0 {
 		t.Fatalf("response %+v", resp)
 	}
 	if resp.Server.PromptTokens != 231 || resp.Server.CompletionTokens != 48 {
 		t.Fatalf("usage %+v", resp.Server)
 	}
-	if f.auth[0] != "Bearer sk-test-123" {
-		t.Fatalf("authorization %q", f.auth[0])
+	if f.Auth[0] != "Bearer sk-test-123" {
+		t.Fatalf("authorization %q", f.Auth[0])
 	}
 	var body struct {
 		Model          string
@@ -59,12 +61,12 @@ func TestOpenAIJudge(t *testing.T) {
 		} `json:"response_format"`
 		Messages []struct{ Role, Content string }
 	}
-	if err := json.Unmarshal(f.requests()[0], &body); err != nil {
-		t.Fatalf("%v: %s", err, f.requests()[0])
+	if err := json.Unmarshal(f.Requests()[0], &body); err != nil {
+		t.Fatalf("%v: %s", err, f.Requests()[0])
 	}
 	if body.Model != "judge-small" || body.Temperature == nil || *body.Temperature != 0 ||
 		body.Seed == nil || *body.Seed != 42 || body.Stream == nil || *body.Stream {
-		t.Fatalf("model/temperature/seed/stream wrong: %s", f.requests()[0])
+		t.Fatalf("model/temperature/seed/stream wrong: %s", f.Requests()[0])
 	}
 	rf := body.ResponseFormat
 	if rf.Type != "json_schema" || rf.JSONSchema.Name != "judge_output" || !rf.JSONSchema.Strict {
@@ -91,22 +93,22 @@ func TestOpenAIJudge(t *testing.T) {
 
 func TestOpenAINoKey(t *testing.T) {
 	t.Setenv("APEVAL_TEST_KEY", "sk-process-env")
-	f := newFakeOpenAI(t, echoReply)
+	f := fake.NewOpenAI(t, fake.EchoReply)
 	// The process has the variable; the injected environment (nil: empty)
 	// does not, and only the injected one counts.
 	o := openOpenAI(t, f, Config{OpenAIKeyEnv: "APEVAL_TEST_KEY", Options: map[string]string{"temperature": "0.5", "max_tokens": "200"}})
-	if r := o.Judge(context.Background(), twoRules()); r.Status != StatusOK {
+	if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != StatusOK {
 		t.Fatalf("%+v", r)
 	}
-	if f.auth[0] != "" {
-		t.Fatalf("authorization sent without a key: %q", f.auth[0])
+	if f.Auth[0] != "" {
+		t.Fatalf("authorization sent without a key: %q", f.Auth[0])
 	}
 	var body map[string]any
-	if err := json.Unmarshal(f.requests()[0], &body); err != nil {
+	if err := json.Unmarshal(f.Requests()[0], &body); err != nil {
 		t.Fatal(err)
 	}
 	if body["temperature"] != 0.5 || body["max_tokens"] != 200.0 || body["seed"] != 42.0 {
-		t.Fatalf("options not applied: %s", f.requests()[0])
+		t.Fatalf("options not applied: %s", f.Requests()[0])
 	}
 	if _, err := Open(context.Background(), "openai:m", Config{Options: map[string]string{"messages": "x"}}); err == nil {
 		t.Fatal("overriding messages accepted")
@@ -115,13 +117,15 @@ func TestOpenAINoKey(t *testing.T) {
 
 func TestOpenAIFailures(t *testing.T) {
 	t.Parallel()
-	content := func(s string) replyFunc { return func(int, map[string]any) reply { return reply{content: s} } }
-	raw := func(status int, s string) replyFunc {
-		return func(int, map[string]any) reply { return reply{status: status, raw: s} }
+	content := func(s string) fake.ReplyFunc {
+		return func(int, map[string]any) fake.Reply { return fake.Reply{Content: s} }
+	}
+	raw := func(status int, s string) fake.ReplyFunc {
+		return func(int, map[string]any) fake.Reply { return fake.Reply{Status: status, Raw: s} }
 	}
 	tests := []struct {
 		name     string
-		reply    replyFunc
+		reply    fake.ReplyFunc
 		retries  int
 		status   Status
 		errPart  string
@@ -142,14 +146,14 @@ func TestOpenAIFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeOpenAI(t, tt.reply)
+			f := fake.NewOpenAI(t, tt.reply)
 			o := openOpenAI(t, f, Config{Retries: tt.retries})
-			resp := o.Judge(context.Background(), twoRules())
+			resp := o.Judge(context.Background(), fake.TwoRules())
 			if resp.Status != tt.status || !strings.Contains(resp.Error, tt.errPart) || resp.Attempts != tt.attempts {
 				t.Fatalf("got %q %q attempts %d; want %q containing %q, %d attempts", resp.Status, resp.Error, resp.Attempts, tt.status, tt.errPart, tt.attempts)
 			}
-			if len(f.requests()) != tt.attempts {
-				t.Fatalf("%d requests for %d attempts", len(f.requests()), tt.attempts)
+			if len(f.Requests()) != tt.attempts {
+				t.Fatalf("%d requests for %d attempts", len(f.Requests()), tt.attempts)
 			}
 			if o.StructuredMode() != ModeJSONSchema {
 				t.Fatalf("mode changed to %s", o.StructuredMode())
@@ -160,9 +164,9 @@ func TestOpenAIFailures(t *testing.T) {
 
 func TestOpenAITimeoutAndRefused(t *testing.T) {
 	t.Parallel()
-	f := newFakeOpenAI(t, func(int, map[string]any) reply { return reply{delay: 5 * time.Second} })
+	f := fake.NewOpenAI(t, func(int, map[string]any) fake.Reply { return fake.Reply{Delay: 5 * time.Second} })
 	o := openOpenAI(t, f, Config{Timeout: 120 * time.Millisecond, Retries: 1})
-	resp := o.Judge(context.Background(), twoRules())
+	resp := o.Judge(context.Background(), fake.TwoRules())
 	if resp.Status != StatusTimeout || resp.Attempts != 2 {
 		t.Fatalf("status %q attempts %d (%s)", resp.Status, resp.Attempts, resp.Error)
 	}
@@ -170,9 +174,9 @@ func TestOpenAITimeoutAndRefused(t *testing.T) {
 	if resp.Latency < 340*time.Millisecond {
 		t.Fatalf("latency %v, want ≈ 2×120ms + 100ms", resp.Latency)
 	}
-	within(t, "two timeouts and a backoff", resp.Latency, 1500*time.Millisecond)
+	fake.Within(t, "two timeouts and a backoff", resp.Latency, 1500*time.Millisecond)
 	f.Close()
-	r := o.Judge(context.Background(), twoRules())
+	r := o.Judge(context.Background(), fake.TwoRules())
 	if r.Status != StatusError || !strings.Contains(r.Error, "connect") {
 		t.Fatalf("closed server: %q %q", r.Status, r.Error)
 	}
@@ -192,16 +196,16 @@ func TestOpenAIFormatFallback(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeOpenAI(t, func(n int, body map[string]any) reply {
+			f := fake.NewOpenAI(t, func(n int, body map[string]any) fake.Reply {
 				rf, _ := body["response_format"].(map[string]any)
 				for _, typ := range tt.refuse {
 					if rf != nil && rf["type"] == typ {
-						return reply{status: http.StatusUnprocessableEntity, raw: `{"error":{"message":"` + tt.message + `"}}`}
+						return fake.Reply{Status: http.StatusUnprocessableEntity, Raw: `{"error":{"message":"` + tt.message + `"}}`}
 					}
 				}
-				return echoReply(n, body)
+				return fake.EchoReply(n, body)
 			})
-			var log syncBuffer
+			var log fake.SyncBuffer
 			o := openOpenAI(t, f, Config{Log: &log})
 			// Concurrent first calls: the mode steps down once per level.
 			var wg sync.WaitGroup
@@ -209,7 +213,7 @@ func TestOpenAIFormatFallback(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if r := o.Judge(context.Background(), twoRules()); r.Status != StatusOK {
+					if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != StatusOK {
 						t.Errorf("%+v", r)
 					}
 				}()
@@ -221,11 +225,11 @@ func TestOpenAIFormatFallback(t *testing.T) {
 			if got := strings.Count(log.String(), "refused structured output"); got != len(tt.refuse) {
 				t.Fatalf("%d fallback warnings, want %d: %s", got, len(tt.refuse), log.String())
 			}
-			before := len(f.requests())
-			if r := o.Judge(context.Background(), twoRules()); r.Status != StatusOK {
+			before := len(f.Requests())
+			if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != StatusOK {
 				t.Fatalf("%+v", r)
 			}
-			bodies := f.requests()
+			bodies := f.Requests()
 			if len(bodies) != before+1 {
 				t.Fatal("a call after the fallback was refused again")
 			}
@@ -240,40 +244,22 @@ func TestOpenAIFormatFallback(t *testing.T) {
 
 func TestOpenAIConfirmedModeKept(t *testing.T) {
 	t.Parallel()
-	f := newFakeOpenAI(t, func(n int, body map[string]any) reply {
+	f := fake.NewOpenAI(t, func(n int, body map[string]any) fake.Reply {
 		if n == 1 {
-			return reply{status: 400, raw: `{"error":{"message":"This model's maximum context length is 4096 tokens"}}`}
+			return fake.Reply{Status: 400, Raw: `{"error":{"message":"This model's maximum context length is 4096 tokens"}}`}
 		}
-		return echoReply(n, body)
+		return fake.EchoReply(n, body)
 	})
 	o := openOpenAI(t, f, Config{})
-	if r := o.Judge(context.Background(), twoRules()); r.Status != StatusOK {
+	if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != StatusOK {
 		t.Fatalf("%+v", r)
 	}
-	if r := o.Judge(context.Background(), twoRules()); r.Status != StatusError || !strings.Contains(r.Error, "HTTP 400") {
+	if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != StatusError || !strings.Contains(r.Error, "HTTP 400") {
 		t.Fatalf("%+v", r)
 	}
 	if o.StructuredMode() != ModeJSONSchema {
 		t.Fatalf("a 400 unrelated to the format dropped the mode to %s", o.StructuredMode())
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // A server that quotes the key back in its error must not get the key into
@@ -287,11 +273,11 @@ func TestKeyQuotedBackIsMasked(t *testing.T) {
 	}))
 	defer srv.Close()
 	var log bytes.Buffer
-	j, err := NewOpenAI("m", DefaultPrompt(), Config{OpenAIBaseURL: srv.URL + "/v1", OpenAIKeyEnv: "APEVAL_TEST_KEY", Getenv: keyEnv(testKey), Log: &log})
+	j, err := NewOpenAI("m", DefaultPrompt(), Config{OpenAIBaseURL: srv.URL + "/v1", OpenAIKeyEnv: "APEVAL_TEST_KEY", Getenv: fake.KeyEnv(testKey), Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp := j.Judge(context.Background(), twoRules())
+	resp := j.Judge(context.Background(), fake.TwoRules())
 	if resp.Status != StatusError || strings.Contains(resp.Error, testKey) || strings.Contains(resp.Error, "3f9Kq82") {
 		t.Fatalf("key in the call's error: %+v", resp)
 	}
@@ -332,12 +318,12 @@ func TestKeyNotForwardedAcrossRedirects(t *testing.T) {
 	defer first.Close()
 	// https → http on the same host and port is covered by sameOrigin below.
 	var log bytes.Buffer
-	j, err := NewOpenAI("m", DefaultPrompt(), Config{OpenAIBaseURL: first.URL + "/v1", OpenAIKeyEnv: "APEVAL_TEST_KEY", Getenv: keyEnv(testKey), Log: &log})
+	j, err := NewOpenAI("m", DefaultPrompt(), Config{OpenAIBaseURL: first.URL + "/v1", OpenAIKeyEnv: "APEVAL_TEST_KEY", Getenv: fake.KeyEnv(testKey), Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	j.Judge(context.Background(), twoRules())
-	j.Judge(context.Background(), twoRules())
+	j.Judge(context.Background(), fake.TwoRules())
+	j.Judge(context.Background(), fake.TwoRules())
 	_, _ = j.ListModels(context.Background())
 	mu.Lock()
 	defer mu.Unlock()
@@ -389,7 +375,7 @@ func TestErrorBodyControlSequencesQuoted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp := j.Judge(context.Background(), twoRules())
+	resp := j.Judge(context.Background(), fake.TwoRules())
 	for _, r := range resp.Error {
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
 			t.Fatalf("raw control %U in %q", r, resp.Error)
@@ -419,7 +405,7 @@ func TestOpenAIErrorIn200IsNotCached(t *testing.T) {
 		}
 		var body map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&body)
-		c, _ := json.Marshal(echoAnswer(userMessage(body)))
+		c, _ := json.Marshal(fake.EchoAnswer(fake.UserMessage(body)))
 		io.WriteString(w, `{"choices":[{"message":{"content":`+string(c)+`},"finish_reason":"stop"}]}`)
 	}))
 	defer srv.Close()
@@ -433,14 +419,14 @@ func TestOpenAIErrorIn200IsNotCached(t *testing.T) {
 	}
 	defer cache.Close()
 	cj := Cached(j, cache)
-	resp := cj.Judge(context.Background(), twoRules())
+	resp := cj.Judge(context.Background(), fake.TwoRules())
 	if resp.Status != StatusError || !strings.Contains(resp.Error, "upstream overloaded") {
 		t.Fatalf("broken server: %+v", resp)
 	}
 	mu.Lock()
 	broken = false
 	mu.Unlock()
-	resp = cj.Judge(context.Background(), twoRules())
+	resp = cj.Judge(context.Background(), fake.TwoRules())
 	if resp.Cached || resp.Status != StatusOK {
 		t.Fatalf("recovered server answered from the cache: %+v", resp)
 	}
@@ -453,12 +439,3 @@ func TestOpenAIErrorIn200IsNotCached(t *testing.T) {
 }
 
 const testKey = "gw-live-3f9Kq82LmZpXw7RtY"
-
-func keyEnv(k string) func(string) string {
-	return func(name string) string {
-		if name == "APEVAL_TEST_KEY" {
-			return k
-		}
-		return ""
-	}
-}

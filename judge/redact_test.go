@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
 // A base URL with credentials and a query: requests go to the right path
@@ -12,7 +14,7 @@ import (
 // neither the details, the cache scope nor an error carries the secrets.
 func TestOpenAIBaseURLWithSecrets(t *testing.T) {
 	t.Parallel()
-	f := newFakeOpenAI(t, echoReply)
+	f := fake.NewOpenAI(t, fake.EchoReply)
 	var gotURL, gotAuth string
 	inner := f.Config.Handler
 	f.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -31,7 +33,7 @@ func TestOpenAIBaseURLWithSecrets(t *testing.T) {
 	if err := o.StartupCheck(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	resp := o.Judge(context.Background(), twoRules())
+	resp := o.Judge(context.Background(), fake.TwoRules())
 	if resp.Status != StatusOK {
 		t.Fatalf("status %s: %s", resp.Status, resp.Error)
 	}
@@ -46,7 +48,7 @@ func TestOpenAIBaseURLWithSecrets(t *testing.T) {
 	}
 	// A transport error quotes the URL: masked too.
 	f.Close()
-	resp = o.Judge(context.Background(), twoRules())
+	resp = o.Judge(context.Background(), fake.TwoRules())
 	if resp.Status != StatusError || strings.Contains(resp.Error, "QUERYSECRET") || strings.Contains(resp.Error, "pa55word") {
 		t.Errorf("error leaks the URL's secrets: %s", resp.Error)
 	}
@@ -54,7 +56,7 @@ func TestOpenAIBaseURLWithSecrets(t *testing.T) {
 
 func TestOllamaHostWithCredentials(t *testing.T) {
 	t.Parallel()
-	f := newFakeOllama(t, echoReply)
+	f := fake.NewOllama(t, fake.EchoReply)
 	host := strings.Replace(f.URL, "http://", "http://bob:T0PSECRET@", 1)
 	j, err := Open(context.Background(), "ollama:qwen2.5:3b", Config{OllamaHost: host})
 	if err != nil {
@@ -83,7 +85,7 @@ func TestOpenAIStartupCheckStatuses(t *testing.T) {
 		{http.StatusUnauthorized, true, false},
 		{http.StatusForbidden, true, false},
 	} {
-		f := newFakeOpenAI(t, echoReply)
+		f := fake.NewOpenAI(t, fake.EchoReply)
 		inner := f.Config.Handler
 		f.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") {

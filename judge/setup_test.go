@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
 // The cause of a failed call is typed where it failed: each case is an
@@ -15,28 +17,28 @@ func TestCauseOfRealFailures(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name  string
-		rep   reply
+		rep   fake.Reply
 		cause Cause
 		setup string
 	}{
-		{"model not found", reply{status: 404, raw: `{"error":{"message":"The model 'typo-model' does not exist"}}`}, CauseNotFound, SetupNotFound},
-		{"bad key", reply{status: 401, raw: `{"error":{"message":"Incorrect API key provided"}}`}, CauseUnauthorized, SetupUnauthorized},
-		{"forbidden", reply{status: 403, raw: `{"error":{"message":"no access"}}`}, CauseForbidden, SetupForbidden},
-		{"login page", reply{status: 200, raw: "<!DOCTYPE html><html><head><title>Sign in</title></head><body>portal</body></html>"}, CauseNotTheAPI, SetupHTML},
-		{"HTML 400", reply{status: 400, raw: "<html><body>Bad Request</body></html>"}, CauseNotTheAPI, SetupHTML},
-		{"HTML 501", reply{status: 501, raw: pythonErrorPage(501, "Unsupported method ('POST')")}, CauseNotTheAPI, SetupHTML},
-		{"JSON 501", reply{status: 501, raw: `{"detail":"Not Implemented"}`}, CauseNotServed, SetupNotServed},
-		{"JSON 405", reply{status: 405, raw: `{"detail":"Method Not Allowed"}`}, CauseNotServed, SetupNotServed},
-		{"overloaded proxy", reply{status: 503, raw: "<html><head><title>503</title></head><body>busy</body></html>"}, CauseServer, ""},
-		{"server error", reply{status: 500, raw: `{"error":{"message":"boom"}}`}, CauseServer, ""},
-		{"rate limited", reply{status: 429, raw: `{"error":{"message":"slow down"}}`}, CauseRateLimited, ""},
-		{"bad request", reply{status: 400, raw: `{"error":{"message":"max_tokens too large"}}`}, CauseClient, ""},
-		{"not JSON", reply{status: 200, raw: `plain text`}, CauseOther, ""},
-		{"invalid answer", reply{content: "I think it matches"}, CauseInvalid, ""},
+		{"model not found", fake.Reply{Status: 404, Raw: `{"error":{"message":"The model 'typo-model' does not exist"}}`}, CauseNotFound, SetupNotFound},
+		{"bad key", fake.Reply{Status: 401, Raw: `{"error":{"message":"Incorrect API key provided"}}`}, CauseUnauthorized, SetupUnauthorized},
+		{"forbidden", fake.Reply{Status: 403, Raw: `{"error":{"message":"no access"}}`}, CauseForbidden, SetupForbidden},
+		{"login page", fake.Reply{Status: 200, Raw: "<!DOCTYPE html><html><head><title>Sign in</title></head><body>portal</body></html>"}, CauseNotTheAPI, SetupHTML},
+		{"HTML 400", fake.Reply{Status: 400, Raw: "<html><body>Bad Request</body></html>"}, CauseNotTheAPI, SetupHTML},
+		{"HTML 501", fake.Reply{Status: 501, Raw: pythonErrorPage(501, "Unsupported method ('POST')")}, CauseNotTheAPI, SetupHTML},
+		{"JSON 501", fake.Reply{Status: 501, Raw: `{"detail":"Not Implemented"}`}, CauseNotServed, SetupNotServed},
+		{"JSON 405", fake.Reply{Status: 405, Raw: `{"detail":"Method Not Allowed"}`}, CauseNotServed, SetupNotServed},
+		{"overloaded proxy", fake.Reply{Status: 503, Raw: "<html><head><title>503</title></head><body>busy</body></html>"}, CauseServer, ""},
+		{"server error", fake.Reply{Status: 500, Raw: `{"error":{"message":"boom"}}`}, CauseServer, ""},
+		{"rate limited", fake.Reply{Status: 429, Raw: `{"error":{"message":"slow down"}}`}, CauseRateLimited, ""},
+		{"bad request", fake.Reply{Status: 400, Raw: `{"error":{"message":"max_tokens too large"}}`}, CauseClient, ""},
+		{"not JSON", fake.Reply{Status: 200, Raw: `plain text`}, CauseOther, ""},
+		{"invalid answer", fake.Reply{Content: "I think it matches"}, CauseInvalid, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeOpenAI(t, func(int, map[string]any) reply { return tt.rep })
-			r := openOpenAI(t, f, Config{Retries: 2}).Judge(context.Background(), twoRules())
+			f := fake.NewOpenAI(t, func(int, map[string]any) fake.Reply { return tt.rep })
+			r := openOpenAI(t, f, Config{Retries: 2}).Judge(context.Background(), fake.TwoRules())
 			if got := r.CauseOf(); got != tt.cause || got.Setup() != tt.setup {
 				t.Fatalf("%s %q: cause %q (setup %q), want %q (%q)", r.Status, r.Error, got, got.Setup(), tt.cause, tt.setup)
 			}
@@ -50,10 +52,10 @@ func TestCauseOfRealFailures(t *testing.T) {
 	}
 
 	// A server that went away after the judge was opened: the port refuses.
-	f := newFakeOpenAI(t, echoReply)
+	f := fake.NewOpenAI(t, fake.EchoReply)
 	j := openOpenAI(t, f, Config{})
 	f.Close()
-	if r := j.Judge(context.Background(), twoRules()); r.CauseOf() != CauseRefused || r.CauseOf().Setup() != SetupRefused {
+	if r := j.Judge(context.Background(), fake.TwoRules()); r.CauseOf() != CauseRefused || r.CauseOf().Setup() != SetupRefused {
 		t.Fatalf("closed server: %s %q: cause %q", r.Status, r.Error, r.CauseOf())
 	}
 	// A TLS server the client does not trust.
@@ -63,7 +65,7 @@ func TestCauseOfRealFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := tj.Judge(context.Background(), twoRules()); r.CauseOf() != CauseTLS || r.CauseOf().Setup() != SetupTLS {
+	if r := tj.Judge(context.Background(), fake.TwoRules()); r.CauseOf() != CauseTLS || r.CauseOf().Setup() != SetupTLS {
 		t.Fatalf("untrusted certificate: %s %q: cause %q", r.Status, r.Error, r.CauseOf())
 	}
 	// A host that does not resolve (the sandbox may have no resolver at all:
@@ -72,7 +74,7 @@ func TestCauseOfRealFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := dj.Judge(context.Background(), twoRules()); r.CauseOf() != CauseDNS {
+	if r := dj.Judge(context.Background(), fake.TwoRules()); r.CauseOf() != CauseDNS {
 		t.Fatalf("unknown host: %s %q: cause %q", r.Status, r.Error, r.CauseOf())
 	}
 	if c := (Response{Status: StatusTimeout}).CauseOf(); c != CauseTimeout || c.Setup() != "" {
