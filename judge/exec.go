@@ -19,6 +19,12 @@ import (
 	"github.com/apeval/apeval/internal/mask"
 )
 
+// The registry line: name, what it reads, how it opens.
+func init() {
+	Register(Backend{Name: "exec", Arg: "COMMAND", Live: true, Order: 30,
+		Open: func(_ context.Context, arg string, _ *Prompt, cfg Config) (Judge, error) { return NewExec(arg, cfg) }})
+}
+
 // Exec is the `exec:COMMAND` backend: a pool of long-lived child processes
 // speaking the judge JSON, one object per line (protocol in EXEC.md).
 //

@@ -19,11 +19,14 @@ import (
 // DefaultKeepAlive keeps an Ollama model loaded between calls.
 const DefaultKeepAlive = 10 * time.Minute
 
-// openTimeout bounds the model lookups Open makes.
-const openTimeout = 30 * time.Second
-
-// DefaultSeed makes sampling reproducible where a backend honours it.
-const DefaultSeed = 42
+// The registry line: name, what it reads, how it opens and probes.
+func init() {
+	Register(Backend{Name: "ollama", Arg: "MODEL", Server: true, Prompt: true, Live: true, Order: 10,
+		Open: func(ctx context.Context, arg string, p *Prompt, cfg Config) (Judge, error) {
+			return NewOllama(ctx, arg, p, cfg)
+		},
+		Probe: checkOllama})
+}
 
 // Ollama is the `ollama:MODEL` backend, through github.com/ollama/ollama/api.
 type Ollama struct {
@@ -118,7 +121,7 @@ func NewOllama(ctx context.Context, model string, prompt *Prompt, cfg Config) (*
 	}
 	// A server that accepts connections but never answers must not hang the
 	// run before it starts.
-	ctx, cancel := context.WithTimeout(ctx, openTimeout)
+	ctx, cancel := context.WithTimeout(ctx, OpenTimeout)
 	defer cancel()
 	name, digest, err := o.resolve(ctx, model)
 	if err != nil {
@@ -311,4 +314,31 @@ func (o *Ollama) chat(ctx context.Context, msgs []api.Message, asked []string, m
 		CompletionTokens: last.EvalCount,
 	}
 	return resp, false, false
+}
+
+// checkOllama lists the server's models before Open, so an unreachable
+// server and a missing model are told apart.
+func checkOllama(ctx context.Context, model string, cfg Config, rep *CheckReport) {
+	base, err := OllamaHost(cfg.OllamaHost, cfg.getenv("OLLAMA_HOST"))
+	if err != nil {
+		rep.Error = err.Error()
+		return
+	}
+	lctx, cancel := context.WithTimeout(ctx, OpenTimeout)
+	defer cancel()
+	list, err := api.NewClient(base, cfg.httpClient()).List(lctx)
+	if err != nil {
+		rep.Error = "ollama " + base.String() + " unreachable: " + err.Error()
+		return
+	}
+	rep.Reachable = true
+	for _, m := range list.Models {
+		rep.Models = append(rep.Models, m.Name)
+		if m.Name == model || m.Name == model+":latest" || m.Model == model {
+			rep.ModelPresent = true
+		}
+	}
+	if !rep.ModelPresent {
+		rep.Error = "model " + model + " not on the server; run `ollama pull " + model + "`"
+	}
 }

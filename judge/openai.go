@@ -23,6 +23,14 @@ import (
 // DefaultOpenAIBaseURL is used when --openai-base-url is not given.
 const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
 
+// The registry line: name, what it reads, how it opens.
+func init() {
+	Register(Backend{Name: "openai", Arg: "MODEL", Server: true, KeyEnv: "OPENAI_API_KEY", Prompt: true, Live: true, Order: 20,
+		Open: func(_ context.Context, arg string, p *Prompt, cfg Config) (Judge, error) {
+			return NewOpenAI(arg, p, cfg)
+		}})
+}
+
 // OpenAI is the `openai:MODEL` backend for any OpenAI-compatible
 // /chat/completions endpoint (vLLM, llama.cpp server, LM Studio, hosted
 // APIs). It is a small net/http client: one POST per attempt, the request
@@ -390,6 +398,9 @@ func errorMessage(raw []byte) string {
 	return s
 }
 
+// ModelName is the model the judge asks for (judge.ModelLister).
+func (o *OpenAI) ModelName() string { return o.model }
+
 // ListModels returns the model IDs the server offers (GET {base}/models).
 func (o *OpenAI) ListModels(ctx context.Context) ([]string, error) {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint(o.baseURL, "models"), nil)
@@ -450,7 +461,7 @@ func (o *OpenAI) StartupCheck(ctx context.Context) error {
 	if o.key == "" && !isLoopback(o.baseURL.Hostname()) {
 		fmt.Fprintf(o.log, "warning: %s is not set; calls to %s go without an API key\n", o.keyEnv, o.base)
 	}
-	ctx, cancel := context.WithTimeout(ctx, openTimeout)
+	ctx, cancel := context.WithTimeout(ctx, OpenTimeout)
 	defer cancel()
 	ids, err := o.ListModels(ctx)
 	var me *ModelsError
