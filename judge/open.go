@@ -223,6 +223,13 @@ func Open(ctx context.Context, spec string, cfg Config) (Judge, error) {
 	return b.Open(ctx, arg, prompt, cfg)
 }
 
+// StartupChecker is implemented by backends that check their server when a
+// run starts, as Ollama's Open looks its model up (OpenAI: GET /models): an
+// unreachable server or a refused key fails the run there, not every call.
+type StartupChecker interface {
+	StartupCheck(ctx context.Context) error
+}
+
 // Describer is implemented by backends that know more about their model than
 // the identity says (Ollama: family, parameter size, quantization, full
 // digest; OpenAI: base URL; structured-output mode), for run metadata and

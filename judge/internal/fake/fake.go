@@ -315,3 +315,18 @@ func KeyEnv(k string) func(string) string {
 		return ""
 	}
 }
+
+// dataOf extracts and decodes the <data> block of a rendered user message.
+func DataOf(t testing.TB, user string) core.Input {
+	t.Helper()
+	if strings.Count(user, "<data>") != 1 || strings.Count(user, "</data>") != 1 {
+		t.Fatalf("user message must hold exactly one data fence:\n%s", user)
+	}
+	_, rest, _ := strings.Cut(user, "<data>")
+	inner, _, _ := strings.Cut(rest, "</data>")
+	var in core.Input
+	if err := json.Unmarshal([]byte(inner), &in); err != nil {
+		t.Fatalf("data block is not the input JSON: %v\n%s", err, inner)
+	}
+	return in
+}

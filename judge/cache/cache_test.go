@@ -1,4 +1,4 @@
-package judge
+package cache
 
 import (
 	"bytes"
@@ -13,13 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/judge/internal/fake"
+	"github.com/apeval/apeval/judge/openai"
 )
 
 func TestInputDigest(t *testing.T) {
 	t.Parallel()
-	in := Input{Version: 1, Rules: []Rule{{ID: "r", Condition: "削除"}},
-		Current: Current{Tool: Tool{Name: "Bash", Arguments: map[string]any{"z": 1.0, "a": "<x>"}}}}
+	in := judge.Input{Version: 1, Rules: []judge.Rule{{ID: "r", Condition: "削除"}},
+		Current: judge.Current{Tool: judge.Tool{Name: "Bash", Arguments: map[string]any{"z": 1.0, "a": "<x>"}}}}
 	// RFC 8785 by hand: keys sorted by UTF-16 code units, no escaping of <
 	// and >, 1.0 as 1, no whitespace.
 	canon := `{"context":{"approval_state":"","latest_user_message":"","previous_rule_fires":null,"recent_messages":null},` +
@@ -45,39 +47,39 @@ func TestCachedJudge(t *testing.T) {
 		return fake.EchoReply(n, body)
 	})
 	dir := t.TempDir()
-	cache, err := OpenCache(dir)
+	cache, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cache.Warning() != "" {
 		t.Fatalf("warning %q", cache.Warning())
 	}
-	backend := openOpenAI(t, f, Config{})
+	backend := openOpenAI(t, f, judge.Config{})
 	j := Cached(backend, cache)
 	if j.Identity() != backend.Identity() {
 		t.Fatal("identity changed by the cache")
 	}
-	withCmd := func(cmd string) Request {
+	withCmd := func(cmd string) judge.Request {
 		r := fake.TwoRules()
 		r.Input.Current.Tool.Arguments = map[string]any{"command": cmd}
 		return r
 	}
 	tests := []struct {
 		name   string
-		req    Request
-		status Status
+		req    judge.Request
+		status judge.Status
 		cached bool
 		calls  int // server calls so far
 	}{
-		{"first call asks", withCmd("rm a"), StatusOK, false, 1},
-		{"same input is a hit", withCmd("rm a"), StatusOK, true, 1},
-		{"other input asks", withCmd("rm b"), StatusOK, false, 2},
-		{"invalid answer asks", withCmd("answer-invalid"), StatusInvalid, false, 3},
-		{"invalid answer is cached", withCmd("answer-invalid"), StatusInvalid, true, 3},
-		{"error asks", withCmd("answer-500"), StatusError, false, 4},
-		{"error is not cached", withCmd("answer-500"), StatusError, false, 5},
+		{"first call asks", withCmd("rm a"), judge.StatusOK, false, 1},
+		{"same input is a hit", withCmd("rm a"), judge.StatusOK, true, 1},
+		{"other input asks", withCmd("rm b"), judge.StatusOK, false, 2},
+		{"invalid answer asks", withCmd("answer-invalid"), judge.StatusInvalid, false, 3},
+		{"invalid answer is cached", withCmd("answer-invalid"), judge.StatusInvalid, true, 3},
+		{"error asks", withCmd("answer-500"), judge.StatusError, false, 4},
+		{"error is not cached", withCmd("answer-500"), judge.StatusError, false, 5},
 	}
-	var first Response
+	var first judge.Response
 	latencies := map[string]time.Duration{} // command → latency of its live call
 	for i, tt := range tests {
 		r := j.Judge(context.Background(), tt.req)
@@ -97,16 +99,16 @@ func TestCachedJudge(t *testing.T) {
 			if want := latencies[tt.req.Input.Current.Tool.Arguments["command"].(string)]; r.Latency != want || want == 0 {
 				t.Fatalf("%s: a hit reports latency %v, want the %v measured when it was made", tt.name, r.Latency, want)
 			}
-			if tt.status == StatusOK && !fake.EqualDecisions(r.Decisions, first.Decisions) {
+			if tt.status == judge.StatusOK && !fake.EqualDecisions(r.Decisions, first.Decisions) {
 				t.Fatalf("%s: hit decisions %s, want %s", tt.name, fake.JS(r.Decisions), fake.JS(first.Decisions))
 			}
-			if tt.status == StatusInvalid && !strings.Contains(r.Error, "not a JSON object") {
+			if tt.status == judge.StatusInvalid && !strings.Contains(r.Error, "not a JSON object") {
 				t.Fatalf("%s: invalid hit lost its error: %q", tt.name, r.Error)
 			}
 		}
 	}
 	// Other settings are another cache scope.
-	other := Cached(openOpenAI(t, f, Config{Options: map[string]string{"temperature": "0.7"}}), cache)
+	other := Cached(openOpenAI(t, f, judge.Config{Options: map[string]string{"temperature": "0.7"}}), cache)
 	if r := other.Judge(context.Background(), withCmd("rm a")); r.Cached {
 		t.Fatal("a judge with other options got a hit")
 	}
@@ -114,13 +116,13 @@ func TestCachedJudge(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A rerun on the persisted cache asks nothing.
-	cache2, err := OpenCache(dir)
+	cache2, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closeOrFail(t, cache2)
 	before := len(f.Requests())
-	j2 := Cached(openOpenAI(t, f, Config{}), cache2)
+	j2 := Cached(openOpenAI(t, f, judge.Config{}), cache2)
 	for _, cmd := range []string{"rm a", "rm b", "answer-invalid"} {
 		if r := j2.Judge(context.Background(), withCmd(cmd)); !r.Cached {
 			t.Fatalf("%s: not a hit after reopening: %+v", cmd, r)
@@ -133,16 +135,16 @@ func TestCachedJudge(t *testing.T) {
 
 func TestCachedSkipsRecordedAndNone(t *testing.T) {
 	t.Parallel()
-	cache, err := OpenCache(t.TempDir())
+	cache, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closeOrFail(t, cache)
-	rec := NewRecorded("x")
+	rec := judge.NewRecorded("x")
 	if Cached(rec, cache) != rec {
 		t.Fatal("recorded judge wrapped")
 	}
-	if _, ok := Cached(NewNone(), cache).(None); !ok {
+	if _, ok := Cached(judge.NewNone(), cache).(judge.None); !ok {
 		t.Fatal("none judge wrapped")
 	}
 	if Cached(rec, nil) != rec {
@@ -155,24 +157,24 @@ func TestCacheSharedByTwoRuns(t *testing.T) {
 	cacheLockWait, cacheMergeWait = 100*time.Millisecond, 100*time.Millisecond
 	f := fake.NewOpenAI(t, fake.EchoReply)
 	dir := t.TempDir()
-	req := func(cmd string) Request {
+	req := func(cmd string) judge.Request {
 		r := fake.TwoRules()
 		r.Input.Current.Tool.Arguments = map[string]any{"command": cmd}
 		return r
 	}
-	a, err := OpenCache(dir)
+	a, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := OpenCache(dir) // a holds the lock
+	b, err := Open(dir) // a holds the lock
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.Warning(), "in use by another run") || !strings.HasPrefix(filepath.Base(b.Path()), "pending-") {
 		t.Fatalf("second run: warning %q path %s", b.Warning(), b.Path())
 	}
-	ja := Cached(openOpenAI(t, f, Config{}), a)
-	jb := Cached(openOpenAI(t, f, Config{}), b)
+	ja := Cached(openOpenAI(t, f, judge.Config{}), a)
+	jb := Cached(openOpenAI(t, f, judge.Config{}), b)
 	ja.Judge(context.Background(), req("from a"))
 	jb.Judge(context.Background(), req("from b"))
 	if r := jb.Judge(context.Background(), req("from b")); !r.Cached {
@@ -189,7 +191,7 @@ func TestCacheSharedByTwoRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The next run merges it and sees both answers.
-	c, err := OpenCache(dir)
+	c, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +202,7 @@ func TestCacheSharedByTwoRuns(t *testing.T) {
 	if _, err := os.Stat(b.Path()); !os.IsNotExist(err) {
 		t.Fatalf("pending file not removed after the merge: %v", err)
 	}
-	jc := Cached(openOpenAI(t, f, Config{}), c)
+	jc := Cached(openOpenAI(t, f, judge.Config{}), c)
 	calls := len(f.Requests())
 	for _, cmd := range []string{"from a", "from b"} {
 		if r := jc.Judge(context.Background(), req(cmd)); !r.Cached {
@@ -215,11 +217,11 @@ func TestCacheSharedByTwoRuns(t *testing.T) {
 func TestCachePrivateMergesWhenFree(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	a, err := OpenCache(dir)
+	a, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := OpenCache(dir)
+	b, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +235,7 @@ func TestCachePrivateMergesWhenFree(t *testing.T) {
 	if _, err := os.Stat(b.Path()); !os.IsNotExist(err) {
 		t.Fatalf("pending file left after a free merge: %v", err)
 	}
-	c, err := OpenCache(dir)
+	c, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +259,7 @@ func TestCacheSharedAcrossProcesses(t *testing.T) {
 	t.Parallel()
 	if dir := os.Getenv("APEVAL_CACHE_CHILD"); dir != "" {
 		cacheLockWait, cacheMergeWait = 100*time.Millisecond, 100*time.Millisecond
-		c, err := OpenCache(dir)
+		c, err := Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,7 +273,7 @@ func TestCacheSharedAcrossProcesses(t *testing.T) {
 		return
 	}
 	dir := t.TempDir()
-	parent, err := OpenCache(dir)
+	parent, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +285,7 @@ func TestCacheSharedAcrossProcesses(t *testing.T) {
 	if err := parent.Close(); err != nil {
 		t.Fatal(err)
 	}
-	next, err := OpenCache(dir)
+	next, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,12 +298,12 @@ func TestCacheSharedAcrossProcesses(t *testing.T) {
 	}
 }
 
-// A cache file with bytes overwritten inside is never a panic: OpenCache
+// A cache file with bytes overwritten inside is never a panic: Open
 // moves it aside, starts an empty cache and says so, naming --no-cache.
 func TestDamagedCacheIsMovedAside(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	c, err := OpenCache(dir)
+	c, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +326,7 @@ func TestDamagedCacheIsMovedAside(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c2, err := OpenCache(dir)
+	c2, err := Open(dir)
 	if err != nil {
 		t.Fatalf("damaged cache: %v", err)
 	}
@@ -346,12 +348,12 @@ func TestDamagedCacheIsMovedAside(t *testing.T) {
 func TestCachedEntryWithoutLatencyIsAskedAgain(t *testing.T) {
 	t.Parallel()
 	f := fake.NewOpenAI(t, fake.EchoReply)
-	cache, err := OpenCache(t.TempDir())
+	cache, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cache.Close()
-	j := Cached(openOpenAI(t, f, Config{}), cache).(*CachedJudge)
+	j := Cached(openOpenAI(t, f, judge.Config{}), cache).(*Judge)
 	req := fake.TwoRules()
 	key, err := j.key(req.Input)
 	if err != nil {
@@ -376,13 +378,13 @@ func TestCachedJudgeAsksIdenticalInputsOnce(t *testing.T) {
 		r.Delay = 50 * time.Millisecond
 		return r
 	})
-	cache, err := OpenCache(t.TempDir())
+	cache, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cache.Close()
-	j := Cached(openOpenAI(t, f, Config{}), cache)
-	resps := make([]Response, 6)
+	j := Cached(openOpenAI(t, f, judge.Config{}), cache)
+	resps := make([]judge.Response, 6)
 	var wg sync.WaitGroup
 	for i := range resps {
 		wg.Add(1)
@@ -395,10 +397,10 @@ func TestCachedJudgeAsksIdenticalInputsOnce(t *testing.T) {
 	if n := len(f.Requests()); n != 1 {
 		t.Fatalf("%d server calls for one input, want 1", n)
 	}
-	var live Response
+	var live judge.Response
 	hits := 0
 	for _, r := range resps {
-		if r.Status != StatusOK {
+		if r.Status != judge.StatusOK {
 			t.Fatalf("response %+v", r)
 		}
 		if r.Cached {
@@ -415,4 +417,24 @@ func TestCachedJudgeAsksIdenticalInputsOnce(t *testing.T) {
 	if hits != 5 {
 		t.Fatalf("%d hits, want 5", hits)
 	}
+}
+
+// Entries an older version cached for an error in an HTTP 200 body
+// (OpenAI: no choices, no content) are misses.
+func TestOldErrorEntriesAreMisses(t *testing.T) {
+	for _, e := range []string{"completion has no choices", "completion has no content"} {
+		if modelAnswer(cachedAnswer{Status: judge.StatusInvalid, Error: e}) {
+			t.Errorf("%q counted as a model answer", e)
+		}
+	}
+}
+
+func openOpenAI(t *testing.T, f *fake.Server, cfg judge.Config) judge.Judge {
+	t.Helper()
+	cfg.OpenAIBaseURL = f.URL + "/v1"
+	j, err := openai.New("judge-small", judge.DefaultPrompt(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
 }

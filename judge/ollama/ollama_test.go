@@ -1,4 +1,4 @@
-package judge
+package ollama
 
 import (
 	"bytes"
@@ -10,40 +10,41 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/judge/internal/fake"
 )
 
-func openOllama(t *testing.T, f *fake.Server, cfg Config) *Ollama {
+func openOllama(t *testing.T, f *fake.Server, cfg judge.Config) *Judge {
 	t.Helper()
 	cfg.OllamaHost = f.URL
-	j, err := Open(context.Background(), "ollama:qwen2.5:3b", cfg)
+	j, err := judge.Open(context.Background(), "ollama:qwen2.5:3b", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return j.(*Ollama)
+	return j.(*Judge)
 }
 
 func TestOllamaJudge(t *testing.T) {
 	t.Parallel()
 	f := fake.NewOllama(t, fake.EchoReply)
 	var log bytes.Buffer
-	o := openOllama(t, f, Config{Log: &log})
+	o := openOllama(t, f, judge.Config{Log: &log})
 	if got, want := o.Identity().String(), "ollama/qwen2.5:3b@a6990ed6be41+p1"; got != want {
 		t.Fatalf("identity %q, want %q", got, want)
 	}
 	d := o.Details()
 	for k, want := range map[string]string{"digest": fake.Digest, "family": "qwen2", "parameter_size": "3.1B",
-		"quantization_level": "Q4_K_M", "capabilities": "completion,tools", "structured_output": ModeJSONSchema} {
+		"quantization_level": "Q4_K_M", "capabilities": "completion,tools", "structured_output": judge.ModeJSONSchema} {
 		if d[k] != want {
 			t.Errorf("details[%s] = %q, want %q", k, d[k], want)
 		}
 	}
 	resp := o.Judge(context.Background(), fake.TwoRules())
-	want := []Decision{{RuleID: "rule-12", Result: Match, Confidence: fake.Ptr(0.75)}, {RuleID: "rule-18", Result: NoMatch, Confidence: fake.Ptr(0.75)}}
-	if resp.Status != StatusOK || !fake.EqualDecisions(resp.Decisions, want) || resp.Attempts != 1 {
+	want := []judge.Decision{{RuleID: "rule-12", Result: judge.Match, Confidence: fake.Ptr(0.75)}, {RuleID: "rule-18", Result: judge.NoMatch, Confidence: fake.Ptr(0.75)}}
+	if resp.Status != judge.StatusOK || !fake.EqualDecisions(resp.Decisions, want) || resp.Attempts != 1 {
 		t.Fatalf("response %+v", resp)
 	}
-	wantServer := ServerTimings{Total: 412500 * time.Microsecond, Load: 12 * time.Millisecond,
+	wantServer := judge.ServerTimings{Total: 412500 * time.Microsecond, Load: 12 * time.Millisecond,
 		PromptEval: 150 * time.Millisecond, Eval: 240 * time.Millisecond, PromptTokens: 231, CompletionTokens: 48}
 	if resp.Server != wantServer {
 		t.Fatalf("server timings %+v, want %+v", resp.Server, wantServer)
@@ -72,10 +73,10 @@ func TestOllamaJudge(t *testing.T) {
 	if string(body.Options["temperature"]) != "0" || string(body.Options["seed"]) != "42" {
 		t.Fatalf("options must carry temperature 0 and seed 42: %s", bodies[0])
 	}
-	if !bytes.Equal(body.Format, TupleOutputSchema([]string{"rule-12", "rule-18"})) {
+	if !bytes.Equal(body.Format, judge.TupleOutputSchema([]string{"rule-12", "rule-18"})) {
 		t.Fatalf("format is not the output schema: %s", body.Format)
 	}
-	if len(body.Messages) != 2 || body.Messages[0].Role != "system" || body.Messages[0].Content != DefaultPrompt().System {
+	if len(body.Messages) != 2 || body.Messages[0].Role != "system" || body.Messages[0].Content != judge.DefaultPrompt().System {
 		t.Fatalf("messages: %+v", body.Messages)
 	}
 	if log.Len() != 0 {
@@ -86,8 +87,8 @@ func TestOllamaJudge(t *testing.T) {
 func TestOllamaOptionsOverride(t *testing.T) {
 	t.Parallel()
 	f := fake.NewOllama(t, fake.EchoReply)
-	o := openOllama(t, f, Config{Options: map[string]string{"temperature": "0.3", "num_ctx": "4096", "keep_alive": "1m", "think": "false"}})
-	if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != StatusOK {
+	o := openOllama(t, f, judge.Config{Options: map[string]string{"temperature": "0.3", "num_ctx": "4096", "keep_alive": "1m", "think": "false"}})
+	if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != judge.StatusOK {
 		t.Fatalf("response %+v", r)
 	}
 	var body struct {
@@ -112,48 +113,48 @@ func TestOllamaFailures(t *testing.T) {
 		reply    fake.ReplyFunc
 		timeout  time.Duration
 		retries  int
-		status   Status
+		status   judge.Status
 		errPart  string
 		attempts int
 	}{
 		{name: "http 500", reply: func(int, map[string]any) fake.Reply {
 			return fake.Reply{Status: 500, Raw: `{"error":"model runner crashed"}`}
-		}, status: StatusError, errPart: "HTTP 500: model runner crashed", attempts: 1},
+		}, status: judge.StatusError, errPart: "HTTP 500: model runner crashed", attempts: 1},
 		{name: "non-JSON answer", reply: func(int, map[string]any) fake.Reply {
 			return fake.Reply{Content: "I think rule-12 matches."}
-		}, status: StatusInvalid, errPart: "not a JSON object", attempts: 1},
+		}, status: judge.StatusInvalid, errPart: "not a JSON object", attempts: 1},
 		{name: "unasked rule", reply: func(int, map[string]any) fake.Reply {
 			return fake.Reply{Content: `{"version":1,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"match","confidence":1},{"rule_id":"rule-7","result":"match","confidence":1}]}`}
-		}, status: StatusInvalid, errPart: `"rule-7" that was not asked`, attempts: 1},
+		}, status: judge.StatusInvalid, errPart: `"rule-7" that was not asked`, attempts: 1},
 		{name: "missing rule", reply: func(int, map[string]any) fake.Reply {
 			return fake.Reply{Content: `{"version":1,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1}]}`}
-		}, status: StatusInvalid, errPart: `no decision for rule "rule-18"`, attempts: 1},
+		}, status: judge.StatusInvalid, errPart: `no decision for rule "rule-18"`, attempts: 1},
 		{name: "version 2", reply: func(int, map[string]any) fake.Reply {
 			return fake.Reply{Content: `{"version":2,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"match","confidence":1}]}`}
-		}, status: StatusInvalid, errPart: "unsupported answer version 2", attempts: 1},
+		}, status: judge.StatusInvalid, errPart: "unsupported answer version 2", attempts: 1},
 		{name: "invalid answers are not retried", retries: 2, reply: func(int, map[string]any) fake.Reply {
 			return fake.Reply{Content: "nope"}
-		}, status: StatusInvalid, attempts: 1},
+		}, status: judge.StatusInvalid, attempts: 1},
 		{name: "500 retried until it works", retries: 2, reply: func(n int, body map[string]any) fake.Reply {
 			if n < 2 {
 				return fake.Reply{Status: 503, Raw: `{"error":"busy"}`}
 			}
 			return ok(n, body)
-		}, status: StatusOK, attempts: 3},
+		}, status: judge.StatusOK, attempts: 3},
 		{name: "400 not retried", retries: 2, reply: func(int, map[string]any) fake.Reply {
 			return fake.Reply{Status: 404, Raw: `{"error":"model 'x' not found"}`}
-		}, status: StatusError, errPart: "HTTP 404", attempts: 1},
+		}, status: judge.StatusError, errPart: "HTTP 404", attempts: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := fake.NewOllama(t, tt.reply)
-			o := openOllama(t, f, Config{Timeout: tt.timeout, Retries: tt.retries})
+			o := openOllama(t, f, judge.Config{Timeout: tt.timeout, Retries: tt.retries})
 			resp := o.Judge(context.Background(), fake.TwoRules())
 			if resp.Status != tt.status || !strings.Contains(resp.Error, tt.errPart) || resp.Attempts != tt.attempts {
 				t.Fatalf("got status %q error %q attempts %d; want %q containing %q, %d attempts",
 					resp.Status, resp.Error, resp.Attempts, tt.status, tt.errPart, tt.attempts)
 			}
-			if tt.status != StatusOK && resp.Decisions != nil {
+			if tt.status != judge.StatusOK && resp.Decisions != nil {
 				t.Fatalf("failed call returned decisions %v", resp.Decisions)
 			}
 			if len(f.Requests()) != tt.attempts {
@@ -166,9 +167,9 @@ func TestOllamaFailures(t *testing.T) {
 func TestOllamaTimeout(t *testing.T) {
 	t.Parallel()
 	f := fake.NewOllama(t, func(int, map[string]any) fake.Reply { return fake.Reply{Delay: 5 * time.Second, Content: "late"} })
-	o := openOllama(t, f, Config{Timeout: 150 * time.Millisecond})
+	o := openOllama(t, f, judge.Config{Timeout: 150 * time.Millisecond})
 	resp := o.Judge(context.Background(), fake.TwoRules())
-	if resp.Status != StatusTimeout {
+	if resp.Status != judge.StatusTimeout {
 		t.Fatalf("status %q (%s)", resp.Status, resp.Error)
 	}
 	if resp.Latency < 150*time.Millisecond {
@@ -178,7 +179,7 @@ func TestOllamaTimeout(t *testing.T) {
 	// A caller's own deadline is a timeout too; a cancelled caller is an error.
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-	if r := o.Judge(ctx, fake.TwoRules()); r.Status != StatusError || !strings.Contains(r.Error, "cancelled") {
+	if r := o.Judge(ctx, fake.TwoRules()); r.Status != judge.StatusError || !strings.Contains(r.Error, "cancelled") {
 		t.Fatalf("cancelled call: %q %q", r.Status, r.Error)
 	}
 }
@@ -186,10 +187,10 @@ func TestOllamaTimeout(t *testing.T) {
 func TestOllamaConnectionRefused(t *testing.T) {
 	t.Parallel()
 	f := fake.NewOllama(t, fake.EchoReply)
-	o := openOllama(t, f, Config{Retries: 1})
+	o := openOllama(t, f, judge.Config{Retries: 1})
 	f.Close()
 	resp := o.Judge(context.Background(), fake.TwoRules())
-	if resp.Status != StatusError || !strings.Contains(resp.Error, "connect") || resp.Attempts != 2 {
+	if resp.Status != judge.StatusError || !strings.Contains(resp.Error, "connect") || resp.Attempts != 2 {
 		t.Fatalf("got %q %q attempts %d", resp.Status, resp.Error, resp.Attempts)
 	}
 }
@@ -203,9 +204,9 @@ func TestOllamaFormatFallback(t *testing.T) {
 		return fake.EchoReply(n, body)
 	})
 	var log bytes.Buffer
-	o := openOllama(t, f, Config{Log: &log})
+	o := openOllama(t, f, judge.Config{Log: &log})
 	for i := 0; i < 2; i++ {
-		if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != StatusOK || r.Attempts != 1 {
+		if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != judge.StatusOK || r.Attempts != 1 {
 			t.Fatalf("call %d: %+v", i, r)
 		}
 	}
@@ -218,7 +219,7 @@ func TestOllamaFormatFallback(t *testing.T) {
 			t.Fatalf("request %d does not ask for json: %s", i+1, b)
 		}
 	}
-	if o.StructuredMode() != ModeJSONObject || !strings.Contains(log.String(), "refused structured output json_schema") {
+	if o.StructuredMode() != judge.ModeJSONObject || !strings.Contains(log.String(), "refused structured output json_schema") {
 		t.Fatalf("mode %q log %q", o.StructuredMode(), log.String())
 	}
 }
@@ -226,11 +227,11 @@ func TestOllamaFormatFallback(t *testing.T) {
 func TestOllamaOpen(t *testing.T) {
 	t.Parallel()
 	f := fake.NewOllama(t, fake.EchoReply)
-	_, err := Open(context.Background(), "ollama:missing", Config{OllamaHost: f.URL})
+	_, err := judge.Open(context.Background(), "ollama:missing", judge.Config{OllamaHost: f.URL})
 	if err == nil || !strings.Contains(err.Error(), `model "missing" not found`) || !strings.Contains(err.Error(), "llama3:latest, qwen2.5:3b") {
 		t.Fatalf("err = %v", err)
 	}
-	j, err := Open(context.Background(), "ollama:llama3", Config{OllamaHost: f.URL})
+	j, err := judge.Open(context.Background(), "ollama:llama3", judge.Config{OllamaHost: f.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,9 +250,9 @@ func TestOllamaHost(t *testing.T) {
 		{"http://localhost:11434/", "", "http://localhost:11434"},
 	}
 	for _, tt := range tests {
-		u, err := OllamaHost(tt.flag, tt.env)
+		u, err := Host(tt.flag, tt.env)
 		if err != nil || u.String() != tt.want {
-			t.Errorf("OllamaHost(%q) with OLLAMA_HOST=%q = %v, %v; want %s", tt.flag, tt.env, u, err, tt.want)
+			t.Errorf("Host(%q) with OLLAMA_HOST=%q = %v, %v; want %s", tt.flag, tt.env, u, err, tt.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package judge
+package openai
 
 import (
 	"bytes"
@@ -13,17 +13,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/judge/internal/fake"
 )
 
-func openOpenAI(t *testing.T, f *fake.Server, cfg Config) *OpenAI {
+func openOpenAI(t *testing.T, f *fake.Server, cfg judge.Config) *Judge {
 	t.Helper()
 	cfg.OpenAIBaseURL = f.URL + "/v1"
-	j, err := Open(context.Background(), "openai:judge-small", cfg)
+	j, err := judge.Open(context.Background(), "openai:judge-small", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return j.(*OpenAI)
+	return j.(*Judge)
 }
 
 func TestOpenAIJudge(t *testing.T) {
@@ -31,13 +32,13 @@ func TestOpenAIJudge(t *testing.T) {
 	// The key comes from the injected environment, not the process's.
 	env := map[string]string{"APEVAL_TEST_KEY": "sk-test-123"}
 	f := fake.NewOpenAI(t, fake.EchoReply)
-	o := openOpenAI(t, f, Config{OpenAIKeyEnv: "APEVAL_TEST_KEY", Getenv: func(k string) string { return env[k] }})
+	o := openOpenAI(t, f, judge.Config{OpenAIKeyEnv: "APEVAL_TEST_KEY", Getenv: func(k string) string { return env[k] }})
 	if got := o.Identity().String(); got != "openai/judge-small+p1" {
 		t.Fatalf("identity %q", got)
 	}
 	resp := o.Judge(context.Background(), fake.TwoRules())
-	want := []Decision{{RuleID: "rule-12", Result: Match, Confidence: fake.Ptr(0.75)}, {RuleID: "rule-18", Result: NoMatch, Confidence: fake.Ptr(0.75)}}
-	if resp.Status != StatusOK || !fake.EqualDecisions(resp.Decisions, want) || resp.Attempts != 1 || resp.Latency <= 0 {
+	want := []judge.Decision{{RuleID: "rule-12", Result: judge.Match, Confidence: fake.Ptr(0.75)}, {RuleID: "rule-18", Result: judge.NoMatch, Confidence: fake.Ptr(0.75)}}
+	if resp.Status != judge.StatusOK || !fake.EqualDecisions(resp.Decisions, want) || resp.Attempts != 1 || resp.Latency <= 0 {
 		t.Fatalf("response %+v", resp)
 	}
 	if resp.Server.PromptTokens != 231 || resp.Server.CompletionTokens != 48 {
@@ -76,13 +77,13 @@ func TestOpenAIJudge(t *testing.T) {
 	if err := json.Unmarshal(rf.JSONSchema.Schema, &gotSchema); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(OutputSchema([]string{"rule-12", "rule-18"}), &wantSchema); err != nil {
+	if err := json.Unmarshal(judge.OutputSchema([]string{"rule-12", "rule-18"}), &wantSchema); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(gotSchema, wantSchema) {
 		t.Fatalf("schema %s", rf.JSONSchema.Schema)
 	}
-	if d := o.Details(); d["system_fingerprint"] != "fp_44709d6fcb" || d["structured_output"] != ModeJSONSchema || d["base_url"] != f.URL+"/v1" {
+	if d := o.Details(); d["system_fingerprint"] != "fp_44709d6fcb" || d["structured_output"] != judge.ModeJSONSchema || d["base_url"] != f.URL+"/v1" {
 		t.Fatalf("details %v", d)
 	}
 	ids, err := o.ListModels(context.Background())
@@ -96,8 +97,8 @@ func TestOpenAINoKey(t *testing.T) {
 	f := fake.NewOpenAI(t, fake.EchoReply)
 	// The process has the variable; the injected environment (nil: empty)
 	// does not, and only the injected one counts.
-	o := openOpenAI(t, f, Config{OpenAIKeyEnv: "APEVAL_TEST_KEY", Options: map[string]string{"temperature": "0.5", "max_tokens": "200"}})
-	if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != StatusOK {
+	o := openOpenAI(t, f, judge.Config{OpenAIKeyEnv: "APEVAL_TEST_KEY", Options: map[string]string{"temperature": "0.5", "max_tokens": "200"}})
+	if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != judge.StatusOK {
 		t.Fatalf("%+v", r)
 	}
 	if f.Auth[0] != "" {
@@ -110,7 +111,7 @@ func TestOpenAINoKey(t *testing.T) {
 	if body["temperature"] != 0.5 || body["max_tokens"] != 200.0 || body["seed"] != 42.0 {
 		t.Fatalf("options not applied: %s", f.Requests()[0])
 	}
-	if _, err := Open(context.Background(), "openai:m", Config{Options: map[string]string{"messages": "x"}}); err == nil {
+	if _, err := judge.Open(context.Background(), "openai:m", judge.Config{Options: map[string]string{"messages": "x"}}); err == nil {
 		t.Fatal("overriding messages accepted")
 	}
 }
@@ -127,27 +128,27 @@ func TestOpenAIFailures(t *testing.T) {
 		name     string
 		reply    fake.ReplyFunc
 		retries  int
-		status   Status
+		status   judge.Status
 		errPart  string
 		attempts int
 	}{
-		{name: "http 500", reply: raw(500, `{"error":{"message":"internal error","type":"server_error"}}`), status: StatusError, errPart: "HTTP 500: internal error", attempts: 1},
-		{name: "http 500 retried", reply: raw(500, `{"error":{"message":"internal error"}}`), retries: 2, status: StatusError, attempts: 3},
-		{name: "401 neither retried nor a format refusal", reply: raw(401, `{"error":{"message":"Incorrect API key provided"}}`), retries: 2, status: StatusError, errPart: "HTTP 401: Incorrect API key", attempts: 1},
-		{name: "non-JSON answer", reply: content("rule-12: match"), status: StatusInvalid, errPart: "not a JSON object", attempts: 1},
-		{name: "unasked rule", reply: content(`{"version":1,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"match","confidence":1},{"rule_id":"rule-99","result":"no_match","confidence":1}]}`), status: StatusInvalid, errPart: `"rule-99" that was not asked`, attempts: 1},
-		{name: "missing rule", reply: content(`{"version":1,"decisions":[{"rule_id":"rule-18","result":"match","confidence":1}]}`), status: StatusInvalid, errPart: `no decision for rule "rule-12"`, attempts: 1},
-		{name: "version 2", reply: content(`{"version":2,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"match","confidence":1}]}`), status: StatusInvalid, errPart: "unsupported answer version 2", attempts: 1},
-		{name: "fenced answer accepted", reply: content("```json\n" + `{"version":1,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"unknown","confidence":0.5}]}` + "\n```"), status: StatusOK, attempts: 1},
-		{name: "no choices", reply: raw(200, `{"id":"x","choices":[]}`), status: StatusInvalid, errPart: "no choices", attempts: 1},
-		{name: "refusal", reply: raw(200, `{"choices":[{"message":{"role":"assistant","content":null,"refusal":"I can't help"}}]}`), status: StatusInvalid, errPart: "refused", attempts: 1},
-		{name: "body not JSON", reply: raw(200, `{"choices": [`), status: StatusError, errPart: "malformed completion", attempts: 1},
-		{name: "an HTML page", reply: raw(200, `<html>bad gateway</html>`), status: StatusError, errPart: "answered with an HTML page", attempts: 1},
+		{name: "http 500", reply: raw(500, `{"error":{"message":"internal error","type":"server_error"}}`), status: judge.StatusError, errPart: "HTTP 500: internal error", attempts: 1},
+		{name: "http 500 retried", reply: raw(500, `{"error":{"message":"internal error"}}`), retries: 2, status: judge.StatusError, attempts: 3},
+		{name: "401 neither retried nor a format refusal", reply: raw(401, `{"error":{"message":"Incorrect API key provided"}}`), retries: 2, status: judge.StatusError, errPart: "HTTP 401: Incorrect API key", attempts: 1},
+		{name: "non-JSON answer", reply: content("rule-12: match"), status: judge.StatusInvalid, errPart: "not a JSON object", attempts: 1},
+		{name: "unasked rule", reply: content(`{"version":1,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"match","confidence":1},{"rule_id":"rule-99","result":"no_match","confidence":1}]}`), status: judge.StatusInvalid, errPart: `"rule-99" that was not asked`, attempts: 1},
+		{name: "missing rule", reply: content(`{"version":1,"decisions":[{"rule_id":"rule-18","result":"match","confidence":1}]}`), status: judge.StatusInvalid, errPart: `no decision for rule "rule-12"`, attempts: 1},
+		{name: "version 2", reply: content(`{"version":2,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"match","confidence":1}]}`), status: judge.StatusInvalid, errPart: "unsupported answer version 2", attempts: 1},
+		{name: "fenced answer accepted", reply: content("```json\n" + `{"version":1,"decisions":[{"rule_id":"rule-12","result":"match","confidence":1},{"rule_id":"rule-18","result":"unknown","confidence":0.5}]}` + "\n```"), status: judge.StatusOK, attempts: 1},
+		{name: "no choices", reply: raw(200, `{"id":"x","choices":[]}`), status: judge.StatusInvalid, errPart: "no choices", attempts: 1},
+		{name: "refusal", reply: raw(200, `{"choices":[{"message":{"role":"assistant","content":null,"refusal":"I can't help"}}]}`), status: judge.StatusInvalid, errPart: "refused", attempts: 1},
+		{name: "body not JSON", reply: raw(200, `{"choices": [`), status: judge.StatusError, errPart: "malformed completion", attempts: 1},
+		{name: "an HTML page", reply: raw(200, `<html>bad gateway</html>`), status: judge.StatusError, errPart: "answered with an HTML page", attempts: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := fake.NewOpenAI(t, tt.reply)
-			o := openOpenAI(t, f, Config{Retries: tt.retries})
+			o := openOpenAI(t, f, judge.Config{Retries: tt.retries})
 			resp := o.Judge(context.Background(), fake.TwoRules())
 			if resp.Status != tt.status || !strings.Contains(resp.Error, tt.errPart) || resp.Attempts != tt.attempts {
 				t.Fatalf("got %q %q attempts %d; want %q containing %q, %d attempts", resp.Status, resp.Error, resp.Attempts, tt.status, tt.errPart, tt.attempts)
@@ -155,7 +156,7 @@ func TestOpenAIFailures(t *testing.T) {
 			if len(f.Requests()) != tt.attempts {
 				t.Fatalf("%d requests for %d attempts", len(f.Requests()), tt.attempts)
 			}
-			if o.StructuredMode() != ModeJSONSchema {
+			if o.StructuredMode() != judge.ModeJSONSchema {
 				t.Fatalf("mode changed to %s", o.StructuredMode())
 			}
 		})
@@ -165,9 +166,9 @@ func TestOpenAIFailures(t *testing.T) {
 func TestOpenAITimeoutAndRefused(t *testing.T) {
 	t.Parallel()
 	f := fake.NewOpenAI(t, func(int, map[string]any) fake.Reply { return fake.Reply{Delay: 5 * time.Second} })
-	o := openOpenAI(t, f, Config{Timeout: 120 * time.Millisecond, Retries: 1})
+	o := openOpenAI(t, f, judge.Config{Timeout: 120 * time.Millisecond, Retries: 1})
 	resp := o.Judge(context.Background(), fake.TwoRules())
-	if resp.Status != StatusTimeout || resp.Attempts != 2 {
+	if resp.Status != judge.StatusTimeout || resp.Attempts != 2 {
 		t.Fatalf("status %q attempts %d (%s)", resp.Status, resp.Attempts, resp.Error)
 	}
 	// Two timeouts and one 100 ms backoff.
@@ -177,7 +178,7 @@ func TestOpenAITimeoutAndRefused(t *testing.T) {
 	fake.Within(t, "two timeouts and a backoff", resp.Latency, 1500*time.Millisecond)
 	f.Close()
 	r := o.Judge(context.Background(), fake.TwoRules())
-	if r.Status != StatusError || !strings.Contains(r.Error, "connect") {
+	if r.Status != judge.StatusError || !strings.Contains(r.Error, "connect") {
 		t.Fatalf("closed server: %q %q", r.Status, r.Error)
 	}
 }
@@ -190,9 +191,9 @@ func TestOpenAIFormatFallback(t *testing.T) {
 		mode    string
 		message string
 	}{
-		{name: "json_object", refuse: []string{"json_schema"}, mode: ModeJSONObject, message: "response_format json_schema is not supported"},
-		{name: "none", refuse: []string{"json_schema", "json_object"}, mode: ModeNone, message: "response_format is not supported by this model"},
-		{name: "first call with an unexplained 422", refuse: []string{"json_schema"}, mode: ModeJSONObject, message: "Unprocessable Entity"},
+		{name: "json_object", refuse: []string{"json_schema"}, mode: judge.ModeJSONObject, message: "response_format json_schema is not supported"},
+		{name: "none", refuse: []string{"json_schema", "json_object"}, mode: judge.ModeNone, message: "response_format is not supported by this model"},
+		{name: "first call with an unexplained 422", refuse: []string{"json_schema"}, mode: judge.ModeJSONObject, message: "Unprocessable Entity"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,14 +207,14 @@ func TestOpenAIFormatFallback(t *testing.T) {
 				return fake.EchoReply(n, body)
 			})
 			var log fake.SyncBuffer
-			o := openOpenAI(t, f, Config{Log: &log})
+			o := openOpenAI(t, f, judge.Config{Log: &log})
 			// Concurrent first calls: the mode steps down once per level.
 			var wg sync.WaitGroup
 			for i := 0; i < 8; i++ {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != StatusOK {
+					if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != judge.StatusOK {
 						t.Errorf("%+v", r)
 					}
 				}()
@@ -226,7 +227,7 @@ func TestOpenAIFormatFallback(t *testing.T) {
 				t.Fatalf("%d fallback warnings, want %d: %s", got, len(tt.refuse), log.String())
 			}
 			before := len(f.Requests())
-			if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != StatusOK {
+			if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != judge.StatusOK {
 				t.Fatalf("%+v", r)
 			}
 			bodies := f.Requests()
@@ -235,7 +236,7 @@ func TestOpenAIFormatFallback(t *testing.T) {
 			}
 			last := bodies[len(bodies)-1]
 			hasRF := bytes.Contains(last, []byte(`"response_format"`))
-			if (tt.mode == ModeNone) == hasRF {
+			if (tt.mode == judge.ModeNone) == hasRF {
 				t.Fatalf("mode %s but body %s", tt.mode, last)
 			}
 		})
@@ -250,14 +251,14 @@ func TestOpenAIConfirmedModeKept(t *testing.T) {
 		}
 		return fake.EchoReply(n, body)
 	})
-	o := openOpenAI(t, f, Config{})
-	if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != StatusOK {
+	o := openOpenAI(t, f, judge.Config{})
+	if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != judge.StatusOK {
 		t.Fatalf("%+v", r)
 	}
-	if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != StatusError || !strings.Contains(r.Error, "HTTP 400") {
+	if r := o.Judge(context.Background(), fake.TwoRules()); r.Status != judge.StatusError || !strings.Contains(r.Error, "HTTP 400") {
 		t.Fatalf("%+v", r)
 	}
-	if o.StructuredMode() != ModeJSONSchema {
+	if o.StructuredMode() != judge.ModeJSONSchema {
 		t.Fatalf("a 400 unrelated to the format dropped the mode to %s", o.StructuredMode())
 	}
 }
@@ -273,12 +274,12 @@ func TestKeyQuotedBackIsMasked(t *testing.T) {
 	}))
 	defer srv.Close()
 	var log bytes.Buffer
-	j, err := NewOpenAI("m", DefaultPrompt(), Config{OpenAIBaseURL: srv.URL + "/v1", OpenAIKeyEnv: "APEVAL_TEST_KEY", Getenv: fake.KeyEnv(testKey), Log: &log})
+	j, err := New("m", judge.DefaultPrompt(), judge.Config{OpenAIBaseURL: srv.URL + "/v1", OpenAIKeyEnv: "APEVAL_TEST_KEY", Getenv: fake.KeyEnv(testKey), Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp := j.Judge(context.Background(), fake.TwoRules())
-	if resp.Status != StatusError || strings.Contains(resp.Error, testKey) || strings.Contains(resp.Error, "3f9Kq82") {
+	if resp.Status != judge.StatusError || strings.Contains(resp.Error, testKey) || strings.Contains(resp.Error, "3f9Kq82") {
 		t.Fatalf("key in the call's error: %+v", resp)
 	}
 	if !strings.Contains(resp.Error, "Incorrect API key provided: [MASKED]") {
@@ -318,7 +319,7 @@ func TestKeyNotForwardedAcrossRedirects(t *testing.T) {
 	defer first.Close()
 	// https → http on the same host and port is covered by sameOrigin below.
 	var log bytes.Buffer
-	j, err := NewOpenAI("m", DefaultPrompt(), Config{OpenAIBaseURL: first.URL + "/v1", OpenAIKeyEnv: "APEVAL_TEST_KEY", Getenv: fake.KeyEnv(testKey), Log: &log})
+	j, err := New("m", judge.DefaultPrompt(), judge.Config{OpenAIBaseURL: first.URL + "/v1", OpenAIKeyEnv: "APEVAL_TEST_KEY", Getenv: fake.KeyEnv(testKey), Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +372,7 @@ func TestErrorBodyControlSequencesQuoted(t *testing.T) {
 		io.WriteString(w, body)
 	}))
 	defer srv.Close()
-	j, err := NewOpenAI("m", DefaultPrompt(), Config{OpenAIBaseURL: srv.URL + "/v1"})
+	j, err := New("m", judge.DefaultPrompt(), judge.Config{OpenAIBaseURL: srv.URL + "/v1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,57 +385,8 @@ func TestErrorBodyControlSequencesQuoted(t *testing.T) {
 	if !strings.Contains(resp.Error, `\x1b]52;c;`) || !strings.Contains(resp.Error, "bad gateway") {
 		t.Fatalf("error %q", resp.Error)
 	}
-	if got := briefError("a\u202eb\u2028c"); strings.ContainsAny(got, "\u202e\u2028") {
+	if got := judge.BriefError("a\u202eb\u2028c"); strings.ContainsAny(got, "\u202e\u2028") {
 		t.Fatalf("bidi/line separators kept: %q", got)
-	}
-}
-
-// An HTTP 200 carrying an error object and no choices is a server error,
-// never an answer to cache.
-func TestOpenAIErrorIn200IsNotCached(t *testing.T) {
-	t.Parallel()
-	var mu sync.Mutex
-	broken := true
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		b := broken
-		mu.Unlock()
-		if b {
-			io.WriteString(w, `{"error":{"message":"upstream overloaded","type":"server_error"}}`)
-			return
-		}
-		var body map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		c, _ := json.Marshal(fake.EchoAnswer(fake.UserMessage(body)))
-		io.WriteString(w, `{"choices":[{"message":{"content":`+string(c)+`},"finish_reason":"stop"}]}`)
-	}))
-	defer srv.Close()
-	j, err := NewOpenAI("m", DefaultPrompt(), Config{OpenAIBaseURL: srv.URL + "/v1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := OpenCache(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cache.Close()
-	cj := Cached(j, cache)
-	resp := cj.Judge(context.Background(), fake.TwoRules())
-	if resp.Status != StatusError || !strings.Contains(resp.Error, "upstream overloaded") {
-		t.Fatalf("broken server: %+v", resp)
-	}
-	mu.Lock()
-	broken = false
-	mu.Unlock()
-	resp = cj.Judge(context.Background(), fake.TwoRules())
-	if resp.Cached || resp.Status != StatusOK {
-		t.Fatalf("recovered server answered from the cache: %+v", resp)
-	}
-	// Entries an older version cached for such bodies are misses.
-	for _, e := range []string{"completion has no choices", "completion has no content"} {
-		if modelAnswer(cachedAnswer{Status: StatusInvalid, Error: e}) {
-			t.Errorf("%q counted as a model answer", e)
-		}
 	}
 }
 
