@@ -61,12 +61,12 @@ func TestExecHelperHoldingStdoutAndStderrDoesNotHoldClose(t *testing.T) {
 	t.Cleanup(killHelper)
 	answer := `{"version":1,"decisions":[{"rule_id":"del","result":"no_match"},{"rule_id":"send","result":"no_match"},{"rule_id":"style","result":"no_match"}]}`
 	cmd := fmt.Sprintf(`setsid sh -c 'echo $$ > %s; exec sleep 1000' </dev/null & while read line; do echo '%s'; done`, pidFile, answer)
-	j, err := Open(context.Background(), "exec:"+cmd, Config{Timeout: 10 * time.Second})
+	j, err := judge.Open(context.Background(), "exec:"+cmd, judge.Config{Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := j.(*Exec)
-	if resp := e.Judge(context.Background(), execRequest("ls")); resp.Status != StatusOK {
+	e := j.(*Judge)
+	if resp := e.Judge(context.Background(), execRequest("ls")); resp.Status != judge.StatusOK {
 		t.Fatalf("response %+v", resp)
 	}
 	closed := make(chan error, 1)
