@@ -25,7 +25,7 @@ type correctionJSON struct {
 		} `json:"recall_on_weak_labels"`
 		Precision struct{ Estimate, Lo, Hi *float64 } `json:"precision_corrected"`
 		Recall    struct{ Estimate, Lo, Hi *float64 } `json:"recall_corrected"`
-		NA        string                               `json:"na"`
+		NA        string                              `json:"na"`
 	} `json:"rows"`
 }
 
