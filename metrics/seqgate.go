@@ -1,7 +1,10 @@
 package metrics
 
 import (
+	"cmp"
 	"fmt"
+	"hash/fnv"
+	"math"
 	"slices"
 	"strings"
 
@@ -49,7 +52,7 @@ func NewSequentialGate(c replay.KillCriteria, baseline string) *SequentialGate {
 	if conf <= 0 || conf >= 1 {
 		conf = 0.95
 	}
-	return &SequentialGate{crit: c, alpha: 1 - conf, baseline: baseline, judges: map[string]*seqJudge{}}
+	return &SequentialGate{crit: c, alpha: math.Round((1-conf)*1e9) / 1e9, baseline: baseline, judges: map[string]*seqJudge{}}
 }
 
 // Lanes of a row's per-session sums (y successes, m units each).
@@ -240,11 +243,20 @@ func (g *SequentialGate) Add(r *replay.Result) {
 }
 
 // EndRun closes the current look: the run's new sessions go into the
-// sequences, in the order the run first gave them.
+// sequences in an order fixed by a hash of their IDs, not the order of
+// the run's files, which may follow the outcomes (a dataset sorted by
+// time, by tool, by verdict): the sequence needs sessions that come in
+// an order the outcomes did not choose.
 func (g *SequentialGate) EndRun() {
 	look := len(g.runs)
 	for _, id := range g.order {
 		j := g.judges[id]
+		slices.SortFunc(j.curOrd, func(a, b string) int {
+			if c := cmp.Compare(sessionHash(a), sessionHash(b)); c != 0 {
+				return c
+			}
+			return strings.Compare(a, b)
+		})
 		for _, key := range j.curOrd {
 			s := j.cur[key]
 			j.sessions++
@@ -263,6 +275,14 @@ func (g *SequentialGate) EndRun() {
 		j.curOrd = j.curOrd[:0]
 		clear(j.dupSess)
 	}
+}
+
+// sessionHash is the 64-bit FNV-1a hash of a session key: the order
+// sessions of one run enter the sequences.
+func sessionHash(key string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return h.Sum64()
 }
 
 // lanesOf are the lanes a row is decided on.
@@ -354,6 +374,10 @@ type SequentialResult struct {
 	Method  string            `json:"method"`
 	Judges  []SequentialJudge `json:"judges"`
 	Verdict Verdict           `json:"verdict"`
+	// Warnings name the criteria whose sessions do not look like draws
+	// of one rate (the running mean left the sequence's interval): the
+	// sequence's promise assumes they are, so such a decision is suspect.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // SequentialJudge is one judge's standing.
@@ -400,7 +424,12 @@ type SequentialCrit struct {
 	DecidedRun   string `json:"decided_in_run,omitempty"`
 	DecidedLook  int    `json:"decided_at_run,omitempty"`
 	Reason       string `json:"reason"`
+	drift        bool
 }
+
+// driftWarning is what a criterion whose running mean left its
+// sequence's interval says.
+const driftWarning = "the mean of the sessions lies outside the sequence's interval: the sessions do not look like draws of one rate (did the traffic, the dataset's order or the judge change between runs?); the sequence's promise assumes they are"
 
 // Result is the standing after the runs ended so far.
 func (g *SequentialGate) Result() *SequentialResult {
@@ -417,6 +446,9 @@ func (g *SequentialGate) Result() *SequentialResult {
 		tot := SequentialRow{RuleID: AllRules}
 		for _, l := range lanesOf(true) {
 			c := g.crit4(j, j.row(AllRules), l)
+			if c.drift {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s, all rules, %s: %s", id, c.Name, driftWarning))
+			}
 			tot.Criteria = append(tot.Criteria, c)
 			cr := Criterion{Name: c.Name, Status: c.Status}
 			if IsPolicyCriterion(c.Name) {
@@ -432,6 +464,9 @@ func (g *SequentialGate) Result() *SequentialResult {
 			row := SequentialRow{RuleID: rule}
 			for _, l := range lanesOf(false) {
 				c := g.crit4(j, j.rows[rule], l)
+				if c.drift {
+					res.Warnings = append(res.Warnings, fmt.Sprintf("%s, rule %s, %s: %s", id, rule, c.Name, driftWarning))
+				}
 				row.Criteria = append(row.Criteria, c)
 				own = append(own, Criterion{Name: c.Name, Status: c.Status})
 			}
@@ -488,6 +523,12 @@ func (g *SequentialGate) crit4(j *seqJudge, row *seqRow, l int) SequentialCrit {
 	c.Figure = "mean over sessions of each session's " + fig
 	desc := fmt.Sprintf("%s %s over %d sessions (%d units), %.0f%% confidence sequence [%s, %s]",
 		strings.SplitN(fig, " (", 2)[0], fmtF(est), cs.N(), row.units[l], (1-g.alpha)*100, fmtF(lo), fmtF(hi))
+	if est < lo-1e-9 || est > hi+1e-9 {
+		// The running intersection left the running mean outside: the
+		// sessions do not look like draws of one rate.
+		desc += "; " + driftWarning
+		c.drift = true
+	}
 	if d := row.dec[l]; d != nil {
 		c.Status = d.status
 		c.DecidedAfter = new(d.sessions)
