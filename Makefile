@@ -77,8 +77,14 @@ race:
 # type I of the paired tests, the 11-rule GO rate and the labeled
 # estimator's coverage and width against the textbook stratified one.
 .PHONY: calibrate
+# It fails when any setting misses its goal: go test's status is kept
+# through the filter, and a failure's lines are printed after the tables.
 calibrate:
-	APEVAL_CALIBRATE=2000 $(GO) test -count=1 -timeout 4h -run 'TestCalibration|TestIntervalGrid|TestElevenRulesGo|TestLabeledCalibration' -v ./metrics | sed -n 's/^ *\([A-Za-z_]*\.go:[0-9]*: \)\{0,1\}\(| .*\)/\2/p'
+	@st=$$(mktemp); log=$$(mktemp); \
+	{ APEVAL_CALIBRATE=2000 $(GO) test -count=1 -timeout 4h -run 'TestCalibration|TestIntervalGrid|TestElevenRulesGo|TestLabeledCalibration' -v ./metrics ./metrics/simulate 2>&1; echo $$? > $$st; } \
+	  | tee $$log | sed -n 's/^ *\([A-Za-z_]*\.go:[0-9]*: \)\{0,1\}\(| .*\)/\2/p'; \
+	s=$$(cat $$st); if [ "$$s" != 0 ]; then echo "calibrate: FAILED"; grep -B1 -A8 -e '--- FAIL' -e '^FAIL' -e '^panic' $$log; fi; \
+	rm -f $$st $$log; exit $$s
 
 # apeval run the way a user runs it: cmd/apeval/testdata/script/*.txtar.
 # Part of `make test` too; this target runs only them.

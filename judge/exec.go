@@ -409,8 +409,11 @@ func (c *child) ready(ctx context.Context) (err error) {
 		c.exitErr = cmd.Wait()
 		// A helper that left the process group (setsid) may still hold
 		// stdout or stderr: after a grace, our read ends are closed, which
-		// ends the readers.
-		t := time.NewTimer(execWaitDelay)
+		// ends the readers. graceOver stays closed once the grace is over,
+		// so a helper holding both pipes has both closed (a timer's channel
+		// fires once: the second pipe used to wait for the helper's exit).
+		graceOver := make(chan struct{})
+		t := time.AfterFunc(execWaitDelay, func() { close(graceOver) })
 		defer t.Stop()
 		for _, p := range []struct {
 			done chan struct{}
@@ -418,7 +421,7 @@ func (c *child) ready(ctx context.Context) (err error) {
 		}{{outDone, stdout}, {errDone, stderr}} {
 			select {
 			case <-p.done:
-			case <-t.C:
+			case <-graceOver:
 				_ = p.f.Close()
 				<-p.done
 			}

@@ -40,6 +40,49 @@ func TestExecDaemonisedHelperDoesNotHang(t *testing.T) {
 	within(t, "close", time.Since(start), 3*time.Second)
 }
 
+// A helper holding both stdout and stderr (a double fork, as a Python
+// plugin's daemon does) must not hold Close either: both pipes are closed
+// after the grace. Before, the grace timer fired once, for stdout, and
+// Close waited for stderr until the helper exited (issue: a run that
+// printed "reports in …" and never exited). The helper here lives until
+// the test kills it, so a Close that waits for it is a hang the test sees.
+func TestExecHelperHoldingStdoutAndStderrDoesNotHoldClose(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "helper.pid")
+	killHelper := func() {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+	t.Cleanup(killHelper)
+	answer := `{"version":1,"decisions":[{"rule_id":"del","result":"no_match"},{"rule_id":"send","result":"no_match"},{"rule_id":"style","result":"no_match"}]}`
+	cmd := fmt.Sprintf(`setsid sh -c 'echo $$ > %s; exec sleep 1000' </dev/null & while read line; do echo '%s'; done`, pidFile, answer)
+	j, err := Open(context.Background(), "exec:"+cmd, Config{Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := j.(*Exec)
+	if resp := e.Judge(context.Background(), execRequest("ls")); resp.Status != StatusOK {
+		t.Fatalf("response %+v", resp)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- e.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		// Not a timing assertion: the helper sleeps 1000 s, so a Close
+		// still waiting after a minute waits for the helper.
+		killHelper()
+		<-closed
+		t.Fatal("Close waited for the helper holding stdout and stderr")
+	}
+}
+
 func openFDs(t *testing.T) int {
 	t.Helper()
 	ents, err := os.ReadDir("/proc/self/fd")

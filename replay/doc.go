@@ -34,6 +34,7 @@
 //	input.go            judge input, masked with internal/mask
 //	result.go           Result, RuleResult, Call
 //	outcome.go          RuleResult.Classify: how metrics count a pair
+//	budgetcut.go        BudgetCut: which results a stopped budget leaves out of a run
 //
 // The replay semantics (what fires, on which failure, which action wins),
 // the matchers' exact definitions, the judge input and the memory bounds are

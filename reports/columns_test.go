@@ -108,13 +108,15 @@ func TestOneFigureDefinition(t *testing.T) {
 	s := rep.Summary
 	for _, sampled := range []bool{false, true} {
 		cols := metricsColumns
+		source := ""
 		if sampled {
+			source = "weak"
 			s.Sample = &metrics.SampleInfo{}
 			s.Judges[0].Rules[0].Sample = &metrics.RowSample{Sampled: 3, Census: 2, Dropped: 1, TP: 1.5}
 			cols = sampledMetricsColumns
 		}
 		var b bytes.Buffer
-		if err := WriteMetricsParquet(&b, s); err != nil {
+		if err := WriteMetricsParquet(&b, s, source); err != nil {
 			t.Fatal(err)
 		}
 		names, rows := readBack(t, b.Bytes())
@@ -128,9 +130,9 @@ func TestOneFigureDefinition(t *testing.T) {
 		}
 		var want []metricsRow
 		for _, j := range s.Judges {
-			want = append(want, metricsRow{j, j.Total, "*", "*"})
+			want = append(want, metricsRow{j, j.Total, "*", "*", source})
 			for _, r := range j.Rules {
-				want = append(want, metricsRow{j, r, "*", "*"})
+				want = append(want, metricsRow{j, r, "*", "*", source})
 			}
 		}
 		if len(rows) != len(want) {
@@ -149,7 +151,7 @@ func TestOneFigureDefinition(t *testing.T) {
 
 	// compare.parquet: every Figure column, each value the Figure's.
 	var b bytes.Buffer
-	if err := WriteComparisonParquet(&b, s.Comparisons, 0.95); err != nil {
+	if err := WriteComparisonParquet(&b, s.Comparisons, 0.95, "weak"); err != nil {
 		t.Fatal(err)
 	}
 	names, rows := readBack(t, b.Bytes())
@@ -166,7 +168,7 @@ func TestOneFigureDefinition(t *testing.T) {
 	}
 	c := s.Comparisons[0]
 	rc := comparisonRows(c)[0]
-	first := compareRow{c, "*", "*", rc.RuleID, &rc.Figures[0], 0.95}
+	first := compareRow{c, "*", "*", rc.RuleID, &rc.Figures[0], 0.95, "weak"}
 	for k, col := range compareColumns {
 		if got, w := rows[0][k], text(col.get(first)); got != w {
 			t.Errorf("compare.parquet row 0 column %s: file has %q, the definition %q", col.name, got, w)
@@ -199,7 +201,7 @@ func TestOneFigureDefinition(t *testing.T) {
 			}
 		}
 		total := strings.Split(lines[1], "\t")
-		m := metricsRow{s.Judges[0], s.Judges[0].Total, "*", "*"}
+		m := metricsRow{s.Judges[0], s.Judges[0].Total, "*", "*", ""}
 		for i, c := range tsv {
 			if total[i] != text(c.get(m)) {
 				t.Errorf("TSV %s of the first total row is %q, the definition %q", c.name, total[i], text(c.get(m)))
@@ -269,7 +271,7 @@ func BenchmarkWriteMetricsParquet(b *testing.B) {
 	s := fixtureSummary()
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := WriteMetricsParquet(io.Discard, s); err != nil {
+		if err := WriteMetricsParquet(io.Discard, s, ""); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -279,7 +281,7 @@ func BenchmarkWriteComparisonParquet(b *testing.B) {
 	s := fixtureSummary()
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := WriteComparisonParquet(io.Discard, s.Comparisons, 0.95); err != nil {
+		if err := WriteComparisonParquet(io.Discard, s.Comparisons, 0.95, ""); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -20,6 +20,7 @@ type compareRow struct {
 	ruleID       string
 	f            *metrics.Figure
 	confidence   float64
+	labelSource  string
 }
 
 // compareColumns are compare.parquet's columns: where a figure belongs
@@ -38,6 +39,7 @@ var compareColumns = func() []column[compareRow] {
 		str("adjustment", func(r compareRow) string { return r.c.Adjustment }),
 		{name: "significant", typ: reflect.TypeFor[bool](), get: func(r compareRow) any { return r.f.Significant(r.confidence) }},
 		{name: "confidence", typ: reflect.TypeFor[float64](), get: func(r compareRow) any { return r.confidence }},
+		{name: "label_source", typ: reflect.TypeFor[*string](), opts: "optional,dict", get: func(r compareRow) any { return optStr(r.labelSource) }},
 	}
 	cols = append(cols, rowColumns(func(r compareRow) *metrics.Figure { return r.f }, nil)...)
 	return ordered(cols, compareOrder)
@@ -47,17 +49,19 @@ var compareColumns = func() []column[compareRow] {
 // column added to metrics.Figure since follows them.
 var compareOrder = []string{"slice", "slice_value", "baseline_judge", "candidate_judge", "rule_id", "figure",
 	"baseline", "candidate", "delta", "delta_lo", "delta_hi", "p_value", "p_value_mc_error", "q_value", "adjustment",
-	"n", "n_baseline", "n_candidate", "test", "discordant_baseline", "discordant_candidate", "significant", "confidence"}
+	"n", "n_baseline", "n_candidate", "test", "discordant_baseline", "discordant_candidate", "significant", "confidence", "label_source"}
 
 // WriteComparisonParquet writes compare.parquet: for each comparison, the
 // rules then the total, figure by figure, then the same per slice value.
-func WriteComparisonParquet(w io.Writer, cs []*metrics.Comparison, confidence float64) error {
+// labelSource is the runs' (RunInfo.LabelSource): "weak" on every row when
+// the figures on labels rest on weak labels, null otherwise.
+func WriteComparisonParquet(w io.Writer, cs []*metrics.Comparison, confidence float64, labelSource string) error {
 	var rows []compareRow
 	for _, c := range cs {
 		add := func(slice, value string, rcs []*metrics.RuleComparison) {
 			for _, rc := range rcs {
 				for i := range rc.Figures {
-					rows = append(rows, compareRow{c, slice, value, rc.RuleID, &rc.Figures[i], confidence})
+					rows = append(rows, compareRow{c, slice, value, rc.RuleID, &rc.Figures[i], confidence, labelSource})
 				}
 			}
 		}

@@ -147,7 +147,7 @@ func TestMetricsFileInDuckDB(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, MetricsFile)
 	s := fixtureSummary()
-	if err := WriteFileAtomic(path, func(w io.Writer) error { return WriteMetricsParquet(w, s) }); err != nil {
+	if err := WriteFileAtomic(path, func(w io.Writer) error { return WriteMetricsParquet(w, s, "") }); err != nil {
 		t.Fatal(err)
 	}
 	V, B, I, L, D := "VARCHAR", "BIGINT", "INTEGER", "BOOLEAN", "DOUBLE"
@@ -170,7 +170,8 @@ func TestMetricsFileInDuckDB(t *testing.T) {
 		"judge_only_hits", B, "baseline_only_hits", B, "approval_outcomes", B, "approval_rejected", B,
 		"flip_pairs", B, "flips", B, "flip_rate", D, "flip_rate_lo", D, "flip_rate_hi", D, "flip_rate_deff", D,
 		"position_first", B, "position_first_match", B, "position_last", B, "position_last_match", B,
-		"position_effect", D, "position_effect_lo", D, "position_effect_hi", D,
+		"position_effect", D, "position_effect_lo", D, "position_effect_hi", D, "label_source", V,
+		"latency_p50_lo_ms", D, "latency_p50_hi_ms", D,
 	))
 	// Values come from the Summary; NULL where a metric or criterion does not
 	// apply at that scope (judge-level criteria on rule rows and the reverse,
@@ -214,7 +215,7 @@ func TestCompareFileInDuckDB(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), CompareFile)
 	if err := WriteFileAtomic(path, func(w io.Writer) error {
-		return WriteComparisonParquet(w, []*metrics.Comparison{c}, 0.95)
+		return WriteComparisonParquet(w, []*metrics.Comparison{c}, 0.95, "")
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestCompareFileInDuckDB(t *testing.T) {
 		"slice", V, "slice_value", V, "baseline_judge", V, "candidate_judge", V, "rule_id", V, "figure", V,
 		"baseline", D, "candidate", D, "delta", D, "delta_lo", D, "delta_hi", D, "p_value", D, "p_value_mc_error", D,
 		"q_value", D, "adjustment", V, "n", B, "n_baseline", B, "n_candidate", B, "test", V,
-		"discordant_baseline", B, "discordant_candidate", B, "significant", L, "confidence", D,
+		"discordant_baseline", B, "discordant_candidate", B, "significant", L, "confidence", D, "label_source", V,
 	))
 	// One row per rule × figure (the rules and the total).
 	rows := duckdbtest.Query(t, fmt.Sprintf(`SELECT count(*) AS n, count(DISTINCT figure) AS figures,
@@ -284,5 +285,42 @@ func TestWeakLabelSourceInDuckDB(t *testing.T) {
 	info2, err := ReadRunInfo(weak)
 	if err != nil || info2.LabelSource != "weak" {
 		t.Fatalf("run.json label_source = %q, %v; want weak", info2.LabelSource, err)
+	}
+
+	// metrics.parquet and compare.parquet: label_source (VARCHAR) "weak"
+	// on every row of a weak run, null on every row of a plain one.
+	s := fixtureSummary()
+	c := s.Compare("recorded/judge-v1", "recorded/judge-v2")
+	if c == nil {
+		t.Fatal("no comparison")
+	}
+	for _, src := range []string{"weak", ""} {
+		dir := t.TempDir()
+		mp, cp := filepath.Join(dir, MetricsFile), filepath.Join(dir, CompareFile)
+		if err := WriteFileAtomic(mp, func(w io.Writer) error { return WriteMetricsParquet(w, s, src) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFileAtomic(cp, func(w io.Writer) error {
+			return WriteComparisonParquet(w, []*metrics.Comparison{c}, 0.95, src)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{mp, cp} {
+			rows := duckdbtest.Query(t, fmt.Sprintf(`SELECT typeof(label_source) AS type, count(*) AS n,
+				count(*) FILTER (WHERE label_source = 'weak') AS weak, count(label_source) AS nonnull
+				FROM read_parquet(%s) GROUP BY ALL`, duckdbtest.Literal(p)))
+			if len(rows) != 1 || len(rows[0]) != 1 {
+				t.Fatalf("%s (label source %q): %v", p, src, rows)
+			}
+			r := rows[0][0]
+			n := fmt.Sprint(r["n"])
+			wantWeak, wantNonNull := "0", "0"
+			if src == "weak" {
+				wantWeak, wantNonNull = n, n
+			}
+			if fmt.Sprint(r["type"]) != "VARCHAR" || n == "0" || fmt.Sprint(r["weak"]) != wantWeak || fmt.Sprint(r["nonnull"]) != wantNonNull {
+				t.Errorf("%s (label source %q): label_source %v, want VARCHAR, weak on %s of %s rows", filepath.Base(p), src, r, wantWeak, n)
+			}
+		}
 	}
 }

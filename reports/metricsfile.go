@@ -16,6 +16,7 @@ type metricsRow struct {
 	j            *metrics.JudgeSummary
 	r            *metrics.Row
 	slice, value string
+	labelSource  string
 }
 
 // metricsColumns are metrics.parquet's columns: where a row belongs (run,
@@ -37,6 +38,7 @@ var metricsColumns = func() []column[metricsRow] {
 		opt("model_digest", func(m metricsRow) string { return m.j.ModelDigest }),
 		opt("prompt_version", func(m metricsRow) string { return m.j.PromptVersion }),
 		{name: "is_baseline", typ: reflect.TypeFor[bool](), get: func(m metricsRow) any { return m.j.IsBaseline }},
+		opt("label_source", func(m metricsRow) string { return m.labelSource }),
 	}
 	for _, c := range metrics.CriterionNames {
 		cols = append(cols, opt(c+"_status", func(m metricsRow) string { return string(m.r.Status(c)) }))
@@ -64,7 +66,8 @@ var metricsOrder = []string{
 	"judge_only_hits", "baseline_only_hits", "approval_outcomes", "approval_rejected",
 	"flip_pairs", "flips", "flip_rate", "flip_rate_lo", "flip_rate_hi", "flip_rate_deff",
 	"position_first", "position_first_match", "position_last", "position_last_match",
-	"position_effect", "position_effect_lo", "position_effect_hi",
+	"position_effect", "position_effect_lo", "position_effect_hi", "label_source",
+	"latency_p50_lo_ms", "latency_p50_hi_ms",
 }
 
 func optStr(s string) *string {
@@ -77,8 +80,10 @@ func optStr(s string) *string {
 // WriteMetricsParquet writes metrics.parquet: for each judge its total row
 // (rule_id "*") followed by its rule rows, in the summary's order, with
 // slice and slice_value "*"; then the same rows for every slice value
-// (`--by`).
-func WriteMetricsParquet(w io.Writer, s *metrics.Summary) error {
+// (`--by`). labelSource is the run's (RunInfo.LabelSource): "weak" puts
+// label_source "weak" on every row (the figures on labels rest on weak
+// labels); "" leaves the column null (the dataset's or people's labels).
+func WriteMetricsParquet(w io.Writer, s *metrics.Summary, labelSource string) error {
 	var rows []metricsRow
 	add := func(js []*metrics.JudgeSummary, slice, value string) {
 		for _, j := range js {
@@ -87,7 +92,7 @@ func WriteMetricsParquet(w io.Writer, s *metrics.Summary) error {
 				rs = append([]*metrics.Row{j.Total}, rs...)
 			}
 			for _, r := range rs {
-				rows = append(rows, metricsRow{j, r, slice, value})
+				rows = append(rows, metricsRow{j, r, slice, value, labelSource})
 			}
 		}
 	}

@@ -21,7 +21,7 @@ func WriteRunReports(dir string, rep *Report) error {
 		name  string
 		write func(io.Writer) error
 	}{
-		{MetricsFile, func(w io.Writer) error { return WriteMetricsParquet(w, rep.Summary) }},
+		{MetricsFile, func(w io.Writer) error { return WriteMetricsParquet(w, rep.Summary, rep.Run.LabelSource) }},
 		{SummaryJSON, rep.WriteJSON},
 		{SummaryMD, rep.WriteMarkdown},
 		{JUnitFile, rep.WriteJUnit},
@@ -31,7 +31,7 @@ func WriteRunReports(dir string, rep *Report) error {
 			name  string
 			write func(io.Writer) error
 		}{CompareFile, func(w io.Writer) error {
-			return WriteComparisonParquet(w, cs, rep.Summary.Thresholds.Confidence)
+			return WriteComparisonParquet(w, cs, rep.Summary.Thresholds.Confidence, rep.Run.LabelSource)
 		}})
 	}
 	for _, f := range files {

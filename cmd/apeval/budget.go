@@ -1,14 +1,11 @@
 package main
 
 import (
-	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/spf13/pflag"
 
 	"github.com/apeval/apeval/judge"
-	"github.com/apeval/apeval/replay"
 )
 
 // budgetFlags bound what a run sends to its live judges.
@@ -68,36 +65,4 @@ func (f *budgetFlags) limit(j judge.Judge, spec string, p judgePrices) (judge.Ju
 		}
 	}
 	return f.budget.Limit(j, prices), nil
-}
-
-// budgetCut leaves out of the run the results a budget stopped: a case
-// with a call that was not sent is not finished work, and neither is any
-// later case of its session for that judge (its trajectory state would
-// lack the stopped case).
-type budgetCut struct {
-	mu      sync.Mutex
-	cut     map[[2]string]bool // judge, session
-	dropped int64
-}
-
-// drop reports whether r is to be left out.
-func (c *budgetCut) drop(r *replay.Result) bool {
-	key := [2]string{r.Judge, r.SessionID}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.cut[key] {
-		c.dropped++
-		return true
-	}
-	for i := range r.Calls {
-		if strings.HasPrefix(r.Calls[i].Error, judge.NotSent) {
-			if c.cut == nil {
-				c.cut = map[[2]string]bool{}
-			}
-			c.cut[key] = true
-			c.dropped++
-			return true
-		}
-	}
-	return false
 }

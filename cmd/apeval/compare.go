@@ -210,7 +210,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 			return err
 		}
 		if err := reports.WriteFileAtomic(filepath.Join(o.Out, reports.CompareFile), func(w stdio.Writer) error {
-			return reports.WriteComparisonParquet(w, []*metrics.Comparison{cmp}, sum.Thresholds.Confidence)
+			return reports.WriteComparisonParquet(w, []*metrics.Comparison{cmp}, sum.Thresholds.Confidence, infos[0].LabelSource)
 		}); err != nil {
 			return err
 		}

@@ -642,7 +642,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	if o.WeakLabels {
 		in.weak = &weakSwap{}
 	}
-	var cut budgetCut
+	var cut replay.BudgetCut
 
 	ropts := replay.Options{
 		RunID:       o.RunID,
@@ -673,7 +673,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		if o.resume != nil {
 			o.resume.count(r)
 		}
-		if o.Budget.budget != nil && cut.drop(r) {
+		if o.Budget.budget != nil && cut.Drop(r) {
 			return nil // a budget stopped it: not finished work
 		}
 		if err := p.w.Write(r); err != nil {
@@ -737,7 +737,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		return replayed{}, err
 	}
 	p.committed = true
-	return replayed{stats: rstats, interrupted: interrupted, invalid: in.invalid.Count, firstInvalid: in.invalid.First, dropped: cut.dropped, weak: in.weak}, nil
+	return replayed{stats: rstats, interrupted: interrupted, invalid: in.invalid.Count, firstInvalid: in.invalid.First, dropped: cut.Dropped(), weak: in.weak}, nil
 }
 
 // needsRecordedNames reports whether the judge list must be completed from

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/parquet-go/parquet-go"
 )
 
 // weakRunFixture is the vendor walk-through's session set with a
@@ -279,6 +280,18 @@ func TestWeakLabelFiguresSayWeak(t *testing.T) {
 	}
 	checkWeakLines(t, "junit.xml", strings.Join(jl, "\n"))
 
+	// The machine files: label_source weak on every row of metrics.parquet
+	// and compare.parquet, in the run directory and from compare --out.
+	cmpOut := filepath.Join(dir, "cmp-out")
+	if code, _, stderr := apeval(t, "", "compare", run, "--baseline", vendor, "--out", cmpOut); code != 0 && code != 1 {
+		t.Fatalf("compare --out: exit %d\n%s", code, stderr)
+	}
+	for _, p := range []string{filepath.Join(run, "metrics.parquet"), filepath.Join(run, "compare.parquet"), filepath.Join(cmpOut, "compare.parquet")} {
+		if rows, weak := labelSourceWeak(t, p); rows == 0 || weak != rows {
+			t.Errorf("%s: label_source weak on %d of %d rows, want every row", p, weak, rows)
+		}
+	}
+
 	// Never mixed: people's labels on a weak run, weak and plain runs read
 	// together, --labels with --weak-labels.
 	labels := filepath.Join(dir, "labels.jsonl")
@@ -297,4 +310,43 @@ func TestWeakLabelFiguresSayWeak(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d naming the mix:\n%s", args, code, exitUsage, stderr)
 		}
 	}
+}
+
+// labelSourceWeak counts a Parquet file's rows and those whose
+// label_source is "weak".
+func labelSourceWeak(t *testing.T, path string) (rows, weak int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	col, ok := pf.Schema().Lookup("label_source")
+	if !ok {
+		t.Fatalf("%s has no label_source column", path)
+	}
+	for _, rg := range pf.RowGroups() {
+		rows += int(rg.NumRows())
+		pages := rg.ColumnChunks()[col.ColumnIndex].Pages()
+		for {
+			p, err := pages.ReadPage()
+			if err != nil {
+				break
+			}
+			vals := make([]parquet.Value, p.NumValues())
+			n, _ := p.Values().ReadValues(vals)
+			for _, v := range vals[:n] {
+				if !v.IsNull() && v.String() == "weak" {
+					weak++
+				}
+			}
+		}
+		pages.Close()
+	}
+	return rows, weak
 }

@@ -204,7 +204,7 @@ func mustRead(t *testing.T, p string) []byte {
 	return data
 }
 
-func writeFile(t *testing.T, p string, data []byte) {
+func writeFile(t testing.TB, p string, data []byte) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)

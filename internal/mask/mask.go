@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
-	"sync"
 )
 
 // Masked replaces a secret value; the key it belonged to is kept
@@ -26,9 +25,6 @@ type maskRule struct {
 	ok   func(secret string) bool
 	// scan, when set, is a hand-written masker used instead.
 	scan func(s string) string
-
-	firstOnce sync.Once
-	first     *[256][]string // the triggers by first byte (wordTrigger)
 }
 
 var maskRules = []maskRule{
@@ -123,56 +119,20 @@ var maskRules = []maskRule{
 	{scan: maskPII},
 }
 
-// apply masks every match of the rule in s.
-func (r *maskRule) apply(s string, lower *lowered) string {
+// apply masks every match of the rule in s; at holds the positions where
+// the rule's triggers occur in s (findTriggers), in ascending order.
+func (r *maskRule) apply(s string, at []trigHit, rule int) string {
 	if r.scan != nil {
 		return r.scan(s)
 	}
-	hay := s
-	if r.fold {
-		hay = lower.of(s)
-	}
 	var b strings.Builder
-	last := 0
-	// next[t] caches where trigger t next occurs (-1: nowhere more), so
-	// that each trigger's search runs over s once, not once per candidate.
-	var nextBuf [40]int
-	next := nextBuf[:0]
-	for range r.triggers {
-		next = append(next, -2)
-	}
-	wordScan := r.word && len(r.triggers) >= 10
-	for i := 0; i < len(s); {
-		p := -1
-		if wordScan {
-			p = r.wordTrigger(hay, i)
-		}
-		for ti, t := range r.triggers {
-			if wordScan {
-				break
-			}
-			if next[ti] == -1 {
-				continue
-			}
-			if next[ti] < i {
-				if k := strings.Index(hay[i:], t); k >= 0 {
-					next[ti] = i + k
-				} else {
-					next[ti] = -1
-					continue
-				}
-			}
-			if p < 0 || next[ti] < p {
-				p = next[ti]
-			}
-		}
-		if p < 0 {
-			break
-		}
-		i = p + 1
-		if r.word && p > 0 && isWordChar(s[p-1]) {
+	last, i := 0, 0
+	for _, h := range at {
+		p := int(h.pos)
+		if int(h.rule) != rule || p < i {
 			continue
 		}
+		i = p + 1
 		start := p
 		if r.back != nil {
 			if start = r.back(s, p); start < 0 {
@@ -203,36 +163,117 @@ func (r *maskRule) apply(s string, lower *lowered) string {
 	return b.String()
 }
 
-// wordTrigger finds, from i on, the first start of a word in hay at which
-// one of the rule's triggers begins; -1 when there is none. One pass over
-// the text with a table of the triggers' first bytes costs less than a
-// strings.Index per trigger when a rule has many (the token formats have
-// 35).
-func (r *maskRule) wordTrigger(hay string, i int) int {
-	first := firstBytes(r)
-	for ; i < len(hay); i++ {
-		ts := first[hay[i]]
-		if ts == nil || i > 0 && isWordChar(hay[i-1]) {
-			continue
+// trigHit is one place where a rule's trigger occurs.
+type trigHit struct {
+	pos  int32
+	rule uint8
+}
+
+// trigEntry is one rule's trigger in the table of all triggers.
+type trigEntry struct {
+	t    string // lower-case when fold
+	rule uint8
+	fold bool
+}
+
+// triggers holds every trigger of every rule by its first byte (a
+// case-insensitive trigger under both cases), those that must start a
+// word apart from the others, so that one pass over a text finds the
+// triggers of all rules: searching for each of the ~60 triggers with
+// strings.Index took most of masking's time, since common first letters
+// (t, k, e, -) make each search stop often.
+var triggers = func() *trigTable {
+	t := new(trigTable)
+	for c := range 256 {
+		if isWordChar(byte(c)) {
+			t.class[c] |= classWordChar
 		}
-		for _, t := range ts {
-			if strings.HasPrefix(hay[i:], t) {
-				return i
+	}
+	for ri := range maskRules {
+		r := &maskRules[ri]
+		for _, tr := range r.triggers {
+			if len(tr) < 2 || r.fold && !(tr[1] >= 'a' && tr[1] <= 'z') {
+				panic("mask: a trigger needs two bytes, a case-insensitive one a lower-case letter second: " + tr)
+			}
+			e := trigEntry{t: tr, rule: uint8(ri), fold: r.fold}
+			firsts := []byte{tr[0]}
+			if r.fold && tr[0] >= 'a' && tr[0] <= 'z' {
+				firsts = append(firsts, tr[0]-'a'+'A')
+			}
+			for _, c := range firsts {
+				if r.word {
+					t.word[c] = append(t.word[c], e)
+					t.class[c] |= classWordTrigger
+				} else {
+					t.any[c] = append(t.any[c], e)
+					t.class[c] |= classAnyTrigger
+				}
 			}
 		}
 	}
-	return -1
+	return t
+}()
+
+type trigTable struct {
+	word, any [256][]trigEntry
+	class     [256]uint8
 }
 
-// firstBytes is the rule's triggers by their first byte, built once.
-func firstBytes(r *maskRule) *[256][]string {
-	r.firstOnce.Do(func() {
-		r.first = new([256][]string)
-		for _, t := range r.triggers {
-			r.first[t[0]] = append(r.first[t[0]], t)
+const (
+	classWordChar    = 1 << iota // [A-Za-z0-9_]
+	classWordTrigger             // a trigger that must start a word begins with it
+	classAnyTrigger              // a trigger that may begin anywhere begins with it
+)
+
+// findTriggers appends to hits, in ascending order, every position of s
+// where a rule's trigger begins (at a word start for a word rule).
+func findTriggers(s string, hits []trigHit) []trigHit {
+	t := triggers
+	wordStart := true
+	for i := 0; i < len(s); i++ {
+		cl := t.class[s[i]]
+		if cl&classWordTrigger != 0 && wordStart {
+			hits = matchTriggers(s, i, t.word[s[i]], hits)
 		}
-	})
-	return r.first
+		if cl&classAnyTrigger != 0 {
+			hits = matchTriggers(s, i, t.any[s[i]], hits)
+		}
+		wordStart = cl&classWordChar == 0
+	}
+	return hits
+}
+
+// matchTriggers appends a hit for each of es that begins s[i:].
+func matchTriggers(s string, i int, es []trigEntry, hits []trigHit) []trigHit {
+	for _, e := range es {
+		if len(s)-i < len(e.t) {
+			continue
+		}
+		// Every trigger has two bytes or more; a fold trigger's second
+		// byte is a letter, so |0x20 lower-cases exactly that.
+		if c := s[i+1]; e.fold && c|0x20 != e.t[1] || !e.fold && c != e.t[1] {
+			continue
+		}
+		if e.fold && hasPrefixFold(s[i:], e.t) || !e.fold && s[i:i+len(e.t)] == e.t {
+			hits = append(hits, trigHit{pos: int32(i), rule: e.rule})
+		}
+	}
+	return hits
+}
+
+// hasPrefixFold reports whether s begins with the lower-case t, ignoring
+// ASCII case.
+func hasPrefixFold(s, t string) bool {
+	for j := 0; j < len(t); j++ {
+		c := s[j]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != t[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // urlScheme moves back from "://" over the scheme; -1 when there is none.
@@ -685,28 +726,22 @@ func plainWord(s string) bool {
 	return digits < 3
 }
 
-// maskPass applies every masking rule once.
+// maskPass applies every masking rule once. The triggers of all rules
+// are found in one pass over s, again only after a rule changed s.
 func maskPass(s string) string {
-	var lower lowered
+	var buf [32]trigHit
+	hits := findTriggers(s, buf[:0])
 	for i := range maskRules {
 		if s == "" {
 			return s
 		}
-		s = maskRules[i].apply(s, &lower)
+		out := maskRules[i].apply(s, hits, i)
+		if out != s {
+			s = out
+			hits = findTriggers(s, hits[:0])
+		}
 	}
 	return s
-}
-
-// lowered keeps the lower-cased copy of the text the rules scan, made once
-// for all the case-insensitive rules of a pass (again only when a rule
-// changed the text).
-type lowered struct{ src, low string }
-
-func (l *lowered) of(s string) string {
-	if l.low == "" || l.src != s {
-		l.src, l.low = s, asciiLower(s)
-	}
-	return l.low
 }
 
 func isWordChar(c byte) bool { return isAlnum(c) || c == '_' }
@@ -717,22 +752,6 @@ func isAlnum(c byte) bool {
 
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
-
-// asciiLower lower-cases ASCII letters only, so byte offsets stay valid.
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if b[j] >= 'A' && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
 }
 
 // secretKey reports whether an argument key names a secret, so its whole

@@ -415,16 +415,18 @@ var byteClass = func() (t [256]byte) {
 
 func hasCVVWord(s string) bool {
 	for i := 0; i+2 < len(s); i++ {
-		if c := s[i] | 0x20; c == 'c' || c == 's' {
-			l := string([]byte{c, s[i+1] | 0x20, s[i+2] | 0x20})
-			if l == "cvv" || l == "cvc" || l == "csc" {
-				return true
-			}
-			// "sec" alone (second, section, security) sends every text
-			// through the CVV regexp; only "security code" is one.
-			if l == "sec" && i+13 <= len(s) && asciiLower(s[i:i+13]) == "security code" {
-				return true
-			}
+		c0 := s[i] | 0x20
+		if c0 != 'c' && c0 != 's' {
+			continue
+		}
+		c1, c2 := s[i+1]|0x20, s[i+2]|0x20
+		if c0 == 'c' && (c1 == 'v' && (c2 == 'v' || c2 == 'c') || c1 == 's' && c2 == 'c') {
+			return true // cvv, cvc, csc
+		}
+		// "sec" alone (second, section, security) sends every text
+		// through the CVV regexp; only "security code" is one.
+		if c0 == 's' && c1 == 'e' && c2 == 'c' && i+13 <= len(s) && hasPrefixFold(s[i:], "security code") {
+			return true
 		}
 	}
 	return false
