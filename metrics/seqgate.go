@@ -77,7 +77,6 @@ type seqJudge struct {
 	dupSessions,
 	dupCases int64
 	sessions int64
-	calls    int64
 	latSeen  bool // a call with a latency other than 0
 	calledAt bool // a call at all
 }

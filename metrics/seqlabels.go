@@ -77,7 +77,6 @@ func LabelSequential(t *PairTable, rule string, j int, queue []datasets.SampleLa
 		match bool
 		fs    *FiniteSequence
 		k, n  int
-		queue []int // queue positions of its items not labeled yet (after the replay)
 	}
 	strata := map[string]*stratum{}
 	var names []string
