@@ -64,6 +64,7 @@
 //	samplecrit.go      kill criteria and "+N more labels" on weighted figures
 //	samplepanel.go     SampleFiguresOf: one judge × rule from a labeled sample
 //	pairs.go           PairTable: a run's pairs across judges; resolving labels files
+//	labeled.go         LabeledSample: --labels applied to a summary (weights, matching, refusals)
 //	agreement.go       Cohen's and Fleiss' kappa, LabelAgreement
 //	row.go             Row, the one definition of a figure row: tags, counting, rates
 //	summary.go         Summary and its JSON
