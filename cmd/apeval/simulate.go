@@ -44,12 +44,12 @@ type simulateOptions struct {
 // simulateConfig is apeval.toml's [simulate] table: the configurations CI
 // simulates when the command line names none.
 type simulateConfig struct {
-	HookTimeouts       []string `toml:"hook_timeouts"`
-	OnFailure          string   `toml:"on_failure"`
-	Judges             []string `toml:"judges"`
-	Cascades           []string `toml:"cascades"`
-	Votes              []string `toml:"votes"`
-	Deployed           string   `toml:"deployed"`
+	HookTimeouts []string `toml:"hook_timeouts"`
+	OnFailure    string   `toml:"on_failure"`
+	Judges       []string `toml:"judges"`
+	Cascades     []string `toml:"cascades"`
+	Votes        []string `toml:"votes"`
+	Deployed     string   `toml:"deployed"`
 	// EffectiveRecallMin is refused: the criterion lives in the policy's
 	// [kill_criteria] with the others.
 	EffectiveRecallMin *float64 `toml:"effective_recall_min"`
