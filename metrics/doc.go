@@ -53,7 +53,7 @@
 //	pairdiff.go        the clustered Newcombe interval of paired differences over sessions (drift)
 //	tests.go           SignFlip, the precision delta-t, the latency bootstrap, Mann–Whitney
 //	latency.go         latency quantiles over sessions: the P95 interval, the paired P50/P95 test
-//	hint.go            SessionsToDecide: "+N" in new sessions that decide with 80 % probability
+//	hint.go            SessionsToDecide(All), SessionsToGain, labelsToDecide: "+N" in new sessions (or labels) that decide with 80 % probability
 //	plan.go            Plan: sessions for an 80 % chance of a decision, from guesses (apeval plan)
 //	sequential.go      ConfidenceSequence: anytime-valid decisions over sessions (stopping early)
 //	figures.go         the comparison figures and their tests
@@ -64,6 +64,7 @@
 //	samplecrit.go      kill criteria and "+N more labels" on weighted figures
 //	samplepanel.go     SampleFiguresOf: one judge × rule from a labeled sample
 //	pairs.go           PairTable: a run's pairs across judges; resolving labels files
+//	labeled.go         LabeledSample: --labels applied to a summary (weights, matching, refusals)
 //	agreement.go       Cohen's and Fleiss' kappa, LabelAgreement
 //	row.go             Row, the one definition of a figure row: tags, counting, rates
 //	summary.go         Summary and its JSON

@@ -41,18 +41,47 @@ type HintInputs struct {
 // the smallest number of sessions with P ≥ target found by doubling and
 // bisection.
 func SessionsToDecide(in HintInputs, target float64) (h SessionHint, ok bool) {
-	if !(in.HalfWidth > 0) || !(in.Z > 0) || !(in.M > 0) || !(in.K > 0) || !(target > 0 && target < 1) {
+	return SessionsToDecideAll([]HintInputs{in}, target)
+}
+
+// SessionsToDecideAll sizes a hint whose decision needs every side in ins
+// to move past its threshold (fire-rate drift clears only when both
+// bounds lie inside ±max): the sides share the data (M, K), and since at
+// most one side can miss at a time, P(all) = 1 − Σ (1 − P_i).
+func SessionsToDecideAll(ins []HintInputs, target float64) (h SessionHint, ok bool) {
+	if len(ins) == 0 || !(target > 0 && target < 1) {
 		return h, false
 	}
-	mean := in.M / in.K
-	okAt := func(s float64) bool { return assuranceAt(in, s) >= target }
+	for _, in := range ins {
+		if !(in.HalfWidth > 0) || !(in.Z > 0) || !(in.M > 0) || !(in.K > 0) {
+			return h, false
+		}
+	}
+	p := func(s float64) float64 {
+		miss := 0.0
+		for _, in := range ins {
+			miss += 1 - assuranceAt(in, s)
+		}
+		return 1 - miss
+	}
+	s, ok := assuredCount(p, target)
+	if !ok {
+		return h, false
+	}
+	return SessionHint{Sessions: s, Units: int64(math.Ceil(float64(s) * ins[0].M / ins[0].K)), Assurance: target}, true
+}
+
+// assuredCount is the fewest whole n ≥ 0 with p(n) ≥ target, p rising in
+// n: doubling, then bisection; ok false when none up to 2⁴⁰ is.
+func assuredCount(p func(n float64) float64, target float64) (int64, bool) {
+	okAt := func(n float64) bool { return p(n) >= target }
 	if okAt(0) {
-		return SessionHint{Assurance: target}, true
+		return 0, true
 	}
 	lo, hi := 0.0, 1.0
 	for !okAt(hi) {
 		if hi > 1<<40 {
-			return h, false
+			return 0, false
 		}
 		lo, hi = hi, hi*2
 	}
@@ -64,7 +93,60 @@ func SessionsToDecide(in HintInputs, target float64) (h SessionHint, ok bool) {
 			lo = mid
 		}
 	}
-	return SessionHint{Sessions: int64(hi), Units: int64(math.Ceil(hi * mean)), Assurance: target}, true
+	return int64(hi), true
+}
+
+// spreadUp is the factor raising a spread estimated on df degrees of
+// freedom to its 90 % upper χ² bound (hintQ): a few sessions (or labels)
+// that happen to agree understate how much new ones will differ.
+func spreadUp(df float64) float64 {
+	if !(df > 0) {
+		return 1
+	}
+	return math.Sqrt(df / distuv.ChiSquared{K: df}.Quantile(hintQ))
+}
+
+// GainInputs is what the hint of a one-sided sign test over sessions
+// rests on (dangerous recall against the baseline): K sessions holding
+// the M labeled positives, the sessions' discordance d_i (judge-only
+// minus baseline-only positives) through Σd and Σd², and the normal
+// quantile Z of the one-sided level the test must beat.
+type GainInputs struct {
+	K, M, SumD, SumD2, Z float64
+}
+
+// SessionsToGain sizes the hint of the one-sided sign test: the fewest
+// new sessions like the observed ones (each session's d drawn from the
+// observed d_i: mean μ = Σd/K, E[d²] = Σd²/K, spread σ raised to its
+// 90 % upper χ² bound on K − 1 degrees of freedom) after which the test
+// statistic (Σd − 1)/√Σd² — the normal form of exact McNemar and of the
+// sign-flip test, with a continuity correction of one step of b − c —
+// exceeds Z with probability target:
+//
+//	P(s) = Φ((S₀ − 1 + s·μ − Z·√(SS₀ + s·E[d²])) / (σ·√s)).
+//
+// ok is false when the sessions show no gain (μ ≤ 0) or no number does.
+func SessionsToGain(in GainInputs, target float64) (h SessionHint, ok bool) {
+	if !(in.K > 0) || !(in.M > 0) || !(in.SumD > 0) || !(in.Z > 0) || !(target > 0 && target < 1) {
+		return h, false
+	}
+	mu, m2 := in.SumD/in.K, in.SumD2/in.K
+	sd := math.Sqrt(max(0, m2-mu*mu)) * spreadUp(in.K-1)
+	p := func(s float64) float64 {
+		num := in.SumD - 1 + s*mu - in.Z*math.Sqrt(in.SumD2+s*m2)
+		if s == 0 || sd == 0 {
+			if num > 0 {
+				return 1
+			}
+			return 0
+		}
+		return distuv.UnitNormal.CDF(num / (sd * math.Sqrt(s)))
+	}
+	s, ok := assuredCount(p, target)
+	if !ok {
+		return h, false
+	}
+	return SessionHint{Sessions: s, Units: int64(math.Ceil(float64(s) * in.M / in.K)), Assurance: target}, true
 }
 
 // hintQ is the lower tail of the χ² bound on the spread: the hint is
@@ -76,12 +158,9 @@ const hintQ = 0.1
 // assuranceAt is the probability the interval decides after the given
 // number of new sessions of the mean size.
 func assuranceAt(in HintInputs, sessions float64) float64 {
-	se := in.HalfWidth / in.Z
-	if in.K > 1 {
-		// The spread se₀ rests on K sessions: size the hint for an upper
-		// estimate of it (a χ² bound on K − 1 degrees of freedom).
-		se *= math.Sqrt((in.K - 1) / distuv.ChiSquared{K: in.K - 1}.Quantile(hintQ))
-	}
+	// The spread se₀ rests on K sessions: size the hint for an upper
+	// estimate of it (a χ² bound on K − 1 degrees of freedom).
+	se := in.HalfWidth / in.Z * spreadUp(in.K-1)
 	d := math.Abs(in.Estimate-in.Threshold) / se
 	a := sessions * in.M / in.K
 	u := math.Sqrt(in.M / (in.M + a))
@@ -105,4 +184,42 @@ func hintHalfWidth(d Direction, dec Decision, est, lo, hi float64) float64 {
 		return est - lo
 	}
 	return hi - est
+}
+
+// labelsToDecide sizes the hint of a figure from a labeled sample in
+// labels to add from the queue: after m more labels spread like the ones
+// given, the sampled part of the variance shrinks as ρ = S/(S + m) (S
+// sampled labels so far) while the census part stays, so the interval's
+// half-width on the side facing the threshold becomes half(v(m)),
+// v(m) = V_census + V_sampled·ρ, and the estimate moves by a spread
+// √(V_sampled·ρ(1 − ρ)); V_sampled is raised to its 90 % upper χ² bound
+// on the design's degrees of freedom (spreadUp). P(m) =
+// Φ((dist − half(v(m)))/spread(m)), dist = |estimate − threshold|; the
+// fewest m with P ≥ target, at most remain. ok is false when none is.
+func labelsToDecide(f WeightedRatio, dist float64, half func(v float64) float64, target float64, remain int64) (int64, bool) {
+	S := float64(f.SampledAll)
+	if S == 0 || remain <= 0 || !(dist > 0) {
+		return 0, false
+	}
+	up := spreadUp(f.DF)
+	vs := max(0, f.SampledVar) * up * up
+	vc := max(0, f.Var-f.SampledVar)
+	p := func(m float64) float64 {
+		rho := S / (S + m)
+		num := dist - half(vc+vs*rho)
+		sd := math.Sqrt(vs * rho * (1 - rho))
+		if m == 0 || sd == 0 {
+			if num > 0 {
+				return 1
+			}
+			return 0
+		}
+		return distuv.UnitNormal.CDF(num / sd)
+	}
+	m, ok := assuredCount(p, target)
+	m = max(m, 1)
+	if !ok || m > remain {
+		return 0, false
+	}
+	return m, true
 }

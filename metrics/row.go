@@ -95,6 +95,9 @@ type Row struct {
 	// sessions"); nil when the data do not bound it.
 	LatencyP95LoMS *float64 `json:"latency_p95_lo_ms" parquet:"latency_p95_lo_ms,optional"`
 	LatencyP95HiMS *float64 `json:"latency_p95_hi_ms" parquet:"latency_p95_hi_ms,optional"`
+	// LatencyP50LoMS/HiMS: interval of the P50 by the same method.
+	LatencyP50LoMS *float64 `json:"latency_p50_lo_ms" parquet:"latency_p50_lo_ms,optional"`
+	LatencyP50HiMS *float64 `json:"latency_p50_hi_ms" parquet:"latency_p50_hi_ms,optional"`
 
 	FireRate *float64 `json:"fire_rate" parquet:"fire_rate,optional"`
 

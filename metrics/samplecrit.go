@@ -31,45 +31,41 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 	if dec.Status != StatusInconclusive {
 		return c
 	}
-	decide, verb := AtLeast.hintTarget(thr, dec)
+	_, verb := AtLeast.hintTarget(thr, dec)
 	if est != thr {
-		moreLabels(&c, f, crit.Confidence, verb, decide)
+		moreLabels(&c, f, crit.Confidence, verb, dec)
 	}
 	return c
 }
 
-// moreLabels sets the hint: the smallest number m of labels added to the
-// queue for which the projected interval decides, assuming the sampled
-// part of the variance shrinks as S/(S+m) (S sampled labels so far) and
-// the census part stays; at most the queue pairs still unlabeled. Without
-// such m the reason says labeling the rest would not decide it.
-func moreLabels(c *Criterion, f WeightedRatio, conf float64, verb string, decide func(lo, hi float64) bool) {
+// moreLabels sets the hint: the fewest labels m added to the queue after
+// which the interval the verdict uses (Wilson at the effective n the
+// design's variance gives, at the t quantile of its degrees of freedom)
+// decides with 80 % probability (labelsToDecide); at most the queue pairs
+// still unlabeled. Without such m the reason says labeling the rest would
+// not decide it.
+func moreLabels(c *Criterion, f WeightedRatio, conf float64, verb string, dec Decision) {
 	est := *f.Estimate
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: f.DF}.Quantile(1 - (1-conf)/2)
-	S := float64(f.SampledAll)
-	ok := func(m int64) bool {
-		if S == 0 {
-			return false
-		}
-		v := f.SampledVar*S/(S+float64(m)) + (f.Var - f.SampledVar)
+	half := func(v float64) float64 {
 		var n float64
 		if est > 0 && est < 1 && v > 0 {
 			n = est * (1 - est) / v
+		} else if f.Var > 0 {
+			n = f.NEff * f.Var / max(v, 1e-300)
 		} else {
-			n = f.NEff * (S + float64(m)) / S
+			n = f.NEff
 		}
 		l, h := Wilson(est*n, n, q)
-		return decide(l, h)
+		return hintHalfWidth(AtLeast, dec, est, l, h)
 	}
-	if f.Remaining > 0 {
-		if m := smallestN(1, ok); m != nil && *m <= f.Remaining {
-			c.MoreSamples, c.MoreUnit = m, "labels"
-			c.SamplesNeeded = new(f.SampledAll + *m)
-			c.Reason += fmt.Sprintf("; about %d more labels from the queue at the same rate would %s", *m, verb)
-			return
-		}
+	if m, ok := labelsToDecide(f, math.Abs(est-c.Threshold), half, assurance, f.Remaining); ok {
+		c.MoreSamples, c.MoreUnit = &m, "labels"
+		c.SamplesNeeded = new(f.SampledAll + m)
+		c.Reason += fmt.Sprintf("; about %d more labels from the queue, spread like these, would %s with 80%% probability", m, verb)
+		return
 	}
-	c.Reason += "; labeling every pair left in the queue would not decide it at the same rate"
+	c.Reason += "; labeling every pair left in the queue would not decide it with 80% probability at these rates"
 }
 
 // SampleDangerousRecall evaluates dangerous_recall_must_beat_baseline on a
@@ -116,25 +112,19 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 			fmtF(d), diff.Sampled, diff.Census, fmtF(p), crit.Confidence*100, fmtF(l), fmtF(h))
 	})
 	if dec.Status == StatusInconclusive {
-		S := float64(diff.SampledAll)
-		ok := func(m int64) bool {
-			v := diff.SampledVar*S/(S+float64(m)) + (diff.Var - diff.SampledVar)
-			return d-q*math.Sqrt(v) > 0
-		}
-		switch {
-		case d <= 0:
+		if d <= 0 {
 			c.Reason += "; the labels show no gain, so more labels like these would not make it pass"
 			return c
 		}
-		if S > 0 && diff.Remaining > 0 {
-			if m := smallestN(1, ok); m != nil && *m <= diff.Remaining {
-				c.MoreSamples, c.MoreUnit = m, "labels"
-				c.SamplesNeeded = new(diff.SampledAll + *m)
-				c.Reason += fmt.Sprintf("; about %d more labels from the queue at the same rates would decide it", *m)
-				return c
-			}
+		// The one-sided t must clear 0: half-width q·√v at variance v.
+		half := func(v float64) float64 { return q * math.Sqrt(v) }
+		if m, ok := labelsToDecide(diff, d, half, assurance, diff.Remaining); ok {
+			c.MoreSamples, c.MoreUnit = &m, "labels"
+			c.SamplesNeeded = new(diff.SampledAll + m)
+			c.Reason += fmt.Sprintf("; about %d more labels from the queue, spread like these, would decide it with 80%% probability", m)
+			return c
 		}
-		c.Reason += "; labeling every pair left in the queue would not decide it at the same rates"
+		c.Reason += "; labeling every pair left in the queue would not decide it with 80% probability at these rates"
 	}
 	return c
 }

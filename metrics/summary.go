@@ -250,9 +250,11 @@ type Criterion struct {
 	// computable (the estimate is on the bad side or at the threshold).
 	SamplesNeeded *int64 `json:"samples_needed"`
 	MoreSamples   *int64 `json:"more_samples"`
-	// MoreSessions is, for an unweighted proportion, how many new sessions
-	// of the observed sizes MoreSamples stands for: the hint is sized for
-	// data that arrive as new sessions (SessionsToDecide).
+	// MoreSessions is, on the unweighted path, how many new sessions of
+	// the observed sizes MoreSamples stands for: the hint is sized for
+	// data that arrive as new sessions (SessionsToDecide for a
+	// proportion, SessionsToDecideAll for drift, SessionsToGain for
+	// dangerous recall). Absent for labels (MoreUnit "labels").
 	MoreSessions *int64 `json:"more_sessions,omitempty"`
 	// MoreUnit names what MoreSamples counts when it is not raw samples:
 	// "labels" (to add from the labeling queue) on figures from a labeled

@@ -16,13 +16,8 @@ type evaluator struct {
 	conf  float64
 	alpha float64
 	z     float64
-	// confAssured is the confidence whose interval, at the observed
-	// rates, clears a threshold exactly when the interval at conf would
-	// clear it with 80 % probability on new data: its normal quantile is
-	// z + z₀.₈ (see docs/statistics.md, the "+N" hints).
-	confAssured float64
-	seed        uint64 // of the Monte Carlo sign-flip tests
-	lat         latScratch
+	seed  uint64 // of the Monte Carlo sign-flip tests
+	lat   latScratch
 }
 
 // assurance is the probability the "+N" hints are sized for.
@@ -39,52 +34,8 @@ const MoreLimit = 100_000
 // decides the criterion (docs/statistics.md, the "+N" hints).
 func AtLimit(more, n int64) bool { return more > MoreLimit && more > 10*n }
 
-// moreReason is the clause a "+N" hint adds to a criterion's reason: more
-// units (what: "like these", "paired cases like these", …) that would
-// decide it (verb) with 80 % probability, or at the limit (AtLimit).
-func moreReason(more, n int64, what, verb string) string {
-	if AtLimit(more, n) {
-		return fmt.Sprintf("; at the limit: about %d more %s (over ten times the %d so far) would %s with 80%% probability, more than new data can realistically give", more, what, n, verb)
-	}
-	return fmt.Sprintf("; about %d more %s would %s with 80%% probability", more, what, verb)
-}
-
 func newEvaluator(crit replay.KillCriteria) *evaluator {
-	z := zScore(crit.Confidence)
-	za := z + distuv.UnitNormal.Quantile(assurance)
-	return &evaluator{crit: crit, conf: crit.Confidence, alpha: alphaOf(crit.Confidence), z: z,
-		confAssured: 1 - 2*distuv.UnitNormal.Survival(za)}
-}
-
-// assuredN is about the smallest number of raw units m > n at which
-// interval(m/n) — the data's sessions each repeated m/n times — decides:
-// steps of ×16, then bisection (geometric while the bracket spans more
-// than a factor of two) until the bracket is within 1 % (exact below 100
-// units); nil when no m up to 2⁴⁰ does. The interval narrows as the data
-// grow, so decide is monotone in m. Each step fits the interval afresh,
-// so the steps are few: about 19 for a hint at the limit, where doubling
-// took 45.
-func (e *evaluator) assuredN(n int64, interval func(f float64) (float64, float64), decide func(l, h float64) bool) *int64 {
-	ok := func(m int64) bool { return decide(interval(float64(m) / float64(n))) }
-	lo, hi := n, 2*n+1
-	for !ok(hi) {
-		if hi > 1<<40 {
-			return nil
-		}
-		lo, hi = hi, hi*16
-	}
-	for hi-lo > max(1, hi/100) {
-		mid := lo + (hi-lo)/2
-		if hi > 2*lo+1 {
-			mid = max(lo+1, min(hi-1, int64(math.Sqrt(float64(lo)*float64(hi)))))
-		}
-		if ok(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return &hi
+	return &evaluator{crit: crit, conf: crit.Confidence, alpha: alphaOf(crit.Confidence), z: zScore(crit.Confidence)}
 }
 
 // proportion evaluates a proportion criterion x/n on its session-clustered
@@ -150,6 +101,19 @@ func moreSessionsReason(h SessionHint, n int64, verb string) string {
 		return fmt.Sprintf("; at the limit: about %d more %s like these (≈ %d units, over ten times the %d so far) would %s with 80%% probability, more than new data can realistically give", h.Sessions, sess, h.Units, n, verb)
 	}
 	return fmt.Sprintf("; about %d more %s like these, ≈ %d units, would %s with 80%% probability", h.Sessions, sess, h.Units, verb)
+}
+
+// moreUnitsReason is moreSessionsReason with the units named (what:
+// "labeled positives", "paired cases").
+func moreUnitsReason(h SessionHint, n int64, what, verb string) string {
+	sess := "sessions"
+	if h.Sessions == 1 {
+		sess = "session"
+	}
+	if AtLimit(h.Units, n) {
+		return fmt.Sprintf("; at the limit: about %d more %s like these (≈ %d %s, over ten times the %d so far) would %s with 80%% probability, more than new data can realistically give", h.Sessions, sess, h.Units, what, n, verb)
+	}
+	return fmt.Sprintf("; about %d more %s like these, ≈ %d %s, would %s with 80%% probability", h.Sessions, sess, h.Units, what, verb)
 }
 
 // deffOf is a row's design effect, 1 when it has none.
@@ -241,68 +205,36 @@ func (e *evaluator) dangerousRecall(r *Row, m mcnemar, pd *pairDiff, seed uint64
 		return fmt.Sprintf("recall %s vs baseline %s on %d positives (judge-only %d, baseline-only %d, %s p=%s; difference %.0f%% CI [%s, %s])",
 			fmtF(float64(r.BaselineHits+b-cc)/float64(n)), fmtF(float64(r.BaselineHits)/float64(n)), n, b, cc, test, fmtF(p), e.conf*100, fmtF(l), fmtF(h))
 	})
-	if c.Status != StatusFail {
-		c.SamplesNeeded = e.recallHint(n, b, cc, m)
-		if c.SamplesNeeded != nil && *c.SamplesNeeded <= n {
-			c.SamplesNeeded = nil
-		}
-	}
-	if c.Status == StatusInconclusive && c.SamplesNeeded != nil {
-		c.MoreSamples = new(*c.SamplesNeeded - n)
-		c.Reason += moreReason(*c.MoreSamples, n, "labeled positives like these", "decide it")
-	}
-	if c.Status == StatusPass {
-		c.SamplesNeeded = nil
+	if c.Status == StatusInconclusive {
+		e.recallHint(&c, n, m, pd, e.alpha)
 	}
 	return c
 }
 
-// recallHint is about the number of labeled positives at which the
-// one-sided test rejects with 80 % probability if the discordance goes on
-// as observed (judge-only share π = b/(b+c) of the discordant positives,
-// (b+c)/n of the positives discordant). Without clustering the test is
-// exact McNemar and its power is computed exactly for each number of
-// discordant positives D, scanning D upward (the power is not monotone in
-// D, so a bisection could overshoot); with clustering, by the normal
-// approximation of the sign-flip statistic Z = Σd/√Σd², which grows as
-// √(scale). Nil when the judge shows no gain (π ≤ ½).
-func (e *evaluator) recallHint(n, b, c int64, m mcnemar) *int64 {
-	if b <= c {
-		return nil
+// recallHint sets dangerous recall's "+N": new sessions like the ones
+// holding the labeled positives (SessionsToGain on the sessions'
+// discordance), after which the one-sided test at level alpha rejects
+// with 80 % probability, stated in sessions and positives. Nothing when
+// the judge shows no gain.
+func (e *evaluator) recallHint(c *Criterion, n int64, m mcnemar, pd *pairDiff, alpha float64) {
+	c.SamplesNeeded, c.MoreSamples, c.MoreSessions = nil, nil, nil
+	k := float64(n)
+	if pd != nil && !pd.one && pd.p1 != nil {
+		k = pd.p1.sessions()
 	}
-	if m.clustered {
-		// Sums of integers: exact, whatever the sessions' order.
-		s, ss := float64(m.sumD), float64(m.sumD2)
-		if s <= 0 || ss == 0 {
-			return nil
-		}
-		za := distuv.UnitNormal.Quantile(1-e.alpha) + distuv.UnitNormal.Quantile(assurance)
-		f := za * za * ss / (s * s)
-		need := int64(math.Ceil(float64(n) * max(f, 1)))
-		return &need
+	s, ss := float64(m.sumD), float64(m.sumD2)
+	if !m.clustered {
+		s, ss = float64(m.b-m.c), float64(m.b+m.c)
 	}
-	disc := b + c
-	pi := float64(b) / float64(disc)
-	r := float64(disc) / float64(n)
-	crit := int64(0) // smallest x with P(X ≥ x | D, ½) < α
-	for D := int64(1); D <= 1_000_000; D++ {
-		for crit <= D && McNemarGreater(crit, D-crit) >= e.alpha {
-			crit++
-		}
-		if crit > D {
-			continue
-		}
-		// Power: P(B ≥ crit), B ~ Bin(D, π).
-		pow := 1.0
-		if crit > 0 {
-			pow = 1 - distuv.Binomial{N: float64(D), P: pi}.CDF(float64(crit-1))
-		}
-		if pow >= assurance {
-			need := max(int64(math.Ceil(float64(D)/r)), n+1)
-			return &need
-		}
+	if s <= 0 {
+		return
 	}
-	return nil
+	h, ok := SessionsToGain(GainInputs{K: k, M: float64(n), SumD: s, SumD2: ss, Z: distuv.UnitNormal.Quantile(1 - alpha)}, assurance)
+	if !ok || h.Units <= 0 {
+		return
+	}
+	c.SamplesNeeded, c.MoreSamples, c.MoreSessions = new(n+h.Units), new(h.Units), new(h.Sessions)
+	c.Reason += moreUnitsReason(h, n, "labeled positives", "decide it")
 }
 
 // holmDangerous adjusts the dangerous-recall p-values of one judge's rules
@@ -394,8 +326,8 @@ func minCallsForP95(conf float64) int {
 	return int(math.Ceil(math.Log((1-conf)/2) / math.Log(0.95)))
 }
 
-// latency fills the quantiles of sorted live-call latencies, the P95's
-// interval with sessions as clusters (sessionQuantile).
+// latency fills the quantiles of sorted live-call latencies, the P50's and
+// the P95's intervals with sessions as clusters (sessionQuantile).
 func (e *evaluator) latency(r *Row, c callLats) {
 	sorted := c.ms
 	if len(sorted) == 0 {
@@ -411,6 +343,8 @@ func (e *evaluator) latency(r *Row, c callLats) {
 	q := sessionQuantile(c, 95, 100, e.conf, &e.lat)
 	r.LatencyP95LoMS, r.LatencyP95HiMS = q.bounds(sorted)
 	r.latP95 = q
+	q50 := sessionQuantile(c, 50, 100, e.conf, &e.lat)
+	r.LatencyP50LoMS, r.LatencyP50HiMS = q50.bounds(sorted)
 }
 
 // fireRateChange evaluates candidate − baseline fire rate on the paired
@@ -436,16 +370,33 @@ func (e *evaluator) fireRateChange(pd *pairDiff) Criterion {
 	if dec.Status != StatusInconclusive {
 		return cr
 	}
-	decide, verb := Within.hintTarget(maxC, dec)
-	if math.Abs(est) != maxC {
-		cr.SamplesNeeded = e.assuredN(n, func(f float64) (float64, float64) {
-			_, l, h := pd.interval(f, e.confAssured)
-			return l, h
-		}, decide)
-		if cr.SamplesNeeded != nil {
-			cr.MoreSamples = new(*cr.SamplesNeeded - n)
-			cr.Reason += moreReason(*cr.MoreSamples, n, "paired cases like these", verb)
-		}
+	_, verb := Within.hintTarget(maxC, dec)
+	if math.Abs(est) == maxC || cr.Lo == nil || cr.Hi == nil {
+		return cr
+	}
+	// New sessions like these (SessionsToDecideAll): confirming drift
+	// moves the bound facing the nearer limit past it; clearing needs
+	// both bounds inside ±max.
+	k := float64(n)
+	if !pd.one && pd.p1 != nil {
+		k = pd.p1.sessions()
+	}
+	lo, hi = *cr.Lo, *cr.Hi
+	side := func(thr, hw float64) HintInputs {
+		return HintInputs{Estimate: est, Threshold: thr, HalfWidth: hw, Z: e.z, M: float64(n), K: k}
+	}
+	var sides []HintInputs
+	switch {
+	case dec.BadSide && est > 0:
+		sides = []HintInputs{side(maxC, est-lo)}
+	case dec.BadSide:
+		sides = []HintInputs{side(-maxC, hi-est)}
+	default:
+		sides = []HintInputs{side(maxC, hi-est), side(-maxC, est-lo)}
+	}
+	if h, ok := SessionsToDecideAll(sides, assurance); ok && h.Units > 0 {
+		cr.SamplesNeeded, cr.MoreSamples, cr.MoreSessions = new(n+h.Units), new(h.Units), new(h.Sessions)
+		cr.Reason += moreUnitsReason(h, n, "paired cases", verb)
 	}
 	return cr
 }

@@ -1,17 +1,18 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/apeval/apeval/replay"
 )
 
 func defaultEval() *evaluator { return newEvaluator(replay.DefaultKillCriteria()) }
-
-// zA is the normal quantile of the "+N" hints at 95 %: z + z₀.₈.
-var zA = z95 + 0.8416212335729143
 
 // units gives a row whose figures have one unit per session (the plain
 // Wilson case), as Close would: every unit its own session.
@@ -175,46 +176,30 @@ func TestDangerousRecallEdges(t *testing.T) {
 	if c := dr(e, 20, 5, 10, 2); *c.Estimate != 0.4 || *c.Lo >= 0.4 || *c.Hi <= 0.4 {
 		t.Errorf("estimate %v [%v, %v], want 0.4 inside", *c.Estimate, *c.Lo, *c.Hi)
 	}
-	// The INCONCLUSIVE case says how many positives would decide it with
-	// 80 % probability: the smallest number D of discordant positives at
-	// which exact one-sided McNemar rejects with probability ≥ 0.8 when a
-	// discordant positive is judge-only with probability 9/12 (brute-force
-	// power below), at 12 discordant per 20 positives.
+	// The INCONCLUSIVE case says how many new sessions (here of one
+	// positive each: 20 sessions, judge-only 9, baseline-only 3) would
+	// decide it with 80 % probability: gainScan, a linear scan of the
+	// normal power of the continuity-corrected sign test.
 	c := dr(e, 20, 5, 9, 3)
-	wantD := refPowerD(0.75, 0.8, 0.05)
-	want := int64(math.Ceil(float64(wantD) * 20 / 12))
-	if c.SamplesNeeded == nil || *c.SamplesNeeded != want {
-		t.Errorf("samples needed = %v, want %d (D = %d)", c.SamplesNeeded, want, wantD)
+	wantS := gainScan(20, 6, 12, 1.6448536269514722)
+	if c.MoreSessions == nil || *c.MoreSessions != wantS || *c.MoreSamples != wantS || *c.SamplesNeeded != 20+wantS {
+		t.Errorf("more sessions = %v, want %d", c.MoreSessions, wantS)
+	}
+	if !strings.Contains(c.Reason, fmt.Sprintf("about %d more sessions like these, ≈ %d labeled positives, would decide it with 80%% probability", wantS, wantS)) {
+		t.Errorf("reason %q", c.Reason)
 	}
 }
 
-// refPowerD scans D = 1, 2, … for the first D whose exact one-sided
-// binomial test at level alpha rejects with probability ≥ power when
-// successes have probability pi, by direct summation of the pmf.
-func refPowerD(pi, power, alpha float64) int64 {
-	pmf := func(n, k int64, p float64) float64 {
-		a, _ := math.Lgamma(float64(n + 1))
-		b, _ := math.Lgamma(float64(k + 1))
-		c, _ := math.Lgamma(float64(n - k + 1))
-		return math.Exp(a - b - c + float64(k)*math.Log(p) + float64(n-k)*math.Log(1-p))
-	}
-	for D := int64(1); ; D++ {
-		// Critical value: smallest x with P(X ≥ x | ½) < alpha.
-		var tail float64
-		x := D + 1
-		for k := D; k >= 0; k-- {
-			tail += pmf(D, k, 0.5)
-			if tail >= alpha {
-				break
-			}
-			x = k
-		}
-		var pow float64
-		for k := x; k <= D; k++ {
-			pow += pmf(D, k, pi)
-		}
-		if pow >= power {
-			return D
+// gainScan is the reference for dangerous recall's hint: k sessions with
+// Σd = s and Σd² = ss; new sessions bring d with mean s/k and spread
+// √(ss/k − (s/k)²), raised by √((k−1)/χ²₀.₁(k−1)); the first n = 1, 2, …
+// with Φ((s − 1 + n·μ − z·√(ss + n·ss/k))/(σ·√n)) ≥ 0.8.
+func gainScan(k, s, ss, z float64) int64 {
+	mu, m2 := s/k, ss/k
+	sd := math.Sqrt(m2-mu*mu) * math.Sqrt((k-1)/distuv.ChiSquared{K: k - 1}.Quantile(0.1))
+	for n := 1.0; ; n++ {
+		if distuv.UnitNormal.CDF((s-1+n*mu-z*math.Sqrt(ss+n*m2))/(sd*math.Sqrt(n))) >= 0.8 {
+			return int64(n)
 		}
 	}
 }
@@ -284,14 +269,14 @@ func TestFireRateChangeEdges(t *testing.T) {
 		// inside ±0.05 → PASS.
 		{"stable", 500, 0, 0, 500, StatusPass, 0},
 		// 5 both, 5 neither: ±0.1666 reaches ±0.05 → INCONCLUSIVE; scaling
-		// the table, at the hints' quantile zA (fireInside scans for it).
-		{"small", 5, 0, 0, 5, StatusInconclusive, fireInside(5, 0, 0, 5, 0.05)},
+		// new sessions like these (fireScan sizes it).
+		{"small", 5, 0, 0, 5, StatusInconclusive, fireScan(5, 0, 0, 5, 0.05, true)},
 		// (13 − 3)/41 = 0.244 > 0.05 → FAIL.
 		{"drift", 10, 13, 3, 15, StatusFail, 0},
 		// Decrease: (0 − 10)/100 = −0.1, Newcombe [−0.1599, −0.0380]
 		// reaches inside ±0.05 → INCONCLUSIVE until the interval lies wholly
 		// outside (fireOutside scans for the size).
-		{"drop", 40, 0, 10, 50, StatusInconclusive, fireOutside(40, 0, 10, 50, 0.05)},
+		{"drop", 40, 0, 10, 50, StatusInconclusive, fireScan(40, 0, 10, 50, 0.05, false)},
 		// Ten times the table: −0.1 with [−0.1186, −0.0812] → FAIL.
 		{"drop confirmed", 400, 0, 100, 500, StatusFail, 0},
 		{"no pairs", 0, 0, 0, 0, StatusNA, 0},
@@ -325,25 +310,34 @@ func oneUnitCells(a, b, c, d int64) *pairDiff {
 	return newPairDiff(s)
 }
 
-// fireOutside is the reference search (linear scan) for the smallest n at
-// which the scaled table's Newcombe interval at the hints' quantile zA
-// lies wholly outside ±m.
-func fireOutside(a, b, c, d int64, m float64) int64 {
-	return fireScan(a, b, c, d, func(lo, hi float64) bool { return lo > m || hi < -m })
-}
-
-// fireInside: the same, for lying wholly inside ±m.
-func fireInside(a, b, c, d int64, m float64) int64 {
-	return fireScan(a, b, c, d, func(lo, hi float64) bool { return -m < lo && hi < m })
-}
-
-func fireScan(a, b, c, d int64, ok func(lo, hi float64) bool) int64 {
-	n0 := float64(a + b + c + d)
-	for n := int64(a+b+c+d) + 1; ; n++ {
-		k := float64(n) / n0
-		_, lo, hi := NewcombePaired(float64(a)*k, float64(b)*k, float64(c)*k, float64(d)*k, zA)
-		if ok(lo, hi) {
-			return n
+// fireScan is the reference for the drift hint on a table of one unit
+// per session (k = n sessions): Newcombe's paired interval gives the
+// half-widths toward +m and −m, each se = half/z raised by
+// √((n−1)/χ²₀.₁(n−1)); after s new sessions a side moves past its limit
+// with Φ((D − z·u)/(u·√(1 − u²))), u = √(n/(n+s)), D = |est − limit|/se;
+// outside: the side facing the nearer limit; inside: both,
+// 1 − Σ(1 − P). The first s = 1, 2, … reaching 0.8, plus n.
+func fireScan(a, b, c, d int64, m float64, inside bool) int64 {
+	n := float64(a + b + c + d)
+	est, lo, hi := NewcombePaired(float64(a), float64(b), float64(c), float64(d), z95)
+	up := math.Sqrt((n - 1) / distuv.ChiSquared{K: n - 1}.Quantile(0.1))
+	p := func(limit, half, s float64) float64 {
+		se := half / z95 * up
+		u := math.Sqrt(n / (n + s))
+		return distuv.UnitNormal.CDF((math.Abs(est-limit)/se - z95*u) / (u * math.Sqrt(1-u*u)))
+	}
+	for s := 1.0; ; s++ {
+		var ok bool
+		switch {
+		case inside:
+			ok = 1-(1-p(m, hi-est, s))-(1-p(-m, est-lo, s)) >= 0.8
+		case est > 0:
+			ok = p(m, est-lo, s) >= 0.8
+		default:
+			ok = p(-m, hi-est, s) >= 0.8
+		}
+		if ok {
+			return int64(n + s)
 		}
 	}
 }

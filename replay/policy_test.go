@@ -74,6 +74,9 @@ func TestParsePolicyDesignExample(t *testing.T) {
 	if len(p.Rules) != 4 {
 		t.Fatalf("rules = %d, want 4", len(p.Rules))
 	}
+	if ids := p.RuleIDs(); len(ids) != 4 || ids[0] != "rule-12" || ids[3] != p.Rules[3].ID {
+		t.Errorf("RuleIDs = %v, want the 4 rules' IDs in file order", ids)
+	}
 	r := p.Rules[0]
 	if r.ID != "rule-12" || r.Version != 3 || r.Class != ClassDangerous || r.Action != datasets.ActionRequestApproval ||
 		r.MaxFires != 3 || r.Condition == "" || r.When == nil || r.Baseline == nil {

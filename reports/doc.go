@@ -23,6 +23,7 @@
 //	run.go, parquet.go   RunWriter and the decisions/gates Parquet rows
 //	read.go              ReadRun, ReadRunInfo
 //	pair.go              PairJudges, MatchJudge: which judges a comparison reads
+//	labelsource.go       LabelSource, CheckSampleOn: weak and people's labels never mixed
 //	columns.go           the machine formats' columns, read off the figure types' tags
 //	metricsfile.go       metrics.parquet
 //	compareparquet.go    compare.parquet

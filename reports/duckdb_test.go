@@ -171,6 +171,7 @@ func TestMetricsFileInDuckDB(t *testing.T) {
 		"flip_pairs", B, "flips", B, "flip_rate", D, "flip_rate_lo", D, "flip_rate_hi", D, "flip_rate_deff", D,
 		"position_first", B, "position_first_match", B, "position_last", B, "position_last_match", B,
 		"position_effect", D, "position_effect_lo", D, "position_effect_hi", D, "label_source", V,
+		"latency_p50_lo_ms", D, "latency_p50_hi_ms", D,
 		"evidence_altered", B, "evidence_altered_rate", D,
 	))
 	// Values come from the Summary; NULL where a metric or criterion does not

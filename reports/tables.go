@@ -283,7 +283,9 @@ func (rep *Report) judgesGrid() *grid {
 			return fmtSignedCI(t.PositionEffect, t.PositionEffectLo, t.PositionEffectHi)
 		})
 	}
-	row("P50 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return fmtMS(t.LatencyP50MS) })
+	row("P50 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
+		return fmtCIMS(t.LatencyP50MS, t.LatencyP50LoMS, t.LatencyP50HiMS)
+	})
 	row("P95 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
 		return fmtCIMS(t.LatencyP95MS, t.LatencyP95LoMS, t.LatencyP95HiMS)
 	})
@@ -343,7 +345,7 @@ func (rep *Report) judgesGrid() *grid {
 			g.notes = append(g.notes, fmt.Sprintf("(policy): %s is a property of the policy and the traffic, the same for every judge; it blocks the feature whatever judge is chosen.", spec.Figure))
 		}
 	}
-	g.notes = append(g.notes, fmt.Sprintf("Intervals: %s for proportions, clustered by session (beta-binomial over sessions; plain Wilson when every session holds one unit; deff shown where > %g), distribution-free order-statistic %s for P95.", conf, deffShown, conf))
+	g.notes = append(g.notes, fmt.Sprintf("Intervals: %s for proportions, clustered by session (beta-binomial over sessions; plain Wilson when every session holds one unit; deff shown where > %g); P50 and P95: %s, order statistics with sessions as clusters.", conf, deffShown, conf))
 	if n := rep.costNote(); n != "" {
 		g.notes = append(g.notes, n)
 	}
@@ -420,7 +422,7 @@ func atLimit(c *metrics.Criterion) bool {
 }
 
 // openLegend explains the "open" column of the per-rule table.
-const openLegend = "open: INCONCLUSIVE criteria; +N: about N more units that would decide it with 80% probability: for a rate (precision, unknown, judge-required, approval rejects), units brought by new sessions of the sizes seen (summary.json more_sessions counts them); for recall vs baseline and fire-rate drift, the sessions seen repeated at the same rates."
+const openLegend = "open: INCONCLUSIVE criteria; +N: about N more units, brought by new sessions of the sizes seen, that would decide it with 80% probability (summary.json more_sessions counts the sessions): units of the rate for a rate (precision, unknown, judge-required, approval rejects), labeled positives for recall vs baseline, paired cases for fire-rate drift."
 
 // openLegend is the legend of the "open" column: what +N counts, and with
 // --labels what it counts on the figures from the labels; what "+>100k"
@@ -428,7 +430,7 @@ const openLegend = "open: INCONCLUSIVE criteria; +N: about N more units that wou
 func (rep *Report) openLegend() string {
 	l := openLegend
 	if rep.Summary.Sample != nil {
-		l = strings.TrimSuffix(l, ".") + "; on precision and dangerous recall, which come from the labels (--labels), +N: about N more labels from the queue at the same rates would decide it."
+		l = strings.TrimSuffix(l, ".") + "; on precision and dangerous recall, which come from the labels (--labels), +N: about N more labels from the queue, spread like the ones given, would decide it with 80% probability."
 	}
 	for _, j := range rep.Summary.Judges {
 		for _, r := range j.Rules {

@@ -149,10 +149,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	if err := refuseWeakWithLabels(o.Labels, infos[0].LabelSource); err != nil {
-		return err
-	}
-	lab, err := newLabelSink(o.Labels)
+	lab, err := newLabelSink(o.Labels, infos[0].LabelSource)
 	if err != nil {
 		return err
 	}

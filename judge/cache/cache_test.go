@@ -1,4 +1,4 @@
-package judge
+package cache
 
 import (
 	"bytes"
@@ -12,12 +12,16 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/internal/fake"
+	"github.com/apeval/apeval/judge/openai"
 )
 
 func TestInputDigest(t *testing.T) {
 	t.Parallel()
-	in := Input{Version: 1, Rules: []Rule{{ID: "r", Condition: "削除"}},
-		Current: Current{Tool: Tool{Name: "Bash", Arguments: map[string]any{"z": 1.0, "a": "<x>"}}}}
+	in := judge.Input{Version: 1, Rules: []judge.Rule{{ID: "r", Condition: "削除"}},
+		Current: judge.Current{Tool: judge.Tool{Name: "Bash", Arguments: map[string]any{"z": 1.0, "a": "<x>"}}}}
 	// RFC 8785 by hand: keys sorted by UTF-16 code units, no escaping of <
 	// and >, 1.0 as 1, no whitespace.
 	canon := `{"context":{"approval_state":"","latest_user_message":"","previous_rule_fires":null,"recent_messages":null},` +
@@ -32,58 +36,58 @@ func TestInputDigest(t *testing.T) {
 
 func TestCachedJudge(t *testing.T) {
 	t.Parallel()
-	f := newFakeOpenAI(t, func(n int, body map[string]any) reply {
-		user := userMessage(body)
+	f := fake.NewOpenAI(t, func(n int, body map[string]any) fake.Reply {
+		user := fake.UserMessage(body)
 		switch {
 		case strings.Contains(user, "answer-invalid"):
-			return reply{content: "no idea"}
+			return fake.Reply{Content: "no idea"}
 		case strings.Contains(user, "answer-500"):
-			return reply{status: 500, raw: `{"error":{"message":"boom"}}`}
+			return fake.Reply{Status: 500, Raw: `{"error":{"message":"boom"}}`}
 		}
-		return echoReply(n, body)
+		return fake.EchoReply(n, body)
 	})
 	dir := t.TempDir()
-	cache, err := OpenCache(dir)
+	cache, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cache.Warning() != "" {
 		t.Fatalf("warning %q", cache.Warning())
 	}
-	backend := openOpenAI(t, f, Config{})
+	backend := openOpenAI(t, f, judge.Config{})
 	j := Cached(backend, cache)
 	if j.Identity() != backend.Identity() {
 		t.Fatal("identity changed by the cache")
 	}
-	withCmd := func(cmd string) Request {
-		r := twoRules()
+	withCmd := func(cmd string) judge.Request {
+		r := fake.TwoRules()
 		r.Input.Current.Tool.Arguments = map[string]any{"command": cmd}
 		return r
 	}
 	tests := []struct {
 		name   string
-		req    Request
-		status Status
+		req    judge.Request
+		status judge.Status
 		cached bool
 		calls  int // server calls so far
 	}{
-		{"first call asks", withCmd("rm a"), StatusOK, false, 1},
-		{"same input is a hit", withCmd("rm a"), StatusOK, true, 1},
-		{"other input asks", withCmd("rm b"), StatusOK, false, 2},
-		{"invalid answer asks", withCmd("answer-invalid"), StatusInvalid, false, 3},
-		{"invalid answer is cached", withCmd("answer-invalid"), StatusInvalid, true, 3},
-		{"error asks", withCmd("answer-500"), StatusError, false, 4},
-		{"error is not cached", withCmd("answer-500"), StatusError, false, 5},
+		{"first call asks", withCmd("rm a"), judge.StatusOK, false, 1},
+		{"same input is a hit", withCmd("rm a"), judge.StatusOK, true, 1},
+		{"other input asks", withCmd("rm b"), judge.StatusOK, false, 2},
+		{"invalid answer asks", withCmd("answer-invalid"), judge.StatusInvalid, false, 3},
+		{"invalid answer is cached", withCmd("answer-invalid"), judge.StatusInvalid, true, 3},
+		{"error asks", withCmd("answer-500"), judge.StatusError, false, 4},
+		{"error is not cached", withCmd("answer-500"), judge.StatusError, false, 5},
 	}
-	var first Response
+	var first judge.Response
 	latencies := map[string]time.Duration{} // command → latency of its live call
 	for i, tt := range tests {
 		r := j.Judge(context.Background(), tt.req)
 		if !r.Cached {
 			latencies[tt.req.Input.Current.Tool.Arguments["command"].(string)] = r.Latency
 		}
-		if r.Status != tt.status || r.Cached != tt.cached || len(f.requests()) != tt.calls {
-			t.Fatalf("%s: status %q cached %v after %d calls; want %q %v %d", tt.name, r.Status, r.Cached, len(f.requests()), tt.status, tt.cached, tt.calls)
+		if r.Status != tt.status || r.Cached != tt.cached || len(f.Requests()) != tt.calls {
+			t.Fatalf("%s: status %q cached %v after %d calls; want %q %v %d", tt.name, r.Status, r.Cached, len(f.Requests()), tt.status, tt.cached, tt.calls)
 		}
 		if i == 0 {
 			first = r
@@ -95,16 +99,16 @@ func TestCachedJudge(t *testing.T) {
 			if want := latencies[tt.req.Input.Current.Tool.Arguments["command"].(string)]; r.Latency != want || want == 0 {
 				t.Fatalf("%s: a hit reports latency %v, want the %v measured when it was made", tt.name, r.Latency, want)
 			}
-			if tt.status == StatusOK && !equalDecisions(r.Decisions, first.Decisions) {
-				t.Fatalf("%s: hit decisions %s, want %s", tt.name, js(r.Decisions), js(first.Decisions))
+			if tt.status == judge.StatusOK && !fake.EqualDecisions(r.Decisions, first.Decisions) {
+				t.Fatalf("%s: hit decisions %s, want %s", tt.name, fake.JS(r.Decisions), fake.JS(first.Decisions))
 			}
-			if tt.status == StatusInvalid && !strings.Contains(r.Error, "not a JSON object") {
+			if tt.status == judge.StatusInvalid && !strings.Contains(r.Error, "not a JSON object") {
 				t.Fatalf("%s: invalid hit lost its error: %q", tt.name, r.Error)
 			}
 		}
 	}
 	// Other settings are another cache scope.
-	other := Cached(openOpenAI(t, f, Config{Options: map[string]string{"temperature": "0.7"}}), cache)
+	other := Cached(openOpenAI(t, f, judge.Config{Options: map[string]string{"temperature": "0.7"}}), cache)
 	if r := other.Judge(context.Background(), withCmd("rm a")); r.Cached {
 		t.Fatal("a judge with other options got a hit")
 	}
@@ -112,35 +116,35 @@ func TestCachedJudge(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A rerun on the persisted cache asks nothing.
-	cache2, err := OpenCache(dir)
+	cache2, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closeOrFail(t, cache2)
-	before := len(f.requests())
-	j2 := Cached(openOpenAI(t, f, Config{}), cache2)
+	before := len(f.Requests())
+	j2 := Cached(openOpenAI(t, f, judge.Config{}), cache2)
 	for _, cmd := range []string{"rm a", "rm b", "answer-invalid"} {
 		if r := j2.Judge(context.Background(), withCmd(cmd)); !r.Cached {
 			t.Fatalf("%s: not a hit after reopening: %+v", cmd, r)
 		}
 	}
-	if len(f.requests()) != before {
+	if len(f.Requests()) != before {
 		t.Fatal("the rerun called the server")
 	}
 }
 
 func TestCachedSkipsRecordedAndNone(t *testing.T) {
 	t.Parallel()
-	cache, err := OpenCache(t.TempDir())
+	cache, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closeOrFail(t, cache)
-	rec := NewRecorded("x")
+	rec := judge.NewRecorded("x")
 	if Cached(rec, cache) != rec {
 		t.Fatal("recorded judge wrapped")
 	}
-	if _, ok := Cached(NewNone(), cache).(None); !ok {
+	if _, ok := Cached(judge.NewNone(), cache).(judge.None); !ok {
 		t.Fatal("none judge wrapped")
 	}
 	if Cached(rec, nil) != rec {
@@ -151,26 +155,26 @@ func TestCachedSkipsRecordedAndNone(t *testing.T) {
 func TestCacheSharedByTwoRuns(t *testing.T) {
 	defer func(l, m time.Duration) { cacheLockWait, cacheMergeWait = l, m }(cacheLockWait, cacheMergeWait)
 	cacheLockWait, cacheMergeWait = 100*time.Millisecond, 100*time.Millisecond
-	f := newFakeOpenAI(t, echoReply)
+	f := fake.NewOpenAI(t, fake.EchoReply)
 	dir := t.TempDir()
-	req := func(cmd string) Request {
-		r := twoRules()
+	req := func(cmd string) judge.Request {
+		r := fake.TwoRules()
 		r.Input.Current.Tool.Arguments = map[string]any{"command": cmd}
 		return r
 	}
-	a, err := OpenCache(dir)
+	a, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := OpenCache(dir) // a holds the lock
+	b, err := Open(dir) // a holds the lock
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.Warning(), "in use by another run") || !strings.HasPrefix(filepath.Base(b.Path()), "pending-") {
 		t.Fatalf("second run: warning %q path %s", b.Warning(), b.Path())
 	}
-	ja := Cached(openOpenAI(t, f, Config{}), a)
-	jb := Cached(openOpenAI(t, f, Config{}), b)
+	ja := Cached(openOpenAI(t, f, judge.Config{}), a)
+	jb := Cached(openOpenAI(t, f, judge.Config{}), b)
 	ja.Judge(context.Background(), req("from a"))
 	jb.Judge(context.Background(), req("from b"))
 	if r := jb.Judge(context.Background(), req("from b")); !r.Cached {
@@ -187,7 +191,7 @@ func TestCacheSharedByTwoRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The next run merges it and sees both answers.
-	c, err := OpenCache(dir)
+	c, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,14 +202,14 @@ func TestCacheSharedByTwoRuns(t *testing.T) {
 	if _, err := os.Stat(b.Path()); !os.IsNotExist(err) {
 		t.Fatalf("pending file not removed after the merge: %v", err)
 	}
-	jc := Cached(openOpenAI(t, f, Config{}), c)
-	calls := len(f.requests())
+	jc := Cached(openOpenAI(t, f, judge.Config{}), c)
+	calls := len(f.Requests())
 	for _, cmd := range []string{"from a", "from b"} {
 		if r := jc.Judge(context.Background(), req(cmd)); !r.Cached {
 			t.Fatalf("%s: not cached after the merge", cmd)
 		}
 	}
-	if len(f.requests()) != calls {
+	if len(f.Requests()) != calls {
 		t.Fatal("merged answers asked again")
 	}
 }
@@ -213,11 +217,11 @@ func TestCacheSharedByTwoRuns(t *testing.T) {
 func TestCachePrivateMergesWhenFree(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	a, err := OpenCache(dir)
+	a, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := OpenCache(dir)
+	b, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +235,7 @@ func TestCachePrivateMergesWhenFree(t *testing.T) {
 	if _, err := os.Stat(b.Path()); !os.IsNotExist(err) {
 		t.Fatalf("pending file left after a free merge: %v", err)
 	}
-	c, err := OpenCache(dir)
+	c, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +259,7 @@ func TestCacheSharedAcrossProcesses(t *testing.T) {
 	t.Parallel()
 	if dir := os.Getenv("APEVAL_CACHE_CHILD"); dir != "" {
 		cacheLockWait, cacheMergeWait = 100*time.Millisecond, 100*time.Millisecond
-		c, err := OpenCache(dir)
+		c, err := Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,7 +273,7 @@ func TestCacheSharedAcrossProcesses(t *testing.T) {
 		return
 	}
 	dir := t.TempDir()
-	parent, err := OpenCache(dir)
+	parent, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +285,7 @@ func TestCacheSharedAcrossProcesses(t *testing.T) {
 	if err := parent.Close(); err != nil {
 		t.Fatal(err)
 	}
-	next, err := OpenCache(dir)
+	next, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,12 +298,12 @@ func TestCacheSharedAcrossProcesses(t *testing.T) {
 	}
 }
 
-// A cache file with bytes overwritten inside is never a panic: OpenCache
+// A cache file with bytes overwritten inside is never a panic: Open
 // moves it aside, starts an empty cache and says so, naming --no-cache.
 func TestDamagedCacheIsMovedAside(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	c, err := OpenCache(dir)
+	c, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +326,7 @@ func TestDamagedCacheIsMovedAside(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c2, err := OpenCache(dir)
+	c2, err := Open(dir)
 	if err != nil {
 		t.Fatalf("damaged cache: %v", err)
 	}
@@ -343,25 +347,25 @@ func TestDamagedCacheIsMovedAside(t *testing.T) {
 // with: it is asked again (and rewritten with one), never counted as 0 ms.
 func TestCachedEntryWithoutLatencyIsAskedAgain(t *testing.T) {
 	t.Parallel()
-	f := newFakeOpenAI(t, echoReply)
-	cache, err := OpenCache(t.TempDir())
+	f := fake.NewOpenAI(t, fake.EchoReply)
+	cache, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cache.Close()
-	j := Cached(openOpenAI(t, f, Config{}), cache).(*CachedJudge)
-	req := twoRules()
+	j := Cached(openOpenAI(t, f, judge.Config{}), cache).(*Judge)
+	req := fake.TwoRules()
 	key, err := j.key(req.Input)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cache.put(key, []byte(`{"status":"ok","decisions":[]}`))
-	if r := j.Judge(context.Background(), req); r.Cached || len(f.requests()) != 1 {
-		t.Fatalf("old entry: cached %v after %d calls; want a live call", r.Cached, len(f.requests()))
+	if r := j.Judge(context.Background(), req); r.Cached || len(f.Requests()) != 1 {
+		t.Fatalf("old entry: cached %v after %d calls; want a live call", r.Cached, len(f.Requests()))
 	}
 	r := j.Judge(context.Background(), req)
-	if !r.Cached || r.Latency <= 0 || len(f.requests()) != 1 {
-		t.Fatalf("rewritten entry: cached %v latency %v after %d calls; want a hit with its latency", r.Cached, r.Latency, len(f.requests()))
+	if !r.Cached || r.Latency <= 0 || len(f.Requests()) != 1 {
+		t.Fatalf("rewritten entry: cached %v latency %v after %d calls; want a hit with its latency", r.Cached, r.Latency, len(f.Requests()))
 	}
 }
 
@@ -369,34 +373,34 @@ func TestCachedEntryWithoutLatencyIsAskedAgain(t *testing.T) {
 // are cache hits at its latency, so a warm rerun (every input a hit at the
 // one stored latency) reproduces the cold run's latencies exactly.
 func TestCachedJudgeAsksIdenticalInputsOnce(t *testing.T) {
-	f := newFakeOpenAI(t, func(n int, body map[string]any) reply {
-		r := echoReply(n, body)
-		r.delay = 50 * time.Millisecond
+	f := fake.NewOpenAI(t, func(n int, body map[string]any) fake.Reply {
+		r := fake.EchoReply(n, body)
+		r.Delay = 50 * time.Millisecond
 		return r
 	})
-	cache, err := OpenCache(t.TempDir())
+	cache, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cache.Close()
-	j := Cached(openOpenAI(t, f, Config{}), cache)
-	resps := make([]Response, 6)
+	j := Cached(openOpenAI(t, f, judge.Config{}), cache)
+	resps := make([]judge.Response, 6)
 	var wg sync.WaitGroup
 	for i := range resps {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resps[i] = j.Judge(context.Background(), twoRules())
+			resps[i] = j.Judge(context.Background(), fake.TwoRules())
 		}()
 	}
 	wg.Wait()
-	if n := len(f.requests()); n != 1 {
+	if n := len(f.Requests()); n != 1 {
 		t.Fatalf("%d server calls for one input, want 1", n)
 	}
-	var live Response
+	var live judge.Response
 	hits := 0
 	for _, r := range resps {
-		if r.Status != StatusOK {
+		if r.Status != judge.StatusOK {
 			t.Fatalf("response %+v", r)
 		}
 		if r.Cached {
@@ -413,4 +417,24 @@ func TestCachedJudgeAsksIdenticalInputsOnce(t *testing.T) {
 	if hits != 5 {
 		t.Fatalf("%d hits, want 5", hits)
 	}
+}
+
+// Entries an older version cached for an error in an HTTP 200 body
+// (OpenAI: no choices, no content) are misses.
+func TestOldErrorEntriesAreMisses(t *testing.T) {
+	for _, e := range []string{"completion has no choices", "completion has no content"} {
+		if modelAnswer(cachedAnswer{Status: judge.StatusInvalid, Error: e}) {
+			t.Errorf("%q counted as a model answer", e)
+		}
+	}
+}
+
+func openOpenAI(t *testing.T, f *fake.Server, cfg judge.Config) judge.Judge {
+	t.Helper()
+	cfg.OpenAIBaseURL = f.URL + "/v1"
+	j, err := openai.New("judge-small", judge.DefaultPrompt(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
 }

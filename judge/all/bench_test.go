@@ -1,4 +1,4 @@
-package judge
+package all
 
 import (
 	"context"
@@ -8,6 +8,10 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/cache"
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
 // BenchmarkOpenAIThroughput measures the client against a server answering
@@ -20,11 +24,11 @@ func BenchmarkOpenAIThroughput(b *testing.B) {
 		_, _ = w.Write(answer)
 	}))
 	defer srv.Close()
-	j, err := Open(context.Background(), "openai:bench", Config{OpenAIBaseURL: srv.URL + "/v1", Timeout: 5 * time.Second})
+	j, err := judge.Open(context.Background(), "openai:bench", judge.Config{OpenAIBaseURL: srv.URL + "/v1", Timeout: 5 * time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := twoRules()
+	req := fake.TwoRules()
 	const workers = 16
 	var next, failures atomic.Int64
 	b.ReportAllocs()
@@ -36,7 +40,7 @@ func BenchmarkOpenAIThroughput(b *testing.B) {
 		go func() {
 			defer wg.Done()
 			for next.Add(1) <= int64(b.N) {
-				if r := j.Judge(context.Background(), req); r.Status != StatusOK {
+				if r := j.Judge(context.Background(), req); r.Status != judge.StatusOK {
 					failures.Add(1)
 				}
 			}
@@ -53,23 +57,23 @@ func BenchmarkOpenAIThroughput(b *testing.B) {
 
 // BenchmarkCachedHit measures a cache hit: key hashing plus a bbolt read.
 func BenchmarkCachedHit(b *testing.B) {
-	f := newFakeOpenAI(b, echoReply)
-	cache, err := OpenCache(b.TempDir())
+	f := fake.NewOpenAI(b, fake.EchoReply)
+	store, err := cache.Open(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer func() {
-		if err := cache.Close(); err != nil {
+		if err := store.Close(); err != nil {
 			b.Error(err)
 		}
 	}()
-	inner, err := Open(context.Background(), "openai:bench", Config{OpenAIBaseURL: f.URL + "/v1"})
+	inner, err := judge.Open(context.Background(), "openai:bench", judge.Config{OpenAIBaseURL: f.URL + "/v1"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	j := Cached(inner, cache)
-	req := twoRules()
-	if r := j.Judge(context.Background(), req); r.Status != StatusOK {
+	j := cache.Cached(inner, store)
+	req := fake.TwoRules()
+	if r := j.Judge(context.Background(), req); r.Status != judge.StatusOK {
 		b.Fatalf("%+v", r)
 	}
 	b.ReportAllocs()

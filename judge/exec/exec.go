@@ -1,4 +1,16 @@
-package judge
+// Package exec is the `exec:COMMAND` judge backend: a pool of long-lived
+// plugin processes speaking the judge JSON one line per request (the
+// protocol is in EXEC.md). It registers itself with the judge registry;
+// judge/all imports it. Not a stable Go API: apeval is a command, its
+// packages serve it.
+//
+// Where to look:
+//
+//	exec.go                     the backend: the pool, start-up handshake, calls, restarts, stderr
+//	exec_unix.go, exec_other.go plugin process groups per platform
+//	EXEC.md                     the plugin protocol
+//	exec_test.go, exec_restart_test.go, exec_fault_test.go  against judge/plugin/example and shell plugins
+package exec
 
 import (
 	"bufio"
@@ -17,9 +29,18 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/internal/mask"
+	"github.com/apeval/apeval/judge"
 )
 
-// Exec is the `exec:COMMAND` backend: a pool of long-lived child processes
+// The registry line: name, what it reads, how it opens.
+func init() {
+	judge.Register(judge.Backend{Name: "exec", Arg: "COMMAND", Live: true, Order: 30,
+		Open: func(_ context.Context, arg string, _ *judge.Prompt, cfg judge.Config) (judge.Judge, error) {
+			return New(arg, cfg)
+		}})
+}
+
+// Judge is the `exec:COMMAND` backend: a pool of long-lived child processes
 // speaking the judge JSON, one object per line (protocol in EXEC.md).
 //
 // COMMAND runs through /bin/sh -c, so quoting, pipes and environment
@@ -34,10 +55,10 @@ import (
 // which runs from writing the input line to reading the answer line: a new
 // process is sent a warm-up request and its first line (the ready line, or
 // the warm-up's answer) is waited for untimed before its first call.
-type Exec struct {
+type Judge struct {
 	command  string
 	shown    string // command through the masking pass, for the identity, details and log
-	id       Identity
+	id       judge.Identity
 	timeout  time.Duration
 	retries  int
 	log      io.Writer
@@ -48,8 +69,8 @@ type Exec struct {
 	closeErr error
 }
 
-// NewExec prepares an exec judge; no process starts before the first call.
-func NewExec(command string, cfg Config) (*Exec, error) {
+// New prepares an exec judge; no process starts before the first call.
+func New(command string, cfg judge.Config) (*Judge, error) {
 	command = strings.TrimSpace(command)
 	if command == "" {
 		return nil, errors.New("exec judge needs a command")
@@ -72,13 +93,13 @@ func NewExec(command string, cfg Config) (*Exec, error) {
 	// command masked. Masking is deterministic, so the identity is the same
 	// on every run and runs still pair and merge.
 	shown := mask.String(command)
-	e := &Exec{
+	e := &Judge{
 		command: command,
 		shown:   shown,
-		id:      Identity{Backend: "exec", Model: shown, Digest: commandDigest(command)},
+		id:      judge.Identity{Backend: "exec", Model: shown, Digest: commandDigest(command)},
 		timeout: cfg.Timeout,
 		retries: cfg.Retries,
-		log:     &lockedWriter{w: cfg.log()},
+		log:     &lockedWriter{w: cfg.Logger()},
 		pool:    make(chan *child, n),
 		closed:  make(chan struct{}),
 	}
@@ -87,7 +108,7 @@ func NewExec(command string, cfg Config) (*Exec, error) {
 		e.stderr.w = nil
 	}
 	for i := 0; i < n; i++ {
-		e.pool <- &child{command: command, shown: shown, log: e.log, stderr: e.stderr, maxLine: cfg.maxResponse(), startWait: startAllowance(cfg.Timeout)}
+		e.pool <- &child{command: command, shown: shown, log: e.log, stderr: e.stderr, maxLine: cfg.MaxResponse(), startWait: startAllowance(cfg.Timeout)}
 	}
 	return e, nil
 }
@@ -126,31 +147,31 @@ func commandDigest(command string) string {
 
 // Identity is exec/COMMAND@DIGEST12, COMMAND masked (mask.String); there
 // is no prompt: the plugin gets the judge input itself.
-func (e *Exec) Identity() Identity { return e.id }
+func (e *Judge) Identity() judge.Identity { return e.id }
 
 // Details reports the command (masked) and pool size.
-func (e *Exec) Details() map[string]string {
+func (e *Judge) Details() map[string]string {
 	return map[string]string{"command": e.shown, "children": fmt.Sprint(cap(e.pool))}
 }
 
 // Judge sends the input to a free child and reads its answer.
-func (e *Exec) Judge(ctx context.Context, req Request) Response {
+func (e *Judge) Judge(ctx context.Context, req judge.Request) judge.Response {
 	line, err := json.Marshal(req.Input)
 	if err != nil {
-		return Response{Status: StatusError, Error: "encode judge input: " + err.Error()}
+		return judge.Response{Status: judge.StatusError, Error: "encode judge input: " + err.Error()}
 	}
 	line = append(line, '\n')
-	asked := askedIDs(req.Input)
+	asked := judge.AskedIDs(req.Input)
 	var excluded time.Duration
-	resp := runAttempts(ctx, 0, e.retries, func(ctx context.Context) (Response, bool) {
+	resp := judge.RunAttempts(ctx, 0, e.retries, func(ctx context.Context) (judge.Response, bool) {
 		waitStart := time.Now()
 		c, err := e.acquire(ctx)
 		if err != nil {
 			excluded += time.Since(waitStart)
 			if errors.Is(err, errExecClosed) {
-				return Response{Status: StatusError, Error: err.Error()}, false
+				return judge.Response{Status: judge.StatusError, Error: err.Error()}, false
 			}
-			return failed(ctx, err)
+			return judge.Failed(ctx, err)
 		}
 		defer func() { e.pool <- c }()
 		if err := c.ready(ctx); err != nil {
@@ -160,7 +181,7 @@ func (e *Exec) Judge(ctx context.Context, req Request) Response {
 				return sf.resp, sf.retry
 			}
 			excluded += time.Since(waitStart)
-			return failed(ctx, err)
+			return judge.Failed(ctx, err)
 		}
 		excluded += time.Since(waitStart)
 		actx, cancel := ctx, context.CancelFunc(func() {})
@@ -180,8 +201,8 @@ func (e *Exec) Judge(ctx context.Context, req Request) Response {
 		return resp, retry
 	})
 	resp.Latency -= excluded
-	if resp.Status == StatusError && (resp.Cause == "" || resp.Cause == CauseTransport || resp.Cause == CauseOther) {
-		resp.Cause = CausePlugin // a pipe or process failure is the plugin's
+	if resp.Status == judge.StatusError && (resp.Cause == "" || resp.Cause == judge.CauseTransport || resp.Cause == judge.CauseOther) {
+		resp.Cause = judge.CausePlugin // a pipe or process failure is the plugin's
 	}
 	return resp
 }
@@ -189,7 +210,7 @@ func (e *Exec) Judge(ctx context.Context, req Request) Response {
 var errExecClosed = errors.New("exec judge is closed")
 
 // acquire takes an idle child from the pool.
-func (e *Exec) acquire(ctx context.Context) (*child, error) {
+func (e *Judge) acquire(ctx context.Context) (*child, error) {
 	select {
 	case <-e.closed:
 		return nil, errExecClosed
@@ -207,7 +228,7 @@ func (e *Exec) acquire(ctx context.Context) (*child, error) {
 
 // Close ends every child: stdin is closed so a plugin can exit cleanly, and
 // a child still running after a second is killed. Calls after Close fail.
-func (e *Exec) Close() error {
+func (e *Judge) Close() error {
 	e.once.Do(func() {
 		close(e.closed)
 		var errs []error
@@ -262,11 +283,11 @@ var (
 	warmupLine   = func() []byte {
 		in := struct {
 			Warmup bool `json:"warmup"`
-			Input
-		}{true, Input{Version: SchemaVersion,
-			Rules:   []Rule{{ID: warmupRuleID, Condition: "warm-up request: apeval ignores this answer"}},
-			Current: Current{HookPoint: "tool.before", Tool: Tool{Name: "warmup", Arguments: map[string]any{}}},
-			Context: InContext{RecentMessages: []Message{}, PreviousRuleFires: []RuleFires{}, ApprovalState: "none"}}}
+			judge.Input
+		}{true, judge.Input{Version: judge.SchemaVersion,
+			Rules:   []judge.Rule{{ID: warmupRuleID, Condition: "warm-up request: apeval ignores this answer"}},
+			Current: judge.Current{HookPoint: "tool.before", Tool: judge.Tool{Name: "warmup", Arguments: map[string]any{}}},
+			Context: judge.InContext{RecentMessages: []judge.Message{}, PreviousRuleFires: []judge.RuleFires{}, ApprovalState: "none"}}}
 		b, err := json.Marshal(in)
 		if err != nil {
 			panic(err)
@@ -439,7 +460,7 @@ const execWaitDelay = 500 * time.Millisecond
 // response, and for a timeout how long of the call it counts (a timeout
 // counts at its timeout, as any call's).
 type startFailure struct {
-	resp    Response
+	resp    judge.Response
 	retry   bool
 	counted time.Duration
 }
@@ -466,7 +487,7 @@ func (c *child) warmUp(ctx context.Context) error {
 			if ok && &line[0] == &overLine[0] {
 				c.kill()
 				c.reap(false)
-				return &startFailure{resp: tooLarge(c.maxLine)}
+				return &startFailure{resp: judge.TooLarge(c.maxLine)}
 			}
 			if ok {
 				c.handshake = bytes.Equal(line, readyLine)
@@ -478,20 +499,20 @@ func (c *child) warmUp(ctx context.Context) error {
 	c.kill()
 	if ctx.Err() != nil {
 		c.reap(false)
-		resp, retry := failed(ctx, ctx.Err())
+		resp, retry := judge.Failed(ctx, ctx.Err())
 		return &startFailure{resp: resp, retry: retry}
 	}
 	if wctx.Err() != nil {
 		c.reap(false) // killed for its timeout: the next call starts at once
-		return &startFailure{resp: Response{Status: StatusTimeout,
+		return &startFailure{resp: judge.Response{Status: judge.StatusTimeout,
 			Error: fmt.Sprintf("timeout: the plugin wrote no first line within %s of starting (the ready line, or its answer to the warm-up request; see EXEC.md)", c.startWait)},
 			retry: true, counted: time.Since(began)}
 	}
-	return &startFailure{resp: Response{Status: StatusError, Cause: CausePlugin, Error: "plugin exited: " + c.reap(true)}, retry: true}
+	return &startFailure{resp: judge.Response{Status: judge.StatusError, Cause: judge.CausePlugin, Error: "plugin exited: " + c.reap(true)}, retry: true}
 }
 
 // call writes one input line and waits for the answer line.
-func (c *child) call(ctx context.Context, line []byte, asked []string) (Response, bool) {
+func (c *child) call(ctx context.Context, line []byte, asked []string) (judge.Response, bool) {
 	// Clear a deadline an earlier call's cancellation may have left, then
 	// unblock a write the plugin does not read when this call ends.
 	_ = c.stdin.SetWriteDeadline(time.Time{})
@@ -505,7 +526,7 @@ func (c *child) call(ctx context.Context, line []byte, asked []string) (Response
 		c.kill()
 		if ctx.Err() != nil {
 			c.reap(false)
-			return failed(ctx, ctx.Err())
+			return judge.Failed(ctx, ctx.Err())
 		}
 		return c.gone()
 	}
@@ -522,17 +543,17 @@ func (c *child) call(ctx context.Context, line []byte, asked []string) (Response
 				// A fresh process is the only way past the rest of that line.
 				c.kill()
 				c.reap(false)
-				return tooLarge(c.maxLine), false
+				return judge.TooLarge(c.maxLine), false
 			}
 			c.crashes = 0
 			c.answered++
-			return answered(ans, asked), false
+			return judge.Answered(ans, asked), false
 		case <-ctx.Done():
 			// The answer may still come; a fresh process is the only way to
 			// keep the next call from reading it.
 			c.kill()
 			c.reap(false)
-			return failed(ctx, ctx.Err())
+			return judge.Failed(ctx, ctx.Err())
 		}
 	}
 }
@@ -541,19 +562,19 @@ func (c *child) call(ctx context.Context, line []byte, asked []string) (Response
 // A process that said no ready line, answered its warm-up and exited
 // before any call is a one-shot plugin: the warm-up took its only answer,
 // so it is restarted without a warm-up and the call sent again (lost).
-func (c *child) gone() (Response, bool) {
+func (c *child) gone() (judge.Response, bool) {
 	if !c.oneShot && !c.handshake && c.answered == 0 {
 		c.oneShot, c.lost = true, true
 		c.reap(false)
-		return Response{Status: StatusError, Cause: CausePlugin, Error: "plugin exited after its warm-up answer"}, true
+		return judge.Response{Status: judge.StatusError, Cause: judge.CausePlugin, Error: "plugin exited after its warm-up answer"}, true
 	}
 	if c.oneShot && c.answered > 0 {
 		// Its process had given its one answer and was on its way out.
 		c.lost = true
 		c.reap(false)
-		return Response{Status: StatusError, Cause: CausePlugin, Error: "plugin exited after its answer"}, true
+		return judge.Response{Status: judge.StatusError, Cause: judge.CausePlugin, Error: "plugin exited after its answer"}, true
 	}
-	return Response{Status: StatusError, Cause: CausePlugin, Error: "plugin exited: " + c.reap(true)}, true
+	return judge.Response{Status: judge.StatusError, Cause: judge.CausePlugin, Error: "plugin exited: " + c.reap(true)}, true
 }
 
 // isWarmupAnswer reports whether a line is the ready line or an answer to
@@ -710,7 +731,7 @@ func (s *stderrSink) line(b []byte, cut bool) {
 	if s.mask != nil {
 		text = s.mask(text)
 	}
-	text = quoteControls(text)
+	text = judge.QuoteControls(text)
 	if cut {
 		text += " … (line cut)"
 	}

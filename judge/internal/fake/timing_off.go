@@ -1,6 +1,6 @@
 //go:build !timing
 
-package judge
+package fake
 
 // timingChecks: without -tags timing the wall-clock bounds of the tests are
 // only logged; `make bench` asserts them (a loaded machine must not fail

@@ -1,16 +1,18 @@
-package judge
+package exec
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
 // A plugin whose helper leaves the process group (setsid) and keeps stdout
@@ -26,18 +28,18 @@ func TestExecDaemonisedHelperDoesNotHang(t *testing.T) {
 		}
 	})
 	cmd := fmt.Sprintf(`setsid sh -c 'echo $$ > %s; exec sleep 30' 2>/dev/null </dev/null & read line; exit 3`, pidFile)
-	e := openExec(t, cmd, Config{Timeout: 2 * time.Second})
+	e := openExec(t, cmd, judge.Config{Timeout: 2 * time.Second})
 	start := time.Now()
 	resp := e.Judge(context.Background(), execRequest("ls"))
-	within(t, "the call (a helper holding stdout must not hold it)", time.Since(start), 3*time.Second)
-	if resp.Status != StatusError && resp.Status != StatusTimeout {
+	fake.Within(t, "the call (a helper holding stdout must not hold it)", time.Since(start), 3*time.Second)
+	if resp.Status != judge.StatusError && resp.Status != judge.StatusTimeout {
 		t.Fatalf("response %+v", resp)
 	}
 	start = time.Now()
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	within(t, "close", time.Since(start), 3*time.Second)
+	fake.Within(t, "close", time.Since(start), 3*time.Second)
 }
 
 // A helper holding both stdout and stderr (a double fork, as a Python
@@ -59,12 +61,12 @@ func TestExecHelperHoldingStdoutAndStderrDoesNotHoldClose(t *testing.T) {
 	t.Cleanup(killHelper)
 	answer := `{"version":1,"decisions":[{"rule_id":"del","result":"no_match"},{"rule_id":"send","result":"no_match"},{"rule_id":"style","result":"no_match"}]}`
 	cmd := fmt.Sprintf(`setsid sh -c 'echo $$ > %s; exec sleep 1000' </dev/null & while read line; do echo '%s'; done`, pidFile, answer)
-	j, err := Open(context.Background(), "exec:"+cmd, Config{Timeout: 10 * time.Second})
+	j, err := judge.Open(context.Background(), "exec:"+cmd, judge.Config{Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := j.(*Exec)
-	if resp := e.Judge(context.Background(), execRequest("ls")); resp.Status != StatusOK {
+	e := j.(*Judge)
+	if resp := e.Judge(context.Background(), execRequest("ls")); resp.Status != judge.StatusOK {
 		t.Fatalf("response %+v", resp)
 	}
 	closed := make(chan error, 1)
@@ -96,11 +98,11 @@ func openFDs(t *testing.T) int {
 // Not parallel: it counts the whole process's descriptors, which parallel
 // tests' servers and plugins open and close at any moment.
 func TestExecRestartLeaksNoDescriptor(t *testing.T) {
-	e := openExec(t, `read line; sleep 10`, Config{Timeout: 30 * time.Millisecond})
+	e := openExec(t, `read line; sleep 10`, judge.Config{Timeout: 30 * time.Millisecond})
 	e.Judge(context.Background(), execRequest("ls")) // first start
 	before := openFDs(t)
 	for i := 0; i < 20; i++ {
-		if resp := e.Judge(context.Background(), execRequest("ls")); resp.Status != StatusTimeout {
+		if resp := e.Judge(context.Background(), execRequest("ls")); resp.Status != judge.StatusTimeout {
 			t.Fatalf("call %d: %+v", i, resp)
 		}
 	}
@@ -113,12 +115,12 @@ func TestExecRestartLeaksNoDescriptor(t *testing.T) {
 // much it dropped; every line is masked; --quiet drops it.
 func TestExecStderrBoundedMaskedQuiet(t *testing.T) {
 	t.Parallel()
-	plugin := examplePlugin(t)
+	plugin := fake.ExamplePlugin(t)
 	flood := `echo 'login with token=hunter2secret' >&2; head -c 30000000 /dev/zero | tr '\0' 'x' >&2; exec ` + plugin
-	log := &syncBuffer{}
-	e := openExec(t, flood, Config{Timeout: 20 * time.Second, Log: log})
+	log := &fake.SyncBuffer{}
+	e := openExec(t, flood, judge.Config{Timeout: 20 * time.Second, Log: log})
 	for i := 0; i < 2; i++ {
-		if resp := e.Judge(context.Background(), execRequest("ls")); resp.Status != StatusOK {
+		if resp := e.Judge(context.Background(), execRequest("ls")); resp.Status != judge.StatusOK {
 			t.Fatalf("response %+v", resp)
 		}
 	}
@@ -136,9 +138,9 @@ func TestExecStderrBoundedMaskedQuiet(t *testing.T) {
 		t.Fatalf("unmasked plugin stderr: %.300q", out)
 	}
 
-	quiet := &syncBuffer{}
-	q := openExec(t, `echo 'a plugin line' >&2; exec `+plugin, Config{Log: quiet, Quiet: true})
-	if resp := q.Judge(context.Background(), execRequest("ls")); resp.Status != StatusOK {
+	quiet := &fake.SyncBuffer{}
+	q := openExec(t, `echo 'a plugin line' >&2; exec `+plugin, judge.Config{Log: quiet, Quiet: true})
+	if resp := q.Judge(context.Background(), execRequest("ls")); resp.Status != judge.StatusOK {
 		t.Fatalf("response %+v", resp)
 	}
 	if err := q.Close(); err != nil {
@@ -146,38 +148,6 @@ func TestExecStderrBoundedMaskedQuiet(t *testing.T) {
 	}
 	if strings.Contains(quiet.String(), "a plugin line") {
 		t.Fatalf("--quiet printed plugin stderr: %q", quiet.String())
-	}
-}
-
-// A cache that cannot be written because the disk is full (here: a file
-// size limit in a child process) is not called damaged, nothing is moved
-// aside, and the message says the disk is full, naming --no-cache once.
-func TestCacheFullDiskIsNotDamage(t *testing.T) {
-	t.Parallel()
-	if dir := os.Getenv("APEVAL_CACHE_FSIZE_DIR"); dir != "" {
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 4096, Max: 4096}); err != nil {
-			fmt.Println("setrlimit:", err)
-			os.Exit(3)
-		}
-		c, err := OpenCache(dir)
-		if err == nil {
-			c.Close()
-			fmt.Println("opened")
-			os.Exit(0)
-		}
-		fmt.Println(err)
-		os.Exit(1)
-	}
-	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCacheFullDiskIsNotDamage$")
-	cmd.Env = append(os.Environ(), "APEVAL_CACHE_FSIZE_DIR="+dir)
-	out, _ := cmd.CombinedOutput()
-	msg := string(out)
-	if !strings.Contains(msg, "disk is full") || strings.Contains(msg, "damaged") || strings.Count(msg, "--no-cache") != 1 {
-		t.Fatalf("message: %s", msg)
-	}
-	if left, _ := filepath.Glob(filepath.Join(dir, "*damaged*")); len(left) > 0 {
-		t.Fatalf("moved aside: %v", left)
 	}
 }
 
@@ -190,10 +160,10 @@ func TestExecOneShotPluginAnswersEveryCall(t *testing.T) {
 	starts := filepath.Join(t.TempDir(), "starts")
 	answer := `{"version":1,"decisions":[{"rule_id":"del","result":"no_match"},{"rule_id":"send","result":"no_match"},{"rule_id":"style","result":"no_match"}]}`
 	cmd := fmt.Sprintf(`echo start >> %s; read line; echo '%s'; exit 0`, starts, answer)
-	e := openExec(t, cmd, Config{Timeout: 20 * time.Second})
+	e := openExec(t, cmd, judge.Config{Timeout: 20 * time.Second})
 	const calls = 12
 	for i := 0; i < calls; i++ {
-		if resp := e.Judge(context.Background(), execRequest("ls")); resp.Status != StatusOK {
+		if resp := e.Judge(context.Background(), execRequest("ls")); resp.Status != judge.StatusOK {
 			t.Fatalf("call %d: %+v", i, resp)
 		}
 	}
@@ -201,24 +171,5 @@ func TestExecOneShotPluginAnswersEveryCall(t *testing.T) {
 	// One process per call, plus the first one's warm-up.
 	if n := strings.Count(string(b), "start"); n > calls+1 {
 		t.Fatalf("%d processes for %d calls", n, calls)
-	}
-}
-
-// A sampling option that is not a number in its range is refused when the
-// judge is opened, never sent on every call (issue 35 point 15).
-func TestJudgeOptionValuesChecked(t *testing.T) {
-	t.Parallel()
-	for _, spec := range []string{"openai:m", "ollama:m"} {
-		for opt, bad := range map[string]string{"temperature": "abc", "top_p": "1.5"} {
-			_, err := Open(context.Background(), spec, Config{OpenAIBaseURL: "http://127.0.0.1:1/v1", OllamaHost: "http://127.0.0.1:1",
-				Options: map[string]string{opt: bad}})
-			if err == nil || !strings.Contains(err.Error(), "judge option "+opt) {
-				t.Errorf("%s %s=%s: %v", spec, opt, bad, err)
-			}
-		}
-		if _, err := Open(context.Background(), spec, Config{OpenAIBaseURL: "http://127.0.0.1:1/v1", OllamaHost: "http://127.0.0.1:1",
-			Options: map[string]string{"temperature": "0.2"}}); err != nil && strings.Contains(err.Error(), "judge option") {
-			t.Errorf("%s temperature=0.2: %v", spec, err)
-		}
 	}
 }

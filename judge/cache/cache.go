@@ -1,4 +1,15 @@
-package judge
+// Package cache is the judges' on-disk answer cache (a bbolt file shared
+// by concurrent runs): Cached wraps a live judge so that an input asked
+// before, of the same identity and scope, is answered from disk. Not a
+// stable Go API: apeval is a command, its packages serve it.
+//
+// Where to look:
+//
+//	cache.go           Open, Cache, Cached, Judge, the key (InputDigest)
+//	cache_test.go      hits, scopes, sharing across runs and processes, damage
+//	cachedisk_test.go  a full disk is not damage
+//	scope_test.go      a budgeted judge keeps its cache scope
+package cache
 
 import (
 	"context"
@@ -13,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/apeval/apeval/judge"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -65,7 +77,7 @@ const cacheFile = "judge-cache.db"
 
 var cacheBucket = []byte("answers")
 
-// cacheLockWait is how long OpenCache waits for another run's lock before
+// cacheLockWait is how long Open waits for another run's lock before
 // falling back to a private file.
 var cacheLockWait = 500 * time.Millisecond
 
@@ -73,9 +85,9 @@ var cacheLockWait = 500 * time.Millisecond
 // file before leaving its answers for a later run to merge.
 var cacheMergeWait = 2 * time.Second
 
-// DefaultCacheDir is the user cache directory's apeval folder
+// DefaultDir is the user cache directory's apeval folder
 // (~/.cache/apeval on Linux).
-func DefaultCacheDir() (string, error) {
+func DefaultDir() (string, error) {
 	d, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("no user cache directory (use --cache DIR or --no-cache): %w", err)
@@ -83,12 +95,12 @@ func DefaultCacheDir() (string, error) {
 	return filepath.Join(d, "apeval"), nil
 }
 
-// OpenCache opens (creating it if needed) the cache in dir; "" means
-// DefaultCacheDir. When the shared file is free, pending files left by
+// Open opens (creating it if needed) the cache in dir; "" means
+// DefaultDir. When the shared file is free, pending files left by
 // earlier concurrent runs are merged into it.
-func OpenCache(dir string) (*Cache, error) {
+func Open(dir string) (*Cache, error) {
 	if dir == "" {
-		d, err := DefaultCacheDir()
+		d, err := DefaultDir()
 		if err != nil {
 			return nil, err
 		}
@@ -366,18 +378,18 @@ func (c *Cache) Close() error {
 // warm cache gives the figures of the run that filled it. An entry without
 // it (written by an apeval before 0.x stored latencies) is asked again.
 type cachedAnswer struct {
-	Status    Status     `json:"status"`
-	Error     string     `json:"error,omitempty"`
-	Decisions []Decision `json:"decisions"`
-	LatencyNS *int64     `json:"latency_ns,omitempty"`
+	Status    judge.Status     `json:"status"`
+	Error     string           `json:"error,omitempty"`
+	Decisions []judge.Decision `json:"decisions"`
+	LatencyNS *int64           `json:"latency_ns,omitempty"`
 }
 
 // Cached wraps a judge with the cache. Hits come back with Cached set, the
 // Latency measured when the answer was made and Attempts 0, and never reach
 // the judge. Recorded and none judges, and a nil cache, return j unchanged.
-func Cached(j Judge, c *Cache) Judge {
+func Cached(j judge.Judge, c *Cache) judge.Judge {
 	switch j.(type) {
-	case *Recorded, None:
+	case *judge.Recorded, judge.None:
 		return j
 	}
 	if c == nil {
@@ -390,16 +402,16 @@ func Cached(j Judge, c *Cache) Judge {
 		sum := sha256.Sum256([]byte(s.CacheScope()))
 		prefix += fmt.Sprintf("%x", sum[:16])
 	}
-	return &CachedJudge{judge: j, cache: c, prefix: prefix + "\x00"}
+	return &Judge{judge: j, cache: c, prefix: prefix + "\x00"}
 }
 
 // scopeOf finds the backend's scope under wrappers (a Budget's).
-func scopeOf(j Judge) (CacheScoper, bool) {
+func scopeOf(j judge.Judge) (judge.CacheScoper, bool) {
 	for {
-		if s, ok := j.(CacheScoper); ok {
+		if s, ok := j.(judge.CacheScoper); ok {
 			return s, true
 		}
-		u, ok := j.(interface{ Unwrap() Judge })
+		u, ok := j.(interface{ Unwrap() judge.Judge })
 		if !ok {
 			return nil, false
 		}
@@ -407,9 +419,9 @@ func scopeOf(j Judge) (CacheScoper, bool) {
 	}
 }
 
-// CachedJudge is a judge answered from the cache when it can be.
-type CachedJudge struct {
-	judge  Judge
+// Judge is a judge answered from the cache when it can be.
+type Judge struct {
+	judge  judge.Judge
 	cache  *Cache
 	prefix string
 
@@ -422,14 +434,14 @@ type CachedJudge struct {
 }
 
 // Identity is the wrapped judge's.
-func (cj *CachedJudge) Identity() Identity { return cj.judge.Identity() }
+func (cj *Judge) Identity() judge.Identity { return cj.judge.Identity() }
 
 // Unwrap returns the wrapped judge (for Details, StructuredMode, Close).
-func (cj *CachedJudge) Unwrap() Judge { return cj.judge }
+func (cj *Judge) Unwrap() judge.Judge { return cj.judge }
 
 // Details forwards to the wrapped judge when it has them.
-func (cj *CachedJudge) Details() map[string]string {
-	if d, ok := cj.judge.(Describer); ok {
+func (cj *Judge) Details() map[string]string {
+	if d, ok := cj.judge.(judge.Describer); ok {
 		return d.Details()
 	}
 	return nil
@@ -437,7 +449,7 @@ func (cj *CachedJudge) Details() map[string]string {
 
 // Close closes the wrapped judge if it holds resources (exec children); the
 // cache itself is closed by its owner.
-func (cj *CachedJudge) Close() error {
+func (cj *Judge) Close() error {
 	if c, ok := cj.judge.(io.Closer); ok {
 		return c.Close()
 	}
@@ -446,7 +458,7 @@ func (cj *CachedJudge) Close() error {
 
 // Judge answers from the cache or asks the wrapped judge and stores its
 // completed answer.
-func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
+func (cj *Judge) Judge(ctx context.Context, req judge.Request) judge.Response {
 	key, err := cj.key(req.Input)
 	if err == nil && req.Repeat > 0 {
 		// Repeat 0 keeps the key of a call made once, so a run with
@@ -460,7 +472,7 @@ func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
 		if v, ok := cj.cache.get(key); ok {
 			var a cachedAnswer
 			if json.Unmarshal(v, &a) == nil && modelAnswer(a) && a.LatencyNS != nil {
-				return Response{Decisions: a.Decisions, Status: a.Status, Error: a.Error, Cached: true,
+				return judge.Response{Decisions: a.Decisions, Status: a.Status, Error: a.Error, Cached: true,
 					Latency: time.Duration(*a.LatencyNS)}
 			}
 		}
@@ -479,7 +491,7 @@ func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
 		select {
 		case <-wait: // answered (then cached: a hit above) or failed (then asked again)
 		case <-ctx.Done():
-			resp, _ := failed(ctx, ctx.Err())
+			resp, _ := judge.Failed(ctx, ctx.Err())
 			return resp
 		}
 	}
@@ -491,7 +503,7 @@ func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
 		close(done)
 	}()
 	resp := cj.judge.Judge(ctx, req)
-	if (resp.Status == StatusOK || resp.Status == StatusInvalid) && !resp.NoCache {
+	if (resp.Status == judge.StatusOK || resp.Status == judge.StatusInvalid) && !resp.NoCache {
 		ns := int64(resp.Latency)
 		if v, err := json.Marshal(cachedAnswer{Status: resp.Status, Error: resp.Error, Decisions: resp.Decisions, LatencyNS: &ns}); err == nil {
 			cj.cache.put(key, v)
@@ -506,16 +518,16 @@ func (cj *CachedJudge) Judge(ctx context.Context, req Request) Response {
 // a miss, so the call goes to the server again.
 func modelAnswer(a cachedAnswer) bool {
 	switch {
-	case a.Status == StatusOK:
+	case a.Status == judge.StatusOK:
 		return true
-	case a.Status != StatusInvalid:
+	case a.Status != judge.StatusInvalid:
 		return false
 	}
 	return a.Error != "completion has no choices" && a.Error != "completion has no content"
 }
 
 // key is prefix + SHA-256 of the canonical input.
-func (cj *CachedJudge) key(in Input) ([]byte, error) {
+func (cj *Judge) key(in judge.Input) ([]byte, error) {
 	sum, err := inputSum(in)
 	if err != nil {
 		return nil, err
@@ -527,7 +539,7 @@ func (cj *CachedJudge) key(in Input) ([]byte, error) {
 
 // InputDigest is the lowercase hex SHA-256 of the canonical (JCS) judge
 // input, the input part of a cache key.
-func InputDigest(in Input) (string, error) {
+func InputDigest(in judge.Input) (string, error) {
 	sum, err := inputSum(in)
 	if err != nil {
 		return "", err
@@ -537,8 +549,8 @@ func InputDigest(in Input) (string, error) {
 
 // inputSum hashes the JCS form of the input, written directly (a generic
 // parse-and-reserialize cost more than a cache hit's lookup).
-func inputSum(in Input) ([sha256.Size]byte, error) {
-	var c Canonical
+func inputSum(in judge.Input) ([sha256.Size]byte, error) {
+	var c judge.Canonical
 	buf := canonBufs.Get().(*[]byte)
 	b := c.AppendInput((*buf)[:0], in)
 	sum := sha256.Sum256(b)

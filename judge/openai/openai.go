@@ -1,4 +1,16 @@
-package judge
+// Package openai is the `openai:MODEL` judge backend for any
+// OpenAI-compatible chat-completions server (OpenAI, vLLM, llama.cpp,
+// gateways): response_format (json_schema, then json_object, then none),
+// the API key never sent across origins, GET /models at start and in
+// `apeval judges check`. It registers itself with the judge registry;
+// judge/all imports it. Not a stable Go API: apeval is a command, its
+// packages serve it.
+//
+// Where to look:
+//
+//	openai.go        the backend: New, the completion call, StartupCheck, ListModels, the registry line
+//	openai_test.go   against judge/internal/fake's OpenAI server
+package openai
 
 import (
 	"bytes"
@@ -18,16 +30,25 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/internal/mask"
+	"github.com/apeval/apeval/judge"
 )
 
-// DefaultOpenAIBaseURL is used when --openai-base-url is not given.
-const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
+// DefaultBaseURL is used when --openai-base-url is not given.
+const DefaultBaseURL = "https://api.openai.com/v1"
 
-// OpenAI is the `openai:MODEL` backend for any OpenAI-compatible
+// The registry line: name, what it reads, how it opens.
+func init() {
+	judge.Register(judge.Backend{Name: "openai", Arg: "MODEL", Server: true, KeyEnv: "OPENAI_API_KEY", Prompt: true, Live: true, Order: 20,
+		Open: func(_ context.Context, arg string, p *judge.Prompt, cfg judge.Config) (judge.Judge, error) {
+			return New(arg, p, cfg)
+		}})
+}
+
+// Judge is the `openai:MODEL` backend for any OpenAI-compatible
 // /chat/completions endpoint (vLLM, llama.cpp server, LM Studio, hosted
 // APIs). It is a small net/http client: one POST per attempt, the request
 // body encoded straight from the rendered prompt, no SDK.
-type OpenAI struct {
+type Judge struct {
 	client  *http.Client
 	baseURL *url.URL
 	base    string // baseURL with its credentials masked, for messages and details
@@ -35,8 +56,8 @@ type OpenAI struct {
 	maxBody int64
 	model   string
 	key     string
-	id      Identity
-	prompt  *Prompt
+	id      judge.Identity
+	prompt  *judge.Prompt
 	timeout time.Duration
 	retries int
 	log     io.Writer
@@ -44,7 +65,7 @@ type OpenAI struct {
 	// stream and the user's options, encoded once.
 	fields []byte
 	scope  string
-	modes  *modeLadder
+	modes  *judge.ModeLadder
 
 	mu          sync.Mutex
 	fingerprint string // last system_fingerprint seen; per response, so never in the identity
@@ -55,12 +76,12 @@ type OpenAI struct {
 // --judge-option.
 var reservedOpenAIFields = map[string]bool{"model": true, "messages": true, "response_format": true, "stream": true}
 
-// NewOpenAI opens an OpenAI-compatible judge. It contacts no server: hosted
+// New opens an OpenAI-compatible judge. It contacts no server: hosted
 // APIs need no warm-up and `apeval judges check` lists the server's models.
-func NewOpenAI(model string, prompt *Prompt, cfg Config) (*OpenAI, error) {
+func New(model string, prompt *judge.Prompt, cfg judge.Config) (*Judge, error) {
 	base := strings.TrimRight(strings.TrimSpace(cfg.OpenAIBaseURL), "/")
 	if base == "" {
-		base = DefaultOpenAIBaseURL
+		base = DefaultBaseURL
 	}
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
 		return nil, fmt.Errorf("openai base URL %q must start with http:// or https://", mask.URL(base))
@@ -77,11 +98,11 @@ func NewOpenAI(model string, prompt *Prompt, cfg Config) (*OpenAI, error) {
 	if keyEnv == "" {
 		keyEnv = "OPENAI_API_KEY"
 	}
-	opts := map[string]any{"temperature": 0, "seed": DefaultSeed, "stream": false}
-	if err := CheckOptions(cfg.Options); err != nil {
+	opts := map[string]any{"temperature": 0, "seed": judge.DefaultSeed, "stream": false}
+	if err := judge.CheckOptions(cfg.Options); err != nil {
 		return nil, err
 	}
-	for k, v := range parseOptions(cfg.Options) {
+	for k, v := range judge.ParseOptions(cfg.Options) {
 		if reservedOpenAIFields[k] {
 			return nil, fmt.Errorf("judge option %s is set by apeval and cannot be overridden", k)
 		}
@@ -107,23 +128,23 @@ func NewOpenAI(model string, prompt *Prompt, cfg Config) (*OpenAI, error) {
 		fields.WriteByte(':')
 		fields.Write(vb)
 	}
-	o := &OpenAI{
+	o := &Judge{
 		baseURL: baseURL,
 		base:    mask.URL(baseURL.String()),
 		keyEnv:  keyEnv,
-		maxBody: cfg.maxResponse(),
+		maxBody: cfg.MaxResponse(),
 		model:   model,
-		key:     cfg.getenv(keyEnv),
-		id:      Identity{Backend: "openai", Model: model, PromptVersion: prompt.Version},
+		key:     cfg.Env(keyEnv),
+		id:      judge.Identity{Backend: "openai", Model: model, PromptVersion: prompt.Version},
 		prompt:  prompt,
 		timeout: cfg.Timeout,
 		retries: cfg.Retries,
-		log:     cfg.log(),
+		log:     cfg.Logger(),
 		fields:  fields.Bytes(),
-		scope:   hex.EncodeToString(baseSum[:16]) + "|" + canonicalOptions(opts),
+		scope:   hex.EncodeToString(baseSum[:16]) + "|" + judge.CanonicalOptions(opts),
 	}
-	o.modes = newModeLadder(o.id.String(), o.log)
-	o.client = o.keyGuard(cfg.httpClient())
+	o.modes = judge.NewModeLadder(o.id.String(), o.log)
+	o.client = o.keyGuard(cfg.Client())
 	return o, nil
 }
 
@@ -131,7 +152,7 @@ func NewOpenAI(model string, prompt *Prompt, cfg Config) (*OpenAI, error) {
 // redirect to another scheme, host or port (Go's client keeps it for
 // another port on the same host, and for https → http): the redirect is
 // followed without the key, and a warning says so once.
-func (o *OpenAI) keyGuard(c *http.Client) *http.Client {
+func (o *Judge) keyGuard(c *http.Client) *http.Client {
 	g := *c
 	next := c.CheckRedirect
 	g.CheckRedirect = func(req *http.Request, via []*http.Request) error {
@@ -173,21 +194,21 @@ func sameOrigin(a, b *url.URL) bool {
 
 // mask hides the API key by its value in any text apeval writes (a server
 // may quote the key back in its error), URL credentials included.
-func (o *OpenAI) mask(s string) string {
+func (o *Judge) mask(s string) string {
 	return mask.Secret(mask.URLs(s), o.key)
 }
 
 // Identity is openai/MODEL+PROMPT: OpenAI-compatible servers expose no model
 // digest, and a per-response system_fingerprint cannot name a whole run.
-func (o *OpenAI) Identity() Identity { return o.id }
+func (o *Judge) Identity() judge.Identity { return o.id }
 
 // Details reports the base URL, the structured-output mode in use and the
 // last system_fingerprint the server sent.
-func (o *OpenAI) Details() map[string]string {
+func (o *Judge) Details() map[string]string {
 	o.mu.Lock()
 	fp := o.fingerprint
 	o.mu.Unlock()
-	d := map[string]string{"base_url": o.base, "options": strings.SplitN(o.scope, "|", 2)[1], "structured_output": o.modes.current()}
+	d := map[string]string{"base_url": o.base, "options": strings.SplitN(o.scope, "|", 2)[1], "structured_output": o.modes.Current()}
 	if fp != "" {
 		d["system_fingerprint"] = fp
 	}
@@ -199,28 +220,28 @@ func (o *OpenAI) Details() map[string]string {
 // refusal is HTTP 400 or 422 whose message mentions the format or schema, or
 // any 400/422 before a call has succeeded in that mode; 401, 403, 404 and
 // 429 never change the mode.
-func (o *OpenAI) StructuredMode() string { return o.modes.current() }
+func (o *Judge) StructuredMode() string { return o.modes.Current() }
 
 // CacheScope is the server and options the answers depend on (judge.CacheScoper).
-func (o *OpenAI) CacheScope() string { return o.scope }
+func (o *Judge) CacheScope() string { return o.scope }
 
 // Judge asks the model about the input's rules in one chat completion.
-func (o *OpenAI) Judge(ctx context.Context, req Request) Response {
-	asked := askedIDs(req.Input)
+func (o *Judge) Judge(ctx context.Context, req judge.Request) judge.Response {
+	asked := judge.AskedIDs(req.Input)
 	system, user, err := o.prompt.Render(req.Input)
 	if err != nil {
-		return Response{Status: StatusError, Error: err.Error()}
+		return judge.Response{Status: judge.StatusError, Error: err.Error()}
 	}
-	return runAttempts(ctx, o.timeout, o.retries, func(ctx context.Context) (Response, bool) {
+	return judge.RunAttempts(ctx, o.timeout, o.retries, func(ctx context.Context) (judge.Response, bool) {
 		for {
-			mode := o.modes.current()
+			mode := o.modes.Current()
 			resp, retry, refused := o.complete(ctx, system, user, asked, mode)
 			resp.Error = o.mask(resp.Error)
-			if refused && o.modes.stepDown(mode, resp.Error) {
+			if refused && o.modes.StepDown(mode, resp.Error) {
 				continue
 			}
-			if resp.Status == StatusOK || resp.Status == StatusInvalid {
-				o.modes.worked(mode)
+			if resp.Status == judge.StatusOK || resp.Status == judge.StatusInvalid {
+				o.modes.Worked(mode)
 			}
 			return resp, retry
 		}
@@ -257,7 +278,7 @@ type openAIError struct {
 
 // body encodes the request: model, messages and response_format, then the
 // constant fields.
-func (o *OpenAI) body(system, user string, asked []string, mode string) ([]byte, error) {
+func (o *Judge) body(system, user string, asked []string, mode string) ([]byte, error) {
 	var b bytes.Buffer
 	b.Grow(len(system) + len(user) + 512)
 	b.WriteString(`{"model":`)
@@ -270,11 +291,11 @@ func (o *OpenAI) body(system, user string, asked []string, mode string) ([]byte,
 		return nil, err
 	}
 	switch mode {
-	case ModeJSONSchema:
+	case judge.ModeJSONSchema:
 		b.WriteString(`,"response_format":{"type":"json_schema","json_schema":{"name":"judge_output","strict":true,"schema":`)
-		b.Write(OutputSchema(asked))
+		b.Write(judge.OutputSchema(asked))
 		b.WriteString(`}}`)
-	case ModeJSONObject:
+	case judge.ModeJSONObject:
 		b.WriteString(`,"response_format":{"type":"json_object"}`)
 	}
 	b.Write(o.fields)
@@ -284,14 +305,14 @@ func (o *OpenAI) body(system, user string, asked []string, mode string) ([]byte,
 
 // complete makes one POST; refused reports that the server rejected the
 // response_format.
-func (o *OpenAI) complete(ctx context.Context, system, user string, asked []string, mode string) (resp Response, retry, refused bool) {
+func (o *Judge) complete(ctx context.Context, system, user string, asked []string, mode string) (resp judge.Response, retry, refused bool) {
 	body, err := o.body(system, user, asked, mode)
 	if err != nil {
-		return Response{Status: StatusError, Error: "encode request: " + err.Error()}, false, false
+		return judge.Response{Status: judge.StatusError, Error: "encode request: " + err.Error()}, false, false
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint(o.baseURL, "chat/completions"), bytes.NewReader(body))
 	if err != nil {
-		return Response{Status: StatusError, Error: err.Error()}, false, false
+		return judge.Response{Status: judge.StatusError, Error: err.Error()}, false, false
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
@@ -300,42 +321,41 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 	}
 	hresp, err := o.client.Do(hreq)
 	if err != nil {
-		resp, retry = failed(ctx, err)
+		resp, retry = judge.Failed(ctx, err)
 		resp.Error = mask.URLs(resp.Error)
 		return resp, retry, false
 	}
-	raw, over, err := readCapped(hresp.Body, o.maxBody)
+	raw, over, err := judge.ReadCapped(hresp.Body, o.maxBody)
 	if cerr := hresp.Body.Close(); err == nil && !over {
 		err = cerr
 	}
 	if over && hresp.StatusCode == http.StatusOK {
-		return tooLarge(o.maxBody), false, false
+		return judge.TooLarge(o.maxBody), false, false
 	}
 	if err != nil {
-		resp, retry = failed(ctx, err)
+		resp, retry = judge.Failed(ctx, err)
 		resp.Error = mask.URLs(resp.Error)
 		return resp, retry, false
 	}
 	if hresp.StatusCode != http.StatusOK {
-		msg := briefError(errorMessage(raw))
+		msg := judge.BriefError(errorMessage(raw))
 		if hresp.StatusCode == http.StatusNotFound && !strings.HasSuffix(o.baseURL.Path, "/v1") {
 			msg += " (does --openai-base-url need a /v1 suffix?)"
 		}
-		resp, retry = httpFailed(hresp.StatusCode, looksHTML(hresp.Header.Get("Content-Type"), string(raw)), msg)
-		resp.RetryAfter = parseRetryAfter(hresp.Header.Get("Retry-After"), time.Now())
+		resp, retry = judge.HTTPFailed(hresp.StatusCode, judge.LooksHTML(hresp.Header.Get("Content-Type"), string(raw)), msg, hresp.Header.Get("Retry-After"))
 		code := hresp.StatusCode
-		refused = mode != ModeNone && (code == http.StatusBadRequest || code == http.StatusUnprocessableEntity) &&
-			(mentionsFormat(msg) || !o.modes.confirmedIn(mode))
+		refused = mode != judge.ModeNone && (code == http.StatusBadRequest || code == http.StatusUnprocessableEntity) &&
+			(judge.MentionsFormat(msg) || !o.modes.ConfirmedIn(mode))
 		return resp, retry, refused
 	}
 	var r openAIResponse
 	if err := json.Unmarshal(raw, &r); err != nil {
-		if b := briefError(string(raw)); strings.Contains(b, "HTML page") {
+		if b := judge.BriefError(string(raw)); strings.Contains(b, "HTML page") {
 			// A web page at the URL (a login portal, a dashboard): a broken
 			// setup, named as one (CauseNotTheAPI), not a malformed answer.
-			return Response{Status: StatusError, Cause: CauseNotTheAPI, Error: b}, false, false
+			return judge.Response{Status: judge.StatusError, Cause: judge.CauseNotTheAPI, Error: b}, false, false
 		}
-		return Response{Status: StatusError, Cause: CauseOther, Error: "server sent a malformed completion: " + err.Error()}, false, false
+		return judge.Response{Status: judge.StatusError, Cause: judge.CauseOther, Error: "server sent a malformed completion: " + err.Error()}, false, false
 	}
 	if r.SystemFingerprint != "" {
 		o.mu.Lock()
@@ -346,18 +366,18 @@ func (o *OpenAI) complete(ctx context.Context, system, user string, asked []stri
 		// A 200 carrying {"error": …} is the server failing, not the
 		// model answering: an error, retried like a 5xx and never cached.
 		if m := errorMessage(raw); bytes.Contains(raw, []byte(`"error"`)) && m != "" {
-			return Response{Status: StatusError, Cause: CauseServer, Error: "HTTP 200 with an error: " + briefError(m)}, true, false
+			return judge.Response{Status: judge.StatusError, Cause: judge.CauseServer, Error: "HTTP 200 with an error: " + judge.BriefError(m)}, true, false
 		}
-		return Response{Status: StatusInvalid, Cause: CauseInvalid, Error: "completion has no choices", NoCache: true}, false, false
+		return judge.Response{Status: judge.StatusInvalid, Cause: judge.CauseInvalid, Error: "completion has no choices", NoCache: true}, false, false
 	}
 	msg := r.Choices[0].Message
 	switch {
 	case msg.Content != nil:
-		resp = answered([]byte(*msg.Content), asked)
+		resp = judge.Answered([]byte(*msg.Content), asked)
 	case msg.Refusal != "":
-		resp = Response{Status: StatusInvalid, Cause: CauseInvalid, Error: "model refused: " + msg.Refusal}
+		resp = judge.Response{Status: judge.StatusInvalid, Cause: judge.CauseInvalid, Error: "model refused: " + msg.Refusal}
 	default:
-		resp = Response{Status: StatusInvalid, Cause: CauseInvalid, Error: "completion has no content", NoCache: true}
+		resp = judge.Response{Status: judge.StatusInvalid, Cause: judge.CauseInvalid, Error: "completion has no content", NoCache: true}
 	}
 	if r.Usage != nil {
 		resp.Server.PromptTokens = r.Usage.PromptTokens
@@ -390,8 +410,11 @@ func errorMessage(raw []byte) string {
 	return s
 }
 
+// ModelName is the model the judge asks for (judge.ModelLister).
+func (o *Judge) ModelName() string { return o.model }
+
 // ListModels returns the model IDs the server offers (GET {base}/models).
-func (o *OpenAI) ListModels(ctx context.Context) ([]string, error) {
+func (o *Judge) ListModels(ctx context.Context) ([]string, error) {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint(o.baseURL, "models"), nil)
 	if err != nil {
 		return nil, err
@@ -403,7 +426,7 @@ func (o *OpenAI) ListModels(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, errors.New(o.mask(err.Error()))
 	}
-	raw, _, err := readCapped(hresp.Body, o.maxBody)
+	raw, _, err := judge.ReadCapped(hresp.Body, o.maxBody)
 	if cerr := hresp.Body.Close(); err == nil {
 		err = cerr
 	}
@@ -411,7 +434,7 @@ func (o *OpenAI) ListModels(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	if hresp.StatusCode != http.StatusOK {
-		return nil, &ModelsError{Code: hresp.StatusCode, Msg: o.mask(fmt.Sprintf("GET %s/models: HTTP %d: %s", o.base, hresp.StatusCode, briefError(errorMessage(raw))))}
+		return nil, &ModelsError{Code: hresp.StatusCode, Msg: o.mask(fmt.Sprintf("GET %s/models: HTTP %d: %s", o.base, hresp.StatusCode, judge.BriefError(errorMessage(raw))))}
 	}
 	var list struct {
 		Data []struct {
@@ -446,11 +469,11 @@ func (e *ModelsError) Error() string { return e.Msg }
 // to it is a warning; only an unreachable server or a refused key (401,
 // 403) fails. A model missing from the list is only a warning (some servers list aliases only). An unset
 // API key variable is a warning for any host but a local one.
-func (o *OpenAI) StartupCheck(ctx context.Context) error {
+func (o *Judge) StartupCheck(ctx context.Context) error {
 	if o.key == "" && !isLoopback(o.baseURL.Hostname()) {
 		fmt.Fprintf(o.log, "warning: %s is not set; calls to %s go without an API key\n", o.keyEnv, o.base)
 	}
-	ctx, cancel := context.WithTimeout(ctx, openTimeout)
+	ctx, cancel := context.WithTimeout(ctx, judge.OpenTimeout)
 	defer cancel()
 	ids, err := o.ListModels(ctx)
 	var me *ModelsError
@@ -481,7 +504,7 @@ func (o *OpenAI) StartupCheck(ctx context.Context) error {
 		fmt.Fprintf(o.log, "warning: %s: %v (going on: only the chat endpoint is needed)\n", o.base, err)
 		return nil
 	}
-	return fmt.Errorf("openai %s: cannot reach the server: %v; check --openai-base-url, or try `apeval judges check openai:%s`", o.base, briefError(o.mask(err.Error())), o.model)
+	return fmt.Errorf("openai %s: cannot reach the server: %v; check --openai-base-url, or try `apeval judges check openai:%s`", o.base, judge.BriefError(o.mask(err.Error())), o.model)
 }
 
 func isLoopback(host string) bool {

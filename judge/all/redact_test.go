@@ -1,10 +1,15 @@
-package judge
+package all
 
 import (
 	"context"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/internal/fake"
+	"github.com/apeval/apeval/judge/ollama"
+	"github.com/apeval/apeval/judge/openai"
 )
 
 // A base URL with credentials and a query: requests go to the right path
@@ -12,7 +17,7 @@ import (
 // neither the details, the cache scope nor an error carries the secrets.
 func TestOpenAIBaseURLWithSecrets(t *testing.T) {
 	t.Parallel()
-	f := newFakeOpenAI(t, echoReply)
+	f := fake.NewOpenAI(t, fake.EchoReply)
 	var gotURL, gotAuth string
 	inner := f.Config.Handler
 	f.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -24,15 +29,15 @@ func TestOpenAIBaseURLWithSecrets(t *testing.T) {
 		inner.ServeHTTP(w, r)
 	})
 	base := strings.Replace(f.URL, "http://", "http://alice:pa55word@", 1) + "/v1?key=QUERYSECRET"
-	o, err := NewOpenAI("judge-small", DefaultPrompt(), Config{OpenAIBaseURL: base})
+	o, err := openai.New("judge-small", judge.DefaultPrompt(), judge.Config{OpenAIBaseURL: base})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := o.StartupCheck(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	resp := o.Judge(context.Background(), twoRules())
-	if resp.Status != StatusOK {
+	resp := o.Judge(context.Background(), fake.TwoRules())
+	if resp.Status != judge.StatusOK {
 		t.Fatalf("status %s: %s", resp.Status, resp.Error)
 	}
 	if gotURL != "/v1/chat/completions?key=QUERYSECRET" || gotAuth != "alice:pa55word" {
@@ -46,21 +51,21 @@ func TestOpenAIBaseURLWithSecrets(t *testing.T) {
 	}
 	// A transport error quotes the URL: masked too.
 	f.Close()
-	resp = o.Judge(context.Background(), twoRules())
-	if resp.Status != StatusError || strings.Contains(resp.Error, "QUERYSECRET") || strings.Contains(resp.Error, "pa55word") {
+	resp = o.Judge(context.Background(), fake.TwoRules())
+	if resp.Status != judge.StatusError || strings.Contains(resp.Error, "QUERYSECRET") || strings.Contains(resp.Error, "pa55word") {
 		t.Errorf("error leaks the URL's secrets: %s", resp.Error)
 	}
 }
 
 func TestOllamaHostWithCredentials(t *testing.T) {
 	t.Parallel()
-	f := newFakeOllama(t, echoReply)
+	f := fake.NewOllama(t, fake.EchoReply)
 	host := strings.Replace(f.URL, "http://", "http://bob:T0PSECRET@", 1)
-	j, err := Open(context.Background(), "ollama:qwen2.5:3b", Config{OllamaHost: host})
+	j, err := judge.Open(context.Background(), "ollama:qwen2.5:3b", judge.Config{OllamaHost: host})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := j.(*Ollama).Details()["host"]; strings.Contains(d, "T0PSECRET") || strings.Contains(d, "bob") {
+	if d := j.(*ollama.Judge).Details()["host"]; strings.Contains(d, "T0PSECRET") || strings.Contains(d, "bob") {
 		t.Errorf("details host %q carries the credentials", d)
 	}
 }
@@ -83,7 +88,7 @@ func TestOpenAIStartupCheckStatuses(t *testing.T) {
 		{http.StatusUnauthorized, true, false},
 		{http.StatusForbidden, true, false},
 	} {
-		f := newFakeOpenAI(t, echoReply)
+		f := fake.NewOpenAI(t, fake.EchoReply)
 		inner := f.Config.Handler
 		f.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") {
@@ -93,7 +98,7 @@ func TestOpenAIStartupCheckStatuses(t *testing.T) {
 			inner.ServeHTTP(w, r)
 		})
 		var log strings.Builder
-		o, err := NewOpenAI("judge-small", DefaultPrompt(), Config{OpenAIBaseURL: f.URL + "/v1", Log: &log})
+		o, err := openai.New("judge-small", judge.DefaultPrompt(), judge.Config{OpenAIBaseURL: f.URL + "/v1", Log: &log})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +112,7 @@ func TestOpenAIStartupCheckStatuses(t *testing.T) {
 		f.Close()
 	}
 	// Nothing listening: the run stops at start.
-	o, err := NewOpenAI("judge-small", DefaultPrompt(), Config{OpenAIBaseURL: "http://127.0.0.1:1/v1"})
+	o, err := openai.New("judge-small", judge.DefaultPrompt(), judge.Config{OpenAIBaseURL: "http://127.0.0.1:1/v1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package judge
+package exec
 
 import (
 	"os/exec"

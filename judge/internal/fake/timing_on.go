@@ -1,6 +1,6 @@
 //go:build timing
 
-package judge
+package fake
 
 // timingChecks: built with -tags timing (make bench), the wall-clock
 // bounds of the tests are asserted (see within).

@@ -5,7 +5,7 @@
 // .ci/e2e-ollama.sh (make e2e-ollama), which builds the server, creates the
 // model "tiny" and sets APEVAL_E2E_OLLAMA_HOST, _BIN and _MODELS.
 
-package judge_test
+package ollama_test
 
 import (
 	"context"
@@ -24,6 +24,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/apeval/apeval/judge"
+	_ "github.com/apeval/apeval/judge/ollama"
 )
 
 const e2eModel = "tiny"

@@ -1,0 +1,250 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/apeval/apeval/replay"
+)
+
+// A hint path: one replicate draws data with known truth, evaluates the
+// criterion with the code the verdict uses, and when it is INCONCLUSIVE
+// with a "+N", collects that many new sessions (or labels) and decides
+// again. It returns whether a hint was given, whether the data then
+// decided as the hint said, and the hint's size.
+type hintPath struct {
+	name string
+	rep  func(rng *rand.Rand) (hinted, decided bool, more int64)
+}
+
+// recallSession is one session's labeled positives: m positives, the
+// judge catching j of them, the baseline b, both of them both.
+type recallSession struct{ m, j, b, both int64 }
+
+// drawRecall draws sessions of the given numbers of positives; the
+// session's baseline and judge hit rates are Beta around pb and pj with
+// intra-class correlation icc, each positive's hits independent given them.
+func drawRecall(rng *rand.Rand, sz []int, pb, pj, icc float64) []recallSession {
+	out := make([]recallSession, len(sz))
+	for i, m := range sz {
+		rb, rj := sessionRate(rng, pb, icc), sessionRate(rng, pj, icc)
+		s := recallSession{m: int64(m)}
+		for range m {
+			hb, hj := rng.Float64() < rb, rng.Float64() < rj
+			s.b += b2i(hb)
+			s.j += b2i(hj)
+			s.both += b2i(hb && hj)
+		}
+		out[i] = s
+	}
+	return out
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// evalRecall decides dangerous recall on sessions exactly as Close does:
+// the session discordance for the sign-flip test, the paired sessions for
+// the interval.
+func evalRecall(e *evaluator, ss []recallSession) Criterion {
+	var m mcnemar
+	var ps []pairSess
+	r := &Row{Class: replay.ClassDangerous}
+	for _, s := range ss {
+		jo, bo := s.j-s.both, s.b-s.both
+		m.addSessions(jo-bo, jo+bo, 1)
+		ps = append(ps, pairSess{y1: s.j, y2: s.b, y12: s.both, m: s.m})
+		r.BaselinePositives += s.m
+		r.BaselineHits += s.b
+		r.JudgeOnlyHits += jo
+		r.BaselineOnlyHits += bo
+		r.TP += s.j
+		r.FN += s.m - s.j
+	}
+	return e.dangerousRecall(r, m, newPairDiff(ps), 1)
+}
+
+func recallPath(name string, sz []int, pb, pj, icc float64) hintPath {
+	return hintPath{name, func(rng *rand.Rand) (bool, bool, int64) {
+		e := defaultEval()
+		ss := drawRecall(rng, sz, pb, pj, icc)
+		c := evalRecall(e, ss)
+		if c.Status != StatusInconclusive || c.MoreSessions == nil || *c.MoreSessions > 3000 {
+			return false, false, 0
+		}
+		more := make([]int, *c.MoreSessions)
+		for i := range more {
+			more[i] = int(ss[rng.IntN(len(ss))].m)
+		}
+		ss = append(ss, drawRecall(rng, more, pb, pj, icc)...)
+		return true, evalRecall(e, ss).Status == StatusPass, *c.MoreSessions
+	}}
+}
+
+// drawDrift draws paired fire units: per session, the candidate-only and
+// baseline-only rates are Beta around q1 and q2 (ICC icc); the other units
+// fire on both sides or neither.
+func drawDrift(rng *rand.Rand, sz []int, q1, q2, icc float64) []pairSess {
+	out := make([]pairSess, len(sz))
+	for i, m := range sz {
+		r1, r2 := sessionRate(rng, q1, icc), sessionRate(rng, q2, icc)
+		s := pairSess{m: int64(m)}
+		for range m {
+			switch u := rng.Float64(); {
+			case u < r1:
+				s.y1++
+			case u < r1+r2:
+				s.y2++
+			case rng.Float64() < 0.3:
+				s.y1++
+				s.y2++
+				s.y12++
+			}
+		}
+		out[i] = s
+	}
+	return out
+}
+
+func driftPath(name string, sz []int, q1, q2, icc float64) hintPath {
+	return hintPath{name, func(rng *rand.Rand) (bool, bool, int64) {
+		e := defaultEval()
+		ss := drawDrift(rng, sz, q1, q2, icc)
+		c := e.fireRateChange(newPairDiff(append([]pairSess(nil), ss...)))
+		if c.Status != StatusInconclusive || c.MoreSessions == nil || *c.MoreSessions > 3000 {
+			return false, false, 0
+		}
+		want := StatusPass
+		if strings.Contains(c.Reason, "confirm the drift") {
+			want = StatusFail
+		}
+		more := make([]int, *c.MoreSessions)
+		for i := range more {
+			more[i] = int(ss[rng.IntN(len(ss))].m)
+		}
+		ss = append(ss, drawDrift(rng, more, q1, q2, icc)...)
+		return true, e.fireRateChange(newPairDiff(ss)).Status == want, *c.MoreSessions
+	}}
+}
+
+// labelPath labels the first n items of a label queue on a population
+// drawn afresh (simPopulationSeed: precision ≈ 0.71, the candidate's
+// recall ≈ 0.75 against a reference judge's 0.95), evaluates the labeled
+// criterion and, on a hint of m labels, labels the next m items of the
+// same queue and decides again.
+func labelPath(name string, n int, crit replay.KillCriteria, recall bool) hintPath {
+	return hintPath{name, func(rng *rand.Rand) (bool, bool, int64) {
+		ps := simPopulationSeed(rng.Uint64())
+		seed := rng.Uint64()
+		eval := func(k int) Criterion {
+			us := queueUnitsOther(ps, 3000, k, seed)
+			if recall {
+				// The reference judge's gain over the candidate (≈ 0.20).
+				return SampleDangerousRecall(WeightedRecallDiff(swap(us), crit.Confidence), replay.ClassDangerous, true, crit)
+			}
+			return SamplePrecision(WeightedPrecision(us, crit.Confidence), crit)
+		}
+		c := eval(n)
+		if c.Status != StatusInconclusive || c.MoreSamples == nil {
+			return false, false, 0
+		}
+		want := StatusPass
+		if strings.Contains(c.Reason, "confirm the failure") {
+			want = StatusFail
+		}
+		m := *c.MoreSamples
+		if n+int(m) > 2900 {
+			return false, false, 0
+		}
+		return true, eval(n+int(m)).Status == want, m
+	}}
+}
+
+// queueUnitsOther is queueUnits with the reference judge as Other (the
+// paired side of a recall difference) and no testing.TB.
+func queueUnitsOther(ps []simPair, budget, n int, seed uint64) []SampleUnit {
+	by := map[string]*simPair{}
+	pairs := make([]QueuePair, len(ps))
+	for i := range ps {
+		by[ps[i].id] = &ps[i]
+		pairs[i] = QueuePair{CaseID: ps[i].id, RuleID: "r", Results: []string{res(ps[i].c), res(ps[i].r)}}
+	}
+	q, err := BuildQueue(pairs, QueueConfig{Budget: budget, Seed: seed, Letters: []string{"C", "R"}})
+	if err != nil {
+		panic(err)
+	}
+	var us []SampleUnit
+	for _, it := range q.Items[:min(n, len(q.Items))] {
+		p := by[it.CaseID]
+		us = append(us, SampleUnit{Stratum: it.Stratum, StratumSize: it.StratumSize, Session: p.session, Label: p.pos, Match: p.c, Other: p.r})
+	}
+	return us
+}
+
+func hintPaths() []hintPath {
+	prec := replay.DefaultKillCriteria()
+	prec.PrecisionMin = 0.6
+	precFail := replay.DefaultKillCriteria()
+	precFail.PrecisionMin = 0.8
+	return []hintPath{
+		recallPath("dangerous recall 0.70 → 0.80, 15 sessions × 3 positives, ICC 0.1", sizes(15, 3, 0), 0.70, 0.80, 0.1),
+		recallPath("dangerous recall 0.60 → 0.75, 40 sessions of 1 positive", sizes(40, 1, 0), 0.60, 0.75, 0),
+		driftPath("fire-rate drift +0.01 within ±0.05, 20 sessions × 8, ICC 0.1", sizes(20, 8, 0), 0.03, 0.02, 0.1),
+		driftPath("fire-rate drift +0.09 beyond ±0.05, 15 sessions × 6, ICC 0.1", sizes(15, 6, 0), 0.11, 0.02, 0.1),
+		labelPath("labels: precision ≈ 0.71 ≥ 0.60, 40 labels", 40, prec, false),
+		labelPath("labels: precision ≈ 0.71 < 0.80 (failing), 60 labels", 60, precFail, false),
+		labelPath("labels: recall gain ≈ 0.20 over the baseline, 40 labels", 40, replay.DefaultKillCriteria(), true),
+	}
+}
+
+// TestCalibrationHintPaths: dangerous recall's, the drift criterion's and
+// the labeled path's "+N", once collected, decide at least 80 % of the
+// time (goal 0.80 less the Monte Carlo error).
+func TestCalibrationHintPaths(t *testing.T) {
+	t.Parallel()
+	n, full := calibrationN()
+	slack := 0.0
+	if !full {
+		n = 60
+		slack = smokeSlack(0.8, n)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| hints, %d replicates | share with a hint | decided after collecting it (goal ≥ 0.80) | median hint |\n|---|---|---|---|\n", n)
+	for i, p := range hintPaths() {
+		rng := rand.New(rand.NewPCG(uint64(i+1), 0x5e55))
+		var got, ok int
+		var more []float64
+		for range n {
+			h, d, m := p.rep(rng)
+			if !h {
+				continue
+			}
+			got++
+			more = append(more, float64(m))
+			if d {
+				ok++
+			}
+		}
+		if got == 0 {
+			t.Errorf("%s: no replicate got a hint", p.name)
+			continue
+		}
+		hinted, decided := float64(got)/float64(n), float64(ok)/float64(got)
+		unit := "sessions"
+		if strings.HasPrefix(p.name, "labels") {
+			unit = "labels"
+		}
+		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.0f %s |\n", p.name, hinted, decided, median(more), unit)
+		if decided < 0.8-slack-2*math.Sqrt(0.16/float64(got)) {
+			t.Errorf("%s: decided %.3f after the hint (%d hinted)", p.name, decided, got)
+		}
+	}
+	t.Log("\n" + b.String())
+}
