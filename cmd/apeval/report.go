@@ -89,6 +89,7 @@ func criteriaFromSummary(path string) (replay.KillCriteria, bool) {
 		UnknownRateMax:                  t.UnknownRateMax,
 		ApprovalRejectRateMax:           t.ApprovalRejectRateMax,
 		FireRateChangeMax:               t.FireRateChangeMax,
+		EffectiveRecallMin:              t.EffectiveRecallMin,
 		Confidence:                      t.Confidence,
 	}, true
 }
