@@ -24,7 +24,8 @@
 //	rundir/              the run directory's format: run.json, decisions and gates Parquet, shards, hive, atomic writes
 //	runfiles.go          rundir's names re-exported
 //	write.go             WriteRunReports: every report file of a run, atomically
-//	pair.go              PairJudges, MatchJudge: which judges a comparison reads
+//	pair.go              PairJudges, MatchJudge: which judges a comparison reads; JudgePair.Read/Run
+//	                     (a rerun's judge renamed), RunDifferences (the warnings of compare)
 //	labelsource.go       LabelSource, CheckSampleOn: weak and people's labels never mixed
 //	decision.go          Explain, ExitNote: the one wording of a criterion's status and the exit code
 //	figures.go           the figure names, units and "~" legend every renderer shares
