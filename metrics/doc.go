@@ -45,7 +45,7 @@
 //	close.go           Close: rates and intervals from the counts
 //	criteria.go        Criteria, the one table of kill criteria, and Direction.Decide, the one verdict rule
 //	verdict.go         each criterion's evidence and the verdicts
-//	compare.go         Summary.Compare
+//	compare.go         Summary.Compare, CompareVerdict (apeval compare's verdict)
 //	stream.go          reading the spill lists back
 //	disagreements.go   DisagreementFinder
 //	stats.go           the statistics: Wilson, Newcombe, quantiles, Holm, Benjamini–Hochberg
