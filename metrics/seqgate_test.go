@@ -269,3 +269,40 @@ func TestCalibrationSequentialGate(t *testing.T) {
 	}
 	t.Log("\n" + b.String())
 }
+
+// BenchmarkSequentialGate: one run of 2,000 sessions of 10 cases, each
+// with 3 judged rules and a call, through Add and EndRun (every lane of
+// every row fed); b.N runs, each of new sessions.
+func BenchmarkSequentialGate(b *testing.B) {
+	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
+	rng := rand.New(rand.NewPCG(1, 2))
+	results := make([]replay.Result, 0, 20000)
+	for s := range 2000 {
+		for c := range 10 {
+			r := replay.Result{Judge: "j", CaseID: fmt.Sprintf("c%d-%d", s, c), JudgeCalled: true,
+				Calls: []replay.Call{{LatencyMS: 200 + 900*rng.Float64(), Status: core.StatusOK}}}
+			for _, rule := range []string{"a", "b", "c"} {
+				res, label := core.NoMatch, datasets.LabelNoMatch
+				if rng.Float64() < 0.3 {
+					res = core.Match
+				}
+				if rng.Float64() < 0.3 {
+					label = datasets.LabelMatch
+				}
+				r.Rules = append(r.Rules, replay.RuleResult{RuleID: rule, Source: replay.SourceJudge, Result: res, Label: label, Status: core.StatusOK, Call: 0})
+			}
+			results = append(results, r)
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		g.BeginRun(fmt.Sprintf("run%d", i))
+		for k := range results {
+			r := results[k]
+			r.SessionID = fmt.Sprintf("r%d-s%d", i, k/10)
+			g.Add(&r)
+		}
+		g.EndRun()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2000, "ns/session")
+}
