@@ -56,8 +56,12 @@ command_prefix = ["rm"]
 		// A secret-named key's whole value (a number) is replaced; the url
 		// the glob rule is about is masked.
 		{ID: "glob", Tool: datasets.Tool{Name: "Fetch", Arguments: map[string]any{"url": "https://u:hunter2pass@example.com/", "token": 12345.0}}},
+		// Masked by the importer that wrote the case: the token is in the
+		// dataset already, and the judge never saw the key either.
+		{ID: "imported", Tool: datasets.Tool{Name: "Bash", Arguments: map[string]any{"command": "curl -H 'Authorization: Bearer [MASKED]' x", "file_path": "/tmp/a"}}},
 	}
 	want := map[string]map[string]bool{
+		"imported": {"cmd": true, "whole": true},
 		"plain": {},
 		"key":   {"cmd": true, "whole": true},
 		"cut":   {"path": true, "whole": true},
