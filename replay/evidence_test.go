@@ -62,10 +62,10 @@ command_prefix = ["rm"]
 	}
 	want := map[string]map[string]bool{
 		"imported": {"cmd": true, "whole": true},
-		"plain": {},
-		"key":   {"cmd": true, "whole": true},
-		"cut":   {"path": true, "whole": true},
-		"glob":  {"glob": true, "whole": true, "cmd": true, "path": true},
+		"plain":    {},
+		"key":      {"cmd": true, "whole": true},
+		"cut":      {"path": true, "whole": true},
+		"glob":     {"glob": true, "whole": true, "cmd": true, "path": true},
 	}
 	for _, r := range replayAll(t, p, answer(judge.NoMatch), Options{}, cases...) {
 		for _, rr := range r.Rules {

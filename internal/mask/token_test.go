@@ -6,12 +6,12 @@ func TestHasToken(t *testing.T) {
 	t.Parallel()
 	for s, want := range map[string]bool{
 		"curl -H 'Authorization: Bearer [MASKED]'": true,
-		"pay with [CARD] cvv [CVV]":                 true,
-		"mail [EMAIL:example.com]":                  true,
-		"ssn [SSN], iban [IBAN], call [PHONE]":      true,
-		"arr[0] = [1, 2]":                           false,
-		"[MASK] [EMAIL] plain text":                 false,
-		"":                                          false,
+		"pay with [CARD] cvv [CVV]":                true,
+		"mail [EMAIL:example.com]":                 true,
+		"ssn [SSN], iban [IBAN], call [PHONE]":     true,
+		"arr[0] = [1, 2]":                          false,
+		"[MASK] [EMAIL] plain text":                false,
+		"":                                         false,
 	} {
 		if got := HasToken(s); got != want {
 			t.Errorf("HasToken(%q) = %v, want %v", s, got, want)
