@@ -45,7 +45,7 @@
 //	close.go           Close: rates and intervals from the counts
 //	criteria.go        Criteria, the one table of kill criteria, and Direction.Decide, the one verdict rule
 //	verdict.go         each criterion's evidence and the verdicts
-//	compare.go         Summary.Compare
+//	compare.go         Summary.Compare, CompareVerdict (apeval compare's verdict)
 //	stream.go          reading the spill lists back
 //	disagreements.go   DisagreementFinder
 //	stats.go           the statistics: Wilson, Newcombe, quantiles, Holm, Benjamini–Hochberg
@@ -65,6 +65,7 @@
 //	samplecrit.go      kill criteria and "+N more labels" on weighted figures
 //	samplepanel.go     SampleFiguresOf: one judge × rule from a labeled sample
 //	pairs.go           PairTable: a run's pairs across judges; resolving labels files
+//	labeled.go         LabeledSample: --labels applied to a summary (weights, matching, refusals)
 //	agreement.go       Cohen's and Fleiss' kappa, LabelAgreement
 //	row.go             Row, the one definition of a figure row: tags, counting, rates
 //	summary.go         Summary and its JSON

@@ -64,8 +64,9 @@ var latencySettings = []struct {
 // latencyRates runs n replicates of clusteredLatencies over sz: the paired
 // P95 test's type I with equal judges, the P95 interval's coverage, and
 // how often judge_p95_max with the limit exactly at the true P95 says
-// FAIL and PASS (and the old order-statistic interval of calls FAIL).
-func latencyRates(sz []int, n int, seed uint64) (typeI, cover, fail, pass, oldFail, oldTypeI float64) {
+// FAIL and PASS (and the old order-statistic interval of calls FAIL), and
+// the P50 interval's coverage of the true median (400 ms).
+func latencyRates(sz []int, n int, seed uint64) (typeI, cover, fail, pass, oldFail, oldTypeI, cover50 float64) {
 	rng := rand.New(rand.NewPCG(seed, 0x1a7))
 	var sc latScratch
 	limit := trueLatencyP95()
@@ -91,9 +92,13 @@ func latencyRates(sz []int, n int, seed uint64) (typeI, cover, fail, pass, oldFa
 		if _, _, p := latencyBootstrap(b.ms, c.ms, 95, 100, 1, 0.95); p < 0.05 {
 			oldTypeI++
 		}
+		q50 := sessionQuantile(b, 50, 100, 0.95, &sc)
+		if lo, hi := q50.bounds(b.ms); (lo == nil || *lo <= 400) && (hi == nil || *hi >= 400) {
+			cover50++
+		}
 	}
 	f := float64(n)
-	return typeI / f, cover / f, fail / f, pass / f, oldFail / f, oldTypeI / f
+	return typeI / f, cover / f, fail / f, pass / f, oldFail / f, oldTypeI / f, cover50 / f
 }
 
 // TestCalibrationLatency: session-clustered latency, equal judges and a
@@ -110,12 +115,12 @@ func TestCalibrationLatency(t *testing.T) {
 		slack, covSlack = smokeSlack(0.075, n), smokeSlack(0.925, n)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| latency, %d replicates | paired P95 type I (≤ 0.075) | P95 coverage (≥ 0.925) | FAIL at the limit (≤ 0.075) | PASS at the limit | calls' order statistics: FAIL at the limit | calls' bootstrap: type I |\n|---|---|---|---|---|---|---|\n", n)
+	fmt.Fprintf(&b, "| latency, %d replicates | paired P95 type I (≤ 0.075) | P95 coverage (≥ 0.925) | FAIL at the limit (≤ 0.075) | PASS at the limit | calls' order statistics: FAIL at the limit | calls' bootstrap: type I | P50 coverage (≥ 0.925) |\n|---|---|---|---|---|---|---|---|\n", n)
 	for i, s := range latencySettings {
-		typeI, cover, fail, pass, old, oldI := latencyRates(s.sz, n, uint64(i+1))
-		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", s.name, typeI, cover, fail, pass, old, oldI)
-		if typeI > 0.075+slack || cover < 0.925-covSlack || fail > 0.075+slack || pass > 0.075+slack {
-			t.Errorf("%s: type I %.3f, coverage %.3f, FAIL %.3f, PASS %.3f at the limit", s.name, typeI, cover, fail, pass)
+		typeI, cover, fail, pass, old, oldI, cover50 := latencyRates(s.sz, n, uint64(i+1))
+		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", s.name, typeI, cover, fail, pass, old, oldI, cover50)
+		if typeI > 0.075+slack || cover < 0.925-covSlack || fail > 0.075+slack || pass > 0.075+slack || cover50 < 0.925-covSlack {
+			t.Errorf("%s: type I %.3f, coverage %.3f, FAIL %.3f, PASS %.3f at the limit, P50 coverage %.3f", s.name, typeI, cover, fail, pass, cover50)
 		}
 	}
 	t.Log("\n" + b.String())
@@ -161,6 +166,17 @@ func TestP95IntervalFollowsSessions(t *testing.T) {
 	// bound reaches further down than the calls' order statistics.
 	if clustered.LatencyP95LoMS == nil || *clustered.LatencyP95LoMS >= *lo {
 		t.Errorf("sessions: lower bound %v, want below %v", clustered.LatencyP95LoMS, *lo)
+	}
+	// The P50 by the same method: one call per session gives the calls'
+	// order statistics; sessions of ten, each holding ten adjacent
+	// latencies (100 + i%50), widen it.
+	lo50, hi50 := QuantileInterval(sortedOf(results(false)), 50, 100, 0.95)
+	if single.LatencyP50LoMS == nil || *single.LatencyP50LoMS != *lo50 || *single.LatencyP50HiMS != *hi50 {
+		t.Errorf("P50, one call per session: [%v, %v], want the order statistics [%v, %v]", single.LatencyP50LoMS, single.LatencyP50HiMS, *lo50, *hi50)
+	}
+	if clustered.LatencyP50LoMS == nil || clustered.LatencyP50HiMS == nil ||
+		*clustered.LatencyP50HiMS-*clustered.LatencyP50LoMS <= *hi50-*lo50 {
+		t.Errorf("P50, sessions: [%v, %v], want wider than [%v, %v]", clustered.LatencyP50LoMS, clustered.LatencyP50HiMS, *lo50, *hi50)
 	}
 	c := clustered.Criterion(CriterionJudgeP95Max)
 	if c == nil || !strings.Contains(c.Reason, "in 20 sessions (order statistics with sessions as clusters") {

@@ -326,8 +326,8 @@ func minCallsForP95(conf float64) int {
 	return int(math.Ceil(math.Log((1-conf)/2) / math.Log(0.95)))
 }
 
-// latency fills the quantiles of sorted live-call latencies, the P95's
-// interval with sessions as clusters (sessionQuantile).
+// latency fills the quantiles of sorted live-call latencies, the P50's and
+// the P95's intervals with sessions as clusters (sessionQuantile).
 func (e *evaluator) latency(r *Row, c callLats) {
 	sorted := c.ms
 	if len(sorted) == 0 {
@@ -343,6 +343,8 @@ func (e *evaluator) latency(r *Row, c callLats) {
 	q := sessionQuantile(c, 95, 100, e.conf, &e.lat)
 	r.LatencyP95LoMS, r.LatencyP95HiMS = q.bounds(sorted)
 	r.latP95 = q
+	q50 := sessionQuantile(c, 50, 100, e.conf, &e.lat)
+	r.LatencyP50LoMS, r.LatencyP50HiMS = q50.bounds(sorted)
 }
 
 // fireRateChange evaluates candidate − baseline fire rate on the paired

@@ -129,6 +129,15 @@ func (p *Policy) Rule(id string) *Rule {
 	return nil
 }
 
+// RuleIDs are the IDs of the policy's rules, in the file's order.
+func (p *Policy) RuleIDs() []string {
+	ids := make([]string, 0, len(p.Rules))
+	for _, r := range p.Rules {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
 // LoadPolicy reads and parses a policy file.
 func LoadPolicy(path string) (*Policy, error) {
 	data, err := os.ReadFile(path)

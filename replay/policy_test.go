@@ -74,6 +74,9 @@ func TestParsePolicyDesignExample(t *testing.T) {
 	if len(p.Rules) != 4 {
 		t.Fatalf("rules = %d, want 4", len(p.Rules))
 	}
+	if ids := p.RuleIDs(); len(ids) != 4 || ids[0] != "rule-12" || ids[3] != p.Rules[3].ID {
+		t.Errorf("RuleIDs = %v, want the 4 rules' IDs in file order", ids)
+	}
 	r := p.Rules[0]
 	if r.ID != "rule-12" || r.Version != 3 || r.Class != ClassDangerous || r.Action != datasets.ActionRequestApproval ||
 		r.MaxFires != 3 || r.Condition == "" || r.When == nil || r.Baseline == nil {
@@ -118,6 +121,9 @@ MyTool = "web_search"
 	}
 	if p.KillCriteria != DefaultKillCriteria() {
 		t.Errorf("kill criteria = %+v, want defaults", p.KillCriteria)
+	}
+	if p.KillCriteria.EffectiveRecallMin != 0 {
+		t.Errorf("effective_recall_min = %g, want 0 (off by default)", p.KillCriteria.EffectiveRecallMin)
 	}
 	if p.MaxRulesPerCall != 3 || p.Categories["mytool"] != "web_search" {
 		t.Errorf("max=%d categories=%v", p.MaxRulesPerCall, p.Categories)
@@ -219,6 +225,9 @@ func TestParseCriteria(t *testing.T) {
 		{"top level", "unknown_rate_max = 0.2\nconfidence = 0.99\n",
 			func(k *KillCriteria) { k.UnknownRateMax = 0.2; k.Confidence = 0.99 }, ""},
 		{"empty", "", func(*KillCriteria) {}, ""},
+		{"effective recall", "[kill_criteria]\neffective_recall_min = 0.8\n",
+			func(k *KillCriteria) { k.EffectiveRecallMin = 0.8 }, ""},
+		{"effective recall out of range", "effective_recall_min = 1.5\n", nil, "c.toml:1: effective_recall_min: 1.5 is out of range [0, 1]"},
 		{"policy file", designPolicy, func(k *KillCriteria) {
 			k.PrecisionMin = 0.85
 			k.DangerousRecallMustBeatBaseline = false

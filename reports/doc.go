@@ -22,7 +22,9 @@
 //
 //	run.go, parquet.go   RunWriter and the decisions/gates Parquet rows
 //	read.go              ReadRun, ReadRunInfo
-//	pair.go              PairJudges, MatchJudge: which judges a comparison reads
+//	pair.go              PairJudges, MatchJudge: which judges a comparison reads; JudgePair.Read/Run
+//	                     (a rerun's judge renamed), RunDifferences (the warnings of compare)
+//	labelsource.go       LabelSource, CheckSampleOn: weak and people's labels never mixed
 //	columns.go           the machine formats' columns, read off the figure types' tags
 //	metricsfile.go       metrics.parquet
 //	compareparquet.go    compare.parquet

@@ -67,6 +67,7 @@ var metricsOrder = []string{
 	"flip_pairs", "flips", "flip_rate", "flip_rate_lo", "flip_rate_hi", "flip_rate_deff",
 	"position_first", "position_first_match", "position_last", "position_last_match",
 	"position_effect", "position_effect_lo", "position_effect_hi", "label_source",
+	"latency_p50_lo_ms", "latency_p50_hi_ms",
 }
 
 func optStr(s string) *string {

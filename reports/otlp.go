@@ -331,6 +331,7 @@ func evaluationAttrs(j *metrics.JudgeSummary, r *metrics.Row, info JudgeInfo) []
 	fig("unknown_rate", r.UnknownRate, r.UnknownRateLo, r.UnknownRateHi)
 	fig("judge_required_rate", r.JudgeRequiredRate, r.JudgeRequiredRateLo, r.JudgeRequiredRateHi)
 	fig("fire_rate", r.FireRate, nil, nil)
+	fig("latency_p50_ms", r.LatencyP50MS, r.LatencyP50LoMS, r.LatencyP50HiMS)
 	fig("latency_p95_ms", r.LatencyP95MS, r.LatencyP95LoMS, r.LatencyP95HiMS)
 	for _, c := range r.Criteria {
 		a = append(a, attribute.String("apeval.criterion."+c.Name+".status", string(c.Status)))

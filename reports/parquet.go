@@ -50,6 +50,7 @@ type decisionRow struct {
 	Tags        []string `parquet:"tags,optional,list"`
 
 	BaselineResult     string   `parquet:"baseline_result,optional,dict"`
+	EvidenceAltered    bool     `parquet:"evidence_altered"`
 	CallIndex          *int32   `parquet:"call_index,optional"`
 	CallRules          *int32   `parquet:"call_rules,optional"`
 	CallStatus         string   `parquet:"call_status,optional,dict"`
@@ -385,7 +386,7 @@ func createPart(dir string, meta RunInfo, weighted bool) (*runPart, error) {
 // and times.
 var (
 	decisionsNoBounds = []string{"rule_id", "rule_class", "label", "label_source", "result", "action", "gate_action",
-		"baseline_result", "fingerprint", "tool_name", "category"}
+		"baseline_result", "evidence_altered", "fingerprint", "tool_name", "category"}
 	gatesNoBounds = []string{"gate_action", "expected_action", "tool_name", "category"}
 )
 
@@ -750,6 +751,7 @@ func fillDecision(d *decisionRow, r *replay.Result, rr *replay.RuleResult) {
 	}
 	d.Tags = r.Tags
 	d.BaselineResult = string(rr.BaselineResult)
+	d.EvidenceAltered = rr.EvidenceAltered
 	if len(rr.Repeats) > 0 {
 		d.repeats, d.Repeats = RepeatsJSON(r, rr), &d.repeats
 	} else {

@@ -201,6 +201,7 @@ func CriteriaDiff(a, b *metrics.Thresholds) string {
 	add("unknown_rate_max", a.UnknownRateMax, b.UnknownRateMax)
 	add("approval_reject_rate_max", a.ApprovalRejectRateMax, b.ApprovalRejectRateMax)
 	add("fire_rate_change_max", a.FireRateChangeMax, b.FireRateChangeMax)
+	add("effective_recall_min", a.EffectiveRecallMin, b.EffectiveRecallMin)
 	add("confidence", a.Confidence, b.Confidence)
 	return strings.Join(d, ", ")
 }

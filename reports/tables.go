@@ -283,7 +283,9 @@ func (rep *Report) judgesGrid() *grid {
 			return fmtSignedCI(t.PositionEffect, t.PositionEffectLo, t.PositionEffectHi)
 		})
 	}
-	row("P50 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return fmtMS(t.LatencyP50MS) })
+	row("P50 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
+		return fmtCIMS(t.LatencyP50MS, t.LatencyP50LoMS, t.LatencyP50HiMS)
+	})
 	row("P95 ms", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
 		return fmtCIMS(t.LatencyP95MS, t.LatencyP95LoMS, t.LatencyP95HiMS)
 	})
@@ -343,9 +345,12 @@ func (rep *Report) judgesGrid() *grid {
 			g.notes = append(g.notes, fmt.Sprintf("(policy): %s is a property of the policy and the traffic, the same for every judge; it blocks the feature whatever judge is chosen.", spec.Figure))
 		}
 	}
-	g.notes = append(g.notes, fmt.Sprintf("Intervals: %s for proportions, clustered by session (beta-binomial over sessions; plain Wilson when every session holds one unit; deff shown where > %g), distribution-free order-statistic %s for P95.", conf, deffShown, conf))
+	g.notes = append(g.notes, fmt.Sprintf("Intervals: %s for proportions, clustered by session (beta-binomial over sessions; plain Wilson when every session holds one unit; deff shown where > %g); P50 and P95: %s, order statistics with sessions as clusters.", conf, deffShown, conf))
 	if n := rep.costNote(); n != "" {
 		g.notes = append(g.notes, n)
+	}
+	if th.EffectiveRecallMin > 0 {
+		g.notes = append(g.notes, fmt.Sprintf("effective_recall_min ≥ %g: decided by apeval simulate, which re-plays the run against a hook timeout (docs/simulate.md).", th.EffectiveRecallMin))
 	}
 	return g
 }

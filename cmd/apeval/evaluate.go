@@ -52,8 +52,8 @@ type evalSpec struct {
 	// (a rule never in scope is listed, not dropped).
 	PolicyRules []string
 	// Labels are the --labels files (nil without): the figures are then
-	// weighted by the labeling design (labels.go).
-	Labels *labelSink
+	// weighted by the labeling design (metrics.LabeledSample).
+	Labels *metrics.LabeledSample
 }
 
 // evaluation is one pass of the pipeline: every sink a report needs, fed
@@ -108,9 +108,11 @@ func (ev *evaluation) finish(run reports.RunInfo) (*reports.Report, error) {
 		_ = sum.Release()
 		return nil, fmt.Errorf("metrics: the figures' per-case data could not be read back, so no verdict is given: %w", err)
 	}
-	if err := ev.spec.Labels.apply(sum); err != nil {
-		_ = sum.Release()
-		return nil, err
+	if ev.spec.Labels != nil {
+		if err := ev.spec.Labels.Apply(sum); err != nil {
+			_ = sum.Release()
+			return nil, usageError{err}
+		}
 	}
 	t := metrics.ThresholdsOf(ev.spec.Criteria)
 	run.Criteria, run.CriteriaFrom = &t, ev.spec.CriteriaFrom
@@ -146,8 +148,8 @@ func openRuns(dirs []string) (*runSet, error) {
 		}
 		rs.infos = append(rs.infos, info)
 	}
-	if _, err := checkLabelSources(dirs, rs.infos); err != nil {
-		return nil, err
+	if _, err := reports.LabelSource(dirs, rs.infos); err != nil {
+		return nil, usageError{err}
 	}
 	return rs, nil
 }
@@ -238,10 +240,7 @@ func (e *evalOptions) spec(rs *runSet, errOut stdio.Writer) (evalSpec, error) {
 	if err != nil {
 		return evalSpec{}, err
 	}
-	if err := refuseWeakWithLabels(e.Labels, rs.infos[0].LabelSource); err != nil {
-		return evalSpec{}, err
-	}
-	lab, err := newLabelSink(e.Labels)
+	lab, err := newLabelSink(e.Labels, rs.infos[0].LabelSource)
 	if err != nil {
 		return evalSpec{}, err
 	}

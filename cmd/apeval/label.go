@@ -34,7 +34,7 @@ interval stays honest. The walkthrough is docs/labeling.md.`,
   apeval label serve queue.jsonl --run out/run1 --labeler ana
   apeval report out/run1 --labels labels-ana.jsonl`,
 	}
-	cmd.AddCommand(newLabelQueueCmd(io, nil), newLabelServeCmd(io, nil), newLabelAgreementCmd(io, nil), newLabelWeakCmd(io, nil))
+	cmd.AddCommand(newLabelQueueCmd(io, nil), newLabelServeCmd(io, nil), newLabelAgreementCmd(io, nil), newLabelWeakCmd(io, nil), newLabelCorrectCmd(io, nil))
 	return cmd
 }
 

@@ -343,12 +343,8 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 	// replay.Run emits a case's results together, judge by judge, and the
 	// dataset reader rejects duplicate ids: the accumulator numbers cases
 	// as they come instead of keeping their IDs.
-	var ruleIDs []string
-	for _, r := range p.pol.Rules {
-		ruleIDs = append(ruleIDs, r.ID)
-	}
 	ev := newEvaluation(evalSpec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
-		DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: ruleIDs, Labels: p.lab})
+		DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: p.pol.RuleIDs(), Labels: p.lab})
 	to := sinks{ev.gates, ev.failures} // replay prints the gate table only
 	if !o.replayOnly {
 		to = sinks{ev}
@@ -378,12 +374,12 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 	}
 
 	if res.weak != nil {
-		fmt.Fprintf(io.Err, "apeval: %s\n", res.weak.message())
+		fmt.Fprintf(io.Err, "apeval: %s\n", res.weak.Message())
 	}
 	if res.invalid > 0 {
 		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.invalid, lineErrorText(res.firstInvalid))
 	}
-	stray := p.stray.messageOrEmpty()
+	stray := p.stray.Message()
 	if stray != "" {
 		fmt.Fprintf(io.Err, "apeval: warning: %s\n", stray)
 	}
@@ -439,12 +435,12 @@ func budgetStopped(reason string, res replayed, dir string, io IO) error {
 // preparedRun is what a run needs before the first case is replayed.
 type preparedRun struct {
 	// lab is the --labels sink (nil without --labels).
-	lab      *labelSink
+	lab      *metrics.LabeledSample
 	now      time.Time
 	pol      *replay.Policy
 	crit     replay.KillCriteria
 	critFrom string // where crit came from, for run.json
-	stray    *strayLabels
+	stray    *datasets.StrayLabels
 	src      *source
 	stats    *datasets.Stats     // when the dataset was scanned for recorded judges
 	sel      *datasets.Selection // sessions chosen by --tag/--limit/--sample; nil for all
@@ -483,7 +479,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	if err := replay.AddPermissionImports(pol, o.PermissionsFrom); err != nil {
 		return nil, usageError{err}
 	}
-	p.stray = newStrayLabels(pol) // before --rule: a rule filtered out is not a typo
+	p.stray = datasets.NewStrayLabels(pol.RuleIDs()) // before --rule: a rule filtered out is not a typo
 	if pol, err = o.Filter.restrictPolicy(pol); err != nil {
 		return nil, err
 	}
@@ -581,10 +577,10 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		o.Judge.setPrices(&ji)
 		info.Judges = append(info.Judges, ji)
 	}
-	if p.lab, err = newLabelSink(o.Labels); err != nil {
+	if p.lab, err = newLabelSink(o.Labels, ""); err != nil {
 		return nil, err
 	}
-	if p.w, err = reports.CreateRunWeighted(o.Out, info, p.lab.weigh()); err != nil {
+	if p.w, err = reports.CreateRunWeighted(o.Out, info, labelWeights(p.lab)); err != nil {
 		return nil, usageError{err}
 	}
 	return p, nil
@@ -614,7 +610,7 @@ type replayed struct {
 	interrupted  bool
 	invalid      int64
 	firstInvalid error
-	weak         *weakSwap // --weak-labels: what the swap counted
+	weak         *datasets.WeakSwap // --weak-labels: what the swap counted
 }
 
 // replay replays the dataset through every judge, writes each result to
@@ -640,7 +636,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	defer rd.Close()
 	in := &caseFeed{r: rd, invalid: datasets.InvalidLines{Skip: o.SkipInvalid}, shard: o.shard, sel: p.sel, errOut: io.Err, stop: &o.Budget.stopped, stray: p.stray}
 	if o.WeakLabels {
-		in.weak = &weakSwap{}
+		in.weak = &datasets.WeakSwap{}
 	}
 	var cut replay.BudgetCut
 

@@ -278,10 +278,10 @@ type caseFeed struct {
 	// stop, when set, ends the input early: a budget stopped sending calls.
 	stop *atomic.Bool
 	// stray, when set, notes labels naming rules the policy lacks.
-	stray *strayLabels
+	stray *datasets.StrayLabels
 	// weak, when set (run --weak-labels), makes each case's weak labels
 	// its labels.
-	weak *weakSwap
+	weak *datasets.WeakSwap
 
 	cases   int64
 	valid   int64 // valid cases read, in any shard
@@ -303,10 +303,10 @@ func (f *caseFeed) next() (*datasets.Case, bool) {
 		}
 		f.valid++
 		if f.weak != nil {
-			f.weak.swap(rec.Case)
+			f.weak.Swap(rec.Case)
 		}
 		if f.stray != nil {
-			f.stray.check(rec.Case)
+			f.stray.Check(rec.Case)
 		}
 		if !f.shard.Owns(rec.Case.SessionID) || !f.sel.Keeps(rec.Case.SessionID) {
 			continue
