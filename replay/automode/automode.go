@@ -43,6 +43,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 // Keys are the rule lists of the autoMode block, in the order the policy
@@ -354,7 +356,7 @@ func Merge(sources []*Source, defaults *Defaults) *Set {
 		add := func(e Entry) {
 			if first, dup := seen[e.Text]; dup {
 				set.Skipped["repeated entry"]++
-				set.Warnings = append(set.Warnings, fmt.Sprintf("%s: autoMode.%s: %q repeats %s; kept once", e.Where(), k, clip(e.Text, 60), first))
+				set.Warnings = append(set.Warnings, fmt.Sprintf("%s: autoMode.%s: %q repeats %s; kept once", e.Where(), k, trunc.Width(e.Text, 60), first))
 				return
 			}
 			seen[e.Text] = e.Where()
@@ -404,14 +406,6 @@ func Merge(sources []*Source, defaults *Defaults) *Set {
 		set.Warnings = append(set.Warnings, fmt.Sprintf("permissions.defaultMode is %q: these rules apply to sessions started in auto mode (--permission-mode auto, Shift+Tab)", mode))
 	}
 	return set
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // Summary reports an import: the entries per list and source kind, the
