@@ -13,6 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/apeval/apeval/internal/trunc"
 	"github.com/apeval/apeval/replay/permimport"
 )
 
@@ -189,7 +190,7 @@ func ImportCodex(specs []string, which string, w io.Writer) (*CodexSummary, erro
 			r := f.rule
 			p("[[rule]]\n")
 			p("id = %s\n", tomlString(uniqueID(ids, "codex-forbidden."+slug(strings.Join(f.prefixes, " ")))))
-			p("name = %s\n", tomlString(clip(strings.Join(f.prefixes, " | "), 60)))
+			p("name = %s\n", tomlString(trunc.Width(strings.Join(f.prefixes, " | "), 60)))
 			desc := "execpolicy prefix_rule forbidden from " + where(r.File, r.Line) + ": Codex rejects the command without review"
 			if r.Justification != "" {
 				desc += " (" + r.Justification + ")"
