@@ -19,6 +19,7 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/otlp"
 )
 
 // runOptions are the options of `apeval run` and `apeval replay`: the
@@ -28,7 +29,7 @@ import (
 // (their defaults are made when the run starts).
 type runOptions struct {
 	// OTLPEndpoint, when set (or OTEL_EXPORTER_OTLP_ENDPOINT is), sends
-	// the run as OpenTelemetry traces (reports.Tracer).
+	// the run as OpenTelemetry traces (otlp.Tracer).
 	OTLPEndpoint string
 	Datasets     []string
 	Policy       string
@@ -349,9 +350,9 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 	if !o.replayOnly {
 		to = sinks{ev}
 	}
-	var tracer *reports.Tracer
-	if reports.OTLPEnabled(o.OTLPEndpoint, io.Getenv) {
-		if tracer, err = reports.NewTracer(ctx, o.OTLPEndpoint, *p.w.Info(), version); err != nil {
+	var tracer *otlp.Tracer
+	if otlp.Enabled(o.OTLPEndpoint, io.Getenv) {
+		if tracer, err = otlp.NewTracer(ctx, o.OTLPEndpoint, *p.w.Info(), version); err != nil {
 			return usagef("%v", err)
 		}
 		to = append(to, tracer)
