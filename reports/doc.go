@@ -54,7 +54,9 @@
 // are written once, in docs/reports.md. The hive layout (--out-layout
 // hive, rundir/hive.go) writes one pair of decision files per judge under
 // judge=<identity>/. The labeling page of `apeval label serve` is the
-// subpackage labelpage.
+// subpackage labelpage. The one evaluation pipeline (results → figures →
+// verdict, for run, report, gate, merge and compare) is the subpackage
+// evaluation.
 //
 // Not a stable Go API: apeval is a command, and this package serves
 // cmd/apeval; its exported names change with the command, without a

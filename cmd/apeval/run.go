@@ -19,6 +19,7 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/otlp"
 )
 
@@ -344,9 +345,9 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 	// replay.Run emits a case's results together, judge by judge, and the
 	// dataset reader rejects duplicate ids: the accumulator numbers cases
 	// as they come instead of keeping their IDs.
-	ev := newEvaluation(evalSpec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
+	ev := evaluation.New(evaluation.Spec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
 		DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: p.pol.RuleIDs(), Labels: p.lab})
-	to := sinks{ev.gates, ev.failures} // replay prints the gate table only
+	to := sinks{ev.Gates, ev.Failures} // replay prints the gate table only
 	if !o.replayOnly {
 		to = sinks{ev}
 	}
@@ -387,7 +388,7 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 	stopped := p.w.Info().Partial
 	if o.replayOnly {
 		p.w.ReportsWritten() // replay writes no reports: the run is complete
-		if err := ev.gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
+		if err := ev.Gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
 			return err
 		}
 		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", o.Out)
@@ -400,8 +401,8 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 		return nil
 	}
 
-	describeListedCases(ev.listed, p.src.reader(p.pol))
-	rep, err := ev.finish(*p.w.Info())
+	describeListedCases(ev.Listed, p.src.reader(p.pol))
+	rep, err := finish(ev, *p.w.Info())
 	if err != nil {
 		return err
 	}
@@ -488,7 +489,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		pol.MaxRulesPerCall = o.Repeat.BatchSize // --batch-size: the same rules alone or in other company
 	}
 	p.pol, p.crit = pol, pol.KillCriteria
-	p.critFrom = cmp.Or(o.Policy, "sample:policy.toml")
+	p.critFrom = cmp.Or(o.Policy, replay.SamplePolicyName)
 	if o.Criteria != "" {
 		p.critFrom = o.Criteria + " (--criteria)"
 		data, err := os.ReadFile(o.Criteria)
