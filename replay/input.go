@@ -65,7 +65,7 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) (
 	summary := oneLine(prim, summaryRunes)
 	truncateValues(args)
 	for k, v := range c.Tool.Arguments {
-		if sent, ok := args[k]; !ok || changed(v, sent) {
+		if sent, ok := args[k]; !ok || mask.HasToken(k) || changed(v, sent) {
 			altered = append(altered, k)
 		}
 	}
@@ -102,14 +102,17 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) (
 	return in, altered
 }
 
-// changed reports whether the value sent to the judge differs from the
-// call's: a string masked or cut, a key masked, a secret-named key's
-// whole value replaced.
+// changed reports whether the value sent to the judge is not what the
+// agent wrote: a string masked (now, or by the importer: it holds a
+// masking token) or cut, a key masked, a secret-named key's whole value
+// replaced.
 func changed(orig, sent any) bool {
 	switch o := orig.(type) {
 	case string:
+		// A token in the text sent is masking too: done here, or by the
+		// importer that wrote the case.
 		s, ok := sent.(string)
-		return !ok || s != o
+		return !ok || s != o || mask.HasToken(s)
 	case map[string]any:
 		s, ok := sent.(map[string]any)
 		if !ok || len(s) != len(o) {

@@ -1,6 +1,7 @@
 // Package automode turns the rule sets of an agent's own LLM gate into an
 // apeval policy, so the gate's rules can be evaluated on a team's sessions
-// like any other (`apeval policy import --from claude-auto-mode`,
+// like any other (`apeval policy import --from claude-auto-mode`, and
+// --from codex-auto-review for Codex's reviewer: codex.go;
 // docs/vendor-judges.md).
 //
 // Claude Code's auto mode gates tool calls with a classifier that reads
@@ -30,6 +31,9 @@
 //	| the built-in lists ($defaults)          | defaults/      |
 //	| writing the policy                      | render.go      |
 //	| JSON with line numbers                  | jsonlines.go   |
+//	| Codex auto-review: execpolicy rules,    | codex.go       |
+//	| reviewer policy (ImportCodex)           |                |
+//	| which calls reach the classifier        | coverage.go    |
 package automode
 
 import (

@@ -105,6 +105,8 @@ type Unless struct {
 	Regex string
 	// Inside: path_outside_workspace = false.
 	Inside bool
+	// Prefix: command_prefix (Codex's forbidden commands).
+	Prefix []string
 	Glob   map[string]string
 }
 
