@@ -195,6 +195,11 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		judges[i] = simulate.Judge{ID: j.Identity, PriceIn: j.PriceIn, PriceOut: j.PriceOut}
 	}
 	d := simulate.NewData(pol, judges)
+	var cases int64
+	for _, in := range rs.infos {
+		cases += in.Cases
+	}
+	d.Reserve(cases)
 	for _, dir := range rs.dirs {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -206,6 +211,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 			return runDirError(dir, err)
 		}
 	}
+	d.Done()
 	mode, _ := simulate.ParseOnFailure(o.OnFailure)
 	cfgs, err := simulate.Expand(d, simulate.Spec{Judges: o.Judges, Cascades: o.Cascades, Votes: o.Votes,
 		Timeouts: o.Timeouts, OnFailure: mode, Deployed: o.Deployed})
