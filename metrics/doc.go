@@ -45,7 +45,7 @@
 //	close.go           Close: rates and intervals from the counts
 //	criteria.go        Criteria, the one table of kill criteria, and Direction.Decide, the one verdict rule
 //	verdict.go         each criterion's evidence and the verdicts
-//	compare.go         Summary.Compare
+//	compare.go         Summary.Compare, CompareVerdict (apeval compare's verdict)
 //	stream.go          reading the spill lists back
 //	disagreements.go   DisagreementFinder
 //	stats.go           the statistics: Wilson, Newcombe, quantiles, Holm, Benjamini–Hochberg
@@ -55,6 +55,7 @@
 //	latency.go         latency quantiles over sessions: the P95 interval, the paired P50/P95 test
 //	hint.go            SessionsToDecide(All), SessionsToGain, labelsToDecide: "+N" in new sessions (or labels) that decide with 80 % probability
 //	plan.go            Plan: sessions for an 80 % chance of a decision, from guesses (apeval plan)
+//	planpilot.go       PlanPilot: the same from a pilot run: rates fitted, P95/recall/drift by resampling sessions
 //	sequential.go      ConfidenceSequence: anytime-valid decisions over sessions (stopping early)
 //	figures.go         the comparison figures and their tests
 //	calibration_test.go the calibration suite (make calibrate): known truth, measured goals

@@ -79,6 +79,14 @@ type seqJudge struct {
 	sessions int64
 	latSeen  bool // a call with a latency other than 0
 	calledAt bool // a call at all
+	// runCalls and runSetup count the current run's calls and its calls
+	// failed with each setup-class cause (a broken setup, see EndRun).
+	runCalls int64
+	runSetup map[string]int64
+	// broken lists the runs whose setup was broken for the judge, and
+	// brokenLast says whether the latest run was one.
+	broken     []string
+	brokenLast bool
 }
 
 type seqSess struct {
@@ -181,6 +189,19 @@ func (g *SequentialGate) Add(r *replay.Result) {
 			}
 			j.calledAt = true
 			j.latSeen = j.latSeen || c.LatencyMS != 0
+			j.runCalls++
+			if c.Status != core.StatusOK && c.Status != "" {
+				cause := c.Cause
+				if cause == "" {
+					cause = core.CauseFromText(c.Status, c.Error)
+				}
+				if setup := cause.Setup(); setup != "" {
+					if j.runSetup == nil {
+						j.runSetup = map[string]int64{}
+					}
+					j.runSetup[setup]++
+				}
+			}
 			tot[seqSlow][1]++
 			if c.LatencyMS > maxMS {
 				tot[seqSlow][0]++
@@ -250,6 +271,25 @@ func (g *SequentialGate) EndRun() {
 	look := len(g.runs)
 	for _, id := range g.order {
 		j := g.judges[id]
+		// A run where half or more of the judge's calls failed with one
+		// setup-class cause (HTTP 401/403/404, an HTML page, a refused
+		// connection, an unknown host) measured the setup, not the judge:
+		// its sessions are left out (not counted, so a good rerun of them
+		// counts), and the judge is ERROR while its latest run is broken.
+		var cause string
+		var n int64
+		for c, k := range j.runSetup {
+			if k > n || (k == n && c < cause) {
+				cause, n = c, k
+			}
+		}
+		j.brokenLast = j.runCalls > 0 && 2*n >= j.runCalls
+		if j.brokenLast {
+			j.broken = append(j.broken, fmt.Sprintf("%s: %d of %d calls failed with %s", g.runs[look-1], n, j.runCalls, cause))
+			clear(j.cur)
+			j.curOrd = j.curOrd[:0]
+		}
+		j.runCalls, j.runSetup = 0, nil
 		slices.SortFunc(j.curOrd, func(a, b string) int {
 			if c := cmp.Compare(sessionHash(a), sessionHash(b)); c != 0 {
 				return c
@@ -386,14 +426,16 @@ type SequentialJudge struct {
 	// Sessions is the number of distinct sessions counted;
 	// DuplicateSessions and DuplicateCases what later runs brought again
 	// of sessions already counted, left out.
-	Sessions          int64            `json:"sessions"`
-	DuplicateSessions int64            `json:"duplicate_sessions"`
-	DuplicateCases    int64            `json:"duplicate_cases"`
-	JudgeVerdict      Verdict          `json:"judge_verdict"`
-	PolicyVerdict     Verdict          `json:"policy_verdict"`
-	Verdict           Verdict          `json:"verdict"`
-	Rows              []SequentialRow  `json:"rows"`
-	NotCovered        []SequentialCrit `json:"not_covered,omitempty"`
+	Sessions          int64 `json:"sessions"`
+	DuplicateSessions int64 `json:"duplicate_sessions"`
+	DuplicateCases    int64 `json:"duplicate_cases"`
+	// BrokenRuns are the runs whose setup was broken for the judge
+	// (their sessions left out); the judge is ERROR when the latest is.
+	BrokenRuns    []string        `json:"broken_runs,omitempty"`
+	JudgeVerdict  Verdict         `json:"judge_verdict"`
+	PolicyVerdict Verdict         `json:"policy_verdict"`
+	Verdict       Verdict         `json:"verdict"`
+	Rows          []SequentialRow `json:"rows"`
 }
 
 // SequentialRow is a rule's criteria (RuleID AllRules: the judge's own).
@@ -478,7 +520,11 @@ func (g *SequentialGate) Result() *SequentialResult {
 		sj.JudgeVerdict = verdictOf(own)
 		sj.PolicyVerdict = verdictOf(policy)
 		sj.Verdict = worse(sj.JudgeVerdict, sj.PolicyVerdict)
-		if !sj.Baseline || len(ids) == 1 {
+		sj.BrokenRuns = j.broken
+		if j.brokenLast {
+			sj.Verdict = VerdictError
+		}
+		if !sj.Baseline || len(ids) == 1 || sj.Verdict == VerdictError {
 			verdicts = append(verdicts, sj.Verdict)
 		}
 		res.Judges = append(res.Judges, sj)

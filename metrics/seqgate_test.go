@@ -269,3 +269,75 @@ func TestCalibrationSequentialGate(t *testing.T) {
 	}
 	t.Log("\n" + b.String())
 }
+
+// BenchmarkSequentialGate: one run of 2,000 sessions of 10 cases, each
+// with 3 judged rules and a call, through Add and EndRun (every lane of
+// every row fed); b.N runs, each of new sessions.
+func BenchmarkSequentialGate(b *testing.B) {
+	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
+	rng := rand.New(rand.NewPCG(1, 2))
+	results := make([]replay.Result, 0, 20000)
+	for s := range 2000 {
+		for c := range 10 {
+			r := replay.Result{Judge: "j", CaseID: fmt.Sprintf("c%d-%d", s, c), JudgeCalled: true,
+				Calls: []replay.Call{{LatencyMS: 200 + 900*rng.Float64(), Status: core.StatusOK}}}
+			for _, rule := range []string{"a", "b", "c"} {
+				res, label := core.NoMatch, datasets.LabelNoMatch
+				if rng.Float64() < 0.3 {
+					res = core.Match
+				}
+				if rng.Float64() < 0.3 {
+					label = datasets.LabelMatch
+				}
+				r.Rules = append(r.Rules, replay.RuleResult{RuleID: rule, Source: replay.SourceJudge, Result: res, Label: label, Status: core.StatusOK, Call: 0})
+			}
+			results = append(results, r)
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		g.BeginRun(fmt.Sprintf("run%d", i))
+		for k := range results {
+			r := results[k]
+			r.SessionID = fmt.Sprintf("r%d-s%d", i, k/10)
+			g.Add(&r)
+		}
+		g.EndRun()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2000, "ns/session")
+}
+
+// TestSequentialGateBrokenSetup: a run where every call of the judge
+// failed with HTTP 401 measured the setup: its sessions are left out
+// (not counted), the judge is ERROR while that run is the latest, and a
+// good rerun of the same sessions counts them.
+func TestSequentialGateBrokenSetup(t *testing.T) {
+	t.Parallel()
+	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
+	run := func(name string, status core.Status, cause core.Cause) {
+		g.BeginRun(name)
+		for s := range 30 {
+			res, rs := core.Match, core.StatusOK
+			if status != core.StatusOK {
+				res, rs = core.Unknown, status
+			}
+			g.Add(&replay.Result{Judge: "j", SessionID: fmt.Sprintf("s%d", s), CaseID: fmt.Sprintf("c%d", s), JudgeCalled: true,
+				Calls: []replay.Call{{LatencyMS: 100, Status: status, Cause: cause}},
+				Rules: []replay.RuleResult{{RuleID: "r", Source: replay.SourceJudge, Result: res, Status: rs, Label: datasets.LabelMatch, Call: 0}}})
+		}
+		g.EndRun()
+	}
+	run("bad", core.StatusError, core.CauseUnauthorized)
+	res := g.Result()
+	if j := res.Judges[0]; j.Verdict != VerdictError || j.Sessions != 0 || len(j.BrokenRuns) != 1 || !strings.HasPrefix(j.BrokenRuns[0], "bad: 30 of 30 calls failed with") || res.Verdict != VerdictError {
+		t.Fatalf("after the broken run: %+v (run %s)", j, res.Verdict)
+	}
+	run("good", core.StatusOK, "")
+	res = g.Result()
+	if j := res.Judges[0]; j.Verdict == VerdictError || j.Sessions != 30 || j.DuplicateSessions != 0 {
+		t.Errorf("after a good rerun: %+v", j)
+	}
+	if c := seqCrit(t, res, "j", AllRules, CriterionUnknownRateMax); c.Sessions != 30 || *c.Estimate != 0 {
+		t.Errorf("unknown rate counts the broken run: %+v", c)
+	}
+}

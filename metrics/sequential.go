@@ -19,10 +19,13 @@ type ConfidenceSequence struct {
 	logUp []float64 // log wealth of the gambler betting above, per m
 	logDn []float64
 	out   []bool // m has been excluded
-	n     int
-	sum   float64 // Σx
-	sumSq float64 // Σ(x − running mean)² for the stakes
-	mean  float64
+	// first and last bound the candidates not excluded (every one
+	// outside them is): Add and Interval look at these only.
+	first, last int
+	n           int
+	sum         float64 // Σx
+	sumSq       float64 // Σ(x − running mean)² for the stakes
+	mean        float64
 }
 
 // csGrid is the number of candidate means (a resolution of 1/csGrid).
@@ -31,7 +34,7 @@ const csGrid = 2000
 // NewConfidenceSequence starts a sequence at level 1 − alpha.
 func NewConfidenceSequence(alpha float64) *ConfidenceSequence {
 	cs := &ConfidenceSequence{alpha: alpha, grid: make([]float64, csGrid+1),
-		logUp: make([]float64, csGrid+1), logDn: make([]float64, csGrid+1), out: make([]bool, csGrid+1), mean: 0.5}
+		logUp: make([]float64, csGrid+1), logDn: make([]float64, csGrid+1), out: make([]bool, csGrid+1), mean: 0.5, last: csGrid}
 	for i := range cs.grid {
 		cs.grid[i] = float64(i) / csGrid
 	}
@@ -48,7 +51,8 @@ func (cs *ConfidenceSequence) Add(x float64) {
 	sigma2 := (0.25 + cs.sumSq) / t
 	lam := math.Sqrt(2 * math.Log(2/cs.alpha) / (sigma2 * t * math.Log(t+1)))
 	thr := math.Log(1 / cs.alpha)
-	for i, m := range cs.grid {
+	for i := cs.first; i <= cs.last; i++ {
+		m := cs.grid[i]
 		if cs.out[i] {
 			continue
 		}
@@ -62,11 +66,24 @@ func (cs *ConfidenceSequence) Add(x float64) {
 			cs.out[i] = true
 		}
 	}
+	cs.first, cs.last = shrinkIn(cs.out, cs.first, cs.last)
 	cs.n++
 	cs.sum += x
 	d := x - cs.mean
 	cs.mean += d / t
 	cs.sumSq += d * (x - cs.mean)
+}
+
+// shrinkIn moves first and last inward past excluded candidates; first >
+// last when every one is.
+func shrinkIn(out []bool, first, last int) (int, int) {
+	for first <= last && out[first] {
+		first++
+	}
+	for last >= first && out[last] {
+		last--
+	}
+	return first, last
 }
 
 func logSumExp(a, b float64) float64 {
@@ -83,16 +100,8 @@ func (cs *ConfidenceSequence) N() int { return cs.n }
 // candidate mean not yet excluded (widened by the grid's resolution);
 // [0, 1] before any value.
 func (cs *ConfidenceSequence) Interval() (lo, hi float64) {
-	first, last := -1, -1
-	for i, o := range cs.out {
-		if !o {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
-	if first < 0 {
+	first, last := cs.first, cs.last
+	if first > last {
 		// Every candidate excluded (possible only when the values are not
 		// from one mean): the running mean is all that is left.
 		m := cs.sum / float64(max(cs.n, 1))
@@ -139,6 +148,8 @@ type FiniteSequence struct {
 	logUp   []float64
 	logDn   []float64
 	out     []bool
+	first   int // the candidates not excluded lie in [first, last]
+	last    int
 	sum     float64
 	sumSq   float64
 	mean    float64
@@ -155,7 +166,7 @@ func NewFiniteSequence(alpha float64, size int) *FiniteSequence {
 	size = max(size, 1)
 	g := min(size, maxFiniteGrid)
 	fs := &FiniteSequence{alpha: alpha, size: size, grid: make([]float64, g+1), logUp: make([]float64, g+1),
-		logDn: make([]float64, g+1), out: make([]bool, g+1), mean: 0.5, tol: float64(size) / float64(g) / 2}
+		logDn: make([]float64, g+1), out: make([]bool, g+1), last: g, mean: 0.5, tol: float64(size) / float64(g) / 2}
 	if g == size {
 		fs.tol = 1e-9
 	}
@@ -192,7 +203,8 @@ func (fs *FiniteSequence) Add(x float64) {
 	lam := math.Sqrt(2 * math.Log(2/fs.alpha) / (sigma2 * t * math.Log(t+1)))
 	thr := math.Log(1 / fs.alpha)
 	N := float64(fs.size)
-	for i, m := range fs.grid {
+	for i := fs.first; i <= fs.last; i++ {
+		m := fs.grid[i]
 		if fs.out[i] {
 			continue
 		}
@@ -213,15 +225,16 @@ func (fs *FiniteSequence) Add(x float64) {
 	fs.sumSq += d * (x - fs.mean)
 	// Candidates the values drawn rule out: the rest must average in [0, 1].
 	rest := float64(fs.size - fs.n)
-	for i, m := range fs.grid {
+	for i := fs.first; i <= fs.last; i++ {
 		if fs.out[i] {
 			continue
 		}
-		need := N*m - fs.sum // the sum of the values not drawn yet
+		need := N*fs.grid[i] - fs.sum // the sum of the values not drawn yet
 		if need < -fs.tol || need > rest+fs.tol {
 			fs.out[i] = true
 		}
 	}
+	fs.first, fs.last = shrinkIn(fs.out, fs.first, fs.last)
 }
 
 // Interval is the sequence's interval for the population mean: the
@@ -232,16 +245,8 @@ func (fs *FiniteSequence) Interval() (lo, hi float64) {
 		m := fs.sum / float64(fs.size)
 		return m, m
 	}
-	first, last := -1, -1
-	for i, o := range fs.out {
-		if !o {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
-	if first < 0 {
+	first, last := fs.first, fs.last
+	if first > last {
 		m := fs.sum / float64(max(fs.n, 1))
 		return m, m
 	}

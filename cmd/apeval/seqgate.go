@@ -11,9 +11,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 // runDirsInOrder expands the arguments of gate --sequential: run
@@ -21,7 +23,8 @@ import (
 // directories, taken in the order they were made (run.json's created
 // time, then name).
 func runDirsInOrder(args []string) ([]string, error) {
-	if len(args) != 1 {
+	if len(args) != 1 || objstore.IsURL(args[0]) {
+		// Several runs, or one in a bucket (a bucket prefix is one run).
 		return args, nil
 	}
 	if _, err := os.Stat(filepath.Join(args[0], reports.RunFile)); err == nil {
@@ -46,7 +49,7 @@ func runDirsInOrder(args []string) ([]string, error) {
 		}
 		info, err := reports.ReadRunInfo(d)
 		if err != nil {
-			return nil, runDirError(d, err)
+			return nil, evaluation.DirError(d, err)
 		}
 		runs = append(runs, run{d, info})
 	}
@@ -96,11 +99,11 @@ func runSequentialGate(ctx context.Context, o *gateOptions, io IO) error {
 	for i, d := range dirs {
 		g.BeginRun(args[i])
 		if _, err := reports.ReadRun(d, func(r *replay.Result) error { g.Add(r); return nil }); err != nil {
-			return runDirError(args[i], err)
+			return evaluation.DirError(args[i], err)
 		}
 		g.EndRun()
-		weak = weak || rs.infos[i].LabelSource == "weak"
-		if p := rs.infos[i].Partial; p != "" {
+		weak = weak || rs.Infos[i].LabelSource == "weak"
+		if p := rs.Infos[i].Partial; p != "" {
 			fmt.Fprintf(io.Err, "apeval: %s is partial (%s): its sessions count like any others\n", args[i], p)
 		}
 	}
@@ -120,6 +123,9 @@ func runSequentialGate(ctx context.Context, o *gateOptions, io IO) error {
 	}
 	if weak {
 		fmt.Fprintf(io.Err, "apeval: %s\n", reports.WeakBanner)
+	}
+	if res.Verdict == metrics.VerdictError {
+		fmt.Fprintf(io.Err, "apeval: ERROR: a judge's setup is broken in the latest run, so there is no verdict (exit %d); fix the cause and rerun (apeval judges check helps)\n", code)
 	}
 	if res.Verdict == metrics.VerdictInconclusive && o.Inconclusive != "" {
 		fmt.Fprintf(io.Err, "apeval: INCONCLUSIVE mapped to exit %d by --inconclusive=%s\n", code, o.Inconclusive)
@@ -197,6 +203,9 @@ func writeSequential(out stdio.Writer, res *metrics.SequentialResult) error {
 		fmt.Fprintf(out, "%s: %d sessions counted", j.Judge, j.Sessions)
 		if j.DuplicateSessions > 0 {
 			fmt.Fprintf(out, "; %d sessions (%d cases) that an earlier run had already counted were left out", j.DuplicateSessions, j.DuplicateCases)
+		}
+		for _, b := range j.BrokenRuns {
+			fmt.Fprintf(out, "; broken setup, sessions left out: %s", b)
 		}
 		fmt.Fprintf(out, "; verdict %s (judge %s, policy %s)\n", j.Verdict, j.JudgeVerdict, j.PolicyVerdict)
 	}

@@ -1,4 +1,4 @@
-package reports
+package rundir
 
 import (
 	"fmt"
@@ -155,6 +155,7 @@ const (
 	cPromptTokens
 	cCompletionTokens
 	cRepeats
+	cEvidenceAltered
 	// both files, at the end
 	cToolName
 	cCategory
@@ -184,6 +185,7 @@ var decisionColumns = withShared(map[string]int{
 	"call_cached": cCallCached, "call_attempts": cCallAttempts, "server_total_ms": cServerTotal,
 	"server_load_ms": cServerLoad, "server_prompt_eval_ms": cServerPromptEval, "server_eval_ms": cServerEval,
 	"prompt_tokens": cPromptTokens, "completion_tokens": cCompletionTokens, "repeats": cRepeats,
+	"evidence_altered": cEvidenceAltered,
 })
 
 func withShared(m map[string]int) map[string]int {
@@ -440,6 +442,8 @@ func (rf *rowFile) decision(row parquet.Row, d *decoded) {
 			}
 		case cBaselineResult:
 			rr.BaselineResult = core.Result(rf.str(code, v))
+		case cEvidenceAltered:
+			rr.EvidenceAltered = v.Boolean()
 		case cLatency:
 			c.LatencyMS = v.Double()
 		case cCallIndex:
