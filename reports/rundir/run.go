@@ -16,7 +16,8 @@
 //	read.go                    ReadRun: the Parquet files back into replay.Results
 //	shards.go                  ShardSet: shards of one run, checked to belong together
 //	hive.go                    the hive layout (run_id=/judge= directories)
-//	rundir.go, lock_*.go       claiming a directory: the lock, an earlier run kept until reports are written
+//	rundir.go                  claiming a directory: the lock, an earlier run kept until reports are written
+//	lock_unix.go, lock_other.go  the directory lock per platform
 //	atomic.go                  WriteFileAtomic
 //
 // The run directory's files and every Parquet column with its logical type
