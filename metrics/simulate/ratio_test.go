@@ -83,11 +83,11 @@ func TestChunked(t *testing.T) {
 	for i := range s {
 		s[i] = int32(i + 1)
 	}
-	if *c.at(b+4) != 5 || c.n != b+5 {
-		t.Errorf("at(b+4) = %d, n = %d", *c.at(b+4), c.n)
+	if *c.at(b + 4) != 5 || c.n != b+5 {
+		t.Errorf("at(b+4) = %d, n = %d", *c.at(b + 4), c.n)
 	}
 	c.extend(3 << chunkBits)
-	if len(c.cs) != 3 || *c.at(3<<chunkBits-1) != 0 {
+	if len(c.cs) != 3 || *c.at(3<<chunkBits - 1) != 0 {
 		t.Errorf("extend: %d chunks", len(c.cs))
 	}
 }
