@@ -19,6 +19,8 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
+	"github.com/apeval/apeval/reports/otlp"
 )
 
 // runOptions are the options of `apeval run` and `apeval replay`: the
@@ -28,7 +30,7 @@ import (
 // (their defaults are made when the run starts).
 type runOptions struct {
 	// OTLPEndpoint, when set (or OTEL_EXPORTER_OTLP_ENDPOINT is), sends
-	// the run as OpenTelemetry traces (reports.Tracer).
+	// the run as OpenTelemetry traces (otlp.Tracer).
 	OTLPEndpoint string
 	Datasets     []string
 	Policy       string
@@ -343,15 +345,15 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 	// replay.Run emits a case's results together, judge by judge, and the
 	// dataset reader rejects duplicate ids: the accumulator numbers cases
 	// as they come instead of keeping their IDs.
-	ev := newEvaluation(evalSpec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
+	ev := evaluation.New(evaluation.Spec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
 		DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: p.pol.RuleIDs(), Labels: p.lab})
-	to := sinks{ev.gates, ev.failures} // replay prints the gate table only
+	to := sinks{ev.Gates, ev.Failures} // replay prints the gate table only
 	if !o.replayOnly {
 		to = sinks{ev}
 	}
-	var tracer *reports.Tracer
-	if reports.OTLPEnabled(o.OTLPEndpoint, io.Getenv) {
-		if tracer, err = reports.NewTracer(ctx, o.OTLPEndpoint, *p.w.Info(), version); err != nil {
+	var tracer *otlp.Tracer
+	if otlp.Enabled(o.OTLPEndpoint, io.Getenv) {
+		if tracer, err = otlp.NewTracer(ctx, o.OTLPEndpoint, *p.w.Info(), version); err != nil {
 			return usagef("%v", err)
 		}
 		to = append(to, tracer)
@@ -386,7 +388,7 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 	stopped := p.w.Info().Partial
 	if o.replayOnly {
 		p.w.ReportsWritten() // replay writes no reports: the run is complete
-		if err := ev.gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
+		if err := ev.Gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
 			return err
 		}
 		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", o.Out)
@@ -399,8 +401,8 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 		return nil
 	}
 
-	describeListedCases(ev.listed, p.src.reader(p.pol))
-	rep, err := ev.finish(*p.w.Info())
+	describeListedCases(ev.Listed, p.src.reader(p.pol))
+	rep, err := finish(ev, *p.w.Info())
 	if err != nil {
 		return err
 	}
@@ -487,7 +489,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		pol.MaxRulesPerCall = o.Repeat.BatchSize // --batch-size: the same rules alone or in other company
 	}
 	p.pol, p.crit = pol, pol.KillCriteria
-	p.critFrom = cmp.Or(o.Policy, "sample:policy.toml")
+	p.critFrom = cmp.Or(o.Policy, replay.SamplePolicyName)
 	if o.Criteria != "" {
 		p.critFrom = o.Criteria + " (--criteria)"
 		data, err := os.ReadFile(o.Criteria)
