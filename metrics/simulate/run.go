@@ -43,6 +43,9 @@ type Result struct {
 	OperatingPoints []OpPoint `json:"operating_points,omitempty"`
 	// Frontier, when asked for (see Frontier).
 	Frontier []FrontierRow `json:"frontier,omitempty"`
+	// LabelSource is "weak" when the run's labels are weak labels (see
+	// SetLabelSource); absent otherwise.
+	LabelSource string `json:"label_source,omitempty"`
 	// precHist keeps each configuration's "*" precision histogram for
 	// the frontier's tests.
 	precHist map[string]hist
@@ -689,4 +692,14 @@ func status(lo, hi *float64, min float64) string {
 		return string(metrics.StatusFail)
 	}
 	return string(metrics.StatusInconclusive)
+}
+
+// SetLabelSource records the run's label source (reports.RunInfo's):
+// "weak" marks the result and every row, so each output of the simulation
+// says its figures on labels rest on weak labels.
+func (r *Result) SetLabelSource(source string) {
+	r.LabelSource = source
+	for i := range r.Rows {
+		r.Rows[i].LabelSource = source
+	}
 }
