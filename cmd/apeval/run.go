@@ -21,6 +21,7 @@ import (
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/otlp"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // runOptions are the options of `apeval run` and `apeval replay`: the
@@ -85,7 +86,7 @@ type runResolved struct {
 	// baselineFromConfig: --baseline was not given, apeval.toml's is used.
 	baselineFromConfig bool
 	// resume is --resume DIR's state; nil without it.
-	resume *resumeState
+	resume *rundir.Resume
 }
 
 // newRunCmd is `apeval run` (replayOnly: `apeval replay`). Its RunE only
@@ -536,8 +537,12 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		return nil, err
 	}
 	if o.resume != nil {
-		if err := o.resume.checkIdentities(p.judges); err != nil {
-			return nil, err
+		var ids []string
+		for _, j := range p.judges {
+			ids = append(ids, j.Identity().String())
+		}
+		if err := o.resume.CheckIdentities(ids); err != nil {
+			return nil, usagef("--resume %s: %v", o.resume.Dir, err)
 		}
 	}
 
@@ -669,7 +674,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 			return nil // replayed for its session's state, not reported
 		}
 		if o.resume != nil {
-			o.resume.count(r)
+			o.resume.Count(r)
 		}
 		if o.Budget.budget != nil && cut.Drop(r) {
 			return nil // a budget stopped it: not finished work
@@ -728,8 +733,8 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		}
 	}
 	if o.resume != nil {
-		wi.Resumed = o.resume.report()
-		fmt.Fprintf(io.Err, "apeval: %s\n", o.resume.message())
+		wi.Resumed = o.resume.Report()
+		fmt.Fprintf(io.Err, "apeval: %s\n", o.resume.Message())
 	}
 	if err := p.w.Close(); err != nil {
 		return replayed{}, err
