@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 // DefaultMaxResponseBytes caps the body of one judge response (HTTP
@@ -101,12 +103,12 @@ func briefError(s string) string {
 			}
 		}
 		if title != "" {
-			return fmt.Sprintf("the server answered with an HTML page (%q), not the judge API: is the URL right?", truncateRunes(title, 80))
+			return fmt.Sprintf("the server answered with an HTML page (%q), not the judge API: is the URL right?", trunc.Bytes(title, 80))
 		}
 		return "the server answered with an HTML page, not the judge API: is the URL right?"
 	}
 	s = strings.Join(strings.Fields(s), " ")
-	return QuoteControls(truncateRunes(s, 300))
+	return QuoteControls(trunc.Bytes(s, 300))
 }
 
 // QuoteControls quotes s as the invalid-answer path quotes a snippet (%q)
@@ -125,17 +127,6 @@ func QuoteControls(s string) string {
 
 func unsafeRune(r rune) bool {
 	return r == utf8.RuneError || unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
-}
-
-func truncateRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // CallInfo collects what the transport saw of one attempt's HTTP exchange

@@ -233,7 +233,8 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, nS
 		if len(scratch.ms) > 0 {
 			pairs.lat[ra.id] = callLats{slices.Clone(scratch.ms), slices.Clone(scratch.sess)}
 		}
-		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r, disc, baselinePairs(sm, ps, ra.pairs, r), e.seed), e.unknownRate(r), e.approvalRejectRate(r)}
+		r.recall = baselinePairs(sm, ps, ra.pairs, r)
+		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r, disc, r.recall, e.seed), e.unknownRate(r), e.approvalRejectRate(r)}
 		js.Rules = append(js.Rules, r)
 		total.add(r)
 		if ra.minVersion != ra.version {

@@ -227,7 +227,8 @@ const fewPaired = 30
 func (rc *RuleComparison) fill(e *evaluator, c cells, fire []pairCount) {
 	rc.Both, rc.BaselineOnly, rc.CandidateOnly, rc.Neither = c.both, c.baseOnly, c.candOnly, c.neither
 	rc.Paired = c.both + c.baseOnly + c.candOnly + c.neither
-	rc.FireRateChange = e.fireRateChange(newPairDiffCounts(fire))
+	rc.fire = newPairDiffCounts(fire)
+	rc.FireRateChange = e.fireRateChange(rc.fire)
 }
 
 // deltas sets candidate − baseline for the figures both rows have.

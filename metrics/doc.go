@@ -55,6 +55,7 @@
 //	latency.go         latency quantiles over sessions: the P95 interval, the paired P50/P95 test
 //	hint.go            SessionsToDecide(All), SessionsToGain, labelsToDecide: "+N" in new sessions (or labels) that decide with 80 % probability
 //	plan.go            Plan: sessions for an 80 % chance of a decision, from guesses (apeval plan)
+//	planpilot.go       PlanPilot: the same from a pilot run: rates fitted, P95/recall/drift by resampling sessions
 //	sequential.go      ConfidenceSequence: anytime-valid decisions over sessions (stopping early)
 //	seqgate.go         SequentialGate: gate --sequential over a history of runs (a session counted once)
 //	seqlabels.go       LabelSequential: the labeling page's "decided after N labels"

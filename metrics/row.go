@@ -151,6 +151,9 @@ type Row struct {
 
 	// post keeps each clustered figure's sessions (by lane) for the hints.
 	post [ruleLanes]*bbPosterior
+	// recall keeps the labeled positives with a baseline, per session
+	// (dangerous recall's data), for a plan from a pilot run.
+	recall *pairDiff
 	// latP95 is the P95's interval as ranks, with its design effect.
 	latP95 quantileAt
 	// noLatency: the calls carry no recorded latency (unrecordedLatency);

@@ -318,6 +318,9 @@ type Comparison struct {
 // RuleComparison compares one rule (or the total, RuleID "*") between two judges.
 type RuleComparison struct {
 	RuleID string `json:"rule_id"`
+	// fire keeps the drift criterion's paired fire units per session, for
+	// a plan from a pilot run.
+	fire *pairDiff
 	// Baseline and Candidate rows; nil when that judge never had the rule.
 	Baseline  *Row `json:"baseline"`
 	Candidate *Row `json:"candidate"`

@@ -56,12 +56,16 @@ command_prefix = ["rm"]
 		// A secret-named key's whole value (a number) is replaced; the url
 		// the glob rule is about is masked.
 		{ID: "glob", Tool: datasets.Tool{Name: "Fetch", Arguments: map[string]any{"url": "https://u:hunter2pass@example.com/", "token": 12345.0}}},
+		// Masked by the importer that wrote the case: the token is in the
+		// dataset already, and the judge never saw the key either.
+		{ID: "imported", Tool: datasets.Tool{Name: "Bash", Arguments: map[string]any{"command": "curl -H 'Authorization: Bearer [MASKED]' x", "file_path": "/tmp/a"}}},
 	}
 	want := map[string]map[string]bool{
-		"plain": {},
-		"key":   {"cmd": true, "whole": true},
-		"cut":   {"path": true, "whole": true},
-		"glob":  {"glob": true, "whole": true, "cmd": true, "path": true},
+		"imported": {"cmd": true, "whole": true},
+		"plain":    {},
+		"key":      {"cmd": true, "whole": true},
+		"cut":      {"path": true, "whole": true},
+		"glob":     {"glob": true, "whole": true, "cmd": true, "path": true},
 	}
 	for _, r := range replayAll(t, p, answer(judge.NoMatch), Options{}, cases...) {
 		for _, rr := range r.Rules {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/mask"
+	"github.com/apeval/apeval/internal/trunc"
 	"github.com/apeval/apeval/judge/core"
 )
 
@@ -64,7 +65,7 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) (
 	summary := oneLine(prim, summaryRunes)
 	truncateValues(args)
 	for k, v := range c.Tool.Arguments {
-		if sent, ok := args[k]; !ok || changed(v, sent) {
+		if sent, ok := args[k]; !ok || mask.HasToken(k) || changed(v, sent) {
 			altered = append(altered, k)
 		}
 	}
@@ -86,14 +87,14 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) (
 	}
 	recent := make([]core.Message, len(msgs))
 	for i, m := range msgs {
-		recent[i] = core.Message{Role: mask.String(m.Role), Content: truncateRunes(mask.String(m.Content), maxValueRunes)}
+		recent[i] = core.Message{Role: mask.String(m.Role), Content: trunc.Runes(mask.String(m.Content), maxValueRunes)}
 	}
 	approval := c.Context.ApprovalState
 	if approval == "" {
 		approval = "none"
 	}
 	in.Context = core.InContext{
-		LatestUserMessage: truncateRunes(mask.String(c.Context.LatestUserMessage), maxValueRunes),
+		LatestUserMessage: trunc.Runes(mask.String(c.Context.LatestUserMessage), maxValueRunes),
 		RecentMessages:    recent,
 		PreviousRuleFires: prev,
 		ApprovalState:     approval,
@@ -101,14 +102,17 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) (
 	return in, altered
 }
 
-// changed reports whether the value sent to the judge differs from the
-// call's: a string masked or cut, a key masked, a secret-named key's
-// whole value replaced.
+// changed reports whether the value sent to the judge is not what the
+// agent wrote: a string masked (now, or by the importer: it holds a
+// masking token) or cut, a key masked, a secret-named key's whole value
+// replaced.
 func changed(orig, sent any) bool {
 	switch o := orig.(type) {
 	case string:
+		// A token in the text sent is masking too: done here, or by the
+		// importer that wrote the case.
 		s, ok := sent.(string)
-		return !ok || s != o
+		return !ok || s != o || mask.HasToken(s)
 	case map[string]any:
 		s, ok := sent.(map[string]any)
 		if !ok || len(s) != len(o) {
@@ -223,7 +227,7 @@ func wordByte(c byte) bool {
 func truncateValues(v any) any {
 	switch v := v.(type) {
 	case string:
-		return truncateRunes(v, maxValueRunes)
+		return trunc.Runes(v, maxValueRunes)
 	case map[string]any:
 		for k, e := range v {
 			v[k] = truncateValues(e)
@@ -236,25 +240,10 @@ func truncateValues(v any) any {
 	return v
 }
 
-// truncateRunes cuts s to at most n runes, marking the cut with "…".
-func truncateRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i] + "…"
-		}
-		count++
-	}
-	return s
-}
-
 // oneLine collapses whitespace runs (newlines included) to single spaces
 // and truncates to n runes.
 func oneLine(s string, n int) string {
-	return truncateRunes(strings.Join(strings.Fields(s), " "), n)
+	return trunc.Runes(strings.Join(strings.Fields(s), " "), n)
 }
 
 // conditions memoizes masked rule conditions: a policy has a few, asked

@@ -3,13 +3,14 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/apeval/apeval/metrics"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/apeval/apeval/metrics"
 
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
 )

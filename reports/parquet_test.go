@@ -54,7 +54,7 @@ func TestRunRoundTrip(t *testing.T) {
 	}{
 		{"fixtures", fixtureResults()},
 		{"empty run", nil},
-		{"several batches", bulkResults(3*batchRows + 17)},
+		{"several batches", bulkResults(3*1024 + 17)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

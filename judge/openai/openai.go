@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/internal/mask"
+	"github.com/apeval/apeval/internal/trunc"
 	"github.com/apeval/apeval/judge"
 )
 
@@ -404,10 +405,7 @@ func errorMessage(raw []byte) string {
 		}
 	}
 	s := strings.TrimSpace(string(raw))
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
+	return trunc.Bytes(s, 200)
 }
 
 // ModelName is the model the judge asks for (judge.ModelLister).

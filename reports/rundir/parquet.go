@@ -1,4 +1,4 @@
-package reports
+package rundir
 
 import (
 	"errors"
@@ -365,16 +365,16 @@ func createPart(dir string, meta RunInfo, weighted bool) (*runPart, error) {
 		}
 	}
 	if weighted {
-		p.decWW = newPipe(parquet.NewGenericWriter[weightedDecisionRow](p.decF, append(opts(), noBounds(decisionsNoBounds)...)...), DecisionsFile)
+		p.decWW = newPipe(parquet.NewGenericWriter[weightedDecisionRow](p.decF, append(opts(), noBounds(DecisionsNoBounds)...)...), DecisionsFile)
 		p.weights = make([]LabelWeight, batchRows)
 	} else {
-		p.decW = newPipe(parquet.NewGenericWriter[decisionRow](p.decF, append(opts(), noBounds(decisionsNoBounds)...)...), DecisionsFile)
+		p.decW = newPipe(parquet.NewGenericWriter[decisionRow](p.decF, append(opts(), noBounds(DecisionsNoBounds)...)...), DecisionsFile)
 	}
-	p.gateW = newPipe(parquet.NewGenericWriter[gateRow](p.gateF, append(opts(), noBounds(gatesNoBounds)...)...), GatesFile)
+	p.gateW = newPipe(parquet.NewGenericWriter[gateRow](p.gateF, append(opts(), noBounds(GatesNoBounds)...)...), GatesFile)
 	return p, nil
 }
 
-// decisionsNoBounds and gatesNoBounds are the columns written without
+// DecisionsNoBounds and GatesNoBounds are the columns written without
 // min/max statistics: a handful of values (rules, classes, actions,
 // results, tools) that nearly every row group holds all of, and the
 // fingerprint (a hash, spread over the whole range in any row group), so
@@ -385,9 +385,9 @@ func createPart(dir string, meta RunInfo, weighted bool) (*runPart, error) {
 // source, status, error and the call columns (rare values), the ids, seq
 // and times.
 var (
-	decisionsNoBounds = []string{"rule_id", "rule_class", "label", "label_source", "result", "action", "gate_action",
+	DecisionsNoBounds = []string{"rule_id", "rule_class", "label", "label_source", "result", "action", "gate_action",
 		"baseline_result", "evidence_altered", "fingerprint", "tool_name", "category"}
-	gatesNoBounds = []string{"gate_action", "expected_action", "tool_name", "category"}
+	GatesNoBounds = []string{"gate_action", "expected_action", "tool_name", "category"}
 )
 
 func noBounds(columns []string) []parquet.WriterOption {

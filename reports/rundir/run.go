@@ -1,4 +1,27 @@
-package reports
+// Package rundir is the run directory's format: run.json ([RunInfo]), the
+// decisions and gates Parquet files written while the replay streams
+// ([RunWriter]) and read back into the identical replay.Results
+// ([ReadRun]), shards ([ShardSet]), the hive layout, the directory's lock
+// and the stash of an earlier run, and atomic writes. Every reader of a
+// run directory goes through it; the renderers in reports format what
+// metrics computed from it. Not a stable Go API: apeval is a command, its
+// packages serve it.
+//
+// Where to look:
+//
+//	run.go                     RunInfo (run.json), the file names, WriteRunInfo, ReadRunInfo
+//	filter.go                  Filter and Settings: what run.json records of a run's selection and flags
+//	parquet.go                 RunWriter and the decisions/gates Parquet rows
+//	casecolumns.go, repeats.go the columns both files end with; the repeats column's JSON
+//	read.go                    ReadRun: the Parquet files back into replay.Results
+//	shards.go                  ShardSet: shards of one run, checked to belong together
+//	hive.go                    the hive layout (run_id=/judge= directories)
+//	rundir.go, lock_*.go       claiming a directory: the lock, an earlier run kept until reports are written
+//	atomic.go                  WriteFileAtomic
+//
+// The run directory's files and every Parquet column with its logical type
+// are written once, in docs/reports.md.
+package rundir
 
 import (
 	"encoding/json"
@@ -23,6 +46,17 @@ const (
 	JUnitFile     = "junit.xml"
 	HTMLFile      = "report.html"
 )
+
+// CompareFile is the comparison's Parquet file: in the run directory when
+// a baseline judge is set, and where `apeval compare --out DIR` says.
+const CompareFile = "compare.parquet"
+
+// SimulateFile is `apeval simulate`'s Parquet file (docs/simulate.md).
+const SimulateFile = "simulate.parquet"
+
+// SimulateJSONFile is the simulation as `apeval simulate` leaves it in the
+// run directory for `apeval report` to show in report.html.
+const SimulateJSONFile = "simulate.json"
 
 // RunSchema versions run.json.
 const RunSchema = "apeval.run/v1"
