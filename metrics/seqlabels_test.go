@@ -133,7 +133,9 @@ func TestCalibrationLabelSequential(t *testing.T) {
 	n, full := calibrationN()
 	slack := 0.0
 	if !full {
-		n = 40
+		// The smoke: few queues, and the weighted interval's comparison
+		// (250 evaluations a queue) only in the full run.
+		n = 20
 		slack = smokeSlack(0.05, n)
 	}
 	crit := replay.DefaultKillCriteria()
@@ -148,7 +150,7 @@ func TestCalibrationLabelSequential(t *testing.T) {
 		if st := LabelSequential(pt, "r", 0, queue, labelsOf(queue, truth, len(queue)), crit); st.DecidedAfter != nil {
 			wrong++
 		}
-		for k := 1; k <= len(queue); k++ {
+		for k := 1; full && k <= len(queue); k++ {
 			f := SampleFiguresOf(pt, "r", 0, labelsOf(queue, truth, k), crit)
 			if f.PrecisionMin.Status == StatusPass || f.PrecisionMin.Status == StatusFail {
 				naive++
@@ -168,7 +170,7 @@ func TestCalibrationLabelSequential(t *testing.T) {
 		if st := LabelSequential(pt, "r", 0, queue, labelsOf(queue, truth, len(queue)), crit); st.Status == StatusPass {
 			seqN = append(seqN, float64(*st.DecidedAfter))
 		}
-		for k := 1; k <= len(queue); k++ {
+		for k := 1; full && k <= len(queue); k++ {
 			if f := SampleFiguresOf(pt, "r", 0, labelsOf(queue, truth, k), crit); f.PrecisionMin.Status == StatusPass {
 				fixN = append(fixN, float64(k))
 				break
