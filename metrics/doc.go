@@ -70,6 +70,18 @@
 //	labeled.go         LabeledSample: --labels applied to a summary (weights, matching, refusals)
 //	agreement.go       Cohen's and Fleiss' kappa, LabelAgreement
 //	row.go             Row, the one definition of a figure row: tags, counting, rates
+//	figure.go          Figure: one paired test of a comparison, Significant
+//	paired.go          PairedCounts, PairedBinary: a binary figure of two configurations on the same sessions
+//	cluster.go         the clustered figures of a rule row: lanes, units and one pass over the spill lists
+//	sesssums.go        per-session sums in bounded memory (spilled to disk past a budget)
+//	repeats.go         flip_rate and position_effect of --repeat and --shuffle-rules
+//	slices.go          slices (--by tool, category): kinds and values
+//	overlap.go         CaseOverlap: the cases two judges have in common
+//	sampleapply.go     RowSample, SampleInfo, ApplySample: a summary's figures from a labeled sample
+//	weakcorrect.go     weak labels corrected from a human-labeled slice
+//	seqgate.go         SequentialGate: kill criteria decided anytime-validly over a history of runs
+//	seqlabels.go       LabelStanding, LabelSequential: precision_min decided along a labeling queue
+//	*_test.go          named after the file they test; *_sim_test.go are simulations (make calibrate)
 //	summary.go         Summary and its JSON
 //
 // What every figure means, how a pair is counted, the session-clustered

@@ -307,3 +307,22 @@ func TestParseClass(t *testing.T) {
 		t.Errorf("ParseClass(safe): %v", err)
 	}
 }
+
+func TestReadPolicyNamesTheFileOrTheSample(t *testing.T) {
+	t.Parallel()
+	p, name, sha, err := ReadPolicy("")
+	if err != nil || name != SamplePolicyName || len(sha) != 64 || len(p.Rules) == 0 {
+		t.Fatalf("sample: %d rules, %q, %q, %v", len(p.Rules), name, sha, err)
+	}
+	path := filepath.Join(t.TempDir(), "bad.toml")
+	if err := os.WriteFile(path, []byte("schema = \"apeval.policy/v1\"\n[[rule]]\nid = 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Messages name the path as given, not its base name (LoadPolicy's).
+	if _, _, _, err := ReadPolicy(path); err == nil || !strings.HasPrefix(err.Error(), path+":") {
+		t.Errorf("bad policy: err %v, want it to start with %s:", err, path)
+	}
+	if _, _, _, err := ReadPolicy(filepath.Join(t.TempDir(), "missing.toml")); err == nil {
+		t.Error("a missing policy file is no error")
+	}
+}

@@ -42,11 +42,11 @@
 //	junit.go             junit.xml
 //	html.go, charts.go, forest.go   report.html and its charts
 //	comment.go           the pull-request comment (compare --comment)
-//	otlp.go              the OTLP/HTTP trace sink (--otlp-endpoint)
 //	tables.go, compare.go, gates.go, sample.go   terminal output: tables, comparison, gates, sample check
 //	fit.go, format.go    fitting tables to the terminal; Format (table, TSV, Markdown, JSON)
 //	checks.go, stats.go, bytool.go   `judges check`, `datasets stats` (and --by-tool)
 //	diff/                `apeval diff`: two runs' decisions side by side
+//	otlp/                the OpenTelemetry sink (--otlp-endpoint): a run as OTLP/HTTP traces
 //	labelpage/           the labeling page of `apeval label serve`
 //	internal/duckdbtest/ DuckDB for the tests that read the files back in SQL
 //
@@ -54,7 +54,9 @@
 // are written once, in docs/reports.md. The hive layout (--out-layout
 // hive, rundir/hive.go) writes one pair of decision files per judge under
 // judge=<identity>/. The labeling page of `apeval label serve` is the
-// subpackage labelpage.
+// subpackage labelpage. The one evaluation pipeline (results → figures →
+// verdict, for run, report, gate, merge and compare) is the subpackage
+// evaluation.
 //
 // Not a stable Go API: apeval is a command, and this package serves
 // cmd/apeval; its exported names change with the command, without a

@@ -13,6 +13,7 @@ import (
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/diff"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 type compareOptions struct {
@@ -136,7 +137,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	infos := rs.infos
+	infos := rs.Infos
 	pair, err := pickJudges(dirs, infos, o.Baseline, o.Candidate)
 	if err != nil {
 		return err
@@ -154,7 +155,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	spec := evalSpec{Criteria: crit, CriteriaFrom: from, Baseline: baseline, Slices: o.By, Inconclusive: o.Inconclusive, Labels: lab}
+	spec := evaluation.Spec{Criteria: crit, CriteriaFrom: from, Baseline: baseline, Slices: o.By, Inconclusive: o.Inconclusive, Labels: lab}
 	// One flat run holds each case's results together; two runs of one
 	// dataset hold the same cases in the same order. Either is checked
 	// exactly, and the files are read again when it does not hold (see
@@ -162,13 +163,13 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	flat := func(in reports.RunInfo) bool { return in.Layout != reports.LayoutHive || len(in.Judges) <= 1 }
 	spec.CheckDistinct = len(o.By) == 0 && flat(infos[0]) && (len(infos) == 1 || flat(infos[1]))
 	spec.PairedStreams = spec.CheckDistinct && len(infos) == 2
-	ev, err := rs.evaluate(spec, true, func(i int, r *replay.Result, _ bool) (bool, error) {
+	ev, err := rs.Evaluate(spec, true, func(i int, r *replay.Result, _ bool) (bool, error) {
 		return pair.Read(i, r), nil
 	})
 	if err != nil {
 		return err
 	}
-	rep, err := ev.finish(pair.Run(infos))
+	rep, err := finish(ev, pair.Run(infos))
 	if err != nil {
 		return err
 	}
@@ -221,7 +222,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL, Banner: banner, Changes: changes}); err != nil {
 			return err
 		}
-		if err := checkSummary(sum); err != nil {
+		if err := evaluation.Check(sum); err != nil {
 			return err
 		}
 		return exitCodeError{rep.Exit}
@@ -247,7 +248,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	if err := rep.WriteComparison(io.Out, cmp, f); err != nil {
 		return err
 	}
-	if err := checkSummary(sum); err != nil {
+	if err := evaluation.Check(sum); err != nil {
 		return err
 	}
 	for _, j := range []string{baseline, candidate} {

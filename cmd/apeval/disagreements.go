@@ -16,6 +16,7 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 type disagreementsOptions struct {
@@ -108,7 +109,7 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 	for _, d := range dirs {
 		info, err := reports.ReadRunInfo(d)
 		if err != nil {
-			return runDirError(d, err)
+			return evaluation.DirError(d, err)
 		}
 		infos = append(infos, info)
 	}
@@ -132,7 +133,7 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 			find.Add(r)
 			return nil
 		}); err != nil {
-			return runDirError(d, err)
+			return evaluation.DirError(d, err)
 		}
 	}
 	ranked := find.Close()

@@ -199,11 +199,11 @@ func (o *planOptions) pilotPlans(io IO) (replay.KillCriteria, []metrics.PlanResu
 	if err != nil {
 		return replay.KillCriteria{}, nil, err
 	}
-	ev, err := rs.evaluate(spec, false, nil)
+	ev, err := rs.Evaluate(spec, false, nil)
 	if err != nil {
 		return replay.KillCriteria{}, nil, err
 	}
-	rep, err := ev.finish(rs.infos[0])
+	rep, err := finish(ev, rs.Infos[0])
 	if err != nil {
 		return replay.KillCriteria{}, nil, err
 	}

@@ -2,20 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	stdio "io"
-	"io/fs"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/metrics"
-	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 // evalOptions are the flags shared by report and gate: where the criteria and
@@ -68,32 +64,6 @@ func (e *evalOptions) validate() error {
 	return checkInconclusive(e.Inconclusive)
 }
 
-// criteriaFromSummary reads the thresholds a previous report used.
-func criteriaFromSummary(path string) (replay.KillCriteria, bool) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return replay.KillCriteria{}, false
-	}
-	var s struct {
-		Thresholds *metrics.Thresholds `json:"thresholds"`
-	}
-	if json.Unmarshal(data, &s) != nil || s.Thresholds == nil {
-		return replay.KillCriteria{}, false
-	}
-	t := s.Thresholds
-	return replay.KillCriteria{
-		PrecisionMin:                    t.PrecisionMin,
-		DangerousRecallMustBeatBaseline: t.DangerousRecallMustBeatBaseline,
-		JudgeP95Max:                     time.Duration(t.JudgeP95MaxMS * float64(time.Millisecond)),
-		JudgeRequiredRateMax:            t.JudgeRequiredRateMax,
-		UnknownRateMax:                  t.UnknownRateMax,
-		ApprovalRejectRateMax:           t.ApprovalRejectRateMax,
-		FireRateChangeMax:               t.FireRateChangeMax,
-		EffectiveRecallMin:              t.EffectiveRecallMin,
-		Confidence:                      t.Confidence,
-	}, true
-}
-
 // evaluateDirs is the pipeline of report and gate: the run directories'
 // decision files and run.json, with the command's overrides, give one
 // Report (see evaluate.go).
@@ -111,24 +81,17 @@ func (e *evalOptions) evaluateDirs(dirs []string, errOut stdio.Writer) (*reports
 	// (checked, see evaluate): their cases are numbered as they come.
 	// Other directories may repeat cases (pooled runs of one dataset), and
 	// a hive run's judges come one after another.
-	spec.CheckDistinct = len(rs.infos) == 1 || shardsOfOneRun(rs)
-	for _, in := range rs.infos {
+	spec.CheckDistinct = len(rs.Infos) == 1 || rs.ShardsOfOneRun()
+	for _, in := range rs.Infos {
 		spec.CheckDistinct = spec.CheckDistinct && (in.Layout != reports.LayoutHive || len(in.Judges) <= 1)
 	}
-	ev, err := rs.evaluate(spec, false, nil)
+	ev, err := rs.Evaluate(spec, false, nil)
 	if err != nil {
 		return nil, err
 	}
-	info := rs.infos[0]
+	info := rs.Infos[0]
 	info.Baseline = spec.Baseline
-	return ev.finish(info)
-}
-
-func runDirError(dir string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		return usagef("%s is not a run directory (no %s or %s): %v", dir, reports.RunFile, reports.DecisionsFile, err)
-	}
-	return usagef("%s: %v", dir, err)
+	return finish(ev, info)
 }
 
 // reportOptions are the options of `apeval report`.
@@ -322,7 +285,7 @@ func runGate(ctx context.Context, o *gateOptions, io IO) error {
 	if err := rep.WriteReasons(io.Out); err != nil {
 		return err
 	}
-	if err := checkSummary(rep.Summary); err != nil {
+	if err := evaluation.Check(rep.Summary); err != nil {
 		return err
 	}
 	fmt.Fprintf(io.Out, "verdict\t%s\n", rep.Summary.Verdict)
@@ -401,7 +364,7 @@ func writeRunReports(dir string, rep *reports.Report, format string, io IO, run 
 		fmt.Fprintf(io.Err, "apeval: reports in %s\n", dir)
 	}
 	// The reports read per-case data back too (comparisons, slices).
-	return checkSummary(rep.Summary)
+	return evaluation.Check(rep.Summary)
 }
 
 // verdictDone ends a verdict-giving command: it says on stderr when the
@@ -412,16 +375,4 @@ func verdictDone(rep *reports.Report, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: %s\n", n)
 	}
 	return exitCodeError{rep.Exit}
-}
-
-// shardsOfOneRun reports whether the directories are distinct shards of
-// one evaluation (reports.ShardSet; not necessarily all of them).
-func shardsOfOneRun(rs *runSet) bool {
-	var set reports.ShardSet
-	for i, in := range rs.infos {
-		if set.Add(rs.dirs[i], in) != nil {
-			return false
-		}
-	}
-	return true
 }

@@ -19,6 +19,9 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
+	"github.com/apeval/apeval/reports/otlp"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // runOptions are the options of `apeval run` and `apeval replay`: the
@@ -28,7 +31,7 @@ import (
 // (their defaults are made when the run starts).
 type runOptions struct {
 	// OTLPEndpoint, when set (or OTEL_EXPORTER_OTLP_ENDPOINT is), sends
-	// the run as OpenTelemetry traces (reports.Tracer).
+	// the run as OpenTelemetry traces (otlp.Tracer).
 	OTLPEndpoint string
 	Datasets     []string
 	Policy       string
@@ -83,7 +86,7 @@ type runResolved struct {
 	// baselineFromConfig: --baseline was not given, apeval.toml's is used.
 	baselineFromConfig bool
 	// resume is --resume DIR's state; nil without it.
-	resume *resumeState
+	resume *rundir.Resume
 }
 
 // newRunCmd is `apeval run` (replayOnly: `apeval replay`). Its RunE only
@@ -343,15 +346,15 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 	// replay.Run emits a case's results together, judge by judge, and the
 	// dataset reader rejects duplicate ids: the accumulator numbers cases
 	// as they come instead of keeping their IDs.
-	ev := newEvaluation(evalSpec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
+	ev := evaluation.New(evaluation.Spec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
 		DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: p.pol.RuleIDs(), Labels: p.lab})
-	to := sinks{ev.gates, ev.failures} // replay prints the gate table only
+	to := sinks{ev.Gates, ev.Failures} // replay prints the gate table only
 	if !o.replayOnly {
 		to = sinks{ev}
 	}
-	var tracer *reports.Tracer
-	if reports.OTLPEnabled(o.OTLPEndpoint, io.Getenv) {
-		if tracer, err = reports.NewTracer(ctx, o.OTLPEndpoint, *p.w.Info(), version); err != nil {
+	var tracer *otlp.Tracer
+	if otlp.Enabled(o.OTLPEndpoint, io.Getenv) {
+		if tracer, err = otlp.NewTracer(ctx, o.OTLPEndpoint, *p.w.Info(), version); err != nil {
 			return usagef("%v", err)
 		}
 		to = append(to, tracer)
@@ -386,7 +389,7 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 	stopped := p.w.Info().Partial
 	if o.replayOnly {
 		p.w.ReportsWritten() // replay writes no reports: the run is complete
-		if err := ev.gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
+		if err := ev.Gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
 			return err
 		}
 		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", o.Out)
@@ -399,8 +402,8 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 		return nil
 	}
 
-	describeListedCases(ev.listed, p.src.reader(p.pol))
-	rep, err := ev.finish(*p.w.Info())
+	describeListedCases(ev.Listed, p.src.reader(p.pol))
+	rep, err := finish(ev, *p.w.Info())
 	if err != nil {
 		return err
 	}
@@ -487,7 +490,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		pol.MaxRulesPerCall = o.Repeat.BatchSize // --batch-size: the same rules alone or in other company
 	}
 	p.pol, p.crit = pol, pol.KillCriteria
-	p.critFrom = cmp.Or(o.Policy, "sample:policy.toml")
+	p.critFrom = cmp.Or(o.Policy, replay.SamplePolicyName)
 	if o.Criteria != "" {
 		p.critFrom = o.Criteria + " (--criteria)"
 		data, err := os.ReadFile(o.Criteria)
@@ -534,8 +537,12 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		return nil, err
 	}
 	if o.resume != nil {
-		if err := o.resume.checkIdentities(p.judges); err != nil {
-			return nil, err
+		var ids []string
+		for _, j := range p.judges {
+			ids = append(ids, j.Identity().String())
+		}
+		if err := o.resume.CheckIdentities(ids); err != nil {
+			return nil, usagef("--resume %s: %v", o.resume.Dir, err)
 		}
 	}
 
@@ -667,7 +674,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 			return nil // replayed for its session's state, not reported
 		}
 		if o.resume != nil {
-			o.resume.count(r)
+			o.resume.Count(r)
 		}
 		if o.Budget.budget != nil && cut.Drop(r) {
 			return nil // a budget stopped it: not finished work
@@ -726,8 +733,8 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		}
 	}
 	if o.resume != nil {
-		wi.Resumed = o.resume.report()
-		fmt.Fprintf(io.Err, "apeval: %s\n", o.resume.message())
+		wi.Resumed = o.resume.Report()
+		fmt.Fprintf(io.Err, "apeval: %s\n", o.resume.Message())
 	}
 	if err := p.w.Close(); err != nil {
 		return replayed{}, err

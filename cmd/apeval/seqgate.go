@@ -15,6 +15,7 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 // runDirsInOrder expands the arguments of gate --sequential: run
@@ -48,7 +49,7 @@ func runDirsInOrder(args []string) ([]string, error) {
 		}
 		info, err := reports.ReadRunInfo(d)
 		if err != nil {
-			return nil, runDirError(d, err)
+			return nil, evaluation.DirError(d, err)
 		}
 		runs = append(runs, run{d, info})
 	}
@@ -98,11 +99,11 @@ func runSequentialGate(ctx context.Context, o *gateOptions, io IO) error {
 	for i, d := range dirs {
 		g.BeginRun(args[i])
 		if _, err := reports.ReadRun(d, func(r *replay.Result) error { g.Add(r); return nil }); err != nil {
-			return runDirError(args[i], err)
+			return evaluation.DirError(args[i], err)
 		}
 		g.EndRun()
-		weak = weak || rs.infos[i].LabelSource == "weak"
-		if p := rs.infos[i].Partial; p != "" {
+		weak = weak || rs.Infos[i].LabelSource == "weak"
+		if p := rs.Infos[i].Partial; p != "" {
 			fmt.Fprintf(io.Err, "apeval: %s is partial (%s): its sessions count like any others\n", args[i], p)
 		}
 	}

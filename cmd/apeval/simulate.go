@@ -17,6 +17,7 @@ import (
 	"github.com/apeval/apeval/metrics/simulate"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 // simulateOptions are the options of `apeval simulate`.
@@ -174,10 +175,10 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	if len(rs.infos) > 1 {
+	if len(rs.Infos) > 1 {
 		var set reports.ShardSet
-		for i, in := range rs.infos {
-			if err := set.Add(rs.dirs[i], in); err != nil {
+		for i, in := range rs.Infos {
+			if err := set.Add(rs.Dirs[i], in); err != nil {
 				return usagef("simulate reads one run or shards of one run: %v", err)
 			}
 		}
@@ -185,7 +186,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 			fmt.Fprintf(io.Err, "apeval: warning: %v; simulating the shards given\n", strings.TrimSuffix(err.Error(), " (pass --allow-partial to merge anyway)"))
 		}
 	}
-	info := rs.infos[0]
+	info := rs.Infos[0]
 	pol, err := simulatePolicy(o.Policy, info, io.Err)
 	if err != nil {
 		return err
@@ -195,7 +196,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		judges[i] = simulate.Judge{ID: j.Identity, PriceIn: j.PriceIn, PriceOut: j.PriceOut}
 	}
 	d := simulate.NewData(pol, judges)
-	for _, dir := range rs.dirs {
+	for _, dir := range rs.Dirs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -203,7 +204,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 			if d.Err() != nil {
 				return usagef("%s: %v", dir, d.Err())
 			}
-			return runDirError(dir, err)
+			return evaluation.DirError(dir, err)
 		}
 	}
 	mode, _ := simulate.ParseOnFailure(o.OnFailure)
@@ -233,7 +234,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 	res.OperatingPoints = ops
 	out := o.Out
 	if out == "" {
-		out = rs.dirs[0]
+		out = rs.Dirs[0]
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return usageError{err}

@@ -19,24 +19,14 @@ import (
 	"github.com/apeval/apeval/reports"
 )
 
-// loadPolicy reads --policy, or the embedded sample policy when empty.
+// loadPolicy reads --policy, or the embedded sample policy when empty
+// (replay.ReadPolicy).
 func loadPolicy(path string) (*replay.Policy, *reports.FileRef, error) {
-	var (
-		data []byte
-		name = path
-		err  error
-	)
-	if path == "" {
-		data, name = datasets.SamplePolicy(), "sample:policy.toml"
-	} else if data, err = os.ReadFile(path); err != nil {
-		return nil, nil, usageError{err}
-	}
-	p, err := replay.ParsePolicy(data, name)
+	p, name, sha, err := replay.ReadPolicy(path)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
-	sum := sha256.Sum256(data)
-	return p, &reports.FileRef{Name: name, SHA256: hex.EncodeToString(sum[:])}, nil
+	return p, &reports.FileRef{Name: name, SHA256: sha}, nil
 }
 
 // source is the dataset input of a run: files, stdin or the embedded sample.

@@ -33,6 +33,7 @@
 //	| JSON with line numbers                  | jsonlines.go   |
 //	| Codex auto-review: execpolicy rules,    | codex.go       |
 //	| reviewer policy (ImportCodex)           |                |
+//	| which calls reach the classifier        | coverage.go    |
 package automode
 
 import (

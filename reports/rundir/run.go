@@ -15,8 +15,10 @@
 //	casecolumns.go, repeats.go the columns both files end with; the repeats column's JSON
 //	read.go                    ReadRun: the Parquet files back into replay.Results
 //	shards.go                  ShardSet: shards of one run, checked to belong together
+//	resume.go                  Resume: a run finished by run --resume (its failed calls, what was re-sent)
 //	hive.go                    the hive layout (run_id=/judge= directories)
-//	rundir.go, lock_*.go       claiming a directory: the lock, an earlier run kept until reports are written
+//	rundir.go                  claiming a directory: the lock, an earlier run kept until reports are written
+//	lock_unix.go, lock_other.go  the directory lock per platform
 //	atomic.go                  WriteFileAtomic
 //
 // The run directory's files and every Parquet column with its logical type

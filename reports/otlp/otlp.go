@@ -1,4 +1,17 @@
-package reports
+// Package otlp is the OpenTelemetry sink of a run, beside the run
+// directory's writer (reports/rundir) and the replay's other sinks: fed
+// every result with Add and closed with Finish, it sends the run to an
+// OTLP/HTTP endpoint as traces (a span per run and per live judge call,
+// the GenAI semantic conventions' attributes, one evaluation event per
+// rule × judge). Only the command links it, so the OpenTelemetry SDK stays
+// out of the statistics and the renderers. Not a stable Go API: apeval is a
+// command, its packages serve it.
+//
+// Where to look:
+//
+//	otlp.go        Enabled, NewTracer, Tracer (Add, Finish), the attribute names
+//	otlp_test.go   against an httptest OTLP/HTTP collector (the protobuf decoded)
+package otlp
 
 import (
 	"context"
@@ -24,6 +37,8 @@ import (
 	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // OTLP attribute and event names. The gen_ai.* ones are OpenTelemetry's
@@ -37,10 +52,10 @@ const (
 	RunSpanName = "apeval run"
 )
 
-// OTLPEnabled says whether a run exports traces: --otlp-endpoint was given,
+// Enabled says whether a run exports traces: --otlp-endpoint was given,
 // or the standard OTEL_EXPORTER_OTLP_ENDPOINT or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT variable is set.
-func OTLPEnabled(endpoint string, getenv func(string) string) bool {
+func Enabled(endpoint string, getenv func(string) string) bool {
 	return endpoint != "" || getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
 }
 
@@ -55,7 +70,7 @@ type Tracer struct {
 	tr     trace.Tracer
 	ctx    context.Context
 	run    trace.Span
-	judges map[string]JudgeInfo
+	judges map[string]rundir.JudgeInfo
 	start  time.Time
 	// failed is set by the first export error: no more spans are made (a
 	// dead collector must not stall the run), and Finish reports it.
@@ -124,7 +139,7 @@ func (t *Tracer) Handle(err error) {
 // endpoint, and everything else (headers, timeout, compression,
 // certificates), to the standard OTEL_EXPORTER_OTLP_* variables, which the
 // OpenTelemetry SDK reads.
-func NewTracer(ctx context.Context, endpoint string, info RunInfo, version string) (*Tracer, error) {
+func NewTracer(ctx context.Context, endpoint string, info rundir.RunInfo, version string) (*Tracer, error) {
 	var opts []otlptracehttp.Option
 	if endpoint != "" {
 		u, err := url.Parse(endpoint)
@@ -147,7 +162,7 @@ func NewTracer(ctx context.Context, endpoint string, info RunInfo, version strin
 	if err != nil {
 		res = resource.Default()
 	}
-	t := &Tracer{judges: map[string]JudgeInfo{}, start: time.Now(), headers: headerValues(os.Getenv)}
+	t := &Tracer{judges: map[string]rundir.JudgeInfo{}, start: time.Now(), headers: headerValues(os.Getenv)}
 	// Blocking: a slow collector slows the run rather than losing spans.
 	// Export errors are this tracer's (its exporter reports them); the
 	// SDK's global handler, which would log them unmasked, drops its copy.
@@ -255,7 +270,7 @@ func (t *Tracer) Add(r *replay.Result) {
 // Finish adds the evaluation events of rep (nil for a replay without
 // metrics), ends the run span and sends what is left, waiting at most the
 // exporter's timeout.
-func (t *Tracer) Finish(rep *Report) error {
+func (t *Tracer) Finish(rep *reports.Report) error {
 	if rep != nil && rep.Summary != nil {
 		s := rep.Summary
 		t.run.SetAttributes(attribute.String("apeval.verdict", string(s.Verdict)))
@@ -298,7 +313,7 @@ func (t *Tracer) Finish(rep *Report) error {
 }
 
 // evaluationAttrs: one rule × judge's figures, intervals and statuses.
-func evaluationAttrs(j *metrics.JudgeSummary, r *metrics.Row, info JudgeInfo) []attribute.KeyValue {
+func evaluationAttrs(j *metrics.JudgeSummary, r *metrics.Row, info rundir.JudgeInfo) []attribute.KeyValue {
 	model := j.Model
 	if model == "" {
 		model = info.Model

@@ -1,4 +1,4 @@
-package reports
+package otlp
 
 import (
 	"compress/gzip"
@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/internal/fixture"
+	"github.com/apeval/apeval/reports/rundir"
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -101,14 +104,14 @@ func TestTracerOTLP(t *testing.T) {
 	t.Parallel()
 	rc := newOTLPReceiver(t)
 	rep := fixtureReport()
-	info := testInfo()
-	info.Judges = []JudgeInfo{{Identity: "ollama/qwen2.5:3b@sha256:abc+p1", Backend: "ollama", Model: "qwen2.5:3b"},
+	info := fixture.Info()
+	info.Judges = []rundir.JudgeInfo{{Identity: "ollama/qwen2.5:3b@sha256:abc+p1", Backend: "ollama", Model: "qwen2.5:3b"},
 		{Identity: "recorded/judge-v2", Backend: "recorded", Model: "judge-v2"}}
 	tr, err := NewTracer(context.Background(), rc.URL, info, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := fixtureResults()
+	results := fixture.Results()
 	live := 0
 	for _, r := range results {
 		tr.Add(r)
@@ -219,17 +222,17 @@ func TestTracerOTLP(t *testing.T) {
 func TestTracerBadEndpoint(t *testing.T) {
 	t.Parallel()
 	for _, e := range []string{"localhost:4318", "ftp://x", "http://"} {
-		if _, err := NewTracer(context.Background(), e, RunInfo{}, "test"); err == nil {
+		if _, err := NewTracer(context.Background(), e, rundir.RunInfo{}, "test"); err == nil {
 			t.Errorf("NewTracer(%q): no error", e)
 		}
 	}
-	if OTLPEnabled("", func(string) string { return "" }) || !OTLPEnabled("", func(k string) string {
+	if Enabled("", func(string) string { return "" }) || !Enabled("", func(k string) string {
 		if k == "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" {
 			return "http://x:4318/v1/traces"
 		}
 		return ""
 	}) {
-		t.Error("OTLPEnabled does not follow the standard variables")
+		t.Error("Enabled does not follow the standard variables")
 	}
 }
 
@@ -246,11 +249,11 @@ func TestTracerCollectorRefuses(t *testing.T) {
 		http.Error(w, "no", http.StatusBadRequest)
 	}))
 	defer srv.Close()
-	tr, err := NewTracer(context.Background(), srv.URL, testInfo(), "test")
+	tr, err := NewTracer(context.Background(), srv.URL, fixture.Info(), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range fixtureResults() {
+	for _, r := range fixture.Results() {
 		tr.Add(r)
 	}
 	err = tr.Finish(fixtureReport())
@@ -273,11 +276,11 @@ func TestTracerHeaderValuesMasked(t *testing.T) {
 			r.Header.Get("Authorization"), r.Header.Get("X-Honeycomb-Team"), r.Header.Get("X-Api-Key")), http.StatusUnauthorized)
 	}))
 	defer srv.Close()
-	tr, err := NewTracer(context.Background(), srv.URL, testInfo(), "test")
+	tr, err := NewTracer(context.Background(), srv.URL, fixture.Info(), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range fixtureResults() {
+	for _, r := range fixture.Results() {
 		tr.Add(r)
 	}
 	err = tr.Finish(fixtureReport())
@@ -302,7 +305,7 @@ func TestTracerOTLPWeakLabels(t *testing.T) {
 	for _, weak := range []bool{true, false} {
 		rc := newOTLPReceiver(t)
 		rep := fixtureReport()
-		info := testInfo()
+		info := fixture.Info()
 		if weak {
 			rep.Run.LabelSource, info.LabelSource = "weak", "weak"
 		}
@@ -346,4 +349,11 @@ func TestProviderName(t *testing.T) {
 			t.Errorf("providerName(%q) = %q, want %q", backend, got, want)
 		}
 	}
+}
+
+// fixtureReport is reports' fixture report: the summary fixture, NO-GO.
+func fixtureReport() *reports.Report {
+	info := fixture.Info()
+	info.RunID = "run-fixture"
+	return &reports.Report{Run: info, Summary: fixture.Summary(), Inconclusive: "fail", Exit: 1}
 }
