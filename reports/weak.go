@@ -14,7 +14,7 @@ const WeakBanner = "Figures on weak labels (run --weak-labels): precision, recal
 func (rep *Report) Weak() bool { return rep.Run.LabelSource == "weak" }
 
 // labelWords name the figures that rest on labels.
-var labelWords = []string{"precision", "recall", "labeled", "tp/fp", "false positive", "false negative", "false-positive", "false-negative", "fp/fn"}
+var labelWords = []string{"precision", "recall", "labeled", "tp/fp", "false positive", "false negative", "false-positive", "false-negative", "fp/fn", "friction"}
 
 // onLabels reports whether s names a figure that rests on labels.
 func onLabels(s string) bool {
