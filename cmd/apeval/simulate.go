@@ -196,6 +196,11 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		judges[i] = simulate.Judge{ID: j.Identity, PriceIn: j.PriceIn, PriceOut: j.PriceOut}
 	}
 	d := simulate.NewData(pol, judges)
+	var cases int64
+	for _, in := range rs.Infos {
+		cases += in.Cases
+	}
+	d.Reserve(cases)
 	for _, dir := range rs.Dirs {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -207,6 +212,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 			return evaluation.DirError(dir, err)
 		}
 	}
+	d.Done()
 	mode, _ := simulate.ParseOnFailure(o.OnFailure)
 	cfgs, err := simulate.Expand(d, simulate.Spec{Judges: o.Judges, Cascades: o.Cascades, Votes: o.Votes,
 		Timeouts: o.Timeouts, OnFailure: mode, Deployed: o.Deployed})

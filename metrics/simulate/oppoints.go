@@ -65,12 +65,15 @@ func OperatingPoints(d *Data, pmin, conf float64, seed uint64) []OpPoint {
 	for j := range d.Judges {
 		items := make([][2][]Item, len(d.rules))
 		withConf := make([]bool, len(d.rules))
-		for c, jc := range d.jc[j] {
-			if !jc.present {
+		col := &d.jc[j]
+		for c := range col.n {
+			jc := col.at(c)
+			if !jc.present() {
 				continue
 			}
-			s := d.sess[c]
-			for _, r := range d.rows[jc.start : jc.start+jc.n] {
+			s := d.sessOf(int32(c))
+			for _, p := range d.rowsOf(jc) {
+				r := p.unpack()
 				if !r.judged || r.scope || r.label == labNone || r.outcome == outMissing {
 					continue
 				}

@@ -320,13 +320,15 @@ func TestFrontier(t *testing.T) {
 func TestThresholdConfig(t *testing.T) {
 	d := testData(t)
 	confs := map[string]float32{"c1": 0.9, "c2": 0.4, "c3": 0.6}
-	for c, id := range d.cases {
-		jc := d.at(0, int32(c))
-		for i := jc.start; i < jc.start+jc.n; i++ {
-			if d.rules[d.rows[i].rule].ID == "del" {
-				if v, ok := confs[id]; ok {
-					d.rows[i].conf = v
-				}
+	for id, v := range confs {
+		c, ok := d.caseIndex(id)
+		if !ok {
+			t.Fatalf("case %s not in the data", id)
+		}
+		rows := d.rowsOf(d.at(0, c))
+		for i := range rows {
+			if d.rules[rows[i].rule].ID == "del" {
+				rows[i].conf = v
 			}
 		}
 	}
