@@ -3,11 +3,10 @@ package diff
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
+	"github.com/apeval/apeval/reports/rundir"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -86,7 +85,7 @@ type parquetOut struct {
 }
 
 func newParquetOut(path string) (*parquetOut, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	f, err := rundir.CreateTemp(path)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +143,7 @@ func (p *parquetOut) finish(firsts map[string]int64) error {
 	if err != nil {
 		return err
 	}
-	g, err := os.CreateTemp(filepath.Dir(p.path), filepath.Base(p.path)+".*.tmp")
+	g, err := rundir.CreateTemp(p.path)
 	if err != nil {
 		return err
 	}
@@ -160,7 +159,7 @@ func (p *parquetOut) finish(firsts map[string]int64) error {
 		}
 		if n > 0 {
 			if _, werr := w.Write(rows[:n]); werr != nil {
-				discardFile(g)
+				rundir.DiscardTemp(g)
 				return werr
 			}
 		}
@@ -168,43 +167,17 @@ func (p *parquetOut) finish(firsts map[string]int64) error {
 			break
 		}
 		if err != nil {
-			discardFile(g)
+			rundir.DiscardTemp(g)
 			return err
 		}
 	}
 	if err := errors.Join(r.Close(), w.Close()); err != nil {
-		discardFile(g)
+		rundir.DiscardTemp(g)
 		return err
 	}
-	discardFile(p.f)
+	rundir.DiscardTemp(p.f)
 	p.f = g
 	return nil
 }
 
-func discardFile(f *os.File) {
-	_ = f.Close()
-	_ = os.Remove(f.Name())
-}
-
-func (p *parquetOut) discard() { discardFile(p.f) }
-
-// commitTemp syncs and renames a finished temporary file to path.
-func commitTemp(f *os.File, path string) error {
-	if err := f.Chmod(0o644); err != nil {
-		discardFile(f)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		discardFile(f)
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		_ = os.Remove(f.Name())
-		return fmt.Errorf("close %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		_ = os.Remove(f.Name())
-		return fmt.Errorf("rename %s: %w", path, err)
-	}
-	return nil
-}
+func (p *parquetOut) discard() { rundir.DiscardTemp(p.f) }
