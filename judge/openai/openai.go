@@ -234,18 +234,11 @@ func (o *Judge) Judge(ctx context.Context, req judge.Request) judge.Response {
 		return judge.Response{Status: judge.StatusError, Error: err.Error()}
 	}
 	return judge.RunAttempts(ctx, o.timeout, o.retries, func(ctx context.Context) (judge.Response, bool) {
-		for {
-			mode := o.modes.Current()
+		return o.modes.Try(func(mode string) (judge.Response, bool, bool) {
 			resp, retry, refused := o.complete(ctx, system, user, asked, mode)
 			resp.Error = o.mask(resp.Error)
-			if refused && o.modes.StepDown(mode, resp.Error) {
-				continue
-			}
-			if resp.Status == judge.StatusOK || resp.Status == judge.StatusInvalid {
-				o.modes.Worked(mode)
-			}
-			return resp, retry
-		}
+			return resp, retry, refused
+		})
 	})
 }
 
