@@ -34,7 +34,7 @@ const DefaultKeepAlive = 10 * time.Minute
 
 // The registry line: name, what it reads, how it opens and probes.
 func init() {
-	judge.Register(judge.Backend{Name: "ollama", Arg: "MODEL", Server: true, Prompt: true, Live: true, Order: 10,
+	judge.Register(judge.Backend{Name: "ollama", Arg: "MODEL", Server: true, Prompt: true, Live: true, Order: 10, Provider: "ollama",
 		Open: func(ctx context.Context, arg string, p *judge.Prompt, cfg judge.Config) (judge.Judge, error) {
 			return New(ctx, arg, p, cfg)
 		},

@@ -39,7 +39,7 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 
 // The registry line: name, what it reads, how it opens.
 func init() {
-	judge.Register(judge.Backend{Name: "openai", Arg: "MODEL", Server: true, KeyEnv: "OPENAI_API_KEY", Prompt: true, Live: true, Order: 20,
+	judge.Register(judge.Backend{Name: "openai", Arg: "MODEL", Server: true, KeyEnv: "OPENAI_API_KEY", Prompt: true, Live: true, Order: 20, Provider: "openai",
 		Open: func(_ context.Context, arg string, p *judge.Prompt, cfg judge.Config) (judge.Judge, error) {
 			return New(arg, p, cfg)
 		}})
