@@ -44,6 +44,10 @@ type Row struct {
 	// Rules is the case's rules on both sides as JSON ([]RuleDiff), for the
 	// cases that differ; null for the others.
 	Rules *string `parquet:"rules,optional"`
+	// LabelSource is "weak" on every row when a run compared is on weak
+	// labels (run --weak-labels): label_class, fixed_rules and
+	// broken_rules rest on users' overrides; null otherwise.
+	LabelSource string `parquet:"label_source,optional,dict"`
 }
 
 func toRow(c *Case) Row {
@@ -73,10 +77,11 @@ func nonNil(s []string) []string {
 // parquetOut streams diff.parquet into a temporary file beside its final
 // path; commit renames it there, discard removes it.
 type parquetOut struct {
-	path string
-	f    *os.File
-	w    *parquet.GenericWriter[Row]
-	buf  []Row
+	path        string
+	f           *os.File
+	w           *parquet.GenericWriter[Row]
+	buf         []Row
+	labelSource string // every row's label_source
 }
 
 func newParquetOut(path string) (*parquetOut, error) {
@@ -94,7 +99,9 @@ func newRowWriter(w io.Writer) *parquet.GenericWriter[Row] {
 }
 
 func (p *parquetOut) add(c *Case) error {
-	p.buf = append(p.buf, toRow(c))
+	r := toRow(c)
+	r.LabelSource = p.labelSource
+	p.buf = append(p.buf, r)
 	if len(p.buf) == cap(p.buf) {
 		return p.flush()
 	}

@@ -69,6 +69,7 @@ func Diff(in *Input, o Options) (*Result, error) {
 		if pq, err = newParquetOut(filepath.Join(o.Out, ParquetFile)); err != nil {
 			return nil, err
 		}
+		pq.labelSource = in.labelSource()
 	}
 	discard := func() {
 		if pq != nil {
