@@ -357,6 +357,7 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 		if tracer, err = otlp.NewTracer(ctx, o.OTLPEndpoint, *p.w.Info(), version); err != nil {
 			return usagef("%v", err)
 		}
+		tracer.Providers = judge.Providers()
 		to = append(to, tracer)
 	}
 	// finishTrace ends the run span and flushes; an unreachable collector
