@@ -23,10 +23,18 @@ type PlanGuess struct {
 	// them instead of 1 + Poisson(SessionSize − 1).
 	sizes []wv
 	nSess float64
+	// perSession, when set, is the mean units per session of traffic
+	// (sessions without a unit of the figure included).
+	perSession float64
 }
 
-// meanSize is the mean units per session.
-func (g PlanGuess) meanSize() float64 { return g.SessionSize }
+// meanSize is the mean units per session (of traffic, from a pilot).
+func (g PlanGuess) meanSize() float64 {
+	if g.perSession > 0 {
+		return g.perSession
+	}
+	return g.SessionSize
+}
 
 // drawSize draws a session size from g.sizes.
 func (g PlanGuess) drawSize(rng *rand.Rand) int64 {
@@ -67,6 +75,9 @@ type PlanOptions struct {
 	Seed uint64
 	// MaxSessions bounds the search (100,000 when 0).
 	MaxSessions int64
+	// Progress, when set, is told each plan PlanPilot finishes (what:
+	// "judge rule criterion") and how many are done: a pilot plans dozens.
+	Progress func(done int, what string)
 }
 
 // PlanResult is one criterion's plan.
@@ -141,6 +152,9 @@ func PlanProportion(name string, thr float64, g PlanGuess, o PlanOptions, interv
 			for i := range ys {
 				Y += ys[i]
 				M += ms[i]
+			}
+			if M == 0 {
+				continue // sessions of traffic without a unit of the figure
 			}
 			lo, hi := interval(ys, ms)
 			switch spec.Direction.Decide(thr, Evidence{Estimate: float64(Y) / float64(M), Lo: lo, Hi: hi}).Status {
