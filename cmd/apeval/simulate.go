@@ -232,7 +232,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		if info.Criteria != nil {
 			pmin = info.Criteria.PrecisionMin
 		}
-		ops = simulate.OperatingPoints(d, pmin, opts.Confidence, opts.Seed)
+		ops = simulate.OperatingPoints(d, pmin, opts.Confidence, opts.Seed, simulate.JudgesOf(cfgs)...)
 		// Each judge at its chosen thresholds is one more configuration.
 		cfgs = simulate.WithOperatingPoints(d, cfgs, ops)
 	}
