@@ -186,7 +186,7 @@ func b2i(b bool) int {
 // session, named unit in the reason). The size found is checked on fresh
 // random numbers (rates with fresh set): the first size whose noisy rate
 // crosses the target overstates its rate, so the plan reports the fresh
-// rate and steps up by 10 % (at most five times) while it falls short.
+// rate and steps up by 10 % (at most 20 times) while it falls short.
 func planSearch(res *PlanResult, o PlanOptions, perSession float64, unit string, rates func(k int64, fresh bool) (pass, fail float64)) {
 	name, thr := res.Criterion, res.Threshold
 	decides := func(k int64) (bool, float64) {
@@ -213,7 +213,7 @@ func planSearch(res *PlanResult, o PlanOptions, perSession float64, unit string,
 			}
 		}
 		p, f := rates(hi, true)
-		for i := 0; i < 5 && p+f < o.Target && hi < o.MaxSessions; i++ {
+		for i := 0; i < 20 && p+f < o.Target && hi < o.MaxSessions; i++ {
 			hi = min(o.MaxSessions, max(hi+1, hi*11/10))
 			p, f = rates(hi, true)
 		}
