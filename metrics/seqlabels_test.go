@@ -186,3 +186,16 @@ func TestCalibrationLabelSequential(t *testing.T) {
 	}
 	t.Log("\n" + b.String())
 }
+
+// BenchmarkLabelSequential: one rule's standing on a queue of 600 labels
+// after 100 of them, its projection included (what the labeling page
+// computes for each judge when a label of the rule comes in).
+func BenchmarkLabelSequential(b *testing.B) {
+	pt, truth := labelPop(800, 740, 1200, 30)
+	queue := labelQueue(b, pt, 600, 1)
+	labels := labelsOf(queue, truth, 100)
+	crit := replay.DefaultKillCriteria()
+	for b.Loop() {
+		LabelSequential(pt, "r", 0, queue, labels, crit)
+	}
+}

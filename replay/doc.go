@@ -37,6 +37,7 @@
 //	result.go           Result, RuleResult, Call
 //	outcome.go          RuleResult.Classify: how metrics count a pair
 //	budgetcut.go        BudgetCut: which results a stopped budget leaves out of a run
+//	feed.go             Feed: the cases a run replays (shard, selection, invalid lines, budget stop); ScanStats
 //	criteria.go         KillCriteria and DefaultKillCriteria
 //	failure.go          OnFailure: the failure policy replay and `apeval simulate` share
 //	fingerprint.go      Fingerprint: the approval fingerprint of a tool call
