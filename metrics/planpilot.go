@@ -16,9 +16,9 @@ type PilotData struct {
 	// a unit (no match prediction, no call, no positive) come along.
 	Sessions        int64    `json:"sessions"`
 	TrafficSessions int64    `json:"traffic_sessions"`
-	Units    int64    `json:"units"`
-	Unit     string   `json:"unit"`
-	Estimate *float64 `json:"estimate"`
+	Units           int64    `json:"units"`
+	Unit            string   `json:"unit"`
+	Estimate        *float64 `json:"estimate"`
 }
 
 // FitPilot fits the plan's model to a proportion's sessions (y_i
