@@ -8,7 +8,7 @@ import "strings"
 // forms carry label_source, and the prose says so (docs/vendor-judges.md).
 
 // WeakBanner opens every human-readable report of a run on weak labels.
-const WeakBanner = "Figures on weak labels (run --weak-labels): precision, recall, their criteria and the verdict on them rest on users' overrides, a signal, not ground truth; label a slice (apeval label queue --weak-labels) to correct them."
+const WeakBanner = "Figures on weak labels (run --weak-labels): precision, recall, their criteria and the verdict on them rest on users' overrides, a signal, not ground truth; label a slice (apeval label queue --weak-labels) and correct them with it (apeval label correct)."
 
 // Weak reports whether the run's labels are weak labels.
 func (rep *Report) Weak() bool { return rep.Run.LabelSource == "weak" }

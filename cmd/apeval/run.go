@@ -234,7 +234,7 @@ func (o *runOptions) validate(getenv func(string) string) error {
 		return err
 	}
 	if o.WeakLabels && len(o.Labels) > 0 {
-		return usagef("--weak-labels and --labels exclude each other: weak labels are never mixed with people's labels")
+		return usagef("--weak-labels and --labels exclude each other: weak labels are never mixed with people's labels (apeval label correct puts the weak figures beside the ones corrected from people's labels)")
 	}
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be positive, got %s", o.Timeout)
