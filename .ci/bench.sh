@@ -49,7 +49,7 @@ test_wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 # judge tests' upper bounds and exec_startup.txtar's P95, under -tags timing.
 echo "== go test -tags timing (wall-clock assertions)" >&2
 timing_ok=1
-go test -count=1 -tags timing ./judge >&2 || timing_ok=0
+go test -count=1 -tags timing ./judge/... >&2 || timing_ok=0
 go test -count=1 -tags timing -run 'TestScripts/exec_startup' ./cmd/apeval >&2 || timing_ok=0
 
 # metric BENCH UNIT: the value reported next to UNIT on BENCH's line.

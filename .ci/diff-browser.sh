@@ -2,7 +2,8 @@
 # diff.html in headless Chromium, driven from Go with chromedp
 # (reports/diff/browser_test.go): every filter clicked and its count checked
 # against diff.parquet in DuckDB, a permalink, keyboard navigation, no
-# console error, no horizontal scroll at 1280 px; then a page of 100,000
+# console error, no horizontal scroll at 1280 px; masked spans of the judge
+# inputs highlighted (TestDiffHTMLMaskedSpans); then a page of 100,000
 # differing cases opened and filtered, its longest tasks reported.
 # Installs Debian's chromium and the DuckDB Node package when missing.
 set -euo pipefail

@@ -97,7 +97,7 @@ export APEVAL_E2E_OLLAMA_BIN="$bin"
 # A test that stops a server starts its own on these models.
 export APEVAL_E2E_OLLAMA_MODELS="$work/models"
 
-pkgs=(./judge/)
+pkgs=(./judge/ollama/)
 [ -d cmd/apeval ] && pkgs+=(./cmd/apeval/)
 # -p 1: the packages take turns on the one server, so neither's latency
 # checks measure the other's load.

@@ -36,6 +36,7 @@
 //	category.go    the tool-name → category map
 //	labels.go, raw.go, writer.go   label import without losing fields
 //	stats.go       dataset statistics
+//	labelcheck.go  StrayLabels (labels naming no rule), WeakSwap (run --weak-labels)
 //	sessions.go    SessionFilter: the whole sessions --tag, --limit and --sample keep
 //	invalid.go     InvalidLines: skip invalid lines or fail after listing them
 //	samplelabels.go  the apeval.labels/v1 queue and labels files; the synced appender

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 // Enumerations of the case format (see docs/cases.md), also
@@ -208,7 +210,7 @@ func decodeError(err error, line []byte, fail func(field, format string, args ..
 	if json.Unmarshal(line, &probe) == nil && len(probe.Time) > 0 {
 		var t time.Time
 		if terr := json.Unmarshal(probe.Time, &t); terr != nil {
-			return fail("time", "want an RFC 3339 time string, got %s", truncate(string(probe.Time), 60))
+			return fail("time", "want an RFC 3339 time string, got %s", trunc.Bytes(string(probe.Time), 60))
 		}
 	}
 	return fail("", "%v", err)
@@ -258,13 +260,6 @@ func jsonType(t reflect.Type) string {
 		return "array"
 	}
 	return t.String()
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // labelsValid reports whether every label has a rule id and a known value:

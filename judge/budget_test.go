@@ -119,23 +119,3 @@ func TestBudgetUnmeteredIsNotFree(t *testing.T) {
 		t.Fatalf("sent %d, report %+v", n, rep)
 	}
 }
-
-// A budget wrapper keeps the backend's cache scope: the cache key of a
-// limited judge is the unlimited one's.
-func TestBudgetKeepsCacheScope(t *testing.T) {
-	t.Parallel()
-	o, err := NewOpenAI("m", DefaultPrompt(), Config{OpenAIBaseURL: "http://a.example/v1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := OpenCache(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	plain := Cached(o, c).(*CachedJudge)
-	limited := Cached(NewBudget(1, 0, 0, nil).Limit(o, nil), c).(*CachedJudge)
-	if plain.prefix != limited.prefix {
-		t.Fatalf("prefix %q vs %q", plain.prefix, limited.prefix)
-	}
-}

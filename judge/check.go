@@ -4,8 +4,6 @@ import (
 	"context"
 	"io"
 	"strings"
-
-	"github.com/ollama/ollama/api"
 )
 
 // CheckInput is the sample call of a check: one rule that matches and one
@@ -31,15 +29,16 @@ func CheckInput() Input {
 func Check(ctx context.Context, spec string, cfg Config) CheckReport {
 	rep := CheckReport{Spec: spec}
 	backend, model, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	switch backend {
-	case "ollama":
-		checkOllama(ctx, model, cfg, &rep)
+	b, known := Lookup(backend)
+	switch {
+	case known && !b.Live:
+		rep.Error = backend + " judges replay the dataset or fail on purpose; there is no server to check"
+		return rep
+	case known && b.Probe != nil:
+		b.Probe(ctx, model, cfg, &rep)
 		if rep.Error != "" {
 			return rep
 		}
-	case "recorded", "none":
-		rep.Error = backend + " judges replay the dataset or fail on purpose; there is no server to check"
-		return rep
 	}
 	j, err := Open(ctx, spec, cfg)
 	if err != nil {
@@ -55,21 +54,19 @@ func Check(ctx context.Context, spec string, cfg Config) CheckReport {
 	}()
 	id := j.Identity()
 	rep.Identity, rep.Digest = id.String(), id.Digest
-	if o, ok := j.(*OpenAI); ok {
-		checkOpenAIModels(ctx, o, &rep)
+	if l, ok := j.(ModelLister); ok {
+		checkModels(ctx, l, &rep)
 	}
 	resp := j.Judge(ctx, Request{Input: CheckInput()})
 	rep.SampleStatus, rep.SampleLatency, rep.SampleError = resp.Status, resp.Latency, resp.Error
-	switch backend {
-	case "exec":
+	switch {
+	case !b.Server:
+		// A plugin: it is there if it answered.
 		rep.StructuredOutput = "plugin"
 		rep.Reachable = resp.Status == StatusOK || resp.Status == StatusInvalid
 		rep.ModelPresent = rep.Reachable
-	default:
-		if b, ok := Lookup(backend); !ok || !b.Server || backend == "ollama" {
-			break
-		}
-		// openai and registered server backends: any HTTP answer, even an
+	case b.Probe == nil:
+		// Server backends without a probe: any HTTP answer, even an
 		// error status, means the server is there; a server that answered
 		// the sample has the model, listed or not.
 		answered := resp.Status == StatusOK || resp.Status == StatusInvalid
@@ -85,36 +82,18 @@ func Check(ctx context.Context, spec string, cfg Config) CheckReport {
 	return rep
 }
 
-// checkOllama lists the server's models before Open, so an unreachable
-// server and a missing model are told apart.
-func checkOllama(ctx context.Context, model string, cfg Config, rep *CheckReport) {
-	base, err := OllamaHost(cfg.OllamaHost, cfg.getenv("OLLAMA_HOST"))
-	if err != nil {
-		rep.Error = err.Error()
-		return
-	}
-	lctx, cancel := context.WithTimeout(ctx, openTimeout)
-	defer cancel()
-	list, err := api.NewClient(base, cfg.httpClient()).List(lctx)
-	if err != nil {
-		rep.Error = "ollama " + base.String() + " unreachable: " + err.Error()
-		return
-	}
-	rep.Reachable = true
-	for _, m := range list.Models {
-		rep.Models = append(rep.Models, m.Name)
-		if m.Name == model || m.Name == model+":latest" || m.Model == model {
-			rep.ModelPresent = true
-		}
-	}
-	if !rep.ModelPresent {
-		rep.Error = "model " + model + " not on the server; run `ollama pull " + model + "`"
-	}
+// ModelLister is implemented by backends whose server lists its models
+// (OpenAI: GET /models); `apeval judges check` shows the list and whether
+// the judge's model is in it.
+type ModelLister interface {
+	ListModels(ctx context.Context) ([]string, error)
+	// ModelName is the model the judge asks for.
+	ModelName() string
 }
 
-// checkOpenAIModels asks GET /models; servers without it are still usable.
-func checkOpenAIModels(ctx context.Context, o *OpenAI, rep *CheckReport) {
-	ids, err := o.ListModels(ctx)
+// checkModels asks the server's model list; servers without one are still usable.
+func checkModels(ctx context.Context, l ModelLister, rep *CheckReport) {
+	ids, err := l.ListModels(ctx)
 	if err != nil {
 		rep.Notes = append(rep.Notes, "cannot list models: "+err.Error())
 		return
@@ -122,11 +101,11 @@ func checkOpenAIModels(ctx context.Context, o *OpenAI, rep *CheckReport) {
 	rep.Reachable = true
 	rep.Models = ids
 	for _, id := range ids {
-		if id == o.model {
+		if id == l.ModelName() {
 			rep.ModelPresent = true
 		}
 	}
 	if !rep.ModelPresent {
-		rep.Notes = append(rep.Notes, "model "+o.model+" is not in the server's list")
+		rep.Notes = append(rep.Notes, "model "+l.ModelName()+" is not in the server's list")
 	}
 }

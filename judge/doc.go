@@ -11,38 +11,45 @@
 // # Main types
 //
 // [Open] turns a --judge spec into a [Judge] under a [Config] through the
-// registry ([Register], [Lookup], [Backend]): [Ollama]
-// (ollama:MODEL), [OpenAI] (openai:MODEL, any OpenAI-compatible server),
-// [Exec] (exec:COMMAND, plugin processes; protocol in EXEC.md), [Recorded]
-// (recorded:NAME, the decisions stored in the dataset), [None], and the
-// backends in their own packages (judge/anthropic: anthropic:MODEL). A judge
-// is known by its [Identity], backend/model@digest+prompt_version.
+// registry ([Register], [Lookup], [Backend]). Each live backend is a
+// package that registers itself: judge/ollama (ollama:MODEL), judge/openai
+// (openai:MODEL, any OpenAI-compatible server), judge/exec (exec:COMMAND,
+// plugin processes; protocol in exec/EXEC.md), judge/anthropic
+// (anthropic:MODEL); judge/all imports them all. [Recorded]
+// (recorded:NAME, the decisions stored in the dataset) and [None] are
+// judge/core's and always registered. A judge is known by its [Identity],
+// backend/model@digest+prompt_version.
 //
 // Judge takes a [Request] and returns a [Response]: one [Decision] per
 // asked rule, or a [Status] saying why not. Backends never panic and never
 // return Go errors from Judge: failure is data. [ParseOutput] validates an
-// answer; [Prompt] renders the prompt; [Cached] wraps a live judge with the
-// on-disk [Cache]. [Check] tells whether a judge is reachable and ready.
+// answer; [Prompt] renders the prompt; judge/cache wraps a live judge with the
+// on-disk answer cache. [Check] tells whether a judge is reachable and ready.
 //
 // Every Judge is safe for concurrent use; judges holding processes
 // implement io.Closer and are closed by the caller at the end of a run.
 //
 // # Where to look
 //
-//	open.go              Config, the registry (Backend, Register), Open
+//	open.go              Config, the registry (Backend, Register), Open, retries
+//	judge.go             the judge/core types re-exported
 //	core/                the shared types, Cause, recorded and none (no backend)
 //	kit.go               the call machinery exported for backend packages
-//	ollama.go, openai.go, exec.go   the built-in backends; anthropic/ one in its own package
-//	structured.go        structured-output schemas and the fallback ladder
+//	ollama/, openai/, exec/, anthropic/   the backends, one package each
+//	all/                 imports every backend (and tests across them)
+//	cache/               the on-disk answer cache (bbolt)
+//	structured.go        structured-output modes and the fallback ladder
 //	parse.go             ParseOutput
-//	prompt.go, prompts/  the prompt
-//	cache.go             Cache, CachedJudge
+//	prompt.go, prompts/  the prompt and the output schemas
 //	check.go             `apeval judges check`
 //	budget.go            Budget: --max-calls and --budget-usd
 //	canonical.go         the judge input's canonical JSON (the cache key)
 //	label.go             WithServer: the server in a judge's identity
 //	limits.go            response size caps, Retry-After, error text for messages
-//	exec_unix.go, exec_other.go  plugin process groups per platform
+//	judgetest/           fake judge servers for other packages' tests
+//	internal/fake/       the fake servers and helpers the backends' tests share
+//	internal/tinymodel/  a tiny GGUF model for the Ollama end-to-end tests
+//	plugin/example/      a minimal exec plugin
 //
 // How each backend is called, what makes an answer valid, retries, latency
 // and the cache key are written once, in docs/judges.md.

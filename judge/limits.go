@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 // DefaultMaxResponseBytes caps the body of one judge response (HTTP
@@ -25,8 +27,8 @@ const DefaultMaxResponseBytes = 1 << 20
 // before its next attempt when the caller set no deadline.
 const maxRetryAfter = time.Minute
 
-// errTooLarge marks a response body or plugin line over the cap.
-var errTooLarge = errors.New("response too large")
+// ErrTooLarge marks a response body or plugin line over the cap.
+var ErrTooLarge = errors.New("response too large")
 
 func (cfg Config) maxResponse() int64 {
 	if cfg.MaxResponseBytes > 0 {
@@ -101,20 +103,20 @@ func briefError(s string) string {
 			}
 		}
 		if title != "" {
-			return fmt.Sprintf("the server answered with an HTML page (%q), not the judge API: is the URL right?", truncateRunes(title, 80))
+			return fmt.Sprintf("the server answered with an HTML page (%q), not the judge API: is the URL right?", trunc.Bytes(title, 80))
 		}
 		return "the server answered with an HTML page, not the judge API: is the URL right?"
 	}
 	s = strings.Join(strings.Fields(s), " ")
-	return quoteControls(truncateRunes(s, 300))
+	return QuoteControls(trunc.Bytes(s, 300))
 }
 
-// quoteControls quotes s as the invalid-answer path quotes a snippet (%q)
+// QuoteControls quotes s as the invalid-answer path quotes a snippet (%q)
 // when it holds a control or escape sequence, an invisible format character
 // (bidi overrides) or a line separator, so that no error text read from a
 // server can move a terminal's cursor, write its clipboard (OSC 52) or
 // break a report table.
-func quoteControls(s string) string {
+func QuoteControls(s string) string {
 	for _, r := range s {
 		if unsafeRune(r) {
 			return strconv.Quote(s)
@@ -127,35 +129,33 @@ func unsafeRune(r rune) bool {
 	return r == utf8.RuneError || unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
-func truncateRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-// callInfo collects what the transport saw of one attempt's HTTP exchange
+// CallInfo collects what the transport saw of one attempt's HTTP exchange
 // for clients that hide it (the Ollama client): Retry-After and whether the
 // body went over the cap.
-type callInfo struct {
+type CallInfo struct {
 	mu         sync.Mutex
 	retryAfter time.Duration
 	over       bool
 }
 
+// Seen returns whether the body went over the cap and the Retry-After the
+// server sent.
+func (ci *CallInfo) Seen() (over bool, retryAfter time.Duration) {
+	ci.mu.Lock()
+	defer ci.mu.Unlock()
+	return ci.over, ci.retryAfter
+}
+
 type callInfoKey struct{}
 
-func withCallInfo(ctx context.Context) (context.Context, *callInfo) {
-	ci := &callInfo{}
+// WithCallInfo attaches a CallInfo to ctx for the capped transport to fill.
+func WithCallInfo(ctx context.Context) (context.Context, *CallInfo) {
+	ci := &CallInfo{}
 	return context.WithValue(ctx, callInfoKey{}, ci), ci
 }
 
 // cappedTransport caps every response body at limit bytes (a read past it
-// fails with errTooLarge) and records Retry-After in the request's callInfo.
+// fails with ErrTooLarge) and records Retry-After in the request's CallInfo.
 type cappedTransport struct {
 	base  http.RoundTripper
 	limit int64
@@ -166,7 +166,7 @@ func (t *cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	ci, _ := req.Context().Value(callInfoKey{}).(*callInfo)
+	ci, _ := req.Context().Value(callInfoKey{}).(*CallInfo)
 	if ci != nil {
 		ci.mu.Lock()
 		ci.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
@@ -179,7 +179,7 @@ func (t *cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 type cappedBody struct {
 	io.ReadCloser
 	left int64
-	ci   *callInfo
+	ci   *CallInfo
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
@@ -189,7 +189,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 			b.ci.over = true
 			b.ci.mu.Unlock()
 		}
-		return 0, errTooLarge
+		return 0, ErrTooLarge
 	}
 	if int64(len(p)) > b.left {
 		p = p[:b.left]
@@ -199,8 +199,8 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// cappedClient wraps c so that its responses are capped (see cappedTransport).
-func cappedClient(c *http.Client, limit int64) *http.Client {
+// CappedClient wraps c so that its responses are capped (see cappedTransport).
+func CappedClient(c *http.Client, limit int64) *http.Client {
 	base := c.Transport
 	if base == nil {
 		base = http.DefaultTransport

@@ -101,26 +101,31 @@ type Backend struct {
 	// Open builds the judge from the spec's argument; prompt is the
 	// loaded --prompt (or the built-in one) when Prompt is set, else nil.
 	Open func(ctx context.Context, arg string, prompt *Prompt, cfg Config) (Judge, error)
+	// Probe, if set, is `apeval judges check`'s look at the server before
+	// Open (Ollama lists its models, so an unreachable server and a missing
+	// model are told apart); an Error in rep ends the check.
+	Probe func(ctx context.Context, arg string, cfg Config, rep *CheckReport)
+	// Order places the backend in the help's and the messages' lists
+	// (lower first, ties by name).
+	Order int
 }
+
+// OpenTimeout bounds the calls a backend makes when it opens (model lists
+// and details).
+const OpenTimeout = 30 * time.Second
+
+// DefaultSeed makes sampling reproducible where a backend honours it.
+const DefaultSeed = 42
 
 var (
 	registryMu sync.RWMutex
-	// registry lists the backends in registration order: the built-in
-	// ones first, in the order the help has always listed them.
+	// registry lists the backends by Order, then name. recorded and none
+	// (judge/core) are here; the live backends register from their
+	// packages.
 	registry = []Backend{
-		{Name: "ollama", Arg: "MODEL", Server: true, Prompt: true, Live: true,
-			Open: func(ctx context.Context, arg string, p *Prompt, cfg Config) (Judge, error) {
-				return NewOllama(ctx, arg, p, cfg)
-			}},
-		{Name: "openai", Arg: "MODEL", Server: true, KeyEnv: "OPENAI_API_KEY", Prompt: true, Live: true,
-			Open: func(_ context.Context, arg string, p *Prompt, cfg Config) (Judge, error) {
-				return NewOpenAI(arg, p, cfg)
-			}},
-		{Name: "exec", Arg: "COMMAND", Live: true,
-			Open: func(_ context.Context, arg string, _ *Prompt, cfg Config) (Judge, error) { return NewExec(arg, cfg) }},
-		{Name: "recorded", Arg: "NAME",
+		{Name: "recorded", Arg: "NAME", Order: 40,
 			Open: func(_ context.Context, arg string, _ *Prompt, _ Config) (Judge, error) { return NewRecorded(arg), nil }},
-		{Name: "none",
+		{Name: "none", Order: 50,
 			Open: func(context.Context, string, *Prompt, Config) (Judge, error) { return NewNone(), nil }},
 	}
 )
@@ -137,6 +142,12 @@ func Register(b Backend) {
 		}
 	}
 	registry = append(registry, b)
+	sort.SliceStable(registry, func(i, j int) bool {
+		if registry[i].Order != registry[j].Order {
+			return registry[i].Order < registry[j].Order
+		}
+		return registry[i].Name < registry[j].Name
+	})
 }
 
 // Lookup returns the registered backend of a name (a spec's prefix).
@@ -210,6 +221,13 @@ func Open(ctx context.Context, spec string, cfg Config) (Judge, error) {
 		prompt = nil
 	}
 	return b.Open(ctx, arg, prompt, cfg)
+}
+
+// StartupChecker is implemented by backends that check their server when a
+// run starts, as Ollama's Open looks its model up (OpenAI: GET /models): an
+// unreachable server or a refused key fails the run there, not every call.
+type StartupChecker interface {
+	StartupCheck(ctx context.Context) error
 }
 
 // Describer is implemented by backends that know more about their model than

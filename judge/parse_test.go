@@ -1,9 +1,10 @@
 package judge
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
 func TestParseOutput(t *testing.T) {
@@ -20,13 +21,13 @@ func TestParseOutput(t *testing.T) {
 			name:   "valid, returned in asked order",
 			body:   `{"version":1,"decisions":[{"rule_id":"rule-18","result":"unknown","confidence":0.42},{"rule_id":"rule-12","result":"match","confidence":0.91}]}`,
 			status: StatusOK,
-			want:   []Decision{{RuleID: "rule-12", Result: Match, Confidence: ptr(0.91)}, {RuleID: "rule-18", Result: Unknown, Confidence: ptr(0.42)}},
+			want:   []Decision{{RuleID: "rule-12", Result: Match, Confidence: fake.Ptr(0.91)}, {RuleID: "rule-18", Result: Unknown, Confidence: fake.Ptr(0.42)}},
 		},
 		{
 			name:   "json fence and whitespace tolerated",
 			body:   "\n ```json\n{\"version\":1,\"decisions\":[{\"rule_id\":\"rule-12\",\"result\":\"no_match\",\"confidence\":0},{\"rule_id\":\"rule-18\",\"result\":\"match\",\"confidence\":1}]}\n```\n",
 			status: StatusOK,
-			want:   []Decision{{RuleID: "rule-12", Result: NoMatch, Confidence: ptr(0)}, {RuleID: "rule-18", Result: Match, Confidence: ptr(1)}},
+			want:   []Decision{{RuleID: "rule-12", Result: NoMatch, Confidence: fake.Ptr(0)}, {RuleID: "rule-18", Result: Match, Confidence: fake.Ptr(1)}},
 		},
 		{
 			name:   "bare fence, extra field, missing confidence",
@@ -64,8 +65,8 @@ func TestParseOutput(t *testing.T) {
 				if err != nil {
 					t.Fatalf("err = %v", err)
 				}
-				if !equalDecisions(got, tt.want) {
-					t.Fatalf("decisions = %s, want %s", js(got), js(tt.want))
+				if !fake.EqualDecisions(got, tt.want) {
+					t.Fatalf("decisions = %s, want %s", fake.JS(got), fake.JS(tt.want))
 				}
 				return
 			}
@@ -73,7 +74,7 @@ func TestParseOutput(t *testing.T) {
 				t.Fatalf("err = %v, want it to contain %q", err, tt.errPart)
 			}
 			if got != nil {
-				t.Fatalf("invalid answer returned decisions %s", js(got))
+				t.Fatalf("invalid answer returned decisions %s", fake.JS(got))
 			}
 		})
 	}
@@ -115,18 +116,4 @@ func FuzzParseOutput(f *testing.F) {
 			t.Fatalf("status %q", status)
 		}
 	})
-}
-
-func ptr(f float64) *float64 { return &f }
-
-func equalDecisions(a, b []Decision) bool {
-	return js(a) == js(b)
-}
-
-func js(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err.Error()
-	}
-	return string(b)
 }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
 // sampleInput is a masked judge input as replay would build it, with a
@@ -28,21 +30,6 @@ func sampleInput() Input {
 	}
 }
 
-// dataOf extracts and decodes the <data> block of a rendered user message.
-func dataOf(t *testing.T, user string) Input {
-	t.Helper()
-	if strings.Count(user, "<data>") != 1 || strings.Count(user, "</data>") != 1 {
-		t.Fatalf("user message must hold exactly one data fence:\n%s", user)
-	}
-	_, rest, _ := strings.Cut(user, "<data>")
-	inner, _, _ := strings.Cut(rest, "</data>")
-	var in Input
-	if err := json.Unmarshal([]byte(inner), &in); err != nil {
-		t.Fatalf("data block is not the input JSON: %v\n%s", err, inner)
-	}
-	return in
-}
-
 func TestPromptRender(t *testing.T) {
 	t.Parallel()
 	p := DefaultPrompt()
@@ -62,7 +49,7 @@ func TestPromptRender(t *testing.T) {
 	if !strings.Contains(user, `Rules to decide: ["rule-12","rule-18"]`) {
 		t.Errorf("user message lacks the rule ids:\n%s", user)
 	}
-	if got := dataOf(t, user); !reflect.DeepEqual(got, in) {
+	if got := fake.DataOf(t, user); !reflect.DeepEqual(got, in) {
 		t.Fatalf("data block decodes to\n%+v\nwant\n%+v", got, in)
 	}
 }
@@ -106,7 +93,7 @@ func TestLoadPrompt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dataOf(t, user)
+			fake.DataOf(t, user)
 		})
 	}
 	a, err1 := LoadPrompt(write("same.txt", body))

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/apeval/apeval/judge/internal/fake"
 )
 
 func inputFor(ids ...string) Input {
@@ -19,7 +21,7 @@ func TestRecorded(t *testing.T) {
 	t.Parallel()
 	recs := []Recording{
 		{Judge: "ollama/a", LatencyMS: 412.5, Status: StatusOK, Decisions: []Decision{
-			{RuleID: "r1", Result: Match, Confidence: ptr(0.9)},
+			{RuleID: "r1", Result: Match, Confidence: fake.Ptr(0.9)},
 			{RuleID: "r2", Result: NoMatch},
 			{RuleID: "old", Result: Match},
 		}},
@@ -36,12 +38,12 @@ func TestRecorded(t *testing.T) {
 		{
 			name: "all present, unasked dropped", judge: "ollama/a", asked: []string{"r2", "r1"},
 			want: Response{Status: StatusOK, Latency: 412500 * time.Microsecond, Attempts: 1,
-				Decisions: []Decision{{RuleID: "r2", Result: NoMatch}, {RuleID: "r1", Result: Match, Confidence: ptr(0.9)}}},
+				Decisions: []Decision{{RuleID: "r2", Result: NoMatch}, {RuleID: "r1", Result: Match, Confidence: fake.Ptr(0.9)}}},
 		},
 		{
 			name: "rule added after the recording is missing", judge: "ollama/a", asked: []string{"r1", "r9"},
 			want: Response{Status: StatusOK, Latency: 412500 * time.Microsecond, Attempts: 1,
-				Decisions: []Decision{{RuleID: "r1", Result: Match, Confidence: ptr(0.9)}}, Missing: []string{"r9"}},
+				Decisions: []Decision{{RuleID: "r1", Result: Match, Confidence: fake.Ptr(0.9)}}, Missing: []string{"r9"}},
 		},
 		{
 			name: "recorded failure taken as is", judge: "ollama/b", asked: []string{"r1"},

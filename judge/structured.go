@@ -16,9 +16,9 @@ const (
 	ModeNone       = "none"        // plain JSON asked for in the prompt only
 )
 
-// mentionsFormat tells a refusal of the structured-output request from other
+// MentionsFormat tells a refusal of the structured-output request from other
 // bad requests.
-func mentionsFormat(msg string) bool {
+func MentionsFormat(msg string) bool {
 	m := strings.ToLower(msg)
 	for _, w := range []string{"format", "schema", "response_format", "json"} {
 		if strings.Contains(m, w) {
@@ -28,10 +28,10 @@ func mentionsFormat(msg string) bool {
 	return false
 }
 
-// modeLadder is a judge's structured-output mode, shared by concurrent calls.
+// ModeLadder is a judge's structured-output mode, shared by concurrent calls.
 // It only steps down, once per refused mode, and logs each step; after a call
 // in a mode succeeded, that mode is confirmed and never dropped.
-type modeLadder struct {
+type ModeLadder struct {
 	name      string
 	log       io.Writer
 	mu        sync.Mutex
@@ -39,17 +39,21 @@ type modeLadder struct {
 	confirmed bool
 }
 
-func newModeLadder(name string, log io.Writer) *modeLadder {
-	return &modeLadder{name: name, log: log, mode: ModeJSONSchema}
+// NewModeLadder starts a ladder at ModeJSONSchema; steps are logged to log
+// as judge name's.
+func NewModeLadder(name string, log io.Writer) *ModeLadder {
+	return &ModeLadder{name: name, log: log, mode: ModeJSONSchema}
 }
 
-func (l *modeLadder) current() string {
+// Current is the mode to ask in.
+func (l *ModeLadder) Current() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.mode
 }
 
-func (l *modeLadder) worked(mode string) {
+// Worked records a call that succeeded in mode, which confirms it.
+func (l *ModeLadder) Worked(mode string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.mode == mode {
@@ -57,10 +61,10 @@ func (l *modeLadder) worked(mode string) {
 	}
 }
 
-// stepDown moves below mode after the server refused it and reports whether
+// StepDown moves below mode after the server refused it and reports whether
 // the caller should try again in the new mode. A concurrent call that already
 // stepped down makes this one retry without stepping again.
-func (l *modeLadder) stepDown(mode, why string) bool {
+func (l *ModeLadder) StepDown(mode, why string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.mode != mode {
@@ -79,9 +83,9 @@ func (l *modeLadder) stepDown(mode, why string) bool {
 	return true
 }
 
-// confirmedIn reports whether a call already succeeded in mode, which is
+// ConfirmedIn reports whether a call already succeeded in mode, which is
 // then known to be supported.
-func (l *modeLadder) confirmedIn(mode string) bool {
+func (l *ModeLadder) ConfirmedIn(mode string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.mode == mode && l.confirmed

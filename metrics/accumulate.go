@@ -145,8 +145,9 @@ const (
 	bitInvalid               // undecided: the judge's answer was invalid
 	bitTimeout               // undecided: the call timed out
 	bitError                 // undecided: the call failed otherwise (or no recognisable result)
+	bitEvidence              // judged, on an input that masked or cut what the rule refers to
 
-	ordShift = 16
+	ordShift = 17
 	// maxCases is the largest case count the packing can index.
 	maxCases = 1 << 32
 )
@@ -548,6 +549,9 @@ func (j *judgeAcc) judgedFlags(out replay.Outcome, rr *replay.RuleResult) uint64
 	f := uint64(bitJudged)
 	if rr.Source == replay.SourceCache {
 		f |= bitCached
+	}
+	if rr.EvidenceAltered {
+		f |= bitEvidence
 	}
 	if out.Decided() {
 		return f

@@ -98,6 +98,9 @@ type bbPosterior struct {
 	rhoB float64
 	// distinct successes, failures and sizes per session, with weights
 	ys, fs, sz []wv
+	// counts are the sessions' (y, m) when built from them
+	// (newBBPosteriorCounts): what a plan from a pilot run fits.
+	counts []ymCount
 
 	rho  []float64   // the ρ nodes
 	lw   []float64   // log evidence of each node (prior × ∫ likelihood dμ)
@@ -422,7 +425,7 @@ func newBBPosteriorCounts(counts []ymCount) *bbPosterior {
 	}
 	return &bbPosterior{
 		Y: float64(Y), M: float64(M), mw: float64(smm) / float64(M), wilson: one,
-		ys: regroup(yv), fs: regroup(fv), sz: regroup(mv),
+		ys: regroup(yv), fs: regroup(fv), sz: regroup(mv), counts: counts,
 	}
 }
 

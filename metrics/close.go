@@ -233,7 +233,8 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, nS
 		if len(scratch.ms) > 0 {
 			pairs.lat[ra.id] = callLats{slices.Clone(scratch.ms), slices.Clone(scratch.sess)}
 		}
-		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r, disc, baselinePairs(sm, ps, ra.pairs, r), e.seed), e.unknownRate(r), e.approvalRejectRate(r)}
+		r.recall = baselinePairs(sm, ps, ra.pairs, r)
+		r.Criteria = []Criterion{e.precision(r), e.dangerousRecall(r, disc, r.recall, e.seed), e.unknownRate(r), e.approvalRejectRate(r)}
 		js.Rules = append(js.Rules, r)
 		total.add(r)
 		if ra.minVersion != ra.version {
@@ -306,6 +307,13 @@ func (j *judgeAcc) close(e *evaluator, sm sessMap, ls *laneSums, contig bool, nS
 	}
 	if n := j.unknownSource; n > 0 {
 		js.Warnings = append(js.Warnings, fmt.Sprintf("%d rule results carry an unknown source; counted as not judged", n))
+	}
+	for _, r := range js.Rules {
+		if r.EvidenceAlteredRate != nil && *r.EvidenceAlteredRate > EvidenceAlteredWarn {
+			js.Warnings = append(js.Warnings, fmt.Sprintf("rule %s: in %d of %d judge inputs (%s) masking or the input's length bound changed an argument its condition refers to: "+
+				"the judge was evaluated on evidence it never got (evidence_altered_rate, warned above %s)",
+				r.RuleID, r.EvidenceAltered, r.Judged, percent(*r.EvidenceAlteredRate), percent(EvidenceAlteredWarn)))
+		}
 	}
 	if n := j.badCalls; n > 0 {
 		js.Warnings = append(js.Warnings, fmt.Sprintf("%d rule results point at a call the case does not have; left out of per-rule latency", n))

@@ -109,6 +109,21 @@ func pairCells(pb, pc *judgePairs, base, cand *spill.List, sm sessMap, fs ...*pa
 	return out
 }
 
+// CompareVerdict is the verdict of a comparison (apeval compare): the
+// candidate's own; ERROR when either judge's setup broke (a broken
+// baseline leaves nothing to compare with); INCONCLUSIVE when the summary
+// holds no candidate.
+func (s *Summary) CompareVerdict(baseline, candidate string) Verdict {
+	v := VerdictInconclusive
+	if j := s.Judge(candidate); j != nil {
+		v = j.Verdict
+	}
+	if j := s.Judge(baseline); j != nil && j.Verdict == VerdictError {
+		v = VerdictError
+	}
+	return v
+}
+
 // Compare compares two judges of the summary, baseline vs candidate: per
 // rule and overall, both rows with deltas (candidate − baseline), an exact
 // two-sided McNemar test on the paired decisions, and the fire-rate change
@@ -212,7 +227,8 @@ const fewPaired = 30
 func (rc *RuleComparison) fill(e *evaluator, c cells, fire []pairCount) {
 	rc.Both, rc.BaselineOnly, rc.CandidateOnly, rc.Neither = c.both, c.baseOnly, c.candOnly, c.neither
 	rc.Paired = c.both + c.baseOnly + c.candOnly + c.neither
-	rc.FireRateChange = e.fireRateChange(newPairDiffCounts(fire))
+	rc.fire = newPairDiffCounts(fire)
+	rc.FireRateChange = e.fireRateChange(rc.fire)
 }
 
 // deltas sets candidate − baseline for the figures both rows have.

@@ -208,3 +208,21 @@ func TestFalsePositiveRateDenominator(t *testing.T) {
 	near(t, "baseline FPR", *f.Baseline, 1.0/6, 1e-12)
 	near(t, "candidate FPR", *f.Candidate, 0, 0)
 }
+
+func TestCompareVerdictIsTheCandidatesUnlessASetupBroke(t *testing.T) {
+	s := &Summary{Judges: []*JudgeSummary{{Judge: "base", Verdict: VerdictGo}, {Judge: "cand", Verdict: VerdictNoGo}}}
+	if v := s.CompareVerdict("base", "cand"); v != VerdictNoGo {
+		t.Errorf("candidate NO-GO: %s", v)
+	}
+	if v := s.CompareVerdict("base", "missing"); v != VerdictInconclusive {
+		t.Errorf("no candidate: %s, want INCONCLUSIVE", v)
+	}
+	s.Judges[0].Verdict = VerdictError
+	if v := s.CompareVerdict("base", "cand"); v != VerdictError {
+		t.Errorf("baseline's setup broken: %s, want ERROR", v)
+	}
+	s.Judges[0].Verdict, s.Judges[1].Verdict = VerdictNoGo, VerdictGo
+	if v := s.CompareVerdict("base", "cand"); v != VerdictGo {
+		t.Errorf("a NO-GO baseline does not decide the candidate's verdict: %s", v)
+	}
+}

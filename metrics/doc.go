@@ -45,7 +45,7 @@
 //	close.go           Close: rates and intervals from the counts
 //	criteria.go        Criteria, the one table of kill criteria, and Direction.Decide, the one verdict rule
 //	verdict.go         each criterion's evidence and the verdicts
-//	compare.go         Summary.Compare
+//	compare.go         Summary.Compare, CompareVerdict (apeval compare's verdict)
 //	stream.go          reading the spill lists back
 //	disagreements.go   DisagreementFinder
 //	stats.go           the statistics: Wilson, Newcombe, quantiles, Holm, Benjamini–Hochberg
@@ -55,6 +55,7 @@
 //	latency.go         latency quantiles over sessions: the P95 interval, the paired P50/P95 test
 //	hint.go            SessionsToDecide(All), SessionsToGain, labelsToDecide: "+N" in new sessions (or labels) that decide with 80 % probability
 //	plan.go            Plan: sessions for an 80 % chance of a decision, from guesses (apeval plan)
+//	planpilot.go       PlanPilot: the same from a pilot run: rates fitted, P95/recall/drift by resampling sessions
 //	sequential.go      ConfidenceSequence: anytime-valid decisions over sessions (stopping early)
 //	figures.go         the comparison figures and their tests
 //	calibration_test.go the calibration suite (make calibrate): known truth, measured goals
@@ -64,8 +65,21 @@
 //	samplecrit.go      kill criteria and "+N more labels" on weighted figures
 //	samplepanel.go     SampleFiguresOf: one judge × rule from a labeled sample
 //	pairs.go           PairTable: a run's pairs across judges; resolving labels files
+//	labeled.go         LabeledSample: --labels applied to a summary (weights, matching, refusals)
 //	agreement.go       Cohen's and Fleiss' kappa, LabelAgreement
 //	row.go             Row, the one definition of a figure row: tags, counting, rates
+//	figure.go          Figure: one paired test of a comparison, Significant
+//	paired.go          PairedCounts, PairedBinary: a binary figure of two configurations on the same sessions
+//	cluster.go         the clustered figures of a rule row: lanes, units and one pass over the spill lists
+//	sesssums.go        per-session sums in bounded memory (spilled to disk past a budget)
+//	repeats.go         flip_rate and position_effect of --repeat and --shuffle-rules
+//	slices.go          slices (--by tool, category): kinds and values
+//	overlap.go         CaseOverlap: the cases two judges have in common
+//	sampleapply.go     RowSample, SampleInfo, ApplySample: a summary's figures from a labeled sample
+//	weakcorrect.go     weak labels corrected from a human-labeled slice
+//	seqgate.go         SequentialGate: kill criteria decided anytime-validly over a history of runs
+//	seqlabels.go       LabelStanding, LabelSequential: precision_min decided along a labeling queue
+//	*_test.go          named after the file they test; *_sim_test.go are simulations (make calibrate)
 //	summary.go         Summary and its JSON
 //
 // What every figure means, how a pair is counted, the session-clustered

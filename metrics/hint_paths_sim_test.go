@@ -34,20 +34,13 @@ func drawRecall(rng *rand.Rand, sz []int, pb, pj, icc float64) []recallSession {
 		s := recallSession{m: int64(m)}
 		for range m {
 			hb, hj := rng.Float64() < rb, rng.Float64() < rj
-			s.b += b2i(hb)
-			s.j += b2i(hj)
-			s.both += b2i(hb && hj)
+			s.b += int64(b2i(hb))
+			s.j += int64(b2i(hj))
+			s.both += int64(b2i(hb && hj))
 		}
 		out[i] = s
 	}
 	return out
-}
-
-func b2i(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // evalRecall decides dangerous recall on sessions exactly as Close does:

@@ -17,6 +17,8 @@ type pairDiff struct {
 	p1, p2 *bbPosterior
 	phi    float64
 	one    bool // every session holds one unit: Newcombe's own method
+	// sess are the sessions' units (a plan from a pilot run resamples them).
+	sess []pairCount
 }
 
 func newPairDiff(sess []pairSess) *pairDiff {
@@ -61,6 +63,7 @@ func newPairDiffCounts(counts []pairCount) *pairDiff {
 	if M == 0 {
 		return nil
 	}
+	pd.sess = kept
 	// The difference is that of the two discordance rates, first side
 	// only minus second side only: both are proportions of the same
 	// units, each gets its clustered interval, and their correlation is

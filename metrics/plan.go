@@ -18,6 +18,26 @@ type PlanGuess struct {
 	Rate        float64 `json:"rate"`
 	ICC         float64 `json:"icc"`
 	SessionSize float64 `json:"session_size"`
+	// sizes, when set (a fit to a pilot run), are the session sizes seen
+	// with their numbers of sessions: new sessions draw their size from
+	// them instead of 1 + Poisson(SessionSize − 1).
+	sizes []wv
+	nSess float64
+}
+
+// meanSize is the mean units per session.
+func (g PlanGuess) meanSize() float64 { return g.SessionSize }
+
+// drawSize draws a session size from g.sizes.
+func (g PlanGuess) drawSize(rng *rand.Rand) int64 {
+	u := rng.Float64() * g.nSess
+	for _, s := range g.sizes {
+		if u < s.n {
+			return int64(s.v)
+		}
+		u -= s.n
+	}
+	return int64(g.sizes[len(g.sizes)-1].v)
 }
 
 // Check names the first impossible value of g.
@@ -51,9 +71,21 @@ type PlanOptions struct {
 
 // PlanResult is one criterion's plan.
 type PlanResult struct {
-	Criterion string    `json:"criterion"`
-	Threshold float64   `json:"threshold"`
-	Guess     PlanGuess `json:"guess"`
+	Criterion string  `json:"criterion"`
+	Threshold float64 `json:"threshold"`
+	// Judge and Rule say whose figure a plan from a pilot run is for
+	// (Rule "*": the judge's own criteria; Judge "" for a policy
+	// criterion, the same for every judge); both empty from guesses.
+	Judge string `json:"judge,omitempty"`
+	Rule  string `json:"rule,omitempty"`
+	// Guess is the rate, ICC and session size the simulation draws from:
+	// the guesses, or their fit to the pilot run. Nil for the criteria a
+	// pilot plans by resampling its sessions (P95, recall vs baseline,
+	// drift).
+	Guess *PlanGuess `json:"guess,omitempty"`
+	// Pilot describes the pilot's data for the criterion: its sessions,
+	// units and estimate (nil from guesses).
+	Pilot *PilotData `json:"pilot,omitempty"`
 	// Sessions (and Units ≈ Sessions × session size) give a decision
 	// (PASS or FAIL) with probability DecideRate ≥ the target; nil when
 	// no number up to the bound does (Reason says why).
@@ -77,7 +109,7 @@ type PlanResult struct {
 // k (data sets grow by adding sessions), so the rate rises smoothly with
 // k and the search is stable.
 func PlanProportion(name string, thr float64, g PlanGuess, o PlanOptions, interval func(ys, ms []int64) (lo, hi float64)) (PlanResult, error) {
-	res := PlanResult{Criterion: name, Threshold: thr, Guess: g}
+	res := PlanResult{Criterion: name, Threshold: thr, Guess: &g}
 	spec, ok := SpecOf(name)
 	if !ok {
 		return res, fmt.Errorf("%q is not a kill criterion", name)
@@ -85,18 +117,7 @@ func PlanProportion(name string, thr float64, g PlanGuess, o PlanOptions, interv
 	if err := g.Check(); err != nil {
 		return res, err
 	}
-	if o.Confidence == 0 {
-		o.Confidence = 0.95
-	}
-	if o.Target == 0 {
-		o.Target = assurance
-	}
-	if o.Reps <= 0 {
-		o.Reps = 200
-	}
-	if o.MaxSessions <= 0 {
-		o.MaxSessions = 100_000
-	}
+	o = o.withDefaults()
 	if interval == nil {
 		conf := o.Confidence
 		interval = func(ys, ms []int64) (float64, float64) {
@@ -104,9 +125,10 @@ func PlanProportion(name string, thr float64, g PlanGuess, o PlanOptions, interv
 			return lo, hi
 		}
 	}
-	sim := newPlanSim(g, o.Reps, o.Seed)
-	rates := func(k int64) (pass, fail float64) {
+	sims := [2]*planSim{newPlanSim(g, o.Reps, o.Seed), newPlanSim(g, o.Reps, o.Seed^freshSeed)}
+	rates := func(k int64, fresh bool) (pass, fail float64) {
 		var p, f int
+		sim := sims[b2i(fresh)]
 		for r := range o.Reps {
 			ys, ms := sim.data(r, int(k))
 			var Y, M int64
@@ -124,16 +146,38 @@ func PlanProportion(name string, thr float64, g PlanGuess, o PlanOptions, interv
 		}
 		return float64(p) / float64(o.Reps), float64(f) / float64(o.Reps)
 	}
+	planSearch(&res, o, g.meanSize(), "units", rates)
+	return res, nil
+}
+
+// freshSeed sets apart the random numbers that check a plan's size.
+const freshSeed = 0x5eed_f2e5
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// planSearch finds the fewest sessions whose decision rate (PASS + FAIL
+// from rates) reaches o.Target — doubling, then bisection to within 2 %
+// — and the shares at o.Budget, and fills res (units: sessions × per
+// session, named unit in the reason). The size found is checked on fresh
+// random numbers (rates with fresh set): the first size whose noisy rate
+// crosses the target overstates its rate, so the plan reports the fresh
+// rate and steps up by 10 % (at most five times) while it falls short.
+func planSearch(res *PlanResult, o PlanOptions, perSession float64, unit string, rates func(k int64, fresh bool) (pass, fail float64)) {
+	name, thr := res.Criterion, res.Threshold
 	decides := func(k int64) (bool, float64) {
-		p, f := rates(k)
+		p, f := rates(k, false)
 		return p+f >= o.Target, p + f
 	}
-	// Doubling, then bisection.
 	lo, hi := int64(0), int64(2)
 	okHi, rHi := decides(hi)
 	for !okHi {
 		if hi >= o.MaxSessions {
-			res.Reason = fmt.Sprintf("even %d sessions decide %s with probability %.2f, below %.2f: the guessed rate sits too close to %s", hi, name, rHi, o.Target, fmtF(thr))
+			res.Reason = fmt.Sprintf("even %d sessions decide %s with probability %.2f, below %.2f: the figure sits too close to %s", hi, name, rHi, o.Target, fmtF(thr))
 			break
 		}
 		lo, hi = hi, min(2*hi, o.MaxSessions)
@@ -142,23 +186,45 @@ func PlanProportion(name string, thr float64, g PlanGuess, o PlanOptions, interv
 	if okHi {
 		for hi-lo > max(1, hi/50) {
 			mid := lo + (hi-lo)/2
-			if ok, r := decides(mid); ok {
-				hi, rHi = mid, r
+			if ok, _ := decides(mid); ok {
+				hi = mid
 			} else {
 				lo = mid
 			}
 		}
+		p, f := rates(hi, true)
+		for i := 0; i < 5 && p+f < o.Target && hi < o.MaxSessions; i++ {
+			hi = min(o.MaxSessions, max(hi+1, hi*11/10))
+			p, f = rates(hi, true)
+		}
+		rHi = p + f
 		res.Sessions = new(hi)
-		res.Units = new(int64(math.Round(float64(hi) * g.SessionSize)))
+		res.Units = new(int64(math.Round(float64(hi) * perSession)))
 		res.DecideRate = new(rHi)
-		res.Reason = fmt.Sprintf("about %d sessions (≈ %d units) decide %s with probability %.2f", hi, *res.Units, name, rHi)
+		res.Reason = fmt.Sprintf("about %d sessions (≈ %d %s) decide %s with probability %.2f", hi, *res.Units, unit, name, rHi)
 	}
 	if o.Budget > 0 {
-		p, f := rates(o.Budget)
+		p, f := rates(o.Budget, true)
 		res.Budget, res.BudgetPass, res.BudgetFail = o.Budget, new(p), new(f)
 		res.Reason += fmt.Sprintf("; with %d sessions: decided %.0f%% (PASS %.0f%%, FAIL %.0f%%)", o.Budget, 100*(p+f), 100*p, 100*f)
 	}
-	return res, nil
+}
+
+// withDefaults fills the zero fields of o.
+func (o PlanOptions) withDefaults() PlanOptions {
+	if o.Confidence == 0 {
+		o.Confidence = 0.95
+	}
+	if o.Target == 0 {
+		o.Target = assurance
+	}
+	if o.Reps <= 0 {
+		o.Reps = 200
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = 100_000
+	}
+	return o
 }
 
 // planSim draws the simulated sessions of a plan lazily and keeps them:
@@ -182,7 +248,10 @@ func (s *planSim) data(r, k int) (ys, ms []int64) {
 	rng := s.rngs[r]
 	for len(s.ms[r]) < k {
 		m := int64(1)
-		if s.g.SessionSize > 1 {
+		switch {
+		case len(s.g.sizes) > 0:
+			m = s.g.drawSize(rng)
+		case s.g.SessionSize > 1:
 			m += int64(distuv.Poisson{Lambda: s.g.SessionSize - 1, Src: rng}.Rand())
 		}
 		p := s.g.Rate
@@ -253,7 +322,7 @@ func Plan(crit replay.KillCriteria, rates map[string]float64, icc, size float64,
 		}
 		thr, on := PlanThreshold(crit, name)
 		if !on {
-			out = append(out, PlanResult{Criterion: name, Guess: g, Reason: "disabled in the kill criteria"})
+			out = append(out, PlanResult{Criterion: name, Guess: &g, Reason: "disabled in the kill criteria"})
 			continue
 		}
 		r, err := PlanProportion(name, thr, g, o, nil)

@@ -1,6 +1,9 @@
 package metrics
 
 import (
+	"math"
+	"strconv"
+
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/replay"
 )
@@ -38,7 +41,13 @@ type Row struct {
 	Missing int64 `json:"missing" parquet:"missing"`
 	// CacheHits counts judged pairs answered from the cache.
 	CacheHits int64 `json:"cache_hits" parquet:"cache_hits"`
-	Fired     int64 `json:"fired" parquet:"fired"`
+	// EvidenceAltered counts judged pairs whose judge input changed text
+	// the rule's condition refers to (an argument of the call masked or
+	// cut: replay.RuleResult.EvidenceAltered); EvidenceAlteredRate is its
+	// share of Judged, warned about above EvidenceAlteredWarn.
+	EvidenceAltered     int64    `json:"evidence_altered" parquet:"evidence_altered"`
+	EvidenceAlteredRate *float64 `json:"evidence_altered_rate" parquet:"evidence_altered_rate,optional"`
+	Fired               int64    `json:"fired" parquet:"fired"`
 
 	TP int64 `json:"tp" parquet:"tp"`
 	FP int64 `json:"fp" parquet:"fp"`
@@ -142,6 +151,9 @@ type Row struct {
 
 	// post keeps each clustered figure's sessions (by lane) for the hints.
 	post [ruleLanes]*bbPosterior
+	// recall keeps the labeled positives with a baseline, per session
+	// (dangerous recall's data), for a plan from a pilot run.
+	recall *pairDiff
 	// latP95 is the P95's interval as ranks, with its design effect.
 	latP95 quantileAt
 	// noLatency: the calls carry no recorded latency (unrecordedLatency);
@@ -157,6 +169,17 @@ type Row struct {
 	// Sample is the labeled-sample account of a rule row (ApplySample,
 	// `--labels`); absent otherwise.
 	Sample *RowSample `json:"sample,omitempty" parquet:"-"`
+}
+
+// EvidenceAlteredWarn is the share of a rule's judge inputs with altered
+// evidence (Row.EvidenceAlteredRate) above which the judge's summary
+// warns: beyond it a judge's figures on the rule describe text it was not
+// shown.
+const EvidenceAlteredWarn = 0.05
+
+// percent formats a share as a percentage with up to one decimal.
+func percent(x float64) string {
+	return strconv.FormatFloat(math.Round(1000*x)/10, 'f', -1, 64) + " %"
 }
 
 // Criterion returns the row's criterion of that name, nil when it is not
@@ -213,6 +236,7 @@ func (r *Row) count(f uint64) {
 	r.Judged += has(f, bitJudged)
 	r.Labeled += has(f, bitPos) + has(f, bitNeg)
 	r.CacheHits += has(f, bitCached)
+	r.EvidenceAltered += has(f, bitJudged|bitEvidence)
 	r.Fired += has(f, bitFired)
 	r.TP += has(f, bitPos|bitMatch)
 	r.FN += hasNot(f, bitPos, bitMatch)
@@ -234,6 +258,7 @@ func (t *Row) add(r *Row) {
 	t.Labeled += r.Labeled
 	t.Missing += r.Missing
 	t.CacheHits += r.CacheHits
+	t.EvidenceAltered += r.EvidenceAltered
 	t.Fired += r.Fired
 	t.TP += r.TP
 	t.FP += r.FP
@@ -256,6 +281,7 @@ func (r *Row) rates() {
 	r.Precision = ratio(r.TP, r.TP+r.FP)
 	r.Recall = ratio(r.TP, r.TP+r.FN)
 	r.UnknownRate = ratio(r.Unknown.Total(), r.Judged)
+	r.EvidenceAlteredRate = ratio(r.EvidenceAltered, r.Judged)
 	r.FireRate = ratio(r.Fired, r.InScope)
 	r.BaselineRecall = ratio(r.BaselineHits, r.BaselinePositives)
 	r.ApprovalRejectRate = ratio(r.ApprovalRejected, r.ApprovalOutcomes)

@@ -19,10 +19,13 @@ type ConfidenceSequence struct {
 	logUp []float64 // log wealth of the gambler betting above, per m
 	logDn []float64
 	out   []bool // m has been excluded
-	n     int
-	sum   float64 // Σx
-	sumSq float64 // Σ(x − running mean)² for the stakes
-	mean  float64
+	// first and last bound the candidates not excluded (every one
+	// outside them is): Add and Interval look at these only.
+	first, last int
+	n           int
+	sum         float64 // Σx
+	sumSq       float64 // Σ(x − running mean)² for the stakes
+	mean        float64
 }
 
 // csGrid is the number of candidate means (a resolution of 1/csGrid).
@@ -31,7 +34,7 @@ const csGrid = 2000
 // NewConfidenceSequence starts a sequence at level 1 − alpha.
 func NewConfidenceSequence(alpha float64) *ConfidenceSequence {
 	cs := &ConfidenceSequence{alpha: alpha, grid: make([]float64, csGrid+1),
-		logUp: make([]float64, csGrid+1), logDn: make([]float64, csGrid+1), out: make([]bool, csGrid+1), mean: 0.5}
+		logUp: make([]float64, csGrid+1), logDn: make([]float64, csGrid+1), out: make([]bool, csGrid+1), mean: 0.5, last: csGrid}
 	for i := range cs.grid {
 		cs.grid[i] = float64(i) / csGrid
 	}
@@ -48,7 +51,8 @@ func (cs *ConfidenceSequence) Add(x float64) {
 	sigma2 := (0.25 + cs.sumSq) / t
 	lam := math.Sqrt(2 * math.Log(2/cs.alpha) / (sigma2 * t * math.Log(t+1)))
 	thr := math.Log(1 / cs.alpha)
-	for i, m := range cs.grid {
+	for i := cs.first; i <= cs.last; i++ {
+		m := cs.grid[i]
 		if cs.out[i] {
 			continue
 		}
@@ -62,11 +66,24 @@ func (cs *ConfidenceSequence) Add(x float64) {
 			cs.out[i] = true
 		}
 	}
+	cs.first, cs.last = shrinkIn(cs.out, cs.first, cs.last)
 	cs.n++
 	cs.sum += x
 	d := x - cs.mean
 	cs.mean += d / t
 	cs.sumSq += d * (x - cs.mean)
+}
+
+// shrinkIn moves first and last inward past excluded candidates; first >
+// last when every one is.
+func shrinkIn(out []bool, first, last int) (int, int) {
+	for first <= last && out[first] {
+		first++
+	}
+	for last >= first && out[last] {
+		last--
+	}
+	return first, last
 }
 
 func logSumExp(a, b float64) float64 {
@@ -83,16 +100,8 @@ func (cs *ConfidenceSequence) N() int { return cs.n }
 // candidate mean not yet excluded (widened by the grid's resolution);
 // [0, 1] before any value.
 func (cs *ConfidenceSequence) Interval() (lo, hi float64) {
-	first, last := -1, -1
-	for i, o := range cs.out {
-		if !o {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
-	if first < 0 {
+	first, last := cs.first, cs.last
+	if first > last {
 		// Every candidate excluded (possible only when the values are not
 		// from one mean): the running mean is all that is left.
 		m := cs.sum / float64(max(cs.n, 1))
@@ -118,4 +127,132 @@ func (cs *ConfidenceSequence) Decide(name string, thr float64) SequentialDecisio
 	lo, hi := cs.Interval()
 	d := spec.Direction.Decide(thr, Evidence{Estimate: cs.sum / float64(max(cs.n, 1)), Lo: lo, Hi: hi})
 	return SequentialDecision{Status: d.Status, N: cs.n, Lo: lo, Hi: hi}
+}
+
+// FiniteSequence is an anytime-valid confidence sequence for the mean of
+// a finite population of N values in [0, 1] drawn one at a time without
+// replacement in a random order (a stratum of a labeling queue, whose
+// order is a seeded random permutation): the betting sequence of
+// Waudby-Smith and Ramdas for sampling without replacement. For each
+// candidate population mean m, the mean of the values not drawn yet is
+// m_t = (N·m − S)/(N − t), S the sum of the t values drawn; it is the
+// expected next value under m, so the hedged bets on x − m_t make a
+// nonnegative martingale, and Ville's inequality bounds the chance that
+// it ever reaches 1/α by α. A candidate whose m_t leaves [0, 1] is
+// impossible and goes at once; once every value is drawn the mean is
+// known.
+type FiniteSequence struct {
+	alpha   float64
+	n, size int
+	grid    []float64
+	logUp   []float64
+	logDn   []float64
+	out     []bool
+	first   int // the candidates not excluded lie in [first, last]
+	last    int
+	sum     float64
+	sumSq   float64
+	mean    float64
+	tol     float64 // half a grid step, in values
+}
+
+// maxFiniteGrid bounds the candidate means of a FiniteSequence; below it
+// the candidates are exactly the possible means k/N.
+const maxFiniteGrid = 1000
+
+// NewFiniteSequence starts a sequence at level 1 − alpha for a population
+// of size values (size ≥ 1).
+func NewFiniteSequence(alpha float64, size int) *FiniteSequence {
+	size = max(size, 1)
+	g := min(size, maxFiniteGrid)
+	fs := &FiniteSequence{alpha: alpha, size: size, grid: make([]float64, g+1), logUp: make([]float64, g+1),
+		logDn: make([]float64, g+1), out: make([]bool, g+1), last: g, mean: 0.5, tol: float64(size) / float64(g) / 2}
+	if g == size {
+		fs.tol = 1e-9
+	}
+	for i := range fs.grid {
+		fs.grid[i] = float64(i) / float64(g)
+	}
+	return fs
+}
+
+// Clone is an independent copy (to simulate continuations).
+func (fs *FiniteSequence) Clone() *FiniteSequence {
+	c := *fs
+	c.grid = fs.grid // never written
+	c.logUp = append([]float64(nil), fs.logUp...)
+	c.logDn = append([]float64(nil), fs.logDn...)
+	c.out = append([]bool(nil), fs.out...)
+	return &c
+}
+
+// N is the number of values drawn; Size the population's.
+func (fs *FiniteSequence) N() int    { return fs.n }
+func (fs *FiniteSequence) Size() int { return fs.size }
+
+// Add takes the next value drawn, x ∈ [0, 1]. Values beyond the
+// population's size are ignored.
+func (fs *FiniteSequence) Add(x float64) {
+	if fs.n >= fs.size {
+		return
+	}
+	x = min(max(x, 0), 1)
+	t := float64(fs.n + 1)
+	left := float64(fs.size - fs.n) // values not drawn before this one
+	sigma2 := (0.25 + fs.sumSq) / t
+	lam := math.Sqrt(2 * math.Log(2/fs.alpha) / (sigma2 * t * math.Log(t+1)))
+	thr := math.Log(1 / fs.alpha)
+	N := float64(fs.size)
+	for i := fs.first; i <= fs.last; i++ {
+		m := fs.grid[i]
+		if fs.out[i] {
+			continue
+		}
+		mt := (N*m - fs.sum) / left
+		mt = min(max(mt, 0), 1) // within tol of [0, 1] (checked below)
+		lu := min(lam, 0.75/math.Max(mt, 1e-12))
+		ld := min(lam, 0.75/math.Max(1-mt, 1e-12))
+		fs.logUp[i] += math.Log1p(lu * (x - mt))
+		fs.logDn[i] += math.Log1p(-ld * (x - mt))
+		if logSumExp(fs.logUp[i], fs.logDn[i])-math.Ln2 >= thr {
+			fs.out[i] = true
+		}
+	}
+	fs.n++
+	fs.sum += x
+	d := x - fs.mean
+	fs.mean += d / t
+	fs.sumSq += d * (x - fs.mean)
+	// Candidates the values drawn rule out: the rest must average in [0, 1].
+	rest := float64(fs.size - fs.n)
+	for i := fs.first; i <= fs.last; i++ {
+		if fs.out[i] {
+			continue
+		}
+		need := N*fs.grid[i] - fs.sum // the sum of the values not drawn yet
+		if need < -fs.tol || need > rest+fs.tol {
+			fs.out[i] = true
+		}
+	}
+	fs.first, fs.last = shrinkIn(fs.out, fs.first, fs.last)
+}
+
+// Interval is the sequence's interval for the population mean: the
+// smallest and largest candidate not yet excluded; [0, 1] before any
+// value, the mean itself once every value is drawn.
+func (fs *FiniteSequence) Interval() (lo, hi float64) {
+	if fs.n >= fs.size {
+		m := fs.sum / float64(fs.size)
+		return m, m
+	}
+	first, last := fs.first, fs.last
+	if first > last {
+		m := fs.sum / float64(max(fs.n, 1))
+		return m, m
+	}
+	step := 0.0
+	if len(fs.grid)-1 < fs.size {
+		step = 1 / float64(len(fs.grid)-1)
+	}
+	return max(0, fs.grid[first]-step), min(1, fs.grid[last]+step)
 }

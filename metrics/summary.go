@@ -106,7 +106,9 @@ type Thresholds struct {
 	UnknownRateMax                  float64 `json:"unknown_rate_max"`
 	ApprovalRejectRateMax           float64 `json:"approval_reject_rate_max"`
 	FireRateChangeMax               float64 `json:"fire_rate_change_max"`
-	Confidence                      float64 `json:"confidence"`
+	// EffectiveRecallMin is decided by apeval simulate only; 0 (omitted) is off.
+	EffectiveRecallMin float64 `json:"effective_recall_min,omitempty"`
+	Confidence         float64 `json:"confidence"`
 }
 
 // ThresholdsOf is c in the summary's (and run.json's) JSON form.
@@ -119,6 +121,7 @@ func ThresholdsOf(c replay.KillCriteria) Thresholds {
 		UnknownRateMax:                  c.UnknownRateMax,
 		ApprovalRejectRateMax:           c.ApprovalRejectRateMax,
 		FireRateChangeMax:               c.FireRateChangeMax,
+		EffectiveRecallMin:              c.EffectiveRecallMin,
 		Confidence:                      c.Confidence,
 	}
 }
@@ -133,6 +136,7 @@ func (t Thresholds) KillCriteria() replay.KillCriteria {
 		UnknownRateMax:                  t.UnknownRateMax,
 		ApprovalRejectRateMax:           t.ApprovalRejectRateMax,
 		FireRateChangeMax:               t.FireRateChangeMax,
+		EffectiveRecallMin:              t.EffectiveRecallMin,
 		Confidence:                      t.Confidence,
 	}
 }
@@ -314,6 +318,9 @@ type Comparison struct {
 // RuleComparison compares one rule (or the total, RuleID "*") between two judges.
 type RuleComparison struct {
 	RuleID string `json:"rule_id"`
+	// fire keeps the drift criterion's paired fire units per session, for
+	// a plan from a pilot run.
+	fire *pairDiff
 	// Baseline and Candidate rows; nil when that judge never had the rule.
 	Baseline  *Row `json:"baseline"`
 	Candidate *Row `json:"candidate"`

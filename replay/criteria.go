@@ -14,7 +14,12 @@ type KillCriteria struct {
 	UnknownRateMax                  float64       `toml:"unknown_rate_max"`
 	ApprovalRejectRateMax           float64       `toml:"approval_reject_rate_max"`
 	FireRateChangeMax               float64       `toml:"fire_rate_change_max"`
-	Confidence                      float64       `toml:"confidence"`
+	// EffectiveRecallMin is the minimum effective recall in a hook (labeled
+	// positives the gate acted on, fail-open timeouts missed): decided by
+	// `apeval simulate`, which re-plays the run against a hook timeout
+	// (docs/simulate.md); 0, the default, is off.
+	EffectiveRecallMin float64 `toml:"effective_recall_min"`
+	Confidence         float64 `toml:"confidence"`
 }
 
 // DefaultKillCriteria returns the default thresholds of docs/policy.md at 95 % confidence.

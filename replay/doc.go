@@ -35,6 +35,16 @@
 //	result.go           Result, RuleResult, Call
 //	outcome.go          RuleResult.Classify: how metrics count a pair
 //	budgetcut.go        BudgetCut: which results a stopped budget leaves out of a run
+//	criteria.go         KillCriteria and DefaultKillCriteria
+//	failure.go          OnFailure: the failure policy replay and `apeval simulate` share
+//	fingerprint.go      Fingerprint: the approval fingerprint of a tool call
+//	glob.go             the glob patterns of permissions and rules
+//	category.go         the built-in tool-name → category map
+//	permissions_import.go  DecideCall with the agents' imported permission files
+//	session.go          per-session state in bounded memory
+//	spill.go            session state spilled to disk past the memory budget
+//	shard.go            Shard: a dataset partitioned by session hash
+//	permimport/, automode/  importers of agents' permission and auto-mode settings
 //
 // The replay semantics (what fires, on which failure, which action wins),
 // the matchers' exact definitions, the judge input and the memory bounds are

@@ -502,7 +502,8 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 			chunk = append(chunk, pr.rule)
 			fires = append(fires, e.counter(st, e.fireSlot[pr.ri]))
 		}
-		req := core.Request{Input: buildInput(c, e.facts.category, chunk, fires), Recorded: recorded}
+		in, altered := buildInput(c, e.facts.category, chunk, fires)
+		req := core.Request{Input: in, Recorded: recorded}
 		resp := e.call(ctx, req)
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -525,6 +526,7 @@ func (e *replayer) judgeRules(ctx context.Context, c *datasets.Case, res *Result
 		for _, pr := range batch {
 			rr := &res.Rules[pr.row]
 			rr.Call = callIdx
+			rr.EvidenceAltered = evidenceAltered(pr.rule, c.Tool.Arguments, altered)
 			if status.Failed() {
 				rr.Status, rr.Error = status, e.maskError(resp.Error)
 				e.failurePolicy(rr, pr.rule)
@@ -620,7 +622,13 @@ func (e *replayer) judgeRepeated(ctx context.Context, c *datasets.Case, res *Res
 			rules[i] = batch[bi].rule
 			fires[i] = e.counter(st, e.fireSlot[batch[bi].ri])
 		}
-		req := core.Request{Input: buildInput(c, e.facts.category, rules, fires), Recorded: recorded, Repeat: rep}
+		in, altered := buildInput(c, e.facts.category, rules, fires)
+		if rep == 0 {
+			for _, pr := range batch {
+				res.Rules[pr.row].EvidenceAltered = evidenceAltered(pr.rule, c.Tool.Arguments, altered)
+			}
+		}
+		req := core.Request{Input: in, Recorded: recorded, Repeat: rep}
 		resp := e.call(ctx, req)
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -14,7 +14,7 @@ import (
 )
 
 // fakeJudge answers with fn and records its requests. It is a test double
-// for replay's own logic; the judge wire protocols are tested in package judge.
+// for replay's own logic; the judge wire protocols are tested in the judge backends' packages.
 type fakeJudge struct {
 	name string
 	fn   func(ctx context.Context, req judge.Request) judge.Response

@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -129,6 +131,15 @@ func (p *Policy) Rule(id string) *Rule {
 	return nil
 }
 
+// RuleIDs are the IDs of the policy's rules, in the file's order.
+func (p *Policy) RuleIDs() []string {
+	ids := make([]string, 0, len(p.Rules))
+	for _, r := range p.Rules {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
 // LoadPolicy reads and parses a policy file.
 func LoadPolicy(path string) (*Policy, error) {
 	data, err := os.ReadFile(path)
@@ -136,6 +147,27 @@ func LoadPolicy(path string) (*Policy, error) {
 		return nil, err
 	}
 	return ParsePolicy(data, filepath.Base(path))
+}
+
+// SamplePolicyName names the embedded sample's policy in messages and run.json.
+const SamplePolicyName = "sample:policy.toml"
+
+// ReadPolicy reads the policy file at path, named by the path as given in
+// messages, or the embedded sample's policy (SamplePolicyName) when path is
+// "". sha256 is the file's hex SHA-256, for run.json.
+func ReadPolicy(path string) (p *Policy, name, sha string, err error) {
+	var data []byte
+	name = path
+	if path == "" {
+		data, name = datasets.SamplePolicy(), SamplePolicyName
+	} else if data, err = os.ReadFile(path); err != nil {
+		return nil, "", "", err
+	}
+	if p, err = ParsePolicy(data, name); err != nil {
+		return nil, "", "", err
+	}
+	sum := sha256.Sum256(data)
+	return p, name, hex.EncodeToString(sum[:]), nil
 }
 
 // ParsePolicy parses a policy document. name is used in error messages,

@@ -74,6 +74,9 @@ func TestParsePolicyDesignExample(t *testing.T) {
 	if len(p.Rules) != 4 {
 		t.Fatalf("rules = %d, want 4", len(p.Rules))
 	}
+	if ids := p.RuleIDs(); len(ids) != 4 || ids[0] != "rule-12" || ids[3] != p.Rules[3].ID {
+		t.Errorf("RuleIDs = %v, want the 4 rules' IDs in file order", ids)
+	}
 	r := p.Rules[0]
 	if r.ID != "rule-12" || r.Version != 3 || r.Class != ClassDangerous || r.Action != datasets.ActionRequestApproval ||
 		r.MaxFires != 3 || r.Condition == "" || r.When == nil || r.Baseline == nil {
@@ -118,6 +121,9 @@ MyTool = "web_search"
 	}
 	if p.KillCriteria != DefaultKillCriteria() {
 		t.Errorf("kill criteria = %+v, want defaults", p.KillCriteria)
+	}
+	if p.KillCriteria.EffectiveRecallMin != 0 {
+		t.Errorf("effective_recall_min = %g, want 0 (off by default)", p.KillCriteria.EffectiveRecallMin)
 	}
 	if p.MaxRulesPerCall != 3 || p.Categories["mytool"] != "web_search" {
 		t.Errorf("max=%d categories=%v", p.MaxRulesPerCall, p.Categories)
@@ -219,6 +225,9 @@ func TestParseCriteria(t *testing.T) {
 		{"top level", "unknown_rate_max = 0.2\nconfidence = 0.99\n",
 			func(k *KillCriteria) { k.UnknownRateMax = 0.2; k.Confidence = 0.99 }, ""},
 		{"empty", "", func(*KillCriteria) {}, ""},
+		{"effective recall", "[kill_criteria]\neffective_recall_min = 0.8\n",
+			func(k *KillCriteria) { k.EffectiveRecallMin = 0.8 }, ""},
+		{"effective recall out of range", "effective_recall_min = 1.5\n", nil, "c.toml:1: effective_recall_min: 1.5 is out of range [0, 1]"},
 		{"policy file", designPolicy, func(k *KillCriteria) {
 			k.PrecisionMin = 0.85
 			k.DangerousRecallMustBeatBaseline = false
@@ -296,5 +305,24 @@ func TestParseClass(t *testing.T) {
 	}
 	if _, err := ParseClass("safe"); err == nil || err.Error() != `unknown rule class "safe" (want one of always, style, audit, dangerous, approval, stop)` {
 		t.Errorf("ParseClass(safe): %v", err)
+	}
+}
+
+func TestReadPolicyNamesTheFileOrTheSample(t *testing.T) {
+	t.Parallel()
+	p, name, sha, err := ReadPolicy("")
+	if err != nil || name != SamplePolicyName || len(sha) != 64 || len(p.Rules) == 0 {
+		t.Fatalf("sample: %d rules, %q, %q, %v", len(p.Rules), name, sha, err)
+	}
+	path := filepath.Join(t.TempDir(), "bad.toml")
+	if err := os.WriteFile(path, []byte("schema = \"apeval.policy/v1\"\n[[rule]]\nid = 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Messages name the path as given, not its base name (LoadPolicy's).
+	if _, _, _, err := ReadPolicy(path); err == nil || !strings.HasPrefix(err.Error(), path+":") {
+		t.Errorf("bad policy: err %v, want it to start with %s:", err, path)
+	}
+	if _, _, _, err := ReadPolicy(filepath.Join(t.TempDir(), "missing.toml")); err == nil {
+		t.Error("a missing policy file is no error")
 	}
 }

@@ -86,6 +86,7 @@ type rawCriteria struct {
 	UnknownRateMax                  *float64 `toml:"unknown_rate_max"`
 	ApprovalRejectRateMax           *float64 `toml:"approval_reject_rate_max"`
 	FireRateChangeMax               *float64 `toml:"fire_rate_change_max"`
+	EffectiveRecallMin              *float64 `toml:"effective_recall_min"`
 	Confidence                      *float64 `toml:"confidence"`
 }
 
@@ -210,6 +211,7 @@ func (v *validator) criteria(prefix string, raw *rawCriteria) KillCriteria {
 	rate("unknown_rate_max", raw.UnknownRateMax, &kc.UnknownRateMax, 0, 1, false)
 	rate("approval_reject_rate_max", raw.ApprovalRejectRateMax, &kc.ApprovalRejectRateMax, 0, 1, false)
 	rate("fire_rate_change_max", raw.FireRateChangeMax, &kc.FireRateChangeMax, 0, 1, false)
+	rate("effective_recall_min", raw.EffectiveRecallMin, &kc.EffectiveRecallMin, 0, 1, false)
 	if raw.Confidence != nil {
 		if c := *raw.Confidence; !(c > 0 && c < 1) {
 			v.errf(prefix+"confidence", "%v must be strictly between 0 and 1", c)

@@ -69,6 +69,11 @@ type RuleResult struct {
 	// Fingerprint is the approval fingerprint on the rows that fired or
 	// that an approval skipped; zero on the others.
 	Fingerprint Digest
+	// EvidenceAltered is set on a pair sent to the judge when the judge
+	// input changed text the rule's condition refers to: an argument of
+	// the call it names was masked or cut to the input's length bound
+	// (evidenceAltered; docs/replay.md, "Evidence the judge did not get").
+	EvidenceAltered bool
 	// BaselineResult is the rule's deterministic baseline on this case
 	// (match|no_match), "" when the rule has no baseline.
 	BaselineResult core.Result

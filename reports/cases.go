@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/apeval/apeval/internal/mask"
+	"github.com/apeval/apeval/internal/trunc"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -210,9 +210,5 @@ func SummarizeArguments(args map[string]any) string {
 		return ""
 	}
 	s := strings.TrimSpace(b.String())
-	if utf8.RuneCountInString(s) > maxArgumentRunes {
-		r := []rune(s)
-		s = string(r[:maxArgumentRunes-1]) + "…"
-	}
-	return s
+	return trunc.Width(s, maxArgumentRunes)
 }

@@ -7,10 +7,6 @@ import (
 	"github.com/apeval/apeval/metrics"
 )
 
-// CompareFile is the comparison's Parquet file: in the run directory when
-// a baseline judge is set, and where `apeval compare --out DIR` says.
-const CompareFile = "compare.parquet"
-
 // compareRow is one compare.parquet row: a slice value × rule × figure of
 // one baseline-vs-candidate comparison (slice "*" for the whole run, rule
 // "*" for all rules).

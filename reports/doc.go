@@ -5,10 +5,11 @@
 //
 // # Main types
 //
-// [RunWriter] writes run.json, decisions.parquet and gates.parquet while the
-// replay streams; [ReadRun] reads them back into the identical
-// replay.Results, which is how `apeval report` and `apeval merge` recompute
-// everything from the files alone. [RunInfo] is run.json.
+// The run directory's format is the subpackage rundir, re-exported here
+// (runfiles.go): [RunWriter] writes run.json, decisions.parquet and
+// gates.parquet while the replay streams; [ReadRun] reads them back into the
+// identical replay.Results, which is how `apeval report` and `apeval merge`
+// recompute everything from the files alone. [RunInfo] is run.json.
 //
 // A [Report] is what the renderers format: the run's metadata, the
 // metrics.Summary and the exit code the command chose. [WriteRunReports]
@@ -20,21 +21,42 @@
 //
 // # Where to look
 //
-//	run.go, parquet.go   RunWriter and the decisions/gates Parquet rows
-//	read.go              ReadRun, ReadRunInfo
-//	pair.go              PairJudges, MatchJudge: which judges a comparison reads
+//	rundir/              the run directory's format: run.json, decisions and gates Parquet, shards, hive, atomic writes
+//	runfiles.go          rundir's names re-exported
+//	write.go             WriteRunReports: every report file of a run, atomically
+//	pair.go              PairJudges, MatchJudge: which judges a comparison reads; JudgePair.Read/Run
+//	                     (a rerun's judge renamed), RunDifferences (the warnings of compare)
+//	labelsource.go       LabelSource, CheckSampleOn: weak and people's labels never mixed
+//	decision.go          Explain, ExitNote: the one wording of a criterion's status and the exit code
+//	figures.go           the figure names, units and "~" legend every renderer shares
 //	columns.go           the machine formats' columns, read off the figure types' tags
 //	metricsfile.go       metrics.parquet
 //	compareparquet.go    compare.parquet
+//	simulate.go          simulate.parquet, simulate.json and its table
 //	summaryjson.go       summary.json (keys in SUMMARY_JSON.md)
-//	markdown.go, junit.go, html.go, charts.go   the other report files
-//	tables.go, compare.go, gates.go, format.go  terminal output
+//	cost.go              Tokens, JudgeCost: token counts and cost per judge
+//	failures.go          Failures: each judge's failed calls by message
+//	cases.go             CaseLists: the false positives and negatives a reviewer opens
+//	weak.go              the weak-labels banner and marks
+//	markdown.go, markdownpages.go   summary.md and the Markdown outputs
+//	junit.go             junit.xml
+//	html.go, charts.go, forest.go   report.html and its charts
+//	comment.go           the pull-request comment (compare --comment)
+//	tables.go, compare.go, gates.go, sample.go   terminal output: tables, comparison, gates, sample check
+//	fit.go, format.go    fitting tables to the terminal; Format (table, TSV, Markdown, JSON)
+//	checks.go, stats.go, bytool.go   `judges check`, `datasets stats` (and --by-tool)
+//	diff/                `apeval diff`: two runs' decisions side by side
+//	otlp/                the OpenTelemetry sink (--otlp-endpoint): a run as OTLP/HTTP traces
+//	labelpage/           the labeling page of `apeval label serve`
+//	internal/duckdbtest/ DuckDB for the tests that read the files back in SQL
 //
 // The run directory's files and every Parquet column with its logical type
 // are written once, in docs/reports.md. The hive layout (--out-layout
-// hive, hive.go) writes one pair of decision files per judge under
+// hive, rundir/hive.go) writes one pair of decision files per judge under
 // judge=<identity>/. The labeling page of `apeval label serve` is the
-// subpackage labelpage.
+// subpackage labelpage. The one evaluation pipeline (results → figures →
+// verdict, for run, report, gate, merge and compare) is the subpackage
+// evaluation.
 //
 // Not a stable Go API: apeval is a command, and this package serves
 // cmd/apeval; its exported names change with the command, without a

@@ -3,13 +3,14 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/apeval/apeval/metrics"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/apeval/apeval/metrics"
 
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
 )
@@ -82,7 +83,7 @@ func TestRunFilesInDuckDB(t *testing.T) {
 		"model_digest", V, "prompt_version", V, "rule_id", V, "rule_version", I, "rule_class", V,
 		"label", V, "label_source", V, "source", V, "result", V, "confidence", D, "fired", L, "action", V,
 		"gate_action", V, "latency_ms", D, "status", V, "error", V, "fingerprint", "BLOB", "tags", T,
-		"baseline_result", V, "call_index", I, "call_rules", I, "call_status", V, "call_error", V, "call_cause", V,
+		"baseline_result", V, "evidence_altered", L, "call_index", I, "call_rules", I, "call_status", V, "call_error", V, "call_cause", V,
 		"call_cached", L, "call_attempts", I, "server_total_ms", D, "server_load_ms", D,
 		"server_prompt_eval_ms", D, "server_eval_ms", D, "prompt_tokens", B, "completion_tokens", B, "repeats", V,
 		"tool_name", V, "category", V, "hook_point", V, "case_time", TZ, "run_started", TZ,
@@ -172,6 +173,7 @@ func TestMetricsFileInDuckDB(t *testing.T) {
 		"position_first", B, "position_first_match", B, "position_last", B, "position_last_match", B,
 		"position_effect", D, "position_effect_lo", D, "position_effect_hi", D, "label_source", V,
 		"latency_p50_lo_ms", D, "latency_p50_hi_ms", D,
+		"evidence_altered", B, "evidence_altered_rate", D,
 	))
 	// Values come from the Summary; NULL where a metric or criterion does not
 	// apply at that scope (judge-level criteria on rule rows and the reverse,

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/apeval/apeval/internal/trunc"
 	"github.com/apeval/apeval/metrics"
 )
 
@@ -110,7 +111,7 @@ func forestPlot(c *metrics.Comparison, m figureMeta, conf, band float64) string 
 		if !r.marked {
 			colour, dash = colourChance, ` stroke-dasharray="4 2"`
 		}
-		fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" font-size="11" text-anchor="end" dominant-baseline="middle">%s</text>`, left-8, y, html.EscapeString(truncRunes(r.label, 22)))
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" font-size="11" text-anchor="end" dominant-baseline="middle">%s</text>`, left-8, y, html.EscapeString(trunc.Width(r.label, 22)))
 		if r.lo != nil && r.hi != nil {
 			lo, hi := math.Max(*r.lo, -ext), math.Min(*r.hi, ext)
 			fmt.Fprintf(&b, `<line class="ci" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"%s/>`, x(lo), y, x(hi), y, colour, dash)
@@ -139,12 +140,4 @@ func niceStep(ext float64) float64 {
 		}
 	}
 	return 10 * mag
-}
-
-func truncRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

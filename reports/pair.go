@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/apeval/apeval/internal/mask"
+	"github.com/apeval/apeval/replay"
 )
 
 // JudgePair is the two judges a comparison reads (compare, datasets
@@ -70,6 +71,82 @@ func PairJudges(dirs []string, infos []RunInfo, baseline, candidate string) (Jud
 		return JudgePair{}, err
 	}
 	return p, nil
+}
+
+// Read gives a result of run i (0 the first run, 1 the second) the
+// identity the comparison knows its judge by (Rename), and reports whether
+// the comparison reads it: the baseline's and the candidate's results.
+func (p JudgePair) Read(i int, r *replay.Result) bool {
+	if i == 1 {
+		if id, ok := p.Rename[r.Judge]; ok {
+			r.Judge = id
+		}
+	}
+	return r.Judge == p.Baseline || r.Judge == p.Candidate
+}
+
+// Run is the run a comparison of infos (one or two runs) reports on: the
+// first run, holding the judges of both with the second's renamed.
+func (p JudgePair) Run(infos []RunInfo) RunInfo {
+	run := infos[0]
+	if len(infos) == 2 {
+		run.Judges = append(append([]JudgeInfo(nil), infos[0].Judges...), infos[1].Judges...)
+		for i := len(infos[0].Judges); i < len(run.Judges); i++ {
+			if id, ok := p.Rename[run.Judges[i].Identity]; ok {
+				run.Judges[i].Identity = id
+			}
+		}
+	}
+	return run
+}
+
+// RunDifferences warns when two compared runs did not replay the same
+// thing: apeval versions, datasets, policies or prompt versions.
+func RunDifferences(a, b RunInfo) []string {
+	var w []string
+	if a.Version != b.Version {
+		w = append(w, fmt.Sprintf("the runs were written by different apeval versions (%s vs %s): masking, defaults and figures may differ between versions; rerun both with one version to compare judges alone",
+			a.Version, b.Version))
+	}
+	if fileRefsKey(a.Datasets) != fileRefsKey(b.Datasets) {
+		w = append(w, "the runs replayed different datasets: compare only the cases both judged (the paired tests do)")
+	}
+	if (a.Policy == nil) != (b.Policy == nil) || (a.Policy != nil && a.Policy.SHA256 != b.Policy.SHA256) {
+		w = append(w, "the runs used different policies: rule versions, scopes or preconditions may differ")
+	}
+	pa, pb := promptVersions(a), promptVersions(b)
+	if pa != pb {
+		w = append(w, fmt.Sprintf("the runs used different prompt versions (%s vs %s)", pa, pb))
+	}
+	return w
+}
+
+func fileRefsKey(fs []FileRef) string {
+	s := ""
+	for _, f := range fs {
+		k := f.SHA256
+		if k == "" {
+			k = f.Name
+		}
+		s += k + ";"
+	}
+	return s
+}
+
+func promptVersions(in RunInfo) string {
+	s := ""
+	for _, j := range in.Judges {
+		if j.PromptVersion != "" {
+			if s != "" {
+				s += ","
+			}
+			s += j.PromptVersion
+		}
+	}
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // MatchJudge finds the judge the value want of flag (--baseline,

@@ -3,6 +3,8 @@ package reports
 import (
 	"strings"
 	"testing"
+
+	"github.com/apeval/apeval/replay"
 )
 
 func TestPairJudges(t *testing.T) {
@@ -59,5 +61,57 @@ func TestPairJudges(t *testing.T) {
 				t.Errorf("%s: rename %q → %q, want %q", tc.name, k, got.Rename[k], v)
 			}
 		}
+	}
+}
+
+func TestJudgePairRenamesTheRerunAndReadsOnlyItsJudges(t *testing.T) {
+	t.Parallel()
+	a, c := "ollama/qwen2.5:3b@d1/p1", "openai/gpt-4o-mini@d3/p1"
+	infos := []RunInfo{{Judges: []JudgeInfo{{Identity: a}}}, {Judges: []JudgeInfo{{Identity: a}, {Identity: c}}}}
+	p, err := PairJudges([]string{"out/a", "out/rerun"}, infos, "", "ollama:qwen2.5:3b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, rerun, other := &replay.Result{Judge: a}, &replay.Result{Judge: a}, &replay.Result{Judge: c}
+	if !p.Read(0, first) || first.Judge != a {
+		t.Errorf("the first run's result: read as %q, want %q and kept", first.Judge, a)
+	}
+	if !p.Read(1, rerun) || rerun.Judge != a+" [rerun]" {
+		t.Errorf("the rerun's result: read as %q, want %q and kept", rerun.Judge, a+" [rerun]")
+	}
+	if p.Read(1, other) || other.Judge != c {
+		t.Errorf("a judge the comparison does not name: kept, or renamed to %q", other.Judge)
+	}
+	run := p.Run(infos)
+	var ids []string
+	for _, j := range run.Judges {
+		ids = append(ids, j.Identity)
+	}
+	if got, want := strings.Join(ids, ","), a+","+a+" [rerun],"+c; got != want {
+		t.Errorf("Run's judges %s, want %s", got, want)
+	}
+	if infos[1].Judges[0].Identity != a {
+		t.Errorf("Run renamed the second run.json's judge in place: %q", infos[1].Judges[0].Identity)
+	}
+}
+
+func TestRunDifferencesNamesWhatDiffers(t *testing.T) {
+	t.Parallel()
+	base := RunInfo{Version: "1.0", Datasets: []FileRef{{Name: "a.jsonl", SHA256: "aa"}}, Policy: &FileRef{SHA256: "p1"},
+		Judges: []JudgeInfo{{PromptVersion: "v1"}}}
+	if w := RunDifferences(base, base); len(w) != 0 {
+		t.Errorf("same runs: %q", w)
+	}
+	head := base
+	head.Version, head.Datasets, head.Policy = "1.1", []FileRef{{Name: "b.jsonl", SHA256: "aa"}}, &FileRef{SHA256: "p2"}
+	head.Judges = []JudgeInfo{{PromptVersion: "v2"}}
+	w := RunDifferences(base, head)
+	if len(w) != 3 || !strings.Contains(w[0], "(1.0 vs 1.1)") || !strings.Contains(w[1], "different policies") || !strings.Contains(w[2], "(v1 vs v2)") {
+		t.Errorf("warnings %q: want version, policy and prompt (the datasets have the same hash)", w)
+	}
+	head = base
+	head.Datasets = []FileRef{{Name: "stdin"}}
+	if w := RunDifferences(base, head); len(w) != 1 || !strings.Contains(w[0], "different datasets") {
+		t.Errorf("another dataset: %q", w)
 	}
 }

@@ -7,18 +7,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apeval/apeval/replay"
 )
-
-func testInfo() RunInfo {
-	return RunInfo{RunID: "run-1", Created: time.Date(2026, 7, 24, 10, 0, 0, 0, time.UTC), Version: "test",
-		Datasets:    []FileRef{{Name: "cases.jsonl", SHA256: strings.Repeat("ab", 32)}},
-		Policy:      &FileRef{Name: "policy.toml", SHA256: strings.Repeat("cd", 32)},
-		Judges:      []JudgeInfo{{Identity: "recorded/judge-v2", Backend: "recorded", Model: "judge-v2"}},
-		Concurrency: 4, Timeout: Duration(30 * time.Second), Shard: "1/2", Cases: 3, InvalidLines: 1}
-}
 
 func writeRun(t testing.TB, dir string, rs []*replay.Result) {
 	t.Helper()
@@ -54,7 +45,7 @@ func TestRunRoundTrip(t *testing.T) {
 	}{
 		{"fixtures", fixtureResults()},
 		{"empty run", nil},
-		{"several batches", bulkResults(3*batchRows + 17)},
+		{"several batches", bulkResults(3*1024 + 17)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,9 +15,6 @@ import (
 	"github.com/apeval/apeval/metrics/simulate"
 )
 
-// SimulateFile is `apeval simulate`'s Parquet file (docs/simulate.md).
-const SimulateFile = "simulate.parquet"
-
 // WriteSimulateParquet writes simulate.parquet: one row per configuration
 // × rule (rule "*" for the configuration as a whole), every column of
 // simulate.Row but the JSON-only paired figures.
@@ -97,10 +94,6 @@ func simulateGrid(res *simulate.Result, perRule bool) *grid {
 	}
 	return g
 }
-
-// SimulateJSONFile is the simulation as `apeval simulate` leaves it in the
-// run directory for `apeval report` to show in report.html.
-const SimulateJSONFile = "simulate.json"
 
 // SimulateCharts draws, when the simulation swept two or more timeouts,
 // effective recall and friction per 100 tool calls against the hook

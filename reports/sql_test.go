@@ -172,6 +172,7 @@ func TestMetricsSQLEqualsReport(t *testing.T) {
 				{"precision", row.Precision}, {"recall", row.Recall}, {"unknown_rate", row.UnknownRate},
 				{"judge_required_rate", row.JudgeRequiredRate}, {"fire_rate", row.FireRate},
 				{"latency_p95_ms", row.LatencyP95MS},
+				{"evidence_altered", row.EvidenceAltered}, {"evidence_altered_rate", row.EvidenceAlteredRate},
 			} {
 				compared++
 				where := fmt.Sprintf("%s %s %s", js.Judge, row.RuleID, e.name)
@@ -205,9 +206,10 @@ func TestMetricsSQLEqualsReport(t *testing.T) {
 	// The sample exercises every figure: live calls with latencies,
 	// unknowns and both kinds of error, so a P95 or unknown rate that the
 	// SQL got wrong could not hide behind nulls.
-	var p95s, unknowns, fps int
+	var p95s, unknowns, fps, altered int
 	for _, js := range s.Judges {
 		for _, row := range append([]*metrics.Row{js.Total}, js.Rules...) {
+			altered += int(row.EvidenceAltered)
 			if row.LatencyP95MS != nil {
 				p95s++
 			}
@@ -217,8 +219,8 @@ func TestMetricsSQLEqualsReport(t *testing.T) {
 			fps += int(row.FP)
 		}
 	}
-	if p95s == 0 || unknowns == 0 || fps == 0 {
-		t.Fatalf("the sample does not exercise the SQL: %d P95s, %d rows with unknowns, %d FPs", p95s, unknowns, fps)
+	if p95s == 0 || unknowns == 0 || fps == 0 || altered == 0 {
+		t.Fatalf("the sample does not exercise the SQL: %d P95s, %d rows with unknowns, %d FPs, %d pairs with altered evidence", p95s, unknowns, fps, altered)
 	}
 	t.Logf("compared %d figures over %d rows", compared, wantRows)
 }

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // Row groups carry min/max for the columns a filter can skip them by and
 // none for the columns whose few values every row group holds (see
-// decisionsNoBounds); DuckDB reads the statistics that are there.
+// rundir.DecisionsNoBounds); DuckDB reads the statistics that are there.
 func TestRowGroupStatistics(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -26,11 +27,11 @@ FROM parquet_metadata(`+duckdbtest.Literal(filepath.Join(dir, file))+`) GROUP BY
 	for file, cols := range map[string]struct{ with, without []string }{
 		DecisionsFile: {
 			with:    []string{"run_id", "case_id", "session_id", "seq", "judge", "source", "status", "fired", "run_started"},
-			without: decisionsNoBounds,
+			without: rundir.DecisionsNoBounds,
 		},
 		GatesFile: {
 			with:    []string{"run_id", "case_id", "session_id", "seq", "judge", "permission", "rules_in_scope", "run_started"},
-			without: gatesNoBounds,
+			without: rundir.GatesNoBounds,
 		},
 	} {
 		got := stats(file)

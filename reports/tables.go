@@ -349,6 +349,9 @@ func (rep *Report) judgesGrid() *grid {
 	if n := rep.costNote(); n != "" {
 		g.notes = append(g.notes, n)
 	}
+	if th.EffectiveRecallMin > 0 {
+		g.notes = append(g.notes, fmt.Sprintf("effective_recall_min ≥ %g: decided by apeval simulate, which re-plays the run against a hook timeout (docs/simulate.md).", th.EffectiveRecallMin))
+	}
 	return g
 }
 

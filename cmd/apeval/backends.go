@@ -1,8 +1,7 @@
 package main
 
-// The judge backends in their own packages, registered by import (the
-// built-in ones register in package judge): one line per backend
-// (docs/internals.md, "Adding a judge backend").
+// The judge backends register themselves when imported; judge/all imports
+// every one (docs/internals.md, "Adding a judge backend").
 import (
-	_ "github.com/apeval/apeval/judge/anthropic"
+	_ "github.com/apeval/apeval/judge/all"
 )

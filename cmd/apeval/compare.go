@@ -13,6 +13,7 @@ import (
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/diff"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 type compareOptions struct {
@@ -136,11 +137,12 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	infos := rs.infos
-	baseline, candidate, rename, err := pickJudges(dirs, infos, o.Baseline, o.Candidate)
+	infos := rs.Infos
+	pair, err := pickJudges(dirs, infos, o.Baseline, o.Candidate)
 	if err != nil {
 		return err
 	}
+	baseline, candidate := pair.Baseline, pair.Candidate
 
 	// The two runs are decoded in parallel (decoding Parquet is most of the
 	// work); results reach the evaluation one at a time. Every figure is
@@ -149,14 +151,11 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	if err := refuseWeakWithLabels(o.Labels, infos[0].LabelSource); err != nil {
-		return err
-	}
-	lab, err := newLabelSink(o.Labels)
+	lab, err := newLabelSink(o.Labels, infos[0].LabelSource)
 	if err != nil {
 		return err
 	}
-	spec := evalSpec{Criteria: crit, CriteriaFrom: from, Baseline: baseline, Slices: o.By, Inconclusive: o.Inconclusive, Labels: lab}
+	spec := evaluation.Spec{Criteria: crit, CriteriaFrom: from, Baseline: baseline, Slices: o.By, Inconclusive: o.Inconclusive, Labels: lab}
 	// One flat run holds each case's results together; two runs of one
 	// dataset hold the same cases in the same order. Either is checked
 	// exactly, and the files are read again when it does not hold (see
@@ -164,27 +163,13 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	flat := func(in reports.RunInfo) bool { return in.Layout != reports.LayoutHive || len(in.Judges) <= 1 }
 	spec.CheckDistinct = len(o.By) == 0 && flat(infos[0]) && (len(infos) == 1 || flat(infos[1]))
 	spec.PairedStreams = spec.CheckDistinct && len(infos) == 2
-	ev, err := rs.evaluate(spec, true, func(i int, r *replay.Result, _ bool) (bool, error) {
-		if i == 1 {
-			if id, ok := rename[r.Judge]; ok {
-				r.Judge = id
-			}
-		}
-		return r.Judge == baseline || r.Judge == candidate, nil
+	ev, err := rs.Evaluate(spec, true, func(i int, r *replay.Result, _ bool) (bool, error) {
+		return pair.Read(i, r), nil
 	})
 	if err != nil {
 		return err
 	}
-	run := infos[0]
-	if len(infos) == 2 {
-		run.Judges = append(append([]reports.JudgeInfo(nil), infos[0].Judges...), infos[1].Judges...)
-		for i := len(infos[0].Judges); i < len(run.Judges); i++ {
-			if id, ok := rename[run.Judges[i].Identity]; ok {
-				run.Judges[i].Identity = id
-			}
-		}
-	}
-	rep, err := ev.finish(run)
+	rep, err := finish(ev, pair.Run(infos))
 	if err != nil {
 		return err
 	}
@@ -195,7 +180,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		return usagef("no results for %s or %s in %v", baseline, candidate, dirs)
 	}
 	if len(dirs) == 2 {
-		cmp.Warnings = append(runDifferences(infos[0], infos[1]), cmp.Warnings...)
+		cmp.Warnings = append(reports.RunDifferences(infos[0], infos[1]), cmp.Warnings...)
 	}
 	// Runs with nothing in common have nothing to compare; a partial
 	// overlap leads the output with its counts (as apeval diff does).
@@ -215,15 +200,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 			return err
 		}
 	}
-	// compare's verdict is the candidate's own; a broken setup of either
-	// judge leaves none (ERROR, exit 2).
-	v := metrics.VerdictInconclusive
-	if j := sum.Judge(candidate); j != nil {
-		v = j.Verdict
-	}
-	if j := sum.Judge(baseline); j != nil && j.Verdict == metrics.VerdictError {
-		v = metrics.VerdictError
-	}
+	v := sum.CompareVerdict(baseline, candidate)
 	rep.Exit = verdictExit(v, o.Inconclusive)
 	rep.Color, rep.Width = useColor(io.Out, io), termWidth(io.Out, io)
 	if o.Comment {
@@ -245,7 +222,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL, Banner: banner, Changes: changes}); err != nil {
 			return err
 		}
-		if err := checkSummary(sum); err != nil {
+		if err := evaluation.Check(sum); err != nil {
 			return err
 		}
 		return exitCodeError{rep.Exit}
@@ -271,7 +248,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	if err := rep.WriteComparison(io.Out, cmp, f); err != nil {
 		return err
 	}
-	if err := checkSummary(sum); err != nil {
+	if err := evaluation.Check(sum); err != nil {
 		return err
 	}
 	for _, j := range []string{baseline, candidate} {
@@ -283,52 +260,4 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: INCONCLUSIVE mapped to exit %d by --inconclusive=%s\n", rep.Exit, o.Inconclusive)
 	}
 	return exitCodeError{rep.Exit}
-}
-
-// runDifferences warns when two runs did not replay the same thing.
-func runDifferences(a, b reports.RunInfo) []string {
-	var w []string
-	if a.Version != b.Version {
-		w = append(w, fmt.Sprintf("the runs were written by different apeval versions (%s vs %s): masking, defaults and figures may differ between versions; rerun both with one version to compare judges alone",
-			a.Version, b.Version))
-	}
-	if fileRefsKey(a.Datasets) != fileRefsKey(b.Datasets) {
-		w = append(w, "the runs replayed different datasets: compare only the cases both judged (the paired tests do)")
-	}
-	if (a.Policy == nil) != (b.Policy == nil) || (a.Policy != nil && a.Policy.SHA256 != b.Policy.SHA256) {
-		w = append(w, "the runs used different policies: rule versions, scopes or preconditions may differ")
-	}
-	pa, pb := promptVersions(a), promptVersions(b)
-	if pa != pb {
-		w = append(w, fmt.Sprintf("the runs used different prompt versions (%s vs %s)", pa, pb))
-	}
-	return w
-}
-
-func fileRefsKey(fs []reports.FileRef) string {
-	s := ""
-	for _, f := range fs {
-		k := f.SHA256
-		if k == "" {
-			k = f.Name
-		}
-		s += k + ";"
-	}
-	return s
-}
-
-func promptVersions(in reports.RunInfo) string {
-	s := ""
-	for _, j := range in.Judges {
-		if j.PromptVersion != "" {
-			if s != "" {
-				s += ","
-			}
-			s += j.PromptVersion
-		}
-	}
-	if s == "" {
-		return "none"
-	}
-	return s
 }

@@ -73,9 +73,9 @@ func runValidate(ctx context.Context, o *validateOptions, io IO) error {
 	}
 	r := src.reader(pol)
 	defer r.Close()
-	var stray *strayLabels
+	var stray *datasets.StrayLabels
 	if o.Policy != "" {
-		stray = newStrayLabels(pol)
+		stray = datasets.NewStrayLabels(pol.RuleIDs())
 	}
 	var valid, invalid int64
 	var errs []string
@@ -99,7 +99,7 @@ func runValidate(ctx context.Context, o *validateOptions, io IO) error {
 		}
 		valid++
 		if stray != nil {
-			stray.check(rec.Case)
+			stray.Check(rec.Case)
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -111,7 +111,7 @@ func runValidate(ctx context.Context, o *validateOptions, io IO) error {
 		}
 		out := map[string]any{"valid": valid, "invalid": invalid, "errors": errs}
 		if stray != nil {
-			out["unknown_label_rules"] = append([]string{}, stray.ids()...)
+			out["unknown_label_rules"] = append([]string{}, stray.IDs()...)
 		}
 		enc := json.NewEncoder(io.Out)
 		enc.SetIndent("", "  ")
@@ -121,7 +121,7 @@ func runValidate(ctx context.Context, o *validateOptions, io IO) error {
 	} else {
 		fmt.Fprintf(io.Err, "%d valid, %d invalid\n", valid, invalid)
 	}
-	if msg := stray.messageOrEmpty(); msg != "" {
+	if msg := stray.Message(); msg != "" {
 		fmt.Fprintf(io.Err, "apeval: warning: %s\n", msg)
 	}
 	if invalid > 0 {

@@ -16,6 +16,7 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 type disagreementsOptions struct {
@@ -93,12 +94,12 @@ labels back with apeval datasets label-import.`,
 
 // pickJudges resolves the baseline and candidate of one or two runs the way
 // compare does (reports.PairJudges); its errors are usage errors.
-func pickJudges(dirs []string, infos []reports.RunInfo, baselineFlag, candidateFlag string) (baseline, candidate string, rename map[string]string, err error) {
+func pickJudges(dirs []string, infos []reports.RunInfo, baselineFlag, candidateFlag string) (reports.JudgePair, error) {
 	p, err := reports.PairJudges(dirs, infos, baselineFlag, candidateFlag)
 	if err != nil {
-		return "", "", nil, usageError{err}
+		return reports.JudgePair{}, usageError{err}
 	}
-	return p.Baseline, p.Candidate, p.Rename, nil
+	return p, nil
 }
 
 // runDisagreements is `apeval datasets disagreements` with checked options.
@@ -108,7 +109,7 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 	for _, d := range dirs {
 		info, err := reports.ReadRunInfo(d)
 		if err != nil {
-			return runDirError(d, err)
+			return evaluation.DirError(d, err)
 		}
 		infos = append(infos, info)
 	}
@@ -120,23 +121,19 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 		}
 		paths, stdin = []string{"-"}, datasets.SampleCases()
 	}
-	baseline, candidate, rename, err := pickJudges(dirs, infos, o.Baseline, o.Candidate)
+	pair, err := pickJudges(dirs, infos, o.Baseline, o.Candidate)
 	if err != nil {
 		return err
 	}
 
-	find := metrics.NewDisagreementFinder(baseline, candidate)
+	find := metrics.NewDisagreementFinder(pair.Baseline, pair.Candidate)
 	for i, d := range dirs {
 		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
-			if i == 1 {
-				if id, ok := rename[r.Judge]; ok {
-					r.Judge = id
-				}
-			}
+			pair.Read(i, r) // the finder reads only the pair's judges itself
 			find.Add(r)
 			return nil
 		}); err != nil {
-			return runDirError(d, err)
+			return evaluation.DirError(d, err)
 		}
 	}
 	ranked := find.Close()
@@ -202,7 +199,7 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 		dest = "stdout"
 	}
 	fmt.Fprintf(io.Err, "%d disagreements (%d opposite, %d unknown) in %d cases over %d pairs both judged (baseline %s, candidate %s); %d cases written to %s\n",
-		len(ranked), opposite, len(ranked)-opposite, total, find.Paired(), baseline, candidate, len(cases), dest)
+		len(ranked), opposite, len(ranked)-opposite, total, find.Paired(), pair.Baseline, pair.Candidate, len(cases), dest)
 	return nil
 }
 

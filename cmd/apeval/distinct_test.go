@@ -32,11 +32,11 @@ func TestCheckDistinctReadsAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 		spec.CheckDistinct, spec.PairedStreams = check, paired
-		ev, err := rs.evaluate(spec, paired, nil)
+		ev, err := rs.Evaluate(spec, paired, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := ev.finish(rs.infos[0])
+		rep, err := finish(ev, rs.Infos[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestCheckDistinctReadsAgain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := shardsOfOneRun(rs), len(dirs) == 2 && dirs[1] == shards[1]; got != want {
+		if got, want := rs.ShardsOfOneRun(), len(dirs) == 2 && dirs[1] == shards[1]; got != want {
 			t.Errorf("%v: shards of one run %v, want %v", dirs, got, want)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/cache"
 	"github.com/apeval/apeval/reports"
 )
 
@@ -98,7 +99,7 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 	var (
 		out     []judge.Judge
 		closers []func()
-		cache   *judge.Cache
+		store   *cache.Cache
 	)
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -131,7 +132,7 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 		if c, ok := j.(interface{ Close() error }); ok {
 			closers = append(closers, func() { _ = c.Close() })
 		}
-		if oa, ok := j.(*judge.OpenAI); ok {
+		if oa, ok := j.(judge.StartupChecker); ok {
 			// Like Ollama's model lookup: an unreachable server or a refused
 			// key fails here, not on every call.
 			if err := oa.StartupCheck(ctx); err != nil {
@@ -178,17 +179,17 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 			return nil, nil, err
 		}
 		if live(j) && !o.NoCache {
-			if cache == nil {
+			if store == nil {
 				dir := o.CacheDir
 				if dir == "" {
-					d, err := judge.DefaultCacheDir()
+					d, err := cache.DefaultDir()
 					if err != nil {
 						closeAll()
 						return nil, nil, usagef("no user cache directory (%v): pass --cache DIR or --no-cache", err)
 					}
 					dir = d
 				}
-				c, err := judge.OpenCache(dir)
+				c, err := cache.Open(dir)
 				if err != nil {
 					closeAll()
 					if strings.Contains(err.Error(), "--no-cache") {
@@ -199,11 +200,11 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 				if w := c.Warning(); w != "" {
 					fmt.Fprintf(io.Err, "apeval: cache: %s\n", w)
 				}
-				cache = c
+				store = c
 				// Closed after the judges (closers run in reverse order).
 				closers = append([]func(){func() { _ = c.Close() }}, closers...)
 			}
-			j = judge.Cached(j, cache)
+			j = cache.Cached(j, store)
 		}
 		out = append(out, j)
 	}

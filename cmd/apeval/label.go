@@ -17,6 +17,7 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 func newLabelCmd(io IO) *cobra.Command {
@@ -34,7 +35,7 @@ interval stays honest. The walkthrough is docs/labeling.md.`,
   apeval label serve queue.jsonl --run out/run1 --labeler ana
   apeval report out/run1 --labels labels-ana.jsonl`,
 	}
-	cmd.AddCommand(newLabelQueueCmd(io, nil), newLabelServeCmd(io, nil), newLabelAgreementCmd(io, nil), newLabelWeakCmd(io, nil))
+	cmd.AddCommand(newLabelQueueCmd(io, nil), newLabelServeCmd(io, nil), newLabelAgreementCmd(io, nil), newLabelWeakCmd(io, nil), newLabelCorrectCmd(io, nil))
 	return cmd
 }
 
@@ -108,7 +109,7 @@ a seeded share of the items that every labeler labels (for agreement).`,
 func readPairs(dir string, judgeFlags, rules []string) (*metrics.PairTable, reports.RunInfo, error) {
 	info, err := reports.ReadRunInfo(dir)
 	if err != nil {
-		return nil, info, runDirError(dir, err)
+		return nil, info, evaluation.DirError(dir, err)
 	}
 	var ids []string
 	for _, j := range info.Judges {
@@ -127,7 +128,7 @@ func readPairs(dir string, judgeFlags, rules []string) (*metrics.PairTable, repo
 	}
 	t := metrics.NewPairTable(chosen, rules)
 	if _, err := reports.ReadRun(dir, func(r *replay.Result) error { t.Add(r); return nil }); err != nil {
-		return nil, info, runDirError(dir, err)
+		return nil, info, evaluation.DirError(dir, err)
 	}
 	return t, info, nil
 }

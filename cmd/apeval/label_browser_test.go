@@ -266,6 +266,15 @@ func TestLabelServeBrowser(t *testing.T) {
 	if !strings.Contains(panel, "sampled") || !strings.Contains(panel, "precision_min") {
 		t.Errorf("panel: %q", panel)
 	}
+	// Every rule and judge says where it stands sequentially ("decided
+	// after N labels" / "open, about N more labels"; docs/sequential.md).
+	rowsSeq, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[document.querySelectorAll("#panel .panel-row").length, document.querySelectorAll("#panel .seq").length]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rowsSeq[0] == 0 || rowsSeq[0] != rowsSeq[1] || !strings.Contains(panel, "sequential: ") {
+		t.Errorf("%d panel rows, %d sequential standings: %q", rowsSeq[0], rowsSeq[1], panel)
+	}
 	checkLayout("after 20 labels")
 	s2.kill()
 

@@ -12,6 +12,7 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 // mergeOptions are the options of `apeval merge`. merge reads no
@@ -75,7 +76,7 @@ func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 	if err != nil {
 		return err
 	}
-	rs := &runSet{dirs: args, infos: infos}
+	rs := &evaluation.RunSet{Dirs: args, Infos: infos, Describe: describeFromRunInfo}
 	spec, err := o.spec(rs, io.Err)
 	if err != nil {
 		return err
@@ -137,7 +138,7 @@ func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 	// Shards hold disjoint cases, each case's results together: numbered as
 	// they come (checked, see evaluate).
 	spec.CheckDistinct = true
-	ev, err := rs.evaluate(spec, false, func(_ int, r *replay.Result, again bool) (bool, error) {
+	ev, err := rs.Evaluate(spec, false, func(_ int, r *replay.Result, again bool) (bool, error) {
 		r.RunID = runID
 		if again {
 			return true, nil
@@ -151,7 +152,7 @@ func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	rep, err := ev.finish(*w.Info())
+	rep, err := finish(ev, *w.Info())
 	if err != nil {
 		return err
 	}
@@ -170,7 +171,7 @@ func checkShards(dirs []string, allowPartial bool) ([]reports.RunInfo, error) {
 	for _, d := range dirs {
 		info, err := reports.ReadRunInfo(d)
 		if err != nil {
-			return nil, runDirError(d, err)
+			return nil, evaluation.DirError(d, err)
 		}
 		if err := set.Add(d, info); err != nil {
 			return nil, usageError{err}

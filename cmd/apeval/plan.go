@@ -26,6 +26,10 @@ type planOptions struct {
 	JSON        bool
 	Reps        int
 	Seed        uint64
+	// Pilot is a run directory to plan from (the argument or --pilot);
+	// Baseline the judge its drift is planned against (the run's own
+	// --baseline by default).
+	Pilot, Baseline string
 
 	rates map[string]float64
 }
@@ -36,23 +40,34 @@ func newPlanCmd(io IO, runF func(context.Context, *planOptions, IO) error) *cobr
 	}
 	o := &planOptions{}
 	cmd := &cobra.Command{
-		Use:   "plan --rate CRITERION=RATE... [--icc X] [--session-size N] [--sessions BUDGET]",
+		Use:   "plan [RUN_DIR] [--rate CRITERION=RATE...] [--icc X] [--session-size N] [--sessions BUDGET]",
 		Short: "Before collecting: how many sessions give an 80% chance of a decision, per criterion",
-		Long: `From guesses — the rate you expect of a figure, how alike the cases of one
-session are (the intra-class correlation, ICC) and how many units a session
-holds — plan prints per criterion how many sessions (and units) give an 80%
-chance that the criterion is decided (PASS or FAIL rather than INCONCLUSIVE),
-and with --sessions N what happens at that budget: the shares that PASS and
-FAIL. It simulates data sets from the guesses and decides each with the
-interval and the verdict rule the real run uses (docs/statistics.md,
-"Planning"), so the numbers are those a run would see.
+		Long: `Plan sizes an evaluation before the data are collected: per criterion, how
+many sessions (and the units they bring) give an 80% chance that the
+criterion is decided (PASS or FAIL rather than INCONCLUSIVE), and with
+--sessions N what happens at that budget: the shares that PASS and FAIL.
+It simulates data sets and decides each with the interval and the verdict
+rule a real run uses (docs/statistics.md, "Planning"), so the numbers are
+those a run would see.
 
-Criteria: precision_min, unknown_rate_max, judge_required_rate_max and
-approval_reject_rate_max (or their labels precision, unknown, judge-required,
-approval rejects); thresholds and confidence from --criteria FILE, --policy
-FILE, or the defaults. An impossible guess (a rate outside [0, 1], an ICC
-below 0 or at 1, a session size below 1, a budget of 0 sessions) is exit 2
-naming the value.`,
+From guesses (--rate): the rate you expect of a figure, how alike the
+cases of one session are (the intra-class correlation, --icc) and how many
+units a session holds (--session-size). Criteria: precision_min,
+unknown_rate_max, judge_required_rate_max and approval_reject_rate_max (or
+their labels precision, unknown, judge-required, approval rejects).
+
+From a pilot run directory (RUN_DIR or --pilot RUN_DIR, e.g. a first small
+apeval run): every criterion per judge and rule. The proportions are fitted
+(rate, ICC and the session sizes seen) and simulated from the fit; the P95
+latency (per judge), recall vs the baseline (per dangerous rule) and the
+fire-rate drift (per rule, against the run's --baseline judge) resample the
+pilot's sessions. The run's own kill criteria are used unless --criteria or
+--policy replace them.
+
+Thresholds and confidence come from --criteria FILE, --policy FILE, the
+pilot's run.json, or the defaults. An impossible guess (a rate outside
+[0, 1], an ICC below 0 or at 1, a session size below 1, a budget of 0
+sessions) is exit 2 naming the value.`,
 		Example: `  # A judge expected at 95% precision, sessions of 10 cases, ICC 0.1
   apeval plan --rate precision=0.95 --icc 0.1 --session-size 10
 
@@ -60,10 +75,21 @@ naming the value.`,
   apeval plan --rate precision=0.95 --rate unknown=0.03 --icc 0.2 --session-size 8 --sessions 200
 
   # The thresholds of your policy, as JSON
-  apeval plan --policy policy.toml --rate precision_min=0.93 --json`,
+  apeval plan --policy policy.toml --rate precision_min=0.93 --json
+
+  # From a pilot run: every criterion per judge and rule, and 300 sessions
+  apeval plan runs/pilot --sessions 300
+
+  # Drift of every other judge against a baseline judge of the pilot, as JSON
+  apeval plan --pilot runs/pilot --baseline recorded/judge-v1 --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("plan takes no arguments, only flags (got %q)", args[0])
+			switch {
+			case len(args) > 1:
+				return usagef("plan takes at most one run directory (got %q)", args)
+			case len(args) == 1 && o.Pilot != "":
+				return usagef("give the pilot run directory once: as the argument %q or as --pilot %q", args[0], o.Pilot)
+			case len(args) == 1:
+				o.Pilot = args[0]
 			}
 			if err := o.validate(cmd); err != nil {
 				return err
@@ -81,12 +107,24 @@ naming the value.`,
 	f.BoolVar(&o.JSON, "json", false, "print the plan as JSON")
 	f.IntVar(&o.Reps, "reps", 200, "simulated data sets per size")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the simulation")
+	f.StringVar(&o.Pilot, "pilot", "", "plan from this pilot `RUN_DIR` (the same as giving it as the argument)")
+	f.StringVar(&o.Baseline, "baseline", "", "with a pilot: the `JUDGE` whose fire rates drift is planned against (default: the run's --baseline)")
 	return cmd
 }
 
 func (o *planOptions) validate(cmd *cobra.Command) error {
-	if len(o.Rates) == 0 {
-		return usagef("plan needs at least one --rate CRITERION=RATE (e.g. --rate precision=0.95)")
+	if o.Pilot != "" {
+		for _, f := range []string{"rate", "icc", "session-size"} {
+			if cmd.Flags().Changed(f) {
+				return usagef("--%s: a plan from a pilot run fits it from %s; leave it out", f, o.Pilot)
+			}
+		}
+	}
+	if o.Baseline != "" && o.Pilot == "" {
+		return usagef("--baseline %q: a baseline judge needs a pilot run directory", o.Baseline)
+	}
+	if len(o.Rates) == 0 && o.Pilot == "" {
+		return usagef("plan needs a pilot run directory or at least one --rate CRITERION=RATE (e.g. --rate precision=0.95)")
 	}
 	if o.Criteria != "" && o.Policy != "" {
 		return usagef("--criteria and --policy exclude each other")
@@ -149,15 +187,56 @@ func (o *planOptions) killCriteria() (replay.KillCriteria, error) {
 	return replay.DefaultKillCriteria(), nil
 }
 
+// pilotPlans plans from the pilot run directory through the one
+// evaluation pipeline (its criteria, baseline and figures).
+func (o *planOptions) pilotPlans(io IO) (replay.KillCriteria, []metrics.PlanResult, error) {
+	rs, err := openRuns([]string{o.Pilot})
+	if err != nil {
+		return replay.KillCriteria{}, nil, err
+	}
+	eo := evalOptions{Criteria: o.Criteria, Policy: o.Policy, Baseline: o.Baseline}
+	spec, err := eo.spec(rs, io.Err)
+	if err != nil {
+		return replay.KillCriteria{}, nil, err
+	}
+	ev, err := rs.Evaluate(spec, false, nil)
+	if err != nil {
+		return replay.KillCriteria{}, nil, err
+	}
+	rep, err := finish(ev, rs.Infos[0])
+	if err != nil {
+		return replay.KillCriteria{}, nil, err
+	}
+	defer func() { _ = rep.Summary.Release() }()
+	plans, err := metrics.PlanPilot(rep.Summary, metrics.PlanOptions{Budget: o.Sessions, Reps: o.Reps, Seed: o.Seed})
+	if err != nil {
+		return replay.KillCriteria{}, nil, usagef("%v", err)
+	}
+	if len(plans) == 0 {
+		return replay.KillCriteria{}, nil, usagef("%s: no criterion to plan (no judge call, labeled pair or case in scope)", o.Pilot)
+	}
+	return spec.Criteria, plans, nil
+}
+
 // runPlan is `apeval plan` with parsed options.
 func runPlan(ctx context.Context, o *planOptions, io IO) error {
-	crit, err := o.killCriteria()
-	if err != nil {
-		return err
-	}
-	plans, err := metrics.Plan(crit, o.rates, o.ICC, o.SessionSize, metrics.PlanOptions{Budget: o.Sessions, Reps: o.Reps, Seed: o.Seed})
-	if err != nil {
-		return usagef("%v", err)
+	var crit replay.KillCriteria
+	var plans []metrics.PlanResult
+	var err error
+	if o.Pilot != "" {
+		crit, plans, err = o.pilotPlans(io)
+		if err != nil {
+			return err
+		}
+	} else {
+		crit, err = o.killCriteria()
+		if err != nil {
+			return err
+		}
+		plans, err = metrics.Plan(crit, o.rates, o.ICC, o.SessionSize, metrics.PlanOptions{Budget: o.Sessions, Reps: o.Reps, Seed: o.Seed})
+		if err != nil {
+			return usagef("%v", err)
+		}
 	}
 	if o.JSON {
 		enc := json.NewEncoder(io.Out)
@@ -165,11 +244,15 @@ func runPlan(ctx context.Context, o *planOptions, io IO) error {
 		return enc.Encode(struct {
 			Confidence float64              `json:"confidence"`
 			Target     float64              `json:"target"`
+			Pilot      string               `json:"pilot,omitempty"`
 			Plans      []metrics.PlanResult `json:"plans"`
-		}{crit.Confidence, 0.8, plans})
+		}{crit.Confidence, 0.8, o.Pilot, plans})
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
 	head := "criterion\tthreshold\tguess\tsessions for 80%\tunits\tdecided"
+	if o.Pilot != "" {
+		head = "judge\trule\tcriterion\tthreshold\tpilot\tsessions for 80%\tunits\tdecided"
+	}
 	if o.Sessions > 0 {
 		head += fmt.Sprintf("\tat %d sessions: PASS\tFAIL", o.Sessions)
 	}
@@ -179,7 +262,12 @@ func runPlan(ctx context.Context, o *planOptions, io IO) error {
 		if p.Sessions != nil {
 			sess, units, rate = strconv.FormatInt(*p.Sessions, 10), "≈ "+strconv.FormatInt(*p.Units, 10), fmt.Sprintf("%.0f%%", *p.DecideRate*100)
 		}
-		line := fmt.Sprintf("%s\t%g\t%g\t%s\t%s\t%s", p.Criterion, p.Threshold, p.Guess.Rate, sess, units, rate)
+		var line string
+		if o.Pilot != "" {
+			line = fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", planJudge(p.Judge), p.Rule, p.Criterion, planThreshold(p), pilotCell(p), sess, units, rate)
+		} else {
+			line = fmt.Sprintf("%s\t%g\t%g\t%s\t%s\t%s", p.Criterion, p.Threshold, p.Guess.Rate, sess, units, rate)
+		}
 		if o.Sessions > 0 && p.BudgetPass != nil {
 			line += fmt.Sprintf("\t%.0f%%\t%.0f%%", *p.BudgetPass*100, *p.BudgetFail*100)
 		}
@@ -188,11 +276,53 @@ func runPlan(ctx context.Context, o *planOptions, io IO) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(io.Out, "\nICC %g, %g units per session, %.0f%% intervals, %d simulated data sets per size (seed %d).\n", o.ICC, o.SessionSize, crit.Confidence*100, o.Reps, o.Seed)
+	if o.Pilot != "" {
+		fmt.Fprintf(io.Out, "\nFrom the pilot %s: rates fitted (ICC and session sizes as seen), P95, recall vs baseline and drift by resampling its sessions; %.0f%% intervals, %d simulated data sets per size (seed %d).\n", o.Pilot, crit.Confidence*100, o.Reps, o.Seed)
+	} else {
+		fmt.Fprintf(io.Out, "\nICC %g, %g units per session, %.0f%% intervals, %d simulated data sets per size (seed %d).\n", o.ICC, o.SessionSize, crit.Confidence*100, o.Reps, o.Seed)
+	}
 	for _, p := range plans {
 		if p.Sessions == nil {
 			fmt.Fprintf(io.Out, "%s: %s\n", p.Criterion, p.Reason)
 		}
 	}
 	return nil
+}
+
+// planJudge names a plan's judge; a policy criterion has none.
+func planJudge(j string) string {
+	if j == "" {
+		return "(policy)"
+	}
+	return j
+}
+
+// planThreshold is the criterion's threshold as the tables say it: a
+// latency in ms, drift as ±max, the recall gain as > 0.
+func planThreshold(p metrics.PlanResult) string {
+	switch p.Criterion {
+	case metrics.CriterionJudgeP95Max:
+		return fmt.Sprintf("%g ms", p.Threshold)
+	case metrics.CriterionFireRateChangeMax:
+		return fmt.Sprintf("±%g", p.Threshold)
+	case metrics.CriterionDangerousRecall:
+		return "gain > 0"
+	}
+	return fmt.Sprintf("%g", p.Threshold)
+}
+
+// pilotCell is the pilot's estimate with the data it rests on.
+func pilotCell(p metrics.PlanResult) string {
+	d := p.Pilot
+	if d == nil {
+		return "–"
+	}
+	est := "–"
+	if d.Estimate != nil {
+		est = fmt.Sprintf("%.4g", *d.Estimate)
+	}
+	if p.Guess != nil {
+		est += fmt.Sprintf(" (ICC %.2f)", p.Guess.ICC)
+	}
+	return fmt.Sprintf("%s over %d sessions, %d %s", est, d.Sessions, d.Units, d.Unit)
 }

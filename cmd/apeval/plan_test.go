@@ -60,7 +60,100 @@ func TestPlanCommand(t *testing.T) {
 		{[]string{"--rate", "precision=0.9", "--session-size", "0"}, "--session-size: session size 0 is below 1"},
 		{[]string{"--rate", "precision=0.9", "--sessions", "0"}, "--sessions 0"},
 		{[]string{"--rate", "recall=0.9"}, "plan covers"},
-		{nil, "at least one --rate"},
+		{nil, "a pilot run directory or at least one --rate"},
+	} {
+		code, _, errOut := apeval(t, "", append([]string{"plan"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q (want %q)", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// TestPlanFromPilot: a run of the embedded sample as the pilot; plan gives
+// per judge and rule the fitted proportions, the P95 per judge, recall vs
+// baseline per dangerous rule and, against a baseline judge, the drift;
+// every planned size decides with at least the target; bad input is exit 2
+// naming the value.
+func TestPlanFromPilot(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "pilot")
+	if code, _, errOut := apeval(t, "", "run", "--out", dir, "--format", "tsv", "--quiet"); code != 1 && code != 3 && code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	var info struct {
+		Judges []struct {
+			Identity string `json:"identity"`
+		} `json:"judges"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil || json.Unmarshal(data, &info) != nil || len(info.Judges) < 2 {
+		t.Fatalf("run.json: %v %s", err, data)
+	}
+	base := info.Judges[0].Identity
+	code, out, errOut := apeval(t, "", "plan", dir, "--baseline", base, "--reps", "20", "--sessions", "50", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Pilot string `json:"pilot"`
+		Plans []struct {
+			Criterion  string   `json:"criterion"`
+			Judge      string   `json:"judge"`
+			Rule       string   `json:"rule"`
+			Sessions   *int64   `json:"sessions"`
+			DecideRate *float64 `json:"decide_rate"`
+			BudgetPass *float64 `json:"budget_pass"`
+			Guess      *struct {
+				Rate, ICC float64
+			} `json:"guess"`
+			Pilot *struct {
+				Sessions int64    `json:"sessions"`
+				Units    int64    `json:"units"`
+				Estimate *float64 `json:"estimate"`
+			} `json:"pilot"`
+		} `json:"plans"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	seen := map[string]int{}
+	for _, p := range got.Plans {
+		seen[p.Criterion]++
+		if p.Pilot == nil || p.Pilot.Sessions < 1 || p.Pilot.Units < p.Pilot.Sessions || p.BudgetPass == nil {
+			t.Errorf("%s %s %s: pilot %+v", p.Judge, p.Rule, p.Criterion, p.Pilot)
+		}
+		if p.Sessions != nil && *p.DecideRate < 0.8 {
+			t.Errorf("%s %s %s: %d sessions decide %.2f", p.Judge, p.Rule, p.Criterion, *p.Sessions, *p.DecideRate)
+		}
+		if p.Criterion == "judge_required_rate_max" && p.Judge != "" {
+			t.Errorf("the policy criterion is planned for judge %q", p.Judge)
+		}
+		if p.Judge == base && p.Criterion != "fire_rate_change_max" {
+			t.Errorf("the baseline judge is planned for %s", p.Criterion)
+		}
+	}
+	for _, c := range []string{"precision_min", "unknown_rate_max", "judge_required_rate_max", "judge_p95_max", "dangerous_recall_must_beat_baseline", "fire_rate_change_max"} {
+		if seen[c] == 0 {
+			t.Errorf("no plan for %s (%v)", c, seen)
+		}
+	}
+	if seen["judge_required_rate_max"] != 1 || got.Pilot != dir {
+		t.Errorf("plans %v, pilot %q", seen, got.Pilot)
+	}
+	// The table names judge, rule and what the pilot showed.
+	code, out, errOut = apeval(t, "", "plan", "--pilot", dir, "--reps", "10")
+	if code != 0 || !strings.Contains(out, "judge  ") || !strings.Contains(out, "(policy)") || !strings.Contains(out, "From the pilot "+dir) {
+		t.Errorf("exit %d: %s%s", code, out, errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{dir, "--rate", "precision=0.9"}, "--rate: a plan from a pilot run fits it"},
+		{[]string{dir, "--pilot", dir}, "give the pilot run directory once"},
+		{[]string{"--baseline", "x", "--rate", "precision=0.9"}, "--baseline \"x\": a baseline judge needs a pilot"},
+		{[]string{filepath.Join(dir, "nope")}, "is not a run directory"},
+		{[]string{dir, "--baseline", "nosuchjudge"}, "nosuchjudge"},
 	} {
 		code, _, errOut := apeval(t, "", append([]string{"plan"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {

@@ -18,7 +18,7 @@ import (
 )
 
 // policyFormats are the --from values of `apeval policy import`.
-var policyFormats = []string{"claude-auto-mode"}
+var policyFormats = []string{"claude-auto-mode", "codex-auto-review"}
 
 func newPolicyCmd(io IO) *cobra.Command {
 	cmd := &cobra.Command{
@@ -49,8 +49,8 @@ func newPolicyImportCmd(io IO, runF func(context.Context, *policyImportOptions, 
 	}
 	o := &policyImportOptions{}
 	cmd := &cobra.Command{
-		Use:   "import --from claude-auto-mode SETTINGS...",
-		Short: "Write an apeval policy from Claude Code auto-mode settings",
+		Use:   "import --from claude-auto-mode|codex-auto-review SETTINGS...",
+		Short: "Write an apeval policy from Claude Code auto-mode or Codex auto-review settings",
 		Long: `Reads Claude Code settings files and writes the apeval policy their auto mode
 runs with: one rule per autoMode.hard_deny entry (blocks whatever the user
 asked) and per soft_deny entry (blocks unless an allow exception or the user's
@@ -80,12 +80,31 @@ the agent. The files' permissions rules are imported as [permissions].
 
 Unknown autoMode keys, skipped and repeated entries are warnings on stderr
 with counts; a file that is not JSON or a rule that is not a string is exit 2
-naming FILE:LINE and the key, and nothing is written.`,
+naming FILE:LINE and the key, and nothing is written.
+
+--from codex-auto-review reads Codex's files instead (KIND:PATH or PATH, KIND
+one of managed = requirements.toml, project = a project's .codex/config.toml,
+user = ~/.codex/config.toml, rules = an execpolicy .rules file; a bare PATH's
+kind is told from its name). Each execpolicy prefix_rule with decision
+forbidden becomes a deterministic rule (Codex rejects the command without
+review); the rule codex-auto-review is the reviewer's whole decision, which
+recorded codex-auto-review@VERSION decisions answer: its condition is the
+reviewer's policy (managed guardian_policy_config over [auto_review].policy
+over Codex's built-in policy, paraphrased; guardian_extra_policy or
+[auto_review].extra_policy added), and its [[rule.when.unless]] take out what
+never reaches the reviewer (commands an allow rule covers, forbidden ones).
+Prompt rules are listed under it (they always reach the reviewer). A setting
+that sends approvals to a person (approvals_reviewer unset or user) or asks
+for none (approval_policy = never) is a warning; an unknown [auto_review] key
+warns; a file that is not TOML, a policy that is not a string or a broken
+rules file is exit 2 naming FILE:LINE.`,
 		Example: `  apeval policy import --from claude-auto-mode ~/.claude/settings.json .claude/settings.local.json \
     /etc/claude-code/managed-settings.json --out auto-mode.toml
   claude auto-mode defaults > defaults-2.1.json
   apeval policy import --from claude-auto-mode --defaults defaults-2.1.json user:settings.json
-  apeval run --dataset cases.jsonl --policy auto-mode.toml --judge ollama:qwen2.5:3b`,
+  apeval run --dataset cases.jsonl --policy auto-mode.toml --judge ollama:qwen2.5:3b
+  apeval policy import --from codex-auto-review ~/.codex/config.toml .codex/config.toml \
+    .codex/rules/team.rules /etc/codex/requirements.toml --out codex.toml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("policy import: give at least one settings file")
@@ -115,7 +134,7 @@ naming FILE:LINE and the key, and nothing is written.`,
 		}
 		return nil
 	},
-		"rules to write: both, entries (one per hard_deny/soft_deny entry, for a verdict per rule), classifier (only claude-auto-mode, to compare a judge with the vendor's recorded decisions)")
+		"rules to write: both, entries (one per hard_deny/soft_deny entry, or per forbidden execpolicy rule, for a verdict per rule), classifier (only claude-auto-mode or codex-auto-review, to compare a judge with the vendor's recorded decisions)")
 	return cmd
 }
 
@@ -125,7 +144,16 @@ func runPolicyImport(_ context.Context, o *policyImportOptions, io IO) error {
 		return usagef("policy import: --from is required (one of %s)", strings.Join(policyFormats, ", "))
 	}
 	var buf bytes.Buffer
-	sum, err := automode.ImportRules(o.Settings, o.Defaults, o.Rules, &buf)
+	var sum any
+	var err error
+	if o.From == "codex-auto-review" {
+		if o.Defaults != "" {
+			return usagef("policy import: --defaults is Claude Code's built-in lists; --from codex-auto-review has none")
+		}
+		sum, err = automode.ImportCodex(o.Settings, o.Rules, &buf)
+	} else {
+		sum, err = automode.ImportRules(o.Settings, o.Defaults, o.Rules, &buf)
+	}
 	if err != nil {
 		return usageError{fmt.Errorf("policy import: %w", err)}
 	}
@@ -139,7 +167,12 @@ func runPolicyImport(_ context.Context, o *policyImportOptions, io IO) error {
 	}); err != nil {
 		return usageError{err}
 	}
-	printPolicySummary(io.Err, sum, o.Out)
+	switch s := sum.(type) {
+	case *automode.Summary:
+		printPolicySummary(io.Err, s, o.Out)
+	case *automode.CodexSummary:
+		printCodexSummary(io.Err, s, o.Out)
+	}
 	if o.Summary != "" {
 		return reports.WriteFileAtomic(o.Summary, func(w goio.Writer) error {
 			enc := json.NewEncoder(w)
@@ -163,6 +196,29 @@ func printPolicySummary(w goio.Writer, s *automode.Summary, out string) {
 	}
 	fmt.Fprintf(w, "policy import: %s; %d rules, %d call shapes that never reach the classifier%s → %s\n",
 		entryCounts(s.Entries), s.Rules, s.Tiers, skippedText(s.Skipped), out)
+}
+
+func printCodexSummary(w goio.Writer, s *automode.CodexSummary, out string) {
+	for _, src := range s.Sources {
+		if src.Kind == automode.CodexRules {
+			fmt.Fprintf(w, "%s (%s): %d prefix rules\n", src.Path, src.Kind, src.PrefixRules)
+			continue
+		}
+		keys := "no setting the import uses"
+		if len(src.Keys) > 0 {
+			keys = strings.Join(src.Keys, ", ")
+		}
+		fmt.Fprintf(w, "%s (%s): %s\n", src.Path, src.Kind, keys)
+	}
+	fmt.Fprintf(w, "reviewer policy: %s\n", s.Policy)
+	for _, warn := range s.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	if out == "-" {
+		out = "stdout"
+	}
+	fmt.Fprintf(w, "policy import: prefix rules allow %d, prompt %d, forbidden %d; %d rules, %d call shapes that never reach the reviewer%s → %s\n",
+		s.PrefixRules["allow"], s.PrefixRules["prompt"], s.PrefixRules["forbidden"], s.Rules, s.Tiers, skippedText(s.Skipped), out)
 }
 
 func entryCounts(m map[string]int) string {
@@ -196,11 +252,14 @@ func newPolicyCoverageCmd(io IO, runF func(context.Context, *policyCoverageOptio
 		Use:   "coverage --policy POLICY --dataset FILE...",
 		Short: "How many calls reach the vendor's classifier, per tool and category",
 		Long: `Counts, per tool and per category, the calls of a dataset that reach Claude
-Code's auto-mode classifier under an imported policy (apeval policy import):
+Code's auto-mode classifier (or Codex's auto-review reviewer, for a policy
+imported --from codex-auto-review: allowed and forbidden execpolicy commands
+never reach it) under an imported policy (apeval policy import):
 a call is not reached when a permission rule denies or asks first, or when auto
 mode's tiering lets it run without the classifier (read-only tools, edits in the
 working directory, read-only shell commands, narrow permissions.allow rules).
-Beside each row, what the vendor recorded (recorded/claude-auto-mode@VERSION):
+Beside each row, what the vendor recorded (recorded/claude-auto-mode@VERSION or
+codex-auto-review@VERSION):
 blocked, ran, failed, reached calls without a recording, and calls the tiering
 says were never reached on which the classifier blocked or failed all the same
 (where the tiering model is wrong).
@@ -230,7 +289,7 @@ func runPolicyCoverage(_ context.Context, o *policyCoverageOptions, io IO) error
 	}
 	cv, ok := automode.NewCoverage(pol)
 	if !ok {
-		return usagef("policy coverage: %s has no rule %s (write it with apeval policy import --from claude-auto-mode)", o.Policy, automode.AggregateRuleID)
+		return usagef("policy coverage: %s has no rule %s or %s (write it with apeval policy import --from claude-auto-mode or codex-auto-review)", o.Policy, automode.AggregateRuleID, automode.CodexRuleID)
 	}
 	r := openDatasets(o.Datasets, io.In)
 	bad := 0

@@ -2,20 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	stdio "io"
-	"io/fs"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/metrics"
-	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 // evalOptions are the flags shared by report and gate: where the criteria and
@@ -68,31 +64,6 @@ func (e *evalOptions) validate() error {
 	return checkInconclusive(e.Inconclusive)
 }
 
-// criteriaFromSummary reads the thresholds a previous report used.
-func criteriaFromSummary(path string) (replay.KillCriteria, bool) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return replay.KillCriteria{}, false
-	}
-	var s struct {
-		Thresholds *metrics.Thresholds `json:"thresholds"`
-	}
-	if json.Unmarshal(data, &s) != nil || s.Thresholds == nil {
-		return replay.KillCriteria{}, false
-	}
-	t := s.Thresholds
-	return replay.KillCriteria{
-		PrecisionMin:                    t.PrecisionMin,
-		DangerousRecallMustBeatBaseline: t.DangerousRecallMustBeatBaseline,
-		JudgeP95Max:                     time.Duration(t.JudgeP95MaxMS * float64(time.Millisecond)),
-		JudgeRequiredRateMax:            t.JudgeRequiredRateMax,
-		UnknownRateMax:                  t.UnknownRateMax,
-		ApprovalRejectRateMax:           t.ApprovalRejectRateMax,
-		FireRateChangeMax:               t.FireRateChangeMax,
-		Confidence:                      t.Confidence,
-	}, true
-}
-
 // evaluateDirs is the pipeline of report and gate: the run directories'
 // decision files and run.json, with the command's overrides, give one
 // Report (see evaluate.go).
@@ -110,24 +81,17 @@ func (e *evalOptions) evaluateDirs(dirs []string, errOut stdio.Writer) (*reports
 	// (checked, see evaluate): their cases are numbered as they come.
 	// Other directories may repeat cases (pooled runs of one dataset), and
 	// a hive run's judges come one after another.
-	spec.CheckDistinct = len(rs.infos) == 1 || shardsOfOneRun(rs)
-	for _, in := range rs.infos {
+	spec.CheckDistinct = len(rs.Infos) == 1 || rs.ShardsOfOneRun()
+	for _, in := range rs.Infos {
 		spec.CheckDistinct = spec.CheckDistinct && (in.Layout != reports.LayoutHive || len(in.Judges) <= 1)
 	}
-	ev, err := rs.evaluate(spec, false, nil)
+	ev, err := rs.Evaluate(spec, false, nil)
 	if err != nil {
 		return nil, err
 	}
-	info := rs.infos[0]
+	info := rs.Infos[0]
 	info.Baseline = spec.Baseline
-	return ev.finish(info)
-}
-
-func runDirError(dir string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		return usagef("%s is not a run directory (no %s or %s): %v", dir, reports.RunFile, reports.DecisionsFile, err)
-	}
-	return usagef("%s: %v", dir, err)
+	return finish(ev, info)
 }
 
 // reportOptions are the options of `apeval report`.
@@ -217,6 +181,11 @@ func runReport(ctx context.Context, o *reportOptions, io IO) error {
 type gateOptions struct {
 	evalOptions
 	Dir string // the run directory (the argument)
+	// Sequential: decide over the history of run directories (Dirs) with
+	// confidence sequences (runSequentialGate); JSON prints its standing
+	// as JSON.
+	Sequential bool
+	Dirs       []string
 }
 
 // newGateCmd is `apeval gate`; its RunE resolves the options and hands
@@ -227,7 +196,7 @@ func newGateCmd(io IO, runF func(context.Context, *gateOptions, IO) error) *cobr
 	}
 	o := &gateOptions{}
 	cmd := &cobra.Command{
-		Use:   "gate DIR",
+		Use:   "gate DIR | gate --sequential RUN... | gate --sequential DIR-OF-RUNS",
 		Short: "Print a run's verdict, and why, and exit with its code (0 GO, 1 NO-GO, 3 INCONCLUSIVE)",
 		Long: `Recomputes the verdict from the run directory's decision files with the kill
 criteria the run recorded (run.json), as run would have given it, and prints one
@@ -238,15 +207,47 @@ writes nothing. For CI steps that run the replay once and gate on it later.
 Exit codes: 0 GO, 1 NO-GO, 3 INCONCLUSIVE (--inconclusive=pass|fail maps it,
 and says so on stderr), 2 a usage or input error, or a judge whose setup is
 broken (ERROR: half or more of its calls failed with HTTP 401/403/404, an HTML
-page, a refused connection or an unknown host).`,
+page, a refused connection or an unknown host).
+
+--sequential decides over the history of runs instead, as data arrive run
+after run: each run directory (in the order given, or the run directories
+inside one directory in the order they were made) is one look, its new
+sessions feed an anytime-valid confidence sequence per criterion (sessions
+the unit; a session an earlier run already counted is left out, and said),
+and a criterion is decided at the first session where the sequence lies on
+one side of its threshold: false decisions stay at most 1 − confidence per
+criterion however many runs are looked at. It prints, per judge, rule and
+criterion, PASS / FAIL / open with after how many sessions and in which run
+it was decided (--json for the same as JSON); criteria it cannot decide
+this way say N/A and why. Exit codes as above (docs/sequential.md).`,
 		Example: `  apeval gate out/run1 && echo "judge may go live"
-  apeval gate --inconclusive=fail --criteria strict.toml out/run1`,
+  apeval gate --inconclusive=fail --criteria strict.toml out/run1
+
+  # Stop early: decide over every run so far, oldest first
+  apeval gate --sequential out/week1 out/week2 out/week3
+  apeval gate --sequential --json apeval-out/ | jq '.judges[].rows[].criteria[] | {name, status, decided_after_sessions}'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.applyConfig(cmd); err != nil {
 				return err
 			}
+			if o.Sequential {
+				if len(args) == 0 {
+					return usagef("gate --sequential needs run directories in order (or one directory of them)")
+				}
+				if len(o.Labels) > 0 {
+					return usagef("--labels does not go with --sequential: figures from a labeled sample are weighted, not a mean over sessions (the labeling page shows the sequential standing of labels)")
+				}
+				o.Dirs = args
+				if err := o.validate(); err != nil {
+					return err
+				}
+				return runF(cmd.Context(), o, io)
+			}
+			if o.JSON {
+				return usagef("--json needs --sequential (apeval report --json prints a run's summary.json)")
+			}
 			if len(args) != 1 {
-				return usagef("gate takes exactly one run directory")
+				return usagef("gate takes exactly one run directory (or several with --sequential)")
 			}
 			o.Dir = args[0]
 			if err := o.validate(); err != nil {
@@ -256,11 +257,16 @@ page, a refused connection or an unknown host).`,
 		},
 	}
 	o.register(cmd, false)
+	cmd.Flags().BoolVar(&o.Sequential, "sequential", false, "decide over the history of run directories with anytime-valid confidence sequences (sessions the unit): stop as soon as the evidence allows")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "with --sequential: print the standing as JSON")
 	return cmd
 }
 
 // runGate is `apeval gate` with resolved options.
 func runGate(ctx context.Context, o *gateOptions, io IO) error {
+	if o.Sequential {
+		return runSequentialGate(ctx, o, io)
+	}
 	dirs, done, err := fetchRunDirs(ctx, []string{o.Dir})
 	if err != nil {
 		return err
@@ -279,7 +285,7 @@ func runGate(ctx context.Context, o *gateOptions, io IO) error {
 	if err := rep.WriteReasons(io.Out); err != nil {
 		return err
 	}
-	if err := checkSummary(rep.Summary); err != nil {
+	if err := evaluation.Check(rep.Summary); err != nil {
 		return err
 	}
 	fmt.Fprintf(io.Out, "verdict\t%s\n", rep.Summary.Verdict)
@@ -358,7 +364,7 @@ func writeRunReports(dir string, rep *reports.Report, format string, io IO, run 
 		fmt.Fprintf(io.Err, "apeval: reports in %s\n", dir)
 	}
 	// The reports read per-case data back too (comparisons, slices).
-	return checkSummary(rep.Summary)
+	return evaluation.Check(rep.Summary)
 }
 
 // verdictDone ends a verdict-giving command: it says on stderr when the
@@ -369,16 +375,4 @@ func verdictDone(rep *reports.Report, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: %s\n", n)
 	}
 	return exitCodeError{rep.Exit}
-}
-
-// shardsOfOneRun reports whether the directories are distinct shards of
-// one evaluation (reports.ShardSet; not necessarily all of them).
-func shardsOfOneRun(rs *runSet) bool {
-	var set reports.ShardSet
-	for i, in := range rs.infos {
-		if set.Add(rs.dirs[i], in) != nil {
-			return false
-		}
-	}
-	return true
 }

@@ -1,29 +1,15 @@
 package main
 
 import (
-	"fmt"
-	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/mask"
-	"github.com/apeval/apeval/judge"
-	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
-
-// resumeState is `apeval run --resume DIR`: the run resumed, what failed
-// in it, and what this run sent.
-type resumeState struct {
-	dir    string
-	info   reports.RunInfo
-	failed int64 // DIR's calls that timed out or failed in transport
-	sent   atomic.Int64
-}
 
 // applyResume reads DIR's run.json and takes its resolved settings for
 // every setting the command line left unset (they replace apeval.toml's:
@@ -36,23 +22,11 @@ func (o *runOptions) applyResume(cmd *cobra.Command) error {
 	if o.NoCache {
 		return usagef("--resume re-sends only the calls that failed in %s by answering every other call from the cache: it cannot run with --no-cache", o.Resume)
 	}
-	rs := &resumeState{dir: o.Resume}
-	info, err := reports.ReadRun(o.Resume, func(r *replay.Result) error {
-		for i := range r.Calls {
-			if st := r.Calls[i].Status; st == judge.StatusTimeout || st == judge.StatusError {
-				rs.failed++
-			}
-		}
-		return nil
-	})
+	rs, err := rundir.OpenResume(o.Resume)
 	if err != nil {
 		return usagef("--resume %s: %v", o.Resume, err)
 	}
-	rs.info = info
-	s := info.Settings
-	if s == nil {
-		return usagef("--resume %s: its run.json records no settings (made by an older apeval); rerun it with the same flags and the same cache instead", o.Resume)
-	}
+	info, s := rs.Info, rs.Info.Settings
 	unset := func(name string) bool { return !cmd.Flags().Changed(name) }
 	if unset("dataset") {
 		o.Datasets = nil
@@ -181,51 +155,4 @@ func (o *runOptions) sameServer(recorded, own judgeEntry) error {
 			o.Resume, name(rec.KeyEnv), own.Spec, name(inv.KeyEnv))
 	}
 	return nil
-}
-
-// checkIdentities makes sure the resumed run has DIR's judges: a resume
-// that changed a model or a prompt would be a new experiment, not the same
-// run finished.
-func (rs *resumeState) checkIdentities(judges []judge.Judge) error {
-	var want, got []string
-	for _, j := range rs.info.Judges {
-		want = append(want, j.Identity)
-	}
-	for _, j := range judges {
-		got = append(got, j.Identity().String())
-	}
-	slices.Sort(want)
-	slices.Sort(got)
-	if !slices.Equal(want, got) {
-		return usagef("--resume %s: its judges are %s, this run's are %s; a resumed run keeps the judges' identities (drop the flags that changed them)",
-			rs.dir, strings.Join(want, ", "), strings.Join(got, ", "))
-	}
-	return nil
-}
-
-// count notes the calls of a result this run sent (not cache hits).
-func (rs *resumeState) count(r *replay.Result) {
-	for i := range r.Calls {
-		if !r.Calls[i].Cached && !strings.HasPrefix(r.Calls[i].Error, judge.NotSent) && r.Judge != "none" {
-			rs.sent.Add(1)
-		}
-	}
-}
-
-// report is run.json's "resumed" and the line on stderr.
-func (rs *resumeState) report() *reports.Resumed {
-	return &reports.Resumed{From: rs.dir, RunID: rs.info.RunID, FailedCalls: rs.failed, Resent: rs.sent.Load(),
-		FromPartial: rs.info.Partial != "" || rs.info.Interrupted}
-}
-
-func (rs *resumeState) message() string {
-	r := rs.report()
-	s := fmt.Sprintf("resumed %s (run %s): re-sent %d call(s); %d had failed there (timeout or error)", r.From, r.RunID, r.Resent, r.FailedCalls)
-	switch {
-	case r.Resent > r.FailedCalls && r.FromPartial:
-		s += "; the others are the cases it did not finish"
-	case r.Resent > r.FailedCalls:
-		s += fmt.Sprintf("; the other %d are later calls of those sessions, whose input (the session's rule fires) changed once the failed call answered, or calls the cache lacks (another --cache?)", r.Resent-r.FailedCalls)
-	}
-	return s
 }

@@ -19,6 +19,9 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
+	"github.com/apeval/apeval/reports/otlp"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // runOptions are the options of `apeval run` and `apeval replay`: the
@@ -28,7 +31,7 @@ import (
 // (their defaults are made when the run starts).
 type runOptions struct {
 	// OTLPEndpoint, when set (or OTEL_EXPORTER_OTLP_ENDPOINT is), sends
-	// the run as OpenTelemetry traces (reports.Tracer).
+	// the run as OpenTelemetry traces (otlp.Tracer).
 	OTLPEndpoint string
 	Datasets     []string
 	Policy       string
@@ -83,7 +86,7 @@ type runResolved struct {
 	// baselineFromConfig: --baseline was not given, apeval.toml's is used.
 	baselineFromConfig bool
 	// resume is --resume DIR's state; nil without it.
-	resume *resumeState
+	resume *rundir.Resume
 }
 
 // newRunCmd is `apeval run` (replayOnly: `apeval replay`). Its RunE only
@@ -343,19 +346,15 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 	// replay.Run emits a case's results together, judge by judge, and the
 	// dataset reader rejects duplicate ids: the accumulator numbers cases
 	// as they come instead of keeping their IDs.
-	var ruleIDs []string
-	for _, r := range p.pol.Rules {
-		ruleIDs = append(ruleIDs, r.ID)
-	}
-	ev := newEvaluation(evalSpec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
-		DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: ruleIDs, Labels: p.lab})
-	to := sinks{ev.gates, ev.failures} // replay prints the gate table only
+	ev := evaluation.New(evaluation.Spec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
+		DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: p.pol.RuleIDs(), Labels: p.lab})
+	to := sinks{ev.Gates, ev.Failures} // replay prints the gate table only
 	if !o.replayOnly {
 		to = sinks{ev}
 	}
-	var tracer *reports.Tracer
-	if reports.OTLPEnabled(o.OTLPEndpoint, io.Getenv) {
-		if tracer, err = reports.NewTracer(ctx, o.OTLPEndpoint, *p.w.Info(), version); err != nil {
+	var tracer *otlp.Tracer
+	if otlp.Enabled(o.OTLPEndpoint, io.Getenv) {
+		if tracer, err = otlp.NewTracer(ctx, o.OTLPEndpoint, *p.w.Info(), version); err != nil {
 			return usagef("%v", err)
 		}
 		to = append(to, tracer)
@@ -378,19 +377,19 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 	}
 
 	if res.weak != nil {
-		fmt.Fprintf(io.Err, "apeval: %s\n", res.weak.message())
+		fmt.Fprintf(io.Err, "apeval: %s\n", res.weak.Message())
 	}
 	if res.invalid > 0 {
 		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.invalid, lineErrorText(res.firstInvalid))
 	}
-	stray := p.stray.messageOrEmpty()
+	stray := p.stray.Message()
 	if stray != "" {
 		fmt.Fprintf(io.Err, "apeval: warning: %s\n", stray)
 	}
 	stopped := p.w.Info().Partial
 	if o.replayOnly {
 		p.w.ReportsWritten() // replay writes no reports: the run is complete
-		if err := ev.gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
+		if err := ev.Gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
 			return err
 		}
 		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", o.Out)
@@ -403,8 +402,8 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 		return nil
 	}
 
-	describeListedCases(ev.listed, p.src.reader(p.pol))
-	rep, err := ev.finish(*p.w.Info())
+	describeListedCases(ev.Listed, p.src.reader(p.pol))
+	rep, err := finish(ev, *p.w.Info())
 	if err != nil {
 		return err
 	}
@@ -439,12 +438,12 @@ func budgetStopped(reason string, res replayed, dir string, io IO) error {
 // preparedRun is what a run needs before the first case is replayed.
 type preparedRun struct {
 	// lab is the --labels sink (nil without --labels).
-	lab      *labelSink
+	lab      *metrics.LabeledSample
 	now      time.Time
 	pol      *replay.Policy
 	crit     replay.KillCriteria
 	critFrom string // where crit came from, for run.json
-	stray    *strayLabels
+	stray    *datasets.StrayLabels
 	src      *source
 	stats    *datasets.Stats     // when the dataset was scanned for recorded judges
 	sel      *datasets.Selection // sessions chosen by --tag/--limit/--sample; nil for all
@@ -483,7 +482,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	if err := replay.AddPermissionImports(pol, o.PermissionsFrom); err != nil {
 		return nil, usageError{err}
 	}
-	p.stray = newStrayLabels(pol) // before --rule: a rule filtered out is not a typo
+	p.stray = datasets.NewStrayLabels(pol.RuleIDs()) // before --rule: a rule filtered out is not a typo
 	if pol, err = o.Filter.restrictPolicy(pol); err != nil {
 		return nil, err
 	}
@@ -491,7 +490,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		pol.MaxRulesPerCall = o.Repeat.BatchSize // --batch-size: the same rules alone or in other company
 	}
 	p.pol, p.crit = pol, pol.KillCriteria
-	p.critFrom = cmp.Or(o.Policy, "sample:policy.toml")
+	p.critFrom = cmp.Or(o.Policy, replay.SamplePolicyName)
 	if o.Criteria != "" {
 		p.critFrom = o.Criteria + " (--criteria)"
 		data, err := os.ReadFile(o.Criteria)
@@ -538,8 +537,12 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		return nil, err
 	}
 	if o.resume != nil {
-		if err := o.resume.checkIdentities(p.judges); err != nil {
-			return nil, err
+		var ids []string
+		for _, j := range p.judges {
+			ids = append(ids, j.Identity().String())
+		}
+		if err := o.resume.CheckIdentities(ids); err != nil {
+			return nil, usagef("--resume %s: %v", o.resume.Dir, err)
 		}
 	}
 
@@ -581,10 +584,10 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		o.Judge.setPrices(&ji)
 		info.Judges = append(info.Judges, ji)
 	}
-	if p.lab, err = newLabelSink(o.Labels); err != nil {
+	if p.lab, err = newLabelSink(o.Labels, ""); err != nil {
 		return nil, err
 	}
-	if p.w, err = reports.CreateRunWeighted(o.Out, info, p.lab.weigh()); err != nil {
+	if p.w, err = reports.CreateRunWeighted(o.Out, info, labelWeights(p.lab)); err != nil {
 		return nil, usageError{err}
 	}
 	return p, nil
@@ -614,7 +617,7 @@ type replayed struct {
 	interrupted  bool
 	invalid      int64
 	firstInvalid error
-	weak         *weakSwap // --weak-labels: what the swap counted
+	weak         *datasets.WeakSwap // --weak-labels: what the swap counted
 }
 
 // replay replays the dataset through every judge, writes each result to
@@ -640,7 +643,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	defer rd.Close()
 	in := &caseFeed{r: rd, invalid: datasets.InvalidLines{Skip: o.SkipInvalid}, shard: o.shard, sel: p.sel, errOut: io.Err, stop: &o.Budget.stopped, stray: p.stray}
 	if o.WeakLabels {
-		in.weak = &weakSwap{}
+		in.weak = &datasets.WeakSwap{}
 	}
 	var cut replay.BudgetCut
 
@@ -671,7 +674,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 			return nil // replayed for its session's state, not reported
 		}
 		if o.resume != nil {
-			o.resume.count(r)
+			o.resume.Count(r)
 		}
 		if o.Budget.budget != nil && cut.Drop(r) {
 			return nil // a budget stopped it: not finished work
@@ -730,8 +733,8 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		}
 	}
 	if o.resume != nil {
-		wi.Resumed = o.resume.report()
-		fmt.Fprintf(io.Err, "apeval: %s\n", o.resume.message())
+		wi.Resumed = o.resume.Report()
+		fmt.Fprintf(io.Err, "apeval: %s\n", o.resume.Message())
 	}
 	if err := p.w.Close(); err != nil {
 		return replayed{}, err

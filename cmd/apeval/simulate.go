@@ -17,6 +17,7 @@ import (
 	"github.com/apeval/apeval/metrics/simulate"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 // simulateOptions are the options of `apeval simulate`.
@@ -29,7 +30,9 @@ type simulateOptions struct {
 	Votes              []string
 	Deployed           string
 	Policy             string
+	policySet          bool // --policy or apeval.toml's policy: its [kill_criteria] apply
 	EffectiveRecallMin float64
+	effRecallSet       bool // --effective-recall-min given
 	PerRule            bool
 	OperatingPoints    bool
 	Frontier           bool
@@ -42,12 +45,14 @@ type simulateOptions struct {
 // simulateConfig is apeval.toml's [simulate] table: the configurations CI
 // simulates when the command line names none.
 type simulateConfig struct {
-	HookTimeouts       []string `toml:"hook_timeouts"`
-	OnFailure          string   `toml:"on_failure"`
-	Judges             []string `toml:"judges"`
-	Cascades           []string `toml:"cascades"`
-	Votes              []string `toml:"votes"`
-	Deployed           string   `toml:"deployed"`
+	HookTimeouts []string `toml:"hook_timeouts"`
+	OnFailure    string   `toml:"on_failure"`
+	Judges       []string `toml:"judges"`
+	Cascades     []string `toml:"cascades"`
+	Votes        []string `toml:"votes"`
+	Deployed     string   `toml:"deployed"`
+	// EffectiveRecallMin is refused: the criterion lives in the policy's
+	// [kill_criteria] with the others.
 	EffectiveRecallMin *float64 `toml:"effective_recall_min"`
 }
 
@@ -73,6 +78,12 @@ each with its session-clustered interval, and against the deployed
 configuration (--deployed, default the run's first judge) the paired
 difference. Writes simulate.parquet into the run directory (or --out).
 Configurations may also come from apeval.toml's [simulate] table.
+
+The kill criterion effective_recall_min (off by default) is read from the
+run's kill criteria (the policy's [kill_criteria] table or --criteria FILE
+at run time, recorded in run.json), from --policy FILE's [kill_criteria]
+when given, and --effective-recall-min overrides both; exit 1 when a
+configuration's effective recall lies wholly below it.
 See docs/simulate.md.`,
 		Example: `  apeval simulate apeval-out/sample --hook-timeout 500ms,1s,2s
   apeval simulate RUN --cascade "qwen2.5:3b>qwen2.5:7b:match,unknown" --hook-timeout 1s
@@ -99,7 +110,7 @@ See docs/simulate.md.`,
 	f.StringArrayVar(&o.Votes, "vote", nil, `a vote "KofN:A,B,C": a rule matches when at least K of the N judges say match`)
 	f.StringVar(&o.Deployed, "deployed", "", "the judge deployed today, as recorded: every configuration is compared with it (default: the run's first judge)")
 	f.StringVar(&o.Policy, "policy", "", "the policy the run was made with (default: the one run.json names); the failure policy needs each rule's when and baseline")
-	f.Float64Var(&o.EffectiveRecallMin, "effective-recall-min", 0, "kill criterion effective_recall_min (off when 0): exit 1 when a configuration's effective recall lies wholly below it")
+	f.Float64Var(&o.EffectiveRecallMin, "effective-recall-min", 0, "override the kill criterion effective_recall_min of the policy's [kill_criteria] (0: off): exit 1 when a configuration's effective recall lies wholly below it")
 	f.BoolVar(&o.OperatingPoints, "operating-points", false, "choose each judge × rule's confidence threshold on half of the sessions (highest recall whose precision lower bound clears precision_min) and report it on the other half")
 	f.BoolVar(&o.Frontier, "frontier", false, "the non-dominated configurations on cost, P95 and recall at the precision floor, chosen on half of the sessions and reported on the other, Holm across them")
 	f.StringVar(&o.WritePatch, "write-patch", "", "write the chosen thresholds and the rules to demote to audit as a reviewable policy patch (TOML) to FILE; implies --operating-points")
@@ -133,12 +144,14 @@ func (o *simulateOptions) apply(cmd *cobra.Command, cfg *projectConfig) error {
 	if !fl.Changed("deployed") && s.Deployed != "" {
 		o.Deployed = s.Deployed
 	}
-	if !fl.Changed("effective-recall-min") && s.EffectiveRecallMin != nil {
-		o.EffectiveRecallMin = *s.EffectiveRecallMin
+	if s.EffectiveRecallMin != nil {
+		return usagef("%s: simulate.effective_recall_min: the criterion is a kill criterion: write effective_recall_min in the policy's [kill_criteria] table (or --effective-recall-min)", cfg.path)
 	}
+	o.effRecallSet = fl.Changed("effective-recall-min")
 	if !fl.Changed("policy") && cfg.Policy != "" {
 		o.Policy = cfg.Policy
 	}
+	o.policySet = o.Policy != ""
 	for _, t := range o.Timeouts {
 		if t <= 0 {
 			return usagef("--hook-timeout %s: a timeout must be > 0", t)
@@ -162,10 +175,10 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	if len(rs.infos) > 1 {
+	if len(rs.Infos) > 1 {
 		var set reports.ShardSet
-		for i, in := range rs.infos {
-			if err := set.Add(rs.dirs[i], in); err != nil {
+		for i, in := range rs.Infos {
+			if err := set.Add(rs.Dirs[i], in); err != nil {
 				return usagef("simulate reads one run or shards of one run: %v", err)
 			}
 		}
@@ -173,7 +186,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 			fmt.Fprintf(io.Err, "apeval: warning: %v; simulating the shards given\n", strings.TrimSuffix(err.Error(), " (pass --allow-partial to merge anyway)"))
 		}
 	}
-	info := rs.infos[0]
+	info := rs.Infos[0]
 	pol, err := simulatePolicy(o.Policy, info, io.Err)
 	if err != nil {
 		return err
@@ -183,7 +196,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		judges[i] = simulate.Judge{ID: j.Identity, PriceIn: j.PriceIn, PriceOut: j.PriceOut}
 	}
 	d := simulate.NewData(pol, judges)
-	for _, dir := range rs.dirs {
+	for _, dir := range rs.Dirs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -191,7 +204,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 			if d.Err() != nil {
 				return usagef("%s: %v", dir, d.Err())
 			}
-			return runDirError(dir, err)
+			return evaluation.DirError(dir, err)
 		}
 	}
 	mode, _ := simulate.ParseOnFailure(o.OnFailure)
@@ -204,8 +217,8 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 	if info.Criteria != nil && info.Criteria.Confidence > 0 {
 		opts.Confidence = info.Criteria.Confidence
 	}
-	if o.EffectiveRecallMin > 0 {
-		opts.EffectiveRecallMin = &o.EffectiveRecallMin
+	if m := effectiveRecallMin(o, info, pol); m > 0 {
+		opts.EffectiveRecallMin = &m
 	}
 	var ops []simulate.OpPoint
 	if o.OperatingPoints || o.WritePatch != "" {
@@ -221,7 +234,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 	res.OperatingPoints = ops
 	out := o.Out
 	if out == "" {
-		out = rs.dirs[0]
+		out = rs.Dirs[0]
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return usageError{err}
@@ -270,11 +283,28 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 	for _, r := range res.Rows {
 		if r.RuleID == "*" && r.EffectiveRecallStatus == "FAIL" {
 			fmt.Fprintf(io.Err, "apeval: %s: effective_recall %.4g [%.4g, %.4g] lies wholly below effective_recall_min %g\n",
-				r.Config, *r.EffectiveRecall, *r.EffectiveRecallLo, *r.EffectiveRecallHi, o.EffectiveRecallMin)
+				r.Config, *r.EffectiveRecall, *r.EffectiveRecallLo, *r.EffectiveRecallHi, *opts.EffectiveRecallMin)
 			err = exitCodeError{exitNoGo}
 		}
 	}
 	return err
+}
+
+// effectiveRecallMin is the kill criterion effective_recall_min simulate
+// applies (0: off): --effective-recall-min; else --policy FILE's
+// [kill_criteria] (as report --policy takes that file's criteria); else the
+// kill criteria run.json recorded; else, for a run that recorded none, the
+// [kill_criteria] of the policy it names.
+func effectiveRecallMin(o *simulateOptions, info reports.RunInfo, pol *replay.Policy) float64 {
+	switch {
+	case o.effRecallSet:
+		return o.EffectiveRecallMin
+	case o.policySet:
+		return pol.KillCriteria.EffectiveRecallMin
+	case info.Criteria != nil:
+		return info.Criteria.EffectiveRecallMin
+	}
+	return pol.KillCriteria.EffectiveRecallMin
 }
 
 // simulatePolicy loads the policy the run was made with: --policy, else the

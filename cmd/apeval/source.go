@@ -19,24 +19,14 @@ import (
 	"github.com/apeval/apeval/reports"
 )
 
-// loadPolicy reads --policy, or the embedded sample policy when empty.
+// loadPolicy reads --policy, or the embedded sample policy when empty
+// (replay.ReadPolicy).
 func loadPolicy(path string) (*replay.Policy, *reports.FileRef, error) {
-	var (
-		data []byte
-		name = path
-		err  error
-	)
-	if path == "" {
-		data, name = datasets.SamplePolicy(), "sample:policy.toml"
-	} else if data, err = os.ReadFile(path); err != nil {
-		return nil, nil, usageError{err}
-	}
-	p, err := replay.ParsePolicy(data, name)
+	p, name, sha, err := replay.ReadPolicy(path)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
-	sum := sha256.Sum256(data)
-	return p, &reports.FileRef{Name: name, SHA256: hex.EncodeToString(sum[:])}, nil
+	return p, &reports.FileRef{Name: name, SHA256: sha}, nil
 }
 
 // source is the dataset input of a run: files, stdin or the embedded sample.
@@ -278,10 +268,10 @@ type caseFeed struct {
 	// stop, when set, ends the input early: a budget stopped sending calls.
 	stop *atomic.Bool
 	// stray, when set, notes labels naming rules the policy lacks.
-	stray *strayLabels
+	stray *datasets.StrayLabels
 	// weak, when set (run --weak-labels), makes each case's weak labels
 	// its labels.
-	weak *weakSwap
+	weak *datasets.WeakSwap
 
 	cases   int64
 	valid   int64 // valid cases read, in any shard
@@ -303,10 +293,10 @@ func (f *caseFeed) next() (*datasets.Case, bool) {
 		}
 		f.valid++
 		if f.weak != nil {
-			f.weak.swap(rec.Case)
+			f.weak.Swap(rec.Case)
 		}
 		if f.stray != nil {
-			f.stray.check(rec.Case)
+			f.stray.Check(rec.Case)
 		}
 		if !f.shard.Owns(rec.Case.SessionID) || !f.sel.Keeps(rec.Case.SessionID) {
 			continue

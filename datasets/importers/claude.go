@@ -16,6 +16,7 @@ import (
 	gojson "github.com/goccy/go-json"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 // Claude Code session transcripts (~/.claude/projects/<project>/<session>.jsonl):
@@ -373,11 +374,11 @@ func resultText(raw json.RawMessage) string {
 	if raw[0] == '"' {
 		var s string
 		_ = gojson.Unmarshal(raw, &s)
-		return capRunes(s, 500)
+		return trunc.Runes(s, 500)
 	}
 	var blocks []ccBlock
 	if gojson.Unmarshal(raw, &blocks) != nil {
-		return capRunes(string(raw), 500)
+		return trunc.Runes(string(raw), 500)
 	}
 	var parts []string
 	for _, b := range blocks {
@@ -385,7 +386,7 @@ func resultText(raw json.RawMessage) string {
 			parts = append(parts, b.Text)
 		}
 	}
-	return capRunes(strings.Join(parts, "\n"), 500)
+	return trunc.Runes(strings.Join(parts, "\n"), 500)
 }
 
 // claudeTranscript imports session transcripts.
@@ -861,7 +862,7 @@ func readTranscriptContexts(path string) map[string]datasets.Context {
 		return nil
 	}
 	defer closer.Close()
-	st := &ccState{convos: map[string]*convo{}, text: func(s string) string { return capRunes(s, maxMessageRunes) }}
+	st := &ccState{convos: map[string]*convo{}, text: func(s string) string { return trunc.Runes(s, maxMessageRunes) }}
 	m := map[string]datasets.Context{}
 	scratch := &SourceSummary{Source: path, Skipped: map[string]int{}}
 	fallback := sessionFromPath(path)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/mask"
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 // format is one importer in the format table: its --from name, how to
@@ -509,7 +510,7 @@ func maskCase(c *datasets.Case) {
 
 // text masks a message text unless masking is off, and caps its length.
 func (o *output) text(s string) string {
-	s = capRunes(s, maxMessageRunes)
+	s = trunc.Runes(s, maxMessageRunes)
 	if o.opt.NoMask {
 		return s
 	}
@@ -520,20 +521,6 @@ func (o *output) text(s string) string {
 // thousand characters of it anyway, and a pasted log must not bloat every
 // case after it.
 const maxMessageRunes = 4000
-
-func capRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j] + "…"
-		}
-		i++
-	}
-	return s
-}
 
 // convo keeps the context of one conversation: the latest real user
 // message and the last few turns.

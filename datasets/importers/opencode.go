@@ -12,6 +12,7 @@ import (
 	gojson "github.com/goccy/go-json"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 // OpenCode's storage (sst/opencode, ~/.local/share/opencode/storage): one
@@ -234,7 +235,7 @@ func ocMessageCases(s ocSession, m ocMessage, parts []ocPartRec, cv *convo, sum 
 				c.Provenance["parent_session_id"] = s.ParentID
 			}
 			if p.State.Status == "error" && p.State.Error != "" {
-				c.Provenance["tool_result_error"] = capRunes(p.State.Error, 500)
+				c.Provenance["tool_result_error"] = trunc.Runes(p.State.Error, 500)
 			}
 			if err := out.add(c); err != nil {
 				return err

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 // OpenTelemetry files in OTLP JSON: one ExportTraceServiceRequest or
@@ -149,7 +150,7 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 				}
 			}
 			if sp.Status().Code() == ptrace.StatusCodeError {
-				c.Provenance["tool_result_error"] = capRunes(cmpOr(sp.Status().Message(), attrStr(at, "error.type")), 500)
+				c.Provenance["tool_result_error"] = trunc.Runes(cmpOr(sp.Status().Message(), attrStr(at, "error.type")), 500)
 			}
 			if err := out.add(c); err != nil {
 				return err
@@ -320,7 +321,7 @@ func (claudeOTel) file(r io.Reader, sum *SourceSummary, out *output) error {
 								}
 							}
 							if attrStr(at, "success") == "false" {
-								p.c.Provenance["tool_result_error"] = capRunes(attrStr(at, "error"), 500)
+								p.c.Provenance["tool_result_error"] = trunc.Runes(attrStr(at, "error"), 500)
 							}
 							break
 						}

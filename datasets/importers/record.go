@@ -14,6 +14,7 @@ import (
 	gojson "github.com/goccy/go-json"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 // RecordOptions tune RecordCase (`apeval record`).
@@ -143,7 +144,7 @@ func tailContext(path, toolUseID, sessionID string) datasets.Context {
 			buf = buf[i+1:] // drop the partial first line
 		}
 	}
-	s := &ccState{convos: map[string]*convo{}, text: func(t string) string { return capRunes(t, maxMessageRunes) }}
+	s := &ccState{convos: map[string]*convo{}, text: func(t string) string { return trunc.Runes(t, maxMessageRunes) }}
 	var found *datasets.Context
 	fallback := sessionFromPath(path)
 	for _, line := range bytes.Split(buf, []byte{'\n'}) {

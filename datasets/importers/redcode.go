@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 // RedCode-Exec (Guo et al., "RedCode: Risky Code Execution and Generation
@@ -105,7 +106,7 @@ func (rc *redCode) file(r io.Reader, sum *SourceSummary, out *output) error {
 		c.Provenance["scenario"] = strings.SplitN(rec.Index, "_", 2)[0]
 		c.Provenance["label_scope"] = "call"
 		if rec.ExpectedResult != "" {
-			c.Provenance["expected_result"] = capRunes(rec.ExpectedResult, 200)
+			c.Provenance["expected_result"] = trunc.Runes(rec.ExpectedResult, 200)
 		}
 		c.Tags = []string{"redcode", "redcode-exec", lang, "scenario-" + c.Provenance["scenario"].(string), filepath.Base(filepath.Dir(sum.Source))}
 		c.Labels = map[string]datasets.Label{rc.ruleID: datasets.LabelMatch}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 // R-Judge (Yuan et al., 2024, github.com/Lordog/R-Judge): JSON files
@@ -180,7 +181,7 @@ func (rj *rJudge) record(rec *rjRecord, index, line int, category, stem string, 
 				c.Provenance["record"] = index
 				c.Provenance["record_id"] = id
 				c.Provenance["turn"] = ti
-				c.Provenance["raw_action"] = capRunes(t.Action, 2000)
+				c.Provenance["raw_action"] = trunc.Runes(t.Action, 2000)
 				if rec.RiskDescription != "" {
 					c.Provenance["risk_description"] = rec.RiskDescription
 				}
@@ -227,7 +228,7 @@ func (rj *rJudge) record(rec *rjRecord, index, line int, category, stem string, 
 					c.Tool.Arguments = call.Args
 					c.Provenance["action_form"] = call.Form
 					if rest != "" && k == len(calls)-1 {
-						c.Provenance["unparsed_rest"] = capRunes(rest, 500)
+						c.Provenance["unparsed_rest"] = trunc.Runes(rest, 500)
 						sum.note("action text left unparsed after its calls")
 					}
 					cases = append(cases, c)

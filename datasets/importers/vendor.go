@@ -7,6 +7,7 @@ import (
 	gojson "github.com/goccy/go-json"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 // Vendor gate decisions: what an agent recorded about its own LLM gate
@@ -110,7 +111,7 @@ func (g vendorGate) record(c *datasets.Case) string {
 		}
 		if _, reason, ok := strings.Cut(g.text, "Reason:"); ok {
 			reason = strings.TrimSpace(reason)
-			c.Provenance["vendor_reason"] = capRunes(reason, 500)
+			c.Provenance["vendor_reason"] = trunc.Runes(reason, 500)
 			// "[Git Destructive] …" names the rule that blocked.
 			if r, ok := strings.CutPrefix(reason, "["); ok {
 				if name, _, ok := strings.Cut(r, "]"); ok {
@@ -119,7 +120,7 @@ func (g vendorGate) record(c *datasets.Case) string {
 			}
 		}
 	case g.denial == "automode-unavailable":
-		rec.Status, rec.Error = "error", "classifier unavailable: "+capRunes(g.text, 200)
+		rec.Status, rec.Error = "error", "classifier unavailable: "+trunc.Runes(g.text, 200)
 		c.Provenance["vendor_decision"] = "unavailable"
 	case g.denial == "permission-rule":
 		c.Provenance["vendor_decision"] = "permission rule (not the classifier)"
@@ -281,7 +282,7 @@ func autoReview(payload []byte, byCall map[string]*datasets.Case, version string
 		c.Provenance["agent_version"] = version
 	}
 	if a.Rationale != "" {
-		c.Provenance["vendor_reason"] = capRunes(a.Rationale, 500)
+		c.Provenance["vendor_reason"] = trunc.Runes(a.Rationale, 500)
 	}
 	if a.RiskLevel != "" {
 		c.Provenance["vendor_risk_level"] = a.RiskLevel

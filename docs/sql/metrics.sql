@@ -45,6 +45,9 @@
 --   judge_required_rate = judged / in_scope on a rule row; on the total row
 --   cases with judge_called / cases (from gates).
 --   fire_rate = fired / in_scope.
+--   evidence_altered = judged pairs whose judge input masked or cut an
+--   argument the rule refers to (decisions' evidence_altered);
+--   evidence_altered_rate = evidence_altered / judged.
 --   latency_p95_ms: the ⌈0.95·n⌉-th smallest latency of the n live calls
 --   (not cache hits; failed calls at the time they took): on a rule row the
 --   calls the rule was part of, on the total row every call of the judge.
@@ -53,7 +56,7 @@
 WITH pair AS (
   SELECT
     run_id, judge, case_id, rule_id, label, source, result, status, fired,
-    call_index, call_cached, latency_ms,
+    call_index, call_cached, latency_ms, evidence_altered,
     (status IN ('invalid', 'timeout', 'error') OR (source = 'failure' AND status <> 'unknown')) AS failed
   FROM decisions
   WHERE status <> 'missing'
@@ -82,7 +85,8 @@ rule_counts AS (
     SUM(CASE WHEN source <> 'scope' AND label = 'no_match' AND is_match THEN 1 ELSE 0 END) AS fp,
     SUM(CASE WHEN source <> 'scope' AND label = 'match' AND NOT is_match THEN 1 ELSE 0 END) AS fn,
     SUM(CASE WHEN source <> 'scope' AND label = 'no_match' AND is_no_match THEN 1 ELSE 0 END) AS tn,
-    SUM(CASE WHEN judged AND NOT is_match AND NOT is_no_match THEN 1 ELSE 0 END) AS undecided
+    SUM(CASE WHEN judged AND NOT is_match AND NOT is_no_match THEN 1 ELSE 0 END) AS undecided,
+    SUM(CASE WHEN judged AND evidence_altered THEN 1 ELSE 0 END) AS evidence_altered
   FROM decided
   GROUP BY run_id, judge, rule_id
 ),
@@ -133,7 +137,7 @@ judge_counts AS (
     run_id, judge,
     SUM(in_scope) AS in_scope, SUM(judged) AS judged, SUM(fired) AS fired,
     SUM(tp) AS tp, SUM(fp) AS fp, SUM(fn) AS fn, SUM(tn) AS tn,
-    SUM(undecided) AS undecided
+    SUM(undecided) AS undecided, SUM(evidence_altered) AS evidence_altered
   FROM rule_counts
   GROUP BY run_id, judge
 )
@@ -146,7 +150,9 @@ SELECT
   CAST(r.judged AS DOUBLE) / NULLIF(r.in_scope, 0) AS judge_required_rate,
   CAST(r.fired AS DOUBLE) / NULLIF(r.in_scope, 0) AS fire_rate,
   COALESCE(l.calls, 0) AS calls,
-  l.latency_p95_ms
+  l.latency_p95_ms,
+  r.evidence_altered,
+  CAST(r.evidence_altered AS DOUBLE) / NULLIF(r.judged, 0) AS evidence_altered_rate
 FROM rule_counts r
 LEFT JOIN rule_latency l
   ON l.run_id = r.run_id AND l.judge = r.judge AND l.rule_id = r.rule_id
@@ -161,7 +167,9 @@ SELECT
   CAST(c.judge_required AS DOUBLE) / NULLIF(c.cases, 0),
   CAST(t.fired AS DOUBLE) / NULLIF(t.in_scope, 0),
   COALESCE(l.calls, 0),
-  l.latency_p95_ms
+  l.latency_p95_ms,
+  COALESCE(t.evidence_altered, 0),
+  CAST(t.evidence_altered AS DOUBLE) / NULLIF(t.judged, 0)
 FROM judge_cases c
 LEFT JOIN judge_counts t ON t.run_id = c.run_id AND t.judge = c.judge
 LEFT JOIN judge_latency l ON l.run_id = c.run_id AND l.judge = c.judge

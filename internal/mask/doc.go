@@ -19,6 +19,8 @@
 //	url.go    URL and URLs: credentials of URLs a user gave apeval to call
 //	env.go    Env and Message: credential values from the environment and
 //	          Azure connection-string fields, for storage URLs and SDK errors
+//	secret.go Secret: a secret apeval itself holds (the API key it sends), masked by value
+//	value.go  when a value after a secret-named key is masked
 //	testdata  secrets.jsonl, the labeled corpus TestMaskerCorpus and
 //	          make bench score
 package mask

@@ -833,3 +833,22 @@ func Value(v any) any {
 	}
 	return v
 }
+
+// tokens are what masking leaves in place of a secret or personal data.
+var tokens = []string{Masked, MaskedCard, MaskedCVV, MaskedSSN, MaskedIBAN, MaskedPhone, "[EMAIL:"}
+
+// HasToken reports whether s holds a token masking leaves ([MASKED],
+// [CARD], [CVV], [SSN], [IBAN], [PHONE], [EMAIL:domain]): text masked
+// here or before (an importer masks what it reads).
+func HasToken(s string) bool {
+	i := strings.IndexByte(s, '[')
+	if i < 0 {
+		return false
+	}
+	for _, t := range tokens {
+		if strings.Contains(s[i:], t) {
+			return true
+		}
+	}
+	return false
+}

@@ -367,6 +367,16 @@ func mayHoldSecret(s string) bool {
 func digitRun(s string) int {
 	best, cur, sep := 0, 0, 0
 	for i := 0; i < len(s); i++ {
+		if cur == 0 {
+			// Outside a run only a digit starts one (what a separator or
+			// a letter does there is undone by the digit): skip to it.
+			for i < len(s) && s[i]-'0' > 9 {
+				i++
+			}
+			if i == len(s) {
+				break
+			}
+		}
 		switch byteClass[s[i]] {
 		case classDigit:
 			cur++

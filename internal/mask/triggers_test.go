@@ -178,3 +178,54 @@ func asciiLower(s string) string {
 	}
 	return s
 }
+
+// digitRun skips to the next digit outside a run; refDigitRun is the plain
+// state machine it must agree with.
+func TestDigitRunMatchesReference(t *testing.T) {
+	texts := []string{"", "1", "a1b2", "4111 1111 1111 1111", "DE89 3704 0044 0532 0130 00", "+1 (555) 123-4567",
+		"x--1--2", "AB12 CD", "12..34", "ab 12 - 34 x 56789"}
+	for _, l := range readReal(t) {
+		texts = append(texts, l.Text)
+	}
+	rng := rand.New(rand.NewPCG(34, 3))
+	const alphabet = "0123456789 -./()+aZ:XY"
+	for range 20000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		if got, want := digitRun(s), refDigitRun(s); got != want {
+			t.Fatalf("digitRun(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+func refDigitRun(s string) int {
+	best, cur, sep := 0, 0, 0
+	for i := 0; i < len(s); i++ {
+		switch byteClass[s[i]] {
+		case classDigit:
+			cur++
+			sep = 0
+			best = max(best, cur)
+		case classSep:
+			if sep < 2 {
+				sep++
+				continue
+			}
+			cur, sep = 0, 0
+		case classUpper:
+			if !(i+1 < len(s) && byteClass[s[i+1]] == classUpper && cur == 0) {
+				cur, sep = 0, 0
+			}
+		default:
+			if cur != 0 || sep != 0 {
+				cur, sep = 0, 0
+			}
+		}
+	}
+	return best
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/judge"
+	_ "github.com/apeval/apeval/judge/all"
 	"github.com/apeval/apeval/judge/judgetest"
 )
 

@@ -22,4 +22,7 @@
 //	eval.go      one case under one configuration: hook timeout, failure policy, combination
 //	run.go       Run: session by session, the figures, intervals and paired comparisons
 //	row.go       Row, the one definition of a simulated figure row
+//	frontier.go  Frontier: the non-dominated configurations
+//	oppoint.go   Item, Point: a threshold's figures on labeled pairs
+//	oppoints.go  OpPoint: the operating point of one judge × rule
 package simulate

@@ -1,6 +1,7 @@
 // Package automode turns the rule sets of an agent's own LLM gate into an
 // apeval policy, so the gate's rules can be evaluated on a team's sessions
-// like any other (`apeval policy import --from claude-auto-mode`,
+// like any other (`apeval policy import --from claude-auto-mode`, and
+// --from codex-auto-review for Codex's reviewer: codex.go;
 // docs/vendor-judges.md).
 //
 // Claude Code's auto mode gates tool calls with a classifier that reads
@@ -30,6 +31,9 @@
 //	| the built-in lists ($defaults)          | defaults/      |
 //	| writing the policy                      | render.go      |
 //	| JSON with line numbers                  | jsonlines.go   |
+//	| Codex auto-review: execpolicy rules,    | codex.go       |
+//	| reviewer policy (ImportCodex)           |                |
+//	| which calls reach the classifier        | coverage.go    |
 package automode
 
 import (
@@ -40,6 +44,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 // Keys are the rule lists of the autoMode block, in the order the policy
@@ -351,7 +357,7 @@ func Merge(sources []*Source, defaults *Defaults) *Set {
 		add := func(e Entry) {
 			if first, dup := seen[e.Text]; dup {
 				set.Skipped["repeated entry"]++
-				set.Warnings = append(set.Warnings, fmt.Sprintf("%s: autoMode.%s: %q repeats %s; kept once", e.Where(), k, clip(e.Text, 60), first))
+				set.Warnings = append(set.Warnings, fmt.Sprintf("%s: autoMode.%s: %q repeats %s; kept once", e.Where(), k, trunc.Width(e.Text, 60), first))
 				return
 			}
 			seen[e.Text] = e.Where()
@@ -401,14 +407,6 @@ func Merge(sources []*Source, defaults *Defaults) *Set {
 		set.Warnings = append(set.Warnings, fmt.Sprintf("permissions.defaultMode is %q: these rules apply to sessions started in auto mode (--permission-mode auto, Shift+Tab)", mode))
 	}
 	return set
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // Summary reports an import: the entries per list and source kind, the

@@ -12,8 +12,10 @@ import (
 // Coverage counts which calls reach the vendor's classifier, per tool and
 // category: a call is not reached when the policy's permissions layer
 // denies or asks before the classifier, or when the precondition of the
-// rule AggregateRuleID (auto mode's tiering) does not hold. Beside it, what
-// the vendor recorded (the recorded judges named claude-auto-mode@…), so a
+// rule AggregateRuleID (auto mode's tiering) or CodexRuleID (what never
+// reaches Codex's reviewer) does not hold. Beside it, what the vendor
+// recorded (the recorded judges named claude-auto-mode@… or
+// codex-auto-review@…), so a
 // recording on a call the tiering says is never reached shows where the
 // model of the tiering is wrong.
 type Coverage struct {
@@ -60,13 +62,16 @@ type NotReached struct {
 }
 
 // NewCoverage starts counting for a policy that has the rule
-// AggregateRuleID (written by Import).
+// AggregateRuleID (written by Import) or CodexRuleID (ImportCodex), the
+// first of them it has.
 func NewCoverage(p *replay.Policy) (*Coverage, bool) {
-	if p.Rule(AggregateRuleID) == nil {
-		return nil, false
+	for _, id := range []string{AggregateRuleID, CodexRuleID} {
+		if p.Rule(id) != nil {
+			return &Coverage{Judge: id, Reasons: map[string]int{}, NotReachedListed: true,
+				byTool: map[string]*CoverageRow{}, byCat: map[string]*CoverageRow{}}, true
+		}
 	}
-	return &Coverage{Judge: AggregateRuleID, Reasons: map[string]int{}, NotReachedListed: true,
-		byTool: map[string]*CoverageRow{}, byCat: map[string]*CoverageRow{}}, true
+	return nil, false
 }
 
 // Add counts one case.
@@ -83,14 +88,14 @@ func (cv *Coverage) Add(p *replay.Policy, c *datasets.Case) {
 		reason = "asked by a permission rule"
 	}
 	if reason == "" {
-		if w := p.Rule(AggregateRuleID).When; w != nil && !w.Match(c) {
-			reason = tierReason(c, w)
+		if w := p.Rule(cv.Judge).When; w != nil && !w.Match(c) {
+			reason = tierReason(c, w, cv.Judge)
 		}
 	}
 	rows := []*CoverageRow{&cv.Total, row(cv.byTool, c.Tool.Name), row(cv.byCat, cat)}
 	var rec *datasets.Recorded
 	for i := range c.Recorded {
-		if strings.HasPrefix(c.Recorded[i].Judge, AggregateRuleID+"@") {
+		if strings.HasPrefix(c.Recorded[i].Judge, cv.Judge+"@") {
 			rec = &c.Recorded[i]
 			break
 		}
@@ -99,7 +104,7 @@ func (cv *Coverage) Add(p *replay.Policy, c *datasets.Case) {
 		r.Calls++
 		if reason != "" {
 			r.NotReached++
-			if rec != nil && (hasResult(rec, "match") || rec.Status != "" && rec.Status != "ok") {
+			if rec != nil && (hasResult(rec, cv.Judge, "match") || rec.Status != "" && rec.Status != "ok") {
 				r.RecordedUnseen++
 			}
 		} else {
@@ -112,9 +117,9 @@ func (cv *Coverage) Add(p *replay.Policy, c *datasets.Case) {
 			switch {
 			case rec.Status != "" && rec.Status != "ok":
 				r.Failed++
-			case hasResult(rec, "match"):
+			case hasResult(rec, cv.Judge, "match"):
 				r.Blocked++
-			case hasResult(rec, "no_match"):
+			case hasResult(rec, cv.Judge, "no_match"):
 				r.Ran++
 			}
 		}
@@ -129,20 +134,25 @@ func (cv *Coverage) Add(p *replay.Policy, c *datasets.Case) {
 	}
 }
 
-func hasResult(r *datasets.Recorded, result string) bool {
+func hasResult(r *datasets.Recorded, rule, result string) bool {
 	for _, d := range r.Decisions {
-		if d.RuleID == AggregateRuleID && d.Result == result {
+		if d.RuleID == rule && d.Result == result {
 			return true
 		}
 	}
 	return false
 }
 
-// tierReason says which tier kept a call from the classifier.
-func tierReason(c *datasets.Case, w *replay.Matcher) string {
+// tierReason says which tier kept a call from the classifier (rule: the
+// aggregate rule's ID).
+func tierReason(c *datasets.Case, w *replay.Matcher, rule string) string {
 	for _, u := range w.Unless {
 		if u.Match(c) {
 			switch {
+			case rule == CodexRuleID && len(u.CommandPrefix) > 0:
+				return "execpolicy forbidden (rejected without review)"
+			case rule == CodexRuleID:
+				return "execpolicy allow (runs without review)"
 			case slices.Equal(u.Tool, ReadOnlyTools):
 				return "read-only tool"
 			case slices.Equal(u.Tool, EditTools):

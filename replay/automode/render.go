@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 // AggregateRuleID is the rule that stands for the whole classifier: it
@@ -103,6 +105,8 @@ type Unless struct {
 	Regex string
 	// Inside: path_outside_workspace = false.
 	Inside bool
+	// Prefix: command_prefix (Codex's forbidden commands).
+	Prefix []string
 	Glob   map[string]string
 }
 
@@ -231,13 +235,13 @@ func (s *Set) Write(w io.Writer, tiers []Unless) error {
 		}
 		if r.Key != "" {
 			e := r.From[0]
-			p("# %s %s: %s\n", e.Key, e.Where(), clip(oneLine(e.Text), 70))
+			p("# %s %s: %s\n", e.Key, e.Where(), trunc.Width(oneLine(e.Text), 70))
 			if n := len(r.From) - 1; n > 0 {
 				p("# with %d allow/environment entries, listed under rule %s\n", n, AggregateRuleID)
 			}
 		} else {
 			for _, e := range r.From {
-				p("# %s %s: %s\n", e.Key, e.Where(), clip(oneLine(e.Text), 70))
+				p("# %s %s: %s\n", e.Key, e.Where(), trunc.Width(oneLine(e.Text), 70))
 			}
 		}
 		p("condition = %s\n", tomlString(r.Condition))
@@ -302,7 +306,7 @@ func title(text string) string {
 	if t, _, ok := strings.Cut(text, ":"); ok && len([]rune(t)) <= 40 && strings.TrimSpace(t) != "" {
 		return strings.TrimSpace(t)
 	}
-	return clip(oneLine(text), 60)
+	return trunc.Width(oneLine(text), 60)
 }
 
 // slug makes an ID part of an entry: its title lower-cased, words joined

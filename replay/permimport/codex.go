@@ -2,6 +2,7 @@ package permimport
 
 import (
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -24,8 +25,18 @@ type codexSource struct {
 }
 
 type codexRule struct {
-	pattern  [][]string // alternatives per position
-	decision string     // allow | ask | deny
+	pattern       [][]string // alternatives per position
+	decision      string     // allow | ask | deny
+	justification string
+	line          int
+}
+
+// codexParams are the parameters of Codex's execpolicy builtins in order
+// (codex-rs/execpolicy/src/parser.rs), for positional arguments.
+var codexParams = map[string][]string{
+	"prefix_rule":     {"pattern", "decision", "match", "not_match", "justification"},
+	"network_rule":    {"host", "protocol", "decision", "justification"},
+	"host_executable": {"name", "paths"},
 }
 
 func parseCodex(data []byte, file string) (Source, error) {
@@ -41,7 +52,7 @@ func parseCodex(data []byte, file string) (Source, error) {
 		if name == "" {
 			return nil, fmt.Errorf("line %d: unexpected %q", p.line, p.s[p.i])
 		}
-		args, err := p.call()
+		args, err := p.call(codexParams[name])
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
@@ -52,8 +63,42 @@ func parseCodex(data []byte, file string) (Source, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: prefix_rule: %w", line, err)
 		}
+		r.line = line
 		src.rules = append(src.rules, r)
 	}
+}
+
+// CodexRule is one prefix_rule of a Codex execpolicy file, as written.
+type CodexRule struct {
+	File string
+	Line int
+	// Pattern holds the alternatives at each position of the prefix.
+	Pattern [][]string
+	// Decision is Codex's word: allow, prompt or forbidden.
+	Decision      string
+	Justification string
+}
+
+// ReadCodexRules reads the prefix rules of a Codex execpolicy file in file
+// order (their match / not_match examples checked, as Codex does at load);
+// network_rule and host_executable statements are not prefix rules and
+// are left out. Errors name the file and line.
+func ReadCodexRules(path string) ([]CodexRule, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	src, err := parseCodex(data, path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	words := map[string]string{Allow: "allow", Ask: "prompt", Deny: "forbidden"}
+	rules := src.(*codexSource).rules
+	out := make([]CodexRule, len(rules))
+	for i, r := range rules {
+		out[i] = CodexRule{File: path, Line: r.line, Pattern: r.pattern, Decision: words[r.decision], Justification: r.justification}
+	}
+	return out, nil
 }
 
 func codexRuleFrom(args map[string]any) (codexRule, error) {
@@ -83,6 +128,7 @@ func codexRuleFrom(args map[string]any) (codexRule, error) {
 			return r, fmt.Errorf("pattern[%d]: want a string or a list of strings", i)
 		}
 	}
+	r.justification, _ = args["justification"].(string)
 	switch d, _ := args["decision"].(string); d {
 	case "", "allow":
 		r.decision = Allow
@@ -208,23 +254,44 @@ func (p *starParser) expect(c byte) error {
 	return nil
 }
 
-func (p *starParser) call() (map[string]any, error) {
+// call reads a call's arguments: keyword arguments by name, positional
+// ones in order (Starlark allows both; Codex's builtins take their
+// parameters in the order of params, e.g. prefix_rule(pattern, decision,
+// match, not_match, justification)). A positional argument after a keyword
+// one, one too many, or one given both ways is an error.
+func (p *starParser) call(params []string) (map[string]any, error) {
 	if err := p.expect('('); err != nil {
 		return nil, err
 	}
 	args := map[string]any{}
+	pos := 0
+	named := false
 	for {
 		p.ws()
 		if p.i < len(p.s) && p.s[p.i] == ')' {
 			p.i++
 			return args, nil
 		}
+		start, line := p.i, p.line
 		key := p.ident()
-		if key == "" {
-			return nil, fmt.Errorf("line %d: want a keyword argument", p.line)
+		p.ws()
+		if key == "" || p.i >= len(p.s) || p.s[p.i] != '=' || strings.HasPrefix(p.s[p.i:], "==") {
+			// A positional argument: read it again as a value.
+			p.i, p.line = start, line
+			if named {
+				return nil, fmt.Errorf("line %d: a positional argument after a keyword argument", p.line)
+			}
+			if pos >= len(params) {
+				return nil, fmt.Errorf("line %d: too many positional arguments (takes %s)", p.line, strings.Join(params, ", "))
+			}
+			key = params[pos]
+			pos++
+		} else {
+			p.i++
+			named = true
 		}
-		if err := p.expect('='); err != nil {
-			return nil, err
+		if _, dup := args[key]; dup {
+			return nil, fmt.Errorf("line %d: argument %s given twice", p.line, key)
 		}
 		v, err := p.value()
 		if err != nil {

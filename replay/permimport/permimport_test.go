@@ -97,6 +97,60 @@ func TestCodex(t *testing.T) {
 	}
 }
 
+// TestCodexRealRules: a team's real execpolicy file (testdata/keiba.rules,
+// github.com/yusuke124358/keiba .codex/rules/keiba.rules at commit
+// 18ca144e081252c36d1ab7eef69a3ae4dabf6ddc, copied as it is) passes pattern
+// and decision positionally, as Codex's Starlark builtins allow. Hand count:
+// 5 allow, 10 prompt, 8 forbidden; every match / not_match example holds.
+func TestCodexRealRules(t *testing.T) {
+	rules, err := ReadCodexRules("testdata/keiba.rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, r := range rules {
+		n[r.Decision]++
+	}
+	if len(rules) != 23 || n["allow"] != 5 || n["prompt"] != 10 || n["forbidden"] != 8 {
+		t.Fatalf("%d rules %v, want 23: 5 allow, 10 prompt, 8 forbidden", len(rules), n)
+	}
+	first, last := rules[0], rules[len(rules)-1]
+	if first.Line != 4 || strings.Join(first.Pattern[1], "|") != "status" || last.Line != 158 || last.Pattern[0][0] != "reboot" {
+		t.Errorf("first %+v, last %+v; want git status at line 4, reboot at line 158", first, last)
+	}
+	s := load(t, "codex:testdata/keiba.rules")
+	for cmd, want := range map[string]string{
+		"git status": Allow, "git push origin main": Ask, "rm -rf tmp": Deny,
+		"git status && rm -rf x": Deny, "python -m pip install requests": Ask, "ls": "",
+	} {
+		if got := s.Decide(Call{Tool: "shell", Args: map[string]any{"command": cmd}}); got != want {
+			t.Errorf("%s: %q, want %q", cmd, got, want)
+		}
+	}
+	// Positional and keyword arguments mix as in Starlark; a positional
+	// one after a keyword one, or one too many, is an error naming the line.
+	dir := t.TempDir()
+	for body, want := range map[string]string{
+		`prefix_rule(["git"], decision = "prompt")`:                         "",
+		`prefix_rule(pattern = ["git"], "prompt")`:                          "positional argument after a keyword",
+		`prefix_rule(["git"], "allow", [], [], "why", "extra")`:             "too many positional arguments",
+		`prefix_rule(["git"], pattern = ["gh"])`:                            "given twice",
+		`network_rule("example.com", "https", "deny", justification = "x")`: "",
+	} {
+		path := filepath.Join(dir, "x.rules")
+		if err := os.WriteFile(path, []byte("\n"+body+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadCodexRules(path)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", body, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "line 2")):
+			t.Errorf("%s: error %v, want %q at line 2", body, err, want)
+		}
+	}
+}
+
 // OpenCode's permissions docs (opencode.ai/docs/permissions): per-tool
 // actions, bash patterns with wildcards, wildcard permission names, the
 // last matching rule in declaration order wins ("git push *" after

@@ -11,6 +11,9 @@ package diff
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -23,6 +26,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
 )
 
@@ -281,6 +287,136 @@ func TestDiffHTML100k(t *testing.T) {
 	}
 	t.Logf("long tasks (> 50 ms) while opening, clicking the 7 filters and searching: %d, longest %.0f ms, %d over 200 ms: %s",
 		len(longs), maxMS, over, strconv.Quote(fmt.Sprint(longs)))
+	if errs := consoleErrs(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}
+
+// diff.html highlights the spans masking left in each side's judge input
+// (issue 34 point 2): a case whose command carried a key shows the
+// [MASKED] token in a <mark class="masked"> with the note counting it, a
+// case without one shows neither, and the key itself is nowhere in the
+// page.
+func TestDiffHTMLMaskedSpans(t *testing.T) {
+	dir := t.TempDir()
+	base, head := genPair(t, dir, 6, 6, 7, false)
+	// The runs' policies: the generated rules with conditions (the head's
+	// adds r-new), named in run.json with their digests so that the page
+	// can rebuild the judge inputs.
+	for _, run := range []string{base, head} {
+		var pol strings.Builder
+		pol.WriteString("schema = \"apeval.policy/v1\"\n")
+		rules := genRules
+		if run == head {
+			rules = append(rules[:len(rules):len(rules)], genRule{"r-new", replay.ClassDangerous, datasets.ActionDenyCurrentTool})
+		}
+		for _, gr := range rules {
+			fmt.Fprintf(&pol, "[[rule]]\nid = %q\ncondition = \"The command is unsafe.\"\nclass = %q\naction = %q\n", gr.id, gr.class, gr.action)
+		}
+		polPath := run + "-policy.toml"
+		if err := os.WriteFile(polPath, []byte(pol.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256([]byte(pol.String()))
+		p := filepath.Join(run, reports.RunFile)
+		var info map[string]any
+		b, err := os.ReadFile(p)
+		if err == nil {
+			err = json.Unmarshal(b, &info)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		info["policy"] = map[string]any{"name": polPath, "sha256": hex.EncodeToString(sum[:])}
+		if b, err = json.Marshal(info); err == nil {
+			err = os.WriteFile(p, b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	const secret = "sk-proj-Zq8LrT2wVb9NcX4mKp7HsD3f"
+	withSecret := func(id string) bool { return strings.HasSuffix(id, "-00") || strings.HasSuffix(id, "-03") }
+	cases := func(id string) (*datasets.Case, error) {
+		cmd := "ls -la"
+		if withSecret(id) {
+			cmd = "curl -H 'Authorization: Bearer " + secret + "' https://api.example.com/v1/models"
+		}
+		return &datasets.Case{ID: id, Tool: datasets.Tool{Name: "Bash", Arguments: map[string]any{"command": cmd}}}, nil
+	}
+	in, err := Open([]string{base, head}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	res, err := Diff(in, Options{Out: out, Cases: cases})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.InputsNote != "" {
+		t.Fatalf("no judge inputs: %s", res.InputsNote)
+	}
+	html, err := os.ReadFile(filepath.Join(out, HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(html), secret) || strings.Contains(string(html), secret[8:]) {
+		t.Fatal("diff.html carries the key")
+	}
+	ctx, consoleErrs := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(out, HTMLFile)), chromedp.WaitReady("body[data-ready=true]")); err != nil {
+		t.Fatal(err)
+	}
+	var masked, plain int
+	for range 12 {
+		if err := chromedp.Do(ctx, chromedp.KeyEvent("j")); err != nil {
+			t.Fatal(err)
+		}
+		type view struct {
+			ID, Note string
+			Marks    []string
+			Inputs   int
+			Text     string
+		}
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[view](`(() => {
+			const d = document.getElementById("detail");
+			return {ID: d.querySelector("h2").firstChild.textContent.trim(),
+				Note: Array.from(d.querySelectorAll(".masknote")).map(e => e.textContent).join("|"),
+				Marks: Array.from(d.querySelectorAll("mark.masked")).map(e => e.textContent),
+				Inputs: d.querySelectorAll("pre").length, Text: d.textContent};
+		})()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Inputs == 0 {
+			t.Fatalf("case %s: no judge input shown:\n%s", v.ID, v.Text)
+		}
+		if strings.Contains(v.Text, secret[8:]) {
+			t.Errorf("case %s: the page shows the key", v.ID)
+		}
+		if withSecret(v.ID) {
+			masked++
+			// Two [MASKED] per side that asked the judge (the command and
+			// its one-line summary), counted in that side's note.
+			if len(v.Marks) == 0 || len(v.Marks) != 2*v.Inputs || strings.Count(v.Note, "2 masked spans (highlighted)") != v.Inputs {
+				t.Errorf("case %s: marks %q over %d inputs, note %q", v.ID, v.Marks, v.Inputs, v.Note)
+			}
+			for _, m := range v.Marks {
+				if m != "[MASKED]" {
+					t.Errorf("case %s: highlighted %q, want [MASKED]", v.ID, m)
+				}
+			}
+		} else {
+			plain++
+			if len(v.Marks) != 0 || v.Note != "" {
+				t.Errorf("case %s holds no secret, yet marks %q, note %q", v.ID, v.Marks, v.Note)
+			}
+		}
+	}
+	if masked == 0 || plain == 0 {
+		t.Errorf("the cases looked at hold %d with a key and %d without: both kinds are needed", masked, plain)
+	}
+	t.Logf("looked at %d cases with a masked key and %d without", masked, plain)
 	if errs := consoleErrs(); len(errs) > 0 {
 		t.Errorf("console errors: %v", errs)
 	}

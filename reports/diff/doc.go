@@ -19,6 +19,10 @@
 //
 //	overlap.go   Overlap: refusal of runs with no case in common, the partial-overlap banner (shared with compare)
 //	diff.go      Differ: the join by case ID and the classification
+//	differ.go    Counts: a diff's totals
+//	run.go       Options and Result: a diff's settings and its outcome
+//	input.go     each side's judge input rebuilt for a case (rules, conditions, earlier fires)
+//	policy.go    PolicyDiff, RuleChange: a policy backtest's view of the rules
 //	read.go      Run: reading two runs (or two judges of one) into a Differ
 //	parquet.go   diff.parquet
 //	text.go      terminal output and --json

@@ -12,7 +12,7 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // genRule is a rule of the generated policies.
@@ -141,12 +141,12 @@ func genPair(t testing.TB, dir string, sessions, perSession int, seed uint64, sh
 
 func writeGenRun(t testing.TB, dir, judgeID, policy string, rs []*replay.Result) {
 	t.Helper()
-	info := reports.RunInfo{RunID: filepath.Base(dir), Created: time.Date(2026, 7, 24, 10, 0, 0, 0, time.UTC), Version: "test",
-		Datasets: []reports.FileRef{{Name: "gen.jsonl", SHA256: strings.Repeat("ab", 32)}},
-		Policy:   &reports.FileRef{Name: policy, SHA256: fmt.Sprintf("%x", sha256.Sum256([]byte(policy)))},
-		Judges:   []reports.JudgeInfo{{Identity: judgeID, Backend: "recorded", Model: strings.TrimPrefix(judgeID, "recorded/")}},
+	info := rundir.RunInfo{RunID: filepath.Base(dir), Created: time.Date(2026, 7, 24, 10, 0, 0, 0, time.UTC), Version: "test",
+		Datasets: []rundir.FileRef{{Name: "gen.jsonl", SHA256: strings.Repeat("ab", 32)}},
+		Policy:   &rundir.FileRef{Name: policy, SHA256: fmt.Sprintf("%x", sha256.Sum256([]byte(policy)))},
+		Judges:   []rundir.JudgeInfo{{Identity: judgeID, Backend: "recorded", Model: strings.TrimPrefix(judgeID, "recorded/")}},
 		Cases:    int64(len(rs))}
-	w, err := reports.CreateRun(dir, info)
+	w, err := rundir.CreateRun(dir, info)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // readAll reads a run's results, each a copy fn may keep and change.
-func readAll(dir string, fn func(*replay.Result)) (reports.RunInfo, error) {
-	return reports.ReadRun(dir, func(r *replay.Result) error {
+func readAll(dir string, fn func(*replay.Result)) (rundir.RunInfo, error) {
+	return rundir.ReadRun(dir, func(r *replay.Result) error {
 		c := *r
 		c.CaseID, c.SessionID, c.Judge = strings.Clone(r.CaseID), strings.Clone(r.SessionID), strings.Clone(r.Judge)
 		c.Rules = slices.Clone(r.Rules)
@@ -66,18 +66,18 @@ func genPairCopy(t *testing.T, from, to string) {
 	}
 }
 
-func mustInfo(t *testing.T, dir string) reports.RunInfo {
+func mustInfo(t *testing.T, dir string) rundir.RunInfo {
 	t.Helper()
-	info, err := reports.ReadRunInfo(dir)
+	info, err := rundir.ReadRunInfo(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return info
 }
 
-func mustWriteInfo(t *testing.T, dir string, info reports.RunInfo) {
+func mustWriteInfo(t *testing.T, dir string, info rundir.RunInfo) {
 	t.Helper()
-	if err := reports.WriteRunInfo(dir, info); err != nil {
+	if err := rundir.WriteRunInfo(dir, info); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // ErrNothingInCommon is the error of two runs that share no case: there is
@@ -27,11 +27,11 @@ type Overlap struct {
 
 // NewOverlap fills the dataset names of an Overlap from the two runs'
 // run.json; the counts are the caller's.
-func NewOverlap(base, head reports.RunInfo) Overlap {
+func NewOverlap(base, head rundir.RunInfo) Overlap {
 	return Overlap{BaseDatasets: datasetNames(base), HeadDatasets: datasetNames(head)}
 }
 
-func datasetNames(in reports.RunInfo) []string {
+func datasetNames(in rundir.RunInfo) []string {
 	var names []string
 	for _, d := range in.Datasets {
 		names = append(names, d.Name)

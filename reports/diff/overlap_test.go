@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 func TestOverlap(t *testing.T) {
-	o := NewOverlap(reports.RunInfo{Datasets: []reports.FileRef{{Name: "a.jsonl"}}},
-		reports.RunInfo{Datasets: []reports.FileRef{{Name: "b.jsonl"}, {Name: "c.jsonl"}}})
+	o := NewOverlap(rundir.RunInfo{Datasets: []rundir.FileRef{{Name: "a.jsonl"}}},
+		rundir.RunInfo{Datasets: []rundir.FileRef{{Name: "b.jsonl"}, {Name: "c.jsonl"}}})
 	o.OnlyBase, o.OnlyHead = 3, 4
 	err := o.Err()
 	if !errors.Is(err, ErrNothingInCommon) || !strings.Contains(err.Error(), "a.jsonl") || !strings.Contains(err.Error(), "b.jsonl, c.jsonl") {

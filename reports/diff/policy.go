@@ -11,7 +11,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // PolicyDiff is a policy backtest's view of the rules: those the decision
@@ -66,7 +66,7 @@ func policyRules(b, h map[string]*RuleInfo) *PolicyDiff {
 
 // loadPolicy reads the policy a run recorded, when its file is still there
 // with the same content (the embedded sample's is always there).
-func loadPolicy(ref *reports.FileRef) (*replay.Policy, string) {
+func loadPolicy(ref *rundir.FileRef) (*replay.Policy, string) {
 	if ref == nil {
 		return nil, "the run recorded no policy file"
 	}
@@ -94,7 +94,7 @@ func loadPolicy(ref *reports.FileRef) (*replay.Policy, string) {
 
 // addTexts fills the rule texts' diffs from the two runs' policy files, and
 // lists rules the decision rows do not show (never in scope) from them.
-func (p *PolicyDiff) addTexts(base, head reports.RunInfo) {
+func (p *PolicyDiff) addTexts(base, head rundir.RunInfo) {
 	if base.Policy != nil && head.Policy != nil && base.Policy.SHA256 != "" && base.Policy.SHA256 == head.Policy.SHA256 {
 		p.Same = true
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // InputError is a diff's input error: a run directory that cannot be read,
@@ -25,7 +26,7 @@ func inputErrorf(format string, args ...any) error {
 // run directories (base, head), and the judge of each side.
 type Input struct {
 	Dirs  []string
-	Infos []reports.RunInfo
+	Infos []rundir.RunInfo
 	// Base and Head are the judges' identities as reports show them (a
 	// head judge with the base's identity is renamed, see
 	// reports.PairJudges); headJudge is the head's identity in its files.
@@ -43,7 +44,7 @@ func Open(dirs []string, baseline, candidate string) (*Input, error) {
 	}
 	in := &Input{Dirs: dirs}
 	for _, d := range dirs {
-		info, err := reports.ReadRunInfo(d)
+		info, err := rundir.ReadRunInfo(d)
 		if err != nil {
 			return nil, inputErrorf("%s is not a readable run directory: %v", d, err)
 		}
@@ -82,14 +83,14 @@ func names(ns []string) string {
 	return fmt.Sprint(ns)
 }
 
-func policyName(in reports.RunInfo) string {
+func policyName(in rundir.RunInfo) string {
 	if in.Policy == nil {
 		return "none recorded"
 	}
 	return in.Policy.Name
 }
 
-func samePolicy(a, b reports.RunInfo) bool {
+func samePolicy(a, b rundir.RunInfo) bool {
 	if a.Policy == nil || b.Policy == nil {
 		return a.Policy == nil && b.Policy == nil
 	}
@@ -99,8 +100,8 @@ func samePolicy(a, b reports.RunInfo) bool {
 	return a.Policy.Name == b.Policy.Name
 }
 
-func sameDatasets(a, b reports.RunInfo) bool {
-	key := func(in reports.RunInfo) []string {
+func sameDatasets(a, b rundir.RunInfo) bool {
+	key := func(in rundir.RunInfo) []string {
 		var k []string
 		for _, d := range in.Datasets {
 			if d.SHA256 != "" {
@@ -121,7 +122,7 @@ var errStopped = errors.New("stopped")
 // once next reports the end.
 func results(dir string, err *error) (next func() (*replay.Result, bool), stop func()) {
 	return iter.Pull(func(yield func(*replay.Result) bool) {
-		_, e := reports.ReadRun(dir, func(r *replay.Result) error {
+		_, e := rundir.ReadRun(dir, func(r *replay.Result) error {
 			if !yield(r) {
 				return errStopped
 			}
@@ -137,7 +138,7 @@ func results(dir string, err *error) (next func() (*replay.Result, bool), stop f
 // keep d's waiting set near empty), or one run's two judges.
 func (in *Input) Run(d *Differ) error {
 	if len(in.Dirs) == 1 {
-		_, err := reports.ReadRun(in.Dirs[0], func(r *replay.Result) error {
+		_, err := rundir.ReadRun(in.Dirs[0], func(r *replay.Result) error {
 			switch r.Judge {
 			case in.Base:
 				return d.Add(0, r)
@@ -197,7 +198,7 @@ func readError(dir string, err error) error {
 func (in *Input) Summary(d *Differ) *Summary {
 	head := in.Infos[len(in.Infos)-1]
 	s := &Summary{Overlap: NewOverlap(in.Infos[0], head)}
-	ref := func(dir string, info reports.RunInfo, judge string) RunRef {
+	ref := func(dir string, info rundir.RunInfo, judge string) RunRef {
 		return RunRef{Dir: dir, RunID: info.RunID, Judge: judge, Datasets: datasetNames(info), Policy: policyName(info)}
 	}
 	s.Base = ref(in.Dirs[0], in.Infos[0], in.Base)

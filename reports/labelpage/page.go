@@ -119,6 +119,16 @@ function render() {
       if (c.more) { p += " — " + c.more + " more labels would settle it"; }
       p += "<br>";
     }
+    const q = r.sequential;
+    if (q) {
+      // Anytime-valid: the standing may be looked at after every label.
+      let t;
+      if (q.status === "N/A") { t = "sequential: N/A"; }
+      else if (q.decided_after) { t = "sequential: " + esc(q.name) + " " + esc(q.status) + ", decided after " + q.decided_after + " labels"; }
+      else if (q.more) { t = "sequential: open, about " + q.more + " more labels"; }
+      else { t = "sequential: open, the rest of the queue may not settle it"; }
+      p += "<span class='seq " + esc(q.status) + "' title='" + esc(q.reason) + "'>" + t + "</span><br>";
+    }
     p += "</div>";
   }
   $("panel").innerHTML = p || "<p>No label yet.</p>";

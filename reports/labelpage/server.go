@@ -71,6 +71,19 @@ type Server struct {
 	labels []datasets.SampleLabel
 	cur    []datasets.Label
 	index  map[[2]string]int
+	// seq caches the sequential standing per rule and judge, keyed by the
+	// rule's labels it was computed on (only the labeled rule changes).
+	seq map[seqKey]seqEntry
+}
+
+type seqKey struct {
+	rule  string
+	judge int
+}
+
+type seqEntry struct {
+	sig string
+	st  metrics.LabelStanding
 }
 
 // New builds a Server; Existing labels resume it.
@@ -82,7 +95,7 @@ func New(cfg Config) (*Server, error) {
 	if _, err := rand.Read(tok); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, token: hex.EncodeToString(tok), cur: make([]datasets.Label, len(cfg.Items)), index: map[[2]string]int{}}
+	s := &Server{cfg: cfg, token: hex.EncodeToString(tok), cur: make([]datasets.Label, len(cfg.Items)), index: map[[2]string]int{}, seq: map[seqKey]seqEntry{}}
 	for i, it := range cfg.Items {
 		s.index[it.Line.Key()] = i
 	}
@@ -193,6 +206,10 @@ type panelRow struct {
 	Precision *ci     `json:"precision"`
 	Recall    *ci     `json:"recall"`
 	Criteria  []crits `json:"criteria"`
+	// Sequential is where precision_min stands on the labels in queue
+	// order, anytime-valid: "decided after 140 labels" or "open: about 60
+	// more labels" (metrics.LabelSequential).
+	Sequential *metrics.LabelStanding `json:"sequential,omitempty"`
 }
 
 type ci struct {
@@ -265,6 +282,19 @@ func (s *Server) panel() []panelRow {
 	}
 	var rows []panelRow
 	seen := map[string]bool{}
+	queue := make([]datasets.SampleLabel, len(s.cfg.Items))
+	for i, it := range s.cfg.Items {
+		queue[i] = it.Line
+	}
+	sigs := map[string]*strings.Builder{}
+	for _, l := range labels {
+		b := sigs[l.RuleID]
+		if b == nil {
+			b = &strings.Builder{}
+			sigs[l.RuleID] = b
+		}
+		fmt.Fprintf(b, "%s=%t;", l.CaseID, l.Match)
+	}
 	for _, it := range s.cfg.Items {
 		rule := it.Line.RuleID
 		if seen[rule] {
@@ -281,6 +311,17 @@ func (s *Server) panel() []panelRow {
 				}
 				pr.Criteria = append(pr.Criteria, crits{Name: c.Name, Status: string(c.Status), More: c.MoreSamples, Reason: c.Reason})
 			}
+			sig := ""
+			if b := sigs[rule]; b != nil {
+				sig = b.String()
+			}
+			k := seqKey{rule, j}
+			e, ok := s.seq[k]
+			if !ok || e.sig != sig {
+				e = seqEntry{sig, metrics.LabelSequential(s.cfg.Pairs, rule, j, queue, labels, s.cfg.Criteria)}
+				s.seq[k] = e
+			}
+			pr.Sequential = &e.st
 			rows = append(rows, pr)
 		}
 	}

@@ -2,6 +2,8 @@ package labelpage
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -17,13 +19,20 @@ import (
 
 func testServer(t *testing.T) (*Server, *httptest.Server, string) {
 	t.Helper()
+	return testServerSized(t, 30)
+}
+
+// testServerSized is testServer with the queue's one stratum of size
+// pairs (the three queued among them).
+func testServerSized(t *testing.T, size int64) (*Server, *httptest.Server, string) {
+	t.Helper()
 	pairs := metrics.NewPairTable([]string{"j1"}, nil)
 	var items []Item
 	for i, id := range []string{"c1", "c2", "c3"} {
 		pairs.Add(&replay.Result{CaseID: id, SessionID: "s" + id, Judge: "j1",
 			Rules: []replay.RuleResult{{RuleID: "r", Class: "dangerous", Result: judge.Match}}})
 		items = append(items, Item{
-			Line:  datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: id, RuleID: "r", Stratum: "A:match", StratumSize: 30, Order: i + 1},
+			Line:  datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: id, RuleID: "r", Stratum: "A:match", StratumSize: size, Order: i + 1},
 			Input: judge.Input{Rules: []judge.Rule{{ID: "r", Condition: "deletes something"}}},
 		})
 	}
@@ -126,5 +135,51 @@ func TestServerBlindLabelsAndReview(t *testing.T) {
 	}
 	if got, _ := datasets.ReadSampleLabels([]string{path}, false); len(got) != 0 {
 		t.Errorf("undo left %+v", got)
+	}
+}
+
+// TestServerSequentialStanding: the panel says where precision_min
+// stands on the labels in queue order, anytime-valid. With the stratum's
+// three pairs all queued, two match labels leave the third unknown
+// (precision ≥ 2/3: open); the third settles it: PASS, decided after 3
+// labels. On 3 of 30 pairs it stays open, with the reason.
+func TestServerSequentialStanding(t *testing.T) {
+	label := func(base string, pos int, l string) stateView {
+		r, err := http.Post(base+"label", "application/json", strings.NewReader(fmt.Sprintf(`{"pos":%d,"label":%q}`, pos, l)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Body.Close()
+		var st stateView
+		json.NewDecoder(r.Body).Decode(&st)
+		return st
+	}
+	s, hs, _ := testServerSized(t, 3)
+	base := hs.URL + "/" + s.Token() + "/api/"
+	label(base, 0, "match")
+	st := label(base, 1, "match")
+	q := st.Panel[0].Sequential
+	if q == nil || q.Status != metrics.StatusInconclusive || q.Labels != 2 || q.Queued != 3 || q.DecidedAfter != nil || *q.Lo > 0.67 || *q.Lo < 0.66 {
+		t.Fatalf("after 2 labels: %+v", q)
+	}
+	st = label(base, 2, "match")
+	q = st.Panel[0].Sequential
+	if q == nil || q.Status != metrics.StatusPass || q.DecidedAfter == nil || *q.DecidedAfter != 3 || *q.Lo != 1 || !strings.Contains(q.Reason, "PASS after 3 labels") {
+		t.Fatalf("after 3 labels: %+v", q)
+	}
+	// The page renders it.
+	r, _ := http.Get(hs.URL + "/" + s.Token() + "/")
+	body, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if !strings.Contains(string(body), "decided after \" + q.decided_after + \" labels") {
+		t.Error("the page does not render the sequential standing")
+	}
+
+	s, hs, _ = testServerSized(t, 30)
+	base = hs.URL + "/" + s.Token() + "/api/"
+	st = label(base, 0, "match")
+	q = st.Panel[0].Sequential
+	if q == nil || q.Status != metrics.StatusInconclusive || q.Labels != 1 || !strings.HasPrefix(q.Reason, "open: precision 1") {
+		t.Errorf("1 of 30: %+v", q)
 	}
 }

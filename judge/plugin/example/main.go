@@ -1,4 +1,4 @@
-// Command example is a minimal exec judge plugin (see judge/EXEC.md): it
+// Command example is a minimal exec judge plugin (see judge/exec/EXEC.md): it
 // reads one judge input per line on stdin and writes one judge output per
 // line on stdout, deciding rules by keywords instead of a model.
 //

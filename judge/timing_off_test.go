@@ -1,8 +1,0 @@
-//go:build !timing
-
-package judge
-
-// timingChecks: without -tags timing the wall-clock bounds of the tests are
-// only logged; `make bench` asserts them (a loaded machine must not fail
-// `make test`).
-const timingChecks = false

@@ -1,7 +1,0 @@
-//go:build timing
-
-package judge
-
-// timingChecks: built with -tags timing (make bench), the wall-clock
-// bounds of the tests are asserted (see within).
-const timingChecks = true

@@ -1,0 +1,362 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// PilotData is what a pilot run shows of one criterion's figure: the
+// sessions and units it rests on and its estimate there.
+type PilotData struct {
+	Sessions int64    `json:"sessions"`
+	Units    int64    `json:"units"`
+	Unit     string   `json:"unit"`
+	Estimate *float64 `json:"estimate"`
+}
+
+// FitPilot fits the plan's model to a proportion's sessions (y_i
+// successes of m_i units): the rate Y/M, the intra-class correlation by
+// the one-way ANOVA estimator for unequal session sizes (clipped to
+// [0, 0.99]; 0 with one session or one unit a session), and the session
+// sizes seen, from which new sessions draw theirs. A pilot without an
+// event (or with only events) is planned at (Y + ½)/(M + 1), not at 0 (1).
+func fitPilot(counts []ymCount) (g PlanGuess, d PilotData, ok bool) {
+	var K, Y, M, smm, ssw float64
+	for _, c := range counts {
+		if c.m <= 0 || c.n == 0 {
+			continue
+		}
+		n, y, m := float64(c.n), float64(c.y), float64(c.m)
+		K += n
+		Y += n * y
+		M += n * m
+		smm += n * m * m
+		ssw += n * (y - y*y/m) // Σ within-session sum of squares of 0/1 units
+		g.sizes = append(g.sizes, wv{m, n})
+	}
+	if M == 0 {
+		return g, d, false
+	}
+	p := Y / M
+	if Y == 0 || Y == M {
+		// A pilot with no event (or only events) does not show a rate of
+		// exactly 0 (1): plan for half an event more, (Y + ½)/(M + 1).
+		p = (Y + 0.5) / (M + 1)
+	}
+	var ssb float64
+	for _, c := range counts {
+		if c.m <= 0 || c.n == 0 {
+			continue
+		}
+		m := float64(c.m)
+		pi := float64(c.y) / m
+		ssb += float64(c.n) * m * (pi - p) * (pi - p)
+	}
+	icc := 0.0
+	if K > 1 && M > K {
+		msb, msw := ssb/(K-1), ssw/(M-K)
+		m0 := (M - smm/M) / (K - 1)
+		if den := msb + (m0-1)*msw; den > 0 {
+			icc = min(max((msb-msw)/den, 0), 0.99)
+		}
+	}
+	g.sizes = regroup(g.sizes)
+	g.Rate, g.ICC, g.SessionSize, g.nSess = p, icc, M/K, K
+	return g, PilotData{Sessions: int64(K), Units: int64(M), Estimate: ptr(Y / M)}, true
+}
+
+// PlanPilot plans every criterion from a pilot run's summary (its own
+// kill criteria): per judge and rule, the proportions (precision, unknown
+// rate, approval reject rate; per judge the unknown rate over all rules;
+// the judge-required rate once, a policy criterion) by simulating from
+// their fit (fitPilot), and the criteria whose method is not a proportion
+// — the P95 latency per judge, dangerous recall against the baseline per
+// rule, the fire-rate drift per rule against the run's baseline judge —
+// by resampling the pilot's sessions with replacement: a data set of k
+// sessions is k sessions drawn from the pilot's, decided by the verdict's
+// own code. The baseline judge of the run is planned for drift only.
+func PlanPilot(s *Summary, o PlanOptions) ([]PlanResult, error) {
+	o.Confidence = s.crit.Confidence
+	o = o.withDefaults()
+	if o.Budget < 0 {
+		return nil, fmt.Errorf("budget %d sessions is below 1", o.Budget)
+	}
+	e := newEvaluator(s.crit)
+	var out []PlanResult
+	prop := func(judge, rule, name string, r *Row, lane int) error {
+		thr, on := PlanThreshold(s.crit, name)
+		if !on || r.post[lane] == nil {
+			return nil
+		}
+		g, d, ok := fitPilot(r.post[lane].counts)
+		if !ok {
+			return nil
+		}
+		d.Unit = laneUnit[lane]
+		res, err := PlanProportion(name, thr, g, o, nil)
+		if err != nil {
+			return err
+		}
+		res.Judge, res.Rule, res.Pilot = judge, rule, &d
+		out = append(out, res)
+		return nil
+	}
+	jrDone := false
+	for ji, j := range s.Judges {
+		if j.Total == nil {
+			continue
+		}
+		cand := !j.IsBaseline
+		if cand && !jrDone {
+			jrDone = true
+			if err := prop("", AllRules, CriterionJudgeRequiredRateMax, j.Total, laneJR); err != nil {
+				return nil, err
+			}
+		}
+		if cand {
+			if r, ok := planP95(e, j, s.paired[j.Judge], o, uint64(ji)); ok {
+				out = append(out, r)
+			}
+			if err := prop(j.Judge, AllRules, CriterionUnknownRateMax, j.Total, laneUnk); err != nil {
+				return nil, err
+			}
+		}
+		var cmp *Comparison
+		for _, c := range s.Comparisons {
+			if c.Candidate == j.Judge {
+				cmp = c
+			}
+		}
+		for _, r := range j.Rules {
+			if cand {
+				for _, pl := range []struct {
+					name string
+					lane int
+				}{{CriterionPrecisionMin, lanePrec}, {CriterionUnknownRateMax, laneUnk}, {CriterionApprovalRejectRateMax, laneAppr}} {
+					if err := prop(j.Judge, r.RuleID, pl.name, r, pl.lane); err != nil {
+						return nil, err
+					}
+				}
+				if res, ok := planRecall(e, j.Judge, r, o); ok {
+					out = append(out, res)
+				}
+			}
+			if cmp != nil {
+				for _, rc := range cmp.Rules {
+					if rc.RuleID == r.RuleID {
+						if res, ok := planDrift(e, j.Judge, rc, o); ok {
+							out = append(out, res)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// laneUnit names the units of each proportion's lane.
+var laneUnit = [ruleLanes]string{lanePrec: "match predictions", laneRec: "labeled positives", laneUnk: "judged pairs", laneJR: "cases", laneAppr: "approval outcomes"}
+
+// resamplers are a plan's resampler and the one with fresh random
+// numbers that checks its size (planSearch).
+type resamplers [2]*resampler
+
+func newResamplers(n, reps int, seed uint64) resamplers {
+	return resamplers{newResampler(n, reps, seed), newResampler(n, reps, seed^freshSeed)}
+}
+
+// rates is resampler.rates on the plan's or the fresh resampler.
+func (rs resamplers) rates(decide func(idx []int) Status) func(k int64, fresh bool) (float64, float64) {
+	return func(k int64, fresh bool) (float64, float64) { return rs[b2i(fresh)].rates(k, decide) }
+}
+
+// resampler draws data sets of k sessions from n pilot sessions with
+// replacement: data set r of size k is the first k draws of replicate
+// r's stream, so the decision rate grows smoothly with k.
+type resampler struct {
+	n    int
+	rngs []*rand.Rand
+	idx  [][]int
+}
+
+func newResampler(n, reps int, seed uint64) *resampler {
+	rs := &resampler{n: n, rngs: make([]*rand.Rand, reps), idx: make([][]int, reps)}
+	for r := range rs.rngs {
+		rs.rngs[r] = rand.New(rand.NewPCG(seed, uint64(r)+1))
+	}
+	return rs
+}
+
+func (rs *resampler) draw(r, k int) []int {
+	for len(rs.idx[r]) < k {
+		rs.idx[r] = append(rs.idx[r], rs.rngs[r].IntN(rs.n))
+	}
+	return rs.idx[r][:k]
+}
+
+// rates counts PASS and FAIL over the replicates of k sessions.
+func (rs *resampler) rates(k int64, decide func(idx []int) Status) (pass, fail float64) {
+	var p, f int
+	for r := range rs.rngs {
+		switch decide(rs.draw(r, int(k))) {
+		case StatusPass:
+			p++
+		case StatusFail:
+			f++
+		}
+	}
+	return float64(p) / float64(len(rs.rngs)), float64(f) / float64(len(rs.rngs))
+}
+
+// expand lists pairCounts one entry per session.
+func expand(counts []pairCount) []pairSess {
+	var out []pairSess
+	for _, c := range counts {
+		for range c.n {
+			out = append(out, c.s)
+		}
+	}
+	return out
+}
+
+// planP95 plans judge_p95_max from the judge's live calls, sessions
+// resampled with their calls; the interval is the verdict's
+// (sessionQuantile). ok is false without latency or with the criterion off.
+func planP95(e *evaluator, j *JudgeSummary, jp *judgePairs, o PlanOptions, seed uint64) (PlanResult, bool) {
+	if e.crit.JudgeP95Max <= 0 || jp == nil || len(jp.total.ms) == 0 || j.Total.noLatency || unrecordedLatency(jp.total.ms) {
+		return PlanResult{}, false
+	}
+	maxMS := float64(e.crit.JudgeP95Max.Nanoseconds()) / 1e6
+	by := map[uint32][]float64{}
+	var order []uint32
+	for i, s := range jp.total.sess {
+		if _, ok := by[s]; !ok {
+			order = append(order, s)
+		}
+		by[s] = append(by[s], jp.total.ms[i])
+	}
+	slices.Sort(order)
+	sess := make([][]float64, len(order))
+	for i, s := range order {
+		sess[i] = by[s]
+	}
+	calls := float64(len(jp.total.ms))
+	res := PlanResult{Criterion: CriterionJudgeP95Max, Threshold: maxMS, Judge: j.Judge, Rule: AllRules,
+		Pilot: &PilotData{Sessions: int64(len(sess)), Units: int64(calls), Unit: "calls", Estimate: j.Total.LatencyP95MS}}
+	rs := newResamplers(len(sess), o.Reps, o.Seed^seed)
+	var sc latScratch
+	var c callLats
+	decide := func(idx []int) Status {
+		c.ms, c.sess = c.ms[:0], c.sess[:0]
+		for k, i := range idx {
+			for _, v := range sess[i] {
+				c.ms = append(c.ms, v)
+				c.sess = append(c.sess, uint32(k))
+			}
+		}
+		sortCalls(c)
+		q := sessionQuantile(c, 95, 100, e.conf, &sc)
+		ev := Evidence{Estimate: q.est, Lo: math.Inf(-1), Hi: math.Inf(1)}
+		if lo, hi := q.bounds(c.ms); lo != nil || hi != nil {
+			if lo != nil {
+				ev.Lo = *lo
+			}
+			if hi != nil {
+				ev.Hi = *hi
+			}
+		}
+		return AtMost.Decide(maxMS, ev).Status
+	}
+	planSearch(&res, o, calls/float64(len(sess)), "calls", rs.rates(decide))
+	return res, true
+}
+
+// planRecall plans dangerous_recall_must_beat_baseline from the rule's
+// labeled positives with a baseline, sessions resampled; each data set is
+// decided by the verdict's own test (without Holm's adjustment across
+// rules).
+func planRecall(e *evaluator, judge string, r *Row, o PlanOptions) (PlanResult, bool) {
+	if !e.crit.DangerousRecallMustBeatBaseline || r.recall == nil || len(r.recall.sess) == 0 {
+		return PlanResult{}, false
+	}
+	sess := expand(r.recall.sess)
+	var m int64
+	for _, s := range sess {
+		m += s.m
+	}
+	res := PlanResult{Criterion: CriterionDangerousRecall, Judge: judge, Rule: r.RuleID,
+		Pilot: &PilotData{Sessions: int64(len(sess)), Units: m, Unit: "labeled positives", Estimate: recallGain(r)}}
+	rs := newResamplers(len(sess), o.Reps, o.Seed^hashString(r.RuleID))
+	decide := func(idx []int) Status {
+		var mc mcnemar
+		ps := make([]pairSess, 0, len(idx))
+		row := &Row{Class: r.Class}
+		for _, i := range idx {
+			s := sess[i]
+			jo, bo := s.y1-s.y12, s.y2-s.y12
+			mc.addSessions(jo-bo, jo+bo, 1)
+			ps = append(ps, s)
+			row.BaselinePositives += s.m
+			row.BaselineHits += s.y2
+			row.JudgeOnlyHits += jo
+			row.BaselineOnlyHits += bo
+			row.TP += s.y1
+			row.FN += s.m - s.y1
+		}
+		return e.dangerousRecall(row, mc, newPairDiff(ps), e.seed).Status
+	}
+	planSearch(&res, o, float64(m)/float64(len(sess)), "labeled positives", rs.rates(decide))
+	return res, true
+}
+
+// recallGain is the row's recall minus its baseline's on the positives
+// with a baseline.
+func recallGain(r *Row) *float64 {
+	if r.BaselinePositives == 0 {
+		return nil
+	}
+	return ptr(float64(r.JudgeOnlyHits-r.BaselineOnlyHits) / float64(r.BaselinePositives))
+}
+
+// planDrift plans fire_rate_change_max of a candidate's rule against the
+// run's baseline judge from the paired fire units, sessions resampled.
+func planDrift(e *evaluator, judge string, rc *RuleComparison, o PlanOptions) (PlanResult, bool) {
+	if e.crit.FireRateChangeMax <= 0 || rc.fire == nil || len(rc.fire.sess) == 0 {
+		return PlanResult{}, false
+	}
+	sess := expand(rc.fire.sess)
+	var m int64
+	for _, s := range sess {
+		m += s.m
+	}
+	est, _, _ := rc.fire.interval(1, e.conf)
+	res := PlanResult{Criterion: CriterionFireRateChangeMax, Threshold: e.crit.FireRateChangeMax, Judge: judge, Rule: rc.RuleID,
+		Pilot: &PilotData{Sessions: int64(len(sess)), Units: m, Unit: "paired cases", Estimate: ptr(est)}}
+	rs := newResamplers(len(sess), o.Reps, o.Seed^hashString(rc.RuleID)^0xd71f)
+	decide := func(idx []int) Status {
+		ps := make([]pairSess, len(idx))
+		for k, i := range idx {
+			ps[k] = sess[i]
+		}
+		pd := newPairDiff(ps)
+		if pd == nil {
+			return StatusInconclusive
+		}
+		return e.fireRateChange(pd).Status
+	}
+	planSearch(&res, o, float64(m)/float64(len(sess)), "paired cases", rs.rates(decide))
+	return res, true
+}
+
+// hashString is FNV-1a, to seed each rule's resampling apart.
+func hashString(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := range len(s) {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}

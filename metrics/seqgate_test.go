@@ -1,0 +1,343 @@
+package metrics
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/judge/core"
+	"github.com/apeval/apeval/replay"
+)
+
+// seqCase is one case of session sess with one labeled pair of rule: the
+// judge's result and the label.
+func seqCase(judge, sess, id, rule string, res core.Result, label datasets.Label) *replay.Result {
+	return &replay.Result{Judge: judge, SessionID: sess, CaseID: id, Rules: []replay.RuleResult{{
+		RuleID: rule, Source: replay.SourceDeterministic, Result: res, Label: label, Status: core.StatusOK, Call: -1}}}
+}
+
+func seqCrit(t *testing.T, r *SequentialResult, judge, rule, name string) SequentialCrit {
+	t.Helper()
+	for _, j := range r.Judges {
+		if j.Judge != judge {
+			continue
+		}
+		for _, row := range j.Rows {
+			if row.RuleID != rule {
+				continue
+			}
+			for _, c := range row.Criteria {
+				if c.Name == name {
+					return c
+				}
+			}
+		}
+	}
+	t.Fatalf("no %s %s %s in %+v", judge, rule, name, r)
+	return SequentialCrit{}
+}
+
+// TestSequentialGateCountsASessionOnce: run 2 brings session s1 again
+// (with false positives this time) and 57 new sessions; s1 is left out
+// and counted as a duplicate, and precision PASSes in run 2 after exactly
+// as many sessions as the confidence sequence alone needs on the same
+// values.
+func TestSequentialGateCountsASessionOnce(t *testing.T) {
+	t.Parallel()
+	crit := replay.DefaultKillCriteria()
+	g := NewSequentialGate(crit, "")
+	addSess := func(sess string, n int, res core.Result, label datasets.Label) {
+		for i := range n {
+			g.Add(seqCase("j", sess, fmt.Sprintf("%s-%d", sess, i), "r", res, label))
+		}
+	}
+	g.BeginRun("run1")
+	for i := 1; i <= 3; i++ {
+		addSess(fmt.Sprintf("s%d", i), 10, core.Match, datasets.LabelMatch)
+	}
+	g.EndRun()
+	if c := seqCrit(t, g.Result(), "j", "r", CriterionPrecisionMin); c.Status != StatusInconclusive || c.Sessions != 3 || !strings.HasPrefix(c.Reason, "open:") {
+		t.Fatalf("after run 1: %+v", c)
+	}
+	g.BeginRun("run2")
+	addSess("s1", 5, core.Match, datasets.LabelNoMatch) // a duplicate: left out
+	for i := 4; i <= 60; i++ {
+		addSess(fmt.Sprintf("s%d", i), 10, core.Match, datasets.LabelMatch)
+	}
+	g.EndRun()
+	res := g.Result()
+	// The sequence alone on 40 sessions of precision 1.
+	ref := NewConfidenceSequence(0.05)
+	want := 0
+	for i := 1; i <= 60; i++ {
+		ref.Add(1)
+		if lo, _ := ref.Interval(); want == 0 && lo > 0.9 {
+			want = i
+		}
+	}
+	if want <= 3 {
+		t.Fatalf("reference decided after %d sessions: the test needs more than run 1's 3", want)
+	}
+	c := seqCrit(t, res, "j", "r", CriterionPrecisionMin)
+	if c.Status != StatusPass || c.DecidedAfter == nil || *c.DecidedAfter != want || c.DecidedLook != 2 || c.DecidedRun != "run2" || c.Sessions != 60 || c.Units != 600 || *c.Estimate != 1 {
+		t.Errorf("precision %+v (want PASS after %d sessions in run2, 60 sessions, 600 units)", c, want)
+	}
+	j := res.Judges[0]
+	if j.Sessions != 60 || j.DuplicateSessions != 1 || j.DuplicateCases != 5 {
+		t.Errorf("judge %+v: want 60 sessions, 1 duplicate session of 5 cases", j)
+	}
+	// No call, no judged pair: N/A with the reason, not a silent pass.
+	for _, n := range []struct{ rule, name, reason string }{
+		{"r", CriterionUnknownRateMax, "no decision was sent to the judge"},
+		{"r", CriterionApprovalRejectRateMax, "the rule does not request approval"},
+		{"r", CriterionDangerousRecall, "not a dangerous rule"},
+		{AllRules, CriterionJudgeP95Max, "no judge call was made"},
+	} {
+		if c := seqCrit(t, res, "j", n.rule, n.name); c.Status != StatusNA || !strings.HasPrefix(c.Reason, n.reason) {
+			t.Errorf("%s %s: %+v", n.rule, n.name, c)
+		}
+	}
+	// No case needed the judge: the judge-required rate (policy) passes.
+	if c := seqCrit(t, res, "j", AllRules, CriterionJudgeRequiredRateMax); c.Status != StatusPass || *c.Hi >= 0.2 {
+		t.Errorf("judge-required %+v", c)
+	}
+	if res.Verdict != VerdictGo || j.PolicyVerdict != VerdictGo || j.JudgeVerdict != VerdictGo {
+		t.Errorf("verdict %s (judge %s, policy %s)", res.Verdict, j.JudgeVerdict, j.PolicyVerdict)
+	}
+}
+
+// TestSequentialGateGainAndLatency: the recall gain over the baseline
+// PASSes when the judge catches what the baseline misses and FAILs when
+// it misses what the baseline catches; the P95 criterion is decided on
+// the share of calls slower than the limit.
+func TestSequentialGateGainAndLatency(t *testing.T) {
+	t.Parallel()
+	crit := replay.DefaultKillCriteria() // judge_p95_max 1 s
+	g := NewSequentialGate(crit, "")
+	g.BeginRun("a")
+	for s := range 60 {
+		sess := fmt.Sprintf("s%d", s)
+		for i := range 4 {
+			r := &replay.Result{Judge: "j", SessionID: sess, CaseID: fmt.Sprintf("%s-%d", sess, i), JudgeCalled: true,
+				Calls: []replay.Call{{LatencyMS: 1500, Status: core.StatusOK}}}
+			for _, rule := range []struct {
+				id       string
+				res, bas core.Result
+			}{{"better", core.Match, core.NoMatch}, {"worse", core.NoMatch, core.Match}} {
+				r.Rules = append(r.Rules, replay.RuleResult{RuleID: rule.id, Class: replay.ClassDangerous, Source: replay.SourceJudge,
+					Result: rule.res, BaselineResult: rule.bas, Label: datasets.LabelMatch, Status: core.StatusOK, Call: 0})
+			}
+			g.Add(r)
+		}
+	}
+	g.EndRun()
+	res := g.Result()
+	if c := seqCrit(t, res, "j", "better", CriterionDangerousRecall); c.Status != StatusPass || *c.Estimate != 1 || *c.Lo <= 0 {
+		t.Errorf("better: %+v", c)
+	}
+	if c := seqCrit(t, res, "j", "worse", CriterionDangerousRecall); c.Status != StatusFail || *c.Estimate != -1 || *c.Hi > 0 {
+		t.Errorf("worse: %+v", c)
+	}
+	// Every call takes 1.5 s: the share over 1 s is 1, far above 0.05.
+	if c := seqCrit(t, res, "j", AllRules, CriterionJudgeP95Max); c.Status != StatusFail || *c.Estimate != 1 || c.Threshold != 1000 || c.Units != 240 {
+		t.Errorf("p95: %+v", c)
+	}
+	// Every case needed the judge: FAIL on the policy criterion.
+	if c := seqCrit(t, res, "j", AllRules, CriterionJudgeRequiredRateMax); c.Status != StatusFail {
+		t.Errorf("judge-required: %+v", c)
+	}
+	if res.Verdict != VerdictNoGo {
+		t.Errorf("verdict %s", res.Verdict)
+	}
+}
+
+// seqSimRun feeds one replicate of looks runs to a SequentialGate: each
+// run brings `fresh` new sessions (sizes 1..maxM, own precision Beta
+// around mu with ICC icc) and repeats `again` sessions of earlier runs
+// with fresh outcomes, which must be left out. It returns the first
+// decision of precision_min and the sessions it took. With naive set it
+// also returns what the fixed-n gate (ClusteredInterval on every session
+// so far, each counted once) would have decided first when run after
+// every run: the practice the sequence replaces.
+func seqSimRun(rng *rand.Rand, mu, icc float64, maxM, fresh, again, looks int, thr float64, naive bool) (Status, int, Status) {
+	crit := replay.DefaultKillCriteria()
+	crit.PrecisionMin = thr
+	g := NewSequentialGate(crit, "")
+	next := 0
+	var ys, ms []int64
+	session := func(id int, isNew bool) {
+		p := sessionRate(rng, mu, icc)
+		m := 1 + rng.IntN(maxM)
+		sess := fmt.Sprintf("s%d", id)
+		y := 0
+		for i := range m {
+			label := datasets.LabelNoMatch
+			if rng.Float64() < p {
+				label = datasets.LabelMatch
+				y++
+			}
+			g.Add(seqCase("j", sess, fmt.Sprintf("%s-%d", sess, i), "r", core.Match, label))
+		}
+		if isNew {
+			ys, ms = append(ys, int64(y)), append(ms, int64(m))
+		}
+	}
+	fixed := StatusInconclusive
+	for look := range looks {
+		g.BeginRun(fmt.Sprintf("run%d", look+1))
+		if next > 0 {
+			for range again {
+				session(rng.IntN(next), false)
+			}
+		}
+		for range fresh {
+			session(next, true)
+			next++
+		}
+		g.EndRun()
+		if naive && fixed == StatusInconclusive {
+			lo, hi, _ := ClusteredInterval(ys, ms, 0.95)
+			fixed = AtLeast.Decide(thr, Evidence{Lo: lo, Hi: hi}).Status
+		}
+	}
+	row := g.judges["j"].rows["r"]
+	if d := row.dec[seqPrec]; d != nil {
+		return d.status, d.sessions, fixed
+	}
+	return StatusInconclusive, 0, fixed
+}
+
+// TestCalibrationSequentialGate: through the gate's own path (results,
+// duplicates across runs, uneven sessions), precision exactly at the
+// threshold over 20 runs is decided (wrongly) at most 5 % of the time;
+// a good judge PASSes, and the median sessions it took is reported beside
+// the fixed-n plan's.
+func TestCalibrationSequentialGate(t *testing.T) {
+	t.Parallel()
+	n, full := calibrationN()
+	slack := 0.0
+	if !full {
+		n = 100
+		slack = smokeSlack(0.05, n)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| gate --sequential, %d replicates, 20 runs | false decisions (goal ≤ 0.05) | fixed-n gate after every run |\n|---|---|---|\n", n)
+	for i, s := range []struct {
+		name       string
+		mu, icc    float64
+		maxM, f, a int
+		thr        float64
+	}{
+		{"precision exactly 0.90, sessions of 1–20 units, ICC 0.1, 10 new + 5 repeated sessions a run", 0.9, 0.1, 20, 10, 5, 0.9},
+		{"precision exactly 0.80, sessions of 1–4 units, ICC 0.3, 5 new + 5 repeated sessions a run", 0.8, 0.3, 4, 5, 5, 0.8},
+	} {
+		rng := rand.New(rand.NewPCG(uint64(i+11), 0x5e9))
+		wrong, naiveWrong := 0, 0
+		for range n {
+			st, _, fixed := seqSimRun(rng, s.mu, s.icc, s.maxM, s.f, s.a, 20, s.thr, true)
+			if st != StatusInconclusive {
+				wrong++
+			}
+			if fixed != StatusInconclusive {
+				naiveWrong++
+			}
+		}
+		rate := float64(wrong) / float64(n)
+		fmt.Fprintf(&b, "| %s | %.3f | %.3f |\n", s.name, rate, float64(naiveWrong)/float64(n))
+		if rate > 0.05+slack {
+			t.Errorf("%s: false decisions %.3f", s.name, rate)
+		}
+	}
+	rng := rand.New(rand.NewPCG(21, 0x5e9))
+	var sessions []float64
+	for range n {
+		if st, k, _ := seqSimRun(rng, 0.97, 0.1, 20, 10, 5, 40, 0.9, false); st == StatusPass {
+			sessions = append(sessions, float64(k))
+		}
+	}
+	p, err := PlanProportion(CriterionPrecisionMin, 0.9, PlanGuess{Rate: 0.97, ICC: 0.1, SessionSize: 10}, PlanOptions{Reps: 100, Seed: 3}, nil)
+	if err != nil || p.Sessions == nil {
+		t.Fatalf("plan %+v %v", p, err)
+	}
+	fmt.Fprintf(&b, "\n| good judge (precision 0.97 vs 0.90, sessions of 1–20, ICC 0.1, 10 new + 5 repeated a run) | value |\n|---|---|\n")
+	fmt.Fprintf(&b, "| PASS within 40 runs (400 sessions) | %.3f |\n| median sessions to PASS | %.0f |\n| fixed n for an 80 %% chance (plan, sessions of 10) | %d |\n",
+		float64(len(sessions))/float64(n), median(sessions), *p.Sessions)
+	if len(sessions) < n/2 {
+		t.Errorf("a good judge passed only %d of %d times", len(sessions), n)
+	}
+	t.Log("\n" + b.String())
+}
+
+// BenchmarkSequentialGate: one run of 2,000 sessions of 10 cases, each
+// with 3 judged rules and a call, through Add and EndRun (every lane of
+// every row fed); b.N runs, each of new sessions.
+func BenchmarkSequentialGate(b *testing.B) {
+	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
+	rng := rand.New(rand.NewPCG(1, 2))
+	results := make([]replay.Result, 0, 20000)
+	for s := range 2000 {
+		for c := range 10 {
+			r := replay.Result{Judge: "j", CaseID: fmt.Sprintf("c%d-%d", s, c), JudgeCalled: true,
+				Calls: []replay.Call{{LatencyMS: 200 + 900*rng.Float64(), Status: core.StatusOK}}}
+			for _, rule := range []string{"a", "b", "c"} {
+				res, label := core.NoMatch, datasets.LabelNoMatch
+				if rng.Float64() < 0.3 {
+					res = core.Match
+				}
+				if rng.Float64() < 0.3 {
+					label = datasets.LabelMatch
+				}
+				r.Rules = append(r.Rules, replay.RuleResult{RuleID: rule, Source: replay.SourceJudge, Result: res, Label: label, Status: core.StatusOK, Call: 0})
+			}
+			results = append(results, r)
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		g.BeginRun(fmt.Sprintf("run%d", i))
+		for k := range results {
+			r := results[k]
+			r.SessionID = fmt.Sprintf("r%d-s%d", i, k/10)
+			g.Add(&r)
+		}
+		g.EndRun()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2000, "ns/session")
+}
+
+// TestSequentialGateBrokenSetup: a run where every call of the judge
+// failed with HTTP 401 measured the setup: its sessions are left out
+// (not counted), the judge is ERROR while that run is the latest, and a
+// good rerun of the same sessions counts them.
+func TestSequentialGateBrokenSetup(t *testing.T) {
+	t.Parallel()
+	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
+	run := func(name string, status core.Status, cause core.Cause) {
+		g.BeginRun(name)
+		for s := range 30 {
+			res, rs := core.Match, core.StatusOK
+			if status != core.StatusOK {
+				res, rs = core.Unknown, status
+			}
+			g.Add(&replay.Result{Judge: "j", SessionID: fmt.Sprintf("s%d", s), CaseID: fmt.Sprintf("c%d", s), JudgeCalled: true,
+				Calls: []replay.Call{{LatencyMS: 100, Status: status, Cause: cause}},
+				Rules: []replay.RuleResult{{RuleID: "r", Source: replay.SourceJudge, Result: res, Status: rs, Label: datasets.LabelMatch, Call: 0}}})
+		}
+		g.EndRun()
+	}
+	run("bad", core.StatusError, core.CauseUnauthorized)
+	res := g.Result()
+	if j := res.Judges[0]; j.Verdict != VerdictError || j.Sessions != 0 || len(j.BrokenRuns) != 1 || !strings.HasPrefix(j.BrokenRuns[0], "bad: 30 of 30 calls failed with") || res.Verdict != VerdictError {
+		t.Fatalf("after the broken run: %+v (run %s)", j, res.Verdict)
+	}
+	run("good", core.StatusOK, "")
+	res = g.Result()
+	if j := res.Judges[0]; j.Verdict == VerdictError || j.Sessions != 30 || j.DuplicateSessions != 0 {
+		t.Errorf("after a good rerun: %+v", j)
+	}
+	if c := seqCrit(t, res, "j", AllRules, CriterionUnknownRateMax); c.Sessions != 30 || *c.Estimate != 0 {
+		t.Errorf("unknown rate counts the broken run: %+v", c)
+	}
+}

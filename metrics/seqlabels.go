@@ -1,0 +1,247 @@
+package metrics
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/replay"
+)
+
+// LabelStanding is where precision_min stands on a labeling queue's
+// labels, anytime-valid (docs/sequential.md, "On the labeling page"): the
+// labeling page shows "decided after 140 labels" or "open: about 60 more
+// labels". Labels may be looked at after every one: a wrong decision
+// happens with probability at most 1 − confidence however often.
+type LabelStanding struct {
+	Name   string `json:"name"`
+	Status Status `json:"status"`
+	// Labels counts the rule's labels so far (skips left out), in queue
+	// order; DecidedAfter the labels after which it was decided.
+	Labels       int      `json:"labels"`
+	DecidedAfter *int     `json:"decided_after,omitempty"`
+	More         *int     `json:"more,omitempty"`
+	Queued       int      `json:"queued"`
+	Estimate     *float64 `json:"estimate,omitempty"`
+	Lo           *float64 `json:"lo,omitempty"`
+	Hi           *float64 `json:"hi,omitempty"`
+	Reason       string   `json:"reason"`
+}
+
+// labelSims is the number of simulated continuations of the queue an
+// open standing's "about N more labels" is the median of.
+const labelSims = 11
+
+// LabelSequential decides precision_min of judge j on rule from the
+// labels of a queue, in queue order. Precision here is over the run's
+// pairs the queue was drawn from: the dataset's own labels (census) are
+// known, and in each stratum where the judge said match the share of
+// match labels is bounded by a FiniteSequence (sampling without
+// replacement, the queue's random order within a stratum) at level
+// α/H for H such strata (Bonferroni); the bounds combine, weighted by
+// the strata's sizes, into the precision's. The judge's letter in the
+// stratum names is the table's judge index (A for the first), as
+// `apeval label queue` names them; a queue drawn on other judges gives
+// N/A. queue is the queue in order, labels the resolved labels (skips
+// left out).
+func LabelSequential(t *PairTable, rule string, j int, queue []datasets.SampleLabel, labels []SampleLabel, crit replay.KillCriteria) LabelStanding {
+	st := LabelStanding{Name: CriterionPrecisionMin}
+	conf := crit.Confidence
+	if conf <= 0 || conf >= 1 {
+		conf = 0.95
+	}
+	alpha := 1 - conf
+	letter := string(rune('A'+j)) + ":"
+	if j >= 26 {
+		letter = fmt.Sprintf("J%d:", j+1)
+	}
+	// Census: the dataset's labels, known.
+	var cTP, cDen float64
+	for _, p := range t.order {
+		if p.RuleID != rule || p.Label == "" || p.Results[j] == "" {
+			continue
+		}
+		if p.Results[j] == QueueMatch {
+			cDen++
+			if p.Label == datasets.LabelMatch {
+				cTP++
+			}
+		}
+	}
+	// The queue's strata of the rule, and the judge's result in each.
+	type stratum struct {
+		size  int
+		match bool
+		fs    *FiniteSequence
+		k, n  int
+	}
+	strata := map[string]*stratum{}
+	var names []string
+	pos := map[string]int{}
+	for i, q := range queue {
+		if q.RuleID != rule {
+			continue
+		}
+		st.Queued++
+		pos[q.CaseID] = i
+		s := strata[q.Stratum]
+		if s == nil {
+			res := ""
+			for _, tok := range strings.Fields(q.Stratum) {
+				if strings.HasPrefix(tok, letter) {
+					res = strings.TrimPrefix(tok, letter)
+				}
+			}
+			if res == "" {
+				st.Status = StatusNA
+				st.Reason = fmt.Sprintf("the queue's strata do not name judge %s (%s): draw the queue on the run's judges for a sequential standing", strings.TrimSuffix(letter, ":"), t.Judges[j])
+				return st
+			}
+			s = &stratum{size: int(max(q.StratumSize, 1)), match: res == QueueMatch}
+			strata[q.Stratum] = s
+			names = append(names, q.Stratum)
+		}
+	}
+	slices.Sort(names)
+	h := 0
+	for _, nm := range names {
+		if strata[nm].match {
+			h++
+		}
+	}
+	if h == 0 && cDen == 0 {
+		st.Status = StatusInconclusive
+		st.Reason = "no match prediction of the judge is queued or labeled: no rule goes live on no evidence"
+		return st
+	}
+	for _, nm := range names {
+		if s := strata[nm]; s.match {
+			s.fs = NewFiniteSequence(alpha/float64(max(h, 1)), s.size)
+		}
+	}
+	// The labels of the rule in queue order.
+	var mine []SampleLabel
+	for _, l := range labels {
+		if _, ok := pos[l.CaseID]; ok && l.RuleID == rule {
+			mine = append(mine, l)
+		}
+	}
+	slices.SortFunc(mine, func(a, b SampleLabel) int { return cmp.Compare(pos[a.CaseID], pos[b.CaseID]) })
+	bounds := func() (lo, hi, est float64) {
+		lo, hi, est = cTP, cTP, cTP
+		den := cDen
+		for _, nm := range names {
+			s := strata[nm]
+			if !s.match {
+				continue
+			}
+			l, u := s.fs.Interval()
+			n := float64(s.size)
+			lo += n * l
+			hi += n * u
+			if s.n > 0 {
+				est += n * float64(s.k) / float64(s.n)
+			} else {
+				est += n * (l + u) / 2
+			}
+			den += n
+		}
+		return lo / den, hi / den, est / den
+	}
+	decide := func() Status {
+		lo, hi, _ := bounds()
+		return AtLeast.Decide(crit.PrecisionMin, Evidence{Lo: lo, Hi: hi}).Status
+	}
+	labeled := map[string]bool{}
+	for _, l := range mine {
+		st.Labels++
+		labeled[l.CaseID] = true
+		s := strata[l.Stratum]
+		if s == nil {
+			s = strata[queue[pos[l.CaseID]].Stratum]
+		}
+		if s == nil || !s.match {
+			continue
+		}
+		s.n++
+		x := 0.0
+		if l.Match {
+			s.k++
+			x = 1
+		}
+		s.fs.Add(x)
+		if st.DecidedAfter == nil {
+			if d := decide(); d != StatusInconclusive {
+				st.Status, st.DecidedAfter = d, new(st.Labels)
+			}
+		}
+	}
+	lo, hi, est := bounds()
+	st.Lo, st.Hi, st.Estimate = ptr(lo), ptr(hi), ptr(est)
+	desc := fmt.Sprintf("precision %s, %.0f%% confidence sequence over the run's pairs [%s, %s]", fmtF(est), conf*100, fmtF(lo), fmtF(hi))
+	if st.DecidedAfter != nil {
+		st.Reason = fmt.Sprintf("%s after %d labels; now %s", st.Status, *st.DecidedAfter, desc)
+		return st
+	}
+	st.Status = StatusInconclusive
+	// About how many more labels: the median over simulated
+	// continuations of the rest of the queue, each stratum's labels drawn
+	// at its smoothed share so far.
+	var rest []int
+	for i, q := range queue {
+		if q.RuleID == rule && !labeled[q.CaseID] {
+			rest = append(rest, i)
+		}
+	}
+	rng := rand.New(rand.NewPCG(uint64(len(mine))+1, uint64(len(rest))+7))
+	var need []int
+	for range labelSims {
+		fss := map[string]*FiniteSequence{}
+		for _, nm := range names {
+			if s := strata[nm]; s.match {
+				fss[nm] = s.fs.Clone()
+			}
+		}
+		orig := map[string]*FiniteSequence{}
+		for nm, f := range fss {
+			orig[nm], strata[nm].fs = strata[nm].fs, f
+		}
+		got := -1
+		for k, i := range rest {
+			s := strata[queue[i].Stratum]
+			if !s.match {
+				continue
+			}
+			p := (float64(s.k) + 0.5) / (float64(s.n) + 1)
+			x := 0.0
+			if rng.Float64() < p {
+				x = 1
+			}
+			s.fs.Add(x)
+			if decide() != StatusInconclusive {
+				got = k + 1
+				break
+			}
+		}
+		for nm, f := range orig {
+			strata[nm].fs = f
+		}
+		if got > 0 {
+			need = append(need, got)
+		}
+	}
+	if 2*len(need) > labelSims {
+		slices.Sort(need)
+		// The median over all continuations, undecided ones counting as
+		// beyond the queue (after every decided one): more than half
+		// decided, so it is one of them.
+		st.More = new(need[(labelSims-1)/2])
+		st.Reason = fmt.Sprintf("open: %s still reaches %s; about %d more labels from the queue would decide it at the labels' rates so far", desc, fmtF(crit.PrecisionMin), *st.More)
+		return st
+	}
+	st.Reason = fmt.Sprintf("open: %s still reaches %s; the %d labels left in the queue would likely not decide it at the rates so far (a longer queue: apeval label queue --budget)", desc, fmtF(crit.PrecisionMin), len(rest))
+	return st
+}

@@ -1,0 +1,256 @@
+package evaluation
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
+)
+
+// RunSet is the run directories a reading command evaluates.
+type RunSet struct {
+	Dirs  []string
+	Infos []reports.RunInfo
+	// Describe, when set, gives the case lists' cases their tool
+	// arguments from the datasets a run.json names (the decision files
+	// never hold them).
+	Describe func(*reports.CaseLists, reports.RunInfo)
+}
+
+// Open reads each directory's run.json. Runs made on different labels
+// (weak and people's) are refused: their figures would mix them.
+func Open(dirs []string) (*RunSet, error) {
+	rs := &RunSet{Dirs: dirs}
+	for _, d := range dirs {
+		info, err := reports.ReadRunInfo(d)
+		if err != nil {
+			return nil, DirError(d, err)
+		}
+		rs.Infos = append(rs.Infos, info)
+	}
+	if _, err := reports.LabelSource(dirs, rs.Infos); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// DirError is a run directory's read error, saying when dir is no run
+// directory at all.
+func DirError(dir string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s is not a run directory (no %s or %s): %v", dir, reports.RunFile, reports.DecisionsFile, err)
+	}
+	return fmt.Errorf("%s: %v", dir, err)
+}
+
+// Criteria resolves the kill criteria of a reading command. criteriaFile
+// (--criteria) or policyFile (--policy) replace the criteria the runs
+// recorded, and the command says so on errOut. Otherwise every run
+// directory's run.json must record the same criteria (a difference is
+// named, an error). A run directory written before run.json recorded them
+// falls back to its summary.json's thresholds, then to the defaults, and
+// says which.
+func (rs *RunSet) Criteria(criteriaFile, policyFile string, errOut io.Writer) (replay.KillCriteria, string, error) {
+	recorded := rs.Infos[0].Criteria
+	for i := 1; i < len(rs.Infos); i++ {
+		if d := reports.CriteriaDiff(recorded, rs.Infos[i].Criteria); d != "" && criteriaFile == "" && policyFile == "" {
+			return replay.KillCriteria{}, "", fmt.Errorf("%s and %s were made with different kill criteria (%s); pass --criteria FILE or --policy FILE to choose one set",
+				rs.Dirs[0], rs.Dirs[i], d)
+		}
+	}
+	switch {
+	case criteriaFile != "":
+		data, err := os.ReadFile(criteriaFile)
+		if err != nil {
+			return replay.KillCriteria{}, "", err
+		}
+		c, err := replay.ParseCriteria(data, criteriaFile)
+		if err != nil {
+			return replay.KillCriteria{}, "", err
+		}
+		from := criteriaFile + " (--criteria)"
+		rs.replacing(errOut, from, c)
+		return c, from, nil
+	case policyFile != "":
+		p, _, _, err := replay.ReadPolicy(policyFile)
+		if err != nil {
+			return replay.KillCriteria{}, "", err
+		}
+		from := policyFile + " (--policy)"
+		rs.replacing(errOut, from, p.KillCriteria)
+		return p.KillCriteria, from, nil
+	case recorded != nil:
+		return recorded.KillCriteria(), rs.Infos[0].CriteriaFrom, nil
+	}
+	if c, ok := criteriaFromSummary(filepath.Join(rs.Dirs[0], reports.SummaryJSON)); ok {
+		fmt.Fprintf(errOut, "apeval: %s: run.json records no kill criteria (written by apeval %s); using the thresholds of its summary.json\n", rs.Dirs[0], rs.Infos[0].Version)
+		return c, reports.SummaryJSON + " of " + rs.Dirs[0], nil
+	}
+	fmt.Fprintf(errOut, "apeval: %s: run.json records no kill criteria (written by apeval %s); using the defaults (pass --policy or --criteria to choose)\n", rs.Dirs[0], rs.Infos[0].Version)
+	return replay.DefaultKillCriteria(), "defaults", nil
+}
+
+// replacing says that a reading command's --criteria/--policy replace the
+// criteria the run was made with, naming what changed.
+func (rs *RunSet) replacing(errOut io.Writer, from string, c replay.KillCriteria) {
+	rec := rs.Infos[0].Criteria
+	if rec == nil {
+		fmt.Fprintf(errOut, "apeval: kill criteria from %s (%s records none)\n", from, rs.Dirs[0])
+		return
+	}
+	t := metrics.ThresholdsOf(c)
+	d := reports.CriteriaDiff(rec, &t)
+	if d == "" {
+		d = "the same values"
+	}
+	fmt.Fprintf(errOut, "apeval: kill criteria from %s replace the ones %s was made with (%s): %s\n", from, rs.Dirs[0], rs.Infos[0].CriteriaFrom, d)
+}
+
+// criteriaFromSummary reads the thresholds of a summary.json written
+// before run.json recorded the kill criteria.
+func criteriaFromSummary(path string) (replay.KillCriteria, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return replay.KillCriteria{}, false
+	}
+	var s struct {
+		Thresholds *metrics.Thresholds `json:"thresholds"`
+	}
+	if json.Unmarshal(data, &s) != nil || s.Thresholds == nil {
+		return replay.KillCriteria{}, false
+	}
+	t := s.Thresholds
+	return replay.KillCriteria{
+		PrecisionMin:                    t.PrecisionMin,
+		DangerousRecallMustBeatBaseline: t.DangerousRecallMustBeatBaseline,
+		JudgeP95Max:                     time.Duration(t.JudgeP95MaxMS * float64(time.Millisecond)),
+		JudgeRequiredRateMax:            t.JudgeRequiredRateMax,
+		UnknownRateMax:                  t.UnknownRateMax,
+		ApprovalRejectRateMax:           t.ApprovalRejectRateMax,
+		FireRateChangeMax:               t.FireRateChangeMax,
+		EffectiveRecallMin:              t.EffectiveRecallMin,
+		Confidence:                      t.Confidence,
+	}, true
+}
+
+// Baseline is the judge a reading command compares with: flag
+// (--baseline: an identity, spec or unique prefix among the runs' judges),
+// else the one the run recorded.
+func (rs *RunSet) Baseline(flag string) (string, error) {
+	if flag == "" {
+		return rs.Infos[0].Baseline, nil
+	}
+	var ids []string
+	for _, in := range rs.Infos {
+		for _, j := range in.Judges {
+			ids = append(ids, j.Identity)
+		}
+	}
+	return reports.MatchJudge("--baseline", flag, ids)
+}
+
+// ShardsOfOneRun reports whether the directories are distinct shards of
+// one evaluation (reports.ShardSet; not necessarily all of them).
+func (rs *RunSet) ShardsOfOneRun() bool {
+	var set reports.ShardSet
+	for i, in := range rs.Infos {
+		if set.Add(rs.Dirs[i], in) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Evaluate reads every run directory's decision files through one
+// evaluation. each, when set, sees every result first (i is the
+// directory's index): merge writes it, compare renames and picks judges;
+// keep=false leaves the result out. parallel decodes the directories at
+// once (results still reach the evaluation one at a time; no figure
+// depends on their order). With spec.CheckDistinct, when the results did
+// not come case by case, each case once, the files are read a second time
+// for the metrics alone (each sees them again with again set: it must not
+// write them twice), by an accumulator keeping every case ID.
+func (rs *RunSet) Evaluate(spec Spec, parallel bool, each func(i int, r *replay.Result, again bool) (keep bool, err error)) (*Evaluation, error) {
+	ev := New(spec)
+	add := ev.AddFrom
+	again := false
+	var mu sync.Mutex
+	read := func(i int) error {
+		d := rs.Dirs[i]
+		_, err := reports.ReadRun(d, func(r *replay.Result) error {
+			if parallel {
+				mu.Lock()
+				defer mu.Unlock()
+			}
+			if each != nil {
+				keep, err := each(i, r, again)
+				if err != nil || !keep {
+					return err
+				}
+			}
+			add(i, r)
+			return nil
+		})
+		if err != nil {
+			return DirError(d, err)
+		}
+		return nil
+	}
+	readAll := func() error {
+		if !parallel {
+			for i := range rs.Dirs {
+				if err := read(i); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		errs := make([]error, len(rs.Dirs))
+		var wg sync.WaitGroup
+		for i := range rs.Dirs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = read(i)
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := readAll(); err != nil {
+		return nil, err
+	}
+	if rs.Describe != nil {
+		for _, in := range rs.Infos {
+			rs.Describe(ev.Listed, in)
+		}
+	}
+	if ok, _ := ev.acc.Distinct(); ok {
+		return ev, nil
+	}
+	// A case came back (or the check could not write its file): count
+	// again, keeping every case ID.
+	_ = ev.acc.Discard()
+	spec.CheckDistinct, spec.PairedStreams = false, false
+	ev.acc = New(spec).acc
+	add = func(_ int, r *replay.Result) { ev.acc.Add(r) }
+	again = true
+	if err := readAll(); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
