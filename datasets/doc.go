@@ -38,7 +38,8 @@
 //	stats.go       dataset statistics
 //	labelcheck.go  StrayLabels (labels naming no rule), WeakSwap (run --weak-labels)
 //	sessions.go    SessionFilter: the whole sessions --tag, --limit and --sample keep
-//	invalid.go     InvalidLines: skip invalid lines or fail after listing them
+//	invalid.go     InvalidLines: skip invalid lines or fail after listing them (InvalidInput,
+//	               LateDuplicate, MaskedLineText)
 //	samplelabels.go  the apeval.labels/v1 queue and labels files; the synced appender
 //	fastdecode_lists.go  the fast decoder's lists of known fields
 //	idset.go       the duplicate-id check's set (spilled past DefaultMaxIDsInMemory)

@@ -1,5 +1,13 @@
 package datasets
 
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/apeval/apeval/internal/mask"
+)
+
 // MaxListedInvalid bounds how many invalid lines InvalidLines keeps to list.
 const MaxListedInvalid = 20
 
@@ -40,3 +48,65 @@ func (l *InvalidLines) Add(rec Record) {
 // Failing reports whether the pass fails whatever comes next: an invalid
 // line was met without Skip. Such a pass hands out no more cases.
 func (l *InvalidLines) Failing() bool { return !l.Skip && l.Count > 0 }
+
+// Err is the pass's error once it ended: without Skip, the invalid input
+// listing the bad lines; with Skip, a late duplicate, which can no longer
+// be skipped (done says what was done with its case: "replayed",
+// "counted in the statistics"); nil otherwise.
+func (l *InvalidLines) Err(done string) error {
+	if l.Failing() {
+		return &InvalidInput{Errs: l.Listed, Total: l.Count}
+	}
+	if l.Late != nil {
+		return LateDuplicate(l.Late, done)
+	}
+	return nil
+}
+
+// InvalidInput is a dataset's bad lines (the first MaxListedInvalid of
+// them) when they are not to be skipped.
+type InvalidInput struct {
+	Errs  []error
+	Total int64
+}
+
+func (e *InvalidInput) Error() string { return e.Text(func(err error) string { return err.Error() }) }
+
+// Text is Error with each line error written by line (MaskedLineText masks
+// one part by part).
+func (e *InvalidInput) Text(line func(error) string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the dataset has %d invalid line(s); fix them or pass --skip-invalid to replay the rest:", e.Total)
+	for _, err := range e.Errs {
+		fmt.Fprintf(&b, "\n  %s", line(err))
+	}
+	if e.Total > int64(len(e.Errs)) {
+		fmt.Fprintf(&b, "\n  … and %d more (apeval datasets validate lists them all)", e.Total-int64(len(e.Errs)))
+	}
+	return b.String()
+}
+
+// LateDuplicate is the error for a duplicate id found only at the end of
+// the input (see Record.Late) when invalid lines are to be skipped: the
+// line's case was already done (replayed, counted) as a valid one, so it
+// can no longer be left out.
+func LateDuplicate(err error, done string) error {
+	return fmt.Errorf("%v: found only at the end of the input, after that line's case was %s, so it cannot be skipped; remove the duplicate lines (apeval datasets validate lists them all)", err, done)
+}
+
+// MaskedLineText is a dataset line's error as apeval prints it, masked
+// part by part: the file name, the field and the message each go through
+// the masker on their own. Masked whole, a field named like a secret
+// ("labels.password: unknown value …") made the masker take the message's
+// first word for the secret's value and print "[MASKED] value"; a secret
+// the message quotes is still masked. Any other error is masked whole
+// (mask.Lines).
+func MaskedLineText(err error) string {
+	var le *LineError
+	if !errors.As(err, &le) || le.Error() != err.Error() {
+		return mask.Lines(err.Error())
+	}
+	m := *le
+	m.File, m.Field, m.Msg = mask.Lines(le.File), mask.Lines(le.Field), mask.Lines(le.Msg)
+	return m.Error()
+}

@@ -118,22 +118,4 @@ func rawID(line []byte) (string, *LineError) {
 }
 
 // rawKind names the JSON type of a raw value for error messages.
-func rawKind(raw json.RawMessage) string {
-	b := bytes.TrimSpace(raw)
-	if len(b) == 0 {
-		return "nothing"
-	}
-	switch b[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
+func rawKind(raw json.RawMessage) string { return jsonKind(firstNonSpace(raw)) }

@@ -160,8 +160,13 @@ func firstNonSpace(b []byte) byte {
 	return 0
 }
 
+// jsonKind names the JSON type of a value from its first byte (0: none).
 func jsonKind(first byte) string {
 	switch first {
+	case 0:
+		return "nothing"
+	case '{':
+		return "object"
 	case '[':
 		return "array"
 	case '"':

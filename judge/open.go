@@ -108,6 +108,21 @@ type Backend struct {
 	// Order places the backend in the help's and the messages' lists
 	// (lower first, ties by name).
 	Order int
+	// Provider is the OpenTelemetry GenAI conventions' well-known
+	// gen_ai.provider.name of the backend's API ("openai"), for the traces
+	// of --otlp-endpoint; "" for none (then apeval.NAME).
+	Provider string
+}
+
+// Providers maps each registered backend that has one to its Provider.
+func Providers() map[string]string {
+	out := map[string]string{}
+	for _, b := range Backends() {
+		if b.Provider != "" {
+			out[b.Name] = b.Provider
+		}
+	}
+	return out
 }
 
 // OpenTimeout bounds the calls a backend makes when it opens (model lists

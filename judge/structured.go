@@ -90,3 +90,21 @@ func (l *ModeLadder) ConfirmedIn(mode string) bool {
 	defer l.mu.Unlock()
 	return l.mode == mode && l.confirmed
 }
+
+// Try makes one attempt through call in the current mode; while the server
+// refuses the mode (call's refused), it steps down and calls again. An
+// answer (ok or invalid) confirms the mode it came in. It returns the
+// response and whether to retry it, for RunAttempts.
+func (l *ModeLadder) Try(call func(mode string) (resp Response, retry, refused bool)) (Response, bool) {
+	for {
+		mode := l.Current()
+		resp, retry, refused := call(mode)
+		if refused && l.StepDown(mode, resp.Error) {
+			continue
+		}
+		if resp.Status == StatusOK || resp.Status == StatusInvalid {
+			l.Worked(mode)
+		}
+		return resp, retry
+	}
+}

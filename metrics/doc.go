@@ -56,7 +56,10 @@
 //	hint.go            SessionsToDecide(All), SessionsToGain, labelsToDecide: "+N" in new sessions (or labels) that decide with 80 % probability
 //	plan.go            Plan: sessions for an 80 % chance of a decision, from guesses (apeval plan)
 //	planpilot.go       PlanPilot: the same from a pilot run: rates fitted, P95/recall/drift by resampling sessions
+//	planlabels.go      PlanLabels: the label path from a pilot run: labels from the queue for 80 %, shares at N labels
 //	sequential.go      ConfidenceSequence: anytime-valid decisions over sessions (stopping early)
+//	seqgate.go         SequentialGate: gate --sequential over a history of runs (a session counted once)
+//	seqlabels.go       LabelSequential: the labeling page's "decided after N labels"
 //	figures.go         the comparison figures and their tests
 //	calibration_test.go the calibration suite (make calibrate): known truth, measured goals
 //	grid_test.go       the interval grid and the 11-rule GO rate (make calibrate; smoke in go test)

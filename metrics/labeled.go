@@ -21,7 +21,7 @@ type LabeledSample struct {
 func NewLabeledSample(lines []datasets.SampleLabel) (*LabeledSample, error) {
 	for _, l := range lines {
 		if l.LabelSource == datasets.LabelSourceWeak {
-			return nil, fmt.Errorf("%s: label_source: weak labels are a signal, not ground truth, and are never mixed with people's labels; compare them with people's (apeval label agreement) or label a slice (apeval label queue --weak-labels)", l.Source)
+			return nil, fmt.Errorf("%s: label_source: weak labels are a signal, not ground truth, and are never mixed with people's labels; compare them with people's (apeval label agreement), or label a slice (apeval label queue --weak-labels) and correct the weak figures with it (apeval label correct)", l.Source)
 		}
 	}
 	labels, err := ResolveSampleLabels(lines)

@@ -92,6 +92,12 @@ type PlanResult struct {
 	Sessions   *int64   `json:"sessions"`
 	Units      *int64   `json:"units"`
 	DecideRate *float64 `json:"decide_rate"`
+	// Path is "labels" for a plan of the label path (PlanLabels): Labels
+	// from the queue give a decision with probability DecideRate, and the
+	// budget is BudgetLabels labels; Sessions and Units are then nil.
+	Path         string `json:"path,omitempty"`
+	Labels       *int64 `json:"labels,omitempty"`
+	BudgetLabels int64  `json:"budget_labels,omitempty"`
 	// At the budget: the shares of simulated data sets that PASS and FAIL.
 	Budget     int64    `json:"budget_sessions,omitempty"`
 	BudgetPass *float64 `json:"budget_pass,omitempty"`

@@ -197,6 +197,9 @@ func seqSimRun(rng *rand.Rand, mu, icc float64, maxM, fresh, again, looks int, t
 			next++
 		}
 		g.EndRun()
+		if r := g.judges["j"].rows["r"]; !naive && r != nil && r.dec[seqPrec] != nil {
+			break // decided: the rest of the history cannot change it
+		}
 		if naive && fixed == StatusInconclusive {
 			lo, hi, _ := ClusteredInterval(ys, ms, 0.95)
 			fixed = AtLeast.Decide(thr, Evidence{Lo: lo, Hi: hi}).Status
@@ -219,7 +222,7 @@ func TestCalibrationSequentialGate(t *testing.T) {
 	n, full := calibrationN()
 	slack := 0.0
 	if !full {
-		n = 100
+		n = 40
 		slack = smokeSlack(0.05, n)
 	}
 	var b strings.Builder
@@ -236,7 +239,9 @@ func TestCalibrationSequentialGate(t *testing.T) {
 		rng := rand.New(rand.NewPCG(uint64(i+11), 0x5e9))
 		wrong, naiveWrong := 0, 0
 		for range n {
-			st, _, fixed := seqSimRun(rng, s.mu, s.icc, s.maxM, s.f, s.a, 20, s.thr, true)
+			// The fixed-n comparison (an interval after every run) only
+			// in the full run: the smoke keeps to the sequence.
+			st, _, fixed := seqSimRun(rng, s.mu, s.icc, s.maxM, s.f, s.a, 20, s.thr, full)
 			if st != StatusInconclusive {
 				wrong++
 			}
@@ -245,7 +250,11 @@ func TestCalibrationSequentialGate(t *testing.T) {
 			}
 		}
 		rate := float64(wrong) / float64(n)
-		fmt.Fprintf(&b, "| %s | %.3f | %.3f |\n", s.name, rate, float64(naiveWrong)/float64(n))
+		fixedCol := "not run (smoke)"
+		if full {
+			fixedCol = fmt.Sprintf("%.3f", float64(naiveWrong)/float64(n))
+		}
+		fmt.Fprintf(&b, "| %s | %.3f | %s |\n", s.name, rate, fixedCol)
 		if rate > 0.05+slack {
 			t.Errorf("%s: false decisions %.3f", s.name, rate)
 		}

@@ -36,17 +36,22 @@ type LabelStanding struct {
 const labelSims = 11
 
 // LabelSequential decides precision_min of judge j on rule from the
-// labels of a queue, in queue order. Precision here is over the run's
-// pairs the queue was drawn from: the dataset's own labels (census) are
-// known, and in each stratum where the judge said match the share of
-// match labels is bounded by a FiniteSequence (sampling without
-// replacement, the queue's random order within a stratum) at level
-// α/H for H such strata (Bonferroni); the bounds combine, weighted by
-// the strata's sizes, into the precision's. The judge's letter in the
-// stratum names is the table's judge index (A for the first), as
-// `apeval label queue` names them; a queue drawn on other judges gives
-// N/A. queue is the queue in order, labels the resolved labels (skips
-// left out).
+// labels of a queue, in queue order, with the same confidence sequence as
+// `gate --sequential` (ConfidenceSequence). The figure is the one the
+// page's weighted interval estimates: the judge's precision on its
+// traffic, the run's strata weighing by their sizes. In each stratum
+// where the judge said match, the queue's labels come in a seeded random
+// order, so they are draws of the stratum's share of match labels, and a
+// sequence bounds that share; the dataset's own labels of pairs the judge
+// matched (census) are one more such stratum. Each of the H strata gets
+// α/H (Bonferroni); their bounds combine, weighted by stratum size, into
+// the precision's, and the one verdict rule decides on them. Labels of
+// one session count as independent draws here (a queue spreads its labels
+// over many sessions; the calibration below has sessions of 4 at ICC
+// 0.2). The judge's letter in the stratum names is the table's judge
+// index (A for the first), as `apeval label queue` names them; a queue
+// drawn on other judges gives N/A. queue is the queue in order, labels the
+// resolved labels (skips left out).
 func LabelSequential(t *PairTable, rule string, j int, queue []datasets.SampleLabel, labels []SampleLabel, crit replay.KillCriteria) LabelStanding {
 	st := LabelStanding{Name: CriterionPrecisionMin}
 	conf := crit.Confidence
@@ -75,7 +80,7 @@ func LabelSequential(t *PairTable, rule string, j int, queue []datasets.SampleLa
 	type stratum struct {
 		size  int
 		match bool
-		fs    *FiniteSequence
+		fs    *ConfidenceSequence
 		k, n  int
 	}
 	strata := map[string]*stratum{}
@@ -112,14 +117,32 @@ func LabelSequential(t *PairTable, rule string, j int, queue []datasets.SampleLa
 			h++
 		}
 	}
-	if h == 0 && cDen == 0 {
+	if cDen > 0 {
+		h++ // the census
+	}
+	if h == 0 {
 		st.Status = StatusInconclusive
 		st.Reason = "no match prediction of the judge is queued or labeled: no rule goes live on no evidence"
 		return st
 	}
 	for _, nm := range names {
 		if s := strata[nm]; s.match {
-			s.fs = NewFiniteSequence(alpha/float64(max(h, 1)), s.size)
+			s.fs = NewConfidenceSequence(alpha / float64(h))
+		}
+	}
+	// The census: its labels are known before the queue's, in the run's
+	// order (which no outcome chose).
+	var census *ConfidenceSequence
+	if cDen > 0 {
+		census = NewConfidenceSequence(alpha / float64(h))
+		for _, p := range t.order {
+			if p.RuleID == rule && p.Label != "" && p.Results[j] == QueueMatch {
+				x := 0.0
+				if p.Label == datasets.LabelMatch {
+					x = 1
+				}
+				census.Add(x)
+			}
 		}
 	}
 	// The labels of the rule in queue order.
@@ -131,8 +154,11 @@ func LabelSequential(t *PairTable, rule string, j int, queue []datasets.SampleLa
 	}
 	slices.SortFunc(mine, func(a, b SampleLabel) int { return cmp.Compare(pos[a.CaseID], pos[b.CaseID]) })
 	bounds := func() (lo, hi, est float64) {
-		lo, hi, est = cTP, cTP, cTP
 		den := cDen
+		if census != nil {
+			l, u := census.Interval()
+			lo, hi, est = cDen*l, cDen*u, cTP
+		}
 		for _, nm := range names {
 			s := strata[nm]
 			if !s.match {
@@ -181,7 +207,7 @@ func LabelSequential(t *PairTable, rule string, j int, queue []datasets.SampleLa
 	}
 	lo, hi, est := bounds()
 	st.Lo, st.Hi, st.Estimate = ptr(lo), ptr(hi), ptr(est)
-	desc := fmt.Sprintf("precision %s, %.0f%% confidence sequence over the run's pairs [%s, %s]", fmtF(est), conf*100, fmtF(lo), fmtF(hi))
+	desc := fmt.Sprintf("precision %s, %.0f%% confidence sequence [%s, %s]", fmtF(est), conf*100, fmtF(lo), fmtF(hi))
 	if st.DecidedAfter != nil {
 		st.Reason = fmt.Sprintf("%s after %d labels; now %s", st.Status, *st.DecidedAfter, desc)
 		return st
@@ -199,13 +225,13 @@ func LabelSequential(t *PairTable, rule string, j int, queue []datasets.SampleLa
 	rng := rand.New(rand.NewPCG(uint64(len(mine))+1, uint64(len(rest))+7))
 	var need []int
 	for range labelSims {
-		fss := map[string]*FiniteSequence{}
+		fss := map[string]*ConfidenceSequence{}
 		for _, nm := range names {
 			if s := strata[nm]; s.match {
 				fss[nm] = s.fs.Clone()
 			}
 		}
-		orig := map[string]*FiniteSequence{}
+		orig := map[string]*ConfidenceSequence{}
 		for nm, f := range fss {
 			orig[nm], strata[nm].fs = strata[nm].fs, f
 		}

@@ -31,10 +31,13 @@
 //	permissions.go      the permissions layer
 //	engine.go           one case for one judge: scope → … → resolution
 //	run.go              orchestration on errgroup: reader, session-owning workers, in-order writer
-//	input.go            judge input, masked with internal/mask
+//	input.go            judge input, masked with internal/mask; which
+//	                    arguments a rule refers to were masked or cut
+//	                    (RuleResult.EvidenceAltered)
 //	result.go           Result, RuleResult, Call
 //	outcome.go          RuleResult.Classify: how metrics count a pair
 //	budgetcut.go        BudgetCut: which results a stopped budget leaves out of a run
+//	feed.go             Feed: the cases a run replays (shard, selection, invalid lines, budget stop); ScanStats
 //	criteria.go         KillCriteria and DefaultKillCriteria
 //	failure.go          OnFailure: the failure policy replay and `apeval simulate` share
 //	fingerprint.go      Fingerprint: the approval fingerprint of a tool call

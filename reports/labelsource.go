@@ -31,7 +31,7 @@ func labelSourceName(s string) string {
 // weak ones.
 func CheckSampleOn(source string) error {
 	if source == datasets.LabelSourceWeak {
-		return fmt.Errorf("--labels on a run made with --weak-labels: weak labels are never mixed with people's; rerun without --weak-labels to weigh people's labels")
+		return fmt.Errorf("--labels on a run made with --weak-labels: weak labels are never mixed with people's; to correct the weak figures with people's labels use apeval label correct RUNDIR --labels FILE, or rerun without --weak-labels to weigh people's labels")
 	}
 	return nil
 }

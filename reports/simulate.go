@@ -50,7 +50,8 @@ func WriteSimulateTable(w io.Writer, res *simulate.Result, f Format, perRule boo
 func simulateGrid(res *simulate.Result, perRule bool) *grid {
 	g := &grid{header: []string{"configuration", "rule", "effective recall", "Δ vs deployed", "fail-open", "friction /100", "Δ vs deployed",
 		"approvals /session", "precision", "recall", "unknown", "P95 ms", "cost /1k"},
-		right: []bool{false, false, true, true, true, true, true, true, true, true, true, true, true}}
+		right: []bool{false, false, true, true, true, true, true, true, true, true, true, true, true},
+		weak:  res.LabelSource == "weak"}
 	alpha := 1 - res.Confidence
 	delta := func(d, lo, hi, p *float64) string {
 		switch {
@@ -127,7 +128,11 @@ func SimulateCharts(res *simulate.Result) ([]Chart, error) {
 		{"simulate_effective_recall.svg", "Effective recall against the hook timeout", "effective recall", func(p pt) float64 { return p.rec }},
 		{"simulate_friction.svg", "Friction (benign calls blocked or sent for approval per 100) against the hook timeout", "friction per 100 tool calls", func(p pt) float64 { return p.fric }},
 	} {
-		p := newPlot(fig.title, "hook timeout (ms)", fig.y)
+		title, y := fig.title, fig.y
+		if res.LabelSource == "weak" {
+			title, y = title+" (weak labels)", y+" (weak)"
+		}
+		p := newPlot(title, "hook timeout (ms)", y)
 		for k, name := range order {
 			xy := make(plotter.XYs, 0, len(lines[name]))
 			for _, q := range lines[name] {
@@ -152,7 +157,7 @@ func SimulateCharts(res *simulate.Result) ([]Chart, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Chart{File: fig.file, Title: fig.title, SVG: b})
+		out = append(out, Chart{File: fig.file, Title: title, SVG: b})
 	}
 	return out, nil
 }
@@ -160,7 +165,9 @@ func SimulateCharts(res *simulate.Result) ([]Chart, error) {
 // WriteOperatingPoints prints the operating points: per judge × rule, the
 // decision, the threshold chosen on half of the sessions and its
 // precision and recall on the other half.
-func WriteOperatingPoints(w io.Writer, ops []simulate.OpPoint, f Format) error {
+// weak says the run's labels are weak labels: every format marks the
+// figures on them.
+func WriteOperatingPoints(w io.Writer, ops []simulate.OpPoint, f Format, weak bool) error {
 	g := &grid{header: []string{"judge", "rule", "decision", "min confidence", "precision (holdout)", "recall (holdout)", "sessions sel/holdout", "+N sessions", "why"},
 		right: []bool{false, false, false, true, true, true, true, true, false}}
 	for _, op := range ops {
@@ -172,6 +179,7 @@ func WriteOperatingPoints(w io.Writer, ops []simulate.OpPoint, f Format) error {
 			fmtCI(op.Recall, op.RecallLo, op.RecallHi, 2), fmt.Sprintf("%d/%d", op.SelectSessions, op.HoldoutSessions), more, op.Reason)
 	}
 	g.notes = append(g.notes, "Operating points: the lowest confidence threshold whose precision lower bound clears precision_min, chosen on half of the sessions (seeded hash of the session ID) and reported on the other half, so the figures are not optimistic.")
+	g.weak = weak
 	return g.render(w, f)
 }
 
@@ -215,7 +223,9 @@ func (e *errWriter) printf(format string, args ...any) {
 // WriteFrontier prints the frontier: each non-dominated configuration's
 // figures on the selection half and on the report half, with the Holm-
 // adjusted test of its precision against the floor.
-func WriteFrontier(w io.Writer, fr []simulate.FrontierRow, f Format) error {
+// weak says the run's labels are weak labels: every format marks the
+// figures on them.
+func WriteFrontier(w io.Writer, fr []simulate.FrontierRow, f Format, weak bool) error {
 	g := &grid{header: []string{"frontier configuration", "recall (sel)", "P95 ms (sel)", "cost /1k (sel)", "precision (report)", "recall (report)", "P95 ms (report)", "Holm p", "defensible"},
 		right: []bool{false, true, true, true, true, true, true, true, false}}
 	for _, r := range fr {
@@ -234,5 +244,6 @@ func WriteFrontier(w io.Writer, fr []simulate.FrontierRow, f Format) error {
 		g.add("(no configuration's precision lower bound clears the floor on the selection half)", na, na, na, na, na, na, na, na)
 	}
 	g.notes = append(g.notes, "Frontier: configurations whose precision lower bound clears precision_min on half of the sessions, not dominated on cost, P95 and recall there; reported on the other half. Holm p: the one-sided test that precision exceeds the floor, adjusted across the frontier; defensible when below 1 − confidence.")
+	g.weak = weak
 	return g.render(w, f)
 }

@@ -470,6 +470,14 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 		g.header = append(g.header[:n:n], append([]string{"flip rate", "pos Δ"}, g.header[n:]...)...)
 		g.right = append(g.right[:n:n], append([]bool{true, true}, g.right[n:]...)...)
 	}
+	altered := hasAlteredEvidence(s)
+	if altered {
+		// The share of judge inputs that masked or cut what the rule
+		// refers to, beside the rule's other figures, when any has some.
+		n := len(g.header) - 3
+		g.header = append(g.header[:n:n], append([]string{"evidence altered"}, g.header[n:]...)...)
+		g.right = append(g.right[:n:n], append([]bool{true}, g.right[n:]...)...)
+	}
 	single := len(s.Judges) == 1
 	if single {
 		g.header = append(g.header[:2:2], g.header[3:]...)
@@ -493,6 +501,9 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 				cells = append(cells, withDeff(fmtCI(r.FlipRate, r.FlipRateLo, r.FlipRateHi, 2), r.FlipRateDeff),
 					fmtSignedCI(r.PositionEffect, r.PositionEffectLo, r.PositionEffectHi))
 			}
+			if altered {
+				cells = append(cells, fmtNum(r.EvidenceAlteredRate, 3))
+			}
 			cells = append(cells, statusNames(r, metrics.StatusFail), statusNames(r, metrics.StatusInconclusive),
 				paint(string(r.Verdict), rep.Color))
 			g.add(cells...)
@@ -504,8 +515,21 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 		g.fit.judgeCol = 3
 	}
 	g.fit.detail = columnsNamed(g.header, "failing", "open")
-	g.fit.drop = columnsNamed(g.header, "baseline recall", "pos Δ", "fire rate", "unknown", "class", "labeled", "TP/FP/FN/TN")
+	g.fit.drop = columnsNamed(g.header, "baseline recall", "pos Δ", "evidence altered", "fire rate", "unknown", "class", "labeled", "TP/FP/FN/TN")
 	return g
+}
+
+// hasAlteredEvidence reports whether a rule row of any judge has a judge
+// input that masked or cut what the rule refers to.
+func hasAlteredEvidence(s *metrics.Summary) bool {
+	for _, j := range s.Judges {
+		for _, r := range j.Rules {
+			if r.EvidenceAltered > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // tsvOrder is the per-rule TSV's columns as published (metricsColumns

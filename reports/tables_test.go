@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -207,5 +208,32 @@ func TestSummaryJSONDocumented(t *testing.T) {
 	}
 	if len(keys) < 100 {
 		t.Fatalf("only %d keys walked; the fixture lost its judges?", len(keys))
+	}
+}
+
+// The rules table gains an "evidence altered" column, before the criteria,
+// when a rule's judge inputs masked or cut what it refers to (the share
+// per rule and judge); without any, the table keeps its columns.
+func TestRulesGridEvidenceAltered(t *testing.T) {
+	t.Parallel()
+	rep := fixtureReport()
+	if g := rep.rulesGrid(false); slices.Contains(g.header, "evidence altered") {
+		t.Fatalf("no rule has altered evidence, yet the header is %q", g.header)
+	}
+	r := rep.Summary.Judge("recorded/judge-v2").Rule("rule-12")
+	r.EvidenceAltered, r.EvidenceAlteredRate = 20, new(20.0/80)
+	g := rep.rulesGrid(false)
+	col := slices.Index(g.header, "evidence altered")
+	if col < 0 || g.header[col+1] != "failing" {
+		t.Fatalf("header %q: want evidence altered just before failing", g.header)
+	}
+	for _, row := range g.rows {
+		want := "0.000"
+		if row[0] == "rule-12" && row[2] == "recorded/judge-v2" {
+			want = "0.250"
+		}
+		if row[col] != want {
+			t.Errorf("%s %s: evidence altered %q, want %q", row[0], row[2], row[col], want)
+		}
 	}
 }

@@ -8,13 +8,13 @@ import "strings"
 // forms carry label_source, and the prose says so (docs/vendor-judges.md).
 
 // WeakBanner opens every human-readable report of a run on weak labels.
-const WeakBanner = "Figures on weak labels (run --weak-labels): precision, recall, their criteria and the verdict on them rest on users' overrides, a signal, not ground truth; label a slice (apeval label queue --weak-labels) to correct them."
+const WeakBanner = "Figures on weak labels (run --weak-labels): precision, recall, their criteria and the verdict on them rest on users' overrides, a signal, not ground truth; label a slice (apeval label queue --weak-labels) and correct them with it (apeval label correct)."
 
 // Weak reports whether the run's labels are weak labels.
 func (rep *Report) Weak() bool { return rep.Run.LabelSource == "weak" }
 
 // labelWords name the figures that rest on labels.
-var labelWords = []string{"precision", "recall", "labeled", "tp/fp", "false positive", "false negative", "false-positive", "false-negative", "fp/fn"}
+var labelWords = []string{"precision", "recall", "labeled", "tp/fp", "false positive", "false negative", "false-positive", "false-negative", "fp/fn", "friction"}
 
 // onLabels reports whether s names a figure that rests on labels.
 func onLabels(s string) bool {

@@ -90,7 +90,7 @@ func runValidate(ctx context.Context, o *validateOptions, io IO) error {
 		}
 		if rec.Err != nil {
 			invalid++
-			msg := lineErrorText(rec.Err) // a quoted secret is masked, the message kept
+			msg := datasets.MaskedLineText(rec.Err) // a quoted secret is masked, the message kept
 			errs = append(errs, msg)
 			if !o.JSON {
 				fmt.Fprintln(io.Out, msg)
@@ -269,7 +269,7 @@ func statsByTool(io IO, src *source, pol *replay.Policy, format string) error {
 	for r.Scan() {
 		rec := r.Record()
 		if rec.Late {
-			return lateDuplicate(rec.Err, "counted")
+			return usageError{datasets.LateDuplicate(rec.Err, "counted")}
 		}
 		if rec.Case != nil {
 			bt.Add(rec.Case)

@@ -10,6 +10,8 @@ import (
 	"runtime/pprof"
 	"syscall"
 
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/metrics"
 )
 
@@ -121,11 +123,11 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	// An error can quote a server's answer or a dataset's text: it goes
 	// through the masking pass like everything else apeval writes.
-	msg := maskLines(err.Error())
-	var in *invalidInput
+	msg := mask.Lines(err.Error())
+	var in *datasets.InvalidInput
 	if errors.As(err, &in) && in.Error() == err.Error() {
-		// Its line errors are masked part by part (lineErrorText).
-		msg = in.maskedText()
+		// Its line errors are masked part by part.
+		msg = in.Text(datasets.MaskedLineText)
 	}
 	fmt.Fprintln(stderr, "apeval:", msg)
 	if errors.Is(err, context.Canceled) {

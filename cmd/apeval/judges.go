@@ -362,7 +362,7 @@ type prefixWriter struct {
 // Every line goes through the masking pass: warnings quote URLs, commands
 // and servers' messages.
 func (p prefixWriter) Write(b []byte) (int, error) {
-	if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, maskLines(string(b))); err != nil {
+	if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, mask.Lines(string(b))); err != nil {
 		return 0, err
 	}
 	return len(b), nil
@@ -371,24 +371,10 @@ func (p prefixWriter) Write(b []byte) (int, error) {
 // maskCheck puts a check report's texts through the masking pass: its
 // errors and notes quote what servers and plugins said.
 func maskCheck(r judge.CheckReport) judge.CheckReport {
-	r.Error = maskLines(r.Error)
-	r.SampleError = maskLines(r.SampleError)
+	r.Error = mask.Lines(r.Error)
+	r.SampleError = mask.Lines(r.SampleError)
 	for i, n := range r.Notes {
-		r.Notes[i] = maskLines(n)
+		r.Notes[i] = mask.Lines(n)
 	}
 	return r
-}
-
-// maskLines is the masking pass over a message, line by line: a multi-line
-// error lists separate problems, and a secret word ending one line
-// ("unknown key") says nothing about the path starting the next.
-func maskLines(s string) string {
-	if !strings.Contains(s, "\n") {
-		return mask.String(s)
-	}
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = mask.String(l)
-	}
-	return strings.Join(lines, "\n")
 }

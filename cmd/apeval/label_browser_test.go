@@ -11,14 +11,12 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,6 +25,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/browsertest"
 )
 
 // unlabeledSampleRun writes the embedded sample without its labels, runs
@@ -110,13 +109,6 @@ func (s *server) kill() {
 	}
 }
 
-func chromiumPath() string {
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p
-	}
-	return "/usr/bin/chromium"
-}
-
 func TestLabelServeBrowser(t *testing.T) {
 	t.Parallel()
 	bin := apevalBinary(t)
@@ -132,31 +124,7 @@ func TestLabelServeBrowser(t *testing.T) {
 	labels := filepath.Join(t.TempDir(), "labels.jsonl")
 	args := []string{queue, "--run", dir, "--labeler", "tester", "--labels", labels, "--dataset", cases, "--policy", policy}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath()), chromedp.NoSandbox, chromedp.WindowSize(1280, 900))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-
-	var mu sync.Mutex
-	var consoleErrs []string
-	messages := chromedp.Console(ctx)
-	go func() {
-		for m, err := range messages {
-			if err != nil {
-				return
-			}
-			switch m.Type {
-			case chromedp.ConsoleError, chromedp.ConsoleWarning, chromedp.ConsoleException:
-				mu.Lock()
-				consoleErrs = append(consoleErrs, m.String())
-				mu.Unlock()
-			}
-		}
-	}()
+	ctx, consoleErrs := browsertest.Open(t, 3*time.Minute)
 
 	progress := func(n int) chromedp.Action[chromedp.Void] {
 		want := fmt.Sprintf("%d of %d labeled", n, len(q))
@@ -290,9 +258,7 @@ func TestLabelServeBrowser(t *testing.T) {
 			t.Errorf("line %d: order %d %s by %s, pressed order %d %s", i+1, g.Order, g.Label, g.Labeler, want[i].order, want[i].label)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(consoleErrs) > 0 {
-		t.Errorf("console: %v", consoleErrs)
+	if errs := consoleErrs(); len(errs) > 0 {
+		t.Errorf("console: %v", errs)
 	}
 }

@@ -30,6 +30,8 @@ type planOptions struct {
 	// Baseline the judge its drift is planned against (the run's own
 	// --baseline by default).
 	Pilot, Baseline string
+	// Labels, when set, plans the label path at that many labels.
+	Labels int
 
 	rates map[string]float64
 }
@@ -108,15 +110,27 @@ sessions) is exit 2 naming the value.`,
 	f.IntVar(&o.Reps, "reps", 200, "simulated data sets per size")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the simulation")
 	f.StringVar(&o.Pilot, "pilot", "", "plan from this pilot `RUN_DIR` (the same as giving it as the argument)")
+	f.IntVar(&o.Labels, "labels", 0, "with a pilot: plan the label path (label queue, then --labels) at a budget of `N` labels: per judge and rule, the labels for an 80% chance of deciding precision and recall vs baseline, and the shares at N")
 	f.StringVar(&o.Baseline, "baseline", "", "with a pilot: the `JUDGE` whose fire rates drift is planned against (default: the run's --baseline)")
 	return cmd
 }
 
 func (o *planOptions) validate(cmd *cobra.Command) error {
+	if cmd.Flags().Changed("labels") {
+		switch {
+		case o.Pilot == "":
+			return usagef("--labels %d: the label path is planned from a pilot run directory (its pairs make the queue)", o.Labels)
+		case o.Labels < 1:
+			return usagef("--labels %d: a label budget needs at least 1 label", o.Labels)
+		}
+		// --rate precision=P --rate recall=R guess what the labels show
+		// where the pilot has none.
+		return o.labelGuesses(cmd)
+	}
 	if o.Pilot != "" {
 		for _, f := range []string{"rate", "icc", "session-size"} {
 			if cmd.Flags().Changed(f) {
-				return usagef("--%s: a plan from a pilot run fits it from %s; leave it out", f, o.Pilot)
+				return usagef("--%s: a plan from a pilot run fits it from %s; leave it out (with --labels, --rate precision=P --rate recall=R guess the labels)", f, o.Pilot)
 			}
 		}
 	}
@@ -165,6 +179,36 @@ func (o *planOptions) validate(cmd *cobra.Command) error {
 	return nil
 }
 
+// labelGuesses checks the flags of a label plan: only --rate
+// precision=P and --rate recall=R, both or neither.
+func (o *planOptions) labelGuesses(cmd *cobra.Command) error {
+	for _, f := range []string{"icc", "session-size", "sessions"} {
+		if cmd.Flags().Changed(f) {
+			return usagef("--%s: a label plan counts labels (--labels N), not sessions; leave it out", f)
+		}
+	}
+	if o.Reps < 10 {
+		return usagef("--reps %d: at least 10 simulated data sets are needed", o.Reps)
+	}
+	o.rates = map[string]float64{}
+	for _, r := range o.Rates {
+		k, v, ok := strings.Cut(r, "=")
+		k = strings.TrimSpace(k)
+		if !ok || (k != "precision" && k != "recall") {
+			return usagef("--rate %q: with --labels, give --rate precision=P and --rate recall=R (what the labels will show)", r)
+		}
+		rate, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || rate < 0 || rate > 1 || (k == "recall" && rate == 0) {
+			return usagef("--rate %s: %q is not a rate in [0, 1] (recall above 0)", r, v)
+		}
+		o.rates[k] = rate
+	}
+	if len(o.rates) == 1 {
+		return usagef("--rate: with --labels give both precision=P and recall=R, or neither")
+	}
+	return nil
+}
+
 func (o *planOptions) killCriteria() (replay.KillCriteria, error) {
 	switch {
 	case o.Criteria != "":
@@ -208,6 +252,21 @@ func (o *planOptions) pilotPlans(io IO) (replay.KillCriteria, []metrics.PlanResu
 		return replay.KillCriteria{}, nil, err
 	}
 	defer func() { _ = rep.Summary.Release() }()
+	if o.Labels > 0 {
+		t, _, err := readPairs(o.Pilot, nil, nil)
+		if err != nil {
+			return replay.KillCriteria{}, nil, err
+		}
+		lo := metrics.LabelPlanOptions{Budget: o.Labels, Baseline: spec.Baseline, Reps: o.Reps, Seed: o.Seed}
+		if len(o.rates) == 2 {
+			lo.Guess = &metrics.LabelGuess{Precision: o.rates["precision"], Recall: o.rates["recall"]}
+		}
+		plans, err := metrics.PlanLabels(t, spec.Criteria, lo)
+		if err != nil {
+			return replay.KillCriteria{}, nil, usagef("%s: %v", o.Pilot, err)
+		}
+		return spec.Criteria, plans, nil
+	}
 	plans, err := metrics.PlanPilot(rep.Summary, metrics.PlanOptions{Budget: o.Sessions, Reps: o.Reps, Seed: o.Seed})
 	if err != nil {
 		return replay.KillCriteria{}, nil, usagef("%v", err)
@@ -247,6 +306,9 @@ func runPlan(ctx context.Context, o *planOptions, io IO) error {
 			Pilot      string               `json:"pilot,omitempty"`
 			Plans      []metrics.PlanResult `json:"plans"`
 		}{crit.Confidence, 0.8, o.Pilot, plans})
+	}
+	if o.Labels > 0 {
+		return renderLabelPlans(io, o, crit, plans)
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
 	head := "criterion\tthreshold\tguess\tsessions for 80%\tunits\tdecided"
@@ -325,4 +387,55 @@ func pilotCell(p metrics.PlanResult) string {
 		est += fmt.Sprintf(" (ICC %.2f)", p.Guess.ICC)
 	}
 	return fmt.Sprintf("%s over %d sessions, %d %s", est, d.Sessions, d.Units, d.Unit)
+}
+
+// renderLabelPlans prints a plan of the label path: per judge and rule
+// the labels for an 80% chance of a decision and the shares at --labels
+// N, then one line per judge and rule in words ("with 300 labels:
+// precision decided 85%, recall vs baseline 40%").
+func renderLabelPlans(io IO, o *planOptions, crit replay.KillCriteria, plans []metrics.PlanResult) error {
+	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "judge\trule\tcriterion\tthreshold\tlabels for 80%%\tdecided\tat %d labels: PASS\tFAIL\n", o.Labels)
+	for _, p := range plans {
+		n, rate, pass, fail := "–", "–", "–", "–"
+		if p.Labels != nil {
+			n, rate = strconv.FormatInt(*p.Labels, 10), fmt.Sprintf("%.0f%%", *p.DecideRate*100)
+		}
+		if p.BudgetPass != nil {
+			pass, fail = fmt.Sprintf("%.0f%%", *p.BudgetPass*100), fmt.Sprintf("%.0f%%", *p.BudgetFail*100)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Judge, p.Rule, p.Criterion, planThreshold(p), n, rate, pass, fail)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(io.Out)
+	type key struct{ judge, rule string }
+	var order []key
+	said := map[key][]string{}
+	for _, p := range plans {
+		k := key{p.Judge, p.Rule}
+		if said[k] == nil {
+			order = append(order, k)
+		}
+		what := "precision"
+		if p.Criterion == metrics.CriterionDangerousRecall {
+			what = "recall vs baseline"
+		}
+		if p.BudgetPass == nil {
+			said[k] = append(said[k], what+" not planned")
+			continue
+		}
+		said[k] = append(said[k], fmt.Sprintf("%s decided %.0f%%", what, 100*(*p.BudgetPass+*p.BudgetFail)))
+	}
+	for _, k := range order {
+		fmt.Fprintf(io.Out, "%s, %s: with %d labels: %s\n", k.judge, k.rule, o.Labels, strings.Join(said[k], ", "))
+	}
+	fmt.Fprintf(io.Out, "\nLabels from `apeval label queue %s --budget N`, every judge of the run as strata; the pilot's own labels (else the --rate guesses) stand for what the labels will show; %.0f%% intervals, %d simulated queues per size (seed %d).\n", o.Pilot, crit.Confidence*100, o.Reps, o.Seed)
+	for _, p := range plans {
+		if p.BudgetPass == nil {
+			fmt.Fprintf(io.Out, "%s %s %s: %s\n", p.Judge, p.Rule, p.Criterion, p.Reason)
+		}
+	}
+	return nil
 }

@@ -145,10 +145,34 @@ func TestPlanFromPilot(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "judge  ") || !strings.Contains(out, "(policy)") || !strings.Contains(out, "From the pilot "+dir) {
 		t.Errorf("exit %d: %s%s", code, out, errOut)
 	}
+	// The label path: per candidate judge and rule, labels for 80% and
+	// the shares at the budget, in a table and in words.
+	code, out, errOut = apeval(t, "", "plan", dir, "--baseline", base, "--labels", "300", "--reps", "10")
+	if code != 0 || !strings.Contains(out, "labels for 80%") || !strings.Contains(out, "at 300 labels: PASS") ||
+		!strings.Contains(out, ": with 300 labels: precision decided ") || !strings.Contains(out, "recall vs baseline decided ") || strings.Contains(out, base+"  ") {
+		t.Errorf("labels: exit %d: %s%s", code, out, errOut)
+	}
+	code, out, errOut = apeval(t, "", "plan", dir, "--labels", "50", "--reps", "10", "--json", "--rate", "precision=0.9", "--rate", "recall=0.8")
+	var lp struct {
+		Plans []struct {
+			Path         string   `json:"path"`
+			BudgetLabels int64    `json:"budget_labels"`
+			BudgetPass   *float64 `json:"budget_pass"`
+		} `json:"plans"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &lp) != nil || len(lp.Plans) == 0 || lp.Plans[0].Path != "labels" || lp.Plans[0].BudgetLabels != 50 || lp.Plans[0].BudgetPass == nil {
+		t.Errorf("labels json: exit %d: %s%s", code, out, errOut)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"--labels", "300", "--rate", "precision=0.9"}, "--labels 300: the label path is planned from a pilot run directory"},
+		{[]string{dir, "--labels", "0"}, "--labels 0: a label budget needs at least 1 label"},
+		{[]string{dir, "--labels", "10", "--rate", "precision=0.9"}, "give both precision=P and recall=R"},
+		{[]string{dir, "--labels", "10", "--rate", "recall=0", "--rate", "precision=0.9"}, "\"0\" is not a rate"},
+		{[]string{dir, "--labels", "10", "--rate", "unknown=0.1"}, "with --labels, give --rate precision=P"},
+		{[]string{dir, "--labels", "10", "--sessions", "5"}, "--sessions: a label plan counts labels"},
 		{[]string{dir, "--rate", "precision=0.9"}, "--rate: a plan from a pilot run fits it"},
 		{[]string{dir, "--pilot", dir}, "give the pilot run directory once"},
 		{[]string{"--baseline", "x", "--rate", "precision=0.9"}, "--baseline \"x\": a baseline judge needs a pilot"},

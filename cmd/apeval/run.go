@@ -234,7 +234,7 @@ func (o *runOptions) validate(getenv func(string) string) error {
 		return err
 	}
 	if o.WeakLabels && len(o.Labels) > 0 {
-		return usagef("--weak-labels and --labels exclude each other: weak labels are never mixed with people's labels")
+		return usagef("--weak-labels and --labels exclude each other: weak labels are never mixed with people's labels (apeval label correct puts the weak figures beside the ones corrected from people's labels)")
 	}
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be positive, got %s", o.Timeout)
@@ -357,6 +357,7 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 		if tracer, err = otlp.NewTracer(ctx, o.OTLPEndpoint, *p.w.Info(), version); err != nil {
 			return usagef("%v", err)
 		}
+		tracer.Providers = judge.Providers()
 		to = append(to, tracer)
 	}
 	// finishTrace ends the run span and flushes; an unreachable collector
@@ -380,7 +381,7 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: %s\n", res.weak.Message())
 	}
 	if res.invalid > 0 {
-		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.invalid, lineErrorText(res.firstInvalid))
+		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.invalid, datasets.MaskedLineText(res.firstInvalid))
 	}
 	stray := p.stray.Message()
 	if stray != "" {
@@ -641,9 +642,9 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 
 	rd := p.src.reader(p.pol)
 	defer rd.Close()
-	in := &caseFeed{r: rd, invalid: datasets.InvalidLines{Skip: o.SkipInvalid}, shard: o.shard, sel: p.sel, errOut: io.Err, stop: &o.Budget.stopped, stray: p.stray}
+	in := &replay.Feed{Reader: rd, Invalid: datasets.InvalidLines{Skip: o.SkipInvalid}, Shard: o.shard, Selection: p.sel, Stop: &o.Budget.stopped, Stray: p.stray}
 	if o.WeakLabels {
-		in.weak = &datasets.WeakSwap{}
+		in.Weak = &datasets.WeakSwap{}
 	}
 	var cut replay.BudgetCut
 
@@ -686,21 +687,21 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		return nil
 	}
 	replayStart := time.Now()
-	rstats, runErr := replay.Run(ctx, p.pol, in.next, p.judges, ropts, emit)
+	rstats, runErr := replay.Run(ctx, p.pol, in.Next, p.judges, ropts, emit)
 	replayTime := time.Since(replayStart)
 	if prog != nil {
 		prog.update(progressSnapshot{Cases: rstats.Cases, Calls: rstats.Calls, CacheHits: rstats.CacheHits, Failures: rstats.Failures}, time.Now(), true)
 	}
-	if err := in.err(); err != nil {
+	if err := in.Err(); err != nil {
 		// Bad input without --skip-invalid: nothing is reported from a run
 		// that would silently miss cases.
-		return replayed{}, err
+		return replayed{}, usageError{err}
 	}
 	interrupted := errors.Is(runErr, context.Canceled) || ctx.Err() != nil
-	if in.valid == 0 && !interrupted {
+	if in.Valid == 0 && !interrupted {
 		// Nothing to evaluate is an input error, not a GO on no evidence.
-		if in.invalid.Count > 0 {
-			return replayed{}, usagef("the dataset has no valid case (%d invalid line(s) skipped)", in.invalid.Count)
+		if in.Invalid.Count > 0 {
+			return replayed{}, usagef("the dataset has no valid case (%d invalid line(s) skipped)", in.Invalid.Count)
 		}
 		return replayed{}, usagef("the dataset has no cases")
 	}
@@ -715,8 +716,8 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 
 	wi := p.w.Info()
 	wi.Datasets = <-p.refs
-	wi.Cases = in.cases
-	wi.InvalidLines = in.invalid.Count
+	wi.Cases = in.Cases
+	wi.InvalidLines = in.Invalid.Count
 	wi.Interrupted = interrupted
 	wi.ReplayMS = float64(replayTime) / float64(time.Millisecond)
 	if b := o.Budget.budget; b != nil {
@@ -740,7 +741,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		return replayed{}, err
 	}
 	p.committed = true
-	return replayed{stats: rstats, interrupted: interrupted, invalid: in.invalid.Count, firstInvalid: in.invalid.First, dropped: cut.Dropped(), weak: in.weak}, nil
+	return replayed{stats: rstats, interrupted: interrupted, invalid: in.Invalid.Count, firstInvalid: in.Invalid.First, dropped: cut.Dropped(), weak: in.Weak}, nil
 }
 
 // needsRecordedNames reports whether the judge list must be completed from

@@ -104,7 +104,7 @@ func runSequentialGate(ctx context.Context, o *gateOptions, io IO) error {
 		g.EndRun()
 		weak = weak || rs.Infos[i].LabelSource == "weak"
 		if p := rs.Infos[i].Partial; p != "" {
-			fmt.Fprintf(io.Err, "apeval: %s is partial (%s): its sessions count like any others\n", args[i], p)
+			fmt.Fprintf(io.Err, "apeval: %s is partial (%s): its sessions count as far as it got (a session it cut short is not completed by a later run: those cases are left out as duplicates)\n", args[i], p)
 		}
 	}
 	res := g.Result()

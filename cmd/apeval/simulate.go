@@ -196,6 +196,11 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		judges[i] = simulate.Judge{ID: j.Identity, PriceIn: j.PriceIn, PriceOut: j.PriceOut}
 	}
 	d := simulate.NewData(pol, judges)
+	var cases int64
+	for _, in := range rs.Infos {
+		cases += in.Cases
+	}
+	d.Reserve(cases)
 	for _, dir := range rs.Dirs {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -207,6 +212,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 			return evaluation.DirError(dir, err)
 		}
 	}
+	d.Done()
 	mode, _ := simulate.ParseOnFailure(o.OnFailure)
 	cfgs, err := simulate.Expand(d, simulate.Spec{Judges: o.Judges, Cascades: o.Cascades, Votes: o.Votes,
 		Timeouts: o.Timeouts, OnFailure: mode, Deployed: o.Deployed})
@@ -226,12 +232,16 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		if info.Criteria != nil {
 			pmin = info.Criteria.PrecisionMin
 		}
-		ops = simulate.OperatingPoints(d, pmin, opts.Confidence, opts.Seed)
+		ops = simulate.OperatingPoints(d, pmin, opts.Confidence, opts.Seed, simulate.JudgesOf(cfgs)...)
 		// Each judge at its chosen thresholds is one more configuration.
 		cfgs = simulate.WithOperatingPoints(d, cfgs, ops)
 	}
 	res := simulate.Run(d, cfgs, opts)
 	res.OperatingPoints = ops
+	// On a run on weak labels every output says its figures on labels
+	// rest on them (simulate.parquet's label_source, the JSON's, the
+	// tables' marks).
+	res.SetLabelSource(info.LabelSource)
 	out := o.Out
 	if out == "" {
 		out = rs.Dirs[0]
@@ -261,13 +271,13 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 	}
 	if len(res.OperatingPoints) > 0 && format != reports.FormatJSON {
 		fmt.Fprintln(io.Out)
-		if err := reports.WriteOperatingPoints(io.Out, res.OperatingPoints, format); err != nil {
+		if err := reports.WriteOperatingPoints(io.Out, res.OperatingPoints, format, res.LabelSource == "weak"); err != nil {
 			return err
 		}
 	}
 	if o.Frontier && format != reports.FormatJSON {
 		fmt.Fprintln(io.Out)
-		if err := reports.WriteFrontier(io.Out, res.Frontier, format); err != nil {
+		if err := reports.WriteFrontier(io.Out, res.Frontier, format, res.LabelSource == "weak"); err != nil {
 			return err
 		}
 	}

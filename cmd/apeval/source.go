@@ -5,12 +5,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"sync/atomic"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/mask"
@@ -176,163 +173,19 @@ func fileSHA256(path string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// invalidInput lists a dataset's bad lines (exit code 2), from the
-// invalid-line policy's count and list (datasets.InvalidLines).
-type invalidInput struct {
-	errs  []error
-	total int64
-}
-
-func (e *invalidInput) Error() string { return e.text(func(err error) string { return err.Error() }) }
-
-// maskedText is Error with each line error masked part by part
-// (lineErrorText); exitCode prints it instead of masking the whole text.
-func (e *invalidInput) maskedText() string { return e.text(lineErrorText) }
-
-func (e *invalidInput) text(line func(error) string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "the dataset has %d invalid line(s); fix them or pass --skip-invalid to replay the rest:", e.total)
-	for _, err := range e.errs {
-		fmt.Fprintf(&b, "\n  %s", line(err))
-	}
-	if e.total > int64(len(e.errs)) {
-		fmt.Fprintf(&b, "\n  … and %d more (apeval datasets validate lists them all)", e.total-int64(len(e.errs)))
-	}
-	return b.String()
-}
-
-// lineErrorText is a dataset line's error as apeval prints it, masked part
-// by part: the file name, the field and the message each go through the
-// masker on their own. Masked whole, a field named like a secret
-// ("labels.password: unknown value …") made the masker take the message's
-// first word for the secret's value and print "[MASKED] value"; a secret
-// the message quotes is still masked. Any other error is masked whole.
-func lineErrorText(err error) string {
-	var le *datasets.LineError
-	if !errors.As(err, &le) || le.Error() != err.Error() {
-		return maskLines(err.Error())
-	}
-	m := *le
-	m.File, m.Field, m.Msg = maskLines(le.File), maskLines(le.Field), maskLines(le.Msg)
-	return m.Error()
-}
-
-// scanStats reads the whole dataset once for its statistics (recorded judge
-// names, case count); bad lines fail here unless skipInvalid.
+// scanStats reads the whole dataset once for its statistics
+// (replay.ScanStats); stdin is spooled first, to be read again.
 func scanStats(s *source, p *replay.Policy, skipInvalid bool) (*datasets.Stats, error) {
 	if err := s.spoolStdin(); err != nil {
 		return nil, usageError{err}
 	}
 	r := s.reader(p)
 	defer r.Close()
-	st := datasets.NewStats()
-	bad := datasets.InvalidLines{Skip: skipInvalid}
-	for r.Scan() {
-		rec := r.Record()
-		if rec.Err != nil {
-			bad.Add(rec)
-			if bad.Late != nil {
-				return nil, lateDuplicate(bad.Late, "counted in the statistics")
-			}
-			st.Invalid++ // with skipInvalid, the statistics say how many lines they skipped
-			continue
-		}
-		st.Add(rec.Case)
-		if p.Permissions != nil {
-			if st.Permissions == nil {
-				st.Permissions = map[string]int{}
-			}
-			st.Permissions[p.Permission(rec.Case)]++
-		}
-	}
-	if err := r.Err(); err != nil {
+	st, err := replay.ScanStats(r, p, skipInvalid)
+	if err != nil {
 		return nil, usageError{err}
 	}
-	if bad.Failing() {
-		return nil, usageError{&invalidInput{errs: bad.Listed, total: bad.Count}}
-	}
 	return st, nil
-}
-
-// caseFeed hands valid cases of this shard to replay. Invalid lines go by
-// the policy of datasets.InvalidLines: counted and left out
-// (--skip-invalid), or collected: without --skip-invalid the feed stops
-// handing out cases at the first one, reads on to list them all, and the
-// run fails.
-type caseFeed struct {
-	r       *datasets.Reader
-	invalid datasets.InvalidLines
-	shard   replay.Shard
-	sel     *datasets.Selection
-	errOut  io.Writer
-	// stop, when set, ends the input early: a budget stopped sending calls.
-	stop *atomic.Bool
-	// stray, when set, notes labels naming rules the policy lacks.
-	stray *datasets.StrayLabels
-	// weak, when set (run --weak-labels), makes each case's weak labels
-	// its labels.
-	weak *datasets.WeakSwap
-
-	cases   int64
-	valid   int64 // valid cases read, in any shard
-	readErr error
-}
-
-func (f *caseFeed) next() (*datasets.Case, bool) {
-	if f.stop != nil && f.stop.Load() {
-		return nil, false
-	}
-	for f.r.Scan() {
-		rec := f.r.Record()
-		if rec.Err != nil {
-			f.invalid.Add(rec)
-			continue
-		}
-		if f.invalid.Failing() {
-			continue // failing anyway: keep reading only to list every bad line
-		}
-		f.valid++
-		if f.weak != nil {
-			f.weak.Swap(rec.Case)
-		}
-		if f.stray != nil {
-			f.stray.Check(rec.Case)
-		}
-		if !f.shard.Owns(rec.Case.SessionID) || !f.sel.Keeps(rec.Case.SessionID) {
-			continue
-		}
-		f.cases++
-		return rec.Case, true
-	}
-	f.readErr = f.r.Err()
-	if errors.Is(f.readErr, datasets.ErrStopped) {
-		// Interrupted while waiting for input: the run keeps what it
-		// finished, like any interrupted run (the caller sees ctx done).
-		f.readErr = nil
-	}
-	return nil, false
-}
-
-func (f *caseFeed) err() error {
-	if f.readErr != nil {
-		return usageError{f.readErr}
-	}
-	if f.invalid.Failing() {
-		return usageError{&invalidInput{errs: f.invalid.Listed, total: f.invalid.Count}}
-	}
-	if f.invalid.Late != nil {
-		// Its case was replayed already: it cannot be skipped.
-		return lateDuplicate(f.invalid.Late, "replayed")
-	}
-	return nil
-}
-
-// lateDuplicate is the error for a duplicate id found only at the end of
-// the input (see datasets.Record.Late) when invalid lines are to be
-// skipped: the line's case was already done (replayed, counted) as a valid
-// one, so it can no longer be left out.
-func lateDuplicate(err error, done string) error {
-	return usagef("%v: found only at the end of the input, after that line's case was %s, so it cannot be skipped; remove the duplicate lines (apeval datasets validate lists them all)", err, done)
 }
 
 func contains(xs []string, x string) bool {

@@ -350,3 +350,97 @@ func labelSourceWeak(t *testing.T, path string) (rows, weak int) {
 	}
 	return rows, weak
 }
+
+// TestWeakLabelSimulateSaysWeak: apeval simulate on a run on weak labels
+// says so in every output: the table (each figure on labels marked, the
+// banner), TSV (label_source weak on every row), JSON (top-level
+// label_source), simulate.json and simulate.parquet (label_source weak on
+// every row); on a run on the datasets' labels none of them does.
+func TestWeakLabelSimulateSaysWeak(t *testing.T) {
+	t.Parallel()
+	dir, cases, pol := weakRunFixture(t)
+	runArgs := func(out string, extra ...string) []string {
+		return append([]string{"run", "--dataset", cases, "--policy", pol, "--judge", "recorded:claude-auto-mode@2.1.x",
+			"--judge", "recorded:ollama/qwen2.5:3b", "--out", out, "-q"}, extra...)
+	}
+	weak, plain := filepath.Join(dir, "weak"), filepath.Join(dir, "plain")
+	for run, extra := range map[string][]string{weak: {"--weak-labels"}, plain: nil} {
+		if code, _, stderr := apeval(t, "", runArgs(run, extra...)...); code == exitUsage {
+			t.Fatalf("run: exit %d\n%s", code, stderr)
+		}
+	}
+	code, stdout, stderr := apeval(t, "", "simulate", weak, "--deployed", "recorded/ollama/qwen2.5:3b", "--format", "table")
+	if code == exitUsage {
+		t.Fatalf("simulate: exit %d\n%s", code, stderr)
+	}
+	checkWeakLines(t, "simulate", stdout)
+	if !strings.Contains(stdout, "Figures on weak labels") {
+		t.Errorf("simulate: no banner\n%s", stdout)
+	}
+	_, stdout, _ = apeval(t, "", "simulate", weak, "--deployed", "recorded/ollama/qwen2.5:3b", "--format", "tsv")
+	checkWeakTSV(t, "simulate --format tsv", stdout, "configuration")
+	_, stdout, _ = apeval(t, "", "simulate", weak, "--deployed", "recorded/ollama/qwen2.5:3b", "--format", "json")
+	checkWeakJSON(t, "simulate --format json", []byte(stdout))
+	data, err := os.ReadFile(filepath.Join(weak, "simulate.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWeakJSON(t, "simulate.json", data)
+	if rows, n := labelSourceWeak(t, filepath.Join(weak, "simulate.parquet")); rows == 0 || n != rows {
+		t.Errorf("simulate.parquet: label_source weak on %d of %d rows", n, rows)
+	}
+	_, stdout, _ = apeval(t, "", "simulate", plain, "--deployed", "recorded/ollama/qwen2.5:3b", "--format", "table")
+	if strings.Contains(strings.ToLower(stdout), "weak") {
+		t.Errorf("simulate of a run on the datasets' labels mentions weak:\n%s", stdout)
+	}
+	if rows, n := labelSourceWeak(t, filepath.Join(plain, "simulate.parquet")); rows == 0 || n != 0 {
+		t.Errorf("plain simulate.parquet: label_source weak on %d of %d rows", n, rows)
+	}
+}
+
+// TestWeakLabelDiffSaysWeak: apeval diff within a run on weak labels says
+// that fixed and broken rest on them: the text, the JSON, diff.parquet
+// (label_source weak on every row) and diff.html's data; a run on the
+// datasets' labels says none of it.
+func TestWeakLabelDiffSaysWeak(t *testing.T) {
+	t.Parallel()
+	dir, cases, pol := weakRunFixture(t)
+	vendor, cand := "recorded/claude-auto-mode@2.1.x", "recorded/ollama/qwen2.5:3b"
+	runArgs := func(out string, extra ...string) []string {
+		return append([]string{"run", "--dataset", cases, "--policy", pol, "--judge", "recorded:claude-auto-mode@2.1.x",
+			"--judge", "recorded:ollama/qwen2.5:3b", "--out", out, "-q"}, extra...)
+	}
+	weak, plain := filepath.Join(dir, "weak"), filepath.Join(dir, "plain")
+	for run, extra := range map[string][]string{weak: {"--weak-labels"}, plain: nil} {
+		if code, _, stderr := apeval(t, "", runArgs(run, extra...)...); code == exitUsage {
+			t.Fatalf("run: exit %d\n%s", code, stderr)
+		}
+	}
+	diffArgs := func(run string, extra ...string) []string {
+		return append([]string{"diff", run, "--baseline", vendor, "--candidate", cand}, extra...)
+	}
+	code, stdout, stderr := apeval(t, "", diffArgs(weak)...)
+	if code != 0 {
+		t.Fatalf("diff: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "weak labels (run --weak-labels: users' overrides, not reviews): ") || !strings.Contains(stdout, "fixed (weak)") {
+		t.Errorf("diff text does not say weak:\n%s", stdout)
+	}
+	_, stdout, _ = apeval(t, "", diffArgs(weak, "--json")...)
+	checkWeakJSON(t, "diff --json", []byte(stdout))
+	out := filepath.Join(dir, "diff-out")
+	if code, _, stderr := apeval(t, "", diffArgs(weak, "--out", out)...); code != 0 {
+		t.Fatalf("diff --out: exit %d\n%s", code, stderr)
+	}
+	if rows, n := labelSourceWeak(t, filepath.Join(out, "diff.parquet")); rows == 0 || n != rows {
+		t.Errorf("diff.parquet: label_source weak on %d of %d rows", n, rows)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "diff.html"))
+	if err != nil || !strings.Contains(string(page), `"label_source":"weak"`) {
+		t.Errorf("diff.html carries no label_source weak (%v)", err)
+	}
+	_, stdout, _ = apeval(t, "", diffArgs(plain)...)
+	if strings.Contains(stdout, "weak") {
+		t.Errorf("diff of a run on the datasets' labels says weak:\n%s", stdout)
+	}
+}

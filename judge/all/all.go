@@ -14,6 +14,7 @@
 //	body_test.go          request bodies carry only the judge input
 //	options_test.go       sampling options checked when a judge opens
 //	openaicache_test.go   an error in an HTTP 200 body is not cached
+//	providers_test.go     the OpenTelemetry provider names the backends register
 //	bench_test.go         throughput of a live judge and of a cache hit
 package all
 

@@ -34,7 +34,7 @@ import (
 // The registry line: name, what it reads, how it opens.
 func init() {
 	judge.Register(judge.Backend{
-		Name: "anthropic", Arg: "MODEL", Server: true, KeyEnv: DefaultKeyEnv, Prompt: true, Live: true, Order: 60,
+		Name: "anthropic", Arg: "MODEL", Server: true, KeyEnv: DefaultKeyEnv, Prompt: true, Live: true, Order: 60, Provider: "anthropic",
 		Open: func(_ context.Context, model string, p *judge.Prompt, cfg judge.Config) (judge.Judge, error) {
 			return New(model, p, cfg)
 		},

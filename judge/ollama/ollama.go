@@ -34,7 +34,7 @@ const DefaultKeepAlive = 10 * time.Minute
 
 // The registry line: name, what it reads, how it opens and probes.
 func init() {
-	judge.Register(judge.Backend{Name: "ollama", Arg: "MODEL", Server: true, Prompt: true, Live: true, Order: 10,
+	judge.Register(judge.Backend{Name: "ollama", Arg: "MODEL", Server: true, Prompt: true, Live: true, Order: 10, Provider: "ollama",
 		Open: func(ctx context.Context, arg string, p *judge.Prompt, cfg judge.Config) (judge.Judge, error) {
 			return New(ctx, arg, p, cfg)
 		},
@@ -238,17 +238,7 @@ func (o *Judge) Judge(ctx context.Context, req judge.Request) judge.Response {
 	}
 	msgs := []api.Message{{Role: "system", Content: system}, {Role: "user", Content: user}}
 	return judge.RunAttempts(ctx, o.timeout, o.retries, func(ctx context.Context) (judge.Response, bool) {
-		for {
-			mode := o.modes.Current()
-			resp, retry, refused := o.chat(ctx, msgs, asked, mode)
-			if refused && o.modes.StepDown(mode, resp.Error) {
-				continue
-			}
-			if resp.Status == judge.StatusOK || resp.Status == judge.StatusInvalid {
-				o.modes.Worked(mode)
-			}
-			return resp, retry
-		}
+		return o.modes.Try(func(mode string) (judge.Response, bool, bool) { return o.chat(ctx, msgs, asked, mode) })
 	})
 }
 

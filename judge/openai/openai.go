@@ -39,7 +39,7 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 
 // The registry line: name, what it reads, how it opens.
 func init() {
-	judge.Register(judge.Backend{Name: "openai", Arg: "MODEL", Server: true, KeyEnv: "OPENAI_API_KEY", Prompt: true, Live: true, Order: 20,
+	judge.Register(judge.Backend{Name: "openai", Arg: "MODEL", Server: true, KeyEnv: "OPENAI_API_KEY", Prompt: true, Live: true, Order: 20, Provider: "openai",
 		Open: func(_ context.Context, arg string, p *judge.Prompt, cfg judge.Config) (judge.Judge, error) {
 			return New(arg, p, cfg)
 		}})
@@ -234,18 +234,11 @@ func (o *Judge) Judge(ctx context.Context, req judge.Request) judge.Response {
 		return judge.Response{Status: judge.StatusError, Error: err.Error()}
 	}
 	return judge.RunAttempts(ctx, o.timeout, o.retries, func(ctx context.Context) (judge.Response, bool) {
-		for {
-			mode := o.modes.Current()
+		return o.modes.Try(func(mode string) (judge.Response, bool, bool) {
 			resp, retry, refused := o.complete(ctx, system, user, asked, mode)
 			resp.Error = o.mask(resp.Error)
-			if refused && o.modes.StepDown(mode, resp.Error) {
-				continue
-			}
-			if resp.Status == judge.StatusOK || resp.Status == judge.StatusInvalid {
-				o.modes.Worked(mode)
-			}
-			return resp, retry
-		}
+			return resp, retry, refused
+		})
 	})
 }
 

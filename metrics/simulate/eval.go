@@ -72,25 +72,25 @@ func (e *evaluator) eval(cfg *Config, c int32, out *caseEval) {
 	out.asked = append(out.asked[:0], make([]bool, len(cfg.Judges))...)
 	out.present, out.called, out.rawLat, out.tokIn, out.tokOut, out.costIn, out.usage = false, false, 0, 0, 0, 0, false
 	first := d.at(cfg.Judges[0], c)
-	if !first.present {
+	if !first.present() {
 		return
 	}
-	out.present, out.called = true, first.called
-	rows := d.rows[first.start : first.start+first.n]
+	out.present, out.called = true, first.called()
 	for _, r := range e.cur {
 		e.pos[r.rule] = -1
 	}
-	e.cur = append(e.cur[:0], rows...)
-	for i, r := range rows {
-		e.pos[r.rule] = i
+	e.cur = e.cur[:0]
+	for i, p := range d.rowsOf(first) {
+		e.cur = append(e.cur, p.unpack())
+		e.pos[p.rule] = i
 	}
 	// undecidedTimeout marks votes undecided because a judge was too slow.
 	var voteTimeout []bool
 	ask := func(k int, jc *judgeCase) {
 		out.asked[k] = true
-		out.tokIn += jc.tokIn
-		out.tokOut += jc.tokOut
-		out.usage = out.usage || jc.usage
+		out.tokIn += int64(jc.tokIn)
+		out.tokOut += int64(jc.tokOut)
+		out.usage = out.usage || jc.usage()
 		j := d.Judges[cfg.Judges[k]]
 		if j.PriceIn == nil || j.PriceOut == nil {
 			out.costIn = math.NaN()
@@ -102,28 +102,28 @@ func (e *evaluator) eval(cfg *Config, c int32, out *caseEval) {
 	killed := false
 	switch cfg.Kind {
 	case KindJudge:
-		if first.called {
+		if first.called() {
 			ask(0, first)
 			out.rawLat = first.lat
 		}
-		killed = t > 0 && first.called && first.lat > t
+		killed = t > 0 && first.called() && first.lat > t
 	case KindCascade:
-		if !first.called {
+		if !first.called() {
 			break
 		}
 		ask(0, first)
 		lat := first.lat
 		for k := 1; k < len(cfg.Judges) && !(t > 0 && lat > t); k++ {
 			jc := d.at(cfg.Judges[k], c)
-			nrows := d.rows[jc.start : jc.start+jc.n]
+			nrows := d.rowsOf(jc)
 			asked := false
 			for i := range e.cur {
 				r := &e.cur[i]
 				if !r.judged || r.outcome == outMissing || !cfg.Trigger.fires(r) {
 					continue
 				}
-				for _, nr := range nrows {
-					if nr.rule == r.rule && nr.judged && nr.outcome != outMissing {
+				for _, p := range nrows {
+					if nr := p.unpack(); nr.rule == r.rule && nr.judged && nr.outcome != outMissing {
 						*r = nr
 						asked = true
 						break
@@ -138,7 +138,7 @@ func (e *evaluator) eval(cfg *Config, c int32, out *caseEval) {
 		out.rawLat = lat
 		killed = t > 0 && lat > t
 	case KindVote:
-		if !first.called {
+		if !first.called() {
 			break
 		}
 		voteTimeout = make([]bool, len(e.cur))
@@ -149,7 +149,8 @@ func (e *evaluator) eval(cfg *Config, c int32, out *caseEval) {
 			ask(k, jc)
 			out.rawLat = max(out.rawLat, jc.lat)
 			slow := t > 0 && jc.lat > t
-			for _, nr := range d.rows[jc.start : jc.start+jc.n] {
+			for _, p := range d.rowsOf(jc) {
+				nr := p.unpack()
 				i := e.pos[nr.rule]
 				if i < 0 || !nr.judged {
 					continue

@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -51,8 +52,9 @@ type OpPoint struct {
 // "+N" sessions when its best estimate is above pmin), or when half 1's
 // interval straddles pmin ("+N"); it is to be demoted to audit when the
 // best threshold's interval lies wholly below pmin on half 0, or half 1
-// confirms the chosen one below.
-func OperatingPoints(d *Data, pmin, conf float64, seed uint64) []OpPoint {
+// confirms the chosen one below. With judges (indexes into d.Judges, as
+// JudgesOf gives), only those judges' points.
+func OperatingPoints(d *Data, pmin, conf float64, seed uint64, judges ...int) []OpPoint {
 	ids := make([]string, len(d.sessIx))
 	for id, i := range d.sessIx {
 		ids[i] = id
@@ -63,14 +65,20 @@ func OperatingPoints(d *Data, pmin, conf float64, seed uint64) []OpPoint {
 	}
 	var out []OpPoint
 	for j := range d.Judges {
+		if len(judges) > 0 && !slices.Contains(judges, j) {
+			continue
+		}
 		items := make([][2][]Item, len(d.rules))
 		withConf := make([]bool, len(d.rules))
-		for c, jc := range d.jc[j] {
-			if !jc.present {
+		col := &d.jc[j]
+		for c := range col.n {
+			jc := col.at(c)
+			if !jc.present() {
 				continue
 			}
-			s := d.sess[c]
-			for _, r := range d.rows[jc.start : jc.start+jc.n] {
+			s := d.sessOf(int32(c))
+			for _, p := range d.rowsOf(jc) {
+				r := p.unpack()
 				if !r.judged || r.scope || r.label == labNone || r.outcome == outMissing {
 					continue
 				}
@@ -96,6 +104,22 @@ func OperatingPoints(d *Data, pmin, conf float64, seed uint64) []OpPoint {
 			out = append(out, op)
 		}
 	}
+	return out
+}
+
+// JudgesOf lists the judges the configurations other than the deployed
+// one (cfgs[0], as Expand gives) ask: what the command line or
+// apeval.toml named (--judge, --cascade, --vote), every judge by default.
+func JudgesOf(cfgs []Config) []int {
+	var out []int
+	for _, c := range cfgs[min(1, len(cfgs)):] {
+		for _, j := range c.Judges {
+			if !slices.Contains(out, j) {
+				out = append(out, j)
+			}
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 
@@ -152,7 +176,8 @@ func (op *OpPoint) decide(sel, hold []Item, pmin, conf float64) {
 	}
 }
 
-// WithOperatingPoints adds, per judge with a chosen threshold, a
+// WithOperatingPoints adds, per judge with a chosen threshold above 0 (0
+// keeps every match: the judge as it is), a
 // configuration of that judge with its chosen thresholds, under every
 // timeout the others have (the frontier then weighs them with the rest).
 func WithOperatingPoints(d *Data, cfgs []Config, ops []OpPoint) []Config {
@@ -173,7 +198,8 @@ func WithOperatingPoints(d *Data, cfgs []Config, ops []OpPoint) []Config {
 		th := map[int]float64{}
 		var parts []string
 		for _, op := range ops {
-			if op.Judge == jd.ID && op.Decision == OpChosen {
+			// A threshold of 0 keeps every match: the judge as it is.
+			if op.Judge == jd.ID && op.Decision == OpChosen && *op.Threshold > 0 {
 				th[d.ruleIx[op.RuleID]] = *op.Threshold
 				parts = append(parts, fmt.Sprintf("%s≥%.3g", op.RuleID, *op.Threshold))
 			}

@@ -79,4 +79,10 @@ type Row struct {
 	// VsDeployed holds every paired figure in full (JSON only): recall,
 	// fire_rate, effective_recall, friction (as a rate of tool calls).
 	VsDeployed []metrics.Figure `json:"vs_deployed,omitempty" parquet:"-"`
+
+	// LabelSource is "weak" on every row of a simulation of a run on weak
+	// labels (run --weak-labels): its recall, precision, effective recall
+	// and friction rest on users' overrides. Parquet only; the JSON says
+	// it once, at Result.LabelSource.
+	LabelSource string `json:"-" parquet:"label_source,optional,dict"`
 }

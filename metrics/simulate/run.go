@@ -43,6 +43,9 @@ type Result struct {
 	OperatingPoints []OpPoint `json:"operating_points,omitempty"`
 	// Frontier, when asked for (see Frontier).
 	Frontier []FrontierRow `json:"frontier,omitempty"`
+	// LabelSource is "weak" when the run's labels are weak labels (see
+	// SetLabelSource); absent otherwise.
+	LabelSource string `json:"label_source,omitempty"`
 	// precHist keeps each configuration's "*" precision histogram for
 	// the frontier's tests.
 	precHist map[string]hist
@@ -151,9 +154,10 @@ type acc struct {
 	pair     []metrics.PairedCounts // (R+1)·nC, this session
 	// pairs, per (R+1)·nC: the concordant units' totals, and how many
 	// sessions had each (baseline-only, candidate-only) discordance.
-	pairs    []pairHist
-	lat      *[]float64 // the base's raw hook latencies, shared by its timeouts
-	latOwner bool       // this configuration collects them
+	pairs []pairHist
+	// lat is the base's raw hook latencies, shared by its timeouts: set
+	// while its rows are made (latencies).
+	lat *[]float64
 }
 
 // Run simulates every configuration over the data. cfgs[0] must be the
@@ -165,7 +169,6 @@ func Run(d *Data, cfgs []Config, o Options) *Result {
 	R := len(d.rules)
 	S := R + 1 // the "*" slot
 	accs := make([]*acc, len(cfgs))
-	lats := map[string]*[]float64{}
 	for i := range cfgs {
 		a := &acc{cfg: &cfgs[i], asked: make([]int64, len(cfgs[i].Judges)), tot: make([]int64, S*nF), sess: make([]int64, S*nF),
 			hists: make([]hist, S*nP), appr: make([][3]float64, S), pair: make([]metrics.PairedCounts, S*nC),
@@ -176,12 +179,6 @@ func Run(d *Data, cfgs []Config, o Options) *Result {
 		for k := range a.pairs {
 			a.pairs[k].disc = map[[2]int64]int64{}
 		}
-		key := string(cfgs[i].Kind) + "\x00" + cfgs[i].Base.Name
-		if _, ok := lats[key]; !ok {
-			lats[key] = &[]float64{}
-			a.latOwner = true
-		}
-		a.lat = lats[key]
 		accs[i] = a
 	}
 	ev := newEvaluator(d)
@@ -197,7 +194,7 @@ func Run(d *Data, cfgs []Config, o Options) *Result {
 		}
 	}
 	for b := 0; b+1 < len(bounds); b++ {
-		if keep != nil && !keep[d.sess[order[bounds[b]]]] {
+		if keep != nil && !keep[d.sessOf(order[bounds[b]])] {
 			continue
 		}
 		for _, c := range order[bounds[b]:bounds[b+1]] {
@@ -231,11 +228,52 @@ func Run(d *Data, cfgs []Config, o Options) *Result {
 		EffectiveRecallMin: o.EffectiveRecallMin}
 	m := &memo{iv: map[string][3]*float64{}, pb: map[string]metrics.Figure{}}
 	res.precHist = map[string]hist{}
+	lat := latencies{ev: ev, order: order, bounds: bounds, keep: keep}
 	for _, a := range accs {
+		a.lat = lat.of(d, a.cfg)
 		res.Rows = append(res.Rows, a.rows(d, o, m)...)
 		res.precHist[a.cfg.Name()] = a.hists[len(d.rules)*nP+pPrecision]
 	}
 	return res
+}
+
+// latencies gives each configuration its base's raw hook latencies (the
+// configurations of one base differ only in the timeout, which caps them,
+// so they share them): evaluated again, one base at a time, into one
+// buffer sized once (at most one latency per case), rather than kept for
+// every base during the pass: a sweep holds one base's latencies at a
+// time.
+type latencies struct {
+	ev     *evaluator
+	order  []int32
+	bounds []int
+	keep   []bool
+	key    string
+	buf    []float64
+	ce     caseEval
+}
+
+func (l *latencies) of(d *Data, cfg *Config) *[]float64 {
+	key := string(cfg.Kind) + "\x00" + cfg.Base.Name
+	if key == l.key && l.buf != nil {
+		return &l.buf
+	}
+	if l.buf == nil {
+		l.buf = make([]float64, 0, d.Cases())
+	}
+	l.key, l.buf = key, l.buf[:0]
+	for b := 0; b+1 < len(l.bounds); b++ {
+		if l.keep != nil && !l.keep[d.sessOf(l.order[l.bounds[b]])] {
+			continue
+		}
+		for _, c := range l.order[l.bounds[b]:l.bounds[b+1]] {
+			l.ev.eval(cfg, c, &l.ce)
+			if l.ce.present && l.ce.called {
+				l.buf = append(l.buf, l.ce.rawLat)
+			}
+		}
+	}
+	return &l.buf
 }
 
 // add counts one case's evaluation.
@@ -247,9 +285,6 @@ func (a *acc) add(e *caseEval, R int, dep *caseEval, depSlot []int) {
 	}
 	if e.called {
 		a.called++
-		if a.latOwner {
-			*a.lat = append(*a.lat, e.rawLat)
-		}
 		for k, v := range e.asked {
 			if v {
 				a.asked[k]++
@@ -657,4 +692,14 @@ func status(lo, hi *float64, min float64) string {
 		return string(metrics.StatusFail)
 	}
 	return string(metrics.StatusInconclusive)
+}
+
+// SetLabelSource records the run's label source (reports.RunInfo's):
+// "weak" marks the result and every row, so each output of the simulation
+// says its figures on labels rest on weak labels.
+func (r *Result) SetLabelSource(source string) {
+	r.LabelSource = source
+	for i := range r.Rows {
+		r.Rows[i].LabelSource = source
+	}
 }

@@ -320,13 +320,15 @@ func TestFrontier(t *testing.T) {
 func TestThresholdConfig(t *testing.T) {
 	d := testData(t)
 	confs := map[string]float32{"c1": 0.9, "c2": 0.4, "c3": 0.6}
-	for c, id := range d.cases {
-		jc := d.at(0, int32(c))
-		for i := jc.start; i < jc.start+jc.n; i++ {
-			if d.rules[d.rows[i].rule].ID == "del" {
-				if v, ok := confs[id]; ok {
-					d.rows[i].conf = v
-				}
+	for id, v := range confs {
+		c, ok := d.caseIndex(id)
+		if !ok {
+			t.Fatalf("case %s not in the data", id)
+		}
+		rows := d.rowsOf(d.at(0, c))
+		for i := range rows {
+			if d.rules[rows[i].rule].ID == "del" {
+				rows[i].conf = v
 			}
 		}
 	}
@@ -345,4 +347,36 @@ func TestThresholdConfig(t *testing.T) {
 		t.Errorf("TP/FP/FN/TN %d/%d/%d/%d, want 1/0/2/1", del.TP, del.FP, del.FN, del.TN)
 	}
 	eq(t, "precision at the operating point", del.Precision, 1)
+}
+
+// Operating points only for the judges the configurations ask (--judge
+// B: not the deployed A); a chosen threshold of 0 adds no configuration.
+func TestOperatingPointsOfNamedJudges(t *testing.T) {
+	d := testData(t)
+	cfgs, err := Expand(d, Spec{Judges: []string{"B"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := JudgesOf(cfgs)
+	if len(js) != 1 || d.Judges[js[0]].ID != "B" {
+		t.Fatalf("JudgesOf = %v, want B alone", js)
+	}
+	ops := OperatingPoints(d, 0.9, 0.95, 1, js...)
+	if len(ops) == 0 {
+		t.Fatal("no operating point for B")
+	}
+	for _, op := range ops {
+		if op.Judge != "B" {
+			t.Errorf("operating point of %s, want B's only", op.Judge)
+		}
+	}
+	if all := OperatingPoints(d, 0.9, 0.95, 1); len(all) <= len(ops) {
+		t.Errorf("every judge: %d points, B alone: %d", len(all), len(ops))
+	}
+	zero := 0.0
+	n := len(cfgs)
+	cfgs = WithOperatingPoints(d, cfgs, []OpPoint{{Judge: "B", RuleID: "del", Decision: OpChosen, Threshold: &zero}})
+	if len(cfgs) != n {
+		t.Errorf("a threshold of 0 added %d configurations", len(cfgs)-n)
+	}
 }

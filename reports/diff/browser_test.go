@@ -20,55 +20,17 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/browsertest"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
 )
-
-func chromiumPath() string {
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p
-	}
-	return "/usr/bin/chromium"
-}
-
-// browser opens a headless Chromium at 1280 × 900 and gathers console
-// errors, warnings and exceptions.
-func browser(t *testing.T) (context.Context, func() []string) {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath()), chromedp.NoSandbox, chromedp.WindowSize(1280, 900))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancel)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(cancel)
-	ctx, cancel = context.WithTimeout(ctx, 5*time.Minute)
-	t.Cleanup(cancel)
-	var mu sync.Mutex
-	var errs []string
-	messages := chromedp.Console(ctx)
-	go func() {
-		for m, err := range messages {
-			if err != nil {
-				return
-			}
-			switch m.Type {
-			case chromedp.ConsoleError, chromedp.ConsoleWarning, chromedp.ConsoleException:
-				mu.Lock()
-				errs = append(errs, m.String())
-				mu.Unlock()
-			}
-		}
-	}()
-	return ctx, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), errs...) }
-}
 
 // filterSQL is each filter of the page as a condition on diff.parquet.
 var filterSQL = map[string]string{
@@ -127,7 +89,7 @@ func TestDiffHTMLBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	pq, page := filepath.Join(out, ParquetFile), filepath.Join(out, HTMLFile)
-	ctx, consoleErrs := browser(t)
+	ctx, consoleErrs := browsertest.Open(t, 5*time.Minute)
 	u := "file://" + page
 	if err := chromedp.Do(ctx, chromedp.Navigate(u), chromedp.WaitReady("body[data-ready=true]")); err != nil {
 		t.Fatal(err)
@@ -249,7 +211,7 @@ func TestDiffHTML100k(t *testing.T) {
 	if res.PageCases < 100000 {
 		t.Fatalf("only %d differing cases; the test wants 100,000", res.PageCases)
 	}
-	ctx, consoleErrs := browser(t)
+	ctx, consoleErrs := browsertest.Open(t, 5*time.Minute)
 	t0 := time.Now()
 	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(out, HTMLFile)), chromedp.WaitReady("body[data-ready=true]")); err != nil {
 		t.Fatal(err)
@@ -363,7 +325,7 @@ func TestDiffHTMLMaskedSpans(t *testing.T) {
 	if strings.Contains(string(html), secret) || strings.Contains(string(html), secret[8:]) {
 		t.Fatal("diff.html carries the key")
 	}
-	ctx, consoleErrs := browser(t)
+	ctx, consoleErrs := browsertest.Open(t, 5*time.Minute)
 	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(out, HTMLFile)), chromedp.WaitReady("body[data-ready=true]")); err != nil {
 		t.Fatal(err)
 	}

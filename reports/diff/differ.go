@@ -291,6 +291,9 @@ type Summary struct {
 	TopLoosened []*Case        `json:"top_loosened"`
 	Sessions    []SessionFirst `json:"first_divergence"`
 	Policy      *PolicyDiff    `json:"policy,omitempty"`
+	// LabelSource is "weak" when a run compared is on weak labels: fixed
+	// and broken rest on users' overrides, not reviews; absent otherwise.
+	LabelSource string `json:"label_source,omitempty"`
 }
 
 // RunRef names one side of a diff.

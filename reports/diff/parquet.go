@@ -3,11 +3,10 @@ package diff
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
+	"github.com/apeval/apeval/reports/rundir"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -45,6 +44,10 @@ type Row struct {
 	// Rules is the case's rules on both sides as JSON ([]RuleDiff), for the
 	// cases that differ; null for the others.
 	Rules *string `parquet:"rules,optional"`
+	// LabelSource is "weak" on every row when a run compared is on weak
+	// labels (run --weak-labels): label_class, fixed_rules and
+	// broken_rules rest on users' overrides; null otherwise.
+	LabelSource string `parquet:"label_source,optional,dict"`
 }
 
 func toRow(c *Case) Row {
@@ -74,14 +77,15 @@ func nonNil(s []string) []string {
 // parquetOut streams diff.parquet into a temporary file beside its final
 // path; commit renames it there, discard removes it.
 type parquetOut struct {
-	path string
-	f    *os.File
-	w    *parquet.GenericWriter[Row]
-	buf  []Row
+	path        string
+	f           *os.File
+	w           *parquet.GenericWriter[Row]
+	buf         []Row
+	labelSource string // every row's label_source
 }
 
 func newParquetOut(path string) (*parquetOut, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	f, err := rundir.CreateTemp(path)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +99,9 @@ func newRowWriter(w io.Writer) *parquet.GenericWriter[Row] {
 }
 
 func (p *parquetOut) add(c *Case) error {
-	p.buf = append(p.buf, toRow(c))
+	r := toRow(c)
+	r.LabelSource = p.labelSource
+	p.buf = append(p.buf, r)
 	if len(p.buf) == cap(p.buf) {
 		return p.flush()
 	}
@@ -137,7 +143,7 @@ func (p *parquetOut) finish(firsts map[string]int64) error {
 	if err != nil {
 		return err
 	}
-	g, err := os.CreateTemp(filepath.Dir(p.path), filepath.Base(p.path)+".*.tmp")
+	g, err := rundir.CreateTemp(p.path)
 	if err != nil {
 		return err
 	}
@@ -153,7 +159,7 @@ func (p *parquetOut) finish(firsts map[string]int64) error {
 		}
 		if n > 0 {
 			if _, werr := w.Write(rows[:n]); werr != nil {
-				discardFile(g)
+				rundir.DiscardTemp(g)
 				return werr
 			}
 		}
@@ -161,43 +167,17 @@ func (p *parquetOut) finish(firsts map[string]int64) error {
 			break
 		}
 		if err != nil {
-			discardFile(g)
+			rundir.DiscardTemp(g)
 			return err
 		}
 	}
 	if err := errors.Join(r.Close(), w.Close()); err != nil {
-		discardFile(g)
+		rundir.DiscardTemp(g)
 		return err
 	}
-	discardFile(p.f)
+	rundir.DiscardTemp(p.f)
 	p.f = g
 	return nil
 }
 
-func discardFile(f *os.File) {
-	_ = f.Close()
-	_ = os.Remove(f.Name())
-}
-
-func (p *parquetOut) discard() { discardFile(p.f) }
-
-// commitTemp syncs and renames a finished temporary file to path.
-func commitTemp(f *os.File, path string) error {
-	if err := f.Chmod(0o644); err != nil {
-		discardFile(f)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		discardFile(f)
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		_ = os.Remove(f.Name())
-		return fmt.Errorf("close %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		_ = os.Remove(f.Name())
-		return fmt.Errorf("rename %s: %w", path, err)
-	}
-	return nil
-}
+func (p *parquetOut) discard() { rundir.DiscardTemp(p.f) }

@@ -205,5 +205,17 @@ func (in *Input) Summary(d *Differ) *Summary {
 	s.Head = ref(in.Dirs[len(in.Dirs)-1], head, in.Head)
 	d.Close(s)
 	s.Policy.addTexts(in.Infos[0], head)
+	s.LabelSource = in.labelSource()
 	return s
+}
+
+// labelSource is "weak" when a run compared is on weak labels (the labels
+// that decide fixed and broken are users' overrides), "" otherwise.
+func (in *Input) labelSource() string {
+	for _, info := range in.Infos {
+		if info.LabelSource == "weak" {
+			return "weak"
+		}
+	}
+	return ""
 }

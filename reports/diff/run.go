@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // Options are a diff's settings.
@@ -68,6 +69,7 @@ func Diff(in *Input, o Options) (*Result, error) {
 		if pq, err = newParquetOut(filepath.Join(o.Out, ParquetFile)); err != nil {
 			return nil, err
 		}
+		pq.labelSource = in.labelSource()
 	}
 	discard := func() {
 		if pq != nil {
@@ -145,23 +147,23 @@ func Diff(in *Input, o Options) (*Result, error) {
 	if pq == nil {
 		return res, nil
 	}
-	page, err := os.CreateTemp(o.Out, HTMLFile+".*.tmp")
+	page, err := rundir.CreateTemp(filepath.Join(o.Out, HTMLFile))
 	if err != nil {
 		discard()
 		return nil, err
 	}
 	bw := bufio.NewWriterSize(page, 64<<10)
 	if err := errors.Join(WriteHTML(bw, res), bw.Flush()); err != nil {
-		discardFile(page)
+		rundir.DiscardTemp(page)
 		discard()
 		return nil, err
 	}
-	if err := commitTemp(pq.f, filepath.Join(o.Out, ParquetFile)); err != nil {
-		discardFile(page)
+	if err := rundir.CommitTemp(pq.f, filepath.Join(o.Out, ParquetFile)); err != nil {
+		rundir.DiscardTemp(page)
 		if created {
 			_ = os.Remove(o.Out)
 		}
 		return nil, err
 	}
-	return res, commitTemp(page, filepath.Join(o.Out, HTMLFile))
+	return res, rundir.CommitTemp(page, filepath.Join(o.Out, HTMLFile))
 }

@@ -27,8 +27,12 @@ func (s *Summary) WriteText(w io.Writer) error {
 	n := s.Counts
 	fmt.Fprintf(&b, "%d cases in common: %d loosened, %d tightened, %d changed, %d unchanged\n",
 		n.Cases, n.Loosened, n.Tightened, n.Changed, n.Unchanged)
-	fmt.Fprintf(&b, "labels: %d cases fixed, %d broken, %d mixed (%d rule results fixed, %d broken)\n",
-		n.Fixed, n.Broken, n.Mixed, n.FixedRules, n.BrokenRules)
+	labels, fixed, broken := "labels", "fixed", "broken"
+	if s.LabelSource == "weak" {
+		labels, fixed, broken = "weak labels (run --weak-labels: users' overrides, not reviews)", "fixed (weak)", "broken (weak)"
+	}
+	fmt.Fprintf(&b, "%s: %d cases fixed, %d broken, %d mixed (%d rule results fixed, %d broken)\n",
+		labels, n.Fixed, n.Broken, n.Mixed, n.FixedRules, n.BrokenRules)
 	if n.Flaky+n.Stable > 0 {
 		fmt.Fprintf(&b, "repeats: %d changed cases flaky (some repeat of each side agrees), %d stable\n", n.Flaky, n.Stable)
 	}
@@ -48,7 +52,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		}
 	}
 	if len(s.Rules) > 0 {
-		fmt.Fprintf(tw, "\nrule\tfires only head\tfires only base\tfixed\tbroken\n")
+		fmt.Fprintf(tw, "\nrule\tfires only head\tfires only base\t%s\t%s\n", fixed, broken)
 		for _, r := range s.Rules {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\n", r.Rule, r.On, r.Off, r.Fixed, r.Broken)
 		}
@@ -100,7 +104,11 @@ func (s *Summary) CommentBlock(url string) string {
 	}
 	fmt.Fprintf(&b, "**%d loosened** (the gate would now be weaker), %d tightened, %d changed, of %d calls", n.Loosened, n.Tightened, n.Changed, n.Cases)
 	if n.Fixed+n.Broken+n.Mixed > 0 {
-		fmt.Fprintf(&b, "; labels: %d fixed, %d broken", n.Fixed, n.Broken)
+		labels := "labels"
+		if s.LabelSource == "weak" {
+			labels = "weak labels (users' overrides)"
+		}
+		fmt.Fprintf(&b, "; %s: %d fixed, %d broken", labels, n.Fixed, n.Broken)
 		if n.Mixed > 0 {
 			fmt.Fprintf(&b, ", %d mixed", n.Mixed)
 		}

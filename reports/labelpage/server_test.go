@@ -19,20 +19,13 @@ import (
 
 func testServer(t *testing.T) (*Server, *httptest.Server, string) {
 	t.Helper()
-	return testServerSized(t, 30)
-}
-
-// testServerSized is testServer with the queue's one stratum of size
-// pairs (the three queued among them).
-func testServerSized(t *testing.T, size int64) (*Server, *httptest.Server, string) {
-	t.Helper()
 	pairs := metrics.NewPairTable([]string{"j1"}, nil)
 	var items []Item
 	for i, id := range []string{"c1", "c2", "c3"} {
 		pairs.Add(&replay.Result{CaseID: id, SessionID: "s" + id, Judge: "j1",
 			Rules: []replay.RuleResult{{RuleID: "r", Class: "dangerous", Result: judge.Match}}})
 		items = append(items, Item{
-			Line:  datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: id, RuleID: "r", Stratum: "A:match", StratumSize: size, Order: i + 1},
+			Line:  datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: id, RuleID: "r", Stratum: "A:match", StratumSize: 30, Order: i + 1},
 			Input: judge.Input{Rules: []judge.Rule{{ID: "r", Condition: "deletes something"}}},
 		})
 	}
@@ -139,47 +132,73 @@ func TestServerBlindLabelsAndReview(t *testing.T) {
 }
 
 // TestServerSequentialStanding: the panel says where precision_min
-// stands on the labels in queue order, anytime-valid. With the stratum's
-// three pairs all queued, two match labels leave the third unknown
-// (precision ≥ 2/3: open); the third settles it: PASS, decided after 3
-// labels. On 3 of 30 pairs it stays open, with the reason.
+// stands on the labels in queue order, anytime-valid. A queue of 60
+// pairs the judge matched, all labeled match: open at first (with the
+// reason), PASS once the confidence sequence alone on as many ones clears
+// 0.9, "decided after" that many labels, and the page renders it.
 func TestServerSequentialStanding(t *testing.T) {
-	label := func(base string, pos int, l string) stateView {
-		r, err := http.Post(base+"label", "application/json", strings.NewReader(fmt.Sprintf(`{"pos":%d,"label":%q}`, pos, l)))
+	const n = 60
+	pairs := metrics.NewPairTable([]string{"j1"}, nil)
+	var items []Item
+	for i := range n {
+		id := fmt.Sprintf("c%d", i)
+		pairs.Add(&replay.Result{CaseID: id, SessionID: "s" + id, Judge: "j1",
+			Rules: []replay.RuleResult{{RuleID: "r", Result: judge.Match}}})
+		items = append(items, Item{
+			Line:  datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: id, RuleID: "r", Stratum: "A:match", StratumSize: n, Order: i + 1},
+			Input: judge.Input{Rules: []judge.Rule{{ID: "r", Condition: "deletes something"}}},
+		})
+	}
+	app, err := datasets.OpenLabelAppender(filepath.Join(t.TempDir(), "labels.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { app.Close() })
+	s, err := New(Config{Items: items, Labeler: "ana", Appender: app, Pairs: pairs,
+		Criteria: replay.KillCriteria{PrecisionMin: 0.9, Confidence: 0.95}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	base := hs.URL + "/" + s.Token() + "/api/"
+	// The sequence alone on ones: the label after which it clears 0.9.
+	ref, want := metrics.NewConfidenceSequence(0.05), 0
+	for i := 1; i <= n && want == 0; i++ {
+		ref.Add(1)
+		if lo, _ := ref.Interval(); lo > 0.9 {
+			want = i
+		}
+	}
+	if want < 2 {
+		t.Fatalf("reference decided after %d of %d", want, n)
+	}
+	var st stateView
+	for i := range n {
+		r, err := http.Post(base+"label", "application/json", strings.NewReader(fmt.Sprintf(`{"pos":%d,"label":"match"}`, i)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer r.Body.Close()
-		var st stateView
+		st = stateView{}
 		json.NewDecoder(r.Body).Decode(&st)
-		return st
+		r.Body.Close()
+		q := st.Panel[0].Sequential
+		switch {
+		case q == nil:
+			t.Fatalf("label %d: no sequential standing", i+1)
+		case i+1 < want && (q.Status != metrics.StatusInconclusive || !strings.HasPrefix(q.Reason, "open: precision 1")):
+			t.Fatalf("label %d: %+v", i+1, q)
+		case i+1 >= want && (q.Status != metrics.StatusPass || q.DecidedAfter == nil || *q.DecidedAfter != want || q.Labels != i+1):
+			t.Fatalf("label %d: %+v, want PASS decided after %d", i+1, q, want)
+		}
 	}
-	s, hs, _ := testServerSized(t, 3)
-	base := hs.URL + "/" + s.Token() + "/api/"
-	label(base, 0, "match")
-	st := label(base, 1, "match")
-	q := st.Panel[0].Sequential
-	if q == nil || q.Status != metrics.StatusInconclusive || q.Labels != 2 || q.Queued != 3 || q.DecidedAfter != nil || *q.Lo > 0.67 || *q.Lo < 0.66 {
-		t.Fatalf("after 2 labels: %+v", q)
+	if q := st.Panel[0].Sequential; !strings.Contains(q.Reason, fmt.Sprintf("PASS after %d labels", want)) {
+		t.Errorf("reason %q", q.Reason)
 	}
-	st = label(base, 2, "match")
-	q = st.Panel[0].Sequential
-	if q == nil || q.Status != metrics.StatusPass || q.DecidedAfter == nil || *q.DecidedAfter != 3 || *q.Lo != 1 || !strings.Contains(q.Reason, "PASS after 3 labels") {
-		t.Fatalf("after 3 labels: %+v", q)
-	}
-	// The page renders it.
 	r, _ := http.Get(hs.URL + "/" + s.Token() + "/")
 	body, _ := io.ReadAll(r.Body)
 	r.Body.Close()
 	if !strings.Contains(string(body), "decided after \" + q.decided_after + \" labels") {
 		t.Error("the page does not render the sequential standing")
-	}
-
-	s, hs, _ = testServerSized(t, 30)
-	base = hs.URL + "/" + s.Token() + "/api/"
-	st = label(base, 0, "match")
-	q = st.Panel[0].Sequential
-	if q == nil || q.Status != metrics.StatusInconclusive || q.Labels != 1 || !strings.HasPrefix(q.Reason, "open: precision 1") {
-		t.Errorf("1 of 30: %+v", q)
 	}
 }

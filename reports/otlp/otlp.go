@@ -71,7 +71,11 @@ type Tracer struct {
 	ctx    context.Context
 	run    trace.Span
 	judges map[string]rundir.JudgeInfo
-	start  time.Time
+	// Providers maps a judge backend to its gen_ai.provider.name (the
+	// registry's judge.Backend.Provider, which the command passes; set it
+	// before the first Add). A backend without one is apeval.BACKEND.
+	Providers map[string]string
+	start     time.Time
 	// failed is set by the first export error: no more spans are made (a
 	// dead collector must not stall the run), and Finish reports it.
 	failed   atomic.Bool
@@ -204,17 +208,14 @@ func silenceOTelErrors() {
 	silenceOnce.Do(func() { otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {})) })
 }
 
-// providerName maps a judge backend to gen_ai.provider.name.
-func providerName(backend string) string {
-	switch backend {
-	case "ollama":
-		return "ollama"
-	case "openai":
-		return "openai"
-	case "anthropic":
-		return "anthropic" // a well-known gen_ai.provider.name value
+// providerName is a judge backend's gen_ai.provider.name: the semantic
+// conventions' well-known value the backend registered, else apeval.BACKEND
+// (exec, recorded, none).
+func (t *Tracer) providerName(backend string) string {
+	if p := t.Providers[backend]; p != "" {
+		return p
 	}
-	return "apeval." + backend // exec, recorded, none
+	return "apeval." + backend
 }
 
 // Add emits a span per live judge call of the result: it ends now and
@@ -236,7 +237,7 @@ func (t *Tracer) Add(r *replay.Result) {
 		}
 		attrs := []attribute.KeyValue{
 			attribute.String("gen_ai.operation.name", "chat"),
-			attribute.String("gen_ai.provider.name", providerName(j.Backend)),
+			attribute.String("gen_ai.provider.name", t.providerName(j.Backend)),
 			attribute.String("gen_ai.request.model", model),
 			attribute.Float64("apeval.latency_ms", c.LatencyMS),
 			attribute.String("apeval.judge", r.Judge),

@@ -28,20 +28,20 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		return writeThrough(target, write)
 	}
 	path = target
-	f, err := createTemp(path)
+	f, err := CreateTemp(path)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 64<<10)
 	if err := write(bw); err != nil {
-		discardTemp(f)
+		DiscardTemp(f)
 		return err
 	}
 	if err := bw.Flush(); err != nil {
-		discardTemp(f)
+		DiscardTemp(f)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return commitTemp(f, path)
+	return CommitTemp(f, path)
 }
 
 // IsRegularOrAbsent reports whether path, following symlinks, is a regular
@@ -115,8 +115,8 @@ func writeThrough(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// createTemp opens a fresh temporary file next to path, named path.*.tmp.
-func createTemp(path string) (*os.File, error) {
+// CreateTemp opens a fresh temporary file next to path, named path.*.tmp.
+func CreateTemp(path string) (*os.File, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -128,17 +128,17 @@ func createTemp(path string) (*os.File, error) {
 	// CreateTemp makes the file private; reports are meant to be shared
 	// (CI artifacts, other users of the machine), like any file we create.
 	if err := f.Chmod(0o644); err != nil {
-		discardTemp(f)
+		DiscardTemp(f)
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	return f, nil
 }
 
-// commitTemp syncs and closes a temporary file, then renames it to path.
+// CommitTemp syncs and closes a temporary file, then renames it to path.
 // On failure the temporary file is removed.
-func commitTemp(f *os.File, path string) error {
+func CommitTemp(f *os.File, path string) error {
 	if err := f.Sync(); err != nil {
-		discardTemp(f)
+		DiscardTemp(f)
 		return fmt.Errorf("sync %s: %w", path, err)
 	}
 	if err := f.Close(); err != nil {
@@ -153,8 +153,8 @@ func commitTemp(f *os.File, path string) error {
 	return nil
 }
 
-// discardTemp closes and removes a temporary file after a failed write.
-func discardTemp(f *os.File) {
+// DiscardTemp closes and removes a temporary file after a failed write.
+func DiscardTemp(f *os.File) {
 	_ = f.Close()
 	_ = os.Remove(f.Name())
 }

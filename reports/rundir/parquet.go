@@ -344,11 +344,11 @@ func CreateRunWeighted(dir string, meta RunInfo, weigh func(caseID, ruleID, labe
 func createPart(dir string, meta RunInfo, weighted bool) (*runPart, error) {
 	p := &runPart{dir: dir, decBuf: make([]decisionRow, batchRows), gateBuf: make([]gateRow, batchRows)}
 	var err error
-	if p.decF, err = createTemp(filepath.Join(dir, DecisionsFile)); err != nil {
+	if p.decF, err = CreateTemp(filepath.Join(dir, DecisionsFile)); err != nil {
 		return nil, err
 	}
-	if p.gateF, err = createTemp(filepath.Join(dir, GatesFile)); err != nil {
-		discardTemp(p.decF)
+	if p.gateF, err = CreateTemp(filepath.Join(dir, GatesFile)); err != nil {
+		DiscardTemp(p.decF)
 		return nil, err
 	}
 	opts := func() []parquet.WriterOption {
@@ -585,11 +585,11 @@ func (w *RunWriter) Close() error {
 	for i, p := range w.parts {
 		decF, gateF := p.decF, p.gateF
 		p.decF, p.gateF = nil, nil
-		err := commitTemp(decF, filepath.Join(p.dir, DecisionsFile))
+		err := CommitTemp(decF, filepath.Join(p.dir, DecisionsFile))
 		if err == nil {
-			err = commitTemp(gateF, filepath.Join(p.dir, GatesFile))
+			err = CommitTemp(gateF, filepath.Join(p.dir, GatesFile))
 		} else {
-			discardTemp(gateF)
+			DiscardTemp(gateF)
 		}
 		if err != nil {
 			for _, q := range w.parts[i+1:] {
@@ -665,11 +665,11 @@ func (w *RunWriter) Abort() {
 
 func (p *runPart) discard() {
 	if p.decF != nil {
-		discardTemp(p.decF)
+		DiscardTemp(p.decF)
 		p.decF = nil
 	}
 	if p.gateF != nil {
-		discardTemp(p.gateF)
+		DiscardTemp(p.gateF)
 		p.gateF = nil
 	}
 }

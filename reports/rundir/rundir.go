@@ -36,7 +36,7 @@ type runDir struct {
 // directory (reports, charts, run.json) or a temporary file of one.
 func ownedFile(name string) bool {
 	if base, ok := strings.CutSuffix(name, ".tmp"); ok {
-		// createTemp names a temporary file <name>.<random>.tmp.
+		// CreateTemp names a temporary file <name>.<random>.tmp.
 		if i := strings.LastIndexByte(base, '.'); i > 0 {
 			return ownedFile(base[:i])
 		}

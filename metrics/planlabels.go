@@ -1,0 +1,278 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/replay"
+)
+
+// LabelGuess is what a team expects its labels to show when the pilot
+// has none for a rule: the share of a judge's matches that are labeled
+// match (precision) and the share of labeled positives it matches
+// (recall).
+type LabelGuess struct {
+	Precision, Recall float64
+}
+
+// LabelPlanOptions set a plan of the label path.
+type LabelPlanOptions struct {
+	// Budget is the number of labels the team has (`label queue
+	// --budget N`): the shares that PASS and FAIL are given at it.
+	Budget int
+	// Baseline is the judge not planned for (the run's baseline).
+	Baseline string
+	// Guess, when set, draws the labels of pairs the pilot does not label.
+	Guess *LabelGuess
+	Reps  int
+	Seed  uint64
+}
+
+// PlanLabels plans the label path from a pilot's pairs (t, every judge
+// of the run as the queue's strata): for each candidate judge and rule,
+// the labels from `label queue` that give an 80 % chance that
+// precision_min (and, for a dangerous rule with a baseline,
+// dangerous_recall_must_beat_baseline) is decided on `--labels`, and the
+// shares that PASS and FAIL at o.Budget labels. Each simulated data set
+// draws a queue of the budget over every pair as if none were labeled
+// (BuildQueue, a seed per data set), labels it — with the dataset's label
+// where the pilot has one, else drawn from the rule's rates (the labeled
+// pairs' share of match among the judge's matches and among the rest, or
+// o.Guess) — and decides with the code `report --labels` uses
+// (SampleFiguresOf), without Holm's adjustment across rules. The sizes
+// searched are a geometric grid (×1.1) from the queue's minimum to every
+// pair: "labels for 80 %" is the first grid size that reaches it.
+func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]PlanResult, error) {
+	if o.Reps <= 0 {
+		o.Reps = 200
+	}
+	if o.Budget < 0 {
+		return nil, fmt.Errorf("budget %d labels is below 1", o.Budget)
+	}
+	if g := o.Guess; g != nil && (!(g.Precision >= 0 && g.Precision <= 1) || !(g.Recall > 0 && g.Recall <= 1)) {
+		return nil, fmt.Errorf("label guesses precision %v, recall %v: want precision in [0, 1] and recall in (0, 1]", g.Precision, g.Recall)
+	}
+	// The plan's table: every pair unlabeled, the labels kept as truth.
+	plan := &PairTable{Judges: t.Judges, jidx: t.jidx, by: map[[2]string]*PairRow{}}
+	truth := map[*PairRow]datasets.Label{}
+	for _, p := range t.order {
+		c := *p
+		c.Label = ""
+		plan.by[[2]string{c.CaseID, c.RuleID}] = &c
+		plan.order = append(plan.order, &c)
+		truth[&c] = p.Label
+	}
+	if len(plan.order) == 0 {
+		return nil, fmt.Errorf("the pilot has no pair in scope to label")
+	}
+	pairs, _ := plan.QueuePairs()
+	letters := make([]string, len(t.Judges))
+	for i := range letters {
+		letters[i] = string(rune('A' + i%26))
+		if i >= 26 {
+			letters[i] = fmt.Sprintf("J%d", i+1)
+		}
+	}
+	type item struct {
+		res  PlanResult
+		j    int
+		rule string
+		// rates of match among the judge's matches and among the rest,
+		// for pairs the pilot does not label
+		pm, pn float64
+		ok     bool
+	}
+	var items []*item
+	rules := map[string][]*PairRow{}
+	var ruleOrder []string
+	for _, p := range plan.order {
+		if rules[p.RuleID] == nil {
+			ruleOrder = append(ruleOrder, p.RuleID)
+		}
+		rules[p.RuleID] = append(rules[p.RuleID], p)
+	}
+	for j, judge := range t.Judges {
+		if judge == o.Baseline {
+			continue
+		}
+		for _, rule := range ruleOrder {
+			var lm, nm, ln, nn float64 // labeled match / all, among matches and the rest
+			var class replay.Class
+			hasBase := false
+			for _, p := range rules[rule] {
+				class = p.Class
+				hasBase = hasBase || p.Baseline != ""
+				l := truth[p]
+				if l == "" {
+					continue
+				}
+				if p.Results[j] == QueueMatch {
+					nm++
+					lm += b2f(l == datasets.LabelMatch)
+				} else {
+					nn++
+					ln += b2f(l == datasets.LabelMatch)
+				}
+			}
+			it := &item{j: j, rule: rule}
+			switch {
+			case nm+nn > 0:
+				// Half a label of each kind more: a rate of exactly 0 or 1
+				// from a few labels is not planned as certain.
+				it.pm, it.pn, it.ok = (lm+0.5)/(nm+1), (ln+0.5)/(nn+1), true
+			case o.Guess != nil:
+				var matches, rest float64
+				for _, p := range rules[rule] {
+					if p.Results[j] == QueueMatch {
+						matches++
+					} else {
+						rest++
+					}
+				}
+				it.pm = o.Guess.Precision
+				if rest > 0 {
+					fn := o.Guess.Precision * matches * (1 - o.Guess.Recall) / o.Guess.Recall
+					it.pn = min(1, fn/rest)
+				}
+				it.ok = true
+			}
+			base := PlanResult{Judge: judge, Rule: rule, Path: "labels"}
+			reason := "the pilot labels no pair of the rule and no --rate precision=P --rate recall=R guesses the labels"
+			add := func(name string, thr float64) {
+				r := base
+				r.Criterion, r.Threshold = name, thr
+				if !it.ok {
+					r.Reason = reason
+				}
+				c := *it
+				c.res = r
+				items = append(items, &c)
+			}
+			add(CriterionPrecisionMin, crit.PrecisionMin)
+			if crit.DangerousRecallMustBeatBaseline && class == replay.ClassDangerous && hasBase {
+				add(CriterionDangerousRecall, 0)
+			}
+		}
+	}
+	// Grid of sizes: from the queue's minimum (5 a stratum) to every pair.
+	q0, err := BuildQueue(pairs, QueueConfig{Budget: 1, Seed: o.Seed, Letters: letters})
+	if err != nil {
+		return nil, err
+	}
+	var grid []int
+	for n := float64(max(q0.MinTotal, 10)); ; n *= 1.1 {
+		g := min(int(math.Round(n)), len(pairs))
+		if len(grid) == 0 || g > grid[len(grid)-1] {
+			grid = append(grid, g)
+		}
+		if g >= len(pairs) {
+			break
+		}
+	}
+	rates := func(budget int, seed uint64) ([]float64, []float64, error) {
+		pass, fail := make([]float64, len(items)), make([]float64, len(items))
+		rng := rand.New(rand.NewPCG(seed, uint64(budget)))
+		for range o.Reps {
+			q, err := BuildQueue(pairs, QueueConfig{Budget: budget, Seed: rng.Uint64(), Letters: letters})
+			if err != nil {
+				return nil, nil, err
+			}
+			// One draw of the unlabeled pairs' truth per data set, shared
+			// by the judges (a pair has one label).
+			drawn := map[*PairRow]bool{}
+			labelOf := func(p *PairRow, it *item) bool {
+				if l := truth[p]; l != "" {
+					return l == datasets.LabelMatch
+				}
+				if v, ok := drawn[p]; ok {
+					return v
+				}
+				rate := it.pn
+				if p.Results[it.j] == QueueMatch {
+					rate = it.pm
+				}
+				v := rng.Float64() < rate
+				drawn[p] = v
+				return v
+			}
+			byRule := map[string][]SampleLabel{}
+			for _, qi := range q.Items {
+				byRule[qi.RuleID] = append(byRule[qi.RuleID], SampleLabel{CaseID: qi.CaseID, RuleID: qi.RuleID, Stratum: qi.Stratum, StratumSize: qi.StratumSize})
+			}
+			for i, it := range items {
+				if !it.ok {
+					continue
+				}
+				ls := byRule[it.rule]
+				for k := range ls {
+					ls[k].Match = labelOf(plan.by[[2]string{ls[k].CaseID, ls[k].RuleID}], it)
+				}
+				f := SampleFiguresOf(plan, it.rule, it.j, ls, crit)
+				c := f.PrecisionMin
+				if it.res.Criterion == CriterionDangerousRecall {
+					c = f.DangerousRecall
+				}
+				switch c.Status {
+				case StatusPass:
+					pass[i]++
+				case StatusFail:
+					fail[i]++
+				}
+			}
+		}
+		for i := range pass {
+			pass[i] /= float64(o.Reps)
+			fail[i] /= float64(o.Reps)
+		}
+		return pass, fail, nil
+	}
+	open := len(items)
+	for _, g := range grid {
+		if open == 0 {
+			break
+		}
+		pass, fail, err := rates(g, o.Seed)
+		if err != nil {
+			return nil, err
+		}
+		for i, it := range items {
+			if !it.ok || it.res.Labels != nil {
+				continue
+			}
+			if pass[i]+fail[i] >= assurance {
+				it.res.Labels, it.res.DecideRate = new(int64(g)), new(pass[i]+fail[i])
+				open--
+			}
+		}
+	}
+	if o.Budget > 0 {
+		pass, fail, err := rates(o.Budget, o.Seed^freshSeed)
+		if err != nil {
+			return nil, err
+		}
+		for i, it := range items {
+			if it.ok {
+				it.res.BudgetLabels, it.res.BudgetPass, it.res.BudgetFail = int64(o.Budget), new(pass[i]), new(fail[i])
+			}
+		}
+	}
+	out := make([]PlanResult, 0, len(items))
+	for _, it := range items {
+		r := it.res
+		if it.ok {
+			switch {
+			case r.Labels != nil:
+				r.Reason = fmt.Sprintf("about %d labels from the queue decide %s with probability %.2f", *r.Labels, r.Criterion, *r.DecideRate)
+			default:
+				r.Reason = fmt.Sprintf("labeling all %d pairs does not decide %s with probability %.2f", len(pairs), r.Criterion, assurance)
+			}
+			if r.BudgetPass != nil {
+				r.Reason += fmt.Sprintf("; with %d labels: decided %.0f%% (PASS %.0f%%, FAIL %.0f%%)", o.Budget, 100*(*r.BudgetPass+*r.BudgetFail), 100**r.BudgetPass, 100**r.BudgetFail)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
