@@ -59,7 +59,9 @@ unknown_rate_max, judge_required_rate_max and approval_reject_rate_max (or
 their labels precision, unknown, judge-required, approval rejects).
 
 From a pilot run directory (RUN_DIR or --pilot RUN_DIR, e.g. a first small
-apeval run): every criterion per judge and rule. The proportions are fitted
+apeval run): every criterion per judge and rule, in sessions of traffic
+(sessions without a unit of a figure, such as no match prediction, count
+too, as they will in the data collected). The proportions are fitted
 (rate, ICC and the session sizes seen) and simulated from the fit; the P95
 latency (per judge), recall vs the baseline (per dangerous rule) and the
 fire-rate drift (per rule, against the run's --baseline judge) resample the
@@ -267,7 +269,18 @@ func (o *planOptions) pilotPlans(io IO) (replay.KillCriteria, []metrics.PlanResu
 		}
 		return spec.Criteria, plans, nil
 	}
-	plans, err := metrics.PlanPilot(rep.Summary, metrics.PlanOptions{Budget: o.Sessions, Reps: o.Reps, Seed: o.Seed})
+	po := metrics.PlanOptions{Budget: o.Sessions, Reps: o.Reps, Seed: o.Seed}
+	if isTerminal(io.Err) {
+		// Dozens of criteria, seconds each: say where the plan is.
+		po.Progress = func(done int, what string) {
+			if what == "" {
+				fmt.Fprint(io.Err, "\r\033[K")
+				return
+			}
+			fmt.Fprintf(io.Err, "\r\033[Kplanning: %d done (%s)", done, what)
+		}
+	}
+	plans, err := metrics.PlanPilot(rep.Summary, po)
 	if err != nil {
 		return replay.KillCriteria{}, nil, usagef("%v", err)
 	}
@@ -385,6 +398,9 @@ func pilotCell(p metrics.PlanResult) string {
 	}
 	if p.Guess != nil {
 		est += fmt.Sprintf(" (ICC %.2f)", p.Guess.ICC)
+	}
+	if d.TrafficSessions > d.Sessions {
+		return fmt.Sprintf("%s over %d of %d sessions, %d %s", est, d.Sessions, d.TrafficSessions, d.Units, d.Unit)
 	}
 	return fmt.Sprintf("%s over %d sessions, %d %s", est, d.Sessions, d.Units, d.Unit)
 }
