@@ -22,16 +22,14 @@ type disagreementRuleJSON struct {
 	Label     *string      `json:"label"`
 }
 
+// decisionJSON is PairDecision with its JSON names (same fields, so a
+// conversion).
 type decisionJSON struct {
 	Judge      string   `json:"judge"`
 	Result     string   `json:"result"`
 	Confidence *float64 `json:"confidence"`
 	Status     string   `json:"status"`
 	Source     string   `json:"source"`
-}
-
-func toDecisionJSON(d PairDecision) decisionJSON {
-	return decisionJSON{Judge: d.Judge, Result: d.Result, Confidence: d.Confidence, Status: d.Status, Source: d.Source}
 }
 
 // Annotate adds apeval_disagreement (datasets.DisagreementField) to the
@@ -46,7 +44,7 @@ func (c CaseDisagreements) Annotate(line []byte) ([]byte, error) {
 	}
 	field := disagreementJSON{}
 	for _, d := range c.Rules {
-		r := disagreementRuleJSON{RuleID: d.RuleID, Kind: d.Kind, Baseline: toDecisionJSON(d.Baseline), Candidate: toDecisionJSON(d.Candidate)}
+		r := disagreementRuleJSON{RuleID: d.RuleID, Kind: d.Kind, Baseline: decisionJSON(d.Baseline), Candidate: decisionJSON(d.Candidate)}
 		var s string
 		if raw, ok := cur.Labels[d.RuleID]; ok && json.Unmarshal(raw, &s) == nil && s != "" {
 			r.Label = &s
