@@ -68,6 +68,13 @@ fire-rate drift (per rule, against the run's --baseline judge) resample the
 pilot's sessions. The run's own kill criteria are used unless --criteria or
 --policy replace them.
 
+With a pilot and --labels N: the label path (label queue, then --labels):
+per judge and rule, how many labels from the queue give an 80% chance of
+deciding precision and recall vs the baseline, and what N labels give
+("with 300 labels: precision decided 85%, recall vs baseline decided 40%").
+The pilot's own labels stand for what the labels will show; where it has
+none, --rate precision=P --rate recall=R guess them (docs/planning.md).
+
 Thresholds and confidence come from --criteria FILE, --policy FILE, the
 pilot's run.json, or the defaults. An impossible guess (a rate outside
 [0, 1], an ICC below 0 or at 1, a session size below 1, a budget of 0
@@ -85,7 +92,10 @@ sessions) is exit 2 naming the value.`,
   apeval plan runs/pilot --sessions 300
 
   # Drift of every other judge against a baseline judge of the pilot, as JSON
-  apeval plan --pilot runs/pilot --baseline recorded/judge-v1 --json`,
+  apeval plan --pilot runs/pilot --baseline recorded/judge-v1 --json
+
+  # The label path: what 300 labels from the queue decide, guessing the labels
+  apeval plan runs/pilot --labels 300 --rate precision=0.9 --rate recall=0.8`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case len(args) > 1:
