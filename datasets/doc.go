@@ -34,7 +34,7 @@
 //	validate.go    Decode: the decode paths and the field rules
 //	fastdecode.go  the fast decoder for well-formed lines
 //	category.go    the tool-name → category map
-//	labels.go, raw.go, writer.go   label import without losing fields
+//	labels.go, raw.go, writer.go   label import without losing fields; Lines: chosen cases' original lines
 //	stats.go       dataset statistics
 //	labelcheck.go  StrayLabels (labels naming no rule), WeakSwap (run --weak-labels)
 //	sessions.go    SessionFilter: the whole sessions --tag, --limit and --sample keep

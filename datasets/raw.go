@@ -119,3 +119,28 @@ func rawID(line []byte) (string, *LineError) {
 
 // rawKind names the JSON type of a raw value for error messages.
 func rawKind(raw json.RawMessage) string { return jsonKind(firstNonSpace(raw)) }
+
+// Lines reads the original lines of the cases ids names, in one pass over
+// the datasets (ScanRaw): lines[i] is the line of ids[i] (nil when no
+// dataset has it) and where[i] its file:line. Only those lines are held in
+// memory. An id found on two lines is an error naming both.
+func Lines(paths []string, stdin io.Reader, ids []string, urls ...Opener) (lines [][]byte, where []string, err error) {
+	want := make(map[string]int, len(ids))
+	for i, id := range ids {
+		want[id] = i
+	}
+	lines = make([][]byte, len(ids))
+	where = make([]string, len(ids))
+	err = ScanRaw(paths, stdin, func(id string, line []byte, source string) error {
+		i, ok := want[id]
+		if !ok {
+			return nil
+		}
+		if lines[i] != nil {
+			return fmt.Errorf("%s: id: %q already at %s", source, id, where[i])
+		}
+		lines[i], where[i] = bytes.Clone(line), source
+		return nil
+	}, urls...)
+	return lines, where, err
+}

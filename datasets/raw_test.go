@@ -113,3 +113,22 @@ func TestScanRawStopsOnCallbackError(t *testing.T) {
 		t.Errorf("missing file: got %v", err)
 	}
 }
+
+func TestLinesKeepsOnlyTheWantedLines(t *testing.T) {
+	t.Parallel()
+	in := "{\"id\":\"a\",\"x\":1}\n{\"id\":\"b\"}\n{\"id\":\"c\", \"y\":\"é\"}\n"
+	lines, where, err := Lines([]string{"-"}, strings.NewReader(in), []string{"c", "missing", "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(lines[0]) != `{"id":"c", "y":"é"}` || lines[1] != nil || string(lines[2]) != `{"id":"a","x":1}` {
+		t.Errorf("lines %q", lines)
+	}
+	if where[0] != "stdin:3" || where[2] != "stdin:1" {
+		t.Errorf("where %q", where)
+	}
+	_, _, err = Lines([]string{"-"}, strings.NewReader(in+"{\"id\":\"a\"}\n"), []string{"a"})
+	if err == nil || err.Error() != `stdin:4: id: "a" already at stdin:1` {
+		t.Errorf("a duplicate: err %v", err)
+	}
+}

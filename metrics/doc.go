@@ -48,6 +48,7 @@
 //	compare.go         Summary.Compare, CompareVerdict (apeval compare's verdict)
 //	stream.go          reading the spill lists back
 //	disagreements.go   DisagreementFinder
+//	disagreementline.go CaseDisagreements.Annotate: the apeval_disagreement member of a case line
 //	stats.go           the statistics: Wilson, Newcombe, quantiles, Holm, Benjamini–Hochberg
 //	betabin.go         ClusteredInterval: the beta-binomial interval over sessions
 //	pairdiff.go        the clustered Newcombe interval of paired differences over sessions (drift)
@@ -70,6 +71,7 @@
 //	pairs.go           PairTable: a run's pairs across judges; resolving labels files
 //	labeled.go         LabeledSample: --labels applied to a summary (weights, matching, refusals)
 //	agreement.go       Cohen's and Fleiss' kappa, LabelAgreement
+//	weakagreement.go   WeakAgreement: weak labels against people's first label
 //	row.go             Row, the one definition of a figure row: tags, counting, rates
 //	figure.go          Figure: one paired test of a comparison, Significant
 //	paired.go          PairedCounts, PairedBinary: a binary figure of two configurations on the same sessions

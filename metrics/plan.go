@@ -23,10 +23,18 @@ type PlanGuess struct {
 	// them instead of 1 + Poisson(SessionSize − 1).
 	sizes []wv
 	nSess float64
+	// perSession, when set, is the mean units per session of traffic
+	// (sessions without a unit of the figure included).
+	perSession float64
 }
 
-// meanSize is the mean units per session.
-func (g PlanGuess) meanSize() float64 { return g.SessionSize }
+// meanSize is the mean units per session (of traffic, from a pilot).
+func (g PlanGuess) meanSize() float64 {
+	if g.perSession > 0 {
+		return g.perSession
+	}
+	return g.SessionSize
+}
 
 // drawSize draws a session size from g.sizes.
 func (g PlanGuess) drawSize(rng *rand.Rand) int64 {
@@ -67,6 +75,9 @@ type PlanOptions struct {
 	Seed uint64
 	// MaxSessions bounds the search (100,000 when 0).
 	MaxSessions int64
+	// Progress, when set, is told each plan PlanPilot finishes (what:
+	// "judge rule criterion") and how many are done: a pilot plans dozens.
+	Progress func(done int, what string)
 }
 
 // PlanResult is one criterion's plan.
@@ -142,6 +153,9 @@ func PlanProportion(name string, thr float64, g PlanGuess, o PlanOptions, interv
 				Y += ys[i]
 				M += ms[i]
 			}
+			if M == 0 {
+				continue // sessions of traffic without a unit of the figure
+			}
 			lo, hi := interval(ys, ms)
 			switch spec.Direction.Decide(thr, Evidence{Estimate: float64(Y) / float64(M), Lo: lo, Hi: hi}).Status {
 			case StatusPass:
@@ -172,7 +186,7 @@ func b2i(b bool) int {
 // session, named unit in the reason). The size found is checked on fresh
 // random numbers (rates with fresh set): the first size whose noisy rate
 // crosses the target overstates its rate, so the plan reports the fresh
-// rate and steps up by 10 % (at most five times) while it falls short.
+// rate and steps up by 10 % (at most 20 times) while it falls short.
 func planSearch(res *PlanResult, o PlanOptions, perSession float64, unit string, rates func(k int64, fresh bool) (pass, fail float64)) {
 	name, thr := res.Criterion, res.Threshold
 	decides := func(k int64) (bool, float64) {
@@ -199,7 +213,7 @@ func planSearch(res *PlanResult, o PlanOptions, perSession float64, unit string,
 			}
 		}
 		p, f := rates(hi, true)
-		for i := 0; i < 5 && p+f < o.Target && hi < o.MaxSessions; i++ {
+		for i := 0; i < 20 && p+f < o.Target && hi < o.MaxSessions; i++ {
 			hi = min(o.MaxSessions, max(hi+1, hi*11/10))
 			p, f = rates(hi, true)
 		}

@@ -5,15 +5,20 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 )
 
 // PilotData is what a pilot run shows of one criterion's figure: the
 // sessions and units it rests on and its estimate there.
 type PilotData struct {
-	Sessions int64    `json:"sessions"`
-	Units    int64    `json:"units"`
-	Unit     string   `json:"unit"`
-	Estimate *float64 `json:"estimate"`
+	// Sessions hold a unit of the figure, of TrafficSessions the judge
+	// replayed: the plan counts sessions of traffic, so sessions without
+	// a unit (no match prediction, no call, no positive) come along.
+	Sessions        int64    `json:"sessions"`
+	TrafficSessions int64    `json:"traffic_sessions"`
+	Units           int64    `json:"units"`
+	Unit            string   `json:"unit"`
+	Estimate        *float64 `json:"estimate"`
 }
 
 // FitPilot fits the plan's model to a proportion's sessions (y_i
@@ -22,7 +27,7 @@ type PilotData struct {
 // [0, 0.99]; 0 with one session or one unit a session), and the session
 // sizes seen, from which new sessions draw theirs. A pilot without an
 // event (or with only events) is planned at (Y + ½)/(M + 1), not at 0 (1).
-func fitPilot(counts []ymCount) (g PlanGuess, d PilotData, ok bool) {
+func fitPilot(counts []ymCount, traffic int64) (g PlanGuess, d PilotData, ok bool) {
 	var K, Y, M, smm, ssw float64
 	for _, c := range counts {
 		if c.m <= 0 || c.n == 0 {
@@ -62,9 +67,17 @@ func fitPilot(counts []ymCount) (g PlanGuess, d PilotData, ok bool) {
 			icc = min(max((msb-msw)/den, 0), 0.99)
 		}
 	}
+	if T := float64(traffic); T > K {
+		// Sessions of traffic without a unit of the figure.
+		g.sizes = append(g.sizes, wv{0, T - K})
+	}
 	g.sizes = regroup(g.sizes)
-	g.Rate, g.ICC, g.SessionSize, g.nSess = p, icc, M/K, K
-	return g, PilotData{Sessions: int64(K), Units: int64(M), Estimate: ptr(Y / M)}, true
+	g.Rate, g.ICC, g.SessionSize = p, icc, M/K
+	for _, s := range g.sizes {
+		g.nSess += s.n
+	}
+	g.perSession = M / g.nSess
+	return g, PilotData{Sessions: int64(K), TrafficSessions: int64(g.nSess), Units: int64(M), Estimate: ptr(Y / M)}, true
 }
 
 // PlanPilot plans every criterion from a pilot run's summary (its own
@@ -85,12 +98,23 @@ func PlanPilot(s *Summary, o PlanOptions) ([]PlanResult, error) {
 	}
 	e := newEvaluator(s.crit)
 	var out []PlanResult
-	prop := func(judge, rule, name string, r *Row, lane int) error {
+	defer func() {
+		if o.Progress != nil {
+			o.Progress(len(out), "")
+		}
+	}()
+	add := func(r PlanResult) {
+		out = append(out, r)
+		if o.Progress != nil {
+			o.Progress(len(out), strings.TrimSpace(r.Judge+" "+r.Rule+" "+r.Criterion))
+		}
+	}
+	prop := func(judge, rule, name string, r *Row, lane int, traffic int64) error {
 		thr, on := PlanThreshold(s.crit, name)
 		if !on || r.post[lane] == nil {
 			return nil
 		}
-		g, d, ok := fitPilot(r.post[lane].counts)
+		g, d, ok := fitPilot(r.post[lane].counts, traffic)
 		if !ok {
 			return nil
 		}
@@ -100,7 +124,7 @@ func PlanPilot(s *Summary, o PlanOptions) ([]PlanResult, error) {
 			return err
 		}
 		res.Judge, res.Rule, res.Pilot = judge, rule, &d
-		out = append(out, res)
+		add(res)
 		return nil
 	}
 	jrDone := false
@@ -109,17 +133,22 @@ func PlanPilot(s *Summary, o PlanOptions) ([]PlanResult, error) {
 			continue
 		}
 		cand := !j.IsBaseline
+		// The judge's sessions of traffic: every session it replayed.
+		var traffic int64
+		if p := j.Total.post[laneJR]; p != nil {
+			traffic = int64(p.sessions())
+		}
 		if cand && !jrDone {
 			jrDone = true
-			if err := prop("", AllRules, CriterionJudgeRequiredRateMax, j.Total, laneJR); err != nil {
+			if err := prop("", AllRules, CriterionJudgeRequiredRateMax, j.Total, laneJR, traffic); err != nil {
 				return nil, err
 			}
 		}
 		if cand {
-			if r, ok := planP95(e, j, s.paired[j.Judge], o, uint64(ji)); ok {
-				out = append(out, r)
+			if r, ok := planP95(e, j, s.paired[j.Judge], o, uint64(ji), traffic); ok {
+				add(r)
 			}
-			if err := prop(j.Judge, AllRules, CriterionUnknownRateMax, j.Total, laneUnk); err != nil {
+			if err := prop(j.Judge, AllRules, CriterionUnknownRateMax, j.Total, laneUnk, traffic); err != nil {
 				return nil, err
 			}
 		}
@@ -135,19 +164,19 @@ func PlanPilot(s *Summary, o PlanOptions) ([]PlanResult, error) {
 					name string
 					lane int
 				}{{CriterionPrecisionMin, lanePrec}, {CriterionUnknownRateMax, laneUnk}, {CriterionApprovalRejectRateMax, laneAppr}} {
-					if err := prop(j.Judge, r.RuleID, pl.name, r, pl.lane); err != nil {
+					if err := prop(j.Judge, r.RuleID, pl.name, r, pl.lane, traffic); err != nil {
 						return nil, err
 					}
 				}
-				if res, ok := planRecall(e, j.Judge, r, o); ok {
-					out = append(out, res)
+				if res, ok := planRecall(e, j.Judge, r, o, traffic); ok {
+					add(res)
 				}
 			}
 			if cmp != nil {
 				for _, rc := range cmp.Rules {
 					if rc.RuleID == r.RuleID {
-						if res, ok := planDrift(e, j.Judge, rc, o); ok {
-							out = append(out, res)
+						if res, ok := planDrift(e, j.Judge, rc, o, traffic); ok {
+							add(res)
 						}
 					}
 				}
@@ -211,21 +240,27 @@ func (rs *resampler) rates(k int64, decide func(idx []int) Status) (pass, fail f
 	return float64(p) / float64(len(rs.rngs)), float64(f) / float64(len(rs.rngs))
 }
 
-// expand lists pairCounts one entry per session.
-func expand(counts []pairCount) []pairSess {
-	var out []pairSess
+// padded lists pairCounts one entry per session, then empty sessions up
+// to traffic (sessions of traffic without a unit of the figure); with is
+// the number with units, m their units.
+func padded(counts []pairCount, traffic int64) (out []pairSess, with, m int64) {
 	for _, c := range counts {
 		for range c.n {
 			out = append(out, c.s)
+			m += c.s.m
 		}
 	}
-	return out
+	with = int64(len(out))
+	for int64(len(out)) < traffic {
+		out = append(out, pairSess{})
+	}
+	return out, with, m
 }
 
 // planP95 plans judge_p95_max from the judge's live calls, sessions
 // resampled with their calls; the interval is the verdict's
 // (sessionQuantile). ok is false without latency or with the criterion off.
-func planP95(e *evaluator, j *JudgeSummary, jp *judgePairs, o PlanOptions, seed uint64) (PlanResult, bool) {
+func planP95(e *evaluator, j *JudgeSummary, jp *judgePairs, o PlanOptions, seed uint64, traffic int64) (PlanResult, bool) {
 	if e.crit.JudgeP95Max <= 0 || jp == nil || len(jp.total.ms) == 0 || j.Total.noLatency || unrecordedLatency(jp.total.ms) {
 		return PlanResult{}, false
 	}
@@ -244,8 +279,12 @@ func planP95(e *evaluator, j *JudgeSummary, jp *judgePairs, o PlanOptions, seed 
 		sess[i] = by[s]
 	}
 	calls := float64(len(jp.total.ms))
+	withCalls := int64(len(sess))
+	for int64(len(sess)) < traffic {
+		sess = append(sess, nil) // a session of traffic without a call
+	}
 	res := PlanResult{Criterion: CriterionJudgeP95Max, Threshold: maxMS, Judge: j.Judge, Rule: AllRules,
-		Pilot: &PilotData{Sessions: int64(len(sess)), Units: int64(calls), Unit: "calls", Estimate: j.Total.LatencyP95MS}}
+		Pilot: &PilotData{Sessions: withCalls, TrafficSessions: int64(len(sess)), Units: int64(calls), Unit: "calls", Estimate: j.Total.LatencyP95MS}}
 	rs := newResamplers(len(sess), o.Reps, o.Seed^seed)
 	var sc latScratch
 	var c callLats
@@ -256,6 +295,9 @@ func planP95(e *evaluator, j *JudgeSummary, jp *judgePairs, o PlanOptions, seed 
 				c.ms = append(c.ms, v)
 				c.sess = append(c.sess, uint32(k))
 			}
+		}
+		if len(c.ms) == 0 {
+			return StatusInconclusive
 		}
 		sortCalls(c)
 		q := sessionQuantile(c, 95, 100, e.conf, &sc)
@@ -278,17 +320,13 @@ func planP95(e *evaluator, j *JudgeSummary, jp *judgePairs, o PlanOptions, seed 
 // labeled positives with a baseline, sessions resampled; each data set is
 // decided by the verdict's own test (without Holm's adjustment across
 // rules).
-func planRecall(e *evaluator, judge string, r *Row, o PlanOptions) (PlanResult, bool) {
+func planRecall(e *evaluator, judge string, r *Row, o PlanOptions, traffic int64) (PlanResult, bool) {
 	if !e.crit.DangerousRecallMustBeatBaseline || r.recall == nil || len(r.recall.sess) == 0 {
 		return PlanResult{}, false
 	}
-	sess := expand(r.recall.sess)
-	var m int64
-	for _, s := range sess {
-		m += s.m
-	}
+	sess, with, m := padded(r.recall.sess, traffic)
 	res := PlanResult{Criterion: CriterionDangerousRecall, Judge: judge, Rule: r.RuleID,
-		Pilot: &PilotData{Sessions: int64(len(sess)), Units: m, Unit: "labeled positives", Estimate: recallGain(r)}}
+		Pilot: &PilotData{Sessions: with, TrafficSessions: int64(len(sess)), Units: m, Unit: "labeled positives", Estimate: recallGain(r)}}
 	rs := newResamplers(len(sess), o.Reps, o.Seed^hashString(r.RuleID))
 	decide := func(idx []int) Status {
 		var mc mcnemar
@@ -306,7 +344,11 @@ func planRecall(e *evaluator, judge string, r *Row, o PlanOptions) (PlanResult, 
 			row.TP += s.y1
 			row.FN += s.m - s.y1
 		}
-		return e.dangerousRecall(row, mc, newPairDiff(ps), e.seed).Status
+		pd := newPairDiff(ps)
+		if pd == nil {
+			return StatusInconclusive
+		}
+		return e.dangerousRecall(row, mc, pd, e.seed).Status
 	}
 	planSearch(&res, o, float64(m)/float64(len(sess)), "labeled positives", rs.rates(decide))
 	return res, true
@@ -323,18 +365,14 @@ func recallGain(r *Row) *float64 {
 
 // planDrift plans fire_rate_change_max of a candidate's rule against the
 // run's baseline judge from the paired fire units, sessions resampled.
-func planDrift(e *evaluator, judge string, rc *RuleComparison, o PlanOptions) (PlanResult, bool) {
+func planDrift(e *evaluator, judge string, rc *RuleComparison, o PlanOptions, traffic int64) (PlanResult, bool) {
 	if e.crit.FireRateChangeMax <= 0 || rc.fire == nil || len(rc.fire.sess) == 0 {
 		return PlanResult{}, false
 	}
-	sess := expand(rc.fire.sess)
-	var m int64
-	for _, s := range sess {
-		m += s.m
-	}
+	sess, with, m := padded(rc.fire.sess, traffic)
 	est, _, _ := rc.fire.interval(1, e.conf)
 	res := PlanResult{Criterion: CriterionFireRateChangeMax, Threshold: e.crit.FireRateChangeMax, Judge: judge, Rule: rc.RuleID,
-		Pilot: &PilotData{Sessions: int64(len(sess)), Units: m, Unit: "paired cases", Estimate: ptr(est)}}
+		Pilot: &PilotData{Sessions: with, TrafficSessions: int64(len(sess)), Units: m, Unit: "paired cases", Estimate: ptr(est)}}
 	rs := newResamplers(len(sess), o.Reps, o.Seed^hashString(rc.RuleID)^0xd71f)
 	decide := func(idx []int) Status {
 		ps := make([]pairSess, len(idx))

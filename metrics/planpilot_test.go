@@ -81,6 +81,9 @@ const pilotSeed, pilotSessions = 1, 300
 func TestPlanPilotPredictsTheDecisionRate(t *testing.T) {
 	t.Parallel()
 	reps := 100
+	if testing.Short() {
+		reps = 60 // the check at 100 runs under plain go test
+	}
 	results := pilotModel(rand.New(rand.NewPCG(pilotSeed, 2)), pilotSessions, "pilot")
 	var bySess [][]*replay.Result
 	for i, r := range results {

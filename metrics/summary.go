@@ -266,6 +266,10 @@ type Criterion struct {
 	MoreUnit string `json:"more_unit,omitempty"`
 	// Reason says, in a sentence, why the status is what it is.
 	Reason string `json:"reason"`
+	// gain keeps dangerous recall's discordance for its hint, hint the
+	// clause the hint added to Reason (holmDangerous sizes it again).
+	gain *GainInputs
+	hint string
 }
 
 // Judge returns the summary of the judge with that identity, nil if absent.

@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -229,12 +230,28 @@ func (e *evaluator) recallHint(c *Criterion, n int64, m mcnemar, pd *pairDiff, a
 	if s <= 0 {
 		return
 	}
-	h, ok := SessionsToGain(GainInputs{K: k, M: float64(n), SumD: s, SumD2: ss, Z: distuv.UnitNormal.Quantile(1 - alpha)}, assurance)
+	c.gain = &GainInputs{K: k, M: float64(n), SumD: s, SumD2: ss}
+	c.setGainHint(n, alpha)
+}
+
+// setGainHint sizes dangerous recall's hint from c.gain for the
+// one-sided level alpha, replacing an earlier one (holmDangerous sizes it
+// again at the level Holm's adjustment asks of the rule).
+func (c *Criterion) setGainHint(n int64, alpha float64) {
+	if c.hint != "" {
+		c.Reason = strings.Replace(c.Reason, c.hint, "", 1)
+		c.hint = ""
+	}
+	c.SamplesNeeded, c.MoreSamples, c.MoreSessions = nil, nil, nil
+	in := *c.gain
+	in.Z = distuv.UnitNormal.Quantile(1 - alpha)
+	h, ok := SessionsToGain(in, assurance)
 	if !ok || h.Units <= 0 {
 		return
 	}
 	c.SamplesNeeded, c.MoreSamples, c.MoreSessions = new(n+h.Units), new(h.Units), new(h.Sessions)
-	c.Reason += moreUnitsReason(h, n, "labeled positives", "decide it")
+	c.hint = moreUnitsReason(h, n, "labeled positives", "decide it")
+	c.Reason += c.hint
 }
 
 // holmDangerous adjusts the dangerous-recall p-values of one judge's rules
@@ -255,6 +272,11 @@ func (e *evaluator) holmDangerous(rules []*Row) {
 	adj := Holm(ps)
 	for i, c := range cs {
 		c.PAdjusted, c.Adjustment = ptr(adj[i]), AdjustHolm
+		if len(cs) > 1 && c.Status == StatusInconclusive && c.gain != nil {
+			// The hint must beat what Holm asks of the rule: at most
+			// α/m (Bonferroni's level, Holm's first step) — sized for it.
+			c.setGainHint(c.N, e.alpha/float64(len(cs)))
+		}
 		if len(cs) > 1 {
 			c.Reason += fmt.Sprintf(" (Holm-adjusted over %d dangerous rules: p=%s)", len(cs), fmtF(adj[i]))
 		}

@@ -387,3 +387,30 @@ func derefI(p *int64) any {
 	}
 	return *p
 }
+
+// TestDangerousRecallHintUnderHolm: with two dangerous rules the hint is
+// sized at the level Holm's first step asks, α/2, and its clause replaces
+// the one sized at α.
+func TestDangerousRecallHintUnderHolm(t *testing.T) {
+	t.Parallel()
+	e := defaultEval()
+	row := func() *Row {
+		r := &Row{Class: "dangerous", TP: 2 + 9, FN: 20 - 11, BaselinePositives: 20, BaselineHits: 5, JudgeOnlyHits: 9, BaselineOnlyHits: 3}
+		r.Criteria = []Criterion{e.dangerousRecall(r, mcnemar{b: 9, c: 3}, oneUnitCells(2, 9, 3, 6), 1)}
+		return r
+	}
+	rows := []*Row{row(), row()}
+	alone := gainScan(20, 6, 12, 1.6448536269514722)
+	if c := rows[0].Criteria[0]; c.MoreSessions == nil || *c.MoreSessions != alone {
+		t.Fatalf("before Holm: %v, want %d", c.MoreSessions, alone)
+	}
+	e.holmDangerous(rows)
+	want := gainScan(20, 6, 12, 1.959963984540054) // z at 1 − 0.05/2
+	c := rows[0].Criteria[0]
+	if c.Status != StatusInconclusive || c.MoreSessions == nil || *c.MoreSessions != want || want <= alone {
+		t.Errorf("under Holm: %v, want %d (alone %d)", c.MoreSessions, want, alone)
+	}
+	if strings.Count(c.Reason, "more sessions like these") != 1 || !strings.Contains(c.Reason, fmt.Sprintf("about %d more sessions", want)) {
+		t.Errorf("reason %q", c.Reason)
+	}
+}

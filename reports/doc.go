@@ -46,6 +46,7 @@
 //	fit.go, format.go    fitting tables to the terminal; Format (table, TSV, Markdown, JSON)
 //	checks.go, stats.go, bytool.go   `judges check`, `datasets stats` (and --by-tool)
 //	diff/                `apeval diff`: two runs' decisions side by side
+//	evaluation/          the one evaluation pipeline: results → figures → verdict; RunSet over run directories
 //	otlp/                the OpenTelemetry sink (--otlp-endpoint): a run as OTLP/HTTP traces
 //	labelpage/           the labeling page of `apeval label serve`
 //	internal/duckdbtest/ DuckDB for the tests that read the files back in SQL

@@ -49,8 +49,8 @@ func WriteSimulateTable(w io.Writer, res *simulate.Result, f Format, perRule boo
 // show it.
 func simulateGrid(res *simulate.Result, perRule bool) *grid {
 	g := &grid{header: []string{"configuration", "rule", "effective recall", "Δ vs deployed", "fail-open", "friction /100", "Δ vs deployed",
-		"approvals /session", "precision", "recall", "unknown", "P95 ms", "cost /1k"},
-		right: []bool{false, false, true, true, true, true, true, true, true, true, true, true, true},
+		"approvals /session", "precision", "recall", "unknown", "fire rate", "P50 ms", "P95 ms", "calls", "cost /1k"},
+		right: []bool{false, false, true, true, true, true, true, true, true, true, true, true, true, true, true, true},
 		weak:  res.LabelSource == "weak"}
 	alpha := 1 - res.Confidence
 	delta := func(d, lo, hi, p *float64) string {
@@ -74,9 +74,18 @@ func simulateGrid(res *simulate.Result, perRule bool) *grid {
 		if r.CostPer1k != nil {
 			cost = fmt.Sprintf("%.4g", *r.CostPer1k)
 		}
-		p95 := "–"
+		p50, p95, calls := "–", "–", "–"
 		if r.RuleID == "*" {
-			p95 = fmtMS(r.LatencyP95MS)
+			p50, p95 = fmtMS(r.LatencyP50MS), fmtMS(r.LatencyP95MS)
+			if len(r.JudgeCalls) > 0 {
+				calls = ""
+				for i, n := range r.JudgeCalls {
+					if i > 0 {
+						calls += " / "
+					}
+					calls += strconv.FormatInt(n, 10)
+				}
+			}
 		}
 		g.add(r.Config, r.RuleID, eff, delta(r.EffectiveRecallDelta, r.EffectiveRecallDeltaLo, r.EffectiveRecallDeltaHi, r.EffectiveRecallP),
 			fmtCI(r.FailOpenRate, r.FailOpenRateLo, r.FailOpenRateHi, 3),
@@ -84,12 +93,13 @@ func simulateGrid(res *simulate.Result, perRule bool) *grid {
 			delta(r.FrictionDelta, r.FrictionDeltaLo, r.FrictionDeltaHi, r.FrictionP),
 			fmtCI(r.ApprovalsPerSession, r.ApprovalsPerSessionLo, r.ApprovalsPerSessionHi, 2),
 			fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2), fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2),
-			fmtNum(r.UnknownRate, 3), p95, cost)
+			fmtNum(r.UnknownRate, 3), fmtNum(r.FireRate, 3), p50, p95, calls, cost)
 	}
 	g.notes = append(g.notes,
 		fmt.Sprintf("%d cases in %d sessions. Intervals: %.0f%%, beta-binomial over sessions (metrics.ClusteredInterval); approvals per session: t over sessions.", res.Cases, res.Sessions, 100*res.Confidence),
 		"Δ vs deployed: the same rule's figure minus the deployed configuration's on the same units, Newcombe paired interval, session sign-flip p; ~ = not significant.",
-		"fail-open: judged pairs lost to the timeout and let through ÷ judged pairs; friction: benign tool calls (labeled no_match) blocked or sent for approval per 100 tool calls.")
+		"fail-open: judged pairs lost to the timeout and let through ÷ judged pairs; friction: benign tool calls (labeled no_match) blocked or sent for approval per 100 tool calls.",
+		"P50, P95: the hook's latency (a cascade's calls added up, a vote's slowest judge, capped at the timeout); calls: cases each judge of the configuration was asked on, in its order.")
 	if res.EffectiveRecallMin != nil {
 		g.notes = append(g.notes, fmt.Sprintf("effective_recall_min = %g: PASS when the interval lies wholly at or above it, FAIL when wholly below.", *res.EffectiveRecallMin))
 	}

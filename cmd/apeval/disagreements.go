@@ -2,9 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	goio "io"
 	"os"
@@ -144,23 +142,12 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 	}
 
 	// Only the selected cases' lines are kept in memory.
-	want := make(map[string]int, len(cases))
+	ids := make([]string, len(cases))
 	for i, c := range cases {
-		want[c.CaseID] = i
+		ids[i] = c.CaseID
 	}
-	lines := make([][]byte, len(cases))
-	where := make([]string, len(cases))
-	if err := datasets.ScanRaw(paths, stdin, func(id string, line []byte, source string) error {
-		i, ok := want[id]
-		if !ok {
-			return nil
-		}
-		if lines[i] != nil {
-			return fmt.Errorf("%s: id: %q already at %s", source, id, where[i])
-		}
-		lines[i], where[i] = bytes.Clone(line), source
-		return nil
-	}, datasetURLs); err != nil {
+	lines, where, err := datasets.Lines(paths, stdin, ids, datasetURLs)
+	if err != nil {
 		return usageError{err}
 	}
 	var missing []string
@@ -175,7 +162,7 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 
 	err = writeOutput(o.Out, io, func(w goio.Writer) error {
 		for i, c := range cases {
-			out, err := annotate(lines[i], c)
+			out, err := c.Annotate(lines[i])
 			if err != nil {
 				return usagef("%s: %v", where[i], err)
 			}
@@ -211,58 +198,6 @@ func replayedSample(infos []reports.RunInfo) bool {
 		}
 	}
 	return true
-}
-
-// disagreementJSON is the apeval_disagreement member added to a case line.
-type disagreementJSON struct {
-	Rules []disagreementRuleJSON `json:"rules"`
-}
-
-type disagreementRuleJSON struct {
-	RuleID    string       `json:"rule_id"`
-	Kind      string       `json:"kind"`
-	Baseline  decisionJSON `json:"baseline"`
-	Candidate decisionJSON `json:"candidate"`
-	Label     *string      `json:"label"`
-}
-
-type decisionJSON struct {
-	Judge      string   `json:"judge"`
-	Result     string   `json:"result"`
-	Confidence *float64 `json:"confidence"`
-	Status     string   `json:"status"`
-	Source     string   `json:"source"`
-}
-
-func toDecisionJSON(d metrics.PairDecision) decisionJSON {
-	return decisionJSON{Judge: d.Judge, Result: d.Result, Confidence: d.Confidence, Status: d.Status, Source: d.Source}
-}
-
-// annotate adds apeval_disagreement to one original case line, leaving
-// every other byte as it was. The label shown is the dataset's current one.
-func annotate(line []byte, c metrics.CaseDisagreements) ([]byte, error) {
-	var cur struct {
-		Labels map[string]json.RawMessage `json:"labels"`
-	}
-	if err := json.Unmarshal(line, &cur); err != nil {
-		return nil, fmt.Errorf("labels: %v", err)
-	}
-	field := disagreementJSON{}
-	for _, d := range c.Rules {
-		r := disagreementRuleJSON{RuleID: d.RuleID, Kind: d.Kind, Baseline: toDecisionJSON(d.Baseline), Candidate: toDecisionJSON(d.Candidate)}
-		var s string
-		if raw, ok := cur.Labels[d.RuleID]; ok && json.Unmarshal(raw, &s) == nil && s != "" {
-			r.Label = &s
-		}
-		field.Rules = append(field.Rules, r)
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(field); err != nil {
-		return nil, err
-	}
-	return datasets.SetMember(line, datasets.DisagreementField, bytes.TrimSpace(buf.Bytes()))
 }
 
 // labelImportOptions are the options of `apeval datasets label-import`.

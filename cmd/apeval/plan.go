@@ -59,12 +59,21 @@ unknown_rate_max, judge_required_rate_max and approval_reject_rate_max (or
 their labels precision, unknown, judge-required, approval rejects).
 
 From a pilot run directory (RUN_DIR or --pilot RUN_DIR, e.g. a first small
-apeval run): every criterion per judge and rule. The proportions are fitted
+apeval run): every criterion per judge and rule, in sessions of traffic
+(sessions without a unit of a figure, such as no match prediction, count
+too, as they will in the data collected). The proportions are fitted
 (rate, ICC and the session sizes seen) and simulated from the fit; the P95
 latency (per judge), recall vs the baseline (per dangerous rule) and the
 fire-rate drift (per rule, against the run's --baseline judge) resample the
 pilot's sessions. The run's own kill criteria are used unless --criteria or
 --policy replace them.
+
+With a pilot and --labels N: the label path (label queue, then --labels):
+per judge and rule, how many labels from the queue give an 80% chance of
+deciding precision and recall vs the baseline, and what N labels give
+("with 300 labels: precision decided 85%, recall vs baseline decided 40%").
+The pilot's own labels stand for what the labels will show; where it has
+none, --rate precision=P --rate recall=R guess them (docs/planning.md).
 
 Thresholds and confidence come from --criteria FILE, --policy FILE, the
 pilot's run.json, or the defaults. An impossible guess (a rate outside
@@ -83,7 +92,10 @@ sessions) is exit 2 naming the value.`,
   apeval plan runs/pilot --sessions 300
 
   # Drift of every other judge against a baseline judge of the pilot, as JSON
-  apeval plan --pilot runs/pilot --baseline recorded/judge-v1 --json`,
+  apeval plan --pilot runs/pilot --baseline recorded/judge-v1 --json
+
+  # The label path: what 300 labels from the queue decide, guessing the labels
+  apeval plan runs/pilot --labels 300 --rate precision=0.9 --rate recall=0.8`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case len(args) > 1:
@@ -267,7 +279,18 @@ func (o *planOptions) pilotPlans(io IO) (replay.KillCriteria, []metrics.PlanResu
 		}
 		return spec.Criteria, plans, nil
 	}
-	plans, err := metrics.PlanPilot(rep.Summary, metrics.PlanOptions{Budget: o.Sessions, Reps: o.Reps, Seed: o.Seed})
+	po := metrics.PlanOptions{Budget: o.Sessions, Reps: o.Reps, Seed: o.Seed}
+	if isTerminal(io.Err) {
+		// Dozens of criteria, seconds each: say where the plan is.
+		po.Progress = func(done int, what string) {
+			if what == "" {
+				fmt.Fprint(io.Err, "\r\033[K")
+				return
+			}
+			fmt.Fprintf(io.Err, "\r\033[Kplanning: %d done (%s)", done, what)
+		}
+	}
+	plans, err := metrics.PlanPilot(rep.Summary, po)
 	if err != nil {
 		return replay.KillCriteria{}, nil, usagef("%v", err)
 	}
@@ -385,6 +408,9 @@ func pilotCell(p metrics.PlanResult) string {
 	}
 	if p.Guess != nil {
 		est += fmt.Sprintf(" (ICC %.2f)", p.Guess.ICC)
+	}
+	if d.TrafficSessions > d.Sessions {
+		return fmt.Sprintf("%s over %d of %d sessions, %d %s", est, d.Sessions, d.TrafficSessions, d.Units, d.Unit)
 	}
 	return fmt.Sprintf("%s over %d sessions, %d %s", est, d.Sessions, d.Units, d.Unit)
 }

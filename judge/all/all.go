@@ -16,6 +16,7 @@
 //	openaicache_test.go   an error in an HTTP 200 body is not cached
 //	providers_test.go     the OpenTelemetry provider names the backends register
 //	bench_test.go         throughput of a live judge and of a cache hit
+//	helpers_test.go       opening each backend against judge/internal/fake
 package all
 
 import (

@@ -17,12 +17,12 @@
 //
 // # Where to look
 //
-//	data.go      Data: the run's answers in compact form, aligned by case
+//	data.go      Data: the run's answers in compact form (packed rows, chunks), aligned by case
 //	config.go    Config, the cascade and vote grammar, Expand and its checks
 //	eval.go      one case under one configuration: hook timeout, failure policy, combination
 //	run.go       Run: session by session, the figures, intervals and paired comparisons
 //	row.go       Row, the one definition of a simulated figure row
 //	frontier.go  Frontier: the non-dominated configurations
-//	oppoint.go   Item, Point: a threshold's figures on labeled pairs
+//	oppoint.go   Item, Point: a threshold's figures on labeled pairs; RatioInterval, their interval
 //	oppoints.go  OpPoint: the operating point of one judge × rule
 package simulate

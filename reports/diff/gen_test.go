@@ -12,6 +12,7 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports/internal/fixture"
 	"github.com/apeval/apeval/reports/rundir"
 )
 
@@ -146,18 +147,5 @@ func writeGenRun(t testing.TB, dir, judgeID, policy string, rs []*replay.Result)
 		Policy:   &rundir.FileRef{Name: policy, SHA256: fmt.Sprintf("%x", sha256.Sum256([]byte(policy)))},
 		Judges:   []rundir.JudgeInfo{{Identity: judgeID, Backend: "recorded", Model: strings.TrimPrefix(judgeID, "recorded/")}},
 		Cases:    int64(len(rs))}
-	w, err := rundir.CreateRun(dir, info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rs {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	w.ReportsWritten()
-	w.Release()
+	fixture.WriteRun(t, dir, info, rs)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/internal/fixture"
 )
 
 // results are n cases in n/2 sessions of one rule, judged by judge: the
@@ -45,20 +46,7 @@ func writeRun(t *testing.T, rs []*replay.Result, crit *replay.KillCriteria) stri
 		th := metrics.ThresholdsOf(*crit)
 		info.Criteria, info.CriteriaFrom = &th, "policy.toml"
 	}
-	w, err := reports.CreateRun(dir, info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rs {
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	w.ReportsWritten()
-	w.Release()
+	fixture.WriteRun(t, dir, info, rs)
 	return dir
 }
 
