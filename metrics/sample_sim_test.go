@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -22,29 +23,9 @@ type simPair struct {
 // 2 % of negatives, the reference 95 % and 1 %.
 func simPopulation() []simPair { return simPopulationSeed(42) }
 
-// simPopulationSeed is simPopulation drawn afresh from the same model:
-// its true precision is simPrec and its recall simRecall (the model's, of
-// the traffic the recorded pairs sample).
-func simPopulationSeed(seed uint64) []simPair {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	var ps []simPair
-	for s := range 600 {
-		rate := 0.0222
-		if rng.Float64() < 0.1 {
-			rate = 0.4
-		}
-		for k := range 5 {
-			p := simPair{id: fmt.Sprintf("c%04d-%d", s, k), session: fmt.Sprint(s), pos: rng.Float64() < rate}
-			if p.pos {
-				p.c, p.r = rng.Float64() < 0.75, rng.Float64() < 0.95
-			} else {
-				p.c, p.r = rng.Float64() < 0.02, rng.Float64() < 0.01
-			}
-			ps = append(ps, p)
-		}
-	}
-	return ps
-}
+// simPopulationSeed is simPopulation drawn afresh from the same model
+// (labelModels[0]).
+func simPopulationSeed(seed uint64) []simPair { return labelModels[0].draw(seed) }
 
 func res(b bool) string {
 	if b {
@@ -169,14 +150,6 @@ func BenchmarkSampleWidthRatio(b *testing.B) {
 	b.ReportMetric(r, "width-ratio")
 }
 
-// The model's precision and recall: positives 0.1·0.4 + 0.9·0.0222 of
-// pairs, the candidate catching 75 % of them and 2 % of the negatives.
-var (
-	simPos    = 0.1*0.4 + 0.9*0.0222
-	simPrec   = 0.75 * simPos / (0.75*simPos + 0.02*(1-simPos))
-	simRecall = 0.75
-)
-
 // textbookStratified is the textbook stratified ratio estimator's 95 %
 // Wald interval: units independent within strata, V = Σ N_h²·s²_h/n_h of
 // the linearized z, normal quantile; the reference the design-based
@@ -218,46 +191,116 @@ func textbookStratified(units []SampleUnit, f ratioFn) (lo, hi float64, ok bool)
 	return R - h, R + h, true
 }
 
-// labeledGrid measures, over reps populations drawn afresh from the model
-// (each with its own 300-label queue), the coverage of the true precision
-// and recall by the design-based interval and by the textbook stratified
-// one, and their mean widths.
-func labeledGrid(t testing.TB, reps, labels int) (cov, covT, w, wT [2]float64) {
+// labelModel is a population model for the labeled-figure calibration:
+// 3,000 pairs in sessions of sessSize, a tenth of the sessions risky
+// (positives at risky, the rest at base); the candidate catches cRec of
+// the positives and matches cFP of the negatives, the reference judge
+// rRec and rFP.
+type labelModel struct {
+	name                              string
+	cRec, cFP, rRec, rFP, risky, base float64
+	sessSize                          int
+}
+
+var labelModels = []labelModel{
+	{"candidate 0.75 / 2 % FP, reference 0.95 / 1 %, sessions of 5", 0.75, 0.02, 0.95, 0.01, 0.4, 0.0222, 5},
+	{"precise candidate (0.3 % FP)", 0.75, 0.003, 0.95, 0.01, 0.4, 0.0222, 5},
+	{"weak reference (0.70 / 4 % FP)", 0.75, 0.02, 0.7, 0.04, 0.4, 0.0222, 5},
+	{"sessions of 20, risky sessions 60 % positive", 0.75, 0.02, 0.95, 0.01, 0.6, 0.0111, 20},
+	{"good candidate (0.95 / 0.5 % FP)", 0.95, 0.005, 0.95, 0.01, 0.4, 0.0222, 5},
+}
+
+// draw is one population of the model (the first model with seed s is
+// simPopulationSeed(s)).
+func (m labelModel) draw(seed uint64) []simPair {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var ps []simPair
+	for s := range 3000 / m.sessSize {
+		rate := m.base
+		if rng.Float64() < 0.1 {
+			rate = m.risky
+		}
+		for k := range m.sessSize {
+			p := simPair{id: fmt.Sprintf("c%04d-%d", s, k), session: fmt.Sprint(s), pos: rng.Float64() < rate}
+			if p.pos {
+				p.c, p.r = rng.Float64() < m.cRec, rng.Float64() < m.rRec
+			} else {
+				p.c, p.r = rng.Float64() < m.cFP, rng.Float64() < m.rFP
+			}
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// truth is the model's precision and recall: what the recorded pairs
+// sample.
+func (m labelModel) truth() [2]float64 {
+	pos := 0.1*m.risky + 0.9*m.base
+	return [2]float64{m.cRec * pos / (m.cRec*pos + m.cFP*(1-pos)), m.cRec}
+}
+
+// labeledStats are one model's measured rates at one queue prefix, per
+// figure (precision, recall).
+type labeledStats struct {
+	cov, covT, w, wT, wAll [2]float64
+	zeroT                  [2]float64 // share of textbook intervals of width 0
+}
+
+// labeledGrid measures, over reps populations drawn afresh from m (each
+// with its own 300-label queue, of which the first labels are labeled),
+// the coverage of the model's precision and recall by the design-based
+// interval and by the textbook stratified one, their mean widths, and
+// the width of the design-based interval with every recorded pair
+// labeled (the census limit: what no number of labels narrows).
+func labeledGrid(t testing.TB, m labelModel, reps, labels int) labeledStats {
 	fns := [2]ratioFn{
 		func(u *SampleUnit, l bool) (float64, float64) { return b2f(u.Match && l), b2f(u.Match) },
 		func(u *SampleUnit, l bool) (float64, float64) { return b2f(u.Match && l), b2f(l) },
 	}
-	truths := [2]float64{simPrec, simRecall}
+	truths := m.truth()
+	var st labeledStats
 	for rep := range uint64(reps) {
-		ps := simPopulationSeed(1000 + rep)
+		ps := m.draw(1000 + rep)
 		us := queueUnits(t, ps, 300, labels, rep+1)
+		all := make([]SampleUnit, len(ps))
+		for i, p := range ps {
+			all[i] = SampleUnit{Stratum: CensusStratum, Session: p.session, Label: p.pos, Match: p.c}
+		}
 		got := [2]WeightedRatio{WeightedPrecision(us, 0.95), WeightedRecall(us, 0.95)}
+		full := [2]WeightedRatio{WeightedPrecision(all, 0.95), WeightedRecall(all, 0.95)}
 		for k := range 2 {
 			if covers(got[k], truths[k]) {
-				cov[k]++
+				st.cov[k]++
 			}
-			w[k] += *got[k].Hi - *got[k].Lo
+			st.w[k] += *got[k].Hi - *got[k].Lo
+			st.wAll[k] += *full[k].Hi - *full[k].Lo
 			if l, h, ok := textbookStratified(us, fns[k]); ok {
 				if l <= truths[k] && truths[k] <= h {
-					covT[k]++
+					st.covT[k]++
 				}
-				wT[k] += h - l
+				if h == l {
+					st.zeroT[k]++
+				}
+				st.wT[k] += h - l
 			}
 		}
 	}
 	for k := range 2 {
-		cov[k] /= float64(reps)
-		covT[k] /= float64(reps)
-		w[k] /= float64(reps)
-		wT[k] /= float64(reps)
+		for _, v := range []*float64{&st.cov[k], &st.covT[k], &st.w[k], &st.wT[k], &st.wAll[k], &st.zeroT[k]} {
+			*v /= float64(reps)
+		}
 	}
-	return
+	return st
 }
 
-// TestLabeledCalibration: the design-based interval covers the model's
-// precision and recall at 0.925 or more (never undercovers under
-// clustering); its width against the textbook stratified interval on the
-// same labels is printed beside it (docs/statistics.md). The smoke runs 40 populations; APEVAL_CALIBRATE
+// TestLabeledCalibration: the design-based interval covers the first
+// model's precision and recall at 0.925 or more for the whole 300-label
+// queue and its first 150 labels; the other four models are measured and
+// printed, not asserted: on sessions of 20 the interval under-covers
+// precision (0.853 at 1,000 populations; docs/statistics.md, open). Its width against the
+// textbook stratified interval and against the census limit is printed
+// beside it. The smoke runs 40 populations per model; APEVAL_CALIBRATE
 // (make calibrate) runs that many.
 func TestLabeledCalibration(t *testing.T) {
 	t.Parallel()
@@ -265,21 +308,30 @@ func TestLabeledCalibration(t *testing.T) {
 	if !full {
 		reps = 40
 	}
-	for _, n := range []int{300, 150} {
-		cov, covT, w, wT := labeledGrid(t, reps, n)
-		for k, name := range []string{"precision", "recall"} {
-			t.Logf("| labeled %s, %d of a 300-label queue | design-based stratified, sessions as clusters | coverage %.3f (textbook %.3f) | width %.4f = %.2f× textbook %.4f |",
-				name, n, cov[k], covT[k], w[k], w[k]/wT[k], wT[k])
-			slack := 0.0
-			if !full {
-				slack = smokeSlack(0.925, reps)
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| model (%d populations) | labels | figure | coverage | width | textbook: coverage | width | zero width | width ÷ textbook | every pair labeled: width | width ÷ that |\n|---|---|---|---|---|---|---|---|---|---|---|\n", reps)
+	for mi, m := range labelModels {
+		for _, n := range []int{300, 150} {
+			st := labeledGrid(t, m, reps, n)
+			for k, name := range []string{"precision", "recall"} {
+				fmt.Fprintf(&b, "| %s | %d | %s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.2f |\n",
+					m.name, n, name, st.cov[k], st.w[k], st.covT[k], st.wT[k], st.zeroT[k], st.w[k]/st.wT[k], st.wAll[k], st.w[k]/st.wAll[k])
+				slack := 0.0
+				if !full {
+					slack = smokeSlack(0.925, reps)
+				}
+				if mi == 0 && st.cov[k] < 0.925-slack {
+					t.Errorf("%s, %s, %d labels: coverage %.3f over %d populations, want ≥ 0.925", m.name, name, n, st.cov[k], reps)
+				}
 			}
-			if cov[k] < 0.925-slack {
-				t.Errorf("%s, %d labels: coverage %.3f over %d populations, want ≥ 0.925", name, n, cov[k], reps)
-			}
-			// Width against the textbook stratified interval is measured
-			// and logged, not asserted: the goal (≤ 1.15× where the
-			// textbook covers) is not met yet (docs/statistics.md).
 		}
 	}
+	t.Log(b.String())
 }
+
+// The first model's precision and recall (simPopulation's), which other
+// simulations compare against.
+var (
+	simPrec   = labelModels[0].truth()[0]
+	simRecall = labelModels[0].truth()[1]
+)
