@@ -65,6 +65,19 @@ type Queue struct {
 	MinTotal, Budget int
 }
 
+// QueueLetters names n judges in stratum names, in order: "A", "B", …,
+// then "J27", "J28", … past the alphabet (label queue's letters).
+func QueueLetters(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = string(rune('A' + i))
+		if i >= 26 {
+			out[i] = fmt.Sprintf("J%d", i+1)
+		}
+	}
+	return out
+}
+
 // StratumName is the stratum of a result vector: "A:match B:no_match".
 func StratumName(letters, results []string) string {
 	parts := make([]string, len(results))

@@ -35,10 +35,9 @@ type WeakSide = string
 // WeakLetter is the letter of the weak label in a queue stratum name.
 const WeakLetter = "W"
 
-// ErrNoWeakStrata says the human slice was not drawn on strata carrying
-// the weak label, so the weak labels' error rate per stratum cannot be
-// estimated from it.
-var ErrNoWeakStrata = errors.New("the labels' strata do not carry the weak label (no W: in the stratum): the slice was not drawn with apeval label queue --weak-labels, so the weak labels' error rate per stratum cannot be estimated from it; draw the slice with --weak-labels, or use --labels alone (design-weighted figures on the people's labels, no weak labels involved)")
+// ErrNoWeakStrata says some labels' strata carry the weak label and
+// others do not: slices from different queues.
+var ErrNoWeakStrata = errors.New("some labels' strata carry the weak label (W:) and this one does not: labels from different queues; correct with one slice at a time")
 
 // WeakOf returns the weak label a queue stratum name carries ("… W:match")
 // and whether it carries one.
@@ -116,9 +115,14 @@ type WeakCorrection struct {
 
 // WeakReport is the correction of every judge and rule of a run.
 type WeakReport struct {
-	Confidence float64          `json:"confidence"`
-	Rows       []WeakCorrection `json:"rows"`
-	Strata     []WeakStratum    `json:"strata"`
+	Confidence float64 `json:"confidence"`
+	// PostStratified says the slice was drawn without the weak label in
+	// its strata (label queue without --weak-labels): each queue stratum
+	// was split by weak label after the fact, its cells weighted by their
+	// sizes in the run (CorrectWeak).
+	PostStratified bool             `json:"post_stratified,omitempty"`
+	Rows           []WeakCorrection `json:"rows"`
+	Strata         []WeakStratum    `json:"strata"`
 }
 
 // weakUnit is a labeled pair with its weak label.
@@ -140,6 +144,19 @@ type weakUnit struct {
 // gets its corrected figures N/A with the reason.
 func (t *PairTable) CorrectWeak(weak map[[2]string]datasets.Label, labels []SampleLabel, conf float64) (*WeakReport, error) {
 	rep := &WeakReport{Confidence: conf}
+	withW := 0
+	for _, l := range labels {
+		if _, ok := WeakOf(l.Stratum); ok {
+			withW++
+		}
+	}
+	if withW == 0 && len(labels) > 0 {
+		post, err := t.postStratify(weak, labels)
+		if err != nil {
+			return nil, err
+		}
+		labels, rep.PostStratified = post, true
+	}
 	for _, l := range labels {
 		w, ok := WeakOf(l.Stratum)
 		if !ok {
@@ -182,6 +199,51 @@ func (t *PairTable) CorrectWeak(weak map[[2]string]datasets.Label, labels []Samp
 	}
 	rep.Strata = t.weakStrata(labels, conf)
 	return rep, nil
+}
+
+// postStratify splits the queue strata of a slice drawn without the weak
+// label by the weak label of each pair: the cell (h, w) weighs N_hw/n_hw,
+// N_hw its pairs in the run. Each pair's queue stratum is recomputed from
+// the table's judges (QueueLetters over t.Judges, as label queue names
+// them); a label whose stratum does not match is an error (the slice was
+// drawn from other judges: give label correct the queue's --judge list).
+// Post-stratification conditions on the cell sizes; a cell nobody labeled
+// leaves the rule N/A (correctRule's coverage check).
+func (t *PairTable) postStratify(weak map[[2]string]datasets.Label, labels []SampleLabel) ([]SampleLabel, error) {
+	letters := QueueLetters(len(t.Judges))
+	stratum := func(p *PairRow) string {
+		res := make([]string, len(p.Results))
+		for i, r := range p.Results {
+			res[i] = r
+			if r == "" {
+				res[i] = QueueUndecided
+			}
+		}
+		return StratumName(letters, res)
+	}
+	type cell struct{ rule, name string }
+	size := map[cell]int64{}
+	for _, p := range t.order {
+		if p.Label != "" {
+			continue
+		}
+		size[cell{p.RuleID, stratum(p) + " " + WeakLetter + ":" + weakSide(weak, p.CaseID, p.RuleID)}]++
+	}
+	out := make([]SampleLabel, len(labels))
+	for i, l := range labels {
+		out[i] = l
+		p := t.by[[2]string{l.CaseID, l.RuleID}]
+		if p == nil || p.Label != "" {
+			continue // left out and counted by correctRule
+		}
+		h := stratum(p)
+		if h != l.Stratum {
+			return nil, fmt.Errorf("case %s rule %s: the label's stratum %q is not %q, the pair's stratum over this run's judges (%s): the slice was drawn on other judges; give label correct the queue's --judge list", l.CaseID, l.RuleID, l.Stratum, h, strings.Join(t.Judges, ", "))
+		}
+		c := cell{l.RuleID, h + " " + WeakLetter + ":" + weakSide(weak, l.CaseID, l.RuleID)}
+		out[i].Stratum, out[i].StratumSize = c.name, size[c]
+	}
+	return out, nil
 }
 
 // MinWeakStratum is the fewest human labels a stratum of the slice needs

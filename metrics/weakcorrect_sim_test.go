@@ -151,6 +151,58 @@ func weakGrid(t testing.TB, reps, n int) (cov, w, covA, wA, weak, na [2]float64)
 	return
 }
 
+// postGrid measures the post-stratified correction: a slice drawn on the
+// judge alone (first n of a 300-label queue), each stratum split by weak
+// label with the cells weighted by their pairs in the population; a
+// population whose slice leaves a cell with fewer than min(2, N) labels
+// is N/A, as label correct says. Coverage and width over the others.
+func postGrid(t testing.TB, reps, n int) (cov, w, na [2]float64) {
+	truths := [2]float64{simPrec, simRecall}
+	var given [2]float64
+	for rep := range uint64(reps) {
+		ps := weakPopulation(2000 + rep)
+		size := map[string]int64{}
+		for _, p := range ps {
+			size["A:"+res(p.c)+" W:"+p.weak]++
+		}
+		us := weakQueueUnits(t, ps, 300, n, rep+1, false)
+		labeled := map[string]int64{}
+		for i := range us {
+			us[i].Stratum += " W:" + us[i].weak
+			us[i].StratumSize = size[us[i].Stratum]
+			labeled[us[i].Stratum]++
+		}
+		thin := false
+		for c, N := range size {
+			if labeled[c] < min(int64(MinWeakStratum), N) {
+				thin = true
+			}
+		}
+		if thin {
+			na[0]++
+			na[1]++
+			continue
+		}
+		var c WeakCorrection
+		corrected(&c, us, 0.95)
+		for f, got := range []WeightedRatio{c.Precision, c.Recall} {
+			if got.Estimate == nil {
+				na[f]++
+				continue
+			}
+			cov[f] += b2f(covers(got, truths[f]))
+			w[f] += *got.Hi - *got.Lo
+			given[f]++
+		}
+	}
+	for f := range 2 {
+		if given[f] > 0 {
+			cov[f], w[f] = cov[f]/given[f], w[f]/given[f]
+		}
+	}
+	return
+}
+
 // TestCalibrationWeakCorrection: the corrected figures' 95 % intervals
 // cover the model's true precision and recall at 0.925 or more, on the
 // full 300-label slice and on its first 100 and 40 labels, while the
@@ -175,6 +227,21 @@ func TestCalibrationWeakCorrection(t *testing.T) {
 			}
 			if cov[k] < 0.925-slack {
 				t.Errorf("%s, %d labels: coverage %.3f over %d populations, want ≥ 0.925", name, n, cov[k], reps)
+			}
+		}
+		pc, pw, pna := postGrid(t, reps, n)
+		for k, name := range []string{"precision", "recall"} {
+			if pna[k] == float64(reps) {
+				t.Logf("| post-stratified %s, first %d of a 300-label slice on the judge alone | – | – | N/A %.0f of %d |", name, n, pna[k], reps)
+			} else {
+				t.Logf("| post-stratified %s, first %d of a 300-label slice on the judge alone | coverage %.3f | width %.4f | N/A %.0f of %d |", name, n, pc[k], pw[k], pna[k], reps)
+			}
+			slack := 0.0
+			if !full {
+				slack = smokeSlack(0.925, reps)
+			}
+			if pna[k] < float64(reps) && pc[k] < 0.925-slack {
+				t.Errorf("post-stratified %s, %d labels: coverage %.3f over %.0f populations, want ≥ 0.925", name, n, pc[k], float64(reps)-pna[k])
 			}
 		}
 		// The correction matters: the weak labels' own figures are far

@@ -98,16 +98,17 @@ func TestCorrectWeakHandCount(t *testing.T) {
 	}
 }
 
-// TestCorrectWeakRefuses: a slice whose strata miss the weak label is
-// refused, one drawn on other weak labels is an error, and a slice that
-// leaves a stratum unlabeled or thin gives N/A with the reason.
+// TestCorrectWeakRefuses: labels of which some strata carry the weak label
+// and some do not (two queues) are refused, a slice drawn on other weak
+// labels is an error, and a slice that leaves a stratum unlabeled or thin
+// gives N/A with the reason.
 func TestCorrectWeakRefuses(t *testing.T) {
 	t.Parallel()
 	tab, weak, labels := weakFixture()
 	plain := append([]SampleLabel(nil), labels...)
 	plain[0].Stratum = "A:match"
 	if _, err := tab.CorrectWeak(weak, plain, 0.95); !errors.Is(err, ErrNoWeakStrata) {
-		t.Errorf("strata without W: err %v, want ErrNoWeakStrata", err)
+		t.Errorf("strata with and without W: err %v, want ErrNoWeakStrata", err)
 	}
 	other := map[[2]string]datasets.Label{}
 	for k, v := range weak {
@@ -146,6 +147,45 @@ func TestCorrectWeakRefuses(t *testing.T) {
 				t.Errorf("%s, %s: the weak figures are always given", name, r.RuleID)
 			}
 		}
+	}
+}
+
+// TestCorrectWeakPostStratified: the same labels from a queue drawn on
+// the judge alone (strata "A:match", "A:no_match", 6 pairs each) are split
+// by weak label after the fact, each cell weighted by its pairs in the
+// table: the cells are weakFixture's strata, so the figures are the hand
+// count's. A label whose stratum is not the pair's over the table's judges
+// is an error.
+func TestCorrectWeakPostStratified(t *testing.T) {
+	t.Parallel()
+	tab, weak, labels := weakFixture()
+	plain := make([]SampleLabel, len(labels))
+	for i, l := range labels {
+		l.Stratum, _, _ = strings.Cut(l.Stratum, " ")
+		l.StratumSize = 6
+		plain[i] = l
+	}
+	rep, err := tab.CorrectWeak(weak, plain, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.PostStratified || len(rep.Strata) != 4 {
+		t.Fatalf("post-stratified %v, strata %+v", rep.PostStratified, rep.Strata)
+	}
+	r := rep.Rows[0]
+	if r.NA != "" || r.Precision.Estimate == nil {
+		t.Fatalf("N/A %q", r.NA)
+	}
+	nearW(t, "post-stratified precision", *r.Precision.Estimate, 0.5, 1e-12)
+	nearW(t, "post-stratified recall", *r.Recall.Estimate, 0.6, 1e-12)
+	for i := range plain {
+		if plain[i].Stratum == "A:match" {
+			plain[i].Stratum = "A:no_match" // not the pair's: the judge matched
+			break
+		}
+	}
+	if _, err := tab.CorrectWeak(weak, plain, 0.95); err == nil || !strings.Contains(err.Error(), "drawn on other judges") {
+		t.Errorf("a stratum not the pair's: %v", err)
 	}
 }
 

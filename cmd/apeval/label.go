@@ -133,17 +133,6 @@ func readPairs(dir string, judgeFlags, rules []string) (*metrics.PairTable, repo
 	return t, info, nil
 }
 
-func judgeLetters(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = string(rune('A' + i))
-		if i >= 26 {
-			out[i] = fmt.Sprintf("J%d", i+1)
-		}
-	}
-	return out
-}
-
 // runLabelQueue is `apeval label queue` with checked options.
 func runLabelQueue(_ context.Context, o *labelQueueOptions, io IO) error {
 	dir := o.Dir
@@ -155,7 +144,7 @@ func runLabelQueue(_ context.Context, o *labelQueueOptions, io IO) error {
 	if len(pairs) == 0 {
 		return usagef("%s: no unlabeled pair in scope to queue", dir)
 	}
-	letters := judgeLetters(len(t.Judges))
+	letters := metrics.QueueLetters(len(t.Judges))
 	judgeNames := t.Judges
 	if len(o.Weak) > 0 {
 		// The weak label is one more result per pair: W:match, W:no_match

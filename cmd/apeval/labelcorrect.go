@@ -35,19 +35,22 @@ func newLabelCorrectCmd(io IO, runF func(context.Context, *labelCorrectOptions, 
 		Short: "Correct figures on weak labels from a human-labeled slice: the weak labels' error rate per stratum, corrected precision and recall",
 		Long: `Puts each judge's precision and recall on the weak labels (users' overrides of
 the agent's own gate, a signal, not ground truth) beside the same figures
-corrected from a slice people labeled: the slice must be drawn with
-apeval label queue RUNDIR --weak-labels DATASET, so its strata are (judges'
-results × weak label). In each stratum the people's labels estimate how often
-the weak label is wrong there; the corrected figures weight each person's label
-by its stratum (N_h / n_h), sessions as clusters within strata, and their
-intervals carry the uncertainty of those estimated error rates
-(docs/statistics.md, "Weak labels corrected from a human slice").
+corrected from a slice people labeled, best drawn with apeval label queue
+RUNDIR --weak-labels DATASET, so its strata are (judges' results × weak
+label). In each stratum the people's labels estimate how often the weak label
+is wrong there; the corrected figures weight each person's label by its
+stratum (N_h / n_h), sessions as clusters within strata, and their intervals
+carry the uncertainty of those estimated error rates (docs/statistics.md,
+"Weak labels corrected from a human slice"). A slice drawn without
+--weak-labels is post-stratified: each of its strata is split by weak label
+(the strata are recomputed over the run's judges, or the --judge list the
+queue was drawn with), each cell weighted by its pairs in the run.
 
 The weak labels come from --weak-labels DATASET (the cases' weak_labels), or
 from RUNDIR itself when it was made with run --weak-labels. A rule whose slice
 leaves pairs in strata nobody labeled, or a stratum with fewer than 2 labels,
-gets its corrected figures N/A with the reason; a slice drawn without
---weak-labels is refused (exit 2).`,
+gets its corrected figures N/A with the reason; labels whose strata are not
+this run's (other judges) are exit 2.`,
 		Example: `  apeval label queue runs/pilot --weak-labels cases.jsonl --budget 200 --out queue.jsonl
   apeval label serve queue.jsonl --run runs/pilot --labeler ana --labels labels-ana.jsonl
   apeval label correct runs/pilot --labels labels-ana.jsonl --weak-labels cases.jsonl`,
@@ -166,12 +169,13 @@ func writeCorrectionJSON(io IO, rep *metrics.WeakReport, labels, missing int) er
 	out := struct {
 		LabelSource string                `json:"label_source"`
 		Method      string                `json:"method"`
+		Post        bool                  `json:"post_stratified"`
 		Confidence  float64               `json:"confidence"`
 		Labels      int                   `json:"labels"`
 		NotInRun    int                   `json:"labels_not_in_run"`
 		Rows        []row                 `json:"rows"`
 		Strata      []metrics.WeakStratum `json:"strata"`
-	}{LabelSource: correctionLabelSource, Method: correctionMethod, Confidence: rep.Confidence, Labels: labels, NotInRun: missing, Strata: rep.Strata}
+	}{LabelSource: correctionLabelSource, Method: methodOf(rep), Post: rep.PostStratified, Confidence: rep.Confidence, Labels: labels, NotInRun: missing, Strata: rep.Strata}
 	for _, r := range rep.Rows {
 		out.Rows = append(out.Rows, row{r.Judge, r.RuleID, r.WeakPrecision, r.WeakRecall, ratioOf(r.Precision), ratioOf(r.Recall),
 			ratioOf(r.WeakMatchWrong), ratioOf(r.WeakNoMatchWrong), r.NA, r.Labels, r.Dropped})
@@ -188,9 +192,19 @@ func writeCorrectionJSON(io IO, rep *metrics.WeakReport, labels, missing int) er
 // correctionMethod says how the corrected intervals are computed.
 const correctionMethod = "design-weighted on people's labels of a slice stratified on (judges' results × weak label), sessions as clusters within strata (linearized, Wilson at the effective size)"
 
+// postMethod is correctionMethod for a slice drawn without the weak label.
+const postMethod = "design-weighted on people's labels of a slice stratified on the judges' results, post-stratified by weak label (each cell weighted by its pairs in the run), sessions as clusters within cells (linearized, Wilson at the effective size)"
+
+func methodOf(rep *metrics.WeakReport) string {
+	if rep.PostStratified {
+		return postMethod
+	}
+	return correctionMethod
+}
+
 func writeCorrectionTables(io IO, rep *metrics.WeakReport, labels, missing int) error {
 	pct := fmt.Sprintf("%g%%", rep.Confidence*100)
-	fmt.Fprintf(io.Out, "Figures on weak labels (users' overrides, a signal, not ground truth) corrected from %d people's labels: %s.\n\n", labels, correctionMethod)
+	fmt.Fprintf(io.Out, "Figures on weak labels (users' overrides, a signal, not ground truth) corrected from %d people's labels: %s.\n\n", labels, methodOf(rep))
 	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "judge\trule\tprecision on weak labels\tprecision corrected [%s]\trecall on weak labels\trecall corrected [%s]\tweak match wrong\tweak no_match wrong\tlabels\n", pct, pct)
 	var na []string

@@ -11,6 +11,7 @@ import (
 // correctionJSON is what the test reads of label correct --json.
 type correctionJSON struct {
 	LabelSource string `json:"label_source"`
+	Post        bool   `json:"post_stratified"`
 	Labels      int    `json:"labels"`
 	Rows        []struct {
 		Judge         string `json:"judge"`
@@ -61,9 +62,9 @@ func labelQueue(t *testing.T, queue, out string, match map[string]bool, n int) {
 // TestLabelCorrect: a plain run of the vendor walk-through's sessions, a
 // slice drawn with label queue --weak-labels and labeled whole by a
 // person, and label correct: the candidate's figures on the weak labels
-// beside the corrected ones, both hand-counted; N/A on a thin slice;
-// refusals of a slice without the weak label, weak labels as --labels and
-// missing weak labels.
+// beside the corrected ones, both hand-counted; a slice drawn without the
+// weak label post-stratified; N/A on a thin slice; refusals of a slice
+// from other judges, weak labels as --labels and missing weak labels.
 func TestLabelCorrect(t *testing.T) {
 	t.Parallel()
 	dir, cases, pol := weakRunFixture(t)
@@ -172,6 +173,30 @@ func TestLabelCorrect(t *testing.T) {
 		}
 	}
 
+	// A slice drawn without --weak-labels (strata on the two judges) is
+	// post-stratified: labeled whole, every cell is complete, and the
+	// candidate's corrected figures are the hand count's again. One drawn on
+	// the candidate alone does not match this run's strata (exit 2 below)
+	// unless label correct gets the same --judge.
+	code, stdout, stderr = apeval(t, "", "label", "correct", run, "--labels", plainLabels, "--weak-labels", cases, "--json")
+	rep = correctionJSON{}
+	if err := json.Unmarshal([]byte(stdout), &rep); code != 0 || err != nil || !rep.Post {
+		t.Fatalf("post-stratified: exit %d, %v, post %v\n%s", code, err, rep.Post, stderr)
+	}
+	for _, r := range rep.Rows {
+		if r.Judge == cand && (r.NA != "" || r.Precision.Estimate == nil || *r.Precision.Estimate != 0.5 || *r.Recall.Estimate != 2.0/3) {
+			t.Errorf("post-stratified %s: N/A %q, precision %v", r.RuleID, r.NA, r.Precision.Estimate)
+		}
+	}
+	candQueue, candLabels := filepath.Join(dir, "cand-queue.jsonl"), filepath.Join(dir, "cand-labels.jsonl")
+	if code, _, stderr := apeval(t, "", "label", "queue", run, "--judge", cand, "--budget", "200", "--out", candQueue); code != 0 {
+		t.Fatalf("queue --judge: exit %d\n%s", code, stderr)
+	}
+	labelQueue(t, candQueue, candLabels, truth, 0)
+	if code, _, stderr := apeval(t, "", "label", "correct", run, "--judge", cand, "--labels", candLabels, "--weak-labels", cases); code != 0 {
+		t.Errorf("label correct --judge (the queue's): exit %d\n%s", code, stderr)
+	}
+
 	weakLines := filepath.Join(dir, "weak-lines.jsonl")
 	if code, _, stderr := apeval(t, "", "label", "weak", cases, "--out", weakLines); code != 0 {
 		t.Fatalf("label weak: exit %d\n%s", code, stderr)
@@ -180,7 +205,7 @@ func TestLabelCorrect(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"label", "correct", run, "--labels", plainLabels, "--weak-labels", cases}, "not drawn with apeval label queue --weak-labels"},
+		{[]string{"label", "correct", run, "--labels", candLabels, "--weak-labels", cases}, "drawn on other judges"},
 		{[]string{"label", "correct", run, "--labels", weakLines, "--weak-labels", cases}, "weak labels cannot correct weak labels"},
 		{[]string{"label", "correct", run, "--labels", labels}, "--weak-labels DATASET"},
 		{[]string{"label", "correct", weakRun, "--labels", labels, "--weak-labels", cases}, "drop --weak-labels"},
