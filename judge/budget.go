@@ -174,7 +174,9 @@ func (bj *budgeted) Judge(ctx context.Context, req Request) Response {
 		bj.actual += cost
 		bj.guessd += guess
 		bj.mu.Unlock()
-	} else if !metered {
+	} else if !metered && bj.b.maxUSD > 0 {
+		// Only a cost budget needs token counts: under --max-calls alone
+		// an unmetered call is no estimate.
 		bj.b.unmetered.Add(1)
 	}
 	b.mu.Lock()

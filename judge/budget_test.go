@@ -103,6 +103,21 @@ func TestBudgetUSD(t *testing.T) {
 	}
 }
 
+// Under a call budget alone no call is unmetered: only a cost budget
+// needs token counts.
+func TestBudgetCallsAloneCountNoUnmetered(t *testing.T) {
+	t.Parallel()
+	inner := &tokenJudge{}
+	b := NewBudget(5, 0, 0, nil)
+	j := b.Limit(inner, nil)
+	for i := 0; i < 8; i++ {
+		j.Judge(context.Background(), Request{Input: budgetInput()})
+	}
+	if rep := b.Report(); rep.Calls != 5 || rep.Unmetered != 0 || rep.Stopped == "" {
+		t.Fatalf("report %+v, want 5 calls, stopped, none unmetered", rep)
+	}
+}
+
 // A judge that reports no token counts is not free: each call costs its
 // size-based estimate and is counted as unmetered.
 func TestBudgetUnmeteredIsNotFree(t *testing.T) {

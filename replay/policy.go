@@ -131,6 +131,26 @@ func (p *Policy) Rule(id string) *Rule {
 	return nil
 }
 
+// Only is the policy with only the rules ids names (--rule), in the order
+// given, each once; an unknown ID is an error listing the policy's rules.
+func (p *Policy) Only(ids []string) (*Policy, error) {
+	if len(ids) == 0 {
+		return p, nil
+	}
+	q := *p
+	q.Rules = nil
+	for _, id := range ids {
+		r := p.Rule(id)
+		if r == nil {
+			return nil, fmt.Errorf("--rule %s: the policy %s has no such rule; its rules are: %s", id, p.Name, strings.Join(p.RuleIDs(), ", "))
+		}
+		if !slices.Contains(q.Rules, r) {
+			q.Rules = append(q.Rules, r)
+		}
+	}
+	return &q, nil
+}
+
 // RuleIDs are the IDs of the policy's rules, in the file's order.
 func (p *Policy) RuleIDs() []string {
 	ids := make([]string, 0, len(p.Rules))

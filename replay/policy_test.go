@@ -326,3 +326,29 @@ func TestReadPolicyNamesTheFileOrTheSample(t *testing.T) {
 		t.Error("a missing policy file is no error")
 	}
 }
+
+func TestPolicyOnlyKeepsTheNamedRules(t *testing.T) {
+	t.Parallel()
+	p, err := ParsePolicy([]byte(designPolicy), "policy.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := p.RuleIDs()
+	q, err := p.Only([]string{ids[2], ids[0], ids[2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := q.RuleIDs(); len(got) != 2 || got[0] != ids[2] || got[1] != ids[0] {
+		t.Errorf("Only = %v, want [%s %s]", got, ids[2], ids[0])
+	}
+	if len(p.Rules) != 4 {
+		t.Errorf("Only changed the policy: %d rules", len(p.Rules))
+	}
+	if same, _ := p.Only(nil); same != p {
+		t.Error("no --rule: not the policy itself")
+	}
+	_, err = p.Only([]string{"nope"})
+	if err == nil || err.Error() != "--rule nope: the policy policy.toml has no such rule; its rules are: "+strings.Join(ids, ", ") {
+		t.Errorf("unknown rule: err %v", err)
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -102,28 +101,13 @@ func (f *filterFlags) info() *reports.Filter {
 	return fi
 }
 
-// restrictPolicy returns p with only the --rule rules; an unknown ID is a
-// usage error listing the policy's rules.
+// restrictPolicy returns p with only the --rule rules (replay.Policy.Only).
 func (f *filterFlags) restrictPolicy(p *replay.Policy) (*replay.Policy, error) {
-	if len(f.Rules) == 0 {
-		return p, nil
+	q, err := p.Only(f.Rules)
+	if err != nil {
+		return nil, usageError{err}
 	}
-	var ids []string
-	for _, r := range p.Rules {
-		ids = append(ids, r.ID)
-	}
-	q := *p
-	q.Rules = nil
-	for _, id := range f.Rules {
-		r := p.Rule(id)
-		if r == nil {
-			return nil, usagef("--rule %s: the policy %s has no such rule; its rules are: %s", id, p.Name, strings.Join(ids, ", "))
-		}
-		if !slices.Contains(q.Rules, r) {
-			q.Rules = append(q.Rules, r)
-		}
-	}
-	return &q, nil
+	return q, nil
 }
 
 // sessions is the --tag/--limit/--sample filter (datasets.SessionFilter

@@ -722,9 +722,6 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	wi.ReplayMS = float64(replayTime) / float64(time.Millisecond)
 	if b := o.Budget.budget; b != nil {
 		rep := b.Report()
-		if o.Budget.BudgetUSD == 0 {
-			rep.Unmetered = 0 // only a cost budget needs token counts
-		}
 		wi.Budget = &rep
 		if rep.Stopped != "" {
 			wi.Partial = "budget " + rep.Stopped
