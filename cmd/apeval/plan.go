@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 )
@@ -34,6 +35,9 @@ type planOptions struct {
 	Labels int
 
 	rates map[string]float64
+	// weak: the pilot's labels are weak labels (run --weak-labels), so
+	// every figure on labels it plans from says so.
+	weak bool
 }
 
 func newPlanCmd(io IO, runF func(context.Context, *planOptions, IO) error) *cobra.Command {
@@ -264,6 +268,7 @@ func (o *planOptions) pilotPlans(io IO) (replay.KillCriteria, []metrics.PlanResu
 		return replay.KillCriteria{}, nil, err
 	}
 	defer func() { _ = rep.Summary.Release() }()
+	o.weak = rs.Infos[0].LabelSource == datasets.LabelSourceWeak
 	if o.Labels > 0 {
 		t, _, err := readPairs(o.Pilot, nil, nil)
 		if err != nil {
@@ -323,12 +328,17 @@ func runPlan(ctx context.Context, o *planOptions, io IO) error {
 	if o.JSON {
 		enc := json.NewEncoder(io.Out)
 		enc.SetIndent("", "  ")
+		var source string
+		if o.weak {
+			source = datasets.LabelSourceWeak
+		}
 		return enc.Encode(struct {
-			Confidence float64              `json:"confidence"`
-			Target     float64              `json:"target"`
-			Pilot      string               `json:"pilot,omitempty"`
-			Plans      []metrics.PlanResult `json:"plans"`
-		}{crit.Confidence, 0.8, o.Pilot, plans})
+			Confidence  float64              `json:"confidence"`
+			Target      float64              `json:"target"`
+			Pilot       string               `json:"pilot,omitempty"`
+			LabelSource string               `json:"label_source,omitempty"`
+			Plans       []metrics.PlanResult `json:"plans"`
+		}{crit.Confidence, 0.8, o.Pilot, source, plans})
 	}
 	if o.Labels > 0 {
 		return renderLabelPlans(io, o, crit, plans)
@@ -349,7 +359,7 @@ func runPlan(ctx context.Context, o *planOptions, io IO) error {
 		}
 		var line string
 		if o.Pilot != "" {
-			line = fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", planJudge(p.Judge), p.Rule, p.Criterion, planThreshold(p), pilotCell(p), sess, units, rate)
+			line = fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", planJudge(p.Judge), p.Rule, o.criterionCell(p), planThreshold(p), pilotCell(p), sess, units, rate)
 		} else {
 			line = fmt.Sprintf("%s\t%g\t%g\t%s\t%s\t%s", p.Criterion, p.Threshold, p.Guess.Rate, sess, units, rate)
 		}
@@ -363,6 +373,7 @@ func runPlan(ctx context.Context, o *planOptions, io IO) error {
 	}
 	if o.Pilot != "" {
 		fmt.Fprintf(io.Out, "\nFrom the pilot %s: rates fitted (ICC and session sizes as seen), P95, recall vs baseline and drift by resampling its sessions; %.0f%% intervals, %d simulated data sets per size (seed %d).\n", o.Pilot, crit.Confidence*100, o.Reps, o.Seed)
+		o.weakNote(io)
 	} else {
 		fmt.Fprintf(io.Out, "\nICC %g, %g units per session, %.0f%% intervals, %d simulated data sets per size (seed %d).\n", o.ICC, o.SessionSize, crit.Confidence*100, o.Reps, o.Seed)
 	}
@@ -430,7 +441,7 @@ func renderLabelPlans(io IO, o *planOptions, crit replay.KillCriteria, plans []m
 		if p.BudgetPass != nil {
 			pass, fail = fmt.Sprintf("%.0f%%", *p.BudgetPass*100), fmt.Sprintf("%.0f%%", *p.BudgetFail*100)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Judge, p.Rule, p.Criterion, planThreshold(p), n, rate, pass, fail)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Judge, p.Rule, o.criterionCell(p), planThreshold(p), n, rate, pass, fail)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -458,10 +469,39 @@ func renderLabelPlans(io IO, o *planOptions, crit replay.KillCriteria, plans []m
 		fmt.Fprintf(io.Out, "%s, %s: with %d labels: %s\n", k.judge, k.rule, o.Labels, strings.Join(said[k], ", "))
 	}
 	fmt.Fprintf(io.Out, "\nLabels from `apeval label queue %s --budget N`, every judge of the run as strata; the pilot's own labels (else the --rate guesses) stand for what the labels will show; %.0f%% intervals, %d simulated queues per size (seed %d).\n", o.Pilot, crit.Confidence*100, o.Reps, o.Seed)
+	o.weakNote(io)
 	for _, p := range plans {
 		if p.BudgetPass == nil {
 			fmt.Fprintf(io.Out, "%s %s %s: %s\n", p.Judge, p.Rule, p.Criterion, p.Reason)
 		}
 	}
 	return nil
+}
+
+// onLabels: the criteria whose figure rests on the labels (precision,
+// recall vs baseline, and drift, which leaves out the changes labels
+// explain).
+func onLabels(criterion string) bool {
+	switch criterion {
+	case metrics.CriterionPrecisionMin, metrics.CriterionDangerousRecall, metrics.CriterionFireRateChangeMax:
+		return true
+	}
+	return false
+}
+
+// criterionCell names a plan's criterion; on a weak pilot a criterion on
+// labels says so.
+func (o *planOptions) criterionCell(p metrics.PlanResult) string {
+	if o.weak && onLabels(p.Criterion) {
+		return p.Criterion + " (weak labels)"
+	}
+	return p.Criterion
+}
+
+// weakNote says, under a plan from a pilot on weak labels, what its
+// figures on labels rest on.
+func (o *planOptions) weakNote(io IO) {
+	if o.weak {
+		fmt.Fprintf(io.Out, "The pilot's labels are weak labels (run --weak-labels: users' overrides, a signal, not ground truth): its precision, recall vs baseline and drift are planned on them; label a slice (apeval label queue --weak-labels) and correct them (apeval label correct).\n")
+	}
 }

@@ -210,6 +210,17 @@ func TestWeakLabelFiguresSayWeak(t *testing.T) {
 		t.Errorf("gate does not say the figures are weak:\n%s", stdout)
 	}
 	checkWeakLines(t, "gate", stdout)
+	// apeval plan from the weak run plans precision (and drift) on the
+	// weak labels: those rows and the notes say so.
+	if code, stdout, stderr = apeval(t, "", "plan", run, "--reps", "20"); code != 0 {
+		t.Fatalf("plan: exit %d\n%s", code, stderr)
+	}
+	checkWeakLines(t, "plan", stdout)
+	if !strings.Contains(stdout, "precision_min (weak labels)") {
+		t.Errorf("plan: the precision row does not say weak:\n%s", stdout)
+	}
+	_, stdout, _ = apeval(t, "", "plan", run, "--reps", "20", "--json")
+	checkWeakJSON(t, "plan --json", []byte(stdout))
 
 	// The run directory's files.
 	read := func(name string) []byte {

@@ -1,6 +1,9 @@
 // Package fake holds the test doubles the judge backends' tests share:
 // httptest servers speaking Ollama's and OpenAI's wire formats with
-// scripted replies and faults, and small helpers. Tests only.
+// scripted replies and faults (resets, slow and huge bodies, headers), and
+// small helpers. Tests only. judge/judgetest is the other fake: a judge
+// that decides by a function, for tests outside judge (the command's);
+// this one scripts the wire, call by call, for the backends' own tests.
 package fake
 
 import (
