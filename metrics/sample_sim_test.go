@@ -298,7 +298,9 @@ func labeledGrid(t testing.TB, m labelModel, reps, labels int) labeledStats {
 // model's precision and recall at 0.925 or more for the whole 300-label
 // queue and its first 150 labels; the other four models are measured and
 // printed, not asserted: on sessions of 20 the interval under-covers
-// precision (0.853 at 1,000 populations; docs/statistics.md, open). Its width against the
+// precision (0.853 at 1,000 populations; docs/statistics.md, open). The
+// full run fails today: the first model's precision covers 0.916 at
+// 2,000 populations (open, docs/statistics.md). Its width against the
 // textbook stratified interval and against the census limit is printed
 // beside it. The smoke runs 40 populations per model; APEVAL_CALIBRATE
 // (make calibrate) runs that many.
