@@ -247,6 +247,16 @@ func ParsePolicy(data []byte, name string) (*Policy, error) {
 	return p, nil
 }
 
+// ReadCriteria reads and parses the --criteria file at path (ParseCriteria),
+// named by the path as given in messages.
+func ReadCriteria(path string) (KillCriteria, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return KillCriteria{}, err
+	}
+	return ParseCriteria(data, path)
+}
+
 // ParseCriteria parses a --criteria file: either a [kill_criteria] table
 // (so a policy file works too) or the same keys at the top level. Missing
 // keys keep DefaultKillCriteria's values.

@@ -352,3 +352,24 @@ func TestPolicyOnlyKeepsTheNamedRules(t *testing.T) {
 		t.Errorf("unknown rule: err %v", err)
 	}
 }
+
+func TestReadCriteriaNamesThePath(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "strict.toml")
+	if err := os.WriteFile(path, []byte("[kill_criteria]\nprecision_min = 0.97\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadCriteria(path)
+	if err != nil || c.PrecisionMin != 0.97 || c.Confidence != DefaultKillCriteria().Confidence {
+		t.Errorf("%+v, %v: want precision_min 0.97, the rest default", c, err)
+	}
+	if err := os.WriteFile(path, []byte("[kill_criteria]\nprecision_min = \"high\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadCriteria(path); err == nil || !strings.HasPrefix(err.Error(), path+":") {
+		t.Errorf("bad value: err %v, want it to start with %s:", err, path)
+	}
+	if _, err := ReadCriteria(path + ".missing"); err == nil {
+		t.Error("a missing file is no error")
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -494,11 +493,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	p.critFrom = cmp.Or(o.Policy, replay.SamplePolicyName)
 	if o.Criteria != "" {
 		p.critFrom = o.Criteria + " (--criteria)"
-		data, err := os.ReadFile(o.Criteria)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		if p.crit, err = replay.ParseCriteria(data, o.Criteria); err != nil {
+		if p.crit, err = replay.ReadCriteria(o.Criteria); err != nil {
 			return nil, usageError{err}
 		}
 	}

@@ -69,11 +69,7 @@ func (rs *RunSet) Criteria(criteriaFile, policyFile string, errOut io.Writer) (r
 	}
 	switch {
 	case criteriaFile != "":
-		data, err := os.ReadFile(criteriaFile)
-		if err != nil {
-			return replay.KillCriteria{}, "", err
-		}
-		c, err := replay.ParseCriteria(data, criteriaFile)
+		c, err := replay.ReadCriteria(criteriaFile)
 		if err != nil {
 			return replay.KillCriteria{}, "", err
 		}
