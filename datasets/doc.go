@@ -46,6 +46,7 @@
 //	seq.go         SeqError: a session's records out of seq order
 //	bytool.go      per-tool rows of `datasets stats`
 //	remote.go      Opener: datasets in object storage, opened by the program's opener
+//	hash.go        FileSHA256: a dataset's hash for run.json, local or through the Opener
 //	lock_unix.go, lock_other.go  the labels file's lock
 //
 // The record format and its field rules are in README.md (Cases) and on

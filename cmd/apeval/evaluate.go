@@ -14,13 +14,13 @@ import (
 // commands' flags.
 
 // openRuns reads each directory's run.json; their case lists get their
-// tool arguments from the datasets run.json names (describeFromRunInfo).
+// tool arguments from the datasets run.json names (evaluation.DescribeFrom).
 func openRuns(dirs []string) (*evaluation.RunSet, error) {
 	rs, err := evaluation.Open(dirs)
 	if err != nil {
 		return nil, err
 	}
-	rs.Describe = describeFromRunInfo
+	rs.Describe = evaluation.DescribeFrom(datasetURLs)
 	return rs, nil
 }
 

@@ -76,7 +76,7 @@ func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 	if err != nil {
 		return err
 	}
-	rs := &evaluation.RunSet{Dirs: args, Infos: infos, Describe: describeFromRunInfo}
+	rs := &evaluation.RunSet{Dirs: args, Infos: infos, Describe: evaluation.DescribeFrom(datasetURLs)}
 	spec, err := o.spec(rs, io.Err)
 	if err != nil {
 		return err

@@ -403,7 +403,7 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 		return nil
 	}
 
-	describeListedCases(ev.Listed, p.src.reader(p.pol))
+	evaluation.DescribeCases(ev.Listed, p.src.reader(p.pol))
 	rep, err := finish(ev, *p.w.Info())
 	if err != nil {
 		return err

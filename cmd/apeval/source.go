@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -137,40 +135,9 @@ func (s *source) refs() []reports.FileRef {
 		if objstore.IsURL(p) {
 			name = mask.Message(p)
 		}
-		out = append(out, reports.FileRef{Name: name, SHA256: fileSHA256(p)})
+		out = append(out, reports.FileRef{Name: name, SHA256: datasets.FileSHA256(p, datasetURLs)})
 	}
 	return out
-}
-
-// objectSHA256 hashes an object as it streams by; "" when it cannot be read.
-func objectSHA256(url string) string {
-	r, err := objstore.OpenReader(context.Background(), url)
-	if err != nil {
-		return ""
-	}
-	defer r.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, r); err != nil {
-		return ""
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// fileSHA256 hashes a local file or an object; "" when it cannot be read.
-func fileSHA256(path string) string {
-	if objstore.IsURL(path) {
-		return objectSHA256(path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return ""
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // scanStats reads the whole dataset once for its statistics

@@ -19,6 +19,7 @@
 //
 //	evaluation.go   Spec, Evaluation (New, Add, Finish), Check
 //	runset.go       RunSet: Open, Criteria, Baseline, Evaluate (the second read when cases repeat)
+//	cases.go        DescribeCases, DescribeFrom: the listed cases' arguments from an unchanged dataset
 //
 // Not a stable Go API: apeval is a command, and this package serves
 // cmd/apeval; its exported names change with the command, without a

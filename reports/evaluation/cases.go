@@ -1,0 +1,63 @@
+package evaluation
+
+import (
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/reports"
+)
+
+// DescribeCases reads the dataset once more (r, a fresh pass) for the few
+// cases the false-positive/negative lists kept, and gives them their tool
+// and masked arguments; only those cases are held, so memory stays
+// bounded. It closes r.
+func DescribeCases(cl *reports.CaseLists, r *datasets.Reader) {
+	defer r.Close()
+	ids := cl.CaseIDs()
+	for len(ids) > 0 && r.Scan() {
+		rec := r.Record()
+		if rec.Err != nil || !ids[rec.Case.ID] {
+			continue
+		}
+		cl.Describe(rec.Case.ID, rec.Case.Tool.Name, rec.Case.Tool.Arguments)
+		delete(ids, rec.Case.ID)
+	}
+}
+
+// DescribeFrom is a RunSet.Describe for the reading commands: the decision
+// files hold the tool's name but never its arguments, so it reads the
+// datasets run.json names when they are still there unchanged (same
+// SHA-256; objects through urls), or the embedded sample; otherwise it
+// says in the lists' note why they show no arguments.
+func DescribeFrom(urls datasets.Opener) func(*reports.CaseLists, reports.RunInfo) {
+	return func(cl *reports.CaseLists, info reports.RunInfo) {
+		if len(cl.CaseIDs()) == 0 {
+			return
+		}
+		var paths []string
+		sample := false
+		for _, d := range info.Datasets {
+			switch {
+			case d.Name == datasets.SampleName && d.SHA256 == datasets.SampleSHA256():
+				sample = true
+			case d.SHA256 != "" && datasets.FileSHA256(d.Name, urls) == d.SHA256:
+				paths = append(paths, d.Name)
+			default:
+				cl.Note = "tool arguments are not in the decision files, and the dataset " + d.Name +
+					" is not available unchanged to read them from"
+				return
+			}
+		}
+		if sample && len(paths) > 0 || len(info.Datasets) == 0 {
+			cl.Note = "tool arguments are not in the decision files, and run.json names no dataset to read them from"
+			return
+		}
+		var r *datasets.Reader
+		if sample {
+			r = datasets.Open([]string{"-"}, datasets.SampleCases())
+			r.StdinName = datasets.SampleName
+		} else {
+			r = datasets.Open(paths, nil)
+		}
+		r.URLs = urls
+		DescribeCases(cl, r)
+	}
+}
