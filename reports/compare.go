@@ -33,7 +33,7 @@ var figureViews = map[string]figureView{
 // each figure (see docs/statistics.md).
 const testLegend = "Tests: recall and false-positive rate FP/(FP+TN) on the labeled positives / negatives both judges decided, unknown rate on the pairs both sent to a judge, " +
 	"fire rate on the pairs in scope for both: session sign-flip randomization (exact McNemar when no session holds two discordant pairs; ± its Monte Carlo error when not exact), " +
-	"Δ interval Newcombe paired (clustered by session); precision: delta method, t on the sessions; P50/P95: bootstrap of the calls (p from the same draws as the interval, n = baseline+candidate calls); " +
+	"Δ interval Newcombe paired (clustered by session); precision: delta method, t on the sessions; P50/P95: paired by session (each quantile linearized, session-clustered variance, t on the effective sessions; a bootstrap of the calls when every session holds one call), n = baseline+candidate calls; " +
 	"latency shift: Mann–Whitney U on the whole latency distribution, Δ = P(candidate call slower) − ½."
 
 // adjustmentNote says which multiplicity adjustment the marks used.
