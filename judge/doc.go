@@ -45,6 +45,7 @@
 //	budget.go            Budget: --max-calls and --budget-usd
 //	canonical.go         the judge input's canonical JSON (the cache key)
 //	label.go             WithServer: the server in a judge's identity
+//	tellapart.go         TellApart: judges of one identity renamed by their servers (or refused, SameJudge)
 //	limits.go            response size caps, Retry-After, error text for messages
 //	judgetest/           fake judge servers for other packages' tests
 //	internal/fake/       the fake servers and helpers the backends' tests share

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -142,33 +142,20 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 		}
 		all = append(all, opened{j: j, spec: spec, server: o.Judge.effective(e).BaseURL, prices: prices})
 	}
-	byID := map[string][]int{}
+	js, servers := make([]judge.Judge, len(all)), make([]string, len(all))
 	for i, x := range all {
-		id := x.j.Identity().String()
-		byID[id] = append(byID[id], i)
+		js[i], servers[i] = x.j, x.server
 	}
-	for id, idx := range byID {
-		if len(idx) < 2 {
-			continue
+	if err := judge.TellApart(js, servers); err != nil {
+		closeAll()
+		var same *judge.SameJudge
+		if errors.As(err, &same) {
+			return nil, nil, usagef("--judge %s and --judge %s are the same judge (%s) on the same server: give one another model, prompt or server", all[same.First].spec, all[same.Second].spec, same.Identity)
 		}
-		labels := map[string]int{}
-		for _, i := range idx {
-			l := serverLabel(all[i].server)
-			if prev, dup := labels[l]; dup || l == "" {
-				if !dup {
-					prev = idx[0]
-					if prev == i {
-						prev = idx[1]
-					}
-				}
-				closeAll()
-				return nil, nil, usagef("--judge %s and --judge %s are the same judge (%s) on the same server: give one another model, prompt or server", all[prev].spec, all[i].spec, id)
-			}
-			labels[l] = i
-		}
-		for _, i := range idx {
-			all[i].j = judge.WithServer(all[i].j, serverLabel(all[i].server))
-		}
+		return nil, nil, err
+	}
+	for i := range all {
+		all[i].j = js[i]
 	}
 	for _, x := range all {
 		j, spec, prices := x.j, x.spec, x.prices
@@ -209,20 +196,6 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 		out = append(out, j)
 	}
 	return out, closeAll, nil
-}
-
-// serverLabel is a server URL as an identity shows it: host[:port] and,
-// when not the usual /v1 or empty, the path ("" without a server).
-func serverLabel(s string) string {
-	u, err := url.Parse(s)
-	if s == "" || err != nil || u.Host == "" {
-		return ""
-	}
-	p := strings.TrimSuffix(u.Path, "/")
-	if p == "" || p == "/v1" {
-		return u.Host
-	}
-	return u.Host + p
 }
 
 // config is the judge configuration of one entry: the shared one with the
