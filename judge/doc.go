@@ -31,7 +31,7 @@
 //
 // # Where to look
 //
-//	open.go              Config, the registry (Backend, Register), Open, retries
+//	open.go              Config, the registry (Backend, Register, IsLive), Open, retries
 //	judge.go             the judge/core types re-exported
 //	core/                the shared types, Cause, recorded and none (no backend)
 //	kit.go               the call machinery exported for backend packages

@@ -165,6 +165,14 @@ func Register(b Backend) {
 	})
 }
 
+// IsLive reports whether j calls a model (its backend is Live, or not
+// registered: a wrapper's unknown backend counts as live): such a judge
+// costs money and time, goes through the cache and under a budget.
+func IsLive(j Judge) bool {
+	b, ok := Lookup(j.Identity().Backend)
+	return !ok || b.Live
+}
+
 // Lookup returns the registered backend of a name (a spec's prefix).
 func Lookup(name string) (Backend, bool) {
 	registryMu.RLock()

@@ -37,3 +37,13 @@ func TestTellApartNamesTheServerOfSameIdentities(t *testing.T) {
 		t.Errorf("one without a server: err %v", err)
 	}
 }
+
+func TestIsLiveByTheRegistry(t *testing.T) {
+	t.Parallel()
+	if IsLive(NewRecorded("x")) || IsLive(None{}) {
+		t.Error("a recorded or the none judge counts as live")
+	}
+	if !IsLive(idJudge{Identity{Backend: "some-wrapper", Model: "m"}}) {
+		t.Error("an unregistered backend does not count as live")
+	}
+}

@@ -48,7 +48,7 @@ func (f *budgetFlags) start(retries int) {
 
 // limit puts a live judge under the budget; --budget-usd needs its prices.
 func (f *budgetFlags) limit(j judge.Judge, spec string, p judgePrices) (judge.Judge, error) {
-	if f.budget == nil || !live(j) {
+	if f.budget == nil || !judge.IsLive(j) {
 		return j, nil
 	}
 	var prices *judge.Prices

@@ -165,7 +165,7 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 			closeAll()
 			return nil, nil, err
 		}
-		if live(j) && !o.NoCache {
+		if judge.IsLive(j) && !o.NoCache {
 			if store == nil {
 				dir := o.CacheDir
 				if dir == "" {
@@ -217,12 +217,6 @@ func (e judgeEntry) config(cfg judge.Config) judge.Config {
 		cfg.PromptFile = e.Prompt
 	}
 	return cfg
-}
-
-// live reports whether a judge makes real calls (worth caching).
-func live(j judge.Judge) bool {
-	b, ok := judge.Lookup(j.Identity().Backend)
-	return !ok || b.Live
 }
 
 func judgeInfo(j judge.Judge) reports.JudgeInfo {
