@@ -21,7 +21,9 @@ import (
 // it is Wilson's interval at R with the effective sample size
 // n_eff = R(1−R)/v (at most M) at Student's t quantile, v the CR2
 // cluster variance of R and the degrees of freedom Bell–McCaffrey's for
-// the sessions' sizes (fitRatio). Where that variance says nothing —
+// the sessions' sizes (fitRatio); below 10 degrees of freedom (about ten
+// sessions, or a few holding most units) the hull of that and the
+// beta-binomial interval (fewSessionsDF). Where that variance says nothing —
 // fewer than two sessions, or no spread between them (no event at all,
 // every unit a success, every session at one rate) — it is the
 // beta-binomial interval (BetaBinomialInterval), which does not collapse
@@ -64,19 +66,37 @@ func (p *bbPosterior) interval(conf float64) (lo, hi, deff float64) {
 		return lo, hi, 1
 	}
 	if f, ok := fitRatio(p.pairs); ok {
-		return f.interval(conf)
+		lo, hi, deff = f.interval(conf)
+		if f.df < fewSessionsDF {
+			bl, bh, bd := p.bbInterval(conf)
+			lo, hi, deff = min(lo, bl), max(hi, bh), max(deff, bd)
+		}
+		return lo, hi, deff
 	}
 	return p.bbInterval(conf)
 }
 
+// fewSessionsDF: below these degrees of freedom (about ten sessions, or
+// a few holding most units) the ratio's variance rests on so few sessions
+// that, with skewed session rates (most sessions near 1, a few far below),
+// it is often too small: 0.900 with 5 sessions of 20 and 45 singletons
+// at ICC 0.5, 0.918–0.926 with 10 sessions of 10. The interval is then
+// the hull with the beta-binomial's, whose model carries that shape
+// (docs/statistics.md, "The interval on the grid").
+const fewSessionsDF = 10
+
 // method names the interval ClusteredInterval gives these data: plain
-// Wilson (one unit per session), the ratio over sessions, or the
-// beta-binomial where the ratio's variance says nothing.
+// Wilson (one unit per session), the ratio over sessions (with few
+// sessions, its hull with the beta-binomial), or the beta-binomial where
+// the ratio's variance says nothing.
 func (p *bbPosterior) method() string {
 	if p.wilson {
 		return "Wilson"
 	}
-	if _, ok := fitRatio(p.pairs); ok {
+	if f, ok := fitRatio(p.pairs); ok {
+		if f.df < fewSessionsDF {
+			return "ratio over sessions, hull with the beta-binomial (few sessions)"
+		}
 		return "ratio over sessions"
 	}
 	return "beta-binomial over sessions"

@@ -73,7 +73,11 @@ func fitRatio(s []ymf) (f ratioFit, ok bool) {
 			rho = min(1, max(0, (msb-msw)/d))
 		}
 	}
-	f.df = max(1, min(f.K-1, bellMcCaffrey(s, f.M, rho)))
+	f.df = f.K - 1
+	if bm := bellMcCaffrey(s, f.M, rho); bm < f.df*(1-1e-9) {
+		// (Equal sizes give K − 1 up to rounding: kept exact.)
+		f.df = max(1, bm)
+	}
 	return f, true
 }
 

@@ -16,21 +16,52 @@ import (
 // degrees of freedom whatever the ICC.
 func TestRatioIntervalHand(t *testing.T) {
 	t.Parallel()
-	lo, hi, deff := ClusteredInterval([]int64{9, 8, 10, 7}, []int64{10, 10, 10, 10}, 0.95)
+	ys, ms := []int64{9, 8, 10, 7}, []int64{10, 10, 10, 10}
+	f, ok := fitRatio(newBBPosterior(ys, ms, 1).pairs)
+	if !ok || f.df != 3 {
+		t.Fatalf("fitRatio: ok %v, df %v, want 3", ok, f.df)
+	}
+	lo, hi, deff := f.interval(0.95)
 	n := 0.85 * 0.15 * 240
 	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: 3}.Quantile(0.975)
 	wl, wh := Wilson(0.85*n, n, tq)
 	near(t, "lo", lo, wl, 1e-9)
 	near(t, "hi", hi, wh, 1e-9)
 	near(t, "deff", deff, 40/n, 1e-9)
+	// Fewer than 10 degrees of freedom: the hull with the beta-binomial.
+	bl, bh, _ := BetaBinomialInterval(ys, ms, 0.95)
+	lo, hi, _ = ClusteredInterval(ys, ms, 0.95)
+	near(t, "hull lo", lo, min(wl, bl), 0)
+	near(t, "hull hi", hi, max(wh, bh), 0)
+
+	// Twelve sessions of 10 (11 degrees of freedom): the ratio interval
+	// alone, v = Σ(y − R·m)²/(1 − 1/12)/120².
+	ys, ms = []int64{9, 8, 10, 7, 9, 9, 10, 6, 8, 9, 10, 7}, []int64{10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10}
+	var Y float64
+	for _, y := range ys {
+		Y += float64(y)
+	}
+	r := Y / 120
+	var v float64
+	for _, y := range ys {
+		v += (float64(y) - 10*r) * (float64(y) - 10*r)
+	}
+	v = v / (1 - 1.0/12) / (120 * 120)
+	n = r * (1 - r) / v
+	wl, wh = Wilson(r*n, n, distuv.StudentsT{Mu: 0, Sigma: 1, Nu: 11}.Quantile(0.975))
+	lo, hi, deff = ClusteredInterval(ys, ms, 0.95)
+	near(t, "12 sessions lo", lo, wl, 1e-9)
+	near(t, "12 sessions hi", hi, wh, 1e-9)
+	near(t, "12 sessions deff", deff, 120/n, 1e-9)
 
 	// Sessions without units are ignored.
-	lo2, hi2, _ := ClusteredInterval([]int64{9, 0, 8, 10, 7}, []int64{10, 0, 10, 10, 10}, 0.95)
+	lo2, hi2, _ := ClusteredInterval(append([]int64{0}, ys...), append([]int64{0}, ms...), 0.95)
 	near(t, "lo with an empty session", lo2, lo, 0)
 	near(t, "hi with an empty session", hi2, hi, 0)
 	// 5/10 and 4/10: n_eff = 0.2475/0.0025 = 99 is capped at M = 20
 	// (design effect ≥ 1), t₁(0.975) = 12.706205 from tables.
-	lo, hi, deff = ClusteredInterval([]int64{5, 4}, []int64{10, 10}, 0.95)
+	f, _ = fitRatio(newBBPosterior([]int64{5, 4}, []int64{10, 10}, 1).pairs)
+	lo, hi, deff = f.interval(0.95)
 	near(t, "capped lo", lo, 0.023109247, 1e-6)
 	near(t, "capped hi", hi, 0.965868289, 1e-6)
 	near(t, "capped deff", deff, 1, 0)
@@ -55,7 +86,7 @@ func TestRatioIntervalHand(t *testing.T) {
 
 	// The interval holds the ratio, not the mean of the sessions' rates:
 	// one long session at 0.5 and nine short ones at 1.
-	ys, ms := []int64{50, 3, 3, 3, 3, 3, 3, 3, 3, 3}, []int64{100, 3, 3, 3, 3, 3, 3, 3, 3, 3}
+	ys, ms = []int64{50, 3, 3, 3, 3, 3, 3, 3, 3, 3}, []int64{100, 3, 3, 3, 3, 3, 3, 3, 3, 3}
 	lo, hi, _ = ClusteredInterval(ys, ms, 0.95)
 	if r := 77.0 / 127; lo > r || hi < r {
 		t.Errorf("[%v, %v] does not hold the ratio %v", lo, hi, r)
