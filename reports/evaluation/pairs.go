@@ -4,6 +4,7 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // ReadPairs reads a run directory into a pair table (label queue, serve,
@@ -11,8 +12,8 @@ import (
 // judges name them by identity, spec or unique prefix (the --judge flags;
 // every judge of the run, in run order, when none); rules nil keeps every
 // rule.
-func ReadPairs(dir string, judges, rules []string) (*metrics.PairTable, reports.RunInfo, error) {
-	info, err := reports.ReadRunInfo(dir)
+func ReadPairs(dir string, judges, rules []string) (*metrics.PairTable, rundir.RunInfo, error) {
+	info, err := rundir.ReadRunInfo(dir)
 	if err != nil {
 		return nil, info, DirError(dir, err)
 	}
@@ -32,7 +33,7 @@ func ReadPairs(dir string, judges, rules []string) (*metrics.PairTable, reports.
 		}
 	}
 	t := metrics.NewPairTable(chosen, rules)
-	if _, err := reports.ReadRun(dir, func(r *replay.Result) error { t.Add(r); return nil }); err != nil {
+	if _, err := rundir.ReadRun(dir, func(r *replay.Result) error { t.Add(r); return nil }); err != nil {
 		return nil, info, DirError(dir, err)
 	}
 	return t, info, nil

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/internal/fixture"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 func TestReadPairsChoosesJudgesByPrefix(t *testing.T) {
@@ -22,8 +22,8 @@ func TestReadPairsChoosesJudgesByPrefix(t *testing.T) {
 		}
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	fixture.WriteRun(t, dir, reports.RunInfo{RunID: "r", Created: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Version: "test",
-		Judges: []reports.JudgeInfo{{Identity: "ollama/a:1b"}, {Identity: "ollama/b:7b"}}}, rs)
+	fixture.WriteRun(t, dir, rundir.RunInfo{RunID: "r", Created: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Version: "test",
+		Judges: []rundir.JudgeInfo{{Identity: "ollama/a:1b"}, {Identity: "ollama/b:7b"}}}, rs)
 
 	all, info, err := ReadPairs(dir, nil, nil)
 	if err != nil {
