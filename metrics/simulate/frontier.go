@@ -19,19 +19,19 @@ type FrontierRow struct {
 	// decides whether it is at the floor), SelectPrecisionRule that rule.
 	SelectPrecisionLo   *float64 `json:"select_precision_lo"`
 	SelectPrecisionRule string   `json:"select_precision_rule"`
-	SelectP95MS       *float64 `json:"select_latency_p95_ms"`
-	SelectCostPer1k   *float64 `json:"select_cost_per_1k_tool_calls"`
+	SelectP95MS         *float64 `json:"select_latency_p95_ms"`
+	SelectCostPer1k     *float64 `json:"select_cost_per_1k_tool_calls"`
 	// Report half. Precision is the judged rule with the lowest precision
 	// lower bound there (PrecisionRule), the figure a team must defend.
 	PrecisionRule string   `json:"precision_rule"`
 	Precision     *float64 `json:"precision"`
-	PrecisionLo *float64 `json:"precision_lo"`
-	PrecisionHi *float64 `json:"precision_hi"`
-	Recall      *float64 `json:"recall"`
-	RecallLo    *float64 `json:"recall_lo"`
-	RecallHi    *float64 `json:"recall_hi"`
-	P95MS       *float64 `json:"latency_p95_ms"`
-	CostPer1k   *float64 `json:"cost_per_1k_tool_calls"`
+	PrecisionLo   *float64 `json:"precision_lo"`
+	PrecisionHi   *float64 `json:"precision_hi"`
+	Recall        *float64 `json:"recall"`
+	RecallLo      *float64 `json:"recall_lo"`
+	RecallHi      *float64 `json:"recall_hi"`
+	P95MS         *float64 `json:"latency_p95_ms"`
+	CostPer1k     *float64 `json:"cost_per_1k_tool_calls"`
 	// PValue is the one-sided p of "some judged rule's precision ≤
 	// precision_min" on the report half: the largest of the rules' p-values
 	// (each the level at which the rule's clustered interval's lower bound
