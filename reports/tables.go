@@ -11,12 +11,13 @@ import (
 
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/metrics/simulate"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // Report is what the renderers format: the run's metadata and what metrics
 // computed. Renderers never compute statistics; they only lay out Summary.
 type Report struct {
-	Run     RunInfo
+	Run     rundir.RunInfo
 	Summary *metrics.Summary
 	// Gates, when set, adds the gate-action summary to summary.md and
 	// report.html (the terminal prints it with GateSummary.Render).

@@ -14,6 +14,7 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 func newDatasetsCmd(io IO) *cobra.Command {
@@ -250,7 +251,7 @@ func runSample(_ context.Context, o *sampleOptions, io IO) error {
 	}
 	for name, data := range map[string][]byte{"cases.jsonl": cases, "policy.toml": datasets.SamplePolicy()} {
 		p := filepath.Join(o.Out, name)
-		if err := reports.WriteFileAtomic(p, func(w goio.Writer) error {
+		if err := rundir.WriteFileAtomic(p, func(w goio.Writer) error {
 			_, err := w.Write(data)
 			return err
 		}); err != nil {

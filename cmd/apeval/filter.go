@@ -10,7 +10,7 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // filterFlags are the iteration filters of run and replay: --rule, --tag,
@@ -89,11 +89,11 @@ func (f *filterFlags) active() bool {
 
 // info is the filter as run.json and every report header show it; nil when
 // the run is not filtered.
-func (f *filterFlags) info() *reports.Filter {
+func (f *filterFlags) info() *rundir.Filter {
 	if !f.active() {
 		return nil
 	}
-	fi := &reports.Filter{Rules: f.Rules, Tags: f.Tags, Limit: f.Limit, Sample: f.Sample, Slice: f.Slice}
+	fi := &rundir.Filter{Rules: f.Rules, Tags: f.Tags, Limit: f.Limit, Sample: f.Sample, Slice: f.Slice}
 	if f.Sample > 0 {
 		seed := f.Seed
 		fi.Seed = &seed
@@ -137,12 +137,12 @@ func (f *filterFlags) selectSessions(src *source, p *replay.Policy, sh replay.Sh
 }
 
 // settings are the resolved settings run.json records.
-func (o *runOptions) settings(entries []judgeEntry, baseline string) *reports.Settings {
+func (o *runOptions) settings(entries []judgeEntry, baseline string) *rundir.Settings {
 	var specs []string
 	for _, e := range entries {
 		specs = append(specs, e.display())
 	}
-	s := &reports.Settings{
+	s := &rundir.Settings{
 		Config:       o.config,
 		Datasets:     maskURLs(o.Datasets),
 		Policy:       o.Policy,
@@ -151,7 +151,7 @@ func (o *runOptions) settings(entries []judgeEntry, baseline string) *reports.Se
 		Baseline:     baseline,
 		Out:          cmp.Or(o.remoteOut, o.Out),
 		Concurrency:  o.Concurrency,
-		Timeout:      reports.Duration(o.Timeout),
+		Timeout:      rundir.Duration(o.Timeout),
 		Inconclusive: o.Inconclusive,
 		Repeat:       o.Repeat.Repeat,
 		ShuffleRules: o.Repeat.ShuffleRules,
@@ -174,7 +174,7 @@ func (o *runOptions) settings(entries []judgeEntry, baseline string) *reports.Se
 	}
 	opts := map[string][]string{}
 	own := false
-	var all []reports.JudgeEntry
+	var all []rundir.JudgeEntry
 	for _, e := range entries {
 		kv := o.Judge.optionList(e)
 		for i := range kv {
@@ -187,7 +187,7 @@ func (o *runOptions) settings(entries []judgeEntry, baseline string) *reports.Se
 		// else the flags'), so --resume can open the same judges.
 		eff := o.Judge.effective(e)
 		own = own || eff.hasOwnSettings()
-		all = append(all, reports.JudgeEntry{Spec: mask.String(e.Spec), BaseURL: maskURL(eff.BaseURL),
+		all = append(all, rundir.JudgeEntry{Spec: mask.String(e.Spec), BaseURL: maskURL(eff.BaseURL),
 			APIKeyEnv: eff.KeyEnv, Prompt: eff.Prompt, Options: kv})
 	}
 	if own {

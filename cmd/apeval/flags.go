@@ -8,6 +8,7 @@ import (
 
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // enumFlag is a string flag that takes one of a fixed set of values and
@@ -90,8 +91,8 @@ func inconclusiveVar(fs *pflag.FlagSet, p *string) {
 
 // layoutVar defines --out-layout: flat or hive.
 func layoutVar(fs *pflag.FlagSet, p *string) {
-	enumVar(fs, p, "out-layout", "flat", []string{"flat", reports.LayoutHive}, func(v string) error {
-		if _, err := reports.ParseLayout(v); err != nil {
+	enumVar(fs, p, "out-layout", "flat", []string{"flat", rundir.LayoutHive}, func(v string) error {
+		if _, err := rundir.ParseLayout(v); err != nil {
 			return usagef("--out-layout: %v", err)
 		}
 		return nil

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // initConfig is the apeval.toml apeval init writes: the embedded sample's
@@ -149,7 +149,7 @@ func runInit(_ context.Context, o *initOptions, io IO) error {
 	}
 	for _, f := range files {
 		p := filepath.Join(dir, f.name)
-		if err := reports.WriteFileAtomic(p, func(w goio.Writer) error {
+		if err := rundir.WriteFileAtomic(p, func(w goio.Writer) error {
 			_, err := w.Write(f.data)
 			return err
 		}); err != nil {

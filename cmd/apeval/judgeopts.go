@@ -9,7 +9,7 @@ import (
 
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/judge"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // Price options: currency units per million prompt (price_in) and
@@ -211,7 +211,7 @@ func (f *judgeFlags) rememberPrices(j judge.Judge, p judgePrices) {
 }
 
 // setPrices copies a judge's prices into its run.json entry.
-func (f *judgeFlags) setPrices(ji *reports.JudgeInfo) {
+func (f *judgeFlags) setPrices(ji *rundir.JudgeInfo) {
 	if p, ok := f.prices[ji.Identity]; ok {
 		ji.PriceIn, ji.PriceOut = p.in, p.out
 	}

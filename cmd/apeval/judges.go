@@ -15,6 +15,7 @@ import (
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/judge/cache"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // judgeFlags configure the live judge backends; shared by run, replay and
@@ -219,9 +220,9 @@ func (e judgeEntry) config(cfg judge.Config) judge.Config {
 	return cfg
 }
 
-func judgeInfo(j judge.Judge) reports.JudgeInfo {
+func judgeInfo(j judge.Judge) rundir.JudgeInfo {
 	id := j.Identity()
-	ji := reports.JudgeInfo{
+	ji := rundir.JudgeInfo{
 		Identity:      id.String(),
 		Backend:       id.Backend,
 		Model:         id.Model,

@@ -16,8 +16,8 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 func newLabelCmd(io IO) *cobra.Command {
@@ -106,8 +106,8 @@ a seeded share of the items that every labeler labels (for agreement).`,
 }
 
 // readPairs reads a run directory into a pair table of the chosen judges.
-func readPairs(dir string, judgeFlags, rules []string) (*metrics.PairTable, reports.RunInfo, error) {
-	info, err := reports.ReadRunInfo(dir)
+func readPairs(dir string, judgeFlags, rules []string) (*metrics.PairTable, rundir.RunInfo, error) {
+	info, err := rundir.ReadRunInfo(dir)
 	if err != nil {
 		return nil, info, evaluation.DirError(dir, err)
 	}
@@ -127,7 +127,7 @@ func readPairs(dir string, judgeFlags, rules []string) (*metrics.PairTable, repo
 		}
 	}
 	t := metrics.NewPairTable(chosen, rules)
-	if _, err := reports.ReadRun(dir, func(r *replay.Result) error { t.Add(r); return nil }); err != nil {
+	if _, err := rundir.ReadRun(dir, func(r *replay.Result) error { t.Add(r); return nil }); err != nil {
 		return nil, info, evaluation.DirError(dir, err)
 	}
 	return t, info, nil

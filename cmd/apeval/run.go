@@ -73,7 +73,7 @@ type runResolved struct {
 	replayOnly bool
 	shard      replay.Shard
 	shardFrom  string // where --shard auto found the shard
-	layout     string // reports.LayoutFlat or LayoutHive
+	layout     string // rundir.LayoutFlat or LayoutHive
 	remoteOut  string // --out as a bucket URL (masked), the run written to a temporary directory
 	// fileJudges are apeval.toml's [[judge]] tables; judgesFromFile: they
 	// are the run's judges (no --judge given). outPattern is the file's out
@@ -259,7 +259,7 @@ func (o *runOptions) validate(getenv func(string) string) error {
 	if stdin > 1 {
 		return usagef("--dataset - (stdin) may be given once")
 	}
-	layout, err := reports.ParseLayout(o.OutLayout)
+	layout, err := rundir.ParseLayout(o.OutLayout)
 	if err != nil {
 		return usagef("--out-layout: %v", err)
 	}
@@ -449,8 +449,8 @@ type preparedRun struct {
 	sel      *datasets.Selection // sessions chosen by --tag/--limit/--sample; nil for all
 	judges   []judge.Judge
 	baseline string
-	refs     chan []reports.FileRef // the datasets' hashes, computed beside the replay
-	w        *reports.RunWriter
+	refs     chan []rundir.FileRef // the datasets' hashes, computed beside the replay
+	w        *rundir.RunWriter
 
 	closeJudges func()
 	committed   bool
@@ -553,16 +553,16 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 
 	// Hashing the datasets for run.json reads them once more: it runs beside
 	// the replay instead of before it (run.json is written by w.Close).
-	p.refs = make(chan []reports.FileRef, 1)
+	p.refs = make(chan []rundir.FileRef, 1)
 	go func(src *source) { p.refs <- src.refs() }(p.src)
-	info := reports.RunInfo{
+	info := rundir.RunInfo{
 		RunID:       o.RunID,
 		Created:     p.now.UTC(),
 		Version:     version,
 		Policy:      polRef,
 		Baseline:    p.baseline,
 		Concurrency: o.Concurrency,
-		Timeout:     reports.Duration(o.Timeout),
+		Timeout:     rundir.Duration(o.Timeout),
 		Shard:       o.Shard,
 		Filter:      o.Filter.info(),
 		Settings:    o.settings(entries, p.baseline),
@@ -583,7 +583,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	if p.lab, err = newLabelSink(o.Labels, ""); err != nil {
 		return nil, err
 	}
-	if p.w, err = reports.CreateRunWeighted(o.Out, info, labelWeights(p.lab)); err != nil {
+	if p.w, err = rundir.CreateRunWeighted(o.Out, info, labelWeights(p.lab)); err != nil {
 		return nil, usageError{err}
 	}
 	return p, nil

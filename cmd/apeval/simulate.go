@@ -18,6 +18,7 @@ import (
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // simulateOptions are the options of `apeval simulate`.
@@ -176,7 +177,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		return err
 	}
 	if len(rs.Infos) > 1 {
-		var set reports.ShardSet
+		var set rundir.ShardSet
 		for i, in := range rs.Infos {
 			if err := set.Add(rs.Dirs[i], in); err != nil {
 				return usagef("simulate reads one run or shards of one run: %v", err)
@@ -205,7 +206,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if _, err := reports.ReadRun(dir, d.Add); err != nil {
+		if _, err := rundir.ReadRun(dir, d.Add); err != nil {
 			if d.Err() != nil {
 				return usagef("%s: %v", dir, d.Err())
 			}
@@ -249,8 +250,8 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return usageError{err}
 	}
-	path := filepath.Join(out, reports.SimulateFile)
-	if err := reports.WriteFileAtomic(path, func(w stdio.Writer) error { return reports.WriteSimulateParquet(w, res) }); err != nil {
+	path := filepath.Join(out, rundir.SimulateFile)
+	if err := rundir.WriteFileAtomic(path, func(w stdio.Writer) error { return reports.WriteSimulateParquet(w, res) }); err != nil {
 		return err
 	}
 	if o.Frontier {
@@ -260,7 +261,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		}
 		res.Frontier = simulate.Frontier(d, cfgs, pmin, opts)
 	}
-	if err := reports.WriteFileAtomic(filepath.Join(out, reports.SimulateJSONFile), func(w stdio.Writer) error {
+	if err := rundir.WriteFileAtomic(filepath.Join(out, rundir.SimulateJSONFile), func(w stdio.Writer) error {
 		return reports.WriteSimulateJSON(w, res)
 	}); err != nil {
 		return err
@@ -282,7 +283,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		}
 	}
 	if o.WritePatch != "" {
-		if err := reports.WriteFileAtomic(o.WritePatch, func(w stdio.Writer) error {
+		if err := rundir.WriteFileAtomic(o.WritePatch, func(w stdio.Writer) error {
 			return reports.WriteSimulatePatch(w, res.OperatingPoints, info.RunID)
 		}); err != nil {
 			return err
@@ -305,7 +306,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 // [kill_criteria] (as report --policy takes that file's criteria); else the
 // kill criteria run.json recorded; else, for a run that recorded none, the
 // [kill_criteria] of the policy it names.
-func effectiveRecallMin(o *simulateOptions, info reports.RunInfo, pol *replay.Policy) float64 {
+func effectiveRecallMin(o *simulateOptions, info rundir.RunInfo, pol *replay.Policy) float64 {
 	switch {
 	case o.effRecallSet:
 		return o.EffectiveRecallMin
@@ -320,7 +321,7 @@ func effectiveRecallMin(o *simulateOptions, info reports.RunInfo, pol *replay.Po
 // simulatePolicy loads the policy the run was made with: --policy, else the
 // embedded sample's or the file run.json names. A file whose content
 // differs from the run's is used with a warning.
-func simulatePolicy(path string, info reports.RunInfo, errOut stdio.Writer) (*replay.Policy, error) {
+func simulatePolicy(path string, info rundir.RunInfo, errOut stdio.Writer) (*replay.Policy, error) {
 	if path == "" && info.Policy != nil && info.Policy.Name != "sample:policy.toml" {
 		path = info.Policy.Name
 	}
@@ -341,7 +342,7 @@ func simulatePolicy(path string, info reports.RunInfo, errOut stdio.Writer) (*re
 // directory, for report.html's "Simulated deployment" section; nil when
 // there is none.
 func readSimulation(dir string) (*simulate.Result, error) {
-	data, err := os.ReadFile(filepath.Join(dir, reports.SimulateJSONFile))
+	data, err := os.ReadFile(filepath.Join(dir, rundir.SimulateJSONFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -350,7 +351,7 @@ func readSimulation(dir string) (*simulate.Result, error) {
 	}
 	var res simulate.Result
 	if err := json.Unmarshal(data, &res); err != nil {
-		return nil, usagef("%s: %v", filepath.Join(dir, reports.SimulateJSONFile), err)
+		return nil, usagef("%s: %v", filepath.Join(dir, rundir.SimulateJSONFile), err)
 	}
 	return &res, nil
 }

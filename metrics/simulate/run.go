@@ -694,7 +694,7 @@ func status(lo, hi *float64, min float64) string {
 	return string(metrics.StatusInconclusive)
 }
 
-// SetLabelSource records the run's label source (reports.RunInfo's):
+// SetLabelSource records the run's label source (rundir.RunInfo's):
 // "weak" marks the result and every row, so each output of the simulation
 // says its figures on labels rest on weak labels.
 func (r *Result) SetLabelSource(source string) {
