@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports/rundir"
@@ -38,16 +39,16 @@ func (f *filterFlags) register(fs *pflag.FlagSet) {
 
 // applyConfig merges the file's [filter] table (or the --slice chosen) under
 // the flags.
-func (f *filterFlags) applyConfig(cmd *cobra.Command, c *projectConfig) error {
+func (f *filterFlags) applyConfig(cmd *cobra.Command, c *config.Project) error {
 	fc := c.Filter
 	if f.Slice != "" {
 		s, ok := c.Slices[f.Slice]
 		if !ok {
-			names := sortedKeys(c.Slices)
-			if c.path == "" {
-				return usagef("--slice %s: no %s (slices are defined in [slices.NAME] tables)", f.Slice, ConfigFile)
+			names := config.SortedKeys(c.Slices)
+			if c.Path == "" {
+				return usagef("--slice %s: no %s (slices are defined in [slices.NAME] tables)", f.Slice, config.Name)
 			}
-			return usagef("--slice %s: %s has no [slices.%s]; it has: %s", f.Slice, c.path, f.Slice, strings.Join(names, ", "))
+			return usagef("--slice %s: %s has no [slices.%s]; it has: %s", f.Slice, c.Path, f.Slice, strings.Join(names, ", "))
 		}
 		fc = s
 	}

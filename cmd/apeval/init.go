@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/reports/rundir"
 )
 
@@ -133,7 +134,7 @@ func runInit(_ context.Context, o *initOptions, io IO) error {
 		name string
 		data []byte
 	}{
-		{ConfigFile, []byte(initConfig)},
+		{config.Name, []byte(initConfig)},
 		{"cases.jsonl", cases},
 		{"policy.toml", datasets.SamplePolicy()},
 	}

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/reports/rundir"
@@ -60,7 +59,7 @@ func (f *judgeFlags) effective(e judgeEntry) judgeEntry {
 	default:
 		// Other backends have no server flags: their server and key
 		// variable come from SPEC@URL and the [[judge]] table.
-		if b, ok := judge.Lookup(backendOf(e.Spec)); !ok || !b.Prompt {
+		if b, ok := judge.Lookup(config.BackendOf(e.Spec)); !ok || !b.Prompt {
 			return e
 		}
 	}
@@ -81,7 +80,7 @@ func (e judgeEntry) hasOwnSettings() bool {
 // "@https://" separates a server.
 func parseJudgeFlag(v string) (judgeEntry, error) {
 	v = strings.TrimSpace(v)
-	if b, ok := judge.Lookup(backendOf(v)); !ok || !b.Server {
+	if b, ok := judge.Lookup(config.BackendOf(v)); !ok || !b.Server {
 		return judgeEntry{Spec: v}, nil
 	}
 	i := max(strings.LastIndex(v, "@http://"), strings.LastIndex(v, "@https://"))
@@ -89,19 +88,10 @@ func parseJudgeFlag(v string) (judgeEntry, error) {
 		return judgeEntry{Spec: v}, nil
 	}
 	e := judgeEntry{Spec: v[:i], BaseURL: v[i+1:]}
-	if err := checkServerURL(e.BaseURL); err != nil {
+	if err := config.CheckServerURL(e.BaseURL); err != nil {
 		return e, usagef("--judge %s: %v", v, err)
 	}
 	return e, nil
-}
-
-// checkServerURL accepts an absolute http(s) URL with a host.
-func checkServerURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%q is not an http(s) URL with a host (e.g. http://localhost:8000/v1)", maskURL(s))
-	}
-	return nil
 }
 
 // maskURL hides a URL's credentials and query values for messages and run.json.
@@ -226,10 +216,4 @@ func withoutPrices(kv map[string]string) map[string]string {
 		}
 	}
 	return out
-}
-
-// backendOf is a spec's backend name: "openai" in openai:MODEL.
-func backendOf(spec string) string {
-	name, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	return name
 }

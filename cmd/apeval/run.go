@@ -198,13 +198,13 @@ func resolveRunOptions(cmd *cobra.Command, o *runOptions, getenv func(string) st
 	if err != nil {
 		return err
 	}
-	if err := cfg.applyToRun(cmd, o); err != nil {
+	if err := applyToRun(cfg, cmd, o); err != nil {
 		return err
 	}
 	if err := o.applyResume(cmd); err != nil {
 		return err
 	}
-	o.config = cfg.path
+	o.config = cfg.Path
 	return o.validate(getenv)
 }
 

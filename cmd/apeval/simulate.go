@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/metrics/simulate"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
@@ -41,20 +42,6 @@ type simulateOptions struct {
 	Out                string
 	Format             string
 	JSON               bool
-}
-
-// simulateConfig is apeval.toml's [simulate] table: the configurations CI
-// simulates when the command line names none.
-type simulateConfig struct {
-	HookTimeouts []string `toml:"hook_timeouts"`
-	OnFailure    string   `toml:"on_failure"`
-	Judges       []string `toml:"judges"`
-	Cascades     []string `toml:"cascades"`
-	Votes        []string `toml:"votes"`
-	Deployed     string   `toml:"deployed"`
-	// EffectiveRecallMin is refused: the criterion lives in the policy's
-	// [kill_criteria] with the others.
-	EffectiveRecallMin *float64 `toml:"effective_recall_min"`
 }
 
 func newSimulateCmd(io IO, runF func(context.Context, *simulateOptions, IO) error) *cobra.Command {
@@ -124,14 +111,14 @@ See docs/simulate.md.`,
 
 // apply fills what the command line left unset from apeval.toml and checks
 // the options.
-func (o *simulateOptions) apply(cmd *cobra.Command, cfg *projectConfig) error {
+func (o *simulateOptions) apply(cmd *cobra.Command, cfg *config.Project) error {
 	s := cfg.Simulate
 	fl := cmd.Flags()
 	if !fl.Changed("hook-timeout") {
 		for _, t := range s.HookTimeouts {
 			d, err := time.ParseDuration(t)
 			if err != nil {
-				return usagef("%s: simulate.hook_timeouts: %q is not a duration", cfg.path, t)
+				return usagef("%s: simulate.hook_timeouts: %q is not a duration", cfg.Path, t)
 			}
 			o.Timeouts = append(o.Timeouts, d)
 		}
@@ -146,7 +133,7 @@ func (o *simulateOptions) apply(cmd *cobra.Command, cfg *projectConfig) error {
 		o.Deployed = s.Deployed
 	}
 	if s.EffectiveRecallMin != nil {
-		return usagef("%s: simulate.effective_recall_min: the criterion is a kill criterion: write effective_recall_min in the policy's [kill_criteria] table (or --effective-recall-min)", cfg.path)
+		return usagef("%s: simulate.effective_recall_min: the criterion is a kill criterion: write effective_recall_min in the policy's [kill_criteria] table (or --effective-recall-min)", cfg.Path)
 	}
 	o.effRecallSet = fl.Changed("effective-recall-min")
 	if !fl.Changed("policy") && cfg.Policy != "" {
