@@ -377,29 +377,23 @@ func (rep *Report) commentChanges(c *metrics.Comparison) commentSection {
 
 // commentCost: tokens and judging cost per 1,000 tool calls of both judges.
 func (rep *Report) commentCost(c *metrics.Comparison) commentSection {
-	costs := rep.costs()
 	var b strings.Builder
 	b.WriteString("\n### Cost per 1,000 tool calls\n\n")
-	any := false
-	for _, j := range []string{c.Baseline, c.Candidate} {
-		if jc := costs[j]; jc != nil && jc.CallsWithUsage > 0 {
-			any = true
-		}
-	}
-	if !any {
+	// compare's cost table (costGrid), its per-1k columns under the
+	// comment's shorter headings.
+	full := rep.costGrid(c.Baseline, c.Candidate)
+	if full == nil {
 		b.WriteString("No judge reported token counts, so there is no cost to show (docs/reports.md#cost).\n")
 		return commentSection{head: b.String()}
 	}
-	g := &grid{header: []string{"", "tokens in / out", "cost", "P95 ms"}, right: []bool{false, true, true, true}}
-	for i, j := range []string{c.Baseline, c.Candidate} {
-		row := []string{[]string{"base", "head"}[i], na, na, na}
-		if jc := costs[j]; jc != nil {
-			row[1] = fmtTokens(jc.PromptTokensPer1k, jc.CompletionTokensPer1k)
-			row[2] = fmtCost(jc)
-			row[3] = fmtNum(jc.LatencyP95MS, 0)
-		}
-		g.add(row...)
+	keep := make([]bool, len(full.header))
+	for _, i := range columnsNamed(full.header, "judge", "tokens/1k tool calls in / out", "cost/1k tool calls", "P95 ms") {
+		keep[i] = true
 	}
+	g := full.only(keep)
+	g.header = []string{"", "tokens in / out", "cost", "P95 ms"}
+	g.rows[0][0], g.rows[1][0] = "base", "head"
+	g.notes, g.width, g.weak = nil, 0, false
 	_ = g.render(&b, FormatMarkdown)
 	return commentSection{head: b.String()}
 }
