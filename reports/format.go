@@ -190,8 +190,16 @@ func (g *grid) tsv(w io.Writer) error {
 	return err
 }
 
-// mdEscape keeps a cell from breaking a Markdown table or being read as
-// markup.
+// mdEscape keeps a cell or a line from breaking a Markdown table or being
+// read as markup: "|" and newlines would end the cell, "<" could open an
+// HTML tag or autolink. ">" is markup only where a line starts (a block
+// quote), so only a leading one is escaped (as "\>"); elsewhere it stays
+// as written, so a cascade "A>B" reads the same in the raw Markdown as
+// rendered.
 func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+	s = strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;").Replace(s)
+	if strings.HasPrefix(s, ">") {
+		s = `\` + s
+	}
+	return s
 }
