@@ -108,7 +108,7 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 	if !replayOnly {
 		f.StringVar(&o.Baseline, "baseline", "", "judge to compare candidates with (identity, spec or unique prefix); enables fire_rate_change_max")
 		inconclusiveVar(f, &o.Inconclusive)
-		formatVar(f, &o.Format, "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
+		formatVar(f, &o.Format, "terminal output: table, tsv, csv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&o.JSON, "json", false, "print summary.json to stdout instead of tables (same as --format json)")
 		byVar(f, &o.By)
 		registerLabels(f, &o.Labels)
