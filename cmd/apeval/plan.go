@@ -14,6 +14,7 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 // planOptions are `apeval plan`'s flags.
@@ -318,7 +319,7 @@ func (o *planOptions) pilotPlans(io IO) (replay.KillCriteria, []metrics.PlanResu
 	defer func() { _ = rep.Summary.Release() }()
 	o.weak = rs.Infos[0].LabelSource == datasets.LabelSourceWeak
 	if o.Labels > 0 {
-		t, _, err := readPairs(o.Pilot, nil, nil)
+		t, _, err := evaluation.ReadPairs(o.Pilot, nil, nil)
 		if err != nil {
 			return replay.KillCriteria{}, nil, err
 		}
