@@ -185,10 +185,6 @@ func (d *Data) setBudgets(dir string, storeBytes int, index int64) {
 	d.st = store{file: spill.NewFile(dir, "apeval-simulate-*.tmp"), budget: storeBytes}
 }
 
-// Reserve is kept for callers that size the data by run.json's count;
-// nothing grows by rehashing any more.
-func (d *Data) Reserve(int64) {}
-
 // Close removes the temporary files; d cannot be used afterwards.
 func (d *Data) Close() error {
 	return errors.Join(d.pool.Close(), d.st.file.Close())
