@@ -190,23 +190,23 @@ func hintHalfWidth(d Direction, dec Decision, est, lo, hi float64) float64 {
 // labels to add from the queue: after m more labels spread like the ones
 // given, the sampled part of the variance shrinks as ρ = S/(S + m) (S
 // sampled labels so far) while the census part stays, so the interval's
-// half-width on the side facing the threshold becomes half(v(m)),
+// half-width on the side facing the threshold becomes half(v(m), ρ),
 // v(m) = V_census + V_sampled·ρ, and the estimate moves by a spread
 // √(V_sampled·ρ(1 − ρ)); V_sampled is raised to its 90 % upper χ² bound
-// on the design's degrees of freedom (spreadUp). P(m) =
-// Φ((dist − half(v(m)))/spread(m)), dist = |estimate − threshold|; the
+// on the degrees of freedom its estimate rests on (SampledDF, spreadUp). P(m) =
+// Φ((dist − half(v(m), ρ))/spread(m)), dist = |estimate − threshold|; the
 // fewest m with P ≥ target, at most remain. ok is false when none is.
-func labelsToDecide(f WeightedRatio, dist float64, half func(v float64) float64, target float64, remain int64) (int64, bool) {
+func labelsToDecide(f WeightedRatio, dist float64, half func(v, rho float64) float64, target float64, remain int64) (int64, bool) {
 	S := float64(f.SampledAll)
 	if S == 0 || remain <= 0 || !(dist > 0) {
 		return 0, false
 	}
-	up := spreadUp(f.DF)
+	up := spreadUp(f.SampledDF)
 	vs := max(0, f.SampledVar) * up * up
 	vc := max(0, f.Var-f.SampledVar)
 	p := func(m float64) float64 {
 		rho := S / (S + m)
-		num := dist - half(vc+vs*rho)
+		num := dist - half(vc+vs*rho, rho)
 		sd := math.Sqrt(vs * rho * (1 - rho))
 		if m == 0 || sd == 0 {
 			if num > 0 {

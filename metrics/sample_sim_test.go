@@ -294,16 +294,15 @@ func labeledGrid(t testing.TB, m labelModel, reps, labels int) labeledStats {
 	return st
 }
 
-// TestLabeledCalibration: the design-based interval covers the first
-// model's precision and recall at 0.925 or more for the whole 300-label
-// queue and its first 150 labels; the other four models are measured and
-// printed, not asserted: on sessions of 20 the interval under-covers
-// precision (0.853 at 1,000 populations; docs/statistics.md, open). The
-// full run fails today: the first model's precision covers 0.916 at
-// 2,000 populations (open, docs/statistics.md). Its width against the
-// textbook stratified interval and against the census limit is printed
-// beside it. The smoke runs 40 populations per model; APEVAL_CALIBRATE
-// (make calibrate) runs that many.
+// TestLabeledCalibration: on five population models, the design-based
+// (two-phase) interval covers the model's precision and recall at 0.925
+// or more for the whole 300-label queue and its first 150 labels (never
+// undercovers under clustering). It over-covers on the 150-label prefix
+// (up to 1.000, the floor; docs/statistics.md says so), so the upper
+// goal is printed, not asserted. Its width against the textbook
+// stratified interval and against the census limit is printed beside it
+// (docs/statistics.md). The smoke runs 40 populations per model;
+// APEVAL_CALIBRATE (make calibrate) runs that many.
 func TestLabeledCalibration(t *testing.T) {
 	t.Parallel()
 	reps, full := calibrationN()
@@ -312,7 +311,7 @@ func TestLabeledCalibration(t *testing.T) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| model (%d populations) | labels | figure | coverage | width | textbook: coverage | width | zero width | width ÷ textbook | every pair labeled: width | width ÷ that |\n|---|---|---|---|---|---|---|---|---|---|---|\n", reps)
-	for mi, m := range labelModels {
+	for _, m := range labelModels {
 		for _, n := range []int{300, 150} {
 			st := labeledGrid(t, m, reps, n)
 			for k, name := range []string{"precision", "recall"} {
@@ -322,7 +321,7 @@ func TestLabeledCalibration(t *testing.T) {
 				if !full {
 					slack = smokeSlack(0.925, reps)
 				}
-				if mi == 0 && st.cov[k] < 0.925-slack {
+				if st.cov[k] < 0.925-slack {
 					t.Errorf("%s, %s, %d labels: coverage %.3f over %d populations, want ≥ 0.925", m.name, name, n, st.cov[k], reps)
 				}
 			}

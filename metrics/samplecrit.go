@@ -25,7 +25,7 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 	c.N = f.Units
 	est, thr := *f.Estimate, crit.PrecisionMin
 	dec := apply(&c, Evidence{Estimate: est, Lo: *f.Lo, Hi: *f.Hi}, func(l, h float64) string {
-		return fmt.Sprintf("precision %s (weighted %s/%s from %d sampled + %d census labels, design %.0f%% CI [%s, %s])",
+		return fmt.Sprintf("precision %s (weighted %s/%s from %d sampled + %d census labels, two-phase design %.0f%% CI [%s, %s]: recorded pairs clustered by session, labels stratified)",
 			fmtF(est), fmtF(f.Num), fmtF(f.Den), f.Sampled, f.Census, crit.Confidence*100, fmtF(l), fmtF(h))
 	})
 	if dec.Status != StatusInconclusive {
@@ -40,14 +40,16 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 
 // moreLabels sets the hint: the fewest labels m added to the queue after
 // which the interval the verdict uses (Wilson at the effective n the
-// design's variance gives, at the t quantile of its degrees of freedom)
-// decides with 80 % probability (labelsToDecide); at most the queue pairs
+// design's variance gives, at the t quantile of its degrees of freedom,
+// which grow with the labels) decides with 80 % probability (labelsToDecide); at most the queue pairs
 // still unlabeled. Without such m the reason says labeling the rest would
 // not decide it.
 func moreLabels(c *Criterion, f WeightedRatio, conf float64, verb string, dec Decision) {
 	est := *f.Estimate
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: f.DF}.Quantile(1 - (1-conf)/2)
-	half := func(v float64) float64 {
+	// More labels from the queue bring more sessions: the degrees of
+	// freedom grow with the labels, as df·(S + m)/S = df/ρ.
+	half := func(v, rho float64) float64 {
+		q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: f.DF / rho}.Quantile(1 - (1-conf)/2)
 		var n float64
 		if est > 0 && est < 1 && v > 0 {
 			n = est * (1 - est) / v
@@ -117,7 +119,7 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 			return c
 		}
 		// The one-sided t must clear 0: half-width q·√v at variance v.
-		half := func(v float64) float64 { return q * math.Sqrt(v) }
+		half := func(v, _ float64) float64 { return q * math.Sqrt(v) }
 		if m, ok := labelsToDecide(diff, d, half, assurance, diff.Remaining); ok {
 			c.MoreSamples, c.MoreUnit = &m, "labels"
 			c.SamplesNeeded = new(diff.SampledAll + m)
