@@ -45,9 +45,19 @@ type WeightedRatio struct {
 	// Units counts the labeled units in the denominator, raw; Sampled and
 	// Census split them by origin.
 	Units, Sampled, Census int64
-	// SampledVar is the part of Var that more sampled labels would shrink,
-	// and SampledDF the degrees of freedom its estimate rests on.
-	SampledVar, SampledDF float64
+	// SampledVar is the part of Var that more sampled labels would shrink
+	// (the two-phase v₂), and SampledDF the degrees of freedom its
+	// estimate rests on; SampledFPC is its finite-population part, Σ_h
+	// N_h·s²_h: labeling every queue pair would remove v₂ =
+	// Σ_h N_h²·s²_h/n_h − SampledFPC. Var − SampledVar (v₁, the recorded
+	// sessions' own spread) no number of labels removes.
+	SampledVar, SampledDF, SampledFPC float64
+	// Sessions counts the sessions of the labeled units. TrafficSessions
+	// and TrafficPairs are the recorded sessions and pairs the figure
+	// describes (set by SampleFiguresOf; 0 when unknown): a hint that
+	// needs more sessions is stated against them.
+	Sessions                      int64
+	TrafficSessions, TrafficPairs int64
 	// SampledAll counts every sampled (queue) label of the rule, and
 	// Remaining the queue pairs not labeled yet (Σ N_h − n_h).
 	SampledAll, Remaining int64
@@ -55,6 +65,13 @@ type WeightedRatio struct {
 	// the denominator whose contribution is positive (the first judge
 	// only) and negative (the other only): the discordant units.
 	Up, Down int64
+}
+
+// WithTraffic returns f with the recorded sessions and pairs it describes
+// (TrafficSessions, TrafficPairs).
+func (f WeightedRatio) WithTraffic(sessions, pairs int64) WeightedRatio {
+	f.TrafficSessions, f.TrafficPairs = sessions, pairs
+	return f
 }
 
 // ratioFn gives a unit's (y, x) contribution for a given label value.
@@ -143,26 +160,16 @@ func strataOf(units []SampleUnit) []*stratum {
 }
 
 // weightedRatio is the ratio estimator R = Σw·y / Σw·x with its
-// linearized variance (see docs/statistics.md, "The estimator"). A
-// proportion (bounded: precision, recall) takes the two-phase variance of
-// twoPhaseVar — the recorded pairs a clustered sample of the traffic, the
-// labels a stratified sample of them — and Wilson's interval at n_eff =
-// R(1−R)/V with the t quantile of its degrees of freedom; at R ∈ {0, 1},
-// n_eff is the smaller of Kish's size of the weights and the sessions
-// within strata, and with a single session it is at most 1.
-//
-// A paired difference (not bounded) keeps the stratified variance with
-// sessions as clusters inside strata, R ± t·√V on (sessions within strata
-// − strata) degrees of freedom, clipped to [−1, 1]:
-//
-//	z_i = (y_i − R·x_i)/X, t_hc = Σ_{i∈h,c} w_h·z_i
-//	V_h = m_h/(m_h−1) · Σ_c (t_hc − t̄_h)²            (m_h sessions in h)
-//	V_h ≥ N_h²/n_h · mean(d_i²) · p̃_h(1−p̃_h)          (floor, below)
-//
-// d_i is how much z_i moves when unit i's label flips and p̃_h = (k_h +
-// ½)/(n_h + 1) the stratum's smoothed share of match labels; the floor
-// applies where the stratum's labels are all one value, times n_h with
-// one session in the stratum. These variances are with replacement.
+// linearized variance (see docs/statistics.md, "The estimator"): the
+// two-phase variance of twoPhaseVar — the recorded pairs a clustered
+// sample of the traffic, the labels a stratified sample of them — since a
+// labeled figure describes the traffic the recorded sessions sample (a
+// go/no-go is about future traffic). A proportion (bounded: precision,
+// recall) takes Wilson's interval at n_eff = R(1−R)/V with the t quantile
+// of its degrees of freedom; at R ∈ {0, 1}, n_eff is the smaller of
+// Kish's size of the weights and the sessions within strata, and with a
+// single session it is at most 1. A paired difference (not bounded:
+// a recall or false-positive-rate gain) is R ± t·√V, clipped to [−1, 1].
 func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) WeightedRatio {
 	var out WeightedRatio
 	strata := strataOf(units)
@@ -201,69 +208,23 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 	}
 	R := out.Num / out.Den
 	X := out.Den
+	// Sessions within strata: what n_eff falls back to at R ∈ {0, 1}.
 	psu := 0
-	var vSampled, vCensus float64
 	for _, s := range strata {
-		tot := map[string]float64{}
-		var sumD2 float64
-		var k float64
+		seen := map[string]bool{}
 		for _, i := range s.idx {
-			u := &units[i]
-			y, x := f(u, u.Label)
-			tot[u.Session] += w[i] * (y - R*x) / X
-			y1, x1 := f(u, true)
-			y0, x0 := f(u, false)
-			d := ((y1 - R*x1) - (y0 - R*x0)) / X
-			sumD2 += d * d
-			if u.Label {
-				k++
-			}
+			seen[units[i].Session] = true
 		}
-		m := float64(len(tot))
-		psu += len(tot)
-		n := float64(s.labeled)
-		pt := (k + 0.5) / (n + 1)
-		floor := s.size * s.size / n * (sumD2 / n) * pt * (1 - pt)
-		// The floor applies only where the stratum's labels show no
-		// error (all one label: the sample cannot show its variance);
-		// with one session in such a stratum its labels may be worth one.
-		noError := k == 0 || k == n
-		var vh float64
-		if m >= 2 {
-			var mean float64
-			for _, t := range tot {
-				mean += t
-			}
-			mean /= m
-			for _, t := range tot {
-				vh += (t - mean) * (t - mean)
-			}
-			vh *= m / (m - 1)
-			if noError {
-				vh = max(vh, floor)
-			}
-		} else {
-			vh = floor * n
-		}
-		if s.census {
-			vCensus += vh
-		} else {
-			vSampled += vh
-		}
+		psu += len(seen)
 	}
-	out.Var = vSampled + vCensus
-	out.SampledVar = vSampled
-	out.DF = math.Max(1, float64(psu-len(strata)))
-	out.SampledDF = out.DF
 	out.Estimate = ptr(R)
-	sessions := 0
-	if bounded {
-		var v1, v2 float64
-		v1, v2, out.DF, sessions = twoPhaseVar(units, strata, f, R, X)
-		out.Var, out.SampledVar = v1+v2, v2
-		// v2 is estimated within strata: labels less strata.
-		out.SampledDF = max(1, float64(len(units)-len(strata)))
-	}
+	var v1, v2 float64
+	var sessions int
+	v1, v2, out.SampledFPC, out.DF, _, sessions = twoPhaseVar(units, strata, f, R, X)
+	out.Var, out.SampledVar = v1+v2, v2
+	out.Sessions = int64(sessions)
+	// v2 is estimated within strata: labels less strata.
+	out.SampledDF = max(1, float64(len(units)-len(strata)))
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: out.DF}.Quantile(1 - (1-conf)/2)
 	if !bounded {
 		// A difference of two proportions lies in [−1, 1], whatever its
@@ -326,12 +287,13 @@ func neff(R, v, kish float64) float64 {
 // the figure say nothing about its spread — or Kish's effective number of
 // sessions (Σ_c X_c)²/Σ_c X_c², X_c = Σ_{i∈c} w_i·x_i, when smaller, less
 // one (at least 1).
-func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64) (v1, v2, df float64, sessions int) {
+func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64) (v1, v2, fpc, df, df2 float64, sessions int) {
 	type key struct {
 		sess string
 		h    int
 	}
 	sum, sq := map[key]float64{}, map[key]float64{}
+	var sat float64 // Satterthwaite's denominator for v2's df
 	xs := map[string]float64{} // Σ w·x per session
 	var sess []string
 	seen := map[string]bool{}
@@ -376,7 +338,18 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 			pt := (k + 0.5) / (nf + 1)
 			s2 = max(s2, dd/nf*pt*(1-pt))
 		}
-		v2 += s.size * s.size * (1 - nf/s.size) * s2 / nf
+		a2 := s.size * s.size * (1 - nf/s.size) * s2 / nf
+		v2 += a2
+		fpc += s.size * s2
+		if n >= 2 {
+			sat += a2 * a2 / (nf - 1)
+		}
+	}
+	// v2's degrees of freedom (Satterthwaite): a few strata holding most
+	// of it make it rest on their labels alone.
+	df2 = 1
+	if sat > 0 {
+		df2 = max(1, v2*v2/sat)
 	}
 	sort.Strings(sess)
 	var nonzero, xsum, x2 float64
@@ -412,7 +385,7 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 	}
 	if nonzero == 0 {
 		// R ∈ {0, 1}: every z is 0 and the sessions bound n_eff instead.
-		return v1, v2, max(1, float64(len(sess))-1), len(sess)
+		return v1, v2, fpc, max(1, float64(len(sess))-1), df2, len(sess)
 	}
 	if x2 > 0 {
 		// Kish's effective number of sessions by their weighted
@@ -420,7 +393,7 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 		// units count as few, as for the latency quantiles.
 		nonzero = min(nonzero, xsum*xsum/x2)
 	}
-	return v1, v2, max(1, nonzero-1), len(sess)
+	return v1, v2, fpc, max(1, nonzero-1), df2, len(sess)
 }
 
 // The floor of twoPhaseVar applies to a stratum whose labels all agree

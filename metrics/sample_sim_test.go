@@ -212,16 +212,20 @@ var labelModels = []labelModel{
 
 // draw is one population of the model (the first model with seed s is
 // simPopulationSeed(s)).
-func (m labelModel) draw(seed uint64) []simPair {
+func (m labelModel) draw(seed uint64) []simPair { return m.drawSessions(seed, 3000/m.sessSize, "") }
+
+// drawSessions is n sessions of the model, their ids prefixed (more
+// sessions of the same traffic, for a hint that asks for them).
+func (m labelModel) drawSessions(seed uint64, n int, prefix string) []simPair {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	var ps []simPair
-	for s := range 3000 / m.sessSize {
+	for s := range n {
 		rate := m.base
 		if rng.Float64() < 0.1 {
 			rate = m.risky
 		}
 		for k := range m.sessSize {
-			p := simPair{id: fmt.Sprintf("c%04d-%d", s, k), session: fmt.Sprint(s), pos: rng.Float64() < rate}
+			p := simPair{id: fmt.Sprintf("%sc%04d-%d", prefix, s, k), session: prefix + fmt.Sprint(s), pos: rng.Float64() < rate}
 			if p.pos {
 				p.c, p.r = rng.Float64() < m.cRec, rng.Float64() < m.rRec
 			} else {
