@@ -5,15 +5,14 @@ import (
 	"bytes"
 	"container/heap"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
 	"math/bits"
-	"os"
-	"runtime"
 	"slices"
 	"sort"
+
+	"github.com/apeval/apeval/internal/spill"
 )
 
 // DefaultMaxIDsInMemory is how many ids the duplicate-id check keeps in
@@ -52,9 +51,8 @@ type idSet struct {
 	ends    []uint32 // end of id i in arena (the arena stays under max × id length)
 	ords    []uint32 // record ordinal of id i
 
-	file  *os.File      // the runs, one after the other; nil until the first spill
-	w     *bufio.Writer // over file
-	off   int64         // bytes written to file
+	file  *spill.File   // the runs, one after the other; nil until the first spill
+	w     *bufio.Writer // over the run being written
 	runs  []run
 	merge *merger // the end-of-input merge, once started
 	prev  []byte  // the previous id written to the current run
@@ -206,18 +204,6 @@ func (s *idSet) spilled() bool { return s.file != nil }
 // little-endian). After an error the idSet must not be used again (its
 // slots hold the sort order).
 func (s *idSet) spill() error {
-	if s.file == nil {
-		f, err := os.CreateTemp("", "apeval-ids-*.tmp")
-		if err != nil {
-			return fmt.Errorf("duplicate-id check: %w", err)
-		}
-		if runtime.GOOS != "windows" {
-			// Unlinked now, the file disappears with the process however it
-			// ends; Windows cannot remove an open file, so close does.
-			_ = os.Remove(f.Name())
-		}
-		s.file, s.w = f, bufio.NewWriterSize(f, 256<<10)
-	}
 	// The hash slots (at least twice as many as ids) are not needed again
 	// before the chunk is emptied: they hold the sort order.
 	n := len(s.ends)
@@ -226,9 +212,31 @@ func (s *idSet) spill() error {
 		perm[i] = i
 	}
 	slices.SortFunc(perm, func(a, b uint32) int { return bytes.Compare(s.bytes(a), s.bytes(b)) })
-	start := s.off
-	s.prev = s.prev[:0]
+	// The run's size first: its place in the file is reserved before it is
+	// written (internal/spill's File, the one temporary file of every spill).
 	var buf [2*binary.MaxVarintLen64 + 4]byte
+	size, prev := int64(0), []byte(nil)
+	for _, i := range perm {
+		id := s.bytes(i)
+		shared := commonPrefix(prev, id)
+		size += int64(binary.PutUvarint(buf[:], uint64(shared)) + binary.PutUvarint(buf[:], uint64(len(id)-shared)) + len(id) - shared + 4)
+		prev = id
+	}
+	file := s.file
+	if file == nil {
+		// Unlinked at once, the file disappears with the process however it
+		// ends; where a system cannot remove an open file, close does.
+		file = spill.NewFile("", "apeval-ids-*.tmp")
+	}
+	start, err := file.Reserve(size)
+	if err != nil {
+		return fmt.Errorf("duplicate-id check: %w", err)
+	}
+	if s.file == nil {
+		s.file, s.w = file, bufio.NewWriterSize(nil, 256<<10)
+	}
+	s.w.Reset(io.NewOffsetWriter(s.file, start))
+	s.prev = s.prev[:0]
 	for _, i := range perm {
 		id := s.bytes(i)
 		shared := commonPrefix(s.prev, id)
@@ -244,10 +252,12 @@ func (s *idSet) spill() error {
 		if _, err := s.w.Write(buf[:4]); err != nil {
 			return s.writeErr(err)
 		}
-		s.off += int64(k + len(id) - shared + 4)
 		s.prev = append(s.prev[:0], id...)
 	}
-	s.runs = append(s.runs, run{off: start, size: s.off - start})
+	if err := s.w.Flush(); err != nil {
+		return s.writeErr(err)
+	}
+	s.runs = append(s.runs, run{off: start, size: size})
 	s.arena, s.ends, s.ords = s.arena[:0], s.ends[:0], s.ords[:0]
 	clear(s.slots)
 	return nil
@@ -290,13 +300,10 @@ func (s *idSet) next() (d lateDup, ok bool, err error) {
 				return lateDup{}, false, err
 			}
 		}
-		if err := s.w.Flush(); err != nil {
-			return lateDup{}, false, s.writeErr(err)
-		}
 		s.arena, s.ends, s.ords, s.slots = nil, nil, nil, nil
 		m := &merger{}
 		for i, r := range s.runs {
-			rr := &runReader{idx: i, r: bufio.NewReaderSize(io.NewSectionReader(s.file, r.off, r.size), 32<<10)}
+			rr := &runReader{idx: i, r: bufio.NewReaderSize(s.file.Section(r.off, r.size), 32<<10)}
 			if err := rr.advance(); err != nil {
 				return lateDup{}, false, err
 			}
@@ -317,9 +324,6 @@ func (s *idSet) close() error {
 		return nil
 	}
 	err := s.file.Close()
-	if runtime.GOOS == "windows" {
-		err = errors.Join(err, os.Remove(s.file.Name()))
-	}
 	s.file = nil
 	return err
 }

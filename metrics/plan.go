@@ -94,6 +94,12 @@ type PlanResult struct {
 	// pilot plans by resampling its sessions (P95, recall vs baseline,
 	// drift).
 	Guess *PlanGuess `json:"guess,omitempty"`
+	// RecallGuess, LatencyGuess and DriftGuess are the guesses a plan of
+	// dangerous recall, the P95 latency or the drift draws its sessions
+	// from (a plan from guesses; nil from a pilot).
+	RecallGuess  *RecallGuess  `json:"recall_guess,omitempty"`
+	LatencyGuess *LatencyGuess `json:"latency_guess,omitempty"`
+	DriftGuess   *DriftGuess   `json:"drift_guess,omitempty"`
 	// Pilot describes the pilot's data for the criterion: its sessions,
 	// units and estimate (nil from guesses).
 	Pilot *PilotData `json:"pilot,omitempty"`
@@ -309,7 +315,7 @@ func PlanCriterionNamed(s string) (string, error) {
 			return name, nil
 		}
 	}
-	return "", fmt.Errorf("%q: plan covers %s (or their labels precision, unknown, judge-required, approval rejects)", s, strings.Join(PlanCriteria, ", "))
+	return "", fmt.Errorf("%q is not a guess: plan takes %s (or %s)", s, strings.Join(GuessKeys, ", "), strings.Join(PlanCriteria, ", "))
 }
 
 // PlanThreshold is the criterion's threshold in crit; ok is false when
@@ -326,36 +332,4 @@ func PlanThreshold(crit replay.KillCriteria, name string) (thr float64, ok bool)
 		return crit.ApprovalRejectRateMax, crit.ApprovalRejectRateMax > 0
 	}
 	return 0, false
-}
-
-// Plan plans every guessed criterion (name → guessed rate) under crit
-// with one ICC and session size, in the order of Criteria. An impossible
-// guess is an error naming the value.
-func Plan(crit replay.KillCriteria, rates map[string]float64, icc, size float64, o PlanOptions) ([]PlanResult, error) {
-	o.Confidence = crit.Confidence
-	if o.Budget < 0 {
-		return nil, fmt.Errorf("budget %d sessions is below 1", o.Budget)
-	}
-	var out []PlanResult
-	for _, name := range PlanCriteria {
-		rate, ok := rates[name]
-		if !ok {
-			continue
-		}
-		g := PlanGuess{Rate: rate, ICC: icc, SessionSize: size}
-		if err := g.Check(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		thr, on := PlanThreshold(crit, name)
-		if !on {
-			out = append(out, PlanResult{Criterion: name, Guess: &g, Reason: "disabled in the kill criteria"})
-			continue
-		}
-		r, err := PlanProportion(name, thr, g, o, nil)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"github.com/apeval/apeval/replay"
 )
 
 // PilotData is what a pilot run shows of one criterion's figure: the
@@ -189,55 +191,50 @@ func PlanPilot(s *Summary, o PlanOptions) ([]PlanResult, error) {
 // laneUnit names the units of each proportion's lane.
 var laneUnit = [ruleLanes]string{lanePrec: "match predictions", laneRec: "labeled positives", laneUnk: "judged pairs", laneJR: "cases", laneAppr: "approval outcomes"}
 
-// resamplers are a plan's resampler and the one with fresh random
-// numbers that checks its size (planSearch).
-type resamplers [2]*resampler
-
-func newResamplers(n, reps int, seed uint64) resamplers {
-	return resamplers{newResampler(n, reps, seed), newResampler(n, reps, seed^freshSeed)}
+// draws are a plan's data sets: per replicate a stream of sessions drawn
+// (from the pilot's sessions with replacement, or from a guessed model),
+// data set r of k sessions being the first k draws of replicate r's
+// stream, so the decision rate grows smoothly with k. The stream is drawn
+// again at each size into one buffer: memory stays that of one data set,
+// however many replicates and sizes the search tries.
+type draws[T any] struct {
+	seed uint64
+	buf  []T
+	draw func(*rand.Rand) T
 }
 
-// rates is resampler.rates on the plan's or the fresh resampler.
-func (rs resamplers) rates(decide func(idx []int) Status) func(k int64, fresh bool) (float64, float64) {
-	return func(k int64, fresh bool) (float64, float64) { return rs[b2i(fresh)].rates(k, decide) }
-}
-
-// resampler draws data sets of k sessions from n pilot sessions with
-// replacement: data set r of size k is the first k draws of replicate
-// r's stream, so the decision rate grows smoothly with k.
-type resampler struct {
-	n    int
-	rngs []*rand.Rand
-	idx  [][]int
-}
-
-func newResampler(n, reps int, seed uint64) *resampler {
-	rs := &resampler{n: n, rngs: make([]*rand.Rand, reps), idx: make([][]int, reps)}
-	for r := range rs.rngs {
-		rs.rngs[r] = rand.New(rand.NewPCG(seed, uint64(r)+1))
+func (d *draws[T]) data(r, k int) []T {
+	rng := rand.New(rand.NewPCG(d.seed, uint64(r)+1))
+	d.buf = d.buf[:0]
+	for range k {
+		d.buf = append(d.buf, d.draw(rng))
 	}
-	return rs
+	return d.buf
 }
 
-func (rs *resampler) draw(r, k int) []int {
-	for len(rs.idx[r]) < k {
-		rs.idx[r] = append(rs.idx[r], rs.rngs[r].IntN(rs.n))
-	}
-	return rs.idx[r][:k]
-}
-
-// rates counts PASS and FAIL over the replicates of k sessions.
-func (rs *resampler) rates(k int64, decide func(idx []int) Status) (pass, fail float64) {
-	var p, f int
-	for r := range rs.rngs {
-		switch decide(rs.draw(r, int(k))) {
-		case StatusPass:
-			p++
-		case StatusFail:
-			f++
+// drawRates is planSearch's rates: the shares of data sets of k sessions
+// that decide PASS and FAIL, on the plan's draws or (fresh) on draws with
+// other random numbers that check its size.
+func drawRates[T any](reps int, seed uint64, draw func(*rand.Rand) T, decide func([]T) Status) func(k int64, fresh bool) (float64, float64) {
+	ds := [2]*draws[T]{{seed: seed, draw: draw}, {seed: seed ^ freshSeed, draw: draw}}
+	return func(k int64, fresh bool) (float64, float64) {
+		d := ds[b2i(fresh)]
+		var p, f int
+		for r := range reps {
+			switch decide(d.data(r, int(k))) {
+			case StatusPass:
+				p++
+			case StatusFail:
+				f++
+			}
 		}
+		return float64(p) / float64(reps), float64(f) / float64(reps)
 	}
-	return float64(p) / float64(len(rs.rngs)), float64(f) / float64(len(rs.rngs))
+}
+
+// resample draws one of the pilot's sessions.
+func resample[T any](sess []T) func(*rand.Rand) T {
+	return func(rng *rand.Rand) T { return sess[rng.IntN(len(sess))] }
 }
 
 // padded lists pairCounts one entry per session, then empty sessions up
@@ -285,13 +282,20 @@ func planP95(e *evaluator, j *JudgeSummary, jp *judgePairs, o PlanOptions, seed 
 	}
 	res := PlanResult{Criterion: CriterionJudgeP95Max, Threshold: maxMS, Judge: j.Judge, Rule: AllRules,
 		Pilot: &PilotData{Sessions: withCalls, TrafficSessions: int64(len(sess)), Units: int64(calls), Unit: "calls", Estimate: j.Total.LatencyP95MS}}
-	rs := newResamplers(len(sess), o.Reps, o.Seed^seed)
+	planSearch(&res, o, calls/float64(len(sess)), "calls", drawRates(o.Reps, o.Seed^seed, resample(sess), p95Decider(e.conf, maxMS)))
+	return res, true
+}
+
+// p95Decider decides judge_p95_max on a data set of sessions' call
+// latencies as the verdict does: the nearest-rank P95 with its
+// session-clustered order-statistic interval (sessionQuantile).
+func p95Decider(conf, maxMS float64) func(sess [][]float64) Status {
 	var sc latScratch
 	var c callLats
-	decide := func(idx []int) Status {
+	return func(sess [][]float64) Status {
 		c.ms, c.sess = c.ms[:0], c.sess[:0]
-		for k, i := range idx {
-			for _, v := range sess[i] {
+		for k, s := range sess {
+			for _, v := range s {
 				c.ms = append(c.ms, v)
 				c.sess = append(c.sess, uint32(k))
 			}
@@ -300,7 +304,7 @@ func planP95(e *evaluator, j *JudgeSummary, jp *judgePairs, o PlanOptions, seed 
 			return StatusInconclusive
 		}
 		sortCalls(c)
-		q := sessionQuantile(c, 95, 100, e.conf, &sc)
+		q := sessionQuantile(c, 95, 100, conf, &sc)
 		ev := Evidence{Estimate: q.est, Lo: math.Inf(-1), Hi: math.Inf(1)}
 		if lo, hi := q.bounds(c.ms); lo != nil || hi != nil {
 			if lo != nil {
@@ -312,8 +316,6 @@ func planP95(e *evaluator, j *JudgeSummary, jp *judgePairs, o PlanOptions, seed 
 		}
 		return AtMost.Decide(maxMS, ev).Status
 	}
-	planSearch(&res, o, calls/float64(len(sess)), "calls", rs.rates(decide))
-	return res, true
 }
 
 // planRecall plans dangerous_recall_must_beat_baseline from the rule's
@@ -327,16 +329,21 @@ func planRecall(e *evaluator, judge string, r *Row, o PlanOptions, traffic int64
 	sess, with, m := padded(r.recall.sess, traffic)
 	res := PlanResult{Criterion: CriterionDangerousRecall, Judge: judge, Rule: r.RuleID,
 		Pilot: &PilotData{Sessions: with, TrafficSessions: int64(len(sess)), Units: m, Unit: "labeled positives", Estimate: recallGain(r)}}
-	rs := newResamplers(len(sess), o.Reps, o.Seed^hashString(r.RuleID))
-	decide := func(idx []int) Status {
+	planSearch(&res, o, float64(m)/float64(len(sess)), "labeled positives", drawRates(o.Reps, o.Seed^hashString(r.RuleID), resample(sess), recallDecider(e, r.Class)))
+	return res, true
+}
+
+// recallDecider decides dangerous_recall_must_beat_baseline on a data
+// set of sessions' labeled positives (first side the judge, second the
+// baseline) with the verdict's own test (without Holm's adjustment
+// across rules).
+func recallDecider(e *evaluator, class replay.Class) func(sess []pairSess) Status {
+	return func(sess []pairSess) Status {
 		var mc mcnemar
-		ps := make([]pairSess, 0, len(idx))
-		row := &Row{Class: r.Class}
-		for _, i := range idx {
-			s := sess[i]
+		row := &Row{Class: class}
+		for _, s := range sess {
 			jo, bo := s.y1-s.y12, s.y2-s.y12
 			mc.addSessions(jo-bo, jo+bo, 1)
-			ps = append(ps, s)
 			row.BaselinePositives += s.m
 			row.BaselineHits += s.y2
 			row.JudgeOnlyHits += jo
@@ -344,14 +351,12 @@ func planRecall(e *evaluator, judge string, r *Row, o PlanOptions, traffic int64
 			row.TP += s.y1
 			row.FN += s.m - s.y1
 		}
-		pd := newPairDiff(ps)
+		pd := newPairDiff(sess)
 		if pd == nil {
 			return StatusInconclusive
 		}
 		return e.dangerousRecall(row, mc, pd, e.seed).Status
 	}
-	planSearch(&res, o, float64(m)/float64(len(sess)), "labeled positives", rs.rates(decide))
-	return res, true
 }
 
 // recallGain is the row's recall minus its baseline's on the positives
@@ -373,20 +378,20 @@ func planDrift(e *evaluator, judge string, rc *RuleComparison, o PlanOptions, tr
 	est, _, _ := rc.fire.interval(1, e.conf)
 	res := PlanResult{Criterion: CriterionFireRateChangeMax, Threshold: e.crit.FireRateChangeMax, Judge: judge, Rule: rc.RuleID,
 		Pilot: &PilotData{Sessions: with, TrafficSessions: int64(len(sess)), Units: m, Unit: "paired cases", Estimate: ptr(est)}}
-	rs := newResamplers(len(sess), o.Reps, o.Seed^hashString(rc.RuleID)^0xd71f)
-	decide := func(idx []int) Status {
-		ps := make([]pairSess, len(idx))
-		for k, i := range idx {
-			ps[k] = sess[i]
-		}
-		pd := newPairDiff(ps)
+	planSearch(&res, o, float64(m)/float64(len(sess)), "paired cases", drawRates(o.Reps, o.Seed^hashString(rc.RuleID)^0xd71f, resample(sess), driftDecider(e)))
+	return res, true
+}
+
+// driftDecider decides fire_rate_change_max on a data set of sessions'
+// paired fire units (first side the candidate) as the verdict does.
+func driftDecider(e *evaluator) func(sess []pairSess) Status {
+	return func(sess []pairSess) Status {
+		pd := newPairDiff(sess)
 		if pd == nil {
 			return StatusInconclusive
 		}
 		return e.fireRateChange(pd).Status
 	}
-	planSearch(&res, o, float64(m)/float64(len(sess)), "paired cases", rs.rates(decide))
-	return res, true
 }
 
 // hashString is FNV-1a, to seed each rule's resampling apart.

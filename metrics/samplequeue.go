@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+
+	"github.com/apeval/apeval/datasets"
 )
 
 // Results of a pair in a queue stratum name.
@@ -319,4 +321,28 @@ func neyman(ss []*qStratum, want int) int {
 		}
 	}
 	return given
+}
+
+// AddWeakResults appends each pair's weak label as one more result (the
+// letter WeakLetter): QueueMatch, QueueNoMatch, or QueueUndecided for a
+// pair without one.
+func AddWeakResults(pairs []QueuePair, weak map[[2]string]datasets.Label) {
+	for i := range pairs {
+		l := string(weak[[2]string{pairs[i].CaseID, pairs[i].RuleID}])
+		if l == "" {
+			l = QueueUndecided
+		}
+		pairs[i].Results = append(pairs[i].Results, l)
+	}
+}
+
+// Lines are the queue's items as apeval.labels/v1 queue lines, in
+// labeling order.
+func (q *Queue) Lines() []datasets.SampleLabel {
+	lines := make([]datasets.SampleLabel, len(q.Items))
+	for i, it := range q.Items {
+		lines[i] = datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: it.CaseID, RuleID: it.RuleID,
+			Stratum: it.Stratum, StratumSize: it.StratumSize, Order: it.Order, Overlap: it.Overlap}
+	}
+	return lines
 }

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/apeval/apeval/datasets"
@@ -50,4 +51,59 @@ func WeakAgreement(weak, people []datasets.SampleLabel) ([]RuleAgreement, error)
 		return nil, err
 	}
 	return rep.Rules, nil
+}
+
+// LabelsAgreement is the agreement of labels files (apeval label
+// agreement): between people and each judge and the people
+// (AgreementReport), weak labels vs people (Weak), and each judge vs the
+// weak labels (JudgesWeak, with a pair table and weak labels).
+type LabelsAgreement struct {
+	*AgreementReport
+	Weak       []RuleAgreement `json:"weak_vs_people,omitempty"`
+	JudgesWeak []RuleAgreement `json:"judges_vs_weak_labels,omitempty"`
+}
+
+// WeakLabeler names the weak labels where a labeler would be named.
+const WeakLabeler = "weak labels"
+
+// AgreementOf computes the agreement of labels-file lines at confidence
+// conf. Weak lines (label_source weak) are never one of the people: they
+// are compared with the people's labels, as a judge is, and, with t, each
+// judge is compared with them too ("<judge> vs weak labels"): figures on
+// weak labels, named so wherever they are shown.
+func AgreementOf(all []datasets.SampleLabel, t *PairTable, conf float64) (*LabelsAgreement, error) {
+	var people, weak []datasets.SampleLabel
+	for _, l := range all {
+		if l.LabelSource == datasets.LabelSourceWeak {
+			weak = append(weak, l)
+		} else {
+			people = append(people, l)
+		}
+	}
+	rep, err := LabelAgreement(people, t, conf)
+	if err != nil {
+		return nil, err
+	}
+	a := &LabelsAgreement{AgreementReport: rep}
+	if a.Weak, err = WeakAgreement(weak, people); err != nil {
+		return nil, err
+	}
+	if t == nil || len(weak) == 0 {
+		return a, nil
+	}
+	wl := slices.Clone(weak)
+	for i := range wl {
+		wl[i].Labeler = WeakLabeler
+	}
+	jr, err := LabelAgreement(wl, t, conf)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range jr.Rules {
+		for i := range r.Judges {
+			r.Judges[i].Between += " vs " + WeakLabeler
+		}
+		a.JudgesWeak = append(a.JudgesWeak, RuleAgreement{RuleID: r.RuleID, Labelers: []string{WeakLabeler}, Judges: r.Judges})
+	}
+	return a, nil
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/replay"
 )
 
 func TestWeakAgreementAgainstPeoplesFirstLabel(t *testing.T) {
@@ -42,5 +44,70 @@ func TestWeakAgreementAgainstPeoplesFirstLabel(t *testing.T) {
 	}
 	if got, _ := WeakAgreement(nil, people); got != nil {
 		t.Errorf("no weak labels: %+v", got)
+	}
+}
+
+// TestAgreementOfKeepsWeakLabelsOutOfThePeople: weak lines are compared
+// with the people and with the judge, never counted among the people.
+func TestAgreementOfKeepsWeakLabelsOutOfThePeople(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	judgeSays := []bool{true, true, false, false}
+	table := NewPairTable([]string{"J"}, nil)
+	for i, m := range judgeSays {
+		res := judge.NoMatch
+		if m {
+			res = judge.Match
+		}
+		table.Add(&replay.Result{CaseID: fmt.Sprintf("c%d", i), SessionID: fmt.Sprintf("s%d", i), Judge: "J",
+			Rules: []replay.RuleResult{{RuleID: "R", Result: res, Status: judge.StatusOK}}})
+	}
+	lab := func(m bool) datasets.Label {
+		if m {
+			return datasets.LabelMatch
+		}
+		return datasets.LabelNoMatch
+	}
+	var lines []datasets.SampleLabel
+	add := func(who, source string, labels []bool) {
+		for i, m := range labels {
+			at := t0.Add(time.Duration(len(lines)) * time.Minute)
+			lines = append(lines, datasets.SampleLabel{CaseID: fmt.Sprintf("c%d", i), RuleID: "R", Stratum: "A:x", StratumSize: 4,
+				Order: i + 1, Label: lab(m), Labeler: who, Time: &at, LabelSource: source})
+		}
+	}
+	add("ann", "", judgeSays)
+	add("weak", datasets.LabelSourceWeak, []bool{true, false, false, true}) // 2 of 4 agree with ann and the judge
+	a, err := AgreementOf(lines, table, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Rules) != 1 || len(a.Rules[0].Labelers) != 1 || a.Rules[0].Labelers[0] != "ann" {
+		t.Fatalf("people = %+v, want ann alone", a.Rules)
+	}
+	if len(a.Weak) != 1 || a.Weak[0].People.Items != 4 || a.Weak[0].People.Observed != 0.5 {
+		t.Errorf("weak vs people = %+v, want 4 pairs, 0.5 observed", a.Weak)
+	}
+	if len(a.JudgesWeak) != 1 || len(a.JudgesWeak[0].Judges) != 1 {
+		t.Fatalf("judges vs weak = %+v", a.JudgesWeak)
+	}
+	if k := a.JudgesWeak[0].Judges[0]; k.Between != "J vs weak labels" || k.Items != 4 || k.Observed != 0.5 {
+		t.Errorf("judge vs weak = %+v", k)
+	}
+	without, err := AgreementOf(lines, nil, 0.95)
+	if err != nil || without.JudgesWeak != nil || len(without.Weak) != 1 {
+		t.Errorf("without a run: %+v, %v", without, err)
+	}
+}
+
+func TestAddWeakResultsAndQueueLines(t *testing.T) {
+	pairs := []QueuePair{{CaseID: "a", RuleID: "R", Results: []string{QueueMatch}}, {CaseID: "b", RuleID: "R", Results: []string{QueueNoMatch}}}
+	AddWeakResults(pairs, map[[2]string]datasets.Label{{"a", "R"}: datasets.LabelNoMatch})
+	if got := fmt.Sprint(pairs[0].Results, pairs[1].Results); got != "[match no_match] [no_match undecided]" {
+		t.Errorf("results = %s", got)
+	}
+	q := &Queue{Items: []QueueItem{{CaseID: "a", RuleID: "R", Stratum: "A:match W:no_match", StratumSize: 3, Order: 1, Overlap: true}}}
+	l := q.Lines()
+	if len(l) != 1 || l[0].Schema != datasets.SampleLabelsSchema || l[0].Stratum != "A:match W:no_match" || l[0].StratumSize != 3 || !l[0].Overlap || l[0].Label != "" {
+		t.Errorf("lines = %+v", l)
 	}
 }

@@ -125,6 +125,36 @@ type WeakReport struct {
 	Strata         []WeakStratum    `json:"strata"`
 }
 
+// Method says how the corrected figures were computed: stratified on
+// (judges' results × weak label), or post-stratified by weak label.
+func (r *WeakReport) Method() string {
+	if r.PostStratified {
+		return "design-weighted on people's labels of a slice stratified on the judges' results, post-stratified by weak label (each cell weighted by its pairs in the run), sessions as clusters within cells (linearized, Wilson at the effective size)"
+	}
+	return "design-weighted on people's labels of a slice stratified on (judges' results × weak label), sessions as clusters within strata (linearized, Wilson at the effective size)"
+}
+
+// SliceLabels resolves the people's labels of a slice that corrects
+// weak labels (each labeler's last label of a pair, ResolveSampleLabels);
+// missing counts those naming a pair t lacks. A weak line is refused:
+// weak labels cannot correct weak labels.
+func (t *PairTable) SliceLabels(lines []datasets.SampleLabel) (labels []SampleLabel, missing int, err error) {
+	for _, l := range lines {
+		if l.LabelSource == datasets.LabelSourceWeak {
+			return nil, 0, fmt.Errorf("%s: label_source: weak labels cannot correct weak labels; --labels takes people's labels of a slice drawn with apeval label queue --weak-labels", l.Source)
+		}
+	}
+	if labels, err = ResolveSampleLabels(lines); err != nil {
+		return nil, 0, err
+	}
+	for _, l := range labels {
+		if t.Row(l.CaseID, l.RuleID) == nil {
+			missing++
+		}
+	}
+	return labels, missing, nil
+}
+
 // weakUnit is a labeled pair with its weak label.
 type weakUnit struct {
 	SampleUnit

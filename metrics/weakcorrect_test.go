@@ -203,3 +203,27 @@ func TestTakeWeakLabels(t *testing.T) {
 		t.Errorf("weak %v, row label %q", w, tab.Row("c0", "R").Label)
 	}
 }
+
+// TestSliceLabelsCountsMissingAndRefusesWeak: people's labels resolve, a
+// label on a pair the run lacks is counted, a weak line is refused.
+func TestSliceLabelsCountsMissingAndRefusesWeak(t *testing.T) {
+	tab, _, _ := weakFixture()
+	line := func(id string, l datasets.Label, src string) datasets.SampleLabel {
+		return datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: id, RuleID: "R", Stratum: "A:match W:match", StratumSize: 4,
+			Order: 1, Label: l, Labeler: "ann", LabelSource: src, Source: "l.jsonl:1"}
+	}
+	labels, missing, err := tab.SliceLabels([]datasets.SampleLabel{line("c0", datasets.LabelMatch, ""), line("c99", datasets.LabelNoMatch, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(labels) != 2 || missing != 1 {
+		t.Errorf("labels = %d, missing = %d; want 2 and 1 (c99 is no pair of the run)", len(labels), missing)
+	}
+	_, _, err = tab.SliceLabels([]datasets.SampleLabel{line("c0", datasets.LabelMatch, datasets.LabelSourceWeak)})
+	if err == nil || !strings.Contains(err.Error(), "l.jsonl:1: label_source: weak labels cannot correct weak labels") {
+		t.Errorf("weak line: err = %v", err)
+	}
+	if m := (&WeakReport{PostStratified: true}).Method(); !strings.Contains(m, "post-stratified by weak label") {
+		t.Errorf("Method = %q", m)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/mask"
+	"github.com/apeval/apeval/internal/spill"
 	"github.com/apeval/apeval/judge/core"
 )
 
@@ -110,7 +111,7 @@ type replayer struct {
 	// counters of evicted sessions on disk, by epoch, in spill.
 	freeBlocks []uint32
 	segs       []counterSeg
-	spill      *spillFile
+	spill      *spill.File
 	// gLocal and gState are the worker's current grouped session (its
 	// local index, with groupedLocal set) and its state; spare is the
 	// counters block of a finished grouped session, cleared for the next.

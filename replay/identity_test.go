@@ -25,7 +25,7 @@ class = "always"
 action = "inject_instruction"
 max_fires = 1
 `)
-	s := newSessionTable(1, &spillFile{})
+	s := newSessionTable(1, newSpillFile())
 	s.hash = func(string) uint64 { return 42 }
 	j := failing(judge.StatusError)
 	e := newReplayer(p, j, j.Identity(), &Options{}, &counters{})
@@ -69,7 +69,7 @@ max_fires = 1
 // apart from the others).
 func TestSessionTableBigSeq(t *testing.T) {
 	t.Parallel()
-	s := newSessionTable(2, &spillFile{})
+	s := newSessionTable(2, newSpillFile())
 	c := func(session string, seq int64) *datasets.Case {
 		return &datasets.Case{ID: fmt.Sprint(session, seq), SessionID: session, Seq: seq}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/spill"
 	"github.com/apeval/apeval/judge/core"
 	"golang.org/x/sync/errgroup"
 )
@@ -151,7 +152,7 @@ func Run(ctx context.Context, p *Policy, next func() (*datasets.Case, bool), jud
 	if err == nil {
 		err = r.lateErr
 	}
-	if cerr := r.spill.close(); err == nil && cerr != nil {
+	if cerr := r.spill.Close(); err == nil && cerr != nil {
 		err = spillErr(cerr)
 	}
 	return r.snapshot(), err
@@ -172,7 +173,7 @@ type pipeline struct {
 	started []bool          // reader only: the workers started so far
 	session *sessionTable   // reader only: who owns each session, seq order
 	lateErr error           // set by the reader at the end of the input: see sessionTable.finish
-	spill   spillFile       // the sessions' state on disk
+	spill   *spill.File     // the sessions' state on disk
 	// spillErr is the first failure to write or read it (the reader's or a
 	// worker's): the writer stops at the next block.
 	spillErr atomic.Pointer[error]
@@ -196,7 +197,8 @@ func newPipeline(p *Policy, judges []core.Judge, opts *Options) *pipeline {
 		sems: make([]chan struct{}, len(judges)), queues: make([][]chan *block, len(judges)),
 		ordered: make(chan *block, blocksInFlight), free: make(chan *block, blocksInFlight+2),
 		started: make([]bool, nw), start: time.Now()}
-	r.session = newSessionTable(nw, &r.spill)
+	r.spill = newSpillFile()
+	r.session = newSessionTable(nw, r.spill)
 	for j := range judges {
 		r.sems[j] = make(chan struct{}, slots)
 		r.queues[j] = make([]chan *block, nw)
@@ -316,7 +318,7 @@ func (r *pipeline) startWorker(ctx context.Context, w int) {
 	r.started[w] = true
 	for j, jd := range r.judges {
 		rep := newReplayer(r.p, jd, jd.Identity(), r.opts, &r.cnt)
-		rep.slots, rep.spill = r.sems[j], &r.spill
+		rep.slots, rep.spill = r.sems[j], r.spill
 		q := r.queues[j][w]
 		r.stages.Go(func() error { r.work(ctx, rep, q, j, w); return nil })
 	}

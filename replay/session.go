@@ -9,6 +9,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/mask"
+	"github.com/apeval/apeval/internal/spill"
 )
 
 // Per-session memory (see docs/scale.md). A stream has no end-of-session
@@ -138,7 +139,7 @@ type hotEntry struct {
 	w    uint16 // worker
 }
 
-func newSessionTable(workers int, file *spillFile) *sessionTable {
+func newSessionTable(workers int, file *spill.File) *sessionTable {
 	return &sessionTable{seed: maphash.MakeSeed(), index: make([]uint32, 1024),
 		nextSlot: make([]uint32, workers), freeSlots: make([][]uint32, workers),
 		evicts: make([][]notice, workers), reloads: make([][]notice, workers),

@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math/bits"
-	"os"
-	"runtime"
 	"slices"
-	"sync"
+
+	"github.com/apeval/apeval/internal/spill"
 )
 
 // Spilled session state (see session.go and docs/scale.md, "Memory"). The
@@ -22,56 +20,19 @@ import (
 // back is read from the newest run that has it and re-enters memory with
 // its exact state. Everything goes to one temporary file per Run.
 
-// spillFile is the one temporary file of a Run's spilled session state:
-// the reader's runs and the workers' counter segments, each written once at
-// an offset it reserves, read back with ReadAt. It is safe for concurrent
-// use; the file is created at the first reservation.
-type spillFile struct {
-	mu  sync.Mutex
-	f   *os.File
-	end int64
-}
+// newSpillFile is a Run's one temporary file of spilled session state
+// (internal/spill's File): the reader's runs and the workers' counter
+// segments, each written once at an offset it reserves, read back with
+// ReadAt. It is created at the first reservation.
+func newSpillFile() *spill.File { return spill.NewFile("", "apeval-sessions-*.tmp") }
 
-// reserve returns the file and an offset where n bytes may be written.
-func (s *spillFile) reserve(n int) (*os.File, int64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.f == nil {
-		f, err := os.CreateTemp("", "apeval-sessions-*.tmp")
-		if err != nil {
-			return nil, 0, fmt.Errorf("replay: session state: %w", err)
-		}
-		if runtime.GOOS != "windows" {
-			// Unlinked now, the file disappears with the process however it
-			// ends; Windows cannot remove an open file, so close does.
-			_ = os.Remove(f.Name())
-		}
-		s.f = f
+// reserve returns an offset of f where n bytes may be written.
+func reserve(f *spill.File, n int) (int64, error) {
+	off, err := f.Reserve(int64(n))
+	if err != nil {
+		return 0, fmt.Errorf("replay: session state: %w", err)
 	}
-	off := s.end
-	s.end += int64(n)
-	return s.f, off, nil
-}
-
-// file returns the file (nil before the first reservation).
-func (s *spillFile) file() *os.File {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.f
-}
-
-func (s *spillFile) close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.f == nil {
-		return nil
-	}
-	err := s.f.Close()
-	if runtime.GOOS == "windows" {
-		err = errors.Join(err, os.Remove(s.f.Name()))
-	}
-	s.f = nil
-	return err
+	return off, nil
 }
 
 func spillErr(err error) error {
@@ -158,7 +119,7 @@ type sessRun struct {
 // sessionRuns is the reader's spilled sessions: the runs, newest last, and
 // the filter over their ids.
 type sessionRuns struct {
-	file  *spillFile
+	file  *spill.File
 	runs  []sessRun
 	bloom bloom
 	buf   []byte
@@ -174,12 +135,12 @@ func (s *sessionRuns) write(ents []hotEntry, order []uint32, idOf func(int) []by
 		n := len(idOf(int(i)))
 		size += recHeader + binary.PutUvarint(tmp[:], uint64(n)) + n
 	}
-	f, off, err := s.file.reserve(size + 8*len(order))
+	off, err := reserve(s.file, size+8*len(order))
 	if err != nil {
 		return err
 	}
 	run := sessRun{off: off, size: int64(size), hashOff: off + int64(size), n: len(order)}
-	w := bufio.NewWriterSize(io.NewOffsetWriter(f, off), 64<<10)
+	w := bufio.NewWriterSize(io.NewOffsetWriter(s.file, off), 64<<10)
 	pos := 0
 	for k, i := range order {
 		r, id := &ents[i], idOf(int(i))
@@ -225,9 +186,8 @@ func (s *sessionRuns) rebuild(extra int) error {
 	keys := s.bloom.keys + extra
 	s.bloom = bloom{} // the old filter is dropped before the new one exists
 	s.bloom = newBloom(max(int(float64(keys)*bloomGrowth), 1024))
-	f := s.file.file()
 	for _, run := range s.runs {
-		r := bufio.NewReaderSize(io.NewSectionReader(f, run.hashOff, 8*int64(run.n)), 64<<10)
+		r := bufio.NewReaderSize(s.file.Section(run.hashOff, 8*int64(run.n)), 64<<10)
 		var b [8]byte
 		for range run.n {
 			if _, err := io.ReadFull(r, b[:]); err != nil {
@@ -260,7 +220,6 @@ func (s *sessionRuns) findIn(run *sessRun, id string, h uint64) (sessRecord, boo
 	// records with hash h may begin.
 	k, _ := slices.BinarySearch(run.sparse, h)
 	k = max(k-1, 0)
-	f := s.file.file()
 	for ; k < len(run.sparse); k++ {
 		end := run.size
 		if k+1 < len(run.sparse) {
@@ -268,7 +227,7 @@ func (s *sessionRuns) findIn(run *sessRun, id string, h uint64) (sessRecord, boo
 		}
 		start := int64(run.sparseOff[k])
 		s.buf = slices.Grow(s.buf[:0], int(end-start))[:end-start]
-		if _, err := f.ReadAt(s.buf, run.off+start); err != nil {
+		if _, err := s.file.ReadAt(s.buf, run.off+start); err != nil {
 			return sessRecord{}, false, spillErr(err)
 		}
 		for b := s.buf; len(b) > 0; {
@@ -352,11 +311,11 @@ func (e *replayer) evict(notes []notice) error {
 		clear(cs)
 		e.freeBlocks = append(e.freeBlocks, r.block)
 	}
-	f, off, err := e.spill.reserve(len(buf))
+	off, err := reserve(e.spill, len(buf))
 	if err != nil {
 		return err
 	}
-	if _, err := f.WriteAt(buf, off); err != nil {
+	if _, err := e.spill.WriteAt(buf, off); err != nil {
 		return spillErr(err)
 	}
 	seg.off = off
@@ -386,7 +345,7 @@ func (e *replayer) reload(n notice) error {
 	size := 4 * (1 + k)
 	cnt := min(segEvery, seg.n-j*segEvery)
 	buf := make([]byte, size*cnt)
-	if _, err := e.spill.file().ReadAt(buf, seg.off+int64(j*segEvery*size)); err != nil {
+	if _, err := e.spill.ReadAt(buf, seg.off+int64(j*segEvery*size)); err != nil {
 		return spillErr(err)
 	}
 	for r := range cnt {

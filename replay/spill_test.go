@@ -26,10 +26,10 @@ func shrinkSessions(t testing.TB, n int) {
 // holds its state.
 func TestSessionTableSpills(t *testing.T) {
 	shrinkSessions(t, blockSize+4)
-	var file spillFile
-	defer file.close()
+	file := newSpillFile()
+	defer file.Close()
 	const workers = 3
-	s := newSessionTable(workers, &file)
+	s := newSessionTable(workers, file)
 	evicts, reloads := make([][]notice, workers), make([][]notice, workers)
 	type info struct {
 		w    int

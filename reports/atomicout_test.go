@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 func writeString(s string) func(io.Writer) error {
@@ -22,7 +24,7 @@ func TestWriteFileAtomicKeepsLinksAndDevices(t *testing.T) {
 	// A regular file is replaced whole.
 	reg := filepath.Join(dir, "reg.jsonl")
 	os.WriteFile(reg, []byte("old old old\n"), 0o644)
-	if err := WriteFileAtomic(reg, writeString("new\n")); err != nil {
+	if err := rundir.WriteFileAtomic(reg, writeString("new\n")); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(reg); string(b) != "new\n" {
@@ -39,7 +41,7 @@ func TestWriteFileAtomicKeepsLinksAndDevices(t *testing.T) {
 	if err := os.Symlink("other/queue.jsonl", link); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFileAtomic(link, writeString("through the link\n")); err != nil {
+	if err := rundir.WriteFileAtomic(link, writeString("through the link\n")); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -51,7 +53,7 @@ func TestWriteFileAtomicKeepsLinksAndDevices(t *testing.T) {
 	// A dangling link: its target is created, the link kept.
 	dangling := filepath.Join(dir, "dangling.jsonl")
 	os.Symlink(filepath.Join(other, "new.jsonl"), dangling)
-	if err := WriteFileAtomic(dangling, writeString("created\n")); err != nil {
+	if err := rundir.WriteFileAtomic(dangling, writeString("created\n")); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(other, "new.jsonl")); string(b) != "created\n" {
@@ -71,7 +73,7 @@ func TestWriteFileAtomicKeepsLinksAndDevices(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if err := WriteFileAtomic(fifo, writeString("to the reader\n")); err != nil {
+	if err := rundir.WriteFileAtomic(fifo, writeString("to the reader\n")); err != nil {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 64)
@@ -95,7 +97,7 @@ func TestWriteFileAtomicKeepsCharDevice(t *testing.T) {
 	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, int(1<<8|3)); err != nil {
 		t.Skipf("mknod needs root (the FIFO case of TestWriteFileAtomicKeepsLinksAndDevices covers non-regular files): %v", err)
 	}
-	if err := WriteFileAtomic(dev, writeString("discarded\n")); err != nil {
+	if err := rundir.WriteFileAtomic(dev, writeString("discarded\n")); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Lstat(dev); fi.Mode()&os.ModeCharDevice == 0 {

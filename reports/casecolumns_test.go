@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // TestCaseColumnsInDuckDB: both decision files carry the tool call's name,
@@ -33,7 +34,7 @@ func TestCaseColumnsInDuckDB(t *testing.T) {
 	rs[3].Rules[0].Result = ""
 	writeRun(t, dir, rs)
 
-	gates, dec := filepath.Join(dir, GatesFile), filepath.Join(dir, DecisionsFile)
+	gates, dec := filepath.Join(dir, rundir.GatesFile), filepath.Join(dir, rundir.DecisionsFile)
 	checkRows(t, fmt.Sprintf(`SELECT case_id, tool_name, category, hook_point,
 		strftime(case_time AT TIME ZONE 'UTC', '%%Y-%%m-%%dT%%H:%%M:%%S.%%f') AS case_time,
 		strftime(run_started AT TIME ZONE 'UTC', '%%Y-%%m-%%dT%%H:%%M:%%S') AS run_started

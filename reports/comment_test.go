@@ -9,6 +9,7 @@ import (
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // commentReport is the fixture's two judges (judge-v1 the base, judge-v2
@@ -68,7 +69,7 @@ func commentReport(t *testing.T, verdict metrics.Verdict) (*Report, *metrics.Com
 	info := testInfo()
 	info.RunID = "run-head"
 	price := 0.15
-	info.Judges = []JudgeInfo{{Identity: "recorded/judge-v1", Backend: "recorded", Model: "judge-v1"},
+	info.Judges = []rundir.JudgeInfo{{Identity: "recorded/judge-v1", Backend: "recorded", Model: "judge-v1"},
 		{Identity: "recorded/judge-v2", Backend: "recorded", Model: "judge-v2", PriceIn: &price, PriceOut: fp(0.6)}}
 	sum := acc.Close()
 	exit := map[metrics.Verdict]int{metrics.VerdictGo: 0, metrics.VerdictNoGo: 1, metrics.VerdictInconclusive: 3}

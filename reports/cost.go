@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // Tokens collects each judge's token counts from its calls, for the cost
@@ -71,7 +72,7 @@ func (rep *Report) costs() map[string]*JudgeCost {
 	if len(rep.Tokens) == 0 {
 		return nil
 	}
-	prices := map[string]JudgeInfo{}
+	prices := map[string]rundir.JudgeInfo{}
 	for _, j := range rep.Run.Judges {
 		prices[j.Identity] = j
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/apeval/apeval/metrics"
-	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // The session-clustered recall interval of each judge's total row,
@@ -20,7 +20,7 @@ func TestClusteredRecallFromDecisionFiles(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	dir := filepath.Join(root, "run")
-	replaySample(t, dir, "r1", reports.LayoutFlat)
+	replaySample(t, dir, "r1", rundir.LayoutFlat)
 	s := report(t, dir)
 	q := fmt.Sprintf(`
 SELECT judge, session_id,
@@ -29,7 +29,7 @@ SELECT judge, session_id,
 FROM read_parquet(%s)
 WHERE label = 'match' AND source <> 'scope' AND status <> 'missing'
 GROUP BY judge, session_id ORDER BY judge, session_id`,
-		duckdbtest.Literal(filepath.Join(dir, reports.DecisionsFile)))
+		duckdbtest.Literal(filepath.Join(dir, rundir.DecisionsFile)))
 	type sess struct{ ys, ms []int64 }
 	by := map[string]*sess{}
 	for _, r := range duckdbtest.Query(t, q)[0] {

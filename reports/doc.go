@@ -5,24 +5,23 @@
 //
 // # Main types
 //
-// The run directory's format is the subpackage rundir, re-exported here
-// (runfiles.go): [RunWriter] writes run.json, decisions.parquet and
-// gates.parquet while the replay streams; [ReadRun] reads them back into the
-// identical replay.Results, which is how `apeval report` and `apeval merge`
-// recompute everything from the files alone. [RunInfo] is run.json.
+// The run directory's format is the subpackage rundir: [rundir.RunWriter]
+// writes run.json, decisions.parquet and gates.parquet while the replay
+// streams; [rundir.ReadRun] reads them back into the identical
+// replay.Results, which is how `apeval report` and `apeval merge` recompute
+// everything from the files alone. [rundir.RunInfo] is run.json.
 //
 // A [Report] is what the renderers format: the run's metadata, the
 // metrics.Summary and the exit code the command chose. [WriteRunReports]
 // writes every other file of the run directory from it (summary.json,
 // summary.md, junit.xml, metrics.parquet, the charts, report.html), each
-// atomically ([WriteFileAtomic]). [Report.WriteTables] and
+// atomically ([rundir.WriteFileAtomic]). [Report.WriteTables] and
 // [Report.WriteComparison] print to a terminal (aligned tables), a pipe
 // (TSV) or as JSON, chosen by [Format].
 //
 // # Where to look
 //
 //	rundir/              the run directory's format: run.json, decisions and gates Parquet, shards, hive, atomic writes
-//	runfiles.go          rundir's names re-exported
 //	write.go             WriteRunReports: every report file of a run, atomically
 //	pair.go              PairJudges, MatchJudge: which judges a comparison reads; JudgePair.Read/Run
 //	                     (a rerun's judge renamed), RunDifferences (the warnings of compare)

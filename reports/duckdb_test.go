@@ -13,6 +13,7 @@ import (
 	"github.com/apeval/apeval/metrics"
 
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 func init() {
@@ -71,8 +72,8 @@ func TestRunFilesInDuckDB(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeRun(t, dir, fixtureResults())
-	dec := filepath.Join(dir, DecisionsFile)
-	gates := filepath.Join(dir, GatesFile)
+	dec := filepath.Join(dir, rundir.DecisionsFile)
+	gates := filepath.Join(dir, rundir.GatesFile)
 
 	V, B, I, L, D, T := "VARCHAR", "BIGINT", "INTEGER", "BOOLEAN", "DOUBLE", "VARCHAR[]"
 	// case_time and run_started are Parquet TIMESTAMP(isAdjustedToUTC,
@@ -146,9 +147,9 @@ func TestRunFilesInDuckDB(t *testing.T) {
 func TestMetricsFileInDuckDB(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	path := filepath.Join(dir, MetricsFile)
+	path := filepath.Join(dir, rundir.MetricsFile)
 	s := fixtureSummary()
-	if err := WriteFileAtomic(path, func(w io.Writer) error { return WriteMetricsParquet(w, s, "") }); err != nil {
+	if err := rundir.WriteFileAtomic(path, func(w io.Writer) error { return WriteMetricsParquet(w, s, "") }); err != nil {
 		t.Fatal(err)
 	}
 	V, B, I, L, D := "VARCHAR", "BIGINT", "INTEGER", "BOOLEAN", "DOUBLE"
@@ -215,8 +216,8 @@ func TestCompareFileInDuckDB(t *testing.T) {
 	if c == nil {
 		t.Fatal("no comparison")
 	}
-	path := filepath.Join(t.TempDir(), CompareFile)
-	if err := WriteFileAtomic(path, func(w io.Writer) error {
+	path := filepath.Join(t.TempDir(), rundir.CompareFile)
+	if err := rundir.WriteFileAtomic(path, func(w io.Writer) error {
 		return WriteComparisonParquet(w, []*metrics.Comparison{c}, 0.95, "")
 	}); err != nil {
 		t.Fatal(err)
@@ -260,7 +261,7 @@ func TestWeakLabelSourceInDuckDB(t *testing.T) {
 	weak, plain := t.TempDir(), t.TempDir()
 	info := testInfo()
 	info.LabelSource = "weak"
-	w, err := CreateRun(weak, info)
+	w, err := rundir.CreateRun(weak, info)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,14 +278,14 @@ func TestWeakLabelSourceInDuckDB(t *testing.T) {
 	// c-3/rule-12, no_match on c-1/rule-1 and c-3/rule-20, none on
 	// c-1/rule-18.
 	checkRows(t, fmt.Sprintf(`SELECT label, label_source, count(*) AS n FROM read_parquet(%s)
-		GROUP BY ALL ORDER BY label NULLS FIRST`, duckdbtest.Literal(filepath.Join(weak, DecisionsFile))), `[
+		GROUP BY ALL ORDER BY label NULLS FIRST`, duckdbtest.Literal(filepath.Join(weak, rundir.DecisionsFile))), `[
 	 {"label":null,"label_source":null,"n":"1"},
 	 {"label":"match","label_source":"weak","n":"3"},
 	 {"label":"no_match","label_source":"weak","n":"2"}
 	]`)
 	checkRows(t, fmt.Sprintf(`SELECT count(*) AS n, count(label) AS labeled, count(label_source) AS weak FROM read_parquet(%s)`,
-		duckdbtest.Literal(filepath.Join(plain, DecisionsFile))), `[{"n":"6","labeled":"5","weak":"0"}]`)
-	info2, err := ReadRunInfo(weak)
+		duckdbtest.Literal(filepath.Join(plain, rundir.DecisionsFile))), `[{"n":"6","labeled":"5","weak":"0"}]`)
+	info2, err := rundir.ReadRunInfo(weak)
 	if err != nil || info2.LabelSource != "weak" {
 		t.Fatalf("run.json label_source = %q, %v; want weak", info2.LabelSource, err)
 	}
@@ -298,11 +299,11 @@ func TestWeakLabelSourceInDuckDB(t *testing.T) {
 	}
 	for _, src := range []string{"weak", ""} {
 		dir := t.TempDir()
-		mp, cp := filepath.Join(dir, MetricsFile), filepath.Join(dir, CompareFile)
-		if err := WriteFileAtomic(mp, func(w io.Writer) error { return WriteMetricsParquet(w, s, src) }); err != nil {
+		mp, cp := filepath.Join(dir, rundir.MetricsFile), filepath.Join(dir, rundir.CompareFile)
+		if err := rundir.WriteFileAtomic(mp, func(w io.Writer) error { return WriteMetricsParquet(w, s, src) }); err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteFileAtomic(cp, func(w io.Writer) error {
+		if err := rundir.WriteFileAtomic(cp, func(w io.Writer) error {
 			return WriteComparisonParquet(w, []*metrics.Comparison{c}, 0.95, src)
 		}); err != nil {
 			t.Fatal(err)

@@ -8,8 +8,8 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // decisions.parquet carries a fingerprint only where an approval can refer
@@ -20,7 +20,7 @@ import (
 func TestFingerprintOnFiredAndApprovedRowsOnly(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
-	replaySample(t, dir, "r1", reports.LayoutFlat)
+	replaySample(t, dir, "r1", rundir.LayoutFlat)
 
 	cases := map[string]*datasets.Case{} // masked case id → case
 	rd := datasets.Open([]string{"-"}, datasets.SampleCases())
@@ -39,7 +39,7 @@ func TestFingerprintOnFiredAndApprovedRowsOnly(t *testing.T) {
 
 	rows := duckdbtest.Query(t, `SELECT case_id, judge, rule_id, rule_version, fired, source,
   lower(hex(fingerprint)) AS fp, octet_length(fingerprint) AS n
-FROM read_parquet(`+duckdbtest.Literal(filepath.Join(dir, reports.DecisionsFile))+`)`)[0]
+FROM read_parquet(`+duckdbtest.Literal(filepath.Join(dir, rundir.DecisionsFile))+`)`)[0]
 	var fired, scope, null int
 	for _, r := range rows {
 		k := fmt.Sprintf("%v/%v/%v", r["case_id"], r["judge"], r["rule_id"])

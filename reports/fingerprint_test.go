@@ -6,6 +6,7 @@ import (
 
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
+	"github.com/apeval/apeval/reports/rundir"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -24,7 +25,7 @@ func TestFingerprintIs32Bytes(t *testing.T) {
 		}
 	}
 	rows := duckdbtest.Query(t, "SELECT case_id, judge, rule_id, lower(hex(fingerprint)) AS fp, octet_length(fingerprint) AS n FROM read_parquet("+
-		duckdbtest.Literal(filepath.Join(dir, DecisionsFile))+")")[0]
+		duckdbtest.Literal(filepath.Join(dir, rundir.DecisionsFile))+")")[0]
 	if len(rows) != len(want) {
 		t.Fatalf("%d rows, want %d", len(rows), len(want))
 	}
@@ -47,7 +48,7 @@ func TestFingerprintIs32Bytes(t *testing.T) {
 	}
 	// And apeval reads them back as the same digests.
 	var got []*replay.Result
-	if _, err := ReadRun(dir, func(r *replay.Result) error { got = append(got, r); return nil }); err != nil {
+	if _, err := rundir.ReadRun(dir, func(r *replay.Result) error { got = append(got, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range got {
@@ -80,17 +81,17 @@ func TestFingerprintOldHexColumn(t *testing.T) {
 		Judge  string `parquet:"judge"`
 	}
 	hexFP := fingerprint("old").String()
-	if err := parquet.WriteFile(filepath.Join(dir, DecisionsFile), []oldDecision{{"r", "c1", "j", "rule", "deterministic", "match", "ok", hexFP}}); err != nil {
+	if err := parquet.WriteFile(filepath.Join(dir, rundir.DecisionsFile), []oldDecision{{"r", "c1", "j", "rule", "deterministic", "match", "ok", hexFP}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := parquet.WriteFile(filepath.Join(dir, GatesFile), []oldGate{{"r", "c1", "j"}}); err != nil {
+	if err := parquet.WriteFile(filepath.Join(dir, rundir.GatesFile), []oldGate{{"r", "c1", "j"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteRunInfo(dir, testInfo()); err != nil {
+	if err := rundir.WriteRunInfo(dir, testInfo()); err != nil {
 		t.Fatal(err)
 	}
 	var got string
-	if _, err := ReadRun(dir, func(r *replay.Result) error {
+	if _, err := rundir.ReadRun(dir, func(r *replay.Result) error {
 		if len(r.Rules) == 1 {
 			got = r.Rules[0].Fingerprint.String()
 		}

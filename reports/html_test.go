@@ -12,6 +12,7 @@ import (
 
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 func chartReport() *Report { return fixtureReport() }
@@ -160,7 +161,7 @@ func TestWriteRunReports(t *testing.T) {
 	if err := WriteRunReports(dir, chartReport()); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{MetricsFile, SummaryJSON, SummaryMD, JUnitFile, HTMLFile,
+	for _, f := range []string{rundir.MetricsFile, rundir.SummaryJSON, rundir.SummaryMD, rundir.JUnitFile, rundir.HTMLFile,
 		LatencyChart, PrecisionChart, RecallChart, FireRateChart} {
 		st, err := os.Stat(filepath.Join(dir, f))
 		if err != nil || st.Size() == 0 {

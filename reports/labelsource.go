@@ -4,12 +4,13 @@ import (
 	"fmt"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // LabelSource is the label source common to run directories (their
 // run.json label_source): runs made on different labels (weak and not) are
 // refused, since their figures would mix weak labels with people's.
-func LabelSource(dirs []string, infos []RunInfo) (string, error) {
+func LabelSource(dirs []string, infos []rundir.RunInfo) (string, error) {
 	for i := 1; i < len(infos); i++ {
 		if infos[i].LabelSource != infos[0].LabelSource {
 			return "", fmt.Errorf("%s and %s were made on different labels (%s and %s): weak labels are never mixed with people's; read them apart",

@@ -5,15 +5,16 @@ import (
 	"testing"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 func TestLabelSourceRefusesMixedRuns(t *testing.T) {
-	weak := RunInfo{LabelSource: datasets.LabelSourceWeak}
-	people := RunInfo{}
-	if s, err := LabelSource([]string{"a", "b"}, []RunInfo{weak, weak}); err != nil || s != datasets.LabelSourceWeak {
+	weak := rundir.RunInfo{LabelSource: datasets.LabelSourceWeak}
+	people := rundir.RunInfo{}
+	if s, err := LabelSource([]string{"a", "b"}, []rundir.RunInfo{weak, weak}); err != nil || s != datasets.LabelSourceWeak {
 		t.Errorf("two weak runs: %q, %v; want weak, nil", s, err)
 	}
-	_, err := LabelSource([]string{"a", "b"}, []RunInfo{people, weak})
+	_, err := LabelSource([]string{"a", "b"}, []rundir.RunInfo{people, weak})
 	if err == nil || !strings.Contains(err.Error(), "a and b were made on different labels (the datasets' labels and weak labels (run --weak-labels))") {
 		t.Errorf("mixed runs: err = %v", err)
 	}

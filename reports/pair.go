@@ -8,6 +8,7 @@ import (
 
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // JudgePair is the two judges a comparison reads (compare, datasets
@@ -27,7 +28,7 @@ type JudgePair struct {
 // --baseline and --candidate values, "" when not given: a run holding one
 // judge needs no name, one holding several needs one. An error is the
 // user's (a name matching no judge, or several).
-func PairJudges(dirs []string, infos []RunInfo, baseline, candidate string) (JudgePair, error) {
+func PairJudges(dirs []string, infos []rundir.RunInfo, baseline, candidate string) (JudgePair, error) {
 	p := JudgePair{Rename: map[string]string{}}
 	var idsA, idsB []string
 	for _, j := range infos[0].Judges {
@@ -87,10 +88,10 @@ func (p JudgePair) Read(i int, r *replay.Result) bool {
 
 // Run is the run a comparison of infos (one or two runs) reports on: the
 // first run, holding the judges of both with the second's renamed.
-func (p JudgePair) Run(infos []RunInfo) RunInfo {
+func (p JudgePair) Run(infos []rundir.RunInfo) rundir.RunInfo {
 	run := infos[0]
 	if len(infos) == 2 {
-		run.Judges = append(append([]JudgeInfo(nil), infos[0].Judges...), infos[1].Judges...)
+		run.Judges = append(append([]rundir.JudgeInfo(nil), infos[0].Judges...), infos[1].Judges...)
 		for i := len(infos[0].Judges); i < len(run.Judges); i++ {
 			if id, ok := p.Rename[run.Judges[i].Identity]; ok {
 				run.Judges[i].Identity = id
@@ -102,7 +103,7 @@ func (p JudgePair) Run(infos []RunInfo) RunInfo {
 
 // RunDifferences warns when two compared runs did not replay the same
 // thing: apeval versions, datasets, policies or prompt versions.
-func RunDifferences(a, b RunInfo) []string {
+func RunDifferences(a, b rundir.RunInfo) []string {
 	var w []string
 	if a.Version != b.Version {
 		w = append(w, fmt.Sprintf("the runs were written by different apeval versions (%s vs %s): masking, defaults and figures may differ between versions; rerun both with one version to compare judges alone",
@@ -121,7 +122,7 @@ func RunDifferences(a, b RunInfo) []string {
 	return w
 }
 
-func fileRefsKey(fs []FileRef) string {
+func fileRefsKey(fs []rundir.FileRef) string {
 	s := ""
 	for _, f := range fs {
 		k := f.SHA256
@@ -133,7 +134,7 @@ func fileRefsKey(fs []FileRef) string {
 	return s
 }
 
-func promptVersions(in RunInfo) string {
+func promptVersions(in rundir.RunInfo) string {
 	s := ""
 	for _, j := range in.Judges {
 		if j.PromptVersion != "" {

@@ -5,14 +5,15 @@ import (
 	"testing"
 
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 func TestPairJudges(t *testing.T) {
 	t.Parallel()
-	run := func(ids ...string) RunInfo {
-		var r RunInfo
+	run := func(ids ...string) rundir.RunInfo {
+		var r rundir.RunInfo
 		for _, id := range ids {
-			r.Judges = append(r.Judges, JudgeInfo{Identity: id})
+			r.Judges = append(r.Judges, rundir.JudgeInfo{Identity: id})
 		}
 		return r
 	}
@@ -20,29 +21,29 @@ func TestPairJudges(t *testing.T) {
 	for _, tc := range []struct {
 		name                string
 		dirs                []string
-		infos               []RunInfo
+		infos               []rundir.RunInfo
 		baseline, candidate string
 		want                JudgePair
 		err                 string
 	}{
-		{"one run, its other judge", []string{"out/r"}, []RunInfo{run(a, b)}, "ollama:qwen2.5:3b", "",
+		{"one run, its other judge", []string{"out/r"}, []rundir.RunInfo{run(a, b)}, "ollama:qwen2.5:3b", "",
 			JudgePair{Baseline: a, Candidate: b, Rename: map[string]string{}}, ""},
-		{"one run, baseline not named", []string{"out/r"}, []RunInfo{run(a, b)}, "", "",
+		{"one run, baseline not named", []string{"out/r"}, []rundir.RunInfo{run(a, b)}, "", "",
 			JudgePair{}, "the baseline run holds 2 judges; name one with --baseline"},
-		{"two runs, one judge each", []string{"out/a", "out/b"}, []RunInfo{run(a), run(b)}, "", "",
+		{"two runs, one judge each", []string{"out/a", "out/b"}, []rundir.RunInfo{run(a), run(b)}, "", "",
 			JudgePair{Baseline: a, Candidate: b, Rename: map[string]string{}}, ""},
-		{"a rerun of the same judge", []string{"out/a", "out/rerun/"}, []RunInfo{run(a), run(a)}, "", "",
+		{"a rerun of the same judge", []string{"out/a", "out/rerun/"}, []rundir.RunInfo{run(a), run(a)}, "", "",
 			JudgePair{Baseline: a, Candidate: a + " [rerun]", Rename: map[string]string{a: a + " [rerun]"}}, ""},
-		{"ambiguous prefix", []string{"out/r"}, []RunInfo{run(a, b)}, "ollama/qwen2.5", "",
+		{"ambiguous prefix", []string{"out/r"}, []rundir.RunInfo{run(a, b)}, "ollama/qwen2.5", "",
 			JudgePair{}, `--baseline "ollama/qwen2.5" is ambiguous`},
-		{"no such judge", []string{"out/r"}, []RunInfo{run(a, b)}, "openai:gpt", "",
+		{"no such judge", []string{"out/r"}, []rundir.RunInfo{run(a, b)}, "openai:gpt", "",
 			JudgePair{}, `--baseline "openai:gpt" matches no judge; the judges are: ` + a + ", " + b},
 		// A --candidate that matches nothing (or several) is named as such.
-		{"no such candidate", []string{"out/a", "out/b"}, []RunInfo{run(a), run(b)}, "", "openai:gpt",
+		{"no such candidate", []string{"out/a", "out/b"}, []rundir.RunInfo{run(a), run(b)}, "", "openai:gpt",
 			JudgePair{}, `--candidate "openai:gpt" matches no judge; the judges are: ` + b},
-		{"ambiguous candidate", []string{"out/a", "out/b"}, []RunInfo{run(a), run(a, b)}, "", "ollama/qwen2.5",
+		{"ambiguous candidate", []string{"out/a", "out/b"}, []rundir.RunInfo{run(a), run(a, b)}, "", "ollama/qwen2.5",
 			JudgePair{}, `--candidate "ollama/qwen2.5" is ambiguous`},
-		{"the baseline given as the command typed", []string{"out/r"}, []RunInfo{run("exec/./plugin --token [MASKED]", b)},
+		{"the baseline given as the command typed", []string{"out/r"}, []rundir.RunInfo{run("exec/./plugin --token [MASKED]", b)},
 			"exec:./plugin --token sk-proj-EXAMPLEa1b2c3d4e5f6g7h8i9j0", "",
 			JudgePair{Baseline: "exec/./plugin --token [MASKED]", Candidate: b, Rename: map[string]string{}}, ""},
 	} {
@@ -67,7 +68,7 @@ func TestPairJudges(t *testing.T) {
 func TestJudgePairRenamesTheRerunAndReadsOnlyItsJudges(t *testing.T) {
 	t.Parallel()
 	a, c := "ollama/qwen2.5:3b@d1/p1", "openai/gpt-4o-mini@d3/p1"
-	infos := []RunInfo{{Judges: []JudgeInfo{{Identity: a}}}, {Judges: []JudgeInfo{{Identity: a}, {Identity: c}}}}
+	infos := []rundir.RunInfo{{Judges: []rundir.JudgeInfo{{Identity: a}}}, {Judges: []rundir.JudgeInfo{{Identity: a}, {Identity: c}}}}
 	p, err := PairJudges([]string{"out/a", "out/rerun"}, infos, "", "ollama:qwen2.5:3b")
 	if err != nil {
 		t.Fatal(err)
@@ -97,20 +98,20 @@ func TestJudgePairRenamesTheRerunAndReadsOnlyItsJudges(t *testing.T) {
 
 func TestRunDifferencesNamesWhatDiffers(t *testing.T) {
 	t.Parallel()
-	base := RunInfo{Version: "1.0", Datasets: []FileRef{{Name: "a.jsonl", SHA256: "aa"}}, Policy: &FileRef{SHA256: "p1"},
-		Judges: []JudgeInfo{{PromptVersion: "v1"}}}
+	base := rundir.RunInfo{Version: "1.0", Datasets: []rundir.FileRef{{Name: "a.jsonl", SHA256: "aa"}}, Policy: &rundir.FileRef{SHA256: "p1"},
+		Judges: []rundir.JudgeInfo{{PromptVersion: "v1"}}}
 	if w := RunDifferences(base, base); len(w) != 0 {
 		t.Errorf("same runs: %q", w)
 	}
 	head := base
-	head.Version, head.Datasets, head.Policy = "1.1", []FileRef{{Name: "b.jsonl", SHA256: "aa"}}, &FileRef{SHA256: "p2"}
-	head.Judges = []JudgeInfo{{PromptVersion: "v2"}}
+	head.Version, head.Datasets, head.Policy = "1.1", []rundir.FileRef{{Name: "b.jsonl", SHA256: "aa"}}, &rundir.FileRef{SHA256: "p2"}
+	head.Judges = []rundir.JudgeInfo{{PromptVersion: "v2"}}
 	w := RunDifferences(base, head)
 	if len(w) != 3 || !strings.Contains(w[0], "(1.0 vs 1.1)") || !strings.Contains(w[1], "different policies") || !strings.Contains(w[2], "(v1 vs v2)") {
 		t.Errorf("warnings %q: want version, policy and prompt (the datasets have the same hash)", w)
 	}
 	head = base
-	head.Datasets = []FileRef{{Name: "stdin"}}
+	head.Datasets = []rundir.FileRef{{Name: "stdin"}}
 	if w := RunDifferences(base, head); len(w) != 1 || !strings.Contains(w[0], "different datasets") {
 		t.Errorf("another dataset: %q", w)
 	}

@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 func writeRun(t testing.TB, dir string, rs []*replay.Result) {
 	t.Helper()
-	w, err := CreateRun(dir, testInfo())
+	w, err := rundir.CreateRun(dir, testInfo())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,10 +28,10 @@ func writeRun(t testing.TB, dir string, rs []*replay.Result) {
 	}
 }
 
-func readRun(t testing.TB, dir string) (RunInfo, []*replay.Result) {
+func readRun(t testing.TB, dir string) (rundir.RunInfo, []*replay.Result) {
 	t.Helper()
 	var got []*replay.Result
-	info, err := ReadRun(dir, func(r *replay.Result) error { got = append(got, r); return nil })
+	info, err := rundir.ReadRun(dir, func(r *replay.Result) error { got = append(got, r); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestRunRoundTrip(t *testing.T) {
 					info.Results, info.Decisions, len(tt.in), decisions)
 			}
 			want := testInfo()
-			want.Schema, want.Results, want.Decisions = RunSchema, info.Results, info.Decisions
+			want.Schema, want.Results, want.Decisions = rundir.RunSchema, info.Results, info.Decisions
 			if !reflect.DeepEqual(info, want) {
 				t.Errorf("run.json:\n got %+v\nwant %+v", info, want)
 			}
@@ -88,7 +89,7 @@ func TestRunRoundTrip(t *testing.T) {
 func TestRunWriterCopiesResult(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	w, err := CreateRun(dir, testInfo())
+	w, err := rundir.CreateRun(dir, testInfo())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestRunWriterCopiesResult(t *testing.T) {
 func TestRunWriterAbort(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	w, err := CreateRun(dir, testInfo())
+	w, err := rundir.CreateRun(dir, testInfo())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestRunWriterRejectsUnrecordableCalls(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w, err := CreateRun(t.TempDir(), testInfo())
+			w, err := rundir.CreateRun(t.TempDir(), testInfo())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -172,7 +173,7 @@ func TestReadRunStopsOnCallbackError(t *testing.T) {
 	writeRun(t, dir, fixtureResults())
 	stop := errors.New("stop")
 	n := 0
-	_, err := ReadRun(dir, func(*replay.Result) error { n++; return stop })
+	_, err := rundir.ReadRun(dir, func(*replay.Result) error { n++; return stop })
 	if !errors.Is(err, stop) || n != 1 {
 		t.Fatalf("ReadRun = %v after %d calls, want stop after 1", err, n)
 	}
@@ -182,10 +183,10 @@ func TestReadRunMissingFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeRun(t, dir, fixtureResults())
-	if err := os.Remove(filepath.Join(dir, DecisionsFile)); err != nil {
+	if err := os.Remove(filepath.Join(dir, rundir.DecisionsFile)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadRun(dir, func(*replay.Result) error { return nil }); err == nil {
+	if _, err := rundir.ReadRun(dir, func(*replay.Result) error { return nil }); err == nil {
 		t.Fatal("ReadRun succeeded without decisions.parquet")
 	}
 }
@@ -197,7 +198,7 @@ func BenchmarkWriteRun(b *testing.B) {
 	b.ResetTimer()
 	cases := 0
 	for b.Loop() {
-		w, err := CreateRun(dir, testInfo())
+		w, err := rundir.CreateRun(dir, testInfo())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -223,7 +224,7 @@ func BenchmarkReadRun(b *testing.B) {
 	b.ResetTimer()
 	cases := 0
 	for b.Loop() {
-		if _, err := ReadRun(dir, func(*replay.Result) error { cases++; return nil }); err != nil {
+		if _, err := rundir.ReadRun(dir, func(*replay.Result) error { cases++; return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -237,14 +238,14 @@ func TestReadRunFilesOutOfStep(t *testing.T) {
 	full, short := t.TempDir(), t.TempDir()
 	writeRun(t, full, fixtureResults())
 	writeRun(t, short, fixtureResults()[:1])
-	gates, err := os.ReadFile(filepath.Join(short, GatesFile))
+	gates, err := os.ReadFile(filepath.Join(short, rundir.GatesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(full, GatesFile), gates, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(full, rundir.GatesFile), gates, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = ReadRun(full, func(*replay.Result) error { return nil })
+	_, err = rundir.ReadRun(full, func(*replay.Result) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "out of step") {
 		t.Fatalf("ReadRun = %v, want an out-of-step error", err)
 	}
@@ -255,23 +256,23 @@ func TestReadRunFilesOutOfStep(t *testing.T) {
 func TestRunDirLock(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	w, err := CreateRun(dir, testInfo())
+	w, err := rundir.CreateRun(dir, testInfo())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := CreateRun(dir, testInfo()); !errors.Is(err, ErrRunDirBusy) {
+	if _, err := rundir.CreateRun(dir, testInfo()); !errors.Is(err, rundir.ErrRunDirBusy) {
 		t.Fatalf("second run while the first writes: %v, want ErrRunDirBusy", err)
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 	w.Release()
-	w2, err := CreateRun(dir, testInfo())
+	w2, err := rundir.CreateRun(dir, testInfo())
 	if err != nil {
 		t.Fatalf("after release: %v", err)
 	}
 	w2.Abort()
-	if _, err := os.Stat(filepath.Join(dir, RunFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, rundir.RunFile)); err != nil {
 		t.Errorf("abort of the second run removed the first run's files: %v", err)
 	}
 }
@@ -283,7 +284,7 @@ func TestRunDirLock(t *testing.T) {
 func TestWriteRunWeightedKeepsFingerprints(t *testing.T) {
 	rs := bulkResults(20000) // several batches of decision rows
 	dir := t.TempDir()
-	w, err := CreateRunWeighted(dir, testInfo(), func(string, string, string) LabelWeight { return LabelWeight{Weight: 1} })
+	w, err := rundir.CreateRunWeighted(dir, testInfo(), func(string, string, string) rundir.LabelWeight { return rundir.LabelWeight{Weight: 1} })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +301,7 @@ func TestWriteRunWeightedKeepsFingerprints(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad, n := 0, 0
-	if _, err := ReadRun(dir, func(r *replay.Result) error {
+	if _, err := rundir.ReadRun(dir, func(r *replay.Result) error {
 		for _, rr := range r.Rules {
 			n++
 			if rr.Fingerprint != want[r.CaseID+"/"+rr.RuleID] {

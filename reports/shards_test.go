@@ -3,19 +3,21 @@ package reports
 import (
 	"strings"
 	"testing"
+
+	"github.com/apeval/apeval/reports/rundir"
 )
 
-func shardInfo(shard, policy string, judges ...string) RunInfo {
-	in := RunInfo{Shard: shard, Policy: &FileRef{Name: "policy.toml", SHA256: policy}}
+func shardInfo(shard, policy string, judges ...string) rundir.RunInfo {
+	in := rundir.RunInfo{Shard: shard, Policy: &rundir.FileRef{Name: "policy.toml", SHA256: policy}}
 	for _, j := range judges {
-		in.Judges = append(in.Judges, JudgeInfo{Identity: j})
+		in.Judges = append(in.Judges, rundir.JudgeInfo{Identity: j})
 	}
 	return in
 }
 
 func TestShardSet(t *testing.T) {
 	t.Parallel()
-	var ok ShardSet
+	var ok rundir.ShardSet
 	for i, s := range []string{"2/3", "1/3", "3/3"} {
 		if err := ok.Add("d"+s[:1], shardInfo(s, "p1", "b", "a")); err != nil {
 			t.Fatalf("shard %d: %v", i, err)
@@ -27,17 +29,17 @@ func TestShardSet(t *testing.T) {
 
 	for _, tc := range []struct {
 		name  string
-		infos []RunInfo
+		infos []rundir.RunInfo
 		want  string
 	}{
-		{"not a shard", []RunInfo{shardInfo("", "p1")}, "d0 is not a shard run"},
-		{"bad shard", []RunInfo{shardInfo("x", "p1")}, `d0: run.json shard "x": want I/N`},
-		{"other N", []RunInfo{shardInfo("1/3", "p1"), shardInfo("2/4", "p1")}, "d1 is shard 2/4 but d0 is of 3 shards"},
-		{"twice", []RunInfo{shardInfo("1/2", "p1"), shardInfo("1/2", "p1")}, "d0 and d1 are both shard 1/2"},
-		{"policies", []RunInfo{shardInfo("1/2", "p1"), shardInfo("2/2", "p2")}, "d0 and d1 are not shards of one evaluation: different policies"},
-		{"judges", []RunInfo{shardInfo("1/2", "p1", "a"), shardInfo("2/2", "p1", "b")}, "different judges (a vs b)"},
+		{"not a shard", []rundir.RunInfo{shardInfo("", "p1")}, "d0 is not a shard run"},
+		{"bad shard", []rundir.RunInfo{shardInfo("x", "p1")}, `d0: run.json shard "x": want I/N`},
+		{"other N", []rundir.RunInfo{shardInfo("1/3", "p1"), shardInfo("2/4", "p1")}, "d1 is shard 2/4 but d0 is of 3 shards"},
+		{"twice", []rundir.RunInfo{shardInfo("1/2", "p1"), shardInfo("1/2", "p1")}, "d0 and d1 are both shard 1/2"},
+		{"policies", []rundir.RunInfo{shardInfo("1/2", "p1"), shardInfo("2/2", "p2")}, "d0 and d1 are not shards of one evaluation: different policies"},
+		{"judges", []rundir.RunInfo{shardInfo("1/2", "p1", "a"), shardInfo("2/2", "p1", "b")}, "different judges (a vs b)"},
 	} {
-		var s ShardSet
+		var s rundir.ShardSet
 		var err error
 		for i, in := range tc.infos {
 			if err = s.Add("d"+string(rune('0'+i)), in); err != nil {
@@ -49,7 +51,7 @@ func TestShardSet(t *testing.T) {
 		}
 	}
 
-	var partial ShardSet
+	var partial rundir.ShardSet
 	if err := partial.Add("d1", shardInfo("2/4", "p1")); err != nil {
 		t.Fatal(err)
 	}

@@ -236,7 +236,7 @@ func (e *errWriter) printf(format string, args ...any) {
 // weak says the run's labels are weak labels: every format marks the
 // figures on them.
 func WriteFrontier(w io.Writer, fr []simulate.FrontierRow, f Format, weak bool) error {
-	g := &grid{header: []string{"frontier configuration", "recall (sel)", "P95 ms (sel)", "cost /1k (sel)", "precision (report)", "recall (report)", "P95 ms (report)", "Holm p", "defensible"},
+	g := &grid{header: []string{"frontier configuration", "recall (sel)", "P95 ms (sel)", "cost /1k (sel)", "lowest rule precision (report)", "recall (report)", "P95 ms (report)", "Holm p", "defensible"},
 		right: []bool{false, true, true, true, true, true, true, true, false}}
 	for _, r := range fr {
 		hp := na
@@ -248,12 +248,21 @@ func WriteFrontier(w io.Writer, fr []simulate.FrontierRow, f Format, weak bool) 
 			def = "yes"
 		}
 		g.add(r.Config, fmtNum(r.SelectRecall, 2), fmtMS(r.SelectP95MS), fmtNum(r.SelectCostPer1k, 4),
-			fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2), fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2), fmtMS(r.P95MS), hp, def)
+			ruleCI(r.PrecisionRule, fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2)), fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2), fmtMS(r.P95MS), hp, def)
 	}
 	if len(fr) == 0 {
-		g.add("(no configuration's precision lower bound clears the floor on the selection half)", na, na, na, na, na, na, na, na)
+		g.add("(no configuration has every judged rule's precision lower bound above the floor on the selection half)", na, na, na, na, na, na, na, na)
 	}
-	g.notes = append(g.notes, "Frontier: configurations whose precision lower bound clears precision_min on half of the sessions, not dominated on cost, P95 and recall there; reported on the other half. Holm p: the one-sided test that precision exceeds the floor, adjusted across the frontier; defensible when below 1 − confidence.")
+	g.notes = append(g.notes, "Frontier: configurations whose every judged rule (with labeled match predictions) has a precision lower bound clearing precision_min on half of the sessions, not dominated on cost, P95 and recall there; reported on the other half, with the rule whose lower bound is lowest. Holm p: the one-sided test that every such rule's precision exceeds the floor (the largest of the rules' p), adjusted across the frontier; defensible when below 1 − confidence.")
 	g.weak = weak
 	return g.render(w, f)
+}
+
+// ruleCI is a rule's figure with the rule named ("–" alone when there is
+// no rule).
+func ruleCI(rule, ci string) string {
+	if rule == "" {
+		return ci
+	}
+	return rule + " " + ci
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // simulateSample simulates the sample's two recorded judges alone under
@@ -26,7 +27,7 @@ func simulateSample(t *testing.T, dir string, timeouts ...time.Duration) (string
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := reports.ReadRunInfo(dir)
+	info, err := rundir.ReadRunInfo(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func simulateSample(t *testing.T, dir string, timeouts ...time.Duration) (string
 		js = append(js, simulate.Judge{ID: j.Identity})
 	}
 	d := simulate.NewData(pol, js)
-	if _, err := reports.ReadRun(dir, d.Add); err != nil {
+	if _, err := rundir.ReadRun(dir, d.Add); err != nil {
 		t.Fatal(err)
 	}
 	cfgs, err := simulate.Expand(d, simulate.Spec{Timeouts: timeouts})
@@ -43,8 +44,8 @@ func simulateSample(t *testing.T, dir string, timeouts ...time.Duration) (string
 		t.Fatal(err)
 	}
 	res := simulate.Run(d, cfgs, simulate.Options{Confidence: 0.95, Seed: 1})
-	path := filepath.Join(dir, reports.SimulateFile)
-	if err := reports.WriteFileAtomic(path, func(w io.Writer) error { return reports.WriteSimulateParquet(w, res) }); err != nil {
+	path := filepath.Join(dir, rundir.SimulateFile)
+	if err := rundir.WriteFileAtomic(path, func(w io.Writer) error { return reports.WriteSimulateParquet(w, res) }); err != nil {
 		t.Fatal(err)
 	}
 	return path, res
@@ -60,7 +61,7 @@ func simulateSample(t *testing.T, dir string, timeouts ...time.Duration) (string
 func TestSimulateFromDecisionFiles(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
-	replaySample(t, dir, "r1", reports.LayoutFlat)
+	replaySample(t, dir, "r1", rundir.LayoutFlat)
 	simPath, _ := simulateSample(t, dir, 800*time.Millisecond, 1500*time.Millisecond)
 
 	pol, err := replay.ParsePolicy(datasets.SamplePolicy(), "policy.toml")
@@ -86,8 +87,8 @@ func TestSimulateFromDecisionFiles(t *testing.T) {
 	if kinds["open"] == 0 || kinds["closed"]+kinds["baseline"] == 0 {
 		t.Fatalf("the sample policy's failure kinds %v: the test needs fail-open and fail-closed rules", kinds)
 	}
-	dec := duckdbtest.Literal(filepath.Join(dir, reports.DecisionsFile))
-	gates := duckdbtest.Literal(filepath.Join(dir, reports.GatesFile))
+	dec := duckdbtest.Literal(filepath.Join(dir, rundir.DecisionsFile))
+	gates := duckdbtest.Literal(filepath.Join(dir, rundir.GatesFile))
 	sim := duckdbtest.Literal(simPath)
 	rows := fmt.Sprintf(`
 WITH rp(rule_id, fail_kind, fail_action, rule_action) AS (VALUES %s),
@@ -245,7 +246,7 @@ SELECT judge, latency_ms FROM (
 func TestSimulateParquetTypes(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
-	replaySample(t, dir, "r1", reports.LayoutFlat)
+	replaySample(t, dir, "r1", rundir.LayoutFlat)
 	path, _ := simulateSample(t, dir, time.Second)
 	want := map[string]string{"config": "VARCHAR", "judges": "VARCHAR[]", "deployed": "BOOLEAN", "timeout_ms": "DOUBLE",
 		"rule_id": "VARCHAR", "cases": "BIGINT", "tp": "BIGINT", "effective_recall": "DOUBLE", "effective_recall_lo": "DOUBLE",
@@ -270,7 +271,7 @@ func TestSimulateParquetTypes(t *testing.T) {
 func TestSimulateHTMLSection(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
-	replaySample(t, dir, "r1", reports.LayoutFlat)
+	replaySample(t, dir, "r1", rundir.LayoutFlat)
 	_, res := simulateSample(t, dir, 500*time.Millisecond, time.Second, 2*time.Second)
 	cs, err := reports.SimulateCharts(res)
 	if err != nil {

@@ -14,8 +14,8 @@ import (
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // replaySample replays the embedded sample with its recorded judges (what
@@ -35,16 +35,16 @@ func replaySample(t *testing.T, dir, runID, layout string) {
 	}
 	rd.Close()
 	var judges []judge.Judge
-	info := reports.RunInfo{RunID: runID, Layout: layout}
+	info := rundir.RunInfo{RunID: runID, Layout: layout}
 	for _, n := range st.RecordedJudgeNames() {
 		j := judge.NewRecorded(n)
 		judges = append(judges, j)
-		info.Judges = append(info.Judges, reports.JudgeInfo{Identity: j.Identity().String(), Backend: "recorded"})
+		info.Judges = append(info.Judges, rundir.JudgeInfo{Identity: j.Identity().String(), Backend: "recorded"})
 	}
 	if len(judges) < 2 {
 		t.Fatalf("the sample records %d judges, want ≥ 2", len(judges))
 	}
-	w, err := reports.CreateRun(dir, info)
+	w, err := rundir.CreateRun(dir, info)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func replaySample(t *testing.T, dir, runID, layout string) {
 func report(t *testing.T, dir string) *metrics.Summary {
 	t.Helper()
 	acc := metrics.New(metrics.Config{Criteria: replay.DefaultKillCriteria()})
-	if _, err := reports.ReadRun(dir, func(r *replay.Result) error { acc.Add(r); return nil }); err != nil {
+	if _, err := rundir.ReadRun(dir, func(r *replay.Result) error { acc.Add(r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return acc.Close()
@@ -84,22 +84,22 @@ func TestHiveLayoutIsOneTable(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	for _, id := range []string{"2026-11-01", "2026-11-02"} {
-		replaySample(t, filepath.Join(root, reports.RunDir(id)), id, reports.LayoutHive)
+		replaySample(t, filepath.Join(root, rundir.RunDir(id)), id, rundir.LayoutHive)
 	}
 	// The directories are what the layout promises.
 	run1 := filepath.Join(root, "run_id=2026-11-01")
 	s := report(t, run1)
 	for _, js := range s.Judges {
-		p := filepath.Join(run1, reports.JudgeDir(js.Judge), reports.DecisionsFile)
+		p := filepath.Join(run1, rundir.JudgeDir(js.Judge), rundir.DecisionsFile)
 		if _, err := os.Stat(p); err != nil {
 			t.Fatalf("judge %s: %v", js.Judge, err)
 		}
-		if !strings.Contains(js.Judge, "/") || strings.Contains(reports.JudgeDir(js.Judge), "/") {
-			t.Fatalf("judge %s → directory %s: want an identity with / escaped", js.Judge, reports.JudgeDir(js.Judge))
+		if !strings.Contains(js.Judge, "/") || strings.Contains(rundir.JudgeDir(js.Judge), "/") {
+			t.Fatalf("judge %s → directory %s: want an identity with / escaped", js.Judge, rundir.JudgeDir(js.Judge))
 		}
 	}
 
-	glob := duckdbtest.Literal(filepath.Join(root, "*", "*", reports.DecisionsFile))
+	glob := duckdbtest.Literal(filepath.Join(root, "*", "*", rundir.DecisionsFile))
 	rows := duckdbtest.Query(t, fmt.Sprintf(`
 		SELECT run_id, judge, COUNT(*) AS n,
 		       COUNT(DISTINCT case_id) AS cases
@@ -132,8 +132,8 @@ func TestHiveLayoutIsOneTable(t *testing.T) {
 func TestMetricsSQLEqualsReport(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	replaySample(t, filepath.Join(root, reports.RunDir("r1")), "r1", reports.LayoutHive)
-	s := report(t, filepath.Join(root, reports.RunDir("r1")))
+	replaySample(t, filepath.Join(root, rundir.RunDir("r1")), "r1", rundir.LayoutHive)
+	s := report(t, filepath.Join(root, rundir.RunDir("r1")))
 
 	sqlText, err := os.ReadFile("../docs/sql/metrics.sql")
 	if err != nil {
@@ -143,7 +143,7 @@ func TestMetricsSQLEqualsReport(t *testing.T) {
 		return fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet(%s, hive_partitioning = true)",
 			name, duckdbtest.Literal(filepath.Join(root, "*", "*", file)))
 	}
-	res := duckdbtest.Query(t, view("decisions", reports.DecisionsFile), view("gates", reports.GatesFile), string(sqlText))
+	res := duckdbtest.Query(t, view("decisions", rundir.DecisionsFile), view("gates", rundir.GatesFile), string(sqlText))
 	got := map[string]duckdbtest.Row{}
 	for _, r := range res[2] {
 		if r["run_id"] != "r1" {
@@ -239,9 +239,9 @@ func TestJudgeDirDecodesInDuckDB(t *testing.T) {
 	}
 	var queries []string
 	for i, id := range ids {
-		dir := filepath.Join(root, reports.JudgeDir(id))
-		if strings.Count(reports.JudgeDir(id), "/") != 0 {
-			t.Fatalf("%q → %q: a / left in the directory name", id, reports.JudgeDir(id))
+		dir := filepath.Join(root, rundir.JudgeDir(id))
+		if strings.Count(rundir.JudgeDir(id), "/") != 0 {
+			t.Fatalf("%q → %q: a / left in the directory name", id, rundir.JudgeDir(id))
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
@@ -259,7 +259,7 @@ func TestJudgeDirDecodesInDuckDB(t *testing.T) {
 	for _, r := range rows {
 		i, _ := strconv.Atoi(fmt.Sprint(r["i"]))
 		if r["judge"] != ids[i] {
-			t.Errorf("DuckDB decodes %s as %q, want %q", reports.JudgeDir(ids[i]), r["judge"], ids[i])
+			t.Errorf("DuckDB decodes %s as %q, want %q", rundir.JudgeDir(ids[i]), r["judge"], ids[i])
 		}
 	}
 }

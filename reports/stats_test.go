@@ -25,11 +25,11 @@ FROM parquet_metadata(`+duckdbtest.Literal(filepath.Join(dir, file))+`) GROUP BY
 		return out
 	}
 	for file, cols := range map[string]struct{ with, without []string }{
-		DecisionsFile: {
+		rundir.DecisionsFile: {
 			with:    []string{"run_id", "case_id", "session_id", "seq", "judge", "source", "status", "fired", "run_started"},
 			without: rundir.DecisionsNoBounds,
 		},
-		GatesFile: {
+		rundir.GatesFile: {
 			with:    []string{"run_id", "case_id", "session_id", "seq", "judge", "permission", "rules_in_scope", "run_started"},
 			without: rundir.GatesNoBounds,
 		},

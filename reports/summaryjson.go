@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // SummarySchema versions summary.json; see SUMMARY_JSON.md for its keys.
@@ -13,10 +14,10 @@ const SummarySchema = "apeval.summary/v1"
 // summaryJSON is summary.json: the run, the exit code the verdict maps to,
 // and metrics.Summary's own keys at the top level.
 type summaryJSON struct {
-	Schema       string   `json:"schema"`
-	Run          *RunInfo `json:"run"`
-	ExitCode     int      `json:"exit_code"`
-	Inconclusive string   `json:"inconclusive"`
+	Schema       string          `json:"schema"`
+	Run          *rundir.RunInfo `json:"run"`
+	ExitCode     int             `json:"exit_code"`
+	Inconclusive string          `json:"inconclusive"`
 	// Filtered is true when --rule, --tag, --limit or --sample narrowed the
 	// run (run.filter says how): its figures are not the full dataset's.
 	Filtered bool `json:"filtered"`
@@ -39,7 +40,7 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 	enc.SetEscapeHTML(false)
 	run := rep.Run
 	if run.Schema == "" {
-		run.Schema = RunSchema
+		run.Schema = rundir.RunSchema
 	}
 	return enc.Encode(summaryJSON{Schema: SummarySchema, Run: &run, ExitCode: rep.Exit,
 		Inconclusive: rep.Inconclusive, Filtered: rep.Run.Filter != nil, Cost: rep.costs(),

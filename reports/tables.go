@@ -11,12 +11,13 @@ import (
 
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/metrics/simulate"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // Report is what the renderers format: the run's metadata and what metrics
 // computed. Renderers never compute statistics; they only lay out Summary.
 type Report struct {
-	Run     RunInfo
+	Run     rundir.RunInfo
 	Summary *metrics.Summary
 	// Gates, when set, adds the gate-action summary to summary.md and
 	// report.html (the terminal prints it with GateSummary.Render).
@@ -165,9 +166,9 @@ func (rep *Report) WriteTables(w io.Writer, f Format) error {
 	switch f {
 	case FormatJSON:
 		return rep.WriteJSON(w)
-	case FormatTSV:
-		// Two tables in one stream would not parse as one TSV; the judge
-		// totals are the rows with rule_id "*".
+	case FormatTSV, FormatCSV:
+		// Two tables in one stream would not parse as one TSV (or CSV); the
+		// judge totals are the rows with rule_id "*".
 		return rep.rulesGrid(true).render(w, f)
 	}
 	if err := rep.judgesGrid().render(w, f); err != nil {

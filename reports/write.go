@@ -3,6 +3,8 @@ package reports
 import (
 	"io"
 	"path/filepath"
+
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // WriteRunReports writes every report of a run into dir, each file
@@ -21,21 +23,21 @@ func WriteRunReports(dir string, rep *Report) error {
 		name  string
 		write func(io.Writer) error
 	}{
-		{MetricsFile, func(w io.Writer) error { return WriteMetricsParquet(w, rep.Summary, rep.Run.LabelSource) }},
-		{SummaryJSON, rep.WriteJSON},
-		{SummaryMD, rep.WriteMarkdown},
-		{JUnitFile, rep.WriteJUnit},
+		{rundir.MetricsFile, func(w io.Writer) error { return WriteMetricsParquet(w, rep.Summary, rep.Run.LabelSource) }},
+		{rundir.SummaryJSON, rep.WriteJSON},
+		{rundir.SummaryMD, rep.WriteMarkdown},
+		{rundir.JUnitFile, rep.WriteJUnit},
 	}
 	if cs := rep.Summary.Comparisons; len(cs) > 0 {
 		files = append(files, struct {
 			name  string
 			write func(io.Writer) error
-		}{CompareFile, func(w io.Writer) error {
+		}{rundir.CompareFile, func(w io.Writer) error {
 			return WriteComparisonParquet(w, cs, rep.Summary.Thresholds.Confidence, rep.Run.LabelSource)
 		}})
 	}
 	for _, f := range files {
-		if err := WriteFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+		if err := rundir.WriteFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {
 			return err
 		}
 	}
@@ -44,9 +46,9 @@ func WriteRunReports(dir string, rep *Report) error {
 		return err
 	}
 	for _, c := range charts {
-		if err := WriteFileAtomic(filepath.Join(dir, c.File), func(w io.Writer) error { return writeChart(w, c) }); err != nil {
+		if err := rundir.WriteFileAtomic(filepath.Join(dir, c.File), func(w io.Writer) error { return writeChart(w, c) }); err != nil {
 			return err
 		}
 	}
-	return WriteFileAtomic(filepath.Join(dir, HTMLFile), rep.WriteHTML)
+	return rundir.WriteFileAtomic(filepath.Join(dir, rundir.HTMLFile), rep.WriteHTML)
 }

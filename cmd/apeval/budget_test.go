@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // --max-calls 10 at --concurrency 8 against a counting server: at most 10
@@ -36,7 +36,7 @@ func TestMaxCallsFailsClosedAndRerunContinues(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "stopped: budget --max-calls 10 reached;") || strings.Contains(stderr, "budget budget") || !strings.Contains(stderr, "partial") {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
-	info, err := reports.ReadRunInfo(filepath.Join(dir, "r1"))
+	info, err := rundir.ReadRunInfo(filepath.Join(dir, "r1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestBudgetUSDFlagsJudgesWithoutUsage(t *testing.T) {
 	if !strings.Contains(stderr, "6 call(s) reported no token counts") {
 		t.Errorf("stderr: %s", stderr)
 	}
-	info, _ := reports.ReadRunInfo(out)
+	info, _ := rundir.ReadRunInfo(out)
 	if info.Budget == nil || info.Budget.Unmetered != 6 || info.Budget.USD <= 0 {
 		t.Fatalf("budget %+v", info.Budget)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/diff"
 	"github.com/apeval/apeval/reports/evaluation"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 type compareOptions struct {
@@ -160,7 +161,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	// dataset hold the same cases in the same order. Either is checked
 	// exactly, and the files are read again when it does not hold (see
 	// evaluate). Slices and hive runs with several judges keep every case ID.
-	flat := func(in reports.RunInfo) bool { return in.Layout != reports.LayoutHive || len(in.Judges) <= 1 }
+	flat := func(in rundir.RunInfo) bool { return in.Layout != rundir.LayoutHive || len(in.Judges) <= 1 }
 	spec.CheckDistinct = len(o.By) == 0 && flat(infos[0]) && (len(infos) == 1 || flat(infos[1]))
 	spec.PairedStreams = spec.CheckDistinct && len(infos) == 2
 	ev, err := rs.Evaluate(spec, true, func(i int, r *replay.Result, _ bool) (bool, error) {
@@ -194,7 +195,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		if err := os.MkdirAll(o.Out, 0o755); err != nil {
 			return err
 		}
-		if err := reports.WriteFileAtomic(filepath.Join(o.Out, reports.CompareFile), func(w stdio.Writer) error {
+		if err := rundir.WriteFileAtomic(filepath.Join(o.Out, rundir.CompareFile), func(w stdio.Writer) error {
 			return reports.WriteComparisonParquet(w, []*metrics.Comparison{cmp}, sum.Thresholds.Confidence, infos[0].LabelSource)
 		}); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // TestCostFromWireUsage: token counts come from the real wire responses
@@ -103,7 +104,7 @@ price_in = 0.15
 		t.Errorf("latency beside cost: %v", a.LatencyP95MS)
 	}
 	// run.json keeps the prices.
-	info, err := reports.ReadRunInfo(out)
+	info, err := rundir.ReadRunInfo(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/diff"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 type diffOptions struct {
@@ -125,7 +125,7 @@ func runDiff(ctx context.Context, o *diffOptions, io IO) error {
 // diffCases reads the dataset the runs replayed (--dataset, or the
 // embedded sample when both runs replayed it) into memory, line by line,
 // and decodes a case when diff.html needs its judge input; nil without one.
-func diffCases(paths []string, infos []reports.RunInfo, io IO) (func(string) (*datasets.Case, error), error) {
+func diffCases(paths []string, infos []rundir.RunInfo, io IO) (func(string) (*datasets.Case, error), error) {
 	var stdin goio.Reader = io.In
 	if len(paths) == 0 {
 		if !replayedSample(infos) {

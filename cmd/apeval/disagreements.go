@@ -15,6 +15,7 @@ import (
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 type disagreementsOptions struct {
@@ -92,7 +93,7 @@ labels back with apeval datasets label-import.`,
 
 // pickJudges resolves the baseline and candidate of one or two runs the way
 // compare does (reports.PairJudges); its errors are usage errors.
-func pickJudges(dirs []string, infos []reports.RunInfo, baselineFlag, candidateFlag string) (reports.JudgePair, error) {
+func pickJudges(dirs []string, infos []rundir.RunInfo, baselineFlag, candidateFlag string) (reports.JudgePair, error) {
 	p, err := reports.PairJudges(dirs, infos, baselineFlag, candidateFlag)
 	if err != nil {
 		return reports.JudgePair{}, usageError{err}
@@ -103,9 +104,9 @@ func pickJudges(dirs []string, infos []reports.RunInfo, baselineFlag, candidateF
 // runDisagreements is `apeval datasets disagreements` with checked options.
 func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 	dirs := o.Dirs
-	var infos []reports.RunInfo
+	var infos []rundir.RunInfo
 	for _, d := range dirs {
-		info, err := reports.ReadRunInfo(d)
+		info, err := rundir.ReadRunInfo(d)
 		if err != nil {
 			return evaluation.DirError(d, err)
 		}
@@ -126,7 +127,7 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 
 	find := metrics.NewDisagreementFinder(pair.Baseline, pair.Candidate)
 	for i, d := range dirs {
-		if _, err := reports.ReadRun(d, func(r *replay.Result) error {
+		if _, err := rundir.ReadRun(d, func(r *replay.Result) error {
 			pair.Read(i, r) // the finder reads only the pair's judges itself
 			find.Add(r)
 			return nil
@@ -191,7 +192,7 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 }
 
 // replayedSample reports whether every run replayed the embedded sample.
-func replayedSample(infos []reports.RunInfo) bool {
+func replayedSample(infos []rundir.RunInfo) bool {
 	for _, in := range infos {
 		if len(in.Datasets) != 1 || in.Datasets[0].SHA256 != datasets.SampleSHA256() {
 			return false
@@ -319,13 +320,13 @@ func listSome(items []string) string {
 func toStdout(path string) bool { return path == "-" || path == "/dev/stdout" }
 
 // writeOutput writes through write into path atomically (a device, a FIFO
-// or a symlink's target is written through: reports.WriteFileAtomic), or
+// or a symlink's target is written through: rundir.WriteFileAtomic), or
 // to stdout when path is "", "-" or /dev/stdout. Stdout output is spooled
 // to a temporary file first, so that a failure half-way prints nothing
 // rather than part of a dataset.
 func writeOutput(path string, io IO, write func(goio.Writer) error) error {
 	if path != "" && !toStdout(path) {
-		return reports.WriteFileAtomic(path, write)
+		return rundir.WriteFileAtomic(path, write)
 	}
 	f, err := os.CreateTemp("", "apeval-out-*.jsonl")
 	if err != nil {

@@ -28,7 +28,7 @@ import (
 
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 const e2eModel = "tiny"
@@ -145,10 +145,10 @@ func e2eIsVerdict(code int) bool {
 }
 
 // e2eReadRun reads a run directory back through the reports package.
-func e2eReadRun(t *testing.T, dir string) (reports.RunInfo, []*replay.Result) {
+func e2eReadRun(t *testing.T, dir string) (rundir.RunInfo, []*replay.Result) {
 	t.Helper()
 	var results []*replay.Result
-	info, err := reports.ReadRun(dir, func(r *replay.Result) error {
+	info, err := rundir.ReadRun(dir, func(r *replay.Result) error {
 		results = append(results, r)
 		return nil
 	})
@@ -171,7 +171,7 @@ type e2eTotals struct {
 
 func e2eSummaryTotals(t *testing.T, dir string) e2eTotals {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, reports.SummaryJSON))
+	data, err := os.ReadFile(filepath.Join(dir, rundir.SummaryJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,10 +181,10 @@ func e2eSummaryTotals(t *testing.T, dir string) e2eTotals {
 		} `json:"judges"`
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
-		t.Fatalf("%s: %v", reports.SummaryJSON, err)
+		t.Fatalf("%s: %v", rundir.SummaryJSON, err)
 	}
 	if len(s.Judges) != 1 {
-		t.Fatalf("%s has %d judges, want 1", reports.SummaryJSON, len(s.Judges))
+		t.Fatalf("%s has %d judges, want 1", rundir.SummaryJSON, len(s.Judges))
 	}
 	return s.Judges[0].Total
 }
@@ -192,8 +192,8 @@ func e2eSummaryTotals(t *testing.T, dir string) e2eTotals {
 // e2eCheckReports asserts the run directory holds every report file.
 func e2eCheckReports(t *testing.T, dir string) {
 	t.Helper()
-	for _, name := range []string{reports.DecisionsFile, reports.GatesFile, reports.MetricsFile,
-		reports.RunFile, reports.SummaryJSON, reports.SummaryMD, reports.JUnitFile} {
+	for _, name := range []string{rundir.DecisionsFile, rundir.GatesFile, rundir.MetricsFile,
+		rundir.RunFile, rundir.SummaryJSON, rundir.SummaryMD, rundir.JUnitFile} {
 		st, err := os.Stat(filepath.Join(dir, name))
 		if err != nil || st.Size() == 0 {
 			t.Errorf("report %s missing or empty: %v", name, err)

@@ -6,6 +6,7 @@ import (
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // The one evaluation pipeline is reports/evaluation: every command that
@@ -56,7 +57,7 @@ func (e *evalOptions) spec(rs *evaluation.RunSet, errOut stdio.Writer) (evaluati
 // finish is Evaluation.Finish with the report's exit code: the verdict's
 // (ERROR, a broken judge setup, is 2), and 2 for a partial run (a budget
 // stopped it).
-func finish(ev *evaluation.Evaluation, run reports.RunInfo) (*reports.Report, error) {
+func finish(ev *evaluation.Evaluation, run rundir.RunInfo) (*reports.Report, error) {
 	rep, err := ev.Finish(run)
 	if err != nil {
 		return nil, err

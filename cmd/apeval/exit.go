@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/gctune"
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/metrics"
 )
@@ -78,9 +79,9 @@ type IO struct {
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// The collector's headroom follows the live heap (gctune.go) unless GOGC
+	// The collector's headroom follows the live heap (internal/gctune) unless GOGC
 	// or GOMEMLIMIT is set.
-	tuneGC(os.Getenv)
+	gctune.Start(os.Getenv)
 	// APEVAL_CPUPROFILE=FILE writes a CPU profile of the whole command, for
 	// the performance work behind make bench.
 	if path := os.Getenv("APEVAL_CPUPROFILE"); path != "" {

@@ -8,9 +8,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // filterFlags are the iteration filters of run and replay: --rule, --tag,
@@ -38,16 +39,16 @@ func (f *filterFlags) register(fs *pflag.FlagSet) {
 
 // applyConfig merges the file's [filter] table (or the --slice chosen) under
 // the flags.
-func (f *filterFlags) applyConfig(cmd *cobra.Command, c *projectConfig) error {
+func (f *filterFlags) applyConfig(cmd *cobra.Command, c *config.Project) error {
 	fc := c.Filter
 	if f.Slice != "" {
 		s, ok := c.Slices[f.Slice]
 		if !ok {
-			names := sortedKeys(c.Slices)
-			if c.path == "" {
-				return usagef("--slice %s: no %s (slices are defined in [slices.NAME] tables)", f.Slice, ConfigFile)
+			names := config.SortedKeys(c.Slices)
+			if c.Path == "" {
+				return usagef("--slice %s: no %s (slices are defined in [slices.NAME] tables)", f.Slice, config.Name)
 			}
-			return usagef("--slice %s: %s has no [slices.%s]; it has: %s", f.Slice, c.path, f.Slice, strings.Join(names, ", "))
+			return usagef("--slice %s: %s has no [slices.%s]; it has: %s", f.Slice, c.Path, f.Slice, strings.Join(names, ", "))
 		}
 		fc = s
 	}
@@ -89,11 +90,11 @@ func (f *filterFlags) active() bool {
 
 // info is the filter as run.json and every report header show it; nil when
 // the run is not filtered.
-func (f *filterFlags) info() *reports.Filter {
+func (f *filterFlags) info() *rundir.Filter {
 	if !f.active() {
 		return nil
 	}
-	fi := &reports.Filter{Rules: f.Rules, Tags: f.Tags, Limit: f.Limit, Sample: f.Sample, Slice: f.Slice}
+	fi := &rundir.Filter{Rules: f.Rules, Tags: f.Tags, Limit: f.Limit, Sample: f.Sample, Slice: f.Slice}
 	if f.Sample > 0 {
 		seed := f.Seed
 		fi.Seed = &seed
@@ -137,12 +138,12 @@ func (f *filterFlags) selectSessions(src *source, p *replay.Policy, sh replay.Sh
 }
 
 // settings are the resolved settings run.json records.
-func (o *runOptions) settings(entries []judgeEntry, baseline string) *reports.Settings {
+func (o *runOptions) settings(entries []config.JudgeEntry, baseline string) *rundir.Settings {
 	var specs []string
 	for _, e := range entries {
-		specs = append(specs, e.display())
+		specs = append(specs, e.Display())
 	}
-	s := &reports.Settings{
+	s := &rundir.Settings{
 		Config:       o.config,
 		Datasets:     maskURLs(o.Datasets),
 		Policy:       o.Policy,
@@ -151,7 +152,7 @@ func (o *runOptions) settings(entries []judgeEntry, baseline string) *reports.Se
 		Baseline:     baseline,
 		Out:          cmp.Or(o.remoteOut, o.Out),
 		Concurrency:  o.Concurrency,
-		Timeout:      reports.Duration(o.Timeout),
+		Timeout:      rundir.Duration(o.Timeout),
 		Inconclusive: o.Inconclusive,
 		Repeat:       o.Repeat.Repeat,
 		ShuffleRules: o.Repeat.ShuffleRules,
@@ -174,20 +175,20 @@ func (o *runOptions) settings(entries []judgeEntry, baseline string) *reports.Se
 	}
 	opts := map[string][]string{}
 	own := false
-	var all []reports.JudgeEntry
+	var all []rundir.JudgeEntry
 	for _, e := range entries {
-		kv := o.Judge.optionList(e)
+		kv := o.Judge.defaults().OptionList(e)
 		for i := range kv {
 			kv[i] = mask.String(kv[i]) // run.json is a report: no key reaches it
 		}
 		if len(kv) > 0 {
-			opts[e.display()] = kv
+			opts[e.Display()] = kv
 		}
 		// Each judge's effective server, key variable and prompt (its own,
 		// else the flags'), so --resume can open the same judges.
-		eff := o.Judge.effective(e)
-		own = own || eff.hasOwnSettings()
-		all = append(all, reports.JudgeEntry{Spec: mask.String(e.Spec), BaseURL: maskURL(eff.BaseURL),
+		eff := o.Judge.defaults().Effective(e)
+		own = own || eff.HasOwnSettings()
+		all = append(all, rundir.JudgeEntry{Spec: mask.String(e.Spec), BaseURL: config.MaskURL(eff.BaseURL),
 			APIKeyEnv: eff.KeyEnv, Prompt: eff.Prompt, Options: kv})
 	}
 	if own {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // enumFlag is a string flag that takes one of a fixed set of values and
@@ -74,9 +75,9 @@ func byVar(fs *pflag.FlagSet, p *[]string) {
 }
 
 // formatValues are --format's values (reports.ParseFormat also takes md).
-var formatValues = []string{string(reports.FormatTable), string(reports.FormatTSV), string(reports.FormatMarkdown), string(reports.FormatJSON)}
+var formatValues = []string{string(reports.FormatTable), string(reports.FormatTSV), string(reports.FormatCSV), string(reports.FormatMarkdown), string(reports.FormatJSON)}
 
-// formatVar defines --format: table, tsv, markdown or json ("" = by the
+// formatVar defines --format: table, tsv, csv, markdown or json ("" = by the
 // output stream).
 func formatVar(fs *pflag.FlagSet, p *string, usage string) {
 	enumVar(fs, p, "format", "", formatValues, parseFormat, usage)
@@ -90,8 +91,8 @@ func inconclusiveVar(fs *pflag.FlagSet, p *string) {
 
 // layoutVar defines --out-layout: flat or hive.
 func layoutVar(fs *pflag.FlagSet, p *string) {
-	enumVar(fs, p, "out-layout", "flat", []string{"flat", reports.LayoutHive}, func(v string) error {
-		if _, err := reports.ParseLayout(v); err != nil {
+	enumVar(fs, p, "out-layout", "flat", []string{"flat", rundir.LayoutHive}, func(v string) error {
+		if _, err := rundir.ParseLayout(v); err != nil {
 			return usagef("--out-layout: %v", err)
 		}
 		return nil

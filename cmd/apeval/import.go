@@ -15,7 +15,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/importers"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // importOptions are the options of `apeval datasets import`.
@@ -116,9 +116,9 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 			err = bw.Flush()
 		}
 	} else {
-		err = reports.WriteFileAtomic(o.out, write)
+		err = rundir.WriteFileAtomic(o.out, write)
 		// A device or FIFO given as --out is written through, not read back.
-		if err == nil && grouped && n > 0 && reports.IsRegularOrAbsent(o.out) {
+		if err == nil && grouped && n > 0 && rundir.IsRegularOrAbsent(o.out) {
 			err = markGrouped(o.out)
 		}
 	}
@@ -130,7 +130,7 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 	}
 	printImportSummary(io.Err, sum)
 	if o.summary != "" {
-		if serr := reports.WriteFileAtomic(o.summary, func(w goio.Writer) error {
+		if serr := rundir.WriteFileAtomic(o.summary, func(w goio.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(sum)
@@ -163,7 +163,7 @@ func markGrouped(path string) error {
 	if len(first) == 0 || first[0] != '{' {
 		return nil
 	}
-	return reports.WriteFileAtomic(path, func(w goio.Writer) error {
+	return rundir.WriteFileAtomic(path, func(w goio.Writer) error {
 		if _, err := fmt.Fprintf(w, "{%q:%q,", datasets.SessionsField, datasets.SessionsGrouped); err != nil {
 			return err
 		}

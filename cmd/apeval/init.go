@@ -12,7 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/internal/config"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // initConfig is the apeval.toml apeval init writes: the embedded sample's
@@ -133,7 +134,7 @@ func runInit(_ context.Context, o *initOptions, io IO) error {
 		name string
 		data []byte
 	}{
-		{ConfigFile, []byte(initConfig)},
+		{config.Name, []byte(initConfig)},
 		{"cases.jsonl", cases},
 		{"policy.toml", datasets.SamplePolicy()},
 	}
@@ -149,7 +150,7 @@ func runInit(_ context.Context, o *initOptions, io IO) error {
 	}
 	for _, f := range files {
 		p := filepath.Join(dir, f.name)
-		if err := reports.WriteFileAtomic(p, func(w goio.Writer) error {
+		if err := rundir.WriteFileAtomic(p, func(w goio.Writer) error {
 			_, err := w.Write(f.data)
 			return err
 		}); err != nil {

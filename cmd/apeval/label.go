@@ -9,13 +9,11 @@ import (
 	"sort"
 	"strconv"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
-	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
 )
@@ -105,38 +103,10 @@ a seeded share of the items that every labeler labels (for agreement).`,
 	return cmd
 }
 
-// readPairs reads a run directory into a pair table of the chosen judges.
-func readPairs(dir string, judgeFlags, rules []string) (*metrics.PairTable, reports.RunInfo, error) {
-	info, err := reports.ReadRunInfo(dir)
-	if err != nil {
-		return nil, info, evaluation.DirError(dir, err)
-	}
-	var ids []string
-	for _, j := range info.Judges {
-		ids = append(ids, j.Identity)
-	}
-	chosen := ids
-	if len(judgeFlags) > 0 {
-		chosen = nil
-		for _, f := range judgeFlags {
-			id, err := matchJudgeName("--judge", f, ids)
-			if err != nil {
-				return nil, info, err
-			}
-			chosen = append(chosen, id)
-		}
-	}
-	t := metrics.NewPairTable(chosen, rules)
-	if _, err := reports.ReadRun(dir, func(r *replay.Result) error { t.Add(r); return nil }); err != nil {
-		return nil, info, evaluation.DirError(dir, err)
-	}
-	return t, info, nil
-}
-
 // runLabelQueue is `apeval label queue` with checked options.
 func runLabelQueue(_ context.Context, o *labelQueueOptions, io IO) error {
 	dir := o.Dir
-	t, _, err := readPairs(dir, o.Judges, o.Rules)
+	t, _, err := evaluation.ReadPairs(dir, o.Judges, o.Rules)
 	if err != nil {
 		return err
 	}
@@ -153,29 +123,15 @@ func runLabelQueue(_ context.Context, o *labelQueueOptions, io IO) error {
 		if err != nil {
 			return err
 		}
-		byPair := make(map[[2]string]string, len(weak))
-		for _, w := range weak {
-			byPair[[2]string{w.CaseID, w.RuleID}] = string(w.Label)
-		}
-		for i := range pairs {
-			l := byPair[[2]string{pairs[i].CaseID, pairs[i].RuleID}]
-			if l == "" {
-				l = metrics.QueueUndecided
-			}
-			pairs[i].Results = append(pairs[i].Results, l)
-		}
-		letters = append(letters, "W")
+		metrics.AddWeakResults(pairs, datasets.WeakLabelMap(weak))
+		letters = append(letters, metrics.WeakLetter)
 		judgeNames = append(slices.Clone(judgeNames), "weak labels (label_source weak; "+strconv.Itoa(len(weak))+" in the datasets)")
 	}
 	q, err := metrics.BuildQueue(pairs, metrics.QueueConfig{Budget: o.Budget, Seed: o.Seed, Letters: letters, Overlap: o.Overlap})
 	if err != nil {
 		return usageError{err}
 	}
-	lines := make([]datasets.SampleLabel, len(q.Items))
-	for i, it := range q.Items {
-		lines[i] = datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: it.CaseID, RuleID: it.RuleID,
-			Stratum: it.Stratum, StratumSize: it.StratumSize, Order: it.Order, Overlap: it.Overlap}
-	}
+	lines := q.Lines()
 	if err := writeOutput(o.Out, io, func(w goio.Writer) error { return datasets.WriteSampleLabels(w, lines) }); err != nil {
 		return err
 	}
@@ -255,102 +211,28 @@ func runLabelAgreement(_ context.Context, o *labelAgreementOptions, io IO) error
 	if err != nil {
 		return usageError{err}
 	}
-	// Weak labels (label_source weak) are never one of the people: they are
-	// compared with the people's labels, as a judge is.
-	var lines, weakLines []datasets.SampleLabel
-	for _, l := range all {
-		if l.LabelSource == datasets.LabelSourceWeak {
-			weakLines = append(weakLines, l)
-		} else {
-			lines = append(lines, l)
-		}
-	}
 	var t *metrics.PairTable
 	if o.Run != "" {
-		if t, _, err = readPairs(o.Run, nil, nil); err != nil {
+		if t, _, err = evaluation.ReadPairs(o.Run, nil, nil); err != nil {
 			return err
 		}
 	}
-	rep, err := metrics.LabelAgreement(lines, t, 0.95)
+	rep, err := metrics.AgreementOf(all, t, 0.95)
 	if err != nil {
 		return usageError{err}
-	}
-	weakRep, err := metrics.WeakAgreement(weakLines, lines)
-	if err != nil {
-		return usageError{err}
-	}
-	// With --run, each judge against the weak labels too: figures computed
-	// on weak labels, named so wherever they are shown.
-	var judgesWeak []metrics.RuleAgreement
-	if t != nil && len(weakLines) > 0 {
-		wl := slices.Clone(weakLines)
-		for i := range wl {
-			wl[i].Labeler = "weak labels"
-		}
-		jr, err := metrics.LabelAgreement(wl, t, 0.95)
-		if err != nil {
-			return usageError{err}
-		}
-		for _, r := range jr.Rules {
-			for i := range r.Judges {
-				r.Judges[i].Between += " vs weak labels"
-			}
-			judgesWeak = append(judgesWeak, metrics.RuleAgreement{RuleID: r.RuleID, Labelers: []string{"weak labels"}, Judges: r.Judges})
-		}
 	}
 	if o.JSON {
 		enc := json.NewEncoder(io.Out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			*metrics.AgreementReport
-			Weak       []metrics.RuleAgreement `json:"weak_vs_people,omitempty"`
-			JudgesWeak []metrics.RuleAgreement `json:"judges_vs_weak_labels,omitempty"`
-		}{rep, weakRep, judgesWeak})
+		return enc.Encode(rep)
 	}
-	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rule\tbetween\tmethod\tpairs\tagree\tkappa\t95% CI")
-	for _, r := range rep.Rules {
-		for _, k := range append([]metrics.NamedKappa{{Between: "people", Kappa: r.People}}, r.Judges...) {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r.RuleID, k.Between, k.Method, k.Items, k.Observed, fmtPtr(k.Kappa.Kappa), kappaCI(k.Kappa))
-		}
+	if err := reports.WriteAgreement(io.Out, rep); err != nil {
+		return err
 	}
-	for _, r := range weakRep {
-		k := r.People
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r.RuleID, "weak labels vs people", k.Method, k.Items, k.Observed, fmtPtr(k.Kappa), kappaCI(k))
-	}
-	for _, r := range judgesWeak {
-		for _, k := range r.Judges {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", r.RuleID, k.Between, k.Method, k.Items, k.Observed, fmtPtr(k.Kappa.Kappa), kappaCI(k.Kappa))
-		}
-	}
-	tw.Flush()
 	for _, w := range rep.Warnings {
 		fmt.Fprintln(io.Err, "warning:", w)
 	}
 	return nil
-}
-
-func fmtPtr(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return fmt.Sprintf("%.3f", *v)
-}
-
-// kappaCI is a kappa's interval, or N/A with the item count below the
-// minimum.
-func kappaCI(k metrics.Kappa) string {
-	if k.IntervalNA != "" {
-		return fmt.Sprintf("N/A (n=%d < %d)", k.Items, metrics.MinKappaItems)
-	}
-	return fmtCI(k.Lo, k.Hi)
-}
-
-func fmtCI(lo, hi *float64) string {
-	if lo == nil || hi == nil {
-		return "—"
-	}
-	return fmt.Sprintf("[%.3f, %.3f]", *lo, *hi)
 }
 
 type labelWeakOptions struct {
@@ -395,58 +277,20 @@ func runLabelWeak(_ context.Context, o *labelWeakOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	perRule := map[string]int64{}
-	for _, w := range weak {
-		perRule[w.RuleID]++
-	}
-	lines := make([]datasets.SampleLabel, len(weak))
-	epoch := time.Unix(0, 0).UTC()
-	for i, w := range weak {
-		at := w.time
-		if at == nil {
-			at = &epoch
-		}
-		lines[i] = datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: w.CaseID, RuleID: w.RuleID,
-			Stratum: "weak", StratumSize: perRule[w.RuleID], Order: i + 1, Label: w.Label,
-			Labeler: "weak", Time: at, LabelSource: datasets.LabelSourceWeak}
-	}
+	lines, rules := datasets.WeakSampleLabels(weak)
 	if err := writeOutput(o.Out, io, func(w goio.Writer) error { return datasets.WriteSampleLabels(w, lines) }); err != nil {
 		return err
 	}
-	fmt.Fprintf(io.Err, "label weak: %d weak labels (label_source weak) on %d rules\n", len(weak), len(perRule))
+	fmt.Fprintf(io.Err, "label weak: %d weak labels (label_source weak) on %d rules\n", len(weak), rules)
 	return nil
 }
 
-// weakLabel is one weak label of a dataset.
-type weakLabel struct {
-	CaseID, RuleID string
-	Label          datasets.Label
-	time           *time.Time
-}
-
-// readWeakLabels reads the weak labels of datasets, in dataset order.
-func readWeakLabels(paths []string, io IO) ([]weakLabel, error) {
+// readWeakLabels reads the weak labels of datasets, in dataset order;
+// unreadable lines are printed and refused.
+func readWeakLabels(paths []string, io IO) ([]datasets.WeakLabel, error) {
 	r := openDatasets(paths, io.In)
-	var out []weakLabel
-	bad := 0
-	for r.Scan() {
-		rec := r.Record()
-		if rec.Err != nil {
-			fmt.Fprintln(io.Err, rec.Err)
-			bad++
-			continue
-		}
-		c := rec.Case
-		rules := make([]string, 0, len(c.WeakLabels))
-		for rule := range c.WeakLabels {
-			rules = append(rules, rule)
-		}
-		sort.Strings(rules)
-		for _, rule := range rules {
-			out = append(out, weakLabel{CaseID: c.ID, RuleID: rule, Label: c.WeakLabels[rule], time: c.Time})
-		}
-	}
-	if err := r.Err(); err != nil {
+	out, bad, err := datasets.ReadWeakLabels(r, func(err error) { fmt.Fprintln(io.Err, err) })
+	if err != nil {
 		return nil, usageError{err}
 	}
 	if bad > 0 {

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 type labelCorrectOptions struct {
@@ -78,7 +75,7 @@ this run's (other judges) are exit 2.`,
 
 // runLabelCorrect is `apeval label correct` with checked options.
 func runLabelCorrect(_ context.Context, o *labelCorrectOptions, io IO) error {
-	t, info, err := readPairs(o.Dir, o.Judges, o.Rules)
+	t, info, err := evaluation.ReadPairs(o.Dir, o.Judges, o.Rules)
 	if err != nil {
 		return err
 	}
@@ -95,29 +92,15 @@ func runLabelCorrect(_ context.Context, o *labelCorrectOptions, io IO) error {
 		if err != nil {
 			return err
 		}
-		weak = make(map[[2]string]datasets.Label, len(ws))
-		for _, w := range ws {
-			weak[[2]string{w.CaseID, w.RuleID}] = w.Label
-		}
+		weak = datasets.WeakLabelMap(ws)
 	}
 	lines, err := datasets.ReadSampleLabels(o.Labels, false)
 	if err != nil {
 		return usageError{err}
 	}
-	for _, l := range lines {
-		if l.LabelSource == datasets.LabelSourceWeak {
-			return usagef("%s: label_source: weak labels cannot correct weak labels; --labels takes people's labels of a slice drawn with apeval label queue --weak-labels", l.Source)
-		}
-	}
-	labels, err := metrics.ResolveSampleLabels(lines)
+	labels, missing, err := t.SliceLabels(lines)
 	if err != nil {
 		return usageError{err}
-	}
-	missing := 0
-	for _, l := range labels {
-		if t.Row(l.CaseID, l.RuleID) == nil {
-			missing++
-		}
 	}
 	if len(labels) > 0 && missing == len(labels) {
 		return usagef("--labels: none of the %d labels names a (case, rule) pair of %s: they are another run's (draw the slice from this run: apeval label queue %s --weak-labels DATASET)", len(labels), o.Dir, o.Dir)
@@ -129,130 +112,7 @@ func runLabelCorrect(_ context.Context, o *labelCorrectOptions, io IO) error {
 		return usageError{err}
 	}
 	if o.JSON {
-		return writeCorrectionJSON(io, rep, len(labels), missing)
+		return reports.WriteCorrectionJSON(io.Out, rep, len(labels), missing)
 	}
-	return writeCorrectionTables(io, rep, len(labels), missing)
-}
-
-// correctionLabelSource names figures corrected from a human slice in
-// machine output: they rest on people's labels weighted by strata of the
-// weak labels.
-const correctionLabelSource = "weak_corrected"
-
-// ratioJSON is a design-weighted figure in JSON.
-type ratioJSON struct {
-	Estimate *float64 `json:"estimate"`
-	Lo       *float64 `json:"lo"`
-	Hi       *float64 `json:"hi"`
-	NEff     float64  `json:"n_eff"`
-	Units    int64    `json:"units"`
-}
-
-func ratioOf(r metrics.WeightedRatio) ratioJSON {
-	return ratioJSON{Estimate: r.Estimate, Lo: r.Lo, Hi: r.Hi, NEff: r.NEff, Units: r.Units}
-}
-
-func writeCorrectionJSON(io IO, rep *metrics.WeakReport, labels, missing int) error {
-	type row struct {
-		Judge            string             `json:"judge"`
-		RuleID           string             `json:"rule_id"`
-		WeakPrecision    metrics.WeakFigure `json:"precision_on_weak_labels"`
-		WeakRecall       metrics.WeakFigure `json:"recall_on_weak_labels"`
-		Precision        ratioJSON          `json:"precision_corrected"`
-		Recall           ratioJSON          `json:"recall_corrected"`
-		WeakMatchWrong   ratioJSON          `json:"weak_match_wrong"`
-		WeakNoMatchWrong ratioJSON          `json:"weak_no_match_wrong"`
-		NA               string             `json:"na,omitempty"`
-		Labels           int64              `json:"labels"`
-		Dropped          int                `json:"labels_dropped"`
-	}
-	out := struct {
-		LabelSource string                `json:"label_source"`
-		Method      string                `json:"method"`
-		Post        bool                  `json:"post_stratified"`
-		Confidence  float64               `json:"confidence"`
-		Labels      int                   `json:"labels"`
-		NotInRun    int                   `json:"labels_not_in_run"`
-		Rows        []row                 `json:"rows"`
-		Strata      []metrics.WeakStratum `json:"strata"`
-	}{LabelSource: correctionLabelSource, Method: methodOf(rep), Post: rep.PostStratified, Confidence: rep.Confidence, Labels: labels, NotInRun: missing, Strata: rep.Strata}
-	for _, r := range rep.Rows {
-		out.Rows = append(out.Rows, row{r.Judge, r.RuleID, r.WeakPrecision, r.WeakRecall, ratioOf(r.Precision), ratioOf(r.Recall),
-			ratioOf(r.WeakMatchWrong), ratioOf(r.WeakNoMatchWrong), r.NA, r.Labels, r.Dropped})
-	}
-	if out.Strata == nil {
-		out.Strata = []metrics.WeakStratum{}
-	}
-	enc := json.NewEncoder(io.Out)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
-}
-
-// correctionMethod says how the corrected intervals are computed.
-const correctionMethod = "design-weighted on people's labels of a slice stratified on (judges' results × weak label), sessions as clusters within strata (linearized, Wilson at the effective size)"
-
-// postMethod is correctionMethod for a slice drawn without the weak label.
-const postMethod = "design-weighted on people's labels of a slice stratified on the judges' results, post-stratified by weak label (each cell weighted by its pairs in the run), sessions as clusters within cells (linearized, Wilson at the effective size)"
-
-func methodOf(rep *metrics.WeakReport) string {
-	if rep.PostStratified {
-		return postMethod
-	}
-	return correctionMethod
-}
-
-func writeCorrectionTables(io IO, rep *metrics.WeakReport, labels, missing int) error {
-	pct := fmt.Sprintf("%g%%", rep.Confidence*100)
-	fmt.Fprintf(io.Out, "Figures on weak labels (users' overrides, a signal, not ground truth) corrected from %d people's labels: %s.\n\n", labels, methodOf(rep))
-	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "judge\trule\tprecision on weak labels\tprecision corrected [%s]\trecall on weak labels\trecall corrected [%s]\tweak match wrong\tweak no_match wrong\tlabels\n", pct, pct)
-	var na []string
-	for _, r := range rep.Rows {
-		p, rc := ciText(r.Precision), ciText(r.Recall)
-		if r.NA != "" {
-			p, rc = "N/A", "N/A"
-			na = append(na, fmt.Sprintf("%s, rule %s: corrected figures N/A: %s", r.Judge, r.RuleID, r.NA))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.Judge, r.RuleID, weakText(r.WeakPrecision), p,
-			weakText(r.WeakRecall), rc, ciText(r.WeakMatchWrong), ciText(r.WeakNoMatchWrong), r.Labels)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, n := range na {
-		fmt.Fprintln(io.Out, n)
-	}
-	if missing > 0 {
-		fmt.Fprintf(io.Out, "%d of the labels name pairs this run does not have in scope and are left out.\n", missing)
-	}
-	fmt.Fprintf(io.Out, "\nWeak labels' error per stratum (people's label differs from the weak label; W:undecided: share of people's match labels), %s interval, sessions as clusters:\n", pct)
-	tw = tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rule\tstratum\tpairs\tlabeled\tdisagree\trate")
-	for _, s := range rep.Strata {
-		r := metrics.WeightedRatio{Estimate: s.Rate, Lo: s.RateLo, Hi: s.RateHi}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", s.RuleID, s.Stratum, s.Size, s.Labeled, s.Disagree, ciText(r))
-	}
-	return tw.Flush()
-}
-
-// weakText is a figure on weak labels: its value and counts, no interval.
-func weakText(f metrics.WeakFigure) string {
-	if f.Value == nil {
-		return "N/A (0 weak)"
-	}
-	return fmt.Sprintf("%.3f (%d/%d weak)", *f.Value, f.Num, f.Den)
-}
-
-// ciText is an estimate with its interval, "N/A" without one.
-func ciText(r metrics.WeightedRatio) string {
-	if r.Estimate == nil {
-		return "N/A"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%.3f", *r.Estimate)
-	if r.Lo != nil && r.Hi != nil {
-		fmt.Fprintf(&b, " [%.3f, %.3f]", *r.Lo, *r.Hi)
-	}
-	return b.String()
+	return reports.WriteCorrectionTables(io.Out, rep, len(labels), missing)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // labelsHelp is the help of --labels on run, report, gate and compare.
@@ -48,14 +49,14 @@ func newLabelSink(files []string, source string) (*metrics.LabeledSample, error)
 
 // labelWeights gives decisions.parquet its label weights; nil without
 // --labels (the files stay as they were).
-func labelWeights(l *metrics.LabeledSample) func(caseID, ruleID, label string) reports.LabelWeight {
+func labelWeights(l *metrics.LabeledSample) func(caseID, ruleID, label string) rundir.LabelWeight {
 	if l == nil {
 		return nil
 	}
 	w := l.Weights()
-	return func(caseID, ruleID, label string) reports.LabelWeight {
+	return func(caseID, ruleID, label string) rundir.LabelWeight {
 		v, x := w(caseID, ruleID, label)
-		return reports.LabelWeight{SampleLabel: v, Weight: x}
+		return rundir.LabelWeight{SampleLabel: v, Weight: x}
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/labelpage"
 )
 
@@ -108,7 +109,7 @@ func runLabelServe(ctx context.Context, o *labelServeOptions, io IO) error {
 	}
 	k, n, _ := parsePart(o.Part)
 	mine := partItems(queue, k, n)
-	pairs, info, err := readPairs(o.Run, nil, nil)
+	pairs, info, err := evaluation.ReadPairs(o.Run, nil, nil)
 	if err != nil {
 		return err
 	}

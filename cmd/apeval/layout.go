@@ -3,7 +3,7 @@ package main
 import (
 	"path/filepath"
 
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 const layoutUsage = "decision files: flat (DIR/decisions.parquet) or hive (DIR/run_id=<id>/judge=<judge>/decisions.parquet, --out being the table root)"
@@ -13,11 +13,11 @@ const layoutUsage = "decision files: flat (DIR/decisions.parquet) or hive (DIR/r
 // layout --out (default apeval-out) is the root of the table and the run
 // is its partition run_id=<run-id>.
 func runDirFor(out, layout, runID string) string {
-	if layout == reports.LayoutHive {
+	if layout == rundir.LayoutHive {
 		if out == "" {
 			out = "apeval-out"
 		}
-		return filepath.Join(out, reports.RunDir(runID))
+		return filepath.Join(out, rundir.RunDir(runID))
 	}
 	if out == "" {
 		return filepath.Join("apeval-out", runID)

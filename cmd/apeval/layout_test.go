@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // --out-layout hive: the run directory is ROOT/run_id=<id> with one
@@ -25,21 +25,21 @@ func TestOutLayoutHive(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	run := filepath.Join(root, "run_id=day1")
-	info, err := reports.ReadRunInfo(run)
+	info, err := rundir.ReadRunInfo(run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Layout != reports.LayoutHive || len(info.Judges) < 2 {
+	if info.Layout != rundir.LayoutHive || len(info.Judges) < 2 {
 		t.Fatalf("run.json layout %q with %d judges", info.Layout, len(info.Judges))
 	}
 	for _, j := range info.Judges {
-		for _, f := range []string{reports.DecisionsFile, reports.GatesFile} {
-			if _, err := os.Stat(filepath.Join(run, reports.JudgeDir(j.Identity), f)); err != nil {
+		for _, f := range []string{rundir.DecisionsFile, rundir.GatesFile} {
+			if _, err := os.Stat(filepath.Join(run, rundir.JudgeDir(j.Identity), f)); err != nil {
 				t.Error(err)
 			}
 		}
 	}
-	if _, err := os.Stat(filepath.Join(run, reports.DecisionsFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(run, rundir.DecisionsFile)); err == nil {
 		t.Error("the hive layout also wrote a flat decisions.parquet")
 	}
 	want := comparableSummary(t, flat)
@@ -47,7 +47,7 @@ func TestOutLayoutHive(t *testing.T) {
 		t.Fatalf("hive run summary differs from the flat run:\n%s\n---\n%s", want, got)
 	}
 	// report reads the hive run back to the same figures.
-	os.Remove(filepath.Join(run, reports.SummaryJSON))
+	os.Remove(filepath.Join(run, rundir.SummaryJSON))
 	if code, _, stderr := apeval(t, "", "report", run); code == exitUsage {
 		t.Fatal(stderr)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // apeval runs the command in-process with buffers and returns exit code,
@@ -173,7 +173,7 @@ not json
 	if !strings.Contains(stderr, "skipped 3 invalid line(s)") {
 		t.Errorf("stderr does not count the skipped lines:\n%s", stderr)
 	}
-	info, err := reports.ReadRunInfo(out)
+	info, err := rundir.ReadRunInfo(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ not json
 func readResults(t *testing.T, dir string) []*replay.Result {
 	t.Helper()
 	var rs []*replay.Result
-	if _, err := reports.ReadRun(dir, func(r *replay.Result) error {
+	if _, err := rundir.ReadRun(dir, func(r *replay.Result) error {
 		rs = append(rs, r)
 		return nil
 	}); err != nil {

@@ -11,8 +11,8 @@ import (
 	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // mergeOptions are the options of `apeval merge`. merge reads no
@@ -84,7 +84,7 @@ func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 	if runID == "" {
 		runID = newRunID(time.Now())
 	}
-	layout, err := reports.ParseLayout(o.OutLayout)
+	layout, err := rundir.ParseLayout(o.OutLayout)
 	if err != nil {
 		return usagef("--out-layout: %v", err)
 	}
@@ -130,7 +130,7 @@ func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 	if err := outIsNotInput(out, args); err != nil {
 		return err
 	}
-	w, err := reports.CreateRun(out, info)
+	w, err := rundir.CreateRun(out, info)
 	if err != nil {
 		return usageError{err}
 	}
@@ -164,12 +164,12 @@ func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 }
 
 // checkShards reads the shard runs' run.json and checks that they belong
-// together (reports.ShardSet).
-func checkShards(dirs []string, allowPartial bool) ([]reports.RunInfo, error) {
-	var infos []reports.RunInfo
-	var set reports.ShardSet
+// together (rundir.ShardSet).
+func checkShards(dirs []string, allowPartial bool) ([]rundir.RunInfo, error) {
+	var infos []rundir.RunInfo
+	var set rundir.ShardSet
 	for _, d := range dirs {
-		info, err := reports.ReadRunInfo(d)
+		info, err := rundir.ReadRunInfo(d)
 		if err != nil {
 			return nil, evaluation.DirError(d, err)
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // TestInitThenRunWithNoFlags is the newcomer's path: apeval init in an
@@ -49,7 +49,7 @@ func TestInitThenRunWithNoFlags(t *testing.T) {
 	if len(runs) != 1 {
 		t.Fatalf("run directories %v, want one under apeval-out/", runs)
 	}
-	info, err := reports.ReadRunInfo(filepath.Dir(runs[0]))
+	info, err := rundir.ReadRunInfo(filepath.Dir(runs[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestInitThenRunWithNoFlags(t *testing.T) {
 	if code == exitUsage {
 		t.Fatalf("run with flags over the file: %s", stderr)
 	}
-	info, err = reports.ReadRunInfo(filepath.Join(dir, "one"))
+	info, err = rundir.ReadRunInfo(filepath.Join(dir, "one"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestFilters(t *testing.T) {
 	var sj struct {
 		Filtered bool `json:"filtered"`
 		Run      struct {
-			Filter *reports.Filter `json:"filter"`
+			Filter *rundir.Filter `json:"filter"`
 		} `json:"run"`
 	}
 	data, _ := os.ReadFile(filepath.Join(lim, "summary.json"))

@@ -14,6 +14,7 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 // planOptions are `apeval plan`'s flags.
@@ -34,7 +35,13 @@ type planOptions struct {
 	// Labels, when set, plans the label path at that many labels.
 	Labels int
 
-	rates map[string]float64
+	// LatencyP95, LatencyP50 guess the judge's call latency in ms.
+	LatencyP95, LatencyP50 float64
+
+	// rates are the label guesses of --labels (precision, recall);
+	// guesses the guesses of a plan without a pilot.
+	rates   map[string]float64
+	guesses metrics.PlanGuesses
 	// weak: the pilot's labels are weak labels (run --weak-labels), so
 	// every figure on labels it plans from says so.
 	weak bool
@@ -46,7 +53,7 @@ func newPlanCmd(io IO, runF func(context.Context, *planOptions, IO) error) *cobr
 	}
 	o := &planOptions{}
 	cmd := &cobra.Command{
-		Use:   "plan [RUN_DIR] [--rate CRITERION=RATE...] [--icc X] [--session-size N] [--sessions BUDGET]",
+		Use:   "plan [RUN_DIR] [--rate KEY=VALUE...] [--latency-p95 MS] [--icc X] [--session-size N] [--sessions BUDGET]",
 		Short: "Before collecting: how many sessions give an 80% chance of a decision, per criterion",
 		Long: `Plan sizes an evaluation before the data are collected: per criterion, how
 many sessions (and the units they bring) give an 80% chance that the
@@ -56,11 +63,23 @@ It simulates data sets and decides each with the interval and the verdict
 rule a real run uses (docs/statistics.md, "Planning"), so the numbers are
 those a run would see.
 
-From guesses (--rate): the rate you expect of a figure, how alike the
-cases of one session are (the intra-class correlation, --icc) and how many
-units a session holds (--session-size). Criteria: precision_min,
-unknown_rate_max, judge_required_rate_max and approval_reject_rate_max (or
-their labels precision, unknown, judge-required, approval rejects).
+From guesses, without a pilot: what you expect of each figure, how alike
+the units of one session are (the intra-class correlation, --icc) and how
+many units of the figure a session holds (--session-size):
+  --rate precision=P (unknown=U, judge-required=J, approval rejects=A, or
+      the criteria's names precision_min, ...): a proportion's rate;
+  --rate recall=R --rate baseline-recall=B [--rate baseline-only=O]:
+      dangerous recall of the judge and of the deterministic baseline on
+      the rule's labeled positives (O: the share only the baseline
+      catches; without it the two catch a positive independently);
+  --rate drift=D --rate disagree=S [--rate fire=F]: the fire-rate change
+      against the baseline judge (candidate − baseline, may be negative),
+      the share of cases on which the two differ (at least |D|) and the
+      baseline's fire rate (default 0.1);
+  --latency-p95 MS [--latency-p50 MS]: the judge's call latency (a
+      lognormal through both; P50 default half the P95).
+Sessions are then sessions holding units of the figure (match
+predictions, positives, paired cases, calls).
 
 From a pilot run directory (RUN_DIR or --pilot RUN_DIR, e.g. a first small
 apeval run): every criterion per judge and rule, in sessions of traffic
@@ -81,8 +100,9 @@ none, --rate precision=P --rate recall=R guess them (docs/planning.md).
 
 Thresholds and confidence come from --criteria FILE, --policy FILE, the
 pilot's run.json, or the defaults. An impossible guess (a rate outside
-[0, 1], an ICC below 0 or at 1, a session size below 1, a budget of 0
-sessions) is exit 2 naming the value.`,
+[0, 1], a drift outside [−1, 1] or beyond disagree, an ICC below 0 or at
+1, a session size below 1, a latency of 0 ms or less, a median above the
+P95, a budget of 0 sessions) is exit 2 naming the value.`,
 		Example: `  # A judge expected at 95% precision, sessions of 10 cases, ICC 0.1
   apeval plan --rate precision=0.95 --icc 0.1 --session-size 10
 
@@ -91,6 +111,15 @@ sessions) is exit 2 naming the value.`,
 
   # The thresholds of your policy, as JSON
   apeval plan --policy policy.toml --rate precision_min=0.93 --json
+
+  # Dangerous recall 0.85 against a baseline at 0.70, 3 positives a session
+  apeval plan --rate recall=0.85 --rate baseline-recall=0.70 --session-size 3 --icc 0.1
+
+  # Calls with a P95 of 800 ms (median 400 ms) against judge_p95_max, 5 calls a session
+  apeval plan --latency-p95 800 --latency-p50 400 --session-size 5 --icc 0.2
+
+  # Fire-rate drift of +0.01 (the judges differ on 6% of cases), 8 cases a session
+  apeval plan --rate drift=0.01 --rate disagree=0.06 --session-size 8 --icc 0.1
 
   # From a pilot run: every criterion per judge and rule, and 300 sessions
   apeval plan runs/pilot --sessions 300
@@ -116,7 +145,9 @@ sessions) is exit 2 naming the value.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&o.Rates, "rate", nil, "a guessed rate, `CRITERION=RATE` (repeatable): e.g. precision=0.95, unknown=0.03")
+	f.StringArrayVar(&o.Rates, "rate", nil, "a guess, `KEY=VALUE` (repeatable): precision=0.95, unknown=0.03, recall=0.85 with baseline-recall=0.7, drift=0.01 with disagree=0.06 (above)")
+	f.Float64Var(&o.LatencyP95, "latency-p95", 0, "guessed P95 of the judge's call latency in `MS` (plans judge_p95_max)")
+	f.Float64Var(&o.LatencyP50, "latency-p50", 0, "guessed median call latency in `MS` (default: half the P95)")
 	f.Float64Var(&o.ICC, "icc", 0, "guessed intra-class correlation of a session's units, in [0, 1)")
 	f.Float64Var(&o.SessionSize, "session-size", 1, "guessed mean units per session (≥ 1)")
 	f.Int64Var(&o.Sessions, "sessions", 0, "a budget of `N` sessions: print the shares that PASS and FAIL at it")
@@ -153,8 +184,12 @@ func (o *planOptions) validate(cmd *cobra.Command) error {
 	if o.Baseline != "" && o.Pilot == "" {
 		return usagef("--baseline %q: a baseline judge needs a pilot run directory", o.Baseline)
 	}
-	if len(o.Rates) == 0 && o.Pilot == "" {
-		return usagef("plan needs a pilot run directory or at least one --rate CRITERION=RATE (e.g. --rate precision=0.95)")
+	latency := cmd.Flags().Changed("latency-p95") || cmd.Flags().Changed("latency-p50")
+	if o.Pilot != "" && latency {
+		return usagef("--latency-p95/--latency-p50: a plan from a pilot run resamples its calls' latencies; leave them out")
+	}
+	if len(o.Rates) == 0 && !latency && o.Pilot == "" {
+		return usagef("plan needs a pilot run directory or at least one guess: --rate CRITERION=RATE (e.g. --rate precision=0.95), --rate recall=R --rate baseline-recall=B, --rate drift=D --rate disagree=S, or --latency-p95 MS")
 	}
 	if o.Criteria != "" && o.Policy != "" {
 		return usagef("--criteria and --policy exclude each other")
@@ -165,6 +200,9 @@ func (o *planOptions) validate(cmd *cobra.Command) error {
 	if o.Reps < 10 {
 		return usagef("--reps %d: at least 10 simulated data sets are needed", o.Reps)
 	}
+	if o.Pilot != "" {
+		return nil
+	}
 	g := metrics.PlanGuess{Rate: 0.5, ICC: o.ICC, SessionSize: o.SessionSize}
 	if err := g.Check(); err != nil {
 		flag := "--icc"
@@ -173,24 +211,35 @@ func (o *planOptions) validate(cmd *cobra.Command) error {
 		}
 		return usagef("%s: %v", flag, err)
 	}
-	o.rates = map[string]float64{}
+	o.guesses = metrics.PlanGuesses{ICC: o.ICC, SessionSize: o.SessionSize}
 	for _, r := range o.Rates {
 		k, v, ok := strings.Cut(r, "=")
 		if !ok {
 			return usagef("--rate %q: want CRITERION=RATE", r)
 		}
-		name, err := metrics.PlanCriterionNamed(strings.TrimSpace(k))
-		if err != nil {
-			return usagef("--rate %v", err)
-		}
 		rate, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil {
 			return usagef("--rate %q: %q is not a number", r, v)
 		}
-		if err := (metrics.PlanGuess{Rate: rate, SessionSize: 1}).Check(); err != nil {
+		if err := o.guesses.Set(k, rate); err != nil {
 			return usagef("--rate %s: %v", r, err)
 		}
-		o.rates[name] = rate
+	}
+	if latency {
+		if !cmd.Flags().Changed("latency-p95") {
+			return usagef("--latency-p50 %g: give the P95 too (--latency-p95 MS); the criterion is on the P95", o.LatencyP50)
+		}
+		if cmd.Flags().Changed("latency-p50") && o.LatencyP50 == 0 {
+			return usagef("--latency-p50 0: a latency is a positive number of ms")
+		}
+		o.guesses.SetLatency(o.LatencyP50, o.LatencyP95)
+	}
+	if err := o.guesses.Check(); err != nil {
+		flag := "--rate"
+		if strings.Contains(err.Error(), "latency") {
+			flag = "--latency-p95/--latency-p50"
+		}
+		return usagef("%s: %v", flag, err)
 	}
 	return nil
 }
@@ -270,7 +319,7 @@ func (o *planOptions) pilotPlans(io IO) (replay.KillCriteria, []metrics.PlanResu
 	defer func() { _ = rep.Summary.Release() }()
 	o.weak = rs.Infos[0].LabelSource == datasets.LabelSourceWeak
 	if o.Labels > 0 {
-		t, _, err := readPairs(o.Pilot, nil, nil)
+		t, _, err := evaluation.ReadPairs(o.Pilot, nil, nil)
 		if err != nil {
 			return replay.KillCriteria{}, nil, err
 		}
@@ -320,7 +369,7 @@ func runPlan(ctx context.Context, o *planOptions, io IO) error {
 		if err != nil {
 			return err
 		}
-		plans, err = metrics.Plan(crit, o.rates, o.ICC, o.SessionSize, metrics.PlanOptions{Budget: o.Sessions, Reps: o.Reps, Seed: o.Seed})
+		plans, err = metrics.Plan(crit, o.guesses, metrics.PlanOptions{Budget: o.Sessions, Reps: o.Reps, Seed: o.Seed})
 		if err != nil {
 			return usagef("%v", err)
 		}
@@ -361,7 +410,7 @@ func runPlan(ctx context.Context, o *planOptions, io IO) error {
 		if o.Pilot != "" {
 			line = fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", planJudge(p.Judge), p.Rule, o.criterionCell(p), planThreshold(p), pilotCell(p), sess, units, rate)
 		} else {
-			line = fmt.Sprintf("%s\t%g\t%g\t%s\t%s\t%s", p.Criterion, p.Threshold, p.Guess.Rate, sess, units, rate)
+			line = fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", p.Criterion, planThreshold(p), guessCell(p), sess, units, rate)
 		}
 		if o.Sessions > 0 && p.BudgetPass != nil {
 			line += fmt.Sprintf("\t%.0f%%\t%.0f%%", *p.BudgetPass*100, *p.BudgetFail*100)
@@ -405,6 +454,27 @@ func planThreshold(p metrics.PlanResult) string {
 		return "gain > 0"
 	}
 	return fmt.Sprintf("%g", p.Threshold)
+}
+
+// guessCell is what a plan from guesses drew its data from.
+func guessCell(p metrics.PlanResult) string {
+	switch {
+	case p.Guess != nil:
+		return fmt.Sprintf("%g", p.Guess.Rate)
+	case p.RecallGuess != nil:
+		r := p.RecallGuess
+		s := fmt.Sprintf("recall %g vs baseline %g", r.Recall, r.BaselineRecall)
+		if r.BaselineOnly != nil {
+			s += fmt.Sprintf(", baseline only %g", *r.BaselineOnly)
+		}
+		return s
+	case p.LatencyGuess != nil:
+		return fmt.Sprintf("P50 %g ms, P95 %g ms", p.LatencyGuess.P50MS, p.LatencyGuess.P95MS)
+	case p.DriftGuess != nil:
+		d := p.DriftGuess
+		return fmt.Sprintf("drift %+g, differ on %g, baseline fires %.3g", d.Change, d.Disagree, d.BaselineFire)
+	}
+	return "–"
 }
 
 // pilotCell is the pilot's estimate with the data it rests on.

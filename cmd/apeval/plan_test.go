@@ -59,13 +59,80 @@ func TestPlanCommand(t *testing.T) {
 		{[]string{"--rate", "precision=0.9", "--icc", "-0.1"}, "--icc: ICC -0.1 is outside [0, 1)"},
 		{[]string{"--rate", "precision=0.9", "--session-size", "0"}, "--session-size: session size 0 is below 1"},
 		{[]string{"--rate", "precision=0.9", "--sessions", "0"}, "--sessions 0"},
-		{[]string{"--rate", "recall=0.9"}, "plan covers"},
-		{nil, "a pilot run directory or at least one --rate"},
+		{[]string{"--rate", "recal=0.9"}, `"recal" is not a guess`},
+		{[]string{"--rate", "recall=0.9"}, "recall=0.9 needs baseline-recall=R"},
+		{[]string{"--rate", "recall=0.8", "--rate", "baseline-recall=0.7", "--rate", "baseline-only=0.4"}, "baseline-only=0.4 is impossible"},
+		{[]string{"--rate", "drift=0.02"}, "drift=0.02 needs disagree=S"},
+		{[]string{"--rate", "drift=-1.2", "--rate", "disagree=0.1"}, "drift: rate -1.2 is outside [-1, 1]"},
+		{[]string{"--rate", "drift=0.2", "--rate", "disagree=0.1"}, "disagree=0.1 is below |drift=0.2|"},
+		{[]string{"--latency-p95", "-5"}, "P95 latency -5 ms"},
+		{[]string{"--latency-p95", "500", "--latency-p50", "900"}, "median latency 900 ms is not below the P95 500 ms"},
+		{[]string{"--latency-p50", "300"}, "give the P95 too"},
+		{[]string{"--latency-p95", "500", "--session-size", "0.5"}, "session size 0.5 is below 1"},
+		{nil, "a pilot run directory or at least one guess"},
 	} {
 		code, _, errOut := apeval(t, "", append([]string{"plan"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, %q (want %q)", tc.args, code, errOut, tc.want)
 		}
+	}
+}
+
+// TestPlanFromGuessesEveryKind: recall vs baseline, the P95 latency and
+// the drift are planned from guesses too, each with its threshold, its
+// guess and a size that decides with at least the target.
+func TestPlanFromGuessesEveryKind(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := apeval(t, "", "plan", "--rate", "recall=0.85", "--rate", "baseline-recall=0.7", "--latency-p95", "800", "--latency-p50", "400",
+		"--rate", "drift=0.01", "--rate", "disagree=0.06", "--icc", "0.1", "--session-size", "4", "--reps", "40", "--sessions", "30")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"dangerous_recall_must_beat_baseline  gain > 0   recall 0.85 vs baseline 0.7",
+		"judge_p95_max                        1000 ms    P50 400 ms, P95 800 ms",
+		"fire_rate_change_max                 ±0.05      drift +0.01, differ on 0.06, baseline fires 0.1",
+		"at 30 sessions: PASS",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	code, out, errOut = apeval(t, "", "plan", "--rate", "recall=0.85", "--rate", "baseline-recall=0.7", "--latency-p95", "800",
+		"--rate", "drift=0.01", "--rate", "disagree=0.06", "--session-size", "4", "--reps", "40", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Plans []struct {
+			Criterion    string             `json:"criterion"`
+			Sessions     *int64             `json:"sessions"`
+			Units        *int64             `json:"units"`
+			DecideRate   *float64           `json:"decide_rate"`
+			RecallGuess  map[string]float64 `json:"recall_guess"`
+			LatencyGuess map[string]float64 `json:"latency_guess"`
+			DriftGuess   map[string]float64 `json:"drift_guess"`
+		} `json:"plans"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(got.Plans) != 3 {
+		t.Fatalf("%d plans: %s", len(got.Plans), out)
+	}
+	for _, p := range got.Plans {
+		if p.Sessions == nil || *p.DecideRate < 0.8 || *p.Units < *p.Sessions {
+			t.Errorf("%s: %+v", p.Criterion, p)
+		}
+	}
+	if g := got.Plans[0].RecallGuess; g["recall"] != 0.85 || g["baseline_recall"] != 0.7 || g["session_size"] != 4 {
+		t.Errorf("recall guess %v", g)
+	}
+	if g := got.Plans[1].LatencyGuess; g["p95_ms"] != 800 || g["p50_ms"] != 400 {
+		t.Errorf("latency guess %v (the median defaults to half the P95)", g)
+	}
+	if g := got.Plans[2].DriftGuess; g["change"] != 0.01 || g["disagree"] != 0.06 || g["baseline_fire"] != 0.1 {
+		t.Errorf("drift guess %v", g)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/replay/automode"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // policyFormats are the --from values of `apeval policy import`.
@@ -161,7 +161,7 @@ func runPolicyImport(_ context.Context, o *policyImportOptions, io IO) error {
 		if _, err := io.Out.Write(buf.Bytes()); err != nil {
 			return err
 		}
-	} else if err := reports.WriteFileAtomic(o.Out, func(w goio.Writer) error {
+	} else if err := rundir.WriteFileAtomic(o.Out, func(w goio.Writer) error {
 		_, err := w.Write(buf.Bytes())
 		return err
 	}); err != nil {
@@ -174,7 +174,7 @@ func runPolicyImport(_ context.Context, o *policyImportOptions, io IO) error {
 		printCodexSummary(io.Err, s, o.Out)
 	}
 	if o.Summary != "" {
-		return reports.WriteFileAtomic(o.Summary, func(w goio.Writer) error {
+		return rundir.WriteFileAtomic(o.Summary, func(w goio.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(sum)

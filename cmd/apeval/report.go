@@ -12,6 +12,7 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // evalOptions are the flags shared by report and gate: where the criteria and
@@ -40,7 +41,7 @@ func (e *evalOptions) register(cmd *cobra.Command, withFormat bool) {
 	inconclusiveVar(f, &e.Inconclusive)
 	registerLabels(f, &e.Labels)
 	if withFormat {
-		formatVar(f, &e.Format, "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
+		formatVar(f, &e.Format, "terminal output: table, tsv, csv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&e.JSON, "json", false, "print summary.json to stdout (same as --format json)")
 	}
 }
@@ -83,7 +84,7 @@ func (e *evalOptions) evaluateDirs(dirs []string, errOut stdio.Writer) (*reports
 	// a hive run's judges come one after another.
 	spec.CheckDistinct = len(rs.Infos) == 1 || rs.ShardsOfOneRun()
 	for _, in := range rs.Infos {
-		spec.CheckDistinct = spec.CheckDistinct && (in.Layout != reports.LayoutHive || len(in.Judges) <= 1)
+		spec.CheckDistinct = spec.CheckDistinct && (in.Layout != rundir.LayoutHive || len(in.Judges) <= 1)
 	}
 	ev, err := rs.Evaluate(spec, false, nil)
 	if err != nil {
@@ -316,7 +317,7 @@ func runExit(rep *reports.Report) int {
 // run is the run's writer when the reports complete a run (apeval run,
 // merge): a failure to write them brings the earlier run in dir back as
 // it was.
-func writeRunReports(dir string, rep *reports.Report, format string, io IO, run *reports.RunWriter) error {
+func writeRunReports(dir string, rep *reports.Report, format string, io IO, run *rundir.RunWriter) error {
 	gates := rep.Gates
 	rep.Exit = runExit(rep)
 	if err := reports.WriteRunReports(dir, rep); err != nil {

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // A server that fails every fifth chat request with HTTP 500 until told to
@@ -87,11 +87,11 @@ func TestResumeResendsOnlyFailedCalls(t *testing.T) {
 	if !strings.Contains(stderr, "re-sent 4 call(s); 4 had failed there") {
 		t.Errorf("stderr: %s", stderr)
 	}
-	info, err := reports.ReadRunInfo(second)
+	info, err := rundir.ReadRunInfo(second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := reports.ReadRunInfo(first)
+	a, _ := rundir.ReadRunInfo(first)
 	if info.Resumed == nil || info.Resumed.FailedCalls != 4 || info.Resumed.Resent != 4 || info.Resumed.RunID != a.RunID {
 		t.Fatalf("run.json resumed = %+v", info.Resumed)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
@@ -73,12 +74,12 @@ type runResolved struct {
 	replayOnly bool
 	shard      replay.Shard
 	shardFrom  string // where --shard auto found the shard
-	layout     string // reports.LayoutFlat or LayoutHive
+	layout     string // rundir.LayoutFlat or LayoutHive
 	remoteOut  string // --out as a bucket URL (masked), the run written to a temporary directory
 	// fileJudges are apeval.toml's [[judge]] tables; judgesFromFile: they
 	// are the run's judges (no --judge given). outPattern is the file's out
 	// directory pattern; config the file read ("" when none).
-	fileJudges     []judgeEntry
+	fileJudges     []config.JudgeEntry
 	judgesFromFile bool
 	outPattern     string
 	config         string
@@ -175,7 +176,7 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 	if !replayOnly {
 		f.StringVar(&o.Baseline, "baseline", "", "judge to compare candidates with (identity, spec or unique prefix); enables fire_rate_change_max")
 		inconclusiveVar(f, &o.Inconclusive)
-		formatVar(f, &o.Format, "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
+		formatVar(f, &o.Format, "terminal output: table, tsv, csv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&o.JSON, "json", false, "print summary.json to stdout instead of tables (same as --format json)")
 		byVar(f, &o.By)
 		registerLabels(f, &o.Labels)
@@ -198,13 +199,13 @@ func resolveRunOptions(cmd *cobra.Command, o *runOptions, getenv func(string) st
 	if err != nil {
 		return err
 	}
-	if err := cfg.applyToRun(cmd, o); err != nil {
+	if err := applyToRun(cfg, cmd, o); err != nil {
 		return err
 	}
 	if err := o.applyResume(cmd); err != nil {
 		return err
 	}
-	o.config = cfg.path
+	o.config = cfg.Path
 	return o.validate(getenv)
 }
 
@@ -259,7 +260,7 @@ func (o *runOptions) validate(getenv func(string) string) error {
 	if stdin > 1 {
 		return usagef("--dataset - (stdin) may be given once")
 	}
-	layout, err := reports.ParseLayout(o.OutLayout)
+	layout, err := rundir.ParseLayout(o.OutLayout)
 	if err != nil {
 		return usagef("--out-layout: %v", err)
 	}
@@ -449,8 +450,8 @@ type preparedRun struct {
 	sel      *datasets.Selection // sessions chosen by --tag/--limit/--sample; nil for all
 	judges   []judge.Judge
 	baseline string
-	refs     chan []reports.FileRef // the datasets' hashes, computed beside the replay
-	w        *reports.RunWriter
+	refs     chan []rundir.FileRef // the datasets' hashes, computed beside the replay
+	w        *rundir.RunWriter
 
 	closeJudges func()
 	committed   bool
@@ -510,7 +511,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		fmt.Fprintf(io.Err, "apeval: --shard auto: shard %s from %s\n", o.Shard, o.shardFrom)
 	}
 
-	entries, err := o.judgeEntries()
+	entries, err := config.JudgeEntries(o.Judges, o.fileJudges, o.judgesFromFile)
 	if err != nil {
 		return nil, err
 	}
@@ -553,16 +554,16 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 
 	// Hashing the datasets for run.json reads them once more: it runs beside
 	// the replay instead of before it (run.json is written by w.Close).
-	p.refs = make(chan []reports.FileRef, 1)
+	p.refs = make(chan []rundir.FileRef, 1)
 	go func(src *source) { p.refs <- src.refs() }(p.src)
-	info := reports.RunInfo{
+	info := rundir.RunInfo{
 		RunID:       o.RunID,
 		Created:     p.now.UTC(),
 		Version:     version,
 		Policy:      polRef,
 		Baseline:    p.baseline,
 		Concurrency: o.Concurrency,
-		Timeout:     reports.Duration(o.Timeout),
+		Timeout:     rundir.Duration(o.Timeout),
 		Shard:       o.Shard,
 		Filter:      o.Filter.info(),
 		Settings:    o.settings(entries, p.baseline),
@@ -583,7 +584,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	if p.lab, err = newLabelSink(o.Labels, ""); err != nil {
 		return nil, err
 	}
-	if p.w, err = reports.CreateRunWeighted(o.Out, info, labelWeights(p.lab)); err != nil {
+	if p.w, err = rundir.CreateRunWeighted(o.Out, info, labelWeights(p.lab)); err != nil {
 		return nil, usageError{err}
 	}
 	return p, nil
@@ -738,7 +739,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 
 // needsRecordedNames reports whether the judge list must be completed from
 // the dataset's recordings: no --judge at all, or a bare "recorded".
-func needsRecordedNames(entries []judgeEntry) bool {
+func needsRecordedNames(entries []config.JudgeEntry) bool {
 	if len(entries) == 0 {
 		return true
 	}
@@ -753,15 +754,15 @@ func needsRecordedNames(entries []judgeEntry) bool {
 // expandRecorded turns no judges into the dataset's recorded judges (or
 // none), and a bare "recorded" into one recorded:NAME per name, each with
 // the bare entry's options.
-func expandRecorded(entries []judgeEntry, st *datasets.Stats) ([]judgeEntry, error) {
+func expandRecorded(entries []config.JudgeEntry, st *datasets.Stats) ([]config.JudgeEntry, error) {
 	names := st.RecordedJudgeNames()
 	if len(entries) == 0 {
 		if len(names) == 0 {
-			return []judgeEntry{{Spec: "none"}}, nil
+			return []config.JudgeEntry{{Spec: "none"}}, nil
 		}
-		entries = []judgeEntry{{Spec: "recorded"}}
+		entries = []config.JudgeEntry{{Spec: "recorded"}}
 	}
-	var out []judgeEntry
+	var out []config.JudgeEntry
 	for _, e := range entries {
 		if name, ok := strings.CutPrefix(e.Spec, "recorded:"); ok && !slices.Contains(names, name) {
 			have := "none"

@@ -16,6 +16,7 @@ import (
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // runDirsInOrder expands the arguments of gate --sequential: run
@@ -27,7 +28,7 @@ func runDirsInOrder(args []string) ([]string, error) {
 		// Several runs, or one in a bucket (a bucket prefix is one run).
 		return args, nil
 	}
-	if _, err := os.Stat(filepath.Join(args[0], reports.RunFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(args[0], rundir.RunFile)); err == nil {
 		return args, nil
 	}
 	ents, err := os.ReadDir(args[0])
@@ -36,7 +37,7 @@ func runDirsInOrder(args []string) ([]string, error) {
 	}
 	type run struct {
 		dir  string
-		info reports.RunInfo
+		info rundir.RunInfo
 	}
 	var runs []run
 	for _, e := range ents {
@@ -44,17 +45,17 @@ func runDirsInOrder(args []string) ([]string, error) {
 		if !e.IsDir() {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(d, reports.RunFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(d, rundir.RunFile)); err != nil {
 			continue
 		}
-		info, err := reports.ReadRunInfo(d)
+		info, err := rundir.ReadRunInfo(d)
 		if err != nil {
 			return nil, evaluation.DirError(d, err)
 		}
 		runs = append(runs, run{d, info})
 	}
 	if len(runs) == 0 {
-		return nil, usagef("%s is neither a run directory nor a directory of run directories (no %s in it or its subdirectories)", args[0], reports.RunFile)
+		return nil, usagef("%s is neither a run directory nor a directory of run directories (no %s in it or its subdirectories)", args[0], rundir.RunFile)
 	}
 	slices.SortStableFunc(runs, func(a, b run) int {
 		if c := a.info.Created.Compare(b.info.Created); c != 0 {
@@ -98,7 +99,7 @@ func runSequentialGate(ctx context.Context, o *gateOptions, io IO) error {
 	weak := false
 	for i, d := range dirs {
 		g.BeginRun(args[i])
-		if _, err := reports.ReadRun(d, func(r *replay.Result) error { g.Add(r); return nil }); err != nil {
+		if _, err := rundir.ReadRun(d, func(r *replay.Result) error { g.Add(r); return nil }); err != nil {
 			return evaluation.DirError(args[i], err)
 		}
 		g.EndRun()

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // apevalEnv runs apeval with exactly the environment env (nothing from the
@@ -71,7 +71,7 @@ func TestShardAutoPerScheduler(t *testing.T) {
 				if !strings.Contains(stderr, "shard "+wantShard+" from ") {
 					t.Errorf("worker %d stderr does not name shard %s: %s", w, wantShard, stderr)
 				}
-				info, err := reports.ReadRunInfo(dir)
+				info, err := rundir.ReadRunInfo(dir)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -122,7 +122,7 @@ func TestShardExplicitWins(t *testing.T) {
 	if code, _, stderr := apevalEnv(t, env, "run", "-q", "--shard", "2/2", "--out", dir); code == exitUsage {
 		t.Fatal(stderr)
 	}
-	info, err := reports.ReadRunInfo(dir)
+	info, err := rundir.ReadRunInfo(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/metrics/simulate"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // simulateOptions are the options of `apeval simulate`.
@@ -40,20 +42,6 @@ type simulateOptions struct {
 	Out                string
 	Format             string
 	JSON               bool
-}
-
-// simulateConfig is apeval.toml's [simulate] table: the configurations CI
-// simulates when the command line names none.
-type simulateConfig struct {
-	HookTimeouts []string `toml:"hook_timeouts"`
-	OnFailure    string   `toml:"on_failure"`
-	Judges       []string `toml:"judges"`
-	Cascades     []string `toml:"cascades"`
-	Votes        []string `toml:"votes"`
-	Deployed     string   `toml:"deployed"`
-	// EffectiveRecallMin is refused: the criterion lives in the policy's
-	// [kill_criteria] with the others.
-	EffectiveRecallMin *float64 `toml:"effective_recall_min"`
 }
 
 func newSimulateCmd(io IO, runF func(context.Context, *simulateOptions, IO) error) *cobra.Command {
@@ -116,21 +104,21 @@ See docs/simulate.md.`,
 	f.StringVar(&o.WritePatch, "write-patch", "", "write the chosen thresholds and the rules to demote to audit as a reviewable policy patch (TOML) to FILE; implies --operating-points")
 	f.BoolVar(&o.PerRule, "per-rule", false, "print one line per configuration × rule, not only per configuration")
 	f.StringVar(&o.Out, "out", "", "directory for simulate.parquet (default: the first run directory)")
-	formatVar(f, &o.Format, "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
+	formatVar(f, &o.Format, "terminal output: table, tsv, csv, markdown or json (default: table on a terminal, tsv when piped)")
 	f.BoolVar(&o.JSON, "json", false, "print the simulation as JSON (same as --format json)")
 	return cmd
 }
 
 // apply fills what the command line left unset from apeval.toml and checks
 // the options.
-func (o *simulateOptions) apply(cmd *cobra.Command, cfg *projectConfig) error {
+func (o *simulateOptions) apply(cmd *cobra.Command, cfg *config.Project) error {
 	s := cfg.Simulate
 	fl := cmd.Flags()
 	if !fl.Changed("hook-timeout") {
 		for _, t := range s.HookTimeouts {
 			d, err := time.ParseDuration(t)
 			if err != nil {
-				return usagef("%s: simulate.hook_timeouts: %q is not a duration", cfg.path, t)
+				return usagef("%s: simulate.hook_timeouts: %q is not a duration", cfg.Path, t)
 			}
 			o.Timeouts = append(o.Timeouts, d)
 		}
@@ -145,7 +133,7 @@ func (o *simulateOptions) apply(cmd *cobra.Command, cfg *projectConfig) error {
 		o.Deployed = s.Deployed
 	}
 	if s.EffectiveRecallMin != nil {
-		return usagef("%s: simulate.effective_recall_min: the criterion is a kill criterion: write effective_recall_min in the policy's [kill_criteria] table (or --effective-recall-min)", cfg.path)
+		return usagef("%s: simulate.effective_recall_min: the criterion is a kill criterion: write effective_recall_min in the policy's [kill_criteria] table (or --effective-recall-min)", cfg.Path)
 	}
 	o.effRecallSet = fl.Changed("effective-recall-min")
 	if !fl.Changed("policy") && cfg.Policy != "" {
@@ -176,7 +164,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		return err
 	}
 	if len(rs.Infos) > 1 {
-		var set reports.ShardSet
+		var set rundir.ShardSet
 		for i, in := range rs.Infos {
 			if err := set.Add(rs.Dirs[i], in); err != nil {
 				return usagef("simulate reads one run or shards of one run: %v", err)
@@ -205,7 +193,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if _, err := reports.ReadRun(dir, d.Add); err != nil {
+		if _, err := rundir.ReadRun(dir, d.Add); err != nil {
 			if d.Err() != nil {
 				return usagef("%s: %v", dir, d.Err())
 			}
@@ -249,8 +237,8 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return usageError{err}
 	}
-	path := filepath.Join(out, reports.SimulateFile)
-	if err := reports.WriteFileAtomic(path, func(w stdio.Writer) error { return reports.WriteSimulateParquet(w, res) }); err != nil {
+	path := filepath.Join(out, rundir.SimulateFile)
+	if err := rundir.WriteFileAtomic(path, func(w stdio.Writer) error { return reports.WriteSimulateParquet(w, res) }); err != nil {
 		return err
 	}
 	if o.Frontier {
@@ -260,7 +248,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		}
 		res.Frontier = simulate.Frontier(d, cfgs, pmin, opts)
 	}
-	if err := reports.WriteFileAtomic(filepath.Join(out, reports.SimulateJSONFile), func(w stdio.Writer) error {
+	if err := rundir.WriteFileAtomic(filepath.Join(out, rundir.SimulateJSONFile), func(w stdio.Writer) error {
 		return reports.WriteSimulateJSON(w, res)
 	}); err != nil {
 		return err
@@ -282,7 +270,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		}
 	}
 	if o.WritePatch != "" {
-		if err := reports.WriteFileAtomic(o.WritePatch, func(w stdio.Writer) error {
+		if err := rundir.WriteFileAtomic(o.WritePatch, func(w stdio.Writer) error {
 			return reports.WriteSimulatePatch(w, res.OperatingPoints, info.RunID)
 		}); err != nil {
 			return err
@@ -305,7 +293,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 // [kill_criteria] (as report --policy takes that file's criteria); else the
 // kill criteria run.json recorded; else, for a run that recorded none, the
 // [kill_criteria] of the policy it names.
-func effectiveRecallMin(o *simulateOptions, info reports.RunInfo, pol *replay.Policy) float64 {
+func effectiveRecallMin(o *simulateOptions, info rundir.RunInfo, pol *replay.Policy) float64 {
 	switch {
 	case o.effRecallSet:
 		return o.EffectiveRecallMin
@@ -320,7 +308,7 @@ func effectiveRecallMin(o *simulateOptions, info reports.RunInfo, pol *replay.Po
 // simulatePolicy loads the policy the run was made with: --policy, else the
 // embedded sample's or the file run.json names. A file whose content
 // differs from the run's is used with a warning.
-func simulatePolicy(path string, info reports.RunInfo, errOut stdio.Writer) (*replay.Policy, error) {
+func simulatePolicy(path string, info rundir.RunInfo, errOut stdio.Writer) (*replay.Policy, error) {
 	if path == "" && info.Policy != nil && info.Policy.Name != "sample:policy.toml" {
 		path = info.Policy.Name
 	}
@@ -341,7 +329,7 @@ func simulatePolicy(path string, info reports.RunInfo, errOut stdio.Writer) (*re
 // directory, for report.html's "Simulated deployment" section; nil when
 // there is none.
 func readSimulation(dir string) (*simulate.Result, error) {
-	data, err := os.ReadFile(filepath.Join(dir, reports.SimulateJSONFile))
+	data, err := os.ReadFile(filepath.Join(dir, rundir.SimulateJSONFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -350,7 +338,7 @@ func readSimulation(dir string) (*simulate.Result, error) {
 	}
 	var res simulate.Result
 	if err := json.Unmarshal(data, &res); err != nil {
-		return nil, usagef("%s: %v", filepath.Join(dir, reports.SimulateJSONFile), err)
+		return nil, usagef("%s: %v", filepath.Join(dir, rundir.SimulateJSONFile), err)
 	}
 	return &res, nil
 }

@@ -11,17 +11,17 @@ import (
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // loadPolicy reads --policy, or the embedded sample policy when empty
 // (replay.ReadPolicy).
-func loadPolicy(path string) (*replay.Policy, *reports.FileRef, error) {
+func loadPolicy(path string) (*replay.Policy, *rundir.FileRef, error) {
 	p, name, sha, err := replay.ReadPolicy(path)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
-	return p, &reports.FileRef{Name: name, SHA256: sha}, nil
+	return p, &rundir.FileRef{Name: name, SHA256: sha}, nil
 }
 
 // source is the dataset input of a run: files, stdin or the embedded sample.
@@ -121,21 +121,21 @@ func (s *source) reader(p *replay.Policy) *datasets.Reader {
 // except in tests of duplicates found at the end of the input.
 var maxIDsInMemory int
 
-func (s *source) refs() []reports.FileRef {
+func (s *source) refs() []rundir.FileRef {
 	if s.sample {
-		return []reports.FileRef{{Name: datasets.SampleName, SHA256: datasets.SampleSHA256()}}
+		return []rundir.FileRef{{Name: datasets.SampleName, SHA256: datasets.SampleSHA256()}}
 	}
-	var out []reports.FileRef
+	var out []rundir.FileRef
 	for _, p := range s.paths {
 		if p == "-" {
-			out = append(out, reports.FileRef{Name: datasets.StdinName})
+			out = append(out, rundir.FileRef{Name: datasets.StdinName})
 			continue
 		}
 		name := p
 		if objstore.IsURL(p) {
 			name = mask.Message(p)
 		}
-		out = append(out, reports.FileRef{Name: name, SHA256: datasets.FileSHA256(p, datasetURLs)})
+		out = append(out, rundir.FileRef{Name: name, SHA256: datasets.FileSHA256(p, datasetURLs)})
 	}
 	return out
 }

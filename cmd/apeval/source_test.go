@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // A duplicate id found only at the end of the input (the two lines are
@@ -50,7 +50,7 @@ func TestLateDuplicateID(t *testing.T) {
 	if code == exitUsage {
 		t.Fatalf("early duplicate, --skip-invalid: exit 2: %s", stderr)
 	}
-	if info, err := reports.ReadRunInfo(out); err != nil || info.Cases != 3 || info.InvalidLines != 1 {
+	if info, err := rundir.ReadRunInfo(out); err != nil || info.Cases != 3 || info.InvalidLines != 1 {
 		t.Errorf("early duplicate, --skip-invalid: run.json %+v, %v", info, err)
 	}
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/internal/objstore"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // outIsURL reports whether the run is written to a bucket (--out or
@@ -103,8 +103,8 @@ func bucketRunDir(remote, layout, runID string) (string, error) {
 	if err != nil {
 		return "", usageError{err}
 	}
-	if layout == reports.LayoutHive {
-		return l.With(path.Join(l.Key, reports.RunDir(runID))), nil
+	if layout == rundir.LayoutHive {
+		return l.With(path.Join(l.Key, rundir.RunDir(runID))), nil
 	}
 	return remote, nil
 }

@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 var (
@@ -288,7 +288,7 @@ func sameAsSingle(t *testing.T, single, merged string) {
 func results(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
-	if _, err := reports.ReadRun(dir, func(r *replay.Result) error {
+	if _, err := rundir.ReadRun(dir, func(r *replay.Result) error {
 		r.RunID = ""
 		b, err := json.Marshal(r)
 		out = append(out, string(b))

@@ -10,10 +10,12 @@
 // case) is neither sorted when flushed nor merged when read: its runs are
 // read one after the other.
 //
-// The file is created on the first flush and unlinked right after it is
-// opened, so nothing is left behind however the process ends; where a
-// system cannot unlink an open file, Close removes it. A Pool and its lists
-// are not safe for concurrent use.
+// The runs go to a File, created on the first flush and unlinked right
+// after it is opened, so nothing is left behind however the process ends;
+// where a system cannot unlink an open file, Close removes it. File is also
+// the temporary file of the other spills (replay's idle sessions, the
+// duplicate-id check), whose records are not fixed-size. A Pool and its
+// lists are not safe for concurrent use; a File is.
 package spill
 
 import (
@@ -22,7 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 )
 
@@ -49,13 +50,11 @@ const readRecs = 4096
 
 // Pool is a memory budget and a temporary file shared by lists.
 type Pool struct {
-	dir    string
 	budget int64
 	held   int64 // bytes of list buffers (their capacity)
 	lists  []*List
-	f      *os.File
-	remove string // the file's name when it could not be unlinked
-	size   int64  // bytes written to f
+	f      *File
+	size   int64 // bytes written to f
 	wbuf   []byte
 	err    error // first read error
 	// noSpill is set after a write to the file failed: lists then stay in
@@ -72,7 +71,7 @@ func NewPool(dir string, budget int64) *Pool {
 	if budget == 0 {
 		budget = DefaultBudget
 	}
-	return &Pool{dir: dir, budget: budget}
+	return &Pool{f: NewFile(dir, "apeval-spill-*"), budget: budget}
 }
 
 // NewList returns an empty list in the pool.
@@ -96,16 +95,7 @@ func (p *Pool) Spilled() (bytes int64, runs int) { return p.size, p.runs }
 // Close closes the file (removing it where it could not be unlinked). The
 // lists must not be used afterwards.
 func (p *Pool) Close() error {
-	if p.f == nil {
-		return nil
-	}
 	err := p.f.Close()
-	if p.remove != "" {
-		if rerr := os.Remove(p.remove); rerr != nil && err == nil {
-			err = rerr
-		}
-	}
-	p.f = nil
 	for _, l := range p.lists {
 		l.buf, l.runs = nil, nil
 	}
@@ -212,11 +202,12 @@ func (p *Pool) flush(l *List, keep bool) bool {
 		slices.SortFunc(l.buf, cmpRec)
 		l.bufSorted = true
 	}
-	if err := p.write(l.buf); err != nil {
+	off, err := p.write(l.buf)
+	if err != nil {
 		p.noSpill, p.writeErr = true, err
 		return false
 	}
-	l.runs = append(l.runs, run{off: p.size, n: int64(len(l.buf))})
+	l.runs = append(l.runs, run{off: off, n: int64(len(l.buf))})
 	p.size += int64(len(l.buf)) * RecSize
 	p.runs++
 	if keep {
@@ -228,21 +219,16 @@ func (p *Pool) flush(l *List, keep bool) bool {
 	return true
 }
 
-func (p *Pool) write(recs []Rec) error {
-	if p.f == nil {
-		f, err := os.CreateTemp(p.dir, "apeval-spill-*")
-		if err != nil {
-			return err
-		}
-		if err := os.Remove(f.Name()); err != nil {
-			p.remove = f.Name()
-		}
-		p.f = f
+// write writes recs as one run and returns its offset.
+func (p *Pool) write(recs []Rec) (int64, error) {
+	start, err := p.f.Reserve(int64(len(recs)) * RecSize)
+	if err != nil {
+		return 0, err
 	}
+	off := start
 	if p.wbuf == nil {
 		p.wbuf = make([]byte, readRecs*RecSize)
 	}
-	off := p.size
 	for len(recs) > 0 {
 		n := min(len(recs), readRecs)
 		b := p.wbuf[:n*RecSize]
@@ -251,12 +237,12 @@ func (p *Pool) write(recs []Rec) error {
 			binary.LittleEndian.PutUint64(b[i*RecSize+8:], r.V)
 		}
 		if _, err := p.f.WriteAt(b, off); err != nil {
-			return fmt.Errorf("spill: writing %s: %w", p.f.Name(), err)
+			return 0, fmt.Errorf("spill: writing %s: %w", p.f.Name(), err)
 		}
 		off += int64(len(b))
 		recs = recs[n:]
 	}
-	return nil
+	return start, nil
 }
 
 // Iter returns the list's records in sorted order. Appending to the list
@@ -341,12 +327,11 @@ func (it *Iter) fill(s *source) bool {
 		it.bytes = make([]byte, n*RecSize)
 	}
 	b := it.bytes[:n*RecSize]
-	if it.p.f == nil {
-		it.p.err = errors.New("spill: the file was closed")
-		return false
-	}
 	if _, err := it.p.f.ReadAt(b, s.off); err != nil && !(err == io.EOF && len(b) == n*RecSize) {
-		it.p.err = fmt.Errorf("spill: reading %s: %w", it.p.f.Name(), err)
+		if !errors.Is(err, errClosed) {
+			err = fmt.Errorf("spill: reading %s: %w", it.p.f.Name(), err)
+		}
+		it.p.err = err
 		return false
 	}
 	for i := range n {

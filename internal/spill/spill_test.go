@@ -162,7 +162,7 @@ func TestFileLeavesNothingBehind(t *testing.T) {
 		m, _ := filepath.Glob(filepath.Join(dir, "*"))
 		return m
 	}
-	if m := ls(); len(m) != 0 && p.remove == "" {
+	if m := ls(); len(m) != 0 && p.f.remove == "" {
 		t.Errorf("files in the spill directory while in use: %v", m)
 	}
 	if got := drain(t, l); len(got) != 5000 || got[0] != (Rec{1, 0}) {

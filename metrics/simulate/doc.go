@@ -11,7 +11,7 @@
 // # Use
 //
 //	d := simulate.NewData(policy, judges)    // the run's policy and judges
-//	for r := range results { d.Add(r) }     // reports.ReadRun's results
+//	for r := range results { d.Add(r) }     // rundir.ReadRun's results
 //	cfgs, err := simulate.Expand(d, spec)   // judges/cascades/votes × timeouts
 //	res, err := simulate.Run(d, cfgs, opts) // *Result: one Row per config × rule
 //

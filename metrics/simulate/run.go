@@ -41,14 +41,28 @@ type Result struct {
 	EffectiveRecallMin *float64 `json:"effective_recall_min"`
 	// OperatingPoints, when asked for (see OperatingPoints).
 	OperatingPoints []OpPoint `json:"operating_points,omitempty"`
-	// Frontier, when asked for (see Frontier).
-	Frontier []FrontierRow `json:"frontier,omitempty"`
+	// Frontier, when asked for (see Frontier): null when not, [] when no
+	// configuration is on it.
+	Frontier []FrontierRow `json:"frontier"`
 	// LabelSource is "weak" when the run's labels are weak labels (see
 	// SetLabelSource); absent otherwise.
 	LabelSource string `json:"label_source,omitempty"`
-	// precHist keeps each configuration's "*" precision histogram for
-	// the frontier's tests.
-	precHist map[string]hist
+	// precHist keeps each configuration's precision histograms, per rule
+	// in the run's order then "*", for the frontier's tests.
+	precHist map[string][]hist
+	// ruleIDs are the run's rules in slot order.
+	ruleIDs []string
+}
+
+// slotOf is the slot of a rule ID in precHist (the last, "*", when
+// unknown).
+func (r *Result) slotOf(id string) int {
+	for i, x := range r.ruleIDs {
+		if x == id {
+			return i
+		}
+	}
+	return len(r.ruleIDs)
 }
 
 // Per-slot counters of one session.
@@ -227,12 +241,17 @@ func Run(d *Data, cfgs []Config, o Options) *Result {
 	res := &Result{Configs: cfgs, Cases: int64(d.Cases()), Sessions: int64(d.Sessions()), Confidence: o.Confidence,
 		EffectiveRecallMin: o.EffectiveRecallMin}
 	m := &memo{iv: map[string][3]*float64{}, pb: map[string]metrics.Figure{}}
-	res.precHist = map[string]hist{}
+	res.precHist = map[string][]hist{}
+	res.ruleIDs = d.Rules()
 	lat := latencies{ev: ev, order: order, bounds: bounds, keep: keep}
 	for _, a := range accs {
 		a.lat = lat.of(d, a.cfg)
 		res.Rows = append(res.Rows, a.rows(d, o, m)...)
-		res.precHist[a.cfg.Name()] = a.hists[len(d.rules)*nP+pPrecision]
+		ph := make([]hist, len(d.rules)+1)
+		for sl := range ph {
+			ph[sl] = a.hists[sl*nP+pPrecision]
+		}
+		res.precHist[a.cfg.Name()] = ph
 	}
 	return res
 }
@@ -694,7 +713,7 @@ func status(lo, hi *float64, min float64) string {
 	return string(metrics.StatusInconclusive)
 }
 
-// SetLabelSource records the run's label source (reports.RunInfo's):
+// SetLabelSource records the run's label source (rundir.RunInfo's):
 // "weak" marks the result and every row, so each output of the simulation
 // says its figures on labels rest on weak labels.
 func (r *Result) SetLabelSource(source string) {

@@ -380,3 +380,36 @@ func TestOperatingPointsOfNamedJudges(t *testing.T) {
 		t.Errorf("a threshold of 0 added %d configurations", len(cfgs)-n)
 	}
 }
+
+// precision_min is per rule: a configuration whose all-rules precision
+// clears the floor while one judged rule's does not is not at the floor;
+// deterministic rules (no judged pair) and rules without labeled match
+// predictions are not held to it; the report half's p is the largest of
+// the held rules'.
+func TestFrontierFloorPerRule(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	// Ten sessions of ten predicted matches each: rule a 10/10 in every
+	// session, rule b 6/10.
+	ha, hb := hist{10<<32 | 10: 10}, hist{6<<32 | 10: 10}
+	res := &Result{ruleIDs: []string{"a", "b", "det", "none"}, precHist: map[string][]hist{"X": {ha, hb, ha, {}, {}}},
+		Rows: []Row{
+			{Config: "X", RuleID: "a", Judged: 100, Precision: f(1), PrecisionLo: f(0.95), PrecisionHi: f(1)},
+			{Config: "X", RuleID: "b", Judged: 100, Precision: f(0.6), PrecisionLo: f(0.5), PrecisionHi: f(0.7)},
+			{Config: "X", RuleID: "det", Judged: 0, Precision: f(0.2), PrecisionLo: f(0.1), PrecisionHi: f(0.3)},
+			{Config: "X", RuleID: "none", Judged: 100},
+			{Config: "X", RuleID: "*", Judged: 200, Precision: f(0.95), PrecisionLo: f(0.93), PrecisionHi: f(0.97)},
+		}}
+	fl := floors(res)["X"]
+	if fl.rule != "b" || *fl.lo != 0.5 {
+		t.Errorf("binding rule %q at %v, want b at 0.5 (det is deterministic, none has no prediction)", fl.rule, *fl.lo)
+	}
+	if p := rulesP(res, "X", 0.9); p == nil || *p != 1 {
+		t.Errorf("p = %v, want 1: rule b's precision 0.6 is not above 0.9", p)
+	}
+	// Without rule b the configuration is tested on rule a alone.
+	res.Rows[1].Judged = 0
+	pa := precisionP(&res.Rows[0], ha, 0.9)
+	if p := rulesP(res, "X", 0.9); p == nil || pa == nil || *p != *pa || *p >= 0.05 {
+		t.Errorf("p = %v, want rule a's %v, below 0.05", p, pa)
+	}
+}

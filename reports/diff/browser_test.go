@@ -28,8 +28,8 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/browsertest"
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // filterSQL is each filter of the page as a condition on diff.parquet.
@@ -280,7 +280,7 @@ func TestDiffHTMLMaskedSpans(t *testing.T) {
 			t.Fatal(err)
 		}
 		sum := sha256.Sum256([]byte(pol.String()))
-		p := filepath.Join(run, reports.RunFile)
+		p := filepath.Join(run, rundir.RunFile)
 		var info map[string]any
 		b, err := os.ReadFile(p)
 		if err == nil {

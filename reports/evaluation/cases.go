@@ -3,6 +3,7 @@ package evaluation
 import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // DescribeCases reads the dataset once more (r, a fresh pass) for the few
@@ -27,8 +28,8 @@ func DescribeCases(cl *reports.CaseLists, r *datasets.Reader) {
 // datasets run.json names when they are still there unchanged (same
 // SHA-256; objects through urls), or the embedded sample; otherwise it
 // says in the lists' note why they show no arguments.
-func DescribeFrom(urls datasets.Opener) func(*reports.CaseLists, reports.RunInfo) {
-	return func(cl *reports.CaseLists, info reports.RunInfo) {
+func DescribeFrom(urls datasets.Opener) func(*reports.CaseLists, rundir.RunInfo) {
+	return func(cl *reports.CaseLists, info rundir.RunInfo) {
 		if len(cl.CaseIDs()) == 0 {
 			return
 		}

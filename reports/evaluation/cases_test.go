@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // The case lists get their arguments from a dataset run.json names only
@@ -31,18 +32,18 @@ func TestDescribeFromReadsOnlyTheUnchangedDataset(t *testing.T) {
 		return cl
 	}
 	cl := lists()
-	DescribeFrom(nil)(cl, reports.RunInfo{Datasets: []reports.FileRef{{Name: path, SHA256: hex.EncodeToString(sum[:])}}})
+	DescribeFrom(nil)(cl, rundir.RunInfo{Datasets: []rundir.FileRef{{Name: path, SHA256: hex.EncodeToString(sum[:])}}})
 	re := cl.Rule("J", "R1")
 	if re == nil || len(re.FalsePositives) != 1 || !strings.Contains(re.FalsePositives[0].Arguments, "rm -rf /tmp/x") || cl.Note != "" {
 		t.Fatalf("unchanged dataset: lists %+v, note %q", re, cl.Note)
 	}
 	cl = lists()
-	DescribeFrom(nil)(cl, reports.RunInfo{Datasets: []reports.FileRef{{Name: path, SHA256: strings.Repeat("0", 64)}}})
+	DescribeFrom(nil)(cl, rundir.RunInfo{Datasets: []rundir.FileRef{{Name: path, SHA256: strings.Repeat("0", 64)}}})
 	if re := cl.Rule("J", "R1"); re.FalsePositives[0].Arguments != "" || !strings.Contains(cl.Note, "is not available unchanged") {
 		t.Errorf("changed dataset: arguments %q, note %q", re.FalsePositives[0].Arguments, cl.Note)
 	}
 	cl = lists()
-	DescribeFrom(nil)(cl, reports.RunInfo{})
+	DescribeFrom(nil)(cl, rundir.RunInfo{})
 	if !strings.Contains(cl.Note, "run.json names no dataset") {
 		t.Errorf("no dataset: note %q", cl.Note)
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // Spec is what an evaluation needs besides the results.
@@ -111,7 +112,7 @@ func (ev *Evaluation) AddFrom(i int, r *replay.Result) {
 // could not be read back (a spill file) is an error: the command never
 // prints a verdict on figures with a hole. The report's Exit is left to
 // the command (it maps verdicts to exit codes).
-func (ev *Evaluation) Finish(run reports.RunInfo) (*reports.Report, error) {
+func (ev *Evaluation) Finish(run rundir.RunInfo) (*reports.Report, error) {
 	sum := ev.acc.Close()
 	if err := Check(sum); err != nil {
 		_ = sum.Release()

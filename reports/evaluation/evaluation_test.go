@@ -14,8 +14,8 @@ import (
 	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
-	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/internal/fixture"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // results are n cases in n/2 sessions of one rule, judged by judge: the
@@ -40,8 +40,8 @@ func results(judge string, n int) []*replay.Result {
 func writeRun(t *testing.T, rs []*replay.Result, crit *replay.KillCriteria) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
-	info := reports.RunInfo{RunID: "r", Created: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Version: "test",
-		Judges: []reports.JudgeInfo{{Identity: rs[0].Judge}}}
+	info := rundir.RunInfo{RunID: "r", Created: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Version: "test",
+		Judges: []rundir.JudgeInfo{{Identity: rs[0].Judge}}}
 	if crit != nil {
 		th := metrics.ThresholdsOf(*crit)
 		info.Criteria, info.CriteriaFrom = &th, "policy.toml"
@@ -91,12 +91,12 @@ func TestCriteriaResolution(t *testing.T) {
 	}
 	th := metrics.ThresholdsOf(strict)
 	data, _ := json.Marshal(map[string]any{"thresholds": th})
-	if err := os.WriteFile(filepath.Join(none, reports.SummaryJSON), data, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(none, rundir.SummaryJSON), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out.Reset()
 	c, from, err = rs.Criteria("", "", &out)
-	if err != nil || c.PrecisionMin != 0.99 || !strings.HasPrefix(from, reports.SummaryJSON) || !strings.Contains(out.String(), "using the thresholds of its summary.json") {
+	if err != nil || c.PrecisionMin != 0.99 || !strings.HasPrefix(from, rundir.SummaryJSON) || !strings.Contains(out.String(), "using the thresholds of its summary.json") {
 		t.Errorf("summary.json fallback: precision_min %g from %q, %v, said %q", c.PrecisionMin, from, err, out.String())
 	}
 }

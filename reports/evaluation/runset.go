@@ -14,16 +14,17 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // RunSet is the run directories a reading command evaluates.
 type RunSet struct {
 	Dirs  []string
-	Infos []reports.RunInfo
+	Infos []rundir.RunInfo
 	// Describe, when set, gives the case lists' cases their tool
 	// arguments from the datasets a run.json names (the decision files
 	// never hold them).
-	Describe func(*reports.CaseLists, reports.RunInfo)
+	Describe func(*reports.CaseLists, rundir.RunInfo)
 }
 
 // Open reads each directory's run.json. Runs made on different labels
@@ -31,7 +32,7 @@ type RunSet struct {
 func Open(dirs []string) (*RunSet, error) {
 	rs := &RunSet{Dirs: dirs}
 	for _, d := range dirs {
-		info, err := reports.ReadRunInfo(d)
+		info, err := rundir.ReadRunInfo(d)
 		if err != nil {
 			return nil, DirError(d, err)
 		}
@@ -47,7 +48,7 @@ func Open(dirs []string) (*RunSet, error) {
 // directory at all.
 func DirError(dir string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s is not a run directory (no %s or %s): %v", dir, reports.RunFile, reports.DecisionsFile, err)
+		return fmt.Errorf("%s is not a run directory (no %s or %s): %v", dir, rundir.RunFile, rundir.DecisionsFile, err)
 	}
 	return fmt.Errorf("%s: %v", dir, err)
 }
@@ -62,7 +63,7 @@ func DirError(dir string, err error) error {
 func (rs *RunSet) Criteria(criteriaFile, policyFile string, errOut io.Writer) (replay.KillCriteria, string, error) {
 	recorded := rs.Infos[0].Criteria
 	for i := 1; i < len(rs.Infos); i++ {
-		if d := reports.CriteriaDiff(recorded, rs.Infos[i].Criteria); d != "" && criteriaFile == "" && policyFile == "" {
+		if d := rundir.CriteriaDiff(recorded, rs.Infos[i].Criteria); d != "" && criteriaFile == "" && policyFile == "" {
 			return replay.KillCriteria{}, "", fmt.Errorf("%s and %s were made with different kill criteria (%s); pass --criteria FILE or --policy FILE to choose one set",
 				rs.Dirs[0], rs.Dirs[i], d)
 		}
@@ -87,9 +88,9 @@ func (rs *RunSet) Criteria(criteriaFile, policyFile string, errOut io.Writer) (r
 	case recorded != nil:
 		return recorded.KillCriteria(), rs.Infos[0].CriteriaFrom, nil
 	}
-	if c, ok := criteriaFromSummary(filepath.Join(rs.Dirs[0], reports.SummaryJSON)); ok {
+	if c, ok := criteriaFromSummary(filepath.Join(rs.Dirs[0], rundir.SummaryJSON)); ok {
 		fmt.Fprintf(errOut, "apeval: %s: run.json records no kill criteria (written by apeval %s); using the thresholds of its summary.json\n", rs.Dirs[0], rs.Infos[0].Version)
-		return c, reports.SummaryJSON + " of " + rs.Dirs[0], nil
+		return c, rundir.SummaryJSON + " of " + rs.Dirs[0], nil
 	}
 	fmt.Fprintf(errOut, "apeval: %s: run.json records no kill criteria (written by apeval %s); using the defaults (pass --policy or --criteria to choose)\n", rs.Dirs[0], rs.Infos[0].Version)
 	return replay.DefaultKillCriteria(), "defaults", nil
@@ -104,7 +105,7 @@ func (rs *RunSet) replacing(errOut io.Writer, from string, c replay.KillCriteria
 		return
 	}
 	t := metrics.ThresholdsOf(c)
-	d := reports.CriteriaDiff(rec, &t)
+	d := rundir.CriteriaDiff(rec, &t)
 	if d == "" {
 		d = "the same values"
 	}
@@ -155,9 +156,9 @@ func (rs *RunSet) Baseline(flag string) (string, error) {
 }
 
 // ShardsOfOneRun reports whether the directories are distinct shards of
-// one evaluation (reports.ShardSet; not necessarily all of them).
+// one evaluation (rundir.ShardSet; not necessarily all of them).
 func (rs *RunSet) ShardsOfOneRun() bool {
-	var set reports.ShardSet
+	var set rundir.ShardSet
 	for i, in := range rs.Infos {
 		if set.Add(rs.Dirs[i], in) != nil {
 			return false
@@ -182,7 +183,7 @@ func (rs *RunSet) Evaluate(spec Spec, parallel bool, each func(i int, r *replay.
 	var mu sync.Mutex
 	read := func(i int) error {
 		d := rs.Dirs[i]
-		_, err := reports.ReadRun(d, func(r *replay.Result) error {
+		_, err := rundir.ReadRun(d, func(r *replay.Result) error {
 			if parallel {
 				mu.Lock()
 				defer mu.Unlock()

@@ -1,4 +1,8 @@
-package main
+// Package gctune sets the garbage collector's headroom from the live heap
+// (GOGC after every collection) for the whole apeval process; GOGC or
+// GOMEMLIMIT in the environment turns it off. It decides nothing about a
+// run; it is not a stable Go API.
+package gctune
 
 import (
 	"runtime"
@@ -29,8 +33,8 @@ const (
 	gcPercentMax = 100
 )
 
-// gcPercentFor is the GOGC for a live heap of live bytes.
-func gcPercentFor(live uint64) int {
+// PercentFor is the GOGC for a live heap of live bytes.
+func PercentFor(live uint64) int {
 	if live == 0 {
 		return gcPercentMax
 	}
@@ -38,14 +42,14 @@ func gcPercentFor(live uint64) int {
 	return int(min(max((goal-live)*100/live, gcPercentMin), gcPercentMax))
 }
 
-// tuneGC starts the tuning, once per process, unless GOGC or GOMEMLIMIT
+// Start starts the tuning, once per process, unless GOGC or GOMEMLIMIT
 // is set; it returns the tuner (nil when the environment has a setting).
-func tuneGC(getenv func(string) string) *gcTuner {
+func Start(getenv func(string) string) *Tuner {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return nil
 	}
 	tunerOnce.Do(func() {
-		tuner = &gcTuner{samples: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+		tuner = &Tuner{samples: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
 		tuner.pct.Store(int32(gcPercentMax))
 		debug.SetGCPercent(gcPercentMax)
 		tuner.arm()
@@ -55,13 +59,13 @@ func tuneGC(getenv func(string) string) *gcTuner {
 
 var (
 	tunerOnce sync.Once
-	tuner     *gcTuner
+	tuner     *Tuner
 )
 
-// gcTuner re-arms a cleanup on a fresh object after every collection: the
+// Tuner re-arms a cleanup on a fresh object after every collection: the
 // object is unreachable at once, so its cleanup runs after the next
 // collection, reads the live heap that collection marked, and sets GOGC.
-type gcTuner struct {
+type Tuner struct {
 	samples []metrics.Sample
 	pct     atomic.Int32
 	runs    atomic.Int64 // collections seen, for tests
@@ -69,15 +73,15 @@ type gcTuner struct {
 
 type gcSentinel struct{ _ [64]byte } // not a tiny allocation (those are batched)
 
-func (t *gcTuner) arm() {
-	runtime.AddCleanup(new(gcSentinel), func(t *gcTuner) { t.adjust() }, t)
+func (t *Tuner) arm() {
+	runtime.AddCleanup(new(gcSentinel), func(t *Tuner) { t.adjust() }, t)
 }
 
-func (t *gcTuner) adjust() {
+func (t *Tuner) adjust() {
 	t.runs.Add(1)
 	metrics.Read(t.samples)
 	if t.samples[0].Value.Kind() == metrics.KindUint64 {
-		if p := gcPercentFor(t.samples[0].Value.Uint64()); int32(p) != t.pct.Load() {
+		if p := PercentFor(t.samples[0].Value.Uint64()); int32(p) != t.pct.Load() {
 			t.pct.Store(int32(p))
 			debug.SetGCPercent(p)
 		}

@@ -1,4 +1,4 @@
-package main
+package gctune
 
 import (
 	"runtime"
@@ -26,8 +26,8 @@ func TestGCPercentFor(t *testing.T) {
 		{192 * mib, 25},  // goal 240: 25 %
 		{1000 * mib, 25}, // goal 1048: 4.8 %, floored at 25
 	} {
-		if got := gcPercentFor(c.live); got != c.want {
-			t.Errorf("gcPercentFor(%d MiB) = %d, want %d", c.live/mib, got, c.want)
+		if got := PercentFor(c.live); got != c.want {
+			t.Errorf("PercentFor(%d MiB) = %d, want %d", c.live/mib, got, c.want)
 		}
 	}
 }
@@ -36,11 +36,11 @@ func TestGCPercentFor(t *testing.T) {
 // follow set GOGC to 48 MiB / live (about 30 %), and dropping it brings
 // GOGC back to 100.
 func TestGCTunerFollowsLiveHeap(t *testing.T) {
-	tn := tuneGC(func(string) string { return "" })
+	tn := Start(func(string) string { return "" })
 	if tn == nil {
 		t.Fatal("no tuner with GOGC and GOMEMLIMIT unset")
 	}
-	if tuneGC(func(k string) string { return map[string]string{"GOGC": "80"}[k] }) != nil {
+	if Start(func(k string) string { return map[string]string{"GOGC": "80"}[k] }) != nil {
 		t.Fatal("a tuner although GOGC is set")
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(100))

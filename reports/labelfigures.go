@@ -1,0 +1,172 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/apeval/apeval/metrics"
+)
+
+// The label verbs' outputs: apeval label agreement's table and apeval
+// label correct's tables and JSON.
+
+// WriteAgreement prints the agreement of labels files as a table: per
+// rule, people, each judge vs the people, weak labels vs people and each
+// judge vs the weak labels, with κ and its interval.
+func WriteAgreement(w io.Writer, a *metrics.LabelsAgreement) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "rule\tbetween\tmethod\tpairs\tagree\tkappa\t95% CI")
+	row := func(rule, between string, k metrics.Kappa) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", rule, between, k.Method, k.Items, k.Observed, kappaText(k.Kappa), kappaCI(k))
+	}
+	for _, r := range a.Rules {
+		row(r.RuleID, "people", r.People)
+		for _, k := range r.Judges {
+			row(r.RuleID, k.Between, k.Kappa)
+		}
+	}
+	for _, r := range a.Weak {
+		row(r.RuleID, metrics.WeakLabeler+" vs people", r.People)
+	}
+	for _, r := range a.JudgesWeak {
+		for _, k := range r.Judges {
+			row(r.RuleID, k.Between, k.Kappa)
+		}
+	}
+	return tw.Flush()
+}
+
+func kappaText(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f", *v)
+}
+
+// kappaCI is a kappa's interval, or N/A with the item count below the
+// minimum.
+func kappaCI(k metrics.Kappa) string {
+	if k.IntervalNA != "" {
+		return fmt.Sprintf("N/A (n=%d < %d)", k.Items, metrics.MinKappaItems)
+	}
+	if k.Lo == nil || k.Hi == nil {
+		return "—"
+	}
+	return fmt.Sprintf("[%.3f, %.3f]", *k.Lo, *k.Hi)
+}
+
+// CorrectionLabelSource names corrected figures in the machine forms: on
+// weak labels, corrected from people's labels.
+const CorrectionLabelSource = "weak_corrected"
+
+// ratioJSON is a weighted ratio as the JSON of label correct shows it.
+type ratioJSON struct {
+	Estimate *float64 `json:"estimate"`
+	Lo       *float64 `json:"lo"`
+	Hi       *float64 `json:"hi"`
+	NEff     float64  `json:"n_eff"`
+	Units    int64    `json:"units"`
+}
+
+func ratioOf(r metrics.WeightedRatio) ratioJSON {
+	return ratioJSON{Estimate: r.Estimate, Lo: r.Lo, Hi: r.Hi, NEff: r.NEff, Units: r.Units}
+}
+
+// WriteCorrectionJSON prints apeval label correct's report as JSON:
+// labels is the number of people's labels, missing those naming pairs
+// the run lacks.
+func WriteCorrectionJSON(w io.Writer, rep *metrics.WeakReport, labels, missing int) error {
+	type row struct {
+		Judge            string             `json:"judge"`
+		RuleID           string             `json:"rule_id"`
+		WeakPrecision    metrics.WeakFigure `json:"precision_on_weak_labels"`
+		WeakRecall       metrics.WeakFigure `json:"recall_on_weak_labels"`
+		Precision        ratioJSON          `json:"precision_corrected"`
+		Recall           ratioJSON          `json:"recall_corrected"`
+		WeakMatchWrong   ratioJSON          `json:"weak_match_wrong"`
+		WeakNoMatchWrong ratioJSON          `json:"weak_no_match_wrong"`
+		NA               string             `json:"na,omitempty"`
+		Labels           int64              `json:"labels"`
+		Dropped          int                `json:"labels_dropped"`
+	}
+	out := struct {
+		LabelSource string                `json:"label_source"`
+		Method      string                `json:"method"`
+		Post        bool                  `json:"post_stratified"`
+		Confidence  float64               `json:"confidence"`
+		Labels      int                   `json:"labels"`
+		NotInRun    int                   `json:"labels_not_in_run"`
+		Rows        []row                 `json:"rows"`
+		Strata      []metrics.WeakStratum `json:"strata"`
+	}{LabelSource: CorrectionLabelSource, Method: rep.Method(), Post: rep.PostStratified, Confidence: rep.Confidence, Labels: labels, NotInRun: missing, Strata: rep.Strata}
+	for _, r := range rep.Rows {
+		out.Rows = append(out.Rows, row{r.Judge, r.RuleID, r.WeakPrecision, r.WeakRecall, ratioOf(r.Precision), ratioOf(r.Recall),
+			ratioOf(r.WeakMatchWrong), ratioOf(r.WeakNoMatchWrong), r.NA, r.Labels, r.Dropped})
+	}
+	if out.Strata == nil {
+		out.Strata = []metrics.WeakStratum{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+// WriteCorrectionTables prints apeval label correct's report as tables:
+// per judge and rule the figures on weak labels beside the corrected
+// ones, then the weak labels' error per stratum.
+func WriteCorrectionTables(w io.Writer, rep *metrics.WeakReport, labels, missing int) error {
+	pct := fmt.Sprintf("%g%%", rep.Confidence*100)
+	fmt.Fprintf(w, "Figures on weak labels (users' overrides, a signal, not ground truth) corrected from %d people's labels: %s.\n\n", labels, rep.Method())
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "judge\trule\tprecision on weak labels\tprecision corrected [%s]\trecall on weak labels\trecall corrected [%s]\tweak match wrong\tweak no_match wrong\tlabels\n", pct, pct)
+	var na []string
+	for _, r := range rep.Rows {
+		p, rc := ratioText(r.Precision), ratioText(r.Recall)
+		if r.NA != "" {
+			p, rc = "N/A", "N/A"
+			na = append(na, fmt.Sprintf("%s, rule %s: corrected figures N/A: %s", r.Judge, r.RuleID, r.NA))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.Judge, r.RuleID, weakFigureText(r.WeakPrecision), p,
+			weakFigureText(r.WeakRecall), rc, ratioText(r.WeakMatchWrong), ratioText(r.WeakNoMatchWrong), r.Labels)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, n := range na {
+		fmt.Fprintln(w, n)
+	}
+	if missing > 0 {
+		fmt.Fprintf(w, "%d of the labels name pairs this run does not have in scope and are left out.\n", missing)
+	}
+	fmt.Fprintf(w, "\nWeak labels' error per stratum (people's label differs from the weak label; W:undecided: share of people's match labels), %s interval, sessions as clusters:\n", pct)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "rule\tstratum\tpairs\tlabeled\tdisagree\trate")
+	for _, s := range rep.Strata {
+		r := metrics.WeightedRatio{Estimate: s.Rate, Lo: s.RateLo, Hi: s.RateHi}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", s.RuleID, s.Stratum, s.Size, s.Labeled, s.Disagree, ratioText(r))
+	}
+	return tw.Flush()
+}
+
+func weakFigureText(f metrics.WeakFigure) string {
+	if f.Value == nil {
+		return "N/A (0 weak)"
+	}
+	return fmt.Sprintf("%.3f (%d/%d weak)", *f.Value, f.Num, f.Den)
+}
+
+func ratioText(r metrics.WeightedRatio) string {
+	if r.Estimate == nil {
+		return "N/A"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%.3f", *r.Estimate)
+	if r.Lo != nil && r.Hi != nil {
+		fmt.Fprintf(&b, " [%.3f, %.3f]", *r.Lo, *r.Hi)
+	}
+	return b.String()
+}

@@ -1,0 +1,36 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/apeval/apeval/metrics"
+)
+
+func TestWriteAgreementRowsPerRule(t *testing.T) {
+	k := func(v float64, items int) metrics.Kappa {
+		lo, hi := v-0.1, v+0.1
+		return metrics.Kappa{Method: "cohen", Items: items, Observed: 0.9, Kappa: &v, Lo: &lo, Hi: &hi}
+	}
+	a := &metrics.LabelsAgreement{
+		AgreementReport: &metrics.AgreementReport{Rules: []metrics.RuleAgreement{{RuleID: "R", People: k(0.5, 30),
+			Judges: []metrics.NamedKappa{{Between: "J vs people", Kappa: k(0.7, 30)}}}}},
+		Weak: []metrics.RuleAgreement{{RuleID: "R", People: metrics.Kappa{Method: "cohen", Items: 3, IntervalNA: "few"}}},
+	}
+	var b strings.Builder
+	if err := WriteAgreement(&b, a); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines:\n%s", len(lines), b.String())
+	}
+	for i, want := range []string{"R  people", "R  J vs people", "R  weak labels vs people"} {
+		if f := strings.Join(strings.Fields(lines[i+1]), " "); !strings.HasPrefix(f, strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("line %d = %q, want it to start %q", i+2, lines[i+1], want)
+		}
+	}
+	if !strings.Contains(lines[1], "0.500  [0.400, 0.600]") || !strings.Contains(lines[3], "—      N/A (n=3 < 10)") {
+		t.Errorf("figures:\n%s", b.String())
+	}
+}
