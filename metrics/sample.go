@@ -3,6 +3,7 @@ package metrics
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -171,6 +172,13 @@ func strataOf(units []SampleUnit) []*stratum {
 // single session it is at most 1. A paired difference (not bounded:
 // a recall or false-positive-rate gain) is R ± t·√V, clipped to [−1, 1].
 func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) WeightedRatio {
+	return weightedRatioFloor(units, conf, f, bounded, floorShare)
+}
+
+// weightedRatioFloor is weightedRatio with the floor's share of a stratum
+// as a parameter (share 0: the floor on the queue's minimum only, the
+// alternative the calibration measures beside it).
+func weightedRatioFloor(units []SampleUnit, conf float64, f ratioFn, bounded bool, share float64) WeightedRatio {
 	var out WeightedRatio
 	strata := strataOf(units)
 	w := make([]float64, len(units))
@@ -220,7 +228,7 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 	out.Estimate = ptr(R)
 	var v1, v2 float64
 	var sessions int
-	v1, v2, out.SampledFPC, out.DF, _, sessions = twoPhaseVar(units, strata, f, R, X)
+	v1, v2, out.SampledFPC, out.DF, sessions = twoPhaseVar(units, strata, f, R, X, share)
 	out.Var, out.SampledVar = v1+v2, v2
 	out.Sessions = int64(sessions)
 	// v2 is estimated within strata: labels less strata.
@@ -287,13 +295,12 @@ func neff(R, v, kish float64) float64 {
 // the figure say nothing about its spread — or Kish's effective number of
 // sessions (Σ_c X_c)²/Σ_c X_c², X_c = Σ_{i∈c} w_i·x_i, when smaller, less
 // one (at least 1).
-func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64) (v1, v2, fpc, df, df2 float64, sessions int) {
+func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X, share float64) (v1, v2, fpc, df float64, sessions int) {
 	type key struct {
 		sess string
 		h    int
 	}
 	sum, sq := map[key]float64{}, map[key]float64{}
-	var sat float64 // Satterthwaite's denominator for v2's df
 	xs := map[string]float64{} // Σ w·x per session
 	var sess []string
 	seen := map[string]bool{}
@@ -332,24 +339,20 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 		if n >= 2 {
 			s2 = max(0, (zz-zs*zs/nf)/(nf-1))
 		}
-		if (k == 0 || k == nf) && (n <= floorMaxLabels || nf < floorShare*s.size) && s.size > nf {
+		if (k == 0 || k == nf) && (n <= floorMaxLabels || nf < share*s.size) && s.size > nf {
 			// Few labels, all one value: their sample variance (often 0)
-			// says nothing; the stratum carries half a pseudo-label.
-			pt := (k + 0.5) / (nf + 1)
+			// says nothing; the stratum carries one pseudo-label at the
+			// queue's prior for its results (half a label each way when
+			// it has the queue's minimum or fewer, or no known results).
+			p0 := 0.5
+			if n > floorMaxLabels {
+				p0 = namePrior(s.name)
+			}
+			pt := (k + p0) / (nf + 1)
 			s2 = max(s2, dd/nf*pt*(1-pt))
 		}
-		a2 := s.size * s.size * (1 - nf/s.size) * s2 / nf
-		v2 += a2
+		v2 += s.size * s.size * (1 - nf/s.size) * s2 / nf
 		fpc += s.size * s2
-		if n >= 2 {
-			sat += a2 * a2 / (nf - 1)
-		}
-	}
-	// v2's degrees of freedom (Satterthwaite): a few strata holding most
-	// of it make it rest on their labels alone.
-	df2 = 1
-	if sat > 0 {
-		df2 = max(1, v2*v2/sat)
 	}
 	sort.Strings(sess)
 	var nonzero, xsum, x2 float64
@@ -385,7 +388,7 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 	}
 	if nonzero == 0 {
 		// R ∈ {0, 1}: every z is 0 and the sessions bound n_eff instead.
-		return v1, v2, fpc, max(1, float64(len(sess))-1), df2, len(sess)
+		return v1, v2, fpc, max(1, float64(len(sess))-1), len(sess)
 	}
 	if x2 > 0 {
 		// Kish's effective number of sessions by their weighted
@@ -393,7 +396,7 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 		// units count as few, as for the latency quantiles.
 		nonzero = min(nonzero, xsum*xsum/x2)
 	}
-	return v1, v2, fpc, max(1, nonzero-1), df2, len(sess)
+	return v1, v2, fpc, max(1, nonzero-1), len(sess)
 }
 
 // The floor of twoPhaseVar applies to a stratum whose labels all agree
@@ -409,3 +412,24 @@ const (
 	floorMaxLabels = 5
 	floorShare     = 0.1
 )
+
+// namePrior is the queue's prior share of match labels (stratumPrior) for
+// a stratum named by its results ("A:match B:no_match W:undecided", after
+// a "rule\x00" prefix on a total row); ½ when the name carries none.
+func namePrior(name string) float64 {
+	if i := strings.LastIndexByte(name, 0); i >= 0 {
+		name = name[i+1:]
+	}
+	var res []string
+	for _, f := range strings.Fields(name) {
+		_, r, ok := strings.Cut(f, ":")
+		if !ok || (r != QueueMatch && r != QueueNoMatch && r != QueueUndecided) {
+			return 0.5
+		}
+		res = append(res, r)
+	}
+	if len(res) == 0 {
+		return 0.5
+	}
+	return stratumPrior(res)
+}

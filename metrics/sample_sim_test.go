@@ -248,6 +248,7 @@ func (m labelModel) truth() [2]float64 {
 // figure (precision, recall).
 type labeledStats struct {
 	cov, covT, w, wT, wAll [2]float64
+	covAlt, wAlt           [2]float64 // the floor on the queue's minimum only
 	zeroT                  [2]float64 // share of textbook intervals of width 0
 }
 
@@ -272,12 +273,17 @@ func labeledGrid(t testing.TB, m labelModel, reps, labels int) labeledStats {
 			all[i] = SampleUnit{Stratum: CensusStratum, Session: p.session, Label: p.pos, Match: p.c}
 		}
 		got := [2]WeightedRatio{WeightedPrecision(us, 0.95), WeightedRecall(us, 0.95)}
+		alt := [2]WeightedRatio{weightedRatioFloor(us, 0.95, fns[0], true, 0), weightedRatioFloor(us, 0.95, fns[1], true, 0)}
 		full := [2]WeightedRatio{WeightedPrecision(all, 0.95), WeightedRecall(all, 0.95)}
 		for k := range 2 {
 			if covers(got[k], truths[k]) {
 				st.cov[k]++
 			}
 			st.w[k] += *got[k].Hi - *got[k].Lo
+			if covers(alt[k], truths[k]) {
+				st.covAlt[k]++
+			}
+			st.wAlt[k] += *alt[k].Hi - *alt[k].Lo
 			st.wAll[k] += *full[k].Hi - *full[k].Lo
 			if l, h, ok := textbookStratified(us, fns[k]); ok {
 				if l <= truths[k] && truths[k] <= h {
@@ -291,7 +297,7 @@ func labeledGrid(t testing.TB, m labelModel, reps, labels int) labeledStats {
 		}
 	}
 	for k := range 2 {
-		for _, v := range []*float64{&st.cov[k], &st.covT[k], &st.w[k], &st.wT[k], &st.wAll[k], &st.zeroT[k]} {
+		for _, v := range []*float64{&st.cov[k], &st.covT[k], &st.w[k], &st.wT[k], &st.wAll[k], &st.zeroT[k], &st.covAlt[k], &st.wAlt[k]} {
 			*v /= float64(reps)
 		}
 	}
@@ -299,13 +305,14 @@ func labeledGrid(t testing.TB, m labelModel, reps, labels int) labeledStats {
 }
 
 // TestLabeledCalibration: on five population models, the design-based
-// (two-phase) interval covers the model's precision and recall at 0.925
-// or more for the whole 300-label queue and its first 150 labels (never
-// undercovers under clustering). It over-covers on the 150-label prefix
-// (up to 1.000, the floor; docs/statistics.md says so), so the upper
-// goal is printed, not asserted. Its width against the textbook
-// stratified interval and against the census limit is printed beside it
-// (docs/statistics.md). The smoke runs 40 populations per model;
+// (two-phase) interval covers the model's precision and recall — the
+// traffic the recorded sessions sample — at 0.925 or more for the whole
+// 300-label queue and its first 150 labels (never undercovers under
+// clustering). The upper goal (0.975) is printed, not asserted: the
+// floor's pseudo-label over-covers a little where errors are rare
+// (docs/statistics.md). Its width against the textbook stratified
+// interval, the floor on the queue's minimum only and the census limit
+// is printed beside it. The smoke runs 40 populations per model;
 // APEVAL_CALIBRATE (make calibrate) runs that many.
 func TestLabeledCalibration(t *testing.T) {
 	t.Parallel()
@@ -314,13 +321,13 @@ func TestLabeledCalibration(t *testing.T) {
 		reps = 40
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| model (%d populations) | labels | figure | coverage | width | textbook: coverage | width | zero width | width ÷ textbook | every pair labeled: width | width ÷ that |\n|---|---|---|---|---|---|---|---|---|---|---|\n", reps)
+	fmt.Fprintf(&b, "\n| model (%d populations) | labels | figure | coverage | width | textbook: coverage | width | zero width | width ÷ textbook | floor on ≤ 5 labels only: coverage | width ÷ that | every pair labeled: width | width ÷ that |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", reps)
 	for _, m := range labelModels {
 		for _, n := range []int{300, 150} {
 			st := labeledGrid(t, m, reps, n)
 			for k, name := range []string{"precision", "recall"} {
-				fmt.Fprintf(&b, "| %s | %d | %s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.2f |\n",
-					m.name, n, name, st.cov[k], st.w[k], st.covT[k], st.wT[k], st.zeroT[k], st.w[k]/st.wT[k], st.wAll[k], st.w[k]/st.wAll[k])
+				fmt.Fprintf(&b, "| %s | %d | %s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.2f | %.3f | %.2f |\n",
+					m.name, n, name, st.cov[k], st.w[k], st.covT[k], st.wT[k], st.zeroT[k], st.w[k]/st.wT[k], st.covAlt[k], st.w[k]/st.wAlt[k], st.wAll[k], st.w[k]/st.wAll[k])
 				slack := 0.0
 				if !full {
 					slack = smokeSlack(0.925, reps)
