@@ -81,6 +81,43 @@ func recallPath(name string, sz []int, pb, pj, icc float64) hintPath {
 	}}
 }
 
+// holmPath: one judge with several dangerous rules, each against its
+// baseline (rates[i] = {baseline, judge}), every session holding
+// positives of each rule (sizes sz); the rules' tests are adjusted with
+// Holm's method (holmDangerous) as Close does. When the first rule is
+// open with a "+N" (sized for Holm's level, α/m), that many new sessions
+// like these are collected for every rule and the rules decided again,
+// Holm included: the first rule must then PASS.
+func holmPath(name string, sz []int, rates [][2]float64, icc float64) hintPath {
+	return hintPath{name, func(rng *rand.Rand) (bool, bool, int64) {
+		e := defaultEval()
+		ss := make([][]recallSession, len(rates))
+		for i, r := range rates {
+			ss[i] = drawRecall(rng, sz, r[0], r[1], icc)
+		}
+		eval := func() *Criterion {
+			rows := make([]*Row, len(rates))
+			for i := range rates {
+				rows[i] = &Row{Class: replay.ClassDangerous, Criteria: []Criterion{evalRecall(e, ss[i])}}
+			}
+			e.holmDangerous(rows)
+			return rows[0].Criterion(CriterionDangerousRecall)
+		}
+		c := eval()
+		if c.Status != StatusInconclusive || c.MoreSessions == nil || *c.MoreSessions > 3000 {
+			return false, false, 0
+		}
+		more := make([]int, *c.MoreSessions)
+		for i := range more {
+			more[i] = int(ss[0][rng.IntN(len(ss[0]))].m)
+		}
+		for i, r := range rates {
+			ss[i] = append(ss[i], drawRecall(rng, more, r[0], r[1], icc)...)
+		}
+		return true, eval().Status == StatusPass, *c.MoreSessions
+	}}
+}
+
 // drawDrift draws paired fire units: per session, the candidate-only and
 // baseline-only rates are Beta around q1 and q2 (ICC icc); the other units
 // fire on both sides or neither.
@@ -189,6 +226,8 @@ func hintPaths() []hintPath {
 	return []hintPath{
 		recallPath("dangerous recall 0.70 → 0.80, 15 sessions × 3 positives, ICC 0.1", sizes(15, 3, 0), 0.70, 0.80, 0.1),
 		recallPath("dangerous recall 0.60 → 0.75, 40 sessions of 1 positive", sizes(40, 1, 0), 0.60, 0.75, 0),
+		holmPath("dangerous recall under Holm, 2 rules 0.70 → 0.80, 15 sessions × 3, ICC 0.1", sizes(15, 3, 0), [][2]float64{{0.70, 0.80}, {0.70, 0.80}}, 0.1),
+		holmPath("dangerous recall under Holm, 3 rules 0.60 → 0.75 (others 0.70 → 0.90), 40 sessions of 1", sizes(40, 1, 0), [][2]float64{{0.60, 0.75}, {0.70, 0.90}, {0.70, 0.90}}, 0),
 		driftPath("fire-rate drift +0.01 within ±0.05, 20 sessions × 8, ICC 0.1", sizes(20, 8, 0), 0.03, 0.02, 0.1),
 		driftPath("fire-rate drift +0.09 beyond ±0.05, 15 sessions × 6, ICC 0.1", sizes(15, 6, 0), 0.11, 0.02, 0.1),
 		labelPath("labels: precision ≈ 0.71 ≥ 0.60, 40 labels", 40, prec, false),

@@ -312,18 +312,19 @@ func PlanCriterionNamed(s string) (string, error) {
 	return "", fmt.Errorf("%q is not a guess: plan takes %s (or %s)", s, strings.Join(GuessKeys, ", "), strings.Join(PlanCriteria, ", "))
 }
 
-// PlanThreshold is the criterion's threshold in crit; ok is false when
-// the criteria disable it (a zero maximum).
+// PlanThreshold is the criterion's threshold in crit; ok is false for a
+// name that is not a planned proportion. A maximum of 0 is a threshold
+// like any other (the verdict fails every rate against it), not "off".
 func PlanThreshold(crit replay.KillCriteria, name string) (thr float64, ok bool) {
 	switch name {
 	case CriterionPrecisionMin:
 		return crit.PrecisionMin, true
 	case CriterionUnknownRateMax:
-		return crit.UnknownRateMax, crit.UnknownRateMax > 0
+		return crit.UnknownRateMax, true
 	case CriterionJudgeRequiredRateMax:
-		return crit.JudgeRequiredRateMax, crit.JudgeRequiredRateMax > 0
+		return crit.JudgeRequiredRateMax, true
 	case CriterionApprovalRejectRateMax:
-		return crit.ApprovalRejectRateMax, crit.ApprovalRejectRateMax > 0
+		return crit.ApprovalRejectRateMax, true
 	}
 	return 0, false
 }

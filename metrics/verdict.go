@@ -206,19 +206,20 @@ func (e *evaluator) dangerousRecall(r *Row, m mcnemar, pd *pairDiff, seed uint64
 		return fmt.Sprintf("recall %s vs baseline %s on %d positives (judge-only %d, baseline-only %d, %s p=%s; difference %.0f%% CI [%s, %s])",
 			fmtF(float64(r.BaselineHits+b-cc)/float64(n)), fmtF(float64(r.BaselineHits)/float64(n)), n, b, cc, test, fmtF(p), e.conf*100, fmtF(l), fmtF(h))
 	})
-	if c.Status == StatusInconclusive {
+	switch c.Status {
+	case StatusInconclusive:
 		e.recallHint(&c, n, m, pd, e.alpha)
+	case StatusPass:
+		// Holm's adjustment may take the PASS back (holmDangerous): keep
+		// what sizes its hint then.
+		c.gain = e.gainInputs(n, m, pd)
 	}
 	return c
 }
 
-// recallHint sets dangerous recall's "+N": new sessions like the ones
-// holding the labeled positives (SessionsToGain on the sessions'
-// discordance), after which the one-sided test at level alpha rejects
-// with 80 % probability, stated in sessions and positives. Nothing when
-// the judge shows no gain.
-func (e *evaluator) recallHint(c *Criterion, n int64, m mcnemar, pd *pairDiff, alpha float64) {
-	c.SamplesNeeded, c.MoreSamples, c.MoreSessions = nil, nil, nil
+// gainInputs are what SessionsToGain sizes dangerous recall's "+N" from:
+// the sessions' discordance (nil when the judge shows no gain).
+func (e *evaluator) gainInputs(n int64, m mcnemar, pd *pairDiff) *GainInputs {
 	k := float64(n)
 	if pd != nil && !pd.one && pd.p1 != nil {
 		k = pd.p1.sessions()
@@ -228,9 +229,21 @@ func (e *evaluator) recallHint(c *Criterion, n int64, m mcnemar, pd *pairDiff, a
 		s, ss = float64(m.b-m.c), float64(m.b+m.c)
 	}
 	if s <= 0 {
+		return nil
+	}
+	return &GainInputs{K: k, M: float64(n), SumD: s, SumD2: ss}
+}
+
+// recallHint sets dangerous recall's "+N": new sessions like the ones
+// holding the labeled positives (SessionsToGain on the sessions'
+// discordance), after which the one-sided test at level alpha rejects
+// with 80 % probability, stated in sessions and positives. Nothing when
+// the judge shows no gain.
+func (e *evaluator) recallHint(c *Criterion, n int64, m mcnemar, pd *pairDiff, alpha float64) {
+	c.SamplesNeeded, c.MoreSamples, c.MoreSessions = nil, nil, nil
+	if c.gain = e.gainInputs(n, m, pd); c.gain == nil {
 		return
 	}
-	c.gain = &GainInputs{K: k, M: float64(n), SumD: s, SumD2: ss}
 	c.setGainHint(n, alpha)
 }
 
@@ -283,6 +296,10 @@ func (e *evaluator) holmDangerous(rules []*Row) {
 		if c.Status == StatusPass && Gain.Decide(0, Evidence{Estimate: *c.Estimate, Lo: *c.Lo, Hi: *c.Hi, P: ptr(adj[i]), Alpha: e.alpha}).Status != StatusPass {
 			c.Status = StatusInconclusive
 			c.Reason += fmt.Sprintf(": not below %s after the adjustment", fmtF(e.alpha))
+			if c.gain != nil {
+				// Open now: its "+N", sized for what Holm asks of it.
+				c.setGainHint(c.N, e.alpha/float64(len(cs)))
+			}
 		}
 	}
 }

@@ -62,8 +62,8 @@ func RenderChecks(w io.Writer, reps []core.CheckReport, f Format) error {
 	if err := g.render(w, f); err != nil {
 		return err
 	}
-	// TSV carries no footnotes; a failed check must still say why.
-	if f == FormatTSV {
+	// TSV and CSV carry no footnotes; a failed check must still say why.
+	if f.Machine() {
 		for _, n := range g.notes {
 			if _, err := fmt.Fprintf(w, "# %s\n", n); err != nil {
 				return err

@@ -226,7 +226,7 @@ func (rep *Report) WriteComparison(w io.Writer, c *metrics.Comparison, f Format)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		return enc.Encode(comparisonJSON{Comparison: c, Cost: rep.comparisonCosts(c), Repeats: rep.comparisonRepeats(c), LabelSource: rep.Run.LabelSource})
-	case FormatTSV:
+	case FormatTSV, FormatCSV:
 		g := comparisonTSV(c, rep.Summary.Thresholds.Confidence)
 		g.weak = rep.Weak()
 		return g.render(w, f)

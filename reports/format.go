@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -16,24 +17,32 @@ import (
 type Format string
 
 // Formats: an aligned table for people, TSV for pipes and spreadsheets,
+// CSV (RFC 4180) for spreadsheets and tools that want quoting,
 // GitHub-flavoured Markdown, JSON with full precision.
 const (
 	FormatTable    Format = "table"
 	FormatTSV      Format = "tsv"
+	FormatCSV      Format = "csv"
 	FormatMarkdown Format = "markdown"
 	FormatJSON     Format = "json"
 )
 
-// ParseFormat accepts table, tsv, markdown (or md) and json.
+// ParseFormat accepts table, tsv, csv, markdown (or md) and json.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToLower(s)); f {
-	case FormatTable, FormatTSV, FormatMarkdown, FormatJSON:
+	case FormatTable, FormatTSV, FormatCSV, FormatMarkdown, FormatJSON:
 		return f, nil
 	case "md":
 		return FormatMarkdown, nil
 	}
-	return "", fmt.Errorf("unknown format %q (want table, tsv, markdown or json)", s)
+	return "", fmt.Errorf("unknown format %q (want table, tsv, csv, markdown or json)", s)
 }
+
+// Machine reports whether f is a machine form of the tables (TSV, CSV):
+// the same table, one header line, full precision and one column per
+// figure, no notes (a report's notes go to "# " lines where they must be
+// read). Both forms are written from the same grid.
+func (f Format) Machine() bool { return f == FormatTSV || f == FormatCSV }
 
 // IsTerminal reports whether w is a terminal, the only place colour and
 // padded tables belong.
@@ -69,7 +78,7 @@ type grid struct {
 func (g *grid) add(cells ...string) { g.rows = append(g.rows, cells) }
 
 func (g *grid) render(w io.Writer, f Format) error {
-	if f == FormatTSV {
+	if f.Machine() {
 		g = g.weakTSV()
 	} else {
 		g = g.markWeak()
@@ -77,6 +86,8 @@ func (g *grid) render(w io.Writer, f Format) error {
 	switch f {
 	case FormatTSV:
 		return g.tsv(w)
+	case FormatCSV:
+		return g.csv(w)
 	case FormatMarkdown:
 		return g.table(w, true)
 	case FormatTable, "":
@@ -185,6 +196,21 @@ func (g *grid) tsv(w io.Writer) error {
 	line(g.header)
 	for _, r := range g.rows {
 		line(r)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// csv writes the header and rows as CSV (RFC 4180: a cell with a comma,
+// quote or line break is quoted, quotes doubled; lines end in \n).
+func (g *grid) csv(w io.Writer) error {
+	var b strings.Builder
+	cw := csv.NewWriter(&b)
+	if err := cw.Write(g.header); err != nil {
+		return err
+	}
+	if err := cw.WriteAll(g.rows); err != nil {
+		return err
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

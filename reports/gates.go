@@ -135,7 +135,7 @@ func (s *GateSummary) Render(w io.Writer, f Format) error {
 			Judges []GateCounts `json:"judges"`
 		}{s.Judges()})
 	}
-	return s.grid(f == FormatTSV).render(w, f)
+	return s.grid(f.Machine()).render(w, f)
 }
 
 // grid lays the summary out; the machine form (TSV) splits audit_only and

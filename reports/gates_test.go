@@ -82,14 +82,14 @@ func TestGateSummaryRender(t *testing.T) {
 
 func TestParseFormat(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]Format{"table": FormatTable, "TSV": FormatTSV, "md": FormatMarkdown,
+	for in, want := range map[string]Format{"table": FormatTable, "TSV": FormatTSV, "csv": FormatCSV, "md": FormatMarkdown,
 		"markdown": FormatMarkdown, "json": FormatJSON} {
 		if got, err := ParseFormat(in); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := ParseFormat("csv"); err == nil {
-		t.Error("ParseFormat(csv) succeeded")
+	if _, err := ParseFormat("xlsx"); err == nil {
+		t.Error("ParseFormat(xlsx) succeeded")
 	}
 	if f := DefaultFormat(&bytes.Buffer{}); f != FormatTSV {
 		t.Errorf("DefaultFormat(buffer) = %q, want tsv", f)

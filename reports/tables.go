@@ -166,9 +166,9 @@ func (rep *Report) WriteTables(w io.Writer, f Format) error {
 	switch f {
 	case FormatJSON:
 		return rep.WriteJSON(w)
-	case FormatTSV:
-		// Two tables in one stream would not parse as one TSV; the judge
-		// totals are the rows with rule_id "*".
+	case FormatTSV, FormatCSV:
+		// Two tables in one stream would not parse as one TSV (or CSV); the
+		// judge totals are the rows with rule_id "*".
 		return rep.rulesGrid(true).render(w, f)
 	}
 	if err := rep.judgesGrid().render(w, f); err != nil {

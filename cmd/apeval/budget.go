@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/judge"
 )
 
@@ -47,21 +48,21 @@ func (f *budgetFlags) start(retries int) {
 }
 
 // limit puts a live judge under the budget; --budget-usd needs its prices.
-func (f *budgetFlags) limit(j judge.Judge, spec string, p judgePrices) (judge.Judge, error) {
+func (f *budgetFlags) limit(j judge.Judge, spec string, p config.Prices) (judge.Judge, error) {
 	if f.budget == nil || !judge.IsLive(j) {
 		return j, nil
 	}
 	var prices *judge.Prices
 	if f.BudgetUSD > 0 {
-		if p.in == nil && p.out == nil {
+		if p.In == nil && p.Out == nil {
 			return nil, usagef("--budget-usd: judge %s has no prices (price_in / price_out in its [[judge]] table, or --judge-option price_in=…)", spec)
 		}
 		prices = &judge.Prices{}
-		if p.in != nil {
-			prices.In = *p.in
+		if p.In != nil {
+			prices.In = *p.In
 		}
-		if p.out != nil {
-			prices.Out = *p.out
+		if p.Out != nil {
+			prices.Out = *p.Out
 		}
 	}
 	return f.budget.Limit(j, prices), nil

@@ -28,12 +28,6 @@ func loadProjectConfig(cmd *cobra.Command) (*config.Project, error) {
 	return c, nil
 }
 
-// entryOf is a [[judge]] table as a judge of the run.
-func entryOf(j config.Judge) judgeEntry {
-	return judgeEntry{Spec: strings.TrimSpace(j.Spec), BaseURL: j.BaseURL, KeyEnv: j.APIKeyEnv, Prompt: j.Prompt,
-		Options: j.OptionStrings()}
-}
-
 // applyToRun fills the run/replay options the command line left unset.
 func applyToRun(c *config.Project, cmd *cobra.Command, o *runOptions) error {
 	if c.Path == "" {
@@ -51,7 +45,7 @@ func applyToRun(c *config.Project, cmd *cobra.Command, o *runOptions) error {
 	// the same. --judge-option (for every judge) overrides a key.
 	o.fileJudges = nil
 	for _, j := range c.Judges {
-		o.fileJudges = append(o.fileJudges, entryOf(j))
+		o.fileJudges = append(o.fileJudges, j.Entry())
 	}
 	o.judgesFromFile = set("judge") && len(c.Judges) > 0
 	if set("concurrency") && c.Concurrency > 0 {

@@ -162,7 +162,7 @@ func newStatsCmd(io IO, runF func(context.Context, *statsOptions, IO) error) *co
 		},
 	}
 	cmd.Flags().StringVar(&o.Policy, "policy", "", "policy whose [categories] table classifies tools")
-	formatVar(cmd.Flags(), &o.Format, "table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
+	formatVar(cmd.Flags(), &o.Format, "table, tsv, csv, markdown or json (default: table on a terminal, tsv when piped)")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "same as --format json")
 	cmd.Flags().StringArrayVar(&o.PermissionsFrom, "permissions-from", nil, "count what an agent's own permission rules (KIND:PATH; claude-code, codex, opencode, gemini) would allow, ask or deny; repeatable")
 	cmd.Flags().BoolVar(&o.ByTool, "by-tool", false, "list every tool name with its cases, category and where the category came from (table, heuristic, policy, record)")

@@ -138,10 +138,10 @@ func (f *filterFlags) selectSessions(src *source, p *replay.Policy, sh replay.Sh
 }
 
 // settings are the resolved settings run.json records.
-func (o *runOptions) settings(entries []judgeEntry, baseline string) *rundir.Settings {
+func (o *runOptions) settings(entries []config.JudgeEntry, baseline string) *rundir.Settings {
 	var specs []string
 	for _, e := range entries {
-		specs = append(specs, e.display())
+		specs = append(specs, e.Display())
 	}
 	s := &rundir.Settings{
 		Config:       o.config,
@@ -177,18 +177,18 @@ func (o *runOptions) settings(entries []judgeEntry, baseline string) *rundir.Set
 	own := false
 	var all []rundir.JudgeEntry
 	for _, e := range entries {
-		kv := o.Judge.optionList(e)
+		kv := o.Judge.defaults().OptionList(e)
 		for i := range kv {
 			kv[i] = mask.String(kv[i]) // run.json is a report: no key reaches it
 		}
 		if len(kv) > 0 {
-			opts[e.display()] = kv
+			opts[e.Display()] = kv
 		}
 		// Each judge's effective server, key variable and prompt (its own,
 		// else the flags'), so --resume can open the same judges.
-		eff := o.Judge.effective(e)
-		own = own || eff.hasOwnSettings()
-		all = append(all, rundir.JudgeEntry{Spec: mask.String(e.Spec), BaseURL: maskURL(eff.BaseURL),
+		eff := o.Judge.defaults().Effective(e)
+		own = own || eff.HasOwnSettings()
+		all = append(all, rundir.JudgeEntry{Spec: mask.String(e.Spec), BaseURL: config.MaskURL(eff.BaseURL),
 			APIKeyEnv: eff.KeyEnv, Prompt: eff.Prompt, Options: kv})
 	}
 	if own {

@@ -75,9 +75,9 @@ func byVar(fs *pflag.FlagSet, p *[]string) {
 }
 
 // formatValues are --format's values (reports.ParseFormat also takes md).
-var formatValues = []string{string(reports.FormatTable), string(reports.FormatTSV), string(reports.FormatMarkdown), string(reports.FormatJSON)}
+var formatValues = []string{string(reports.FormatTable), string(reports.FormatTSV), string(reports.FormatCSV), string(reports.FormatMarkdown), string(reports.FormatJSON)}
 
-// formatVar defines --format: table, tsv, markdown or json ("" = by the
+// formatVar defines --format: table, tsv, csv, markdown or json ("" = by the
 // output stream).
 func formatVar(fs *pflag.FlagSet, p *string, usage string) {
 	enumVar(fs, p, "format", "", formatValues, parseFormat, usage)

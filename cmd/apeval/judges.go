@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/judge/cache"
@@ -30,7 +31,7 @@ type judgeFlags struct {
 	MaxResponse   int64
 
 	options map[string]string
-	prices  map[string]judgePrices // judge identity → prices (run only)
+	prices  map[string]config.Prices // judge identity → prices (run only)
 }
 
 func (f *judgeFlags) register(fs *pflag.FlagSet) {
@@ -80,7 +81,7 @@ func (f *judgeFlags) config(timeout time.Duration, concurrency int, io IO) judge
 		OllamaHost:    f.OllamaHost,
 		OpenAIBaseURL: f.OpenAIBaseURL,
 		OpenAIKeyEnv:  f.OpenAIKeyEnv,
-		Options:       withoutPrices(f.options),
+		Options:       config.WithoutPrices(f.options),
 		PromptFile:    f.Prompt,
 		Timeout:       timeout,
 		Retries:       f.Retries,
@@ -94,7 +95,7 @@ func (f *judgeFlags) config(timeout time.Duration, concurrency int, io IO) judge
 
 // openJudges opens every judge, each under its own settings, and wraps
 // live ones in the response cache.
-func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO) ([]judge.Judge, func(), error) {
+func openJudges(ctx context.Context, entries []config.JudgeEntry, o *runOptions, io IO) ([]judge.Judge, func(), error) {
 	cfg := o.Judge.config(o.Timeout, o.Concurrency, io)
 	cfg.Quiet = o.Quiet
 	var (
@@ -113,13 +114,13 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 		j      judge.Judge
 		spec   string
 		server string // the effective server URL, "" for none
-		prices judgePrices
+		prices config.Prices
 	}
 	var all []opened
 	for _, e := range entries {
-		spec := e.display()
-		jcfg := e.config(cfg)
-		opts, prices, err := o.Judge.optionsFor(e)
+		spec := e.Display()
+		jcfg := e.Config(cfg)
+		opts, prices, err := o.Judge.defaults().OptionsFor(e)
 		if err != nil {
 			closeAll()
 			return nil, nil, err
@@ -141,7 +142,7 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 				return nil, nil, usagef("--judge %s: %v", spec, err)
 			}
 		}
-		all = append(all, opened{j: j, spec: spec, server: o.Judge.effective(e).BaseURL, prices: prices})
+		all = append(all, opened{j: j, spec: spec, server: o.Judge.defaults().Effective(e).BaseURL, prices: prices})
 	}
 	js, servers := make([]judge.Judge, len(all)), make([]string, len(all))
 	for i, x := range all {
@@ -197,27 +198,6 @@ func openJudges(ctx context.Context, entries []judgeEntry, o *runOptions, io IO)
 		out = append(out, j)
 	}
 	return out, closeAll, nil
-}
-
-// config is the judge configuration of one entry: the shared one with the
-// entry's own server, API key variable and prompt.
-func (e judgeEntry) config(cfg judge.Config) judge.Config {
-	if e.BaseURL != "" {
-		if strings.HasPrefix(e.Spec, "ollama:") {
-			cfg.OllamaHost = e.BaseURL
-		} else {
-			cfg.OpenAIBaseURL = e.BaseURL
-		}
-		cfg.Server = e.BaseURL
-	}
-	if e.KeyEnv != "" {
-		cfg.OpenAIKeyEnv = e.KeyEnv
-		cfg.KeyEnv = e.KeyEnv
-	}
-	if e.Prompt != "" {
-		cfg.PromptFile = e.Prompt
-	}
-	return cfg
 }
 
 func judgeInfo(j judge.Judge) rundir.JudgeInfo {
@@ -297,11 +277,11 @@ func runJudgesCheck(ctx context.Context, o *judgesCheckOptions, io IO) error {
 	var rep []judge.CheckReport
 	ok := true
 	for _, arg := range o.Specs {
-		e, err := parseJudgeFlag(arg)
+		e, err := config.ParseJudgeFlag(arg)
 		if err != nil {
 			return err
 		}
-		r := maskCheck(judge.Check(ctx, e.Spec, e.config(cfg)))
+		r := maskCheck(judge.Check(ctx, e.Spec, e.Config(cfg)))
 		rep = append(rep, r)
 		ok = ok && r.OK()
 	}

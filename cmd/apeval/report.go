@@ -41,7 +41,7 @@ func (e *evalOptions) register(cmd *cobra.Command, withFormat bool) {
 	inconclusiveVar(f, &e.Inconclusive)
 	registerLabels(f, &e.Labels)
 	if withFormat {
-		formatVar(f, &e.Format, "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
+		formatVar(f, &e.Format, "terminal output: table, tsv, csv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&e.JSON, "json", false, "print summary.json to stdout (same as --format json)")
 	}
 }

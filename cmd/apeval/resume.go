@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/reports/rundir"
 )
@@ -81,7 +82,7 @@ func (o *runOptions) applyResume(cmd *cobra.Command) error {
 		mine := o.fileJudges
 		o.fileJudges, o.judgesFromFile = nil, true
 		for i, d := range s.Judges {
-			e, err := parseJudgeFlag(d)
+			e, err := config.ParseJudgeFlag(d)
 			if err != nil {
 				return usagef("--resume %s: judge %s: %v", o.Resume, d, err)
 			}
@@ -97,7 +98,7 @@ func (o *runOptions) applyResume(cmd *cobra.Command) error {
 				je := s.JudgeEntries[i]
 				recorded.BaseURL, recorded.KeyEnv, e.Prompt = je.BaseURL, je.APIKeyEnv, je.Prompt
 			}
-			own := judgeEntry{Spec: e.Spec}
+			own := config.JudgeEntry{Spec: e.Spec}
 			for _, f := range mine {
 				if f.Spec == e.Spec {
 					own = f
@@ -128,8 +129,8 @@ func (o *runOptions) applyResume(cmd *cobra.Command) error {
 // variable for a judge than this invocation (its flags and apeval.toml)
 // gives it, naming the difference. run.json holds the URL masked, so the
 // masked forms are compared.
-func (o *runOptions) sameServer(recorded, own judgeEntry) error {
-	rec, inv := o.Judge.effective(recorded), o.Judge.effective(own)
+func (o *runOptions) sameServer(recorded, own config.JudgeEntry) error {
+	rec, inv := o.Judge.defaults().Effective(recorded), o.Judge.defaults().Effective(own)
 	flag := "--openai-base-url"
 	if strings.HasPrefix(own.Spec, "ollama:") {
 		flag = "--ollama-host"
@@ -138,9 +139,9 @@ func (o *runOptions) sameServer(recorded, own judgeEntry) error {
 		if u == "" {
 			return "the default"
 		}
-		return maskURL(u)
+		return config.MaskURL(u)
 	}
-	if maskURL(rec.BaseURL) != maskURL(inv.BaseURL) {
+	if config.MaskURL(rec.BaseURL) != config.MaskURL(inv.BaseURL) {
 		return usagef("--resume %s: its run.json names the server %s for judge %s, this invocation %s (%s or apeval.toml); a resumed run sends only to the servers you give: give the same server again, or start a new run",
 			o.Resume, show(rec.BaseURL), own.Spec, show(inv.BaseURL), flag)
 	}

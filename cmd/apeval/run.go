@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
@@ -78,7 +79,7 @@ type runResolved struct {
 	// fileJudges are apeval.toml's [[judge]] tables; judgesFromFile: they
 	// are the run's judges (no --judge given). outPattern is the file's out
 	// directory pattern; config the file read ("" when none).
-	fileJudges     []judgeEntry
+	fileJudges     []config.JudgeEntry
 	judgesFromFile bool
 	outPattern     string
 	config         string
@@ -175,7 +176,7 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 	if !replayOnly {
 		f.StringVar(&o.Baseline, "baseline", "", "judge to compare candidates with (identity, spec or unique prefix); enables fire_rate_change_max")
 		inconclusiveVar(f, &o.Inconclusive)
-		formatVar(f, &o.Format, "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
+		formatVar(f, &o.Format, "terminal output: table, tsv, csv, markdown or json (default: table on a terminal, tsv when piped)")
 		f.BoolVar(&o.JSON, "json", false, "print summary.json to stdout instead of tables (same as --format json)")
 		byVar(f, &o.By)
 		registerLabels(f, &o.Labels)
@@ -510,7 +511,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		fmt.Fprintf(io.Err, "apeval: --shard auto: shard %s from %s\n", o.Shard, o.shardFrom)
 	}
 
-	entries, err := o.judgeEntries()
+	entries, err := config.JudgeEntries(o.Judges, o.fileJudges, o.judgesFromFile)
 	if err != nil {
 		return nil, err
 	}
@@ -738,7 +739,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 
 // needsRecordedNames reports whether the judge list must be completed from
 // the dataset's recordings: no --judge at all, or a bare "recorded".
-func needsRecordedNames(entries []judgeEntry) bool {
+func needsRecordedNames(entries []config.JudgeEntry) bool {
 	if len(entries) == 0 {
 		return true
 	}
@@ -753,15 +754,15 @@ func needsRecordedNames(entries []judgeEntry) bool {
 // expandRecorded turns no judges into the dataset's recorded judges (or
 // none), and a bare "recorded" into one recorded:NAME per name, each with
 // the bare entry's options.
-func expandRecorded(entries []judgeEntry, st *datasets.Stats) ([]judgeEntry, error) {
+func expandRecorded(entries []config.JudgeEntry, st *datasets.Stats) ([]config.JudgeEntry, error) {
 	names := st.RecordedJudgeNames()
 	if len(entries) == 0 {
 		if len(names) == 0 {
-			return []judgeEntry{{Spec: "none"}}, nil
+			return []config.JudgeEntry{{Spec: "none"}}, nil
 		}
-		entries = []judgeEntry{{Spec: "recorded"}}
+		entries = []config.JudgeEntry{{Spec: "recorded"}}
 	}
-	var out []judgeEntry
+	var out []config.JudgeEntry
 	for _, e := range entries {
 		if name, ok := strings.CutPrefix(e.Spec, "recorded:"); ok && !slices.Contains(names, name) {
 			have := "none"

@@ -60,7 +60,7 @@ func TestRunParse(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--format", "xml"}, `apeval: --format: unknown format "xml" (want table, tsv, markdown or json)` + "\n"},
+		{[]string{"run", "--format", "xml"}, `apeval: --format: unknown format "xml" (want table, tsv, csv, markdown or json)` + "\n"},
 		{[]string{"run", "--inconclusive", "maybe"}, `apeval: --inconclusive must be pass or fail, got "maybe"` + "\n"},
 		{[]string{"run", "--out-layout", "nested"}, `apeval: --out-layout: unknown layout "nested": want flat or hive` + "\n"},
 		{[]string{"replay", "--out-layout=tree"}, `apeval: --out-layout: unknown layout "tree": want flat or hive` + "\n"},
@@ -177,14 +177,14 @@ func TestReadingCommandsParse(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"report", "--format", "xml", missing}, `apeval: --format: unknown format "xml" (want table, tsv, markdown or json)` + "\n"},
+		{[]string{"report", "--format", "xml", missing}, `apeval: --format: unknown format "xml" (want table, tsv, csv, markdown or json)` + "\n"},
 		{[]string{"report", "--inconclusive", "maybe", missing}, `apeval: --inconclusive must be pass or fail, got "maybe"` + "\n"},
 		{[]string{"report", "--by", "rule", missing}, `apeval: --by: unknown slice "rule" (want tag, tool, category)` + "\n"},
 		{[]string{"gate", "--inconclusive", "x", missing}, `apeval: --inconclusive must be pass or fail, got "x"` + "\n"},
 		{[]string{"gate", "--format", "tsv", missing}, "apeval: unknown flag: --format\n"},
-		{[]string{"compare", "--format", "html", missing, missing}, `apeval: --format: unknown format "html" (want table, tsv, markdown or json)` + "\n"},
+		{[]string{"compare", "--format", "html", missing, missing}, `apeval: --format: unknown format "html" (want table, tsv, csv, markdown or json)` + "\n"},
 		{[]string{"merge", "--out-layout", "x", "--out", missing, missing}, `apeval: --out-layout: unknown layout "x": want flat or hive` + "\n"},
-		{[]string{"merge", "--format", "x", "--out", missing, missing}, `apeval: --format: unknown format "x" (want table, tsv, markdown or json)` + "\n"},
+		{[]string{"merge", "--format", "x", "--out", missing, missing}, `apeval: --format: unknown format "x" (want table, tsv, csv, markdown or json)` + "\n"},
 	} {
 		reset()
 		args := append(append([]string(nil), tc.args...), "--config", missing)
@@ -234,7 +234,7 @@ func TestReadingCommandsParse(t *testing.T) {
 // --help shows every enum flag's values.
 func TestEnumFlagsInHelp(t *testing.T) {
 	code, stdout, _ := apeval(t, "", "run", "--help")
-	for _, want := range []string{"--format table|tsv|markdown|json", "--inconclusive pass|fail", "--out-layout flat|hive", "--by tag|tool|category"} {
+	for _, want := range []string{"--format table|tsv|csv|markdown|json", "--inconclusive pass|fail", "--out-layout flat|hive", "--by tag|tool|category"} {
 		if code != 0 || !strings.Contains(stdout, want) {
 			t.Errorf("run --help lacks %q", want)
 		}
@@ -326,9 +326,9 @@ func TestDatasetsCommandsParse(t *testing.T) {
 	valCmd := func(io IO) *cobra.Command { return newValidateCmd(io, record(&val)) }
 	smpCmd := func(io IO) *cobra.Command { return newSampleCmd(io, record(&smp)) }
 
-	if code, stderr := parseCmd(t, statsCmd, "stats", "--format", "csv", missing); code != exitUsage || st != nil ||
-		stderr != `apeval: --format: unknown format "csv" (want table, tsv, markdown or json)`+"\n" {
-		t.Errorf("stats --format csv: exit %d, %q", code, stderr)
+	if code, stderr := parseCmd(t, statsCmd, "stats", "--format", "xlsx", missing); code != exitUsage || st != nil ||
+		stderr != `apeval: --format: unknown format "xlsx" (want table, tsv, csv, markdown or json)`+"\n" {
+		t.Errorf("stats --format xlsx: exit %d, %q", code, stderr)
 	}
 	if code, _ := parseCmd(t, statsCmd, "stats", "--json", "a.jsonl"); code != 0 || st.Format != "json" || len(st.Files) != 1 {
 		t.Errorf("stats --json: exit %d, %+v", code, st)

@@ -104,7 +104,7 @@ See docs/simulate.md.`,
 	f.StringVar(&o.WritePatch, "write-patch", "", "write the chosen thresholds and the rules to demote to audit as a reviewable policy patch (TOML) to FILE; implies --operating-points")
 	f.BoolVar(&o.PerRule, "per-rule", false, "print one line per configuration × rule, not only per configuration")
 	f.StringVar(&o.Out, "out", "", "directory for simulate.parquet (default: the first run directory)")
-	formatVar(f, &o.Format, "terminal output: table, tsv, markdown or json (default: table on a terminal, tsv when piped)")
+	formatVar(f, &o.Format, "terminal output: table, tsv, csv, markdown or json (default: table on a terminal, tsv when piped)")
 	f.BoolVar(&o.JSON, "json", false, "print the simulation as JSON (same as --format json)")
 	return cmd
 }
