@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -13,28 +12,16 @@ import (
 
 	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/internal/mask"
+	"github.com/apeval/apeval/internal/runplan"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/judge/cache"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/rundir"
 )
 
-// judgeFlags configure the live judge backends; shared by run, replay and
-// judges check.
-type judgeFlags struct {
-	OllamaHost    string
-	OpenAIBaseURL string
-	OpenAIKeyEnv  string
-	Options       []string
-	Prompt        string
-	Retries       int
-	MaxResponse   int64
-
-	options map[string]string
-	prices  map[string]config.Prices // judge identity → prices (run only)
-}
-
-func (f *judgeFlags) register(fs *pflag.FlagSet) {
+// registerJudgeFlags defines the live judge backends' flags (run, replay
+// and judges check; runplan.JudgeFlags).
+func registerJudgeFlags(fs *pflag.FlagSet, f *runplan.JudgeFlags) {
 	fs.StringVar(&f.OllamaHost, "ollama-host", "", "Ollama server URL (default $OLLAMA_HOST, else http://127.0.0.1:11434)")
 	fs.StringVar(&f.OpenAIBaseURL, "openai-base-url", "", "OpenAI-compatible API base URL, e.g. http://localhost:8000/v1 (default https://api.openai.com/v1)")
 	fs.StringVar(&f.OpenAIKeyEnv, "openai-api-key-env", "OPENAI_API_KEY", "name of the environment variable holding the OpenAI-compatible API key")
@@ -44,59 +31,20 @@ func (f *judgeFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.MaxResponse, "max-response-bytes", judge.DefaultMaxResponseBytes, "largest judge response body or exec plugin line read; a larger one counts as invalid")
 }
 
-// maxRetries bounds --retries: each retry can wait out a whole --timeout.
-const maxRetries = 10
-
-// Bounds of --max-response-bytes.
-const (
-	minResponseCap = 1 << 10
-	maxResponseCap = 64 << 20
-)
-
-func (f *judgeFlags) validate() error {
-	if f.Retries < 0 || f.Retries > maxRetries {
-		return usagef("--retries must be between 0 and %d, got %d", maxRetries, f.Retries)
-	}
-	if f.MaxResponse < minResponseCap || f.MaxResponse > maxResponseCap {
-		return usagef("--max-response-bytes must be between %d and %d, got %d", minResponseCap, maxResponseCap, f.MaxResponse)
-	}
-	f.options = map[string]string{}
-	for _, kv := range f.Options {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return usagef("--judge-option %q: want key=value", kv)
-		}
-		f.options[strings.TrimSpace(k)] = strings.TrimSpace(v)
-	}
-	if f.Prompt != "" {
-		if _, err := os.Stat(f.Prompt); err != nil {
-			return usagef("--prompt: %v", err)
-		}
-	}
-	return nil
-}
-
-func (f *judgeFlags) config(timeout time.Duration, concurrency int, io IO) judge.Config {
-	return judge.Config{
-		OllamaHost:    f.OllamaHost,
-		OpenAIBaseURL: f.OpenAIBaseURL,
-		OpenAIKeyEnv:  f.OpenAIKeyEnv,
-		Options:       config.WithoutPrices(f.options),
-		PromptFile:    f.Prompt,
-		Timeout:       timeout,
-		Retries:       f.Retries,
-		Concurrency:   concurrency,
-		Log:           prefixWriter{w: io.Err, prefix: "apeval: "},
-		Getenv:        io.Getenv,
-		// MaxResponseBytes: --max-response-bytes.
-		MaxResponseBytes: f.MaxResponse,
-	}
+// judgeConfig is f's judge configuration with the command's streams: the
+// judges' warnings go to stderr, prefixed and masked.
+func judgeConfig(f *runplan.JudgeFlags, timeout time.Duration, concurrency int, io IO) judge.Config {
+	cfg := f.Config(timeout, concurrency)
+	cfg.Log = prefixWriter{w: io.Err, prefix: "apeval: "}
+	cfg.Getenv = io.Getenv
+	return cfg
 }
 
 // openJudges opens every judge, each under its own settings, and wraps
 // live ones in the response cache.
-func openJudges(ctx context.Context, entries []config.JudgeEntry, o *runOptions, io IO) ([]judge.Judge, func(), error) {
-	cfg := o.Judge.config(o.Timeout, o.Concurrency, io)
+func openJudges(ctx context.Context, entries []config.JudgeEntry, st *runplan.State, io IO) ([]judge.Judge, func(), error) {
+	o := st.Plan
+	cfg := judgeConfig(&o.Judge, o.Timeout, o.Concurrency, io)
 	cfg.Quiet = o.Quiet
 	var (
 		out     []judge.Judge
@@ -120,10 +68,10 @@ func openJudges(ctx context.Context, entries []config.JudgeEntry, o *runOptions,
 	for _, e := range entries {
 		spec := e.Display()
 		jcfg := e.Config(cfg)
-		opts, prices, err := o.Judge.defaults().OptionsFor(e)
+		opts, prices, err := o.Judge.Defaults().OptionsFor(e)
 		if err != nil {
 			closeAll()
-			return nil, nil, err
+			return nil, nil, usageError{err}
 		}
 		jcfg.Options = opts
 		j, err := judge.Open(ctx, e.Spec, jcfg)
@@ -142,7 +90,7 @@ func openJudges(ctx context.Context, entries []config.JudgeEntry, o *runOptions,
 				return nil, nil, usagef("--judge %s: %v", spec, err)
 			}
 		}
-		all = append(all, opened{j: j, spec: spec, server: o.Judge.defaults().Effective(e).BaseURL, prices: prices})
+		all = append(all, opened{j: j, spec: spec, server: o.Judge.Defaults().Effective(e).BaseURL, prices: prices})
 	}
 	js, servers := make([]judge.Judge, len(all)), make([]string, len(all))
 	for i, x := range all {
@@ -162,10 +110,9 @@ func openJudges(ctx context.Context, entries []config.JudgeEntry, o *runOptions,
 	for _, x := range all {
 		j, spec, prices := x.j, x.spec, x.prices
 		var err error
-		o.Judge.rememberPrices(j, prices)
-		if j, err = o.Budget.limit(j, spec, prices); err != nil {
+		if j, err = st.Limit(j, spec, prices); err != nil {
 			closeAll()
-			return nil, nil, err
+			return nil, nil, usageError{err}
 		}
 		if judge.IsLive(j) && !o.NoCache {
 			if store == nil {
@@ -231,7 +178,7 @@ func newJudgesCmd(io IO) *cobra.Command {
 
 // judgesCheckOptions are the options of `apeval judges check`.
 type judgesCheckOptions struct {
-	Judge   judgeFlags
+	Judge   runplan.JudgeFlags
 	Timeout time.Duration
 	JSON    bool
 	Specs   []string // the judge specs (arguments)
@@ -258,14 +205,14 @@ take. Exit code 0 when every judge passed, 1 otherwise.`,
 			if len(args) == 0 {
 				return usagef("judges check needs at least one judge spec, e.g. ollama:qwen2.5:3b")
 			}
-			if err := o.Judge.validate(); err != nil {
-				return err
+			if err := o.Judge.Validate(); err != nil {
+				return usageError{err}
 			}
 			o.Specs = args
 			return runF(cmd.Context(), o, io)
 		},
 	}
-	o.Judge.register(check.Flags())
+	registerJudgeFlags(check.Flags(), &o.Judge)
 	check.Flags().DurationVar(&o.Timeout, "timeout", 30*time.Second, "deadline of each check call")
 	check.Flags().BoolVar(&o.JSON, "json", false, "print the reports as JSON")
 	return check
@@ -273,7 +220,7 @@ take. Exit code 0 when every judge passed, 1 otherwise.`,
 
 // runJudgesCheck is `apeval judges check` with checked options.
 func runJudgesCheck(ctx context.Context, o *judgesCheckOptions, io IO) error {
-	cfg := o.Judge.config(o.Timeout, 1, io)
+	cfg := judgeConfig(&o.Judge, o.Timeout, 1, io)
 	var rep []judge.CheckReport
 	ok := true
 	for _, arg := range o.Specs {

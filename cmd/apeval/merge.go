@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/internal/objstore"
+	"github.com/apeval/apeval/internal/runplan"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/rundir"
@@ -81,7 +82,7 @@ func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 		return err
 	}
 	if runID == "" {
-		runID = newRunID(time.Now())
+		runID = runplan.NewRunID(time.Now())
 	}
 	layout, err := rundir.ParseLayout(o.OutLayout)
 	if err != nil {
@@ -99,7 +100,7 @@ func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 		out = filepath.Join(tmp, "run")
 		defer func() { err = finish(out, err) }()
 	}
-	out = runDirFor(out, layout, runID)
+	out = runplan.RunDirFor(out, layout, runID)
 	if remote != "" {
 		var flush func()
 		io, flush = bucketIO(io, out, remote)

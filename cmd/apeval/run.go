@@ -3,18 +3,14 @@ package main
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/internal/config"
+	"github.com/apeval/apeval/internal/runplan"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
@@ -24,79 +20,14 @@ import (
 	"github.com/apeval/apeval/reports/rundir"
 )
 
-// runOptions are the options of `apeval run` and `apeval replay`: the
-// flags' values (exported fields, bound to the flags), then what
-// resolveRunOptions makes of them with apeval.toml and --resume
-// (runResolved). Once resolved, runRun reads them and changes only RunID and Out
-// (their defaults are made when the run starts).
-type runOptions struct {
-	// OTLPEndpoint, when set (or OTEL_EXPORTER_OTLP_ENDPOINT is), sends
-	// the run as OpenTelemetry traces (otlp.Tracer).
-	OTLPEndpoint string
-	Datasets     []string
-	Policy       string
-	// PermissionsFrom are agents' permission files (KIND:PATH) added to the
-	// policy's permissions layer.
-	PermissionsFrom []string
-	Judges          []string
-	Out             string
-	OutLayout       string
-	Concurrency     int
-	Timeout         time.Duration
-	CacheDir        string
-	NoCache         bool
-	SkipInvalid     bool
-	Shard           string
-	ShardCount      int
-	Criteria        string
-	Baseline        string
-	Inconclusive    string
-	Format          string
-	JSON            bool
-	Quiet           bool
-	RunID           string
-	By              []string
-	Labels          []string
-	WeakLabels      bool
-	Judge           judgeFlags
-	Filter          filterFlags
-	Budget          budgetFlags
-	Repeat          repeatFlags
-	// Resume is --resume DIR: finish that run, re-sending only its failed calls.
-	Resume string
-
-	runResolved
-}
-
-// runResolved is what resolveRunOptions makes of run's flags with
-// apeval.toml and --resume; nothing sets it from a flag directly.
-type runResolved struct {
-	replayOnly bool
-	shard      replay.Shard
-	shardFrom  string // where --shard auto found the shard
-	layout     string // rundir.LayoutFlat or LayoutHive
-	remoteOut  string // --out as a bucket URL (masked), the run written to a temporary directory
-	// fileJudges are apeval.toml's [[judge]] tables; judgesFromFile: they
-	// are the run's judges (no --judge given). outPattern is the file's out
-	// directory pattern; config the file read ("" when none).
-	fileJudges     []config.JudgeEntry
-	judgesFromFile bool
-	outPattern     string
-	config         string
-	// baselineFromConfig: --baseline was not given, apeval.toml's is used.
-	baselineFromConfig bool
-	// resume is --resume DIR's state; nil without it.
-	resume *rundir.Resume
-}
-
 // newRunCmd is `apeval run` (replayOnly: `apeval replay`). Its RunE only
-// resolves the options (resolveRunOptions) and hands them to runF, which
-// is runRun unless a test passes its own to look at the options alone.
-func newRunCmd(io IO, replayOnly bool, runF func(context.Context, *runOptions, IO) error) *cobra.Command {
+// resolves the options into a plan (runplan.Resolve) and hands it to runF,
+// which is runRun unless a test passes its own to look at the plan alone.
+func newRunCmd(io IO, replayOnly bool, runF func(context.Context, *runplan.Plan, IO) error) *cobra.Command {
 	if runF == nil {
 		runF = runRun
 	}
-	o := &runOptions{runResolved: runResolved{replayOnly: replayOnly}}
+	o := &runplan.Options{ReplayOnly: replayOnly}
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Replay a dataset through a policy and judges, compute metrics and the verdict",
@@ -143,10 +74,11 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
   apeval run --resume apeval-out/20261201T101500Z-3f2a1b   # re-send only the failed calls`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := resolveRunOptions(cmd, o, io.Getenv); err != nil {
+			p, err := resolveRun(cmd, *o, io.Getenv)
+			if err != nil {
 				return err
 			}
-			return runF(cmd.Context(), o, io)
+			return runF(cmd.Context(), p, io)
 		},
 	}
 	if replayOnly {
@@ -182,132 +114,28 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 		registerLabels(f, &o.Labels)
 	}
 	f.BoolVar(&o.WeakLabels, "weak-labels", false, weakLabelsHelp)
-	o.Judge.register(f)
-	o.Filter.register(f)
-	o.Budget.register(f)
-	o.Repeat.register(f)
+	registerJudgeFlags(f, &o.Judge)
+	registerFilter(f, &o.Filter)
+	registerBudget(f, &o.Budget)
+	registerRepeat(f, &o.Repeat)
 	f.StringVar(&o.Resume, "resume", "", "finish the run in `DIR`: replay it again with its settings into a new run directory, answering every call it completed from the cache, so only the calls that failed there (timeout, error) are re-sent; run.json notes what was (the judges' servers and key variables come from these flags and apeval.toml, never from DIR)")
 	return cmd
 }
 
-// resolveRunOptions completes the parsed flags of run and replay: apeval.toml
-// (or --config) under them, --resume's recorded settings, then validate.
-// It reads the config file and, with --resume, that run directory; it
-// opens no dataset and no judge.
-func resolveRunOptions(cmd *cobra.Command, o *runOptions, getenv func(string) string) error {
+// resolveRun makes the plan of run and replay (runplan.Resolve):
+// apeval.toml (or --config) under the flags, --resume's recorded settings,
+// the checks across flags. It reads the config file and, with --resume,
+// that run directory; it opens no dataset and no judge.
+func resolveRun(cmd *cobra.Command, o runplan.Options, getenv func(string) string) (*runplan.Plan, error) {
 	cfg, err := loadProjectConfig(cmd)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := applyToRun(cfg, cmd, o); err != nil {
-		return err
-	}
-	if err := o.applyResume(cmd); err != nil {
-		return err
-	}
-	o.config = cfg.Path
-	return o.validate(getenv)
-}
-
-// validate checks the options together and resolves --json, --out-layout
-// and --shard; a value one flag alone rejects is rejected by the flag at
-// parse time (enumFlag).
-func (o *runOptions) validate(getenv func(string) string) error {
-	if err := o.Filter.validate(); err != nil {
-		return err
-	}
-	if len(o.Datasets) > 0 && o.Policy == "" {
-		return usagef("--policy is required with --dataset (the embedded sample policy only fits the embedded sample)")
-	}
-	if o.Policy != "" && len(o.Datasets) == 0 {
-		// Without this, the user's policy and judges would run over the
-		// embedded sample: a paid API billed for cases nobody meant.
-		return usagef("--policy %s needs --dataset: without one, apeval would evaluate the embedded sample with your policy and judges; pass --dataset FILE (or drop --policy to try the sample)", o.Policy)
-	}
-	if o.Concurrency < 1 || o.Concurrency > replay.MaxConcurrency {
-		return usagef("--concurrency must be between 1 and %d, got %d", replay.MaxConcurrency, o.Concurrency)
-	}
-	if err := metrics.CheckSlices(o.By); err != nil {
-		return usagef("--by: %v", err)
-	}
-	if err := checkLabels(o.Labels, o.By); err != nil {
-		return err
-	}
-	if o.WeakLabels && len(o.Labels) > 0 {
-		return usagef("--weak-labels and --labels exclude each other: weak labels are never mixed with people's labels (apeval label correct puts the weak figures beside the ones corrected from people's labels)")
-	}
-	if o.Timeout <= 0 {
-		return usagef("--timeout must be positive, got %s", o.Timeout)
-	}
-	if o.NoCache && o.CacheDir != "" {
-		return usagef("--cache and --no-cache exclude each other")
-	}
-	if err := checkInconclusive(o.Inconclusive); err != nil {
-		return err
-	}
-	if o.JSON {
-		o.Format = "json"
-	}
-	if err := parseFormat(o.Format); err != nil {
-		return err
-	}
-	stdin := 0
-	for _, d := range o.Datasets {
-		if d == "-" {
-			stdin++
-		}
-	}
-	if stdin > 1 {
-		return usagef("--dataset - (stdin) may be given once")
-	}
-	layout, err := rundir.ParseLayout(o.OutLayout)
+	p, err := runplan.Resolve(o, cmd.Flags().Changed, cfg, getenv)
 	if err != nil {
-		return usagef("--out-layout: %v", err)
+		return nil, usageError{err}
 	}
-	o.layout = layout
-	if err := o.resolveShard(getenv); err != nil {
-		return err
-	}
-	if err := o.Judge.validate(); err != nil {
-		return err
-	}
-	if err := o.Repeat.validate(); err != nil {
-		return err
-	}
-	return o.Budget.validate(o.Judge.Retries)
-}
-
-// resolveShard reads --shard: I/N as given, or auto from the environment of
-// the scheduler running this worker (replay.ShardFromEnv).
-func (o *runOptions) resolveShard(getenv func(string) string) error {
-	if o.ShardCount != 0 && o.Shard != "auto" {
-		return usagef("--shard-count applies only with --shard auto")
-	}
-	switch o.Shard {
-	case "":
-		return nil
-	case "auto":
-		if o.ShardCount < 0 {
-			return usagef("--shard-count must be positive, got %d", o.ShardCount)
-		}
-		if getenv == nil {
-			getenv = func(string) string { return "" }
-		}
-		a, err := replay.ShardFromEnv(getenv, o.ShardCount)
-		if err != nil {
-			return usageError{err}
-		}
-		o.shard, o.shardFrom = a.Shard, a.Source
-	default:
-		s, err := replay.ParseShard(o.Shard)
-		if err != nil {
-			return usagef("--%v", err)
-		}
-		o.shard = s
-	}
-	// run.json and merge see the resolved I/N, never "auto".
-	o.Shard = o.shard.String()
-	return nil
+	return p, nil
 }
 
 func checkInconclusive(v string) error {
@@ -318,26 +146,21 @@ func checkInconclusive(v string) error {
 	return usagef("--inconclusive must be pass or fail, got %q", v)
 }
 
-func newRunID(now time.Time) string {
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
-}
-
-// runRun is `apeval run` / `apeval replay` with resolved options: to a
+// runRun is `apeval run` / `apeval replay` with a resolved plan: to a
 // bucket (--out s3://…) through a temporary directory, else runLocal.
-func runRun(ctx context.Context, o *runOptions, io IO) error {
-	if outIsURL(o) {
-		return runToBucket(ctx, o, io)
+func runRun(ctx context.Context, p *runplan.Plan, io IO) error {
+	if p.ToBucket() {
+		return runToBucket(ctx, p, io)
 	}
-	return runLocal(ctx, o, io)
+	return runLocal(ctx, p.Start(time.Now()), io)
 }
 
 // runLocal is a run into a local directory: prepare (policy, dataset,
 // judges, run directory), replay (every result fanned out to the sinks),
 // report.
-func runLocal(ctx context.Context, o *runOptions, io IO) error {
-	p, err := prepareRun(ctx, o, io)
+func runLocal(ctx context.Context, st *runplan.State, io IO) error {
+	o := st.Plan
+	p, err := prepareRun(ctx, st, io)
 	if err != nil {
 		return err
 	}
@@ -349,7 +172,7 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 	ev := evaluation.New(evaluation.Spec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
 		DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: p.pol.RuleIDs(), Labels: p.lab})
 	to := sinks{ev.Gates, ev.Failures} // replay prints the gate table only
-	if !o.replayOnly {
+	if !o.ReplayOnly {
 		to = sinks{ev}
 	}
 	var tracer *otlp.Tracer
@@ -372,7 +195,7 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 		tracer = nil
 	}
 	defer finishTrace(nil)
-	res, err := p.replay(ctx, o, io, to)
+	res, err := p.replay(ctx, st, io, to)
 	if err != nil {
 		return err
 	}
@@ -388,17 +211,17 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: warning: %s\n", stray)
 	}
 	stopped := p.w.Info().Partial
-	if o.replayOnly {
+	if o.ReplayOnly {
 		p.w.ReportsWritten() // replay writes no reports: the run is complete
 		if err := ev.Gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
 			return err
 		}
-		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", o.Out)
+		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", st.Out)
 		if res.interrupted {
 			return context.Canceled
 		}
 		if stopped != "" {
-			return budgetStopped(stopped, res, o.Out, io)
+			return budgetStopped(stopped, res, st.Out, io)
 		}
 		return nil
 	}
@@ -413,15 +236,15 @@ func runLocal(ctx context.Context, o *runOptions, io IO) error {
 	}
 	defer func() { _ = rep.Summary.Release() }() // a temporary file with no name; nothing to keep
 	finishTrace(rep)
-	if err := writeRunReports(o.Out, rep, o.Format, io, p.w); err != nil {
+	if err := writeRunReports(st.Out, rep, o.Format, io, p.w); err != nil {
 		return err
 	}
 	if res.interrupted {
-		fmt.Fprintf(io.Err, "apeval: interrupted; %d finished cases are in %s\n", res.stats.Cases, o.Out)
+		fmt.Fprintf(io.Err, "apeval: interrupted; %d finished cases are in %s\n", res.stats.Cases, st.Out)
 		return context.Canceled
 	}
 	if stopped != "" {
-		return budgetStopped(stopped, res, o.Out, io)
+		return budgetStopped(stopped, res, st.Out, io)
 	}
 	return verdictDone(rep, io)
 }
@@ -460,21 +283,14 @@ type preparedRun struct {
 // prepareRun loads the policy and criteria, opens the dataset and the
 // judges, and creates the run directory. On error it releases what it
 // opened; otherwise the caller closes the result.
-func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err error) {
-	p := &preparedRun{now: time.Now()}
+func prepareRun(ctx context.Context, st *runplan.State, io IO) (_ *preparedRun, err error) {
+	o := st.Plan
+	p := &preparedRun{now: st.Created}
 	defer func() {
 		if err != nil {
 			p.close()
 		}
 	}()
-	o.Budget.start(o.Judge.Retries)
-	if o.RunID == "" {
-		o.RunID = newRunID(p.now)
-	}
-	if o.Out == "" && o.outPattern != "" {
-		o.Out = expandOut(o.outPattern, o.RunID, p.now)
-	}
-	o.Out = runDirFor(o.Out, o.layout, o.RunID)
 
 	pol, polRef, err := loadPolicy(o.Policy)
 	if err != nil {
@@ -484,7 +300,7 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		return nil, usageError{err}
 	}
 	p.stray = datasets.NewStrayLabels(pol.RuleIDs()) // before --rule: a rule filtered out is not a typo
-	if pol, err = o.Filter.restrictPolicy(pol); err != nil {
+	if pol, err = restrictPolicy(pol, o.Filter.Rules); err != nil {
 		return nil, err
 	}
 	if o.Repeat.BatchSize > 0 {
@@ -499,54 +315,54 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 		}
 	}
 
-	if len(o.Datasets) == 0 && o.config != "" && o.Resume == "" {
+	if len(o.Datasets) == 0 && o.Config != "" && o.Options.Resume == "" {
 		// A project file without datasets is not silently the sample.
-		fmt.Fprintf(io.Err, "apeval: %s names no dataset (datasets = [\"cases.jsonl\"]) and no --dataset was given: evaluating the embedded sample dataset\n", o.config)
+		fmt.Fprintf(io.Err, "apeval: %s names no dataset (datasets = [\"cases.jsonl\"]) and no --dataset was given: evaluating the embedded sample dataset\n", o.Config)
 	}
 	if p.src, err = openSource(o.Datasets, io.In); err != nil {
 		return nil, err
 	}
 	p.src.done = ctx.Done()
-	if o.shardFrom != "" && !o.Quiet {
-		fmt.Fprintf(io.Err, "apeval: --shard auto: shard %s from %s\n", o.Shard, o.shardFrom)
+	if o.ShardFrom != "" && !o.Quiet {
+		fmt.Fprintf(io.Err, "apeval: --shard auto: shard %s from %s\n", o.Shard, o.ShardFrom)
 	}
 
-	entries, err := config.JudgeEntries(o.Judges, o.fileJudges, o.judgesFromFile)
+	entries, err := o.JudgeEntries()
 	if err != nil {
-		return nil, err
+		return nil, usageError{err}
 	}
-	if needsRecordedNames(entries) {
+	if runplan.NeedsRecordedNames(entries) {
 		// One pass to learn the recorded judges' names; it also finds bad
 		// lines before any judge is called.
 		if p.stats, err = scanStats(p.src, pol, o.SkipInvalid); err != nil {
 			return nil, err
 		}
-		if entries, err = expandRecorded(entries, p.stats); err != nil {
-			return nil, err
+		if entries, err = runplan.ExpandRecorded(entries, p.stats); err != nil {
+			return nil, usageError{err}
 		}
 	}
 
-	if p.sel, err = o.Filter.selectSessions(p.src, pol, o.shard); err != nil {
+	if p.sel, err = selectSessions(o.Filter.Sessions(), p.src, pol, o.ShardOf); err != nil {
 		return nil, err
 	}
 
-	if p.judges, p.closeJudges, err = openJudges(ctx, entries, o, io); err != nil {
+	if p.judges, p.closeJudges, err = openJudges(ctx, entries, st, io); err != nil {
 		return nil, err
 	}
-	if o.resume != nil {
+	if o.Resuming != nil {
 		var ids []string
 		for _, j := range p.judges {
 			ids = append(ids, j.Identity().String())
 		}
-		if err := o.resume.CheckIdentities(ids); err != nil {
-			return nil, usagef("--resume %s: %v", o.resume.Dir, err)
+		if err := o.Resuming.CheckIdentities(ids); err != nil {
+			return nil, usagef("--resume %s: %v", o.Resuming.Dir, err)
 		}
 	}
 
 	if o.Baseline != "" {
 		if p.baseline, err = resolveJudge(o.Baseline, p.judges); err != nil {
-			if o.baselineFromConfig {
-				return nil, usagef("%v (the baseline comes from %s; pass --baseline to choose another)", err, o.config)
+			if o.BaselineFromConfig {
+				return nil, usagef("%v (the baseline comes from %s; pass --baseline to choose another)", err, o.Config)
 			}
 			return nil, err
 		}
@@ -556,35 +372,16 @@ func prepareRun(ctx context.Context, o *runOptions, io IO) (_ *preparedRun, err 
 	// the replay instead of before it (run.json is written by w.Close).
 	p.refs = make(chan []rundir.FileRef, 1)
 	go func(src *source) { p.refs <- src.refs() }(p.src)
-	info := rundir.RunInfo{
-		RunID:       o.RunID,
-		Created:     p.now.UTC(),
-		Version:     version,
-		Policy:      polRef,
-		Baseline:    p.baseline,
-		Concurrency: o.Concurrency,
-		Timeout:     rundir.Duration(o.Timeout),
-		Shard:       o.Shard,
-		Filter:      o.Filter.info(),
-		Settings:    o.settings(entries, p.baseline),
-		Layout:      o.layout,
-	}
-	if o.WeakLabels {
-		info.LabelSource = datasets.LabelSourceWeak
-	}
-	// The resolved kill criteria travel with the run: report, gate and
-	// merge use them (run and replay alike).
-	t := metrics.ThresholdsOf(p.crit)
-	info.Criteria, info.CriteriaFrom = &t, p.critFrom
+	var infos []rundir.JudgeInfo
 	for _, j := range p.judges {
-		ji := judgeInfo(j)
-		o.Judge.setPrices(&ji)
-		info.Judges = append(info.Judges, ji)
+		infos = append(infos, judgeInfo(j))
 	}
+	info := st.Info(runplan.Run{Version: version, Policy: polRef, Criteria: p.crit, CriteriaFrom: p.critFrom,
+		Baseline: p.baseline, Entries: entries, Judges: infos})
 	if p.lab, err = newLabelSink(o.Labels, ""); err != nil {
 		return nil, err
 	}
-	if p.w, err = rundir.CreateRunWeighted(o.Out, info, labelWeights(p.lab)); err != nil {
+	if p.w, err = rundir.CreateRunWeighted(st.Out, info, labelWeights(p.lab)); err != nil {
 		return nil, usageError{err}
 	}
 	return p, nil
@@ -621,7 +418,8 @@ type replayed struct {
 // the run directory and hands it to the sinks, then commits the run
 // directory (run.json). A bad input line without --skip-invalid, or a
 // session out of seq order, fails the run before anything is reported.
-func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks) (replayed, error) {
+func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to sinks) (replayed, error) {
+	o := st.Plan
 	tty := isTerminal(io.Err)
 	var prog *progress
 	if !o.Quiet {
@@ -630,7 +428,7 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 			total = p.sel.Cases // replayed, tagged or not
 		} else if p.stats != nil {
 			total = int64(p.stats.Cases)
-		} else if o.shard.Count <= 1 {
+		} else if o.ShardOf.Count <= 1 {
 			total = p.src.approxCases()
 		}
 		prog = newProgress(io.Err, tty, total, p.now)
@@ -638,26 +436,13 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 
 	rd := p.src.reader(p.pol)
 	defer rd.Close()
-	in := &replay.Feed{Reader: rd, Invalid: datasets.InvalidLines{Skip: o.SkipInvalid}, Shard: o.shard, Selection: p.sel, Stop: &o.Budget.stopped, Stray: p.stray}
+	in := &replay.Feed{Reader: rd, Invalid: datasets.InvalidLines{Skip: o.SkipInvalid}, Shard: o.ShardOf, Selection: p.sel, Stop: &st.Stopped, Stray: p.stray}
 	if o.WeakLabels {
 		in.Weak = &datasets.WeakSwap{}
 	}
 	var cut replay.BudgetCut
 
-	ropts := replay.Options{
-		RunID:       o.RunID,
-		Concurrency: o.Concurrency,
-		// Live judges apply --timeout to each attempt themselves, so that
-		// --retries can retry; replay's deadline is only a backstop for the
-		// whole call.
-		Timeout: time.Duration(o.Judge.Retries+1)*(o.Timeout+2*time.Second) + 5*time.Second,
-		// emit below copies what it keeps (RunWriter and every sink hold no
-		// pointer into a Result).
-		ReuseResults: true,
-		Repeat:       o.Repeat.Repeat,
-		ShuffleRules: o.Repeat.ShuffleRules,
-		ShuffleSeed:  o.Filter.Seed,
-	}
+	ropts := st.ReplayOptions()
 	if prog != nil {
 		nj := int64(max(len(p.judges), 1))
 		ropts.ProgressInterval = prog.interval
@@ -670,10 +455,10 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 		if !p.sel.Reports(r.Tags) {
 			return nil // replayed for its session's state, not reported
 		}
-		if o.resume != nil {
-			o.resume.Count(r)
+		if o.Resuming != nil {
+			o.Resuming.Count(r)
 		}
-		if o.Budget.budget != nil && cut.Drop(r) {
+		if st.Budget != nil && cut.Drop(r) {
 			return nil // a budget stopped it: not finished work
 		}
 		if err := p.w.Write(r); err != nil {
@@ -716,75 +501,17 @@ func (p *preparedRun) replay(ctx context.Context, o *runOptions, io IO, to sinks
 	wi.InvalidLines = in.Invalid.Count
 	wi.Interrupted = interrupted
 	wi.ReplayMS = float64(replayTime) / float64(time.Millisecond)
-	if b := o.Budget.budget; b != nil {
-		rep := b.Report()
-		wi.Budget = &rep
-		if rep.Stopped != "" {
-			wi.Partial = "budget " + rep.Stopped
-		}
-		if rep.Unmetered > 0 {
-			fmt.Fprintf(io.Err, "apeval: --budget-usd: %d call(s) reported no token counts; each was counted at its estimate from the input's size, not as free\n", rep.Unmetered)
-		}
+	if n := st.Finish(wi); n > 0 {
+		fmt.Fprintf(io.Err, "apeval: --budget-usd: %d call(s) reported no token counts; each was counted at its estimate from the input's size, not as free\n", n)
 	}
-	if o.resume != nil {
-		wi.Resumed = o.resume.Report()
-		fmt.Fprintf(io.Err, "apeval: %s\n", o.resume.Message())
+	if o.Resuming != nil {
+		fmt.Fprintf(io.Err, "apeval: %s\n", o.Resuming.Message())
 	}
 	if err := p.w.Close(); err != nil {
 		return replayed{}, err
 	}
 	p.committed = true
 	return replayed{stats: rstats, interrupted: interrupted, invalid: in.Invalid.Count, firstInvalid: in.Invalid.First, dropped: cut.Dropped(), weak: in.Weak}, nil
-}
-
-// needsRecordedNames reports whether the judge list must be completed from
-// the dataset's recordings: no --judge at all, or a bare "recorded".
-func needsRecordedNames(entries []config.JudgeEntry) bool {
-	if len(entries) == 0 {
-		return true
-	}
-	for _, e := range entries {
-		if e.Spec == "recorded" || strings.HasPrefix(e.Spec, "recorded:") {
-			return true
-		}
-	}
-	return false
-}
-
-// expandRecorded turns no judges into the dataset's recorded judges (or
-// none), and a bare "recorded" into one recorded:NAME per name, each with
-// the bare entry's options.
-func expandRecorded(entries []config.JudgeEntry, st *datasets.Stats) ([]config.JudgeEntry, error) {
-	names := st.RecordedJudgeNames()
-	if len(entries) == 0 {
-		if len(names) == 0 {
-			return []config.JudgeEntry{{Spec: "none"}}, nil
-		}
-		entries = []config.JudgeEntry{{Spec: "recorded"}}
-	}
-	var out []config.JudgeEntry
-	for _, e := range entries {
-		if name, ok := strings.CutPrefix(e.Spec, "recorded:"); ok && !slices.Contains(names, name) {
-			have := "none"
-			if len(names) > 0 {
-				have = strings.Join(names, ", ")
-			}
-			return nil, usagef("--judge %s matches no recording in the dataset; the recorded judges are: %s", e.Spec, have)
-		}
-		if e.Spec != "recorded" {
-			out = append(out, e)
-			continue
-		}
-		if len(names) == 0 {
-			return nil, usagef("--judge recorded: the dataset holds no recorded decisions")
-		}
-		for _, n := range names {
-			x := e
-			x.Spec = "recorded:" + n
-			out = append(out, x)
-		}
-	}
-	return out, nil
 }
 
 // resolveJudge finds the judge meant by --baseline: its identity, its spec

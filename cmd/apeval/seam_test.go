@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/apeval/apeval/internal/runplan"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -50,7 +51,7 @@ func record[T any](got **T) func(context.Context, *T, IO) error {
 var missing = filepath.Join(os.TempDir(), "apeval-seam-no-such-file")
 
 func TestRunParse(t *testing.T) {
-	var o *runOptions
+	var o *runplan.Plan
 	runCmd := func(io IO) *cobra.Command { return newRunCmd(io, false, record(&o)) }
 	replayCmd := func(io IO) *cobra.Command { return newRunCmd(io, true, record(&o)) }
 
@@ -120,12 +121,12 @@ func TestRunParse(t *testing.T) {
 	if code, stderr := parseCmd(t, runCmd, "run"); code != 0 || o == nil {
 		t.Fatalf("run: exit %d %s", code, stderr)
 	}
-	if o.Concurrency != 4 || o.Timeout != 10*time.Second || o.Format != "" || o.Inconclusive != "" || o.layout != "" ||
-		o.Filter.Seed != 1 || o.shard != (replay.Shard{}) || o.Shard != "" || o.replayOnly || o.config != "" || len(o.Datasets) != 0 || o.Judge.Retries != 0 {
+	if o.Concurrency != 4 || o.Timeout != 10*time.Second || o.Format != "" || o.Inconclusive != "" || o.Layout != "" ||
+		o.Filter.Seed != 1 || o.ShardOf != (replay.Shard{}) || o.Shard != "" || o.ReplayOnly || o.Config != "" || len(o.Datasets) != 0 || o.Judge.Retries != 0 {
 		t.Errorf("run defaults: %+v", o)
 	}
 	if code, _ := parseCmd(t, runCmd, "run", "--json", "--inconclusive=fail", "--out-layout", "hive", "--shard", "2/4", "-c", "8", "--by", "tag", "--by", "tool"); code != 0 ||
-		strings.Join(o.By, ",") != "tag,tool" || o.Format != "json" || o.Inconclusive != "fail" || o.layout != "hive" || o.shard != (replay.Shard{Index: 2, Count: 4}) || o.Concurrency != 8 {
+		strings.Join(o.By, ",") != "tag,tool" || o.Format != "json" || o.Inconclusive != "fail" || o.Layout != "hive" || o.ShardOf != (replay.Shard{Index: 2, Count: 4}) || o.Concurrency != 8 {
 		t.Errorf("run flags resolved to %+v", o)
 	}
 	// --shard auto reads the scheduler's environment through IO.Getenv only.
@@ -135,8 +136,8 @@ func TestRunParse(t *testing.T) {
 	if code, _ := parseCmd(t, replayCmd, "replay", "--format", "xml"); code != exitUsage {
 		t.Errorf("replay --format: exit %d, want unknown flag", code)
 	}
-	if code, _ := parseCmd(t, replayCmd, "replay"); code != 0 || !o.replayOnly {
-		t.Errorf("replay: exit %d, replayOnly %v", code, o.replayOnly)
+	if code, _ := parseCmd(t, replayCmd, "replay"); code != 0 || !o.ReplayOnly {
+		t.Errorf("replay: exit %d, replayOnly %v", code, o.ReplayOnly)
 	}
 }
 
@@ -147,14 +148,14 @@ func TestRunParseConfig(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("concurrency = 6\ninconclusive = \"pass\"\ntimeout = \"3s\"\n[filter]\nlimit = 5\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var o *runOptions
+	var o *runplan.Plan
 	runCmd := func(io IO) *cobra.Command { return newRunCmd(io, false, record(&o)) }
 	if code, stderr := parseCmd(t, runCmd, "run", "--config", cfg, "--timeout", "1s"); code != 0 {
 		t.Fatalf("exit %d %s", code, stderr)
 	}
-	if o.Concurrency != 6 || o.Inconclusive != "pass" || o.Timeout != time.Second || o.Filter.Limit != 5 || o.config != cfg {
+	if o.Concurrency != 6 || o.Inconclusive != "pass" || o.Timeout != time.Second || o.Filter.Limit != 5 || o.Config != cfg {
 		t.Errorf("config under flags: concurrency %d, inconclusive %q, timeout %s, limit %d, config %q",
-			o.Concurrency, o.Inconclusive, o.Timeout, o.Filter.Limit, o.config)
+			o.Concurrency, o.Inconclusive, o.Timeout, o.Filter.Limit, o.Config)
 	}
 }
 
@@ -246,7 +247,7 @@ func TestEnumFlagsInHelp(t *testing.T) {
 func TestRunFunctionsWithBuffers(t *testing.T) {
 	wholeProcess(t)
 	dir := filepath.Join(t.TempDir(), "run")
-	var o *runOptions
+	var o *runplan.Plan
 	if code, stderr := parseCmd(t, func(io IO) *cobra.Command { return newRunCmd(io, false, record(&o)) },
 		"run", "--out", dir, "--quiet", "--format", "tsv", "--run-id", "seam"); code != 0 {
 		t.Fatalf("parse: exit %d %s", code, stderr)

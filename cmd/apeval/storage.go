@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/internal/objstore"
 )
 
@@ -43,19 +42,4 @@ func expandDatasets(ctx context.Context, paths []string) ([]string, error) {
 		out = append(out, urls...)
 	}
 	return out, nil
-}
-
-// maskURLs masks the object-storage URLs among names for run.json.
-func maskURLs(names []string) []string {
-	if names == nil {
-		return nil
-	}
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = n
-		if objstore.IsURL(n) {
-			out[i] = mask.Message(n)
-		}
-	}
-	return out
 }

@@ -14,38 +14,25 @@ import (
 
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/internal/objstore"
+	"github.com/apeval/apeval/internal/runplan"
 	"github.com/apeval/apeval/reports/rundir"
 )
-
-// outIsURL reports whether the run is written to a bucket (--out or
-// apeval.toml's out pattern is a URL).
-func outIsURL(o *runOptions) bool {
-	return objstore.IsURL(o.Out) || o.Out == "" && objstore.IsURL(o.outPattern)
-}
 
 // runToBucket is `apeval run --out s3://bucket/prefix`: the run is written
 // to a temporary directory exactly as a local run, then uploaded by
 // toBucket.
-func runToBucket(ctx context.Context, o *runOptions, io IO) error {
-	now := time.Now()
-	if o.RunID == "" {
-		o.RunID = newRunID(now)
-	}
-	remote := o.Out
-	if remote == "" {
-		remote = expandOut(o.outPattern, o.RunID, now)
-	}
-	remote, err := bucketRunDir(remote, o.layout, o.RunID)
+func runToBucket(ctx context.Context, p *runplan.Plan, io IO) error {
+	st := p.Start(time.Now())
+	remote, err := bucketRunDir(st.OutBase(), p.Layout, st.RunID)
 	if err != nil {
 		return err
 	}
-	o.remoteOut = mask.Message(remote)
-	return toBucket(ctx, remote, io, o.Quiet, func(tmp string) (string, error) {
-		o.Out = filepath.Join(tmp, "run")
-		local := runDirFor(o.Out, o.layout, o.RunID)
-		lio, flush := bucketIO(io, local, remote)
+	st.RemoteOut = mask.Message(remote)
+	return toBucket(ctx, remote, io, p.Quiet, func(tmp string) (string, error) {
+		st.Out = runplan.RunDirFor(filepath.Join(tmp, "run"), p.Layout, st.RunID)
+		lio, flush := bucketIO(io, st.Out, remote)
 		defer flush()
-		return local, runLocal(ctx, o, lio)
+		return st.Out, runLocal(ctx, st, lio)
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/runplan"
 )
 
 // bucketOfSample writes the embedded sample into a directory used as a
@@ -140,7 +141,7 @@ func TestDatasetFromBucket(t *testing.T) {
 // A secret in a dataset URL's query never reaches run.json.
 func TestMaskURLs(t *testing.T) {
 	t.Parallel()
-	got := maskURLs([]string{"s3://b/k.jsonl?region=eu-west-1&aws_session_token=AbC123dEf456", "local.jsonl"})
+	got := runplan.MaskURLs([]string{"s3://b/k.jsonl?region=eu-west-1&aws_session_token=AbC123dEf456", "local.jsonl"})
 	if strings.Contains(got[0], "AbC123dEf456") || !strings.Contains(got[0], "region=eu-west-1") || got[1] != "local.jsonl" {
 		t.Fatalf("maskURLs = %v", got)
 	}
