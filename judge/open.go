@@ -135,8 +135,8 @@ const DefaultSeed = 42
 var (
 	registryMu sync.RWMutex
 	// registry lists the backends by Order, then name. recorded and none
-	// (judge/core) are here; the live backends register from their
-	// packages.
+	// (judge/recorded, which needs only judge/core) are built in; the live
+	// backends register from their packages.
 	registry = []Backend{
 		{Name: "recorded", Arg: "NAME", Order: 40,
 			Open: func(_ context.Context, arg string, _ *Prompt, _ Config) (Judge, error) { return NewRecorded(arg), nil }},
