@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
@@ -147,7 +148,7 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 	for i, c := range cases {
 		ids[i] = c.CaseID
 	}
-	lines, where, err := datasets.Lines(paths, stdin, ids, datasetURLs)
+	lines, where, err := datasets.Lines(paths, stdin, ids, source.URLs)
 	if err != nil {
 		return usageError{err}
 	}

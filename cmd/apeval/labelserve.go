@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports/evaluation"
@@ -126,7 +127,7 @@ func runLabelServe(ctx context.Context, o *labelServeOptions, io IO) error {
 		rules[r.ID] = r
 	}
 	paths := o.Datasets
-	var src *source
+	var src *source.Source
 	if len(paths) == 0 {
 		for _, d := range info.Datasets {
 			if d.SHA256 == datasets.SampleSHA256() {
@@ -139,13 +140,13 @@ func runLabelServe(ctx context.Context, o *labelServeOptions, io IO) error {
 	if src, err = openSource(paths, nil); err != nil {
 		return err
 	}
-	defer src.cleanup()
+	defer src.Cleanup()
 	want := map[string]bool{}
 	for _, l := range mine {
 		want[l.CaseID] = true
 	}
 	cases := map[string]*datasets.Case{}
-	rd := src.reader(pol)
+	rd := src.Reader(pol)
 	for rd.Scan() {
 		rec := rd.Record()
 		if rec.Err != nil {
