@@ -390,3 +390,48 @@ func Plan(crit replay.KillCriteria, g PlanGuesses, o PlanOptions) ([]PlanResult,
 	}
 	return out, nil
 }
+
+// LabelGuesses collects the guesses of a plan of the label path (`plan
+// RUN_DIR --labels N --rate precision=P --rate recall=R`): what the labels
+// will show where the pilot has none.
+type LabelGuesses struct{ rates map[string]float64 }
+
+// Set records precision=P or recall=R; another key, or a value outside
+// [0, 1] (a recall of 0), is an error naming it.
+func (l *LabelGuesses) Set(key string, v float64) error {
+	key = strings.TrimSpace(key)
+	if key != "precision" && key != "recall" {
+		return fmt.Errorf("%q: with --labels, give --rate precision=P and --rate recall=R (what the labels will show)", key)
+	}
+	if math.IsNaN(v) || v < 0 || v > 1 || (key == "recall" && v == 0) {
+		return fmt.Errorf("%s=%v is not a rate in [0, 1] (recall above 0)", key, v)
+	}
+	if l.rates == nil {
+		l.rates = map[string]float64{}
+	}
+	l.rates[key] = v
+	return nil
+}
+
+// Guess is the label guess: nil when none was given, an error when only
+// one of the two was.
+func (l *LabelGuesses) Guess() (*LabelGuess, error) {
+	switch len(l.rates) {
+	case 0:
+		return nil, nil
+	case 1:
+		return nil, fmt.Errorf("give both precision=P and recall=R, or neither")
+	}
+	return &LabelGuess{Precision: l.rates["precision"], Recall: l.rates["recall"]}, nil
+}
+
+// OnLabels reports whether the criterion's figure rests on the labels
+// (precision, recall vs baseline, and drift, which leaves out the changes
+// labels explain): a plan from a pilot on weak labels says so for these.
+func OnLabels(criterion string) bool {
+	switch criterion {
+	case CriterionPrecisionMin, CriterionDangerousRecall, CriterionFireRateChangeMax:
+		return true
+	}
+	return false
+}

@@ -297,3 +297,45 @@ func TestCalibrationPlanGuesses(t *testing.T) {
 	}
 	t.Log("\n" + b.String())
 }
+
+func TestLabelGuesses(t *testing.T) {
+	t.Parallel()
+	var l LabelGuesses
+	if g, err := l.Guess(); g != nil || err != nil {
+		t.Errorf("none: %v %v", g, err)
+	}
+	for _, tc := range []struct {
+		key  string
+		v    float64
+		want string
+	}{
+		{"unknown", 0.1, `"unknown": with --labels, give --rate precision=P`},
+		{"precision", 1.1, "precision=1.1 is not a rate in [0, 1]"},
+		{"recall", 0, "recall=0 is not a rate in [0, 1] (recall above 0)"},
+	} {
+		if err := l.Set(tc.key, tc.v); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s=%v: %v, want %q", tc.key, tc.v, err, tc.want)
+		}
+	}
+	if err := l.Set("precision", 0.9); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Guess(); err == nil || !strings.Contains(err.Error(), "both precision=P and recall=R") {
+		t.Errorf("one of two: %v", err)
+	}
+	if err := l.Set(" recall ", 0.8); err != nil {
+		t.Fatal(err)
+	}
+	if g, err := l.Guess(); err != nil || *g != (LabelGuess{Precision: 0.9, Recall: 0.8}) {
+		t.Errorf("both: %+v %v", g, err)
+	}
+	var on []string
+	for _, c := range Criteria {
+		if OnLabels(c.Name) {
+			on = append(on, c.Name)
+		}
+	}
+	if s := strings.Join(on, ","); s != "precision_min,dangerous_recall_must_beat_baseline,fire_rate_change_max" {
+		t.Errorf("on labels: %s", s)
+	}
+}

@@ -318,24 +318,9 @@ func (rep *Report) commentDeltas(c *metrics.Comparison) commentSection {
 	if t == nil {
 		return commentSection{}
 	}
-	for _, name := range metrics.FigureNames {
-		f, _ := figureOf(t, name)
-		fv := figureViews[name]
-		d := na
-		if f.Delta != nil {
-			d = fv.signed(*f.Delta)
-			if f.DeltaLo != nil && f.DeltaHi != nil {
-				d += fmt.Sprintf(" [%s, %s]", fv.signed(*f.DeltaLo), fv.signed(*f.DeltaHi))
-			}
-			if !f.Significant(conf) {
-				d = "~ " + d
-			}
-		}
-		p := na
-		if f.PValue != nil {
-			p = strings.TrimPrefix(pq(f), "p=")
-		}
-		g.add(fv.label, fv.value(f.Baseline), fv.value(f.Candidate), d, p, figureN(f))
+	for _, ft := range figureTables([]*metrics.RuleComparison{t}, conf) {
+		x := ft.rows[0]
+		g.add(ft.label, x.base, x.head, x.delta, x.p, x.n)
 	}
 	fc := t.FireRateChange
 	g.notes = []string{MarkLegend(conf) + " Tests: docs/statistics.md.",
@@ -351,7 +336,7 @@ func (rep *Report) commentDeltas(c *metrics.Comparison) commentSection {
 // commentChanges: the rules whose verdict or criteria changed status
 // between base and head (fire-rate drift, which only the head has, aside).
 func (rep *Report) commentChanges(c *metrics.Comparison) commentSection {
-	var lines []string
+	g := &grid{header: []string{"rule", "base", "head", "what changed"}}
 	for _, rc := range c.Rules {
 		bv, hv := "–", "–"
 		if rc.Baseline != nil {
@@ -380,40 +365,35 @@ func (rep *Report) commentChanges(c *metrics.Comparison) commentSection {
 		if bv == hv && len(what) == 0 {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("| %s | %s | %s | %s |\n", mdEscape(rc.RuleID), bv, hv, mdEscape(strings.Join(what, "; "))))
+		g.add(rc.RuleID, bv, hv, strings.Join(what, "; "))
 	}
-	if len(lines) == 0 {
+	if len(g.rows) == 0 {
 		return commentSection{head: "\n### Rules that changed status\n\nNone: every rule has the same verdict and criteria statuses in base and head.\n"}
 	}
-	head := fmt.Sprintf("\n### Rules that changed status (%d)\n\n| rule | base | head | what changed |\n|:--|:--|:--|:--|\n", len(lines))
+	head, lines := g.markdownLines()
+	head = fmt.Sprintf("\n### Rules that changed status (%d)\n\n", len(lines)) + head
 	return commentSection{head: head, lines: lines, cuttable: true}
 }
 
 // commentCost: tokens and judging cost per 1,000 tool calls of both judges.
 func (rep *Report) commentCost(c *metrics.Comparison) commentSection {
-	costs := rep.costs()
 	var b strings.Builder
 	b.WriteString("\n### Cost per 1,000 tool calls\n\n")
-	any := false
-	for _, j := range []string{c.Baseline, c.Candidate} {
-		if jc := costs[j]; jc != nil && jc.CallsWithUsage > 0 {
-			any = true
-		}
-	}
-	if !any {
+	// compare's cost table (costGrid), its per-1k columns under the
+	// comment's shorter headings.
+	full := rep.costGrid(c.Baseline, c.Candidate)
+	if full == nil {
 		b.WriteString("No judge reported token counts, so there is no cost to show (docs/reports.md#cost).\n")
 		return commentSection{head: b.String()}
 	}
-	g := &grid{header: []string{"", "tokens in / out", "cost", "P95 ms"}, right: []bool{false, true, true, true}}
-	for i, j := range []string{c.Baseline, c.Candidate} {
-		row := []string{[]string{"base", "head"}[i], na, na, na}
-		if jc := costs[j]; jc != nil {
-			row[1] = fmtTokens(jc.PromptTokensPer1k, jc.CompletionTokensPer1k)
-			row[2] = fmtCost(jc)
-			row[3] = fmtNum(jc.LatencyP95MS, 0)
-		}
-		g.add(row...)
+	keep := make([]bool, len(full.header))
+	for _, i := range columnsNamed(full.header, "judge", "tokens/1k tool calls in / out", "cost/1k tool calls", "P95 ms") {
+		keep[i] = true
 	}
+	g := full.only(keep)
+	g.header = []string{"", "tokens in / out", "cost", "P95 ms"}
+	g.rows[0][0], g.rows[1][0] = "base", "head"
+	g.notes, g.width, g.weak = nil, 0, false
 	_ = g.render(&b, FormatMarkdown)
 	return commentSection{head: b.String()}
 }
@@ -429,13 +409,13 @@ func commentLink(url string) string {
 func (rep *Report) commentRuleDetails(c *metrics.Comparison) commentSection {
 	conf := rep.Summary.Thresholds.Confidence
 	var lines []string
-	for _, name := range metrics.FigureNames {
-		fv := figureViews[name]
-		lines = append(lines, fmt.Sprintf("\n| %s | base | head | Δ head − base [CI] (p, n) |\n|:--|--:|--:|--:|\n", mdEscape(fv.label)))
-		for _, rc := range c.Rules {
-			f, _ := figureOf(rc, name)
-			lines = append(lines, fmt.Sprintf("| %s | %s | %s | %s |\n", mdEscape(rc.RuleID), fv.value(f.Baseline), fv.value(f.Candidate), mdEscape(figureCell(f, conf))))
+	for _, t := range figureTables(c.Rules, conf) {
+		g := &grid{header: []string{t.label, "base", "head", "Δ head − base [CI] (p, n)"}, right: []bool{false, true, true, true}}
+		for _, x := range t.rows {
+			g.add(x.rc.RuleID, x.base, x.head, x.vsBase)
 		}
+		head, rows := g.markdownLines()
+		lines = append(append(lines, "\n"+head), rows...)
 	}
 	return commentSection{
 		head:     fmt.Sprintf("\n<details><summary>Per-rule figures (%d rules)</summary>\n", len(c.Rules)),

@@ -148,16 +148,6 @@ func figureCell(f metrics.Figure, conf float64) string {
 	return s + " " + pn(f)
 }
 
-// figureOf returns the named figure of a rule comparison.
-func figureOf(rc *metrics.RuleComparison, name string) (metrics.Figure, bool) {
-	for _, f := range rc.Figures {
-		if f.Figure == name {
-			return f, true
-		}
-	}
-	return metrics.Figure{Figure: name}, false
-}
-
 func comparisonRows(c *metrics.Comparison) []*metrics.RuleComparison {
 	rows := append([]*metrics.RuleComparison(nil), c.Rules...)
 	if c.Total != nil {
@@ -180,19 +170,17 @@ func ruleLabel(id string) string {
 func (rep *Report) comparisonGrids(c *metrics.Comparison) []*grid {
 	var gs []*grid
 	conf := rep.Summary.Thresholds.Confidence
-	for _, name := range metrics.FigureNames {
-		fv := figureViews[name]
-		g := &grid{header: []string{fv.label, c.Baseline, c.Candidate, "vs base"}, right: []bool{false, true, true, true}, weak: rep.Weak()}
-		drift := name == metrics.FigureFireRate
+	for _, t := range figureTables(comparisonRows(c), conf) {
+		g := &grid{header: []string{t.label, c.Baseline, c.Candidate, "vs base"}, right: []bool{false, true, true, true}, weak: rep.Weak()}
+		drift := t.name == metrics.FigureFireRate
 		if drift {
 			g.header = append(g.header, "change [CI]", "drift "+thresholdText(metrics.CriterionFireRateChangeMax, rep.Summary.Thresholds))
 			g.right = append(g.right, true, false)
 		}
-		for _, rc := range comparisonRows(c) {
-			f, _ := figureOf(rc, name)
-			cells := []string{ruleLabel(rc.RuleID), fv.value(f.Baseline), fv.value(f.Candidate), figureCell(f, conf)}
+		for _, x := range t.rows {
+			cells := []string{x.rule, x.base, x.head, x.vsBase}
 			if drift {
-				fc := rc.FireRateChange
+				fc := x.rc.FireRateChange
 				cells = append(cells, fmtCISigned(fc.Estimate, fc.Lo, fc.Hi, 3), paint(string(fc.Status), rep.Color))
 			}
 			g.add(cells...)
@@ -429,8 +417,8 @@ func (rep *Report) sliceComparisonGrids(c *metrics.Comparison) []*grid {
 				if f.Baseline == nil && f.Candidate == nil {
 					continue
 				}
-				fv := figureViews[f.Figure]
-				g.add(sc.Value, fv.label, fv.value(f.Baseline), fv.value(f.Candidate), figureCell(f, conf))
+				x := cellsOf(rc, f.Figure, conf)
+				g.add(sc.Value, figureViews[f.Figure].label, x.base, x.head, x.vsBase)
 				if f.Delta != nil && math.Abs(*f.Delta) > math.Abs(most[f.Figure].delta) {
 					most[f.Figure] = extreme{sc.Value, *f.Delta}
 				}

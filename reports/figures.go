@@ -36,8 +36,6 @@ func metaOf(name string) figureMeta {
 // signedNum formats a difference with its sign and a true minus.
 func (m figureMeta) signedNum(v float64) string { return m.signed(v) }
 
-func (m figureMeta) opt(v *float64) string { return m.value(v) }
-
 // figureDelta is figureCell for a figure that may be absent ("–").
 func figureDelta(f *metrics.Figure, conf float64) string {
 	if f == nil {
@@ -57,20 +55,6 @@ func figurePtr(rc *metrics.RuleComparison, name string) *metrics.Figure {
 		}
 	}
 	return nil
-}
-
-// comparisonFigures lists the figure names the comparison has, in report order.
-func comparisonFigures(rows []*metrics.RuleComparison) []figureMeta {
-	var out []figureMeta
-	for _, m := range figureOrder {
-		for _, rc := range rows {
-			if figurePtr(rc, m.name) != nil {
-				out = append(out, m)
-				break
-			}
-		}
-	}
-	return out
 }
 
 // testLabel names a figure's test for readers.
@@ -98,9 +82,10 @@ func totalFiguresGrid(c *metrics.Comparison, conf float64) *grid {
 	if c.Total == nil {
 		return nil
 	}
-	for _, m := range comparisonFigures([]*metrics.RuleComparison{c.Total}) {
-		f := figurePtr(c.Total, m.name)
-		g.add(m.label, m.opt(f.Baseline), m.opt(f.Candidate), figureDelta(f, conf), testLabel(f.Test))
+	for _, t := range figureTables([]*metrics.RuleComparison{c.Total}, conf) {
+		if x := t.rows[0]; x.has {
+			g.add(t.label, x.base, x.head, x.vsBase, x.test)
+		}
 	}
 	if len(g.rows) == 0 {
 		return nil
@@ -128,17 +113,14 @@ func roundP(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 // ruleFiguresGrids is benchstat's layout for the rules: one table per
 // figure, a line per rule (all rules last).
 func ruleFiguresGrids(c *metrics.Comparison, conf float64) []*grid {
-	rows := comparisonRows(c)
 	var gs []*grid
-	for _, m := range comparisonFigures(rows) {
-		g := &grid{header: []string{m.label, c.Baseline, c.Candidate, "vs base"}, right: []bool{false, true, true, true}}
-		for _, rc := range rows {
-			f := figurePtr(rc, m.name)
-			if f == nil {
-				g.add(ruleLabel(rc.RuleID), na, na, na)
-				continue
-			}
-			g.add(ruleLabel(rc.RuleID), m.opt(f.Baseline), m.opt(f.Candidate), figureDelta(f, conf))
+	for _, t := range figureTables(comparisonRows(c), conf) {
+		if !t.present {
+			continue
+		}
+		g := &grid{header: []string{t.label, c.Baseline, c.Candidate, "vs base"}, right: []bool{false, true, true, true}}
+		for _, x := range t.rows {
+			g.add(x.rule, x.base, x.head, x.vsBase)
 		}
 		gs = append(gs, g)
 	}
@@ -185,7 +167,7 @@ func sliceGrid(c *metrics.Comparison, kind string, conf float64) *grid {
 		t := sliceTotal(s)
 		cells := []string{s.Value}
 		for _, n := range sliceFigureNames {
-			cells = append(cells, figureDelta(figurePtr(t, n), conf))
+			cells = append(cells, cellsOf(t, n, conf).vsBase)
 		}
 		g.add(cells...)
 	}

@@ -201,6 +201,35 @@ func (g *grid) tsv(w io.Writer) error {
 	return err
 }
 
+// markdownLines is the grid as compact Markdown (cells unpadded), a line
+// at a time: the header with its alignment row, then a line per row, every
+// cell escaped. The pull-request comment uses it: its size counts, and its
+// rows are cut from the end to fit.
+func (g *grid) markdownLines() (head string, rows []string) {
+	line := func(cells []string) string {
+		var b strings.Builder
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" " + mdEscape(c) + " |")
+		}
+		return b.String() + "\n"
+	}
+	var sep strings.Builder
+	sep.WriteString("|")
+	for i := range g.header {
+		if i < len(g.right) && g.right[i] {
+			sep.WriteString("--:|")
+		} else {
+			sep.WriteString(":--|")
+		}
+	}
+	head = line(g.header) + sep.String() + "\n"
+	for _, r := range g.rows {
+		rows = append(rows, line(r))
+	}
+	return head, rows
+}
+
 // csv writes the header and rows as CSV (RFC 4180: a cell with a comma,
 // quote or line break is quoted, quotes doubled; lines end in \n).
 func (g *grid) csv(w io.Writer) error {

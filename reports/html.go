@@ -364,7 +364,11 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 			t := toHTMLTable("", g)
 			hc.Total = &t
 		}
-		for _, m := range comparisonFigures(comparisonRows(c)) {
+		for _, t := range figureTables(comparisonRows(c), conf) {
+			if !t.present {
+				continue
+			}
+			m := t.figureMeta
 			band := 0.0
 			if m.name == "fire_rate" {
 				band = s.Thresholds.FireRateChangeMax

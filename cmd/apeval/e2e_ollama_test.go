@@ -12,55 +12,25 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/ollama/ollama/api"
-
+	"github.com/apeval/apeval/internal/ollamatest"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports/rundir"
 )
 
-const e2eModel = "tiny"
+const e2eModel = ollamatest.Model
 
-func e2eHost(t *testing.T) string {
-	t.Helper()
-	h := os.Getenv("APEVAL_E2E_OLLAMA_HOST")
-	if h == "" {
-		t.Skip("APEVAL_E2E_OLLAMA_HOST is not set; run .ci/e2e-ollama.sh")
-	}
-	return h
-}
+func e2eHost(t *testing.T) string { return ollamatest.Host(t) }
 
-// e2eTagsDigest reads the model's digest from /api/tags; it depends on the
-// models path, so it is never hard-coded.
+// e2eTagsDigest is the tiny model's digest as the server reports it.
 func e2eTagsDigest(t *testing.T, host string) string {
-	t.Helper()
-	u, err := url.Parse(host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	list, err := api.NewClient(u, http.DefaultClient).List(context.Background())
-	if err != nil {
-		t.Fatalf("list models on %s: %v", host, err)
-	}
-	for _, m := range list.Models {
-		if m.Name == e2eModel+":latest" {
-			return strings.TrimPrefix(m.Digest, "sha256:")
-		}
-	}
-	t.Fatalf("model %s not on %s", e2eModel, host)
-	return ""
+	return ollamatest.TagsDigest(t, host, e2eModel+":latest")
 }
 
 // e2ePolicy has two natural-language rules without `when`, so every case in
@@ -308,115 +278,30 @@ func e2eRunOnce(t *testing.T, host, digest string) (worst float64) {
 	return worst
 }
 
-// e2eServer is an `ollama serve` of the test's own on the script's models,
-// so the test can kill it without disturbing the shared server. Its log is
-// watched to kill it after a number of answered chats.
-type e2eServer struct {
-	host string
-	cmd  *exec.Cmd
-	log  *e2eChatLog
-}
-
-// e2eChatLog is the server's output; it counts the finished /api/chat requests
-// Ollama logs, one line each.
-type e2eChatLog struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	chats int
-	hook  func(chats int)
-}
-
-func (l *e2eChatLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	l.buf.Write(p)
-	l.chats += bytes.Count(p, []byte(`"/api/chat"`))
-	chats, hook := l.chats, l.hook
-	l.mu.Unlock()
-	if hook != nil {
-		hook(chats)
-	}
-	return len(p), nil
-}
-
-func (l *e2eChatLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-func e2eStartServer(t *testing.T) *e2eServer {
-	t.Helper()
-	bin, models := os.Getenv("APEVAL_E2E_OLLAMA_BIN"), os.Getenv("APEVAL_E2E_OLLAMA_MODELS")
-	if bin == "" || models == "" {
-		t.Skip("APEVAL_E2E_OLLAMA_BIN or APEVAL_E2E_OLLAMA_MODELS is not set; run .ci/e2e-ollama.sh")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s := &e2eServer{host: "http://" + addr, log: &e2eChatLog{}}
-	s.cmd = exec.Command(bin, "serve")
-	s.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "OLLAMA_MODELS="+models, "OLLAMA_HOST="+addr)
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	// Its own process group, so kill also ends the model runner it spawns.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		s.kill()
-		_ = s.cmd.Wait() // killed: its exit status is not news
-	})
-	u, _ := url.Parse(s.host)
-	c := api.NewClient(u, http.DefaultClient)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := c.Version(ctx)
-		cancel()
-		if err == nil {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ollama serve on %s not ready: %v\n%s", s.host, err, s.log)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// kill ends the server and its runner at once, as a crash would.
-func (s *e2eServer) kill() { _ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL) }
-
 // TestE2EOllamaServerDiesMidRun kills the server after a few answered calls:
 // the remaining calls become counted errors, every case still has its rows,
 // and the run still writes all its reports.
 func TestE2EOllamaServerDiesMidRun(t *testing.T) {
 	t.Parallel()
-	srv := e2eStartServer(t)
+	srv := ollamatest.StartServer(t)
 	const n, answered = 60, 4
 	var once sync.Once
 	killed := make(chan struct{})
-	srv.log.mu.Lock()
-	srv.log.hook = func(chats int) {
+	srv.Log.OnChat(func(chats int) {
 		if chats >= answered {
-			once.Do(func() { srv.kill(); close(killed) })
+			once.Do(func() { srv.Kill(); close(killed) })
 		}
-	}
-	srv.log.mu.Unlock()
+	})
 
 	dataset, policy, judged := e2eWriteInputs(t, n)
 	out := filepath.Join(t.TempDir(), "run")
 	code, stdout, stderr := e2eApeval(t, "run", "--dataset", dataset, "--policy", policy,
-		"--judge", "ollama:"+e2eModel, "--ollama-host", srv.host, "--out", out, "--no-cache", "--quiet",
+		"--judge", "ollama:"+e2eModel, "--ollama-host", srv.Host, "--out", out, "--no-cache", "--quiet",
 		"--concurrency", "2", "--timeout", "30s", "--format", "json")
 	select {
 	case <-killed:
 	default:
-		t.Fatalf("the run ended before the server answered %d calls\nserver log:\n%s", answered, srv.log)
+		t.Fatalf("the run ended before the server answered %d calls\nserver log:\n%s", answered, srv.Log)
 	}
 	// Most calls fail with a refused connection once the server is gone: a
 	// setup-class cause behind half or more of the calls, so the judge has no

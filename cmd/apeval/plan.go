@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -38,10 +37,11 @@ type planOptions struct {
 	// LatencyP95, LatencyP50 guess the judge's call latency in ms.
 	LatencyP95, LatencyP50 float64
 
-	// rates are the label guesses of --labels (precision, recall);
-	// guesses the guesses of a plan without a pilot.
-	rates   map[string]float64
-	guesses metrics.PlanGuesses
+	// labelGuess is what the labels will show (--labels with --rate
+	// precision=P --rate recall=R); guesses the guesses of a plan without
+	// a pilot.
+	labelGuess *metrics.LabelGuess
+	guesses    metrics.PlanGuesses
 	// weak: the pilot's labels are weak labels (run --weak-labels), so
 	// every figure on labels it plans from says so.
 	weak bool
@@ -255,33 +255,32 @@ func (o *planOptions) labelGuesses(cmd *cobra.Command) error {
 	if o.Reps < 10 {
 		return usagef("--reps %d: at least 10 simulated data sets are needed", o.Reps)
 	}
-	o.rates = map[string]float64{}
+	var lg metrics.LabelGuesses
 	for _, r := range o.Rates {
 		k, v, ok := strings.Cut(r, "=")
-		k = strings.TrimSpace(k)
-		if !ok || (k != "precision" && k != "recall") {
+		if !ok {
 			return usagef("--rate %q: with --labels, give --rate precision=P and --rate recall=R (what the labels will show)", r)
 		}
 		rate, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || rate < 0 || rate > 1 || (k == "recall" && rate == 0) {
-			return usagef("--rate %s: %q is not a rate in [0, 1] (recall above 0)", r, v)
+		if err != nil {
+			return usagef("--rate %q: %q is not a number", r, v)
 		}
-		o.rates[k] = rate
+		if err := lg.Set(k, rate); err != nil {
+			return usagef("--rate %s: %v", r, err)
+		}
 	}
-	if len(o.rates) == 1 {
-		return usagef("--rate: with --labels give both precision=P and recall=R, or neither")
+	g, err := lg.Guess()
+	if err != nil {
+		return usagef("--rate: with --labels %v", err)
 	}
+	o.labelGuess = g
 	return nil
 }
 
 func (o *planOptions) killCriteria() (replay.KillCriteria, error) {
 	switch {
 	case o.Criteria != "":
-		data, err := os.ReadFile(o.Criteria)
-		if err != nil {
-			return replay.KillCriteria{}, usageError{err}
-		}
-		c, err := replay.ParseCriteria(data, o.Criteria)
+		c, err := replay.ReadCriteria(o.Criteria)
 		if err != nil {
 			return replay.KillCriteria{}, usageError{err}
 		}
@@ -323,10 +322,7 @@ func (o *planOptions) pilotPlans(io IO) (replay.KillCriteria, []metrics.PlanResu
 		if err != nil {
 			return replay.KillCriteria{}, nil, err
 		}
-		lo := metrics.LabelPlanOptions{Budget: o.Labels, Baseline: spec.Baseline, Reps: o.Reps, Seed: o.Seed}
-		if len(o.rates) == 2 {
-			lo.Guess = &metrics.LabelGuess{Precision: o.rates["precision"], Recall: o.rates["recall"]}
-		}
+		lo := metrics.LabelPlanOptions{Budget: o.Labels, Baseline: spec.Baseline, Reps: o.Reps, Seed: o.Seed, Guess: o.labelGuess}
 		plans, err := metrics.PlanLabels(t, spec.Criteria, lo)
 		if err != nil {
 			return replay.KillCriteria{}, nil, usagef("%s: %v", o.Pilot, err)
@@ -548,21 +544,10 @@ func renderLabelPlans(io IO, o *planOptions, crit replay.KillCriteria, plans []m
 	return nil
 }
 
-// onLabels: the criteria whose figure rests on the labels (precision,
-// recall vs baseline, and drift, which leaves out the changes labels
-// explain).
-func onLabels(criterion string) bool {
-	switch criterion {
-	case metrics.CriterionPrecisionMin, metrics.CriterionDangerousRecall, metrics.CriterionFireRateChangeMax:
-		return true
-	}
-	return false
-}
-
 // criterionCell names a plan's criterion; on a weak pilot a criterion on
 // labels says so.
 func (o *planOptions) criterionCell(p metrics.PlanResult) string {
-	if o.weak && onLabels(p.Criterion) {
+	if o.weak && metrics.OnLabels(p.Criterion) {
 		return p.Criterion + " (weak labels)"
 	}
 	return p.Criterion

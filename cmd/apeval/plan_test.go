@@ -237,7 +237,7 @@ func TestPlanFromPilot(t *testing.T) {
 		{[]string{"--labels", "300", "--rate", "precision=0.9"}, "--labels 300: the label path is planned from a pilot run directory"},
 		{[]string{dir, "--labels", "0"}, "--labels 0: a label budget needs at least 1 label"},
 		{[]string{dir, "--labels", "10", "--rate", "precision=0.9"}, "give both precision=P and recall=R"},
-		{[]string{dir, "--labels", "10", "--rate", "recall=0", "--rate", "precision=0.9"}, "\"0\" is not a rate"},
+		{[]string{dir, "--labels", "10", "--rate", "recall=0", "--rate", "precision=0.9"}, "recall=0 is not a rate in [0, 1]"},
 		{[]string{dir, "--labels", "10", "--rate", "unknown=0.1"}, "with --labels, give --rate precision=P"},
 		{[]string{dir, "--labels", "10", "--sessions", "5"}, "--sessions: a label plan counts labels"},
 		{[]string{dir, "--rate", "precision=0.9"}, "--rate: a plan from a pilot run fits it"},

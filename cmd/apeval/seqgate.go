@@ -7,7 +7,6 @@ import (
 	stdio "io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -21,8 +20,7 @@ import (
 
 // runDirsInOrder expands the arguments of gate --sequential: run
 // directories in the order given, or one directory holding run
-// directories, taken in the order they were made (run.json's created
-// time, then name).
+// directories, taken in the order they were made (rundir.History).
 func runDirsInOrder(args []string) ([]string, error) {
 	if len(args) != 1 || objstore.IsURL(args[0]) {
 		// Several runs, or one in a bucket (a bucket prefix is one run).
@@ -31,43 +29,11 @@ func runDirsInOrder(args []string) ([]string, error) {
 	if _, err := os.Stat(filepath.Join(args[0], rundir.RunFile)); err == nil {
 		return args, nil
 	}
-	ents, err := os.ReadDir(args[0])
+	dirs, err := rundir.History(args[0])
 	if err != nil {
-		return nil, usagef("%s: %v", args[0], err)
+		return nil, usageError{err}
 	}
-	type run struct {
-		dir  string
-		info rundir.RunInfo
-	}
-	var runs []run
-	for _, e := range ents {
-		d := filepath.Join(args[0], e.Name())
-		if !e.IsDir() {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(d, rundir.RunFile)); err != nil {
-			continue
-		}
-		info, err := rundir.ReadRunInfo(d)
-		if err != nil {
-			return nil, evaluation.DirError(d, err)
-		}
-		runs = append(runs, run{d, info})
-	}
-	if len(runs) == 0 {
-		return nil, usagef("%s is neither a run directory nor a directory of run directories (no %s in it or its subdirectories)", args[0], rundir.RunFile)
-	}
-	slices.SortStableFunc(runs, func(a, b run) int {
-		if c := a.info.Created.Compare(b.info.Created); c != 0 {
-			return c
-		}
-		return strings.Compare(a.dir, b.dir)
-	})
-	out := make([]string, len(runs))
-	for i, r := range runs {
-		out[i] = r.dir
-	}
-	return out, nil
+	return dirs, nil
 }
 
 // runSequentialGate is `apeval gate --sequential`: every run directory in

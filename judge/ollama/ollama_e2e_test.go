@@ -10,55 +10,22 @@ package ollama_test
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
-	"net/url"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
+	"github.com/apeval/apeval/internal/ollamatest"
 	"github.com/apeval/apeval/judge"
 	_ "github.com/apeval/apeval/judge/ollama"
 )
 
-const e2eModel = "tiny"
+const e2eModel = ollamatest.Model
 
-// e2eHost is the shared server started by .ci/e2e-ollama.sh.
-func e2eHost(t *testing.T) string {
-	t.Helper()
-	h := os.Getenv("APEVAL_E2E_OLLAMA_HOST")
-	if h == "" {
-		t.Skip("APEVAL_E2E_OLLAMA_HOST is not set; run .ci/e2e-ollama.sh")
-	}
-	return h
-}
+func e2eHost(t *testing.T) string { return ollamatest.Host(t) }
 
-// tagsDigest reads the model's digest from the server's /api/tags, the only
-// place Ollama reports it; it depends on the models path, so it is never
-// hard-coded.
 func tagsDigest(t *testing.T, host, model string) string {
-	t.Helper()
-	u, err := url.Parse(host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	list, err := api.NewClient(u, http.DefaultClient).List(context.Background())
-	if err != nil {
-		t.Fatalf("list models on %s: %v", host, err)
-	}
-	for _, m := range list.Models {
-		if m.Name == model || m.Name == model+":latest" {
-			return strings.TrimPrefix(m.Digest, "sha256:")
-		}
-	}
-	t.Fatalf("model %s not on %s", model, host)
-	return ""
+	return ollamatest.TagsDigest(t, host, model)
 }
 
 // e2eInput is the i-th of a varied set of judge inputs asking about nRules
@@ -319,88 +286,18 @@ func TestE2EOllamaMissingModel(t *testing.T) {
 	}
 }
 
-// ownServer is an `ollama serve` of the test's own, on the models the script
-// created, so a test can stop it without disturbing the shared one.
-type ownServer struct {
-	t    *testing.T
-	bin  string
-	env  []string
-	host string
-	cmd  *exec.Cmd
-	log  *strings.Builder
-}
-
-func startOwnServer(t *testing.T) *ownServer {
-	t.Helper()
-	bin, models := os.Getenv("APEVAL_E2E_OLLAMA_BIN"), os.Getenv("APEVAL_E2E_OLLAMA_MODELS")
-	if bin == "" || models == "" {
-		t.Skip("APEVAL_E2E_OLLAMA_BIN or APEVAL_E2E_OLLAMA_MODELS is not set; run .ci/e2e-ollama.sh")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s := &ownServer{t: t, bin: bin, host: "http://" + addr,
-		env: append(os.Environ(), "HOME="+t.TempDir(), "OLLAMA_MODELS="+models, "OLLAMA_HOST="+addr)}
-	s.start()
-	t.Cleanup(s.stop)
-	return s
-}
-
-func (s *ownServer) start() {
-	s.t.Helper()
-	s.log = &strings.Builder{}
-	s.cmd = exec.Command(s.bin, "serve")
-	s.cmd.Env = s.env
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	// Its own process group, so stop also ends the model runner it spawns.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
-		s.t.Fatal(err)
-	}
-	u, _ := url.Parse(s.host)
-	c := api.NewClient(u, http.DefaultClient)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := c.Version(ctx)
-		cancel()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("ollama serve on %s not ready: %v\n%s", s.host, err, s.log)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// stop kills the server and its runner at once, as a crash would.
-func (s *ownServer) stop() {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return
-	}
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-	_ = s.cmd.Wait() // killed: its exit status is not news
-	s.cmd = nil
-}
-
 // TestE2EOllamaServerStops stops the server between calls: the next call is
 // a counted failure (status error, a message, never a panic), and once the
 // server is back the same judge answers again.
 func TestE2EOllamaServerStops(t *testing.T) {
 	t.Parallel()
-	srv := startOwnServer(t)
-	j := openTiny(t, srv.host)
+	srv := ollamatest.StartServer(t)
+	j := openTiny(t, srv.Host)
 	ctx := context.Background()
 	if r := j.Judge(ctx, judge.Request{Input: e2eInput(0, 1)}); r.Status != judge.StatusOK {
 		t.Fatalf("before stop: status %s (%s)", r.Status, r.Error)
 	}
-	srv.stop()
+	srv.Stop()
 	for i := 1; i <= 3; i++ {
 		r := j.Judge(ctx, judge.Request{Input: e2eInput(i, 1)})
 		if r.Status != judge.StatusError || r.Error == "" || len(r.Decisions) != 0 {
@@ -410,7 +307,7 @@ func TestE2EOllamaServerStops(t *testing.T) {
 			t.Errorf("server down, call %d: latency %v, server total %v", i, r.Latency, r.Server.Total)
 		}
 	}
-	srv.start()
+	srv.Start()
 	if r := j.Judge(ctx, judge.Request{Input: e2eInput(4, 1)}); r.Status != judge.StatusOK {
 		t.Errorf("after restart: status %s (%s)", r.Status, r.Error)
 	}
