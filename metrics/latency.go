@@ -146,7 +146,6 @@ func sessionQuantile(c callLats, num, den int, conf float64, sc *latScratch) qua
 	q.est = c.ms[rank-1]
 	q.below = sort.Search(n, func(i int) bool { return c.ms[i] > q.est })
 	q.f = float64(q.below) / float64(n)
-	q.lo, q.hi = orderStatRanks(n, num, den, conf)
 	sc.grow(c.sess)
 	for i, s := range c.sess {
 		sc.touch(s)
@@ -155,29 +154,45 @@ func sessionQuantile(c callLats, num, den int, conf float64, sc *latScratch) qua
 			sc.c[s]++
 		}
 	}
-	q.k = len(sc.touched)
-	single := true
 	sq := sc.sq[:0]
-	var m2 float64
-	for _, s := range sc.touched {
-		m2 += float64(sc.m[s]) * float64(sc.m[s])
-		r := float64(sc.c[s]) - q.f*float64(sc.m[s])
-		sq = append(sq, r*r/leverage(float64(sc.m[s])/float64(n)))
-		if sc.m[s] > 1 {
-			single = false
+	q.sessionRanks(num, den, conf, func(yield func(m, c int64)) {
+		for _, s := range sc.touched {
+			yield(sc.m[s], sc.c[s])
 		}
-	}
-	ss := sortedSum(sq)
+	}, &sq)
 	sc.sq = sq
 	sc.reset()
+	return q
+}
+
+// sessionRanks fills q's interval ranks, design effect, sessions and
+// degrees of freedom from n, below and f (set) and each session's calls m
+// and calls at or below the estimate c, as sessionQuantile describes; sq
+// is scratch.
+func (q *quantileAt) sessionRanks(num, den int, conf float64, sessions func(yield func(m, c int64)), sq *[]float64) {
+	n := q.n
+	q.lo, q.hi = orderStatRanks(n, num, den, conf)
+	single := true
+	*sq = (*sq)[:0]
+	var m2 float64
+	sessions(func(m, c int64) {
+		q.k++
+		m2 += float64(m) * float64(m)
+		r := float64(c) - q.f*float64(m)
+		*sq = append(*sq, r*r/leverage(float64(m)/float64(n)))
+		if m > 1 {
+			single = false
+		}
+	})
+	ss := sortedSum(*sq)
 	if single {
-		return q
+		return
 	}
 	p := float64(num) / float64(den)
 	if q.k < 2 {
 		// One session: nothing measures how sessions differ.
 		q.lo, q.hi, q.deff = 0, n+1, math.Inf(1)
-		return q
+		return
 	}
 	k := float64(q.k)
 	v := k / (k - 1) * ss / (float64(n) * float64(n))
@@ -191,7 +206,26 @@ func sessionQuantile(c callLats, num, den int, conf float64, sc *latScratch) qua
 	hi := int(math.Ceil(float64(n)*(p+t*se))) + 1
 	q.lo = max(0, min(q.lo, lo))
 	q.hi = min(n+1, max(q.hi, hi))
-	return q
+}
+
+// SessionQuantileRanks is sessionQuantile's interval — the num/den
+// nearest-rank quantile's session-clustered interval at conf, the one
+// report's P50 and P95 have (Woodruff, CR2 session variance, t on Kish's
+// effective sessions, never narrower than the order-statistic interval of
+// independent calls) — for callers that stream the calls rather than hold
+// them: n calls, below of them at or below the estimate (the value at
+// rank max(1, ⌈num·n/den⌉) of the ascending calls), and sessions yielding
+// each session's calls m and calls at or below the estimate c, in any
+// order. It returns the interval's ranks (1-based, into the ascending
+// calls; 0 and n+1 where the data do not bound it).
+func SessionQuantileRanks(n, below int, num, den int, conf float64, sessions func(yield func(m, c int64))) (lo, hi int) {
+	if n == 0 {
+		return 0, 1
+	}
+	q := quantileAt{n: n, deff: 1, below: below, f: float64(below) / float64(n)}
+	var sq []float64
+	q.sessionRanks(num, den, conf, sessions, &sq)
+	return q.lo, q.hi
 }
 
 // bounds is the interval as values, nil where the data do not bound it.

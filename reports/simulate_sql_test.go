@@ -36,6 +36,7 @@ func simulateSample(t *testing.T, dir string, timeouts ...time.Duration) (string
 		js = append(js, simulate.Judge{ID: j.Identity})
 	}
 	d := simulate.NewData(pol, js)
+	t.Cleanup(func() { _ = d.Close() })
 	if _, err := rundir.ReadRun(dir, d.Add); err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,8 @@ SELECT judge, latency_ms FROM (
   SELECT judge, latency_ms, row_number() OVER (PARTITION BY judge ORDER BY latency_ms) AS rn, count(*) OVER (PARTITION BY judge) AS n
   FROM read_parquet(%s) WHERE judge_called) WHERE rn = ceil(0.95 * n) ORDER BY judge`, gates)
 	simQ := fmt.Sprintf(`SELECT * FROM read_parquet(%s) WHERE NOT deployed`, sim)
-	out := duckdbtest.Query(t, counts, perSession, p95, simQ)
+	calls := fmt.Sprintf(`SELECT judge, session_id, latency_ms FROM read_parquet(%s) WHERE judge_called ORDER BY judge, latency_ms, session_id`, gates)
+	out := duckdbtest.Query(t, counts, perSession, p95, simQ, calls)
 
 	simRows := map[string]duckdbtest.Row{}
 	for _, r := range out[3] {
@@ -237,6 +239,59 @@ SELECT judge, latency_ms FROM (
 			s := simRows[j+" @"+tc.name+"/*"]
 			if got := num(t, s["latency_p95_ms"]); got != math.Min(p, tc.ms) {
 				t.Errorf("%s @%s P95: simulate.parquet %g, SQL min(%g, %g)", j, tc.name, got, p, tc.ms)
+			}
+		}
+	}
+	// P50 and P95 with their session-clustered intervals, from the calls
+	// SQL listed in order: the estimate's rank, each session's calls and
+	// calls at or below it, the interval's ranks by the function report's
+	// intervals use, the values there, capped at the timeout.
+	type call struct {
+		ms   float64
+		sess string
+	}
+	byJudge := map[string][]call{}
+	for _, r := range out[4] {
+		j := fmt.Sprint(r["judge"])
+		byJudge[j] = append(byJudge[j], call{num(t, r["latency_ms"]), fmt.Sprint(r["session_id"])})
+	}
+	if len(byJudge) != 2 {
+		t.Fatalf("SQL lists the calls of %d judges, want 2", len(byJudge))
+	}
+	for j, cs := range byJudge {
+		n := len(cs)
+		for _, q := range []struct {
+			num         int
+			est, lo, hi string
+		}{{50, "latency_p50_ms", "latency_p50_lo_ms", "latency_p50_hi_ms"}, {95, "latency_p95_ms", "latency_p95_lo_ms", "latency_p95_hi_ms"}} {
+			est := cs[max(1, (q.num*n+99)/100)-1].ms
+			m, c := map[string]int64{}, map[string]int64{}
+			below := 0
+			for _, x := range cs {
+				m[x.sess]++
+				if x.ms <= est {
+					c[x.sess]++
+					below++
+				}
+			}
+			lo, hi := metrics.SessionQuantileRanks(n, below, q.num, 100, 0.95, func(yield func(m, c int64)) {
+				for s := range m {
+					yield(m[s], c[s])
+				}
+			})
+			if lo < 1 || hi > n {
+				t.Fatalf("%s P%d: ranks [%d, %d] of %d calls: the sample bounds both", j, q.num, lo, hi, n)
+			}
+			for _, tc := range []struct {
+				name string
+				ms   float64
+			}{{"800ms", 800}, {"1.5s", 1500}} {
+				s := simRows[j+" @"+tc.name+"/*"]
+				for col, want := range map[string]float64{q.est: est, q.lo: cs[lo-1].ms, q.hi: cs[hi-1].ms} {
+					if got := num(t, s[col]); got != math.Min(want, tc.ms) {
+						t.Errorf("%s @%s %s: simulate.parquet %g, from the calls min(%g, %g)", j, tc.name, col, got, want, tc.ms)
+					}
+				}
 			}
 		}
 	}

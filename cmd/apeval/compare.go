@@ -10,9 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/metrics"
-	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
-	"github.com/apeval/apeval/reports/diff"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/rundir"
 )
@@ -144,10 +142,6 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		return err
 	}
 	baseline, candidate := pair.Baseline, pair.Candidate
-
-	// The two runs are decoded in parallel (decoding Parquet is most of the
-	// work); results reach the evaluation one at a time. Every figure is
-	// independent of the order results arrive in.
 	crit, from, err := o.criteria(rs, io.Err)
 	if err != nil {
 		return err
@@ -156,41 +150,13 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	spec := evaluation.Spec{Criteria: crit, CriteriaFrom: from, Baseline: baseline, Slices: o.By, Inconclusive: o.Inconclusive, Labels: lab}
-	// One flat run holds each case's results together; two runs of one
-	// dataset hold the same cases in the same order. Either is checked
-	// exactly, and the files are read again when it does not hold (see
-	// evaluate). Slices and hive runs with several judges keep every case ID.
-	flat := func(in rundir.RunInfo) bool { return in.Layout != rundir.LayoutHive || len(in.Judges) <= 1 }
-	spec.CheckDistinct = len(o.By) == 0 && flat(infos[0]) && (len(infos) == 1 || flat(infos[1]))
-	spec.PairedStreams = spec.CheckDistinct && len(infos) == 2
-	ev, err := rs.Evaluate(spec, true, func(i int, r *replay.Result, _ bool) (bool, error) {
-		return pair.Read(i, r), nil
-	})
+	c, err := rs.Compare(evaluation.Spec{Criteria: crit, CriteriaFrom: from, Slices: o.By, Inconclusive: o.Inconclusive, Labels: lab}, pair)
 	if err != nil {
-		return err
-	}
-	rep, err := finish(ev, pair.Run(infos))
-	if err != nil {
-		return err
-	}
-	sum := rep.Summary
-	defer func() { _ = sum.Release() }()
-	cmp := sum.Compare(baseline, candidate)
-	if cmp == nil {
-		return usagef("no results for %s or %s in %v", baseline, candidate, dirs)
-	}
-	if len(dirs) == 2 {
-		cmp.Warnings = append(reports.RunDifferences(infos[0], infos[1]), cmp.Warnings...)
-	}
-	// Runs with nothing in common have nothing to compare; a partial
-	// overlap leads the output with its counts (as apeval diff does).
-	ov := diff.NewOverlap(infos[0], infos[len(infos)-1])
-	ov.Common, ov.OnlyBase, ov.OnlyHead = int64(cmp.Cases.Shared), int64(cmp.Cases.BaselineOnly), int64(cmp.Cases.CandidateOnly)
-	if err := ov.Err(); err != nil {
 		return usageError{err}
 	}
-	banner := ov.Banner()
+	rep, cmp, banner := c.Report, c.Cmp, c.Banner
+	sum := rep.Summary
+	defer func() { _ = sum.Release() }()
 	if o.Out != "" {
 		if err := os.MkdirAll(o.Out, 0o755); err != nil {
 			return err
@@ -201,25 +167,16 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 			return err
 		}
 	}
-	v := sum.CompareVerdict(baseline, candidate)
+	v := c.Verdict
 	rep.Exit = verdictExit(v, o.Inconclusive)
 	rep.Color, rep.Width = useColor(io.Out, io), termWidth(io.Out, io)
 	if o.Comment {
-		// The comment describes the head run (B, or the single run).
-		head := infos[len(infos)-1]
-		rep.Run.RunID, rep.Run.Filter, rep.Run.Datasets, rep.Run.Policy = head.RunID, head.Filter, head.Datasets, head.Policy
-		// The comment leads with its own verdict line and says a filtered
-		// run is filtered in its facts; nothing may come before the marker.
-		// What changes, call by call (apeval diff's summary, top five
-		// loosened calls); a pair diff refuses says why instead.
-		changes := "\n### What changes\n\n"
-		if in, err := diff.Open(dirs, o.Baseline, o.Candidate); err != nil {
-			changes += "Not shown: " + err.Error() + "\n\n"
-		} else if res, err := diff.Diff(in, diff.Options{Top: 5}); err != nil {
-			changes += "Not shown: " + err.Error() + "\n\n"
-		} else {
-			changes = res.Summary.CommentBlock(o.DiffURL)
-		}
+		// The comment describes the head run (B, or the single run), leads
+		// with its own verdict line and says a filtered run is filtered in
+		// its facts; nothing may come before the marker. What changes, call
+		// by call: apeval diff's summary, or why a diff is not shown.
+		c.ForComment(infos)
+		changes := evaluation.Changes(dirs, o.Baseline, o.Candidate, o.DiffURL)
 		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL, Banner: banner, Changes: changes}); err != nil {
 			return err
 		}

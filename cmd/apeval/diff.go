@@ -13,6 +13,7 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/reports/diff"
+	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/rundir"
 )
 
@@ -129,7 +130,7 @@ func runDiff(ctx context.Context, o *diffOptions, io IO) error {
 func diffCases(paths []string, infos []rundir.RunInfo, io IO) (func(string) (*datasets.Case, error), error) {
 	var stdin goio.Reader = io.In
 	if len(paths) == 0 {
-		if !replayedSample(infos) {
+		if !evaluation.ReplayedSample(infos) {
 			return nil, nil
 		}
 		paths, stdin = []string{"-"}, datasets.SampleCases()

@@ -12,8 +12,6 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/source"
-	"github.com/apeval/apeval/metrics"
-	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/rundir"
@@ -116,7 +114,7 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 	paths := o.Datasets
 	var stdin goio.Reader = io.In
 	if len(paths) == 0 {
-		if !replayedSample(infos) {
+		if !evaluation.ReplayedSample(infos) {
 			return usagef("--dataset is required: give the dataset file(s) the run replayed (decision files hold no raw cases)")
 		}
 		paths, stdin = []string{"-"}, datasets.SampleCases()
@@ -126,40 +124,15 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 		return err
 	}
 
-	find := metrics.NewDisagreementFinder(pair.Baseline, pair.Candidate)
-	for i, d := range dirs {
-		if _, err := rundir.ReadRun(d, func(r *replay.Result) error {
-			pair.Read(i, r) // the finder reads only the pair's judges itself
-			find.Add(r)
-			return nil
-		}); err != nil {
-			return evaluation.DirError(d, err)
-		}
+	found, err := evaluation.FindDisagreements(dirs, pair, o.Limit)
+	if err != nil {
+		return err
 	}
-	ranked := find.Close()
-	cases := metrics.ByCase(ranked)
-	total := len(cases)
-	if o.Limit > 0 && len(cases) > o.Limit {
-		cases = cases[:o.Limit]
-	}
-
+	cases := found.Cases
 	// Only the selected cases' lines are kept in memory.
-	ids := make([]string, len(cases))
-	for i, c := range cases {
-		ids[i] = c.CaseID
-	}
-	lines, where, err := datasets.Lines(paths, stdin, ids, source.URLs)
+	lines, where, err := found.Lines(paths, stdin, source.URLs)
 	if err != nil {
 		return usageError{err}
-	}
-	var missing []string
-	for i, c := range cases {
-		if lines[i] == nil {
-			missing = append(missing, c.CaseID)
-		}
-	}
-	if len(missing) > 0 {
-		return usagef("%d disagreeing case(s) not found in the dataset (give the files the run replayed): %s", len(missing), listSome(missing))
 	}
 
 	err = writeOutput(o.Out, io, func(w goio.Writer) error {
@@ -177,29 +150,13 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	opposite := 0
-	for _, d := range ranked {
-		if d.Kind == metrics.DisagreeOpposite {
-			opposite++
-		}
-	}
 	dest := o.Out
 	if dest == "" {
 		dest = "stdout"
 	}
 	fmt.Fprintf(io.Err, "%d disagreements (%d opposite, %d unknown) in %d cases over %d pairs both judged (baseline %s, candidate %s); %d cases written to %s\n",
-		len(ranked), opposite, len(ranked)-opposite, total, find.Paired(), pair.Baseline, pair.Candidate, len(cases), dest)
+		len(found.Ranked), found.Opposite, len(found.Ranked)-found.Opposite, found.Total, found.Paired, pair.Baseline, pair.Candidate, len(cases), dest)
 	return nil
-}
-
-// replayedSample reports whether every run replayed the embedded sample.
-func replayedSample(infos []rundir.RunInfo) bool {
-	for _, in := range infos {
-		if len(in.Datasets) != 1 || in.Datasets[0].SHA256 != datasets.SampleSHA256() {
-			return false
-		}
-	}
-	return true
 }
 
 // labelImportOptions are the options of `apeval datasets label-import`.

@@ -2,19 +2,18 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	goio "io"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/importers"
+	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/rundir"
 )
 
@@ -93,18 +92,11 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 	var sum *importers.Summary
 	// Whether each session's cases came out together: then the file is
 	// marked grouped (docs/cases.md, "Grouped sessions").
-	grouped, cur, ended, n := true, "", map[string]struct{}{}, 0
+	var grouping datasets.Grouping
 	write := func(w goio.Writer) error {
 		var err error
 		sum, err = importers.Import(o.from, sources, opt, func(c *datasets.Case) error {
-			sid := cmp.Or(c.SessionID, c.ID)
-			if n > 0 && sid != cur && grouped {
-				ended[cur] = struct{}{}
-				if _, again := ended[sid]; again {
-					grouped, ended = false, nil
-				}
-			}
-			cur, n = sid, n+1
+			grouping.Add(c)
 			return datasets.WriteJSONL(w, c)
 		}, func(msg string) { fmt.Fprintln(io.Err, msg) })
 		return err
@@ -118,7 +110,7 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 	} else {
 		err = rundir.WriteFileAtomic(o.out, write)
 		// A device or FIFO given as --out is written through, not read back.
-		if err == nil && grouped && n > 0 && rundir.IsRegularOrAbsent(o.out) {
+		if err == nil && grouping.Grouped() && rundir.IsRegularOrAbsent(o.out) {
 			err = markGrouped(o.out)
 		}
 	}
@@ -128,7 +120,7 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 	if sum.Detected != "" {
 		fmt.Fprintf(io.Err, "datasets import: format %s (detected from %s; --from %s to choose it)\n", sum.Format, sum.Detected, sum.Format)
 	}
-	printImportSummary(io.Err, sum)
+	reports.WriteImportSummary(io.Err, sum)
 	if o.summary != "" {
 		if serr := rundir.WriteFileAtomic(o.summary, func(w goio.Writer) error {
 			enc := json.NewEncoder(w)
@@ -155,72 +147,5 @@ func markGrouped(path string) error {
 		return err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<20)
-	first, err := br.ReadBytes('\n')
-	if err != nil && err != goio.EOF {
-		return err
-	}
-	if len(first) == 0 || first[0] != '{' {
-		return nil
-	}
-	return rundir.WriteFileAtomic(path, func(w goio.Writer) error {
-		if _, err := fmt.Fprintf(w, "{%q:%q,", datasets.SessionsField, datasets.SessionsGrouped); err != nil {
-			return err
-		}
-		if _, err := w.Write(first[1:]); err != nil {
-			return err
-		}
-		_, err := goio.Copy(w, br)
-		return err
-	})
-}
-
-// printImportSummary prints one line per source and a total.
-func printImportSummary(w goio.Writer, s *importers.Summary) {
-	for _, src := range s.Sources {
-		fmt.Fprintf(w, "%s: %d records, %d cases, %d sessions, %d unreadable%s\n",
-			src.Source, src.Records, src.Cases, src.Sessions, src.ErrCount, skippedText(src.Skipped))
-		for _, gate := range []string{"auto mode", "auto-review"} {
-			if counts := gateNotes(src.Notes, gate); counts != "" {
-				fmt.Fprintf(w, "%s: %s: %s\n", src.Source, gate, counts)
-			}
-		}
-		for _, warn := range src.Warnings {
-			fmt.Fprintf(w, "%s: warning: %s\n", src.Source, warn)
-		}
-	}
-	fmt.Fprintf(w, "%s: %d sources, %d records, %d cases, %d sessions, %d unreadable%s\n",
-		s.Format, len(s.Sources), s.Records, s.Cases, s.Sessions, s.Errors, skippedText(s.Skipped))
-}
-
-func skippedText(m map[string]int) string {
-	if len(m) == 0 {
-		return ""
-	}
-	keys := make([]string, 0, len(m))
-	total := 0
-	for k, v := range m {
-		keys = append(keys, k)
-		total += v
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
-	}
-	return fmt.Sprintf("; skipped %d (%s)", total, strings.Join(parts, ", "))
-}
-
-// gateNotes lists the outcomes of an agent's own gate an import counted
-// under "GATE: outcome" (auto mode's classifier, Codex's auto-review;
-// docs/vendor-judges.md), "" when none.
-func gateNotes(notes map[string]int, gate string) string {
-	var parts []string
-	for k, n := range notes {
-		if what, ok := strings.CutPrefix(k, gate+": "); ok {
-			parts = append(parts, fmt.Sprintf("%s %d", what, n))
-		}
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, ", ")
+	return rundir.WriteFileAtomic(path, func(w goio.Writer) error { return datasets.MarkGrouped(w, f) })
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -245,26 +244,4 @@ func decisionWeights(t *testing.T, path string) weightStats {
 		pages.Close()
 	}
 	return ws
-}
-
-func TestPartItems(t *testing.T) {
-	t.Parallel()
-	var q []datasets.SampleLabel
-	for i := 1; i <= 10; i++ {
-		q = append(q, datasets.SampleLabel{Order: i, Overlap: i == 4 || i == 9})
-	}
-	orders := func(ls []datasets.SampleLabel) []int {
-		var o []int
-		for _, l := range ls {
-			o = append(o, l.Order)
-		}
-		return o
-	}
-	a, b := orders(partItems(q, 1, 2)), orders(partItems(q, 2, 2))
-	if !slices.Equal(a, []int{1, 3, 4, 5, 7, 9}) || !slices.Equal(b, []int{2, 4, 6, 8, 9, 10}) {
-		t.Errorf("part 1/2 %v, part 2/2 %v", a, b)
-	}
-	if _, _, err := parsePart("3/2"); err == nil {
-		t.Error("--part 3/2 accepted")
-	}
 }

@@ -5,17 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/datasets/source"
-	"github.com/apeval/apeval/internal/mask"
-	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/labelpage"
 )
@@ -72,8 +67,8 @@ the files run.json names, or the embedded sample) and the rules from
 			if strings.TrimSpace(o.Labeler) == "" {
 				return usagef("label serve needs --labeler NAME")
 			}
-			if _, _, err := parsePart(o.Part); err != nil {
-				return err
+			if _, _, err := labelpage.ParsePart(o.Part); err != nil {
+				return usageError{err}
 			}
 			// Before anything is read or created (the labels file).
 			if err := labelpage.CheckAddr(o.Addr); err != nil {
@@ -94,13 +89,6 @@ the files run.json names, or the embedded sample) and the rules from
 	return cmd
 }
 
-func parsePart(s string) (k, n int, err error) {
-	if _, err := fmt.Sscanf(s, "%d/%d", &k, &n); err != nil || n < 1 || k < 1 || k > n {
-		return 0, 0, usagef("--part %q: want K/N with 1 ≤ K ≤ N", s)
-	}
-	return k, n, nil
-}
-
 // runLabelServe is `apeval label serve` with checked options.
 func runLabelServe(ctx context.Context, o *labelServeOptions, io IO) error {
 	queuePath := o.Queue
@@ -108,88 +96,38 @@ func runLabelServe(ctx context.Context, o *labelServeOptions, io IO) error {
 	if err != nil {
 		return usageError{err}
 	}
-	k, n, _ := parsePart(o.Part)
-	mine := partItems(queue, k, n)
+	k, n, _ := labelpage.ParsePart(o.Part)
+	mine := labelpage.Part(queue, k, n)
 	pairs, info, err := evaluation.ReadPairs(o.Run, nil, nil)
 	if err != nil {
 		return err
 	}
-	polPath := o.Policy
-	if polPath == "" && info.Policy != nil && info.Policy.Name != "sample:policy.toml" {
-		polPath = info.Policy.Name
+	paths, polPath := labelpage.RunSources(info)
+	if o.Policy != "" {
+		polPath = o.Policy
+	}
+	if len(o.Datasets) > 0 {
+		paths = o.Datasets
 	}
 	pol, _, err := loadPolicy(polPath)
 	if err != nil {
 		return err
 	}
-	rules := map[string]*replay.Rule{}
-	for _, r := range pol.Rules {
-		rules[r.ID] = r
-	}
-	paths := o.Datasets
-	var src *source.Source
-	if len(paths) == 0 {
-		for _, d := range info.Datasets {
-			if d.SHA256 == datasets.SampleSHA256() {
-				paths = nil
-				break
-			}
-			paths = append(paths, d.Name)
-		}
-	}
-	if src, err = openSource(paths, nil); err != nil {
+	src, err := openSource(paths, nil)
+	if err != nil {
 		return err
 	}
 	defer src.Cleanup()
-	want := map[string]bool{}
-	for _, l := range mine {
-		want[l.CaseID] = true
-	}
-	cases := map[string]*datasets.Case{}
-	rd := src.Reader(pol)
-	for rd.Scan() {
-		rec := rd.Record()
-		if rec.Err != nil {
-			continue
-		}
-		// Decision files hold the case IDs masked as every report does.
-		if id := mask.ID(rec.Case.ID); want[id] {
-			cases[id] = rec.Case
-		}
-	}
-	if err := rd.Err(); err != nil {
+	items, missing, err := labelpage.Items(mine, src.Reader(pol), pol)
+	if err != nil {
 		return usageError{err}
-	}
-	var items []labelpage.Item
-	var missing []string
-	for _, l := range mine {
-		c, r := cases[l.CaseID], rules[l.RuleID]
-		if c == nil || r == nil {
-			missing = append(missing, l.CaseID+"/"+l.RuleID)
-			continue
-		}
-		items = append(items, labelpage.Item{Line: l, Input: replay.BuildInput(c, []*replay.Rule{r}, nil), RuleName: r.Name})
 	}
 	if len(missing) > 0 {
 		return usagef("%d queued pair(s) not found in the dataset or policy (give the files the run replayed with --dataset/--policy): %s", len(missing), listSome(missing))
 	}
 
-	out := o.Labels
-	if out == "" {
-		out = "labels-" + filepath.Base(strings.TrimSpace(o.Labeler)) + ".jsonl"
-	}
-	var existing []datasets.SampleLabel
-	if _, err := os.Stat(out); err == nil {
-		app, err := datasets.OpenLabelAppender(out) // cuts a torn last line
-		if err != nil {
-			return usageError{err}
-		}
-		app.Close()
-		if existing, err = datasets.ReadSampleLabels([]string{out}, false); err != nil {
-			return usageError{err}
-		}
-	}
-	app, err := datasets.OpenLabelAppender(out)
+	out := labelpage.LabelsFile(o.Labels, o.Labeler)
+	app, existing, err := labelpage.OpenLabels(out)
 	if err != nil {
 		return usageError{err}
 	}
@@ -222,16 +160,4 @@ func runLabelServe(ctx context.Context, o *labelServeOptions, io IO) error {
 		}
 		return err
 	}
-}
-
-// partItems is labeler k of n's share of a queue: the items whose order is
-// k modulo n, plus every overlap item, in queue order.
-func partItems(queue []datasets.SampleLabel, k, n int) []datasets.SampleLabel {
-	var mine []datasets.SampleLabel
-	for _, l := range queue {
-		if l.Overlap || (l.Order-1)%n == k-1 {
-			mine = append(mine, l)
-		}
-	}
-	return mine
 }

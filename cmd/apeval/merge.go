@@ -11,7 +11,6 @@ import (
 	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/internal/runplan"
-	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/rundir"
@@ -74,9 +73,9 @@ func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 		return err
 	}
 	defer done()
-	infos, err := checkShards(args, o.AllowPartial)
+	infos, err := evaluation.CheckShards(args, o.AllowPartial)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	rs := &evaluation.RunSet{Dirs: args, Infos: infos, Describe: evaluation.DescribeFrom(source.URLs)}
 	spec, err := o.spec(rs, io.Err)
@@ -108,27 +107,7 @@ func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 		io, flush = bucketIO(io, out, remote)
 		defer flush()
 	}
-	info := infos[0]
-	info.Layout = layout
-	info.RunID = runID
-	info.Created = time.Now().UTC()
-	info.Shard = ""
-	info.Cases, info.InvalidLines, info.Results, info.Decisions = 0, 0, 0, 0
-	info.Interrupted = false
-	info.ReplayMS = 0
-	info.Partial, info.Budget = "", nil // a shard's budget is its own
-	for _, in := range infos {
-		info.Cases += in.Cases
-		info.InvalidLines += in.InvalidLines
-		info.Interrupted = info.Interrupted || in.Interrupted
-		if in.Partial != "" && info.Partial == "" {
-			info.Partial = "shard " + in.Shard + ": " + in.Partial // one partial shard makes the whole partial
-		}
-	}
-	// The merged run records the criteria it was evaluated with
-	// (the shards', or the ones --criteria/--policy put instead).
-	t := metrics.ThresholdsOf(spec.Criteria)
-	info.Criteria, info.CriteriaFrom = &t, spec.CriteriaFrom
+	info := evaluation.MergedInfo(infos, runID, layout, time.Now(), spec)
 	if err := outIsNotInput(out, args); err != nil {
 		return err
 	}
@@ -163,29 +142,6 @@ func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 		return err
 	}
 	return verdictDone(rep, io)
-}
-
-// checkShards reads the shard runs' run.json and checks that they belong
-// together (rundir.ShardSet).
-func checkShards(dirs []string, allowPartial bool) ([]rundir.RunInfo, error) {
-	var infos []rundir.RunInfo
-	var set rundir.ShardSet
-	for _, d := range dirs {
-		info, err := rundir.ReadRunInfo(d)
-		if err != nil {
-			return nil, evaluation.DirError(d, err)
-		}
-		if err := set.Add(d, info); err != nil {
-			return nil, usageError{err}
-		}
-		infos = append(infos, info)
-	}
-	if !allowPartial {
-		if err := set.Complete(); err != nil {
-			return nil, usageError{err}
-		}
-	}
-	return infos, nil
 }
 
 // outIsNotInput refuses a merge whose --out is one of its input shards:

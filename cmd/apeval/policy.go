@@ -8,13 +8,13 @@ import (
 	goio "io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/replay/automode"
+	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/rundir"
 )
 
@@ -170,9 +170,9 @@ func runPolicyImport(_ context.Context, o *policyImportOptions, io IO) error {
 	}
 	switch s := sum.(type) {
 	case *automode.Summary:
-		printPolicySummary(io.Err, s, o.Out)
+		reports.WritePolicySummary(io.Err, s, o.Out)
 	case *automode.CodexSummary:
-		printCodexSummary(io.Err, s, o.Out)
+		reports.WriteCodexSummary(io.Err, s, o.Out)
 	}
 	if o.Summary != "" {
 		return rundir.WriteFileAtomic(o.Summary, func(w goio.Writer) error {
@@ -182,57 +182,6 @@ func runPolicyImport(_ context.Context, o *policyImportOptions, io IO) error {
 		})
 	}
 	return nil
-}
-
-func printPolicySummary(w goio.Writer, s *automode.Summary, out string) {
-	for _, src := range s.Sources {
-		fmt.Fprintf(w, "%s (%s): %s\n", src.Path, src.Kind, entryCounts(src.Entries))
-	}
-	fmt.Fprintf(w, "$defaults: %s\n", s.Defaults)
-	for _, warn := range s.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
-	if out == "-" {
-		out = "stdout"
-	}
-	fmt.Fprintf(w, "policy import: %s; %d rules, %d call shapes that never reach the classifier%s → %s\n",
-		entryCounts(s.Entries), s.Rules, s.Tiers, skippedText(s.Skipped), out)
-}
-
-func printCodexSummary(w goio.Writer, s *automode.CodexSummary, out string) {
-	for _, src := range s.Sources {
-		if src.Kind == automode.CodexRules {
-			fmt.Fprintf(w, "%s (%s): %d prefix rules\n", src.Path, src.Kind, src.PrefixRules)
-			continue
-		}
-		keys := "no setting the import uses"
-		if len(src.Keys) > 0 {
-			keys = strings.Join(src.Keys, ", ")
-		}
-		fmt.Fprintf(w, "%s (%s): %s\n", src.Path, src.Kind, keys)
-	}
-	fmt.Fprintf(w, "reviewer policy: %s\n", s.Policy)
-	for _, warn := range s.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
-	if out == "-" {
-		out = "stdout"
-	}
-	fmt.Fprintf(w, "policy import: prefix rules allow %d, prompt %d, forbidden %d; %d rules, %d call shapes that never reach the reviewer%s → %s\n",
-		s.PrefixRules["allow"], s.PrefixRules["prompt"], s.PrefixRules["forbidden"], s.Rules, s.Tiers, skippedText(s.Skipped), out)
-}
-
-func entryCounts(m map[string]int) string {
-	var parts []string
-	for _, k := range automode.Keys {
-		if n, ok := m[k]; ok {
-			parts = append(parts, fmt.Sprintf("%s %d", k, n))
-		}
-	}
-	if len(parts) == 0 {
-		return "no autoMode lists"
-	}
-	return strings.Join(parts, ", ")
 }
 
 type policyCoverageOptions struct {
@@ -317,52 +266,10 @@ func runPolicyCoverage(_ context.Context, o *policyCoverageOptions, io IO) error
 			return err
 		}
 	} else {
-		printCoverage(io.Out, cv, o.List)
+		reports.WriteCoverage(io.Out, cv, o.List)
 	}
 	if bad > 0 {
 		return usagef("policy coverage: %d unreadable lines (the counts above leave them out)", bad)
 	}
 	return nil
-}
-
-func printCoverage(w goio.Writer, cv *automode.Coverage, list bool) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	head := "\tcalls\treached\tnot reached\tcoverage\tvendor blocked\tran\tfailed\treached, no recording\tclassifier on not reached\t\n"
-	line := func(r automode.CoverageRow) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t\n", r.Key, r.Calls, r.Reached, r.NotReached,
-			pct(r.Reached, r.Calls), r.Blocked, r.Ran, r.Failed, r.NoRecording, r.RecordedUnseen)
-	}
-	fmt.Fprint(tw, "tool"+head)
-	for _, r := range cv.ByTool {
-		line(r)
-	}
-	line(cv.Total)
-	fmt.Fprint(tw, "\t\t\t\t\t\t\t\t\t\t\ncategory"+head)
-	for _, r := range cv.ByCat {
-		line(r)
-	}
-	line(cv.Total)
-	_ = tw.Flush()
-	reasons := make([]string, 0, len(cv.Reasons))
-	for k, n := range cv.Reasons {
-		reasons = append(reasons, fmt.Sprintf("%s %d", k, n))
-	}
-	slices.Sort(reasons)
-	fmt.Fprintf(w, "\nclassifier coverage: %d of %d calls reached it (%s); not reached: %s\n",
-		cv.Total.Reached, cv.Total.Calls, pct(cv.Total.Reached, cv.Total.Calls), strings.Join(reasons, ", "))
-	if list {
-		for _, n := range cv.NotReached {
-			fmt.Fprintf(w, "not reached: %s %s (%s): %s\n", n.CaseID, n.Tool, n.Category, n.Reason)
-		}
-		if !cv.NotReachedListed {
-			fmt.Fprintf(w, "(the first %d listed; --json has the counts of all)\n", automode.MaxListed)
-		}
-	}
-}
-
-func pct(a, b int) string {
-	if b == 0 {
-		return "N/A"
-	}
-	return fmt.Sprintf("%.1f %%", 100*float64(a)/float64(b))
 }

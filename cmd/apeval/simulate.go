@@ -184,11 +184,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		judges[i] = simulate.Judge{ID: j.Identity, PriceIn: j.PriceIn, PriceOut: j.PriceOut}
 	}
 	d := simulate.NewData(pol, judges)
-	var cases int64
-	for _, in := range rs.Infos {
-		cases += in.Cases
-	}
-	d.Reserve(cases)
+	defer d.Close()
 	for _, dir := range rs.Dirs {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -200,7 +196,9 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 			return evaluation.DirError(dir, err)
 		}
 	}
-	d.Done()
+	if err := d.Done(); err != nil {
+		return usageError{err}
+	}
 	mode, _ := simulate.ParseOnFailure(o.OnFailure)
 	cfgs, err := simulate.Expand(d, simulate.Spec{Judges: o.Judges, Cascades: o.Cascades, Votes: o.Votes,
 		Timeouts: o.Timeouts, OnFailure: mode, Deployed: o.Deployed})
@@ -220,11 +218,16 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		if info.Criteria != nil {
 			pmin = info.Criteria.PrecisionMin
 		}
-		ops = simulate.OperatingPoints(d, pmin, opts.Confidence, opts.Seed, simulate.JudgesOf(cfgs)...)
+		if ops, err = simulate.OperatingPoints(d, pmin, opts.Confidence, opts.Seed, simulate.JudgesOf(cfgs)...); err != nil {
+			return err
+		}
 		// Each judge at its chosen thresholds is one more configuration.
 		cfgs = simulate.WithOperatingPoints(d, cfgs, ops)
 	}
 	res := simulate.Run(d, cfgs, opts)
+	if err := res.Err(); err != nil {
+		return err
+	}
 	res.OperatingPoints = ops
 	// On a run on weak labels every output says its figures on labels
 	// rest on them (simulate.parquet's label_source, the JSON's, the
@@ -246,7 +249,9 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		if info.Criteria != nil {
 			pmin = info.Criteria.PrecisionMin
 		}
-		res.Frontier = simulate.Frontier(d, cfgs, pmin, opts)
+		if res.Frontier, err = simulate.Frontier(d, cfgs, pmin, opts); err != nil {
+			return err
+		}
 	}
 	if err := rundir.WriteFileAtomic(filepath.Join(out, rundir.SimulateJSONFile), func(w stdio.Writer) error {
 		return reports.WriteSimulateJSON(w, res)

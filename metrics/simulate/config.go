@@ -108,6 +108,9 @@ type Spec struct {
 // cascade or vote over a judge that did not answer every case, a timeout
 // ≤ 0, a vote larger than its judges, a malformed spec.
 func Expand(d *Data, s Spec) ([]Config, error) {
+	if err := d.Done(); err != nil {
+		return nil, err
+	}
 	if s.OnFailure == "" {
 		s.OnFailure = FailPolicy
 	}

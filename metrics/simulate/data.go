@@ -1,11 +1,15 @@
 package simulate
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/spill"
+	"github.com/apeval/apeval/internal/trunc"
 	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/replay"
 )
@@ -105,7 +109,7 @@ func actionCode(a datasets.Action) uint8 {
 // judgeCase is one case as one judge saw it, in 24 bytes.
 type judgeCase struct {
 	lat           float64 // summed latency of the case's calls (ms); 0 without a call
-	start         uint32  // its rows: Data.rowsOf
+	start         uint32  // its rows: block.rowsOf
 	tokIn, tokOut uint32  // saturated at 2³²−1
 	n             uint16  // rows
 	flags         uint8   // jcPresent, jcCalled, jcUsage
@@ -123,107 +127,85 @@ func (j *judgeCase) usage() bool   { return j.flags&jcUsage != 0 }
 
 func sat32(v int64) uint32 { return uint32(min(max(v, 0), math.MaxUint32)) }
 
-// chunkBits sizes the chunks Data's per-case and per-row state is kept in:
-// growing by a chunk, never by copying everything read so far (a doubling
-// slice holds the old and the new array at once).
-const chunkBits = 16
-
-// chunked is a slice kept in chunks of 1<<chunkBits.
-type chunked[T any] struct {
-	cs [][]T
-	n  int
-}
-
-func (c *chunked[T]) at(i int) *T { return &c.cs[i>>chunkBits][i&(1<<chunkBits-1)] }
-
-// extend makes the length at least n, with zero values.
-func (c *chunked[T]) extend(n int) {
-	for len(c.cs)<<chunkBits < n {
-		c.cs = append(c.cs, make([]T, 1<<chunkBits))
-	}
-	c.n = max(c.n, n)
-}
-
-// run reserves n ≤ 1<<chunkBits contiguous elements (starting a new chunk
-// when the current one has not room) and returns where they start.
-func (c *chunked[T]) run(n int) int {
-	if (c.n&(1<<chunkBits-1))+n > 1<<chunkBits {
-		c.n = (c.n>>chunkBits + 1) << chunkBits
-	}
-	start := c.n
-	c.extend(start + n)
-	return start
-}
-
-// slice is the n elements from start (one chunk's, as run reserved them).
-func (c *chunked[T]) slice(start, n int) []T {
-	k, o := start>>chunkBits, start&(1<<chunkBits-1)
-	return c.cs[k][o : o+n]
-}
-
-// Data is a run's answers in compact form: every case, aligned across the
-// run's judges by case ID, each with its session, each judge's rule rows,
-// latency and tokens. It holds 8 bytes per decision row, 24 per case ×
-// judge and about 24 per case (its session and the hash of its ID), plus
-// the session IDs; it grows by chunks, never by copying (see
-// docs/simulate.md, "Memory").
+// Data is a run's answers in compact form, kept on disk beyond a memory
+// budget so that simulating a run of any size holds about the same memory
+// (see docs/simulate.md, "Memory"). Each result (a case × judge) is one
+// variable-length record — its session and case IDs, latency, tokens and
+// 8 bytes per rule row — appended to a store that stays in memory up to
+// storeBudget and then moves to a temporary file (internal/spill.File);
+// an index of 16-byte records, K the 64-bit hash of the session ID and V
+// the record's offset and length, is an internal/spill.List (sorted runs
+// on disk beyond its budget). Reading the index in order gives every
+// session's results together, in the order they came; within a session
+// they are aligned by case ID (each pass assembles one session in a
+// block). Two session IDs with one hash would be one session, which Done
+// refuses.
 type Data struct {
 	Judges  []Judge
 	judgeIx map[string]int
 	policy  *replay.Policy
 	rules   []*replay.Rule
 	ruleIx  map[string]int
-	// caseIx maps the 64-bit FNV-1a hash of a case ID to its index: two
-	// IDs with one hash (about one chance in 10¹³ at a million cases)
-	// would be one case, which Add refuses as a case seen twice.
-	caseIx map[uint64]int32
-	nCases int
-	sess   chunked[uint32] // per case
-	sessIx map[string]uint32
-	jc     []chunked[judgeCase] // [judge], by case
-	rows   chunked[prow]
+	pool    *spill.Pool
+	idx     *spill.List
+	st      store
+	enc     []byte
+	done    bool
+	nCases  int
+	nSess   int
+	present []int64 // per judge: cases it has a result for
 	// Missing counts, per judge, the rows whose recording lacked the rule.
 	missing []int64
 	err     error
 }
 
+// storeBudget is the bytes of records the store keeps in memory before it
+// moves them to its temporary file.
+const storeBudget = 16 << 20
+
 // NewData starts the compact form of a run made with the policy p by the
-// given judges.
+// given judges. Close releases it.
 func NewData(p *replay.Policy, judges []Judge) *Data {
 	d := &Data{Judges: judges, judgeIx: map[string]int{}, policy: p, ruleIx: map[string]int{},
-		caseIx: map[uint64]int32{}, sessIx: map[string]uint32{}, jc: make([]chunked[judgeCase], len(judges)),
-		missing: make([]int64, len(judges))}
+		missing: make([]int64, len(judges)), present: make([]int64, len(judges)),
+		pool: spill.NewPool("", 0), st: store{file: spill.NewFile("", "apeval-simulate-*.tmp"), budget: storeBudget}}
+	d.idx = d.pool.NewList()
 	for i, j := range judges {
 		d.judgeIx[j.ID] = i
 	}
 	return d
 }
 
-// Reserve sizes the case index for about n cases (run.json's count), so
-// that it does not grow by rehashing while the run is read.
-func (d *Data) Reserve(n int64) {
-	if len(d.caseIx) == 0 && n > 0 && n < 1<<31 {
-		d.caseIx = make(map[uint64]int32, n)
-	}
+// setBudgets moves the data's temporary files to dir with the given
+// budgets (tests: a few records, so that everything goes to disk). Only
+// before the first Add.
+func (d *Data) setBudgets(dir string, storeBytes int, index int64) {
+	d.pool = spill.NewPool(dir, index)
+	d.idx = d.pool.NewList()
+	d.st = store{file: spill.NewFile(dir, "apeval-simulate-*.tmp"), budget: storeBytes}
 }
 
-func caseHash(id string) uint64 {
+// Close removes the temporary files; d cannot be used afterwards.
+func (d *Data) Close() error {
+	return errors.Join(d.pool.Close(), d.st.file.Close())
+}
+
+// Record layout (little-endian): judge u16, flags u8, pad u8, latency
+// f64, tokens in u32, out u32, rows u16, session ID length u16, case ID
+// length u16, then the session ID, the case ID and the rows (rule u16,
+// bits u16, confidence f32).
+const (
+	recHead = 26
+	// offBits: V = offset<<lenBits | length.
+	lenBits = 20
+	maxRec  = 1<<lenBits - 1
+)
+
+func idHash(b []byte) uint64 {
 	h := fnv.New64a()
-	_, _ = h.Write([]byte(id))
+	_, _ = h.Write(b)
 	return h.Sum64()
 }
-
-// caseIndex is the index of the case with this ID.
-func (d *Data) caseIndex(id string) (int32, bool) {
-	c, ok := d.caseIx[caseHash(id)]
-	return c, ok
-}
-
-// rowsOf is the rows of a judge's view of a case.
-func (d *Data) rowsOf(jc *judgeCase) []prow { return d.rows.slice(int(jc.start), int(jc.n)) }
-
-// sessOf is the session index of case c.
-func (d *Data) sessOf(c int32) uint32 { return *d.sess.at(int(c)) }
 
 // Add takes one replay.Result (a case × judge). A result of a judge the
 // run does not name, or a rule the policy lacks, is an error, kept for Err.
@@ -240,35 +222,16 @@ func (d *Data) Add(r *replay.Result) error {
 		d.err = fmt.Errorf("case %s: %d rules in one case (at most %d)", r.CaseID, len(r.Rules), math.MaxUint16)
 		return d.err
 	}
-	if d.caseIx == nil {
+	if d.done {
 		d.err = fmt.Errorf("case %s: the run was read already (Add after Done)", r.CaseID)
 		return d.err
 	}
-	key := caseHash(r.CaseID)
-	ci, ok := d.caseIx[key]
-	if !ok {
-		if d.nCases == math.MaxInt32 {
-			d.err = fmt.Errorf("case %s: more than %d cases", r.CaseID, math.MaxInt32)
-			return d.err
-		}
-		ci = int32(d.nCases)
-		d.caseIx[key] = ci
-		d.nCases++
-		si, ok := d.sessIx[r.SessionID]
-		if !ok {
-			si = uint32(len(d.sessIx))
-			d.sessIx[r.SessionID] = si
-		}
-		d.sess.extend(d.nCases)
-		*d.sess.at(int(ci)) = si
-	}
-	col := &d.jc[ji]
-	col.extend(int(ci) + 1)
-	jc := col.at(int(ci))
-	if jc.present() {
-		d.err = fmt.Errorf("case %s appears twice for judge %s (pass the shards of one run, each once)", r.CaseID, r.Judge)
+	size := recHead + len(r.SessionID) + len(r.CaseID) + 8*len(r.Rules)
+	if size > maxRec || len(r.SessionID) > math.MaxUint16 || len(r.CaseID) > math.MaxUint16 {
+		d.err = fmt.Errorf("case %s: the result is too large to simulate (%d bytes in compact form, at most %d)", trunc.Runes(r.CaseID, 80), size, maxRec)
 		return d.err
 	}
+	var jc judgeCase
 	jc.flags = jcPresent
 	if r.JudgeCalled {
 		jc.flags |= jcCalled
@@ -287,10 +250,17 @@ func (d *Data) Add(r *replay.Result) error {
 			jc.flags |= jcUsage
 		}
 	}
-	jc.tokIn, jc.tokOut = sat32(tokIn), sat32(tokOut)
-	start := d.rows.run(len(r.Rules))
-	jc.start, jc.n = uint32(start), uint16(len(r.Rules))
-	rows := d.rows.slice(start, len(r.Rules))
+	b := d.enc[:0]
+	b = binary.LittleEndian.AppendUint16(b, uint16(ji))
+	b = append(b, jc.flags, 0)
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(jc.lat))
+	b = binary.LittleEndian.AppendUint32(b, sat32(tokIn))
+	b = binary.LittleEndian.AppendUint32(b, sat32(tokOut))
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(r.Rules)))
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(r.SessionID)))
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(r.CaseID)))
+	b = append(b, r.SessionID...)
+	b = append(b, r.CaseID...)
 	for i := range r.Rules {
 		rr := &r.Rules[i]
 		ri, ok := d.ruleIx[rr.RuleID]
@@ -339,25 +309,55 @@ func (d *Data) Add(r *replay.Result) error {
 		if rr.Confidence != nil {
 			w.conf = float32(*rr.Confidence)
 		}
-		rows[i] = w.pack()
+		p := w.pack()
+		b = binary.LittleEndian.AppendUint16(b, p.rule)
+		b = binary.LittleEndian.AppendUint16(b, p.bits)
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(p.conf))
 	}
+	d.enc = b
+	off, err := d.st.append(b)
+	if err != nil {
+		d.err = fmt.Errorf("simulate's temporary file: %w", err)
+		return d.err
+	}
+	d.idx.Append(spill.Rec{K: idHash([]byte(r.SessionID)), V: uint64(off)<<lenBits | uint64(len(b))})
 	return nil
 }
 
-// Done ends reading: the index from case IDs to cases, which only Add
-// needs, is let go (about 20 bytes a case). Add after Done is an error.
-func (d *Data) Done() {
-	d.caseIx = nil
+// Done ends reading: it reads the run once in session order to count the
+// cases and sessions and to check that no case came twice for a judge
+// (an error, also kept for Err). Add after Done is an error.
+func (d *Data) Done() error {
+	if d.err != nil || d.done {
+		return d.err
+	}
+	d.done = true
+	if err := d.st.finish(); err != nil {
+		d.err = fmt.Errorf("simulate's temporary file: %w", err)
+		return d.err
+	}
+	d.err = d.each(true, func(b *block) {
+		d.nSess++
+		d.nCases += b.n
+		for j := range d.Judges {
+			for c := range b.n {
+				if b.at(j, c).present() {
+					d.present[j]++
+				}
+			}
+		}
+	})
+	return d.err
 }
 
-// Err is the first error Add met.
+// Err is the first error Add or Done met.
 func (d *Data) Err() error { return d.err }
 
-// Cases is the number of distinct cases read.
+// Cases is the number of distinct cases read (after Done).
 func (d *Data) Cases() int { return d.nCases }
 
-// Sessions is the number of distinct sessions read.
-func (d *Data) Sessions() int { return len(d.sessIx) }
+// Sessions is the number of distinct sessions read (after Done).
+func (d *Data) Sessions() int { return d.nSess }
 
 // Rules lists the IDs of the rules in scope somewhere in the run, in the
 // order they were first met.
@@ -373,13 +373,7 @@ func (d *Data) Rules() []string {
 // no result for some case of the run, or its recording lacks a rule the
 // policy asks about ("" when it answered every case).
 func (d *Data) Complete(j int) string {
-	col := &d.jc[j]
-	absent := d.nCases - col.n
-	for c := range col.n {
-		if !col.at(c).present() {
-			absent++
-		}
-	}
+	absent := int64(d.nCases) - d.present[j]
 	switch {
 	case absent > 0:
 		return fmt.Sprintf("%s has no result for %d of the run's %d cases", d.Judges[j].ID, absent, d.nCases)
@@ -389,39 +383,211 @@ func (d *Data) Complete(j int) string {
 	return ""
 }
 
-// absentCase is the view of a judge that has no result for a case.
-var absentCase judgeCase
-
-// at is judge j's view of case c (a zero judgeCase when absent; not to be
-// written).
-func (d *Data) at(j int, c int32) *judgeCase {
-	col := &d.jc[j]
-	if int(c) >= col.n {
-		return &absentCase
-	}
-	return col.at(int(c))
+// store keeps the records: in memory up to budget bytes, then all of them
+// in a temporary file, read back by offset.
+type store struct {
+	file   *spill.File
+	budget int
+	mem    []byte // records from offset base on
+	base   int64
+	size   int64
+	// the read window: the bytes at winOff
+	win    []byte
+	winOff int64
 }
 
-// bySession lists the case indexes grouped by session, sessions in the
-// order they were first met, cases in arrival order within each (a
-// counting sort: one pass to count, one to place).
-func (d *Data) bySession() (order []int32, bounds []int) {
-	counts := make([]int32, len(d.sessIx)+1)
-	for c := range d.nCases {
-		counts[d.sessOf(int32(c))+1]++
+func (s *store) append(b []byte) (int64, error) {
+	off := s.size
+	s.mem = append(s.mem, b...)
+	s.size += int64(len(b))
+	if len(s.mem) >= s.budget {
+		if err := s.flush(); err != nil {
+			return 0, err
+		}
 	}
-	bounds = make([]int, 0, len(d.sessIx)+1)
-	for s := 1; s < len(counts); s++ {
-		bounds = append(bounds, int(counts[s-1]))
-		counts[s] += counts[s-1]
+	return off, nil
+}
+
+// flush writes the records in memory to the file.
+func (s *store) flush() error {
+	off, err := s.file.Reserve(int64(len(s.mem)))
+	if err != nil {
+		return err
 	}
-	bounds = append(bounds, d.nCases)
-	order = make([]int32, d.nCases)
-	next := counts[:len(d.sessIx)]
-	for c := range d.nCases {
-		s := d.sessOf(int32(c))
-		order[next[s]] = int32(c)
-		next[s]++
+	if off != s.base {
+		return fmt.Errorf("store out of step: file at %d, records at %d", off, s.base)
 	}
-	return order, bounds
+	if _, err := s.file.WriteAt(s.mem, off); err != nil {
+		return err
+	}
+	s.base += int64(len(s.mem))
+	s.mem = s.mem[:0]
+	return nil
+}
+
+// finish ends appending: once some records went to the file, the rest do
+// too (reads are then all from the file) and the buffer is let go.
+func (s *store) finish() error {
+	if s.base == 0 {
+		return nil
+	}
+	if err := s.flush(); err != nil {
+		return err
+	}
+	s.mem = nil
+	return nil
+}
+
+// readWindow is the most a read from the file fetches at once.
+const readWindow = 64 << 10
+
+// span returns the n bytes at off. From the file, a read fetches what is
+// asked and, up to readWindow, what follows the last record asked for in
+// the same session (hint: the end of the session's contiguous records).
+func (s *store) span(off, n, hint int64) ([]byte, error) {
+	if off >= s.base {
+		return s.mem[off-s.base : off-s.base+n], nil
+	}
+	if off >= s.winOff && off+n <= s.winOff+int64(len(s.win)) {
+		return s.win[off-s.winOff : off-s.winOff+n], nil
+	}
+	want := max(n, min(hint-off, readWindow))
+	want = min(want, s.base-off)
+	if int64(cap(s.win)) < want {
+		s.win = make([]byte, want)
+	}
+	s.win = s.win[:want]
+	if _, err := s.file.ReadAt(s.win, off); err != nil {
+		return nil, err
+	}
+	s.winOff = off
+	return s.win[:n], nil
+}
+
+// block is one session as a pass sees it: its cases, in the order they
+// came, each with every judge's view.
+type block struct {
+	sess  []byte
+	n     int // cases
+	J     int
+	jc    []judgeCase // n·J: case c, judge j at c·J+j
+	rows  []prow
+	ids   map[uint64]int32 // case ID hash → case
+	refs  []spill.Rec      // the session's index records
+	caseB [][]byte         // case IDs, for errors
+}
+
+func (b *block) reset() {
+	b.n = 0
+	b.jc = b.jc[:0]
+	b.rows = b.rows[:0]
+	b.refs = b.refs[:0]
+	b.caseB = b.caseB[:0]
+	clear(b.ids)
+}
+
+// at is judge j's view of case c (a zero judgeCase when absent).
+func (b *block) at(j, c int) *judgeCase { return &b.jc[c*b.J+j] }
+
+// rowsOf is the rows of a judge's view of a case.
+func (b *block) rowsOf(jc *judgeCase) []prow { return b.rows[jc.start : jc.start+uint32(jc.n)] }
+
+// each calls fn with every session, in the order of their IDs' hashes;
+// check refuses a case seen twice for one judge and two sessions with one
+// hash (Done checks once; later passes read the same records).
+func (d *Data) each(check bool, fn func(b *block)) error {
+	b := &block{J: len(d.Judges), ids: map[uint64]int32{}}
+	it := d.idx.Iter()
+	var cur uint64
+	have := false
+	var err error
+	flush := func() {
+		if err == nil && len(b.refs) > 0 {
+			if err = d.assemble(b, check); err == nil {
+				fn(b)
+			}
+		}
+		b.reset()
+	}
+	for {
+		chunk := it.Chunk()
+		if len(chunk) == 0 {
+			break
+		}
+		for _, r := range chunk {
+			if have && r.K != cur {
+				flush()
+			}
+			cur, have = r.K, true
+			b.refs = append(b.refs, r)
+		}
+		if err != nil {
+			break
+		}
+	}
+	flush()
+	if err == nil {
+		err = d.pool.Err()
+	}
+	return err
+}
+
+// assemble reads the session's records into the block.
+func (d *Data) assemble(b *block, check bool) error {
+	for i, ref := range b.refs {
+		off, n := int64(ref.V>>lenBits), int64(ref.V&maxRec)
+		// The session's records that follow this one contiguously.
+		end := off + n
+		for _, r := range b.refs[i+1:] {
+			o := int64(r.V >> lenBits)
+			if o != end {
+				break
+			}
+			end += int64(r.V & maxRec)
+		}
+		rec, err := d.st.span(off, n, end)
+		if err != nil {
+			return fmt.Errorf("simulate's temporary file: %w", err)
+		}
+		le := binary.LittleEndian
+		j := int(le.Uint16(rec))
+		jc := judgeCase{flags: rec[2], lat: math.Float64frombits(le.Uint64(rec[4:])), tokIn: le.Uint32(rec[12:]), tokOut: le.Uint32(rec[16:])}
+		nr := int(le.Uint16(rec[20:]))
+		ls, lc := int(le.Uint16(rec[22:])), int(le.Uint16(rec[24:]))
+		sess := rec[recHead : recHead+ls]
+		cid := rec[recHead+ls : recHead+ls+lc]
+		if i == 0 {
+			b.sess = append(b.sess[:0], sess...)
+		} else if check && string(sess) != string(b.sess) {
+			return fmt.Errorf("sessions %q and %q have one 64-bit hash: rename one", b.sess, sess)
+		}
+		h := idHash(cid)
+		c, ok := b.ids[h]
+		if !ok {
+			c = int32(b.n)
+			b.ids[h] = c
+			b.n++
+			for range b.J {
+				b.jc = append(b.jc, judgeCase{})
+			}
+			if check {
+				b.caseB = append(b.caseB, append([]byte(nil), cid...))
+			}
+		}
+		slot := &b.jc[int(c)*b.J+j]
+		if check && slot.present() {
+			return fmt.Errorf("case %s appears twice for judge %s (pass the shards of one run, each once)", trunc.Runes(string(cid), 200), d.Judges[j].ID)
+		}
+		if check && string(b.caseB[c]) != string(cid) {
+			return fmt.Errorf("cases %q and %q have one 64-bit hash: rename one", b.caseB[c], cid)
+		}
+		jc.start, jc.n = uint32(len(b.rows)), uint16(nr)
+		rows := rec[recHead+ls+lc:]
+		for k := range nr {
+			p := rows[8*k:]
+			b.rows = append(b.rows, prow{rule: le.Uint16(p), bits: le.Uint16(p[2:]), conf: math.Float32frombits(le.Uint32(p[4:]))})
+		}
+		*slot = jc
+	}
+	return nil
 }

@@ -10,17 +10,19 @@
 //
 // # Use
 //
-//	d := simulate.NewData(policy, judges)    // the run's policy and judges
+//	d := simulate.NewData(policy, judges)   // the run's policy and judges
+//	defer d.Close()                         // its temporary files
 //	for r := range results { d.Add(r) }     // rundir.ReadRun's results
+//	err := d.Done()                         // counts, checks (a case twice)
 //	cfgs, err := simulate.Expand(d, spec)   // judges/cascades/votes × timeouts
-//	res, err := simulate.Run(d, cfgs, opts) // *Result: one Row per config × rule
+//	res := simulate.Run(d, cfgs, opts)      // *Result: one Row per config × rule; res.Err()
 //
 // # Where to look
 //
-//	data.go      Data: the run's answers in compact form (packed rows, chunks), aligned by case
+//	data.go      Data: the run's answers as compact records, on disk beyond a budget (internal/spill), read session by session, aligned by case
 //	config.go    Config, the cascade and vote grammar, Expand and its checks
 //	eval.go      one case under one configuration: hook timeout, failure policy, combination
-//	run.go       Run: session by session, the figures, intervals and paired comparisons
+//	run.go       Run: session by session, the figures, intervals and paired comparisons; the hook's P50/P95 from spilled latencies
 //	row.go       Row, the one definition of a simulated figure row
 //	frontier.go  Frontier: the non-dominated configurations
 //	oppoint.go   Item, Point: a threshold's figures on labeled pairs; RatioInterval, their interval

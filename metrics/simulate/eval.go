@@ -35,9 +35,11 @@ type caseEval struct {
 	usage   bool
 }
 
-// evaluator evaluates cases under configurations, reusing its buffers.
+// evaluator evaluates the cases of a session (b) under configurations,
+// reusing its buffers.
 type evaluator struct {
 	d   *Data
+	b   *block
 	cur []row // a cascade's current answer per slot
 	pos []int // rule → index in cur, -1 when not in scope
 }
@@ -65,13 +67,13 @@ func fail(r *replay.Rule, mode OnFailure, baselineMatch bool) (bool, datasets.Ac
 	return r.OnFailure(baseline)
 }
 
-// eval evaluates case c under cfg into out (reused).
-func (e *evaluator) eval(cfg *Config, c int32, out *caseEval) {
-	d := e.d
+// eval evaluates case c of the session under cfg into out (reused).
+func (e *evaluator) eval(cfg *Config, c int, out *caseEval) {
+	d, b := e.d, e.b
 	out.slots = out.slots[:0]
 	out.asked = append(out.asked[:0], make([]bool, len(cfg.Judges))...)
 	out.present, out.called, out.rawLat, out.tokIn, out.tokOut, out.costIn, out.usage = false, false, 0, 0, 0, 0, false
-	first := d.at(cfg.Judges[0], c)
+	first := b.at(cfg.Judges[0], c)
 	if !first.present() {
 		return
 	}
@@ -80,7 +82,7 @@ func (e *evaluator) eval(cfg *Config, c int32, out *caseEval) {
 		e.pos[r.rule] = -1
 	}
 	e.cur = e.cur[:0]
-	for i, p := range d.rowsOf(first) {
+	for i, p := range b.rowsOf(first) {
 		e.cur = append(e.cur, p.unpack())
 		e.pos[p.rule] = i
 	}
@@ -114,8 +116,8 @@ func (e *evaluator) eval(cfg *Config, c int32, out *caseEval) {
 		ask(0, first)
 		lat := first.lat
 		for k := 1; k < len(cfg.Judges) && !(t > 0 && lat > t); k++ {
-			jc := d.at(cfg.Judges[k], c)
-			nrows := d.rowsOf(jc)
+			jc := b.at(cfg.Judges[k], c)
+			nrows := b.rowsOf(jc)
 			asked := false
 			for i := range e.cur {
 				r := &e.cur[i]
@@ -145,11 +147,11 @@ func (e *evaluator) eval(cfg *Config, c int32, out *caseEval) {
 		nm := make([]int, len(e.cur))
 		nn := make([]int, len(e.cur))
 		for k := range cfg.Judges {
-			jc := d.at(cfg.Judges[k], c)
+			jc := b.at(cfg.Judges[k], c)
 			ask(k, jc)
 			out.rawLat = max(out.rawLat, jc.lat)
 			slow := t > 0 && jc.lat > t
-			for _, p := range d.rowsOf(jc) {
+			for _, p := range b.rowsOf(jc) {
 				nr := p.unpack()
 				i := e.pos[nr.rule]
 				if i < 0 || !nr.judged {

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"errors"
 	"math"
 
 	"github.com/apeval/apeval/metrics"
@@ -56,12 +57,17 @@ type FrontierRow struct {
 // configuration's rules are tested against pmin (the largest p of its
 // rules), Holm across the configurations; Defensible when the adjusted p
 // is below 1 − confidence.
-func Frontier(d *Data, cfgs []Config, pmin float64, o Options) []FrontierRow {
+//
+// An error is one reading the run's temporary files.
+func Frontier(d *Data, cfgs []Config, pmin float64, o Options) ([]FrontierRow, error) {
 	o.NoPaired = true
 	o.Half = 1
 	sel := Run(d, cfgs, o)
 	o.Half = 2
 	rep := Run(d, cfgs, o)
+	if err := errors.Join(sel.Err(), rep.Err()); err != nil {
+		return nil, err
+	}
 	star := func(res *Result) map[string]Row {
 		m := map[string]Row{}
 		for _, r := range res.Rows {
@@ -120,7 +126,7 @@ func Frontier(d *Data, cfgs []Config, pmin float64, o Options) []FrontierRow {
 		out[idx[k]].HolmP = ptr(p)
 		out[idx[k]].Defensible = p < alpha
 	}
-	return out
+	return out, nil
 }
 
 // dominates: b is no worse than a on cost (when both have one), P95 and

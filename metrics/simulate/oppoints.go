@@ -54,41 +54,60 @@ type OpPoint struct {
 // best threshold's interval lies wholly below pmin on half 0, or half 1
 // confirms the chosen one below. With judges (indexes into d.Judges, as
 // JudgesOf gives), only those judges' points.
-func OperatingPoints(d *Data, pmin, conf float64, seed uint64, judges ...int) []OpPoint {
-	ids := make([]string, len(d.sessIx))
-	for id, i := range d.sessIx {
-		ids[i] = id
+// An error is one reading the run's temporary files.
+func OperatingPoints(d *Data, pmin, conf float64, seed uint64, judges ...int) ([]OpPoint, error) {
+	if err := d.Done(); err != nil {
+		return nil, err
 	}
-	half := make([]uint8, len(ids))
-	for i, id := range ids {
-		half[i] = uint8(Half(id, seed))
-	}
-	var out []OpPoint
+	// One pass: every asked judge's labeled pairs, by rule and half. The
+	// items are held in memory (24 bytes a labeled judged pair) for the
+	// threshold sweep.
+	items := make([][][2][]Item, len(d.Judges))
+	withConf := make([][]bool, len(d.Judges))
 	for j := range d.Judges {
 		if len(judges) > 0 && !slices.Contains(judges, j) {
 			continue
 		}
-		items := make([][2][]Item, len(d.rules))
-		withConf := make([]bool, len(d.rules))
-		col := &d.jc[j]
-		for c := range col.n {
-			jc := col.at(c)
-			if !jc.present() {
+		items[j] = make([][2][]Item, len(d.rules))
+		withConf[j] = make([]bool, len(d.rules))
+	}
+	sess := uint32(0)
+	err := d.each(false, func(b *block) {
+		s := sess
+		sess++
+		h := Half(string(b.sess), seed)
+		for j := range d.Judges {
+			if items[j] == nil {
 				continue
 			}
-			s := d.sessOf(int32(c))
-			for _, p := range d.rowsOf(jc) {
-				r := p.unpack()
-				if !r.judged || r.scope || r.label == labNone || r.outcome == outMissing {
+			for c := range b.n {
+				jc := b.at(j, c)
+				if !jc.present() {
 					continue
 				}
-				it := Item{Sess: s, Pos: r.label == labMatch, Match: r.outcome == outMatch, Conf: float64(r.conf)}
-				if it.Match && !math.IsNaN(it.Conf) {
-					withConf[r.rule] = true
+				for _, p := range b.rowsOf(jc) {
+					r := p.unpack()
+					if !r.judged || r.scope || r.label == labNone || r.outcome == outMissing {
+						continue
+					}
+					it := Item{Sess: s, Pos: r.label == labMatch, Match: r.outcome == outMatch, Conf: float64(r.conf)}
+					if it.Match && !math.IsNaN(it.Conf) {
+						withConf[j][r.rule] = true
+					}
+					items[j][r.rule][h] = append(items[j][r.rule][h], it)
 				}
-				items[r.rule][half[s]] = append(items[r.rule][half[s]], it)
 			}
 		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []OpPoint
+	for j := range d.Judges {
+		if items[j] == nil {
+			continue
+		}
+		items, withConf := items[j], withConf[j]
 		for ri, hs := range items {
 			if len(hs[0])+len(hs[1]) == 0 {
 				continue
@@ -104,7 +123,7 @@ func OperatingPoints(d *Data, pmin, conf float64, seed uint64, judges ...int) []
 			out = append(out, op)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // JudgesOf lists the judges the configurations other than the deployed

@@ -59,6 +59,8 @@ type Row struct {
 	JudgeCalls            []int64  `json:"judge_calls,omitempty" parquet:"judge_calls,list"` // cases each judge of Judges was asked on
 	CalledCases           int64    `json:"called_cases" parquet:"called_cases"`
 	LatencyP50MS          *float64 `json:"latency_p50_ms" parquet:"latency_p50_ms,optional"`
+	LatencyP50LoMS        *float64 `json:"latency_p50_lo_ms" parquet:"latency_p50_lo_ms,optional"`
+	LatencyP50HiMS        *float64 `json:"latency_p50_hi_ms" parquet:"latency_p50_hi_ms,optional"`
 	LatencyP95MS          *float64 `json:"latency_p95_ms" parquet:"latency_p95_ms,optional"`
 	LatencyP95LoMS        *float64 `json:"latency_p95_lo_ms" parquet:"latency_p95_lo_ms,optional"`
 	LatencyP95HiMS        *float64 `json:"latency_p95_hi_ms" parquet:"latency_p95_hi_ms,optional"`

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/spill"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 )
@@ -52,6 +53,7 @@ type Result struct {
 	precHist map[string][]hist
 	// ruleIDs are the run's rules in slot order.
 	ruleIDs []string
+	err     error
 }
 
 // slotOf is the slot of a rule ID in precHist (the last, "*", when
@@ -169,14 +171,19 @@ type acc struct {
 	// pairs, per (R+1)·nC: the concordant units' totals, and how many
 	// sessions had each (baseline-only, candidate-only) discordance.
 	pairs []pairHist
-	// lat is the base's raw hook latencies, shared by its timeouts: set
-	// while its rows are made (latencies).
-	lat *[]float64
+	// base indexes the configuration's base in latencies; lat is its
+	// quantiles, uncapped, set before its rows are made.
+	base int
+	lat  *quantile
 }
 
 // Run simulates every configuration over the data. cfgs[0] must be the
 // deployed configuration (as Expand gives).
+// Res.Err says whether reading the run's temporary files cut it short.
 func Run(d *Data, cfgs []Config, o Options) *Result {
+	if err := d.Done(); err != nil {
+		return &Result{Configs: cfgs, Confidence: o.Confidence, err: err}
+	}
 	if o.Confidence == 0 {
 		o.Confidence = 0.95
 	}
@@ -199,19 +206,20 @@ func Run(d *Data, cfgs []Config, o Options) *Result {
 	var dep, ce caseEval
 	// The deployed configuration's per-rule events on the current case.
 	depSlot := make([]int, R)
-	order, bounds := d.bySession()
-	var keep []bool
-	if o.Half > 0 {
-		keep = make([]bool, len(d.sessIx))
-		for id, i := range d.sessIx {
-			keep[i] = Half(id, o.Seed) == o.Half-1
+	// Each base's hook latencies, uncapped (a timeout caps them, and a
+	// cascade stopped by one would sum fewer stages): one list per base
+	// (its configurations differ only in the timeout), K the latency's
+	// bits (non-negative floats sort as their bits), V the session.
+	lat := newLatencies(d, cfgs, accs)
+	sessOrd := uint64(0)
+	err := d.each(false, func(b *block) {
+		s := sessOrd
+		sessOrd++
+		if o.Half > 0 && Half(string(b.sess), o.Seed) != o.Half-1 {
+			return
 		}
-	}
-	for b := 0; b+1 < len(bounds); b++ {
-		if keep != nil && !keep[d.sessOf(order[bounds[b]])] {
-			continue
-		}
-		for _, c := range order[bounds[b]:bounds[b+1]] {
+		ev.b = b
+		for c := range b.n {
 			ev.eval(&cfgs[0], c, &dep)
 			for i := range depSlot {
 				depSlot[i] = -1
@@ -233,19 +241,23 @@ func Run(d *Data, cfgs []Config, o Options) *Result {
 				}
 				a.add(e, R, &dep, depSlot)
 			}
+			lat.add(ev, c, s, &dep)
 		}
 		for _, a := range accs {
 			a.endSession(R)
 		}
-	}
+	})
 	res := &Result{Configs: cfgs, Cases: int64(d.Cases()), Sessions: int64(d.Sessions()), Confidence: o.Confidence,
-		EffectiveRecallMin: o.EffectiveRecallMin}
+		EffectiveRecallMin: o.EffectiveRecallMin, err: err}
 	m := &memo{iv: map[string][3]*float64{}, pb: map[string]metrics.Figure{}}
 	res.precHist = map[string][]hist{}
 	res.ruleIDs = d.Rules()
-	lat := latencies{ev: ev, order: order, bounds: bounds, keep: keep}
+	qs := lat.quantiles(o.Confidence)
+	if res.err == nil {
+		res.err = d.pool.Err()
+	}
 	for _, a := range accs {
-		a.lat = lat.of(d, a.cfg)
+		a.lat = &qs[a.base]
 		res.Rows = append(res.Rows, a.rows(d, o, m)...)
 		ph := make([]hist, len(d.rules)+1)
 		for sl := range ph {
@@ -256,43 +268,147 @@ func Run(d *Data, cfgs []Config, o Options) *Result {
 	return res
 }
 
-// latencies gives each configuration its base's raw hook latencies (the
-// configurations of one base differ only in the timeout, which caps them,
-// so they share them): evaluated again, one base at a time, into one
-// buffer sized once (at most one latency per case), rather than kept for
-// every base during the pass: a sweep holds one base's latencies at a
-// time.
+// Err is the error that cut the simulation short (reading its temporary
+// files), nil when every case was simulated.
+func (r *Result) Err() error { return r.err }
+
+// latencies collects each base's uncapped hook latencies during Run's
+// pass, in spilled lists, and gives their quantiles with session-clustered
+// intervals afterwards.
 type latencies struct {
-	ev     *evaluator
-	order  []int32
-	bounds []int
-	keep   []bool
-	key    string
-	buf    []float64
-	ce     caseEval
+	d     *Data
+	bases []Config // per base: a configuration of it without a timeout
+	lists []*spill.List
+	ce    caseEval
 }
 
-func (l *latencies) of(d *Data, cfg *Config) *[]float64 {
-	key := string(cfg.Kind) + "\x00" + cfg.Base.Name
-	if key == l.key && l.buf != nil {
-		return &l.buf
+func newLatencies(d *Data, cfgs []Config, accs []*acc) *latencies {
+	l := &latencies{d: d}
+	ix := map[string]int{}
+	for i := range cfgs {
+		key := string(cfgs[i].Kind) + "\x00" + cfgs[i].Base.Name
+		if cfgs[i].Deployed {
+			key = "\x01deployed"
+		}
+		b, ok := ix[key]
+		if !ok {
+			b = len(l.bases)
+			ix[key] = b
+			c := cfgs[i]
+			c.Timeout = 0
+			l.bases = append(l.bases, c)
+			l.lists = append(l.lists, d.pool.NewList())
+		}
+		accs[i].base = b
 	}
-	if l.buf == nil {
-		l.buf = make([]float64, 0, d.Cases())
+	return l
+}
+
+// add records case c's latency under every base; dep is the deployed
+// configuration's evaluation (base 0, no timeout).
+func (l *latencies) add(ev *evaluator, c int, sess uint64, dep *caseEval) {
+	for b := range l.bases {
+		e := dep
+		if b > 0 {
+			e = &l.ce
+			ev.eval(&l.bases[b], c, e)
+		}
+		if e.present && e.called {
+			v := e.rawLat
+			if !(v > 0) {
+				v = 0
+			}
+			l.lists[b].Append(spill.Rec{K: math.Float64bits(v), V: sess})
+		}
 	}
-	l.key, l.buf = key, l.buf[:0]
-	for b := 0; b+1 < len(l.bounds); b++ {
-		if l.keep != nil && !l.keep[d.sessOf(l.order[l.bounds[b]])] {
+}
+
+// quantile is a base's P50 and P95 with their intervals (nil where the
+// data do not bound them), uncapped.
+type quantile struct {
+	n                 int
+	p50, p50Lo, p50Hi *float64
+	p95, p95Lo, p95Hi *float64
+}
+
+// quantiles reads each base's latencies (sorted by the list) twice: once
+// for the estimates and each session's calls at or below them, once for
+// the values at the interval's ranks (metrics.SessionQuantileRanks, the
+// interval report's P50 and P95 have).
+func (l *latencies) quantiles(conf float64) []quantile {
+	out := make([]quantile, len(l.lists))
+	S := l.d.nSess
+	m, c50, c95 := make([]int32, S), make([]int32, S), make([]int32, S)
+	for b, list := range l.lists {
+		n := int(list.Len())
+		q := &out[b]
+		q.n = n
+		if n == 0 {
+			list.Release()
 			continue
 		}
-		for _, c := range l.order[l.bounds[b]:l.bounds[b+1]] {
-			l.ev.eval(cfg, c, &l.ce)
-			if l.ce.present && l.ce.called {
-				l.buf = append(l.buf, l.ce.rawLat)
+		clear(m)
+		clear(c50)
+		clear(c95)
+		r50, r95 := max(1, (50*n+99)/100), max(1, (95*n+99)/100)
+		var v50, v95 float64
+		below50, below95 := 0, 0
+		it := list.Iter()
+		i := 0
+		for r, ok := it.Next(); ok; r, ok = it.Next() {
+			i++
+			v := math.Float64frombits(r.K)
+			s := r.V
+			m[s]++
+			if i == r50 {
+				v50 = v
+			}
+			if i == r95 {
+				v95 = v
+			}
+			if i <= r50 || v == v50 {
+				c50[s]++
+				below50 = i
+			}
+			if i <= r95 || v == v95 {
+				c95[s]++
+				below95 = i
 			}
 		}
+		sessions := func(cs []int32) func(yield func(m, c int64)) {
+			return func(yield func(m, c int64)) {
+				for s := range m {
+					if m[s] > 0 {
+						yield(int64(m[s]), int64(cs[s]))
+					}
+				}
+			}
+		}
+		lo50, hi50 := metrics.SessionQuantileRanks(n, below50, 50, 100, conf, sessions(c50))
+		lo95, hi95 := metrics.SessionQuantileRanks(n, below95, 95, 100, conf, sessions(c95))
+		q.p50, q.p95 = ptr(v50), ptr(v95)
+		// Two ranks may coincide: look them up by rank, fill each.
+		want := map[int][]**float64{}
+		for _, pr := range [][2]any{{lo50, &q.p50Lo}, {hi50, &q.p50Hi}, {lo95, &q.p95Lo}, {hi95, &q.p95Hi}} {
+			rank, dst := pr[0].(int), pr[1].(**float64)
+			if rank >= 1 && rank <= n {
+				want[rank] = append(want[rank], dst)
+			}
+		}
+		it = list.Iter()
+		i = 0
+		for r, ok := it.Next(); ok && len(want) > 0; r, ok = it.Next() {
+			i++
+			if ds, ok := want[i]; ok {
+				for _, dst := range ds {
+					*dst = ptr(math.Float64frombits(r.K))
+				}
+				delete(want, i)
+			}
+		}
+		list.Release()
 	}
-	return &l.buf
+	return out
 }
 
 // add counts one case's evaluation.
@@ -638,7 +754,7 @@ func (a *acc) rows(d *Data, o Options, m *memo) []Row {
 		if sl == R {
 			r.JudgeCalls = a.asked
 			r.CalledCases = a.called
-			a.latency(&r, conf)
+			a.latency(&r)
 			if a.cases > 0 && a.usage {
 				r.TokensPer1k = ptr(float64(a.tokens) / float64(a.cases) * 1000)
 				if !math.IsNaN(a.cost) {
@@ -652,25 +768,26 @@ func (a *acc) rows(d *Data, o Options, m *memo) []Row {
 }
 
 // latency fills the hook's P50 and P95 over the cases that called a
-// judge: a timeout caps every latency at itself, so the quantiles of the
-// capped latencies are the uncapped ones capped.
-func (a *acc) latency(r *Row, conf float64) {
-	if a.lat == nil || len(*a.lat) == 0 {
+// judge, with their session-clustered intervals: a timeout caps every
+// latency at itself, so the quantiles of the capped latencies (and their
+// bounds) are the uncapped ones capped.
+func (a *acc) latency(r *Row) {
+	q := a.lat
+	if q == nil || q.n == 0 {
 		return
-	}
-	l := *a.lat
-	if !slices.IsSorted(l) {
-		slices.Sort(l)
 	}
 	capAt := math.Inf(1)
 	if r.TimeoutMS != nil {
 		capAt = *r.TimeoutMS
 	}
-	r.LatencyP50MS = ptr(min(metrics.NearestRank(l, 50, 100), capAt))
-	r.LatencyP95MS = ptr(min(metrics.NearestRank(l, 95, 100), capAt))
-	if lo, hi := metrics.QuantileInterval(l, 95, 100, conf); lo != nil && hi != nil {
-		r.LatencyP95LoMS, r.LatencyP95HiMS = ptr(min(*lo, capAt)), ptr(min(*hi, capAt))
+	c := func(v *float64) *float64 {
+		if v == nil {
+			return nil
+		}
+		return ptr(min(*v, capAt))
 	}
+	r.LatencyP50MS, r.LatencyP50LoMS, r.LatencyP50HiMS = c(q.p50), c(q.p50Lo), c(q.p50Hi)
+	r.LatencyP95MS, r.LatencyP95LoMS, r.LatencyP95HiMS = c(q.p95), c(q.p95Lo), c(q.p95Hi)
 }
 
 func scaled(v *float64, f float64) *float64 {

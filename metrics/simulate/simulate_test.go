@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/spill"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 )
@@ -43,7 +44,22 @@ var tcases = []tcase{
 	{"c4", "s3", datasets.LabelMatch, 1500, 100, judge.NoMatch, judge.Match},
 }
 
-func testData(t *testing.T) *Data {
+func testData(t *testing.T) *Data { return testDataWith(t, nil, false) }
+
+// testDataWith is testData with judge A's confidences for rule del by
+// case; small: budgets of a few records, so that the index and the
+// records go to disk.
+func testDataWith(t *testing.T, confA map[string]float64, small bool) *Data {
+	t.Helper()
+	d := testDataOpen(t, confA, small)
+	if err := d.Done(); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// testDataOpen is testDataWith before Done: more results may be added.
+func testDataOpen(t *testing.T, confA map[string]float64, small bool) *Data {
 	t.Helper()
 	p, err := replay.ParsePolicy([]byte(testPolicy), "policy.toml")
 	if err != nil {
@@ -51,6 +67,10 @@ func testData(t *testing.T) *Data {
 	}
 	in, out := 1000.0, 2000.0
 	d := NewData(p, []Judge{{ID: "A", PriceIn: &in, PriceOut: &out}, {ID: "B"}})
+	if small {
+		d.setBudgets(t.TempDir(), 100, 3*spill.RecSize)
+	}
+	t.Cleanup(func() { _ = d.Close() })
 	for _, c := range tcases {
 		for _, j := range []struct {
 			id  string
@@ -67,6 +87,9 @@ func testData(t *testing.T) *Data {
 					{RuleID: "style", Class: replay.ClassStyle, Source: replay.SourceJudge, Result: judge.NoMatch,
 						Action: datasets.ActionInjectInstruction, Status: judge.StatusOK},
 				}}
+			if v, ok := confA[c.id]; ok && j.id == "A" {
+				r.Rules[0].Confidence = &v
+			}
 			if err := d.Add(r); err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +235,7 @@ func TestVote(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	d := testData(t)
+	d := testDataOpen(t, nil, false)
 	for _, c := range []struct {
 		spec Spec
 		want string
@@ -229,8 +252,13 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%+v: %v, want an error with %q", c.spec, err, c.want)
 		}
 	}
-	// A judge without a result for some case cannot be in a cascade.
+	// Results cannot be added once the run is read.
 	lat := 10.0
+	if err := d.Add(&replay.Result{CaseID: "c5", SessionID: "s4", Judge: "A"}); err == nil || !strings.Contains(err.Error(), "Add after Done") {
+		t.Errorf("Add after Expand: %v", err)
+	}
+	// A judge without a result for some case cannot be in a cascade.
+	d = testDataOpen(t, nil, false)
 	if err := d.Add(&replay.Result{CaseID: "c5", SessionID: "s4", Judge: "A", JudgeCalled: true, LatencyMS: &lat}); err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +329,10 @@ func TestFrontier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr := Frontier(d, cfgs, 0, Options{Confidence: 0.95, Seed: 1})
+	fr, err := Frontier(d, cfgs, 0, Options{Confidence: 0.95, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(fr) == 0 {
 		t.Fatal("empty frontier")
 	}
@@ -318,20 +349,7 @@ func TestFrontier(t *testing.T) {
 // A configuration at an operating point: A's matches below the rule's
 // minimum confidence are no_match.
 func TestThresholdConfig(t *testing.T) {
-	d := testData(t)
-	confs := map[string]float32{"c1": 0.9, "c2": 0.4, "c3": 0.6}
-	for id, v := range confs {
-		c, ok := d.caseIndex(id)
-		if !ok {
-			t.Fatalf("case %s not in the data", id)
-		}
-		rows := d.rowsOf(d.at(0, c))
-		for i := range rows {
-			if d.rules[rows[i].rule].ID == "del" {
-				rows[i].conf = v
-			}
-		}
-	}
+	d := testDataWith(t, map[string]float64{"c1": 0.9, "c2": 0.4, "c3": 0.6}, false)
 	ops := []OpPoint{{Judge: "A", RuleID: "del", Decision: OpChosen, Threshold: func() *float64 { v := 0.7; return &v }()}}
 	cfgs, err := Expand(d, Spec{Judges: []string{"A"}})
 	if err != nil {
@@ -361,7 +379,10 @@ func TestOperatingPointsOfNamedJudges(t *testing.T) {
 	if len(js) != 1 || d.Judges[js[0]].ID != "B" {
 		t.Fatalf("JudgesOf = %v, want B alone", js)
 	}
-	ops := OperatingPoints(d, 0.9, 0.95, 1, js...)
+	ops, err := OperatingPoints(d, 0.9, 0.95, 1, js...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(ops) == 0 {
 		t.Fatal("no operating point for B")
 	}
@@ -370,7 +391,7 @@ func TestOperatingPointsOfNamedJudges(t *testing.T) {
 			t.Errorf("operating point of %s, want B's only", op.Judge)
 		}
 	}
-	if all := OperatingPoints(d, 0.9, 0.95, 1); len(all) <= len(ops) {
+	if all, _ := OperatingPoints(d, 0.9, 0.95, 1); len(all) <= len(ops) {
 		t.Errorf("every judge: %d points, B alone: %d", len(all), len(ops))
 	}
 	zero := 0.0

@@ -1,0 +1,98 @@
+package evaluation
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
+)
+
+// ReplayedSample reports whether every run replayed the embedded sample
+// (then its cases can be read back without a dataset).
+func ReplayedSample(infos []rundir.RunInfo) bool {
+	for _, in := range infos {
+		if len(in.Datasets) != 1 || in.Datasets[0].SHA256 != datasets.SampleSHA256() {
+			return false
+		}
+	}
+	return true
+}
+
+// Disagreements are the (case, rule) pairs two judges decided
+// differently (apeval datasets disagreements), ranked.
+type Disagreements struct {
+	// Ranked are every disagreement, most informative first; Cases the
+	// cases kept (the limit's first), grouped in rank order.
+	Ranked []metrics.Disagreement
+	Cases  []metrics.CaseDisagreements
+	// Total is the number of cases before the limit; Paired the pairs both
+	// judges had in scope; Opposite the disagreements of kind opposite.
+	Total, Opposite int
+	Paired          int64
+}
+
+// FindDisagreements reads the run directories (dirs, with the judges of
+// pair; two runs, or one holding both judges) and ranks the pairs the two
+// judges decided differently (metrics.DisagreementFinder); limit > 0
+// keeps the first limit cases.
+func FindDisagreements(dirs []string, pair reports.JudgePair, limit int) (*Disagreements, error) {
+	find := metrics.NewDisagreementFinder(pair.Baseline, pair.Candidate)
+	for i, d := range dirs {
+		if _, err := rundir.ReadRun(d, func(r *replay.Result) error {
+			pair.Read(i, r) // the finder reads only the pair's judges itself
+			find.Add(r)
+			return nil
+		}); err != nil {
+			return nil, DirError(d, err)
+		}
+	}
+	ranked := find.Close()
+	out := &Disagreements{Ranked: ranked, Cases: metrics.ByCase(ranked), Paired: find.Paired()}
+	out.Total = len(out.Cases)
+	if limit > 0 && len(out.Cases) > limit {
+		out.Cases = out.Cases[:limit]
+	}
+	for _, d := range ranked {
+		if d.Kind == metrics.DisagreeOpposite {
+			out.Opposite++
+		}
+	}
+	return out, nil
+}
+
+// Lines reads the kept cases' original dataset lines (datasets.Lines):
+// lines[i] is the line of Cases[i], where[i] its file:line. A case no
+// dataset holds is an error naming it (the runs replayed other files).
+func (d *Disagreements) Lines(paths []string, stdin io.Reader, opener datasets.Opener) (lines [][]byte, where []string, err error) {
+	ids := make([]string, len(d.Cases))
+	for i, c := range d.Cases {
+		ids[i] = c.CaseID
+	}
+	if lines, where, err = datasets.Lines(paths, stdin, ids, opener); err != nil {
+		return nil, nil, err
+	}
+	var missing []string
+	for i, c := range d.Cases {
+		if lines[i] == nil {
+			missing = append(missing, c.CaseID)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, nil, fmt.Errorf("%d disagreeing case(s) not found in the dataset (give the files the run replayed): %s", len(missing), listSome(missing))
+	}
+	return lines, where, nil
+}
+
+// listSome joins up to 20 items, saying how many more there are.
+func listSome(items []string) string {
+	const shown = 20
+	if len(items) <= shown {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:shown], ", "), len(items)-shown)
+}
