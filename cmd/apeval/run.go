@@ -43,16 +43,7 @@ sample dataset and policy with its recorded judges. Without --judge, the judges 
 else "none" (the deterministic fallback when the judge is down).
 
 Judge specs:
-  ollama:MODEL     a model served by Ollama (--ollama-host or $OLLAMA_HOST)
-  openai:MODEL     any OpenAI-compatible /v1/chat/completions (--openai-base-url)
-  SPEC@URL         an ollama: or openai: judge on its own server, e.g.
-                   openai:qwen2.5-7b@http://localhost:8000/v1 (several judges,
-                   each its own: apeval.toml [[judge]] base_url, api_key_env,
-                   prompt, options, prices)
-  exec:COMMAND     a long-lived plugin speaking judge JSON lines on stdin/stdout
-  recorded[:NAME]  decisions recorded in the dataset (bare: one judge per name)
-  none             no judge: every judge-needing rule fails with status error
-
+` + judge.SpecHelp() + `
 The resolved kill criteria are recorded in run.json: apeval report, gate and
 merge use them, so the verdict is the same on every path.
 
@@ -92,7 +83,7 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 	f.StringArrayVarP(&o.Datasets, "dataset", "d", nil, "case file (JSONL, apeval.case/v1); repeatable; - reads stdin (default: the embedded sample)")
 	f.StringVarP(&o.Policy, "policy", "p", "", "policy file (TOML, apeval.policy/v1); required with --dataset")
 	f.StringArrayVar(&o.PermissionsFrom, "permissions-from", nil, "add an agent's permission rules (KIND:PATH; claude-code, codex, opencode, gemini) to the permissions layer; repeatable")
-	f.StringArrayVarP(&o.Judges, "judge", "j", nil, "judge spec (ollama:MODEL, openai:MODEL, exec:CMD, recorded[:NAME], none); ollama:/openai: take @URL for their own server; repeatable")
+	f.StringArrayVarP(&o.Judges, "judge", "j", nil, judge.SpecUsage())
 	f.StringVarP(&o.Out, "out", "o", "", "run directory (default apeval-out/<run-id>)")
 	layoutVar(f, &o.OutLayout)
 	f.IntVarP(&o.Concurrency, "concurrency", "c", 4, "judge calls in flight per judge (sessions replayed in parallel)")
