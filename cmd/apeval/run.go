@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/internal/runplan"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
@@ -217,7 +218,7 @@ func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 		return nil
 	}
 
-	evaluation.DescribeCases(ev.Listed, p.src.reader(p.pol))
+	evaluation.DescribeCases(ev.Listed, p.src.Reader(p.pol))
 	rep, err := finish(ev, *p.w.Info())
 	if err != nil {
 		return err
@@ -259,7 +260,7 @@ type preparedRun struct {
 	crit     replay.KillCriteria
 	critFrom string // where crit came from, for run.json
 	stray    *datasets.StrayLabels
-	src      *source
+	src      *source.Source
 	stats    *datasets.Stats     // when the dataset was scanned for recorded judges
 	sel      *datasets.Selection // sessions chosen by --tag/--limit/--sample; nil for all
 	judges   []judge.Judge
@@ -313,7 +314,7 @@ func prepareRun(ctx context.Context, st *runplan.State, io IO) (_ *preparedRun, 
 	if p.src, err = openSource(o.Datasets, io.In); err != nil {
 		return nil, err
 	}
-	p.src.done = ctx.Done()
+	p.src.Done = ctx.Done()
 	if o.ShardFrom != "" && !o.Quiet {
 		fmt.Fprintf(io.Err, "apeval: --shard auto: shard %s from %s\n", o.Shard, o.ShardFrom)
 	}
@@ -362,7 +363,7 @@ func prepareRun(ctx context.Context, st *runplan.State, io IO) (_ *preparedRun, 
 	// Hashing the datasets for run.json reads them once more: it runs beside
 	// the replay instead of before it (run.json is written by w.Close).
 	p.refs = make(chan []rundir.FileRef, 1)
-	go func(src *source) { p.refs <- src.refs() }(p.src)
+	go func(src *source.Source) { p.refs <- src.Refs() }(p.src)
 	var infos []rundir.JudgeInfo
 	for _, j := range p.judges {
 		infos = append(infos, judgeInfo(j))
@@ -391,7 +392,7 @@ func (p *preparedRun) close() {
 		p.closeJudges()
 	}
 	if p.src != nil {
-		p.src.cleanup()
+		p.src.Cleanup()
 	}
 }
 
@@ -420,12 +421,12 @@ func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to s
 		} else if p.stats != nil {
 			total = int64(p.stats.Cases)
 		} else if o.ShardOf.Count <= 1 {
-			total = p.src.approxCases()
+			total = p.src.ApproxCases()
 		}
 		prog = newProgress(io.Err, tty, total, p.now)
 	}
 
-	rd := p.src.reader(p.pol)
+	rd := p.src.Reader(p.pol)
 	defer rd.Close()
 	in := &replay.Feed{Reader: rd, Invalid: datasets.InvalidLines{Skip: o.SkipInvalid}, Shard: o.ShardOf, Selection: p.sel, Stop: &st.Stopped, Stray: p.stray}
 	if o.WeakLabels {
