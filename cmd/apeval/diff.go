@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/reports/diff"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/rundir"
@@ -144,7 +145,7 @@ func diffCases(paths []string, infos []rundir.RunInfo, io IO) (func(string) (*da
 			lines[id] = line{bytes.Clone(raw), source}
 		}
 		return nil
-	}, datasetURLs); err != nil {
+	}, source.URLs); err != nil {
 		return nil, usageError{err}
 	}
 	return func(id string) (*datasets.Case, error) {
