@@ -14,6 +14,7 @@
 //
 //	server.go   Server: state, the JSON API, the appender
 //	page.go     the page (HTML, CSS, JS in one self-contained document)
+//	items.go    the page's items (a labeler's part of the queue, cases and rules read back), the labels file
 package labelpage
 
 import (
