@@ -54,7 +54,7 @@
 //	pairdiff.go        the clustered Newcombe interval of paired differences over sessions (drift)
 //	tests.go           SignFlip, the precision delta-t, the latency bootstrap, Mann–Whitney
 //	latency.go         latency quantiles over sessions: the P95 interval, the paired P50/P95 test
-//	hint.go            SessionsToDecide(All), SessionsToGain, labelsToDecide: "+N" in new sessions (or labels) that decide with 80 % probability
+//	hint.go            SessionsToDecide(All), SessionsToGain, labelsToDecide (LabelHint): "+N" in new sessions (or labels, or sessions when labels cannot) that decide with 80 % probability
 //	plan.go            Plan: sessions for an 80 % chance of a decision, from guesses (apeval plan)
 //	planpilot.go       PlanPilot: the same from a pilot run: rates fitted, P95/recall/drift by resampling sessions
 //	planlabels.go      PlanLabels: the label path from a pilot run: labels from the queue for 80 %, shares at N labels
@@ -65,7 +65,7 @@
 //	calibration_test.go the calibration suite (make calibrate): known truth, measured goals
 //	grid_test.go       the interval grid and the 11-rule GO rate (make calibrate; smoke in go test)
 //	samplequeue.go     BuildQueue: strata, allocation and order of a labeling queue
-//	sample.go          the design-weighted ratio estimator and its interval
+//	sample.go          the design-weighted ratio estimator and its two-phase interval (sessions sample the traffic, labels the sessions' pairs)
 //	samplecrit.go      kill criteria and "+N more labels" on weighted figures
 //	samplepanel.go     SampleFiguresOf: one judge × rule from a labeled sample
 //	pairs.go           PairTable: a run's pairs across judges; resolving labels files

@@ -186,29 +186,48 @@ func hintHalfWidth(d Direction, dec Decision, est, lo, hi float64) float64 {
 	return hi - est
 }
 
-// labelsToDecide sizes the hint of a figure from a labeled sample in
-// labels to add from the queue: after m more labels spread like the ones
-// given, the sampled part of the variance shrinks as ρ = S/(S + m) (S
-// sampled labels so far) while the census part stays, so the interval's
-// half-width on the side facing the threshold becomes half(v(m)),
-// v(m) = V_census + V_sampled·ρ, and the estimate moves by a spread
-// √(V_sampled·ρ(1 − ρ)); V_sampled is raised to its 90 % upper χ² bound
-// on the design's degrees of freedom (spreadUp). P(m) =
-// Φ((dist − half(v(m)))/spread(m)), dist = |estimate − threshold|; the
-// fewest m with P ≥ target, at most remain. ok is false when none is.
-func labelsToDecide(f WeightedRatio, dist float64, half func(v float64) float64, target float64, remain int64) (int64, bool) {
+// LabelHint is the "+N" of a figure from a labeled sample. When Sessions
+// is 0 it is Labels more labels from the queue, spread like the ones
+// given. Otherwise no number of labels decides the figure (the recorded
+// sessions' own spread, v₁, stays whatever is labeled): about Sessions
+// more sessions of traffic (a new run, ≈ Pairs pairs), labeled at the
+// same rate (≈ Labels more labels), would decide it.
+type LabelHint struct {
+	Labels, Sessions, Pairs int64
+}
+
+// labelsToDecide sizes the hint of a figure from a labeled sample, for
+// the two-phase variance V = v₁ + v₂ the verdict used (WeightedRatio).
+//
+// First, labels: after m more labels from the queue spread like the S
+// given, each stratum's n_h grows by ρ⁻¹ = (S + m)/S, so v₂(m) =
+// A·ρ − B with A = v₂ + B, B = SampledFPC (the finite-population part),
+// and v₁ stays (raised to its 90 % upper χ² bound on DF: the sessions
+// the labels reach so far may understate it); the interval's half-width on the side facing the
+// threshold becomes half(v₁ + v₂(m), ρ⁻¹) and the estimate moves by a
+// spread √(A·ρ(1 − ρ)), A raised to its 90 % upper χ² bound on the
+// labels' degrees of freedom (SampledDF, spreadUp). P(m) =
+// Φ((dist − half)/spread), dist = |estimate − threshold|; the fewest m ≤
+// remain with P ≥ target.
+//
+// When none is — labeling every pair left would not decide it — sessions:
+// k more sessions like the K recorded (TrafficSessions; the labeled
+// units' sessions when unknown), labeled at the same rate, scale the
+// whole variance by u = K/(K + k) (a new run is a larger sample of the
+// traffic and its queue a like share of it), half-width half(V·u, 1/u),
+// spread √(V·u(1 − u)), V raised to its 90 % upper χ² bound on DF
+// (spreadUp) in both, as SessionsToDecide raises se₀. The fewest k with
+// P ≥ target; ok is false when none up to 2⁴⁰ is.
+func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow float64) float64, target float64, remain int64) (LabelHint, bool) {
 	S := float64(f.SampledAll)
-	if S == 0 || remain <= 0 || !(dist > 0) {
-		return 0, false
+	if !(dist > 0) {
+		return LabelHint{}, false
 	}
-	up := spreadUp(f.DF)
-	vs := max(0, f.SampledVar) * up * up
-	vc := max(0, f.Var-f.SampledVar)
-	p := func(m float64) float64 {
-		rho := S / (S + m)
-		num := dist - half(vc+vs*rho)
-		sd := math.Sqrt(vs * rho * (1 - rho))
-		if m == 0 || sd == 0 {
+	// v₁ rests on the sessions the labels reach: raised to its 90 % upper
+	// χ² bound on DF, as the spread of the other hints is.
+	v1 := max(0, f.Var-f.SampledVar)
+	prob := func(num, sd float64) float64 {
+		if sd == 0 {
 			if num > 0 {
 				return 1
 			}
@@ -216,10 +235,59 @@ func labelsToDecide(f WeightedRatio, dist float64, half func(v float64) float64,
 		}
 		return distuv.UnitNormal.CDF(num / sd)
 	}
-	m, ok := assuredCount(p, target)
-	m = max(m, 1)
-	if !ok || m > remain {
-		return 0, false
+	if S > 0 && remain > 0 {
+		B := max(0, f.SampledFPC)
+		A := max(0, f.SampledVar) + B
+		up := spreadUp(f.SampledDF)
+		Aup := A * up * up
+		p := func(m float64) float64 {
+			m = min(m, float64(remain))
+			rho := S / (S + m)
+			// v₁ at the 90 % upper χ² bound of the degrees of freedom
+			// its estimate will rest on then (df·ρ⁻¹: the labels reach
+			// more sessions).
+			u1 := spreadUp(f.DF / rho)
+			num := dist - half(v1*u1*u1+max(0, A*rho-B), 1/rho)
+			if m == 0 {
+				return prob(num, 0)
+			}
+			return prob(num, math.Sqrt(Aup*rho*(1-rho)))
+		}
+		if p(float64(remain)) >= target {
+			m, ok := assuredCount(p, target)
+			if ok {
+				return LabelHint{Labels: max(m, 1)}, true
+			}
+		}
 	}
-	return m, true
+	K := float64(f.TrafficSessions)
+	P := float64(f.TrafficPairs)
+	if K <= 0 {
+		K = float64(f.Sessions)
+	}
+	if P <= 0 {
+		P = S + float64(f.Census) + float64(remain)
+	}
+	if K <= 0 || !(f.Var > 0) {
+		return LabelHint{}, false
+	}
+	p := func(k float64) float64 {
+		u := K / (K + k)
+		up := spreadUp(f.DF / u)
+		Vup := f.Var * up * up
+		num := dist - half(Vup*u, 1/u)
+		if k == 0 {
+			return prob(num, 0)
+		}
+		return prob(num, math.Sqrt(Vup*u*(1-u)))
+	}
+	k, ok := assuredCount(p, target)
+	if !ok || k == 0 {
+		return LabelHint{}, false
+	}
+	return LabelHint{
+		Sessions: k,
+		Pairs:    int64(math.Ceil(float64(k) * P / K)),
+		Labels:   int64(math.Ceil(float64(k) * S / K)),
+	}, true
 }

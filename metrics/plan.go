@@ -112,8 +112,14 @@ type PlanResult struct {
 	// Path is "labels" for a plan of the label path (PlanLabels): Labels
 	// from the queue give a decision with probability DecideRate, and the
 	// budget is BudgetLabels labels; Sessions and Units are then nil.
-	Path         string `json:"path,omitempty"`
-	Labels       *int64 `json:"labels,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Labels *int64 `json:"labels,omitempty"`
+	// MoreSessions, on the label path, is set when labeling every pair
+	// does not decide: the recorded sessions' own spread stays (the
+	// two-phase variance's v₁), and about this many more sessions of
+	// traffic (the median of the labeled hint over the simulated data
+	// sets with every pair labeled) would.
+	MoreSessions *int64 `json:"more_sessions,omitempty"`
 	BudgetLabels int64  `json:"budget_labels,omitempty"`
 	// At the budget: the shares of simulated data sets that PASS and FAIL.
 	Budget     int64    `json:"budget_sessions,omitempty"`

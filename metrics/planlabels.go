@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/replay"
@@ -171,8 +172,14 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 			break
 		}
 	}
+	// more[i] collects item i's hints in sessions (labels cannot decide)
+	// at the last size simulated.
+	more := make([][]float64, len(items))
 	rates := func(budget int, seed uint64) ([]float64, []float64, error) {
 		pass, fail := make([]float64, len(items)), make([]float64, len(items))
+		for i := range more {
+			more[i] = more[i][:0]
+		}
 		rng := rand.New(rand.NewPCG(seed, uint64(budget)))
 		for range o.Reps {
 			q, err := BuildQueue(pairs, QueueConfig{Budget: budget, Seed: rng.Uint64(), Letters: letters})
@@ -220,6 +227,9 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 				case StatusFail:
 					fail[i]++
 				}
+				if c.MoreSessions != nil {
+					more[i] = append(more[i], float64(*c.MoreSessions))
+				}
 			}
 		}
 		for i := range pass {
@@ -229,7 +239,8 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 		return pass, fail, nil
 	}
 	open := len(items)
-	for _, g := range grid {
+	var last []int64 // median sessions hinted per item at every pair labeled
+	for gi, g := range grid {
 		if open == 0 {
 			break
 		}
@@ -246,6 +257,15 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 				open--
 			}
 		}
+		if gi == len(grid)-1 {
+			last = make([]int64, len(items))
+			for i := range items {
+				// Half the data sets or more say labels cannot decide.
+				if 2*len(more[i]) >= o.Reps {
+					last[i] = int64(math.Ceil(medianOf(more[i])))
+				}
+			}
+		}
 	}
 	if o.Budget > 0 {
 		pass, fail, err := rates(o.Budget, o.Seed^freshSeed)
@@ -259,14 +279,20 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 		}
 	}
 	out := make([]PlanResult, 0, len(items))
-	for _, it := range items {
+	for i, it := range items {
 		r := it.res
+		if it.ok && r.Labels == nil && last != nil && last[i] > 0 {
+			r.MoreSessions = new(last[i])
+		}
 		if it.ok {
 			switch {
 			case r.Labels != nil:
 				r.Reason = fmt.Sprintf("about %d labels from the queue decide %s with probability %.2f", *r.Labels, r.Criterion, *r.DecideRate)
 			default:
 				r.Reason = fmt.Sprintf("labeling all %d pairs does not decide %s with probability %.2f", len(pairs), r.Criterion, assurance)
+				if r.MoreSessions != nil {
+					r.Reason += fmt.Sprintf(" (the recorded sessions' own spread stays however many are labeled): about %d more sessions of traffic, labeled at the queue's rate, would", *r.MoreSessions)
+				}
 			}
 			if r.BudgetPass != nil {
 				r.Reason += fmt.Sprintf("; with %d labels: decided %.0f%% (PASS %.0f%%, FAIL %.0f%%)", o.Budget, 100*(*r.BudgetPass+*r.BudgetFail), 100**r.BudgetPass, 100**r.BudgetFail)
@@ -275,4 +301,17 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// medianOf is the median of v (0 when empty); v is reordered.
+func medianOf(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
 }

@@ -212,16 +212,20 @@ var labelModels = []labelModel{
 
 // draw is one population of the model (the first model with seed s is
 // simPopulationSeed(s)).
-func (m labelModel) draw(seed uint64) []simPair {
+func (m labelModel) draw(seed uint64) []simPair { return m.drawSessions(seed, 3000/m.sessSize, "") }
+
+// drawSessions is n sessions of the model, their ids prefixed (more
+// sessions of the same traffic, for a hint that asks for them).
+func (m labelModel) drawSessions(seed uint64, n int, prefix string) []simPair {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	var ps []simPair
-	for s := range 3000 / m.sessSize {
+	for s := range n {
 		rate := m.base
 		if rng.Float64() < 0.1 {
 			rate = m.risky
 		}
 		for k := range m.sessSize {
-			p := simPair{id: fmt.Sprintf("c%04d-%d", s, k), session: fmt.Sprint(s), pos: rng.Float64() < rate}
+			p := simPair{id: fmt.Sprintf("%sc%04d-%d", prefix, s, k), session: prefix + fmt.Sprint(s), pos: rng.Float64() < rate}
 			if p.pos {
 				p.c, p.r = rng.Float64() < m.cRec, rng.Float64() < m.rRec
 			} else {
@@ -244,6 +248,7 @@ func (m labelModel) truth() [2]float64 {
 // figure (precision, recall).
 type labeledStats struct {
 	cov, covT, w, wT, wAll [2]float64
+	covAlt, wAlt           [2]float64 // the floor on the queue's minimum only
 	zeroT                  [2]float64 // share of textbook intervals of width 0
 }
 
@@ -268,12 +273,17 @@ func labeledGrid(t testing.TB, m labelModel, reps, labels int) labeledStats {
 			all[i] = SampleUnit{Stratum: CensusStratum, Session: p.session, Label: p.pos, Match: p.c}
 		}
 		got := [2]WeightedRatio{WeightedPrecision(us, 0.95), WeightedRecall(us, 0.95)}
+		alt := [2]WeightedRatio{weightedRatioFloor(us, 0.95, fns[0], true, 0), weightedRatioFloor(us, 0.95, fns[1], true, 0)}
 		full := [2]WeightedRatio{WeightedPrecision(all, 0.95), WeightedRecall(all, 0.95)}
 		for k := range 2 {
 			if covers(got[k], truths[k]) {
 				st.cov[k]++
 			}
 			st.w[k] += *got[k].Hi - *got[k].Lo
+			if covers(alt[k], truths[k]) {
+				st.covAlt[k]++
+			}
+			st.wAlt[k] += *alt[k].Hi - *alt[k].Lo
 			st.wAll[k] += *full[k].Hi - *full[k].Lo
 			if l, h, ok := textbookStratified(us, fns[k]); ok {
 				if l <= truths[k] && truths[k] <= h {
@@ -287,23 +297,23 @@ func labeledGrid(t testing.TB, m labelModel, reps, labels int) labeledStats {
 		}
 	}
 	for k := range 2 {
-		for _, v := range []*float64{&st.cov[k], &st.covT[k], &st.w[k], &st.wT[k], &st.wAll[k], &st.zeroT[k]} {
+		for _, v := range []*float64{&st.cov[k], &st.covT[k], &st.w[k], &st.wT[k], &st.wAll[k], &st.zeroT[k], &st.covAlt[k], &st.wAlt[k]} {
 			*v /= float64(reps)
 		}
 	}
 	return st
 }
 
-// TestLabeledCalibration: the design-based interval covers the first
-// model's precision and recall at 0.925 or more for the whole 300-label
-// queue and its first 150 labels; the other four models are measured and
-// printed, not asserted: on sessions of 20 the interval under-covers
-// precision (0.853 at 1,000 populations; docs/statistics.md, open). The
-// full run fails today: the first model's precision covers 0.916 at
-// 2,000 populations (open, docs/statistics.md). Its width against the
-// textbook stratified interval and against the census limit is printed
-// beside it. The smoke runs 40 populations per model; APEVAL_CALIBRATE
-// (make calibrate) runs that many.
+// TestLabeledCalibration: on five population models, the design-based
+// (two-phase) interval covers the model's precision and recall — the
+// traffic the recorded sessions sample — at 0.925 or more for the whole
+// 300-label queue and its first 150 labels (never undercovers under
+// clustering). The upper goal (0.975) is printed, not asserted: the
+// floor's pseudo-label over-covers a little where errors are rare
+// (docs/statistics.md). Its width against the textbook stratified
+// interval, the floor on the queue's minimum only and the census limit
+// is printed beside it. The smoke runs 40 populations per model;
+// APEVAL_CALIBRATE (make calibrate) runs that many.
 func TestLabeledCalibration(t *testing.T) {
 	t.Parallel()
 	reps, full := calibrationN()
@@ -311,18 +321,18 @@ func TestLabeledCalibration(t *testing.T) {
 		reps = 40
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| model (%d populations) | labels | figure | coverage | width | textbook: coverage | width | zero width | width ÷ textbook | every pair labeled: width | width ÷ that |\n|---|---|---|---|---|---|---|---|---|---|---|\n", reps)
-	for mi, m := range labelModels {
+	fmt.Fprintf(&b, "\n| model (%d populations) | labels | figure | coverage | width | textbook: coverage | width | zero width | width ÷ textbook | floor on ≤ 5 labels only: coverage | width ÷ that | every pair labeled: width | width ÷ that |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", reps)
+	for _, m := range labelModels {
 		for _, n := range []int{300, 150} {
 			st := labeledGrid(t, m, reps, n)
 			for k, name := range []string{"precision", "recall"} {
-				fmt.Fprintf(&b, "| %s | %d | %s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.2f |\n",
-					m.name, n, name, st.cov[k], st.w[k], st.covT[k], st.wT[k], st.zeroT[k], st.w[k]/st.wT[k], st.wAll[k], st.w[k]/st.wAll[k])
+				fmt.Fprintf(&b, "| %s | %d | %s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.2f | %.3f | %.2f |\n",
+					m.name, n, name, st.cov[k], st.w[k], st.covT[k], st.wT[k], st.zeroT[k], st.w[k]/st.wT[k], st.covAlt[k], st.w[k]/st.wAlt[k], st.wAll[k], st.w[k]/st.wAll[k])
 				slack := 0.0
 				if !full {
 					slack = smokeSlack(0.925, reps)
 				}
-				if mi == 0 && st.cov[k] < 0.925-slack {
+				if st.cov[k] < 0.925-slack {
 					t.Errorf("%s, %s, %d labels: coverage %.3f over %d populations, want ≥ 0.925", m.name, name, n, st.cov[k], reps)
 				}
 			}

@@ -37,16 +37,26 @@ func TestWeightedPrecisionHandComputed(t *testing.T) {
 	nearW(t, "TP", p.Num, 77, 1e-12)
 	nearW(t, "TP+FP", p.Den, 102, 1e-12)
 	nearW(t, "precision", *p.Estimate, 77.0/102, 1e-12)
-	// Stratum A: z = (y − R)/102 at w = 25; session totals 0.060074 (×3),
-	// −0.185025; 4/3·Σ(t − t̄)² = 0.060073 above its floor
-	// 2500·(1/102)²·0.7·0.3 = 0.050461. Census: floor
-	// 2·(1/102)²·(2.5/3)(0.5/3) = 0.0000267. B adds nothing (no match).
-	nearW(t, "variance", p.Var, 0.060073049+0.000026699, 1e-8)
-	nearW(t, "n_eff", p.NEff, 3.078632, 1e-5)
-	nearW(t, "df", p.DF, 5, 0) // 8 sessions − 3 strata
-	// Wilson at n_eff 3.0786 with t(5) = 2.5706.
-	nearW(t, "lo", *p.Lo, 0.185469, 1e-5)
-	nearW(t, "hi", *p.Hi, 0.976560, 1e-5)
+	// Two phases (every unit its own session, so a session's HT term is
+	// w·z²): z = (y − R)/102 in A (w = 25) and the census (w = 1), 0 in B
+	// (no match). v1 = 8/7·(25·(3(1−R)² + R²) + 2(1−R)²)/102² = 0.0020731;
+	// v2 = A's 100²·(1 − 4/100)·s²_A/4 = 0.0576701 (s²_A the sample
+	// variance of its four z), B's and the census' 0.
+	R := 77.0 / 102
+	v1 := 8.0 / 7 * (25*(3*(1-R)*(1-R)+R*R) + 2*(1-R)*(1-R)) / (102 * 102)
+	zA := []float64{(1 - R) / 102, (1 - R) / 102, (1 - R) / 102, -R / 102}
+	v2 := 10000 * 0.96 * ssq(zA) / 3 / 4
+	nearW(t, "variance", p.Var, v1+v2, 1e-12)
+	nearW(t, "variance", p.Var, 0.0597432, 1e-7)
+	nearW(t, "sampled variance", p.SampledVar, v2, 1e-12)
+	nearW(t, "n_eff", p.NEff, 3.097003, 1e-5)
+	// df: 6 sessions have a nonzero z, but Kish's effective number of
+	// sessions by their weighted matches, 102²/(4·25² + 2·1²) = 4.158, is
+	// smaller: df 3.158.
+	nearW(t, "df", p.DF, 102.0*102/(4*625+2)-1, 1e-12)
+	// Wilson at n_eff 3.0970 with t(3.158) = 3.0941.
+	nearW(t, "lo", *p.Lo, 0.141718, 1e-5)
+	nearW(t, "hi", *p.Hi, 0.982892, 1e-5)
 	if p.Sampled != 4 || p.Census != 2 || p.SampledAll != 6 || p.Remaining != 144 {
 		t.Errorf("counts: sampled %d census %d all %d remaining %d", p.Sampled, p.Census, p.SampledAll, p.Remaining)
 	}
@@ -59,17 +69,18 @@ func TestWeightedRecallHandComputed(t *testing.T) {
 	nearW(t, "TP", r.Num, 77, 1e-12)
 	nearW(t, "TP+FN", r.Den, 102, 1e-12)
 	R := 77.0 / 102
-	// A: label match gives z = (1−R)/102, no_match 0; w = 25.
-	a := []float64{25 * (1 - R) / 102, 25 * (1 - R) / 102, 25 * (1 - R) / 102, 0}
-	b := []float64{25 * (0 - R) / 102, 0}
-	vA := ssq(a) * 4 / 3
-	vB := ssq(b) * 2
-	fA := 2500.0 / (102 * 102) * (1 - R) * (1 - R) * 0.7 * 0.3
-	fB := 1250.0 / (102 * 102) * R * R * 0.5 * 0.5
-	fC := 2 * (1 - R) * (1 - R) / (102 * 102) * (2.5 / 3) * (0.5 / 3)
-	want := max(vA, fA) + max(vB, fB) + fC
-	nearW(t, "variance", r.Var, want, 1e-12)
-	nearW(t, "n_eff", r.NEff, R*(1-R)/want, 1e-9)
+	// A: label match gives z = (1−R)/102, no_match 0 (w = 25); B: the
+	// positive the judge missed −R/102, the negative 0 (w = 25); census
+	// (1−R)/102 (w = 1). v1 = 8/7·Σ w·z² (one unit per session); v2 =
+	// N²(1 − n/N)·s²/n in A and B, 0 for the census.
+	v1 := 8.0 / 7 * (25*3*(1-R)*(1-R)/(102*102) + 25*R*R/(102*102) + 2*(1-R)*(1-R)/(102*102))
+	a := []float64{(1 - R) / 102, (1 - R) / 102, (1 - R) / 102, 0}
+	b := []float64{-R / 102, 0}
+	v2 := 10000*0.96*ssq(a)/3/4 + 2500*0.96*ssq(b)/1/2
+	nearW(t, "variance", r.Var, v1+v2, 1e-12)
+	nearW(t, "variance", r.Var, 0.0384024, 1e-7)
+	nearW(t, "n_eff", r.NEff, R*(1-R)/(v1+v2), 1e-9)
+	nearW(t, "df", r.DF, 102.0*102/(4*625+2)-1, 1e-12) // Kish: the positives' weights as in precision
 }
 
 func ssq(xs []float64) float64 {
@@ -87,14 +98,20 @@ func ssq(xs []float64) float64 {
 
 func TestWeightedRatioOneSessionStratum(t *testing.T) {
 	t.Parallel()
-	// Four units of one stratum in one session: the floor times n_h.
+	// Four units of one stratum (N = 40) in one session: one session
+	// cannot show how sessions differ, so the labels are worth one unit
+	// (n_eff 1) whatever the within-stratum variance 40²·0.9·s²/4 says.
 	var us []SampleUnit
 	for i := range 4 {
 		us = append(us, SampleUnit{Stratum: "A", StratumSize: 40, Session: "s", Label: i < 3, Match: true})
 	}
 	p := WeightedPrecision(us, 0.95)
-	want := 1600.0 / 4 * (1.0 / (40 * 40)) * 0.7 * 0.3 * 4
-	nearW(t, "variance", p.Var, want, 1e-12)
+	z := []float64{0.25 / 40, 0.25 / 40, 0.25 / 40, -0.75 / 40}
+	nearW(t, "variance", p.Var, 1600*0.9*ssq(z)/3/4, 1e-12)
+	nearW(t, "n_eff", p.NEff, 1, 0)
+	if *p.Lo > 0.1 || *p.Hi < 0.99 {
+		t.Errorf("one session: [%v, %v], want about [0, 1]", *p.Lo, *p.Hi)
+	}
 }
 
 func TestWeightedPrecisionAllMatchIsNotCertain(t *testing.T) {

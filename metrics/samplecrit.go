@@ -25,7 +25,7 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 	c.N = f.Units
 	est, thr := *f.Estimate, crit.PrecisionMin
 	dec := apply(&c, Evidence{Estimate: est, Lo: *f.Lo, Hi: *f.Hi}, func(l, h float64) string {
-		return fmt.Sprintf("precision %s (weighted %s/%s from %d sampled + %d census labels, design %.0f%% CI [%s, %s])",
+		return fmt.Sprintf("precision %s (weighted %s/%s from %d sampled + %d census labels, two-phase design %.0f%% CI [%s, %s]: recorded pairs clustered by session, labels stratified)",
 			fmtF(est), fmtF(f.Num), fmtF(f.Den), f.Sampled, f.Census, crit.Confidence*100, fmtF(l), fmtF(h))
 	})
 	if dec.Status != StatusInconclusive {
@@ -40,32 +40,46 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 
 // moreLabels sets the hint: the fewest labels m added to the queue after
 // which the interval the verdict uses (Wilson at the effective n the
-// design's variance gives, at the t quantile of its degrees of freedom)
-// decides with 80 % probability (labelsToDecide); at most the queue pairs
-// still unlabeled. Without such m the reason says labeling the rest would
-// not decide it.
+// two-phase variance gives, at the t quantile of its degrees of freedom,
+// which grow with the labels) decides with 80 % probability
+// (labelsToDecide); at most the queue pairs still unlabeled. When labels
+// alone cannot decide it (the recorded sessions' spread stays), the hint
+// is in sessions of new traffic and the labels they bring.
 func moreLabels(c *Criterion, f WeightedRatio, conf float64, verb string, dec Decision) {
 	est := *f.Estimate
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: f.DF}.Quantile(1 - (1-conf)/2)
-	half := func(v float64) float64 {
+	half := func(v, grow float64) float64 {
+		q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: f.DF * grow}.Quantile(1 - (1-conf)/2)
 		var n float64
 		if est > 0 && est < 1 && v > 0 {
 			n = est * (1 - est) / v
 		} else if f.Var > 0 {
 			n = f.NEff * f.Var / max(v, 1e-300)
 		} else {
-			n = f.NEff
+			n = f.NEff * grow
 		}
 		l, h := Wilson(est*n, n, q)
 		return hintHalfWidth(AtLeast, dec, est, l, h)
 	}
-	if m, ok := labelsToDecide(f, math.Abs(est-c.Threshold), half, assurance, f.Remaining); ok {
-		c.MoreSamples, c.MoreUnit = &m, "labels"
-		c.SamplesNeeded = new(f.SampledAll + m)
-		c.Reason += fmt.Sprintf("; about %d more labels from the queue, spread like these, would %s with 80%% probability", m, verb)
-		return
+	h, ok := labelsToDecide(f, math.Abs(est-c.Threshold), half, assurance, f.Remaining)
+	setLabelHint(c, f, h, ok, verb)
+}
+
+// setLabelHint puts a labeled figure's hint on c: MoreSamples counts
+// labels to add ("labels"), MoreSessions the new sessions when labels
+// alone cannot decide.
+func setLabelHint(c *Criterion, f WeightedRatio, h LabelHint, ok bool, verb string) {
+	switch {
+	case !ok:
+		c.Reason += "; neither more labels nor more sessions like these would " + verb + " with 80% probability at these rates"
+	case h.Sessions == 0:
+		c.MoreSamples, c.MoreUnit = new(h.Labels), "labels"
+		c.SamplesNeeded = new(f.SampledAll + h.Labels)
+		c.Reason += fmt.Sprintf("; about %d more labels from the queue, spread like these, would %s with 80%% probability", h.Labels, verb)
+	default:
+		c.MoreSamples, c.MoreUnit, c.MoreSessions = new(h.Labels), "labels", new(h.Sessions)
+		c.SamplesNeeded = new(f.SampledAll + h.Labels)
+		c.Reason += fmt.Sprintf("; labeling every pair left would not %s (the recorded sessions' own spread stays however many are labeled): about %d more sessions of traffic (a new run, ≈ %d pairs), labeled at the same rate (about %d more labels), would %s with 80%% probability", verb, h.Sessions, h.Pairs, h.Labels, verb)
 	}
-	c.Reason += "; labeling every pair left in the queue would not decide it with 80% probability at these rates"
 }
 
 // SampleDangerousRecall evaluates dangerous_recall_must_beat_baseline on a
@@ -95,7 +109,6 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 	d := *diff.Estimate
 	se := math.Sqrt(diff.Var)
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: diff.DF}
-	q := t.Quantile(crit.Confidence)
 	// The one-sided p of the gain, from the same t as the interval.
 	// Without variance (no label moves the difference) the exact
 	// one-sided sign test on the discordant units decides, as McNemar
@@ -116,15 +129,13 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 			c.Reason += "; the labels show no gain, so more labels like these would not make it pass"
 			return c
 		}
-		// The one-sided t must clear 0: half-width q·√v at variance v.
-		half := func(v float64) float64 { return q * math.Sqrt(v) }
-		if m, ok := labelsToDecide(diff, d, half, assurance, diff.Remaining); ok {
-			c.MoreSamples, c.MoreUnit = &m, "labels"
-			c.SamplesNeeded = new(diff.SampledAll + m)
-			c.Reason += fmt.Sprintf("; about %d more labels from the queue, spread like these, would decide it with 80%% probability", m)
-			return c
+		// The one-sided t must clear 0: half-width q·√v at variance v,
+		// the t's degrees of freedom growing with the data.
+		half := func(v, grow float64) float64 {
+			return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: diff.DF * grow}.Quantile(crit.Confidence) * math.Sqrt(v)
 		}
-		c.Reason += "; labeling every pair left in the queue would not decide it with 80% probability at these rates"
+		h, ok := labelsToDecide(diff, d, half, assurance, diff.Remaining)
+		setLabelHint(&c, diff, h, ok, "decide it")
 	}
 	return c
 }

@@ -46,8 +46,9 @@ func SampleFiguresOf(t *PairTable, rule string, j int, labels []SampleLabel, cri
 			break
 		}
 	}
-	f.Precision = WeightedPrecision(units, crit.Confidence)
-	f.Recall = WeightedRecall(units, crit.Confidence)
+	sessions, pairs := t.traffic(rule, j)
+	f.Precision = WeightedPrecision(units, crit.Confidence).WithTraffic(sessions, pairs)
+	f.Recall = WeightedRecall(units, crit.Confidence).WithTraffic(sessions, pairs)
 	strata := strataOf(units)
 	for _, s := range strata {
 		w := s.size / float64(s.labeled)
@@ -71,7 +72,7 @@ func SampleFiguresOf(t *PairTable, rule string, j int, labels []SampleLabel, cri
 		}
 	}
 	f.PrecisionMin = SamplePrecision(f.Precision, crit)
-	f.DangerousRecall = SampleDangerousRecall(WeightedRecallDiff(units, crit.Confidence), f.Class, hasBase, crit)
+	f.DangerousRecall = SampleDangerousRecall(WeightedRecallDiff(units, crit.Confidence).WithTraffic(sessions, pairs), f.Class, hasBase, crit)
 	return f
 }
 
@@ -86,4 +87,22 @@ func (t *PairTable) SampleRules() []string {
 		}
 	}
 	return out
+}
+
+// traffic counts the recorded sessions and pairs of a rule that judge j
+// answered: what a labeled figure of the rule describes, and what a hint
+// for more sessions is stated against.
+func (t *PairTable) traffic(rule string, j int) (sessions, pairs int64) {
+	seen := map[string]bool{}
+	for _, p := range t.order {
+		if p.RuleID != rule || p.Results[j] == "" {
+			continue
+		}
+		pairs++
+		if !seen[p.Session] {
+			seen[p.Session] = true
+			sessions++
+		}
+	}
+	return sessions, pairs
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/rundir"
@@ -65,13 +66,13 @@ func runValidate(ctx context.Context, o *validateOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	defer src.cleanup()
-	src.done = ctx.Done()
+	defer src.Cleanup()
+	src.Done = ctx.Done()
 	pol, _, err := loadPolicy(o.Policy)
 	if err != nil {
 		return err
 	}
-	r := src.reader(pol)
+	r := src.Reader(pol)
 	defer r.Close()
 	var stray *datasets.StrayLabels
 	if o.Policy != "" {
@@ -155,8 +156,8 @@ func runStats(ctx context.Context, o *statsOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	defer src.cleanup()
-	src.done = ctx.Done()
+	defer src.Cleanup()
+	src.Done = ctx.Done()
 	pol, _, err := loadPolicy(o.Policy)
 	if err != nil {
 		return err
@@ -234,8 +235,8 @@ func runSample(_ context.Context, o *sampleOptions, io IO) error {
 }
 
 // statsByTool prints every tool name with its category and its source.
-func statsByTool(io IO, src *source, pol *replay.Policy, format string) error {
-	r := src.reader(pol)
+func statsByTool(io IO, src *source.Source, pol *replay.Policy, format string) error {
+	r := src.Reader(pol)
 	defer r.Close()
 	rows, err := datasets.ToolsOf(r, datasets.CategoryMap(pol.Categories))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/reports/diff"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/rundir"
@@ -132,7 +133,7 @@ func diffCases(paths []string, infos []rundir.RunInfo, io IO) (func(string) (*da
 		}
 		paths, stdin = []string{"-"}, datasets.SampleCases()
 	}
-	lookup, err := datasets.CaseIndex(paths, stdin, datasetURLs)
+	lookup, err := datasets.CaseIndex(paths, stdin, source.URLs)
 	if err != nil {
 		return nil, usageError{err}
 	}
