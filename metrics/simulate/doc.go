@@ -27,4 +27,8 @@
 //	frontier.go  Frontier: the non-dominated configurations
 //	oppoint.go   Item, Point: a threshold's figures on labeled pairs (metrics.ClusteredInterval)
 //	oppoints.go  OpPoint: the operating point of one judge × rule
+//
+// Not a stable Go API: apeval is a command, and this package serves it;
+// its exported names change with the command, without a compatibility
+// promise between versions.
 package simulate
