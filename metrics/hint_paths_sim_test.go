@@ -19,9 +19,9 @@ import (
 type hintOutcome int
 
 const (
-	openStill  hintOutcome = iota // still INCONCLUSIVE
-	otherWay                      // decided, not the way the hint named
-	asNamed                       // decided the way the hint named
+	openStill hintOutcome = iota // still INCONCLUSIVE
+	otherWay                     // decided, not the way the hint named
+	asNamed                      // decided the way the hint named
 )
 
 // outcome compares the status after collecting with the one the hint named.
