@@ -9,6 +9,10 @@
 //
 //	source.go   Source, Open, Reader, SpoolStdin, ScanStats, Refs, ApproxCases
 //	urls.go     URLs (the object-storage opener), OpenReader, expand (bucket patterns)
+//
+// Not a stable Go API: apeval is a command, and this package serves it;
+// its exported names change with the command, without a compatibility
+// promise between versions.
 package source
 
 import (
