@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -79,34 +78,15 @@ func runValidate(ctx context.Context, o *validateOptions, io IO) error {
 	if o.Policy != "" {
 		stray = datasets.NewStrayLabels(pol.RuleIDs())
 	}
-	var valid, invalid int64
-	var errs []string
-	var order datasets.SeqOrder // the check run applies, so validate accepts what run accepts
-	for r.Scan() {
-		rec := r.Record()
-		if rec.Err == nil {
-			rec.Err = order.Check(rec.Case)
+	v, err := datasets.Validate(r, stray, func(msg string) {
+		if !o.JSON {
+			fmt.Fprintln(io.Out, msg)
 		}
-		if rec.Late {
-			valid-- // a duplicate found at the end: its case was counted valid
-		}
-		if rec.Err != nil {
-			invalid++
-			msg := datasets.MaskedLineText(rec.Err) // a quoted secret is masked, the message kept
-			errs = append(errs, msg)
-			if !o.JSON {
-				fmt.Fprintln(io.Out, msg)
-			}
-			continue
-		}
-		valid++
-		if stray != nil {
-			stray.Check(rec.Case)
-		}
-	}
-	if err := r.Err(); err != nil {
+	})
+	if err != nil {
 		return usageError{err}
 	}
+	valid, invalid, errs := v.Valid, v.Invalid, v.Errors
 	if o.JSON {
 		if errs == nil {
 			errs = []string{}
@@ -237,18 +217,9 @@ func runSample(_ context.Context, o *sampleOptions, io IO) error {
 		return err
 	}
 	if o.Unlabeled {
-		var out []byte
-		for _, line := range bytes.SplitAfter(cases, []byte("\n")) {
-			if len(bytes.TrimSpace(line)) == 0 {
-				continue
-			}
-			l, err := datasets.WithoutLabels(bytes.TrimSpace(line))
-			if err != nil {
-				return err
-			}
-			out = append(append(out, l...), '\n')
+		if cases, err = datasets.Unlabeled(cases); err != nil {
+			return err
 		}
-		cases = out
 	}
 	for name, data := range map[string][]byte{"cases.jsonl": cases, "policy.toml": datasets.SamplePolicy()} {
 		p := filepath.Join(o.Out, name)
@@ -267,18 +238,9 @@ func runSample(_ context.Context, o *sampleOptions, io IO) error {
 func statsByTool(io IO, src *source.Source, pol *replay.Policy, format string) error {
 	r := src.Reader(pol)
 	defer r.Close()
-	bt := datasets.NewByTool(datasets.CategoryMap(pol.Categories))
-	for r.Scan() {
-		rec := r.Record()
-		if rec.Late {
-			return usageError{datasets.LateDuplicate(rec.Err, "counted")}
-		}
-		if rec.Case != nil {
-			bt.Add(rec.Case)
-		}
-	}
-	if err := r.Err(); err != nil {
+	rows, err := datasets.ToolsOf(r, datasets.CategoryMap(pol.Categories))
+	if err != nil {
 		return usageError{err}
 	}
-	return reports.RenderByTool(io.Out, bt.Rows(), outputFormat(format, io.Out))
+	return reports.RenderByTool(io.Out, rows, outputFormat(format, io.Out))
 }
