@@ -31,12 +31,15 @@
 //	vocab.go       the typed enumerations: Label, Action, ApprovalOutcome
 //	reader.go      Reader: batches of lines decoded in parallel, in order
 //	parquet.go     Parquet input, turned into the same JSON lines
-//	validate.go    Decode: the decode paths and the field rules
+//	validate.go    Decode: the decode paths and the field rules; Validate (datasets validate), ToolsOf
 //	fastdecode.go  the fast decoder for well-formed lines
 //	category.go    the tool-name → category map
-//	labels.go, raw.go, writer.go   label import without losing fields; Lines: chosen cases' original lines
+//	labels.go, raw.go, writer.go   label import without losing fields; Lines: chosen cases' original lines; CaseIndex
 //	stats.go       dataset statistics
 //	labelcheck.go  StrayLabels (labels naming no rule), WeakSwap (run --weak-labels)
+//	weaklabels.go  WeakLabel: a dataset's weak labels, read, keyed and exported as labels lines
+//	sample.go      the embedded sample: cases, policy and the apeval.toml apeval init writes
+//	grouping.go    Grouping, MarkGrouped: whether a written file holds each session together
 //	sessions.go    SessionFilter: the whole sessions --tag, --limit and --sample keep
 //	invalid.go     InvalidLines: skip invalid lines or fail after listing them (InvalidInput,
 //	               LateDuplicate, MaskedLineText)

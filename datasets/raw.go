@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // ScanRaw streams the JSON lines of dataset files (or of any apeval JSONL,
@@ -143,4 +144,32 @@ func Lines(paths []string, stdin io.Reader, ids []string, urls ...Opener) (lines
 		return nil
 	}, urls...)
 	return lines, where, err
+}
+
+// CaseIndex reads the datasets once (ScanRaw) and returns a lookup of
+// their cases by ID: the case of the first line with that ID, decoded
+// when asked for (nil, nil when no line has it). Every line is held in
+// memory, raw.
+func CaseIndex(paths []string, stdin io.Reader, urls ...Opener) (func(id string) (*Case, error), error) {
+	type line struct {
+		raw    []byte
+		source string
+	}
+	lines := map[string]line{}
+	if err := ScanRaw(paths, stdin, func(id string, raw []byte, source string) error {
+		if _, dup := lines[id]; !dup {
+			lines[id] = line{bytes.Clone(raw), source}
+		}
+		return nil
+	}, urls...); err != nil {
+		return nil, err
+	}
+	return func(id string) (*Case, error) {
+		l, ok := lines[id]
+		if !ok {
+			return nil, nil
+		}
+		file, _, _ := strings.Cut(l.source, ":")
+		return Decode(l.raw, file, 0, nil)
+	}, nil
 }

@@ -132,3 +132,21 @@ func TestLinesKeepsOnlyTheWantedLines(t *testing.T) {
 		t.Errorf("a duplicate: err %v", err)
 	}
 }
+
+func TestCaseIndexFirstLineWins(t *testing.T) {
+	in := `{"id":"a","session_id":"s","hook_point":"tool.before","tool":{"name":"Bash","arguments":{"command":"one"}}}
+{"id":"b","session_id":"s","hook_point":"tool.before","tool":{"name":"Read","arguments":{"file_path":"x"}}}
+{"id":"a","session_id":"s","hook_point":"tool.before","tool":{"name":"Bash","arguments":{"command":"two"}}}
+`
+	lookup, err := CaseIndex([]string{"-"}, strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := lookup("a")
+	if err != nil || c == nil || c.Tool.Name != "Bash" || c.Tool.Arguments["command"] != "one" {
+		t.Fatalf("a = %+v, %v; want the first line's case", c, err)
+	}
+	if c, err := lookup("zz"); c != nil || err != nil {
+		t.Errorf("unknown id: %+v, %v", c, err)
+	}
+}

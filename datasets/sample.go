@@ -18,6 +18,14 @@ var sampleCases []byte
 //go:embed sample/policy.toml
 var samplePolicy []byte
 
+//go:embed sample/apeval.toml
+var sampleConfig []byte
+
+// SampleConfig returns a copy of the project file apeval init writes
+// beside the sample (apeval.toml: the sample's files and its two recorded
+// judges, every key shown, live-judge options and prices as comments).
+func SampleConfig() []byte { return bytes.Clone(sampleConfig) }
+
 // SampleCases returns a reader over the embedded sample dataset
 // (apeval.case/v1 JSONL; see sample/README.md for how it was made).
 func SampleCases() io.Reader { return bytes.NewReader(sampleCases) }

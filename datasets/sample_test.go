@@ -246,3 +246,30 @@ func TestSampleIsGenerated(t *testing.T) {
 		t.Errorf("sample/README.md: %v", err)
 	}
 }
+
+// TestSampleConfigNamesTheSample: the project file apeval init writes is
+// TOML naming the sample's files and two judges whose recordings the
+// sample holds (whether apeval reads it is cmd's TestInitThenRunWithNoFlags).
+func TestSampleConfigNamesTheSample(t *testing.T) {
+	var c struct {
+		Schema   string   `toml:"schema"`
+		Datasets []string `toml:"datasets"`
+		Policy   string   `toml:"policy"`
+		Judge    []struct {
+			Spec string `toml:"spec"`
+		} `toml:"judge"`
+	}
+	if _, err := toml.Decode(string(datasets.SampleConfig()), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Schema != "apeval.config/v1" || !slices.Equal(c.Datasets, []string{"cases.jsonl"}) || c.Policy != "policy.toml" || len(c.Judge) != 2 {
+		t.Fatalf("config %+v", c)
+	}
+	cases, _ := io.ReadAll(datasets.SampleCases())
+	for _, j := range c.Judge {
+		rec := strings.TrimPrefix(j.Spec, "recorded:")
+		if !bytes.Contains(cases, []byte(`"`+rec+`"`)) {
+			t.Errorf("judge %s: the sample records no %q", j.Spec, rec)
+		}
+	}
+}

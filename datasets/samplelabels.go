@@ -345,3 +345,21 @@ func sameLabel(x, y *SampleLabel) bool {
 func WithoutLabels(line []byte) ([]byte, error) {
 	return SetMember(line, "labels", json.RawMessage(`{}`))
 }
+
+// Unlabeled is a JSONL dataset with every case's labels emptied
+// (WithoutLabels), blank lines left out: the dataset as unlabeled
+// recordings look (apeval datasets sample --unlabeled).
+func Unlabeled(jsonl []byte) ([]byte, error) {
+	var out []byte
+	for _, line := range bytes.SplitAfter(jsonl, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		l, err := WithoutLabels(bytes.TrimSpace(line))
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(out, l...), '\n')
+	}
+	return out, nil
+}

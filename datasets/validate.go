@@ -383,3 +383,63 @@ func (s *seqJSON) apply() {
 		s.caseAlias.Seq, s.caseAlias.seqSet = *s.Seq, true
 	}
 }
+
+// Validation is what apeval datasets validate found: valid and invalid
+// lines, and each invalid line's message (masked, MaskedLineText).
+type Validation struct {
+	Valid, Invalid int64
+	Errors         []string
+}
+
+// Validate reads every record of r and counts the lines run would accept:
+// a record that does not decode, a session's record out of seq order or
+// a duplicate ID (found late, after its case was counted valid) is
+// invalid, and its message is handed to invalid too as it is found.
+// stray, when not nil, checks each valid case's labels against the
+// policy's rules. err is the reader's own failure.
+func Validate(r *Reader, stray *StrayLabels, invalid func(msg string)) (Validation, error) {
+	var v Validation
+	var order SeqOrder // the check run applies, so validate accepts what run accepts
+	for r.Scan() {
+		rec := r.Record()
+		if rec.Err == nil {
+			rec.Err = order.Check(rec.Case)
+		}
+		if rec.Late {
+			v.Valid-- // a duplicate found at the end: its case was counted valid
+		}
+		if rec.Err != nil {
+			v.Invalid++
+			msg := MaskedLineText(rec.Err) // a quoted secret is masked, the message kept
+			v.Errors = append(v.Errors, msg)
+			invalid(msg)
+			continue
+		}
+		v.Valid++
+		if stray != nil {
+			stray.Check(rec.Case)
+		}
+	}
+	return v, r.Err()
+}
+
+// ToolsOf reads every case of r into per-tool rows (apeval datasets stats
+// --by-tool): each tool name with its cases, category and where the
+// category came from. A duplicate ID found late is an error: its case
+// was counted.
+func ToolsOf(r *Reader, cats CategoryMap) ([]ToolRow, error) {
+	bt := NewByTool(cats)
+	for r.Scan() {
+		rec := r.Record()
+		if rec.Late {
+			return nil, LateDuplicate(rec.Err, "counted")
+		}
+		if rec.Case != nil {
+			bt.Add(rec.Case)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	return bt.Rows(), nil
+}

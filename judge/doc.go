@@ -17,7 +17,8 @@
 // plugin processes; protocol in exec/EXEC.md), judge/anthropic
 // (anthropic:MODEL); judge/all imports them all. [Recorded]
 // (recorded:NAME, the decisions stored in the dataset) and [None] are
-// judge/core's and always registered. A judge is known by its [Identity],
+// judge/recorded's, a package that needs only judge/core, and built into
+// the registry: always available, not live. A judge is known by its [Identity],
 // backend/model@digest+prompt_version.
 //
 // Judge takes a [Request] and returns a [Response]: one [Decision] per
@@ -33,7 +34,8 @@
 //
 //	open.go              Config, the registry (Backend, Register, IsLive), Open, retries
 //	judge.go             the judge/core types re-exported
-//	core/                the shared types, Cause, recorded and none (no backend)
+//	core/                the shared types and Cause (no backend)
+//	recorded/            the recorded and none judges (no model; built into the registry)
 //	kit.go               the call machinery exported for backend packages
 //	ollama/, openai/, exec/, anthropic/   the backends, one package each
 //	all/                 imports every backend (and tests across them)

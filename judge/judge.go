@@ -1,6 +1,9 @@
 package judge
 
-import "github.com/apeval/apeval/judge/core"
+import (
+	"github.com/apeval/apeval/judge/core"
+	"github.com/apeval/apeval/judge/recorded"
+)
 
 // The shared judge types live in judge/core, which imports no backend
 // (replay, metrics and reports use it); they are re-exported here so that
@@ -24,8 +27,8 @@ type (
 	Identity      = core.Identity
 	Judge         = core.Judge
 	Cause         = core.Cause
-	Recorded      = core.Recorded
-	None          = core.None
+	Recorded      = recorded.Judge
+	None          = recorded.None
 	CheckReport   = core.CheckReport
 	BudgetReport  = core.BudgetReport
 )
@@ -72,11 +75,11 @@ const (
 	SetupTLS          = core.SetupTLS
 )
 
-// NewRecorded returns the recorded judge of a name (core.NewRecorded).
-func NewRecorded(name string) Judge { return core.NewRecorded(name) }
+// NewRecorded returns the recorded judge of a name (judge/recorded's New).
+func NewRecorded(name string) Judge { return recorded.New(name) }
 
-// NewNone returns the `none` judge.
-func NewNone() Judge { return core.NewNone() }
+// NewNone returns the `none` judge (judge/recorded's).
+func NewNone() Judge { return recorded.NewNone() }
 
 // CauseOfError types a transport error (core.CauseOfError).
 func CauseOfError(err error) Cause { return core.CauseOfError(err) }

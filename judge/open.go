@@ -112,6 +112,12 @@ type Backend struct {
 	// gen_ai.provider.name of the backend's API ("openai"), for the traces
 	// of --otlp-endpoint; "" for none (then apeval.NAME).
 	Provider string
+	// Help is the backend's line in the help's list of spec forms
+	// (SpecHelp); a "\n" starts a continuation line.
+	Help string
+	// Form is the spec form the help shows, when not Name:Arg (or Name
+	// without Arg): "recorded[:NAME]".
+	Form string
 }
 
 // Providers maps each registered backend that has one to its Provider.
@@ -135,12 +141,14 @@ const DefaultSeed = 42
 var (
 	registryMu sync.RWMutex
 	// registry lists the backends by Order, then name. recorded and none
-	// (judge/core) are here; the live backends register from their
-	// packages.
+	// (judge/recorded, which needs only judge/core) are built in; the live
+	// backends register from their packages.
 	registry = []Backend{
-		{Name: "recorded", Arg: "NAME", Order: 40,
+		{Name: "recorded", Arg: "NAME", Order: 40, Form: "recorded[:NAME]",
+			Help: "decisions recorded in the dataset (bare: one judge per name)",
 			Open: func(_ context.Context, arg string, _ *Prompt, _ Config) (Judge, error) { return NewRecorded(arg), nil }},
 		{Name: "none", Order: 50,
+			Help: "no judge: every judge-needing rule fails with status error",
 			Open: func(context.Context, string, *Prompt, Config) (Judge, error) { return NewNone(), nil }},
 	}
 )
@@ -209,6 +217,66 @@ func SpecForms() string {
 		s += " or " + none
 	}
 	return s
+}
+
+// SpecHelp is the help's list of spec forms, from the registry: a line
+// per backend (its Form and Help), then SPEC@URL naming the backends that
+// take a server of their own. Each line is indented two spaces and ends
+// in a newline.
+func SpecHelp() string {
+	var b strings.Builder
+	line := func(form, help string) {
+		for i, l := range strings.Split(help, "\n") {
+			if i == 0 {
+				fmt.Fprintf(&b, "  %-16s %s\n", form, l)
+			} else {
+				fmt.Fprintf(&b, "  %-16s %s\n", "", l)
+			}
+		}
+	}
+	for _, bk := range Backends() {
+		line(specForm(bk), bk.Help)
+	}
+	line("SPEC@URL", "an "+serverForms("or")+" judge on its own server, e.g.\n"+
+		"openai:qwen2.5-7b@http://localhost:8000/v1 (several judges,\n"+
+		"each its own: apeval.toml [[judge]] base_url, api_key_env,\n"+
+		"prompt, options, prices)")
+	return b.String()
+}
+
+// SpecUsage is the --judge flag's usage, from the registry.
+func SpecUsage() string {
+	var forms []string
+	for _, bk := range Backends() {
+		forms = append(forms, specForm(bk))
+	}
+	return "judge spec (" + strings.Join(forms, ", ") + "); " + serverForms("and") + " take @URL for their own server; repeatable"
+}
+
+// specForm is a backend's spec form as the help shows it.
+func specForm(b Backend) string {
+	switch {
+	case b.Form != "":
+		return b.Form
+	case b.Arg == "":
+		return b.Name
+	}
+	return b.Name + ":" + b.Arg
+}
+
+// serverForms lists the backends that take a server of their own
+// ("ollama:, openai: or anthropic:").
+func serverForms(conj string) string {
+	var names []string
+	for _, b := range Backends() {
+		if b.Server {
+			names = append(names, b.Name+":")
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " " + conj + " " + names[len(names)-1]
 }
 
 // Open builds the judge named by a --judge spec through the registry. Live

@@ -8,26 +8,29 @@ import (
 // ClusteredInterval is the interval of a proportion whose units are
 // grouped by session (see docs/statistics.md, "Intervals that respect
 // sessions"): session i holds ms[i] units, ys[i] of them successes. deff
-// is the design effect it used: M/n_eff, at least 1.
+// is the design effect it used: M/n_eff, at least 1. It is the interval
+// of every pooled rate of the verdict (precision, recall, unknown rate,
+// judge-required rate, approval rejects) and of simulate's operating
+// points.
 //
-// When every session holds one unit the units are independent and the
-// interval is plain Wilson at the normal quantile of conf. Otherwise its
-// width is that of the equal-tailed conf posterior interval of the mean μ
-// of a beta-binomial model with sessions as clusters — session i's rate
-// drawn from a Beta distribution with mean μ and intra-class correlation
-// ρ, its successes binomial given that rate — under flat priors on μ and
-// on ρ, with ρ integrated out. The model's μ is the mean of the sessions'
-// rates, which the observed rate Y/M need not be near when one session
-// holds most units or large sessions have other rates than small ones, so
-// the interval is the hull of that posterior interval and of Wilson's
-// interval at Y/M with the effective sample size n_eff that gives it the
-// posterior interval's width (never more than M): it always holds the
-// figure it bounds. deff is M over the n_eff of the hull's width. The model needs
-// no design-effect estimate, so it does not collapse to the binomial when
-// every session is all successes (p̂ = 1) or one session holds
-// everything: the data cannot rule out a high ρ there, and the interval
-// stays as wide as few sessions warrant. Sessions without units are
-// ignored; no unit at all gives [0, 1].
+// The figure it bounds is the pooled ratio R = Y/M, as the figure of new
+// sessions from the same population, E[y]/E[m] (not the mean of the
+// sessions' rates, which differs when a session's rate depends on its
+// size). When every session holds one unit the units are independent and
+// the interval is plain Wilson at the normal quantile of conf. Otherwise
+// it is Wilson's interval at R with the effective sample size
+// n_eff = R(1−R)/v (at most M) at Student's t quantile, v the CR2
+// cluster variance of R and the degrees of freedom Bell–McCaffrey's for
+// the sessions' sizes (fitRatio); below 10 degrees of freedom (about ten
+// sessions, or a few holding most units) the hull of that and the
+// beta-binomial interval (fewSessionsDF). Where that variance says nothing —
+// fewer than two sessions, or no spread between them (no event at all,
+// every unit a success, every session at one rate) — it is the
+// beta-binomial interval (BetaBinomialInterval), which does not collapse
+// to the binomial there: the data cannot rule out a high ICC, and the
+// interval stays as wide as few sessions warrant (40 of 40 matches in one
+// session give [0.41, 1]; 0 of 280 in 8 sessions [0, 0.115]). Sessions
+// without units are ignored; no unit at all gives [0, 1].
 func ClusteredInterval(ys, ms []int64, conf float64) (lo, hi, deff float64) {
 	p := newBBPosterior(ys, ms, 1)
 	if p == nil {
@@ -36,8 +39,75 @@ func ClusteredInterval(ys, ms []int64, conf float64) (lo, hi, deff float64) {
 	return p.interval(conf)
 }
 
+// BetaBinomialInterval is the interval of a beta-binomial model with
+// sessions as clusters — session i's rate drawn from a Beta distribution
+// with mean μ and intra-class correlation ρ, its successes binomial given
+// that rate — under a flat prior on μ and a Beta(1, 3) prior on ρ, ρ
+// integrated out: the posterior's bound on the side away from the nearer
+// end of [0, 1], on the side toward it the hull with Wilson's interval at
+// Y/M at the posterior's width. It is what ClusteredInterval falls back
+// to where the ratio's variance says nothing, and the verdict's interval
+// before the ratio's (μ is the mean of the sessions' rates: where a
+// session's rate depends on its size it misses the pooled ratio,
+// docs/statistics.md "Informative session size").
+func BetaBinomialInterval(ys, ms []int64, conf float64) (lo, hi, deff float64) {
+	p := newBBPosterior(ys, ms, 1)
+	if p == nil {
+		return 0, 1, 1
+	}
+	return p.bbInterval(conf)
+}
+
 // interval is ClusteredInterval of the posterior's data.
 func (p *bbPosterior) interval(conf float64) (lo, hi, deff float64) {
+	z := zScore(conf)
+	if p.wilson {
+		lo, hi = Wilson(p.Y, p.M, z)
+		return lo, hi, 1
+	}
+	if f, ok := fitRatio(p.pairs); ok {
+		lo, hi, deff = f.interval(conf)
+		if f.df < fewSessionsDF {
+			bl, bh, bd := p.bbInterval(conf)
+			lo, hi, deff = min(lo, bl), max(hi, bh), max(deff, bd)
+		}
+		return lo, hi, deff
+	}
+	return p.bbInterval(conf)
+}
+
+// fewSessionsDF: below these degrees of freedom (about ten sessions, or
+// a few holding most units) the ratio's variance rests on so few sessions
+// that, with skewed session rates (most sessions near 1, a few far below),
+// it is often too small: 0.900 with 5 sessions of 20 and 45 singletons
+// at ICC 0.5, 0.918–0.926 with 10 sessions of 10. The interval is then
+// the hull with the beta-binomial's, whose model carries that shape
+// (docs/statistics.md, "The interval on the grid").
+const fewSessionsDF = 10
+
+// method names the interval ClusteredInterval gives these data: plain
+// Wilson (one unit per session), the ratio over sessions (with few
+// sessions, its hull with the beta-binomial), or the beta-binomial where
+// the ratio's variance says nothing.
+func (p *bbPosterior) method() string {
+	if p.wilson {
+		return "Wilson"
+	}
+	if f, ok := fitRatio(p.pairs); ok {
+		if f.df < fewSessionsDF {
+			return "ratio over sessions, hull with the beta-binomial (few sessions)"
+		}
+		return "ratio over sessions"
+	}
+	return "beta-binomial over sessions"
+}
+
+// bbInterval is the beta-binomial interval: the posterior's bound on the
+// side away from the nearer end of [0, 1], on the side toward it the hull
+// with Wilson at p̂ at the posterior's width. What ClusteredInterval falls
+// back to where the ratio's variance says nothing, and the method the
+// verdict used before the ratio interval (the grid's comparison).
+func (p *bbPosterior) bbInterval(conf float64) (lo, hi, deff float64) {
 	z := zScore(conf)
 	if p.wilson {
 		lo, hi = Wilson(p.Y, p.M, z)
@@ -101,6 +171,9 @@ type bbPosterior struct {
 	// counts are the sessions' (y, m) when built from them
 	// (newBBPosteriorCounts): what a plan from a pilot run fits.
 	counts []ymCount
+	// pairs are the distinct per-session (y, m) with their weights: the
+	// ratio interval's data (fitRatio).
+	pairs []ymf
 
 	rho  []float64   // the ρ nodes
 	lw   []float64   // log evidence of each node (prior × ∫ likelihood dμ)
@@ -158,10 +231,47 @@ func newBBPosterior(ys, ms []int64, scale float64) *bbPosterior {
 	if M == 0 {
 		return nil
 	}
+	pairs := make([]ymf, len(yy))
+	for i := range yy {
+		pairs[i] = ymf{float64(yy[i]), float64(mm[i]), scale}
+	}
 	return &bbPosterior{
 		Y: Y * scale, M: M * scale, mw: smm / M, wilson: one,
 		ys: group(yy, scale), fs: group(ff, scale), sz: group(mm, scale),
+		pairs: groupPairs(pairs),
 	}
+}
+
+// groupPairs sorts per-session (y, m) and merges equal ones, adding their
+// weights: sums over them then do not depend on the sessions' order.
+func groupPairs(s []ymf) []ymf {
+	slices.SortFunc(s, func(a, b ymf) int {
+		switch {
+		case a.m != b.m:
+			return cmpF(a.m, b.m)
+		default:
+			return cmpF(a.y, b.y)
+		}
+	})
+	var out []ymf
+	for _, x := range s {
+		if len(out) > 0 && out[len(out)-1].y == x.y && out[len(out)-1].m == x.m {
+			out[len(out)-1].n += x.n
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+func cmpF(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // lgdiff is lnΓ(v+a) − lnΓ(a).
@@ -388,6 +498,10 @@ func (p *bbPosterior) scaledInterval(f, conf float64) (lo, hi float64) {
 		return out
 	}
 	q.ys, q.fs, q.sz = scale(p.ys), scale(p.fs), scale(p.sz)
+	q.pairs = make([]ymf, len(p.pairs))
+	for i, x := range p.pairs {
+		q.pairs[i] = ymf{x.y, x.m, x.n * f}
+	}
 	q.rho, q.lw, q.grid, q.cdf, q.pdf, q.w = nil, nil, nil, nil, nil, nil
 	q.coarse = f != 1 // a projection, not the data's own interval
 	lo, hi, _ = q.interval(conf)
@@ -408,10 +522,12 @@ func newBBPosteriorCounts(counts []ymCount) *bbPosterior {
 	var Y, M, smm int64
 	one := true
 	var yv, fv, mv []wv
+	var pairs []ymf
 	for _, c := range counts {
 		if c.m <= 0 || c.n == 0 {
 			continue
 		}
+		pairs = append(pairs, ymf{float64(c.y), float64(c.m), float64(c.n)})
 		Y += c.y * c.n
 		M += c.m * c.n
 		smm += c.m * c.m * c.n
@@ -426,6 +542,7 @@ func newBBPosteriorCounts(counts []ymCount) *bbPosterior {
 	return &bbPosterior{
 		Y: float64(Y), M: float64(M), mw: float64(smm) / float64(M), wilson: one,
 		ys: regroup(yv), fs: regroup(fv), sz: regroup(mv), counts: counts,
+		pairs: groupPairs(pairs),
 	}
 }
 

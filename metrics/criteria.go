@@ -50,20 +50,24 @@ type CriterionSpec struct {
 	Min, Max float64
 }
 
+// ratioMethod is the method of a pooled rate's interval
+// (ClusteredInterval).
+const ratioMethod = "ratio over sessions (Wilson at the CR2 effective n, t on Bell–McCaffrey df; its hull with the beta-binomial below 10 df; the beta-binomial where sessions show no spread; Wilson with one unit per session)"
+
 // Criteria is every kill criterion in report order.
 var Criteria = []CriterionSpec{
 	{Name: CriterionPrecisionMin, Label: "precision", Figure: "precision", Direction: AtLeast, Scope: "rule",
-		Method: "beta-binomial over sessions (Wilson with one unit per session); design-based stratified ratio on labels", Min: 0, Max: 1},
+		Method: ratioMethod + "; design-based stratified ratio on labels", Min: 0, Max: 1},
 	{Name: CriterionDangerousRecall, Label: "recall vs baseline", Figure: "recall gain over the deterministic baseline", Direction: Gain, Scope: "rule",
 		Method: "one-sided session sign-flip test (exact McNemar without clustering), Holm across dangerous rules; weighted paired t on labels", Min: -1, Max: 1},
 	{Name: CriterionJudgeP95Max, Label: "p95", Figure: "P95 latency (ms)", Direction: AtMost, Scope: "judge",
 		Method: "order statistics with sessions as clusters (Woodruff, CR2 session variance)", Min: 0, Max: math.Inf(1)},
 	{Name: CriterionJudgeRequiredRateMax, Label: "judge-required", Figure: "judge-required rate", Direction: Below, Scope: "judge",
-		Method: "beta-binomial over sessions", Policy: true, Min: 0, Max: 1},
+		Method: ratioMethod, Policy: true, Min: 0, Max: 1},
 	{Name: CriterionUnknownRateMax, Label: "unknown", Figure: "unknown rate", Direction: Below, Scope: "rule and judge",
-		Method: "beta-binomial over sessions", Min: 0, Max: 1},
+		Method: ratioMethod, Min: 0, Max: 1},
 	{Name: CriterionApprovalRejectRateMax, Label: "approval rejects", Figure: "approval reject rate", Direction: AtMost, Scope: "rule",
-		Method: "beta-binomial over sessions", Min: 0, Max: 1},
+		Method: ratioMethod, Min: 0, Max: 1},
 	{Name: CriterionFireRateChangeMax, Label: "fire-rate drift", Figure: "fire-rate change vs baseline the labels do not explain", Direction: Within, Scope: "rule",
 		Method: "clustered Newcombe paired difference", Min: -1, Max: 1},
 }

@@ -191,12 +191,12 @@ func bruteForceBB(ys, ms []int64) (lo, hi float64) {
 	return lo, hi
 }
 
-// TestClusteredIntervalReference checks the posterior behind
-// ClusteredInterval against an independent brute-force integration of the
-// same model (bruteForceBB), and the interval against its definition: the
-// posterior's bound on the side away from the nearer end of [0, 1], the
-// hull with Wilson at the observed rate (at the posterior's width) on the
-// side toward it.
+// TestClusteredIntervalReference checks the beta-binomial posterior
+// behind ClusteredInterval's fallback (bbInterval) against an independent
+// brute-force integration of the same model (bruteForceBB), and that
+// interval against its definition: the posterior's bound on the side away
+// from the nearer end of [0, 1], the hull with Wilson at the observed rate
+// (at the posterior's width) on the side toward it.
 func TestClusteredIntervalReference(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -217,7 +217,7 @@ func TestClusteredIntervalReference(t *testing.T) {
 		name := fmt.Sprint(c.ys, c.ms)
 		near(t, name+" posterior lo", p.quantile(0.025), blo, 0.003)
 		near(t, name+" posterior hi", p.quantile(0.975), bhi, 0.003)
-		lo, hi, deff := ClusteredInterval(c.ys, c.ms, 0.95)
+		lo, hi, deff := newBBPosterior(c.ys, c.ms, 1).bbInterval(0.95)
 		var y, m int64
 		for i := range c.ms {
 			y, m = y+c.ys[i], m+c.ms[i]

@@ -59,7 +59,7 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, def
 	}
 	method := "Wilson"
 	if post != nil && !post.wilson {
-		method = "beta-binomial over sessions"
+		method = post.method()
 		if d := deffOf(deff); d > 1 {
 			method += fmt.Sprintf(", deff %.2f", d)
 		}

@@ -3,8 +3,11 @@ package reports
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"text/tabwriter"
 )
 
 // TestCSVIsTheTSVTable: every machine table written as CSV reads back
@@ -79,5 +82,43 @@ func TestCSVQuotes(t *testing.T) {
 	}
 	if !FormatCSV.Machine() || !FormatTSV.Machine() || FormatTable.Machine() || FormatMarkdown.Machine() {
 		t.Error("Machine: TSV and CSV are the machine forms, and only they")
+	}
+}
+
+// TestAlignedIsTabwriter: the plain table form writes exactly what
+// text/tabwriter (padding 2, left-aligned) wrote for the same cells, so a
+// table moved onto the grid prints the same bytes; on random grids of
+// ASCII and multi-byte cells, empty ones included.
+func TestAlignedIsTabwriter(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := []string{"", "a", "rule-1", "N/A (n=3 < 10)", "—", "0.812 [0.700, 0.900]", "κ", "元に戻す", "weak labels vs people"}
+	for trial := range 300 {
+		cols := 1 + rng.IntN(6)
+		g := &grid{plain: true}
+		for range cols {
+			g.header = append(g.header, words[rng.IntN(len(words))])
+		}
+		for range rng.IntN(6) {
+			row := make([]string, cols)
+			for i := range row {
+				row[i] = words[rng.IntN(len(words))]
+			}
+			g.add(row...)
+		}
+		var want, got bytes.Buffer
+		tw := tabwriter.NewWriter(&want, 0, 0, 2, ' ', 0)
+		for _, l := range append([][]string{g.header}, g.rows...) {
+			fmt.Fprintln(tw, strings.Join(l, "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.render(&got, FormatTable); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("trial %d:\ngrid\n%q\ntabwriter\n%q", trial, got.String(), want.String())
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -73,6 +74,10 @@ type grid struct {
 	// weak: the figures rest on weak labels (weak.go); every format
 	// marks them.
 	weak bool
+	// plain: the table form is the compact aligned one (aligned), as
+	// the label verbs print: no leading blank, two spaces between
+	// columns, every column left-aligned, the last one unpadded.
+	plain bool
 }
 
 func (g *grid) add(cells ...string) { g.rows = append(g.rows, cells) }
@@ -91,6 +96,9 @@ func (g *grid) render(w io.Writer, f Format) error {
 	case FormatMarkdown:
 		return g.table(w, true)
 	case FormatTable, "":
+		if g.plain {
+			return g.aligned(w)
+		}
 		if g.width > 0 {
 			return g.renderFitted(w, g.width)
 		}
@@ -196,6 +204,38 @@ func (g *grid) tsv(w io.Writer) error {
 	line(g.header)
 	for _, r := range g.rows {
 		line(r)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// aligned writes the header and rows in columns two spaces apart, padded
+// to the widest cell (in runes), the last column unpadded: what
+// text/tabwriter writes with padding 2, so tables that were printed with it
+// read the same from a grid. No notes.
+func (g *grid) aligned(w io.Writer) error {
+	lines := append([][]string{g.header}, g.rows...)
+	var widths []int
+	for _, l := range lines {
+		for i, c := range l {
+			if i == len(l)-1 {
+				break // the last cell is not part of a column
+			}
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		for i, c := range l {
+			b.WriteString(c)
+			if i < len(l)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
+			}
+		}
+		b.WriteByte('\n')
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/apeval/apeval/metrics"
 )
@@ -17,10 +17,9 @@ import (
 // rule, people, each judge vs the people, weak labels vs people and each
 // judge vs the weak labels, with κ and its interval.
 func WriteAgreement(w io.Writer, a *metrics.LabelsAgreement) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rule\tbetween\tmethod\tpairs\tagree\tkappa\t95% CI")
+	g := &grid{header: []string{"rule", "between", "method", "pairs", "agree", "kappa", "95% CI"}, plain: true}
 	row := func(rule, between string, k metrics.Kappa) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%s\n", rule, between, k.Method, k.Items, k.Observed, kappaText(k.Kappa), kappaCI(k))
+		g.add(rule, between, k.Method, strconv.Itoa(k.Items), fmt.Sprintf("%.3f", k.Observed), kappaText(k.Kappa), kappaCI(k))
 	}
 	for _, r := range a.Rules {
 		row(r.RuleID, "people", r.People)
@@ -36,7 +35,7 @@ func WriteAgreement(w io.Writer, a *metrics.LabelsAgreement) error {
 			row(r.RuleID, k.Between, k.Kappa)
 		}
 	}
-	return tw.Flush()
+	return g.render(w, FormatTable)
 }
 
 func kappaText(v *float64) string {
@@ -121,8 +120,8 @@ func WriteCorrectionJSON(w io.Writer, rep *metrics.WeakReport, labels, missing i
 func WriteCorrectionTables(w io.Writer, rep *metrics.WeakReport, labels, missing int) error {
 	pct := fmt.Sprintf("%g%%", rep.Confidence*100)
 	fmt.Fprintf(w, "Figures on weak labels (users' overrides, a signal, not ground truth) corrected from %d people's labels: %s.\n\n", labels, rep.Method())
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "judge\trule\tprecision on weak labels\tprecision corrected [%s]\trecall on weak labels\trecall corrected [%s]\tweak match wrong\tweak no_match wrong\tlabels\n", pct, pct)
+	g := &grid{header: []string{"judge", "rule", "precision on weak labels", "precision corrected [" + pct + "]",
+		"recall on weak labels", "recall corrected [" + pct + "]", "weak match wrong", "weak no_match wrong", "labels"}, plain: true}
 	var na []string
 	for _, r := range rep.Rows {
 		p, rc := ratioText(r.Precision), ratioText(r.Recall)
@@ -130,10 +129,10 @@ func WriteCorrectionTables(w io.Writer, rep *metrics.WeakReport, labels, missing
 			p, rc = "N/A", "N/A"
 			na = append(na, fmt.Sprintf("%s, rule %s: corrected figures N/A: %s", r.Judge, r.RuleID, r.NA))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.Judge, r.RuleID, weakFigureText(r.WeakPrecision), p,
-			weakFigureText(r.WeakRecall), rc, ratioText(r.WeakMatchWrong), ratioText(r.WeakNoMatchWrong), r.Labels)
+		g.add(r.Judge, r.RuleID, weakFigureText(r.WeakPrecision), p,
+			weakFigureText(r.WeakRecall), rc, ratioText(r.WeakMatchWrong), ratioText(r.WeakNoMatchWrong), itoa(r.Labels))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := g.render(w, FormatTable); err != nil {
 		return err
 	}
 	for _, n := range na {
@@ -143,13 +142,12 @@ func WriteCorrectionTables(w io.Writer, rep *metrics.WeakReport, labels, missing
 		fmt.Fprintf(w, "%d of the labels name pairs this run does not have in scope and are left out.\n", missing)
 	}
 	fmt.Fprintf(w, "\nWeak labels' error per stratum (people's label differs from the weak label; W:undecided: share of people's match labels), %s interval, sessions as clusters:\n", pct)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rule\tstratum\tpairs\tlabeled\tdisagree\trate")
+	strata := &grid{header: []string{"rule", "stratum", "pairs", "labeled", "disagree", "rate"}, plain: true}
 	for _, s := range rep.Strata {
 		r := metrics.WeightedRatio{Estimate: s.Rate, Lo: s.RateLo, Hi: s.RateHi}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", s.RuleID, s.Stratum, s.Size, s.Labeled, s.Disagree, ratioText(r))
+		strata.add(s.RuleID, s.Stratum, itoa(s.Size), itoa(s.Labeled), itoa(s.Disagree), ratioText(r))
 	}
-	return tw.Flush()
+	return strata.render(w, FormatTable)
 }
 
 func weakFigureText(f metrics.WeakFigure) string {

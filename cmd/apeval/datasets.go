@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/rundir"
@@ -66,46 +66,27 @@ func runValidate(ctx context.Context, o *validateOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	defer src.cleanup()
-	src.done = ctx.Done()
+	defer src.Cleanup()
+	src.Done = ctx.Done()
 	pol, _, err := loadPolicy(o.Policy)
 	if err != nil {
 		return err
 	}
-	r := src.reader(pol)
+	r := src.Reader(pol)
 	defer r.Close()
 	var stray *datasets.StrayLabels
 	if o.Policy != "" {
 		stray = datasets.NewStrayLabels(pol.RuleIDs())
 	}
-	var valid, invalid int64
-	var errs []string
-	var order datasets.SeqOrder // the check run applies, so validate accepts what run accepts
-	for r.Scan() {
-		rec := r.Record()
-		if rec.Err == nil {
-			rec.Err = order.Check(rec.Case)
+	v, err := datasets.Validate(r, stray, func(msg string) {
+		if !o.JSON {
+			fmt.Fprintln(io.Out, msg)
 		}
-		if rec.Late {
-			valid-- // a duplicate found at the end: its case was counted valid
-		}
-		if rec.Err != nil {
-			invalid++
-			msg := datasets.MaskedLineText(rec.Err) // a quoted secret is masked, the message kept
-			errs = append(errs, msg)
-			if !o.JSON {
-				fmt.Fprintln(io.Out, msg)
-			}
-			continue
-		}
-		valid++
-		if stray != nil {
-			stray.Check(rec.Case)
-		}
-	}
-	if err := r.Err(); err != nil {
+	})
+	if err != nil {
 		return usageError{err}
 	}
+	valid, invalid, errs := v.Valid, v.Invalid, v.Errors
 	if o.JSON {
 		if errs == nil {
 			errs = []string{}
@@ -175,8 +156,8 @@ func runStats(ctx context.Context, o *statsOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	defer src.cleanup()
-	src.done = ctx.Done()
+	defer src.Cleanup()
+	src.Done = ctx.Done()
 	pol, _, err := loadPolicy(o.Policy)
 	if err != nil {
 		return err
@@ -236,18 +217,9 @@ func runSample(_ context.Context, o *sampleOptions, io IO) error {
 		return err
 	}
 	if o.Unlabeled {
-		var out []byte
-		for _, line := range bytes.SplitAfter(cases, []byte("\n")) {
-			if len(bytes.TrimSpace(line)) == 0 {
-				continue
-			}
-			l, err := datasets.WithoutLabels(bytes.TrimSpace(line))
-			if err != nil {
-				return err
-			}
-			out = append(append(out, l...), '\n')
+		if cases, err = datasets.Unlabeled(cases); err != nil {
+			return err
 		}
-		cases = out
 	}
 	for name, data := range map[string][]byte{"cases.jsonl": cases, "policy.toml": datasets.SamplePolicy()} {
 		p := filepath.Join(o.Out, name)
@@ -263,21 +235,12 @@ func runSample(_ context.Context, o *sampleOptions, io IO) error {
 }
 
 // statsByTool prints every tool name with its category and its source.
-func statsByTool(io IO, src *source, pol *replay.Policy, format string) error {
-	r := src.reader(pol)
+func statsByTool(io IO, src *source.Source, pol *replay.Policy, format string) error {
+	r := src.Reader(pol)
 	defer r.Close()
-	bt := datasets.NewByTool(datasets.CategoryMap(pol.Categories))
-	for r.Scan() {
-		rec := r.Record()
-		if rec.Late {
-			return usageError{datasets.LateDuplicate(rec.Err, "counted")}
-		}
-		if rec.Case != nil {
-			bt.Add(rec.Case)
-		}
-	}
-	if err := r.Err(); err != nil {
+	rows, err := datasets.ToolsOf(r, datasets.CategoryMap(pol.Categories))
+	if err != nil {
 		return usageError{err}
 	}
-	return reports.RenderByTool(io.Out, bt.Rows(), outputFormat(format, io.Out))
+	return reports.RenderByTool(io.Out, rows, outputFormat(format, io.Out))
 }

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	goio "io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/reports/diff"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/rundir"
@@ -134,27 +133,11 @@ func diffCases(paths []string, infos []rundir.RunInfo, io IO) (func(string) (*da
 		}
 		paths, stdin = []string{"-"}, datasets.SampleCases()
 	}
-	type line struct {
-		raw    []byte
-		source string
-	}
-	lines := map[string]line{}
-	if err := datasets.ScanRaw(paths, stdin, func(id string, raw []byte, source string) error {
-		if _, dup := lines[id]; !dup {
-			lines[id] = line{bytes.Clone(raw), source}
-		}
-		return nil
-	}, datasetURLs); err != nil {
+	lookup, err := datasets.CaseIndex(paths, stdin, source.URLs)
+	if err != nil {
 		return nil, usageError{err}
 	}
-	return func(id string) (*datasets.Case, error) {
-		l, ok := lines[id]
-		if !ok {
-			return nil, nil
-		}
-		file, _, _ := strings.Cut(l.source, ":")
-		return datasets.Decode(l.raw, file, 0, nil)
-	}, nil
+	return lookup, nil
 }
 
 func diffError(err error) error {

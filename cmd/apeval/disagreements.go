@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/rundir"
@@ -129,7 +130,7 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 	}
 	cases := found.Cases
 	// Only the selected cases' lines are kept in memory.
-	lines, where, err := found.Lines(paths, stdin, datasetURLs)
+	lines, where, err := found.Lines(paths, stdin, source.URLs)
 	if err != nil {
 		return usageError{err}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	stdio "io"
 
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
@@ -21,7 +22,7 @@ func openRuns(dirs []string) (*evaluation.RunSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs.Describe = evaluation.DescribeFrom(datasetURLs)
+	rs.Describe = evaluation.DescribeFrom(source.URLs)
 	return rs, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/internal/runplan"
 	"github.com/apeval/apeval/replay"
 )
@@ -31,14 +32,14 @@ func restrictPolicy(p *replay.Policy, rules []string) (*replay.Policy, error) {
 // selectSessions reads the dataset once (session IDs and tags only) and
 // picks the sessions of this shard to replay (datasets.SessionFilter.Select);
 // nil without --tag, --limit and --sample.
-func selectSessions(sf datasets.SessionFilter, src *source, p *replay.Policy, sh replay.Shard) (*datasets.Selection, error) {
+func selectSessions(sf datasets.SessionFilter, src *source.Source, p *replay.Policy, sh replay.Shard) (*datasets.Selection, error) {
 	if !sf.Active() {
 		return nil, nil
 	}
-	if err := src.spoolStdin(); err != nil {
+	if err := src.SpoolStdin(); err != nil {
 		return nil, usageError{err}
 	}
-	r := src.reader(p)
+	r := src.Reader(p)
 	defer r.Close()
 	sel, err := sf.Select(r, sh.Owns)
 	if err != nil {

@@ -16,75 +16,6 @@ import (
 	"github.com/apeval/apeval/reports/rundir"
 )
 
-// initConfig is the apeval.toml apeval init writes: the embedded sample's
-// files with its two recorded judges, every key shown, live-judge options
-// and prices as comments to fill in.
-const initConfig = `# apeval.toml: the project file of an apeval evaluation.
-# apeval run, replay, report, compare and gate read it from the working
-# directory (or --config FILE); a flag on the command line overrides a key.
-# Relative paths are relative to this file. Unknown keys are errors.
-schema = "apeval.config/v1"
-
-# Case files (JSONL, apeval.case/v1) and the policy (apeval.policy/v1).
-datasets = ["cases.jsonl"]
-policy = "policy.toml"
-# Kill criteria; default: the policy's [kill_criteria] table.
-# criteria = "criteria.toml"
-
-# The judge candidates are compared with (enables fire_rate_change_max).
-baseline = "recorded/ollama/qwen2.5:3b"
-
-# Run directories; {run_id} and {date} (UTC, YYYY-MM-DD) are replaced.
-out = "apeval-out/{run_id}"
-concurrency = 4
-timeout = "10s"
-# Map INCONCLUSIVE (exit 3) to "pass" (exit 0) or "fail" (exit 1).
-# inconclusive = "fail"
-
-# The judges. The sample's two judges are synthetic recordings (see
-# datasets/sample/README.md in the apeval repository): their figures are
-# not model benchmarks. A live judge takes backend options and prices in
-# currency units per million prompt (price_in) and completion (price_out)
-# tokens, which give the judging cost per 1,000 tool calls:
-#
-# [[judge]]
-# spec = "ollama:qwen2.5:3b"
-# options = { num_ctx = 4096, keep_alive = "30m" }
-# price_in = 0.0
-# price_out = 0.0
-#
-# [[judge]]
-# spec = "openai:gpt-4o-mini"
-# price_in = 0.15
-# price_out = 0.60
-
-[[judge]]
-spec = "recorded:ollama/qwen2.5:3b"
-
-[[judge]]
-spec = "recorded:ollama/qwen2.5:7b-instruct-q4_K_M"
-
-# Filters applied to every run (iteration: rules, tags, limit or sample
-# of whole sessions with a seed). Empty: the full dataset.
-[filter]
-# rules = ["irreversible-delete"]
-# tags = ["ja"]
-# limit = 20
-# sample = 20
-# seed = 1
-
-# Named subsets, chosen with --slice NAME.
-[slices.ja]
-tags = ["ja"]
-
-[slices.dangerous]
-rules = ["irreversible-delete", "secret-exfiltration"]
-
-[slices.quick]
-sample = 30
-seed = 1
-`
-
 // initOptions are the options of `apeval init`.
 type initOptions struct {
 	Force bool
@@ -134,7 +65,7 @@ func runInit(_ context.Context, o *initOptions, io IO) error {
 		name string
 		data []byte
 	}{
-		{config.Name, []byte(initConfig)},
+		{config.Name, datasets.SampleConfig()},
 		{"cases.jsonl", cases},
 		{"policy.toml", datasets.SamplePolicy()},
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
@@ -288,7 +289,7 @@ func runLabelWeak(_ context.Context, o *labelWeakOptions, io IO) error {
 // readWeakLabels reads the weak labels of datasets, in dataset order;
 // unreadable lines are printed and refused.
 func readWeakLabels(paths []string, io IO) ([]datasets.WeakLabel, error) {
-	r := openDatasets(paths, io.In)
+	r := source.OpenReader(paths, io.In)
 	out, bad, err := datasets.ReadWeakLabels(r, func(err error) { fmt.Fprintln(io.Err, err) })
 	if err != nil {
 		return nil, usageError{err}

@@ -117,8 +117,8 @@ func runLabelServe(ctx context.Context, o *labelServeOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	defer src.cleanup()
-	items, missing, err := labelpage.Items(mine, src.reader(pol), pol)
+	defer src.Cleanup()
+	items, missing, err := labelpage.Items(mine, src.Reader(pol), pol)
 	if err != nil {
 		return usageError{err}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/internal/runplan"
 	"github.com/apeval/apeval/replay"
@@ -76,7 +77,7 @@ func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 	if err != nil {
 		return usageError{err}
 	}
-	rs := &evaluation.RunSet{Dirs: args, Infos: infos, Describe: evaluation.DescribeFrom(datasetURLs)}
+	rs := &evaluation.RunSet{Dirs: args, Infos: infos, Describe: evaluation.DescribeFrom(source.URLs)}
 	spec, err := o.spec(rs, io.Err)
 	if err != nil {
 		return err

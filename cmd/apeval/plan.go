@@ -537,7 +537,9 @@ func renderLabelPlans(io IO, o *planOptions, crit replay.KillCriteria, plans []m
 	fmt.Fprintf(io.Out, "\nLabels from `apeval label queue %s --budget N`, every judge of the run as strata; the pilot's own labels (else the --rate guesses) stand for what the labels will show; %.0f%% intervals, %d simulated queues per size (seed %d).\n", o.Pilot, crit.Confidence*100, o.Reps, o.Seed)
 	o.weakNote(io)
 	for _, p := range plans {
-		if p.BudgetPass == nil {
+		// Not planned, or no number of labels decides it (the reason says
+		// what would: more sessions of traffic).
+		if p.BudgetPass == nil || p.Labels == nil {
 			fmt.Fprintf(io.Out, "%s %s %s: %s\n", p.Judge, p.Rule, p.Criterion, p.Reason)
 		}
 	}

@@ -219,6 +219,13 @@ func TestPlanFromPilot(t *testing.T) {
 		!strings.Contains(out, ": with 300 labels: precision decided ") || !strings.Contains(out, "recall vs baseline decided ") || strings.Contains(out, base+"  ") {
 		t.Errorf("labels: exit %d: %s%s", code, out, errOut)
 	}
+	// A row no number of labels decides ("–") has its reason under the
+	// table: labeling every pair does not, and what would.
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 4 && f[4] == "–" && !strings.Contains(out, f[0]+" "+f[1]+" "+f[2]+": labeling all ") {
+			t.Errorf("no reason under the table for %q:\n%s", line, out)
+		}
+	}
 	code, out, errOut = apeval(t, "", "plan", dir, "--labels", "50", "--reps", "10", "--json", "--rate", "precision=0.9", "--rate", "recall=0.8")
 	var lp struct {
 		Plans []struct {

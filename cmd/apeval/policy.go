@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/replay/automode"
 	"github.com/apeval/apeval/reports"
@@ -240,7 +241,7 @@ func runPolicyCoverage(_ context.Context, o *policyCoverageOptions, io IO) error
 	if !ok {
 		return usagef("policy coverage: %s has no rule %s or %s (write it with apeval policy import --from claude-auto-mode or codex-auto-review)", o.Policy, automode.AggregateRuleID, automode.CodexRuleID)
 	}
-	r := openDatasets(o.Datasets, io.In)
+	r := source.OpenReader(o.Datasets, io.In)
 	bad := 0
 	for r.Scan() {
 		rec := r.Record()

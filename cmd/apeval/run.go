@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/internal/runplan"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
@@ -42,16 +43,7 @@ sample dataset and policy with its recorded judges. Without --judge, the judges 
 else "none" (the deterministic fallback when the judge is down).
 
 Judge specs:
-  ollama:MODEL     a model served by Ollama (--ollama-host or $OLLAMA_HOST)
-  openai:MODEL     any OpenAI-compatible /v1/chat/completions (--openai-base-url)
-  SPEC@URL         an ollama: or openai: judge on its own server, e.g.
-                   openai:qwen2.5-7b@http://localhost:8000/v1 (several judges,
-                   each its own: apeval.toml [[judge]] base_url, api_key_env,
-                   prompt, options, prices)
-  exec:COMMAND     a long-lived plugin speaking judge JSON lines on stdin/stdout
-  recorded[:NAME]  decisions recorded in the dataset (bare: one judge per name)
-  none             no judge: every judge-needing rule fails with status error
-
+` + judge.SpecHelp() + `
 The resolved kill criteria are recorded in run.json: apeval report, gate and
 merge use them, so the verdict is the same on every path.
 
@@ -91,7 +83,7 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 	f.StringArrayVarP(&o.Datasets, "dataset", "d", nil, "case file (JSONL, apeval.case/v1); repeatable; - reads stdin (default: the embedded sample)")
 	f.StringVarP(&o.Policy, "policy", "p", "", "policy file (TOML, apeval.policy/v1); required with --dataset")
 	f.StringArrayVar(&o.PermissionsFrom, "permissions-from", nil, "add an agent's permission rules (KIND:PATH; claude-code, codex, opencode, gemini) to the permissions layer; repeatable")
-	f.StringArrayVarP(&o.Judges, "judge", "j", nil, "judge spec (ollama:MODEL, openai:MODEL, exec:CMD, recorded[:NAME], none); ollama:/openai: take @URL for their own server; repeatable")
+	f.StringArrayVarP(&o.Judges, "judge", "j", nil, judge.SpecUsage())
 	f.StringVarP(&o.Out, "out", "o", "", "run directory (default apeval-out/<run-id>)")
 	layoutVar(f, &o.OutLayout)
 	f.IntVarP(&o.Concurrency, "concurrency", "c", 4, "judge calls in flight per judge (sessions replayed in parallel)")
@@ -226,7 +218,7 @@ func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 		return nil
 	}
 
-	evaluation.DescribeCases(ev.Listed, p.src.reader(p.pol))
+	evaluation.DescribeCases(ev.Listed, p.src.Reader(p.pol))
 	rep, err := finish(ev, *p.w.Info())
 	if err != nil {
 		return err
@@ -268,7 +260,7 @@ type preparedRun struct {
 	crit     replay.KillCriteria
 	critFrom string // where crit came from, for run.json
 	stray    *datasets.StrayLabels
-	src      *source
+	src      *source.Source
 	stats    *datasets.Stats     // when the dataset was scanned for recorded judges
 	sel      *datasets.Selection // sessions chosen by --tag/--limit/--sample; nil for all
 	judges   []judge.Judge
@@ -322,7 +314,7 @@ func prepareRun(ctx context.Context, st *runplan.State, io IO) (_ *preparedRun, 
 	if p.src, err = openSource(o.Datasets, io.In); err != nil {
 		return nil, err
 	}
-	p.src.done = ctx.Done()
+	p.src.Done = ctx.Done()
 	if o.ShardFrom != "" && !o.Quiet {
 		fmt.Fprintf(io.Err, "apeval: --shard auto: shard %s from %s\n", o.Shard, o.ShardFrom)
 	}
@@ -371,7 +363,7 @@ func prepareRun(ctx context.Context, st *runplan.State, io IO) (_ *preparedRun, 
 	// Hashing the datasets for run.json reads them once more: it runs beside
 	// the replay instead of before it (run.json is written by w.Close).
 	p.refs = make(chan []rundir.FileRef, 1)
-	go func(src *source) { p.refs <- src.refs() }(p.src)
+	go func(src *source.Source) { p.refs <- src.Refs() }(p.src)
 	var infos []rundir.JudgeInfo
 	for _, j := range p.judges {
 		infos = append(infos, judgeInfo(j))
@@ -400,7 +392,7 @@ func (p *preparedRun) close() {
 		p.closeJudges()
 	}
 	if p.src != nil {
-		p.src.cleanup()
+		p.src.Cleanup()
 	}
 }
 
@@ -429,12 +421,12 @@ func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to s
 		} else if p.stats != nil {
 			total = int64(p.stats.Cases)
 		} else if o.ShardOf.Count <= 1 {
-			total = p.src.approxCases()
+			total = p.src.ApproxCases()
 		}
 		prog = newProgress(io.Err, tty, total, p.now)
 	}
 
-	rd := p.src.reader(p.pol)
+	rd := p.src.Reader(p.pol)
 	defer rd.Close()
 	in := &replay.Feed{Reader: rd, Invalid: datasets.InvalidLines{Skip: o.SkipInvalid}, Shard: o.ShardOf, Selection: p.sel, Stop: &st.Stopped, Stray: p.stray}
 	if o.WeakLabels {

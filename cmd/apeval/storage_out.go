@@ -3,10 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	stdio "io"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -96,13 +94,10 @@ func bucketRunDir(remote, layout, runID string) (string, error) {
 	return remote, nil
 }
 
-// toBucket writes a run directory to the bucket prefix remote: write
-// produces it in a temporary directory (returning the run directory's
-// path and the command's own error), then every file is uploaded (each
-// object atomically, run.json last, so a prefix holding run.json is
-// complete) and the temporary directory removed. A run that did not commit
-// its run.json (a bad dataset, a failed judge setup) uploads nothing. A
-// prefix that already holds objects is refused before any work.
+// toBucket writes a run directory to the bucket prefix remote
+// (objstore.Stage): write produces it in a temporary directory (returning
+// the run directory's path and the command's own error), then it is
+// uploaded. A prefix that already holds objects is refused before any work.
 func toBucket(ctx context.Context, remote string, io IO, quiet bool, write func(tmp string) (string, error)) error {
 	tmp, finish, err := stageBucket(ctx, remote, io, quiet)
 	if err != nil {
@@ -112,81 +107,24 @@ func toBucket(ctx context.Context, remote string, io IO, quiet bool, write func(
 	return finish(local, runErr)
 }
 
-// stageBucket is toBucket in two steps: it checks the prefix is unused and
-// makes the temporary directory; finish uploads the run directory local
-// (below tmp) when it holds run.json, removes tmp, and returns runErr
-// joined with any upload error.
+// stageBucket is toBucket in two steps (objstore.Stage): finish uploads the
+// run directory local when it holds run.json and says where it went.
 func stageBucket(ctx context.Context, remote string, io IO, quiet bool) (tmp string, finish func(local string, runErr error) error, err error) {
-	if used, err := objstore.Exists(ctx, remote); err != nil {
-		return "", nil, usageError{err}
-	} else if used {
-		return "", nil, usagef("--out %s already holds objects; give each run its own prefix", mask.Message(remote))
-	}
-	// Two runs started at once both find the prefix unused: the claim, a
-	// conditional create, lets only one of them go on.
-	release, err := objstore.Claim(ctx, remote)
-	if errors.Is(err, objstore.ErrPrefixInUse) {
-		return "", nil, usagef("--out %s is in use by another run or already holds objects; give each run its own prefix", mask.Message(remote))
-	}
+	tmp, stageFinish, err := objstore.Stage(ctx, remote)
 	if err != nil {
 		return "", nil, usageError{err}
 	}
-	if tmp, err = os.MkdirTemp("", "apeval-out-*"); err != nil {
-		return "", nil, errors.Join(err, release(context.WithoutCancel(ctx)))
-	}
-	finish = func(local string, runErr error) error {
-		defer os.RemoveAll(tmp)
-		// The claim goes last, after the upload (or at once when nothing
-		// is uploaded): until then a second run finds the prefix in use.
-		uctx := context.WithoutCancel(ctx)
-		if _, err := os.Stat(filepath.Join(local, objstore.Commit)); err != nil {
-			return errors.Join(runErr, release(uctx)) // nothing committed, nothing to upload
+	return tmp, func(local string, runErr error) error {
+		uploaded, err := stageFinish(local, runErr)
+		if uploaded {
+			// Printed under --quiet too: it is where the reports are, as a
+			// local run's "reports in" line is.
+			fmt.Fprintf(io.Err, "apeval: uploaded to %s\n", mask.Message(remote))
 		}
-		// An interrupted run still uploads what it finished (as a local
-		// run keeps it); a second interrupt kills the process mid-upload,
-		// which leaves no half-written object.
-		if err := objstore.Upload(uctx, local, remote); err != nil {
-			return errors.Join(err, runErr, release(uctx))
-		}
-		if err := release(uctx); err != nil {
-			return errors.Join(err, runErr)
-		}
-		// Printed under --quiet too: it is where the reports are, as a
-		// local run's "reports in" line is.
-		fmt.Fprintf(io.Err, "apeval: uploaded to %s\n", mask.Message(remote))
-		return runErr
-	}
-	return tmp, finish, nil
+		return err
+	}, nil
 }
 
-// fetchRunDirs downloads each run directory given as a bucket prefix into
-// a temporary directory and returns the local directories in the same
-// order (local paths unchanged); cleanup removes the downloads.
-func fetchRunDirs(ctx context.Context, dirs []string) (_ []string, cleanup func(), err error) {
-	var tmps []string
-	cleanup = func() {
-		for _, t := range tmps {
-			_ = os.RemoveAll(t)
-		}
-	}
-	out := make([]string, len(dirs))
-	for i, d := range dirs {
-		if !objstore.IsURL(d) {
-			out[i] = d
-			continue
-		}
-		tmp, err := os.MkdirTemp("", "apeval-in-*")
-		if err != nil {
-			cleanup()
-			return nil, nil, err
-		}
-		tmps = append(tmps, tmp)
-		local := filepath.Join(tmp, "run")
-		if err := objstore.Download(ctx, d, local, false); err != nil {
-			cleanup()
-			return nil, nil, usageError{err}
-		}
-		out[i] = local
-	}
-	return out, cleanup, nil
-}
+// fetchRunDirs downloads each run directory given as a bucket prefix
+// (objstore.FetchAll).
+var fetchRunDirs = objstore.FetchAll

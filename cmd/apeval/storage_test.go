@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -187,7 +188,7 @@ func TestRunToBucketAndMergeFromIt(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"run.json", "decisions.parquet", "summary.json"} {
-		if !contains(names, want) {
+		if !slices.Contains(names, want) {
 			t.Errorf("shard-2 holds %v, no %s", names, want)
 		}
 	}

@@ -23,4 +23,8 @@
 // is not a tool call (another hook event, a user message, a session header)
 // is counted under the reason it was skipped. docs/import.md has the field
 // mapping of every format.
+//
+// Not a stable Go API: apeval is a command, and this package serves it;
+// its exported names change with the command, without a compatibility
+// promise between versions.
 package importers

@@ -17,6 +17,10 @@
 //	providers_test.go     the OpenTelemetry provider names the backends register
 //	bench_test.go         throughput of a live judge and of a cache hit
 //	helpers_test.go       opening each backend against judge/internal/fake
+//
+// Not a stable Go API: apeval is a command, and this package serves it;
+// its exported names change with the command, without a compatibility
+// promise between versions.
 package all
 
 import (

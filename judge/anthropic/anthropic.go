@@ -35,6 +35,7 @@ import (
 func init() {
 	judge.Register(judge.Backend{
 		Name: "anthropic", Arg: "MODEL", Server: true, KeyEnv: DefaultKeyEnv, Prompt: true, Live: true, Order: 60, Provider: "anthropic",
+		Help: "Anthropic's Messages API ($ANTHROPIC_API_KEY; tool use for the answer)",
 		Open: func(_ context.Context, model string, p *judge.Prompt, cfg judge.Config) (judge.Judge, error) {
 			return New(model, p, cfg)
 		},

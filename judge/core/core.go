@@ -1,7 +1,6 @@
 // Package core holds what every stage shares about judges: the judge
 // input and output, a call's request, response and typed failure cause,
-// the identity, the Judge interface, and the data-only judges the replay
-// engine needs (recorded, none). It imports no backend: replay, metrics and
+// the identity and the Judge interface. It imports no backend: replay, metrics and
 // reports depend on it, never on a backend's client (ollama, openai,
 // exec, anthropic, the cache). Package judge re-exports every name, so
 // backends and the command use judge.X. Not a stable Go API: apeval is a
@@ -11,7 +10,7 @@
 //
 //	core.go      input/output, Request, Response, Identity, Judge
 //	cause.go     Cause: why a call failed; the setup-class sentences
-//	recorded.go  the recorded and none judges
+//	asked.go     AskedIDs: an input's rule IDs, once each
 //	reports.go   CheckReport, BudgetReport
 //	money.go     USD: amounts of money as reports print them
 package core

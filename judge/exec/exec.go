@@ -35,6 +35,7 @@ import (
 // The registry line: name, what it reads, how it opens.
 func init() {
 	judge.Register(judge.Backend{Name: "exec", Arg: "COMMAND", Live: true, Order: 30,
+		Help: "a long-lived plugin speaking judge JSON lines on stdin/stdout",
 		Open: func(_ context.Context, arg string, _ *judge.Prompt, cfg judge.Config) (judge.Judge, error) {
 			return New(arg, cfg)
 		}})

@@ -146,15 +146,19 @@ func TestExecTimeoutKillsAndRestarts(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "hung-once")
 	// Hang (in a grandchild sleep) on the first input, then behave.
 	command := `if [ -e ` + marker + ` ]; then exec ` + plugin + `; fi; touch ` + marker + `; read l; sleep 30; echo late`
-	e := openExec(t, command, judge.Config{Timeout: 150 * time.Millisecond})
+	// The timeout also bounds the restarted child's start (its first line),
+	// so it must leave room for a fork and exec on a loaded machine: 150 ms
+	// failed the restart at load 30 on 2 cores.
+	const timeout = 2 * time.Second
+	e := openExec(t, command, judge.Config{Timeout: timeout})
 	r := e.Judge(context.Background(), execRequest("rm x"))
 	if r.Status != judge.StatusTimeout {
 		t.Fatalf("status %q (%s)", r.Status, r.Error)
 	}
-	if r.Latency < 150*time.Millisecond {
-		t.Fatalf("latency %v, want ≈ 150ms", r.Latency)
+	if r.Latency < timeout {
+		t.Fatalf("latency %v, want ≈ %v", r.Latency, timeout)
 	}
-	fake.Within(t, "the timed-out call", r.Latency, 2*time.Second)
+	fake.Within(t, "the timed-out call", r.Latency, timeout+2*time.Second)
 	r = e.Judge(context.Background(), execRequest("rm x"))
 	if r.Status != judge.StatusOK || r.Decisions[0].Result != judge.Match {
 		t.Fatalf("after the killed child: %+v", r)

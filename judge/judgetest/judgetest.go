@@ -3,6 +3,10 @@
 // /v1/chat/completions), for end-to-end tests and benchmarks of the judge
 // stage without a model. They decode the judge input from the prompt's
 // <data> block and answer with a decision function.
+//
+// Not a stable Go API: apeval is a command, and this package serves it;
+// its exported names change with the command, without a compatibility
+// promise between versions.
 package judgetest
 
 import (

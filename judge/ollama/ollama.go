@@ -35,6 +35,7 @@ const DefaultKeepAlive = 10 * time.Minute
 // The registry line: name, what it reads, how it opens and probes.
 func init() {
 	judge.Register(judge.Backend{Name: "ollama", Arg: "MODEL", Server: true, Prompt: true, Live: true, Order: 10, Provider: "ollama",
+		Help: "a model served by Ollama (--ollama-host or $OLLAMA_HOST)",
 		Open: func(ctx context.Context, arg string, p *judge.Prompt, cfg judge.Config) (judge.Judge, error) {
 			return New(ctx, arg, p, cfg)
 		},

@@ -40,6 +40,7 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 // The registry line: name, what it reads, how it opens.
 func init() {
 	judge.Register(judge.Backend{Name: "openai", Arg: "MODEL", Server: true, KeyEnv: "OPENAI_API_KEY", Prompt: true, Live: true, Order: 20, Provider: "openai",
+		Help: "any OpenAI-compatible /v1/chat/completions (--openai-base-url)",
 		Open: func(_ context.Context, arg string, p *judge.Prompt, cfg judge.Config) (judge.Judge, error) {
 			return New(arg, p, cfg)
 		}})

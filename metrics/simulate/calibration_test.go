@@ -204,8 +204,9 @@ func TestCalibrationOperatingPoint(t *testing.T) {
 	}
 }
 
-// TestCalibrationRatioFixed shows why the operating point reports
-// RatioInterval and not metrics.ClusteredInterval: at fixed thresholds
+// TestCalibrationRatioFixed shows why the operating point (and the
+// verdict) reports the ratio's interval (metrics.ClusteredInterval) and
+// not the beta-binomial one (metrics.BetaBinomialInterval): at fixed thresholds
 // (no choice involved) on one half of the sessions, the beta-binomial
 // interval is off-centre for the ratio where sessions with many matches
 // have another precision (session sd 0.8) and misses the truth from
@@ -242,7 +243,7 @@ func TestCalibrationRatioFixed(t *testing.T) {
 					continue
 				}
 				n++
-				lo, hi, _ := metrics.ClusteredInterval(ys, ms, 0.95)
+				lo, hi, _ := metrics.BetaBinomialInterval(ys, ms, 0.95)
 				switch {
 				case tr < lo:
 					bbAbove++
@@ -250,7 +251,7 @@ func TestCalibrationRatioFixed(t *testing.T) {
 					bbHit++
 				}
 				bbW += hi - lo
-				lo, hi = RatioInterval(ys, ms, 0.95)
+				lo, hi, _ = metrics.ClusteredInterval(ys, ms, 0.95)
 				if tr >= lo && tr <= hi {
 					rHit++
 				}

@@ -25,6 +25,10 @@
 //	run.go       Run: session by session, the figures, intervals and paired comparisons; the hook's P50/P95 from spilled latencies
 //	row.go       Row, the one definition of a simulated figure row
 //	frontier.go  Frontier: the non-dominated configurations
-//	oppoint.go   Item, Point: a threshold's figures on labeled pairs; RatioInterval, their interval
+//	oppoint.go   Item, Point: a threshold's figures on labeled pairs (metrics.ClusteredInterval)
 //	oppoints.go  OpPoint: the operating point of one judge × rule
+//
+// Not a stable Go API: apeval is a command, and this package serves it;
+// its exported names change with the command, without a compatibility
+// promise between versions.
 package simulate

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/apeval/apeval/metrics"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Item is one labeled (case, rule) pair a judge decided, as the operating
@@ -25,8 +24,8 @@ type Item struct {
 type Point struct {
 	Threshold   float64
 	TP, FP, Pos int64
-	// Precision and Recall with RatioInterval over sessions; nil without
-	// units.
+	// Precision and Recall with metrics.ClusteredInterval (the ratio
+	// over sessions, the verdict's interval); nil without units.
 	Precision, PrecisionLo, PrecisionHi *float64
 	Recall, RecallLo, RecallHi          *float64
 }
@@ -72,63 +71,14 @@ func Evaluate(items []Item, t, conf float64) Point {
 		}
 	}
 	if p.TP+p.FP > 0 {
-		lo, hi := RatioInterval(py, pm, conf)
+		lo, hi, _ := metrics.ClusteredInterval(py, pm, conf)
 		p.Precision, p.PrecisionLo, p.PrecisionHi = ptr(float64(p.TP)/float64(p.TP+p.FP)), ptr(lo), ptr(hi)
 	}
 	if p.Pos > 0 {
-		lo, hi := RatioInterval(ry, rm, conf)
+		lo, hi, _ := metrics.ClusteredInterval(ry, rm, conf)
 		p.Recall, p.RecallLo, p.RecallHi = ptr(float64(p.TP)/float64(p.Pos)), ptr(lo), ptr(hi)
 	}
 	return p
-}
-
-// RatioInterval is the interval of the ratio Σys/Σms over sessions
-// (session i: ms[i] units, ys[i] successes) as the figure of new sessions
-// from the same population: the micro-averaged rate, which is what a
-// threshold's precision on new sessions is. metrics.ClusteredInterval's
-// beta-binomial model is about the mean of the sessions' rates; where a
-// session's rate depends on its number of units (at a threshold, sessions
-// with many matches have another precision than sessions with few) its
-// interval is off-centre for the ratio, and its coverage falls as sessions
-// grow (docs/statistics.md, "Operating points"). This interval is Wilson's
-// at the ratio R with the effective sample size R(1−R)/v, where v is the
-// ratio's linearised cluster variance Σ(y_i − R·m_i)²/(1 − m_i/M) / M²
-// (each session's residual inflated by its leverage, as CR2 does, so that
-// a few large sessions do not make it short), at Student's t quantile
-// with K − 1 degrees of freedom for K sessions; the effective size is at
-// most M (design effect ≥ 1). With fewer than two sessions, or no spread
-// between them (every session at the same rate, e.g. all 1), the
-// variance says nothing and the beta-binomial interval, which stays wide
-// there, is used.
-func RatioInterval(ys, ms []int64, conf float64) (lo, hi float64) {
-	var Y, M, k float64
-	for i, m := range ms {
-		if m > 0 {
-			Y += float64(ys[i])
-			M += float64(m)
-			k++
-		}
-	}
-	if k < 2 {
-		lo, hi, _ = metrics.ClusteredInterval(ys, ms, conf)
-		return lo, hi
-	}
-	r := Y / M
-	var v float64
-	for i, m := range ms {
-		if m > 0 {
-			e := float64(ys[i]) - r*float64(m)
-			v += e * e / (1 - float64(m)/M)
-		}
-	}
-	v /= M * M
-	if !(v > 0) {
-		lo, hi, _ = metrics.ClusteredInterval(ys, ms, conf)
-		return lo, hi
-	}
-	n := min(M, r*(1-r)/v)
-	z := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}.Quantile(1 - (1-conf)/2)
-	return metrics.Wilson(r*n, n, z)
 }
 
 // MaxThresholds bounds the thresholds a sweep tries: the distinct

@@ -34,6 +34,10 @@
 //	| Codex auto-review: execpolicy rules,    | codex.go       |
 //	| reviewer policy (ImportCodex)           |                |
 //	| which calls reach the classifier        | coverage.go    |
+//
+// Not a stable Go API: apeval is a command, and this package serves it;
+// its exported names change with the command, without a compatibility
+// promise between versions.
 package automode
 
 import (

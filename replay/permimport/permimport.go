@@ -5,6 +5,10 @@
 // `--permissions-from`). Each source decides with its own tool's semantics
 // and says allow, ask or deny, or nothing when none of its rules speaks to
 // the call; replay combines the sources (docs/import.md).
+//
+// Not a stable Go API: apeval is a command, and this package serves it;
+// its exported names change with the command, without a compatibility
+// promise between versions.
 package permimport
 
 import (

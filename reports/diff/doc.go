@@ -27,4 +27,8 @@
 //	parquet.go   diff.parquet
 //	text.go      terminal output and --json
 //	html.go      diff.html (page.html is its template)
+//
+// Not a stable Go API: apeval is a command, and this package serves it;
+// its exported names change with the command, without a compatibility
+// promise between versions.
 package diff

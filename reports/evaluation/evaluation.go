@@ -20,6 +20,10 @@
 //	evaluation.go   Spec, Evaluation (New, Add, Finish), Check
 //	runset.go       RunSet: Open, Criteria, Baseline, Evaluate (the second read when cases repeat)
 //	cases.go        DescribeCases, DescribeFrom: the listed cases' arguments from an unchanged dataset
+//	compare.go      RunSet.Compare: a candidate against a baseline (compare); the comment's head run and what changes
+//	disagreements.go  FindDisagreements (datasets disagreements), ReplayedSample
+//	merge.go        CheckShards, MergedInfo: the shards of one run and the merged run.json (merge)
+//	pairs.go        ReadPairs: a run's pair table of the chosen judges (label verbs, plan --pilot)
 //
 // Not a stable Go API: apeval is a command, and this package serves
 // cmd/apeval; its exported names change with the command, without a

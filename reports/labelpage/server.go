@@ -14,6 +14,11 @@
 //
 //	server.go   Server: state, the JSON API, the appender
 //	page.go     the page (HTML, CSS, JS in one self-contained document)
+//	items.go    the page's items (a labeler's part of the queue, cases and rules read back), the labels file
+//
+// Not a stable Go API: apeval is a command, and this package serves it;
+// its exported names change with the command, without a compatibility
+// promise between versions.
 package labelpage
 
 import (

@@ -1,35 +1,50 @@
-package core
+// Package recorded holds the two judges that call no model: recorded
+// (recorded:NAME) replays the decisions captured in production shadow mode
+// and stored in the dataset, and none (--judge none) fails every call, so a
+// run shows the gate's deterministic fallback. They depend on judge/core
+// only; package judge lists them in its registry as built in (always
+// available, not live: never cached, budgeted or retried) and re-exports
+// them as judge.Recorded, judge.None, judge.NewRecorded and judge.NewNone.
+//
+// Not a stable Go API: apeval is a command, and this package serves it.
+//
+// Where to look:
+//
+//	recorded.go  Judge (recorded:NAME) and None
+package recorded
 
 import (
 	"context"
 	"time"
+
+	"github.com/apeval/apeval/judge/core"
 )
 
-// Recorded replays the decisions captured in production shadow mode for one
+// Judge replays the decisions captured in production shadow mode for one
 // recorded judge name (`recorded:NAME`, see docs/judges.md).
-type Recorded struct {
+type Judge struct {
 	name string
 }
 
-// NewRecorded returns the judge replaying the recordings whose Judge is name.
-func NewRecorded(name string) Judge { return &Recorded{name: name} }
+// New returns the judge replaying the recordings whose Judge is name.
+func New(name string) core.Judge { return &Judge{name: name} }
 
-// Identity is recorded/NAME; a recording carries no digest or prompt version
+// core.Identity is recorded/NAME; a recording carries no digest or prompt version
 // beyond what NAME itself says.
-func (r *Recorded) Identity() Identity { return Identity{Backend: "recorded", Model: r.name} }
+func (r *Judge) Identity() core.Identity { return core.Identity{Backend: "recorded", Model: r.name} }
 
 // Judge answers from req.Recorded. The entries named r.name are merged: the
 // first one holding a decision for an asked rule (else the first one) gives
 // the call's status, error and latency (its recorded latency_ms), and the
 // others fill in decisions for asked rules it lacks. Decisions for rules not
 // asked are dropped. When the recorded call succeeded, an asked rule without
-// a decision is listed in Response.Missing (the policy changed after the
+// a decision is listed in core.Response.Missing (the policy changed after the
 // recording); a failed recorded call (invalid, timeout, error) fails every
 // asked rule, so nothing is missing. With no entry for r.name at all, every
-// asked rule is missing and the status is StatusMissing.
-func (r *Recorded) Judge(_ context.Context, req Request) Response {
-	asked := AskedIDs(req.Input)
-	var primary *Recording
+// asked rule is missing and the status is core.StatusMissing.
+func (r *Judge) Judge(_ context.Context, req core.Request) core.Response {
+	asked := core.AskedIDs(req.Input)
+	var primary *core.Recording
 	for i := range req.Recorded {
 		rec := &req.Recorded[i]
 		if rec.Judge != r.name {
@@ -44,17 +59,17 @@ func (r *Recorded) Judge(_ context.Context, req Request) Response {
 		}
 	}
 	if primary == nil {
-		return Response{
-			Status:  StatusMissing,
+		return core.Response{
+			Status:  core.StatusMissing,
 			Error:   "no recording for judge " + r.name,
 			Missing: asked,
 		}
 	}
 	status := primary.Status
 	if status == "" {
-		status = StatusOK
+		status = core.StatusOK
 	}
-	resp := Response{
+	resp := core.Response{
 		Status:   status,
 		Error:    primary.Error,
 		Latency:  time.Duration(primary.LatencyMS * float64(time.Millisecond)),
@@ -62,11 +77,11 @@ func (r *Recorded) Judge(_ context.Context, req Request) Response {
 	}
 	if status.Failed() {
 		// A recording carries the production call's message, not a cause.
-		resp.Cause = CauseFromText(status, primary.Error)
+		resp.Cause = core.CauseFromText(status, primary.Error)
 	}
 	resp.Server.PromptTokens, resp.Server.CompletionTokens = primary.PromptTokens, primary.CompletionTokens
-	byID := make(map[string]Decision, len(asked))
-	collect := func(rec *Recording) {
+	byID := make(map[string]core.Decision, len(asked))
+	collect := func(rec *core.Recording) {
 		for _, d := range rec.Decisions {
 			if _, seen := byID[d.RuleID]; !seen {
 				byID[d.RuleID] = d
@@ -97,30 +112,17 @@ func (r *Recorded) Judge(_ context.Context, req Request) Response {
 type None struct{}
 
 // NewNone returns the `none` judge.
-func NewNone() Judge { return None{} }
+func NewNone() core.Judge { return None{} }
 
-// Identity is the bare backend name "none".
-func (None) Identity() Identity { return Identity{Backend: "none"} }
+// core.Identity is the bare backend name "none".
+func (None) Identity() core.Identity { return core.Identity{Backend: "none"} }
 
 // Judge fails immediately without latency or attempts.
-func (None) Judge(context.Context, Request) Response {
-	return Response{Status: StatusError, Cause: CauseNoJudge, Error: "no judge configured (--judge none)"}
+func (None) Judge(context.Context, core.Request) core.Response {
+	return core.Response{Status: core.StatusError, Cause: core.CauseNoJudge, Error: "no judge configured (--judge none)"}
 }
 
-// AskedIDs lists the rule IDs of an input in order, without duplicates.
-func AskedIDs(in Input) []string {
-	ids := make([]string, 0, len(in.Rules))
-	seen := make(map[string]bool, len(in.Rules))
-	for _, r := range in.Rules {
-		if !seen[r.ID] {
-			seen[r.ID] = true
-			ids = append(ids, r.ID)
-		}
-	}
-	return ids
-}
-
-func hasAny(ds []Decision, ids []string) bool {
+func hasAny(ds []core.Decision, ids []string) bool {
 	for _, d := range ds {
 		for _, id := range ids {
 			if d.RuleID == id {
