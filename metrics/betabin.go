@@ -22,8 +22,9 @@ import (
 // n_eff = R(1−R)/v (at most M) at Student's t quantile, v the CR2
 // cluster variance of R and the degrees of freedom Bell–McCaffrey's for
 // the sessions' sizes (fitRatio); below 10 degrees of freedom (about ten
-// sessions, or a few holding most units) the hull of that and the
-// beta-binomial interval (fewSessionsDF). Where that variance says nothing —
+// sessions, or a few holding most units), or with the rarer outcome in
+// fewer than 10 sessions, the hull of that and the beta-binomial interval
+// (fewSessions). Where that variance says nothing —
 // fewer than two sessions, or no spread between them (no event at all,
 // every unit a success, every session at one rate) — it is the
 // beta-binomial interval (BetaBinomialInterval), which does not collapse
@@ -67,7 +68,7 @@ func (p *bbPosterior) interval(conf float64) (lo, hi, deff float64) {
 	}
 	if f, ok := fitRatio(p.pairs); ok {
 		lo, hi, deff = f.interval(conf)
-		if f.df < fewSessionsDF {
+		if f.few() {
 			bl, bh, bd := p.bbInterval(conf)
 			lo, hi, deff = min(lo, bl), max(hi, bh), max(deff, bd)
 		}
@@ -76,14 +77,17 @@ func (p *bbPosterior) interval(conf float64) (lo, hi, deff float64) {
 	return p.bbInterval(conf)
 }
 
-// fewSessionsDF: below these degrees of freedom (about ten sessions, or
-// a few holding most units) the ratio's variance rests on so few sessions
-// that, with skewed session rates (most sessions near 1, a few far below),
-// it is often too small: 0.900 with 5 sessions of 20 and 45 singletons
-// at ICC 0.5, 0.918–0.926 with 10 sessions of 10. The interval is then
-// the hull with the beta-binomial's, whose model carries that shape
-// (docs/statistics.md, "The interval on the grid").
-const fewSessionsDF = 10
+// fewSessions: with fewer degrees of freedom than this (about ten
+// sessions, or a few holding most units), or the rarer outcome in fewer
+// sessions than this, the ratio's variance rests on too few sessions: with
+// skewed session rates (most sessions near 1, a few far below) it is often
+// too small (0.900 with 5 sessions of 20 and 45 singletons at ICC 0.5,
+// 0.918–0.926 with 10 sessions of 10), and with events in one or two
+// sessions it says nothing of how events cluster (one unknown answer in
+// 1,500 would bound the rate below what none does). The interval is then
+// the hull with the beta-binomial's, whose model and prior on the ICC
+// carry both (docs/statistics.md, "The interval on the grid").
+const fewSessions = 10
 
 // method names the interval ClusteredInterval gives these data: plain
 // Wilson (one unit per session), the ratio over sessions (with few
@@ -94,7 +98,7 @@ func (p *bbPosterior) method() string {
 		return "Wilson"
 	}
 	if f, ok := fitRatio(p.pairs); ok {
-		if f.df < fewSessionsDF {
+		if f.few() {
 			return "ratio over sessions, hull with the beta-binomial (few sessions)"
 		}
 		return "ratio over sessions"

@@ -50,7 +50,8 @@
 //	disagreements.go   DisagreementFinder
 //	disagreementline.go CaseDisagreements.Annotate: the apeval_disagreement member of a case line
 //	stats.go           the statistics: Wilson, Newcombe, quantiles, Holm, Benjamini–Hochberg
-//	betabin.go         ClusteredInterval: the beta-binomial interval over sessions
+//	betabin.go         ClusteredInterval: a pooled rate's interval; BetaBinomialInterval, its fallback
+//	ratio.go           the ratio over sessions: CR2 variance, Bell–McCaffrey df, Wilson at n_eff
 //	pairdiff.go        the clustered Newcombe interval of paired differences over sessions (drift)
 //	tests.go           SignFlip, the precision delta-t, the latency bootstrap, Mann–Whitney
 //	latency.go         latency quantiles over sessions: the P95 interval, the paired P50/P95 test

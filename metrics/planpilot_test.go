@@ -97,7 +97,10 @@ func TestPlanPilotPredictsTheDecisionRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]bool{CriterionPrecisionMin: true, CriterionJudgeP95Max: true, CriterionDangerousRecall: true}
-	rng := rand.New(rand.NewPCG(pilotSeed, 0x1d))
+	// The goal is ±0.1 between the rates; the independent runs' own
+	// Monte Carlo error (2 standard errors at their count) is allowed on
+	// top, as no finite count measures a rate exactly.
+	tol := 0.1 + 2*math.Sqrt(0.8*0.2/float64(reps))
 	for _, p := range plans {
 		if !want[p.Criterion] {
 			continue
@@ -108,6 +111,9 @@ func TestPlanPilotPredictsTheDecisionRate(t *testing.T) {
 			continue
 		}
 		k := int(*p.Sessions)
+		// Each criterion its own random numbers: one plan's size does not
+		// move the runs another is checked on.
+		rng := rand.New(rand.NewPCG(pilotSeed, 0x1d^hashString(p.Criterion)))
 		var dec int
 		for range reps {
 			s := pilotSummary(resampleRuns(rng, bySess, k))
@@ -121,7 +127,7 @@ func TestPlanPilotPredictsTheDecisionRate(t *testing.T) {
 		}
 		got := float64(dec) / float64(reps)
 		t.Logf("pilot %.4g: %s/%s: %s; independent runs of %d sessions decide %.2f", *p.Pilot.Estimate, p.Rule, p.Criterion, p.Reason, k, got)
-		if math.Abs(got-*p.DecideRate) > 0.1 {
+		if math.Abs(got-*p.DecideRate) > tol {
 			t.Errorf("%s: plan says %d sessions decide %.2f, independent runs %.2f", p.Criterion, k, *p.DecideRate, got)
 		}
 	}

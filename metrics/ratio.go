@@ -22,7 +22,17 @@ type ratioFit struct {
 	Y, M, K float64 // successes, units, sessions
 	v       float64 // CR2 variance of R
 	df      float64 // degrees of freedom of the t quantile
+	// kMinor is the number of sessions holding the rarer outcome (a
+	// success when R < 0.5, a failure otherwise): the sessions the
+	// variance learns the clustering of rare events from.
+	kMinor float64
 }
+
+// few reports whether the ratio's variance rests on too few sessions to
+// stand alone (ClusteredInterval then takes the hull with the
+// beta-binomial): fewer than fewSessions degrees of freedom, or the rarer
+// outcome in fewer than fewSessions sessions.
+func (f ratioFit) few() bool { return f.df < fewSessions || f.kMinor < fewSessions }
 
 // fitRatio is the ratio R = Y/M of the sessions and its variance: the
 // linearised cluster variance Σ (y_i − R·m_i)²/(1 − m_i/M) / M², each
@@ -56,6 +66,9 @@ func fitRatio(s []ymf) (f ratioFit, ok bool) {
 		}
 		e := x.y - r*x.m
 		v += x.n * e * e / (1 - x.m/f.M)
+		if (r < 0.5 && x.y > 0) || (r >= 0.5 && x.y < x.m) {
+			f.kMinor += x.n
+		}
 		d := x.y/x.m - r
 		ssb += x.n * x.m * d * d
 		ssw += x.n * x.y * (1 - x.y/x.m)

@@ -34,9 +34,9 @@ func TestRatioIntervalHand(t *testing.T) {
 	near(t, "hull lo", lo, min(wl, bl), 0)
 	near(t, "hull hi", hi, max(wh, bh), 0)
 
-	// Twelve sessions of 10 (11 degrees of freedom): the ratio interval
-	// alone, v = Σ(y − R·m)²/(1 − 1/12)/120².
-	ys, ms = []int64{9, 8, 10, 7, 9, 9, 10, 6, 8, 9, 10, 7}, []int64{10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10}
+	// Twelve sessions of 10 (11 degrees of freedom), each with a failure:
+	// the ratio interval alone, v = Σ(y − R·m)²/(1 − 1/12)/120².
+	ys, ms = []int64{9, 8, 9, 7, 9, 9, 8, 6, 8, 9, 9, 7}, []int64{10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10}
 	var Y float64
 	for _, y := range ys {
 		Y += float64(y)
@@ -47,7 +47,7 @@ func TestRatioIntervalHand(t *testing.T) {
 		v += (float64(y) - 10*r) * (float64(y) - 10*r)
 	}
 	v = v / (1 - 1.0/12) / (120 * 120)
-	n = r * (1 - r) / v
+	n = min(120, r*(1-r)/v)
 	wl, wh = Wilson(r*n, n, distuv.StudentsT{Mu: 0, Sigma: 1, Nu: 11}.Quantile(0.975))
 	lo, hi, deff = ClusteredInterval(ys, ms, 0.95)
 	near(t, "12 sessions lo", lo, wl, 1e-9)
@@ -78,6 +78,24 @@ func TestRatioIntervalHand(t *testing.T) {
 			t.Errorf("%v/%v: [%g, %g], want the beta-binomial's [%g, %g]", c.ys, c.ms, lo, hi, blo, bhi)
 		}
 	}
+	// The rarer outcome in fewer than 10 sessions: the hull with the
+	// beta-binomial, so one event never bounds the rate below what none
+	// does (150 sessions of 10: 0/1500 gives [0, 0.0079]).
+	ms150 := make([]int64, 150)
+	for i := range ms150 {
+		ms150[i] = 10
+	}
+	ys150 := make([]int64, 150)
+	_, h0, _ := ClusteredInterval(ys150, ms150, 0.95)
+	for k := range 9 {
+		ys150[k] = 1
+		_, h, _ := ClusteredInterval(ys150, ms150, 0.95)
+		if h < h0 {
+			t.Errorf("%d events in 1500 units over 150 sessions: upper bound %v, below the %v of one fewer", k+1, h, h0)
+		}
+		h0 = h
+	}
+
 	// No event in 280 calls over 8 sessions: not the single-session worst
 	// case (a flat prior on the ICC gave 0.237), not the binomial (0.013).
 	if _, hi, _ := ClusteredInterval(make([]int64, 8), []int64{35, 35, 35, 35, 35, 35, 35, 35}, 0.95); hi < 0.05 || hi > 0.15 {

@@ -61,7 +61,7 @@ class's failure policy applies (--on-failure block|pass overrides it).
 Per configuration and rule: effective recall (labeled positives the gate
 acted on, fail-closed timeouts caught, fail-open ones missed), fail-open
 rate, friction per 100 tool calls, approvals per session, precision,
-recall, unknown rate, P95 of the hook's latency, cost per 1,000 tool calls;
+recall, unknown rate, P50 and P95 of the hook's latency, cost per 1,000 tool calls;
 each with its session-clustered interval, and against the deployed
 configuration (--deployed, default the run's first judge) the paired
 difference. Writes simulate.parquet into the run directory (or --out).
@@ -100,7 +100,7 @@ See docs/simulate.md.`,
 	f.StringVar(&o.Policy, "policy", "", "the policy the run was made with (default: the one run.json names); the failure policy needs each rule's when and baseline")
 	f.Float64Var(&o.EffectiveRecallMin, "effective-recall-min", 0, "override the kill criterion effective_recall_min of the policy's [kill_criteria] (0: off): exit 1 when a configuration's effective recall lies wholly below it")
 	f.BoolVar(&o.OperatingPoints, "operating-points", false, "choose each judge × rule's confidence threshold on half of the sessions (highest recall whose precision lower bound clears precision_min) and report it on the other half")
-	f.BoolVar(&o.Frontier, "frontier", false, "the non-dominated configurations on cost, P95 and recall at the precision floor, chosen on half of the sessions and reported on the other, Holm across them")
+	f.BoolVar(&o.Frontier, "frontier", false, "the non-dominated configurations on cost, P95 and recall with every judged rule's precision lower bound at the floor (precision_min is per rule), chosen on half of the sessions and reported on the other, Holm across them")
 	f.StringVar(&o.WritePatch, "write-patch", "", "write the chosen thresholds and the rules to demote to audit as a reviewable policy patch (TOML) to FILE; implies --operating-points")
 	f.BoolVar(&o.PerRule, "per-rule", false, "print one line per configuration × rule, not only per configuration")
 	f.StringVar(&o.Out, "out", "", "directory for simulate.parquet (default: the first run directory)")
