@@ -13,11 +13,31 @@ import (
 // A hint path: one replicate draws data with known truth, evaluates the
 // criterion with the code the verdict uses, and when it is INCONCLUSIVE
 // with a "+N", collects that many new sessions (or labels) and decides
-// again. It returns whether a hint was given, whether the data then
-// decided as the hint said, and the hint's size.
+// again. It returns whether a hint was given, how the data then decided
+// (outcome), and the hint's size.
+// hintOutcome is what the data decided after a hint was collected.
+type hintOutcome int
+
+const (
+	openStill hintOutcome = iota // still INCONCLUSIVE
+	otherWay                     // decided, not the way the hint named
+	asNamed                      // decided the way the hint named
+)
+
+// outcome compares the status after collecting with the one the hint named.
+func outcome(got, want Status) hintOutcome {
+	switch {
+	case got == want:
+		return asNamed
+	case got == StatusInconclusive:
+		return openStill
+	}
+	return otherWay
+}
+
 type hintPath struct {
 	name string
-	rep  func(rng *rand.Rand) (hinted, decided bool, more int64)
+	rep  func(rng *rand.Rand) (hinted bool, o hintOutcome, more int64)
 }
 
 // recallSession is one session's labeled positives: m positives, the
@@ -65,19 +85,19 @@ func evalRecall(e *evaluator, ss []recallSession) Criterion {
 }
 
 func recallPath(name string, sz []int, pb, pj, icc float64) hintPath {
-	return hintPath{name, func(rng *rand.Rand) (bool, bool, int64) {
+	return hintPath{name, func(rng *rand.Rand) (bool, hintOutcome, int64) {
 		e := defaultEval()
 		ss := drawRecall(rng, sz, pb, pj, icc)
 		c := evalRecall(e, ss)
 		if c.Status != StatusInconclusive || c.MoreSessions == nil || *c.MoreSessions > 3000 {
-			return false, false, 0
+			return false, openStill, 0
 		}
 		more := make([]int, *c.MoreSessions)
 		for i := range more {
 			more[i] = int(ss[rng.IntN(len(ss))].m)
 		}
 		ss = append(ss, drawRecall(rng, more, pb, pj, icc)...)
-		return true, evalRecall(e, ss).Status == StatusPass, *c.MoreSessions
+		return true, outcome(evalRecall(e, ss).Status, StatusPass), *c.MoreSessions
 	}}
 }
 
@@ -89,7 +109,7 @@ func recallPath(name string, sz []int, pb, pj, icc float64) hintPath {
 // like these are collected for every rule and the rules decided again,
 // Holm included: the first rule must then PASS.
 func holmPath(name string, sz []int, rates [][2]float64, icc float64) hintPath {
-	return hintPath{name, func(rng *rand.Rand) (bool, bool, int64) {
+	return hintPath{name, func(rng *rand.Rand) (bool, hintOutcome, int64) {
 		e := defaultEval()
 		ss := make([][]recallSession, len(rates))
 		for i, r := range rates {
@@ -105,7 +125,7 @@ func holmPath(name string, sz []int, rates [][2]float64, icc float64) hintPath {
 		}
 		c := eval()
 		if c.Status != StatusInconclusive || c.MoreSessions == nil || *c.MoreSessions > 3000 {
-			return false, false, 0
+			return false, openStill, 0
 		}
 		more := make([]int, *c.MoreSessions)
 		for i := range more {
@@ -114,7 +134,7 @@ func holmPath(name string, sz []int, rates [][2]float64, icc float64) hintPath {
 		for i, r := range rates {
 			ss[i] = append(ss[i], drawRecall(rng, more, r[0], r[1], icc)...)
 		}
-		return true, eval().Status == StatusPass, *c.MoreSessions
+		return true, outcome(eval().Status, StatusPass), *c.MoreSessions
 	}}
 }
 
@@ -144,12 +164,12 @@ func drawDrift(rng *rand.Rand, sz []int, q1, q2, icc float64) []pairSess {
 }
 
 func driftPath(name string, sz []int, q1, q2, icc float64) hintPath {
-	return hintPath{name, func(rng *rand.Rand) (bool, bool, int64) {
+	return hintPath{name, func(rng *rand.Rand) (bool, hintOutcome, int64) {
 		e := defaultEval()
 		ss := drawDrift(rng, sz, q1, q2, icc)
 		c := e.fireRateChange(newPairDiff(append([]pairSess(nil), ss...)))
 		if c.Status != StatusInconclusive || c.MoreSessions == nil || *c.MoreSessions > 3000 {
-			return false, false, 0
+			return false, openStill, 0
 		}
 		want := StatusPass
 		if strings.Contains(c.Reason, "confirm the drift") {
@@ -160,7 +180,7 @@ func driftPath(name string, sz []int, q1, q2, icc float64) hintPath {
 			more[i] = int(ss[rng.IntN(len(ss))].m)
 		}
 		ss = append(ss, drawDrift(rng, more, q1, q2, icc)...)
-		return true, e.fireRateChange(newPairDiff(ss)).Status == want, *c.MoreSessions
+		return true, outcome(e.fireRateChange(newPairDiff(ss)).Status, want), *c.MoreSessions
 	}}
 }
 
@@ -173,7 +193,7 @@ func driftPath(name string, sz []int, q1, q2, icc float64) hintPath {
 // sessions of the same traffic, queues the whole (a new run) with the
 // labels given plus the hint's and labels that queue.
 func labelPath(name string, n int, crit replay.KillCriteria, recall bool) hintPath {
-	return hintPath{name, func(rng *rand.Rand) (bool, bool, int64) {
+	return hintPath{name, func(rng *rand.Rand) (bool, hintOutcome, int64) {
 		ps := simPopulationSeed(rng.Uint64())
 		seed := rng.Uint64()
 		eval := func(ps []simPair, budget, k int, seed uint64) Criterion {
@@ -187,7 +207,7 @@ func labelPath(name string, n int, crit replay.KillCriteria, recall bool) hintPa
 		}
 		c := eval(ps, 3000, n, seed)
 		if c.Status != StatusInconclusive || c.MoreSamples == nil {
-			return false, false, 0
+			return false, openStill, 0
 		}
 		want := StatusPass
 		if strings.Contains(c.Reason, "confirm the failure") {
@@ -197,18 +217,18 @@ func labelPath(name string, n int, crit replay.KillCriteria, recall bool) hintPa
 		if c.MoreSessions != nil {
 			k := int(*c.MoreSessions)
 			if k > 6000 {
-				return false, false, 0
+				return false, openStill, 0
 			}
 			more := labelModels[0].drawSessions(rng.Uint64(), k, "new")
 			all := append(append([]simPair(nil), ps...), more...)
 			total := n + int(m)
 			// A hint in sessions is returned negative (the table splits them).
-			return true, eval(all, total, total, rng.Uint64()).Status == want, -int64(k)
+			return true, outcome(eval(all, total, total, rng.Uint64()).Status, want), -int64(k)
 		}
 		if n+int(m) > 2900 {
-			return false, false, 0
+			return false, openStill, 0
 		}
-		return true, eval(ps, 3000, n+int(m), seed).Status == want, m
+		return true, outcome(eval(ps, 3000, n+int(m), seed).Status, want), m
 	}}
 }
 
@@ -255,8 +275,10 @@ func hintPaths() []hintPath {
 }
 
 // TestCalibrationHintPaths: dangerous recall's, the drift criterion's and
-// the labeled path's "+N", once collected, decide at least 80 % of the
-// time (goal 0.80 less the Monte Carlo error).
+// the labeled path's "+N", once collected, decide (PASS or FAIL) at least
+// 80 % of the time (goal 0.80 less the Monte Carlo error); the share
+// decided the way the hint named is printed beside it (an estimate on the
+// wrong side of a limit names a decision the truth cannot give).
 func TestCalibrationHintPaths(t *testing.T) {
 	t.Parallel()
 	n, full := calibrationN()
@@ -266,22 +288,26 @@ func TestCalibrationHintPaths(t *testing.T) {
 		slack = smokeSlack(0.8, n)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| hints, %d replicates | share with a hint | decided after collecting it (goal ≥ 0.80) | median hint |\n|---|---|---|---|\n", n)
+	fmt.Fprintf(&b, "| hints, %d replicates | share with a hint | decided after collecting it (goal ≥ 0.80) | decided as the hint named | median hint |\n|---|---|---|---|---|\n", n)
 	for i, p := range hintPaths() {
 		rng := rand.New(rand.NewPCG(uint64(i+1), 0x5e55))
-		var got, ok int
+		var got, ok, named int
 		// On the labeled path a hint in sessions (labels cannot decide)
 		// comes back negative: counted apart as well.
 		var sGot, sOK int
 		var more, sMore []float64
 		for range n {
-			h, d, m := p.rep(rng)
+			h, o, m := p.rep(rng)
 			if !h {
 				continue
 			}
 			got++
+			d := o != openStill
 			if d {
 				ok++
+			}
+			if o == asNamed {
+				named++
 			}
 			if m < 0 {
 				sGot++
@@ -309,7 +335,7 @@ func TestCalibrationHintPaths(t *testing.T) {
 		if sGot > 0 {
 			med += fmt.Sprintf("; %d hinted sessions instead (median %.0f), of which %.3f decided", sGot, median(sMore), float64(sOK)/float64(sGot))
 		}
-		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %s |\n", p.name, hinted, decided, med)
+		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %s |\n", p.name, hinted, decided, float64(named)/float64(got), med)
 		if decided < 0.8-slack-2*math.Sqrt(0.16/float64(got)) {
 			t.Errorf("%s: decided %.3f after the hint (%d hinted)", p.name, decided, got)
 		}

@@ -20,15 +20,6 @@ func registerFilter(fs *pflag.FlagSet, f *runplan.Filter) {
 	fs.StringVar(&f.Slice, "slice", "", "apply the filters of [slices.`NAME`] in apeval.toml")
 }
 
-// restrictPolicy returns p with only the --rule rules (replay.Policy.Only).
-func restrictPolicy(p *replay.Policy, rules []string) (*replay.Policy, error) {
-	q, err := p.Only(rules)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return q, nil
-}
-
 // selectSessions reads the dataset once (session IDs and tags only) and
 // picks the sessions of this shard to replay (datasets.SessionFilter.Select);
 // nil without --tag, --limit and --sample.

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -284,28 +282,11 @@ func prepareRun(ctx context.Context, st *runplan.State, io IO) (_ *preparedRun, 
 		}
 	}()
 
-	pol, polRef, err := loadPolicy(o.Policy)
+	pol, err := o.LoadPolicy()
 	if err != nil {
-		return nil, err
-	}
-	if err := replay.AddPermissionImports(pol, o.PermissionsFrom); err != nil {
 		return nil, usageError{err}
 	}
-	p.stray = datasets.NewStrayLabels(pol.RuleIDs()) // before --rule: a rule filtered out is not a typo
-	if pol, err = restrictPolicy(pol, o.Filter.Rules); err != nil {
-		return nil, err
-	}
-	if o.Repeat.BatchSize > 0 {
-		pol.MaxRulesPerCall = o.Repeat.BatchSize // --batch-size: the same rules alone or in other company
-	}
-	p.pol, p.crit = pol, pol.KillCriteria
-	p.critFrom = cmp.Or(o.Policy, replay.SamplePolicyName)
-	if o.Criteria != "" {
-		p.critFrom = o.Criteria + " (--criteria)"
-		if p.crit, err = replay.ReadCriteria(o.Criteria); err != nil {
-			return nil, usageError{err}
-		}
-	}
+	p.pol, p.crit, p.critFrom, p.stray = pol.Policy, pol.Criteria, pol.CriteriaFrom, pol.Stray
 
 	if len(o.Datasets) == 0 && o.Config != "" && o.Options.Resume == "" {
 		// A project file without datasets is not silently the sample.
@@ -326,7 +307,7 @@ func prepareRun(ctx context.Context, st *runplan.State, io IO) (_ *preparedRun, 
 	if runplan.NeedsRecordedNames(entries) {
 		// One pass to learn the recorded judges' names; it also finds bad
 		// lines before any judge is called.
-		if p.stats, err = scanStats(p.src, pol, o.SkipInvalid); err != nil {
+		if p.stats, err = scanStats(p.src, p.pol, o.SkipInvalid); err != nil {
 			return nil, err
 		}
 		if entries, err = runplan.ExpandRecorded(entries, p.stats); err != nil {
@@ -334,7 +315,7 @@ func prepareRun(ctx context.Context, st *runplan.State, io IO) (_ *preparedRun, 
 		}
 	}
 
-	if p.sel, err = selectSessions(o.Filter.Sessions(), p.src, pol, o.ShardOf); err != nil {
+	if p.sel, err = selectSessions(o.Filter.Sessions(), p.src, p.pol, o.ShardOf); err != nil {
 		return nil, err
 	}
 
@@ -368,7 +349,7 @@ func prepareRun(ctx context.Context, st *runplan.State, io IO) (_ *preparedRun, 
 	for _, j := range p.judges {
 		infos = append(infos, judgeInfo(j))
 	}
-	info := st.Info(runplan.Run{Version: version, Policy: polRef, Criteria: p.crit, CriteriaFrom: p.critFrom,
+	info := st.Info(runplan.Run{Version: version, Policy: pol.Ref, Criteria: p.crit, CriteriaFrom: p.critFrom,
 		Baseline: p.baseline, Entries: entries, Judges: infos})
 	if p.lab, err = newLabelSink(o.Labels, ""); err != nil {
 		return nil, err
@@ -465,35 +446,12 @@ func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to s
 	if prog != nil {
 		prog.update(progressSnapshot{Cases: rstats.Cases, Calls: rstats.Calls, CacheHits: rstats.CacheHits, Failures: rstats.Failures}, time.Now(), true)
 	}
-	if err := in.Err(); err != nil {
-		// Bad input without --skip-invalid: nothing is reported from a run
-		// that would silently miss cases.
+	interrupted, err := runplan.Outcome(ctx, in, runErr)
+	if err != nil {
 		return replayed{}, usageError{err}
 	}
-	interrupted := errors.Is(runErr, context.Canceled) || ctx.Err() != nil
-	if in.Valid == 0 && !interrupted {
-		// Nothing to evaluate is an input error, not a GO on no evidence.
-		if in.Invalid.Count > 0 {
-			return replayed{}, usagef("the dataset has no valid case (%d invalid line(s) skipped)", in.Invalid.Count)
-		}
-		return replayed{}, usagef("the dataset has no cases")
-	}
-	if runErr != nil && !interrupted {
-		var se *replay.SeqError
-		var ge *datasets.GroupedError
-		if errors.As(runErr, &se) || errors.As(runErr, &ge) {
-			return replayed{}, usageError{runErr}
-		}
-		return replayed{}, runErr
-	}
-
 	wi := p.w.Info()
-	wi.Datasets = <-p.refs
-	wi.Cases = in.Cases
-	wi.InvalidLines = in.Invalid.Count
-	wi.Interrupted = interrupted
-	wi.ReplayMS = float64(replayTime) / float64(time.Millisecond)
-	if n := st.Finish(wi); n > 0 {
+	if n := st.Finish(wi, runplan.Replayed{Datasets: <-p.refs, Feed: in, Interrupted: interrupted, Time: replayTime}); n > 0 {
 		fmt.Fprintf(io.Err, "apeval: --budget-usd: %d call(s) reported no token counts; each was counted at its estimate from the input's size, not as free\n", n)
 	}
 	if o.Resuming != nil {

@@ -1,6 +1,8 @@
 package runplan
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -237,7 +239,7 @@ func TestStartStateAndRunJSON(t *testing.T) {
 		t.Errorf("default settings: %+v", st)
 	}
 	var wi rundir.RunInfo
-	if n := s2.Finish(&wi); n != 0 || wi.Budget != nil || wi.Partial != "" {
+	if n := s2.Finish(&wi, Replayed{Interrupted: true, Time: 1500 * time.Microsecond}); n != 0 || wi.Budget != nil || wi.Partial != "" || !wi.Interrupted || wi.ReplayMS != 1.5 {
 		t.Errorf("finish without a budget: %d %+v", n, wi)
 	}
 }
@@ -308,5 +310,71 @@ func TestResolveResume(t *testing.T) {
 	es, err := p.JudgeEntries()
 	if err != nil || len(es) != 1 || es[0].Spec != "openai:m" || es[0].Options[0] != "temperature=0" || es[0].BaseURL != "" {
 		t.Errorf("resumed judges: %+v %v", es, err)
+	}
+}
+
+func TestLoadPolicy(t *testing.T) {
+	t.Parallel()
+	o := defaults()
+	p, err := Resolve(o, givenOf(), noFile(), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := p.LoadPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := pol.RuleIDs()
+	if len(all) < 2 || pol.Ref.Name == "" || pol.Ref.SHA256 == "" || pol.CriteriaFrom != replay.SamplePolicyName {
+		t.Fatalf("sample policy: %d rules, ref %+v, criteria from %q", len(all), pol.Ref, pol.CriteriaFrom)
+	}
+	// --rule keeps one rule; --batch-size overrides max_rules_per_call;
+	// --criteria replaces the policy's criteria and says so.
+	crit := filepath.Join(t.TempDir(), "crit.toml")
+	if err := os.WriteFile(crit, []byte("[kill_criteria]\nprecision_min = 0.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o.Filter.Rules, o.Repeat.BatchSize, o.Criteria = []string{all[0]}, 1, crit
+	p, err = Resolve(o, givenOf(), noFile(), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err = p.LoadPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := pol.RuleIDs(); len(ids) != 1 || ids[0] != all[0] || pol.MaxRulesPerCall != 1 || pol.CriteriaFrom != crit+" (--criteria)" {
+		t.Errorf("filtered policy: %v, max %d, from %q", ids, pol.MaxRulesPerCall, pol.CriteriaFrom)
+	}
+	o.Filter.Rules = []string{"no-such-rule"}
+	p, _ = Resolve(o, givenOf(), noFile(), noEnv)
+	if _, err := p.LoadPolicy(); err == nil || !strings.Contains(err.Error(), "no-such-rule") {
+		t.Errorf("unknown --rule: %v", err)
+	}
+}
+
+func TestOutcome(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	if _, err := Outcome(ctx, &replay.Feed{}, nil); err == nil || err.Error() != "the dataset has no cases" {
+		t.Errorf("no cases: %v", err)
+	}
+	in := &replay.Feed{Invalid: datasets.InvalidLines{Skip: true, Count: 2}}
+	if _, err := Outcome(ctx, in, nil); err == nil || err.Error() != "the dataset has no valid case (2 invalid line(s) skipped)" {
+		t.Errorf("no valid case: %v", err)
+	}
+	in = &replay.Feed{Valid: 3}
+	boom := errors.New("boom")
+	if _, err := Outcome(ctx, in, boom); !errors.Is(err, boom) {
+		t.Errorf("replay error: %v", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	// Interrupted: what finished is kept, even with no case yet.
+	if intr, err := Outcome(cctx, &replay.Feed{}, context.Canceled); !intr || err != nil {
+		t.Errorf("interrupted: %v %v", intr, err)
+	}
+	if intr, err := Outcome(ctx, in, nil); intr || err != nil {
+		t.Errorf("a good run: %v %v", intr, err)
 	}
 }

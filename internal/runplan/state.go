@@ -271,12 +271,20 @@ func MaskURLs(names []string) []string {
 	return out
 }
 
-// Finish records in run.json what the budget and --resume did: the
+// Finish completes run.json after the replay: the datasets and their
+// hashes, the cases read, invalid lines, interruption and replay time; the
 // budget's report, the run marked partial ("budget " and the budget that
-// stopped it) when a budget stopped it, the calls re-sent. It returns the
-// number of calls counted at their estimate (no token counts reported)
-// under --budget-usd.
-func (s *State) Finish(wi *rundir.RunInfo) (unmetered int64) {
+// stopped it) when a budget stopped it; the calls --resume re-sent. It
+// returns the number of calls counted at their estimate (no token counts
+// reported) under --budget-usd.
+func (s *State) Finish(wi *rundir.RunInfo, r Replayed) (unmetered int64) {
+	wi.Datasets = r.Datasets
+	if r.Feed != nil {
+		wi.Cases = r.Feed.Cases
+		wi.InvalidLines = r.Feed.Invalid.Count
+	}
+	wi.Interrupted = r.Interrupted
+	wi.ReplayMS = float64(r.Time) / float64(time.Millisecond)
 	if b := s.Budget; b != nil {
 		rep := b.Report()
 		wi.Budget = &rep
