@@ -170,7 +170,7 @@ actionlint:
 comment-check: build
 	./.ci/comment-check.sh
 
-ci: vet staticcheck test e2e race build-small fuzz readme-check actionlint e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check label-browser diff-browser comment-check
+ci: vet staticcheck test e2e race build-small fuzz readme-check actionlint e2e-ollama e2e-s3 e2e-gcs e2e-azure html-check label-browser diff-browser comment-check calibrate
 
 clean:
 	rm -rf bin apeval-out

@@ -244,9 +244,9 @@ func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow float64) fl
 			m = min(m, float64(remain))
 			rho := S / (S + m)
 			// v₁ at the 90 % upper χ² bound of the degrees of freedom
-			// its estimate will rest on then (df·ρ⁻¹: the labels reach
+			// its estimate will rest on then (dfAfter: the labels reach
 			// more sessions).
-			u1 := spreadUp(f.DF / rho)
+			u1 := spreadUp(dfAfter(f.DF, 1/rho))
 			num := dist - half(v1*u1*u1+max(0, A*rho-B), 1/rho)
 			if m == 0 {
 				return prob(num, 0)
@@ -260,14 +260,7 @@ func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow float64) fl
 			}
 		}
 	}
-	K := float64(f.TrafficSessions)
-	P := float64(f.TrafficPairs)
-	if K <= 0 {
-		K = float64(f.Sessions)
-	}
-	if P <= 0 {
-		P = S + float64(f.Census) + float64(remain)
-	}
+	K, P := f.traffic()
 	if K <= 0 || !(f.Var > 0) {
 		return LabelHint{}, false
 	}
@@ -290,4 +283,27 @@ func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow float64) fl
 		Pairs:    int64(math.Ceil(float64(k) * P / K)),
 		Labels:   int64(math.Ceil(float64(k) * S / K)),
 	}, true
+}
+
+// dfAfter is the degrees of freedom a labeled figure's interval will rest
+// on after its labels grow by the factor grow: the sessions carrying
+// units of the figure grow more slowly than the labels (the queue spends
+// more labels where the figure has few units, and the sessions holding
+// its units are finite), so df is taken to grow as √grow. Measured: with
+// df·grow the recall-gain hint decided 0.783 at 2,000 replicates, with
+// df·√grow 0.819 at 800 (TestCalibrationHintPaths).
+func dfAfter(df, grow float64) float64 { return df * math.Sqrt(max(grow, 1)) }
+
+// traffic is the recorded sessions and pairs a labeled figure describes
+// (TrafficSessions, TrafficPairs), or, when unknown, the labeled units'
+// sessions and the pairs its strata hold.
+func (f WeightedRatio) traffic() (K, P float64) {
+	K, P = float64(f.TrafficSessions), float64(f.TrafficPairs)
+	if K <= 0 {
+		K = float64(f.Sessions)
+	}
+	if P <= 0 {
+		P = float64(f.SampledAll + f.Census + f.Remaining)
+	}
+	return K, P
 }

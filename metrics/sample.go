@@ -66,6 +66,9 @@ type WeightedRatio struct {
 	// the denominator whose contribution is positive (the first judge
 	// only) and negative (the other only): the discordant units.
 	Up, Down int64
+	// Discordant is the weighted count of those units (Σ w over them):
+	// the discordant pairs the recorded ones are estimated to hold.
+	Discordant float64
 }
 
 // WithTraffic returns f with the recorded sessions and pairs it describes
@@ -198,8 +201,10 @@ func weightedRatioFloor(units []SampleUnit, conf float64, f ratioFn, bounded boo
 				switch {
 				case y > 0:
 					out.Up++
+					out.Discordant += wh
 				case y < 0:
 					out.Down++
+					out.Discordant += wh
 				}
 				out.Units++
 				sumWX2 += wh * wh * x * x
@@ -238,15 +243,33 @@ func weightedRatioFloor(units []SampleUnit, conf float64, f ratioFn, bounded boo
 		// A difference of two proportions lies in [−1, 1], whatever its
 		// linearized variance says on few labels.
 		half := q * math.Sqrt(out.Var)
-		if out.Var == 0 {
-			// No unit's label moves the difference (no discordance, or
-			// every unit discordant one way): the variance says nothing,
-			// so each discordance rate gets Wilson's bound at zero events
-			// on the effective size, as the unweighted Newcombe interval
-			// does with no discordant unit.
-			_, half = Wilson(0, min(out.Den*out.Den/sumWX2, float64(psu)), q)
+		// The two discordance rates (the weighted shares of units whose
+		// y is +1 and −1) each get Wilson's interval on the effective
+		// size, and the interval is at least their Newcombe hull: on few
+		// labels the linearized variance says little (with V = 0 —
+		// every unit the same y — nothing), and one positive the
+		// baseline alone catches is [−1, 0.99], never a FAIL on one
+		// label; with no discordance it is ±Wilson's bound at zero
+		// events, as the unweighted Newcombe interval is.
+		var up, down float64
+		for i := range units {
+			y, x := f(&units[i], units[i].Label)
+			if x != 0 && y > 0 {
+				up += w[i] * y
+			} else if x != 0 && y < 0 {
+				down -= w[i] * y
+			}
 		}
-		out.Lo, out.Hi = ptr(max(R-half, -1)), ptr(min(R+half, 1))
+		ne := min(out.Den*out.Den/sumWX2, float64(psu))
+		upLo, upHi := Wilson(up/X*ne, ne, q)
+		dnLo, dnHi := Wilson(down/X*ne, ne, q)
+		lo, hi := R-half, R+half
+		if out.Var == 0 {
+			lo, hi = upLo-dnHi, upHi-dnLo
+		} else {
+			lo, hi = min(lo, upLo-dnHi), max(hi, upHi-dnLo)
+		}
+		out.Lo, out.Hi = ptr(max(lo, -1)), ptr(min(hi, 1))
 		return out
 	}
 	out.NEff = neff(R, out.Var, min(out.Den*out.Den/sumWX2, float64(psu)))

@@ -2,9 +2,11 @@ package metrics
 
 import (
 	"fmt"
-	"github.com/apeval/apeval/replay"
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/apeval/apeval/replay"
 )
 
 // The hand-computed example of docs/statistics.md: stratum A (N=100, four
@@ -175,5 +177,53 @@ func TestWeightedPrecisionOneSessionAllMatch(t *testing.T) {
 	crit := replay.KillCriteria{PrecisionMin: 0.9, Confidence: 0.95}
 	if c := SamplePrecision(p, crit); c.Status == StatusPass {
 		t.Errorf("40/40 in one session passes: %s", c.Reason)
+	}
+}
+
+// TestFewLabelsStayInRange: labels that cannot reach a rule — a handful
+// of labels in random strata and sessions, often one session, one
+// positive or none — give a labeled precision, recall and recall gain
+// whose bounds stay in their ranges ([0, 1], [−1, 1]) and finite; the
+// gain's criterion is never FAIL on fewer than four positives nor PASS on
+// fewer than five discordant ones, and always says why when
+// INCONCLUSIVE (the "lower bound −1.288").
+func TestFewLabelsStayInRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 3))
+	crit := replay.DefaultKillCriteria()
+	strata := []string{"A:match B:match", "A:match B:no_match", "A:no_match B:match", "A:no_match B:no_match"}
+	for rep := range 3000 {
+		n := 1 + rng.IntN(10)
+		var us []SampleUnit
+		for range n {
+			h := rng.IntN(len(strata))
+			us = append(us, SampleUnit{Stratum: strata[h], StratumSize: int64(1 + rng.IntN(2000)),
+				Session: fmt.Sprint(rng.IntN(3)), Label: rng.IntN(2) == 0, Match: rng.IntN(2) == 0, Other: rng.IntN(2) == 0})
+		}
+		in := func(name string, f WeightedRatio, lo, hi float64) {
+			if f.Estimate == nil {
+				return
+			}
+			for _, b := range []float64{*f.Lo, *f.Hi, *f.Estimate} {
+				if math.IsNaN(b) || b < lo-1e-12 || b > hi+1e-12 {
+					t.Fatalf("rep %d, %s: %v [%v, %v] outside [%g, %g] on %+v", rep, name, *f.Estimate, *f.Lo, *f.Hi, lo, hi, us)
+				}
+			}
+		}
+		in("precision", WeightedPrecision(us, 0.95), 0, 1)
+		in("recall", WeightedRecall(us, 0.95), 0, 1)
+		d := WeightedRecallDiff(us, 0.95)
+		in("recall gain", d, -1, 1)
+		c := SampleDangerousRecall(d, replay.ClassDangerous, true, crit)
+		if d.Estimate != nil && d.Units < 4 && c.Status == StatusFail {
+			t.Fatalf("rep %d: FAIL on %d positives: %s", rep, d.Units, c.Reason)
+		}
+		// The exact sign test needs 5 discordant positives one way to
+		// reach p < 0.05: fewer never PASS.
+		if d.Estimate != nil && d.Up+d.Down < 5 && c.Status == StatusPass {
+			t.Fatalf("rep %d: PASS on %d discordant positives: %s", rep, d.Up+d.Down, c.Reason)
+		}
+		if c.Status == StatusInconclusive && c.Reason == "" {
+			t.Fatalf("rep %d: INCONCLUSIVE without a reason", rep)
+		}
 	}
 }

@@ -207,6 +207,11 @@ func setPaired(f *Figure, b, c, d WeightedRatio, conf float64) {
 	if d.Var > 0 {
 		t := math.Abs(*d.Estimate) / math.Sqrt(d.Var)
 		p := 2 * (1 - distuv.StudentsT{Mu: 0, Sigma: 1, Nu: d.DF}.CDF(t))
+		if d.Up+d.Down < fewDiscordant {
+			// On a few discordant labels the linearized variance says
+			// little: never below the exact two-sided sign test.
+			p = max(p, min(1, 2*min(McNemarGreater(d.Up, d.Down), McNemarGreater(d.Down, d.Up))))
+		}
 		f.PValue = ptr(p)
 	} else if *d.Estimate == 0 {
 		f.PValue = ptr(1)

@@ -41,14 +41,14 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 // moreLabels sets the hint: the fewest labels m added to the queue after
 // which the interval the verdict uses (Wilson at the effective n the
 // two-phase variance gives, at the t quantile of its degrees of freedom,
-// which grow with the labels) decides with 80 % probability
+// which grow with the labels: dfAfter) decides with 80 % probability
 // (labelsToDecide); at most the queue pairs still unlabeled. When labels
 // alone cannot decide it (the recorded sessions' spread stays), the hint
 // is in sessions of new traffic and the labels they bring.
 func moreLabels(c *Criterion, f WeightedRatio, conf float64, verb string, dec Decision) {
 	est := *f.Estimate
 	half := func(v, grow float64) float64 {
-		q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: f.DF * grow}.Quantile(1 - (1-conf)/2)
+		q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: dfAfter(f.DF, grow)}.Quantile(1 - (1-conf)/2)
 		var n float64
 		if est > 0 && est < 1 && v > 0 {
 			n = est * (1 - est) / v
@@ -110,13 +110,22 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 	se := math.Sqrt(diff.Var)
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: diff.DF}
 	// The one-sided p of the gain, from the same t as the interval.
-	// Without variance (no label moves the difference) the exact
-	// one-sided sign test on the discordant units decides, as McNemar
-	// does on the unweighted path: three discordant positives give
-	// p = 1/8, never a PASS.
+	// Without variance (no label moves the difference), or on fewer than
+	// fewDiscordant discordant labels (where the linearized variance
+	// rests mostly on the floor and says little), the exact one-sided
+	// sign test on the discordant units bounds it, as McNemar does on the
+	// unweighted path: one discordant positive gives p = 1/2, three 1/8,
+	// never a PASS. (Above that the weights matter: the queue samples
+	// the disagreement strata at different rates, so raw discordant
+	// counts would misstate the gain.)
 	p := McNemarGreater(diff.Up, diff.Down)
 	if se > 0 {
-		p = t.Survival(d / se)
+		pt := t.Survival(d / se)
+		if diff.Up+diff.Down < fewDiscordant {
+			p = max(p, pt)
+		} else {
+			p = pt
+		}
 	}
 	c.N, c.PValue = diff.Units, ptr(p)
 	alpha := alphaOf(crit.Confidence)
@@ -130,12 +139,54 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 			return c
 		}
 		// The one-sided t must clear 0: half-width q·√v at variance v,
-		// the t's degrees of freedom growing with the data.
+		// the t's degrees of freedom growing with the data (dfAfter).
 		half := func(v, grow float64) float64 {
-			return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: diff.DF * grow}.Quantile(crit.Confidence) * math.Sqrt(v)
+			return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: dfAfter(diff.DF, grow)}.Quantile(crit.Confidence) * math.Sqrt(v)
 		}
-		h, ok := labelsToDecide(diff, d, half, assurance, diff.Remaining)
+		// The labels' part of the variance rests on the discordant labels
+		// alone (the others add nothing to a difference): its degrees of
+		// freedom for the hint are theirs.
+		fh := diff
+		fh.SampledDF = min(fh.SampledDF, max(1, float64(diff.Up+diff.Down-1)))
+		h, ok := labelsToDecide(fh, d, half, assurance, diff.Remaining)
+		if disc := diff.Up + diff.Down; ok && disc > 0 && disc < fewDiscordant {
+			h = fewDiscordantHint(diff, h)
+		}
 		setLabelHint(&c, diff, h, ok, "decide it")
 	}
 	return c
+}
+
+// fewDiscordant is the number of discordant labeled units below which a
+// labeled difference's p is bounded by the exact sign test: with fewer
+// than 6, even all one way, the two-sided sign test cannot reach 0.05
+// (the one-sided needs 5).
+const fewDiscordant = 6
+
+// fewDiscordantHint raises a recall gain's hint while fewer than
+// fewDiscordant discordant labels bound its p by the sign test: when the
+// recorded pairs hold enough discordant ones (Discordant, weighted), the
+// labels that would bring the missing ones, the queue's unlabeled pairs
+// taken to hold the rest evenly; otherwise — the recorded sessions hold
+// too few however many are labeled — the sessions that would.
+func fewDiscordantHint(f WeightedRatio, h LabelHint) LabelHint {
+	disc := float64(f.Up + f.Down)
+	if h.Sessions == 0 && f.Discordant >= fewDiscordant && f.Remaining > 0 && f.Discordant > disc {
+		need := int64(math.Ceil((fewDiscordant - disc) * float64(f.Remaining) / (f.Discordant - disc)))
+		if need <= f.Remaining {
+			h.Labels = max(h.Labels, need)
+			return h
+		}
+	}
+	K, P := f.traffic()
+	if K <= 0 || f.Discordant <= 0 {
+		return h
+	}
+	k := int64(math.Ceil(K * (fewDiscordant/f.Discordant - 1)))
+	if k > h.Sessions {
+		h.Sessions = k
+		h.Pairs = int64(math.Ceil(float64(k) * P / K))
+		h.Labels = int64(math.Ceil(float64(k) * float64(f.SampledAll) / K))
+	}
+	return h
 }
