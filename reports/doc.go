@@ -17,7 +17,8 @@
 // summary.md, junit.xml, metrics.parquet, the charts, report.html), each
 // atomically ([rundir.WriteFileAtomic]). [Report.WriteTables] and
 // [Report.WriteComparison] print to a terminal (aligned tables), a pipe
-// (TSV) or as JSON, chosen by [Format].
+// (TSV), as CSV, Markdown or JSON, chosen by [Format]; every form of a
+// table is written from the one grid the report builds for it.
 //
 // # Where to look
 //
@@ -28,6 +29,7 @@
 //	labelsource.go       LabelSource, CheckSampleOn: weak and people's labels never mixed
 //	decision.go          Explain, ExitNote: the one wording of a criterion's status and the exit code
 //	figures.go           the figure names, units and "~" legend every renderer shares
+//	figuretable.go       the comparison's one view: every compared figure's cells formatted once (cellsOf, figureTables)
 //	columns.go           the machine formats' columns, read off the figure types' tags
 //	metricsfile.go       metrics.parquet
 //	compareparquet.go    compare.parquet
@@ -37,14 +39,15 @@
 //	failures.go          Failures: each judge's failed calls by message
 //	cases.go             CaseLists: the false positives and negatives a reviewer opens
 //	weak.go              the weak-labels banner and marks
-//	labelfigures.go      label agreement's table, label correct's tables and JSON
+//	labelfigures.go      label queue's summary, label agreement's table, label correct's tables and JSON
+//	terminal.go          Report.WriteTerminal: a run's tables as run, report and merge print them; Banner
 //	importtext.go        datasets import's and policy import's summaries, policy coverage's table
 //	markdown.go, markdownpages.go   summary.md and the Markdown outputs
 //	junit.go             junit.xml
 //	html.go, charts.go, forest.go   report.html and its charts
 //	comment.go           the pull-request comment (compare --comment)
 //	tables.go, compare.go, gates.go, sample.go   terminal output: tables, comparison, gates, sample check
-//	fit.go, format.go    fitting tables to the terminal; Format (table, TSV, Markdown, JSON)
+//	fit.go, format.go    fitting tables to the terminal; Format (table, TSV, CSV, Markdown, JSON); grid, the one table type every form renders
 //	checks.go, stats.go, bytool.go   `judges check`, `datasets stats` (and --by-tool)
 //	diff/                `apeval diff`: two runs' decisions side by side
 //	evaluation/          the one evaluation pipeline: results → figures → verdict; RunSet over run directories

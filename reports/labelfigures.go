@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/apeval/apeval/metrics"
 )
@@ -167,4 +170,32 @@ func ratioText(r metrics.WeightedRatio) string {
 		fmt.Fprintf(&b, " [%.3f, %.3f]", *r.Lo, *r.Hi)
 	}
 	return b.String()
+}
+
+// WriteQueueSummary prints what apeval label queue drew: the letters'
+// legend (names[i] is letters[i]), per rule and stratum the pairs, the
+// queued and the prior, the census pairs the dataset already labels per
+// rule, a note when the budget was below the minimums, and a total line
+// (unlabeled pairs in scope, where the queue went).
+func WriteQueueSummary(w io.Writer, q *metrics.Queue, letters, names []string, census map[string]int, unlabeled int, dest string) error {
+	for i, j := range names {
+		fmt.Fprintf(w, "%s = %s\n", letters[i], j)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "rule\tstratum\tpairs\tqueued\tprior p")
+	for _, s := range q.Strata {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f\n", s.RuleID, s.Name, s.Size, s.Allocated, s.Prior)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	rules := slices.Sorted(maps.Keys(census))
+	for _, r := range rules {
+		fmt.Fprintf(w, "%s: %d pairs labeled in the dataset (census, not queued)\n", r, census[r])
+	}
+	if q.MinTotal > q.Budget {
+		fmt.Fprintf(w, "--budget %d is below the minimum of 5 per stratum: queued the minimum, %d pairs\n", q.Budget, q.MinTotal)
+	}
+	_, err := fmt.Fprintf(w, "%d pairs queued from %d unlabeled pairs in %d strata; written to %s\n", len(q.Items), unlabeled, len(q.Strata), dest)
+	return err
 }

@@ -34,3 +34,20 @@ func TestWriteAgreementRowsPerRule(t *testing.T) {
 		t.Errorf("figures:\n%s", b.String())
 	}
 }
+
+func TestWriteQueueSummary(t *testing.T) {
+	q := &metrics.Queue{Items: make([]metrics.QueueItem, 7), MinTotal: 10, Budget: 4,
+		Strata: []metrics.QueueStratum{{RuleID: "R", Name: "A:match", Size: 12, Allocated: 5, Prior: 0.8}, {RuleID: "R", Name: "A:no_match", Size: 2, Allocated: 2, Prior: 0.2}}}
+	var b strings.Builder
+	if err := WriteQueueSummary(&b, q, []string{"A", "W"}, []string{"ollama/x", "weak labels"}, map[string]int{"S": 3, "R": 1}, 14, "q.jsonl"); err != nil {
+		t.Fatal(err)
+	}
+	want := "A = ollama/x\nW = weak labels\n" +
+		"rule  stratum     pairs  queued  prior p\nR     A:match     12     5       0.80\nR     A:no_match  2      2       0.20\n" +
+		"R: 1 pairs labeled in the dataset (census, not queued)\nS: 3 pairs labeled in the dataset (census, not queued)\n" +
+		"--budget 4 is below the minimum of 5 per stratum: queued the minimum, 10 pairs\n" +
+		"7 pairs queued from 14 unlabeled pairs in 2 strata; written to q.jsonl\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

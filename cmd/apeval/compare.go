@@ -188,19 +188,11 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	// A filtered run is never mistaken for a full one, here either.
 	f := outputFormat(o.Format, io.Out)
 	if banner != "" {
-		if f == reports.FormatTable || f == reports.FormatMarkdown {
-			fmt.Fprintf(io.Out, "%s\n\n", banner)
-		} else {
-			fmt.Fprintf(io.Err, "apeval: %s\n", banner)
-		}
+		reports.Banner(io.Out, io.Err, f, banner)
 	}
 	for i, in := range infos {
 		if h := in.Filter.String(); h != "" {
-			if f == reports.FormatTable || f == reports.FormatMarkdown {
-				fmt.Fprintf(io.Out, "%s: %s\n\n", dirs[i], h)
-			} else {
-				fmt.Fprintf(io.Err, "apeval: %s: %s\n", dirs[i], h)
-			}
+			reports.Banner(io.Out, io.Err, f, dirs[i]+": "+h)
 		}
 	}
 	if err := rep.WriteComparison(io.Out, cmp, f); err != nil {

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	goio "io"
 	"slices"
-	"sort"
 	"strconv"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -136,32 +134,11 @@ func runLabelQueue(_ context.Context, o *labelQueueOptions, io IO) error {
 	if err := writeOutput(o.Out, io, func(w goio.Writer) error { return datasets.WriteSampleLabels(w, lines) }); err != nil {
 		return err
 	}
-	for i, j := range judgeNames {
-		fmt.Fprintf(io.Err, "%s = %s\n", letters[i], j)
-	}
-	tw := tabwriter.NewWriter(io.Err, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rule\tstratum\tpairs\tqueued\tprior p")
-	for _, s := range q.Strata {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f\n", s.RuleID, s.Name, s.Size, s.Allocated, s.Prior)
-	}
-	tw.Flush()
-	var rules []string
-	for r := range census {
-		rules = append(rules, r)
-	}
-	sort.Strings(rules)
-	for _, r := range rules {
-		fmt.Fprintf(io.Err, "%s: %d pairs labeled in the dataset (census, not queued)\n", r, census[r])
-	}
-	if q.MinTotal > q.Budget {
-		fmt.Fprintf(io.Err, "--budget %d is below the minimum of 5 per stratum: queued the minimum, %d pairs\n", q.Budget, q.MinTotal)
-	}
 	dest := o.Out
 	if dest == "" {
 		dest = "stdout"
 	}
-	fmt.Fprintf(io.Err, "%d pairs queued from %d unlabeled pairs in %d strata; written to %s\n", len(q.Items), len(pairs), len(q.Strata), dest)
-	return nil
+	return reports.WriteQueueSummary(io.Err, q, letters, judgeNames, census, len(pairs), dest)
 }
 
 type labelAgreementOptions struct {

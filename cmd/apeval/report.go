@@ -77,15 +77,7 @@ func (e *evalOptions) evaluateDirs(dirs []string, errOut stdio.Writer) (*reports
 	if err != nil {
 		return nil, err
 	}
-	// One run directory in one part holds each case's results together,
-	// each case once, and distinct shards of one run hold disjoint cases
-	// (checked, see evaluate): their cases are numbered as they come.
-	// Other directories may repeat cases (pooled runs of one dataset), and
-	// a hive run's judges come one after another.
-	spec.CheckDistinct = len(rs.Infos) == 1 || rs.ShardsOfOneRun()
-	for _, in := range rs.Infos {
-		spec.CheckDistinct = spec.CheckDistinct && (in.Layout != rundir.LayoutHive || len(in.Judges) <= 1)
-	}
+	spec.CheckDistinct = rs.Distinct()
 	ev, err := rs.Evaluate(spec, false, nil)
 	if err != nil {
 		return nil, err
@@ -318,7 +310,6 @@ func runExit(rep *reports.Report) int {
 // merge): a failure to write them brings the earlier run in dir back as
 // it was.
 func writeRunReports(dir string, rep *reports.Report, format string, io IO, run *rundir.RunWriter) error {
-	gates := rep.Gates
 	rep.Exit = runExit(rep)
 	if err := reports.WriteRunReports(dir, rep); err != nil {
 		if run != nil {
@@ -332,37 +323,8 @@ func writeRunReports(dir string, rep *reports.Report, format string, io IO, run 
 	f := outputFormat(format, io.Out)
 	rep.Color = useColor(io.Out, io)
 	rep.Width = termWidth(io.Out, io)
-	if h := rep.Run.Filter.String(); h != "" {
-		// A filtered run is never mistaken for a full one: its header says so
-		// (on stderr where stdout is machine-readable).
-		if f == reports.FormatTable || f == reports.FormatMarkdown {
-			fmt.Fprintf(io.Out, "%s\n\n", h)
-		} else {
-			fmt.Fprintf(io.Err, "apeval: %s\n", h)
-		}
-	}
-	if f != reports.FormatJSON && gates != nil {
-		if err := gates.RenderWidth(io.Out, f, rep.Width); err != nil {
-			return err
-		}
-		fmt.Fprintln(io.Out)
-	}
-	if err := rep.WriteTables(io.Out, f); err != nil {
+	if err := rep.WriteTerminal(io.Out, io.Err, f, dir); err != nil {
 		return err
-	}
-	for _, jf := range rep.Failures {
-		// On stderr, after the tables: the reason the figures above may
-		// describe a broken setup rather than the judge.
-		for i, l := range jf.Lines() {
-			if i == 0 {
-				fmt.Fprintf(io.Err, "apeval: warning: %s:\n", l)
-			} else {
-				fmt.Fprintf(io.Err, "  %s\n", l)
-			}
-		}
-	}
-	if f != reports.FormatJSON {
-		fmt.Fprintf(io.Err, "apeval: reports in %s\n", dir)
 	}
 	// The reports read per-case data back too (comparisons, slices).
 	return evaluation.Check(rep.Summary)

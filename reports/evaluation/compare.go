@@ -34,7 +34,6 @@ func (rs *RunSet) Compare(spec Spec, pair reports.JudgePair) (*Comparison, error
 	// dataset hold the same cases in the same order. Either is checked
 	// exactly, and the files are read again when it does not hold (see
 	// Evaluate). Slices and hive runs with several judges keep every case ID.
-	flat := func(in rundir.RunInfo) bool { return in.Layout != rundir.LayoutHive || len(in.Judges) <= 1 }
 	spec.CheckDistinct = len(spec.Slices) == 0 && flat(infos[0]) && (len(infos) == 1 || flat(infos[1]))
 	spec.PairedStreams = spec.CheckDistinct && len(infos) == 2
 	// The two runs are decoded in parallel (decoding Parquet is most of the
@@ -68,6 +67,24 @@ func (rs *RunSet) Compare(spec Spec, pair reports.JudgePair) (*Comparison, error
 		return nil, err
 	}
 	return &Comparison{Report: rep, Cmp: cmp, Banner: ov.Banner(), Verdict: sum.CompareVerdict(pair.Baseline, pair.Candidate)}, nil
+}
+
+// flat says a run holds each case's results together: not a hive run of
+// several judges, whose judges come one after another.
+func flat(in rundir.RunInfo) bool { return in.Layout != rundir.LayoutHive || len(in.Judges) <= 1 }
+
+// Distinct says whether a reading command (report, gate) can check that
+// each case comes once and number the cases as they come: one run
+// directory in one part holds each case's results together, each case
+// once, and distinct shards of one run hold disjoint cases (checked, see
+// Evaluate). Other directories may repeat cases (pooled runs of one
+// dataset), and a hive run's judges come one after another.
+func (rs *RunSet) Distinct() bool {
+	d := len(rs.Infos) == 1 || rs.ShardsOfOneRun()
+	for _, in := range rs.Infos {
+		d = d && flat(in)
+	}
+	return d
 }
 
 // ForComment makes the report describe the head run (B, or the single

@@ -79,3 +79,18 @@ func TestCompareTwoRuns(t *testing.T) {
 		t.Errorf("Changes of no run = %q", got)
 	}
 }
+
+func TestDistinct(t *testing.T) {
+	one := &RunSet{Infos: []rundir.RunInfo{{RunID: "a", Layout: rundir.LayoutHive, Judges: []rundir.JudgeInfo{{Identity: "J"}}}}}
+	if !one.Distinct() {
+		t.Error("one flat run: not distinct")
+	}
+	hive := &RunSet{Infos: []rundir.RunInfo{{RunID: "a", Layout: rundir.LayoutHive, Judges: []rundir.JudgeInfo{{Identity: "J"}, {Identity: "K"}}}}}
+	if hive.Distinct() {
+		t.Error("a hive run of two judges: distinct")
+	}
+	two := &RunSet{Dirs: []string{"a", "b"}, Infos: []rundir.RunInfo{{RunID: "a"}, {RunID: "b"}}}
+	if two.Distinct() {
+		t.Error("two runs (cases may repeat): distinct")
+	}
+}
