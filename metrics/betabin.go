@@ -23,8 +23,7 @@ import (
 // cluster variance of R and the degrees of freedom Bell–McCaffrey's for
 // the sessions' sizes (fitRatio); below 10 degrees of freedom (about ten
 // sessions, or a few holding most units), or with the rarer outcome in
-// fewer than 10 sessions, the hull of that and the beta-binomial interval
-// (fewSessions). Where that variance says nothing —
+// fewer than 10 sessions, the beta-binomial interval (fewSessions). Where that variance says nothing —
 // fewer than two sessions, or no spread between them (no event at all,
 // every unit a success, every session at one rate) — it is the
 // beta-binomial interval (BetaBinomialInterval), which does not collapse
@@ -67,12 +66,10 @@ func (p *bbPosterior) interval(conf float64) (lo, hi, deff float64) {
 		return lo, hi, 1
 	}
 	if f, ok := fitRatio(p.pairs); ok {
-		lo, hi, deff = f.interval(conf)
 		if f.few() {
-			bl, bh, bd := p.bbInterval(conf)
-			lo, hi, deff = min(lo, bl), max(hi, bh), max(deff, bd)
+			return p.bbInterval(conf)
 		}
-		return lo, hi, deff
+		return f.interval(conf)
 	}
 	return p.bbInterval(conf)
 }
@@ -85,21 +82,22 @@ func (p *bbPosterior) interval(conf float64) (lo, hi, deff float64) {
 // 0.918–0.926 with 10 sessions of 10), and with events in one or two
 // sessions it says nothing of how events cluster (one unknown answer in
 // 1,500 would bound the rate below what none does). The interval is then
-// the hull with the beta-binomial's, whose model and prior on the ICC
-// carry both (docs/statistics.md, "The interval on the grid").
+// the beta-binomial's, whose model and prior on the ICC carry both
+// (docs/statistics.md, "The interval on the grid"); the ratio's own, on
+// one or two degrees of freedom, would be nearly [0, 1].
 const fewSessions = 10
 
 // method names the interval ClusteredInterval gives these data: plain
-// Wilson (one unit per session), the ratio over sessions (with few
-// sessions, its hull with the beta-binomial), or the beta-binomial where
-// the ratio's variance says nothing.
+// Wilson (one unit per session), the ratio over sessions, or the
+// beta-binomial where the ratio's variance says nothing or rests on few
+// sessions.
 func (p *bbPosterior) method() string {
 	if p.wilson {
 		return "Wilson"
 	}
 	if f, ok := fitRatio(p.pairs); ok {
 		if f.few() {
-			return "ratio over sessions, hull with the beta-binomial (few sessions)"
+			return "beta-binomial over sessions (few sessions)"
 		}
 		return "ratio over sessions"
 	}

@@ -52,7 +52,7 @@ type CriterionSpec struct {
 
 // ratioMethod is the method of a pooled rate's interval
 // (ClusteredInterval).
-const ratioMethod = "ratio over sessions (Wilson at the CR2 effective n, t on Bell–McCaffrey df; its hull with the beta-binomial below 10 df or with the rarer outcome in fewer than 10 sessions; the beta-binomial where sessions show no spread; Wilson with one unit per session)"
+const ratioMethod = "ratio over sessions (Wilson at the CR2 effective n, t on Bell–McCaffrey df; the beta-binomial below 10 df, with the rarer outcome in fewer than 10 sessions, or where sessions show no spread; Wilson with one unit per session)"
 
 // Criteria is every kill criterion in report order.
 var Criteria = []CriterionSpec{

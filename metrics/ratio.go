@@ -29,8 +29,7 @@ type ratioFit struct {
 }
 
 // few reports whether the ratio's variance rests on too few sessions to
-// stand alone (ClusteredInterval then takes the hull with the
-// beta-binomial): fewer than fewSessions degrees of freedom, or the rarer
+// stand (ClusteredInterval then gives the beta-binomial interval): fewer than fewSessions degrees of freedom, or the rarer
 // outcome in fewer than fewSessions sessions.
 func (f ratioFit) few() bool { return f.df < fewSessions || f.kMinor < fewSessions }
 
