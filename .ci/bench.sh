@@ -107,7 +107,8 @@ check "diff two 1M-case runs: wall x compare's"    "$(metric BenchmarkDiff1M wal
 check "diff two 1M-case runs: peak RSS MB"         "$(metric BenchmarkDiff1M diff-peak-RSS-MB)" 300 le
 check "simulate 10 timeouts x 5 configs, 1M: x report" "$(metric BenchmarkSimulate1M simulate/report)" 3 le
 printf '%-52s %12s  (CPU seconds, simulate over report; not a target)\n' "simulate vs report, 1M: CPU ratio" "$(metric BenchmarkSimulate1M simulate/report-cpu)"
-check "simulate 1M: peak RSS MB" "$(metric BenchmarkSimulate1M simulate-peak-RSS-MB)" 300 le
+# 250 MB: the run on disk measured 196 MB; the all-in-memory form (259 MB) would fail it.
+check "simulate 1M: peak RSS MB" "$(metric BenchmarkSimulate1M simulate-peak-RSS-MB)" 250 le
 printf '%-52s %12s  (report of the same run, for the line above)\n' "report 1M (simulate's benchmark): peak RSS MB" "$(metric BenchmarkSimulate1M report-peak-RSS-MB)"
 if [ "$test_ok" = 1 ]; then
   check "make test, warm build cache: wall seconds" "$test_wall" 300 le

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -253,63 +254,72 @@ type labeledStats struct {
 }
 
 // labeledGrid measures, over reps populations drawn afresh from m (each
-// with its own 300-label queue, of which the first labels are labeled),
+// with its own 300-label queue, labeled in queue order: one stats per prefix length),
 // the coverage of the model's precision and recall by the design-based
 // interval and by the textbook stratified one, their mean widths, and
 // the width of the design-based interval with every recorded pair
 // labeled (the census limit: what no number of labels narrows).
-func labeledGrid(t testing.TB, m labelModel, reps, labels int) labeledStats {
+func labeledGrid(t testing.TB, m labelModel, reps int, prefixes []int) []labeledStats {
 	fns := [2]ratioFn{
 		func(u *SampleUnit, l bool) (float64, float64) { return b2f(u.Match && l), b2f(u.Match) },
 		func(u *SampleUnit, l bool) (float64, float64) { return b2f(u.Match && l), b2f(l) },
 	}
 	truths := m.truth()
-	var st labeledStats
+	sts := make([]labeledStats, len(prefixes))
 	for rep := range uint64(reps) {
 		ps := m.draw(1000 + rep)
-		us := queueUnits(t, ps, 300, labels, rep+1)
+		queue := queueUnits(t, ps, 300, slices.Max(prefixes), rep+1)
 		all := make([]SampleUnit, len(ps))
 		for i, p := range ps {
 			all[i] = SampleUnit{Stratum: CensusStratum, Session: p.session, Label: p.pos, Match: p.c}
 		}
-		got := [2]WeightedRatio{WeightedPrecision(us, 0.95), WeightedRecall(us, 0.95)}
-		alt := [2]WeightedRatio{weightedRatioFloor(us, 0.95, fns[0], true, 0), weightedRatioFloor(us, 0.95, fns[1], true, 0)}
 		full := [2]WeightedRatio{WeightedPrecision(all, 0.95), WeightedRecall(all, 0.95)}
+		for pi, n := range prefixes {
+			// The queue's first n labels: a prefix, labeled in order.
+			us := queue[:n]
+			st := &sts[pi]
+			got := [2]WeightedRatio{WeightedPrecision(us, 0.95), WeightedRecall(us, 0.95)}
+			alt := [2]WeightedRatio{weightedRatioFloor(us, 0.95, fns[0], true, 0), weightedRatioFloor(us, 0.95, fns[1], true, 0)}
+			for k := range 2 {
+				if covers(got[k], truths[k]) {
+					st.cov[k]++
+				}
+				st.w[k] += *got[k].Hi - *got[k].Lo
+				if covers(alt[k], truths[k]) {
+					st.covAlt[k]++
+				}
+				st.wAlt[k] += *alt[k].Hi - *alt[k].Lo
+				st.wAll[k] += *full[k].Hi - *full[k].Lo
+				if l, h, ok := textbookStratified(us, fns[k]); ok {
+					if l <= truths[k] && truths[k] <= h {
+						st.covT[k]++
+					}
+					if h == l {
+						st.zeroT[k]++
+					}
+					st.wT[k] += h - l
+				}
+			}
+		}
+	}
+	for pi := range sts {
+		st := &sts[pi]
 		for k := range 2 {
-			if covers(got[k], truths[k]) {
-				st.cov[k]++
-			}
-			st.w[k] += *got[k].Hi - *got[k].Lo
-			if covers(alt[k], truths[k]) {
-				st.covAlt[k]++
-			}
-			st.wAlt[k] += *alt[k].Hi - *alt[k].Lo
-			st.wAll[k] += *full[k].Hi - *full[k].Lo
-			if l, h, ok := textbookStratified(us, fns[k]); ok {
-				if l <= truths[k] && truths[k] <= h {
-					st.covT[k]++
-				}
-				if h == l {
-					st.zeroT[k]++
-				}
-				st.wT[k] += h - l
+			for _, v := range []*float64{&st.cov[k], &st.covT[k], &st.w[k], &st.wT[k], &st.wAll[k], &st.zeroT[k], &st.covAlt[k], &st.wAlt[k]} {
+				*v /= float64(reps)
 			}
 		}
 	}
-	for k := range 2 {
-		for _, v := range []*float64{&st.cov[k], &st.covT[k], &st.w[k], &st.wT[k], &st.wAll[k], &st.zeroT[k], &st.covAlt[k], &st.wAlt[k]} {
-			*v /= float64(reps)
-		}
-	}
-	return st
+	return sts
 }
 
 // TestLabeledCalibration: on five population models, the design-based
 // (two-phase) interval covers the model's precision and recall — the
 // traffic the recorded sessions sample — at 0.925 or more for the whole
-// 300-label queue and its first 150 labels (never undercovers under
+// 300-label queue and its first 150 and 75 labels (never undercovers under
 // clustering) and, in the full run, at most 0.975 within two Monte Carlo
-// standard errors (measured 0.940–0.978 at 2,000 populations). Its width against the textbook stratified
+// standard errors at 300 and 150 labels (measured 0.940–0.978 at 2,000
+// populations); the 75-label prefix over-covers (printed). Its width against the textbook stratified
 // interval, the floor on the queue's minimum only and the census limit
 // is printed beside it. The smoke runs 40 populations per model;
 // APEVAL_CALIBRATE (make calibrate) runs that many.
@@ -321,9 +331,11 @@ func TestLabeledCalibration(t *testing.T) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| model (%d populations) | labels | figure | coverage | width | textbook: coverage | width | zero width | width ÷ textbook | floor on ≤ 5 labels only: coverage | width ÷ that | every pair labeled: width | width ÷ that |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", reps)
+	prefixes := []int{300, 150, 75}
 	for _, m := range labelModels {
-		for _, n := range []int{300, 150} {
-			st := labeledGrid(t, m, reps, n)
+		sts := labeledGrid(t, m, reps, prefixes)
+		for pi, n := range prefixes {
+			st := sts[pi]
 			for k, name := range []string{"precision", "recall"} {
 				fmt.Fprintf(&b, "| %s | %d | %s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.2f | %.3f | %.2f |\n",
 					m.name, n, name, st.cov[k], st.w[k], st.covT[k], st.wT[k], st.zeroT[k], st.w[k]/st.wT[k], st.covAlt[k], st.w[k]/st.wAlt[k], st.wAll[k], st.w[k]/st.wAll[k])
@@ -335,8 +347,10 @@ func TestLabeledCalibration(t *testing.T) {
 					t.Errorf("%s, %s, %d labels: coverage %.3f over %d populations, want ≥ 0.925", m.name, name, n, st.cov[k], reps)
 				}
 				// Calibrated, not conservative: at most 0.975 within two
-				// Monte Carlo standard errors (full run only).
-				if full && st.cov[k] > 0.975+2*math.Sqrt(0.95*0.05/float64(reps)) {
+				// Monte Carlo standard errors (full run only) from 150
+				// labels on; the 75-label prefix (strata of the queue's
+				// minimum, few df) over-covers, printed.
+				if full && n >= 150 && st.cov[k] > 0.975+2*math.Sqrt(0.95*0.05/float64(reps)) {
 					t.Errorf("%s, %s, %d labels: coverage %.3f over %d populations, want ≤ 0.975", m.name, name, n, st.cov[k], reps)
 				}
 			}

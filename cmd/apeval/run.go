@@ -322,23 +322,15 @@ func prepareRun(ctx context.Context, st *runplan.State, io IO) (_ *preparedRun, 
 	if p.judges, p.closeJudges, err = openJudges(ctx, entries, st, io); err != nil {
 		return nil, err
 	}
-	if o.Resuming != nil {
-		var ids []string
-		for _, j := range p.judges {
-			ids = append(ids, j.Identity().String())
-		}
-		if err := o.Resuming.CheckIdentities(ids); err != nil {
-			return nil, usagef("--resume %s: %v", o.Resuming.Dir, err)
-		}
+	var ids []string
+	for _, j := range p.judges {
+		ids = append(ids, j.Identity().String())
 	}
-
-	if o.Baseline != "" {
-		if p.baseline, err = resolveJudge(o.Baseline, p.judges); err != nil {
-			if o.BaselineFromConfig {
-				return nil, usagef("%v (the baseline comes from %s; pass --baseline to choose another)", err, o.Config)
-			}
-			return nil, err
-		}
+	if err := o.CheckResumed(ids); err != nil {
+		return nil, usageError{err}
+	}
+	if p.baseline, err = o.ResolveBaseline(ids); err != nil {
+		return nil, usageError{err}
 	}
 
 	// Hashing the datasets for run.json reads them once more: it runs beside
@@ -409,10 +401,7 @@ func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to s
 
 	rd := p.src.Reader(p.pol)
 	defer rd.Close()
-	in := &replay.Feed{Reader: rd, Invalid: datasets.InvalidLines{Skip: o.SkipInvalid}, Shard: o.ShardOf, Selection: p.sel, Stop: &st.Stopped, Stray: p.stray}
-	if o.WeakLabels {
-		in.Weak = &datasets.WeakSwap{}
-	}
+	in := st.Feed(rd, p.sel, p.stray)
 	var cut replay.BudgetCut
 
 	ropts := st.ReplayOptions()
@@ -462,22 +451,4 @@ func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to s
 	}
 	p.committed = true
 	return replayed{stats: rstats, interrupted: interrupted, invalid: in.Invalid.Count, firstInvalid: in.Invalid.First, dropped: cut.Dropped(), weak: in.Weak}, nil
-}
-
-// resolveJudge finds the judge meant by --baseline: its identity, its spec
-// form (backend:model), or a unique prefix of the identity.
-func resolveJudge(want string, judges []judge.Judge) (string, error) {
-	var ids []string
-	for _, j := range judges {
-		ids = append(ids, j.Identity().String())
-	}
-	return matchJudgeName("--baseline", want, ids)
-}
-
-func matchJudgeName(flag, want string, ids []string) (string, error) {
-	id, err := reports.MatchJudge(flag, want, ids)
-	if err != nil {
-		return "", usageError{err}
-	}
-	return id, nil
 }

@@ -19,6 +19,7 @@
 //	resolve.go   Plan, Resolve: apeval.toml under the flags, the checks across flags, --shard
 //	resume.go    --resume DIR: its recorded settings under the flags, the same servers and keys
 //	policy.go    Plan.LoadPolicy (policy, --rule, --batch-size, criteria), Outcome (a replay's end)
+//	judges.go    ResolveBaseline, CheckResumed (--resume keeps the judges), State.Feed (the case feed)
 //	recorded.go  ExpandRecorded, NeedsRecordedNames: no --judge, or a bare --judge recorded
 //	state.go     State, Plan.Start: run ID, run directory (RunDirFor), budget and prices (Limit),
 //	             replay's options and deadline, run.json's Info, Settings and Finish (partial)

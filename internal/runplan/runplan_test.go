@@ -378,3 +378,36 @@ func TestOutcome(t *testing.T) {
 		t.Errorf("a good run: %v %v", intr, err)
 	}
 }
+
+func TestResolveBaselineAndFeed(t *testing.T) {
+	t.Parallel()
+	ids := []string{"ollama/qwen2.5:3b+p1", "ollama/qwen2.5:7b+p1"}
+	p := &Plan{Options: defaults()}
+	if id, err := p.ResolveBaseline(ids); id != "" || err != nil {
+		t.Errorf("no baseline: %q %v", id, err)
+	}
+	p.Baseline = "ollama/qwen2.5:7b"
+	if id, err := p.ResolveBaseline(ids); id != ids[1] || err != nil {
+		t.Errorf("prefix: %q %v", id, err)
+	}
+	p.Baseline, p.BaselineFromConfig, p.Config = "openai/x", true, "proj/apeval.toml"
+	if _, err := p.ResolveBaseline(ids); err == nil || !strings.Contains(err.Error(), "--baseline") ||
+		!strings.HasSuffix(err.Error(), "(the baseline comes from proj/apeval.toml; pass --baseline to choose another)") {
+		t.Errorf("unknown baseline from the file: %v", err)
+	}
+	if err := p.CheckResumed(ids); err != nil {
+		t.Errorf("no --resume: %v", err)
+	}
+
+	o := defaults()
+	o.SkipInvalid, o.WeakLabels, o.Shard = true, true, "1/2"
+	p, err := Resolve(o, givenOf(), noFile(), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Start(time.Now())
+	in := s.Feed(nil, nil, nil)
+	if !in.Invalid.Skip || in.Weak == nil || in.Shard != p.ShardOf || in.Stop != &s.Stopped {
+		t.Errorf("feed: %+v", in)
+	}
+}
