@@ -228,7 +228,7 @@ func runJudgesCheck(ctx context.Context, o *judgesCheckOptions, io IO) error {
 		if err != nil {
 			return err
 		}
-		r := maskCheck(judge.Check(ctx, e.Spec, e.Config(cfg)))
+		r := judge.Check(ctx, e.Spec, e.Config(cfg)).Masked()
 		rep = append(rep, r)
 		ok = ok && r.OK()
 	}
@@ -261,15 +261,4 @@ func (p prefixWriter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
-}
-
-// maskCheck puts a check report's texts through the masking pass: its
-// errors and notes quote what servers and plugins said.
-func maskCheck(r judge.CheckReport) judge.CheckReport {
-	r.Error = mask.Lines(r.Error)
-	r.SampleError = mask.Lines(r.SampleError)
-	for i, n := range r.Notes {
-		r.Notes[i] = mask.Lines(n)
-	}
-	return r
 }

@@ -18,9 +18,6 @@ import (
 	"github.com/apeval/apeval/reports/rundir"
 )
 
-// policyFormats are the --from values of `apeval policy import`.
-var policyFormats = []string{"claude-auto-mode", "codex-auto-review"}
-
 func newPolicyCmd(io IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "policy",
@@ -118,14 +115,14 @@ rules file is exit 2 naming FILE:LINE.`,
 		},
 	}
 	f := cmd.Flags()
-	enumVar(f, &o.From, "from", "", policyFormats, func(v string) error {
-		for _, p := range policyFormats {
+	enumVar(f, &o.From, "from", "", automode.Formats, func(v string) error {
+		for _, p := range automode.Formats {
 			if v == p {
 				return nil
 			}
 		}
-		return usagef("--from %q: want one of %s", v, strings.Join(policyFormats, ", "))
-	}, "settings format: "+strings.Join(policyFormats, ", "))
+		return usagef("--from %q: want one of %s", v, strings.Join(automode.Formats, ", "))
+	}, "settings format: "+strings.Join(automode.Formats, ", "))
 	f.StringVarP(&o.Out, "out", "o", "-", "policy file to write (- for stdout)")
 	f.StringVar(&o.Defaults, "defaults", "", "built-in lists to splice for $defaults (claude auto-mode defaults output; default: apeval's versioned copy)")
 	f.StringVar(&o.Summary, "summary", "", "write the import summary as JSON to this file")
@@ -142,19 +139,10 @@ rules file is exit 2 naming FILE:LINE.`,
 // runPolicyImport is `apeval policy import` with parsed options.
 func runPolicyImport(_ context.Context, o *policyImportOptions, io IO) error {
 	if o.From == "" {
-		return usagef("policy import: --from is required (one of %s)", strings.Join(policyFormats, ", "))
+		return usagef("policy import: --from is required (one of %s)", strings.Join(automode.Formats, ", "))
 	}
 	var buf bytes.Buffer
-	var sum any
-	var err error
-	if o.From == "codex-auto-review" {
-		if o.Defaults != "" {
-			return usagef("policy import: --defaults is Claude Code's built-in lists; --from codex-auto-review has none")
-		}
-		sum, err = automode.ImportCodex(o.Settings, o.Rules, &buf)
-	} else {
-		sum, err = automode.ImportRules(o.Settings, o.Defaults, o.Rules, &buf)
-	}
+	sum, err := automode.ImportFrom(o.From, o.Settings, o.Defaults, o.Rules, &buf)
 	if err != nil {
 		return usageError{fmt.Errorf("policy import: %w", err)}
 	}

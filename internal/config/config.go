@@ -1,6 +1,8 @@
 // Package config reads apeval.toml, the project file (Project, Load,
 // Parse): datasets, policy, criteria, baseline, out pattern, concurrency,
-// timeout, the [[judge]] tables, [filter], [slices.NAME] and [simulate].
+// timeout, the [[judge]] tables, [filter], [slices.NAME] and [simulate];
+// and the judges' settings from --judge flags and [[judge]] tables
+// (JudgeEntry, JudgeDefaults).
 // Every problem is an error naming file:line and the key. It decides only
 // what the file says; how its values combine with the command line (a flag
 // overrides the file) is the command's resolution (internal/runplan for
@@ -9,6 +11,8 @@
 // Where to look:
 //
 //	config.go   Project and its tables, Load, Parse and its checks
+//	judges.go   JudgeEntry (a --judge flag or [[judge]] table), ParseJudgeFlag, JudgeEntries,
+//	            JudgeDefaults (the flags' server, key, prompt, --judge-option; prices split off)
 //	server.go   CheckServerURL, BackendOf (a judge spec's backend)
 package config
 

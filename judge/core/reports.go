@@ -1,6 +1,10 @@
 package core
 
-import "time"
+import (
+	"time"
+
+	"github.com/apeval/apeval/internal/mask"
+)
 
 // CheckReport is what `apeval judges check SPEC` prints for one judge.
 type CheckReport struct {
@@ -29,6 +33,21 @@ type CheckReport struct {
 // sample call answered validly.
 func (r CheckReport) OK() bool {
 	return r.Error == "" && r.Reachable && r.ModelPresent && r.SampleStatus == StatusOK
+}
+
+// Masked is r with its texts put through the masking pass: its errors
+// and notes quote what servers and plugins said.
+func (r CheckReport) Masked() CheckReport {
+	r.Error = mask.Lines(r.Error)
+	r.SampleError = mask.Lines(r.SampleError)
+	notes := make([]string, len(r.Notes))
+	for i, n := range r.Notes {
+		notes[i] = mask.Lines(n)
+	}
+	if r.Notes != nil {
+		r.Notes = notes
+	}
+	return r
 }
 
 // BudgetReport is what a budget spent, for run.json.

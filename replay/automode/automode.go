@@ -34,6 +34,7 @@
 //	| Codex auto-review: execpolicy rules,    | codex.go       |
 //	| reviewer policy (ImportCodex)           |                |
 //	| which calls reach the classifier        | coverage.go    |
+//	| --from: which importer (ImportFrom)      | from.go        |
 //
 // Not a stable Go API: apeval is a command, and this package serves it;
 // its exported names change with the command, without a compatibility

@@ -178,3 +178,13 @@ func TestCodexCoverage(t *testing.T) {
 		t.Errorf("coverage %+v, reasons %v", cv.Total, cv.Reasons)
 	}
 }
+
+func TestImportFromRefusesDefaultsForCodex(t *testing.T) {
+	var b strings.Builder
+	if _, err := ImportFrom(FromCodex, []string{"x.toml"}, "defaults.json", RulesBoth, &b); err == nil || !strings.Contains(err.Error(), "--defaults is Claude Code's built-in lists") {
+		t.Errorf("codex with --defaults: err = %v", err)
+	}
+	if b.Len() != 0 {
+		t.Errorf("wrote %q", b.String())
+	}
+}
