@@ -294,7 +294,10 @@ func TestWeakLabelFiguresSayWeak(t *testing.T) {
 	// The machine files: label_source weak on every row of metrics.parquet
 	// and compare.parquet, in the run directory and from compare --out.
 	cmpOut := filepath.Join(dir, "cmp-out")
-	if code, _, stderr := apeval(t, "", "compare", run, "--baseline", vendor, "--out", cmpOut); code != 0 && code != 1 {
+	// Any verdict will do (GO, NO-GO or INCONCLUSIVE: the fixture is one
+	// imported transcript, whose few sessions decide little); what is
+	// checked is the files' label_source.
+	if code, _, stderr := apeval(t, "", "compare", run, "--baseline", vendor, "--out", cmpOut); code != exitGo && code != exitNoGo && code != exitInconclusive {
 		t.Fatalf("compare --out: exit %d\n%s", code, stderr)
 	}
 	for _, p := range []string{filepath.Join(run, "metrics.parquet"), filepath.Join(run, "compare.parquet"), filepath.Join(cmpOut, "compare.parquet")} {
