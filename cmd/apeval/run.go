@@ -227,13 +227,12 @@ type preparedRun struct {
 	src      *source.Source
 	stats    *datasets.Stats     // when the dataset was scanned for recorded judges
 	sel      *datasets.Selection // sessions chosen by --tag/--limit/--sample; nil for all
-	judges   []judge.Judge
+	judges   *runplan.Judges
 	baseline string
 	refs     chan []rundir.FileRef // the datasets' hashes, computed beside the replay
 	w        *rundir.RunWriter
 
-	closeJudges func()
-	committed   bool
+	committed bool
 }
 
 // prepareRun loads the policy and criteria, opens the dataset and the
@@ -285,13 +284,11 @@ func prepareRun(ctx context.Context, st *runplan.State, io IO) (_ *preparedRun, 
 		return nil, err
 	}
 
-	if p.judges, p.closeJudges, err = openJudges(ctx, entries, st, io); err != nil {
-		return nil, err
+	cfg := judgeConfig(&o.Judge, o.Timeout, o.Concurrency, io)
+	if p.judges, err = st.OpenJudges(ctx, entries, cfg, func(w string) { fmt.Fprintf(io.Err, "apeval: cache: %s\n", w) }); err != nil {
+		return nil, usageError{err}
 	}
-	var ids []string
-	for _, j := range p.judges {
-		ids = append(ids, j.Identity().String())
-	}
+	ids := p.judges.IDs()
 	if err := o.CheckResumed(ids); err != nil {
 		return nil, usageError{err}
 	}
@@ -303,12 +300,8 @@ func prepareRun(ctx context.Context, st *runplan.State, io IO) (_ *preparedRun, 
 	// the replay instead of before it (run.json is written by w.Close).
 	p.refs = make(chan []rundir.FileRef, 1)
 	go func(src *source.Source) { p.refs <- src.Refs() }(p.src)
-	var infos []rundir.JudgeInfo
-	for _, j := range p.judges {
-		infos = append(infos, judgeInfo(j))
-	}
 	info := st.Info(runplan.Run{Version: version, Policy: pol.Ref, Criteria: p.crit, CriteriaFrom: p.critFrom,
-		Baseline: p.baseline, Entries: entries, Judges: infos})
+		Baseline: p.baseline, Entries: entries, Judges: p.judges.Infos()})
 	if p.lab, err = newLabelSink(o.Labels, ""); err != nil {
 		return nil, err
 	}
@@ -327,9 +320,7 @@ func (p *preparedRun) close() {
 		}
 		p.w.Release() // the run directory stays locked until every report is written
 	}
-	if p.closeJudges != nil {
-		p.closeJudges()
-	}
+	p.judges.Close()
 	if p.src != nil {
 		p.src.Cleanup()
 	}
@@ -372,7 +363,7 @@ func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to s
 
 	ropts := st.ReplayOptions()
 	if prog != nil {
-		nj := int64(max(len(p.judges), 1))
+		nj := int64(max(len(p.judges.List), 1))
 		ropts.ProgressInterval = prog.interval
 		ropts.Progress = func(s replay.ProgressStats) {
 			cases := max(s.Cases, s.Replayed/nj)
@@ -396,7 +387,7 @@ func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to s
 		return nil
 	}
 	replayStart := time.Now()
-	rstats, runErr := replay.Run(ctx, p.pol, in.Next, p.judges, ropts, emit)
+	rstats, runErr := replay.Run(ctx, p.pol, in.Next, p.judges.List, ropts, emit)
 	replayTime := time.Since(replayStart)
 	if prog != nil {
 		prog.update(progressSnapshot{Cases: rstats.Cases, Calls: rstats.Calls, CacheHits: rstats.CacheHits, Failures: rstats.Failures}, time.Now(), true)
