@@ -63,13 +63,6 @@ func newJudgesCheckCmd(io IO, runF func(context.Context, *judgesCheckOptions, IO
 	check := &cobra.Command{
 		Use:   "check SPEC...",
 		Short: "Check that judges are reachable, the model is present, and one sample call works",
-		Long: `For each judge spec: is the server reachable, is the model present, what is its
-digest, does it support structured output, and how long does one sample call
-take. Exit code 0 when every judge passed, 1 otherwise.`,
-		Example: `  apeval judges check ollama:qwen2.5:3b
-  apeval judges check --openai-base-url http://localhost:8000/v1 openai:qwen2.5-7b-instruct
-  apeval judges check openai:qwen2.5-7b-instruct@http://localhost:8000/v1 ollama:qwen2.5:3b@http://gpu-box:11434
-  apeval judges check exec:./my-judge`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("judges check needs at least one judge spec, e.g. ollama:qwen2.5:3b")

@@ -31,39 +31,7 @@ func newRunCmd(io IO, replayOnly bool, runF func(context.Context, *runplan.Plan,
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Replay a dataset through a policy and judges, compute metrics and the verdict",
-		Long: `Replay every case of the datasets through the policy's scope filter, permissions
-layer, deterministic matchers and each judge, then compute metrics, check the kill
-criteria and write the run directory (decisions.parquet, gates.parquet,
-metrics.parquet, summary.json, summary.md, junit.xml, charts, report.html, run.json).
-
-Settings come from ./apeval.toml when it exists (apeval init writes one; or
---config FILE); a flag overrides the file. With neither, evaluates the embedded
-sample dataset and policy with its recorded judges. Without --judge, the judges are the dataset's recordings when it has any,
-else "none" (the deterministic fallback when the judge is down).
-
-Judge specs:
-` + judge.SpecHelp() + `
-The resolved kill criteria are recorded in run.json: apeval report, gate and
-merge use them, so the verdict is the same on every path.
-
-Exit codes: 0 GO, 1 NO-GO, 3 INCONCLUSIVE (--inconclusive=pass|fail maps 3 to
-0 or 1, and says so), 2 usage or input error, a broken judge setup (ERROR:
-half or more of a judge's calls failed with HTTP 401/403/404, an HTML page, a
-refused connection or an unknown host), or a partial run (a budget stopped it),
-130 interrupted.`,
-		Example: `  apeval run
-  apeval run --dataset cases.jsonl --policy policy.toml --judge recorded
-  apeval run --dataset a.jsonl --dataset b.jsonl --policy policy.toml \
-    --judge ollama:qwen2.5:3b --judge ollama:qwen2.5:7b --baseline ollama/qwen2.5:3b \
-    --concurrency 8 --timeout 2s --out out/nightly
-  apeval run --judge openai:qwen2.5-7b@http://localhost:8000/v1 \
-    --judge ollama:qwen2.5:3b@http://gpu-box:11434 ...
-  cat cases.jsonl | apeval run --dataset - --policy policy.toml --judge none
-  apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge --out out/merged out/shard*
-  apeval run --judge ollama:qwen2.5:3b --repeat 5 --shuffle-rules --seed 7   # flip rate, position effect
-  apeval run --max-calls 500 --budget-usd 2 ...   # stops at the budget: partial, exit 2; rerun continues
-  apeval run --resume apeval-out/20261201T101500Z-3f2a1b   # re-send only the failed calls`,
-		Args: noArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := resolveRun(cmd, *o, io.Getenv)
 			if err != nil {
@@ -75,8 +43,6 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 	if replayOnly {
 		cmd.Use = "replay"
 		cmd.Short = "Replay a dataset and write decisions only (decisions.parquet, gates.parquet, run.json)"
-		cmd.Long = "Like run, but writes only the decision files; `apeval report DIR` computes\nmetrics and reports from them later. Exit code 0 unless the input is bad."
-		cmd.Example = "  apeval replay --dataset cases.jsonl --policy policy.toml --judge recorded --out out/r1\n  apeval report out/r1"
 	}
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.Datasets, "dataset", "d", nil, "case file (JSONL, apeval.case/v1); repeatable; - reads stdin (default: the embedded sample)")
