@@ -9,6 +9,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/source"
+	"github.com/apeval/apeval/internal/progress"
 	"github.com/apeval/apeval/internal/runplan"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
@@ -343,7 +344,7 @@ type replayed struct {
 func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to sinks) (replayed, error) {
 	o := st.Plan
 	tty := isTerminal(io.Err)
-	var prog *progress
+	var prog *progress.Printer
 	if !o.Quiet {
 		total := int64(0)
 		if p.sel != nil {
@@ -353,7 +354,7 @@ func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to s
 		} else if o.ShardOf.Count <= 1 {
 			total = p.src.ApproxCases()
 		}
-		prog = newProgress(io.Err, tty, total, p.now)
+		prog = progress.New(io.Err, tty, total, p.now)
 	}
 
 	rd := p.src.Reader(p.pol)
@@ -363,12 +364,7 @@ func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to s
 
 	ropts := st.ReplayOptions()
 	if prog != nil {
-		nj := int64(max(len(p.judges.List), 1))
-		ropts.ProgressInterval = prog.interval
-		ropts.Progress = func(s replay.ProgressStats) {
-			cases := max(s.Cases, s.Replayed/nj)
-			prog.update(progressSnapshot{Cases: cases, Calls: s.Calls, CacheHits: s.CacheHits, Failures: s.Failures, InFlight: s.InFlight}, time.Now(), false)
-		}
+		ropts.ProgressInterval, ropts.Progress = prog.Interval(), prog.Replay(len(p.judges.List))
 	}
 	emit := func(r *replay.Result) error {
 		if !p.sel.Reports(r.Tags) {
@@ -389,9 +385,7 @@ func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to s
 	replayStart := time.Now()
 	rstats, runErr := replay.Run(ctx, p.pol, in.Next, p.judges.List, ropts, emit)
 	replayTime := time.Since(replayStart)
-	if prog != nil {
-		prog.update(progressSnapshot{Cases: rstats.Cases, Calls: rstats.Calls, CacheHits: rstats.CacheHits, Failures: rstats.Failures}, time.Now(), true)
-	}
+	prog.Done(rstats, time.Now())
 	interrupted, err := runplan.Outcome(ctx, in, runErr)
 	if err != nil {
 		return replayed{}, usageError{err}
