@@ -18,12 +18,13 @@
 // # Where to look
 //
 //	evaluation.go   Spec, Evaluation (New, Add, Finish), Check
-//	runset.go       RunSet: Open, Criteria, Baseline, Evaluate (the second read when cases repeat)
+//	runset.go       RunSet: Open (ReadInfos), Criteria, Baseline, Evaluate (the second read when cases repeat)
 //	cases.go        DescribeCases, DescribeFrom: the listed cases' arguments from an unchanged dataset
 //	compare.go      RunSet.Compare: a candidate against a baseline (compare); the comment's head run and what changes
-//	disagreements.go  FindDisagreements (datasets disagreements), ReplayedSample
+//	disagreements.go  FindDisagreements (datasets disagreements), ReplayedSample, ReplayedInput
 //	merge.go        CheckShards, MergedInfo: the shards of one run and the merged run.json (merge)
 //	pairs.go        ReadPairs: a run's pair table of the chosen judges (label verbs, plan --pilot)
+//	labels.go       DrawQueue (label queue), CorrectWeak (label correct)
 //
 // Not a stable Go API: apeval is a command, and this package serves
 // cmd/apeval; its exported names change with the command, without a
