@@ -36,37 +36,6 @@ func newDisagreementsCmd(io IO, runF func(context.Context, *disagreementsOptions
 	cmd := &cobra.Command{
 		Use:   "disagreements A [B]",
 		Short: "List the cases two judges decided differently, as JSONL ready to label",
-		Long: `Finds the (case, rule) pairs on which two judges differ: one said match and
-the other no_match ("opposite"), or exactly one decided while the other said
-unknown or failed ("unknown"). A and B are run directories (A = baseline,
-B = candidate; each must hold one judge, or name them with --baseline and
---candidate), or one run directory with --baseline (and --candidate when it
-holds more than two judges), as for apeval compare. Pairs only one judge had in
-scope, or that a recording lacks, are not compared.
-
-Ranking, most informative first: unlabeled pairs (as the run saw its labels)
-before labeled ones; then opposite before unknown; then opposite pairs by the
-product of both judges' confidences (both sure, yet opposite) and unknown
-pairs by the confidence of the judge that decided (no confidence counts as 1
-for a deterministic result, 0.5 for a judged one); ties by case ID, then rule
-ID. Cases come in the order of their best-ranked pair; --limit keeps the first
-N cases.
-
-Decision files never hold raw arguments, so the cases are read back from
---dataset (the files the run replayed; optional when it replayed the embedded
-sample). Each output line is the case's original dataset line, every field
-kept, plus:
-
-  "apeval_disagreement": {"rules": [{"rule_id", "kind",
-     "baseline": {"judge", "result", "confidence", "status", "source"},
-     "candidate": {…}, "label": the dataset's current label or null}]}
-
-Fill in "label" (match or no_match) or the case's "labels", then merge the
-labels back with apeval datasets label-import.`,
-		Example: `  apeval datasets disagreements --dataset cases.jsonl out/qwen3b out/qwen7b > to-label.jsonl
-  apeval datasets disagreements --baseline recorded/ollama/qwen2.5:3b --limit 50 \
-    --dataset cases.jsonl --out to-label.jsonl out/nightly
-  apeval datasets label-import --dataset cases.jsonl --labels to-label.jsonl --out cases.jsonl`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
 				return usagef("disagreements takes two run directories, or one with --baseline")
@@ -178,23 +147,7 @@ func newLabelImportCmd(io IO, runF func(context.Context, *labelImportOptions, IO
 	cmd := &cobra.Command{
 		Use:   "label-import",
 		Short: "Merge labels (e.g. a labeled disagreements file) back into a dataset",
-		Long: `Copies the dataset, setting the labels of every case the labels file names.
-The labels file is JSONL of objects with "id" and "labels" (rule ID → match
-or no_match; null = not labeled), such as the output of apeval datasets
-disagreements after review, whose apeval_disagreement.rules[].label entries are
-read too, or a minimal {"id":"c-7","labels":{"rule-12":"match"}}.
-
-Only the "labels" member of a labeled case is rewritten: labels for other rules
-stay, and every other field (unknown ones included), their order and unicode
-are kept byte for byte; apeval_disagreement is never copied into the dataset.
-Errors, all listed before anything is written: a label that differs from the
-dataset's (use --overwrite to replace it), ids the dataset lacks (use
---ignore-unknown to skip them), a malformed label. The output is written
-atomically; --out may name the dataset itself to update it in place.`,
-		Example: `  apeval datasets label-import --dataset cases.jsonl --labels to-label.jsonl --out cases.jsonl
-  apeval datasets label-import --dataset cases.jsonl --labels fixes.jsonl --overwrite > merged.jsonl
-  echo '{"id":"c-0007","labels":{"rule-12":"match"}}' | apeval datasets label-import --dataset cases.jsonl --labels -`,
-		Args: noArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(o.Datasets) == 0 || len(o.Labels) == 0 {
 				return usagef("label-import needs --dataset FILE and --labels FILE")

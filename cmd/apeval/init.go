@@ -31,11 +31,6 @@ func newInitCmd(io IO, runF func(context.Context, *initOptions, IO) error) *cobr
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Start a project: write apeval.toml with the sample dataset and policy",
-		Long: `Writes DIR/apeval.toml (default: the current directory) together with the
-embedded sample's cases.jsonl and policy.toml to start from. apeval run,
-replay, report, compare and gate then read apeval.toml when run in DIR.
-An existing file is not overwritten without --force.`,
-		Example: `  apeval init my-eval && cd my-eval && apeval run`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("init takes at most one directory")

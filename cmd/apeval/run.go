@@ -9,6 +9,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/source"
+	"github.com/apeval/apeval/internal/progress"
 	"github.com/apeval/apeval/internal/runplan"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
@@ -30,39 +31,7 @@ func newRunCmd(io IO, replayOnly bool, runF func(context.Context, *runplan.Plan,
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Replay a dataset through a policy and judges, compute metrics and the verdict",
-		Long: `Replay every case of the datasets through the policy's scope filter, permissions
-layer, deterministic matchers and each judge, then compute metrics, check the kill
-criteria and write the run directory (decisions.parquet, gates.parquet,
-metrics.parquet, summary.json, summary.md, junit.xml, charts, report.html, run.json).
-
-Settings come from ./apeval.toml when it exists (apeval init writes one; or
---config FILE); a flag overrides the file. With neither, evaluates the embedded
-sample dataset and policy with its recorded judges. Without --judge, the judges are the dataset's recordings when it has any,
-else "none" (the deterministic fallback when the judge is down).
-
-Judge specs:
-` + judge.SpecHelp() + `
-The resolved kill criteria are recorded in run.json: apeval report, gate and
-merge use them, so the verdict is the same on every path.
-
-Exit codes: 0 GO, 1 NO-GO, 3 INCONCLUSIVE (--inconclusive=pass|fail maps 3 to
-0 or 1, and says so), 2 usage or input error, a broken judge setup (ERROR:
-half or more of a judge's calls failed with HTTP 401/403/404, an HTML page, a
-refused connection or an unknown host), or a partial run (a budget stopped it),
-130 interrupted.`,
-		Example: `  apeval run
-  apeval run --dataset cases.jsonl --policy policy.toml --judge recorded
-  apeval run --dataset a.jsonl --dataset b.jsonl --policy policy.toml \
-    --judge ollama:qwen2.5:3b --judge ollama:qwen2.5:7b --baseline ollama/qwen2.5:3b \
-    --concurrency 8 --timeout 2s --out out/nightly
-  apeval run --judge openai:qwen2.5-7b@http://localhost:8000/v1 \
-    --judge ollama:qwen2.5:3b@http://gpu-box:11434 ...
-  cat cases.jsonl | apeval run --dataset - --policy policy.toml --judge none
-  apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge --out out/merged out/shard*
-  apeval run --judge ollama:qwen2.5:3b --repeat 5 --shuffle-rules --seed 7   # flip rate, position effect
-  apeval run --max-calls 500 --budget-usd 2 ...   # stops at the budget: partial, exit 2; rerun continues
-  apeval run --resume apeval-out/20261201T101500Z-3f2a1b   # re-send only the failed calls`,
-		Args: noArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := resolveRun(cmd, *o, io.Getenv)
 			if err != nil {
@@ -74,8 +43,6 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 	if replayOnly {
 		cmd.Use = "replay"
 		cmd.Short = "Replay a dataset and write decisions only (decisions.parquet, gates.parquet, run.json)"
-		cmd.Long = "Like run, but writes only the decision files; `apeval report DIR` computes\nmetrics and reports from them later. Exit code 0 unless the input is bad."
-		cmd.Example = "  apeval replay --dataset cases.jsonl --policy policy.toml --judge recorded --out out/r1\n  apeval report out/r1"
 	}
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.Datasets, "dataset", "d", nil, "case file (JSONL, apeval.case/v1); repeatable; - reads stdin (default: the embedded sample)")
@@ -261,13 +228,12 @@ type preparedRun struct {
 	src      *source.Source
 	stats    *datasets.Stats     // when the dataset was scanned for recorded judges
 	sel      *datasets.Selection // sessions chosen by --tag/--limit/--sample; nil for all
-	judges   []judge.Judge
+	judges   *runplan.Judges
 	baseline string
 	refs     chan []rundir.FileRef // the datasets' hashes, computed beside the replay
 	w        *rundir.RunWriter
 
-	closeJudges func()
-	committed   bool
+	committed bool
 }
 
 // prepareRun loads the policy and criteria, opens the dataset and the
@@ -319,13 +285,11 @@ func prepareRun(ctx context.Context, st *runplan.State, io IO) (_ *preparedRun, 
 		return nil, err
 	}
 
-	if p.judges, p.closeJudges, err = openJudges(ctx, entries, st, io); err != nil {
-		return nil, err
+	cfg := judgeConfig(&o.Judge, o.Timeout, o.Concurrency, io)
+	if p.judges, err = st.OpenJudges(ctx, entries, cfg, func(w string) { fmt.Fprintf(io.Err, "apeval: cache: %s\n", w) }); err != nil {
+		return nil, usageError{err}
 	}
-	var ids []string
-	for _, j := range p.judges {
-		ids = append(ids, j.Identity().String())
-	}
+	ids := p.judges.IDs()
 	if err := o.CheckResumed(ids); err != nil {
 		return nil, usageError{err}
 	}
@@ -337,12 +301,8 @@ func prepareRun(ctx context.Context, st *runplan.State, io IO) (_ *preparedRun, 
 	// the replay instead of before it (run.json is written by w.Close).
 	p.refs = make(chan []rundir.FileRef, 1)
 	go func(src *source.Source) { p.refs <- src.Refs() }(p.src)
-	var infos []rundir.JudgeInfo
-	for _, j := range p.judges {
-		infos = append(infos, judgeInfo(j))
-	}
 	info := st.Info(runplan.Run{Version: version, Policy: pol.Ref, Criteria: p.crit, CriteriaFrom: p.critFrom,
-		Baseline: p.baseline, Entries: entries, Judges: infos})
+		Baseline: p.baseline, Entries: entries, Judges: p.judges.Infos()})
 	if p.lab, err = newLabelSink(o.Labels, ""); err != nil {
 		return nil, err
 	}
@@ -361,9 +321,7 @@ func (p *preparedRun) close() {
 		}
 		p.w.Release() // the run directory stays locked until every report is written
 	}
-	if p.closeJudges != nil {
-		p.closeJudges()
-	}
+	p.judges.Close()
 	if p.src != nil {
 		p.src.Cleanup()
 	}
@@ -386,7 +344,7 @@ type replayed struct {
 func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to sinks) (replayed, error) {
 	o := st.Plan
 	tty := isTerminal(io.Err)
-	var prog *progress
+	var prog *progress.Printer
 	if !o.Quiet {
 		total := int64(0)
 		if p.sel != nil {
@@ -396,7 +354,7 @@ func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to s
 		} else if o.ShardOf.Count <= 1 {
 			total = p.src.ApproxCases()
 		}
-		prog = newProgress(io.Err, tty, total, p.now)
+		prog = progress.New(io.Err, tty, total, p.now)
 	}
 
 	rd := p.src.Reader(p.pol)
@@ -406,12 +364,7 @@ func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to s
 
 	ropts := st.ReplayOptions()
 	if prog != nil {
-		nj := int64(max(len(p.judges), 1))
-		ropts.ProgressInterval = prog.interval
-		ropts.Progress = func(s replay.ProgressStats) {
-			cases := max(s.Cases, s.Replayed/nj)
-			prog.update(progressSnapshot{Cases: cases, Calls: s.Calls, CacheHits: s.CacheHits, Failures: s.Failures, InFlight: s.InFlight}, time.Now(), false)
-		}
+		ropts.ProgressInterval, ropts.Progress = prog.Interval(), prog.Replay(len(p.judges.List))
 	}
 	emit := func(r *replay.Result) error {
 		if !p.sel.Reports(r.Tags) {
@@ -430,11 +383,9 @@ func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to s
 		return nil
 	}
 	replayStart := time.Now()
-	rstats, runErr := replay.Run(ctx, p.pol, in.Next, p.judges, ropts, emit)
+	rstats, runErr := replay.Run(ctx, p.pol, in.Next, p.judges.List, ropts, emit)
 	replayTime := time.Since(replayStart)
-	if prog != nil {
-		prog.update(progressSnapshot{Cases: rstats.Cases, Calls: rstats.Calls, CacheHits: rstats.CacheHits, Failures: rstats.Failures}, time.Now(), true)
-	}
+	prog.Done(rstats, time.Now())
 	interrupted, err := runplan.Outcome(ctx, in, runErr)
 	if err != nil {
 		return replayed{}, usageError{err}
