@@ -137,7 +137,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		}
 	}
 	v := c.Verdict
-	rep.Exit = verdictExit(v, o.Inconclusive)
+	rep.Exit = reports.VerdictExit(v, o.Inconclusive)
 	rep.Color, rep.Width = useColor(io.Out, io), termWidth(io.Out, io)
 	if o.Comment {
 		// The comment describes the head run (B, or the single run), leads

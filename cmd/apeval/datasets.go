@@ -4,17 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	goio "io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/source"
+	"github.com/apeval/apeval/internal/outfile"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
-	"github.com/apeval/apeval/reports/rundir"
 )
 
 func newDatasetsCmd(io IO) *cobra.Command {
@@ -194,29 +191,15 @@ func newSampleCmd(io IO, runF func(context.Context, *sampleOptions, IO) error) *
 
 // runSample is `apeval datasets sample` with parsed options.
 func runSample(_ context.Context, o *sampleOptions, io IO) error {
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return usageError{err}
-	}
-	cases, err := goio.ReadAll(datasets.SampleCases())
+	files, err := datasets.SampleFiles(o.Unlabeled, "")
 	if err != nil {
 		return err
 	}
-	if o.Unlabeled {
-		if cases, err = datasets.Unlabeled(cases); err != nil {
-			return err
-		}
-	}
-	for name, data := range map[string][]byte{"cases.jsonl": cases, "policy.toml": datasets.SamplePolicy()} {
-		p := filepath.Join(o.Out, name)
-		if err := rundir.WriteFileAtomic(p, func(w goio.Writer) error {
-			_, err := w.Write(data)
-			return err
-		}); err != nil {
-			return err
-		}
+	paths, err := outfile.Files(o.Out, files, true)
+	for _, p := range paths {
 		fmt.Fprintln(io.Out, p)
 	}
-	return nil
+	return err
 }
 
 // statsByTool prints every tool name with its category and its source.

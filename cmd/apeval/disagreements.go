@@ -1,17 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	goio "io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/source"
+	"github.com/apeval/apeval/internal/outfile"
+	"github.com/apeval/apeval/internal/trunc"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/rundir"
@@ -104,7 +104,7 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 		return usageError{err}
 	}
 
-	err = writeOutput(o.Out, io, func(w goio.Writer) error {
+	err = outfile.Write(o.Out, io.Out, func(w goio.Writer) error {
 		for i, c := range cases {
 			out, err := c.Annotate(lines[i])
 			if err != nil {
@@ -119,12 +119,8 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	dest := o.Out
-	if dest == "" {
-		dest = "stdout"
-	}
 	fmt.Fprintf(io.Err, "%d disagreements (%d opposite, %d unknown) in %d cases over %d pairs both judged (baseline %s, candidate %s); %d cases written to %s\n",
-		len(found.Ranked), found.Opposite, len(found.Ranked)-found.Opposite, found.Total, found.Paired, pair.Baseline, pair.Candidate, len(cases), dest)
+		len(found.Ranked), found.Opposite, len(found.Ranked)-found.Opposite, found.Total, found.Paired, pair.Baseline, pair.Candidate, len(cases), outfile.Dest(o.Out))
 	return nil
 }
 
@@ -152,7 +148,7 @@ func newLabelImportCmd(io IO, runF func(context.Context, *labelImportOptions, IO
 			if len(o.Datasets) == 0 || len(o.Labels) == 0 {
 				return usagef("label-import needs --dataset FILE and --labels FILE")
 			}
-			if stdinCount(o.Datasets)+stdinCount(o.Labels) > 1 {
+			if outfile.StdinCount(o.Datasets, o.Labels) > 1 {
 				return usagef("only one of --dataset and --labels can read stdin (-)")
 			}
 			return runF(cmd.Context(), o, io)
@@ -174,7 +170,7 @@ func runLabelImport(_ context.Context, o *labelImportOptions, io IO) error {
 		return usageError{err}
 	}
 	var st datasets.MergeStats
-	err = writeOutput(o.Out, io, func(w goio.Writer) error {
+	err = outfile.Write(o.Out, io.Out, func(w goio.Writer) error {
 		var err error
 		st, err = datasets.MergeLabels(w, o.Datasets, io.In, labels, datasets.MergeOptions{Overwrite: o.Overwrite, IgnoreUnknown: o.IgnoreUnknown})
 		return err
@@ -192,71 +188,13 @@ func runLabelImport(_ context.Context, o *labelImportOptions, io IO) error {
 		}
 		return usageError{err}
 	}
-	dest := o.Out
-	if dest == "" {
-		dest = "stdout"
-	}
 	fmt.Fprintf(io.Err, "%d labels for %d cases: %d added, %d changed, %d already there; %d cases updated, %d lines written to %s\n",
-		labels.Count(), labels.Cases(), st.Added, st.Changed, st.Kept, st.Updated, st.Lines, dest)
+		labels.Count(), labels.Cases(), st.Added, st.Changed, st.Kept, st.Updated, st.Lines, outfile.Dest(o.Out))
 	if n := labels.Empty(); n > 0 {
 		fmt.Fprintf(io.Err, "%d labels-file line(s) carried no label and were skipped\n", n)
 	}
 	if len(st.Unknown) > 0 {
-		fmt.Fprintf(io.Err, "skipped labels for %d id(s) not in the dataset: %s\n", len(st.Unknown), listSome(st.Unknown))
+		fmt.Fprintf(io.Err, "skipped labels for %d id(s) not in the dataset: %s\n", len(st.Unknown), trunc.List(st.Unknown, 20))
 	}
 	return nil
-}
-
-func stdinCount(paths []string) int {
-	n := 0
-	for _, p := range paths {
-		if p == "-" {
-			n++
-		}
-	}
-	return n
-}
-
-// listSome joins up to 20 items, saying how many more there are.
-func listSome(items []string) string {
-	const shown = 20
-	if len(items) <= shown {
-		return strings.Join(items, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(items[:shown], ", "), len(items)-shown)
-}
-
-// toStdout reports whether an --out value means standard output: "-",
-// or /dev/stdout, which is treated the same (never replaced by a file).
-func toStdout(path string) bool { return path == "-" || path == "/dev/stdout" }
-
-// writeOutput writes through write into path atomically (a device, a FIFO
-// or a symlink's target is written through: rundir.WriteFileAtomic), or
-// to stdout when path is "", "-" or /dev/stdout. Stdout output is spooled
-// to a temporary file first, so that a failure half-way prints nothing
-// rather than part of a dataset.
-func writeOutput(path string, io IO, write func(goio.Writer) error) error {
-	if path != "" && !toStdout(path) {
-		return rundir.WriteFileAtomic(path, write)
-	}
-	f, err := os.CreateTemp("", "apeval-out-*.jsonl")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		_ = f.Close()
-		_ = os.Remove(f.Name())
-	}()
-	bw := bufio.NewWriterSize(f, 64<<10)
-	if err := write(bw); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	if _, err := f.Seek(0, goio.SeekStart); err != nil {
-		return err
-	}
-	_, err = goio.Copy(io.Out, f)
-	return err
 }

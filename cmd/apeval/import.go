@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	goio "io"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/importers"
+	"github.com/apeval/apeval/internal/outfile"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/rundir"
 )
@@ -82,7 +82,7 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 		return err
 	}
 	var err error
-	if toStdout(o.out) {
+	if outfile.ToStdout(o.out) {
 		bw := bufio.NewWriterSize(io.Out, 64<<10)
 		if err = write(bw); err == nil {
 			err = bw.Flush()
@@ -102,11 +102,7 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 	}
 	reports.WriteImportSummary(io.Err, sum)
 	if o.summary != "" {
-		if serr := rundir.WriteFileAtomic(o.summary, func(w goio.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(sum)
-		}); serr != nil && err == nil {
+		if serr := outfile.JSON(o.summary, sum); serr != nil && err == nil {
 			err = serr
 		}
 	}

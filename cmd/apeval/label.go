@@ -12,6 +12,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/source"
+	"github.com/apeval/apeval/internal/outfile"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
@@ -101,14 +102,10 @@ func runLabelQueue(_ context.Context, o *labelQueueOptions, io IO) error {
 		return usageError{err}
 	}
 	lines := q.Lines()
-	if err := writeOutput(o.Out, io, func(w goio.Writer) error { return datasets.WriteSampleLabels(w, lines) }); err != nil {
+	if err := outfile.Write(o.Out, io.Out, func(w goio.Writer) error { return datasets.WriteSampleLabels(w, lines) }); err != nil {
 		return err
 	}
-	dest := o.Out
-	if dest == "" {
-		dest = "stdout"
-	}
-	return reports.WriteQueueSummary(io.Err, q, letters, judgeNames, census, len(pairs), dest)
+	return reports.WriteQueueSummary(io.Err, q, letters, judgeNames, census, len(pairs), outfile.Dest(o.Out))
 }
 
 type labelAgreementOptions struct {
@@ -203,23 +200,19 @@ func runLabelWeak(_ context.Context, o *labelWeakOptions, io IO) error {
 		return err
 	}
 	lines, rules := datasets.WeakSampleLabels(weak)
-	if err := writeOutput(o.Out, io, func(w goio.Writer) error { return datasets.WriteSampleLabels(w, lines) }); err != nil {
+	if err := outfile.Write(o.Out, io.Out, func(w goio.Writer) error { return datasets.WriteSampleLabels(w, lines) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(io.Err, "label weak: %d weak labels (label_source weak) on %d rules\n", len(weak), rules)
 	return nil
 }
 
-// readWeakLabels reads the weak labels of datasets, in dataset order;
+// readWeakLabels reads the weak labels of datasets (source.WeakLabels);
 // unreadable lines are printed and refused.
 func readWeakLabels(paths []string, io IO) ([]datasets.WeakLabel, error) {
-	r := source.OpenReader(paths, io.In)
-	out, bad, err := datasets.ReadWeakLabels(r, func(err error) { fmt.Fprintln(io.Err, err) })
+	weak, err := source.WeakLabels(paths, io.In, func(err error) { fmt.Fprintln(io.Err, err) })
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if bad > 0 {
-		return nil, usagef("%d unreadable dataset lines", bad)
-	}
-	return out, nil
+	return weak, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/trunc"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/labelpage"
 )
@@ -102,7 +103,7 @@ func runLabelServe(ctx context.Context, o *labelServeOptions, io IO) error {
 		return usageError{err}
 	}
 	if len(missing) > 0 {
-		return usagef("%d queued pair(s) not found in the dataset or policy (give the files the run replayed with --dataset/--policy): %s", len(missing), listSome(missing))
+		return usagef("%d queued pair(s) not found in the dataset or policy (give the files the run replayed with --dataset/--policy): %s", len(missing), trunc.List(missing, 20))
 	}
 
 	out := labelpage.LabelsFile(o.Labels, o.Labeler)

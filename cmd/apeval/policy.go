@@ -5,17 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	goio "io"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets/source"
+	"github.com/apeval/apeval/internal/outfile"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/replay/automode"
 	"github.com/apeval/apeval/reports"
-	"github.com/apeval/apeval/reports/rundir"
 )
 
 func newPolicyCmd(io IO) *cobra.Command {
@@ -93,10 +92,7 @@ func runPolicyImport(_ context.Context, o *policyImportOptions, io IO) error {
 		if _, err := io.Out.Write(buf.Bytes()); err != nil {
 			return err
 		}
-	} else if err := rundir.WriteFileAtomic(o.Out, func(w goio.Writer) error {
-		_, err := w.Write(buf.Bytes())
-		return err
-	}); err != nil {
+	} else if err := outfile.Bytes(o.Out, buf.Bytes()); err != nil {
 		return usageError{err}
 	}
 	switch s := sum.(type) {
@@ -106,11 +102,7 @@ func runPolicyImport(_ context.Context, o *policyImportOptions, io IO) error {
 		reports.WriteCodexSummary(io.Err, s, o.Out)
 	}
 	if o.Summary != "" {
-		return rundir.WriteFileAtomic(o.Summary, func(w goio.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(sum)
-		})
+		return outfile.JSON(o.Summary, sum)
 	}
 	return nil
 }

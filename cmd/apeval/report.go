@@ -256,16 +256,6 @@ func runGate(ctx context.Context, o *gateOptions, io IO) error {
 	return verdictDone(rep, io)
 }
 
-// runExit is a run's exit code: its verdict's, or 2 when the run is
-// partial (a budget stopped it), since a verdict over part of the input
-// must not gate.
-func runExit(rep *reports.Report) int {
-	if rep.Run.Partial != "" {
-		return exitUsage
-	}
-	return verdictExit(rep.Summary.Verdict, rep.Inconclusive)
-}
-
 // writeRunReports writes every report file of a run directory and prints
 // the terminal tables; it sets rep.Exit, the verdict's exit code, which
 // the reports show.
@@ -274,7 +264,7 @@ func runExit(rep *reports.Report) int {
 // merge): a failure to write them brings the earlier run in dir back as
 // it was.
 func writeRunReports(dir string, rep *reports.Report, format string, io IO, run *rundir.RunWriter) error {
-	rep.Exit = runExit(rep)
+	rep.Exit = rep.RunExit()
 	if err := reports.WriteRunReports(dir, rep); err != nil {
 		if run != nil {
 			return run.ReportsFailed(err)
