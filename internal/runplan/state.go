@@ -277,7 +277,7 @@ func MaskURLs(names []string) []string {
 // stopped it) when a budget stopped it; the calls --resume re-sent. It
 // returns the number of calls counted at their estimate (no token counts
 // reported) under --budget-usd.
-func (s *State) Finish(wi *rundir.RunInfo, r Replayed) (unmetered int64) {
+func (s *State) Finish(wi *rundir.RunInfo, r Counted) (unmetered int64) {
 	wi.Datasets = r.Datasets
 	if r.Feed != nil {
 		wi.Cases = r.Feed.Cases
