@@ -180,7 +180,7 @@ func exactUpper(sz []int, y int, rho, a float64) float64 {
 	return math.Sqrt(lo * hi)
 }
 
-// TestIntervalExactBounds: what the interval's over-coverage is
+// TestIntervalGridExactBounds: what the interval's over-coverage is
 // (docs/statistics.md, "What the over-coverage is"). (1) Discreteness:
 // the exact interval of Y that knows the ICC covers more than 0.975 on
 // the rare settings (0.005 over 8 × 35 at ICC 0 and 0.1, 0.03 over
@@ -193,7 +193,7 @@ func exactUpper(sz []int, y int, rho, a float64) float64 {
 // (APEVAL_CALIBRATE) prints, for every grid setting of at most 60
 // sessions, the exact coverage and width of the interval that knows the
 // ICC and of the one valid at every ICC up to 0.5.
-func TestIntervalExactBounds(t *testing.T) {
+func TestIntervalGridExactBounds(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		sz       []int
