@@ -25,6 +25,7 @@
 //	prepare.go   State.Prepare (policy, dataset, selection, judges, run directory), Prepared.Replay
 //	             (what is reported, the budget's cut, run.json finished and committed), Total, Stopped
 //	recorded.go  ExpandRecorded, NeedsRecordedNames: no --judge, or a bare --judge recorded
-//	state.go     State, Plan.Start: run ID, run directory (RunDirFor), budget and prices (Limit),
-//	             replay's options and deadline, run.json's Info, Settings and Finish (partial)
+//	state.go     State, Plan.Start: run ID, run directory (RunDirFor; to a bucket: BucketRunDir,
+//	             Remote, StageIn), budget and prices (Limit), replay's options and deadline,
+//	             run.json's Info, Settings and Finish (partial)
 package runplan
