@@ -375,4 +375,4 @@ func (f WeightedRatio) traffic() (K, P float64) {
 
 // eitherVerb is the "+N" clause's verb of a hint sized to decide either
 // way (SessionHint.Either).
-const eitherVerb = "decide it, PASS or FAIL (the data cannot yet say which)"
+const eitherVerb = "decide it either way (the data cannot yet say which)"
