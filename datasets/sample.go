@@ -39,3 +39,30 @@ func SampleSHA256() string {
 	h := sha256.Sum256(sampleCases)
 	return hex.EncodeToString(h[:])
 }
+
+// SampleFile is one file apeval datasets sample or apeval init writes:
+// its name in the target directory and its content.
+type SampleFile struct {
+	Name string
+	Data []byte
+}
+
+// SampleFiles are the files that start a project from the sample, in the
+// order they are written: cases.jsonl (every case's labels emptied when
+// unlabeled: the sample as a team's imported logs look) and policy.toml;
+// with a config name (apeval init's apeval.toml), the project file that
+// names them comes first (SampleConfig).
+func SampleFiles(unlabeled bool, config string) ([]SampleFile, error) {
+	cases := bytes.Clone(sampleCases)
+	if unlabeled {
+		var err error
+		if cases, err = Unlabeled(cases); err != nil {
+			return nil, err
+		}
+	}
+	files := []SampleFile{{"cases.jsonl", cases}, {"policy.toml", SamplePolicy()}}
+	if config != "" {
+		files = append([]SampleFile{{config, SampleConfig()}}, files...)
+	}
+	return files, nil
+}

@@ -273,3 +273,42 @@ func TestSampleConfigNamesTheSample(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleFiles: datasets sample writes cases then policy, init the
+// project file first; unlabeled empties every case's labels and keeps the
+// line count.
+func TestSampleFiles(t *testing.T) {
+	files, err := datasets.SampleFiles(false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || files[0].Name != "cases.jsonl" || files[1].Name != "policy.toml" {
+		t.Fatalf("files %v, want cases.jsonl, policy.toml", names(files))
+	}
+	want, _ := io.ReadAll(datasets.SampleCases())
+	if !bytes.Equal(files[0].Data, want) || !bytes.Equal(files[1].Data, datasets.SamplePolicy()) {
+		t.Error("labeled sample files differ from the embedded sample")
+	}
+	proj, err := datasets.SampleFiles(true, "apeval.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(proj); !slices.Equal(got, []string{"apeval.toml", "cases.jsonl", "policy.toml"}) {
+		t.Fatalf("project files %v", got)
+	}
+	if !bytes.Equal(proj[0].Data, datasets.SampleConfig()) {
+		t.Error("apeval.toml is not SampleConfig")
+	}
+	un := string(proj[1].Data)
+	if strings.Count(un, "\n") != strings.Count(string(want), "\n") || strings.Contains(un, `"labels":{"`) || !strings.Contains(un, `"labels":{}`) {
+		t.Errorf("unlabeled cases: %d lines (want %d), labels left or not emptied", strings.Count(un, "\n"), strings.Count(string(want), "\n"))
+	}
+}
+
+func names(files []datasets.SampleFile) []string {
+	var out []string
+	for _, f := range files {
+		out = append(out, f.Name)
+	}
+	return out
+}

@@ -77,10 +77,10 @@ func (b *Budget) Report() BudgetReport {
 		Unmetered: b.unmetered.Load(), Stopped: b.stopped}
 }
 
-// Limit puts j under the budget. prices may be nil only without MaxUSD.
+// Limit puts j under the budget. prices may be nil only without MaxUSD. A
+// judge that calls no model (not IsLive: recorded, none) is left as it is.
 func (b *Budget) Limit(j Judge, prices *Prices) Judge {
-	switch j.(type) {
-	case *Recorded, None:
+	if !IsLive(j) {
 		return j
 	}
 	return &budgeted{judge: j, b: b, prices: prices}

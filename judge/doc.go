@@ -11,14 +11,14 @@
 // # Main types
 //
 // [Open] turns a --judge spec into a [Judge] under a [Config] through the
-// registry ([Register], [Lookup], [Backend]). Each live backend is a
-// package that registers itself: judge/ollama (ollama:MODEL), judge/openai
+// registry ([Register], [Lookup], [Backend]). Each backend is a package
+// that registers itself: judge/ollama (ollama:MODEL), judge/openai
 // (openai:MODEL, any OpenAI-compatible server), judge/exec (exec:COMMAND,
 // plugin processes; protocol in exec/EXEC.md), judge/anthropic
-// (anthropic:MODEL); judge/all imports them all. [Recorded]
-// (recorded:NAME, the decisions stored in the dataset) and [None] are
-// judge/recorded's, a package that needs only judge/core, and built into
-// the registry: always available, not live. A judge is known by its [Identity],
+// (anthropic:MODEL), and judge/recorded: recorded:NAME (the decisions
+// stored in the dataset) and none, registered as not live ([IsLive]: never
+// cached, budgeted or retried); judge/all imports them all. A judge is
+// known by its [Identity],
 // backend/model@digest+prompt_version.
 //
 // Judge takes a [Request] and returns a [Response]: one [Decision] per
@@ -35,7 +35,7 @@
 //	open.go              Config, the registry (Backend, Register, IsLive), Open, retries
 //	judge.go             the judge/core types re-exported
 //	core/                the shared types and Cause (no backend)
-//	recorded/            the recorded and none judges (no model; built into the registry)
+//	recorded/            the recorded and none judges (no model; registered as not live)
 //	kit.go               the call machinery exported for backend packages
 //	ollama/, openai/, exec/, anthropic/   the backends, one package each
 //	all/                 imports every backend (and tests across them)

@@ -2,7 +2,6 @@ package judge
 
 import (
 	"github.com/apeval/apeval/judge/core"
-	"github.com/apeval/apeval/judge/recorded"
 )
 
 // The shared judge types live in judge/core, which imports no backend
@@ -27,8 +26,6 @@ type (
 	Identity      = core.Identity
 	Judge         = core.Judge
 	Cause         = core.Cause
-	Recorded      = recorded.Judge
-	None          = recorded.None
 	CheckReport   = core.CheckReport
 	BudgetReport  = core.BudgetReport
 )
@@ -74,12 +71,6 @@ const (
 	SetupUnknownHost  = core.SetupUnknownHost
 	SetupTLS          = core.SetupTLS
 )
-
-// NewRecorded returns the recorded judge of a name (judge/recorded's New).
-func NewRecorded(name string) Judge { return recorded.New(name) }
-
-// NewNone returns the `none` judge (judge/recorded's).
-func NewNone() Judge { return recorded.NewNone() }
 
 // CauseOfError types a transport error (core.CauseOfError).
 func CauseOfError(err error) Cause { return core.CauseOfError(err) }

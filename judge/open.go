@@ -140,17 +140,10 @@ const DefaultSeed = 42
 
 var (
 	registryMu sync.RWMutex
-	// registry lists the backends by Order, then name. recorded and none
-	// (judge/recorded, which needs only judge/core) are built in; the live
-	// backends register from their packages.
-	registry = []Backend{
-		{Name: "recorded", Arg: "NAME", Order: 40, Form: "recorded[:NAME]",
-			Help: "decisions recorded in the dataset (bare: one judge per name)",
-			Open: func(_ context.Context, arg string, _ *Prompt, _ Config) (Judge, error) { return NewRecorded(arg), nil }},
-		{Name: "none", Order: 50,
-			Help: "no judge: every judge-needing rule fails with status error",
-			Open: func(context.Context, string, *Prompt, Config) (Judge, error) { return NewNone(), nil }},
-	}
+	// registry lists the backends by Order, then name. Every backend,
+	// recorded and none (judge/recorded) included, registers from its own
+	// package; judge/all imports them all.
+	registry []Backend
 )
 
 // Register adds a backend; a backend package calls it from init, and the

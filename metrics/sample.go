@@ -175,13 +175,6 @@ func strataOf(units []SampleUnit) []*stratum {
 // single session it is at most 1. A paired difference (not bounded:
 // a recall or false-positive-rate gain) is R ± t·√V, clipped to [−1, 1].
 func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) WeightedRatio {
-	return weightedRatioFloor(units, conf, f, bounded, floorShare)
-}
-
-// weightedRatioFloor is weightedRatio with the floor's share of a stratum
-// as a parameter (share 0: the floor on the queue's minimum only, the
-// alternative the calibration measures beside it).
-func weightedRatioFloor(units []SampleUnit, conf float64, f ratioFn, bounded bool, share float64) WeightedRatio {
 	var out WeightedRatio
 	strata := strataOf(units)
 	w := make([]float64, len(units))
@@ -233,12 +226,25 @@ func weightedRatioFloor(units []SampleUnit, conf float64, f ratioFn, bounded boo
 	out.Estimate = ptr(R)
 	var v1, v2 float64
 	var sessions int
-	v1, v2, out.SampledFPC, out.DF, sessions = twoPhaseVar(units, strata, f, R, X, share)
+	var priorV float64
+	v1, v2, out.SampledFPC, out.DF, sessions, priorV = twoPhaseVar(units, strata, f, R, X)
 	out.Var, out.SampledVar = v1+v2, v2
 	out.Sessions = int64(sessions)
 	// v2 is estimated within strata: labels less strata.
 	out.SampledDF = max(1, float64(len(units)-len(strata)))
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: out.DF}.Quantile(1 - (1-conf)/2)
+	if V := v1 + v2; bounded && priorV > 0 {
+		// Satterthwaite: the pseudo-labels of strata at the queue's
+		// minimum are a prior, not an estimate; their part of V has no
+		// sampling error, and the quantile's degrees of freedom are those
+		// of the estimated part alone, DF·(V/(V − prior))². DF itself
+		// stays the sessions' (what more labels grow, for the hints).
+		qdf := maxDF
+		if est := V - priorV; est > 0 {
+			qdf = min(out.DF*(V/est)*(V/est), maxDF)
+		}
+		q = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: qdf}.Quantile(1 - (1-conf)/2)
+	}
 	if !bounded {
 		// A difference of two proportions lies in [−1, 1], whatever its
 		// linearized variance says on few labels.
@@ -318,7 +324,7 @@ func neff(R, v, kish float64) float64 {
 // the figure say nothing about its spread — or Kish's effective number of
 // sessions (Σ_c X_c)²/Σ_c X_c², X_c = Σ_{i∈c} w_i·x_i, when smaller, less
 // one (at least 1).
-func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X, share float64) (v1, v2, fpc, df float64, sessions int) {
+func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64) (v1, v2, fpc, df float64, sessions int, priorV float64) {
 	type key struct {
 		sess string
 		h    int
@@ -362,7 +368,7 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X, share f
 		if n >= 2 {
 			s2 = max(0, (zz-zs*zs/nf)/(nf-1))
 		}
-		if (k == 0 || k == nf) && (n <= floorMaxLabels || nf < share*s.size) && s.size > nf {
+		if (k == 0 || k == nf) && (n <= floorMaxLabels || nf < floorShare*s.size) && s.size > nf {
 			// Few labels, all one value: their sample variance (often 0)
 			// says nothing; the stratum carries one pseudo-label at the
 			// queue's prior for its results (half a label each way when
@@ -372,7 +378,12 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X, share f
 				p0 = namePrior(s.name)
 			}
 			pt := (k + p0) / (nf + 1)
-			s2 = max(s2, dd/nf*pt*(1-pt))
+			if fl := dd / nf * pt * (1 - pt); fl > s2 {
+				if n <= floorMaxLabels {
+					priorV += s.size * s.size * (1 - nf/s.size) * (fl - s2) / nf
+				}
+				s2 = fl
+			}
 		}
 		v2 += s.size * s.size * (1 - nf/s.size) * s2 / nf
 		fpc += s.size * s2
@@ -411,7 +422,7 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X, share f
 	}
 	if nonzero == 0 {
 		// R ∈ {0, 1}: every z is 0 and the sessions bound n_eff instead.
-		return v1, v2, fpc, max(1, float64(len(sess))-1), len(sess)
+		return v1, v2, fpc, max(1, float64(len(sess))-1), len(sess), priorV
 	}
 	if x2 > 0 {
 		// Kish's effective number of sessions by their weighted
@@ -419,7 +430,7 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X, share f
 		// units count as few, as for the latency quantiles.
 		nonzero = min(nonzero, xsum*xsum/x2)
 	}
-	return v1, v2, fpc, max(1, nonzero-1), len(sess)
+	return v1, v2, fpc, max(1, nonzero-1), len(sess), priorV
 }
 
 // The floor of twoPhaseVar applies to a stratum whose labels all agree
@@ -434,6 +445,8 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X, share f
 const (
 	floorMaxLabels = 5
 	floorShare     = 0.1
+	// maxDF stands for a t quantile's infinite degrees of freedom.
+	maxDF = 1e6
 )
 
 // namePrior is the queue's prior share of match labels (stratumPrior) for

@@ -209,6 +209,12 @@ var labelModels = []labelModel{
 	{"weak reference (0.70 / 4 % FP)", 0.75, 0.02, 0.7, 0.04, 0.4, 0.0222, 5},
 	{"sessions of 20, risky sessions 60 % positive", 0.75, 0.02, 0.95, 0.01, 0.6, 0.0111, 20},
 	{"good candidate (0.95 / 0.5 % FP)", 0.95, 0.005, 0.95, 0.01, 0.4, 0.0222, 5},
+	// The same traffic without clustering (every session at 6 %
+	// positives: ICC 0, where the textbook two-phase interval is
+	// calibrated) and with little (0.15 in a tenth of the sessions, 5 %
+	// elsewhere).
+	{"ICC 0 (every session 6 % positive)", 0.75, 0.02, 0.95, 0.01, 0.06, 0.06, 5},
+	{"low ICC (risky sessions 15 %, others 5 %)", 0.75, 0.02, 0.95, 0.01, 0.15, 0.05, 5},
 }
 
 // draw is one population of the model (the first model with seed s is
@@ -248,27 +254,39 @@ func (m labelModel) truth() [2]float64 {
 // labeledStats are one model's measured rates at one queue prefix, per
 // figure (precision, recall).
 type labeledStats struct {
-	cov, covT, w, wT, wAll [2]float64
-	covAlt, wAlt           [2]float64 // the floor on the queue's minimum only
-	zeroT                  [2]float64 // share of textbook intervals of width 0
+	cov, w, wAll [2]float64
+	// The textbook stratified interval: coverage of the model's figure
+	// (the traffic), of the recorded pairs' own figure, its width and
+	// the share of its intervals of width 0.
+	covT, covTRec, wT, zeroT [2]float64
+	// The textbook two-phase interval (units independent: no sessions).
+	cov2, w2 [2]float64
+	// This estimator's labels' part alone (v₂: the recorded pairs as the
+	// target): coverage of the recorded pairs' figure and width.
+	covRec, wRec [2]float64
+}
+
+var ratioFns = [2]ratioFn{
+	func(u *SampleUnit, l bool) (float64, float64) { return b2f(u.Match && l), b2f(u.Match) },
+	func(u *SampleUnit, l bool) (float64, float64) { return b2f(u.Match && l), b2f(l) },
 }
 
 // labeledGrid measures, over reps populations drawn afresh from m (each
-// with its own 300-label queue, labeled in queue order: one stats per prefix length),
-// the coverage of the model's precision and recall by the design-based
-// interval and by the textbook stratified one, their mean widths, and
-// the width of the design-based interval with every recorded pair
-// labeled (the census limit: what no number of labels narrows).
-func labeledGrid(t testing.TB, m labelModel, reps int, prefixes []int) []labeledStats {
-	fns := [2]ratioFn{
-		func(u *SampleUnit, l bool) (float64, float64) { return b2f(u.Match && l), b2f(u.Match) },
-		func(u *SampleUnit, l bool) (float64, float64) { return b2f(u.Match && l), b2f(l) },
-	}
+// with its own queue of budget labels, labeled in queue order: one stats
+// per prefix length), the coverage of the model's precision and recall by
+// the design-based interval, by the textbook stratified one and by the
+// textbook two-phase one, their mean widths, the labels' part alone
+// against the recorded pairs' own figure, and the width of the
+// design-based interval with every recorded pair labeled (the census
+// limit: what no number of labels narrows).
+func labeledGrid(t testing.TB, m labelModel, reps, budget int, prefixes []int) []labeledStats {
 	truths := m.truth()
 	sts := make([]labeledStats, len(prefixes))
 	for rep := range uint64(reps) {
 		ps := m.draw(1000 + rep)
-		queue := queueUnits(t, ps, 300, slices.Max(prefixes), rep+1)
+		pp, pr := truth(ps)
+		own := [2]float64{pp, pr}
+		queue := queueUnits(t, ps, budget, slices.Max(prefixes), rep+1)
 		all := make([]SampleUnit, len(ps))
 		for i, p := range ps {
 			all[i] = SampleUnit{Stratum: CensusStratum, Session: p.session, Label: p.pos, Match: p.c}
@@ -279,33 +297,46 @@ func labeledGrid(t testing.TB, m labelModel, reps int, prefixes []int) []labeled
 			us := queue[:n]
 			st := &sts[pi]
 			got := [2]WeightedRatio{WeightedPrecision(us, 0.95), WeightedRecall(us, 0.95)}
-			alt := [2]WeightedRatio{weightedRatioFloor(us, 0.95, fns[0], true, 0), weightedRatioFloor(us, 0.95, fns[1], true, 0)}
 			for k := range 2 {
 				if covers(got[k], truths[k]) {
 					st.cov[k]++
 				}
 				st.w[k] += *got[k].Hi - *got[k].Lo
-				if covers(alt[k], truths[k]) {
-					st.covAlt[k]++
-				}
-				st.wAlt[k] += *alt[k].Hi - *alt[k].Lo
 				st.wAll[k] += *full[k].Hi - *full[k].Lo
-				if l, h, ok := textbookStratified(us, fns[k]); ok {
+				if l, h, ok := textbookStratified(us, ratioFns[k]); ok {
 					if l <= truths[k] && truths[k] <= h {
 						st.covT[k]++
+					}
+					if l <= own[k] && own[k] <= h {
+						st.covTRec[k]++
 					}
 					if h == l {
 						st.zeroT[k]++
 					}
 					st.wT[k] += h - l
 				}
+				if l, h, ok := textbookTwoPhase(us, ratioFns[k]); ok {
+					if l <= truths[k] && truths[k] <= h {
+						st.cov2[k]++
+					}
+					st.w2[k] += h - l
+				}
+				// v₂ alone, Wilson at its effective size, normal quantile:
+				// what the labels leave unknown about the recorded pairs.
+				R := *got[k].Estimate
+				ne := neff(R, got[k].SampledVar, float64(n))
+				l, h := Wilson(R*ne, ne, 1.959964)
+				if l <= own[k] && own[k] <= h {
+					st.covRec[k]++
+				}
+				st.wRec[k] += h - l
 			}
 		}
 	}
 	for pi := range sts {
 		st := &sts[pi]
 		for k := range 2 {
-			for _, v := range []*float64{&st.cov[k], &st.covT[k], &st.w[k], &st.wT[k], &st.wAll[k], &st.zeroT[k], &st.covAlt[k], &st.wAlt[k]} {
+			for _, v := range []*float64{&st.cov[k], &st.w[k], &st.wAll[k], &st.covT[k], &st.covTRec[k], &st.wT[k], &st.zeroT[k], &st.cov2[k], &st.w2[k], &st.covRec[k], &st.wRec[k]} {
 				*v /= float64(reps)
 			}
 		}
@@ -313,16 +344,52 @@ func labeledGrid(t testing.TB, m labelModel, reps int, prefixes []int) []labeled
 	return sts
 }
 
-// TestLabeledCalibration: on five population models, the design-based
+// textbookTwoPhase is the textbook interval of double sampling for
+// stratification with units independent (no sessions): the recorded pairs
+// a simple random sample of the traffic, the labels a stratified sample
+// of them. Its variance is the textbook stratified one plus the spread of
+// the strata's sizes, Σ N_h·z̄²_h (Cochran's two-phase variance with
+// N/(N−1) ≈ 1); normal quantile, Wald.
+func textbookTwoPhase(units []SampleUnit, f ratioFn) (lo, hi float64, ok bool) {
+	lo, hi, ok = textbookStratified(units, f)
+	if !ok {
+		return lo, hi, ok
+	}
+	R, h := (lo+hi)/2, (hi-lo)/2/1.959964
+	V := h * h
+	var X float64
+	strata := strataOf(units)
+	for _, s := range strata {
+		for _, i := range s.idx {
+			_, x := f(&units[i], units[i].Label)
+			X += s.size / float64(s.labeled) * x
+		}
+	}
+	for _, s := range strata {
+		var mean float64
+		for _, i := range s.idx {
+			y, x := f(&units[i], units[i].Label)
+			mean += (y - R*x) / X
+		}
+		mean /= float64(s.labeled)
+		V += s.size * mean * mean
+	}
+	h = 1.959964 * math.Sqrt(V)
+	return R - h, R + h, true
+}
+
+// TestLabeledCalibration: on seven population models, the design-based
 // (two-phase) interval covers the model's precision and recall — the
 // traffic the recorded sessions sample — at 0.925 or more for the whole
 // 300-label queue and its first 150 and 75 labels (never undercovers under
 // clustering) and, in the full run, at most 0.975 within two Monte Carlo
-// standard errors at 300 and 150 labels (measured 0.940–0.978 at 2,000
-// populations); the 75-label prefix over-covers (printed). Its width against the textbook stratified
-// interval, the floor on the queue's minimum only and the census limit
-// is printed beside it. The smoke runs 40 populations per model;
-// APEVAL_CALIBRATE (make calibrate) runs that many.
+// standard errors at 300 and 150 labels; the 75-label prefix's coverage is
+// printed. A 200-label queue (the setting) is measured on the
+// unclustered and lightly clustered models. Beside it: the textbook
+// stratified interval (coverage of the traffic and of the recorded pairs),
+// the textbook two-phase interval, this estimator's labels' part alone on
+// the recorded pairs, and the census limit. The smoke runs 40 populations
+// per model; APEVAL_CALIBRATE (make calibrate) runs that many.
 func TestLabeledCalibration(t *testing.T) {
 	t.Parallel()
 	reps, full := calibrationN()
@@ -330,28 +397,39 @@ func TestLabeledCalibration(t *testing.T) {
 		reps = 40
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| model (%d populations) | labels | figure | coverage | width | textbook: coverage | width | zero width | width ÷ textbook | floor on ≤ 5 labels only: coverage | width ÷ that | every pair labeled: width | width ÷ that |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", reps)
-	prefixes := []int{300, 150, 75}
+	fmt.Fprintf(&b, "\n| model (%d populations) | queue | labels | figure | coverage | width | textbook: coverage | of the recorded pairs | width | zero width | width ÷ textbook | two-phase textbook: coverage | width | width ÷ that | labels' part alone: coverage of the recorded pairs | its width ÷ textbook | every pair labeled: width |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", reps)
+	type setting struct {
+		m        labelModel
+		budget   int
+		prefixes []int
+	}
+	var settings []setting
 	for _, m := range labelModels {
-		sts := labeledGrid(t, m, reps, prefixes)
-		for pi, n := range prefixes {
+		settings = append(settings, setting{m, 300, []int{300, 150, 75}})
+	}
+	for _, m := range labelModels[len(labelModels)-2:] {
+		settings = append(settings, setting{m, 200, []int{200}})
+	}
+	for _, se := range settings {
+		m := se.m
+		sts := labeledGrid(t, m, reps, se.budget, se.prefixes)
+		for pi, n := range se.prefixes {
 			st := sts[pi]
 			for k, name := range []string{"precision", "recall"} {
-				fmt.Fprintf(&b, "| %s | %d | %s | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.2f | %.3f | %.2f |\n",
-					m.name, n, name, st.cov[k], st.w[k], st.covT[k], st.wT[k], st.zeroT[k], st.w[k]/st.wT[k], st.covAlt[k], st.w[k]/st.wAlt[k], st.wAll[k], st.w[k]/st.wAll[k])
+				fmt.Fprintf(&b, "| %s | %d | %d | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.3f | %.2f | %.3f | %.2f | %.3f |\n",
+					m.name, se.budget, n, name, st.cov[k], st.w[k], st.covT[k], st.covTRec[k], st.wT[k], st.zeroT[k], st.w[k]/st.wT[k], st.cov2[k], st.w2[k], st.w[k]/st.w2[k], st.covRec[k], st.wRec[k]/st.wT[k], st.wAll[k])
 				slack := 0.0
 				if !full {
 					slack = smokeSlack(0.925, reps)
 				}
 				if st.cov[k] < 0.925-slack {
-					t.Errorf("%s, %s, %d labels: coverage %.3f over %d populations, want ≥ 0.925", m.name, name, n, st.cov[k], reps)
+					t.Errorf("%s, %s, %d of %d labels: coverage %.3f over %d populations, want ≥ 0.925", m.name, name, n, se.budget, st.cov[k], reps)
 				}
 				// Calibrated, not conservative: at most 0.975 within two
 				// Monte Carlo standard errors (full run only) from 150
-				// labels on; the 75-label prefix (strata of the queue's
-				// minimum, few df) over-covers, printed.
+				// labels on; the 75-label prefix's is printed.
 				if full && n >= 150 && st.cov[k] > 0.975+2*math.Sqrt(0.95*0.05/float64(reps)) {
-					t.Errorf("%s, %s, %d labels: coverage %.3f over %d populations, want ≤ 0.975", m.name, name, n, st.cov[k], reps)
+					t.Errorf("%s, %s, %d of %d labels: coverage %.3f over %d populations, want ≤ 0.975", m.name, name, n, se.budget, st.cov[k], reps)
 				}
 			}
 		}

@@ -12,23 +12,30 @@ import (
 )
 
 // labelPop is a run of one judge and one rule: nMatch pairs the judge
-// matched of which tp are positive, nNo it did not of which fn are, in
-// sessions of 4; labels hold the truth (a fixed population; labelDraw
+// matched of which tp are positive, nNo it did not of which fn are (the
+// errors spread evenly), in sessions of 4; labels hold the truth (a fixed population; labelDraw
 // draws one from the traffic instead).
 func labelPop(nMatch, tp, nNo, fn int) (*PairTable, map[string]bool) {
+	return labelPopSessions(nMatch, tp, nNo, fn, 4)
+}
+
+// labelPopSessions is labelPop in sessions of size sess.
+func labelPopSessions(nMatch, tp, nNo, fn, sess int) (*PairTable, map[string]bool) {
 	t := NewPairTable(nil, nil)
 	truth := map[string]bool{}
 	add := func(i int, res core.Result, pos bool) {
 		id := fmt.Sprintf("c%d", i)
 		truth[id] = pos
-		t.Add(&replay.Result{Judge: "j", CaseID: id, SessionID: fmt.Sprintf("s%d", i/4), Rules: []replay.RuleResult{{
+		t.Add(&replay.Result{Judge: "j", CaseID: id, SessionID: fmt.Sprintf("s%d", i/sess), Rules: []replay.RuleResult{{
 			RuleID: "r", Result: res, Status: core.StatusOK, Source: replay.SourceJudge}}})
 	}
+	// The errors spread evenly over the pairs (and so the sessions).
+	spread := func(i, n, k int) bool { return i*k/n != (i+1)*k/n }
 	for i := range nMatch {
-		add(i, core.Match, i < tp)
+		add(i, core.Match, !spread(i, nMatch, nMatch-tp))
 	}
 	for i := range nNo {
-		add(nMatch+i, core.NoMatch, i < fn)
+		add(nMatch+i, core.NoMatch, spread(i, nNo, fn))
 	}
 	return t, truth
 }
@@ -56,14 +63,14 @@ func labelsOf(queue []datasets.SampleLabel, truth map[string]bool, n int) []Samp
 	return out
 }
 
-// TestLabelSequentialDecides: a judge right on 196 of its 200 matches
+// TestLabelSequentialDecides: a judge right on 199 of its 200 matches
 // PASSes precision_min after some labels and says after how many; the
 // same labels one by one agree on that number; an open standing says
 // about how many more labels.
 func TestLabelSequentialDecides(t *testing.T) {
 	t.Parallel()
 	crit := replay.DefaultKillCriteria()
-	pt, truth := labelPop(200, 196, 300, 10)
+	pt, truth := labelPop(200, 199, 300, 10)
 	queue := labelQueue(t, pt, 250, 1)
 	all := LabelSequential(pt, "r", 0, queue, labelsOf(queue, truth, len(queue)), crit)
 	if all.Status != StatusPass || all.DecidedAfter == nil || all.Labels != len(queue) || all.Queued != len(queue) {
@@ -106,10 +113,15 @@ func TestLabelSequentialDecides(t *testing.T) {
 // judge's matches are positive at a session rate drawn around prec with
 // ICC icc (sessions of 4), its other pairs at 0.03.
 func labelDraw(rng *rand.Rand, nMatch, nNo int, prec, icc float64) map[string]bool {
+	return labelDrawSessions(rng, nMatch, nNo, prec, icc, 4)
+}
+
+// labelDrawSessions is labelDraw for labelPopSessions' sessions of sess.
+func labelDrawSessions(rng *rand.Rand, nMatch, nNo int, prec, icc float64, sess int) map[string]bool {
 	truth := map[string]bool{}
 	rate := 0.0
 	for i := range nMatch + nNo {
-		if i%4 == 0 || i == nMatch {
+		if i%sess == 0 || i == nMatch {
 			rate = sessionRate(rng, prec, icc)
 		}
 		p := rate
@@ -123,11 +135,12 @@ func labelDraw(rng *rand.Rand, nMatch, nNo int, prec, icc float64) map[string]bo
 
 // TestCalibrationLabelSequential: the judge's precision on its traffic
 // is exactly the threshold, 0.90 (each replicate draws the run's labels
-// anew, sessions of 4 at ICC 0.2); labels come one by one in queue order
-// and the standing is looked at after every one. The sequence decides
-// (wrongly) at most 5 % of the time; the page's weighted interval looked
-// at the same way, for comparison, more often. A good judge (0.98) is
-// decided; the median labels are reported.
+// anew: sessions of 4 at ICC 0.2, and sessions of 20 at ICC 0.3, where
+// the recorded sessions' own spread is most of the uncertainty); labels
+// come one by one in queue order and the standing is looked at after
+// every one. The sequence decides (wrongly) at most 5 % of the time; the
+// page's weighted interval looked at the same way, for comparison, more
+// often. A good judge (0.98) is decided; the median labels are reported.
 func TestCalibrationLabelSequential(t *testing.T) {
 	t.Parallel()
 	n, full := calibrationN()
@@ -140,29 +153,39 @@ func TestCalibrationLabelSequential(t *testing.T) {
 	}
 	crit := replay.DefaultKillCriteria()
 	var b strings.Builder
-	fmt.Fprintf(&b, "| label page, %d queues of 250 labels, looked at after every label | sequence | weighted interval |\n|---|---|---|\n", n)
-	pt, _ := labelPop(200, 180, 300, 10)
+	// The weighted interval evaluated after every label (250 a queue) is
+	// slow: its comparison runs on the first naiveQueues queues.
+	const naiveQueues = 200
+	nv := min(n, naiveQueues)
+	fmt.Fprintf(&b, "| label page, %d queues of 250 labels (weighted interval: the first %d), looked at after every label | sequence | weighted interval |\n|---|---|---|\n", n, nv)
 	rng := rand.New(rand.NewPCG(17, 3))
-	wrong, naive := 0, 0
-	for r := range n {
-		truth := labelDraw(rng, 200, 300, 0.9, 0.2)
-		queue := labelQueue(t, pt, 250, uint64(r+1))
-		if st := LabelSequential(pt, "r", 0, queue, labelsOf(queue, truth, len(queue)), crit); st.DecidedAfter != nil {
-			wrong++
-		}
-		for k := 1; full && k <= len(queue); k++ {
-			f := SampleFiguresOf(pt, "r", 0, labelsOf(queue, truth, k), crit)
-			if f.PrecisionMin.Status == StatusPass || f.PrecisionMin.Status == StatusFail {
-				naive++
-				break
+	for _, c := range []struct {
+		sess int
+		icc  float64
+	}{{4, 0.2}, {20, 0.3}} {
+		pt, _ := labelPopSessions(200, 180, 300, 10, c.sess)
+		wrong, naive := 0, 0
+		for r := range n {
+			truth := labelDrawSessions(rng, 200, 300, 0.9, c.icc, c.sess)
+			queue := labelQueue(t, pt, 250, uint64(r+1))
+			if st := LabelSequential(pt, "r", 0, queue, labelsOf(queue, truth, len(queue)), crit); st.DecidedAfter != nil {
+				wrong++
+			}
+			for k := 1; full && r < naiveQueues && k <= len(queue); k++ {
+				f := SampleFiguresOf(pt, "r", 0, labelsOf(queue, truth, k), crit)
+				if f.PrecisionMin.Status == StatusPass || f.PrecisionMin.Status == StatusFail {
+					naive++
+					break
+				}
 			}
 		}
+		rate := float64(wrong) / float64(n)
+		fmt.Fprintf(&b, "| precision exactly 0.90 on the traffic (sessions of %d, ICC %.1f), false decisions | %.3f | %.3f |\n", c.sess, c.icc, rate, float64(naive)/float64(nv))
+		if rate > 0.05+slack {
+			t.Errorf("sessions of %d, ICC %.1f: false decisions %.3f", c.sess, c.icc, rate)
+		}
 	}
-	rate := float64(wrong) / float64(n)
-	fmt.Fprintf(&b, "| precision exactly 0.90 on the traffic (sessions of 4, ICC 0.2), false decisions | %.3f | %.3f |\n", rate, float64(naive)/float64(n))
-	if rate > 0.05+slack {
-		t.Errorf("false decisions %.3f", rate)
-	}
+	pt, _ := labelPop(200, 180, 300, 10)
 	var seqN, fixN []float64
 	for r := range n {
 		truth := labelDraw(rng, 200, 300, 0.98, 0.2)
@@ -170,18 +193,24 @@ func TestCalibrationLabelSequential(t *testing.T) {
 		if st := LabelSequential(pt, "r", 0, queue, labelsOf(queue, truth, len(queue)), crit); st.Status == StatusPass {
 			seqN = append(seqN, float64(*st.DecidedAfter))
 		}
-		for k := 1; full && k <= len(queue); k++ {
+		for k := 1; full && r < naiveQueues && k <= len(queue); k++ {
 			if f := SampleFiguresOf(pt, "r", 0, labelsOf(queue, truth, k), crit); f.PrecisionMin.Status == StatusPass {
 				fixN = append(fixN, float64(k))
 				break
 			}
 		}
 	}
-	fmt.Fprintf(&b, "| good judge (0.98): PASS within the queue of 250 | %.3f | %.3f |\n", float64(len(seqN))/float64(n), float64(len(fixN))/float64(n))
+	fmt.Fprintf(&b, "| good judge (0.98): PASS within the queue of 250 | %.3f | %.3f |\n", float64(len(seqN))/float64(n), float64(len(fixN))/float64(nv))
 	if len(seqN) > 0 && len(fixN) > 0 {
 		fmt.Fprintf(&b, "| good judge: median labels to PASS | %.0f | %.0f |\n", median(seqN), median(fixN))
 	}
-	if len(seqN) < n/2 {
+	// The sessions' term costs power: 0.80 of good judges passed when
+	// labels counted as independent, about half now.
+	goodSlack := 0.0
+	if !full {
+		goodSlack = smokeSlack(0.4, n)
+	}
+	if float64(len(seqN))/float64(n) < 0.4-goodSlack {
 		t.Errorf("a good judge passed in %d of %d queues", len(seqN), n)
 	}
 	t.Log("\n" + b.String())

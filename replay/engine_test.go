@@ -11,6 +11,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/recorded"
 )
 
 // fakeJudge answers with fn and records its requests. It is a test double
@@ -614,7 +615,7 @@ action = "audit_only"
 		{Judge: "ollama/a", LatencyMS: 412.5, Decisions: []datasets.RecordedDecision{{RuleID: "del", Result: "match", Confidence: &conf}}},
 		{Judge: "ollama/b", LatencyMS: 90, Status: "timeout", Error: "deadline"},
 	}
-	judges := []judge.Judge{judge.NewRecorded("ollama/a"), judge.NewRecorded("ollama/b"), judge.NewRecorded("ollama/c"), judge.NewNone()}
+	judges := []judge.Judge{recorded.New("ollama/a"), recorded.New("ollama/b"), recorded.New("ollama/c"), recorded.NewNone()}
 	var res []*Result
 	_, err := Run(context.Background(), p, sliceNext([]*datasets.Case{c}), judges, Options{}, func(r *Result) error {
 		res = append(res, r)

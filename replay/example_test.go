@@ -6,6 +6,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/recorded"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -51,7 +52,7 @@ kind = "workspace"
 		cases = cases[1:]
 		return c, true
 	}
-	_, err = replay.Run(context.Background(), policy, next, []judge.Judge{judge.NewNone()}, replay.Options{},
+	_, err = replay.Run(context.Background(), policy, next, []judge.Judge{recorded.NewNone()}, replay.Options{},
 		func(r *replay.Result) error {
 			fmt.Println(r.GateAction)
 			return nil

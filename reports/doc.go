@@ -40,6 +40,8 @@
 //	cases.go             CaseLists: the false positives and negatives a reviewer opens
 //	weak.go              the weak-labels banner and marks
 //	labelfigures.go      label queue's summary, label agreement's table, label correct's tables and JSON
+//	plantable.go         PlanView: apeval plan's table and JSON
+//	sequential.go        WriteSequential, WriteSequentialJSON: gate --sequential's standing
 //	terminal.go          Report.WriteTerminal: a run's tables as run, report and merge print them; Banner
 //	importtext.go        datasets import's and policy import's summaries, policy coverage's table
 //	markdown.go, markdownpages.go   summary.md and the Markdown outputs

@@ -210,29 +210,41 @@ func (g *grid) tsv(w io.Writer) error {
 }
 
 // aligned writes the header and rows in columns two spaces apart, padded
-// to the widest cell (in runes), the last column unpadded: what
+// to the widest cell (in runes), the last cell of a line unpadded: what
 // text/tabwriter writes with padding 2, so tables that were printed with it
-// read the same from a grid. No notes.
+// read the same from a grid. A row shorter than its neighbours ends the
+// column blocks it lacks, as in tabwriter: a column is as wide as its
+// widest cell over the adjacent lines in which it is not the last cell.
+// No notes.
 func (g *grid) aligned(w io.Writer) error {
 	lines := append([][]string{g.header}, g.rows...)
-	var widths []int
-	for _, l := range lines {
-		for i, c := range l {
-			if i == len(l)-1 {
-				break // the last cell is not part of a column
+	pad := make([][]int, len(lines)) // pad[l][i]: the width of cell i on line l
+	for l, cells := range lines {
+		pad[l] = make([]int, max(len(cells)-1, 0))
+	}
+	for col, more := 0, true; more; col++ {
+		more = false
+		for start := 0; start < len(lines); {
+			if len(pad[start]) <= col {
+				start++
+				continue
 			}
-			if i == len(widths) {
-				widths = append(widths, 0)
+			end, width := start, 0
+			for ; end < len(lines) && len(pad[end]) > col; end++ {
+				width = max(width, utf8.RuneCountInString(lines[end][col]))
 			}
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+			for l := start; l < end; l++ {
+				pad[l][col] = width
+			}
+			start, more = end, true
 		}
 	}
 	var b strings.Builder
-	for _, l := range lines {
-		for i, c := range l {
+	for l, cells := range lines {
+		for i, c := range cells {
 			b.WriteString(c)
-			if i < len(l)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
+			if i < len(pad[l]) {
+				b.WriteString(strings.Repeat(" ", pad[l][i]-utf8.RuneCountInString(c)+2))
 			}
 		}
 		b.WriteByte('\n')

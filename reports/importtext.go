@@ -8,8 +8,8 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/apeval/apeval/datasets/importers"
 	"github.com/apeval/apeval/replay/automode"
@@ -124,26 +124,18 @@ func entryCounts(m map[string]int) string {
 }
 
 // WriteCoverage prints apeval policy coverage's tables (per tool and per
-// category) and the classifier's coverage; list adds the calls it never
-// saw.
+// category, each with its total) and the classifier's coverage; list adds
+// the calls it never saw.
 func WriteCoverage(w io.Writer, cv *automode.Coverage, list bool) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	head := "\tcalls\treached\tnot reached\tcoverage\tvendor blocked\tran\tfailed\treached, no recording\tclassifier on not reached\t\n"
-	line := func(r automode.CoverageRow) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t\n", r.Key, r.Calls, r.Reached, r.NotReached,
-			pct(r.Reached, r.Calls), r.Blocked, r.Ran, r.Failed, r.NoRecording, r.RecordedUnseen)
+	for i, t := range []struct {
+		key  string
+		rows []automode.CoverageRow
+	}{{"tool", cv.ByTool}, {"category", cv.ByCat}} {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		_ = coverageGrid(t.key, append(slices.Clip(t.rows), cv.Total)).render(w, FormatTable)
 	}
-	fmt.Fprint(tw, "tool"+head)
-	for _, r := range cv.ByTool {
-		line(r)
-	}
-	line(cv.Total)
-	fmt.Fprint(tw, "\t\t\t\t\t\t\t\t\t\t\ncategory"+head)
-	for _, r := range cv.ByCat {
-		line(r)
-	}
-	line(cv.Total)
-	_ = tw.Flush()
 	reasons := make([]string, 0, len(cv.Reasons))
 	for k, n := range cv.Reasons {
 		reasons = append(reasons, fmt.Sprintf("%s %d", k, n))
@@ -167,4 +159,20 @@ func pct(a, b int) string {
 		return "N/A"
 	}
 	return fmt.Sprintf("%.1f %%", 100*float64(a)/float64(b))
+}
+
+// coverageGrid is one of policy coverage's tables: a row per key (tool or
+// category), the numbers right-aligned.
+func coverageGrid(key string, rows []automode.CoverageRow) *grid {
+	g := &grid{header: []string{key, "calls", "reached", "not reached", "coverage", "vendor blocked", "ran", "failed",
+		"reached, no recording", "classifier on not reached"}}
+	g.right = make([]bool, len(g.header))
+	for i := 1; i < len(g.right); i++ {
+		g.right[i] = true
+	}
+	for _, r := range rows {
+		g.add(r.Key, strconv.Itoa(r.Calls), strconv.Itoa(r.Reached), strconv.Itoa(r.NotReached), pct(r.Reached, r.Calls),
+			strconv.Itoa(r.Blocked), strconv.Itoa(r.Ran), strconv.Itoa(r.Failed), strconv.Itoa(r.NoRecording), strconv.Itoa(r.RecordedUnseen))
+	}
+	return g
 }

@@ -43,3 +43,33 @@ func TestWriteCoverageTotalsAndNA(t *testing.T) {
 		t.Errorf("a complete list says it is cut:\n%s", out)
 	}
 }
+
+// TestWriteCoverageTables: the tool and category tables are the report's
+// table form (a leading blank, keys left, numbers right), each with the
+// total as its last row, a blank line between them.
+func TestWriteCoverageTables(t *testing.T) {
+	total := automode.CoverageRow{Key: "*", Calls: 12, Reached: 9, NotReached: 3, Blocked: 2, Ran: 10}
+	cv := &automode.Coverage{Total: total, NotReachedListed: true,
+		ByTool: []automode.CoverageRow{{Key: "Bash", Calls: 11, Reached: 9, NotReached: 2, Blocked: 2, Ran: 9},
+			{Key: "WebFetch", Calls: 1, NotReached: 1, Ran: 1}},
+		ByCat: []automode.CoverageRow{{Key: "command_execution", Calls: 12, Reached: 9, NotReached: 3, Blocked: 2, Ran: 10}}}
+	var b strings.Builder
+	WriteCoverage(&b, cv, false)
+	want := ` tool      calls  reached  not reached  coverage  vendor blocked  ran  failed  reached, no recording  classifier on not reached
+ Bash         11        9            2    81.8 %               2    9       0                      0                          0
+ WebFetch      1        0            1     0.0 %               0    1       0                      0                          0
+ *            12        9            3    75.0 %               2   10       0                      0                          0
+
+ category           calls  reached  not reached  coverage  vendor blocked  ran  failed  reached, no recording  classifier on not reached
+ command_execution     12        9            3    75.0 %               2   10       0                      0                          0
+ *                     12        9            3    75.0 %               2   10       0                      0                          0
+
+classifier coverage: 9 of 12 calls reached it (75.0 %); not reached: 
+`
+	if got := b.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if len(cv.ByTool) != 2 || len(cv.ByCat) != 1 {
+		t.Errorf("WriteCoverage changed its input: %d tools, %d categories", len(cv.ByTool), len(cv.ByCat))
+	}
+}

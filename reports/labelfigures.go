@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/apeval/apeval/metrics"
 )
@@ -181,12 +180,11 @@ func WriteQueueSummary(w io.Writer, q *metrics.Queue, letters, names []string, c
 	for i, j := range names {
 		fmt.Fprintf(w, "%s = %s\n", letters[i], j)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rule\tstratum\tpairs\tqueued\tprior p")
+	g := &grid{header: []string{"rule", "stratum", "pairs", "queued", "prior p"}, plain: true}
 	for _, s := range q.Strata {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f\n", s.RuleID, s.Name, s.Size, s.Allocated, s.Prior)
+		g.add(s.RuleID, s.Name, itoa(s.Size), strconv.Itoa(s.Allocated), fmt.Sprintf("%.2f", s.Prior))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := g.render(w, FormatTable); err != nil {
 		return err
 	}
 	rules := slices.Sorted(maps.Keys(census))

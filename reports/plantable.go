@@ -6,7 +6,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
@@ -48,55 +47,82 @@ func (v PlanView) WriteJSON(w io.Writer) error {
 	}{v.Confidence, 0.8, v.Pilot, source, v.Plans})
 }
 
-// WriteTable writes the plan as a table with its notes: per criterion
-// (from a pilot: per judge, rule and criterion) the sessions for an 80%
-// chance of a decision and the shares at the budget; on the label path
-// the labels instead, and a line per judge and rule in words.
-func (v PlanView) WriteTable(out io.Writer) error {
-	if v.Labels > 0 {
-		return v.writeLabels(out)
+// WriteTable writes the plan as a table with its notes (Write in the
+// table format).
+func (v PlanView) WriteTable(out io.Writer) error { return v.Write(out, FormatTable) }
+
+// Write writes the plan in format f: per criterion (from a pilot: per
+// judge, rule and criterion) the sessions for an 80% chance of a decision
+// and the shares at the budget; on the label path the labels instead.
+// The table and Markdown forms add the notes under it (what the plan
+// rests on, a line per judge and rule of the label path in words, why a
+// criterion is not planned); TSV and CSV are the rows alone; JSON is
+// WriteJSON.
+func (v PlanView) Write(out io.Writer, f Format) error {
+	if f == FormatJSON {
+		return v.WriteJSON(out)
 	}
-	plans := v.Plans
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	head := "criterion\tthreshold\tguess\tsessions for 80%\tunits\tdecided"
+	g := v.grid()
+	if f != FormatTable {
+		// The table form leaves out the cells a row lacks, as it always
+		// has; the other forms keep every row as wide as the header.
+		for i, r := range g.rows {
+			for len(r) < len(g.header) {
+				r = append(r, "–")
+			}
+			g.rows[i] = r
+		}
+	}
+	if f != FormatTable {
+		return g.render(out, f) // Markdown writes the notes itself
+	}
+	if err := g.render(out, f); err != nil {
+		return err
+	}
+	_, err := io.WriteString(out, "\n"+strings.Join(g.notes, "\n")+"\n")
+	return err
+}
+
+// grid is the plan's table and the notes under it.
+func (v PlanView) grid() *grid {
+	if v.Labels > 0 {
+		return v.labelGrid()
+	}
+	g := &grid{header: []string{"criterion", "threshold", "guess", "sessions for 80%", "units", "decided"}, plain: true}
 	if v.Pilot != "" {
-		head = "judge\trule\tcriterion\tthreshold\tpilot\tsessions for 80%\tunits\tdecided"
+		g.header = []string{"judge", "rule", "criterion", "threshold", "pilot", "sessions for 80%", "units", "decided"}
 	}
 	if v.Sessions > 0 {
-		head += fmt.Sprintf("\tat %d sessions: PASS\tFAIL", v.Sessions)
+		g.header = append(g.header, fmt.Sprintf("at %d sessions: PASS", v.Sessions), "FAIL")
 	}
-	fmt.Fprintln(tw, head)
-	for _, p := range plans {
+	for _, p := range v.Plans {
 		sess, units, rate := "–", "–", "–"
 		if p.Sessions != nil {
 			sess, units, rate = strconv.FormatInt(*p.Sessions, 10), "≈ "+strconv.FormatInt(*p.Units, 10), fmt.Sprintf("%.0f%%", *p.DecideRate*100)
 		}
-		var line string
+		var row []string
 		if v.Pilot != "" {
-			line = fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", planJudge(p.Judge), p.Rule, v.criterionCell(p), planThreshold(p), pilotCell(p), sess, units, rate)
+			row = []string{planJudge(p.Judge), p.Rule, v.criterionCell(p), planThreshold(p), pilotCell(p), sess, units, rate}
 		} else {
-			line = fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", p.Criterion, planThreshold(p), guessCell(p), sess, units, rate)
+			row = []string{p.Criterion, planThreshold(p), guessCell(p), sess, units, rate}
 		}
 		if v.Sessions > 0 && p.BudgetPass != nil {
-			line += fmt.Sprintf("\t%.0f%%\t%.0f%%", *p.BudgetPass*100, *p.BudgetFail*100)
+			row = append(row, fmt.Sprintf("%.0f%%", *p.BudgetPass*100), fmt.Sprintf("%.0f%%", *p.BudgetFail*100))
 		}
-		fmt.Fprintln(tw, line)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
+		g.add(row...)
 	}
 	if v.Pilot != "" {
-		fmt.Fprintf(out, "\nFrom the pilot %s: rates fitted (ICC and session sizes as seen), P95, recall vs baseline and drift by resampling its sessions; %.0f%% intervals, %d simulated data sets per size (seed %d).\n", v.Pilot, v.Confidence*100, v.Reps, v.Seed)
-		v.weakNote(out)
+		g.notes = append(g.notes, fmt.Sprintf("From the pilot %s: rates fitted (ICC and session sizes as seen), P95, recall vs baseline and drift by resampling its sessions; %.0f%% intervals, %d simulated data sets per size (seed %d).", v.Pilot, v.Confidence*100, v.Reps, v.Seed))
+		g.notes = append(g.notes, v.weakNote()...)
 	} else {
-		fmt.Fprintf(out, "\nICC %g, %g units per session, %.0f%% intervals, %d simulated data sets per size (seed %d).\n", v.ICC, v.SessionSize, v.Confidence*100, v.Reps, v.Seed)
+		g.notes = append(g.notes, fmt.Sprintf("ICC %g, %g units per session, %.0f%% intervals, %d simulated data sets per size (seed %d).", v.ICC, v.SessionSize, v.Confidence*100, v.Reps, v.Seed))
 	}
-	for _, p := range plans {
+	for _, p := range v.Plans {
 		if p.Sessions == nil {
-			fmt.Fprintf(out, "%s: %s\n", p.Criterion, p.Reason)
+			g.notes = append(g.notes, fmt.Sprintf("%s: %s", p.Criterion, p.Reason))
 		}
 	}
-	return nil
+	return g
 }
 
 // planJudge names a plan's judge; a policy criterion has none.
@@ -161,15 +187,13 @@ func pilotCell(p metrics.PlanResult) string {
 	return fmt.Sprintf("%s over %d sessions, %d %s", est, d.Sessions, d.Units, d.Unit)
 }
 
-// writeLabels prints a plan of the label path: per judge and rule
-// the labels for an 80% chance of a decision and the shares at --labels
-// N, then one line per judge and rule in words ("with 300 labels:
-// precision decided 85%, recall vs baseline 40%").
-func (v PlanView) writeLabels(out io.Writer) error {
-	plans := v.Plans
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "judge\trule\tcriterion\tthreshold\tlabels for 80%%\tdecided\tat %d labels: PASS\tFAIL\n", v.Labels)
-	for _, p := range plans {
+// labelGrid is a plan of the label path: per judge and rule the labels
+// for an 80% chance of a decision and the shares at --labels N; under
+// it one line per judge and rule in words ("with 300 labels: precision
+// decided 85%, recall vs baseline 40%") and what the plan rests on.
+func (v PlanView) labelGrid() *grid {
+	g := &grid{header: []string{"judge", "rule", "criterion", "threshold", "labels for 80%", "decided", fmt.Sprintf("at %d labels: PASS", v.Labels), "FAIL"}, plain: true}
+	for _, p := range v.Plans {
 		n, rate, pass, fail := "–", "–", "–", "–"
 		if p.Labels != nil {
 			n, rate = strconv.FormatInt(*p.Labels, 10), fmt.Sprintf("%.0f%%", *p.DecideRate*100)
@@ -177,16 +201,12 @@ func (v PlanView) writeLabels(out io.Writer) error {
 		if p.BudgetPass != nil {
 			pass, fail = fmt.Sprintf("%.0f%%", *p.BudgetPass*100), fmt.Sprintf("%.0f%%", *p.BudgetFail*100)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Judge, p.Rule, v.criterionCell(p), planThreshold(p), n, rate, pass, fail)
+		g.add(p.Judge, p.Rule, v.criterionCell(p), planThreshold(p), n, rate, pass, fail)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(out)
 	type key struct{ judge, rule string }
 	var order []key
 	said := map[key][]string{}
-	for _, p := range plans {
+	for _, p := range v.Plans {
 		k := key{p.Judge, p.Rule}
 		if said[k] == nil {
 			order = append(order, k)
@@ -202,18 +222,18 @@ func (v PlanView) writeLabels(out io.Writer) error {
 		said[k] = append(said[k], fmt.Sprintf("%s decided %.0f%%", what, 100*(*p.BudgetPass+*p.BudgetFail)))
 	}
 	for _, k := range order {
-		fmt.Fprintf(out, "%s, %s: with %d labels: %s\n", k.judge, k.rule, v.Labels, strings.Join(said[k], ", "))
+		g.notes = append(g.notes, fmt.Sprintf("%s, %s: with %d labels: %s", k.judge, k.rule, v.Labels, strings.Join(said[k], ", ")))
 	}
-	fmt.Fprintf(out, "\nLabels from `apeval label queue %s --budget N`, every judge of the run as strata; the pilot's own labels (else the --rate guesses) stand for what the labels will show; %.0f%% intervals, %d simulated queues per size (seed %d).\n", v.Pilot, v.Confidence*100, v.Reps, v.Seed)
-	v.weakNote(out)
-	for _, p := range plans {
+	g.notes = append(g.notes, "", fmt.Sprintf("Labels from `apeval label queue %s --budget N`, every judge of the run as strata; the pilot's own labels (else the --rate guesses) stand for what the labels will show; %.0f%% intervals, %d simulated queues per size (seed %d).", v.Pilot, v.Confidence*100, v.Reps, v.Seed))
+	g.notes = append(g.notes, v.weakNote()...)
+	for _, p := range v.Plans {
 		// Not planned, or no number of labels decides it (the reason says
 		// what would: more sessions of traffic).
 		if p.BudgetPass == nil || p.Labels == nil {
-			fmt.Fprintf(out, "%s %s %s: %s\n", p.Judge, p.Rule, p.Criterion, p.Reason)
+			g.notes = append(g.notes, fmt.Sprintf("%s %s %s: %s", p.Judge, p.Rule, p.Criterion, p.Reason))
 		}
 	}
-	return nil
+	return g
 }
 
 // criterionCell names a plan's criterion; on a weak pilot a criterion on
@@ -227,8 +247,9 @@ func (v PlanView) criterionCell(p metrics.PlanResult) string {
 
 // weakNote says, under a plan from a pilot on weak labels, what its
 // figures on labels rest on.
-func (v PlanView) weakNote(out io.Writer) {
-	if v.Weak {
-		fmt.Fprintf(out, "The pilot's labels are weak labels (run --weak-labels: users' overrides, a signal, not ground truth): its precision, recall vs baseline and drift are planned on them; label a slice (apeval label queue --weak-labels) and correct them (apeval label correct).\n")
+func (v PlanView) weakNote() []string {
+	if !v.Weak {
+		return nil
 	}
+	return []string{"The pilot's labels are weak labels (run --weak-labels: users' overrides, a signal, not ground truth): its precision, recall vs baseline and drift are planned on them; label a slice (apeval label queue --weak-labels) and correct them (apeval label correct)."}
 }

@@ -3,8 +3,10 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"text/tabwriter"
 
 	"github.com/apeval/apeval/metrics"
 )
@@ -54,5 +56,81 @@ func TestPlanViewTable(t *testing.T) {
 	}
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil || got.Target != 0.8 || len(got.Plans) != 3 || got.Plans[0].RecallGuess == nil || got.Plans[0].RecallGuess.Recall != 0.85 {
 		t.Errorf("json %v: %s", err, b.String())
+	}
+}
+
+// TestPlanViewFormats: the table form of a pilot plan is what
+// text/tabwriter printed (a row without budget shares is shorter, and
+// ends the column blocks it lacks); Markdown has the same rows and the
+// notes; CSV and TSV are the rows alone, every row as wide as the header.
+func TestPlanViewFormats(t *testing.T) {
+	t.Parallel()
+	n, u, r, pass, fail, est := int64(233), int64(2406), 0.9, 0.55, 0.1, 0.1572
+	v := PlanView{Confidence: 0.95, Sessions: 300, Pilot: "runs/pilot", Reps: 20, Seed: 1, Weak: true, Plans: []metrics.PlanResult{
+		{Judge: "J", Rule: "*", Criterion: metrics.CriterionPrecisionMin, Threshold: 0.9, Sessions: &n, Units: &u, DecideRate: &r, BudgetPass: &pass, BudgetFail: &fail,
+			Pilot: &metrics.PilotData{Estimate: &est, Sessions: 154, TrafficSessions: 154, Units: 1590, Unit: "cases"}},
+		{Judge: "J", Rule: "r1", Criterion: metrics.CriterionUnknownRateMax, Threshold: 0.1, Reason: "no judged pair"},
+		{Judge: "J", Rule: "r2", Criterion: metrics.CriterionUnknownRateMax, Threshold: 0.1, Sessions: &n, Units: &u, DecideRate: &r, BudgetPass: &pass, BudgetFail: &fail},
+	}}
+	var b bytes.Buffer
+	if err := v.Write(&b, FormatTable); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	tw := tabwriter.NewWriter(&want, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "judge\trule\tcriterion\tthreshold\tpilot\tsessions for 80%\tunits\tdecided\tat 300 sessions: PASS\tFAIL")
+	fmt.Fprintln(tw, "J\t*\tprecision_min (weak labels)\t0.9\t0.1572 over 154 sessions, 1590 cases\t233\t≈ 2406\t90%\t55%\t10%")
+	fmt.Fprintln(tw, "J\tr1\tunknown_rate_max\t0.1\t–\t–\t–\t–")
+	fmt.Fprintln(tw, "J\tr2\tunknown_rate_max\t0.1\t–\t233\t≈ 2406\t90%\t55%\t10%")
+	_ = tw.Flush()
+	want.WriteString("\nFrom the pilot runs/pilot: rates fitted (ICC and session sizes as seen), P95, recall vs baseline and drift by resampling its sessions; 95% intervals, 20 simulated data sets per size (seed 1).\n")
+	want.WriteString("The pilot's labels are weak labels (run --weak-labels: users' overrides, a signal, not ground truth): its precision, recall vs baseline and drift are planned on them; label a slice (apeval label queue --weak-labels) and correct them (apeval label correct).\n")
+	want.WriteString("unknown_rate_max: no judged pair\n")
+	if b.String() != want.String() {
+		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want.String())
+	}
+	b.Reset()
+	if err := v.Write(&b, FormatCSV); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(b.String(), "\n"); len(lines) != 5 || lines[2] != "J,r1,unknown_rate_max,0.1,–,–,–,–,–,–" {
+		t.Errorf("csv:\n%s", b.String())
+	}
+	b.Reset()
+	if err := v.Write(&b, FormatMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"| judge | rule |", "| J     | r1   | unknown_rate_max", "\nunknown_rate_max: no judged pair  \n", "\nFrom the pilot runs/pilot: "} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("markdown lacks %q:\n%s", w, b.String())
+		}
+	}
+}
+
+// TestPlanViewLabelTable: the label path's table form is what
+// text/tabwriter printed, with a line per judge and rule in words under
+// it, then what the plan rests on and why a criterion is not planned.
+func TestPlanViewLabelTable(t *testing.T) {
+	t.Parallel()
+	n, r, pass, fail := int64(120), 0.85, 0.6, 0.2
+	v := PlanView{Confidence: 0.95, Labels: 300, Pilot: "runs/p", Reps: 20, Seed: 1, Plans: []metrics.PlanResult{
+		{Judge: "J", Rule: "r1", Criterion: metrics.CriterionPrecisionMin, Threshold: 0.9, Labels: &n, DecideRate: &r, BudgetPass: &pass, BudgetFail: &fail},
+		{Judge: "J", Rule: "r1", Criterion: metrics.CriterionDangerousRecall, Reason: "no labeled positive"},
+	}}
+	var b bytes.Buffer
+	if err := v.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `judge  rule  criterion                            threshold  labels for 80%  decided  at 300 labels: PASS  FAIL
+J      r1    precision_min                        0.9        120             85%      60%                  20%
+J      r1    dangerous_recall_must_beat_baseline  gain > 0   –               –        –                    –
+
+J, r1: with 300 labels: precision decided 80%, recall vs baseline not planned
+
+Labels from ` + "`apeval label queue runs/p --budget N`" + `, every judge of the run as strata; the pilot's own labels (else the --rate guesses) stand for what the labels will show; 95% intervals, 20 simulated queues per size (seed 1).
+J r1 dangerous_recall_must_beat_baseline: no labeled positive
+`
+	if b.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/recorded"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
@@ -37,7 +38,7 @@ func replaySample(t *testing.T, dir, runID, layout string) {
 	var judges []judge.Judge
 	info := rundir.RunInfo{RunID: runID, Layout: layout}
 	for _, n := range st.RecordedJudgeNames() {
-		j := judge.NewRecorded(n)
+		j := recorded.New(n)
 		judges = append(judges, j)
 		info.Judges = append(info.Judges, rundir.JudgeInfo{Identity: j.Identity().String(), Backend: "recorded"})
 	}

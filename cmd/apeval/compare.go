@@ -41,37 +41,6 @@ func newCompareCmd(io IO, runF func(context.Context, *compareOptions, IO) error)
 	cmd := &cobra.Command{
 		Use:   "compare A [B]",
 		Short: "Compare a candidate judge with a baseline: deltas, paired session tests, fire-rate drift",
-		Long: `Compares two runs (A = baseline, B = candidate; each must hold one judge, or name
-them with --baseline and --candidate), or two judges of one run (--baseline
-names the baseline; --candidate the candidate when the run has more than two).
-
-Per rule and overall, one paired test per figure (docs/statistics.md): recall,
-false-positive rate, unknown rate and fire rate by a session sign-flip test on
-the discordant pairs (exact McNemar when no session holds more than one),
-precision by a delta-method t on the sessions, P50/P95 latency by their own
-seeded bootstrap, and the latency shift by Mann–Whitney U. Each p-value gets a
-Benjamini–Hochberg q-value over the comparison. "~" marks a difference
-with p ≥ 1 − confidence; otherwise the table shows Δ [lo, hi] (p, q, n). The
-fire-rate change is checked against fire_rate_change_max. Warnings about
-different datasets, policies or prompt versions and small samples are printed
-as footnotes. Runs that share no case are refused (exit 2, naming both
-datasets); a partial overlap leads the output with the counts; the last line is the candidate's verdict, which is also the exit
-code (0 GO, 1 NO-GO, 3 INCONCLUSIVE). --out DIR writes compare.parquet there.
-
---comment (with --format markdown, the default then) prints a pull-request
-comment instead: a hidden first line <!-- apeval:CONFIG --> (the --config
-path, default apeval.toml) by which CI finds and updates its own comment,
-the verdict (ERROR when most of the head judge's calls failed) and what
-holds it back, the Δ table of every figure with intervals, what changes call
-by call (apeval diff: loosened count first, the top five loosened calls, a
-link to --diff-url), the rules that
-changed status between base (A) and head (B), cost per 1,000 tool calls,
-a link to --report-url, and the per-rule figures folded; it fits GitHub's
-65,536-character limit, cutting the folded detail with a note.`,
-		Example: `  apeval compare out/qwen3b out/qwen7b
-  apeval compare --baseline recorded/ollama/qwen2.5:3b apeval-out/sample
-  apeval compare --format markdown out/a out/b >> "$GITHUB_STEP_SUMMARY"
-  apeval compare --comment --report-url "$ARTIFACT_URL" base-run head-run > comment.md`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.resolve(cmd, args); err != nil {
 				return err
@@ -168,7 +137,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		}
 	}
 	v := c.Verdict
-	rep.Exit = verdictExit(v, o.Inconclusive)
+	rep.Exit = reports.VerdictExit(v, o.Inconclusive)
 	rep.Color, rep.Width = useColor(io.Out, io), termWidth(io.Out, io)
 	if o.Comment {
 		// The comment describes the head run (B, or the single run), leads

@@ -4,17 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	goio "io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/source"
+	"github.com/apeval/apeval/internal/outfile"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
-	"github.com/apeval/apeval/reports/rundir"
 )
 
 func newDatasetsCmd(io IO) *cobra.Command {
@@ -43,13 +40,6 @@ func newValidateCmd(io IO, runF func(context.Context, *validateOptions, IO) erro
 	cmd := &cobra.Command{
 		Use:   "validate [FILE...]",
 		Short: "Check dataset files and list every bad line as file:line: field: message",
-		Long: `Reads every line of the files (- for stdin; the embedded sample when no file is
-given) and reports each invalid line as file:line: field: message. Exit code 0
-when every line is valid, 2 otherwise.`,
-		Example: `  apeval datasets validate cases.jsonl
-  apeval datasets validate --policy policy.toml a.jsonl b.jsonl
-  apeval datasets validate cases.jsonl.gz cases.jsonl.zst
-  zcat cases.jsonl.gz | apeval datasets validate -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
 			return runF(cmd.Context(), o, io)
@@ -132,8 +122,6 @@ func newStatsCmd(io IO, runF func(context.Context, *statsOptions, IO) error) *co
 	cmd := &cobra.Command{
 		Use:   "stats [FILE...]",
 		Short: "Describe a dataset: cases, sessions, categories, tools, labels, recorded judges",
-		Example: `  apeval datasets stats cases.jsonl
-  apeval datasets stats --json | jq .judges`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.JSON {
 				o.Format = "json"
@@ -191,13 +179,7 @@ func newSampleCmd(io IO, runF func(context.Context, *sampleOptions, IO) error) *
 	cmd := &cobra.Command{
 		Use:   "sample",
 		Short: "Write the embedded sample dataset and policy, to start from",
-		Long: `Writes the embedded sample's cases.jsonl and policy.toml into --out. With
---unlabeled every case's labels are emptied ("labels": {}, every other field kept):
-the sample as a team's imported logs look, to try apeval label on.`,
-		Example: `  apeval datasets sample --out my-eval
-  apeval run --dataset my-eval/cases.jsonl --policy my-eval/policy.toml
-  apeval datasets sample --unlabeled --out to-label`,
-		Args: noArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runF(cmd.Context(), o, io)
 		},
@@ -209,29 +191,15 @@ the sample as a team's imported logs look, to try apeval label on.`,
 
 // runSample is `apeval datasets sample` with parsed options.
 func runSample(_ context.Context, o *sampleOptions, io IO) error {
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return usageError{err}
-	}
-	cases, err := goio.ReadAll(datasets.SampleCases())
+	files, err := datasets.SampleFiles(o.Unlabeled, "")
 	if err != nil {
 		return err
 	}
-	if o.Unlabeled {
-		if cases, err = datasets.Unlabeled(cases); err != nil {
-			return err
-		}
-	}
-	for name, data := range map[string][]byte{"cases.jsonl": cases, "policy.toml": datasets.SamplePolicy()} {
-		p := filepath.Join(o.Out, name)
-		if err := rundir.WriteFileAtomic(p, func(w goio.Writer) error {
-			_, err := w.Write(data)
-			return err
-		}); err != nil {
-			return err
-		}
+	paths, err := outfile.Files(o.Out, files, true)
+	for _, p := range paths {
 		fmt.Fprintln(io.Out, p)
 	}
-	return nil
+	return err
 }
 
 // statsByTool prints every tool name with its category and its source.

@@ -35,31 +35,6 @@ func newDiffCmd(io IO, runF func(context.Context, *diffOptions, IO) error) *cobr
 	cmd := &cobra.Command{
 		Use:   "diff BASE_RUN HEAD_RUN | diff RUN --baseline J --candidate J",
 		Short: "What a new judge, prompt or policy changes, call by call: loosened, tightened, fixed, broken",
-		Long: `Matches the cases of two runs (BASE and HEAD) by case ID, or two judges of one
-run (--baseline and --candidate), and classifies every case by its gate action:
-loosened (a stricter action became a weaker one: stop_task > deny_current_tool >
-request_approval > inject_instruction > audit_only = notify_admin > allow),
-tightened, changed (same strength, another action or other fired rules) or
-unchanged. A labeled rule whose result moved to or from match is fixed (now
-agrees with its label) or broken; a case is fixed, broken, mixed or neutral.
-With --repeat runs a change is flaky when some repeat of each side gave the
-same answer, stable when none did. Per session, the first diverging call.
-
-The terminal shows the counts, the gate transitions, the top loosened cases
-(those the head now allows first), the rules that moved and, for a policy
-backtest, the rules one side only has and the text diff of changed rules.
---json prints the same as JSON. --out DIR writes diff.parquet (one row per
-case in common) and diff.html (a self-contained page with filters, search,
-both sides of each case and permalinks) there, both or neither.
-
-Runs with no case in common are refused (exit 2, naming both datasets); a
-partial overlap is diffed on the common cases and the first line says how
-many were left out. Two runs of different policies and different datasets
-are refused too. Exit 0 otherwise. See docs/diff.md.`,
-		Example: `  apeval diff out/qwen3b out/qwen7b
-  apeval diff --out diff-out base-run head-run && open diff-out/diff.html
-  apeval diff apeval-out/sample --baseline recorded/ollama/qwen2.5:3b --candidate recorded/ollama/qwen2.5:7b
-  apeval diff --json base-run head-run | jq .counts`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
 				return usagef("diff takes two run directories, or one with --baseline and --candidate")

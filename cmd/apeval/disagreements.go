@@ -1,17 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	goio "io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/source"
+	"github.com/apeval/apeval/internal/outfile"
+	"github.com/apeval/apeval/internal/trunc"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/rundir"
@@ -36,37 +36,6 @@ func newDisagreementsCmd(io IO, runF func(context.Context, *disagreementsOptions
 	cmd := &cobra.Command{
 		Use:   "disagreements A [B]",
 		Short: "List the cases two judges decided differently, as JSONL ready to label",
-		Long: `Finds the (case, rule) pairs on which two judges differ: one said match and
-the other no_match ("opposite"), or exactly one decided while the other said
-unknown or failed ("unknown"). A and B are run directories (A = baseline,
-B = candidate; each must hold one judge, or name them with --baseline and
---candidate), or one run directory with --baseline (and --candidate when it
-holds more than two judges), as for apeval compare. Pairs only one judge had in
-scope, or that a recording lacks, are not compared.
-
-Ranking, most informative first: unlabeled pairs (as the run saw its labels)
-before labeled ones; then opposite before unknown; then opposite pairs by the
-product of both judges' confidences (both sure, yet opposite) and unknown
-pairs by the confidence of the judge that decided (no confidence counts as 1
-for a deterministic result, 0.5 for a judged one); ties by case ID, then rule
-ID. Cases come in the order of their best-ranked pair; --limit keeps the first
-N cases.
-
-Decision files never hold raw arguments, so the cases are read back from
---dataset (the files the run replayed; optional when it replayed the embedded
-sample). Each output line is the case's original dataset line, every field
-kept, plus:
-
-  "apeval_disagreement": {"rules": [{"rule_id", "kind",
-     "baseline": {"judge", "result", "confidence", "status", "source"},
-     "candidate": {…}, "label": the dataset's current label or null}]}
-
-Fill in "label" (match or no_match) or the case's "labels", then merge the
-labels back with apeval datasets label-import.`,
-		Example: `  apeval datasets disagreements --dataset cases.jsonl out/qwen3b out/qwen7b > to-label.jsonl
-  apeval datasets disagreements --baseline recorded/ollama/qwen2.5:3b --limit 50 \
-    --dataset cases.jsonl --out to-label.jsonl out/nightly
-  apeval datasets label-import --dataset cases.jsonl --labels to-label.jsonl --out cases.jsonl`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
 				return usagef("disagreements takes two run directories, or one with --baseline")
@@ -135,7 +104,7 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 		return usageError{err}
 	}
 
-	err = writeOutput(o.Out, io, func(w goio.Writer) error {
+	err = outfile.Write(o.Out, io.Out, func(w goio.Writer) error {
 		for i, c := range cases {
 			out, err := c.Annotate(lines[i])
 			if err != nil {
@@ -150,12 +119,8 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	dest := o.Out
-	if dest == "" {
-		dest = "stdout"
-	}
 	fmt.Fprintf(io.Err, "%d disagreements (%d opposite, %d unknown) in %d cases over %d pairs both judged (baseline %s, candidate %s); %d cases written to %s\n",
-		len(found.Ranked), found.Opposite, len(found.Ranked)-found.Opposite, found.Total, found.Paired, pair.Baseline, pair.Candidate, len(cases), dest)
+		len(found.Ranked), found.Opposite, len(found.Ranked)-found.Opposite, found.Total, found.Paired, pair.Baseline, pair.Candidate, len(cases), outfile.Dest(o.Out))
 	return nil
 }
 
@@ -178,28 +143,12 @@ func newLabelImportCmd(io IO, runF func(context.Context, *labelImportOptions, IO
 	cmd := &cobra.Command{
 		Use:   "label-import",
 		Short: "Merge labels (e.g. a labeled disagreements file) back into a dataset",
-		Long: `Copies the dataset, setting the labels of every case the labels file names.
-The labels file is JSONL of objects with "id" and "labels" (rule ID → match
-or no_match; null = not labeled), such as the output of apeval datasets
-disagreements after review, whose apeval_disagreement.rules[].label entries are
-read too, or a minimal {"id":"c-7","labels":{"rule-12":"match"}}.
-
-Only the "labels" member of a labeled case is rewritten: labels for other rules
-stay, and every other field (unknown ones included), their order and unicode
-are kept byte for byte; apeval_disagreement is never copied into the dataset.
-Errors, all listed before anything is written: a label that differs from the
-dataset's (use --overwrite to replace it), ids the dataset lacks (use
---ignore-unknown to skip them), a malformed label. The output is written
-atomically; --out may name the dataset itself to update it in place.`,
-		Example: `  apeval datasets label-import --dataset cases.jsonl --labels to-label.jsonl --out cases.jsonl
-  apeval datasets label-import --dataset cases.jsonl --labels fixes.jsonl --overwrite > merged.jsonl
-  echo '{"id":"c-0007","labels":{"rule-12":"match"}}' | apeval datasets label-import --dataset cases.jsonl --labels -`,
-		Args: noArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(o.Datasets) == 0 || len(o.Labels) == 0 {
 				return usagef("label-import needs --dataset FILE and --labels FILE")
 			}
-			if stdinCount(o.Datasets)+stdinCount(o.Labels) > 1 {
+			if outfile.StdinCount(o.Datasets, o.Labels) > 1 {
 				return usagef("only one of --dataset and --labels can read stdin (-)")
 			}
 			return runF(cmd.Context(), o, io)
@@ -221,7 +170,7 @@ func runLabelImport(_ context.Context, o *labelImportOptions, io IO) error {
 		return usageError{err}
 	}
 	var st datasets.MergeStats
-	err = writeOutput(o.Out, io, func(w goio.Writer) error {
+	err = outfile.Write(o.Out, io.Out, func(w goio.Writer) error {
 		var err error
 		st, err = datasets.MergeLabels(w, o.Datasets, io.In, labels, datasets.MergeOptions{Overwrite: o.Overwrite, IgnoreUnknown: o.IgnoreUnknown})
 		return err
@@ -239,71 +188,13 @@ func runLabelImport(_ context.Context, o *labelImportOptions, io IO) error {
 		}
 		return usageError{err}
 	}
-	dest := o.Out
-	if dest == "" {
-		dest = "stdout"
-	}
 	fmt.Fprintf(io.Err, "%d labels for %d cases: %d added, %d changed, %d already there; %d cases updated, %d lines written to %s\n",
-		labels.Count(), labels.Cases(), st.Added, st.Changed, st.Kept, st.Updated, st.Lines, dest)
+		labels.Count(), labels.Cases(), st.Added, st.Changed, st.Kept, st.Updated, st.Lines, outfile.Dest(o.Out))
 	if n := labels.Empty(); n > 0 {
 		fmt.Fprintf(io.Err, "%d labels-file line(s) carried no label and were skipped\n", n)
 	}
 	if len(st.Unknown) > 0 {
-		fmt.Fprintf(io.Err, "skipped labels for %d id(s) not in the dataset: %s\n", len(st.Unknown), listSome(st.Unknown))
+		fmt.Fprintf(io.Err, "skipped labels for %d id(s) not in the dataset: %s\n", len(st.Unknown), trunc.List(st.Unknown, 20))
 	}
 	return nil
-}
-
-func stdinCount(paths []string) int {
-	n := 0
-	for _, p := range paths {
-		if p == "-" {
-			n++
-		}
-	}
-	return n
-}
-
-// listSome joins up to 20 items, saying how many more there are.
-func listSome(items []string) string {
-	const shown = 20
-	if len(items) <= shown {
-		return strings.Join(items, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(items[:shown], ", "), len(items)-shown)
-}
-
-// toStdout reports whether an --out value means standard output: "-",
-// or /dev/stdout, which is treated the same (never replaced by a file).
-func toStdout(path string) bool { return path == "-" || path == "/dev/stdout" }
-
-// writeOutput writes through write into path atomically (a device, a FIFO
-// or a symlink's target is written through: rundir.WriteFileAtomic), or
-// to stdout when path is "", "-" or /dev/stdout. Stdout output is spooled
-// to a temporary file first, so that a failure half-way prints nothing
-// rather than part of a dataset.
-func writeOutput(path string, io IO, write func(goio.Writer) error) error {
-	if path != "" && !toStdout(path) {
-		return rundir.WriteFileAtomic(path, write)
-	}
-	f, err := os.CreateTemp("", "apeval-out-*.jsonl")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		_ = f.Close()
-		_ = os.Remove(f.Name())
-	}()
-	bw := bufio.NewWriterSize(f, 64<<10)
-	if err := write(bw); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	if _, err := f.Seek(0, goio.SeekStart); err != nil {
-		return err
-	}
-	_, err = goio.Copy(io.Out, f)
-	return err
 }

@@ -63,6 +63,6 @@ func finish(ev *evaluation.Evaluation, run rundir.RunInfo) (*reports.Report, err
 	if err != nil {
 		return nil, err
 	}
-	rep.Exit = runExit(rep)
+	rep.Exit = rep.RunExit()
 	return rep, nil
 }

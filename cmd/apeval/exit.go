@@ -13,42 +13,26 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/gctune"
 	"github.com/apeval/apeval/internal/mask"
-	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/reports"
 )
 
 // version is set with -ldflags "-X main.version=…".
 var version = "dev"
 
-// Exit codes (see README.md, Exit codes, and docs/statistics.md). Nothing below Main calls os.Exit.
+// Exit codes (see README.md, Exit codes, and docs/statistics.md); a
+// verdict's are reports' (reports.VerdictExit). Nothing below Main calls
+// os.Exit.
 const (
-	exitGo           = 0
-	exitNoGo         = 1
-	exitUsage        = 2
-	exitInconclusive = 3
+	exitGo           = reports.ExitGo
+	exitNoGo         = reports.ExitNoGo
+	exitUsage        = reports.ExitError
+	exitInconclusive = reports.ExitInconclusive
 	exitInterrupted  = 130
 )
 
-// verdictExit maps a verdict to the exit code of run, report, merge, gate
-// and compare: 0 GO, 1 NO-GO, 3 INCONCLUSIVE, 2 ERROR (a broken judge
-// setup, which has no verdict); inconclusive (the
-// --inconclusive flag) "pass" maps INCONCLUSIVE to 0 and "fail" to 1.
-func verdictExit(v metrics.Verdict, inconclusive string) int {
-	switch v {
-	case metrics.VerdictGo:
-		return exitGo
-	case metrics.VerdictNoGo:
-		return exitNoGo
-	case metrics.VerdictError:
-		return exitUsage // a broken judge setup: no verdict
-	}
-	switch inconclusive {
-	case "pass":
-		return exitGo
-	case "fail":
-		return exitNoGo
-	}
-	return exitInconclusive
-}
+// verdictExit is reports.VerdictExit: a verdict's exit code under
+// --inconclusive.
+var verdictExit = reports.VerdictExit
 
 // usageError marks a usage or input error: exit code 2.
 type usageError struct{ err error }

@@ -3,10 +3,7 @@ package main
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/internal/runplan"
-	"github.com/apeval/apeval/replay"
 )
 
 // registerFilter defines --rule, --tag, --limit, --sample, --seed and --slice
@@ -18,23 +15,4 @@ func registerFilter(fs *pflag.FlagSet, f *runplan.Filter) {
 	fs.IntVar(&f.Sample, "sample", 0, "replay `N` sessions drawn at random (whole sessions; see --seed)")
 	fs.Uint64Var(&f.Seed, "seed", 1, "random seed of --sample")
 	fs.StringVar(&f.Slice, "slice", "", "apply the filters of [slices.`NAME`] in apeval.toml")
-}
-
-// selectSessions reads the dataset once (session IDs and tags only) and
-// picks the sessions of this shard to replay (datasets.SessionFilter.Select);
-// nil without --tag, --limit and --sample.
-func selectSessions(sf datasets.SessionFilter, src *source.Source, p *replay.Policy, sh replay.Shard) (*datasets.Selection, error) {
-	if !sf.Active() {
-		return nil, nil
-	}
-	if err := src.SpoolStdin(); err != nil {
-		return nil, usageError{err}
-	}
-	r := src.Reader(p)
-	defer r.Close()
-	sel, err := sf.Select(r, sh.Owns)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return sel, nil
 }

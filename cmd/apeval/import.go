@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	goio "io"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/importers"
+	"github.com/apeval/apeval/internal/outfile"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/rundir"
 )
@@ -34,27 +34,7 @@ func newImportCmd(io IO, runF func(context.Context, *importOptions, IO) error) *
 	cmd := &cobra.Command{
 		Use:   "import [--from FORMAT] SOURCE...",
 		Short: "Turn agent logs (Claude Code, Codex, Gemini CLI, OpenCode, OpenTelemetry, R-Judge, trajectory events) into cases",
-		Long: `Reads the logs an agent already writes and writes apeval.case/v1 JSONL.
-FORMAT is one of: ` + strings.Join(importers.Formats, ", ") + `,
-or auto (the default): the format is told from the first records, and stderr
-says which was chosen. A source whose records all look like another format
-than --from is an error naming that format.
-A SOURCE is a file, a directory (walked for the format's files) or - for stdin
-(line-based formats). Compressed sources (.gz, .zst) are read as they are.
-Secrets in arguments and messages are masked unless --no-mask. Per source,
-records read, cases written, sessions and skipped records by reason are printed
-on stderr; --summary FILE writes them as JSON. Every record that cannot be read
-is printed as file:line: message, and the exit code is then 2 (the cases that
-could be read are still written). docs/import.md has the field mappings.`,
-		Example: `  apeval datasets import ~/.claude/projects --out cases.jsonl
-  apeval datasets import --from claude-code-transcript ~/.claude/projects --out cases.jsonl
-  apeval datasets import --from gemini-cli ~/.gemini/tmp --out gemini.jsonl
-  apeval datasets import --from opencode ~/.local/share/opencode/storage --out opencode.jsonl
-  apeval datasets import --from otel-genai-spans traces.jsonl --out spans.jsonl
-  apeval datasets import --from codex-rollout ~/.codex/sessions --out cases.jsonl.tmp --summary import.json
-  apeval datasets import --from r-judge R-Judge/data --rule-id unsafe-action --out rjudge.jsonl
-  apeval datasets import --from claude-code-hooks hooks.jsonl --out - | apeval datasets validate -`,
-		Args: cobra.MinimumNArgs(1),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.sources = args
 			return runF(cmd.Context(), o, io)
@@ -102,7 +82,7 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 		return err
 	}
 	var err error
-	if toStdout(o.out) {
+	if outfile.ToStdout(o.out) {
 		bw := bufio.NewWriterSize(io.Out, 64<<10)
 		if err = write(bw); err == nil {
 			err = bw.Flush()
@@ -122,11 +102,7 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 	}
 	reports.WriteImportSummary(io.Err, sum)
 	if o.summary != "" {
-		if serr := rundir.WriteFileAtomic(o.summary, func(w goio.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(sum)
-		}); serr != nil && err == nil {
+		if serr := outfile.JSON(o.summary, sum); serr != nil && err == nil {
 			err = serr
 		}
 	}

@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	goio "io"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/config"
-	"github.com/apeval/apeval/reports/rundir"
+	"github.com/apeval/apeval/internal/outfile"
 )
 
 // initOptions are the options of `apeval init`.
@@ -31,11 +27,6 @@ func newInitCmd(io IO, runF func(context.Context, *initOptions, IO) error) *cobr
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Start a project: write apeval.toml with the sample dataset and policy",
-		Long: `Writes DIR/apeval.toml (default: the current directory) together with the
-embedded sample's cases.jsonl and policy.toml to start from. apeval run,
-replay, report, compare and gate then read apeval.toml when run in DIR.
-An existing file is not overwritten without --force.`,
-		Example: `  apeval init my-eval && cd my-eval && apeval run`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("init takes at most one directory")
@@ -54,40 +45,18 @@ An existing file is not overwritten without --force.`,
 // runInit is `apeval init` with checked options.
 func runInit(_ context.Context, o *initOptions, io IO) error {
 	dir := o.Dir
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usageError{err}
-	}
-	cases, err := goio.ReadAll(datasets.SampleCases())
+	files, err := datasets.SampleFiles(false, config.Name)
 	if err != nil {
 		return err
 	}
-	files := []struct {
-		name string
-		data []byte
-	}{
-		{config.Name, datasets.SampleConfig()},
-		{"cases.jsonl", cases},
-		{"policy.toml", datasets.SamplePolicy()},
-	}
-	if !o.Force {
-		for _, f := range files {
-			p := filepath.Join(dir, f.name)
-			if _, err := os.Stat(p); err == nil {
-				return usagef("%s exists; pass --force to overwrite it", p)
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return usageError{err}
-			}
-		}
-	}
-	for _, f := range files {
-		p := filepath.Join(dir, f.name)
-		if err := rundir.WriteFileAtomic(p, func(w goio.Writer) error {
-			_, err := w.Write(f.data)
-			return err
-		}); err != nil {
-			return usageError{err}
-		}
+	paths, err := outfile.Files(dir, files, o.Force)
+	for _, p := range paths {
 		fmt.Fprintln(io.Out, p)
+	}
+	if errors.Is(err, outfile.ErrExists) {
+		return usagef("%v; pass --force to overwrite it", err)
+	} else if err != nil {
+		return usageError{err}
 	}
 	next := "apeval run"
 	if dir != "." {

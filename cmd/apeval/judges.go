@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,9 +11,7 @@ import (
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/internal/runplan"
 	"github.com/apeval/apeval/judge"
-	"github.com/apeval/apeval/judge/cache"
 	"github.com/apeval/apeval/reports"
-	"github.com/apeval/apeval/reports/rundir"
 )
 
 // registerJudgeFlags defines the live judge backends' flags (run, replay
@@ -35,136 +30,9 @@ func registerJudgeFlags(fs *pflag.FlagSet, f *runplan.JudgeFlags) {
 // judges' warnings go to stderr, prefixed and masked.
 func judgeConfig(f *runplan.JudgeFlags, timeout time.Duration, concurrency int, io IO) judge.Config {
 	cfg := f.Config(timeout, concurrency)
-	cfg.Log = prefixWriter{w: io.Err, prefix: "apeval: "}
+	cfg.Log = mask.Writer(io.Err, "apeval: ")
 	cfg.Getenv = io.Getenv
 	return cfg
-}
-
-// openJudges opens every judge, each under its own settings, and wraps
-// live ones in the response cache.
-func openJudges(ctx context.Context, entries []config.JudgeEntry, st *runplan.State, io IO) ([]judge.Judge, func(), error) {
-	o := st.Plan
-	cfg := judgeConfig(&o.Judge, o.Timeout, o.Concurrency, io)
-	cfg.Quiet = o.Quiet
-	var (
-		out     []judge.Judge
-		closers []func()
-		store   *cache.Cache
-	)
-	closeAll := func() {
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
-		}
-	}
-	// Open every judge first: two of one model and prompt on two servers
-	// are told apart by their server before anything keys on identities.
-	type opened struct {
-		j      judge.Judge
-		spec   string
-		server string // the effective server URL, "" for none
-		prices config.Prices
-	}
-	var all []opened
-	for _, e := range entries {
-		spec := e.Display()
-		jcfg := e.Config(cfg)
-		opts, prices, err := o.Judge.Defaults().OptionsFor(e)
-		if err != nil {
-			closeAll()
-			return nil, nil, usageError{err}
-		}
-		jcfg.Options = opts
-		j, err := judge.Open(ctx, e.Spec, jcfg)
-		if err != nil {
-			closeAll()
-			return nil, nil, usagef("--judge %s: %v", spec, err)
-		}
-		if c, ok := j.(interface{ Close() error }); ok {
-			closers = append(closers, func() { _ = c.Close() })
-		}
-		if oa, ok := j.(judge.StartupChecker); ok {
-			// Like Ollama's model lookup: an unreachable server or a refused
-			// key fails here, not on every call.
-			if err := oa.StartupCheck(ctx); err != nil {
-				closeAll()
-				return nil, nil, usagef("--judge %s: %v", spec, err)
-			}
-		}
-		all = append(all, opened{j: j, spec: spec, server: o.Judge.Defaults().Effective(e).BaseURL, prices: prices})
-	}
-	js, servers := make([]judge.Judge, len(all)), make([]string, len(all))
-	for i, x := range all {
-		js[i], servers[i] = x.j, x.server
-	}
-	if err := judge.TellApart(js, servers); err != nil {
-		closeAll()
-		var same *judge.SameJudge
-		if errors.As(err, &same) {
-			return nil, nil, usagef("--judge %s and --judge %s are the same judge (%s) on the same server: give one another model, prompt or server", all[same.First].spec, all[same.Second].spec, same.Identity)
-		}
-		return nil, nil, err
-	}
-	for i := range all {
-		all[i].j = js[i]
-	}
-	for _, x := range all {
-		j, spec, prices := x.j, x.spec, x.prices
-		var err error
-		if j, err = st.Limit(j, spec, prices); err != nil {
-			closeAll()
-			return nil, nil, usageError{err}
-		}
-		if judge.IsLive(j) && !o.NoCache {
-			if store == nil {
-				dir := o.CacheDir
-				if dir == "" {
-					d, err := cache.DefaultDir()
-					if err != nil {
-						closeAll()
-						return nil, nil, usagef("no user cache directory (%v): pass --cache DIR or --no-cache", err)
-					}
-					dir = d
-				}
-				c, err := cache.Open(dir)
-				if err != nil {
-					closeAll()
-					if strings.Contains(err.Error(), "--no-cache") {
-						return nil, nil, usagef("--cache %s: %v", dir, err)
-					}
-					return nil, nil, usagef("--cache %s: %v (use --no-cache to run without one)", dir, err)
-				}
-				if w := c.Warning(); w != "" {
-					fmt.Fprintf(io.Err, "apeval: cache: %s\n", w)
-				}
-				store = c
-				// Closed after the judges (closers run in reverse order).
-				closers = append([]func(){func() { _ = c.Close() }}, closers...)
-			}
-			j = cache.Cached(j, store)
-		}
-		out = append(out, j)
-	}
-	return out, closeAll, nil
-}
-
-func judgeInfo(j judge.Judge) rundir.JudgeInfo {
-	id := j.Identity()
-	ji := rundir.JudgeInfo{
-		Identity:      id.String(),
-		Backend:       id.Backend,
-		Model:         id.Model,
-		Digest:        id.Digest,
-		PromptVersion: id.PromptVersion,
-	}
-	if d, ok := j.(judge.Describer); ok {
-		// run.json is a file that leaves apeval: details (options such as
-		// --judge-option api_key=…) go through the masking pass too.
-		ji.Details = map[string]string{}
-		for k, v := range d.Details() {
-			ji.Details[k] = mask.String(v)
-		}
-	}
-	return ji
 }
 
 func newJudgesCmd(io IO) *cobra.Command {
@@ -194,13 +62,6 @@ func newJudgesCheckCmd(io IO, runF func(context.Context, *judgesCheckOptions, IO
 	check := &cobra.Command{
 		Use:   "check SPEC...",
 		Short: "Check that judges are reachable, the model is present, and one sample call works",
-		Long: `For each judge spec: is the server reachable, is the model present, what is its
-digest, does it support structured output, and how long does one sample call
-take. Exit code 0 when every judge passed, 1 otherwise.`,
-		Example: `  apeval judges check ollama:qwen2.5:3b
-  apeval judges check --openai-base-url http://localhost:8000/v1 openai:qwen2.5-7b-instruct
-  apeval judges check openai:qwen2.5-7b-instruct@http://localhost:8000/v1 ollama:qwen2.5:3b@http://gpu-box:11434
-  apeval judges check exec:./my-judge`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("judges check needs at least one judge spec, e.g. ollama:qwen2.5:3b")
@@ -246,19 +107,4 @@ func checksFormat(asJSON bool, io IO) reports.Format {
 		return reports.FormatJSON
 	}
 	return outputFormat("", io.Out)
-}
-
-// prefixWriter prefixes every write (one log line) for the judges' warnings.
-type prefixWriter struct {
-	w      interface{ Write([]byte) (int, error) }
-	prefix string
-}
-
-// Every line goes through the masking pass: warnings quote URLs, commands
-// and servers' messages.
-func (p prefixWriter) Write(b []byte) (int, error) {
-	if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, mask.Lines(string(b))); err != nil {
-		return 0, err
-	}
-	return len(b), nil
 }

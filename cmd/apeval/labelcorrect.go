@@ -30,28 +30,7 @@ func newLabelCorrectCmd(io IO, runF func(context.Context, *labelCorrectOptions, 
 	cmd := &cobra.Command{
 		Use:   "correct RUNDIR --labels FILE... [--weak-labels DATASET...]",
 		Short: "Correct figures on weak labels from a human-labeled slice: the weak labels' error rate per stratum, corrected precision and recall",
-		Long: `Puts each judge's precision and recall on the weak labels (users' overrides of
-the agent's own gate, a signal, not ground truth) beside the same figures
-corrected from a slice people labeled, best drawn with apeval label queue
-RUNDIR --weak-labels DATASET, so its strata are (judges' results × weak
-label). In each stratum the people's labels estimate how often the weak label
-is wrong there; the corrected figures weight each person's label by its
-stratum (N_h / n_h), sessions as clusters within strata, and their intervals
-carry the uncertainty of those estimated error rates (docs/statistics.md,
-"Weak labels corrected from a human slice"). A slice drawn without
---weak-labels is post-stratified: each of its strata is split by weak label
-(the strata are recomputed over the run's judges, or the --judge list the
-queue was drawn with), each cell weighted by its pairs in the run.
-
-The weak labels come from --weak-labels DATASET (the cases' weak_labels), or
-from RUNDIR itself when it was made with run --weak-labels. A rule whose slice
-leaves pairs in strata nobody labeled, or a stratum with fewer than 2 labels,
-gets its corrected figures N/A with the reason; labels whose strata are not
-this run's (other judges) are exit 2.`,
-		Example: `  apeval label queue runs/pilot --weak-labels cases.jsonl --budget 200 --out queue.jsonl
-  apeval label serve queue.jsonl --run runs/pilot --labeler ana --labels labels-ana.jsonl
-  apeval label correct runs/pilot --labels labels-ana.jsonl --weak-labels cases.jsonl`,
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Dir = args[0]
 			if len(o.Labels) == 0 {

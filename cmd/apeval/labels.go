@@ -6,7 +6,6 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/reports"
-	"github.com/apeval/apeval/reports/rundir"
 )
 
 // labelsHelp is the help of --labels on run, report, gate and compare.
@@ -45,19 +44,6 @@ func newLabelSink(files []string, source string) (*metrics.LabeledSample, error)
 		return nil, usageError{err}
 	}
 	return l, nil
-}
-
-// labelWeights gives decisions.parquet its label weights; nil without
-// --labels (the files stay as they were).
-func labelWeights(l *metrics.LabeledSample) func(caseID, ruleID, label string) rundir.LabelWeight {
-	if l == nil {
-		return nil
-	}
-	w := l.Weights()
-	return func(caseID, ruleID, label string) rundir.LabelWeight {
-		v, x := w(caseID, ruleID, label)
-		return rundir.LabelWeight{SampleLabel: v, Weight: x}
-	}
 }
 
 // weakLabelsHelp is the help of run --weak-labels.

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/trunc"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/labelpage"
 )
@@ -36,27 +37,6 @@ func newLabelServeCmd(io IO, runF func(context.Context, *labelServeOptions, IO) 
 	cmd := &cobra.Command{
 		Use:   "serve QUEUE",
 		Short: "Serve the labeling page of a queue on loopback",
-		Long: `Serves one page on loopback, behind a random token printed with its URL, that
-shows the queue's pairs one at a time: the rule's condition, the masked tool call
-and the context the judge saw, masked exactly as a judge input is masked (the
-session's earlier fire counts are left out: they come from a judge's own
-decisions). Keys: m match, n no_match, s skip, u undo the last label, ← → move
-(a new key on a labeled item replaces its label), r review mode. The judges'
-answers are hidden while labeling and shown in review mode.
-
-Each label is appended to --labels (default labels-NAME.jsonl) and synced
-before the page moves on: killing the server loses nothing, and a restart
-resumes at the first unlabeled item. A side panel shows, per rule and judge,
-the weighted precision and recall the labels give so far, the criterion
-status and how many more labels would settle it.
-
-Several labelers share a queue with --part K/N: labeler K labels the items
-whose order is K modulo N, plus every item the queue marks as overlap (for
-apeval label agreement). The cases are read back from --dataset (default:
-the files run.json names, or the embedded sample) and the rules from
---policy (default: the policy run.json names).`,
-		Example: `  apeval label serve queue.jsonl --run out/run1 --labeler ana
-  apeval label serve queue.jsonl --run out/run1 --labeler ben --part 2/2 --labels labels-ben.jsonl`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("label serve takes one queue file")
@@ -123,7 +103,7 @@ func runLabelServe(ctx context.Context, o *labelServeOptions, io IO) error {
 		return usageError{err}
 	}
 	if len(missing) > 0 {
-		return usagef("%d queued pair(s) not found in the dataset or policy (give the files the run replayed with --dataset/--policy): %s", len(missing), listSome(missing))
+		return usagef("%d queued pair(s) not found in the dataset or policy (give the files the run replayed with --dataset/--policy): %s", len(missing), trunc.List(missing, 20))
 	}
 
 	out := labelpage.LabelsFile(o.Labels, o.Labeler)

@@ -37,12 +37,6 @@ func newMergeCmd(io IO, runF func(context.Context, *mergeOptions, IO) error) *co
 	cmd := &cobra.Command{
 		Use:   "merge DIR...",
 		Short: "Recombine the shard runs of one evaluation into a single run directory",
-		Long: `Merges the decision files of runs made with --shard I/N into one run directory and
-computes metrics and reports over the union, exactly as one unsharded run would
-have. The shards must come from the same policy and judges, and cover 1..N
-once each (--allow-partial accepts missing shards).`,
-		Example: `  # a CI matrix ran: apeval run --shard $I/4 --out out/shard-$I ...
-  apeval merge --out out/merged out/shard-1 out/shard-2 out/shard-3 out/shard-4`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("merge needs the shard run directories")

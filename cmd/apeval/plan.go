@@ -3,47 +3,20 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/planargs"
 	"github.com/apeval/apeval/metrics"
-	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
 )
 
-// planOptions are `apeval plan`'s flags.
+// planOptions are `apeval plan`'s flags (planargs.Options) and, once
+// checked, what they resolve to.
 type planOptions struct {
-	Rates       []string // CRITERION=RATE
-	ICC         float64
-	SessionSize float64
-	Sessions    int64
-	Criteria    string
-	Policy      string
-	JSON        bool
-	Reps        int
-	Seed        uint64
-	// Pilot is a run directory to plan from (the argument or --pilot);
-	// Baseline the judge its drift is planned against (the run's own
-	// --baseline by default).
-	Pilot, Baseline string
-	// Labels, when set, plans the label path at that many labels.
-	Labels int
-
-	// LatencyP95, LatencyP50 guess the judge's call latency in ms.
-	LatencyP95, LatencyP50 float64
-
-	// labelGuess is what the labels will show (--labels with --rate
-	// precision=P --rate recall=R); guesses the guesses of a plan without
-	// a pilot.
-	labelGuess *metrics.LabelGuess
-	guesses    metrics.PlanGuesses
-	// weak: the pilot's labels are weak labels (run --weak-labels), so
-	// every figure on labels it plans from says so.
-	weak bool
+	planargs.Options
+	spec *planargs.Spec
 }
 
 func newPlanCmd(io IO, runF func(context.Context, *planOptions, IO) error) *cobra.Command {
@@ -54,80 +27,6 @@ func newPlanCmd(io IO, runF func(context.Context, *planOptions, IO) error) *cobr
 	cmd := &cobra.Command{
 		Use:   "plan [RUN_DIR] [--rate KEY=VALUE...] [--latency-p95 MS] [--icc X] [--session-size N] [--sessions BUDGET]",
 		Short: "Before collecting: how many sessions give an 80% chance of a decision, per criterion",
-		Long: `Plan sizes an evaluation before the data are collected: per criterion, how
-many sessions (and the units they bring) give an 80% chance that the
-criterion is decided (PASS or FAIL rather than INCONCLUSIVE), and with
---sessions N what happens at that budget: the shares that PASS and FAIL.
-It simulates data sets and decides each with the interval and the verdict
-rule a real run uses (docs/statistics.md, "Planning"), so the numbers are
-those a run would see.
-
-From guesses, without a pilot: what you expect of each figure, how alike
-the units of one session are (the intra-class correlation, --icc) and how
-many units of the figure a session holds (--session-size):
-  --rate precision=P (unknown=U, judge-required=J, approval rejects=A, or
-      the criteria's names precision_min, ...): a proportion's rate;
-  --rate recall=R --rate baseline-recall=B [--rate baseline-only=O]:
-      dangerous recall of the judge and of the deterministic baseline on
-      the rule's labeled positives (O: the share only the baseline
-      catches; without it the two catch a positive independently);
-  --rate drift=D --rate disagree=S [--rate fire=F]: the fire-rate change
-      against the baseline judge (candidate − baseline, may be negative),
-      the share of cases on which the two differ (at least |D|) and the
-      baseline's fire rate (default 0.1);
-  --latency-p95 MS [--latency-p50 MS]: the judge's call latency (a
-      lognormal through both; P50 default half the P95).
-Sessions are then sessions holding units of the figure (match
-predictions, positives, paired cases, calls).
-
-From a pilot run directory (RUN_DIR or --pilot RUN_DIR, e.g. a first small
-apeval run): every criterion per judge and rule, in sessions of traffic
-(sessions without a unit of a figure, such as no match prediction, count
-too, as they will in the data collected). The proportions are fitted
-(rate, ICC and the session sizes seen) and simulated from the fit; the P95
-latency (per judge), recall vs the baseline (per dangerous rule) and the
-fire-rate drift (per rule, against the run's --baseline judge) resample the
-pilot's sessions. The run's own kill criteria are used unless --criteria or
---policy replace them.
-
-With a pilot and --labels N: the label path (label queue, then --labels):
-per judge and rule, how many labels from the queue give an 80% chance of
-deciding precision and recall vs the baseline, and what N labels give
-("with 300 labels: precision decided 85%, recall vs baseline decided 40%").
-The pilot's own labels stand for what the labels will show; where it has
-none, --rate precision=P --rate recall=R guess them (docs/planning.md).
-
-Thresholds and confidence come from --criteria FILE, --policy FILE, the
-pilot's run.json, or the defaults. An impossible guess (a rate outside
-[0, 1], a drift outside [−1, 1] or beyond disagree, an ICC below 0 or at
-1, a session size below 1, a latency of 0 ms or less, a median above the
-P95, a budget of 0 sessions) is exit 2 naming the value.`,
-		Example: `  # A judge expected at 95% precision, sessions of 10 cases, ICC 0.1
-  apeval plan --rate precision=0.95 --icc 0.1 --session-size 10
-
-  # Several criteria, and what 200 sessions would give
-  apeval plan --rate precision=0.95 --rate unknown=0.03 --icc 0.2 --session-size 8 --sessions 200
-
-  # The thresholds of your policy, as JSON
-  apeval plan --policy policy.toml --rate precision_min=0.93 --json
-
-  # Dangerous recall 0.85 against a baseline at 0.70, 3 positives a session
-  apeval plan --rate recall=0.85 --rate baseline-recall=0.70 --session-size 3 --icc 0.1
-
-  # Calls with a P95 of 800 ms (median 400 ms) against judge_p95_max, 5 calls a session
-  apeval plan --latency-p95 800 --latency-p50 400 --session-size 5 --icc 0.2
-
-  # Fire-rate drift of +0.01 (the judges differ on 6% of cases), 8 cases a session
-  apeval plan --rate drift=0.01 --rate disagree=0.06 --session-size 8 --icc 0.1
-
-  # From a pilot run: every criterion per judge and rule, and 300 sessions
-  apeval plan runs/pilot --sessions 300
-
-  # Drift of every other judge against a baseline judge of the pilot, as JSON
-  apeval plan --pilot runs/pilot --baseline recorded/judge-v1 --json
-
-  # The label path: what 300 labels from the queue decide, guessing the labels
-  apeval plan runs/pilot --labels 300 --rate precision=0.9 --rate recall=0.8`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case len(args) > 1:
@@ -161,217 +60,54 @@ P95, a budget of 0 sessions) is exit 2 naming the value.`,
 	return cmd
 }
 
+// validate checks the flags and resolves the guesses (planargs.Resolve).
 func (o *planOptions) validate(cmd *cobra.Command) error {
-	if cmd.Flags().Changed("labels") {
-		switch {
-		case o.Pilot == "":
-			return usagef("--labels %d: the label path is planned from a pilot run directory (its pairs make the queue)", o.Labels)
-		case o.Labels < 1:
-			return usagef("--labels %d: a label budget needs at least 1 label", o.Labels)
-		}
-		// --rate precision=P --rate recall=R guess what the labels show
-		// where the pilot has none.
-		return o.labelGuesses(cmd)
+	s, err := planargs.Resolve(o.Options, cmd.Flags().Changed)
+	if err != nil {
+		return usageError{err}
 	}
-	if o.Pilot != "" {
-		for _, f := range []string{"rate", "icc", "session-size"} {
-			if cmd.Flags().Changed(f) {
-				return usagef("--%s: a plan from a pilot run fits it from %s; leave it out (with --labels, --rate precision=P --rate recall=R guess the labels)", f, o.Pilot)
-			}
-		}
-	}
-	if o.Baseline != "" && o.Pilot == "" {
-		return usagef("--baseline %q: a baseline judge needs a pilot run directory", o.Baseline)
-	}
-	latency := cmd.Flags().Changed("latency-p95") || cmd.Flags().Changed("latency-p50")
-	if o.Pilot != "" && latency {
-		return usagef("--latency-p95/--latency-p50: a plan from a pilot run resamples its calls' latencies; leave them out")
-	}
-	if len(o.Rates) == 0 && !latency && o.Pilot == "" {
-		return usagef("plan needs a pilot run directory or at least one guess: --rate CRITERION=RATE (e.g. --rate precision=0.95), --rate recall=R --rate baseline-recall=B, --rate drift=D --rate disagree=S, or --latency-p95 MS")
-	}
-	if o.Criteria != "" && o.Policy != "" {
-		return usagef("--criteria and --policy exclude each other")
-	}
-	if cmd.Flags().Changed("sessions") && o.Sessions < 1 {
-		return usagef("--sessions %d: a budget needs at least 1 session", o.Sessions)
-	}
-	if o.Reps < 10 {
-		return usagef("--reps %d: at least 10 simulated data sets are needed", o.Reps)
-	}
-	if o.Pilot != "" {
-		return nil
-	}
-	g := metrics.PlanGuess{Rate: 0.5, ICC: o.ICC, SessionSize: o.SessionSize}
-	if err := g.Check(); err != nil {
-		flag := "--icc"
-		if o.ICC >= 0 && o.ICC < 1 {
-			flag = "--session-size"
-		}
-		return usagef("%s: %v", flag, err)
-	}
-	o.guesses = metrics.PlanGuesses{ICC: o.ICC, SessionSize: o.SessionSize}
-	for _, r := range o.Rates {
-		k, v, ok := strings.Cut(r, "=")
-		if !ok {
-			return usagef("--rate %q: want CRITERION=RATE", r)
-		}
-		rate, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil {
-			return usagef("--rate %q: %q is not a number", r, v)
-		}
-		if err := o.guesses.Set(k, rate); err != nil {
-			return usagef("--rate %s: %v", r, err)
-		}
-	}
-	if latency {
-		if !cmd.Flags().Changed("latency-p95") {
-			return usagef("--latency-p50 %g: give the P95 too (--latency-p95 MS); the criterion is on the P95", o.LatencyP50)
-		}
-		if cmd.Flags().Changed("latency-p50") && o.LatencyP50 == 0 {
-			return usagef("--latency-p50 0: a latency is a positive number of ms")
-		}
-		o.guesses.SetLatency(o.LatencyP50, o.LatencyP95)
-	}
-	if err := o.guesses.Check(); err != nil {
-		flag := "--rate"
-		if strings.Contains(err.Error(), "latency") {
-			flag = "--latency-p95/--latency-p50"
-		}
-		return usagef("%s: %v", flag, err)
-	}
+	o.spec = s
 	return nil
 }
 
-// labelGuesses checks the flags of a label plan: only --rate
-// precision=P and --rate recall=R, both or neither.
-func (o *planOptions) labelGuesses(cmd *cobra.Command) error {
-	for _, f := range []string{"icc", "session-size", "sessions"} {
-		if cmd.Flags().Changed(f) {
-			return usagef("--%s: a label plan counts labels (--labels N), not sessions; leave it out", f)
-		}
-	}
-	if o.Reps < 10 {
-		return usagef("--reps %d: at least 10 simulated data sets are needed", o.Reps)
-	}
-	var lg metrics.LabelGuesses
-	for _, r := range o.Rates {
-		k, v, ok := strings.Cut(r, "=")
-		if !ok {
-			return usagef("--rate %q: with --labels, give --rate precision=P and --rate recall=R (what the labels will show)", r)
-		}
-		rate, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil {
-			return usagef("--rate %q: %q is not a number", r, v)
-		}
-		if err := lg.Set(k, rate); err != nil {
-			return usagef("--rate %s: %v", r, err)
-		}
-	}
-	g, err := lg.Guess()
-	if err != nil {
-		return usagef("--rate: with --labels %v", err)
-	}
-	o.labelGuess = g
-	return nil
-}
-
-func (o *planOptions) killCriteria() (replay.KillCriteria, error) {
-	switch {
-	case o.Criteria != "":
-		c, err := replay.ReadCriteria(o.Criteria)
-		if err != nil {
-			return replay.KillCriteria{}, usageError{err}
-		}
-		return c, nil
-	case o.Policy != "":
-		p, _, err := loadPolicy(o.Policy)
-		if err != nil {
-			return replay.KillCriteria{}, err
-		}
-		return p.KillCriteria, nil
-	}
-	return replay.DefaultKillCriteria(), nil
-}
-
-// pilotPlans plans from the pilot run directory through the one
-// evaluation pipeline (its criteria, baseline and figures).
-func (o *planOptions) pilotPlans(io IO) (replay.KillCriteria, []metrics.PlanResult, error) {
-	rs, err := openRuns([]string{o.Pilot})
-	if err != nil {
-		return replay.KillCriteria{}, nil, err
-	}
-	eo := evalOptions{Criteria: o.Criteria, Policy: o.Policy, Baseline: o.Baseline}
-	spec, err := eo.spec(rs, io.Err)
-	if err != nil {
-		return replay.KillCriteria{}, nil, err
-	}
-	ev, err := rs.Evaluate(spec, false, nil)
-	if err != nil {
-		return replay.KillCriteria{}, nil, err
-	}
-	rep, err := finish(ev, rs.Infos[0])
-	if err != nil {
-		return replay.KillCriteria{}, nil, err
-	}
-	defer func() { _ = rep.Summary.Release() }()
-	o.weak = rs.Infos[0].LabelSource == datasets.LabelSourceWeak
-	if o.Labels > 0 {
-		t, _, err := evaluation.ReadPairs(o.Pilot, nil, nil)
-		if err != nil {
-			return replay.KillCriteria{}, nil, err
-		}
-		lo := metrics.LabelPlanOptions{Budget: o.Labels, Baseline: spec.Baseline, Reps: o.Reps, Seed: o.Seed, Guess: o.labelGuess}
-		plans, err := metrics.PlanLabels(t, spec.Criteria, lo)
-		if err != nil {
-			return replay.KillCriteria{}, nil, usagef("%s: %v", o.Pilot, err)
-		}
-		return spec.Criteria, plans, nil
-	}
-	po := metrics.PlanOptions{Budget: o.Sessions, Reps: o.Reps, Seed: o.Seed}
-	if isTerminal(io.Err) {
-		// Dozens of criteria, seconds each: say where the plan is.
-		po.Progress = func(done int, what string) {
-			if what == "" {
-				fmt.Fprint(io.Err, "\r\033[K")
-				return
-			}
-			fmt.Fprintf(io.Err, "\r\033[Kplanning: %d done (%s)", done, what)
-		}
-	}
-	plans, err := metrics.PlanPilot(rep.Summary, po)
-	if err != nil {
-		return replay.KillCriteria{}, nil, usagef("%v", err)
-	}
-	if len(plans) == 0 {
-		return replay.KillCriteria{}, nil, usagef("%s: no criterion to plan (no judge call, labeled pair or case in scope)", o.Pilot)
-	}
-	return spec.Criteria, plans, nil
-}
-
-// runPlan is `apeval plan` with parsed options.
+// runPlan is `apeval plan` with checked options: a plan from guesses
+// (metrics.Plan) or from a pilot run (evaluation.RunSet.Pilot), printed
+// as a table or JSON.
 func runPlan(ctx context.Context, o *planOptions, io IO) error {
-	var crit replay.KillCriteria
-	var plans []metrics.PlanResult
-	var err error
-	if o.Pilot != "" {
-		crit, plans, err = o.pilotPlans(io)
+	s := o.spec
+	v := reports.PlanView{Pilot: s.Pilot, Sessions: s.Sessions, Labels: s.Labels, ICC: s.ICC, SessionSize: s.SessionSize, Reps: s.Reps, Seed: s.Seed}
+	if s.Pilot != "" {
+		rs, err := openRuns([]string{s.Pilot})
 		if err != nil {
 			return err
 		}
+		po := evaluation.PilotOptions{CriteriaFile: s.Criteria, PolicyFile: s.Policy, Baseline: s.Baseline, Plan: s.PlanOptions(), Labels: s.LabelOptions()}
+		if isTerminal(io.Err) {
+			// Dozens of criteria, seconds each: say where the plan is.
+			po.Plan.Progress = func(done int, what string) {
+				if what == "" {
+					fmt.Fprint(io.Err, "\r\033[K")
+					return
+				}
+				fmt.Fprintf(io.Err, "\r\033[Kplanning: %d done (%s)", done, what)
+			}
+		}
+		p, err := rs.Pilot(po, io.Err)
+		if err != nil {
+			return usageError{err}
+		}
+		v.Plans, v.Confidence, v.Weak = p.Plans, p.Criteria.Confidence, rs.Weak()
 	} else {
-		crit, err = o.killCriteria()
+		crit, err := s.KillCriteria()
 		if err != nil {
-			return err
+			return usageError{err}
 		}
-		plans, err = metrics.Plan(crit, o.guesses, metrics.PlanOptions{Budget: o.Sessions, Reps: o.Reps, Seed: o.Seed})
-		if err != nil {
-			return usagef("%v", err)
+		if v.Plans, err = metrics.Plan(crit, s.Guesses, s.PlanOptions()); err != nil {
+			return usageError{err}
 		}
+		v.Confidence = crit.Confidence
 	}
-	v := reports.PlanView{Plans: plans, Confidence: crit.Confidence, Pilot: o.Pilot, Weak: o.weak,
-		Sessions: o.Sessions, Labels: o.Labels, ICC: o.ICC, SessionSize: o.SessionSize, Reps: o.Reps, Seed: o.Seed}
-	if o.JSON {
+	if s.JSON {
 		return v.WriteJSON(io.Out)
 	}
 	return v.WriteTable(io.Out)

@@ -25,21 +25,8 @@ func newRecordCmd(io IO, runF func(context.Context, *recordOptions, IO) error) *
 	}
 	o := &recordOptions{}
 	cmd := &cobra.Command{
-		Use:   "record",
-		Short: "Agent hook: append the tool call on stdin as one case, never block the agent",
-		Long: `A hook command for Claude Code (PreToolUse) and any agent whose hook sends the
-tool call as JSON on stdin (tool_name, tool_input, …; or an apeval case). It
-appends the call as one apeval.case/v1 line to --out, with one write under an
-advisory file lock so concurrent agents never interleave lines, and exits 0 with
-no output whatever happens: a hook that only observes can never block or change
-the agent. Problems (an unreadable payload, a full disk) go to the side log.
-Other hook events are ignored. Secrets are masked unless --no-mask.
-
-Defaults: --out $APEVAL_RECORD_FILE, else ~/.apeval/cases.jsonl;
---log record.log next to --out.`,
-		Example: `  # .claude/settings.json
-  {"hooks": {"PreToolUse": [{"matcher": "*",
-     "hooks": [{"type": "command", "command": "apeval record --out ~/.apeval/cases.jsonl"}]}]}}`,
+		Use:                "record",
+		Short:              "Agent hook: append the tool call on stdin as one case, never block the agent",
 		Args:               cobra.ArbitraryArgs,
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		RunE: func(cmd *cobra.Command, _ []string) error {

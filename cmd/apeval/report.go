@@ -104,14 +104,6 @@ func newReportCmd(io IO, runF func(context.Context, *reportOptions, IO) error) *
 	cmd := &cobra.Command{
 		Use:   "report DIR...",
 		Short: "Recompute metrics, the verdict and every report from decision files",
-		Long: `Reads decisions.parquet and gates.parquet of one or more run directories (no
-dataset, no judge needed), computes metrics and the kill-criteria verdict, writes
-metrics.parquet, summary.json, summary.md, junit.xml, the charts and report.html,
-and prints the tables. With several directories their results are pooled (use
-apeval merge for the shards of one run). Exit code as for run.`,
-		Example: `  apeval report apeval-out/20261130T101500Z-1a2b3c
-  apeval report --criteria strict.toml --out out/strict out/run1
-  apeval report --json out/run1 | jq .verdict`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.resolve(cmd, args); err != nil {
 				return err
@@ -191,34 +183,6 @@ func newGateCmd(io IO, runF func(context.Context, *gateOptions, IO) error) *cobr
 	cmd := &cobra.Command{
 		Use:   "gate DIR | gate --sequential RUN... | gate --sequential DIR-OF-RUNS",
 		Short: "Print a run's verdict, and why, and exit with its code (0 GO, 1 NO-GO, 3 INCONCLUSIVE)",
-		Long: `Recomputes the verdict from the run directory's decision files with the kill
-criteria the run recorded (run.json), as run would have given it, and prints one
-line per judge, under each judge that is not GO its failing (FAIL) and open
-(open) criteria with the reason every report gives, then the overall verdict;
-writes nothing. For CI steps that run the replay once and gate on it later.
-
-Exit codes: 0 GO, 1 NO-GO, 3 INCONCLUSIVE (--inconclusive=pass|fail maps it,
-and says so on stderr), 2 a usage or input error, or a judge whose setup is
-broken (ERROR: half or more of its calls failed with HTTP 401/403/404, an HTML
-page, a refused connection or an unknown host).
-
---sequential decides over the history of runs instead, as data arrive run
-after run: each run directory (in the order given, or the run directories
-inside one directory in the order they were made) is one look, its new
-sessions feed an anytime-valid confidence sequence per criterion (sessions
-the unit; a session an earlier run already counted is left out, and said),
-and a criterion is decided at the first session where the sequence lies on
-one side of its threshold: false decisions stay at most 1 − confidence per
-criterion however many runs are looked at. It prints, per judge, rule and
-criterion, PASS / FAIL / open with after how many sessions and in which run
-it was decided (--json for the same as JSON); criteria it cannot decide
-this way say N/A and why. Exit codes as above (docs/sequential.md).`,
-		Example: `  apeval gate out/run1 && echo "judge may go live"
-  apeval gate --inconclusive=fail --criteria strict.toml out/run1
-
-  # Stop early: decide over every run so far, oldest first
-  apeval gate --sequential out/week1 out/week2 out/week3
-  apeval gate --sequential --json apeval-out/ | jq '.judges[].rows[].criteria[] | {name, status, decided_after_sessions}'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.applyConfig(cmd); err != nil {
 				return err
@@ -292,16 +256,6 @@ func runGate(ctx context.Context, o *gateOptions, io IO) error {
 	return verdictDone(rep, io)
 }
 
-// runExit is a run's exit code: its verdict's, or 2 when the run is
-// partial (a budget stopped it), since a verdict over part of the input
-// must not gate.
-func runExit(rep *reports.Report) int {
-	if rep.Run.Partial != "" {
-		return exitUsage
-	}
-	return verdictExit(rep.Summary.Verdict, rep.Inconclusive)
-}
-
 // writeRunReports writes every report file of a run directory and prints
 // the terminal tables; it sets rep.Exit, the verdict's exit code, which
 // the reports show.
@@ -310,7 +264,7 @@ func runExit(rep *reports.Report) int {
 // merge): a failure to write them brings the earlier run in dir back as
 // it was.
 func writeRunReports(dir string, rep *reports.Report, format string, io IO, run *rundir.RunWriter) error {
-	rep.Exit = runExit(rep)
+	rep.Exit = rep.RunExit()
 	if err := reports.WriteRunReports(dir, rep); err != nil {
 		if run != nil {
 			return run.ReportsFailed(err)

@@ -1,6 +1,11 @@
 package main
 
 import (
+	"strings"
+
+	"github.com/apeval/apeval/datasets/importers"
+	"github.com/apeval/apeval/docs"
+	"github.com/apeval/apeval/judge"
 	"github.com/spf13/cobra"
 )
 
@@ -23,7 +28,41 @@ func newRootCmd(io IO) *cobra.Command {
 		newLabelCmd(io),
 		newPolicyCmd(io),
 	)
+	applyHelp(root)
 	return root
+}
+
+// applyHelp sets every command's description and examples from its page,
+// docs/cli/<command>.md (package docs), with the parts the program
+// generates filled in.
+func applyHelp(root *cobra.Command) {
+	pages, err := docs.Pages()
+	if err != nil {
+		panic(err) // embedded; TestHelpPages reads every page
+	}
+	byCommand := make(map[string]docs.Page, len(pages))
+	for _, p := range pages {
+		byCommand[p.Command] = p
+	}
+	gen := helpGenerated()
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		if p, ok := byCommand[c.CommandPath()]; ok {
+			c.Long, c.Example = p.Help(gen), p.Example
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// helpGenerated is the text of the pages' generated parts.
+func helpGenerated() map[string]string {
+	return map[string]string{
+		"judge-specs": judge.SpecHelp(),
+		"importers":   strings.Join(importers.Formats, ", "),
+	}
 }
 
 // newRoot is the root command without its verbs: its global flags and
@@ -34,20 +73,8 @@ func newRoot(io *IO) *cobra.Command {
 		io.term = &termSettings{}
 	}
 	root := &cobra.Command{
-		Use:   "apeval",
-		Short: "Offline shadow evaluation of judge models for agent tool-call gates",
-		Long: `apeval replays recorded tool.before contexts through a policy's deterministic
-matchers and one or more judge models, measures precision, recall, unknown rate,
-judge-required rate and P95 latency against the kill criteria, and says GO,
-NO-GO or INCONCLUSIVE per judge and per rule.
-
-Exit codes: 0 GO, 1 NO-GO, 2 usage or input error, 3 INCONCLUSIVE, 130 interrupted.`,
-		Example: `  # Evaluate the embedded sample with its recorded judges
-  apeval run
-
-  # Your dataset and policy, two live judges, CI-friendly
-  apeval run --dataset cases.jsonl --policy policy.toml \
-    --judge ollama:qwen2.5:3b --judge openai:gpt-4o-mini --out out/run1`,
+		Use:           "apeval",
+		Short:         "Offline shadow evaluation of judge models for agent tool-call gates",
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,

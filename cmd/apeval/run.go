@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/datasets/source"
+	"github.com/apeval/apeval/internal/progress"
 	"github.com/apeval/apeval/internal/runplan"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
@@ -16,7 +16,6 @@ import (
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/otlp"
-	"github.com/apeval/apeval/reports/rundir"
 )
 
 // newRunCmd is `apeval run` (replayOnly: `apeval replay`). Its RunE only
@@ -30,39 +29,7 @@ func newRunCmd(io IO, replayOnly bool, runF func(context.Context, *runplan.Plan,
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Replay a dataset through a policy and judges, compute metrics and the verdict",
-		Long: `Replay every case of the datasets through the policy's scope filter, permissions
-layer, deterministic matchers and each judge, then compute metrics, check the kill
-criteria and write the run directory (decisions.parquet, gates.parquet,
-metrics.parquet, summary.json, summary.md, junit.xml, charts, report.html, run.json).
-
-Settings come from ./apeval.toml when it exists (apeval init writes one; or
---config FILE); a flag overrides the file. With neither, evaluates the embedded
-sample dataset and policy with its recorded judges. Without --judge, the judges are the dataset's recordings when it has any,
-else "none" (the deterministic fallback when the judge is down).
-
-Judge specs:
-` + judge.SpecHelp() + `
-The resolved kill criteria are recorded in run.json: apeval report, gate and
-merge use them, so the verdict is the same on every path.
-
-Exit codes: 0 GO, 1 NO-GO, 3 INCONCLUSIVE (--inconclusive=pass|fail maps 3 to
-0 or 1, and says so), 2 usage or input error, a broken judge setup (ERROR:
-half or more of a judge's calls failed with HTTP 401/403/404, an HTML page, a
-refused connection or an unknown host), or a partial run (a budget stopped it),
-130 interrupted.`,
-		Example: `  apeval run
-  apeval run --dataset cases.jsonl --policy policy.toml --judge recorded
-  apeval run --dataset a.jsonl --dataset b.jsonl --policy policy.toml \
-    --judge ollama:qwen2.5:3b --judge ollama:qwen2.5:7b --baseline ollama/qwen2.5:3b \
-    --concurrency 8 --timeout 2s --out out/nightly
-  apeval run --judge openai:qwen2.5-7b@http://localhost:8000/v1 \
-    --judge ollama:qwen2.5:3b@http://gpu-box:11434 ...
-  cat cases.jsonl | apeval run --dataset - --policy policy.toml --judge none
-  apeval run --shard 2/4 --out out/shard2 ...   # then: apeval merge --out out/merged out/shard*
-  apeval run --judge ollama:qwen2.5:3b --repeat 5 --shuffle-rules --seed 7   # flip rate, position effect
-  apeval run --max-calls 500 --budget-usd 2 ...   # stops at the budget: partial, exit 2; rerun continues
-  apeval run --resume apeval-out/20261201T101500Z-3f2a1b   # re-send only the failed calls`,
-		Args: noArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := resolveRun(cmd, *o, io.Getenv)
 			if err != nil {
@@ -74,8 +41,6 @@ refused connection or an unknown host), or a partial run (a budget stopped it),
 	if replayOnly {
 		cmd.Use = "replay"
 		cmd.Short = "Replay a dataset and write decisions only (decisions.parquet, gates.parquet, run.json)"
-		cmd.Long = "Like run, but writes only the decision files; `apeval report DIR` computes\nmetrics and reports from them later. Exit code 0 unless the input is bad."
-		cmd.Example = "  apeval replay --dataset cases.jsonl --policy policy.toml --judge recorded --out out/r1\n  apeval report out/r1"
 	}
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.Datasets, "dataset", "d", nil, "case file (JSONL, apeval.case/v1); repeatable; - reads stdin (default: the embedded sample)")
@@ -146,28 +111,32 @@ func runRun(ctx context.Context, p *runplan.Plan, io IO) error {
 }
 
 // runLocal is a run into a local directory: prepare (policy, dataset,
-// judges, run directory), replay (every result fanned out to the sinks),
-// report.
+// judges, run directory: runplan.State.Prepare), replay (every result
+// fanned out to the sinks), report.
 func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 	o := st.Plan
-	p, err := prepareRun(ctx, st, io)
+	note := func(msg string) { fmt.Fprintf(io.Err, "apeval: %s\n", msg) }
+	p, err := st.Prepare(ctx, runplan.Env{Version: version, Stdin: io.In, Note: note, MaxIDsInMemory: maxIDsInMemory,
+		Judge:  judgeConfig(&o.Judge, o.Timeout, o.Concurrency, io),
+		Labels: func() (*metrics.LabeledSample, error) { return newLabelSink(o.Labels, "") }})
 	if err != nil {
-		return err
+		return usageError{err}
 	}
-	defer p.close()
+	defer p.Close()
 
 	// replay.Run emits a case's results together, judge by judge, and the
 	// dataset reader rejects duplicate ids: the accumulator numbers cases
 	// as they come instead of keeping their IDs.
-	ev := evaluation.New(evaluation.Spec{Criteria: p.crit, CriteriaFrom: p.critFrom, Baseline: p.baseline, Slices: o.By,
-		DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: p.pol.RuleIDs(), Labels: p.lab})
+	pol := p.Policy
+	ev := evaluation.New(evaluation.Spec{Criteria: pol.Criteria, CriteriaFrom: pol.CriteriaFrom, Baseline: p.Baseline, Slices: o.By,
+		DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: pol.RuleIDs(), Labels: p.Labels})
 	to := sinks{ev.Gates, ev.Failures} // replay prints the gate table only
 	if !o.ReplayOnly {
 		to = sinks{ev}
 	}
 	var tracer *otlp.Tracer
 	if otlp.Enabled(o.OTLPEndpoint, io.Getenv) {
-		if tracer, err = otlp.NewTracer(ctx, o.OTLPEndpoint, *p.w.Info(), version); err != nil {
+		if tracer, err = otlp.NewTracer(ctx, o.OTLPEndpoint, *p.Writer.Info(), version); err != nil {
 			return usagef("%v", err)
 		}
 		tracer.Providers = judge.Providers()
@@ -185,39 +154,43 @@ func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 		tracer = nil
 	}
 	defer finishTrace(nil)
-	res, err := p.replay(ctx, st, io, to)
+	var prog *progress.Printer
+	if !o.Quiet {
+		prog = progress.New(io.Err, isTerminal(io.Err), p.Total(), st.Created)
+	}
+	res, err := p.Replay(ctx, to.Add, prog)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 
-	if res.weak != nil {
-		fmt.Fprintf(io.Err, "apeval: %s\n", res.weak.Message())
+	if res.Weak != nil {
+		fmt.Fprintf(io.Err, "apeval: %s\n", res.Weak.Message())
 	}
-	if res.invalid > 0 {
-		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.invalid, datasets.MaskedLineText(res.firstInvalid))
+	if res.Invalid > 0 {
+		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.Invalid, datasets.MaskedLineText(res.FirstInvalid))
 	}
-	stray := p.stray.Message()
+	stray := pol.Stray.Message()
 	if stray != "" {
 		fmt.Fprintf(io.Err, "apeval: warning: %s\n", stray)
 	}
-	stopped := p.w.Info().Partial
+	stopped := p.Stopped(res, st.Out)
 	if o.ReplayOnly {
-		p.w.ReportsWritten() // replay writes no reports: the run is complete
+		p.Writer.ReportsWritten() // replay writes no reports: the run is complete
 		if err := ev.Gates.RenderWidth(io.Out, outputFormat(o.Format, io.Out), termWidth(io.Out, io)); err != nil {
 			return err
 		}
 		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", st.Out)
-		if res.interrupted {
+		if res.Interrupted {
 			return context.Canceled
 		}
 		if stopped != "" {
-			return budgetStopped(stopped, res, st.Out, io)
+			return budgetStopped(stopped, io)
 		}
 		return nil
 	}
 
-	evaluation.DescribeCases(ev.Listed, p.src.Reader(p.pol))
-	rep, err := finish(ev, *p.w.Info())
+	evaluation.DescribeCases(ev.Listed, p.Source.Reader(pol.Policy))
+	rep, err := finish(ev, *p.Writer.Info())
 	if err != nil {
 		return err
 	}
@@ -226,229 +199,22 @@ func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 	}
 	defer func() { _ = rep.Summary.Release() }() // a temporary file with no name; nothing to keep
 	finishTrace(rep)
-	if err := writeRunReports(st.Out, rep, o.Format, io, p.w); err != nil {
+	if err := writeRunReports(st.Out, rep, o.Format, io, p.Writer); err != nil {
 		return err
 	}
-	if res.interrupted {
-		fmt.Fprintf(io.Err, "apeval: interrupted; %d finished cases are in %s\n", res.stats.Cases, st.Out)
+	if res.Interrupted {
+		fmt.Fprintf(io.Err, "apeval: interrupted; %d finished cases are in %s\n", res.Stats.Cases, st.Out)
 		return context.Canceled
 	}
 	if stopped != "" {
-		return budgetStopped(stopped, res, st.Out, io)
+		return budgetStopped(stopped, io)
 	}
 	return verdictDone(rep, io)
 }
 
-// budgetStopped says that a budget stopped the run, which reports are
-// partial and how to continue: exit 2, whatever the verdict of the
-// finished part.
-func budgetStopped(reason string, res replayed, dir string, io IO) error {
-	// reason is run.json's partial, which names the budget already.
-	fmt.Fprintf(io.Err, "apeval: stopped: %s; the %d finished cases are in %s, marked partial (%d left out: their calls were not sent); rerun with the same cache to continue where it stopped\n",
-		reason, res.stats.Cases-res.dropped, dir, res.dropped)
+// budgetStopped prints why a budget stopped the run (runplan's
+// Prepared.Stopped): exit 2, whatever the verdict of the finished part.
+func budgetStopped(msg string, io IO) error {
+	fmt.Fprintf(io.Err, "apeval: %s\n", msg)
 	return exitCodeError{exitUsage}
-}
-
-// preparedRun is what a run needs before the first case is replayed.
-type preparedRun struct {
-	// lab is the --labels sink (nil without --labels).
-	lab      *metrics.LabeledSample
-	now      time.Time
-	pol      *replay.Policy
-	crit     replay.KillCriteria
-	critFrom string // where crit came from, for run.json
-	stray    *datasets.StrayLabels
-	src      *source.Source
-	stats    *datasets.Stats     // when the dataset was scanned for recorded judges
-	sel      *datasets.Selection // sessions chosen by --tag/--limit/--sample; nil for all
-	judges   []judge.Judge
-	baseline string
-	refs     chan []rundir.FileRef // the datasets' hashes, computed beside the replay
-	w        *rundir.RunWriter
-
-	closeJudges func()
-	committed   bool
-}
-
-// prepareRun loads the policy and criteria, opens the dataset and the
-// judges, and creates the run directory. On error it releases what it
-// opened; otherwise the caller closes the result.
-func prepareRun(ctx context.Context, st *runplan.State, io IO) (_ *preparedRun, err error) {
-	o := st.Plan
-	p := &preparedRun{now: st.Created}
-	defer func() {
-		if err != nil {
-			p.close()
-		}
-	}()
-
-	pol, err := o.LoadPolicy()
-	if err != nil {
-		return nil, usageError{err}
-	}
-	p.pol, p.crit, p.critFrom, p.stray = pol.Policy, pol.Criteria, pol.CriteriaFrom, pol.Stray
-
-	if len(o.Datasets) == 0 && o.Config != "" && o.Options.Resume == "" {
-		// A project file without datasets is not silently the sample.
-		fmt.Fprintf(io.Err, "apeval: %s names no dataset (datasets = [\"cases.jsonl\"]) and no --dataset was given: evaluating the embedded sample dataset\n", o.Config)
-	}
-	if p.src, err = openSource(o.Datasets, io.In); err != nil {
-		return nil, err
-	}
-	p.src.Done = ctx.Done()
-	if o.ShardFrom != "" && !o.Quiet {
-		fmt.Fprintf(io.Err, "apeval: --shard auto: shard %s from %s\n", o.Shard, o.ShardFrom)
-	}
-
-	entries, err := o.JudgeEntries()
-	if err != nil {
-		return nil, usageError{err}
-	}
-	if runplan.NeedsRecordedNames(entries) {
-		// One pass to learn the recorded judges' names; it also finds bad
-		// lines before any judge is called.
-		if p.stats, err = scanStats(p.src, p.pol, o.SkipInvalid); err != nil {
-			return nil, err
-		}
-		if entries, err = runplan.ExpandRecorded(entries, p.stats); err != nil {
-			return nil, usageError{err}
-		}
-	}
-
-	if p.sel, err = selectSessions(o.Filter.Sessions(), p.src, p.pol, o.ShardOf); err != nil {
-		return nil, err
-	}
-
-	if p.judges, p.closeJudges, err = openJudges(ctx, entries, st, io); err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, j := range p.judges {
-		ids = append(ids, j.Identity().String())
-	}
-	if err := o.CheckResumed(ids); err != nil {
-		return nil, usageError{err}
-	}
-	if p.baseline, err = o.ResolveBaseline(ids); err != nil {
-		return nil, usageError{err}
-	}
-
-	// Hashing the datasets for run.json reads them once more: it runs beside
-	// the replay instead of before it (run.json is written by w.Close).
-	p.refs = make(chan []rundir.FileRef, 1)
-	go func(src *source.Source) { p.refs <- src.Refs() }(p.src)
-	var infos []rundir.JudgeInfo
-	for _, j := range p.judges {
-		infos = append(infos, judgeInfo(j))
-	}
-	info := st.Info(runplan.Run{Version: version, Policy: pol.Ref, Criteria: p.crit, CriteriaFrom: p.critFrom,
-		Baseline: p.baseline, Entries: entries, Judges: infos})
-	if p.lab, err = newLabelSink(o.Labels, ""); err != nil {
-		return nil, err
-	}
-	if p.w, err = rundir.CreateRunWeighted(st.Out, info, labelWeights(p.lab)); err != nil {
-		return nil, usageError{err}
-	}
-	return p, nil
-}
-
-// close aborts an uncommitted run directory, then closes the judges and
-// the dataset, in the reverse order of opening.
-func (p *preparedRun) close() {
-	if p.w != nil {
-		if !p.committed {
-			p.w.Abort() // removes the directory when this run created it
-		}
-		p.w.Release() // the run directory stays locked until every report is written
-	}
-	if p.closeJudges != nil {
-		p.closeJudges()
-	}
-	if p.src != nil {
-		p.src.Cleanup()
-	}
-}
-
-// replayed is what the replay stage reports.
-type replayed struct {
-	stats        replay.RunStats
-	dropped      int64 // results left out because a budget stopped their calls
-	interrupted  bool
-	invalid      int64
-	firstInvalid error
-	weak         *datasets.WeakSwap // --weak-labels: what the swap counted
-}
-
-// replay replays the dataset through every judge, writes each result to
-// the run directory and hands it to the sinks, then commits the run
-// directory (run.json). A bad input line without --skip-invalid, or a
-// session out of seq order, fails the run before anything is reported.
-func (p *preparedRun) replay(ctx context.Context, st *runplan.State, io IO, to sinks) (replayed, error) {
-	o := st.Plan
-	tty := isTerminal(io.Err)
-	var prog *progress
-	if !o.Quiet {
-		total := int64(0)
-		if p.sel != nil {
-			total = p.sel.Cases // replayed, tagged or not
-		} else if p.stats != nil {
-			total = int64(p.stats.Cases)
-		} else if o.ShardOf.Count <= 1 {
-			total = p.src.ApproxCases()
-		}
-		prog = newProgress(io.Err, tty, total, p.now)
-	}
-
-	rd := p.src.Reader(p.pol)
-	defer rd.Close()
-	in := st.Feed(rd, p.sel, p.stray)
-	var cut replay.BudgetCut
-
-	ropts := st.ReplayOptions()
-	if prog != nil {
-		nj := int64(max(len(p.judges), 1))
-		ropts.ProgressInterval = prog.interval
-		ropts.Progress = func(s replay.ProgressStats) {
-			cases := max(s.Cases, s.Replayed/nj)
-			prog.update(progressSnapshot{Cases: cases, Calls: s.Calls, CacheHits: s.CacheHits, Failures: s.Failures, InFlight: s.InFlight}, time.Now(), false)
-		}
-	}
-	emit := func(r *replay.Result) error {
-		if !p.sel.Reports(r.Tags) {
-			return nil // replayed for its session's state, not reported
-		}
-		if o.Resuming != nil {
-			o.Resuming.Count(r)
-		}
-		if st.Budget != nil && cut.Drop(r) {
-			return nil // a budget stopped it: not finished work
-		}
-		if err := p.w.Write(r); err != nil {
-			return err
-		}
-		to.Add(r)
-		return nil
-	}
-	replayStart := time.Now()
-	rstats, runErr := replay.Run(ctx, p.pol, in.Next, p.judges, ropts, emit)
-	replayTime := time.Since(replayStart)
-	if prog != nil {
-		prog.update(progressSnapshot{Cases: rstats.Cases, Calls: rstats.Calls, CacheHits: rstats.CacheHits, Failures: rstats.Failures}, time.Now(), true)
-	}
-	interrupted, err := runplan.Outcome(ctx, in, runErr)
-	if err != nil {
-		return replayed{}, usageError{err}
-	}
-	wi := p.w.Info()
-	if n := st.Finish(wi, runplan.Replayed{Datasets: <-p.refs, Feed: in, Interrupted: interrupted, Time: replayTime}); n > 0 {
-		fmt.Fprintf(io.Err, "apeval: --budget-usd: %d call(s) reported no token counts; each was counted at its estimate from the input's size, not as free\n", n)
-	}
-	if o.Resuming != nil {
-		fmt.Fprintf(io.Err, "apeval: %s\n", o.Resuming.Message())
-	}
-	if err := p.w.Close(); err != nil {
-		return replayed{}, err
-	}
-	p.committed = true
-	return replayed{stats: rstats, interrupted: interrupted, invalid: in.Invalid.Count, firstInvalid: in.Invalid.First, dropped: cut.Dropped(), weak: in.Weak}, nil
 }

@@ -52,32 +52,7 @@ func newSimulateCmd(io IO, runF func(context.Context, *simulateOptions, IO) erro
 	cmd := &cobra.Command{
 		Use:   "simulate RUN_DIR...",
 		Short: "What the gate would do in a hook: timeouts, failure policy, cascades and votes, from recorded answers",
-		Long: `Reads one run directory (or the shards of one run) and re-plays every judged
-call against a hook timeout, cascades and votes of the run's judges, using
-each judge's recorded answer, confidence, latency and tokens: no model is
-called. A call slower than the timeout is a timeout failure and the rule
-class's failure policy applies (--on-failure block|pass overrides it).
-
-Per configuration and rule: effective recall (labeled positives the gate
-acted on, fail-closed timeouts caught, fail-open ones missed), fail-open
-rate, friction per 100 tool calls, approvals per session, precision,
-recall, unknown rate, P50 and P95 of the hook's latency, cost per 1,000 tool calls;
-each with its session-clustered interval, and against the deployed
-configuration (--deployed, default the run's first judge) the paired
-difference. Writes simulate.parquet into the run directory (or --out).
-Configurations may also come from apeval.toml's [simulate] table.
-
-The kill criterion effective_recall_min (off by default) is read from the
-run's kill criteria (the policy's [kill_criteria] table or --criteria FILE
-at run time, recorded in run.json), from --policy FILE's [kill_criteria]
-when given, and --effective-recall-min overrides both; exit 1 when a
-configuration's effective recall lies wholly below it.
-See docs/simulate.md.`,
-		Example: `  apeval simulate apeval-out/sample --hook-timeout 500ms,1s,2s
-  apeval simulate RUN --cascade "qwen2.5:3b>qwen2.5:7b:match,unknown" --hook-timeout 1s
-  apeval simulate RUN --vote 2of2:recorded/ollama/qwen2.5:3b,recorded/ollama/qwen2.5:7b --json
-  apeval simulate RUN --hook-timeout 800ms --on-failure pass --effective-recall-min 0.8`,
-		Args: cobra.MinimumNArgs(1),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Dirs = args
 			cfg, err := loadProjectConfig(cmd)

@@ -8,7 +8,7 @@
 // Where to look:
 //
 //	source.go   Source, Open, Reader, SpoolStdin, ScanStats, Refs, ApproxCases
-//	urls.go     URLs (the object-storage opener), OpenReader, expand (bucket patterns)
+//	urls.go     URLs (the object-storage opener), OpenReader, WeakLabels, expand (bucket patterns)
 //
 // Not a stable Go API: apeval is a command, and this package serves it;
 // its exported names change with the command, without a compatibility

@@ -181,3 +181,34 @@ func TestOpenExpandsBucketPatterns(t *testing.T) {
 		t.Errorf("bucket objects: %d cases", n)
 	}
 }
+
+// TestWeakLabels: weak labels come in dataset order; an unreadable line
+// is handed over and refuses the whole read.
+func TestWeakLabels(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "w.jsonl")
+	good := `{"id":"a","session_id":"s","hook_point":"tool.before","tool":{"name":"Bash","arguments":{"command":"ls"}},"weak_labels":{"r2":"match","r1":"no_match"}}` + "\n" +
+		`{"id":"b","session_id":"s","hook_point":"tool.before","tool":{"name":"Bash","arguments":{"command":"ls"}},"weak_labels":{"r1":"match"}}` + "\n"
+	if err := os.WriteFile(p, []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	weak, err := WeakLabels([]string{p}, nil, func(err error) { t.Errorf("bad line: %v", err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range weak {
+		got = append(got, w.CaseID+"/"+w.RuleID+"="+string(w.Label))
+	}
+	if want := "a/r1=no_match a/r2=match b/r1=match"; strings.Join(got, " ") != want {
+		t.Errorf("weak labels %q, want %q", strings.Join(got, " "), want)
+	}
+	if err := os.WriteFile(p, []byte(good+"not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var bad []string
+	_, err = WeakLabels([]string{p}, nil, func(err error) { bad = append(bad, err.Error()) })
+	if err == nil || err.Error() != "1 unreadable dataset lines" || len(bad) != 1 || !strings.Contains(bad[0], "w.jsonl:3") {
+		t.Errorf("unreadable line: err %v, handed %q", err, bad)
+	}
+}

@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/apeval/apeval/datasets"
@@ -41,4 +42,20 @@ func expand(ctx context.Context, paths []string) ([]string, error) {
 		out = append(out, urls...)
 	}
 	return out, nil
+}
+
+// WeakLabels reads the weak labels of the datasets at paths
+// (datasets.ReadWeakLabels), in dataset order: each unreadable line is
+// handed to bad, and any makes it an error ("N unreadable dataset
+// lines"), since a weak label read from part of a dataset would be
+// silently missing.
+func WeakLabels(paths []string, stdin io.Reader, bad func(error)) ([]datasets.WeakLabel, error) {
+	weak, n, err := datasets.ReadWeakLabels(OpenReader(paths, stdin), bad)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		return nil, fmt.Errorf("%d unreadable dataset lines", n)
+	}
+	return weak, nil
 }

@@ -77,8 +77,8 @@ func Outcome(ctx context.Context, in *replay.Feed, runErr error) (interrupted bo
 	return interrupted, nil
 }
 
-// Replayed is what the replay stage counted, for run.json.
-type Replayed struct {
+// Counted is what the replay stage counted, for run.json (State.Finish).
+type Counted struct {
 	Datasets    []rundir.FileRef
 	Feed        *replay.Feed
 	Interrupted bool

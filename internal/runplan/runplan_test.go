@@ -239,7 +239,7 @@ func TestStartStateAndRunJSON(t *testing.T) {
 		t.Errorf("default settings: %+v", st)
 	}
 	var wi rundir.RunInfo
-	if n := s2.Finish(&wi, Replayed{Interrupted: true, Time: 1500 * time.Microsecond}); n != 0 || wi.Budget != nil || wi.Partial != "" || !wi.Interrupted || wi.ReplayMS != 1.5 {
+	if n := s2.Finish(&wi, Counted{Interrupted: true, Time: 1500 * time.Microsecond}); n != 0 || wi.Budget != nil || wi.Partial != "" || !wi.Interrupted || wi.ReplayMS != 1.5 {
 		t.Errorf("finish without a budget: %d %+v", n, wi)
 	}
 }

@@ -16,6 +16,41 @@
 // the temporary file of the other spills (replay's idle sessions, the
 // duplicate-id check), whose records are not fixed-size. A Pool and its
 // lists are not safe for concurrent use; a File is.
+//
+// # One file, three record layouts, and why not one
+//
+// Every spill shares File (how the temporary file is made, hidden,
+// reserved, written concurrently and removed). The records in it keep
+// three layouts, because each is read back in a way the others cannot
+// serve:
+//
+//   - List's 16-byte Rec (K, V), read only as one merged sorted stream:
+//     metrics' per-session sums and simulate's session index and latency
+//     lists. simulate's results are variable-length, so they are records
+//     of its own store in a File, and the List holds K = session hash,
+//     V = offset and length: the one layout where a variable record could
+//     go through List, because simulate reads every record, in index order.
+//   - replay's idle sessions (replay/spill.go): (hash, last seq, ordinal,
+//     worker, uvarint length, id) in runs sorted by (hash, id), each with a
+//     sparse index and its hashes for a Bloom filter, plus each worker's
+//     counter segments (ordinal, k int32). They are looked up one session
+//     at a time while the replay runs (a session that comes back), the
+//     newest run first; a List only reads back whole, merged, so every
+//     lookup would read every run.
+//   - the duplicate-id check (datasets/idset.go): ids front-coded (uvarint
+//     length of the prefix shared with the previous id, uvarint length of
+//     the rest, the rest, 4-byte ordinal) in runs sorted by their bytes,
+//     merged once at the end, and late duplicates reported in id order. On
+//     a List the ids would have to sit beside it as simulate's results do
+//     (K = hash, V = offset): the 16-byte index record and the shared
+//     prefix more disk per id, a read per hash tie (rare, but the bytes
+//     decide: a hash only says where to look), and the duplicates, which a
+//     user reads as file:line errors, would come out in hash order.
+//
+// What the three share besides File is only "sorted runs on disk", which
+// File provides the storage for; a common codec would have to carry
+// point lookups, front coding and a merged stream to serve all three, and
+// would be three codecs behind one name.
 package spill
 
 import (

@@ -8,11 +8,15 @@
 //
 // Where to look:
 //
-//	trunc.go       Width, Runes, Bytes
+//	trunc.go       Width, Runes, Bytes; List (the first n items of a list, "and K more")
 //	trunc_test.go  their edges: exact fits, one over, multi-byte characters
 package trunc
 
-import "unicode/utf8"
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
 
 // Mark ends every shortened text.
 const Mark = "…"
@@ -54,4 +58,13 @@ func Bytes(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + Mark
+}
+
+// List joins items with ", ", at most n of them, saying how many more
+// there are ("a, b and 3 more"): a message naming what it found.
+func List(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }

@@ -34,3 +34,20 @@ func TestTrunc(t *testing.T) {
 		}
 	}
 }
+
+func TestList(t *testing.T) {
+	for _, c := range []struct {
+		items []string
+		n     int
+		want  string
+	}{
+		{nil, 3, ""},
+		{[]string{"a", "b", "c"}, 3, "a, b, c"},
+		{[]string{"a", "b", "c", "d"}, 3, "a, b, c and 1 more"},
+		{[]string{"a", "b", "c", "d", "e"}, 2, "a, b and 3 more"},
+	} {
+		if got := List(c.items, c.n); got != c.want {
+			t.Errorf("List(%q, %d) = %q, want %q", c.items, c.n, got, c.want)
+		}
+	}
+}

@@ -1,8 +1,7 @@
 // Package all registers every judge backend that lives in its own package,
 // by importing it: the command imports all (cmd/apeval/backends.go), as
 // restic's backend/all does. A new backend adds its import line here.
-// recorded and none are judge/core's and always registered. Not a stable
-// Go API: apeval is a command, its packages serve it.
+// recorded and none (judge/recorded) register the same way.
 //
 // Where to look:
 //
@@ -28,4 +27,5 @@ import (
 	_ "github.com/apeval/apeval/judge/exec"
 	_ "github.com/apeval/apeval/judge/ollama"
 	_ "github.com/apeval/apeval/judge/openai"
+	_ "github.com/apeval/apeval/judge/recorded"
 )

@@ -386,13 +386,10 @@ type cachedAnswer struct {
 
 // Cached wraps a judge with the cache. Hits come back with Cached set, the
 // Latency measured when the answer was made and Attempts 0, and never reach
-// the judge. Recorded and none judges, and a nil cache, return j unchanged.
+// the judge. A judge that calls no model (not judge.IsLive: recorded,
+// none) and a nil cache return j unchanged.
 func Cached(j judge.Judge, c *Cache) judge.Judge {
-	switch j.(type) {
-	case *judge.Recorded, judge.None:
-		return j
-	}
-	if c == nil {
+	if c == nil || !judge.IsLive(j) {
 		return j
 	}
 	prefix := j.Identity().String() + "\x00"

@@ -16,6 +16,7 @@ import (
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/judge/internal/fake"
 	"github.com/apeval/apeval/judge/openai"
+	"github.com/apeval/apeval/judge/recorded"
 )
 
 func TestInputDigest(t *testing.T) {
@@ -140,11 +141,11 @@ func TestCachedSkipsRecordedAndNone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeOrFail(t, cache)
-	rec := judge.NewRecorded("x")
+	rec := recorded.New("x")
 	if Cached(rec, cache) != rec {
 		t.Fatal("recorded judge wrapped")
 	}
-	if _, ok := Cached(judge.NewNone(), cache).(judge.None); !ok {
+	if _, ok := Cached(recorded.NewNone(), cache).(recorded.None); !ok {
 		t.Fatal("none judge wrapped")
 	}
 	if Cached(rec, nil) != rec {

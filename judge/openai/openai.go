@@ -477,7 +477,7 @@ func (o *Judge) StartupCheck(ctx context.Context) error {
 			}
 		}
 		if len(ids) > 0 {
-			fmt.Fprintf(o.log, "warning: %s does not list model %q (it lists %s)\n", o.base, o.model, listFew(ids, 5))
+			fmt.Fprintf(o.log, "warning: %s does not list model %q (it lists %s)\n", o.base, o.model, trunc.List(ids, 5))
 		}
 		return nil
 	case errors.Is(err, errNoModelList):
@@ -505,13 +505,6 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-func listFew(xs []string, n int) string {
-	if len(xs) <= n {
-		return strings.Join(xs, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(xs[:n], ", "), len(xs)-n)
 }
 
 // endpoint joins a path onto a base URL with net/url, keeping the base's

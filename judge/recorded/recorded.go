@@ -1,10 +1,10 @@
 // Package recorded holds the two judges that call no model: recorded
 // (recorded:NAME) replays the decisions captured in production shadow mode
 // and stored in the dataset, and none (--judge none) fails every call, so a
-// run shows the gate's deterministic fallback. They depend on judge/core
-// only; package judge lists them in its registry as built in (always
-// available, not live: never cached, budgeted or retried) and re-exports
-// them as judge.Recorded, judge.None, judge.NewRecorded and judge.NewNone.
+// run shows the gate's deterministic fallback. Like every backend they
+// register themselves (judge.Register, in init) as not live: never cached,
+// budgeted or retried; judge/all imports the package, and so does any code
+// that makes one of them (New, NewNone).
 //
 // Not a stable Go API: apeval is a command, and this package serves it.
 //
@@ -17,8 +17,20 @@ import (
 	"context"
 	"time"
 
+	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/judge/core"
 )
+
+func init() {
+	judge.Register(judge.Backend{Name: "recorded", Arg: "NAME", Order: 40, Form: "recorded[:NAME]",
+		Help: "decisions recorded in the dataset (bare: one judge per name)",
+		Open: func(_ context.Context, arg string, _ *judge.Prompt, _ judge.Config) (judge.Judge, error) {
+			return New(arg), nil
+		}})
+	judge.Register(judge.Backend{Name: "none", Order: 50,
+		Help: "no judge: every judge-needing rule fails with status error",
+		Open: func(context.Context, string, *judge.Prompt, judge.Config) (judge.Judge, error) { return NewNone(), nil }})
+}
 
 // Judge replays the decisions captured in production shadow mode for one
 // recorded judge name (`recorded:NAME`, see docs/judges.md).

@@ -3,9 +3,12 @@ package recorded
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/cache"
 	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/judge/internal/fake"
 )
@@ -84,5 +87,50 @@ func TestNone(t *testing.T) {
 	want := core.Response{Status: core.StatusError, Error: "no judge configured (--judge none)", Cause: core.CauseNoJudge}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}
+
+// TestRegistersItself: recorded and none register through judge.Register
+// like every backend, not live, so judge.Open makes them from a spec, the
+// cache and the budget leave them as they are, and the help lists them.
+func TestRegistersItself(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"recorded", "none"} {
+		b, ok := judge.Lookup(name)
+		if !ok || b.Live || b.Server || b.Prompt {
+			t.Errorf("%s: registered %v, backend %+v", name, ok, b)
+		}
+	}
+	rec, err := judge.Open(context.Background(), "recorded:ollama/a", judge.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := rec.(*Judge); !ok || rec.Identity().String() != "recorded/ollama/a" {
+		t.Errorf("recorded:ollama/a opens %T %s", rec, rec.Identity())
+	}
+	none, err := judge.Open(context.Background(), "none", judge.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := none.(None); !ok {
+		t.Errorf("none opens %T", none)
+	}
+	if judge.IsLive(rec) || judge.IsLive(none) {
+		t.Error("a recorded or the none judge counts as live")
+	}
+	c, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	b := judge.NewBudget(1, 0, 0, nil)
+	for _, j := range []judge.Judge{rec, none} {
+		if cache.Cached(j, c) != j || b.Limit(j, nil) != j {
+			t.Errorf("%s is wrapped by the cache or the budget", j.Identity())
+		}
+	}
+	help := judge.SpecHelp()
+	if !strings.Contains(help, "  recorded[:NAME]  decisions recorded in the dataset") || !strings.Contains(help, "  none             no judge") {
+		t.Errorf("help lacks recorded or none:\n%s", help)
 	}
 }

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/apeval/apeval/reports"
 )
 
 // WriteJSON writes the summary as indented JSON (docs/diff.md).
@@ -37,28 +38,34 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "repeats: %d changed cases flaky (some repeat of each side agrees), %d stable\n", n.Flaky, n.Stable)
 	}
 	fmt.Fprintf(&b, "%d sessions diverge; %d cases differ in a rule's answer\n", n.Sessions, n.AnswersChanged)
-	tw := tabwriter.NewWriter(&b, 2, 4, 2, ' ', 0)
+	var tables []*reports.Table
 	if len(s.Transitions) > 0 {
-		fmt.Fprintf(tw, "\ngate\tcases\tclass\n")
-		for _, t := range s.Transitions {
-			fmt.Fprintf(tw, "%s → %s\t%d\t%s\n", t.From, t.To, t.Cases, t.Class)
+		t := reports.NewTable("gate", "cases", "class").Plain()
+		for _, tr := range s.Transitions {
+			t.Add(fmt.Sprintf("%s → %s", tr.From, tr.To), fmt.Sprint(tr.Cases), tr.Class)
 		}
+		tables = append(tables, t)
 	}
 	if len(s.TopLoosened) > 0 {
-		fmt.Fprintf(tw, "\ntop loosened\tsession#seq\ttool\tgate\tfired (base → head)\n")
+		t := reports.NewTable("top loosened", "session#seq", "tool", "gate", "fired (base → head)").Plain()
 		for _, c := range s.TopLoosened {
-			fmt.Fprintf(tw, "%s\t%s#%d\t%s\t%s → %s\t%s → %s\n", c.CaseID, c.SessionID, c.Seq, c.Tool,
-				c.Base.Gate, c.Head.Gate, list(c.Base.Fired), list(c.Head.Fired))
+			t.Add(c.CaseID, fmt.Sprintf("%s#%d", c.SessionID, c.Seq), c.Tool,
+				fmt.Sprintf("%s → %s", c.Base.Gate, c.Head.Gate), list(c.Base.Fired)+" → "+list(c.Head.Fired))
 		}
+		tables = append(tables, t)
 	}
 	if len(s.Rules) > 0 {
-		fmt.Fprintf(tw, "\nrule\tfires only head\tfires only base\t%s\t%s\n", fixed, broken)
+		t := reports.NewTable("rule", "fires only head", "fires only base", fixed, broken).Plain()
 		for _, r := range s.Rules {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\n", r.Rule, r.On, r.Off, r.Fixed, r.Broken)
+			t.Add(r.Rule, fmt.Sprint(r.On), fmt.Sprint(r.Off), fmt.Sprint(r.Fixed), fmt.Sprint(r.Broken))
 		}
+		tables = append(tables, t)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	for _, t := range tables {
+		b.WriteString("\n")
+		if err := t.Write(&b, reports.FormatTable); err != nil {
+			return err
+		}
 	}
 	if p := s.Policy; !p.Empty() {
 		b.WriteString("\npolicy:\n")

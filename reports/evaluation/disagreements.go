@@ -3,9 +3,9 @@ package evaluation
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/trunc"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
@@ -83,16 +83,7 @@ func (d *Disagreements) Lines(paths []string, stdin io.Reader, opener datasets.O
 		}
 	}
 	if len(missing) > 0 {
-		return nil, nil, fmt.Errorf("%d disagreeing case(s) not found in the dataset (give the files the run replayed): %s", len(missing), listSome(missing))
+		return nil, nil, fmt.Errorf("%d disagreeing case(s) not found in the dataset (give the files the run replayed): %s", len(missing), trunc.List(missing, 20))
 	}
 	return lines, where, nil
-}
-
-// listSome joins up to 20 items, saying how many more there are.
-func listSome(items []string) string {
-	const shown = 20
-	if len(items) <= shown {
-		return strings.Join(items, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(items[:shown], ", "), len(items)-shown)
 }

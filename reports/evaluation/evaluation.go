@@ -24,6 +24,8 @@
 //	disagreements.go  FindDisagreements (datasets disagreements), ReplayedSample
 //	merge.go        CheckShards, MergedInfo: the shards of one run and the merged run.json (merge)
 //	pairs.go        ReadPairs: a run's pair table of the chosen judges (label verbs, plan --pilot)
+//	pilot.go        RunSet.Pilot: a plan from a pilot run (plan RUN_DIR), in sessions or labels
+//	sequential.go   RunSet.Sequential: the history of runs as looks of the sequential gate (gate --sequential)
 //
 // Not a stable Go API: apeval is a command, and this package serves
 // cmd/apeval; its exported names change with the command, without a

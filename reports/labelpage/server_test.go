@@ -132,12 +132,14 @@ func TestServerBlindLabelsAndReview(t *testing.T) {
 }
 
 // TestServerSequentialStanding: the panel says where precision_min
-// stands on the labels in queue order, anytime-valid. A queue of 60
+// stands on the labels in queue order, anytime-valid. A queue of 100
 // pairs the judge matched, all labeled match: open at first (with the
 // reason), PASS once the confidence sequence alone on as many ones clears
-// 0.9, "decided after" that many labels, and the page renders it.
+// 0.9 (at the labels' share of α: every label match leaves no spread
+// between sessions), "decided after" that many labels, and the page
+// renders it.
 func TestServerSequentialStanding(t *testing.T) {
-	const n = 60
+	const n = 100
 	pairs := metrics.NewPairTable([]string{"j1"}, nil)
 	var items []Item
 	for i := range n {
@@ -163,7 +165,7 @@ func TestServerSequentialStanding(t *testing.T) {
 	t.Cleanup(hs.Close)
 	base := hs.URL + "/" + s.Token() + "/api/"
 	// The sequence alone on ones: the label after which it clears 0.9.
-	ref, want := metrics.NewConfidenceSequence(0.05), 0
+	ref, want := metrics.NewConfidenceSequence(0.05*metrics.LabelSequenceShare), 0
 	for i := 1; i <= n && want == 0; i++ {
 		ref.Add(1)
 		if lo, _ := ref.Interval(); lo > 0.9 {

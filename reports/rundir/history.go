@@ -52,3 +52,18 @@ func History(dir string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// InOrder expands the arguments of a sequential gate into run
+// directories in order: several arguments as given; one that is remote
+// (remote(arg): a bucket prefix is one run) or a run directory itself,
+// as it is; else the run directories inside it in the order they were
+// made (History).
+func InOrder(args []string, remote func(string) bool) ([]string, error) {
+	if len(args) != 1 || remote(args[0]) {
+		return args, nil
+	}
+	if _, err := os.Stat(filepath.Join(args[0], RunFile)); err == nil {
+		return args, nil
+	}
+	return History(args[0])
+}

@@ -58,3 +58,39 @@ func TestHistory(t *testing.T) {
 		t.Errorf("unreadable run.json: %v", err)
 	}
 }
+
+// TestInOrder: gate --sequential's arguments: several, a remote one or a
+// run directory stay as given; a directory of runs becomes its runs in
+// the order they were made.
+func TestInOrder(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	for name, at := range map[string]time.Time{"b": t0, "a": t0.Add(time.Hour)} {
+		d := filepath.Join(root, name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteRunInfo(d, RunInfo{Created: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remote := func(s string) bool { return strings.HasPrefix(s, "s3://") }
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	for _, tc := range []struct {
+		args, want []string
+	}{
+		{[]string{a, b}, []string{a, b}},
+		{[]string{"s3://bucket/run"}, []string{"s3://bucket/run"}},
+		{[]string{a}, []string{a}},
+		{[]string{root}, []string{b, a}},
+	} {
+		got, err := InOrder(tc.args, remote)
+		if err != nil || strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("InOrder(%q) = %q, %v; want %q", tc.args, got, err, tc.want)
+		}
+	}
+	if _, err := InOrder([]string{filepath.Join(root, "none")}, remote); err == nil || !strings.Contains(err.Error(), "none") {
+		t.Errorf("missing directory: %v", err)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 // LockFile is the lock a run holds on its run directory while it writes.
@@ -112,16 +114,9 @@ func claimRunDir(dir string) (*runDir, error) {
 		d.release()
 		d.removeCreated()
 		return nil, fmt.Errorf("%s is not empty and is not an apeval run directory (it holds %s, and no %s); choose another --out",
-			dir, listNames(foreign, 3), RunFile)
+			dir, trunc.List(foreign, 3), RunFile)
 	}
 	return d, nil
-}
-
-func listNames(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 // stashEarlier moves the files an earlier run left (reports, charts) into

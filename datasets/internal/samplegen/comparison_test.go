@@ -8,6 +8,7 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/internal/samplegen"
 	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/recorded"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 )
@@ -43,7 +44,7 @@ func TestSampleShowsComparison(t *testing.T) {
 		return rec.Case, true
 	}
 	acc := metrics.New(metrics.Config{Criteria: pol.KillCriteria})
-	judges := []judge.Judge{judge.NewRecorded(samplegen.JudgeOld), judge.NewRecorded(samplegen.JudgeNew)}
+	judges := []judge.Judge{recorded.New(samplegen.JudgeOld), recorded.New(samplegen.JudgeNew)}
 	if _, err := replay.Run(context.Background(), pol, next, judges, replay.Options{}, func(res *replay.Result) error {
 		acc.Add(res)
 		return nil

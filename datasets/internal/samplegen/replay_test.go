@@ -10,6 +10,7 @@ import (
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/internal/samplegen"
 	"github.com/apeval/apeval/judge"
+	"github.com/apeval/apeval/judge/recorded"
 	"github.com/apeval/apeval/replay"
 )
 
@@ -53,7 +54,7 @@ func TestSampleAgreesWithReplay(t *testing.T) {
 		mu.Unlock()
 		return c, true
 	}
-	judges := []judge.Judge{judge.NewRecorded("truth"), judge.NewRecorded(samplegen.JudgeOld), judge.NewRecorded(samplegen.JudgeNew)}
+	judges := []judge.Judge{recorded.New("truth"), recorded.New(samplegen.JudgeOld), recorded.New(samplegen.JudgeNew)}
 	truthID := judges[0].Identity().String()
 	cases := 0
 	_, err = replay.Run(context.Background(), pol, next, judges, replay.Options{RunID: "check"}, func(res *replay.Result) error {

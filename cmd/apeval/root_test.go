@@ -1,0 +1,69 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/apeval/apeval/docs"
+	"github.com/spf13/cobra"
+)
+
+// TestHelpPages keeps docs/cli and the commands one set: every command has
+// its page (docs/cli/<command path without "apeval", words joined by "-">.md, titled
+// with its path), every page names a command, the index links every page,
+// and each page's generated parts (the judge specs, the importers) show
+// what the program prints, so the page read on GitHub is the help.
+func TestHelpPages(t *testing.T) {
+	t.Parallel()
+	pages, err := docs.Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCommand := map[string]docs.Page{}
+	for _, p := range pages {
+		byCommand[p.Command] = p
+	}
+	gen := helpGenerated()
+	index := docs.Index()
+	seen := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Name() == "help" || c.Name() == "completion" {
+			return
+		}
+		path := c.CommandPath()
+		seen[path] = true
+		p, ok := byCommand[path]
+		want := strings.ReplaceAll(strings.TrimPrefix(path, "apeval "), " ", "-") + ".md"
+		switch {
+		case !ok:
+			t.Errorf("%s has no page docs/cli/%s", path, want)
+		case p.File != want:
+			t.Errorf("%s's page is docs/cli/%s, want docs/cli/%s", path, p.File, want)
+		}
+		if !strings.Contains(index, "]("+want+")") {
+			t.Errorf("docs/cli/README.md does not link %s", want)
+		}
+		if ok && c.Long != p.Help(gen) {
+			t.Errorf("%s --help does not print its page's description", path)
+		}
+		for _, name := range p.Generated() {
+			if _, ok := gen[name]; !ok {
+				t.Errorf("docs/cli/%s: the program does not generate <!--%s-->", p.File, name)
+			}
+		}
+		if ok && p.Help(nil) != p.Help(gen) {
+			t.Errorf("docs/cli/%s: a generated part (%s) is out of date: the page shows\n%s\n--help prints\n%s",
+				p.File, strings.Join(p.Generated(), ", "), p.Help(nil), p.Help(gen))
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(IO{}))
+	for _, p := range pages {
+		if !seen[p.Command] {
+			t.Errorf("docs/cli/%s: %q is not a command", p.File, p.Command)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+// Package docs holds apeval's command reference, docs/cli/<command>.md:
+// one Markdown page per command, which is also the text `apeval COMMAND
+// --help` prints (its description and examples), so the page a user reads on
+// GitHub and the help are one text.
+//
+// A page is the command's path as its title, its description, and an
+// "## Examples" section whose fenced block is what --help prints under
+// Examples:
+//
+//	# apeval datasets validate
+//
+//	Reads every line of the files …
+//
+//	## Examples
+//
+//	```sh
+//	  apeval datasets validate cases.jsonl
+//	```
+//
+// In the description, fence lines (```), lines that are an HTML comment and
+// the backslash of Markdown's escapes (\<) are Markdown only: --help leaves
+// them out. A part the program generates
+// (the registered judge backends, the importers) sits between
+// <!--name--> and <!--/name--> markers: the page shows the text as it is
+// written there, --help prints the program's own (Page.Help), and a test in
+// cmd/apeval keeps the two equal.
+//
+// Not a stable Go API.
+package docs
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+)
+
+//go:embed cli/*.md
+var cli embed.FS
+
+// Page is one command's reference page.
+type Page struct {
+	File    string // file name under docs/cli, e.g. "datasets-import.md"
+	Command string // the title: the command's path, e.g. "apeval datasets import"
+	body    string // the description as written, generated parts included
+	Example string // the Examples block, as --help prints it
+}
+
+// Pages reads every page under docs/cli (its index, README.md, aside).
+func Pages() ([]Page, error) {
+	names, err := fs.Glob(cli, "cli/*.md")
+	if err != nil {
+		return nil, err
+	}
+	var pages []Page
+	for _, name := range names {
+		if path.Base(name) == "README.md" {
+			continue
+		}
+		b, err := cli.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		p, err := parsePage(path.Base(name), string(b))
+		if err != nil {
+			return nil, err
+		}
+		pages = append(pages, p)
+	}
+	return pages, nil
+}
+
+// Index is docs/cli/README.md, the list of the pages.
+func Index() string {
+	b, _ := cli.ReadFile("cli/README.md")
+	return string(b)
+}
+
+func parsePage(file, text string) (Page, error) {
+	p := Page{File: file}
+	title, rest, _ := strings.Cut(text, "\n")
+	cmd, ok := strings.CutPrefix(title, "# ")
+	if !ok {
+		return p, fmt.Errorf("docs/cli/%s: the first line is not a title (# apeval …)", file)
+	}
+	p.Command = cmd
+	body, examples, hasExamples := strings.Cut(rest, "\n## Examples\n")
+	p.body = body
+	if hasExamples {
+		block, ok := strings.CutPrefix(strings.TrimLeft(examples, "\n"), "```sh\n")
+		if !ok {
+			return p, fmt.Errorf("docs/cli/%s: ## Examples holds no ```sh block", file)
+		}
+		block, _, ok = strings.Cut(block, "\n```")
+		if !ok {
+			return p, fmt.Errorf("docs/cli/%s: the examples' ```sh block is not closed", file)
+		}
+		p.Example = block
+	}
+	return p, nil
+}
+
+// region is a generated part: <!--name-->text<!--/name-->, on lines of its
+// own (the text is then whole lines) or inside a line.
+var region = regexp.MustCompile(`(?s)<!--([a-z-]+)-->\n?(.*?)<!--/([a-z-]+)-->\n?`)
+
+// Help is the description --help prints: the page's, with each generated
+// part replaced by gen[name] (the page's own text where gen lacks it).
+func (p Page) Help(gen map[string]string) string {
+	long := region.ReplaceAllStringFunc(p.body, func(m string) string {
+		s := region.FindStringSubmatch(m)
+		if v, ok := gen[s[1]]; ok {
+			return v
+		}
+		return s[2]
+	})
+	var out []string
+	fenced := false
+	for _, l := range strings.Split(long, "\n") {
+		switch {
+		case strings.HasPrefix(l, "```"):
+			fenced = !fenced
+			continue
+		case fenced:
+		case strings.HasPrefix(l, "<!--") && strings.HasSuffix(l, "-->"):
+			continue
+		default:
+			l = escaped.ReplaceAllString(l, "$1")
+		}
+		out = append(out, l)
+	}
+	return strings.Trim(strings.Join(out, "\n"), "\n")
+}
+
+// escaped is Markdown's backslash escape (\< prints <), outside fences.
+var escaped = regexp.MustCompile("\\\\([!-/:-@\\[-`{-~])")
+
+// Generated lists the names of the page's generated parts.
+func (p Page) Generated() []string {
+	var names []string
+	for _, s := range region.FindAllStringSubmatch(p.body, -1) {
+		names = append(names, s[1])
+	}
+	return names
+}

@@ -1,0 +1,58 @@
+package docs
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestPageHelp(t *testing.T) {
+	text := "# apeval x\n\n" +
+		"<!-- a note for readers of the Markdown -->\n" +
+		"One line with a \\<tag> and one: <!--inline-->a, b<!--/inline-->,\n" +
+		"then a block:\n" +
+		"```text\n  {\"k\": \\\"v\"}\n```\n" +
+		"Specs:\n<!--block-->\n```text\n  one\n  two\n```\n<!--/block-->\n\n" +
+		"Last line.\n\n## Examples\n\n```sh\n  apeval x\n  apeval x --y\n```\n"
+	p, err := parsePage("x.md", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Command != "apeval x" || p.Example != "  apeval x\n  apeval x --y" {
+		t.Errorf("command %q, example %q", p.Command, p.Example)
+	}
+	want := "One line with a <tag> and one: a, b,\nthen a block:\n  {\"k\": \\\"v\"}\n" +
+		"Specs:\n  one\n  two\n\nLast line."
+	if got := p.Help(nil); got != want {
+		t.Errorf("Help(nil) =\n%q\nwant\n%q", got, want)
+	}
+	want = "One line with a <tag> and one: c,\nthen a block:\n  {\"k\": \\\"v\"}\n" +
+		"Specs:\n  three\n\nLast line."
+	if got := p.Help(map[string]string{"inline": "c", "block": "  three\n"}); got != want {
+		t.Errorf("Help(gen) =\n%q\nwant\n%q", got, want)
+	}
+	if g := p.Generated(); !slices.Equal(g, []string{"inline", "block"}) {
+		t.Errorf("Generated() = %q", g)
+	}
+}
+
+func TestPageErrors(t *testing.T) {
+	for _, text := range []string{
+		"apeval x\n",
+		"# apeval x\n\n## Examples\n\n  apeval x\n",
+		"# apeval x\n\n## Examples\n\n```sh\n  apeval x\n",
+	} {
+		if _, err := parsePage("x.md", text); err == nil {
+			t.Errorf("no error for %q", text)
+		}
+	}
+}
+
+func TestPagesRead(t *testing.T) {
+	pages, err := Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) == 0 || Index() == "" {
+		t.Fatalf("%d pages, index %d bytes", len(pages), len(Index()))
+	}
+}

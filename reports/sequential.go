@@ -1,0 +1,159 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/apeval/apeval/metrics"
+)
+
+// apeval gate --sequential's outputs: the standing of every criterion over
+// the history of runs (metrics.SequentialResult) as a table or JSON.
+
+// WriteSequentialJSON writes the sequential standing as JSON.
+func WriteSequentialJSON(w io.Writer, res *metrics.SequentialResult) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
+}
+
+// sequentialNA is the criteria with nothing to decide (or not decided
+// sequentially), grouped by judge, criterion and reason in the order met,
+// with the rules each group covers.
+type sequentialNA struct {
+	judge, name, reason string
+	rules               []string
+}
+
+// sequentialGrid is the table of the sequential standing: a row per
+// judge, rule and criterion that has data; the N/A criteria are returned
+// apart, grouped.
+func sequentialGrid(res *metrics.SequentialResult) (*grid, []*sequentialNA) {
+	g := &grid{header: []string{"judge", "rule", "criterion", "status", "decided", "estimate [interval]", "sessions"},
+		right: []bool{6: true}, plain: true}
+	var na []*sequentialNA
+	group := map[[3]string]*sequentialNA{}
+	for _, j := range res.Judges {
+		name := j.Judge
+		if j.Baseline {
+			name += " (baseline)"
+		}
+		for _, row := range j.Rows {
+			rule := row.RuleID
+			if rule == metrics.AllRules {
+				rule = "all rules"
+			}
+			for _, c := range row.Criteria {
+				if c.Status == metrics.StatusNA {
+					k := [3]string{name, c.Name, c.Reason}
+					if group[k] == nil {
+						group[k] = &sequentialNA{judge: name, name: c.Name, reason: c.Reason}
+						na = append(na, group[k])
+					}
+					group[k].rules = append(group[k].rules, rule)
+					continue
+				}
+				g.add(name, rule, sequentialCriterion(c), sequentialStatus(c), sequentialDecided(c), sequentialEstimate(c), fmt.Sprint(c.Sessions))
+			}
+		}
+	}
+	return g, na
+}
+
+// sequentialCriterion names a criterion: a policy criterion says so, the
+// latency criterion what the sequence bounds.
+func sequentialCriterion(c metrics.SequentialCrit) string {
+	switch {
+	case metrics.IsPolicyCriterion(c.Name):
+		return c.Name + " (policy)"
+	case c.Name == metrics.CriterionJudgeP95Max:
+		return c.Name + fmt.Sprintf(" (share > %g ms ≤ 0.05)", c.Threshold)
+	}
+	return c.Name
+}
+
+// sequentialStatus is PASS or FAIL, or "open" while undecided.
+func sequentialStatus(c metrics.SequentialCrit) string {
+	if c.Status == metrics.StatusInconclusive {
+		return "open"
+	}
+	return string(c.Status)
+}
+
+func sequentialDecided(c metrics.SequentialCrit) string {
+	if c.DecidedAfter == nil {
+		return "-"
+	}
+	return fmt.Sprintf("after %d sessions, run %d (%s)", *c.DecidedAfter, c.DecidedLook, c.DecidedRun)
+}
+
+func sequentialEstimate(c metrics.SequentialCrit) string {
+	if c.Estimate == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.4g [%.4g, %.4g]", *c.Estimate, *c.Lo, *c.Hi)
+}
+
+// WriteSequential prints the sequential standing in format f: a header,
+// one row per judge, rule and criterion that has data, the criteria with
+// nothing to decide grouped by reason, the judges' duplicate counts, the
+// verdict. TSV and CSV print the rows alone (--json has everything);
+// Markdown the same as the table, the lists as lists.
+func WriteSequential(w io.Writer, res *metrics.SequentialResult, f Format) error {
+	g, na := sequentialGrid(res)
+	if f.Machine() {
+		return g.render(w, f)
+	}
+	md := f == FormatMarkdown
+	item, text := "  ", func(s string) string { return s }
+	if md {
+		item, text = "- ", mdEscape
+	}
+	ew := &errWriter{w: w}
+	ew.printf("%s\n\n", text(fmt.Sprintf("sequential gate over %d runs: %.0f%% confidence sequences over sessions (a wrong decision on any criterion at most %.2g, however many runs)",
+		len(res.Runs), (1-res.Alpha)*100, res.Alpha)))
+	if ew.err != nil {
+		return ew.err
+	}
+	if err := g.render(w, f); err != nil {
+		return err
+	}
+	if len(na) > 0 {
+		ew.printf("\n%s\n", text("N/A (nothing to decide, or not decided sequentially):"))
+		if md {
+			ew.printf("\n")
+		}
+	}
+	for _, n := range na {
+		where := strings.Join(n.rules, ", ")
+		if len(n.rules) > 3 {
+			where = fmt.Sprintf("%d rules", len(n.rules))
+		}
+		ew.printf("%s%s\n", item, text(fmt.Sprintf("%s, %s on %s: %s", n.judge, n.name, where, n.reason)))
+	}
+	ew.printf("\n")
+	for _, j := range res.Judges {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %d sessions counted", j.Judge, j.Sessions)
+		if j.DuplicateSessions > 0 {
+			fmt.Fprintf(&b, "; %d sessions (%d cases) that an earlier run had already counted were left out", j.DuplicateSessions, j.DuplicateCases)
+		}
+		for _, r := range j.BrokenRuns {
+			fmt.Fprintf(&b, "; broken setup, sessions left out: %s", r)
+		}
+		fmt.Fprintf(&b, "; verdict %s (judge %s, policy %s)", j.Verdict, j.JudgeVerdict, j.PolicyVerdict)
+		if md {
+			ew.printf("- %s\n", text(b.String()))
+		} else {
+			ew.printf("%s\n", b.String())
+		}
+	}
+	if md {
+		ew.printf("\nverdict: **%s**\n", res.Verdict)
+	} else {
+		ew.printf("verdict\t%s\n", res.Verdict)
+	}
+	return ew.err
+}

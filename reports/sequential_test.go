@@ -1,0 +1,92 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/apeval/apeval/metrics"
+)
+
+func sequentialFixture() *metrics.SequentialResult {
+	f := func(v float64) *float64 { return &v }
+	n := 47
+	crit := func(name string, st metrics.Status, reason string) metrics.SequentialCrit {
+		return metrics.SequentialCrit{Name: name, Status: st, Reason: reason, Threshold: 0.9, Sessions: 51}
+	}
+	pass := crit(metrics.CriterionPrecisionMin, metrics.StatusPass, "")
+	pass.DecidedAfter, pass.DecidedLook, pass.DecidedRun = &n, 2, "hist/b"
+	pass.Estimate, pass.Lo, pass.Hi = f(1), f(0.909), f(1)
+	lat := crit(metrics.CriterionJudgeP95Max, metrics.StatusInconclusive, "")
+	lat.Threshold = 1000
+	na := crit(metrics.CriterionDangerousRecall, metrics.StatusNA, "not a dangerous rule")
+	req := crit("judge_required_rate_max", metrics.StatusFail, "")
+	rows := []metrics.SequentialRow{{RuleID: metrics.AllRules, Criteria: []metrics.SequentialCrit{lat, req}}}
+	for _, r := range []string{"r1", "r2", "r3", "r4"} {
+		rows = append(rows, metrics.SequentialRow{RuleID: r, Criteria: []metrics.SequentialCrit{pass, na}})
+	}
+	return &metrics.SequentialResult{Runs: []string{"hist/a", "hist/b"}, Alpha: 0.05, Verdict: metrics.VerdictNoGo,
+		Judges: []metrics.SequentialJudge{
+			{Judge: "base", Baseline: true, Sessions: 10, Verdict: metrics.VerdictGo, JudgeVerdict: metrics.VerdictGo, PolicyVerdict: metrics.VerdictGo,
+				Rows: []metrics.SequentialRow{{RuleID: "r1", Criteria: []metrics.SequentialCrit{na}}}},
+			{Judge: "cand", Sessions: 154, DuplicateSessions: 60, DuplicateCases: 823, BrokenRuns: []string{"hist/a"},
+				Verdict: metrics.VerdictNoGo, JudgeVerdict: metrics.VerdictInconclusive, PolicyVerdict: metrics.VerdictNoGo, Rows: rows},
+		}}
+}
+
+// TestWriteSequential: the table form is what gate --sequential printed
+// with text/tabwriter (every row with data, the N/A criteria grouped by
+// reason, more than 3 rules counted, the judges' lines, the verdict);
+// Markdown says the same as lists; TSV and CSV are the rows alone.
+func TestWriteSequential(t *testing.T) {
+	t.Parallel()
+	res := sequentialFixture()
+	var b bytes.Buffer
+	if err := WriteSequential(&b, res, FormatTable); err != nil {
+		t.Fatal(err)
+	}
+	want := `sequential gate over 2 runs: 95% confidence sequences over sessions (a wrong decision on any criterion at most 0.05, however many runs)
+
+judge  rule       criterion                               status  decided                            estimate [interval]  sessions
+cand   all rules  judge_p95_max (share > 1000 ms ≤ 0.05)  open    -                                  -                    51
+cand   all rules  judge_required_rate_max (policy)        FAIL    -                                  -                    51
+cand   r1         precision_min                           PASS    after 47 sessions, run 2 (hist/b)  1 [0.909, 1]         51
+cand   r2         precision_min                           PASS    after 47 sessions, run 2 (hist/b)  1 [0.909, 1]         51
+cand   r3         precision_min                           PASS    after 47 sessions, run 2 (hist/b)  1 [0.909, 1]         51
+cand   r4         precision_min                           PASS    after 47 sessions, run 2 (hist/b)  1 [0.909, 1]         51
+
+N/A (nothing to decide, or not decided sequentially):
+  base (baseline), dangerous_recall_must_beat_baseline on r1: not a dangerous rule
+  cand, dangerous_recall_must_beat_baseline on 4 rules: not a dangerous rule
+
+base: 10 sessions counted; verdict GO (judge GO, policy GO)
+cand: 154 sessions counted; 60 sessions (823 cases) that an earlier run had already counted were left out; broken setup, sessions left out: hist/a; verdict NO-GO (judge INCONCLUSIVE, policy NO-GO)
+verdict	NO-GO
+`
+	if b.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := WriteSequential(&b, res, FormatMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"| judge | rule      | criterion ",
+		"\n- cand, dangerous_recall_must_beat_baseline on 4 rules: not a dangerous rule\n",
+		"\n- cand: 154 sessions counted; 60 sessions",
+		"\nverdict: **NO-GO**\n",
+	} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("markdown lacks %q:\n%s", w, b.String())
+		}
+	}
+	b.Reset()
+	if err := WriteSequential(&b, res, FormatCSV); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 7 || lines[0] != "judge,rule,criterion,status,decided,estimate [interval],sessions" ||
+		lines[3] != `cand,r1,precision_min,PASS,"after 47 sessions, run 2 (hist/b)","1 [0.909, 1]",51` {
+		t.Errorf("csv:\n%s", b.String())
+	}
+}
