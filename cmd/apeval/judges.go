@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,7 +30,7 @@ func registerJudgeFlags(fs *pflag.FlagSet, f *runplan.JudgeFlags) {
 // judges' warnings go to stderr, prefixed and masked.
 func judgeConfig(f *runplan.JudgeFlags, timeout time.Duration, concurrency int, io IO) judge.Config {
 	cfg := f.Config(timeout, concurrency)
-	cfg.Log = prefixWriter{w: io.Err, prefix: "apeval: "}
+	cfg.Log = mask.Writer(io.Err, "apeval: ")
 	cfg.Getenv = io.Getenv
 	return cfg
 }
@@ -108,19 +107,4 @@ func checksFormat(asJSON bool, io IO) reports.Format {
 		return reports.FormatJSON
 	}
 	return outputFormat("", io.Out)
-}
-
-// prefixWriter prefixes every write (one log line) for the judges' warnings.
-type prefixWriter struct {
-	w      interface{ Write([]byte) (int, error) }
-	prefix string
-}
-
-// Every line goes through the masking pass: warnings quote URLs, commands
-// and servers' messages.
-func (p prefixWriter) Write(b []byte) (int, error) {
-	if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, mask.Lines(string(b))); err != nil {
-		return 0, err
-	}
-	return len(b), nil
 }

@@ -5,30 +5,25 @@ import (
 	"context"
 	"fmt"
 	stdio "io"
-	"path"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/apeval/apeval/internal/mask"
 	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/internal/runplan"
-	"github.com/apeval/apeval/reports/rundir"
 )
 
 // runToBucket is `apeval run --out s3://bucket/prefix`: the run is written
-// to a temporary directory exactly as a local run, then uploaded by
-// toBucket.
+// to a temporary directory exactly as a local run (runplan.State.StageIn),
+// then uploaded by toBucket.
 func runToBucket(ctx context.Context, p *runplan.Plan, io IO) error {
 	st := p.Start(time.Now())
-	remote, err := bucketRunDir(st.OutBase(), p.Layout, st.RunID)
+	remote, err := st.Remote()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
-	st.RemoteOut = mask.Message(remote)
 	return toBucket(ctx, remote, io, p.Quiet, func(tmp string) (string, error) {
-		st.Out = runplan.RunDirFor(filepath.Join(tmp, "run"), p.Layout, st.RunID)
-		lio, flush := bucketIO(io, st.Out, remote)
+		lio, flush := bucketIO(io, st.StageIn(tmp), remote)
 		defer flush()
 		return st.Out, runLocal(ctx, st, lio)
 	})
@@ -81,17 +76,13 @@ func (l *localToRemote) flush() {
 	}
 }
 
-// bucketRunDir is runDirFor for a bucket URL: the hive layout puts the run
-// under run_id=<id> below it.
+// bucketRunDir is runplan.BucketRunDir with a usage error.
 func bucketRunDir(remote, layout, runID string) (string, error) {
-	l, err := objstore.Parse(remote)
+	r, err := runplan.BucketRunDir(remote, layout, runID)
 	if err != nil {
 		return "", usageError{err}
 	}
-	if layout == rundir.LayoutHive {
-		return l.With(path.Join(l.Key, rundir.RunDir(runID))), nil
-	}
-	return remote, nil
+	return r, nil
 }
 
 // toBucket writes a run directory to the bucket prefix remote

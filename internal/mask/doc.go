@@ -16,7 +16,7 @@
 //	mask.go   String (secrets in text, rule by rule, idempotent; every
 //	          rule's triggers found in one pass, findTriggers), Value
 //	          (argument trees, secret-named keys masked whole), HasToken
-//	lines.go  Lines: String line by line, for multi-line messages
+//	lines.go  Lines: String line by line, for multi-line messages; Writer (a masked log)
 //	pii.go    personal data by type; ID (masked ids keep a short digest)
 //	url.go    URL and URLs: credentials of URLs a user gave apeval to call
 //	env.go    Env and Message: credential values from the environment and

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -76,6 +77,39 @@ func (s *State) OutBase() string {
 // apeval.toml's out pattern is a URL).
 func (p *Plan) ToBucket() bool {
 	return objstore.IsURL(p.Out) || p.Out == "" && objstore.IsURL(p.OutPattern)
+}
+
+// BucketRunDir is RunDirFor for a bucket prefix (an object-storage URL):
+// the prefix itself in the flat layout; in the hive layout the prefix is
+// the root of the table and the run is its partition run_id=<id>.
+func BucketRunDir(remote, layout, runID string) (string, error) {
+	l, err := objstore.Parse(remote)
+	if err != nil {
+		return "", err
+	}
+	if layout == rundir.LayoutHive {
+		return l.With(path.Join(l.Key, rundir.RunDir(runID))), nil
+	}
+	return remote, nil
+}
+
+// Remote is, for a run to a bucket (ToBucket), the run directory in the
+// bucket (BucketRunDir of --out, or of apeval.toml's out pattern), which
+// run.json records, masked.
+func (s *State) Remote() (string, error) {
+	remote, err := BucketRunDir(s.OutBase(), s.Plan.Layout, s.RunID)
+	if err != nil {
+		return "", err
+	}
+	s.RemoteOut = mask.Message(remote)
+	return remote, nil
+}
+
+// StageIn puts the run directory of a run to a bucket in tmp, the
+// temporary directory it is written to before the upload, and returns it.
+func (s *State) StageIn(tmp string) string {
+	s.Out = RunDirFor(filepath.Join(tmp, "run"), s.Plan.Layout, s.RunID)
+	return s.Out
 }
 
 // RunDirFor is the run directory that --out and --out-layout give: --out
