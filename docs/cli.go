@@ -26,6 +26,16 @@
 // written there, --help prints the program's own (Page.Help), and a test in
 // cmd/apeval keeps the two equal.
 //
+// Where to look:
+//
+//	cli.go         Pages (every page read and checked), Page.Help (the
+//	               description as --help prints it), Index
+//	cli/*.md       the pages; cli/README.md the index
+//	cli_test.go    a page's parts: fences, comments, escapes, generated parts
+//
+// cmd/apeval's applyHelp (root.go) puts the pages on the commands, and its
+// TestHelpPages keeps pages and commands one set.
+//
 // Not a stable Go API.
 package docs
 
