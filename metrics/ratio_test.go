@@ -153,3 +153,43 @@ func TestBellMcCaffreyDF(t *testing.T) {
 	// Equal sizes: K − 1.
 	near(t, "equal sizes", bellMcCaffrey([]ymf{{0, 10, 4}}, 40, 0.3), 3, 1e-9)
 }
+
+// TestRareOutcomeHull: with the rarer outcome under 5 % of the units in
+// enough sessions for the ratio interval, the bound on the far side is
+// the wider of the ratio's and the beta-binomial's; the near side is the
+// ratio's. 12 events in 200 sessions of 10 (rate 0.006), then mirrored.
+func TestRareOutcomeHull(t *testing.T) {
+	t.Parallel()
+	for _, rate1 := range []bool{false, true} {
+		ys, ms := make([]int64, 200), make([]int64, 200)
+		for i := range ms {
+			ms[i] = 10
+			if i < 12 {
+				ys[i] = 1
+			}
+			if rate1 {
+				ys[i] = 10 - ys[i]
+			}
+		}
+		p := newBBPosterior(ys, ms, 1)
+		f, ok := fitRatio(p.pairs)
+		if !ok || f.few() || !f.rare() {
+			t.Fatalf("rate1 %v: fitRatio ok %v, few %v, rare %v; want the ratio on a rare outcome", rate1, ok, f.few(), f.rare())
+		}
+		rl, rh, _ := f.interval(0.95)
+		bl, bh, _ := p.bbInterval(0.95)
+		lo, hi, _ := ClusteredInterval(ys, ms, 0.95)
+		wl, wh := rl, max(rh, bh)
+		if rate1 {
+			wl, wh = min(rl, bl), rh
+		}
+		near(t, "lo", lo, wl, 0)
+		near(t, "hi", hi, wh, 0)
+		if !rate1 && !(bh > rh) {
+			t.Errorf("the beta-binomial's upper bound %.5f is not above the ratio's %.5f here: the hull is not exercised", bh, rh)
+		}
+		if m := p.method(); m != "ratio over sessions, hull with the beta-binomial (rare outcome)" {
+			t.Errorf("method %q", m)
+		}
+	}
+}
