@@ -18,7 +18,7 @@
 // # Where to look
 //
 //	evaluation.go   Spec, Evaluation (New, Add, Finish), Check
-//	runset.go       RunSet: Open (ReadInfos), Criteria, Baseline, Evaluate (the second read when cases repeat)
+//	runset.go       RunSet: Open (ReadInfos), Criteria, Baseline, Evaluate (the second read when cases repeat), Report (report, gate); WriteReports
 //	cases.go        DescribeCases, DescribeFrom: the listed cases' arguments from an unchanged dataset
 //	compare.go      RunSet.Compare: a candidate against a baseline (compare); the comment's head run and what changes
 //	disagreements.go  FindDisagreements (datasets disagreements), ReplayedSample, ReplayedInput
