@@ -192,6 +192,24 @@ type MergeStats struct {
 	Unknown []string
 }
 
+// Refused explains a merge that failed with err (MergeLabels): nothing
+// was written, and which option would let it through — Overwrite for
+// conflicting labels, IgnoreUnknown for unknown ids (named as
+// apeval datasets label-import's flags).
+func (st MergeStats) Refused(err error, o MergeOptions) error {
+	var hints []string
+	if st.Conflicts > 0 {
+		hints = append(hints, "--overwrite replaces conflicting labels")
+	}
+	if len(st.Unknown) > 0 && !o.IgnoreUnknown {
+		hints = append(hints, "--ignore-unknown skips unknown ids")
+	}
+	if len(hints) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w\nnothing written (%s)", err, strings.Join(hints, "; "))
+}
+
 // MergeLabels copies the dataset files to w, one line per non-blank input
 // line, setting the labels of every case the labels file names. Only the
 // "labels" member of such a line is rewritten (appended at the end of the

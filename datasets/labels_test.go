@@ -3,6 +3,7 @@ package datasets
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -235,12 +236,14 @@ func TestMergeLabelsConflicts(t *testing.T) {
 		labels  string
 		opt     MergeOptions
 		wantErr []string
+		refused string // how Refused ends the error
 		check   func(t *testing.T, out string, st MergeStats)
 	}{
 		{
 			name:    "conflict names both lines",
 			labels:  "{\"id\":\"c4\",\"labels\":{\"r1\":\"match\"}}\n{\"id\":\"c1\",\"labels\":{\"r-old\":\"match\"}}\n",
 			wantErr: []string{ds + `:1: labels.r-old: the dataset says "no_match", `, `labeled.jsonl:2 says "match"`},
+			refused: "\nnothing written (--overwrite replaces conflicting labels)",
 			check: func(t *testing.T, _ string, st MergeStats) {
 				if st.Conflicts != 1 || st.Added != 1 {
 					t.Errorf("stats %+v, want 1 conflict and 1 added", st)
@@ -261,6 +264,7 @@ func TestMergeLabelsConflicts(t *testing.T) {
 			name:    "unknown ids listed",
 			labels:  "{\"id\":\"zz\",\"labels\":{\"r1\":\"match\"}}\n{\"id\":\"c4\",\"labels\":{\"r1\":\"match\"}}\n{\"id\":\"aa\",\"labels\":{\"r1\":\"match\"}}\n",
 			wantErr: []string{"labels for 2 id(s) not in the dataset: aa (", "labeled.jsonl:3), zz (", "labeled.jsonl:1)"},
+			refused: "\nnothing written (--ignore-unknown skips unknown ids)",
 		},
 		{
 			name:   "unknown ids ignored",
@@ -289,6 +293,10 @@ func TestMergeLabelsConflicts(t *testing.T) {
 					if !strings.Contains(err.Error(), w) {
 						t.Errorf("error %q lacks %q", err, w)
 					}
+				}
+				// Refused says which option lets it through, and keeps err.
+				if r := st.Refused(err, tt.opt); !errors.Is(r, err) || !strings.HasSuffix(r.Error(), tt.refused) {
+					t.Errorf("refused: %q, want it to end %q", r, tt.refused)
 				}
 				if tt.check != nil {
 					tt.check(t, out.String(), st)

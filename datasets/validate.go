@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strconv"
@@ -442,4 +443,22 @@ func ToolsOf(r *Reader, cats CategoryMap) ([]ToolRow, error) {
 		return nil, err
 	}
 	return bt.Rows(), nil
+}
+
+// WriteJSON writes the validation as apeval datasets validate --json
+// prints it: {"errors", "invalid", "valid"} (errors [] when there are
+// none), with "unknown_label_rules" when stray, the policy's label
+// check, was made.
+func (v Validation) WriteJSON(w io.Writer, stray *StrayLabels) error {
+	errs := v.Errors
+	if errs == nil {
+		errs = []string{}
+	}
+	out := map[string]any{"valid": v.Valid, "invalid": v.Invalid, "errors": errs}
+	if stray != nil {
+		out["unknown_label_rules"] = append([]string{}, stray.IDs()...)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }

@@ -57,3 +57,29 @@ func TestToolsOfAndUnlabeled(t *testing.T) {
 		t.Errorf("unlabeled:\n%s", out)
 	}
 }
+
+// TestValidationJSON: --json's shape: errors [] when none, the stray
+// rules only with a policy check, keys in order.
+func TestValidationJSON(t *testing.T) {
+	var b strings.Builder
+	if err := (Validation{Valid: 2}).WriteJSON(&b, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\n  \"errors\": [],\n  \"invalid\": 0,\n  \"valid\": 2\n}\n"; b.String() != want {
+		t.Errorf("no errors:\n%s\nwant\n%s", b.String(), want)
+	}
+	stray := NewStrayLabels([]string{"rm"})
+	r := Open([]string{"-"}, strings.NewReader(vcase("c1", "s", 1, "typo")+"\n"))
+	defer r.Close()
+	v, err := Validate(r, stray, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := (Validation{Valid: v.Valid, Invalid: 1, Errors: []string{"x:1: id: missing"}}).WriteJSON(&b, stray); err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\n  \"errors\": [\n    \"x:1: id: missing\"\n  ],\n  \"invalid\": 1,\n  \"unknown_label_rules\": [\n    \"typo\"\n  ],\n  \"valid\": 1\n}\n"; b.String() != want {
+		t.Errorf("with stray rules:\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -5,7 +5,8 @@
 //
 // A page is the command's path as its title, its description, and an
 // "## Examples" section whose fenced block is what --help prints under
-// Examples:
+// Examples (a command with subcommands adds "## Commands", links to their
+// pages, which --help leaves out: it lists them itself):
 //
 //	# apeval datasets validate
 //
@@ -24,6 +25,16 @@
 // <!--name--> and <!--/name--> markers: the page shows the text as it is
 // written there, --help prints the program's own (Page.Help), and a test in
 // cmd/apeval keeps the two equal.
+//
+// Where to look:
+//
+//	cli.go         Pages (every page read and checked), Page.Help (the
+//	               description as --help prints it), Index
+//	cli/*.md       the pages; cli/README.md the index
+//	cli_test.go    a page's parts: fences, comments, escapes, generated parts
+//
+// cmd/apeval's applyHelp (root.go) puts the pages on the commands, and its
+// TestHelpPages keeps pages and commands one set.
 //
 // Not a stable Go API.
 package docs
@@ -46,7 +57,12 @@ type Page struct {
 	Command string // the title: the command's path, e.g. "apeval datasets import"
 	body    string // the description as written, generated parts included
 	Example string // the Examples block, as --help prints it
+	links   string // the page's other sections (## Commands), not help text
 }
+
+// Links reports whether the page links to the page file (outside its
+// description and examples: its ## Commands).
+func (p Page) Links(file string) bool { return strings.Contains(p.links, "]("+file+")") }
 
 // Pages reads every page under docs/cli (its index, README.md, aside).
 func Pages() ([]Page, error) {
@@ -86,8 +102,18 @@ func parsePage(file, text string) (Page, error) {
 		return p, fmt.Errorf("docs/cli/%s: the first line is not a title (# apeval …)", file)
 	}
 	p.Command = cmd
-	body, examples, hasExamples := strings.Cut(rest, "\n## Examples\n")
+	// The description ends at the first section; of the sections only
+	// Examples is help text, the others (## Commands) are the page's.
+	body, sections, _ := strings.Cut(rest, "\n## ")
 	p.body = body
+	examples, hasExamples := "", false
+	for _, sec := range strings.Split("## "+sections, "\n## ") {
+		if e, ok := strings.CutPrefix(strings.TrimPrefix(sec, "## "), "Examples\n"); ok {
+			examples, hasExamples = e, true
+		} else {
+			p.links += sec + "\n"
+		}
+	}
 	if hasExamples {
 		block, ok := strings.CutPrefix(strings.TrimLeft(examples, "\n"), "```sh\n")
 		if !ok {

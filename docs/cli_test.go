@@ -56,3 +56,17 @@ func TestPagesRead(t *testing.T) {
 		t.Fatalf("%d pages, index %d bytes", len(pages), len(Index()))
 	}
 }
+
+func TestPageSections(t *testing.T) {
+	p, err := parsePage("x.md", "# apeval x\n\nText.\n\n## Commands\n\n- [`apeval x y`](x-y.md)\n\n## Examples\n\n```sh\n  apeval x y\n```\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Help(nil) != "Text." || p.Example != "  apeval x y" || !p.Links("x-y.md") || p.Links("x-z.md") {
+		t.Errorf("help %q, example %q, links x-y.md %v", p.Help(nil), p.Example, p.Links("x-y.md"))
+	}
+	p, err = parsePage("x.md", "# apeval x\n\n## Commands\n\n- [`apeval x y`](x-y.md)\n")
+	if err != nil || p.Help(nil) != "" || p.Example != "" || !p.Links("x-y.md") {
+		t.Errorf("a page of links only: help %q, example %q, err %v", p.Help(nil), p.Example, err)
+	}
+}

@@ -13,16 +13,25 @@ import (
 type SessionHint struct {
 	Sessions, Units int64
 	Assurance       float64
+	// Either is set when the hint promises a decision, not its direction:
+	// the data leave the estimate's side of the threshold itself less
+	// likely than the assurance (sideOf), so no amount of new data would
+	// decide it that way with that probability; the sessions are sized to
+	// decide it either way (PASS or FAIL).
+	Either bool
 }
 
 // HintInputs is what a proportion's hint rests on: the estimate, the
 // threshold, the half-width of the interval the verdict used on the side
 // facing the threshold (how far the method says the figure may lie from
 // the estimate there), the normal quantile z of its confidence, and the
-// data's units M and sessions K.
+// data's units M and sessions K, and the degrees of freedom DF the
+// interval's spread rests on (Bell–McCaffrey's for a ratio over sessions:
+// K − 1 with even sessions, fewer when a few hold most units; 0 means
+// K − 1).
 type HintInputs struct {
 	Estimate, Threshold, HalfWidth, Z float64
-	M, K                              float64
+	M, K, DF                          float64
 }
 
 // SessionsToDecide sizes the hint: the fewest new sessions after which
@@ -40,8 +49,37 @@ type HintInputs struct {
 //
 // the smallest number of sessions with P ≥ target found by doubling and
 // bisection.
+//
+// Two things make the promise hold where one session holds most units
+// (docs/statistics.md, "Hints that keep their promise"). The spread is
+// raised on the degrees of freedom it rests on (DF, the interval's own),
+// not K − 1. And the hint names its direction ("clear it", "confirm the
+// failure") only when the interval makes the estimate's side of the
+// threshold at least target likely (sideOf); otherwise new data may
+// well land on the other side, and the hint is sized for a decision
+// either way (Either), P(a) adding the chance the interval ends wholly
+// on the other side.
 func SessionsToDecide(in HintInputs, target float64) (h SessionHint, ok bool) {
-	return SessionsToDecideAll([]HintInputs{in}, target)
+	if !(in.HalfWidth > 0) || !(in.Z > 0) || sideOf(in) >= target {
+		return SessionsToDecideAll([]HintInputs{in}, target)
+	}
+	if !(in.M > 0) || !(in.K > 0) || !(target > 0 && target < 1) {
+		return h, false
+	}
+	p := func(s float64) float64 { return assuranceAt(in, s) + otherSideAt(in, s) }
+	s, ok := assuredCount(p, target)
+	if !ok {
+		return h, false
+	}
+	return SessionHint{Sessions: s, Units: int64(math.Ceil(float64(s) * in.M / in.K)), Assurance: target, Either: true}, true
+}
+
+// sideOf is how likely the interval makes it that the truth lies on the
+// estimate's side of the threshold: Φ(|p̂ − threshold|/se₀), se₀ =
+// HalfWidth/Z. It bounds how often any amount of new data can decide the
+// criterion the way the estimate points.
+func sideOf(in HintInputs) float64 {
+	return distuv.UnitNormal.CDF(math.Abs(in.Estimate-in.Threshold) / (in.HalfWidth / in.Z))
 }
 
 // SessionsToDecideAll sizes a hint whose decision needs every side in ins
@@ -158,10 +196,26 @@ const hintQ = 0.1
 // assuranceAt is the probability the interval decides after the given
 // number of new sessions of the mean size.
 func assuranceAt(in HintInputs, sessions float64) float64 {
-	// The spread se₀ rests on K sessions: size the hint for an upper
-	// estimate of it (a χ² bound on K − 1 degrees of freedom).
-	se := in.HalfWidth / in.Z * spreadUp(in.K-1)
-	d := math.Abs(in.Estimate-in.Threshold) / se
+	return sideAt(in, sessions, 1)
+}
+
+// otherSideAt is the probability that after the given number of new
+// sessions the interval lies wholly on the other side of the threshold
+// (the estimate moved past it by z·se₀·u).
+func otherSideAt(in HintInputs, sessions float64) float64 {
+	return sideAt(in, sessions, -1)
+}
+
+// sideAt is assuranceAt (sign 1) or otherSideAt (sign −1).
+func sideAt(in HintInputs, sessions, sign float64) float64 {
+	// The spread se₀ rests on DF degrees of freedom (at most K − 1): size
+	// the hint for an upper estimate of it (a χ² bound on them).
+	df := in.K - 1
+	if in.DF > 0 {
+		df = min(df, in.DF)
+	}
+	se := in.HalfWidth / in.Z * spreadUp(df)
+	d := sign * math.Abs(in.Estimate-in.Threshold) / se
 	a := sessions * in.M / in.K
 	u := math.Sqrt(in.M / (in.M + a))
 	if a <= 0 || u >= 1 {
@@ -171,6 +225,17 @@ func assuranceAt(in HintInputs, sessions float64) float64 {
 		return 0
 	}
 	return distuv.UnitNormal.CDF((d - in.Z*u) / (u * math.Sqrt(1-u*u)))
+}
+
+// spreadDF is the degrees of freedom a pooled rate's interval rests on:
+// Bell–McCaffrey's of the ratio over sessions (K − 1 with even sessions,
+// fewer when a few sessions hold most units), K − 1 where the ratio's
+// variance says nothing.
+func spreadDF(p *bbPosterior) float64 {
+	if f, ok := fitRatio(p.pairs); ok {
+		return f.df
+	}
+	return p.sessions() - 1
 }
 
 // hintHalfWidth is the half-width of [lo, hi] on the side the hint must
@@ -307,3 +372,7 @@ func (f WeightedRatio) traffic() (K, P float64) {
 	}
 	return K, P
 }
+
+// eitherVerb is the "+N" clause's verb of a hint sized to decide either
+// way (SessionHint.Either).
+const eitherVerb = "decide it either way (the data cannot yet say which)"

@@ -79,7 +79,10 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, def
 		// promise").
 		h, ok := SessionsToDecide(HintInputs{Estimate: est, Threshold: c.Threshold,
 			HalfWidth: hintHalfWidth(spec.Direction, dec, est, *c.Lo, *c.Hi), Z: e.z,
-			M: float64(n), K: post.sessions()}, assurance)
+			M: float64(n), K: post.sessions(), DF: spreadDF(post)}, assurance)
+		if ok && h.Either {
+			verb = eitherVerb
+		}
 		switch {
 		case ok && h.Units > 0:
 			c.SamplesNeeded, c.MoreSamples, c.MoreSessions = new(n+h.Units), new(h.Units), new(h.Sessions)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/trunc"
 	"github.com/apeval/apeval/metrics"
 )
 
@@ -196,4 +198,19 @@ func WriteQueueSummary(w io.Writer, q *metrics.Queue, letters, names []string, c
 	}
 	_, err := fmt.Fprintf(w, "%d pairs queued from %d unlabeled pairs in %d strata; written to %s\n", len(q.Items), unlabeled, len(q.Strata), dest)
 	return err
+}
+
+// WriteLabelMerge prints what apeval datasets label-import did: the
+// labels read and what became of them, the cases updated and lines
+// written to dest, the labels-file lines that carried no label, and the
+// ids skipped because the dataset lacks them (the first 20).
+func WriteLabelMerge(w io.Writer, l *datasets.Labels, st datasets.MergeStats, dest string) {
+	fmt.Fprintf(w, "%d labels for %d cases: %d added, %d changed, %d already there; %d cases updated, %d lines written to %s\n",
+		l.Count(), l.Cases(), st.Added, st.Changed, st.Kept, st.Updated, st.Lines, dest)
+	if n := l.Empty(); n > 0 {
+		fmt.Fprintf(w, "%d labels-file line(s) carried no label and were skipped\n", n)
+	}
+	if len(st.Unknown) > 0 {
+		fmt.Fprintf(w, "skipped labels for %d id(s) not in the dataset: %s\n", len(st.Unknown), trunc.List(st.Unknown, 20))
+	}
 }

@@ -1,9 +1,13 @@
 package reports
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
 )
 
@@ -47,6 +51,29 @@ func TestWriteQueueSummary(t *testing.T) {
 		"R: 1 pairs labeled in the dataset (census, not queued)\nS: 3 pairs labeled in the dataset (census, not queued)\n" +
 		"--budget 4 is below the minimum of 5 per stratum: queued the minimum, 10 pairs\n" +
 		"7 pairs queued from 14 unlabeled pairs in 2 strata; written to q.jsonl\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestWriteLabelMerge(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "l.jsonl")
+	if err := os.WriteFile(p, []byte(`{"id":"c1","labels":{"r1":"match","r2":"no_match"}}`+"\n"+`{"id":"c2","labels":{"r1":null}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := datasets.ReadLabels([]string{p}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unknown []string
+	for i := range 22 {
+		unknown = append(unknown, fmt.Sprintf("u%02d", i))
+	}
+	var b strings.Builder
+	WriteLabelMerge(&b, l, datasets.MergeStats{Lines: 9, Updated: 1, Added: 1, Changed: 1, Unknown: unknown}, "stdout")
+	want := "2 labels for 1 cases: 1 added, 1 changed, 0 already there; 1 cases updated, 9 lines written to stdout\n" +
+		"1 labels-file line(s) carried no label and were skipped\n" +
+		"skipped labels for 22 id(s) not in the dataset: " + strings.Join(unknown[:20], ", ") + " and 2 more\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}

@@ -106,9 +106,9 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		return err
 	}
 	infos := rs.Infos
-	pair, err := pickJudges(dirs, infos, o.Baseline, o.Candidate)
+	pair, err := reports.PairJudges(dirs, infos, o.Baseline, o.Candidate)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	baseline, candidate := pair.Baseline, pair.Candidate
 	crit, from, err := o.criteria(rs, io.Err)

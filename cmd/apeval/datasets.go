@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -76,27 +75,17 @@ func runValidate(ctx context.Context, o *validateOptions, io IO) error {
 	if err != nil {
 		return usageError{err}
 	}
-	valid, invalid, errs := v.Valid, v.Invalid, v.Errors
 	if o.JSON {
-		if errs == nil {
-			errs = []string{}
-		}
-		out := map[string]any{"valid": valid, "invalid": invalid, "errors": errs}
-		if stray != nil {
-			out["unknown_label_rules"] = append([]string{}, stray.IDs()...)
-		}
-		enc := json.NewEncoder(io.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := v.WriteJSON(io.Out, stray); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(io.Err, "%d valid, %d invalid\n", valid, invalid)
+		fmt.Fprintf(io.Err, "%d valid, %d invalid\n", v.Valid, v.Invalid)
 	}
 	if msg := stray.Message(); msg != "" {
 		fmt.Fprintf(io.Err, "apeval: warning: %s\n", msg)
 	}
-	if invalid > 0 {
+	if v.Invalid > 0 {
 		return exitCodeError{exitUsage}
 	}
 	return nil

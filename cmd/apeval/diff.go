@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	goio "io"
 
 	"github.com/spf13/cobra"
 
@@ -101,12 +100,9 @@ func runDiff(ctx context.Context, o *diffOptions, io IO) error {
 // embedded sample when both runs replayed it) into memory, line by line,
 // and decodes a case when diff.html needs its judge input; nil without one.
 func diffCases(paths []string, infos []rundir.RunInfo, io IO) (func(string) (*datasets.Case, error), error) {
-	var stdin goio.Reader = io.In
-	if len(paths) == 0 {
-		if !evaluation.ReplayedSample(infos) {
-			return nil, nil
-		}
-		paths, stdin = []string{"-"}, datasets.SampleCases()
+	paths, stdin, ok := evaluation.ReplayedInput(paths, io.In, infos)
+	if !ok {
+		return nil, nil
 	}
 	lookup, err := datasets.CaseIndex(paths, stdin, source.URLs)
 	if err != nil {

@@ -4,17 +4,14 @@ import (
 	"context"
 	"fmt"
 	goio "io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/internal/outfile"
-	"github.com/apeval/apeval/internal/trunc"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
-	"github.com/apeval/apeval/reports/rundir"
 )
 
 type disagreementsOptions struct {
@@ -59,38 +56,20 @@ func newDisagreementsCmd(io IO, runF func(context.Context, *disagreementsOptions
 	return cmd
 }
 
-// pickJudges resolves the baseline and candidate of one or two runs the way
-// compare does (reports.PairJudges); its errors are usage errors.
-func pickJudges(dirs []string, infos []rundir.RunInfo, baselineFlag, candidateFlag string) (reports.JudgePair, error) {
-	p, err := reports.PairJudges(dirs, infos, baselineFlag, candidateFlag)
-	if err != nil {
-		return reports.JudgePair{}, usageError{err}
-	}
-	return p, nil
-}
-
 // runDisagreements is `apeval datasets disagreements` with checked options.
 func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 	dirs := o.Dirs
-	var infos []rundir.RunInfo
-	for _, d := range dirs {
-		info, err := rundir.ReadRunInfo(d)
-		if err != nil {
-			return evaluation.DirError(d, err)
-		}
-		infos = append(infos, info)
-	}
-	paths := o.Datasets
-	var stdin goio.Reader = io.In
-	if len(paths) == 0 {
-		if !evaluation.ReplayedSample(infos) {
-			return usagef("--dataset is required: give the dataset file(s) the run replayed (decision files hold no raw cases)")
-		}
-		paths, stdin = []string{"-"}, datasets.SampleCases()
-	}
-	pair, err := pickJudges(dirs, infos, o.Baseline, o.Candidate)
+	infos, err := evaluation.ReadInfos(dirs)
 	if err != nil {
 		return err
+	}
+	paths, stdin, ok := evaluation.ReplayedInput(o.Datasets, io.In, infos)
+	if !ok {
+		return usagef("--dataset is required: give the dataset file(s) the run replayed (decision files hold no raw cases)")
+	}
+	pair, err := reports.PairJudges(dirs, infos, o.Baseline, o.Candidate)
+	if err != nil {
+		return usageError{err}
 	}
 
 	found, err := evaluation.FindDisagreements(dirs, pair, o.Limit)
@@ -170,31 +149,15 @@ func runLabelImport(_ context.Context, o *labelImportOptions, io IO) error {
 		return usageError{err}
 	}
 	var st datasets.MergeStats
+	opt := datasets.MergeOptions{Overwrite: o.Overwrite, IgnoreUnknown: o.IgnoreUnknown}
 	err = outfile.Write(o.Out, io.Out, func(w goio.Writer) error {
 		var err error
-		st, err = datasets.MergeLabels(w, o.Datasets, io.In, labels, datasets.MergeOptions{Overwrite: o.Overwrite, IgnoreUnknown: o.IgnoreUnknown})
+		st, err = datasets.MergeLabels(w, o.Datasets, io.In, labels, opt)
 		return err
 	})
 	if err != nil {
-		var hints []string
-		if st.Conflicts > 0 {
-			hints = append(hints, "--overwrite replaces conflicting labels")
-		}
-		if len(st.Unknown) > 0 && !o.IgnoreUnknown {
-			hints = append(hints, "--ignore-unknown skips unknown ids")
-		}
-		if len(hints) > 0 {
-			err = fmt.Errorf("%w\nnothing written (%s)", err, strings.Join(hints, "; "))
-		}
-		return usageError{err}
+		return usageError{st.Refused(err, opt)}
 	}
-	fmt.Fprintf(io.Err, "%d labels for %d cases: %d added, %d changed, %d already there; %d cases updated, %d lines written to %s\n",
-		labels.Count(), labels.Cases(), st.Added, st.Changed, st.Kept, st.Updated, st.Lines, outfile.Dest(o.Out))
-	if n := labels.Empty(); n > 0 {
-		fmt.Fprintf(io.Err, "%d labels-file line(s) carried no label and were skipped\n", n)
-	}
-	if len(st.Unknown) > 0 {
-		fmt.Fprintf(io.Err, "skipped labels for %d id(s) not in the dataset: %s\n", len(st.Unknown), trunc.List(st.Unknown, 20))
-	}
+	reports.WriteLabelMerge(io.Err, labels, st, outfile.Dest(o.Out))
 	return nil
 }

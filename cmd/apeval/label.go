@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	goio "io"
-	"slices"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -75,37 +73,19 @@ func newLabelQueueCmd(io IO, runF func(context.Context, *labelQueueOptions, IO) 
 
 // runLabelQueue is `apeval label queue` with checked options.
 func runLabelQueue(_ context.Context, o *labelQueueOptions, io IO) error {
-	dir := o.Dir
-	t, _, err := evaluation.ReadPairs(dir, o.Judges, o.Rules)
+	spec := evaluation.QueueSpec{Dir: o.Dir, Judges: o.Judges, Rules: o.Rules, Config: metrics.QueueConfig{Budget: o.Budget, Seed: o.Seed, Overlap: o.Overlap}}
+	if len(o.Weak) > 0 {
+		spec.Weak = func() ([]datasets.WeakLabel, error) { return readWeakLabels(o.Weak, io) }
+	}
+	d, err := evaluation.DrawQueue(spec)
 	if err != nil {
 		return err
 	}
-	pairs, census := t.QueuePairs()
-	if len(pairs) == 0 {
-		return usagef("%s: no unlabeled pair in scope to queue", dir)
-	}
-	letters := metrics.QueueLetters(len(t.Judges))
-	judgeNames := t.Judges
-	if len(o.Weak) > 0 {
-		// The weak label is one more result per pair: W:match, W:no_match
-		// or W:undecided (no weak label).
-		weak, err := readWeakLabels(o.Weak, io)
-		if err != nil {
-			return err
-		}
-		metrics.AddWeakResults(pairs, datasets.WeakLabelMap(weak))
-		letters = append(letters, metrics.WeakLetter)
-		judgeNames = append(slices.Clone(judgeNames), "weak labels (label_source weak; "+strconv.Itoa(len(weak))+" in the datasets)")
-	}
-	q, err := metrics.BuildQueue(pairs, metrics.QueueConfig{Budget: o.Budget, Seed: o.Seed, Letters: letters, Overlap: o.Overlap})
-	if err != nil {
-		return usageError{err}
-	}
-	lines := q.Lines()
+	lines := d.Queue.Lines()
 	if err := outfile.Write(o.Out, io.Out, func(w goio.Writer) error { return datasets.WriteSampleLabels(w, lines) }); err != nil {
 		return err
 	}
-	return reports.WriteQueueSummary(io.Err, q, letters, judgeNames, census, len(pairs), outfile.Dest(o.Out))
+	return reports.WriteQueueSummary(io.Err, d.Queue, d.Letters, d.Names, d.Census, d.Unlabeled, outfile.Dest(o.Out))
 }
 
 type labelAgreementOptions struct {

@@ -54,44 +54,16 @@ func newLabelCorrectCmd(io IO, runF func(context.Context, *labelCorrectOptions, 
 
 // runLabelCorrect is `apeval label correct` with checked options.
 func runLabelCorrect(_ context.Context, o *labelCorrectOptions, io IO) error {
-	t, info, err := evaluation.ReadPairs(o.Dir, o.Judges, o.Rules)
-	if err != nil {
-		return err
+	spec := evaluation.CorrectSpec{Dir: o.Dir, Judges: o.Judges, Rules: o.Rules, Labels: o.Labels, Confidence: o.Confidence}
+	if len(o.Weak) > 0 {
+		spec.Weak = func() ([]datasets.WeakLabel, error) { return readWeakLabels(o.Weak, io) }
 	}
-	var weak map[[2]string]datasets.Label
-	switch {
-	case info.LabelSource == datasets.LabelSourceWeak && len(o.Weak) > 0:
-		return usagef("%s: the run is on weak labels (run --weak-labels): they are its weak labels; drop --weak-labels", o.Dir)
-	case info.LabelSource == datasets.LabelSourceWeak:
-		weak = t.TakeWeakLabels()
-	case len(o.Weak) == 0:
-		return usagef("label correct needs the weak labels the slice was drawn on: --weak-labels DATASET (or a run made with run --weak-labels)")
-	default:
-		ws, err := readWeakLabels(o.Weak, io)
-		if err != nil {
-			return err
-		}
-		weak = datasets.WeakLabelMap(ws)
-	}
-	lines, err := datasets.ReadSampleLabels(o.Labels, false)
-	if err != nil {
-		return usageError{err}
-	}
-	labels, missing, err := t.SliceLabels(lines)
-	if err != nil {
-		return usageError{err}
-	}
-	if len(labels) > 0 && missing == len(labels) {
-		return usagef("--labels: none of the %d labels names a (case, rule) pair of %s: they are another run's (draw the slice from this run: apeval label queue %s --weak-labels DATASET)", len(labels), o.Dir, o.Dir)
-	}
-	// A slice without the weak label in its strata (ErrNoWeakStrata) or
-	// drawn on other weak labels is bad input: exit 2.
-	rep, err := t.CorrectWeak(weak, labels, o.Confidence)
+	c, err := evaluation.CorrectWeak(spec)
 	if err != nil {
 		return usageError{err}
 	}
 	if o.JSON {
-		return reports.WriteCorrectionJSON(io.Out, rep, len(labels), missing)
+		return reports.WriteCorrectionJSON(io.Out, c.Report, c.Labels, c.Missing)
 	}
-	return reports.WriteCorrectionTables(io.Out, rep, len(labels), missing)
+	return reports.WriteCorrectionTables(io.Out, c.Report, c.Labels, c.Missing)
 }

@@ -149,21 +149,10 @@ func runPolicyCoverage(_ context.Context, o *policyCoverageOptions, io IO) error
 	if !ok {
 		return usagef("policy coverage: %s has no rule %s or %s (write it with apeval policy import --from claude-auto-mode or codex-auto-review)", o.Policy, automode.AggregateRuleID, automode.CodexRuleID)
 	}
-	r := source.OpenReader(o.Datasets, io.In)
-	bad := 0
-	for r.Scan() {
-		rec := r.Record()
-		if rec.Err != nil {
-			fmt.Fprintln(io.Err, rec.Err)
-			bad++
-			continue
-		}
-		cv.Add(pol, rec.Case)
-	}
-	if err := r.Err(); err != nil {
+	bad, err := cv.Count(pol, source.OpenReader(o.Datasets, io.In), func(err error) { fmt.Fprintln(io.Err, err) })
+	if err != nil {
 		return usageError{err}
 	}
-	cv.Close()
 	if o.JSON {
 		if !o.List {
 			cv.NotReached = nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,10 +10,11 @@ import (
 )
 
 // TestHelpPages keeps docs/cli and the commands one set: every command has
-// its page (docs/cli/<command path without "apeval", words joined by "-">.md, titled
-// with its path), every page names a command, the index links every page,
-// and each page's generated parts (the judge specs, the importers) show
-// what the program prints, so the page read on GitHub is the help.
+// its page (pageFile, titled with its path), every page names a command,
+// the index and a command's page (## Commands) link the pages of its
+// subcommands, and each page's generated parts (the judge specs, the
+// importers) show what the program prints, so the page read on GitHub is
+// the help.
 func TestHelpPages(t *testing.T) {
 	t.Parallel()
 	pages, err := docs.Pages()
@@ -34,7 +36,7 @@ func TestHelpPages(t *testing.T) {
 		path := c.CommandPath()
 		seen[path] = true
 		p, ok := byCommand[path]
-		want := strings.ReplaceAll(strings.TrimPrefix(path, "apeval "), " ", "-") + ".md"
+		want := pageFile(path)
 		switch {
 		case !ok:
 			t.Errorf("%s has no page docs/cli/%s", path, want)
@@ -57,6 +59,9 @@ func TestHelpPages(t *testing.T) {
 				p.File, strings.Join(p.Generated(), ", "), p.Help(nil), p.Help(gen))
 		}
 		for _, sub := range c.Commands() {
+			if f := pageFile(sub.CommandPath()); ok && sub.Name() != "help" && sub.Name() != "completion" && !p.Links(f) {
+				t.Errorf("docs/cli/%s: its ## Commands does not link %s", p.File, f)
+			}
 			walk(sub)
 		}
 	}
@@ -66,4 +71,19 @@ func TestHelpPages(t *testing.T) {
 			t.Errorf("docs/cli/%s: %q is not a command", p.File, p.Command)
 		}
 	}
+}
+
+// TestHelpSetInGoPanics: a command whose Long or Example is set in Go
+// (an old branch merged) stops every test instead of losing the edit to
+// its page.
+func TestHelpSetInGoPanics(t *testing.T) {
+	t.Parallel()
+	root := &cobra.Command{Use: "apeval"}
+	root.AddCommand(&cobra.Command{Use: "run", Long: "set in Go"})
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "apeval run sets its Long or Example in Go: its help text is its page, docs/cli/run.md") {
+			t.Errorf("recovered %v", r)
+		}
+	}()
+	applyHelp(root)
 }

@@ -175,6 +175,27 @@ func row(m map[string]*CoverageRow, key string) *CoverageRow {
 	return r
 }
 
+// Count adds every case r delivers and closes the counts (Close). An
+// unreadable line is handed to bad and counted in unreadable, and the
+// reading goes on, so the counts leave it out; err is the reader's own
+// failure.
+func (cv *Coverage) Count(p *replay.Policy, r *datasets.Reader, bad func(error)) (unreadable int, err error) {
+	for r.Scan() {
+		rec := r.Record()
+		if rec.Err != nil {
+			bad(rec.Err)
+			unreadable++
+			continue
+		}
+		cv.Add(p, rec.Case)
+	}
+	if err := r.Err(); err != nil {
+		return unreadable, err
+	}
+	cv.Close()
+	return unreadable, nil
+}
+
 // Close computes the shares and orders the rows (most calls first).
 func (cv *Coverage) Close() {
 	cv.Total.Key = "*"

@@ -2,6 +2,7 @@ package automode
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/apeval/apeval/datasets"
@@ -64,5 +65,31 @@ func TestCoverage(t *testing.T) {
 	}
 	if len(cv.NotReached) != 4 || cv.NotReached[0].CaseID != "read" || cv.NotReached[0].Category != "other" {
 		t.Errorf("listed %+v", cv.NotReached)
+	}
+}
+
+// TestCoverageCount: Count reads a dataset, hands each unreadable line
+// over, leaves it out of the counts and closes them.
+func TestCoverageCount(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	if _, err := Import(fixtureSpecs, "", &buf); err != nil {
+		t.Fatal(err)
+	}
+	pol, err := replay.ParsePolicy(buf.Bytes(), "p.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, _ := NewCoverage(pol)
+	data := `{"id":"read","session_id":"s","hook_point":"tool.before","workspace":"/srv/repo","tool":{"name":"Read","arguments":{"file_path":"/srv/repo/a"}}}` + "\n" +
+		"not json\n" +
+		`{"id":"npm","session_id":"s","hook_point":"tool.before","workspace":"/srv/repo","tool":{"name":"Bash","arguments":{"command":"npm run build"}}}` + "\n"
+	var bad []error
+	n, err := cv.Count(pol, datasets.Open([]string{"-"}, strings.NewReader(data)), func(err error) { bad = append(bad, err) })
+	if err != nil || n != 1 || len(bad) != 1 {
+		t.Fatalf("Count: %d unreadable (%v), err %v", n, bad, err)
+	}
+	if cv.Total.Calls != 2 || cv.Total.Reached != 1 || cv.Total.NotReached != 1 || cv.Total.Key != "*" || cv.Total.Coverage != 0.5 {
+		t.Errorf("total %+v", cv.Total)
 	}
 }

@@ -23,6 +23,20 @@ func ReplayedSample(infos []rundir.RunInfo) bool {
 	return true
 }
 
+// ReplayedInput is where a reading command reads the runs' cases back
+// from (decision files hold no raw cases): the dataset files given
+// (--dataset; "-" reads stdin), or, when none are, the embedded sample if
+// every run replayed it; ok is false when neither.
+func ReplayedInput(paths []string, stdin io.Reader, infos []rundir.RunInfo) (_ []string, _ io.Reader, ok bool) {
+	if len(paths) > 0 {
+		return paths, stdin, true
+	}
+	if !ReplayedSample(infos) {
+		return nil, nil, false
+	}
+	return []string{"-"}, datasets.SampleCases(), true
+}
+
 // Disagreements are the (case, rule) pairs two judges decided
 // differently (apeval datasets disagreements), ranked.
 type Disagreements struct {

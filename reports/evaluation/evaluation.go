@@ -18,12 +18,13 @@
 // # Where to look
 //
 //	evaluation.go   Spec, Evaluation (New, Add, Finish), Check
-//	runset.go       RunSet: Open, Criteria, Baseline, Evaluate (the second read when cases repeat)
+//	runset.go       RunSet: Open (ReadInfos), Criteria, Baseline, Evaluate (the second read when cases repeat)
 //	cases.go        DescribeCases, DescribeFrom: the listed cases' arguments from an unchanged dataset
 //	compare.go      RunSet.Compare: a candidate against a baseline (compare); the comment's head run and what changes
-//	disagreements.go  FindDisagreements (datasets disagreements), ReplayedSample
+//	disagreements.go  FindDisagreements (datasets disagreements), ReplayedSample, ReplayedInput
 //	merge.go        CheckShards, MergedInfo: the shards of one run and the merged run.json (merge)
 //	pairs.go        ReadPairs: a run's pair table of the chosen judges (label verbs, plan --pilot)
+//	labels.go       DrawQueue (label queue), CorrectWeak (label correct)
 //	pilot.go        RunSet.Pilot: a plan from a pilot run (plan RUN_DIR), in sessions or labels
 //	sequential.go   RunSet.Sequential: the history of runs as looks of the sequential gate (gate --sequential)
 //

@@ -30,18 +30,28 @@ type RunSet struct {
 // Open reads each directory's run.json. Runs made on different labels
 // (weak and people's) are refused: their figures would mix them.
 func Open(dirs []string) (*RunSet, error) {
-	rs := &RunSet{Dirs: dirs}
+	infos, err := ReadInfos(dirs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := reports.LabelSource(dirs, infos); err != nil {
+		return nil, err
+	}
+	return &RunSet{Dirs: dirs, Infos: infos}, nil
+}
+
+// ReadInfos reads each directory's run.json, in order; an error says
+// which directory, and when it is no run directory at all (DirError).
+func ReadInfos(dirs []string) ([]rundir.RunInfo, error) {
+	var infos []rundir.RunInfo
 	for _, d := range dirs {
 		info, err := rundir.ReadRunInfo(d)
 		if err != nil {
 			return nil, DirError(d, err)
 		}
-		rs.Infos = append(rs.Infos, info)
+		infos = append(infos, info)
 	}
-	if _, err := reports.LabelSource(dirs, rs.Infos); err != nil {
-		return nil, err
-	}
-	return rs, nil
+	return infos, nil
 }
 
 // DirError is a run directory's read error, saying when dir is no run

@@ -1,0 +1,129 @@
+package evaluation
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/metrics"
+)
+
+// QueueSpec is what apeval label queue draws: the run directory, the
+// judges whose results stratify (nil: every judge of the run) and the
+// rules (nil: every rule), and the budget, seed and overlap (Letters are
+// filled in).
+type QueueSpec struct {
+	Dir           string
+	Judges, Rules []string
+	// Weak reads the weak labels that stratify too (label queue
+	// --weak-labels); nil: none.
+	Weak   func() ([]datasets.WeakLabel, error)
+	Config metrics.QueueConfig
+}
+
+// Drawn is a labeling queue with what its summary says: the letters of
+// its strata and whom each names, the pairs the dataset already labels
+// per rule (census, never queued) and the unlabeled pairs in scope.
+type Drawn struct {
+	Queue          *metrics.Queue
+	Letters, Names []string
+	Census         map[string]int
+	Unlabeled      int
+}
+
+// DrawQueue reads the run's pair table and draws a stratified labeling
+// queue of its unlabeled pairs (metrics.BuildQueue). With weak labels,
+// the weak label is one more result per pair: W:match, W:no_match or
+// W:undecided (none). A run without an unlabeled pair in scope is an
+// error.
+func DrawQueue(s QueueSpec) (*Drawn, error) {
+	t, _, err := ReadPairs(s.Dir, s.Judges, s.Rules)
+	if err != nil {
+		return nil, err
+	}
+	pairs, census := t.QueuePairs()
+	if len(pairs) == 0 {
+		return nil, fmt.Errorf("%s: no unlabeled pair in scope to queue", s.Dir)
+	}
+	d := &Drawn{Letters: metrics.QueueLetters(len(t.Judges)), Names: t.Judges, Census: census, Unlabeled: len(pairs)}
+	if s.Weak != nil {
+		weak, err := s.Weak()
+		if err != nil {
+			return nil, err
+		}
+		metrics.AddWeakResults(pairs, datasets.WeakLabelMap(weak))
+		d.Letters = append(d.Letters, metrics.WeakLetter)
+		d.Names = append(slices.Clone(d.Names), "weak labels (label_source weak; "+strconv.Itoa(len(weak))+" in the datasets)")
+	}
+	cfg := s.Config
+	cfg.Letters = d.Letters
+	if d.Queue, err = metrics.BuildQueue(pairs, cfg); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// CorrectSpec is what apeval label correct corrects: the run directory,
+// its judges and rules (nil: all), the people's labels files, where the
+// weak labels come from and the confidence of the intervals.
+type CorrectSpec struct {
+	Dir           string
+	Judges, Rules []string
+	Labels        []string
+	// Weak reads the weak labels the slice was drawn on (label correct
+	// --weak-labels); nil when none were given: then the run must be
+	// on weak labels (run --weak-labels), which are its weak labels.
+	Weak       func() ([]datasets.WeakLabel, error)
+	Confidence float64
+}
+
+// Correction is label correct's report with the count of the people's
+// labels and of those naming pairs the run lacks.
+type Correction struct {
+	Report          *metrics.WeakReport
+	Labels, Missing int
+}
+
+// CorrectWeak corrects each judge's figures on weak labels from a slice
+// people labeled (metrics.PairTable.CorrectWeak). Every error is the
+// user's input: weak labels given for a run on weak labels, or none for
+// a run on people's labels; labels that are all another run's; a slice
+// drawn without the weak label in its strata or on other weak labels.
+func CorrectWeak(s CorrectSpec) (*Correction, error) {
+	t, info, err := ReadPairs(s.Dir, s.Judges, s.Rules)
+	if err != nil {
+		return nil, err
+	}
+	var weak map[[2]string]datasets.Label
+	switch onWeak := info.LabelSource == datasets.LabelSourceWeak; {
+	case onWeak && s.Weak != nil:
+		return nil, fmt.Errorf("%s: the run is on weak labels (run --weak-labels): they are its weak labels; drop --weak-labels", s.Dir)
+	case onWeak:
+		weak = t.TakeWeakLabels()
+	case s.Weak == nil:
+		return nil, fmt.Errorf("label correct needs the weak labels the slice was drawn on: --weak-labels DATASET (or a run made with run --weak-labels)")
+	default:
+		ws, err := s.Weak()
+		if err != nil {
+			return nil, err
+		}
+		weak = datasets.WeakLabelMap(ws)
+	}
+	lines, err := datasets.ReadSampleLabels(s.Labels, false)
+	if err != nil {
+		return nil, err
+	}
+	labels, missing, err := t.SliceLabels(lines)
+	if err != nil {
+		return nil, err
+	}
+	if len(labels) > 0 && missing == len(labels) {
+		return nil, fmt.Errorf("--labels: none of the %d labels names a (case, rule) pair of %s: they are another run's (draw the slice from this run: apeval label queue %s --weak-labels DATASET)", len(labels), s.Dir, s.Dir)
+	}
+	rep, err := t.CorrectWeak(weak, labels, s.Confidence)
+	if err != nil {
+		return nil, err
+	}
+	return &Correction{Report: rep, Labels: len(labels), Missing: missing}, nil
+}
