@@ -147,7 +147,7 @@ func runReport(ctx context.Context, o *reportOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	if rep.Simulation, err = readSimulation(dirs[0]); err != nil {
+	if rep.Simulation, err = reports.ReadSimulateJSON(dirs[0]); err != nil {
 		return err
 	}
 	dir := o.Out
