@@ -23,9 +23,7 @@ import (
 // cluster variance of R and the degrees of freedom Bell–McCaffrey's for
 // the sessions' sizes (fitRatio); below 10 degrees of freedom (about ten
 // sessions, or a few holding most units), or with the rarer outcome in
-// fewer than 10 sessions, the beta-binomial interval (fewSessions); with
-// the rarer outcome under 5 % of the units, its bound on the far side
-// hulled with the beta-binomial's (rareShare). Where that variance says nothing —
+// fewer than 10 sessions, the beta-binomial interval (fewSessions). Where that variance says nothing —
 // fewer than two sessions, or no spread between them (no event at all,
 // every unit a success, every session at one rate) — it is the
 // beta-binomial interval (BetaBinomialInterval), which does not collapse
@@ -71,35 +69,10 @@ func (p *bbPosterior) interval(conf float64) (lo, hi, deff float64) {
 		if f.few() {
 			return p.bbInterval(conf)
 		}
-		lo, hi, deff = f.interval(conf)
-		if !f.rare() {
-			return lo, hi, deff
-		}
-		// A rare outcome: the far side hulled with the beta-binomial's.
-		bl, bh, _ := p.bbInterval(conf)
-		if f.Y/f.M < 0.5 {
-			hi = max(hi, bh)
-		} else {
-			lo = min(lo, bl)
-		}
-		return lo, hi, p.M / p.wilsonN(hi-lo, zScore(conf))
+		return f.interval(conf)
 	}
 	return p.bbInterval(conf)
 }
-
-// rareShare: where the rarer outcome is less than this share of the
-// units, the ratio interval's bound on the far side (away from the nearer
-// end of [0, 1]) is hulled with the beta-binomial's. In the samples with
-// few bursts of a rare outcome the ratio and its cluster variance are low
-// together, and the ratio's bound on that side missed 0.031–0.044 at
-// rates 0.01–0.04 over 200–1,000 uneven sessions at ICC 0.1 (the false
-// PASS side of a maximum; docs/statistics.md, "Rare events in many
-// sessions").
-const rareShare = 0.05
-
-// rare reports whether the rarer outcome is less than rareShare of the
-// units.
-func (f ratioFit) rare() bool { return min(f.Y, f.M-f.Y) < rareShare*f.M }
 
 // fewSessions: with fewer degrees of freedom than this (about ten
 // sessions, or a few holding most units), or the rarer outcome in fewer
@@ -126,9 +99,6 @@ func (p *bbPosterior) method() string {
 		if f.few() {
 			return "beta-binomial over sessions (few sessions)"
 		}
-		if f.rare() {
-			return "ratio over sessions, hull with the beta-binomial (rare outcome)"
-		}
 		return "ratio over sessions"
 	}
 	return "beta-binomial over sessions"
@@ -149,7 +119,27 @@ func (p *bbPosterior) bbInterval(conf float64) (lo, hi, deff float64) {
 	a := alphaOf(conf)
 	bl, bh := p.quantile(a/2), p.quantile(1-a/2)
 	rate := p.Y / p.M
-	nOf := func(w float64) float64 { return p.wilsonN(w, z) }
+	// nOf is the n at which Wilson's interval at the observed rate is w
+	// wide (at most M): its width falls as n grows, so bisect in log n.
+	nOf := func(w float64) float64 {
+		width := func(n float64) float64 {
+			l, h := Wilson(rate*n, n, z)
+			return h - l
+		}
+		if width(p.M) >= w {
+			return p.M
+		}
+		lo, hi := 1e-9, p.M
+		for range 80 {
+			m := math.Sqrt(lo * hi)
+			if width(m) > w {
+				lo = m
+			} else {
+				hi = m
+			}
+		}
+		return math.Sqrt(lo * hi)
+	}
 	// The posterior's bound on the side away from the nearer end of
 	// [0, 1]; on the side toward it, the hull with Wilson at p̂ (at the
 	// posterior's width), where the posterior alone misses with rare or
@@ -162,29 +152,6 @@ func (p *bbPosterior) bbInterval(conf float64) (lo, hi, deff float64) {
 		lo, hi = min(bl, rate), max(bh, wh)
 	}
 	return lo, hi, p.M / nOf(hi-lo)
-}
-
-// wilsonN is the n at which Wilson's interval at the observed rate is w
-// wide (at most M): its width falls as n grows, so bisect in log n.
-func (p *bbPosterior) wilsonN(w, z float64) float64 {
-	rate := p.Y / p.M
-	width := func(n float64) float64 {
-		l, h := Wilson(rate*n, n, z)
-		return h - l
-	}
-	if width(p.M) >= w {
-		return p.M
-	}
-	lo, hi := 1e-9, p.M
-	for range 80 {
-		m := math.Sqrt(lo * hi)
-		if width(m) > w {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	return math.Sqrt(lo * hi)
 }
 
 // bbPosterior is the beta-binomial posterior of one proportion, evaluated
