@@ -27,6 +27,7 @@
 //	labels.go       DrawQueue (label queue), CorrectWeak (label correct)
 //	pilot.go        RunSet.Pilot: a plan from a pilot run (plan RUN_DIR), in sessions or labels
 //	sequential.go   RunSet.Sequential: the history of runs as looks of the sequential gate (gate --sequential)
+//	settings.go     Settings.Under: a reading command's flags over apeval.toml (criteria, baseline, inconclusive)
 //
 // Not a stable Go API: apeval is a command, and this package serves
 // cmd/apeval; its exported names change with the command, without a
@@ -34,8 +35,6 @@
 package evaluation
 
 import (
-	"fmt"
-
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
@@ -140,9 +139,4 @@ func (ev *Evaluation) Finish(run rundir.RunInfo) (*reports.Report, error) {
 // Check is the pipeline's last word after a command read the summary
 // further (comparisons, reports): a spill read that failed there is an
 // error too, never a verdict.
-func Check(sum *metrics.Summary) error {
-	if err := sum.Err(); err != nil {
-		return fmt.Errorf("metrics: the figures' per-case data could not be read back, so no verdict is given: %w", err)
-	}
-	return nil
-}
+func Check(sum *metrics.Summary) error { return reports.CheckFigures(sum) }
