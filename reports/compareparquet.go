@@ -2,9 +2,12 @@ package reports
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 
 	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // compareRow is one compare.parquet row: a slice value × rule × figure of
@@ -46,6 +49,17 @@ var compareColumns = func() []column[compareRow] {
 var compareOrder = []string{"slice", "slice_value", "baseline_judge", "candidate_judge", "rule_id", "figure",
 	"baseline", "candidate", "delta", "delta_lo", "delta_hi", "p_value", "p_value_mc_error", "q_value", "adjustment",
 	"n", "n_baseline", "n_candidate", "test", "discordant_baseline", "discordant_candidate", "significant", "confidence", "label_source"}
+
+// WriteComparisonFile writes one comparison's compare.parquet into dir
+// (created when missing; apeval compare --out), atomically.
+func WriteComparisonFile(dir string, c *metrics.Comparison, confidence float64, labelSource string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return rundir.WriteFileAtomic(filepath.Join(dir, rundir.CompareFile), func(w io.Writer) error {
+		return WriteComparisonParquet(w, []*metrics.Comparison{c}, confidence, labelSource)
+	})
+}
 
 // WriteComparisonParquet writes compare.parquet: for each comparison, the
 // rules then the total, figure by figure, then the same per slice value.

@@ -2,8 +2,12 @@ package reports
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 
 	"gonum.org/v1/plot/plotter"
@@ -13,6 +17,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/apeval/apeval/metrics/simulate"
+	"github.com/apeval/apeval/reports/rundir"
 )
 
 // WriteSimulateParquet writes simulate.parquet: one row per configuration
@@ -24,6 +29,25 @@ func WriteSimulateParquet(w io.Writer, res *simulate.Result) error {
 		return err
 	}
 	return pw.Close()
+}
+
+// ReadSimulateJSON reads the simulate.json `apeval simulate` left in a
+// run directory (report.html's "Simulated deployment" section); nil when
+// there is none.
+func ReadSimulateJSON(dir string) (*simulate.Result, error) {
+	path := filepath.Join(dir, rundir.SimulateJSONFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var res simulate.Result
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return &res, nil
 }
 
 // WriteSimulateJSON writes the simulation as one JSON document

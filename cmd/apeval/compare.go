@@ -2,17 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
-	stdio "io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
-	"github.com/apeval/apeval/reports/rundir"
 )
 
 type compareOptions struct {
@@ -110,7 +105,6 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	if err != nil {
 		return usageError{err}
 	}
-	baseline, candidate := pair.Baseline, pair.Candidate
 	crit, from, err := o.criteria(rs, io.Err)
 	if err != nil {
 		return err
@@ -127,12 +121,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	sum := rep.Summary
 	defer func() { _ = sum.Release() }()
 	if o.Out != "" {
-		if err := os.MkdirAll(o.Out, 0o755); err != nil {
-			return err
-		}
-		if err := rundir.WriteFileAtomic(filepath.Join(o.Out, rundir.CompareFile), func(w stdio.Writer) error {
-			return reports.WriteComparisonParquet(w, []*metrics.Comparison{cmp}, sum.Thresholds.Confidence, infos[0].LabelSource)
-		}); err != nil {
+		if err := reports.WriteComparisonFile(o.Out, cmp, sum.Thresholds.Confidence, infos[0].LabelSource); err != nil {
 			return err
 		}
 	}
@@ -149,34 +138,15 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL, Banner: banner, Changes: changes}); err != nil {
 			return err
 		}
-		if err := evaluation.Check(sum); err != nil {
+		if err := reports.CheckFigures(sum); err != nil {
 			return err
 		}
 		return exitCodeError{rep.Exit}
 	}
 	// A filtered run is never mistaken for a full one, here either.
-	f := outputFormat(o.Format, io.Out)
-	if banner != "" {
-		reports.Banner(io.Out, io.Err, f, banner)
-	}
-	for i, in := range infos {
-		if h := in.Filter.String(); h != "" {
-			reports.Banner(io.Out, io.Err, f, dirs[i]+": "+h)
-		}
-	}
-	if err := rep.WriteComparison(io.Out, cmp, f); err != nil {
+	view := reports.CompareView{Cmp: cmp, Dirs: dirs, Infos: infos, Banner: banner, Baseline: pair.Baseline, Candidate: pair.Candidate, Verdict: v}
+	if err := rep.WriteCompare(io.Out, io.Err, outputFormat(o.Format, io.Out), view); err != nil {
 		return err
-	}
-	if err := evaluation.Check(sum); err != nil {
-		return err
-	}
-	for _, j := range []string{baseline, candidate} {
-		if js := sum.Judge(j); js != nil && js.SetupError != "" {
-			fmt.Fprintf(io.Err, "apeval: %s: ERROR, no verdict: %s\n", j, js.SetupError)
-		}
-	}
-	if v == metrics.VerdictInconclusive && o.Inconclusive != "" {
-		fmt.Fprintf(io.Err, "apeval: INCONCLUSIVE mapped to exit %d by --inconclusive=%s\n", rep.Exit, o.Inconclusive)
 	}
 	return exitCodeError{rep.Exit}
 }

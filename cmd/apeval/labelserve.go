@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -82,13 +79,7 @@ func runLabelServe(ctx context.Context, o *labelServeOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	paths, polPath := labelpage.RunSources(info)
-	if o.Policy != "" {
-		polPath = o.Policy
-	}
-	if len(o.Datasets) > 0 {
-		paths = o.Datasets
-	}
+	paths, polPath := labelpage.RunSources(info, o.Datasets, o.Policy)
 	pol, _, err := loadPolicy(polPath)
 	if err != nil {
 		return err
@@ -121,23 +112,12 @@ func runLabelServe(ctx context.Context, o *labelServeOptions, io IO) error {
 	if err != nil {
 		return usageError{err}
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(io.Out, "%s\n", srv.URL(ln))
 	fmt.Fprintf(io.Err, "labeling page for %s: %d items (part %s), %s; labels go to %s; Ctrl-C stops\n",
 		o.Labeler, len(items), o.Part, srv.Summary(), out)
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		hs.Shutdown(sctx)
-		fmt.Fprintln(io.Err, srv.Summary())
-		return nil
-	case err := <-errc:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
+	if err := srv.Serve(ctx, ln); err != nil || ctx.Err() == nil {
 		return err
 	}
+	fmt.Fprintln(io.Err, srv.Summary())
+	return nil
 }

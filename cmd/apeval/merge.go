@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/internal/objstore"
 	"github.com/apeval/apeval/internal/runplan"
-	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/rundir"
 )
@@ -101,54 +99,14 @@ func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 		io, flush = bucketIO(io, out, remote)
 		defer flush()
 	}
-	info := evaluation.MergedInfo(infos, runID, layout, time.Now(), spec)
-	if err := outIsNotInput(out, args); err != nil {
-		return err
-	}
-	w, err := rundir.CreateRun(out, info)
+	rep, w, err := rs.Merge(spec, out, evaluation.MergedInfo(infos, runID, layout, time.Now(), spec))
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	defer w.Release()
-	// Shards hold disjoint cases, each case's results together: numbered as
-	// they come (checked, see evaluate).
-	spec.CheckDistinct = true
-	ev, err := rs.Evaluate(spec, false, func(_ int, r *replay.Result, again bool) (bool, error) {
-		r.RunID = runID
-		if again {
-			return true, nil
-		}
-		return true, w.Write(r)
-	})
-	if err != nil {
-		w.Abort()
-		return err
-	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	rep, err := finish(ev, *w.Info())
-	if err != nil {
-		return err
-	}
 	defer func() { _ = rep.Summary.Release() }()
 	if err := writeRunReports(out, rep, o.Format, io, w); err != nil {
 		return err
 	}
 	return verdictDone(rep, io)
-}
-
-// outIsNotInput refuses a merge whose --out is one of its input shards:
-// writing it would replace the shard with the merged run.
-func outIsNotInput(out string, inputs []string) error {
-	ost, err := os.Stat(out)
-	if err != nil {
-		return nil // a new directory is no input
-	}
-	for _, in := range inputs {
-		if ist, err := os.Stat(in); err == nil && os.SameFile(ost, ist) {
-			return usagef("--out %s is one of the shards being merged (%s); choose another directory for the merged run", out, in)
-		}
-	}
-	return nil
 }

@@ -147,7 +147,7 @@ func runReport(ctx context.Context, o *reportOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	if rep.Simulation, err = readSimulation(dirs[0]); err != nil {
+	if rep.Simulation, err = reports.ReadSimulateJSON(dirs[0]); err != nil {
 		return err
 	}
 	dir := o.Out
@@ -234,24 +234,10 @@ func runGate(ctx context.Context, o *gateOptions, io IO) error {
 		return err
 	}
 	defer func() { _ = rep.Summary.Release() }()
-	if h := rep.Run.Filter.String(); h != "" {
-		fmt.Fprintf(io.Err, "apeval: %s\n", h)
-	}
-	// Every judge's verdict, and why each that is not GO is not:
-	// its broken setup, failing and open criteria (reports.Explain).
-	if err := rep.WriteReasons(io.Out); err != nil {
+	// Every judge's verdict, and why each that is not GO is not: its
+	// broken setup, failing and open criteria (reports.Explain).
+	if err := rep.WriteGate(io.Out, io.Err); err != nil {
 		return err
-	}
-	if err := evaluation.Check(rep.Summary); err != nil {
-		return err
-	}
-	fmt.Fprintf(io.Out, "verdict\t%s\n", rep.Summary.Verdict)
-	if rep.Weak() {
-		// A line of its own: a script reading "verdict" keeps working.
-		fmt.Fprintf(io.Out, "label_source\tweak\t%s\n", reports.WeakBanner)
-	}
-	if rep.Run.Partial != "" {
-		fmt.Fprintf(io.Err, "apeval: the run is partial (%s): no verdict gates on it\n", rep.Run.Partial)
 	}
 	return verdictDone(rep, io)
 }

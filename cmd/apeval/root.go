@@ -34,7 +34,9 @@ func newRootCmd(io IO) *cobra.Command {
 
 // applyHelp sets every command's description and examples from its page,
 // docs/cli/<command>.md (package docs), with the parts the program
-// generates filled in.
+// generates filled in. A command that sets Long or Example in Go is a
+// programming error (the page would silently win): it panics, so every
+// test that builds the tree fails and names the page to edit.
 func applyHelp(root *cobra.Command) {
 	pages, err := docs.Pages()
 	if err != nil {
@@ -47,6 +49,9 @@ func applyHelp(root *cobra.Command) {
 	gen := helpGenerated()
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
+		if c.Long != "" || c.Example != "" {
+			panic(c.CommandPath() + " sets its Long or Example in Go: its help text is its page, docs/cli/" + pageFile(c.CommandPath()))
+		}
 		if p, ok := byCommand[c.CommandPath()]; ok {
 			c.Long, c.Example = p.Help(gen), p.Example
 		}
@@ -55,6 +60,12 @@ func applyHelp(root *cobra.Command) {
 		}
 	}
 	walk(root)
+}
+
+// pageFile is a command's page under docs/cli: its path without "apeval",
+// words joined by "-" ("label-queue.md"); the root's is "apeval.md".
+func pageFile(path string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(path, "apeval "), " ", "-") + ".md"
 }
 
 // helpGenerated is the text of the pages' generated parts.

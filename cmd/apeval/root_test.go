@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -72,8 +73,17 @@ func TestHelpPages(t *testing.T) {
 	}
 }
 
-// pageFile is a command's page under docs/cli: its path without "apeval",
-// words joined by "-" ("label-queue.md"); the root's is "apeval.md".
-func pageFile(path string) string {
-	return strings.ReplaceAll(strings.TrimPrefix(path, "apeval "), " ", "-") + ".md"
+// TestHelpSetInGoPanics: a command whose Long or Example is set in Go
+// (an old branch merged) stops every test instead of losing the edit to
+// its page.
+func TestHelpSetInGoPanics(t *testing.T) {
+	t.Parallel()
+	root := &cobra.Command{Use: "apeval"}
+	root.AddCommand(&cobra.Command{Use: "run", Long: "set in Go"})
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "apeval run sets its Long or Example in Go: its help text is its page, docs/cli/run.md") {
+			t.Errorf("recovered %v", r)
+		}
+	}()
+	applyHelp(root)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/progress"
 	"github.com/apeval/apeval/internal/runplan"
 	"github.com/apeval/apeval/judge"
@@ -124,12 +123,7 @@ func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 	}
 	defer p.Close()
 
-	// replay.Run emits a case's results together, judge by judge, and the
-	// dataset reader rejects duplicate ids: the accumulator numbers cases
-	// as they come instead of keeping their IDs.
-	pol := p.Policy
-	ev := evaluation.New(evaluation.Spec{Criteria: pol.Criteria, CriteriaFrom: pol.CriteriaFrom, Baseline: p.Baseline, Slices: o.By,
-		DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: pol.RuleIDs(), Labels: p.Labels})
+	ev := p.Evaluation()
 	to := sinks{ev.Gates, ev.Failures} // replay prints the gate table only
 	if !o.ReplayOnly {
 		to = sinks{ev}
@@ -163,15 +157,8 @@ func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 		return usageError{err}
 	}
 
-	if res.Weak != nil {
-		fmt.Fprintf(io.Err, "apeval: %s\n", res.Weak.Message())
-	}
-	if res.Invalid > 0 {
-		fmt.Fprintf(io.Err, "apeval: skipped %d invalid line(s) (--skip-invalid); the first: %s\n", res.Invalid, datasets.MaskedLineText(res.FirstInvalid))
-	}
-	stray := pol.Stray.Message()
-	if stray != "" {
-		fmt.Fprintf(io.Err, "apeval: warning: %s\n", stray)
+	for _, n := range p.Notes(res) {
+		note(n)
 	}
 	stopped := p.Stopped(res, st.Out)
 	if o.ReplayOnly {
@@ -189,13 +176,13 @@ func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 		return nil
 	}
 
-	evaluation.DescribeCases(ev.Listed, p.Source.Reader(pol.Policy))
+	evaluation.DescribeCases(ev.Listed, p.Source.Reader(p.Policy.Policy))
 	rep, err := finish(ev, *p.Writer.Info())
 	if err != nil {
 		return err
 	}
-	if stray != "" {
-		rep.Summary.Warnings = append(rep.Summary.Warnings, stray) // in summary.json and summary.md too
+	if w := p.Warning(); w != "" {
+		rep.Summary.Warnings = append(rep.Summary.Warnings, w)
 	}
 	defer func() { _ = rep.Summary.Release() }() // a temporary file with no name; nothing to keep
 	finishTrace(rep)

@@ -32,7 +32,7 @@ func runSequentialGate(ctx context.Context, o *gateOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	code := verdictExit(res.Verdict, o.Inconclusive)
+	code := reports.VerdictExit(res.Verdict, o.Inconclusive)
 	if o.JSON {
 		err = reports.WriteSequentialJSON(io.Out, res)
 	} else {

@@ -2,46 +2,20 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	stdio "io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/internal/config"
-	"github.com/apeval/apeval/metrics/simulate"
-	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/internal/simplan"
 	"github.com/apeval/apeval/reports"
-	"github.com/apeval/apeval/reports/evaluation"
-	"github.com/apeval/apeval/reports/rundir"
 )
 
-// simulateOptions are the options of `apeval simulate`.
+// simulateOptions are `apeval simulate`'s flags (simplan.Options) and,
+// once resolved, the plan.
 type simulateOptions struct {
-	Dirs               []string
-	Timeouts           []time.Duration
-	OnFailure          string
-	Judges             []string
-	Cascades           []string
-	Votes              []string
-	Deployed           string
-	Policy             string
-	policySet          bool // --policy or apeval.toml's policy: its [kill_criteria] apply
-	EffectiveRecallMin float64
-	effRecallSet       bool // --effective-recall-min given
-	PerRule            bool
-	OperatingPoints    bool
-	Frontier           bool
-	WritePatch         string
-	Out                string
-	Format             string
-	JSON               bool
+	simplan.Options
+	plan *simplan.Plan
 }
 
 func newSimulateCmd(io IO, runF func(context.Context, *simulateOptions, IO) error) *cobra.Command {
@@ -85,240 +59,59 @@ func newSimulateCmd(io IO, runF func(context.Context, *simulateOptions, IO) erro
 }
 
 // apply fills what the command line left unset from apeval.toml and checks
-// the options.
+// the options (simplan.Resolve).
 func (o *simulateOptions) apply(cmd *cobra.Command, cfg *config.Project) error {
-	s := cfg.Simulate
-	fl := cmd.Flags()
-	if !fl.Changed("hook-timeout") {
-		for _, t := range s.HookTimeouts {
-			d, err := time.ParseDuration(t)
-			if err != nil {
-				return usagef("%s: simulate.hook_timeouts: %q is not a duration", cfg.Path, t)
-			}
-			o.Timeouts = append(o.Timeouts, d)
-		}
+	p, err := simplan.Resolve(o.Options, cmd.Flags().Changed, cfg)
+	if err != nil {
+		return usageError{err}
 	}
-	if !fl.Changed("on-failure") && s.OnFailure != "" {
-		o.OnFailure = s.OnFailure
-	}
-	if !fl.Changed("judge") && !fl.Changed("cascade") && !fl.Changed("vote") {
-		o.Judges, o.Cascades, o.Votes = s.Judges, s.Cascades, s.Votes
-	}
-	if !fl.Changed("deployed") && s.Deployed != "" {
-		o.Deployed = s.Deployed
-	}
-	if s.EffectiveRecallMin != nil {
-		return usagef("%s: simulate.effective_recall_min: the criterion is a kill criterion: write effective_recall_min in the policy's [kill_criteria] table (or --effective-recall-min)", cfg.Path)
-	}
-	o.effRecallSet = fl.Changed("effective-recall-min")
-	if !fl.Changed("policy") && cfg.Policy != "" {
-		o.Policy = cfg.Policy
-	}
-	o.policySet = o.Policy != ""
-	for _, t := range o.Timeouts {
-		if t <= 0 {
-			return usagef("--hook-timeout %s: a timeout must be > 0", t)
-		}
-	}
-	if _, err := simulate.ParseOnFailure(o.OnFailure); err != nil {
-		return usagef("--on-failure: %v", err)
-	}
-	if o.EffectiveRecallMin < 0 || o.EffectiveRecallMin > 1 {
-		return usagef("--effective-recall-min %g: want a rate in [0, 1]", o.EffectiveRecallMin)
-	}
-	if o.JSON {
-		o.Format = "json"
-	}
-	return parseFormat(o.Format)
+	o.plan = p
+	return nil
 }
 
-// runSimulate is `apeval simulate` with checked options.
+// runSimulate is `apeval simulate` with checked options: the simulation
+// (simplan.Plan.Run) printed as tables, the policy patch written; exit 1
+// when a configuration's effective recall lies wholly below
+// effective_recall_min.
 func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
-	rs, err := openRuns(o.Dirs)
+	p := o.plan
+	rs, err := openRuns(p.Dirs)
 	if err != nil {
 		return err
 	}
-	if len(rs.Infos) > 1 {
-		var set rundir.ShardSet
-		for i, in := range rs.Infos {
-			if err := set.Add(rs.Dirs[i], in); err != nil {
-				return usagef("simulate reads one run or shards of one run: %v", err)
-			}
-		}
-		if err := set.Complete(); err != nil {
-			fmt.Fprintf(io.Err, "apeval: warning: %v; simulating the shards given\n", strings.TrimSuffix(err.Error(), " (pass --allow-partial to merge anyway)"))
-		}
-	}
-	info := rs.Infos[0]
-	pol, err := simulatePolicy(o.Policy, info, io.Err)
+	sim, err := p.Run(ctx, rs, io.Err)
 	if err != nil {
 		return err
 	}
-	judges := make([]simulate.Judge, len(info.Judges))
-	for i, j := range info.Judges {
-		judges[i] = simulate.Judge{ID: j.Identity, PriceIn: j.PriceIn, PriceOut: j.PriceOut}
-	}
-	d := simulate.NewData(pol, judges)
-	defer d.Close()
-	for _, dir := range rs.Dirs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if _, err := rundir.ReadRun(dir, d.Add); err != nil {
-			if d.Err() != nil {
-				return usagef("%s: %v", dir, d.Err())
-			}
-			return evaluation.DirError(dir, err)
-		}
-	}
-	if err := d.Done(); err != nil {
-		return usageError{err}
-	}
-	mode, _ := simulate.ParseOnFailure(o.OnFailure)
-	cfgs, err := simulate.Expand(d, simulate.Spec{Judges: o.Judges, Cascades: o.Cascades, Votes: o.Votes,
-		Timeouts: o.Timeouts, OnFailure: mode, Deployed: o.Deployed})
-	if err != nil {
-		return usageError{err}
-	}
-	opts := simulate.Options{Confidence: 0.95, Seed: 1}
-	if info.Criteria != nil && info.Criteria.Confidence > 0 {
-		opts.Confidence = info.Criteria.Confidence
-	}
-	if m := effectiveRecallMin(o, info, pol); m > 0 {
-		opts.EffectiveRecallMin = &m
-	}
-	var ops []simulate.OpPoint
-	if o.OperatingPoints || o.WritePatch != "" {
-		pmin := 0.9
-		if info.Criteria != nil {
-			pmin = info.Criteria.PrecisionMin
-		}
-		if ops, err = simulate.OperatingPoints(d, pmin, opts.Confidence, opts.Seed, simulate.JudgesOf(cfgs)...); err != nil {
-			return err
-		}
-		// Each judge at its chosen thresholds is one more configuration.
-		cfgs = simulate.WithOperatingPoints(d, cfgs, ops)
-	}
-	res := simulate.Run(d, cfgs, opts)
-	if err := res.Err(); err != nil {
+	res := sim.Result
+	format := outputFormat(p.Format, io.Out)
+	if err := reports.WriteSimulateTable(io.Out, res, format, p.PerRule); err != nil {
 		return err
 	}
-	res.OperatingPoints = ops
-	// On a run on weak labels every output says its figures on labels
-	// rest on them (simulate.parquet's label_source, the JSON's, the
-	// tables' marks).
-	res.SetLabelSource(info.LabelSource)
-	out := o.Out
-	if out == "" {
-		out = rs.Dirs[0]
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return usageError{err}
-	}
-	path := filepath.Join(out, rundir.SimulateFile)
-	if err := rundir.WriteFileAtomic(path, func(w stdio.Writer) error { return reports.WriteSimulateParquet(w, res) }); err != nil {
-		return err
-	}
-	if o.Frontier {
-		pmin := 0.9
-		if info.Criteria != nil {
-			pmin = info.Criteria.PrecisionMin
-		}
-		if res.Frontier, err = simulate.Frontier(d, cfgs, pmin, opts); err != nil {
-			return err
-		}
-	}
-	if err := rundir.WriteFileAtomic(filepath.Join(out, rundir.SimulateJSONFile), func(w stdio.Writer) error {
-		return reports.WriteSimulateJSON(w, res)
-	}); err != nil {
-		return err
-	}
-	format := outputFormat(o.Format, io.Out)
-	if err := reports.WriteSimulateTable(io.Out, res, format, o.PerRule); err != nil {
-		return err
-	}
+	weak := res.LabelSource == "weak"
 	if len(res.OperatingPoints) > 0 && format != reports.FormatJSON {
 		fmt.Fprintln(io.Out)
-		if err := reports.WriteOperatingPoints(io.Out, res.OperatingPoints, format, res.LabelSource == "weak"); err != nil {
+		if err := reports.WriteOperatingPoints(io.Out, res.OperatingPoints, format, weak); err != nil {
 			return err
 		}
 	}
-	if o.Frontier && format != reports.FormatJSON {
+	if p.Frontier && format != reports.FormatJSON {
 		fmt.Fprintln(io.Out)
-		if err := reports.WriteFrontier(io.Out, res.Frontier, format, res.LabelSource == "weak"); err != nil {
+		if err := reports.WriteFrontier(io.Out, res.Frontier, format, weak); err != nil {
 			return err
 		}
 	}
-	if o.WritePatch != "" {
-		if err := rundir.WriteFileAtomic(o.WritePatch, func(w stdio.Writer) error {
-			return reports.WriteSimulatePatch(w, res.OperatingPoints, info.RunID)
-		}); err != nil {
+	if p.WritePatch != "" {
+		if err := p.WritePolicyPatch(sim); err != nil {
 			return err
 		}
-		fmt.Fprintf(io.Err, "apeval: wrote the policy patch %s\n", o.WritePatch)
+		fmt.Fprintf(io.Err, "apeval: wrote the policy patch %s\n", p.WritePatch)
 	}
-	fmt.Fprintf(io.Err, "apeval: %d configurations over %d cases in %d sessions; wrote %s\n", len(cfgs), res.Cases, res.Sessions, path)
-	for _, r := range res.Rows {
-		if r.RuleID == "*" && r.EffectiveRecallStatus == "FAIL" {
-			fmt.Fprintf(io.Err, "apeval: %s: effective_recall %.4g [%.4g, %.4g] lies wholly below effective_recall_min %g\n",
-				r.Config, *r.EffectiveRecall, *r.EffectiveRecallLo, *r.EffectiveRecallHi, *opts.EffectiveRecallMin)
-			err = exitCodeError{exitNoGo}
-		}
+	fmt.Fprintf(io.Err, "apeval: %d configurations over %d cases in %d sessions; wrote %s\n", sim.Configs, res.Cases, res.Sessions, sim.Path)
+	for _, r := range sim.Failing() {
+		fmt.Fprintf(io.Err, "apeval: %s: effective_recall %.4g [%.4g, %.4g] lies wholly below effective_recall_min %g\n",
+			r.Config, *r.EffectiveRecall, *r.EffectiveRecallLo, *r.EffectiveRecallHi, *res.EffectiveRecallMin)
+		err = exitCodeError{exitNoGo}
 	}
 	return err
-}
-
-// effectiveRecallMin is the kill criterion effective_recall_min simulate
-// applies (0: off): --effective-recall-min; else --policy FILE's
-// [kill_criteria] (as report --policy takes that file's criteria); else the
-// kill criteria run.json recorded; else, for a run that recorded none, the
-// [kill_criteria] of the policy it names.
-func effectiveRecallMin(o *simulateOptions, info rundir.RunInfo, pol *replay.Policy) float64 {
-	switch {
-	case o.effRecallSet:
-		return o.EffectiveRecallMin
-	case o.policySet:
-		return pol.KillCriteria.EffectiveRecallMin
-	case info.Criteria != nil:
-		return info.Criteria.EffectiveRecallMin
-	}
-	return pol.KillCriteria.EffectiveRecallMin
-}
-
-// simulatePolicy loads the policy the run was made with: --policy, else the
-// embedded sample's or the file run.json names. A file whose content
-// differs from the run's is used with a warning.
-func simulatePolicy(path string, info rundir.RunInfo, errOut stdio.Writer) (*replay.Policy, error) {
-	if path == "" && info.Policy != nil && info.Policy.Name != "sample:policy.toml" {
-		path = info.Policy.Name
-	}
-	if path == "" && info.Policy == nil {
-		return nil, usagef("run.json names no policy: pass the policy the run was made with (--policy FILE)")
-	}
-	p, ref, err := loadPolicy(path)
-	if err != nil {
-		return nil, usagef("simulate needs the policy the run was made with (each rule's when and baseline decide its failure policy): %v", err)
-	}
-	if info.Policy != nil && info.Policy.SHA256 != "" && ref.SHA256 != info.Policy.SHA256 {
-		fmt.Fprintf(errOut, "apeval: warning: %s differs from the policy the run was made with (%s); its rules decide the failure policy\n", ref.Name, info.Policy.Name)
-	}
-	return p, nil
-}
-
-// readSimulation reads the simulate.json `apeval simulate` left in a run
-// directory, for report.html's "Simulated deployment" section; nil when
-// there is none.
-func readSimulation(dir string) (*simulate.Result, error) {
-	data, err := os.ReadFile(filepath.Join(dir, rundir.SimulateJSONFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, usageError{err}
-	}
-	var res simulate.Result
-	if err := json.Unmarshal(data, &res); err != nil {
-		return nil, usagef("%s: %v", filepath.Join(dir, rundir.SimulateJSONFile), err)
-	}
-	return &res, nil
 }

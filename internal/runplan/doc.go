@@ -22,8 +22,9 @@
 //	policy.go    Plan.LoadPolicy (policy, --rule, --batch-size, criteria), Outcome (a replay's end)
 //	judges.go    ResolveBaseline, CheckResumed (--resume keeps the judges), State.Feed (the case feed)
 //	open.go      State.OpenJudges: each judge under its settings, told apart, budget, response cache; JudgeInfo
-//	prepare.go   State.Prepare (policy, dataset, selection, judges, run directory), Prepared.Replay
-//	             (what is reported, the budget's cut, run.json finished and committed), Total, Stopped
+//	prepare.go   State.Prepare (policy, dataset, selection, judges, run directory), Evaluation, Replay
+//	             (what is reported, the budget's cut, run.json finished and committed), Total, Notes,
+//	             Warning, Stopped
 //	recorded.go  ExpandRecorded, NeedsRecordedNames: no --judge, or a bare --judge recorded
 //	state.go     State, Plan.Start: run ID, run directory (RunDirFor; to a bucket: BucketRunDir,
 //	             Remote, StageIn), budget and prices (Limit), replay's options and deadline,

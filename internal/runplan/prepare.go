@@ -12,6 +12,7 @@ import (
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/rundir"
 )
 
@@ -267,6 +268,38 @@ func (p *Prepared) Replay(ctx context.Context, sink func(*replay.Result), prog *
 	p.committed = true
 	return Replayed{Stats: stats, Interrupted: interrupted, Invalid: in.Invalid.Count, FirstInvalid: in.Invalid.First, Dropped: cut.Dropped(), Weak: in.Weak}, nil
 }
+
+// Evaluation is the evaluation of the run's results (reports/evaluation):
+// the criteria and where they came from, the baseline, --by's slices,
+// --labels' sample, the policy's rules (one that never fired is listed);
+// the cases are numbered as they come, since replay emits a case's results
+// together and the dataset reader rejects duplicate IDs.
+func (p *Prepared) Evaluation() *evaluation.Evaluation {
+	o := p.State.Plan
+	return evaluation.New(evaluation.Spec{Criteria: p.Policy.Criteria, CriteriaFrom: p.Policy.CriteriaFrom, Baseline: p.Baseline,
+		Slices: o.By, DistinctCases: true, Inconclusive: o.Inconclusive, PolicyRules: p.Policy.RuleIDs(), Labels: p.Labels})
+}
+
+// Notes are what the run says once replayed, in order: what --weak-labels
+// swapped, the lines --skip-invalid skipped (the first one masked), and
+// the labels naming no rule of the policy (Warning).
+func (p *Prepared) Notes(r Replayed) []string {
+	var notes []string
+	if r.Weak != nil {
+		notes = append(notes, r.Weak.Message())
+	}
+	if r.Invalid > 0 {
+		notes = append(notes, fmt.Sprintf("skipped %d invalid line(s) (--skip-invalid); the first: %s", r.Invalid, datasets.MaskedLineText(r.FirstInvalid)))
+	}
+	if w := p.Warning(); w != "" {
+		notes = append(notes, "warning: "+w)
+	}
+	return notes
+}
+
+// Warning is the run's warning about labels naming no rule of the policy
+// ("" when none); summary.json and summary.md carry it too.
+func (p *Prepared) Warning() string { return p.Policy.Stray.Message() }
 
 // Stopped says, when a budget stopped the run (run.json's partial, which
 // names the budget), how many finished cases dir holds, how many were left

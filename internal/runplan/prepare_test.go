@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/internal/progress"
 	"github.com/apeval/apeval/metrics"
@@ -142,3 +143,57 @@ func TestPrepareNotesAndCleansUp(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// After the replay the run says what --skip-invalid skipped (the first
+// line named) and warns of labels naming no rule; the evaluation gets the
+// run's judges and thresholds.
+func TestReplayNotesAndEvaluation(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first, _, _ := strings.Cut(sampleText(t), "\n")
+	stray := strings.Replace(first, `"labels":{`, `"labels":{"no-such-rule":"match",`, 1)
+	cases := filepath.Join(dir, "cases.jsonl")
+	if err := os.WriteFile(cases, []byte(stray+"\n{not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pol := filepath.Join(dir, "policy.toml")
+	if err := os.WriteFile(pol, datasets.SamplePolicy(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := planFor(t, func(o *Options) {
+		o.Out, o.NoCache, o.SkipInvalid = filepath.Join(dir, "run"), true, true
+		o.Datasets, o.Policy, o.Judges = []string{cases}, pol, []string{"none"}
+	})
+	p, err := st.Prepare(t.Context(), Env{Judge: judgeCfg(st)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ev := p.Evaluation()
+	res, err := p.Replay(t.Context(), ev.Add, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := p.Notes(res)
+	if len(notes) != 2 || !strings.HasPrefix(notes[0], "skipped 1 invalid line(s) (--skip-invalid); the first: "+cases+":2") ||
+		notes[1] != "warning: "+p.Warning() || !strings.Contains(p.Warning(), `"no-such-rule" (1 case(s), first c0001)`) {
+		t.Errorf("notes %q", notes)
+	}
+	rep, err := ev.Finish(*p.Writer.Info())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rep.Summary.Release() }()
+	if len(rep.Summary.Judges) != 1 || rep.Summary.Judges[0].Judge != "none" || rep.Summary.Thresholds != metrics.ThresholdsOf(p.Policy.Criteria) {
+		t.Errorf("summary: judges %d, thresholds %+v", len(rep.Summary.Judges), rep.Summary.Thresholds)
+	}
+}
+
+func sampleText(t *testing.T) string {
+	t.Helper()
+	b, err := io.ReadAll(datasets.SampleCases())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,9 +1,13 @@
 package evaluation
 
 import (
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/rundir"
 )
 
@@ -58,4 +62,61 @@ func MergedInfo(infos []rundir.RunInfo, runID, layout string, created time.Time,
 	t := metrics.ThresholdsOf(spec.Criteria)
 	info.Criteria, info.CriteriaFrom = &t, spec.CriteriaFrom
 	return info
+}
+
+// Merge writes the merged run of the shard runs rs (CheckShards) into
+// out with run.json info (MergedInfo): every shard's results under
+// info's run ID, evaluated with spec as one unsharded run would have
+// been (shards hold disjoint cases, each case's results together: they
+// are numbered as they come, and checked). It refuses an out that is one
+// of the shards, which the merge would replace. The report's exit code
+// is set (Report.RunExit); the caller writes the reports through the
+// returned writer, then releases it and the report's summary.
+func (rs *RunSet) Merge(spec Spec, out string, info rundir.RunInfo) (*reports.Report, *rundir.RunWriter, error) {
+	if err := outIsNotInput(out, rs.Dirs); err != nil {
+		return nil, nil, err
+	}
+	w, err := rundir.CreateRun(out, info)
+	if err != nil {
+		return nil, nil, err
+	}
+	spec.CheckDistinct = true
+	ev, err := rs.Evaluate(spec, false, func(_ int, r *replay.Result, again bool) (bool, error) {
+		r.RunID = info.RunID
+		if again {
+			return true, nil
+		}
+		return true, w.Write(r)
+	})
+	if err != nil {
+		w.Abort()
+		w.Release()
+		return nil, nil, err
+	}
+	if err := w.Close(); err != nil {
+		w.Release()
+		return nil, nil, err
+	}
+	rep, err := ev.Finish(*w.Info())
+	if err != nil {
+		w.Release()
+		return nil, nil, err
+	}
+	rep.Exit = rep.RunExit()
+	return rep, w, nil
+}
+
+// outIsNotInput refuses a merge whose out is one of its input shards:
+// writing it would replace the shard with the merged run.
+func outIsNotInput(out string, inputs []string) error {
+	ost, err := os.Stat(out)
+	if err != nil {
+		return nil // a new directory is no input
+	}
+	for _, in := range inputs {
+		if ist, err := os.Stat(in); err == nil && os.SameFile(ost, ist) {
+			return fmt.Errorf("--out %s is one of the shards being merged (%s); choose another directory for the merged run", out, in)
+		}
+	}
+	return nil
 }

@@ -62,3 +62,56 @@ func TestCheckShardsWantsEveryShard(t *testing.T) {
 		t.Errorf("no run directory: %v", err)
 	}
 }
+
+// TestMergeWritesOneRun: two shards of 4 cases merge into one run of 8
+// results under the merged run ID, whose report counts them all and
+// exits with its verdict; an out that is one of the shards is refused
+// and the shard is left as it was.
+func TestMergeWritesOneRun(t *testing.T) {
+	t.Parallel()
+	var dirs []string
+	for i, sh := range []string{"1/2", "2/2"} {
+		dir := filepath.Join(t.TempDir(), "shard")
+		rs := results("J", 4)
+		for _, r := range rs {
+			r.CaseID = sh[:1] + r.CaseID
+			r.SessionID = sh[:1] + r.SessionID
+		}
+		fixture.WriteRun(t, dir, rundir.RunInfo{RunID: "r" + sh[:1], Shard: sh, Created: time.Date(2026, 12, 1, 0, 0, i, 0, time.UTC), Version: "test",
+			Judges: []rundir.JudgeInfo{{Identity: "J"}}}, rs)
+		dirs = append(dirs, dir)
+	}
+	infos, err := CheckShards(dirs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := &RunSet{Dirs: dirs, Infos: infos}
+	spec := Spec{Criteria: replay.DefaultKillCriteria()}
+	if _, _, err := rs.Merge(spec, dirs[0], MergedInfo(infos, "m", rundir.LayoutFlat, time.Now(), spec)); err == nil || !strings.Contains(err.Error(), "is one of the shards being merged") {
+		t.Fatalf("out = a shard: %v", err)
+	}
+	if info, err := rundir.ReadRunInfo(dirs[0]); err != nil || info.RunID != "r1" {
+		t.Fatalf("shard 1 after the refused merge: %+v, %v", info, err)
+	}
+	out := filepath.Join(t.TempDir(), "merged")
+	rep, w, err := rs.Merge(spec, out, MergedInfo(infos, "m", rundir.LayoutFlat, time.Now(), spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Release()
+	defer func() { _ = rep.Summary.Release() }()
+	w.ReportsWritten()
+	if rep.Run.RunID != "m" || rep.Exit != rep.RunExit() {
+		t.Errorf("report: run %q exit %d (RunExit %d)", rep.Run.RunID, rep.Exit, rep.RunExit())
+	}
+	n := 0
+	if _, err := rundir.ReadRun(out, func(r *replay.Result) error {
+		if r.RunID != "m" {
+			t.Errorf("result %s under run %q", r.CaseID, r.RunID)
+		}
+		n++
+		return nil
+	}); err != nil || n != 8 {
+		t.Errorf("merged run: %d results, %v; want 8", n, err)
+	}
+}

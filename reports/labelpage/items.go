@@ -36,7 +36,20 @@ func Part(queue []datasets.SampleLabel, k, n int) []datasets.SampleLabel {
 // its run.json names them: nil datasets for the embedded sample, "" for
 // the sample's policy. They are where the page reads the cases and rules
 // back from unless the command names others.
-func RunSources(info rundir.RunInfo) (paths []string, policy string) {
+// datasetFlag and policyFlag, when given (label serve --dataset and
+// --policy), replace them.
+func RunSources(info rundir.RunInfo, datasetFlag []string, policyFlag string) (paths []string, policy string) {
+	paths, policy = runSources(info)
+	if policyFlag != "" {
+		policy = policyFlag
+	}
+	if len(datasetFlag) > 0 {
+		paths = datasetFlag
+	}
+	return paths, policy
+}
+
+func runSources(info rundir.RunInfo) (paths []string, policy string) {
 	if info.Policy != nil && info.Policy.Name != "sample:policy.toml" {
 		policy = info.Policy.Name
 	}

@@ -64,12 +64,18 @@ func TestItemsFromTheSample(t *testing.T) {
 
 func TestRunSourcesAndLabelsFile(t *testing.T) {
 	sample := rundir.RunInfo{Datasets: []rundir.FileRef{{Name: "sample", SHA256: datasets.SampleSHA256()}}, Policy: &rundir.FileRef{Name: "sample:policy.toml"}}
-	if p, pol := RunSources(sample); p != nil || pol != "" {
+	if p, pol := RunSources(sample, nil, ""); p != nil || pol != "" {
 		t.Errorf("sample: %v %q", p, pol)
 	}
 	own := rundir.RunInfo{Datasets: []rundir.FileRef{{Name: "a.jsonl", SHA256: "x"}, {Name: "b.jsonl", SHA256: "y"}}, Policy: &rundir.FileRef{Name: "p.toml"}}
-	if p, pol := RunSources(own); !slices.Equal(p, []string{"a.jsonl", "b.jsonl"}) || pol != "p.toml" {
+	if p, pol := RunSources(own, nil, ""); !slices.Equal(p, []string{"a.jsonl", "b.jsonl"}) || pol != "p.toml" {
 		t.Errorf("own: %v %q", p, pol)
+	}
+	if p, pol := RunSources(own, []string{"c.jsonl"}, "q.toml"); !slices.Equal(p, []string{"c.jsonl"}) || pol != "q.toml" {
+		t.Errorf("--dataset and --policy: %v %q", p, pol)
+	}
+	if p, pol := RunSources(sample, nil, "q.toml"); p != nil || pol != "q.toml" {
+		t.Errorf("sample with --policy: %v %q", p, pol)
 	}
 	if got := LabelsFile("", " ana "); got != "labels-ana.jsonl" {
 		t.Errorf("LabelsFile = %q", got)

@@ -12,7 +12,7 @@
 //
 // # Where to look
 //
-//	server.go   Server: state, the JSON API, the appender
+//	server.go   Server: state, the JSON API, the appender; Serve (until the context ends)
 //	page.go     the page (HTML, CSS, JS in one self-contained document)
 //	items.go    the page's items (a labeler's part of the queue, cases and rules read back), the labels file
 //
@@ -22,6 +22,7 @@
 package labelpage
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -141,6 +142,28 @@ func Listen(addr string) (net.Listener, error) {
 		return nil, err
 	}
 	return net.Listen("tcp", addr)
+}
+
+// Serve serves the page on l until ctx is done, then shuts the server
+// down (waiting up to 2 s for requests in flight) and returns nil; it
+// returns the server's error if it stops otherwise. Each label was synced
+// when it was taken, so stopping loses nothing.
+func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(l) }()
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+		return nil
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	}
 }
 
 // URL is the page's address on l.

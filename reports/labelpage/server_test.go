@@ -1,6 +1,7 @@
 package labelpage
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -202,5 +203,33 @@ func TestServerSequentialStanding(t *testing.T) {
 	r.Body.Close()
 	if !strings.Contains(string(body), "decided after \" + q.decided_after + \" labels") {
 		t.Error("the page does not render the sequential standing")
+	}
+}
+
+// TestServeStopsWithTheContext: Serve answers on the listener and
+// returns nil once the context is done.
+func TestServeStopsWithTheContext(t *testing.T) {
+	s, _, _ := testServer(t)
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	resp, err := http.Get(s.URL(ln))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("page: HTTP %d", resp.StatusCode)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Serve after cancel: %v", err)
+	}
+	if _, err := http.Get(s.URL(ln)); err == nil {
+		t.Error("still serving after the context ended")
 	}
 }
