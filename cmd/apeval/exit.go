@@ -30,10 +30,6 @@ const (
 	exitInterrupted  = 130
 )
 
-// verdictExit is reports.VerdictExit: a verdict's exit code under
-// --inconclusive.
-var verdictExit = reports.VerdictExit
-
 // usageError marks a usage or input error: exit code 2.
 type usageError struct{ err error }
 
