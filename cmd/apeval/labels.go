@@ -3,9 +3,8 @@ package main
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
-	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 // labelsHelp is the help of --labels on run, report, gate and compare.
@@ -26,20 +25,10 @@ func checkLabels(files, by []string) error {
 }
 
 // newLabelSink reads the labels files for figures from a labeled sample
-// (metrics.LabeledSample); nil without --labels, so nothing changes then.
-// source is the run's label source: a sample on weak labels is refused.
+// (evaluation.LabeledSample); nil without --labels. source is the run's
+// label source: a sample on weak labels is refused.
 func newLabelSink(files []string, source string) (*metrics.LabeledSample, error) {
-	if len(files) == 0 {
-		return nil, nil
-	}
-	if err := reports.CheckSampleOn(source); err != nil {
-		return nil, usageError{err}
-	}
-	lines, err := datasets.ReadSampleLabels(files, false)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	l, err := metrics.NewLabeledSample(lines)
+	l, err := evaluation.LabeledSample(files, source)
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/reports"
 )
 
 // QueueSpec is what apeval label queue draws: the run directory, the
@@ -126,4 +127,22 @@ func CorrectWeak(s CorrectSpec) (*Correction, error) {
 		return nil, err
 	}
 	return &Correction{Report: rep, Labels: len(labels), Missing: missing}, nil
+}
+
+// LabeledSample reads the labels files of --labels into the labeled
+// sample the figures are weighted by (metrics.LabeledSample); nil
+// without files, so nothing changes then. labelSource is the run's: a
+// sample on weak labels is refused (reports.CheckSampleOn).
+func LabeledSample(files []string, labelSource string) (*metrics.LabeledSample, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	if err := reports.CheckSampleOn(labelSource); err != nil {
+		return nil, err
+	}
+	lines, err := datasets.ReadSampleLabels(files, false)
+	if err != nil {
+		return nil, err
+	}
+	return metrics.NewLabeledSample(lines)
 }

@@ -114,3 +114,26 @@ func TestReplayedInput(t *testing.T) {
 		t.Errorf("ReadInfos: %v", err)
 	}
 }
+
+// TestLabeledSample: no files, no sample; a run on weak labels refuses
+// one; a labels file becomes the weighting sample.
+func TestLabeledSample(t *testing.T) {
+	t.Parallel()
+	if l, err := LabeledSample(nil, datasets.LabelSourceWeak); l != nil || err != nil {
+		t.Errorf("no files: %v, %v", l, err)
+	}
+	p := filepath.Join(t.TempDir(), "labels.jsonl")
+	line := `{"schema":"apeval.labels/v1","case_id":"c1","rule_id":"R1","stratum":"A:match","stratum_size":6,"order":1,"label":"match","labeler":"ana","time":"2026-12-01T10:00:00Z"}` + "\n"
+	if err := os.WriteFile(p, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LabeledSample([]string{p}, datasets.LabelSourceWeak); err == nil || !strings.Contains(err.Error(), "weak") {
+		t.Errorf("weak run: %v", err)
+	}
+	if l, err := LabeledSample([]string{p}, ""); err != nil || l == nil {
+		t.Errorf("labels file: %v, %v", l, err)
+	}
+	if _, err := LabeledSample([]string{filepath.Join(t.TempDir(), "none.jsonl")}, ""); err == nil {
+		t.Error("a missing labels file: no error")
+	}
+}
