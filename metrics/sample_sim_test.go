@@ -264,6 +264,10 @@ type labeledStats struct {
 	// This estimator's labels' part alone (v₂: the recorded pairs as the
 	// target): coverage of the recorded pairs' figure and width.
 	covRec, wRec [2]float64
+	// mse is the estimate's mean squared error against the model's
+	// figure: 2·1.96·√mse is the narrowest width a calibrated interval
+	// of fixed width could have.
+	mse [2]float64
 }
 
 var ratioFns = [2]ratioFn{
@@ -302,6 +306,7 @@ func labeledGrid(t testing.TB, m labelModel, reps, budget int, prefixes []int) [
 					st.cov[k]++
 				}
 				st.w[k] += *got[k].Hi - *got[k].Lo
+				st.mse[k] += (*got[k].Estimate - truths[k]) * (*got[k].Estimate - truths[k])
 				st.wAll[k] += *full[k].Hi - *full[k].Lo
 				if l, h, ok := textbookStratified(us, ratioFns[k]); ok {
 					if l <= truths[k] && truths[k] <= h {
@@ -336,7 +341,7 @@ func labeledGrid(t testing.TB, m labelModel, reps, budget int, prefixes []int) [
 	for pi := range sts {
 		st := &sts[pi]
 		for k := range 2 {
-			for _, v := range []*float64{&st.cov[k], &st.w[k], &st.wAll[k], &st.covT[k], &st.covTRec[k], &st.wT[k], &st.zeroT[k], &st.cov2[k], &st.w2[k], &st.covRec[k], &st.wRec[k]} {
+			for _, v := range []*float64{&st.cov[k], &st.w[k], &st.wAll[k], &st.covT[k], &st.covTRec[k], &st.wT[k], &st.zeroT[k], &st.cov2[k], &st.w2[k], &st.covRec[k], &st.wRec[k], &st.mse[k]} {
 				*v /= float64(reps)
 			}
 		}
@@ -388,7 +393,8 @@ func textbookTwoPhase(units []SampleUnit, f ratioFn) (lo, hi float64, ok bool) {
 // unclustered and lightly clustered models. Beside it: the textbook
 // stratified interval (coverage of the traffic and of the recorded pairs),
 // the textbook two-phase interval, this estimator's labels' part alone on
-// the recorded pairs, and the census limit. The smoke runs 40 populations
+// the recorded pairs, the census limit, and the narrowest width a
+// calibrated fixed-width interval could have (2·1.96·RMSE). The smoke runs 40 populations
 // per model; APEVAL_CALIBRATE (make calibrate) runs that many.
 func TestLabeledCalibration(t *testing.T) {
 	t.Parallel()
@@ -397,7 +403,7 @@ func TestLabeledCalibration(t *testing.T) {
 		reps = 40
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| model (%d populations) | queue | labels | figure | coverage | width | textbook: coverage | of the recorded pairs | width | zero width | width ÷ textbook | two-phase textbook: coverage | width | width ÷ that | labels' part alone: coverage of the recorded pairs | its width ÷ textbook | every pair labeled: width |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", reps)
+	fmt.Fprintf(&b, "\n| model (%d populations) | queue | labels | figure | coverage | width | textbook: coverage | of the recorded pairs | width | zero width | width ÷ textbook | two-phase textbook: coverage | width | width ÷ that | labels' part alone: coverage of the recorded pairs | its width ÷ textbook | every pair labeled: width | width ÷ 2·1.96·RMSE |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", reps)
 	type setting struct {
 		m        labelModel
 		budget   int
@@ -416,8 +422,8 @@ func TestLabeledCalibration(t *testing.T) {
 		for pi, n := range se.prefixes {
 			st := sts[pi]
 			for k, name := range []string{"precision", "recall"} {
-				fmt.Fprintf(&b, "| %s | %d | %d | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.3f | %.2f | %.3f | %.2f | %.3f |\n",
-					m.name, se.budget, n, name, st.cov[k], st.w[k], st.covT[k], st.covTRec[k], st.wT[k], st.zeroT[k], st.w[k]/st.wT[k], st.cov2[k], st.w2[k], st.w[k]/st.w2[k], st.covRec[k], st.wRec[k]/st.wT[k], st.wAll[k])
+				fmt.Fprintf(&b, "| %s | %d | %d | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.3f | %.2f | %.3f | %.2f | %.3f | %.2f |\n",
+					m.name, se.budget, n, name, st.cov[k], st.w[k], st.covT[k], st.covTRec[k], st.wT[k], st.zeroT[k], st.w[k]/st.wT[k], st.cov2[k], st.w2[k], st.w[k]/st.w2[k], st.covRec[k], st.wRec[k]/st.wT[k], st.wAll[k], st.w[k]/(2*1.959964*math.Sqrt(st.mse[k])))
 				slack := 0.0
 				if !full {
 					slack = smokeSlack(0.925, reps)

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/internal/config"
+	"github.com/apeval/apeval/reports/evaluation"
 )
 
 // loadProjectConfig reads --config FILE, else ./apeval.toml when it exists
@@ -26,21 +27,12 @@ func loadProjectConfig(cmd *cobra.Command) (*config.Project, error) {
 	return c, nil
 }
 
-// applyToEval fills report/gate/compare options the command line left unset.
+// applyToEval fills report/gate/compare options the command line left
+// unset from apeval.toml (evaluation.Settings.Under).
 func applyToEval(c *config.Project, cmd *cobra.Command, e *evalOptions) {
-	if c.Path == "" {
-		return
-	}
-	set := func(name string) bool { return !cmd.Flags().Changed(name) }
-	if set("criteria") && set("policy") && e.Criteria == "" && e.Policy == "" && c.Criteria != "" {
-		e.Criteria = c.Criteria
-	}
-	if set("baseline") && c.Baseline != "" {
-		e.Baseline = c.Baseline
-	}
-	if set("inconclusive") && c.Inconclusive != "" {
-		e.Inconclusive = c.Inconclusive
-	}
+	s := evaluation.Settings{Criteria: e.Criteria, Policy: e.Policy, Baseline: e.Baseline, Inconclusive: e.Inconclusive}
+	s.Under(cmd.Flags().Changed, evaluation.Settings{Criteria: c.Criteria, Baseline: c.Baseline, Inconclusive: c.Inconclusive})
+	e.Criteria, e.Baseline, e.Inconclusive = s.Criteria, s.Baseline, s.Inconclusive
 }
 
 // applyConfig reads apeval.toml (or --config) into report, gate and

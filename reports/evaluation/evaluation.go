@@ -27,6 +27,7 @@
 //	labels.go       DrawQueue (label queue), CorrectWeak (label correct)
 //	pilot.go        RunSet.Pilot: a plan from a pilot run (plan RUN_DIR), in sessions or labels
 //	sequential.go   RunSet.Sequential: the history of runs as looks of the sequential gate (gate --sequential)
+//	settings.go     Settings.Under: a reading command's flags over apeval.toml (criteria, baseline, inconclusive)
 //
 // Not a stable Go API: apeval is a command, and this package serves
 // cmd/apeval; its exported names change with the command, without a
