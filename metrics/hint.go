@@ -267,8 +267,11 @@ type LabelHint struct {
 // First, labels: after m more labels from the queue spread like the S
 // given, each stratum's n_h grows by ρ⁻¹ = (S + m)/S, so v₂(m) =
 // A·ρ − B with A = v₂ + B, B = SampledFPC (the finite-population part),
-// and v₁ stays (raised to its 90 % upper χ² bound on DF: the sessions
-// the labels reach so far may understate it); the interval's half-width on the side facing the
+// and v₁ stays (at least v1Floor, the caller's lower bound: for a
+// precision the binomial variance over the recorded pairs, as the
+// sessions' spread less the labels' part can come out near 0 on a few
+// hundred labels; then raised to its 90 % upper χ² bound on DF: the
+// sessions the labels reach so far may understate it); the interval's half-width on the side facing the
 // threshold becomes half(v₁ + v₂(m), ρ⁻¹) and the estimate moves by a
 // spread √(A·ρ(1 − ρ)), A raised to its 90 % upper χ² bound on the
 // labels' degrees of freedom (SampledDF, spreadUp). P(m) =
@@ -283,14 +286,14 @@ type LabelHint struct {
 // spread √(V·u(1 − u)), V raised to its 90 % upper χ² bound on DF
 // (spreadUp) in both, as SessionsToDecide raises se₀. The fewest k with
 // P ≥ target; ok is false when none up to 2⁴⁰ is.
-func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow float64) float64, target float64, remain int64) (LabelHint, bool) {
+func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow float64) float64, target float64, remain int64, v1Floor float64) (LabelHint, bool) {
 	S := float64(f.SampledAll)
 	if !(dist > 0) {
 		return LabelHint{}, false
 	}
 	// v₁ rests on the sessions the labels reach: raised to its 90 % upper
 	// χ² bound on DF, as the spread of the other hints is.
-	v1 := max(0, f.Var-f.SampledVar)
+	v1 := max(0, f.Var-f.SampledVar, v1Floor)
 	prob := func(num, sd float64) float64 {
 		if sd == 0 {
 			if num > 0 {

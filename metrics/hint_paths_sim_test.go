@@ -38,6 +38,10 @@ func outcome(got, want Status) hintOutcome {
 type hintPath struct {
 	name string
 	rep  func(rng *rand.Rand) (hinted bool, o hintOutcome, more int64)
+	// shortfall, when set, says why this row's hints in labels are known
+	// to miss the goal (docs/statistics.md): the row is measured and
+	// printed with the reason, and only its whole-path figure asserted.
+	shortfall string
 }
 
 // recallSession is one session's labeled positives: m positives, the
@@ -85,7 +89,7 @@ func evalRecall(e *evaluator, ss []recallSession) Criterion {
 }
 
 func recallPath(name string, sz []int, pb, pj, icc float64) hintPath {
-	return hintPath{name, func(rng *rand.Rand) (bool, hintOutcome, int64) {
+	return hintPath{name: name, rep: func(rng *rand.Rand) (bool, hintOutcome, int64) {
 		e := defaultEval()
 		ss := drawRecall(rng, sz, pb, pj, icc)
 		c := evalRecall(e, ss)
@@ -109,7 +113,7 @@ func recallPath(name string, sz []int, pb, pj, icc float64) hintPath {
 // like these are collected for every rule and the rules decided again,
 // Holm included: the first rule must then PASS.
 func holmPath(name string, sz []int, rates [][2]float64, icc float64) hintPath {
-	return hintPath{name, func(rng *rand.Rand) (bool, hintOutcome, int64) {
+	return hintPath{name: name, rep: func(rng *rand.Rand) (bool, hintOutcome, int64) {
 		e := defaultEval()
 		ss := make([][]recallSession, len(rates))
 		for i, r := range rates {
@@ -164,7 +168,7 @@ func drawDrift(rng *rand.Rand, sz []int, q1, q2, icc float64) []pairSess {
 }
 
 func driftPath(name string, sz []int, q1, q2, icc float64) hintPath {
-	return hintPath{name, func(rng *rand.Rand) (bool, hintOutcome, int64) {
+	return hintPath{name: name, rep: func(rng *rand.Rand) (bool, hintOutcome, int64) {
 		e := defaultEval()
 		ss := drawDrift(rng, sz, q1, q2, icc)
 		c := e.fireRateChange(newPairDiff(append([]pairSess(nil), ss...)))
@@ -193,7 +197,7 @@ func driftPath(name string, sz []int, q1, q2, icc float64) hintPath {
 // sessions of the same traffic, queues the whole (a new run) with the
 // labels given plus the hint's and labels that queue.
 func labelPath(name string, n int, crit replay.KillCriteria, recall bool) hintPath {
-	return hintPath{name, func(rng *rand.Rand) (bool, hintOutcome, int64) {
+	return hintPath{name: name, rep: func(rng *rand.Rand) (bool, hintOutcome, int64) {
 		ps := simPopulationSeed(rng.Uint64())
 		seed := rng.Uint64()
 		eval := func(ps []simPair, budget, k int, seed uint64) Criterion {
@@ -253,6 +257,11 @@ func queueUnitsOther(ps []simPair, budget, n int, seed uint64) []SampleUnit {
 	return us
 }
 
+func withShortfall(p hintPath, why string) hintPath {
+	p.shortfall = why
+	return p
+}
+
 func hintPaths() []hintPath {
 	prec := replay.DefaultKillCriteria()
 	prec.PrecisionMin = 0.6
@@ -270,6 +279,8 @@ func hintPaths() []hintPath {
 		labelPath("labels: precision ≈ 0.71 ≥ 0.60, 40 labels", 40, prec, false),
 		labelPath("labels: precision ≈ 0.71 < 0.80 (failing), 60 labels", 60, precFail, false),
 		labelPath("labels: recall gain ≈ 0.20 over the baseline, 40 labels", 40, replay.DefaultKillCriteria(), true),
+		withShortfall(labelPath("labels: precision ≈ 0.71 ≥ 0.65 (near), 300 labels", 300, near, false),
+			"an estimate far enough above the threshold to need labels only is, more often than not, above it by chance: once labeled, the recorded pairs' own precision sits nearer the threshold"),
 		labelPath("labels: precision ≈ 0.71 ≥ 0.65 (near: labels alone seldom decide), 1000 labels", 1000, near, false),
 	}
 }
@@ -294,7 +305,7 @@ func TestCalibrationHintPaths(t *testing.T) {
 		var got, ok, named int
 		// On the labeled path a hint in sessions (labels cannot decide)
 		// comes back negative: counted apart as well.
-		var sGot, sOK int
+		var sGot, sOK, lOK int
 		var more, sMore []float64
 		for range n {
 			h, o, m := p.rep(rng)
@@ -318,6 +329,9 @@ func TestCalibrationHintPaths(t *testing.T) {
 				continue
 			}
 			more = append(more, float64(m))
+			if d {
+				lOK++
+			}
 		}
 		if got == 0 {
 			t.Errorf("%s: no replicate got a hint", p.name)
@@ -332,12 +346,27 @@ func TestCalibrationHintPaths(t *testing.T) {
 		if len(more) > 0 {
 			med = fmt.Sprintf("%.0f %s", median(more), unit)
 		}
+		if strings.HasPrefix(p.name, "labels") && len(more) > 0 {
+			med += fmt.Sprintf(" (%d, of which %.3f decided)", len(more), float64(lOK)/float64(len(more)))
+		}
 		if sGot > 0 {
 			med += fmt.Sprintf("; %d hinted sessions instead (median %.0f), of which %.3f decided", sGot, median(sMore), float64(sOK)/float64(sGot))
+		}
+		if p.shortfall != "" {
+			med += "; goal not met by the hints in labels (docs/statistics.md)"
+			t.Logf("%s: known shortfall: %s", p.name, p.shortfall)
 		}
 		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %s |\n", p.name, hinted, decided, float64(named)/float64(got), med)
 		if decided < 0.8-slack-2*math.Sqrt(0.16/float64(got)) {
 			t.Errorf("%s: decided %.3f after the hint (%d hinted)", p.name, decided, got)
+		}
+		// On the labeled path the hints that ask for labels keep the
+		// promise by themselves, not only with the session hints beside
+		// them (where fewer than 20 did, the row says so and no more).
+		if p.shortfall == "" && strings.HasPrefix(p.name, "labels") && len(more) >= 20 {
+			if l := float64(lOK) / float64(len(more)); l < 0.8-slack-2*math.Sqrt(0.16/float64(len(more))) {
+				t.Errorf("%s: the hints in labels decided %.3f (%d hinted)", p.name, l, len(more))
+			}
 		}
 	}
 	t.Log("\n" + b.String())

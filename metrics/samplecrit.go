@@ -60,7 +60,14 @@ func moreLabels(c *Criterion, f WeightedRatio, conf float64, verb string, dec De
 		l, h := Wilson(est*n, n, q)
 		return hintHalfWidth(AtLeast, dec, est, l, h)
 	}
-	h, ok := labelsToDecide(f, math.Abs(est-c.Threshold), half, assurance, f.Remaining)
+	// The recorded pairs are at least a simple random sample of the
+	// traffic (design effect ≥ 1, as ClusteredInterval caps n_eff at M):
+	// v₁ is never below the binomial variance of the figure over them.
+	floor := 0.0
+	if f.Den > 0 {
+		floor = est * (1 - est) / f.Den
+	}
+	h, ok := labelsToDecide(f, math.Abs(est-c.Threshold), half, assurance, f.Remaining, floor)
 	setLabelHint(c, f, h, ok, verb)
 }
 
@@ -148,7 +155,7 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 		// freedom for the hint are theirs.
 		fh := diff
 		fh.SampledDF = min(fh.SampledDF, max(1, float64(diff.Up+diff.Down-1)))
-		h, ok := labelsToDecide(fh, d, half, assurance, diff.Remaining)
+		h, ok := labelsToDecide(fh, d, half, assurance, diff.Remaining, 0)
 		if disc := diff.Up + diff.Down; ok && disc > 0 && disc < fewDiscordant {
 			h = fewDiscordantHint(diff, h)
 		}

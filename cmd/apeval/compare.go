@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
 )
@@ -73,10 +73,10 @@ func (o *compareOptions) resolve(cmd *cobra.Command, args []string) error {
 			return usagef("--comment prints Markdown: leave out --format, or give --format markdown")
 		}
 		o.Format = string(reports.FormatMarkdown)
-		if f := cmd.Flag("config"); f != nil && f.Value.String() != "" {
-			o.Marker = f.Value.String()
-		} else if _, err := os.Stat("apeval.toml"); err == nil {
-			o.Marker = "apeval.toml"
+		if f := cmd.Flag("config"); f != nil {
+			o.Marker = config.Marker(f.Value.String())
+		} else {
+			o.Marker = config.Marker("")
 		}
 	}
 	if o.ReportURL != "" && !o.Comment {

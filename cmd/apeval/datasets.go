@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/apeval/apeval/datasets"
-	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/internal/outfile"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
@@ -143,7 +142,11 @@ func runStats(ctx context.Context, o *statsOptions, io IO) error {
 		return usageError{err}
 	}
 	if o.ByTool {
-		return statsByTool(io, src, pol, o.Format)
+		rows, err := src.Tools(pol)
+		if err != nil {
+			return usageError{err}
+		}
+		return reports.RenderByTool(io.Out, rows, outputFormat(o.Format, io.Out))
 	}
 	st, err := scanStats(src, pol, true)
 	if err != nil {
@@ -189,15 +192,4 @@ func runSample(_ context.Context, o *sampleOptions, io IO) error {
 		fmt.Fprintln(io.Out, p)
 	}
 	return err
-}
-
-// statsByTool prints every tool name with its category and its source.
-func statsByTool(io IO, src *source.Source, pol *replay.Policy, format string) error {
-	r := src.Reader(pol)
-	defer r.Close()
-	rows, err := datasets.ToolsOf(r, datasets.CategoryMap(pol.Categories))
-	if err != nil {
-		return usageError{err}
-	}
-	return reports.RenderByTool(io.Out, rows, outputFormat(format, io.Out))
 }

@@ -76,30 +76,15 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 	if err != nil {
 		return err
 	}
-	cases := found.Cases
 	// Only the selected cases' lines are kept in memory.
 	lines, where, err := found.Lines(paths, stdin, source.URLs)
 	if err != nil {
 		return usageError{err}
 	}
-
-	err = outfile.Write(o.Out, io.Out, func(w goio.Writer) error {
-		for i, c := range cases {
-			out, err := c.Annotate(lines[i])
-			if err != nil {
-				return usagef("%s: %v", where[i], err)
-			}
-			if _, err := w.Write(append(out, '\n')); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
+	if err := outfile.Write(o.Out, io.Out, func(w goio.Writer) error { return found.Write(w, lines, where) }); err != nil {
+		return usageError{err}
 	}
-	fmt.Fprintf(io.Err, "%d disagreements (%d opposite, %d unknown) in %d cases over %d pairs both judged (baseline %s, candidate %s); %d cases written to %s\n",
-		len(found.Ranked), found.Opposite, len(found.Ranked)-found.Opposite, found.Total, found.Paired, pair.Baseline, pair.Candidate, len(cases), outfile.Dest(o.Out))
+	fmt.Fprintln(io.Err, found.Summary(pair, outfile.Dest(o.Out)))
 	return nil
 }
 

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	goio "io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,7 +11,6 @@ import (
 	"github.com/apeval/apeval/datasets/importers"
 	"github.com/apeval/apeval/internal/outfile"
 	"github.com/apeval/apeval/reports"
-	"github.com/apeval/apeval/reports/rundir"
 )
 
 // importOptions are the options of `apeval datasets import`.
@@ -70,30 +66,11 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 		}
 	}
 	var sum *importers.Summary
-	// Whether each session's cases came out together: then the file is
-	// marked grouped (docs/cases.md, "Grouped sessions").
-	var grouping datasets.Grouping
-	write := func(w goio.Writer) error {
+	err := outfile.WriteCases(o.out, io.Out, func(emit func(*datasets.Case) error) error {
 		var err error
-		sum, err = importers.Import(o.from, sources, opt, func(c *datasets.Case) error {
-			grouping.Add(c)
-			return datasets.WriteJSONL(w, c)
-		}, func(msg string) { fmt.Fprintln(io.Err, msg) })
+		sum, err = importers.Import(o.from, sources, opt, emit, func(msg string) { fmt.Fprintln(io.Err, msg) })
 		return err
-	}
-	var err error
-	if outfile.ToStdout(o.out) {
-		bw := bufio.NewWriterSize(io.Out, 64<<10)
-		if err = write(bw); err == nil {
-			err = bw.Flush()
-		}
-	} else {
-		err = rundir.WriteFileAtomic(o.out, write)
-		// A device or FIFO given as --out is written through, not read back.
-		if err == nil && grouping.Grouped() && rundir.IsRegularOrAbsent(o.out) {
-			err = markGrouped(o.out)
-		}
-	}
+	})
 	if sum == nil {
 		return usageError{err}
 	}
@@ -113,15 +90,4 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 		return exitCodeError{exitUsage}
 	}
 	return nil
-}
-
-// markGrouped rewrites a cases file with the grouping marker
-// (datasets.SessionsField) as the first field of its first line.
-func markGrouped(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return rundir.WriteFileAtomic(path, func(w goio.Writer) error { return datasets.MarkGrouped(w, f) })
 }

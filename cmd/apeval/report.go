@@ -77,14 +77,7 @@ func (e *evalOptions) evaluateDirs(dirs []string, errOut stdio.Writer) (*reports
 	if err != nil {
 		return nil, err
 	}
-	spec.CheckDistinct = rs.Distinct()
-	ev, err := rs.Evaluate(spec, false, nil)
-	if err != nil {
-		return nil, err
-	}
-	info := rs.Infos[0]
-	info.Baseline = spec.Baseline
-	return finish(ev, info)
+	return rs.Report(spec)
 }
 
 // reportOptions are the options of `apeval report`.
@@ -246,23 +239,12 @@ func runGate(ctx context.Context, o *gateOptions, io IO) error {
 	return verdictDone(rep, io)
 }
 
-// writeRunReports writes every report file of a run directory and prints
-// the terminal tables; it sets rep.Exit, the verdict's exit code, which
-// the reports show.
-//
-// run is the run's writer when the reports complete a run (apeval run,
-// merge): a failure to write them brings the earlier run in dir back as
-// it was.
+// writeRunReports writes every report file of a run directory
+// (evaluation.WriteReports: run is the run's writer when they complete a
+// run) and prints the terminal tables.
 func writeRunReports(dir string, rep *reports.Report, format string, io IO, run *rundir.RunWriter) error {
-	rep.Exit = rep.RunExit()
-	if err := reports.WriteRunReports(dir, rep); err != nil {
-		if run != nil {
-			return run.ReportsFailed(err)
-		}
+	if err := evaluation.WriteReports(dir, rep, run); err != nil {
 		return err
-	}
-	if run != nil {
-		run.ReportsWritten()
 	}
 	f := outputFormat(format, io.Out)
 	rep.Color = useColor(io.Out, io)

@@ -92,12 +92,12 @@ func resolveRun(cmd *cobra.Command, o runplan.Options, getenv func(string) strin
 	return p, nil
 }
 
+// checkInconclusive is evaluation.CheckInconclusive with a usage error.
 func checkInconclusive(v string) error {
-	switch v {
-	case "", "pass", "fail":
-		return nil
+	if err := evaluation.CheckInconclusive(v); err != nil {
+		return usageError{err}
 	}
-	return usagef("--inconclusive must be pass or fail, got %q", v)
+	return nil
 }
 
 // runRun is `apeval run` / `apeval replay` with a resolved plan: to a

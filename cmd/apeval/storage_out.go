@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	stdio "io"
-	"strings"
 	"time"
 
 	"github.com/apeval/apeval/internal/mask"
@@ -29,51 +26,15 @@ func runToBucket(ctx context.Context, p *runplan.Plan, io IO) error {
 	})
 }
 
-// bucketIO is io for a run written to local and uploaded to remote: its
-// messages name the bucket prefix, never the temporary directory (which is
-// gone when the run ends), and its "reports in" line is left out: the
+// bucketIO is io for a run written to local and uploaded to remote
+// (objstore.StagedLog): its messages name the bucket prefix, never the
+// temporary directory, and its "reports in" line is left out: the
 // "uploaded to" line says where the reports are once they are there.
 // flush writes a last unfinished line.
 func bucketIO(io IO, local, remote string) (IO, func()) {
-	w := &localToRemote{w: io.Err, local: local, remote: mask.Message(remote)}
-	io.Err = w
-	return io, w.flush
-}
-
-type localToRemote struct {
-	w             interface{ Write([]byte) (int, error) }
-	local, remote string
-	buf           []byte
-}
-
-func (l *localToRemote) Write(p []byte) (int, error) {
-	l.buf = append(l.buf, p...)
-	for {
-		i := bytes.IndexByte(l.buf, '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		line := string(l.buf[:i+1])
-		l.buf = l.buf[i+1:]
-		if err := l.line(line); err != nil {
-			return 0, err
-		}
-	}
-}
-
-func (l *localToRemote) line(s string) error {
-	if strings.HasPrefix(s, "apeval: reports in "+l.local) {
-		return nil
-	}
-	_, err := stdio.WriteString(l.w, strings.ReplaceAll(s, l.local, l.remote))
-	return err
-}
-
-func (l *localToRemote) flush() {
-	if len(l.buf) > 0 {
-		_ = l.line(string(l.buf))
-		l.buf = nil
-	}
+	var flush func()
+	io.Err, flush = objstore.StagedLog(io.Err, local, mask.Message(remote), "apeval: reports in ")
+	return io, flush
 }
 
 // bucketRunDir is runplan.BucketRunDir with a usage error.

@@ -7,7 +7,7 @@
 //
 // Where to look:
 //
-//	source.go   Source, Open, Reader, SpoolStdin, ScanStats, Refs, ApproxCases
+//	source.go   Source, Open, Reader, SpoolStdin, ScanStats, Tools, Refs, ApproxCases
 //	urls.go     URLs (the object-storage opener), OpenReader, WeakLabels, expand (bucket patterns)
 //
 // Not a stable Go API: apeval is a command, and this package serves it;
@@ -159,6 +159,15 @@ func (s *Source) ScanStats(p *replay.Policy, skipInvalid bool) (*datasets.Stats,
 	r := s.Reader(p)
 	defer r.Close()
 	return replay.ScanStats(r, p, skipInvalid)
+}
+
+// Tools lists every tool name of the dataset with its cases, category
+// and where the category came from (datasets.ToolsOf, under the policy's
+// [categories] table).
+func (s *Source) Tools(p *replay.Policy) ([]datasets.ToolRow, error) {
+	r := s.Reader(p)
+	defer r.Close()
+	return datasets.ToolsOf(r, datasets.CategoryMap(p.Categories))
 }
 
 // ApproxCases counts the lines of the dataset files, for the progress

@@ -212,3 +212,25 @@ func TestWeakLabels(t *testing.T) {
 		t.Errorf("unreadable line: err %v, handed %q", err, bad)
 	}
 }
+
+// TestTools: the sample's tools, each with its cases, under the sample
+// policy's categories; the counts add up to the sample.
+func TestTools(t *testing.T) {
+	t.Parallel()
+	pol := samplePolicy(t)
+	s, err := Open(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.Tools(pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range rows {
+		n += r.Cases
+	}
+	if want := bytes.Count(sampleBytes(t), []byte{'\n'}); len(rows) < 2 || n != want {
+		t.Errorf("%d tools, %d cases; want several tools and %d cases", len(rows), n, want)
+	}
+}

@@ -38,6 +38,20 @@ import (
 // report, compare, gate and simulate read from the working directory.
 const Name = "apeval.toml"
 
+// Marker is the project file a pull-request comment's hidden marker
+// names (compare --comment), by which CI finds its own comment: the
+// --config path when given, else Name when it is in the working
+// directory, else "".
+func Marker(configFlag string) string {
+	if configFlag != "" {
+		return configFlag
+	}
+	if _, err := os.Stat(Name); err == nil {
+		return Name
+	}
+	return ""
+}
+
 // Schema is the schema value of apeval.toml.
 const Schema = "apeval.config/v1"
 

@@ -131,3 +131,22 @@ func TestCheckServerURL(t *testing.T) {
 		t.Error("BackendOf")
 	}
 }
+
+// TestMarker: the comment's marker names the --config path, else
+// apeval.toml when the working directory has one, else nothing.
+func TestMarker(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if got := Marker("ci/apeval.toml"); got != "ci/apeval.toml" {
+		t.Errorf("Marker(flag) = %q", got)
+	}
+	if got := Marker(""); got != "" {
+		t.Errorf("no project file: Marker = %q, want none", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, Name), []byte("schema = \"apeval.config/v1\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := Marker(""); got != Name {
+		t.Errorf("with apeval.toml: Marker = %q, want %q", got, Name)
+	}
+}

@@ -1,11 +1,14 @@
 package objstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/apeval/apeval/internal/mask"
 )
@@ -89,4 +92,51 @@ func FetchAll(ctx context.Context, dirs []string) (_ []string, cleanup func(), e
 		out[i] = local
 	}
 	return out, cleanup, nil
+}
+
+// StagedLog is the log of a run written in a temporary directory (Stage)
+// and uploaded to remote: every line written to it reaches w naming remote
+// where it named local (the temporary directory is gone when the run
+// ends), and a line starting with drop+local is left out (the line saying
+// where the files are locally: once uploaded, they are at remote). Lines
+// are passed on whole; flush writes a last unfinished one.
+func StagedLog(w io.Writer, local, remote, drop string) (log io.Writer, flush func()) {
+	l := &stagedLog{w: w, local: local, remote: remote, drop: drop + local}
+	return l, l.flush
+}
+
+type stagedLog struct {
+	w                   io.Writer
+	local, remote, drop string
+	buf                 []byte
+}
+
+func (l *stagedLog) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := string(l.buf[:i+1])
+		l.buf = l.buf[i+1:]
+		if err := l.line(line); err != nil {
+			return 0, err
+		}
+	}
+}
+
+func (l *stagedLog) line(s string) error {
+	if strings.HasPrefix(s, l.drop) {
+		return nil
+	}
+	_, err := io.WriteString(l.w, strings.ReplaceAll(s, l.local, l.remote))
+	return err
+}
+
+func (l *stagedLog) flush() {
+	if len(l.buf) > 0 {
+		_ = l.line(string(l.buf))
+		l.buf = nil
+	}
 }

@@ -3,6 +3,7 @@ package objstore
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,5 +73,36 @@ func TestStageAndFetchAll(t *testing.T) {
 	}
 	if _, _, err := FetchAll(ctx, []string{remote + "-none"}); err == nil {
 		t.Error("fetching an empty prefix succeeded")
+	}
+}
+
+// A staged run's log names the bucket, never the temporary directory; the
+// line saying where the files are locally is left out; a line split over
+// writes is passed on whole, and flush writes the last unfinished one.
+func TestStagedLog(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	local, remote := "/tmp/apeval-stage-123/run", "s3://bucket/runs/r1"
+	log, flush := StagedLog(&b, local, remote, "apeval: reports in ")
+	for _, w := range []string{
+		"apeval: decisions written to " + local + "\napeval: reports in " + local,
+		"/summary.md\napeval: warning: cannot read " + local + "/x",
+		".jsonl\nunfinished " + local,
+	} {
+		if n, err := io.WriteString(log, w); err != nil || n != len(w) {
+			t.Fatalf("write %q: %d, %v", w, n, err)
+		}
+	}
+	want := "apeval: decisions written to " + remote + "\napeval: warning: cannot read " + remote + "/x.jsonl\n"
+	if b.String() != want {
+		t.Fatalf("before flush:\n got %q\nwant %q", b.String(), want)
+	}
+	flush()
+	if got := strings.TrimPrefix(b.String(), want); got != "unfinished "+remote {
+		t.Errorf("flushed %q", got)
+	}
+	flush() // nothing left: nothing more
+	if !strings.HasSuffix(b.String(), "unfinished "+remote) {
+		t.Errorf("second flush wrote: %q", b.String())
 	}
 }

@@ -6,7 +6,7 @@
 //
 // Where to look:
 //
-//	outfile.go       ToStdout, Write, Bytes, JSON, Files, StdinCount
+//	outfile.go       ToStdout, Write, Dest, Bytes, JSON, Files, StdinCount, WriteCases (cases JSONL, marked grouped)
 //	outfile_test.go  stdout spooling on failure, atomic files, JSON, Files' refusal to overwrite
 package outfile
 
@@ -132,4 +132,39 @@ func StdinCount(lists ...[]string) int {
 		}
 	}
 	return n
+}
+
+// WriteCases writes the cases produce emits as apeval.case/v1 JSONL to
+// path atomically, or streamed to stdout when path means it (ToStdout; a
+// long import shows its cases as they come). When every session's cases
+// came out together (datasets.Grouping), a written file is marked
+// grouped (datasets.MarkGrouped: docs/cases.md, "Grouped sessions"); a
+// device or FIFO given as path is written through, never read back.
+func WriteCases(path string, stdout io.Writer, produce func(emit func(*datasets.Case) error) error) error {
+	var grouping datasets.Grouping
+	write := func(w io.Writer) error {
+		return produce(func(c *datasets.Case) error {
+			grouping.Add(c)
+			return datasets.WriteJSONL(w, c)
+		})
+	}
+	if ToStdout(path) {
+		bw := bufio.NewWriterSize(stdout, 64<<10)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	if err := rundir.WriteFileAtomic(path, write); err != nil {
+		return err
+	}
+	if !grouping.Grouped() || !rundir.IsRegularOrAbsent(path) {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return rundir.WriteFileAtomic(path, func(w io.Writer) error { return datasets.MarkGrouped(w, f) })
 }

@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/outfile"
 )
 
@@ -101,5 +103,50 @@ func TestFilesRefusesToOverwrite(t *testing.T) {
 func TestStdinCount(t *testing.T) {
 	if n := outfile.StdinCount([]string{"a", "-"}, nil, []string{"-", "-"}); n != 3 {
 		t.Errorf("StdinCount = %d, want 3", n)
+	}
+}
+
+// TestWriteCases: cases whose sessions come out together make a file
+// marked grouped; interleaved sessions leave it unmarked; stdout gets the
+// plain lines.
+func TestWriteCases(t *testing.T) {
+	mk := func(id, sess string) *datasets.Case {
+		c := &datasets.Case{ID: id, SessionID: sess, HookPoint: "tool.before"}
+		c.Tool.Name = "Bash"
+		return c
+	}
+	produce := func(cs ...*datasets.Case) func(func(*datasets.Case) error) error {
+		return func(emit func(*datasets.Case) error) error {
+			for _, c := range cs {
+				if err := emit(c); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	dir := t.TempDir()
+	grouped, mixed := filepath.Join(dir, "g.jsonl"), filepath.Join(dir, "m.jsonl")
+	if err := outfile.WriteCases(grouped, nil, produce(mk("a", "s1"), mk("b", "s1"), mk("c", "s2"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := outfile.WriteCases(mixed, nil, produce(mk("a", "s1"), mk("c", "s2"), mk("b", "s1"))); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := os.ReadFile(grouped)
+	m, _ := os.ReadFile(mixed)
+	marker := `{"` + datasets.SessionsField + `":"` + datasets.SessionsGrouped + `",`
+	if !bytes.HasPrefix(g, []byte(marker)) || bytes.Count(g, []byte("\n")) != 3 {
+		t.Errorf("grouped file:\n%s", g)
+	}
+	if bytes.Contains(m, []byte(datasets.SessionsField)) || bytes.Count(m, []byte("\n")) != 3 {
+		t.Errorf("interleaved file marked or short:\n%s", m)
+	}
+	var out bytes.Buffer
+	if err := outfile.WriteCases("-", &out, produce(mk("a", "s1"))); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), `{"id":"a"`) || strings.Count(out.String(), "\n") != 1 {
+		t.Errorf("stdout: %q", out.String())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/evaluation"
 	"github.com/apeval/apeval/reports/rundir"
 )
 
@@ -138,10 +139,8 @@ func (p *Plan) validate(getenv func(string) string) error {
 	if p.NoCache && p.CacheDir != "" {
 		return errors.New("--cache and --no-cache exclude each other")
 	}
-	switch p.Inconclusive {
-	case "", "pass", "fail":
-	default:
-		return fmt.Errorf("--inconclusive must be pass or fail, got %q", p.Inconclusive)
+	if err := evaluation.CheckInconclusive(p.Inconclusive); err != nil {
+		return err
 	}
 	if p.JSON {
 		p.Format = "json"

@@ -79,6 +79,31 @@ func FindDisagreements(dirs []string, pair reports.JudgePair, limit int) (*Disag
 	return out, nil
 }
 
+// Write writes each kept case's dataset line (lines[i], from Lines)
+// with its disagreements added (metrics.CaseDisagreements.Annotate), one
+// line each, every other field kept; a line that cannot be annotated is
+// an error naming where it came from (where[i]).
+func (d *Disagreements) Write(w io.Writer, lines [][]byte, where []string) error {
+	for i, c := range d.Cases {
+		out, err := c.Annotate(lines[i])
+		if err != nil {
+			return fmt.Errorf("%s: %v", where[i], err)
+		}
+		if _, err := w.Write(append(out, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Summary is the line datasets disagreements prints when it is done:
+// the disagreements by kind, the cases and pairs they came from, the two
+// judges, and how many cases went to dest.
+func (d *Disagreements) Summary(pair reports.JudgePair, dest string) string {
+	return fmt.Sprintf("%d disagreements (%d opposite, %d unknown) in %d cases over %d pairs both judged (baseline %s, candidate %s); %d cases written to %s",
+		len(d.Ranked), d.Opposite, len(d.Ranked)-d.Opposite, d.Total, d.Paired, pair.Baseline, pair.Candidate, len(d.Cases), dest)
+}
+
 // Lines reads the kept cases' original dataset lines (datasets.Lines):
 // lines[i] is the line of Cases[i], where[i] its file:line. A case no
 // dataset holds is an error naming it (the runs replayed other files).

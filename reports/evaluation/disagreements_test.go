@@ -66,6 +66,21 @@ func TestFindDisagreementsRanksAndLimits(t *testing.T) {
 	if err != nil || len(lines) != 2 || !strings.Contains(string(lines[1]), `"x":2`) || where[1] != "stdin:2" {
 		t.Errorf("lines = %q, where %v, err %v", lines, where, err)
 	}
+	// Each line gets its disagreements; the rest of it is kept.
+	var b strings.Builder
+	if err := two.Write(&b, lines, where); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(out) != 2 || !strings.Contains(out[1], `"x":2`) || !strings.Contains(out[1], `"apeval_disagreement"`) {
+		t.Errorf("written:\n%s", b.String())
+	}
+	if err := two.Write(&b, [][]byte{[]byte("not json"), lines[1]}, where); err == nil || !strings.HasPrefix(err.Error(), "stdin:1: ") {
+		t.Errorf("bad line: %v", err)
+	}
+	if got, want := two.Summary(pair, "stdout"), "4 disagreements (3 opposite, 1 unknown) in 4 cases over 6 pairs both judged (baseline A, candidate B); 2 cases written to stdout"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
 	if _, err := FindDisagreements([]string{t.TempDir()}, pair, 0); err == nil || !strings.Contains(err.Error(), "is not a run directory") {
 		t.Errorf("no run directory: %v", err)
 	}

@@ -18,7 +18,7 @@
 // # Where to look
 //
 //	evaluation.go   Spec, Evaluation (New, Add, Finish), Check
-//	runset.go       RunSet: Open (ReadInfos), Criteria, Baseline, Evaluate (the second read when cases repeat)
+//	runset.go       RunSet: Open (ReadInfos), Criteria, Baseline, Evaluate (the second read when cases repeat), Report (report, gate); WriteReports
 //	cases.go        DescribeCases, DescribeFrom: the listed cases' arguments from an unchanged dataset
 //	compare.go      RunSet.Compare: a candidate against a baseline (compare); the comment's head run and what changes
 //	disagreements.go  FindDisagreements (datasets disagreements), ReplayedSample, ReplayedInput
@@ -27,7 +27,8 @@
 //	labels.go       DrawQueue (label queue), CorrectWeak (label correct)
 //	pilot.go        RunSet.Pilot: a plan from a pilot run (plan RUN_DIR), in sessions or labels
 //	sequential.go   RunSet.Sequential: the history of runs as looks of the sequential gate (gate --sequential)
-//	settings.go     Settings.Under: a reading command's flags over apeval.toml (criteria, baseline, inconclusive)
+//	settings.go     Settings.Under: a reading command's flags over apeval.toml (criteria, baseline,
+//	                inconclusive); CheckInconclusive
 //
 // Not a stable Go API: apeval is a command, and this package serves
 // cmd/apeval; its exported names change with the command, without a

@@ -14,6 +14,7 @@ import (
 	"github.com/apeval/apeval/judge/core"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/internal/fixture"
 	"github.com/apeval/apeval/reports/rundir"
 )
@@ -185,4 +186,34 @@ func judgesOf(s *metrics.Summary) []string {
 		out = append(out, j.Judge)
 	}
 	return out
+}
+
+// TestRunSetReport: report's evaluation gives the verdict's exit code,
+// and WriteReports writes the files with it; a partial run exits 2.
+func TestRunSetReport(t *testing.T) {
+	t.Parallel()
+	dir := writeRun(t, results("J", 8), nil)
+	rs, err := Open([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := rs.Report(Spec{Criteria: replay.DefaultKillCriteria(), Inconclusive: "fail"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rep.Summary.Release() }()
+	if rep.Exit != reports.VerdictExit(rep.Summary.Verdict, "fail") || rep.Run.RunID != "r" {
+		t.Errorf("exit %d for %s (run %q)", rep.Exit, rep.Summary.Verdict, rep.Run.RunID)
+	}
+	out := t.TempDir()
+	rep.Run.Partial = "budget"
+	if err := WriteReports(out, rep, nil); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Exit != reports.ExitError {
+		t.Errorf("partial run: exit %d, want 2", rep.Exit)
+	}
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
+		t.Errorf("no summary.json: %v", err)
+	}
 }

@@ -261,3 +261,42 @@ func (rs *RunSet) Evaluate(spec Spec, parallel bool, each func(i int, r *replay.
 	}
 	return ev, nil
 }
+
+// Report is the evaluation of report and gate: every decision file of the
+// runs through one evaluation with spec (results numbered as they come
+// when the runs are distinct, RunSet.Distinct), the first run's run.json
+// with spec's baseline, and the exit code set (Report.RunExit).
+func (rs *RunSet) Report(spec Spec) (*reports.Report, error) {
+	spec.CheckDistinct = rs.Distinct()
+	ev, err := rs.Evaluate(spec, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	info := rs.Infos[0]
+	info.Baseline = spec.Baseline
+	rep, err := ev.Finish(info)
+	if err != nil {
+		return nil, err
+	}
+	rep.Exit = rep.RunExit()
+	return rep, nil
+}
+
+// WriteReports writes every report file of a run into dir
+// (reports.WriteRunReports) with the report's exit code, which they
+// show, set first. run is the run's writer when the reports complete a
+// run (run, merge): a failure to write them brings the earlier run in
+// dir back as it was (RunWriter.ReportsFailed); nil for report.
+func WriteReports(dir string, rep *reports.Report, run *rundir.RunWriter) error {
+	rep.Exit = rep.RunExit()
+	if err := reports.WriteRunReports(dir, rep); err != nil {
+		if run != nil {
+			return run.ReportsFailed(err)
+		}
+		return err
+	}
+	if run != nil {
+		run.ReportsWritten()
+	}
+	return nil
+}

@@ -1,5 +1,7 @@
 package evaluation
 
+import "fmt"
+
 // Settings are what a reading command (report, gate, compare) takes from
 // the command line, or from the project file (apeval.toml) where the
 // command line left them unset: where the kill criteria come from
@@ -24,4 +26,14 @@ func (s *Settings) Under(given func(flag string) bool, file Settings) {
 	if !given("inconclusive") && file.Inconclusive != "" {
 		s.Inconclusive = file.Inconclusive
 	}
+}
+
+// CheckInconclusive checks --inconclusive: pass (INCONCLUSIVE exits 0),
+// fail (1) or "" (3, the default).
+func CheckInconclusive(v string) error {
+	switch v {
+	case "", "pass", "fail":
+		return nil
+	}
+	return fmt.Errorf("--inconclusive must be pass or fail, got %q", v)
 }

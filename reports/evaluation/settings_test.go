@@ -43,3 +43,15 @@ func TestSettingsUnderTheFile(t *testing.T) {
 		t.Errorf("no file: %+v", s)
 	}
 }
+
+func TestCheckInconclusive(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"", "pass", "fail"} {
+		if err := CheckInconclusive(v); err != nil {
+			t.Errorf("%q: %v", v, err)
+		}
+	}
+	if err := CheckInconclusive("PASS"); err == nil || err.Error() != `--inconclusive must be pass or fail, got "PASS"` {
+		t.Errorf("PASS: %v", err)
+	}
+}
