@@ -99,9 +99,13 @@ func sequentialEstimate(c metrics.SequentialCrit) string {
 // WriteSequential prints the sequential standing in format f: a header,
 // one row per judge, rule and criterion that has data, the criteria with
 // nothing to decide grouped by reason, the judges' duplicate counts, the
-// verdict. TSV and CSV print the rows alone (--json has everything);
-// Markdown the same as the table, the lists as lists.
+// verdict. TSV and CSV print the rows alone (JSON has everything);
+// Markdown the same as the table, the lists as lists; JSON is
+// WriteSequentialJSON.
 func WriteSequential(w io.Writer, res *metrics.SequentialResult, f Format) error {
+	if f == FormatJSON {
+		return WriteSequentialJSON(w, res)
+	}
 	g, na := sequentialGrid(res)
 	if f.Machine() {
 		return g.render(w, f)

@@ -51,7 +51,8 @@ func newPlanCmd(io IO, runF func(context.Context, *planOptions, IO) error) *cobr
 	f.Int64Var(&o.Sessions, "sessions", 0, "a budget of `N` sessions: print the shares that PASS and FAIL at it")
 	f.StringVar(&o.Criteria, "criteria", "", "kill-criteria file (TOML) for the thresholds")
 	f.StringVar(&o.Policy, "policy", "", "take the thresholds from this policy's [kill_criteria]")
-	f.BoolVar(&o.JSON, "json", false, "print the plan as JSON")
+	formatVar(f, &o.Format, "output: table, tsv, csv, markdown or json (default: table, also when piped)")
+	f.BoolVar(&o.JSON, "json", false, "print the plan as JSON (same as --format json)")
 	f.IntVar(&o.Reps, "reps", 200, "simulated data sets per size")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the simulation")
 	f.StringVar(&o.Pilot, "pilot", "", "plan from this pilot `RUN_DIR` (the same as giving it as the argument)")
@@ -72,7 +73,7 @@ func (o *planOptions) validate(cmd *cobra.Command) error {
 
 // runPlan is `apeval plan` with checked options: a plan from guesses
 // (metrics.Plan) or from a pilot run (evaluation.RunSet.Pilot), printed
-// as a table or JSON.
+// in the --format asked.
 func runPlan(ctx context.Context, o *planOptions, io IO) error {
 	s := o.spec
 	v := reports.PlanView{Pilot: s.Pilot, Sessions: s.Sessions, Labels: s.Labels, ICC: s.ICC, SessionSize: s.SessionSize, Reps: s.Reps, Seed: s.Seed}
@@ -107,8 +108,5 @@ func runPlan(ctx context.Context, o *planOptions, io IO) error {
 		}
 		v.Confidence = crit.Confidence
 	}
-	if s.JSON {
-		return v.WriteJSON(io.Out)
-	}
-	return v.WriteTable(io.Out)
+	return v.Write(io.Out, s.OutputFormat())
 }

@@ -51,11 +51,22 @@ func TestPlanCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "precision_min  0.93") || !strings.Contains(out, "sessions for 80%") {
 		t.Errorf("exit %d: %s%s", code, out, errOut)
 	}
+	// --format: the same table as CSV (the rows alone) or Markdown (with
+	// the notes); the table also when piped.
+	code, out, errOut = apeval(t, "", "plan", "--rate", "precision=0.95", "--icc", "0.1", "--session-size", "5", "--reps", "40", "--criteria", crit, "--format", "csv")
+	if code != 0 || !strings.HasPrefix(out, "criterion,threshold,guess,sessions for 80%,units,decided\nprecision_min,0.93,0.95,") || strings.Contains(out, "ICC 0.1") {
+		t.Errorf("csv: exit %d: %s%s", code, out, errOut)
+	}
+	code, out, errOut = apeval(t, "", "plan", "--rate", "precision=0.95", "--icc", "0.1", "--session-size", "5", "--reps", "40", "--criteria", crit, "--format", "markdown")
+	if code != 0 || !strings.HasPrefix(out, "| criterion     | threshold |") || !strings.Contains(out, "\nICC 0.1, 5 units per session, 95% intervals") {
+		t.Errorf("markdown: exit %d: %s%s", code, out, errOut)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--rate", "precision=1.2"}, "rate 1.2 is outside [0, 1]"},
+		{[]string{"--rate", "precision=0.9", "--format", "xml"}, `--format: unknown format "xml"`},
 		{[]string{"--rate", "precision=0.9", "--icc", "-0.1"}, "--icc: ICC -0.1 is outside [0, 1)"},
 		{[]string{"--rate", "precision=0.9", "--session-size", "0"}, "--session-size: session size 0 is below 1"},
 		{[]string{"--rate", "precision=0.9", "--sessions", "0"}, "--sessions 0"},

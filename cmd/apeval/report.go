@@ -196,6 +196,9 @@ func newGateCmd(io IO, runF func(context.Context, *gateOptions, IO) error) *cobr
 			if o.JSON {
 				return usagef("--json needs --sequential (apeval report --json prints a run's summary.json)")
 			}
+			if o.Format != "" {
+				return usagef("--format needs --sequential (apeval report --format prints a run's tables)")
+			}
 			if len(args) != 1 {
 				return usagef("gate takes exactly one run directory (or several with --sequential)")
 			}
@@ -208,7 +211,8 @@ func newGateCmd(io IO, runF func(context.Context, *gateOptions, IO) error) *cobr
 	}
 	o.register(cmd, false)
 	cmd.Flags().BoolVar(&o.Sequential, "sequential", false, "decide over the history of run directories with anytime-valid confidence sequences (sessions the unit): stop as soon as the evidence allows")
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "with --sequential: print the standing as JSON")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "with --sequential: print the standing as JSON (same as --format json)")
+	formatVar(cmd.Flags(), &o.Format, "with --sequential: table, tsv, csv, markdown or json (default: table, also when piped)")
 	return cmd
 }
 

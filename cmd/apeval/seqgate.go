@@ -33,12 +33,11 @@ func runSequentialGate(ctx context.Context, o *gateOptions, io IO) error {
 		return err
 	}
 	code := reports.VerdictExit(res.Verdict, o.Inconclusive)
-	if o.JSON {
-		err = reports.WriteSequentialJSON(io.Out, res)
-	} else {
-		err = reports.WriteSequential(io.Out, res, reports.FormatTable)
+	f := reports.FormatTable // also when piped
+	if o.Format != "" {
+		f, _ = reports.ParseFormat(o.Format) // checked by validate (--json: json)
 	}
-	if err != nil {
+	if err := reports.WriteSequential(io.Out, res, f); err != nil {
 		return err
 	}
 	for _, w := range res.Warnings {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
 )
 
 // Options are `apeval plan`'s flags as parsed.
@@ -57,6 +58,11 @@ type Spec struct {
 // on the command line) and resolves the guesses.
 func Resolve(o Options, changed func(flag string) bool) (*Spec, error) {
 	s := &Spec{Options: o}
+	if o.Format != "" {
+		if _, err := reports.ParseFormat(o.Format); err != nil {
+			return nil, fmt.Errorf("--format: %v", err)
+		}
+	}
 	if changed("labels") {
 		switch {
 		case o.Pilot == "":
@@ -196,6 +202,19 @@ func (s *Spec) KillCriteria() (replay.KillCriteria, error) {
 		return p.KillCriteria, nil
 	}
 	return replay.DefaultKillCriteria(), nil
+}
+
+// OutputFormat is --format (--json is json); a plan prints a table
+// unless asked otherwise, also when piped.
+func (s *Spec) OutputFormat() reports.Format {
+	if s.JSON {
+		return reports.FormatJSON
+	}
+	if s.Format == "" {
+		return reports.FormatTable
+	}
+	f, _ := reports.ParseFormat(s.Format) // checked by Resolve
+	return f
 }
 
 // PlanOptions are the simulation's options: the budget of sessions, the

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
 )
 
 // opts are the options as parsed with the flags' defaults, and a set of
@@ -64,6 +65,7 @@ func TestResolveRefusesNamingTheValue(t *testing.T) {
 		{"labels no =", func(o *Options) { o.Pilot, o.Labels, o.Rates = "p", 10, []string{"precision"} }, []string{"labels", "rate"}, `--rate "precision": with --labels, give --rate precision=P and --rate recall=R`},
 		{"labels nan", func(o *Options) { o.Pilot, o.Labels, o.Rates = "p", 10, []string{"precision=y"} }, []string{"labels", "rate"}, `--rate "precision=y": "y" is not a number`},
 		{"labels key", func(o *Options) { o.Pilot, o.Labels, o.Rates = "p", 10, []string{"unknown=0.1"} }, []string{"labels", "rate"}, `--rate unknown=0.1: "unknown": with --labels`},
+		{"format", func(o *Options) { o.Rates, o.Format = []string{"precision=0.9"}, "xml" }, []string{"rate", "format"}, `--format: unknown format "xml"`},
 		{"labels one", func(o *Options) { o.Pilot, o.Labels, o.Rates = "p", 10, []string{"precision=0.9"} }, []string{"labels", "rate"}, "--rate: with --labels give both precision=P and recall=R, or neither"},
 	} {
 		o := opts()
@@ -91,7 +93,7 @@ func TestResolveGuesses(t *testing.T) {
 		g.Recall.ICC != 0.1 || g.Recall.SessionSize != 8 || g.Latency == nil || g.Latency.P50MS != 400 || g.Latency.P95MS != 800 {
 		t.Errorf("guesses %+v (recall %+v, latency %+v)", g, g.Recall, g.Latency)
 	}
-	if s.LabelOptions() != nil || s.PlanOptions().Reps != 200 {
+	if s.LabelOptions() != nil || s.PlanOptions().Reps != 200 || s.OutputFormat() != reports.FormatTable {
 		t.Errorf("options: labels %v, plan %+v", s.LabelOptions(), s.PlanOptions())
 	}
 	o = opts()
@@ -103,11 +105,18 @@ func TestResolveGuesses(t *testing.T) {
 	if lo := s.LabelOptions(); lo == nil || lo.Budget != 300 || lo.Guess == nil || lo.Guess.Precision != 0.9 || lo.Guess.Recall != 0.8 {
 		t.Errorf("label options %+v", lo)
 	}
+	if s.OutputFormat() != reports.FormatTable {
+		t.Errorf("format %q", s.OutputFormat())
+	}
 	o = opts()
-	o.Pilot, o.Sessions = "runs/p", 300
-	s, err = Resolve(o, given("sessions"))
-	if err != nil || !s.Guesses.Empty() || s.PlanOptions().Budget != 300 {
+	o.Pilot, o.Sessions, o.Format = "runs/p", 300, "csv"
+	s, err = Resolve(o, given("sessions", "format"))
+	if err != nil || !s.Guesses.Empty() || s.PlanOptions().Budget != 300 || s.OutputFormat() != reports.FormatCSV {
 		t.Errorf("pilot: %v, guesses %+v", err, s.Guesses)
+	}
+	o.JSON = true
+	if s, err = Resolve(o, given("sessions", "format", "json")); err != nil || s.OutputFormat() != reports.FormatJSON {
+		t.Errorf("--json: %v", err)
 	}
 }
 
