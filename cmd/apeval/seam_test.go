@@ -182,7 +182,7 @@ func TestReadingCommandsParse(t *testing.T) {
 		{[]string{"report", "--inconclusive", "maybe", missing}, `apeval: --inconclusive must be pass or fail, got "maybe"` + "\n"},
 		{[]string{"report", "--by", "rule", missing}, `apeval: --by: unknown slice "rule" (want tag, tool, category)` + "\n"},
 		{[]string{"gate", "--inconclusive", "x", missing}, `apeval: --inconclusive must be pass or fail, got "x"` + "\n"},
-		{[]string{"gate", "--format", "tsv", missing}, "apeval: unknown flag: --format\n"},
+		{[]string{"gate", "--format", "xml", missing}, `apeval: --format: unknown format "xml" (want table, tsv, csv, markdown or json)` + "\n"},
 		{[]string{"compare", "--format", "html", missing, missing}, `apeval: --format: unknown format "html" (want table, tsv, csv, markdown or json)` + "\n"},
 		{[]string{"merge", "--out-layout", "x", "--out", missing, missing}, `apeval: --out-layout: unknown layout "x": want flat or hive` + "\n"},
 		{[]string{"merge", "--format", "x", "--out", missing, missing}, `apeval: --format: unknown format "x" (want table, tsv, csv, markdown or json)` + "\n"},
