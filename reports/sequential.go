@@ -161,3 +161,23 @@ func WriteSequential(w io.Writer, res *metrics.SequentialResult, f Format) error
 	}
 	return ew.err
 }
+
+// WriteSequentialNotes writes what gate --sequential says on stderr
+// beside the standing: the criteria whose sessions do not look like
+// draws of one rate, the weak-labels banner (weak), why there is no
+// verdict (ERROR) and that --inconclusive (inconclusive) mapped the exit
+// code to code.
+func WriteSequentialNotes(errOut io.Writer, res *metrics.SequentialResult, weak bool, inconclusive string, code int) {
+	for _, w := range res.Warnings {
+		fmt.Fprintf(errOut, "apeval: warning: %s\n", w)
+	}
+	if weak {
+		fmt.Fprintf(errOut, "apeval: %s\n", WeakBanner)
+	}
+	if res.Verdict == metrics.VerdictError {
+		fmt.Fprintf(errOut, "apeval: ERROR: a judge's setup is broken in the latest run, so there is no verdict (exit %d); fix the cause and rerun (apeval judges check helps)\n", code)
+	}
+	if res.Verdict == metrics.VerdictInconclusive && inconclusive != "" {
+		fmt.Fprintf(errOut, "apeval: INCONCLUSIVE mapped to exit %d by --inconclusive=%s\n", code, inconclusive)
+	}
+}

@@ -90,3 +90,26 @@ verdict	NO-GO
 		t.Errorf("csv:\n%s", b.String())
 	}
 }
+
+// TestWriteSequentialNotes: the warnings, the weak banner, the broken
+// setup's ERROR and --inconclusive's mapping, each only when it applies.
+func TestWriteSequentialNotes(t *testing.T) {
+	t.Parallel()
+	res := &metrics.SequentialResult{Verdict: metrics.VerdictInconclusive, Warnings: []string{"J, all rules, unknown_rate_max: drifts"}}
+	var b bytes.Buffer
+	WriteSequentialNotes(&b, res, true, "pass", 0)
+	want := "apeval: warning: J, all rules, unknown_rate_max: drifts\napeval: " + WeakBanner + "\napeval: INCONCLUSIVE mapped to exit 0 by --inconclusive=pass\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	WriteSequentialNotes(&b, &metrics.SequentialResult{Verdict: metrics.VerdictError}, false, "pass", 2)
+	if b.String() != "apeval: ERROR: a judge's setup is broken in the latest run, so there is no verdict (exit 2); fix the cause and rerun (apeval judges check helps)\n" {
+		t.Errorf("ERROR: %q", b.String())
+	}
+	b.Reset()
+	WriteSequentialNotes(&b, &metrics.SequentialResult{Verdict: metrics.VerdictInconclusive}, false, "", 3)
+	if b.Len() != 0 {
+		t.Errorf("nothing to say: %q", b.String())
+	}
+}

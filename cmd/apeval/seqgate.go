@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/apeval/apeval/internal/objstore"
-	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/rundir"
 )
@@ -40,17 +38,6 @@ func runSequentialGate(ctx context.Context, o *gateOptions, io IO) error {
 	if err := reports.WriteSequential(io.Out, res, f); err != nil {
 		return err
 	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(io.Err, "apeval: warning: %s\n", w)
-	}
-	if rs.Weak() {
-		fmt.Fprintf(io.Err, "apeval: %s\n", reports.WeakBanner)
-	}
-	if res.Verdict == metrics.VerdictError {
-		fmt.Fprintf(io.Err, "apeval: ERROR: a judge's setup is broken in the latest run, so there is no verdict (exit %d); fix the cause and rerun (apeval judges check helps)\n", code)
-	}
-	if res.Verdict == metrics.VerdictInconclusive && o.Inconclusive != "" {
-		fmt.Fprintf(io.Err, "apeval: INCONCLUSIVE mapped to exit %d by --inconclusive=%s\n", code, o.Inconclusive)
-	}
+	reports.WriteSequentialNotes(io.Err, res, rs.Weak(), o.Inconclusive, code)
 	return exitCodeError{code}
 }
