@@ -119,17 +119,7 @@ func newLabelAgreementCmd(io IO, runF func(context.Context, *labelAgreementOptio
 
 // runLabelAgreement is `apeval label agreement` with checked options.
 func runLabelAgreement(_ context.Context, o *labelAgreementOptions, io IO) error {
-	all, err := datasets.ReadSampleLabels(o.Files, false)
-	if err != nil {
-		return usageError{err}
-	}
-	var t *metrics.PairTable
-	if o.Run != "" {
-		if t, _, err = evaluation.ReadPairs(o.Run, nil, nil); err != nil {
-			return err
-		}
-	}
-	rep, err := metrics.AgreementOf(all, t, 0.95)
+	rep, err := evaluation.Agreement(o.Files, o.Run)
 	if err != nil {
 		return usageError{err}
 	}

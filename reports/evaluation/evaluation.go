@@ -24,7 +24,7 @@
 //	disagreements.go  FindDisagreements (datasets disagreements), ReplayedSample, ReplayedInput
 //	merge.go        CheckShards, MergedInfo: the shards of one run and the merged run.json (merge)
 //	pairs.go        ReadPairs: a run's pair table of the chosen judges (label verbs, plan --pilot)
-//	labels.go       DrawQueue (label queue), CorrectWeak (label correct)
+//	labels.go       DrawQueue (label queue), CorrectWeak (label correct), Agreement (label agreement), LabeledSample (--labels)
 //	pilot.go        RunSet.Pilot: a plan from a pilot run (plan RUN_DIR), in sessions or labels
 //	sequential.go   RunSet.Sequential: the history of runs as looks of the sequential gate (gate --sequential)
 //	settings.go     Settings.Under: a reading command's flags over apeval.toml (criteria, baseline,

@@ -146,3 +146,21 @@ func LabeledSample(files []string, labelSource string) (*metrics.LabeledSample, 
 	}
 	return metrics.NewLabeledSample(lines)
 }
+
+// Agreement is apeval label agreement: how well the labelers of the
+// labels files agree per rule, and with run (a run directory; "" for
+// none) how each of its judges agrees with them (metrics.AgreementOf),
+// with 95% bootstrap intervals.
+func Agreement(files []string, run string) (*metrics.LabelsAgreement, error) {
+	all, err := datasets.ReadSampleLabels(files, false)
+	if err != nil {
+		return nil, err
+	}
+	var t *metrics.PairTable
+	if run != "" {
+		if t, _, err = ReadPairs(run, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	return metrics.AgreementOf(all, t, 0.95)
+}

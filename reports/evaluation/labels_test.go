@@ -137,3 +137,31 @@ func TestLabeledSample(t *testing.T) {
 		t.Error("a missing labels file: no error")
 	}
 }
+
+// TestAgreement: two labelers who agree on 3 of 4 pairs (Cohen's kappa
+// 0.5 by hand: p_o 0.75, p_e 0.5); a run that is no run directory is
+// named.
+func TestAgreement(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	line := func(who, c, l string) string {
+		return `{"schema":"apeval.labels/v1","case_id":"` + c + `","rule_id":"R1","stratum":"A:match","stratum_size":6,"order":1,"label":"` + l + `","labeler":"` + who + `","time":"2026-12-01T10:00:00Z"}` + "\n"
+	}
+	ana, ben := filepath.Join(dir, "ana.jsonl"), filepath.Join(dir, "ben.jsonl")
+	if err := os.WriteFile(ana, []byte(line("ana", "c1", "match")+line("ana", "c2", "match")+line("ana", "c3", "no_match")+line("ana", "c4", "no_match")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ben, []byte(line("ben", "c1", "match")+line("ben", "c2", "no_match")+line("ben", "c3", "no_match")+line("ben", "c4", "no_match")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Agreement([]string{ana, ben}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rules) != 1 || rep.Rules[0].People.Items != 4 || rep.Rules[0].People.Kappa == nil || *rep.Rules[0].People.Kappa != 0.5 {
+		t.Fatalf("agreement %+v", rep.Rules)
+	}
+	if _, err := Agreement([]string{ana}, filepath.Join(dir, "norun")); err == nil || !strings.Contains(err.Error(), "is not a run directory") {
+		t.Errorf("no run: %v", err)
+	}
+}
