@@ -42,7 +42,7 @@ func newImportCmd(io IO, runF func(context.Context, *importOptions, IO) error) *
 			return usageError{err}
 		}
 		return nil
-	}, "source format: auto (told from the first records), "+strings.Join(importers.Formats, ", "))
+	}, "source format: auto (told from the first records), "+strings.Join(importers.Formats(), ", "))
 	f.StringVarP(&o.out, "out", "o", "-", "cases file to write (- for stdout)")
 	f.StringVar(&o.summary, "summary", "", "write the per-source summary as JSON to this file")
 	f.BoolVar(&o.noMask, "no-mask", false, "keep secrets in arguments and messages (masked by default)")

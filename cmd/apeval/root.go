@@ -72,7 +72,7 @@ func pageFile(path string) string {
 func helpGenerated() map[string]string {
 	return map[string]string{
 		"judge-specs": judge.SpecHelp(),
-		"importers":   strings.Join(importers.Formats, ", "),
+		"importers":   strings.Join(importers.Formats(), ", "),
 	}
 }
 

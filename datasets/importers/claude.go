@@ -19,6 +19,20 @@ import (
 	"github.com/apeval/apeval/internal/trunc"
 )
 
+func init() {
+	register(format{"claude-code-hooks", 0, func(Options) importer { return &claudeHooks{} },
+		func(r sniffed) bool { return r.has("hook_event_name") }, 0})
+	register(format{"claude-code-transcript", 1, func(Options) importer { return &claudeTranscript{} },
+		func(r sniffed) bool {
+			return r.typeIn("user", "assistant", "summary", "system", "file-history-snapshot", "progress") &&
+				(r.has("sessionId") || r.has("uuid") || r.has("leafUuid") || r.has("parentUuid") || r.has("messageId"))
+		}, 8})
+	register(format{"claude-code-stream-json", 2, func(Options) importer { return &claudeTranscript{streamJSON: true} },
+		func(r sniffed) bool {
+			return r.has("session_id") && r.typeIn("system", "assistant", "user", "result", "stream_event")
+		}, 7})
+}
+
 // Claude Code session transcripts (~/.claude/projects/<project>/<session>.jsonl):
 // one JSON entry per line; "user" and "assistant" entries carry an
 // Anthropic Messages API message whose content is a string or a list of

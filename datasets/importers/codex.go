@@ -14,6 +14,14 @@ import (
 	"github.com/apeval/apeval/datasets"
 )
 
+func init() {
+	register(format{"codex-rollout", 4, func(Options) importer { return &codexRollout{} },
+		func(r sniffed) bool {
+			return r.has("timestamp", "type", "payload") || r.has("record_type") || r.has("id", "timestamp", "instructions") ||
+				(codexResponseTypes[r.typ] && !r.has("sessionId") && !r.has("session_id"))
+		}, 4})
+}
+
 // Codex CLI rollout files ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl).
 // Two layouts are read:
 //

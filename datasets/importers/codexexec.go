@@ -11,6 +11,13 @@ import (
 	"github.com/apeval/apeval/datasets"
 )
 
+func init() {
+	register(format{"codex-exec-json", 5, func(o Options) importer { return &codexExec{workspace: o.Workspace} },
+		func(r sniffed) bool {
+			return strings.HasPrefix(r.typ, "thread.") || strings.HasPrefix(r.typ, "turn.") || strings.HasPrefix(r.typ, "item.")
+		}, 3})
+}
+
 // Codex `exec --json` events (codex-rs/exec, ThreadEvent): one JSON object
 // a line —
 //

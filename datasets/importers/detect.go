@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	gojson "github.com/goccy/go-json"
 
@@ -63,7 +64,7 @@ func sniffRecord(rec []byte) string {
 	}
 	r := sniffed{m: m}
 	r.typ = r.str("type")
-	for _, f := range sniffOrder {
+	for _, f := range sniffOrder() {
 		if f.sniff(r) {
 			return f.name
 		}
@@ -72,16 +73,16 @@ func sniffRecord(rec []byte) string {
 }
 
 // sniffOrder is the table's detectable formats in the order they are tried.
-var sniffOrder = func() []format {
+var sniffOrder = sync.OnceValue(func() []format {
 	var fs []format
-	for _, f := range formats {
+	for _, f := range table() {
 		if f.sniff != nil {
 			fs = append(fs, f)
 		}
 	}
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].sniffOrder < fs[j].sniffOrder })
 	return fs
-}()
+})
 
 // sniffed is one record's top-level fields, for the table's sniff funcs.
 type sniffed struct {
@@ -177,7 +178,7 @@ func Detect(sources []string, stdin *bufio.Reader) (format, why string, err erro
 		}
 	}
 	return "", "", fmt.Errorf("the format of %s could not be told from its first records: give --from (one of %s)",
-		strings.Join(sources, ", "), strings.Join(Formats, ", "))
+		strings.Join(sources, ", "), strings.Join(Formats(), ", "))
 }
 
 // sqliteFile reports whether a file starts with SQLite's header.

@@ -13,6 +13,14 @@ import (
 	"github.com/apeval/apeval/datasets"
 )
 
+func init() {
+	register(format{"gemini-cli", 6, func(o Options) importer { return geminiCLI{workspace: o.Workspace} },
+		func(r sniffed) bool {
+			return r.has("sessionId", "projectHash") || r.has("$rewindTo") || r.has("$set") ||
+				(r.typeIn("user", "gemini", "info") && r.has("id", "timestamp", "content") && !r.has("message"))
+		}, 5})
+}
+
 // Gemini CLI session files (google-gemini/gemini-cli, chatRecordingService):
 // ~/.gemini/tmp/<project_hash>/chats/session-<time>-<id>.json, one
 // pretty-printed ConversationRecord

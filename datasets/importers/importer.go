@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/mask"
@@ -19,10 +20,13 @@ import (
 
 // format is one importer in the format table: its --from name, how to
 // make it, and how `--from auto` recognises one of its records. Adding an
-// importer is its own file, a line here and its section of docs/import.md.
+// importer is its own file (the importer and its register call), its section
+// of docs/import.md and the list in docs/cli/datasets-import.md.
 type format struct {
 	name string
-	new  func(Options) importer
+	// order places it in --help's list of formats (lowest first).
+	order int
+	new   func(Options) importer
 	// sniff reports whether one record (a JSON object) is this format's;
 	// nil when records cannot tell it. Formats are tried in sniffOrder
 	// (lowest first): a record that fits several belongs to the first.
@@ -30,61 +34,31 @@ type format struct {
 	sniffOrder int
 }
 
-// formats is the table, in the order --help lists them.
-var formats = []format{
-	{"claude-code-hooks", func(Options) importer { return &claudeHooks{} },
-		func(r sniffed) bool { return r.has("hook_event_name") }, 0},
-	{"claude-code-transcript", func(Options) importer { return &claudeTranscript{} },
-		func(r sniffed) bool {
-			return r.typeIn("user", "assistant", "summary", "system", "file-history-snapshot", "progress") &&
-				(r.has("sessionId") || r.has("uuid") || r.has("leafUuid") || r.has("parentUuid") || r.has("messageId"))
-		}, 8},
-	{"claude-code-stream-json", func(Options) importer { return &claudeTranscript{streamJSON: true} },
-		func(r sniffed) bool {
-			return r.has("session_id") && r.typeIn("system", "assistant", "user", "result", "stream_event")
-		}, 7},
-	{"claude-code-otel", func(Options) importer { return claudeOTel{} },
-		func(r sniffed) bool { return r.has("resourceLogs") }, 2},
-	{"codex-rollout", func(Options) importer { return &codexRollout{} },
-		func(r sniffed) bool {
-			return r.has("timestamp", "type", "payload") || r.has("record_type") || r.has("id", "timestamp", "instructions") ||
-				(codexResponseTypes[r.typ] && !r.has("sessionId") && !r.has("session_id"))
-		}, 4},
-	{"codex-exec-json", func(o Options) importer { return &codexExec{workspace: o.Workspace} },
-		func(r sniffed) bool {
-			return strings.HasPrefix(r.typ, "thread.") || strings.HasPrefix(r.typ, "turn.") || strings.HasPrefix(r.typ, "item.")
-		}, 3},
-	{"gemini-cli", func(o Options) importer { return geminiCLI{workspace: o.Workspace} },
-		func(r sniffed) bool {
-			return r.has("sessionId", "projectHash") || r.has("$rewindTo") || r.has("$set") ||
-				(r.typeIn("user", "gemini", "info") && r.has("id", "timestamp", "content") && !r.has("message"))
-		}, 5},
-	{"opencode", func(o Options) importer { return openCode{busyMS: cmpInt(o.openCodeBusyMS, 5000)} },
-		func(r sniffed) bool {
-			return strings.HasPrefix(r.str("id"), "ses_") && (r.has("projectID") || r.has("directory"))
-		}, 13},
-	{"otel-genai-spans", func(Options) importer { return &otelSpans{} },
-		func(r sniffed) bool { return r.has("resourceSpans") }, 1},
-	{"r-judge", func(o Options) importer { return &rJudge{ruleID: cmpOr(o.RuleID, DefaultRuleID)} },
-		func(r sniffed) bool { return r.has("scenario", "contents") }, 11},
-	{"assebench", func(o Options) importer { return &rJudge{ruleID: cmpOr(o.RuleID, DefaultRuleID), assebench: true} },
-		func(r sniffed) bool {
-			return r.has("contents", "risk_type") || r.has("contents", "application_scenario") || r.has("contents", "failure_mode")
-		}, 10},
-	{"redcode", func(o Options) importer { return &redCode{ruleID: cmpOr(o.RuleID, DefaultRuleID)} },
-		func(r sniffed) bool { return r.has("Index", "Code", "Language") }, 12},
-	{"trajectory-events", func(o Options) importer { return &trajectory{workspace: o.Workspace} },
-		func(r sniffed) bool { return r.has("kind", "target") }, 9},
-}
+// formats is the table. Each importer's own file adds its line with
+// register from an init func, as image.RegisterFormat does, so adding an
+// importer touches its own file and its docs only.
+var formats []format
 
-// Formats lists the importers by their --from name, from the table.
-var Formats = func() []string {
-	names := make([]string, len(formats))
-	for i, f := range formats {
+// register adds an importer to the table (from an init func).
+func register(f format) { formats = append(formats, f) }
+
+// table is the table in the order --help lists the importers (format.order),
+// built on first use, after every init func has registered.
+var table = sync.OnceValue(func() []format {
+	fs := slices.Clone(formats)
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].order < fs[j].order })
+	return fs
+})
+
+// Formats lists the importers by their --from name, in help order.
+func Formats() []string {
+	fs := table()
+	names := make([]string, len(fs))
+	for i, f := range fs {
 		names[i] = f.name
 	}
 	return names
-}()
+}
 
 // Auto is the --from value that detects the format from the first records.
 const Auto = "auto"
@@ -331,7 +305,7 @@ func wrongFormat(format, f string, ss *SourceSummary, head []byte) {
 }
 
 func newImporter(name string, opt Options) (importer, error) {
-	for _, f := range formats {
+	for _, f := range table() {
 		if f.name == name {
 			return f.new(opt), nil
 		}
@@ -342,14 +316,14 @@ func newImporter(name string, opt Options) (importer, error) {
 // CheckFormat reports whether name is a --from value: Auto (or "") or one
 // of Formats; the error lists them.
 func CheckFormat(name string) error {
-	if name == Auto || name == "" || slices.Contains(Formats, name) {
+	if name == Auto || name == "" || slices.Contains(Formats(), name) {
 		return nil
 	}
 	return unknownFormat(name)
 }
 
 func unknownFormat(name string) error {
-	return fmt.Errorf("unknown format %q (want one of %s)", name, strings.Join(Formats, ", "))
+	return fmt.Errorf("unknown format %q (want one of %s)", name, strings.Join(Formats(), ", "))
 }
 
 func cmpInt(a, b int) int {

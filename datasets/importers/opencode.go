@@ -15,6 +15,13 @@ import (
 	"github.com/apeval/apeval/internal/trunc"
 )
 
+func init() {
+	register(format{"opencode", 7, func(o Options) importer { return openCode{busyMS: cmpInt(o.openCodeBusyMS, 5000)} },
+		func(r sniffed) bool {
+			return strings.HasPrefix(r.str("id"), "ses_") && (r.has("projectID") || r.has("directory"))
+		}, 13})
+}
+
 // OpenCode's storage (sst/opencode, ~/.local/share/opencode/storage): one
 // JSON file per object —
 //

@@ -18,6 +18,13 @@ import (
 	"github.com/apeval/apeval/internal/trunc"
 )
 
+func init() {
+	register(format{"claude-code-otel", 3, func(Options) importer { return claudeOTel{} },
+		func(r sniffed) bool { return r.has("resourceLogs") }, 2})
+	register(format{"otel-genai-spans", 8, func(Options) importer { return &otelSpans{} },
+		func(r sniffed) bool { return r.has("resourceSpans") }, 1})
+}
+
 // OpenTelemetry files in OTLP JSON: one ExportTraceServiceRequest or
 // ExportLogsServiceRequest a line (the collector's file exporter), a
 // pretty-printed one, or several. They are read with the collector's pdata

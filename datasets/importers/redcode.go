@@ -12,6 +12,11 @@ import (
 	"github.com/apeval/apeval/internal/trunc"
 )
 
+func init() {
+	register(format{"redcode", 11, func(o Options) importer { return &redCode{ruleID: cmpOr(o.RuleID, DefaultRuleID)} },
+		func(r sniffed) bool { return r.has("Index", "Code", "Language") }, 12})
+}
+
 // RedCode-Exec (Guo et al., "RedCode: Risky Code Execution and Generation
 // Benchmark for Code Agents", NeurIPS 2024 Datasets and Benchmarks;
 // github.com/AI-secure/RedCode, dataset under CC BY 4.0):

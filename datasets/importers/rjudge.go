@@ -13,6 +13,15 @@ import (
 	"github.com/apeval/apeval/internal/trunc"
 )
 
+func init() {
+	register(format{"r-judge", 9, func(o Options) importer { return &rJudge{ruleID: cmpOr(o.RuleID, DefaultRuleID)} },
+		func(r sniffed) bool { return r.has("scenario", "contents") }, 11})
+	register(format{"assebench", 10, func(o Options) importer { return &rJudge{ruleID: cmpOr(o.RuleID, DefaultRuleID), assebench: true} },
+		func(r sniffed) bool {
+			return r.has("contents", "risk_type") || r.has("contents", "application_scenario") || r.has("contents", "failure_mode")
+		}, 10})
+}
+
 // R-Judge (Yuan et al., 2024, github.com/Lordog/R-Judge): JSON files
 // <Category>/{benign,harmful}.json, each an array of records
 //

@@ -10,6 +10,11 @@ import (
 	"github.com/apeval/apeval/datasets"
 )
 
+func init() {
+	register(format{"trajectory-events", 12, func(o Options) importer { return &trajectory{workspace: o.Workspace} },
+		func(r sniffed) bool { return r.has("kind", "target") }, 9})
+}
+
 // Trajectory events (docs/import.md): JSON lines {"kind", "target", "approved"},
 // written from a runner's audit log. kind is "command" (target: the
 // command's working directory), "write" (target: the path written) or
