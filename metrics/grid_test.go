@@ -112,6 +112,20 @@ func drawCounts(rng *rand.Rand, sz []int, mu, icc float64) (ys, ms []int64) {
 
 type gridStat struct{ cov, below, above, width float64 }
 
+// tally counts one interval [l, h] against the truth: covered, wholly
+// above it (the truth below l) or wholly below it, and its width.
+func (st *gridStat) tally(truth, l, h float64) {
+	switch {
+	case truth < l:
+		st.below++
+	case truth > h:
+		st.above++
+	default:
+		st.cov++
+	}
+	st.width += h - l
+}
+
 func runGrid(s gridSetting, reps int, seed uint64) []gridStat {
 	rng := rand.New(rand.NewPCG(seed, 0x671d))
 	out := make([]gridStat, len(gridMethods))
@@ -119,16 +133,7 @@ func runGrid(s gridSetting, reps int, seed uint64) []gridStat {
 		ys, ms := drawCounts(rng, s.sz, s.mu, s.icc)
 		for k, m := range gridMethods {
 			l, h := m.f(ys, ms)
-			st := &out[k]
-			switch {
-			case s.mu < l:
-				st.below++
-			case s.mu > h:
-				st.above++
-			default:
-				st.cov++
-			}
-			st.width += h - l
+			out[k].tally(s.mu, l, h)
 		}
 	}
 	for k := range out {
@@ -330,15 +335,7 @@ func TestIntervalGridOvercoverage(t *testing.T) {
 			ys, ms := drawCounts(rng, s.sz, s.mu, s.icc)
 			for k, m := range methods {
 				l, h := m.f(ys, ms)
-				switch {
-				case s.mu < l:
-					st[k].below++
-				case s.mu > h:
-					st[k].above++
-				default:
-					st[k].cov++
-				}
-				st[k].width += h - l
+				st[k].tally(s.mu, l, h)
 			}
 		}
 		fmt.Fprintf(&b, "| %s |", s.name)
@@ -434,15 +431,7 @@ func TestIntervalSizeDependent(t *testing.T) {
 			sessMean += r / float64(len(ys))
 			for k, m := range methods {
 				l, h := m.f(ys, ms)
-				switch {
-				case truth < l:
-					st[k].below++
-				case truth > h:
-					st[k].above++
-				default:
-					st[k].cov++
-				}
-				st[k].width += h - l
+				st[k].tally(truth, l, h)
 			}
 		}
 		n := float64(reps)

@@ -290,15 +290,7 @@ func TestIntervalGridRareEvents(t *testing.T) {
 			ys, ms := drawCounts(rng, sz, s.mu, s.icc)
 			for k, m := range methods {
 				l, h := m.f(ys, ms)
-				switch {
-				case s.mu < l:
-					st[k].below++
-				case s.mu > h:
-					st[k].above++
-				default:
-					st[k].cov++
-				}
-				st[k].width += h - l
+				st[k].tally(s.mu, l, h)
 			}
 		}
 		n := float64(reps)

@@ -3,6 +3,7 @@ package planargs
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,14 +16,7 @@ import (
 func opts() Options { return Options{SessionSize: 1, Reps: 200, Seed: 1} }
 
 func given(flags ...string) func(string) bool {
-	return func(f string) bool {
-		for _, g := range flags {
-			if g == f {
-				return true
-			}
-		}
-		return false
-	}
+	return func(f string) bool { return slices.Contains(flags, f) }
 }
 
 // TestResolveRefusesNamingTheValue: every impossible or conflicting

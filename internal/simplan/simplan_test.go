@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,14 +21,7 @@ import (
 )
 
 func given(flags ...string) func(string) bool {
-	return func(f string) bool {
-		for _, g := range flags {
-			if g == f {
-				return true
-			}
-		}
-		return false
-	}
+	return func(f string) bool { return slices.Contains(flags, f) }
 }
 
 // TestResolve: apeval.toml's [simulate] fills what the flags leave unset
