@@ -53,6 +53,10 @@ type WeightedRatio struct {
 	// Σ_h N_h²·s²_h/n_h − SampledFPC. Var − SampledVar (v₁, the recorded
 	// sessions' own spread) no number of labels removes.
 	SampledVar, SampledDF, SampledFPC float64
+	// SampledPrior is the part of SampledVar that the ½ pseudo-labels of
+	// strata at the queue's minimum (≤ floorMaxLabels labels, all
+	// agreeing) put there: a prior, not an estimate.
+	SampledPrior float64
 	// VarLo and VarHi are the variances the interval's lower and upper
 	// bounds rest on (a proportion's: precision, recall): v₁ and the
 	// estimated v₂ plus the interval's floor of each stratum whose labels
@@ -236,7 +240,7 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 	tp := twoPhaseVar(units, strata, f, R, X)
 	v1, v2 := tp.v1, tp.v2
 	out.SampledFPC, out.DF = tp.fpc, tp.df
-	out.Var, out.SampledVar = v1+v2, v2
+	out.Var, out.SampledVar, out.SampledPrior = v1+v2, v2, tp.prior
 	out.VarLo, out.VarHi = v1+tp.v2est+tp.floorDown, v1+tp.v2est+tp.floorUp
 	out.Sessions = int64(tp.sessions)
 	// v2 is estimated within strata: labels less strata.
@@ -441,6 +445,9 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 				}
 			}
 			if fl := dd / nf * pt * (1 - pt); fl > s2 {
+				if n <= floorMaxLabels {
+					tp.prior += cut * (fl - s2)
+				}
 				s2 = fl
 			}
 		}
@@ -496,13 +503,16 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 }
 
 // twoPhase is twoPhaseVar's result: v1, v2, fpc (Σ_h N_h·s²_h) and df as
-// documented there, the sessions of the labeled units, and the floor's
-// part of v2 split by the way the floored strata's unseen errors would
-// move the figure (up, down), with the part of it from strata at the
-// queue's minimum (prior: pseudo-labels, no sampling error).
+// documented there, v2est (v2 without any floor), prior (the ½
+// pseudo-labels' part of v2), the sessions of the labeled units, and the
+// interval's floor split by the way the floored strata's unseen errors
+// would move the figure (floorUp, floorDown), with its part from strata
+// at the queue's minimum (priorUp, priorDown: pseudo-labels, no sampling
+// error).
 type twoPhase struct {
 	v1, v2, fpc, df, v2est float64
 	sessions               int
+	prior                  float64
 	floorUp, floorDown     float64
 	priorUp, priorDown     float64
 }
