@@ -50,9 +50,10 @@ func ratioK1(ys, ms []int64) (float64, float64) {
 		l, h, _ := p.bbInterval(0.95)
 		return l, h
 	}
-	f.df = f.K - 1
-	l, h, _ := f.interval(0.95)
-	return l, h
+	// Both bounds on K − 1 df (no farDF: the interval as it was).
+	r := f.Y / f.M
+	n := min(f.M, r*(1-r)/f.v)
+	return Wilson(r*n, n, distuv.StudentsT{Mu: 0, Sigma: 1, Nu: f.K - 1}.Quantile(0.975))
 }
 
 var gridMethods = []gridMethod{

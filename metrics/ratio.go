@@ -164,7 +164,7 @@ func (f ratioFit) interval(conf float64) (lo, hi, deff float64) {
 // uncertainty when events sit in kMinor sessions) and 2·kMinor (the
 // Satterthwaite df of kMinor one-event residuals), chosen on the grid
 // (docs/statistics.md, "Rare events in many sessions"): misses above 0.037,
-// width +1.6–3.6 %. Elsewhere it is f.df.
+// width at most +3.6 %. Elsewhere it is f.df.
 func (f ratioFit) farDF() float64 {
 	r := f.Y / f.M
 	if min(r, 1-r) >= rareShare {
