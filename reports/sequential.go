@@ -35,6 +35,50 @@ func sequentialGrid(res *metrics.SequentialResult) (*grid, []*sequentialNA) {
 		right: []bool{6: true}, plain: true}
 	var na []*sequentialNA
 	group := map[[3]string]*sequentialNA{}
+	// A policy criterion is the same for every judge: shown once, as
+	// "(policy)", when every judge holding it shows the same standing (a
+	// judge whose broken runs left sessions out can differ: then each
+	// judge's row stays).
+	type key struct{ rule, name string }
+	policy := map[key][]string{}
+	var policyOrder []key
+	cells := func(c metrics.SequentialCrit) []string {
+		return []string{sequentialStatus(c), sequentialDecided(c), sequentialEstimate(c), fmt.Sprint(c.Sessions)}
+	}
+	for _, j := range res.Judges {
+		for _, row := range j.Rows {
+			for _, c := range row.Criteria {
+				if c.Status == metrics.StatusNA || !metrics.IsPolicyCriterion(c.Name) {
+					continue
+				}
+				k, v := key{row.RuleID, c.Name}, strings.Join(cells(c), "\x00")
+				switch prev, seen := policy[k]; {
+				case !seen:
+					policy[k] = []string{v}
+					policyOrder = append(policyOrder, k)
+				case prev != nil && prev[0] != v:
+					policy[k] = nil // judges differ: per judge
+				}
+			}
+		}
+	}
+	shared := map[key]bool{}
+	for _, k := range policyOrder {
+		if policy[k] == nil {
+			continue
+		}
+		shared[k] = true
+		rule := k.rule
+		if rule == metrics.AllRules {
+			rule = "all rules"
+		}
+		for _, j := range res.Judges {
+			if c, ok := seqCrit(j, k.rule, k.name); ok {
+				g.add(append([]string{"(policy)", rule, sequentialCriterion(c)}, cells(c)...)...)
+				break
+			}
+		}
+	}
 	for _, j := range res.Judges {
 		name := j.Judge
 		if j.Baseline {
@@ -55,11 +99,29 @@ func sequentialGrid(res *metrics.SequentialResult) (*grid, []*sequentialNA) {
 					group[k].rules = append(group[k].rules, rule)
 					continue
 				}
-				g.add(name, rule, sequentialCriterion(c), sequentialStatus(c), sequentialDecided(c), sequentialEstimate(c), fmt.Sprint(c.Sessions))
+				if shared[key{row.RuleID, c.Name}] {
+					continue
+				}
+				g.add(append([]string{name, rule, sequentialCriterion(c)}, cells(c)...)...)
 			}
 		}
 	}
 	return g, na
+}
+
+// seqCrit is judge j's criterion name on rule, if it has one with data.
+func seqCrit(j metrics.SequentialJudge, rule, name string) (metrics.SequentialCrit, bool) {
+	for _, row := range j.Rows {
+		if row.RuleID != rule {
+			continue
+		}
+		for _, c := range row.Criteria {
+			if c.Name == name && c.Status != metrics.StatusNA {
+				return c, true
+			}
+		}
+	}
+	return metrics.SequentialCrit{}, false
 }
 
 // sequentialCriterion names a criterion: a policy criterion says so, the

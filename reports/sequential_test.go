@@ -47,13 +47,13 @@ func TestWriteSequential(t *testing.T) {
 	}
 	want := `sequential gate over 2 runs: 95% confidence sequences over sessions (a wrong decision on any criterion at most 0.05, however many runs)
 
-judge  rule       criterion                               status  decided                            estimate [interval]  sessions
-cand   all rules  judge_p95_max (share > 1000 ms ≤ 0.05)  open    -                                  -                    51
-cand   all rules  judge_required_rate_max (policy)        FAIL    -                                  -                    51
-cand   r1         precision_min                           PASS    after 47 sessions, run 2 (hist/b)  1 [0.909, 1]         51
-cand   r2         precision_min                           PASS    after 47 sessions, run 2 (hist/b)  1 [0.909, 1]         51
-cand   r3         precision_min                           PASS    after 47 sessions, run 2 (hist/b)  1 [0.909, 1]         51
-cand   r4         precision_min                           PASS    after 47 sessions, run 2 (hist/b)  1 [0.909, 1]         51
+judge     rule       criterion                               status  decided                            estimate [interval]  sessions
+(policy)  all rules  judge_required_rate_max (policy)        FAIL    -                                  -                    51
+cand      all rules  judge_p95_max (share > 1000 ms ≤ 0.05)  open    -                                  -                    51
+cand      r1         precision_min                           PASS    after 47 sessions, run 2 (hist/b)  1 [0.909, 1]         51
+cand      r2         precision_min                           PASS    after 47 sessions, run 2 (hist/b)  1 [0.909, 1]         51
+cand      r3         precision_min                           PASS    after 47 sessions, run 2 (hist/b)  1 [0.909, 1]         51
+cand      r4         precision_min                           PASS    after 47 sessions, run 2 (hist/b)  1 [0.909, 1]         51
 
 N/A (nothing to decide, or not decided sequentially):
   base (baseline), dangerous_recall_must_beat_baseline on r1: not a dangerous rule
@@ -71,7 +71,7 @@ verdict	NO-GO
 		t.Fatal(err)
 	}
 	for _, w := range []string{
-		"| judge | rule      | criterion ",
+		"| judge    | rule      | criterion ",
 		"\n- cand, dangerous_recall_must_beat_baseline on 4 rules: not a dangerous rule\n",
 		"\n- cand: 154 sessions counted; 60 sessions",
 		"\nverdict: **NO-GO**\n",
@@ -111,5 +111,41 @@ func TestWriteSequentialNotes(t *testing.T) {
 	WriteSequentialNotes(&b, &metrics.SequentialResult{Verdict: metrics.VerdictInconclusive}, false, "", 3)
 	if b.Len() != 0 {
 		t.Errorf("nothing to say: %q", b.String())
+	}
+}
+
+// TestWriteSequentialPolicyOnce: the judge-required rate, a policy
+// criterion, is one row "(policy)" when every judge shows the same
+// standing (gate --sequential over two judges printed it twice); when a
+// judge's sessions differ (a broken run left some out) each judge keeps
+// its own row.
+func TestWriteSequentialPolicyOnce(t *testing.T) {
+	t.Parallel()
+	f := func(v float64) *float64 { return &v }
+	req := metrics.SequentialCrit{Name: metrics.CriterionJudgeRequiredRateMax, Status: metrics.StatusInconclusive, Threshold: 0.2,
+		Estimate: f(0.2139), Lo: f(0.1545), Hi: f(0.274), Sessions: 154}
+	p95 := metrics.SequentialCrit{Name: metrics.CriterionJudgeP95Max, Status: metrics.StatusInconclusive, Threshold: 1000, Sessions: 130}
+	judge := func(name string, req metrics.SequentialCrit) metrics.SequentialJudge {
+		return metrics.SequentialJudge{Judge: name, Sessions: 154, Rows: []metrics.SequentialRow{{RuleID: metrics.AllRules, Criteria: []metrics.SequentialCrit{p95, req}}}}
+	}
+	res := &metrics.SequentialResult{Runs: []string{"a"}, Alpha: 0.05, Judges: []metrics.SequentialJudge{judge("j1", req), judge("j2", req)}}
+	var b bytes.Buffer
+	if err := WriteSequential(&b, res, FormatCSV); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Count(b.String(), "judge_required_rate_max"), 1; got != want ||
+		!strings.Contains(b.String(), "\n(policy),all rules,judge_required_rate_max (policy),open,-,\"0.2139 [0.1545, 0.274]\",154\n") {
+		t.Errorf("shared policy criterion, want one (policy) row:\n%s", b.String())
+	}
+	other := req
+	other.Sessions, other.Estimate = 120, f(0.25)
+	res.Judges[1] = judge("j2", other)
+	b.Reset()
+	if err := WriteSequential(&b, res, FormatCSV); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\nj1,all rules,judge_required_rate_max (policy),") || !strings.Contains(b.String(), "\nj2,all rules,judge_required_rate_max (policy),") ||
+		strings.Contains(b.String(), "(policy),all rules") {
+		t.Errorf("differing standings, want a row per judge:\n%s", b.String())
 	}
 }
