@@ -308,6 +308,9 @@ func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow float64) fl
 		A := max(0, f.SampledVar) + B
 		up := spreadUp(f.SampledDF)
 		Aup := A * up * up
+		// How far the recorded pairs' own figure may lie from the
+		// estimate, as the labels say (not their pseudo-labels' floor).
+		vY := max(0, f.SampledVar-f.SampledPrior)
 		p := func(m float64) float64 {
 			m = min(m, float64(remain))
 			rho := S / (S + m)
@@ -319,7 +322,7 @@ func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow float64) fl
 			if m == 0 {
 				return prob(num, 0)
 			}
-			return prob(num, math.Sqrt(Aup*rho*(1-rho)))
+			return prob(num, math.Sqrt(Aup*rho*(1-rho)+(1-rho)*(1-rho)*vY))
 		}
 		if p(float64(remain)) >= target {
 			m, ok := assuredCount(p, target)

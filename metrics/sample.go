@@ -53,6 +53,11 @@ type WeightedRatio struct {
 	// Σ_h N_h²·s²_h/n_h − SampledFPC. Var − SampledVar (v₁, the recorded
 	// sessions' own spread) no number of labels removes.
 	SampledVar, SampledDF, SampledFPC float64
+	// SampledPrior is the part of SampledVar the pseudo-labels of thin
+	// strata put there (a floor where a few labels all agree, not an
+	// estimate): what the labels themselves say the estimate may lie from
+	// the recorded pairs' own figure is SampledVar − SampledPrior.
+	SampledPrior float64
 	// Sessions counts the sessions of the labeled units. TrafficSessions
 	// and TrafficPairs are the recorded sessions and pairs the figure
 	// describes (set by SampleFiguresOf; 0 when unknown): a hint that
@@ -228,7 +233,7 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 	var sessions int
 	var priorV float64
 	v1, v2, out.SampledFPC, out.DF, sessions, priorV = twoPhaseVar(units, strata, f, R, X)
-	out.Var, out.SampledVar = v1+v2, v2
+	out.Var, out.SampledVar, out.SampledPrior = v1+v2, v2, priorV
 	out.Sessions = int64(sessions)
 	// v2 is estimated within strata: labels less strata.
 	out.SampledDF = max(1, float64(len(units)-len(strata)))
