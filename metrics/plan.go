@@ -57,6 +57,8 @@ func (g PlanGuess) Check() error {
 		return fmt.Errorf("ICC %v is outside [0, 1)", g.ICC)
 	case math.IsNaN(g.SessionSize) || g.SessionSize < 1:
 		return fmt.Errorf("session size %v is below 1", g.SessionSize)
+	case math.IsInf(g.SessionSize, 1):
+		return fmt.Errorf("session size %v: a mean number of units per session is finite", g.SessionSize)
 	}
 	return nil
 }
@@ -73,7 +75,7 @@ type PlanOptions struct {
 	// Reps is the number of simulated data sets per size (200 when 0).
 	Reps int
 	Seed uint64
-	// MaxSessions bounds the search (100,000 when 0).
+	// MaxSessions bounds the search (PlanMaxSessions when 0).
 	MaxSessions int64
 	// Progress, when set, is told each plan PlanPilot finishes (what:
 	// "judge rule criterion") and how many are done: a pilot plans dozens.
@@ -182,6 +184,11 @@ func PlanProportion(name string, thr float64, g PlanGuess, o PlanOptions, interv
 	return res, nil
 }
 
+// PlanMaxSessions is the most sessions a plan simulates: the search's
+// bound, and the largest budget (each of Reps data sets is held in memory,
+// 16 bytes a session).
+const PlanMaxSessions = 100_000
+
 // freshSeed sets apart the random numbers that check a plan's size.
 const freshSeed = 0x5eed_f2e5
 
@@ -254,7 +261,7 @@ func (o PlanOptions) withDefaults() PlanOptions {
 		o.Reps = 200
 	}
 	if o.MaxSessions <= 0 {
-		o.MaxSessions = 100_000
+		o.MaxSessions = PlanMaxSessions
 	}
 	return o
 }

@@ -53,11 +53,17 @@ type WeightedRatio struct {
 	// Σ_h N_h²·s²_h/n_h − SampledFPC. Var − SampledVar (v₁, the recorded
 	// sessions' own spread) no number of labels removes.
 	SampledVar, SampledDF, SampledFPC float64
-	// SampledPrior is the part of SampledVar the pseudo-labels of thin
-	// strata put there (a floor where a few labels all agree, not an
-	// estimate): what the labels themselves say the estimate may lie from
-	// the recorded pairs' own figure is SampledVar − SampledPrior.
+	// SampledPrior is the part of SampledVar that the ½ pseudo-labels of
+	// strata at the queue's minimum (≤ floorMaxLabels labels, all
+	// agreeing) put there: a prior, not an estimate.
 	SampledPrior float64
+	// VarLo and VarHi are the variances the interval's lower and upper
+	// bounds rest on (a proportion's: precision, recall): v₁ and the
+	// estimated v₂ plus the interval's floor of each stratum whose labels
+	// all agree, on the side its unseen errors would move the figure
+	// (twoPhaseVar). Var (and NEff, SampledVar, and every hint) keeps
+	// v₂'s symmetric floor instead: what more labels may yet show.
+	VarLo, VarHi float64
 	// Sessions counts the sessions of the labeled units. TrafficSessions
 	// and TrafficPairs are the recorded sessions and pairs the figure
 	// describes (set by SampleFiguresOf; 0 when unknown): a hint that
@@ -175,7 +181,9 @@ func strataOf(units []SampleUnit) []*stratum {
 // labeled figure describes the traffic the recorded sessions sample (a
 // go/no-go is about future traffic). A proportion (bounded: precision,
 // recall) takes Wilson's interval at n_eff = R(1−R)/V with the t quantile
-// of its degrees of freedom; at R ∈ {0, 1}, n_eff is the smaller of
+// of its degrees of freedom, each bound at its own V (VarLo, VarHi: the
+// floors of strata whose labels all agree on the side their unseen
+// errors would move the figure); at R ∈ {0, 1}, n_eff is the smaller of
 // Kish's size of the weights and the sessions within strata, and with a
 // single session it is at most 1. A paired difference (not bounded:
 // a recall or false-positive-rate gain) is R ± t·√V, clipped to [−1, 1].
@@ -229,26 +237,30 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 		psu += len(seen)
 	}
 	out.Estimate = ptr(R)
-	var v1, v2 float64
-	var sessions int
-	var priorV float64
-	v1, v2, out.SampledFPC, out.DF, sessions, priorV = twoPhaseVar(units, strata, f, R, X)
-	out.Var, out.SampledVar, out.SampledPrior = v1+v2, v2, priorV
-	out.Sessions = int64(sessions)
+	tp := twoPhaseVar(units, strata, f, R, X)
+	v1, v2 := tp.v1, tp.v2
+	out.SampledFPC, out.DF = tp.fpc, tp.df
+	out.Var, out.SampledVar, out.SampledPrior = v1+v2, v2, tp.prior
+	out.VarLo, out.VarHi = v1+tp.v2est+tp.floorDown, v1+tp.v2est+tp.floorUp
+	out.Sessions = int64(tp.sessions)
 	// v2 is estimated within strata: labels less strata.
 	out.SampledDF = max(1, float64(len(units)-len(strata)))
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: out.DF}.Quantile(1 - (1-conf)/2)
-	if V := v1 + v2; bounded && priorV > 0 {
-		// Satterthwaite: the pseudo-labels of strata at the queue's
-		// minimum are a prior, not an estimate; their part of V has no
-		// sampling error, and the quantile's degrees of freedom are those
-		// of the estimated part alone, DF·(V/(V − prior))². DF itself
-		// stays the sessions' (what more labels grow, for the hints).
+	// quantile is the t quantile of one bound, whose variance V holds
+	// priorV of pseudo-labels. Satterthwaite: the pseudo-labels of strata
+	// at the queue's minimum are a prior, not an estimate; their part of
+	// V has no sampling error, and the quantile's degrees of freedom are
+	// those of the estimated part alone, DF·(V/(V − prior))². DF itself
+	// stays the sessions' (what more labels grow, for the hints).
+	quantile := func(V, priorV float64) float64 {
+		if priorV <= 0 {
+			return q
+		}
 		qdf := maxDF
 		if est := V - priorV; est > 0 {
 			qdf = min(out.DF*(V/est)*(V/est), maxDF)
 		}
-		q = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: qdf}.Quantile(1 - (1-conf)/2)
+		return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: qdf}.Quantile(1 - (1-conf)/2)
 	}
 	if !bounded {
 		// A difference of two proportions lies in [−1, 1], whatever its
@@ -283,13 +295,26 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 		out.Lo, out.Hi = ptr(max(lo, -1)), ptr(min(hi, 1))
 		return out
 	}
-	out.NEff = neff(R, out.Var, min(out.Den*out.Den/sumWX2, float64(psu)))
-	if sessions < 2 {
-		// One session cannot show how sessions differ (v1 is not
-		// estimable): its labels are worth one unit.
+	kish := min(out.Den*out.Den/sumWX2, float64(psu))
+	// Each bound takes Wilson's interval at the effective size of its
+	// own variance: the floor of a stratum whose labels all agree sits
+	// on the side its unseen errors would move the figure (twoPhaseVar),
+	// and NEff is the symmetric one's (every floor on both sides).
+	bound := func(V, priorV float64) (lo, hi float64) {
+		n := neff(R, V, kish)
+		if tp.sessions < 2 {
+			// One session cannot show how sessions differ (v1 is not
+			// estimable): its labels are worth one unit.
+			n = min(n, 1)
+		}
+		return Wilson(R*n, n, quantile(V, priorV))
+	}
+	out.NEff = neff(R, out.Var, kish)
+	if tp.sessions < 2 {
 		out.NEff = min(out.NEff, 1)
 	}
-	lo, hi := Wilson(R*out.NEff, out.NEff, q)
+	lo, _ := bound(out.VarLo, tp.priorDown)
+	_, hi := bound(out.VarHi, tp.priorUp)
 	out.Lo, out.Hi = ptr(lo), ptr(hi)
 	return out
 }
@@ -323,13 +348,23 @@ func neff(R, v, kish float64) float64 {
 // unknown (0 for a fully labeled stratum or the census). A stratum with
 // at most floorMaxLabels labels, or fewer than floorShare of its pairs
 // labeled, whose labels are all of one value has s²_h raised to
-// mean(d_i²)·p̃(1−p̃), p̃ = (k_h + ½)/(n_h + 1), d_i how much z_i moves when
-// its label flips: a few agreeing labels cannot claim certainty. df is the
+// mean(d_i²)·p̃(1−p̃), p̃ = (k_h + p₀)/(n_h + 1), d_i how much z_i moves when
+// its label flips: a few agreeing labels cannot claim certainty (p₀ = ½
+// at the queue's minimum or fewer, the queue's prior beyond). That is
+// v2's floor, symmetric: what the hints project as unseen errors. The
+// interval's own floor (floorUp, floorDown) is the same beyond the
+// minimum and p̃ = (k_h + 2·prior)/(n_h + 2) at it — two pseudo-labels at
+// the queue's prior — and sits only on the side the stratum's unseen
+// errors would move the figure: an all-match stratum whose pairs are not
+// all match can only have made the estimate too high (its floor widens
+// the lower bound), an all-no_match one too low. df is the
 // number of sessions whose T̂_c is not 0 — sessions that add nothing to
 // the figure say nothing about its spread — or Kish's effective number of
 // sessions (Σ_c X_c)²/Σ_c X_c², X_c = Σ_{i∈c} w_i·x_i, when smaller, less
 // one (at least 1).
-func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64) (v1, v2, fpc, df float64, sessions int, priorV float64) {
+func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64) twoPhase {
+	var v1, v2, fpc float64
+	var tp twoPhase
 	type key struct {
 		sess string
 		h    int
@@ -346,7 +381,7 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 		if n >= 2 {
 			a[h] = s.size * (s.size - 1) / (nf * (nf - 1))
 		}
-		var zs, zz, dd, k float64
+		var zs, zz, dd, ddUp, k float64
 		for _, i := range s.idx {
 			u := &units[i]
 			y, x := f(u, u.Label)
@@ -355,6 +390,12 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 			y0, x0 := f(u, false)
 			d := ((y1 - R*x1) - (y0 - R*x0)) / X
 			dd += d * d
+			// The way an unseen error moves the figure: a pair labeled
+			// match that is not moves z by −d, one labeled no_match that
+			// is, by +d.
+			if (d > 0) != u.Label && d != 0 {
+				ddUp += d * d
+			}
 			if u.Label {
 				k++
 			}
@@ -373,6 +414,8 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 		if n >= 2 {
 			s2 = max(0, (zz-zs*zs/nf)/(nf-1))
 		}
+		cut := s.size * s.size * (1 - nf/s.size) / nf // v2's factor on s²_h
+		tp.v2est += cut * s2
 		if (k == 0 || k == nf) && (n <= floorMaxLabels || nf < floorShare*s.size) && s.size > nf {
 			// Few labels, all one value: their sample variance (often 0)
 			// says nothing; the stratum carries one pseudo-label at the
@@ -383,9 +426,27 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 				p0 = namePrior(s.name)
 			}
 			pt := (k + p0) / (nf + 1)
+			// The interval's floor: at the queue's minimum or fewer, two
+			// pseudo-labels at the queue's prior (not ½); beyond, the
+			// same as v2's. It goes on the side the stratum's unseen
+			// errors would move the figure (twoPhase.floorUp/Down).
+			pi := pt
+			if n <= floorMaxLabels {
+				pi = (k + 2*namePrior(s.name)) / (nf + 2)
+			}
+			if fl := dd / nf * pi * (1 - pi); fl > s2 {
+				ex := cut * (fl - s2)
+				up := ex * ddUp / dd
+				tp.floorUp += up
+				tp.floorDown += ex - up
+				if n <= floorMaxLabels {
+					tp.priorUp += up
+					tp.priorDown += ex - up
+				}
+			}
 			if fl := dd / nf * pt * (1 - pt); fl > s2 {
 				if n <= floorMaxLabels {
-					priorV += s.size * s.size * (1 - nf/s.size) * (fl - s2) / nf
+					tp.prior += cut * (fl - s2)
 				}
 				s2 = fl
 			}
@@ -425,9 +486,11 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 	} else {
 		v1 = max(0, v1)
 	}
+	tp.v1, tp.v2, tp.fpc, tp.sessions = v1, v2, fpc, len(sess)
 	if nonzero == 0 {
 		// R ∈ {0, 1}: every z is 0 and the sessions bound n_eff instead.
-		return v1, v2, fpc, max(1, float64(len(sess))-1), len(sess), priorV
+		tp.df = max(1, float64(len(sess))-1)
+		return tp
 	}
 	if x2 > 0 {
 		// Kish's effective number of sessions by their weighted
@@ -435,7 +498,23 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 		// units count as few, as for the latency quantiles.
 		nonzero = min(nonzero, xsum*xsum/x2)
 	}
-	return v1, v2, fpc, max(1, nonzero-1), len(sess), priorV
+	tp.df = max(1, nonzero-1)
+	return tp
+}
+
+// twoPhase is twoPhaseVar's result: v1, v2, fpc (Σ_h N_h·s²_h) and df as
+// documented there, v2est (v2 without any floor), prior (the ½
+// pseudo-labels' part of v2), the sessions of the labeled units, and the
+// interval's floor split by the way the floored strata's unseen errors
+// would move the figure (floorUp, floorDown), with its part from strata
+// at the queue's minimum (priorUp, priorDown: pseudo-labels, no sampling
+// error).
+type twoPhase struct {
+	v1, v2, fpc, df, v2est float64
+	sessions               int
+	prior                  float64
+	floorUp, floorDown     float64
+	priorUp, priorDown     float64
 }
 
 // The floor of twoPhaseVar applies to a stratum whose labels all agree
@@ -446,7 +525,8 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 // hide errors that, weighted by N_h/n_h, move the figure). Measured
 // (docs/statistics.md): with neither, 40 labels of a 3,000-label queue
 // covered 0.68 and the weak-label correction's recall at 100 labels
-// 0.80; with both, every model and prefix measured covers 0.955 or more.
+// 0.80; with both, every model and prefix of TestLabeledCalibration
+// covers 0.925 or more.
 const (
 	floorMaxLabels = 5
 	floorShare     = 0.1

@@ -268,6 +268,10 @@ type labeledStats struct {
 	// figure: 2·1.96·√mse is the narrowest width a calibrated interval
 	// of fixed width could have.
 	mse [2]float64
+	// covRMSE is the coverage of the fixed-width interval estimate ±
+	// 1.96·RMSE: where even it covers above 0.975, the estimate's
+	// discreteness on few labels (not the interval) sets the coverage.
+	covRMSE [2]float64
 }
 
 var ratioFns = [2]ratioFn{
@@ -286,6 +290,7 @@ var ratioFns = [2]ratioFn{
 func labeledGrid(t testing.TB, m labelModel, reps, budget int, prefixes []int) []labeledStats {
 	truths := m.truth()
 	sts := make([]labeledStats, len(prefixes))
+	errs := make([][2][]float64, len(prefixes))
 	for rep := range uint64(reps) {
 		ps := m.draw(1000 + rep)
 		pp, pr := truth(ps)
@@ -307,6 +312,7 @@ func labeledGrid(t testing.TB, m labelModel, reps, budget int, prefixes []int) [
 				}
 				st.w[k] += *got[k].Hi - *got[k].Lo
 				st.mse[k] += (*got[k].Estimate - truths[k]) * (*got[k].Estimate - truths[k])
+				errs[pi][k] = append(errs[pi][k], *got[k].Estimate-truths[k])
 				st.wAll[k] += *full[k].Hi - *full[k].Lo
 				if l, h, ok := textbookStratified(us, ratioFns[k]); ok {
 					if l <= truths[k] && truths[k] <= h {
@@ -344,6 +350,13 @@ func labeledGrid(t testing.TB, m labelModel, reps, budget int, prefixes []int) [
 			for _, v := range []*float64{&st.cov[k], &st.w[k], &st.wAll[k], &st.covT[k], &st.covTRec[k], &st.wT[k], &st.zeroT[k], &st.cov2[k], &st.w2[k], &st.covRec[k], &st.wRec[k], &st.mse[k]} {
 				*v /= float64(reps)
 			}
+			h := 1.959964 * math.Sqrt(st.mse[k])
+			for _, e := range errs[pi][k] {
+				if math.Abs(e) <= h {
+					st.covRMSE[k]++
+				}
+			}
+			st.covRMSE[k] /= float64(reps)
 		}
 	}
 	return sts
@@ -385,11 +398,13 @@ func textbookTwoPhase(units []SampleUnit, f ratioFn) (lo, hi float64, ok bool) {
 
 // TestLabeledCalibration: on seven population models, the design-based
 // (two-phase) interval covers the model's precision and recall — the
-// traffic the recorded sessions sample — at 0.925 or more for the whole
-// 300-label queue and its first 150 and 75 labels (never undercovers under
-// clustering) and, in the full run, at most 0.975 within two Monte Carlo
-// standard errors at 300 and 150 labels; the 75-label prefix's coverage is
-// printed. A 200-label queue (the setting) is measured on the
+// traffic the recorded sessions sample — at 0.925 or more (less two Monte
+// Carlo standard errors) for the whole 300-label queue and its first 150
+// and 75 labels (never undercovers under clustering) and, in the full
+// run, at most 0.975 within two Monte Carlo standard errors at 300 and
+// 150 labels; the 75-label prefix's coverage is printed, beside the
+// coverage of the fixed-width interval ±1.96·RMSE on the same estimates
+// (what the estimates' discreteness allows a calibrated width). A 200-label queue (the setting) is measured on the
 // unclustered and lightly clustered models. Beside it: the textbook
 // stratified interval (coverage of the traffic and of the recorded pairs),
 // the textbook two-phase interval, this estimator's labels' part alone on
@@ -403,7 +418,7 @@ func TestLabeledCalibration(t *testing.T) {
 		reps = 40
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| model (%d populations) | queue | labels | figure | coverage | width | textbook: coverage | of the recorded pairs | width | zero width | width ÷ textbook | two-phase textbook: coverage | width | width ÷ that | labels' part alone: coverage of the recorded pairs | its width ÷ textbook | every pair labeled: width | width ÷ 2·1.96·RMSE |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", reps)
+	fmt.Fprintf(&b, "\n| model (%d populations) | queue | labels | figure | coverage | width | textbook: coverage | of the recorded pairs | width | zero width | width ÷ textbook | two-phase textbook: coverage | width | width ÷ that | labels' part alone: coverage of the recorded pairs | its width ÷ textbook | every pair labeled: width | width ÷ 2·1.96·RMSE | ±1.96·RMSE: coverage |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", reps)
 	type setting struct {
 		m        labelModel
 		budget   int
@@ -422,9 +437,12 @@ func TestLabeledCalibration(t *testing.T) {
 		for pi, n := range se.prefixes {
 			st := sts[pi]
 			for k, name := range []string{"precision", "recall"} {
-				fmt.Fprintf(&b, "| %s | %d | %d | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.3f | %.2f | %.3f | %.2f | %.3f | %.2f |\n",
-					m.name, se.budget, n, name, st.cov[k], st.w[k], st.covT[k], st.covTRec[k], st.wT[k], st.zeroT[k], st.w[k]/st.wT[k], st.cov2[k], st.w2[k], st.w[k]/st.w2[k], st.covRec[k], st.wRec[k]/st.wT[k], st.wAll[k], st.w[k]/(2*1.959964*math.Sqrt(st.mse[k])))
-				slack := 0.0
+				fmt.Fprintf(&b, "| %s | %d | %d | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.3f | %.2f | %.3f | %.2f | %.3f | %.2f | %.3f |\n",
+					m.name, se.budget, n, name, st.cov[k], st.w[k], st.covT[k], st.covTRec[k], st.wT[k], st.zeroT[k], st.w[k]/st.wT[k], st.cov2[k], st.w2[k], st.w[k]/st.w2[k], st.covRec[k], st.wRec[k]/st.wT[k], st.wAll[k], st.w[k]/(2*1.959964*math.Sqrt(st.mse[k])), st.covRMSE[k])
+				// Never under 0.925, less two Monte Carlo errors (so that
+				// it holds at a user's APEVAL_CALIBRATE=400 as at 2,000);
+				// the smoke's slack is wider.
+				slack := 2 * math.Sqrt(0.925*0.075/float64(reps))
 				if !full {
 					slack = smokeSlack(0.925, reps)
 				}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/apeval/apeval/replay"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // The hand-computed example of docs/statistics.md: stratum A (N=100, four
@@ -225,5 +226,51 @@ func TestFewLabelsStayInRange(t *testing.T) {
 		if c.Status == StatusInconclusive && c.Reason == "" {
 			t.Fatalf("rep %d: INCONCLUSIVE without a reason", rep)
 		}
+	}
+}
+
+// TestWeightedFloorOneSided: hand-computed. Precision on two strata of
+// the candidate's matches: "A:match B:match" (N 10, both of its 2 labels
+// match) and "A:match B:no_match" (N 10, 2 of 4 labels match); R = (10·1 +
+// 10·½)/20 = 0.75, X = 20, d = 1/20 for every pair. The first stratum
+// shows no error: its floor for the interval is two pseudo-labels at the
+// queue's prior p = 2.1/2.2, p̃ = (2 + 2p)/4, times d² and N²(1 − n/N)/n
+// = 40: 40·0.0025·p̃(1 − p̃) ≈ 0.0022211, all of it on the lower bound's
+// side (a stratum of matches can only have been too high). v₂'s
+// symmetric floor (what the hints project) is the ½ pseudo-label: p̃ =
+// 2.5/3, 40·0.0025·(5/36) = 0.0138889, all of it SampledPrior. The second
+// stratum's sample variance of z (±0.025 around −0.0125: 0.0025/3) times
+// N²(1 − n/N)/n = 15 is 0.0125 on both sides.
+func TestWeightedFloorOneSided(t *testing.T) {
+	var us []SampleUnit
+	add := func(stratum string, n int, matches int) {
+		for i := range n {
+			us = append(us, SampleUnit{Stratum: stratum, StratumSize: 10, Session: fmt.Sprintf("%s-%d", stratum, i), Label: i < matches, Match: true})
+		}
+	}
+	add("A:match B:match", 2, 2)
+	add("A:match B:no_match", 4, 2)
+	f := WeightedPrecision(us, 0.95)
+	p := 2.1 / 2.2
+	pt := (2 + 2*p) / 4
+	floor := 40 * 0.0025 * pt * (1 - pt)
+	prior := 40 * 0.0025 * 5.0 / 36
+	v1 := f.Var - f.SampledVar
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if !near(*f.Estimate, 0.75) || !near(f.SampledVar, 0.0125+prior) || !near(f.SampledPrior, prior) {
+		t.Errorf("estimate %v, SampledVar %v (want %v), SampledPrior %v (want %v)", *f.Estimate, f.SampledVar, 0.0125+prior, f.SampledPrior, prior)
+	}
+	if !near(f.VarLo, v1+0.0125+floor) || !near(f.VarHi, v1+0.0125) {
+		t.Errorf("VarLo %v, VarHi %v; want %v and %v (v1 %v)", f.VarLo, f.VarHi, v1+0.0125+floor, v1+0.0125, v1)
+	}
+	// The upper bound is Wilson's at n_eff = R(1−R)/VarHi on the t
+	// quantile of the sessions' df (no pseudo-label on that side); with
+	// the symmetric Var it would reach further.
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: f.DF}.Quantile(0.975)
+	n := 0.75 * 0.25 / f.VarHi
+	_, hi := Wilson(0.75*n, n, q)
+	_, wide := Wilson(0.75*f.NEff, f.NEff, q)
+	if !near(*f.Hi, hi) || !(hi < wide) {
+		t.Errorf("upper bound %v, want %v (below the symmetric variance's %v)", *f.Hi, hi, wide)
 	}
 }

@@ -75,6 +75,32 @@ func (o *planOptions) validate(cmd *cobra.Command) error {
 // (metrics.Plan) or from a pilot run (evaluation.RunSet.Pilot), printed
 // in the --format asked.
 func runPlan(ctx context.Context, o *planOptions, io IO) error {
+	// The simulation can run for minutes (a figure near its threshold is
+	// searched up to 100,000 sessions) and does not look at ctx: Ctrl-C
+	// or SIGTERM ends the command at once, with exit 130 and nothing
+	// printed, instead of being swallowed until the search ends.
+	return interruptible(ctx, "plan", func() error { return planOnce(o, io) })
+}
+
+// interruptible runs f and returns its error, or, as soon as ctx ends,
+// an interruption (exit 130) naming what without waiting for f (which
+// the process's exit then stops).
+func interruptible(ctx context.Context, what string, f func() error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s interrupted: %w", what, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("%s interrupted before it finished, nothing printed: %w", what, ctx.Err())
+	}
+}
+
+// planOnce computes and prints the plan.
+func planOnce(o *planOptions, io IO) error {
 	s := o.spec
 	v := reports.PlanView{Pilot: s.Pilot, Sessions: s.Sessions, Labels: s.Labels, ICC: s.ICC, SessionSize: s.SessionSize, Reps: s.Reps, Seed: s.Seed}
 	if s.Pilot != "" {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +82,8 @@ func TestPlanCommand(t *testing.T) {
 		{[]string{"--latency-p95", "500", "--latency-p50", "900"}, "median latency 900 ms is not below the P95 500 ms"},
 		{[]string{"--latency-p50", "300"}, "give the P95 too"},
 		{[]string{"--latency-p95", "500", "--session-size", "0.5"}, "session size 0.5 is below 1"},
+		{[]string{"--rate", "precision=0.9", "--session-size", "Inf"}, "--session-size: session size +Inf: a mean number of units per session is finite"},
+		{[]string{"--rate", "precision=0.9", "--sessions", "100001"}, "--sessions 100001: a plan simulates at most 100000 sessions"},
 		{nil, "a pilot run directory or at least one guess"},
 	} {
 		code, _, errOut := apeval(t, "", append([]string{"plan"}, tc.args...)...)
@@ -268,5 +272,37 @@ func TestPlanFromPilot(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, %q (want %q)", tc.args, code, errOut, tc.want)
 		}
+	}
+}
+
+// TestPlanInterrupted: Ctrl-C (or SIGTERM) during a plan's simulation ends
+// the command with exit 130 and prints no plan; before, the search (up to
+// 100,000 sessions, minutes near a threshold) ignored the signal.
+func TestPlanInterrupted(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	// precision 0.9 against precision_min 0.9: the search runs to its bound.
+	code, out, errOut := apevalCtx(t, ctx, "", "plan", "--rate", "precision=0.9", "--reps", "10")
+	if code != exitInterrupted || out != "" || !strings.Contains(errOut, "plan interrupted") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// A signal while the simulation runs: interruptible returns at once,
+	// not when the work ends.
+	ctx, cancel = context.WithCancel(context.Background())
+	block := make(chan struct{})
+	defer close(block)
+	err := interruptible(ctx, "plan", func() error {
+		cancel()
+		<-block
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "plan interrupted before it finished") {
+		t.Errorf("err %v", err)
+	}
+	// Work that ends first gives its own result.
+	want := errors.New("boom")
+	if err := interruptible(context.Background(), "plan", func() error { return want }); err != want {
+		t.Errorf("err %v, want %v", err, want)
 	}
 }

@@ -97,6 +97,9 @@ func Resolve(o Options, changed func(flag string) bool) (*Spec, error) {
 	if changed("sessions") && o.Sessions < 1 {
 		return nil, fmt.Errorf("--sessions %d: a budget needs at least 1 session", o.Sessions)
 	}
+	if o.Sessions > metrics.PlanMaxSessions {
+		return nil, fmt.Errorf("--sessions %d: a plan simulates at most %d sessions (every simulated data set is held in memory)", o.Sessions, metrics.PlanMaxSessions)
+	}
 	if o.Reps < 10 {
 		return nil, fmt.Errorf("--reps %d: at least 10 simulated data sets are needed", o.Reps)
 	}
