@@ -222,8 +222,75 @@ func (rep *Report) WriteComparison(w io.Writer, c *metrics.Comparison, f Format)
 	if err := rep.writeComparisonTables(w, c, f); err != nil {
 		return err
 	}
+	if err := rep.writeCandidateHoldBacks(w, c, f == FormatMarkdown); err != nil {
+		return err
+	}
 	_, err := fmt.Fprintf(w, "\n%s\n", rep.candidateHeadline(c.Candidate, f == FormatMarkdown))
 	return err
+}
+
+// maxCompareOpen is how many open criteria a comparison lists before
+// counting the rest (apeval gate lists them all); failing ones are all
+// listed.
+const maxCompareOpen = 5
+
+// writeCandidateHoldBacks writes, above the verdict line, what keeps the
+// candidate from GO (holdBacks, the words gate uses): every failing
+// criterion, then the first maxCompareOpen open ones. A policy
+// criterion is listed once, as "policy, every judge"; a failure the
+// baseline judge has too on the same rule says "the baseline fails it
+// too". Nothing when the candidate is GO.
+func (rep *Report) writeCandidateHoldBacks(w io.Writer, c *metrics.Comparison, markdown bool) error {
+	j := rep.Summary.Judge(c.Candidate)
+	if j == nil {
+		return nil
+	}
+	hb := holdBacks(j, rep.Summary.Judge(c.Baseline))
+	if len(hb) == 0 {
+		return nil
+	}
+	var fail, open int
+	for _, h := range hb {
+		if h.Status == metrics.StatusFail {
+			fail++
+		} else {
+			open++
+		}
+	}
+	shown := hb[:fail+min(open, maxCompareOpen)]
+	var lines []string
+	if markdown {
+		lines = append(lines, "", fmt.Sprintf("**What holds %s back** (%d failing, %d open):", mdEscape(c.Candidate), fail, open), "")
+	} else {
+		lines = append(lines, "", fmt.Sprintf("What holds %s back (%d failing, %d open):", c.Candidate, fail, open))
+	}
+	for _, h := range shown {
+		st := string(h.Status)
+		if h.Status == metrics.StatusInconclusive {
+			st = "open"
+		}
+		if markdown {
+			lines = append(lines, fmt.Sprintf("- %s `%s` · %s — %s", st, h.Rule, h.Name, mdEscape(h.Text)))
+			continue
+		}
+		for _, l := range wrap(fmt.Sprintf("%s %s, %s: %s", st, h.Rule, h.Name, h.Text), rep.Width-2) {
+			lines = append(lines, "  "+l)
+		}
+	}
+	if rest := len(hb) - len(shown); rest > 0 {
+		more := fmt.Sprintf("… %d more open (apeval gate lists them all)", rest)
+		if markdown {
+			lines = append(lines, "- "+more)
+		} else {
+			lines = append(lines, "  "+more)
+		}
+	}
+	for _, l := range lines {
+		if _, err := fmt.Fprintln(w, l); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // comparisonJSON is `apeval compare --json`: the comparison's keys, plus
