@@ -248,15 +248,16 @@ func TestIntervalGridExactBounds(t *testing.T) {
 
 // ratioSameDF is ClusteredInterval with both bounds on the ratio's own
 // degrees of freedom (no farDF): the interval before the rare far bound.
-func ratioSameDF(ys, ms []int64) (float64, float64) {
+// l0, h0 are ClusteredInterval's bounds on the same data, returned where
+// the two agree (no beta-binomial fit twice).
+func ratioSameDF(ys, ms []int64, l0, h0 float64) (float64, float64) {
 	p := newBBPosterior(ys, ms, 1)
-	if p == nil {
-		return 0, 1
+	if p == nil || p.wilson {
+		return l0, h0
 	}
 	f, ok := fitRatio(p.pairs)
-	if p.wilson || !ok || f.few() {
-		l, h, _ := p.interval(0.95)
-		return l, h
+	if !ok || f.few() || f.farDF() >= f.df {
+		return l0, h0
 	}
 	r := f.Y / f.M
 	n := min(f.M, r*(1-r)/f.v)
@@ -292,16 +293,19 @@ func TestIntervalGridRareEvents(t *testing.T) {
 	} else {
 		settings = []setting{{0.003, 150, 0.3}, {0.01, 50, 0.1}}
 	}
-	methods := []gridMethod{gridMethods[0], {"without the rare far bound's df (the previous interval)", ratioSameDF}, {"Clopper–Pearson, sessions ignored", clopperPearson}}
+	// ClusteredInterval, the interval before the rare far bound
+	// (ratioSameDF, which reuses ClusteredInterval's bounds where they
+	// agree) and Clopper–Pearson.
+	names := []string{"ClusteredInterval", "without the rare far bound's df (the previous interval)", "Clopper–Pearson, sessions ignored"}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| setting (%d replicates) |", reps)
-	for _, m := range methods {
-		fmt.Fprintf(&b, " %s: coverage (below / above) | width |", m.name)
+	for _, name := range names {
+		fmt.Fprintf(&b, " %s: coverage (below / above) | width |", name)
 	}
 	b.WriteString(" width ÷ previous |\n|---|---|---|---|---|---|---|---|\n")
 	for i, s := range settings {
 		rng := rand.New(rand.NewPCG(uint64(i+1), 0x4a7e))
-		st := make([]gridStat, len(methods))
+		st := make([]gridStat, len(names))
 		for range reps {
 			sz := make([]int, s.k)
 			for j := range sz {
@@ -311,10 +315,12 @@ func TestIntervalGridRareEvents(t *testing.T) {
 				}
 			}
 			ys, ms := drawCounts(rng, sz, s.mu, s.icc)
-			for k, m := range methods {
-				l, h := m.f(ys, ms)
-				st[k].tally(s.mu, l, h)
-			}
+			l0, h0, _ := ClusteredInterval(ys, ms, 0.95)
+			st[0].tally(s.mu, l0, h0)
+			l, h := ratioSameDF(ys, ms, l0, h0)
+			st[1].tally(s.mu, l, h)
+			l, h = clopperPearson(ys, ms)
+			st[2].tally(s.mu, l, h)
 		}
 		n := float64(reps)
 		fmt.Fprintf(&b, "| %g, %d sessions, ICC %g |", s.mu, s.k, s.icc)
