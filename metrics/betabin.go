@@ -21,7 +21,9 @@ import (
 // it is Wilson's interval at R with the effective sample size
 // n_eff = R(1−R)/v (at most M) at Student's t quantile, v the CR2
 // cluster variance of R and the degrees of freedom Bell–McCaffrey's for
-// the sessions' sizes (fitRatio); below 10 degrees of freedom (about ten
+// the sessions' sizes (fitRatio; with the rarer outcome under 3 % of the
+// units, the bound away from the nearer end of [0, 1] on at most
+// 1.5·k − 1 df, k the sessions holding it: farDF); below 10 degrees of freedom (about ten
 // sessions, or a few holding most units), or with the rarer outcome in
 // fewer than 10 sessions, the beta-binomial interval (fewSessions). Where that variance says nothing —
 // fewer than two sessions, or no spread between them (no event at all,

@@ -278,6 +278,17 @@ type LabelHint struct {
 // Φ((dist − half)/spread), dist = |estimate − threshold|; the fewest m ≤
 // remain with P ≥ target.
 //
+// Labels are named only where labeling every pair left decides it with
+// probability ≥ target when the recorded pairs' own figure — all that
+// labels can reach — is not taken to be the estimate but to lie around
+// it as the labels say: the spread at m = remain gains (1 − ρ)²·v_Y,
+// v_Y = SampledVar − SampledPrior (the pseudo-labels' floor is a
+// conservative bound of the interval, not an estimate of that spread).
+// A hint asks for labels mostly when the estimate is high by chance;
+// without this check it took the estimate for the truth and, near the
+// threshold, named labels that could not decide (docs/statistics.md,
+// "Hints that keep their promise"). The number m is then sized as above.
+//
 // When none is — labeling every pair left would not decide it — sessions:
 // k more sessions like the K recorded (TrafficSessions; the labeled
 // units' sessions when unknown), labeled at the same rate, scale the
@@ -308,7 +319,11 @@ func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow float64) fl
 		A := max(0, f.SampledVar) + B
 		up := spreadUp(f.SampledDF)
 		Aup := A * up * up
-		p := func(m float64) float64 {
+		// How far the recorded pairs' own figure may lie from the
+		// estimate, as the labels say (not their pseudo-labels' floor):
+		// the check that labels can decide it at all.
+		vY := max(0, f.SampledVar-f.SampledPrior)
+		pAt := func(m, vy float64) float64 {
 			m = min(m, float64(remain))
 			rho := S / (S + m)
 			// v₁ at the 90 % upper χ² bound of the degrees of freedom
@@ -319,9 +334,10 @@ func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow float64) fl
 			if m == 0 {
 				return prob(num, 0)
 			}
-			return prob(num, math.Sqrt(Aup*rho*(1-rho)))
+			return prob(num, math.Sqrt(Aup*rho*(1-rho)+(1-rho)*(1-rho)*vy))
 		}
-		if p(float64(remain)) >= target {
+		p := func(m float64) float64 { return pAt(m, 0) }
+		if pAt(float64(remain), vY) >= target {
 			m, ok := assuredCount(p, target)
 			if ok {
 				return LabelHint{Labels: max(m, 1)}, true

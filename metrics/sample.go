@@ -80,6 +80,12 @@ type WeightedRatio struct {
 	// Discordant is the weighted count of those units (Σ w over them):
 	// the discordant pairs the recorded ones are estimated to hold.
 	Discordant float64
+	// Unreached counts the rule's unlabeled pairs in queue strata that no
+	// label has reached yet (a short prefix of the queue; see reach), and
+	// UnreachedMatch those of them the judge called match; Predicted is
+	// every unlabeled pair the judge called match. Lo and Hi hold
+	// whatever the unreached pairs hold.
+	Unreached, UnreachedMatch, Predicted float64
 }
 
 // WithTraffic returns f with the recorded sessions and pairs it describes

@@ -66,6 +66,7 @@ func (s *Summary) ApplySample(t *PairTable, labels []SampleLabel) {
 			continue
 		}
 		var all []SampleUnit
+		var um, uo, pred float64
 		for _, r := range js.Rules {
 			f := SampleFiguresOf(t, r.RuleID, j, labels, s.crit)
 			r.Sample = &RowSample{Sampled: f.Sampled, Census: f.Census, Dropped: f.Dropped,
@@ -82,6 +83,8 @@ func (s *Summary) ApplySample(t *PairTable, labels []SampleLabel) {
 				}
 			}
 			units, _ := t.SampleUnits(r.RuleID, j, -1, labels)
+			m, o, n := t.unreached(r.RuleID, j, units)
+			um, uo, pred = um+m, uo+o, pred+n
 			for _, u := range units {
 				if u.Stratum != CensusStratum {
 					u.Stratum = r.RuleID + "\x00" + u.Stratum
@@ -93,7 +96,8 @@ func (s *Summary) ApplySample(t *PairTable, labels []SampleLabel) {
 		newEvaluator(s.crit).holmDangerous(js.Rules)
 		// The total row pools every rule's strata (census pooled too).
 		tot := js.Total
-		p, rc := WeightedPrecision(all, s.crit.Confidence), WeightedRecall(all, s.crit.Confidence)
+		p := WeightedPrecision(all, s.crit.Confidence).reach(reachPrecision, um, uo, pred)
+		rc := WeightedRecall(all, s.crit.Confidence).reach(reachRecall, um, uo, pred)
 		var tp, fp, fn, tn float64
 		for _, r := range js.Rules {
 			tp, fp, fn, tn = tp+r.Sample.TP, fp+r.Sample.FP, fn+r.Sample.FN, tn+r.Sample.TN
@@ -137,27 +141,44 @@ func (st *sampleState) weightComparison(s *Summary, c *Comparison) {
 		return
 	}
 	conf := s.crit.Confidence
-	do := func(rc *RuleComparison, units []SampleUnit) {
+	// un is one judge's unreached pairs (samplereach.go): match
+	// predictions, the others, and all its match predictions.
+	type un struct{ m, o, p float64 }
+	do := func(rc *RuleComparison, units []SampleUnit, ub, uc un) {
 		for i := range rc.Figures {
 			f := &rc.Figures[i]
 			switch f.Figure {
 			case "recall":
-				setPaired(f, WeightedRecall(swap(units), conf), WeightedRecall(units, conf), WeightedRecallDiff(units, conf), conf)
+				setPaired(f, WeightedRecall(swap(units), conf).reach(reachRecall, ub.m, ub.o, ub.p),
+					WeightedRecall(units, conf).reach(reachRecall, uc.m, uc.o, uc.p),
+					WeightedRecallDiff(units, conf).reach(reachGain, uc.m, uc.o, uc.p), conf)
 			case "false_positive_rate":
-				setPaired(f, weightedFPR(swap(units), conf), weightedFPR(units, conf), WeightedFPRDiff(units, conf), conf)
+				// An unreached match prediction is an FP or not a
+				// negative, any other a TN or not a negative: recall's
+				// shape of bounds.
+				setPaired(f, weightedFPR(swap(units), conf).reach(reachRecall, ub.m, ub.o, ub.p),
+					weightedFPR(units, conf).reach(reachRecall, uc.m, uc.o, uc.p),
+					WeightedFPRDiff(units, conf).reach(reachGain, uc.m, uc.o, uc.p), conf)
 			case "precision":
-				setPaired(f, WeightedPrecision(swap(units), conf), WeightedPrecision(units, conf), WeightedRatio{}, conf)
+				setPaired(f, WeightedPrecision(swap(units), conf).reach(reachPrecision, ub.m, ub.o, ub.p),
+					WeightedPrecision(units, conf).reach(reachPrecision, uc.m, uc.o, uc.p), WeightedRatio{}, conf)
 			}
 		}
 		rc.deltas()
 	}
 	var all []SampleUnit
+	var tb, tc un
 	for _, rc := range c.Rules {
 		if rc.Baseline == nil || rc.Candidate == nil {
 			continue
 		}
 		units, _ := st.t.SampleUnits(rc.RuleID, jc, jb, st.labels)
-		do(rc, units)
+		var ub, uc un
+		ub.m, ub.o, ub.p = st.t.unreached(rc.RuleID, jb, swap(units))
+		uc.m, uc.o, uc.p = st.t.unreached(rc.RuleID, jc, units)
+		tb = un{tb.m + ub.m, tb.o + ub.o, tb.p + ub.p}
+		tc = un{tc.m + uc.m, tc.o + uc.o, tc.p + uc.p}
+		do(rc, units, ub, uc)
 		for _, u := range units {
 			if u.Stratum != CensusStratum {
 				u.Stratum = rc.RuleID + "\x00" + u.Stratum
@@ -166,7 +187,7 @@ func (st *sampleState) weightComparison(s *Summary, c *Comparison) {
 		}
 	}
 	if c.Total != nil {
-		do(c.Total, all)
+		do(c.Total, all, tb, tc)
 	}
 }
 
@@ -204,6 +225,11 @@ func setPaired(f *Figure, b, c, d WeightedRatio, conf float64) {
 		return
 	}
 	f.Delta, f.DeltaLo, f.DeltaHi = d.Estimate, d.Lo, d.Hi
+	if d.Unreached > 0 && *d.Lo <= 0 && *d.Hi >= 0 {
+		// The test would speak of the reached strata only, and the
+		// interval holding the unreached ones reaches 0: no p.
+		return
+	}
 	if d.Var > 0 {
 		t := math.Abs(*d.Estimate) / math.Sqrt(d.Var)
 		p := 2 * (1 - distuv.StudentsT{Mu: 0, Sigma: 1, Nu: d.DF}.CDF(t))

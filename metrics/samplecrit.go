@@ -25,10 +25,18 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 	c.N = f.Units
 	est, thr := *f.Estimate, crit.PrecisionMin
 	dec := apply(&c, Evidence{Estimate: est, Lo: *f.Lo, Hi: *f.Hi}, func(l, h float64) string {
+		if f.UnreachedMatch > 0 {
+			return fmt.Sprintf("precision %s on the strata the labels reached (weighted %s/%s from %d sampled + %d census labels; %.0f%% CI [%s, %s], widened to hold %s of the judge's %s match predictions on unlabeled pairs, in queue strata no label has reached yet, from all right to all wrong)",
+				fmtF(est), fmtF(f.Num), fmtF(f.Den), f.Sampled, f.Census, crit.Confidence*100, fmtF(l), fmtF(h), fmtF(f.UnreachedMatch), fmtF(f.Predicted))
+		}
 		return fmt.Sprintf("precision %s (weighted %s/%s from %d sampled + %d census labels, two-phase design %.0f%% CI [%s, %s]: recorded pairs clustered by session, labels stratified)",
 			fmtF(est), fmtF(f.Num), fmtF(f.Den), f.Sampled, f.Census, crit.Confidence*100, fmtF(l), fmtF(h))
 	})
 	if dec.Status != StatusInconclusive {
+		return c
+	}
+	if f.UnreachedMatch > 0 {
+		c.Reason += "; label further down the queue: it reaches every stratum before it adds to any"
 		return c
 	}
 	_, verb := AtLeast.hintTarget(thr, dec)
@@ -136,10 +144,24 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 	}
 	c.N, c.PValue = diff.Units, ptr(p)
 	alpha := alphaOf(crit.Confidence)
-	dec := apply(&c, Evidence{Estimate: d, Lo: *diff.Lo, Hi: *diff.Hi, P: ptr(p), Alpha: alpha}, func(l, h float64) string {
+	ev := Evidence{Estimate: d, Lo: *diff.Lo, Hi: *diff.Hi, P: ptr(p), Alpha: alpha}
+	if diff.Unreached > 0 && *diff.Lo <= 0 {
+		// The test speaks of the reached strata only: a PASS needs the
+		// widened interval clear of 0 as well.
+		ev.P = nil
+	}
+	dec := apply(&c, ev, func(l, h float64) string {
+		if diff.Unreached > 0 {
+			return fmt.Sprintf("weighted recall gain over the baseline %s on the strata the labels reached, %d sampled + %d census positives (one-sided weighted t p=%s there; difference %.0f%% CI [%s, %s], widened to hold the %s unlabeled pairs in queue strata no label has reached yet, any of which may be a positive either one catches)",
+				fmtF(d), diff.Sampled, diff.Census, fmtF(p), crit.Confidence*100, fmtF(l), fmtF(h), fmtF(diff.Unreached))
+		}
 		return fmt.Sprintf("weighted recall gain over the baseline %s on %d sampled + %d census positives (one-sided weighted t p=%s; difference %.0f%% CI [%s, %s])",
 			fmtF(d), diff.Sampled, diff.Census, fmtF(p), crit.Confidence*100, fmtF(l), fmtF(h))
 	})
+	if dec.Status == StatusInconclusive && diff.Unreached > 0 {
+		c.Reason += "; label further down the queue: it reaches every stratum before it adds to any"
+		return c
+	}
 	if dec.Status == StatusInconclusive {
 		if d <= 0 {
 			c.Reason += "; the labels show no gain, so more labels like these would not make it pass"

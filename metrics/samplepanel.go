@@ -47,8 +47,10 @@ func SampleFiguresOf(t *PairTable, rule string, j int, labels []SampleLabel, cri
 		}
 	}
 	sessions, pairs := t.traffic(rule, j)
-	f.Precision = WeightedPrecision(units, crit.Confidence).WithTraffic(sessions, pairs)
-	f.Recall = WeightedRecall(units, crit.Confidence).WithTraffic(sessions, pairs)
+	// Strata no label has reached yet widen every figure (samplereach.go).
+	um, uo, pred := t.unreached(rule, j, units)
+	f.Precision = WeightedPrecision(units, crit.Confidence).WithTraffic(sessions, pairs).reach(reachPrecision, um, uo, pred)
+	f.Recall = WeightedRecall(units, crit.Confidence).WithTraffic(sessions, pairs).reach(reachRecall, um, uo, pred)
 	strata := strataOf(units)
 	for _, s := range strata {
 		w := s.size / float64(s.labeled)
@@ -72,7 +74,7 @@ func SampleFiguresOf(t *PairTable, rule string, j int, labels []SampleLabel, cri
 		}
 	}
 	f.PrecisionMin = SamplePrecision(f.Precision, crit)
-	f.DangerousRecall = SampleDangerousRecall(WeightedRecallDiff(units, crit.Confidence).WithTraffic(sessions, pairs), f.Class, hasBase, crit)
+	f.DangerousRecall = SampleDangerousRecall(WeightedRecallDiff(units, crit.Confidence).WithTraffic(sessions, pairs).reach(reachGain, um, uo, pred), f.Class, hasBase, crit)
 	return f
 }
 

@@ -178,8 +178,14 @@ func pilotCell(p metrics.PlanResult) string {
 	if d.Estimate != nil {
 		est = fmt.Sprintf("%.4g", *d.Estimate)
 	}
-	if p.Guess != nil {
-		est += fmt.Sprintf(" (ICC %.2f)", p.Guess.ICC)
+	switch g := p.Guess; {
+	case g != nil && d.Estimate != nil && (*d.Estimate == 0 || *d.Estimate == 1) && g.Rate != *d.Estimate:
+		// No event (or only events): the plan simulates (Y + ½)/(M + 1),
+		// not the pilot's 0 (1); say so, or "1" beside "FAIL 18%" reads
+		// as a contradiction.
+		est += fmt.Sprintf(" (planned at %.4g, ICC %.2f)", g.Rate, g.ICC)
+	case g != nil:
+		est += fmt.Sprintf(" (ICC %.2f)", g.ICC)
 	}
 	if d.TrafficSessions > d.Sessions {
 		return fmt.Sprintf("%s over %d of %d sessions, %d %s", est, d.Sessions, d.TrafficSessions, d.Units, d.Unit)

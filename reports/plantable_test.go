@@ -134,3 +134,22 @@ J r1 dangerous_recall_must_beat_baseline: no labeled positive
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// TestPlanPilotCellSaysThePlannedRate: a pilot with only events (2 of 2
+// match predictions true) is planned at (Y + ½)/(M + 1) = 0.8333, below
+// precision_min; the pilot column says so beside the pilot's 1, so a
+// FAIL share at the budget does not read as a contradiction.
+func TestPlanPilotCellSaysThePlannedRate(t *testing.T) {
+	t.Parallel()
+	one, half := 1.0, 0.1
+	all := metrics.PlanResult{Criterion: metrics.CriterionPrecisionMin, Guess: &metrics.PlanGuess{Rate: 2.5 / 3, ICC: 0},
+		Pilot: &metrics.PilotData{Estimate: &one, Sessions: 1, TrafficSessions: 39, Units: 2, Unit: "match predictions"}}
+	if got, want := pilotCell(all), "1 (planned at 0.8333, ICC 0.00) over 1 of 39 sessions, 2 match predictions"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	some := metrics.PlanResult{Criterion: metrics.CriterionUnknownRateMax, Guess: &metrics.PlanGuess{Rate: half, ICC: 0.2},
+		Pilot: &metrics.PilotData{Estimate: &half, Sessions: 3, TrafficSessions: 3, Units: 10, Unit: "judged pairs"}}
+	if got, want := pilotCell(some), "0.1 (ICC 0.20) over 3 sessions, 10 judged pairs"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
