@@ -404,8 +404,10 @@ func textbookTwoPhase(units []SampleUnit, f ratioFn) (lo, hi float64, ok bool) {
 // run, at most 0.975 within two Monte Carlo standard errors at 300 and
 // 150 labels; the 75-label prefix's coverage is printed, beside the
 // coverage of the fixed-width interval ±1.96·RMSE on the same estimates
-// (what the estimates' discreteness allows a calibrated width). A 200-label queue (the setting) is measured on the
-// unclustered and lightly clustered models. Beside it: the textbook
+// (what the estimates' discreteness allows a calibrated width). A
+// 200-label queue (the setting) is measured on the unclustered
+// and lightly clustered models, and in the full run the first 40, 60 and
+// 100 labels of a 3,000-label queue on the good candidate. Beside it: the textbook
 // stratified interval (coverage of the traffic and of the recorded pairs),
 // the textbook two-phase interval, this estimator's labels' part alone on
 // the recorded pairs, the census limit, and the narrowest width a
@@ -430,6 +432,12 @@ func TestLabeledCalibration(t *testing.T) {
 	}
 	for _, m := range labelModels[len(labelModels)-2:] {
 		settings = append(settings, setting{m, 200, []int{200}})
+	}
+	if full {
+		// A long queue's first labels, where most strata hold only the
+		// queue's first two (the good candidate: its thin strata are the
+		// most positive-rich for their size).
+		settings = append(settings, setting{labelModels[4], 3000, []int{100, 60, 40}})
 	}
 	for _, se := range settings {
 		m := se.m
