@@ -93,7 +93,7 @@ func (v PlanView) grid() *grid {
 		g.header = []string{"judge", "rule", "criterion", "threshold", "pilot", "sessions for 80%", "units", "decided"}
 	}
 	if v.Sessions > 0 {
-		g.header = append(g.header, fmt.Sprintf("at %d sessions: PASS", v.Sessions), "FAIL")
+		g.header = append(g.header, fmt.Sprintf("at %s: PASS", count(v.Sessions, "session")), "FAIL")
 	}
 	for _, p := range v.Plans {
 		sess, units, rate := "–", "–", "–"
@@ -168,6 +168,14 @@ func guessCell(p metrics.PlanResult) string {
 	return "–"
 }
 
+// count is "1 session", "300 sessions".
+func count(n int64, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
+
 // pilotCell is the pilot's estimate with the data it rests on.
 func pilotCell(p metrics.PlanResult) string {
 	d := p.Pilot
@@ -198,7 +206,7 @@ func pilotCell(p metrics.PlanResult) string {
 // it one line per judge and rule in words ("with 300 labels: precision
 // decided 85%, recall vs baseline 40%") and what the plan rests on.
 func (v PlanView) labelGrid() *grid {
-	g := &grid{header: []string{"judge", "rule", "criterion", "threshold", "labels for 80%", "decided", fmt.Sprintf("at %d labels: PASS", v.Labels), "FAIL"}, plain: true}
+	g := &grid{header: []string{"judge", "rule", "criterion", "threshold", "labels for 80%", "decided", fmt.Sprintf("at %s: PASS", count(int64(v.Labels), "label")), "FAIL"}, plain: true}
 	for _, p := range v.Plans {
 		n, rate, pass, fail := "–", "–", "–", "–"
 		if p.Labels != nil {

@@ -153,3 +153,22 @@ func TestPlanPilotCellSaysThePlannedRate(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestPlanViewBudgetOfOne: a budget of one session (or label) is "at 1
+// session", not "at 1 sessions".
+func TestPlanViewBudgetOfOne(t *testing.T) {
+	t.Parallel()
+	n, r, pass, fail := int64(60), 0.83, 0.0, 0.04
+	v := PlanView{Confidence: 0.95, Sessions: 1, ICC: 0.3, SessionSize: 1.5, Reps: 200, Seed: 1, Plans: []metrics.PlanResult{
+		{Criterion: metrics.CriterionPrecisionMin, Threshold: 0.9, Guess: &metrics.PlanGuess{Rate: 0.95}, Sessions: &n, Units: &n, DecideRate: &r, BudgetPass: &pass, BudgetFail: &fail}}}
+	var b bytes.Buffer
+	if err := v.Write(&b, FormatCSV); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), ",at 1 session: PASS,FAIL\n") {
+		t.Errorf("header: %s", b.String())
+	}
+	if got := count(300, "label"); got != "300 labels" {
+		t.Errorf("count(300) = %q", got)
+	}
+}
