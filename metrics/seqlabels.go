@@ -259,6 +259,12 @@ func LabelSequential(t *PairTable, rule string, j int, queue []datasets.SampleLa
 			rest = append(rest, i)
 		}
 	}
+	if len(rest) == 0 {
+		// Every queued pair of the rule is labeled (or skipped): no
+		// continuation of this queue is left to simulate.
+		st.Reason = fmt.Sprintf("open: %s still reaches %s after every queued label of the rule (a longer queue, apeval label queue --budget, or more recorded sessions may decide it)", desc, fmtF(crit.PrecisionMin))
+		return st
+	}
 	rng := rand.New(rand.NewPCG(uint64(len(mine))+1, uint64(len(rest))+7))
 	var need []int
 	for range labelSims {

@@ -98,6 +98,15 @@ func TestLabelSequentialDecides(t *testing.T) {
 	if early.More != nil || !strings.Contains(early.Reason, "would likely not decide it") {
 		t.Errorf("after 5 labels: %+v", early)
 	}
+	// Every queued label in and still open (precision 0.925 against
+	// 0.90 on 30 labels): the reason says the queue is used up, not
+	// that "the 0 labels left" would not decide it.
+	near, nearTruth := labelPop(200, 185, 300, 10)
+	short := labelQueue(t, near, 30, 1)
+	done := LabelSequential(near, "r", 0, short, labelsOf(short, nearTruth, len(short)), crit)
+	if done.Status != StatusInconclusive || done.More != nil || !strings.Contains(done.Reason, "after every queued label of the rule") || strings.Contains(done.Reason, "0 labels left") {
+		t.Errorf("whole queue labeled: %+v", done)
+	}
 	// A queue drawn on another judge's results cannot say where this
 	// judge stands.
 	other := append([]datasets.SampleLabel(nil), queue...)

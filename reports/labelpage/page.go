@@ -126,6 +126,7 @@ function render() {
       if (q.status === "N/A") { t = "sequential: N/A"; }
       else if (q.decided_after) { t = "sequential: " + esc(q.name) + " " + esc(q.status) + ", decided after " + q.decided_after + " labels"; }
       else if (q.more) { t = "sequential: open, about " + q.more + " more labels"; }
+      else if (q.queued && q.labels >= q.queued) { t = "sequential: open after all " + q.queued + " queued labels"; }
       else { t = "sequential: open, the rest of the queue may not settle it"; }
       p += "<span class='seq " + esc(q.status) + "' title='" + esc(q.reason) + "'>" + t + "</span><br>";
     }
