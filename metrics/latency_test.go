@@ -192,3 +192,29 @@ func sortedOf(rs []*replay.Result) []float64 {
 	slices.Sort(out)
 	return out
 }
+
+// TestPairedQuantileAtTheMaximumHasNoTest: with 15 calls per judge over 5
+// sessions the nearest-rank P95 is each judge's slowest call; every call
+// lies at or below it, so every session's residual is 0 and the
+// linearized variance would be 0 — a zero-width Δ interval with p ≈ 0
+// (compare printed "−682 [−682, −682] (p<1e-300)" on the sample). Nothing
+// bounds a maximum from above: the figure has its Δ and no interval or p.
+// With 40 calls (P95 at rank 38 of 40) the test is there again.
+func TestPairedQuantileAtTheMaximumHasNoTest(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(4, 2))
+	var sc latScratch
+	b, c := clusteredLatencies(rng, sizes(5, 3, 0), 0.5)
+	if _, _, _, _, ok := pairedQuantile(b, c, 95, 100, 1, 0.95, &sc); ok {
+		t.Error("P95 of 15 calls (their maximum) got a paired test")
+	}
+	f := latencyFigure(FigureLatencyP95, b, c, 95, 1, 0.95, &sc)
+	if f.Delta == nil || *f.Delta != c.ms[len(c.ms)-1]-b.ms[len(b.ms)-1] || f.DeltaLo != nil || f.PValue != nil {
+		t.Errorf("figure Δ %v [%v, %v] p %v: want the maxima's difference with no interval or p", f.Delta, f.DeltaLo, f.DeltaHi, f.PValue)
+	}
+	b, c = clusteredLatencies(rng, sizes(8, 5, 0), 0.5)
+	lo, hi, p, _, ok := pairedQuantile(b, c, 95, 100, 1, 0.95, &sc)
+	if !ok || !(lo < hi) || p <= 0 {
+		t.Errorf("40 calls: [%g, %g] p %g ok %v, want a test with width", lo, hi, p, ok)
+	}
+}
