@@ -269,11 +269,16 @@ func (rep *Report) writeCandidateHoldBacks(w io.Writer, c *metrics.Comparison, m
 		if h.Status == metrics.StatusInconclusive {
 			st = "open"
 		}
+		text := h.Text
+		if rep.Weak() {
+			// A figure on weak labels says so, as every other line does.
+			text = weakMark(text)
+		}
 		if markdown {
-			lines = append(lines, fmt.Sprintf("- %s `%s` · %s — %s", st, h.Rule, h.Name, mdEscape(h.Text)))
+			lines = append(lines, fmt.Sprintf("- %s `%s` · %s — %s", st, h.Rule, h.Name, mdEscape(text)))
 			continue
 		}
-		for _, l := range wrap(fmt.Sprintf("%s %s, %s: %s", st, h.Rule, h.Name, h.Text), rep.Width-2) {
+		for _, l := range wrap(fmt.Sprintf("%s %s, %s: %s", st, h.Rule, h.Name, text), rep.Width-2) {
 			lines = append(lines, "  "+l)
 		}
 	}
