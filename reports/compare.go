@@ -249,14 +249,7 @@ func (rep *Report) writeCandidateHoldBacks(w io.Writer, c *metrics.Comparison, m
 	if len(hb) == 0 {
 		return nil
 	}
-	var fail, open int
-	for _, h := range hb {
-		if h.Status == metrics.StatusFail {
-			fail++
-		} else {
-			open++
-		}
-	}
+	fail, open := countHoldBacks(hb)
 	shown := hb[:fail+min(open, maxCompareOpen)]
 	var lines []string
 	if markdown {

@@ -107,9 +107,8 @@ func holdBacks(j *metrics.JudgeSummary, base *metrics.JudgeSummary) []holdBack {
 	return append(fail, open...)
 }
 
-// verdictSummary says in a sentence how a judge's verdict came about.
-func verdictSummary(j *metrics.JudgeSummary, hb []holdBack) string {
-	var fail, open int
+// countHoldBacks splits hold-backs into failing and open criteria.
+func countHoldBacks(hb []holdBack) (fail, open int) {
 	for _, h := range hb {
 		if h.Status == metrics.StatusFail {
 			fail++
@@ -117,6 +116,12 @@ func verdictSummary(j *metrics.JudgeSummary, hb []holdBack) string {
 			open++
 		}
 	}
+	return fail, open
+}
+
+// verdictSummary says in a sentence how a judge's verdict came about.
+func verdictSummary(j *metrics.JudgeSummary, hb []holdBack) string {
+	fail, open := countHoldBacks(hb)
 	switch {
 	case fail > 0 && open > 0:
 		return fmt.Sprintf("%d criteria fail and %d are still open.", fail, open)
