@@ -25,7 +25,7 @@ func newDatasetsCmd(io IO) *cobra.Command {
 type validateOptions struct {
 	Policy string
 	JSON   bool
-	All    bool // list every invalid line, not the first datasets.MaxListedInvalid
+	All    bool     // list every invalid line, not the first datasets.MaxListedInvalid
 	Files  []string // the arguments; none: the embedded sample
 }
 
