@@ -298,50 +298,23 @@ func lgdiff(a, v float64) float64 {
 // terms that depend on θ alone (szTerm).
 func (p *bbPosterior) loglik(mu, theta float64) float64 {
 	a, b := mu*theta, (1-mu)*theta
-	return sumLgdiff(a, p.ys) + sumLgdiff(b, p.fs)
-}
-
-func (p *bbPosterior) szTerm(theta float64) float64 {
-	return -sumLgdiff(theta, p.sz)
-}
-
-// sumLgdiff is Σ g.n·lgdiff(a, g.v) over groups in increasing v (any
-// group out of order is summed on its own): lgdiff(a, v) is carried from
-// one value to the next, a step of up to lgStep factors as products of
-// 12 (one logarithm each), a longer one as a difference of lnΓ. Large
-// sessions have many distinct counts above 12, where lgdiff alone takes
-// two lnΓ each: this is what made a fit's cost grow with session size
-// (`apeval plan` at 50 units a session, BenchmarkPlanProportion).
-func sumLgdiff(a float64, gs []wv) float64 {
-	var l, cur, at float64 // cur = lgdiff(a, at)
-	for _, g := range gs {
-		v := g.v
-		switch d := v - at; {
-		case d < 0:
-			l += g.n * lgdiff(a, v)
-			continue
-		case d == 0:
-		case d <= lgStep:
-			for j := at; j < v; {
-				prod := 1.0
-				for end := min(j+12, v); j < end; j++ {
-					prod *= a + j
-				}
-				cur += math.Log(prod)
-			}
-		default:
-			x, _ := math.Lgamma(v + a)
-			y, _ := math.Lgamma(at + a)
-			cur += x - y
-		}
-		at = v
-		l += g.n * cur
+	var l float64
+	for _, g := range p.ys {
+		l += g.n * lgdiff(a, g.v)
+	}
+	for _, g := range p.fs {
+		l += g.n * lgdiff(b, g.v)
 	}
 	return l
 }
 
-// lgStep is the longest step sumLgdiff takes as products.
-const lgStep = 36
+func (p *bbPosterior) szTerm(theta float64) float64 {
+	var l float64
+	for _, g := range p.sz {
+		l -= g.n * lgdiff(theta, g.v)
+	}
+	return l
+}
 
 // Grid sizes: coarse ρ scan, refined ρ nodes, μ nodes per ρ.
 var (

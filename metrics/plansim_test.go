@@ -100,30 +100,3 @@ func TestBinomialAndCellsDraws(t *testing.T) {
 		}
 	}
 }
-
-// TestSumLgdiffMatchesLgdiff: the carried sum over a fit's sorted counts
-// equals the sum of lgdiff term by term (to rounding), for small and huge
-// a (ρ near 1 and near 0), steps short and long, and groups out of order.
-func TestSumLgdiffMatchesLgdiff(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(5, 6))
-	for it := range 2000 {
-		a := math.Pow(10, -3+10*rng.Float64())
-		var gs []wv
-		v := 0.0
-		for range 1 + rng.IntN(12) {
-			v += float64(rng.IntN([]int{3, 15, 40, 500}[it%4]))
-			gs = append(gs, wv{v, float64(1 + rng.IntN(4))})
-		}
-		if it%7 == 0 {
-			gs[0], gs[len(gs)-1] = gs[len(gs)-1], gs[0]
-		}
-		var want float64
-		for _, g := range gs {
-			want += g.n * lgdiff(a, g.v)
-		}
-		if got := sumLgdiff(a, gs); math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
-			t.Fatalf("a %g, groups %v: %v, want %v", a, gs, got, want)
-		}
-	}
-}
