@@ -289,7 +289,9 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 			case r.Labels != nil:
 				r.Reason = fmt.Sprintf("about %d labels from the queue decide %s with probability %.2f", *r.Labels, r.Criterion, *r.DecideRate)
 			default:
-				r.Reason = fmt.Sprintf("labeling all %d pairs does not decide %s with probability %.2f", len(pairs), r.Criterion, assurance)
+				// The rule's own pairs: the queue of every pair (the grid's
+				// last size) labels each of them, the other rules' too.
+				r.Reason = fmt.Sprintf("labeling all %d pairs of the rule (the whole queue: %d labels over every rule) does not decide %s with probability %.2f", len(rules[it.rule]), len(pairs), r.Criterion, assurance)
 				if r.MoreSessions != nil {
 					r.Reason += fmt.Sprintf(" (the recorded sessions' own spread stays however many are labeled): about %d more sessions of traffic, labeled at the queue's rate, would", *r.MoreSessions)
 				}
