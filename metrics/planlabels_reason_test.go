@@ -67,3 +67,45 @@ func TestPlanLabelsReasonCountsTheRulesPairs(t *testing.T) {
 		t.Errorf("%d plans; rule pairs %d and %d", len(plans), nr, ns)
 	}
 }
+
+// TestPlanLabelsBudgetBeyondThePairs: a label budget above the pilot's
+// pairs cannot be simulated (its queues hold every pair at most): an
+// error naming the flag and the most it takes, before any simulation
+// (--labels 1000000000 ran for minutes and printed shares "with
+// 1000000000 labels").
+func TestPlanLabelsBudgetBeyondThePairs(t *testing.T) {
+	t.Parallel()
+	tab := simTable(simPopulationSeed(5)[:200])
+	n := len(tab.order)
+	crit := replay.DefaultKillCriteria()
+	if _, err := PlanLabels(tab, crit, LabelPlanOptions{Budget: 1_000_000_000, Reps: 10, Seed: 1}); err == nil ||
+		!strings.Contains(err.Error(), fmt.Sprintf("--labels 1000000000: the pilot has %d pairs to label", n)) ||
+		!strings.Contains(err.Error(), fmt.Sprintf("plan at most --labels %d", n)) {
+		t.Errorf("budget 1e9 over %d pairs: %v", n, err)
+	}
+	var steps []string
+	plans, err := PlanLabels(tab, crit, LabelPlanOptions{Budget: n, Baseline: "R", Reps: 10, Seed: 1, Progress: func(_ int, what string) { steps = append(steps, what) }})
+	if err != nil || len(plans) == 0 || plans[0].BudgetPass == nil {
+		t.Fatalf("budget of every pair: %+v %v", plans, err)
+	}
+	// Progress names each size simulated and ends with "" (done).
+	if len(steps) < 3 || !strings.Contains(steps[0], "simulating queues of ") || !strings.Contains(steps[len(steps)-2], fmt.Sprintf("at the budget of %d labels", n)) || steps[len(steps)-1] != "" {
+		t.Errorf("progress: %q", steps)
+	}
+}
+
+// TestPlanProgressNamesEachSize: a plan from guesses tells Progress each
+// size it simulates (a plan near its threshold runs for many seconds)
+// and ends with "".
+func TestPlanProgressNamesEachSize(t *testing.T) {
+	t.Parallel()
+	var steps []string
+	g := PlanGuesses{Rates: map[string]float64{CriterionPrecisionMin: 0.95}, SessionSize: 1}
+	plans, err := Plan(replay.DefaultKillCriteria(), g, PlanOptions{Reps: 10, Seed: 1, Progress: func(_ int, what string) { steps = append(steps, what) }})
+	if err != nil || len(plans) != 1 || plans[0].Sessions == nil {
+		t.Fatalf("%+v %v", plans, err)
+	}
+	if len(steps) < 3 || steps[0] != "precision_min at 2 sessions" || steps[len(steps)-1] != "" {
+		t.Errorf("progress: %q", steps)
+	}
+}
