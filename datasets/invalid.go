@@ -1,9 +1,15 @@
 package datasets
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/apeval/apeval/internal/mask"
 )
@@ -23,8 +29,10 @@ type InvalidLines struct {
 	// Count is the number of invalid lines seen; First the first of them.
 	Count int64
 	First error
-	// Listed are the first MaxListedInvalid errors when not Skip.
+	// Listed are the first MaxListedInvalid errors when not Skip; rest
+	// counts the others by kind.
 	Listed []error
+	rest   KindTally
 	// Late is the first late duplicate met with Skip.
 	Late error
 }
@@ -39,6 +47,8 @@ func (l *InvalidLines) Add(rec Record) {
 	case !l.Skip:
 		if len(l.Listed) < MaxListedInvalid {
 			l.Listed = append(l.Listed, rec.Err)
+		} else {
+			l.rest.Add(rec.Err)
 		}
 	case rec.Late && l.Late == nil:
 		l.Late = rec.Err
@@ -55,7 +65,7 @@ func (l *InvalidLines) Failing() bool { return !l.Skip && l.Count > 0 }
 // "counted in the statistics"); nil otherwise.
 func (l *InvalidLines) Err(done string) error {
 	if l.Failing() {
-		return &InvalidInput{Errs: l.Listed, Total: l.Count}
+		return &InvalidInput{Errs: l.Listed, Total: l.Count, Rest: l.rest.Counts()}
 	}
 	if l.Late != nil {
 		return LateDuplicate(l.Late, done)
@@ -64,10 +74,11 @@ func (l *InvalidLines) Err(done string) error {
 }
 
 // InvalidInput is a dataset's bad lines (the first MaxListedInvalid of
-// them) when they are not to be skipped.
+// them, the others counted by kind) when they are not to be skipped.
 type InvalidInput struct {
 	Errs  []error
 	Total int64
+	Rest  []KindCount
 }
 
 func (e *InvalidInput) Error() string { return e.Text(func(err error) string { return err.Error() }) }
@@ -81,9 +92,14 @@ func (e *InvalidInput) Text(line func(error) string) string {
 		fmt.Fprintf(&b, "\n  %s", line(err))
 	}
 	if e.Total > int64(len(e.Errs)) {
-		fmt.Fprintf(&b, "\n  … and %d more (apeval datasets validate lists them all)", e.Total-int64(len(e.Errs)))
+		b.WriteByte('\n')
+		rest := e.Rest
+		if len(rest) == 0 { // built without the counts by kind
+			rest = []KindCount{{Kind: "not counted by kind", Count: e.Total - int64(len(e.Errs))}}
+		}
+		WriteRest(&b, "  ", "apeval datasets validate --all lists them all", rest)
 	}
-	return b.String()
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // LateDuplicate is the error for a duplicate id found only at the end of
@@ -91,7 +107,7 @@ func (e *InvalidInput) Text(line func(error) string) string {
 // line's case was already done (replayed, counted) as a valid one, so it
 // can no longer be left out.
 func LateDuplicate(err error, done string) error {
-	return fmt.Errorf("%v: found only at the end of the input, after that line's case was %s, so it cannot be skipped; remove the duplicate lines (apeval datasets validate lists them all)", err, done)
+	return fmt.Errorf("%v: found only at the end of the input, after that line's case was %s, so it cannot be skipped; remove the duplicate lines (apeval datasets validate --all lists them all)", err, done)
 }
 
 // MaskedLineText is a dataset line's error as apeval prints it, masked
@@ -109,4 +125,120 @@ func MaskedLineText(err error) string {
 	m := *le
 	m.File, m.Field, m.Msg = mask.Lines(le.File), mask.Lines(le.Field), mask.Lines(le.Msg)
 	return m.Error()
+}
+
+// formatKind is a message format with its values left out, the kind of
+// the errors written from it: "unknown value %q (want one of %s)" →
+// "unknown value … (want one of …)"; "" when the format is only values
+// ("%v"), whose messages are then their own kind.
+func formatKind(format string) string {
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' || i+1 == len(format) {
+			b.WriteByte(format[i])
+			continue
+		}
+		if format[i+1] == '%' {
+			b.WriteByte('%')
+			i++
+			continue
+		}
+		for i++; i < len(format) && !unicode.IsLetter(rune(format[i])); i++ {
+		}
+		if !strings.HasSuffix(b.String(), "…") {
+			b.WriteString("…")
+		}
+	}
+	// A value appended with no space before it (a hint, "(got %s)%s") is
+	// no part of the kind.
+	k := b.String()
+	if t, ok := strings.CutSuffix(k, "…"); ok && t != "" && !strings.HasSuffix(t, " ") {
+		k = t
+	}
+	return strings.TrimRight(k, " :;,")
+}
+
+// indexRE matches a list index in a field path ("recorded[3]").
+var indexRE = regexp.MustCompile(`\[\d+\]`)
+
+// ErrorKind is what a dataset line's error says without the line's own
+// values, to count errors by kind: the field (list indexes as [*]) and
+// the message's format, "tool.category: unknown value … (want one of …)",
+// "recorded[*].judge: required", "invalid JSON". Masked as
+// MaskedLineText masks the line's message.
+func ErrorKind(err error) string {
+	var le *LineError
+	var se *SeqError
+	var ge *GroupedError
+	switch {
+	case errors.As(err, &le) && le.Error() == err.Error():
+		k := le.kind
+		if k == "" {
+			k = le.Msg
+		}
+		k = mask.Lines(k)
+		if le.Field == "" {
+			return k
+		}
+		return mask.Lines(indexRE.ReplaceAllString(le.Field, "[*]")) + ": " + k
+	case errors.As(err, &se):
+		return "seq: goes back within its session (records of a session must be in seq order)"
+	case errors.As(err, &ge):
+		return "session_id: a session appears again after other sessions in a file that declares them grouped"
+	}
+	return mask.Lines(err.Error())
+}
+
+// KindCount is how many errors of one kind (ErrorKind) there are.
+type KindCount struct {
+	Kind  string `json:"kind"`
+	Count int64  `json:"count"`
+}
+
+// KindTally counts errors by kind, in the order each kind is first seen.
+type KindTally struct {
+	index  map[string]int
+	counts []KindCount
+}
+
+// Add counts err under its kind.
+func (t *KindTally) Add(err error) { t.add(ErrorKind(err)) }
+
+func (t *KindTally) add(k string) {
+	if t.index == nil {
+		t.index = map[string]int{}
+	}
+	i, ok := t.index[k]
+	if !ok {
+		i = len(t.counts)
+		t.index[k] = i
+		t.counts = append(t.counts, KindCount{Kind: k})
+	}
+	t.counts[i].Count++
+}
+
+// Counts are the kinds counted, most frequent first (ties in the order
+// first seen).
+func (t *KindTally) Counts() []KindCount {
+	out := slices.Clone(t.counts)
+	slices.SortStableFunc(out, func(a, b KindCount) int { return cmp.Compare(b.Count, a.Count) })
+	return out
+}
+
+// WriteRest writes what follows the first listed errors: "… and N more
+// (hint):" and one line per kind, "  count × kind", each line after
+// indent. Nothing when the tally is empty.
+func WriteRest(w io.Writer, indent, hint string, rest []KindCount) {
+	var n int64
+	for _, k := range rest {
+		n += k.Count
+	}
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s… and %d more (%s):\n", indent, n, hint)
+	width := len(strconv.FormatInt(rest[0].Count, 10))
+	for _, k := range rest {
+		fmt.Fprintf(w, "%s  %*d × %s\n", indent, width, k.Count, k.Kind)
+	}
 }

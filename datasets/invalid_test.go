@@ -3,6 +3,7 @@ package datasets
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -21,7 +22,7 @@ func TestInvalidLinesErr(t *testing.T) {
 		t.Fatalf("without Skip: %v", err)
 	}
 	if msg := err.Error(); !strings.HasPrefix(msg, "the dataset has 23 invalid line(s); fix them or pass --skip-invalid") ||
-		!strings.Contains(msg, "\n  a.jsonl:1: id: missing\n") || !strings.HasSuffix(msg, "\n  … and 3 more (apeval datasets validate lists them all)") {
+		!strings.Contains(msg, "\n  a.jsonl:1: id: missing\n") || !strings.HasSuffix(msg, "\n  … and 3 more (apeval datasets validate --all lists them all):\n    3 × id: missing") {
 		t.Errorf("message:\n%s", msg)
 	}
 	skip := InvalidLines{Skip: true}
@@ -45,5 +46,70 @@ func TestMaskedLineTextMasksPartByPart(t *testing.T) {
 	}
 	if got := MaskedLineText(fmt.Errorf("reading: token %s", key)); strings.Contains(got, key) {
 		t.Errorf("another error: %q", got)
+	}
+}
+
+// TestErrorKind: a line error's kind leaves out the line's own values, so
+// lines that fail the same way count together; list indexes become [*].
+func TestErrorKind(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want string
+	}{
+		{`{"id":"a","tool":{"name":"B","category":"weird1"}}`, "tool.category: unknown value … (want one of …)"},
+		{`{"id":"a","tool":{"name":"B"},"time":"yesterday"}`, "time: want an RFC 3339 time string, got …"},
+		{`{"id":"a","tool":{"name":"B"},"recorded":[{"judge":"j"},{"latency_ms":3}]}`, "recorded[*].judge: required"},
+		{`{"id":"a","tool":{"name":"B"},"seq":"x"}`, "seq: expected integer, got string"},
+		{`[1, 2]`, "not a JSON object (got …)"},
+		{`{"id":"a","tool":{"name":"B","category":"git"},"labels":{"r1":"yes"}}`, "labels.r1: unknown value … (want match or no_match)"},
+	} {
+		_, err := Decode([]byte(tc.line), "f.jsonl", 7, nil)
+		if err == nil {
+			t.Fatalf("%s: decoded", tc.line)
+		}
+		if got := ErrorKind(err); got != tc.want {
+			t.Errorf("%s: kind %q (error %q), want %q", tc.line, got, err, tc.want)
+		}
+	}
+	if got := ErrorKind(&SeqError{Source: "f:3", SessionID: "s", Seq: 1, Prev: 4}); !strings.HasPrefix(got, "seq: goes back") {
+		t.Errorf("seq order: kind %q", got)
+	}
+}
+
+// TestValidationKindsAfter: the lines validate does not list are counted
+// by kind, most frequent first, and only those after the first n.
+func TestValidationKindsAfter(t *testing.T) {
+	var lines []string
+	for i := range 30 {
+		switch {
+		case i < 22:
+			lines = append(lines, fmt.Sprintf(`{"id":"a%d","tool":{"name":"B","category":"w%d"}}`, i, i))
+		case i < 25:
+			lines = append(lines, fmt.Sprintf(`{"id":"b%d","tool":{"name":""}}`, i))
+		default:
+			lines = append(lines, fmt.Sprintf(`{"id":"c%d","tool":{"name":"B"}}`, i))
+		}
+	}
+	r := Open([]string{"-"}, strings.NewReader(strings.Join(lines, "\n")+"\n"))
+	defer r.Close()
+	v, err := Validate(r, nil, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Valid != 5 || v.Invalid != 25 || len(v.Errors) != 25 {
+		t.Fatalf("valid %d invalid %d errors %d", v.Valid, v.Invalid, len(v.Errors))
+	}
+	got := v.KindsAfter(20)
+	want := []KindCount{{"tool.name: required", 3}, {"tool.category: unknown value … (want one of …)", 2}}
+	if !slices.Equal(got, want) {
+		t.Errorf("after 20: %v, want %v", got, want)
+	}
+	if got := v.KindsAfter(100); len(got) != 0 {
+		t.Errorf("after all: %v", got)
+	}
+	var b strings.Builder
+	WriteRest(&b, "", "--all lists every line", got)
+	if b.String() != "… and 5 more (--all lists every line):\n  3 × tool.name: required\n  2 × tool.category: unknown value … (want one of …)\n" {
+		t.Errorf("WriteRest:\n%s", b.String())
 	}
 }

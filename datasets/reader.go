@@ -31,6 +31,10 @@ type LineError struct {
 	Line  int
 	Field string
 	Msg   string
+	// kind is Msg without the line's own values (the format it was
+	// written from), for counting errors by kind (ErrorKind); "" when
+	// Msg itself is the kind.
+	kind string
 }
 
 // Error formats the error as "file:line: field: message", leaving out the
@@ -549,7 +553,7 @@ func (r *Reader) dupError(id string, ord, first uint32) *LineError {
 	fi, fl := r.pos.find(first)
 	di, dl := r.pos.find(ord)
 	return &LineError{File: r.files[di], Line: dl, Field: "id",
-		Msg: fmt.Sprintf("duplicate id %q (first at %s:%d)", id, r.files[fi], fl)}
+		Msg: fmt.Sprintf("duplicate id %q (first at %s:%d)", id, r.files[fi], fl), kind: "duplicate id"}
 }
 
 // scanLate delivers, once every line is read, the duplicates the

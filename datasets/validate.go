@@ -74,7 +74,7 @@ func decodeLine(line []byte, file string, lineNo int, cats CategoryMap, fast boo
 // decodeLineInto is decodeLine into c, a zero Case (nil: a new one).
 func decodeLineInto(c *Case, line []byte, file string, lineNo int, cats CategoryMap, fast bool) (*Case, error) {
 	fail := func(field, format string, args ...any) error {
-		return &LineError{File: file, Line: lineNo, Field: field, Msg: fmt.Sprintf(format, args...)}
+		return &LineError{File: file, Line: lineNo, Field: field, Msg: fmt.Sprintf(format, args...), kind: formatKind(format)}
 	}
 	if first := firstNonSpace(line); first != '{' {
 		hint := ""
@@ -202,7 +202,9 @@ func decodeError(err error, line []byte, fail func(field, format string, args ..
 		if msg := numberRange(te); msg != "" {
 			return fail(field, "%s", msg)
 		}
-		return fail(field, "expected %s, got %s", jsonType(te.Type), te.Value)
+		err := fail(field, "expected %s, got %s", jsonType(te.Type), te.Value)
+		err.(*LineError).kind = "" // the two types are the kind: "expected string, got number"
+		return err
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -386,10 +388,22 @@ func (s *seqJSON) apply() {
 }
 
 // Validation is what apeval datasets validate found: valid and invalid
-// lines, and each invalid line's message (masked, MaskedLineText).
+// lines, and each invalid line's message (masked, MaskedLineText) and
+// kind (ErrorKind).
 type Validation struct {
 	Valid, Invalid int64
 	Errors         []string
+	kinds          []string
+}
+
+// KindsAfter counts the invalid lines after the first n by kind (ErrorKind),
+// most frequent first: what validate says of the lines it does not list.
+func (v Validation) KindsAfter(n int) []KindCount {
+	var t KindTally
+	for _, k := range v.kinds[min(n, len(v.kinds)):] {
+		t.add(k)
+	}
+	return t.Counts()
 }
 
 // Validate reads every record of r and counts the lines run would accept:
@@ -413,6 +427,7 @@ func Validate(r *Reader, stray *StrayLabels, invalid func(msg string)) (Validati
 			v.Invalid++
 			msg := MaskedLineText(rec.Err) // a quoted secret is masked, the message kept
 			v.Errors = append(v.Errors, msg)
+			v.kinds = append(v.kinds, ErrorKind(rec.Err))
 			invalid(msg)
 			continue
 		}

@@ -77,9 +77,19 @@ type PlanOptions struct {
 	Seed uint64
 	// MaxSessions bounds the search (PlanMaxSessions when 0).
 	MaxSessions int64
-	// Progress, when set, is told each plan PlanPilot finishes (what:
-	// "judge rule criterion") and how many are done: a pilot plans dozens.
+	// Progress, when set, is told how many plans are done and what is
+	// being simulated ("judge rule criterion at 1600 sessions"), at each
+	// size a plan tries and as each plan ends; what "" when all are done.
 	Progress func(done int, what string)
+	// done and label are what Progress is told of the plan under way.
+	done  int
+	label string
+}
+
+// at is o for the plan of judge, rule and criterion, the done-th.
+func (o PlanOptions) at(done int, judge, rule, criterion string) PlanOptions {
+	o.done, o.label = done, strings.TrimSpace(judge+" "+rule+" "+criterion)
+	return o
 }
 
 // PlanResult is one criterion's plan.
@@ -189,6 +199,11 @@ func PlanProportion(name string, thr float64, g PlanGuess, o PlanOptions, interv
 // 16 bytes a session).
 const PlanMaxSessions = 100_000
 
+// PlanMaxReps is the most simulated data sets per size a plan takes
+// (`plan --reps`): its time grows with them, and at this many a decision
+// rate near 0.8 is known to ±0.011 (2 standard errors).
+const PlanMaxReps = 5000
+
 // freshSeed sets apart the random numbers that check a plan's size.
 const freshSeed = 0x5eed_f2e5
 
@@ -208,6 +223,17 @@ func b2i(b bool) int {
 // rate and steps up by 10 % (at most 20 times) while it falls short.
 func planSearch(res *PlanResult, o PlanOptions, perSession float64, unit string, rates func(k int64, fresh bool) (pass, fail float64)) {
 	name, thr := res.Criterion, res.Threshold
+	if o.Progress != nil {
+		label := o.label
+		if label == "" {
+			label = name
+		}
+		inner := rates
+		rates = func(k int64, fresh bool) (float64, float64) {
+			o.Progress(o.done, fmt.Sprintf("%s at %d sessions", label, k))
+			return inner(k, fresh)
+		}
+	}
 	decides := func(k int64) (bool, float64) {
 		p, f := rates(k, false)
 		return p+f >= o.Target, p + f

@@ -334,8 +334,12 @@ func Plan(crit replay.KillCriteria, g PlanGuesses, o PlanOptions) ([]PlanResult,
 	o = o.withDefaults()
 	e := newEvaluator(crit)
 	var out []PlanResult
+	if o.Progress != nil {
+		defer o.Progress(0, "")
+	}
 	for _, spec := range Criteria {
 		name := spec.Name
+		o := o.at(len(out), "", "", name)
 		switch name {
 		case CriterionDangerousRecall:
 			if r := g.Recall; r != nil {

@@ -29,6 +29,9 @@ type LabelPlanOptions struct {
 	Guess *LabelGuess
 	Reps  int
 	Seed  uint64
+	// Progress, when set, is told the plans decided so far and the size
+	// being simulated (each size takes Reps queues).
+	Progress func(done int, what string)
 }
 
 // PlanLabels plans the label path from a pilot's pairs (t, every judge
@@ -52,6 +55,9 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 	if o.Budget < 0 {
 		return nil, fmt.Errorf("budget %d labels is below 1", o.Budget)
 	}
+	if o.Progress != nil {
+		defer o.Progress(0, "")
+	}
 	if g := o.Guess; g != nil && (!(g.Precision >= 0 && g.Precision <= 1) || !(g.Recall > 0 && g.Recall <= 1)) {
 		return nil, fmt.Errorf("label guesses precision %v, recall %v: want precision in [0, 1] and recall in (0, 1]", g.Precision, g.Recall)
 	}
@@ -69,6 +75,11 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 		return nil, fmt.Errorf("the pilot has no pair in scope to label")
 	}
 	pairs, _ := plan.QueuePairs()
+	if o.Budget > len(pairs) {
+		// The queues are simulated over the pilot's pairs: a budget
+		// beyond them is every pair labeled, not a plan of that budget.
+		return nil, fmt.Errorf("--labels %d: the pilot has %d pairs to label (every rule's), the most a queue over it holds; plan at most --labels %d (every pair labeled)", o.Budget, len(pairs), len(pairs))
+	}
 	letters := make([]string, len(t.Judges))
 	for i := range letters {
 		letters[i] = string(rune('A' + i%26))
@@ -244,6 +255,9 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 		if open == 0 {
 			break
 		}
+		if o.Progress != nil {
+			o.Progress(len(items)-open, fmt.Sprintf("label plans, simulating queues of %d labels (up to %d)", g, len(pairs)))
+		}
 		pass, fail, err := rates(g, o.Seed)
 		if err != nil {
 			return nil, err
@@ -268,6 +282,9 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 		}
 	}
 	if o.Budget > 0 {
+		if o.Progress != nil {
+			o.Progress(len(items)-open, fmt.Sprintf("label plans, at the budget of %d labels", o.Budget))
+		}
 		pass, fail, err := rates(o.Budget, o.Seed^freshSeed)
 		if err != nil {
 			return nil, err
@@ -289,7 +306,9 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 			case r.Labels != nil:
 				r.Reason = fmt.Sprintf("about %d labels from the queue decide %s with probability %.2f", *r.Labels, r.Criterion, *r.DecideRate)
 			default:
-				r.Reason = fmt.Sprintf("labeling all %d pairs does not decide %s with probability %.2f", len(pairs), r.Criterion, assurance)
+				// The rule's own pairs: the queue of every pair (the grid's
+				// last size) labels each of them, the other rules' too.
+				r.Reason = fmt.Sprintf("labeling all %d pairs of the rule (the whole queue: %d labels over every rule) does not decide %s with probability %.2f", len(rules[it.rule]), len(pairs), r.Criterion, assurance)
 				if r.MoreSessions != nil {
 					r.Reason += fmt.Sprintf(" (the recorded sessions' own spread stays however many are labeled): about %d more sessions of traffic, labeled at the queue's rate, would", *r.MoreSessions)
 				}

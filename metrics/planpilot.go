@@ -121,7 +121,7 @@ func PlanPilot(s *Summary, o PlanOptions) ([]PlanResult, error) {
 			return nil
 		}
 		d.Unit = laneUnit[lane]
-		res, err := PlanProportion(name, thr, g, o, nil)
+		res, err := PlanProportion(name, thr, g, o.at(len(out), judge, rule, name), nil)
 		if err != nil {
 			return err
 		}
@@ -147,7 +147,7 @@ func PlanPilot(s *Summary, o PlanOptions) ([]PlanResult, error) {
 			}
 		}
 		if cand {
-			if r, ok := planP95(e, j, s.paired[j.Judge], o, uint64(ji), traffic); ok {
+			if r, ok := planP95(e, j, s.paired[j.Judge], o.at(len(out), j.Judge, AllRules, CriterionJudgeP95Max), uint64(ji), traffic); ok {
 				add(r)
 			}
 			if err := prop(j.Judge, AllRules, CriterionUnknownRateMax, j.Total, laneUnk, traffic); err != nil {
@@ -170,14 +170,14 @@ func PlanPilot(s *Summary, o PlanOptions) ([]PlanResult, error) {
 						return nil, err
 					}
 				}
-				if res, ok := planRecall(e, j.Judge, r, o, traffic); ok {
+				if res, ok := planRecall(e, j.Judge, r, o.at(len(out), j.Judge, r.RuleID, CriterionDangerousRecall), traffic); ok {
 					add(res)
 				}
 			}
 			if cmp != nil {
 				for _, rc := range cmp.Rules {
 					if rc.RuleID == r.RuleID {
-						if res, ok := planDrift(e, j.Judge, rc, o, traffic); ok {
+						if res, ok := planDrift(e, j.Judge, rc, o.at(len(out), j.Judge, rc.RuleID, CriterionFireRateChangeMax), traffic); ok {
 							add(res)
 						}
 					}

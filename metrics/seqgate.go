@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -479,6 +480,9 @@ func (g *SequentialGate) Result() *SequentialResult {
 	ids := slices.Clone(g.order)
 	slices.Sort(ids)
 	verdicts := []Verdict{}
+	// A policy criterion's drift is said once, as "(policy)", when every
+	// judge shows it (the same sessions: the table's one "(policy)" row).
+	policyDrift := map[string][]string{}
 	for _, id := range ids {
 		j := g.judges[id]
 		sj := SequentialJudge{Judge: id, Baseline: id == g.baseline && g.baseline != "", Sessions: j.sessions,
@@ -487,7 +491,10 @@ func (g *SequentialGate) Result() *SequentialResult {
 		tot := SequentialRow{RuleID: AllRules}
 		for _, l := range lanesOf(true) {
 			c := g.crit4(j, j.row(AllRules), l)
-			if c.drift {
+			switch {
+			case c.drift && IsPolicyCriterion(c.Name):
+				policyDrift[c.Name] = append(policyDrift[c.Name], id)
+			case c.drift:
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%s, all rules, %s: %s", id, c.Name, driftWarning))
 			}
 			tot.Criteria = append(tot.Criteria, c)
@@ -532,6 +539,15 @@ func (g *SequentialGate) Result() *SequentialResult {
 	res.Verdict = VerdictInconclusive
 	if len(verdicts) > 0 {
 		res.Verdict = Worst(verdicts...)
+	}
+	for _, name := range slices.Sorted(maps.Keys(policyDrift)) {
+		who := policyDrift[name]
+		if len(who) == len(ids) && len(ids) > 1 {
+			who = []string{"(policy)"}
+		}
+		for _, id := range who {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s, all rules, %s: %s", id, name, driftWarning))
+		}
 	}
 	return res
 }

@@ -350,3 +350,45 @@ func TestSequentialGateBrokenSetup(t *testing.T) {
 		t.Errorf("unknown rate counts the broken run: %+v", c)
 	}
 }
+
+// TestSequentialPolicyDriftWarnedOnce: the judge-required rate is the
+// policy's, the same for every judge; when its sessions drift between runs
+// the warning names it once as "(policy)", as the table shows its row,
+// not once per judge.
+func TestSequentialPolicyDriftWarnedOnce(t *testing.T) {
+	t.Parallel()
+	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
+	add := func(sess string, called int) {
+		for _, j := range []string{"j1", "j2"} {
+			for i := range 4 {
+				r := seqCase(j, sess, fmt.Sprintf("%s-%d", sess, i), "r", core.NoMatch, datasets.LabelNoMatch)
+				r.JudgeCalled = i < called
+				g.Add(r)
+			}
+		}
+	}
+	g.BeginRun("run1")
+	for i := range 60 {
+		add(fmt.Sprintf("a%d", i), 1) // a quarter of the cases need the judge
+	}
+	g.EndRun()
+	g.BeginRun("run2")
+	for i := range 20 {
+		add(fmt.Sprintf("b%d", i), 4) // every one does
+	}
+	g.EndRun()
+	res := g.Result()
+	var policy, perJudge int
+	for _, w := range res.Warnings {
+		if strings.Contains(w, CriterionJudgeRequiredRateMax) {
+			if strings.HasPrefix(w, "(policy), all rules, "+CriterionJudgeRequiredRateMax+": ") {
+				policy++
+			} else {
+				perJudge++
+			}
+		}
+	}
+	if policy != 1 || perJudge != 0 {
+		t.Errorf("judge-required drift: %d (policy) warnings and %d per judge, want 1 and 0:\n%s", policy, perJudge, strings.Join(res.Warnings, "\n"))
+	}
+}

@@ -196,7 +196,7 @@ func ParsePolicy(data []byte, name string) (*Policy, error) {
 	var raw rawPolicy
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
-		return nil, tomlfile.Error(name, err)
+		return nil, tomlfile.Error(name, string(data), err)
 	}
 	v := &validator{name: name, loc: tomlfile.Locate(string(data))}
 	v.unknownKeys(md.Undecoded())
@@ -268,7 +268,7 @@ func ParseCriteria(data []byte, name string) (KillCriteria, error) {
 	}
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
-		return KillCriteria{}, tomlfile.Error(name, err)
+		return KillCriteria{}, tomlfile.Error(name, string(data), err)
 	}
 	v := &validator{name: name, loc: tomlfile.Locate(string(data))}
 	if raw.Schema == PolicySchema {

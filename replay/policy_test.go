@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -371,5 +372,34 @@ func TestReadCriteriaNamesThePath(t *testing.T) {
 	}
 	if _, err := ReadCriteria(path + ".missing"); err == nil {
 		t.Error("a missing file is no error")
+	}
+}
+
+// TestParsePolicyErrorsNameTheElement: in an array of tables, an error
+// names the element that has it, at its own line, once. The decoder reports
+// a wrongly typed value at the line of the key's last occurrence, and an
+// unknown key once per element under its plain name.
+func TestParsePolicyErrorsNameTheElement(t *testing.T) {
+	t.Parallel()
+	perm := "[[permissions.rule]]\ntool = \"Bash\"\npattern = %s\naction = \"ask\"\n"
+	doc := "schema = \"apeval.policy/v1\"\n[permissions]\ndefault_action = \"allow\"\n" + // lines 1-3
+		fmt.Sprintf(perm, `"ls *"`) + fmt.Sprintf(perm, "5") + fmt.Sprintf(perm, `"*.env"`) // 4-7, 8-11, 12-15
+	_, err := ParsePolicy([]byte(doc), "p.toml")
+	want := "p.toml:10: permissions.rule[1].pattern: incompatible types: TOML value has type int64; destination has type string"
+	if err == nil || err.Error() != want {
+		t.Errorf("wrongly typed value in the second element:\n got %v\nwant %s", err, want)
+	}
+
+	rule := "[[rule]]\nid = \"%s\"\nclass = \"stop\"\nacton = \"stop_task\"\n[rule.when]\ntool = \"Bash\"\n"
+	doc = "schema = \"apeval.policy/v1\"\n" + fmt.Sprintf(rule, "a") + fmt.Sprintf(rule, "b") // lines 2-7, 8-13
+	_, err = ParsePolicy([]byte(doc), "p.toml")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	got := err.Error()
+	for _, w := range []string{"p.toml:5: rule[0].acton: unknown key", "p.toml:11: rule[1].acton: unknown key"} {
+		if strings.Count(got, w) != 1 {
+			t.Errorf("want %q once in:\n%s", w, got)
+		}
 	}
 }

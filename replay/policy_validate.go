@@ -132,21 +132,7 @@ func (v *validator) errf(key, format string, args ...any) {
 func (v *validator) err() error { return errors.Join(v.errs...) }
 
 func (v *validator) unknownKeys(keys []toml.Key) {
-	reported := map[string]bool{}
-	for _, k := range keys {
-		s := k.String()
-		parent := false
-		for i := 1; i < len(k); i++ {
-			if reported[toml.Key(k[:i]).String()] {
-				parent = true
-				break
-			}
-		}
-		if parent {
-			continue
-		}
-		reported[s] = true
-		key := v.loc.Indexed(s)
+	for _, key := range v.loc.Unknown(keys) {
 		v.errf(key, "unknown key")
 	}
 }

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -177,13 +178,16 @@ func (rep *Report) facts(name func(string) string) []string {
 	return append(facts, exit)
 }
 
-// footnoteTexts are the run's and the judges' warnings, unnumbered.
+// footnoteTexts are the run's and the judges' warnings, unnumbered, each
+// once: metrics copies a judge's warnings into the run's as "judge: text".
 func (rep *Report) footnoteTexts() []string {
 	var notes []string
 	notes = append(notes, rep.Summary.Warnings...)
 	for _, j := range rep.Summary.Judges {
 		for _, w := range j.Warnings {
-			notes = append(notes, j.Judge+": "+w)
+			if w = j.Judge + ": " + w; !slices.Contains(rep.Summary.Warnings, w) {
+				notes = append(notes, w)
+			}
 		}
 	}
 	return notes

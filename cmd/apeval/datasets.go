@@ -25,6 +25,7 @@ func newDatasetsCmd(io IO) *cobra.Command {
 type validateOptions struct {
 	Policy string
 	JSON   bool
+	All    bool     // list every invalid line, not the first datasets.MaxListedInvalid
 	Files  []string // the arguments; none: the embedded sample
 }
 
@@ -37,14 +38,15 @@ func newValidateCmd(io IO, runF func(context.Context, *validateOptions, IO) erro
 	o := &validateOptions{}
 	cmd := &cobra.Command{
 		Use:   "validate [FILE...]",
-		Short: "Check dataset files and list every bad line as file:line: field: message",
+		Short: "Check dataset files and list the bad lines as file:line: field: message",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
 			return runF(cmd.Context(), o, io)
 		},
 	}
 	cmd.Flags().StringVar(&o.Policy, "policy", "", "policy whose [categories] table classifies tools; labels naming a rule it lacks are reported")
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print {valid, invalid, errors} as JSON (with --policy also unknown_label_rules)")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print {valid, invalid, errors} as JSON, every invalid line in errors (with --policy also unknown_label_rules)")
+	cmd.Flags().BoolVar(&o.All, "all", false, fmt.Sprintf("list every invalid line (default: the first %d, then the rest counted by kind)", datasets.MaxListedInvalid))
 	return cmd
 }
 
@@ -66,8 +68,10 @@ func runValidate(ctx context.Context, o *validateOptions, io IO) error {
 	if o.Policy != "" {
 		stray = datasets.NewStrayLabels(pol.RuleIDs())
 	}
+	listed := 0
 	v, err := datasets.Validate(r, stray, func(msg string) {
-		if !o.JSON {
+		if !o.JSON && (o.All || listed < datasets.MaxListedInvalid) {
+			listed++
 			fmt.Fprintln(io.Out, msg)
 		}
 	})
@@ -79,6 +83,7 @@ func runValidate(ctx context.Context, o *validateOptions, io IO) error {
 			return err
 		}
 	} else {
+		datasets.WriteRest(io.Out, "", "--all lists every line", v.KindsAfter(listed))
 		fmt.Fprintf(io.Err, "%d valid, %d invalid\n", v.Valid, v.Invalid)
 	}
 	if msg := stray.Message(); msg != "" {

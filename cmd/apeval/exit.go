@@ -110,10 +110,14 @@ func exitCode(err error, stderr io.Writer) int {
 		// Its line errors are masked part by part.
 		msg = in.Text(datasets.MaskedLineText)
 	}
-	fmt.Fprintln(stderr, "apeval:", msg)
 	if errors.Is(err, context.Canceled) {
+		if err.Error() == context.Canceled.Error() {
+			msg = "interrupted" // Ctrl-C or SIGTERM; "context canceled" says nothing to a user
+		}
+		fmt.Fprintln(stderr, "apeval:", msg)
 		return exitInterrupted
 	}
+	fmt.Fprintln(stderr, "apeval:", msg)
 	var ue usageError
 	if errors.As(err, &ue) {
 		return exitUsage

@@ -96,7 +96,7 @@ func TestConfigUnknownKeyNamesTheLine(t *testing.T) {
 	if code != exitUsage {
 		t.Fatalf("exit %d, want 2", code)
 	}
-	for _, want := range []string{cfg + ":6: judge.price_inn: unknown key", cfg + ":9: filter.limt: unknown key"} {
+	for _, want := range []string{cfg + ":6: judge[0].price_inn: unknown key", cfg + ":9: filter.limt: unknown key"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}

@@ -53,10 +53,10 @@ func newPlanCmd(io IO, runF func(context.Context, *planOptions, IO) error) *cobr
 	f.StringVar(&o.Policy, "policy", "", "take the thresholds from this policy's [kill_criteria]")
 	formatVar(f, &o.Format, "output: table, tsv, csv, markdown or json (default: table, also when piped)")
 	f.BoolVar(&o.JSON, "json", false, "print the plan as JSON (same as --format json)")
-	f.IntVar(&o.Reps, "reps", 200, "simulated data sets per size")
+	f.IntVar(&o.Reps, "reps", 200, fmt.Sprintf("simulated data sets per size, 10 to %d (the time grows with them)", metrics.PlanMaxReps))
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the simulation")
 	f.StringVar(&o.Pilot, "pilot", "", "plan from this pilot `RUN_DIR` (the same as giving it as the argument)")
-	f.IntVar(&o.Labels, "labels", 0, "with a pilot: plan the label path (label queue, then --labels) at a budget of `N` labels: per judge and rule, the labels for an 80% chance of deciding precision and recall vs baseline, and the shares at N")
+	f.IntVar(&o.Labels, "labels", 0, "with a pilot: plan the label path (label queue, then --labels) at a budget of `N` labels: per judge and rule, the labels for an 80% chance of deciding precision and recall vs baseline, and the shares at N (at most the pilot's pairs to label)")
 	f.StringVar(&o.Baseline, "baseline", "", "with a pilot: the `JUDGE` whose fire rates drift is planned against (default: the run's --baseline)")
 	return cmd
 }
@@ -103,21 +103,29 @@ func interruptible(ctx context.Context, what string, f func() error) error {
 func planOnce(o *planOptions, io IO) error {
 	s := o.spec
 	v := reports.PlanView{Pilot: s.Pilot, Sessions: s.Sessions, Labels: s.Labels, ICC: s.ICC, SessionSize: s.SessionSize, Reps: s.Reps, Seed: s.Seed}
+	po := s.PlanOptions()
+	var progress func(done int, what string)
+	if isTerminal(io.Err) {
+		// A plan simulates for seconds to minutes (dozens of criteria
+		// from a pilot, sizes up to 100,000 sessions, label queues):
+		// say where it is, on one line that the table then replaces.
+		progress = func(done int, what string) {
+			if what == "" {
+				fmt.Fprint(io.Err, "\r\033[K")
+				return
+			}
+			fmt.Fprintf(io.Err, "\r\033[Kplanning: %d done (%s)", done, what)
+		}
+	}
+	po.Progress = progress
 	if s.Pilot != "" {
 		rs, err := openRuns([]string{s.Pilot})
 		if err != nil {
 			return err
 		}
-		po := evaluation.PilotOptions{CriteriaFile: s.Criteria, PolicyFile: s.Policy, Baseline: s.Baseline, Plan: s.PlanOptions(), Labels: s.LabelOptions()}
-		if isTerminal(io.Err) {
-			// Dozens of criteria, seconds each: say where the plan is.
-			po.Plan.Progress = func(done int, what string) {
-				if what == "" {
-					fmt.Fprint(io.Err, "\r\033[K")
-					return
-				}
-				fmt.Fprintf(io.Err, "\r\033[Kplanning: %d done (%s)", done, what)
-			}
+		po := evaluation.PilotOptions{CriteriaFile: s.Criteria, PolicyFile: s.Policy, Baseline: s.Baseline, Plan: po, Labels: s.LabelOptions()}
+		if po.Labels != nil {
+			po.Labels.Progress = progress
 		}
 		p, err := rs.Pilot(po, io.Err)
 		if err != nil {
@@ -129,7 +137,7 @@ func planOnce(o *planOptions, io IO) error {
 		if err != nil {
 			return usageError{err}
 		}
-		if v.Plans, err = metrics.Plan(crit, s.Guesses, s.PlanOptions()); err != nil {
+		if v.Plans, err = metrics.Plan(crit, s.Guesses, po); err != nil {
 			return usageError{err}
 		}
 		v.Confidence = crit.Confidence

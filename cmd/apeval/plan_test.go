@@ -258,6 +258,9 @@ func TestPlanFromPilot(t *testing.T) {
 	}{
 		{[]string{"--labels", "300", "--rate", "precision=0.9"}, "--labels 300: the label path is planned from a pilot run directory"},
 		{[]string{dir, "--labels", "0"}, "--labels 0: a label budget needs at least 1 label"},
+		// Bounds: a budget beyond the pilot's pairs, too many data sets.
+		{[]string{dir, "--labels", "1000000000", "--reps", "10"}, "--labels 1000000000: the pilot has "},
+		{[]string{dir, "--reps", "1000000"}, "--reps 1000000: at most 5000 simulated data sets"},
 		{[]string{dir, "--labels", "10", "--rate", "precision=0.9"}, "give both precision=P and recall=R"},
 		{[]string{dir, "--labels", "10", "--rate", "recall=0", "--rate", "precision=0.9"}, "recall=0 is not a rate in [0, 1]"},
 		{[]string{dir, "--labels", "10", "--rate", "unknown=0.1"}, "with --labels, give --rate precision=P"},

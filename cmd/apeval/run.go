@@ -168,7 +168,7 @@ func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 		}
 		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", st.Out)
 		if res.Interrupted {
-			return context.Canceled
+			return interrupted(res.Stats.Cases, st.Out, io)
 		}
 		if stopped != "" {
 			return budgetStopped(stopped, io)
@@ -190,13 +190,19 @@ func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 		return err
 	}
 	if res.Interrupted {
-		fmt.Fprintf(io.Err, "apeval: interrupted; %d finished cases are in %s\n", res.Stats.Cases, st.Out)
-		return context.Canceled
+		return interrupted(res.Stats.Cases, st.Out, io)
 	}
 	if stopped != "" {
 		return budgetStopped(stopped, io)
 	}
 	return verdictDone(rep, io)
+}
+
+// interrupted says what an interrupted replay kept: exit 130, with no
+// further "context canceled" line.
+func interrupted(cases int64, out string, io IO) error {
+	fmt.Fprintf(io.Err, "apeval: interrupted; %d finished cases are in %s\n", cases, out)
+	return exitCodeError{exitInterrupted}
 }
 
 // budgetStopped prints why a budget stopped the run (runplan's

@@ -147,7 +147,7 @@ func Parse(data []byte, name string) (*Project, error) {
 	var c Project
 	md, err := toml.Decode(string(data), &c)
 	if err != nil {
-		return nil, tomlfile.Error(name, err)
+		return nil, tomlfile.Error(name, string(data), err)
 	}
 	loc := tomlfile.Locate(string(data))
 	var errs []string
@@ -155,12 +155,14 @@ func Parse(data []byte, name string) (*Project, error) {
 		line := max(loc.Line(loc.Indexed(key)), 1)
 		errs = append(errs, fmt.Sprintf("%s:%d: %s: %s", name, line, key, fmt.Sprintf(format, args...)))
 	}
+	var unknown []toml.Key
 	for _, k := range md.Undecoded() {
-		key := k.String()
 		// Backend options are free-form: the backend checks them.
-		if strings.HasPrefix(key, "judge.options.") {
-			continue
+		if !strings.HasPrefix(k.String(), "judge.options.") {
+			unknown = append(unknown, k)
 		}
+	}
+	for _, key := range loc.Unknown(unknown) {
 		errf(key, "unknown key")
 	}
 	if c.Schema != "" && c.Schema != Schema {

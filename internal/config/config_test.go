@@ -86,6 +86,16 @@ func TestParseErrorsNameLineAndKey(t *testing.T) {
 	if _, err := Parse([]byte("[[judge]]\nspec = \"ollama:m\"\noptions = { anything = 1 }\n"), "a.toml"); err != nil {
 		t.Errorf("free-form options refused: %v", err)
 	}
+	// A key misspelt in two [[judge]] blocks: each named at its own line,
+	// once; a wrongly typed value at its own element, not the last one.
+	two := "[[judge]]\nspec = \"openai:a\"\npromt = \"x\"\n[[judge]]\nspec = \"openai:b\"\npromt = \"y\"\n"
+	if _, err := Parse([]byte(two), "a.toml"); err == nil || err.Error() != "a.toml:3: judge[0].promt: unknown key\na.toml:6: judge[1].promt: unknown key" {
+		t.Errorf("a key misspelt twice: %v", err)
+	}
+	typed := "[[judge]]\nspec = \"openai:a\"\n[[judge]]\nspec = 7\n[[judge]]\nspec = \"openai:c\"\n"
+	if _, err := Parse([]byte(typed), "a.toml"); err == nil || err.Error() != "a.toml:4: judge[1].spec: incompatible types: TOML value has type int64; destination has type string" {
+		t.Errorf("a wrongly typed value in the second block: %v", err)
+	}
 	_, err := Parse([]byte("concurrency = -1\nbogus = 2\n[filter]\nlimit = -1\n"), "a.toml")
 	if err == nil || err.Error() != "a.toml:1: concurrency: must be at least 1, got -1\na.toml:2: bogus: unknown key\na.toml:4: filter.limit: must not be negative, got -1" {
 		t.Errorf("several errors: %v", err)

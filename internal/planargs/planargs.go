@@ -14,6 +14,7 @@ package planargs
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -100,8 +101,8 @@ func Resolve(o Options, changed func(flag string) bool) (*Spec, error) {
 	if o.Sessions > metrics.PlanMaxSessions {
 		return nil, fmt.Errorf("--sessions %d: a plan simulates at most %d sessions (every simulated data set is held in memory)", o.Sessions, metrics.PlanMaxSessions)
 	}
-	if o.Reps < 10 {
-		return nil, fmt.Errorf("--reps %d: at least 10 simulated data sets are needed", o.Reps)
+	if err := checkReps(o.Reps); err != nil {
+		return nil, err
 	}
 	if o.Pilot != "" {
 		return s, nil
@@ -156,8 +157,8 @@ func (s *Spec) labelGuesses(changed func(string) bool) error {
 			return fmt.Errorf("--%s: a label plan counts labels (--labels N), not sessions; leave it out", f)
 		}
 	}
-	if s.Reps < 10 {
-		return fmt.Errorf("--reps %d: at least 10 simulated data sets are needed", s.Reps)
+	if err := checkReps(s.Reps); err != nil {
+		return err
 	}
 	var lg metrics.LabelGuesses
 	for _, r := range s.Rates {
@@ -174,6 +175,19 @@ func (s *Spec) labelGuesses(changed func(string) bool) error {
 		return fmt.Errorf("--rate: with --labels %v", err)
 	}
 	s.LabelGuess = g
+	return nil
+}
+
+// checkReps bounds --reps: at least 10 simulated data sets, at most
+// metrics.PlanMaxReps (the time grows with them; the Monte Carlo error
+// does not need more).
+func checkReps(n int) error {
+	switch {
+	case n < 10:
+		return fmt.Errorf("--reps %d: at least 10 simulated data sets are needed", n)
+	case n > metrics.PlanMaxReps:
+		return fmt.Errorf("--reps %d: at most %d simulated data sets (a decision rate's Monte Carlo error is already ±%.3f there, 2 standard errors at 0.8; the time grows with them)", n, metrics.PlanMaxReps, 2*math.Sqrt(0.8*0.2/metrics.PlanMaxReps))
+	}
 	return nil
 }
 

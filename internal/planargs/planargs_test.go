@@ -56,6 +56,8 @@ func TestResolveRefusesNamingTheValue(t *testing.T) {
 		{"labels and icc", func(o *Options) { o.Pilot, o.Labels = "p", 10 }, []string{"labels", "icc"}, "--icc: a label plan counts labels (--labels N), not sessions; leave it out"},
 		{"labels and sessions", func(o *Options) { o.Pilot, o.Labels = "p", 10 }, []string{"labels", "sessions"}, "--sessions: a label plan counts labels"},
 		{"labels reps", func(o *Options) { o.Pilot, o.Labels, o.Reps = "p", 10, 3 }, []string{"labels", "reps"}, "--reps 3: at least 10 simulated data sets are needed"},
+		{"reps bound", func(o *Options) { o.Rates, o.Reps = []string{"precision=0.9"}, 1_000_000 }, []string{"rate", "reps"}, "--reps 1000000: at most 5000 simulated data sets"},
+		{"labels reps bound", func(o *Options) { o.Pilot, o.Labels, o.Reps = "p", 10, 5001 }, []string{"labels", "reps"}, "--reps 5001: at most 5000 simulated data sets"},
 		{"labels no =", func(o *Options) { o.Pilot, o.Labels, o.Rates = "p", 10, []string{"precision"} }, []string{"labels", "rate"}, `--rate "precision": with --labels, give --rate precision=P and --rate recall=R`},
 		{"labels nan", func(o *Options) { o.Pilot, o.Labels, o.Rates = "p", 10, []string{"precision=y"} }, []string{"labels", "rate"}, `--rate "precision=y": "y" is not a number`},
 		{"labels key", func(o *Options) { o.Pilot, o.Labels, o.Rates = "p", 10, []string{"unknown=0.1"} }, []string{"labels", "rate"}, `--rate unknown=0.1: "unknown": with --labels`},

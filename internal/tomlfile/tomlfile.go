@@ -7,14 +7,18 @@ package tomlfile
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 )
 
-// Error renders a decoder error as "name:line: message".
-func Error(name string, err error) error {
+// Error renders a decoder error on doc as "name:line: message". A value of
+// the wrong type is named by its key and element ("rule[1].when.tool") at
+// its own line: the decoder reports the line of the key's last occurrence,
+// which in an array of tables is another element's.
+func Error(name, doc string, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		msg := pe.Message
@@ -24,23 +28,70 @@ func Error(name string, err error) error {
 		return fmt.Errorf("%s:%d: %s", name, pe.Position.Line, msg)
 	}
 	msg := strings.TrimPrefix(err.Error(), "toml: ")
+	if m := typeError.FindStringSubmatch(msg); m != nil {
+		if key, line := mistyped(doc, m[2], m[4]); line > 0 {
+			return fmt.Errorf("%s:%d: %s: %s", name, line, key, m[3])
+		}
+	}
 	if strings.HasPrefix(msg, "line ") {
 		return fmt.Errorf("%s:%s", name, strings.TrimPrefix(msg, "line "))
 	}
 	return fmt.Errorf("%s: %s", name, msg)
 }
 
+// typeError is the decoder's message for a value of the wrong type:
+// line, last key, the message and the value's type.
+var typeError = regexp.MustCompile(`^line (\d+) \(last key "([^"]+)"\): (incompatible types: TOML value has type (\S+); destination has type .*)$`)
+
+// mistyped finds the first value at the plain key path (as the decoder names
+// it: "permissions.rule.pattern") whose type prints as typ, and returns its
+// indexed key and line; 0 when doc does not parse or no value fits.
+func mistyped(doc, path, typ string) (string, int) {
+	var tree map[string]any
+	if _, err := toml.Decode(doc, &tree); err != nil {
+		return "", 0
+	}
+	var found string
+	var walk func(v any, parts []string, at string) bool
+	walk = func(v any, parts []string, at string) bool {
+		if len(parts) == 0 {
+			if strings.ReplaceAll(fmt.Sprintf("%T", v), "interface {}", "any") == typ {
+				found = at
+				return true
+			}
+			return false
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			child, ok := t[parts[0]]
+			return ok && walk(child, parts[1:], join(at, parts[0]))
+		case []map[string]any:
+			for i, e := range t {
+				if walk(e, parts, at+"["+strconv.Itoa(i)+"]") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if !walk(tree, strings.Split(path, "."), "") {
+		return "", 0
+	}
+	return found, Locate(doc).Line(found)
+}
+
 // Locator maps keys to the line where they are written, so validation
 // errors can point into the file. It understands the subset of TOML apeval's
 // files use: [table], [[array]], key = value, multi-line strings and arrays.
 type Locator struct {
-	lines   map[string]int    // indexed key ("rule[2].when.tool") → line
-	firstOf map[string]string // plain key ("rule.when.tool") → first indexed key
+	lines   map[string]int      // indexed key ("rule[2].when.tool") → line
+	firstOf map[string]string   // plain key ("rule.when.tool") → first indexed key
+	all     map[string][]string // plain key → every indexed key, in the file's order
 }
 
 // Locate indexes doc.
 func Locate(doc string) *Locator {
-	l := &Locator{lines: map[string]int{}, firstOf: map[string]string{}}
+	l := &Locator{lines: map[string]int{}, firstOf: map[string]string{}, all: map[string][]string{}}
 	counts := map[string]int{}
 	var table string // indexed path of the current table
 	inMulti := ""
@@ -107,8 +158,11 @@ func (l *Locator) indexedPrefix(name string, counts map[string]int) string {
 func (l *Locator) add(key string, line int) {
 	if _, ok := l.lines[key]; !ok {
 		l.lines[key] = line
+	} else {
+		return
 	}
 	plain := stripIndexes(key)
+	l.all[plain] = append(l.all[plain], key)
 	if _, ok := l.firstOf[plain]; !ok {
 		l.firstOf[plain] = key
 	}
@@ -131,6 +185,40 @@ func (l *Locator) Line(key string) int {
 		}
 	}
 	return 0
+}
+
+// Unknown maps the decoder's undecoded keys (plain: "rule.acton" once per
+// element that writes it, in the file's order) to indexed keys, one per
+// occurrence: "rule[0].acton", "rule[4].acton". A key under one already
+// returned (the keys of an unknown table) is left out.
+func (l *Locator) Unknown(keys []toml.Key) []string {
+	seen := map[string]int{}
+	var out []string
+	reported := map[string]bool{}
+	for _, k := range keys {
+		plain := k.String()
+		n := seen[plain]
+		seen[plain]++
+		key := l.Indexed(plain)
+		if all := l.all[plain]; n < len(all) {
+			key = all[n]
+		}
+		under := false
+		for p := key; !under; {
+			i := strings.LastIndexAny(p, ".[")
+			if i <= 0 {
+				break
+			}
+			p = p[:i]
+			under = reported[p]
+		}
+		if under || reported[key] {
+			continue
+		}
+		reported[key] = true
+		out = append(out, key)
+	}
+	return out
 }
 
 // Indexed maps a plain key (as toml reports undecoded keys) to the first
