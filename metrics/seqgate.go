@@ -584,8 +584,9 @@ func (g *SequentialGate) crit4(j *seqJudge, row *seqRow, l int) SequentialCrit {
 	c.Figure = "mean over sessions of each session's " + fig
 	desc := fmt.Sprintf("%s %s over %d sessions (%d units), %.0f%% confidence sequence [%s, %s]",
 		strings.SplitN(fig, " (", 2)[0], fmtF(est), cs.N(), row.units[l], (1-g.alpha)*100, fmtF(lo), fmtF(hi))
-	if est < lo-1e-9 || est > hi+1e-9 {
-		// The running intersection left the running mean outside: the
+	if est < lo-1e-9 || est > hi+1e-9 || cs.Excluded() {
+		// The running intersection left the running mean outside (or
+		// left nothing: the interval is then the mean alone): the
 		// sessions do not look like draws of one rate.
 		desc += "; " + driftWarning
 		c.drift = true

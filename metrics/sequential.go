@@ -110,6 +110,11 @@ func (cs *ConfidenceSequence) Interval() (lo, hi float64) {
 	return max(0, cs.grid[first]-1.0/csGrid), min(1, cs.grid[last]+1.0/csGrid)
 }
 
+// Excluded reports whether the values so far have excluded every candidate
+// mean (Interval is then only the running mean): they are not draws of one
+// mean.
+func (cs *ConfidenceSequence) Excluded() bool { return cs.n > 0 && cs.first > cs.last }
+
 // SequentialDecision is where a criterion stands on a confidence
 // sequence: decided (PASS or FAIL) as soon as the sequence's interval
 // lies on one side of the threshold, INCONCLUSIVE before, after N sessions.
