@@ -390,6 +390,12 @@ func bounds(l int, cs *ConfidenceSequence) (lo, hi float64) {
 // gain PASSes when the whole interval lies above 0 (the sequence is the
 // test) and FAILs when it lies at or below 0.
 func (g *SequentialGate) decide(l int, cs *ConfidenceSequence) Status {
+	if cs.Excluded() {
+		// Every rate excluded: the interval is the running mean alone,
+		// with no uncertainty the sequence can vouch for; a decision made
+		// before stays, none is made on it.
+		return StatusInconclusive
+	}
 	name, thr := g.laneCriterion(l)
 	spec, _ := SpecOf(name)
 	lo, hi := bounds(l, cs)
@@ -603,6 +609,9 @@ func (g *SequentialGate) crit4(j *seqJudge, row *seqRow, l int) SequentialCrit {
 	c.Reason = fmt.Sprintf("open: %s still reaches %s", desc, fmtF(thr))
 	if l == seqGain {
 		c.Reason = fmt.Sprintf("open: %s still reaches 0", desc)
+	}
+	if cs.Excluded() {
+		c.Reason = "open: the sessions excluded every rate, so the sequence cannot decide (its interval is the running mean alone): " + desc
 	}
 	return c
 }
