@@ -457,3 +457,60 @@ func TestIntervalSizeDependent(t *testing.T) {
 	}
 	t.Log(b.String())
 }
+
+// TestIntervalGridOffGrid: ClusteredInterval where the grid does not look
+// (docs/statistics.md, "Off the grid"): 2–8 sessions of 4–50 units at
+// rates 0.5–0.8 and ICC 0.3 or 0.5, where its beta-binomial branch
+// applies. At ICC 0.3 it covers 0.925 or more; at ICC 0.5 it does not
+// (0.89–0.92 at 2,000 replicates: the Beta(1, 3)
+// prior on ρ is not wide enough for sessions whose own rates spread over
+// all of [0, 1]), and the test holds it to the measured floor, 0.88, so
+// that a change that narrows the beta-binomial (the over-coverage at
+// ICC 0, above) shows what it costs here. Both less the Monte Carlo
+// allowance. The smoke runs one setting.
+func TestIntervalGridOffGrid(t *testing.T) {
+	t.Parallel()
+	reps, full := calibrationN()
+	type setting struct {
+		k, m    int
+		mu, icc float64
+	}
+	settings := []setting{{5, 10, 0.6, 0.3}}
+	if full {
+		settings = []setting{
+			{2, 7, 0.65, 0.3}, {3, 10, 0.8, 0.3}, {5, 10, 0.6, 0.3}, {6, 10, 0.5, 0.3},
+			{2, 50, 0.8, 0.5}, {4, 5, 0.7, 0.5}, {5, 10, 0.5, 0.5}, {5, 10, 0.6, 0.5},
+			{5, 20, 0.7, 0.5}, {7, 10, 0.5, 0.5}, {8, 10, 0.6, 0.5},
+		}
+	} else {
+		reps = 60
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| setting (%d replicates) | ClusteredInterval: coverage (below / above) | width |\n|---|---|---|\n", reps)
+	for _, s := range settings {
+		rng := rand.New(rand.NewPCG(uint64(s.k*100+s.m), 0x671d))
+		var st gridStat
+		for range reps {
+			ys, ms := drawCounts(rng, sizes(s.k, s.m, 0), s.mu, s.icc)
+			l, h, _ := ClusteredInterval(ys, ms, 0.95)
+			st.tally(s.mu, l, h)
+		}
+		n := float64(reps)
+		name := fmt.Sprintf("%g, %d sessions × %d, ICC %g", s.mu, s.k, s.m, s.icc)
+		fmt.Fprintf(&b, "| %s | %.3f (%.3f / %.3f) | %.4f |\n", name, st.cov/n, st.below/n, st.above/n, st.width/n)
+		goal := 0.925
+		if s.icc >= 0.5 {
+			goal = offGridFloor
+		}
+		if c, slack := st.cov/n, gridSlack(goal, reps, full); c < goal-slack {
+			t.Errorf("%s: ClusteredInterval covers %.3f over %d replicates, want ≥ %.3f (allowance %.3f)", name, c, reps, goal, slack)
+		}
+	}
+	t.Log(b.String())
+}
+
+// offGridFloor is the coverage ClusteredInterval keeps at ICC 0.5 with
+// 2–8 sessions at rates 0.5–0.8 (measured 0.891–0.917): below the
+// 0.925 goal, documented in docs/statistics.md, held so it does not fall
+// further.
+const offGridFloor = 0.88

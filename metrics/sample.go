@@ -59,10 +59,12 @@ type WeightedRatio struct {
 	SampledPrior float64
 	// VarLo and VarHi are the variances the interval's lower and upper
 	// bounds rest on (a proportion's: precision, recall): v₁ and the
-	// estimated v₂ plus the interval's floor of each stratum whose labels
-	// all agree, on the side its unseen errors would move the figure
-	// (twoPhaseVar). Var (and NEff, SampledVar, and every hint) keeps
-	// v₂'s symmetric floor instead: what more labels may yet show.
+	// estimated v₂ (a stratum at the queue's minimum whose labels show
+	// both values at the variance under Jeffreys' posterior) plus the
+	// interval's floor of each stratum whose labels all agree, on the
+	// side its unseen errors would move the figure (twoPhaseVar). Var
+	// (and NEff, SampledVar, and every hint) keeps v₂'s symmetric floor
+	// and sample variances instead: what more labels may yet show.
 	VarLo, VarHi float64
 	// Sessions counts the sessions of the labeled units. TrafficSessions
 	// and TrafficPairs are the recorded sessions and pairs the figure
@@ -421,7 +423,21 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 			s2 = max(0, (zz-zs*zs/nf)/(nf-1))
 		}
 		cut := s.size * s.size * (1 - nf/s.size) / nf // v2's factor on s²_h
-		tp.v2est += cut * s2
+		// The interval's part of a stratum at the queue's minimum or
+		// fewer whose labels show both values: the expected variance of
+		// its rate under Jeffreys' posterior Beta(k + ½, n − k + ½),
+		// p̄(1 − p̄)·(n + 1)/(n + 2), p̄ = (k + ½)/(n + 1), not the sample
+		// variance k(n − k)/(n(n − 1)), which on 2–5 labels swings with
+		// the labels themselves (1 of 2 gives 0.5, a share's largest
+		// variance; the posterior 0.19) and is largest when the estimate
+		// has moved most (docs/statistics.md, "Prefixes"). V (the hints')
+		// keeps the sample variance.
+		sInt := s2
+		if k > 0 && k < nf && n <= floorMaxLabels && s.size > nf {
+			pb := (k + 0.5) / (nf + 1)
+			sInt = dd / nf * pb * (1 - pb) * (nf + 1) / (nf + 2)
+		}
+		tp.v2est += cut * sInt
 		if (k == 0 || k == nf) && (n <= floorMaxLabels || nf < floorShare*s.size) && s.size > nf {
 			// Few labels, all one value: their sample variance (often 0)
 			// says nothing; the stratum carries one pseudo-label at the
@@ -509,8 +525,9 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 }
 
 // twoPhase is twoPhaseVar's result: v1, v2, fpc (Σ_h N_h·s²_h) and df as
-// documented there, v2est (v2 without any floor), prior (the ½
-// pseudo-labels' part of v2), the sessions of the labeled units, and the
+// documented there, v2est (v2 without any floor, as the interval takes
+// it: a mixed stratum at the queue's minimum at its posterior expected
+// variance), prior (the ½ pseudo-labels' part of v2), the sessions of the labeled units, and the
 // interval's floor split by the way the floored strata's unseen errors
 // would move the figure (floorUp, floorDown), with its part from strata
 // at the queue's minimum (priorUp, priorDown: pseudo-labels, no sampling

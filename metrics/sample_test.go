@@ -57,9 +57,17 @@ func TestWeightedPrecisionHandComputed(t *testing.T) {
 	// sessions by their weighted matches, 102²/(4·25² + 2·1²) = 4.158, is
 	// smaller: df 3.158.
 	nearW(t, "df", p.DF, 102.0*102/(4*625+2)-1, 1e-12)
-	// Wilson at n_eff 3.0970 with t(3.158) = 3.0941.
-	nearW(t, "lo", *p.Lo, 0.141718, 1e-5)
-	nearW(t, "hi", *p.Hi, 0.982892, 1e-5)
+	// The interval takes A (4 labels, at the queue's minimum, both
+	// values) at the variance under Jeffreys' posterior of its share of
+	// match labels: p̄ = 3.5/5, p̄(1 − p̄)·5/6 = 0.175 in place of the
+	// sample variance ¼, times (1/102)² and 100²·0.96/4: 0.0403691, so
+	// V_lo = V_hi = v1 + 0.0403691 = 0.0424422, n = R(1−R)/V = 4.35946
+	// (3.0970 at the sample variance). Wilson at it with t(3.158) = 3.0941.
+	vInt := v1 + 2400*0.175/(102*102)
+	nearW(t, "VarLo", p.VarLo, vInt, 1e-12)
+	nearW(t, "VarHi", p.VarHi, vInt, 1e-12)
+	nearW(t, "lo", *p.Lo, 0.182505, 1e-5)
+	nearW(t, "hi", *p.Hi, 0.977008, 1e-5)
 	if p.Sampled != 4 || p.Census != 2 || p.SampledAll != 6 || p.Remaining != 144 {
 		t.Errorf("counts: sampled %d census %d all %d remaining %d", p.Sampled, p.Census, p.SampledAll, p.Remaining)
 	}
@@ -240,7 +248,10 @@ func TestFewLabelsStayInRange(t *testing.T) {
 // symmetric floor (what the hints project) is the ½ pseudo-label: p̃ =
 // 2.5/3, 40·0.0025·(5/36) = 0.0138889, all of it SampledPrior. The second
 // stratum's sample variance of z (±0.025 around −0.0125: 0.0025/3) times
-// N²(1 − n/N)/n = 15 is 0.0125 on both sides.
+// N²(1 − n/N)/n = 15 is 0.0125 in v₂ (SampledVar); the interval takes,
+// for a stratum at the queue's minimum whose labels show both values,
+// the variance under Jeffreys' posterior: p̄ = 2.5/5, p̄(1 − p̄)·5/6 =
+// 0.2083, times d² and 15: 0.0078125 on both sides.
 func TestWeightedFloorOneSided(t *testing.T) {
 	var us []SampleUnit
 	add := func(stratum string, n int, matches int) {
@@ -260,8 +271,9 @@ func TestWeightedFloorOneSided(t *testing.T) {
 	if !near(*f.Estimate, 0.75) || !near(f.SampledVar, 0.0125+prior) || !near(f.SampledPrior, prior) {
 		t.Errorf("estimate %v, SampledVar %v (want %v), SampledPrior %v (want %v)", *f.Estimate, f.SampledVar, 0.0125+prior, f.SampledPrior, prior)
 	}
-	if !near(f.VarLo, v1+0.0125+floor) || !near(f.VarHi, v1+0.0125) {
-		t.Errorf("VarLo %v, VarHi %v; want %v and %v (v1 %v)", f.VarLo, f.VarHi, v1+0.0125+floor, v1+0.0125, v1)
+	mixed := 15 * 0.0025 * 0.25 * 5 / 6
+	if !near(f.VarLo, v1+mixed+floor) || !near(f.VarHi, v1+mixed) {
+		t.Errorf("VarLo %v, VarHi %v; want %v and %v (v1 %v)", f.VarLo, f.VarHi, v1+mixed+floor, v1+mixed, v1)
 	}
 	// The upper bound is Wilson's at n_eff = R(1−R)/VarHi on the t
 	// quantile of the sessions' df (no pseudo-label on that side); with

@@ -390,6 +390,12 @@ func bounds(l int, cs *ConfidenceSequence) (lo, hi float64) {
 // gain PASSes when the whole interval lies above 0 (the sequence is the
 // test) and FAILs when it lies at or below 0.
 func (g *SequentialGate) decide(l int, cs *ConfidenceSequence) Status {
+	if cs.Excluded() {
+		// Every rate excluded: the interval is the running mean alone,
+		// with no uncertainty the sequence can vouch for; a decision made
+		// before stays, none is made on it.
+		return StatusInconclusive
+	}
 	name, thr := g.laneCriterion(l)
 	spec, _ := SpecOf(name)
 	lo, hi := bounds(l, cs)
@@ -584,8 +590,9 @@ func (g *SequentialGate) crit4(j *seqJudge, row *seqRow, l int) SequentialCrit {
 	c.Figure = "mean over sessions of each session's " + fig
 	desc := fmt.Sprintf("%s %s over %d sessions (%d units), %.0f%% confidence sequence [%s, %s]",
 		strings.SplitN(fig, " (", 2)[0], fmtF(est), cs.N(), row.units[l], (1-g.alpha)*100, fmtF(lo), fmtF(hi))
-	if est < lo-1e-9 || est > hi+1e-9 {
-		// The running intersection left the running mean outside: the
+	if est < lo-1e-9 || est > hi+1e-9 || cs.Excluded() {
+		// The running intersection left the running mean outside (or
+		// left nothing: the interval is then the mean alone): the
 		// sessions do not look like draws of one rate.
 		desc += "; " + driftWarning
 		c.drift = true
@@ -602,6 +609,9 @@ func (g *SequentialGate) crit4(j *seqJudge, row *seqRow, l int) SequentialCrit {
 	c.Reason = fmt.Sprintf("open: %s still reaches %s", desc, fmtF(thr))
 	if l == seqGain {
 		c.Reason = fmt.Sprintf("open: %s still reaches 0", desc)
+	}
+	if cs.Excluded() {
+		c.Reason = "open: the sessions excluded every rate, so the sequence cannot decide (its interval is the running mean alone): " + desc
 	}
 	return c
 }

@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -390,5 +391,85 @@ func TestSequentialPolicyDriftWarnedOnce(t *testing.T) {
 	}
 	if policy != 1 || perJudge != 0 {
 		t.Errorf("judge-required drift: %d (policy) warnings and %d per judge, want 1 and 0:\n%s", policy, perJudge, strings.Join(res.Warnings, "\n"))
+	}
+}
+
+// TestSequentialEmptiedSequenceWarns: when the sessions of a later run
+// exclude every rate the earlier ones left (all cases needed the judge,
+// then none did), the sequence's interval is only the running mean,
+// [m, m]; that is the strongest sign the sessions are not draws of one
+// rate, and it is warned like a mean outside the interval (it was silent:
+// "confidence sequence [0.25, 0.25]" and no warning).
+func TestSequentialEmptiedSequenceWarns(t *testing.T) {
+	t.Parallel()
+	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
+	add := func(sess string, called bool) {
+		for i := range 4 {
+			r := seqCase("j1", sess, fmt.Sprintf("%s-%d", sess, i), "r", core.NoMatch, datasets.LabelNoMatch)
+			r.JudgeCalled = called
+			g.Add(r)
+		}
+	}
+	g.BeginRun("run1")
+	for i := range 40 {
+		add(fmt.Sprintf("a%d", i), true)
+	}
+	g.EndRun()
+	g.BeginRun("run2")
+	for i := range 120 {
+		add(fmt.Sprintf("b%d", i), false)
+	}
+	g.EndRun()
+	res := g.Result()
+	c := seqCrit(t, res, "j1", AllRules, CriterionJudgeRequiredRateMax)
+	if c.Lo == nil || c.Hi == nil || *c.Lo != *c.Hi {
+		t.Fatalf("precondition: the sequence should have excluded every rate, interval %v %v", c.Lo, c.Hi)
+	}
+	if !strings.Contains(c.Reason, driftWarning) || !slices.ContainsFunc(res.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, "j1, all rules, "+CriterionJudgeRequiredRateMax+": ")
+	}) {
+		t.Errorf("an emptied sequence is not warned:\nreason %s\nwarnings %q", c.Reason, res.Warnings)
+	}
+}
+
+// TestSequentialEmptiedSequenceDoesNotDecide: a criterion still open when
+// the sequence excludes every rate is not decided on the running mean
+// alone ([m, m], no uncertainty left): it stays INCONCLUSIVE and says
+// why. Two sessions that all needed the judge, then sessions that needed
+// none: the interval contracts to [0.086, 0.087] (open at a maximum of
+// 0.0865) and then empties at the running mean 0.0206, which would have
+// PASSed.
+func TestSequentialEmptiedSequenceDoesNotDecide(t *testing.T) {
+	t.Parallel()
+	crit := replay.DefaultKillCriteria()
+	crit.JudgeRequiredRateMax = 0.0865
+	g := NewSequentialGate(crit, "")
+	add := func(sess string, called bool) {
+		r := seqCase("j1", sess, sess+"-0", "r", core.NoMatch, datasets.LabelNoMatch)
+		r.JudgeCalled = called
+		g.Add(r)
+	}
+	g.BeginRun("run1")
+	add("a0", true)
+	add("a1", true)
+	g.EndRun()
+	g.BeginRun("run2")
+	for i := range 94 {
+		add(fmt.Sprintf("b%d", i), false)
+	}
+	g.EndRun()
+	c := seqCrit(t, g.Result(), "j1", AllRules, CriterionJudgeRequiredRateMax)
+	if c.Status != StatusInconclusive || *c.Lo == *c.Hi {
+		t.Fatalf("precondition: open on a non-empty interval after 96 sessions, got %s [%v, %v]", c.Status, *c.Lo, *c.Hi)
+	}
+	g.BeginRun("run3")
+	add("c0", false)
+	g.EndRun()
+	c = seqCrit(t, g.Result(), "j1", AllRules, CriterionJudgeRequiredRateMax)
+	if *c.Lo != *c.Hi {
+		t.Fatalf("precondition: the sequence should have excluded every rate, interval [%v, %v]", *c.Lo, *c.Hi)
+	}
+	if c.Status != StatusInconclusive || !strings.Contains(c.Reason, "excluded every rate, so the sequence cannot decide") {
+		t.Errorf("decided on the running mean alone: %s, %s", c.Status, c.Reason)
 	}
 }

@@ -110,6 +110,11 @@ func (cs *ConfidenceSequence) Interval() (lo, hi float64) {
 	return max(0, cs.grid[first]-1.0/csGrid), min(1, cs.grid[last]+1.0/csGrid)
 }
 
+// Excluded reports whether the values so far have excluded every candidate
+// mean (Interval is then only the running mean): they are not draws of one
+// mean.
+func (cs *ConfidenceSequence) Excluded() bool { return cs.n > 0 && cs.first > cs.last }
+
 // SequentialDecision is where a criterion stands on a confidence
 // sequence: decided (PASS or FAIL) as soon as the sequence's interval
 // lies on one side of the threshold, INCONCLUSIVE before, after N sessions.
@@ -121,10 +126,15 @@ type SequentialDecision struct {
 }
 
 // Decide applies the one verdict rule (Direction.Decide) to the
-// sequence's current interval for the named criterion at threshold thr.
+// sequence's current interval for the named criterion at threshold thr;
+// INCONCLUSIVE once every rate is excluded (Excluded: the interval is
+// then the running mean alone, nothing to decide on).
 func (cs *ConfidenceSequence) Decide(name string, thr float64) SequentialDecision {
 	spec, _ := SpecOf(name)
 	lo, hi := cs.Interval()
+	if cs.Excluded() {
+		return SequentialDecision{Status: StatusInconclusive, N: cs.n, Lo: lo, Hi: hi}
+	}
 	d := spec.Direction.Decide(thr, Evidence{Estimate: cs.sum / float64(max(cs.n, 1)), Lo: lo, Hi: hi})
 	return SequentialDecision{Status: d.Status, N: cs.n, Lo: lo, Hi: hi}
 }

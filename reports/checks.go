@@ -13,17 +13,32 @@ import (
 
 // RenderChecks writes `apeval judges check`: one row per judge spec with
 // reachability, model presence, digest, structured-output mode and the
-// sample call; notes and errors as footnotes. JSON is the reports as they are.
+// sample call; notes and errors as footnotes. JSON has the same fields in
+// snake_case, the sample call's latency in ms.
 func RenderChecks(w io.Writer, reps []core.CheckReport, f Format) error {
 	if f == FormatJSON {
 		type out struct {
-			core.CheckReport
-			OK              bool    `json:"ok"`
-			SampleLatencyMS float64 `json:"sample_latency_ms"`
+			Spec             string            `json:"spec"`
+			Identity         string            `json:"identity"`
+			Reachable        bool              `json:"reachable"`
+			ModelPresent     bool              `json:"model_present"`
+			Models           []string          `json:"models"`
+			Digest           string            `json:"digest"`
+			StructuredOutput string            `json:"structured_output"`
+			Details          map[string]string `json:"details"`
+			SampleStatus     core.Status       `json:"sample_status"`
+			SampleLatencyMS  float64           `json:"sample_latency_ms"`
+			SampleError      string            `json:"sample_error"`
+			Notes            []string          `json:"notes"`
+			Error            string            `json:"error"`
+			OK               bool              `json:"ok"`
 		}
 		all := make([]out, len(reps))
 		for i, r := range reps {
-			all[i] = out{CheckReport: r, OK: r.OK(), SampleLatencyMS: float64(r.SampleLatency) / float64(time.Millisecond)}
+			all[i] = out{Spec: r.Spec, Identity: r.Identity, Reachable: r.Reachable, ModelPresent: r.ModelPresent,
+				Models: r.Models, Digest: r.Digest, StructuredOutput: r.StructuredOutput, Details: r.Details,
+				SampleStatus: r.SampleStatus, SampleLatencyMS: float64(r.SampleLatency) / float64(time.Millisecond),
+				SampleError: r.SampleError, Notes: r.Notes, Error: r.Error, OK: r.OK()}
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

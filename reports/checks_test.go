@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,20 @@ func TestRenderChecks(t *testing.T) {
 	var out []map[string]any
 	if err := json.Unmarshal(b.Bytes(), &out); err != nil || len(out) != 2 || out[0]["ok"] != true || out[1]["ok"] != false || out[0]["sample_latency_ms"] != 412.5 {
 		t.Errorf("JSON: %v %s", err, b.String())
+	}
+	// Keys in snake_case like every other --json of apeval, the latency
+	// once, in ms (the Go field names and a nanosecond SampleLatency leaked).
+	keys := []string{"digest", "error", "identity", "model_present", "models", "notes", "ok", "reachable",
+		"sample_error", "sample_latency_ms", "sample_status", "spec", "structured_output", "details"}
+	for _, r := range out {
+		for k := range r {
+			if !slices.Contains(keys, k) {
+				t.Errorf("JSON key %q is not one of %v", k, keys)
+			}
+		}
+	}
+	if out[1]["reachable"] != false || out[0]["structured_output"] != "json_schema" || out[0]["identity"] != "ollama/qwen:latest@abc+p1" {
+		t.Errorf("JSON values: %s", b.String())
 	}
 }
 

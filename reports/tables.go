@@ -545,6 +545,11 @@ var (
 		"fire_rate", "baseline_recall", "approval_reject_rate"}, append(statusColumns(), "slice", "slice_value")...)
 	tsvRepeats = []string{"flip_pairs", "flip_rate", "flip_rate_lo", "flip_rate_hi",
 		"position_effect", "position_effect_lo", "position_effect_hi"}
+	// tsvIntervals are intervals of figures the TSV prints that it
+	// lacked at first; they come last, so no published column moves.
+	tsvIntervals = []string{"judge_required_rate_lo", "judge_required_rate_hi", "judge_required_rate_deff",
+		"approval_reject_rate_lo", "approval_reject_rate_hi", "approval_reject_rate_deff",
+		"latency_p50_lo_ms", "latency_p50_hi_ms"}
 )
 
 func statusColumns() []string {
@@ -561,7 +566,8 @@ func tsvColumns(repeats bool) []column[metricsRow] {
 	if repeats {
 		names = append(slices.Clip(names), tsvRepeats...)
 	}
-	return append(pick(metricsColumns, names), added(metricsColumns, metricsOrder)...)
+	cols := append(pick(metricsColumns, names), added(metricsColumns, metricsOrder)...)
+	return append(cols, pick(metricsColumns, tsvIntervals)...)
 }
 
 // machineRulesGrid is the per-rule table's machine form (TSV): the judge

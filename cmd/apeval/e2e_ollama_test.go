@@ -418,7 +418,17 @@ func TestE2EOllamaJudgesCheck(t *testing.T) {
 	digest := e2eTagsDigest(t, host)
 
 	code, stdout, stderr := e2eApeval(t, "judges", "check", "--json", "--ollama-host", host, "ollama:"+e2eModel)
-	var reps []judge.CheckReport
+	var reps []struct {
+		Reachable        bool              `json:"reachable"`
+		ModelPresent     bool              `json:"model_present"`
+		Digest           string            `json:"digest"`
+		Details          map[string]string `json:"details"`
+		StructuredOutput string            `json:"structured_output"`
+		SampleStatus     judge.Status      `json:"sample_status"`
+		SampleError      string            `json:"sample_error"`
+		SampleLatency    float64           `json:"sample_latency_ms"`
+		Error            string            `json:"error"`
+	}
 	if err := json.Unmarshal([]byte(stdout), &reps); err != nil || len(reps) != 1 {
 		t.Fatalf("judges check --json: %v, %d reports\nstdout:\n%s\nstderr:\n%s", err, len(reps), stdout, stderr)
 	}

@@ -111,7 +111,9 @@ func (g geminiCLI) file(r io.Reader, sum *SourceSummary, out *output) error {
 				}
 			}
 			return nil
-		case rec.SessionID != "":
+		case rec.SessionID != "" && (rec.ID == "" || rec.Type == ""):
+			// Session metadata. A line with an id and a type is a message,
+			// even when it repeats the sessionId.
 			st.meta(&rec)
 			if len(rec.Messages) == 0 {
 				sum.skip("session metadata")

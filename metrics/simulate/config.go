@@ -3,6 +3,7 @@ package simulate
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -173,7 +174,10 @@ func Expand(d *Data, s Spec) ([]Config, error) {
 
 // resolve finds the judge a name means: its identity, the identity with
 // ':' for its first '/' ("ollama:qwen2.5:3b"), or the one identity it is a
-// prefix, then a suffix, of.
+// prefix, then a suffix, of; else the one judge whose model it names
+// (models: the identity without its digest and prompt version, from any
+// '/' on: "qwen2.5:7b" for "ollama/qwen2.5:7b@1a2b+p1"), then whose model
+// it begins ("qwen2.5:7b" for "recorded/ollama/qwen2.5:7b-instruct").
 func (d *Data) resolve(name string) (int, error) {
 	name = strings.TrimSpace(name)
 	ids := make([]string, len(d.Judges))
@@ -188,6 +192,10 @@ func (d *Data) resolve(name string) (int, error) {
 			return strings.HasPrefix(id, name) || strings.HasPrefix(id, strings.Replace(name, ":", "/", 1))
 		},
 		func(id string) bool { return strings.HasSuffix(id, name) },
+		func(id string) bool { return slices.Contains(models(id), name) },
+		func(id string) bool {
+			return slices.ContainsFunc(models(id), func(m string) bool { return strings.HasPrefix(m, name) })
+		},
 	} {
 		var hits []int
 		for i, id := range ids {
@@ -207,6 +215,22 @@ func (d *Data) resolve(name string) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("judge %q is not in the run; its judges are: %s", name, strings.Join(ids, ", "))
+}
+
+// models are the ways an identity's model may be named: the identity
+// without its digest ("@…") and prompt version ("+…"), from each '/' on.
+func models(id string) []string {
+	last := strings.LastIndexByte(id, '/')
+	if i := strings.IndexAny(id[last+1:], "@+"); i >= 0 {
+		id = id[:last+1+i]
+	}
+	var out []string
+	for i := range len(id) {
+		if id[i] == '/' && i+1 < len(id) {
+			out = append(out, id[i+1:])
+		}
+	}
+	return out
 }
 
 // complete checks that judge j may take part in a combination.

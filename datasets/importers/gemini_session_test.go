@@ -1,0 +1,30 @@
+package importers
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// A Gemini CLI JSONL session whose message lines also carry the session's
+// sessionId (as some tools that write or copy these logs do) is messages,
+// not ten lines of session metadata: a third-party log imported as
+// "10 records, 0 cases, skipped 10 (session metadata 10)".
+func TestGeminiMessagesCarryingSessionID(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "tmp", "abc", "chats")
+	const sid = "rejection-gemini-001"
+	doc := `{"sessionId":"` + sid + `","projectHash":"abc","startTime":"2025-12-06T15:00:00.000Z","lastUpdated":"2025-12-06T15:05:00.000Z"}
+{"id":"m1","timestamp":"2025-12-06T15:00:00.000Z","type":"user","content":"Edit the config file to change the port to 9000","sessionId":"` + sid + `"}
+{"id":"m2","timestamp":"2025-12-06T15:00:10.000Z","type":"gemini","content":"I'll update the port.","model":"gemini-2.5-pro","sessionId":"` + sid + `","toolCalls":[{"id":"edit_file-001","name":"edit_file","args":{"file_path":"config.json","old_string":"8080","new_string":"9000"},"status":"success","timestamp":"2025-12-06T15:00:08.000Z"}]}
+{"id":"m3","timestamp":"2025-12-06T15:00:20.000Z","type":"user","content":"Now run the tests","sessionId":"` + sid + `"}
+{"id":"m4","timestamp":"2025-12-06T15:00:30.000Z","type":"gemini","content":"Running them.","model":"gemini-2.5-pro","sessionId":"` + sid + `","toolCalls":[{"id":"run_shell_command-002","name":"run_shell_command","args":{"command":"npm test"},"status":"error","timestamp":"2025-12-06T15:00:28.000Z"}]}
+`
+	writeFile(t, filepath.Join(dir, "session-2025-12-06T15-00-rejection.jsonl"), []byte(doc))
+	cases, sum, _ := importAll(t, "gemini-cli", Options{}, dir)
+	if len(cases) != 2 || sum.Sessions != 1 || sum.Errors != 0 {
+		t.Fatalf("%d cases, %d sessions, errors %d, skipped %v", len(cases), sum.Sessions, sum.Errors, sum.Skipped)
+	}
+	if c := cases[1]; c.SessionID != sid || c.Tool.Name != "run_shell_command" || c.Context.LatestUserMessage != "Now run the tests" {
+		t.Errorf("second case: session %q, tool %q, latest user message %q", c.SessionID, c.Tool.Name, c.Context.LatestUserMessage)
+	}
+}
