@@ -204,7 +204,7 @@ func Import(format string, sources []string, opt Options, emit Emit, errorSink f
 	if err != nil {
 		return nil, err
 	}
-	files, err := expand(sources, imp)
+	files, err := expand(format, sources, imp)
 	if err != nil {
 		return nil, err
 	}
@@ -340,9 +340,28 @@ func cmpOr(a, b string) string {
 	return b
 }
 
+// fileNames says which files a directory is searched for, per format.
+func fileNames(format string) string {
+	switch format {
+	case "codex-rollout":
+		return "rollout-*.jsonl"
+	case "gemini-cli":
+		return "session-*.json(l) or files under a chats/ directory"
+	case "opencode":
+		return "storage/session/*/*.json or opencode.db"
+	case "claude-code-transcript", "trajectory-events":
+		return "*.jsonl"
+	case "r-judge", "assebench", "redcode":
+		return "*.json"
+	case "claude-code-stream-json":
+		return "*.jsonl, *.json and *.ndjson"
+	}
+	return "*.jsonl and *.json"
+}
+
 // expand turns the sources into files: a file as it is, a directory walked
 // in lexical order for the format's files, "-" as stdin.
-func expand(sources []string, imp importer) ([]string, error) {
+func expand(format string, sources []string, imp importer) ([]string, error) {
 	var files []string
 	for _, src := range sources {
 		if src == "-" {
@@ -377,7 +396,7 @@ func expand(sources []string, imp importer) ([]string, error) {
 			return nil, err
 		}
 		if len(found) == 0 {
-			return nil, fmt.Errorf("%s: no files of this format found", src)
+			return nil, fmt.Errorf("%s: no %s files found in it (a directory is searched for the names that format's files have, %s); name a file to read it whatever its name", src, format, fileNames(format))
 		}
 		sort.Strings(found)
 		files = append(files, found...)

@@ -339,7 +339,7 @@ func TestImportErrors(t *testing.T) {
 	if _, err := Import("r-judge", []string{"-"}, Options{}, nil, nil); err == nil {
 		t.Error("r-judge from stdin accepted")
 	}
-	if _, err := Import("codex-rollout", []string{"testdata/r-judge"}, Options{}, nil, nil); err == nil || !strings.Contains(err.Error(), "no files") {
+	if _, err := Import("codex-rollout", []string{"testdata/r-judge"}, Options{}, nil, nil); err == nil || !strings.Contains(err.Error(), "no codex-rollout files") {
 		t.Errorf("directory without rollouts: %v", err)
 	}
 	// The summary serializes with stable keys.
