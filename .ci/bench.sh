@@ -21,6 +21,9 @@ run ./cmd/apeval 'E2EShapes1M$'
 run ./cmd/apeval 'E2EShapes10M$'
 run ./cmd/apeval 'E2EOpenAI20ms$'
 run ./metrics 'Accumulate(Distinct)?$'
+# apeval plan's simulation as sessions grow in units and for a pilot's
+# sparse rule (docs/planning.md, "How long a plan takes").
+run ./metrics 'Plan(Proportion|DriftGuess)$'
 GOMAXPROCS=1 run ./datasets/importers 'ImportTranscript$'
 # Masking's share of importing the largest real log in testdata (issue 34).
 GOMAXPROCS=1 go test -run '^$' -bench 'ImportRealMasking$' -benchtime 20x -count 1 ./datasets/importers | tee -a "$out" >&2

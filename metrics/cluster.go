@@ -18,12 +18,37 @@ type clustered struct {
 }
 
 func clusteredOf(o *sessScratch, z, conf float64) clustered {
-	p := newBBPosterior(o.ys, o.ms, 1)
+	return clusteredFrom(newBBPosterior(o.ys, o.ms, 1), conf)
+}
+
+// clusteredFrom is the clustered figure of a lane's posterior (nil: no
+// units): ClusteredInterval's interval, and its design effect only where
+// the sessions show a spread to measure. With every session at one rate
+// (no event at all, every unit an event, or one session) the interval is
+// the beta-binomial's, as wide as the clustering the data cannot rule out,
+// but its M ÷ n_eff ("deff 4.77" beside 5999/5999) would read as
+// clustering the data show: deff is then nil, and tables print none
+// (docs/statistics.md). Sessions of one unit each keep deff 1.
+func clusteredFrom(p *bbPosterior, conf float64) clustered {
 	if p == nil {
 		return clustered{}
 	}
 	l, h, d := p.interval(conf)
-	return clustered{post: p, lo: ptr(l), hi: ptr(h), deff: ptr(d)}
+	c := clustered{post: p, lo: ptr(l), hi: ptr(h), deff: ptr(d)}
+	if !p.wilson && noSpread(p.pairs) {
+		c.deff = nil
+	}
+	return c
+}
+
+// noSpread reports whether every session (y, m) has the same rate y/m.
+func noSpread(pairs []ymf) bool {
+	for _, x := range pairs[min(1, len(pairs)):] {
+		if x.y*pairs[0].m != pairs[0].y*x.m {
+			return false
+		}
+	}
+	return true
 }
 
 // over adds, in one pass over the lists (merged in case order, so that a

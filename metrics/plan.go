@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -34,18 +35,6 @@ func (g PlanGuess) meanSize() float64 {
 		return g.perSession
 	}
 	return g.SessionSize
-}
-
-// drawSize draws a session size from g.sizes.
-func (g PlanGuess) drawSize(rng *rand.Rand) int64 {
-	u := rng.Float64() * g.nSess
-	for _, s := range g.sizes {
-		if u < s.n {
-			return int64(s.v)
-		}
-		u -= s.n
-	}
-	return int64(g.sizes[len(g.sizes)-1].v)
 }
 
 // Check names the first impossible value of g.
@@ -293,47 +282,126 @@ func (o PlanOptions) withDefaults() PlanOptions {
 }
 
 // planSim draws the simulated sessions of a plan lazily and keeps them:
-// data set r with k sessions is the first k sessions of replicate r.
+// data set r with k sessions is the first k sessions of replicate r's
+// stream. Only sessions holding units are kept, each with its place in
+// the stream: a session of traffic without a unit of the figure (most of
+// a pilot's sessions, for a rare rule) adds nothing to the data, so the
+// stream skips over a run of them in one draw, and a session's successes
+// are one binomial draw, not one per unit. The cost of a data set follows
+// its sessions with units, not its units nor its empty sessions.
 type planSim struct {
-	g    PlanGuess
-	rngs []*rand.Rand
-	ys   [][]int64
-	ms   [][]int64
+	g PlanGuess
+	// pEmpty is the share of sessions without a unit; sizes the sizes of
+	// the others, n their number.
+	pEmpty float64
+	sizes  []wv
+	n      float64
+	rngs   []*rand.Rand
+	// per replicate: sessions drawn so far (empty ones included), and the
+	// kept sessions' places in the stream, successes and units
+	drawn []int64
+	at    [][]int64
+	ys    [][]int64
+	ms    [][]int64
 }
 
 func newPlanSim(g PlanGuess, reps int, seed uint64) *planSim {
-	s := &planSim{g: g, rngs: make([]*rand.Rand, reps), ys: make([][]int64, reps), ms: make([][]int64, reps)}
+	s := &planSim{g: g, rngs: make([]*rand.Rand, reps), drawn: make([]int64, reps), at: make([][]int64, reps), ys: make([][]int64, reps), ms: make([][]int64, reps)}
+	for _, w := range g.sizes {
+		if w.v <= 0 {
+			s.pEmpty += w.n
+			continue
+		}
+		s.sizes = append(s.sizes, w)
+		s.n += w.n
+	}
+	if g.nSess > 0 {
+		s.pEmpty /= g.nSess
+	}
 	for r := range s.rngs {
 		s.rngs[r] = rand.New(rand.NewPCG(seed, uint64(r)+1))
 	}
 	return s
 }
 
+// size draws the units of a session that holds some.
+func (s *planSim) size(rng *rand.Rand) int64 {
+	switch {
+	case len(s.sizes) > 0:
+		u := rng.Float64() * s.n
+		for _, w := range s.sizes {
+			if u < w.n {
+				return int64(w.v)
+			}
+			u -= w.n
+		}
+		return int64(s.sizes[len(s.sizes)-1].v)
+	case s.g.SessionSize > 1:
+		return 1 + int64(distuv.Poisson{Lambda: s.g.SessionSize - 1, Src: rng}.Rand())
+	}
+	return 1
+}
+
 func (s *planSim) data(r, k int) (ys, ms []int64) {
 	rng := s.rngs[r]
-	for len(s.ms[r]) < k {
-		m := int64(1)
-		switch {
-		case len(s.g.sizes) > 0:
-			m = s.g.drawSize(rng)
-		case s.g.SessionSize > 1:
-			m += int64(distuv.Poisson{Lambda: s.g.SessionSize - 1, Src: rng}.Rand())
+	for s.drawn[r] < int64(k) {
+		if s.pEmpty > 0 {
+			// The sessions without a unit before the next with one:
+			// geometric, P(gap ≥ j) = pEmpty^j.
+			if s.pEmpty >= 1 {
+				s.drawn[r] = math.MaxInt64
+				break
+			}
+			gap := math.Floor(math.Log(1-rng.Float64()) / math.Log(s.pEmpty))
+			if gap >= float64(PlanMaxSessions) {
+				s.drawn[r] += PlanMaxSessions
+				continue
+			}
+			s.drawn[r] += int64(gap)
 		}
+		m := s.size(rng)
 		p := s.g.Rate
 		if s.g.ICC > 0 && p > 0 && p < 1 {
 			th := (1 - s.g.ICC) / s.g.ICC
 			p = distuv.Beta{Alpha: p * th, Beta: (1 - p) * th, Src: rng}.Rand()
 		}
-		var y int64
-		for range m {
-			if rng.Float64() < p {
-				y++
-			}
-		}
-		s.ys[r] = append(s.ys[r], y)
+		s.at[r] = append(s.at[r], s.drawn[r])
+		s.ys[r] = append(s.ys[r], binomial(rng, m, p))
 		s.ms[r] = append(s.ms[r], m)
+		s.drawn[r]++
 	}
-	return s.ys[r][:k], s.ms[r][:k]
+	// The kept sessions among the first k of the stream.
+	n, _ := slices.BinarySearch(s.at[r], int64(k))
+	return s.ys[r][:n], s.ms[r][:n]
+}
+
+// binomial draws the successes of m units at rate p in a few steps
+// whatever m: by inversion (walking the pmf up from 0, about m·p steps,
+// one uniform) while m·min(p, 1 − p) is small, else gonum's rejection
+// sampler.
+func binomial(rng *rand.Rand, m int64, p float64) int64 {
+	switch {
+	case p <= 0 || m <= 0:
+		return 0
+	case p >= 1:
+		return m
+	case p > 0.5:
+		return m - binomial(rng, m, 1-p)
+	case float64(m)*p >= 30:
+		return int64(distuv.Binomial{N: float64(m), P: p, Src: rng}.Rand())
+	}
+	// Inversion (Kachitvichyanukul and Schmeiser's BINV).
+	q := 1 - p
+	s, a := p/q, float64(m+1)*p/q
+	r := math.Exp(float64(m) * math.Log1p(-p)) // P(0)
+	u := rng.Float64()
+	var x int64
+	for u > r && x < m {
+		u -= r
+		x++
+		r *= a/float64(x) - s
+	}
+	return x
 }
 
 // PlanCriteria are the criteria a plan from guesses covers: the

@@ -227,7 +227,7 @@ func sessionSize(rng *rand.Rand, size float64) int64 {
 // drawCells draws one session's units into cells: the session's cell
 // probabilities from a Dirichlet around probs whose intra-class
 // correlation is icc (concentration (1 − icc)/icc; probs themselves at
-// icc 0), then each of m units into a cell.
+// icc 0), then the m units into the cells (multinomial).
 func drawCells(rng *rand.Rand, probs []float64, icc float64, m int64, out []int64) {
 	p := make([]float64, len(probs))
 	copy(p, probs)
@@ -249,14 +249,25 @@ func drawCells(rng *rand.Rand, probs []float64, icc float64, m int64, out []int6
 			copy(p, probs)
 		}
 	}
+	// The m units into the cells: a binomial per cell given the units
+	// left (a multinomial draw), not a draw per unit.
 	clear(out)
-	for range m {
-		u := rng.Float64()
-		i := 0
-		for ; i < len(p)-1 && u >= p[i]; i++ {
-			u -= p[i]
+	left, rest, last := m, 1.0, -1
+	for i, q := range p {
+		if q <= 0 {
+			continue
 		}
-		out[i]++
+		last = i
+		if left == 0 || rest <= 0 {
+			continue
+		}
+		n := binomial(rng, left, min(1, q/rest))
+		out[i] += n
+		left -= n
+		rest -= q
+	}
+	if last >= 0 {
+		out[last] += left // rounding of the shares left units over
 	}
 }
 

@@ -197,14 +197,23 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 			if err != nil {
 				return nil, nil, err
 			}
-			// One draw of the unlabeled pairs' truth per data set, shared
-			// by the judges (a pair has one label).
-			drawn := map[*PairRow]bool{}
+			// One draw of the unlabeled pairs' truth per data set and
+			// judge, from that judge's rates (its pilot labels or its
+			// guess): each judge's plan is decided on its own, and one
+			// draw shared across judges took the rates of whichever judge
+			// drew a pair first (a second judge's matches the first did
+			// not make got the first's rate for the rest, and its
+			// precision was planned far below its guess).
+			type draw struct {
+				p *PairRow
+				j int
+			}
+			drawn := map[draw]bool{}
 			labelOf := func(p *PairRow, it *item) bool {
 				if l := truth[p]; l != "" {
 					return l == datasets.LabelMatch
 				}
-				if v, ok := drawn[p]; ok {
+				if v, ok := drawn[draw{p, it.j}]; ok {
 					return v
 				}
 				rate := it.pn
@@ -212,7 +221,7 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 					rate = it.pm
 				}
 				v := rng.Float64() < rate
-				drawn[p] = v
+				drawn[draw{p, it.j}] = v
 				return v
 			}
 			byRule := map[string][]SampleLabel{}

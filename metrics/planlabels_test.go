@@ -102,3 +102,37 @@ func TestPlanLabelsPredictsTheDecisionRate(t *testing.T) {
 		t.Errorf("bad guess: %v", err)
 	}
 }
+
+// TestPlanLabelsGuessEachJudge: with guesses and no labels in a two-judge
+// pilot, each judge's labels are drawn from its own guess. Both judges
+// are guessed at precision 0.9 = the threshold; the second judge's
+// matches that the first did not make (about 70 of its 199) used to take
+// the first judge's rate for the rest (≈ 0.015), so the second judge's
+// precision was planned near 0.6 and FAILed at every budget.
+func TestPlanLabelsGuessEachJudge(t *testing.T) {
+	t.Parallel()
+	ps := simPopulationSeed(5)
+	tab := NewPairTable(nil, nil)
+	for _, judge := range []string{"A", "B"} {
+		for _, p := range ps {
+			got := p.c
+			if judge == "B" {
+				got = p.r
+			}
+			tab.Add(&replay.Result{CaseID: p.id, SessionID: p.session, Judge: judge,
+				Rules: []replay.RuleResult{rr("r", "style", "judge", res(got), "", "ok", got, 0)}})
+		}
+	}
+	crit := replay.DefaultKillCriteria()
+	crit.PrecisionMin = 0.9
+	plans, err := PlanLabels(tab, crit, LabelPlanOptions{Budget: 150, Reps: 10, Seed: 1, Guess: &LabelGuess{Precision: 0.9, Recall: 0.8}})
+	if err != nil || len(plans) != 2 {
+		t.Fatalf("plans %+v, %v", plans, err)
+	}
+	for _, p := range plans {
+		if p.BudgetFail == nil || *p.BudgetFail > 0.5 {
+			t.Errorf("judge %s at its guessed precision 0.9 = the threshold: FAIL %v at 150 labels, want at most 0.5 (%s)", p.Judge, p.BudgetFail, p.Reason)
+		}
+		t.Logf("judge %s: PASS %.2f FAIL %.2f at 150 labels", p.Judge, *p.BudgetPass, *p.BudgetFail)
+	}
+}

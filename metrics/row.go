@@ -147,7 +147,10 @@ type Row struct {
 	// <Figure>Deff says how much clustering by session widened the
 	// figure's interval (see docs/statistics.md): (width / plain Wilson's
 	// width on the same units)², at least 1, exactly 1 when every session
-	// holds one unit; nil when the figure has no units.
+	// holds one unit; nil when the figure has no units, or when its
+	// sessions show no spread (every session at one rate: the width then
+	// allows for clustering the data cannot rule out, not clustering
+	// they show; clusteredFrom).
 
 	// post keeps each clustered figure's sessions (by lane) for the hints.
 	post [ruleLanes]*bbPosterior

@@ -325,12 +325,7 @@ func (s *laneSums) done() { s.sums.finish() }
 
 // clustered is the clustered interval of a lane (and empties it).
 func (s *laneSums) clustered(lane int, z, conf float64) clustered {
-	p := newBBPosteriorCounts(s.hist[lane].counts())
-	if p == nil {
-		return clustered{}
-	}
-	l, h, d := p.interval(conf)
-	return clustered{post: p, lo: ptr(l), hi: ptr(h), deff: ptr(d)}
+	return clusteredFrom(newBBPosteriorCounts(s.hist[lane].counts()), conf)
 }
 
 // mcnemar is the discordance of a lane filled by addDisc (and empties it).

@@ -119,6 +119,9 @@ func (o *reportOptions) resolve(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return usagef("report needs at least one run directory")
 	}
+	if err := fileAmongRuns(args); err != nil {
+		return err
+	}
 	if len(args) > 1 && o.Out == "" {
 		return usagef("report of several directories needs --out")
 	}
@@ -200,6 +203,9 @@ func newGateCmd(io IO, runF func(context.Context, *gateOptions, IO) error) *cobr
 				return usagef("--format needs --sequential (apeval report --format prints a run's tables)")
 			}
 			if len(args) != 1 {
+				if err := fileAmongRuns(args); err != nil {
+					return err
+				}
 				return usagef("gate takes exactly one run directory (or several with --sequential)")
 			}
 			o.Dir = args[0]
@@ -264,4 +270,16 @@ func verdictDone(rep *reports.Report, io IO) error {
 		fmt.Fprintf(io.Err, "apeval: %s\n", n)
 	}
 	return exitCodeError{rep.Exit}
+}
+
+// fileAmongRuns refuses a local file given where run directories go,
+// saying what it likely is: `--labels a.jsonl b.jsonl` makes b.jsonl a
+// run directory (the labels flag takes one file each time).
+func fileAmongRuns(args []string) error {
+	for _, a := range args {
+		if st, err := os.Stat(a); err == nil && !st.IsDir() {
+			return usageError{evaluation.DirError(a, nil)}
+		}
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +58,15 @@ func ReadInfos(dirs []string) ([]rundir.RunInfo, error) {
 // DirError is a run directory's read error, saying when dir is no run
 // directory at all.
 func DirError(dir string, err error) error {
+	if st, serr := os.Stat(dir); serr == nil && !st.IsDir() {
+		// A file among the run directories: most often a second labels file
+		// after one --labels (--labels a.jsonl b.jsonl).
+		hint := ""
+		if strings.HasSuffix(dir, ".jsonl") || strings.HasSuffix(dir, ".json") {
+			hint = " (a labels file? give each one its own --labels: --labels a.jsonl --labels b.jsonl)"
+		}
+		return fmt.Errorf("%s is a file, not a run directory%s", dir, hint)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s is not a run directory (no %s or %s): %v", dir, rundir.RunFile, rundir.DecisionsFile, err)
 	}
