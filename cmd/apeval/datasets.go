@@ -92,6 +92,11 @@ func runValidate(ctx context.Context, o *validateOptions, io IO) error {
 	if v.Invalid > 0 {
 		return exitCodeError{exitUsage}
 	}
+	if v.Valid == 0 {
+		// validate accepts what run accepts, and run refuses a dataset
+		// without a case (an empty file, a failed export).
+		return usagef("the dataset has no cases: apeval run refuses it")
+	}
 	return nil
 }
 
