@@ -120,7 +120,7 @@ func simulateGrid(res *simulate.Result, perRule bool) *grid {
 			fmtNum(r.UnknownRate, 3), fmtNum(r.FireRate, 3), p50, p95, calls, cost)
 	}
 	g.notes = append(g.notes,
-		fmt.Sprintf("%d cases in %d sessions. Intervals: %.0f%%, the ratio over sessions (metrics.ClusteredInterval); approvals per session: t over sessions.", res.Cases, res.Sessions, 100*res.Confidence),
+		fmt.Sprintf("%d cases in %d sessions. Intervals: %.0f%%, session-clustered, as gate's (docs/statistics.md, intervals that respect sessions); approvals per session: t over sessions.", res.Cases, res.Sessions, 100*res.Confidence),
 		"Δ vs deployed: the same rule's figure minus the deployed configuration's on the same units, Newcombe paired interval, session sign-flip p; ~ = not significant.",
 		"fail-open: judged pairs lost to the timeout and let through ÷ judged pairs; friction: benign tool calls (labeled no_match) blocked or sent for approval per 100 tool calls.",
 		"P50, P95: the hook's latency (a cascade's calls added up, a vote's slowest judge, capped at the timeout); calls: cases each judge of the configuration was asked on, in its order.")
