@@ -396,9 +396,15 @@ func (g *SequentialGate) decide(l int, cs *ConfidenceSequence) Status {
 		// before stays, none is made on it.
 		return StatusInconclusive
 	}
+	lo, hi := bounds(l, cs)
+	return g.decideOn(l, lo, hi)
+}
+
+// decideOn applies the one verdict rule to [lo, hi] on the lane's own
+// scale (lo = hi: where a point estimate falls).
+func (g *SequentialGate) decideOn(l int, lo, hi float64) Status {
 	name, thr := g.laneCriterion(l)
 	spec, _ := SpecOf(name)
-	lo, hi := bounds(l, cs)
 	if spec.Direction == Gain {
 		switch {
 		case hi <= 0:
@@ -471,8 +477,14 @@ type SequentialCrit struct {
 	DecidedAfter *int   `json:"decided_after_sessions,omitempty"`
 	DecidedRun   string `json:"decided_in_run,omitempty"`
 	DecidedLook  int    `json:"decided_at_run,omitempty"`
-	Reason       string `json:"reason"`
-	drift        bool
+	// Withdrawn is the decision (PASS or FAIL) the criterion reached
+	// earlier and no longer holds: its sessions have since stopped
+	// looking like draws of one rate (the drift warning), which voids the
+	// sequence's promise, so Status is INCONCLUSIVE again; the Decided*
+	// fields keep where it had been decided.
+	Withdrawn Status `json:"withdrawn,omitempty"`
+	Reason    string `json:"reason"`
+	drift     bool
 }
 
 // driftWarning is what a criterion whose running mean left its
@@ -603,6 +615,15 @@ func (g *SequentialGate) crit4(j *seqJudge, row *seqRow, l int) SequentialCrit {
 		c.DecidedLook = d.run
 		c.DecidedRun = g.runs[d.run-1]
 		c.Reason = fmt.Sprintf("%s after %d sessions (run %d, %s); now %s", d.status, d.sessions, d.run, c.DecidedRun, desc)
+		if c.drift && g.decideOn(l, est, est) != d.status {
+			// The decision rested on the sessions being draws of one
+			// rate, which the later ones contradict, and their mean now
+			// lies on the other side of the threshold: a gate must not
+			// keep a PASS (or FAIL) the data no longer support.
+			c.Status, c.Withdrawn = StatusInconclusive, d.status
+			c.Reason = fmt.Sprintf("withdrawn: was %s after %d sessions (run %d, %s), but the later sessions do not look like draws of the same rate, so that decision no longer holds (start a new history after the change, or run apeval gate on the latest run); now %s",
+				d.status, d.sessions, d.run, c.DecidedRun, desc)
+		}
 		return c
 	}
 	c.Status = StatusInconclusive

@@ -473,3 +473,63 @@ func TestSequentialEmptiedSequenceDoesNotDecide(t *testing.T) {
 		t.Errorf("decided on the running mean alone: %s, %s", c.Status, c.Reason)
 	}
 }
+
+// TestSequentialDriftWithdrawsDecision: a criterion decided while its
+// sessions looked like draws of one rate, whose later sessions then
+// contradict that (the drift warning), is INCONCLUSIVE again with the
+// earlier decision named as withdrawn; it kept its PASS beside a running
+// mean above the maximum (the sample: judge-required rate 0.2139 against
+// 0.2, "PASS after 31 sessions"). A decision the drifted mean still
+// agrees with (a FAIL whose mean still fails) stays.
+func TestSequentialDriftWithdrawsDecision(t *testing.T) {
+	t.Parallel()
+	t.Run("mean crosses the threshold", func(t *testing.T) { testDriftWithdraws(t, 0.5, StatusPass, true) })
+	t.Run("mean still fails", func(t *testing.T) { testDriftWithdraws(t, 0.1, StatusFail, false) })
+}
+
+func testDriftWithdraws(t *testing.T, maxRate float64, first Status, withdrawn bool) {
+	crit := replay.DefaultKillCriteria()
+	crit.JudgeRequiredRateMax = maxRate
+	g := NewSequentialGate(crit, "")
+	add := func(sess string, called int) {
+		for i := range 4 {
+			r := seqCase("j1", sess, fmt.Sprintf("%s-%d", sess, i), "r", core.NoMatch, datasets.LabelNoMatch)
+			r.JudgeCalled = i < called
+			g.Add(r)
+		}
+	}
+	g.BeginRun("run1")
+	for i := range 60 {
+		add(fmt.Sprintf("a%d", i), 1) // a quarter of the cases need the judge
+	}
+	g.EndRun()
+	c := seqCrit(t, g.Result(), "j1", AllRules, CriterionJudgeRequiredRateMax)
+	if c.Status != first || c.Withdrawn != "" || c.DecidedAfter == nil {
+		t.Fatalf("precondition: 60 sessions at 0.25 decide %s against a maximum of %g without drift, got %s (withdrawn %q): %s", first, maxRate, c.Status, c.Withdrawn, c.Reason)
+	}
+	g.BeginRun("run2")
+	for i := range 40 {
+		add(fmt.Sprintf("b%d", i), 4) // every case does
+	}
+	g.EndRun()
+	res := g.Result()
+	c = seqCrit(t, res, "j1", AllRules, CriterionJudgeRequiredRateMax)
+	if !c.drift {
+		t.Fatalf("precondition: the second run's sessions should show drift: %s", c.Reason)
+	}
+	if !withdrawn {
+		if c.Status != first || c.Withdrawn != "" {
+			t.Errorf("a %s the drifted mean (%v) still agrees with is withdrawn: %s (withdrawn %q): %s", first, *c.Estimate, c.Status, c.Withdrawn, c.Reason)
+		}
+		return
+	}
+	if c.Status != StatusInconclusive || c.Withdrawn != first || c.DecidedAfter == nil ||
+		!strings.HasPrefix(c.Reason, "withdrawn: was "+string(first)+" after ") {
+		t.Errorf("a decision the later sessions contradict is kept: %s (withdrawn %q): %s", c.Status, c.Withdrawn, c.Reason)
+	}
+	for _, j := range res.Judges {
+		if j.PolicyVerdict != VerdictInconclusive {
+			t.Errorf("%s: policy verdict %s, want INCONCLUSIVE once its %s is withdrawn", j.Judge, j.PolicyVerdict, first)
+		}
+	}
+}

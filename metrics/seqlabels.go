@@ -210,7 +210,24 @@ func LabelSequential(t *PairTable, rule string, j int, queue []datasets.SampleLa
 		v1 := max(0, f.Var-f.SampledVar)
 		return distuv.UnitNormal.Quantile(1-(alpha-alpha2)/2) * spreadUp(f.DF) * math.Sqrt(v1)
 	}
+	// emptied: a stratum's labels (or the census) excluded every share,
+	// so its interval is the running mean alone: nothing is decided on
+	// it (a decision made before stays).
+	emptied := func() bool {
+		if census != nil && census.Excluded() {
+			return true
+		}
+		for _, nm := range names {
+			if s := strata[nm]; s.fs != nil && s.fs.Excluded() {
+				return true
+			}
+		}
+		return false
+	}
 	decideAt := func(delta float64) Status {
+		if emptied() {
+			return StatusInconclusive
+		}
 		lo, hi, _ := bounds()
 		return AtLeast.Decide(crit.PrecisionMin, Evidence{Lo: lo - delta, Hi: hi + delta}).Status
 	}
@@ -250,6 +267,10 @@ func LabelSequential(t *PairTable, rule string, j int, queue []datasets.SampleLa
 		return st
 	}
 	st.Status = StatusInconclusive
+	if emptied() {
+		st.Reason = fmt.Sprintf("open: the labels of a stratum excluded every share, so the sequence cannot decide (they do not look like draws in random order: were labels changed or the queue reordered?); %s", desc)
+		return st
+	}
 	// About how many more labels: the median over simulated
 	// continuations of the rest of the queue, each stratum's labels drawn
 	// at its smoothed share so far.

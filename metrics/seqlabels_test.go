@@ -237,3 +237,62 @@ func BenchmarkLabelSequential(b *testing.B) {
 		LabelSequential(pt, "r", 0, queue, labels, crit)
 	}
 }
+
+// TestLabelSequentialEmptiedDoesNotDecide: when a stratum's labels
+// exclude every share (the first five matches, then only non-matches: not
+// draws in random order), the standing is not decided on the running
+// mean alone: at a threshold the bounds still held the look before, it
+// stays INCONCLUSIVE and says why.
+func TestLabelSequentialEmptiedDoesNotDecide(t *testing.T) {
+	t.Parallel()
+	pt, _ := labelPop(400, 380, 100, 5)
+	queue := labelQueue(t, pt, 400, 1)
+	// Labels in queue order: the judge's match stratum's first five
+	// positive, every later one negative.
+	truth := map[string]bool{}
+	seen := 0
+	var xs []float64
+	for _, q := range queue {
+		if strings.Contains(q.Stratum, "A:"+QueueMatch) {
+			truth[q.CaseID] = seen < 5
+			xs = append(xs, map[bool]float64{true: 1, false: 0}[seen < 5])
+			seen++
+		}
+	}
+	// The label at which the stratum's sequence (one stratum: all of
+	// the labels' share of α) excludes every share.
+	cs := NewConfidenceSequence((1 - 0.95) * LabelSequenceShare)
+	excl := -1
+	for i, x := range xs {
+		cs.Add(x)
+		if cs.Excluded() {
+			excl = i + 1
+			break
+		}
+	}
+	if excl < 0 {
+		t.Fatalf("precondition: %d labels never exclude every share", len(xs))
+	}
+	// The queue position of that label.
+	n, k := 0, 0
+	for i, q := range queue {
+		if strings.Contains(q.Stratum, "A:"+QueueMatch) {
+			k++
+			if k == excl {
+				n = i + 1
+				break
+			}
+		}
+	}
+	crit := replay.DefaultKillCriteria()
+	prev := LabelSequential(pt, "r", 0, queue, labelsOf(queue, truth, n-1), crit)
+	crit.PrecisionMin = (*prev.Lo + *prev.Hi) / 2
+	prev = LabelSequential(pt, "r", 0, queue, labelsOf(queue, truth, n-1), crit)
+	if prev.Status != StatusInconclusive {
+		t.Fatalf("precondition: open at %.4f after %d labels, got %+v", crit.PrecisionMin, n-1, prev)
+	}
+	at := LabelSequential(pt, "r", 0, queue, labelsOf(queue, truth, n), crit)
+	if at.Status != StatusInconclusive || !strings.Contains(at.Reason, "excluded every share") {
+		t.Errorf("after %d labels (every share excluded): %+v", n, at)
+	}
+}

@@ -148,6 +148,9 @@ func sequentialDecided(c metrics.SequentialCrit) string {
 	if c.DecidedAfter == nil {
 		return "-"
 	}
+	if c.Withdrawn != "" {
+		return fmt.Sprintf("withdrawn (was %s after %d sessions, run %d; drift)", c.Withdrawn, *c.DecidedAfter, c.DecidedLook)
+	}
 	return fmt.Sprintf("after %d sessions, run %d (%s)", *c.DecidedAfter, c.DecidedLook, c.DecidedRun)
 }
 
