@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -148,18 +150,23 @@ func PlanProportion(name string, thr float64, g PlanGuess, o PlanOptions, interv
 		return res, err
 	}
 	o = o.withDefaults()
+	// The replicates are independent (each its own random numbers and
+	// sessions) and the interval a pure function: the verdict's own is
+	// run on every core, counts summed, the same figures as one by one.
+	workers := runtime.GOMAXPROCS(0)
 	if interval == nil {
 		conf := o.Confidence
 		interval = func(ys, ms []int64) (float64, float64) {
 			lo, hi, _ := ClusteredInterval(ys, ms, conf)
 			return lo, hi
 		}
+	} else {
+		workers = 1 // the caller's interval may keep state
 	}
 	sims := [2]*planSim{newPlanSim(g, o.Reps, o.Seed), newPlanSim(g, o.Reps, o.Seed^freshSeed)}
 	rates := func(k int64, fresh bool) (pass, fail float64) {
-		var p, f int
 		sim := sims[b2i(fresh)]
-		for r := range o.Reps {
+		p, f := countStatuses(o.Reps, workers, func(r int) Status {
 			ys, ms := sim.data(r, int(k))
 			var Y, M int64
 			for i := range ys {
@@ -167,20 +174,45 @@ func PlanProportion(name string, thr float64, g PlanGuess, o PlanOptions, interv
 				M += ms[i]
 			}
 			if M == 0 {
-				continue // sessions of traffic without a unit of the figure
+				return StatusInconclusive // sessions of traffic without a unit of the figure
 			}
 			lo, hi := interval(ys, ms)
-			switch spec.Direction.Decide(thr, Evidence{Estimate: float64(Y) / float64(M), Lo: lo, Hi: hi}).Status {
-			case StatusPass:
-				p++
-			case StatusFail:
-				f++
-			}
-		}
+			return spec.Direction.Decide(thr, Evidence{Estimate: float64(Y) / float64(M), Lo: lo, Hi: hi}).Status
+		})
 		return float64(p) / float64(o.Reps), float64(f) / float64(o.Reps)
 	}
 	planSearch(&res, o, g.meanSize(), "units", rates)
 	return res, nil
+}
+
+// countStatuses decides replicates 0 … reps−1 with decide, on up to
+// workers goroutines (each a contiguous share of the replicates; decide
+// must be safe for distinct replicates at once), and counts the PASS and
+// FAIL.
+func countStatuses(reps, workers int, decide func(r int) Status) (pass, fail int) {
+	workers = max(1, min(workers, reps/16))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var p, f int
+			for r := w * reps / workers; r < (w+1)*reps/workers; r++ {
+				switch decide(r) {
+				case StatusPass:
+					p++
+				case StatusFail:
+					f++
+				}
+			}
+			mu.Lock()
+			pass, fail = pass+p, fail+f
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return pass, fail
 }
 
 // PlanMaxSessions is the most sessions a plan simulates: the search's

@@ -100,3 +100,32 @@ func TestBinomialAndCellsDraws(t *testing.T) {
 		}
 	}
 }
+
+// TestCountStatusesSplitsEveryReplicateOnce: the replicates decided on
+// several cores are each decided once, so the counts equal one core's.
+func TestCountStatusesSplitsEveryReplicateOnce(t *testing.T) {
+	t.Parallel()
+	for _, reps := range []int{10, 200, 1001} {
+		for _, w := range []int{1, 2, 3, 7, 64} {
+			seen := make([]int32, reps)
+			p, f := countStatuses(reps, w, func(r int) Status {
+				seen[r]++ // distinct r per goroutine: no race
+				switch r % 3 {
+				case 0:
+					return StatusPass
+				case 1:
+					return StatusFail
+				}
+				return StatusInconclusive
+			})
+			if p != (reps+2)/3 || f != (reps+1)/3 {
+				t.Errorf("reps %d, workers %d: PASS %d FAIL %d", reps, w, p, f)
+			}
+			for r, n := range seen {
+				if n != 1 {
+					t.Fatalf("reps %d, workers %d: replicate %d decided %d times", reps, w, r, n)
+				}
+			}
+		}
+	}
+}
