@@ -135,3 +135,38 @@ func TestPlanPilotPredictsTheDecisionRate(t *testing.T) {
 		t.Errorf("no plan for %s", c)
 	}
 }
+
+// TestFitPilotNoSpreadHasNoICC: a pilot whose sessions all sit at one
+// rate (9 of 9 match predictions over 6 sessions; no unknown answer in 27
+// judged pairs) shows no spread between sessions, so its ICC is 0, as
+// with one session; it was fitted as 0.99 (the sessions' spread around the
+// planned rate (Y + ½)/(M + 1)), and the sample's pilot planned 6,400
+// sessions for a rule with every match prediction right. A pilot with
+// spread keeps the ANOVA estimate, computed here by hand.
+func TestFitPilotNoSpreadHasNoICC(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		counts []ymCount
+		rate   float64
+	}{
+		{"only events", []ymCount{{y: 1, m: 1, n: 3}, {y: 2, m: 2, n: 2}, {y: 2, m: 2, n: 1}}, 9.5 / 10},
+		{"no event", []ymCount{{y: 0, m: 5, n: 3}, {y: 0, m: 4, n: 3}}, 0.5 / 28},
+	} {
+		g, _, ok := fitPilot(tc.counts, 154)
+		if !ok || g.ICC != 0 || math.Abs(g.Rate-tc.rate) > 1e-12 {
+			t.Errorf("%s: rate %v ICC %v (ok %v), want rate %v and ICC 0", tc.name, g.Rate, g.ICC, ok, tc.rate)
+		}
+	}
+	// Two sessions of 4: 4/4 and 0/4. p = 0.5; SSB = 4·0.25·2 = 2 over 1
+	// df; SSW = 0 over 6 df; m0 = (8 − 32/8)/1 = 4; ICC = (2 − 0)/(2 + 3·0)
+	// = 1, clipped to 0.99. One session 3/4 and one 1/4: SSB = 4·(0.0625)·2
+	// = 0.5, SSW = 0.75 + 0.75 = 1.5 over 6 = 0.25, ICC = (0.5 − 0.25)/(0.5
+	// + 3·0.25) = 0.2.
+	if g, _, _ := fitPilot([]ymCount{{y: 4, m: 4, n: 1}, {y: 0, m: 4, n: 1}}, 2); g.ICC != 0.99 {
+		t.Errorf("4/4 and 0/4: ICC %v, want 0.99", g.ICC)
+	}
+	if g, _, _ := fitPilot([]ymCount{{y: 3, m: 4, n: 1}, {y: 1, m: 4, n: 1}}, 2); math.Abs(g.ICC-0.2) > 1e-12 {
+		t.Errorf("3/4 and 1/4: ICC %v, want 0.2", g.ICC)
+	}
+}
