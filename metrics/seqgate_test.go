@@ -359,15 +359,7 @@ func TestSequentialGateBrokenSetup(t *testing.T) {
 func TestSequentialPolicyDriftWarnedOnce(t *testing.T) {
 	t.Parallel()
 	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
-	add := func(sess string, called int) {
-		for _, j := range []string{"j1", "j2"} {
-			for i := range 4 {
-				r := seqCase(j, sess, fmt.Sprintf("%s-%d", sess, i), "r", core.NoMatch, datasets.LabelNoMatch)
-				r.JudgeCalled = i < called
-				g.Add(r)
-			}
-		}
-	}
+	add := func(sess string, called int) { addCalledSession(g, sess, called, "j1", "j2") }
 	g.BeginRun("run1")
 	for i := range 60 {
 		add(fmt.Sprintf("a%d", i), 1) // a quarter of the cases need the judge
@@ -491,13 +483,7 @@ func testDriftWithdraws(t *testing.T, maxRate float64, first Status, withdrawn b
 	crit := replay.DefaultKillCriteria()
 	crit.JudgeRequiredRateMax = maxRate
 	g := NewSequentialGate(crit, "")
-	add := func(sess string, called int) {
-		for i := range 4 {
-			r := seqCase("j1", sess, fmt.Sprintf("%s-%d", sess, i), "r", core.NoMatch, datasets.LabelNoMatch)
-			r.JudgeCalled = i < called
-			g.Add(r)
-		}
-	}
+	add := func(sess string, called int) { addCalledSession(g, sess, called, "j1") }
 	g.BeginRun("run1")
 	for i := range 60 {
 		add(fmt.Sprintf("a%d", i), 1) // a quarter of the cases need the judge
@@ -530,6 +516,18 @@ func testDriftWithdraws(t *testing.T, maxRate float64, first Status, withdrawn b
 	for _, j := range res.Judges {
 		if j.PolicyVerdict != VerdictInconclusive {
 			t.Errorf("%s: policy verdict %s, want INCONCLUSIVE once its %s is withdrawn", j.Judge, j.PolicyVerdict, first)
+		}
+	}
+}
+
+// addCalledSession adds a session of 4 cases of rule r, each judge's,
+// whose first called cases needed the judge.
+func addCalledSession(g *SequentialGate, sess string, called int, judges ...string) {
+	for _, j := range judges {
+		for i := range 4 {
+			r := seqCase(j, sess, fmt.Sprintf("%s-%d", sess, i), "r", core.NoMatch, datasets.LabelNoMatch)
+			r.JudgeCalled = i < called
+			g.Add(r)
 		}
 	}
 }
