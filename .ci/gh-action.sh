@@ -170,7 +170,9 @@ pair_judges() {
 
 run() {
   local dir=${APEVAL_OUT:-$tmp/run}
-  local -a args=(run --out "$dir" --quiet --no-color --cache "$APEVAL_CACHE_DIR")
+  # The job's log is no terminal: ask for the table (TSV otherwise), which a
+  # reader of the log can read; args may still choose another format.
+  local -a args=(run --out "$dir" --quiet --no-color --format table --cache "$APEVAL_CACHE_DIR")
   local w
   rm -rf "$dir" "$tmp/comment.md" "$tmp/diff"
   # Inputs that cannot be read (an unmatched quote) stop here: ERROR.

@@ -572,6 +572,10 @@ func TestActionTwoJudgeProject(t *testing.T) {
 	if v := r.outputs["verdict"]; v != "INCONCLUSIVE" && v != "NO-GO" && v != "GO" {
 		t.Errorf("verdict %q\n%s", v, r.log)
 	}
+	// The job's log shows the run's tables, not TSV (the log is no terminal).
+	if strings.Contains(r.log, "rule_id\tjudge\t") || !regexp.MustCompile(`(?m)^ verdict +(NO-GO|INCONCLUSIVE|GO) `).MatchString(r.log) {
+		t.Errorf("the run step's log is not the table:\n%.1500s", r.log)
+	}
 }
 
 // TestActionInstallRefFallback: github.action_ref is not promised in a
