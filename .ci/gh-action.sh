@@ -142,6 +142,21 @@ prepare() {
   fi
 }
 
+# pair_judges BASE HEAD: the --baseline/--candidate flags (one per line)
+# that name the judge of each run to compare when a run holds several: its
+# one judge that is not the run's own --baseline. Nothing for a run of one
+# judge (compare and diff take it) or of several candidates (their error
+# names the choice).
+pair_judges() {
+  local flag side j
+  for side in "baseline:$1" "candidate:$2"; do
+    flag=${side%%:*}
+    j=$(jq -r 'if (.judges | length) > 1 then [.judges[] | select(.is_baseline | not) | .judge]
+      | if length == 1 then .[0] else empty end else empty end' "${side#*:}/summary.json" 2>/dev/null) || j=""
+    [ -z "$j" ] || printf -- '--%s\n%s\n' "$flag" "$j"
+  done
+}
+
 run() {
   local dir=${APEVAL_OUT:-$tmp/run}
   local -a args=(run --out "$dir" --quiet --no-color --cache "$APEVAL_CACHE_DIR")
@@ -183,13 +198,19 @@ run() {
     verdict=$(jq -r 'if any(.judge_failures[]?; .broken) then "ERROR" else .verdict end' "$dir/summary.json")
   fi
   if [ -n "${APEVAL_BASELINE_DIR:-}" ] && [ -f "$dir/summary.json" ]; then
+    # Which judge of each run: a run of a project file with a baseline judge
+    # and one candidate (what apeval init writes) holds two; the base run's
+    # candidate is compared with the head run's.
+    local -a pick=()
+    mapfile -t pick < <(pair_judges "$APEVAL_BASELINE_DIR" "$dir")
     # What changes, call by call: diff.html and diff.parquet, uploaded as
     # their own artifact and linked from the comment.
-    apeval diff --no-color --out "$tmp/diff" "$APEVAL_BASELINE_DIR" "$dir" >"$tmp/diff.txt" ||
+    apeval diff --no-color "${pick[@]}" --out "$tmp/diff" "$APEVAL_BASELINE_DIR" "$dir" >"$tmp/diff.txt" ||
       echo "::warning title=apeval::apeval diff with the baseline failed; no diff.html"
     local crc=0
     local -a cargs=(compare --comment --no-color --report-url "__APEVAL_REPORT_URL__" --diff-url "__APEVAL_DIFF_URL__")
     [ -z "${APEVAL_CONFIG:-}" ] || cargs+=(--config "$APEVAL_CONFIG")
+    cargs+=("${pick[@]}")
     apeval "${cargs[@]}" "$APEVAL_BASELINE_DIR" "$dir" >"$tmp/comment.md" || crc=$?
     if [ "$crc" -eq 2 ]; then
       echo "::warning title=apeval::apeval compare with the baseline failed (exit 2); the comment shows the run alone"

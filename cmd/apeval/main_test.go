@@ -104,6 +104,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"report"}, "at least one run directory"},
 		{[]string{"gate", dir}, "not a run directory"},
 		{[]string{"merge", "--out", filepath.Join(dir, "m"), dir}, "not a run directory"},
+		{[]string{"datasets", "describe", ds}, `unknown command "describe" for "apeval datasets"`},
+		{[]string{"judges", "chek"}, "did you mean check?"},
 	} {
 		code, _, stderr := apeval(t, "", tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {

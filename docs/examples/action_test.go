@@ -515,3 +515,52 @@ func TestActionPullRequest(t *testing.T) {
 		t.Errorf("a run without a pull request or with comment: false commented")
 	}
 }
+
+// TestActionTwoJudgeProject runs the action on the project apeval init
+// writes: a baseline judge and a candidate in one apeval.toml, so the base
+// and the head run each hold two judges. The comment compares the base run's
+// candidate with the head run's (compare and diff alone would refuse two
+// runs of two judges each, exit 2, and the comment would fall back to the
+// run's summary without its "head vs base" figures or its diff.html).
+func TestActionTwoJudgeProject(t *testing.T) {
+	t.Parallel()
+	for _, tool := range []string{"bash", "curl", "jq", "unzip", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed (GitHub's runners have it): %v", tool, err)
+		}
+	}
+	g := newFakeGitHub(t)
+	project := filepath.Join(t.TempDir(), "project")
+	if out, err := exec.Command(bin, "init", project).CombinedOutput(); err != nil {
+		t.Fatalf("apeval init: %v\n%s", err, out)
+	}
+	cfg := filepath.Join(project, "apeval.toml")
+	base := filepath.Join(t.TempDir(), "base")
+	if out, err := exec.Command(bin, "run", "--config", cfg, "--out", base, "--quiet").CombinedOutput(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 2 {
+			t.Fatalf("base run: %v\n%s", err, out)
+		}
+	}
+	g.artifact = zipDir(t, base)
+	event := fmt.Sprintf(`{"action":"synchronize","number":%d,"pull_request":{"number":%d,"base":{"ref":"main"}},"repository":{"id":55,"default_branch":"main"}}`, ghPR, ghPR)
+	r := runAction(t, g, map[string]string{"config": cfg, "baseline": "apeval-run", "sample": "30", "inconclusive": "pass"}, event)
+	if strings.Contains(r.log, "failed (exit 2)") || strings.Contains(r.log, "diff with the baseline failed") {
+		t.Errorf("compare or diff with the baseline failed:\n%s", r.log)
+	}
+	if g.created != 1 || len(g.comments) != 2 {
+		t.Fatalf("%d created, %d comments; want one new comment\n%s", g.created, len(g.comments), r.log)
+	}
+	cand := "recorded/ollama/qwen2.5:7b-instruct-q4_K_M"
+	b := g.comments[1].Body
+	for _, s := range []string{"vs base `" + cand + "`", "### Figures, head vs base", "### What changes", "head `" + cand} {
+		if !strings.Contains(b, s) {
+			t.Errorf("comment lacks %q:\n%.800s", s, b)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(r.outputs["diff-dir"], "diff.html")); err != nil {
+		t.Errorf("diff.html: %v", err)
+	}
+	if v := r.outputs["verdict"]; v != "INCONCLUSIVE" && v != "NO-GO" && v != "GO" {
+		t.Errorf("verdict %q\n%s", v, r.log)
+	}
+}
