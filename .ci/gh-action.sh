@@ -42,7 +42,15 @@ install() {
   local version=${APEVAL_VERSION:-${APEVAL_ACTION_REF:-}}
   if [ -n "$version" ]; then
     note "go install github.com/apeval/apeval/cmd/apeval@$version"
-    go install "github.com/apeval/apeval/cmd/apeval@$version"
+    if ! go install "github.com/apeval/apeval/cmd/apeval@$version"; then
+      # An explicit version that cannot be installed is the caller's to fix.
+      [ -z "${APEVAL_VERSION:-}" ] || exit 1
+      # github.action_ref is not promised in a composite action's steps
+      # (actions/runner#2473): the ref may be empty or another action's.
+      # The action's own copy is at its path, whatever the ref.
+      echo "::warning title=apeval::could not go install apeval@$version (the action's ref as the runner gave it); building the action's own copy instead (pin the version input to silence this)"
+      (cd "$GITHUB_ACTION_PATH" && go install ./cmd/apeval)
+    fi
   else
     note "go install ./cmd/apeval (from $GITHUB_ACTION_PATH)"
     (cd "$GITHUB_ACTION_PATH" && go install ./cmd/apeval)
@@ -75,6 +83,9 @@ prepare() {
     done
   } | sha)
   prefix=${APEVAL_CACHE_KEY:-apeval}
+  # Made here: a run of recorded judges writes no cache, and actions/cache/save
+  # warns on every such run when its path does not exist.
+  mkdir -p "$tmp/cache"
   out cache-dir "$tmp/cache"
   out cache-key "$prefix-$judge-$data-${GITHUB_RUN_ID:-0}"
   {
@@ -159,7 +170,9 @@ pair_judges() {
 
 run() {
   local dir=${APEVAL_OUT:-$tmp/run}
-  local -a args=(run --out "$dir" --quiet --no-color --cache "$APEVAL_CACHE_DIR")
+  # The job's log is no terminal: ask for the table (TSV otherwise), which a
+  # reader of the log can read; args may still choose another format.
+  local -a args=(run --out "$dir" --quiet --no-color --format table --cache "$APEVAL_CACHE_DIR")
   local w
   rm -rf "$dir" "$tmp/comment.md" "$tmp/diff"
   # Inputs that cannot be read (an unmatched quote) stop here: ERROR.

@@ -415,6 +415,10 @@ func TestGitLabComponentTwoJudgeProject(t *testing.T) {
 	if strings.Contains(log, "compare with the baseline failed") || g.created != 1 {
 		t.Fatalf("%d notes added\n%s", g.created, log)
 	}
+	// The job's log shows the run's tables, not TSV (the log is no terminal).
+	if strings.Contains(log, "rule_id\tjudge\t") || !regexp.MustCompile(`(?m)^ verdict +(NO-GO|INCONCLUSIVE|GO) `).MatchString(log) {
+		t.Errorf("the job's log is not the table:\n%.1500s", log)
+	}
 	cand := "recorded/ollama/qwen2.5:7b-instruct-q4_K_M"
 	n := g.notes[len(g.notes)-1].Body
 	for _, s := range []string{"vs base `" + cand + "`", "### Figures, head vs base", "head `" + cand} {
