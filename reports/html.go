@@ -140,6 +140,7 @@ type htmlPage struct {
 	Alerts      []htmlAlert
 	Weak        bool // the figures on labels rest on weak labels
 	Sim         *htmlSim
+	Sample      *htmlTable // with --labels: per judge and rule, the labels the figures rest on
 }
 
 // htmlSim is the "Simulated deployment" section (apeval simulate).
@@ -319,6 +320,9 @@ code{font-size:.85em}
 {{if .SliceKinds}}<h2 id="slice-metrics">Metrics by slice</h2>
 {{range .SliceKinds}}<details><summary>{{.Title}}</summary>{{template "table" .Table}}</details>{{end}}{{end}}
 
+{{with .Sample}}<h2 id="labeled-sample">Labeled sample</h2>
+{{template "table" .}}{{end}}
+
 {{if .Rules}}<h2 id="rules">Rules</h2>
 {{range .Rules}}<div class="rule"><h3>{{.ID}} <span class="meta">{{.Class}}{{with .Action}} · {{.}}{{end}}</span></h3>
 <table class="fixed"><colgroup><col style="width:25%"><col style="width:12%"><col style="width:15%"><col style="width:15%"><col style="width:7%"><col></colgroup>
@@ -438,7 +442,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	warnings := rep.footnoteTexts()
 	conf := s.Thresholds.Confidence
 	for _, c := range s.Comparisons {
-		hc := htmlComparison{Title: c.Candidate + " vs baseline " + c.Baseline, Legend: MarkLegend(conf)}
+		hc := htmlComparison{Title: c.Candidate + " vs baseline " + c.Baseline, Legend: strings.TrimSpace(MarkLegend(conf) + " " + weightedMarkNote(c))}
 		if g := totalFiguresGrid(c, conf); g != nil {
 			t := toHTMLTable("", g)
 			hc.Total = &t
@@ -495,6 +499,12 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		page.Tables = append(page.Tables, toHTMLTable("Gate actions", rep.Gates.grid(false)))
 	}
 	page.Tables = append(page.Tables, toHTMLTable("Judges side by side", rep.judgesGrid()))
+	if g := rep.sampleGrid(); g != nil {
+		// How many labels, sampled and census, each rule's figures rest on:
+		// the terminal and summary.md show it, and so does the page.
+		t := toHTMLTable("", g)
+		page.Sample = &t
+	}
 	if why := rep.whyGrid(); why != nil {
 		why.notes = []string{verdictRule}
 		page.Tables = append(page.Tables, toHTMLTable("Why not GO: "+rep.whyCounts(), why))
