@@ -42,7 +42,15 @@ install() {
   local version=${APEVAL_VERSION:-${APEVAL_ACTION_REF:-}}
   if [ -n "$version" ]; then
     note "go install github.com/apeval/apeval/cmd/apeval@$version"
-    go install "github.com/apeval/apeval/cmd/apeval@$version"
+    if ! go install "github.com/apeval/apeval/cmd/apeval@$version"; then
+      # An explicit version that cannot be installed is the caller's to fix.
+      [ -z "${APEVAL_VERSION:-}" ] || exit 1
+      # github.action_ref is not promised in a composite action's steps
+      # (actions/runner#2473): the ref may be empty or another action's.
+      # The action's own copy is at its path, whatever the ref.
+      echo "::warning title=apeval::could not go install apeval@$version (the action's ref as the runner gave it); building the action's own copy instead (pin the version input to silence this)"
+      (cd "$GITHUB_ACTION_PATH" && go install ./cmd/apeval)
+    fi
   else
     note "go install ./cmd/apeval (from $GITHUB_ACTION_PATH)"
     (cd "$GITHUB_ACTION_PATH" && go install ./cmd/apeval)
@@ -75,6 +83,9 @@ prepare() {
     done
   } | sha)
   prefix=${APEVAL_CACHE_KEY:-apeval}
+  # Made here: a run of recorded judges writes no cache, and actions/cache/save
+  # warns on every such run when its path does not exist.
+  mkdir -p "$tmp/cache"
   out cache-dir "$tmp/cache"
   out cache-key "$prefix-$judge-$data-${GITHUB_RUN_ID:-0}"
   {
@@ -142,9 +153,26 @@ prepare() {
   fi
 }
 
+# pair_judges BASE HEAD: the --baseline/--candidate flags (one per line)
+# that name the judge of each run to compare when a run holds several: its
+# one judge that is not the run's own --baseline. Nothing for a run of one
+# judge (compare and diff take it) or of several candidates (their error
+# names the choice).
+pair_judges() {
+  local flag side j
+  for side in "baseline:$1" "candidate:$2"; do
+    flag=${side%%:*}
+    j=$(jq -r 'if (.judges | length) > 1 then [.judges[] | select(.is_baseline | not) | .judge]
+      | if length == 1 then .[0] else empty end else empty end' "${side#*:}/summary.json" 2>/dev/null) || j=""
+    [ -z "$j" ] || printf -- '--%s\n%s\n' "$flag" "$j"
+  done
+}
+
 run() {
   local dir=${APEVAL_OUT:-$tmp/run}
-  local -a args=(run --out "$dir" --quiet --no-color --cache "$APEVAL_CACHE_DIR")
+  # The job's log is no terminal: ask for the table (TSV otherwise), which a
+  # reader of the log can read; args may still choose another format.
+  local -a args=(run --out "$dir" --quiet --no-color --format table --cache "$APEVAL_CACHE_DIR")
   local w
   rm -rf "$dir" "$tmp/comment.md" "$tmp/diff"
   # Inputs that cannot be read (an unmatched quote) stop here: ERROR.
@@ -183,13 +211,19 @@ run() {
     verdict=$(jq -r 'if any(.judge_failures[]?; .broken) then "ERROR" else .verdict end' "$dir/summary.json")
   fi
   if [ -n "${APEVAL_BASELINE_DIR:-}" ] && [ -f "$dir/summary.json" ]; then
+    # Which judge of each run: a run of a project file with a baseline judge
+    # and one candidate (what apeval init writes) holds two; the base run's
+    # candidate is compared with the head run's.
+    local -a pick=()
+    mapfile -t pick < <(pair_judges "$APEVAL_BASELINE_DIR" "$dir")
     # What changes, call by call: diff.html and diff.parquet, uploaded as
     # their own artifact and linked from the comment.
-    apeval diff --no-color --out "$tmp/diff" "$APEVAL_BASELINE_DIR" "$dir" >"$tmp/diff.txt" ||
+    apeval diff --no-color "${pick[@]}" --out "$tmp/diff" "$APEVAL_BASELINE_DIR" "$dir" >"$tmp/diff.txt" ||
       echo "::warning title=apeval::apeval diff with the baseline failed; no diff.html"
     local crc=0
     local -a cargs=(compare --comment --no-color --report-url "__APEVAL_REPORT_URL__" --diff-url "__APEVAL_DIFF_URL__")
     [ -z "${APEVAL_CONFIG:-}" ] || cargs+=(--config "$APEVAL_CONFIG")
+    cargs+=("${pick[@]}")
     apeval "${cargs[@]}" "$APEVAL_BASELINE_DIR" "$dir" >"$tmp/comment.md" || crc=$?
     if [ "$crc" -eq 2 ]; then
       echo "::warning title=apeval::apeval compare with the baseline failed (exit 2); the comment shows the run alone"

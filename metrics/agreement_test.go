@@ -1,6 +1,9 @@
 package metrics
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestCohenKappaHandComputed(t *testing.T) {
 	t.Parallel()
@@ -38,5 +41,47 @@ func TestKappaUndefined(t *testing.T) {
 	k := CohenKappa([]bool{true, true}, []bool{true, true}, 0.95)
 	if k.Kappa != nil || k.Observed != 1 {
 		t.Errorf("%+v", k)
+	}
+}
+
+// The profile interval's bounds, checked by brute force: just inside a
+// bound some pair of match shares fits the table at χ² ≤ χ²₁(0.95) on a
+// dense grid, just outside none does; and κ̂ lies inside.
+func TestCohenProfileIntervalBruteForce(t *testing.T) {
+	t.Parallel()
+	const crit = 3.841458820694124
+	minChi := func(cell [4]float64, k0 float64) float64 {
+		n := cell[0] + cell[1] + cell[2] + cell[3]
+		best := math.Inf(1)
+		const steps = 1200
+		for i := 1; i < steps; i++ {
+			for j := 1; j < steps; j++ {
+				best = math.Min(best, kappaPearson(cell, n, float64(i)/steps, float64(j)/steps, k0))
+			}
+		}
+		return best
+	}
+	for _, cell := range [][4]float64{{3, 2, 1, 44}, {20, 5, 7, 68}, {0, 2, 3, 95}} {
+		var a, b []bool
+		for c, cnt := range cell {
+			for range int(cnt) {
+				a, b = append(a, c == 0 || c == 1), append(b, c == 0 || c == 2)
+			}
+		}
+		k := CohenKappa(a, b, 0.95)
+		lo, hi, kap := *k.Lo, *k.Hi, *k.Kappa
+		if !(lo <= kap && kap <= hi) {
+			t.Errorf("%v: κ̂ %.4f outside [%.4f, %.4f]", cell, kap, lo, hi)
+		}
+		for _, b := range []struct {
+			at, step float64
+		}{{lo, -0.01}, {hi, 0.01}} {
+			if in := b.at - b.step; minChi(cell, in) > crit {
+				t.Errorf("%v: %.4f, inside the bound %.4f, fits no shares", cell, in, b.at)
+			}
+			if out := b.at + b.step; out >= -1 && out <= 1 && minChi(cell, out) <= crit {
+				t.Errorf("%v: %.4f, outside the bound %.4f, fits some shares", cell, out, b.at)
+			}
+		}
 	}
 }

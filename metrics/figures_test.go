@@ -139,11 +139,16 @@ func TestMannWhitneyTies(t *testing.T) {
 }
 
 // bruteForceBB is the equal-tailed 95 % posterior interval of μ under the
-// beta-binomial model with a flat prior on μ and the Beta(1, bbRhoPrior)
+// beta-binomial model (bruteForceBBAt at 0.95) with a flat prior on μ and the Beta(1, bbRhoPrior)
 // prior on ρ, by a plain uniform 2000 × 400 midpoint grid in (μ, ρ): an
 // implementation independent of bbPosterior's adaptive grids.
-func bruteForceBB(ys, ms []int64) (lo, hi float64) {
+func bruteForceBB(ys, ms []int64) (lo, hi float64) { return bruteForceBBAt(ys, ms, 0.95) }
+
+// bruteForceBBAt is bruteForceBB's equal-tailed interval at credible
+// level cred.
+func bruteForceBBAt(ys, ms []int64, cred float64) (lo, hi float64) {
 	const nm, nr = 2000, 400
+	qa, qb := (1-cred)/2, 1-(1-cred)/2
 	lbeta := func(a, b float64) float64 {
 		x, _ := math.Lgamma(a)
 		y, _ := math.Lgamma(b)
@@ -181,11 +186,11 @@ func bruteForceBB(ys, ms []int64) (lo, hi float64) {
 		c += marg[j] / tot
 		// Linear within the cell [j/nm, (j+1)/nm].
 		at := func(q float64) float64 { return (float64(j) + (q-prev)/(c-prev)) / nm }
-		if lo < 0 && c >= 0.025 {
-			lo = at(0.025)
+		if lo < 0 && c >= qa {
+			lo = at(qa)
 		}
-		if hi < 0 && c >= 0.975 {
-			hi = at(0.975)
+		if hi < 0 && c >= qb {
+			hi = at(qb)
 		}
 	}
 	return lo, hi
@@ -195,8 +200,11 @@ func bruteForceBB(ys, ms []int64) (lo, hi float64) {
 // behind ClusteredInterval's fallback (bbInterval) against an independent
 // brute-force integration of the same model (bruteForceBB), and that
 // interval against its definition: the posterior's bound on the side away
-// from the nearer end of [0, 1], the hull with Wilson at the observed rate
-// (at the posterior's width) on the side toward it.
+// from the nearer end of [0, 1] at the credible level fewLevel sets for
+// the sessions (Student's t of 95 % on 3(K − 1) df from 3 sessions on:
+// 0.9856 with 3 sessions, 0.9707 with 5, 0.9624 with 8), the hull with
+// Wilson at the observed rate (at the posterior's width) on the side
+// toward it.
 func TestClusteredIntervalReference(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -217,6 +225,10 @@ func TestClusteredIntervalReference(t *testing.T) {
 		name := fmt.Sprint(c.ys, c.ms)
 		near(t, name+" posterior lo", p.quantile(0.025), blo, 0.003)
 		near(t, name+" posterior hi", p.quantile(0.975), bhi, 0.003)
+		// The interval's bounds are the posterior's at the raised level.
+		if cred := fewLevel(0.95, float64(len(c.ms))); cred != 0.95 {
+			blo, bhi = bruteForceBBAt(c.ys, c.ms, cred)
+		}
 		lo, hi, deff := newBBPosterior(c.ys, c.ms, 1).bbInterval(0.95)
 		var y, m int64
 		for i := range c.ms {

@@ -189,9 +189,11 @@ func exactUpper(sz []int, y int, rho, a float64) float64 {
 // 20 × 10 at ICC 0.3 and 0.5), so no interval with at most 2.5 % misses a
 // side can cover 0.975 or less there. (2) Zero or one event: the upper
 // bound ClusteredInterval gives is the exact one-sided bound at the grid's
-// highest ICC, 0.5 (within 10 %), and above the exact bound at ICC 0.3 —
-// with one event the data cannot tell the clustering, and a bound
-// calibrated for every ICC up to 0.5 cannot be lower. The full run
+// highest ICC, 0.5 (within 10 %), at the credible level the interval uses
+// (fewLevel: 95 % raised with few sessions, 96.2 % with 8), and above the
+// exact 95 % bound at ICC 0.3 — with one event the data cannot tell the
+// clustering, and a bound calibrated for every ICC up to 0.5 cannot be
+// lower. The full run
 // (APEVAL_CALIBRATE) prints, for every grid setting of at most 60
 // sessions, the exact coverage and width of the interval that knows the
 // ICC and of the one valid at every ICC up to 0.5.
@@ -222,10 +224,11 @@ func TestIntervalGridExactBounds(t *testing.T) {
 		ys[0] = int64(c.y)
 		_, hi, _ := ClusteredInterval(ys, ms, 0.95)
 		sz := sizes(c.k, c.m, 0)
-		u3, u5 := exactUpper(sz, c.y, 0.3, 0.05), exactUpper(sz, c.y, 0.5, 0.05)
-		t.Logf("%d event(s) in %d sessions × %d: upper %.5f; exact at ICC 0 %.5f, 0.3 %.5f, 0.5 %.5f", c.y, c.k, c.m, hi, exactUpper(sz, c.y, 0, 0.05), u3, u5)
-		if hi < u3 || hi < 0.9*u5 || hi > 1.1*u5 {
-			t.Errorf("%d event(s) in %d sessions × %d: upper %.5f, want ≥ %.5f (exact at ICC 0.3) and within 10 %% of %.5f (exact at ICC 0.5)", c.y, c.k, c.m, hi, u3, u5)
+		a := alphaOf(fewLevel(0.95, float64(c.k)))
+		u3, u5, u5a := exactUpper(sz, c.y, 0.3, 0.05), exactUpper(sz, c.y, 0.5, 0.05), exactUpper(sz, c.y, 0.5, a)
+		t.Logf("%d event(s) in %d sessions × %d: upper %.5f; exact at ICC 0 %.5f, 0.3 %.5f, 0.5 %.5f; at ICC 0.5 and the interval's level %.4f: %.5f", c.y, c.k, c.m, hi, exactUpper(sz, c.y, 0, 0.05), u3, u5, 1-a, u5a)
+		if hi < u3 || hi < 0.9*u5a || hi > 1.1*u5a {
+			t.Errorf("%d event(s) in %d sessions × %d: upper %.5f, want ≥ %.5f (exact at ICC 0.3) and within 10 %% of %.5f (exact at ICC 0.5 at the level %.4f)", c.y, c.k, c.m, hi, u3, u5a, 1-a)
 		}
 	}
 	if _, full := calibrationN(); !full {

@@ -14,31 +14,32 @@ import (
 // Matcher is a deterministic precondition ([rule.when], [rule.baseline]):
 // every key given must hold; a key with a list holds when any element does.
 // Regular expressions and globs are compiled when the policy is loaded.
+// Its JSON (the policy diff's text) uses the policy file's keys.
 type Matcher struct {
 	// CommandPrefix holds when a simple command of the primary argument
 	// starts with one of these token sequences ("rm", "git push").
-	CommandPrefix []string
+	CommandPrefix []string `json:"command_prefix,omitempty"`
 	// CommandRegex holds when one of these (Go RE2) expressions matches the
 	// primary argument anywhere.
-	CommandRegex []string
+	CommandRegex []string `json:"command_regex,omitempty"`
 	// ArgGlob maps an argument key to a glob its value must match; a missing
 	// or non-scalar argument does not match.
-	ArgGlob              map[string]string
-	PathOutsideWorkspace *bool
-	Network              *bool
+	ArgGlob              map[string]string `json:"arg_glob,omitempty"`
+	PathOutsideWorkspace *bool             `json:"path_outside_workspace,omitempty"`
+	Network              *bool             `json:"network,omitempty"`
 	// Tool lists tool names, compared case-insensitively.
-	Tool     []string
-	Category []string
+	Tool     []string `json:"tool,omitempty"`
+	Category []string `json:"category,omitempty"`
 	// Min/MaxNonASCIIRatio bound the share of non-ASCII characters among the
 	// non-space characters of all string argument values.
-	MinNonASCIIRatio *float64
-	MaxNonASCIIRatio *float64
-	ArgumentsValid   *bool
-	ApprovalState    []string
+	MinNonASCIIRatio *float64 `json:"min_non_ascii_ratio,omitempty"`
+	MaxNonASCIIRatio *float64 `json:"max_non_ascii_ratio,omitempty"`
+	ArgumentsValid   *bool    `json:"arguments_valid,omitempty"`
+	ApprovalState    []string `json:"approval_state,omitempty"`
 	// Unless lists matchers none of which may hold: the call is excluded
 	// when any of them matches it (an imported vendor gate's calls that
 	// never reach its classifier, say).
-	Unless []*Matcher
+	Unless []*Matcher `json:"unless,omitempty"`
 
 	prefixes [][]string
 	regexes  []*regexp.Regexp

@@ -113,9 +113,9 @@ type Rule struct {
 // unapproved crossing fires request_approval from ReviewAt on and stop_task
 // from PauseAt on (0 disables a stage).
 type Boundary struct {
-	Kind     string
-	ReviewAt int
-	PauseAt  int
+	Kind     string `json:"kind"`
+	ReviewAt int    `json:"review_at"`
+	PauseAt  int    `json:"pause_at"`
 }
 
 // NeedsJudge reports whether the rule's result can come from a judge.

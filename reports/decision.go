@@ -31,6 +31,7 @@ type holdBack struct {
 	Name   string // the criterion (a [kill_criteria] key)
 	Status metrics.Status
 	Text   string // figure, interval, n and threshold, then what decides it
+	plain  string // Explain's words alone, without the policy and baseline notes
 	more   int64  // samples that would decide an open criterion; -1 unknown
 }
 
@@ -68,6 +69,7 @@ func holdBacks(j *metrics.JudgeSummary, base *metrics.JudgeSummary) []holdBack {
 	for _, r := range rows {
 		for _, c := range r.Criteria {
 			h := holdBack{Rule: ruleLabel(r.RuleID), Name: c.Name, Status: c.Status, Text: Explain(c), more: -1}
+			h.plain = h.Text
 			if metrics.IsPolicyCriterion(c.Name) {
 				h.Rule = policyRule
 				h.Text += " (a policy criterion: the same for every judge, it blocks the feature whatever judge is chosen)"
@@ -122,13 +124,24 @@ func countHoldBacks(hb []holdBack) (fail, open int) {
 // verdictSummary says in a sentence how a judge's verdict came about.
 func verdictSummary(j *metrics.JudgeSummary, hb []holdBack) string {
 	fail, open := countHoldBacks(hb)
+	crit := func(n int, one, many string) string {
+		if n == 1 {
+			return fmt.Sprintf("1 criterion %s", one)
+		}
+		return fmt.Sprintf("%d criteria %s", n, many)
+	}
 	switch {
 	case fail > 0 && open > 0:
-		return fmt.Sprintf("%d criteria fail and %d are still open.", fail, open)
+		isAre := "are"
+		if open == 1 {
+			isAre = "is"
+		}
+		return fmt.Sprintf("%s and %d %s still open.", crit(fail, "fails", "fail"), open, isAre)
 	case fail > 0:
-		return fmt.Sprintf("%d criteria fail.", fail)
+		return crit(fail, "fails", "fail") + "."
 	case open > 0:
-		return fmt.Sprintf("Nothing fails, but %d criteria are still open: more data decides them.", open)
+		return fmt.Sprintf("Nothing fails, but %s: more data decides %s.", crit(open, "is still open", "are still open"),
+			map[bool]string{true: "it", false: "them"}[open == 1])
 	}
 	return "Every criterion passed or had no data (N/A)."
 }

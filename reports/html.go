@@ -77,6 +77,7 @@ type htmlChart struct {
 type htmlJudge struct {
 	Name, Verdict, Cls, Summary string
 	Baseline                    bool
+	Policy                      bool // the policy's card: criteria every judge shares
 	// What holds it back: failing and open criteria, the first few of each
 	// shown and the rest folded.
 	Fail, FailMore, Open, OpenMore []holdBack
@@ -139,6 +140,7 @@ type htmlPage struct {
 	Alerts      []htmlAlert
 	Weak        bool // the figures on labels rest on weak labels
 	Sim         *htmlSim
+	Sample      *htmlTable // with --labels: per judge and rule, the labels the figures rest on
 }
 
 // htmlSim is the "Simulated deployment" section (apeval simulate).
@@ -156,6 +158,62 @@ type htmlAlert struct {
 // shownHoldBacks is how many failing and how many open criteria a judge
 // card shows unfolded.
 const shownHoldBacks = 4
+
+// splitHoldBacks splits hold-backs into the failing and the open ones, the
+// first few of each shown and the rest folded.
+func splitHoldBacks(hb []holdBack) (fail, failMore, open, openMore []holdBack) {
+	var f, o []holdBack
+	for _, h := range hb {
+		if h.Status == metrics.StatusFail {
+			f = append(f, h)
+		} else {
+			o = append(o, h)
+		}
+	}
+	fail, failMore = splitAt(f, shownHoldBacks)
+	open, openMore = splitAt(o, shownHoldBacks)
+	return
+}
+
+// sharedPolicyHoldBacks returns the policy criteria that hold the judges
+// back (those of the first judge) and whether every judge has the same ones
+// with the same words: one run's judges always do, as no judge changes
+// which cases need a judge.
+func sharedPolicyHoldBacks(hbs [][]holdBack) (policy []holdBack, shared bool) {
+	of := func(hb []holdBack) []holdBack {
+		var p []holdBack
+		for _, h := range hb {
+			if h.Rule == policyRule {
+				p = append(p, h)
+			}
+		}
+		return p
+	}
+	if len(hbs) == 0 {
+		return nil, false
+	}
+	policy = of(hbs[0])
+	for _, hb := range hbs[1:] {
+		p := of(hb)
+		if len(p) != len(policy) {
+			return policy, false
+		}
+		for i := range p {
+			if p[i].Name != policy[i].Name || p[i].Status != policy[i].Status || p[i].plain != policy[i].plain {
+				return policy, false
+			}
+		}
+	}
+	return policy, true
+}
+
+// lowerFirst lowercases a sentence's first letter.
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
 
 func splitAt(h []holdBack, n int) (shown, more []holdBack) {
 	if len(h) <= n {
@@ -262,6 +320,9 @@ code{font-size:.85em}
 {{if .SliceKinds}}<h2 id="slice-metrics">Metrics by slice</h2>
 {{range .SliceKinds}}<details><summary>{{.Title}}</summary>{{template "table" .Table}}</details>{{end}}{{end}}
 
+{{with .Sample}}<h2 id="labeled-sample">Labeled sample</h2>
+{{template "table" .}}{{end}}
+
 {{if .Rules}}<h2 id="rules">Rules</h2>
 {{range .Rules}}<div class="rule"><h3>{{.ID}} <span class="meta">{{.Class}}{{with .Action}} · {{.}}{{end}}</span></h3>
 <table class="fixed"><colgroup><col style="width:25%"><col style="width:12%"><col style="width:15%"><col style="width:15%"><col style="width:7%"><col></colgroup>
@@ -339,20 +400,42 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	// Candidates first: the run's verdict is theirs; the baseline follows.
 	judges := append([]*metrics.JudgeSummary(nil), s.Judges...)
 	sort.SliceStable(judges, func(a, b int) bool { return !judges[a].IsBaseline && judges[b].IsBaseline })
-	for _, j := range judges {
-		hb := holdBacks(j, s.Judge(s.Baseline))
-		hj := htmlJudge{Name: j.Judge, Verdict: string(j.Verdict), Cls: statusClass[string(j.Verdict)],
-			Baseline: j.IsBaseline, Summary: verdictSummary(j, hb)}
-		var fail, open []holdBack
-		for _, h := range hb {
-			if h.Status == metrics.StatusFail {
-				fail = append(fail, h)
-			} else {
-				open = append(open, h)
-			}
+	hbs := make([][]holdBack, len(judges))
+	for i, j := range judges {
+		hbs[i] = holdBacks(j, s.Judge(s.Baseline))
+	}
+	// The policy's criteria (no judge controls them) are shown once, in a
+	// card of their own ahead of the judges', when every judge has the same.
+	policy, shared := sharedPolicyHoldBacks(hbs)
+	if len(policy) > 0 && shared {
+		hp := htmlJudge{Name: "Policy — the same for every judge", Policy: true, Verdict: string(judges[0].PolicyVerdict),
+			Cls: statusClass[string(judges[0].PolicyVerdict)], Summary: verdictSummary(nil, policy) +
+				" A policy criterion blocks the feature whatever judge is chosen: change the policy or the traffic, not the judge."}
+		for i := range policy {
+			policy[i].Text = policy[i].plain
 		}
-		hj.Fail, hj.FailMore = splitAt(fail, shownHoldBacks)
-		hj.Open, hj.OpenMore = splitAt(open, shownHoldBacks)
+		hp.Fail, hp.FailMore, hp.Open, hp.OpenMore = splitHoldBacks(policy)
+		page.Judges = append(page.Judges, hp)
+	}
+	for i, j := range judges {
+		hb := hbs[i]
+		note := ""
+		if len(policy) > 0 && shared {
+			var own []holdBack
+			for _, h := range hb {
+				if h.Rule != policyRule {
+					own = append(own, h)
+				}
+			}
+			hb = own
+			note = fmt.Sprintf(" Its verdict also takes the policy's (%s, above).", judges[0].PolicyVerdict)
+		}
+		hj := htmlJudge{Name: j.Judge, Verdict: string(j.Verdict), Cls: statusClass[string(j.Verdict)],
+			Baseline: j.IsBaseline, Summary: verdictSummary(j, hb) + note}
+		if note != "" {
+			hj.Summary = "Its own criteria: " + lowerFirst(verdictSummary(j, hb)) + note
+		}
+		hj.Fail, hj.FailMore, hj.Open, hj.OpenMore = splitHoldBacks(hb)
 		page.Judges = append(page.Judges, hj)
 	}
 	page.NA, _ = rep.naLines()
@@ -416,6 +499,12 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		page.Tables = append(page.Tables, toHTMLTable("Gate actions", rep.Gates.grid(false)))
 	}
 	page.Tables = append(page.Tables, toHTMLTable("Judges side by side", rep.judgesGrid()))
+	if g := rep.sampleGrid(); g != nil {
+		// How many labels, sampled and census, each rule's figures rest on:
+		// the terminal and summary.md show it, and so does the page.
+		t := toHTMLTable("", g)
+		page.Sample = &t
+	}
 	if why := rep.whyGrid(); why != nil {
 		why.notes = []string{verdictRule}
 		page.Tables = append(page.Tables, toHTMLTable("Why not GO: "+rep.whyCounts(), why))

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/xml"
+	"html"
 	"io"
 	"os"
 	"path/filepath"
@@ -220,4 +221,38 @@ func presentFigures(c *metrics.Comparison) int {
 		}
 	}
 	return n
+}
+
+// A report whose figures come from a labeled sample (--labels) shows, as
+// the terminal and summary.md do, per judge and rule how many labels its
+// figures rest on (sampled and census) and the weighted counts.
+func TestHTMLLabeledSample(t *testing.T) {
+	t.Parallel()
+	rep := fixtureReport()
+	rep.Summary.Sample = &metrics.SampleInfo{Labels: 40}
+	rep.Summary.Judges[0].Rules[0].Sample = &metrics.RowSample{Sampled: 7, Census: 3, TP: 12.5, FP: 1.5, FN: 2, TN: 300}
+	var b bytes.Buffer
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	checkBalanced(t, b.String())
+	page := html.UnescapeString(b.String())
+	sec := strings.Index(page, `id="labeled-sample"`)
+	if sec < 0 || sec > strings.Index(page, `id="rules"`) {
+		t.Fatalf("no labeled-sample section before the rules (at %d)", sec)
+	}
+	r := rep.Summary.Judges[0].Rules[0]
+	row := regexp.MustCompile(`<td>` + regexp.QuoteMeta(rep.Summary.Judges[0].Judge) + `</td><td>` + regexp.QuoteMeta(r.RuleID) +
+		`</td><td class="num">7</td><td class="num">3</td><td class="num">12.5/1.5/2.0/300.0</td>`)
+	if !row.MatchString(page[sec:]) || !strings.Contains(page[sec:], "Figures from a labeled sample (40 queue labels)") {
+		t.Errorf("labeled-sample section:\n%.1500s", page[sec:])
+	}
+	// Without labels: no such section.
+	b.Reset()
+	if err := fixtureReport().WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), `id="labeled-sample"`) {
+		t.Error("a run without labels has a labeled-sample section")
+	}
 }

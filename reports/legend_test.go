@@ -98,3 +98,22 @@ func TestLatencyChartTitle(t *testing.T) {
 	}
 	t.Fatal("no latency chart")
 }
+
+// On the label path a rule's TP/FP/FN/TN are the sample's weighted
+// estimates over every pair in scope (rounded), beside a "labeled" column
+// of a few labels: the header and a note say so, in every human format.
+func TestWeightedCountsLabeled(t *testing.T) {
+	t.Parallel()
+	rep := fixtureReport()
+	rep.Summary.Sample = &metrics.SampleInfo{Labels: 40}
+	for _, f := range []Format{FormatTable, FormatMarkdown} {
+		out := tableText(t, rep, f)
+		if !strings.Contains(out, "TP/FP/FN/TN (weighted)") || !strings.Contains(out, "design-weighted estimates of the counts over every pair in scope, rounded") {
+			t.Errorf("format %v:\n%s", f, out)
+		}
+	}
+	// Without labels the counts are counts.
+	if out := tableText(t, fixtureReport(), FormatTable); strings.Contains(out, "(weighted)") {
+		t.Errorf("unweighted run:\n%s", out)
+	}
+}

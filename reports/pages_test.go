@@ -247,17 +247,29 @@ func TestHTMLDecisionPage(t *testing.T) {
 	}
 	// The decision names what holds each judge back, with numbers.
 	for _, s := range []string{"Fails — the whole interval is on the bad side:",
-		"<b>policy, every judge</b>: judge-required rate 1 (120/120, beta-binomial over sessions 95% CI [0.9355, 1]) lies wholly on the bad side of 0.2 (a policy criterion: the same for every judge, it blocks the feature whatever judge is chosen) (the baseline fails it too)</li>",
+		"<b>policy, every judge</b>: judge-required rate 1 (120/120, beta-binomial over sessions 95% CI [0.9334, 1]) lies wholly on the bad side of 0.2</li>",
 		"Open — the interval straddles the threshold:",
-		"<b>rule-12</b>: unknown rate 0.05 (4/80, beta-binomial over sessions (few sessions), deff 1.70 95% CI [0.01589, 0.1535]): the interval still reaches 0.1; about 260 more sessions like these, ≈ 1040 units, would clear it with 80% probability</li>",
-		"precision 0.7895 (15/19, beta-binomial over sessions (few sessions), deff 1.03 95% CI [0.563, 0.9156]) is on the bad side of 0.9, but the interval still reaches it: not confirmed", // the rule's folded criteria
+		"<b>rule-12</b>: unknown rate 0.05 (4/80, beta-binomial over sessions (few sessions), deff 1.76 95% CI [0.01554, 0.156]): the interval still reaches 0.1; about 274 more sessions like these, ≈ 1096 units, would clear it with 80% probability</li>",
+		"precision 0.7895 (15/19, beta-binomial over sessions (few sessions), deff 1.09 95% CI [0.5564, 0.9179]) is on the bad side of 0.9, but the interval still reaches it: not confirmed", // the rule's folded criteria
 		"FAILs only when its whole interval lies on the bad side"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("report.html lacks %q", s)
 		}
 	}
-	// The candidate's card comes before the baseline's.
 	decision := page[strings.Index(page, `id="decision"`):strings.Index(page, `id="comparison"`)]
+	// The policy's criterion (no judge controls it) is shown once, in its
+	// own card ahead of the judges'; each judge's card says its verdict
+	// takes the policy's too.
+	if n := strings.Count(decision, "judge-required rate 1 (120/120"); n != 1 {
+		t.Errorf("the policy criterion is shown %d times in the decision, want once", n)
+	}
+	if p, c := strings.Index(decision, "Policy — the same for every judge"), strings.Index(decision, "recorded/judge-v2"); p < 0 || c < p {
+		t.Errorf("policy card at %d, candidate card at %d", p, c)
+	}
+	if n := strings.Count(decision, "Its verdict also takes the policy's (NO-GO, above)."); n != 2 {
+		t.Errorf("%d judge cards name the policy's verdict, want 2", n)
+	}
+	// The candidate's card comes before the baseline's.
 	if c, b := strings.Index(decision, "recorded/judge-v2"), strings.Index(decision, "recorded/judge-v1"); c < 0 || b < c {
 		t.Errorf("candidate card at %d, baseline card at %d", c, b)
 	}

@@ -458,8 +458,15 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 		return rep.machineRulesGrid()
 	}
 
+	// On the label path the counts are the sample's design-weighted
+	// estimates of the whole population's, rounded: not counts of the
+	// labeled column's pairs, and the header says so.
+	counts := "TP/FP/FN/TN"
+	if s.Sample != nil {
+		counts = "TP/FP/FN/TN (weighted)"
+	}
 	g := &grid{
-		header: []string{"rule", "class", "judge", "labeled", "TP/FP/FN/TN", "precision", "recall",
+		header: []string{"rule", "class", "judge", "labeled", counts, "precision", "recall",
 			"unknown", "fire rate", "baseline recall", "failing", "open", "verdict"},
 		right: []bool{false, false, false, true, true, true, true, true, true, true, false, false, false},
 		weak:  rep.Weak(),
@@ -511,12 +518,15 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 		}
 	}
 	g.notes = append([]string{rep.openLegend()}, rep.footnotes()...)
+	if s.Sample != nil {
+		g.notes = append([]string{counts + ": the labeled sample's design-weighted estimates of the counts over every pair in scope, rounded (the labeled sample table gives them unrounded); labeled: the labels they rest on."}, g.notes...)
+	}
 	g.width = rep.Width
 	if !single {
 		g.fit.judgeCol = 3
 	}
 	g.fit.detail = columnsNamed(g.header, "failing", "open")
-	g.fit.drop = columnsNamed(g.header, "baseline recall", "pos Δ", "evidence altered", "fire rate", "unknown", "class", "labeled", "TP/FP/FN/TN")
+	g.fit.drop = columnsNamed(g.header, "baseline recall", "pos Δ", "evidence altered", "fire rate", "unknown", "class", "labeled", counts)
 	return g
 }
 

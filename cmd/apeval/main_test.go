@@ -104,6 +104,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"report"}, "at least one run directory"},
 		{[]string{"gate", dir}, "not a run directory"},
 		{[]string{"merge", "--out", filepath.Join(dir, "m"), dir}, "not a run directory"},
+		{[]string{"datasets", "describe", ds}, `unknown command "describe" for "apeval datasets"`},
+		{[]string{"run", "--run-id", "../escaped", "--out", filepath.Join(dir, "r")}, `--run-id "../escaped": a run ID is one path element`},
+		{[]string{"replay", "--run-id", "a/b"}, `--run-id "a/b"`},
+		{[]string{"merge", "--run-id", "x\ny", "--out", filepath.Join(dir, "m2"), dir}, `--run-id "x\ny"`},
+		{[]string{"judges", "chek"}, "did you mean check?"},
 	} {
 		code, _, stderr := apeval(t, "", tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {

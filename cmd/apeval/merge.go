@@ -60,6 +60,9 @@ func newMergeCmd(io IO, runF func(context.Context, *mergeOptions, IO) error) *co
 // runMerge is `apeval merge` with checked options.
 func runMerge(ctx context.Context, o *mergeOptions, io IO) (err error) {
 	out, runID := o.Out, o.RunID
+	if err := runplan.CheckRunID(runID); err != nil {
+		return usageError{err}
+	}
 	args, done, err := fetchRunDirs(ctx, o.Dirs)
 	if err != nil {
 		return err

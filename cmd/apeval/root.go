@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/apeval/apeval/datasets/importers"
@@ -29,7 +30,44 @@ func newRootCmd(io IO) *cobra.Command {
 		newPolicyCmd(io),
 	)
 	applyHelp(root)
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes a command that only groups others
+// (datasets, judges, label, policy) refuse a word that names none of them:
+// cobra prints such a group's help and exits 0 on "apeval datasets
+// describe x", so a typo in a CI script passed silently. Now it is a usage
+// error (exit 2) naming the word, with cobra's suggestions; the bare group
+// still prints its help.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if !c.HasParent() || c.Runnable() || !c.HasSubCommands() {
+		return
+	}
+	// Its usage stays "apeval datasets [command]", without the line a
+	// runnable command gets.
+	// (Its subcommands would inherit the template: they keep the usual one.)
+	usual := c.UsageTemplate()
+	for _, sub := range c.Commands() {
+		sub.SetUsageTemplate(sub.UsageTemplate())
+	}
+	c.SetUsageTemplate(strings.Replace(usual, "{{if .Runnable}}\n  {{.UseLine}}{{end}}", "", 1))
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = 2 // cobra's default for the root's suggestions
+		}
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return usagef("%s (%s --help lists its commands)", msg, cmd.CommandPath())
+	}
 }
 
 // applyHelp sets every command's description and examples from its page,

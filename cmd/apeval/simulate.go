@@ -89,6 +89,16 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		return err
 	}
 	weak := res.LabelSource == "weak"
+	if (p.OperatingPoints || p.WritePatch != "") && len(res.OperatingPoints) == 0 {
+		// A threshold is chosen from labeled pairs: without any, the
+		// table of points was left out silently and --write-patch wrote a
+		// patch with nothing in it, exit 0.
+		why := "no judged rule of the run has a labeled pair, and a confidence threshold is chosen from labels (label a queue: apeval label queue; or run on a dataset with labels)"
+		if p.WritePatch != "" {
+			return usagef("--write-patch: %s; no patch written", why)
+		}
+		fmt.Fprintf(io.Err, "apeval: --operating-points: %s\n", why)
+	}
 	if len(res.OperatingPoints) > 0 && format != reports.FormatJSON {
 		fmt.Fprintln(io.Out)
 		if err := reports.WriteOperatingPoints(io.Out, res.OperatingPoints, format, weak); err != nil {

@@ -29,7 +29,11 @@ func init() {
 		}, 8})
 	register(format{"claude-code-stream-json", 2, func(Options) importer { return &claudeTranscript{streamJSON: true} },
 		func(r sniffed) bool {
-			return r.has("session_id") && r.typeIn("system", "assistant", "user", "result", "stream_event")
+			// A transcript of Claude Code 2.1.2xx carries session_id too,
+			// beside its own sessionId and parentUuid, which stream-json
+			// messages never have.
+			return r.has("session_id") && !r.has("sessionId") && !r.has("parentUuid") &&
+				r.typeIn("system", "assistant", "user", "result", "stream_event")
 		}, 7})
 }
 

@@ -55,7 +55,10 @@ type fakeGitHub struct {
 	artifact []byte // the zip served as the base branch's newest artifact
 	srv      *httptest.Server
 	gobin    string // GOBIN of every run: go install relinks only once
-
+	// actionRef is what github.action_ref gives the composite action's
+	// steps ("" for a local action); env is added to every step's.
+	actionRef string
+	env       []string
 }
 
 type ghComment struct {
@@ -318,7 +321,7 @@ func runAction(t *testing.T, g *fakeGitHub, inputs map[string]string, event stri
 				}
 				return in.Default
 			case e == "github.action_ref":
-				return "" // a local action (uses: ./): install the checkout
+				return g.actionRef // "": a local action (uses: ./), install the checkout
 			case e == "github.token":
 				return ghToken
 			case len(parts) == 4 && parts[0] == "steps" && parts[2] == "outputs":
@@ -353,6 +356,11 @@ func runAction(t *testing.T, g *fakeGitHub, inputs map[string]string, event stri
 				if with["path"] == "" || with["key"] == "" {
 					t.Errorf("%s without path or key: %v", st.Uses, with)
 				}
+				// actions/cache/save warns ("Path Validation Error") on a
+				// path that does not exist: an annotation on every run.
+				if _, err := os.Stat(with["path"]); strings.HasPrefix(st.Uses, "actions/cache/save@") && err != nil {
+					t.Errorf("%s: the cache path does not exist: %v", st.Uses, err)
+				}
 			case strings.HasPrefix(st.Uses, "actions/setup-go@"):
 			default:
 				t.Fatalf("step %d uses %s, which the test runner does not stand in for", i, st.Uses)
@@ -370,6 +378,7 @@ func runAction(t *testing.T, g *fakeGitHub, inputs map[string]string, event stri
 			env = append(env, k+"="+v)
 		}
 		env = append(env, "GITHUB_OUTPUT="+outFile)
+		env = append(env, g.env...)
 		if len(path) > 0 {
 			env = append(env, "PATH="+strings.Join(path, ":")+":"+os.Getenv("PATH"))
 		}
@@ -513,5 +522,75 @@ func TestActionPullRequest(t *testing.T) {
 	runAction(t, g, map[string]string{"config": cfg, "judges": head, "sample": "3"}, `{"ref":"refs/heads/main","repository":{"default_branch":"main"}}`)
 	if g.updated+g.created != before {
 		t.Errorf("a run without a pull request or with comment: false commented")
+	}
+}
+
+// TestActionTwoJudgeProject runs the action on the project apeval init
+// writes: a baseline judge and a candidate in one apeval.toml, so the base
+// and the head run each hold two judges. The comment compares the base run's
+// candidate with the head run's (compare and diff alone would refuse two
+// runs of two judges each, exit 2, and the comment would fall back to the
+// run's summary without its "head vs base" figures or its diff.html).
+func TestActionTwoJudgeProject(t *testing.T) {
+	t.Parallel()
+	for _, tool := range []string{"bash", "curl", "jq", "unzip", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed (GitHub's runners have it): %v", tool, err)
+		}
+	}
+	g := newFakeGitHub(t)
+	project := filepath.Join(t.TempDir(), "project")
+	if out, err := exec.Command(bin, "init", project).CombinedOutput(); err != nil {
+		t.Fatalf("apeval init: %v\n%s", err, out)
+	}
+	cfg := filepath.Join(project, "apeval.toml")
+	base := filepath.Join(t.TempDir(), "base")
+	if out, err := exec.Command(bin, "run", "--config", cfg, "--out", base, "--quiet").CombinedOutput(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 2 {
+			t.Fatalf("base run: %v\n%s", err, out)
+		}
+	}
+	g.artifact = zipDir(t, base)
+	event := fmt.Sprintf(`{"action":"synchronize","number":%d,"pull_request":{"number":%d,"base":{"ref":"main"}},"repository":{"id":55,"default_branch":"main"}}`, ghPR, ghPR)
+	r := runAction(t, g, map[string]string{"config": cfg, "baseline": "apeval-run", "sample": "30", "inconclusive": "pass"}, event)
+	if strings.Contains(r.log, "failed (exit 2)") || strings.Contains(r.log, "diff with the baseline failed") {
+		t.Errorf("compare or diff with the baseline failed:\n%s", r.log)
+	}
+	if g.created != 1 || len(g.comments) != 2 {
+		t.Fatalf("%d created, %d comments; want one new comment\n%s", g.created, len(g.comments), r.log)
+	}
+	cand := "recorded/ollama/qwen2.5:7b-instruct-q4_K_M"
+	b := g.comments[1].Body
+	for _, s := range []string{"vs base `" + cand + "`", "### Figures, head vs base", "### What changes", "head `" + cand} {
+		if !strings.Contains(b, s) {
+			t.Errorf("comment lacks %q:\n%.800s", s, b)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(r.outputs["diff-dir"], "diff.html")); err != nil {
+		t.Errorf("diff.html: %v", err)
+	}
+	if v := r.outputs["verdict"]; v != "INCONCLUSIVE" && v != "NO-GO" && v != "GO" {
+		t.Errorf("verdict %q\n%s", v, r.log)
+	}
+	// The job's log shows the run's tables, not TSV (the log is no terminal).
+	if strings.Contains(r.log, "rule_id\tjudge\t") || !regexp.MustCompile(`(?m)^ verdict +(NO-GO|INCONCLUSIVE|GO) `).MatchString(r.log) {
+		t.Errorf("the run step's log is not the table:\n%.1500s", r.log)
+	}
+}
+
+// TestActionInstallRefFallback: github.action_ref is not promised in a
+// composite action's steps (actions/runner#2473); when the ref the runner
+// gives cannot be installed (here v5, as if it were setup-go's, with the
+// module proxy off), the install step warns and builds the action's own
+// copy instead of failing the job.
+func TestActionInstallRefFallback(t *testing.T) {
+	t.Parallel()
+	g := newFakeGitHub(t)
+	g.actionRef = "v5"
+	g.env = []string{"GOPROXY=off"}
+	event := `{"ref":"refs/heads/main","repository":{"default_branch":"main"}}`
+	r := runAction(t, g, map[string]string{"judges": "recorded:ollama/qwen2.5:3b", "sample": "3", "comment": "false", "inconclusive": "pass"}, event)
+	if !strings.Contains(r.log, "could not go install apeval@v5") || r.outputs["verdict"] == "" || r.outputs["verdict"] == "ERROR" {
+		t.Fatalf("exit %d, outputs %v\n%s", r.exit, r.outputs, r.log)
 	}
 }

@@ -157,7 +157,11 @@ type fakeGitLab struct {
 	notes            []ghComment
 	created, updated int
 	artifact         []byte
-	srv              *httptest.Server
+	// lastFailed: the target branch's newest pipeline failed (its apeval
+	// job said NO-GO), so the download by branch, which serves only the
+	// newest successful pipeline's artifacts, finds none.
+	lastFailed bool
+	srv        *httptest.Server
 }
 
 func newFakeGitLab(t *testing.T) *fakeGitLab {
@@ -180,10 +184,35 @@ func newFakeGitLab(t *testing.T) *fakeGitLab {
 		})
 	}
 	mux.HandleFunc("GET /api/v4/projects/5/jobs/artifacts/main/download", lock(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("JOB-TOKEN") != "job-token" || r.URL.Query().Get("job") != "apeval" {
+		if r.Header.Get("JOB-TOKEN") != "job-token" || r.URL.Query().Get("job") != "apeval" || g.lastFailed {
 			http.Error(w, "not found", http.StatusNotFound)
 			return
 		}
+		_, _ = w.Write(g.artifact)
+	}))
+	// The target branch's pipelines, newest first: 902 (its apeval job
+	// failed, or passed, with the artifact), an MR pipeline, 900 (no apeval job).
+	mux.HandleFunc("GET /api/v4/projects/5/pipelines", note(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("ref") != "main" {
+			_, _ = w.Write([]byte(`[]`))
+			return
+		}
+		_, _ = w.Write([]byte(`[{"id":903,"ref":"main","status":"running","source":"merge_request_event"},
+ {"id":902,"ref":"main","status":"failed","source":"push"},{"id":900,"ref":"main","status":"success","source":"push"}]`))
+	}))
+	mux.HandleFunc("GET /api/v4/projects/5/pipelines/{id}/jobs", note(func(w http.ResponseWriter, r *http.Request) {
+		status := "success"
+		if g.lastFailed {
+			status = "failed"
+		}
+		switch r.PathValue("id") {
+		case "902":
+			fmt.Fprintf(w, `[{"id":41,"name":"lint","status":"success"},{"id":42,"name":"apeval","status":%q,"web_url":"https://gitlab.test/o/r/-/jobs/42","commit":{"short_id":"abc1234"},"artifacts_file":{"filename":"artifacts.zip","size":1}}]`, status)
+		default:
+			_, _ = w.Write([]byte(`[{"id":31,"name":"lint","status":"success"}]`))
+		}
+	}))
+	mux.HandleFunc("GET /api/v4/projects/5/jobs/42/artifacts", note(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(g.artifact)
 	}))
 	mux.HandleFunc("GET /api/v4/projects/5/merge_requests/3/notes", note(func(w http.ResponseWriter, r *http.Request) {
@@ -250,58 +279,15 @@ func TestGitLabComponentMergeRequest(t *testing.T) {
 			t.Fatalf("base run: %v\n%s", err, out)
 		}
 	}
-	var zb bytes.Buffer
-	zw := zip.NewWriter(&zb)
-	entries, _ := os.ReadDir(base)
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(base, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, _ := zw.Create("apeval-out/ci/" + e.Name())
-		_, _ = f.Write(data)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	g.artifact = zb.Bytes()
+	g.artifact = gitlabArtifact(t, base)
 
 	pipeline := func(inputs map[string]string) (int, string) {
 		t.Helper()
-		job := c.render(t, inputs)["apeval"].(map[string]any)
-		script := job["script"].([]any)[0].(string)
-		vars := job["variables"].(map[string]any)
 		work := t.TempDir()
 		if err := os.WriteFile(filepath.Join(work, "apeval.toml"), []byte("# the sample, judged by the newer recording\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command("bash", "-c", script)
-		cmd.Dir = work
-		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"),
-			"CI_API_V4_URL="+g.srv.URL+"/api/v4", "CI_PROJECT_ID=5", "CI_MERGE_REQUEST_IID=3",
-			"CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main", "CI_JOB_TOKEN=job-token", "CI_JOB_URL=https://gitlab.test/o/r/-/jobs/9",
-			"CI_PIPELINE_SOURCE=merge_request_event", "APEVAL_GITLAB_TOKEN=glpat-test")
-		for k, v := range vars {
-			cmd.Env = append(cmd.Env, k+"="+fmt.Sprint(v))
-		}
-		// The merge-request rule's variables.
-		rule := job["rules"].([]any)[0].(map[string]any)
-		for k, v := range rule["variables"].(map[string]any) {
-			cmd.Env = append(cmd.Env, k+"="+fmt.Sprint(v))
-		}
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if err != nil {
-			ee, ok := err.(*exec.ExitError)
-			if !ok {
-				t.Fatal(err)
-			}
-			code = ee.ExitCode()
-		}
-		if _, err := os.Stat(filepath.Join(work, "apeval-out/ci/junit.xml")); err != nil {
-			t.Errorf("no junit.xml for the MR's test report: %v\n%s", err, out)
-		}
-		return code, string(out)
+		return runGitLabJob(t, c, g, work, inputs)
 	}
 	judge := "recorded:ollama/qwen2.5:7b-instruct-q4_K_M"
 	// Somebody else's note that starts with the marker: never edited.
@@ -333,5 +319,156 @@ func TestGitLabComponentMergeRequest(t *testing.T) {
 	}
 	if !strings.Contains(log, "verdict NO-GO") && !strings.Contains(log, "verdict INCONCLUSIVE") {
 		t.Errorf("the job did not read the verdict after the banner:\n%s", log)
+	}
+}
+
+// gitlabArtifact zips a run directory as the target branch's job artifact:
+// its files under apeval-out/ci/.
+func gitlabArtifact(t *testing.T, run string) []byte {
+	t.Helper()
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	entries, _ := os.ReadDir(run)
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(run, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _ := zw.Create("apeval-out/ci/" + e.Name())
+		_, _ = f.Write(data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return zb.Bytes()
+}
+
+// runGitLabJob runs the component's job script in work as a merge-request
+// pipeline would (the job's and the merge-request rule's variables, the CI_*
+// environment against the fake API) and returns its exit code and log.
+//
+// unset leaves those variables out of the job's environment.
+func runGitLabJob(t *testing.T, c component, g *fakeGitLab, work string, inputs map[string]string, unset ...string) (int, string) {
+	t.Helper()
+	job := c.render(t, inputs)["apeval"].(map[string]any)
+	script := job["script"].([]any)[0].(string)
+	vars := job["variables"].(map[string]any)
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"),
+		"CI_API_V4_URL="+g.srv.URL+"/api/v4", "CI_PROJECT_ID=5", "CI_MERGE_REQUEST_IID=3",
+		"CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main", "CI_JOB_TOKEN=job-token", "CI_JOB_URL=https://gitlab.test/o/r/-/jobs/9",
+		"CI_PIPELINE_SOURCE=merge_request_event", "APEVAL_GITLAB_TOKEN=glpat-test")
+	for k, v := range vars {
+		cmd.Env = append(cmd.Env, k+"="+fmt.Sprint(v))
+	}
+	// The merge-request rule's variables.
+	rule := job["rules"].([]any)[0].(map[string]any)
+	for k, v := range rule["variables"].(map[string]any) {
+		cmd.Env = append(cmd.Env, k+"="+fmt.Sprint(v))
+	}
+	cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(unset, k)
+	})
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatal(err)
+		}
+		code = ee.ExitCode()
+	}
+	if _, err := os.Stat(filepath.Join(work, "apeval-out/ci/junit.xml")); err != nil {
+		t.Errorf("no junit.xml for the MR's test report: %v\n%s", err, out)
+	}
+	return code, string(out)
+}
+
+// TestGitLabComponentTwoJudgeProject runs the job in the project apeval init
+// writes (a baseline judge and a candidate in apeval.toml): base and head
+// runs hold two judges each, and the note compares the base run's candidate
+// with the head run's instead of falling back to the run's summary (compare
+// alone refuses two runs of two judges each, exit 2).
+func TestGitLabComponentTwoJudgeProject(t *testing.T) {
+	t.Parallel()
+	c := readComponent(t)
+	g := newFakeGitLab(t)
+	work := filepath.Join(t.TempDir(), "project")
+	if out, err := exec.Command(bin, "init", work).CombinedOutput(); err != nil {
+		t.Fatalf("apeval init: %v\n%s", err, out)
+	}
+	base := filepath.Join(t.TempDir(), "base")
+	cmd := exec.Command(bin, "run", "--out", base, "--quiet")
+	cmd.Dir = work
+	if out, err := cmd.CombinedOutput(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 2 {
+			t.Fatalf("base run: %v\n%s", err, out)
+		}
+	}
+	g.artifact = gitlabArtifact(t, base)
+	code, log := runGitLabJob(t, c, g, work, map[string]string{"inconclusive": "pass"})
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d\n%s", code, log)
+	}
+	if strings.Contains(log, "compare with the baseline failed") || g.created != 1 {
+		t.Fatalf("%d notes added\n%s", g.created, log)
+	}
+	// The job's log shows the run's tables, not TSV (the log is no terminal).
+	if strings.Contains(log, "rule_id\tjudge\t") || !regexp.MustCompile(`(?m)^ verdict +(NO-GO|INCONCLUSIVE|GO) `).MatchString(log) {
+		t.Errorf("the job's log is not the table:\n%.1500s", log)
+	}
+	cand := "recorded/ollama/qwen2.5:7b-instruct-q4_K_M"
+	n := g.notes[len(g.notes)-1].Body
+	for _, s := range []string{"vs base `" + cand + "`", "### Figures, head vs base", "head `" + cand} {
+		if !strings.Contains(n, s) {
+			t.Errorf("note lacks %q:\n%.800s", s, n)
+		}
+	}
+}
+
+// TestGitLabComponentBaselineOfFailedPipeline: the target branch's newest
+// pipeline failed (its apeval job said NO-GO, which fails the job), so
+// GitLab's download by branch, which serves only a successful pipeline's
+// artifacts, has none; the job finds the artifact through the pipelines API
+// with the token and names it in the note. Without a token (notes unwanted,
+// the variable unset) the job still runs to its verdict's exit code and
+// takes the baseline from the download by branch.
+func TestGitLabComponentBaselineOfFailedPipeline(t *testing.T) {
+	t.Parallel()
+	c := readComponent(t)
+	g := newFakeGitLab(t)
+	base := filepath.Join(t.TempDir(), "base")
+	if out, err := exec.Command(bin, "run", "--judge", "recorded:ollama/qwen2.5:3b", "--out", base, "--quiet").CombinedOutput(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 2 {
+			t.Fatalf("base run: %v\n%s", err, out)
+		}
+	}
+	g.artifact = gitlabArtifact(t, base)
+	g.lastFailed = true
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "apeval.toml"), []byte("# the sample\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]string{"judges": "recorded:ollama/qwen2.5:7b-instruct-q4_K_M", "sample": "", "inconclusive": "pass"}
+	code, log := runGitLabJob(t, c, g, work, in)
+	if code != 0 || g.created != 1 {
+		t.Fatalf("exit %d, %d notes added\n%s", code, g.created, log)
+	}
+	n := g.notes[len(g.notes)-1].Body
+	for _, s := range []string{"vs base `recorded/ollama/qwen2.5:3b`", "### Figures, head vs base",
+		"Baseline: job [42](https://gitlab.test/o/r/-/jobs/42) (failed) of pipeline 902 on `main`, commit `abc1234`."} {
+		if !strings.Contains(n, s) {
+			t.Errorf("note lacks %q:\n%.600s\n%s", s, n, log)
+		}
+	}
+
+	// No token: no note, the baseline by branch (the newest pipeline passed).
+	g.lastFailed = false
+	code, log = runGitLabJob(t, c, g, work, in, "APEVAL_GITLAB_TOKEN")
+	if code != 0 || g.created != 1 || strings.Contains(log, "unbound variable") ||
+		!strings.Contains(log, "no token for the notes API") || strings.Contains(log, "no baseline") {
+		t.Fatalf("without a token: exit %d, %d notes added\n%s", code, g.created, log)
 	}
 }

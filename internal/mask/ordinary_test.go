@@ -46,6 +46,16 @@ func TestMaskerOrdinaryBoundaries(t *testing.T) {
 		"session_id: 3f9a1c2e8b7d":                          "session_id: [MASKED]",
 		"password: hunter":                                  "password: [MASKED]",
 		"token: tok_live_4eC39HqLyjWDarjtT1zdp7dc":          "token: [MASKED]",
+		// issue 32's look-alikes (acronym type names, non-null references,
+		// noreply addresses) beside what stays masked
+		"secret: QWERTYUIOPasdfghjkl":                 "secret: [MASKED]",
+		"secret: AbCdEfGhIjKlMnOpQrSt":                "secret: [MASKED]",
+		"credentials: HTTPAuthorizationX9k2Lm":        "credentials: [MASKED]",
+		"password=Summer2024!":                        "password=[MASKED]",
+		"password: hunter!":                           "password: [MASKED]",
+		"API_KEY=process.env.KEY!x":                   "API_KEY=[MASKED]",
+		"Co-Authored-By: Jane <jane.doe@example.com>": "Co-Authored-By: Jane <[EMAIL:example.com]>",
+		"from 123+octo@users.noreply.github.com":      "from [EMAIL:users.noreply.github.com]",
 	} {
 		if got := String(in); got != want {
 			t.Errorf("%q: got %q, want %q", in, got, want)

@@ -93,11 +93,33 @@ func maskLinePII(s string) string {
 			if g[1] == "git" { // git@github.com:org/repo is a remote, not a person
 				return m
 			}
+			if noReply(g[1]) || botAddress[strings.ToLower(m)] { // Co-Authored-By: Claude <noreply@anthropic.com>: a bot's address, not a person's
+				return m
+			}
 			return "[EMAIL:" + strings.ToLower(g[2]) + "]"
 		})
 	}
 	return s
 }
+
+// noReply reports whether an address's local part says nobody reads it
+// (noreply@anthropic.com in the Co-Authored-By trailer of commits agents
+// make, no-reply@…, do-not-reply@…): it names no person. A GitHub
+// noreply address with a user in it (123+octo@users.noreply.github.com)
+// names one and stays masked.
+func noReply(local string) bool {
+	switch strings.ToLower(local) {
+	case "noreply", "no-reply", "no_reply", "donotreply", "do-not-reply", "do_not_reply":
+		return true
+	}
+	return false
+}
+
+// botAddress are the addresses automation writes into commits agents make,
+// seen in public agent logs: GitHub Actions' committer (git config
+// user.email "action@github.com") and the Happy client's Co-Authored-By
+// trailer. They name no person.
+var botAddress = map[string]bool{"action@github.com": true, "actions@github.com": true, "yesreply@happy.engineering": true}
 
 // The gates below are cheap scans that hold wherever the regexp they guard
 // could match (a superset), so that the regexps run only on the few lines

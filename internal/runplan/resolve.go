@@ -121,6 +121,9 @@ func (p *Plan) validate(getenv func(string) string) error {
 		// embedded sample: a paid API billed for cases nobody meant.
 		return fmt.Errorf("--policy %s needs --dataset: without one, apeval would evaluate the embedded sample with your policy and judges; pass --dataset FILE (or drop --policy to try the sample)", p.Policy)
 	}
+	if err := CheckRunID(p.RunID); err != nil {
+		return err
+	}
 	if p.Concurrency < 1 || p.Concurrency > replay.MaxConcurrency {
 		return fmt.Errorf("--concurrency must be between 1 and %d, got %d", replay.MaxConcurrency, p.Concurrency)
 	}

@@ -56,6 +56,26 @@ func (p *Plan) Start(now time.Time) *State {
 	return s
 }
 
+// CheckRunID refuses a --run-id that is not one path element of letters,
+// digits, '.', '_' and '-' (at most 128, not starting with '.'): the ID
+// names the run's directory (apeval-out/<id>, run_id=<id>/ in a hive
+// table), so "../x" put the run outside apeval-out, "a/b" two levels down
+// and a newline or '=' into a partition name. "" is no --run-id.
+func CheckRunID(id string) error {
+	if id == "" {
+		return nil
+	}
+	ok := len(id) <= 128 && id[0] != '.'
+	for i := 0; ok && i < len(id); i++ {
+		c := id[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+	}
+	if !ok {
+		return fmt.Errorf("--run-id %q: a run ID is one path element of letters, digits, '.', '_' and '-' (at most 128, not starting with '.'): it names the run's directory", id)
+	}
+	return nil
+}
+
 // NewRunID is a run ID: the UTC time and a random suffix
 // (20261201T101500Z-3f2a1b).
 func NewRunID(now time.Time) string {

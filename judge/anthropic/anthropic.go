@@ -6,7 +6,7 @@
 //
 // Where to look:
 //
-//	anthropic.go       the backend: request, answer, errors, registration
+//	anthropic.go       the backend: request, answer, errors, StartupCheck, registration
 //	anthropic_test.go  an httptest server speaking the Messages wire format
 package anthropic
 
@@ -65,6 +65,7 @@ var reserved = map[string]bool{"model": true, "messages": true, "system": true, 
 type Judge struct {
 	client  *http.Client
 	url     string // the messages endpoint
+	models  string // GET: the startup check
 	base    string // the base URL, credentials masked, for messages and details
 	key     string
 	keyEnv  string
@@ -121,6 +122,7 @@ func New(model string, prompt *judge.Prompt, cfg judge.Config) (*Judge, error) {
 	sum := sha256.Sum256([]byte(u.String()))
 	j := &Judge{
 		url:     u.JoinPath("v1", "messages").String(),
+		models:  u.JoinPath("v1", "models").String(),
 		base:    mask.URL(u.String()),
 		key:     cfg.Env(keyEnv),
 		keyEnv:  keyEnv,
@@ -258,6 +260,51 @@ type wire struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
 	} `json:"error"`
+}
+
+// StartupCheck makes one cheap request (GET /v1/models, which the
+// Messages API serves with the same key) before any case is replayed: a
+// server that refuses the key or cannot be reached fails the run at start
+// instead of failing every call (a wrong key gave 468 failed calls on a
+// 594-case run before the verdict said so). A server without that endpoint
+// (a proxy: 404, 405, 501) is fine, as is any other answer, with a warning:
+// only the messages endpoint is needed.
+func (j *Judge) StartupCheck(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, judge.OpenTimeout)
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, j.models, nil)
+	if err != nil {
+		return err
+	}
+	hreq.Header.Set("Accept", "application/json")
+	hreq.Header.Set("anthropic-version", APIVersion)
+	if j.key != "" {
+		hreq.Header.Set("x-api-key", j.key)
+	}
+	hresp, err := j.client.Do(hreq)
+	if err != nil {
+		return fmt.Errorf("anthropic %s: cannot reach the server: %v; check the judge's base URL, or try `apeval judges check anthropic:%s`", j.base, judge.BriefError(j.mask(err.Error())), j.model)
+	}
+	raw, _, _ := judge.ReadCapped(hresp.Body, 64<<10)
+	_ = hresp.Body.Close()
+	switch code := hresp.StatusCode; {
+	case code == http.StatusOK, code == http.StatusNotFound, code == http.StatusMethodNotAllowed, code == http.StatusNotImplemented:
+		return nil
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		msg := judge.BriefError(string(raw))
+		var w wire
+		if json.Unmarshal(raw, &w) == nil && w.Error != nil {
+			msg = judge.BriefError(w.Error.Type + ": " + w.Error.Message)
+		}
+		unset := ""
+		if j.key == "" {
+			unset = ", which is not set"
+		}
+		return fmt.Errorf("anthropic %s: the server refused the API key (HTTP %d: %s); set %s%s (or name another variable with a [[judge]] api_key_env)", j.base, code, j.mask(msg), j.keyEnv, unset)
+	default:
+		fmt.Fprintf(j.log, "warning: %s: GET /v1/models answered HTTP %d (going on: only the messages endpoint is needed)\n", j.base, code)
+		return nil
+	}
 }
 
 // send makes one POST and reads its answer.

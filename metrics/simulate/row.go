@@ -55,6 +55,12 @@ type Row struct {
 	ApprovalsPerSessionLo *float64 `json:"approvals_per_session_lo" parquet:"approvals_per_session_lo,optional"`
 	ApprovalsPerSessionHi *float64 `json:"approvals_per_session_hi" parquet:"approvals_per_session_hi,optional"`
 
+	// BlockedUnlabeled counts the rule's unlabeled calls it blocked or sent
+	// for approval ("*": cases whose blocking fires are unlabeled, no
+	// labeled positive among them); when > 0, friction and its delta are
+	// null: labels cannot tell them.
+	BlockedUnlabeled int64 `json:"blocked_unlabeled" parquet:"blocked_unlabeled"`
+
 	// Judge calls and cost: "*" rows only.
 	JudgeCalls            []int64  `json:"judge_calls,omitempty" parquet:"judge_calls,list"` // cases each judge of Judges was asked on
 	CalledCases           int64    `json:"called_cases" parquet:"called_cases"`

@@ -83,6 +83,7 @@ const (
 	fCaught
 	fFriction
 	fApprovals
+	fBlockUnlabeled // blocked or sent for approval, and unlabeled: friction cannot be told
 	nF
 )
 
@@ -171,6 +172,10 @@ type acc struct {
 	// pairs, per (R+1)·nC: the concordant units' totals, and how many
 	// sessions had each (baseline-only, candidate-only) discordance.
 	pairs []pairHist
+	// depBlockUnl counts, per slot, the cases on which the deployed
+	// configuration blocked an unlabeled call: the friction delta is null
+	// there, as friction is.
+	depBlockUnl []int64
 	// base indexes the configuration's base in latencies; lat is its
 	// quantiles, uncapped, set before its rows are made.
 	base int
@@ -193,7 +198,7 @@ func Run(d *Data, cfgs []Config, o Options) *Result {
 	for i := range cfgs {
 		a := &acc{cfg: &cfgs[i], asked: make([]int64, len(cfgs[i].Judges)), tot: make([]int64, S*nF), sess: make([]int64, S*nF),
 			hists: make([]hist, S*nP), appr: make([][3]float64, S), pair: make([]metrics.PairedCounts, S*nC),
-			pairs: make([]pairHist, S*nC)}
+			pairs: make([]pairHist, S*nC), depBlockUnl: make([]int64, S)}
 		for k := range a.hists {
 			a.hists[k] = hist{}
 		}
@@ -430,7 +435,7 @@ func (a *acc) add(e *caseEval, R int, dep *caseEval, depSlot []int) {
 		a.cost += e.costIn
 	}
 	star := a.sess[R*nF : (R+1)*nF]
-	caseFric, caseBlockPos := false, false
+	caseFric, caseBlockPos, caseBlockUnl := false, false, false
 	top := datasets.ActionAllow
 	for _, s := range e.slots {
 		if s.outcome == outMissing {
@@ -479,10 +484,14 @@ func (a *acc) add(e *caseEval, R int, dep *caseEval, depSlot []int) {
 			}
 		}
 		if s.fired && blocking(s.action) {
-			if s.label == labNoMatch {
+			switch s.label {
+			case labNoMatch:
 				c[fFriction]++
 				caseFric = true
-			} else {
+			case labNone:
+				c[fBlockUnlabeled]++
+				caseBlockUnl = true
+			default:
 				caseBlockPos = true
 			}
 		}
@@ -526,6 +535,10 @@ func (a *acc) add(e *caseEval, R int, dep *caseEval, depSlot []int) {
 		// Friction per rule: the unit is the case; Neither is filled in
 		// at the session's end from the cases both saw.
 		fb := ds.fired && blocking(ds.action) && ds.label == labNoMatch
+		if ds.fired && blocking(ds.action) && ds.label == labNone {
+			a.depBlockUnl[s.rule]++
+			a.depBlockUnl[R]++
+		}
 		fc := s.fired && blocking(s.action) && s.label == labNoMatch
 		switch {
 		case fb && fc:
@@ -536,15 +549,18 @@ func (a *acc) add(e *caseEval, R int, dep *caseEval, depSlot []int) {
 			pc[cFriction].CandOnly++
 		}
 	}
-	if caseFric && !caseBlockPos {
+	if caseFric && !caseBlockPos && !caseBlockUnl {
 		star[fFriction]++
+	}
+	if caseBlockUnl && !caseBlockPos {
+		star[fBlockUnlabeled]++
 	}
 	if top == datasets.ActionRequestApproval {
 		star[fApprovals]++
 	}
 	if paired {
 		fb := caseFriction(dep)
-		fc := caseFric && !caseBlockPos
+		fc := caseFric && !caseBlockPos && !caseBlockUnl
 		p := &a.pair[R*nC+cFriction]
 		switch {
 		case fb && fc:
@@ -730,6 +746,13 @@ func (a *acc) rows(d *Data, o Options, m *memo) []Row {
 		r.FailOpenRate, r.FailOpenRateLo, r.FailOpenRateHi = m.interval(h[pFailOpen], conf, 1)
 		r.EffectiveRecall, r.EffectiveRecallLo, r.EffectiveRecallHi = m.interval(h[pEffRecall], conf, 1)
 		r.FrictionPer100, r.FrictionPer100Lo, r.FrictionPer100Hi = m.interval(h[pFriction], conf, 100)
+		// A blocked call without a label may be benign or not: friction
+		// counted over the labeled ones alone would read as "nothing
+		// benign was blocked" on unlabeled traffic (0.00 [0.00, 4.63] on
+		// a real import with no label). It is null, with the count.
+		if r.BlockedUnlabeled = c[fBlockUnlabeled]; r.BlockedUnlabeled > 0 {
+			r.FrictionPer100, r.FrictionPer100Lo, r.FrictionPer100Hi = nil, nil, nil
+		}
 		r.ApprovalsPerSession, r.ApprovalsPerSessionLo, r.ApprovalsPerSessionHi = meanT(a.appr[sl], conf)
 		if o.EffectiveRecallMin != nil {
 			r.EffectiveRecallStatus = status(r.EffectiveRecallLo, r.EffectiveRecallHi, *o.EffectiveRecallMin)
@@ -747,6 +770,9 @@ func (a *acc) rows(d *Data, o Options, m *memo) []Row {
 				case cEffRecall:
 					r.EffectiveRecallDelta, r.EffectiveRecallDeltaLo, r.EffectiveRecallDeltaHi, r.EffectiveRecallP = fig.Delta, fig.DeltaLo, fig.DeltaHi, fig.PValue
 				case cFriction:
+					if r.BlockedUnlabeled > 0 || a.depBlockUnl[sl] > 0 {
+						break // as friction itself: not told on unlabeled blocked calls
+					}
 					r.FrictionDelta, r.FrictionDeltaLo, r.FrictionDeltaHi, r.FrictionP = scaled(fig.Delta, 100), scaled(fig.DeltaLo, 100), scaled(fig.DeltaHi, 100), fig.PValue
 				}
 			}

@@ -1,0 +1,139 @@
+package metrics
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestCalibrationKappa: coverage of Cohen's κ by its 95 % interval on
+// two raters with known truth (match shares p_a, p_b, κ; items
+// independent), beside the percentile bootstrap over items the interval
+// replaced. Plain `go test` runs calibrationSmoke replicates a setting;
+// `make calibrate` (APEVAL_CALIBRATE) the full count and prints the table
+// docs/statistics.md "Agreement" shows. Goal: coverage ≥ 0.925.
+func TestCalibrationKappa(t *testing.T) {
+	t.Parallel()
+	reps, full := calibrationN()
+	settings := []struct {
+		n         int
+		pa, pb, k float64
+	}{
+		{50, 0.05, 0.05, 0.6},
+		{100, 0.05, 0.05, 0.6},
+		{40, 0.10, 0.10, 0.4},
+		{100, 0.10, 0.10, 0.8},
+		{200, 0.03, 0.03, 0.5},
+		{100, 0.30, 0.30, 0.6},
+		{100, 0.20, 0.20, 0},
+		{100, 0.10, 0.10, 0.95},
+		{100, 0.05, 0.10, 0.5},
+		{60, 0.10, 0.20, 0.6},
+		{300, 0.02, 0.05, 0.4},
+		{30, 0.20, 0.30, 0.5},
+	}
+	rng := rand.New(rand.NewPCG(42, 0x6b617070))
+	var rows []string
+	for _, s := range settings {
+		p, ok := kappaCells(s.pa, s.pb, s.k)
+		if !ok {
+			t.Fatalf("setting %+v is not a table", s)
+		}
+		var tab, boot kappaTally
+		for range reps {
+			a, b := make([]bool, s.n), make([]bool, s.n)
+			for i := range a {
+				u := rng.Float64()
+				switch {
+				case u < p[0]:
+					a[i], b[i] = true, true
+				case u < p[0]+p[1]:
+					a[i] = true
+				case u < p[0]+p[1]+p[2]:
+					b[i] = true
+				}
+			}
+			got := CohenKappa(a, b, 0.95)
+			tab.add(got, s.k)
+			if full {
+				boot.add(bootKappa(Kappa{}, s.n, 0.95, cohenStat(a, b)), s.k)
+			}
+		}
+		name := fmt.Sprintf("%d items, match shares %.2f / %.2f, κ %.2f", s.n, s.pa, s.pb, s.k)
+		if tab.n == 0 {
+			t.Errorf("%s: no replicate had an interval", name)
+			continue
+		}
+		goal := 0.925
+		if !full {
+			goal -= smokeSlack(0.95, tab.n)
+		}
+		if c := tab.coverage(); c < goal {
+			t.Errorf("%s: coverage %.3f < %.3f", name, c, goal)
+		}
+		if lo, hi := tab.bounds(); lo < -1 || hi > 1 {
+			t.Errorf("%s: an interval outside [−1, 1]: [%v, %v]", name, lo, hi)
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", name, tab.cell(), boot.cell()))
+	}
+	if full {
+		t.Logf("| setting (%d replicates) | profile interval: coverage (truth below / above), width | percentile bootstrap: coverage (below / above), width |", reps)
+		t.Log("|---|---|---|")
+		for _, r := range rows {
+			t.Log(r)
+		}
+	}
+}
+
+// kappaCells is the 2×2 table (both match, only a, only b, neither) of
+// match shares pa, pb and Cohen's κ.
+func kappaCells(pa, pb, k float64) ([4]float64, bool) {
+	pe := pa*pb + (1-pa)*(1-pb)
+	p11 := (pe + k*(1-pe) - 1 + pa + pb) / 2
+	p := [4]float64{p11, pa - p11, pb - p11, 1 - pa - pb + p11}
+	for _, q := range p {
+		if q < 0 {
+			return p, false
+		}
+	}
+	return p, true
+}
+
+type kappaTally struct {
+	n, cover, below, above int
+	width, minLo, maxHi    float64
+}
+
+func (t *kappaTally) add(k Kappa, truth float64) {
+	if k.Lo == nil || k.Hi == nil {
+		return
+	}
+	lo, hi := *k.Lo, *k.Hi
+	if t.n == 0 || lo < t.minLo {
+		t.minLo = lo
+	}
+	if t.n == 0 || hi > t.maxHi {
+		t.maxHi = hi
+	}
+	t.n++
+	t.width += hi - lo
+	switch {
+	case truth < lo:
+		t.below++
+	case truth > hi:
+		t.above++
+	default:
+		t.cover++
+	}
+}
+
+func (t *kappaTally) coverage() float64          { return float64(t.cover) / float64(t.n) }
+func (t *kappaTally) bounds() (float64, float64) { return t.minLo, t.maxHi }
+
+func (t *kappaTally) cell() string {
+	if t.n == 0 {
+		return "–"
+	}
+	n := float64(t.n)
+	return fmt.Sprintf("%.3f (%.3f / %.3f), %.3f", t.coverage(), float64(t.below)/n, float64(t.above)/n, t.width/n)
+}
