@@ -835,9 +835,28 @@ func meanT(s [3]float64, conf float64) (est, lo, hi *float64) {
 		return ptr(m), nil, nil
 	}
 	v := max(0, (sq-k*m*m)/(k-1))
+	if v == 0 {
+		// Every session has the same count (none, on most rules): the t
+		// interval has no width, [0, 0] claiming certainty from 23
+		// sessions without an approval. The exact Poisson (Garwood)
+		// interval of the count per session is the least the data allow.
+		lo, hi := garwood(sum, conf)
+		return ptr(m), ptr(lo / k), ptr(hi / k)
+	}
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}.Quantile(1 - (1-conf)/2)
 	h := q * math.Sqrt(v/k)
 	return ptr(m), ptr(max(0, m-h)), ptr(m + h)
+}
+
+// garwood is the exact two-sided Poisson interval of a count s at
+// confidence conf: [χ²(α/2; 2s)/2, χ²(1−α/2; 2s+2)/2], 0 below when s = 0.
+func garwood(s, conf float64) (lo, hi float64) {
+	a := 1 - conf
+	if s > 0 {
+		lo = distuv.ChiSquared{K: 2 * s}.Quantile(a/2) / 2
+	}
+	hi = distuv.ChiSquared{K: 2*s + 2}.Quantile(1-a/2) / 2
+	return lo, hi
 }
 
 // status decides effective_recall_min the way every kill criterion is
