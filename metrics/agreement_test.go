@@ -85,3 +85,85 @@ func TestCohenProfileIntervalBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// Fleiss' profile interval, checked by brute force with the
+// beta-binomial probabilities written independently (log-gamma form,
+// α = μ(1−ρ)/ρ, β = (1−μ)(1−ρ)/ρ): just inside each positive bound the
+// likelihood maximised over a dense grid of μ is within χ²₁(0.95)/2 of
+// the maximum, just outside it is not.
+func TestFleissProfileIntervalBruteForce(t *testing.T) {
+	t.Parallel()
+	lbeta := func(a, b float64) float64 {
+		la, _ := math.Lgamma(a)
+		lb, _ := math.Lgamma(b)
+		lab, _ := math.Lgamma(a + b)
+		return la + lb - lab
+	}
+	loglik := func(items [][]bool, rho float64) float64 {
+		count := map[[2]int]float64{} // (m, x) → items
+		for _, it := range items {
+			x := 0
+			for _, v := range it {
+				if v {
+					x++
+				}
+			}
+			count[[2]int{len(it), x}]++
+		}
+		best := math.Inf(-1)
+		for i := 1; i < 2000; i++ {
+			mu := float64(i) / 2000
+			a, b := mu*(1-rho)/rho, (1-mu)*(1-rho)/rho
+			var s float64
+			for mx, w := range count {
+				s += w * (lbeta(float64(mx[1])+a, float64(mx[0]-mx[1])+b) - lbeta(a, b))
+			}
+			best = math.Max(best, s)
+		}
+		return best
+	}
+	// 30 items of three ratings: 3/3 on 4, 2/3 on 3, 1/3 on 5, 0/3 on 18;
+	// and 40 items of two to four ratings.
+	var a, b [][]bool
+	for _, c := range []struct{ n, x int }{{4, 3}, {3, 2}, {5, 1}, {18, 0}} {
+		for range c.n {
+			a = append(a, []bool{c.x > 0, c.x > 1, c.x > 2})
+		}
+	}
+	for i := range 40 {
+		it := make([]bool, 2+i%3)
+		for j := range it {
+			it[j] = (i%5 == 0) || (i%7 == 0 && j == 0)
+		}
+		b = append(b, it)
+	}
+	const half = 3.841458820694124 / 2
+	for name, items := range map[string][][]bool{"three ratings": a, "two to four": b} {
+		k := FleissKappa(items, 4, 0.95)
+		lo, hi, kap := *k.Lo, *k.Hi, *k.Kappa
+		if !(lo <= kap && kap <= hi) {
+			t.Fatalf("%s: κ̂ %.4f outside [%.4f, %.4f]", name, kap, lo, hi)
+		}
+		max, at := math.Inf(-1), 0.0
+		for r := 0.02; r < 1; r += 0.02 {
+			if v := loglik(items, r); v > max {
+				max, at = v, r
+			}
+		}
+		for r := math.Max(at-0.02, 0.001); r < math.Min(at+0.02, 0.999); r += 0.001 {
+			max = math.Max(max, loglik(items, r))
+		}
+		for _, bd := range []struct{ at, step float64 }{{lo, -0.01}, {hi, 0.01}} {
+			if bd.at <= 0.02 || bd.at >= 0.98 {
+				continue // the log-gamma form needs 0 < ρ < 1 on both sides
+			}
+			if in := bd.at - bd.step; max-loglik(items, in) > half+1e-3 {
+				t.Errorf("%s: ρ %.4f, inside the bound %.4f, is rejected", name, in, bd.at)
+			}
+			if out := bd.at + bd.step; max-loglik(items, out) <= half-1e-3 {
+				t.Errorf("%s: ρ %.4f, outside the bound %.4f, is not rejected", name, out, bd.at)
+			}
+		}
+		t.Logf("%s: κ̂ %.4f [%.4f, %.4f]", name, kap, lo, hi)
+	}
+}

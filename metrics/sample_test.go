@@ -285,4 +285,19 @@ func TestWeightedFloorOneSided(t *testing.T) {
 	if !near(*f.Hi, hi) || !(hi < wide) {
 		t.Errorf("upper bound %v, want %v (below the symmetric variance's %v)", *f.Hi, hi, wide)
 	}
+	// The lower bound carries the floor, pseudo-labels at the queue's
+	// minimum: its t quantile has Satterthwaite's df for the estimated
+	// part, DF·(V_lo/(V_lo − floor))², and the floor adds to Wilson's
+	// reach on the rest as a normal term, R − √(r_W² + q²·floor), r_W at
+	// n = R(1−R)/(V_lo − floor): below Wilson's at V_lo itself, whose
+	// pull toward ½ shortened this side.
+	qlo := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: f.DF * (f.VarLo / (f.VarLo - floor)) * (f.VarLo / (f.VarLo - floor))}.Quantile(0.975)
+	m := 0.75 * 0.25 / (f.VarLo - floor)
+	wl, _ := Wilson(0.75*m, m, qlo)
+	nl := 0.75 * 0.25 / f.VarLo
+	whole, _ := Wilson(0.75*nl, nl, qlo)
+	lo := 0.75 - math.Sqrt((0.75-wl)*(0.75-wl)+qlo*qlo*floor)
+	if !near(*f.Lo, lo) || !(lo < whole) {
+		t.Errorf("lower bound %v, want %v (below Wilson's %v at V_lo)", *f.Lo, lo, whole)
+	}
 }

@@ -323,7 +323,11 @@ func (rep *Report) commentDeltas(c *metrics.Comparison) commentSection {
 		g.add(ft.label, x.base, x.head, x.delta, x.p, x.n)
 	}
 	fc := t.FireRateChange
-	g.notes = []string{MarkLegend(conf) + " Tests: docs/statistics.md.",
+	legend := MarkLegend(conf) + " Tests: docs/statistics.md."
+	if n := weightedMarkNote(c); n != "" {
+		legend += " " + n
+	}
+	g.notes = []string{legend,
 		fmt.Sprintf("Fire-rate drift %s: %s, %s (n=%d). It counts only the fire-rate changes the labels do not explain, "+
 			"so it differs from the fire rate row, the raw difference (docs/statistics.md).", thresholdText(metrics.CriterionFireRateChangeMax, rep.Summary.Thresholds),
 			fmtCISigned(fc.Estimate, fc.Lo, fc.Hi, 3), fc.Status, fc.N)}

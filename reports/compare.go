@@ -412,7 +412,11 @@ func (rep *Report) writeComparisonTables(w io.Writer, c *metrics.Comparison, f F
 			}
 		}
 		if i == len(gs)-1 {
-			g.notes = append(append(g.notes, testLegend, adjustmentNote(c, rep.Summary.Thresholds.Confidence)), numbered(c.Warnings)...)
+			g.notes = append(g.notes, testLegend, adjustmentNote(c, rep.Summary.Thresholds.Confidence))
+			if n := weightedMarkNote(c); n != "" {
+				g.notes = append(g.notes, n)
+			}
+			g.notes = append(g.notes, numbered(c.Warnings)...)
 		}
 		if err := g.render(w, f); err != nil {
 			return err

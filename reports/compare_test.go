@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/apeval/apeval/metrics"
@@ -67,5 +68,42 @@ func TestFigureCell(t *testing.T) {
 	}
 	if got := fmtCISigned(nil, nil, nil, 3); got != na {
 		t.Errorf("fmtCISigned(nil) = %q, want %q", got, na)
+	}
+}
+
+// Figures a labeled sample replaced (tests weighted_paired, weighted) have no
+// q-value: every output that explains "~" says their mark follows p, and
+// only when the comparison has such figures.
+func TestWeightedMarkNote(t *testing.T) {
+	t.Parallel()
+	rep := fixtureReport()
+	c := rep.Summary.Compare("recorded/judge-v1", "recorded/judge-v2")
+	if c == nil {
+		t.Fatal("no comparison")
+	}
+	if n := weightedMarkNote(c); n != "" {
+		t.Fatalf("an unweighted comparison: %q", n)
+	}
+	for i := range c.Total.Figures {
+		if c.Total.Figures[i].Figure == "recall" {
+			c.Total.Figures[i].Test, c.Total.Figures[i].QValue = "weighted_paired", nil
+		}
+	}
+	want := "they have no q-value, so their ~ follows p"
+	for _, f := range []Format{FormatTable, FormatMarkdown} {
+		var b bytes.Buffer
+		if err := rep.WriteComparison(&b, c, f); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("format %v lacks the weighted note:\n%s", f, b.String())
+		}
+	}
+	var b bytes.Buffer
+	if err := rep.WriteComment(&b, c, CommentOptions{Marker: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("the comment lacks the weighted note:\n%.3000s", b.String())
 	}
 }

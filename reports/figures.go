@@ -91,7 +91,36 @@ func totalFiguresGrid(c *metrics.Comparison, conf float64) *grid {
 		return nil
 	}
 	g.notes = []string{deltaLegend(conf)}
+	if n := weightedMarkNote(c); n != "" {
+		g.notes = append(g.notes, n)
+	}
 	return g
+}
+
+// weightedMarkNote says how the figures a labeled sample replaced (tests
+// weighted_paired and weighted, --labels) are marked, since MarkLegend's
+// q-values are not theirs; "" when the comparison has none.
+func weightedMarkNote(c *metrics.Comparison) string {
+	has := func(rc *metrics.RuleComparison) bool {
+		if rc == nil {
+			return false
+		}
+		for _, f := range rc.Figures {
+			if strings.HasPrefix(f.Test, "weighted") {
+				return true
+			}
+		}
+		return false
+	}
+	found := has(c.Total)
+	for _, rc := range c.Rules {
+		found = found || has(rc)
+	}
+	if !found {
+		return ""
+	}
+	return "Recall, false-positive rate and precision here come from the labeled sample (tests weighted_paired, weighted): they have no q-value, " +
+		"so their ~ follows p; a Δ with no p (precision; or labels that miss a stratum while the interval reaches 0) always carries ~."
 }
 
 // deltaLegend explains the "vs base" cells.

@@ -442,7 +442,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 	warnings := rep.footnoteTexts()
 	conf := s.Thresholds.Confidence
 	for _, c := range s.Comparisons {
-		hc := htmlComparison{Title: c.Candidate + " vs baseline " + c.Baseline, Legend: MarkLegend(conf)}
+		hc := htmlComparison{Title: c.Candidate + " vs baseline " + c.Baseline, Legend: strings.TrimSpace(MarkLegend(conf) + " " + weightedMarkNote(c))}
 		if g := totalFiguresGrid(c, conf); g != nil {
 			t := toHTMLTable("", g)
 			hc.Total = &t
