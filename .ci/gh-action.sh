@@ -223,6 +223,9 @@ run() {
     local crc=0
     local -a cargs=(compare --comment --no-color --report-url "__APEVAL_REPORT_URL__" --diff-url "__APEVAL_DIFF_URL__")
     [ -z "${APEVAL_CONFIG:-}" ] || cargs+=(--config "$APEVAL_CONFIG")
+    # The run's figures rest on the labels input: so must the comment's,
+    # whose verdict becomes the job's (a run directory does not keep them).
+    [ -z "${APEVAL_LABELS:-}" ] || cargs+=(--labels "$APEVAL_LABELS")
     cargs+=("${pick[@]}")
     apeval "${cargs[@]}" "$APEVAL_BASELINE_DIR" "$dir" >"$tmp/comment.md" || crc=$?
     if [ "$crc" -eq 2 ]; then

@@ -594,3 +594,90 @@ func TestActionInstallRefFallback(t *testing.T) {
 		t.Fatalf("exit %d, outputs %v\n%s", r.exit, r.outputs, r.log)
 	}
 }
+
+// TestActionLabels: with the labels input (unlabeled recordings and a file
+// of labels from the labeling queue), the run's figures rest on the labels,
+// and so must the pull-request comment's, whose verdict becomes the job's:
+// compare gets --labels too (a run directory does not keep them). Without
+// it the comment judged the unlabeled data: "no labeled match predictions".
+func TestActionLabels(t *testing.T) {
+	t.Parallel()
+	g := newFakeGitHub(t)
+	cases, policy, base, labelsFile := labeledFixture(t)
+	g.artifact = zipDir(t, base)
+	event := fmt.Sprintf(`{"action":"synchronize","number":%d,"pull_request":{"number":%d,"base":{"ref":"main"}},"repository":{"id":55,"default_branch":"main"}}`, ghPR, ghPR)
+	r := runAction(t, g, map[string]string{"dataset": cases, "policy": policy, "judges": "recorded:ollama/qwen2.5:7b-instruct-q4_K_M",
+		"labels": labelsFile, "baseline": "apeval-run", "inconclusive": "pass"}, event)
+	if g.created != 1 {
+		t.Fatalf("%d comments created\n%s", g.created, r.log)
+	}
+	b := g.comments[len(g.comments)-1].Body
+	if !strings.Contains(b, "### Figures, head vs base") || !strings.Contains(b, " sampled + ") || strings.Contains(b, "no labeled match predictions") {
+		t.Errorf("the comment's figures do not rest on the labels:\n%.2500s", b)
+	}
+}
+
+// labeledFixture makes the sample as unlabeled recordings (cases, policy),
+// a base run of its older judge, and a labels file: the first 120 items of
+// that run's labeling queue, labeled from the sample's own labels.
+func labeledFixture(t *testing.T) (cases, policy, base, labelsFile string) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"datasets", "sample", "--unlabeled", "--out", filepath.Join(dir, "data")},
+		{"datasets", "sample", "--out", filepath.Join(dir, "truth")}} {
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	cases, policy = filepath.Join(dir, "data", "cases.jsonl"), filepath.Join(dir, "data", "policy.toml")
+	base = filepath.Join(dir, "base")
+	if out, err := exec.Command(bin, "run", "--dataset", cases, "--policy", policy, "--judge", "recorded:ollama/qwen2.5:3b",
+		"--out", base, "--quiet").CombinedOutput(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 2 {
+			t.Fatalf("base run: %v\n%s", err, out)
+		}
+	}
+	// The queue of the base run, labeled from the sample's own labels.
+	queue := filepath.Join(dir, "queue.jsonl")
+	if out, err := exec.Command(bin, "label", "queue", base, "--budget", "120", "--out", queue).CombinedOutput(); err != nil {
+		t.Fatalf("label queue: %v\n%s", err, out)
+	}
+	truth := map[string]map[string]string{}
+	data, err := os.ReadFile(filepath.Join(dir, "truth", "cases.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var c struct {
+			ID     string            `json:"id"`
+			Labels map[string]string `json:"labels"`
+		}
+		if err := json.Unmarshal([]byte(l), &c); err != nil {
+			t.Fatal(err)
+		}
+		truth[c.ID] = c.Labels
+	}
+	q, err := os.ReadFile(queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(string(q)), "\n") {
+		var item map[string]any
+		if err := json.Unmarshal([]byte(l), &item); err != nil {
+			t.Fatal(err)
+		}
+		lab := truth[item["case_id"].(string)][item["rule_id"].(string)]
+		if lab != "match" && lab != "no_match" {
+			lab = "skip"
+		}
+		item["label"], item["labeler"], item["time"] = lab, "ana", "2026-12-06T10:00:00Z"
+		b, _ := json.Marshal(item)
+		labels.Write(append(b, '\n'))
+	}
+	labelsFile = filepath.Join(dir, "labels-ana.jsonl")
+	if err := os.WriteFile(labelsFile, []byte(labels.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cases, policy, base, labelsFile
+}

@@ -472,3 +472,26 @@ func TestGitLabComponentBaselineOfFailedPipeline(t *testing.T) {
 		t.Fatalf("without a token: exit %d, %d notes added\n%s", code, g.created, log)
 	}
 }
+
+// TestGitLabComponentLabels: with the labels input, the note's comparison
+// (whose verdict becomes the job's) rests on the labels as the run does.
+func TestGitLabComponentLabels(t *testing.T) {
+	t.Parallel()
+	c := readComponent(t)
+	g := newFakeGitLab(t)
+	cases, policy, base, labelsFile := labeledFixture(t)
+	g.artifact = gitlabArtifact(t, base)
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "apeval.toml"), []byte("# datasets and policy from the inputs\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, log := runGitLabJob(t, c, g, work, map[string]string{"dataset": cases, "policy": policy, "sample": "",
+		"judges": "recorded:ollama/qwen2.5:7b-instruct-q4_K_M", "labels": labelsFile, "inconclusive": "pass"})
+	if code != 0 && code != 1 || g.created != 1 {
+		t.Fatalf("exit %d, %d notes added\n%s", code, g.created, log)
+	}
+	if n := g.notes[len(g.notes)-1].Body; !strings.Contains(n, "### Figures, head vs base") || !strings.Contains(n, " sampled + ") ||
+		strings.Contains(n, "no labeled match predictions") {
+		t.Errorf("the note's figures do not rest on the labels:\n%.2500s", n)
+	}
+}
