@@ -14,6 +14,11 @@ import (
 type LabeledSample struct {
 	table  *PairTable
 	labels []SampleLabel
+	// shared counts the pairs more than one person labeled (their final
+	// non-skip labels), disagree those whose people differ, people the
+	// labelers: the figures count the first label by time of each pair,
+	// and Apply says so when another person's label was set aside.
+	shared, disagree, people int
 }
 
 // NewLabeledSample resolves the labels files' lines. Weak labels are
@@ -28,7 +33,46 @@ func NewLabeledSample(lines []datasets.SampleLabel) (*LabeledSample, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &LabeledSample{table: NewPairTable(nil, nil), labels: labels}, nil
+	l := &LabeledSample{table: NewPairTable(nil, nil), labels: labels}
+	l.shared, l.disagree, l.people = sharedLabels(lines)
+	return l, nil
+}
+
+// sharedLabels counts the pairs two or more people labeled (each
+// person's last line for a pair, skips left out, as ResolveSampleLabels
+// reads them), those whose people disagree, and the people.
+func sharedLabels(lines []datasets.SampleLabel) (shared, disagree, people int) {
+	type key struct{ c, r, who string }
+	last := map[key]datasets.Label{}
+	who := map[string]bool{}
+	for _, l := range lines {
+		last[key{l.CaseID, l.RuleID, l.Labeler}] = l.Label
+		who[l.Labeler] = true
+	}
+	type tally struct{ n, match int }
+	pairs := map[[2]string]*tally{}
+	for k, lab := range last {
+		if lab == datasets.SampleSkip {
+			continue
+		}
+		pk := [2]string{k.c, k.r}
+		if pairs[pk] == nil {
+			pairs[pk] = &tally{}
+		}
+		pairs[pk].n++
+		if lab == datasets.LabelMatch {
+			pairs[pk].match++
+		}
+	}
+	for _, t := range pairs {
+		if t.n > 1 {
+			shared++
+			if t.match > 0 && t.match < t.n {
+				disagree++
+			}
+		}
+	}
+	return shared, disagree, len(who)
 }
 
 // Add records a result's pairs.
@@ -59,6 +103,9 @@ func (l *LabeledSample) Apply(s *Summary) error {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("--labels: %d of %d labels match a (case, rule) pair of these results; the other %d name pairs these results do not have in scope (labels from another run's queue?) and are left out", len(l.labels)-missing, len(l.labels), missing))
 	} else {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("--labels: all %d labels match a (case, rule) pair of these results", len(l.labels)))
+	}
+	if l.shared > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("--labels: %d of the %d labeled pairs were labeled by more than one of %d people; the figures count each pair's first label by time, and the people disagree on %d of them (apeval label agreement compares them)", l.shared, len(l.labels), l.people, l.disagree))
 	}
 	return nil
 }

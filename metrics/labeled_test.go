@@ -90,3 +90,37 @@ func TestLabeledSampleRefusesWeakLabels(t *testing.T) {
 		t.Fatalf("err = %v, want the weak line named", err)
 	}
 }
+
+// Two people's labels on the same pairs: the figures count the first by
+// time, and the warning says the others were set aside and how many
+// disagree, instead of only "all 2 labels match".
+func TestLabeledSampleSaysWhenPeopleShareAPair(t *testing.T) {
+	ben := func(l datasets.SampleLabel, label string, later time.Duration) datasets.SampleLabel {
+		l.Labeler, l.Label = "ben", datasets.Label(label)
+		at := l.Time.Add(later)
+		l.Time = &at
+		return l
+	}
+	a0, a1 := sampleLine("c0", "match", 1), sampleLine("c1", "no_match", 2)
+	s, err := applyLabels(t, []datasets.SampleLabel{a0, a1, ben(a0, "match", time.Hour), ben(a1, "match", time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "--labels: 2 of the 2 labeled pairs were labeled by more than one of 2 people; the figures count each pair's first label by time, and the people disagree on 1 of them"
+	if len(s.Warnings) == 0 || !strings.HasPrefix(s.Warnings[len(s.Warnings)-1], want) {
+		t.Errorf("warnings %q, want the last to start %q", s.Warnings, want)
+	}
+	if s.Sample == nil || s.Sample.Labels != 2 {
+		t.Fatalf("Sample = %+v, want 2 resolved labels", s.Sample)
+	}
+	// One person alone: no such warning.
+	s, err = applyLabels(t, []datasets.SampleLabel{a0, a1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range s.Warnings {
+		if strings.Contains(w, "more than one") {
+			t.Errorf("one labeler, yet %q", w)
+		}
+	}
+}

@@ -87,14 +87,14 @@ func buildInput(c *datasets.Case, category string, rules []*Rule, fires []int) (
 	}
 	recent := make([]core.Message, len(msgs))
 	for i, m := range msgs {
-		recent[i] = core.Message{Role: mask.String(m.Role), Content: trunc.Runes(mask.String(m.Content), maxValueRunes)}
+		recent[i] = core.Message{Role: mask.String(m.Role), Content: trunc.Runes(mask.Turn(m.Content), maxValueRunes)}
 	}
 	approval := c.Context.ApprovalState
 	if approval == "" {
 		approval = "none"
 	}
 	in.Context = core.InContext{
-		LatestUserMessage: trunc.Runes(mask.String(c.Context.LatestUserMessage), maxValueRunes),
+		LatestUserMessage: trunc.Runes(mask.Turn(c.Context.LatestUserMessage), maxValueRunes),
 		RecentMessages:    recent,
 		PreviousRuleFires: prev,
 		ApprovalState:     approval,

@@ -132,3 +132,23 @@ class = "audit"
 		t.Errorf("error column %q", e)
 	}
 }
+
+// A user's message that is only a pasted key (a public Claude Code
+// session: asked for its EPA AirNow key, the user answered with the
+// UUID-shaped key alone) does not reach the judge, as the latest message
+// or among the recent ones; a UUID inside a sentence still does.
+func TestBuildInputMasksPastedKeyMessage(t *testing.T) {
+	t.Parallel()
+	const key = "7C1D2E4F-90AB-4CDE-8F12-3456789ABCDE"
+	c := &datasets.Case{ID: "c1", Tool: datasets.Tool{Name: "Edit", Arguments: map[string]any{"file_path": "ContentView.swift"}},
+		Context: datasets.Context{LatestUserMessage: key, RecentMessages: []datasets.Message{
+			{Role: "assistant", Content: "Please give me your AirNow API key."}, {Role: "user", Content: key + "\n"},
+			{Role: "user", Content: "the run id is 7c1d2e4f-90ab-4cde-8f12-3456789abcde"}}}}
+	in := BuildInput(c, []*Rule{{ID: "r", Condition: "the agent writes a key into code"}}, nil)
+	if in.Context.LatestUserMessage != mask.Masked || in.Context.RecentMessages[1].Content != mask.Masked+"\n" {
+		t.Errorf("a pasted key reaches the judge: latest %q, recent %q", in.Context.LatestUserMessage, in.Context.RecentMessages[1].Content)
+	}
+	if got := in.Context.RecentMessages[2].Content; !strings.Contains(got, "7c1d2e4f-90ab") {
+		t.Errorf("a UUID in a sentence was masked: %q", got)
+	}
+}

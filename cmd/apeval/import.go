@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -53,9 +55,9 @@ func newImportCmd(io IO, runF func(context.Context, *importOptions, IO) error) *
 }
 
 // runImport is `apeval datasets import` with parsed options.
-func runImport(_ context.Context, o *importOptions, io IO) error {
+func runImport(ctx context.Context, o *importOptions, io IO) error {
 	sources := o.sources
-	opt := importers.Options{NoMask: o.noMask, RuleID: o.ruleID, Workspace: o.workspace, Stdin: io.In}
+	opt := importers.Options{NoMask: o.noMask, RuleID: o.ruleID, Workspace: o.workspace, Stdin: &stopReader{ctx: ctx, r: io.In}}
 	if o.policy != "" {
 		pol, _, err := loadPolicy(o.policy)
 		if err != nil {
@@ -68,9 +70,27 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 	var sum *importers.Summary
 	err := outfile.WriteCases(o.out, io.Out, func(emit func(*datasets.Case) error) error {
 		var err error
-		sum, err = importers.Import(o.from, sources, opt, emit, func(msg string) { fmt.Fprintln(io.Err, msg) })
+		// Ctrl-C: stdin ends there (stopReader), so the cases read so far
+		// come out whole; files stop at the next case.
+		fromStdin := len(sources) == 1 && sources[0] == "-"
+		sum, err = importers.Import(o.from, sources, opt, func(c *datasets.Case) error {
+			if !fromStdin && ctx.Err() != nil {
+				return errImportStopped
+			}
+			return emit(c)
+		}, func(msg string) { fmt.Fprintln(io.Err, msg) })
+		if ctx.Err() != nil && (err == nil || errors.Is(err, errImportStopped)) {
+			// The cases imported so far are written, whole lines
+			// (atomically to a file), and the stop is said below.
+			return nil
+		}
 		return err
 	})
+	if ctx.Err() != nil && sum != nil {
+		reports.WriteImportSummary(io.Err, sum)
+		fmt.Fprintf(io.Err, "apeval: interrupted; the %d cases imported so far are in %s (the import did not reach the end of its sources: run it again for all)\n", sum.Cases, outName(o.out))
+		return exitCodeError{exitInterrupted}
+	}
 	if sum == nil {
 		return usageError{err}
 	}
@@ -90,4 +110,47 @@ func runImport(_ context.Context, o *importOptions, io IO) error {
 		return exitCodeError{exitUsage}
 	}
 	return nil
+}
+
+// errImportStopped ends an import on Ctrl-C.
+var errImportStopped = errors.New("the import was interrupted")
+
+// stopReader is r (stdin) that ends (io.EOF) once ctx is done, also while
+// a Read waits for input that may never come (a pipe whose writer stays
+// open, tail -f): that Read goes on in a goroutine the stopping process
+// leaves behind. Without it Ctrl-C did nothing until the input ended. An
+// end, not an error, so that the importer writes out every case it read.
+type stopReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (s *stopReader) Read(p []byte) (int, error) {
+	if s.ctx.Err() != nil {
+		return 0, io.EOF
+	}
+	type result struct {
+		n   int
+		err error
+	}
+	buf := make([]byte, len(p))
+	done := make(chan result, 1)
+	go func() {
+		n, err := s.r.Read(buf)
+		done <- result{n, err}
+	}()
+	select {
+	case r := <-done:
+		return copy(p, buf[:r.n]), r.err
+	case <-s.ctx.Done():
+		return 0, io.EOF
+	}
+}
+
+// outName is where --out put the cases, for messages.
+func outName(out string) string {
+	if outfile.ToStdout(out) {
+		return "stdout"
+	}
+	return out
 }

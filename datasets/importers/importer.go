@@ -507,7 +507,7 @@ func (o *output) text(s string) string {
 	if o.opt.NoMask {
 		return s
 	}
-	return mask.String(s)
+	return mask.Turn(s)
 }
 
 // maxMessageRunes caps each context message: the judge sees at most a few

@@ -22,6 +22,7 @@
 //	env.go    Env and Message: credential values from the environment and
 //	          Azure connection-string fields, for storage URLs and SDK errors
 //	secret.go Secret: a secret apeval itself holds (the API key it sends), masked by value
+//	turn.go   Turn: a conversation message, with a message that is only a pasted key masked whole
 //	value.go  when a value after a secret-named key is masked
 //	testdata  secrets.jsonl, the labeled corpus TestMaskerCorpus and
 //	          make bench score
