@@ -53,19 +53,8 @@ func CohenKappa(a, b []bool, conf float64) Kappa {
 	if len(a) == 0 {
 		return k
 	}
-	stat := cohenStat(a, b)
-	idx := make([]int, len(a))
-	for i := range idx {
-		idx[i] = i
-	}
-	po, kap, ok := stat(idx)
-	k.Observed = po
+	kap, ok := k.estimate(cohenStat(a, b))
 	if !ok {
-		return k
-	}
-	k.Kappa = ptr(kap)
-	if len(a) < MinKappaItems {
-		k.IntervalNA = fmt.Sprintf("N/A: %d item(s) rated twice, fewer than %d: an interval over so few items means nothing", len(a), MinKappaItems)
 		return k
 	}
 	var cell [4]float64 // both match, only a, only b, neither
@@ -84,6 +73,28 @@ func CohenKappa(a, b []bool, conf float64) Kappa {
 	lo, hi := cohenProfileInterval(cell, kap, conf)
 	k.Lo, k.Hi = ptr(lo), ptr(hi)
 	return k
+}
+
+// estimate sets the raw agreement and κ of all k.Items items from stat;
+// ok says an interval is to follow: false where κ is undefined (chance
+// agreement 1) or the items are fewer than MinKappaItems (IntervalNA says
+// so).
+func (k *Kappa) estimate(stat func(idx []int) (po, kappa float64, ok bool)) (kap float64, ok bool) {
+	idx := make([]int, k.Items)
+	for i := range idx {
+		idx[i] = i
+	}
+	po, kap, ok := stat(idx)
+	k.Observed = po
+	if !ok {
+		return 0, false
+	}
+	k.Kappa = ptr(kap)
+	if k.Items < MinKappaItems {
+		k.IntervalNA = fmt.Sprintf("N/A: %d item(s) rated twice, fewer than %d: an interval over so few items means nothing", k.Items, MinKappaItems)
+		return kap, false
+	}
+	return kap, true
 }
 
 // cohenStat is Cohen's κ (and the raw agreement) of a and b over the
@@ -209,19 +220,8 @@ func FleissKappa(items [][]bool, raters int, conf float64) Kappa {
 	if len(kept) == 0 {
 		return k
 	}
-	stat := fleissStat(kept)
-	idx := make([]int, len(kept))
-	for i := range idx {
-		idx[i] = i
-	}
-	po, kap, ok := stat(idx)
-	k.Observed = po
+	kap, ok := k.estimate(fleissStat(kept))
 	if !ok {
-		return k
-	}
-	k.Kappa = ptr(kap)
-	if len(kept) < MinKappaItems {
-		k.IntervalNA = fmt.Sprintf("N/A: %d item(s) rated twice, fewer than %d: an interval over so few items means nothing", len(kept), MinKappaItems)
 		return k
 	}
 	lo, hi := fleissProfileInterval(kept, kap, conf)

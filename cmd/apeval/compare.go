@@ -113,6 +113,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 	if err != nil {
 		return err
 	}
+	warnLabelsLeftOut(rs, o.Labels, io.Err)
 	c, err := rs.Compare(evaluation.Spec{Criteria: crit, CriteriaFrom: from, Slices: o.By, Inconclusive: o.Inconclusive, Labels: lab}, pair)
 	if err != nil {
 		return usageError{err}

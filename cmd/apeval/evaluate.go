@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	stdio "io"
 
 	"github.com/apeval/apeval/datasets/source"
@@ -52,6 +53,7 @@ func (e *evalOptions) spec(rs *evaluation.RunSet, errOut stdio.Writer) (evaluati
 	if err != nil {
 		return evaluation.Spec{}, err
 	}
+	warnLabelsLeftOut(rs, e.Labels, errOut)
 	return evaluation.Spec{Criteria: crit, CriteriaFrom: from, Baseline: base, Slices: e.By, Inconclusive: e.Inconclusive, Labels: lab}, nil
 }
 
@@ -65,4 +67,17 @@ func finish(ev *evaluation.Evaluation, run rundir.RunInfo) (*reports.Report, err
 	}
 	rep.Exit = rep.RunExit()
 	return rep, nil
+}
+
+// warnLabelsLeftOut warns, when a reading command has no --labels, about
+// each run whose reports rested on labels (evaluation.RunSet.LabeledBefore):
+// its figures and verdict would silently differ from the run's.
+func warnLabelsLeftOut(rs *evaluation.RunSet, labels []string, errOut stdio.Writer) {
+	if len(labels) > 0 {
+		return
+	}
+	for _, d := range rs.LabeledBefore() {
+		fmt.Fprintf(errOut, "apeval: warning: the reports of %s were made with --labels; a run directory does not keep them, "+
+			"so these figures rest on the dataset's own labels and the verdict may differ: give the same --labels again\n", d)
+	}
 }

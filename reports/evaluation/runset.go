@@ -132,6 +132,27 @@ func (rs *RunSet) replacing(errOut io.Writer, from string, c replay.KillCriteria
 	fmt.Fprintf(errOut, "apeval: kill criteria from %s replace the ones %s was made with (%s): %s\n", from, rs.Dirs[0], rs.Infos[0].CriteriaFrom, d)
 }
 
+// LabeledBefore names the runs whose reports (summary.json) rest on a
+// labeled sample (run or report --labels), each with its label count: a
+// run directory does not keep the labels, so a reading command without
+// --labels computes the dataset's figures, not those the run printed.
+func (rs *RunSet) LabeledBefore() []string {
+	var out []string
+	for _, d := range rs.Dirs {
+		data, err := os.ReadFile(filepath.Join(d, rundir.SummaryJSON))
+		if err != nil {
+			continue
+		}
+		var s struct {
+			Sample *metrics.SampleInfo `json:"sample"`
+		}
+		if json.Unmarshal(data, &s) == nil && s.Sample != nil {
+			out = append(out, fmt.Sprintf("%s (%d queue labels)", d, s.Sample.Labels))
+		}
+	}
+	return out
+}
+
 // criteriaFromSummary reads the thresholds of a summary.json written
 // before run.json recorded the kill criteria.
 func criteriaFromSummary(path string) (replay.KillCriteria, bool) {
