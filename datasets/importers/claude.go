@@ -747,7 +747,16 @@ type hookPayload struct {
 	AgentID        string          `json:"agent_id"`
 	// Time is not part of Claude Code's payload; `apeval record` adds it.
 	Time string `json:"time"`
+	// Timestamp is Gemini CLI's: its hooks send it on every event.
+	Timestamp string `json:"timestamp"`
 }
+
+// toolBefore reports whether a hook event is a tool call about to run:
+// Claude Code's PreToolUse, or Gemini CLI's BeforeTool (its hooks
+// reference: the same session_id, transcript_path, cwd, tool_name and
+// tool_input, plus timestamp). A Gemini CLI BeforeTool hook running
+// apeval record recorded nothing, silently.
+func toolBefore(event string) bool { return event == "PreToolUse" || event == "BeforeTool" }
 
 func (h *claudeHooks) file(r io.Reader, sum *SourceSummary, out *output) error {
 	noInput := 0
@@ -762,7 +771,7 @@ func (h *claudeHooks) file(r io.Reader, sum *SourceSummary, out *output) error {
 			sum.errorf(n, "%s", jsonError(line, err))
 			return nil
 		}
-		if p.HookEventName != "PreToolUse" {
+		if !toolBefore(p.HookEventName) {
 			if p.HookEventName == "" {
 				sum.errorf(n, "hook_event_name: required")
 				return nil
@@ -809,10 +818,17 @@ func hookCase(p hookPayload, source string, line int, ctx func(path, toolUseID s
 	default:
 		c.ID = "cch-" + fileTag(source) + "L" + strconv.Itoa(line)
 	}
-	if t, err := time.Parse(time.RFC3339Nano, p.Time); err == nil {
+	stamp := p.Time
+	if stamp == "" {
+		stamp = p.Timestamp
+	}
+	if t, err := time.Parse(time.RFC3339Nano, stamp); err == nil {
 		c.Time = &t
 	}
 	c.Provenance = provenance("claude-code-hooks", source, line)
+	if p.HookEventName == "BeforeTool" {
+		c.Provenance["hook_event_name"] = p.HookEventName // Gemini CLI's hook
+	}
 	if p.ToolUseID != "" {
 		c.Provenance["tool_use_id"] = p.ToolUseID
 	}

@@ -60,7 +60,7 @@ func RecordCase(payload []byte, opt RecordOptions) (*datasets.Case, error) {
 		if err := gojson.Unmarshal(payload, &p); err != nil {
 			return nil, fmt.Errorf("payload: %s", jsonError(payload, err))
 		}
-		if p.HookEventName != "" && p.HookEventName != "PreToolUse" {
+		if p.HookEventName != "" && !toolBefore(p.HookEventName) {
 			return nil, fmt.Errorf("%w: hook_event_name %s", ErrNotToolCall, p.HookEventName)
 		}
 		if p.ToolName == "" {
