@@ -272,6 +272,7 @@ caption{text-align:left;font-weight:600;padding:.3rem 0}
 th,td{border:1px solid #d0d7de;padding:.2rem .45rem;vertical-align:top}
 th{background:#f6f8fa;text-align:left}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+th,td.num{overflow-wrap:normal}
 .rule td.num{white-space:nowrap}
 .rule summary{font-weight:500;font-size:.85rem}
 td.go,td.nogo,td.open,td.na{background:none;font-weight:600}

@@ -256,3 +256,24 @@ func TestHTMLLabeledSample(t *testing.T) {
 		t.Error("a run without labels has a labeled-sample section")
 	}
 }
+
+// The page wraps long text anywhere (no sideways scrolling at 1280 px), but
+// a number must never break inside itself: in a wide table (simulate's 16
+// columns) "1354" wrapped to "135" over "4" and "0.074" to "0.07" over "4".
+// Numeric cells and headers wrap only where text allows (spaces, hyphens).
+func TestHTMLNumbersDoNotBreak(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := fixtureReport().WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	anywhere := strings.Index(page, "overflow-wrap:anywhere")
+	normal := strings.Index(page, "th,td.num{overflow-wrap:normal}")
+	if anywhere < 0 || normal < anywhere {
+		t.Errorf("numeric cells may break inside a number: overflow-wrap:anywhere at %d, the numeric cells' normal wrapping at %d", anywhere, normal)
+	}
+	if !strings.Contains(page, `<td class="num">`) {
+		t.Error("no numeric cell to keep whole")
+	}
+}
