@@ -256,7 +256,18 @@ publish() {
       echo '```'
     } >"$dir/summary.md"
   fi
-  cat "$dir/summary.md" >>"$GITHUB_STEP_SUMMARY"
+  # GitHub drops a step summary above 1 MiB (with an error annotation): a
+  # long one (many rules and judges) is cut at a line, and says where the
+  # rest is.
+  local limit=1000000
+  if [ "$(wc -c <"$dir/summary.md")" -le "$limit" ]; then
+    cat "$dir/summary.md" >>"$GITHUB_STEP_SUMMARY"
+  else
+    {
+      head -c "$limit" "$dir/summary.md" | sed '$d'
+      printf '\n*… cut to fit GitHub'"'"'s 1 MiB step summary: the whole summary.md is in the run directory'"'"'s artifact.*\n'
+    } >>"$GITHUB_STEP_SUMMARY"
+  fi
   [ "${APEVAL_COMMENT:-true}" = true ] || return 0
   local pr
   pr=$(jq -r '.pull_request.number // empty' "$GITHUB_EVENT_PATH")

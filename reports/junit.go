@@ -83,13 +83,106 @@ func figures(c metrics.Criterion) string {
 	return strings.Join(parts, " ")
 }
 
-// WriteJUnit writes junit.xml.
+// WriteJUnit writes junit.xml. A policy criterion (the judge-required
+// rate: no judge controls it) is one test case in a suite of its own,
+// "(policy)", ahead of the judges' suites, when every judge shows it alike
+// (one run's judges do); it blocks the feature whatever judge is chosen.
 func (rep *Report) WriteJUnit(w io.Writer) error {
 	s := rep.Summary
 	root := junitSuites{Name: "apeval", Time: "0"}
 	stamp := ""
 	if !rep.Run.Created.IsZero() {
 		stamp = rep.Run.Created.UTC().Format(time.RFC3339)
+	}
+	rowsOf := func(j *metrics.JudgeSummary) []*metrics.Row {
+		rows := j.Rules
+		if j.Total != nil {
+			rows = append([]*metrics.Row{j.Total}, rows...)
+		}
+		return rows
+	}
+	add := func(suite *junitSuite, rule string, c metrics.Criterion, gated bool) {
+		tc := junitCase{Classname: suite.Name, Name: rule + "/" + c.Name, Time: "0"}
+		msg := fmt.Sprintf("%s: %s", c.Status, Explain(c))
+		if rep.Weak() && onLabels(c.Name+" "+msg) {
+			tc.Name += " (weak labels)"
+			msg += " (on weak labels: " + WeakBanner + ")"
+		}
+		switch {
+		case !gated && c.Status != metrics.StatusPass:
+			tc.Skipped = &junitMessage{Message: "baseline, not part of the verdict: " + msg}
+			suite.Skipped++
+		case c.Status == metrics.StatusFail:
+			tc.Failure = &junitMessage{Message: msg, Type: string(c.Status), Body: figures(c)}
+			suite.Failures++
+		case c.Status == metrics.StatusInconclusive && rep.Inconclusive == "pass":
+			tc.Skipped = &junitMessage{Message: msg + " (--inconclusive=pass)"}
+			tc.SystemOut = figures(c)
+			suite.Skipped++
+		case c.Status == metrics.StatusInconclusive:
+			tc.Failure = &junitMessage{Message: msg, Type: "inconclusive", Body: figures(c)}
+			suite.Failures++
+		case c.Status == metrics.StatusNA:
+			tc.Skipped = &junitMessage{Message: msg}
+			suite.Skipped++
+		default:
+			tc.SystemOut = msg
+		}
+		suite.Cases = append(suite.Cases, tc)
+		suite.Tests++
+	}
+	appendSuite := func(suite junitSuite) {
+		root.Tests += suite.Tests
+		root.Failures += suite.Failures
+		root.Skipped += suite.Skipped
+		root.Suites = append(root.Suites, suite)
+	}
+	// The policy's criteria, once, when every judge shows them alike.
+	type policyCase struct {
+		rule string
+		c    metrics.Criterion
+		text string
+	}
+	policyOf := func(j *metrics.JudgeSummary) []policyCase {
+		var out []policyCase
+		for _, r := range rowsOf(j) {
+			for _, c := range r.Criteria {
+				if metrics.IsPolicyCriterion(c.Name) {
+					out = append(out, policyCase{r.RuleID, c, string(c.Status) + Explain(c)})
+				}
+			}
+		}
+		return out
+	}
+	shared := len(s.Judges) > 1
+	var policy []policyCase
+	if shared {
+		policy = policyOf(s.Judges[0])
+		for _, j := range s.Judges[1:] {
+			p := policyOf(j)
+			if len(p) != len(policy) {
+				shared = false
+				break
+			}
+			for i := range p {
+				if p[i].rule != policy[i].rule || p[i].c.Name != policy[i].c.Name || p[i].text != policy[i].text {
+					shared = false
+				}
+			}
+		}
+		shared = shared && len(policy) > 0
+	}
+	if shared {
+		suite := junitSuite{Name: "(policy)", Time: "0", Timestamp: stamp, Properties: []junitProperty{
+			{"verdict", string(s.Judges[0].PolicyVerdict)}, {"run_id", s.Judges[0].RunID},
+		}}
+		if rep.Weak() {
+			suite.Properties = append(suite.Properties, junitProperty{"label_source", "weak"})
+		}
+		for _, p := range policy {
+			add(&suite, p.rule, p.c, true)
+		}
+		appendSuite(suite)
 	}
 	for _, j := range s.Judges {
 		suite := junitSuite{Name: j.Judge, Time: "0", Timestamp: stamp, Properties: []junitProperty{
@@ -101,46 +194,15 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 			suite.Properties = append(suite.Properties, junitProperty{"label_source", "weak"})
 		}
 		gated := !j.IsBaseline || len(s.Judges) == 1
-		rows := j.Rules
-		if j.Total != nil {
-			rows = append([]*metrics.Row{j.Total}, rows...)
-		}
-		for _, r := range rows {
+		for _, r := range rowsOf(j) {
 			for _, c := range r.Criteria {
-				tc := junitCase{Classname: j.Judge, Name: r.RuleID + "/" + c.Name, Time: "0"}
-				msg := fmt.Sprintf("%s: %s", c.Status, Explain(c))
-				if rep.Weak() && onLabels(c.Name+" "+msg) {
-					tc.Name += " (weak labels)"
-					msg += " (on weak labels: " + WeakBanner + ")"
+				if shared && metrics.IsPolicyCriterion(c.Name) {
+					continue
 				}
-				switch {
-				case !gated && c.Status != metrics.StatusPass:
-					tc.Skipped = &junitMessage{Message: "baseline, not part of the verdict: " + msg}
-					suite.Skipped++
-				case c.Status == metrics.StatusFail:
-					tc.Failure = &junitMessage{Message: msg, Type: string(c.Status), Body: figures(c)}
-					suite.Failures++
-				case c.Status == metrics.StatusInconclusive && rep.Inconclusive == "pass":
-					tc.Skipped = &junitMessage{Message: msg + " (--inconclusive=pass)"}
-					tc.SystemOut = figures(c)
-					suite.Skipped++
-				case c.Status == metrics.StatusInconclusive:
-					tc.Failure = &junitMessage{Message: msg, Type: "inconclusive", Body: figures(c)}
-					suite.Failures++
-				case c.Status == metrics.StatusNA:
-					tc.Skipped = &junitMessage{Message: msg}
-					suite.Skipped++
-				default:
-					tc.SystemOut = msg
-				}
-				suite.Cases = append(suite.Cases, tc)
-				suite.Tests++
+				add(&suite, r.RuleID, c, gated)
 			}
 		}
-		root.Tests += suite.Tests
-		root.Failures += suite.Failures
-		root.Skipped += suite.Skipped
-		root.Suites = append(root.Suites, suite)
+		appendSuite(suite)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

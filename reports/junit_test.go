@@ -37,10 +37,21 @@ type parsedSuites struct {
 func TestJUnit(t *testing.T) {
 	t.Parallel()
 	s := fixtureSummary()
-	var fail, open, na, total, baseNotPass int
+	var fail, open, na, total, baseNotPass, policy int
+	seen := map[string]bool{}
 	for _, cr := range criteriaResults(s) {
+		// A policy criterion is one case, in the (policy) suite, gated:
+		// it blocks the feature whatever judge is chosen.
+		isPolicy := metrics.IsPolicyCriterion(cr.c.Name)
+		if isPolicy {
+			if seen[cr.rule+"/"+cr.c.Name] {
+				continue
+			}
+			seen[cr.rule+"/"+cr.c.Name] = true
+			policy++
+		}
 		total++
-		if cr.judge == s.Baseline {
+		if cr.judge == s.Baseline && !isPolicy {
 			// The baseline is not gated: everything but PASS is skipped.
 			if cr.c.Status != metrics.StatusPass {
 				baseNotPass++
@@ -56,7 +67,7 @@ func TestJUnit(t *testing.T) {
 			na++
 		}
 	}
-	if fail == 0 || open == 0 || na == 0 || baseNotPass == 0 {
+	if fail == 0 || open == 0 || na == 0 || baseNotPass == 0 || policy == 0 {
 		t.Fatalf("fixture should have every status: fail %d open %d na %d", fail, open, na)
 	}
 	tests := []struct {
@@ -116,6 +127,19 @@ func TestJUnit(t *testing.T) {
 			}
 			if cases != total || failures != tt.wantFailed || skipped != tt.wantSkipped {
 				t.Errorf("cases %d/%d/%d", cases, failures, skipped)
+			}
+			// The policy's suite comes first and holds only policy criteria;
+			// no judge's suite repeats them.
+			for i, su := range got.Suites {
+				for _, c := range su.Cases {
+					name := strings.TrimSuffix(c.Name[strings.Index(c.Name, "/")+1:], " (weak labels)")
+					if metrics.IsPolicyCriterion(name) != (su.Name == "(policy)") || (su.Name == "(policy)") != (i == 0) {
+						t.Errorf("suite %d %q holds %s", i, su.Name, c.Name)
+					}
+				}
+			}
+			if got.Suites[0].Name != "(policy)" || got.Suites[0].Tests != policy {
+				t.Errorf("first suite %q with %d cases, want (policy) with %d", got.Suites[0].Name, got.Suites[0].Tests, policy)
 			}
 			if tt.inconclusive == "" {
 				golden(t, "junit.xml", b.Bytes())

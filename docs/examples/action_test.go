@@ -681,3 +681,43 @@ func labeledFixture(t *testing.T) (cases, policy, base, labelsFile string) {
 	}
 	return cases, policy, base, labelsFile
 }
+
+// TestActionLongStepSummary: GitHub drops a step summary above 1 MiB (an
+// error annotation, and no summary at all); the publish step cuts a longer
+// summary.md at a line below that and says where the rest is.
+func TestActionLongStepSummary(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var md strings.Builder
+	md.WriteString("## ❌ apeval: NO-GO\n\n| rule | judge | verdict |\n|---|---|---|\n")
+	for i := 0; md.Len() < 2<<20; i++ {
+		fmt.Fprintf(&md, "| rule-%06d | recorded/judge-v2 | NO-GO |\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(run, "summary.md"), []byte(md.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	summary := filepath.Join(dir, "step-summary.md")
+	cmd := exec.Command("bash", filepath.Join(repoRoot, ".ci", "gh-action.sh"), "publish")
+	cmd.Env = append(os.Environ(), "GITHUB_STEP_SUMMARY="+summary, "GITHUB_OUTPUT="+filepath.Join(dir, "out.txt"),
+		"RUNNER_TEMP="+dir, "APEVAL_RUN_DIR="+run, "APEVAL_COMMENT=false")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("publish: %v\n%s", err, out)
+	}
+	got, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) > 1<<20 || !strings.HasPrefix(string(got), "## ❌ apeval: NO-GO\n") ||
+		!strings.HasSuffix(string(got), "the whole summary.md is in the run directory's artifact.*\n") {
+		t.Fatalf("step summary of %d bytes, ending %q", len(got), got[max(0, len(got)-200):])
+	}
+	// Cut at a line: every table line before the note is whole.
+	lines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
+	if last := lines[len(lines)-3]; !strings.HasSuffix(last, "| NO-GO |") {
+		t.Errorf("the last table line before the note is cut: %q", last)
+	}
+}

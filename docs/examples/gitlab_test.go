@@ -383,6 +383,10 @@ func runGitLabJob(t *testing.T, c component, g *fakeGitLab, work string, inputs 
 	if _, err := os.Stat(filepath.Join(work, "apeval-out/ci/junit.xml")); err != nil {
 		t.Errorf("no junit.xml for the MR's test report: %v\n%s", err, out)
 	}
+	// The cache: paths entry must exist, or GitLab warns and saves nothing.
+	if _, err := os.Stat(filepath.Join(work, ".apeval-cache")); err != nil {
+		t.Errorf("no .apeval-cache for the job's cache: %v", err)
+	}
 	return code, string(out)
 }
 
