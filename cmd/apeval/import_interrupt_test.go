@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -25,12 +24,8 @@ func TestImportInterruptKeepsCases(t *testing.T) {
 	for i, cmd := range []string{"ls", "git status", "rm -rf build"} {
 		payloads.WriteString(`{"session_id":"s1","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"` + cmd + `"},"tool_use_id":"toolu_` + string(rune('a'+i)) + `"}` + "\n")
 	}
-	var cmd *exec.Cmd
 	var stderr bytes.Buffer
-	// As in TestInterruptWhileWaitingForStdin: a signal that came before
-	// apeval's handler (killed by SIGINT) is sent again after a longer
-	// pause; no clock is asserted.
-	for pause := 100 * time.Millisecond; ; pause *= 2 {
+	cmd := sigintOnceHandled(t, 100*time.Millisecond, func() *exec.Cmd {
 		pr, pw, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
@@ -40,30 +35,14 @@ func TestImportInterruptKeepsCases(t *testing.T) {
 			t.Fatal(err)
 		}
 		stderr = bytes.Buffer{}
-		cmd = exec.Command(bin, "datasets", "import", "--from", "claude-code-hooks", "-", "--out", out)
+		cmd := exec.Command(bin, "datasets", "import", "--from", "claude-code-hooks", "-", "--out", out)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = pr, &bytes.Buffer{}, &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		pr.Close()
-		time.Sleep(pause)
-		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(time.Minute):
-			_ = cmd.Process.Kill()
-			<-done
-			t.Fatalf("still running a minute after SIGINT; stderr:\n%s", stderr.String())
-		}
-		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-		if !ws.Signaled() || pause > 30*time.Second {
-			break
-		}
-	}
+		return cmd
+	}, &stderr)
 	if got := cmd.ProcessState.ExitCode(); got != exitInterrupted {
 		t.Errorf("exit %d, want 130; stderr:\n%s", got, stderr.String())
 	}

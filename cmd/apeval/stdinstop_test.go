@@ -37,34 +37,17 @@ func TestInterruptWhileWaitingForStdin(t *testing.T) {
 			// fixed pause guarantees on a loaded machine: a process the
 			// signal reached before (killed by SIGINT, not exiting 130) is
 			// started again with a longer pause. No clock is asserted.
-			var cmd *exec.Cmd
 			var stderr bytes.Buffer
-			for pause := 50 * time.Millisecond; ; pause *= 2 {
-				cmd, stderr = startWaitingForStdin(t, bin, tc.args), bytes.Buffer{}
+			cmd := sigintOnceHandled(t, 50*time.Millisecond, func() *exec.Cmd {
+				cmd := startWaitingForStdin(t, bin, tc.args)
+				stderr = bytes.Buffer{}
 				cmd.Stderr = &stderr
 				if err := cmd.Start(); err != nil {
 					t.Fatal(err)
 				}
 				cmd.Stdin.(*os.File).Close()
-				time.Sleep(pause)
-				if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-					t.Fatal(err)
-				}
-				done := make(chan error, 1)
-				go func() { done <- cmd.Wait() }()
-				select {
-				case <-done:
-				case <-time.After(time.Minute):
-					_ = cmd.Process.Kill()
-					<-done
-					t.Fatalf("still running a minute after SIGINT; stderr:\n%s", stderr.String())
-				}
-				ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-				if !ws.Signaled() || pause > 30*time.Second {
-					break
-				}
-				t.Logf("SIGINT after %v came before apeval's handler; again with a longer pause", pause)
-			}
+				return cmd
+			}, &stderr)
 			if got := cmd.ProcessState.ExitCode(); got != tc.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", got, tc.code, stderr.String())
 			}
@@ -72,6 +55,36 @@ func TestInterruptWhileWaitingForStdin(t *testing.T) {
 				t.Errorf("stderr lacks %q:\n%s", tc.want, stderr.String())
 			}
 		})
+	}
+}
+
+// sigintOnceHandled sends SIGINT to the process start returns, after a
+// pause, and waits for it to end. The signal must come after apeval set up
+// its handler, which no fixed pause guarantees on a loaded machine: a
+// process the signal reached before (killed by SIGINT, not exiting 130)
+// is started again with twice the pause, up to 30 s. No clock is asserted.
+func sigintOnceHandled(t *testing.T, pause time.Duration, start func() *exec.Cmd, stderr *bytes.Buffer) *exec.Cmd {
+	t.Helper()
+	for ; ; pause *= 2 {
+		cmd := start()
+		time.Sleep(pause)
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			_ = cmd.Process.Kill()
+			<-done
+			t.Fatalf("still running a minute after SIGINT; stderr:\n%s", stderr.String())
+		}
+		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		if !ws.Signaled() || pause > 30*time.Second {
+			return cmd
+		}
+		t.Logf("SIGINT after %v came before apeval's handler; again with a longer pause", pause)
 	}
 }
 

@@ -430,11 +430,7 @@ func TestActionPullRequest(t *testing.T) {
 	g := newFakeGitHub(t)
 	// The target branch's run, uploaded there by this action as apeval-run.
 	base := filepath.Join(t.TempDir(), "base")
-	if out, err := exec.Command(bin, "run", "--judge", "recorded:ollama/qwen2.5:3b", "--out", base, "--quiet").CombinedOutput(); err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 2 {
-			t.Fatalf("base run: %v\n%s", err, out)
-		}
-	}
+	baseRun(t, base)
 	g.artifact = zipDir(t, base)
 	event := fmt.Sprintf(`{"action":"synchronize","number":%d,"pull_request":{"number":%d,"base":{"ref":"main"}},"repository":{"id":55,"default_branch":"main"}}`, ghPR, ghPR)
 	head := "recorded:ollama/qwen2.5:7b-instruct-q4_K_M"

@@ -264,6 +264,18 @@ func newFakeGitLab(t *testing.T) *fakeGitLab {
 	return g
 }
 
+// baseRun writes the sample's run with the 3b recorded judge to dir: the
+// target branch's artifact the CI tests take as their baseline (its
+// NO-GO, exit 1, is expected; only exit 2 fails).
+func baseRun(t *testing.T, dir string) {
+	t.Helper()
+	if out, err := exec.Command(bin, "run", "--judge", "recorded:ollama/qwen2.5:3b", "--out", dir, "--quiet").CombinedOutput(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 2 {
+			t.Fatalf("base run: %v\n%s", err, out)
+		}
+	}
+}
+
 // TestGitLabComponentMergeRequest runs the component's script as a GitLab
 // runner would on a merge request, twice: the first pipeline adds the note,
 // the second updates it; the baseline is the target branch's artifact; the
@@ -274,11 +286,7 @@ func TestGitLabComponentMergeRequest(t *testing.T) {
 	g := newFakeGitLab(t)
 	// The target branch's job artifact: its run directory under apeval-out/ci/.
 	base := filepath.Join(t.TempDir(), "base")
-	if out, err := exec.Command(bin, "run", "--judge", "recorded:ollama/qwen2.5:3b", "--out", base, "--quiet").CombinedOutput(); err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 2 {
-			t.Fatalf("base run: %v\n%s", err, out)
-		}
-	}
+	baseRun(t, base)
 	g.artifact = gitlabArtifact(t, base)
 
 	pipeline := func(inputs map[string]string) (int, string) {
@@ -444,11 +452,7 @@ func TestGitLabComponentBaselineOfFailedPipeline(t *testing.T) {
 	c := readComponent(t)
 	g := newFakeGitLab(t)
 	base := filepath.Join(t.TempDir(), "base")
-	if out, err := exec.Command(bin, "run", "--judge", "recorded:ollama/qwen2.5:3b", "--out", base, "--quiet").CombinedOutput(); err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 2 {
-			t.Fatalf("base run: %v\n%s", err, out)
-		}
-	}
+	baseRun(t, base)
 	g.artifact = gitlabArtifact(t, base)
 	g.lastFailed = true
 	work := t.TempDir()
