@@ -159,7 +159,8 @@ func (op *OpPoint) decide(sel, hold []Item, pmin, conf float64) {
 		case best.Precision == nil:
 			op.Decision, op.Reason = OpRefused, "the judge predicted no labeled match on the selection half"
 			return
-		case metrics.FewSessions(best.PrecisionSessions):
+		case *best.PrecisionHi < pmin && metrics.FewSessions(best.PrecisionSessions):
+			// It would demote, on too few sessions to decide anything.
 			op.Decision = OpRefused
 			op.Reason = fmt.Sprintf("precision %.3g [%.3g, %.3g] at the best threshold on the selection half is %s", *best.Precision, *best.PrecisionLo, *best.PrecisionHi, metrics.FewSessionsReason(best.PrecisionSessions))
 			return
