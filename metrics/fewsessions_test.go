@@ -226,4 +226,3 @@ func TestPlanNeverFewerThanThreeSessions(t *testing.T) {
 		t.Errorf("one unit per session: planned %d sessions, want fewer than %d: %s", derefI(p.Sessions), MinSessions, p.Reason)
 	}
 }
-
