@@ -24,10 +24,10 @@ func TestMaskerLeavesWordsAboutAPassword(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		`DB_PASSWORD: Final = "hunter2-Zebra"`:            `DB_PASSWORD: Final = "[MASKED]"`,
-		`db_password: str = "s3cr3t-Quasar"`:              `db_password: str = "[MASKED]"`,
-		`"password": "correct horse battery staple"`:      `"password": "[MASKED]"`,
-		"password: hunter2 is the one\n":                  "password: [MASKED] is the one\n",
+		`DB_PASSWORD: Final = "hunter2-Zebra"`:             `DB_PASSWORD: Final = "[MASKED]"`,
+		`db_password: str = "s3cr3t-Quasar"`:               `db_password: str = "[MASKED]"`,
+		`"password": "correct horse battery staple"`:       `"password": "[MASKED]"`,
+		"password: hunter2 is the one\n":                   "password: [MASKED] is the one\n",
 		`client(username="testuser", password="testpass")`: `client(username="testuser", password="[MASKED]")`,
 		"DB_PASSWORD=hunter2-Zebra":                        "DB_PASSWORD=[MASKED]",
 	} {
