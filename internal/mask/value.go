@@ -315,3 +315,33 @@ func valueIsSecret(key, v, sep string) bool {
 }
 
 var uuidRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// describesPassword reports whether the text after a password key, to the
+// end of its line (or of its quotes), is words about a password rather
+// than one: a label or a description naming the password again
+// ("Eversource Password", "Eversource account password.", "the user's
+// password"). A password with spaces that names itself is not worth the
+// ordinary text this masked.
+func describesPassword(rest string) bool {
+	if rest != "" && (rest[0] == '"' || rest[0] == '\'') {
+		end := strings.IndexByte(rest[1:], rest[0])
+		if end < 0 {
+			return false
+		}
+		rest = rest[1 : 1+end]
+	} else if nl := strings.IndexAny(rest, "\n\r"); nl >= 0 {
+		rest = rest[:nl]
+	}
+	if !strings.ContainsAny(strings.TrimSpace(rest), " \t") {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(rest), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z')
+	}) {
+		switch w {
+		case "password", "passwords", "passphrase", "passwd":
+			return true
+		}
+	}
+	return false
+}

@@ -228,4 +228,14 @@ func TestRun(t *testing.T) {
 	if _, err := Policy("", rundir.RunInfo{}, &errOut); err == nil || !strings.Contains(err.Error(), "run.json names no policy") {
 		t.Errorf("no policy: %v", err)
 	}
+	// run.json keeps the policy's path as run was given it: from another
+	// directory the error said only "open policy.toml: no such file or
+	// directory", naming no way out.
+	gone := rundir.RunInfo{Policy: &rundir.FileRef{Name: filepath.Join(t.TempDir(), "policy.toml"), SHA256: "x"}}
+	if _, err := Policy("", gone, &errOut); err == nil || !strings.Contains(err.Error(), "give the policy with --policy FILE") || !strings.Contains(err.Error(), "run.json names ") {
+		t.Errorf("the policy run.json names is not there: %v", err)
+	}
+	if _, err := Policy(gone.Policy.Name, rundir.RunInfo{}, &errOut); err == nil || strings.Contains(err.Error(), "run.json names") {
+		t.Errorf("--policy FILE not there: %v; want the plain error (the path is the user's own)", err)
+	}
 }
