@@ -467,7 +467,8 @@ func TestIntervalSizeDependent(t *testing.T) {
 // sessions; the first eleven settings are the ones that level was chosen
 // on, the rest were added to check it). With 2 sessions it is held to
 // the measured floor, 0.90 (0.917–0.921 at ICC 0.5: fewLevel does not
-// apply there), so that a change that narrows it shows what it costs.
+// apply there), so that a change that narrows it shows what it costs; no
+// verdict rests on 2 sessions (MinSessions).
 // Both less the Monte Carlo allowance. The smoke runs one setting.
 func TestIntervalGridOffGrid(t *testing.T) {
 	t.Parallel()
