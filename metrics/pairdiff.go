@@ -95,6 +95,16 @@ func newPairDiffCounts(counts []pairCount) *pairDiff {
 	return pd
 }
 
+// clusteredSessions is the number of sessions the paired difference's
+// interval rests on where its units are clustered, 0 where every session
+// holds one unit (Newcombe's own method: independent units).
+func (pd *pairDiff) clusteredSessions() float64 {
+	if pd == nil || pd.one || pd.p1 == nil {
+		return 0
+	}
+	return pd.p1.sessions()
+}
+
 // interval is the difference and its interval at conf, the data scaled by
 // f (every session repeated f times; 1 for the data themselves).
 func (pd *pairDiff) interval(f, conf float64) (est, lo, hi float64) {
