@@ -1,58 +1,71 @@
 package simulate
 
 import (
-	"strings"
+	"fmt"
 	"testing"
 
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
+	"github.com/apeval/apeval/replay"
 )
 
-// TestOperatingPointFewSessions: an operating point claims no decision on
-// a precision resting on 1 or 2 sessions (metrics.MinSessions), whatever
-// its interval shows: a threshold chosen on the selection half whose
-// holdout precision over 2 large sessions clears precision_min 0.5 is refused, with the
-// reason and a "+N"; precision 0.5 over 2 sessions is not demoted; the
-// same over 3 sessions is chosen / demoted.
-func TestOperatingPointFewSessions(t *testing.T) {
-	items := func(sessions, per int, pos func(i int) bool, conf func(i int) float64) []Item {
-		var out []Item
-		for s := range sessions {
-			for i := range per {
-				out = append(out, Item{Sess: uint32(s), Pos: pos(i), Match: true, Conf: conf(i)})
+// missedData is a run whose judge missed every labeled positive of rule
+// del: sessions sessions of perSession positives each.
+func missedData(t *testing.T, sessions, perSession int) *Data {
+	t.Helper()
+	p, err := replay.ParsePolicy([]byte(testPolicy), "policy.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewData(p, []Judge{{ID: "A"}})
+	t.Cleanup(func() { _ = d.Close() })
+	for s := range sessions {
+		for i := range perSession {
+			lat := 100.0
+			r := &replay.Result{CaseID: fmt.Sprintf("c%d-%d", s, i), SessionID: fmt.Sprintf("s%d", s), Judge: "A", JudgeCalled: true, LatencyMS: &lat,
+				Calls: []replay.Call{{Rules: 1, Status: judge.StatusOK, LatencyMS: lat}},
+				Rules: []replay.RuleResult{{RuleID: "del", Class: replay.ClassDangerous, Label: datasets.LabelMatch, Source: replay.SourceJudge,
+					Result: judge.NoMatch, Action: datasets.ActionDenyCurrentTool, Status: judge.StatusOK}}}
+			if err := d.Add(r); err != nil {
+				t.Fatal(err)
 			}
 		}
-		return out
 	}
-	sep := func(n int) []Item {
-		return items(n, 200, func(i int) bool { return i%2 == 0 }, func(i int) float64 { return 0.9 * float64(1-i%2) })
+	if err := d.Done(); err != nil {
+		t.Fatal(err)
 	}
-	bad := func(n int) []Item {
-		return items(n, 200, func(i int) bool { return i%2 == 0 }, func(int) float64 { return 0.9 })
-	}
-	if h := Evaluate(sep(2), 0.9, 0.95); h.PrecisionLo == nil || *h.PrecisionLo < 0.5 {
-		t.Fatalf("2 holdout sessions: precision lower bound %v below 0.5: the test does not show the rule", h.PrecisionLo)
-	}
-	if b := Evaluate(bad(2), 0, 0.95); b.PrecisionHi == nil || *b.PrecisionHi >= 0.9 {
-		t.Fatalf("2 bad sessions: precision upper bound %v reaches 0.9: the test does not show the rule", b.PrecisionHi)
-	}
-	var op OpPoint
-	op.decide(sep(60), sep(2), 0.5, 0.95)
-	if op.Decision != OpRefused || !strings.Contains(op.Reason, "on the holdout half is not decided: 2 sessions cannot show how much sessions differ") || op.MoreSessions == nil || *op.MoreSessions < 1 {
-		t.Errorf("holdout of 2 sessions: %s, +N %v: %s", op.Decision, op.MoreSessions, op.Reason)
-	}
-	op = OpPoint{}
-	op.decide(bad(2), bad(2), 0.9, 0.95)
-	if op.Decision != OpRefused || !strings.Contains(op.Reason, metrics.FewSessionsReason(2)) {
-		t.Errorf("precision 0.5 over 2 sessions: %s: %s, want refused", op.Decision, op.Reason)
-	}
-	op = OpPoint{}
-	op.decide(sep(60), sep(3), 0.5, 0.95)
-	if op.Decision != OpChosen {
-		t.Errorf("holdout of 3 sessions: %s: %s, want chosen", op.Decision, op.Reason)
-	}
-	op = OpPoint{}
-	op.decide(bad(3), bad(3), 0.9, 0.95)
-	if op.Decision != OpDemote {
-		t.Errorf("precision 0.5 over 3 sessions: %s: %s, want demote", op.Decision, op.Reason)
+	return d
+}
+
+// effective_recall_min on labeled positives in 1-2 sessions said FAIL
+// (and simulate exited 1) on a real import of two sessions, while every
+// other session-clustered criterion there is INCONCLUSIVE by the verdict's
+// rule (metrics.MinSessions). From 3 sessions, and where every session
+// holds one positive (independent units), it is decided as before.
+func TestEffectiveRecallFewSessions(t *testing.T) {
+	min := 0.8
+	for _, c := range []struct {
+		sessions, per int
+		want          metrics.Status
+	}{
+		{2, 8, metrics.StatusInconclusive},
+		{1, 12, metrics.StatusInconclusive},
+		{3, 8, metrics.StatusFail},
+		{2, 1, metrics.StatusFail}, // one positive per session: independent units, exempt
+	} {
+		d := missedData(t, c.sessions, c.per)
+		cfgs, err := Expand(d, Spec{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := Run(d, cfgs, Options{Confidence: 0.95, Seed: 1, EffectiveRecallMin: &min})
+		r := find(t, res, res.Rows[0].Config, "*")
+		if r.EffectiveRecallHi == nil || *r.EffectiveRecallHi >= min && c.want == metrics.StatusFail {
+			t.Fatalf("%d×%d: effective recall interval %v–%v does not lie below %g: the case tests nothing", c.sessions, c.per, r.EffectiveRecallLo, r.EffectiveRecallHi, min)
+		}
+		if r.EffectiveRecallStatus != string(c.want) {
+			t.Errorf("%d sessions × %d positives: effective_recall_min %s, want %s (interval [%g, %g])", c.sessions, c.per, r.EffectiveRecallStatus, c.want, *r.EffectiveRecallLo, *r.EffectiveRecallHi)
+		}
 	}
 }
