@@ -12,6 +12,9 @@ run() { # package, benchmark regexp
   go test -run '^$' -bench "$2" -benchtime 1x -count 1 "$1" | tee -a "$out" >&2
 }
 run ./cmd/apeval 'E2EDeterministic1M$'
+# The validating pass a run with a live judge makes before its first call
+# (docs/cases.md), on the same 1M cases.
+run ./cmd/apeval 'ValidatePass1M$'
 run ./cmd/apeval 'E2EDeterministic10M$'
 # The dataset shapes of issue 27 (generators in cmd/apeval/bench_test.go):
 # 1-3 cases per session, 5 with labels on all, 200-case sessions

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -198,7 +199,7 @@ func syntaxMessage(line []byte) string {
 func decodeError(err error, line []byte, fail func(field, format string, args ...any) error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		field := strings.TrimPrefix(te.Field, "caseAlias.")
+		field := indexedField(line, strings.TrimPrefix(te.Field, "caseAlias."), te.Value)
 		if msg := numberRange(te); msg != "" {
 			return fail(field, "%s", msg)
 		}
@@ -222,6 +223,89 @@ func decodeError(err error, line []byte, fail func(field, format string, args ..
 		}
 	}
 	return fail("", "%v", err)
+}
+
+// indexedField puts the list indices and map keys into an encoding/json
+// type error's field, which names "context.recent_messages.content" for
+// the content of context.recent_messages[3] and "tags" for a bad element of
+// tags: it walks the line to the first value of the wrong JSON kind (value:
+// the error's "number", "string", "number 1e400", …) at that field, giving
+// "context.recent_messages[3].content", "tags[2]", "labels.r". A field it
+// cannot place is returned as it is.
+func indexedField(line []byte, field, value string) string {
+	kind, _, _ := strings.Cut(value, " ")
+	var v any
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return field
+	}
+	var parts []string
+	if field != "" {
+		parts = strings.Split(field, ".")
+	}
+	if p, ok := placeField(v, parts, kind); ok {
+		return strings.TrimPrefix(p, ".")
+	}
+	return field
+}
+
+// placeField finds, depth first in the line's order (arrays) or by key
+// (objects: the struct field named by parts[0], matched as encoding/json
+// matches it, else the values of a map), the path to the first value of
+// JSON kind at parts.
+func placeField(v any, parts []string, kind string) (string, bool) {
+	if len(parts) == 0 && genericKind(v) == kind {
+		return "", true
+	}
+	switch n := v.(type) {
+	case []any:
+		for i, e := range n {
+			if p, ok := placeField(e, parts, kind); ok {
+				return "[" + strconv.Itoa(i) + "]" + p, true
+			}
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(n))
+		for k := range n {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if len(parts) > 0 {
+			for _, k := range keys {
+				if strings.EqualFold(k, parts[0]) {
+					if p, ok := placeField(n[k], parts[1:], kind); ok {
+						return "." + k + p, true
+					}
+				}
+			}
+		}
+		// A map (labels, a map of objects): its keys are not in the path.
+		for _, k := range keys {
+			if p, ok := placeField(n[k], parts, kind); ok {
+				return "." + k + p, true
+			}
+		}
+	}
+	return "", false
+}
+
+// genericKind names a decoded JSON value's kind as encoding/json's type
+// errors do.
+func genericKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case json.Number:
+		return "number"
+	case bool:
+		return "bool"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "null"
 }
 
 // numberRange says why a JSON number did not fit when it is out of range

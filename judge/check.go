@@ -2,7 +2,9 @@ package judge
 
 import (
 	"context"
+	"errors"
 	"io"
+	"net/http"
 	"strings"
 )
 
@@ -72,6 +74,11 @@ func Check(ctx context.Context, spec string, cfg Config) CheckReport {
 		answered := resp.Status == StatusOK || resp.Status == StatusInvalid
 		rep.Reachable = rep.Reachable || answered || strings.HasPrefix(resp.Error, "HTTP ")
 		rep.ModelPresent = rep.ModelPresent || answered
+		if rep.ModelPresent {
+			rep.ModelUnknown = ""
+		} else if rep.ModelUnknown == "" && rep.Models == nil {
+			rep.ModelUnknown = sampleSaysNothing(resp)
+		}
 	}
 	if s, ok := j.(interface{ StructuredMode() string }); ok {
 		rep.StructuredOutput = s.StructuredMode()
@@ -96,6 +103,14 @@ func checkModels(ctx context.Context, l ModelLister, rep *CheckReport) {
 	ids, err := l.ListModels(ctx)
 	if err != nil {
 		rep.Notes = append(rep.Notes, "cannot list models: "+err.Error())
+		var he interface{ HTTPCode() int }
+		if errors.As(err, &he) {
+			// The server answered; a refused key hides its models.
+			rep.Reachable = true
+			if c := he.HTTPCode(); c == http.StatusUnauthorized || c == http.StatusForbidden {
+				rep.ModelUnknown = RefusedKey(c)
+			}
+		}
 		return
 	}
 	rep.Reachable = true
@@ -108,4 +123,22 @@ func checkModels(ctx context.Context, l ModelLister, rep *CheckReport) {
 	if !rep.ModelPresent {
 		rep.Notes = append(rep.Notes, "model "+l.ModelName()+" is not in the server's list")
 	}
+}
+
+// sampleSaysNothing is why a failed sample call, on a server that listed no
+// models, leaves the model unknown ("" when the failure says the model is
+// missing: HTTP 404, "wrong URL or model name").
+func sampleSaysNothing(resp Response) string {
+	switch resp.Cause {
+	case CauseUnauthorized:
+		return RefusedKey(http.StatusUnauthorized)
+	case CauseForbidden:
+		return RefusedKey(http.StatusForbidden)
+	case CauseNotFound:
+		return ""
+	}
+	if resp.Status == StatusOK || resp.Status == StatusInvalid || resp.Cause == "" {
+		return ""
+	}
+	return "the sample call failed (" + string(resp.Cause) + ") and the server lists no models"
 }

@@ -38,6 +38,9 @@ const (
 	NoMatch           = core.NoMatch
 	Unknown           = core.Unknown
 	StatusOK          = core.StatusOK
+	ModelYes          = core.ModelYes
+	ModelNo           = core.ModelNo
+	ModelUnknown      = core.ModelUnknown
 	StatusUnknown     = core.StatusUnknown
 	StatusInvalid     = core.StatusInvalid
 	StatusTimeout     = core.StatusTimeout
@@ -71,6 +74,9 @@ const (
 	SetupUnknownHost  = core.SetupUnknownHost
 	SetupTLS          = core.SetupTLS
 )
+
+// RefusedKey is CheckReport.ModelUnknown's reason for a refused key (core.RefusedKey).
+func RefusedKey(code int) string { return core.RefusedKey(code) }
 
 // CauseOfError types a transport error (core.CauseOfError).
 func CauseOfError(err error) Cause { return core.CauseOfError(err) }

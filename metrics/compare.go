@@ -293,10 +293,18 @@ func comparisonWarnings(cs []*Comparison) []string {
 // p-value, over all of them: the rules', the total's and every slice's.
 // The figures describe; none decides a verdict, so the false discovery
 // rate, not the family-wise error, is what a reader of many marks needs.
+// The family is exactly the figures the comparison reports with a p-value:
+// a labeled sample replaces figures after Compare (weightComparison), and
+// adjust runs again then, so a replaced test's p never counts in m and no
+// figure keeps a q-value its p no longer has.
 func (c *Comparison) adjust() {
 	var fs []*Figure
 	add := func(rc *RuleComparison) {
+		if rc == nil {
+			return
+		}
 		for i := range rc.Figures {
+			rc.Figures[i].QValue = nil
 			if rc.Figures[i].PValue != nil {
 				fs = append(fs, &rc.Figures[i])
 			}

@@ -121,7 +121,26 @@ type Evidence struct {
 	Estimate, Lo, Hi float64
 	P                *float64
 	Alpha            float64
+	// Sessions is the number of sessions a session-clustered figure rests
+	// on (the sessions holding its units); 0 where its units are not
+	// clustered (every session holds one unit: independent units, as
+	// cases without a session ID are) or the figure is not a session one.
+	// Fewer than MinSessions leave it INCONCLUSIVE (Decide).
+	Sessions float64
 }
+
+// MinSessions is the fewest sessions a session-clustered figure is
+// decided on (docs/statistics.md, "Off the grid"). One or two sessions
+// cannot show how much sessions differ: at an ICC of 0.3–0.5 the interval
+// of a proportion over 1–2 sessions missed on one side up to 0.12 of the
+// time (promised: 0.025), and an interval that holds there is nearly
+// [0, 1]. Such a criterion stays INCONCLUSIVE, its interval still shown,
+// its "+N" at least the sessions up to MinSessions.
+const MinSessions = 3
+
+// FewSessions reports whether evidence on k clustered sessions is too
+// few to decide (0 < k < MinSessions).
+func FewSessions(k float64) bool { return k > 0 && k < MinSessions }
 
 // Decision is the verdict rule's outcome: the status and, for an open
 // criterion, whether the estimate is on the bad side (more data would
@@ -129,6 +148,9 @@ type Evidence struct {
 type Decision struct {
 	Status  Status
 	BadSide bool
+	// Few is set when the evidence rests on too few sessions to decide
+	// (Evidence.Sessions below MinSessions), whatever its interval shows.
+	Few bool
 }
 
 // Clears reports whether an interval [lo, hi] lies wholly on the good
@@ -179,10 +201,14 @@ func (d Direction) BadSide(thr, est float64) bool {
 // when the interval lies wholly on the bad side of the threshold, PASS
 // when it lies wholly on the good side, INCONCLUSIVE while it reaches the
 // threshold. Gain criteria PASS on their one-sided test (p < α) instead,
-// and FAIL only when the whole interval lies at or below 0. Every
-// criterion on the unweighted and the label-weighted paths is decided here.
+// and FAIL only when the whole interval lies at or below 0. A
+// session-clustered figure resting on fewer than MinSessions sessions is
+// INCONCLUSIVE whatever its interval (Few). Every criterion on the
+// unweighted and the label-weighted paths is decided here.
 func (d Direction) Decide(thr float64, ev Evidence) Decision {
 	switch {
+	case FewSessions(ev.Sessions):
+		return Decision{Status: StatusInconclusive, BadSide: d.BadSide(thr, ev.Estimate), Few: true}
 	case d.ConfirmsBad(thr, ev.Lo, ev.Hi):
 		return Decision{Status: StatusFail, BadSide: true}
 	case d == Gain && ev.P != nil && *ev.P < ev.Alpha:
@@ -197,6 +223,9 @@ func (d Direction) Decide(thr float64, ev Evidence) Decision {
 // description desc ("precision 0.95 (…, 95 % CI [0.91, 0.98])").
 func (d Direction) decisionReason(desc string, thr float64, dec Decision, ev Evidence) string {
 	t := fmtF(thr)
+	if dec.Few {
+		return desc + ": " + FewSessionsReason(ev.Sessions)
+	}
 	switch d {
 	case Within:
 		switch {
@@ -265,4 +294,14 @@ func apply(c *Criterion, ev Evidence, desc func(lo, hi float64) string) Decision
 	c.Status = dec.Status
 	c.Reason = spec.Direction.decisionReason(desc(ev.Lo, ev.Hi), c.Threshold, dec, ev)
 	return dec
+}
+
+// FewSessionsReason says why a figure on k < MinSessions sessions is not
+// decided, in a user's words.
+func FewSessionsReason(k float64) string {
+	what := fmt.Sprintf("%g sessions", k)
+	if k == 1 {
+		what = "1 session"
+	}
+	return fmt.Sprintf("not decided: %s cannot show how much sessions differ (where they differ, an interval over so few misses far more often than its level says); collect at least %d sessions", what, MinSessions)
 }

@@ -147,14 +147,39 @@ func bruteForceBB(ys, ms []int64) (lo, hi float64) { return bruteForceBBAt(ys, m
 // bruteForceBBAt is bruteForceBB's equal-tailed interval at credible
 // level cred.
 func bruteForceBBAt(ys, ms []int64, cred float64) (lo, hi float64) {
-	const nm, nr = 2000, 400
-	qa, qb := (1-cred)/2, 1-(1-cred)/2
+	return bruteForceMarg(ys, ms).at(cred)
+}
+
+// bruteMarg is the marginal posterior of μ on bruteNM cells of [0, 1]
+// (bruteForceMarg): one integration gives the interval at every level.
+type bruteMarg []float64
+
+const bruteNM, bruteNR = 2000, 400
+
+// bruteForceMarg integrates the model on a bruteNM × bruteNR grid of (μ, ρ).
+// Sessions with the same (y, m) are one term times their count: the same
+// sum, computed once.
+func bruteForceMarg(ys, ms []int64) bruteMarg {
+	const nm, nr = bruteNM, bruteNR
 	lbeta := func(a, b float64) float64 {
 		x, _ := math.Lgamma(a)
 		y, _ := math.Lgamma(b)
 		z, _ := math.Lgamma(a + b)
 		return x + y - z
 	}
+	type group struct{ y, f, n float64 }
+	var groups []group
+	count := map[[2]int64]int{}
+	for i := range ms {
+		k := [2]int64{ys[i], ms[i]}
+		if j, ok := count[k]; ok {
+			groups[j].n++
+			continue
+		}
+		count[k] = len(groups)
+		groups = append(groups, group{float64(ys[i]), float64(ms[i] - ys[i]), 1})
+	}
+	sessions := float64(len(ms))
 	logp := make([]float64, nm*nr)
 	top := math.Inf(-1)
 	for j := range nm {
@@ -163,21 +188,30 @@ func bruteForceBBAt(ys, ms []int64, cred float64) (lo, hi float64) {
 			rho := (float64(k) + 0.5) / nr
 			th := (1 - rho) / rho
 			a, b := mu*th, (1-mu)*th
-			l := (bbRhoPrior - 1) * math.Log1p(-rho)
-			for i := range ms {
-				l += lbeta(float64(ys[i])+a, float64(ms[i]-ys[i])+b) - lbeta(a, b)
+			l := (bbRhoPrior-1)*math.Log1p(-rho) - sessions*lbeta(a, b)
+			for _, g := range groups {
+				l += g.n * lbeta(g.y+a, g.f+b)
 			}
 			logp[j*nr+k] = l
 			top = max(top, l)
 		}
 	}
-	marg := make([]float64, nm)
-	var tot float64
+	marg := make(bruteMarg, nm)
 	for j := range nm {
 		for k := range nr {
 			marg[j] += math.Exp(logp[j*nr+k] - top)
 		}
-		tot += marg[j]
+	}
+	return marg
+}
+
+// at is the equal-tailed interval at credible level cred.
+func (marg bruteMarg) at(cred float64) (lo, hi float64) {
+	nm := len(marg)
+	qa, qb := (1-cred)/2, 1-(1-cred)/2
+	var tot float64
+	for _, v := range marg {
+		tot += v
 	}
 	var c float64
 	lo, hi = -1, -1
@@ -185,7 +219,7 @@ func bruteForceBBAt(ys, ms []int64, cred float64) (lo, hi float64) {
 		prev := c
 		c += marg[j] / tot
 		// Linear within the cell [j/nm, (j+1)/nm].
-		at := func(q float64) float64 { return (float64(j) + (q-prev)/(c-prev)) / nm }
+		at := func(q float64) float64 { return (float64(j) + (q-prev)/(c-prev)) / float64(nm) }
 		if lo < 0 && c >= qa {
 			lo = at(qa)
 		}
@@ -219,7 +253,8 @@ func TestClusteredIntervalReference(t *testing.T) {
 		// No event in eight sessions of 35.
 		{[]int64{0, 0, 0, 0, 0, 0, 0, 0}, []int64{35, 35, 35, 35, 35, 35, 35, 35}},
 	} {
-		blo, bhi := bruteForceBB(c.ys, c.ms)
+		marg := bruteForceMarg(c.ys, c.ms) // one integration, both levels
+		blo, bhi := marg.at(0.95)
 		p := newBBPosterior(c.ys, c.ms, 1)
 		p.fit()
 		name := fmt.Sprint(c.ys, c.ms)
@@ -227,7 +262,7 @@ func TestClusteredIntervalReference(t *testing.T) {
 		near(t, name+" posterior hi", p.quantile(0.975), bhi, 0.003)
 		// The interval's bounds are the posterior's at the raised level.
 		if cred := fewLevel(0.95, float64(len(c.ms))); cred != 0.95 {
-			blo, bhi = bruteForceBBAt(c.ys, c.ms, cred)
+			blo, bhi = marg.at(cred)
 		}
 		lo, hi, deff := newBBPosterior(c.ys, c.ms, 1).bbInterval(0.95)
 		var y, m int64

@@ -467,7 +467,8 @@ func TestIntervalSizeDependent(t *testing.T) {
 // sessions; the first eleven settings are the ones that level was chosen
 // on, the rest were added to check it). With 2 sessions it is held to
 // the measured floor, 0.90 (0.917–0.921 at ICC 0.5: fewLevel does not
-// apply there), so that a change that narrows it shows what it costs.
+// apply there), so that a change that narrows it shows what it costs; no
+// verdict rests on 2 sessions (MinSessions).
 // Both less the Monte Carlo allowance. The smoke runs one setting.
 func TestIntervalGridOffGrid(t *testing.T) {
 	t.Parallel()
@@ -543,20 +544,31 @@ const offGridFloorTwo = 0.90
 
 // TestFewLevel: the beta-binomial interval's credible level with few
 // sessions is 95 % with 1 or 2 sessions and, from 3 on, the level whose
-// normal quantile is Student's t quantile on 3(K − 1) degrees of freedom
-// (hand-computed from t tables: t₀.₉₇₅ on 6 df is 2.4469, on 12 df 2.1788,
-// on 27 df 2.0518), falling to 95 % as sessions are added; and the
+// normal quantile is Student's t quantile on 3(K − 1) degrees of freedom, at least 10
+// (hand-computed from t tables: t₀.₉₇₅ on 10 df — the floor, for 3 and 4
+// sessions — is 2.2281, on 12 df 2.1788, on 27 df 2.0518), falling to
+// 95 % as sessions are added; and the
 // interval with 5 sessions is the posterior's at that level, wider than
 // at 95 %.
 func TestFewLevel(t *testing.T) {
 	t.Parallel()
 	phi := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 	for _, c := range []struct{ k, want float64 }{
-		{1, 0.95}, {2, 0.95}, {3, 2*phi(2.446912) - 1}, {5, 2*phi(2.178813) - 1}, {10, 2*phi(2.051831) - 1},
+		{1, 0.95}, {2, 0.95}, {3, 2*phi(2.228139) - 1}, {4, 2*phi(2.228139) - 1}, {5, 2*phi(2.178813) - 1}, {10, 2*phi(2.051831) - 1},
 	} {
 		if got := fewLevel(0.95, c.k); math.Abs(got-c.want) > 1e-5 {
 			t.Errorf("fewLevel(0.95, %g) = %.6f, want %.6f", c.k, got, c.want)
 		}
+	}
+	// A paired difference's discordance rates keep t on 3(K − 1) df
+	// (pairedFewLevel): 6 df at 3 sessions, 9 at 4.
+	for _, c := range []struct{ k, want float64 }{{2, 0.95}, {3, 2*phi(2.446912) - 1}, {4, 2*phi(2.262157) - 1}, {5, 2*phi(2.178813) - 1}} {
+		if got := pairedFewLevel(0.95, c.k); math.Abs(got-c.want) > 1e-5 {
+			t.Errorf("pairedFewLevel(0.95, %g) = %.6f, want %.6f", c.k, got, c.want)
+		}
+	}
+	if pd := newPairDiff([]pairSess{{3, 1, 0, 10}, {0, 2, 0, 10}, {4, 0, 0, 10}}); !pd.p1.paired || !pd.p2.paired {
+		t.Error("a paired difference's discordance rates are not marked paired")
 	}
 	prev := 1.0
 	for k := 3.0; k <= 1000; k *= 1.5 {

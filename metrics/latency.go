@@ -266,6 +266,10 @@ func pairedQuantile(base, cand callLats, num, den int, seed uint64, conf float64
 		lo, hi, p = latencyBootstrap(base.ms, cand.ms, num, den, seed, conf)
 		return lo, hi, p, TestBootstrapCalls, true
 	}
+	if k := sessionsOf(base, cand, sc); k < flipMaxSessions {
+		lo, hi, p, ok = quantileFlip(base, cand, num, den, conf)
+		return lo, hi, p, TestQuantileFlip, ok
+	}
 	qb := sessionQuantile(base, num, den, conf, sc)
 	qc := sessionQuantile(cand, num, den, conf, sc)
 	if qb.below == qb.n || qc.below == qc.n {
@@ -334,6 +338,20 @@ func pairedQuantile(base, cand callLats, num, den int, seed uint64, conf float64
 // NoLatencyReason is why a judge whose calls carry no recorded latency
 // has no latency figures and judge_p95_max is N/A.
 const NoLatencyReason = "no recorded latency: every call of the judge is at exactly 0 ms, which no measured call is (a vendor's recorded decisions, or recordings without latency_ms), so its P50/P95/P99 are not known and its latency is not compared"
+
+// sessionsOf counts the sessions either judge's calls fall in.
+func sessionsOf(base, cand callLats, sc *latScratch) int {
+	sc.grow(base.sess)
+	sc.grow(cand.sess)
+	defer sc.reset()
+	for _, c := range [2]callLats{base, cand} {
+		for _, s := range c.sess {
+			sc.touch(s)
+			sc.m[s]++
+		}
+	}
+	return len(sc.touched)
+}
 
 // unrecordedLatency reports whether calls carry no recorded latency: there
 // are some and every one is exactly 0 ms. A measured call always takes

@@ -59,6 +59,10 @@ var latencySettings = []struct {
 	{"8 sessions × 25", sizes(8, 25, 0)},
 	{"100 sessions × 5", sizes(100, 5, 0)},
 	{"one session of 100 and 19 of 3", sizes(20, 3, 100)},
+	// Few sessions: the paired test is the sessions' flip test there.
+	{"3 sessions × 50", sizes(3, 50, 0)},
+	{"6 sessions × 10", sizes(6, 10, 0)},
+	{"10 sessions × 10", sizes(10, 10, 0)},
 }
 
 // latencyRates runs n replicates of clusteredLatencies over sz: the paired

@@ -77,6 +77,11 @@ func newPairDiffCounts(counts []pairCount) *pairDiff {
 		B, C = B+bs[i].y*c.n, C+cs[i].y*c.n
 	}
 	pd.p1, pd.p2 = newBBPosteriorCounts(bs), newBBPosteriorCounts(cs)
+	for _, p := range []*bbPosterior{pd.p1, pd.p2} {
+		if p != nil {
+			p.paired = true // pairedFewLevel
+		}
+	}
 	q1, q2 := float64(B)/float64(M), float64(C)/float64(M)
 	var s12, s11, s22 float64
 	for i, c := range kept {
@@ -93,6 +98,16 @@ func newPairDiffCounts(counts []pairCount) *pairDiff {
 		pd.phi = s12 / math.Sqrt(s11*s22)
 	}
 	return pd
+}
+
+// clusteredSessions is the number of sessions the paired difference's
+// interval rests on where its units are clustered, 0 where every session
+// holds one unit (Newcombe's own method: independent units).
+func (pd *pairDiff) clusteredSessions() float64 {
+	if pd == nil || pd.one || pd.p1 == nil {
+		return 0
+	}
+	return pd.p1.sessions()
 }
 
 // interval is the difference and its interval at conf, the data scaled by

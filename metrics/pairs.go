@@ -209,7 +209,7 @@ func (t *PairTable) SampleUnits(rule string, j, other int, labels []SampleLabel)
 }
 
 func (t *PairTable) unit(p *PairRow, j, other int, stratum string, size int64, label bool) SampleUnit {
-	u := SampleUnit{Stratum: stratum, StratumSize: size, Session: p.Session, Label: label, Match: p.Results[j] == QueueMatch}
+	u := SampleUnit{Stratum: stratum, StratumSize: size, Session: p.sessionKey(), Label: label, Match: p.Results[j] == QueueMatch}
 	if other >= 0 {
 		u.Other = p.Results[other] == QueueMatch
 	} else {
@@ -250,4 +250,15 @@ func SampleWeights(labels []SampleLabel) func(caseID, ruleID, label string) (str
 		}
 		return string(v), float64(max(size[k], int64(n[k]))) / float64(n[k])
 	}
+}
+
+// sessionKey is the session a pair's labeled unit counts in: its session
+// ID, or for a case without one a session of its own (keyed by the case
+// ID), as the unweighted path counts it (Accumulator.sessionOf) — not
+// one session holding every case without an ID.
+func (p *PairRow) sessionKey() string {
+	if p.Session == "" {
+		return "\x00case " + p.CaseID
+	}
+	return p.Session
 }

@@ -177,12 +177,31 @@ func PlanProportion(name string, thr float64, g PlanGuess, o PlanOptions, interv
 				return StatusInconclusive // sessions of traffic without a unit of the figure
 			}
 			lo, hi := interval(ys, ms)
-			return spec.Direction.Decide(thr, Evidence{Estimate: float64(Y) / float64(M), Lo: lo, Hi: hi}).Status
+			return spec.Direction.Decide(thr, Evidence{Estimate: float64(Y) / float64(M), Lo: lo, Hi: hi, Sessions: ClusteredSessions(ms)}).Status
 		})
 		return float64(p) / float64(o.Reps), float64(f) / float64(o.Reps)
 	}
 	planSearch(&res, o, g.meanSize(), "units", rates)
 	return res, nil
+}
+
+// ClusteredSessions is the sessions holding units of a figure whose
+// sessions hold ms units each, 0 when none holds more than one (the units
+// are then independent): the verdict's Evidence.Sessions, which
+// FewSessions checks.
+func ClusteredSessions(ms []int64) float64 {
+	var k float64
+	clustered := false
+	for _, m := range ms {
+		if m > 0 {
+			k++
+		}
+		clustered = clustered || m > 1
+	}
+	if !clustered {
+		return 0
+	}
+	return k
 }
 
 // countStatuses decides replicates 0 … reps−1 with decide, on up to

@@ -189,6 +189,9 @@ func (st *sampleState) weightComparison(s *Summary, c *Comparison) {
 	if c.Total != nil {
 		do(c.Total, all, tb, tc)
 	}
+	// The q-values were taken over the figures these replaced: take them
+	// again over the figures now reported.
+	c.adjust()
 }
 
 // swap puts Other (the baseline judge) in Match.

@@ -24,7 +24,7 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 	}
 	c.N = f.Units
 	est, thr := *f.Estimate, crit.PrecisionMin
-	dec := apply(&c, Evidence{Estimate: est, Lo: *f.Lo, Hi: *f.Hi}, func(l, h float64) string {
+	dec := apply(&c, Evidence{Estimate: est, Lo: *f.Lo, Hi: *f.Hi, Sessions: f.clusteredSessions()}, func(l, h float64) string {
 		if f.UnreachedMatch > 0 {
 			return fmt.Sprintf("precision %s on the strata the labels reached (weighted %s/%s from %d sampled + %d census labels; %.0f%% CI [%s, %s], widened to hold %s of the judge's %s match predictions on unlabeled pairs, in queue strata no label has reached yet, from all right to all wrong)",
 				fmtF(est), fmtF(f.Num), fmtF(f.Den), f.Sampled, f.Census, crit.Confidence*100, fmtF(l), fmtF(h), fmtF(f.UnreachedMatch), fmtF(f.Predicted))
@@ -43,7 +43,36 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 	if est != thr {
 		moreLabels(&c, f, crit.Confidence, verb, dec)
 	}
+	if dec.Few {
+		fewLabelSessions(&c, f)
+	}
 	return c
+}
+
+// clusteredSessions is the number of sessions a labeled figure's units
+// come from where some session holds more than one of them, 0 where
+// every labeled unit is a session of its own (independent units: no
+// clustering for MinSessions to guard against).
+func (f WeightedRatio) clusteredSessions() float64 {
+	if f.Sessions <= 0 || f.Sessions >= f.Units {
+		return 0
+	}
+	return float64(f.Sessions)
+}
+
+// fewLabelSessions is the labeled path's side of MinSessions: a figure
+// whose labels come from fewer sessions is not decided (Decide), and its
+// hint asks for labels from at least the sessions up to MinSessions.
+func fewLabelSessions(c *Criterion, f WeightedRatio) {
+	least := int64(MinSessions) - f.Sessions
+	if c.MoreSessions == nil || *c.MoreSessions < least {
+		c.MoreSessions = new(least)
+	}
+	sess := "sessions"
+	if least == 1 {
+		sess = "session"
+	}
+	c.Reason += fmt.Sprintf("; labels from at least %d more %s are needed before it can be decided", least, sess)
 }
 
 // moreLabels sets the hint: the fewest labels m added to the queue after
@@ -144,7 +173,7 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 	}
 	c.N, c.PValue = diff.Units, ptr(p)
 	alpha := alphaOf(crit.Confidence)
-	ev := Evidence{Estimate: d, Lo: *diff.Lo, Hi: *diff.Hi, P: ptr(p), Alpha: alpha}
+	ev := Evidence{Estimate: d, Lo: *diff.Lo, Hi: *diff.Hi, P: ptr(p), Alpha: alpha, Sessions: diff.clusteredSessions()}
 	if diff.Unreached > 0 && *diff.Lo <= 0 {
 		// The test speaks of the reached strata only: a PASS needs the
 		// widened interval clear of 0 as well.
@@ -182,6 +211,9 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 			h = fewDiscordantHint(diff, h)
 		}
 		setLabelHint(&c, diff, h, ok, "decide it")
+		if dec.Few {
+			fewLabelSessions(&c, diff)
+		}
 	}
 	return c
 }

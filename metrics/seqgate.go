@@ -396,6 +396,12 @@ func (g *SequentialGate) decide(l int, cs *ConfidenceSequence) Status {
 		// before stays, none is made on it.
 		return StatusInconclusive
 	}
+	if FewSessions(float64(cs.n)) {
+		// The one rule's floor on sessions (MinSessions): the sequence
+		// is valid from the first session, but no verdict of apeval rests
+		// on one or two.
+		return StatusInconclusive
+	}
 	lo, hi := bounds(l, cs)
 	return g.decideOn(l, lo, hi)
 }
@@ -630,6 +636,9 @@ func (g *SequentialGate) crit4(j *seqJudge, row *seqRow, l int) SequentialCrit {
 	c.Reason = fmt.Sprintf("open: %s still reaches %s", desc, fmtF(thr))
 	if l == seqGain {
 		c.Reason = fmt.Sprintf("open: %s still reaches 0", desc)
+	}
+	if FewSessions(float64(cs.N())) {
+		c.Reason = "open: " + desc + ": " + FewSessionsReason(float64(cs.N()))
 	}
 	if cs.Excluded() {
 		c.Reason = "open: the sessions excluded every rate, so the sequence cannot decide (its interval is the running mean alone): " + desc

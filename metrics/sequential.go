@@ -128,14 +128,15 @@ type SequentialDecision struct {
 // Decide applies the one verdict rule (Direction.Decide) to the
 // sequence's current interval for the named criterion at threshold thr;
 // INCONCLUSIVE once every rate is excluded (Excluded: the interval is
-// then the running mean alone, nothing to decide on).
+// then the running mean alone, nothing to decide on), and on fewer than
+// MinSessions sessions.
 func (cs *ConfidenceSequence) Decide(name string, thr float64) SequentialDecision {
 	spec, _ := SpecOf(name)
 	lo, hi := cs.Interval()
 	if cs.Excluded() {
 		return SequentialDecision{Status: StatusInconclusive, N: cs.n, Lo: lo, Hi: hi}
 	}
-	d := spec.Direction.Decide(thr, Evidence{Estimate: cs.sum / float64(max(cs.n, 1)), Lo: lo, Hi: hi})
+	d := spec.Direction.Decide(thr, Evidence{Estimate: cs.sum / float64(max(cs.n, 1)), Lo: lo, Hi: hi, Sessions: float64(cs.n)})
 	return SequentialDecision{Status: d.Status, N: cs.n, Lo: lo, Hi: hi}
 }
 

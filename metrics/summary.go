@@ -270,6 +270,10 @@ type Criterion struct {
 	// clause the hint added to Reason (holmDangerous sizes it again).
 	gain *GainInputs
 	hint string
+	// few is the sessions a session-clustered criterion rested on when
+	// they were too few to decide it (FewSessions), 0 otherwise: its
+	// hint asks for at least the sessions up to MinSessions.
+	few float64
 }
 
 // Judge returns the summary of the judge with that identity, nil if absent.

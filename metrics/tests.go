@@ -24,7 +24,12 @@ const (
 	// with the quantile's session-clustered slope, t on the sessions
 	// (k − 1 degrees of freedom); used when a session holds several calls.
 	TestQuantileSessions = "quantile_t_sessions"
-	TestMannWhitney      = "mann_whitney"
+	// TestQuantileFlip: a latency quantile's difference by the sessions'
+	// sign-flip randomization test (exact, 2^K swaps of which judge made a
+	// session's calls), the interval by inverting it; used with fewer than
+	// flipMaxSessions sessions, where the linearization does not hold α.
+	TestQuantileFlip = "quantile_flip_sessions"
+	TestMannWhitney  = "mann_whitney"
 )
 
 // BootstrapResamples is the number of resamples of every bootstrap.

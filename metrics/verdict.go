@@ -64,7 +64,13 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, def
 			method += fmt.Sprintf(", deff %.2f", d)
 		}
 	}
-	dec := apply(&c, Evidence{Estimate: est, Lo: *lo, Hi: *hi}, func(l, h float64) string {
+	// The sessions the interval rests on, where its units are clustered
+	// (fewer than MinSessions decide nothing: Decide).
+	var k float64
+	if post != nil && !post.wilson {
+		k = post.sessions()
+	}
+	dec := apply(&c, Evidence{Estimate: est, Lo: *lo, Hi: *hi, Sessions: k}, func(l, h float64) string {
 		return fmt.Sprintf("%s %s (%d/%d, %s %.0f%% CI [%s, %s])", what, fmtF(est), x, n, method, e.conf*100, fmtF(l), fmtF(h))
 	})
 	if dec.Status != StatusInconclusive {
@@ -83,7 +89,14 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, def
 		if ok && h.Either {
 			verb = eitherVerb
 		}
+		raised := false
+		if dec.Few && ok {
+			h, raised = fewSessionsHint(h, k, n)
+		}
 		switch {
+		case raised:
+			c.SamplesNeeded, c.MoreSamples, c.MoreSessions = new(n+h.Units), new(h.Units), new(h.Sessions)
+			c.Reason += fewSessionsClause(h)
 		case ok && h.Units > 0:
 			c.SamplesNeeded, c.MoreSamples, c.MoreSessions = new(n+h.Units), new(h.Units), new(h.Sessions)
 			c.Reason += moreSessionsReason(h, n, verb)
@@ -92,6 +105,34 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, def
 		}
 	}
 	return c
+}
+
+// fewSessionsHint raises a session-sized hint on k < MinSessions sessions
+// holding n units to the sessions up to MinSessions (fewer decide nothing,
+// whatever their interval), each of the mean size, where it asks for
+// fewer; raised says it did. Beyond that the hint is sized as the
+// interval asks.
+func fewSessionsHint(h SessionHint, k float64, n int64) (_ SessionHint, raised bool) {
+	least := int64(math.Ceil(MinSessions - k))
+	if h.Sessions >= least {
+		return h, false
+	}
+	h.Sessions, h.Units = least, int64(math.Ceil(float64(least)*float64(n)/k))
+	return h, true
+}
+
+// fewSessionsClause is the "+N" clause of a hint fewSessionsHint raised:
+// the sessions are the least that can decide it, not a promise that they
+// will.
+func fewSessionsClause(h SessionHint) string { return fewSessionsClauseOf(h, "units") }
+
+// fewSessionsClauseOf is fewSessionsClause with the units named.
+func fewSessionsClauseOf(h SessionHint, what string) string {
+	sess := "sessions"
+	if h.Sessions == 1 {
+		sess = "session"
+	}
+	return fmt.Sprintf("; at least %d more %s like these, ≈ %d %s, before it can be decided", h.Sessions, sess, h.Units, what)
 }
 
 // moreSessionsReason is the clause a session-sized hint adds: sessions and
@@ -198,6 +239,7 @@ func (e *evaluator) dangerousRecall(r *Row, m mcnemar, pd *pairDiff, seed uint64
 	}
 	n, b, cc := r.BaselinePositives, r.JudgeOnlyHits, r.BaselineOnlyHits
 	est, lo, hi := pd.interval(1, e.conf)
+	k := pd.clusteredSessions()
 	fr := m.flip(seed)
 	p := fr.greater
 	c.N, c.PValue = n, ptr(p)
@@ -205,10 +247,12 @@ func (e *evaluator) dangerousRecall(r *Row, m mcnemar, pd *pairDiff, seed uint64
 	if m.clustered {
 		test = "one-sided sign-flip over sessions"
 	}
-	apply(&c, Evidence{Estimate: est, Lo: lo, Hi: hi, P: ptr(p), Alpha: e.alpha}, func(l, h float64) string {
+	if apply(&c, Evidence{Estimate: est, Lo: lo, Hi: hi, P: ptr(p), Alpha: e.alpha, Sessions: k}, func(l, h float64) string {
 		return fmt.Sprintf("recall %s vs baseline %s on %d positives (judge-only %d, baseline-only %d, %s p=%s; difference %.0f%% CI [%s, %s])",
 			fmtF(float64(r.BaselineHits+b-cc)/float64(n)), fmtF(float64(r.BaselineHits)/float64(n)), n, b, cc, test, fmtF(p), e.conf*100, fmtF(l), fmtF(h))
-	})
+	}).Few {
+		c.few = k
+	}
 	switch c.Status {
 	case StatusInconclusive:
 		e.recallHint(&c, n, m, pd, e.alpha)
@@ -265,8 +309,14 @@ func (c *Criterion) setGainHint(n int64, alpha float64) {
 	if !ok || h.Units <= 0 {
 		return
 	}
-	c.SamplesNeeded, c.MoreSamples, c.MoreSessions = new(n+h.Units), new(h.Units), new(h.Sessions)
 	c.hint = moreUnitsReason(h, n, "labeled positives", "decide it")
+	if c.few > 0 {
+		var raised bool
+		if h, raised = fewSessionsHint(h, c.few, n); raised {
+			c.hint = fewSessionsClauseOf(h, "labeled positives")
+		}
+	}
+	c.SamplesNeeded, c.MoreSamples, c.MoreSessions = new(n+h.Units), new(h.Units), new(h.Sessions)
 	c.Reason += c.hint
 }
 
@@ -406,7 +456,8 @@ func (e *evaluator) fireRateChange(pd *pairDiff) Criterion {
 	if !pd.one {
 		method = "Newcombe paired over sessions"
 	}
-	dec := apply(&cr, Evidence{Estimate: est, Lo: lo, Hi: hi}, func(l, h float64) string {
+	ks := pd.clusteredSessions()
+	dec := apply(&cr, Evidence{Estimate: est, Lo: lo, Hi: hi, Sessions: ks}, func(l, h float64) string {
 		return fmt.Sprintf("fire-rate change the labels do not explain %s (%d paired cases, %s %.0f%% CI [%s, %s])", fmtF(est), n, method, e.conf*100, fmtF(l), fmtF(h))
 	})
 	if dec.Status != StatusInconclusive {
@@ -436,7 +487,16 @@ func (e *evaluator) fireRateChange(pd *pairDiff) Criterion {
 	default:
 		sides = []HintInputs{side(maxC, hi-est), side(-maxC, est-lo)}
 	}
-	if h, ok := SessionsToDecideAll(sides, assurance); ok && h.Units > 0 {
+	h, ok := SessionsToDecideAll(sides, assurance)
+	raised := false
+	if dec.Few && ok {
+		h, raised = fewSessionsHint(h, ks, n)
+	}
+	switch {
+	case raised:
+		cr.SamplesNeeded, cr.MoreSamples, cr.MoreSessions = new(n+h.Units), new(h.Units), new(h.Sessions)
+		cr.Reason += fewSessionsClauseOf(h, "paired cases")
+	case ok && h.Units > 0:
 		cr.SamplesNeeded, cr.MoreSamples, cr.MoreSessions = new(n+h.Units), new(h.Units), new(h.Sessions)
 		cr.Reason += moreUnitsReason(h, n, "paired cases", verb)
 	}

@@ -433,7 +433,7 @@ func (t *PairTable) weakStrata(labels []SampleLabel, conf float64) []WeakStratum
 		if _, ok := by[k]; !ok {
 			keys = append(keys, k)
 		}
-		by[k] = append(by[k], SampleUnit{Stratum: l.Stratum, StratumSize: l.StratumSize, Session: p.Session, Label: l.Match})
+		by[k] = append(by[k], SampleUnit{Stratum: l.Stratum, StratumSize: l.StratumSize, Session: p.sessionKey(), Label: l.Match})
 	}
 	sort.Slice(keys, func(a, b int) bool {
 		if keys[a].rule != keys[b].rule {

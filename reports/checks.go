@@ -13,7 +13,9 @@ import (
 
 // RenderChecks writes `apeval judges check`: one row per judge spec with
 // reachability, model presence, digest, structured-output mode and the
-// sample call; notes and errors as footnotes. JSON has the same fields in
+// sample call; notes and errors as footnotes. The model column is yes, no or
+// unknown (a refused key, a server that lists nothing and failed the sample
+// call, an unreachable server), the reason as a footnote. JSON has the same fields in
 // snake_case, the sample call's latency in ms.
 func RenderChecks(w io.Writer, reps []core.CheckReport, f Format) error {
 	if f == FormatJSON {
@@ -22,6 +24,8 @@ func RenderChecks(w io.Writer, reps []core.CheckReport, f Format) error {
 			Identity         string            `json:"identity"`
 			Reachable        bool              `json:"reachable"`
 			ModelPresent     bool              `json:"model_present"`
+			Model            string            `json:"model"`
+			ModelUnknown     string            `json:"model_unknown"`
 			Models           []string          `json:"models"`
 			Digest           string            `json:"digest"`
 			StructuredOutput string            `json:"structured_output"`
@@ -36,6 +40,7 @@ func RenderChecks(w io.Writer, reps []core.CheckReport, f Format) error {
 		all := make([]out, len(reps))
 		for i, r := range reps {
 			all[i] = out{Spec: r.Spec, Identity: r.Identity, Reachable: r.Reachable, ModelPresent: r.ModelPresent,
+				Model: r.Model(), ModelUnknown: r.ModelUnknown,
 				Models: r.Models, Digest: r.Digest, StructuredOutput: r.StructuredOutput, Details: r.Details,
 				SampleStatus: r.SampleStatus, SampleLatencyMS: float64(r.SampleLatency) / float64(time.Millisecond),
 				SampleError: r.SampleError, Notes: r.Notes, Error: r.Error, OK: r.OK()}
@@ -57,10 +62,13 @@ func RenderChecks(w io.Writer, reps []core.CheckReport, f Format) error {
 		if r.SampleStatus != "" {
 			lat = fmt.Sprintf("%.1f", float64(r.SampleLatency)/float64(time.Millisecond))
 		}
-		g.add(name, yesNo(r.Reachable), yesNo(r.ModelPresent), orDash(r.Digest), orDash(r.StructuredOutput),
+		g.add(name, yesNo(r.Reachable), r.Model(), orDash(r.Digest), orDash(r.StructuredOutput),
 			orDash(string(r.SampleStatus)), lat, yesNo(r.OK()))
 		if r.Error != "" {
 			g.notes = append(g.notes, fmt.Sprintf("%s: %s", r.Spec, r.Error))
+		}
+		if r.ModelUnknown != "" {
+			g.notes = append(g.notes, fmt.Sprintf("%s: model unknown: %s", r.Spec, r.ModelUnknown))
 		}
 		if r.SampleError != "" {
 			g.notes = append(g.notes, fmt.Sprintf("%s: sample call: %s", r.Spec, r.SampleError))

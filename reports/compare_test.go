@@ -71,9 +71,10 @@ func TestFigureCell(t *testing.T) {
 	}
 }
 
-// Figures a labeled sample replaced (tests weighted_paired, weighted) have no
-// q-value: every output that explains "~" says their mark follows p, and
-// only when the comparison has such figures.
+// Figures a labeled sample replaced (tests weighted_paired, weighted): every
+// output that explains "~" says their p-values are in the q-values' family
+// (and a Δ without p is always ~), and only when the comparison has such
+// figures.
 func TestWeightedMarkNote(t *testing.T) {
 	t.Parallel()
 	rep := fixtureReport()
@@ -89,7 +90,7 @@ func TestWeightedMarkNote(t *testing.T) {
 			c.Total.Figures[i].Test, c.Total.Figures[i].QValue = "weighted_paired", nil
 		}
 	}
-	want := "they have no q-value, so their ~ follows p"
+	want := "their p-values count in the q-values' family in place of the unweighted tests they replace"
 	for _, f := range []Format{FormatTable, FormatMarkdown} {
 		var b bytes.Buffer
 		if err := rep.WriteComparison(&b, c, f); err != nil {

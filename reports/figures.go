@@ -68,6 +68,8 @@ func testLabel(test string) string {
 		return "bootstrap of calls"
 	case test == metrics.TestQuantileSessions:
 		return "quantile t over sessions"
+	case test == metrics.TestQuantileFlip:
+		return "quantile, session flip"
 	case strings.Contains(test, "mann_whitney"):
 		return "Mann–Whitney U"
 	}
@@ -98,8 +100,9 @@ func totalFiguresGrid(c *metrics.Comparison, conf float64) *grid {
 }
 
 // weightedMarkNote says how the figures a labeled sample replaced (tests
-// weighted_paired and weighted, --labels) are marked, since MarkLegend's
-// q-values are not theirs; "" when the comparison has none.
+// weighted_paired and weighted, --labels) are marked: their p-values are in
+// the q-values' family (the replaced tests are not), and a Δ without p is
+// always ~; "" when the comparison has none.
 func weightedMarkNote(c *metrics.Comparison) string {
 	has := func(rc *metrics.RuleComparison) bool {
 		if rc == nil {
@@ -119,8 +122,8 @@ func weightedMarkNote(c *metrics.Comparison) string {
 	if !found {
 		return ""
 	}
-	return "Recall, false-positive rate and precision here come from the labeled sample (tests weighted_paired, weighted): they have no q-value, " +
-		"so their ~ follows p; a Δ with no p (precision; or labels that miss a stratum while the interval reaches 0) always carries ~."
+	return "Recall, false-positive rate and precision here come from the labeled sample (tests weighted_paired, weighted): their p-values count in the q-values' family " +
+		"in place of the unweighted tests they replace; a Δ with no p (precision; or labels that miss a stratum while the interval reaches 0) has no q and always carries ~."
 }
 
 // deltaLegend explains the "vs base" cells.

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/datasets/source"
+	"github.com/apeval/apeval/replay"
 )
 
 // The end-to-end benchmarks run the real binary on generated data and
@@ -592,4 +594,49 @@ func BenchmarkCompare1M(b *testing.B) {
 	}
 	b.ReportMetric(wall.Seconds()/float64(b.N), "s/compare")
 	b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
+}
+
+// BenchmarkValidatePass1M is what a run with a live judge adds before its
+// first call (internal/runplan Prepare: every line validated first, so a
+// bad line late in the input costs no calls): one streaming pass of
+// source.ScanStats over the 1,000,000 cases of BenchmarkE2EDeterministic1M
+// (the same file in .cache/bench). Compare its cases/s with that replay's.
+func BenchmarkValidatePass1M(b *testing.B) {
+	const n = 1_000_000
+	cacheDir := filepath.Join("..", "..", ".cache", "bench")
+	if d := os.Getenv("APEVAL_BENCH_DATA"); d != "" {
+		cacheDir = d
+	}
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	data := filepath.Join(cacheDir, "deterministic-1m.jsonl")
+	if _, err := os.Stat(data); err != nil {
+		if err := writeShape(data+".tmp", shapeTen, n, 1); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(data+".tmp", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	pol, err := replay.ParsePolicy([]byte(benchDeterministicPolicy), "policy.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		src, err := source.Open([]string{data}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, err := src.ScanStats(pol, false)
+		src.Cleanup()
+		if err != nil || st.Cases != n {
+			b.Fatalf("scan: %v, %d cases", err, st.Cases)
+		}
+	}
+	per := time.Since(start) / time.Duration(b.N)
+	b.ReportMetric(per.Seconds(), "s/pass")
+	b.ReportMetric(float64(n)/per.Seconds(), "cases/s")
 }

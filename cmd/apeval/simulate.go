@@ -83,6 +83,14 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 	if err != nil {
 		return err
 	}
+	// A run made with --labels (a labeled queue) showed figures resting on
+	// them; simulate reads the labels the dataset's cases carry and no
+	// labels file, so without a word its label columns were all "–" (or
+	// rested on other labels) for a user who had just labeled a queue.
+	for _, d := range rs.LabeledBefore() {
+		fmt.Fprintf(io.Err, "apeval: warning: the reports of %s were made with --labels; simulate reads only the labels the dataset's cases carry, "+
+			"not a labels file, so its effective recall, friction, precision and recall leave those labels out\n", d)
+	}
 	res := sim.Result
 	format := outputFormat(p.Format, io.Out)
 	if err := reports.WriteSimulateTable(io.Out, res, format, p.PerRule); err != nil {
@@ -93,7 +101,7 @@ func runSimulate(ctx context.Context, o *simulateOptions, io IO) error {
 		// A threshold is chosen from labeled pairs: without any, the
 		// table of points was left out silently and --write-patch wrote a
 		// patch with nothing in it, exit 0.
-		why := "no judged rule of the run has a labeled pair, and a confidence threshold is chosen from labels (label a queue: apeval label queue; or run on a dataset with labels)"
+		why := "no judged rule of the run has a labeled pair, and a confidence threshold is chosen from labels (simulate reads the labels the dataset's cases carry, not a labels file from apeval label serve: run on a dataset with labels, e.g. reviewed pairs merged with apeval datasets label-import)"
 		if p.WritePatch != "" {
 			return usagef("--write-patch: %s; no patch written", why)
 		}

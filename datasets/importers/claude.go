@@ -191,7 +191,7 @@ func (s *ccState) entry(line []byte, n int, fallback string,
 	if len(content) > 0 && content[0] == '"' {
 		var t string
 		if err := gojson.Unmarshal(content, &t); err != nil {
-			return "", "message.content: " + err.Error()
+			return "", "message.content: " + jsonError(content, err)
 		}
 		if e.Type == "user" {
 			if e.IsCompactSummary || strings.HasPrefix(strings.TrimSpace(t), compactSummaryPrefix) {
@@ -212,7 +212,7 @@ func (s *ccState) entry(line []byte, n int, fallback string,
 	}
 	if len(content) > 0 && !fast {
 		if err := gojson.Unmarshal(content, &blocks); err != nil {
-			return "", "message.content: " + err.Error()
+			return "", "message.content" + fieldError(content, err)
 		}
 	}
 	calls, results := 0, 0

@@ -135,7 +135,7 @@ func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 			case "session_meta":
 				var m codexMeta
 				if err := gojson.Unmarshal(l.Payload, &m); err != nil {
-					sum.errorf(n, "payload: %v", err)
+					sum.errorf(n, "payload: %s", jsonError(l.Payload, err))
 					return nil
 				}
 				session = cmpOr(m.ID, session)
@@ -152,7 +152,7 @@ func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 				return nil
 			case "response_item":
 				if err := gojson.Unmarshal(l.Payload, &item); err != nil {
-					sum.errorf(n, "payload: %v", err)
+					sum.errorf(n, "payload: %s", jsonError(l.Payload, err))
 					return nil
 				}
 			case "event_msg":

@@ -239,9 +239,8 @@ func jsonError(line []byte, err error) string {
 	case len(t) > 0 && t[0] != '{' && json.Valid(t):
 		return "not a JSON object"
 	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		return fmt.Sprintf("%s: want %s, got %s", te.Field, jsonTypeName(te.Type.Kind().String()), te.Value)
+	if msg, ok := typeError(t, err); ok {
+		return msg
 	}
 	return "invalid JSON: " + err.Error()
 }

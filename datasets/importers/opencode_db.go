@@ -106,6 +106,9 @@ func openCodeDB(path string, busyMS int, sum *SourceSummary, out *output) error 
 		return dbFailure(path, err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a read transaction: nothing to keep
+	if goOpenCodeTables(ctx, tx) {
+		return goOpenCodeDB(ctx, tx, path, sum, out)
+	}
 	cols, err := openCodeSchema(ctx, tx, path)
 	if err != nil {
 		return err
@@ -286,7 +289,7 @@ func openCodeSchema(ctx context.Context, tx *sql.Tx, path string) (map[string][]
 	}
 	for _, table := range []string{"session", "message", "part"} {
 		if len(cols[table]) == 0 {
-			return nil, badDBError{path, fmt.Sprintf("unknown schema: no %s table (found tables: %s%s); not an OpenCode ≥ 1.2 database",
+			return nil, badDBError{path, fmt.Sprintf("unknown schema: no %s table (found tables: %s%s); not an OpenCode ≥ 1.2 database, nor the Go OpenCode's (sessions, messages.parts)",
 				table, strings.Join(tableNames(ctx, tx), ", "), migrationsFound(ctx, tx))}
 		}
 		for _, c := range need[table] {

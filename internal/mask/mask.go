@@ -50,7 +50,7 @@ var maskRules = []maskRule{
 			`|pypi-[A-Za-z0-9_-]{50,}` + // PyPI upload token
 			`|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}` + // Grafana service account
 			`|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}` + // SendGrid
-			`)`)},
+			`)`), ok: func(t string) bool { return !tokenPlaceholder(t) }},
 	// Twilio: Client('AC<sid>', '<auth token>').
 	{triggers: []string{"'AC", `"AC`},
 		re: regexp.MustCompile(`^['"]AC[0-9a-f]{32}['"]\s*,\s*['"]([0-9a-f]{32})['"]`)},
@@ -365,6 +365,10 @@ func pemLabel(l string) bool {
 // callRe matches a value that starts with a function or method call.
 var callRe = regexp.MustCompile(`^(?:(?:await|new|yield)\s+)?[A-Za-z_][A-Za-z0-9_.]*\(`)
 
+// annotRe is a type annotation before an assignment's '=': Final, str,
+// Optional[str] (not "==", a comparison).
+var annotRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*(?:\[[A-Za-z0-9_., \[\]]*\])?[ \t]*=[ \t]*`)
+
 var authValueRe = regexp.MustCompile(`(?i)^(bearer|basic|digest|token)([ \t]+)`)
 
 // maskKeyValues masks the values of key=value, key: value, "key": "value",
@@ -445,8 +449,19 @@ func maskKeyValues(s string) string {
 				k = e
 			}
 		}
+		// A Python annotated assignment (API_PASSWORD: Final = "…",
+		// token: str = "…"): the word after ':' is the type; the value is
+		// after '='.
+		if s[i] == ':' {
+			if m := annotRe.FindStringIndex(s[k:]); m != nil && (k+m[1] >= len(s) || s[k+m[1]] != '=') {
+				k += m[1]
+			}
+		}
 		vStart, vEnd, repl := k, k, Masked
 		key := s[j:kEnd]
+		if passwordKey(key) && describesPassword(s[k:]) {
+			continue // "eversource_password": "Eversource Password", password: the account's password.
+		}
 		switch {
 		case k < len(s) && s[k] == '$':
 			continue // a variable reference ($VAULT_KEY, ${X}), not the secret itself

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/datasets/source"
+	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/internal/progress"
 	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/metrics"
@@ -105,6 +107,18 @@ func (s *State) Prepare(ctx context.Context, env Env) (_ *Prepared, err error) {
 			return nil, err
 		}
 	}
+	if p.Stats == nil && !o.SkipInvalid && anyLive(entries) {
+		// Every line is checked before the first judge call: a bad line
+		// late in the input would otherwise stop the run after the calls
+		// for the lines before it were paid for (and, with --no-cache,
+		// lost). One more streaming pass over the input; stdin is spooled
+		// to a temporary file to be read again (so a run on stdin starts
+		// calling at its end). --skip-invalid skips the pass: bad lines do
+		// not stop that run.
+		if p.Stats, err = p.Source.ScanStats(p.Policy.Policy, false); err != nil {
+			return nil, err
+		}
+	}
 	if p.Selection, err = p.selectSessions(); err != nil {
 		return nil, err
 	}
@@ -135,6 +149,19 @@ func (s *State) Prepare(ctx context.Context, env Env) (_ *Prepared, err error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// anyLive reports whether a judge of entries calls a server or a plugin
+// (judge.Backend.Live): its calls cost, and are lost without a cache when
+// the run stops.
+func anyLive(entries []config.JudgeEntry) bool {
+	for _, e := range entries {
+		name, _, _ := strings.Cut(e.Spec, ":")
+		if b, ok := judge.Lookup(name); !ok || b.Live {
+			return true
+		}
+	}
+	return false
 }
 
 // selectSessions reads the dataset once (session IDs and tags only) and
@@ -192,7 +219,7 @@ func (p *Prepared) Total() int64 {
 	switch {
 	case p.Selection != nil:
 		return p.Selection.Cases
-	case p.Stats != nil:
+	case p.Stats != nil && p.State.Plan.ShardOf.Count <= 1:
 		return int64(p.Stats.Cases)
 	case p.State.Plan.ShardOf.Count <= 1:
 		return p.Source.ApproxCases()

@@ -13,8 +13,10 @@ package simplan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,14 +254,22 @@ func (p *Plan) EffectiveRecallMinFor(info rundir.RunInfo, pol *replay.Policy) fl
 // else the embedded sample's or the file run.json names. A file whose
 // content differs from the run's is used with a warning on errOut.
 func Policy(path string, info rundir.RunInfo, errOut io.Writer) (*replay.Policy, error) {
+	fromRun := false
 	if path == "" && info.Policy != nil && info.Policy.Name != "sample:policy.toml" {
-		path = info.Policy.Name
+		path, fromRun = info.Policy.Name, true
 	}
 	if path == "" && info.Policy == nil {
 		return nil, fmt.Errorf("run.json names no policy: pass the policy the run was made with (--policy FILE)")
 	}
 	p, name, sha, err := replay.ReadPolicy(path)
 	if err != nil {
+		if fromRun && errors.Is(err, fs.ErrNotExist) {
+			// run.json keeps the path as apeval run was given it: from
+			// another directory (or on a run directory copied from CI) it
+			// is not there, and the bare "no such file" named no way out.
+			return nil, fmt.Errorf("simulate needs the policy the run was made with (each rule's when and baseline decide its failure policy): "+
+				"run.json names %s, a path as apeval run was given it (relative to the directory it ran in), and it is not there: give the policy with --policy FILE (%v)", path, err)
+		}
 		return nil, fmt.Errorf("simulate needs the policy the run was made with (each rule's when and baseline decide its failure policy): %v", err)
 	}
 	if info.Policy != nil && info.Policy.SHA256 != "" && sha != info.Policy.SHA256 {

@@ -106,8 +106,11 @@ command_prefix = ["rm"]
 effective_recall_min = 0.99
 `
 
-// writeRun writes a run of two judges over four cases in three sessions
-// made with the policy at polPath; judge A answers in 100–1500 ms.
+// writeRun writes a run of two judges over four cases in four sessions
+// made with the policy at polPath; judge A answers in 100–1500 ms. Each
+// labeled positive is alone in its session (independent units): a
+// positive pair in one session would rest effective_recall_min on 2
+// sessions, which decides nothing (metrics.MinSessions).
 func writeRun(t *testing.T, dir, polPath string) {
 	t.Helper()
 	_, name, sha, err := replay.ReadPolicy(polPath)
@@ -124,7 +127,7 @@ func writeRun(t *testing.T, dir, polPath string) {
 		id, sess   string
 		label      datasets.Label
 		latA, latB float64
-	}{{"c1", "s1", datasets.LabelMatch, 100, 400}, {"c2", "s1", datasets.LabelMatch, 900, 200}, {"c3", "s2", datasets.LabelNoMatch, 300, 800}, {"c4", "s3", datasets.LabelMatch, 1500, 100}} {
+	}{{"c1", "s1", datasets.LabelMatch, 100, 400}, {"c2", "s4", datasets.LabelMatch, 900, 200}, {"c3", "s2", datasets.LabelNoMatch, 300, 800}, {"c4", "s3", datasets.LabelMatch, 1500, 100}} {
 		for _, j := range []struct {
 			id  string
 			lat float64
@@ -180,7 +183,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("stderr %q", errOut.String())
 	}
 	res := sim.Result
-	if sim.Path != filepath.Join(out, rundir.SimulateFile) || sim.RunID != "r1" || res.Cases != 4 || res.Sessions != 3 || res.EffectiveRecallMin == nil || *res.EffectiveRecallMin != 0.99 {
+	if sim.Path != filepath.Join(out, rundir.SimulateFile) || sim.RunID != "r1" || res.Cases != 4 || res.Sessions != 4 || res.EffectiveRecallMin == nil || *res.EffectiveRecallMin != 0.99 {
 		t.Fatalf("simulation %+v, result cases %d sessions %d", sim, res.Cases, res.Sessions)
 	}
 	// A at 1 s lets c4 (1500 ms) through fail-open: 2 of 3 positives.
@@ -227,5 +230,15 @@ func TestRun(t *testing.T) {
 	}
 	if _, err := Policy("", rundir.RunInfo{}, &errOut); err == nil || !strings.Contains(err.Error(), "run.json names no policy") {
 		t.Errorf("no policy: %v", err)
+	}
+	// run.json keeps the policy's path as run was given it: from another
+	// directory the error said only "open policy.toml: no such file or
+	// directory", naming no way out.
+	gone := rundir.RunInfo{Policy: &rundir.FileRef{Name: filepath.Join(t.TempDir(), "policy.toml"), SHA256: "x"}}
+	if _, err := Policy("", gone, &errOut); err == nil || !strings.Contains(err.Error(), "give the policy with --policy FILE") || !strings.Contains(err.Error(), "run.json names ") {
+		t.Errorf("the policy run.json names is not there: %v", err)
+	}
+	if _, err := Policy(gone.Policy.Name, rundir.RunInfo{}, &errOut); err == nil || strings.Contains(err.Error(), "run.json names") {
+		t.Errorf("--policy FILE not there: %v; want the plain error (the path is the user's own)", err)
 	}
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/apeval/apeval/internal/mask"
@@ -15,6 +16,11 @@ type CheckReport struct {
 	// ModelPresent: the server lists the model (or, for an OpenAI-compatible
 	// server without a model list, answered the sample call).
 	ModelPresent bool
+	// ModelUnknown says why the check cannot tell whether the server has
+	// the model ("" when it can): a server that refused the key (HTTP 401,
+	// 403) or failed the sample call without saying the model is missing
+	// neither lists nor denies it. Model() is then "unknown", not "no".
+	ModelUnknown string
 	Models       []string // what the server lists, when it lists anything
 	Digest       string
 	// StructuredOutput is the mode the sample call ended in: json_schema,
@@ -29,6 +35,32 @@ type CheckReport struct {
 	Error string
 }
 
+// The three answers of Model.
+const (
+	ModelYes     = "yes"
+	ModelNo      = "no"
+	ModelUnknown = "unknown"
+)
+
+// Model is whether the server has the judge's model: ModelYes, ModelNo, or
+// ModelUnknown when the check could not tell (ModelUnknown says why, or the
+// server was not reached).
+func (r CheckReport) Model() string {
+	switch {
+	case r.ModelPresent:
+		return ModelYes
+	case r.ModelUnknown != "" || !r.Reachable:
+		return ModelUnknown
+	}
+	return ModelNo
+}
+
+// RefusedKey is ModelUnknown's reason when the server refused the key
+// with HTTP code.
+func RefusedKey(code int) string {
+	return fmt.Sprintf("the endpoint refused the key (HTTP %d)", code)
+}
+
 // OK reports whether the judge is usable: reachable, model present and the
 // sample call answered validly.
 func (r CheckReport) OK() bool {
@@ -40,6 +72,7 @@ func (r CheckReport) OK() bool {
 func (r CheckReport) Masked() CheckReport {
 	r.Error = mask.Lines(r.Error)
 	r.SampleError = mask.Lines(r.SampleError)
+	r.ModelUnknown = mask.Lines(r.ModelUnknown)
 	notes := make([]string, len(r.Notes))
 	for i, n := range r.Notes {
 		notes[i] = mask.Lines(n)

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -329,7 +330,21 @@ func checkOllama(ctx context.Context, model string, cfg judge.Config, rep *judge
 	lctx, cancel := context.WithTimeout(ctx, judge.OpenTimeout)
 	defer cancel()
 	list, err := api.NewClient(base, cfg.Client()).List(lctx)
-	if err != nil {
+	var auth api.AuthorizationError
+	var status api.StatusError
+	switch {
+	case errors.As(err, &auth):
+		// It answered, but a refused key hides whether it has the model.
+		rep.Reachable = true
+		rep.ModelUnknown = judge.RefusedKey(auth.StatusCode)
+		rep.Error = "ollama " + base.String() + ": " + rep.ModelUnknown
+		return
+	case errors.As(err, &status) && status.StatusCode == http.StatusForbidden:
+		rep.Reachable = true
+		rep.ModelUnknown = judge.RefusedKey(status.StatusCode)
+		rep.Error = "ollama " + base.String() + ": " + rep.ModelUnknown + ": " + judge.BriefError(status.ErrorMessage)
+		return
+	case err != nil:
 		rep.Error = "ollama " + base.String() + " unreachable: " + err.Error()
 		return
 	}

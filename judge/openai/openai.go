@@ -454,6 +454,9 @@ type ModelsError struct {
 
 func (e *ModelsError) Error() string { return e.Msg }
 
+// HTTPCode is the answer's status (`judges check` tells a refused key).
+func (e *ModelsError) HTTPCode() int { return e.Code }
+
 // StartupCheck makes one cheap request (GET /models) before any case is
 // replayed, as Ollama's model lookup does: a server that cannot be reached
 // or refuses the key fails the run at start instead of failing every call.

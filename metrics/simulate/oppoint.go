@@ -28,6 +28,10 @@ type Point struct {
 	// over sessions, the verdict's interval); nil without units.
 	Precision, PrecisionLo, PrecisionHi *float64
 	Recall, RecallLo, RecallHi          *float64
+	// PrecisionSessions is the sessions holding its predicted matches
+	// where some holds more than one (metrics.ClusteredSessions): on
+	// fewer than metrics.MinSessions no decision rests on the precision.
+	PrecisionSessions float64
 }
 
 // Evaluate is the point at threshold t over the items.
@@ -73,6 +77,7 @@ func Evaluate(items []Item, t, conf float64) Point {
 	if p.TP+p.FP > 0 {
 		lo, hi, _ := metrics.ClusteredInterval(py, pm, conf)
 		p.Precision, p.PrecisionLo, p.PrecisionHi = ptr(float64(p.TP)/float64(p.TP+p.FP)), ptr(lo), ptr(hi)
+		p.PrecisionSessions = metrics.ClusteredSessions(pm)
 	}
 	if p.Pos > 0 {
 		lo, hi, _ := metrics.ClusteredInterval(ry, rm, conf)
@@ -163,7 +168,7 @@ func moreSessions(items []Item, t, pmin, conf float64) *int64 {
 				rep = append(rep, it)
 			}
 		}
-		if q := Evaluate(rep, t, conf); q.PrecisionLo != nil && *q.PrecisionLo >= pmin {
+		if q := Evaluate(rep, t, conf); q.PrecisionLo != nil && *q.PrecisionLo >= pmin && !metrics.FewSessions(q.PrecisionSessions) {
 			n := (mult - 1) * k
 			return &n
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/apeval/apeval/metrics"
 )
 
 // Operating point decisions.
@@ -157,6 +159,11 @@ func (op *OpPoint) decide(sel, hold []Item, pmin, conf float64) {
 		case best.Precision == nil:
 			op.Decision, op.Reason = OpRefused, "the judge predicted no labeled match on the selection half"
 			return
+		case *best.PrecisionHi < pmin && metrics.FewSessions(best.PrecisionSessions):
+			// It would demote, on too few sessions to decide anything.
+			op.Decision = OpRefused
+			op.Reason = fmt.Sprintf("precision %.3g [%.3g, %.3g] at the best threshold on the selection half is %s", *best.Precision, *best.PrecisionLo, *best.PrecisionHi, metrics.FewSessionsReason(best.PrecisionSessions))
+			return
 		case *best.PrecisionHi < pmin:
 			op.Decision = OpDemote
 			op.Reason = fmt.Sprintf("precision %.3g [%.3g, %.3g] at the best threshold lies below %g on the selection half", *best.Precision, *best.PrecisionLo, *best.PrecisionHi, pmin)
@@ -182,6 +189,10 @@ func (op *OpPoint) decide(sel, hold []Item, pmin, conf float64) {
 	switch {
 	case h.PrecisionLo == nil:
 		op.Decision, op.Reason = OpRefused, "no predicted match on the holdout half at the chosen threshold"
+	case metrics.FewSessions(h.PrecisionSessions):
+		op.Decision = OpRefused
+		op.MoreSessions = moreSessions(hold, chosen.Threshold, pmin, conf)
+		op.Reason = fmt.Sprintf("precision %.3g [%.3g, %.3g] on the holdout half is %s", *h.Precision, *h.PrecisionLo, *h.PrecisionHi, metrics.FewSessionsReason(h.PrecisionSessions))
 	case *h.PrecisionLo >= pmin:
 		op.Decision = OpChosen
 		op.Reason = fmt.Sprintf("precision %.3g [%.3g, %.3g] on the holdout half clears %g", *h.Precision, *h.PrecisionLo, *h.PrecisionHi, pmin)

@@ -682,6 +682,28 @@ func (m *memo) paired(name string, ps []metrics.PairedCounts, conf float64, seed
 }
 
 // sorted lists the histogram's keys in order.
+// clusteredSessions is the number of sessions holding units of the
+// figure, or 0 when every such session holds one unit (independent
+// units, as metrics.Evidence.Sessions counts them).
+func (h hist) clusteredSessions() float64 {
+	var k int64
+	one := true
+	for key, n := range h {
+		_, m := unpack(key)
+		if m == 0 {
+			continue
+		}
+		k += n
+		if m > 1 {
+			one = false
+		}
+	}
+	if one {
+		return 0
+	}
+	return float64(k)
+}
+
 func (h hist) sorted() []uint64 {
 	keys := make([]uint64, 0, len(h))
 	for k := range h {
@@ -756,6 +778,12 @@ func (a *acc) rows(d *Data, o Options, m *memo) []Row {
 		r.ApprovalsPerSession, r.ApprovalsPerSessionLo, r.ApprovalsPerSessionHi = meanT(a.appr[sl], conf)
 		if o.EffectiveRecallMin != nil {
 			r.EffectiveRecallStatus = status(r.EffectiveRecallLo, r.EffectiveRecallHi, *o.EffectiveRecallMin)
+			// The verdict's rule (metrics.Direction.Decide): a figure
+			// resting on 1-2 sessions decides nothing, whatever its
+			// interval; simulate's exit 1 was a FAIL on 2 sessions.
+			if r.EffectiveRecallStatus != string(metrics.StatusNA) && metrics.FewSessions(h[pEffRecall].clusteredSessions()) {
+				r.EffectiveRecallStatus = string(metrics.StatusInconclusive)
+			}
 		}
 		if !cfg.Deployed && !o.NoPaired {
 			for f := range nC {

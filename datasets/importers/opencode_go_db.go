@@ -1,0 +1,226 @@
+package importers
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	gojson "github.com/goccy/go-json"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/trunc"
+)
+
+// The first OpenCode, written in Go (opencode-ai/opencode, 2025; its
+// successor is Charm's Crush), kept each project's sessions in
+// <project>/.opencode/opencode.db, migrated with goose. Public repositories
+// committed that file by the dozen. The tables read here:
+//
+//	sessions (id, parent_session_id, title, …, created_at)
+//	messages (id, session_id, role, parts, model, created_at, …)
+//
+// parts is a JSON array of {type, data}: "text" {text}, "tool_call" {id,
+// name, input (the arguments as a JSON string), type, finished},
+// "tool_result" {tool_call_id, name, content, metadata, is_error} (in a
+// message of role "tool"), "finish" {reason, time}, "reasoning",
+// "image_url", "binary". A sub-agent's session has the calling tool call's
+// id as its id and the caller as parent_session_id. The timestamps are
+// Unix seconds, though the schema's comments say milliseconds.
+
+// goOpenCodeTables reports whether the database has the Go OpenCode's
+// tables (sessions, and messages with a parts column).
+func goOpenCodeTables(ctx context.Context, tx *sql.Tx) bool {
+	var cols []string
+	rows, err := tx.QueryContext(ctx, "SELECT name FROM pragma_table_info('messages')")
+	if err != nil {
+		return false
+	}
+	for rows.Next() {
+		var c string
+		if rows.Scan(&c) == nil {
+			cols = append(cols, c)
+		}
+	}
+	if closeRows(rows) != nil {
+		return false
+	}
+	var n int
+	if tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('sessions') WHERE name IN ('id', 'parent_session_id')").Scan(&n) != nil {
+		return false
+	}
+	return n == 2 && slices.Contains(cols, "parts") && slices.Contains(cols, "session_id") && slices.Contains(cols, "role")
+}
+
+type goOCPart struct {
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data"`
+}
+
+type goOCToolCall struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Input string `json:"input"`
+}
+
+type goOCToolResult struct {
+	ToolCallID string `json:"tool_call_id"`
+	Content    string `json:"content"`
+	IsError    bool   `json:"is_error"`
+}
+
+type goOCMessage struct {
+	id, role, model string
+	created         int64
+	parts           []goOCPart
+}
+
+// goUnixTime reads the Go OpenCode's timestamps: seconds (what it wrote),
+// or milliseconds (what its schema's comments say).
+func goUnixTime(v int64) *time.Time {
+	if v <= 0 {
+		return nil
+	}
+	var t time.Time
+	if v >= 1e12 {
+		t = time.UnixMilli(v).UTC()
+	} else {
+		t = time.Unix(v, 0).UTC()
+	}
+	return &t
+}
+
+// goOpenCodeDB imports every session of a Go OpenCode database.
+func goOpenCodeDB(ctx context.Context, tx *sql.Tx, path string, sum *SourceSummary, out *output) error {
+	type sessionRow struct{ id, parent string }
+	var sessions []sessionRow
+	rows, err := tx.QueryContext(ctx, "SELECT id, coalesce(parent_session_id, '') FROM sessions ORDER BY created_at, id")
+	if err != nil {
+		return dbFailure(path, err)
+	}
+	for rows.Next() {
+		var s sessionRow
+		if err := rows.Scan(&s.id, &s.parent); err != nil {
+			rows.Close()
+			return dbFailure(path, err)
+		}
+		sessions = append(sessions, s)
+	}
+	if err := closeRows(rows); err != nil {
+		return dbFailure(path, err)
+	}
+	for _, s := range sessions {
+		sum.Records++
+		sum.skip("session")
+		if err := goOpenCodeSession(ctx, tx, path, s.id, s.parent, sum, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// goOpenCodeSession reads one session's messages in the order they were
+// written; a tool call becomes a case once the session's results are
+// known, so a failed call carries its error.
+func goOpenCodeSession(ctx context.Context, tx *sql.Tx, path, sessionID, parentID string, sum *SourceSummary, out *output) error {
+	rows, err := tx.QueryContext(ctx, "SELECT id, role, coalesce(model, ''), created_at, parts FROM messages WHERE session_id = ? ORDER BY created_at, rowid", sessionID)
+	if err != nil {
+		return dbFailure(path, err)
+	}
+	var msgs []goOCMessage
+	for rows.Next() {
+		var m goOCMessage
+		var parts []byte
+		if err := rows.Scan(&m.id, &m.role, &m.model, &m.created, &parts); err != nil {
+			rows.Close()
+			return dbFailure(path, err)
+		}
+		sum.Records++
+		if err := gojson.Unmarshal(parts, &m.parts); err != nil {
+			sum.errorf(0, "message %s: parts: %s", m.id, jsonError(parts, err))
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	if err := closeRows(rows); err != nil {
+		return dbFailure(path, err)
+	}
+	failed := map[string]string{}
+	for _, m := range msgs {
+		for _, p := range m.parts {
+			var r goOCToolResult
+			if p.Type == "tool_result" && gojson.Unmarshal(p.Data, &r) == nil && r.IsError {
+				failed[r.ToolCallID] = r.Content
+			}
+		}
+	}
+	cv := &convo{}
+	for _, m := range msgs {
+		sum.skip(m.role + " message")
+		var userText []string
+		for i, p := range m.parts {
+			switch {
+			case p.Type == "text" && (m.role == "user" || m.role == "assistant"):
+				var t struct {
+					Text string `json:"text"`
+				}
+				if err := gojson.Unmarshal(p.Data, &t); err != nil {
+					sum.errorf(0, "message %s: parts[%d].data: %s", m.id, i, jsonError(p.Data, err))
+					continue
+				}
+				if m.role == "user" {
+					userText = append(userText, t.Text)
+					sum.skip("user text (context)")
+				} else {
+					cv.turn("assistant", out.text(t.Text))
+					sum.skip("assistant text (context)")
+				}
+			case p.Type == "tool_call":
+				var tc goOCToolCall
+				if err := gojson.Unmarshal(p.Data, &tc); err != nil {
+					sum.errorf(0, "message %s: parts[%d].data: %s", m.id, i, jsonError(p.Data, err))
+					continue
+				}
+				if tc.Name == "" {
+					sum.errorf(0, "message %s: parts[%d].data.name: required", m.id, i)
+					continue
+				}
+				c := &datasets.Case{SessionID: sessionID, Context: cv.context(), Time: goUnixTime(m.created)}
+				c.Tool.Name = tc.Name
+				c.Tool.Arguments, c.Tool.ArgumentsValid = rawArgs(json.RawMessage(tc.Input))
+				id := cmpOr(tc.ID, m.id+"-"+strconv.Itoa(i))
+				c.ID = "opencode-" + id
+				c.Provenance = provenance("opencode", path, 0)
+				c.Provenance["schema"] = "opencode-go"
+				c.Provenance["tool_use_id"] = id
+				c.Provenance["message_id"] = m.id
+				if m.model != "" {
+					c.Provenance["model"] = m.model
+				}
+				if parentID != "" {
+					c.Provenance["parent_session_id"] = parentID
+				}
+				if e, ok := failed[tc.ID]; ok && tc.ID != "" {
+					c.Provenance["status"] = "error"
+					if e != "" {
+						c.Provenance["tool_result_error"] = trunc.Runes(e, 500)
+					}
+				}
+				if err := out.add(c); err != nil {
+					return err
+				}
+			case p.Type == "tool_result":
+				sum.skip("tool results")
+			default:
+				sum.skip("part " + p.Type)
+			}
+		}
+		if len(userText) > 0 {
+			cv.user(out.text(strings.Join(userText, "\n")))
+		}
+	}
+	return nil
+}
