@@ -57,6 +57,11 @@ type WeightedRatio struct {
 	// strata at the queue's minimum (≤ floorMaxLabels labels, all
 	// agreeing) put there: a prior, not an estimate.
 	SampledPrior float64
+	// Skew is the skewness of the estimate its sessions' weighted totals
+	// show, Σt³/(Σt²)^{3/2}, clipped to ±skewMax, and SkewTerms how many
+	// sessions' worth it rests on, (Σt²)²/Σt⁴: a proportion's bounds take
+	// it (Cornish–Fisher) where skewUsable, and its hints project it.
+	Skew, SkewTerms float64
 	// VarLo and VarHi are the variances the interval's lower and upper
 	// bounds rest on (a proportion's: precision, recall): v₁ and the
 	// estimated v₂ (a stratum at the queue's minimum whose labels show
@@ -251,10 +256,10 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 	out.Var, out.SampledVar, out.SampledPrior = v1+v2, v2, tp.prior
 	out.VarLo, out.VarHi = v1+tp.v2est+tp.floorDown, v1+tp.v2est+tp.floorUp
 	out.Sessions = int64(tp.sessions)
+	out.Skew, out.SkewTerms = max(-skewMax, min(skewMax, tp.skew)), tp.skewTerms
 	// v2 is estimated within strata: labels less strata.
 	out.SampledDF = max(1, float64(len(units)-len(strata)))
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: out.DF}.Quantile(1 - (1-conf)/2)
-	zConf := distuv.UnitNormal.Quantile(1 - (1-conf)/2)
 	// quantile is the t quantile of one bound, whose variance V holds
 	// priorV of pseudo-labels. Satterthwaite: the pseudo-labels of strata
 	// at the queue's minimum are a prior, not an estimate; their part of
@@ -337,14 +342,14 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 		}
 		priorV = max(0, priorV)
 		var rl, rh float64
-		if rest := V - priorV; rest > 0 && tp.skewTerms >= skewMinTerms && out.DF >= skewMinDF {
+		if rest := V - priorV; rest > 0 && skewUsable(out.SkewTerms, out.DF) {
 			// The skew the estimate's own session totals show
 			// (Cornish–Fisher for a studentized total: both bounds
 			// move by γ·(2z² + 1)/6 standard errors, z the normal
 			// quantile: the expansion's, not the t's, which on few
 			// sessions would blow the shift up), not the binomial's at
 			// n_eff that Wilson's pull toward ½ assumes.
-			g := max(-skewMax, min(skewMax, tp.skew)) * (2*zConf*zConf + 1) / 6
+			g := skewShift(out.Skew, conf)
 			sd := math.Sqrt(rest)
 			rl, rh = max(0, sd*(q-g)), max(0, sd*(q+g))
 		} else if !(priorV > 0) {
@@ -635,7 +640,7 @@ const (
 	// "One-sided misses").
 	skewMax      = 0.5
 	skewMinTerms = 3
-	skewMinDF    = 10
+	skewMinDF    = 4
 )
 
 // namePrior is the queue's prior share of match labels (stratumPrior) for
@@ -657,4 +662,18 @@ func namePrior(name string) float64 {
 		return 0.5
 	}
 	return stratumPrior(res)
+}
+
+// skewUsable is whether a proportion's bounds take the skew of its
+// sessions' totals: on at least skewMinTerms sessions' worth of them and
+// skewMinDF degrees of freedom.
+func skewUsable(terms, df float64) bool { return terms >= skewMinTerms && df >= skewMinDF }
+
+// skewShift is how many standard errors both bounds of a proportion move
+// for the estimate's skewness γ (Cornish–Fisher for a studentized total):
+// γ·(2z² + 1)/6, z the normal quantile of conf (the expansion's, not the
+// t's, which on few sessions would blow the shift up).
+func skewShift(gamma, conf float64) float64 {
+	z := distuv.UnitNormal.Quantile(1 - (1-conf)/2)
+	return gamma * (2*z*z + 1) / 6
 }

@@ -275,34 +275,55 @@ func TestWeightedFloorOneSided(t *testing.T) {
 	if !near(f.VarLo, v1+mixed+floor) || !near(f.VarHi, v1+mixed) {
 		t.Errorf("VarLo %v, VarHi %v; want %v and %v (v1 %v)", f.VarLo, f.VarHi, v1+mixed+floor, v1+mixed, v1)
 	}
-	// The upper bound is Wilson's at n_eff = R(1−R)/VarHi on the t
-	// quantile of the sessions' df (no pseudo-label on that side); with
-	// the symmetric Var it would reach further.
+	// The bounds take the skew of the sessions' weighted linearized
+	// totals t_c = w_h·z_i (one label a session here; z = (y − R·x)/X, X =
+	// 20): 0.0625 twice (A:match B:match, w 5), 0.03125 twice and
+	// −0.09375 twice (the mixed stratum, w 2.5). Σt² = 0.02734375, Σt³ =
+	// −0.0010986328125: γ = Σt³/(Σt²)^{3/2} ≈ −0.243, on (Σt²)²/Σt⁴ = 4
+	// sessions' worth of them (≥ 3, and df 5 ≥ 4: the skew is used). Each bound
+	// moves by g = γ·(2z² + 1)/6 standard errors (Cornish–Fisher, z the
+	// normal quantile): the
+	// upper one, with no floor on its side, is R + √V_hi·(q + g) on the t
+	// quantile of the sessions' df (clipped to 1 here).
+	t2, t3 := 0.02734375, -0.0010986328125
+	gamma := t3 / math.Pow(t2, 1.5)
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: f.DF}.Quantile(0.975)
+	z := distuv.UnitNormal.Quantile(0.975)
+	g := gamma * (2*z*z + 1) / 6
+	hi := min(1, 0.75+math.Sqrt(f.VarHi)*(q+g))
 	n := 0.75 * 0.25 / f.VarHi
-	_, hi := Wilson(0.75*n, n, q)
-	_, wide := Wilson(0.75*f.NEff, f.NEff, q)
-	if !near(*f.Hi, hi) || !(hi < wide) {
-		t.Errorf("upper bound %v, want %v (below the symmetric variance's %v)", *f.Hi, hi, wide)
+	_, wil := Wilson(0.75*n, n, q)
+	if !near(*f.Hi, hi) || near(hi, wil) {
+		t.Errorf("upper bound %v, want %v (not Wilson's %v)", *f.Hi, hi, wil)
 	}
 	// The lower bound carries the floor, pseudo-labels at the queue's
 	// minimum: its t quantile has Satterthwaite's df for the estimated
-	// part, DF·(V_lo/(V_lo − floor))², and the floor adds to Wilson's
-	// reach on the rest as a normal term, R − √(r_W² + q²·floor), r_W at
-	// n = R(1−R)/(V_lo − floor): below Wilson's at V_lo itself, whose
-	// pull toward ½ shortened this side.
+	// part, DF·(V_lo/(V_lo − floor))², and the floor adds to the skewed
+	// reach on the rest as a normal term, R − √(r² + q²·floor), r =
+	// √(V_lo − floor)·(q − g).
 	qlo := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: f.DF * (f.VarLo / (f.VarLo - floor)) * (f.VarLo / (f.VarLo - floor))}.Quantile(0.975)
-	m := 0.75 * 0.25 / (f.VarLo - floor)
-	wl, _ := Wilson(0.75*m, m, qlo)
-	nl := 0.75 * 0.25 / f.VarLo
-	whole, _ := Wilson(0.75*nl, nl, qlo)
-	lo := 0.75 - math.Sqrt((0.75-wl)*(0.75-wl)+qlo*qlo*floor)
-	if !near(*f.Lo, lo) || !(lo < whole) {
-		t.Errorf("lower bound %v, want %v (below Wilson's %v at V_lo)", *f.Lo, lo, whole)
+	rl := math.Sqrt(f.VarLo-floor) * (qlo - g)
+	lo := 0.75 - math.Sqrt(rl*rl+qlo*qlo*floor)
+	if !near(*f.Lo, lo) {
+		t.Errorf("lower bound %v, want %v", *f.Lo, lo)
+	}
+	// On fewer sessions (the same labels in two
+	// sessions: df 1) the skew says nothing and the upper bound is Wilson's at
+	// n_eff = R(1−R)/V_hi, as before.
+	two := append([]SampleUnit(nil), us...)
+	for i := range two {
+		two[i].Session = fmt.Sprint(i % 2)
+	}
+	f2 := WeightedPrecision(two, 0.95)
+	q2 := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: f2.DF}.Quantile(0.975)
+	n2 := 0.75 * 0.25 / f2.VarHi
+	_, hi2 := Wilson(0.75*n2, n2, q2)
+	if !near(*f2.Hi, hi2) {
+		t.Errorf("two sessions: upper bound %v, want Wilson's %v", *f2.Hi, hi2)
 	}
 }
 
-// TestWeightedSkewedBounds: on enough sessions (df ≥ 10, (Σt²)²/Σt⁴ ≥ 3)
+// TestWeightedSkewedBounds: on enough sessions (df ≥ 4, (Σt²)²/Σt⁴ ≥ 3)
 // a proportion's bounds take the skew of its sessions' totals instead of
 // Wilson's pull toward ½. 30 census labels in 30 sessions, the judge
 // matched all, 24 right: R = 0.8, z = (y − 0.8)/30, t_c = z (weight 1),
