@@ -50,7 +50,7 @@ var maskRules = []maskRule{
 			`|pypi-[A-Za-z0-9_-]{50,}` + // PyPI upload token
 			`|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}` + // Grafana service account
 			`|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}` + // SendGrid
-			`)`)},
+			`)`), ok: func(t string) bool { return !tokenPlaceholder(t) }},
 	// Twilio: Client('AC<sid>', '<auth token>').
 	{triggers: []string{"'AC", `"AC`},
 		re: regexp.MustCompile(`^['"]AC[0-9a-f]{32}['"]\s*,\s*['"]([0-9a-f]{32})['"]`)},

@@ -96,6 +96,9 @@ func maskLinePII(s string) string {
 			if noReply(g[1]) || botAddress[strings.ToLower(m)] { // Co-Authored-By: Claude <noreply@anthropic.com>: a bot's address, not a person's
 				return m
 			}
+			if placeholderAddress(g[1], g[2]) { // SMTP_USER=your-email@gmail.com in an .env.example: nobody's address
+				return m
+			}
 			return "[EMAIL:" + strings.ToLower(g[2]) + "]"
 		})
 	}
@@ -111,6 +114,26 @@ func noReply(local string) bool {
 	switch strings.ToLower(local) {
 	case "noreply", "no-reply", "no_reply", "donotreply", "do-not-reply", "do_not_reply":
 		return true
+	}
+	return false
+}
+
+// placeholderAddress reports whether an address is a template's stand-in
+// (your-email@gmail.com, postmaster@your-domain.mailgun.org,
+// votre@email.com): a part of it says "your" (or French "votre"). An
+// example.com address stays masked: tests use it for a person's. Seen in .env
+// examples and form placeholders of public agent logs; masking them told
+// the judge nothing and changed ordinary text.
+func placeholderAddress(local, domain string) bool {
+	parts := strings.FieldsFunc(strings.ToLower(local+"."+domain), func(r rune) bool { return r == '.' || r == '-' || r == '_' || r == '+' })
+	for _, p := range parts {
+		switch p {
+		case "your", "yours", "votre", "placeholder":
+			return true
+		}
+		if strings.HasPrefix(p, "your") && len(p) <= 12 { // youremail, yourname, yourdomain
+			return true
+		}
 	}
 	return false
 }

@@ -242,6 +242,12 @@ func notAPassword(v string) bool {
 	if placeholder(v) || typeName[v] || nonNullRef(v) {
 		return true
 	}
+	// A negated reference (hasPassword: !!OBS_WS_PASSWORD, !process.env.PW):
+	// JavaScript, not a password.
+	if rest := strings.TrimLeft(v, "!"); rest != v && identifier(rest) &&
+		(strings.HasPrefix(v, "!!") || strings.ContainsAny(rest, "_.") || hasInnerCapital(rest)) {
+		return true
+	}
 	if !strings.ContainsFunc(v, func(r rune) bool {
 		return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f
 	}) {
@@ -308,11 +314,15 @@ func valueIsSecret(key, v, sep string) bool {
 		}
 		return true
 	}
-	if uuidRe.MatchString(v) && strings.Contains(strings.ToLower(key), "session") {
-		return false // an agent's or a trace's session id names a record; a session cookie is not a bare UUID
+	if (uuidRe.MatchString(v) || wordNumberRe.MatchString(v)) && strings.Contains(strings.ToLower(key), "session") {
+		return false // an agent's or a trace's session id names a record (a UUID, session-456, test-1234); a session cookie is neither
 	}
 	return secretLike(v)
 }
+
+// wordNumberRe is a word and a number (session-456, test_1234): a test's
+// or a log's record id, never a generated secret.
+var wordNumberRe = regexp.MustCompile(`^[A-Za-z]{2,16}[-_][0-9]{1,8}$`)
 
 var uuidRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
@@ -340,6 +350,24 @@ func describesPassword(rest string) bool {
 	}) {
 		switch w {
 		case "password", "passwords", "passphrase", "passwd":
+			return true
+		}
+	}
+	return false
+}
+
+// tokenPlaceholder reports whether a value with a well-known token prefix
+// is a template's stand-in (sk-ant-your-claude-key,
+// sk-your-api-key-here, ghp_xxxxxxxxxxxxxxxxxxxx): a part of it, between
+// '-' and '_', is a placeholder word or a run of x. A generated token's
+// parts are random letters and digits.
+func tokenPlaceholder(t string) bool {
+	for _, p := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return r == '-' || r == '_' }) {
+		switch p {
+		case "your", "here", "example", "placeholder", "dummy", "fake", "changeme", "redacted", "replace":
+			return true
+		}
+		if len(p) >= 4 && strings.Trim(p, "x") == "" {
 			return true
 		}
 	}
