@@ -68,6 +68,8 @@ func testLabel(test string) string {
 		return "bootstrap of calls"
 	case test == metrics.TestQuantileSessions:
 		return "quantile t over sessions"
+	case test == metrics.TestQuantileFlip:
+		return "quantile, session flip"
 	case strings.Contains(test, "mann_whitney"):
 		return "Mann–Whitney U"
 	}
