@@ -560,6 +560,16 @@ func TestFewLevel(t *testing.T) {
 			t.Errorf("fewLevel(0.95, %g) = %.6f, want %.6f", c.k, got, c.want)
 		}
 	}
+	// A paired difference's discordance rates keep t on 3(K − 1) df
+	// (pairedFewLevel): 6 df at 3 sessions, 9 at 4.
+	for _, c := range []struct{ k, want float64 }{{2, 0.95}, {3, 2*phi(2.446912) - 1}, {4, 2*phi(2.262157) - 1}, {5, 2*phi(2.178813) - 1}} {
+		if got := pairedFewLevel(0.95, c.k); math.Abs(got-c.want) > 1e-5 {
+			t.Errorf("pairedFewLevel(0.95, %g) = %.6f, want %.6f", c.k, got, c.want)
+		}
+	}
+	if pd := newPairDiff([]pairSess{{3, 1, 0, 10}, {0, 2, 0, 10}, {4, 0, 0, 10}}); !pd.p1.paired || !pd.p2.paired {
+		t.Error("a paired difference's discordance rates are not marked paired")
+	}
 	prev := 1.0
 	for k := 3.0; k <= 1000; k *= 1.5 {
 		l := fewLevel(0.95, k)

@@ -254,6 +254,7 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 	// v2 is estimated within strata: labels less strata.
 	out.SampledDF = max(1, float64(len(units)-len(strata)))
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: out.DF}.Quantile(1 - (1-conf)/2)
+	zConf := distuv.UnitNormal.Quantile(1 - (1-conf)/2)
 	// quantile is the t quantile of one bound, whose variance V holds
 	// priorV of pseudo-labels. Satterthwaite: the pseudo-labels of strata
 	// at the queue's minimum are a prior, not an estimate; their part of
@@ -331,11 +332,24 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 		}
 		q := quantile(V, priorV)
 		lo, hi = Wilson(R*n, n, q)
-		if tp.sessions < 2 || !(R > 0 && R < 1) || !(V > 0) || !(priorV > 0) {
+		if tp.sessions < 2 || !(R > 0 && R < 1) || !(V > 0) {
 			return lo, hi
 		}
+		priorV = max(0, priorV)
 		var rl, rh float64
-		if rest := V - priorV; rest > 0 {
+		if rest := V - priorV; rest > 0 && tp.skewTerms >= skewMinTerms && out.DF >= skewMinDF {
+			// The skew the estimate's own session totals show
+			// (Cornish–Fisher for a studentized total: both bounds
+			// move by γ·(2z² + 1)/6 standard errors, z the normal
+			// quantile: the expansion's, not the t's, which on few
+			// sessions would blow the shift up), not the binomial's at
+			// n_eff that Wilson's pull toward ½ assumes.
+			g := max(-skewMax, min(skewMax, tp.skew)) * (2*zConf*zConf + 1) / 6
+			sd := math.Sqrt(rest)
+			rl, rh = max(0, sd*(q-g)), max(0, sd*(q+g))
+		} else if !(priorV > 0) {
+			return lo, hi
+		} else if rest > 0 {
 			m := R * (1 - R) / rest
 			l, h := Wilson(R*m, m, q)
 			rl, rh = R-l, h-R
@@ -521,7 +535,7 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 		fpc += s.size * s2
 	}
 	sort.Strings(sess)
-	var nonzero, xsum, x2 float64
+	var nonzero, xsum, x2, lin2, lin3, lin4 float64
 	terms := make([]float64, 0, len(sess))
 	for _, c := range sess {
 		xsum += xs[c]
@@ -541,6 +555,10 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 		if math.Abs(lin) > 1e-12 {
 			nonzero++
 		}
+		l2 := lin * lin
+		lin2 += l2
+		lin3 += l2 * lin
+		lin4 += l2 * l2
 		terms = append(terms, lin*lin+corr)
 	}
 	sort.Float64s(terms)
@@ -553,6 +571,13 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 		v1 = max(0, v1)
 	}
 	tp.v1, tp.v2, tp.fpc, tp.sessions = v1, v2, fpc, len(sess)
+	if lin2 > 0 && lin4 > 0 {
+		// The skewness of the estimate from its sessions' totals t_c
+		// (labeled pairs weighted by N_h/n_h: both phases), Σt³/(Σt²)^{3/2},
+		// and how many sessions it rests on, (Σt²)²/Σt⁴.
+		tp.skew = lin3 / math.Pow(lin2, 1.5)
+		tp.skewTerms = lin2 * lin2 / lin4
+	}
 	if nonzero == 0 {
 		// R ∈ {0, 1}: every z is 0 and the sessions bound n_eff instead.
 		tp.df = max(1, float64(len(sess))-1)
@@ -578,6 +603,7 @@ func twoPhaseVar(units []SampleUnit, strata []*stratum, f ratioFn, R, X float64)
 // error).
 type twoPhase struct {
 	v1, v2, fpc, df, v2est float64
+	skew, skewTerms        float64
 	sessions               int
 	prior                  float64
 	floorUp, floorDown     float64
@@ -599,6 +625,17 @@ const (
 	floorShare     = 0.1
 	// maxDF stands for a t quantile's infinite degrees of freedom.
 	maxDF = 1e6
+	// A proportion's bounds take the skew its sessions' totals show
+	// (twoPhase.skew, clipped to ±skewMax: Cornish–Fisher's expansion
+	// holds for a moderate skew) when it rests on at least skewMinTerms
+	// sessions' worth of them ((Σt²)²/Σt⁴) and the interval's df is at
+	// least skewMinDF; otherwise — one or two heavy labels of a thin
+	// stratum, whose own error the skew would then echo, or a handful of
+	// sessions — Wilson's interval as before (docs/statistics.md,
+	// "One-sided misses").
+	skewMax      = 0.5
+	skewMinTerms = 3
+	skewMinDF    = 10
 )
 
 // namePrior is the queue's prior share of match labels (stratumPrior) for

@@ -76,11 +76,13 @@ func atThreshold(m labelModel, reps, budget int, prefixes []int, recall bool) th
 // 3,000-label queue's first 100/60/40). The goal is the interval's
 // nominal 2.5 % a side (a recall gain's PASS: its one-sided test's α,
 // 5 %); the table marks the rows over it by more than two Monte Carlo
-// errors. The full run holds every false FAIL to the measured ceiling
-// 0.045 (docs/statistics.md, "One-sided misses": the shortest prefixes
-// were at 0.055–0.061 before the floor's reach was made a normal term)
-// and every false PASS of precision to the 0.04; the smoke (40
-// populations, fixed seeds) to the same plus its Monte Carlo slack.
+// errors. The full run holds every false FAIL to that goal, 0.025 plus
+// two Monte Carlo errors (docs/statistics.md, "One-sided misses": up to
+// 0.061 before the floor's reach was made a normal term, up to 0.040
+// before the bounds took the skew of the sessions' totals; now at most
+// 0.029 at 2,000 populations), and every false PASS of precision to the
+// issue's 0.04; the smoke (40 populations, fixed seeds) to the goal plus
+// its Monte Carlo slack.
 func TestLabeledCalibrationAtThreshold(t *testing.T) {
 	t.Parallel()
 	reps, full := calibrationN()
@@ -129,12 +131,12 @@ func TestLabeledCalibrationAtThreshold(t *testing.T) {
 				return fmt.Sprintf("%.3f", v)
 			}
 			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", name, se.budget, n, mark(f, 0.025), mark(p, passGoal))
-			failMax, passMax := 0.045, 0.04
+			failMax, passMax := 0.025+se2(0.025), 0.04
 			if se.recall {
 				passMax = 0.05 + se2(0.05)
 			}
 			if !full {
-				failMax += smokeSlack(0.045, reps)
+				failMax = 0.025 + smokeSlack(0.025, reps)
 				passMax = max(passMax, passGoal) + smokeSlack(passGoal, reps)
 			}
 			if f > failMax {
