@@ -115,8 +115,8 @@ type quantileAt struct {
 	// paired test does not move with the one-judge interval's shift).
 	wlo, whi int
 	deff     float64
-	k      int // sessions with a call
-	df     float64
+	k        int // sessions with a call
+	df       float64
 }
 
 // slope is the quantile function's slope at est, from the interval's
