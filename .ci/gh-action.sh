@@ -106,36 +106,43 @@ prepare() {
     local branch list url
     branch=${GITHUB_BASE_REF:-}
     [ -n "$branch" ] || branch=$(jq -r '.repository.default_branch // empty' "$GITHUB_EVENT_PATH")
-    if ! list=$(gh GET "/repos/$GITHUB_REPOSITORY/actions/artifacts?name=$b&per_page=100"); then
-      echo "::warning title=apeval::could not list the artifacts named $b: no baseline"
-      out baseline-dir ""
-      return
-    fi
     # Only this repository's own runs on the branch: a fork's branch may be
     # called main too (its artifacts list here with the fork's
     # head_repository_id), and a run of the branch itself, not of a pull
     # request (the run's event: push, schedule or workflow_dispatch).
-    local repo_id cands c run_id wrun event
+    # Newest first, 100 a page: a busy repository's pull-request runs can
+    # fill the first page, so up to 5 pages are read.
+    local repo_id cands c run_id wrun event page
     repo_id=$(jq -r '.repository.id // empty' "$GITHUB_EVENT_PATH")
-    cands=$(jq -c --arg b "$branch" --arg r "$repo_id" '[.artifacts[] | select((.expired | not)
-        and .workflow_run.head_branch == $b
-        and .workflow_run.head_repository_id != null
-        and .workflow_run.head_repository_id == .workflow_run.repository_id
-        and ($r == "" or (.workflow_run.repository_id | tostring) == $r))]
-      | sort_by(.created_at) | reverse | .[:10][]' <<<"$list")
     url="" c=""
-    while IFS= read -r c; do
-      [ -n "$c" ] || continue
-      run_id=$(jq -r '.workflow_run.id' <<<"$c")
-      wrun=$(gh GET "/repos/$GITHUB_REPOSITORY/actions/runs/$run_id") || continue
-      event=$(jq -r '.event // empty' <<<"$wrun")
-      case $event in
-      push | schedule | workflow_dispatch) ;;
-      *) continue ;;
-      esac
-      url=$(jq -r '.archive_download_url' <<<"$c")
-      break
-    done <<<"$cands"
+    for page in 1 2 3 4 5; do
+      if ! list=$(gh GET "/repos/$GITHUB_REPOSITORY/actions/artifacts?name=$b&per_page=100&page=$page"); then
+        [ "$page" -gt 1 ] && break
+        echo "::warning title=apeval::could not list the artifacts named $b: no baseline"
+        out baseline-dir ""
+        return
+      fi
+      cands=$(jq -c --arg b "$branch" --arg r "$repo_id" '[.artifacts[] | select((.expired | not)
+          and .workflow_run.head_branch == $b
+          and .workflow_run.head_repository_id != null
+          and .workflow_run.head_repository_id == .workflow_run.repository_id
+          and ($r == "" or (.workflow_run.repository_id | tostring) == $r))]
+        | sort_by(.created_at) | reverse | .[:10][]' <<<"$list")
+      while IFS= read -r c; do
+        [ -n "$c" ] || continue
+        run_id=$(jq -r '.workflow_run.id' <<<"$c")
+        wrun=$(gh GET "/repos/$GITHUB_REPOSITORY/actions/runs/$run_id") || continue
+        event=$(jq -r '.event // empty' <<<"$wrun")
+        case $event in
+        push | schedule | workflow_dispatch) ;;
+        *) continue ;;
+        esac
+        url=$(jq -r '.archive_download_url' <<<"$c")
+        break
+      done <<<"$cands"
+      [ -z "$url" ] || break
+      [ "$(jq '.artifacts | length' <<<"$list")" -ge 100 ] || break
+    done
     if [ -z "$url" ]; then
       echo "::warning title=apeval::no artifact $b from a push to $branch of this repository: no baseline to compare with"
       out baseline-dir ""

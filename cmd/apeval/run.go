@@ -168,7 +168,7 @@ func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 		}
 		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", st.Out)
 		if res.Interrupted {
-			return interrupted(res.Stats.Cases, st.Out, io)
+			return interrupted(res.Stats, st.Out, o.NoCache, io)
 		}
 		if stopped != "" {
 			return budgetStopped(stopped, io)
@@ -190,7 +190,7 @@ func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 		return err
 	}
 	if res.Interrupted {
-		return interrupted(res.Stats.Cases, st.Out, io)
+		return interrupted(res.Stats, st.Out, o.NoCache, io)
 	}
 	if stopped != "" {
 		return budgetStopped(stopped, io)
@@ -200,8 +200,19 @@ func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 
 // interrupted says what an interrupted replay kept: exit 130, with no
 // further "context canceled" line.
-func interrupted(cases int64, out string, io IO) error {
-	fmt.Fprintf(io.Err, "apeval: interrupted; %d finished cases are in %s\n", cases, out)
+// Sessions are replayed in parallel and cases are written in the
+// dataset's order, so judges may have answered calls of cases after the
+// last one written: they are in the cache (not with --no-cache), and
+// --resume continues without asking them again.
+func interrupted(st replay.RunStats, out string, noCache bool, io IO) error {
+	fmt.Fprintf(io.Err, "apeval: interrupted; %d finished cases are in %s\n", st.Cases, out)
+	switch {
+	case st.Calls == 0:
+	case noCache:
+		fmt.Fprintf(io.Err, "apeval: with --no-cache the judges' answers to calls of later cases were not kept; apeval run --resume %s continues, asking them again\n", out)
+	default:
+		fmt.Fprintf(io.Err, "apeval: apeval run --resume %s continues; the judges' answers already received, for later cases too, are in the cache and are not asked again\n", out)
+	}
 	return exitCodeError{exitInterrupted}
 }
 

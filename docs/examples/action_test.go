@@ -59,6 +59,10 @@ type fakeGitHub struct {
 	// steps ("" for a local action); env is added to every step's.
 	actionRef string
 	env       []string
+	// prPage: the first page of the artifacts list holds 100 newer
+	// artifacts of pull-request runs (a busy repository); the base
+	// branch's are on page 2.
+	prPage bool
 }
 
 type ghComment struct {
@@ -143,6 +147,15 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 	mux.HandleFunc("GET /repos/"+ghRepo+"/actions/artifacts", auth(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("name") != "apeval-run" {
 			_, _ = w.Write([]byte(`{"total_count":0,"artifacts":[]}`))
+			return
+		}
+		if page := r.URL.Query().Get("page"); g.prPage && (page == "" || page == "1") {
+			var arts []string
+			for i := range 100 {
+				arts = append(arts, fmt.Sprintf(`{"id":%d,"name":"apeval-run","expired":false,"created_at":"2026-12-03T10:%02d:00Z","archive_download_url":"%s/repos/%s/actions/artifacts/%d/zip","workflow_run":{"id":%d,"repository_id":55,"head_repository_id":55,"head_branch":"feature-%d"}}`,
+					1000+i, i%60, g.srv.URL, ghRepo, 1000+i, 9000+i, i))
+			}
+			fmt.Fprintf(w, `{"total_count":105,"artifacts":[%s]}`, strings.Join(arts, ","))
 			return
 		}
 		// The newest unexpired one of a push to main of this repository
@@ -715,5 +728,33 @@ func TestActionLongStepSummary(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
 	if last := lines[len(lines)-3]; !strings.HasSuffix(last, "| NO-GO |") {
 		t.Errorf("the last table line before the note is cut: %q", last)
+	}
+}
+
+// A busy repository: the 100 newest artifacts of the name are all
+// pull-request runs', and the target branch's push run is on page 2. The
+// action read only the first page and compared with no baseline ("no
+// artifact apeval-run from a push to main"); it reads on.
+func TestActionBaselineBeyondTheFirstPage(t *testing.T) {
+	t.Parallel()
+	for _, tool := range []string{"bash", "curl", "jq", "unzip", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed (GitHub's runners have it): %v", tool, err)
+		}
+	}
+	g := newFakeGitHub(t)
+	g.prPage = true
+	base := filepath.Join(t.TempDir(), "base")
+	baseRun(t, base)
+	g.artifact = zipDir(t, base)
+	event := fmt.Sprintf(`{"action":"synchronize","number":%d,"pull_request":{"number":%d,"base":{"ref":"main"}},"repository":{"id":55,"default_branch":"main"}}`, ghPR, ghPR)
+	r := runAction(t, g, map[string]string{"judges": "recorded:ollama/qwen2.5:7b-instruct-q4_K_M", "baseline": "apeval-run",
+		"sample": "30", "seed": "2", "inconclusive": "neutral"}, event)
+	if strings.Contains(r.log, "no baseline") || len(g.comments) < 2 {
+		t.Fatalf("no baseline found beyond the first page: exit %d\n%s", r.exit, r.log)
+	}
+	c := g.comments[len(g.comments)-1]
+	if want := "Baseline: artifact `apeval-run` of [run 501]"; !strings.Contains(c.Body, want) {
+		t.Errorf("comment lacks %q:\n%.600s", want, c.Body)
 	}
 }
