@@ -60,7 +60,7 @@ type WeightedRatio struct {
 	// Skew is the skewness of the estimate its sessions' weighted totals
 	// show, Σt³/(Σt²)^{3/2}, clipped to ±skewMax, and SkewTerms how many
 	// sessions' worth it rests on, (Σt²)²/Σt⁴: a proportion's bounds take
-	// it (Cornish–Fisher) where skewUsable, and its hints project it.
+	// it (Cornish–Fisher) where labelSkewUsable.
 	Skew, SkewTerms float64
 	// VarLo and VarHi are the variances the interval's lower and upper
 	// bounds rest on (a proportion's: precision, recall): v₁ and the
@@ -342,14 +342,14 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 		}
 		priorV = max(0, priorV)
 		var rl, rh float64
-		if rest := V - priorV; rest > 0 && skewUsable(out.SkewTerms, out.DF) {
+		if rest := V - priorV; rest > 0 && labelSkewUsable(out.SkewTerms, out.DF) {
 			// The skew the estimate's own session totals show
 			// (Cornish–Fisher for a studentized total: both bounds
 			// move by γ·(2z² + 1)/6 standard errors, z the normal
 			// quantile: the expansion's, not the t's, which on few
 			// sessions would blow the shift up), not the binomial's at
 			// n_eff that Wilson's pull toward ½ assumes.
-			g := skewShift(out.Skew, conf)
+			g := labelSkewShift(out.Skew, conf)
 			sd := math.Sqrt(rest)
 			rl, rh = max(0, sd*(q-g)), max(0, sd*(q+g))
 		} else if !(priorV > 0) {
@@ -664,16 +664,16 @@ func namePrior(name string) float64 {
 	return stratumPrior(res)
 }
 
-// skewUsable is whether a proportion's bounds take the skew of its
+// labelSkewUsable is whether a proportion's bounds take the skew of its
 // sessions' totals: on at least skewMinTerms sessions' worth of them and
 // skewMinDF degrees of freedom.
-func skewUsable(terms, df float64) bool { return terms >= skewMinTerms && df >= skewMinDF }
+func labelSkewUsable(terms, df float64) bool { return terms >= skewMinTerms && df >= skewMinDF }
 
-// skewShift is how many standard errors both bounds of a proportion move
+// labelSkewShift is how many standard errors both bounds of a proportion move
 // for the estimate's skewness γ (Cornish–Fisher for a studentized total):
 // γ·(2z² + 1)/6, z the normal quantile of conf (the expansion's, not the
 // t's, which on few sessions would blow the shift up).
-func skewShift(gamma, conf float64) float64 {
+func labelSkewShift(gamma, conf float64) float64 {
 	z := distuv.UnitNormal.Quantile(1 - (1-conf)/2)
 	return gamma * (2*z*z + 1) / 6
 }
