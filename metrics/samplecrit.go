@@ -85,7 +85,15 @@ func fewLabelSessions(c *Criterion, f WeightedRatio) {
 func moreLabels(c *Criterion, f WeightedRatio, conf float64, verb string, dec Decision) {
 	est := *f.Estimate
 	half := func(v, grow float64) float64 {
-		q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: dfAfter(f.DF, grow)}.Quantile(1 - (1-conf)/2)
+		df := dfAfter(f.DF, grow)
+		q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-conf)/2)
+		if est > 0 && est < 1 && v > 0 && labelSkewUsable(f.SkewTerms*grow, df) {
+			// The interval the verdict will use then: the bounds moved by
+			// the skew the sessions' totals show (weightedRatio's bound).
+			g := labelSkewShift(f.Skew, conf)
+			sd := math.Sqrt(v)
+			return hintHalfWidth(AtLeast, dec, est, est-max(0, sd*(q-g)), est+max(0, sd*(q+g)))
+		}
 		var n float64
 		if est > 0 && est < 1 && v > 0 {
 			n = est * (1 - est) / v
