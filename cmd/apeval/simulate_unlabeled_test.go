@@ -17,23 +17,7 @@ import (
 // --write-patch is exit 2 with no file.
 func TestSimulateOperatingPointsWithoutLabels(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	var b strings.Builder
-	for i := range 12 {
-		cmd := "ls"
-		if i%3 == 0 {
-			cmd = "rm -rf build"
-		}
-		fmt.Fprintf(&b, `{"id":"c%d","session_id":"s%d","seq":%d,"tool":{"name":"Bash","category":"command_execution","arguments":{"command":%q}}}`+"\n", i, i/3, i%3+1, cmd)
-	}
-	ds := filepath.Join(dir, "cases.jsonl")
-	pol := filepath.Join(dir, "policy.toml")
-	if err := os.WriteFile(ds, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(pol, []byte(twoRulePolicy), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, ds, pol := unlabeledCases(t)
 	srv := judgetest.NewOpenAI(judgetest.Options{Model: "m"}) // keyword answers with confidences
 	t.Cleanup(srv.Close)
 	run := filepath.Join(dir, "run")
@@ -64,23 +48,7 @@ func TestSimulateOperatingPointsWithoutLabels(t *testing.T) {
 // works.
 func TestSimulateSaysItLeavesALabelsFileOut(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	var b strings.Builder
-	for i := range 12 {
-		cmd := "ls"
-		if i%3 == 0 {
-			cmd = "rm -rf build"
-		}
-		fmt.Fprintf(&b, `{"id":"c%d","session_id":"s%d","seq":%d,"tool":{"name":"Bash","category":"command_execution","arguments":{"command":%q}}}`+"\n", i, i/3, i%3+1, cmd)
-	}
-	ds := filepath.Join(dir, "cases.jsonl")
-	pol := filepath.Join(dir, "policy.toml")
-	if err := os.WriteFile(ds, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(pol, []byte(twoRulePolicy), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, ds, pol := unlabeledCases(t)
 	srv := judgetest.NewOpenAI(judgetest.Options{Model: "m"})
 	t.Cleanup(srv.Close)
 	judgeArgs := []string{"--dataset", ds, "--policy", pol, "--judge", "openai:m", "--openai-base-url", srv.URL + "/v1", "--no-cache", "--format", "tsv"}
@@ -122,4 +90,28 @@ func TestSimulateSaysItLeavesALabelsFileOut(t *testing.T) {
 	if _, _, stderr := apeval(t, "", "simulate", run, "--format", "tsv"); strings.Contains(stderr, "were made with --labels") {
 		t.Errorf("simulate on a run without --labels warned: %q", stderr)
 	}
+}
+
+// unlabeledCases writes 12 unlabeled Bash cases in 4 sessions (every third
+// an "rm -rf build") and the two-rule policy into a temporary directory.
+func unlabeledCases(t *testing.T) (dir, ds, pol string) {
+	t.Helper()
+	dir = t.TempDir()
+	var b strings.Builder
+	for i := range 12 {
+		cmd := "ls"
+		if i%3 == 0 {
+			cmd = "rm -rf build"
+		}
+		fmt.Fprintf(&b, `{"id":"c%d","session_id":"s%d","seq":%d,"tool":{"name":"Bash","category":"command_execution","arguments":{"command":%q}}}`+"\n", i, i/3, i%3+1, cmd)
+	}
+	ds = filepath.Join(dir, "cases.jsonl")
+	pol = filepath.Join(dir, "policy.toml")
+	if err := os.WriteFile(ds, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pol, []byte(twoRulePolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, ds, pol
 }
