@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"math"
-
 )
 
 // RowSample is a rule row's labeled-sample account (`--labels`): how many
