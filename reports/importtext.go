@@ -6,6 +6,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -31,6 +32,34 @@ func WriteImportSummary(w io.Writer, s *importers.Summary) {
 	}
 	fmt.Fprintf(w, "%s: %d sources, %d records, %d cases, %d sessions, %d unreadable%s\n",
 		s.Format, len(s.Sources), s.Records, s.Cases, s.Sessions, s.Errors, skippedText(s.Skipped))
+}
+
+// WriteImportFound says which agents' logs an import found under the
+// project roots it was given (nothing when it was given logs), one line
+// per store: "found under ROOT: .crush/crush.db (opencode: Charm Crush's
+// database)", ".claude/logs/ (claude-code-hooks, 2 files)".
+func WriteImportFound(w io.Writer, s *importers.Summary) {
+	if len(s.Stores) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "datasets import: %s: read the agents' logs found there (--from FORMAT LOG to read one alone):\n", strings.Join(s.Roots, ", "))
+	for _, st := range s.Stores {
+		what := st.Format
+		if st.What != "" {
+			what += ": " + st.What
+		}
+		if n := st.Files(); n > 1 {
+			what += fmt.Sprintf(", %d files", n)
+		}
+		path := st.Path
+		if len(s.Roots) > 1 {
+			path = filepath.ToSlash(filepath.Join(st.Root, st.Path))
+			if strings.HasSuffix(st.Path, "/") {
+				path += "/"
+			}
+		}
+		fmt.Fprintf(w, "  %s (%s)\n", path, what)
+	}
 }
 
 // skippedText is "; skipped N (reason n, …)", "" when nothing was.

@@ -94,6 +94,7 @@ func runImport(ctx context.Context, o *importOptions, io IO) error {
 	if sum == nil {
 		return usageError{err}
 	}
+	reports.WriteImportFound(io.Err, sum)
 	if sum.Detected != "" {
 		fmt.Fprintf(io.Err, "datasets import: format %s (detected from %s; --from %s to choose it)\n", sum.Format, sum.Detected, sum.Format)
 	}

@@ -140,8 +140,11 @@ func Detect(sources []string, stdin *bufio.Reader) (format, why string, err erro
 			return "", "", err
 		}
 		if !st.IsDir() {
+			if crushDBName(src) && sqliteFile(src) {
+				return "opencode", src + " is Charm Crush's database (the Go OpenCode's tables, which Crush kept)", nil
+			}
 			if openCodeDBName(src) || sqliteFile(src) {
-				return "opencode", src + " is an SQLite database (OpenCode ≥ 1.2 keeps its sessions in opencode.db)", nil
+				return "opencode", src + " is an SQLite database (OpenCode keeps its sessions in opencode.db)", nil
 			}
 			if f := sniffFile(src); f != "" {
 				return f, "the first records of " + src, nil
@@ -149,7 +152,7 @@ func Detect(sources []string, stdin *bufio.Reader) (format, why string, err erro
 			continue
 		}
 		if db, ok := findOpenCodeDB(src); ok {
-			return "opencode", src + " holds OpenCode's database " + filepath.Base(db), nil
+			return "opencode", src + " holds " + cmpOr(agentDB(db), "OpenCode's database") + " " + filepath.Base(db), nil
 		}
 		if root, ok := openCodeRoot(src); ok {
 			return "opencode", root + " has OpenCode's session/, message/ and part/ directories", nil
@@ -177,8 +180,14 @@ func Detect(sources []string, stdin *bufio.Reader) (format, why string, err erro
 			}
 		}
 	}
-	return "", "", fmt.Errorf("the format of %s could not be told from its first records: give --from (one of %s)",
-		strings.Join(sources, ", "), strings.Join(Formats(), ", "))
+	hint := ""
+	for _, src := range sources {
+		if st, err := os.Stat(src); err == nil && st.IsDir() {
+			hint = " (" + noStoreHint() + ", and no .json/.jsonl file read as one)"
+		}
+	}
+	return "", "", fmt.Errorf("the format of %s could not be told from its first records%s: give --from (one of %s)",
+		strings.Join(sources, ", "), hint, strings.Join(Formats(), ", "))
 }
 
 // sqliteFile reports whether a file starts with SQLite's header.

@@ -92,7 +92,11 @@ type Options struct {
 type Summary struct {
 	Format string `json:"format"`
 	// Detected says why the format was chosen, when it was detected (--from auto).
-	Detected string           `json:"detected,omitempty"`
+	Detected string `json:"detected,omitempty"`
+	// Roots are the project roots given, when the sources were read from
+	// the agents' logs found under them (Stores).
+	Roots    []string         `json:"roots,omitempty"`
+	Stores   []Store          `json:"stores,omitempty"`
 	Records  int              `json:"records"`
 	Cases    int              `json:"cases"`
 	Sessions int              `json:"sessions"`
@@ -187,12 +191,17 @@ type grouper interface {
 // is found (for stderr). The error is a fatal one: an unknown format, a
 // source that does not exist, a failing emit.
 func Import(format string, sources []string, opt Options, emit Emit, errorSink func(string)) (*Summary, error) {
+	out := &output{opt: opt, emit: emit, seed: maphash.MakeSeed(), ids: map[uint64]struct{}{}, sessions: map[uint64]struct{}{}, seqs: map[string]int64{}}
+	if stores, roots, ok := projectStores(format, sources); ok {
+		return importStores(stores, roots, opt, out, errorSink)
+	}
 	detected := ""
 	if format == Auto || format == "" {
 		var stdin *bufio.Reader
 		if slices.Contains(sources, "-") && opt.Stdin != nil {
 			stdin = bufio.NewReaderSize(opt.Stdin, 1<<20)
 			opt.Stdin = stdin
+			out.opt.Stdin = stdin
 		}
 		f, why, err := Detect(sources, stdin)
 		if err != nil {
@@ -200,16 +209,50 @@ func Import(format string, sources []string, opt Options, emit Emit, errorSink f
 		}
 		format, detected = f, why
 	}
+	sum := &Summary{Format: format, Detected: detected, Skipped: map[string]int{}, Sources: []*SourceSummary{}}
+	err := importFormat(format, sources, opt, out, sum, errorSink)
+	sum.Sessions = len(out.sessions)
+	if err != nil && len(sum.Sources) == 0 && sum.Records == 0 {
+		if _, ok := err.(emitError); !ok {
+			return nil, err
+		}
+	}
+	return sum, err
+}
+
+// importStores imports the stores found under project roots, each with
+// its own format, into one summary (Summary.Stores lists them).
+func importStores(stores []Store, roots []string, opt Options, out *output, errorSink func(string)) (*Summary, error) {
+	var formats []string
+	byFormat := map[string][]string{}
+	for _, s := range stores {
+		if _, ok := byFormat[s.Format]; !ok {
+			formats = append(formats, s.Format)
+		}
+		byFormat[s.Format] = append(byFormat[s.Format], s.files...)
+	}
+	sum := &Summary{Format: strings.Join(formats, "+"), Stores: stores, Roots: roots, Skipped: map[string]int{}, Sources: []*SourceSummary{}}
+	for _, f := range formats {
+		if err := importFormat(f, byFormat[f], opt, out, sum, errorSink); err != nil {
+			sum.Sessions = len(out.sessions)
+			return sum, err
+		}
+	}
+	sum.Sessions = len(out.sessions)
+	return sum, nil
+}
+
+// importFormat reads sources in one format, adding their sources and
+// counts to sum.
+func importFormat(format string, sources []string, opt Options, out *output, sum *Summary, errorSink func(string)) error {
 	imp, err := newImporter(format, opt)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	files, err := expand(format, sources, imp)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := &output{opt: opt, emit: emit, seed: maphash.MakeSeed(), ids: map[uint64]struct{}{}, sessions: map[uint64]struct{}{}, seqs: map[string]int64{}}
-	sum := &Summary{Format: format, Detected: detected, Skipped: map[string]int{}, Sources: []*SourceSummary{}}
 	newSum := func(f string) *SourceSummary {
 		ss := &SourceSummary{Source: f, Skipped: map[string]int{}, Errors: []string{}, sessions: map[uint64]struct{}{}, errorSink: errorSink}
 		if f == "-" {
@@ -238,11 +281,8 @@ func Import(format string, sources []string, opt Options, emit Emit, errorSink f
 		} else {
 			err = importFile(imp, group[0], sums[0], out, opt, &head)
 		}
-		if _, ok := err.(emitError); ok {
-			return sum, err
-		}
 		if err != nil {
-			return sum, err
+			return err
 		}
 		for i, ss := range sums {
 			wrongFormat(format, group[i], ss, head)
@@ -254,8 +294,7 @@ func Import(format string, sources []string, opt Options, emit Emit, errorSink f
 			}
 		}
 	}
-	sum.Sessions = len(out.sessions)
-	return sum, nil
+	return nil
 }
 
 // importFile imports one file; a stdin source's first bytes are kept in
@@ -348,7 +387,7 @@ func fileNames(format string) string {
 	case "gemini-cli":
 		return "session-*.json(l) or files under a chats/ directory"
 	case "opencode":
-		return "storage/session/*/*.json or opencode.db"
+		return "storage/session/*/*.json, opencode.db or crush.db"
 	case "claude-code-transcript", "trajectory-events":
 		return "*.jsonl"
 	case "r-judge", "assebench", "redcode":

@@ -80,7 +80,7 @@ func (openCode) stream() bool { return false }
 // match takes session files, storage/session/<projectID>/<sessionID>.json,
 // and OpenCode ≥ 1.2's database, opencode.db.
 func (openCode) match(p string) bool {
-	return strings.HasSuffix(p, ".json") && filepath.Base(filepath.Dir(filepath.Dir(p))) == "session" || openCodeDBName(p)
+	return strings.HasSuffix(p, ".json") && filepath.Base(filepath.Dir(filepath.Dir(p))) == "session" || openCodeDBName(p) || crushDBName(p)
 }
 
 // openCodeRoot finds the storage directory at or just under dir.

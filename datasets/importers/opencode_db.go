@@ -67,7 +67,7 @@ func findOpenCodeDB(dir string) (string, bool) {
 			continue
 		}
 		for _, e := range ents {
-			if !e.IsDir() && openCodeDBName(e.Name()) {
+			if !e.IsDir() && (openCodeDBName(e.Name()) || crushDBName(e.Name())) {
 				return filepath.Join(d, e.Name()), true
 			}
 		}

@@ -31,6 +31,15 @@ import (
 // id as its id and the caller as parent_session_id. The timestamps are
 // Unix seconds, though the schema's comments say milliseconds.
 
+// Charm's Crush, the Go OpenCode's successor, kept these tables in
+// <project>/.crush/crush.db (internal/db/migrations) and added columns the
+// import has no use for (messages.provider, messages.is_summary_message,
+// sessions.todos, a read_files table) and one part type: "shell_command"
+// {command, output, exit_code}, a command the user ran in the prompt's
+// shell mode (a user message: the agent made no call, so it is context).
+// A Crush database is told by its messages.provider column (or its name)
+// and its cases carry provenance schema "crush".
+
 // goOpenCodeTables reports whether the database has the Go OpenCode's
 // tables (sessions, and messages with a parts column).
 func goOpenCodeTables(ctx context.Context, tx *sql.Tx) bool {
@@ -95,6 +104,11 @@ func goUnixTime(v int64) *time.Time {
 
 // goOpenCodeDB imports every session of a Go OpenCode database.
 func goOpenCodeDB(ctx context.Context, tx *sql.Tx, path string, sum *SourceSummary, out *output) error {
+	schema := "opencode-go"
+	var n int
+	if crushDBName(path) || tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('messages') WHERE name = 'provider'").Scan(&n) == nil && n > 0 {
+		schema = "crush"
+	}
 	type sessionRow struct{ id, parent string }
 	var sessions []sessionRow
 	rows, err := tx.QueryContext(ctx, "SELECT id, coalesce(parent_session_id, '') FROM sessions ORDER BY created_at, id")
@@ -115,7 +129,7 @@ func goOpenCodeDB(ctx context.Context, tx *sql.Tx, path string, sum *SourceSumma
 	for _, s := range sessions {
 		sum.Records++
 		sum.skip("session")
-		if err := goOpenCodeSession(ctx, tx, path, s.id, s.parent, sum, out); err != nil {
+		if err := goOpenCodeSession(ctx, tx, path, schema, s.id, s.parent, sum, out); err != nil {
 			return err
 		}
 	}
@@ -125,7 +139,7 @@ func goOpenCodeDB(ctx context.Context, tx *sql.Tx, path string, sum *SourceSumma
 // goOpenCodeSession reads one session's messages in the order they were
 // written; a tool call becomes a case once the session's results are
 // known, so a failed call carries its error.
-func goOpenCodeSession(ctx context.Context, tx *sql.Tx, path, sessionID, parentID string, sum *SourceSummary, out *output) error {
+func goOpenCodeSession(ctx context.Context, tx *sql.Tx, path, schema, sessionID, parentID string, sum *SourceSummary, out *output) error {
 	rows, err := tx.QueryContext(ctx, "SELECT id, role, coalesce(model, ''), created_at, parts FROM messages WHERE session_id = ? ORDER BY created_at, rowid", sessionID)
 	if err != nil {
 		return dbFailure(path, err)
@@ -143,6 +157,7 @@ func goOpenCodeSession(ctx context.Context, tx *sql.Tx, path, sessionID, parentI
 			sum.errorf(0, "message %s: parts: %s", m.id, jsonError(parts, err))
 			continue
 		}
+		m.parts = joinCallFragments(m.parts, sum)
 		msgs = append(msgs, m)
 	}
 	if err := closeRows(rows); err != nil {
@@ -194,7 +209,7 @@ func goOpenCodeSession(ctx context.Context, tx *sql.Tx, path, sessionID, parentI
 				id := cmpOr(tc.ID, m.id+"-"+strconv.Itoa(i))
 				c.ID = "opencode-" + id
 				c.Provenance = provenance("opencode", path, 0)
-				c.Provenance["schema"] = "opencode-go"
+				c.Provenance["schema"] = schema
 				c.Provenance["tool_use_id"] = id
 				c.Provenance["message_id"] = m.id
 				if m.model != "" {
@@ -212,6 +227,16 @@ func goOpenCodeSession(ctx context.Context, tx *sql.Tx, path, sessionID, parentI
 				if err := out.add(c); err != nil {
 					return err
 				}
+			case p.Type == "shell_command" && m.role == "user":
+				var sc struct {
+					Command string `json:"command"`
+				}
+				if err := gojson.Unmarshal(p.Data, &sc); err != nil {
+					sum.errorf(0, "message %s: parts[%d].data: %s", m.id, i, jsonError(p.Data, err))
+					continue
+				}
+				userText = append(userText, "$ "+sc.Command)
+				sum.skip("user shell command (context)")
 			case p.Type == "tool_result":
 				sum.skip("tool results")
 			default:
@@ -223,4 +248,54 @@ func goOpenCodeSession(ctx context.Context, tx *sql.Tx, path, sessionID, parentI
 		}
 	}
 	return nil
+}
+
+// joinCallFragments puts back together a tool call that Crush stored in
+// pieces: with some providers' streams each delta of the arguments became
+// a tool_call part of its own, with a new id and no name, after the named
+// part (whose input is then empty). A real crush.db holds
+//
+//	{"type":"tool_call","data":{"id":"call_WU7…","name":"bash","input":""}}
+//	{"type":"tool_call","data":{"id":"1ec6…","name":"","input":"{\""}}
+//	{"type":"tool_call","data":{"id":"8368…","name":"","input":"command\":\"kubectl …\"}"}}
+//
+// Each nameless part right after a named call (or its fragments) whose
+// input is not yet whole JSON is appended to that call's input and counted as "tool call fragment
+// (joined)"; a nameless part with no call before it stays, and is
+// reported as a call without a name.
+func joinCallFragments(parts []goOCPart, sum *SourceSummary) []goOCPart {
+	out := parts[:0:0]
+	last := -1 // index in out of the named call fragments join
+	for _, p := range parts {
+		if p.Type != "tool_call" {
+			out = append(out, p)
+			last = -1
+			continue
+		}
+		var tc map[string]any
+		if gojson.Unmarshal(p.Data, &tc) != nil {
+			out = append(out, p)
+			last = -1
+			continue
+		}
+		name, _ := tc["name"].(string)
+		input, _ := tc["input"].(string)
+		if name == "" && last >= 0 {
+			var prev map[string]any
+			_ = gojson.Unmarshal(out[last].Data, &prev)
+			prevInput, _ := prev["input"].(string)
+			prev["input"] = prevInput + input
+			if data, err := json.Marshal(prev); err == nil && !json.Valid([]byte(prevInput)) {
+				out[last].Data = data
+				sum.skip("tool call fragment (joined)")
+				continue
+			}
+		}
+		out = append(out, p)
+		last = -1
+		if name != "" {
+			last = len(out) - 1
+		}
+	}
+	return out
 }

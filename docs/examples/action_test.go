@@ -84,6 +84,9 @@ const (
 	ghToken = "ghs_test-token"
 )
 
+// newFakeGitHub starts the stand-in REST API. Its GOBIN is empty: the
+// action's install step must build and install apeval there. Tests that
+// do not test installing call installed() instead.
 func newFakeGitHub(t *testing.T) *fakeGitHub {
 	g := &fakeGitHub{t: t, nextID: 100, gobin: t.TempDir()}
 	// Somebody else's comment, which the action must leave alone.
@@ -196,6 +199,27 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 	g.srv = httptest.NewServer(mux)
 	t.Cleanup(g.srv.Close)
 	return g
+}
+
+// installed puts the apeval TestMain built into the fake runner's GOBIN
+// (a hard link; a copy where links fail), for tests of something other
+// than installing: the install step's go install then finds an up-to-date
+// binary and does not link one (about 5 CPU-s and 110 MB each time). The
+// install step itself is tested from an empty GOBIN by
+// TestActionPullRequest and TestActionInstallRefFallback.
+func (g *fakeGitHub) installed() {
+	g.t.Helper()
+	dst := filepath.Join(g.gobin, "apeval")
+	if err := os.Link(bin, dst); err == nil {
+		return
+	}
+	data, err := os.ReadFile(bin)
+	if err == nil {
+		err = os.WriteFile(dst, data, 0o755)
+	}
+	if err != nil {
+		g.t.Fatal(err)
+	}
 }
 
 // zipDir zips a directory's files at the archive's root, as an artifact of
@@ -548,6 +572,7 @@ func TestActionTwoJudgeProject(t *testing.T) {
 		}
 	}
 	g := newFakeGitHub(t)
+	g.installed()
 	project := filepath.Join(t.TempDir(), "project")
 	if out, err := exec.Command(bin, "init", project).CombinedOutput(); err != nil {
 		t.Fatalf("apeval init: %v\n%s", err, out)
@@ -612,6 +637,7 @@ func TestActionInstallRefFallback(t *testing.T) {
 func TestActionLabels(t *testing.T) {
 	t.Parallel()
 	g := newFakeGitHub(t)
+	g.installed()
 	cases, policy, base, labelsFile := labeledFixture(t)
 	g.artifact = zipDir(t, base)
 	event := fmt.Sprintf(`{"action":"synchronize","number":%d,"pull_request":{"number":%d,"base":{"ref":"main"}},"repository":{"id":55,"default_branch":"main"}}`, ghPR, ghPR)
@@ -743,6 +769,7 @@ func TestActionBaselineBeyondTheFirstPage(t *testing.T) {
 		}
 	}
 	g := newFakeGitHub(t)
+	g.installed()
 	g.prPage = true
 	base := filepath.Join(t.TempDir(), "base")
 	baseRun(t, base)

@@ -1,0 +1,196 @@
+package importers
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// A project root is the directory a user works in. Agents (or the hooks a
+// project installs) keep their logs in a few known places under it; given
+// the root, an import reads those and nothing else, so the project's own
+// package.json or build output is never taken for a log:
+//
+//	.opencode/opencode.db        the Go OpenCode (opencode-ai/opencode)
+//	.crush/crush.db              Charm's Crush (its successor; same tables)
+//	.claude/…                    hook logs a project's hooks write (.claude/logs/pre_tool_use.json…), transcripts
+//	logs/…                       the same hook scripts' other common place (logs/pre_tool_use.json)
+//	.gemini/…, .codex/…          Gemini CLI chats, Codex rollouts kept in the project
+//	.local/share/opencode/…      OpenCode's data directory (a home directory given as the root)
+//
+// Under each, a file is a store when it is an OpenCode or Crush database
+// by name, an OpenCode storage tree by layout, or a .json/.jsonl file
+// whose first records read as one of the formats; anything else (settings,
+// commands, notes) is passed over.
+var projectDirs = []string{".opencode", ".crush", ".claude", "logs", ".gemini", ".codex", filepath.Join(".local", "share", "opencode")}
+
+// maxProjectFiles caps the files sniffed under one project root.
+const maxProjectFiles = 20000
+
+// Store is an agent's log found under a project root: the format it is
+// imported with and its files.
+type Store struct {
+	// Format is the --from name the store is read with.
+	Format string `json:"format"`
+	// Root is the project root it was found under, as given.
+	Root string `json:"root"`
+	// Path is where it was found, relative to the root.
+	Path string `json:"path"`
+	// What names the agent or log when the format's name does not say it
+	// (Charm Crush's database read as opencode).
+	What  string   `json:"what,omitempty"`
+	files []string // absolute or as given: what the import reads
+}
+
+// FindStores lists the agents' logs under a project root, in projectDirs
+// order (nil when root holds none).
+func FindStores(root string) []Store {
+	var stores []Store
+	sniffed := 0
+	for _, dir := range projectDirs {
+		base := filepath.Join(root, dir)
+		if st, err := os.Stat(base); err != nil || !st.IsDir() {
+			continue
+		}
+		byFormat := map[string]*Store{}
+		var order []string
+		_ = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			rel, _ := filepath.Rel(root, p)
+			if d.IsDir() {
+				switch d.Name() {
+				case "node_modules", ".git":
+					return filepath.SkipDir
+				}
+				if r, ok := openCodeRoot(p); ok && r == p {
+					stores = append(stores, Store{Format: "opencode", Path: rel, What: "OpenCode's storage", files: []string{p}})
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			if what := agentDB(p); what != "" {
+				stores = append(stores, Store{Format: "opencode", Path: rel, What: what, files: []string{p}})
+				return nil
+			}
+			q := stripCompression(p)
+			if !strings.HasSuffix(q, ".jsonl") && !strings.HasSuffix(q, ".json") && !strings.HasSuffix(q, ".ndjson") {
+				return nil
+			}
+			if sniffed == maxProjectFiles {
+				return filepath.SkipAll
+			}
+			sniffed++
+			f := sniffFile(p)
+			if f == "" {
+				return nil
+			}
+			s, ok := byFormat[f]
+			if !ok {
+				s = &Store{Format: f}
+				byFormat[f] = s
+				order = append(order, f)
+			}
+			s.files = append(s.files, p)
+			return nil
+		})
+		for _, f := range order {
+			s := byFormat[f]
+			sort.Strings(s.files)
+			if len(s.files) == 1 {
+				s.Path, _ = filepath.Rel(root, s.files[0])
+			} else {
+				s.Path, _ = filepath.Rel(root, commonDir(s.files))
+				s.Path += "/"
+			}
+			stores = append(stores, *s)
+		}
+	}
+	for i := range stores {
+		stores[i].Root = root
+		stores[i].Path = filepath.ToSlash(stores[i].Path)
+	}
+	return stores
+}
+
+// Files is how many files the store holds.
+func (s Store) Files() int { return len(s.files) }
+
+// agentDB names the agent whose database a file is, by its name and
+// header ("" when it is none): opencode*.db, crush*.db.
+func agentDB(p string) string {
+	switch {
+	case crushDBName(p) && sqliteFile(p):
+		return "Charm Crush's database"
+	case openCodeDBName(p) && sqliteFile(p):
+		return "OpenCode's database"
+	}
+	return ""
+}
+
+// crushDBName is how Charm's Crush names its database (<project>/.crush/crush.db).
+func crushDBName(p string) bool {
+	b := filepath.Base(p)
+	return strings.HasPrefix(b, "crush") && strings.HasSuffix(b, ".db")
+}
+
+// projectStores resolves the sources that are project roots into the
+// stores found under them: every source must be a directory none of whose
+// own layouts (an OpenCode storage tree or database directory) the
+// importers read already, and each must hold a store (of format, when one
+// is given). ok is false otherwise, and the sources are read as before.
+func projectStores(format string, sources []string) (stores []Store, roots []string, ok bool) {
+	for _, src := range sources {
+		if src == "-" {
+			return nil, nil, false
+		}
+		if st, err := os.Stat(src); err != nil || !st.IsDir() {
+			return nil, nil, false
+		}
+		if _, own := findOpenCodeDB(src); own {
+			return nil, nil, false
+		}
+		if _, own := openCodeRoot(src); own {
+			return nil, nil, false
+		}
+		var found []Store
+		for _, s := range FindStores(src) {
+			if format == Auto || format == "" || s.Format == format {
+				found = append(found, s)
+			}
+		}
+		if len(found) == 0 {
+			return nil, nil, false
+		}
+		stores = append(stores, found...)
+		roots = append(roots, src)
+	}
+	return stores, roots, len(stores) > 0
+}
+
+// noStoreHint says where a project root was looked into, for the error of
+// a directory whose format could not be told.
+func noStoreHint() string {
+	names := make([]string, len(projectDirs))
+	for i, d := range projectDirs {
+		names[i] = filepath.ToSlash(d) + "/"
+	}
+	return "no agent log under " + strings.Join(names, ", ")
+}
+
+// commonDir is the deepest directory holding every file.
+func commonDir(files []string) string {
+	dir := filepath.Dir(files[0])
+	for _, f := range files[1:] {
+		for dir != "." && dir != string(filepath.Separator) && !strings.HasPrefix(f, dir+string(filepath.Separator)) {
+			dir = filepath.Dir(dir)
+		}
+	}
+	return dir
+}
