@@ -1,11 +1,13 @@
 package datasets
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 )
@@ -64,10 +66,38 @@ func (l *Labels) Empty() int { return l.empty }
 // The same id may appear on several lines; their labels are combined, and
 // two different labels for one (case, rule) are an error naming both lines.
 // All problems are reported together, each as "file:line: field: message".
+//
+// A labels file of `apeval label serve` (apeval.labels/v1: one
+// {"case_id", "rule_id", "label"} line per pair, told by its first line's
+// schema) is read too: a skipped pair carries no label; a weak label
+// (label_source "weak", from apeval label weak) is an error, since it is a
+// signal, not a review; two people who labeled one pair differently are an
+// error naming both lines (apeval label agreement shows them all).
 func ReadLabels(paths []string, stdin io.Reader) (*Labels, error) {
 	l := &Labels{cases: map[string]*caseLabels{}}
 	var errs []error
-	err := ScanRaw(paths, stdin, func(id string, line []byte, source string) error {
+	var rawPaths []string
+	for _, p := range paths {
+		if p == "-" || !sampleLabelsFile(p) {
+			rawPaths = append(rawPaths, p)
+			continue
+		}
+		lines, err := ReadSampleLabels([]string{p}, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, sl := range lines {
+			switch {
+			case sl.LabelSource == LabelSourceWeak:
+				errs = append(errs, fmt.Errorf("%s: label_source: %q: a weak label is a signal, not a review, and is not merged into a dataset (apeval label agreement compares it with people)", sl.Source, sl.LabelSource))
+			case sl.Label == SampleSkip:
+				l.empty++
+			default:
+				errs = append(errs, l.add(sl.CaseID, sl.Source, map[string]string{sl.RuleID: string(sl.Label)})...)
+			}
+		}
+	}
+	err := ScanRaw(rawPaths, stdin, func(id string, line []byte, source string) error {
 		found, lerrs := lineLabels(line)
 		for _, e := range lerrs {
 			errs = append(errs, fmt.Errorf("%s: %w", source, e))
@@ -79,22 +109,7 @@ func ReadLabels(paths []string, stdin io.Reader) (*Labels, error) {
 			l.empty++
 			return nil
 		}
-		c := l.cases[id]
-		if c == nil {
-			c = &caseLabels{source: source, rules: map[string]ruleLabel{}}
-			l.cases[id] = c
-			l.order = append(l.order, id)
-		}
-		for _, rule := range sortedKeys(found) {
-			v := found[rule]
-			if prev, ok := c.rules[rule]; ok && prev.value != v {
-				errs = append(errs, fmt.Errorf("%s: labels.%s: %q, but %s says %q for case %s", source, rule, v, prev.source, prev.value, id))
-				continue
-			}
-			if _, ok := c.rules[rule]; !ok {
-				c.rules[rule] = ruleLabel{value: v, source: source}
-			}
-		}
+		errs = append(errs, l.add(id, source, found)...)
 		return nil
 	})
 	if err != nil {
@@ -104,6 +119,49 @@ func ReadLabels(paths []string, stdin io.Reader) (*Labels, error) {
 		return nil, joinCapped(errs)
 	}
 	return l, nil
+}
+
+// add records the labels one line (source) gives case id; a label that
+// differs from one an earlier line gave is an error naming both.
+func (l *Labels) add(id, source string, found map[string]string) []error {
+	var errs []error
+	c := l.cases[id]
+	if c == nil {
+		c = &caseLabels{source: source, rules: map[string]ruleLabel{}}
+		l.cases[id] = c
+		l.order = append(l.order, id)
+	}
+	for _, rule := range sortedKeys(found) {
+		v := found[rule]
+		if prev, ok := c.rules[rule]; ok && prev.value != v {
+			errs = append(errs, fmt.Errorf("%s: labels.%s: %q, but %s says %q for case %s", source, rule, v, prev.source, prev.value, id))
+			continue
+		}
+		if _, ok := c.rules[rule]; !ok {
+			c.rules[rule] = ruleLabel{value: v, source: source}
+		}
+	}
+	return errs
+}
+
+// sampleLabelsFile reports whether a file's first line is an
+// apeval.labels/v1 line (a labels file of apeval label serve).
+func sampleLabelsFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	br, release, err := Decompress(bufio.NewReaderSize(f, 64<<10), path)
+	if err != nil {
+		return false
+	}
+	defer release()
+	line, _ := br.ReadBytes('\n')
+	var head struct {
+		Schema string `json:"schema"`
+	}
+	return json.Unmarshal(bytes.TrimSpace(bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))), &head) == nil && head.Schema == SampleLabelsSchema
 }
 
 // lineLabels collects the labels of one labels-file line from "labels" and

@@ -364,3 +364,36 @@ func FuzzSetMember(f *testing.F) {
 		}
 	})
 }
+
+// The labels file apeval label serve writes (apeval.labels/v1) is what
+// simulate's message tells users to merge with label-import; label-import
+// refused it ("id: missing"). Skips carry no label; two people's different
+// labels on one pair and weak labels are errors naming the lines.
+func TestReadLabelsServeFile(t *testing.T) {
+	t.Parallel()
+	line := func(caseID, rule, label, labeler, extra string) string {
+		return `{"schema":"apeval.labels/v1","case_id":"` + caseID + `","rule_id":"` + rule + `","stratum":"A:no_match","stratum_size":7,"order":1,"label":"` + label + `","labeler":"` + labeler + `","time":"2026-12-06T23:35:20Z"` + extra + `}`
+	}
+	ok := writeTemp(t, "labels-ana.jsonl", strings.Join([]string{
+		line("c1", "secret-exfiltration", "match", "ana", ""),
+		line("c1", "commit-message-style", "no_match", "ana", ""),
+		line("c2", "secret-exfiltration", "skip", "ana", ""),
+		line("c3", "secret-exfiltration", "no_match", "ana", ""),
+	}, "\n")+"\n")
+	other := writeTemp(t, "labels-ben.jsonl", line("c3", "secret-exfiltration", "no_match", "ben", "")+"\n")
+	l, err := ReadLabels([]string{ok, other}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Cases() != 2 || l.Count() != 3 || l.Empty() != 1 || l.cases["c1"].rules["secret-exfiltration"].value != "match" {
+		t.Errorf("Cases %d Count %d Empty %d, c1 %v; want 2 cases, 3 labels, 1 skip", l.Cases(), l.Count(), l.Empty(), l.cases["c1"])
+	}
+	differ := writeTemp(t, "labels-cy.jsonl", line("c1", "secret-exfiltration", "no_match", "cy", "")+"\n")
+	if _, err := ReadLabels([]string{ok, differ}, nil); err == nil || !strings.Contains(err.Error(), `labels-cy.jsonl:1: labels.secret-exfiltration: "no_match", but `) {
+		t.Errorf("two people's labels differ: %v", err)
+	}
+	weak := writeTemp(t, "weak.jsonl", line("c9", "secret-exfiltration", "match", "override", `,"label_source":"weak"`)+"\n")
+	if _, err := ReadLabels([]string{weak}, nil); err == nil || !strings.Contains(err.Error(), "weak.jsonl:1: label_source") {
+		t.Errorf("weak label: %v", err)
+	}
+}

@@ -93,6 +93,15 @@ type WeightedRatio struct {
 	// every unlabeled pair the judge called match. Lo and Hi hold
 	// whatever the unreached pairs hold.
 	Unreached, UnreachedMatch, Predicted float64
+	// P is a paired difference's two-sided p-value against 0 and Test the
+	// test it comes from (gainTest: the interval inverts the same tests,
+	// so 0 lies outside [Lo, Hi] exactly when P < 1 − conf); nil and ""
+	// for a proportion.
+	P    *float64
+	Test string
+	// GainSessions counts, for a paired difference, the sessions holding
+	// its labeled units (the sessions' sign flip's K; gainTest).
+	GainSessions int64
 }
 
 // WithTraffic returns f with the recorded sessions and pairs it describes
@@ -277,36 +286,36 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 		return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: qdf}.Quantile(1 - (1-conf)/2)
 	}
 	if !bounded {
-		// A difference of two proportions lies in [−1, 1], whatever its
-		// linearized variance says on few labels.
-		half := q * math.Sqrt(out.Var)
-		// The two discordance rates (the weighted shares of units whose
-		// y is +1 and −1) each get Wilson's interval on the effective
-		// size, and the interval is at least their Newcombe hull: on few
-		// labels the linearized variance says little (with V = 0 —
-		// every unit the same y — nothing), and one positive the
-		// baseline alone catches is [−1, 0.99], never a FAIL on one
-		// label; with no discordance it is ±Wilson's bound at zero
-		// events, as the unweighted Newcombe interval is.
-		var up, down float64
+		// A difference of two proportions: its test and interval are one
+		// computation (gainTest), the interval within [−1, 1].
+		in := gainInputs{R: R, X: X, V: out.Var, df: out.DF, conf: conf, up: out.Up, down: out.Down, disc: out.Discordant,
+			ne: min(out.Den*out.Den/sumWX2, float64(psu)), q: q}
+		sa, sb := map[string]float64{}, map[string]float64{}
+		var order []string
 		for i := range units {
 			y, x := f(&units[i], units[i].Label)
-			if x != 0 && y > 0 {
-				up += w[i] * y
-			} else if x != 0 && y < 0 {
-				down -= w[i] * y
+			if x == 0 {
+				continue
+			}
+			s := units[i].Session
+			if _, ok := sb[s]; !ok {
+				order = append(order, s)
+			}
+			sa[s] += w[i] * y
+			sb[s] += w[i] * x
+			if y > 0 {
+				in.upW += w[i] * y
+			} else if y < 0 {
+				in.downW -= w[i] * y
 			}
 		}
-		ne := min(out.Den*out.Den/sumWX2, float64(psu))
-		upLo, upHi := Wilson(up/X*ne, ne, q)
-		dnLo, dnHi := Wilson(down/X*ne, ne, q)
-		lo, hi := R-half, R+half
-		if out.Var == 0 {
-			lo, hi = upLo-dnHi, upHi-dnLo
-		} else {
-			lo, hi = min(lo, upLo-dnHi), max(hi, upHi-dnLo)
+		sort.Strings(order)
+		for _, s := range order {
+			in.sessA, in.sessB = append(in.sessA, sa[s]), append(in.sessB, sb[s])
 		}
-		out.Lo, out.Hi = ptr(max(lo, -1)), ptr(min(hi, 1))
+		lo, hi, p, test := gainTest(in)
+		out.Lo, out.Hi, out.P, out.Test = ptr(lo), ptr(hi), ptr(p), test
+		out.GainSessions = int64(len(order))
 		return out
 	}
 	kish := min(out.Den*out.Den/sumWX2, float64(psu))

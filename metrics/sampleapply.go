@@ -2,8 +2,6 @@ package metrics
 
 import (
 	"math"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // RowSample is a rule row's labeled-sample account (`--labels`): how many
@@ -233,16 +231,6 @@ func setPaired(f *Figure, b, c, d WeightedRatio, conf float64) {
 		// interval holding the unreached ones reaches 0: no p.
 		return
 	}
-	if d.Var > 0 {
-		t := math.Abs(*d.Estimate) / math.Sqrt(d.Var)
-		p := 2 * (1 - distuv.StudentsT{Mu: 0, Sigma: 1, Nu: d.DF}.CDF(t))
-		if d.Up+d.Down < fewDiscordant {
-			// On a few discordant labels the linearized variance says
-			// little: never below the exact two-sided sign test.
-			p = max(p, min(1, 2*min(McNemarGreater(d.Up, d.Down), McNemarGreater(d.Down, d.Up))))
-		}
-		f.PValue = ptr(p)
-	} else if *d.Estimate == 0 {
-		f.PValue = ptr(1)
-	}
+	// The two-sided p of the test the interval inverts (gainTest).
+	f.PValue = d.P
 }

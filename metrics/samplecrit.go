@@ -137,11 +137,12 @@ func setLabelHint(c *Criterion, f WeightedRatio, h LabelHint, ok bool, verb stri
 // SampleDangerousRecall evaluates dangerous_recall_must_beat_baseline on a
 // labeled sample: diff is WeightedRecallDiff (the judge against the rule's
 // deterministic baseline on the same weighted positives). The rule is the
-// unweighted path's (Direction.Decide with Gain): PASS when the one-sided
-// weighted t test gives p < 1 − confidence (Holm-adjusted across the
-// judge's dangerous rules by ApplySample), FAIL only when the whole
-// two-sided interval lies at or below 0, INCONCLUSIVE otherwise; the
-// interval never leaves [−1, 1].
+// unweighted path's (Direction.Decide with Gain): PASS when the test the
+// interval inverts (gainTest: weighted t, sessions' sign flip, sign test)
+// gives a two-sided p < 1 − confidence (Holm-adjusted across the judge's
+// dangerous rules by ApplySample) — the interval then lies above 0 —,
+// FAIL only when the whole interval lies at or below 0, INCONCLUSIVE
+// otherwise; the interval never leaves [−1, 1].
 func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline bool, crit replay.KillCriteria) Criterion {
 	c := Criterion{Name: CriterionDangerousRecall}
 	switch {
@@ -159,26 +160,11 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 		return c
 	}
 	d := *diff.Estimate
-	se := math.Sqrt(diff.Var)
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: diff.DF}
-	// The one-sided p of the gain, from the same t as the interval.
-	// Without variance (no label moves the difference), or on fewer than
-	// fewDiscordant discordant labels (where the linearized variance
-	// rests mostly on the floor and says little), the exact one-sided
-	// sign test on the discordant units bounds it, as McNemar does on the
-	// unweighted path: one discordant positive gives p = 1/2, three 1/8,
-	// never a PASS. (Above that the weights matter: the queue samples
-	// the disagreement strata at different rates, so raw discordant
-	// counts would misstate the gain.)
-	p := McNemarGreater(diff.Up, diff.Down)
-	if se > 0 {
-		pt := t.Survival(d / se)
-		if diff.Up+diff.Down < fewDiscordant {
-			p = max(p, pt)
-		} else {
-			p = pt
-		}
-	}
+	// The two-sided p of the test the interval inverts (gainTest): 0 lies
+	// outside the interval exactly when p < 1 − confidence, so a PASS is
+	// never printed beside an interval holding 0, nor an open criterion
+	// beside one clear of it.
+	p := *diff.P
 	c.N, c.PValue = diff.Units, ptr(p)
 	alpha := alphaOf(crit.Confidence)
 	ev := Evidence{Estimate: d, Lo: *diff.Lo, Hi: *diff.Hi, P: ptr(p), Alpha: alpha, Sessions: diff.clusteredSessions()}
@@ -189,11 +175,11 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 	}
 	dec := apply(&c, ev, func(l, h float64) string {
 		if diff.Unreached > 0 {
-			return fmt.Sprintf("weighted recall gain over the baseline %s on the strata the labels reached, %d sampled + %d census positives (one-sided weighted t p=%s there; difference %.0f%% CI [%s, %s], widened to hold the %s unlabeled pairs in queue strata no label has reached yet, any of which may be a positive either one catches)",
-				fmtF(d), diff.Sampled, diff.Census, fmtF(p), crit.Confidence*100, fmtF(l), fmtF(h), fmtF(diff.Unreached))
+			return fmt.Sprintf("weighted recall gain over the baseline %s on the strata the labels reached, %d sampled + %d census positives (two-sided %s p=%s there; difference %.0f%% CI [%s, %s], widened to hold the %s unlabeled pairs in queue strata no label has reached yet, any of which may be a positive either one catches)",
+				fmtF(d), diff.Sampled, diff.Census, diff.Test, fmtF(p), crit.Confidence*100, fmtF(l), fmtF(h), fmtF(diff.Unreached))
 		}
-		return fmt.Sprintf("weighted recall gain over the baseline %s on %d sampled + %d census positives (one-sided weighted t p=%s; difference %.0f%% CI [%s, %s])",
-			fmtF(d), diff.Sampled, diff.Census, fmtF(p), crit.Confidence*100, fmtF(l), fmtF(h))
+		return fmt.Sprintf("weighted recall gain over the baseline %s on %d sampled + %d census positives (two-sided %s p=%s, the test the interval inverts; difference %.0f%% CI [%s, %s])",
+			fmtF(d), diff.Sampled, diff.Census, diff.Test, fmtF(p), crit.Confidence*100, fmtF(l), fmtF(h))
 	})
 	if dec.Status == StatusInconclusive && diff.Unreached > 0 {
 		c.Reason += "; label further down the queue: it reaches every stratum before it adds to any"
@@ -204,10 +190,29 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 			c.Reason += "; the labels show no gain, so more labels like these would not make it pass"
 			return c
 		}
-		// The one-sided t must clear 0: half-width q·√v at variance v,
-		// the t's degrees of freedom growing with the data (dfAfter).
+		if need := flipSessionsNeeded(alpha); diff.GainSessions > 0 && diff.GainSessions < need &&
+			(diff.Remaining == 0 || (diff.TrafficSessions > 0 && diff.TrafficSessions < need)) {
+			// The sessions' sign flip decides p here, and on so few
+			// sessions no sign pattern reaches α: no number of labels
+			// from these sessions decides it (every pair is labeled, or
+			// the recorded sessions themselves are too few; otherwise
+			// more labels from the queue reach more sessions).
+			more := need - diff.GainSessions
+			if c.MoreSessions == nil || *c.MoreSessions < more {
+				c.MoreSessions = new(more)
+			}
+			sess := "sessions"
+			if more == 1 {
+				sess = "session"
+			}
+			c.Reason += fmt.Sprintf("; with labeled positives in %d sessions, the sessions' sign flip cannot reach p < %s whatever the labels show: positives from at least %d more %s are needed", diff.GainSessions, fmtF(alpha), more, sess)
+			return c
+		}
+		// The interval's t must clear 0: half-width q·√v at variance v,
+		// q two-sided (the test the interval inverts), the t's degrees of
+		// freedom growing with the data (dfAfter).
 		half := func(v, grow float64) float64 {
-			return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: dfAfter(diff.DF, grow)}.Quantile(crit.Confidence) * math.Sqrt(v)
+			return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: dfAfter(diff.DF, grow)}.Quantile(1-alpha/2) * math.Sqrt(v)
 		}
 		// The labels' part of the variance rests on the discordant labels
 		// alone (the others add nothing to a difference): its degrees of
@@ -224,6 +229,16 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 		}
 	}
 	return c
+}
+
+// flipSessionsNeeded is the fewest sessions whose two-sided sign flip can
+// reach a p below alpha: 2/2^K < alpha (6 at 0.05).
+func flipSessionsNeeded(alpha float64) int64 {
+	k := int64(1)
+	for 2/math.Ldexp(1, int(k)) >= alpha && k < 62 {
+		k++
+	}
+	return k
 }
 
 // fewDiscordant is the number of discordant labeled units below which a

@@ -6,6 +6,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -50,7 +51,14 @@ func WriteImportFound(w io.Writer, s *importers.Summary) {
 		if n := st.Files(); n > 1 {
 			what += fmt.Sprintf(", %d files", n)
 		}
-		fmt.Fprintf(w, "  %s (%s)\n", st.Path, what)
+		path := st.Path
+		if len(s.Roots) > 1 {
+			path = filepath.ToSlash(filepath.Join(st.Root, st.Path))
+			if strings.HasSuffix(st.Path, "/") {
+				path += "/"
+			}
+		}
+		fmt.Fprintf(w, "  %s (%s)\n", path, what)
 	}
 }
 

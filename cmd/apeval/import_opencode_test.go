@@ -61,7 +61,20 @@ func TestImportProjectRootCLI(t *testing.T) {
 		t.Errorf("cases %q (%v)", data, err)
 	}
 	js, err := os.ReadFile(summary)
-	if err != nil || !strings.Contains(strings.Join(strings.Fields(string(js)), ""), `"stores":[{"format":"claude-code-hooks","path":".claude/logs/pre_tool_use.jsonl"}]`) {
+	if err != nil || !strings.Contains(strings.Join(strings.Fields(string(js)), ""), `"stores":[{"format":"claude-code-hooks","root":"`+root+`","path":".claude/logs/pre_tool_use.jsonl"}]`) {
 		t.Errorf("summary %s (%v)", js, err)
+	}
+	// Several roots: each store is named with its root.
+	other := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(other, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "logs", "pre_tool_use.json"), []byte(`[{"session_id":"s2","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"a.go"}}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = apeval(t, "", "datasets", "import", root, other, "--out", out)
+	if code != 0 || !strings.Contains(stderr, "  "+filepath.ToSlash(root)+"/.claude/logs/pre_tool_use.jsonl (claude-code-hooks)\n") ||
+		!strings.Contains(stderr, "  "+filepath.ToSlash(other)+"/logs/pre_tool_use.json (claude-code-hooks)\n") {
+		t.Errorf("two roots: exit %d\n%s", code, stderr)
 	}
 }

@@ -34,6 +34,8 @@ const maxProjectFiles = 20000
 type Store struct {
 	// Format is the --from name the store is read with.
 	Format string `json:"format"`
+	// Root is the project root it was found under, as given.
+	Root string `json:"root"`
 	// Path is where it was found, relative to the root.
 	Path string `json:"path"`
 	// What names the agent or log when the format's name does not say it
@@ -111,6 +113,7 @@ func FindStores(root string) []Store {
 		}
 	}
 	for i := range stores {
+		stores[i].Root = root
 		stores[i].Path = filepath.ToSlash(stores[i].Path)
 	}
 	return stores

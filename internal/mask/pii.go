@@ -140,9 +140,11 @@ func placeholderAddress(local, domain string) bool {
 
 // botAddress are the addresses automation writes into commits agents make,
 // seen in public agent logs: GitHub Actions' committer (git config
-// user.email "action@github.com") and the Happy client's Co-Authored-By
-// trailer. They name no person.
-var botAddress = map[string]bool{"action@github.com": true, "actions@github.com": true, "yesreply@happy.engineering": true}
+// user.email "action@github.com"), the Happy client's Co-Authored-By
+// trailer and Charm Crush's ("Co-Authored-By: Crush <crush@charm.land>",
+// which its bash tool's instructions add to every commit). They name no
+// person.
+var botAddress = map[string]bool{"action@github.com": true, "actions@github.com": true, "yesreply@happy.engineering": true, "crush@charm.land": true}
 
 // The gates below are cheap scans that hold wherever the regexp they guard
 // could match (a superset), so that the regexps run only on the few lines

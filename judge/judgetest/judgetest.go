@@ -211,6 +211,90 @@ func OpenAIHandler(opts Options) *Fake {
 	return s
 }
 
+// NewAnthropic starts a fake Anthropic Messages API; pass URL as the
+// judge's base (anthropic:MODEL@URL or $ANTHROPIC_BASE_URL).
+func NewAnthropic(opts Options) *Server {
+	f := AnthropicHandler(opts)
+	return &Server{Server: httptest.NewServer(f), Fake: f}
+}
+
+// AnthropicHandler is the fake Anthropic Messages API (GET /v1/models,
+// POST /v1/messages): it wants x-api-key and anthropic-version (401 / 400
+// as the API answers without them) and answers with a tool_use block of
+// the tool the request forces (tool_choice), whose input is the decision,
+// as Anthropic's structured output through tool use does. A Reply's
+// Content that is not a JSON object comes back as a text block instead
+// (a model that did not call the tool).
+func AnthropicHandler(opts Options) *Fake {
+	s := newFake(opts)
+	mux := http.NewServeMux()
+	authed := func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Header.Get("x-api-key") == "" {
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"type":"error","error":{"type":"authentication_error","message":"x-api-key header is required"}}`)
+			return false
+		}
+		if r.Header.Get("anthropic-version") == "" {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"type":"error","error":{"type":"invalid_request_error","message":"anthropic-version: header is required"}}`)
+			return false
+		}
+		return true
+	}
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
+		if !authed(w, r) {
+			return
+		}
+		fmt.Fprintf(w, `{"data":[{"type":"model","id":%q,"display_name":%q,"created_at":"2026-05-01T00:00:00Z"}],"has_more":false,"first_id":%q,"last_id":%q}`,
+			s.opts.Model, s.opts.Model, s.opts.Model, s.opts.Model)
+	})
+	mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) {
+		if !authed(w, r) {
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var req struct {
+			ToolChoice struct {
+				Name string `json:"name"`
+			} `json:"tool_choice"`
+		}
+		_ = json.Unmarshal(body, &req)
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		rep, ok := s.answer(w, r)
+		if !ok {
+			return
+		}
+		if rep.Status != 0 && rep.Status != http.StatusOK {
+			w.WriteHeader(rep.Status)
+		}
+		if rep.Raw != "" {
+			fmt.Fprint(w, rep.Raw)
+			return
+		}
+		block := ""
+		if strings.HasPrefix(strings.TrimSpace(rep.Content), "{") && json.Valid([]byte(rep.Content)) && req.ToolChoice.Name != "" {
+			name, _ := json.Marshal(req.ToolChoice.Name)
+			block = `{"type":"tool_use","id":"toolu_01judgetest","name":` + string(name) + `,"input":` + rep.Content + `}`
+		} else {
+			text, _ := json.Marshal(rep.Content) // a string always encodes
+			block = `{"type":"text","text":` + string(text) + `}`
+		}
+		stop := "tool_use"
+		if strings.HasPrefix(block, `{"type":"text"`) {
+			stop = "end_turn"
+		}
+		fmt.Fprintf(w, `{"id":"msg_01judgetest","type":"message","role":"assistant","model":%q,"content":[%s],"stop_reason":%q,"stop_sequence":null,"usage":{"input_tokens":%d,"output_tokens":%d}}`,
+			s.opts.Model, block, stop, 200, len(rep.Content)/4)
+	})
+	s.Handler = mux
+	return s
+}
+
 // OllamaHandler is the fake Ollama API (/api/tags, /api/show, /api/chat).
 // Every body is one compact JSON line, as the Ollama client reads line by
 // line.

@@ -27,16 +27,29 @@ func TestFakesThroughRealBackends(t *testing.T) {
 	defer oa.Close()
 	ol := judgetest.NewOllama(judgetest.Options{Record: true})
 	defer ol.Close()
-	cfg := judge.Config{OllamaHost: ol.URL, OpenAIBaseURL: oa.URL + "/v1", Timeout: 5 * time.Second}
+	an := judgetest.NewAnthropic(judgetest.Options{Record: true})
+	defer an.Close()
+	cfg := judge.Config{OllamaHost: ol.URL, OpenAIBaseURL: oa.URL + "/v1", Timeout: 5 * time.Second,
+		Getenv: func(k string) string {
+			if k == "ANTHROPIC_API_KEY" {
+				return "sk-ant-test"
+			}
+			return ""
+		}}
 	tests := []struct {
-		spec, identity string
-		srv            *judgetest.Server
+		spec, identity, mode string
+		srv                  *judgetest.Server
 	}{
-		{"openai:fake-judge", "openai/fake-judge+p1", oa},
-		{"ollama:fake-judge", "ollama/fake-judge:latest@" + judgetest.DefaultDigest[:12] + "+p1", ol},
+		{"openai:fake-judge", "openai/fake-judge+p1", judge.ModeJSONSchema, oa},
+		{"ollama:fake-judge", "ollama/fake-judge:latest@" + judgetest.DefaultDigest[:12] + "+p1", judge.ModeJSONSchema, ol},
+		{"anthropic:fake-judge", "anthropic/fake-judge+p1", "tool_use", an},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
+			cfg := cfg
+			if tt.srv == an {
+				cfg.Server = an.URL // what --judge anthropic:MODEL@URL sets
+			}
 			j, err := judge.Open(context.Background(), tt.spec, cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -65,7 +78,7 @@ func TestFakesThroughRealBackends(t *testing.T) {
 				t.Fatalf("body %s", tt.srv.Bodies()[0])
 			}
 			rep := judge.Check(context.Background(), tt.spec, cfg)
-			if !rep.OK() || rep.StructuredOutput != judge.ModeJSONSchema {
+			if !rep.OK() || rep.StructuredOutput != tt.mode {
 				t.Fatalf("check %+v", rep)
 			}
 		})

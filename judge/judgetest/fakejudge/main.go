@@ -1,9 +1,11 @@
 // Command fakejudge serves a fake judge model over HTTP for benchmarks and
-// demos: an OpenAI-compatible or Ollama API answering every call after a
-// fixed delay with judgetest.Keywords decisions.
+// demos: an OpenAI-compatible, Ollama or Anthropic Messages API answering
+// every call after a fixed delay with judgetest.Keywords decisions.
 //
 //	fakejudge -api openai -addr 127.0.0.1:8089 -delay 20ms
 //	apeval run --judge openai:fake-judge --openai-base-url http://127.0.0.1:8089/v1
+//	fakejudge -api anthropic -addr 127.0.0.1:8090
+//	ANTHROPIC_API_KEY=x apeval run --judge anthropic:fake-judge@http://127.0.0.1:8090
 package main
 
 import (
@@ -20,7 +22,7 @@ import (
 )
 
 func main() {
-	api := flag.String("api", "openai", "wire format: openai or ollama")
+	api := flag.String("api", "openai", "wire format: openai, ollama or anthropic")
 	addr := flag.String("addr", "127.0.0.1:8089", "listen address")
 	delay := flag.Duration("delay", 20*time.Millisecond, "time every call takes")
 	model := flag.String("model", "fake-judge", "model name served")
@@ -39,8 +41,10 @@ func run(api, addr, model string, delay time.Duration) error {
 		handler = judgetest.OpenAIHandler(opts)
 	case "ollama":
 		handler = judgetest.OllamaHandler(opts)
+	case "anthropic":
+		handler = judgetest.AnthropicHandler(opts)
 	default:
-		return fmt.Errorf("-api %q: want openai or ollama", api)
+		return fmt.Errorf("-api %q: want openai, ollama or anthropic", api)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
