@@ -229,3 +229,34 @@ func TestImportProjectRootGeminiCodex(t *testing.T) {
 		t.Errorf("%d cases, %d errors, %d sources; alone: %d+%d cases, %d+%d errors", len(cases), sum.Errors, len(sum.Sources), len(gem), len(cod), gsum.Errors, csum.Errors)
 	}
 }
+
+// A dotfiles manager links the agent's directory (~/.claude -> dotfiles/
+// .claude) or single logs: they are read, and named under the root; a link
+// to a device or a FIFO among the logs is passed over, not read. The walk
+// used to stop at the link: nothing was found.
+func TestImportProjectRootSymlinks(t *testing.T) {
+	root := t.TempDir()
+	dotfiles := t.TempDir()
+	writeFile(t, filepath.Join(dotfiles, ".claude", "logs", "pre_tool_use.jsonl"), []byte(`{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"toolu_a"}`+"\n"))
+	writeFile(t, filepath.Join(dotfiles, "hook-log.json"), []byte(`[{"session_id":"s2","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"a.go"},"tool_use_id":"toolu_b"}]`))
+	for _, l := range [][2]string{
+		{filepath.Join(dotfiles, ".claude"), filepath.Join(root, ".claude")},
+		{filepath.Join(dotfiles, "hook-log.json"), filepath.Join(root, "logs", "pre_tool_use.json")},
+		{os.DevNull, filepath.Join(root, "logs", "null.json")},
+	} {
+		if err := os.MkdirAll(filepath.Dir(l[1]), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(l[0], l[1]); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+	}
+	cases, sum, _ := importAll(t, "auto", Options{}, root)
+	got := strings.Join(storeNames(sum.Stores), "\n")
+	if got != ".claude/logs/pre_tool_use.jsonl claude-code-hooks \nlogs/pre_tool_use.json claude-code-hooks " || len(cases) != 2 {
+		t.Fatalf("%d cases, stores:\n%s", len(cases), got)
+	}
+	if src := sum.Sources[0].Source; src != filepath.Join(root, ".claude", "logs", "pre_tool_use.jsonl") {
+		t.Errorf("source %s, want it named under the root", src)
+	}
+}
