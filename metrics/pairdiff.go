@@ -23,10 +23,10 @@ type pairDiff struct {
 	// draw narrows the interval through −2φ; with it, 0.3 against 0.21 of
 	// discordant units at ICC 0.5 over 3–10 sessions covered 0.900–0.924
 	// (2,000 replicates, docs/statistics.md "Fire-rate drift with few
-	// sessions"), with min(phi, 0) 0.934–0.965, where the true φ itself gave
+	// sessions"), with min(phi, 0) 0.934–0.975, where the true φ itself gave
 	// 0.925–0.99.
 	phi float64
-	one    bool // every session holds one unit: Newcombe's own method
+	one bool // every session holds one unit: Newcombe's own method
 	// sess are the sessions' units (a plan from a pilot run resamples them).
 	sess []pairCount
 }
