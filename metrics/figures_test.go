@@ -260,8 +260,9 @@ func TestClusteredIntervalReference(t *testing.T) {
 		name := fmt.Sprint(c.ys, c.ms)
 		near(t, name+" posterior lo", p.quantile(0.025), blo, 0.003)
 		near(t, name+" posterior hi", p.quantile(0.975), bhi, 0.003)
-		// The interval's bounds are the posterior's at the raised level.
-		if cred := fewLevel(0.95, float64(len(c.ms))); cred != 0.95 {
+		// The interval's bounds are the posterior's at its level (raised
+		// with few sessions, not for a rare outcome: bbLevel).
+		if cred := newBBPosterior(c.ys, c.ms, 1).bbLevel(0.95); cred != 0.95 {
 			blo, bhi = marg.at(cred)
 		}
 		lo, hi, deff := newBBPosterior(c.ys, c.ms, 1).bbInterval(0.95)

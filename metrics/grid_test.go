@@ -620,6 +620,24 @@ func TestFewLevel(t *testing.T) {
 			t.Errorf("fewLevel(0.95, %g) = %.6f, want %.6f", c.k, got, c.want)
 		}
 	}
+	// A rare outcome, counted, takes the confidence itself (bbLevel): under
+	// 3 % of the units and more than 33 units; not 20 units without a
+	// failure (one would be 5 %), nor 9 events in 280 (3.2 %).
+	for _, c := range []struct {
+		y, k, m int64
+		want    float64
+	}{{0, 8, 35, 0.95}, {8, 8, 35, 0.95}, {9, 8, 35, fewLevel(0.95, 8)}, {20, 4, 5, fewLevel(0.95, 4)}, {0, 4, 5, fewLevel(0.95, 4)}, {280, 8, 35, 0.95}, {0, 3, 12, 0.95}, {0, 3, 11, fewLevel(0.95, 3)}} {
+		ys, ms := make([]int64, c.k), make([]int64, c.k)
+		left := c.y
+		for i := range ms {
+			ms[i] = c.m
+			ys[i] = min(left, c.m)
+			left -= ys[i]
+		}
+		if got := newBBPosterior(ys, ms, 1).bbLevel(0.95); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%d of %d × %d: level %.6f, want %.6f", c.y, c.k, c.m, got, c.want)
+		}
+	}
 	prev := 1.0
 	for k := 3.0; k <= 1000; k *= 1.5 {
 		l := fewLevel(0.95, k)

@@ -224,7 +224,7 @@ func TestIntervalGridExactBounds(t *testing.T) {
 		ys[0] = int64(c.y)
 		_, hi, _ := ClusteredInterval(ys, ms, 0.95)
 		sz := sizes(c.k, c.m, 0)
-		a := alphaOf(fewLevel(0.95, float64(c.k)))
+		a := alphaOf(newBBPosterior(ys, ms, 1).bbLevel(0.95))
 		u3, u5, u5a := exactUpper(sz, c.y, 0.3, 0.05), exactUpper(sz, c.y, 0.5, 0.05), exactUpper(sz, c.y, 0.5, a)
 		t.Logf("%d event(s) in %d sessions × %d: upper %.5f; exact at ICC 0 %.5f, 0.3 %.5f, 0.5 %.5f; at ICC 0.5 and the interval's level %.4f: %.5f", c.y, c.k, c.m, hi, exactUpper(sz, c.y, 0, 0.05), u3, u5, 1-a, u5a)
 		if hi < u3 || hi < 0.9*u5a || hi > 1.1*u5a {
