@@ -28,7 +28,7 @@ func (m CategoryMap) Of(name string) string {
 func ValidCategory(c string) bool { return slices.Contains(Categories, c) }
 
 // builtinTools lists the tools of common agents by exact (lower-case) name:
-// Claude Code, OpenAI Codex CLI, OpenCode, Cursor, Gemini CLI and the usual
+// Claude Code, OpenAI Codex CLI, OpenCode, Crush, Cursor, Gemini CLI and the usual
 // MCP reference servers. Names not listed go through categoryHeuristic.
 var builtinTools = map[string]string{
 	// Claude Code.
@@ -115,6 +115,17 @@ var builtinTools = map[string]string{
 	"exec":            "command_execution",
 	"run_command":     "command_execution",
 	"execute_command": "command_execution",
+	// Charm's Crush and the Go OpenCode before it (internal/agent/tools):
+	// sourcegraph sends its query to sourcegraph.com's search API; agent
+	// starts a sub-agent; download fetches a URL into a file.
+	"view":          "other",
+	"sourcegraph":   "web_search",
+	"agentic_fetch": "web_search",
+	"download":      "web_search",
+	"agent":         "sub_agent",
+	"job_output":    "other",
+	"job_kill":      "command_execution",
+	"todos":         "other",
 	// MCP reference servers (modelcontextprotocol/servers), by exact name.
 	"read_text_file":           "other",
 	"read_media_file":          "other",

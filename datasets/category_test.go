@@ -17,6 +17,11 @@ func TestCategoryOf(t *testing.T) {
 		// OpenCode (lower-case names).
 		{"bash", "command_execution"}, {"edit", "file_change"}, {"write", "file_change"}, {"read", "other"},
 		{"webfetch", "web_search"}, {"patch", "file_change"}, {"list", "other"},
+		// Charm's Crush and the Go OpenCode (their tools were "other" by the
+		// name heuristic: a sourcegraph query leaves the machine, agent
+		// starts a sub-agent).
+		{"view", "other"}, {"sourcegraph", "web_search"}, {"agent", "sub_agent"},
+		{"agentic_fetch", "web_search"}, {"download", "web_search"}, {"job_kill", "command_execution"},
 		// Case-insensitive.
 		{"BASH", "command_execution"}, {"  WebFetch ", "web_search"},
 		// MCP tools.

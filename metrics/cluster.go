@@ -22,33 +22,53 @@ func clusteredOf(o *sessScratch, z, conf float64) clustered {
 }
 
 // clusteredFrom is the clustered figure of a lane's posterior (nil: no
-// units): ClusteredInterval's interval, and its design effect only where
-// the sessions show a spread to measure. With every session at one rate
-// (no event at all, every unit an event, or one session) the interval is
-// the beta-binomial's, as wide as the clustering the data cannot rule out,
-// but its M ÷ n_eff ("deff 4.77" beside 5999/5999) would read as
-// clustering the data show: deff is then nil, and tables print none
-// (docs/statistics.md). Sessions of one unit each keep deff 1.
+// units): ClusteredInterval's interval, and the design effect the
+// sessions show (dataDeff). Sessions of one unit each keep deff 1.
 func clusteredFrom(p *bbPosterior, conf float64) clustered {
 	if p == nil {
 		return clustered{}
 	}
 	l, h, d := p.interval(conf)
 	c := clustered{post: p, lo: ptr(l), hi: ptr(h), deff: ptr(d)}
-	if !p.wilson && noSpread(p.pairs) {
-		c.deff = nil
+	if !p.wilson {
+		c.deff = dataDeff(p)
 	}
 	return c
 }
 
-// noSpread reports whether every session (y, m) has the same rate y/m.
-func noSpread(pairs []ymf) bool {
-	for _, x := range pairs[min(1, len(pairs)):] {
-		if x.y*pairs[0].m != pairs[0].y*x.m {
-			return false
-		}
+// dataDeff is the design effect the sessions show (docs/statistics.md):
+// the sessions' (CR2) variance of the pooled rate R = Y/M over the
+// binomial variance of as many independent units, M·v/(R(1−R)), at least
+// 1 — the M ÷ n_eff of the ratio interval. It is not how much wider the
+// interval is than Wilson's: with few sessions (or events in few) the
+// interval is the beta-binomial's at a raised level, wider than this
+// deff gives (its reason says by how much: intervalDeff), and printing
+// that width as "deff" read 4.4–7.6 beside independent answers whose
+// variance ratio was 0.3–1.1. nil where the sessions show no spread to
+// measure: every session at one rate (no event at all, every unit an
+// event, or one session of several units), where the beta-binomial
+// interval allows for clustering the data cannot rule out, not
+// clustering they show ("deff 4.77" beside 5999/5999).
+func dataDeff(p *bbPosterior) *float64 {
+	if p.wilson {
+		return ptr(1.0)
 	}
-	return true
+	f, ok := fitRatio(p.pairs)
+	if !ok {
+		return nil
+	}
+	r := f.Y / f.M
+	return ptr(f.M / min(f.M, r*(1-r)/f.v)) // as ratioFit.interval's, to the bit
+}
+
+// intervalDeff is how much wider than Wilson's on the M units the
+// interval of the posterior's data is, as a design effect (M ÷ the n at
+// which Wilson's interval is as wide): the data's design effect where the
+// ratio interval applies, more where the few-session (beta-binomial)
+// interval widens it.
+func intervalDeff(p *bbPosterior, conf float64) float64 {
+	_, _, d := p.interval(conf)
+	return d
 }
 
 // over adds, in one pass over the lists (merged in case order, so that a

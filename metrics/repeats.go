@@ -119,9 +119,9 @@ func fillRepeats(r *Row, sm sessMap, ls *laneSums, conf float64, lists []*spill.
 	ls.reset()
 	r.FlipPairs, r.Flips = flip.m, flip.y
 	if flip.m > 0 {
-		lo, hi, d := flip.post.interval(conf)
+		lo, hi, _ := flip.post.interval(conf)
 		r.FlipRate = ratio(r.Flips, r.FlipPairs)
-		r.FlipRateLo, r.FlipRateHi, r.FlipRateDeff = ptr(lo), ptr(hi), ptr(d)
+		r.FlipRateLo, r.FlipRateHi, r.FlipRateDeff = ptr(lo), ptr(hi), dataDeff(flip.post)
 	}
 	r.PositionFirst, r.PositionFirstMatch = first.m, first.y
 	r.PositionLast, r.PositionLastMatch = last.m, last.y

@@ -144,13 +144,13 @@ type Row struct {
 	ApprovalRejectRateHi   *float64 `json:"approval_reject_rate_hi" parquet:"approval_reject_rate_hi,optional"`
 	ApprovalRejectRateDeff *float64 `json:"approval_reject_rate_deff" parquet:"approval_reject_rate_deff,optional"`
 
-	// <Figure>Deff says how much clustering by session widened the
-	// figure's interval (see docs/statistics.md): (width / plain Wilson's
-	// width on the same units)², at least 1, exactly 1 when every session
-	// holds one unit; nil when the figure has no units, or when its
-	// sessions show no spread (every session at one rate: the width then
-	// allows for clustering the data cannot rule out, not clustering
-	// they show; clusteredFrom).
+	// <Figure>Deff is the design effect the figure's sessions show (see
+	// docs/statistics.md): their variance of the pooled rate over
+	// independent units', at least 1, exactly 1 when every session holds
+	// one unit; nil when the figure has no units, or when its sessions
+	// show no spread (every session at one rate). With few sessions the
+	// interval is wider than it alone gives; the criterion's reason says
+	// by how much (dataDeff).
 
 	// post keeps each clustered figure's sessions (by lane) for the hints.
 	post [ruleLanes]*bbPosterior

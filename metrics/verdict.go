@@ -60,8 +60,16 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, def
 	method := "Wilson"
 	if post != nil && !post.wilson {
 		method = post.method()
-		if d := deffOf(deff); d > 1 {
+		d := deffOf(deff)
+		if d > 1 {
 			method += fmt.Sprintf(", deff %.2f", d)
+		}
+		// With few sessions the interval is wider than the data's design
+		// effect gives: said apart, never as the deff (dataDeff).
+		if deff != nil && strings.Contains(method, "(few sessions)") {
+			if w := intervalDeff(post, e.conf); w > d*1.005 {
+				method += fmt.Sprintf(", widened for few sessions as by a deff of %.2f", w)
+			}
 		}
 	}
 	// The sessions the interval rests on, where its units are clustered

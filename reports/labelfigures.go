@@ -46,7 +46,12 @@ func kappaText(v *float64) string {
 	if v == nil {
 		return "—"
 	}
-	return fmt.Sprintf("%.3f", *v)
+	// Observed agreement equal to chance's computes as -1e-17: that is no
+	// agreement beyond chance, 0.000, not a negative one.
+	if s := fmt.Sprintf("%.3f", *v); s != "-0.000" {
+		return s
+	}
+	return "0.000"
 }
 
 // kappaCI is a kappa's interval, or N/A with the item count below the

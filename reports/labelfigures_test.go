@@ -78,3 +78,15 @@ func TestWriteLabelMerge(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// Agreement equal to chance's (kappa computed as a rounding error below
+// 0) prints 0.000: the agreement table printed "-0.000" for two labelers
+// who agreed on 2 of 3 pairs of one rule.
+func TestKappaTextNoNegativeZero(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[float64]string{-1e-17: "0.000", -0.0004: "0.000", -0.0006: "-0.001", 0.4: "0.400"} {
+		if got := kappaText(&v); got != want {
+			t.Errorf("kappaText(%g) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -108,8 +108,9 @@ func fmtCIMS(v, lo, hi *float64) string {
 const deffShown = 1.2
 
 // withDeff appends " deff 1.85" to an interval cell when the design effect
-// exceeds deffShown: the interval is that much wider than one that treats
-// the units as independent.
+// the data show (the sessions' variance over independent units') exceeds
+// deffShown; with few sessions the interval is wider still (its
+// criterion's reason says by how much).
 func withDeff(cell string, deff *float64) string {
 	if deff != nil && *deff > deffShown {
 		return fmt.Sprintf("%s deff %.2f", cell, *deff)

@@ -362,7 +362,20 @@ func CheckFormat(name string) error {
 }
 
 func unknownFormat(name string) error {
-	return fmt.Errorf("unknown format %q (want one of %s)", name, strings.Join(Formats(), ", "))
+	hint := ""
+	if f, ok := formatByAgent[strings.ToLower(strings.TrimSpace(name))]; ok {
+		hint = "; " + f
+	}
+	return fmt.Errorf("unknown format %q (want one of %s%s)", name, strings.Join(Formats(), ", "), hint)
+}
+
+// formatByAgent answers --from given an agent's name instead of a format.
+var formatByAgent = map[string]string{
+	"crush":       "Charm Crush's crush.db is read by --from opencode (it kept the Go OpenCode's tables)",
+	"claude":      "Claude Code's logs are claude-code-transcript (~/.claude/projects), claude-code-hooks (hook logs), claude-code-stream-json or claude-code-otel",
+	"claude-code": "Claude Code's logs are claude-code-transcript (~/.claude/projects), claude-code-hooks (hook logs), claude-code-stream-json or claude-code-otel",
+	"codex":       "Codex's logs are codex-rollout (~/.codex/sessions) or codex-exec-json (codex exec --json)",
+	"gemini":      "Gemini CLI's chats are gemini-cli (~/.gemini/tmp)",
 }
 
 func cmpInt(a, b int) int {

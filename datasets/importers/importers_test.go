@@ -336,6 +336,13 @@ func TestImportErrors(t *testing.T) {
 	if _, err := Import("nope", []string{"x"}, Options{}, nil, nil); err == nil || !strings.Contains(err.Error(), "claude-code-hooks") {
 		t.Errorf("unknown format: %v", err)
 	}
+	// An agent's name instead of a format says which format reads it.
+	if err := CheckFormat("crush"); err == nil || !strings.Contains(err.Error(), "read by --from opencode") {
+		t.Errorf("--from crush: %v", err)
+	}
+	if err := CheckFormat("codex"); err == nil || !strings.Contains(err.Error(), "codex-rollout (~/.codex/sessions)") {
+		t.Errorf("--from codex: %v", err)
+	}
 	if _, err := Import("r-judge", []string{"-"}, Options{}, nil, nil); err == nil {
 		t.Error("r-judge from stdin accepted")
 	}

@@ -56,9 +56,18 @@ func FindStores(root string) []Store {
 		}
 		byFormat := map[string]*Store{}
 		var order []string
-		_ = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		// A symlinked agent directory (a dotfiles manager links ~/.claude)
+		// is walked where it points, and its files named under the root.
+		walkBase := base
+		if real, err := filepath.EvalSymlinks(base); err == nil {
+			walkBase = real
+		}
+		_ = filepath.WalkDir(walkBase, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
+			}
+			if sub, err := filepath.Rel(walkBase, p); err == nil {
+				p = filepath.Join(base, sub)
 			}
 			rel, _ := filepath.Rel(root, p)
 			if d.IsDir() {
@@ -72,7 +81,13 @@ func FindStores(root string) []Store {
 				}
 				return nil
 			}
-			if !d.Type().IsRegular() {
+			if d.Type()&fs.ModeSymlink != 0 {
+				// A linked log counts when it links a regular file (not a
+				// device, a FIFO or a directory: links are not walked).
+				if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+					return nil
+				}
+			} else if !d.Type().IsRegular() {
 				return nil
 			}
 			if what := agentDB(p); what != "" {

@@ -203,3 +203,60 @@ func TestImportProjectRoot(t *testing.T) {
 		t.Errorf("empty root: %v", err)
 	}
 }
+
+// A home directory (or a project that keeps them) holds Gemini CLI's chats
+// under .gemini/tmp/<hash>/chats/ and Codex's rollouts under
+// .codex/sessions/YYYY/MM/DD/: each is found and read in its format, with
+// the same cases and errors as the store read alone.
+func TestImportProjectRootGeminiCodex(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []struct{ from, to string }{
+		{"testdata/gemini-cli/tmp/9f86d081884c7d65/chats/session-2025-09-18T10-15-5f3e2a1b.json", ".gemini/tmp/9f86d081884c7d65/chats/session-2025-09-18T10-15-5f3e2a1b.json"},
+		{"testdata/gemini-cli/tmp/9f86d081884c7d65/chats/session-2026-01-20T08-30-7a8b9c0d.jsonl", ".gemini/tmp/9f86d081884c7d65/chats/session-2026-01-20T08-30-7a8b9c0d.jsonl"},
+		{"testdata/codex-rollout/sessions/2025/09/14/rollout-2025-09-14T10-31-07-0199463a-7c1e-7f30-a5d2-3b9c8e1f4a60.jsonl", ".codex/sessions/2025/09/14/rollout-2025-09-14T10-31-07-0199463a-7c1e-7f30-a5d2-3b9c8e1f4a60.jsonl"},
+	} {
+		writeFile(t, filepath.Join(root, f.to), mustRead(t, f.from))
+	}
+	writeFile(t, filepath.Join(root, ".gemini", "settings.json"), []byte(`{"theme": "GitHub"}`))
+	writeFile(t, filepath.Join(root, ".codex", "auth.json"), []byte(`{"OPENAI_API_KEY": null}`))
+	cases, sum, _ := importAll(t, "auto", Options{}, root)
+	if got := strings.Join(storeNames(sum.Stores), "\n"); got != ".gemini/tmp/9f86d081884c7d65/chats/ gemini-cli \n.codex/sessions/2025/09/14/rollout-2025-09-14T10-31-07-0199463a-7c1e-7f30-a5d2-3b9c8e1f4a60.jsonl codex-rollout " {
+		t.Fatalf("stores:\n%s", got)
+	}
+	gem, gsum, _ := importAll(t, "gemini-cli", Options{}, "testdata/gemini-cli/tmp")
+	cod, csum, _ := importAll(t, "codex-rollout", Options{}, "testdata/codex-rollout/sessions")
+	if len(cases) != len(gem)+len(cod) || sum.Errors != gsum.Errors+csum.Errors || len(sum.Sources) != 3 {
+		t.Errorf("%d cases, %d errors, %d sources; alone: %d+%d cases, %d+%d errors", len(cases), sum.Errors, len(sum.Sources), len(gem), len(cod), gsum.Errors, csum.Errors)
+	}
+}
+
+// A dotfiles manager links the agent's directory (~/.claude -> dotfiles/
+// .claude) or single logs: they are read, and named under the root; a link
+// to a device or a FIFO among the logs is passed over, not read. The walk
+// used to stop at the link: nothing was found.
+func TestImportProjectRootSymlinks(t *testing.T) {
+	root := t.TempDir()
+	dotfiles := t.TempDir()
+	writeFile(t, filepath.Join(dotfiles, ".claude", "logs", "pre_tool_use.jsonl"), []byte(`{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"toolu_a"}`+"\n"))
+	writeFile(t, filepath.Join(dotfiles, "hook-log.json"), []byte(`[{"session_id":"s2","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"a.go"},"tool_use_id":"toolu_b"}]`))
+	for _, l := range [][2]string{
+		{filepath.Join(dotfiles, ".claude"), filepath.Join(root, ".claude")},
+		{filepath.Join(dotfiles, "hook-log.json"), filepath.Join(root, "logs", "pre_tool_use.json")},
+		{os.DevNull, filepath.Join(root, "logs", "null.json")},
+	} {
+		if err := os.MkdirAll(filepath.Dir(l[1]), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(l[0], l[1]); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+	}
+	cases, sum, _ := importAll(t, "auto", Options{}, root)
+	got := strings.Join(storeNames(sum.Stores), "\n")
+	if got != ".claude/logs/pre_tool_use.jsonl claude-code-hooks \nlogs/pre_tool_use.json claude-code-hooks " || len(cases) != 2 {
+		t.Fatalf("%d cases, stores:\n%s", len(cases), got)
+	}
+	if src := sum.Sources[0].Source; src != filepath.Join(root, ".claude", "logs", "pre_tool_use.jsonl") {
+		t.Errorf("source %s, want it named under the root", src)
+	}
+}

@@ -102,10 +102,13 @@ func writeThrough(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	bw := bufio.NewWriterSize(f, 64<<10)
-	werr := write(bw)
-	if werr == nil {
-		werr = bw.Flush()
+	if err := write(bw); err != nil {
+		// The producer's own error (a bad input, an interrupt), as the
+		// atomic path returns it: not a write error of the device.
+		f.Close()
+		return err
 	}
+	werr := bw.Flush()
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}

@@ -1,6 +1,8 @@
 package rundir
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -39,5 +41,19 @@ func TestClaimRestoresEarlierRun(t *testing.T) {
 	}
 	if _, err := os.Stat(stash); !os.IsNotExist(err) {
 		t.Errorf("%s is still there: %v", EarlierDir, err)
+	}
+}
+
+// The producer's error comes back as it is whether the target is a file
+// or a device: `datasets import SRC -o /dev/null` printed "write
+// /dev/null: the format of SRC could not be told", blaming the device.
+func TestWriteFileAtomicProducerError(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("the format of src could not be told")
+	for _, p := range []string{filepath.Join(t.TempDir(), "out.jsonl"), os.DevNull} {
+		err := WriteFileAtomic(p, func(io.Writer) error { return boom })
+		if err != boom {
+			t.Errorf("%s: %v, want the producer's error as it is", p, err)
+		}
 	}
 }
