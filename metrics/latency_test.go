@@ -96,19 +96,25 @@ var latencySettings = []struct {
 	name  string
 	sz    []int
 	heavy bool // heavyLatencies, not clusteredLatencies
+	full  bool // only in the full run (make calibrate), not the smoke
 }{
-	{"20 sessions × 10", sizes(20, 10, 0), false},
-	{"50 sessions × 10", sizes(50, 10, 0), false},
-	{"8 sessions × 25", sizes(8, 25, 0), false},
-	{"100 sessions × 5", sizes(100, 5, 0), false},
-	{"one session of 100 and 19 of 3", sizes(20, 3, 100), false},
+	{"20 sessions × 10", sizes(20, 10, 0), false, false},
+	{"50 sessions × 10", sizes(50, 10, 0), false, false},
+	{"8 sessions × 25", sizes(8, 25, 0), false, false},
+	{"100 sessions × 5", sizes(100, 5, 0), false, false},
+	{"one session of 100 and 19 of 3", sizes(20, 3, 100), false, false},
 	// Few sessions: the paired test is the sessions' flip test there.
-	{"3 sessions × 50", sizes(3, 50, 0), false},
-	{"6 sessions × 10", sizes(6, 10, 0), false},
-	{"10 sessions × 10", sizes(10, 10, 0), false},
+	{"3 sessions × 50", sizes(3, 50, 0), false, false},
+	{"6 sessions × 10", sizes(6, 10, 0), false, false},
+	{"10 sessions × 10", sizes(10, 10, 0), false, false},
 	// Many calls in few slow sessions: the P95 interval's skew shift.
-	{"20 sessions × 50", sizes(20, 50, 0), false},
-	{"heavy-tailed, 20 sessions × 50", sizes(20, 50, 0), true},
+	{"20 sessions × 50", sizes(20, 50, 0), false, false},
+	{"heavy-tailed, 20 sessions × 50", sizes(20, 50, 0), true, false},
+	// One very slow session carrying the tail: the lower rank's shift
+	// (lowShift). Costlier rows, in the full run only.
+	{"heavy-tailed, 4 sessions × 200", sizes(4, 200, 0), true, true},
+	{"heavy-tailed, 8 sessions × 200", sizes(8, 200, 0), true, true},
+	{"heavy-tailed, 15 sessions × 200", sizes(15, 200, 0), true, true},
 }
 
 // latencyRates runs n replicates of clusteredLatencies over sz: the paired
@@ -175,6 +181,9 @@ func TestCalibrationLatency(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "| latency, %d replicates | paired P95 type I (≤ 0.075) | P95 coverage (≥ 0.925) | FAIL at the limit (≤ 0.075) | PASS at the limit | calls' order statistics: FAIL at the limit | calls' bootstrap: type I | P50 coverage (≥ 0.925) |\n|---|---|---|---|---|---|---|---|\n", n)
 	for i, s := range latencySettings {
+		if s.full && !full {
+			continue
+		}
 		typeI, cover, fail, pass, old, oldI, cover50 := latencyRates(s.sz, s.heavy, n, uint64(i+1))
 		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", s.name, typeI, cover, fail, pass, old, oldI, cover50)
 		if typeI > 0.075+slack || cover < 0.925-covSlack || fail > 0.075+slack || pass > 0.075+slack || cover50 < 0.925-covSlack {
