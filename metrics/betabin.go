@@ -117,10 +117,25 @@ func (p *bbPosterior) method() string {
 // the method the verdict used before the ratio interval (the grid's
 // comparison).
 func (p *bbPosterior) bbInterval(conf float64) (lo, hi, deff float64) {
-	if p.paired {
-		return p.bbIntervalAt(conf, pairedFewLevel(conf, p.sessions()))
-	}
 	return p.bbIntervalAt(conf, fewLevel(conf, p.sessions()))
+}
+
+// fewAt reports whether the interval of data like these, every session
+// repeated f times (1: the data themselves), is the beta-binomial's
+// because the ratio's variance says nothing or rests on few sessions.
+func (p *bbPosterior) fewAt(f float64) bool {
+	if p.wilson {
+		return false
+	}
+	s := p.pairs
+	if f != 1 {
+		s = make([]ymf, len(p.pairs))
+		for i, x := range p.pairs {
+			s[i] = ymf{x.y, x.m, x.n * f}
+		}
+	}
+	fit, ok := fitRatio(s)
+	return !ok || fit.few()
 }
 
 // bbIntervalAt is bbInterval at credible level cred (at least conf); the
@@ -200,22 +215,6 @@ func fewLevel(conf, k float64) float64 {
 	return 2*distuv.UnitNormal.CDF(t) - 1
 }
 
-// pairedFewLevel is the credible level of a paired difference's two
-// discordance rates (pairDiff: fire-rate drift, the recall gain's
-// interval): fewLevel without its floor, t on fewTDF·(k − 1) degrees of
-// freedom. Their square-and-add difference leans on each rate's interval
-// being as wide as before the floor: with it, 0.3 against 0.21 of
-// discordant units over 3 sessions at ICC 0.5 covered 0.907–0.912 (2,000
-// replicates), without it 0.937–0.941.
-func pairedFewLevel(conf, k float64) float64 {
-	if k < fewTMin {
-		return conf
-	}
-	q := 1 - alphaOf(conf)/2
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: fewTDF * (k - 1)}.Quantile(q)
-	return 2*distuv.UnitNormal.CDF(t) - 1
-}
-
 // fewTDF, fewTDFMin and fewTMin: see fewLevel.
 const (
 	fewTDF    = 3.0
@@ -239,9 +238,6 @@ type bbPosterior struct {
 	rhoB float64
 	// distinct successes, failures and sizes per session, with weights
 	ys, fs, sz []wv
-	// paired marks a discordance rate of a paired difference (pairDiff):
-	// its beta-binomial level is pairedFewLevel, not fewLevel.
-	paired bool
 	// counts are the sessions' (y, m) when built from them
 	// (newBBPosteriorCounts): what a plan from a pilot run fits.
 	counts []ymCount

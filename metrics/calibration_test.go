@@ -182,6 +182,55 @@ func driftAtLimit(sz []int, icc float64, want Status) func(*rand.Rand) bool {
 	}
 }
 
+// driftCoverage: fire-rate drift's interval covers the true change. Each
+// session draws its shares of units fired by the candidate only, by the
+// baseline only, by both and by neither from a Dirichlet with means
+// (pc, pb, both, rest) and intra-class correlation icc (each share Beta with
+// that ICC; the two discordance shares correlate negatively, as shares of
+// one session's units do); the true change is pc − pb. The event is the
+// change lying inside fire_rate_change_max's interval.
+func driftCoverage(sz []int, icc, pc, pb float64) func(*rand.Rand) bool {
+	const both = 0.1
+	return func(rng *rand.Rand) bool {
+		var rs []*replay.Result
+		means := [4]float64{pc, pb, both, 1 - pc - pb - both}
+		for s, m := range sz {
+			var share [4]float64
+			if icc <= 0 {
+				share = means
+			} else {
+				th := (1 - icc) / icc
+				var t float64
+				for i, mu := range means {
+					share[i] = distuv.Gamma{Alpha: th * mu, Beta: 1, Src: rng}.Rand()
+					t += share[i]
+				}
+				for i := range share {
+					share[i] /= t
+				}
+			}
+			for i := range m {
+				u := rng.Float64()
+				fc := u < share[0] || (u >= share[0]+share[1] && u < share[0]+share[1]+share[2])
+				fb := u >= share[0] && u < share[0]+share[1]+share[2]
+				for _, j := range [2]struct {
+					id    string
+					fired bool
+				}{{"B", fb}, {"C", fc}} {
+					res := "no_match"
+					if j.fired {
+						res = "match"
+					}
+					rs = append(rs, &replay.Result{CaseID: fmt.Sprintf("s%d-%d", s, i), SessionID: fmt.Sprintf("s%d", s), Judge: j.id,
+						Rules: []replay.RuleResult{rr("R", "style", "judge", res, "", "ok", j.fired, -1)}})
+				}
+			}
+		}
+		c := closeAll(rs, "B").Judge("C").Rules[0].Criterion(CriterionFireRateChangeMax)
+		return c != nil && c.Lo != nil && c.Hi != nil && *c.Lo <= pc-pb && pc-pb <= *c.Hi
+	}
+}
+
 // pairedNull: two judges with the same session rates (drawn once per
 // session, units independent given them): the named figure of the
 // comparison's rule R should be marked (p < 0.05) at most 7.5 % of the
@@ -334,6 +383,10 @@ func calibrationSettings() []calSetting {
 		{"precision exactly 0.90, 100 sessions × 5, ICC 0.3: precision_min PASS", "≤ 0.04", precisionAtThreshold(sizes(100, 5, 0), 0.3), atMost(0.04)},
 		{"fire rate +0.05 exactly, 40 sessions × 50, ICC 0.2: drift FAIL", "≤ 0.04", driftAtLimit(sizes(40, 50, 0), 0.2, StatusFail), atMost(0.04)},
 		{"fire rate +0.05 exactly, 40 sessions × 50, ICC 0.2: drift PASS", "≤ 0.04", driftAtLimit(sizes(40, 50, 0), 0.2, StatusPass), atMost(0.04)},
+		{"fire-rate change 0.3 − 0.21 of units discordant, 3 sessions × 50, ICC 0.5: drift interval", cov, driftCoverage(sizes(3, 50, 0), 0.5, 0.3, 0.21), atLeast(0.925)},
+		{"fire-rate change 0.3 − 0.21 of units discordant, 4 sessions × 20, ICC 0.5: drift interval", cov, driftCoverage(sizes(4, 20, 0), 0.5, 0.3, 0.21), atLeast(0.925)},
+		{"fire-rate change 0.3 − 0.21 of units discordant, 5 sessions × 20, ICC 0.5: drift interval", cov, driftCoverage(sizes(5, 20, 0), 0.5, 0.3, 0.21), atLeast(0.925)},
+		{"fire-rate change 0.3 − 0.21 of units discordant, 8 sessions × 20, ICC 0.5: drift interval", cov, driftCoverage(sizes(8, 20, 0), 0.5, 0.3, 0.21), atLeast(0.925)},
 		{"recall Δ, equal judges, 20 sessions × 10, ICC 0.3: sign-flip p < 0.05", "type I ≤ 0.075", pairedNull(sizes(20, 10, 0), 0.3, FigureRecall), atMost(0.075)},
 		{"recall Δ, equal judges, 6 sessions × 10, ICC 0.3: sign-flip p < 0.05", "type I ≤ 0.075", pairedNull(sizes(6, 10, 0), 0.3, FigureRecall), atMost(0.075)},
 		{"precision Δ, equal judges, 20 sessions × 10, ICC 0.3: delta-t p < 0.05", "type I ≤ 0.075", pairedNull(sizes(20, 10, 0), 0.3, FigurePrecision), atMost(0.075)},

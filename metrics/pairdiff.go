@@ -15,8 +15,18 @@ type pairDiff struct {
 	a, b   int64 // cells: both, first only
 	c, d   int64 // second only, neither
 	p1, p2 *bbPosterior
-	phi    float64
-	one    bool // every session holds one unit: Newcombe's own method
+	// phi is the correlation of the two rates' estimates, from the
+	// sessions' residuals. Where either rate's interval rests on few
+	// sessions (the beta-binomial's branch: under 10 degrees of freedom)
+	// the square-and-add takes min(phi, 0): a correlation estimated from
+	// 3–10 sessions is noise (about ±0.5 at 4 sessions), and a positive
+	// draw narrows the interval through −2φ; with it, 0.3 against 0.21 of
+	// discordant units at ICC 0.5 over 3–10 sessions covered 0.900–0.924
+	// (2,000 replicates, docs/statistics.md "Fire-rate drift with few
+	// sessions"), with min(phi, 0) 0.934–0.975, where the true φ itself gave
+	// 0.925–0.99.
+	phi float64
+	one bool // every session holds one unit: Newcombe's own method
 	// sess are the sessions' units (a plan from a pilot run resamples them).
 	sess []pairCount
 }
@@ -77,11 +87,6 @@ func newPairDiffCounts(counts []pairCount) *pairDiff {
 		B, C = B+bs[i].y*c.n, C+cs[i].y*c.n
 	}
 	pd.p1, pd.p2 = newBBPosteriorCounts(bs), newBBPosteriorCounts(cs)
-	for _, p := range []*bbPosterior{pd.p1, pd.p2} {
-		if p != nil {
-			p.paired = true // pairedFewLevel
-		}
-	}
 	q1, q2 := float64(B)/float64(M), float64(C)/float64(M)
 	var s12, s11, s22 float64
 	for i, c := range kept {
@@ -121,8 +126,12 @@ func (pd *pairDiff) interval(f, conf float64) (est, lo, hi float64) {
 	}
 	l1, u1 := pd.p1.scaledInterval(f, conf)
 	l2, u2 := pd.p2.scaledInterval(f, conf)
+	phi := pd.phi
+	if pd.p1.fewAt(f) || pd.p2.fewAt(f) {
+		phi = min(phi, 0)
+	}
 	// The scaled data have the same rates.
-	return mover(est, pd.p1.Y/pd.p1.M, pd.p2.Y/pd.p2.M, l1, u1, l2, u2, pd.phi)
+	return mover(est, pd.p1.Y/pd.p1.M, pd.p2.Y/pd.p2.M, l1, u1, l2, u2, phi)
 }
 
 // mover is Newcombe's square-and-add (MOVER) for p1 − p2 from the two

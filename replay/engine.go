@@ -581,7 +581,15 @@ func (e *replayer) addCall(res *Result, rules int, resp core.Response, acc *call
 	}
 	callIdx := len(res.Calls)
 	res.Calls = append(res.Calls, call)
-	e.counters.calls.Add(1)
+	// The progress line's calls and failures are the judges' calls, as
+	// the reports count them: the none judge calls nothing, and a call a
+	// budget stopped was never sent (its case is not reported).
+	if sent := cause != core.CauseNoJudge && cause != core.CauseBudget; sent {
+		e.counters.calls.Add(1)
+		if status.Failed() {
+			e.counters.failures.Add(1)
+		}
+	}
 	// A cached call carries the latency measured when its answer was
 	// made, so the case's latency is the same on a warm cache.
 	acc.hasLive = true
@@ -590,9 +598,6 @@ func (e *replayer) addCall(res *Result, rules int, resp core.Response, acc *call
 		e.counters.cacheHits.Add(1)
 	} else {
 		acc.allCached = false
-	}
-	if status.Failed() {
-		e.counters.failures.Add(1)
 	}
 	if statusRank(call.Status) >= statusRank(res.Status) {
 		res.Status = call.Status
