@@ -193,6 +193,49 @@ func TestCalibrationLatency(t *testing.T) {
 	t.Log("\n" + b.String())
 }
 
+// TestP95LowerBoundBelowOneSlowSession: four sessions of 50 calls, one of
+// them far slower than the rest (every call above the others'): the P95
+// lies inside the slow session, and the residuals' sum of squares rests
+// on it ((Σr²)²/Σr⁴ ≈ 1.7). Woodruff's lower rank alone (153) is one of the
+// slow session's own calls, a lower bound of 1,000 ms on the strength of
+// one session; lowShift moves it below the slow session (rank 134), while
+// the upper rank is the unshifted one (skewShift is 0 there).
+func TestP95LowerBoundBelowOneSlowSession(t *testing.T) {
+	var c callLats
+	for s := range 4 {
+		for i := range 50 {
+			v := 100 + float64(i)*2 + float64(s)/4
+			if s == 3 {
+				v = 1000 + float64(i)
+			}
+			c.ms = append(c.ms, v)
+			c.sess = append(c.sess, uint32(s))
+		}
+	}
+	sortCalls(c)
+	var sc latScratch
+	q := sessionQuantile(c, 95, 100, 0.95, &sc)
+	lo, hi := q.bounds(c.ms)
+	if lo == nil || *lo >= 1000 {
+		t.Fatalf("lower bound %v: inside the one slow session (ranks %d..%d)", lo, q.lo, q.hi)
+	}
+	if q.lo != 134 || q.wlo != 153 {
+		t.Errorf("lower rank %d (Woodruff's %d), want 134 (153): (0.95 − (t₃ + w·h)·se)·200 with se² = 4/3·100/200², w = 1 − 1/deff", q.lo, q.wlo)
+	}
+	if q.hi != q.whi {
+		t.Errorf("upper rank %d moved from %d: only the lower rank shifts here", q.hi, q.whi)
+	}
+	if hi != nil {
+		t.Errorf("upper bound %v: rank %d should lie beyond the 200 calls", *hi, q.hi)
+	}
+	if g := lowShift(-0.3, 3, 2); g != 0 {
+		t.Errorf("lowShift with 3 sessions carrying the sum = %v, want 0 (the upper's skewShift applies there)", g)
+	}
+	if g := lowShift(0.7, 1.5, 2); g != 0.5*9/6 {
+		t.Errorf("lowShift(γ 0.7, carry 1.5, t 2) = %v, want |γ| clipped to 0.5 × (2t²+1)/6 = 0.75", g)
+	}
+}
+
 // TestP95IntervalFollowsSessions: through the Accumulator, one slow
 // session holding the tail widens the P95's interval beyond the calls'
 // order statistics (the calls are not independent), and the criterion
