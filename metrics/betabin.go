@@ -10,7 +10,11 @@ import (
 // ClusteredInterval is the interval of a proportion whose units are
 // grouped by session (see docs/statistics.md, "Intervals that respect
 // sessions"): session i holds ms[i] units, ys[i] of them successes. deff
-// is the design effect it used: M/n_eff, at least 1. It is the interval
+// is the design effect the sessions show, as the reports print it
+// (dataDeff: the sessions' variance of the pooled rate over independent
+// units', at least 1; 1 when every session holds one unit), NaN where
+// they show no spread to measure it; with few sessions the interval is
+// wider than this deff alone makes it. It is the interval
 // of every pooled rate of the verdict (precision, recall, unknown rate,
 // judge-required rate, approval rejects) and of simulate's operating
 // points.
@@ -40,7 +44,12 @@ func ClusteredInterval(ys, ms []int64, conf float64) (lo, hi, deff float64) {
 	if p == nil {
 		return 0, 1, 1
 	}
-	return p.interval(conf)
+	lo, hi, _ = p.interval(conf)
+	deff = math.NaN()
+	if d := dataDeff(p); d != nil {
+		deff = *d
+	}
+	return lo, hi, deff
 }
 
 // BetaBinomialInterval is the interval of a beta-binomial model with

@@ -136,6 +136,14 @@ func TestBothPathsDecideAlike(t *testing.T) {
 		{"three positives, no gain", 3, 1, 0.9, 1, 1, want{StatusInconclusive, StatusInconclusive}},
 		// Three positives the judge alone catches: p = 1/8 at best.
 		{"three positives, judge-only hits", 3, 1, 0.9, 1, 0, want{StatusInconclusive, StatusInconclusive}},
+		// Few sessions holding many cases: the labeled path takes the
+		// unweighted path's few-session rule (precision 239/240 over 3
+		// sessions was PASS on labels, INCONCLUSIVE unweighted), and its
+		// recall gain the sessions' sign flip (a 0.6 gain over 4 sessions
+		// was PASS on a weighted t beside an interval holding 0).
+		{"three sessions of 80, precision near 1", 3, 80, 0.995, 0.95, 0.3, want{StatusInconclusive, StatusInconclusive}},
+		{"four sessions of 60, a large gain", 4, 60, 0.3, 0.95, 0.3, want{StatusFail, StatusInconclusive}},
+		{"six sessions of 40, a large gain", 6, 40, 0.3, 0.95, 0.3, want{StatusFail, StatusPass}},
 	}
 	for k, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

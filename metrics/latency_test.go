@@ -96,19 +96,25 @@ var latencySettings = []struct {
 	name  string
 	sz    []int
 	heavy bool // heavyLatencies, not clusteredLatencies
+	full  bool // only in the full run (make calibrate), not the smoke
 }{
-	{"20 sessions × 10", sizes(20, 10, 0), false},
-	{"50 sessions × 10", sizes(50, 10, 0), false},
-	{"8 sessions × 25", sizes(8, 25, 0), false},
-	{"100 sessions × 5", sizes(100, 5, 0), false},
-	{"one session of 100 and 19 of 3", sizes(20, 3, 100), false},
+	{"20 sessions × 10", sizes(20, 10, 0), false, false},
+	{"50 sessions × 10", sizes(50, 10, 0), false, false},
+	{"8 sessions × 25", sizes(8, 25, 0), false, false},
+	{"100 sessions × 5", sizes(100, 5, 0), false, false},
+	{"one session of 100 and 19 of 3", sizes(20, 3, 100), false, false},
 	// Few sessions: the paired test is the sessions' flip test there.
-	{"3 sessions × 50", sizes(3, 50, 0), false},
-	{"6 sessions × 10", sizes(6, 10, 0), false},
-	{"10 sessions × 10", sizes(10, 10, 0), false},
+	{"3 sessions × 50", sizes(3, 50, 0), false, false},
+	{"6 sessions × 10", sizes(6, 10, 0), false, false},
+	{"10 sessions × 10", sizes(10, 10, 0), false, false},
 	// Many calls in few slow sessions: the P95 interval's skew shift.
-	{"20 sessions × 50", sizes(20, 50, 0), false},
-	{"heavy-tailed, 20 sessions × 50", sizes(20, 50, 0), true},
+	{"20 sessions × 50", sizes(20, 50, 0), false, false},
+	{"heavy-tailed, 20 sessions × 50", sizes(20, 50, 0), true, false},
+	// One very slow session carrying the tail: the lower rank's shift
+	// (lowShift). Costlier rows, in the full run only.
+	{"heavy-tailed, 4 sessions × 200", sizes(4, 200, 0), true, true},
+	{"heavy-tailed, 8 sessions × 200", sizes(8, 200, 0), true, true},
+	{"heavy-tailed, 15 sessions × 200", sizes(15, 200, 0), true, true},
 }
 
 // latencyRates runs n replicates of clusteredLatencies over sz: the paired
@@ -175,6 +181,9 @@ func TestCalibrationLatency(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "| latency, %d replicates | paired P95 type I (≤ 0.075) | P95 coverage (≥ 0.925) | FAIL at the limit (≤ 0.075) | PASS at the limit | calls' order statistics: FAIL at the limit | calls' bootstrap: type I | P50 coverage (≥ 0.925) |\n|---|---|---|---|---|---|---|---|\n", n)
 	for i, s := range latencySettings {
+		if s.full && !full {
+			continue
+		}
 		typeI, cover, fail, pass, old, oldI, cover50 := latencyRates(s.sz, s.heavy, n, uint64(i+1))
 		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", s.name, typeI, cover, fail, pass, old, oldI, cover50)
 		if typeI > 0.075+slack || cover < 0.925-covSlack || fail > 0.075+slack || pass > 0.075+slack || cover50 < 0.925-covSlack {
@@ -182,6 +191,49 @@ func TestCalibrationLatency(t *testing.T) {
 		}
 	}
 	t.Log("\n" + b.String())
+}
+
+// TestP95LowerBoundBelowOneSlowSession: four sessions of 50 calls, one of
+// them far slower than the rest (every call above the others'): the P95
+// lies inside the slow session, and the residuals' sum of squares rests
+// on it ((Σr²)²/Σr⁴ ≈ 1.7). Woodruff's lower rank alone (153) is one of the
+// slow session's own calls, a lower bound of 1,000 ms on the strength of
+// one session; lowShift moves it below the slow session (rank 134), while
+// the upper rank is the unshifted one (skewShift is 0 there).
+func TestP95LowerBoundBelowOneSlowSession(t *testing.T) {
+	var c callLats
+	for s := range 4 {
+		for i := range 50 {
+			v := 100 + float64(i)*2 + float64(s)/4
+			if s == 3 {
+				v = 1000 + float64(i)
+			}
+			c.ms = append(c.ms, v)
+			c.sess = append(c.sess, uint32(s))
+		}
+	}
+	sortCalls(c)
+	var sc latScratch
+	q := sessionQuantile(c, 95, 100, 0.95, &sc)
+	lo, hi := q.bounds(c.ms)
+	if lo == nil || *lo >= 1000 {
+		t.Fatalf("lower bound %v: inside the one slow session (ranks %d..%d)", lo, q.lo, q.hi)
+	}
+	if q.lo != 134 || q.wlo != 153 {
+		t.Errorf("lower rank %d (Woodruff's %d), want 134 (153): (0.95 − (t₃ + w·h)·se)·200 with se² = 4/3·100/200², w = 1 − 1/deff", q.lo, q.wlo)
+	}
+	if q.hi != q.whi {
+		t.Errorf("upper rank %d moved from %d: only the lower rank shifts here", q.hi, q.whi)
+	}
+	if hi != nil {
+		t.Errorf("upper bound %v: rank %d should lie beyond the 200 calls", *hi, q.hi)
+	}
+	if g := lowShift(-0.3, 3, 2); g != 0 {
+		t.Errorf("lowShift with 3 sessions carrying the sum = %v, want 0 (the upper's skewShift applies there)", g)
+	}
+	if g := lowShift(0.7, 1.5, 2); g != 0.5*9/6 {
+		t.Errorf("lowShift(γ 0.7, carry 1.5, t 2) = %v, want |γ| clipped to 0.5 × (2t²+1)/6 = 0.75", g)
+	}
 }
 
 // TestP95IntervalFollowsSessions: through the Accumulator, one slow

@@ -376,6 +376,9 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 	}
 	lo, _ := bound(out.VarLo, tp.priorDown)
 	_, hi := bound(out.VarHi, tp.priorUp)
+	if fl, fh, ok := fewSessionGuard(units, w, f, out.Den*out.Den/sumWX2, X, conf); ok {
+		lo, hi = min(lo, fl), max(hi, fh)
+	}
 	out.Lo, out.Hi = ptr(lo), ptr(hi)
 	return out
 }

@@ -118,3 +118,20 @@ func TestLabeledGainAgreesOnRandomSets(t *testing.T) {
 		}
 	}
 }
+
+// The labeled proportion with few sessions takes the unweighted path's
+// few-session rule (fewSessionGuard): on census labels, 240 cases in 3,
+// 4 or 6 sessions at precision about 0.995, its interval holds the
+// unweighted one and both are INCONCLUSIVE against 0.9 (the labeled one
+// was [0.921, 0.9998] PASS over 3 sessions, the unweighted [0.611, 1]).
+func TestLabeledFewSessionsGuard(t *testing.T) {
+	t.Parallel()
+	const key = "R1 " + CriterionPrecisionMin
+	for _, k := range []int{3, 4, 6} {
+		u, w := fewSessionsRun(k, 0.995)
+		cu, cw := u[key], w[key]
+		if cw.Status != cu.Status || cw.Status != StatusInconclusive || *cw.Lo > *cu.Lo+1e-9 || *cw.Hi < *cu.Hi-1e-9 {
+			t.Errorf("%d sessions: labeled %s [%g, %g], unweighted %s [%g, %g]", k, cw.Status, *cw.Lo, *cw.Hi, cu.Status, *cu.Lo, *cu.Hi)
+		}
+	}
+}

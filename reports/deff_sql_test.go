@@ -55,14 +55,23 @@ GROUP BY judge, session_id ORDER BY judge, session_id`,
 		}
 		lo, hi, deff := metrics.ClusteredInterval(ss.ys, ss.ms, 0.95)
 		tot := js.Total
+		// The report's deff is the sessions' design effect, absent where
+		// they show no spread (ClusteredInterval's NaN).
+		got := math.NaN()
+		if tot.RecallDeff != nil {
+			got = *tot.RecallDeff
+		}
+		if math.IsNaN(got) != math.IsNaN(deff) {
+			t.Errorf("%s recall_deff: report %v, from the decision file %v", js.Judge, got, deff)
+		}
 		for _, cmp := range []struct {
 			name      string
 			got, want float64
 		}{
-			{"recall", *tot.Recall, float64(y) / float64(m)}, {"recall_deff", *tot.RecallDeff, deff},
+			{"recall", *tot.Recall, float64(y) / float64(m)}, {"recall_deff", got, deff},
 			{"recall_lo", *tot.RecallLo, lo}, {"recall_hi", *tot.RecallHi, hi},
 		} {
-			if math.Abs(cmp.got-cmp.want) > 1e-12 {
+			if math.Abs(cmp.got-cmp.want) > 1e-12 || math.IsNaN(cmp.got) != math.IsNaN(cmp.want) {
 				t.Errorf("%s %s: report %.15g, from the decision file %.15g", js.Judge, cmp.name, cmp.got, cmp.want)
 			}
 		}

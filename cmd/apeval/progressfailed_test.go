@@ -37,7 +37,7 @@ var failedCount = regexp.MustCompile(`, (\d+) failed`)
 // (they are said apart, as interrupted), and not the none judge's
 // answers (it calls nothing). A live judge (OpenAI wire format on
 // httptest) answers the first 12 calls; on the 13th the run is
-// interrupted while 4 calls are in flight.
+// interrupted with that call (and any others) in flight.
 func TestProgressFailedIsJudgeFailures(t *testing.T) {
 	t.Parallel()
 	t.Run("interrupted", func(t *testing.T) {
@@ -58,8 +58,8 @@ func TestProgressFailedIsJudgeFailures(t *testing.T) {
 			}
 			body := readBody(r)
 			if k := n.Add(1); k > 12 {
-				if k == 16 {
-					cancel() // Ctrl-C, with calls in flight
+				if k == 13 {
+					cancel() // Ctrl-C, with this call (at least) in flight
 				}
 				<-r.Context().Done()
 				return
@@ -77,8 +77,8 @@ func TestProgressFailedIsJudgeFailures(t *testing.T) {
 		if m := failedCount.FindStringSubmatch(line); m == nil || m[1] != "0" {
 			t.Errorf("the last progress line counts cancelled calls as failed: %q", line)
 		}
-		if n.Load() < 14 {
-			t.Fatalf("only %d requests: the interrupt did not find calls in flight", n.Load())
+		if n.Load() < 13 {
+			t.Fatalf("only %d requests: the interrupt did not find a call in flight", n.Load())
 		}
 	})
 	// A budget stops the run: the calls it did not send are neither
@@ -138,8 +138,9 @@ func TestProgressFailedIsJudgeFailures(t *testing.T) {
 // which measures afresh as --no-cache does (a new DIR holds no answer) and
 // which --resume then reads: only the calls no judge answered are sent
 // again. A live judge (OpenAI wire format on httptest) holds the first
-// call (the first case's) unanswered and answers the next 19, of later
-// cases; the run is interrupted on the 21st.
+// call (the first case's) unanswered and answers the next 10, of later
+// cases (of other sessions: any one of them holds 15); the run is
+// interrupted on the 12th.
 func TestInterruptedRunResumesFromItsOwnCache(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -158,8 +159,8 @@ func TestInterruptedRunResumesFromItsOwnCache(t *testing.T) {
 			return
 		}
 		body := readBody(r)
-		if k := n.Add(1); !healed.Load() && (k == 1 || k > 20) {
-			if k == 21 {
+		if k := n.Add(1); !healed.Load() && (k == 1 || k > 11) {
+			if k == 12 {
 				cancel()
 			}
 			<-r.Context().Done()

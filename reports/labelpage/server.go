@@ -248,7 +248,11 @@ type crits struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
 	More   *int64 `json:"more,omitempty"`
-	Reason string `json:"reason"`
+	// Sessions is set when labels of these pairs cannot settle it (every
+	// queued pair labeled, or the recorded sessions' own spread): More
+	// then counts the labels those new sessions bring, not queue labels.
+	Sessions *int64 `json:"sessions,omitempty"`
+	Reason   string `json:"reason"`
 }
 
 type stateView struct {
@@ -337,7 +341,7 @@ func (s *Server) panel() []panelRow {
 				if c.Status == metrics.StatusNA {
 					continue
 				}
-				pr.Criteria = append(pr.Criteria, crits{Name: c.Name, Status: string(c.Status), More: c.MoreSamples, Reason: c.Reason})
+				pr.Criteria = append(pr.Criteria, crits{Name: c.Name, Status: string(c.Status), More: c.MoreSamples, Sessions: c.MoreSessions, Reason: c.Reason})
 			}
 			sig := ""
 			if b := sigs[rule]; b != nil {

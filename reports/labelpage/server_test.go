@@ -233,3 +233,59 @@ func TestServeStopsWithTheContext(t *testing.T) {
 		t.Error("still serving after the context ended")
 	}
 }
+
+// TestServerHintInSessions: a rule whose every queued pair is labeled and
+// whose precision_min is still open cannot be settled by more labels of
+// these pairs; the panel says so and counts new sessions (it said "148
+// more labels would settle it" with nothing left to label).
+func TestServerHintInSessions(t *testing.T) {
+	const n = 12
+	pairs := metrics.NewPairTable([]string{"j1"}, nil)
+	var items []Item
+	for i := range n {
+		id := fmt.Sprintf("c%d", i)
+		pairs.Add(&replay.Result{CaseID: id, SessionID: fmt.Sprintf("s%d", i%6), Judge: "j1",
+			Rules: []replay.RuleResult{{RuleID: "r", Result: judge.Match}}})
+		items = append(items, Item{
+			Line:  datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: id, RuleID: "r", Stratum: "A:match", StratumSize: n, Order: i + 1},
+			Input: judge.Input{Rules: []judge.Rule{{ID: "r", Condition: "deletes something"}}},
+		})
+	}
+	app, err := datasets.OpenLabelAppender(filepath.Join(t.TempDir(), "labels.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { app.Close() })
+	s, err := New(Config{Items: items, Labeler: "ana", Appender: app, Pairs: pairs,
+		Criteria: replay.KillCriteria{PrecisionMin: 0.6, Confidence: 0.95}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	base := hs.URL + "/" + s.Token() + "/api/"
+	var st stateView
+	for i := range n {
+		label := "match"
+		if i%3 == 0 {
+			label = "no_match"
+		}
+		r, err := http.Post(base+"label", "application/json", strings.NewReader(fmt.Sprintf(`{"pos":%d,"label":%q}`, i, label)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st = stateView{}
+		json.NewDecoder(r.Body).Decode(&st)
+		r.Body.Close()
+	}
+	c := st.Panel[0].Criteria[0]
+	if c.Status != string(metrics.StatusInconclusive) || c.Sessions == nil || *c.Sessions <= 0 {
+		t.Fatalf("every pair labeled, precision 8/12 against 0.6: %+v", c)
+	}
+	r, _ := http.Get(hs.URL + "/" + s.Token() + "/")
+	body, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if !strings.Contains(string(body), "more labels of these pairs would not settle it") {
+		t.Error("the page does not say that labels cannot settle it")
+	}
+}
