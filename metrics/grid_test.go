@@ -638,6 +638,10 @@ func TestFewLevel(t *testing.T) {
 			t.Errorf("%d of %d × %d: level %.6f, want %.6f", c.y, c.k, c.m, got, c.want)
 		}
 	}
+	// A paired difference's discordance rates keep fewLevel even when rare.
+	if pd := newPairDiff([]pairSess{{1, 0, 0, 35}, {0, 1, 0, 35}, {0, 0, 0, 35}, {0, 0, 0, 35}}); !pd.p1.paired || pd.p1.bbLevel(0.95) != fewLevel(0.95, 4) {
+		t.Errorf("a rare discordance rate's level %.6f, want fewLevel's %.6f", pd.p1.bbLevel(0.95), fewLevel(0.95, 4))
+	}
 	prev := 1.0
 	for k := 3.0; k <= 1000; k *= 1.5 {
 		l := fewLevel(0.95, k)

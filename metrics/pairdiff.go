@@ -87,6 +87,11 @@ func newPairDiffCounts(counts []pairCount) *pairDiff {
 		B, C = B+bs[i].y*c.n, C+cs[i].y*c.n
 	}
 	pd.p1, pd.p2 = newBBPosteriorCounts(bs), newBBPosteriorCounts(cs)
+	for _, p := range []*bbPosterior{pd.p1, pd.p2} {
+		if p != nil {
+			p.paired = true // bbLevel: no rare-outcome level
+		}
+	}
 	q1, q2 := float64(B)/float64(M), float64(C)/float64(M)
 	var s12, s11, s22 float64
 	for i, c := range kept {
