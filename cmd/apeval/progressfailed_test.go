@@ -42,12 +42,7 @@ func TestProgressFailedIsJudgeFailures(t *testing.T) {
 	t.Parallel()
 	t.Run("interrupted", func(t *testing.T) {
 		t.Parallel()
-		dir := t.TempDir()
-		ds := liveDataset(t, dir, 60)
-		pol := filepath.Join(dir, "policy.toml")
-		if err := os.WriteFile(pol, []byte(livePolicy), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		dir, ds, pol := liveRun(t, 60)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		var n atomic.Int64
@@ -64,8 +59,7 @@ func TestProgressFailedIsJudgeFailures(t *testing.T) {
 				<-r.Context().Done()
 				return
 			}
-			content, _ := json.Marshal(judgeAnswer(promptText(body), false))
-			fmt.Fprintf(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":%s}}]}`, content)
+			answerNo(w, body)
 		}))
 		defer srv.Close()
 		code, _, stderr := apevalCtx(t, ctx, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:m", "--openai-base-url", srv.URL+"/v1",
@@ -85,19 +79,13 @@ func TestProgressFailedIsJudgeFailures(t *testing.T) {
 	// calls nor failures (their cases are not reported).
 	t.Run("budget", func(t *testing.T) {
 		t.Parallel()
-		dir := t.TempDir()
-		ds := liveDataset(t, dir, 20)
-		pol := filepath.Join(dir, "policy.toml")
-		if err := os.WriteFile(pol, []byte(livePolicy), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		dir, ds, pol := liveRun(t, 20)
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 				http.NotFound(w, r)
 				return
 			}
-			content, _ := json.Marshal(judgeAnswer(promptText(readBody(r)), false))
-			fmt.Fprintf(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":%s}}]}`, content)
+			answerNo(w, readBody(r))
 		}))
 		defer srv.Close()
 		code, _, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:m", "--openai-base-url", srv.URL+"/v1",
@@ -112,12 +100,7 @@ func TestProgressFailedIsJudgeFailures(t *testing.T) {
 	})
 	t.Run("none", func(t *testing.T) {
 		t.Parallel()
-		dir := t.TempDir()
-		ds := liveDataset(t, dir, 20)
-		pol := filepath.Join(dir, "policy.toml")
-		if err := os.WriteFile(pol, []byte(livePolicy), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		dir, ds, pol := liveRun(t, 20)
 		code, stdout, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "none", "--out", filepath.Join(dir, "run"), "--format", "table")
 		if code == exitUsage {
 			t.Fatalf("exit 2:\n%s", stderr)
@@ -143,12 +126,7 @@ func TestProgressFailedIsJudgeFailures(t *testing.T) {
 // interrupted on the 12th.
 func TestInterruptedRunResumesFromItsOwnCache(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	ds := liveDataset(t, dir, 60)
-	pol := filepath.Join(dir, "policy.toml")
-	if err := os.WriteFile(pol, []byte(livePolicy), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, ds, pol := liveRun(t, 60)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var n, answered atomic.Int64
@@ -167,8 +145,7 @@ func TestInterruptedRunResumesFromItsOwnCache(t *testing.T) {
 			return
 		}
 		answered.Add(1)
-		content, _ := json.Marshal(judgeAnswer(promptText(body), false))
-		fmt.Fprintf(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":%s}}]}`, content)
+		answerNo(w, body)
 	}))
 	defer srv.Close()
 	cacheDir, first := filepath.Join(dir, "cache-of-this-run"), filepath.Join(dir, "run")
@@ -195,4 +172,24 @@ func TestInterruptedRunResumesFromItsOwnCache(t *testing.T) {
 	if sent := n.Load() - before; sent < 60-got || sent > 60-got+4 {
 		t.Errorf("the resumed run sent %d calls, want %d (+ at most 4; %d answered, %d cases written)", sent, 60-got, got, written)
 	}
+}
+
+// liveRun is a test's directory with a dataset of n live-judge cases and
+// the live policy beside it.
+func liveRun(t *testing.T, n int) (dir, ds, pol string) {
+	t.Helper()
+	dir = t.TempDir()
+	ds = liveDataset(t, dir, n)
+	pol = filepath.Join(dir, "policy.toml")
+	if err := os.WriteFile(pol, []byte(livePolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, ds, pol
+}
+
+// answerNo writes an OpenAI chat completion whose content is the judge's
+// no_match answer to the prompt in body.
+func answerNo(w http.ResponseWriter, body []byte) {
+	content, _ := json.Marshal(judgeAnswer(promptText(body), false))
+	fmt.Fprintf(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":%s}}]}`, content)
 }
