@@ -2,6 +2,7 @@ package importers
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -192,17 +193,21 @@ type grouper interface {
 // source that does not exist, a failing emit.
 func Import(format string, sources []string, opt Options, emit Emit, errorSink func(string)) (*Summary, error) {
 	out := &output{opt: opt, emit: emit, seed: maphash.MakeSeed(), ids: map[uint64]struct{}{}, sessions: map[uint64]struct{}{}, seqs: map[string]int64{}}
-	if stores, roots, ok := projectStores(format, sources); ok {
+	var stdin *bufio.Reader
+	if (format == Auto || format == "") && slices.Contains(sources, "-") && opt.Stdin != nil {
+		stdin = bufio.NewReaderSize(opt.Stdin, 1<<20)
+		opt.Stdin = stdin
+		out.opt.Stdin = stdin
+	}
+	stores, roots, ok, err := projectStores(format, sources, stdin)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		return importStores(stores, roots, opt, out, errorSink)
 	}
 	detected := ""
 	if format == Auto || format == "" {
-		var stdin *bufio.Reader
-		if slices.Contains(sources, "-") && opt.Stdin != nil {
-			stdin = bufio.NewReaderSize(opt.Stdin, 1<<20)
-			opt.Stdin = stdin
-			out.opt.Stdin = stdin
-		}
 		f, why, err := Detect(sources, stdin)
 		if err != nil {
 			return nil, err
@@ -210,7 +215,7 @@ func Import(format string, sources []string, opt Options, emit Emit, errorSink f
 		format, detected = f, why
 	}
 	sum := &Summary{Format: format, Detected: detected, Skipped: map[string]int{}, Sources: []*SourceSummary{}}
-	err := importFormat(format, sources, opt, out, sum, errorSink)
+	err = importFormat(format, sources, opt, out, sum, errorSink, false)
 	sum.Sessions = len(out.sessions)
 	if err != nil && len(sum.Sources) == 0 && sum.Records == 0 {
 		if _, ok := err.(emitError); !ok {
@@ -220,31 +225,52 @@ func Import(format string, sources []string, opt Options, emit Emit, errorSink f
 	return sum, err
 }
 
-// importStores imports the stores found under project roots, each with
-// its own format, into one summary (Summary.Stores lists them).
+// importStores imports the stores found under project roots (and the
+// sources named beside them), each with its own format, into one summary
+// (Summary.Stores lists them). A store that cannot be read (an unreadable
+// file, a damaged database) is an error of its own source, named with its
+// reason, and the other stores are still read: nothing that can be read
+// is lost for one that cannot.
 func importStores(stores []Store, roots []string, opt Options, out *output, errorSink func(string)) (*Summary, error) {
 	var formats []string
 	byFormat := map[string][]string{}
 	for _, s := range stores {
+		if s.Format == Unreadable {
+			continue
+		}
 		if _, ok := byFormat[s.Format]; !ok {
 			formats = append(formats, s.Format)
 		}
 		byFormat[s.Format] = append(byFormat[s.Format], s.files...)
 	}
 	sum := &Summary{Format: strings.Join(formats, "+"), Stores: stores, Roots: roots, Skipped: map[string]int{}, Sources: []*SourceSummary{}}
+	if sum.Format == "" {
+		sum.Format = Unreadable
+	}
 	for _, f := range formats {
-		if err := importFormat(f, byFormat[f], opt, out, sum, errorSink); err != nil {
+		if err := importFormat(f, byFormat[f], opt, out, sum, errorSink, true); err != nil {
 			sum.Sessions = len(out.sessions)
 			return sum, err
 		}
+	}
+	for _, s := range stores {
+		if s.Format != Unreadable {
+			continue
+		}
+		ss := &SourceSummary{Source: s.files[0], Skipped: map[string]int{}, Errors: []string{}, sessions: map[uint64]struct{}{}, errorSink: errorSink}
+		ss.errorf(0, "%s, so whether it is an agent's log could not be told (nothing read from it)", s.What)
+		sum.Sources = append(sum.Sources, ss)
+		sum.Errors += ss.ErrCount
 	}
 	sum.Sessions = len(out.sessions)
 	return sum, nil
 }
 
 // importFormat reads sources in one format, adding their sources and
-// counts to sum.
-func importFormat(format string, sources []string, opt Options, out *output, sum *Summary, errorSink func(string)) error {
+// counts to sum. With keepGoing (a project root's stores) a file that
+// cannot be read at all is an error of its own source and the rest are
+// read; otherwise it stops the import.
+func importFormat(format string, sources []string, opt Options, out *output, sum *Summary, errorSink func(string), keepGoing bool) error {
 	imp, err := newImporter(format, opt)
 	if err != nil {
 		return err
@@ -282,7 +308,11 @@ func importFormat(format string, sources []string, opt Options, out *output, sum
 			err = importFile(imp, group[0], sums[0], out, opt, &head)
 		}
 		if err != nil {
-			return err
+			if _, ok := err.(emitError); ok || !keepGoing {
+				return err
+			}
+			sums[0].errorf(0, "%s", storeFailure(group[0], err, sums[0].Cases))
+			err = nil
 		}
 		for i, ss := range sums {
 			wrongFormat(format, group[i], ss, head)
@@ -295,6 +325,25 @@ func importFormat(format string, sources []string, opt Options, out *output, sum
 		}
 	}
 	return nil
+}
+
+// storeFailure says why a store could not be read, without its path (the
+// error is its source's), and what of it was kept.
+func storeFailure(path string, err error, cases int) string {
+	why := strings.TrimPrefix(err.Error(), path+": ")
+	var bad badDBError
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &bad):
+		why = bad.what
+	case errors.As(err, &pe):
+		why = pe.Op + ": " + pe.Err.Error()
+	}
+	kept := "nothing read from it"
+	if cases > 0 {
+		kept = fmt.Sprintf("the %d cases read before that are kept", cases)
+	}
+	return "cannot be read: " + why + " (" + kept + "; the other stores are read)"
 }
 
 // importFile imports one file; a stdin source's first bytes are kept in

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -258,5 +259,113 @@ func TestImportProjectRootSymlinks(t *testing.T) {
 	}
 	if src := sum.Sources[0].Source; src != filepath.Join(root, ".claude", "logs", "pre_tool_use.jsonl") {
 		t.Errorf("source %s, want it named under the root", src)
+	}
+}
+
+// One store under a project root that cannot be read (a crush.db cut off
+// mid-copy, a hook log whose gzip header is damaged) is named with its
+// reason, as an error of its own source; the readable stores are still
+// imported, with the cases and errors they have alone. It used to stop the
+// whole import: nothing written, exit 2 naming the file.
+func TestImportProjectRootUnreadableStore(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".opencode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	buildGoOpenCodeDB(t, filepath.Join(root, ".opencode", "opencode.db"))
+	crush := filepath.Join(root, ".crush", "crush.db")
+	buildCrushDB(t, crush)
+	if err := os.Truncate(crush, 2048); err != nil {
+		t.Fatal(err)
+	}
+	hooks := `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"toolu_a"}` + "\n"
+	writeFile(t, filepath.Join(root, ".claude", "logs", "pre_tool_use.jsonl"), []byte(hooks))
+	gz := filepath.Join(root, ".claude", "logs", "post_tool_use.jsonl.gz")
+	writeFile(t, gz, []byte{0x1f, 0x8b, 0x07, 0x00, 'n', 'o', 't'}) // gzip magic, an unknown method
+	var msgs []string
+	var cases []*datasets.Case
+	sum, err := Import("auto", []string{root}, Options{}, func(c *datasets.Case) error { cases = append(cases, c); return nil }, func(m string) { msgs = append(msgs, m) })
+	if err != nil {
+		t.Fatalf("the import stopped: %v", err)
+	}
+	db, dsum, _ := importAll(t, "opencode", Options{}, filepath.Join(root, ".opencode", "opencode.db"))
+	if len(cases) != len(db)+1 || sum.Errors != dsum.Errors+2 {
+		t.Errorf("%d cases, %d errors; want opencode.db's %d + the hook call, its %d errors + the 2 unreadable stores\n%s", len(cases), sum.Errors, len(db), dsum.Errors, strings.Join(msgs, "\n"))
+	}
+	want := map[string]string{
+		crush: crush + ": cannot be read: truncated: 2048 bytes, but its header says",
+		gz:    gz + ": cannot be read: gzip: unexpected EOF, so whether it is an agent's log could not be told",
+	}
+	for file, prefix := range want {
+		if !slices.ContainsFunc(msgs, func(m string) bool { return strings.HasPrefix(m, prefix) }) {
+			t.Errorf("no error %q…; errors:\n%s", prefix, strings.Join(msgs, "\n"))
+		}
+		if !slices.ContainsFunc(sum.Sources, func(s *SourceSummary) bool { return s.Source == file && s.ErrCount == 1 && s.Cases == 0 }) {
+			t.Errorf("%s is not a source of its own with its error", file)
+		}
+	}
+	if got := strings.Join(storeNames(sum.Stores), "\n"); !strings.Contains(got, ".claude/logs/post_tool_use.jsonl.gz unreadable cannot be read") || !strings.Contains(got, ".crush/crush.db opencode Charm Crush's database") {
+		t.Errorf("stores:\n%s", got)
+	}
+}
+
+// A project root and logs named beside it in one command: the root's
+// stores are read as a root's, and each other source as it would be read
+// alone (its own format told from its first records, or --from). It used
+// to take the format of the first log found under the root for every
+// source and walk the root for that format's files (the project's
+// package.json among them). A source whose format cannot be told, or that
+// does not exist, is an error naming it, before anything is read.
+func TestImportProjectRootWithFiles(t *testing.T) {
+	root := t.TempDir()
+	hook := `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"toolu_a"}` + "\n"
+	writeFile(t, filepath.Join(root, ".claude", "logs", "pre_tool_use.jsonl"), []byte(hook))
+	writeFile(t, filepath.Join(root, "package.json"), []byte(`{"name": "shop", "version": "1.0.0"}`))
+	transcript := "testdata/claude-code-transcript/-srv-shop/7d3f0c1e-5a2b-4c6d-9e8f-0a1b2c3d4e5f.jsonl"
+	rollouts := "testdata/codex-rollout/sessions"
+	cases, sum, _ := importAll(t, "auto", Options{}, root, transcript, rollouts)
+	tr, tsum, _ := importAll(t, "auto", Options{}, transcript)
+	co, csum, _ := importAll(t, "auto", Options{}, rollouts)
+	if len(cases) != 1+len(tr)+len(co) || sum.Errors != tsum.Errors+csum.Errors {
+		t.Errorf("%d cases, %d errors; want the hook call + %d + %d, %d + %d errors", len(cases), sum.Errors, len(tr), len(co), tsum.Errors, csum.Errors)
+	}
+	got := strings.Join(storeNames(sum.Stores), "\n")
+	for _, want := range []string{
+		".claude/logs/pre_tool_use.jsonl claude-code-hooks ",
+		transcript + " claude-code-transcript named beside the project roots; detected: the first records of " + transcript,
+		rollouts + " codex-rollout named beside the project roots; detected: the first records of ",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stores:\n%s\nwant a line %q", got, want)
+		}
+	}
+	if sum.Format != "claude-code-hooks+claude-code-transcript+codex-rollout" || len(sum.Roots) != 1 {
+		t.Errorf("format %q, roots %v", sum.Format, sum.Roots)
+	}
+	for _, s := range sum.Sources {
+		if strings.HasSuffix(s.Source, "package.json") {
+			t.Errorf("the project's package.json was read")
+		}
+	}
+
+	// --from reads the root's stores of that format and the other sources in it.
+	hooks := "testdata/claude-code-hooks/hooks.jsonl"
+	hk, hsum, _ := importAll(t, "claude-code-hooks", Options{}, hooks)
+	cases, sum, _ = importAll(t, "claude-code-hooks", Options{}, root, hooks)
+	if len(cases) != 1+len(hk) || sum.Errors != hsum.Errors || len(sum.Stores) != 2 || sum.Stores[1].Format != "claude-code-hooks" {
+		t.Errorf("--from claude-code-hooks: %d cases, %d errors, stores %v; want the root's hook call + %d, %d errors", len(cases), sum.Errors, storeNames(sum.Stores), len(hk), hsum.Errors)
+	}
+
+	notes := filepath.Join(t.TempDir(), "notes.json")
+	writeFile(t, notes, []byte(`{"todo": "ship it"}`))
+	for _, bad := range []struct{ src, want string }{
+		{notes, "the format of " + notes + " could not be told"},
+		{filepath.Join(root, "missing.jsonl"), "missing.jsonl: no such file"},
+	} {
+		n := 0
+		_, err := Import("auto", []string{root, bad.src}, Options{}, func(*datasets.Case) error { n++; return nil }, nil)
+		if err == nil || !strings.Contains(err.Error(), bad.want) || n != 0 {
+			t.Errorf("root + %s: %d cases, error %v; want none and %q", bad.src, n, err, bad.want)
+		}
 	}
 }
