@@ -549,10 +549,10 @@ func (rep *Report) htmlRule(id string) htmlRule {
 		}
 		hr.Class, hr.Action = string(r.Class), string(r.Action)
 		hj := htmlRuleJudge{Judge: j.Judge, Verdict: string(r.Verdict), Cls: statusClass[string(r.Verdict)],
-			Precision: fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2), Recall: fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2),
+			Precision: figPrecision.cell(r), Recall: figRecall.cell(r),
 			Fire: fmtNum(r.FireRate, 3)}
 		if r.FlipPairs > 0 || r.PositionEffect != nil {
-			hj.Waver = "flip rate " + fmtCI(r.FlipRate, r.FlipRateLo, r.FlipRateHi, 2) +
+			hj.Waver = "flip rate " + figFlipRate.cell(r) +
 				" · position effect (first − last) " + fmtSignedCI(r.PositionEffect, r.PositionEffectLo, r.PositionEffectHi)
 		}
 		var back []string

@@ -237,3 +237,59 @@ func TestRulesGridEvidenceAltered(t *testing.T) {
 		}
 	}
 }
+
+// One rule decides whether a design effect is printed (metrics.DeffNote):
+// a criterion's reason and the table cell of its figure show the same
+// "deff X" or neither. The reasons used to print any deff above 1
+// ("deff 1.19") beside a table that showed it only above 1.2. The
+// fixture holds data deffs on both sides of 1.2 (1.16, 1.19; 2.09, 2.27).
+func TestDeffShownByOneRule(t *testing.T) {
+	t.Parallel()
+	dataDeff := regexp.MustCompile(`, (deff \d+\.\d\d)`)
+	deffs := map[string]func(r *metrics.Row) *float64{
+		metrics.CriterionPrecisionMin:          func(r *metrics.Row) *float64 { return r.PrecisionDeff },
+		metrics.CriterionUnknownRateMax:        func(r *metrics.Row) *float64 { return r.UnknownRateDeff },
+		metrics.CriterionJudgeRequiredRateMax:  func(r *metrics.Row) *float64 { return r.JudgeRequiredRateDeff },
+		metrics.CriterionApprovalRejectRateMax: func(r *metrics.Row) *float64 { return r.ApprovalRejectRateDeff },
+	}
+	cells := map[string]rowFigure{
+		metrics.CriterionPrecisionMin:         figPrecision,
+		metrics.CriterionUnknownRateMax:       figUnknownRate,
+		metrics.CriterionJudgeRequiredRateMax: figJudgeRequired,
+	}
+	var below, above int
+	for _, j := range fixtureSummary().Judges {
+		rows := append([]*metrics.Row{j.Total}, j.Rules...)
+		for _, r := range rows {
+			for _, c := range r.Criteria {
+				get, ok := deffs[c.Name]
+				if !ok || get(r) == nil {
+					continue
+				}
+				d := *get(r)
+				switch {
+				case d > 1 && d <= metrics.DeffShown:
+					below++
+				case d > metrics.DeffShown:
+					above++
+				}
+				var inReason string
+				if m := dataDeff.FindStringSubmatch(c.Reason); m != nil {
+					inReason = m[1]
+				}
+				if want := metrics.DeffNote(d); inReason != want {
+					t.Errorf("%s %s %s: deff %.4f, reason says %q, the rule %q: %s", j.Judge, r.RuleID, c.Name, d, inReason, want, c.Reason)
+				}
+				if f, ok := cells[c.Name]; ok {
+					cell := f.cell(r)
+					if (inReason == "") != !strings.Contains(cell, "deff") || (inReason != "" && !strings.HasSuffix(cell, " "+inReason)) {
+						t.Errorf("%s %s %s: table cell %q, reason says %q", j.Judge, r.RuleID, c.Name, cell, inReason)
+					}
+				}
+			}
+		}
+	}
+	if below == 0 || above == 0 {
+		t.Fatalf("the fixture should hold deffs on both sides of %g: %d in (1, %g], %d above", metrics.DeffShown, below, metrics.DeffShown, above)
+	}
+}
