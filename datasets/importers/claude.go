@@ -735,6 +735,29 @@ func (h *claudeHooks) match(p string) bool {
 	return strings.HasSuffix(q, ".jsonl") || strings.HasSuffix(q, ".json")
 }
 
+// skipNoEvent is the skip reason of a hook log's record that is no hook
+// payload: neither hook_event_name nor any tool field.
+const skipNoEvent = "not a hook payload (no event, no tool call)"
+
+// lineList is "line 2, 6 and 9" (the first five, then "… (N in all)").
+func lineList(lines []int) string {
+	var parts []string
+	for i, n := range lines {
+		if i == 5 {
+			break
+		}
+		parts = append(parts, strconv.Itoa(n))
+	}
+	s := strings.Join(parts, ", ")
+	if len(lines) > 5 {
+		return "lines " + s + ", … (" + strconv.Itoa(len(lines)) + " in all)"
+	}
+	if len(parts) > 1 {
+		return "lines " + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	}
+	return "line " + s
+}
+
 type hookPayload struct {
 	SessionID      string          `json:"session_id"`
 	TranscriptPath string          `json:"transcript_path"`
@@ -760,9 +783,13 @@ func toolBefore(event string) bool { return event == "PreToolUse" || event == "B
 
 func (h *claudeHooks) file(r io.Reader, sum *SourceSummary, out *output) error {
 	noInput := 0
+	var noEvent []int
 	defer func() {
 		if noInput > 0 {
 			sum.warnf("%d PreToolUse payloads have no tool_input: their cases have no arguments (does the log keep only some fields of the payload?)", noInput)
+		}
+		if len(noEvent) > 0 {
+			sum.warnf("%d records are not hook payloads (no hook_event_name and no tool call; lines typed to try a hook script?): skipped, at %s", len(noEvent), lineList(noEvent))
 		}
 	}()
 	return eachLine(r, sum, func(line []byte, n int) error {
@@ -773,7 +800,15 @@ func (h *claudeHooks) file(r io.Reader, sum *SourceSummary, out *output) error {
 		}
 		if !toolBefore(p.HookEventName) {
 			if p.HookEventName == "" {
-				sum.errorf(n, "hook_event_name: required")
+				if p.ToolName == "" && len(p.ToolInput) == 0 && p.ToolUseID == "" {
+					// A line a developer typed to try the hook script
+					// ({"test": "notification test"}, {"session_id":
+					// "test", "prompt": "test"}): no event, no call.
+					sum.skip(skipNoEvent)
+					noEvent = append(noEvent, n)
+					return nil
+				}
+				sum.errorf(n, "hook_event_name: required (the record has a tool call: tool_name %q)", p.ToolName)
 				return nil
 			}
 			sum.skip("event " + p.HookEventName)

@@ -369,3 +369,35 @@ func TestImportProjectRootWithFiles(t *testing.T) {
 		}
 	}
 }
+
+// A call Crush marks provider_executed (internal/message.ToolCall, as
+// charm.land/fantasy hands a provider's server tool call to OnToolCall:
+// Anthropic's web search, srvtoolu_ ids) was run by the model's provider,
+// where no agent hook could gate it: it is skipped and counted, not a
+// case, and its tool_result does not make it one. It used to be imported
+// as the agent's own web_search call.
+func TestCrushProviderExecutedCall(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".crush", "crush.db")
+	buildCrushDB(t, path)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := func(id, role, parts string, at int64) {
+		mustExec(t, db, "INSERT INTO messages (id, session_id, role, parts, model, provider, created_at, updated_at, is_summary_message) VALUES (?, '9da7d0cd-main', ?, ?, 'claude-sonnet-4-5', 'anthropic', ?, ?, 0)", id, role, parts, at, at)
+	}
+	msg("p1", "assistant", `[{"type":"tool_call","data":{"id":"srvtoolu_01Wq","name":"web_search","input":"{\"query\":\"flask request logging middleware\"}","provider_executed":true,"finished":true}},{"type":"tool_call","data":{"id":"toolu_01Fe","name":"fetch","input":"{\"url\":\"https://flask.palletsprojects.com/en/stable/logging/\"}","provider_executed":false,"finished":true}},{"type":"finish","data":{"reason":"tool_use","time":1754315371}}]`, 1754315370)
+	msg("p2", "tool", `[{"type":"tool_result","data":{"tool_call_id":"srvtoolu_01Wq","name":"web_search","content":"","data":"","mime_type":"","metadata":"","is_error":false}}]`, 1754315372)
+	db.Close()
+	cases, sum, _ := importAll(t, "auto", Options{}, path)
+	var names []string
+	for _, c := range cases {
+		names = append(names, c.Tool.Name)
+	}
+	if got := strings.Join(names, " "); got != "view agent bash bash fetch grep" {
+		t.Errorf("cases %q, want the fixture's five and the agent's fetch, not the provider's web_search", got)
+	}
+	if sum.Skipped[skipProviderExecuted] != 1 || sum.Errors != 0 {
+		t.Errorf("skipped %v, errors %d", sum.Skipped, sum.Errors)
+	}
+}
