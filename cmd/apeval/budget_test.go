@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -170,14 +168,7 @@ func TestProgressLineSaysWhatABudgetStopped(t *testing.T) {
 		t.Run(strings.Join(judges, "+"), func(t *testing.T) {
 			t.Parallel()
 			dir, ds, pol := liveRun(t, 20)
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-					http.NotFound(w, r)
-					return
-				}
-				answerNo(w, readBody(r))
-			}))
-			defer srv.Close()
+			srv := chatJudge(t, answerNo)
 			out := filepath.Join(dir, "run")
 			args := []string{"run", "--dataset", ds, "--policy", pol, "--openai-base-url", srv.URL + "/v1",
 				"--no-cache", "--concurrency", "1", "--max-calls", "5", "--out", out}
