@@ -646,10 +646,13 @@ func maskCase(c *datasets.Case) {
 		c.Tool.Arguments, _ = mask.Value(c.Tool.Arguments).(map[string]any)
 	}
 	if c.Provenance != nil {
-		for _, k := range []string{"tool_result_error", "risk_description", "raw_action"} {
+		for _, k := range []string{"tool_result_error", "risk_description", "raw_action", "hook_updated_by"} {
 			if s, ok := c.Provenance[k].(string); ok {
 				c.Provenance[k] = mask.String(s)
 			}
+		}
+		if in, ok := c.Provenance["hook_updated_input"].(map[string]any); ok {
+			c.Provenance["hook_updated_input"] = mask.Value(in)
 		}
 	}
 }
