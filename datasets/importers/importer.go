@@ -2,6 +2,7 @@ package importers
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -192,7 +193,7 @@ type grouper interface {
 // is found (for stderr). The error is a fatal one: an unknown format, a
 // source that does not exist, a failing emit.
 func Import(format string, sources []string, opt Options, emit Emit, errorSink func(string)) (*Summary, error) {
-	out := &output{opt: opt, emit: emit, seed: maphash.MakeSeed(), ids: map[uint64]struct{}{}, sessions: map[uint64]struct{}{}, seqs: map[string]int64{}}
+	out := &output{opt: opt, emit: emit, seed: maphash.MakeSeed(), ids: map[uint64]struct{}{}, sessions: map[uint64]struct{}{}, seqs: map[string]int64{}, withID: map[uint64]int{}, withoutID: map[uint64]int{}}
 	var stdin *bufio.Reader
 	if (format == Auto || format == "") && slices.Contains(sources, "-") && opt.Stdin != nil {
 		stdin = bufio.NewReaderSize(opt.Stdin, 1<<20)
@@ -540,6 +541,10 @@ type output struct {
 	ids      map[uint64]struct{}
 	sessions map[uint64]struct{}
 	seqs     map[string]int64 // session → last seq given
+	// Claude Code calls not yet paired, by session, tool and input: with
+	// the agent's tool_use_id (cc-…) and without it (cch-…: hook payloads
+	// of Claude Code before tool_use_id, 1.0.x). See pairCall.
+	withID, withoutID map[uint64]int
 }
 
 type emitError struct{ error }
@@ -556,6 +561,10 @@ func (o *output) add(c *datasets.Case) error {
 	h := maphash.String(o.seed, c.ID)
 	if _, dup := o.ids[h]; dup {
 		o.sum.skip("duplicate id")
+		return nil
+	}
+	if o.pairCall(c) {
+		o.sum.skip(skipPairedCall)
 		return nil
 	}
 	o.ids[h] = struct{}{}
@@ -586,6 +595,49 @@ func (o *output) add(c *datasets.Case) error {
 	return nil
 }
 
+// skipPairedCall is the skip reason of a Claude Code call written already
+// from another log under its other id.
+const skipPairedCall = "duplicate call (a hook payload without tool_use_id and a transcript's call: same session, tool and input)"
+
+// pairCall reports whether c is a Claude Code call another log gave
+// already under its other id. Claude Code's hook payloads carried no
+// tool_use_id before 1.0.x's later releases, so a hook log's call (cch-…)
+// and the same call in the session's transcript (cc-<tool_use_id>) had two
+// ids, and a project root holding both (logs/pre_tool_use.json beside
+// logs/chat.json, as the hooks of many public repositories keep them)
+// wrote it twice. Calls are paired by session, tool name and input, one
+// for one, whichever log is read first.
+func (o *output) pairCall(c *datasets.Case) bool {
+	var mine, other map[uint64]int
+	switch {
+	case c.SessionID == "" || o.withID == nil:
+		return false
+	case strings.HasPrefix(c.ID, "cch-"):
+		mine, other = o.withoutID, o.withID
+	case strings.HasPrefix(c.ID, "cc-"):
+		mine, other = o.withID, o.withoutID
+	default:
+		return false
+	}
+	args, err := json.Marshal(c.Tool.Arguments)
+	if err != nil {
+		return false
+	}
+	var h maphash.Hash
+	h.SetSeed(o.seed)
+	for _, s := range []string{c.SessionID, c.Tool.Name, string(args)} {
+		h.WriteString(s)
+		h.WriteByte(0)
+	}
+	key := h.Sum64()
+	if other[key] > 0 {
+		other[key]--
+		return true
+	}
+	mine[key]++
+	return false
+}
+
 // maskCase masks every text of a case that came from the agent's log. The
 // message contents are masked where they are collected (context), so the
 // same message is not masked again for every case that shows it.
@@ -594,10 +646,13 @@ func maskCase(c *datasets.Case) {
 		c.Tool.Arguments, _ = mask.Value(c.Tool.Arguments).(map[string]any)
 	}
 	if c.Provenance != nil {
-		for _, k := range []string{"tool_result_error", "risk_description", "raw_action"} {
+		for _, k := range []string{"tool_result_error", "risk_description", "raw_action", "hook_updated_by"} {
 			if s, ok := c.Provenance[k].(string); ok {
 				c.Provenance[k] = mask.String(s)
 			}
+		}
+		if in, ok := c.Provenance["hook_updated_input"].(map[string]any); ok {
+			c.Provenance["hook_updated_input"] = mask.Value(in)
 		}
 	}
 }

@@ -401,3 +401,37 @@ func TestCrushProviderExecutedCall(t *testing.T) {
 		t.Errorf("skipped %v, errors %d", sum.Skipped, sum.Errors)
 	}
 }
+
+// Claude Code 1.0.72's hook payloads carry no tool_use_id, and the hooks
+// many public repositories copied keep the session's transcript beside
+// them (logs/chat.json): read from the project root, each call the two
+// logs share was written twice, once as cc-<tool_use_id> from the
+// transcript and once as cch-… from the hook log (20 of 38 hook calls in
+// getmany-software/llm-guard, whose trimmed logs are the fixture). Calls
+// are now paired by session, tool and input, one for one, in whichever
+// order the logs are read.
+func TestRealHookLogBesideTranscript(t *testing.T) {
+	root := "testdata/real/claude-code-1.0.72-hooks"
+	check := func(what string, cases []*datasets.Case, sum *Summary, skippedFrom string) {
+		t.Helper()
+		ids := map[string]int{}
+		for _, c := range cases {
+			ids[strings.SplitN(c.ID, "-", 2)[0]]++
+		}
+		if len(cases) != 8 || ids["cc"]+ids["cch"] != 8 || sum.Skipped[skipPairedCall] != 6 || sum.Errors != 0 {
+			t.Errorf("%s: %d cases %v, skipped %v, %d errors; want the transcript's 6 calls and the hook log's 2 others, its 6 shared calls skipped", what, len(cases), ids, sum.Skipped, sum.Errors)
+		}
+		for _, s := range sum.Sources {
+			if strings.HasSuffix(s.Source, skippedFrom) != (s.Skipped[skipPairedCall] == 6) {
+				t.Errorf("%s: %s skipped %v; want the 6 shared calls skipped in the log read second (%s)", what, s.Source, s.Skipped, skippedFrom)
+			}
+		}
+	}
+	cases, sum, _ := importAll(t, "auto", Options{}, root)
+	check("root", cases, sum, "pre_tool_use.json")
+	// The hook log first (a root holding it), the transcript named beside.
+	other := t.TempDir()
+	writeFile(t, filepath.Join(other, "logs", "pre_tool_use.json"), mustRead(t, root+"/logs/pre_tool_use.json"))
+	cases, sum, _ = importAll(t, "auto", Options{}, other, root+"/logs/chat.json")
+	check("hook log first", cases, sum, "chat.json")
+}
