@@ -391,25 +391,14 @@ func (rep *Report) judgesGrid() *grid {
 	return g
 }
 
-// thresholdText renders a criterion's threshold for a row label.
+// thresholdText renders a criterion's threshold for a row label
+// (metrics.CriterionSpec.Bound).
 func thresholdText(name string, th metrics.Thresholds) string {
-	switch name {
-	case metrics.CriterionPrecisionMin:
-		return fmt.Sprintf("≥ %g", th.PrecisionMin)
-	case metrics.CriterionJudgeP95Max:
-		return fmt.Sprintf("≤ %g ms", th.JudgeP95MaxMS)
-	case metrics.CriterionJudgeRequiredRateMax:
-		return fmt.Sprintf("≤ %g", th.JudgeRequiredRateMax)
-	case metrics.CriterionUnknownRateMax:
-		return fmt.Sprintf("≤ %g", th.UnknownRateMax)
-	case metrics.CriterionApprovalRejectRateMax:
-		return fmt.Sprintf("≤ %g", th.ApprovalRejectRateMax)
-	case metrics.CriterionFireRateChangeMax:
-		return fmt.Sprintf("within ±%g", th.FireRateChangeMax)
-	case metrics.CriterionDangerousRecall:
-		return "> baseline"
+	spec, ok := metrics.SpecOf(name)
+	if !ok {
+		return ""
 	}
-	return ""
+	return spec.Bound(spec.Threshold(th))
 }
 
 // ruleIDs is the union of the judges' rule IDs, sorted.
