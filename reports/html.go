@@ -326,7 +326,7 @@ code{font-size:.85em}
 
 {{if .Rules}}<h2 id="rules">Rules</h2>
 {{range .Rules}}<div class="rule"><h3>{{.ID}} <span class="meta">{{.Class}}{{with .Action}} · {{.}}{{end}}</span></h3>
-<table class="fixed"><colgroup><col style="width:25%"><col style="width:12%"><col style="width:15%"><col style="width:15%"><col style="width:7%"><col></colgroup>
+<table class="fixed"><colgroup><col style="width:21%"><col style="width:12%"><col style="width:19%"><col style="width:19%"><col style="width:7%"><col></colgroup>
 <thead><tr><th>judge</th><th>verdict</th><th class="num">precision{{if $.Weak}} (weak){{end}}</th><th class="num">recall{{if $.Weak}} (weak){{end}}</th><th class="num">fire rate</th><th>holds it back</th></tr></thead>
 <tbody>{{range .Judges}}<tr><td>{{.Judge}}</td><td class="{{.Cls}}">{{.Verdict}}</td><td class="num">{{.Precision}}</td><td class="num">{{.Recall}}</td><td class="num">{{.Fire}}</td><td>{{.HoldsBack}}</td></tr>
 {{end}}</tbody></table>
