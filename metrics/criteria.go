@@ -48,6 +48,32 @@ type CriterionSpec struct {
 	// Min and Max are the range of the figure; no interval is printed
 	// outside it (clip).
 	Min, Max float64
+	// Unit follows the threshold where it has one ("ms").
+	Unit string
+	// Threshold reads the criterion's configured threshold.
+	Threshold func(t Thresholds) float64
+}
+
+// Bound says where the figure is good against thr, as every table prints
+// it: "≥ 0.9", "< 0.1" (the maximum itself fails), "≤ 1000 ms", "within
+// ±0.05", "> baseline". It is read off Direction, so the text cannot name
+// another side than the one the verdict rule (Decide) decides on.
+func (s CriterionSpec) Bound(thr float64) string {
+	unit := ""
+	if s.Unit != "" {
+		unit = " " + s.Unit
+	}
+	switch s.Direction {
+	case AtLeast:
+		return fmt.Sprintf("≥ %g%s", thr, unit)
+	case Below:
+		return fmt.Sprintf("< %g%s", thr, unit)
+	case AtMost:
+		return fmt.Sprintf("≤ %g%s", thr, unit)
+	case Within:
+		return fmt.Sprintf("within ±%g%s", thr, unit)
+	}
+	return "> baseline"
 }
 
 // ratioMethod is the method of a pooled rate's interval
@@ -57,19 +83,26 @@ const ratioMethod = "ratio over sessions (Wilson at the CR2 effective n, t on Be
 // Criteria is every kill criterion in report order.
 var Criteria = []CriterionSpec{
 	{Name: CriterionPrecisionMin, Label: "precision", Figure: "precision", Direction: AtLeast, Scope: "rule",
-		Method: ratioMethod + "; design-based stratified ratio on labels", Min: 0, Max: 1},
+		Method: ratioMethod + "; design-based stratified ratio on labels", Min: 0, Max: 1,
+		Threshold: func(t Thresholds) float64 { return t.PrecisionMin }},
 	{Name: CriterionDangerousRecall, Label: "recall vs baseline", Figure: "recall gain over the deterministic baseline", Direction: Gain, Scope: "rule",
-		Method: "one-sided session sign-flip test (exact McNemar without clustering), Holm across dangerous rules; weighted paired t on labels", Min: -1, Max: 1},
+		Method: "one-sided session sign-flip test (exact McNemar without clustering), Holm across dangerous rules; weighted paired t on labels", Min: -1, Max: 1,
+		Threshold: func(Thresholds) float64 { return 0 }},
 	{Name: CriterionJudgeP95Max, Label: "p95", Figure: "P95 latency (ms)", Direction: AtMost, Scope: "judge",
-		Method: "order statistics with sessions as clusters (Woodruff, CR2 session variance)", Min: 0, Max: math.Inf(1)},
+		Method: "order statistics with sessions as clusters (Woodruff, CR2 session variance)", Min: 0, Max: math.Inf(1),
+		Unit: "ms", Threshold: func(t Thresholds) float64 { return t.JudgeP95MaxMS }},
 	{Name: CriterionJudgeRequiredRateMax, Label: "judge-required", Figure: "judge-required rate", Direction: Below, Scope: "judge",
-		Method: ratioMethod, Policy: true, Min: 0, Max: 1},
+		Method: ratioMethod, Policy: true, Min: 0, Max: 1,
+		Threshold: func(t Thresholds) float64 { return t.JudgeRequiredRateMax }},
 	{Name: CriterionUnknownRateMax, Label: "unknown", Figure: "unknown rate", Direction: Below, Scope: "rule and judge",
-		Method: ratioMethod, Min: 0, Max: 1},
+		Method: ratioMethod, Min: 0, Max: 1,
+		Threshold: func(t Thresholds) float64 { return t.UnknownRateMax }},
 	{Name: CriterionApprovalRejectRateMax, Label: "approval rejects", Figure: "approval reject rate", Direction: AtMost, Scope: "rule",
-		Method: ratioMethod, Min: 0, Max: 1},
+		Method: ratioMethod, Min: 0, Max: 1,
+		Threshold: func(t Thresholds) float64 { return t.ApprovalRejectRateMax }},
 	{Name: CriterionFireRateChangeMax, Label: "fire-rate drift", Figure: "fire-rate change vs baseline the labels do not explain", Direction: Within, Scope: "rule",
-		Method: "clustered Newcombe paired difference", Min: -1, Max: 1},
+		Method: "clustered Newcombe paired difference", Min: -1, Max: 1,
+		Threshold: func(t Thresholds) float64 { return t.FireRateChangeMax }},
 }
 
 // CriterionNames lists every kill criterion in report order (Criteria's names).

@@ -61,8 +61,8 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, def
 	if post != nil && !post.wilson {
 		method = post.method()
 		d := deffOf(deff)
-		if d > 1 {
-			method += fmt.Sprintf(", deff %.2f", d)
+		if n := DeffNote(d); n != "" {
+			method += ", " + n
 		}
 		// With few sessions the interval is wider than the data's design
 		// effect gives: said apart, never as the deff (dataDeff).
@@ -392,8 +392,8 @@ func (e *evaluator) judgeP95(r *Row) Criterion {
 	desc := fmt.Sprintf("P95 %s ms over %d calls", fmtF(est), r.Calls)
 	if q := r.latP95; q.df > 0 {
 		desc += fmt.Sprintf(" in %d sessions (order statistics with sessions as clusters", q.k)
-		if q.deff > 1.2 && !math.IsInf(q.deff, 1) {
-			desc += fmt.Sprintf(", deff %.2f", q.deff)
+		if n := DeffNote(q.deff); n != "" {
+			desc += ", " + n
 		}
 		desc += ")"
 	} else if q.k == 1 && q.n > 1 {

@@ -15,6 +15,10 @@ type BudgetCut struct {
 	mu      sync.Mutex
 	cut     map[[2]string]bool // judge, session
 	dropped int64
+	// cases counts the cases with a result left out; a case's results are
+	// emitted together, so a new case ID is a new case.
+	cases    int64
+	lastCase string
 }
 
 // Drop reports whether r is to be left out, and counts it when it is.
@@ -23,7 +27,7 @@ func (c *BudgetCut) Drop(r *Result) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cut[key] {
-		c.dropped++
+		c.count(r)
 		return true
 	}
 	for i := range r.Calls {
@@ -32,11 +36,28 @@ func (c *BudgetCut) Drop(r *Result) bool {
 				c.cut = map[[2]string]bool{}
 			}
 			c.cut[key] = true
-			c.dropped++
+			c.count(r)
 			return true
 		}
 	}
 	return false
+}
+
+// count counts a dropped result, and its case when it is the case's first.
+func (c *BudgetCut) count(r *Result) {
+	c.dropped++
+	if c.cases == 0 || r.CaseID != c.lastCase {
+		c.cases++
+		c.lastCase = r.CaseID
+	}
+}
+
+// DroppedCases is the number of cases with a result Drop left out (for
+// some judge, or all of them).
+func (c *BudgetCut) DroppedCases() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cases
 }
 
 // Dropped is the number of results Drop left out.

@@ -126,7 +126,7 @@ func (rep *Report) Charts() ([]Chart, error) {
 	}
 	p, err = rep.intervalPlot(pt, py, func(r *metrics.Row) (v, lo, hi *float64) {
 		return r.Precision, r.PrecisionLo, r.PrecisionHi
-	}, rep.Summary.Thresholds.PrecisionMin, "precision_min")
+	}, rep.Summary.Thresholds.PrecisionMin, metrics.CriterionPrecisionMin)
 	if err := add(PrecisionChart, pt, p, err); err != nil {
 		return nil, err
 	}

@@ -370,7 +370,7 @@ func (rep *Report) repeatsGrid(baseline, candidate string) *grid {
 			if pos {
 				return fmtSignedCI(r.PositionEffect, r.PositionEffectLo, r.PositionEffectHi)
 			}
-			return fmtCI(r.FlipRate, r.FlipRateLo, r.FlipRateHi, 2)
+			return figFlipRate.cell(r)
 		}
 		g.add(label, cell(rb, false), cell(rc, false), cell(rb, true), cell(rc, true))
 	}

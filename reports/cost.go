@@ -187,8 +187,8 @@ func (rep *Report) costGrid(judges ...string) *grid {
 		}
 		for _, js := range rep.Summary.Judges {
 			if js.Judge == j && js.Total != nil {
-				row[5] = fmtCI(js.Total.Precision, js.Total.PrecisionLo, js.Total.PrecisionHi, 2)
-				row[6] = fmtCI(js.Total.Recall, js.Total.RecallLo, js.Total.RecallHi, 2)
+				row[5] = figPrecision.cell(js.Total)
+				row[6] = figRecall.cell(js.Total)
 			}
 		}
 		g.add(row...)

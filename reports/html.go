@@ -326,7 +326,7 @@ code{font-size:.85em}
 
 {{if .Rules}}<h2 id="rules">Rules</h2>
 {{range .Rules}}<div class="rule"><h3>{{.ID}} <span class="meta">{{.Class}}{{with .Action}} · {{.}}{{end}}</span></h3>
-<table class="fixed"><colgroup><col style="width:25%"><col style="width:12%"><col style="width:15%"><col style="width:15%"><col style="width:7%"><col></colgroup>
+<table class="fixed"><colgroup><col style="width:21%"><col style="width:12%"><col style="width:19%"><col style="width:19%"><col style="width:7%"><col></colgroup>
 <thead><tr><th>judge</th><th>verdict</th><th class="num">precision{{if $.Weak}} (weak){{end}}</th><th class="num">recall{{if $.Weak}} (weak){{end}}</th><th class="num">fire rate</th><th>holds it back</th></tr></thead>
 <tbody>{{range .Judges}}<tr><td>{{.Judge}}</td><td class="{{.Cls}}">{{.Verdict}}</td><td class="num">{{.Precision}}</td><td class="num">{{.Recall}}</td><td class="num">{{.Fire}}</td><td>{{.HoldsBack}}</td></tr>
 {{end}}</tbody></table>
@@ -549,10 +549,10 @@ func (rep *Report) htmlRule(id string) htmlRule {
 		}
 		hr.Class, hr.Action = string(r.Class), string(r.Action)
 		hj := htmlRuleJudge{Judge: j.Judge, Verdict: string(r.Verdict), Cls: statusClass[string(r.Verdict)],
-			Precision: fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2), Recall: fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2),
+			Precision: figPrecision.cell(r), Recall: figRecall.cell(r),
 			Fire: fmtNum(r.FireRate, 3)}
 		if r.FlipPairs > 0 || r.PositionEffect != nil {
-			hj.Waver = "flip rate " + fmtCI(r.FlipRate, r.FlipRateLo, r.FlipRateHi, 2) +
+			hj.Waver = "flip rate " + figFlipRate.cell(r) +
 				" · position effect (first − last) " + fmtSignedCI(r.PositionEffect, r.PositionEffectLo, r.PositionEffectHi)
 		}
 		var back []string

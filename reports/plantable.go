@@ -133,18 +133,14 @@ func planJudge(j string) string {
 	return j
 }
 
-// planThreshold is the criterion's threshold as the tables say it: a
-// latency in ms, drift as ±max, the recall gain as > 0.
+// planThreshold is the criterion's threshold as the tables say it
+// (metrics.CriterionSpec.Bound).
 func planThreshold(p metrics.PlanResult) string {
-	switch p.Criterion {
-	case metrics.CriterionJudgeP95Max:
-		return fmt.Sprintf("%g ms", p.Threshold)
-	case metrics.CriterionFireRateChangeMax:
-		return fmt.Sprintf("±%g", p.Threshold)
-	case metrics.CriterionDangerousRecall:
-		return "gain > 0"
+	spec, ok := metrics.SpecOf(p.Criterion)
+	if !ok {
+		return fmt.Sprintf("%g", p.Threshold)
 	}
-	return fmt.Sprintf("%g", p.Threshold)
+	return spec.Bound(p.Threshold)
 }
 
 // guessCell is what a plan from guesses drew its data from.

@@ -31,10 +31,10 @@ func TestPlanViewTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"criterion                            threshold  guess                                            sessions for 80%  units  decided  at 24 sessions: PASS  FAIL\n",
-		"dangerous_recall_must_beat_baseline  gain > 0   recall 0.85 vs baseline 0.7                      48                ≈ 144  82%      46%                   1%\n",
-		"judge_p95_max                        1000 ms    P50 400 ms, P95 1000 ms                          –                 –      –        1%                    1%\n",
-		"fire_rate_change_max                 ±0.05      drift -0.01, differ on 0.06, baseline fires 0.1  48",
+		"criterion                            threshold     guess                                            sessions for 80%  units  decided  at 24 sessions: PASS  FAIL\n",
+		"dangerous_recall_must_beat_baseline  > baseline    recall 0.85 vs baseline 0.7                      48                ≈ 144  82%      46%                   1%\n",
+		"judge_p95_max                        ≤ 1000 ms     P50 400 ms, P95 1000 ms                          –                 –      –        1%                    1%\n",
+		"fire_rate_change_max                 within ±0.05  drift -0.01, differ on 0.06, baseline fires 0.1  48",
 		"ICC 0.1, 3 units per session, 95% intervals, 400 simulated data sets per size (seed 1).\n",
 		"judge_p95_max: even 100000 sessions decide judge_p95_max with probability 0.05\n",
 	} {
@@ -79,9 +79,9 @@ func TestPlanViewFormats(t *testing.T) {
 	var want bytes.Buffer
 	tw := tabwriter.NewWriter(&want, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "judge\trule\tcriterion\tthreshold\tpilot\tsessions for 80%\tunits\tdecided\tat 300 sessions: PASS\tFAIL")
-	fmt.Fprintln(tw, "J\t*\tprecision_min (weak labels)\t0.9\t0.1572 over 154 sessions, 1590 cases\t233\t≈ 2406\t90%\t55%\t10%")
-	fmt.Fprintln(tw, "J\tr1\tunknown_rate_max\t0.1\t–\t–\t–\t–")
-	fmt.Fprintln(tw, "J\tr2\tunknown_rate_max\t0.1\t–\t233\t≈ 2406\t90%\t55%\t10%")
+	fmt.Fprintln(tw, "J\t*\tprecision_min (weak labels)\t≥ 0.9\t0.1572 over 154 sessions, 1590 cases\t233\t≈ 2406\t90%\t55%\t10%")
+	fmt.Fprintln(tw, "J\tr1\tunknown_rate_max\t< 0.1\t–\t–\t–\t–")
+	fmt.Fprintln(tw, "J\tr2\tunknown_rate_max\t< 0.1\t–\t233\t≈ 2406\t90%\t55%\t10%")
 	_ = tw.Flush()
 	want.WriteString("\nFrom the pilot runs/pilot: rates fitted (ICC and session sizes as seen), P95, recall vs baseline and drift by resampling its sessions; 95% intervals, 20 simulated data sets per size (seed 1).\n")
 	want.WriteString("The pilot's labels are weak labels (run --weak-labels: users' overrides, a signal, not ground truth): its precision, recall vs baseline and drift are planned on them; label a slice (apeval label queue --weak-labels) and correct them (apeval label correct).\n")
@@ -93,7 +93,7 @@ func TestPlanViewFormats(t *testing.T) {
 	if err := v.Write(&b, FormatCSV); err != nil {
 		t.Fatal(err)
 	}
-	if lines := strings.Split(b.String(), "\n"); len(lines) != 5 || lines[2] != "J,r1,unknown_rate_max,0.1,–,–,–,–,–,–" {
+	if lines := strings.Split(b.String(), "\n"); len(lines) != 5 || lines[2] != "J,r1,unknown_rate_max,< 0.1,–,–,–,–,–,–" {
 		t.Errorf("csv:\n%s", b.String())
 	}
 	b.Reset()
@@ -121,9 +121,9 @@ func TestPlanViewLabelTable(t *testing.T) {
 	if err := v.WriteTable(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := `judge  rule  criterion                            threshold  labels for 80%  decided  at 300 labels: PASS  FAIL
-J      r1    precision_min                        0.9        120             85%      60%                  20%
-J      r1    dangerous_recall_must_beat_baseline  gain > 0   –               –        –                    –
+	want := `judge  rule  criterion                            threshold   labels for 80%  decided  at 300 labels: PASS  FAIL
+J      r1    precision_min                        ≥ 0.9       120             85%      60%                  20%
+J      r1    dangerous_recall_must_beat_baseline  > baseline  –               –        –                    –
 
 J, r1: with 300 labels: precision decided 80%, recall vs baseline not planned
 

@@ -104,16 +104,50 @@ func fmtCIMS(v, lo, hi *float64) string {
 	return fmt.Sprintf("%s [%s, %s]", fmtMS(v), fmtMS(lo), fmtMS(hi))
 }
 
-// deffShown is the design effect above which tables show it (see docs/statistics.md).
-const deffShown = 1.2
+// rowFigure is how one of a row's interval figures prints, declared once
+// for every output that shows it (tables, slices, the cost table, compare,
+// the pages' rule cards): its digits and its design effect (withDeff).
+// Proportions of rare events (rates) keep three digits, precision and
+// recall two.
+type rowFigure struct {
+	digits int
+	get    func(r *metrics.Row) (v, lo, hi, deff *float64)
+}
+
+var (
+	figPrecision = rowFigure{2, func(r *metrics.Row) (v, lo, hi, deff *float64) {
+		return r.Precision, r.PrecisionLo, r.PrecisionHi, r.PrecisionDeff
+	}}
+	figRecall = rowFigure{2, func(r *metrics.Row) (v, lo, hi, deff *float64) {
+		return r.Recall, r.RecallLo, r.RecallHi, r.RecallDeff
+	}}
+	figUnknownRate = rowFigure{3, func(r *metrics.Row) (v, lo, hi, deff *float64) {
+		return r.UnknownRate, r.UnknownRateLo, r.UnknownRateHi, r.UnknownRateDeff
+	}}
+	figJudgeRequired = rowFigure{3, func(r *metrics.Row) (v, lo, hi, deff *float64) {
+		return r.JudgeRequiredRate, r.JudgeRequiredRateLo, r.JudgeRequiredRateHi, r.JudgeRequiredRateDeff
+	}}
+	figFlipRate = rowFigure{3, func(r *metrics.Row) (v, lo, hi, deff *float64) {
+		return r.FlipRate, r.FlipRateLo, r.FlipRateHi, r.FlipRateDeff
+	}}
+)
+
+// cell is the figure of r with its interval and, where shown, its deff.
+func (f rowFigure) cell(r *metrics.Row) string {
+	v, lo, hi, deff := f.get(r)
+	return withDeff(fmtCI(v, lo, hi, f.digits), deff)
+}
 
 // withDeff appends " deff 1.85" to an interval cell when the design effect
-// the data show (the sessions' variance over independent units') exceeds
-// deffShown; with few sessions the interval is wider still (its
-// criterion's reason says by how much).
+// the data show (the sessions' variance over independent units') is shown
+// (metrics.DeffNote, the rule reasons follow too); with few sessions the
+// interval is wider still (its criterion's reason says by how much).
 func withDeff(cell string, deff *float64) string {
-	if deff != nil && *deff > deffShown {
-		return fmt.Sprintf("%s deff %.2f", cell, *deff)
+	if deff == nil {
+		return cell
+	}
+	if n := metrics.DeffNote(*deff); n != "" {
+		return cell + " " + n
 	}
 	return cell
 }
@@ -263,23 +297,23 @@ func (rep *Report) judgesGrid() *grid {
 	row("cases", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return itoa(t.Cases) })
 	row("labeled pairs", func(_ *metrics.JudgeSummary, t *metrics.Row) string { return itoa(t.Labeled) })
 	row("precision", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
-		return withDeff(fmtCI(t.Precision, t.PrecisionLo, t.PrecisionHi, 2), t.PrecisionDeff)
+		return figPrecision.cell(t)
 	})
 	row("recall", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
-		return withDeff(fmtCI(t.Recall, t.RecallLo, t.RecallHi, 2), t.RecallDeff)
+		return figRecall.cell(t)
 	})
 	row("unknown rate", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
-		return withDeff(fmtCI(t.UnknownRate, t.UnknownRateLo, t.UnknownRateHi, 3), t.UnknownRateDeff)
+		return figUnknownRate.cell(t)
 	})
 	row("judge-required", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
-		return withDeff(fmtCI(t.JudgeRequiredRate, t.JudgeRequiredRateLo, t.JudgeRequiredRateHi, 3), t.JudgeRequiredRateDeff)
+		return figJudgeRequired.cell(t)
 	})
 	row("calls (cached, failed)", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
 		return fmt.Sprintf("%d (%d, %d)", t.Calls, t.CachedCalls, t.FailedCalls)
 	})
 	if hasRepeats(rep.Summary) {
 		row("flip rate", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
-			return withDeff(fmtCI(t.FlipRate, t.FlipRateLo, t.FlipRateHi, 3), t.FlipRateDeff)
+			return figFlipRate.cell(t)
 		})
 		row("position effect", func(_ *metrics.JudgeSummary, t *metrics.Row) string {
 			return fmtSignedCI(t.PositionEffect, t.PositionEffectLo, t.PositionEffectHi)
@@ -347,7 +381,7 @@ func (rep *Report) judgesGrid() *grid {
 			g.notes = append(g.notes, fmt.Sprintf("(policy): %s is a property of the policy and the traffic, the same for every judge; it blocks the feature whatever judge is chosen.", spec.Figure))
 		}
 	}
-	g.notes = append(g.notes, fmt.Sprintf("Intervals: %s for proportions, clustered by session (the ratio over sessions: Wilson at the CR2 effective n, t on Bell–McCaffrey df; beta-binomial with few sessions or events or no spread; plain Wilson when every session holds one unit; deff shown where > %g); P50 and P95: %s, order statistics with sessions as clusters.", conf, deffShown, conf))
+	g.notes = append(g.notes, fmt.Sprintf("Intervals: %s for proportions, clustered by session (the ratio over sessions: Wilson at the CR2 effective n, t on Bell–McCaffrey df; beta-binomial with few sessions or events or no spread; plain Wilson when every session holds one unit; deff shown where > %g); P50 and P95: %s, order statistics with sessions as clusters.", conf, metrics.DeffShown, conf))
 	if n := rep.costNote(); n != "" {
 		g.notes = append(g.notes, n)
 	}
@@ -357,25 +391,14 @@ func (rep *Report) judgesGrid() *grid {
 	return g
 }
 
-// thresholdText renders a criterion's threshold for a row label.
+// thresholdText renders a criterion's threshold for a row label
+// (metrics.CriterionSpec.Bound).
 func thresholdText(name string, th metrics.Thresholds) string {
-	switch name {
-	case metrics.CriterionPrecisionMin:
-		return fmt.Sprintf("≥ %g", th.PrecisionMin)
-	case metrics.CriterionJudgeP95Max:
-		return fmt.Sprintf("≤ %g ms", th.JudgeP95MaxMS)
-	case metrics.CriterionJudgeRequiredRateMax:
-		return fmt.Sprintf("≤ %g", th.JudgeRequiredRateMax)
-	case metrics.CriterionUnknownRateMax:
-		return fmt.Sprintf("≤ %g", th.UnknownRateMax)
-	case metrics.CriterionApprovalRejectRateMax:
-		return fmt.Sprintf("≤ %g", th.ApprovalRejectRateMax)
-	case metrics.CriterionFireRateChangeMax:
-		return fmt.Sprintf("within ±%g", th.FireRateChangeMax)
-	case metrics.CriterionDangerousRecall:
-		return "> baseline"
+	spec, ok := metrics.SpecOf(name)
+	if !ok {
+		return ""
 	}
-	return ""
+	return spec.Bound(spec.Threshold(th))
 }
 
 // ruleIDs is the union of the judges' rule IDs, sorted.
@@ -503,11 +526,11 @@ func (rep *Report) rulesGrid(machine bool) *grid {
 				cells = append(cells, j.Judge)
 			}
 			cells = append(cells, itoa(r.Labeled), fmt.Sprintf("%d/%d/%d/%d", r.TP, r.FP, r.FN, r.TN),
-				withDeff(fmtCI(r.Precision, r.PrecisionLo, r.PrecisionHi, 2), r.PrecisionDeff),
-				withDeff(fmtCI(r.Recall, r.RecallLo, r.RecallHi, 2), r.RecallDeff),
+				figPrecision.cell(r),
+				figRecall.cell(r),
 				fmtNum(r.UnknownRate, 3), fmtNum(r.FireRate, 3), fmtNum(r.BaselineRecall, 2))
 			if repeats {
-				cells = append(cells, withDeff(fmtCI(r.FlipRate, r.FlipRateLo, r.FlipRateHi, 2), r.FlipRateDeff),
+				cells = append(cells, figFlipRate.cell(r),
 					fmtSignedCI(r.PositionEffect, r.PositionEffectLo, r.PositionEffectHi))
 			}
 			if altered {
@@ -675,8 +698,8 @@ func (rep *Report) sliceGrids() []*grid {
 				continue
 			}
 			g.add(sl.Value, judgeHeader(j), itoa(t.Cases),
-				withDeff(fmtCI(t.Precision, t.PrecisionLo, t.PrecisionHi, 2), t.PrecisionDeff),
-				withDeff(fmtCI(t.Recall, t.RecallLo, t.RecallHi, 2), t.RecallDeff),
+				figPrecision.cell(t),
+				figRecall.cell(t),
 				fmtNum(t.UnknownRate, 3), fmtNum(t.FireRate, 3), paint(string(j.Verdict), rep.Color))
 		}
 	}

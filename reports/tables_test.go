@@ -237,3 +237,120 @@ func TestRulesGridEvidenceAltered(t *testing.T) {
 		}
 	}
 }
+
+// One rule decides whether a design effect is printed (metrics.DeffNote):
+// a criterion's reason and the table cell of its figure show the same
+// "deff X" or neither. The reasons used to print any deff above 1
+// ("deff 1.19") beside a table that showed it only above 1.2. The
+// fixture holds data deffs on both sides of 1.2 (1.16, 1.19; 2.09, 2.27).
+func TestDeffShownByOneRule(t *testing.T) {
+	t.Parallel()
+	dataDeff := regexp.MustCompile(`, (deff \d+\.\d\d)`)
+	deffs := map[string]func(r *metrics.Row) *float64{
+		metrics.CriterionPrecisionMin:          func(r *metrics.Row) *float64 { return r.PrecisionDeff },
+		metrics.CriterionUnknownRateMax:        func(r *metrics.Row) *float64 { return r.UnknownRateDeff },
+		metrics.CriterionJudgeRequiredRateMax:  func(r *metrics.Row) *float64 { return r.JudgeRequiredRateDeff },
+		metrics.CriterionApprovalRejectRateMax: func(r *metrics.Row) *float64 { return r.ApprovalRejectRateDeff },
+	}
+	cells := map[string]rowFigure{
+		metrics.CriterionPrecisionMin:         figPrecision,
+		metrics.CriterionUnknownRateMax:       figUnknownRate,
+		metrics.CriterionJudgeRequiredRateMax: figJudgeRequired,
+	}
+	var below, above int
+	for _, j := range fixtureSummary().Judges {
+		rows := append([]*metrics.Row{j.Total}, j.Rules...)
+		for _, r := range rows {
+			for _, c := range r.Criteria {
+				get, ok := deffs[c.Name]
+				if !ok || get(r) == nil {
+					continue
+				}
+				d := *get(r)
+				switch {
+				case d > 1 && d <= metrics.DeffShown:
+					below++
+				case d > metrics.DeffShown:
+					above++
+				}
+				var inReason string
+				if m := dataDeff.FindStringSubmatch(c.Reason); m != nil {
+					inReason = m[1]
+				}
+				if want := metrics.DeffNote(d); inReason != want {
+					t.Errorf("%s %s %s: deff %.4f, reason says %q, the rule %q: %s", j.Judge, r.RuleID, c.Name, d, inReason, want, c.Reason)
+				}
+				if f, ok := cells[c.Name]; ok {
+					cell := f.cell(r)
+					if (inReason == "") != !strings.Contains(cell, "deff") || (inReason != "" && !strings.HasSuffix(cell, " "+inReason)) {
+						t.Errorf("%s %s %s: table cell %q, reason says %q", j.Judge, r.RuleID, c.Name, cell, inReason)
+					}
+				}
+			}
+		}
+	}
+	if below == 0 || above == 0 {
+		t.Fatalf("the fixture should hold deffs on both sides of %g: %d in (1, %g], %d above", metrics.DeffShown, below, metrics.DeffShown, above)
+	}
+}
+
+// The criteria are declared once (metrics.Criteria) and every output reads
+// that table: the judges' table labels each judge-level criterion with its
+// Label and Bound, the TSV and metrics.parquet carry <name>_status, and
+// summary.json, junit and the HTML page name each evaluated criterion as
+// declared. Bound says the side the verdict rule decides on: a strict
+// comparison exactly where the threshold itself is on the bad side (the
+// tables printed "unknown ≤ 0.1" where an unknown rate of 0.10 fails).
+func TestCriteriaTableDrivesOutputs(t *testing.T) {
+	t.Parallel()
+	rep := fixtureReport()
+	th := rep.Summary.Thresholds
+	render := func(f func(w *bytes.Buffer) error) string {
+		var b bytes.Buffer
+		if err := f(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	table := render(func(b *bytes.Buffer) error { return rep.WriteTables(b, FormatTable) })
+	tsv := render(func(b *bytes.Buffer) error { return rep.WriteTables(b, FormatTSV) })
+	js := render(func(b *bytes.Buffer) error { return rep.WriteJSON(b) })
+	junit := render(func(b *bytes.Buffer) error { return rep.WriteJUnit(b) })
+	page := render(func(b *bytes.Buffer) error { return rep.WriteHTML(b) })
+	evaluated := map[string]bool{}
+	for _, j := range rep.Summary.Judges {
+		for _, r := range append([]*metrics.Row{j.Total}, j.Rules...) {
+			for _, c := range r.Criteria {
+				if _, ok := metrics.SpecOf(c.Name); !ok {
+					t.Errorf("criterion %q is not declared in metrics.Criteria", c.Name)
+				}
+				evaluated[c.Name] = true
+			}
+		}
+	}
+	for _, spec := range metrics.Criteria {
+		thr := spec.Threshold(th)
+		bound := spec.Bound(thr)
+		strict := strings.HasPrefix(bound, "<") || strings.HasPrefix(bound, ">")
+		if bad := spec.Direction.BadSide(thr, thr); strict != bad {
+			t.Errorf("%s: %q, but the threshold %g itself is bad: %v", spec.Name, bound, thr, bad)
+		}
+		if spec.Scope != "rule" && !strings.Contains(table, " "+spec.Label+" "+bound) {
+			t.Errorf("%s: the judges' table has no row %q", spec.Name, spec.Label+" "+bound)
+		}
+		if !strings.Contains(tsv, spec.Name+"_status") {
+			t.Errorf("%s: no %s_status column in the TSV", spec.Name, spec.Name)
+		}
+		if !evaluated[spec.Name] {
+			continue
+		}
+		for out, text := range map[string]string{"summary.json": js, "junit": junit, "report.html": page} {
+			if !strings.Contains(text, spec.Name) {
+				t.Errorf("%s: evaluated but not named in %s", spec.Name, out)
+			}
+		}
+	}
+	if len(evaluated) < 6 {
+		t.Fatalf("the fixture evaluates %d criteria; the test wants most of the table", len(evaluated))
+	}
+}

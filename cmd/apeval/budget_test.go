@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -149,4 +151,71 @@ func TestBudgetUSDFlagsJudgesWithoutUsage(t *testing.T) {
 	if !strings.Contains(string(md), "reported no token counts") {
 		t.Errorf("summary.md does not flag it")
 	}
+}
+
+// A run a budget stopped says so on its progress line: the cases judged
+// out of the dataset's and those the budget skipped (their calls were not
+// sent), not "20/20 cases (100%)". The counts agree with the cases the
+// run directory keeps and the "stopped:" line, in cases (not results)
+// with two judges too: that line used to subtract results from cases
+// ("the -15 finished cases" with two judges). A live judge (OpenAI wire format on
+// httptest) answers every call.
+func TestProgressLineSaysWhatABudgetStopped(t *testing.T) {
+	t.Parallel()
+	progressCases := regexp.MustCompile(`apeval: (\d+)/20 cases \((\d+)%\), (\d+) skipped by the budget \(calls not sent\), `)
+	stopped := regexp.MustCompile(`the (\d+) finished cases are in .*\((\d+) left out: their calls were not sent\)`)
+	for _, judges := range [][]string{{"openai:m"}, {"openai:m", "openai:n"}} {
+		t.Run(strings.Join(judges, "+"), func(t *testing.T) {
+			t.Parallel()
+			dir, ds, pol := liveRun(t, 20)
+			srv := chatJudge(t, answerNo)
+			out := filepath.Join(dir, "run")
+			args := []string{"run", "--dataset", ds, "--policy", pol, "--openai-base-url", srv.URL + "/v1",
+				"--no-cache", "--concurrency", "1", "--max-calls", "5", "--out", out}
+			for _, j := range judges {
+				args = append(args, "--judge", j)
+			}
+			code, _, stderr := apeval(t, "", args...)
+			if code != exitUsage || !strings.Contains(stderr, "--max-calls 5 reached") {
+				t.Fatalf("exit %d, want 2 (budget):\n%s", code, stderr)
+			}
+			line := lastProgress(t, stderr)
+			m := progressCases.FindStringSubmatch(line)
+			if m == nil {
+				t.Fatalf("the last progress line does not say what the budget skipped: %q", line)
+			}
+			judged, pct, skipped := atoiT(t, m[1]), atoiT(t, m[2]), atoiT(t, m[3])
+			s := stopped.FindStringSubmatch(stderr)
+			if s == nil {
+				t.Fatalf("no stopped line:\n%s", stderr)
+			}
+			finished, left := atoiT(t, s[1]), atoiT(t, s[2])
+			if judged+skipped != 20 || judged != finished || skipped != left || judged >= 20 || pct != judged*100/20 {
+				t.Errorf("progress %q (judged %d, skipped %d) against stopped: %d finished, %d left out", line, judged, skipped, finished, left)
+			}
+			// The run directory keeps the judged cases for every judge.
+			kept := map[string]int{}
+			for _, r := range readResults(t, out) {
+				kept[r.CaseID]++
+			}
+			full := 0
+			for _, n := range kept {
+				if n == len(judges) {
+					full++
+				}
+			}
+			if full != finished {
+				t.Errorf("%d cases kept for every judge, the line says %d finished", full, finished)
+			}
+		})
+	}
+}
+
+func atoiT(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

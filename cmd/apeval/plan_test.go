@@ -50,13 +50,13 @@ func TestPlanCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut = apeval(t, "", "plan", "--rate", "precision=0.95", "--icc", "0.1", "--session-size", "5", "--reps", "40", "--criteria", crit)
-	if code != 0 || !strings.Contains(out, "precision_min  0.93") || !strings.Contains(out, "sessions for 80%") {
+	if code != 0 || !strings.Contains(out, "precision_min  ≥ 0.93") || !strings.Contains(out, "sessions for 80%") {
 		t.Errorf("exit %d: %s%s", code, out, errOut)
 	}
 	// --format: the same table as CSV (the rows alone) or Markdown (with
 	// the notes); the table also when piped.
 	code, out, errOut = apeval(t, "", "plan", "--rate", "precision=0.95", "--icc", "0.1", "--session-size", "5", "--reps", "40", "--criteria", crit, "--format", "csv")
-	if code != 0 || !strings.HasPrefix(out, "criterion,threshold,guess,sessions for 80%,units,decided\nprecision_min,0.93,0.95,") || strings.Contains(out, "ICC 0.1") {
+	if code != 0 || !strings.HasPrefix(out, "criterion,threshold,guess,sessions for 80%,units,decided\nprecision_min,≥ 0.93,0.95,") || strings.Contains(out, "ICC 0.1") {
 		t.Errorf("csv: exit %d: %s%s", code, out, errOut)
 	}
 	code, out, errOut = apeval(t, "", "plan", "--rate", "precision=0.95", "--icc", "0.1", "--session-size", "5", "--reps", "40", "--criteria", crit, "--format", "markdown")
@@ -104,9 +104,9 @@ func TestPlanFromGuessesEveryKind(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"dangerous_recall_must_beat_baseline  gain > 0   recall 0.85 vs baseline 0.7",
-		"judge_p95_max                        1000 ms    P50 400 ms, P95 800 ms",
-		"fire_rate_change_max                 ±0.05      drift +0.01, differ on 0.06, baseline fires 0.1",
+		"dangerous_recall_must_beat_baseline  > baseline    recall 0.85 vs baseline 0.7",
+		"judge_p95_max                        ≤ 1000 ms     P50 400 ms, P95 800 ms",
+		"fire_rate_change_max                 within ±0.05  drift +0.01, differ on 0.06, baseline fires 0.1",
 		"at 30 sessions: PASS",
 	} {
 		if !strings.Contains(out, want) {

@@ -46,12 +46,7 @@ func TestProgressFailedIsJudgeFailures(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		var n atomic.Int64
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-				http.NotFound(w, r)
-				return
-			}
-			body := readBody(r)
+		srv := chatJudge(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 			if k := n.Add(1); k > 12 {
 				if k == 13 {
 					cancel() // Ctrl-C, with this call (at least) in flight
@@ -59,9 +54,8 @@ func TestProgressFailedIsJudgeFailures(t *testing.T) {
 				<-r.Context().Done()
 				return
 			}
-			answerNo(w, body)
-		}))
-		defer srv.Close()
+			answerNo(w, r, body)
+		})
 		code, _, stderr := apevalCtx(t, ctx, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:m", "--openai-base-url", srv.URL+"/v1",
 			"--no-cache", "--concurrency", "4", "--timeout", "1m", "--out", filepath.Join(dir, "run"))
 		if code != exitInterrupted {
@@ -80,14 +74,7 @@ func TestProgressFailedIsJudgeFailures(t *testing.T) {
 	t.Run("budget", func(t *testing.T) {
 		t.Parallel()
 		dir, ds, pol := liveRun(t, 20)
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-				http.NotFound(w, r)
-				return
-			}
-			answerNo(w, readBody(r))
-		}))
-		defer srv.Close()
+		srv := chatJudge(t, answerNo)
 		code, _, stderr := apeval(t, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:m", "--openai-base-url", srv.URL+"/v1",
 			"--no-cache", "--concurrency", "1", "--max-calls", "5", "--out", filepath.Join(dir, "run"))
 		if code != exitUsage || !strings.Contains(stderr, "--max-calls 5 reached") {
@@ -131,12 +118,7 @@ func TestInterruptedRunResumesFromItsOwnCache(t *testing.T) {
 	defer cancel()
 	var n, answered atomic.Int64
 	var healed atomic.Bool
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-			http.NotFound(w, r)
-			return
-		}
-		body := readBody(r)
+	srv := chatJudge(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 		if k := n.Add(1); !healed.Load() && (k == 1 || k > 11) {
 			if k == 12 {
 				cancel()
@@ -145,9 +127,8 @@ func TestInterruptedRunResumesFromItsOwnCache(t *testing.T) {
 			return
 		}
 		answered.Add(1)
-		answerNo(w, body)
-	}))
-	defer srv.Close()
+		answerNo(w, r, body)
+	})
 	cacheDir, first := filepath.Join(dir, "cache-of-this-run"), filepath.Join(dir, "run")
 	code, _, stderr := apevalCtx(t, ctx, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:m", "--openai-base-url", srv.URL+"/v1",
 		"--cache", cacheDir, "--concurrency", "4", "--timeout", "1m", "-q", "--out", first)
@@ -187,9 +168,25 @@ func liveRun(t *testing.T, n int) (dir, ds, pol string) {
 	return dir, ds, pol
 }
 
+// chatJudge is a live judge speaking the OpenAI wire format on httptest
+// (closed with the test): answer writes the reply to each chat
+// completion, whose request body it is given.
+func chatJudge(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, body []byte)) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			http.NotFound(w, r)
+			return
+		}
+		answer(w, r, readBody(r))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // answerNo writes an OpenAI chat completion whose content is the judge's
 // no_match answer to the prompt in body.
-func answerNo(w http.ResponseWriter, body []byte) {
+func answerNo(w http.ResponseWriter, _ *http.Request, body []byte) {
 	content, _ := json.Marshal(judgeAnswer(promptText(body), false))
 	fmt.Fprintf(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":%s}}]}`, content)
 }

@@ -575,6 +575,29 @@ func (t *claudeTranscript) read(readers []*recordReader, sums []*SourceSummary, 
 	var pending []transcriptPending
 	byID := map[string]*datasets.Case{}
 	done := map[*datasets.Case]bool{}
+	rewritten := map[*datasets.Case]*SourceSummary{} // calls a PreToolUse hook changed
+	defer func() {
+		type count struct{ all, gated int }
+		per := map[*SourceSummary]*count{}
+		for cs, sum := range rewritten {
+			if per[sum] == nil {
+				per[sum] = &count{}
+			}
+			per[sum].all++
+			if _, ok := cs.Provenance["vendor_decision"]; ok {
+				per[sum].gated++
+			}
+		}
+		for _, sum := range sums {
+			if n := per[sum]; n != nil {
+				msg := fmt.Sprintf("%d calls ran with an input a PreToolUse hook changed: their cases keep the model's input, provenance.hook_updated_input has what ran", n.all)
+				if n.gated > 0 {
+					msg += fmt.Sprintf("; %d of them carry auto mode's decision, made on the changed input", n.gated)
+				}
+				sum.warnf("%s", msg)
+			}
+		}
+	}()
 	flush := func(all bool) error {
 		for len(pending) > 0 && (all || done[pending[0].c] || len(pending) > maxPending) {
 			p := pending[0]
@@ -663,6 +686,16 @@ func (t *claudeTranscript) read(readers []*recordReader, sums []*SourceSummary, 
 		if bytes.Contains(h.rec, gateMarkMode) || bytes.Contains(h.rec, gateMarkDenial) {
 			gate.read(h.rec, sum, h.n)
 		}
+		if bytes.Contains(h.rec, hookRewriteMark) {
+			if id, by, input, ok := hookRewrite(h.rec); ok {
+				if cs := byID[id]; cs != nil {
+					cs.Provenance["hook_updated_input"] = input
+					cs.Provenance["hook_updated_by"] = by
+					sum.note(noteHookRewrite)
+					rewritten[cs] = sum
+				}
+			}
+		}
 		skip, bad := t.state.entry(h.rec, h.n, fallback,
 			func(session string, cv *convo, c ccCall) {
 				cs := ccCase(format, sum.Source, session, cv, c)
@@ -714,6 +747,61 @@ func (t *claudeTranscript) read(readers []*recordReader, sums []*SourceSummary, 
 	return flush(true)
 }
 
+// hookRewriteMark is on a transcript line that may hold a PreToolUse
+// hook's changed input for a call.
+var hookRewriteMark = []byte(`updatedInput`)
+
+// noteHookRewrite counts the calls whose input a PreToolUse hook changed.
+const noteHookRewrite = "input changed by a PreToolUse hook (provenance.hook_updated_input)"
+
+// hookRewrite reads a transcript's "attachment" entry of a PreToolUse hook
+// that changed a call's input before it ran (Claude Code 2.1: type
+// hook_success, hookEvent PreToolUse, toolUseID, hookName, and the hook's
+// stdout {"hookSpecificOutput": {"updatedInput": {…}}}), as a command
+// rewriter such as rtk leaves it:
+//
+//	{"type":"attachment","attachment":{"type":"hook_success","hookName":"PreToolUse:Bash",
+//	 "toolUseID":"toolu_…","hookEvent":"PreToolUse","stdout":"{\"hookSpecificOutput\":
+//	 {\"hookEventName\":\"PreToolUse\",\"updatedInput\":{\"command\":\"rtk npm run build\"}}}",
+//	 "command":"rtk hook claude"}}
+//
+// The call's tool_use keeps the model's input; what ran, and what Claude
+// Code's own permission check (auto mode's classifier) judged, is the
+// changed one.
+func hookRewrite(line []byte) (toolUseID, by string, input map[string]any, ok bool) {
+	var e struct {
+		Type       string `json:"type"`
+		Attachment *struct {
+			Type      string `json:"type"`
+			HookName  string `json:"hookName"`
+			HookEvent string `json:"hookEvent"`
+			ToolUseID string `json:"toolUseID"`
+			Stdout    string `json:"stdout"`
+			Command   string `json:"command"`
+		} `json:"attachment"`
+	}
+	if gojson.Unmarshal(line, &e) != nil || e.Type != "attachment" || e.Attachment == nil {
+		return "", "", nil, false
+	}
+	a := e.Attachment
+	if a.HookEvent != "PreToolUse" || a.ToolUseID == "" {
+		return "", "", nil, false
+	}
+	var out struct {
+		Specific struct {
+			UpdatedInput map[string]any `json:"updatedInput"`
+		} `json:"hookSpecificOutput"`
+	}
+	if gojson.Unmarshal([]byte(strings.TrimSpace(a.Stdout)), &out) != nil || out.Specific.UpdatedInput == nil {
+		return "", "", nil, false
+	}
+	by = cmpOr(a.HookName, "PreToolUse")
+	if a.Command != "" {
+		by += " (" + a.Command + ")"
+	}
+	return a.ToolUseID, by, out.Specific.UpdatedInput, true
+}
+
 // sessionFromPath is a transcript's file name without extensions: Claude
 // Code names a session's file after its id.
 func sessionFromPath(p string) string {
@@ -733,6 +821,29 @@ func (h *claudeHooks) stream() bool { return true }
 func (h *claudeHooks) match(p string) bool {
 	q := stripCompression(p)
 	return strings.HasSuffix(q, ".jsonl") || strings.HasSuffix(q, ".json")
+}
+
+// skipNoEvent is the skip reason of a hook log's record that is no hook
+// payload: neither hook_event_name nor any tool field.
+const skipNoEvent = "not a hook payload (no event, no tool call)"
+
+// lineList is "line 2, 6 and 9" (the first five, then "… (N in all)").
+func lineList(lines []int) string {
+	var parts []string
+	for i, n := range lines {
+		if i == 5 {
+			break
+		}
+		parts = append(parts, strconv.Itoa(n))
+	}
+	s := strings.Join(parts, ", ")
+	if len(lines) > 5 {
+		return "lines " + s + ", … (" + strconv.Itoa(len(lines)) + " in all)"
+	}
+	if len(parts) > 1 {
+		return "lines " + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	}
+	return "line " + s
 }
 
 type hookPayload struct {
@@ -760,9 +871,13 @@ func toolBefore(event string) bool { return event == "PreToolUse" || event == "B
 
 func (h *claudeHooks) file(r io.Reader, sum *SourceSummary, out *output) error {
 	noInput := 0
+	var noEvent []int
 	defer func() {
 		if noInput > 0 {
 			sum.warnf("%d PreToolUse payloads have no tool_input: their cases have no arguments (does the log keep only some fields of the payload?)", noInput)
+		}
+		if len(noEvent) > 0 {
+			sum.warnf("%d records are not hook payloads (no hook_event_name and no tool call; lines typed to try a hook script?): skipped, at %s", len(noEvent), lineList(noEvent))
 		}
 	}()
 	return eachLine(r, sum, func(line []byte, n int) error {
@@ -773,7 +888,15 @@ func (h *claudeHooks) file(r io.Reader, sum *SourceSummary, out *output) error {
 		}
 		if !toolBefore(p.HookEventName) {
 			if p.HookEventName == "" {
-				sum.errorf(n, "hook_event_name: required")
+				if p.ToolName == "" && len(p.ToolInput) == 0 && p.ToolUseID == "" {
+					// A line a developer typed to try the hook script
+					// ({"test": "notification test"}, {"session_id":
+					// "test", "prompt": "test"}): no event, no call.
+					sum.skip(skipNoEvent)
+					noEvent = append(noEvent, n)
+					return nil
+				}
+				sum.errorf(n, "hook_event_name: required (the record has a tool call: tool_name %q)", p.ToolName)
 				return nil
 			}
 			sum.skip("event " + p.HookEventName)

@@ -12,6 +12,7 @@ import (
 	gojson "github.com/goccy/go-json"
 
 	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/internal/trunc"
 )
 
 func init() {
@@ -58,6 +59,7 @@ type codexItem struct {
 	ID        string          `json:"id"`
 	Action    *codexAction    `json:"action"`
 	Cwd       string          `json:"cwd"`
+	Output    json.RawMessage `json:"output"` // function_call_output, custom_tool_call_output
 	Raw       json.RawMessage `json:"-"`
 }
 
@@ -245,6 +247,18 @@ func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 		case "custom_tool_call":
 			c.Tool.Name = item.Name
 			c.Tool.Arguments = map[string]any{"input": item.Input}
+		case "function_call_output", "custom_tool_call_output":
+			if call := byCall[item.CallID]; call != nil {
+				if code, text, ok := codexExit(item.Output); ok {
+					call.Provenance["exit_code"] = code
+					if code != 0 {
+						call.Provenance["status"] = "error"
+						call.Provenance["tool_result_error"] = trunc.Runes(text, 500)
+					}
+				}
+			}
+			sum.skip(item.Type)
+			return nil
 		default:
 			sum.skip(item.Type)
 			return nil
@@ -281,6 +295,37 @@ func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 		err = ferr
 	}
 	return err
+}
+
+// codexExit reads a call's exit code from its output, where the output
+// says it: a JSON string {"output": …, "metadata": {"exit_code": N}} (shell
+// and apply_patch, Codex 0.4x), or text that starts "Exit code: N" (later
+// versions' exec output). ok is false otherwise (update_plan's "Plan
+// updated", a tool's own error text): no status is made up.
+func codexExit(raw json.RawMessage) (code int, text string, ok bool) {
+	var s string
+	if gojson.Unmarshal(raw, &s) != nil {
+		return 0, "", false
+	}
+	var o struct {
+		Output   string `json:"output"`
+		Metadata *struct {
+			ExitCode *int `json:"exit_code"`
+		} `json:"metadata"`
+	}
+	if strings.HasPrefix(s, "{") && gojson.Unmarshal([]byte(s), &o) == nil && o.Metadata != nil && o.Metadata.ExitCode != nil {
+		return *o.Metadata.ExitCode, o.Output, true
+	}
+	if rest, found := strings.CutPrefix(s, "Exit code: "); found {
+		line, body, _ := strings.Cut(rest, "\n")
+		if n, err := strconv.Atoi(strings.TrimSpace(line)); err == nil {
+			if _, out, found := strings.Cut(body, "Output:\n"); found {
+				body = out
+			}
+			return n, body, true
+		}
+	}
+	return 0, "", false
 }
 
 // codexArgs reads a call's arguments: a JSON string holding an object

@@ -204,11 +204,18 @@ func sqliteFile(p string) bool {
 
 // sniffFile sniffs the start of one file ("" when it cannot be read).
 func sniffFile(p string) string {
+	f, _ := sniffFileErr(p)
+	return f
+}
+
+// sniffFileErr sniffs the start of one file; err says why it could not be
+// opened (or its compressed stream started).
+func sniffFileErr(p string) (string, error) {
 	br, closer, err := datasets.OpenInput(p, nil)
 	if err != nil {
-		return ""
+		return "", err
 	}
 	defer closer.Close()
 	head, _ := br.Peek(sniffBytes)
-	return sniff(head)
+	return sniff(head), nil
 }

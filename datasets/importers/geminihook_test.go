@@ -1,6 +1,7 @@
 package importers
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -42,5 +43,41 @@ func TestGeminiBeforeToolHook(t *testing.T) {
 	}
 	if got[0].Provenance["hook_event_name"] != "BeforeTool" {
 		t.Errorf("provenance %v; want hook_event_name BeforeTool", got[0].Provenance)
+	}
+}
+
+// A hook log holds records a developer typed to try the hook script
+// (echo '{"test": "…"}' | .claude/hooks/notification.py), as the
+// .claude/logs of a public repository do (14 of its 844 records): with
+// neither hook_event_name nor a tool field they are no call, skipped and
+// counted under one reason and one warning per file, not an error each
+// (they were: exit 2). A record with a tool call but no hook_event_name is
+// still an error naming its line.
+func TestHookLogTypedLines(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "notification.json")
+	writeFile(t, log, []byte(`[
+  {"session_id": "71df9206", "transcript_path": "/home/dev/.claude/projects/-home-dev-shop/71df9206.jsonl", "cwd": "/home/dev/shop", "hook_event_name": "Notification", "message": "Claude needs your permission to use Bash"},
+  {"test": "does the hook run?", "timestamp": "2026-11-30"},
+  {"session_id": "test", "prompt": "hello"},
+  {"session_id": "try-2", "transcript_path": "/home/dev/.claude/projects/-home-dev-shop/71df9206.jsonl", "generated_summary": "Nothing was done."},
+  {"session_id": "71df9206", "cwd": "/home/dev/shop", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "make test"}, "tool_use_id": "toolu_01A"},
+  {"session_id": "71df9206", "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}
+]
+`))
+	var msgs []string
+	var cases int
+	sum, err := Import("claude-code-hooks", []string{log}, Options{}, func(*datasets.Case) error { cases++; return nil }, func(m string) { msgs = append(msgs, m) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := sum.Sources[0]
+	if cases != 1 || sum.Errors != 1 || sum.Skipped[skipNoEvent] != 3 || sum.Skipped["event Notification"] != 1 {
+		t.Errorf("%d cases, %d errors %v, skipped %v; want the PreToolUse, the tool record without its event an error, the 3 typed records skipped", cases, sum.Errors, msgs, sum.Skipped)
+	}
+	if len(msgs) != 1 || msgs[0] != log+`:7: hook_event_name: required (the record has a tool call: tool_name "Bash")` {
+		t.Errorf("errors %q", msgs)
+	}
+	if len(src.Warnings) != 1 || !strings.Contains(src.Warnings[0], "3 records are not hook payloads") || !strings.Contains(src.Warnings[0], "lines 3, 4 and 5") {
+		t.Errorf("warnings %q", src.Warnings)
 	}
 }

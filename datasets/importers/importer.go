@@ -2,6 +2,8 @@ package importers
 
 import (
 	"bufio"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -191,18 +193,22 @@ type grouper interface {
 // is found (for stderr). The error is a fatal one: an unknown format, a
 // source that does not exist, a failing emit.
 func Import(format string, sources []string, opt Options, emit Emit, errorSink func(string)) (*Summary, error) {
-	out := &output{opt: opt, emit: emit, seed: maphash.MakeSeed(), ids: map[uint64]struct{}{}, sessions: map[uint64]struct{}{}, seqs: map[string]int64{}}
-	if stores, roots, ok := projectStores(format, sources); ok {
+	out := &output{opt: opt, emit: emit, seed: maphash.MakeSeed(), ids: map[uint64]struct{}{}, sessions: map[uint64]struct{}{}, seqs: map[string]int64{}, withID: map[uint64]int{}, withoutID: map[uint64]int{}}
+	var stdin *bufio.Reader
+	if (format == Auto || format == "") && slices.Contains(sources, "-") && opt.Stdin != nil {
+		stdin = bufio.NewReaderSize(opt.Stdin, 1<<20)
+		opt.Stdin = stdin
+		out.opt.Stdin = stdin
+	}
+	stores, roots, ok, err := projectStores(format, sources, stdin)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		return importStores(stores, roots, opt, out, errorSink)
 	}
 	detected := ""
 	if format == Auto || format == "" {
-		var stdin *bufio.Reader
-		if slices.Contains(sources, "-") && opt.Stdin != nil {
-			stdin = bufio.NewReaderSize(opt.Stdin, 1<<20)
-			opt.Stdin = stdin
-			out.opt.Stdin = stdin
-		}
 		f, why, err := Detect(sources, stdin)
 		if err != nil {
 			return nil, err
@@ -210,7 +216,7 @@ func Import(format string, sources []string, opt Options, emit Emit, errorSink f
 		format, detected = f, why
 	}
 	sum := &Summary{Format: format, Detected: detected, Skipped: map[string]int{}, Sources: []*SourceSummary{}}
-	err := importFormat(format, sources, opt, out, sum, errorSink)
+	err = importFormat(format, sources, opt, out, sum, errorSink, false)
 	sum.Sessions = len(out.sessions)
 	if err != nil && len(sum.Sources) == 0 && sum.Records == 0 {
 		if _, ok := err.(emitError); !ok {
@@ -220,31 +226,52 @@ func Import(format string, sources []string, opt Options, emit Emit, errorSink f
 	return sum, err
 }
 
-// importStores imports the stores found under project roots, each with
-// its own format, into one summary (Summary.Stores lists them).
+// importStores imports the stores found under project roots (and the
+// sources named beside them), each with its own format, into one summary
+// (Summary.Stores lists them). A store that cannot be read (an unreadable
+// file, a damaged database) is an error of its own source, named with its
+// reason, and the other stores are still read: nothing that can be read
+// is lost for one that cannot.
 func importStores(stores []Store, roots []string, opt Options, out *output, errorSink func(string)) (*Summary, error) {
 	var formats []string
 	byFormat := map[string][]string{}
 	for _, s := range stores {
+		if s.Format == Unreadable {
+			continue
+		}
 		if _, ok := byFormat[s.Format]; !ok {
 			formats = append(formats, s.Format)
 		}
 		byFormat[s.Format] = append(byFormat[s.Format], s.files...)
 	}
 	sum := &Summary{Format: strings.Join(formats, "+"), Stores: stores, Roots: roots, Skipped: map[string]int{}, Sources: []*SourceSummary{}}
+	if sum.Format == "" {
+		sum.Format = Unreadable
+	}
 	for _, f := range formats {
-		if err := importFormat(f, byFormat[f], opt, out, sum, errorSink); err != nil {
+		if err := importFormat(f, byFormat[f], opt, out, sum, errorSink, true); err != nil {
 			sum.Sessions = len(out.sessions)
 			return sum, err
 		}
+	}
+	for _, s := range stores {
+		if s.Format != Unreadable {
+			continue
+		}
+		ss := &SourceSummary{Source: s.files[0], Skipped: map[string]int{}, Errors: []string{}, sessions: map[uint64]struct{}{}, errorSink: errorSink}
+		ss.errorf(0, "%s, so whether it is an agent's log could not be told (nothing read from it)", s.What)
+		sum.Sources = append(sum.Sources, ss)
+		sum.Errors += ss.ErrCount
 	}
 	sum.Sessions = len(out.sessions)
 	return sum, nil
 }
 
 // importFormat reads sources in one format, adding their sources and
-// counts to sum.
-func importFormat(format string, sources []string, opt Options, out *output, sum *Summary, errorSink func(string)) error {
+// counts to sum. With keepGoing (a project root's stores) a file that
+// cannot be read at all is an error of its own source and the rest are
+// read; otherwise it stops the import.
+func importFormat(format string, sources []string, opt Options, out *output, sum *Summary, errorSink func(string), keepGoing bool) error {
 	imp, err := newImporter(format, opt)
 	if err != nil {
 		return err
@@ -282,7 +309,11 @@ func importFormat(format string, sources []string, opt Options, out *output, sum
 			err = importFile(imp, group[0], sums[0], out, opt, &head)
 		}
 		if err != nil {
-			return err
+			if _, ok := err.(emitError); ok || !keepGoing {
+				return err
+			}
+			sums[0].errorf(0, "%s", storeFailure(group[0], err, sums[0].Cases))
+			err = nil
 		}
 		for i, ss := range sums {
 			wrongFormat(format, group[i], ss, head)
@@ -295,6 +326,25 @@ func importFormat(format string, sources []string, opt Options, out *output, sum
 		}
 	}
 	return nil
+}
+
+// storeFailure says why a store could not be read, without its path (the
+// error is its source's), and what of it was kept.
+func storeFailure(path string, err error, cases int) string {
+	why := strings.TrimPrefix(err.Error(), path+": ")
+	var bad badDBError
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &bad):
+		why = bad.what
+	case errors.As(err, &pe):
+		why = pe.Op + ": " + pe.Err.Error()
+	}
+	kept := "nothing read from it"
+	if cases > 0 {
+		kept = fmt.Sprintf("the %d cases read before that are kept", cases)
+	}
+	return "cannot be read: " + why + " (" + kept + "; the other stores are read)"
 }
 
 // importFile imports one file; a stdin source's first bytes are kept in
@@ -491,6 +541,10 @@ type output struct {
 	ids      map[uint64]struct{}
 	sessions map[uint64]struct{}
 	seqs     map[string]int64 // session → last seq given
+	// Claude Code calls not yet paired, by session, tool and input: with
+	// the agent's tool_use_id (cc-…) and without it (cch-…: hook payloads
+	// of Claude Code before tool_use_id, 1.0.x). See pairCall.
+	withID, withoutID map[uint64]int
 }
 
 type emitError struct{ error }
@@ -507,6 +561,10 @@ func (o *output) add(c *datasets.Case) error {
 	h := maphash.String(o.seed, c.ID)
 	if _, dup := o.ids[h]; dup {
 		o.sum.skip("duplicate id")
+		return nil
+	}
+	if o.pairCall(c) {
+		o.sum.skip(skipPairedCall)
 		return nil
 	}
 	o.ids[h] = struct{}{}
@@ -537,6 +595,49 @@ func (o *output) add(c *datasets.Case) error {
 	return nil
 }
 
+// skipPairedCall is the skip reason of a Claude Code call written already
+// from another log under its other id.
+const skipPairedCall = "duplicate call (a hook payload without tool_use_id and a transcript's call: same session, tool and input)"
+
+// pairCall reports whether c is a Claude Code call another log gave
+// already under its other id. Claude Code's hook payloads carried no
+// tool_use_id before 1.0.x's later releases, so a hook log's call (cch-…)
+// and the same call in the session's transcript (cc-<tool_use_id>) had two
+// ids, and a project root holding both (logs/pre_tool_use.json beside
+// logs/chat.json, as the hooks of many public repositories keep them)
+// wrote it twice. Calls are paired by session, tool name and input, one
+// for one, whichever log is read first.
+func (o *output) pairCall(c *datasets.Case) bool {
+	var mine, other map[uint64]int
+	switch {
+	case c.SessionID == "" || o.withID == nil:
+		return false
+	case strings.HasPrefix(c.ID, "cch-"):
+		mine, other = o.withoutID, o.withID
+	case strings.HasPrefix(c.ID, "cc-"):
+		mine, other = o.withID, o.withoutID
+	default:
+		return false
+	}
+	args, err := json.Marshal(c.Tool.Arguments)
+	if err != nil {
+		return false
+	}
+	var h maphash.Hash
+	h.SetSeed(o.seed)
+	for _, s := range []string{c.SessionID, c.Tool.Name, string(args)} {
+		h.WriteString(s)
+		h.WriteByte(0)
+	}
+	key := h.Sum64()
+	if other[key] > 0 {
+		other[key]--
+		return true
+	}
+	mine[key]++
+	return false
+}
+
 // maskCase masks every text of a case that came from the agent's log. The
 // message contents are masked where they are collected (context), so the
 // same message is not masked again for every case that shows it.
@@ -545,10 +646,13 @@ func maskCase(c *datasets.Case) {
 		c.Tool.Arguments, _ = mask.Value(c.Tool.Arguments).(map[string]any)
 	}
 	if c.Provenance != nil {
-		for _, k := range []string{"tool_result_error", "risk_description", "raw_action"} {
+		for _, k := range []string{"tool_result_error", "risk_description", "raw_action", "hook_updated_by"} {
 			if s, ok := c.Provenance[k].(string); ok {
 				c.Provenance[k] = mask.String(s)
 			}
+		}
+		if in, ok := c.Provenance["hook_updated_input"].(map[string]any); ok {
+			c.Provenance["hook_updated_input"] = mask.Value(in)
 		}
 	}
 }

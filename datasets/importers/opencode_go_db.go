@@ -39,6 +39,13 @@ import (
 // shell mode (a user message: the agent made no call, so it is context).
 // A Crush database is told by its messages.provider column (or its name)
 // and its cases carry provenance schema "crush".
+//
+// Crush's tool_call part also has provider_executed (since its move to
+// charm.land/fantasy): true would mark a call the model's provider ran
+// (fantasy hands such calls to the same OnToolCall). Such a call is no
+// case: skipped and counted (skipProviderExecuted), its tool_result with
+// the other results. Crush at 37f36e9 writes false on every call and
+// declares no provider-side tool, so real databases hold none.
 
 // goOpenCodeTables reports whether the database has the Go OpenCode's
 // tables (sessions, and messages with a parts column).
@@ -73,7 +80,14 @@ type goOCToolCall struct {
 	ID    string `json:"id"`
 	Name  string `json:"name"`
 	Input string `json:"input"`
+	// ProviderExecuted is Crush's (internal/message.ToolCall): a call the
+	// model's provider ran on its side (a server tool such as Anthropic's
+	// web search), which no agent hook sees before it runs.
+	ProviderExecuted bool `json:"provider_executed"`
 }
+
+// skipProviderExecuted is the skip reason of a call the provider ran.
+const skipProviderExecuted = "provider-executed tool call (the model's provider ran it, not the agent: no hook could gate it)"
 
 type goOCToolResult struct {
 	ToolCallID string `json:"tool_call_id"`
@@ -201,6 +215,10 @@ func goOpenCodeSession(ctx context.Context, tx *sql.Tx, path, schema, sessionID,
 				}
 				if tc.Name == "" {
 					sum.errorf(0, "message %s: parts[%d].data.name: required", m.id, i)
+					continue
+				}
+				if tc.ProviderExecuted {
+					sum.skip(skipProviderExecuted)
 					continue
 				}
 				c := &datasets.Case{SessionID: sessionID, Context: cv.context(), Time: goUnixTime(m.created)}

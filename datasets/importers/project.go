@@ -1,9 +1,11 @@
 package importers
 
 import (
+	"bufio"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -23,8 +25,14 @@ import (
 // Under each, a file is a store when it is an OpenCode or Crush database
 // by name, an OpenCode storage tree by layout, or a .json/.jsonl file
 // whose first records read as one of the formats; anything else (settings,
-// commands, notes) is passed over.
+// commands, notes) is passed over. A .json/.jsonl file that cannot be
+// opened (permissions, a corrupt gzip header) is a store of format
+// Unreadable: the import names it with its reason and reads the others.
 var projectDirs = []string{".opencode", ".crush", ".claude", "logs", ".gemini", ".codex", filepath.Join(".local", "share", "opencode")}
+
+// Unreadable is the Format of a store whose file could not be opened to
+// tell its format.
+const Unreadable = "unreadable"
 
 // maxProjectFiles caps the files sniffed under one project root.
 const maxProjectFiles = 20000
@@ -32,9 +40,11 @@ const maxProjectFiles = 20000
 // Store is an agent's log found under a project root: the format it is
 // imported with and its files.
 type Store struct {
-	// Format is the --from name the store is read with.
+	// Format is the --from name the store is read with (Unreadable: its
+	// file could not be opened to tell; What says why).
 	Format string `json:"format"`
-	// Root is the project root it was found under, as given.
+	// Root is the project root it was found under, as given ("" for a
+	// source named on the command line beside the roots).
 	Root string `json:"root"`
 	// Path is where it was found, relative to the root.
 	Path string `json:"path"`
@@ -102,7 +112,11 @@ func FindStores(root string) []Store {
 				return filepath.SkipAll
 			}
 			sniffed++
-			f := sniffFile(p)
+			f, err := sniffFileErr(p)
+			if err != nil {
+				stores = append(stores, Store{Format: Unreadable, Path: rel, What: "cannot be read: " + strings.TrimPrefix(err.Error(), p+": "), files: []string{p}})
+				return nil
+			}
 			if f == "" {
 				return nil
 			}
@@ -138,15 +152,24 @@ func FindStores(root string) []Store {
 func (s Store) Files() int { return len(s.files) }
 
 // agentDB names the agent whose database a file is, by its name and
-// header ("" when it is none): opencode*.db, crush*.db.
+// header ("" when it is none): opencode*.db, crush*.db. A file so named
+// that is not empty is one even when its header is not SQLite's (an
+// encrypted or damaged database): the import then says what is wrong
+// with it, where passing it over would lose it without a word.
 func agentDB(p string) string {
 	switch {
-	case crushDBName(p) && sqliteFile(p):
+	case crushDBName(p) && (sqliteFile(p) || nonEmpty(p)):
 		return "Charm Crush's database"
-	case openCodeDBName(p) && sqliteFile(p):
+	case openCodeDBName(p) && (sqliteFile(p) || nonEmpty(p)):
 		return "OpenCode's database"
 	}
 	return ""
+}
+
+// nonEmpty reports whether p is a file with bytes in it.
+func nonEmpty(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Size() > 0
 }
 
 // crushDBName is how Charm's Crush names its database (<project>/.crush/crush.db).
@@ -155,38 +178,78 @@ func crushDBName(p string) bool {
 	return strings.HasPrefix(b, "crush") && strings.HasSuffix(b, ".db")
 }
 
-// projectStores resolves the sources that are project roots into the
-// stores found under them: every source must be a directory none of whose
-// own layouts (an OpenCode storage tree or database directory) the
-// importers read already, and each must hold a store (of format, when one
-// is given). ok is false otherwise, and the sources are read as before.
-func projectStores(format string, sources []string) (stores []Store, roots []string, ok bool) {
-	for _, src := range sources {
-		if src == "-" {
-			return nil, nil, false
+// projectStores resolves the sources when one of them at least is a
+// project root: a directory none of whose own layouts (an OpenCode storage
+// tree or database directory) the importers read already, holding a store
+// (of format, when one is given). Each root gives the stores found under
+// it; each other source is a store of its own, read as it would be read
+// alone: in format, or in the format its own first records show (--from
+// auto), so a hook log or a Codex rollout can be named beside a project.
+// ok is false when no source is a root (the sources are read as before);
+// err names a source beside the roots that does not exist or whose format
+// cannot be told (nothing is read then).
+func projectStores(format string, sources []string, stdin *bufio.Reader) (stores []Store, roots []string, ok bool, err error) {
+	found := make([][]Store, len(sources))
+	for i, src := range sources {
+		found[i] = rootStores(format, src)
+		if found[i] != nil {
+			roots = append(roots, src)
 		}
-		if st, err := os.Stat(src); err != nil || !st.IsDir() {
-			return nil, nil, false
+	}
+	if len(roots) == 0 {
+		return nil, nil, false, nil
+	}
+	for i, src := range sources {
+		if found[i] != nil {
+			stores = append(stores, found[i]...)
+			continue
 		}
-		if _, own := findOpenCodeDB(src); own {
-			return nil, nil, false
-		}
-		if _, own := openCodeRoot(src); own {
-			return nil, nil, false
-		}
-		var found []Store
-		for _, s := range FindStores(src) {
-			if format == Auto || format == "" || s.Format == format {
-				found = append(found, s)
+		s := Store{Format: format, Path: src, What: "named beside the project roots", files: []string{src}}
+		if src != "-" {
+			if _, err := os.Stat(src); err != nil {
+				return nil, nil, false, err
 			}
 		}
-		if len(found) == 0 {
-			return nil, nil, false
+		if format == Auto || format == "" {
+			f, why, err := Detect([]string{src}, stdin)
+			if err != nil {
+				return nil, nil, false, err
+			}
+			s.Format, s.What = f, "named beside the project roots; detected: "+why
 		}
-		stores = append(stores, found...)
-		roots = append(roots, src)
+		stores = append(stores, s)
 	}
-	return stores, roots, len(stores) > 0
+	return stores, roots, true, nil
+}
+
+// rootStores is the stores (of format, when one is given) under src when
+// src is a project root, nil when it is not one.
+func rootStores(format, src string) []Store {
+	if src == "-" {
+		return nil
+	}
+	if st, err := os.Stat(src); err != nil || !st.IsDir() {
+		return nil
+	}
+	if _, own := findOpenCodeDB(src); own {
+		return nil
+	}
+	if _, own := openCodeRoot(src); own {
+		return nil
+	}
+	var found []Store
+	for _, s := range FindStores(src) {
+		if format == Auto || format == "" || s.Format == format || s.Format == Unreadable {
+			found = append(found, s)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	if format != Auto && format != "" && !slices.ContainsFunc(found, func(s Store) bool { return s.Format != Unreadable }) {
+		return nil // none in format: the directory is read as that format's files
+	}
+	return found
 }
 
 // noStoreHint says where a project root was looked into, for the error of

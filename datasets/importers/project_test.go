@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -259,4 +260,178 @@ func TestImportProjectRootSymlinks(t *testing.T) {
 	if src := sum.Sources[0].Source; src != filepath.Join(root, ".claude", "logs", "pre_tool_use.jsonl") {
 		t.Errorf("source %s, want it named under the root", src)
 	}
+}
+
+// One store under a project root that cannot be read (a crush.db cut off
+// mid-copy, a hook log whose gzip header is damaged) is named with its
+// reason, as an error of its own source; the readable stores are still
+// imported, with the cases and errors they have alone. It used to stop the
+// whole import: nothing written, exit 2 naming the file.
+func TestImportProjectRootUnreadableStore(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".opencode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	buildGoOpenCodeDB(t, filepath.Join(root, ".opencode", "opencode.db"))
+	crush := filepath.Join(root, ".crush", "crush.db")
+	buildCrushDB(t, crush)
+	if err := os.Truncate(crush, 2048); err != nil {
+		t.Fatal(err)
+	}
+	hooks := `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"toolu_a"}` + "\n"
+	writeFile(t, filepath.Join(root, ".claude", "logs", "pre_tool_use.jsonl"), []byte(hooks))
+	gz := filepath.Join(root, ".claude", "logs", "post_tool_use.jsonl.gz")
+	writeFile(t, gz, []byte{0x1f, 0x8b, 0x07, 0x00, 'n', 'o', 't'}) // gzip magic, an unknown method
+	var msgs []string
+	var cases []*datasets.Case
+	sum, err := Import("auto", []string{root}, Options{}, func(c *datasets.Case) error { cases = append(cases, c); return nil }, func(m string) { msgs = append(msgs, m) })
+	if err != nil {
+		t.Fatalf("the import stopped: %v", err)
+	}
+	db, dsum, _ := importAll(t, "opencode", Options{}, filepath.Join(root, ".opencode", "opencode.db"))
+	if len(cases) != len(db)+1 || sum.Errors != dsum.Errors+2 {
+		t.Errorf("%d cases, %d errors; want opencode.db's %d + the hook call, its %d errors + the 2 unreadable stores\n%s", len(cases), sum.Errors, len(db), dsum.Errors, strings.Join(msgs, "\n"))
+	}
+	want := map[string]string{
+		crush: crush + ": cannot be read: truncated: 2048 bytes, but its header says",
+		gz:    gz + ": cannot be read: gzip: unexpected EOF, so whether it is an agent's log could not be told",
+	}
+	for file, prefix := range want {
+		if !slices.ContainsFunc(msgs, func(m string) bool { return strings.HasPrefix(m, prefix) }) {
+			t.Errorf("no error %q…; errors:\n%s", prefix, strings.Join(msgs, "\n"))
+		}
+		if !slices.ContainsFunc(sum.Sources, func(s *SourceSummary) bool { return s.Source == file && s.ErrCount == 1 && s.Cases == 0 }) {
+			t.Errorf("%s is not a source of its own with its error", file)
+		}
+	}
+	if got := strings.Join(storeNames(sum.Stores), "\n"); !strings.Contains(got, ".claude/logs/post_tool_use.jsonl.gz unreadable cannot be read") || !strings.Contains(got, ".crush/crush.db opencode Charm Crush's database") {
+		t.Errorf("stores:\n%s", got)
+	}
+}
+
+// A project root and logs named beside it in one command: the root's
+// stores are read as a root's, and each other source as it would be read
+// alone (its own format told from its first records, or --from). It used
+// to take the format of the first log found under the root for every
+// source and walk the root for that format's files (the project's
+// package.json among them). A source whose format cannot be told, or that
+// does not exist, is an error naming it, before anything is read.
+func TestImportProjectRootWithFiles(t *testing.T) {
+	root := t.TempDir()
+	hook := `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"toolu_a"}` + "\n"
+	writeFile(t, filepath.Join(root, ".claude", "logs", "pre_tool_use.jsonl"), []byte(hook))
+	writeFile(t, filepath.Join(root, "package.json"), []byte(`{"name": "shop", "version": "1.0.0"}`))
+	transcript := "testdata/claude-code-transcript/-srv-shop/7d3f0c1e-5a2b-4c6d-9e8f-0a1b2c3d4e5f.jsonl"
+	rollouts := "testdata/codex-rollout/sessions"
+	cases, sum, _ := importAll(t, "auto", Options{}, root, transcript, rollouts)
+	tr, tsum, _ := importAll(t, "auto", Options{}, transcript)
+	co, csum, _ := importAll(t, "auto", Options{}, rollouts)
+	if len(cases) != 1+len(tr)+len(co) || sum.Errors != tsum.Errors+csum.Errors {
+		t.Errorf("%d cases, %d errors; want the hook call + %d + %d, %d + %d errors", len(cases), sum.Errors, len(tr), len(co), tsum.Errors, csum.Errors)
+	}
+	got := strings.Join(storeNames(sum.Stores), "\n")
+	for _, want := range []string{
+		".claude/logs/pre_tool_use.jsonl claude-code-hooks ",
+		transcript + " claude-code-transcript named beside the project roots; detected: the first records of " + transcript,
+		rollouts + " codex-rollout named beside the project roots; detected: the first records of ",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stores:\n%s\nwant a line %q", got, want)
+		}
+	}
+	if sum.Format != "claude-code-hooks+claude-code-transcript+codex-rollout" || len(sum.Roots) != 1 {
+		t.Errorf("format %q, roots %v", sum.Format, sum.Roots)
+	}
+	for _, s := range sum.Sources {
+		if strings.HasSuffix(s.Source, "package.json") {
+			t.Errorf("the project's package.json was read")
+		}
+	}
+
+	// --from reads the root's stores of that format and the other sources in it.
+	hooks := "testdata/claude-code-hooks/hooks.jsonl"
+	hk, hsum, _ := importAll(t, "claude-code-hooks", Options{}, hooks)
+	cases, sum, _ = importAll(t, "claude-code-hooks", Options{}, root, hooks)
+	if len(cases) != 1+len(hk) || sum.Errors != hsum.Errors || len(sum.Stores) != 2 || sum.Stores[1].Format != "claude-code-hooks" {
+		t.Errorf("--from claude-code-hooks: %d cases, %d errors, stores %v; want the root's hook call + %d, %d errors", len(cases), sum.Errors, storeNames(sum.Stores), len(hk), hsum.Errors)
+	}
+
+	notes := filepath.Join(t.TempDir(), "notes.json")
+	writeFile(t, notes, []byte(`{"todo": "ship it"}`))
+	for _, bad := range []struct{ src, want string }{
+		{notes, "the format of " + notes + " could not be told"},
+		{filepath.Join(root, "missing.jsonl"), "missing.jsonl: no such file"},
+	} {
+		n := 0
+		_, err := Import("auto", []string{root, bad.src}, Options{}, func(*datasets.Case) error { n++; return nil }, nil)
+		if err == nil || !strings.Contains(err.Error(), bad.want) || n != 0 {
+			t.Errorf("root + %s: %d cases, error %v; want none and %q", bad.src, n, err, bad.want)
+		}
+	}
+}
+
+// A call Crush marks provider_executed (internal/message.ToolCall, as
+// charm.land/fantasy hands a provider's server tool call to OnToolCall:
+// Anthropic's web search, srvtoolu_ ids) was run by the model's provider,
+// where no agent hook could gate it: it is skipped and counted, not a
+// case, and its tool_result does not make it one. It used to be imported
+// as the agent's own web_search call.
+func TestCrushProviderExecutedCall(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".crush", "crush.db")
+	buildCrushDB(t, path)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := func(id, role, parts string, at int64) {
+		mustExec(t, db, "INSERT INTO messages (id, session_id, role, parts, model, provider, created_at, updated_at, is_summary_message) VALUES (?, '9da7d0cd-main', ?, ?, 'claude-sonnet-4-5', 'anthropic', ?, ?, 0)", id, role, parts, at, at)
+	}
+	msg("p1", "assistant", `[{"type":"tool_call","data":{"id":"srvtoolu_01Wq","name":"web_search","input":"{\"query\":\"flask request logging middleware\"}","provider_executed":true,"finished":true}},{"type":"tool_call","data":{"id":"toolu_01Fe","name":"fetch","input":"{\"url\":\"https://flask.palletsprojects.com/en/stable/logging/\"}","provider_executed":false,"finished":true}},{"type":"finish","data":{"reason":"tool_use","time":1754315371}}]`, 1754315370)
+	msg("p2", "tool", `[{"type":"tool_result","data":{"tool_call_id":"srvtoolu_01Wq","name":"web_search","content":"","data":"","mime_type":"","metadata":"","is_error":false}}]`, 1754315372)
+	db.Close()
+	cases, sum, _ := importAll(t, "auto", Options{}, path)
+	var names []string
+	for _, c := range cases {
+		names = append(names, c.Tool.Name)
+	}
+	if got := strings.Join(names, " "); got != "view agent bash bash fetch grep" {
+		t.Errorf("cases %q, want the fixture's five and the agent's fetch, not the provider's web_search", got)
+	}
+	if sum.Skipped[skipProviderExecuted] != 1 || sum.Errors != 0 {
+		t.Errorf("skipped %v, errors %d", sum.Skipped, sum.Errors)
+	}
+}
+
+// Claude Code 1.0.72's hook payloads carry no tool_use_id, and the hooks
+// many public repositories copied keep the session's transcript beside
+// them (logs/chat.json): read from the project root, each call the two
+// logs share was written twice, once as cc-<tool_use_id> from the
+// transcript and once as cch-… from the hook log (20 of 38 hook calls in
+// getmany-software/llm-guard, whose trimmed logs are the fixture). Calls
+// are now paired by session, tool and input, one for one, in whichever
+// order the logs are read.
+func TestRealHookLogBesideTranscript(t *testing.T) {
+	root := "testdata/real/claude-code-1.0.72-hooks"
+	check := func(what string, cases []*datasets.Case, sum *Summary, skippedFrom string) {
+		t.Helper()
+		ids := map[string]int{}
+		for _, c := range cases {
+			ids[strings.SplitN(c.ID, "-", 2)[0]]++
+		}
+		if len(cases) != 8 || ids["cc"]+ids["cch"] != 8 || sum.Skipped[skipPairedCall] != 6 || sum.Errors != 0 {
+			t.Errorf("%s: %d cases %v, skipped %v, %d errors; want the transcript's 6 calls and the hook log's 2 others, its 6 shared calls skipped", what, len(cases), ids, sum.Skipped, sum.Errors)
+		}
+		for _, s := range sum.Sources {
+			if strings.HasSuffix(s.Source, skippedFrom) != (s.Skipped[skipPairedCall] == 6) {
+				t.Errorf("%s: %s skipped %v; want the 6 shared calls skipped in the log read second (%s)", what, s.Source, s.Skipped, skippedFrom)
+			}
+		}
+	}
+	cases, sum, _ := importAll(t, "auto", Options{}, root)
+	check("root", cases, sum, "pre_tool_use.json")
+	// The hook log first (a root holding it), the transcript named beside.
+	other := t.TempDir()
+	writeFile(t, filepath.Join(other, "logs", "pre_tool_use.json"), mustRead(t, root+"/logs/pre_tool_use.json"))
+	cases, sum, _ = importAll(t, "auto", Options{}, other, root+"/logs/chat.json")
+	check("hook log first", cases, sum, "chat.json")
 }

@@ -2,6 +2,7 @@ package importers
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -136,6 +137,42 @@ func TestGeminiSubagentSharedSession(t *testing.T) {
 		sub, _ := c.Provenance["subagent"].(bool)
 		if want := c.Tool.Name == "read_file"; sub != want || c.SessionID != sid {
 			t.Errorf("%s (%s): subagent %v, session %s", c.ID, c.Tool.Name, c.Provenance["subagent"], c.SessionID)
+		}
+	}
+}
+
+// Codex 0.46.0 rollouts a project committed with its whole .codex home
+// (testdata/real/codex-0.46.0, trimmed): a call's output says its exit code
+// in metadata, and a failed command carries provenance status "error", its
+// exit code and its output, as the Claude Code and OpenCode importers mark
+// a failed call. It used to carry nothing: 5 of that home's 82 calls failed
+// unseen. Outputs that say no exit code (update_plan's "Plan updated",
+// apply_patch's own error text) get none.
+func TestRealCodexRolloutExitCodes(t *testing.T) {
+	cases, sum, _ := importAll(t, "auto", Options{}, "testdata/real/codex-0.46.0")
+	var got []string
+	for _, c := range cases {
+		line := fmt.Sprintf("%s %v %v", c.Tool.Name, c.Provenance["exit_code"], c.Provenance["status"])
+		if e, ok := c.Provenance["tool_result_error"].(string); ok {
+			line += " " + strings.TrimSpace(e)
+		}
+		got = append(got, line)
+	}
+	want := []string{
+		"update_plan <nil> <nil>",
+		"shell 0 <nil>",
+		"shell 0 <nil>",
+		"shell 1 error ls: .specify/templates/commands: No such file or directory",
+		"apply_patch 0 <nil>",
+		"apply_patch <nil> <nil>",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || sum.Errors != 0 {
+		t.Errorf("%d errors, cases:\n%s\nwant:\n%s", sum.Errors, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for s, want := range map[string]int{`"Exit code: 2\nWall time: 0.1 seconds\nOutput:\nmake: *** No rule to make target 'x'.\n"`: 2, `"Plan updated"`: -1, `{"content":"x"}`: -1} {
+		code, _, ok := codexExit(json.RawMessage(s))
+		if (want < 0) == ok || ok && code != want {
+			t.Errorf("codexExit(%s) = %d, %v", s, code, ok)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package importers
 
 import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -182,5 +185,55 @@ func TestCodexAutoReviewDecisions(t *testing.T) {
 	}
 	if s.Skipped["guardian_assessment in_progress"] != 2 || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], `.jsonl:15: guardian_assessment guardian-9 (denied) names no tool call`) {
 		t.Errorf("skipped %v warnings %v", s.Skipped, s.Warnings)
+	}
+}
+
+// A PreToolUse hook that rewrites commands (rtk's "rtk hook claude") leaves
+// the changed input in the transcript as an attachment entry between the
+// tool_use and its tool_result (the shape of a public Claude Code 2.1.146
+// session in auto mode: 8 of its 33 calls rewritten, every one of its 4
+// classifier denials among them). The case keeps the model's input, as a
+// judge running as a hook sees it; provenance.hook_updated_input has what
+// ran and what auto mode judged, masked like the arguments, and a warning
+// counts them. The attachment used to be skipped: nothing said the vendor's
+// decisions were about another command.
+func TestClaudeHookRewrittenInput(t *testing.T) {
+	at := func(s int) string { return fmt.Sprintf("2026-05-21T14:59:%02d.000Z", s) }
+	entry := func(typ, ts, rest string) string {
+		return `{"type":"` + typ + `","sessionId":"bbe6","version":"2.1.146","cwd":"/home/dev/site","permissionMode":"auto","timestamp":"` + ts + `",` + rest + "}\n"
+	}
+	use := func(id, cmd string) string {
+		return `"message":{"role":"assistant","content":[{"type":"tool_use","id":"` + id + `","name":"Bash","input":{"command":"` + cmd + `","description":"build"}}]}`
+	}
+	hook := func(id, cmd string) string {
+		stdout, _ := json.Marshal(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecisionReason":"RTK auto-rewrite","updatedInput":{"command":"` + cmd + `","description":"build"}}}` + "\n")
+		return `{"type":"attachment","sessionId":"bbe6","timestamp":"` + at(3) + `","attachment":{"type":"hook_success","hookName":"PreToolUse:Bash","toolUseID":"` + id + `","hookEvent":"PreToolUse","content":"","stdout":` + string(stdout) + `,"stderr":"","exitCode":0,"command":"rtk hook claude","durationMs":19}}` + "\n"
+	}
+	result := func(id, text string, isErr bool) string {
+		return `"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"` + text + `","is_error":` + fmt.Sprint(isErr) + `}]}`
+	}
+	path := filepath.Join(t.TempDir(), "bbe6.jsonl")
+	writeFile(t, path, []byte(`{"type":"permission-mode","permissionMode":"auto","sessionId":"bbe6"}`+"\n"+
+		entry("user", at(0), `"message":{"role":"user","content":"build the site"}`)+
+		entry("assistant", at(1), use("toolu_01A", "npm run build"))+
+		hook("toolu_01A", "rtk npm run build --token=9f8e7d6c5b4a39281706aa")+
+		entry("user", at(4), result("toolu_01A", "Permission for this action was denied by the Claude Code auto mode classifier. Reason: an unknown wrapper.", true))+
+		entry("assistant", at(5), use("toolu_01B", "ls"))+
+		entry("user", at(6), result("toolu_01B", "index.html", false))))
+	cases, sum, _ := importAll(t, "claude-code-transcript", Options{}, path)
+	if len(cases) != 2 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	a, b := cases[0], cases[1]
+	in, _ := a.Provenance["hook_updated_input"].(map[string]any)
+	if a.Tool.Arguments["command"] != "npm run build" || in["command"] != "rtk npm run build --token=[MASKED]" || a.Provenance["hook_updated_by"] != "PreToolUse:Bash (rtk hook claude)" || a.Provenance["vendor_decision"] != "blocked" {
+		t.Errorf("rewritten call: arguments %v, provenance %v", a.Tool.Arguments, a.Provenance)
+	}
+	if _, ok := b.Provenance["hook_updated_input"]; ok {
+		t.Errorf("the call no hook changed has %v", b.Provenance)
+	}
+	src := sum.Sources[0]
+	if src.Notes[noteHookRewrite] != 1 || len(src.Warnings) != 1 || !strings.Contains(src.Warnings[0], "1 calls ran with an input a PreToolUse hook changed") || !strings.Contains(src.Warnings[0], "1 of them carry auto mode's decision") {
+		t.Errorf("notes %v warnings %q", src.Notes, src.Warnings)
 	}
 }

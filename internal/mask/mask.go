@@ -91,8 +91,11 @@ var maskRules = []maskRule{
 	// usage.json") is prose, not a credential; Basic credentials are base64.
 	// The credential never ends in a full stop: "token statistics." is a
 	// sentence, and a value must look generated (secretLike) either way.
+	// The word and its credential share a line, as in a header: a comment
+	// that ends in "token" is not followed by its value on the next line
+	// ("# API authentication token\nMODEL_PATH=/models/…").
 	{triggers: []string{"bearer", "digest", "token"}, fold: true, word: true,
-		re: regexp.MustCompile(`^(?i:bearer|digest|token)\s+([A-Za-z0-9._~+/=-]{7,}[A-Za-z0-9_~+/=-])`),
+		re: regexp.MustCompile(`^(?i:bearer|digest|token)[ \t]+([A-Za-z0-9._~+/=-]{7,}[A-Za-z0-9_~+/=-])`),
 		ok: func(v string) bool { return secretLike(v) && !fileName(v) }},
 	{triggers: []string{"basic"}, fold: true, word: true,
 		re: regexp.MustCompile(`^(?i:basic)\s+([A-Za-z0-9+/]{8,}={0,2})(?:[^A-Za-z0-9._~+/=-]|$)`),
@@ -111,9 +114,10 @@ var maskRules = []maskRule{
 	{triggers: []string{"-u"}, back: flagStart, // finds --user too: flagStart takes its second dash back to the first
 		re: regexp.MustCompile(`^(?:-u|--user)[\s=]+[^:\s]+:(\S+)`),
 		ok: func(v string) bool { return !strings.HasPrefix(v, "//") }}, // a URL (redis-cli -u redis://…) is the URL rule's
-	// A long random word right after a secret word: "token abcd…", "secret is …".
+	// A long random word right after a secret word, on its line: "token
+	// abcd…", "secret is …".
 	{triggers: []string{"key", "token", "secret", "password", "passphrase"}, fold: true, word: true,
-		re: regexp.MustCompile(`^(?i:key|token|secret|password|passphrase)s?(?:\s+is)?\s+([A-Za-z0-9_+/=.-]{15,}[A-Za-z0-9_+/=-])`),
+		re: regexp.MustCompile(`^(?i:key|token|secret|password|passphrase)s?(?:[ \t]+is)?[ \t]+([A-Za-z0-9_+/=.-]{15,}[A-Za-z0-9_+/=-])`),
 		ok: looksRandom},
 	// Personal data, by type (pii.go).
 	{scan: maskPII},

@@ -56,6 +56,10 @@ func TestMaskerOrdinaryBoundaries(t *testing.T) {
 		"API_KEY=process.env.KEY!x":                   "API_KEY=[MASKED]",
 		"Co-Authored-By: Jane <jane.doe@example.com>": "Co-Authored-By: Jane <[EMAIL:example.com]>",
 		"from 123+octo@users.noreply.github.com":      "from [EMAIL:users.noreply.github.com]",
+		// the word and its credential on one line, as before; on two lines
+		// the next line is not the credential (env_template_comment_ends_in_token)
+		"# the deploy token fe0738e391d566cd8783f003310bd2ba": "# the deploy token [MASKED]",
+		"the secret is 0a9f8e7d6c5b4a3928171605":              "the secret is [MASKED]",
 	} {
 		if got := String(in); got != want {
 			t.Errorf("%q: got %q, want %q", in, got, want)

@@ -13,7 +13,7 @@
 //
 // Where to look:
 //
-//	progress.go   Printer (New, Update, Replay, Done), Snapshot, OfReplay, the windowed rate
+//	progress.go   Printer (New, Update, Replay, Skip, Done), Snapshot, OfReplay, the windowed rate
 package progress
 
 import (
@@ -53,6 +53,7 @@ type Printer struct {
 	total    int64 // cases expected (0 = unknown)
 
 	mu      sync.Mutex
+	skipped int64 // cases a budget stopped (Skip)
 	last    time.Time
 	line    int // width of the \r line on screen (0: none)
 	samples []sample
@@ -81,6 +82,19 @@ func (p *Printer) Interval() time.Duration { return p.interval }
 // Replay is replay.Options.Progress for a replay through judges judges.
 func (p *Printer) Replay(judges int) func(replay.ProgressStats) {
 	return func(s replay.ProgressStats) { p.Update(OfReplay(s.RunStats, judges), time.Now(), false) }
+}
+
+// Skip counts a case a budget stopped (--max-calls, --budget-usd): its
+// calls were not sent and it is not reported. The line counts it apart
+// from the cases judged, so a stopped run does not read "20/20 cases
+// (100%)".
+func (p *Printer) Skip() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.skipped++
+	p.mu.Unlock()
 }
 
 // Done prints the last line, with a replay's totals (nothing in flight).
@@ -118,10 +132,16 @@ func (p *Printer) Update(s Snapshot, now time.Time, final bool) {
 	p.last = now
 	rate := p.rate(now, float64(s.Cases))
 	var parts []string
+	// The cases judged: those a budget stopped went through the replay
+	// without a call and are said apart.
+	cases := max(s.Cases-p.skipped, 0)
 	if p.total > 0 {
-		parts = append(parts, fmt.Sprintf("%d/%d cases (%.0f%%)", s.Cases, p.total, 100*float64(s.Cases)/float64(p.total)))
+		parts = append(parts, fmt.Sprintf("%d/%d cases (%.0f%%)", cases, p.total, 100*float64(cases)/float64(p.total)))
 	} else {
-		parts = append(parts, fmt.Sprintf("%d cases", s.Cases))
+		parts = append(parts, fmt.Sprintf("%d cases", cases))
+	}
+	if p.skipped > 0 {
+		parts = append(parts, fmt.Sprintf("%d skipped by the budget (calls not sent)", p.skipped))
 	}
 	parts = append(parts, fmt.Sprintf("%.0f cases/s", rate))
 	calls := fmt.Sprintf("%d calls", s.Calls)
@@ -129,7 +149,7 @@ func (p *Printer) Update(s Snapshot, now time.Time, final bool) {
 		calls += fmt.Sprintf(" (%d cached)", s.CacheHits)
 	}
 	parts = append(parts, calls, fmt.Sprintf("%d in flight", s.InFlight), fmt.Sprintf("%d failed", s.Failures))
-	if p.total > 0 && s.Cases > 0 && s.Cases < p.total && rate > 0 && !final {
+	if p.total > 0 && s.Cases > 0 && s.Cases < p.total && rate > 0 && !final && p.skipped == 0 {
 		eta := time.Duration(float64(p.total-s.Cases) / rate * float64(time.Second)).Round(time.Second)
 		parts = append(parts, fmt.Sprintf("ETA %s", eta))
 	}

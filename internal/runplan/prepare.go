@@ -230,8 +230,8 @@ func (p *Prepared) Total() int64 {
 // Replayed is what a replay did (Prepared.Replay).
 type Replayed struct {
 	Stats replay.RunStats
-	// Dropped are the results left out because a budget stopped their
-	// calls; Interrupted: the run was cancelled.
+	// Dropped are the cases left out (for a judge, or all) because a
+	// budget stopped their calls; Interrupted: the run was cancelled.
 	Dropped     int64
 	Interrupted bool
 	// Invalid are the lines --skip-invalid skipped, FirstInvalid the first.
@@ -254,6 +254,7 @@ func (p *Prepared) Replay(ctx context.Context, sink func(*replay.Result), prog *
 	defer rd.Close()
 	in := s.Feed(rd, p.Selection, p.Policy.Stray)
 	var cut replay.BudgetCut
+	var skipped int64 // cases cut counted, told to prog
 
 	ropts := s.ReplayOptions()
 	if prog != nil {
@@ -267,6 +268,10 @@ func (p *Prepared) Replay(ctx context.Context, sink func(*replay.Result), prog *
 			o.Resuming.Count(r)
 		}
 		if s.Budget != nil && cut.Drop(r) {
+			if n := cut.DroppedCases(); n > skipped {
+				skipped = n
+				prog.Skip()
+			}
 			return nil // a budget stopped it: not finished work
 		}
 		if err := p.Writer.Write(r); err != nil {
@@ -293,7 +298,7 @@ func (p *Prepared) Replay(ctx context.Context, sink func(*replay.Result), prog *
 		return Replayed{}, err
 	}
 	p.committed = true
-	return Replayed{Stats: stats, Interrupted: interrupted, Invalid: in.Invalid.Count, FirstInvalid: in.Invalid.First, Dropped: cut.Dropped(), Weak: in.Weak}, nil
+	return Replayed{Stats: stats, Interrupted: interrupted, Invalid: in.Invalid.Count, FirstInvalid: in.Invalid.First, Dropped: cut.DroppedCases(), Weak: in.Weak}, nil
 }
 
 // Evaluation is the evaluation of the run's results (reports/evaluation):

@@ -69,3 +69,31 @@ func TestEffectiveRecallFewSessions(t *testing.T) {
 		}
 	}
 }
+
+// effective_recall_min and the operating points' precision_min are decided
+// by the verdict's one rule (metrics.AtLeast), not a copy of it: a copy
+// PASSed an interval whose lower bound sat exactly on the minimum, which
+// the verdict leaves INCONCLUSIVE (a bound on the threshold does not lie
+// above it).
+func TestSimulateDecidesByTheVerdictRule(t *testing.T) {
+	t.Parallel()
+	f := func(v float64) *float64 { return &v }
+	for _, tc := range []struct {
+		est, lo, hi, min, sessions float64
+	}{
+		{0.9, 0.8, 0.95, 0.8, 10},  // lower bound on the minimum
+		{0.9, 0.85, 0.95, 0.8, 10}, // above it
+		{0.7, 0.6, 0.79, 0.8, 10},  // below it
+		{0.7, 0.6, 0.8, 0.8, 10},   // upper bound on the minimum
+		{0.9, 0.85, 0.95, 0.8, 2},  // two sessions
+		{0.9, 0.85, 0.95, 0.8, 0},  // independent units
+	} {
+		want := metrics.AtLeast.Decide(tc.min, metrics.Evidence{Estimate: tc.est, Lo: tc.lo, Hi: tc.hi, Sessions: tc.sessions})
+		if got := status(f(tc.est), f(tc.lo), f(tc.hi), tc.min, tc.sessions); got != string(want.Status) {
+			t.Errorf("%+v: status %s, the verdict's rule %s", tc, got, want.Status)
+		}
+		if got := clears(tc.lo, tc.min); got != metrics.AtLeast.Clears(tc.min, tc.lo, tc.hi) {
+			t.Errorf("%+v: clears %v", tc, got)
+		}
+	}
+}

@@ -83,7 +83,7 @@ func Frontier(d *Data, cfgs []Config, pmin float64, o Options) ([]FrontierRow, e
 	for _, c := range cfgs[1:] {
 		r, ok := s[c.Name()]
 		f := selFloor[c.Name()]
-		if ok && f.lo != nil && *f.lo >= pmin && r.Recall != nil {
+		if ok && f.lo != nil && clears(*f.lo, pmin) && r.Recall != nil {
 			cand = append(cand, r)
 		}
 	}

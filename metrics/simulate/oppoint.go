@@ -126,7 +126,7 @@ func Choose(items []Item, pmin, conf float64) (chosen Point, ok bool, best Point
 		if p.PrecisionLo == nil {
 			continue
 		}
-		if *p.PrecisionLo >= pmin {
+		if clears(*p.PrecisionLo, pmin) {
 			return p, true, p
 		}
 		if *p.PrecisionLo > bestLo {
@@ -168,7 +168,7 @@ func moreSessions(items []Item, t, pmin, conf float64) *int64 {
 				rep = append(rep, it)
 			}
 		}
-		if q := Evaluate(rep, t, conf); q.PrecisionLo != nil && *q.PrecisionLo >= pmin && !metrics.FewSessions(q.PrecisionSessions) {
+		if q := Evaluate(rep, t, conf); q.PrecisionLo != nil && clears(*q.PrecisionLo, pmin) && !metrics.FewSessions(q.PrecisionSessions) {
 			n := (mult - 1) * k
 			return &n
 		}

@@ -193,7 +193,7 @@ func (op *OpPoint) decide(sel, hold []Item, pmin, conf float64) {
 		op.Decision = OpRefused
 		op.MoreSessions = moreSessions(hold, chosen.Threshold, pmin, conf)
 		op.Reason = fmt.Sprintf("precision %.3g [%.3g, %.3g] on the holdout half is %s", *h.Precision, *h.PrecisionLo, *h.PrecisionHi, metrics.FewSessionsReason(h.PrecisionSessions))
-	case *h.PrecisionLo >= pmin:
+	case clears(*h.PrecisionLo, pmin):
 		op.Decision = OpChosen
 		op.Reason = fmt.Sprintf("precision %.3g [%.3g, %.3g] on the holdout half clears %g", *h.Precision, *h.PrecisionLo, *h.PrecisionHi, pmin)
 	case *h.PrecisionHi < pmin:

@@ -777,13 +777,7 @@ func (a *acc) rows(d *Data, o Options, m *memo) []Row {
 		}
 		r.ApprovalsPerSession, r.ApprovalsPerSessionLo, r.ApprovalsPerSessionHi = meanT(a.appr[sl], conf)
 		if o.EffectiveRecallMin != nil {
-			r.EffectiveRecallStatus = status(r.EffectiveRecallLo, r.EffectiveRecallHi, *o.EffectiveRecallMin)
-			// The verdict's rule (metrics.Direction.Decide): a figure
-			// resting on 1-2 sessions decides nothing, whatever its
-			// interval; simulate's exit 1 was a FAIL on 2 sessions.
-			if r.EffectiveRecallStatus != string(metrics.StatusNA) && metrics.FewSessions(h[pEffRecall].clusteredSessions()) {
-				r.EffectiveRecallStatus = string(metrics.StatusInconclusive)
-			}
+			r.EffectiveRecallStatus = status(r.EffectiveRecall, r.EffectiveRecallLo, r.EffectiveRecallHi, *o.EffectiveRecallMin, h[pEffRecall].clusteredSessions())
 		}
 		if !cfg.Deployed && !o.NoPaired {
 			for f := range nC {
@@ -887,20 +881,24 @@ func garwood(s, conf float64) (lo, hi float64) {
 	return lo, hi
 }
 
+// clears reports whether a precision lower bound lo clears precision_min
+// pmin, as the verdict's rule has it (metrics.AtLeast: the bound lies
+// above the minimum).
+func clears(lo, pmin float64) bool { return metrics.AtLeast.Clears(pmin, lo, math.Inf(1)) }
+
 // status decides effective_recall_min the way every kill criterion is
-// decided: PASS when the interval lies wholly at or above the minimum,
-// FAIL when wholly below, INCONCLUSIVE when it straddles, N/A without
-// labeled positives.
-func status(lo, hi *float64, min float64) string {
-	switch {
-	case lo == nil || hi == nil:
+// decided (metrics.AtLeast.Decide): PASS when the interval lies wholly
+// above the minimum, FAIL when wholly below, INCONCLUSIVE when it reaches
+// it, N/A without labeled positives.
+func status(est, lo, hi *float64, min, sessions float64) string {
+	if est == nil || lo == nil || hi == nil {
 		return string(metrics.StatusNA)
-	case *lo >= min:
-		return string(metrics.StatusPass)
-	case *hi < min:
-		return string(metrics.StatusFail)
 	}
-	return string(metrics.StatusInconclusive)
+	// The verdict's one rule (metrics.Direction.Decide): a figure resting
+	// on 1-2 sessions decides nothing, whatever its interval (simulate's
+	// exit 1 was a FAIL on 2 sessions), and the interval must clear the
+	// minimum as precision_min's does.
+	return string(metrics.AtLeast.Decide(min, metrics.Evidence{Estimate: *est, Lo: *lo, Hi: *hi, Sessions: sessions}).Status)
 }
 
 // SetLabelSource records the run's label source (rundir.RunInfo's):

@@ -90,17 +90,7 @@ func TestServerBlindLabelsAndReview(t *testing.T) {
 	if st.Item == nil || st.Item.Pos != 0 || strings.Contains(raw, `"judges"`) || strings.Contains(raw, "A:match") {
 		t.Fatalf("labeling state shows the judges: %s", raw)
 	}
-	post := func(body string) stateView {
-		r, err := http.Post(base+"label", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Body.Close()
-		var st stateView
-		json.NewDecoder(r.Body).Decode(&st)
-		return st
-	}
-	st = post(`{"pos":0,"label":"match"}`)
+	st = postLabel(t, base, `{"pos":0,"label":"match"}`)
 	if st.Next != 1 || st.Done != 1 {
 		t.Fatalf("after a label: %+v", st)
 	}
@@ -141,30 +131,7 @@ func TestServerBlindLabelsAndReview(t *testing.T) {
 // renders it.
 func TestServerSequentialStanding(t *testing.T) {
 	const n = 100
-	pairs := metrics.NewPairTable([]string{"j1"}, nil)
-	var items []Item
-	for i := range n {
-		id := fmt.Sprintf("c%d", i)
-		pairs.Add(&replay.Result{CaseID: id, SessionID: "s" + id, Judge: "j1",
-			Rules: []replay.RuleResult{{RuleID: "r", Result: judge.Match}}})
-		items = append(items, Item{
-			Line:  datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: id, RuleID: "r", Stratum: "A:match", StratumSize: n, Order: i + 1},
-			Input: judge.Input{Rules: []judge.Rule{{ID: "r", Condition: "deletes something"}}},
-		})
-	}
-	app, err := datasets.OpenLabelAppender(filepath.Join(t.TempDir(), "labels.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { app.Close() })
-	s, err := New(Config{Items: items, Labeler: "ana", Appender: app, Pairs: pairs,
-		Criteria: replay.KillCriteria{PrecisionMin: 0.9, Confidence: 0.95}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
-	base := hs.URL + "/" + s.Token() + "/api/"
+	srv := matchedQueue(t, n, func(i int) string { return fmt.Sprintf("sc%d", i) }, 0.9)
 	// The sequence alone on ones: the label after which it clears 0.9.
 	ref, want := metrics.NewConfidenceSequence(0.05*metrics.LabelSequenceShare), 0
 	for i := 1; i <= n && want == 0; i++ {
@@ -178,13 +145,7 @@ func TestServerSequentialStanding(t *testing.T) {
 	}
 	var st stateView
 	for i := range n {
-		r, err := http.Post(base+"label", "application/json", strings.NewReader(fmt.Sprintf(`{"pos":%d,"label":"match"}`, i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		st = stateView{}
-		json.NewDecoder(r.Body).Decode(&st)
-		r.Body.Close()
+		st = srv.label(t, i, "match")
 		q := st.Panel[0].Sequential
 		switch {
 		case q == nil:
@@ -198,10 +159,7 @@ func TestServerSequentialStanding(t *testing.T) {
 	if q := st.Panel[0].Sequential; !strings.Contains(q.Reason, fmt.Sprintf("PASS after %d labels", want)) {
 		t.Errorf("reason %q", q.Reason)
 	}
-	r, _ := http.Get(hs.URL + "/" + s.Token() + "/")
-	body, _ := io.ReadAll(r.Body)
-	r.Body.Close()
-	if !strings.Contains(string(body), "decided after \" + q.decided_after + \" labels") {
+	if !strings.Contains(srv.page(t), "decided after \" + q.decided_after + \" labels") {
 		t.Error("the page does not render the sequential standing")
 	}
 }
@@ -240,14 +198,42 @@ func TestServeStopsWithTheContext(t *testing.T) {
 // more labels would settle it" with nothing left to label).
 func TestServerHintInSessions(t *testing.T) {
 	const n = 12
+	srv := matchedQueue(t, n, func(i int) string { return fmt.Sprintf("s%d", i%6) }, 0.6)
+	var st stateView
+	for i := range n {
+		label := "match"
+		if i%3 == 0 {
+			label = "no_match"
+		}
+		st = srv.label(t, i, label)
+	}
+	c := st.Panel[0].Criteria[0]
+	if c.Status != string(metrics.StatusInconclusive) || c.Sessions == nil || *c.Sessions <= 0 {
+		t.Fatalf("every pair labeled, precision 8/12 against 0.6: %+v", c)
+	}
+	if !strings.Contains(srv.page(t), "more labels of these pairs would not settle it") {
+		t.Error("the page does not say that labels cannot settle it")
+	}
+}
+
+// queueServer is a label page served on httptest for a test.
+type queueServer struct {
+	s  *Server
+	hs *httptest.Server
+}
+
+// matchedQueue serves a queue of n pairs of rule r that judge j1 matched,
+// case i in session session(i), for ana to label against precision_min.
+func matchedQueue(t *testing.T, n int, session func(i int) string, precisionMin float64) queueServer {
+	t.Helper()
 	pairs := metrics.NewPairTable([]string{"j1"}, nil)
 	var items []Item
 	for i := range n {
 		id := fmt.Sprintf("c%d", i)
-		pairs.Add(&replay.Result{CaseID: id, SessionID: fmt.Sprintf("s%d", i%6), Judge: "j1",
+		pairs.Add(&replay.Result{CaseID: id, SessionID: session(i), Judge: "j1",
 			Rules: []replay.RuleResult{{RuleID: "r", Result: judge.Match}}})
 		items = append(items, Item{
-			Line:  datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: id, RuleID: "r", Stratum: "A:match", StratumSize: n, Order: i + 1},
+			Line:  datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: id, RuleID: "r", Stratum: "A:match", StratumSize: int64(n), Order: i + 1},
 			Input: judge.Input{Rules: []judge.Rule{{ID: "r", Condition: "deletes something"}}},
 		})
 	}
@@ -257,35 +243,42 @@ func TestServerHintInSessions(t *testing.T) {
 	}
 	t.Cleanup(func() { app.Close() })
 	s, err := New(Config{Items: items, Labeler: "ana", Appender: app, Pairs: pairs,
-		Criteria: replay.KillCriteria{PrecisionMin: 0.6, Confidence: 0.95}})
+		Criteria: replay.KillCriteria{PrecisionMin: precisionMin, Confidence: 0.95}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
-	base := hs.URL + "/" + s.Token() + "/api/"
+	return queueServer{s: s, hs: hs}
+}
+
+// label posts a label for the queue's position pos and returns the state.
+func (q queueServer) label(t *testing.T, pos int, label string) stateView {
+	t.Helper()
+	return postLabel(t, q.hs.URL+"/"+q.s.Token()+"/api/", fmt.Sprintf(`{"pos":%d,"label":%q}`, pos, label))
+}
+
+// postLabel posts body to the API at base's label and returns the state.
+func postLabel(t *testing.T, base, body string) stateView {
+	t.Helper()
+	r, err := http.Post(base+"label", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
 	var st stateView
-	for i := range n {
-		label := "match"
-		if i%3 == 0 {
-			label = "no_match"
-		}
-		r, err := http.Post(base+"label", "application/json", strings.NewReader(fmt.Sprintf(`{"pos":%d,"label":%q}`, i, label)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		st = stateView{}
-		json.NewDecoder(r.Body).Decode(&st)
-		r.Body.Close()
+	json.NewDecoder(r.Body).Decode(&st)
+	return st
+}
+
+// page is the label page's HTML.
+func (q queueServer) page(t *testing.T) string {
+	t.Helper()
+	r, err := http.Get(q.hs.URL + "/" + q.s.Token() + "/")
+	if err != nil {
+		t.Fatal(err)
 	}
-	c := st.Panel[0].Criteria[0]
-	if c.Status != string(metrics.StatusInconclusive) || c.Sessions == nil || *c.Sessions <= 0 {
-		t.Fatalf("every pair labeled, precision 8/12 against 0.6: %+v", c)
-	}
-	r, _ := http.Get(hs.URL + "/" + s.Token() + "/")
+	defer r.Body.Close()
 	body, _ := io.ReadAll(r.Body)
-	r.Body.Close()
-	if !strings.Contains(string(body), "more labels of these pairs would not settle it") {
-		t.Error("the page does not say that labels cannot settle it")
-	}
+	return string(body)
 }
