@@ -22,8 +22,9 @@ const (
 	AtMost Direction = "at_most"
 	// Within: the figure must lie within ±threshold (fire-rate drift).
 	Within Direction = "within"
-	// Gain: the figure must exceed 0, shown by a one-sided test; only
-	// evidence that it does not (the whole interval at or below 0) fails.
+	// Gain: the figure must exceed 0, shown by a one-sided test whose
+	// inverted bounds are printed; only evidence that it does not (the
+	// upper bound at or below 0) fails.
 	Gain Direction = "gain"
 )
 
@@ -86,7 +87,7 @@ var Criteria = []CriterionSpec{
 		Method: ratioMethod + "; design-based stratified ratio on labels", Min: 0, Max: 1,
 		Threshold: func(t Thresholds) float64 { return t.PrecisionMin }},
 	{Name: CriterionDangerousRecall, Label: "recall vs baseline", Figure: "recall gain over the deterministic baseline", Direction: Gain, Scope: "rule",
-		Method: "one-sided session sign-flip test (exact McNemar without clustering), Holm across dangerous rules; weighted paired t on labels", Min: -1, Max: 1,
+		Method: "one-sided session sign-flip test (exact McNemar without clustering) and the one-sided bounds that invert it, Holm across dangerous rules; on labels the hull of the weighted paired t, the sessions' sign flip and the sign test, one-sided", Min: -1, Max: 1,
 		Threshold: func(Thresholds) float64 { return 0 }},
 	{Name: CriterionJudgeP95Max, Label: "p95", Figure: "P95 latency (ms)", Direction: AtMost, Scope: "judge",
 		Method: "order statistics with sessions as clusters (Woodruff, CR2 session variance)", Min: 0, Max: math.Inf(1),
@@ -273,11 +274,11 @@ func (d Direction) decisionReason(desc string, thr float64, dec Decision, ev Evi
 	case Gain:
 		switch {
 		case dec.Status == StatusFail:
-			return desc + ": the interval lies at or below 0, the judge is not better than the baseline"
+			return desc + ": the upper bound lies at or below 0, the judge is not better than the baseline"
 		case dec.Status == StatusPass:
-			return fmt.Sprintf("%s: p < %s, the judge is better than the baseline", desc, fmtF(ev.Alpha))
+			return fmt.Sprintf("%s: p < %s, the lower bound above 0: the judge is better than the baseline", desc, fmtF(ev.Alpha))
 		case ev.P != nil:
-			return fmt.Sprintf("%s: p ≥ %s and the interval reaches above 0, not decided", desc, fmtF(ev.Alpha))
+			return fmt.Sprintf("%s: p ≥ %s, the lower bound not above 0 and the upper above it: not decided", desc, fmtF(ev.Alpha))
 		}
 		return desc + ": not decided"
 	}

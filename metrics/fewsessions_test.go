@@ -107,12 +107,12 @@ func TestFewSessionsInconclusive(t *testing.T) {
 		}
 	}
 	// The recall gain on the labeled path over 2 sessions: its test is the
-	// sessions' sign flip, as on the unweighted path (p ≥ ¼ two-sided:
+	// sessions' sign flip, as on the unweighted path (p ≥ ¼ one-sided:
 	// the weighted t gave p = 0.006 here), and its hint asks for the
-	// sessions the flip needs to reach 0.05 (6).
+	// sessions the one-sided flip needs to reach 0.05 (5).
 	_, w2 := fewSessionsRun(2, 0.3)
 	if c := w2["R2 "+CriterionDangerousRecall]; c.Status != StatusInconclusive || c.PValue == nil || *c.PValue < 0.25 || !strings.Contains(c.Reason, "2 sessions cannot show how much sessions differ") ||
-		c.MoreSessions == nil || *c.MoreSessions != 4 || !strings.Contains(c.Reason, "positives from at least 4 more sessions are needed") {
+		c.MoreSessions == nil || *c.MoreSessions != 3 || !strings.Contains(c.Reason, "positives from at least 3 more sessions are needed") {
 		t.Errorf("weighted recall gain over 2 sessions: %s, p %v, +%v sessions: %s", c.Status, c.PValue, c.MoreSessions, c.Reason)
 	}
 	// One session: the hint is raised to the 2 sessions up to 3 (the

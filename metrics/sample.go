@@ -102,6 +102,9 @@ type WeightedRatio struct {
 	// GainSessions counts, for a paired difference, the sessions holding
 	// its labeled units (the sessions' sign flip's K; gainTest).
 	GainSessions int64
+	// gain keeps a paired difference's sums, from which the dangerous-
+	// recall criterion takes its one-sided test and bounds (oneSided).
+	gain *gainInputs
 }
 
 // WithTraffic returns f with the recorded sessions and pairs it describes
@@ -288,8 +291,8 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 	if !bounded {
 		// A difference of two proportions: its test and interval are one
 		// computation (gainTest), the interval within [−1, 1].
-		in := gainInputs{R: R, X: X, V: out.Var, df: out.DF, conf: conf, up: out.Up, down: out.Down, disc: out.Discordant,
-			ne: min(out.Den*out.Den/sumWX2, float64(psu)), q: q}
+		in := gainInputs{R: R, X: X, V: out.Var, df: out.DF, up: out.Up, down: out.Down, disc: out.Discordant,
+			ne: min(out.Den*out.Den/sumWX2, float64(psu))}
 		sa, sb := map[string]float64{}, map[string]float64{}
 		var order []string
 		for i := range units {
@@ -313,8 +316,9 @@ func weightedRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) We
 		for _, s := range order {
 			in.sessA, in.sessB = append(in.sessA, sa[s]), append(in.sessB, sb[s])
 		}
-		lo, hi, p, test := gainTest(in)
+		lo, hi, p, test := gainTest(in, 1-conf, false)
 		out.Lo, out.Hi, out.P, out.Test = ptr(lo), ptr(hi), ptr(p), test
+		out.gain = &in
 		out.GainSessions = int64(len(order))
 		return out
 	}

@@ -74,17 +74,19 @@ func atThreshold(m labelModel, reps, budget int, prefixes []int, recall bool) th
 // precision and three models' dangerous-recall gain of 0, at a 300-label
 // queue's first 300/150/100/75/40 labels (and, in the full run, a
 // 3,000-label queue's first 100/60/40). The goal is the interval's
-// nominal 2.5 % a side (a recall gain's PASS too: its test is the
-// two-sided one its interval inverts, gainTest); the table marks the rows
-// over it by more than two Monte Carlo errors. The full run holds every false FAIL to that goal, 0.025 plus
+// nominal 2.5 % a side; a recall gain's PASS is its one-sided test at
+// 5 % (the contract's level; gainTest one-sided, the bounds it prints
+// invert it), its FAIL at a gain of 0 a correct NO-GO; the table marks
+// the rows over their goal by more than two Monte Carlo errors. The full run holds every false FAIL to that goal, 0.025 plus
 // two Monte Carlo errors (docs/statistics.md, "One-sided misses": up to
 // 0.061 before the floor's reach was made a normal term, up to 0.040
 // before the bounds took the skew of the sessions' totals; now at most
 // 0.029 at 2,000 populations), every false PASS of precision to the
-// issue's 0.04 and every recall gain's to 0.025 plus two Monte Carlo
-// errors (0.015–0.026 at 2,000 populations; before its test was made the
-// one its interval inverts, a one-sided t at 0.05: up to 0.051); the smoke (40 populations, fixed seeds) to the goal plus
-// its Monte Carlo slack.
+// issue's 0.04 and every recall gain's to 0.05 plus two Monte Carlo
+// errors (0.041–0.051 at 300 labels, 2,000 populations: over the issue's
+// 0.04, docs/statistics.md "Criteria on weighted figures"; 0.015–0.026
+// while its test was two-sided); the smoke (40 populations, fixed seeds)
+// to the goal plus its Monte Carlo slack.
 func TestLabeledCalibrationAtThreshold(t *testing.T) {
 	t.Parallel()
 	reps, full := calibrationN()
@@ -116,12 +118,13 @@ func TestLabeledCalibrationAtThreshold(t *testing.T) {
 	wg.Wait()
 	se2 := func(p float64) float64 { return 2 * math.Sqrt(p*(1-p)/float64(reps)) }
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| model (%d populations), figure exactly at the threshold | queue | labels | FAIL (goal ≤ 0.025) | PASS (goal ≤ 0.025) |\n|---|---|---|---|---|\n", reps)
+	fmt.Fprintf(&b, "\n| model (%d populations), figure exactly at the threshold | queue | labels | FAIL (goal ≤ 0.025; a recall gain of 0: a correct NO-GO) | PASS (goal ≤ 0.025; recall gain ≤ 0.05) |\n|---|---|---|---|---|\n", reps)
 	for i, se := range settings {
 		name := "precision: " + se.m.name
-		passGoal := 0.025
+		passGoal, failGoal := 0.025, 0.025
 		if se.recall {
 			name = "recall gain 0: " + se.m.name
+			passGoal, failGoal = 0.05, 1
 		}
 		for pi, n := range se.prefixes {
 			f, p := res[i].fail[pi], res[i].pass[pi]
@@ -131,13 +134,13 @@ func TestLabeledCalibrationAtThreshold(t *testing.T) {
 				}
 				return fmt.Sprintf("%.3f", v)
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", name, se.budget, n, mark(f, 0.025), mark(p, passGoal))
-			failMax, passMax := 0.025+se2(0.025), 0.04
+			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", name, se.budget, n, mark(f, failGoal), mark(p, passGoal))
+			failMax, passMax := failGoal+se2(failGoal), 0.04
 			if se.recall {
-				passMax = 0.025 + se2(0.025)
+				passMax = passGoal + se2(passGoal)
 			}
 			if !full {
-				failMax = 0.025 + smokeSlack(0.025, reps)
+				failMax = failGoal + smokeSlack(failGoal, reps)
 				passMax = max(passMax, passGoal) + smokeSlack(passGoal, reps)
 			}
 			if f > failMax {

@@ -137,12 +137,13 @@ func setLabelHint(c *Criterion, f WeightedRatio, h LabelHint, ok bool, verb stri
 // SampleDangerousRecall evaluates dangerous_recall_must_beat_baseline on a
 // labeled sample: diff is WeightedRecallDiff (the judge against the rule's
 // deterministic baseline on the same weighted positives). The rule is the
-// unweighted path's (Direction.Decide with Gain): PASS when the test the
-// interval inverts (gainTest: weighted t, sessions' sign flip, sign test)
-// gives a two-sided p < 1 − confidence (Holm-adjusted across the judge's
-// dangerous rules by ApplySample) — the interval then lies above 0 —,
-// FAIL only when the whole interval lies at or below 0, INCONCLUSIVE
-// otherwise; the interval never leaves [−1, 1].
+// unweighted path's (Direction.Decide with Gain, decideGain): PASS when
+// the one-sided test the bounds invert (gainTest one-sided: weighted t,
+// sessions' sign flip, sign test) gives p < 1 − confidence (Holm-adjusted
+// across the judge's dangerous rules by ApplySample, the bounds then at
+// Holm's level) — the one-sided lower bound then lies above 0 —, FAIL
+// only when the upper bound lies at or below 0, INCONCLUSIVE otherwise;
+// the bounds never leave [−1, 1].
 func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline bool, crit replay.KillCriteria) Criterion {
 	c := Criterion{Name: CriterionDangerousRecall}
 	switch {
@@ -155,87 +156,87 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 	case !hasBaseline:
 		c.Status, c.Reason = StatusNA, "the rule has no deterministic baseline"
 		return c
-	case diff.Estimate == nil:
+	case diff.Estimate == nil || diff.gain == nil:
 		c.Status, c.Reason = StatusNA, "no labeled positives"
 		return c
 	}
 	d := *diff.Estimate
-	// The two-sided p of the test the interval inverts (gainTest): 0 lies
-	// outside the interval exactly when p < 1 − confidence, so a PASS is
-	// never printed beside an interval holding 0, nor an open criterion
-	// beside one clear of it.
-	p := *diff.P
-	c.N, c.PValue = diff.Units, ptr(p)
 	alpha := alphaOf(crit.Confidence)
-	ev := Evidence{Estimate: d, Lo: *diff.Lo, Hi: *diff.Hi, P: ptr(p), Alpha: alpha, Sessions: diff.clusteredSessions()}
-	if diff.Unreached > 0 && *diff.Lo <= 0 {
-		// The test speaks of the reached strata only: a PASS needs the
-		// widened interval clear of 0 as well.
-		ev.P = nil
+	// The one-sided p of the test the bounds invert (gainTest): 0 lies
+	// below the lower bound exactly when p < α, so a PASS is never
+	// printed beside a bound at or below 0, nor an open criterion beside
+	// one above it.
+	_, _, p, test, _ := diff.oneSided(alpha)
+	c.N, c.PValue = diff.Units, ptr(p)
+	g := &gainEvidence{est: d, p: p, sessions: diff.clusteredSessions(), lab: &diff}
+	if diff.Unreached > 0 {
+		g.desc = fmt.Sprintf("weighted recall gain over the baseline %s on the strata the labels reached, %d sampled + %d census positives (one-sided %s p=%s there{holm}; difference {level} [{lo}, {hi}], widened to hold the %s unlabeled pairs in queue strata no label has reached yet, any of which may be a positive either one catches)",
+			fmtF(d), diff.Sampled, diff.Census, test, fmtF(p), fmtF(diff.Unreached))
+	} else {
+		g.desc = fmt.Sprintf("weighted recall gain over the baseline %s on %d sampled + %d census positives (one-sided %s p=%s{holm}, the test the bounds invert; difference {level} [{lo}, {hi}])",
+			fmtF(d), diff.Sampled, diff.Census, test, fmtF(p))
 	}
-	dec := apply(&c, ev, func(l, h float64) string {
-		if diff.Unreached > 0 {
-			return fmt.Sprintf("weighted recall gain over the baseline %s on the strata the labels reached, %d sampled + %d census positives (two-sided %s p=%s there; difference %.0f%% CI [%s, %s], widened to hold the %s unlabeled pairs in queue strata no label has reached yet, any of which may be a positive either one catches)",
-				fmtF(d), diff.Sampled, diff.Census, diff.Test, fmtF(p), crit.Confidence*100, fmtF(l), fmtF(h), fmtF(diff.Unreached))
-		}
-		return fmt.Sprintf("weighted recall gain over the baseline %s on %d sampled + %d census positives (two-sided %s p=%s, the test the interval inverts; difference %.0f%% CI [%s, %s])",
-			fmtF(d), diff.Sampled, diff.Census, diff.Test, fmtF(p), crit.Confidence*100, fmtF(l), fmtF(h))
-	})
-	if dec.Status == StatusInconclusive && diff.Unreached > 0 {
-		c.Reason += "; label further down the queue: it reaches every stratum before it adds to any"
-		return c
-	}
-	if dec.Status == StatusInconclusive {
-		if d <= 0 {
-			c.Reason += "; the labels show no gain, so more labels like these would not make it pass"
-			return c
-		}
-		if need := flipSessionsNeeded(alpha); diff.GainSessions > 0 && diff.GainSessions < need &&
-			(diff.Remaining == 0 || (diff.TrafficSessions > 0 && diff.TrafficSessions < need)) {
-			// The sessions' sign flip decides p here, and on so few
-			// sessions no sign pattern reaches α: no number of labels
-			// from these sessions decides it (every pair is labeled, or
-			// the recorded sessions themselves are too few; otherwise
-			// more labels from the queue reach more sessions).
-			more := need - diff.GainSessions
-			if c.MoreSessions == nil || *c.MoreSessions < more {
-				c.MoreSessions = new(more)
-			}
-			sess := "sessions"
-			if more == 1 {
-				sess = "session"
-			}
-			c.Reason += fmt.Sprintf("; with labeled positives in %d sessions, the sessions' sign flip cannot reach p < %s whatever the labels show: positives from at least %d more %s are needed", diff.GainSessions, fmtF(alpha), more, sess)
-			return c
-		}
-		// The interval's t must clear 0: half-width q·√v at variance v,
-		// q two-sided (the test the interval inverts), the t's degrees of
-		// freedom growing with the data (dfAfter).
-		half := func(v, grow float64) float64 {
-			return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: dfAfter(diff.DF, grow)}.Quantile(1-alpha/2) * math.Sqrt(v)
-		}
-		// The labels' part of the variance rests on the discordant labels
-		// alone (the others add nothing to a difference): its degrees of
-		// freedom for the hint are theirs.
-		fh := diff
-		fh.SampledDF = min(fh.SampledDF, max(1, float64(diff.Up+diff.Down-1)))
-		h, ok := labelsToDecide(fh, d, half, assurance, diff.Remaining, 0)
-		if disc := diff.Up + diff.Down; ok && disc > 0 && disc < fewDiscordant {
-			h = fewDiscordantHint(diff, h)
-		}
-		setLabelHint(&c, diff, h, ok, "decide it")
-		if dec.Few {
-			fewLabelSessions(&c, diff)
-		}
-	}
+	c.gainEv = g
+	c.decideGain(p, alpha, alpha, 0)
 	return c
 }
 
-// flipSessionsNeeded is the fewest sessions whose two-sided sign flip can
-// reach a p below alpha: 2/2^K < alpha (6 at 0.05).
+// labeledGainHint is an open labeled recall gain's "+N" (decideGain), the
+// one-sided test at level alpha to be passed.
+func labeledGainHint(c *Criterion, diff WeightedRatio, dec Decision, alpha float64) {
+	d := *diff.Estimate
+	if diff.Unreached > 0 {
+		c.Reason += "; label further down the queue: it reaches every stratum before it adds to any"
+		return
+	}
+	if d <= 0 {
+		c.Reason += "; the labels show no gain, so more labels like these would not make it pass"
+		return
+	}
+	if need := flipSessionsNeeded(alpha); diff.GainSessions > 0 && diff.GainSessions < need &&
+		(diff.Remaining == 0 || (diff.TrafficSessions > 0 && diff.TrafficSessions < need)) {
+		// The sessions' sign flip decides p here, and on so few
+		// sessions no sign pattern reaches α: no number of labels
+		// from these sessions decides it (every pair is labeled, or
+		// the recorded sessions themselves are too few; otherwise
+		// more labels from the queue reach more sessions).
+		more := need - diff.GainSessions
+		if c.MoreSessions == nil || *c.MoreSessions < more {
+			c.MoreSessions = new(more)
+		}
+		sess := "sessions"
+		if more == 1 {
+			sess = "session"
+		}
+		c.Reason += fmt.Sprintf("; with labeled positives in %d sessions, the sessions' sign flip cannot reach p < %s whatever the labels show: positives from at least %d more %s are needed", diff.GainSessions, fmtF(alpha), more, sess)
+		return
+	}
+	// The lower bound's t must clear 0: reach q·√v at variance v, q
+	// one-sided (the test the bounds invert), the t's degrees of freedom
+	// growing with the data (dfAfter).
+	half := func(v, grow float64) float64 {
+		return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: dfAfter(diff.DF, grow)}.Quantile(1-alpha) * math.Sqrt(v)
+	}
+	// The labels' part of the variance rests on the discordant labels
+	// alone (the others add nothing to a difference): its degrees of
+	// freedom for the hint are theirs.
+	fh := diff
+	fh.SampledDF = min(fh.SampledDF, max(1, float64(diff.Up+diff.Down-1)))
+	h, ok := labelsToDecide(fh, d, half, assurance, diff.Remaining, 0)
+	if disc := diff.Up + diff.Down; ok && disc > 0 && disc < fewDiscordant {
+		h = fewDiscordantHint(diff, h)
+	}
+	setLabelHint(c, diff, h, ok, "decide it")
+	if dec.Few {
+		fewLabelSessions(c, diff)
+	}
+}
+
+// flipSessionsNeeded is the fewest sessions whose one-sided sign flip can
+// reach a p below alpha: 1/2^K < alpha (5 at 0.05).
 func flipSessionsNeeded(alpha float64) int64 {
 	k := int64(1)
-	for 2/math.Ldexp(1, int(k)) >= alpha && k < 62 {
+	for 1/math.Ldexp(1, int(k)) >= alpha && k < 62 {
 		k++
 	}
 	return k
@@ -243,8 +244,8 @@ func flipSessionsNeeded(alpha float64) int64 {
 
 // fewDiscordant is the number of discordant labeled units below which a
 // labeled difference's p is bounded by the exact sign test: with fewer
-// than 6, even all one way, the two-sided sign test cannot reach 0.05
-// (the one-sided needs 5).
+// than 5, even all one way, the one-sided sign test cannot reach 0.05
+// (a comparison's two-sided one needs 6, which this keeps).
 const fewDiscordant = 6
 
 // fewDiscordantHint raises a recall gain's hint while fewer than

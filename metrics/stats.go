@@ -170,11 +170,7 @@ const (
 // non-decreasing, capped at 1.
 func Holm(ps []float64) []float64 {
 	m := len(ps)
-	idx := make([]int, m)
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
+	idx := ascending(ps)
 	out := make([]float64, m)
 	run := 0.0
 	for r, i := range idx {
@@ -189,11 +185,7 @@ func Holm(ps []float64) []float64 {
 // p_(i) × m / i, made non-increasing from the largest down, capped at 1.
 func BenjaminiHochberg(ps []float64) []float64 {
 	m := len(ps)
-	idx := make([]int, m)
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
+	idx := ascending(ps)
 	out := make([]float64, m)
 	run := 1.0
 	for r := m - 1; r >= 0; r-- {
@@ -202,4 +194,96 @@ func BenjaminiHochberg(ps []float64) []float64 {
 		out[i] = min(1, run)
 	}
 	return out
+}
+
+// mcnemarGain is the one-sided exact McNemar test of a paired difference
+// on b first-side-only and c second-side-only of n units, one unit per
+// session, and its inversion at level alpha (docs/statistics.md, "The
+// recall gain"). Given the D = b + c discordant units, b ~ Bin(D, θ)
+// with θ the share the first side alone catches; the difference is
+// (2θ − 1)·π, π the discordant share of all units. θ's one-sided bounds
+// are Clopper–Pearson's, found by bisection on the same binomial tail
+// whose value at θ = ½ is the test's p (pG = McNemarGreater(b, c),
+// pL = McNemarGreater(c, b)), each bisection starting from ½ on the side
+// the test decided: θ_L > ½ exactly when pG < alpha, θ_U < ½ exactly when
+// pL < alpha. Each bound takes π's one-sided Clopper–Pearson bound (at
+// alpha) on the side that keeps it conservative, so its sign is the
+// test's and it lies within [−1, 1]; with no discordant unit the bounds
+// are ± π's upper bound, not a point at 0.
+func mcnemarGain(b, c, n int64, alpha float64) (lo, hi, pG, pL float64) {
+	D := b + c
+	thLo, thHi, pG, pL := cpShare(b, c, alpha)
+	piLo, piHi := 0.0, 1.0
+	if D > 0 {
+		piLo = distuv.Beta{Alpha: float64(D), Beta: float64(n-D) + 1}.Quantile(alpha)
+	}
+	if D < n {
+		piHi = distuv.Beta{Alpha: float64(D) + 1, Beta: float64(n - D)}.Quantile(1 - alpha)
+	}
+	scale := func(g float64, up bool) float64 {
+		if (g > 0) == up {
+			return g * piHi
+		}
+		return g * piLo
+	}
+	lo, hi = scale(2*thLo-1, false), scale(2*thHi-1, true)
+	return max(lo, -1), min(hi, 1), pG, pL
+}
+
+// cpShare is the exact one-sided binomial test of "the first side's share
+// θ of the b + c discordant units exceeds ½" (pG = McNemarGreater(b, c))
+// and of "it falls short" (pL = McNemarGreater(c, b)), with Clopper–
+// Pearson's one-sided bounds of θ at level alpha, each found by bisection
+// on the very binomial tail whose value at θ = ½ is its p, starting from
+// ½ on the side the test decided: thLo > ½ exactly when pG < alpha,
+// thHi < ½ exactly when pL < alpha (no rounding can split them). With no
+// discordant unit θ is [0, 1] and both p's are 1.
+func cpShare(b, c int64, alpha float64) (thLo, thHi, pG, pL float64) {
+	D := b + c
+	pG, pL = McNemarGreater(b, c), McNemarGreater(c, b)
+	// P(X ≥ b) at θ: by symmetry P(Bin(D, 1−θ) ≤ c), the call whose
+	// value at ½ is pG; P(X ≤ b) at θ, pL's.
+	tailG := func(th float64) float64 { return distuv.Binomial{N: float64(D), P: 1 - th}.CDF(float64(c)) }
+	tailL := func(th float64) float64 { return distuv.Binomial{N: float64(D), P: th}.CDF(float64(b)) }
+	// bisect returns the end of [x, y] whose tail is at least alpha
+	// (x's is below it) after 60 halvings.
+	bisect := func(tail func(float64) float64, x, y float64) float64 {
+		for range 60 {
+			m := (x + y) / 2
+			if tail(m) < alpha {
+				x = m
+			} else {
+				y = m
+			}
+		}
+		return y
+	}
+	thLo, thHi = 0, 1
+	if D == 0 {
+		return thLo, thHi, pG, pL
+	}
+	switch {
+	case pG < alpha:
+		thLo = bisect(tailG, 0.5, 1)
+	case b > 0:
+		thLo = bisect(tailG, 0, 0.5)
+	}
+	switch {
+	case pL < alpha:
+		thHi = bisect(tailL, 0.5, 0)
+	case c > 0:
+		thHi = bisect(tailL, 1, 0.5)
+	}
+	return thLo, thHi, pG, pL
+}
+
+// ascending is the indexes of ps in ascending order of p, ties in the
+// order given (Holm's and Benjamini–Hochberg's ranks, holmLevels').
+func ascending(ps []float64) []int {
+	idx := make([]int, len(ps))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
+	return idx
 }

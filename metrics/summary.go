@@ -236,6 +236,12 @@ type Criterion struct {
 	Estimate *float64 `json:"estimate"`
 	Lo       *float64 `json:"lo"`
 	Hi       *float64 `json:"hi"`
+	// Bounds names Lo and Hi where they are not a two-sided interval at
+	// the configured confidence: dangerous recall's are the two one-sided
+	// bounds that invert its one-sided test ("one-sided 95% bounds"; at
+	// Holm's level for the rule when the judge has several dangerous
+	// rules).
+	Bounds string `json:"bounds,omitempty"`
 	// Threshold from the kill criteria (milliseconds for judge_p95_max; 0
 	// for dangerous_recall_must_beat_baseline: the difference must exceed 0).
 	Threshold float64 `json:"threshold"`
@@ -270,6 +276,9 @@ type Criterion struct {
 	// clause the hint added to Reason (holmDangerous sizes it again).
 	gain *GainInputs
 	hint string
+	// gainEv is dangerous recall's test and what gives its bounds at
+	// another level (holmDangerous decides it again at Holm's).
+	gainEv *gainEvidence
 	// few is the sessions a session-clustered criterion rested on when
 	// they were too few to decide it (FewSessions), 0 otherwise: its
 	// hint asks for at least the sessions up to MinSessions.

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -417,4 +418,150 @@ func latencyBootstrap(base, cand []float64, num, den int, seed uint64, conf floa
 	}
 	slices.Sort(draws)
 	return bootInterval(draws, conf)
+}
+
+// subsetT is one sign pattern of a session sign-flip test of a paired
+// difference, inverted: the sessions it flips (F) have the difference
+// t = Σ_F d / Σ_F n (their units' first-side-only minus second-side-only
+// over their units), and the pattern has probability w.
+type subsetT struct{ t, w float64 }
+
+// flipBounds inverts a one-sided session sign-flip test of a paired
+// difference δ (docs/statistics.md, "The recall gain"). Under "the two
+// sides are exchangeable within a session" at difference δ, each
+// session's u_i = d_i − δ·n_i is as likely to be −u_i; flipping the
+// sessions F moves T(δ) = Σu_i to T(δ) − 2·Σ_F u_i, which reaches T(δ)
+// from above exactly when Σ_F d ≤ δ·Σ_F n, i.e. t_F ≤ δ. So the one-sided
+// p of "greater" at δ is pG(δ) = w0 + Σ_{t_F ≤ δ} w_F (w0: the patterns
+// that flip nothing, as extreme as the data at every δ), non-decreasing in
+// δ, and the lower bound at level alpha is the smallest t_F with
+// pG(t_F) ≥ alpha (−1 when w0 ≥ alpha: no pattern set can reject); the
+// upper bound likewise from pL(δ) = w0 + Σ_{t_F ≥ δ} w_F. pG and pL are
+// the p's at δ = 0 (the sign-flip test's own), read off the same running
+// sums, so lo > 0 exactly when pG < alpha and hi < 0 exactly when
+// pL < alpha. ts is sorted in place.
+func flipBounds(ts []subsetT, w0, alpha float64) (lo, hi, pG, pL float64) {
+	slices.SortFunc(ts, func(x, y subsetT) int { return cmp.Compare(x.t, y.t) })
+	lo, hi, pG, pL = -1, 1, w0, w0
+	loSet := w0 >= alpha
+	run := w0
+	for i := 0; i < len(ts); {
+		j, t := i, ts[i].t
+		for ; j < len(ts) && ts[j].t == t; j++ {
+			run += ts[j].w
+		}
+		i = j
+		if t <= 0 {
+			pG = run
+		}
+		if !loSet && run >= alpha {
+			lo, loSet = t, true
+		}
+	}
+	hiSet := w0 >= alpha
+	run = w0
+	for i := len(ts) - 1; i >= 0; {
+		j, t := i, ts[i].t
+		for ; j >= 0 && ts[j].t == t; j-- {
+			run += ts[j].w
+		}
+		i = j
+		if t >= 0 {
+			pL = run
+		}
+		if !hiSet && run >= alpha {
+			hi, hiSet = t, true
+		}
+	}
+	return lo, hi, min(pG, 1), min(pL, 1)
+}
+
+// gainSess is k sessions holding n ≥ 1 paired units each, d of them
+// first-side-only minus second-side-only.
+type gainSess struct{ d, n, k int64 }
+
+// sessionFlipGain is the one-sided session sign-flip test of a paired
+// difference over the sessions ss and its inversion at level alpha
+// (flipBounds): the distribution of (Σ_F d, Σ_F n) over the 2^K flip
+// patterns exactly (dynamic programming over the sums, the flips of a
+// group of like sessions binomial) when that costs at most 2·10⁷ steps,
+// else SignFlipDraws seeded Monte Carlo patterns, the data's own pattern
+// counted once more (p = (1 + hits)/(1 + draws), as SignFlip). At δ = 0
+// its pG is SignFlip's one-sided p (the sessions with d = 0 flip nothing
+// there); mc says it was drawn.
+func sessionFlipGain(ss []gainSess, alpha float64, seed uint64) (lo, hi, pG, pL float64, mc bool) {
+	var span, N, groups int64
+	for _, s := range ss {
+		span += max(s.d, -s.d) * s.k
+		N += s.n * s.k
+		groups += s.k + 1
+	}
+	if N == 0 {
+		return -1, 1, 1, 1, false
+	}
+	width := 2*span + 1
+	states := width * (N + 1)
+	if states > 0 && states <= signFlipExactCost && groups*states <= signFlipExactCost {
+		// dist[(sd+span)·(N+1) + sn] = P(Σ_F d = sd, Σ_F n = sn).
+		dist := make([]float64, states)
+		next := make([]float64, states)
+		dist[span*(N+1)] = 1
+		for _, s := range ss {
+			clear(next)
+			bin := distuv.Binomial{N: float64(s.k), P: 0.5}
+			for x := int64(0); x <= s.k; x++ {
+				w := bin.Prob(float64(x))
+				shift := x*s.d*(N+1) + x*s.n
+				for i, v := range dist {
+					if v != 0 {
+						next[int64(i)+shift] += w * v
+					}
+				}
+			}
+			dist, next = next, dist
+		}
+		var acc subsets
+		for i, v := range dist {
+			if v != 0 {
+				acc.add(int64(i)/(N+1)-span, int64(i)%(N+1), v)
+			}
+		}
+		lo, hi, pG, pL = flipBounds(acc.ts, acc.w0, alpha)
+		return lo, hi, pG, pL, false
+	}
+	rng := rand.New(rand.NewPCG(seedOr1(seed), 0x5f11))
+	w := 1 / float64(1+SignFlipDraws)
+	acc := subsets{w0: w, ts: make([]subsetT, 0, SignFlipDraws)}
+	for range SignFlipDraws {
+		var sd, sn int64
+		for _, s := range ss {
+			var x int64
+			if s.k == 1 {
+				x = int64(rng.Uint64() & 1)
+			} else {
+				x = int64(distuv.Binomial{N: float64(s.k), P: 0.5, Src: rng}.Rand())
+			}
+			sd += x * s.d
+			sn += x * s.n
+		}
+		acc.add(sd, sn, w)
+	}
+	lo, hi, pG, pL = flipBounds(acc.ts, acc.w0, alpha)
+	return lo, hi, pG, pL, true
+}
+
+// subsets collects flip patterns for flipBounds: a pattern flipping
+// sessions of Σ_F d = sd over Σ_F n = sn units, with probability w; one
+// that flips no unit (sn = 0) is as extreme as the data at every δ (w0).
+type subsets struct {
+	ts []subsetT
+	w0 float64
+}
+
+func (a *subsets) add(sd, sn int64, w float64) {
+	if sn == 0 {
+		a.w0 += w
+		return
+	}
+	a.ts = append(a.ts, subsetT{float64(sd) / float64(sn), w})
 }

@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -222,13 +223,17 @@ func (e *evaluator) approvalRejectRate(r *Row) Criterion {
 }
 
 // dangerousRecall tests whether the rule's result catches more labeled
-// positives than its deterministic baseline: the one-sided session
-// sign-flip test on the discordant positives m (exact McNemar when no
-// session holds two of them), the estimate being the recall difference
-// with its clustered Newcombe interval over pd (first side the judge).
-// It FAILs only on evidence that the judge is not better: the interval
-// lies wholly at or below 0. PASS needs p < 1 − confidence, after Holm's
-// adjustment across the judge's dangerous rules (holmDangerous).
+// positives than its deterministic baseline (docs/statistics.md, "The
+// recall gain"): the one-sided exact McNemar test on the discordant
+// positives where no session holds two of them, the one-sided session
+// sign-flip test otherwise, the estimate being the recall difference and
+// its bounds the ones that invert the same test at the same level
+// (mcnemarGain, sessionFlipGain): the one-sided (1 − α) lower bound lies
+// above 0 exactly when p < α, the upper below 0 exactly when the reverse
+// test rejects. PASS needs p < 1 − confidence, after Holm's adjustment
+// across the judge's dangerous rules (holmDangerous, which moves the
+// bounds to Holm's level with it). It FAILs only on evidence that the
+// judge is not better: the upper bound at or below 0.
 func (e *evaluator) dangerousRecall(r *Row, m mcnemar, pd *pairDiff, seed uint64) Criterion {
 	c := Criterion{Name: CriterionDangerousRecall}
 	switch {
@@ -246,30 +251,130 @@ func (e *evaluator) dangerousRecall(r *Row, m mcnemar, pd *pairDiff, seed uint64
 		return c
 	}
 	n, b, cc := r.BaselinePositives, r.JudgeOnlyHits, r.BaselineOnlyHits
-	est, lo, hi := pd.interval(1, e.conf)
-	k := pd.clusteredSessions()
-	fr := m.flip(seed)
-	p := fr.greater
-	c.N, c.PValue = n, ptr(p)
+	g := &gainEvidence{est: float64(b-cc) / float64(n), b: b, c: cc, n: n, seed: seed, sessions: pd.clusteredSessions()}
 	test := "one-sided McNemar"
 	if m.clustered {
 		test = "one-sided sign-flip over sessions"
+		g.ss = gainSessions(pd)
+		_, _, g.p, _, _ = sessionFlipGain(g.ss, e.alpha, seed)
+	} else {
+		g.p = McNemarGreater(b, cc)
 	}
-	if apply(&c, Evidence{Estimate: est, Lo: lo, Hi: hi, P: ptr(p), Alpha: e.alpha, Sessions: k}, func(l, h float64) string {
-		return fmt.Sprintf("recall %s vs baseline %s on %d positives (judge-only %d, baseline-only %d, %s p=%s; difference %.0f%% CI [%s, %s])",
-			fmtF(float64(r.BaselineHits+b-cc)/float64(n)), fmtF(float64(r.BaselineHits)/float64(n)), n, b, cc, test, fmtF(p), e.conf*100, fmtF(l), fmtF(h))
-	}).Few {
-		c.few = k
+	g.desc = fmt.Sprintf("recall %s vs baseline %s on %d positives (judge-only %d, baseline-only %d, %s p=%s{holm}; difference {level} [{lo}, {hi}])",
+		fmtF(float64(r.BaselineHits+b-cc)/float64(n)), fmtF(float64(r.BaselineHits)/float64(n)), n, b, cc, test, fmtF(g.p))
+	c.N, c.PValue = n, ptr(g.p)
+	c.gainEv = g
+	if gi := e.gainInputs(n, m, pd); gi != nil {
+		c.gain = gi
 	}
-	switch c.Status {
-	case StatusInconclusive:
-		e.recallHint(&c, n, m, pd, e.alpha)
-	case StatusPass:
-		// Holm's adjustment may take the PASS back (holmDangerous): keep
-		// what sizes its hint then.
-		c.gain = e.gainInputs(n, m, pd)
-	}
+	c.decideGain(g.p, e.alpha, e.alpha, 0)
 	return c
+}
+
+// gainEvidence is a recall gain's one-sided test, on either path, with
+// what gives the bounds that invert it at any level (holmDangerous moves
+// them to Holm's level for the rule).
+type gainEvidence struct {
+	est, p   float64 // the difference and the one-sided p of "greater"
+	sessions float64 // Evidence.Sessions
+	// The unweighted path: b judge-only and c baseline-only of n
+	// positives; ss the sessions when one holds two discordant ones (the
+	// sign flip over sessions, seeded when drawn), else exact McNemar.
+	b, c, n int64
+	ss      []gainSess
+	seed    uint64
+	// The labeled path: the weighted difference (WeightedRatio.oneSided).
+	lab *WeightedRatio
+	// desc is the criterion's description, {holm}, {level}, {lo} and
+	// {hi} to be filled.
+	desc string
+}
+
+// bounds are the gain's one-sided (1 − level) lower and upper bounds.
+func (g *gainEvidence) bounds(level float64) (lo, hi float64) {
+	switch {
+	case g.lab != nil:
+		lo, hi, _, _, _ = g.lab.oneSided(level)
+	case g.ss != nil:
+		lo, hi, _, _, _ = sessionFlipGain(g.ss, level, g.seed)
+	default:
+		lo, hi, _, _ = mcnemarGain(g.b, g.c, g.n, level)
+	}
+	return lo, hi
+}
+
+// BoundsLabel names the recall gain's printed pair at level alpha: the two
+// one-sided bounds, not a two-sided interval ("one-sided 95% bounds").
+func BoundsLabel(alpha float64) string {
+	return fmt.Sprintf("one-sided %s%% bounds", strconv.FormatFloat(100*(1-alpha), 'g', 4, 64))
+}
+
+// decideGain decides dangerous recall on its evidence with the one rule
+// (Gain.Decide): p (Holm-adjusted over holm rules, 0 for none) against
+// alpha, beside the bounds at level (α, or Holm's level for the rule:
+// holmLevels), so that PASS goes with a lower bound above 0; then its
+// hint, sized at alpha/holm.
+func (c *Criterion) decideGain(p, alpha, level float64, holm int) {
+	g := c.gainEv
+	lo, hi := g.bounds(level)
+	ev := Evidence{Estimate: g.est, Lo: lo, Hi: hi, P: ptr(p), Alpha: alpha, Sessions: g.sessions}
+	if g.lab != nil && g.lab.Unreached > 0 && lo <= 0 {
+		// The test speaks of the reached strata only: a PASS needs the
+		// widened bound above 0 as well.
+		ev.P = nil
+	}
+	holmText := ""
+	if holm > 1 {
+		holmText = fmt.Sprintf(", Holm-adjusted over %d dangerous rules p=%s", holm, fmtF(p))
+	}
+	c.Lo, c.Hi, c.hint = nil, nil, ""
+	c.SamplesNeeded, c.MoreSamples, c.MoreSessions, c.MoreUnit = nil, nil, nil, ""
+	c.Bounds = BoundsLabel(level)
+	rep := strings.NewReplacer("{holm}", holmText, "{level}", c.Bounds)
+	dec := apply(c, ev, func(l, h float64) string {
+		return strings.NewReplacer("{lo}", fmtF(l), "{hi}", fmtF(h)).Replace(rep.Replace(g.desc))
+	})
+	if holm > 1 && dec.Status == StatusInconclusive && g.p < alpha && !(p < alpha) {
+		c.Reason += fmt.Sprintf(" (p=%s is below %s alone, not after Holm's adjustment)", fmtF(g.p), fmtF(alpha))
+	}
+	c.few = 0
+	if dec.Few {
+		c.few = g.sessions
+	}
+	hintAlpha := alpha
+	if holm > 1 {
+		// The hint must beat what Holm asks of the rule: at most α/m
+		// (Bonferroni's level, Holm's first step) — sized for it.
+		hintAlpha = alpha / float64(holm)
+	}
+	if dec.Status != StatusInconclusive {
+		return
+	}
+	if g.lab != nil {
+		labeledGainHint(c, *g.lab, dec, hintAlpha)
+		return
+	}
+	if c.gain != nil {
+		c.setGainHint(c.N, hintAlpha)
+	}
+}
+
+// gainSessions are the recall difference's sessions for the sign flip
+// over sessions: d judge-only minus baseline-only of n positives.
+func gainSessions(pd *pairDiff) []gainSess {
+	idx := map[[2]int64]int{}
+	var out []gainSess
+	for _, pc := range pd.sess {
+		s := pc.s
+		key := [2]int64{s.y1 - s.y2, s.m}
+		if i, ok := idx[key]; ok {
+			out[i].k += pc.n
+			continue
+		}
+		idx[key] = len(out)
+		out = append(out, gainSess{key[0], key[1], pc.n})
+	}
+	return out
 }
 
 // gainInputs are what SessionsToGain sizes dangerous recall's "+N" from:
@@ -287,19 +392,6 @@ func (e *evaluator) gainInputs(n int64, m mcnemar, pd *pairDiff) *GainInputs {
 		return nil
 	}
 	return &GainInputs{K: k, M: float64(n), SumD: s, SumD2: ss}
-}
-
-// recallHint sets dangerous recall's "+N": new sessions like the ones
-// holding the labeled positives (SessionsToGain on the sessions'
-// discordance), after which the one-sided test at level alpha rejects
-// with 80 % probability, stated in sessions and positives. Nothing when
-// the judge shows no gain.
-func (e *evaluator) recallHint(c *Criterion, n int64, m mcnemar, pd *pairDiff, alpha float64) {
-	c.SamplesNeeded, c.MoreSamples, c.MoreSessions = nil, nil, nil
-	if c.gain = e.gainInputs(n, m, pd); c.gain == nil {
-		return
-	}
-	c.setGainHint(n, alpha)
 }
 
 // setGainHint sizes dangerous recall's hint from c.gain for the
@@ -330,8 +422,10 @@ func (c *Criterion) setGainHint(n int64, alpha float64) {
 
 // holmDangerous adjusts the dangerous-recall p-values of one judge's rules
 // with Holm's step-down method: these tests bear on the verdict, and a
-// judge with many dangerous rules would otherwise pass one by chance. A
-// PASS whose adjusted p is not below 1 − confidence becomes INCONCLUSIVE.
+// judge with many dangerous rules would otherwise pass one by chance. Each
+// rule is decided again on its adjusted p, beside its bounds at Holm's
+// level for it (holmLevels), so that a PASS still goes with a lower bound
+// above 0 and an open rule with one at or below it.
 func (e *evaluator) holmDangerous(rules []*Row) {
 	var cs []*Criterion
 	for _, r := range rules {
@@ -344,25 +438,36 @@ func (e *evaluator) holmDangerous(rules []*Row) {
 		ps[i] = *c.PValue
 	}
 	adj := Holm(ps)
+	levels := holmLevels(ps, e.alpha)
 	for i, c := range cs {
 		c.PAdjusted, c.Adjustment = ptr(adj[i]), AdjustHolm
-		if len(cs) > 1 && c.Status == StatusInconclusive && c.gain != nil {
-			// The hint must beat what Holm asks of the rule: at most
-			// α/m (Bonferroni's level, Holm's first step) — sized for it.
-			c.setGainHint(c.N, e.alpha/float64(len(cs)))
-		}
-		if len(cs) > 1 {
-			c.Reason += fmt.Sprintf(" (Holm-adjusted over %d dangerous rules: p=%s)", len(cs), fmtF(adj[i]))
-		}
-		if c.Status == StatusPass && Gain.Decide(0, Evidence{Estimate: *c.Estimate, Lo: *c.Lo, Hi: *c.Hi, P: ptr(adj[i]), Alpha: e.alpha}).Status != StatusPass {
-			c.Status = StatusInconclusive
-			c.Reason += fmt.Sprintf(": not below %s after the adjustment", fmtF(e.alpha))
-			if c.gain != nil {
-				// Open now: its "+N", sized for what Holm asks of it.
-				c.setGainHint(c.N, e.alpha/float64(len(cs)))
-			}
+		if len(cs) > 1 && c.gainEv != nil {
+			c.decideGain(adj[i], e.alpha, levels[i], len(cs))
 		}
 	}
+}
+
+// holmLevels is the one-sided level of each test's bounds under Holm's
+// step-down at alpha over ps: α/(m − r) for the test of rank r (from 0,
+// ascending p) while the steps reject, and the first non-rejecting step's
+// level for it and every test after. A test then rejects under Holm
+// exactly when its p lies below its level (its adjusted p below alpha),
+// and its bounds, inverting the same test at that level, clear 0 exactly
+// then: a rejected one's p is below its own step's level, and a kept
+// one's is at least that of the step where Holm stopped.
+func holmLevels(ps []float64, alpha float64) []float64 {
+	m := len(ps)
+	out := make([]float64, m)
+	stopped := false
+	level := alpha
+	for r, i := range ascending(ps) {
+		if !stopped {
+			level = alpha / float64(m-r)
+			stopped = !(ps[i] < level)
+		}
+		out[i] = level
+	}
+	return out
 }
 
 // judgeP95 checks the nearest-rank P95 of live calls; its interval comes

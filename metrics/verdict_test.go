@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -413,4 +414,163 @@ func TestDangerousRecallHintUnderHolm(t *testing.T) {
 	if strings.Count(c.Reason, "more sessions like these") != 1 || !strings.Contains(c.Reason, fmt.Sprintf("about %d more sessions", want)) {
 		t.Errorf("reason %q", c.Reason)
 	}
+}
+
+// dangerous recall on the unweighted path prints the bounds that invert
+// its own test: enumerating one-unit sessions (5–60 positives, every
+// judge-only / baseline-only split), PASS exactly when the one-sided
+// lower bound lies above 0 exactly when the one-sided McNemar p < 0.05,
+// FAIL exactly when the upper bound lies at or below 0 (exactly when the
+// reverse test rejects), the bounds within [−1, 1] around the estimate
+// and named for what they are. Before, 91 splits PASSed beside a 95 % CI
+// reaching 0 or below (13 vs 5 of 20: p = 0.048, [−0.011, 0.690]) and 6
+// were INCONCLUSIVE beside one wholly above 0 (4 of 5: p = 0.0625,
+// [0.193, 0.964]).
+func TestRecallGainBoundsAreItsTest(t *testing.T) {
+	t.Parallel()
+	e := defaultEval()
+	step := int64(1)
+	if testing.Short() {
+		step = 5
+	}
+	for n := int64(5); n <= 60; n++ {
+		for b := int64(0); b <= n; b++ {
+			for c := int64(0); b+c <= n; c++ {
+				if n > 20 && (b+c)%step != 0 {
+					continue
+				}
+				r := &Row{Class: "dangerous", TP: b, FN: n - b, BaselinePositives: n, BaselineHits: c, JudgeOnlyHits: b, BaselineOnlyHits: c}
+				cr := e.dangerousRecall(r, mcnemar{b: b, c: c}, oneUnitCells(0, b, c, n-b-c), 1)
+				p, lo, hi, est := *cr.PValue, *cr.Lo, *cr.Hi, *cr.Estimate
+				pL := McNemarGreater(c, b)
+				if (lo > 0) != (p < 0.05) || (cr.Status == StatusPass) != (lo > 0) || (cr.Status == StatusFail) != (hi <= 0) || (hi < 0) != (pL < 0.05) ||
+					lo < -1 || hi > 1 || lo > est || hi < est {
+					t.Fatalf("%d vs %d of %d: %s p=%g (reverse %g) est %g [%g, %g]", b, c, n, cr.Status, p, pL, est, lo, hi)
+				}
+				if cr.Bounds != "one-sided 95% bounds" || !strings.Contains(cr.Reason, "one-sided 95% bounds [") || strings.Contains(cr.Reason, "CI") {
+					t.Fatalf("%d vs %d of %d: %q %s", b, c, n, cr.Bounds, cr.Reason)
+				}
+				switch {
+				case n == 20 && b == 13 && c == 5:
+					if cr.Status != StatusPass || math.Abs(p-0.048126) > 1e-6 {
+						t.Errorf("13 vs 5 of 20: %s", cr.Reason)
+					}
+				case n == 5 && b == 4 && c == 0:
+					if cr.Status != StatusInconclusive || math.Abs(p-0.0625) > 1e-12 || lo > 0 {
+						t.Errorf("4 of 5: %s", cr.Reason)
+					}
+				}
+			}
+		}
+	}
+}
+
+// clusteredRecall is dangerous recall over sessions, each {judge-only,
+// baseline-only, both, neither} positives, as Close builds it.
+func clusteredRecall(e *evaluator, sess [][4]int64, seed uint64) Criterion {
+	var ps []pairSess
+	var m mcnemar
+	r := &Row{Class: "dangerous"}
+	for _, s := range sess {
+		j, b, both, none := s[0], s[1], s[2], s[3]
+		n := j + b + both + none
+		ps = append(ps, pairSess{y1: j + both, y2: b + both, y12: both, m: n})
+		m.addSessions(j-b, j+b, 1)
+		r.BaselinePositives += n
+		r.BaselineHits += b + both
+		r.JudgeOnlyHits += j
+		r.BaselineOnlyHits += b
+		r.TP += j + both
+		r.FN += n - j - both
+	}
+	return e.dangerousRecall(r, m, newPairDiff(ps), seed)
+}
+
+// The clustered case: the sign flip over sessions is inverted over the
+// difference (sessionFlipGain), so its p (the old test's, exactly) and
+// the one-sided bounds agree. By hand: 6 sessions of 4 positives, the
+// judge alone catching 3, 2, 2, 1, 1, 0: p = 2/64, and sorting the 63
+// flip patterns by the gain of the sessions they flip, lo = 1/8 (the
+// fourth of 64 from the bottom counting the pattern that flips nothing,
+// 3.2 needed), hi = 5/8 — the labeled path's own figures on census
+// labels (TestLabeledGainHandComputed). On random clustered sessions (3–40,
+// up to 6 discordant positives each, either way): PASS exactly when the
+// lower bound is above 0 exactly when p < 0.05, FAIL exactly when the
+// upper is at or below 0, p the one-sided SignFlip's.
+func TestClusteredRecallGainBoundsAreItsTest(t *testing.T) {
+	t.Parallel()
+	e := defaultEval()
+	c := clusteredRecall(e, [][4]int64{{3, 0, 0, 1}, {2, 0, 0, 2}, {2, 0, 0, 2}, {1, 0, 0, 3}, {1, 0, 0, 3}, {0, 0, 0, 4}}, 1)
+	if c.Status != StatusPass || math.Abs(*c.PValue-1.0/32) > 1e-12 || math.Abs(*c.Lo-0.125) > 1e-12 || math.Abs(*c.Hi-0.625) > 1e-12 {
+		t.Errorf("hand case: %s", c.Reason)
+	}
+	if !strings.Contains(c.Reason, "one-sided sign-flip over sessions p=0.03125") || !strings.Contains(c.Reason, "one-sided 95% bounds [0.125, 0.625]") {
+		t.Errorf("hand case reason: %s", c.Reason)
+	}
+	rng := rand.New(rand.NewPCG(3, 7))
+	for range 300 {
+		k := 3 + rng.IntN(38)
+		lean := rng.Float64()
+		sess := make([][4]int64, k)
+		var ds []int64
+		for i := range sess {
+			for range 1 + rng.IntN(6) {
+				switch u := rng.Float64(); {
+				case u < 0.25*lean:
+					sess[i][0]++
+				case u < 0.25:
+					sess[i][1]++
+				case u < 0.6:
+					sess[i][2]++
+				default:
+					sess[i][3]++
+				}
+			}
+			ds = append(ds, sess[i][0]-sess[i][1])
+		}
+		c := clusteredRecall(e, sess, 1)
+		p, lo, hi, est := *c.PValue, *c.Lo, *c.Hi, *c.Estimate
+		if (lo > 0) != (p < 0.05) || (c.Status == StatusPass) != (lo > 0) || (c.Status == StatusFail) != (hi <= 0) ||
+			lo < -1 || hi > 1 || lo > est || hi < est {
+			t.Fatalf("%v: %s", sess, c.Reason)
+		}
+		if f := SignFlip(ds, 1); f.mcErr == nil && !strings.Contains(c.Reason, "McNemar") && math.Abs(f.greater-p) > 1e-9 {
+			t.Fatalf("%v: p %g, the sign flip's %g", sess, p, f.greater)
+		}
+	}
+}
+
+// Under Holm the bounds move to Holm's level for the rule (holmLevels),
+// so a PASS still goes with a lower bound above 0 and an open rule with
+// one at or below it. Two rules at p = 0.0193 (10 vs 2 of 20) and 0.0481
+// (13 vs 5 of 20): Holm rejects both, at one-sided 97.5 % and 95 %.
+// Three rules at 0.0193: Holm's first step asks p < 0.0167, so none
+// passes, each beside its one-sided 98.33 % bounds, which reach 0 (at
+// 95 % alone they clear it).
+func TestRecallGainBoundsUnderHolm(t *testing.T) {
+	t.Parallel()
+	e := defaultEval()
+	row := func(b, c int64) *Row {
+		r := &Row{Class: "dangerous", TP: b, FN: 20 - b, BaselinePositives: 20, BaselineHits: c, JudgeOnlyHits: b, BaselineOnlyHits: c}
+		r.Criteria = []Criterion{e.dangerousRecall(r, mcnemar{b: b, c: c}, oneUnitCells(0, b, c, 20-b-c), 1)}
+		return r
+	}
+	check := func(name string, rows []*Row, want []Status, bounds []string) {
+		t.Helper()
+		e.holmDangerous(rows)
+		for i, r := range rows {
+			c := r.Criteria[0]
+			if c.Status != want[i] || c.Bounds != bounds[i] || (*c.Lo > 0) != (*c.PAdjusted < 0.05) || (c.Status == StatusPass) != (*c.Lo > 0) ||
+				!strings.Contains(c.Reason, bounds[i]+" [") || !strings.Contains(c.Reason, "Holm-adjusted over") {
+				t.Errorf("%s rule %d: %s (%s) p_adj %g lo %g: %s", name, i, c.Status, c.Bounds, *c.PAdjusted, *c.Lo, c.Reason)
+			}
+		}
+	}
+	check("two", []*Row{row(10, 2), row(13, 5)}, []Status{StatusPass, StatusPass}, []string{"one-sided 97.5% bounds", "one-sided 95% bounds"})
+	alone := row(10, 2).Criteria[0]
+	if alone.Status != StatusPass || *alone.Lo <= 0 {
+		t.Fatalf("10 vs 2 alone: %s", alone.Reason)
+	}
+	check("three", []*Row{row(10, 2), row(10, 2), row(10, 2)}, []Status{StatusInconclusive, StatusInconclusive, StatusInconclusive},
+		[]string{"one-sided 98.33% bounds", "one-sided 98.33% bounds", "one-sided 98.33% bounds"})
 }
