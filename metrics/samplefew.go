@@ -65,6 +65,7 @@ func fewSessionGuard(units []SampleUnit, w []float64, f ratioFn, kish, X, conf f
 	if fit, fitted := fitRatio(p.pairs); (fitted && fit.df >= fewSessions) || (!fitted && p.sessions() > fewSessions) {
 		return 0, 0, false
 	}
-	lo, hi, _ = p.bbInterval(conf)
+	lo, hi, d := p.bbInterval(conf)
+	lo, hi, _ = p.sizeShift(lo, hi, d, conf)
 	return lo, hi, true
 }
