@@ -47,7 +47,10 @@ var builtinTools = map[string]string{
 	"ls":           "other",
 	"webfetch":     "web_search",
 	"websearch":    "web_search",
-	"task":         "other",
+	// Task starts a sub-agent; Claude Code 2.1.63 renamed it Agent (its
+	// hook payloads say tool_name "Agent"; "agent" is listed below, with
+	// Crush's). OpenCode's task tool starts a sub-agent too.
+	"task":         "sub_agent",
 	"todowrite":    "other",
 	"todoread":     "other",
 	"exitplanmode": "other",

@@ -9,7 +9,8 @@ func TestCategoryOf(t *testing.T) {
 		{"Bash", "command_execution"}, {"BashOutput", "command_execution"}, {"KillShell", "command_execution"},
 		{"Read", "other"}, {"Write", "file_change"}, {"Edit", "file_change"}, {"MultiEdit", "file_change"},
 		{"NotebookEdit", "file_change"}, {"Glob", "other"}, {"Grep", "other"}, {"WebFetch", "web_search"},
-		{"WebSearch", "web_search"}, {"Task", "other"}, {"TodoWrite", "other"},
+		{"WebSearch", "web_search"}, {"Task", "sub_agent"}, {"Agent", "sub_agent"}, {"TodoWrite", "other"},
+		{"TaskCreate", "other"}, {"TaskUpdate", "other"}, {"TaskList", "other"}, {"TaskGet", "other"},
 		// Codex CLI.
 		{"shell", "command_execution"}, {"apply_patch", "file_change"}, {"update_plan", "other"},
 		{"web_search", "web_search"}, {"exec_command", "command_execution"},

@@ -186,9 +186,6 @@ func TestSampleCases(t *testing.T) {
 			st.LabeledCases, st.Cases, st.HookPoints["tool.before"])
 	}
 	for _, c := range datasets.Categories {
-		if c == "sub_agent" {
-			continue // the sample's agent starts no sub-agents; sub_agent came with Codex's spawn_agent (issue 34)
-		}
 		if st.Categories[c] == 0 {
 			t.Errorf("no case of category %s", c)
 		}

@@ -384,8 +384,10 @@ type RuleAgreement struct {
 
 // AgreementReport is the agreement of labels files, per rule.
 type AgreementReport struct {
-	Rules    []RuleAgreement `json:"rules"`
-	Warnings []string        `json:"warnings,omitempty"`
+	// Confidence is the level of every κ interval (the tables' "95% CI").
+	Confidence float64         `json:"confidence"`
+	Rules      []RuleAgreement `json:"rules"`
+	Warnings   []string        `json:"warnings,omitempty"`
 }
 
 // LabelAgreement computes the agreement of labels-file lines: per rule,
@@ -425,7 +427,7 @@ func LabelAgreement(lines []datasets.SampleLabel, t *PairTable, conf float64) (*
 	if err != nil {
 		return nil, err
 	}
-	rep := &AgreementReport{}
+	rep := &AgreementReport{Confidence: conf}
 	var rules []string
 	for r := range labelers {
 		rules = append(rules, r)

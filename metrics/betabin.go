@@ -81,12 +81,100 @@ func (p *bbPosterior) interval(conf float64) (lo, hi, deff float64) {
 	}
 	if f, ok := fitRatio(p.pairs); ok {
 		if f.few() {
-			return p.bbInterval(conf)
+			lo, hi, deff = p.bbInterval(conf)
+			return p.sizeShift(lo, hi, deff, conf)
 		}
 		return f.interval(conf)
 	}
 	return p.bbInterval(conf)
 }
+
+// sizeShift widens the beta-binomial interval [lo, hi] of few sessions
+// toward the pooled ratio R = Y/M where a session's rate depends on its
+// size (docs/statistics.md, "Informative session size, few sessions").
+// The posterior's μ is about the mean of the sessions' rates; the figure
+// is R. With sessions of one size the two are one figure and nothing
+// changes. With sizes that differ, δ = R − p̄ (p̄ the sessions' mean rate)
+// estimates how far apart they are, with the linearised standard error
+// over the sessions, each session's term inflated by its leverage
+// 1/(1 − m_i/M) as the jackknife does (so that one dominant session does
+// not make it short): d_i = ((y_i − R·m_i)/m̄ − (p_i − p̄))/(1 − m_i/M),
+// se² = Σd_i²/(K(K − 1)), at least δ's variance with no size effect at
+// the posterior's mean ICC. Where |δ| > t·se (t Student's on K − 1
+// degrees of freedom: a two-sided test at 1 − conf that the sizes
+// matter) the interval is the hull of [lo, hi] and the square-and-add
+// (MOVER) interval of R = μ̂ + δ, μ̂ = p̄ within [lo, hi]:
+// R − √((μ̂ − lo)² + (t·se)²), R + √((hi − μ̂)² + (t·se)²). A hull, it
+// never covers less than the beta-binomial interval, and it widens only
+// where the test rejects. Measured beside it: the gate at t/2 (10
+// sessions at ICC 0.3 0.97 instead of 0.91, but the uneven grid
+// settings 10–17 % wider) and the posterior median as μ̂ (it moved the
+// reports fixture's verdicts on sessions of one and two units).
+func (p *bbPosterior) sizeShift(lo, hi, deff, conf float64) (float64, float64, float64) {
+	var K, M, Y, pbar float64
+	m0 := -1.0
+	same := true
+	for _, x := range p.pairs {
+		if x.m <= 0 || x.n <= 0 {
+			continue
+		}
+		if m0 >= 0 && x.m != m0 {
+			same = false
+		}
+		m0 = x.m
+		K += x.n
+		M += x.n * x.m
+		Y += x.n * x.y
+		pbar += x.n * x.y / x.m
+	}
+	if same || K < 2 || M == 0 {
+		return lo, hi, deff
+	}
+	pbar /= K
+	R, mbar := Y/M, M/K
+	var s2 float64
+	for _, x := range p.pairs {
+		if x.m <= 0 || x.n <= 0 {
+			continue
+		}
+		d := ((x.y-R*x.m)/mbar - (x.y/x.m - pbar)) / (1 - x.m/M)
+		s2 += x.n * d * d
+	}
+	se := math.Sqrt(s2 / (K * (K - 1)))
+	if !(se > 0) {
+		return lo, hi, deff
+	}
+	// The gate's standard error is at least δ's under no size effect,
+	// at the posterior's mean ICC: Σ c_i²·R(1 − R)(ρ̄ + (1 − ρ̄)/m_i),
+	// c_i = m_i/M − 1/K. Sessions of one or two units with few distinct
+	// rates can show almost no spread of d_i by chance (ten sessions of
+	// 1/1 beside five of 1/2: se 0.009).
+	var rho, v0 float64
+	for j, w := range p.w {
+		rho += w * p.rho[j]
+	}
+	for _, x := range p.pairs {
+		if x.m <= 0 || x.n <= 0 {
+			continue
+		}
+		c := x.m/M - 1/K
+		v0 += x.n * c * c * R * (1 - R) * (rho + (1-rho)/x.m)
+	}
+	se = max(se, math.Sqrt(v0))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: K - 1}.Quantile(1 - alphaOf(conf)/2)
+	if math.Abs(R-pbar) <= sizeGate*t*se {
+		return lo, hi, deff
+	}
+	mu := max(lo, min(hi, pbar))
+	ts := t * se
+	l := R - math.Sqrt((mu-lo)*(mu-lo)+ts*ts)
+	h := R + math.Sqrt((hi-mu)*(hi-mu)+ts*ts)
+	lo, hi = max(0, min(lo, l)), min(1, max(hi, h))
+	return lo, hi, p.M / wilsonN(R, p.M, hi-lo, zScore(conf))
+}
+
+// sizeGate: see sizeShift.
+const sizeGate = 1.0
 
 // fewSessions: with fewer degrees of freedom than this (about ten
 // sessions, or a few holding most units), or the rarer outcome in fewer

@@ -146,6 +146,49 @@ func precisionAtThreshold(sz []int, icc float64) func(*rand.Rand) bool {
 	}
 }
 
+// precisionInformative: k sessions of n pairs whose share of positives
+// (around 0.1) and the judge's recall on them (around 0.8) are each
+// drawn per session with the ICC; the judge matches 2 % of negatives.
+// Sessions rich in positives hold more matches and are more precise
+// (informative session size): the truth is the pooled precision
+// 0.08/(0.08 + 0.02·0.9). Only the matches are generated (the pairs
+// precision counts). The event is "the precision interval covers it".
+func precisionInformative(k, n int, icc float64) func(*rand.Rand) bool {
+	const truth = 0.08 / (0.08 + 0.02*0.9)
+	return func(rng *rand.Rand) bool {
+		var rs []*replay.Result
+		for s := range k {
+			tp, fp := infoSession(rng, n, icc)
+			for i := range tp + fp {
+				label := "match"
+				if i >= tp {
+					label = "no_match"
+				}
+				rs = append(rs, &replay.Result{CaseID: fmt.Sprintf("s%d-%d", s, i), SessionID: fmt.Sprintf("s%d", s), Judge: "J",
+					Rules: []replay.RuleResult{rr("R", "style", "judge", "match", label, "ok", true, -1)}})
+			}
+		}
+		r := closeAll(rs, "").Judges[0].Rules[0]
+		return *r.PrecisionLo <= truth && truth <= *r.PrecisionHi
+	}
+}
+
+// infoSession is one session of precisionInformative's model: its true
+// and false positives among n pairs.
+func infoSession(rng *rand.Rand, n int, icc float64) (tp, fp int) {
+	pi, rc := sessionRate(rng, 0.1, icc), sessionRate(rng, 0.8, icc)
+	for range n {
+		if rng.Float64() < pi {
+			if rng.Float64() < rc {
+				tp++
+			}
+		} else if rng.Float64() < 0.02 {
+			fp++
+		}
+	}
+	return tp, fp
+}
+
 // driftAtLimit: the baseline fires at the session's own rate p around
 // 0.2; the candidate drops a tenth of the baseline's fires and fires
 // elsewhere at (0.05 + 0.1p)/(1 − p), so that its fire rate is exactly
@@ -387,6 +430,7 @@ func calibrationSettings() []calSetting {
 		{"fire-rate change 0.3 − 0.21 of units discordant, 4 sessions × 20, ICC 0.5: drift interval", cov, driftCoverage(sizes(4, 20, 0), 0.5, 0.3, 0.21), atLeast(0.925)},
 		{"fire-rate change 0.3 − 0.21 of units discordant, 5 sessions × 20, ICC 0.5: drift interval", cov, driftCoverage(sizes(5, 20, 0), 0.5, 0.3, 0.21), atLeast(0.925)},
 		{"fire-rate change 0.3 − 0.21 of units discordant, 8 sessions × 20, ICC 0.5: drift interval", cov, driftCoverage(sizes(8, 20, 0), 0.5, 0.3, 0.21), atLeast(0.925)},
+		{"precision 0.816, informative session size (positives 0.1 and recall 0.8 per session at ICC 0.5), 20 sessions × 150 pairs", cov, precisionInformative(20, 150, 0.5), atLeast(0.925)},
 		{"recall Δ, equal judges, 20 sessions × 10, ICC 0.3: sign-flip p < 0.05", "type I ≤ 0.075", pairedNull(sizes(20, 10, 0), 0.3, FigureRecall), atMost(0.075)},
 		{"recall Δ, equal judges, 6 sessions × 10, ICC 0.3: sign-flip p < 0.05", "type I ≤ 0.075", pairedNull(sizes(6, 10, 0), 0.3, FigureRecall), atMost(0.075)},
 		{"precision Δ, equal judges, 20 sessions × 10, ICC 0.3: delta-t p < 0.05", "type I ≤ 0.075", pairedNull(sizes(20, 10, 0), 0.3, FigurePrecision), atMost(0.075)},

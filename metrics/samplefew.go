@@ -13,23 +13,28 @@ import (
 // interval for resting on few sessions (its ratio variance on fewer than
 // fewSessions degrees of freedom, or no spread over at most fewSessions
 // sessions), ok is true and lo, hi are that interval, for the
-// labeled interval to hold. kish is (Σw·x)²/Σ(w·x)², X = Σw·x.
+// labeled interval to hold. On census labels (every unit weighs 1) it is
+// ClusteredInterval of the same counts whatever the number of sessions:
+// the labeled interval then holds the unweighted path's, rare-outcome
+// rule included. kish is (Σw·x)²/Σ(w·x)², X = Σw·x.
 func fewSessionGuard(units []SampleUnit, w []float64, f ratioFn, kish, X, conf float64) (lo, hi float64, ok bool) {
 	if !(X > 0) || !(kish > 0) {
 		return 0, 0, false
 	}
 	ys, ms := map[string]float64{}, map[string]float64{}
 	var n float64
+	census := true
 	for i := range units {
 		y, x := f(&units[i], units[i].Label)
 		if x == 0 {
 			continue
 		}
 		n++
+		census = census && units[i].Stratum == CensusStratum
 		ys[units[i].Session] += w[i] * y
 		ms[units[i].Session] += w[i] * x
 	}
-	if len(ms) >= 2*fewSessions || n < 2*float64(len(ms)) {
+	if n < 2*float64(len(ms)) || (!census && len(ms) >= 2*fewSessions) {
 		// Many sessions, or labels spread about one to a session (a
 		// queue's short prefix over many recorded sessions): not the
 		// few clustered sessions the rule is about.
@@ -54,6 +59,16 @@ func fewSessionGuard(units []SampleUnit, w []float64, f ratioFn, kish, X, conf f
 	if p == nil || p.wilson {
 		return 0, 0, false
 	}
+	if census {
+		// Census labels (every unit weighs 1): the labeled interval
+		// holds the unweighted path's own, at any number of sessions,
+		// with its rarer-outcome rule. At 20–30 sessions the
+		// design-based interval alone covered 0.76–0.88 where the
+		// sessions' rates sit near 1 (μ = 0.99, ICC 0.1–0.5), the
+		// unweighted one 0.98–0.995 (docs/statistics.md).
+		lo, hi, _ = p.interval(conf)
+		return lo, hi, true
+	}
 	// Few sessions: the ratio's variance rests on fewer than fewSessions
 	// degrees of freedom (or, no spread to fit, at most fewSessions
 	// sessions hold the units). Not the rule's rarer-outcome part, nor
@@ -65,6 +80,7 @@ func fewSessionGuard(units []SampleUnit, w []float64, f ratioFn, kish, X, conf f
 	if fit, fitted := fitRatio(p.pairs); (fitted && fit.df >= fewSessions) || (!fitted && p.sessions() > fewSessions) {
 		return 0, 0, false
 	}
-	lo, hi, _ = p.bbInterval(conf)
+	lo, hi, d := p.bbInterval(conf)
+	lo, hi, _ = p.sizeShift(lo, hi, d, conf)
 	return lo, hi, true
 }

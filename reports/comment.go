@@ -182,18 +182,11 @@ func fitComment(secs []commentSection, limit int) string {
 	return out
 }
 
-var commentMark = map[metrics.Verdict]string{
-	metrics.VerdictGo:           "✅",
-	metrics.VerdictNoGo:         "❌",
-	metrics.VerdictInconclusive: "⚠️",
-	VerdictError:                "🛑",
-}
-
 // commentHead: the verdict, which judges were compared and the run's facts.
 func (rep *Report) commentHead(c *metrics.Comparison) string {
 	v := rep.CommentVerdict(c.Candidate)
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s apeval: %s\n\n", commentMark[v], v)
+	fmt.Fprintf(&b, "## %s apeval: %s\n\n", verdictMark[v], v)
 	fmt.Fprintf(&b, "head %s vs base %s", code(c.Candidate), code(c.Baseline))
 	// The head's facts: rep.Run is the head's run (cmd sets it so).
 	if rep.Run.RunID != "" {

@@ -21,7 +21,7 @@ import (
 // rule, people, each judge vs the people, weak labels vs people and each
 // judge vs the weak labels, with κ and its interval.
 func WriteAgreement(w io.Writer, a *metrics.LabelsAgreement) error {
-	g := &grid{header: []string{"rule", "between", "method", "pairs", "agree", "kappa", "95% CI"}, plain: true}
+	g := &grid{header: []string{"rule", "between", "method", "pairs", "agree", "kappa", fmt.Sprintf("%g%% CI", a.Confidence*100)}, plain: true}
 	row := func(rule, between string, k metrics.Kappa) {
 		g.add(rule, between, k.Method, strconv.Itoa(k.Items), fmt.Sprintf("%.3f", k.Observed), kappaText(k.Kappa), kappaCI(k))
 	}

@@ -17,7 +17,7 @@ func TestWriteAgreementRowsPerRule(t *testing.T) {
 		return metrics.Kappa{Method: "cohen", Items: items, Observed: 0.9, Kappa: &v, Lo: &lo, Hi: &hi}
 	}
 	a := &metrics.LabelsAgreement{
-		AgreementReport: &metrics.AgreementReport{Rules: []metrics.RuleAgreement{{RuleID: "R", People: k(0.5, 30),
+		AgreementReport: &metrics.AgreementReport{Confidence: 0.9, Rules: []metrics.RuleAgreement{{RuleID: "R", People: k(0.5, 30),
 			Judges: []metrics.NamedKappa{{Between: "J vs people", Kappa: k(0.7, 30)}}}}},
 		Weak: []metrics.RuleAgreement{{RuleID: "R", People: metrics.Kappa{Method: "cohen", Items: 3, IntervalNA: "few"}}},
 	}
@@ -36,6 +36,11 @@ func TestWriteAgreementRowsPerRule(t *testing.T) {
 	}
 	if !strings.Contains(lines[1], "0.500  [0.400, 0.600]") || !strings.Contains(lines[3], "—      N/A (n=3 < 10)") {
 		t.Errorf("figures:\n%s", b.String())
+	}
+	// The header names the level the intervals were computed at (it said
+	// "95% CI" whatever the level).
+	if !strings.HasSuffix(strings.TrimSpace(lines[0]), "90% CI") {
+		t.Errorf("header %q, want the intervals' level 90%%", lines[0])
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"github.com/apeval/apeval/metrics"
 )
 
+// verdictMark is the mark before a verdict in summary.md and the PR
+// comment.
 var verdictMark = map[metrics.Verdict]string{
 	metrics.VerdictGo:           "✅",
 	metrics.VerdictNoGo:         "❌",

@@ -381,7 +381,10 @@ func (rep *Report) judgesGrid() *grid {
 			g.notes = append(g.notes, fmt.Sprintf("(policy): %s is a property of the policy and the traffic, the same for every judge; it blocks the feature whatever judge is chosen.", spec.Figure))
 		}
 	}
-	g.notes = append(g.notes, fmt.Sprintf("Intervals: %s for proportions, clustered by session (the ratio over sessions: Wilson at the CR2 effective n, t on Bell–McCaffrey df; beta-binomial with few sessions or events or no spread; plain Wilson when every session holds one unit; deff shown where > %g); P50 and P95: %s, order statistics with sessions as clusters.", conf, metrics.DeffShown, conf))
+	// The methods as the criteria declare them (metrics.Criteria).
+	rate, _ := metrics.SpecOf(metrics.CriterionUnknownRateMax)
+	p95, _ := metrics.SpecOf(metrics.CriterionJudgeP95Max)
+	g.notes = append(g.notes, fmt.Sprintf("Intervals: %s for proportions, clustered by session: the %s; deff shown where > %g. P50 and P95: %s, %s.", conf, rate.Method, metrics.DeffShown, conf, p95.Method))
 	if n := rep.costNote(); n != "" {
 		g.notes = append(g.notes, n)
 	}

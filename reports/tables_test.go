@@ -353,4 +353,11 @@ func TestCriteriaTableDrivesOutputs(t *testing.T) {
 	if len(evaluated) < 6 {
 		t.Fatalf("the fixture evaluates %d criteria; the test wants most of the table", len(evaluated))
 	}
+	// The intervals' note names the methods as the criteria declare them
+	// (it restated them in other words).
+	for _, name := range []string{metrics.CriterionUnknownRateMax, metrics.CriterionJudgeP95Max} {
+		if spec, _ := metrics.SpecOf(name); !strings.Contains(table, spec.Method) {
+			t.Errorf("the intervals' note does not name %s's method %q", name, spec.Method)
+		}
+	}
 }

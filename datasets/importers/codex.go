@@ -255,6 +255,9 @@ func (codexRollout) file(r io.Reader, sum *SourceSummary, out *output) error {
 						call.Provenance["status"] = "error"
 						call.Provenance["tool_result_error"] = trunc.Runes(text, 500)
 					}
+				} else if text, ok := codexRefusal(item.Output); ok {
+					call.Provenance["status"] = "error"
+					call.Provenance["tool_result_error"] = trunc.Runes(text, 500)
 				}
 			}
 			sum.skip(item.Type)
@@ -326,6 +329,37 @@ func codexExit(raw json.RawMessage) (code int, text string, ok bool) {
 		}
 	}
 	return 0, "", false
+}
+
+// codexRefusals are the texts Codex answers the model with when a tool
+// call fails before it runs (codex-rs/core: FunctionCallError::RespondToModel
+// in the apply_patch handler and the argument parsing of every function
+// tool). Codex marks such an output success: false, but the rollout does
+// not keep that flag: FunctionCallOutputPayload serializes as its text
+// alone (protocol models.rs, test serializes_failure_as_string), a
+// custom_tool_call_output has no flag at all, and patch_apply_end (which
+// says success) is not among the events a rollout keeps (rollout/policy.rs).
+// So the text is all the record says.
+var codexRefusals = []string{
+	"apply_patch verification failed: ", // the patch does not apply (lines not found, bad hunk)
+	"apply_patch handler received ",     // invalid patch input, non-apply_patch input, unsupported payload
+	"patch rejected: ",                  // the safety check refused it (e.g. a write outside the workspace)
+	"failed to parse function arguments: ",
+}
+
+// codexRefusal reports whether a call's output is one of codexRefusals,
+// and returns it.
+func codexRefusal(raw json.RawMessage) (string, bool) {
+	var s string
+	if gojson.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	for _, p := range codexRefusals {
+		if strings.HasPrefix(s, p) {
+			return s, true
+		}
+	}
+	return "", false
 }
 
 // codexArgs reads a call's arguments: a JSON string holding an object

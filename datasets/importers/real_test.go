@@ -154,7 +154,8 @@ func TestRealCodexRolloutExitCodes(t *testing.T) {
 	for _, c := range cases {
 		line := fmt.Sprintf("%s %v %v", c.Tool.Name, c.Provenance["exit_code"], c.Provenance["status"])
 		if e, ok := c.Provenance["tool_result_error"].(string); ok {
-			line += " " + strings.TrimSpace(e)
+			first, _, _ := strings.Cut(e, "\n") // the failed patch's error goes on with the lines it looked for
+			line += " " + strings.TrimSpace(first)
 		}
 		got = append(got, line)
 	}
@@ -164,10 +165,26 @@ func TestRealCodexRolloutExitCodes(t *testing.T) {
 		"shell 0 <nil>",
 		"shell 1 error ls: .specify/templates/commands: No such file or directory",
 		"apply_patch 0 <nil>",
-		"apply_patch <nil> <nil>",
+		"apply_patch <nil> error apply_patch verification failed: Failed to find expected lines in /Users/alex/Sites/ai-trading-bot/.specify/templates/tasks-template.md:",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") || sum.Errors != 0 {
 		t.Errorf("%d errors, cases:\n%s\nwant:\n%s", sum.Errors, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The texts Codex answers with when apply_patch fails before it runs
+	// carry no exit code; the record says failure by the text alone. A
+	// successful patch's plain text (later versions apply it in process)
+	// and update_plan's say nothing.
+	for s, want := range map[string]bool{
+		`"apply_patch verification failed: invalid hunk at line 3, '@@ x' is not a valid hunk header"`: true,
+		`"apply_patch handler received invalid patch input"`:                                           true,
+		`"patch rejected: writing outside of the project; rejected by user approval settings"`:         true,
+		`"Success. Updated the following files:\nM src/app.py\n"`:                                      false,
+		`"Plan updated"`:  false,
+		`{"content":"x"}`: false,
+	} {
+		if _, ok := codexRefusal(json.RawMessage(s)); ok != want {
+			t.Errorf("codexRefusal(%s) = %v, want %v", s, ok, want)
+		}
 	}
 	for s, want := range map[string]int{`"Exit code: 2\nWall time: 0.1 seconds\nOutput:\nmake: *** No rule to make target 'x'.\n"`: 2, `"Plan updated"`: -1, `{"content":"x"}`: -1} {
 		code, _, ok := codexExit(json.RawMessage(s))

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/apeval/apeval/internal/config"
+	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/metrics/simulate"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
@@ -283,7 +284,7 @@ func Policy(path string, info rundir.RunInfo, errOut io.Writer) (*replay.Policy,
 func (s *Simulation) Failing() []simulate.Row {
 	var out []simulate.Row
 	for _, r := range s.Result.Rows {
-		if r.RuleID == "*" && r.EffectiveRecallStatus == "FAIL" {
+		if r.RuleID == "*" && r.EffectiveRecallStatus == string(metrics.StatusFail) {
 			out = append(out, r)
 		}
 	}

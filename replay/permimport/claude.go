@@ -102,8 +102,18 @@ var (
 	claudeReadTools = []string{"Read", "Glob", "Grep", "LS", "NotebookRead"}
 	// Tools Claude Code runs without asking (its permission table: no
 	// permission required).
-	claudeNoPermission = []string{"Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite", "Task", "ExitPlanMode", "BashOutput", "KillShell"}
+	claudeNoPermission = []string{"Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite", "Task", "Agent", "ExitPlanMode", "BashOutput", "KillShell"}
 )
+
+// claudeTool is a tool's name as permission rules compare it: Claude Code
+// 2.1.63 renamed its sub-agent tool Task to Agent, and a rule naming
+// either still applies to the other (anthropics/claude-code issue 29677).
+func claudeTool(name string) string {
+	if name == "Task" {
+		return "Agent"
+	}
+	return name
+}
 
 func (s *claudeSource) Decide(c Call) string {
 	if d := s.decideList(s.deny, c, false); d {
@@ -196,7 +206,7 @@ func (s *claudeSource) ruleMatches(r claudeRule, c Call) bool {
 			return false
 		}
 		return s.pathMatch(r.spec, p, c.Workspace)
-	case r.tool != c.Tool:
+	case claudeTool(r.tool) != claudeTool(c.Tool):
 		return false
 	case !r.has:
 		return true

@@ -66,6 +66,37 @@ func TestClaudeCode(t *testing.T) {
 	}
 }
 
+// Claude Code's sub-agent tool is Task before 2.1.63 and Agent since; a
+// rule naming either applies to both, as in Claude Code, and neither asks
+// when no rule speaks to it.
+func TestClaudeCodeTaskIsAgent(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		rules       string
+		task, agent string
+	}{
+		{`{"permissions":{"deny":["Task"]}}`, Deny, Deny},
+		{`{"permissions":{"ask":["Agent"]}}`, Ask, Ask},
+		{`{"permissions":{}}`, Allow, Allow},
+	} {
+		if err := os.WriteFile(settings, []byte(tc.rules), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := load(t, "claude-code:"+settings)
+		args := map[string]any{"description": "review", "prompt": "Review the diff.", "subagent_type": "general-purpose"}
+		if got := s.Decide(Call{Tool: "Task", Args: args, Workspace: dir}); got != tc.task {
+			t.Errorf("%s: Task %q, want %q", tc.rules, got, tc.task)
+		}
+		if got := s.Decide(Call{Tool: "Agent", Args: args, Workspace: dir}); got != tc.agent {
+			t.Errorf("%s: Agent %q, want %q", tc.rules, got, tc.agent)
+		}
+	}
+}
+
 // The execpolicy README's examples: alternatives in a pattern, prompt for
 // git push/fetch, forbidden git reset --hard, strictest wins, match /
 // not_match checked at load.

@@ -150,7 +150,7 @@ func LabeledSample(files []string, labelSource string) (*metrics.LabeledSample, 
 // Agreement is apeval label agreement: how well the labelers of the
 // labels files agree per rule, and with run (a run directory; "" for
 // none) how each of its judges agrees with them (metrics.AgreementOf),
-// with 95% bootstrap intervals.
+// with 95% intervals (the report carries the level).
 func Agreement(files []string, run string) (*metrics.LabelsAgreement, error) {
 	all, err := datasets.ReadSampleLabels(files, false)
 	if err != nil {

@@ -295,7 +295,7 @@ func (t *Tracer) Finish(rep *reports.Report) error {
 			}
 		}
 		if s.Verdict == metrics.VerdictNoGo {
-			t.run.SetStatus(codes.Error, "NO-GO")
+			t.run.SetStatus(codes.Error, string(metrics.VerdictNoGo))
 		}
 	}
 	t.run.End()
