@@ -3,6 +3,7 @@ package metrics
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -503,28 +504,36 @@ func sessionFlipGain(ss []gainSess, alpha float64, seed uint64) (lo, hi, pG, pL 
 	states := width * (N + 1)
 	if states > 0 && states <= signFlipExactCost && groups*states <= signFlipExactCost {
 		// dist[(sd+span)·(N+1) + sn] = P(Σ_F d = sd, Σ_F n = sn).
+		// Only the states reached so far are visited (on, sorted).
 		dist := make([]float64, states)
 		next := make([]float64, states)
-		dist[span*(N+1)] = 1
+		on := []int64{span * (N + 1)}
+		dist[on[0]] = 1
+		var nextOn []int64
 		for _, s := range ss {
-			clear(next)
+			nextOn = nextOn[:0]
 			bin := distuv.Binomial{N: float64(s.k), P: 0.5}
 			for x := int64(0); x <= s.k; x++ {
 				w := bin.Prob(float64(x))
 				shift := x*s.d*(N+1) + x*s.n
-				for i, v := range dist {
-					if v != 0 {
-						next[int64(i)+shift] += w * v
+				for _, i := range on {
+					j := i + shift
+					if next[j] == 0 {
+						nextOn = append(nextOn, j)
 					}
+					next[j] += w * dist[i]
 				}
 			}
+			for _, i := range on {
+				dist[i] = 0
+			}
+			slices.Sort(nextOn)
 			dist, next = next, dist
+			on, nextOn = nextOn, on
 		}
 		var acc subsets
-		for i, v := range dist {
-			if v != 0 {
-				acc.add(int64(i)/(N+1)-span, int64(i)%(N+1), v)
-			}
+		for _, i := range on {
+			acc.add(i/(N+1)-span, i%(N+1), dist[i])
 		}
 		lo, hi, pG, pL = flipBounds(acc.ts, acc.w0, alpha)
 		return lo, hi, pG, pL, false
@@ -535,11 +544,14 @@ func sessionFlipGain(ss []gainSess, alpha float64, seed uint64) (lo, hi, pG, pL 
 	for range SignFlipDraws {
 		var sd, sn int64
 		for _, s := range ss {
+			// Binomial(k, ½): the set bits of k fair random bits.
 			var x int64
-			if s.k == 1 {
-				x = int64(rng.Uint64() & 1)
-			} else {
-				x = int64(distuv.Binomial{N: float64(s.k), P: 0.5, Src: rng}.Rand())
+			for left := s.k; left > 0; left -= 64 {
+				b := rng.Uint64()
+				if left < 64 {
+					b &= 1<<uint(left) - 1
+				}
+				x += int64(bits.OnesCount64(b))
 			}
 			sd += x * s.d
 			sn += x * s.n

@@ -256,7 +256,9 @@ func (e *evaluator) dangerousRecall(r *Row, m mcnemar, pd *pairDiff, seed uint64
 	if m.clustered {
 		test = "one-sided sign-flip over sessions"
 		g.ss = gainSessions(pd)
-		_, _, g.p, _, _ = sessionFlipGain(g.ss, e.alpha, seed)
+		var lo, hi float64
+		lo, hi, g.p, _, _ = sessionFlipGain(g.ss, e.alpha, seed)
+		g.cached = &[3]float64{e.alpha, lo, hi}
 	} else {
 		g.p = McNemarGreater(b, cc)
 	}
@@ -288,11 +290,15 @@ type gainEvidence struct {
 	// desc is the criterion's description, {holm}, {level}, {lo} and
 	// {hi} to be filled.
 	desc string
+	// cached holds a level and the bounds at it, computed with p.
+	cached *[3]float64
 }
 
 // bounds are the gain's one-sided (1 − level) lower and upper bounds.
 func (g *gainEvidence) bounds(level float64) (lo, hi float64) {
 	switch {
+	case g.cached != nil && g.cached[0] == level:
+		return g.cached[1], g.cached[2]
 	case g.lab != nil:
 		lo, hi, _, _, _ = g.lab.oneSided(level)
 	case g.ss != nil:
