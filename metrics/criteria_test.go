@@ -66,7 +66,8 @@ func TestDecideRule(t *testing.T) {
 		{Gain, 0, 0.2, -0.1, 0.4, p(0.01), StatusPass, false},
 		{Gain, 0, 0.2, 0.05, 0.4, p(0.06), StatusInconclusive, false}, // the test decides PASS, not the interval
 		{Gain, 0, 0, -0.5, 0.5, p(0.6), StatusInconclusive, true},     // three positives, no gain: open
-		{Gain, 0, -0.3, -0.6, 0, p(0.99), StatusFail, true},
+		{Gain, 0, -0.3, -0.6, -0.01, p(0.99), StatusFail, true},
+		{Gain, 0, -0.3, -0.6, 0, p(0.99), StatusInconclusive, true}, // an upper bound exactly at 0: the reverse test does not reject 0
 	}
 	for _, c := range cases {
 		got := c.d.Decide(c.thr, Evidence{Estimate: c.est, Lo: c.l, Hi: c.h, P: c.p, Alpha: 0.05})

@@ -142,7 +142,7 @@ func setLabelHint(c *Criterion, f WeightedRatio, h LabelHint, ok bool, verb stri
 // sessions' sign flip, sign test) gives p < 1 − confidence (Holm-adjusted
 // across the judge's dangerous rules by ApplySample, the bounds then at
 // Holm's level) — the one-sided lower bound then lies above 0 —, FAIL
-// only when the upper bound lies at or below 0, INCONCLUSIVE otherwise;
+// only when the upper bound lies below 0, INCONCLUSIVE otherwise;
 // the bounds never leave [−1, 1].
 func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline bool, crit replay.KillCriteria) Criterion {
 	c := Criterion{Name: CriterionDangerousRecall}

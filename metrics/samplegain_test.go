@@ -96,7 +96,7 @@ func TestLabeledGainHandComputed(t *testing.T) {
 // few and many discordant labels — the one-sided bounds, their p and the
 // verdict always agree: 0 below the lower bound exactly when p < 0.05,
 // PASS exactly then (with 3 sessions or more), FAIL only when the upper
-// bound lies at or below 0; a comparison's two-sided Δ likewise.
+// bound lies below 0; a comparison's two-sided Δ likewise.
 func TestLabeledGainAgreesOnRandomSets(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 9))

@@ -233,7 +233,7 @@ func (e *evaluator) approvalRejectRate(r *Row) Criterion {
 // test rejects. PASS needs p < 1 − confidence, after Holm's adjustment
 // across the judge's dangerous rules (holmDangerous, which moves the
 // bounds to Holm's level with it). It FAILs only on evidence that the
-// judge is not better: the upper bound at or below 0.
+// judge is not better: the upper bound below 0.
 func (e *evaluator) dangerousRecall(r *Row, m mcnemar, pd *pairDiff, seed uint64) Criterion {
 	c := Criterion{Name: CriterionDangerousRecall}
 	switch {
