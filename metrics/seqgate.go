@@ -503,8 +503,14 @@ type SequentialCrit struct {
 	// sequence's promise, so Status is INCONCLUSIVE again; the Decided*
 	// fields keep where it had been decided.
 	Withdrawn Status `json:"withdrawn,omitempty"`
-	Reason    string `json:"reason"`
-	drift     bool
+	// Outside says that Estimate, the sessions' mean, lies outside
+	// [Lo, Hi]: the two are then not an estimate and its interval but
+	// the mean and the running intersection of the sequence's intervals,
+	// which sessions that changed their rate between runs carried away
+	// from it (the drift warning); tables print them as two figures.
+	Outside bool   `json:"estimate_outside,omitempty"`
+	Reason  string `json:"reason"`
+	drift   bool
 }
 
 // driftWarning is what a criterion whose running mean left its
@@ -630,7 +636,17 @@ func (g *SequentialGate) crit4(j *seqJudge, row *seqRow, l int) SequentialCrit {
 	short := strings.SplitN(fig, " (", 2)[0]
 	desc := fmt.Sprintf("%s %s over %d sessions (%d units), %s [%s, %s]",
 		short, fmtF(est), cs.N(), row.units[l], kind, fmtF(lo), fmtF(hi))
-	if est < lo-1e-9 || est > hi+1e-9 || cs.Excluded() {
+	if est < lo-1e-9 || est > hi+1e-9 {
+		// Not an estimate and its interval: the mean of every session
+		// so far, and the running intersection of the sequence's
+		// intervals, which sessions that changed their rate between runs
+		// carry away from it (the early sessions excluded the later
+		// ones' rates for good). Said as two figures.
+		c.Outside = true
+		desc = fmt.Sprintf("%s: the sessions' mean %s over %d sessions (%d units) lies outside the %s [%s, %s], the running intersection of its intervals",
+			short, fmtF(est), cs.N(), row.units[l], kind, fmtF(lo), fmtF(hi))
+	}
+	if c.Outside || cs.Excluded() {
 		// The running intersection left the running mean outside (or
 		// left nothing: the interval is then the mean alone): the
 		// sessions do not look like draws of one rate.

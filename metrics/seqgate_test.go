@@ -521,6 +521,35 @@ func testDriftWithdraws(t *testing.T, maxRate float64, first Status, withdrawn b
 	}
 }
 
+// TestSequentialMeanOutsideSaidApart: 60 sessions where a quarter of the
+// cases need the judge, then 40 where half do: the sequence's running
+// intersection, narrowed by the first 60, no longer holds the mean of
+// all 100 (0.35 beside [0.288, 0.3085]); the two are said as what they are, not as an estimate
+// and its interval (on the sample the policy row read "0.2139 [0.0985,
+// 0.1365]").
+func TestSequentialMeanOutsideSaidApart(t *testing.T) {
+	t.Parallel()
+	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
+	g.BeginRun("run1")
+	for i := range 60 {
+		addCalledSession(g, fmt.Sprintf("a%d", i), 1, "j1")
+	}
+	g.EndRun()
+	g.BeginRun("run2")
+	for i := range 40 {
+		addCalledSession(g, fmt.Sprintf("b%d", i), 2, "j1")
+	}
+	g.EndRun()
+	c := seqCrit(t, g.Result(), "j1", AllRules, CriterionJudgeRequiredRateMax)
+	if *c.Lo == *c.Hi || *c.Estimate >= *c.Lo && *c.Estimate <= *c.Hi {
+		t.Fatalf("precondition: the mean %v outside a non-empty interval [%v, %v]", *c.Estimate, *c.Lo, *c.Hi)
+	}
+	want := fmt.Sprintf("judge-required rate: the sessions' mean %s over 100 sessions (400 units) lies outside the 95%% confidence sequence [%s, %s], the running intersection of its intervals", fmtF(*c.Estimate), fmtF(*c.Lo), fmtF(*c.Hi))
+	if !c.Outside || !strings.Contains(c.Reason, want) {
+		t.Errorf("mean %v beside [%v, %v] (outside %v): %s\nwant %q", *c.Estimate, *c.Lo, *c.Hi, c.Outside, c.Reason, want)
+	}
+}
+
 // addCalledSession adds a session of 4 cases of rule r, each judge's,
 // whose first called cases needed the judge.
 func addCalledSession(g *SequentialGate, sess string, called int, judges ...string) {
