@@ -22,7 +22,7 @@ func init() {
 	register(format{"claude-code-otel", 3, func(Options) importer { return claudeOTel{} },
 		func(r sniffed) bool { return r.has("resourceLogs") }, 2})
 	register(format{"otel-genai-spans", 8, func(Options) importer { return &otelSpans{} },
-		func(r sniffed) bool { return r.has("resourceSpans") || jaegerSniff(r) }, 1})
+		func(r sniffed) bool { return r.has("resourceSpans") || jaegerSniff(r) || sdkSpanSniff(r) }, 1})
 }
 
 // OpenTelemetry files in OTLP JSON: one ExportTraceServiceRequest or
@@ -36,7 +36,13 @@ func init() {
 // execute_tool (or whose name starts "execute_tool ") is one tool call.
 type otelSpans struct {
 	convos map[string]*convo
+	// seen holds the execute_tool spans read (trace and span id): a span
+	// written twice (the SDK's console exporter behind two processors)
+	// is one call.
+	seen map[[24]byte]bool
 }
+
+const noteSDKSpans = "OpenTelemetry SDK span JSON (ConsoleSpanExporter), read as its OTLP spans"
 
 func (otelSpans) stream() bool { return true }
 
@@ -67,9 +73,12 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 	const format = "otel-genai-spans"
 	if o.convos == nil {
 		o.convos = map[string]*convo{}
+		o.seen = map[[24]byte]bool{}
 	}
 	var um ptrace.JSONUnmarshaler
-	return eachLine(r, sum, func(line []byte, n int) error {
+	noArgs := 0 // execute_tool spans without gen_ai.tool.call.arguments
+	err := eachLine(r, sum, func(line []byte, n int) error {
+		sdk := false
 		td, err := um.UnmarshalTraces(line)
 		if err != nil || td.ResourceSpans().Len() == 0 {
 			// Jaeger's JSON (jaeger.go) holds the same spans in its own shape.
@@ -81,6 +90,17 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 			case ok:
 				td, err = jt, nil
 				sum.note("Jaeger JSON (query API / UI download), read as its OTLP spans")
+			default:
+				// The Python SDK's span JSON (otelsdk.go): one span a record.
+				st, ok, serr := sdkSpanTraces(line)
+				switch {
+				case serr != nil:
+					sum.errorf(n, "OpenTelemetry SDK span JSON: %v", serr)
+					return nil
+				case ok:
+					td, err, sdk = st, nil, true
+					sum.note(noteSDKSpans)
+				}
 			}
 		}
 		if err != nil {
@@ -127,6 +147,15 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 				continue
 			}
 			tools++
+			var key [24]byte
+			tid, sid := sp.TraceID(), sp.SpanID()
+			copy(key[:16], tid[:])
+			copy(key[16:], sid[:])
+			if !sid.IsEmpty() && o.seen[key] {
+				sum.skip("execute_tool span written again")
+				continue
+			}
+			o.seen[key] = true
 			name := attrStr(at, "gen_ai.tool.name")
 			if name == "" {
 				name = strings.TrimSpace(strings.TrimPrefix(sp.Name(), "execute_tool"))
@@ -137,7 +166,11 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 			}
 			c := &datasets.Case{SessionID: session, Context: cv.context()}
 			c.Tool.Name = name
-			if v, ok := at.Get("gen_ai.tool.call.arguments"); ok {
+			v, hasArgs := at.Get("gen_ai.tool.call.arguments")
+			if !hasArgs {
+				noArgs++
+			}
+			if hasArgs {
 				if v.Type() == pcommon.ValueTypeMap {
 					c.Tool.Arguments = v.Map().AsRaw()
 				} else {
@@ -183,7 +216,10 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 				return err
 			}
 		}
-		if tools == 0 {
+		switch {
+		case tools == 0 && sdk:
+			sum.skip("span other than execute_tool")
+		case tools == 0:
 			sum.skip("export without execute_tool spans")
 		}
 		if other := len(spans) - tools; other > 0 {
@@ -191,6 +227,10 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 		}
 		return nil
 	})
+	if noArgs > 0 {
+		sum.warnf("%d execute_tool spans carry no gen_ai.tool.call.arguments (most instrumentations record them only when told to capture content): their cases have the tool's name and no arguments", noArgs)
+	}
+	return err
 }
 
 // otelMessages takes the last user text of gen_ai.input.messages
