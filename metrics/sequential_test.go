@@ -117,7 +117,7 @@ func TestConfidenceSequenceCovers(t *testing.T) {
 }
 
 // TestOneSidedSequenceHoldsEachSide: each bound of a one-sided pair is its
-// own sequence at α: over 200 streams of 150 Bernoulli(0.5) values looked
+// own sequence at α: over 150 streams of 120 Bernoulli(0.5) values looked
 // at after each, the lower bound ever rises above the mean at most about
 // α of the time, and the upper ever falls below it likewise (the hedged
 // two-sided sequence spends α/2 a side); and it ends narrower than the
@@ -125,13 +125,13 @@ func TestConfidenceSequenceCovers(t *testing.T) {
 // streams: the running intersections differ).
 func TestOneSidedSequenceHoldsEachSide(t *testing.T) {
 	t.Parallel()
-	const reps, mu = 200, 0.5
+	const reps, mu = 150, 0.5
 	rng := rand.New(rand.NewPCG(5, 6))
 	above, below, narrower := 0, 0, 0
 	for range reps {
 		one, two := NewOneSidedSequence(0.05), NewConfidenceSequence(0.05)
 		missLo, missHi := false, false
-		for range 150 {
+		for range 120 {
 			x := 0.0
 			if rng.Float64() < mu {
 				x = 1
