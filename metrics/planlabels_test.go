@@ -155,3 +155,61 @@ func TestPlanLabelsGuessEachJudge(t *testing.T) {
 		t.Logf("judge %s: PASS %.2f FAIL %.2f at 150 labels", p.Judge, *p.BudgetPass, *p.BudgetFail)
 	}
 }
+
+// TestPlanLabelsFromAQueuesLabels: a pilot whose labels are the first 300
+// of a `label queue` (as a team has them), planned near the threshold
+// (precision 0.672 against 0.58). The queue labels its strata at
+// different rates (275 of the 300 in the 2,749 pairs both judges call
+// no_match, 6 of the 60 only the candidate matches), so the share of
+// match among the candidate's labeled matches is not that of its
+// unlabeled ones; each unlabeled pair is drawn at its own stratum's
+// share. Drawn at the judge's pooled rates, the plan gave 0.09 at 120
+// labels where queues on the population decide 0.30. `go test` runs 60
+// simulated queues a size (the grid runs to every pair: no size decides
+// with 80 %), `make calibrate` 200.
+func TestCalibrationPlanLabelsFromAQueue(t *testing.T) {
+	t.Parallel()
+	reps := 60
+	if _, full := calibrationN(); full {
+		reps = 200
+	}
+	ps := simPopulationSeed(5)
+	tab := simTable(ps)
+	pairs := make([]QueuePair, len(ps))
+	for i := range ps {
+		pairs[i] = QueuePair{CaseID: ps[i].id, RuleID: "r", Results: []string{res(ps[i].c), res(ps[i].r)}}
+	}
+	q, err := BuildQueue(pairs, QueueConfig{Budget: 3000, Seed: 11, Letters: []string{"C", "R"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	labeled := map[string]bool{}
+	for _, it := range q.Items[:300] {
+		labeled[it.CaseID] = true
+	}
+	for _, p := range tab.Rows() {
+		if !labeled[p.CaseID] {
+			p.Label = ""
+		}
+	}
+	crit := replay.DefaultKillCriteria()
+	crit.PrecisionMin = 0.58
+	crit.DangerousRecallMustBeatBaseline = false
+	plans, err := PlanLabels(tab, crit, LabelPlanOptions{Budget: 120, Baseline: "R", Reps: reps, Seed: 3})
+	if err != nil || len(plans) != 1 || plans[0].BudgetPass == nil {
+		t.Fatalf("plans %+v, %v", plans, err)
+	}
+	var d int
+	const indep = 200
+	for r := range uint64(indep) {
+		us := queueUnitsOther(ps, 120, 120, 8000+r)
+		if SamplePrecision(WeightedPrecision(us, crit.Confidence), crit).Status != StatusInconclusive {
+			d++
+		}
+	}
+	plan, got := *plans[0].BudgetPass+*plans[0].BudgetFail, float64(d)/indep
+	t.Logf("%s; independent: %.2f at 120", plans[0].Reason, got)
+	if math.Abs(plan-got) > 0.1 {
+		t.Errorf("plan %.2f at 120 labels, independent %.2f", plan, got)
+	}
+}
