@@ -44,6 +44,17 @@ type otelSpans struct {
 
 const noteSDKSpans = "OpenTelemetry SDK span JSON (ConsoleSpanExporter), read as its OTLP spans"
 
+// otherSpanShapes are the span documents read besides OTLP, in the order
+// they are tried. spanPerRecord: each record is one span (the SDK's).
+var otherSpanShapes = []struct {
+	name, note    string
+	read          func([]byte) (ptrace.Traces, bool, error)
+	spanPerRecord bool
+}{
+	{"Jaeger JSON trace export", "Jaeger JSON (query API / UI download), read as its OTLP spans", jaegerTraces, false},
+	{"OpenTelemetry SDK span JSON", noteSDKSpans, sdkSpanTraces, true},
+}
+
 func (otelSpans) stream() bool { return true }
 
 func otelMatch(p string) bool {
@@ -81,25 +92,18 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 		sdk := false
 		td, err := um.UnmarshalTraces(line)
 		if err != nil || td.ResourceSpans().Len() == 0 {
-			// Jaeger's JSON (jaeger.go) holds the same spans in its own shape.
-			jt, ok, jerr := jaegerTraces(line)
-			switch {
-			case jerr != nil:
-				sum.errorf(n, "Jaeger JSON trace export: %v", jerr)
-				return nil
-			case ok:
-				td, err = jt, nil
-				sum.note("Jaeger JSON (query API / UI download), read as its OTLP spans")
-			default:
-				// The Python SDK's span JSON (otelsdk.go): one span a record.
-				st, ok, serr := sdkSpanTraces(line)
-				switch {
-				case serr != nil:
-					sum.errorf(n, "OpenTelemetry SDK span JSON: %v", serr)
+			// The same spans in other shapes: Jaeger's JSON (jaeger.go), the
+			// Python SDK's span JSON (otelsdk.go), tried in turn.
+			for _, alt := range otherSpanShapes {
+				at, ok, aerr := alt.read(line)
+				if aerr != nil {
+					sum.errorf(n, "%s: %v", alt.name, aerr)
 					return nil
-				case ok:
-					td, err, sdk = st, nil, true
-					sum.note(noteSDKSpans)
+				}
+				if ok {
+					td, err, sdk = at, nil, alt.spanPerRecord
+					sum.note(alt.note)
+					break
 				}
 			}
 		}
