@@ -292,11 +292,11 @@ type LabelHint struct {
 // mostly when the estimate is beyond it by chance (on average 0.062
 // beyond the recorded pairs' own precision, 1.2 of its label standard
 // errors, on the near-threshold 300-label calibration row), and the
-// check centred on the estimate predicted 0.93 where labeling every pair
+// check centred on the estimate predicted 0.86 where labeling every pair
 // decided 0.69 (docs/statistics.md, "Hints that keep their promise").
 // The number m is then sized as above.
 //
-// When none is — labeling every pair left would not decide it — sessions:
+// When none is — labeling every pair left is not shown to decide it — sessions:
 // k more sessions like the K recorded (TrafficSessions; the labeled
 // units' sessions when unknown), labeled at the same rate, scale the
 // whole variance by u = K/(K + k) (a new run is a larger sample of the
