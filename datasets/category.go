@@ -50,7 +50,18 @@ var builtinTools = map[string]string{
 	// Task starts a sub-agent; Claude Code 2.1.63 renamed it Agent (its
 	// hook payloads say tool_name "Agent"; "agent" is listed below, with
 	// Crush's). OpenCode's task tool starts a sub-agent too.
-	"task":         "sub_agent",
+	"task": "sub_agent",
+	// Claude Code's agent teams (2.1.32, CHANGELOG): SendMessage writes
+	// to a teammate's mailbox, resumes a stopped sub-agent (2.1.77) or
+	// messages another Claude Code session (cross-session messaging,
+	// 2.1.224), which ListAgents lists; TeamCreate and TeamDelete set a
+	// team up and tore it down until 2.1.178 removed them. Traffic between
+	// agents, as Codex's send_input and close_agent: not a message out
+	// (by the verb "send") or a deletion of data.
+	"sendmessage":  "sub_agent",
+	"listagents":   "sub_agent",
+	"teamcreate":   "sub_agent",
+	"teamdelete":   "sub_agent",
 	"todowrite":    "other",
 	"todoread":     "other",
 	"exitplanmode": "other",
@@ -268,7 +279,9 @@ func classify(toolName string) (string, string) {
 		case hasAny(sw, "ssh", "remote", "sftp"):
 			return "remote_shell", SourceHeuristic
 		}
-		if c, ok := builtinTools[strings.ToLower(tool)]; ok && c != "other" {
+		// An agent's own sub-agent tools (Task, SendMessage) are not a
+		// server's: mcp__slack__SendMessage sends a message out.
+		if c, ok := builtinTools[strings.ToLower(tool)]; ok && c != "other" && c != "sub_agent" {
 			return c, SourceTable
 		}
 		return categoryHeuristic(tw), SourceHeuristic

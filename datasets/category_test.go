@@ -11,6 +11,8 @@ func TestCategoryOf(t *testing.T) {
 		{"NotebookEdit", "file_change"}, {"Glob", "other"}, {"Grep", "other"}, {"WebFetch", "web_search"},
 		{"WebSearch", "web_search"}, {"Task", "sub_agent"}, {"Agent", "sub_agent"}, {"TodoWrite", "other"},
 		{"TaskCreate", "other"}, {"TaskUpdate", "other"}, {"TaskList", "other"}, {"TaskGet", "other"},
+		{"SendMessage", "sub_agent"}, {"ListAgents", "sub_agent"}, {"TeamCreate", "sub_agent"}, {"TeamDelete", "sub_agent"},
+		{"mcp__slack__SendMessage", "external_send"}, {"mcp__teams__TeamDelete", "data_deletion"},
 		// Codex CLI.
 		{"shell", "command_execution"}, {"apply_patch", "file_change"}, {"update_plan", "other"},
 		{"web_search", "web_search"}, {"exec_command", "command_execution"},

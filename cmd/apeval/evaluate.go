@@ -23,7 +23,7 @@ func openRuns(dirs []string) (*evaluation.RunSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs.Describe = evaluation.DescribeFrom(source.URLs)
+	rs.Describe, rs.URLs = evaluation.DescribeFrom(source.URLs), source.URLs
 	return rs, nil
 }
 

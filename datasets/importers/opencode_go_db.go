@@ -47,6 +47,18 @@ import (
 // the other results. Crush at 37f36e9 writes false on every call and
 // declares no provider-side tool, so real databases hold none.
 
+// goOCPermissionDenied is the result the Go OpenCode (and Crush before
+// its move to fantasy) writes for a call whose permission request the
+// person denied: its agent's executeToolCalls answers a tool's
+// permission.ErrorPermissionDenied with this content (is_error), the
+// calls after it in the message with "Tool execution canceled by user",
+// and finishes the message with reason permission_denied; the permission
+// service's Request returns false only through Deny, the dialog's answer.
+// Such a call is the person's refusal: approval_outcome denied.
+const goOCPermissionDenied = "Permission denied"
+
+const noteGoOCDenied = "permission denied by the user when asked (approval_outcome denied)"
+
 // goOpenCodeTables reports whether the database has the Go OpenCode's
 // tables (sessions, and messages with a parts column).
 func goOpenCodeTables(ctx context.Context, tx *sql.Tx) bool {
@@ -240,6 +252,10 @@ func goOpenCodeSession(ctx context.Context, tx *sql.Tx, path, schema, sessionID,
 					c.Provenance["status"] = "error"
 					if e != "" {
 						c.Provenance["tool_result_error"] = trunc.Runes(e, 500)
+					}
+					if e == goOCPermissionDenied {
+						c.ApprovalOutcome = datasets.ApprovalDenied
+						sum.note(noteGoOCDenied)
 					}
 				}
 				if err := out.add(c); err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/apeval/apeval/datasets"
 )
 
 // buildGoOpenCodeDB writes a Go OpenCode database (testdata/opencode-db/
@@ -40,6 +42,48 @@ func buildGoOpenCodeDB(t *testing.T, path string) {
 	msg("m6", "sess-main", "tool", "", 1753328680,
 		`[{"type":"tool_result","data":{"tool_call_id":"call_bash1","name":"","content":"error: command not found: bun","metadata":"","is_error":true}}]`)
 	msg("m7", "sess-main", "assistant", "copilot.gpt-4.1", 1753328690, `[{"type":"tool_call","data":{"name":"write","input":"{\"file_path\":`)
+}
+
+// A permission request the person denied, as real .opencode/opencode.db
+// files hold it (two public projects, 2025-06 and 2025-07): the assistant
+// message with the call finishes "permission_denied", the call's result is
+// "Permission denied" (is_error), a later call in the same message
+// "Tool execution canceled by user". The values here are invented.
+func TestGoOpenCodeDBPermissionDenied(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "opencode.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, db, string(mustRead(t, "testdata/opencode-db/schema-go.sql")))
+	mustExec(t, db, `INSERT INTO sessions (id, parent_session_id, title, updated_at, created_at) VALUES ('s1', NULL, 'wire the call', 1751589229, 1751589100)`)
+	msg := func(id, role string, at int64, parts string) {
+		mustExec(t, db, "INSERT INTO messages (id, session_id, role, parts, model, created_at, updated_at) VALUES (?, 's1', ?, ?, 'copilot.gpt-4o', ?, ?)", id, role, parts, at, at)
+	}
+	msg("m1", "user", 1751589100, `[{"type":"text","data":{"text":"implement the call expression"}},{"type":"finish","data":{"reason":"stop","time":0}}]`)
+	msg("m2", "assistant", 1751589199, `[{"type":"tool_call","data":{"id":"call_edit1","name":"edit","input":"{\"file_path\":\"/u/lox/src/interp.rs\",\"old_string\":\"todo!()\",\"new_string\":\"self.call(expr)\"}","type":"function","finished":true}},{"type":"tool_call","data":{"id":"call_bash1","name":"bash","input":"{\"command\":\"cargo test\"}","type":"function","finished":true}},{"type":"finish","data":{"reason":"permission_denied","time":1751589211}}]`)
+	msg("m3", "tool", 1751589211, `[{"type":"tool_result","data":{"tool_call_id":"call_edit1","name":"","content":"Permission denied","metadata":"","is_error":true}},{"type":"tool_result","data":{"tool_call_id":"call_bash1","name":"","content":"Tool execution canceled by user","metadata":"","is_error":true}},{"type":"finish","data":{"reason":"stop","time":0}}]`)
+	msg("m4", "assistant", 1751589220, `[{"type":"tool_call","data":{"id":"call_view1","name":"view","input":"{\"file_path\":\"/u/lox/src/interp.rs\"}","type":"function","finished":true}},{"type":"finish","data":{"reason":"tool_use","time":1751589221}}]`)
+	msg("m5", "tool", 1751589222, `[{"type":"tool_result","data":{"tool_call_id":"call_view1","name":"","content":"<file>…</file>","metadata":"","is_error":false}}]`)
+	db.Close()
+	cases, sum, _ := importAll(t, "opencode", Options{}, path)
+	if len(cases) != 3 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	edit, bash, view := cases[0], cases[1], cases[2]
+	if edit.ApprovalOutcome != datasets.ApprovalDenied || edit.Provenance["tool_result_error"] != "Permission denied" {
+		t.Errorf("the denied edit: approval_outcome %q, provenance %v", edit.ApprovalOutcome, edit.Provenance)
+	}
+	// Canceled after the denial: never asked, no outcome; it did not run.
+	if bash.ApprovalOutcome != "" || bash.Provenance["status"] != "error" {
+		t.Errorf("the canceled bash: approval_outcome %q, provenance %v", bash.ApprovalOutcome, bash.Provenance)
+	}
+	if view.ApprovalOutcome != "" {
+		t.Errorf("view: approval_outcome %q", view.ApprovalOutcome)
+	}
+	if n := sum.Sources[0].Notes[noteGoOCDenied]; n != 1 {
+		t.Errorf("notes %v", sum.Sources[0].Notes)
+	}
 }
 
 // The Go OpenCode's database (dozens of public repositories committed

@@ -22,7 +22,7 @@ func init() {
 	register(format{"claude-code-otel", 3, func(Options) importer { return claudeOTel{} },
 		func(r sniffed) bool { return r.has("resourceLogs") }, 2})
 	register(format{"otel-genai-spans", 8, func(Options) importer { return &otelSpans{} },
-		func(r sniffed) bool { return r.has("resourceSpans") }, 1})
+		func(r sniffed) bool { return r.has("resourceSpans") || jaegerSniff(r) }, 1})
 }
 
 // OpenTelemetry files in OTLP JSON: one ExportTraceServiceRequest or
@@ -71,6 +71,18 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 	var um ptrace.JSONUnmarshaler
 	return eachLine(r, sum, func(line []byte, n int) error {
 		td, err := um.UnmarshalTraces(line)
+		if err != nil || td.ResourceSpans().Len() == 0 {
+			// Jaeger's JSON (jaeger.go) holds the same spans in its own shape.
+			jt, ok, jerr := jaegerTraces(line)
+			switch {
+			case jerr != nil:
+				sum.errorf(n, "Jaeger JSON trace export: %v", jerr)
+				return nil
+			case ok:
+				td, err = jt, nil
+				sum.note("Jaeger JSON (query API / UI download), read as its OTLP spans")
+			}
+		}
 		if err != nil {
 			sum.errorf(n, "not an OTLP JSON trace export: %s", otlpError(line, err))
 			return nil
@@ -135,6 +147,11 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 					}
 				}
 			}
+			unwrapped := false
+			if args, ok := langchainToolInput(c.Tool.Arguments); ok {
+				c.Tool.Arguments, c.Tool.ArgumentsValid, unwrapped = args, nil, true
+				sum.note(noteLangChainInput)
+			}
 			callID := attrStr(at, "gen_ai.tool.call.id")
 			if callID != "" {
 				c.ID = "otel-" + callID
@@ -150,6 +167,9 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 			c.Provenance["span_id"] = sp.SpanID().String()
 			if callID != "" {
 				c.Provenance["tool_use_id"] = callID
+			}
+			if unwrapped {
+				c.Provenance["arguments_from"] = "langchain on_tool_start (inputs, else input_str)"
 			}
 			for _, k := range []string{"gen_ai.tool.type", "gen_ai.agent.name", "gen_ai.provider.name"} {
 				if s := attrStr(at, k); s != "" {

@@ -27,6 +27,9 @@ import (
 //     that edits files (Edit, Write, MultiEdit, NotebookEdit); Read rules
 //     also Glob, Grep and LS.
 //   - WebFetch(domain:example.com) matches fetches of that host.
+//   - Agent(Explore) (Task(Explore) before 2.1.63) matches spawning the
+//     sub-agent Explore (subagent_type); Agent(model:opus) a call whose
+//     input parameter model is opus (* is any text).
 //   - mcp__server and mcp__server__* match every tool of an MCP server.
 //
 // deny is checked first, then ask, then allow. A call no rule matches gets
@@ -217,8 +220,26 @@ func (s *claudeSource) ruleMatches(r claudeRule, c Call) bool {
 		}
 		u, err := url.Parse(str(c.Args, "url"))
 		return err == nil && strings.EqualFold(u.Hostname(), domain)
+	case claudeTool(r.tool) == "Agent":
+		return agentMatch(r.spec, c.Args)
 	}
 	return false
+}
+
+// agentMatch matches a sub-agent call (Task, Agent) against its rule's
+// specifier, as Claude Code's CHANGELOG gives them: Task(AgentName) names
+// the sub-agent a rule disables (2.1.0; Agent(type) since the rename), and
+// Agent(param:value) matches one input parameter, * any text (2.1.178,
+// "Agent(model:opus)"). The sub-agent's name is the call's subagent_type;
+// a call that names none matches no Agent(name) rule.
+func agentMatch(spec string, args map[string]any) bool {
+	spec = strings.TrimSpace(spec)
+	if param, value, ok := strings.Cut(spec, ":"); ok && param != "" && !strings.ContainsAny(param, " *") {
+		v, isStr := args[param].(string)
+		return isStr && wildcard(strings.TrimSpace(value), v)
+	}
+	t := str(args, "subagent_type")
+	return t != "" && t == spec
 }
 
 // bashMatch matches one simple command against a Bash rule's specifier.

@@ -97,6 +97,38 @@ func TestClaudeCodeTaskIsAgent(t *testing.T) {
 	}
 }
 
+// A rule with a specifier names one sub-agent: Task(AgentName) since
+// 2.1.0 (Agent(type) after the rename), Agent(param:value) an input
+// parameter since 2.1.178 (anthropics/claude-code CHANGELOG). Such rules
+// used to match no call, so a deny of one sub-agent let it run.
+func TestClaudeCodeAgentSpecifier(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"permissions":{"deny":["Task(Explore)","Agent(model:opus*)"],"ask":["Agent(code-reviewer)"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := load(t, "claude-code:"+settings)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"Agent", map[string]any{"prompt": "find the parser", "subagent_type": "Explore"}, Deny},
+		{"Task", map[string]any{"prompt": "find the parser", "subagent_type": "Explore"}, Deny},
+		{"Agent", map[string]any{"prompt": "review", "subagent_type": "code-reviewer"}, Ask},
+		{"Agent", map[string]any{"prompt": "plan", "subagent_type": "Plan", "model": "opus-4"}, Deny},
+		{"Agent", map[string]any{"prompt": "plan", "subagent_type": "Plan", "model": "sonnet"}, Allow},
+		{"Agent", map[string]any{"prompt": "anything"}, Allow},
+	} {
+		if got := s.Decide(Call{Tool: tc.tool, Args: tc.args, Workspace: dir}); got != tc.want {
+			t.Errorf("%s %v: %q, want %q", tc.tool, tc.args, got, tc.want)
+		}
+	}
+}
+
 // The execpolicy README's examples: alternatives in a pattern, prompt for
 // git push/fetch, forbidden git reset --hard, strictest wins, match /
 // not_match checked at load.

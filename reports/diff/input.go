@@ -6,21 +6,26 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
 )
 
 // inputBuilder rebuilds what each side's judge saw for a case: the rules
 // the decision rows say went to the judge, with their conditions from that
 // run's policy file and their earlier fires in the session, through
-// replay.BuildInput (the one builder the replay uses, which masks).
+// replay.BuildInput (the one builder the replay uses, which masks). Auto
+// mode's recorded decisions were made on the input a PreToolUse hook
+// changed, where one did: its side shows that input
+// (reports.JudgedArguments).
 type inputBuilder struct {
-	cases func(string) (*datasets.Case, error)
-	rules [2]map[string]*replay.Rule
+	cases  func(string) (*datasets.Case, error)
+	judges [2]string
+	rules  [2]map[string]*replay.Rule
 	// note says why no input can be built ("" when they can).
 	note string
 }
 
 func newInputBuilder(in *Input, cases func(string) (*datasets.Case, error)) *inputBuilder {
-	b := &inputBuilder{cases: cases}
+	b := &inputBuilder{cases: cases, judges: [2]string{in.Base, in.Head}}
 	for side, info := range []int{0, len(in.Infos) - 1} {
 		p, note := loadPolicy(in.Infos[info].Policy)
 		if p == nil {
@@ -63,7 +68,13 @@ func (b *inputBuilder) build(c *Case) (base, head []byte, err error) {
 			rules = append(rules, r)
 			fires[a.id] = a.fires
 		}
-		in := replay.BuildInput(dc, rules, fires)
+		seen := dc
+		if args, changed := reports.JudgedArguments(b.judges[side], dc); changed {
+			cp := *dc
+			cp.Tool.Arguments = args
+			seen = &cp
+		}
+		in := replay.BuildInput(seen, rules, fires)
 		// The category the replay used (after the policy's overrides).
 		if c.Category != "" {
 			in.Current.Tool.Category = c.Category

@@ -33,32 +33,42 @@ func DescribeFrom(urls datasets.Opener) func(*reports.CaseLists, rundir.RunInfo)
 		if len(cl.CaseIDs()) == 0 {
 			return
 		}
-		var paths []string
-		sample := false
-		for _, d := range info.Datasets {
-			switch {
-			case d.Name == datasets.SampleName && d.SHA256 == datasets.SampleSHA256():
-				sample = true
-			case d.SHA256 != "" && datasets.FileSHA256(d.Name, urls) == d.SHA256:
-				paths = append(paths, d.Name)
-			default:
-				cl.Note = "tool arguments are not in the decision files, and the dataset " + d.Name +
-					" is not available unchanged to read them from"
-				return
-			}
-		}
-		if sample && len(paths) > 0 || len(info.Datasets) == 0 {
-			cl.Note = "tool arguments are not in the decision files, and run.json names no dataset to read them from"
+		r, why := openDatasets(info, urls)
+		if r == nil {
+			cl.Note = "tool arguments are not in the decision files, and " + why
 			return
 		}
-		var r *datasets.Reader
-		if sample {
-			r = datasets.Open([]string{"-"}, datasets.SampleCases())
-			r.StdinName = datasets.SampleName
-		} else {
-			r = datasets.Open(paths, nil)
-		}
-		r.URLs = urls
 		DescribeCases(cl, r)
 	}
+}
+
+// openDatasets opens the datasets run.json names when they are still there
+// unchanged (same SHA-256; objects through urls), or the embedded sample;
+// otherwise it returns nil and why not ("the dataset D is not available
+// unchanged to read them from").
+func openDatasets(info rundir.RunInfo, urls datasets.Opener) (*datasets.Reader, string) {
+	var paths []string
+	sample := false
+	for _, d := range info.Datasets {
+		switch {
+		case d.Name == datasets.SampleName && d.SHA256 == datasets.SampleSHA256():
+			sample = true
+		case d.SHA256 != "" && datasets.FileSHA256(d.Name, urls) == d.SHA256:
+			paths = append(paths, d.Name)
+		default:
+			return nil, "the dataset " + d.Name + " is not available unchanged to read them from"
+		}
+	}
+	if sample && len(paths) > 0 || len(info.Datasets) == 0 {
+		return nil, "run.json names no dataset to read them from"
+	}
+	var r *datasets.Reader
+	if sample {
+		r = datasets.Open([]string{"-"}, datasets.SampleCases())
+		r.StdinName = datasets.SampleName
+	} else {
+		r = datasets.Open(paths, nil)
+	}
+	r.URLs = urls
+	return r, ""
 }

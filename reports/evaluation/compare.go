@@ -39,8 +39,15 @@ func (rs *RunSet) Compare(spec Spec, pair reports.JudgePair) (*Comparison, error
 	// The two runs are decoded in parallel (decoding Parquet is most of the
 	// work); results reach the evaluation one at a time. Every figure is
 	// independent of the order results arrive in.
-	ev, err := rs.Evaluate(spec, true, func(i int, r *replay.Result, _ bool) (bool, error) {
-		return pair.Read(i, r), nil
+	// Against auto mode's recorded decisions, the cases a hook rewrote
+	// are counted as the results come (hookrewrite.go).
+	hooks := newHookRewrites(infos, pair.Baseline, pair.Candidate, rs.URLs)
+	ev, err := rs.Evaluate(spec, true, func(i int, r *replay.Result, again bool) (bool, error) {
+		keep := pair.Read(i, r)
+		if keep && !again {
+			hooks.see(r, pair.Baseline, pair.Candidate)
+		}
+		return keep, nil
 	})
 	if err != nil {
 		return nil, err
@@ -57,6 +64,9 @@ func (rs *RunSet) Compare(spec Spec, pair reports.JudgePair) (*Comparison, error
 	}
 	if len(infos) == 2 {
 		cmp.Warnings = append(reports.RunDifferences(infos[0], infos[1]), cmp.Warnings...)
+	}
+	if w := hooks.Warning(); w != "" {
+		cmp.Warnings = append(cmp.Warnings, w)
 	}
 	// Runs with nothing in common have nothing to compare; a partial
 	// overlap leads the output with its counts (as apeval diff does).

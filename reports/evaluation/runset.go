@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
@@ -26,6 +27,9 @@ type RunSet struct {
 	// arguments from the datasets a run.json names (the decision files
 	// never hold them).
 	Describe func(*reports.CaseLists, rundir.RunInfo)
+	// URLs opens the datasets run.json names by URL (objects), for what
+	// a reading command reads from them besides the decision files.
+	URLs datasets.Opener
 }
 
 // Open reads each directory's run.json. Runs made on different labels

@@ -1,0 +1,119 @@
+package evaluation
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apeval/apeval/datasets"
+	"github.com/apeval/apeval/replay"
+	"github.com/apeval/apeval/reports"
+	"github.com/apeval/apeval/reports/rundir"
+)
+
+// hookRewrites counts, in a comparison with auto mode's recorded decisions,
+// the cases whose input a PreToolUse hook changed before auto mode judged
+// it (provenance.hook_updated_input): the vendor judged what ran, the
+// other judge the model's input, so the two sides judged different inputs.
+type hookRewrites struct {
+	vendor string          // the pair's auto-mode judge, as the comparison knows it
+	ids    map[string]bool // cases rewritten that carry the vendor's recording
+	note   string          // why the datasets could not be read, "" when they were
+	// judged: the rewritten cases the vendor's recording answered; other:
+	// those the other judge has a result on.
+	judged, other map[string]bool
+}
+
+// newHookRewrites reads the datasets the runs name (the way DescribeFrom
+// does) when one judge of the pair is auto mode's recorded decisions; nil
+// when neither is.
+func newHookRewrites(infos []rundir.RunInfo, baseline, candidate string, urls datasets.Opener) *hookRewrites {
+	vendor := ""
+	for _, j := range []string{baseline, candidate} {
+		if reports.IsAutoMode(j) {
+			vendor = j
+			break
+		}
+	}
+	if vendor == "" {
+		return nil
+	}
+	// A second run's colliding identity is renamed "ID [dir]"; the
+	// recording's name is the identity's model part.
+	name := strings.TrimPrefix(vendor, "recorded/")
+	if i := strings.Index(name, " ["); i >= 0 {
+		name = name[:i]
+	}
+	h := &hookRewrites{vendor: vendor, ids: map[string]bool{}, judged: map[string]bool{}, other: map[string]bool{}}
+	seen := map[string]bool{}
+	for _, in := range infos {
+		key := ""
+		for _, d := range in.Datasets {
+			key += d.Name + "\x00" + d.SHA256 + "\x00"
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		r, why := openDatasets(in, urls)
+		if r == nil {
+			h.note = why
+			return h
+		}
+		for r.Scan() {
+			rec := r.Record()
+			if rec.Err != nil || rec.Case == nil || h.ids[rec.Case.ID] {
+				continue
+			}
+			if _, ok := rec.Case.Provenance["hook_updated_input"]; !ok {
+				continue
+			}
+			for _, rc := range rec.Case.Recorded {
+				if rc.Judge == name {
+					h.ids[rec.Case.ID] = true
+					break
+				}
+			}
+		}
+		_ = r.Close()
+	}
+	return h
+}
+
+// see counts a result of the comparison (after the pair renamed it).
+func (h *hookRewrites) see(r *replay.Result, baseline, candidate string) {
+	if h == nil || !h.ids[r.CaseID] {
+		return
+	}
+	switch r.Judge {
+	case h.vendor:
+		if r.JudgeCalled {
+			h.judged[r.CaseID] = true
+		}
+	case baseline, candidate:
+		h.other[r.CaseID] = true
+	}
+}
+
+// Warning is the comparison's warning, "" when no compared case carries
+// auto mode's decision on a changed input.
+func (h *hookRewrites) Warning() string {
+	if h == nil {
+		return ""
+	}
+	if h.note != "" {
+		return fmt.Sprintf("%s judged the input a PreToolUse hook changed where one did (provenance.hook_updated_input), the other judge the model's input; "+
+			"the cases where that happened cannot be counted: %s", h.vendor, h.note)
+	}
+	n := 0
+	for id := range h.judged {
+		if h.other[id] {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d compared cases carry %s's decision on an input a PreToolUse hook changed (provenance.hook_updated_input): "+
+		"it judged what ran, the other judge the model's input, so a disagreement on them may come from the input alone; "+
+		"apeval diff --out DIR shows the input each side judged in diff.html", n, h.vendor)
+}
