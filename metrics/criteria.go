@@ -189,15 +189,21 @@ type Decision struct {
 }
 
 // Clears reports whether an interval [lo, hi] lies wholly on the good
-// side of thr (for Gain: above 0 — the test decides PASS, see Decide).
+// side of thr, the threshold counted on the side Bound prints it: a
+// bound exactly on a threshold that is itself good ("≥ 0.9", "≤ 1000
+// ms", "within ±0.05") clears it, one exactly on a threshold that is bad
+// ("< 0.1", "> baseline") does not (for Gain: above 0 — the test decides
+// PASS, see Decide).
 func (d Direction) Clears(thr, lo, hi float64) bool {
 	switch d {
 	case AtLeast:
-		return lo > thr
-	case Below, AtMost:
+		return lo >= thr
+	case Below:
 		return hi < thr
+	case AtMost:
+		return hi <= thr
 	case Within:
-		return -thr < lo && hi < thr
+		return -thr <= lo && hi <= thr
 	}
 	return lo > 0
 }

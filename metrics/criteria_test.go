@@ -50,13 +50,14 @@ func TestDecideRule(t *testing.T) {
 		bad            bool
 	}{
 		{AtLeast, 0.9, 0.95, 0.91, 0.98, nil, StatusPass, false},
-		{AtLeast, 0.9, 0.95, 0.90, 0.98, nil, StatusInconclusive, false}, // lo = threshold: not above it
+		{AtLeast, 0.9, 0.95, 0.90, 0.98, nil, StatusPass, false}, // lo = threshold: "≥ 0.9", the threshold itself is good
 		{AtLeast, 0.9, 0.85, 0.80, 0.899, nil, StatusFail, true},
 		{AtLeast, 0.9, 0.85, 0.80, 0.90, nil, StatusInconclusive, true}, // 0.90 itself is not bad
 		{Below, 0.1, 0.05, 0.01, 0.099, nil, StatusPass, false},
 		{Below, 0.1, 0.15, 0.10, 0.2, nil, StatusFail, true}, // 0.10 itself fails
 		{Below, 0.1, 0.10, 0.05, 0.2, nil, StatusInconclusive, true},
 		{AtMost, 0.5, 0.6, 0.5, 0.7, nil, StatusInconclusive, true}, // 0.50 itself is not bad
+		{AtMost, 1000, 900, -inf, 1000, nil, StatusPass, false},      // "≤ 1000 ms": a P95 bound exactly 1000 ms is good
 		{AtMost, 0.5, 0.6, 0.51, 0.7, nil, StatusFail, true},
 		{AtMost, 1000, 900, -inf, 990, nil, StatusPass, false},
 		{AtMost, 1000, 1100, -inf, inf, nil, StatusInconclusive, true}, // too few calls for a lower bound
@@ -73,6 +74,69 @@ func TestDecideRule(t *testing.T) {
 		got := c.d.Decide(c.thr, Evidence{Estimate: c.est, Lo: c.l, Hi: c.h, P: c.p, Alpha: 0.05})
 		if got.Status != c.want || (got.Status != StatusPass && got.BadSide != c.bad) {
 			t.Errorf("%s %g: est %g [%g, %g] p %v: got %+v, want %s (bad side %v)", c.d, c.thr, c.est, c.l, c.h, c.p, got, c.want, c.bad)
+		}
+	}
+}
+
+// TestDecideAgreesWithBoundText: for every declared criterion, an
+// interval with a bound exactly on the threshold is decided as the
+// threshold text the tables print (CriterionSpec.Bound) says: the
+// threshold itself good under "≥", "≤" and "within ±", bad under "<" and
+// "> baseline". The interval's two ends are read against the text's own
+// operator: both good PASS, both bad FAIL, else INCONCLUSIVE. The one
+// exception is the gain's upper bound exactly on 0: its FAIL is the
+// one-sided test the other way, which a bound on 0 does not reject
+// (TestRecallGainFailNeedsTheReverseTest), so it stays INCONCLUSIVE.
+func TestDecideAgreesWithBoundText(t *testing.T) {
+	th := Thresholds{PrecisionMin: 0.9, JudgeP95MaxMS: 1000, JudgeRequiredRateMax: 0.2, UnknownRateMax: 0.1, ApprovalRejectRateMax: 0.5, FireRateChangeMax: 0.05}
+	for _, spec := range Criteria {
+		thr := spec.Threshold(th)
+		text := spec.Bound(thr)
+		var good func(x float64) bool
+		switch {
+		case strings.HasPrefix(text, "≥ "):
+			good = func(x float64) bool { return x >= thr }
+		case strings.HasPrefix(text, "≤ "):
+			good = func(x float64) bool { return x <= thr }
+		case strings.HasPrefix(text, "< "):
+			good = func(x float64) bool { return x < thr }
+		case strings.HasPrefix(text, "within ±"):
+			good = func(x float64) bool { return -thr <= x && x <= thr }
+		case text == "> baseline":
+			good = func(x float64) bool { return x > 0 }
+		default:
+			t.Fatalf("%s: bound text %q has no operator this test knows", spec.Name, text)
+		}
+		w := 0.01 * max(1, thr)
+		ivs := [][2]float64{{thr, thr + w}, {thr - w, thr}}
+		if spec.Direction == Within {
+			ivs = append(ivs, [2]float64{-thr, -thr + w}, [2]float64{-thr - w, -thr})
+		}
+		for _, iv := range ivs {
+			lo, hi := iv[0], iv[1]
+			want := StatusInconclusive
+			switch {
+			case good(lo) && good(hi):
+				want = StatusPass
+			case !good(lo) && !good(hi):
+				want = StatusFail
+			}
+			ev := Evidence{Estimate: (lo + hi) / 2, Lo: lo, Hi: hi, Alpha: 0.05}
+			if spec.Direction == Gain {
+				// The gain's bounds invert its one-sided test: a lower
+				// bound exactly on 0 is p = α, not below it.
+				p := 0.05
+				if lo > 0 {
+					p = 0.01
+				}
+				ev.P = &p
+				if hi == 0 {
+					want = StatusInconclusive // the reverse test does not reject at a bound on 0
+				}
+			}
+			if got := spec.Direction.Decide(thr, ev).Status; got != want {
+				t.Errorf("%s (%s): [%g, %g] is %s, the text says %s", spec.Name, text, lo, hi, got, want)
+			}
 		}
 	}
 }

@@ -90,3 +90,34 @@ func hintScan(p, thr float64, n int64, up bool) int64 {
 		}
 	}
 }
+
+// TestLabelHintNotOnAnEstimateHighByChance: a population of the
+// near-threshold calibration row (precision ≈ 0.71 against 0.65, 300
+// labels of the queue, 19 of them on the judge's matches) whose estimate,
+// 0.846, lies far above the recorded pairs' own precision by chance. The
+// check centred on the estimate named "about 178 more labels", and
+// labeling every pair left it INCONCLUSIVE: the promise could not be
+// kept. With the recorded pairs' figure taken at its one-sided 90 %
+// bound, the hint says labels alone are unlikely to decide and names
+// sessions of new traffic.
+func TestLabelHintNotOnAnEstimateHighByChance(t *testing.T) {
+	t.Parallel()
+	crit := replay.DefaultKillCriteria()
+	crit.PrecisionMin = 0.65
+	pop := simPopulationSeed(10984986628214318559)
+	eval := func(k int) Criterion {
+		us := queueUnitsOther(pop, 3000, k, 13893196076374276685)
+		return SamplePrecision(WeightedPrecision(us, crit.Confidence).WithTraffic(600, 3000), crit)
+	}
+	if all := eval(3000); all.Status != StatusInconclusive {
+		t.Fatalf("labeling every pair: %s (%s); the case needs a population labels cannot decide", all.Status, all.Reason)
+	}
+	c := eval(300)
+	if c.Status != StatusInconclusive || c.MoreSamples == nil {
+		t.Fatalf("300 labels: %s, %s", c.Status, c.Reason)
+	}
+	if c.MoreSessions == nil || !strings.Contains(c.Reason, "labels alone are not shown to clear it") {
+		t.Errorf("the hint names labels that cannot decide: %s", c.Reason)
+	}
+	t.Log(c.Reason)
+}

@@ -130,7 +130,7 @@ func setLabelHint(c *Criterion, f WeightedRatio, h LabelHint, ok bool, verb stri
 	default:
 		c.MoreSamples, c.MoreUnit, c.MoreSessions = new(h.Labels), "labels", new(h.Sessions)
 		c.SamplesNeeded = new(f.SampledAll + h.Labels)
-		c.Reason += fmt.Sprintf("; labeling every pair left would not %s (the recorded sessions' own spread stays however many are labeled): about %d more sessions of traffic (a new run, ≈ %d pairs), labeled at the same rate (about %d more labels), would %s with 80%% probability", verb, h.Sessions, h.Pairs, h.Labels, verb)
+		c.Reason += fmt.Sprintf("; labels alone are not shown to %s with 80%% probability (labeling every pair left: the recorded sessions' own spread stays however many are labeled, and the recorded pairs' own figure may lie nearer the threshold than the labels so far show): about %d more sessions of traffic (a new run, ≈ %d pairs), labeled at the same rate (about %d more labels), would %s with 80%% probability", verb, h.Sessions, h.Pairs, h.Labels, verb)
 	}
 }
 

@@ -342,6 +342,12 @@ func (g *SequentialGate) feed(row *seqRow, total bool, v *[seqLanes][2]int64, lo
 		}
 		if row.cs[l] == nil {
 			row.cs[l] = NewConfidenceSequence(g.alpha)
+			if l == seqGain {
+				// The gain PASSes on a one-sided test, as on the fixed-n
+				// path: its lower bound and its upper bound are each a
+				// one-sided sequence at α.
+				row.cs[l] = NewOneSidedSequence(g.alpha)
+			}
 		}
 		x := float64(y) / float64(m)
 		if l == seqGain {
@@ -387,8 +393,8 @@ func bounds(l int, cs *ConfidenceSequence) (lo, hi float64) {
 }
 
 // decide applies the one verdict rule to a lane's interval; a recall
-// gain PASSes when the whole interval lies above 0 (the sequence is the
-// test) and FAILs when it lies at or below 0.
+// gain PASSes when its one-sided lower bound lies above 0 (the sequence
+// is the test) and FAILs when its one-sided upper bound lies below 0.
 func (g *SequentialGate) decide(l int, cs *ConfidenceSequence) Status {
 	if cs.Excluded() {
 		// Every rate excluded: the interval is the running mean alone,
@@ -412,10 +418,14 @@ func (g *SequentialGate) decideOn(l int, lo, hi float64) Status {
 	name, thr := g.laneCriterion(l)
 	spec, _ := SpecOf(name)
 	if spec.Direction == Gain {
+		// The gain's bounds are one-sided sequences at α
+		// (NewOneSidedSequence): the lower above 0 is its one-sided test
+		// at every look (the PASS the fixed-n path reads off p < α), the
+		// upper below 0 the test the other way (FAIL, as Decide).
 		switch {
-		case hi <= 0:
+		case spec.Direction.ConfirmsBad(0, lo, hi):
 			return StatusFail
-		case lo > 0:
+		case spec.Direction.Clears(0, lo, hi):
 			return StatusPass
 		}
 		return StatusInconclusive
@@ -474,6 +484,10 @@ type SequentialCrit struct {
 	Lo        *float64 `json:"lo,omitempty"`
 	Hi        *float64 `json:"hi,omitempty"`
 	Threshold float64  `json:"threshold"`
+	// Bounds says what Lo and Hi are where they are not one two-sided
+	// sequence: "one-sided 95% bounds" (the recall gain: each bound its
+	// own one-sided sequence at α, as summary.json's "bounds").
+	Bounds string `json:"bounds,omitempty"`
 	// Sessions and Units are what the sequence holds now.
 	Sessions int   `json:"sessions"`
 	Units    int64 `json:"units"`
@@ -489,8 +503,14 @@ type SequentialCrit struct {
 	// sequence's promise, so Status is INCONCLUSIVE again; the Decided*
 	// fields keep where it had been decided.
 	Withdrawn Status `json:"withdrawn,omitempty"`
-	Reason    string `json:"reason"`
-	drift     bool
+	// Outside says that Estimate, the sessions' mean, lies outside
+	// [Lo, Hi]: the two are then not an estimate and its interval but
+	// the mean and the running intersection of the sequence's intervals,
+	// which sessions that changed their rate between runs carried away
+	// from it (the drift warning); tables print them as two figures.
+	Outside bool   `json:"estimate_outside,omitempty"`
+	Reason  string `json:"reason"`
+	drift   bool
 }
 
 // driftWarning is what a criterion whose running mean left its
@@ -602,13 +622,31 @@ func (g *SequentialGate) crit4(j *seqJudge, row *seqRow, l int) SequentialCrit {
 		est = 2*est - 1
 	}
 	c.Estimate, c.Lo, c.Hi = ptr(est), ptr(lo), ptr(hi)
+	if cs.OneSided() {
+		c.Bounds = BoundsLabel(g.alpha)
+	}
 	fig := map[int]string{seqPrec: "precision", seqUnk: "unknown rate", seqAppr: "approval reject rate",
 		seqGain: "recall gain over the baseline", seqJR: "judge-required rate",
 		seqSlow: fmt.Sprintf("share of calls slower than %s ms (P95 ≤ %s ms exactly when it is ≤ 0.05)", fmtF(c.Threshold), fmtF(c.Threshold))}[l]
 	c.Figure = "mean over sessions of each session's " + fig
-	desc := fmt.Sprintf("%s %s over %d sessions (%d units), %.0f%% confidence sequence [%s, %s]",
-		strings.SplitN(fig, " (", 2)[0], fmtF(est), cs.N(), row.units[l], (1-g.alpha)*100, fmtF(lo), fmtF(hi))
-	if est < lo-1e-9 || est > hi+1e-9 || cs.Excluded() {
+	kind := fmt.Sprintf("%.0f%% confidence sequence", (1-g.alpha)*100)
+	if cs.OneSided() {
+		kind = BoundsLabel(g.alpha) + " (confidence sequences)"
+	}
+	short := strings.SplitN(fig, " (", 2)[0]
+	desc := fmt.Sprintf("%s %s over %d sessions (%d units), %s [%s, %s]",
+		short, fmtF(est), cs.N(), row.units[l], kind, fmtF(lo), fmtF(hi))
+	if est < lo-1e-9 || est > hi+1e-9 {
+		// Not an estimate and its interval: the mean of every session
+		// so far, and the running intersection of the sequence's
+		// intervals, which sessions that changed their rate between runs
+		// carry away from it (the early sessions excluded the later
+		// ones' rates for good). Said as two figures.
+		c.Outside = true
+		desc = fmt.Sprintf("%s: the sessions' mean %s over %d sessions (%d units) lies outside the %s [%s, %s], the running intersection of its intervals",
+			short, fmtF(est), cs.N(), row.units[l], kind, fmtF(lo), fmtF(hi))
+	}
+	if c.Outside || cs.Excluded() {
 		// The running intersection left the running mean outside (or
 		// left nothing: the interval is then the mean alone): the
 		// sessions do not look like draws of one rate.
@@ -635,7 +673,7 @@ func (g *SequentialGate) crit4(j *seqJudge, row *seqRow, l int) SequentialCrit {
 	c.Status = StatusInconclusive
 	c.Reason = fmt.Sprintf("open: %s still reaches %s", desc, fmtF(thr))
 	if l == seqGain {
-		c.Reason = fmt.Sprintf("open: %s still reaches 0", desc)
+		c.Reason = fmt.Sprintf("open: %s: the lower bound not above 0 and the upper not below it", desc)
 	}
 	if FewSessions(float64(cs.N())) {
 		c.Reason = "open: " + desc + ": " + FewSessionsReason(float64(cs.N()))

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -520,6 +521,35 @@ func testDriftWithdraws(t *testing.T, maxRate float64, first Status, withdrawn b
 	}
 }
 
+// TestSequentialMeanOutsideSaidApart: 60 sessions where a quarter of the
+// cases need the judge, then 40 where half do: the sequence's running
+// intersection, narrowed by the first 60, no longer holds the mean of
+// all 100 (0.35 beside [0.288, 0.3085]); the two are said as what they are, not as an estimate
+// and its interval (on the sample the policy row read "0.2139 [0.0985,
+// 0.1365]").
+func TestSequentialMeanOutsideSaidApart(t *testing.T) {
+	t.Parallel()
+	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
+	g.BeginRun("run1")
+	for i := range 60 {
+		addCalledSession(g, fmt.Sprintf("a%d", i), 1, "j1")
+	}
+	g.EndRun()
+	g.BeginRun("run2")
+	for i := range 40 {
+		addCalledSession(g, fmt.Sprintf("b%d", i), 2, "j1")
+	}
+	g.EndRun()
+	c := seqCrit(t, g.Result(), "j1", AllRules, CriterionJudgeRequiredRateMax)
+	if *c.Lo == *c.Hi || *c.Estimate >= *c.Lo && *c.Estimate <= *c.Hi {
+		t.Fatalf("precondition: the mean %v outside a non-empty interval [%v, %v]", *c.Estimate, *c.Lo, *c.Hi)
+	}
+	want := fmt.Sprintf("judge-required rate: the sessions' mean %s over 100 sessions (400 units) lies outside the 95%% confidence sequence [%s, %s], the running intersection of its intervals", fmtF(*c.Estimate), fmtF(*c.Lo), fmtF(*c.Hi))
+	if !c.Outside || !strings.Contains(c.Reason, want) {
+		t.Errorf("mean %v beside [%v, %v] (outside %v): %s\nwant %q", *c.Estimate, *c.Lo, *c.Hi, c.Outside, c.Reason, want)
+	}
+}
+
 // addCalledSession adds a session of 4 cases of rule r, each judge's,
 // whose first called cases needed the judge.
 func addCalledSession(g *SequentialGate, sess string, called int, judges ...string) {
@@ -529,5 +559,198 @@ func addCalledSession(g *SequentialGate, sess string, called int, judges ...stri
 			r.JudgeCalled = i < called
 			g.Add(r)
 		}
+	}
+}
+
+// seqGainRun feeds one replicate of looks runs to a SequentialGate whose
+// one dangerous rule is caught by the judge and by its deterministic
+// baseline as the recall guess g draws them (RecallGuess.draw: `apeval
+// plan`'s model, sessions of 1 + Poisson(size − 1) positives, the cells'
+// probabilities Dirichlet around the guess's at its ICC): each run brings
+// fresh new sessions and repeats again earlier ones with fresh outcomes
+// (left out). It returns the gain's first decision and the sessions it
+// took.
+func seqGainRun(rng *rand.Rand, g RecallGuess, fresh, again, looks int) (Status, int) {
+	gate := NewSequentialGate(replay.DefaultKillCriteria(), "")
+	next := 0
+	session := func(id int) {
+		s := g.draw(rng)
+		sess := fmt.Sprintf("s%d", id)
+		both, judge, base := s.y12, s.y1-s.y12, s.y2-s.y12
+		for i := range s.m {
+			res, bas := core.NoMatch, core.NoMatch
+			switch {
+			case i < both:
+				res, bas = core.Match, core.Match
+			case i < both+judge:
+				res = core.Match
+			case i < both+judge+base:
+				bas = core.Match
+			}
+			gate.Add(&replay.Result{Judge: "j", SessionID: sess, CaseID: fmt.Sprintf("%s-%d", sess, i), Rules: []replay.RuleResult{{
+				RuleID: "r", Class: replay.ClassDangerous, Source: replay.SourceDeterministic, Result: res, BaselineResult: bas,
+				Label: datasets.LabelMatch, Status: core.StatusOK, Call: -1}}})
+		}
+	}
+	for look := range looks {
+		gate.BeginRun(fmt.Sprintf("run%d", look+1))
+		if next > 0 {
+			for range again {
+				session(rng.IntN(next))
+			}
+		}
+		for range fresh {
+			session(next)
+			next++
+		}
+		gate.EndRun()
+		if d := gate.judges["j"].rows["r"].dec[seqGain]; d != nil {
+			return d.status, d.sessions
+		}
+	}
+	return StatusInconclusive, 0
+}
+
+// TestCalibrationSequentialGain: the recall gain's lane over 20 runs
+// through the gate's own path. At a gain of exactly 0 (judge and
+// baseline both at recall 0.80) a PASS and a FAIL are each wrong at most
+// 5 % of the time (the one-sided rule: each bound is its own one-sided
+// sequence at α); a judge 0.05 or 0.10 better PASSes, the median sessions
+// it took reported beside `apeval plan`'s fixed n for the same guess.
+func TestCalibrationSequentialGain(t *testing.T) {
+	t.Parallel()
+	n, full := calibrationN()
+	slack := 0.0
+	if !full {
+		n = 40
+		slack = smokeSlack(0.05, n)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| gate --sequential, recall gain, %d replicates, 20 runs of 10 new + 5 repeated sessions | PASS (goal ≤ 0.05) | FAIL (goal ≤ 0.05) |\n|---|---|---|\n", n)
+	for i, icc := range []float64{0.1, 0.3} {
+		g := RecallGuess{Recall: 0.8, BaselineRecall: 0.8, ICC: icc, SessionSize: 5}
+		rng := rand.New(rand.NewPCG(uint64(i+31), 0x9a1))
+		pass, fail := 0, 0
+		for range n {
+			switch st, _ := seqGainRun(rng, g, 10, 5, 20); st {
+			case StatusPass:
+				pass++
+			case StatusFail:
+				fail++
+			}
+		}
+		p, f := float64(pass)/float64(n), float64(fail)/float64(n)
+		fmt.Fprintf(&b, "| gain 0 (recall 0.80 vs 0.80), sessions of 5 positives, ICC %g | %.3f | %.3f |\n", icc, p, f)
+		if p > 0.05+slack || f > 0.05+slack {
+			t.Errorf("gain 0, ICC %g: PASS %.3f, FAIL %.3f over %d", icc, p, f, n)
+		}
+	}
+	fmt.Fprintf(&b, "\n| better judge, sessions of 5 positives, ICC 0.1, 10 new + 5 repeated a run | PASS within 80 runs (800 sessions) | median sessions to PASS | fixed n, 80 %% chance (plan) |\n|---|---|---|---|\n")
+	for i, rec := range []float64{0.85, 0.9} {
+		if !full && rec < 0.9 {
+			continue // the smoke keeps to the faster judge (a median of about 60 sessions, not 270)
+		}
+		g := RecallGuess{Recall: rec, BaselineRecall: 0.8, ICC: 0.1, SessionSize: 5}
+		rng := rand.New(rand.NewPCG(uint64(i+41), 0x9a1))
+		// Sessions to PASS, a replicate not passing within 80 runs past
+		// every one that did: the median is of all replicates.
+		sessions := make([]float64, n)
+		passed := 0
+		for r := range n {
+			sessions[r] = math.Inf(1)
+			if st, k := seqGainRun(rng, g, 10, 5, 80); st == StatusPass {
+				sessions[r] = float64(k)
+				passed++
+			}
+		}
+		plan := "not run (smoke)"
+		if full {
+			ps, err := Plan(replay.DefaultKillCriteria(), PlanGuesses{Recall: &g, ICC: g.ICC, SessionSize: g.SessionSize}, PlanOptions{Reps: 200, Seed: 3})
+			if err != nil || len(ps) != 1 || ps[0].Sessions == nil {
+				t.Fatalf("plan %+v %v", ps, err)
+			}
+			plan = fmt.Sprint(*ps[0].Sessions)
+		}
+		fmt.Fprintf(&b, "| recall %.2f vs 0.80 (gain %.2f) | %.3f | %.0f | %s |\n", rec, rec-0.8, float64(passed)/float64(n), median(sessions), plan)
+		if passed < n/2 {
+			t.Errorf("recall %.2f vs 0.80: passed only %d of %d times", rec, passed, n)
+		}
+	}
+	t.Log("\n" + b.String())
+}
+
+// TestSequentialGainIsOneSided: the recall gain's lane decides on its
+// one-sided bounds, as the fixed-n path: 40 sessions of 4 positives, in
+// each the judge alone catching 2 and the baseline alone 1 (a gain of
+// 0.25 a session, +1 in a quarter of them), PASS once the lower bound of
+// the one-sided pair clears 0 — after exactly as many sessions as the
+// one-sided sequence alone needs on the same values, fewer than the
+// hedged two-sided sequence (α/2 a side) needs; the reason and `bounds`
+// say the bounds are one-sided.
+func TestSequentialGainIsOneSided(t *testing.T) {
+	t.Parallel()
+	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
+	g.BeginRun("a")
+	var xs []float64
+	for s := range 60 {
+		sess := fmt.Sprintf("s%d", s)
+		pattern := [][2]core.Result{{core.Match, core.NoMatch}, {core.Match, core.NoMatch}, {core.NoMatch, core.Match}, {core.NoMatch, core.NoMatch}}
+		if s%4 == 0 {
+			pattern[2] = [2]core.Result{core.Match, core.NoMatch} // gain 0.75 in a quarter
+		}
+		gain := 0.0
+		for i, p := range pattern {
+			g.Add(&replay.Result{Judge: "j", SessionID: sess, CaseID: fmt.Sprintf("%s-%d", sess, i), Rules: []replay.RuleResult{{
+				RuleID: "r", Class: replay.ClassDangerous, Source: replay.SourceDeterministic, Result: p[0], BaselineResult: p[1],
+				Label: datasets.LabelMatch, Status: core.StatusOK, Call: -1}}})
+			if p[0] == core.Match {
+				gain++
+			}
+			if p[1] == core.Match {
+				gain--
+			}
+		}
+		xs = append(xs, (gain/4+1)/2)
+	}
+	g.EndRun()
+	// The sessions enter in the order of their hashed IDs: the references
+	// take the values in that order too.
+	keys := make([]string, 60)
+	for s := range keys {
+		keys[s] = fmt.Sprintf("s:s%d", s)
+	}
+	idx := make([]int, 60)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		ha, hb := sessionHash(keys[a]), sessionHash(keys[b])
+		switch {
+		case ha < hb:
+			return -1
+		case ha > hb:
+			return 1
+		}
+		return strings.Compare(keys[a], keys[b])
+	})
+	first := func(cs *ConfidenceSequence) int {
+		for i, k := range idx {
+			cs.Add(xs[k])
+			if lo, _ := cs.Interval(); i+1 >= MinSessions && 2*lo-1 > 0 {
+				return i + 1
+			}
+		}
+		return 0
+	}
+	one, two := first(NewOneSidedSequence(0.05)), first(NewConfidenceSequence(0.05))
+	if one == 0 || (two != 0 && two <= one) {
+		t.Fatalf("references: one-sided decides after %d, two-sided after %d sessions: the test needs the one-sided to decide first", one, two)
+	}
+	c := seqCrit(t, g.Result(), "j", "r", CriterionDangerousRecall)
+	if c.Status != StatusPass || c.DecidedAfter == nil || *c.DecidedAfter != one {
+		t.Errorf("gain %+v: want PASS after %d sessions (the two-sided sequence: %d)", c, one, two)
+	}
+	if c.Bounds != "one-sided 95% bounds" || !strings.Contains(c.Reason, "one-sided 95% bounds") {
+		t.Errorf("bounds %q, reason %q", c.Bounds, c.Reason)
 	}
 }

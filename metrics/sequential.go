@@ -13,15 +13,24 @@ import "math"
 // inequality it reaches 1/α with probability at most α, and the set of m
 // whose wealth has never reached 1/α is the sequence (the running
 // intersection of its intervals).
+//
+// NewOneSidedSequence gives the one-sided pair instead: each gambler is
+// its own sequence at α, so the lower bound alone and the upper bound
+// alone each hold with probability at least 1 − α at every look.
 type ConfidenceSequence struct {
 	alpha float64
 	grid  []float64 // candidate means
 	logUp []float64 // log wealth of the gambler betting above, per m
 	logDn []float64
-	out   []bool // m has been excluded
+	out   []bool // m has been excluded (one-sided: from below, by the gambler betting above)
 	// first and last bound the candidates not excluded (every one
 	// outside them is): Add and Interval look at these only.
 	first, last int
+	// oneSided: outDn marks the m the gambler betting below excluded
+	// (from above); first is the smallest m out leaves, last the largest
+	// outDn leaves.
+	oneSided bool
+	outDn    []bool
 	n           int
 	sum         float64 // Σx
 	sumSq       float64 // Σ(x − running mean)² for the stakes
@@ -41,16 +50,46 @@ func NewConfidenceSequence(alpha float64) *ConfidenceSequence {
 	return cs
 }
 
+// NewOneSidedSequence starts a pair of one-sided sequences at level
+// 1 − alpha each: the lower bound is the smallest mean the gambler
+// betting above has not excluded, the upper the largest the gambler
+// betting below has not, each gambler a nonnegative martingale under the
+// true mean on its own (Ville's inequality at α, not α/2 as the hedged
+// pair). A test that the mean exceeds m (the lower bound above m) is
+// then a one-sided level-α test valid at every look, and the upper bound
+// below m the test the other way at the same level; together [lo, hi] is
+// a 1 − 2α sequence. The recall gain's lane decides on it (its PASS is a
+// one-sided test, as on the fixed-n path).
+func NewOneSidedSequence(alpha float64) *ConfidenceSequence {
+	cs := NewConfidenceSequence(alpha)
+	cs.oneSided = true
+	cs.outDn = make([]bool, csGrid+1)
+	return cs
+}
+
+// OneSided reports whether the sequence is a one-sided pair
+// (NewOneSidedSequence).
+func (cs *ConfidenceSequence) OneSided() bool { return cs.oneSided }
+
 // Add takes the next session's value x ∈ [0, 1] (its rate).
 func (cs *ConfidenceSequence) Add(x float64) {
 	x = min(max(x, 0), 1)
 	t := float64(cs.n + 1)
 	// Predictable stake (chosen before x is seen): the "predictable
 	// plug-in" λ = √(2·log(2/α) / (σ̂²·t·log(t+1))), σ̂² a running variance
-	// shrunk toward ¼, truncated so the wealth stays positive.
+	// shrunk toward ¼, truncated so the wealth stays positive; one-sided,
+	// log(1/α) for log(2/α).
 	sigma2 := (0.25 + cs.sumSq) / t
-	lam := math.Sqrt(2 * math.Log(2/cs.alpha) / (sigma2 * t * math.Log(t+1)))
+	sides := 2.0
+	if cs.oneSided {
+		sides = 1
+	}
+	lam := math.Sqrt(2 * math.Log(sides/cs.alpha) / (sigma2 * t * math.Log(t+1)))
 	thr := math.Log(1 / cs.alpha)
+	if cs.oneSided {
+		cs.addOneSided(x, lam, thr)
+		return
+	}
 	for i := cs.first; i <= cs.last; i++ {
 		m := cs.grid[i]
 		if cs.out[i] {
@@ -67,6 +106,43 @@ func (cs *ConfidenceSequence) Add(x float64) {
 		}
 	}
 	cs.first, cs.last = shrinkIn(cs.out, cs.first, cs.last)
+	cs.count(x)
+}
+
+// addOneSided bets each gambler on its own: the one betting above on every
+// m it has not excluded from below (all of them at or above first), the
+// one betting below on every m it has not excluded from above (at or
+// below last); an m is out on a side once that gambler's wealth reaches
+// 1/α.
+func (cs *ConfidenceSequence) addOneSided(x, lam, thr float64) {
+	for i := cs.first; i <= csGrid; i++ {
+		if cs.out[i] {
+			continue
+		}
+		m := cs.grid[i]
+		cs.logUp[i] += math.Log1p(min(lam, 0.75/math.Max(m, 1e-12)) * (x - m))
+		cs.out[i] = cs.logUp[i] >= thr
+	}
+	for i := 0; i <= cs.last; i++ {
+		if cs.outDn[i] {
+			continue
+		}
+		m := cs.grid[i]
+		cs.logDn[i] += math.Log1p(-min(lam, 0.75/math.Max(1-m, 1e-12)) * (x - m))
+		cs.outDn[i] = cs.logDn[i] >= thr
+	}
+	for cs.first <= csGrid && cs.out[cs.first] {
+		cs.first++
+	}
+	for cs.last >= 0 && cs.outDn[cs.last] {
+		cs.last--
+	}
+	cs.count(x)
+}
+
+// count adds x to the running sums.
+func (cs *ConfidenceSequence) count(x float64) {
+	t := float64(cs.n + 1)
 	cs.n++
 	cs.sum += x
 	d := x - cs.mean
@@ -98,7 +174,8 @@ func (cs *ConfidenceSequence) N() int { return cs.n }
 
 // Interval is the sequence's current interval: the smallest and largest
 // candidate mean not yet excluded (widened by the grid's resolution);
-// [0, 1] before any value.
+// [0, 1] before any value. One-sided (NewOneSidedSequence), lo is the
+// lower bound and hi the upper, each at 1 − α.
 func (cs *ConfidenceSequence) Interval() (lo, hi float64) {
 	first, last := cs.first, cs.last
 	if first > last {
@@ -146,5 +223,8 @@ func (cs *ConfidenceSequence) Clone() *ConfidenceSequence {
 	c.logUp = append([]float64(nil), cs.logUp...)
 	c.logDn = append([]float64(nil), cs.logDn...)
 	c.out = append([]bool(nil), cs.out...)
+	if cs.outDn != nil {
+		c.outDn = append([]bool(nil), cs.outDn...)
+	}
 	return &c // grid is shared: never written
 }

@@ -66,11 +66,11 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, def
 			method += ", " + n
 		}
 		// With few sessions the interval is wider than the data's design
-		// effect gives: said apart, never as the deff (dataDeff).
+		// effect gives: said apart, never as the deff (dataDeff), and
+		// by what: the few sessions, the sessions' rates depending on
+		// their size, or both (widenedBy).
 		if deff != nil && strings.Contains(method, "(few sessions)") {
-			if w := intervalDeff(post, e.conf); w > d*1.005 {
-				method += fmt.Sprintf(", widened for few sessions as by a deff of %.2f", w)
-			}
+			method += widenedBy(post, d, e.conf)
 		}
 	}
 	// The sessions the interval rests on, where its units are clustered
@@ -114,6 +114,28 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, def
 		}
 	}
 	return c
+}
+
+// widenedBy is the clause that says how much wider than the data's design
+// effect d a few-session interval is, and what widened it: the
+// beta-binomial over few sessions ("widened for few sessions as by a
+// deff of …"), and where the sessions' rates depend on their size the
+// hull toward the pooled rate (bbPosterior.sizeShift: "… and toward the
+// pooled rate, as rates depend on session size, to a deff of …"), or
+// that hull alone. "" where the interval is no wider (within 0.5 %).
+func widenedBy(post *bbPosterior, d, conf float64) string {
+	_, _, few := post.bbInterval(conf)
+	all := intervalDeff(post, conf)
+	bySize := all > few*1.005
+	switch {
+	case few > d*1.005 && bySize:
+		return fmt.Sprintf(", widened for few sessions as by a deff of %.2f, and toward the pooled rate (rates depend on session size) to a deff of %.2f", few, all)
+	case bySize && all > d*1.005:
+		return fmt.Sprintf(", widened toward the pooled rate (rates depend on session size) as by a deff of %.2f", all)
+	case all > d*1.005:
+		return fmt.Sprintf(", widened for few sessions as by a deff of %.2f", all)
+	}
+	return ""
 }
 
 // fewSessionsHint raises a session-sized hint on k < MinSessions sessions

@@ -154,9 +154,15 @@ func sequentialDecided(c metrics.SequentialCrit) string {
 	return fmt.Sprintf("after %d sessions, run %d (%s)", *c.DecidedAfter, c.DecidedLook, c.DecidedRun)
 }
 
+// sequentialEstimate is the estimate and its interval, or, where the
+// sessions' mean lies outside the sequence's interval (drift), the two
+// as what they are: "mean 0.2139, outside [0.0985, 0.1365]".
 func sequentialEstimate(c metrics.SequentialCrit) string {
 	if c.Estimate == nil {
 		return "-"
+	}
+	if c.Outside {
+		return fmt.Sprintf("mean %.4g, outside [%.4g, %.4g]", *c.Estimate, *c.Lo, *c.Hi)
 	}
 	return fmt.Sprintf("%.4g [%.4g, %.4g]", *c.Estimate, *c.Lo, *c.Hi)
 }

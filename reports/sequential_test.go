@@ -149,3 +149,21 @@ func TestWriteSequentialPolicyOnce(t *testing.T) {
 		t.Errorf("differing standings, want a row per judge:\n%s", b.String())
 	}
 }
+
+// TestSequentialEstimateOutside: where the sessions' mean lies outside the
+// sequence's interval (drift), the table prints the two as what they are,
+// not as an estimate and its interval (it printed "0.2139 [0.0985,
+// 0.1365]" on the sample, the judge-required rate's policy row).
+func TestSequentialEstimateOutside(t *testing.T) {
+	t.Parallel()
+	f := func(v float64) *float64 { return &v }
+	c := metrics.SequentialCrit{Name: metrics.CriterionJudgeRequiredRateMax, Status: metrics.StatusInconclusive,
+		Estimate: f(0.2139), Lo: f(0.0985), Hi: f(0.1365), Outside: true}
+	if got, want := sequentialEstimate(c), "mean 0.2139, outside [0.0985, 0.1365]"; got != want {
+		t.Errorf("outside: %q, want %q", got, want)
+	}
+	c.Outside, c.Estimate = false, f(0.12)
+	if got, want := sequentialEstimate(c), "0.12 [0.0985, 0.1365]"; got != want {
+		t.Errorf("inside: %q, want %q", got, want)
+	}
+}

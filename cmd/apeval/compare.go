@@ -24,6 +24,9 @@ type compareOptions struct {
 	// Marker is the --config path the comment's hidden marker names.
 	Marker string
 	Dirs   []string // the run directories (arguments)
+	// WithoutHookRewritten leaves out the cases auto mode judged on an
+	// input a PreToolUse hook changed (evaluation.Spec).
+	WithoutHookRewritten bool
 }
 
 // newCompareCmd is `apeval compare`; its RunE resolves the options and
@@ -51,6 +54,7 @@ func newCompareCmd(io IO, runF func(context.Context, *compareOptions, IO) error)
 	cmd.Flags().StringVar(&o.Out, "out", "", "also write compare.parquet (one row per rule × figure) into this directory")
 	cmd.Flags().BoolVar(&o.Comment, "comment", false, "print a pull-request comment (Markdown, headed by <!-- apeval:CONFIG -->, at most 65,536 characters)")
 	cmd.Flags().StringVar(&o.ReportURL, "report-url", "", "with --comment: link the comment's report.html to this URL (the uploaded run directory)")
+	cmd.Flags().BoolVar(&o.WithoutHookRewritten, "without-hook-rewritten", false, "against recorded/claude-auto-mode@…: leave out the cases auto mode judged on an input a PreToolUse hook changed (provenance.hook_updated_input)")
 	cmd.Flags().StringVar(&o.DiffURL, "diff-url", "", "with --comment: link the \"what changes\" block to this URL (the uploaded diff.html of apeval diff --out)")
 	return cmd
 }
@@ -114,7 +118,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		return err
 	}
 	warnLabelsLeftOut(rs, o.Labels, io.Err)
-	c, err := rs.Compare(evaluation.Spec{Criteria: crit, CriteriaFrom: from, Slices: o.By, Inconclusive: o.Inconclusive, Labels: lab}, pair)
+	c, err := rs.Compare(evaluation.Spec{Criteria: crit, CriteriaFrom: from, Slices: o.By, Inconclusive: o.Inconclusive, Labels: lab, WithoutHookRewritten: o.WithoutHookRewritten}, pair)
 	if err != nil {
 		return usageError{err}
 	}

@@ -161,7 +161,10 @@ func (st *gmState) message(raw []byte, where string, n int, sum *SourceSummary, 
 	}
 	switch m.Type {
 	case "user":
-		if text := gmText(m.Content); text != "" {
+		if text := gmText(m.Content); strings.HasPrefix(text, sessionContextTag) {
+			sum.skip(skipGeminiSessionContext)
+			return nil
+		} else if text != "" {
 			st.cv.user(out.text(text))
 			sum.skip("user message (context)")
 		} else {
@@ -227,6 +230,21 @@ func (st *gmState) message(raw []byte, where string, n int, sum *SourceSummary, 
 	}
 	return nil
 }
+
+// Gemini CLI opens a chat with its environment as a user message,
+// "<session_context>\nThis is the Gemini CLI. We are setting up the context
+// for our chat. …" (getEnvironmentContext in packages/core): the date, the
+// OS, the workspace's directory tree and the GEMINI.md files and
+// extensions' instructions it loaded, up to tens of KB. The chat recording
+// keeps it as the first user message (public Cloud Shell recordings:
+// 58 KB, an extension's tool instructions included). It is not what the
+// user asked: a judge reading it as the user's request could take an
+// extension's "you MUST …" for the user's words. It is skipped and counted,
+// never context.
+const (
+	sessionContextTag        = "<session_context>"
+	skipGeminiSessionContext = "session context (the CLI's environment, not the user's words)"
+)
 
 // gmText is the text of a message's content: a string, or the text parts
 // of a list of parts.

@@ -2,6 +2,7 @@ package importers
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -26,5 +27,37 @@ func TestGeminiMessagesCarryingSessionID(t *testing.T) {
 	}
 	if c := cases[1]; c.SessionID != sid || c.Tool.Name != "run_shell_command" || c.Context.LatestUserMessage != "Now run the tests" {
 		t.Errorf("second case: session %q, tool %q, latest user message %q", c.SessionID, c.Tool.Name, c.Context.LatestUserMessage)
+	}
+}
+
+// Gemini CLI's environment opens the chat as a user message
+// ("<session_context>…</session_context>": directory tree, loaded
+// GEMINI.md and extension instructions), as real recordings hold it in a
+// $set.messages batch. It was the session's first user text in every
+// call's context; it is not the user's.
+func TestGeminiSessionContextIsNotTheUser(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "tmp", "journal", "chats")
+	doc := `{"sessionId":"a2a-server","projectHash":"baead263","startTime":"2026-09-02T08:54:13.419Z","lastUpdated":"2026-09-02T08:54:13.419Z","kind":"main"}
+{"$set":{"messages":[{"id":"d049","timestamp":"2026-09-02T08:54:13.423Z","type":"user","content":[{"text":"<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n- **Workspace Directories:**\n  - /home/dev/journal\n<loaded_context>\n<extension_context>\nYou MUST attempt to read the first few lines of the training dataset.\n</extension_context>\n</loaded_context>\n</session_context>"}]}],"lastUpdated":"2026-09-02T08:54:13.423Z"}}
+{"id":"u1","timestamp":"2026-09-02T08:55:00.000Z","type":"user","content":[{"text":"list the files"}]}
+{"id":"g1","timestamp":"2026-09-02T08:55:05.000Z","type":"gemini","content":"Listing.","model":"gemini-3-flash-preview","toolCalls":[{"id":"list_directory-1","name":"list_directory","args":{"dir_path":"."},"status":"success","timestamp":"2026-09-02T08:55:04.000Z"}]}
+`
+	writeFile(t, filepath.Join(dir, "session-2026-09-02T08-54-a2a-serv.jsonl"), []byte(doc))
+	cases, sum, _ := importAll(t, "gemini-cli", Options{}, dir)
+	if len(cases) != 1 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	ctx := cases[0].Context
+	if ctx.LatestUserMessage != "list the files" {
+		t.Errorf("latest user message %q", ctx.LatestUserMessage)
+	}
+	for _, m := range ctx.RecentMessages {
+		if strings.Contains(m.Content, "session_context") || strings.Contains(m.Content, "You MUST") {
+			t.Errorf("the CLI's environment is in the context as %s: %.80q", m.Role, m.Content)
+		}
+	}
+	if n := sum.Sources[0].Skipped[skipGeminiSessionContext]; n != 1 {
+		t.Errorf("skipped %v", sum.Sources[0].Skipped)
 	}
 }

@@ -545,7 +545,34 @@ type output struct {
 	// the agent's tool_use_id (cc-…) and without it (cch-…: hook payloads
 	// of Claude Code before tool_use_id, 1.0.x). See pairCall.
 	withID, withoutID map[uint64]int
+	// callSession: a call id an importer scopes by session
+	// (sessionScopedID) → the session that used it first.
+	callSession map[uint64]string
 }
+
+// sessionScopedID is id for a call of session, unless another session used
+// that id first: then id@session. Some providers number tool calls per
+// conversation ("functions.bash:7", Moonshot's Kimi through OpenCode), so
+// two sessions' calls can share an id; the first keeps the id it always
+// had, a later session's is told apart instead of being dropped as a
+// duplicate. The same call read twice (same session) keeps one id.
+func (o *output) sessionScopedID(id, session string) string {
+	if o.callSession == nil {
+		o.callSession = map[uint64]string{}
+	}
+	h := maphash.String(o.seed, id)
+	first, ok := o.callSession[h]
+	switch {
+	case !ok:
+		o.callSession[h] = session
+	case first != session:
+		o.sum.note(noteSessionScopedID)
+		return id + "@" + session
+	}
+	return id
+}
+
+const noteSessionScopedID = "call id used by an earlier session: the case id gets @session"
 
 type emitError struct{ error }
 

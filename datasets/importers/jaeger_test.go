@@ -79,3 +79,43 @@ func TestLangChainToolInput(t *testing.T) {
 		}
 	}
 }
+
+// The Python SDK's console span JSON (testdata/otel-sdk-console, written
+// for the test in the shape of a public Microsoft Agent Framework run's
+// traces.jsonl: one pretty-printed span a record, each printed twice,
+// "0x" ids, RFC 3339 times, end_time null on a span still open). The OTLP
+// reader skipped every record as "export without execute_tool spans"
+// (that run's 22 tool spans gave 0 cases); now each call is one case,
+// however often it was printed.
+func TestOTelSDKConsoleSpans(t *testing.T) {
+	for _, format := range []string{"auto", "otel-genai-spans"} {
+		cases, sum, _ := importAll(t, format, Options{}, "testdata/otel-sdk-console/spans.jsonl")
+		if len(cases) != 2 {
+			t.Fatalf("%s: %d cases, want 2", format, len(cases))
+		}
+		oslo, bergen := cases[0], cases[1]
+		if oslo.ID != "otel-call_Oslo01" || oslo.Tool.Arguments["location"] != "Oslo" || oslo.SessionID != "5b8aa5a2d2c872e8321cf37308d69df2" {
+			t.Errorf("first call %s %v session %s", oslo.ID, oslo.Tool.Arguments, oslo.SessionID)
+		}
+		if oslo.Time == nil || oslo.Time.Format("15:04:05.000000") != "23:37:32.798474" {
+			t.Errorf("time %v", oslo.Time)
+		}
+		if oslo.Context.LatestUserMessage != "What is the weather in Oslo and in Bergen?" {
+			t.Errorf("context %q: the chat span's input", oslo.Context.LatestUserMessage)
+		}
+		if bergen.Provenance["tool_result_error"] != "TimeoutError: weather service did not answer" || len(bergen.Tool.Arguments) != 0 {
+			t.Errorf("second call: provenance %v arguments %v", bergen.Provenance, bergen.Tool.Arguments)
+		}
+		src := sum.Sources[0]
+		if src.Skipped["execute_tool span written again"] != 2 || src.Skipped["span other than execute_tool"] != 2 {
+			t.Errorf("skipped %v", src.Skipped)
+		}
+		if len(src.Errors) != 2 || !strings.Contains(src.Errors[0], `spans.jsonl:199: OpenTelemetry SDK span JSON: span "execute_tool get_weather": context.span_id: "nothex" is not 16 hex digits`) ||
+			!strings.Contains(src.Errors[1], "spans.jsonl:224: truncated JSON object") {
+			t.Errorf("errors %q", src.Errors)
+		}
+		if len(src.Warnings) != 1 || !strings.Contains(src.Warnings[0], "1 execute_tool spans carry no gen_ai.tool.call.arguments") {
+			t.Errorf("warnings %q", src.Warnings)
+		}
+	}
+}

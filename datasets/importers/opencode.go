@@ -222,7 +222,7 @@ func ocMessageCases(s ocSession, m ocMessage, parts []ocPartRec, cv *convo, sum 
 			c := &datasets.Case{SessionID: s.ID, Workspace: workspace, Context: cv.context()}
 			c.Tool.Name = p.Tool
 			c.Tool.Arguments, c.Tool.ArgumentsValid = rawArgs(p.State.Input)
-			c.ID = "opencode-" + cmpOr(p.CallID, p.ID)
+			c.ID = out.sessionScopedID("opencode-"+cmpOr(p.CallID, p.ID), s.ID)
 			ms := p.State.Time.Start
 			if ms == 0 {
 				ms = m.Time.Created

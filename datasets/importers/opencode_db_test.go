@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -248,5 +249,62 @@ func TestOpenCodeDBLocked(t *testing.T) {
 	var bad badDBError
 	if !errors.As(err, &bad) || !strings.Contains(err.Error(), "locked") || !strings.HasPrefix(err.Error(), path) {
 		t.Errorf("locked: %v", err)
+	}
+}
+
+// Call ids a provider numbers per conversation ("functions.write:1",
+// Moonshot's Kimi through OpenCode 1.17: a public ~/.local/share/opencode
+// database of three sessions holds 12 such ids twice). Each id gave the
+// case id opencode-<call id>, so a second session's calls were dropped as
+// duplicates (77 tool parts, 65 cases). Now a later session's call is
+// <id>@<session>; the first keeps its id, and one call read twice is one
+// case.
+func TestOpenCodeCallIDsPerSession(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "storage")
+	put := func(rel, body string) {
+		t.Helper()
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, s := range []struct{ ses, msg, prt, cmd string }{
+		{"ses_12be9f828ffeaiYkWjPssYhKmB", "msg_ed42ec9b4001cazcN1qsMkZLs7", "prt_ed42ece89001rZ19GJnm8Xmznw", "ls -la *.html"},
+		{"ses_1278e1f37ffelIDlCdpXIGV74U", "msg_ed87937b40016Ro0MSHPFLP5lE", "prt_ed8793c67001FoX64REVMHfh0b", "ls -la /home/"},
+	} {
+		at := 1782000000000 + int64(i)*60000
+		put("session/proj1/"+s.ses+".json", fmt.Sprintf(`{"id":%q,"version":"1.17.3","projectID":"proj1","directory":"/home/build","title":"t","time":{"created":%d,"updated":%d}}`, s.ses, at, at))
+		put("message/"+s.ses+"/"+s.msg+".json", fmt.Sprintf(`{"id":%q,"sessionID":%q,"role":"assistant","time":{"created":%d}}`, s.msg, s.ses, at+1000))
+		put("part/"+s.msg+"/"+s.prt+".json", fmt.Sprintf(`{"id":%q,"sessionID":%q,"messageID":%q,"type":"tool","callID":"functions.bash:7","tool":"bash","state":{"status":"completed","input":{"command":%q},"output":"","time":{"start":%d,"end":%d}}}`,
+			s.prt, s.ses, s.msg, s.cmd, at+2000, at+3000))
+	}
+	cases, sum, _ := importAll(t, "opencode", Options{}, root)
+	var got []string
+	for _, c := range cases {
+		got = append(got, c.ID+" "+c.Tool.Arguments["command"].(string))
+	}
+	// Sessions are read in their files' order: ses_1278… first.
+	want := []string{
+		"opencode-functions.bash:7 ls -la /home/",
+		"opencode-functions.bash:7@ses_12be9f828ffeaiYkWjPssYhKmB ls -la *.html",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("cases:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	notes, dups := 0, 0
+	for _, src := range sum.Sources {
+		notes += src.Notes[noteSessionScopedID]
+		dups += src.Skipped["duplicate id"]
+	}
+	if notes != 1 || dups != 0 {
+		t.Errorf("%d notes, %d duplicates skipped; want 1 and 0", notes, dups)
+	}
+	// The same tree read twice: each call once, with the same ids.
+	again, _, _ := importAll(t, "opencode", Options{}, root, root)
+	if len(again) != 2 || again[0].ID != cases[0].ID || again[1].ID != cases[1].ID {
+		t.Errorf("read twice: %d cases", len(again))
 	}
 }

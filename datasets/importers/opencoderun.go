@@ -90,7 +90,7 @@ func (x *openCodeRun) file(r io.Reader, sum *SourceSummary, out *output) error {
 		c := &datasets.Case{SessionID: e.SessionID, Workspace: x.workspace, Context: cv.context()}
 		c.Tool.Name = p.Tool
 		c.Tool.Arguments, c.Tool.ArgumentsValid = rawArgs(p.State.Input)
-		c.ID = "opencode-" + cmpOr(p.CallID, p.ID)
+		c.ID = out.sessionScopedID("opencode-"+cmpOr(p.CallID, p.ID), e.SessionID)
 		ms := p.State.Time.Start
 		if ms == 0 {
 			ms = e.Timestamp

@@ -22,7 +22,7 @@ func init() {
 	register(format{"claude-code-otel", 3, func(Options) importer { return claudeOTel{} },
 		func(r sniffed) bool { return r.has("resourceLogs") }, 2})
 	register(format{"otel-genai-spans", 8, func(Options) importer { return &otelSpans{} },
-		func(r sniffed) bool { return r.has("resourceSpans") || jaegerSniff(r) }, 1})
+		func(r sniffed) bool { return r.has("resourceSpans") || jaegerSniff(r) || sdkSpanSniff(r) }, 1})
 }
 
 // OpenTelemetry files in OTLP JSON: one ExportTraceServiceRequest or
@@ -36,6 +36,23 @@ func init() {
 // execute_tool (or whose name starts "execute_tool ") is one tool call.
 type otelSpans struct {
 	convos map[string]*convo
+	// seen holds the execute_tool spans read (trace and span id): a span
+	// written twice (the SDK's console exporter behind two processors)
+	// is one call.
+	seen map[[24]byte]bool
+}
+
+const noteSDKSpans = "OpenTelemetry SDK span JSON (ConsoleSpanExporter), read as its OTLP spans"
+
+// otherSpanShapes are the span documents read besides OTLP, in the order
+// they are tried. spanPerRecord: each record is one span (the SDK's).
+var otherSpanShapes = []struct {
+	name, note    string
+	read          func([]byte) (ptrace.Traces, bool, error)
+	spanPerRecord bool
+}{
+	{"Jaeger JSON trace export", "Jaeger JSON (query API / UI download), read as its OTLP spans", jaegerTraces, false},
+	{"OpenTelemetry SDK span JSON", noteSDKSpans, sdkSpanTraces, true},
 }
 
 func (otelSpans) stream() bool { return true }
@@ -67,20 +84,27 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 	const format = "otel-genai-spans"
 	if o.convos == nil {
 		o.convos = map[string]*convo{}
+		o.seen = map[[24]byte]bool{}
 	}
 	var um ptrace.JSONUnmarshaler
-	return eachLine(r, sum, func(line []byte, n int) error {
+	noArgs := 0 // execute_tool spans without gen_ai.tool.call.arguments
+	err := eachLine(r, sum, func(line []byte, n int) error {
+		sdk := false
 		td, err := um.UnmarshalTraces(line)
 		if err != nil || td.ResourceSpans().Len() == 0 {
-			// Jaeger's JSON (jaeger.go) holds the same spans in its own shape.
-			jt, ok, jerr := jaegerTraces(line)
-			switch {
-			case jerr != nil:
-				sum.errorf(n, "Jaeger JSON trace export: %v", jerr)
-				return nil
-			case ok:
-				td, err = jt, nil
-				sum.note("Jaeger JSON (query API / UI download), read as its OTLP spans")
+			// The same spans in other shapes: Jaeger's JSON (jaeger.go), the
+			// Python SDK's span JSON (otelsdk.go), tried in turn.
+			for _, alt := range otherSpanShapes {
+				at, ok, aerr := alt.read(line)
+				if aerr != nil {
+					sum.errorf(n, "%s: %v", alt.name, aerr)
+					return nil
+				}
+				if ok {
+					td, err, sdk = at, nil, alt.spanPerRecord
+					sum.note(alt.note)
+					break
+				}
 			}
 		}
 		if err != nil {
@@ -127,6 +151,15 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 				continue
 			}
 			tools++
+			var key [24]byte
+			tid, sid := sp.TraceID(), sp.SpanID()
+			copy(key[:16], tid[:])
+			copy(key[16:], sid[:])
+			if !sid.IsEmpty() && o.seen[key] {
+				sum.skip("execute_tool span written again")
+				continue
+			}
+			o.seen[key] = true
 			name := attrStr(at, "gen_ai.tool.name")
 			if name == "" {
 				name = strings.TrimSpace(strings.TrimPrefix(sp.Name(), "execute_tool"))
@@ -137,7 +170,11 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 			}
 			c := &datasets.Case{SessionID: session, Context: cv.context()}
 			c.Tool.Name = name
-			if v, ok := at.Get("gen_ai.tool.call.arguments"); ok {
+			v, hasArgs := at.Get("gen_ai.tool.call.arguments")
+			if !hasArgs {
+				noArgs++
+			}
+			if hasArgs {
 				if v.Type() == pcommon.ValueTypeMap {
 					c.Tool.Arguments = v.Map().AsRaw()
 				} else {
@@ -183,7 +220,10 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 				return err
 			}
 		}
-		if tools == 0 {
+		switch {
+		case tools == 0 && sdk:
+			sum.skip("span other than execute_tool")
+		case tools == 0:
 			sum.skip("export without execute_tool spans")
 		}
 		if other := len(spans) - tools; other > 0 {
@@ -191,6 +231,10 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 		}
 		return nil
 	})
+	if noArgs > 0 {
+		sum.warnf("%d execute_tool spans carry no gen_ai.tool.call.arguments (most instrumentations record them only when told to capture content): their cases have the tool's name and no arguments", noArgs)
+	}
+	return err
 }
 
 // otelMessages takes the last user text of gen_ai.input.messages

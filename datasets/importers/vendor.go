@@ -92,6 +92,11 @@ func (g vendorGate) record(c *datasets.Case) string {
 	if g.denial != "" {
 		c.Provenance["tool_denial_kind"] = g.denial
 	}
+	if g.denial == "user-rejected" {
+		// The person was asked and said no, in any permission mode: what
+		// claude-code-otel's tool_decision reject from user_reject gives.
+		c.ApprovalOutcome = datasets.ApprovalDenied
+	}
 	blockedText := g.isError && strings.Contains(g.text, classifierDenialText) && strings.Contains(g.text, "denied")
 	auto := g.mode == "auto" || strings.HasPrefix(g.denial, "automode-") || blockedText
 	if !auto {

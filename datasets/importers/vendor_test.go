@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/apeval/apeval/datasets"
 )
 
 // A Claude Code 2.1.220 session in auto mode (the documented transcript
@@ -89,6 +91,18 @@ func TestClaudeAutoModeDecisions(t *testing.T) {
 	for id, w := range wantWeak {
 		if weakGot[id] != w {
 			t.Errorf("%s: weak %q, want %q", id, weakGot[id], w)
+		}
+	}
+	// The user's rejection is also an approval outcome, as claude-code-otel
+	// gives it for a tool_decision reject from user_reject; nothing else
+	// in the session asked the user.
+	for _, c := range cases {
+		want := datasets.ApprovalOutcome("")
+		if c.ID == "cc-toolu_11Bash" {
+			want = datasets.ApprovalDenied
+		}
+		if c.ApprovalOutcome != want {
+			t.Errorf("%s: approval_outcome %q, want %q", c.ID, c.ApprovalOutcome, want)
 		}
 	}
 	s1, s2 := sum.Sources[0], sum.Sources[1]

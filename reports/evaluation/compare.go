@@ -42,12 +42,18 @@ func (rs *RunSet) Compare(spec Spec, pair reports.JudgePair) (*Comparison, error
 	// Against auto mode's recorded decisions, the cases a hook rewrote
 	// are counted as the results come (hookrewrite.go).
 	hooks := newHookRewrites(infos, pair.Baseline, pair.Candidate, rs.URLs)
+	if spec.WithoutHookRewritten {
+		if err := hooks.canLeaveOut(pair); err != nil {
+			return nil, err
+		}
+	}
 	ev, err := rs.Evaluate(spec, true, func(i int, r *replay.Result, again bool) (bool, error) {
 		keep := pair.Read(i, r)
 		if keep && !again {
 			hooks.see(r, pair.Baseline, pair.Candidate)
 		}
-		return keep, nil
+		// Left out whole (both judges), so the paired figures stay paired.
+		return keep && !(spec.WithoutHookRewritten && hooks.ids[r.CaseID]), nil
 	})
 	if err != nil {
 		return nil, err
@@ -65,7 +71,7 @@ func (rs *RunSet) Compare(spec Spec, pair reports.JudgePair) (*Comparison, error
 	if len(infos) == 2 {
 		cmp.Warnings = append(reports.RunDifferences(infos[0], infos[1]), cmp.Warnings...)
 	}
-	if w := hooks.Warning(); w != "" {
+	if w := hooks.Warning(spec.WithoutHookRewritten); w != "" {
 		cmp.Warnings = append(cmp.Warnings, w)
 	}
 	// Runs with nothing in common have nothing to compare; a partial

@@ -68,6 +68,11 @@ type Spec struct {
 	// Labels is the --labels sample (nil without): the figures are then
 	// weighted by the labeling design.
 	Labels *metrics.LabeledSample
+	// WithoutHookRewritten (compare --without-hook-rewritten) leaves out
+	// the cases auto mode judged on an input a PreToolUse hook changed
+	// (hookrewrite.go): the comparison is then on the cases where both
+	// judges saw the same input.
+	WithoutHookRewritten bool
 }
 
 // Evaluation is one pass of the pipeline: every sink a report needs, fed

@@ -19,8 +19,9 @@ type hookRewrites struct {
 	ids    map[string]bool // cases rewritten that carry the vendor's recording
 	note   string          // why the datasets could not be read, "" when they were
 	// judged: the rewritten cases the vendor's recording answered; other:
-	// those the other judge has a result on.
-	judged, other map[string]bool
+	// those the other judge has a result on; compared: those either judge
+	// of the pair has a result on (what --without-hook-rewritten leaves out).
+	judged, other, compared map[string]bool
 }
 
 // newHookRewrites reads the datasets the runs name (the way DescribeFrom
@@ -43,7 +44,7 @@ func newHookRewrites(infos []rundir.RunInfo, baseline, candidate string, urls da
 	if i := strings.Index(name, " ["); i >= 0 {
 		name = name[:i]
 	}
-	h := &hookRewrites{vendor: vendor, ids: map[string]bool{}, judged: map[string]bool{}, other: map[string]bool{}}
+	h := &hookRewrites{vendor: vendor, ids: map[string]bool{}, judged: map[string]bool{}, other: map[string]bool{}, compared: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, in := range infos {
 		key := ""
@@ -84,6 +85,7 @@ func (h *hookRewrites) see(r *replay.Result, baseline, candidate string) {
 	if h == nil || !h.ids[r.CaseID] {
 		return
 	}
+	h.compared[r.CaseID] = true
 	switch r.Judge {
 	case h.vendor:
 		if r.JudgeCalled {
@@ -94,9 +96,23 @@ func (h *hookRewrites) see(r *replay.Result, baseline, candidate string) {
 	}
 }
 
+// canLeaveOut says why the cases cannot be left out: neither judge is
+// auto mode, or the datasets cannot be read to find them.
+func (h *hookRewrites) canLeaveOut(pair reports.JudgePair) error {
+	switch {
+	case h == nil:
+		return fmt.Errorf("--without-hook-rewritten: neither %s nor %s is auto mode's recorded decisions (%s…); only they were made on inputs a hook changed",
+			pair.Baseline, pair.Candidate, reports.AutoModePrefix)
+	case h.note != "":
+		return fmt.Errorf("--without-hook-rewritten: the cases a PreToolUse hook changed cannot be found: %s", h.note)
+	}
+	return nil
+}
+
 // Warning is the comparison's warning, "" when no compared case carries
-// auto mode's decision on a changed input.
-func (h *hookRewrites) Warning() string {
+// auto mode's decision on a changed input. leftOut: the comparison left
+// them out (--without-hook-rewritten).
+func (h *hookRewrites) Warning(leftOut bool) string {
 	if h == nil {
 		return ""
 	}
@@ -110,10 +126,14 @@ func (h *hookRewrites) Warning() string {
 			n++
 		}
 	}
-	if n == 0 {
+	if leftOut && len(h.compared) > 0 {
+		return fmt.Sprintf("%d cases left out (--without-hook-rewritten): a PreToolUse hook changed their input (provenance.hook_updated_input) and %s's decision on them was made on what ran; "+
+			"every figure here is on the cases where both judges had the same input", len(h.compared), h.vendor)
+	}
+	if n == 0 || leftOut {
 		return ""
 	}
 	return fmt.Sprintf("%d compared cases carry %s's decision on an input a PreToolUse hook changed (provenance.hook_updated_input): "+
 		"it judged what ran, the other judge the model's input, so a disagreement on them may come from the input alone; "+
-		"apeval diff --out DIR shows the input each side judged in diff.html", n, h.vendor)
+		"compare --without-hook-rewritten leaves them out; apeval diff --out DIR shows the input each side judged in diff.html", n, h.vendor)
 }
