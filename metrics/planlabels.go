@@ -46,8 +46,8 @@ type LabelPlanOptions struct {
 // (BuildQueue, a seed per data set), labels it — with the dataset's label
 // where the pilot has one, else drawn at the pair's queue stratum's share
 // of match (the rule and every judge's result), itself drawn per data set
-// from its Jeffreys posterior given the pilot's labels of the stratum, or
-// where the pilot labels
+// from its posterior given the pilot's labels of the stratum (the prior
+// one label at stratumPrior's share), or where the pilot labels
 // none of that stratum from the rule's rates (the labeled pairs' share of
 // match among the judge's matches and among the rest, or o.Guess) — and
 // decides with the code `report --labels` uses
@@ -108,13 +108,13 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 	// the share of match among a judge's labeled matches (or the rest)
 	// is not that of its unlabeled ones; an unlabeled pair takes its
 	// stratum's share where the pilot labels some of it.
-	strat := map[string]*[2]float64{} // match labels, labels
+	strat := map[string]*[3]float64{} // match labels, labels, prior share
 	stratumOf := func(p *PairRow) string { return p.RuleID + "\x00" + strings.Join(p.Results, "\x00") }
 	for _, p := range plan.order {
 		if l := truth[p]; l != "" {
 			k := stratumOf(p)
 			if strat[k] == nil {
-				strat[k] = &[2]float64{}
+				strat[k] = &[3]float64{0, 0, stratumPrior(queueResults(p.Results))}
 			}
 			strat[k][0] += b2f(l == datasets.LabelMatch)
 			strat[k][1]++
@@ -233,17 +233,22 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 			}
 			drawn := map[draw]bool{}
 			// Each stratum's share of match for this data set: drawn from
-			// its posterior given the pilot's labels of it (Jeffreys:
-			// half a label of each kind more), so that a share resting on
-			// a few labels is planned with its uncertainty, and a stratum
-			// whose labels all agree is most often planned to agree too.
+			// its posterior given the pilot's labels of it, the prior one
+			// label at the share the queue assumes for the stratum
+			// (stratumPrior: ≈ 0.95 where every judge says match, ≈ 0.05
+			// where none does, ½ where they disagree), so that a share
+			// resting on a few labels is planned with its uncertainty and
+			// a stratum whose labels all agree with its judges mostly
+			// agrees. Jeffreys' prior (½ a label of each kind) put about 5
+			// errors among 117 pairs whose 12 labels all agreed with both
+			// judges, and planned 0.71 where queues decide 0.93.
 			sr := map[string]float64{}
 			stratRate := func(k string) float64 {
 				if r, ok := sr[k]; ok {
 					return r
 				}
 				st := strat[k]
-				r := distuv.Beta{Alpha: st[0] + 0.5, Beta: st[1] - st[0] + 0.5, Src: rng}.Rand()
+				r := distuv.Beta{Alpha: st[0] + st[2], Beta: st[1] - st[0] + 1 - st[2], Src: rng}.Rand()
 				sr[k] = r
 				return r
 			}
@@ -383,4 +388,16 @@ func medianOf(v []float64) float64 {
 		return v[n/2]
 	}
 	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// queueResults is a pair's results as the queue names them (undecided
+// for a judge without a result).
+func queueResults(rs []string) []string {
+	out := slices.Clone(rs)
+	for i, r := range out {
+		if r == "" {
+			out[i] = QueueUndecided
+		}
+	}
+	return out
 }

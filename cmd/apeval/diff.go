@@ -71,6 +71,10 @@ func runDiff(ctx context.Context, o *diffOptions, io IO) error {
 		return diffError(err)
 	}
 	opts := diff.Options{Top: o.Top, Out: o.Out, PageMax: o.PageMax}
+	// Auto mode judged what a PreToolUse hook made of a call; the summary
+	// marks those cases, read from the datasets run.json names as compare
+	// does.
+	opts.AutoMode, opts.HookRewritten, opts.HookNote = evaluation.HookRewritten(in.Infos, in.Base, in.Head, source.URLs)
 	if o.Out != "" {
 		if opts.Cases, err = diffCases(o.Datasets, in.Infos, io); err != nil {
 			return err

@@ -137,3 +137,16 @@ func (h *hookRewrites) Warning(leftOut bool) string {
 		"it judged what ran, the other judge the model's input, so a disagreement on them may come from the input alone; "+
 		"compare --without-hook-rewritten leaves them out; apeval diff --out DIR shows the input each side judged in diff.html", n, h.vendor)
 }
+
+// HookRewritten are the cases of the runs whose input a PreToolUse hook
+// changed and that carry auto mode's recorded decision (what compare
+// counts), for apeval diff to mark. vendor is the pair's auto-mode judge
+// ("" when neither baseline nor candidate is: then ids is nil); note says
+// why the datasets run.json names could not be read ("" when they were).
+func HookRewritten(infos []rundir.RunInfo, baseline, candidate string, urls datasets.Opener) (vendor string, ids map[string]bool, note string) {
+	h := newHookRewrites(infos, baseline, candidate, urls)
+	if h == nil {
+		return "", nil, ""
+	}
+	return h.vendor, h.ids, h.note
+}
