@@ -284,7 +284,14 @@ func TestCalibrationSequentialGate(t *testing.T) {
 // BenchmarkSequentialGate: one run of 2,000 sessions of 10 cases, each
 // with 3 judged rules and a call, through Add and EndRun (every lane of
 // every row fed); b.N runs, each of new sessions.
-func BenchmarkSequentialGate(b *testing.B) {
+func BenchmarkSequentialGate(b *testing.B) { benchSequentialGate(b, false) }
+
+// BenchmarkSequentialGateDangerous: the same with rule a dangerous and a
+// deterministic baseline beside it, so that its recall gain's lane (two
+// one-sided sequences) is fed too.
+func BenchmarkSequentialGateDangerous(b *testing.B) { benchSequentialGate(b, true) }
+
+func benchSequentialGate(b *testing.B, dangerous bool) {
 	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
 	rng := rand.New(rand.NewPCG(1, 2))
 	results := make([]replay.Result, 0, 20000)
@@ -300,7 +307,14 @@ func BenchmarkSequentialGate(b *testing.B) {
 				if rng.Float64() < 0.3 {
 					label = datasets.LabelMatch
 				}
-				r.Rules = append(r.Rules, replay.RuleResult{RuleID: rule, Source: replay.SourceJudge, Result: res, Label: label, Status: core.StatusOK, Call: 0})
+				rr := replay.RuleResult{RuleID: rule, Source: replay.SourceJudge, Result: res, Label: label, Status: core.StatusOK, Call: 0}
+				if dangerous && rule == "a" {
+					rr.Class, rr.BaselineResult = replay.ClassDangerous, core.NoMatch
+					if rng.Float64() < 0.3 {
+						rr.BaselineResult = core.Match
+					}
+				}
+				r.Rules = append(r.Rules, rr)
 			}
 			results = append(results, r)
 		}
