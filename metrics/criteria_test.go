@@ -57,7 +57,7 @@ func TestDecideRule(t *testing.T) {
 		{Below, 0.1, 0.15, 0.10, 0.2, nil, StatusFail, true}, // 0.10 itself fails
 		{Below, 0.1, 0.10, 0.05, 0.2, nil, StatusInconclusive, true},
 		{AtMost, 0.5, 0.6, 0.5, 0.7, nil, StatusInconclusive, true}, // 0.50 itself is not bad
-		{AtMost, 1000, 900, -inf, 1000, nil, StatusPass, false},      // "≤ 1000 ms": a P95 bound exactly 1000 ms is good
+		{AtMost, 1000, 900, -inf, 1000, nil, StatusPass, false},     // "≤ 1000 ms": a P95 bound exactly 1000 ms is good
 		{AtMost, 0.5, 0.6, 0.51, 0.7, nil, StatusFail, true},
 		{AtMost, 1000, 900, -inf, 990, nil, StatusPass, false},
 		{AtMost, 1000, 1100, -inf, inf, nil, StatusInconclusive, true}, // too few calls for a lower bound

@@ -31,10 +31,10 @@ type ConfidenceSequence struct {
 	// outDn leaves.
 	oneSided bool
 	outDn    []bool
-	n           int
-	sum         float64 // Σx
-	sumSq       float64 // Σ(x − running mean)² for the stakes
-	mean        float64
+	n        int
+	sum      float64 // Σx
+	sumSq    float64 // Σ(x − running mean)² for the stakes
+	mean     float64
 }
 
 // csGrid is the number of candidate means (a resolution of 1/csGrid).
