@@ -93,6 +93,10 @@ func Diff(in *Input, o Options) (*Result, error) {
 			return nil, err
 		}
 		defer res.page.close()
+		res.page.hookSide = "head"
+		if o.AutoMode == in.Base {
+			res.page.hookSide = "base"
+		}
 	}
 	var inputs *inputBuilder
 	if pq != nil && o.Cases != nil {

@@ -153,6 +153,10 @@ func (s *Summary) CommentBlock(url string) string {
 		fmt.Fprintf(&b, "; %d flaky", n.Flaky)
 	}
 	b.WriteString(".\n")
+	if s.AutoMode != "" && n.HookRewrittenDiffering > 0 {
+		fmt.Fprintf(&b, "\nMarked hook-rewritten (%d of the calls that differ): %s judged the input a PreToolUse hook made, the other side the model's input.\n",
+			n.HookRewrittenDiffering, mdCell(s.AutoMode))
+	}
 	top := s.TopLoosened
 	if len(top) > 5 {
 		top = top[:5]
@@ -163,6 +167,9 @@ func (s *Summary) CommentBlock(url string) string {
 			label := ""
 			if c.BrokenRules > 0 {
 				label = " (broken)"
+			}
+			if c.HookRewritten {
+				label += " (hook-rewritten)"
 			}
 			fmt.Fprintf(&b, "| `%s`%s | %s#%d | `%s` | %s → **%s** | %s → %s |\n", mdCell(c.CaseID), label, mdCell(c.SessionID), c.Seq, mdCell(c.Tool),
 				c.Base.Gate, c.Head.Gate, mdCell(list(c.Base.Fired)), mdCell(list(c.Head.Fired)))
