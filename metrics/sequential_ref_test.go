@@ -219,7 +219,6 @@ func (cs *refSequence) Interval() (lo, hi float64) {
 
 func (cs *refSequence) Excluded() bool { return cs.n > 0 && cs.first > cs.last }
 
-
 func (cs *refSequence) Clone() *refSequence {
 	c := *cs
 	c.logUp = append([]float64(nil), cs.logUp...)
