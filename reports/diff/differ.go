@@ -92,15 +92,15 @@ type Differ struct {
 	// fires, when not nil, counts each side's fires per session and rule,
 	// for the judge inputs' previous_rule_fires.
 	fires *[2]map[string]map[string]int
-	// hooked are the cases auto mode's side judged on an input a hook
-	// changed (MarkHookRewritten); nil marks none.
-	hooked map[string]bool
+	// hooked says whether auto mode's side judged a case on an input a
+	// hook changed (MarkHookRewritten); nil marks none.
+	hooked func(id string) bool
 }
 
-// MarkHookRewritten makes the Differ mark and count the cases of ids: those
-// where auto mode's recorded decision was made on an input a PreToolUse hook
-// changed, while the other side judged the model's input.
-func (d *Differ) MarkHookRewritten(ids map[string]bool) { d.hooked = ids }
+// MarkHookRewritten makes the Differ mark and count the cases hooked says
+// are those where auto mode's recorded decision was made on an input a
+// PreToolUse hook changed, while the other side judged the model's input.
+func (d *Differ) MarkHookRewritten(hooked func(id string) bool) { d.hooked = hooked }
 
 // TrackFires makes the Differ keep what a judge input needs: per side, the
 // rules of each case sent to the judge and their earlier fires in the
@@ -206,7 +206,7 @@ func (d *Differ) join(b, h *sideCase) error {
 	if c.Differs() {
 		n.Listed++
 	}
-	if d.hooked[c.CaseID] {
+	if d.hooked != nil && d.hooked(c.CaseID) {
 		c.HookRewritten = true
 		n.HookRewritten++
 		if c.Differs() {

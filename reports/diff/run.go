@@ -25,11 +25,11 @@ type Options struct {
 	// by replay.BuildInput, masked); nil leaves the inputs out.
 	Cases func(id string) (*datasets.Case, error)
 	// AutoMode names the pair's judge that is auto mode's recorded
-	// decisions ("" when neither is); HookRewritten are the cases it judged
-	// on an input a PreToolUse hook changed, marked in the summary;
-	// HookNote says why they could not be found.
+	// decisions ("" when neither is); HookRewritten says whether it judged
+	// a case on an input a PreToolUse hook changed (marked in the summary;
+	// nil marks none); HookNote says why they could not be found.
 	AutoMode      string
-	HookRewritten map[string]bool
+	HookRewritten func(id string) bool
 	HookNote      string
 }
 

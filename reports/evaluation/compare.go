@@ -122,7 +122,9 @@ func Changes(dirs []string, baseline, candidate, diffURL string, urls datasets.O
 	if err == nil {
 		var res *diff.Result
 		o := diff.Options{Top: 5}
-		o.AutoMode, o.HookRewritten, o.HookNote = HookRewritten(in.Infos, in.Base, in.Head, urls)
+		var ids map[string]bool
+		o.AutoMode, ids, o.HookNote = HookRewritten(in.Infos, in.Base, in.Head, urls)
+		o.HookRewritten = func(id string) bool { return ids[id] }
 		if res, err = diff.Diff(in, o); err == nil {
 			return res.Summary.CommentBlock(diffURL)
 		}

@@ -38,12 +38,6 @@ func newHookRewrites(infos []rundir.RunInfo, baseline, candidate string, urls da
 	if vendor == "" {
 		return nil
 	}
-	// A second run's colliding identity is renamed "ID [dir]"; the
-	// recording's name is the identity's model part.
-	name := strings.TrimPrefix(vendor, "recorded/")
-	if i := strings.Index(name, " ["); i >= 0 {
-		name = name[:i]
-	}
 	h := &hookRewrites{vendor: vendor, ids: map[string]bool{}, judged: map[string]bool{}, other: map[string]bool{}, compared: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, in := range infos {
@@ -65,14 +59,8 @@ func newHookRewrites(infos []rundir.RunInfo, baseline, candidate string, urls da
 			if rec.Err != nil || rec.Case == nil || h.ids[rec.Case.ID] {
 				continue
 			}
-			if _, ok := rec.Case.Provenance["hook_updated_input"]; !ok {
-				continue
-			}
-			for _, rc := range rec.Case.Recorded {
-				if rc.Judge == name {
-					h.ids[rec.Case.ID] = true
-					break
-				}
+			if HookRewrittenFor(vendor, rec.Case) {
+				h.ids[rec.Case.ID] = true
 			}
 		}
 		_ = r.Close()
@@ -149,4 +137,25 @@ func HookRewritten(infos []rundir.RunInfo, baseline, candidate string, urls data
 		return "", nil, ""
 	}
 	return h.vendor, h.ids, h.note
+}
+
+// HookRewrittenFor reports whether c's input was changed by a PreToolUse
+// hook (provenance.hook_updated_input) and c carries the recorded decision
+// of vendor, an auto-mode judge's identity (possibly renamed "ID [dir]").
+func HookRewrittenFor(vendor string, c *datasets.Case) bool {
+	if _, ok := c.Provenance["hook_updated_input"]; !ok {
+		return false
+	}
+	// A second run's colliding identity is renamed "ID [dir]"; the
+	// recording's name is the identity's model part.
+	name := strings.TrimPrefix(vendor, "recorded/")
+	if i := strings.Index(name, " ["); i >= 0 {
+		name = name[:i]
+	}
+	for _, rc := range c.Recorded {
+		if rc.Judge == name {
+			return true
+		}
+	}
+	return false
 }
