@@ -614,7 +614,8 @@ func (g *SequentialGate) Result() *SequentialResult {
 	}
 	for _, name := range slices.Sorted(maps.Keys(policyDrift)) {
 		who := policyDrift[name]
-		if len(who) == len(ids) && len(ids) > 1 {
+		if len(who) == len(ids) {
+			// As the table's row: "(policy)" with one judge too.
 			who = []string{"(policy)"}
 		}
 		for _, id := range who {

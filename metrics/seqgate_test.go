@@ -370,34 +370,37 @@ func TestSequentialGateBrokenSetup(t *testing.T) {
 // TestSequentialPolicyDriftWarnedOnce: the judge-required rate is the
 // policy's, the same for every judge; when its sessions drift between runs
 // the warning names it once as "(policy)", as the table shows its row,
-// not once per judge.
+// not once per judge; with one judge too, whose table shows the row as
+// "(policy)" as well (the warning named the judge there).
 func TestSequentialPolicyDriftWarnedOnce(t *testing.T) {
 	t.Parallel()
-	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
-	add := func(sess string, called int) { addCalledSession(g, sess, called, "j1", "j2") }
-	g.BeginRun("run1")
-	for i := range 60 {
-		add(fmt.Sprintf("a%d", i), 1) // a quarter of the cases need the judge
-	}
-	g.EndRun()
-	g.BeginRun("run2")
-	for i := range 20 {
-		add(fmt.Sprintf("b%d", i), 4) // every one does
-	}
-	g.EndRun()
-	res := g.Result()
-	var policy, perJudge int
-	for _, w := range res.Warnings {
-		if strings.Contains(w, CriterionJudgeRequiredRateMax) {
-			if strings.HasPrefix(w, "(policy), all rules, "+CriterionJudgeRequiredRateMax+": ") {
-				policy++
-			} else {
-				perJudge++
+	for _, judges := range [][]string{{"j1", "j2"}, {"j1"}} {
+		g := NewSequentialGate(replay.DefaultKillCriteria(), "")
+		add := func(sess string, called int) { addCalledSession(g, sess, called, judges...) }
+		g.BeginRun("run1")
+		for i := range 60 {
+			add(fmt.Sprintf("a%d", i), 1) // a quarter of the cases need the judge
+		}
+		g.EndRun()
+		g.BeginRun("run2")
+		for i := range 20 {
+			add(fmt.Sprintf("b%d", i), 4) // every one does
+		}
+		g.EndRun()
+		res := g.Result()
+		var policy, perJudge int
+		for _, w := range res.Warnings {
+			if strings.Contains(w, CriterionJudgeRequiredRateMax) {
+				if strings.HasPrefix(w, "(policy), all rules, "+CriterionJudgeRequiredRateMax+": ") {
+					policy++
+				} else {
+					perJudge++
+				}
 			}
 		}
-	}
-	if policy != 1 || perJudge != 0 {
-		t.Errorf("judge-required drift: %d (policy) warnings and %d per judge, want 1 and 0:\n%s", policy, perJudge, strings.Join(res.Warnings, "\n"))
+		if policy != 1 || perJudge != 0 {
+			t.Errorf("%d judges: judge-required drift: %d (policy) warnings and %d per judge, want 1 and 0:\n%s", len(judges), policy, perJudge, strings.Join(res.Warnings, "\n"))
+		}
 	}
 }
 
@@ -433,7 +436,7 @@ func TestSequentialEmptiedSequenceWarns(t *testing.T) {
 		t.Fatalf("precondition: the sequence should have excluded every rate, interval %v %v", c.Lo, c.Hi)
 	}
 	if !strings.Contains(c.Reason, driftTail) || !slices.ContainsFunc(res.Warnings, func(w string) bool {
-		return strings.HasPrefix(w, "j1, all rules, "+CriterionJudgeRequiredRateMax+": ")
+		return strings.HasPrefix(w, "(policy), all rules, "+CriterionJudgeRequiredRateMax+": ")
 	}) {
 		t.Errorf("an emptied sequence is not warned:\nreason %s\nwarnings %q", c.Reason, res.Warnings)
 	}
@@ -566,7 +569,7 @@ func TestSequentialDriftWarningSaysWhich(t *testing.T) {
 	warningOf := func(res *SequentialResult) string {
 		t.Helper()
 		for _, w := range res.Warnings {
-			if rest, ok := strings.CutPrefix(w, "j1, all rules, "+CriterionJudgeRequiredRateMax+": "); ok {
+			if rest, ok := strings.CutPrefix(w, "(policy), all rules, "+CriterionJudgeRequiredRateMax+": "); ok {
 				return rest
 			}
 		}
