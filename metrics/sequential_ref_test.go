@@ -19,7 +19,7 @@ func TestSequenceMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	streams := 300
 	if testing.Short() {
-		streams = 120
+		streams = 40
 	}
 	for s := range streams {
 		n := 50 + rng.IntN(400)
