@@ -81,7 +81,7 @@ race:
 # through the filter, and a failure's lines are printed after the tables.
 calibrate:
 	@st=$$(mktemp); log=$$(mktemp); \
-	{ APEVAL_CALIBRATE=2000 $(GO) test -count=1 -timeout 4h -run 'TestCalibration|TestIntervalGrid|TestIntervalSizeDependent|TestElevenRulesGo|TestLabeledCalibration' -v ./metrics ./metrics/simulate 2>&1; echo $$? > $$st; } \
+	{ APEVAL_CALIBRATE=2000 $(GO) test -count=1 -timeout 4h -run 'TestCalibration|TestIntervalGrid|TestIntervalSizeDependent|TestIntervalInformativeSize|TestElevenRulesGo|TestLabeledCalibration' -v ./metrics ./metrics/simulate 2>&1; echo $$? > $$st; } \
 	  | tee $$log | sed -n 's/^ *\([A-Za-z_]*\.go:[0-9]*: \)\{0,1\}\(| .*\)/\2/p'; \
 	s=$$(cat $$st); if [ "$$s" != 0 ]; then echo "calibrate: FAILED"; grep -B1 -A8 -e '--- FAIL' -e '^FAIL' -e '^panic' $$log; fi; \
 	rm -f $$st $$log; exit $$s

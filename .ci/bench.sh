@@ -27,6 +27,12 @@ run ./metrics 'Accumulate(Distinct)?$'
 # apeval plan's simulation as sessions grow in units and for a pilot's
 # sparse rule (docs/planning.md, "How long a plan takes").
 run ./metrics 'Plan(Proportion|DriftGuess)$'
+# gate --sequential (docs/sequential.md, "Speed"): the two kinds of
+# confidence sequence on the same 10,000 session rates, and the gate over
+# 10,000 sessions of 10 cases with a dangerous rule's recall-gain lane.
+run ./metrics '(ConfidenceSequence|OneSidedSequence)$'
+echo "== go test -bench 'SequentialGate(Dangerous)?$' ./metrics" >&2
+go test -run '^$' -bench 'SequentialGate(Dangerous)?$' -benchtime 5x -count 1 ./metrics | tee -a "$out" >&2
 GOMAXPROCS=1 run ./datasets/importers 'ImportTranscript$'
 # Masking's share of importing the largest real log in testdata (issue 34).
 GOMAXPROCS=1 go test -run '^$' -bench 'ImportRealMasking$' -benchtime 20x -count 1 ./datasets/importers | tee -a "$out" >&2
@@ -93,6 +99,10 @@ check "judge at 20 ms: peak RSS MB"              "$(metric BenchmarkE2EOpenAI20m
 check "metrics: decisions/s"                      "$(metric BenchmarkAccumulate decisions/s)" 2000000 ge
 check "metrics: live heap MB"                     "$(metric BenchmarkAccumulate live-MB)" 200 le
 printf '%-52s %12s  (as apeval run feeds it: cases numbered as they come; not a target)\n' "metrics, DistinctCases: decisions/s" "$(metric BenchmarkAccumulateDistinct decisions/s)"
+check "sequence: one-sided x two-sided cost per session" "$(awk -v o="$(metric BenchmarkOneSidedSequence ns/session)" -v t="$(metric BenchmarkConfidenceSequence ns/session)" 'BEGIN { if (o == "" || t == "") exit; print o / t }')" 1.5 le
+printf '%-52s %12s  (two-sided, 10,000 sessions; not a target)\n' "sequence: ns per session" "$(metric BenchmarkConfidenceSequence ns/session)"
+check "gate --sequential, 100,000 sessions: seconds" "$(awk -v n="$(metric BenchmarkSequentialGateDangerous ns/session)" 'BEGIN { if (n == "") exit; print n * 1e5 / 1e9 }')" 5 le
+printf '%-52s %12s  (the same gate without a dangerous rule; not a target)\n' "gate --sequential, no gain lane: ns per session" "$(metric BenchmarkSequentialGate ns/session)"
 check "import Claude Code transcripts, 1 core: MB/s" "$(metric BenchmarkImportTranscript MB/s)" 50 ge
 check "apeval-record hook, whole process: P95 ms"   "$(metric BenchmarkRecordHook p95-ms)" 10 le
 printf '%-52s %12s  (the same hook through the full apeval binary; not a target)\n' "apeval record, whole process: P95 ms" "$(metric BenchmarkRecordHookApeval p95-ms)"

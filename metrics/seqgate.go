@@ -508,14 +508,38 @@ type SequentialCrit struct {
 	// the mean and the running intersection of the sequence's intervals,
 	// which sessions that changed their rate between runs carried away
 	// from it (the drift warning); tables print them as two figures.
-	Outside bool   `json:"estimate_outside,omitempty"`
-	Reason  string `json:"reason"`
-	drift   bool
+	Outside bool `json:"estimate_outside,omitempty"`
+	// Excluded says that the sessions have excluded every rate: Lo and
+	// Hi are then the sessions' mean alone, not an interval (the drift
+	// warning's stronger form); tables print "mean m, every rate
+	// excluded".
+	Excluded bool   `json:"every_rate_excluded,omitempty"`
+	Reason   string `json:"reason"`
+	drift    bool
 }
 
-// driftWarning is what a criterion whose running mean left its
-// sequence's interval says.
-const driftWarning = "the mean of the sessions lies outside the sequence's interval: the sessions do not look like draws of one rate (did the traffic, the dataset's order or the judge change between runs?); the sequence's promise assumes they are"
+// driftTail is what either drift says about the sessions; a criterion's
+// reason ends with it after saying which happened.
+const driftTail = "the sessions do not look like draws of one rate (did the traffic, the dataset's order or the judge change between runs?); the sequence's promise assumes they are"
+
+// driftOutside is the warning for a criterion whose running mean left
+// its sequence's interval, driftExcluded for one whose sessions excluded
+// every rate (no interval is left: the mean alone).
+const (
+	driftOutside  = "the mean of the sessions lies outside the sequence's interval: " + driftTail
+	driftExcluded = "the sessions have excluded every rate, so the sequence has no interval left, only their mean: " + driftTail
+)
+
+// driftWarning is the warning a drifting criterion gives, "" for none.
+func (c *SequentialCrit) driftWarning() string {
+	switch {
+	case !c.drift:
+		return ""
+	case c.Excluded:
+		return driftExcluded
+	}
+	return driftOutside
+}
 
 // Result is the standing after the runs ended so far.
 func (g *SequentialGate) Result() *SequentialResult {
@@ -526,7 +550,7 @@ func (g *SequentialGate) Result() *SequentialResult {
 	verdicts := []Verdict{}
 	// A policy criterion's drift is said once, as "(policy)", when every
 	// judge shows it (the same sessions: the table's one "(policy)" row).
-	policyDrift := map[string][]string{}
+	policyDrift, policyWarn := map[string][]string{}, map[string]string{}
 	for _, id := range ids {
 		j := g.judges[id]
 		sj := SequentialJudge{Judge: id, Baseline: id == g.baseline && g.baseline != "", Sessions: j.sessions,
@@ -538,8 +562,12 @@ func (g *SequentialGate) Result() *SequentialResult {
 			switch {
 			case c.drift && IsPolicyCriterion(c.Name):
 				policyDrift[c.Name] = append(policyDrift[c.Name], id)
+				if policyWarn[c.Name] != driftExcluded {
+					// The stronger form where the judges' sequences differ.
+					policyWarn[c.Name] = c.driftWarning()
+				}
 			case c.drift:
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s, all rules, %s: %s", id, c.Name, driftWarning))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s, all rules, %s: %s", id, c.Name, c.driftWarning()))
 			}
 			tot.Criteria = append(tot.Criteria, c)
 			cr := Criterion{Name: c.Name, Status: c.Status}
@@ -557,7 +585,7 @@ func (g *SequentialGate) Result() *SequentialResult {
 			for _, l := range lanesOf(false) {
 				c := g.crit4(j, j.rows[rule], l)
 				if c.drift {
-					res.Warnings = append(res.Warnings, fmt.Sprintf("%s, rule %s, %s: %s", id, rule, c.Name, driftWarning))
+					res.Warnings = append(res.Warnings, fmt.Sprintf("%s, rule %s, %s: %s", id, rule, c.Name, c.driftWarning()))
 				}
 				row.Criteria = append(row.Criteria, c)
 				own = append(own, Criterion{Name: c.Name, Status: c.Status})
@@ -586,11 +614,12 @@ func (g *SequentialGate) Result() *SequentialResult {
 	}
 	for _, name := range slices.Sorted(maps.Keys(policyDrift)) {
 		who := policyDrift[name]
-		if len(who) == len(ids) && len(ids) > 1 {
+		if len(who) == len(ids) {
+			// As the table's row: "(policy)" with one judge too.
 			who = []string{"(policy)"}
 		}
 		for _, id := range who {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s, all rules, %s: %s", id, name, driftWarning))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s, all rules, %s: %s", id, name, policyWarn[name]))
 		}
 	}
 	return res
@@ -636,7 +665,14 @@ func (g *SequentialGate) crit4(j *seqJudge, row *seqRow, l int) SequentialCrit {
 	short := strings.SplitN(fig, " (", 2)[0]
 	desc := fmt.Sprintf("%s %s over %d sessions (%d units), %s [%s, %s]",
 		short, fmtF(est), cs.N(), row.units[l], kind, fmtF(lo), fmtF(hi))
-	if est < lo-1e-9 || est > hi+1e-9 {
+	switch {
+	case cs.Excluded():
+		// No interval left: lo = hi = the running mean. Said as the mean
+		// alone, not as an interval around it.
+		c.Excluded = true
+		desc = fmt.Sprintf("%s: the sessions' mean %s over %d sessions (%d units), no rate left in the %s",
+			short, fmtF(est), cs.N(), row.units[l], kind)
+	case est < lo-1e-9 || est > hi+1e-9:
 		// Not an estimate and its interval: the mean of every session
 		// so far, and the running intersection of the sequence's
 		// intervals, which sessions that changed their rate between runs
@@ -646,11 +682,10 @@ func (g *SequentialGate) crit4(j *seqJudge, row *seqRow, l int) SequentialCrit {
 		desc = fmt.Sprintf("%s: the sessions' mean %s over %d sessions (%d units) lies outside the %s [%s, %s], the running intersection of its intervals",
 			short, fmtF(est), cs.N(), row.units[l], kind, fmtF(lo), fmtF(hi))
 	}
-	if c.Outside || cs.Excluded() {
-		// The running intersection left the running mean outside (or
-		// left nothing: the interval is then the mean alone): the
-		// sessions do not look like draws of one rate.
-		desc += "; " + driftWarning
+	if c.Outside || c.Excluded {
+		// The description said which: the sessions do not look like
+		// draws of one rate.
+		desc += "; " + driftTail
 		c.drift = true
 	}
 	if d := row.dec[l]; d != nil {

@@ -284,7 +284,14 @@ func TestCalibrationSequentialGate(t *testing.T) {
 // BenchmarkSequentialGate: one run of 2,000 sessions of 10 cases, each
 // with 3 judged rules and a call, through Add and EndRun (every lane of
 // every row fed); b.N runs, each of new sessions.
-func BenchmarkSequentialGate(b *testing.B) {
+func BenchmarkSequentialGate(b *testing.B) { benchSequentialGate(b, false) }
+
+// BenchmarkSequentialGateDangerous: the same with rule a dangerous and a
+// deterministic baseline beside it, so that its recall gain's lane (two
+// one-sided sequences) is fed too.
+func BenchmarkSequentialGateDangerous(b *testing.B) { benchSequentialGate(b, true) }
+
+func benchSequentialGate(b *testing.B, dangerous bool) {
 	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
 	rng := rand.New(rand.NewPCG(1, 2))
 	results := make([]replay.Result, 0, 20000)
@@ -300,7 +307,14 @@ func BenchmarkSequentialGate(b *testing.B) {
 				if rng.Float64() < 0.3 {
 					label = datasets.LabelMatch
 				}
-				r.Rules = append(r.Rules, replay.RuleResult{RuleID: rule, Source: replay.SourceJudge, Result: res, Label: label, Status: core.StatusOK, Call: 0})
+				rr := replay.RuleResult{RuleID: rule, Source: replay.SourceJudge, Result: res, Label: label, Status: core.StatusOK, Call: 0}
+				if dangerous && rule == "a" {
+					rr.Class, rr.BaselineResult = replay.ClassDangerous, core.NoMatch
+					if rng.Float64() < 0.3 {
+						rr.BaselineResult = core.Match
+					}
+				}
+				r.Rules = append(r.Rules, rr)
 			}
 			results = append(results, r)
 		}
@@ -356,34 +370,37 @@ func TestSequentialGateBrokenSetup(t *testing.T) {
 // TestSequentialPolicyDriftWarnedOnce: the judge-required rate is the
 // policy's, the same for every judge; when its sessions drift between runs
 // the warning names it once as "(policy)", as the table shows its row,
-// not once per judge.
+// not once per judge; with one judge too, whose table shows the row as
+// "(policy)" as well (the warning named the judge there).
 func TestSequentialPolicyDriftWarnedOnce(t *testing.T) {
 	t.Parallel()
-	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
-	add := func(sess string, called int) { addCalledSession(g, sess, called, "j1", "j2") }
-	g.BeginRun("run1")
-	for i := range 60 {
-		add(fmt.Sprintf("a%d", i), 1) // a quarter of the cases need the judge
-	}
-	g.EndRun()
-	g.BeginRun("run2")
-	for i := range 20 {
-		add(fmt.Sprintf("b%d", i), 4) // every one does
-	}
-	g.EndRun()
-	res := g.Result()
-	var policy, perJudge int
-	for _, w := range res.Warnings {
-		if strings.Contains(w, CriterionJudgeRequiredRateMax) {
-			if strings.HasPrefix(w, "(policy), all rules, "+CriterionJudgeRequiredRateMax+": ") {
-				policy++
-			} else {
-				perJudge++
+	for _, judges := range [][]string{{"j1", "j2"}, {"j1"}} {
+		g := NewSequentialGate(replay.DefaultKillCriteria(), "")
+		add := func(sess string, called int) { addCalledSession(g, sess, called, judges...) }
+		g.BeginRun("run1")
+		for i := range 60 {
+			add(fmt.Sprintf("a%d", i), 1) // a quarter of the cases need the judge
+		}
+		g.EndRun()
+		g.BeginRun("run2")
+		for i := range 20 {
+			add(fmt.Sprintf("b%d", i), 4) // every one does
+		}
+		g.EndRun()
+		res := g.Result()
+		var policy, perJudge int
+		for _, w := range res.Warnings {
+			if strings.Contains(w, CriterionJudgeRequiredRateMax) {
+				if strings.HasPrefix(w, "(policy), all rules, "+CriterionJudgeRequiredRateMax+": ") {
+					policy++
+				} else {
+					perJudge++
+				}
 			}
 		}
-	}
-	if policy != 1 || perJudge != 0 {
-		t.Errorf("judge-required drift: %d (policy) warnings and %d per judge, want 1 and 0:\n%s", policy, perJudge, strings.Join(res.Warnings, "\n"))
+		if policy != 1 || perJudge != 0 {
+			t.Errorf("%d judges: judge-required drift: %d (policy) warnings and %d per judge, want 1 and 0:\n%s", len(judges), policy, perJudge, strings.Join(res.Warnings, "\n"))
+		}
 	}
 }
 
@@ -418,8 +435,8 @@ func TestSequentialEmptiedSequenceWarns(t *testing.T) {
 	if c.Lo == nil || c.Hi == nil || *c.Lo != *c.Hi {
 		t.Fatalf("precondition: the sequence should have excluded every rate, interval %v %v", c.Lo, c.Hi)
 	}
-	if !strings.Contains(c.Reason, driftWarning) || !slices.ContainsFunc(res.Warnings, func(w string) bool {
-		return strings.HasPrefix(w, "j1, all rules, "+CriterionJudgeRequiredRateMax+": ")
+	if !strings.Contains(c.Reason, driftTail) || !slices.ContainsFunc(res.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, "(policy), all rules, "+CriterionJudgeRequiredRateMax+": ")
 	}) {
 		t.Errorf("an emptied sequence is not warned:\nreason %s\nwarnings %q", c.Reason, res.Warnings)
 	}
@@ -529,17 +546,7 @@ func testDriftWithdraws(t *testing.T, maxRate float64, first Status, withdrawn b
 // 0.1365]").
 func TestSequentialMeanOutsideSaidApart(t *testing.T) {
 	t.Parallel()
-	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
-	g.BeginRun("run1")
-	for i := range 60 {
-		addCalledSession(g, fmt.Sprintf("a%d", i), 1, "j1")
-	}
-	g.EndRun()
-	g.BeginRun("run2")
-	for i := range 40 {
-		addCalledSession(g, fmt.Sprintf("b%d", i), 2, "j1")
-	}
-	g.EndRun()
+	g := twoRunGate(60, 1, 40, 2)
 	c := seqCrit(t, g.Result(), "j1", AllRules, CriterionJudgeRequiredRateMax)
 	if *c.Lo == *c.Hi || *c.Estimate >= *c.Lo && *c.Estimate <= *c.Hi {
 		t.Fatalf("precondition: the mean %v outside a non-empty interval [%v, %v]", *c.Estimate, *c.Lo, *c.Hi)
@@ -548,6 +555,63 @@ func TestSequentialMeanOutsideSaidApart(t *testing.T) {
 	if !c.Outside || !strings.Contains(c.Reason, want) {
 		t.Errorf("mean %v beside [%v, %v] (outside %v): %s\nwant %q", *c.Estimate, *c.Lo, *c.Hi, c.Outside, c.Reason, want)
 	}
+}
+
+// TestSequentialDriftWarningSaysWhich: the two signs of drift are said
+// each as what happened. A mean outside a non-empty interval warns that
+// it lies outside; sessions that excluded every rate (the interval is
+// then the mean itself) warn that no interval is left, not that the mean
+// lies outside it (it said "the mean … lies outside the sequence's
+// interval" for both), and the reason and the JSON say the same: no
+// "[m, m]" printed as an interval.
+func TestSequentialDriftWarningSaysWhich(t *testing.T) {
+	t.Parallel()
+	warningOf := func(res *SequentialResult) string {
+		t.Helper()
+		for _, w := range res.Warnings {
+			if rest, ok := strings.CutPrefix(w, "(policy), all rules, "+CriterionJudgeRequiredRateMax+": "); ok {
+				return rest
+			}
+		}
+		t.Fatalf("no judge-required warning in %q", res.Warnings)
+		return ""
+	}
+	// Outside: 60 sessions at a quarter, then 40 at a half.
+	g := twoRunGate(60, 1, 40, 2)
+	res := g.Result()
+	c := seqCrit(t, res, "j1", AllRules, CriterionJudgeRequiredRateMax)
+	if w := warningOf(res); !c.Outside || c.Excluded || w != driftOutside {
+		t.Errorf("mean outside [%v, %v] (outside %v, excluded %v) warns %q", *c.Lo, *c.Hi, c.Outside, c.Excluded, w)
+	}
+	// Every rate excluded: 40 sessions that all needed the judge, then
+	// 120 that needed none.
+	res = twoRunGate(40, 4, 120, 0).Result()
+	c = seqCrit(t, res, "j1", AllRules, CriterionJudgeRequiredRateMax)
+	w := warningOf(res)
+	if *c.Lo != *c.Hi || !c.Excluded || c.Outside || w != driftExcluded || strings.Contains(w, "lies outside") {
+		t.Errorf("every rate excluded, [%v, %v] (outside %v, excluded %v), warns %q", *c.Lo, *c.Hi, c.Outside, c.Excluded, w)
+	}
+	if strings.Contains(c.Reason, "lies outside") || strings.Contains(c.Reason, fmt.Sprintf("[%s, %s]", fmtF(*c.Lo), fmtF(*c.Hi))) ||
+		!strings.Contains(c.Reason, "no rate left in the 95% confidence sequence") || !strings.Contains(c.Reason, driftTail) {
+		t.Errorf("every rate excluded, the reason: %s", c.Reason)
+	}
+}
+
+// twoRunGate is judge j1's gate over two runs: n1 sessions of 4 cases
+// of which called1 needed the judge, then n2 of which called2 did.
+func twoRunGate(n1, called1, n2, called2 int) *SequentialGate {
+	g := NewSequentialGate(replay.DefaultKillCriteria(), "")
+	g.BeginRun("run1")
+	for i := range n1 {
+		addCalledSession(g, fmt.Sprintf("a%d", i), called1, "j1")
+	}
+	g.EndRun()
+	g.BeginRun("run2")
+	for i := range n2 {
+		addCalledSession(g, fmt.Sprintf("b%d", i), called2, "j1")
+	}
+	g.EndRun()
+	return g
 }
 
 // addCalledSession adds a session of 4 cases of rule r, each judge's,

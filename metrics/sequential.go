@@ -19,7 +19,7 @@ import "math"
 // alone each hold with probability at least 1 − α at every look.
 type ConfidenceSequence struct {
 	alpha float64
-	grid  []float64 // candidate means
+	thr   float64   // log(1/α): a gambler's log wealth that excludes
 	logUp []float64 // log wealth of the gambler betting above, per m
 	logDn []float64
 	out   []bool // m has been excluded (one-sided: from below, by the gambler betting above)
@@ -28,7 +28,8 @@ type ConfidenceSequence struct {
 	first, last int
 	// oneSided: outDn marks the m the gambler betting below excluded
 	// (from above); first is the smallest m out leaves, last the largest
-	// outDn leaves.
+	// outDn leaves, and neither gambler bets outside [first, last]
+	// (addOneSided), so out and outDn hold there only.
 	oneSided bool
 	outDn    []bool
 	n        int
@@ -40,14 +41,23 @@ type ConfidenceSequence struct {
 // csGrid is the number of candidate means (a resolution of 1/csGrid).
 const csGrid = 2000
 
+// csMeans are the candidate means, csCapUp and csCapDn the largest
+// stakes that keep each gambler's wealth positive at each: shared by
+// every sequence, never written.
+var csMeans, csCapUp, csCapDn = func() (g, up, dn []float64) {
+	g, up, dn = make([]float64, csGrid+1), make([]float64, csGrid+1), make([]float64, csGrid+1)
+	for i := range g {
+		g[i] = float64(i) / csGrid
+		up[i] = 0.75 / math.Max(g[i], 1e-12)
+		dn[i] = 0.75 / math.Max(1-g[i], 1e-12)
+	}
+	return g, up, dn
+}()
+
 // NewConfidenceSequence starts a sequence at level 1 − alpha.
 func NewConfidenceSequence(alpha float64) *ConfidenceSequence {
-	cs := &ConfidenceSequence{alpha: alpha, grid: make([]float64, csGrid+1),
+	return &ConfidenceSequence{alpha: alpha, thr: math.Log(1 / alpha),
 		logUp: make([]float64, csGrid+1), logDn: make([]float64, csGrid+1), out: make([]bool, csGrid+1), mean: 0.5, last: csGrid}
-	for i := range cs.grid {
-		cs.grid[i] = float64(i) / csGrid
-	}
-	return cs
 }
 
 // NewOneSidedSequence starts a pair of one-sided sequences at level
@@ -85,23 +95,27 @@ func (cs *ConfidenceSequence) Add(x float64) {
 		sides = 1
 	}
 	lam := math.Sqrt(2 * math.Log(sides/cs.alpha) / (sigma2 * t * math.Log(t+1)))
-	thr := math.Log(1 / cs.alpha)
 	if cs.oneSided {
-		cs.addOneSided(x, lam, thr)
+		cs.addOneSided(x, lam)
 		return
 	}
+	// A candidate whose larger log wealth lies this far below the
+	// threshold cannot reach it hedged (the average of the two is at most
+	// the larger): the log-sum-exp is skipped, not its outcome.
+	near := cs.thr - 1e-9
 	for i := cs.first; i <= cs.last; i++ {
-		m := cs.grid[i]
 		if cs.out[i] {
 			continue
 		}
-		lu := min(lam, 0.75/math.Max(m, 1e-12))
-		ld := min(lam, 0.75/math.Max(1-m, 1e-12))
-		cs.logUp[i] += math.Log1p(lu * (x - m))
-		cs.logDn[i] += math.Log1p(-ld * (x - m))
+		m := csMeans[i]
+		up := cs.logUp[i] + math.Log1p(min(lam, csCapUp[i])*(x-m))
+		dn := cs.logDn[i] + math.Log1p(-min(lam, csCapDn[i])*(x-m))
+		cs.logUp[i], cs.logDn[i] = up, dn
+		if max(up, dn) < near {
+			continue
+		}
 		// Hedged: half the capital on each side.
-		w := logSumExp(cs.logUp[i], cs.logDn[i]) - math.Ln2
-		if w >= thr {
+		if logSumExp(up, dn)-math.Ln2 >= cs.thr {
 			cs.out[i] = true
 		}
 	}
@@ -109,32 +123,33 @@ func (cs *ConfidenceSequence) Add(x float64) {
 	cs.count(x)
 }
 
-// addOneSided bets each gambler on its own: the one betting above on every
-// m it has not excluded from below (all of them at or above first), the
-// one betting below on every m it has not excluded from above (at or
-// below last); an m is out on a side once that gambler's wealth reaches
-// 1/α.
-func (cs *ConfidenceSequence) addOneSided(x, lam, thr float64) {
-	for i := cs.first; i <= csGrid; i++ {
-		if cs.out[i] {
-			continue
+// addOneSided bets each gambler on its own, on the m between the bounds:
+// the one betting above on those it has not excluded from below, the one
+// betting below on those it has not excluded from above; an m is out on
+// a side once that gambler's wealth reaches 1/α. A gambler's bets past
+// the other side's bound (the one betting above on m above the upper
+// bound) are not made: its own bound could reach such an m only by
+// passing the other bound, and from then on the sequence has excluded
+// every rate (Excluded) and its interval is the running mean, whatever
+// either gambler holds. The bounds are those of betting on every m not
+// excluded, bit for bit (TestSequenceMatchesReference), at a fraction of
+// the cost.
+func (cs *ConfidenceSequence) addOneSided(x, lam float64) {
+	for i := cs.first; i <= cs.last; i++ {
+		m := csMeans[i]
+		if !cs.out[i] {
+			l := cs.logUp[i] + math.Log1p(min(lam, csCapUp[i])*(x-m))
+			cs.logUp[i], cs.out[i] = l, l >= cs.thr
 		}
-		m := cs.grid[i]
-		cs.logUp[i] += math.Log1p(min(lam, 0.75/math.Max(m, 1e-12)) * (x - m))
-		cs.out[i] = cs.logUp[i] >= thr
-	}
-	for i := 0; i <= cs.last; i++ {
-		if cs.outDn[i] {
-			continue
+		if !cs.outDn[i] {
+			l := cs.logDn[i] + math.Log1p(-min(lam, csCapDn[i])*(x-m))
+			cs.logDn[i], cs.outDn[i] = l, l >= cs.thr
 		}
-		m := cs.grid[i]
-		cs.logDn[i] += math.Log1p(-min(lam, 0.75/math.Max(1-m, 1e-12)) * (x - m))
-		cs.outDn[i] = cs.logDn[i] >= thr
 	}
-	for cs.first <= csGrid && cs.out[cs.first] {
+	for cs.first <= cs.last && cs.out[cs.first] {
 		cs.first++
 	}
-	for cs.last >= 0 && cs.outDn[cs.last] {
+	for cs.last >= cs.first && cs.outDn[cs.last] {
 		cs.last--
 	}
 	cs.count(x)
@@ -184,7 +199,7 @@ func (cs *ConfidenceSequence) Interval() (lo, hi float64) {
 		m := cs.sum / float64(max(cs.n, 1))
 		return m, m
 	}
-	return max(0, cs.grid[first]-1.0/csGrid), min(1, cs.grid[last]+1.0/csGrid)
+	return max(0, csMeans[first]-1.0/csGrid), min(1, csMeans[last]+1.0/csGrid)
 }
 
 // Excluded reports whether the values so far have excluded every candidate
@@ -223,8 +238,8 @@ func (cs *ConfidenceSequence) Clone() *ConfidenceSequence {
 	c.logUp = append([]float64(nil), cs.logUp...)
 	c.logDn = append([]float64(nil), cs.logDn...)
 	c.out = append([]bool(nil), cs.out...)
-	if cs.outDn != nil {
+	if cs.oneSided {
 		c.outDn = append([]bool(nil), cs.outDn...)
 	}
-	return &c // grid is shared: never written
+	return &c
 }

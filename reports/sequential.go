@@ -156,10 +156,15 @@ func sequentialDecided(c metrics.SequentialCrit) string {
 
 // sequentialEstimate is the estimate and its interval, or, where the
 // sessions' mean lies outside the sequence's interval (drift), the two
-// as what they are: "mean 0.2139, outside [0.0985, 0.1365]".
+// as what they are: "mean 0.2139, outside [0.0985, 0.1365]"; where the
+// sessions excluded every rate (no interval left), the mean alone:
+// "mean 0.25, every rate excluded".
 func sequentialEstimate(c metrics.SequentialCrit) string {
 	if c.Estimate == nil {
 		return "-"
+	}
+	if c.Excluded {
+		return fmt.Sprintf("mean %.4g, every rate excluded", *c.Estimate)
 	}
 	if c.Outside {
 		return fmt.Sprintf("mean %.4g, outside [%.4g, %.4g]", *c.Estimate, *c.Lo, *c.Hi)

@@ -166,4 +166,10 @@ func TestSequentialEstimateOutside(t *testing.T) {
 	if got, want := sequentialEstimate(c), "0.12 [0.0985, 0.1365]"; got != want {
 		t.Errorf("inside: %q, want %q", got, want)
 	}
+	// Every rate excluded: the interval is the mean itself, [m, m]; it
+	// printed "0.25 [0.25, 0.25]".
+	c.Excluded, c.Estimate, c.Lo, c.Hi = true, f(0.25), f(0.25), f(0.25)
+	if got, want := sequentialEstimate(c), "mean 0.25, every rate excluded"; got != want {
+		t.Errorf("excluded: %q, want %q", got, want)
+	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/apeval/apeval/datasets/source"
 	"github.com/apeval/apeval/internal/config"
 	"github.com/apeval/apeval/reports"
 	"github.com/apeval/apeval/reports/evaluation"
@@ -139,7 +140,7 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		// its facts; nothing may come before the marker. What changes, call
 		// by call: apeval diff's summary, or why a diff is not shown.
 		c.ForComment(infos)
-		changes := evaluation.Changes(dirs, o.Baseline, o.Candidate, o.DiffURL)
+		changes := evaluation.Changes(dirs, o.Baseline, o.Candidate, o.DiffURL, source.URLs)
 		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL, Banner: banner, Changes: changes}); err != nil {
 			return err
 		}

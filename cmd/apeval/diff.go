@@ -54,7 +54,7 @@ func newDiffCmd(io IO, runF func(context.Context, *diffOptions, IO) error) *cobr
 	f.BoolVar(&o.JSON, "json", false, "print the diff's summary as JSON (counts, transitions, top loosened cases, first diverging call per session, policy rules)")
 	f.StringVar(&o.Out, "out", "", "write diff.parquet and diff.html into this directory")
 	f.IntVar(&o.Top, "top", 10, "how many loosened cases to list")
-	f.StringArrayVar(&o.Datasets, "dataset", nil, "the runs' dataset file(s), so diff.html shows each judge's input as it saw it (masked); the embedded sample needs none")
+	f.StringArrayVar(&o.Datasets, "dataset", nil, "the runs' dataset file(s), so diff.html shows each judge's input as it saw it (masked), and, when run.json's are not there unchanged, to find the cases auto mode judged on a hook-rewritten input; the embedded sample needs none")
 	f.IntVar(&o.PageMax, "page-max", 200000, "at most this many differing cases in diff.html (the rest are in diff.parquet, and the page says how many)")
 	return cmd
 }
@@ -71,6 +71,12 @@ func runDiff(ctx context.Context, o *diffOptions, io IO) error {
 		return diffError(err)
 	}
 	opts := diff.Options{Top: o.Top, Out: o.Out, PageMax: o.PageMax}
+	// Auto mode judged what a PreToolUse hook made of a call; the summary
+	// marks those cases, read from the datasets run.json names as compare
+	// does, else from --dataset.
+	if err := hookRewritten(&opts, in, o.Datasets, io); err != nil {
+		return err
+	}
 	if o.Out != "" {
 		if opts.Cases, err = diffCases(o.Datasets, in.Infos, io); err != nil {
 			return err
@@ -109,6 +115,34 @@ func diffCases(paths []string, infos []rundir.RunInfo, io IO) (func(string) (*da
 		return nil, usageError{err}
 	}
 	return lookup, nil
+}
+
+// hookRewritten sets what opts needs to mark the cases auto mode judged on
+// an input a PreToolUse hook changed: from the datasets run.json names, or,
+// when those are not available unchanged, from the --dataset files given.
+func hookRewritten(opts *diff.Options, in *diff.Input, paths []string, io IO) error {
+	vendor, ids, note := evaluation.HookRewritten(in.Infos, in.Base, in.Head, source.URLs)
+	opts.AutoMode = vendor
+	switch {
+	case vendor == "":
+	case note == "":
+		opts.HookRewritten = func(id string) bool { return ids[id] }
+	case len(paths) > 0:
+		lookup := opts.Cases
+		if lookup == nil {
+			var err error
+			if lookup, err = diffCases(paths, in.Infos, io); err != nil {
+				return err
+			}
+		}
+		opts.HookRewritten = func(id string) bool {
+			c, err := lookup(id)
+			return err == nil && c != nil && evaluation.HookRewrittenFor(vendor, c)
+		}
+	default:
+		opts.HookNote = note + " (--dataset FILE names it)"
+	}
+	return nil
 }
 
 func diffError(err error) error {

@@ -99,6 +99,10 @@ type Case struct {
 	// First is set on the first diverging call (class ≠ unchanged) of its
 	// session, in seq order.
 	First bool `json:"first_in_session"`
+	// HookRewritten: auto mode's side decided on the input a PreToolUse
+	// hook changed (provenance.hook_updated_input), the other side on the
+	// model's input, so a difference may come from the input alone.
+	HookRewritten bool `json:"hook_rewritten,omitempty"`
 
 	// asked is, per side, the rules that went to the judge with their
 	// earlier fires in the session (kept only when judge inputs are built).

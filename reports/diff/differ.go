@@ -28,6 +28,11 @@ type Counts struct {
 	Stable         int64 `json:"stable"`
 	AnswersChanged int64 `json:"answers_changed"`
 	Sessions       int64 `json:"sessions_diverging"`
+	// HookRewritten counts the cases in common where auto mode's side
+	// judged an input a PreToolUse hook changed (Case.HookRewritten);
+	// HookRewrittenDiffering those of them that differ.
+	HookRewritten          int64 `json:"hook_rewritten,omitempty"`
+	HookRewrittenDiffering int64 `json:"hook_rewritten_differing,omitempty"`
 }
 
 // Transition counts the cases whose gate went From → To.
@@ -87,7 +92,15 @@ type Differ struct {
 	// fires, when not nil, counts each side's fires per session and rule,
 	// for the judge inputs' previous_rule_fires.
 	fires *[2]map[string]map[string]int
+	// hooked says whether auto mode's side judged a case on an input a
+	// hook changed (MarkHookRewritten); nil marks none.
+	hooked func(id string) bool
 }
+
+// MarkHookRewritten makes the Differ mark and count the cases hooked says
+// are those where auto mode's recorded decision was made on an input a
+// PreToolUse hook changed, while the other side judged the model's input.
+func (d *Differ) MarkHookRewritten(hooked func(id string) bool) { d.hooked = hooked }
 
 // TrackFires makes the Differ keep what a judge input needs: per side, the
 // rules of each case sent to the judge and their earlier fires in the
@@ -193,6 +206,13 @@ func (d *Differ) join(b, h *sideCase) error {
 	if c.Differs() {
 		n.Listed++
 	}
+	if d.hooked != nil && d.hooked(c.CaseID) {
+		c.HookRewritten = true
+		n.HookRewritten++
+		if c.Differs() {
+			n.HookRewrittenDiffering++
+		}
+	}
 	for i := range c.Rules {
 		rd := &c.Rules[i]
 		if rd.Base.Fired == rd.Head.Fired && !rd.Fixed && !rd.Broken {
@@ -294,6 +314,12 @@ type Summary struct {
 	// LabelSource is "weak" when a run compared is on weak labels: fixed
 	// and broken rest on users' overrides, not reviews; absent otherwise.
 	LabelSource string `json:"label_source,omitempty"`
+	// AutoMode is the pair's judge that is auto mode's recorded decisions
+	// (reports.IsAutoMode), "" when neither is; HookNote says why the cases
+	// a PreToolUse hook changed could not be found for it ("" when they
+	// were, Counts.HookRewritten then counting them).
+	AutoMode string `json:"auto_mode,omitempty"`
+	HookNote string `json:"hook_rewritten_note,omitempty"`
 }
 
 // RunRef names one side of a diff.

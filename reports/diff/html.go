@@ -38,6 +38,10 @@ type pageCase struct {
 	// when not built or when that judge was not asked.
 	BaseInput json.RawMessage `json:"bi,omitempty"`
 	HeadInput json.RawMessage `json:"hi,omitempty"`
+	// Hook is the side ("base" or "head") of auto mode's recorded decision
+	// where it judged an input a PreToolUse hook changed, the other side
+	// the model's input (Case.HookRewritten); "" otherwise.
+	Hook string `json:"hw,omitempty"`
 }
 
 type pageRule struct {
@@ -111,6 +115,9 @@ type pageSpill struct {
 	w      *bufio.Writer
 	buf    []pageCase
 	chunks int
+	// hookSide is the side that is auto mode's recorded decisions ("base"
+	// or "head"), for the cases a hook rewrote.
+	hookSide string
 }
 
 func newPageSpill() (*pageSpill, error) {
@@ -124,6 +131,9 @@ func newPageSpill() (*pageSpill, error) {
 func (p *pageSpill) add(c *Case, baseInput, headInput []byte) error {
 	pc := toPage(c)
 	pc.BaseInput, pc.HeadInput = baseInput, headInput
+	if c.HookRewritten {
+		pc.Hook = p.hookSide
+	}
 	p.buf = append(p.buf, pc)
 	if len(p.buf) == chunkCases {
 		return p.flush()

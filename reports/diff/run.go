@@ -24,6 +24,13 @@ type Options struct {
 	// diff.html shows each side's judge input as the judge saw it (built
 	// by replay.BuildInput, masked); nil leaves the inputs out.
 	Cases func(id string) (*datasets.Case, error)
+	// AutoMode names the pair's judge that is auto mode's recorded
+	// decisions ("" when neither is); HookRewritten says whether it judged
+	// a case on an input a PreToolUse hook changed (marked in the summary;
+	// nil marks none); HookNote says why they could not be found.
+	AutoMode      string
+	HookRewritten func(id string) bool
+	HookNote      string
 }
 
 // Result is a finished diff.
@@ -86,6 +93,10 @@ func Diff(in *Input, o Options) (*Result, error) {
 			return nil, err
 		}
 		defer res.page.close()
+		res.page.hookSide = "head"
+		if o.AutoMode == in.Base {
+			res.page.hookSide = "base"
+		}
 	}
 	var inputs *inputBuilder
 	if pq != nil && o.Cases != nil {
@@ -119,11 +130,13 @@ func Diff(in *Input, o Options) (*Result, error) {
 	if inputs != nil && inputs.note == "" {
 		d.TrackFires()
 	}
+	d.MarkHookRewritten(o.HookRewritten)
 	if err := in.Run(d); err != nil {
 		discard()
 		return nil, err
 	}
 	s := in.Summary(d)
+	s.AutoMode, s.HookNote = o.AutoMode, o.HookNote
 	res.Summary = s
 	if err := s.Overlap.Err(); err != nil {
 		discard()

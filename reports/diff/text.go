@@ -38,6 +38,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "repeats: %d changed cases flaky (some repeat of each side agrees), %d stable\n", n.Flaky, n.Stable)
 	}
 	fmt.Fprintf(&b, "%d sessions diverge; %d cases differ in a rule's answer\n", n.Sessions, n.AnswersChanged)
+	if l := s.hookLine(); l != "" {
+		fmt.Fprintf(&b, "%s\n", l)
+	}
 	var tables []*reports.Table
 	if len(s.Transitions) > 0 {
 		t := reports.NewTable("gate", "cases", "class").Plain()
@@ -49,7 +52,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if len(s.TopLoosened) > 0 {
 		t := reports.NewTable("top loosened", "session#seq", "tool", "gate", "fired (base → head)").Plain()
 		for _, c := range s.TopLoosened {
-			t.Add(c.CaseID, fmt.Sprintf("%s#%d", c.SessionID, c.Seq), c.Tool,
+			id := c.CaseID
+			if c.HookRewritten {
+				id += " " + HookMark
+			}
+			t.Add(id, fmt.Sprintf("%s#%d", c.SessionID, c.Seq), c.Tool,
 				fmt.Sprintf("%s → %s", c.Base.Gate, c.Head.Gate), list(c.Base.Fired)+" → "+list(c.Head.Fired))
 		}
 		tables = append(tables, t)
@@ -91,6 +98,28 @@ func (s *Summary) WriteText(w io.Writer) error {
 	return err
 }
 
+// HookMark follows, in the text output's lists, a case where auto mode's
+// side judged an input a PreToolUse hook changed.
+const HookMark = "[hook-rewritten]"
+
+// hookLine is the text output's line on the cases where auto mode judged an
+// input a PreToolUse hook changed, "" when neither judge is auto mode or no
+// case in common is one.
+func (s *Summary) hookLine() string {
+	switch {
+	case s.AutoMode == "":
+		return ""
+	case s.HookNote != "":
+		return fmt.Sprintf("%s judged the input a PreToolUse hook changed where one did (provenance.hook_updated_input), the other side the model's input; "+
+			"the cases where that happened cannot be marked: %s", s.AutoMode, s.HookNote)
+	case s.Counts.HookRewritten == 0:
+		return ""
+	}
+	return fmt.Sprintf("%d cases in common (%d of them differing, marked %s) carry %s's decision on an input a PreToolUse hook changed (provenance.hook_updated_input): "+
+		"it judged what ran, the other side the model's input, so a difference on them may come from the input alone; diff --out DIR shows both inputs in diff.html",
+		s.Counts.HookRewritten, s.Counts.HookRewrittenDiffering, HookMark, s.AutoMode)
+}
+
 func list(s []string) string {
 	if len(s) == 0 {
 		return "-"
@@ -124,6 +153,10 @@ func (s *Summary) CommentBlock(url string) string {
 		fmt.Fprintf(&b, "; %d flaky", n.Flaky)
 	}
 	b.WriteString(".\n")
+	if s.AutoMode != "" && n.HookRewrittenDiffering > 0 {
+		fmt.Fprintf(&b, "\nMarked hook-rewritten (%d of the calls that differ): %s judged the input a PreToolUse hook made, the other side the model's input.\n",
+			n.HookRewrittenDiffering, mdCell(s.AutoMode))
+	}
 	top := s.TopLoosened
 	if len(top) > 5 {
 		top = top[:5]
@@ -134,6 +167,9 @@ func (s *Summary) CommentBlock(url string) string {
 			label := ""
 			if c.BrokenRules > 0 {
 				label = " (broken)"
+			}
+			if c.HookRewritten {
+				label += " (hook-rewritten)"
 			}
 			fmt.Fprintf(&b, "| `%s`%s | %s#%d | `%s` | %s → **%s** | %s → %s |\n", mdCell(c.CaseID), label, mdCell(c.SessionID), c.Seq, mdCell(c.Tool),
 				c.Base.Gate, c.Head.Gate, mdCell(list(c.Base.Fired)), mdCell(list(c.Head.Fired)))

@@ -3,6 +3,7 @@ package evaluation
 import (
 	"fmt"
 
+	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports"
@@ -113,13 +114,18 @@ func (c *Comparison) ForComment(infos []rundir.RunInfo) {
 }
 
 // Changes is the comment's "what changes" block: apeval diff's summary
-// of the runs (the top five loosened calls, a link to diffURL), or why a
-// diff of them is not shown.
-func Changes(dirs []string, baseline, candidate, diffURL string) string {
+// of the runs (the top five loosened calls, a link to diffURL, the calls
+// auto mode judged on a hook-rewritten input marked, their datasets opened
+// through urls), or why a diff of them is not shown.
+func Changes(dirs []string, baseline, candidate, diffURL string, urls datasets.Opener) string {
 	in, err := diff.Open(dirs, baseline, candidate)
 	if err == nil {
 		var res *diff.Result
-		if res, err = diff.Diff(in, diff.Options{Top: 5}); err == nil {
+		o := diff.Options{Top: 5}
+		var ids map[string]bool
+		o.AutoMode, ids, o.HookNote = HookRewritten(in.Infos, in.Base, in.Head, urls)
+		o.HookRewritten = func(id string) bool { return ids[id] }
+		if res, err = diff.Diff(in, o); err == nil {
 			return res.Summary.CommentBlock(diffURL)
 		}
 	}

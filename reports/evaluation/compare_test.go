@@ -75,7 +75,7 @@ func TestCompareTwoRuns(t *testing.T) {
 	if _, err := rs.Compare(Spec{Criteria: crit}, reports.JudgePair{Baseline: "A", Candidate: "C"}); err == nil || !strings.Contains(err.Error(), "no results for A or C") {
 		t.Errorf("unknown candidate: err = %v", err)
 	}
-	if got := Changes([]string{t.TempDir()}, "A", "B", ""); !strings.HasPrefix(got, "\n### What changes\n\nNot shown: ") {
+	if got := Changes([]string{t.TempDir()}, "A", "B", "", nil); !strings.HasPrefix(got, "\n### What changes\n\nNot shown: ") {
 		t.Errorf("Changes of no run = %q", got)
 	}
 }

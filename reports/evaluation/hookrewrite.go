@@ -38,12 +38,6 @@ func newHookRewrites(infos []rundir.RunInfo, baseline, candidate string, urls da
 	if vendor == "" {
 		return nil
 	}
-	// A second run's colliding identity is renamed "ID [dir]"; the
-	// recording's name is the identity's model part.
-	name := strings.TrimPrefix(vendor, "recorded/")
-	if i := strings.Index(name, " ["); i >= 0 {
-		name = name[:i]
-	}
 	h := &hookRewrites{vendor: vendor, ids: map[string]bool{}, judged: map[string]bool{}, other: map[string]bool{}, compared: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, in := range infos {
@@ -65,14 +59,8 @@ func newHookRewrites(infos []rundir.RunInfo, baseline, candidate string, urls da
 			if rec.Err != nil || rec.Case == nil || h.ids[rec.Case.ID] {
 				continue
 			}
-			if _, ok := rec.Case.Provenance["hook_updated_input"]; !ok {
-				continue
-			}
-			for _, rc := range rec.Case.Recorded {
-				if rc.Judge == name {
-					h.ids[rec.Case.ID] = true
-					break
-				}
+			if HookRewrittenFor(vendor, rec.Case) {
+				h.ids[rec.Case.ID] = true
 			}
 		}
 		_ = r.Close()
@@ -136,4 +124,38 @@ func (h *hookRewrites) Warning(leftOut bool) string {
 	return fmt.Sprintf("%d compared cases carry %s's decision on an input a PreToolUse hook changed (provenance.hook_updated_input): "+
 		"it judged what ran, the other judge the model's input, so a disagreement on them may come from the input alone; "+
 		"compare --without-hook-rewritten leaves them out; apeval diff --out DIR shows the input each side judged in diff.html", n, h.vendor)
+}
+
+// HookRewritten are the cases of the runs whose input a PreToolUse hook
+// changed and that carry auto mode's recorded decision (what compare
+// counts), for apeval diff to mark. vendor is the pair's auto-mode judge
+// ("" when neither baseline nor candidate is: then ids is nil); note says
+// why the datasets run.json names could not be read ("" when they were).
+func HookRewritten(infos []rundir.RunInfo, baseline, candidate string, urls datasets.Opener) (vendor string, ids map[string]bool, note string) {
+	h := newHookRewrites(infos, baseline, candidate, urls)
+	if h == nil {
+		return "", nil, ""
+	}
+	return h.vendor, h.ids, h.note
+}
+
+// HookRewrittenFor reports whether c's input was changed by a PreToolUse
+// hook (provenance.hook_updated_input) and c carries the recorded decision
+// of vendor, an auto-mode judge's identity (possibly renamed "ID [dir]").
+func HookRewrittenFor(vendor string, c *datasets.Case) bool {
+	if _, ok := c.Provenance["hook_updated_input"]; !ok {
+		return false
+	}
+	// A second run's colliding identity is renamed "ID [dir]"; the
+	// recording's name is the identity's model part.
+	name := strings.TrimPrefix(vendor, "recorded/")
+	if i := strings.Index(name, " ["); i >= 0 {
+		name = name[:i]
+	}
+	for _, rc := range c.Recorded {
+		if rc.Judge == name {
+			return true
+		}
+	}
+	return false
 }
