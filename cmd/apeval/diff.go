@@ -53,7 +53,7 @@ func newDiffCmd(io IO, runF func(context.Context, *diffOptions, IO) error) *cobr
 	f.StringVar(&o.Candidate, "candidate", "", "head judge (identity or unique prefix) when the head run holds several")
 	f.BoolVar(&o.JSON, "json", false, "print the diff's summary as JSON (counts, transitions, top loosened cases, first diverging call per session, policy rules)")
 	f.StringVar(&o.Out, "out", "", "write diff.parquet and diff.html into this directory")
-	f.IntVar(&o.Top, "top", 10, "how many loosened cases to list")
+	f.IntVar(&o.Top, "top", 10, "how many loosened cases to list, and how many differing cases auto mode judged on a hook's input")
 	f.StringArrayVar(&o.Datasets, "dataset", nil, "the runs' dataset file(s), so diff.html shows each judge's input as it saw it (masked), and, when run.json's are not there unchanged, to find the cases auto mode judged on a hook-rewritten input; the embedded sample needs none")
 	f.IntVar(&o.PageMax, "page-max", 200000, "at most this many differing cases in diff.html (the rest are in diff.parquet, and the page says how many)")
 	return cmd
