@@ -447,3 +447,52 @@ func TestDiffHTMLBrowserHookFilter(t *testing.T) {
 		t.Errorf("console errors: %v", errs)
 	}
 }
+
+// TestDiffHTMLBrowserRuleHeaders: the rules table of a selected case names
+// every column, the two "fired" ones included, and its header has as many
+// cells as each of its rows.
+func TestDiffHTMLBrowserRuleHeaders(t *testing.T) {
+	dir := t.TempDir()
+	base, head := genPair(t, dir, 10, 4, 7, false)
+	in, err := Open([]string{base, head}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if _, err := Diff(in, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, consoleErrs := browsertest.Open(t, 2*time.Minute)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(out, HTMLFile)), chromedp.WaitReady("body[data-ready=true]"),
+		chromedp.Click(`#rows li[data-k="0"]`), chromedp.WaitVisible("#detail thead")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#detail thead th")].map(th => th.textContent.trim())`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"rule", "label", "base answer", "conf", "base fired", "head answer", "conf", "head fired"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("rules table headers %q, want %q", got, want)
+	}
+	for i, h := range got {
+		if h == "" {
+			t.Errorf("rules table header %d is blank: %q", i, got)
+		}
+	}
+	cells, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[...document.querySelectorAll("#detail tbody tr")].map(tr => tr.cells.length)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) == 0 {
+		t.Fatal("the selected case shows no rule row")
+	}
+	for _, n := range cells {
+		if n != len(got) {
+			t.Errorf("a rule row has %d cells, the header %d", n, len(got))
+		}
+	}
+	if errs := consoleErrs(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}
