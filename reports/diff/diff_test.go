@@ -481,3 +481,37 @@ func TestHookRewrittenListedWhateverClass(t *testing.T) {
 		t.Errorf("diff.parquet hook_rewritten: %v, want %d true (%d differing), no null, none wrong", r, s.Counts.HookRewritten, s.Counts.HookRewrittenDiffering)
 	}
 }
+
+// TestTopAndPageMaxNone: a negative Top and PageMax list none (the CLI's
+// --top 0 and --page-max 0, which listed 10 loosened cases and the whole
+// page: 0 was taken for the default), while 0 keeps the defaults.
+func TestTopAndPageMaxNone(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	base, head := genPair(t, dir, 40, 6, 7, false)
+	for _, tc := range []struct {
+		top, page     int
+		loosened, hw  int
+		pageAllListed bool
+	}{
+		{0, 0, 10, 10, true},
+		{-1, -1, 0, 0, false},
+	} {
+		in, err := Open([]string{base, head}, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Diff(in, Options{Top: tc.top, PageMax: tc.page, Out: filepath.Join(dir, fmt.Sprint("out", tc.top)),
+			AutoMode: "recorded/head", HookRewritten: func(string) bool { return true }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		if len(s.TopLoosened) != tc.loosened || len(s.HookRewrittenCases) != tc.hw {
+			t.Errorf("Top %d: %d loosened, %d hook-rewritten listed, want %d and %d", tc.top, len(s.TopLoosened), len(s.HookRewrittenCases), tc.loosened, tc.hw)
+		}
+		if all := res.PageCases == s.Counts.Listed && res.PageOmitted == 0; all != tc.pageAllListed || (!tc.pageAllListed && (res.PageCases != 0 || res.PageOmitted != s.Counts.Listed)) {
+			t.Errorf("PageMax %d: %d cases on the page, %d omitted, of %d differing", tc.page, res.PageCases, res.PageOmitted, s.Counts.Listed)
+		}
+	}
+}
