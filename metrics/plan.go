@@ -123,7 +123,12 @@ type PlanResult struct {
 	// traffic (the median of the labeled hint over the simulated data
 	// sets with every pair labeled) would.
 	MoreSessions *int64 `json:"more_sessions,omitempty"`
-	BudgetLabels int64  `json:"budget_labels,omitempty"`
+	// Thin, on the label path from a partly labeled pilot, is the stratum
+	// where the judges disagree whose pilot labels the plan rests on most
+	// and that holds fewer than ThinLabels of them (nil otherwise): the
+	// plan's rates are then a guess (docs/planning.md).
+	Thin         *ThinStratum `json:"thin_stratum,omitempty"`
+	BudgetLabels int64        `json:"budget_labels,omitempty"`
 	// At the budget: the shares of simulated data sets that PASS and FAIL.
 	Budget     int64    `json:"budget_sessions,omitempty"`
 	BudgetPass *float64 `json:"budget_pass,omitempty"`

@@ -36,6 +36,23 @@ type LabelPlanOptions struct {
 	Progress func(done int, what string)
 }
 
+// ThinStratum is a queue stratum of a rule where the judges disagree
+// that a label plan draws mostly from few pilot labels: its judges'
+// results ("C match, R no_match"), its pairs and the pilot's labels of
+// them.
+type ThinStratum struct {
+	Results string `json:"results"`
+	Pairs   int64  `json:"pairs"`
+	Labels  int64  `json:"labels"`
+}
+
+// ThinLabels is the fewest pilot labels of a stratum where the judges
+// disagree below which a label plan says it rests on them. Measured over
+// populations (TestCalibrationPlanLabelsOverPopulations): pilots with 5–7
+// labels in those strata were planned off by 0.1–0.2 on average, pilots
+// with 16–24 within a few hundredths.
+const ThinLabels = 10
+
 // PlanLabels plans the label path from a pilot's pairs (t, every judge
 // of the run as the queue's strata): for each candidate judge and rule,
 // the labels from `label queue` that give an 80 % chance that
@@ -120,6 +137,22 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 			strat[k][1]++
 		}
 	}
+	// Every stratum's pairs and pilot labels, for the thin strata.
+	type stratCount struct {
+		results        []string
+		pairs, labeled int64
+	}
+	counts := map[string]*stratCount{}
+	for _, p := range plan.order {
+		k := stratumOf(p)
+		if counts[k] == nil {
+			counts[k] = &stratCount{results: p.Results}
+		}
+		counts[k].pairs++
+		if truth[p] != "" {
+			counts[k].labeled++
+		}
+	}
 	rules := map[string][]*PairRow{}
 	var ruleOrder []string
 	for _, p := range plan.order {
@@ -174,10 +207,44 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 				it.ok = true
 			}
 			base := PlanResult{Judge: judge, Rule: rule, Path: "labels"}
+			// The stratum where the judges disagree that the plan draws
+			// most pairs of from fewer than ThinLabels pilot labels (a
+			// pilot with labels; its strata of fewer than ThinLabels
+			// unlabeled pairs aside).
+			thin := func(matchOnly bool) *ThinStratum {
+				if nm+nn == 0 {
+					return nil
+				}
+				var best *stratCount
+				seen := map[*stratCount]bool{}
+				for _, p := range rules[rule] {
+					c := counts[stratumOf(p)]
+					if seen[c] {
+						continue
+					}
+					seen[c] = true
+					if !disagree(queueResults(c.results)) || (matchOnly && c.results[j] != QueueMatch) ||
+						c.labeled >= ThinLabels || c.pairs-c.labeled < ThinLabels {
+						continue
+					}
+					if best == nil || c.pairs-c.labeled > best.pairs-best.labeled {
+						best = c
+					}
+				}
+				if best == nil {
+					return nil
+				}
+				parts := make([]string, len(t.Judges))
+				for i, r := range queueResults(best.results) {
+					parts[i] = t.Judges[i] + " " + r
+				}
+				return &ThinStratum{Results: strings.Join(parts, ", "), Pairs: best.pairs, Labels: best.labeled}
+			}
 			reason := "the pilot labels no pair of the rule and no --rate precision=P --rate recall=R guesses the labels"
 			add := func(name string, thr float64) {
 				r := base
 				r.Criterion, r.Threshold = name, thr
+				r.Thin = thin(name == CriterionPrecisionMin)
 				if !it.ok {
 					r.Reason = reason
 				}
@@ -336,6 +403,57 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 			}
 		}
 	}
+	// The first grid size whose rate reaches 0.80 on the search's queues
+	// overstates its rate (those queues chose it): each size found is
+	// checked on fresh queues, as PlanProportion does, and steps up the
+	// grid while the fresh rate falls short (short at every pair labeled,
+	// the plan has no size).
+	at := map[int64]int{}
+	for gi, g := range grid {
+		at[int64(g)] = gi
+	}
+	checked := make([]bool, len(items))
+	for range len(grid) {
+		need := map[int][]int{} // grid index → items to check there
+		var order []int
+		for i, it := range items {
+			if it.ok && it.res.Labels != nil && !checked[i] {
+				gi := at[*it.res.Labels]
+				if need[gi] == nil {
+					order = append(order, gi)
+				}
+				need[gi] = append(need[gi], i)
+			}
+		}
+		if len(order) == 0 {
+			break
+		}
+		slices.Sort(order)
+		for _, gi := range order {
+			if o.Progress != nil {
+				o.Progress(len(items)-open, fmt.Sprintf("label plans, checking %d labels on fresh queues", grid[gi]))
+			}
+			pass, fail, err := rates(grid[gi], o.Seed^freshSeed)
+			if err != nil {
+				return nil, err
+			}
+			for _, i := range need[gi] {
+				r := pass[i] + fail[i]
+				switch {
+				case r >= assurance:
+					checked[i] = true
+					items[i].res.DecideRate = new(r)
+				case gi == len(grid)-1:
+					// Every pair labeled falls short on fresh queues: no
+					// number of labels is shown to decide.
+					checked[i] = true
+					items[i].res.Labels, items[i].res.DecideRate = nil, nil
+				default:
+					items[i].res.Labels = new(int64(grid[gi+1]))
+				}
+			}
+		}
+	}
 	if o.Budget > 0 {
 		if o.Progress != nil {
 			o.Progress(len(items)-open, fmt.Sprintf("label plans, at the budget of %d labels", o.Budget))
@@ -365,8 +483,11 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 				// last size) labels each of them, the other rules' too.
 				r.Reason = fmt.Sprintf("labeling all %d pairs of the rule (the whole queue: %d labels over every rule) does not decide %s with probability %.2f", len(rules[it.rule]), len(pairs), r.Criterion, assurance)
 				if r.MoreSessions != nil {
-					r.Reason += fmt.Sprintf(" (the recorded sessions' own spread stays however many are labeled): about %d more sessions of traffic, labeled at the queue's rate, would", *r.MoreSessions)
+					r.Reason += fmt.Sprintf(" (the recorded sessions' own spread stays however many are labeled): about %s of traffic, labeled at the queue's rate, would", moreSessions(*r.MoreSessions))
 				}
+			}
+			if th := r.Thin; th != nil {
+				r.Reason += fmt.Sprintf(" (a guess: the pilot labels %d of the %d pairs where %s, and plans resting on under %d labels of a stratum where the judges disagree were off by 0.1–0.2 on average; label more of the queue first)", th.Labels, th.Pairs, th.Results, ThinLabels)
 			}
 			if r.BudgetPass != nil {
 				r.Reason += fmt.Sprintf("; with %d labels: decided %.0f%% (PASS %.0f%%, FAIL %.0f%%)", o.Budget, 100*(*r.BudgetPass+*r.BudgetFail), 100**r.BudgetPass, 100**r.BudgetFail)
@@ -375,6 +496,14 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// moreSessions is "1 more session" or "N more sessions".
+func moreSessions(n int64) string {
+	if n == 1 {
+		return "1 more session"
+	}
+	return fmt.Sprintf("%d more sessions", n)
 }
 
 // medianOf is the median of v (0 when empty); v is reordered.

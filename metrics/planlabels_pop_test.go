@@ -19,6 +19,9 @@ type pilotCheck struct {
 	planSize, simSize float64
 	hasSize           bool
 	pilotLabels       int
+	// thin: the plan says it rests on fewer than ThinLabels pilot labels
+	// of a stratum where the judges disagree
+	thin bool
 }
 
 // pilotOf is simPopulationSeed(pop)'s table with only the first n items
@@ -50,17 +53,8 @@ func pilotOf(ps []simPair, qs uint64, n int) (pilot, full *PairTable) {
 // independentRate is the share of indep queues of n labels over full's
 // pairs (seeds from seed) that decide the candidate's criterion.
 func independentRate(full *PairTable, crit replay.KillCriteria, criterion string, n, indep int, seed uint64) float64 {
-	// The table a team labels from has no label of its own: a labeled
-	// pair of the table is a census unit, and the queue's labels of it
-	// are not read (SampleUnits).
-	blank := simTable(nil)
-	blank.Judges, blank.jidx, blank.by = full.Judges, full.jidx, map[[2]string]*PairRow{}
-	for _, p := range full.order {
-		c := *p
-		c.Label = ""
-		blank.by[[2]string{c.CaseID, c.RuleID}] = &c
-		blank.order = append(blank.order, &c)
-	}
+	// The table a team labels from has no label of its own (blankTable).
+	blank := blankTable(full)
 	pairs, _ := blank.QueuePairs()
 	var d int
 	for r := range uint64(indep) {
@@ -96,7 +90,7 @@ func checkPilot(ps []simPair, qs uint64, n int, crit replay.KillCriteria, reps, 
 		if p.BudgetPass == nil {
 			continue
 		}
-		c := pilotCheck{crit: p.Criterion, plan120: *p.BudgetPass + *p.BudgetFail, pilotLabels: n}
+		c := pilotCheck{crit: p.Criterion, plan120: *p.BudgetPass + *p.BudgetFail, pilotLabels: n, thin: p.Thin != nil}
 		c.sim120 = independentRate(full, crit, p.Criterion, 120, indep, 8000)
 		if p.Labels != nil {
 			c.hasSize, c.size, c.planSize = true, *p.Labels, *p.DecideRate
@@ -108,49 +102,64 @@ func checkPilot(ps []simPair, qs uint64, n int, crit replay.KillCriteria, reps, 
 }
 
 // TestCalibrationPlanLabelsOverPopulations: `plan --labels` from a
-// partly labeled pilot (the first 300 labels of a queue), planned at a
-// budget of 120 labels against precision_min (the population's own
-// precision less 0.09) and the dangerous recall gain over the baseline R,
-// against queues on the population decided by `report --labels`'s code
-// (SampleFiguresOf on the table without labels). Measured (full mode: 10
-// populations x 2 pilots a model, 40 plan queues a size, 80 independent;
-// mean error = plan less queues):
+// partly labeled pilot (the first 300 or 1,000 labels of a queue),
+// planned at a budget of 120 labels against precision_min (the model's
+// precision less 0.09: 0.62) and the dangerous recall gain over the
+// baseline R, against queues on the population decided by `report
+// --labels`'s code (SampleFiguresOf on the table without labels).
+// Measured (full mode: 10 populations a model, 2 pilots of 300 labels
+// and 1 of 1,000 each; 40 plan queues a size, 80 independent; mean error
+// = plan less queues, within ±0.1 in brackets; docs/planning.md):
 //
-//	model        criterion    at 120 labels        at the planned size
-//	clustered    precision    +0.171 (10/20 ±0.1)  +0.321 (0/12 ±0.1)
-//	clustered    recall gain  -0.209 (3/20)        +0.037 (6/18)
-//	ICC 0        precision    +0.144 (8/20)        +0.093 (7/17)
-//	ICC 0        recall gain  -0.263 (5/20)        -0.055 (5/19)
+//	model      pilot  criterion    at 120 labels   at the planned size  plans < 100 labels
+//	ICC 0      300    precision    +0.094 (11/20)  +0.119 (2/7)         6: +0.095
+//	ICC 0      300    recall gain  -0.262 (5/20)   -0.084 (3/18)        2: +0.280
+//	clustered  300    precision    +0.103 (12/20)  +0.289 (5/9)         4: +0.052
+//	clustered  300    recall gain  -0.210 (3/20)   +0.017 (4/18)        4: +0.498
+//	ICC 0      1000   precision    -0.007 (9/10)   +0.037 (3/3)         3: +0.037
+//	ICC 0      1000   recall gain  -0.129 (4/10)   -0.050 (8/10)        0
+//	clustered  1000   precision    +0.009 (8/10)   -0.070 (2/3)         2: -0.030
+//	clustered  1000   recall gain  -0.028 (6/10)   +0.058 (6/10)        5: +0.116
 //
-// Precision is planned too high, most where sessions cluster (the plan
-// draws a pilot's unlabeled pairs independently of their sessions). The
-// recall gain is planned too low where labels decide late, and far too
-// high where the plan decides at a few dozen labels (27-52 labels:
-// +0.41 to +0.62): a disagreement stratum's few pilot labels all agree
-// and the plan draws it nearly unanimous. Asserted, as far as it holds:
-// without clustering, precision's mean error at the planned size within
-// ±0.1; in both models, the recall gain's plan at the planned size not
-// above the queues' rate by more than 0.1 on average. Clustered
-// precision is logged, not asserted (open). The smoke runs one population
-// and pilot without clustering.
+// A 300-label pilot holds 5–9 labels of each stratum where the judges
+// disagree, and its plans are off by what those few labels leave open
+// (not by the sessions: TestCalibrationPlanLabelsSessionEffect); every
+// such plan says it is a guess (PlanResult.Thin). Asserted: every plan
+// from a 300-label pilot says so; from 1,000 labels (15–29 a stratum)
+// none does, and the mean error is within ±0.1 (plus the Monte Carlo
+// error) at 120 labels and at the planned size, small plans included —
+// except the recall gain at 120 labels, held to no worse than -0.2
+// (-0.129 without clustering: open). The smoke runs one population and
+// a 1,000-label pilot without clustering.
 func TestCalibrationPlanLabelsOverPopulations(t *testing.T) {
 	t.Parallel()
-	pops, pilots, reps := 1, 1, 20
-	models := []int{5}
-	if _, full := calibrationN(); full {
-		pops, pilots, reps, models = 10, 2, 40, []int{5, 0}
+	type setting struct {
+		model, pilots, pilotLabels int
 	}
-	for _, model := range models {
+	pops, reps := 1, 20
+	settings := []setting{{5, 1, 1000}}
+	if _, full := calibrationN(); full {
+		pops, reps = 10, 40
+		settings = []setting{{5, 2, 300}, {0, 2, 300}, {5, 1, 1000}, {0, 1, 1000}}
+	}
+	for _, st := range settings {
+		m := labelModels[st.model]
+		name := fmt.Sprintf("%s, %d-label pilot", m.name, st.pilotLabels)
+		// The threshold is the model's: each population's own precision
+		// varies around it as real traffic does. A threshold at each
+		// population's own precision less 0.09 told the check the truth
+		// the plan cannot see, and an honest plan averages its decision
+		// rate over what its pilot leaves open: at 120 labels, where the
+		// rate rises steeply, that read +0.19 against +0.12 here.
+		crit := replay.DefaultKillCriteria()
+		crit.PrecisionMin = math.Round(100*(m.truth()[0]-0.09)) / 100
 		sum := map[string]*planErr{}
 		for pop := range uint64(pops) {
-			ps := labelModels[model].draw(100 + pop)
-			prec, _ := truth(ps)
-			crit := replay.DefaultKillCriteria()
-			crit.PrecisionMin = math.Round(100*(prec-0.09)) / 100
-			for qs := range uint64(pilots) {
-				for _, c := range checkPilot(ps, 11+qs, 300, crit, reps, 2*reps) {
-					t.Logf("%s, population %d (against %.2f), pilot %d, %s: plan %.2f at 120 labels, queues %.2f; plan %.2f at %d, queues %.2f",
-						labelModels[model].name, pop, crit.PrecisionMin, qs, c.crit, c.plan120, c.sim120, c.planSize, c.size, c.simSize)
+			ps := m.draw(100 + pop)
+			for qs := range uint64(st.pilots) {
+				for _, c := range checkPilot(ps, 11+qs, st.pilotLabels, crit, reps, 2*reps) {
+					t.Logf("%s, population %d (against %.2f), pilot %d, %s: plan %.2f at 120 labels, queues %.2f; plan %.2f at %d, queues %.2f; thin %v",
+						name, pop, crit.PrecisionMin, qs, c.crit, c.plan120, c.sim120, c.planSize, c.size, c.simSize, c.thin)
 					if sum[c.crit] == nil {
 						sum[c.crit] = &planErr{}
 					}
@@ -161,19 +170,40 @@ func TestCalibrationPlanLabelsOverPopulations(t *testing.T) {
 		for _, k := range []string{CriterionPrecisionMin, CriterionDangerousRecall} {
 			e := sum[k]
 			if e == nil || e.nSize == 0 {
-				t.Errorf("%s: %s has no plan with a size", labelModels[model].name, k)
+				t.Errorf("%s: %s has no plan with a size", name, k)
 				continue
 			}
-			t.Logf("%s, %s: %s", labelModels[model].name, k, e)
-			mean := e.sSize / float64(e.nSize)
-			// The mean over nSize plans of reps queues each (and as many
-			// independent ones) carries Monte Carlo error.
-			slack := smokeSlack(0.8, reps*e.nSize)
+			t.Logf("%s, %s: %s", name, k, e)
+			t.Logf("| %s | %d | %s | %+.3f (%d of %d) | %+.3f (%d of %d) | %d: %+.3f, %d ≥ 0.2 high |", m.name, st.pilotLabels, k,
+				e.s120/float64(e.n), e.in120, e.n, e.sSize/float64(e.nSize), e.inSize, e.nSize, e.nSmall, e.sSmall/float64(max(e.nSmall, 1)), e.overSmall)
+			// A pilot with enough labels where the judges disagree is
+			// planned within ±0.1 on average (less the Monte Carlo error
+			// of nSize plans of reps queues and 2·reps independent ones),
+			// and says so; a thin one says its plans are a guess.
+			if st.pilotLabels < 1000 {
+				if e.thin != e.n {
+					t.Errorf("%s, %s: %d of %d plans from a thin pilot say so", name, k, e.thin, e.n)
+				}
+				continue
+			}
+			slack := func(n int) float64 { return 0.1 + smokeSlack(0.8, reps*max(n, 1)) }
+			m120, mSize := e.s120/float64(e.n), e.sSize/float64(e.nSize)
+			// The recall gain at 120 labels is still planned low from
+			// 1,000-label pilots (-0.13, open): held to not over-promising
+			// and to no worse than -0.2.
+			lo120 := -slack(e.n)
+			if k == CriterionDangerousRecall {
+				lo120 = -0.1 - slack(e.n)
+			}
 			switch {
-			case k == CriterionDangerousRecall && mean > 0.1+slack:
-				t.Errorf("%s: the recall gain's plan promises %+.2f more than queues decide at the planned sizes", labelModels[model].name, mean)
-			case k == CriterionPrecisionMin && model == 5 && math.Abs(mean) > 0.1+slack:
-				t.Errorf("%s: precision's plan is off by %+.2f at the planned sizes", labelModels[model].name, mean)
+			case e.thin > 0:
+				t.Errorf("%s, %s: %d plans called thin", name, k, e.thin)
+			case m120 > slack(e.n) || m120 < lo120:
+				t.Errorf("%s, %s: at 120 labels the plan is off by %+.3f on average", name, k, m120)
+			case math.Abs(mSize) > slack(e.nSize):
+				t.Errorf("%s, %s: at the planned sizes the plan is off by %+.3f on average", name, k, mSize)
+			case e.nSmall > 0 && e.sSmall/float64(e.nSmall) > slack(e.nSmall):
+				t.Errorf("%s, %s: plans under 100 labels promise %+.3f more than queues decide", name, k, e.sSmall/float64(e.nSmall))
 			}
 		}
 	}
@@ -183,11 +213,19 @@ func TestCalibrationPlanLabelsOverPopulations(t *testing.T) {
 type planErr struct {
 	n, in120, nSize, inSize  int
 	a120, s120, aSize, sSize float64
+	// plans of under 100 labels: how many, their summed error and how
+	// many promised 0.2 or more above the queues
+	nSmall, overSmall int
+	sSmall            float64
+	thin              int // plans that say they rest on a thin pilot
 }
 
 func (e *planErr) add(c pilotCheck) {
 	d := c.plan120 - c.sim120
 	e.n++
+	if c.thin {
+		e.thin++
+	}
 	e.a120 += math.Abs(d)
 	e.s120 += d
 	if math.Abs(d) <= 0.1 {
@@ -201,10 +239,17 @@ func (e *planErr) add(c pilotCheck) {
 		if math.Abs(d) <= 0.1 {
 			e.inSize++
 		}
+		if c.size < 100 {
+			e.nSmall++
+			e.sSmall += d
+			if d >= 0.2 {
+				e.overSmall++
+			}
+		}
 	}
 }
 
 func (e *planErr) String() string {
-	return fmt.Sprintf("%d pilots; at 120 labels mean error %+.3f (|error| %.3f), %d within ±0.1; at the planned size (%d) %+.3f (|error| %.3f), %d within ±0.1",
-		e.n, e.s120/float64(e.n), e.a120/float64(e.n), e.in120, e.nSize, e.sSize/float64(max(e.nSize, 1)), e.aSize/float64(max(e.nSize, 1)), e.inSize)
+	return fmt.Sprintf("%d pilots; at 120 labels mean error %+.3f (|error| %.3f), %d within ±0.1; at the planned size (%d) %+.3f (|error| %.3f), %d within ±0.1; %d plans under 100 labels, mean error %+.3f, %d of them 0.2 or more too high",
+		e.n, e.s120/float64(e.n), e.a120/float64(e.n), e.in120, e.nSize, e.sSize/float64(max(e.nSize, 1)), e.aSize/float64(max(e.nSize, 1)), e.inSize, e.nSmall, e.sSmall/float64(max(e.nSmall, 1)), e.overSmall)
 }

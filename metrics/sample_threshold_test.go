@@ -22,9 +22,11 @@ var recallGainModels = []labelModel{
 }
 
 // thresholdRates are one setting's shares of FAIL and PASS over the
-// populations, per prefix.
+// populations, per prefix; for a recall gain of 0, both is the share where
+// the judge's precision, exactly at precision_min, PASSes as well: a
+// whole judge at both thresholds going live (a false GO).
 type thresholdRates struct {
-	fail, pass []float64
+	fail, pass, both []float64
 }
 
 // atThreshold runs reps populations of m, each with its own queue of
@@ -36,11 +38,12 @@ type thresholdRates struct {
 // reference judge as the baseline (SampleDangerousRecall on
 // WeightedRecallDiff; the models of recallGainModels have gain 0). Every
 // decision there is a false one: a FAIL is a false NO-GO, a PASS a false
-// GO.
+// GO. With recall set it also decides precision_min at the model's
+// precision on the same labels: both PASS is the whole judge's false GO.
 func atThreshold(m labelModel, reps, budget int, prefixes []int, recall bool) thresholdRates {
 	crit := replay.DefaultKillCriteria()
 	crit.PrecisionMin = m.truth()[0]
-	r := thresholdRates{fail: make([]float64, len(prefixes)), pass: make([]float64, len(prefixes))}
+	r := thresholdRates{fail: make([]float64, len(prefixes)), pass: make([]float64, len(prefixes)), both: make([]float64, len(prefixes))}
 	for rep := range uint64(reps) {
 		ps := m.draw(1000 + rep)
 		queue := queueUnitsOther(ps, budget, slices.Max(prefixes), rep+1)
@@ -50,6 +53,10 @@ func atThreshold(m labelModel, reps, budget int, prefixes []int, recall bool) th
 			var c Criterion
 			if recall {
 				c = SampleDangerousRecall(WeightedRecallDiff(us, crit.Confidence).WithTraffic(sessions, pairs), replay.ClassDangerous, true, crit)
+				p := SamplePrecision(WeightedPrecision(us, crit.Confidence).WithTraffic(sessions, pairs), crit)
+				if c.Status == StatusPass && p.Status == StatusPass {
+					r.both[pi]++
+				}
 			} else {
 				c = SamplePrecision(WeightedPrecision(us, crit.Confidence).WithTraffic(sessions, pairs), crit)
 			}
@@ -64,6 +71,7 @@ func atThreshold(m labelModel, reps, budget int, prefixes []int, recall bool) th
 	for pi := range prefixes {
 		r.fail[pi] /= float64(reps)
 		r.pass[pi] /= float64(reps)
+		r.both[pi] /= float64(reps)
 	}
 	return r
 }
@@ -85,8 +93,12 @@ func atThreshold(m labelModel, reps, budget int, prefixes []int, recall bool) th
 // issue's 0.04 and every recall gain's to 0.05 plus two Monte Carlo
 // errors (0.041–0.051 at 300 labels, 2,000 populations: over the issue's
 // 0.04, docs/statistics.md "Criteria on weighted figures"; 0.015–0.026
-// while its test was two-sided); the smoke (40 populations, fixed seeds)
-// to the goal plus its Monte Carlo slack.
+// while its test was two-sided), and a whole judge at both thresholds —
+// precision exactly at precision_min and a recall gain of 0 on the same
+// labels — to the 0.04 for a false GO plus two Monte Carlo errors
+// (0.002–0.007 at 150–600 labels, 2,000 populations: the two criteria
+// rarely PASS together); the smoke (40 populations, fixed seeds) to the
+// goal plus its Monte Carlo slack.
 func TestLabeledCalibrationAtThreshold(t *testing.T) {
 	t.Parallel()
 	reps, full := calibrationN()
@@ -118,7 +130,7 @@ func TestLabeledCalibrationAtThreshold(t *testing.T) {
 	wg.Wait()
 	se2 := func(p float64) float64 { return 2 * math.Sqrt(p*(1-p)/float64(reps)) }
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| model (%d populations), figure exactly at the threshold | queue | labels | FAIL (goal ≤ 0.025; a recall gain of 0: a correct NO-GO) | PASS (goal ≤ 0.025; recall gain ≤ 0.05) |\n|---|---|---|---|---|\n", reps)
+	fmt.Fprintf(&b, "\n| model (%d populations), figure exactly at the threshold | queue | labels | FAIL (goal ≤ 0.025; a recall gain of 0: a correct NO-GO) | PASS (goal ≤ 0.025; recall gain ≤ 0.05) | GO: gain 0 and precision at precision_min both PASS (goal ≤ 0.04) |\n|---|---|---|---|---|---|\n", reps)
 	for i, se := range settings {
 		name := "precision: " + se.m.name
 		passGoal, failGoal := 0.025, 0.025
@@ -134,7 +146,11 @@ func TestLabeledCalibrationAtThreshold(t *testing.T) {
 				}
 				return fmt.Sprintf("%.3f", v)
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", name, se.budget, n, mark(f, failGoal), mark(p, passGoal))
+			goCell := "–"
+			if se.recall {
+				goCell = mark(res[i].both[pi], 0.04)
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s |\n", name, se.budget, n, mark(f, failGoal), mark(p, passGoal), goCell)
 			failMax, passMax := failGoal+se2(failGoal), 0.04
 			if se.recall {
 				passMax = passGoal + se2(passGoal)
@@ -148,6 +164,16 @@ func TestLabeledCalibrationAtThreshold(t *testing.T) {
 			}
 			if p > passMax {
 				t.Errorf("%s, %d of %d labels: PASS at the threshold %.3f over %d populations, want ≤ %.3f", name, n, se.budget, p, reps, passMax)
+			}
+			// The whole judge at both thresholds (precision exactly at
+			// precision_min, recall gain exactly 0): GO ≤ 0.04, the
+			// issue's goal for a false GO at the threshold.
+			goMax := 0.04 + se2(0.04)
+			if !full {
+				goMax = 0.04 + smokeSlack(0.04, reps)
+			}
+			if g := res[i].both[pi]; se.recall && g > goMax {
+				t.Errorf("%s, %d of %d labels: GO with precision at precision_min and a recall gain of 0 %.3f over %d populations, want ≤ %.3f", name, n, se.budget, g, reps, goMax)
 			}
 		}
 	}

@@ -130,7 +130,18 @@ func setLabelHint(c *Criterion, f WeightedRatio, h LabelHint, ok bool, verb stri
 	default:
 		c.MoreSamples, c.MoreUnit, c.MoreSessions = new(h.Labels), "labels", new(h.Sessions)
 		c.SamplesNeeded = new(f.SampledAll + h.Labels)
-		c.Reason += fmt.Sprintf("; labels alone are not shown to %s with 80%% probability (labeling every pair left: the recorded sessions' own spread stays however many are labeled, and the recorded pairs' own figure may lie nearer the threshold than the labels so far show): about %d more sessions of traffic (a new run, ≈ %d pairs), labeled at the same rate (about %d more labels), would %s with 80%% probability", verb, h.Sessions, h.Pairs, h.Labels, verb)
+		// No pair left in the queue: labels cannot move it at all. No
+		// queue label so far (a census-labeled run): the new run's pairs
+		// are to be labeled as these were, with no queue label to count.
+		lead := fmt.Sprintf("labels alone are not shown to %s with 80%% probability (labeling every pair left: the recorded sessions' own spread stays however many are labeled, and the recorded pairs' own figure may lie nearer the threshold than the labels so far show)", verb)
+		if f.Remaining == 0 {
+			lead = "no pair is left in the queue to label"
+		}
+		rate := fmt.Sprintf("labeled at the same rate (about %d more labels)", h.Labels)
+		if h.Labels == 0 {
+			rate = "labeled the same way"
+		}
+		c.Reason += fmt.Sprintf("; %s: about %d more sessions of traffic (a new run, ≈ %d pairs), %s, would %s with 80%% probability", lead, h.Sessions, h.Pairs, rate, verb)
 	}
 }
 

@@ -237,9 +237,11 @@ func (v PlanView) labelGrid() *grid {
 	g.notes = append(g.notes, "", fmt.Sprintf("Labels from `apeval label queue %s --budget N`, every judge of the run as strata; the pilot's own labels (else the --rate guesses) stand for what the labels will show; %.0f%% intervals, %d simulated queues per size (seed %d).", v.Pilot, v.Confidence*100, v.Reps, v.Seed))
 	g.notes = append(g.notes, v.weakNote()...)
 	for _, p := range v.Plans {
-		// Not planned, or no number of labels decides it (the reason says
-		// what would: more sessions of traffic).
-		if p.BudgetPass == nil || p.Labels == nil {
+		// Not planned, no number of labels decides it (the reason says
+		// what would: more sessions of traffic), or the plan rests on a
+		// few pilot labels where the judges disagree (the reason says
+		// which).
+		if p.BudgetPass == nil || p.Labels == nil || p.Thin != nil {
 			g.notes = append(g.notes, fmt.Sprintf("%s %s %s: %s", p.Judge, p.Rule, p.Criterion, p.Reason))
 		}
 	}

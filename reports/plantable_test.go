@@ -172,3 +172,22 @@ func TestPlanViewBudgetOfOne(t *testing.T) {
 		t.Errorf("count(300) = %q", got)
 	}
 }
+
+// TestPlanViewLabelTableSaysAThinPilot: a label plan resting on a few
+// pilot labels where the judges disagree prints its reason under the
+// table, though it has a size.
+func TestPlanViewLabelTableSaysAThinPilot(t *testing.T) {
+	t.Parallel()
+	n, r, pass, fail := int64(40), 0.85, 0.6, 0.2
+	v := PlanView{Confidence: 0.95, Labels: 300, Pilot: "runs/p", Reps: 20, Seed: 1, Plans: []metrics.PlanResult{
+		{Judge: "J", Rule: "r1", Criterion: metrics.CriterionPrecisionMin, Threshold: 0.9, Labels: &n, DecideRate: &r, BudgetPass: &pass, BudgetFail: &fail,
+			Thin: &metrics.ThinStratum{Results: "J match, K no_match", Pairs: 48, Labels: 5}, Reason: "about 40 labels ... (a guess: the pilot labels 5 of the 48 pairs where J match, K no_match ...)"},
+	}}
+	var b bytes.Buffer
+	if err := v.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\nJ r1 precision_min: about 40 labels ... (a guess: the pilot labels 5 of the 48 pairs") {
+		t.Errorf("table:\n%s", b.String())
+	}
+}

@@ -158,7 +158,10 @@ func sequentialDecided(c metrics.SequentialCrit) string {
 // sessions' mean lies outside the sequence's interval (drift), the two
 // as what they are: "mean 0.2139, outside [0.0985, 0.1365]"; where the
 // sessions excluded every rate (no interval left), the mean alone:
-// "mean 0.25, every rate excluded".
+// "mean 0.25, every rate excluded". Where Lo and Hi are not one
+// two-sided interval (the recall gain's two one-sided bounds) the cell
+// names them as --json's bounds does: "0.4722, one-sided 95% bounds
+// [0.042, 0.646]".
 func sequentialEstimate(c metrics.SequentialCrit) string {
 	if c.Estimate == nil {
 		return "-"
@@ -167,7 +170,13 @@ func sequentialEstimate(c metrics.SequentialCrit) string {
 		return fmt.Sprintf("mean %.4g, every rate excluded", *c.Estimate)
 	}
 	if c.Outside {
+		if c.Bounds != "" {
+			return fmt.Sprintf("mean %.4g, outside %s [%.4g, %.4g]", *c.Estimate, c.Bounds, *c.Lo, *c.Hi)
+		}
 		return fmt.Sprintf("mean %.4g, outside [%.4g, %.4g]", *c.Estimate, *c.Lo, *c.Hi)
+	}
+	if c.Bounds != "" {
+		return fmt.Sprintf("%.4g, %s [%.4g, %.4g]", *c.Estimate, c.Bounds, *c.Lo, *c.Hi)
 	}
 	return fmt.Sprintf("%.4g [%.4g, %.4g]", *c.Estimate, *c.Lo, *c.Hi)
 }

@@ -173,3 +173,29 @@ func TestSequentialEstimateOutside(t *testing.T) {
 		t.Errorf("excluded: %q, want %q", got, want)
 	}
 }
+
+// TestSequentialEstimateNamesOneSidedBounds: the recall gain's Lo and Hi
+// are two one-sided bounds, not an interval; its cell says so as --json's
+// bounds does, while a two-sided interval keeps "estimate [lo, hi]".
+func TestSequentialEstimateNamesOneSidedBounds(t *testing.T) {
+	t.Parallel()
+	f := func(v float64) *float64 { return &v }
+	gain := metrics.SequentialCrit{Name: metrics.CriterionDangerousRecall, Status: metrics.StatusPass,
+		Estimate: f(0.4722), Lo: f(0.042), Hi: f(0.646), Bounds: metrics.BoundsLabel(0.05)}
+	two := metrics.SequentialCrit{Name: metrics.CriterionPrecisionMin, Status: metrics.StatusPass,
+		Estimate: f(1), Lo: f(0.909), Hi: f(1)}
+	drift := gain
+	drift.Outside, drift.Estimate = true, f(0.7)
+	for _, tc := range []struct {
+		c    metrics.SequentialCrit
+		want string
+	}{
+		{gain, "0.4722, one-sided 95% bounds [0.042, 0.646]"},
+		{two, "1 [0.909, 1]"},
+		{drift, "mean 0.7, outside one-sided 95% bounds [0.042, 0.646]"},
+	} {
+		if got := sequentialEstimate(tc.c); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.c.Name, got, tc.want)
+		}
+	}
+}

@@ -53,9 +53,9 @@ func newDiffCmd(io IO, runF func(context.Context, *diffOptions, IO) error) *cobr
 	f.StringVar(&o.Candidate, "candidate", "", "head judge (identity or unique prefix) when the head run holds several")
 	f.BoolVar(&o.JSON, "json", false, "print the diff's summary as JSON (counts, transitions, top loosened cases, first diverging call per session, policy rules)")
 	f.StringVar(&o.Out, "out", "", "write diff.parquet and diff.html into this directory")
-	f.IntVar(&o.Top, "top", 10, "how many loosened cases to list")
+	f.IntVar(&o.Top, "top", 10, "how many loosened cases to list, and how many differing cases auto mode judged on a hook's input (0: none)")
 	f.StringArrayVar(&o.Datasets, "dataset", nil, "the runs' dataset file(s), so diff.html shows each judge's input as it saw it (masked), and, when run.json's are not there unchanged, to find the cases auto mode judged on a hook-rewritten input; the embedded sample needs none")
-	f.IntVar(&o.PageMax, "page-max", 200000, "at most this many differing cases in diff.html (the rest are in diff.parquet, and the page says how many)")
+	f.IntVar(&o.PageMax, "page-max", 200000, "at most this many differing cases in diff.html (the rest are in diff.parquet, and the page says how many; 0: none)")
 	return cmd
 }
 
@@ -71,6 +71,14 @@ func runDiff(ctx context.Context, o *diffOptions, io IO) error {
 		return diffError(err)
 	}
 	opts := diff.Options{Top: o.Top, Out: o.Out, PageMax: o.PageMax}
+	// --top 0 and --page-max 0 list none (diff.Options takes 0 for its
+	// default, a negative number for none).
+	if o.Top == 0 {
+		opts.Top = -1
+	}
+	if o.PageMax == 0 {
+		opts.PageMax = -1
+	}
 	// Auto mode judged what a PreToolUse hook made of a call; the summary
 	// marks those cases, read from the datasets run.json names as compare
 	// does, else from --dataset.

@@ -3,8 +3,12 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/apeval/apeval/datasets"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -48,4 +52,48 @@ func TestDocsDocumentEveryFlag(t *testing.T) {
 		}
 	}
 	walk(newRootCmd(IO{}))
+}
+
+// TestDocsRecordedJudgesAreTheSamples: every recorded:NAME of the sample's
+// judges in the README and docs names one of its recordings exactly (a run
+// takes no prefix there): docs/cli/label.md's example, also `apeval label
+// --help`, read recorded:recorded/ollama/qwen2.5:3b and
+// recorded:recorded/ollama/qwen2.5:7b, and exited 2.
+func TestDocsRecordedJudgesAreTheSamples(t *testing.T) {
+	t.Parallel()
+	r := datasets.Open([]string{"../../datasets/sample/cases.jsonl"}, nil)
+	defer r.Close()
+	st := datasets.NewStats()
+	for r.Scan() {
+		if rec := r.Record(); rec.Err == nil {
+			st.Add(rec.Case)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	names := st.RecordedJudgeNames()
+	if len(names) == 0 {
+		t.Fatal("the sample holds no recorded judge")
+	}
+	files, _ := filepath.Glob("../../docs/*.md")
+	cli, _ := filepath.Glob("../../docs/cli/*.md")
+	files = append(append(files, cli...), "../../README.md")
+	spec := regexp.MustCompile("recorded:([^\\s`\"')\\]]*qwen[^\\s`\"')\\]]*)")
+	checked := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range spec.FindAllStringSubmatch(string(b), -1) {
+			checked++
+			if !slices.Contains(names, m[1]) {
+				t.Errorf("%s: %s is not a recording of the sample (%s)", f, m[0], strings.Join(names, ", "))
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no recorded:…qwen… spec found: the check checked nothing")
+	}
 }

@@ -49,7 +49,7 @@ func newImportCmd(io IO, runF func(context.Context, *importOptions, IO) error) *
 	f.StringVar(&o.summary, "summary", "", "write the per-source summary as JSON to this file")
 	f.BoolVar(&o.noMask, "no-mask", false, "keep secrets in arguments and messages (masked by default)")
 	f.StringVar(&o.ruleID, "rule-id", importers.DefaultRuleID, "rule ID that R-Judge labels are written under")
-	f.StringVar(&o.workspace, "workspace", "", "workspace of trajectory events that name none")
+	f.StringVar(&o.workspace, "workspace", "", "the calls' workspace where the log records none (codex-exec-json, gemini-cli, opencode-run-json, trajectory-events)")
 	f.StringVar(&o.policy, "policy", "", "policy whose [categories] table classifies tools")
 	return cmd
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/apeval/apeval/datasets/importers"
 )
 
 // TestREADMEDocumentsEveryCommandAndFlag keeps README.md honest: every
@@ -39,4 +41,29 @@ func TestREADMEDocumentsEveryCommandAndFlag(t *testing.T) {
 		}
 	}
 	walk(newRootCmd(IO{}))
+}
+
+// TestREADMENamesEveryImporter: the README's datasets import row lists
+// every format --from takes (it lacked opencode-run-json, assebench and
+// redcode, which --help and docs/cli/datasets-import.md name).
+func TestREADMENamesEveryImporter(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "| `apeval datasets import ") {
+			row = l
+		}
+	}
+	if row == "" {
+		t.Fatal("README has no apeval datasets import row")
+	}
+	for _, f := range importers.Formats() {
+		if !strings.Contains(row, "`"+f+"`") {
+			t.Errorf("README's datasets import row does not name the format %s", f)
+		}
+	}
 }

@@ -3,35 +3,65 @@ package importers
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // A public project's GenAI traces as Jaeger's UI downloads them
-// (testdata/real/jaeger-genai, trimmed to 4 of the trace's 188 spans; the
+// (testdata/real/jaeger-genai, trimmed to 11 of the trace's 188 spans; the
 // spans themselves unchanged): they used to import as "export without
 // execute_tool spans" (and --from auto could not tell the format), and
 // each call's arguments were LangChain's on_tool_start record (input_str,
 // tags, metadata with LangGraph's checkpoint ids, inputs, kwargs) instead
-// of the tool's arguments.
+// of the tool's arguments. The supervisor's query_detector call, its
+// hand-off to the detector agent, is only in its chat span's
+// gen_ai.output.messages (and the next chat's input, as its response):
+// it was no case. The detector's calls are in its chat spans' output and
+// in execute_tool spans that carry no call id: one case each, from the
+// execute_tool span.
 func TestRealJaegerGenAITrace(t *testing.T) {
 	const path = "testdata/real/jaeger-genai/interfaces-R1-status.json"
 	for _, format := range []string{"auto", "otel-genai-spans"} {
 		cases, sum, _ := importAll(t, format, Options{}, path)
-		if len(cases) != 2 || sum.Errors != 0 {
-			t.Fatalf("%s: %d cases, %d errors, want 2 and 0 (%+v)", format, len(cases), sum.Errors, sum.Sources)
+		if len(cases) != 5 || sum.Errors != 0 {
+			t.Fatalf("%s: %d cases, %d errors, want 5 and 0 (%+v)", format, len(cases), sum.Errors, sum.Sources)
 		}
-		list, show := cases[0], cases[1]
+		hand, list, show := cases[0], cases[1], cases[2]
+		if hand.Tool.Name != "query_detector" || hand.ID != "otel-toolu_01CucxmpLU5gWBbP1iKRMyv8" ||
+			!strings.HasPrefix(fmt.Sprint(hand.Tool.Arguments["instruction"]), "Obtener el estado de todas las interfaces del equipo SW1") {
+			t.Errorf("first call %s %s %v: want the supervisor's query_detector from its chat span's output", hand.ID, hand.Tool.Name, hand.Tool.Arguments)
+		}
+		// At the chat span's end: startTime 1782230738651457 + duration 5093956 µs.
+		if hand.Time == nil || hand.Time.UnixMicro() != 1782230743745413 || hand.Provenance["span_id"] != "ad627f78b1635c04" ||
+			hand.Provenance["call_from"] != "gen_ai.output.messages" || hand.Provenance["tool_use_id"] != "toolu_01CucxmpLU5gWBbP1iKRMyv8" {
+			t.Errorf("query_detector: time %v provenance %v", hand.Time, hand.Provenance)
+		}
+		if hand.Context.LatestUserMessage != "Hazme un resumen del estado de las interfaces en mi equipo SW1" {
+			t.Errorf("query_detector's latest user message %q: the operator's request the chat read", hand.Context.LatestUserMessage)
+		}
 		if list.Tool.Name != "pyats_list_devices" || len(list.Tool.Arguments) != 0 {
-			t.Errorf("first call %s %v: want pyats_list_devices with no arguments (input_str \"{}\")", list.Tool.Name, list.Tool.Arguments)
+			t.Errorf("second call %s %v: want pyats_list_devices with no arguments (input_str \"{}\")", list.Tool.Name, list.Tool.Arguments)
 		}
 		if show.Tool.Name != "pyats_run_show_command" || len(show.Tool.Arguments) != 2 ||
 			show.Tool.Arguments["device_name"] != "SW1" || show.Tool.Arguments["command"] != "show ip interface brief" {
-			t.Errorf("second call %s %v: want the tool's own arguments (LangChain's inputs)", show.Tool.Name, show.Tool.Arguments)
+			t.Errorf("third call %s %v: want the tool's own arguments (LangChain's inputs)", show.Tool.Name, show.Tool.Arguments)
+		}
+		var cmds []string
+		for _, c := range cases[2:] {
+			cmds = append(cmds, fmt.Sprint(c.Tool.Arguments["command"]))
+			if c.Provenance["call_from"] != nil {
+				t.Errorf("%s: from the chat's output, want its execute_tool span", c.ID)
+			}
+		}
+		if got := strings.Join(cmds, "; "); got != "show ip interface brief; show interfaces; show interfaces status" {
+			t.Errorf("show commands %q", got)
 		}
 		const session = "packetpanic.supervisor_61613c46-5963-4fcc-b849-e4a2d97edb71"
-		if list.SessionID != session || show.SessionID != session {
-			t.Errorf("sessions %q %q, want the spans' session.id", list.SessionID, show.SessionID)
+		for _, c := range cases {
+			if c.SessionID != session {
+				t.Errorf("%s: session %q, want the spans' session.id", c.ID, c.SessionID)
+			}
 		}
 		if list.ID != "otel-affff7bb0994c3f16723bfb108b36304-4053c0ddc9c30476" || list.Provenance["span_id"] != "4053c0ddc9c30476" {
 			t.Errorf("id %s provenance %v", list.ID, list.Provenance)
@@ -44,8 +74,9 @@ func TestRealJaegerGenAITrace(t *testing.T) {
 			t.Errorf("latest user message %q: the chat span's input before the calls", list.Context.LatestUserMessage)
 		}
 		src := sum.Sources[0]
-		if src.Notes[noteLangChainInput] != 2 || src.Notes["Jaeger JSON (query API / UI download), read as its OTLP spans"] != 1 {
-			t.Errorf("notes %v", src.Notes)
+		if src.Notes[noteLangChainInput] != 4 || src.Notes["Jaeger JSON (query API / UI download), read as its OTLP spans"] != 1 ||
+			src.Notes[noteChatOnlyCall] != 1 || src.Notes["chat tool_calls that an execute_tool span records (one case each)"] != 4 || len(src.Skipped) != 0 {
+			t.Errorf("notes %v skipped %v", src.Notes, src.Skipped)
 		}
 	}
 	// A document larger than the sniffed head is told from its start.
@@ -117,5 +148,53 @@ func TestOTelSDKConsoleSpans(t *testing.T) {
 		if len(src.Warnings) != 1 || !strings.Contains(src.Warnings[0], "1 execute_tool spans carry no gen_ai.tool.call.arguments") {
 			t.Errorf("warnings %q", src.Warnings)
 		}
+	}
+}
+
+// A chat span's tool calls: a part an execute_tool span records by its
+// call id is that span's case; an id-less part none records becomes a case
+// with the chat span's ids and its place; a part without a name is an
+// error naming the file, its line, the span and the part, and the rest
+// of the file is still imported.
+func TestChatOnlyToolCalls(t *testing.T) {
+	dir := t.TempDir()
+	out := `[{"role":"assistant","parts":[{"type":"text","content":"ok"},` +
+		`{"type":"tool_call","id":"call_1","name":"Bash","arguments":{"command":"ls"}},` +
+		`{"type":"tool_call","name":"WebFetch","arguments":"{\"url\":\"https://example.com\"}"}]}]`
+	chat := fmt.Sprintf(`{"traceID":"0af7651916cd43dd8448eb211c80319c","spanID":"b7ad6b7169203331","operationName":"chat m","startTime":1000000,"duration":500000,
+		"tags":[{"key":"gen_ai.operation.name","type":"string","value":"chat"},{"key":"gen_ai.input.messages","type":"string","value":%q},{"key":"gen_ai.output.messages","type":"string","value":%q}],"processID":"p1"}`,
+		`[{"role":"user","parts":[{"type":"text","content":"list and fetch"}]}]`, out)
+	tool := `{"traceID":"0af7651916cd43dd8448eb211c80319c","spanID":"00f067aa0ba902b7","operationName":"execute_tool Bash","startTime":1600000,"duration":1000,
+		"references":[{"refType":"CHILD_OF","spanID":"b7ad6b7169203331"}],
+		"tags":[{"key":"gen_ai.operation.name","type":"string","value":"execute_tool"},{"key":"gen_ai.tool.name","type":"string","value":"Bash"},{"key":"gen_ai.tool.call.id","type":"string","value":"call_1"},{"key":"gen_ai.tool.call.arguments","type":"string","value":"{\"command\":\"ls\"}"}],"processID":"p1"}`
+	doc := `{"data":[{"traceID":"0af7651916cd43dd8448eb211c80319c","spans":[` + tool + `,` + chat + `],"processes":{"p1":{"serviceName":"agent"}}}]}`
+	p := filepath.Join(dir, "trace.json")
+	doc = strings.NewReplacer("\n", "", "\t", "").Replace(doc) // one line, as the API answers
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases, sum, _ := importAll(t, "otel-genai-spans", Options{}, p)
+	if len(cases) != 2 || sum.Errors != 0 {
+		t.Fatalf("%d cases, %d errors, want 2 and 0: %+v", len(cases), sum.Errors, sum.Sources[0].Errors)
+	}
+	fetch, bash := cases[0], cases[1]
+	if fetch.Tool.Name != "WebFetch" || fetch.Tool.Arguments["url"] != "https://example.com" ||
+		fetch.ID != "otel-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-2" || fetch.Time.UnixMicro() != 1500000 ||
+		fetch.Context.LatestUserMessage != "list and fetch" {
+		t.Errorf("chat-only call: %s %s %v at %v, context %q", fetch.ID, fetch.Tool.Name, fetch.Tool.Arguments, fetch.Time, fetch.Context.LatestUserMessage)
+	}
+	if bash.ID != "otel-call_1" || bash.Provenance["span_id"] != "00f067aa0ba902b7" || bash.Provenance["call_from"] != nil {
+		t.Errorf("Bash: %s %v, want the execute_tool span's case only", bash.ID, bash.Provenance)
+	}
+
+	bad := strings.Replace(doc, `\"name\":\"WebFetch\"`, `\"name\":\"\"`, 1)
+	if err := os.WriteFile(p, []byte(bad+"\n"+doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases, sum, _ = importAll(t, "otel-genai-spans", Options{}, p)
+	want := p + `:1: span b7ad6b7169203331: gen_ai.output.messages[0].parts[2].name: required for a tool_call part`
+	if sum.Errors != 1 || len(sum.Sources[0].Errors) != 1 || sum.Sources[0].Errors[0] != want || len(cases) != 2 {
+		t.Errorf("a nameless tool_call: %d cases, errors %q, want 2 cases (line 1's Bash, line 2's WebFetch; line 2's Bash a duplicate id) and %q",
+			len(cases), sum.Sources[0].Errors, want)
 	}
 }

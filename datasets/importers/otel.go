@@ -46,13 +46,17 @@ const noteSDKSpans = "OpenTelemetry SDK span JSON (ConsoleSpanExporter), read as
 
 // otherSpanShapes are the span documents read besides OTLP, in the order
 // they are tried. spanPerRecord: each record is one span (the SDK's).
+// wholeTraces: each record holds its traces whole (Jaeger's query API
+// answers with every span of a trace), so a chat span's tool call can be
+// told apart from an execute_tool span of the same call (chatOnlyCalls).
 var otherSpanShapes = []struct {
 	name, note    string
 	read          func([]byte) (ptrace.Traces, bool, error)
 	spanPerRecord bool
+	wholeTraces   bool
 }{
-	{"Jaeger JSON trace export", "Jaeger JSON (query API / UI download), read as its OTLP spans", jaegerTraces, false},
-	{"OpenTelemetry SDK span JSON", noteSDKSpans, sdkSpanTraces, true},
+	{"Jaeger JSON trace export", "Jaeger JSON (query API / UI download), read as its OTLP spans", jaegerTraces, false, true},
+	{"OpenTelemetry SDK span JSON", noteSDKSpans, sdkSpanTraces, true, false},
 }
 
 func (otelSpans) stream() bool { return true }
@@ -67,6 +71,61 @@ func (otelSpans) match(p string) bool { return otelMatch(p) }
 type spanRef struct {
 	span ptrace.Span
 	res  pcommon.Map
+	// call, when not nil, is a tool call the chat span asked for that no
+	// execute_tool span records (chatOnlyCalls): its case, at the chat
+	// span's end.
+	call *chatCall
+}
+
+// at is when the entry happened: a span's start, a chat's call at the
+// chat span's end (the model's answer).
+func (r spanRef) at() pcommon.Timestamp {
+	if r.call != nil {
+		return r.span.EndTimestamp()
+	}
+	return r.span.StartTimestamp()
+}
+
+// isToolSpan: a GenAI execute_tool span.
+func isToolSpan(sp ptrace.Span) bool {
+	return attrStr(sp.Attributes(), "gen_ai.operation.name") == "execute_tool" || strings.HasPrefix(sp.Name(), "execute_tool")
+}
+
+// spanSession is the conversation a span belongs to:
+// gen_ai.conversation.id, else session.id (span, then resource), else the
+// trace id.
+func spanSession(sr spanRef) string {
+	at := sr.span.Attributes()
+	session := attrStr(at, "gen_ai.conversation.id", "session.id")
+	if session == "" {
+		session = attrStr(sr.res, "gen_ai.conversation.id", "session.id")
+	}
+	if session == "" {
+		session = sr.span.TraceID().String()
+	}
+	return session
+}
+
+// spanToolArgs are an execute_tool span's arguments: the map or JSON of
+// gen_ai.tool.call.arguments (text that is not JSON as {"input": text}),
+// LangChain's on_tool_start record unwrapped (unwrapped); has is false
+// when the span carries none.
+func spanToolArgs(at pcommon.Map) (args map[string]any, valid *bool, has, unwrapped bool) {
+	v, has := at.Get("gen_ai.tool.call.arguments")
+	if has {
+		if v.Type() == pcommon.ValueTypeMap {
+			args = v.Map().AsRaw()
+		} else {
+			args, valid = rawArgs(json.RawMessage(v.AsString()))
+			if valid != nil { // a string that is not JSON
+				args = map[string]any{"input": v.AsString()}
+			}
+		}
+	}
+	if a, ok := langchainToolInput(args); ok {
+		args, valid, unwrapped = a, nil, true
+	}
+	return args, valid, has, unwrapped
 }
 
 func attrStr(m pcommon.Map, keys ...string) string {
@@ -89,7 +148,7 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 	var um ptrace.JSONUnmarshaler
 	noArgs := 0 // execute_tool spans without gen_ai.tool.call.arguments
 	err := eachLine(r, sum, func(line []byte, n int) error {
-		sdk := false
+		sdk, whole := false, false
 		td, err := um.UnmarshalTraces(line)
 		if err != nil || td.ResourceSpans().Len() == 0 {
 			// The same spans in other shapes: Jaeger's JSON (jaeger.go), the
@@ -101,7 +160,7 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 					return nil
 				}
 				if ok {
-					td, err, sdk = at, nil, alt.spanPerRecord
+					td, err, sdk, whole = at, nil, alt.spanPerRecord, alt.wholeTraces
 					sum.note(alt.note)
 					break
 				}
@@ -119,30 +178,35 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 			for j := 0; j < sss.Len(); j++ {
 				ss := sss.At(j).Spans()
 				for k := 0; k < ss.Len(); k++ {
-					spans = append(spans, spanRef{ss.At(k), rs.Resource().Attributes()})
+					spans = append(spans, spanRef{span: ss.At(k), res: rs.Resource().Attributes()})
 				}
 			}
 		}
+		nspans, chatOnly := len(spans), 0
+		if whole {
+			calls := chatOnlyCalls(spans, sum, n)
+			chatOnly = len(calls)
+			spans = append(spans, calls...)
+		}
 		// An export batches spans as they end; the calls are replayed in
 		// the order they started.
-		sort.SliceStable(spans, func(a, b int) bool { return spans[a].span.StartTimestamp() < spans[b].span.StartTimestamp() })
+		sort.SliceStable(spans, func(a, b int) bool { return spans[a].at() < spans[b].at() })
 		tools := 0
 		for _, sr := range spans {
 			sp, at := sr.span, sr.span.Attributes()
-			op := attrStr(at, "gen_ai.operation.name")
-			session := attrStr(at, "gen_ai.conversation.id", "session.id")
-			if session == "" {
-				session = attrStr(sr.res, "gen_ai.conversation.id", "session.id")
-			}
-			if session == "" {
-				session = sp.TraceID().String()
-			}
+			session := spanSession(sr)
 			cv := o.convos[session]
 			if cv == nil {
 				cv = &convo{}
 				o.convos[session] = cv
 			}
-			if op != "execute_tool" && !strings.HasPrefix(sp.Name(), "execute_tool") {
+			if sr.call != nil {
+				if err := out.add(sr.call.toCase(sr, session, cv, sum.Source, n)); err != nil {
+					return err
+				}
+				continue
+			}
+			if !isToolSpan(sp) {
 				// A chat or agent span: its input messages (opt-in) are the
 				// context of the calls after it.
 				if msgs := attrStr(at, "gen_ai.input.messages"); msgs != "" {
@@ -170,23 +234,12 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 			}
 			c := &datasets.Case{SessionID: session, Context: cv.context()}
 			c.Tool.Name = name
-			v, hasArgs := at.Get("gen_ai.tool.call.arguments")
+			args, valid, hasArgs, unwrapped := spanToolArgs(at)
+			c.Tool.Arguments, c.Tool.ArgumentsValid = args, valid
 			if !hasArgs {
 				noArgs++
 			}
-			if hasArgs {
-				if v.Type() == pcommon.ValueTypeMap {
-					c.Tool.Arguments = v.Map().AsRaw()
-				} else {
-					c.Tool.Arguments, c.Tool.ArgumentsValid = rawArgs(json.RawMessage(v.AsString()))
-					if c.Tool.ArgumentsValid != nil { // a string that is not JSON
-						c.Tool.Arguments = map[string]any{"input": v.AsString()}
-					}
-				}
-			}
-			unwrapped := false
-			if args, ok := langchainToolInput(c.Tool.Arguments); ok {
-				c.Tool.Arguments, c.Tool.ArgumentsValid, unwrapped = args, nil, true
+			if unwrapped {
 				sum.note(noteLangChainInput)
 			}
 			callID := attrStr(at, "gen_ai.tool.call.id")
@@ -221,12 +274,12 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 			}
 		}
 		switch {
-		case tools == 0 && sdk:
+		case tools == 0 && chatOnly == 0 && sdk:
 			sum.skip("span other than execute_tool")
-		case tools == 0:
+		case tools == 0 && chatOnly == 0:
 			sum.skip("export without execute_tool spans")
 		}
-		if other := len(spans) - tools; other > 0 {
+		if other := nspans - tools; other > 0 {
 			sum.note(fmt.Sprintf("other spans (chat, agent, …): %d", other))
 		}
 		return nil

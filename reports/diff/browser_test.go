@@ -383,3 +383,116 @@ func TestDiffHTMLMaskedSpans(t *testing.T) {
 		t.Errorf("console errors: %v", errs)
 	}
 }
+
+// TestDiffHTMLBrowserHookFilter: against auto mode the page has a
+// Hook-rewritten filter whose count and list are diff.parquet's differing
+// hook_rewritten rows, whatever their class, and the header counts them;
+// without auto mode there is no such filter.
+func TestDiffHTMLBrowserHookFilter(t *testing.T) {
+	dir := t.TempDir()
+	base, head := genPair(t, dir, 40, 6, 7, false)
+	in, err := Open([]string{base, head}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	hooked := func(id string) bool { return strings.HasSuffix(strings.Split(id, "-")[1], "0") }
+	res, err := Diff(in, Options{Out: out, AutoMode: "recorded/head", HookRewritten: hooked})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pq, page := filepath.Join(out, ParquetFile), filepath.Join(out, HTMLFile)
+	rows := duckdbtest.Query(t, "SELECT count(*) FILTER (WHERE differs AND hook_rewritten) AS n, count(*) FILTER (WHERE differs AND hook_rewritten AND class = 'tightened') AS tight FROM read_parquet("+duckdbtest.Literal(pq)+")")
+	want, tight := toString(rows[0][0]["n"]), toString(rows[0][0]["tight"])
+	if want == "0" || tight == "0" || want != strconv.FormatInt(res.Summary.Counts.HookRewrittenDiffering, 10) {
+		t.Fatalf("diff.parquet: %s differing hook-rewritten rows (%s tightened), summary %d", want, tight, res.Summary.Counts.HookRewrittenDiffering)
+	}
+	ctx, consoleErrs := browsertest.Open(t, 3*time.Minute)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page), chromedp.WaitReady("body[data-ready=true]")); err != nil {
+		t.Fatal(err)
+	}
+	if has, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.getElementById("f-hook")`)); err != nil || !has {
+		t.Fatalf("no Hook-rewritten filter against auto mode (%v)", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click("#f-hook")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[document.getElementById("n-hook").textContent, document.getElementById("shown").textContent,
+		String(document.querySelectorAll("#rows .tag.hook").length), String(document.querySelectorAll("#rows .tag.tightened").length), document.getElementById("meta").textContent]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != want || got[1] != want+" cases" || got[2] != want || got[3] != tight {
+		t.Errorf("Hook-rewritten filter: count %s, %s, %s tagged, %s tightened; diff.parquet %s (%s tightened)", got[0], got[1], got[2], got[3], want, tight)
+	}
+	if !strings.Contains(got[4], want+" of the "+strconv.FormatInt(res.Summary.Counts.HookRewritten, 10)+" cases recorded/head judged on an input a PreToolUse hook changed differ") {
+		t.Errorf("header: %q", got[4])
+	}
+	// Without auto mode: no such filter.
+	in, err = Open([]string{base, head}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(dir, "plain")
+	if _, err := Diff(in, Options{Out: plain}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(plain, HTMLFile)), chromedp.WaitReady("body[data-ready=true]")); err != nil {
+		t.Fatal(err)
+	}
+	if has, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.getElementById("f-hook")`)); err != nil || has {
+		t.Errorf("a Hook-rewritten filter without auto mode (%v)", err)
+	}
+	if errs := consoleErrs(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}
+
+// TestDiffHTMLBrowserRuleHeaders: the rules table of a selected case names
+// every column, the two "fired" ones included, and its header has as many
+// cells as each of its rows.
+func TestDiffHTMLBrowserRuleHeaders(t *testing.T) {
+	dir := t.TempDir()
+	base, head := genPair(t, dir, 10, 4, 7, false)
+	in, err := Open([]string{base, head}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if _, err := Diff(in, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, consoleErrs := browsertest.Open(t, 2*time.Minute)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(out, HTMLFile)), chromedp.WaitReady("body[data-ready=true]"),
+		chromedp.Click(`#rows li[data-k="0"]`), chromedp.WaitVisible("#detail thead")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#detail thead th")].map(th => th.textContent.trim())`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"rule", "label", "base answer", "conf", "base fired", "head answer", "conf", "head fired"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("rules table headers %q, want %q", got, want)
+	}
+	for i, h := range got {
+		if h == "" {
+			t.Errorf("rules table header %d is blank: %q", i, got)
+		}
+	}
+	cells, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[...document.querySelectorAll("#detail tbody tr")].map(tr => tr.cells.length)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) == 0 {
+		t.Fatal("the selected case shows no rule row")
+	}
+	for _, n := range cells {
+		if n != len(got) {
+			t.Errorf("a rule row has %d cells, the header %d", n, len(got))
+		}
+	}
+	if errs := consoleErrs(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}

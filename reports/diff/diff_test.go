@@ -389,3 +389,129 @@ func TestPageFiltersNamedLikeClasses(t *testing.T) {
 		t.Fatalf("found %d filters in page.html", n)
 	}
 }
+
+// TestHookRewrittenListedWhateverClass: the cases auto mode judged on a
+// hook's input are marked in the text whatever their class (top loosened
+// lists loosened cases only, so a tightened one was counted and marked
+// nowhere), and diff.parquet carries hook_rewritten, a BOOLEAN that is
+// false on every other case.
+func TestHookRewrittenListedWhateverClass(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	base, head := genPair(t, dir, 40, 6, 7, false)
+	in, err := Open([]string{base, head}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The calls of every tenth session were rewritten by a hook.
+	hooked := func(id string) bool { return strings.HasSuffix(strings.Split(id, "-")[1], "0") }
+	out := filepath.Join(dir, "out")
+	res, err := Diff(in, Options{Out: out, Top: 1000, AutoMode: "recorded/head", HookRewritten: hooked})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	classes := map[string]int{}
+	for _, c := range s.HookRewrittenCases {
+		if !c.HookRewritten || !hooked(c.CaseID) || !c.Differs() {
+			t.Errorf("listed %s: hook_rewritten %v, differs %v", c.CaseID, c.HookRewritten, c.Differs())
+		}
+		classes[c.Class]++
+	}
+	if int64(len(s.HookRewrittenCases)) != s.Counts.HookRewrittenDiffering || classes[ClassTightened] == 0 || classes[ClassLoosened] == 0 {
+		t.Fatalf("listed %d hook-rewritten cases (%v), want all %d differing, tightened ones among them",
+			len(s.HookRewrittenCases), classes, s.Counts.HookRewrittenDiffering)
+	}
+	var b strings.Builder
+	if err := s.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	var tight *Case
+	for _, c := range s.HookRewrittenCases {
+		if c.Class == ClassTightened {
+			tight = c
+			break
+		}
+	}
+	if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(tight.CaseID+" "+HookMark) + ` +\S+ +\S+ +tightened +`).MatchString(b.String()) {
+		t.Errorf("the text does not mark the tightened case %s:\n%s", tight.CaseID, b.String())
+	}
+	if !strings.Contains(b.String(), `marked [hook-rewritten] and listed under "hook-rewritten, differing"`) {
+		t.Errorf("the count line does not say where the cases are listed:\n%s", b.String())
+	}
+	// --top 2: two listed, the line says where the others are.
+	in, err = Open([]string{base, head}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res2, err := Diff(in, Options{Top: 2, AutoMode: "recorded/head", HookRewritten: hooked})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res2.Summary.HookRewrittenCases); n != 2 || res2.Summary.HookRewrittenCases[0].CaseID != s.HookRewrittenCases[0].CaseID {
+		t.Errorf("--top 2 kept %d hook-rewritten cases, want the first 2 of the full list", n)
+	}
+	b.Reset()
+	if err := res2.Summary.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `2 listed under "hook-rewritten, differing" (--top), all of them in diff.parquet's hook_rewritten column`) {
+		t.Errorf("--top 2: the count line does not say where the rest are:\n%s", b.String())
+	}
+
+	p := filepath.Join(out, ParquetFile)
+	typ := ""
+	for _, c := range duckdbtest.Describe(t, p) {
+		if c.Name == "hook_rewritten" {
+			typ = c.Type
+		}
+	}
+	if typ != "BOOLEAN" {
+		t.Fatalf("diff.parquet hook_rewritten: DuckDB type %q, want BOOLEAN", typ)
+	}
+	d := duckdbtest.Literal(p)
+	rows := duckdbtest.Query(t,
+		`SELECT count(*) FILTER (WHERE hook_rewritten) h, count(*) FILTER (WHERE hook_rewritten AND differs) hd,
+		        count(*) FILTER (WHERE hook_rewritten IS NULL) nul,
+		        count(*) FILTER (WHERE hook_rewritten <> (split_part(case_id, '-', 2) LIKE '%0')) wrong
+		 FROM read_parquet(`+d+`)`)
+	r := rows[0][0]
+	if toString(r["h"]) != strconv.FormatInt(s.Counts.HookRewritten, 10) || toString(r["hd"]) != strconv.FormatInt(s.Counts.HookRewrittenDiffering, 10) ||
+		toString(r["nul"]) != "0" || toString(r["wrong"]) != "0" || s.Counts.HookRewritten == 0 {
+		t.Errorf("diff.parquet hook_rewritten: %v, want %d true (%d differing), no null, none wrong", r, s.Counts.HookRewritten, s.Counts.HookRewrittenDiffering)
+	}
+}
+
+// TestTopAndPageMaxNone: a negative Top and PageMax list none (the CLI's
+// --top 0 and --page-max 0, which listed 10 loosened cases and the whole
+// page: 0 was taken for the default), while 0 keeps the defaults.
+func TestTopAndPageMaxNone(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	base, head := genPair(t, dir, 40, 6, 7, false)
+	for _, tc := range []struct {
+		top, page     int
+		loosened, hw  int
+		pageAllListed bool
+	}{
+		{0, 0, 10, 10, true},
+		{-1, -1, 0, 0, false},
+	} {
+		in, err := Open([]string{base, head}, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Diff(in, Options{Top: tc.top, PageMax: tc.page, Out: filepath.Join(dir, fmt.Sprint("out", tc.top)),
+			AutoMode: "recorded/head", HookRewritten: func(string) bool { return true }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		if len(s.TopLoosened) != tc.loosened || len(s.HookRewrittenCases) != tc.hw {
+			t.Errorf("Top %d: %d loosened, %d hook-rewritten listed, want %d and %d", tc.top, len(s.TopLoosened), len(s.HookRewrittenCases), tc.loosened, tc.hw)
+		}
+		if all := res.PageCases == s.Counts.Listed && res.PageOmitted == 0; all != tc.pageAllListed || (!tc.pageAllListed && (res.PageCases != 0 || res.PageOmitted != s.Counts.Listed)) {
+			t.Errorf("PageMax %d: %d cases on the page, %d omitted, of %d differing", tc.page, res.PageCases, res.PageOmitted, s.Counts.Listed)
+		}
+	}
+}

@@ -86,6 +86,9 @@ type Differ struct {
 	perRule  map[string]*RuleCounts
 	sessions map[string]*SessionFirst
 	loosened []*Case
+	// hookedCases are the first top differing cases auto mode judged on
+	// a hook's input, in hookOrder.
+	hookedCases []*Case
 	// misordered counts diverging cases that came after a later call of
 	// their session: the first-in-session flags already sent were wrong.
 	misordered int64
@@ -211,6 +214,9 @@ func (d *Differ) join(b, h *sideCase) error {
 		n.HookRewritten++
 		if c.Differs() {
 			n.HookRewrittenDiffering++
+			if d.top > 0 {
+				d.hookedCases = keepFirst(d.hookedCases, c, d.top, hookOrder)
+			}
 		}
 	}
 	for i := range c.Rules {
@@ -286,31 +292,52 @@ func looser(a, b *Case) bool {
 	return a.CaseID < b.CaseID
 }
 
-func (d *Differ) keepLoosened(c *Case) {
-	if len(d.loosened) == d.top && !looser(c, d.loosened[len(d.loosened)-1]) {
-		return
+func (d *Differ) keepLoosened(c *Case) { d.loosened = keepFirst(d.loosened, c, d.top, looser) }
+
+// keepFirst inserts c into kept, sorted by less, and keeps the first top.
+func keepFirst(kept []*Case, c *Case, top int, less func(a, b *Case) bool) []*Case {
+	if len(kept) == top && !less(c, kept[len(kept)-1]) {
+		return kept
 	}
-	i := sort.Search(len(d.loosened), func(i int) bool { return looser(c, d.loosened[i]) })
-	d.loosened = append(d.loosened, nil)
-	copy(d.loosened[i+1:], d.loosened[i:])
-	d.loosened[i] = c
-	if len(d.loosened) > d.top {
-		d.loosened = d.loosened[:d.top]
+	i := sort.Search(len(kept), func(i int) bool { return less(c, kept[i]) })
+	kept = append(kept, nil)
+	copy(kept[i+1:], kept[i:])
+	kept[i] = c
+	if len(kept) > top {
+		kept = kept[:top]
 	}
+	return kept
+}
+
+// classRank orders the classes as the text lists them: loosened first.
+var classRank = map[string]int{ClassLoosened: 0, ClassTightened: 1, ClassChanged: 2, ClassUnchanged: 3}
+
+// hookOrder orders the differing hook-rewritten cases: by class (loosened,
+// tightened, changed, then a rule's answer alone), then the loosened
+// order within a class.
+func hookOrder(a, b *Case) bool {
+	if ra, rb := classRank[a.Class], classRank[b.Class]; ra != rb {
+		return ra < rb
+	}
+	return looser(a, b)
 }
 
 // Summary is a finished diff: what the terminal, --json, the pull-request
 // comment and diff.html's header show.
 type Summary struct {
-	Base        RunRef         `json:"base"`
-	Head        RunRef         `json:"head"`
-	Overlap     Overlap        `json:"overlap"`
-	Counts      Counts         `json:"counts"`
-	Transitions []Transition   `json:"transitions"`
-	Rules       []RuleCounts   `json:"rules"`
-	TopLoosened []*Case        `json:"top_loosened"`
-	Sessions    []SessionFirst `json:"first_divergence"`
-	Policy      *PolicyDiff    `json:"policy,omitempty"`
+	Base        RunRef       `json:"base"`
+	Head        RunRef       `json:"head"`
+	Overlap     Overlap      `json:"overlap"`
+	Counts      Counts       `json:"counts"`
+	Transitions []Transition `json:"transitions"`
+	Rules       []RuleCounts `json:"rules"`
+	TopLoosened []*Case      `json:"top_loosened"`
+	// HookRewrittenCases are the first --top cases that differ where auto
+	// mode judged an input a PreToolUse hook changed, of every class
+	// (Counts.HookRewrittenDiffering counts them all).
+	HookRewrittenCases []*Case        `json:"hook_rewritten_cases,omitempty"`
+	Sessions           []SessionFirst `json:"first_divergence"`
+	Policy             *PolicyDiff    `json:"policy,omitempty"`
 	// LabelSource is "weak" when a run compared is on weak labels: fixed
 	// and broken rest on users' overrides, not reviews; absent otherwise.
 	LabelSource string `json:"label_source,omitempty"`
@@ -367,6 +394,7 @@ func (d *Differ) Close(s *Summary) {
 	}
 	sort.Slice(s.Rules, func(i, j int) bool { return s.Rules[i].Rule < s.Rules[j].Rule })
 	s.TopLoosened = d.loosened
+	s.HookRewrittenCases = d.hookedCases
 	for _, sf := range d.sessions {
 		s.Sessions = append(s.Sessions, *sf)
 	}

@@ -48,6 +48,11 @@ type Row struct {
 	// labels (run --weak-labels): label_class, fixed_rules and
 	// broken_rules rest on users' overrides; null otherwise.
 	LabelSource string `parquet:"label_source,optional,dict"`
+	// HookRewritten: auto mode's side judged an input a PreToolUse hook
+	// changed, the other side the model's input (Case.HookRewritten);
+	// false where neither judge is auto mode or the cases could not be
+	// found.
+	HookRewritten bool `parquet:"hook_rewritten"`
 }
 
 func toRow(c *Case) Row {
@@ -57,7 +62,7 @@ func toRow(c *Case) Row {
 		BasePermission: c.Base.Permission, HeadPermission: c.Head.Permission,
 		BaseFired: nonNil(c.Base.Fired), HeadFired: nonNil(c.Head.Fired),
 		FixedRules: int32(c.FixedRules), BrokenRules: int32(c.BrokenRules), AnswersChanged: int32(c.AnswersChanged),
-		FirstInSession: c.First, Differs: c.Differs()}
+		FirstInSession: c.First, Differs: c.Differs(), HookRewritten: c.HookRewritten}
 	if r.Differs {
 		if b, err := json.Marshal(c.Rules); err == nil {
 			s := string(b)

@@ -12,12 +12,14 @@ import (
 
 // Options are a diff's settings.
 type Options struct {
-	// Top is how many loosened cases the summary keeps (default 10).
+	// Top is how many loosened cases (and differing hook-rewritten ones)
+	// the summary keeps: 0 the default, 10; negative, none.
 	Top int
 	// Out is the directory diff.parquet and diff.html are written to; ""
 	// writes neither.
 	Out string
-	// PageMax bounds the cases diff.html lists (default 200,000): the
+	// PageMax bounds the cases diff.html lists (0 the default, 200,000;
+	// negative, none): the
 	// differing ones first met; the page says how many it leaves out.
 	PageMax int
 	// Cases, when not nil, gives a case of the runs' dataset by ID, so
@@ -56,11 +58,17 @@ type Result struct {
 // whole or neither is touched: runs with no case in common, a damaged
 // decision file or a failed write leave nothing behind.
 func Diff(in *Input, o Options) (*Result, error) {
-	if o.Top <= 0 {
+	switch {
+	case o.Top == 0:
 		o.Top = 10
+	case o.Top < 0:
+		o.Top = 0
 	}
-	if o.PageMax <= 0 {
+	switch {
+	case o.PageMax == 0:
 		o.PageMax = 200_000
+	case o.PageMax < 0:
+		o.PageMax = 0
 	}
 	res := &Result{}
 	var pq *parquetOut

@@ -61,6 +61,14 @@ func (s *Summary) WriteText(w io.Writer) error {
 		}
 		tables = append(tables, t)
 	}
+	if len(s.HookRewrittenCases) > 0 {
+		t := reports.NewTable(hookHeader, "session#seq", "tool", "class", "gate", "fired (base → head)").Plain()
+		for _, c := range s.HookRewrittenCases {
+			t.Add(c.CaseID+" "+HookMark, fmt.Sprintf("%s#%d", c.SessionID, c.Seq), c.Tool, c.Class,
+				fmt.Sprintf("%s → %s", c.Base.Gate, c.Head.Gate), list(c.Base.Fired)+" → "+list(c.Head.Fired))
+		}
+		tables = append(tables, t)
+	}
 	if len(s.Rules) > 0 {
 		t := reports.NewTable("rule", "fires only head", "fires only base", fixed, broken).Plain()
 		for _, r := range s.Rules {
@@ -102,6 +110,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 // side judged an input a PreToolUse hook changed.
 const HookMark = "[hook-rewritten]"
 
+// hookHeader heads the text output's list of the differing cases auto
+// mode judged on a hook's input, whatever their class (top loosened holds
+// loosened cases only: a tightened one would be marked nowhere).
+const hookHeader = "hook-rewritten, differing"
+
 // hookLine is the text output's line on the cases where auto mode judged an
 // input a PreToolUse hook changed, "" when neither judge is auto mode or no
 // case in common is one.
@@ -115,9 +128,16 @@ func (s *Summary) hookLine() string {
 	case s.Counts.HookRewritten == 0:
 		return ""
 	}
-	return fmt.Sprintf("%d cases in common (%d of them differing, marked %s) carry %s's decision on an input a PreToolUse hook changed (provenance.hook_updated_input): "+
+	listed := ""
+	if n, k := s.Counts.HookRewrittenDiffering, int64(len(s.HookRewrittenCases)); n > 0 {
+		listed = fmt.Sprintf(", marked %s and listed under %q", HookMark, hookHeader)
+		if k < n {
+			listed = fmt.Sprintf(", marked %s; %d listed under %q (--top), all of them in diff.parquet's hook_rewritten column (--out DIR)", HookMark, k, hookHeader)
+		}
+	}
+	return fmt.Sprintf("%d cases in common (%d of them differing%s) carry %s's decision on an input a PreToolUse hook changed (provenance.hook_updated_input): "+
 		"it judged what ran, the other side the model's input, so a difference on them may come from the input alone; diff --out DIR shows both inputs in diff.html",
-		s.Counts.HookRewritten, s.Counts.HookRewrittenDiffering, HookMark, s.AutoMode)
+		s.Counts.HookRewritten, s.Counts.HookRewrittenDiffering, listed, s.AutoMode)
 }
 
 func list(s []string) string {
@@ -153,13 +173,23 @@ func (s *Summary) CommentBlock(url string) string {
 		fmt.Fprintf(&b, "; %d flaky", n.Flaky)
 	}
 	b.WriteString(".\n")
-	if s.AutoMode != "" && n.HookRewrittenDiffering > 0 {
-		fmt.Fprintf(&b, "\nMarked hook-rewritten (%d of the calls that differ): %s judged the input a PreToolUse hook made, the other side the model's input.\n",
-			n.HookRewrittenDiffering, mdCell(s.AutoMode))
-	}
 	top := s.TopLoosened
 	if len(top) > 5 {
 		top = top[:5]
+	}
+	if s.AutoMode != "" && n.HookRewrittenDiffering > 0 {
+		marked := 0
+		for _, c := range top {
+			if c.HookRewritten {
+				marked++
+			}
+		}
+		where := fmt.Sprintf("%d listed below, marked", marked)
+		if marked == 0 {
+			where = "not among the loosened calls listed here; diff.html tags each"
+		}
+		fmt.Fprintf(&b, "\nHook-rewritten: %d of the calls that differ (%s). %s judged the input a PreToolUse hook made, the other side the model's input.\n",
+			n.HookRewrittenDiffering, where, mdCell(s.AutoMode))
 	}
 	if len(top) > 0 {
 		b.WriteString("\n| loosened call | session#seq | tool | gate (base → head) | rules (base → head) |\n|---|---|---|---|---|\n")

@@ -116,8 +116,7 @@ function render() {
     if (r.recall) { p += "recall " + fmt(r.recall.Est) + " [" + fmt(r.recall.Lo) + ", " + fmt(r.recall.Hi) + "]<br>"; }
     for (const c of r.criteria || []) {
       p += "<span class='status " + esc(c.status) + "' title='" + esc(c.reason) + "'>" + esc(c.name) + " " + esc(c.status) + "</span>";
-      if (c.sessions) { p += " — more labels of these pairs would not settle it: about " + c.sessions + " more sessions of traffic, labeled (≈ " + (c.more || 0) + " labels), would"; }
-      else if (c.more) { p += " — " + c.more + " more labels would settle it"; }
+      if (c.hint) { p += " — " + esc(c.hint); }
       p += "<br>";
     }
     const q = r.sequential;

@@ -253,6 +253,29 @@ type crits struct {
 	// then counts the labels those new sessions bring, not queue labels.
 	Sessions *int64 `json:"sessions,omitempty"`
 	Reason   string `json:"reason"`
+	// Hint is the panel's sentence on what would settle it ("" when
+	// nothing is offered): hintOf.
+	Hint string `json:"hint,omitempty"`
+}
+
+// hintOf is the panel's sentence on what would settle an open criterion:
+// "12 more labels would settle it", or, where labels of these pairs
+// cannot, "more labels of these pairs would not settle it: about 233 more
+// sessions of traffic would (≈ 40 labels at the queue's rate)". The page
+// built it in JavaScript and cut it after "would", with "(≈ 0 labels)"
+// where the new sessions bring no labels at the queue's rate.
+func hintOf(more, sessions *int64) string {
+	switch {
+	case sessions != nil && *sessions > 0:
+		h := fmt.Sprintf("more labels of these pairs would not settle it: about %d more sessions of traffic would", *sessions)
+		if more != nil && *more > 0 {
+			h += fmt.Sprintf(" (≈ %d labels at the queue's rate)", *more)
+		}
+		return h
+	case more != nil && *more > 0:
+		return fmt.Sprintf("%d more labels would settle it", *more)
+	}
+	return ""
 }
 
 type stateView struct {
@@ -341,7 +364,8 @@ func (s *Server) panel() []panelRow {
 				if c.Status == metrics.StatusNA {
 					continue
 				}
-				pr.Criteria = append(pr.Criteria, crits{Name: c.Name, Status: string(c.Status), More: c.MoreSamples, Sessions: c.MoreSessions, Reason: c.Reason})
+				pr.Criteria = append(pr.Criteria, crits{Name: c.Name, Status: string(c.Status), More: c.MoreSamples, Sessions: c.MoreSessions, Reason: c.Reason,
+					Hint: hintOf(c.MoreSamples, c.MoreSessions)})
 			}
 			sig := ""
 			if b := sigs[rule]; b != nil {

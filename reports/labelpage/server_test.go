@@ -211,8 +211,33 @@ func TestServerHintInSessions(t *testing.T) {
 	if c.Status != string(metrics.StatusInconclusive) || c.Sessions == nil || *c.Sessions <= 0 {
 		t.Fatalf("every pair labeled, precision 8/12 against 0.6: %+v", c)
 	}
-	if !strings.Contains(srv.page(t), "more labels of these pairs would not settle it") {
-		t.Error("the page does not say that labels cannot settle it")
+	want := fmt.Sprintf("more labels of these pairs would not settle it: about %d more sessions of traffic would", *c.Sessions)
+	if !strings.HasPrefix(c.Hint, want) {
+		t.Errorf("hint %q, want it to start %q", c.Hint, want)
+	}
+	if page := srv.page(t); !strings.Contains(page, "c.hint") || strings.Contains(page, "labels), would") {
+		t.Error("the page does not print the served hint")
+	}
+}
+
+// TestHintOf: the panel's sentence is whole (it ended "…, labeled (≈ 0
+// labels), would") and names labels only where the new sessions bring
+// some.
+func TestHintOf(t *testing.T) {
+	n := func(v int64) *int64 { return &v }
+	for _, tc := range []struct {
+		more, sessions *int64
+		want           string
+	}{
+		{n(0), n(233), "more labels of these pairs would not settle it: about 233 more sessions of traffic would"},
+		{n(40), n(233), "more labels of these pairs would not settle it: about 233 more sessions of traffic would (≈ 40 labels at the queue's rate)"},
+		{n(12), nil, "12 more labels would settle it"},
+		{nil, nil, ""},
+		{n(0), nil, ""},
+	} {
+		if got := hintOf(tc.more, tc.sessions); got != tc.want {
+			t.Errorf("hintOf(%v, %v) = %q, want %q", tc.more, tc.sessions, got, tc.want)
+		}
 	}
 }
 
