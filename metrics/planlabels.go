@@ -483,7 +483,7 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 				// last size) labels each of them, the other rules' too.
 				r.Reason = fmt.Sprintf("labeling all %d pairs of the rule (the whole queue: %d labels over every rule) does not decide %s with probability %.2f", len(rules[it.rule]), len(pairs), r.Criterion, assurance)
 				if r.MoreSessions != nil {
-					r.Reason += fmt.Sprintf(" (the recorded sessions' own spread stays however many are labeled): about %d more sessions of traffic, labeled at the queue's rate, would", *r.MoreSessions)
+					r.Reason += fmt.Sprintf(" (the recorded sessions' own spread stays however many are labeled): about %s of traffic, labeled at the queue's rate, would", moreSessions(*r.MoreSessions))
 				}
 			}
 			if th := r.Thin; th != nil {
@@ -496,6 +496,14 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// moreSessions is "1 more session" or "N more sessions".
+func moreSessions(n int64) string {
+	if n == 1 {
+		return "1 more session"
+	}
+	return fmt.Sprintf("%d more sessions", n)
 }
 
 // medianOf is the median of v (0 when empty); v is reordered.

@@ -109,3 +109,16 @@ func TestPlanProgressNamesEachSize(t *testing.T) {
 		t.Errorf("progress: %q", steps)
 	}
 }
+
+// TestMoreSessionsSaysOneSession: a label plan's reason asks for "about 1
+// more session of traffic", not "1 more sessions" (a 40-session pilot
+// of the sample printed that).
+func TestMoreSessionsSaysOneSession(t *testing.T) {
+	t.Parallel()
+	if got := moreSessions(1); got != "1 more session" {
+		t.Errorf("got %q", got)
+	}
+	if got := moreSessions(64); got != "64 more sessions" {
+		t.Errorf("got %q", got)
+	}
+}
