@@ -43,6 +43,7 @@ type SequentialGate struct {
 	runs     []string
 	judges   map[string]*seqJudge
 	order    []string
+	last     *seqJudge // the judge of the latest Add
 }
 
 // NewSequentialGate starts a gate over the kill criteria c (its
@@ -69,12 +70,16 @@ const (
 
 type seqJudge struct {
 	id      string
-	counted map[string]bool // sessions counted by earlier runs
-	cur     map[string]*seqSess
-	curOrd  []string
+	counted map[seqKey]bool // sessions counted by earlier runs
+	cur     map[seqKey]*seqSess
+	curOrd  []*seqSess
+	last    *seqSess           // the session of the judge's latest Add (nil after EndRun)
 	rows    map[string]*seqRow // by rule ID, AllRules for the judge's own
+	total   *seqRow            // rows[AllRules]
+	byPos   []*seqRow          // the row of the latest result's i-th rule: results mostly list rules alike
 	ruleIDs []string
-	dupSess map[string]bool // sessions of this run left out as duplicates
+	dupSess map[seqKey]bool // sessions of this run left out as duplicates
+	free    []*seqSess      // sessions of earlier runs, to be reused (fed or dropped)
 	dupSessions,
 	dupCases int64
 	sessions int64
@@ -90,8 +95,36 @@ type seqJudge struct {
 	brokenLast bool
 }
 
+// seqSess is one session of the current run: its sums for the judge's
+// own row (tot) and for each rule row it touched (ents, in the order
+// first touched; a row's sequences are fed apart from every other row's,
+// so the order rows are fed in does not matter).
 type seqSess struct {
-	sums map[string]*[seqLanes][2]int64
+	key  seqKey
+	hash uint64 // key.hash(), the order the session enters the sequences
+	tot  [seqLanes][2]int64
+	ents []seqEnt
+}
+
+type seqEnt struct {
+	row *seqRow
+	v   [seqLanes][2]int64
+}
+
+// at is the session's sums for a rule row, added when the session had
+// none: the row remembers the session that last touched it, so a
+// session's results coming one after another find it at once.
+func (s *seqSess) at(row *seqRow) *[seqLanes][2]int64 {
+	if row.lastSess == s {
+		return &s.ents[row.lastEnt].v
+	}
+	i := slices.IndexFunc(s.ents, func(e seqEnt) bool { return e.row == row })
+	if i < 0 {
+		i = len(s.ents)
+		s.ents = append(s.ents, seqEnt{row: row})
+	}
+	row.lastSess, row.lastEnt = s, i
+	return &s.ents[i].v
 }
 
 type seqRow struct {
@@ -104,6 +137,10 @@ type seqRow struct {
 	units     [seqLanes]int64
 	sum       [seqLanes]float64 // Σ session values (for the mean)
 	dec       [seqLanes]*seqDecision
+	// lastSess and lastEnt: the session that last touched the row and
+	// the index of its entry (seqSess.at).
+	lastSess *seqSess
+	lastEnt  int
 }
 
 type seqDecision struct {
@@ -118,13 +155,32 @@ func (g *SequentialGate) BeginRun(name string) {
 }
 
 func (g *SequentialGate) judge(id string) *seqJudge {
+	if g.last != nil && g.last.id == id {
+		return g.last
+	}
 	j := g.judges[id]
 	if j == nil {
-		j = &seqJudge{id: id, counted: map[string]bool{}, cur: map[string]*seqSess{}, rows: map[string]*seqRow{}, dupSess: map[string]bool{}}
+		j = &seqJudge{id: id, counted: map[seqKey]bool{}, cur: map[seqKey]*seqSess{}, rows: map[string]*seqRow{}, dupSess: map[seqKey]bool{}}
 		g.judges[id] = j
 		g.order = append(g.order, id)
 	}
+	g.last = j
 	return j
+}
+
+// rowAt is the row of a result's i-th rule, rule: the row the previous
+// result's i-th rule had when it is the same rule, else j.row's.
+func (j *seqJudge) rowAt(i int, rule string) *seqRow {
+	if i < len(j.byPos) && j.byPos[i].rule == rule {
+		return j.byPos[i]
+	}
+	r := j.row(rule)
+	if i < len(j.byPos) {
+		j.byPos[i] = r
+	} else if i == len(j.byPos) {
+		j.byPos = append(j.byPos, r)
+	}
+	return r
 }
 
 func (j *seqJudge) row(rule string) *seqRow {
@@ -139,43 +195,72 @@ func (j *seqJudge) row(rule string) *seqRow {
 	return r
 }
 
-// sessionKey is the session a result counts for: its session ID, or its
-// case alone when it has none.
-func sessionKey(r *replay.Result) string {
+// seqKey is a session a result counts for: its session ID, or its case
+// alone (byCase) when it has none. Written out it is "s:" + ID or
+// "c:" + case ID (String), the text its order is decided on.
+type seqKey struct {
+	id     string
+	byCase bool
+}
+
+func sessionKey(r *replay.Result) seqKey {
 	if r.SessionID != "" {
-		return "s:" + r.SessionID
+		return seqKey{id: r.SessionID}
 	}
-	return "c:" + r.CaseID
+	return seqKey{id: r.CaseID, byCase: true}
+}
+
+func (k seqKey) prefix() string {
+	if k.byCase {
+		return "c:"
+	}
+	return "s:"
+}
+
+func (k seqKey) String() string { return k.prefix() + k.id }
+
+// compare orders keys as their String forms compare.
+func (k seqKey) compare(o seqKey) int {
+	if k.byCase != o.byCase {
+		return strings.Compare(k.prefix(), o.prefix())
+	}
+	return strings.Compare(k.id, o.id)
 }
 
 // Add counts one result of the current run.
 func (g *SequentialGate) Add(r *replay.Result) {
 	j := g.judge(r.Judge)
 	key := sessionKey(r)
-	if j.counted[key] {
-		j.dupCases++
-		if !j.dupSess[key] {
-			j.dupSess[key] = true
-			j.dupSessions++
+	s := j.last
+	if s == nil || s.key != key {
+		// A session of the current run is never one an earlier run
+		// counted (EndRun counts them and empties cur).
+		s = j.cur[key]
+		if s == nil {
+			if j.counted[key] {
+				j.dupCases++
+				if !j.dupSess[key] {
+					j.dupSess[key] = true
+					j.dupSessions++
+				}
+				return
+			}
+			if n := len(j.free); n > 0 {
+				s, j.free = j.free[n-1], j.free[:n-1]
+				s.tot, s.ents = [seqLanes][2]int64{}, s.ents[:0]
+			} else {
+				s = new(seqSess)
+			}
+			s.key, s.hash = key, key.hash()
+			j.cur[key] = s
+			j.curOrd = append(j.curOrd, s)
 		}
-		return
+		j.last = s
 	}
-	s := j.cur[key]
-	if s == nil {
-		s = &seqSess{sums: map[string]*[seqLanes][2]int64{}}
-		j.cur[key] = s
-		j.curOrd = append(j.curOrd, key)
+	tot := &s.tot
+	if j.total == nil {
+		j.total = j.row(AllRules)
 	}
-	at := func(rule string) *[seqLanes][2]int64 {
-		v := s.sums[rule]
-		if v == nil {
-			v = new([seqLanes][2]int64)
-			s.sums[rule] = v
-		}
-		return v
-	}
-	tot := at(AllRules)
-	j.row(AllRules)
 	tot[seqJR][1]++
 	if r.JudgeCalled {
 		tot[seqJR][0]++
@@ -215,8 +300,8 @@ func (g *SequentialGate) Add(r *replay.Result) {
 		if out == replay.OutcomeMissing {
 			continue
 		}
-		row := j.row(rr.RuleID)
-		v := at(rr.RuleID)
+		row := j.rowAt(i, rr.RuleID)
+		v := s.at(row)
 		row.dangerous = row.dangerous || rr.Class == replay.ClassDangerous
 		row.approval = row.approval || rr.Action == datasets.ActionRequestApproval
 		switch rr.Source {
@@ -288,30 +373,34 @@ func (g *SequentialGate) EndRun() {
 		if j.brokenLast {
 			j.broken = append(j.broken, fmt.Sprintf("%s: %d of %d calls failed with %s", g.runs[look-1], n, j.runCalls, cause))
 			clear(j.cur)
+			j.free = append(j.free, j.curOrd...)
+			clear(j.curOrd)
 			j.curOrd = j.curOrd[:0]
 		}
 		j.runCalls, j.runSetup = 0, nil
-		slices.SortFunc(j.curOrd, func(a, b string) int {
-			if c := cmp.Compare(sessionHash(a), sessionHash(b)); c != 0 {
+		slices.SortFunc(j.curOrd, func(a, b *seqSess) int {
+			if c := cmp.Compare(a.hash, b.hash); c != 0 {
 				return c
 			}
-			return strings.Compare(a, b)
+			return a.key.compare(b.key)
 		})
-		for _, key := range j.curOrd {
-			s := j.cur[key]
+		for _, s := range j.curOrd {
 			j.sessions++
-			j.counted[key] = true
-			// Rows in a fixed order: the judge's own, then rules by ID.
-			rules := make([]string, 0, len(s.sums))
-			for rule := range s.sums {
-				rules = append(rules, rule)
-			}
-			slices.Sort(rules)
-			for _, rule := range rules {
-				g.feed(j.row(rule), rule == AllRules, s.sums[rule], look)
+			j.counted[s.key] = true
+			// Each row's sequences are its own: the judge's, then the
+			// rules' in the order the session touched them.
+			g.feed(j.total, true, &s.tot, look)
+			for k := range s.ents {
+				g.feed(s.ents[k].row, false, &s.ents[k].v, look)
 			}
 		}
+		for _, row := range j.rows {
+			row.lastSess = nil
+		}
+		j.last = nil
 		clear(j.cur)
+		j.free = append(j.free, j.curOrd...)
+		clear(j.curOrd)
 		j.curOrd = j.curOrd[:0]
 		clear(j.dupSess)
 	}
@@ -323,6 +412,19 @@ func sessionHash(key string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(key))
 	return h.Sum64()
+}
+
+// hash is sessionHash(k.String()), computed without building the string.
+func (k seqKey) hash() uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for _, t := range [2]string{k.prefix(), k.id} {
+		for i := 0; i < len(t); i++ {
+			h ^= uint64(t[i])
+			h *= prime
+		}
+	}
+	return h
 }
 
 // lanesOf are the lanes a row is decided on.

@@ -818,3 +818,20 @@ func TestSequentialGainIsOneSided(t *testing.T) {
 		t.Errorf("bounds %q, reason %q", c.Bounds, c.Reason)
 	}
 }
+
+// TestSeqKeyHashAndOrder: a session key's hash and order are those of its
+// written form ("s:" + session ID, "c:" + case ID), which fix the order
+// a run's sessions enter the sequences.
+func TestSeqKeyHashAndOrder(t *testing.T) {
+	keys := []seqKey{{id: ""}, {id: "", byCase: true}, {id: "s1"}, {id: "s1", byCase: true}, {id: "c:s1"}, {id: "ümlaut-会话"}, {id: "a b\x00c", byCase: true}, {id: "s10"}, {id: "s2"}}
+	for _, k := range keys {
+		if got, want := k.hash(), sessionHash(k.String()); got != want {
+			t.Errorf("%q: hash %x, sessionHash %x", k.String(), got, want)
+		}
+		for _, o := range keys {
+			if got, want := k.compare(o), strings.Compare(k.String(), o.String()); got != want {
+				t.Errorf("compare(%q, %q) = %d, want %d", k.String(), o.String(), got, want)
+			}
+		}
+	}
+}
