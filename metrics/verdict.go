@@ -121,7 +121,7 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, def
 // beta-binomial over few sessions ("widened for few sessions as by a
 // deff of …"), and where the sessions' rates depend on their size the
 // hull toward the pooled rate (bbPosterior.sizeShift: "… and toward the
-// pooled rate, as rates depend on session size, to a deff of …"), or
+// pooled rate, as rates may depend on session size, to a deff of …"), or
 // that hull alone. "" where the interval is no wider (within 0.5 %).
 func widenedBy(post *bbPosterior, d, conf float64) string {
 	_, _, few := post.bbInterval(conf)
@@ -129,9 +129,9 @@ func widenedBy(post *bbPosterior, d, conf float64) string {
 	bySize := all > few*1.005
 	switch {
 	case few > d*1.005 && bySize:
-		return fmt.Sprintf(", widened for few sessions as by a deff of %.2f, and toward the pooled rate (rates depend on session size) to a deff of %.2f", few, all)
+		return fmt.Sprintf(", widened for few sessions as by a deff of %.2f, and toward the pooled rate (rates may depend on session size) to a deff of %.2f", few, all)
 	case bySize && all > d*1.005:
-		return fmt.Sprintf(", widened toward the pooled rate (rates depend on session size) as by a deff of %.2f", all)
+		return fmt.Sprintf(", widened toward the pooled rate (rates may depend on session size) as by a deff of %.2f", all)
 	case all > d*1.005:
 		return fmt.Sprintf(", widened for few sessions as by a deff of %.2f", all)
 	}

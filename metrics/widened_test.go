@@ -28,7 +28,7 @@ func TestWidenedSaysWhatWidened(t *testing.T) {
 		{"one size", []int64{4, 3, 5, 4, 2, 4, 3, 5}, []int64{5, 5, 5, 5, 5, 5, 5, 5},
 			[]string{", widened for few sessions as by a deff of "}, "pooled rate"},
 		{"rates depend on size", []int64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3}, []int64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 10, 10, 10, 10},
-			[]string{", widened for few sessions as by a deff of ", ", and toward the pooled rate (rates depend on session size) to a deff of "}, ""},
+			[]string{", widened for few sessions as by a deff of ", ", and toward the pooled rate (rates may depend on session size) to a deff of "}, ""},
 	} {
 		post := newBBPosterior(tc.ys, tc.ms, 1)
 		lo, hi, _ := ClusteredInterval(tc.ys, tc.ms, 0.95)

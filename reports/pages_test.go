@@ -250,7 +250,7 @@ func TestHTMLDecisionPage(t *testing.T) {
 		"<b>policy, every judge</b>: judge-required rate 1 (120/120, beta-binomial over sessions 95% CI [0.9355, 1]) lies wholly on the bad side of 0.2</li>",
 		"Open — the interval straddles the threshold:",
 		"<b>rule-12</b>: unknown rate 0.05 (4/80, beta-binomial over sessions (few sessions), widened for few sessions as by a deff of 1.76 95% CI [0.01554, 0.156]): the interval still reaches 0.1; about 274 more sessions like these, ≈ 1096 units, would clear it with 80% probability</li>",
-		"precision 0.7895 (15/19, beta-binomial over sessions (few sessions), widened for few sessions as by a deff of 1.09, and toward the pooled rate (rates depend on session size) to a deff of 1.77 95% CI [0.4725, 0.9179]) is on the bad side of 0.9, but the interval still reaches it: not confirmed", // the rule's folded criteria; the size term widened it most
+		"precision 0.7895 (15/19, beta-binomial over sessions (few sessions), widened for few sessions as by a deff of 1.09, and toward the pooled rate (rates may depend on session size) to a deff of 1.77 95% CI [0.4725, 0.9179]) is on the bad side of 0.9, but the interval still reaches it: not confirmed", // the rule's folded criteria; the size term widened it most
 		"FAILs only when its whole interval lies on the bad side"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("report.html lacks %q", s)
