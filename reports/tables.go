@@ -430,12 +430,16 @@ func statusNames(r *metrics.Row, st metrics.Status) string {
 			continue
 		}
 		name := criterionLabel[c.Name]
-		if st == metrics.StatusInconclusive && c.MoreSamples != nil {
-			if atLimit(&c) {
-				name += " +>100k"
-			} else {
-				name += fmt.Sprintf(" +%d", *c.MoreSamples)
-			}
+		switch {
+		case st != metrics.StatusInconclusive:
+		case c.MoreSamples != nil && atLimit(&c):
+			name += " +>100k"
+		case c.MoreSamples != nil:
+			name += fmt.Sprintf(" +%d", *c.MoreSamples)
+		case c.MoreSessions != nil:
+			// A census-labeled run's labeled figure: no queue label to
+			// count, only new sessions labeled as these were.
+			name += fmt.Sprintf(" +%d sessions", *c.MoreSessions)
 		}
 		names = append(names, name)
 	}
@@ -462,6 +466,9 @@ func (rep *Report) openLegend() string {
 	l := openLegend
 	if rep.Summary.Sample != nil {
 		l = strings.TrimSuffix(l, ".") + "; on precision and dangerous recall, which come from the labels (--labels), +N: about N more labels from the queue, spread like the ones given, would decide it with 80% probability."
+		if sessionsOnly(rep.Summary) {
+			l = strings.TrimSuffix(l, ".") + "; +N sessions: no queue label to count (the pairs are labeled in the dataset): about N more sessions of traffic, labeled the same way."
+		}
 	}
 	for _, j := range rep.Summary.Judges {
 		for _, r := range j.Rules {
@@ -473,6 +480,21 @@ func (rep *Report) openLegend() string {
 		}
 	}
 	return l
+}
+
+// sessionsOnly reports whether an open criterion's hint counts new
+// sessions alone (statusNames prints "+N sessions").
+func sessionsOnly(s *metrics.Summary) bool {
+	for _, j := range s.Judges {
+		for _, r := range j.Rules {
+			for _, c := range r.Criteria {
+				if c.Status == metrics.StatusInconclusive && c.MoreSamples == nil && c.MoreSessions != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // rulesGrid is the per-rule table, rules grouped so the judges of a rule
