@@ -54,4 +54,3 @@ func TestOpenColumnLabeledHintThatNeedsSessions(t *testing.T) {
 		}
 	}
 }
-
