@@ -24,6 +24,11 @@ type TrafficPair struct {
 // between seeds.
 const drawDraws = 4000
 
+// drawJointMax is the most cells (stratum × the judge's result) whose
+// sizes drawnInterval draws jointly with the shares; beyond, one linear
+// normal term (the sessions' spread at the shares' posterior means).
+const drawJointMax = 64
+
 // drawCell is one (stratum, judge's result) cell of drawnInterval: its
 // recorded pairs and the figure's (y, x) for a pair of it labeled match
 // (y1, x1) and no_match (y0, x0).
@@ -55,13 +60,15 @@ type drawStratum struct {
 // Beta(k + 1, n − k), a point mass at 0 for 0 of n and at 1 for n of n;
 // uniform with no label — and recomputes the figure at the strata's
 // recorded sizes; the census keeps its own labels. Beside the shares, the
-// recorded sessions are a sample of the traffic (phase 1): each draw adds
-// a normal term whose variance is the sessions' spread of the strata's
-// sizes (known exactly from traffic, every recorded pair, at the shares'
-// posterior means) plus the clustering of the labels within strata that
-// the shares do not carry (the Horvitz–Thompson estimate of the cross
-// products of two labeled pairs of one session, each less its cell's
-// mean; 0 when negative). The interval is the draws' (1 − conf)/2 and
+// recorded sessions are a sample of the traffic (phase 1): each draw
+// takes the figure's numerator and denominator jointly normal about the
+// drawn shares' totals, with the covariance the sessions' spread of the
+// cells' sizes gives (known exactly from traffic, every recorded pair;
+// beyond drawJointMax cells, one linear normal term at the shares'
+// posterior means instead), and adds a normal term for the clustering of
+// the labels within strata that the shares do not carry (the
+// Horvitz–Thompson estimate of the cross products of two labeled pairs
+// of one session, each less its cell's mean; 0 when negative). The interval is the draws' (1 − conf)/2 and
 // (1 + conf)/2 points, clipped to [0, 1] and holding the estimate R. The
 // draws' seed comes from the labels and the traffic: the same labels
 // always give the same interval. ok is false when a labeled unit's
@@ -207,6 +214,40 @@ func drawnInterval(units []SampleUnit, traffic []TrafficPair, f ratioFn, R, conf
 	sort.Strings(sessNames)
 	K := float64(len(sessNames))
 	var vSize, tsum, t2 float64
+	// S, the sessions' covariance of the cells' sizes (K/(K − 1)·Σ_c
+	// (n_c − n̄)(n_c − n̄)ᵀ), for the joint draw of (Y, X) below; nil
+	// beyond drawJointMax cells, where the linear term vSize stands in.
+	var S []float64
+	C := len(cells)
+	if C <= drawJointMax && K > 1 {
+		S = make([]float64, C*C)
+		mean := make([]float64, C)
+		for i, c := range cells {
+			mean[i] = c.n / K
+		}
+		row := make([]float64, C)
+		for _, name := range sessNames {
+			for i := range row {
+				row[i] = -mean[i]
+			}
+			for c, n := range perSess[name] {
+				row[remap[c]] += n
+			}
+			for i := range C {
+				if row[i] == 0 {
+					continue
+				}
+				for j := range C {
+					S[i*C+j] += row[i] * row[j]
+				}
+			}
+		}
+		// The sessions with none of the cells' pairs are not in perSess;
+		// K counts only those that have some, as the bootstrap would.
+		for i := range S {
+			S[i] *= K / (K - 1)
+		}
+	}
 	for _, name := range sessNames {
 		m := perSess[name]
 		cs := make([]int, 0, len(m))
@@ -278,6 +319,22 @@ func drawnInterval(units []SampleUnit, traffic []TrafficPair, f ratioFn, R, conf
 	}
 
 	sd := math.Sqrt(max(0, vSize) + max(0, vClust))
+	if S != nil {
+		sd = math.Sqrt(max(0, vClust))
+	}
+	vy, vx := make([]float64, C), make([]float64, C)
+	quad := func(a, b []float64) float64 {
+		var q float64
+		for i := range C {
+			if a[i] == 0 {
+				continue
+			}
+			for j := range C {
+				q += a[i] * S[i*C+j] * b[j]
+			}
+		}
+		return q
+	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	draw := func(s *drawStratum) float64 {
 		k, n := s.k, s.n
@@ -308,9 +365,23 @@ func drawnInterval(units []SampleUnit, traffic []TrafficPair, f ratioFn, R, conf
 			p[h] = draw(strata[h])
 		}
 		var y, x float64
-		for _, c := range cells {
-			y += c.n * (p[c.h]*c.y1 + (1-p[c.h])*c.y0)
-			x += c.n * (p[c.h]*c.x1 + (1-p[c.h])*c.x0)
+		for i, c := range cells {
+			vy[i] = p[c.h]*c.y1 + (1-p[c.h])*c.y0
+			vx[i] = p[c.h]*c.x1 + (1-p[c.h])*c.x0
+			y += c.n * vy[i]
+			x += c.n * vx[i]
+		}
+		if S != nil {
+			// The strata's sizes as the sessions would resample them:
+			// (Y, X) jointly normal about the drawn shares' totals.
+			syy, sxx, sxy := quad(vy, vy), quad(vx, vx), quad(vy, vx)
+			z1, z2 := rng.NormFloat64(), rng.NormFloat64()
+			if syy > 0 {
+				y += math.Sqrt(syy) * z1
+				x += sxy/math.Sqrt(syy)*z1 + math.Sqrt(max(0, sxx-sxy*sxy/syy))*z2
+			} else if sxx > 0 {
+				x += math.Sqrt(sxx) * z2
+			}
 		}
 		if !(x > 0) {
 			continue
