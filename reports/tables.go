@@ -432,14 +432,16 @@ func statusNames(r *metrics.Row, st metrics.Status) string {
 		name := criterionLabel[c.Name]
 		switch {
 		case st != metrics.StatusInconclusive:
+		case newSessionsOnly(&c):
+			// A labeled figure that more labels from the queue cannot
+			// decide: only new sessions of traffic, labeled, would (its
+			// label count, or none on a census-labeled run, is in the
+			// reason and summary.json).
+			name += fmt.Sprintf(" +%d sessions", *c.MoreSessions)
 		case c.MoreSamples != nil && atLimit(&c):
 			name += " +>100k"
 		case c.MoreSamples != nil:
 			name += fmt.Sprintf(" +%d", *c.MoreSamples)
-		case c.MoreSessions != nil:
-			// A census-labeled run's labeled figure: no queue label to
-			// count, only new sessions labeled as these were.
-			name += fmt.Sprintf(" +%d sessions", *c.MoreSessions)
 		}
 		names = append(names, name)
 	}
@@ -467,7 +469,7 @@ func (rep *Report) openLegend() string {
 	if rep.Summary.Sample != nil {
 		l = strings.TrimSuffix(l, ".") + "; on precision and dangerous recall, which come from the labels (--labels), +N: about N more labels from the queue, spread like the ones given, would decide it with 80% probability."
 		if sessionsOnly(rep.Summary) {
-			l = strings.TrimSuffix(l, ".") + "; +N sessions: no queue label to count (the pairs are labeled in the dataset): about N more sessions of traffic, labeled the same way."
+			l = strings.TrimSuffix(l, ".") + "; +N sessions: more labels from the queue would not decide it: about N more sessions of traffic (a new run), labeled at the queue's rate (the reason and summary.json say how many labels; none on pairs labeled in the dataset)."
 		}
 	}
 	for _, j := range rep.Summary.Judges {
@@ -482,13 +484,22 @@ func (rep *Report) openLegend() string {
 	return l
 }
 
-// sessionsOnly reports whether an open criterion's hint counts new
-// sessions alone (statusNames prints "+N sessions").
+// newSessionsOnly reports whether an open labeled figure's hint asks for
+// new sessions of traffic, not more labels from the queue: metrics set
+// MoreSessions beside the labels (MoreUnit "labels"), or alone on a
+// census-labeled run. On the unweighted path MoreSessions always stands
+// beside MoreSamples, with no MoreUnit.
+func newSessionsOnly(c *metrics.Criterion) bool {
+	return c.MoreSessions != nil && (c.MoreUnit == "labels" || c.MoreSamples == nil)
+}
+
+// sessionsOnly reports whether an open criterion's cell reads "+N
+// sessions" (newSessionsOnly).
 func sessionsOnly(s *metrics.Summary) bool {
 	for _, j := range s.Judges {
 		for _, r := range j.Rules {
-			for _, c := range r.Criteria {
-				if c.Status == metrics.StatusInconclusive && c.MoreSamples == nil && c.MoreSessions != nil {
+			for i := range r.Criteria {
+				if c := &r.Criteria[i]; c.Status == metrics.StatusInconclusive && newSessionsOnly(c) {
 					return true
 				}
 			}
