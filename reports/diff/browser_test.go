@@ -27,6 +27,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/browsertest"
+	"github.com/apeval/apeval/judge"
 	"github.com/apeval/apeval/replay"
 	"github.com/apeval/apeval/reports/internal/duckdbtest"
 	"github.com/apeval/apeval/reports/rundir"
@@ -491,6 +492,119 @@ func TestDiffHTMLBrowserRuleHeaders(t *testing.T) {
 		if n != len(got) {
 			t.Errorf("a rule row has %d cells, the header %d", n, len(got))
 		}
+	}
+	if errs := consoleErrs(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}
+
+// TestDiffHTMLBrowserRuleNamesWrapAtHyphens: in the rules table of a
+// selected case (eight columns in the right half of a 1280 px window), a
+// long rule name wraps only after its hyphens, never inside a word
+// ("secret-exfiltratio / n" before), no other cell wraps inside a word
+// either, and no cell's text spills out of its cell.
+func TestDiffHTMLBrowserRuleNamesWrapAtHyphens(t *testing.T) {
+	dir := t.TempDir()
+	ids := []string{"secret-exfiltration", "prod-data-destruction", "access-control-notify", "commit-message-style", "external-share-audit-with-a-long-name"}
+	var bs, hs []*replay.Result
+	for q := 0; q < 3; q++ {
+		b := &replay.Result{RunID: "base", CaseID: fmt.Sprintf("c-%d", q), SessionID: "s-1", Seq: int64(q), Judge: "recorded/base", Model: "base",
+			Permission: "off", ToolName: "WebFetch", Category: "network", HookPoint: "tool.before", JudgeCalled: true, Status: judge.StatusOK}
+		h := &replay.Result{}
+		*h = *b
+		h.RunID, h.Judge, h.Model = "head", "recorded/head", "head"
+		for i, id := range ids {
+			conf := 0.9
+			rb := replay.RuleResult{RuleID: id, RuleVersion: 1, Class: replay.ClassDangerous, Action: datasets.ActionDenyCurrentTool,
+				Result: judge.NoMatch, Status: judge.StatusOK, Source: replay.SourceJudge, Confidence: &conf}
+			rh := rb
+			if i == 0 {
+				rb.Result, rb.Fired = judge.Match, true
+				rb.Label = datasets.LabelMatch
+				rh.Label = datasets.LabelMatch
+			}
+			b.Rules, h.Rules = append(b.Rules, rb), append(h.Rules, rh)
+		}
+		for _, r := range []*replay.Result{b, h} {
+			r.Calls = []replay.Call{{Rules: len(r.Rules), Status: judge.StatusOK, LatencyMS: 100}}
+			r.RulesInScope, r.RulesJudged = len(r.Rules), len(r.Rules)
+			r.GateAction = datasets.ActionAllow
+			if r.Rules[0].Fired {
+				r.GateAction = datasets.ActionDenyCurrentTool
+			}
+		}
+		bs, hs = append(bs, b), append(hs, h)
+	}
+	base, head := filepath.Join(dir, "base"), filepath.Join(dir, "head")
+	writeGenRun(t, base, "recorded/base", "base-policy.toml", bs)
+	writeGenRun(t, head, "recorded/head", "head-policy.toml", hs)
+	in, err := Open([]string{base, head}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if _, err := Diff(in, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, consoleErrs := browsertest.Open(t, 2*time.Minute)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(out, HTMLFile)), chromedp.WaitReady("body[data-ready=true]"),
+		chromedp.Click(`#rows li[data-k="0"]`), chromedp.WaitVisible("#detail tbody")); err != nil {
+		t.Fatal(err)
+	}
+	if shot := os.Getenv("APEVAL_DIFF_SHOT"); shot != "" {
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil || os.WriteFile(shot, png, 0o644) != nil {
+			t.Errorf("screenshot: %v", err)
+		}
+	}
+	// Per cell of the rules table: its text, where its lines break (the
+	// index of the first character of each new line), and whether its text
+	// is wider than the cell.
+	type cell struct {
+		Text   string
+		Breaks []int
+		Spills bool
+	}
+	cells, err := chromedp.Run(ctx, chromedp.Evaluate[[]cell](`[...document.querySelectorAll("#detail table th, #detail table td")].map(td => {
+		const w = document.createTreeWalker(td, NodeFilter.SHOW_TEXT), breaks = [];
+		let text = "", top = null;
+		for (let tn = w.nextNode(); tn; tn = w.nextNode()) {
+			for (let i = 0; i < tn.length; i++) {
+				const r = document.createRange(); r.setStart(tn, i); r.setEnd(tn, i + 1);
+				const rect = r.getBoundingClientRect();
+				if (rect.width === 0 && rect.height === 0) continue;
+				if (top !== null && rect.top > top + 2) breaks.push(text.length);
+				top = rect.top;
+				text += tn.data[i];
+			}
+		}
+		const r = document.createRange(); r.selectNodeContents(td);
+		return {Text: text, Breaks: breaks, Spills: r.getBoundingClientRect().right > td.getBoundingClientRect().right + 0.5};
+	})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := 0
+	for _, c := range cells {
+		for _, id := range ids {
+			if strings.HasPrefix(c.Text, id) {
+				rules++
+			}
+		}
+		for _, i := range c.Breaks {
+			if prev := c.Text[i-1]; prev != '-' && prev != ' ' && c.Text[i] != ' ' {
+				t.Errorf("%q wraps inside a word: %q / %q", c.Text, c.Text[:i], c.Text[i:])
+			}
+		}
+		if c.Spills {
+			t.Errorf("%q spills out of its cell", c.Text)
+		}
+	}
+	if rules != len(ids) {
+		t.Fatalf("%d rule rows, want %d", rules, len(ids))
+	}
+	if wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > document.documentElement.clientWidth`)); err != nil || wide {
+		t.Errorf("the page scrolls sideways (%v)", err)
 	}
 	if errs := consoleErrs(); len(errs) > 0 {
 		t.Errorf("console errors: %v", errs)
