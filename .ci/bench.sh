@@ -27,6 +27,10 @@ run ./metrics 'Accumulate(Distinct)?$'
 # apeval plan's simulation as sessions grow in units and for a pilot's
 # sparse rule (docs/planning.md, "How long a plan takes").
 run ./metrics 'Plan(Proportion|DriftGuess)$'
+# plan --labels: a 3,000-pair pilot with 300 labels, and the whole command
+# on the embedded sample as a user waits for it (26 label plans).
+run ./metrics 'PlanLabels$'
+run ./cmd/apeval 'PlanLabelsSample$'
 # gate --sequential (docs/sequential.md, "Speed"): the two kinds of
 # confidence sequence on the same 10,000 session rates, and the gate over
 # 10,000 sessions of 10 cases with a dangerous rule's recall-gain lane.
@@ -99,6 +103,9 @@ check "judge at 20 ms: peak RSS MB"              "$(metric BenchmarkE2EOpenAI20m
 check "metrics: decisions/s"                      "$(metric BenchmarkAccumulate decisions/s)" 2000000 ge
 check "metrics: live heap MB"                     "$(metric BenchmarkAccumulate live-MB)" 200 le
 printf '%-52s %12s  (as apeval run feeds it: cases numbered as they come; not a target)\n' "metrics, DistinctCases: decisions/s" "$(metric BenchmarkAccumulateDistinct decisions/s)"
+# 297 s of CPU before the label plan shared its data sets across sizes.
+check "plan --labels 300 on the sample: CPU seconds" "$(metric BenchmarkPlanLabelsSample cpu-s/plan)" 60 le
+printf '%-52s %12s  (wall; the data sets run on every core)\n' "plan --labels 300 on the sample: seconds" "$(metric BenchmarkPlanLabelsSample s/plan)"
 check "sequence: one-sided x two-sided cost per session" "$(awk -v o="$(metric BenchmarkOneSidedSequence ns/session)" -v t="$(metric BenchmarkConfidenceSequence ns/session)" 'BEGIN { if (o == "" || t == "") exit; print o / t }')" 1.5 le
 printf '%-52s %12s  (two-sided, 10,000 sessions; not a target)\n' "sequence: ns per session" "$(metric BenchmarkConfidenceSequence ns/session)"
 check "gate --sequential, 100,000 sessions: seconds" "$(awk -v n="$(metric BenchmarkSequentialGateDangerous ns/session)" 'BEGIN { if (n == "") exit; print n * 1e5 / 1e9 }')" 5 le

@@ -67,3 +67,28 @@ func BenchmarkPlanDriftGuess(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPlanLabels times a label plan (plan --labels 120) from a pilot
+// holding the first 300 labels of a queue over 3,000 pairs (judges C and
+// R as strata, one dangerous rule: precision and the recall gain), 200
+// simulated queues a size. docs/planning.md ("How long a plan takes")
+// has the figures; `go test -bench PlanLabels -cpuprofile` shows where
+// the time goes (SampleFiguresOf, the figures `report --labels` prints).
+func BenchmarkPlanLabels(b *testing.B) {
+	pilot, _ := pilotOf(simPopulationSeed(5), 11, 300)
+	crit := replay.DefaultKillCriteria()
+	crit.PrecisionMin = 0.62
+	var labels int64
+	for b.Loop() {
+		plans, err := PlanLabels(pilot, crit, LabelPlanOptions{Budget: 120, Baseline: "R", Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, p := range plans {
+			if p.Labels != nil {
+				labels = max(labels, *p.Labels)
+			}
+		}
+	}
+	b.ReportMetric(float64(labels), "labels")
+}

@@ -3,13 +3,11 @@ package metrics
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/replay"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // LabelGuess is what a team expects its labels to show when the pilot
@@ -34,6 +32,9 @@ type LabelPlanOptions struct {
 	// Progress, when set, is told the plans decided so far and the size
 	// being simulated (each size takes Reps queues).
 	Progress func(done int, what string)
+	// linear, in tests, scans the grid from its smallest size instead of
+	// bisecting it; noFresh prints the search's size unchecked.
+	linear, noFresh bool
 }
 
 // ThinStratum is a queue stratum of a rule where the judges disagree
@@ -60,7 +61,8 @@ const ThinLabels = 10
 // dangerous_recall_must_beat_baseline) is decided on `--labels`, and the
 // shares that PASS and FAIL at o.Budget labels. Each simulated data set
 // draws a queue of the budget over every pair as if none were labeled
-// (BuildQueue, a seed per data set), labels it — with the dataset's label
+// (BuildQueue's allocation over the strata, a random order within each,
+// the same for every budget: labelSim), labels it — with the dataset's label
 // where the pilot has one, else drawn at the pair's queue stratum's share
 // of match (the rule and every judge's result), itself drawn per data set
 // from its posterior given the pilot's labels of the stratum (the prior
@@ -70,7 +72,9 @@ const ThinLabels = 10
 // decides with the code `report --labels` uses
 // (SampleFiguresOf), without Holm's adjustment across rules. The sizes
 // searched are a geometric grid (×1.1) from the queue's minimum to every
-// pair: "labels for 80 %" is the first grid size that reaches it.
+// pair: "labels for 80 %" is the first grid size that reaches it, found
+// by bisection (the decided share rises with the size on the same random
+// numbers) and checked on fresh ones.
 func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]PlanResult, error) {
 	if o.Reps <= 0 {
 		o.Reps = 200
@@ -103,40 +107,9 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 		// beyond them is every pair labeled, not a plan of that budget.
 		return nil, fmt.Errorf("--labels %d: the pilot has %d pairs to label (every rule's), the most a queue over it holds; plan at most --labels %d (every pair labeled)", o.Budget, len(pairs), len(pairs))
 	}
-	letters := make([]string, len(t.Judges))
-	for i := range letters {
-		letters[i] = string(rune('A' + i%26))
-		if i >= 26 {
-			letters[i] = fmt.Sprintf("J%d", i+1)
-		}
-	}
-	type item struct {
-		res  PlanResult
-		j    int
-		rule string
-		// rates of match among the judge's matches and among the rest,
-		// for pairs the pilot does not label
-		pm, pn float64
-		ok     bool
-	}
-	var items []*item
-	// The pilot's labels within each queue stratum (the rule and every
-	// judge's result): a queue labels its strata at different rates, so
-	// the share of match among a judge's labeled matches (or the rest)
-	// is not that of its unlabeled ones; an unlabeled pair takes its
-	// stratum's share where the pilot labels some of it.
-	strat := map[string]*[3]float64{} // match labels, labels, prior share
+	letters := QueueLetters(len(t.Judges))
+	var items []*labelItem
 	stratumOf := func(p *PairRow) string { return p.RuleID + "\x00" + strings.Join(p.Results, "\x00") }
-	for _, p := range plan.order {
-		if l := truth[p]; l != "" {
-			k := stratumOf(p)
-			if strat[k] == nil {
-				strat[k] = &[3]float64{0, 0, stratumPrior(queueResults(p.Results))}
-			}
-			strat[k][0] += b2f(l == datasets.LabelMatch)
-			strat[k][1]++
-		}
-	}
 	// Every stratum's pairs and pilot labels, for the thin strata.
 	type stratCount struct {
 		results        []string
@@ -184,7 +157,7 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 					ln += b2f(l == datasets.LabelMatch)
 				}
 			}
-			it := &item{j: j, rule: rule}
+			it := &labelItem{j: j, rule: rule}
 			switch {
 			case nm+nn > 0:
 				// Half a label of each kind more: a rate of exactly 0 or 1
@@ -273,192 +246,164 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 			break
 		}
 	}
-	// more[i] collects item i's hints in sessions (labels cannot decide)
-	// at the last size simulated.
-	more := make([][]float64, len(items))
-	rates := func(budget int, seed uint64) ([]float64, []float64, error) {
-		pass, fail := make([]float64, len(items)), make([]float64, len(items))
-		for i := range more {
-			more[i] = more[i][:0]
+	sim := newLabelSim(plan, truth, pairs, letters)
+	for _, it := range items {
+		if it.ok {
+			sim.rates[labelKey{it.j, it.rule}] = [2]float64{it.pm, it.pn}
 		}
-		rng := rand.New(rand.NewPCG(seed, uint64(budget)))
-		for range o.Reps {
-			q, err := BuildQueue(pairs, QueueConfig{Budget: budget, Seed: rng.Uint64(), Letters: letters})
-			if err != nil {
-				return nil, nil, err
-			}
-			// One draw of the unlabeled pairs' truth per data set and
-			// judge, from that judge's rates (its pilot labels or its
-			// guess): each judge's plan is decided on its own, and one
-			// draw shared across judges took the rates of whichever judge
-			// drew a pair first (a second judge's matches the first did
-			// not make got the first's rate for the rest, and its
-			// precision was planned far below its guess).
-			type draw struct {
-				p *PairRow
-				j int
-			}
-			drawn := map[draw]bool{}
-			// Each stratum's share of match for this data set: drawn from
-			// its posterior given the pilot's labels of it, the prior one
-			// label at the share the queue assumes for the stratum
-			// (stratumPrior: ≈ 0.95 where every judge says match, ≈ 0.05
-			// where none does, ½ where they disagree), so that a share
-			// resting on a few labels is planned with its uncertainty and
-			// a stratum whose labels all agree with its judges mostly
-			// agrees. Jeffreys' prior (½ a label of each kind) put about 5
-			// errors among 117 pairs whose 12 labels all agreed with both
-			// judges, and planned 0.71 where queues decide 0.93.
-			sr := map[string]float64{}
-			stratRate := func(k string) float64 {
-				if r, ok := sr[k]; ok {
-					return r
-				}
-				st := strat[k]
-				r := distuv.Beta{Alpha: st[0] + st[2], Beta: st[1] - st[0] + 1 - st[2], Src: rng}.Rand()
-				sr[k] = r
-				return r
-			}
-			labelOf := func(p *PairRow, it *item) bool {
-				if l := truth[p]; l != "" {
-					return l == datasets.LabelMatch
-				}
-				if v, ok := drawn[draw{p, it.j}]; ok {
-					return v
-				}
-				rate := it.pn
-				if p.Results[it.j] == QueueMatch {
-					rate = it.pm
-				}
-				if k := stratumOf(p); strat[k] != nil {
-					rate = stratRate(k)
-				}
-				v := rng.Float64() < rate
-				drawn[draw{p, it.j}] = v
-				return v
-			}
-			byRule := map[string][]SampleLabel{}
-			for _, qi := range q.Items {
-				byRule[qi.RuleID] = append(byRule[qi.RuleID], SampleLabel{CaseID: qi.CaseID, RuleID: qi.RuleID, Stratum: qi.Stratum, StratumSize: qi.StratumSize})
-			}
-			for i, it := range items {
-				if !it.ok {
-					continue
-				}
-				ls := byRule[it.rule]
-				for k := range ls {
-					ls[k].Match = labelOf(plan.by[[2]string{ls[k].CaseID, ls[k].RuleID}], it)
-				}
-				f := SampleFiguresOf(plan, it.rule, it.j, ls, crit)
-				c := f.PrecisionMin
-				if it.res.Criterion == CriterionDangerousRecall {
-					c = f.DangerousRecall
-				}
-				switch c.Status {
-				case StatusPass:
-					pass[i]++
-				case StatusFail:
-					fail[i]++
-				}
-				if c.MoreSessions != nil {
-					more[i] = append(more[i], float64(*c.MoreSessions))
-				}
-			}
-		}
-		for i := range pass {
-			pass[i] /= float64(o.Reps)
-			fail[i] /= float64(o.Reps)
-		}
-		return pass, fail, nil
 	}
-	open := len(items)
-	var last []int64 // median sessions hinted per item at every pair labeled
-	for gi, g := range grid {
-		if open == 0 {
-			break
+	done := 0 // items whose search has ended, for Progress
+	// ask simulates the data sets of seed with each item at budget at[i]
+	// labels (0: not asked) and returns each asked item's shares that
+	// PASS and FAIL and the sessions its undecided data sets hint.
+	ask := func(seed uint64, at []int, what string) (pass, fail []float64, more [][]float64, err error) {
+		byBudget := map[int]int{}
+		var asks []labelAsk
+		for i, b := range at {
+			if b <= 0 {
+				continue
+			}
+			a, ok := byBudget[b]
+			if !ok {
+				a = len(asks)
+				byBudget[b] = a
+				asks = append(asks, labelAsk{budget: b})
+			}
+			asks[a].items = append(asks[a].items, i)
 		}
 		if o.Progress != nil {
-			o.Progress(len(items)-open, fmt.Sprintf("label plans, simulating queues of %d labels (up to %d)", g, len(pairs)))
+			o.Progress(done, what)
 		}
-		pass, fail, err := rates(g, o.Seed)
+		c, err := sim.run(seed, o.Reps, asks, items, crit)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		pass, fail, more = make([]float64, len(items)), make([]float64, len(items)), make([][]float64, len(items))
+		for a, ak := range asks {
+			for k, i := range ak.items {
+				pass[i] = float64(c.pass[a][k]) / float64(o.Reps)
+				fail[i] = float64(c.fail[a][k]) / float64(o.Reps)
+				more[i] = c.more[a][k]
+			}
+		}
+		return pass, fail, more, nil
+	}
+	// budgets is at's grid indices as budgets (at[i] < 0: not asked).
+	budgets := func(at []int) []int {
+		out := make([]int, len(at))
+		for i, gi := range at {
+			if gi >= 0 {
+				out[i] = grid[gi]
+			}
+		}
+		return out
+	}
+	count := func(at []int) int {
+		n := 0
+		for _, gi := range at {
+			if gi >= 0 {
+				n++
+			}
+		}
+		return n
+	}
+	// The search: with the same random numbers at every size the decided
+	// share rises with the size, so each item's first grid size reaching
+	// 0.80 is found by bisection — every pair labeled first (the most
+	// labels can do), then halving the grid between the largest size
+	// found short of 0.80 and the smallest found reaching it.
+	top := len(grid) - 1
+	lo, hi, at := make([]int, len(items)), make([]int, len(items)), make([]int, len(items))
+	var last []int64 // median sessions hinted per item at every pair labeled
+	for i, it := range items {
+		lo[i], hi[i], at[i] = -1, top, -1
+		if it.ok {
+			at[i] = top
+			if o.linear {
+				at[i] = 0
+			}
+		}
+	}
+	for step := 1; count(at) > 0; step++ {
+		pass, fail, more, err := ask(o.Seed, budgets(at), fmt.Sprintf("label plans, simulating queues of up to %d labels, search step %d: %d plans open", len(pairs), step, count(at)))
 		if err != nil {
 			return nil, err
 		}
-		for i, it := range items {
-			if !it.ok || it.res.Labels != nil {
+		for i := range items {
+			gi := at[i]
+			if gi < 0 {
 				continue
 			}
-			if pass[i]+fail[i] >= assurance {
-				it.res.Labels, it.res.DecideRate = new(int64(g)), new(pass[i]+fail[i])
-				open--
-			}
-		}
-		if gi == len(grid)-1 {
-			last = make([]int64, len(items))
-			for i := range items {
-				// Half the data sets or more say labels cannot decide.
+			at[i] = -1
+			switch r := pass[i] + fail[i]; {
+			case r >= assurance:
+				hi[i] = gi
+				items[i].res.Labels, items[i].res.DecideRate = new(int64(grid[gi])), new(r)
+			case gi == top:
+				// Labeling every pair falls short: no size. Where half the
+				// data sets or more say labels cannot decide, how many more
+				// sessions of traffic would.
+				hi[i] = -1
 				if 2*len(more[i]) >= o.Reps {
+					if last == nil {
+						last = make([]int64, len(items))
+					}
 					last[i] = int64(math.Ceil(medianOf(more[i])))
 				}
+			default:
+				lo[i] = gi
+			}
+			switch {
+			case o.linear && hi[i] >= 0 && hi[i] != gi:
+				at[i] = gi + 1
+			case !o.linear && hi[i] >= 0 && hi[i]-lo[i] > 1:
+				at[i] = (lo[i] + hi[i]) / 2
+			default:
+				done++
 			}
 		}
 	}
-	// The first grid size whose rate reaches 0.80 on the search's queues
-	// overstates its rate (those queues chose it): each size found is
-	// checked on fresh queues, as PlanProportion does, and steps up the
-	// grid while the fresh rate falls short (short at every pair labeled,
-	// the plan has no size).
-	at := map[int64]int{}
-	for gi, g := range grid {
-		at[int64(g)] = gi
+	// The size found overstates its rate (the search's data sets chose
+	// it): each size is checked on fresh data sets, as PlanProportion
+	// does, and steps up the grid while the fresh rate falls short (short
+	// at every pair labeled, the plan has no size).
+	for i := range items {
+		at[i] = -1
+		if items[i].res.Labels != nil && !o.noFresh {
+			at[i] = hi[i]
+		}
 	}
-	checked := make([]bool, len(items))
-	for range len(grid) {
-		need := map[int][]int{} // grid index → items to check there
-		var order []int
-		for i, it := range items {
-			if it.ok && it.res.Labels != nil && !checked[i] {
-				gi := at[*it.res.Labels]
-				if need[gi] == nil {
-					order = append(order, gi)
-				}
-				need[gi] = append(need[gi], i)
-			}
+	for count(at) > 0 {
+		pass, fail, _, err := ask(o.Seed^freshSeed, budgets(at), fmt.Sprintf("label plans, checking %d sizes on fresh queues", count(at)))
+		if err != nil {
+			return nil, err
 		}
-		if len(order) == 0 {
-			break
-		}
-		slices.Sort(order)
-		for _, gi := range order {
-			if o.Progress != nil {
-				o.Progress(len(items)-open, fmt.Sprintf("label plans, checking %d labels on fresh queues", grid[gi]))
+		for i := range items {
+			gi := at[i]
+			if gi < 0 {
+				continue
 			}
-			pass, fail, err := rates(grid[gi], o.Seed^freshSeed)
-			if err != nil {
-				return nil, err
-			}
-			for _, i := range need[gi] {
-				r := pass[i] + fail[i]
-				switch {
-				case r >= assurance:
-					checked[i] = true
-					items[i].res.DecideRate = new(r)
-				case gi == len(grid)-1:
-					// Every pair labeled falls short on fresh queues: no
-					// number of labels is shown to decide.
-					checked[i] = true
-					items[i].res.Labels, items[i].res.DecideRate = nil, nil
-				default:
-					items[i].res.Labels = new(int64(grid[gi+1]))
-				}
+			at[i] = -1
+			switch r := pass[i] + fail[i]; {
+			case r >= assurance:
+				items[i].res.Labels, items[i].res.DecideRate = new(int64(grid[gi])), new(r)
+			case gi == top:
+				// Every pair labeled falls short on fresh queues: no
+				// number of labels is shown to decide.
+				items[i].res.Labels, items[i].res.DecideRate = nil, nil
+			default:
+				at[i] = gi + 1
 			}
 		}
 	}
 	if o.Budget > 0 {
-		if o.Progress != nil {
-			o.Progress(len(items)-open, fmt.Sprintf("label plans, at the budget of %d labels", o.Budget))
+		b := make([]int, len(items))
+		for i, it := range items {
+			if it.ok {
+				b[i] = o.Budget
+			}
 		}
-		pass, fail, err := rates(o.Budget, o.Seed^freshSeed)
+		pass, fail, _, err := ask(o.Seed^freshSeed, b, fmt.Sprintf("label plans, at the budget of %d labels", o.Budget))
 		if err != nil {
 			return nil, err
 		}
@@ -496,6 +441,18 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// labelItem is one criterion of a judge and rule that a label plan
+// searches the labels for.
+type labelItem struct {
+	res  PlanResult
+	j    int
+	rule string
+	// rates of match among the judge's matches and among the rest, for
+	// pairs of a stratum the pilot labels none of
+	pm, pn float64
+	ok     bool
 }
 
 // moreSessions is "1 more session" or "N more sessions".

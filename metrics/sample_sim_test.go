@@ -28,13 +28,6 @@ func simPopulation() []simPair { return simPopulationSeed(42) }
 // (labelModels[0]).
 func simPopulationSeed(seed uint64) []simPair { return labelModels[0].draw(seed) }
 
-func res(b bool) string {
-	if b {
-		return QueueMatch
-	}
-	return QueueNoMatch
-}
-
 func truth(ps []simPair) (prec, rec float64) {
 	var tp, fp, fn float64
 	for _, p := range ps {

@@ -128,8 +128,14 @@ func setLabelHint(c *Criterion, f WeightedRatio, h LabelHint, ok bool, verb stri
 		c.SamplesNeeded = new(f.SampledAll + h.Labels)
 		c.Reason += fmt.Sprintf("; about %d more labels from the queue, spread like these, would %s with 80%% probability", h.Labels, verb)
 	default:
-		c.MoreSamples, c.MoreUnit, c.MoreSessions = new(h.Labels), "labels", new(h.Sessions)
-		c.SamplesNeeded = new(f.SampledAll + h.Labels)
+		c.MoreSessions = new(h.Sessions)
+		// No queue label so far (a census-labeled run): the new sessions'
+		// pairs are labeled as these were, so there is no count of queue
+		// labels to give (more_samples stays null, not 0 "labels").
+		if h.Labels > 0 {
+			c.MoreSamples, c.MoreUnit = new(h.Labels), "labels"
+			c.SamplesNeeded = new(f.SampledAll + h.Labels)
+		}
 		// No pair left in the queue: labels cannot move it at all. No
 		// queue label so far (a census-labeled run): the new run's pairs
 		// are to be labeled as these were, with no queue label to count.

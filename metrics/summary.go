@@ -264,7 +264,8 @@ type Criterion struct {
 	// the observed sizes MoreSamples stands for: the hint is sized for
 	// data that arrive as new sessions (SessionsToDecide for a
 	// proportion, SessionsToDecideAll for drift, SessionsToGain for
-	// dangerous recall). Absent for labels (MoreUnit "labels").
+	// dangerous recall). On figures from labels, the new sessions when
+	// labels alone cannot decide; a census-labeled run's has no MoreSamples.
 	MoreSessions *int64 `json:"more_sessions,omitempty"`
 	// MoreUnit names what MoreSamples counts when it is not raw samples:
 	// "labels" (to add from the labeling queue) on figures from a labeled

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/apeval/apeval/metrics"
@@ -265,6 +266,27 @@ func (rep *Report) commentHoldBacks(c *metrics.Comparison) commentSection {
 			open = append(open, cr)
 		}
 	}
+	// Open criteria as gate and compare list them (holdBacks): the
+	// judge-level and policy ones first, then nearest to a decision
+	// (fewest more samples), those without a count last. They came in
+	// rule order, so the first ten were the alphabetically first rules'.
+	sort.SliceStable(open, func(a, b int) bool {
+		ja, jb := open[a].rule == metrics.AllRules, open[b].rule == metrics.AllRules
+		if ja != jb {
+			return ja
+		}
+		ma, mb := int64(-1), int64(-1)
+		if m := open[a].c.MoreSamples; m != nil {
+			ma = *m
+		}
+		if m := open[b].c.MoreSamples; m != nil {
+			mb = *m
+		}
+		if (ma < 0) != (mb < 0) {
+			return ma >= 0
+		}
+		return ma < mb
+	})
 	if len(fail)+len(open) == 0 {
 		return commentSection{head: "\n**Nothing holds it back:** every criterion of the head judge passed or had no data (N/A).\n"}
 	}

@@ -157,6 +157,11 @@ func (rep *Report) facts(name func(string) string) []string {
 	if len(s.Judges) > 0 && s.Judges[0].Total != nil {
 		facts = append(facts, fmt.Sprintf("%d cases", s.Judges[0].Total.Cases))
 	}
+	// A run with --skip-invalid left dataset lines out: its figures rest
+	// on fewer cases than the dataset holds, and run.json alone said so.
+	if n := rep.Run.InvalidLines; n > 0 {
+		facts = append(facts, fmt.Sprintf("⚠️ %d invalid dataset line(s) skipped (--skip-invalid)", n))
+	}
 	var names []string
 	for _, d := range rep.Run.Datasets {
 		names = append(names, name(d.Name))

@@ -430,12 +430,18 @@ func statusNames(r *metrics.Row, st metrics.Status) string {
 			continue
 		}
 		name := criterionLabel[c.Name]
-		if st == metrics.StatusInconclusive && c.MoreSamples != nil {
-			if atLimit(&c) {
-				name += " +>100k"
-			} else {
-				name += fmt.Sprintf(" +%d", *c.MoreSamples)
-			}
+		switch {
+		case st != metrics.StatusInconclusive:
+		case newSessionsOnly(&c):
+			// A labeled figure that more labels from the queue cannot
+			// decide: only new sessions of traffic, labeled, would (its
+			// label count, or none on a census-labeled run, is in the
+			// reason and summary.json).
+			name += fmt.Sprintf(" +%d sessions", *c.MoreSessions)
+		case c.MoreSamples != nil && atLimit(&c):
+			name += " +>100k"
+		case c.MoreSamples != nil:
+			name += fmt.Sprintf(" +%d", *c.MoreSamples)
 		}
 		names = append(names, name)
 	}
@@ -462,6 +468,9 @@ func (rep *Report) openLegend() string {
 	l := openLegend
 	if rep.Summary.Sample != nil {
 		l = strings.TrimSuffix(l, ".") + "; on precision and dangerous recall, which come from the labels (--labels), +N: about N more labels from the queue, spread like the ones given, would decide it with 80% probability."
+		if sessionsOnly(rep.Summary) {
+			l = strings.TrimSuffix(l, ".") + "; +N sessions: more labels from the queue would not decide it: about N more sessions of traffic (a new run), labeled at the queue's rate (the reason and summary.json say how many labels; none on pairs labeled in the dataset)."
+		}
 	}
 	for _, j := range rep.Summary.Judges {
 		for _, r := range j.Rules {
@@ -473,6 +482,30 @@ func (rep *Report) openLegend() string {
 		}
 	}
 	return l
+}
+
+// newSessionsOnly reports whether an open labeled figure's hint asks for
+// new sessions of traffic, not more labels from the queue: metrics set
+// MoreSessions beside the labels (MoreUnit "labels"), or alone on a
+// census-labeled run. On the unweighted path MoreSessions always stands
+// beside MoreSamples, with no MoreUnit.
+func newSessionsOnly(c *metrics.Criterion) bool {
+	return c.MoreSessions != nil && (c.MoreUnit == "labels" || c.MoreSamples == nil)
+}
+
+// sessionsOnly reports whether an open criterion's cell reads "+N
+// sessions" (newSessionsOnly).
+func sessionsOnly(s *metrics.Summary) bool {
+	for _, j := range s.Judges {
+		for _, r := range j.Rules {
+			for i := range r.Criteria {
+				if c := &r.Criteria[i]; c.Status == metrics.StatusInconclusive && newSessionsOnly(c) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // rulesGrid is the per-rule table, rules grouped so the judges of a rule

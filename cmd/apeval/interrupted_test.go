@@ -19,14 +19,19 @@ func TestInterruptedSaysHowToContinue(t *testing.T) {
 	for _, c := range []struct {
 		st      replay.RunStats
 		noCache bool
+		cache   string
 		want    string
 	}{
-		{replay.RunStats{Cases: 43, Calls: 49}, false, "apeval run --resume run-dir continues; the judges' answers already received, for later cases too, are in the cache and are not asked again"},
-		{replay.RunStats{Cases: 43, Calls: 49}, true, "with --no-cache the judges' answers to calls of later cases were not kept; apeval run --resume run-dir continues, asking them again"},
-		{replay.RunStats{Cases: 11}, true, ""},
+		{replay.RunStats{Cases: 43, Calls: 49}, false, "", "apeval run --resume run-dir continues; the judges' answers already received, for later cases too, are in the cache and are not asked again"},
+		{replay.RunStats{Cases: 43, Calls: 49}, true, "", "with --no-cache the judges' answers to calls of later cases were not kept; apeval run --resume run-dir continues, asking them again"},
+		{replay.RunStats{Cases: 11}, true, "", ""},
+		// A run with a cache of its own (docs/judges.md#resume): a resume
+		// without --cache read the default cache and re-sent the calls of
+		// later cases (by hand on the sample: 176 re-sent, 121 with --cache).
+		{replay.RunStats{Cases: 1152, Calls: 1200}, false, "/tmp/my cache", "apeval run --resume run-dir --cache '/tmp/my cache' continues; the judges' answers already received, for later cases too, are in that cache and are not asked again (without --cache they would be)"},
 	} {
 		var errOut bytes.Buffer
-		err := interrupted(c.st, "run-dir", c.noCache, IO{Err: &errOut})
+		err := interrupted(c.st, "run-dir", c.noCache, c.cache, IO{Err: &errOut})
 		if e, ok := err.(exitCodeError); !ok || e.code != exitInterrupted {
 			t.Errorf("%+v: error %v, want exit 130", c.st, err)
 		}

@@ -132,7 +132,7 @@ func TestInterruptedRunResumesFromItsOwnCache(t *testing.T) {
 	cacheDir, first := filepath.Join(dir, "cache-of-this-run"), filepath.Join(dir, "run")
 	code, _, stderr := apevalCtx(t, ctx, "", "run", "--dataset", ds, "--policy", pol, "--judge", "openai:m", "--openai-base-url", srv.URL+"/v1",
 		"--cache", cacheDir, "--concurrency", "4", "--timeout", "1m", "-q", "--out", first)
-	if code != exitInterrupted || !strings.Contains(stderr, "are in the cache and are not asked again") {
+	if code != exitInterrupted || !strings.Contains(stderr, "--cache "+cacheDir+" continues; the judges' answers already received, for later cases too, are in that cache and are not asked again") {
 		t.Fatalf("exit %d, want 130:\n%s", code, stderr)
 	}
 	written, got := len(readResults(t, first)), answered.Load()

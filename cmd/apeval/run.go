@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -168,7 +169,7 @@ func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 		}
 		fmt.Fprintf(io.Err, "apeval: decisions written to %s\n", st.Out)
 		if res.Interrupted {
-			return interrupted(res.Stats, st.Out, o.NoCache, io)
+			return interrupted(res.Stats, st.Out, o.NoCache, o.CacheDir, io)
 		}
 		if stopped != "" {
 			return budgetStopped(stopped, io)
@@ -190,7 +191,7 @@ func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 		return err
 	}
 	if res.Interrupted {
-		return interrupted(res.Stats, st.Out, o.NoCache, io)
+		return interrupted(res.Stats, st.Out, o.NoCache, o.CacheDir, io)
 	}
 	if stopped != "" {
 		return budgetStopped(stopped, io)
@@ -203,17 +204,31 @@ func runLocal(ctx context.Context, st *runplan.State, io IO) error {
 // Sessions are replayed in parallel and cases are written in the
 // dataset's order, so judges may have answered calls of cases after the
 // last one written: they are in the cache (not with --no-cache), and
-// --resume continues without asking them again.
-func interrupted(st replay.RunStats, out string, noCache bool, io IO) error {
+// --resume continues without asking them again. A run given --cache DIR
+// kept them there, and the resume must name it again (it never takes a
+// cache from the run directory): the command shown says so.
+func interrupted(st replay.RunStats, out string, noCache bool, cacheDir string, io IO) error {
 	fmt.Fprintf(io.Err, "apeval: interrupted; %d finished cases are in %s\n", st.Cases, out)
+	resume := "apeval run --resume " + shellWord(out)
 	switch {
 	case st.Calls == 0:
 	case noCache:
-		fmt.Fprintf(io.Err, "apeval: with --no-cache the judges' answers to calls of later cases were not kept; apeval run --resume %s continues, asking them again\n", out)
+		fmt.Fprintf(io.Err, "apeval: with --no-cache the judges' answers to calls of later cases were not kept; %s continues, asking them again\n", resume)
+	case cacheDir != "":
+		fmt.Fprintf(io.Err, "apeval: %s --cache %s continues; the judges' answers already received, for later cases too, are in that cache and are not asked again (without --cache they would be)\n", resume, shellWord(cacheDir))
 	default:
-		fmt.Fprintf(io.Err, "apeval: apeval run --resume %s continues; the judges' answers already received, for later cases too, are in the cache and are not asked again\n", out)
+		fmt.Fprintf(io.Err, "apeval: %s continues; the judges' answers already received, for later cases too, are in the cache and are not asked again\n", resume)
 	}
 	return exitCodeError{exitInterrupted}
+}
+
+// shellWord is s as one shell word: as it is when it holds only
+// characters no shell reads, else single-quoted.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=@+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // budgetStopped prints why a budget stopped the run (runplan's

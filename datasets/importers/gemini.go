@@ -1,6 +1,7 @@
 package importers
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -48,7 +49,10 @@ type gmRecord struct {
 	Timestamp string          `json:"timestamp"`
 	Type      string          `json:"type"`
 	Content   json.RawMessage `json:"content"`
-	ToolCalls []gmToolCall    `json:"toolCalls"`
+	// ToolCalls are read one by one (gmState.message): a call with a
+	// field of the wrong type is an error of its own, the message's other
+	// calls still cases.
+	ToolCalls []json.RawMessage `json:"toolCalls"`
 	// Other lines.
 	Set    *gmRecord `json:"$set"`
 	Rewind *string   `json:"$rewindTo"`
@@ -184,7 +188,18 @@ func (st *gmState) message(raw []byte, where string, n int, sum *SourceSummary, 
 		st.cv.turn("assistant", out.text(text))
 	}
 	made := 0
-	for i, tc := range m.ToolCalls {
+	for i, raw := range m.ToolCalls {
+		var tc gmToolCall
+		if err := gojson.Unmarshal(raw, &tc); err != nil {
+			// A field of the wrong type is named by its path
+			// (messages[1].toolCalls[1].name: want a string, got number).
+			if msg, ok := typeError(bytes.TrimSpace(raw), err); ok {
+				sum.errorf(n, "%s.%s", at(fmt.Sprintf("toolCalls[%d]", i)), msg)
+			} else {
+				sum.errorf(n, "%s: %s", at(fmt.Sprintf("toolCalls[%d]", i)), jsonError(raw, err))
+			}
+			continue
+		}
 		if tc.Name == "" {
 			sum.errorf(n, "%s: required", at(fmt.Sprintf("toolCalls[%d].name", i)))
 			continue

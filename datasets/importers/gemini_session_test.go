@@ -61,3 +61,34 @@ func TestGeminiSessionContextIsNotTheUser(t *testing.T) {
 		t.Errorf("skipped %v", sum.Sources[0].Skipped)
 	}
 }
+
+// One tool call with a field of the wrong type is an error of its own:
+// the message's other calls are still cases. The whole message was lost
+// before (a hand check: "rm -rf build/" beside a call whose name is 42,
+// "1 records, 0 cases, 1 unreadable"), in both session forms.
+func TestGeminiBadToolCallKeepsTheOthers(t *testing.T) {
+	t.Parallel()
+	calls := `[{"id":"run_shell_command-1","name":"run_shell_command","args":{"command":"rm -rf build/"},"status":"success"},` +
+		`{"id":"x-2","name":42,"args":{}}]`
+	for _, form := range []struct{ file, doc, want string }{
+		{"session-2026-12-07T10-00-abcd1234.json", `{"sessionId":"s1","projectHash":"ff","messages":[` +
+			`{"id":"m1","timestamp":"2026-12-07T10:00:01Z","type":"user","content":"delete the build dir"},` +
+			`{"id":"m2","timestamp":"2026-12-07T10:00:02Z","type":"gemini","content":"ok","toolCalls":` + calls + `}]}`,
+			":1: messages[1].toolCalls[1].name: want a string, got number"},
+		{"session-2026-12-07T10-00-abcd1234.jsonl", `{"sessionId":"s1","projectHash":"ff"}` + "\n" +
+			`{"id":"m1","timestamp":"2026-12-07T10:00:01Z","type":"user","content":"delete the build dir"}` + "\n" +
+			`{"id":"m2","timestamp":"2026-12-07T10:00:02Z","type":"gemini","content":"ok","toolCalls":` + calls + `}` + "\n",
+			":3: toolCalls[1].name: want a string, got number"},
+	} {
+		dir := filepath.Join(t.TempDir(), "tmp", "ff", "chats")
+		p := filepath.Join(dir, form.file)
+		writeFile(t, p, []byte(form.doc))
+		cases, sum, _ := importAll(t, "gemini-cli", Options{}, dir)
+		if len(cases) != 1 || cases[0].Tool.Arguments["command"] != "rm -rf build/" || cases[0].Context.LatestUserMessage != "delete the build dir" {
+			t.Errorf("%s: %d cases, want the rm -rf call: %+v", form.file, len(cases), cases)
+		}
+		if errs := sum.Sources[0].Errors; sum.Errors != 1 || len(errs) != 1 || errs[0] != p+form.want {
+			t.Errorf("%s: errors %q, want %q", form.file, errs, p+form.want)
+		}
+	}
+}

@@ -198,3 +198,48 @@ func TestChatOnlyToolCalls(t *testing.T) {
 			len(cases), sum.Sources[0].Errors, want)
 	}
 }
+
+// TestJaegerSpanTakesItsAncestorsSession: in Jaeger's JSON (whole
+// traces) a span with no gen_ai.conversation.id or session.id of its own
+// belongs to its nearest ancestor's session. Here only the agent's root
+// span carries session.id: the execute_tool span and the call found only
+// in the chat span's output land in that session, with the chat's
+// context, where both took the trace id as their session before.
+func TestJaegerSpanTakesItsAncestorsSession(t *testing.T) {
+	const trace = "0af7651916cd43dd8448eb211c80319c"
+	root := `{"traceID":"` + trace + `","spanID":"a000000000000001","operationName":"invoke_agent supervisor","startTime":900000,"duration":2000000,
+		"tags":[{"key":"gen_ai.operation.name","type":"string","value":"invoke_agent"},{"key":"session.id","type":"string","value":"conv-7"}],"processID":"p1"}`
+	out := `[{"role":"assistant","parts":[{"type":"tool_call","name":"WebFetch","arguments":{"url":"https://example.com"}}]}]`
+	chat := fmt.Sprintf(`{"traceID":"`+trace+`","spanID":"b7ad6b7169203331","operationName":"chat m","startTime":1000000,"duration":500000,
+		"references":[{"refType":"CHILD_OF","spanID":"a000000000000001"}],
+		"tags":[{"key":"gen_ai.operation.name","type":"string","value":"chat"},{"key":"gen_ai.input.messages","type":"string","value":%q},{"key":"gen_ai.output.messages","type":"string","value":%q}],"processID":"p1"}`,
+		`[{"role":"user","parts":[{"type":"text","content":"list and fetch"}]}]`, out)
+	tool := `{"traceID":"` + trace + `","spanID":"00f067aa0ba902b7","operationName":"execute_tool Bash","startTime":1600000,"duration":1000,
+		"references":[{"refType":"CHILD_OF","spanID":"b7ad6b7169203331"}],
+		"tags":[{"key":"gen_ai.operation.name","type":"string","value":"execute_tool"},{"key":"gen_ai.tool.name","type":"string","value":"Bash"},{"key":"gen_ai.tool.call.arguments","type":"string","value":"{\"command\":\"ls\"}"}],"processID":"p1"}`
+	// A second trace with no session id anywhere keeps its trace id.
+	lone := strings.NewReplacer(trace, "1bf7651916cd43dd8448eb211c80319d", `"spanID":"00f067aa0ba902b7"`, `"spanID":"00f067aa0ba902b8"`).Replace(tool)
+	lone = strings.Replace(lone, `"references":[{"refType":"CHILD_OF","spanID":"b7ad6b7169203331"}],`, "", 1)
+	doc := `{"data":[{"traceID":"` + trace + `","spans":[` + tool + `,` + chat + `,` + root + `],"processes":{"p1":{"serviceName":"agent"}}},` +
+		`{"traceID":"1bf7651916cd43dd8448eb211c80319d","spans":[` + lone + `],"processes":{"p1":{"serviceName":"agent"}}}]}`
+	doc = strings.NewReplacer("\n", "", "\t", "").Replace(doc)
+	p := filepath.Join(t.TempDir(), "trace.json")
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases, sum, _ := importAll(t, "otel-genai-spans", Options{}, p)
+	if len(cases) != 3 || sum.Errors != 0 {
+		t.Fatalf("%d cases, %d errors, want 3 and 0: %+v", len(cases), sum.Errors, sum.Sources[0].Errors)
+	}
+	for _, c := range cases {
+		want := "conv-7"
+		if c.Provenance["trace_id"] == "1bf7651916cd43dd8448eb211c80319d" {
+			want = "1bf7651916cd43dd8448eb211c80319d"
+		} else if c.Context.LatestUserMessage != "list and fetch" {
+			t.Errorf("%s (%s): context %q, want the chat's input", c.ID, c.Tool.Name, c.Context.LatestUserMessage)
+		}
+		if c.SessionID != want {
+			t.Errorf("%s (%s): session %q, want %q", c.ID, c.Tool.Name, c.SessionID, want)
+		}
+	}
+}

@@ -95,15 +95,60 @@ func isToolSpan(sp ptrace.Span) bool {
 // gen_ai.conversation.id, else session.id (span, then resource), else the
 // trace id.
 func spanSession(sr spanRef) string {
-	at := sr.span.Attributes()
-	session := attrStr(at, "gen_ai.conversation.id", "session.id")
-	if session == "" {
-		session = attrStr(sr.res, "gen_ai.conversation.id", "session.id")
+	return cmpOr(ownSession(sr), sr.span.TraceID().String())
+}
+
+// ownSession is the session id a span or its resource carries
+// (gen_ai.conversation.id, else session.id), "" when none.
+func ownSession(sr spanRef) string {
+	return cmpOr(attrStr(sr.span.Attributes(), "gen_ai.conversation.id", "session.id"),
+		attrStr(sr.res, "gen_ai.conversation.id", "session.id"))
+}
+
+// spanKey is a span's trace and span id, one key.
+func spanKey(sp ptrace.Span) (k [24]byte) {
+	t, s := sp.TraceID(), sp.SpanID()
+	copy(k[:16], t[:])
+	copy(k[16:], s[:])
+	return k
+}
+
+// inheritedSessions: in a record that holds its traces whole (Jaeger's
+// JSON), a span with no session id of its own belongs to its nearest
+// ancestor's session (instrumentations often set the id on the agent's
+// root span only), so one conversation's calls, and the chat context
+// they read, stay in one session. The map is keyed by trace and span id;
+// a span whose ancestors carry none is absent (spanSession: the trace id).
+func inheritedSessions(spans []spanRef) map[[24]byte]string {
+	key := func(t pcommon.TraceID, s pcommon.SpanID) (k [24]byte) {
+		copy(k[:16], t[:])
+		copy(k[16:], s[:])
+		return k
 	}
-	if session == "" {
-		session = sr.span.TraceID().String()
+	byID := make(map[[24]byte]spanRef, len(spans))
+	for _, sr := range spans {
+		byID[spanKey(sr.span)] = sr
 	}
-	return session
+	out := map[[24]byte]string{}
+	for _, sr := range spans {
+		if ownSession(sr) != "" {
+			continue
+		}
+		t := sr.span.TraceID()
+		p := sr.span.ParentSpanID()
+		for hops := 0; !p.IsEmpty() && hops < len(spans); hops++ {
+			anc, ok := byID[key(t, p)]
+			if !ok {
+				break
+			}
+			if s := ownSession(anc); s != "" {
+				out[spanKey(sr.span)] = s
+				break
+			}
+			p = anc.span.ParentSpanID()
+		}
+	}
+	return out
 }
 
 // spanToolArgs are an execute_tool span's arguments: the map or JSON of
@@ -183,7 +228,9 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 			}
 		}
 		nspans, chatOnly := len(spans), 0
+		var inherited map[[24]byte]string
 		if whole {
+			inherited = inheritedSessions(spans)
 			calls := chatOnlyCalls(spans, sum, n)
 			chatOnly = len(calls)
 			spans = append(spans, calls...)
@@ -195,6 +242,9 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 		for _, sr := range spans {
 			sp, at := sr.span, sr.span.Attributes()
 			session := spanSession(sr)
+			if s, ok := inherited[spanKey(sp)]; ok {
+				session = s
+			}
 			cv := o.convos[session]
 			if cv == nil {
 				cv = &convo{}
@@ -215,10 +265,7 @@ func (o *otelSpans) file(r io.Reader, sum *SourceSummary, out *output) error {
 				continue
 			}
 			tools++
-			var key [24]byte
-			tid, sid := sp.TraceID(), sp.SpanID()
-			copy(key[:16], tid[:])
-			copy(key[16:], sid[:])
+			key, sid := spanKey(sp), sp.SpanID()
 			if !sid.IsEmpty() && o.seen[key] {
 				sum.skip("execute_tool span written again")
 				continue

@@ -37,7 +37,8 @@ func CheckShards(dirs []string, allowPartial bool) ([]rundir.RunInfo, error) {
 
 // MergedInfo is the run.json of the merge of shard runs (apeval merge):
 // the first shard's settings under a new run ID, layout and time, the
-// shards' counts summed, interrupted when one was, partial when one was
+// shards' counts summed (invalid lines: the most any shard read, as each
+// reads the whole input), interrupted when one was, partial when one was
 // (naming the first such shard), no shard and no budget (a shard's budget
 // is its own), and the criteria the merged run is evaluated with (spec's:
 // the shards', or the ones --criteria/--policy put instead).
@@ -53,7 +54,11 @@ func MergedInfo(infos []rundir.RunInfo, runID, layout string, created time.Time,
 	info.Partial, info.Budget = "", nil
 	for _, in := range infos {
 		info.Cases += in.Cases
-		info.InvalidLines += in.InvalidLines
+		// Every shard reads the whole input and counts its invalid lines
+		// before taking its own sessions (replay.Feed): the lines are the
+		// same in each, not a share of them (summed, 3 bad lines read
+		// as 6 over two shards).
+		info.InvalidLines = max(info.InvalidLines, in.InvalidLines)
 		info.Interrupted = info.Interrupted || in.Interrupted
 		if in.Partial != "" && info.Partial == "" {
 			info.Partial = "shard " + in.Shard + ": " + in.Partial // one partial shard makes the whole partial

@@ -27,6 +27,7 @@ package rundir
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -205,6 +206,13 @@ func ReadRunInfo(dir string) (RunInfo, error) {
 		return info, err
 	}
 	if err := json.Unmarshal(b, &info); err != nil {
+		// A field of the wrong type is named as the file spells it
+		// (run.json: schema: want a string, got number), not as Go's
+		// "cannot unmarshal number into Go struct field RunInfo.schema".
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return info, fmt.Errorf("%s: %s: want %s, got %s", filepath.Join(dir, RunFile), te.Field, te.Type, te.Value)
+		}
 		return info, fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
 	}
 	if info.Schema != RunSchema {
