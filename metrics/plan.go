@@ -127,8 +127,11 @@ type PlanResult struct {
 	// where the judges disagree whose pilot labels the plan rests on most
 	// and that holds fewer than ThinLabels of them (nil otherwise): the
 	// plan's rates are then a guess (docs/planning.md).
-	Thin         *ThinStratum `json:"thin_stratum,omitempty"`
-	BudgetLabels int64        `json:"budget_labels,omitempty"`
+	Thin *ThinStratum `json:"thin_stratum,omitempty"`
+	// First, with Thin, is the two-stage plan's first stage: the labels
+	// to add to the pilot before planning again (LabelFirst).
+	First        *LabelFirst `json:"label_first,omitempty"`
+	BudgetLabels int64       `json:"budget_labels,omitempty"`
 	// At the budget: the shares of simulated data sets that PASS and FAIL.
 	Budget     int64    `json:"budget_sessions,omitempty"`
 	BudgetPass *float64 `json:"budget_pass,omitempty"`

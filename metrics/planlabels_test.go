@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -282,6 +284,77 @@ func TestPlanLabelsSaysWhatAThinPilotRestsOn(t *testing.T) {
 	plans, err = PlanLabels(full, crit, LabelPlanOptions{Baseline: "R", Reps: 10, Seed: 3})
 	for _, p := range plans {
 		if err != nil || p.Thin != nil || strings.Contains(p.Reason, "a guess") {
+			t.Errorf("fully labeled: %+v %v", p, err)
+		}
+	}
+}
+
+// TestPlanLabelsTwoStage: a plan from a pilot with few labels where the
+// judges disagree asks for a first stage — the fewest labels of `label
+// queue --rule R` over the pilot's unlabeled pairs that bring each
+// stratum it rests on (where the judges disagree; for precision, where
+// the candidate says match) to ThinLabels labels with the pilot's — in
+// its reason and in --json (label_first). One label fewer leaves a
+// stratum short. A fully labeled pilot asks for none.
+func TestPlanLabelsTwoStage(t *testing.T) {
+	t.Parallel()
+	ps := labelModels[0].draw(100)
+	crit := replay.DefaultKillCriteria()
+	crit.PrecisionMin = 0.62
+	pilot, full := pilotOf(ps, 11, 300)
+	plans, err := PlanLabels(pilot, crit, LabelPlanOptions{Baseline: "R", Reps: 10, Seed: 3})
+	if err != nil || len(plans) != 2 {
+		t.Fatalf("plans %+v %v", plans, err)
+	}
+	pairs, _ := pilot.QueuePairs()
+	labeled := map[string]int{}
+	for _, p := range pilot.Rows() {
+		if p.Label != "" {
+			labeled[StratumName([]string{"A", "B"}, queueResults(p.Results))]++
+		}
+	}
+	// short is the strata the plan of criterion rests on that a queue of
+	// budget b leaves under ThinLabels labels with the pilot's.
+	short := func(criterion string, b int) []string {
+		q, err := BuildQueue(pairs, QueueConfig{Budget: b, Letters: []string{"A", "B"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, st := range q.Strata {
+			if !strings.Contains(st.Name, "A:match B:no_match") && !strings.Contains(st.Name, "A:no_match B:match") {
+				continue
+			}
+			if criterion == CriterionPrecisionMin && !strings.HasPrefix(st.Name, "A:match") {
+				continue
+			}
+			if labeled[st.Name]+st.Allocated < ThinLabels && int64(st.Allocated) < st.Size {
+				out = append(out, st.Name)
+			}
+		}
+		return out
+	}
+	for _, p := range plans {
+		f := p.First
+		if f == nil || f.Rule != "r" || f.Reach != ThinLabels || !strings.Contains(p.Reason, fmt.Sprintf("label %d more first — `label queue --rule r --budget %d`", f.Labels, f.Labels)) {
+			t.Errorf("%s: first stage %+v, reason %q", p.Criterion, f, p.Reason)
+			continue
+		}
+		t.Logf("%s: %s", p.Criterion, p.Reason)
+		if s := short(p.Criterion, int(f.Labels)); len(s) > 0 {
+			t.Errorf("%s: %d labels leave %v under %d", p.Criterion, f.Labels, s, ThinLabels)
+		}
+		if s := short(p.Criterion, int(f.Labels)-1); len(s) == 0 {
+			t.Errorf("%s: %d labels would do", p.Criterion, f.Labels-1)
+		}
+		js, _ := json.Marshal(p)
+		if !strings.Contains(string(js), fmt.Sprintf(`"label_first":{"rule":"r","labels":%d,"reach":%d}`, f.Labels, ThinLabels)) {
+			t.Errorf("json %s", js)
+		}
+	}
+	plans, err = PlanLabels(full, crit, LabelPlanOptions{Baseline: "R", Reps: 10, Seed: 3})
+	for _, p := range plans {
+		if err != nil || p.First != nil {
 			t.Errorf("fully labeled: %+v %v", p, err)
 		}
 	}

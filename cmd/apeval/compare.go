@@ -67,10 +67,7 @@ func (o *compareOptions) resolve(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	if len(args) < 1 || len(args) > 2 {
-		return usagef("compare takes two run directories, or one with --baseline")
-	}
-	if len(args) == 1 && o.Baseline == "" {
-		return usagef("compare of one run directory needs --baseline JUDGE")
+		return usagef("compare takes two run directories, or one")
 	}
 	if o.Comment {
 		switch {
@@ -106,6 +103,11 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		return err
 	}
 	infos := rs.Infos
+	if len(dirs) == 1 {
+		if err := runBaseline("compare", o.Dirs[0], infos[0], &o.Baseline, io.Err); err != nil {
+			return err
+		}
+	}
 	pair, err := reports.PairJudges(dirs, infos, o.Baseline, o.Candidate)
 	if err != nil {
 		return usageError{err}

@@ -32,14 +32,11 @@ func newDiffCmd(io IO, runF func(context.Context, *diffOptions, IO) error) *cobr
 	}
 	o := &diffOptions{}
 	cmd := &cobra.Command{
-		Use:   "diff BASE_RUN HEAD_RUN | diff RUN --baseline J --candidate J",
+		Use:   "diff BASE_RUN HEAD_RUN | diff RUN [--baseline J] [--candidate J]",
 		Short: "What a new judge, prompt or policy changes, call by call: loosened, tightened, fixed, broken",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
-				return usagef("diff takes two run directories, or one with --baseline and --candidate")
-			}
-			if len(args) == 1 && o.Baseline == "" {
-				return usagef("a diff within one run directory needs --baseline JUDGE (and --candidate JUDGE when the run holds more than two judges)")
+				return usagef("diff takes two run directories, or one")
 			}
 			if o.Top < 0 || o.PageMax < 0 {
 				return usagef("--top and --page-max take a number ≥ 0")
@@ -49,7 +46,7 @@ func newDiffCmd(io IO, runF func(context.Context, *diffOptions, IO) error) *cobr
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Baseline, "baseline", "", "base judge (identity or unique prefix) when the base run holds several; with one run directory, required")
+	f.StringVar(&o.Baseline, "baseline", "", "base judge (identity or unique prefix) when the base run holds several; with one run directory, default: the run's --baseline")
 	f.StringVar(&o.Candidate, "candidate", "", "head judge (identity or unique prefix) when the head run holds several")
 	f.BoolVar(&o.JSON, "json", false, "print the diff's summary as JSON (counts, transitions, top loosened cases, first diverging call per session, policy rules)")
 	f.StringVar(&o.Out, "out", "", "write diff.parquet and diff.html into this directory")
@@ -66,6 +63,15 @@ func runDiff(ctx context.Context, o *diffOptions, io IO) error {
 		return err
 	}
 	defer done()
+	if len(dirs) == 1 && o.Baseline == "" {
+		info, err := rundir.ReadRunInfo(dirs[0])
+		if err != nil {
+			return usagef("%s is not a readable run directory: %v", o.Dirs[0], err)
+		}
+		if err := runBaseline("a diff", o.Dirs[0], info, &o.Baseline, io.Err); err != nil {
+			return err
+		}
+	}
 	in, err := diff.Open(dirs, o.Baseline, o.Candidate)
 	if err != nil {
 		return diffError(err)

@@ -35,10 +35,7 @@ func newDisagreementsCmd(io IO, runF func(context.Context, *disagreementsOptions
 		Short: "List the cases two judges decided differently, as JSONL ready to label",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
-				return usagef("disagreements takes two run directories, or one with --baseline")
-			}
-			if len(args) == 1 && o.Baseline == "" {
-				return usagef("disagreements of one run directory needs --baseline JUDGE")
+				return usagef("disagreements takes two run directories, or one")
 			}
 			if o.Limit < 0 {
 				return usagef("--limit must be 0 (all) or more, got %d", o.Limit)
@@ -49,7 +46,7 @@ func newDisagreementsCmd(io IO, runF func(context.Context, *disagreementsOptions
 	}
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.Datasets, "dataset", "d", nil, "dataset file the run replayed (JSONL); repeatable; - reads stdin; required unless the run replayed the embedded sample")
-	f.StringVar(&o.Baseline, "baseline", "", "baseline judge (identity, spec or unique prefix)")
+	f.StringVar(&o.Baseline, "baseline", "", "baseline judge (identity, spec or unique prefix); with one run directory, default: the run's --baseline")
 	f.StringVar(&o.Candidate, "candidate", "", "candidate judge (identity or unique prefix) when a run holds several")
 	f.IntVarP(&o.Limit, "limit", "n", 0, "write at most N cases, the most informative (0 = all)")
 	f.StringVarP(&o.Out, "out", "o", "", "output file, written atomically (default: stdout)")
@@ -62,6 +59,11 @@ func runDisagreements(_ context.Context, o *disagreementsOptions, io IO) error {
 	infos, err := evaluation.ReadInfos(dirs)
 	if err != nil {
 		return err
+	}
+	if len(dirs) == 1 {
+		if err := runBaseline("disagreements", dirs[0], infos[0], &o.Baseline, io.Err); err != nil {
+			return err
+		}
 	}
 	paths, stdin, ok := evaluation.ReplayedInput(o.Datasets, io.In, infos)
 	if !ok {
