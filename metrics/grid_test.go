@@ -469,11 +469,12 @@ func TestIntervalSizeDependent(t *testing.T) {
 // sizeShift moves that interval toward the pooled ratio where the data
 // show it. The goal (0.925) is asserted where it is met (10 and 20
 // sessions at ICC 0.1–0.3, 20 at ICC 0.5, and ICC 0.1 throughout); with
-// 3–5 sessions at ICC 0.3–0.5 and 10 at ICC 0.5 it is not (0.54–0.84: at
+// 3–5 sessions at ICC 0.3–0.5 and 10 at ICC 0.5 it is not (0.56–0.88: at
 // 3–5 sessions no session rich in positives is drawn in many samples and
-// nothing in the data tells they exist; at 10 and ICC 0.5 the samples
-// that miss look like one dominant session whose rate happens to differ,
-// which the grid's sizes-independent settings also draw): those settings
+// nothing in the data tells they exist; at 10 and ICC 0.5 most samples
+// that still miss are missed by the ratio's own interval too, which
+// sizeShift reaches where δ's test or the size slope's (sizeSlope) shows
+// rates rising with size): those settings
 // are held to their measured floor, so that a change that loses coverage
 // there shows. The smoke runs two
 // settings at 200 replicates (20 sessions at ICC 0.5 covered 0.835
@@ -488,9 +489,9 @@ func TestIntervalInformativeSize(t *testing.T) {
 	settings := []setting{{20, 0.3, 0.925}, {20, 0.5, 0.925}}
 	if full {
 		settings = []setting{
-			{3, 0.1, 0.925}, {3, 0.3, 0.70}, {3, 0.5, 0.52},
-			{5, 0.1, 0.925}, {5, 0.3, 0.76}, {5, 0.5, 0.64},
-			{10, 0.1, 0.925}, {10, 0.3, 0.925}, {10, 0.5, 0.82},
+			{3, 0.1, 0.925}, {3, 0.3, 0.73}, {3, 0.5, 0.54},
+			{5, 0.1, 0.925}, {5, 0.3, 0.82}, {5, 0.5, 0.72},
+			{10, 0.1, 0.925}, {10, 0.3, 0.925}, {10, 0.5, 0.87},
 			{20, 0.1, 0.925}, {20, 0.3, 0.925}, {20, 0.5, 0.925},
 		}
 	} else {

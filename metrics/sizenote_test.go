@@ -78,3 +78,51 @@ func TestSizeShiftPreTestAndRatioBound(t *testing.T) {
 		t.Errorf("[%.3f, %.3f], want the upper bound at least the ratio's own %.3f (and the truth %.3f)", l, h, rh, truth)
 	}
 }
+
+// TestSizeSlopeReachesTheRatio: where the design-based test of δ does not
+// reject but the beta-binomial model with a size slope (sizeSlope) shows
+// the sessions' rates rising with their size past sizeSlopeCut, the
+// interval reaches the ratio's own bound (docs/statistics.md,
+// "Informative session size, few sessions"). The first two samples are
+// draws of TestIntervalInformativeSize's 10 sessions at ICC 0.5 (pooled
+// precision 0.816): one session holding most matches at a precision near
+// the truth beside sessions near 0, |δ|/se 1.75 and 1.17, under the 10 %
+// test's 1.83; the interval before this version stopped at 0.699 and
+// 0.420. The third is a draw of the grid's one session of 100 beside
+// nine of 3 at ICC 0.3, whose rates do not depend on size: the big
+// session's 0.97 is above the small ones' mean, the slope's statistic
+// 1.73 stays under the cut and the interval is the beta-binomial's.
+func TestSizeSlopeReachesTheRatio(t *testing.T) {
+	const truth = 0.08 / (0.08 + 0.02*0.9)
+	cases := []struct {
+		ys, ms []int64
+		widen  bool
+	}{
+		{[]int64{0, 0, 2, 0, 0, 11, 2, 0, 37, 2}, []int64{3, 4, 10, 6, 5, 16, 10, 4, 43, 4}, true},
+		{[]int64{1, 0, 0, 33, 0, 0, 0, 0, 0, 0}, []int64{7, 2, 8, 39, 2, 6, 5, 3, 8, 1}, true},
+		{[]int64{97, 2, 2, 3, 1, 3, 3, 3, 3, 1}, []int64{100, 3, 3, 3, 3, 3, 3, 3, 3, 3}, false},
+	}
+	for _, c := range cases {
+		p := newBBPosterior(c.ys, c.ms, 1)
+		f, ok := fitRatio(p.pairs)
+		if !ok || !f.few() {
+			t.Fatalf("%v / %v: want the few-session branch", c.ys, c.ms)
+		}
+		st, _ := p.sizeTest()
+		if z := st.delta / st.se; z <= 0 || z >= 1.83 {
+			t.Fatalf("%v / %v: |δ|/se = %.2f, want under the 10 %% test", c.ys, c.ms, z)
+		}
+		r, _ := sizeSlope(p.pairs)
+		bl, bh, _ := p.bbInterval(0.95)
+		_, rh, _ := f.interval(0.95)
+		l, h, _ := ClusteredInterval(c.ys, c.ms, 0.95)
+		switch {
+		case c.widen && (r <= sizeSlopeCut || h < rh-1e-12 || h < truth):
+			t.Errorf("%v / %v: slope statistic %.2f, interval [%.3f, %.3f] (beta-binomial upper %.3f), want past %.1f and the ratio's own upper bound %.3f, past the truth %.3f",
+				c.ys, c.ms, r, l, h, bh, sizeSlopeCut, rh, truth)
+		case !c.widen && (r > sizeSlopeCut || l != bl || h != bh):
+			t.Errorf("%v / %v: slope statistic %.2f, interval [%.3f, %.3f], want under %.1f and the beta-binomial's [%.3f, %.3f]",
+				c.ys, c.ms, r, l, h, sizeSlopeCut, bl, bh)
+		}
+	}
+}
