@@ -203,7 +203,6 @@ func TestReadingCommandsParse(t *testing.T) {
 		{[]string{"report", "--criteria", "c.toml", "--policy", "p.toml", "a"}, "--criteria and --policy exclude each other"},
 		{[]string{"report", "--labels", "l.jsonl", "--by", "tag", "a"}, "--labels and --by exclude each other"},
 		{[]string{"gate", "a", "b"}, "gate takes exactly one run directory"},
-		{[]string{"compare", "a"}, "compare of one run directory needs --baseline JUDGE"},
 		{[]string{"compare", "a", "b", "c"}, "compare takes two run directories"},
 		{[]string{"compare", "--comment", "--format", "json", "a", "b"}, "--comment prints Markdown"},
 		{[]string{"compare", "--report-url", "http://x", "a", "b"}, "--report-url goes with --comment"},
@@ -226,6 +225,11 @@ func TestReadingCommandsParse(t *testing.T) {
 	}
 	if code, _ := parseCmd(t, compareCmd, "compare", "--comment", "a", "b"); code != 0 || c.Format != "markdown" || len(c.Dirs) != 2 {
 		t.Errorf("compare --comment: exit %d, %+v", code, c)
+	}
+	// One directory without --baseline parses: the run's own baseline is
+	// read from its run.json when the command runs (baseline_default.txtar).
+	if code, stderr := parseCmd(t, compareCmd, "compare", "a"); code != 0 || len(c.Dirs) != 1 || c.Baseline != "" {
+		t.Errorf("compare of one dir: exit %d, %q, %+v", code, stderr, c)
 	}
 	if code, _ := parseCmd(t, mergeCmd, "merge", "--out", "m", "s1", "s2"); code != 0 || m.OutLayout != "flat" || m.RunID != "" || len(m.Dirs) != 2 {
 		t.Errorf("merge: exit %d, %+v", code, m)
@@ -348,7 +352,7 @@ func TestDatasetsCommandsParse(t *testing.T) {
 	if code, stderr := parseCmd(t, disCmd, "disagreements", "--limit", "-1", "a", "b"); code != exitUsage || dis != nil || !strings.Contains(stderr, "--limit must be 0") {
 		t.Errorf("disagreements --limit -1: exit %d, %q", code, stderr)
 	}
-	if code, stderr := parseCmd(t, disCmd, "disagreements", "a"); code != exitUsage || !strings.Contains(stderr, "needs --baseline JUDGE") {
+	if code, stderr := parseCmd(t, disCmd, "disagreements", "a"); code != 0 || len(dis.Dirs) != 1 || dis.Baseline != "" {
 		t.Errorf("disagreements of one dir: exit %d, %q", code, stderr)
 	}
 	if code, _ := parseCmd(t, disCmd, "disagreements", "-n", "5", "a", "b"); code != 0 || dis.Limit != 5 || len(dis.Dirs) != 2 {
