@@ -13,7 +13,9 @@
 # failure. Then a self-test proves the check can fail: small pages with a
 # console error, a script error, a network request, a missing file, an empty
 # chart, too few charts, and a page or a box wider than the 1280 px viewport
-# must each be rejected, and a clean one accepted.
+# must each be rejected, and a clean one accepted. Last, from Go (chromedp,
+# reports/browser_test.go): a tool name in the case tables wraps only after
+# its separators, never inside a part.
 # Exit 0 on pass, 1 on fail.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -119,5 +121,13 @@ for name in "${!bad[@]}"; do
   }
 done
 echo "html-check: self-test: ${#bad[@]} broken pages rejected, a clean one accepted"
+
+# How the case tables wrap, driven from Go (chromedp): a tool name breaks
+# only after its separators, never inside a part (reports/browser_test.go).
+CHROMIUM="$CHROMIUM" ${GO:-go} test -count=1 -tags browser -run '^TestReportHTMLBrowser' ./reports >"$work/go-browser.log" 2>&1 || {
+  cat "$work/go-browser.log"
+  fail "report.html's case tables (go test -tags browser ./reports)"
+}
+echo "html-check: the case tables' tool names wrap between their parts (go test -tags browser ./reports)"
 
 echo "html-check: PASS: report.html loads clean in $("$CHROMIUM" --version 2>/dev/null | head -1) and its charts drew (screenshot: $OUT/report.png)"

@@ -222,6 +222,24 @@ func splitAt(h []holdBack, n int) (shown, more []holdBack) {
 	return h[:n], h[n:]
 }
 
+// breakAfterSeparators escapes an identifier (a tool name such as
+// mcp__postgres__drop_table) and lets a line break after each run of its
+// separators (_ . / :), so a narrow column wraps it between its parts:
+// "mcp__postgres__ / drop_table", not "mcp__postgre / s__drop_table", which
+// the page's overflow-wrap:anywhere does where a name has no break
+// opportunity of its own. A part longer than the column still breaks
+// anywhere rather than spill.
+func breakAfterSeparators(s string) template.HTML {
+	var b strings.Builder
+	for i, r := range s {
+		b.WriteString(template.HTMLEscapeString(string(r)))
+		if strings.ContainsRune("_./:", r) && i+1 < len(s) && !strings.ContainsRune("_./:", rune(s[i+1])) {
+			b.WriteString("<wbr>")
+		}
+	}
+	return template.HTML(b.String()) // every rune escaped above
+}
+
 // caseListArgs feeds the "cases" template.
 type caseListArgs struct {
 	Title string
@@ -243,6 +261,7 @@ var pageTemplate = sync.OnceValue(func() *template.Template {
 		"caseList": func(title string, list []ErrorCase, total int64) caseListArgs {
 			return caseListArgs{title, list, total}
 		},
+		"breakAfterSeparators": breakAfterSeparators,
 	}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -363,7 +382,7 @@ code{font-size:.85em}
 {{define "cases"}}<table class="fixed cases"><caption>{{.Title}}{{if gt .Total (len .List)}}: the first {{len .List}} of {{.Total}} in case order{{end}}</caption>
 <colgroup><col style="width:9%"><col style="width:13%"><col style="width:12%"><col style="width:10%"><col><col style="width:9%"><col style="width:10%"></colgroup>
 <thead><tr><th>case</th><th>session</th><th>tags</th><th>tool</th><th>arguments (masked)</th><th>result</th><th>status</th></tr></thead><tbody>
-{{range .List}}<tr><td><code>{{.CaseID}}</code></td><td>{{.SessionID}} #{{.Seq}}</td><td>{{range $i, $t := .Tags}}{{if $i}}, {{end}}{{$t}}{{else}}–{{end}}</td><td>{{if .Tool}}{{.Tool}}{{else}}–{{end}}</td><td>{{if .Arguments}}<code>{{.Arguments}}</code>{{else}}–{{end}}</td><td>{{.Result}}</td><td>{{.Status}}{{with .Error}}: {{.}}{{end}}</td></tr>
+{{range .List}}<tr><td><code>{{.CaseID}}</code></td><td>{{.SessionID}} #{{.Seq}}</td><td>{{range $i, $t := .Tags}}{{if $i}}, {{end}}{{$t}}{{else}}–{{end}}</td><td>{{if .Tool}}{{breakAfterSeparators .Tool}}{{else}}–{{end}}</td><td>{{if .Arguments}}<code>{{.Arguments}}</code>{{else}}–{{end}}</td><td>{{.Result}}</td><td>{{.Status}}{{with .Error}}: {{.}}{{end}}</td></tr>
 {{end}}</tbody></table>
 {{end}}`))
 })

@@ -277,3 +277,40 @@ func TestHTMLNumbersDoNotBreak(t *testing.T) {
 		t.Error("no numeric cell to keep whole")
 	}
 }
+
+// A tool name in the case tables (a tenth of the page wide) may break
+// between its parts, never inside one: "mcp__postgres__drop_table" read
+// "mcp__postgre / s__drop_table" on the sample's report.html, since the page
+// wraps anywhere where a word has no break opportunity. Each listed case's
+// tool cell is escaped, with a <wbr> after each run of separators only.
+func TestHTMLToolNamesBreakAtSeparators(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"mcp__postgres__drop_table": "mcp__<wbr>postgres__<wbr>drop_<wbr>table",
+		"Bash":                      "Bash",
+		"a.b/c:d_":                  "a.<wbr>b/<wbr>c:<wbr>d_",
+		"<x>_&y":                    "&lt;x&gt;_<wbr>&amp;y",
+	} {
+		if got := string(breakAfterSeparators(in)); got != want {
+			t.Errorf("breakAfterSeparators(%q) = %q, want %q", in, got, want)
+		}
+	}
+	rep := pagesReport()
+	for id := range rep.Cases.CaseIDs() {
+		rep.Cases.Describe(id, "mcp__postgres__drop_table", map[string]any{"table": "orders"})
+	}
+	var b bytes.Buffer
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	cells := regexp.MustCompile(`<td>[^<]*(?:<wbr>[^<]*)*</td><td><code>\{`).FindAllString(page, -1)
+	if len(cells) == 0 {
+		t.Fatal("no listed case with its tool and arguments")
+	}
+	for _, c := range cells {
+		if !strings.HasPrefix(c, "<td>mcp__<wbr>postgres__<wbr>drop_<wbr>table</td>") {
+			t.Errorf("tool cell %q: want a break opportunity after each separator run only", c)
+		}
+	}
+}

@@ -50,6 +50,9 @@ func newCompareCmd(io IO, runF func(context.Context, *compareOptions, IO) error)
 	o.register(cmd, true)
 	// compare prints the comparison, not a run's summary.json.
 	cmd.Flags().Lookup("json").Usage = "print the comparison as JSON (every figure's Δ, interval, p-value, test and n; the candidate's verdict) instead of tables (same as --format json)"
+	// compare's --baseline chooses the baseline judge itself, not only
+	// the one fire-rate drift is measured against.
+	cmd.Flags().Lookup("baseline").Usage = "baseline judge (identity or unique prefix) when run A holds several; with one run directory, default: the run's own --baseline (stderr names it; a run made without one needs this flag)"
 	o.registerBy(cmd)
 	cmd.Flags().StringVar(&o.Candidate, "candidate", "", "candidate judge (identity or unique prefix) when a run holds several")
 	cmd.Flags().StringVar(&o.Out, "out", "", "also write compare.parquet (one row per rule × figure) into this directory")

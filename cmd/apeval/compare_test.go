@@ -271,3 +271,28 @@ func TestCompareComment(t *testing.T) {
 		t.Errorf("--comment --format json: exit %d, %s", code, stderr)
 	}
 }
+
+// TestCompareBaselineFlagHelp: compare's --help says what --baseline picks
+// and its default with one run directory (it said "baseline judge for
+// fire_rate_change_max", the text report, gate and merge share).
+func TestCompareBaselineFlagHelp(t *testing.T) {
+	t.Parallel()
+	code, out, _ := apeval(t, "", "compare", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "--baseline string") {
+			line = l
+		}
+	}
+	for _, want := range []string{"when run A holds several", "with one run directory, default: the run's own --baseline"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("compare --help's --baseline line lacks %q:\n%s", want, line)
+		}
+	}
+	if strings.Contains(line, "for fire_rate_change_max") {
+		t.Errorf("compare --help's --baseline line is report's:\n%s", line)
+	}
+}

@@ -12,7 +12,7 @@ import (
 // TestHelpPages keeps docs/cli and the commands one set: every command has
 // its page (pageFile, titled with its path), every page names a command,
 // the index and a command's page (## Commands) link the pages of its
-// subcommands, and each page's generated parts (the judge specs, the
+// subcommands, every command has an example, and each page's generated parts (the judge specs, the
 // importers) show what the program prints, so the page read on GitHub is
 // the help.
 func TestHelpPages(t *testing.T) {
@@ -48,6 +48,11 @@ func TestHelpPages(t *testing.T) {
 		}
 		if ok && c.Long != p.Help(gen) {
 			t.Errorf("%s --help does not print its page's description", path)
+		}
+		// Every command's --help shows how it is typed (apeval datasets,
+		// judges and policy had none).
+		if c.Example == "" {
+			t.Errorf("%s --help has no example: add ## Examples to docs/cli/%s", path, want)
 		}
 		for _, name := range p.Generated() {
 			if _, ok := gen[name]; !ok {
