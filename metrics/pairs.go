@@ -123,6 +123,19 @@ func (t *PairTable) QueuePairs() (pairs []QueuePair, census map[string]int) {
 	return pairs, census
 }
 
+// LabeledStrata counts, per {rule, queue stratum} (the table's judges'
+// results, named by letters as QueuePairs' pairs are), the pairs the
+// dataset labels: the census of each stratum, for label queue --reach.
+func (t *PairTable) LabeledStrata(letters []string) map[[2]string]int {
+	out := map[[2]string]int{}
+	for _, p := range t.order {
+		if p.Label != "" {
+			out[[2]string{p.RuleID, StratumName(letters, queueResults(p.Results))}]++
+		}
+	}
+	return out
+}
+
 // SampleLabel is one resolved sampled label: the pair's first non-skip
 // label by time (the one the figures count), from ResolveSampleLabels.
 type SampleLabel struct {

@@ -32,6 +32,9 @@ type LabelPlanOptions struct {
 	// Progress, when set, is told the plans decided so far and the size
 	// being simulated (each size takes Reps queues).
 	Progress func(done int, what string)
+	// Pilot names the pilot run directory in the first stage's command
+	// (LabelFirst.Command); "RUN_DIR" when empty.
+	Pilot string
 	// linear, in tests, scans the grid from its smallest size instead of
 	// bisecting it; noFresh prints the search's size unchecked.
 	linear, noFresh bool
@@ -56,7 +59,8 @@ type ThinStratum struct {
 // from 300-label pilots, 40 a model): a first stage to 10 labels left the
 // re-plan's recall gain at 120 labels −0.16/−0.17 on average and its
 // small plans +0.28/+0.49; to 20, −0.10/−0.17; to 30, −0.11/−0.08 (417
-// labels added on average); to 40, every row within ±0.071 (635 added).
+// labels added on average); to 40, every row within ±0.071 (635 added by
+// a budget queue; 66 by --reach, every row within ±0.1).
 // Pilots of 1,000 labels (15–29 a stratum) were planned −0.14 there.
 const ThinLabels = 40
 
@@ -198,14 +202,13 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 			// most pairs of from fewer than ThinLabels pilot labels (a
 			// pilot with labels; its strata of fewer than thinPairs
 			// unlabeled pairs aside).
-			// Every such stratum is what the first stage of a two-stage
-			// plan labels up to thinAt (LabelFirst).
+			// The first stage of a two-stage plan brings every stratum of
+			// the rule where the judges disagree to thinAt (LabelFirst).
 			thin := func(matchOnly bool) (*ThinStratum, *LabelFirst) {
 				if nm+nn == 0 {
 					return nil, nil
 				}
 				var best *stratCount
-				need := map[string]int64{} // stratum name → labels the first stage adds
 				seen := map[*stratCount]bool{}
 				for _, p := range rules[rule] {
 					c := counts[stratumOf(p)]
@@ -217,7 +220,6 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 						c.labeled >= thinAt || c.pairs-c.labeled < thinPairs {
 						continue
 					}
-					need[StratumName(letters, queueResults(c.results))] = min(thinAt-c.labeled, c.pairs-c.labeled)
 					if best == nil || c.pairs-c.labeled > best.pairs-best.labeled {
 						best = c
 					}
@@ -230,7 +232,7 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 					parts[i] = t.Judges[i] + " " + r
 				}
 				return &ThinStratum{Results: strings.Join(parts, ", "), Pairs: best.pairs, Labels: best.labeled},
-					&LabelFirst{Rule: rule, Labels: firstStage(t, rule, letters, need), Reach: thinAt}
+					firstStage(t, rule, letters, thinAt, o.Pilot)
 			}
 			reason := "the pilot labels no pair of the rule and no --rate precision=P --rate recall=R guesses the labels"
 			add := func(name string, thr float64) {
@@ -452,7 +454,7 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 			}
 			if th := r.Thin; th != nil {
 				r.Reason += fmt.Sprintf(" (a guess: the pilot labels %d of the %d pairs where %s, and plans resting on under %d labels of a stratum where the judges disagree were off by up to 0.3 on average", th.Labels, th.Pairs, th.Results, r.First.Reach)
-				r.Reason += fmt.Sprintf("; label %d more first — `label queue --rule %s --budget %d` brings each such stratum to %d labels or all its pairs — add them to the pilot's labels and plan again)", r.First.Labels, r.First.Rule, r.First.Labels, r.First.Reach)
+				r.Reason += fmt.Sprintf("; label %d more first — `%s` queues them: each stratum of the rule where the judges disagree, to %d labels with the pilot's or all its pairs — add them to the pilot's labels and plan again)", r.First.Labels, r.First.Command, r.First.Reach)
 			}
 			if r.BudgetPass != nil {
 				r.Reason += fmt.Sprintf("; with %d labels: decided %.0f%% (PASS %.0f%%, FAIL %.0f%%)", o.Budget, 100*(*r.BudgetPass+*r.BudgetFail), 100**r.BudgetPass, 100**r.BudgetFail)
@@ -465,59 +467,56 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 
 // LabelFirst is the first stage of a two-stage label plan from a pilot
 // with few labels where the judges disagree: label the Labels pairs of
-// `label queue --rule Rule --budget Labels` (drawn over the pilot's
-// unlabeled pairs of the rule, every judge of the run as strata), which
-// bring every stratum of the rule where the judges disagree that the
-// plan rests on (for precision, those where the judge says match) to
-// Reach labels with the pilot's (or to all its pairs), add them to the
-// pilot and plan again.
+// Command (`apeval label queue PILOT --rule Rule --reach Reach`), which
+// queues, in every stratum of the rule where the judges disagree (every
+// judge of the run as strata), the pilot's unlabeled pairs that bring it
+// to Reach labels with the pilot's (or all its pairs), and none where
+// they agree; add them to the pilot and plan again.
 type LabelFirst struct {
-	Rule   string `json:"rule"`
-	Labels int64  `json:"labels"`
-	Reach  int64  `json:"reach"`
+	Rule    string `json:"rule"`
+	Labels  int64  `json:"labels"`
+	Reach   int64  `json:"reach"`
+	Command string `json:"command"`
 }
 
-// firstStage is the fewest labels of a queue over t's unlabeled pairs of
-// rule (every judge as strata, as `label queue --rule` draws it) whose
-// allocation gives each stratum named in need at least that many.
-func firstStage(t *PairTable, rule string, letters []string, need map[string]int64) int64 {
+// firstStage is the first stage over t's pairs of rule: the queue of
+// `label queue --rule rule --reach reach` (every judge as strata), whose
+// length it counts by drawing it as that command does.
+func firstStage(t *PairTable, rule string, letters []string, reach int64, pilot string) *LabelFirst {
+	if pilot == "" {
+		pilot = "RUN_DIR"
+	}
+	f := &LabelFirst{Rule: rule, Reach: reach,
+		Command: fmt.Sprintf("apeval label queue %s --rule %s --reach %d", shellWord(pilot), shellWord(rule), reach)}
 	var pairs []QueuePair
 	for _, p := range t.order {
 		if p.RuleID == rule && p.Label == "" {
 			pairs = append(pairs, QueuePair{CaseID: p.CaseID, RuleID: p.RuleID, Results: queueResults(p.Results)})
 		}
 	}
-	enough := func(b int) bool {
-		q, err := BuildQueue(pairs, QueueConfig{Budget: b, Letters: letters})
-		if err != nil {
-			return false
-		}
-		got := map[string]int64{}
-		for _, st := range q.Strata {
-			got[st.Name] = int64(st.Allocated)
-		}
-		for name, n := range need {
-			if got[name] < n {
-				return false
-			}
-		}
-		return true
-	}
-	// Bisection: a budget of every pair labels every stratum whole.
-	lo, hi := 0, len(pairs)
-	for hi-lo > 1 {
-		if mid := (lo + hi) / 2; enough(mid) {
-			hi = mid
-		} else {
-			lo = mid
+	if len(pairs) > 0 {
+		q, err := BuildQueue(pairs, QueueConfig{Reach: int(reach), Labeled: t.LabeledStrata(letters), Letters: letters})
+		if err == nil {
+			f.Labels = int64(len(q.Items))
 		}
 	}
-	// A queue holds at least its strata's minimums, whatever the budget.
-	q, err := BuildQueue(pairs, QueueConfig{Budget: max(hi, 1), Letters: letters})
-	if err != nil {
-		return int64(hi)
+	return f
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but
+// letters, digits and -_./:+=@%,.
+func shellWord(s string) string {
+	ok := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:+=@%,", r)) {
+			ok = false
+			break
+		}
 	}
-	return int64(len(q.Items))
+	if ok {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // labelItem is one criterion of a judge and rule that a label plan

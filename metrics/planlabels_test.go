@@ -290,66 +290,84 @@ func TestPlanLabelsSaysWhatAThinPilotRestsOn(t *testing.T) {
 }
 
 // TestPlanLabelsTwoStage: a plan from a pilot with few labels where the
-// judges disagree asks for a first stage — the fewest labels of `label
-// queue --rule R` over the pilot's unlabeled pairs that bring each
-// stratum it rests on (where the judges disagree; for precision, where
-// the candidate says match) to ThinLabels labels with the pilot's — in
-// its reason and in --json (label_first). One label fewer leaves a
-// stratum short. A fully labeled pilot asks for none.
+// judges disagree asks for a first stage — `apeval label queue RUN --rule
+// r --reach 40`, which queues the pilot's unlabeled pairs of each stratum
+// of the rule where the judges disagree up to ThinLabels labels with the
+// pilot's — in its reason and in --json (label_first), the same for both
+// criteria of the rule. Its number is the count by hand (40 less the
+// pilot's labels, or every unlabeled pair, per such stratum; 68 here,
+// where a budget queue reaching those strata took 833); labeled, it
+// leaves no stratum where the judges disagree under 40 labels and adds
+// none where they agree, and the plan from the extended pilot is no
+// longer a guess. A fully labeled pilot asks for none.
 func TestPlanLabelsTwoStage(t *testing.T) {
 	t.Parallel()
 	ps := labelModels[0].draw(100)
 	crit := replay.DefaultKillCriteria()
 	crit.PrecisionMin = 0.62
 	pilot, full := pilotOf(ps, 11, 300)
-	plans, err := PlanLabels(pilot, crit, LabelPlanOptions{Baseline: "R", Reps: 10, Seed: 3})
+	o := LabelPlanOptions{Baseline: "R", Reps: 10, Seed: 3, Pilot: "runs/pilot one"}
+	plans, err := PlanLabels(pilot, crit, o)
 	if err != nil || len(plans) != 2 {
 		t.Fatalf("plans %+v %v", plans, err)
 	}
-	pairs, _ := pilot.QueuePairs()
-	labeled := map[string]int{}
+	type count struct{ pairs, labeled int64 }
+	by := map[string]*count{}
 	for _, p := range pilot.Rows() {
+		k := StratumName([]string{"C", "R"}, queueResults(p.Results))
+		if by[k] == nil {
+			by[k] = &count{}
+		}
+		by[k].pairs++
 		if p.Label != "" {
-			labeled[StratumName([]string{"A", "B"}, queueResults(p.Results))]++
+			by[k].labeled++
 		}
 	}
-	// short is the strata the plan of criterion rests on that a queue of
-	// budget b leaves under ThinLabels labels with the pilot's.
-	short := func(criterion string, b int) []string {
-		q, err := BuildQueue(pairs, QueueConfig{Budget: b, Letters: []string{"A", "B"}})
-		if err != nil {
-			t.Fatal(err)
+	var want int64
+	for k, c := range by {
+		if k == "C:match R:no_match" || k == "C:no_match R:match" {
+			want += max(0, min(ThinLabels-c.labeled, c.pairs-c.labeled))
 		}
-		var out []string
-		for _, st := range q.Strata {
-			if !strings.Contains(st.Name, "A:match B:no_match") && !strings.Contains(st.Name, "A:no_match B:match") {
-				continue
-			}
-			if criterion == CriterionPrecisionMin && !strings.HasPrefix(st.Name, "A:match") {
-				continue
-			}
-			if labeled[st.Name]+st.Allocated < ThinLabels && int64(st.Allocated) < st.Size {
-				out = append(out, st.Name)
-			}
-		}
-		return out
 	}
+	command := "apeval label queue 'runs/pilot one' --rule r --reach 40"
 	for _, p := range plans {
 		f := p.First
-		if f == nil || f.Rule != "r" || f.Reach != ThinLabels || !strings.Contains(p.Reason, fmt.Sprintf("label %d more first — `label queue --rule r --budget %d`", f.Labels, f.Labels)) {
-			t.Errorf("%s: first stage %+v, reason %q", p.Criterion, f, p.Reason)
+		if f == nil || *f != (LabelFirst{Rule: "r", Labels: want, Reach: ThinLabels, Command: command}) ||
+			!strings.Contains(p.Reason, fmt.Sprintf("label %d more first — `%s` queues them", want, command)) {
+			t.Errorf("%s: first stage %+v (want %d labels), reason %q", p.Criterion, f, want, p.Reason)
 			continue
 		}
 		t.Logf("%s: %s", p.Criterion, p.Reason)
-		if s := short(p.Criterion, int(f.Labels)); len(s) > 0 {
-			t.Errorf("%s: %d labels leave %v under %d", p.Criterion, f.Labels, s, ThinLabels)
-		}
-		if s := short(p.Criterion, int(f.Labels)-1); len(s) == 0 {
-			t.Errorf("%s: %d labels would do", p.Criterion, f.Labels-1)
-		}
 		js, _ := json.Marshal(p)
-		if !strings.Contains(string(js), fmt.Sprintf(`"label_first":{"rule":"r","labels":%d,"reach":%d}`, f.Labels, ThinLabels)) {
+		if !strings.Contains(string(js), fmt.Sprintf(`"label_first":{"rule":"r","labels":%d,"reach":%d,"command":"apeval label queue 'runs/pilot one' --rule r --reach 40"}`, want, ThinLabels)) {
 			t.Errorf("json %s", js)
+		}
+	}
+	// The first stage labeled (reachStage checks its length against
+	// the plan's): the strata where the judges disagree at 40 labels or
+	// every pair, the others as the pilot left them.
+	items := reachStage(pilot, plans, 31)
+	for _, it := range items {
+		pilot.by[[2]string{it.CaseID, it.RuleID}].Label = full.by[[2]string{it.CaseID, it.RuleID}].Label
+	}
+	after := map[string]int64{}
+	for _, p := range pilot.Rows() {
+		if p.Label != "" {
+			after[StratumName([]string{"C", "R"}, queueResults(p.Results))]++
+		}
+	}
+	for k, c := range by {
+		switch disagree := k == "C:match R:no_match" || k == "C:no_match R:match"; {
+		case disagree && after[k] != min(max(ThinLabels, c.labeled), c.pairs):
+			t.Errorf("%s: %d labels after the first stage (%d before, %d pairs)", k, after[k], c.labeled, c.pairs)
+		case !disagree && after[k] != c.labeled:
+			t.Errorf("%s: the first stage labeled %d where the judges agree", k, after[k]-c.labeled)
+		}
+	}
+	again, err := PlanLabels(pilot, crit, o)
+	for _, p := range again {
+		if err != nil || p.First != nil || p.Thin != nil {
+			t.Errorf("after the first stage: %+v %v", p, err)
 		}
 	}
 	plans, err = PlanLabels(full, crit, LabelPlanOptions{Baseline: "R", Reps: 10, Seed: 3})

@@ -37,6 +37,15 @@ type QueueConfig struct {
 	Letters []string
 	// Overlap is the share of the queue marked for every labeler.
 	Overlap float64
+	// Reach, when above 0, replaces Budget and Min: only the strata where
+	// the judges disagree are queued, each up to Reach labels counting
+	// the pairs the dataset already labels in it (Labeled), or all its
+	// pairs; strata where every judge agrees get none (label queue
+	// --reach, the first stage of a two-stage label plan).
+	Reach int
+	// Labeled counts, per {rule, stratum name}, the pairs of the stratum
+	// the dataset labels (PairTable.LabeledStrata); read with Reach.
+	Labeled map[[2]string]int
 }
 
 // QueueItem is one pair of the queue, in labeling order.
@@ -56,6 +65,9 @@ type QueueStratum struct {
 	Allocated int
 	// Prior is the share of match labels the allocation assumed.
 	Prior float64
+	// Labeled is the pairs of the stratum the dataset labels (census,
+	// never queued), with QueueConfig.Reach.
+	Labeled int
 }
 
 // Queue is a drawn labeling queue.
@@ -65,6 +77,8 @@ type Queue struct {
 	// MinTotal is the sum of the per-stratum minimums; Budget what was
 	// asked.
 	MinTotal, Budget int
+	// Reach is QueueConfig.Reach (0: a budget queue).
+	Reach int
 }
 
 // QueueLetters names n judges in stratum names, in order: "A", "B", …,
@@ -142,12 +156,18 @@ type qStratum struct {
 //     (disagreement strata first), then item k of stratum h at position
 //     (k+½)/n_h of the way through: any prefix is a stratified random
 //     sample whose strata are sampled in proportion to their allocation.
+//
+// With cfg.Reach the allocation is instead Reach less the dataset's
+// labels of the stratum (cfg.Labeled), at most its size, for each
+// stratum where the judges disagree, and none elsewhere; the strata,
+// their sizes and the order are as above, so the queue is a stratified
+// random sample of those strata that the estimator weighs as any queue.
 func BuildQueue(pairs []QueuePair, cfg QueueConfig) (*Queue, error) {
 	if cfg.Min <= 0 {
 		cfg.Min = 5
 	}
-	if cfg.Budget < 1 {
-		return nil, fmt.Errorf("budget %d: want at least 1", cfg.Budget)
+	if cfg.Reach < 0 || (cfg.Reach == 0 && cfg.Budget < 1) {
+		return nil, fmt.Errorf("budget %d, reach %d: want a budget of at least 1 or a reach of at least 1", cfg.Budget, cfg.Reach)
 	}
 	byKey := map[[2]string]*qStratum{}
 	var strata []*qStratum
@@ -181,13 +201,26 @@ func BuildQueue(pairs []QueuePair, cfg QueueConfig) (*Queue, error) {
 		return strata[i].Name < strata[j].Name
 	})
 	sort.Strings(ruleOrder)
-	q := &Queue{Budget: cfg.Budget}
-	for _, s := range strata {
-		s.min = int(min(int64(cfg.Min), s.Size))
-		s.Allocated = s.min
-		q.MinTotal += s.min
+	q := &Queue{Budget: cfg.Budget, Reach: cfg.Reach}
+	if cfg.Reach > 0 {
+		// The stratum sizes stay the run's (every unlabeled pair of the
+		// stratum), so labels of this queue weigh N_h/n_h as any queue's.
+		q.Budget = 0
+		for _, s := range strata {
+			s.Labeled = cfg.Labeled[[2]string{s.RuleID, s.Name}]
+			if s.disagree {
+				s.Allocated = int(min(int64(max(cfg.Reach-s.Labeled, 0)), s.Size))
+			}
+			q.Budget += s.Allocated
+		}
+	} else {
+		for _, s := range strata {
+			s.min = int(min(int64(cfg.Min), s.Size))
+			s.Allocated = s.min
+			q.MinTotal += s.min
+		}
+		allocate(ruleOrder, rules, cfg.Budget-q.MinTotal)
 	}
-	allocate(ruleOrder, rules, cfg.Budget-q.MinTotal)
 
 	// Seeded order within each stratum (the pairs arrive in run order,
 	// sorted here so the draw does not depend on it).

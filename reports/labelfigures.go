@@ -188,7 +188,14 @@ func WriteQueueSummary(w io.Writer, q *metrics.Queue, letters, names []string, c
 		fmt.Fprintf(w, "%s = %s\n", letters[i], j)
 	}
 	g := &grid{header: []string{"rule", "stratum", "pairs", "queued", "prior p"}, plain: true}
+	if q.Reach > 0 {
+		g.header = []string{"rule", "stratum", "pairs", "labeled", "queued"}
+	}
 	for _, s := range q.Strata {
+		if q.Reach > 0 {
+			g.add(s.RuleID, s.Name, itoa(s.Size), strconv.Itoa(s.Labeled), strconv.Itoa(s.Allocated))
+			continue
+		}
 		g.add(s.RuleID, s.Name, itoa(s.Size), strconv.Itoa(s.Allocated), fmt.Sprintf("%.2f", s.Prior))
 	}
 	if err := g.render(w, FormatTable); err != nil {
@@ -198,7 +205,10 @@ func WriteQueueSummary(w io.Writer, q *metrics.Queue, letters, names []string, c
 	for _, r := range rules {
 		fmt.Fprintf(w, "%s: %d pairs labeled in the dataset (census, not queued)\n", r, census[r])
 	}
-	if q.MinTotal > q.Budget {
+	if q.Reach > 0 {
+		fmt.Fprintf(w, "--reach %d: each stratum where the judges disagree queued up to %d labels counting the dataset's (labeled), or all its pairs; none where they agree\n", q.Reach, q.Reach)
+	}
+	if q.Reach == 0 && q.MinTotal > q.Budget {
 		fmt.Fprintf(w, "--budget %d is below the minimum of 5 per stratum: queued the minimum, %d pairs\n", q.Budget, q.MinTotal)
 	}
 	_, err := fmt.Fprintf(w, "%d pairs queued from %d unlabeled pairs in %d strata; written to %s\n", len(q.Items), unlabeled, len(q.Strata), dest)

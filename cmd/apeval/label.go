@@ -30,6 +30,7 @@ type labelQueueOptions struct {
 	Rules   []string
 	Judges  []string
 	Budget  int
+	Reach   int
 	Seed    uint64
 	Overlap float64
 	Out     string
@@ -50,8 +51,16 @@ func newLabelQueueCmd(io IO, runF func(context.Context, *labelQueueOptions, IO) 
 			if len(args) != 1 {
 				return usagef("label queue takes one run directory")
 			}
-			if o.Budget < 1 {
-				return usagef("--budget N is required (the number of pairs to queue), got %d", o.Budget)
+			budget, reach := cmd.Flags().Changed("budget"), cmd.Flags().Changed("reach")
+			switch {
+			case budget && reach:
+				return usagef("give --budget N (the number of pairs to queue) or --reach N (each stratum where the judges disagree to N labels), not both")
+			case reach && o.Reach < 1:
+				return usagef("--reach %d: want at least 1 label a stratum", o.Reach)
+			case reach && len(o.Weak) > 0:
+				return usagef("--reach counts the dataset's labels of each stratum of the judges' results; with --weak-labels the strata hold the weak label too: use --budget")
+			case !reach && o.Budget < 1:
+				return usagef("--budget N is required (the number of pairs to queue; or --reach N), got %d", o.Budget)
 			}
 			if o.Overlap < 0 || o.Overlap > 1 {
 				return usagef("--overlap must be between 0 and 1, got %g", o.Overlap)
@@ -64,6 +73,7 @@ func newLabelQueueCmd(io IO, runF func(context.Context, *labelQueueOptions, IO) 
 	f.StringArrayVar(&o.Rules, "rule", nil, "queue only this rule (repeatable; default every rule)")
 	f.StringArrayVar(&o.Judges, "judge", nil, "stratify by this judge's results (identity or unique prefix; repeatable; default every judge of the run)")
 	f.IntVar(&o.Budget, "budget", 0, "number of pairs to queue (at least 5 per stratum are queued whatever the budget)")
+	f.IntVar(&o.Reach, "reach", 0, "instead of --budget: queue only the strata where the judges disagree, each up to `N` labels counting the dataset's labels of it (or all its pairs)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the random order")
 	f.Float64Var(&o.Overlap, "overlap", 0.1, "share of the queue every labeler labels, for agreement")
 	f.StringVarP(&o.Out, "out", "o", "", "queue file, written atomically (default: stdout)")
@@ -73,7 +83,7 @@ func newLabelQueueCmd(io IO, runF func(context.Context, *labelQueueOptions, IO) 
 
 // runLabelQueue is `apeval label queue` with checked options.
 func runLabelQueue(_ context.Context, o *labelQueueOptions, io IO) error {
-	spec := evaluation.QueueSpec{Dir: o.Dir, Judges: o.Judges, Rules: o.Rules, Config: metrics.QueueConfig{Budget: o.Budget, Seed: o.Seed, Overlap: o.Overlap}}
+	spec := evaluation.QueueSpec{Dir: o.Dir, Judges: o.Judges, Rules: o.Rules, Config: metrics.QueueConfig{Budget: o.Budget, Reach: o.Reach, Seed: o.Seed, Overlap: o.Overlap}}
 	if len(o.Weak) > 0 {
 		spec.Weak = func() ([]datasets.WeakLabel, error) { return readWeakLabels(o.Weak, io) }
 	}

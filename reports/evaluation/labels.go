@@ -34,7 +34,9 @@ type Drawn struct {
 }
 
 // DrawQueue reads the run's pair table and draws a stratified labeling
-// queue of its unlabeled pairs (metrics.BuildQueue). With weak labels,
+// queue of its unlabeled pairs (metrics.BuildQueue; with Config.Reach,
+// of the strata where the judges disagree, counting the dataset's labels
+// of each). With weak labels,
 // the weak label is one more result per pair: W:match, W:no_match or
 // W:undecided (none). A run without an unlabeled pair in scope is an
 // error.
@@ -59,6 +61,14 @@ func DrawQueue(s QueueSpec) (*Drawn, error) {
 	}
 	cfg := s.Config
 	cfg.Letters = d.Letters
+	if cfg.Reach > 0 {
+		if s.Weak != nil {
+			return nil, fmt.Errorf("--reach counts the dataset's labels of each stratum of the judges' results; with --weak-labels the strata hold the weak label too: use --budget")
+		}
+		// The pairs the dataset labels count toward each stratum's reach
+		// (a pilot's labels, imported), as plan --labels counts them.
+		cfg.Labeled = t.LabeledStrata(d.Letters)
+	}
 	if d.Queue, err = metrics.BuildQueue(pairs, cfg); err != nil {
 		return nil, err
 	}

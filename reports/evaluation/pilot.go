@@ -58,7 +58,7 @@ func (rs *RunSet) Pilot(o PilotOptions, errOut io.Writer) (*PilotPlan, error) {
 			return nil, err
 		}
 		lo := *o.Labels
-		lo.Baseline = base
+		lo.Baseline, lo.Pilot = base, pilot
 		plans, err := metrics.PlanLabels(t, crit, lo)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", pilot, err)
