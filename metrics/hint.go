@@ -263,6 +263,10 @@ type LabelHint struct {
 
 // labelsToDecide sizes the hint of a figure from a labeled sample, for
 // the two-phase variance V = v₁ + v₂ the verdict used (WeightedRatio).
+// half(v, grow, pairs) is the interval's half-width facing the threshold
+// at variance v once the labels have grown by the factor grow and the
+// recorded pairs by pairs (1 for labels from the queue: they reach no
+// pair beyond the recorded ones; 1/u for new sessions).
 //
 // First, labels: after m more labels from the queue spread like the S
 // given, each stratum's n_h grows by ρ⁻¹ = (S + m)/S, so v₂(m) =
@@ -272,7 +276,7 @@ type LabelHint struct {
 // sessions' spread less the labels' part can come out near 0 on a few
 // hundred labels; then raised to its 90 % upper χ² bound on DF: the
 // sessions the labels reach so far may understate it); the interval's half-width on the side facing the
-// threshold becomes half(v₁ + v₂(m), ρ⁻¹) and the estimate moves by a
+// threshold becomes half(v₁ + v₂(m), ρ⁻¹, 1) and the estimate moves by a
 // spread √(A·ρ(1 − ρ)), A raised to its 90 % upper χ² bound on the
 // labels' degrees of freedom (SampledDF, spreadUp). P(m) =
 // Φ((dist − half)/spread), dist = |estimate − threshold|; the fewest m ≤
@@ -300,11 +304,18 @@ type LabelHint struct {
 // k more sessions like the K recorded (TrafficSessions; the labeled
 // units' sessions when unknown), labeled at the same rate, scale the
 // whole variance by u = K/(K + k) (a new run is a larger sample of the
-// traffic and its queue a like share of it), half-width half(V·u, 1/u),
+// traffic and its queue a like share of it), half-width half(V·u, 1/u, 1/u),
 // spread √(V·u(1 − u)), V raised to its 90 % upper χ² bound on DF
 // (spreadUp) in both, as SessionsToDecide raises se₀. The fewest k with
 // P ≥ target; ok is false when none up to 2⁴⁰ is.
-func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow float64) float64, target float64, remain int64, v1Floor float64) (LabelHint, bool) {
+//
+// A precision at 0 or 1 (no error among the labels) has no variance of
+// its own, or only its floors' (a bound, not an estimate): in sessions,
+// V is then at least the binomial variance at the rate's one-sided 90 %
+// bound from 0 errors of n_eff, so a zero variance no longer ends the
+// search (precision 12/12 on the labeling walkthrough said neither labels
+// nor sessions would clear 0.9; docs/statistics.md, "Hints at an end").
+func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow, pairs float64) float64, target float64, remain int64, v1Floor float64) (LabelHint, bool) {
 	S := float64(f.SampledAll)
 	if !(dist > 0) {
 		return LabelHint{}, false
@@ -338,7 +349,7 @@ func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow float64) fl
 			// its estimate will rest on then (dfAfter: the labels reach
 			// more sessions).
 			u1 := spreadUp(dfAfter(f.DF, 1/rho))
-			num := dist - half(v1*u1*u1+max(0, A*rho-B), 1/rho)
+			num := dist - half(v1*u1*u1+max(0, A*rho-B), 1/rho, 1)
 			if m == 0 {
 				return prob(num, 0)
 			}
@@ -356,14 +367,30 @@ func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow float64) fl
 		}
 	}
 	K, P := f.traffic()
-	if K <= 0 || !(f.Var > 0) {
+	// A precision at 0 or 1 (no error among the labels) has no variance
+	// of its own, or only its floors' (a bound, not an estimate), yet new
+	// sessions may show the errors these did not: V is at least the
+	// binomial variance at the rate's one-sided 90 % bound from 0 errors
+	// of n_eff, e = 1 − 0.1^(1/n_eff), as a spread elsewhere is raised to
+	// its 90 % bound. Not for the labels above: there the floors'
+	// pseudo-labels already spread what unseen errors may do, and adding
+	// this too asked for labels where more of them mostly show an error
+	// before n_eff clears the threshold (docs/statistics.md, "Hints at an
+	// end"). Not for a recall gain (a difference: its NEff is 0, and its
+	// edge, every labeled positive one way, is the sign tests' to size).
+	V := f.Var
+	if est := f.Estimate; est != nil && f.gain == nil && (*est == 0 || *est == 1) && f.NEff > 0 {
+		e := 1 - math.Pow(hintQ, 1/f.NEff)
+		V = max(V, e*(1-e)/f.NEff)
+	}
+	if K <= 0 || !(V > 0) {
 		return LabelHint{}, false
 	}
 	p := func(k float64) float64 {
 		u := K / (K + k)
 		up := spreadUp(f.DF / u)
-		Vup := f.Var * up * up
-		num := dist - half(Vup*u, 1/u)
+		Vup := V * up * up
+		num := dist - half(Vup*u, 1/u, 1/u)
 		if k == 0 {
 			return prob(num, 0)
 		}

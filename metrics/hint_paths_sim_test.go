@@ -232,6 +232,75 @@ func labelPath(name string, n int, crit replay.KillCriteria, recall bool) hintPa
 	}}
 }
 
+// edgePath is the labeling walkthrough's shape of a rule at precision 1
+// (on the sample: network-boundary, 28 pairs in 6 sessions, all but 5
+// labeled; access-control-notify, 644 pairs in 135 sessions, 24 labels):
+// K sessions of 3–7 pairs, all but left of them labeled (or the queue's
+// first labels); the candidate matches 45 % of the pairs, a second judge
+// agrees with it on 95 %, and a pair the candidate matches is right with
+// the population's precision, drawn per replicate from [pLo, pHi] (at 1,
+// the labels show no error: the figure's variance is 0). An open figure's
+// hint in labels labels the next m items of the queue; in sessions, k
+// more sessions (sizes drawn from these) are queued with the old ones
+// and the labels given plus the hint's are labeled; then it is decided
+// again.
+func edgePath(name string, K, left, labels int, pLo, pHi float64, crit replay.KillCriteria) hintPath {
+	sz := []int{3, 4, 4, 5, 5, 7}
+	return hintPath{name: name, rep: func(rng *rand.Rand) (bool, hintOutcome, int64) {
+		prec := pLo + (pHi-pLo)*rng.Float64()
+		var ps []simPair
+		draw := func(k int, tag string) {
+			for s := range k {
+				for range sz[rng.IntN(len(sz))] {
+					c := rng.Float64() < 0.45
+					r := c
+					if rng.Float64() < 0.05 {
+						r = !r
+					}
+					pos := rng.Float64() < 0.05
+					if c {
+						pos = rng.Float64() < prec
+					}
+					ps = append(ps, simPair{id: fmt.Sprintf("p%d", len(ps)), session: fmt.Sprintf("%s%d", tag, s), pos: pos, c: c, r: r})
+				}
+			}
+		}
+		draw(K, "s")
+		sessions := K
+		eval := func(budget, n int, seed uint64) Criterion {
+			us := queueUnitsOther(ps, budget, n, seed)
+			return SamplePrecision(WeightedPrecision(us, crit.Confidence).WithTraffic(int64(sessions), int64(len(ps))), crit)
+		}
+		n, seed := max(0, len(ps)-left), rng.Uint64()
+		if labels > 0 {
+			n = min(labels, len(ps))
+		}
+		c := eval(len(ps), n, seed)
+		if c.Status != StatusInconclusive || (c.MoreSamples == nil && c.MoreSessions == nil) {
+			return false, openStill, 0
+		}
+		want := StatusPass
+		if strings.Contains(c.Reason, "confirm the failure") {
+			want = StatusFail
+		}
+		var m int
+		if c.MoreSamples != nil {
+			m = int(*c.MoreSamples)
+		}
+		if c.MoreSessions != nil {
+			k := int(*c.MoreSessions)
+			if k > 6000 {
+				return false, openStill, 0
+			}
+			draw(k, "new")
+			sessions += k
+			total := min(n+m, len(ps))
+			return true, outcome(eval(total, total, rng.Uint64()).Status, want), -int64(k)
+		}
+		return true, outcome(eval(len(ps), n+m, seed).Status, want), int64(m)
+	}}
+}
+
 // queueUnitsOther is queueUnits with the reference judge as Other (the
 // paired side of a recall difference) and no testing.TB.
 func queueUnitsOther(ps []simPair, budget, n int, seed uint64) []SampleUnit {
@@ -260,6 +329,8 @@ func hintPaths() []hintPath {
 	near.PrecisionMin = 0.65
 	precFail := replay.DefaultKillCriteria()
 	precFail.PrecisionMin = 0.8
+	p90 := replay.DefaultKillCriteria()
+	p90.PrecisionMin = 0.9
 	return []hintPath{
 		recallPath("dangerous recall 0.70 → 0.80, 15 sessions × 3 positives, ICC 0.1", sizes(15, 3, 0), 0.70, 0.80, 0.1),
 		recallPath("dangerous recall 0.60 → 0.75, 40 sessions of 1 positive", sizes(40, 1, 0), 0.60, 0.75, 0),
@@ -272,6 +343,9 @@ func hintPaths() []hintPath {
 		labelPath("labels: recall gain ≈ 0.20 over the baseline, 40 labels", 40, replay.DefaultKillCriteria(), true),
 		labelPath("labels: precision ≈ 0.71 ≥ 0.65 (near), 300 labels", 300, near, false),
 		labelPath("labels: precision ≈ 0.71 ≥ 0.65 (near: labels alone seldom decide), 1000 labels", 1000, near, false),
+		edgePath("labels: precision 1 ≥ 0.90, 6 sessions, ≈ 28 pairs, all but 5 labeled", 6, 5, 0, 1, 1, p90),
+		edgePath("labels: precision 0.97–1 ≥ 0.90, 6 sessions, ≈ 28 pairs, all but 5 labeled", 6, 5, 0, 0.97, 1, p90),
+		edgePath("labels: precision 0.97–1 ≥ 0.90, 134 sessions, ≈ 625 pairs, 60 labels", 134, 0, 60, 0.97, 1, p90),
 	}
 }
 
