@@ -122,3 +122,36 @@ func TestLabelHintAtEstimateOneFewMatches(t *testing.T) {
 	}
 	t.Logf("n_eff %.3g: %s", f.NEff, c.Reason)
 }
+
+// TestLabeledGainHintAtOne: a labeled recall gain of 1 (every labeled
+// positive caught by the judge alone, no variance) on positives from 4
+// sessions is decided by the sessions' sign flip, p = 1/16 > 0.05 however
+// many pairs of these sessions are labeled. It was told "about 1 more
+// labels from the queue … would decide it" (the variance model saw nothing
+// for labels to change); the hint now says positives from another session
+// are needed.
+func TestLabeledGainHintAtOne(t *testing.T) {
+	crit := replay.DefaultKillCriteria()
+	var us []SampleUnit
+	for i := range 8 {
+		us = append(us, SampleUnit{Stratum: "A:match B:no_match", StratumSize: 8, Session: fmt.Sprintf("s%d", i%4), Label: true, Match: true})
+	}
+	for i := range 20 {
+		us = append(us, SampleUnit{Stratum: "A:no_match B:no_match", StratumSize: 60, Session: fmt.Sprintf("n%d", i)})
+	}
+	d := WeightedRecallDiff(us, crit.Confidence).WithTraffic(40, 200)
+	if d.Var != 0 || d.Estimate == nil || *d.Estimate != 1 || d.GainSessions != 4 {
+		t.Fatalf("fixture: gain %v, variance %g, %d sessions; want 1, 0, 4", d.Estimate, d.Var, d.GainSessions)
+	}
+	c := SampleDangerousRecall(d, replay.ClassDangerous, true, crit)
+	if c.Status != StatusInconclusive {
+		t.Fatalf("status %s, want open: %s", c.Status, c.Reason)
+	}
+	if c.MoreSamples != nil {
+		t.Errorf("a hint of %d labels, which cannot bring p below 1/16: %s", *c.MoreSamples, c.Reason)
+	}
+	if c.MoreSessions == nil || *c.MoreSessions < 1 || !strings.Contains(c.Reason, "positives from at least 1 more session are needed") {
+		t.Errorf("want positives from another session named: %s", c.Reason)
+	}
+	t.Log(c.Reason)
+}

@@ -222,13 +222,10 @@ func labeledGainHint(c *Criterion, diff WeightedRatio, dec Decision, alpha float
 		c.Reason += "; the labels show no gain, so more labels like these would not make it pass"
 		return
 	}
-	if need := flipSessionsNeeded(alpha); diff.GainSessions > 0 && diff.GainSessions < need &&
-		(diff.Remaining == 0 || (diff.TrafficSessions > 0 && diff.TrafficSessions < need)) {
-		// The sessions' sign flip decides p here, and on so few
-		// sessions no sign pattern reaches α: no number of labels
-		// from these sessions decides it (every pair is labeled, or
-		// the recorded sessions themselves are too few; otherwise
-		// more labels from the queue reach more sessions).
+	need := flipSessionsNeeded(alpha)
+	// flipShort states what the sessions' sign flip needs when on so few
+	// sessions no sign pattern reaches α: positives from more sessions.
+	flipShort := func() {
 		more := need - diff.GainSessions
 		if c.MoreSessions == nil || *c.MoreSessions < more {
 			c.MoreSessions = new(more)
@@ -238,6 +235,15 @@ func labeledGainHint(c *Criterion, diff WeightedRatio, dec Decision, alpha float
 			sess = "session"
 		}
 		c.Reason += fmt.Sprintf("; with labeled positives in %d sessions, the sessions' sign flip cannot reach p < %s whatever the labels show: positives from at least %d more %s are needed", diff.GainSessions, fmtF(alpha), more, sess)
+	}
+	few := diff.GainSessions > 0 && diff.GainSessions < need
+	if few && (diff.Remaining == 0 || (diff.TrafficSessions > 0 && diff.TrafficSessions < need)) {
+		// The sessions' sign flip decides p here, and on so few
+		// sessions no sign pattern reaches α: no number of labels
+		// from these sessions decides it (every pair is labeled, or
+		// the recorded sessions themselves are too few; otherwise
+		// more labels from the queue reach more sessions).
+		flipShort()
 		return
 	}
 	// The lower bound's t must clear 0: reach q·√v at variance v, q
@@ -254,6 +260,20 @@ func labeledGainHint(c *Criterion, diff WeightedRatio, dec Decision, alpha float
 	h, ok := labelsToDecide(fh, d, half, assurance, diff.Remaining, 0)
 	if disc := diff.Up + diff.Down; ok && disc > 0 && disc < fewDiscordant {
 		h = fewDiscordantHint(diff, h)
+	}
+	if few && ok && h.Sessions == 0 && !(diff.Var > 0) {
+		// Every labeled positive is one the judge alone catches (a gain
+		// of 1, no variance): the model sees nothing for labels to
+		// change and names 1 label, yet p stays the sign flip's over
+		// these sessions (8 positives in 4 sessions: p = 1/16 whatever
+		// is labeled, unless a label brings a positive from another
+		// session). Say what is needed instead of a count that does not
+		// decide (docs/statistics.md, "Hints at an end").
+		flipShort()
+		if dec.Few {
+			fewLabelSessions(c, diff)
+		}
+		return
 	}
 	setLabelHint(c, diff, h, ok, "decide it")
 	if dec.Few {

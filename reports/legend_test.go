@@ -76,6 +76,17 @@ func TestOpenLegendWithLabels(t *testing.T) {
 			t.Errorf("format %v:\n%s", f, out)
 		}
 	}
+	// The labeled-sample table's note points at the open column (its own
+	// columns hold no "+N more", which it used to explain) and names
+	// "+N sessions" too.
+	rep.Summary.Judges[0].Rules[0].Sample = &metrics.RowSample{Sampled: 3, Census: 10}
+	out := tableText(t, rep, FormatTable)
+	if !strings.Contains(out, "Figures from a labeled sample (40 queue labels)") {
+		t.Fatalf("no labeled-sample table:\n%s", out)
+	}
+	if strings.Contains(out, `"+N more"`) || !strings.Contains(out, "+N sessions new sessions of traffic") {
+		t.Errorf("the labeled-sample note:\n%s", out)
+	}
 }
 
 // The latency chart counts every call, a cached answer at the latency

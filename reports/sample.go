@@ -18,7 +18,8 @@ func (rep *Report) sampleGrid() *grid {
 		header: []string{"judge", "rule", "sampled", "census", "TP/FP/FN/TN (weighted)", "precision", "recall"},
 		right:  []bool{false, false, true, true, true, false, false},
 		notes: []string{fmt.Sprintf("Figures from a labeled sample (%d queue labels): each queue label weighs N_h/n_h of its stratum, each dataset label 1; "+
-			"intervals are the design's (docs/statistics.md, Figures from a labeled sample). \"+N more\" counts labels to add from the queue.", s.Sample.Labels)},
+			"intervals are the design's (docs/statistics.md, Figures from a labeled sample). In the rules' open column, +N on precision and recall vs baseline "+
+			"counts labels to add from the queue, +N sessions new sessions of traffic where more labels would not decide it.", s.Sample.Labels)},
 		width: rep.Width,
 	}
 	for _, j := range s.Judges {
