@@ -136,6 +136,47 @@ func (t *PairTable) LabeledStrata(letters []string) map[[2]string]int {
 	return out
 }
 
+// FileLabels adds to labeled, per {rule, queue stratum} as LabeledStrata
+// names them, the pairs that labels (resolved labels-file labels) label
+// and the dataset does not, and returns those pairs (a queue's Exclude)
+// and how many labels name a pair the table lacks.
+func (t *PairTable) FileLabels(letters []string, labels []SampleLabel, labeled map[[2]string]int) (exclude map[[2]string]bool, missing int) {
+	exclude = map[[2]string]bool{}
+	for _, l := range labels {
+		p := t.Row(l.CaseID, l.RuleID)
+		switch {
+		case p == nil:
+			missing++
+		case p.Label == "" && !exclude[[2]string{l.CaseID, l.RuleID}]:
+			exclude[[2]string{l.CaseID, l.RuleID}] = true
+			labeled[[2]string{p.RuleID, StratumName(letters, queueResults(p.Results))}]++
+		}
+	}
+	return exclude, missing
+}
+
+// SetFileLabels sets the label of every pair the dataset does not label
+// that labels (resolved labels-file labels) label, as if the dataset
+// did (a pilot's labels kept in labels files, for plan --labels), and
+// returns how many it set and how many labels name a pair the table
+// lacks.
+func (t *PairTable) SetFileLabels(labels []SampleLabel) (set, missing int) {
+	for _, l := range labels {
+		p := t.Row(l.CaseID, l.RuleID)
+		switch {
+		case p == nil:
+			missing++
+		case p.Label == "":
+			p.Label = datasets.LabelNoMatch
+			if l.Match {
+				p.Label = datasets.LabelMatch
+			}
+			set++
+		}
+	}
+	return set, missing
+}
+
 // SampleLabel is one resolved sampled label: the pair's first non-skip
 // label by time (the one the figures count), from ResolveSampleLabels.
 type SampleLabel struct {

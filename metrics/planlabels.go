@@ -35,6 +35,10 @@ type LabelPlanOptions struct {
 	// Pilot names the pilot run directory in the first stage's command
 	// (LabelFirst.Command); "RUN_DIR" when empty.
 	Pilot string
+	// PilotLabels are the labels files whose labels t carries as the
+	// pilot's (plan --pilot-labels): the first stage's command counts
+	// them too (label queue --labels).
+	PilotLabels []string
 	// linear, in tests, scans the grid from its smallest size instead of
 	// bisecting it; noFresh prints the search's size unchecked.
 	linear, noFresh bool
@@ -232,7 +236,7 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 					parts[i] = t.Judges[i] + " " + r
 				}
 				return &ThinStratum{Results: strings.Join(parts, ", "), Pairs: best.pairs, Labels: best.labeled},
-					firstStage(t, rule, letters, thinAt, o.Pilot)
+					firstStage(t, rule, letters, thinAt, o.Pilot, o.PilotLabels)
 			}
 			reason := "the pilot labels no pair of the rule and no --rate precision=P --rate recall=R guesses the labels"
 			add := func(name string, thr float64) {
@@ -480,14 +484,19 @@ type LabelFirst struct {
 }
 
 // firstStage is the first stage over t's pairs of rule: the queue of
-// `label queue --rule rule --reach reach` (every judge as strata), whose
-// length it counts by drawing it as that command does.
-func firstStage(t *PairTable, rule string, letters []string, reach int64, pilot string) *LabelFirst {
+// `label queue --rule rule --reach reach` (every judge as strata; with
+// the labels files t's labels come from, --labels each), whose length it
+// counts by drawing it as that command does (a pair a labels file labels
+// is labeled in t: not drawn, counted toward its stratum's reach).
+func firstStage(t *PairTable, rule string, letters []string, reach int64, pilot string, files []string) *LabelFirst {
 	if pilot == "" {
 		pilot = "RUN_DIR"
 	}
 	f := &LabelFirst{Rule: rule, Reach: reach,
 		Command: fmt.Sprintf("apeval label queue %s --rule %s --reach %d", shellWord(pilot), shellWord(rule), reach)}
+	for _, file := range files {
+		f.Command += " --labels " + shellWord(file)
+	}
 	var pairs []QueuePair
 	for _, p := range t.order {
 		if p.RuleID == rule && p.Label == "" {

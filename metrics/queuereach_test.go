@@ -3,6 +3,7 @@ package metrics
 import (
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -176,5 +177,94 @@ func TestReachLabelsWeighLikeAnyQueue(t *testing.T) {
 	a := SampleFiguresOf(pilot, "r", 0, fromReach, crit)
 	if math.Abs(a.TP-tp) > 1e-9 || math.Abs(a.FP-fp) > 1e-9 {
 		t.Errorf("candidate TP/FP %.4f/%.4f, by hand %.4f/%.4f", a.TP, a.FP, tp, fp)
+	}
+}
+
+// TestReachCountsLabelsFiles: a pilot whose labels are kept in a labels
+// file (the first 300 of a budget queue over a run without labels) and
+// a --reach queue that counts them (PairTable.FileLabels: never drawn
+// again, counted toward the reach, still in the strata's sizes) give,
+// together, the figures the same pairs give as lines of one budget
+// queue over the run; plan's table with the file's labels set
+// (SetFileLabels) names a first stage of exactly that queue's length.
+func TestReachCountsLabelsFiles(t *testing.T) {
+	t.Parallel()
+	ps := labelModels[0].draw(100)
+	_, full := pilotOf(ps, 11, 300)
+	blank := blankTable(full)
+	letters := []string{"C", "R"}
+	pairs, _ := blank.QueuePairs()
+	pq, err := BuildQueue(pairs, QueueConfig{Budget: 3000, Seed: 11, Letters: letters})
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := func(id string) bool { return full.by[[2]string{id, "r"}].Label == datasets.LabelMatch }
+	lineOf := func(it QueueItem) SampleLabel {
+		return SampleLabel{CaseID: it.CaseID, RuleID: it.RuleID, Stratum: it.Stratum, StratumSize: it.StratumSize, Match: truth(it.CaseID)}
+	}
+	var pilot []SampleLabel
+	for _, it := range pq.Items[:300] {
+		pilot = append(pilot, lineOf(it))
+	}
+	labeled := blank.LabeledStrata(letters)
+	exclude, missing := blank.FileLabels(letters, append(pilot, SampleLabel{CaseID: "elsewhere", RuleID: "r"}), labeled)
+	if len(exclude) != 300 || missing != 1 {
+		t.Fatalf("%d pairs excluded, %d missing", len(exclude), missing)
+	}
+	reach, err := BuildQueue(pairs, QueueConfig{Reach: 40, Labeled: labeled, Exclude: exclude, Seed: 5, Letters: letters})
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := map[string]int64{}
+	for _, it := range pq.Items {
+		size[it.Stratum] = it.StratumSize
+	}
+	all := slices.Clone(pilot)
+	for _, it := range reach.Items {
+		if exclude[[2]string{it.CaseID, it.RuleID}] {
+			t.Errorf("%s is queued again", it.CaseID)
+		}
+		if it.StratumSize != size[it.Stratum] {
+			t.Errorf("%s: stratum_size %d, the pilot's lines say %d", it.Stratum, it.StratumSize, size[it.Stratum])
+		}
+		all = append(all, lineOf(it))
+	}
+	// The same pairs as lines of one budget queue of every pair.
+	every, err := BuildQueue(pairs, QueueConfig{Budget: len(pairs), Seed: 6, Letters: letters})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]QueueItem{}
+	for _, it := range every.Items {
+		byID[it.CaseID] = it
+	}
+	var same []SampleLabel
+	for _, l := range all {
+		same = append(same, lineOf(byID[l.CaseID]))
+	}
+	crit := replay.DefaultKillCriteria()
+	for j := range 2 {
+		a, b := SampleFiguresOf(blank, "r", j, all, crit), SampleFiguresOf(blank, "r", j, same, crit)
+		if !reflect.DeepEqual(a, b) || a.Sampled != int64(len(all)) {
+			t.Errorf("judge %d: pilot file + reach queue %+v\nthe same pairs from one queue %+v", j, a, b)
+		}
+	}
+	// The plan's count: the file's labels set in the pilot's table.
+	tab := blankTable(full)
+	if set, miss := tab.SetFileLabels(pilot); set != 300 || miss != 0 {
+		t.Fatalf("set %d, missing %d", set, miss)
+	}
+	crit.PrecisionMin = 0.62
+	plans, err := PlanLabels(tab, crit, LabelPlanOptions{Baseline: "R", Reps: 10, Seed: 3, Pilot: "run", PilotLabels: []string{"pilot.jsonl"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range plans {
+		if p.First == nil || p.First.Labels != int64(len(reach.Items)) || p.First.Command != "apeval label queue run --rule r --reach 40 --labels pilot.jsonl" {
+			t.Errorf("%s: first stage %+v, the queue holds %d", p.Criterion, p.First, len(reach.Items))
+		}
+	}
+	if _, err := BuildQueue(pairs, QueueConfig{Budget: 100, Exclude: exclude, Letters: letters}); err == nil {
+		t.Error("a budget queue leaves pairs out")
 	}
 }

@@ -44,8 +44,13 @@ type QueueConfig struct {
 	// --reach, the first stage of a two-stage label plan).
 	Reach int
 	// Labeled counts, per {rule, stratum name}, the pairs of the stratum
-	// the dataset labels (PairTable.LabeledStrata); read with Reach.
+	// already labeled (PairTable.LabeledStrata; with labels files,
+	// PairTable.FileLabels adds theirs); read with Reach.
 	Labeled map[[2]string]int
+	// Exclude holds the {case, rule} pairs labels files label: they count
+	// in their stratum's size (a labels file's stratum_size counts them)
+	// but are never queued. Only with Reach.
+	Exclude map[[2]string]bool
 }
 
 // QueueItem is one pair of the queue, in labeling order.
@@ -169,6 +174,9 @@ func BuildQueue(pairs []QueuePair, cfg QueueConfig) (*Queue, error) {
 	if cfg.Reach < 0 || (cfg.Reach == 0 && cfg.Budget < 1) {
 		return nil, fmt.Errorf("budget %d, reach %d: want a budget of at least 1 or a reach of at least 1", cfg.Budget, cfg.Reach)
 	}
+	if len(cfg.Exclude) > 0 && cfg.Reach == 0 {
+		return nil, fmt.Errorf("pairs to leave out of a queue are read only with a reach")
+	}
 	byKey := map[[2]string]*qStratum{}
 	var strata []*qStratum
 	rules := map[string][]*qStratum{}
@@ -191,7 +199,9 @@ func BuildQueue(pairs []QueuePair, cfg QueueConfig) (*Queue, error) {
 			}
 			rules[p.RuleID] = append(rules[p.RuleID], s)
 		}
-		s.pairs = append(s.pairs, i)
+		if !cfg.Exclude[[2]string{p.CaseID, p.RuleID}] {
+			s.pairs = append(s.pairs, i)
+		}
 		s.Size++
 	}
 	sort.Slice(strata, func(i, j int) bool {
@@ -209,7 +219,7 @@ func BuildQueue(pairs []QueuePair, cfg QueueConfig) (*Queue, error) {
 		for _, s := range strata {
 			s.Labeled = cfg.Labeled[[2]string{s.RuleID, s.Name}]
 			if s.disagree {
-				s.Allocated = int(min(int64(max(cfg.Reach-s.Labeled, 0)), s.Size))
+				s.Allocated = min(max(cfg.Reach-s.Labeled, 0), len(s.pairs))
 			}
 			q.Budget += s.Allocated
 		}

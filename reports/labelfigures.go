@@ -206,7 +206,7 @@ func WriteQueueSummary(w io.Writer, q *metrics.Queue, letters, names []string, c
 		fmt.Fprintf(w, "%s: %d pairs labeled in the dataset (census, not queued)\n", r, census[r])
 	}
 	if q.Reach > 0 {
-		fmt.Fprintf(w, "--reach %d: each stratum where the judges disagree queued up to %d labels counting the dataset's (labeled), or all its pairs; none where they agree\n", q.Reach, q.Reach)
+		fmt.Fprintf(w, "--reach %d: each stratum where the judges disagree queued up to %d labels counting those already labeled (labeled: the dataset's and --labels'), or all its pairs; none where they agree\n", q.Reach, q.Reach)
 	}
 	if q.Reach == 0 && q.MinTotal > q.Budget {
 		fmt.Fprintf(w, "--budget %d is below the minimum of 5 per stratum: queued the minimum, %d pairs\n", q.Budget, q.MinTotal)

@@ -31,6 +31,7 @@ type labelQueueOptions struct {
 	Judges  []string
 	Budget  int
 	Reach   int
+	Labels  []string // labels files counted toward --reach
 	Seed    uint64
 	Overlap float64
 	Out     string
@@ -57,6 +58,8 @@ func newLabelQueueCmd(io IO, runF func(context.Context, *labelQueueOptions, IO) 
 				return usagef("give --budget N (the number of pairs to queue) or --reach N (each stratum where the judges disagree to N labels), not both")
 			case reach && o.Reach < 1:
 				return usagef("--reach %d: want at least 1 label a stratum", o.Reach)
+			case len(o.Labels) > 0 && !reach:
+				return usagef("--labels counts labels files toward --reach N; a --budget queue reads none")
 			case reach && len(o.Weak) > 0:
 				return usagef("--reach counts the dataset's labels of each stratum of the judges' results; with --weak-labels the strata hold the weak label too: use --budget")
 			case !reach && o.Budget < 1:
@@ -74,6 +77,7 @@ func newLabelQueueCmd(io IO, runF func(context.Context, *labelQueueOptions, IO) 
 	f.StringArrayVar(&o.Judges, "judge", nil, "stratify by this judge's results (identity or unique prefix; repeatable; default every judge of the run)")
 	f.IntVar(&o.Budget, "budget", 0, "number of pairs to queue (at least 5 per stratum are queued whatever the budget)")
 	f.IntVar(&o.Reach, "reach", 0, "instead of --budget: queue only the strata where the judges disagree, each up to `N` labels counting the dataset's labels of it (or all its pairs)")
+	f.StringArrayVar(&o.Labels, "labels", nil, "with --reach: a labels `FILE` whose labels count toward each stratum's reach too, their pairs never queued again (repeatable)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the random order")
 	f.Float64Var(&o.Overlap, "overlap", 0.1, "share of the queue every labeler labels, for agreement")
 	f.StringVarP(&o.Out, "out", "o", "", "queue file, written atomically (default: stdout)")
@@ -83,13 +87,16 @@ func newLabelQueueCmd(io IO, runF func(context.Context, *labelQueueOptions, IO) 
 
 // runLabelQueue is `apeval label queue` with checked options.
 func runLabelQueue(_ context.Context, o *labelQueueOptions, io IO) error {
-	spec := evaluation.QueueSpec{Dir: o.Dir, Judges: o.Judges, Rules: o.Rules, Config: metrics.QueueConfig{Budget: o.Budget, Reach: o.Reach, Seed: o.Seed, Overlap: o.Overlap}}
+	spec := evaluation.QueueSpec{Dir: o.Dir, Judges: o.Judges, Rules: o.Rules, Labels: o.Labels, Config: metrics.QueueConfig{Budget: o.Budget, Reach: o.Reach, Seed: o.Seed, Overlap: o.Overlap}}
 	if len(o.Weak) > 0 {
 		spec.Weak = func() ([]datasets.WeakLabel, error) { return readWeakLabels(o.Weak, io) }
 	}
 	d, err := evaluation.DrawQueue(spec)
 	if err != nil {
 		return err
+	}
+	if len(o.Labels) > 0 {
+		fmt.Fprintf(io.Err, "--labels: %d labeled pairs count toward the reach and are not queued again (%d labels are of pairs out of scope)\n", d.FromFiles, d.Missing)
 	}
 	lines := d.Queue.Lines()
 	if err := outfile.Write(o.Out, io.Out, func(w goio.Writer) error { return datasets.WriteSampleLabels(w, lines) }); err != nil {

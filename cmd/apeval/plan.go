@@ -16,7 +16,10 @@ import (
 // checked, what they resolve to.
 type planOptions struct {
 	planargs.Options
-	spec *planargs.Spec
+	// pilotLabels are labels files whose labels count as the pilot's on
+	// the label path (--pilot-labels).
+	pilotLabels []string
+	spec        *planargs.Spec
 }
 
 func newPlanCmd(io IO, runF func(context.Context, *planOptions, IO) error) *cobra.Command {
@@ -57,6 +60,7 @@ func newPlanCmd(io IO, runF func(context.Context, *planOptions, IO) error) *cobr
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the simulation")
 	f.StringVar(&o.Pilot, "pilot", "", "plan from this pilot `RUN_DIR` (the same as giving it as the argument)")
 	f.IntVar(&o.Labels, "labels", 0, "with a pilot: plan the label path (label queue, then --labels) at a budget of `N` labels: per judge and rule, the labels for an 80% chance of deciding precision and recall vs baseline, and the shares at N (at most the pilot's pairs to label)")
+	f.StringArrayVar(&o.pilotLabels, "pilot-labels", nil, "with --labels N: a labels `FILE` (label serve's) whose labels count as the pilot's, as its dataset's do (repeatable)")
 	f.StringVar(&o.Baseline, "baseline", "", "with a pilot: the `JUDGE` whose fire rates drift is planned against (default: the run's --baseline)")
 	return cmd
 }
@@ -66,6 +70,9 @@ func (o *planOptions) validate(cmd *cobra.Command) error {
 	s, err := planargs.Resolve(o.Options, cmd.Flags().Changed)
 	if err != nil {
 		return usageError{err}
+	}
+	if len(o.pilotLabels) > 0 && o.Labels == 0 {
+		return usagef("--pilot-labels: the pilot's labels files are read on the label path; give --labels N too")
 	}
 	o.spec = s
 	return nil
@@ -123,7 +130,7 @@ func planOnce(o *planOptions, io IO) error {
 		if err != nil {
 			return err
 		}
-		po := evaluation.PilotOptions{CriteriaFile: s.Criteria, PolicyFile: s.Policy, Baseline: s.Baseline, Plan: po, Labels: s.LabelOptions()}
+		po := evaluation.PilotOptions{CriteriaFile: s.Criteria, PolicyFile: s.Policy, Baseline: s.Baseline, Plan: po, Labels: s.LabelOptions(), PilotLabels: o.pilotLabels}
 		if po.Labels != nil {
 			po.Labels.Progress = progress
 		}

@@ -123,14 +123,89 @@ func TestPlanFirstStageIsLabelQueueReach(t *testing.T) {
 	if firsts == 0 {
 		t.Fatal("no plan asked for a first stage")
 	}
+	// The same pilot's labels kept in their labels file (as label serve
+	// writes it) rather than imported: plan --pilot-labels counts them
+	// and names label queue --labels FILE, which queues the same 18
+	// pairs, none the file labels, with the stratum sizes of the file's
+	// lines (one design: report --labels takes both files).
+	c, out, e := apeval(t, "", "plan", run, "--labels", "300", "--reps", "10", "--json", "--pilot-labels", pilotLabels)
+	var p plan
+	if c != 0 || json.Unmarshal([]byte(out), &p) != nil || !strings.Contains(e, "plan: 39 labels of --pilot-labels count as the pilot's") {
+		t.Fatalf("plan --pilot-labels: exit %d\n%s%s", c, out, e)
+	}
+	want := "apeval label queue " + run + " --rule commit-message-style --reach 40 --labels " + pilotLabels
+	var named bool
+	for _, p := range p.Plans {
+		if f := p.First; f != nil {
+			named = true
+			if f.Command != want || f.Labels != 18 {
+				t.Errorf("from the labels file: first stage %+v, want %q and 18 labels", *f, want)
+			}
+		}
+	}
+	if !named {
+		t.Error("from the labels file: no first stage")
+	}
+	first := filepath.Join(dir, "first-file.jsonl")
+	if c, _, e := apeval(t, "", "label", "queue", run, "--rule", "commit-message-style", "--reach", "40", "--labels", pilotLabels, "--out", first); c != 0 {
+		t.Fatalf("label queue --labels: exit %d\n%s", c, e)
+	}
+	type line struct {
+		Rule    string `json:"rule_id"`
+		Case    string `json:"case_id"`
+		Stratum string `json:"stratum"`
+		Size    int64  `json:"stratum_size"`
+	}
+	read := func(f string) []line {
+		b, _ := os.ReadFile(f)
+		var out []line
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var x line
+			if json.Unmarshal([]byte(l), &x) != nil {
+				t.Fatalf("%s: %q", f, l)
+			}
+			out = append(out, x)
+		}
+		return out
+	}
+	inPilot, size := map[string]bool{}, map[string]int64{}
+	for _, l := range read(pilotLabels) {
+		inPilot[l.Case] = true
+		size[l.Rule+" "+l.Stratum] = l.Size
+	}
+	got := read(first)
+	if len(got) != 18 {
+		t.Errorf("label queue --labels queued %d, the plan names 18", len(got))
+	}
+	for _, l := range got {
+		if k := l.Rule + " " + l.Stratum; inPilot[l.Case] || size[k] != l.Size || !disagreeing(l.Stratum) {
+			t.Errorf("queued %+v (in the pilot's file: %v; its stratum_size there %d)", l, inPilot[l.Case], size[k])
+		}
+	}
+	firstLabels := filepath.Join(dir, "first-file-labels.jsonl")
+	oracleLabels(t, first, firstLabels)
+	c, out, e = apeval(t, "", "plan", run, "--labels", "300", "--reps", "10", "--json", "--pilot-labels", pilotLabels, "--pilot-labels", firstLabels)
+	p = plan{} // Unmarshal keeps a field the JSON leaves out
+	if c != 0 || json.Unmarshal([]byte(out), &p) != nil {
+		t.Fatalf("plan again: exit %d\n%s%s", c, out, e)
+	}
+	for _, p := range p.Plans {
+		if p.Rule == "commit-message-style" && p.First != nil {
+			t.Errorf("after the first stage from files: %s %s asks for %+v", p.Judge, p.Criterion, *p.First)
+		}
+	}
 	for _, bad := range [][]string{
 		{"--budget", "10", "--reach", "40"},
 		{"--reach", "0"},
 		{"--reach", "40", "--weak-labels", filepath.Join(u, "cases.jsonl")},
+		{"--budget", "10", "--labels", pilotLabels},
 	} {
 		if c, _, e := apeval(t, "", append([]string{"label", "queue", run}, bad...)...); c != 2 || !strings.Contains(e, "--reach") {
 			t.Errorf("label queue %v: exit %d, %s", bad, c, e)
 		}
+	}
+	if c, _, e := apeval(t, "", "plan", run, "--pilot-labels", pilotLabels); c != 2 || !strings.Contains(e, "--pilot-labels") {
+		t.Errorf("plan --pilot-labels without --labels N: exit %d, %s", c, e)
 	}
 }
 

@@ -19,7 +19,10 @@ type QueueSpec struct {
 	Judges, Rules []string
 	// Weak reads the weak labels that stratify too (label queue
 	// --weak-labels); nil: none.
-	Weak   func() ([]datasets.WeakLabel, error)
+	Weak func() ([]datasets.WeakLabel, error)
+	// Labels are labels files (label queue --labels, with Config.Reach)
+	// whose pairs count toward each stratum's reach and are never queued.
+	Labels []string
 	Config metrics.QueueConfig
 }
 
@@ -31,6 +34,10 @@ type Drawn struct {
 	Letters, Names []string
 	Census         map[string]int
 	Unlabeled      int
+	// FromFiles counts the pairs the labels files label and the dataset
+	// does not (counted toward the reach, not queued); Missing the labels
+	// naming no pair in scope.
+	FromFiles, Missing int
 }
 
 // DrawQueue reads the run's pair table and draws a stratified labeling
@@ -66,13 +73,43 @@ func DrawQueue(s QueueSpec) (*Drawn, error) {
 			return nil, fmt.Errorf("--reach counts the dataset's labels of each stratum of the judges' results; with --weak-labels the strata hold the weak label too: use --budget")
 		}
 		// The pairs the dataset labels count toward each stratum's reach
-		// (a pilot's labels, imported), as plan --labels counts them.
+		// (a pilot's labels, imported), as plan --labels counts them, and
+		// so do those of the labels files (which are never queued again).
 		cfg.Labeled = t.LabeledStrata(d.Letters)
+		if len(s.Labels) > 0 {
+			labels, err := FileLabels(s.Labels)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Exclude, d.Missing = t.FileLabels(d.Letters, labels, cfg.Labeled)
+			d.FromFiles = len(cfg.Exclude)
+			if len(labels) > 0 && d.Missing == len(labels) {
+				return nil, fmt.Errorf("--labels: none of the %d labels names a (case, rule) pair of %s in scope: they are another run's", len(labels), s.Dir)
+			}
+		}
+	} else if len(s.Labels) > 0 {
+		return nil, fmt.Errorf("--labels counts labels toward --reach; a --budget queue reads none")
 	}
 	if d.Queue, err = metrics.BuildQueue(pairs, cfg); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// FileLabels reads people's labels files as the figures read them
+// (metrics.ResolveSampleLabels: each person's last line for a pair, skips
+// left out, the first person's label by time); weak labels are refused.
+func FileLabels(files []string) ([]metrics.SampleLabel, error) {
+	lines, err := datasets.ReadSampleLabels(files, false)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range lines {
+		if l.LabelSource == datasets.LabelSourceWeak {
+			return nil, fmt.Errorf("%s: label_source: weak labels are a signal, not people's labels; give the people's labels files", l.Source)
+		}
+	}
+	return metrics.ResolveSampleLabels(lines)
 }
 
 // CorrectSpec is what apeval label correct corrects: the run directory,

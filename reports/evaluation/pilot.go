@@ -18,6 +18,9 @@ type PilotOptions struct {
 	// Labels, when set, plans the label path instead
 	// (metrics.PlanLabels); its Baseline is the run's.
 	Labels *metrics.LabelPlanOptions
+	// PilotLabels are labels files whose labels count as the pilot's on
+	// the label path, as the dataset's own do (plan --pilot-labels).
+	PilotLabels []string
 }
 
 // PilotPlan is a plan from a pilot: the criteria it was sized against
@@ -57,8 +60,19 @@ func (rs *RunSet) Pilot(o PilotOptions, errOut io.Writer) (*PilotPlan, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(o.PilotLabels) > 0 {
+			labels, err := FileLabels(o.PilotLabels)
+			if err != nil {
+				return nil, err
+			}
+			set, missing := t.SetFileLabels(labels)
+			if len(labels) > 0 && missing == len(labels) {
+				return nil, fmt.Errorf("--pilot-labels: none of the %d labels names a (case, rule) pair of %s in scope: they are another run's", len(labels), pilot)
+			}
+			fmt.Fprintf(errOut, "plan: %d labels of --pilot-labels count as the pilot's (%d are of pairs out of scope)\n", set, missing)
+		}
 		lo := *o.Labels
-		lo.Baseline, lo.Pilot = base, pilot
+		lo.Baseline, lo.Pilot, lo.PilotLabels = base, pilot, o.PilotLabels
 		plans, err := metrics.PlanLabels(t, crit, lo)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", pilot, err)
