@@ -422,7 +422,8 @@ func ruleIDs(s *metrics.Summary) []string {
 
 // statusNames lists the short labels of the row's criteria with status
 // st; an INCONCLUSIVE one carries "+N" when metrics estimated that about N
-// more samples at the observed rate would decide it.
+// more units, brought by new sessions like these (or labels from the
+// queue; "+N sessions" where only new sessions can), would decide it.
 func statusNames(r *metrics.Row, st metrics.Status) string {
 	var names []string
 	for _, c := range r.Criteria {
