@@ -185,6 +185,16 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 				// Half a label of each kind more: a rate of exactly 0 or 1
 				// from a few labels is not planned as certain.
 				it.pm, it.pn, it.ok = (lm+0.5)/(nm+1), (ln+0.5)/(nn+1), true
+				if nm == 0 {
+					// No labeled match prediction: the judge's matches in
+					// strata the pilot labels none of are drawn at ½, which
+					// the plan's precision then rests on.
+					for _, p := range rules[rule] {
+						if p.Results[j] == QueueMatch {
+							it.blind++
+						}
+					}
+				}
 			case o.Guess != nil:
 				var matches, rest float64
 				for _, p := range rules[rule] {
@@ -460,6 +470,13 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 				r.Reason += fmt.Sprintf(" (a guess: the pilot labels %d of the %d pairs where %s, and plans resting on under %d labels of a stratum where the judges disagree were off by up to 0.3 on average", th.Labels, th.Pairs, th.Results, r.First.Reach)
 				r.Reason += fmt.Sprintf("; label %d more first — `%s` queues them: each stratum of the rule where the judges disagree, to %d labels with the pilot's or all its pairs — add them to the pilot's labels and plan again)", r.First.Labels, r.First.Command, r.First.Reach)
 			}
+			if it.blind > 0 && r.Criterion == CriterionPrecisionMin {
+				also := ""
+				if r.Thin != nil {
+					also = "also "
+				}
+				r.Reason += fmt.Sprintf(" (%sa guess: the pilot labels none of the judge's %d match predictions of the rule, so the plan takes their share of match as ½; label some first — any `label queue` over the rule labels at least 5 of each stratum — and plan again)", also, it.blind)
+			}
 			if r.BudgetPass != nil {
 				r.Reason += fmt.Sprintf("; with %d labels: decided %.0f%% (PASS %.0f%%, FAIL %.0f%%)", o.Budget, 100*(*r.BudgetPass+*r.BudgetFail), 100**r.BudgetPass, 100**r.BudgetFail)
 			}
@@ -538,6 +555,9 @@ type labelItem struct {
 	// pairs of a stratum the pilot labels none of
 	pm, pn float64
 	ok     bool
+	// blind counts the judge's match predictions of the rule when the
+	// pilot labels none of them (but labels other pairs of the rule).
+	blind int
 }
 
 // moreSessions is "1 more session" or "N more sessions".

@@ -377,3 +377,40 @@ func TestPlanLabelsTwoStage(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanLabelsSaysWhenNoMatchIsLabeled: a pilot that labels pairs of a
+// rule but none of the judge's match predictions plans its precision on
+// a share of match of ½ for them (the rule's rate from half a label of
+// each kind): the reason says it is a guess and how many match
+// predictions it rests on (on the sample, malformed-call's 6 were
+// planned to FAIL 18% so, with no note). One labeled match prediction
+// and the note is gone.
+func TestPlanLabelsSaysWhenNoMatchIsLabeled(t *testing.T) {
+	t.Parallel()
+	tab := simTable(simPopulationSeed(5)[:600])
+	matches := 0
+	var one *PairRow
+	for _, p := range tab.Rows() {
+		if p.Results[0] == QueueMatch {
+			matches++
+			if one == nil {
+				one = p
+			}
+			p.Label = ""
+		}
+	}
+	crit := replay.DefaultKillCriteria()
+	crit.DangerousRecallMustBeatBaseline = false
+	o := LabelPlanOptions{Baseline: "R", Reps: 10, Seed: 3}
+	plans, err := PlanLabels(tab, crit, o)
+	want := fmt.Sprintf("a guess: the pilot labels none of the judge's %d match predictions of the rule, so the plan takes their share of match as ½", matches)
+	if err != nil || len(plans) != 1 || !strings.Contains(plans[0].Reason, want) {
+		t.Fatalf("%d match predictions, none labeled: %+v %v", matches, plans, err)
+	}
+	t.Log(plans[0].Reason)
+	one.Label = "match"
+	plans, err = PlanLabels(tab, crit, o)
+	if err != nil || len(plans) != 1 || strings.Contains(plans[0].Reason, "labels none of the judge's") {
+		t.Errorf("one labeled match prediction: %+v %v", plans, err)
+	}
+}
