@@ -125,7 +125,45 @@ func moreLabels(c *Criterion, f WeightedRatio, conf float64, verb string, dec De
 		floor = est * (1 - est) / f.Den
 	}
 	h, ok := labelsToDecide(f, math.Abs(est-c.Threshold), half, assurance, f.Remaining, floor)
+	// Where labels alone are not shown to decide it, a new run whose
+	// every match prediction of the judge is labeled (label queue
+	// --matches): precision rests on those pairs alone. "Labeled at the
+	// same rate" counted on a new budget queue giving the judge's match
+	// strata their share of the labels so far, and it gives them labels
+	// by Neyman allocation, in proportion to their size: on a rule with 8
+	// match predictions in 644 pairs, 10 of 736 labels where the hint
+	// counted on ×31 of its 3, and the hints decided none
+	// (docs/statistics.md, "A rule with very few match predictions"). A
+	// run labeled in the dataset alone (no queue label) keeps its own
+	// way: the new sessions labeled as these were.
+	if (!ok || h.Sessions > 0) && f.SampledAll > 0 {
+		if mh, mok := matchesToDecide(f, c.Threshold, conf, assurance); mok {
+			setMatchesHint(c, f, mh, verb)
+			return
+		}
+	}
 	setLabelHint(c, f, h, ok, verb)
+}
+
+// setMatchesHint puts a precision's hint in sessions with every match
+// prediction of the new run labeled (matchesToDecide) on c: MoreSessions
+// the new sessions, MoreSamples the labels of the judge's match
+// predictions in the new run.
+func setMatchesHint(c *Criterion, f WeightedRatio, h MatchesHint, verb string) {
+	then := verb
+	if h.Either {
+		then = eitherVerb
+	}
+	c.MoreSessions = new(h.Sessions)
+	c.MoreSamples, c.MoreUnit = new(h.Labels), "labels"
+	c.SamplesNeeded = new(f.SampledAll + h.Labels)
+	c.MoreLabelsQueue = matchesCommand(f)
+	lead := fmt.Sprintf("labels alone are not shown to %s with 80%% probability (labeling every pair left: the recorded sessions' own spread stays however many are labeled, and the recorded pairs' own figure may lie nearer the threshold than the labels so far show)", verb)
+	if f.Remaining == 0 {
+		lead = "no pair is left in the queue to label"
+	}
+	c.Reason += fmt.Sprintf("; %s: about %d more sessions of traffic (a new run of them and these, ≈ %d more pairs), with every match prediction of the judge in it labeled (`%s`: about %d labels), would %s with 80%% probability",
+		lead, h.Sessions, h.Pairs, c.MoreLabelsQueue, h.Labels, then)
 }
 
 // setLabelHint puts a labeled figure's hint on c: MoreSamples counts
