@@ -177,6 +177,9 @@ type qStratum struct {
 // stratum where the judges disagree, and none elsewhere; the strata,
 // their sizes and the order are as above, so the queue is a stratified
 // random sample of those strata that the estimator weighs as any queue.
+// With cfg.Matches every unlabeled pair of each stratum where that judge
+// says match is allocated, and none elsewhere: a census of the pairs its
+// precision rests on.
 func BuildQueue(pairs []QueuePair, cfg QueueConfig) (*Queue, error) {
 	if cfg.Min <= 0 {
 		cfg.Min = 5
