@@ -192,7 +192,9 @@ func driftPath(name string, sz []int, q1, q2, icc float64) hintPath {
 // labels, labels the next m items of the same queue and decides again; on
 // a hint of k more sessions (labels cannot decide it), draws k more
 // sessions of the same traffic, queues the whole (a new run) with the
-// labels given plus the hint's and labels that queue.
+// labels given plus the hint's and labels that queue — or, where the
+// hint names `label queue … --matches`, labels every pair of the new run
+// the candidate called match.
 func labelPath(name string, n int, crit replay.KillCriteria, recall bool) hintPath {
 	return hintPath{name: name, rep: func(rng *rand.Rand) (bool, hintOutcome, int64) {
 		ps := simPopulationSeed(rng.Uint64())
@@ -248,8 +250,11 @@ func labelPath(name string, n int, crit replay.KillCriteria, recall bool) hintPa
 // the labels show no error: the figure's variance is 0). An open figure's
 // hint in labels labels the next m items of the queue; in sessions, k
 // more sessions (sizes drawn from these) are queued with the old ones
-// and the labels given plus the hint's are labeled; then it is decided
-// again.
+// and the labels given plus the hint's are labeled, or, where the hint
+// names `label queue … --matches`, every pair the candidate called match
+// in the new run (matchesUnits); then it is decided again. match is the
+// share of pairs the candidate calls match (0.45; 0.0125 on the
+// access-control-notify shape, ≈ 8 of 640 pairs).
 func edgePath(name string, K, left, labels int, match, pLo, pHi float64, crit replay.KillCriteria) hintPath {
 	sz := []int{3, 4, 4, 5, 5, 7}
 	return hintPath{name: name, rep: func(rng *rand.Rand) (bool, hintOutcome, int64) {

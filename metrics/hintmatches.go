@@ -69,7 +69,7 @@ func matchesToDecide(f WeightedRatio, thr, conf, target float64) (MatchesHint, b
 	decide := func(k float64, passOnly bool) float64 {
 		u := K / (K + k)
 		n := math.Floor(f.Den / u / d)
-		if n < 1 {
+		if n < 1 || n > maxCensus {
 			return 0
 		}
 		q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: dfAfter(f.DF, 1/u)}.Quantile(1 - (1-conf)/2)
@@ -89,26 +89,50 @@ func matchesToDecide(f WeightedRatio, thr, conf, target float64) (MatchesHint, b
 	}, true
 }
 
+// maxCensus bounds the match predictions a MatchesHint may ask to label
+// (and the sum betaBinomDecides takes): beyond it there is no hint of
+// this kind (the search ends; the hint falls back to labelsToDecide's).
+const maxCensus = 200_000
+
 // betaBinomDecides is the probability that x errors among n, x
 // beta-binomial (n, a, b), leave Wilson's interval at quantile q for the
 // precision (n − x)/n wholly above thr (PASS) or, unless passOnly,
 // wholly below it (FAIL).
 func betaBinomDecides(n, a, b, thr, q float64, passOnly bool) float64 {
 	// pmf(0) = B(a, n + b)/B(a, b); pmf(x+1) = pmf(x)·(n−x)/(x+1)·(x+a)/(n−x−1+b).
+	// Wilson's bounds fall as x grows: PASS for x ≤ xp, FAIL for x ≥ xf
+	// (first x where each stops or starts), found by bisection; the sum
+	// runs to xf only, the FAIL side being 1 less the rest.
+	first := func(ok func(x float64) bool) float64 { // first x in [0, n+1] with ok
+		lo, hi := -1.0, n+1
+		for hi-lo > 1 {
+			mid := math.Floor((lo + hi) / 2)
+			if ok(mid) {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		return hi
+	}
+	xp := first(func(x float64) bool { l, _ := Wilson(n-x, n, q); return !(l > thr) }) // first x not PASS
+	xf := first(func(x float64) bool { _, h := Wilson(n-x, n, q); return h < thr })     // first x FAIL
 	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
 	pmf := math.Exp(lg(n+b) + lg(a+b) - lg(n+a+b) - lg(b))
-	total := 0.0
-	for x := 0.0; x <= n; x++ {
-		lo, hi := Wilson(n-x, n, q)
-		switch {
-		case lo > thr:
-			total += pmf
-		case hi < thr && !passOnly:
-			total += pmf
+	pass, below := 0.0, 0.0
+	for x := 0.0; x < max(xp, xf) && x <= n; x++ {
+		if x < xp {
+			pass += pmf
+		}
+		if x < xf {
+			below += pmf
 		}
 		pmf *= (n - x) / (x + 1) * (x + a) / (n - x - 1 + b)
 	}
-	return total
+	if passOnly || xf > n {
+		return pass
+	}
+	return pass + max(0, 1-below)
 }
 
 // matchesCommand is the label queue command of a MatchesHint: the new
