@@ -359,18 +359,26 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 			}
 		}
 	}
-	for step := 1; count(at) > 0; step++ {
-		pass, fail, more, err := ask(o.Seed, budgets(at), fmt.Sprintf("label plans, simulating queues of up to %d labels, search step %d: %d plans open", len(pairs), step, count(at)))
+	// round simulates the data sets of seed with each item open in at (a
+	// grid index; −1: closed) at that size, closes it and tells next its
+	// decided share and the sessions its undecided data sets hint; next
+	// may open it again at another size.
+	round := func(seed uint64, what string, next func(i, gi int, r float64, more []float64)) error {
+		pass, fail, more, err := ask(seed, budgets(at), what)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for i := range items {
-			gi := at[i]
-			if gi < 0 {
-				continue
+			if gi := at[i]; gi >= 0 {
+				at[i] = -1
+				next(i, gi, pass[i]+fail[i], more[i])
 			}
-			at[i] = -1
-			switch r := pass[i] + fail[i]; {
+		}
+		return nil
+	}
+	for step := 1; count(at) > 0; step++ {
+		err := round(o.Seed, fmt.Sprintf("label plans, simulating queues of up to %d labels, search step %d: %d plans open", len(pairs), step, count(at)), func(i, gi int, r float64, more []float64) {
+			switch {
 			case r >= assurance:
 				hi[i] = gi
 				items[i].res.Labels, items[i].res.DecideRate = new(int64(grid[gi])), new(r)
@@ -379,11 +387,11 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 				// data sets or more say labels cannot decide, how many more
 				// sessions of traffic would.
 				hi[i] = -1
-				if 2*len(more[i]) >= o.Reps {
+				if 2*len(more) >= o.Reps {
 					if last == nil {
 						last = make([]int64, len(items))
 					}
-					last[i] = int64(math.Ceil(medianOf(more[i])))
+					last[i] = int64(math.Ceil(medianOf(more)))
 				}
 			default:
 				lo[i] = gi
@@ -396,6 +404,9 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 			default:
 				done++
 			}
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	// The size found overstates its rate (the search's data sets chose
@@ -409,17 +420,8 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 		}
 	}
 	for count(at) > 0 {
-		pass, fail, _, err := ask(o.Seed^freshSeed, budgets(at), fmt.Sprintf("label plans, checking %d sizes on fresh queues", count(at)))
-		if err != nil {
-			return nil, err
-		}
-		for i := range items {
-			gi := at[i]
-			if gi < 0 {
-				continue
-			}
-			at[i] = -1
-			switch r := pass[i] + fail[i]; {
+		err := round(o.Seed^freshSeed, fmt.Sprintf("label plans, checking %d sizes on fresh queues", count(at)), func(i, gi int, r float64, _ []float64) {
+			switch {
 			case r >= assurance:
 				items[i].res.Labels, items[i].res.DecideRate = new(int64(grid[gi])), new(r)
 			case gi == top:
@@ -429,6 +431,9 @@ func PlanLabels(t *PairTable, crit replay.KillCriteria, o LabelPlanOptions) ([]P
 			default:
 				at[i] = gi + 1
 			}
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	if o.Budget > 0 {
