@@ -14,9 +14,6 @@ import (
 type LabeledSample struct {
 	table  *PairTable
 	labels []SampleLabel
-	// lines are the files' lines, checked against the results' strata
-	// (CheckLabelStrata) when applied.
-	lines []datasets.SampleLabel
 	// shared counts the pairs more than one person labeled (their final
 	// non-skip labels), disagree those whose people differ, people the
 	// labelers: the figures count the first label by time of each pair,
@@ -36,7 +33,7 @@ func NewLabeledSample(lines []datasets.SampleLabel) (*LabeledSample, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &LabeledSample{table: NewPairTable(nil, nil), labels: labels, lines: lines}
+	l := &LabeledSample{table: NewPairTable(nil, nil), labels: labels}
 	l.shared, l.disagree, l.people = sharedLabels(lines)
 	return l, nil
 }
@@ -100,9 +97,6 @@ func (l *LabeledSample) Apply(s *Summary) error {
 	}
 	if n := len(l.labels); n > 0 && missing == n {
 		return fmt.Errorf("--labels: none of the %d labels names a (case, rule) pair of these results: they are another run's (label the queue of this run: apeval label queue)", n)
-	}
-	if err := l.table.CheckLabelStrata(l.lines); err != nil {
-		return fmt.Errorf("--labels: %w", err)
 	}
 	s.ApplySample(l.table, l.labels)
 	if missing > 0 {

@@ -8,7 +8,7 @@ import (
 )
 
 // labelsHelp is the help of --labels on run, report, gate and compare.
-const labelsHelp = "labels file from apeval label serve (apeval.labels/v1; repeatable): precision, recall and their criteria weighted by the queue's design; a file whose strata are not this run's (another run's queue, or other judges') is refused"
+const labelsHelp = "labels file from apeval label serve (apeval.labels/v1; repeatable): precision, recall and their criteria weighted by the queue's design"
 
 // registerLabels adds --labels to a flag set.
 func registerLabels(f *pflag.FlagSet, files *[]string) {

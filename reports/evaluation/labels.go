@@ -77,13 +77,7 @@ func DrawQueue(s QueueSpec) (*Drawn, error) {
 		// so do those of the labels files (which are never queued again).
 		cfg.Labeled = t.LabeledStrata(d.Letters)
 		if len(s.Labels) > 0 {
-			// Checked against every judge of the run, as report --labels
-			// checks them, not only the ones this queue is stratified by.
-			all, _, err := ReadPairs(s.Dir, nil, nil)
-			if err != nil {
-				return nil, err
-			}
-			labels, err := FileLabels(s.Labels, all)
+			labels, err := FileLabels(s.Labels)
 			if err != nil {
 				return nil, err
 			}
@@ -105,14 +99,9 @@ func DrawQueue(s QueueSpec) (*Drawn, error) {
 // FileLabels reads people's labels files as the figures read them
 // (metrics.ResolveSampleLabels: each person's last line for a pair, skips
 // left out, the first person's label by time); weak labels are refused.
-func FileLabels(files []string, run *metrics.PairTable) ([]metrics.SampleLabel, error) {
+func FileLabels(files []string) ([]metrics.SampleLabel, error) {
 	lines, err := datasets.ReadSampleLabels(files, false)
 	if err != nil {
-		return nil, err
-	}
-	// Another run's labels, or a queue of other judges', are refused
-	// here as by every --labels (metrics.PairTable.CheckLabelStrata).
-	if err := run.CheckLabelStrata(lines); err != nil {
 		return nil, err
 	}
 	for _, l := range lines {

@@ -61,7 +61,7 @@ func (rs *RunSet) Pilot(o PilotOptions, errOut io.Writer) (*PilotPlan, error) {
 			return nil, err
 		}
 		if len(o.PilotLabels) > 0 {
-			labels, err := FileLabels(o.PilotLabels, t)
+			labels, err := FileLabels(o.PilotLabels)
 			if err != nil {
 				return nil, err
 			}
