@@ -215,6 +215,10 @@ func TestBothPathsDecideAlike(t *testing.T) {
 			rs := pathsData(rand.New(rand.NewPCG(uint64(k+1), 7)), c.sessions, c.per, c.prec, c.judgeHit, c.baseHit)
 			s := closeAll(rs, "")
 			before := statusesOf(s)
+			var rowsBefore []Row
+			for _, r := range s.Judges[0].Rules {
+				rowsBefore = append(rowsBefore, *r)
+			}
 			tab := NewPairTable(nil, nil)
 			for _, r := range rs {
 				tab.Add(r)
@@ -234,8 +238,22 @@ func TestBothPathsDecideAlike(t *testing.T) {
 						t.Errorf("%s: %s", key, cr.Reason)
 					}
 				}
-				if (u.Status == StatusPass && w.Status == StatusFail) || (u.Status == StatusFail && w.Status == StatusPass) {
+				// Every pair is labeled in the dataset (weight 1, the
+				// census): the evidence is the same, and so are the
+				// interval and the status (one verdict rule, one method).
+				if u.Status != w.Status {
 					t.Errorf("%s: unweighted %s, weighted %s\n  %s\n  %s", key, u.Status, w.Status, u.Reason, w.Reason)
+				}
+				if !samePtr(u.Lo, w.Lo) || !samePtr(u.Hi, w.Hi) {
+					t.Errorf("%s: unweighted [%v, %v], weighted [%v, %v]\n  %s\n  %s", key, fmtP(u.Lo), fmtP(u.Hi), fmtP(w.Lo), fmtP(w.Hi), u.Reason, w.Reason)
+				}
+			}
+			for i, r := range s.Judges[0].Rules {
+				u := rowsBefore[i]
+				if !samePtr(u.PrecisionLo, r.PrecisionLo) || !samePtr(u.PrecisionHi, r.PrecisionHi) || !samePtr(u.RecallLo, r.RecallLo) || !samePtr(u.RecallHi, r.RecallHi) {
+					t.Errorf("%s: unweighted precision [%s, %s] recall [%s, %s], weighted precision [%s, %s] recall [%s, %s]", r.RuleID,
+						fmtP(u.PrecisionLo), fmtP(u.PrecisionHi), fmtP(u.RecallLo), fmtP(u.RecallHi),
+						fmtP(r.PrecisionLo), fmtP(r.PrecisionHi), fmtP(r.RecallLo), fmtP(r.RecallHi))
 				}
 			}
 			for _, path := range []struct {
@@ -284,4 +302,20 @@ func TestDriftCountsOnlyUnexplainedChanges(t *testing.T) {
 	if c := run(""); c.Status != StatusFail || *c.Estimate > -0.1 {
 		t.Errorf("unlabeled fires removed: %s, estimate %v: %s", c.Status, *c.Estimate, c.Reason)
 	}
+}
+
+// samePtr is whether two optional figures are both absent or equal to
+// within rounding.
+func samePtr(a, b *float64) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return math.Abs(*a-*b) < 1e-9
+}
+
+func fmtP(v *float64) string {
+	if v == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%.4g", *v)
 }

@@ -336,7 +336,9 @@ func TestWeightedSkewedBounds(t *testing.T) {
 	for i := range 30 {
 		us = append(us, SampleUnit{Stratum: CensusStratum, Session: fmt.Sprint(i), Label: i < 24, Match: true})
 	}
-	f := WeightedPrecision(us, 0.95)
+	// The design's own interval: weight 1 throughout would otherwise
+	// take the unweighted path's (weightedRatio).
+	f := designRatio(us, 0.95, precisionFn, true)
 	s2, s3 := 4.8/900, -2.88/27000
 	gamma := s3 / math.Pow(s2, 1.5)
 	v := 30.0 / 29 * s2

@@ -66,7 +66,7 @@ func (s *Summary) ApplySample(t *PairTable, labels []SampleLabel) {
 		var all []SampleUnit
 		var um, uo, pred float64
 		for _, r := range js.Rules {
-			f := SampleFiguresOf(t, r.RuleID, j, labels, s.crit)
+			f := sampleFiguresOf(t, r.RuleID, j, labels, s.crit, s.seed)
 			r.Sample = &RowSample{Sampled: f.Sampled, Census: f.Census, Dropped: f.Dropped,
 				TP: f.TP, FP: f.FP, FN: f.FN, TN: f.TN, PrecisionNEff: f.Precision.NEff, RecallNEff: f.Recall.NEff}
 			r.Labeled = f.Sampled + f.Census
@@ -114,11 +114,19 @@ func (s *Summary) ApplySample(t *PairTable, labels []SampleLabel) {
 func round(v float64) int64 { return int64(math.Round(v)) }
 
 // setWeighted puts the weighted precision and recall on a row. Their
-// design effects are left nil: the interval comes from the design, not
-// from a Kish deff.
+// design effects are left nil — the interval comes from the design, not
+// from a Kish deff — except where every label weighs 1.
 func setWeighted(r *Row, p, rc WeightedRatio) {
 	r.Precision, r.PrecisionLo, r.PrecisionHi, r.PrecisionDeff = p.Estimate, p.Lo, p.Hi, nil
 	r.Recall, r.RecallLo, r.RecallHi, r.RecallDeff = rc.Estimate, rc.Lo, rc.Hi, nil
+	// Every label weighing 1: the unweighted path's interval, and with it
+	// the design effect its sessions show.
+	if p.census != nil {
+		r.PrecisionDeff = p.census.deff
+	}
+	if rc.census != nil {
+		r.RecallDeff = rc.census.deff
+	}
 }
 
 // weightComparison replaces the recall, false-positive-rate and precision

@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/apeval/apeval/replay"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -20,6 +21,13 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 	if f.Estimate == nil {
 		c.Status = StatusInconclusive
 		c.Reason = "no labeled match predictions (TP+FP = 0): no rule goes live on no evidence"
+		return c
+	}
+	if f.census != nil {
+		// Every labeled pair weighs 1: the unweighted path's evidence,
+		// interval, verdict and hint (sessions of traffic).
+		c = newEvaluator(crit).proportion(c, "precision", f.census.y, f.census.m, f.Lo, f.Hi, f.census.deff, f.census.post)
+		c.Reason += censusNote
 		return c
 	}
 	c.N = f.Units
@@ -48,6 +56,10 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 	}
 	return c
 }
+
+// censusNote ends the reason of a labeled criterion whose labels all
+// weigh 1, decided as the unweighted path decides it.
+const censusNote = "; every label of the rule weighs 1: decided as without --labels"
 
 // clusteredSessions is the number of sessions a labeled figure's units
 // come from where some session holds more than one of them, 0 where
@@ -237,6 +249,13 @@ func setLabelHint(c *Criterion, f WeightedRatio, h LabelHint, ok bool, verb stri
 // only when the upper bound lies below 0, INCONCLUSIVE otherwise;
 // the bounds never leave [−1, 1].
 func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline bool, crit replay.KillCriteria) Criterion {
+	return sampleDangerousRecall(diff, class, hasBaseline, crit, 0)
+}
+
+// sampleDangerousRecall is SampleDangerousRecall with the seed of the
+// unweighted path's Monte Carlo sign flip, where every labeled positive
+// weighs 1 and the criterion is decided as without --labels.
+func sampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline bool, crit replay.KillCriteria, seed uint64) Criterion {
 	c := Criterion{Name: CriterionDangerousRecall}
 	switch {
 	case !crit.DangerousRecallMustBeatBaseline:
@@ -252,6 +271,22 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 		c.Status, c.Reason = StatusNA, "no labeled positives"
 		return c
 	}
+	if g := diff.cgain; g != nil && g.pd != nil {
+		// Every labeled positive weighs 1: the unweighted path's test
+		// (exact McNemar, or the sessions' sign flip) on the same units.
+		e := newEvaluator(crit)
+		e.seed = seed
+		r := &Row{Class: class, TP: g.hits, FN: g.n - g.hits, BaselinePositives: g.n,
+			BaselineHits: g.bhits, JudgeOnlyHits: g.b, BaselineOnlyHits: g.c}
+		c = e.dangerousRecall(r, g.m, g.pd, seed)
+		if c.gainEv != nil {
+			// Said inside the description, which Holm's adjustment
+			// rewrites the reason from.
+			c.gainEv.desc = strings.TrimSuffix(c.gainEv.desc, ")") + "; every label of the rule weighs 1: decided as without --labels)"
+			c.decideGain(*c.PValue, alphaOf(crit.Confidence), alphaOf(crit.Confidence), 0)
+		}
+		return c
+	}
 	d := *diff.Estimate
 	alpha := alphaOf(crit.Confidence)
 	// The one-sided p of the test the bounds invert (gainTest): 0 lies
@@ -263,10 +298,10 @@ func SampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 	g := &gainEvidence{est: d, p: p, sessions: diff.clusteredSessions(), lab: &diff}
 	if diff.Unreached > 0 {
 		g.desc = fmt.Sprintf("weighted recall gain over the baseline %s on the strata the labels reached, %d sampled + %d census positives (one-sided %s p=%s there{holm}; difference {level} [{lo}, {hi}], widened to hold the %s unlabeled pairs in queue strata no label has reached yet, any of which may be a positive either one catches)",
-			fmtF(d), diff.Sampled, diff.Census, test, fmtF(p), fmtF(diff.Unreached))
+			fmtSigned(d), diff.Sampled, diff.Census, test, fmtF(p), fmtF(diff.Unreached))
 	} else {
 		g.desc = fmt.Sprintf("weighted recall gain over the baseline %s on %d sampled + %d census positives (one-sided %s p=%s{holm}, the test the bounds invert; difference {level} [{lo}, {hi}])",
-			fmtF(d), diff.Sampled, diff.Census, test, fmtF(p))
+			fmtSigned(d), diff.Sampled, diff.Census, test, fmtF(p))
 	}
 	c.gainEv = g
 	c.decideGain(p, alpha, alpha, 0)

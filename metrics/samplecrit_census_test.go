@@ -10,8 +10,9 @@ import (
 
 // TestSampleHintCensusNoEmptyLabels: a run labeled in full in the dataset
 // (census units only, no queue label) whose precision labels cannot
-// decide asks for more sessions labeled the same way; it never promises
-// "about 0 more labels".
+// decide asks for more sessions, as without --labels (every label weighs
+// 1: the unweighted path's hint, in units of new sessions); it never
+// promises "about 0 more labels" nor counts labels.
 func TestSampleHintCensusNoEmptyLabels(t *testing.T) {
 	t.Parallel()
 	crit := replay.DefaultKillCriteria()
@@ -26,16 +27,17 @@ func TestSampleHintCensusNoEmptyLabels(t *testing.T) {
 	if c.Status != StatusInconclusive || c.MoreSessions == nil || *c.MoreSessions == 0 {
 		t.Fatalf("the case needs an INCONCLUSIVE census run that asks for sessions: %s, %s", c.Status, c.Reason)
 	}
-	// No queue label to count: summary.json has more_sessions alone, not
-	// more_samples 0 with more_unit "labels" (the table printed "+0").
-	if c.MoreSamples != nil || c.SamplesNeeded != nil || c.MoreUnit != "" {
-		t.Errorf("a census run's hint counts labels: more_samples set %t, samples_needed set %t, more_unit %q", c.MoreSamples != nil, c.SamplesNeeded != nil, c.MoreUnit)
+	// No queue label to count: more_unit is not "labels" (the table
+	// printed "+0" labels); the units are those of the sessions.
+	if c.MoreUnit != "" || c.MoreSamples == nil || *c.MoreSamples <= *c.MoreSessions {
+		t.Errorf("a census run's hint: more_samples %v, more_sessions %v, more_unit %q", c.MoreSamples, c.MoreSessions, c.MoreUnit)
 	}
-	if strings.Contains(c.Reason, "0 more labels") || strings.Contains(c.Reason, "labeled at the same rate") {
-		t.Errorf("the reason promises no label: %s", c.Reason)
+	if strings.Contains(c.Reason, "labels from") || strings.Contains(c.Reason, "labeled at the same rate") {
+		t.Errorf("the reason promises labels: %s", c.Reason)
 	}
-	if !strings.Contains(c.Reason, "no pair is left in the queue to label: about ") || !strings.Contains(c.Reason, "labeled the same way, would confirm the failure") {
-		t.Errorf("the reason does not say what would settle it: %s", c.Reason)
+	want := fmt.Sprintf("about %d more sessions like these, ≈ %d units, would confirm the failure", *c.MoreSessions, *c.MoreSamples)
+	if !strings.Contains(c.Reason, want) || !strings.HasSuffix(c.Reason, censusNote) {
+		t.Errorf("the reason does not say what would settle it (%q): %s", want, c.Reason)
 	}
 	t.Log(c.Reason)
 }

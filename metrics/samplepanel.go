@@ -34,6 +34,13 @@ type SampleFigures struct {
 // SampleFiguresOf computes the labeled-sample figures of judge index j on
 // rule from a pair table and the resolved sampled labels.
 func SampleFiguresOf(t *PairTable, rule string, j int, labels []SampleLabel, crit replay.KillCriteria) SampleFigures {
+	return sampleFiguresOf(t, rule, j, labels, crit, 0)
+}
+
+// sampleFiguresOf is SampleFiguresOf with the seed of the recall gain's
+// Monte Carlo sign flip where every labeled positive weighs 1 (the
+// run's, as the unweighted path takes it).
+func sampleFiguresOf(t *PairTable, rule string, j int, labels []SampleLabel, crit replay.KillCriteria, seed uint64) SampleFigures {
 	units, dropped := t.SampleUnits(rule, j, -1, labels)
 	f := SampleFigures{RuleID: rule, Judge: t.Judges[j], Dropped: dropped}
 	hasBase := false
@@ -74,7 +81,7 @@ func SampleFiguresOf(t *PairTable, rule string, j int, labels []SampleLabel, cri
 		}
 	}
 	f.PrecisionMin = SamplePrecision(f.Precision, crit)
-	f.DangerousRecall = SampleDangerousRecall(WeightedRecallDiff(units, crit.Confidence).WithTraffic(sessions, pairs).reach(reachGain, um, uo, pred), f.Class, hasBase, crit)
+	f.DangerousRecall = sampleDangerousRecall(WeightedRecallDiff(units, crit.Confidence).WithTraffic(sessions, pairs).reach(reachGain, um, uo, pred), f.Class, hasBase, crit, seed)
 	return f
 }
 

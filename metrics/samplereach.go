@@ -113,5 +113,7 @@ func (f WeightedRatio) reach(kind reachKind, match, other, predicted float64) We
 		f.Unreached, f.UnreachedMatch = u, match
 	}
 	f.Lo, f.Hi = ptr(lo), ptr(hi)
+	// Strata no label reached: the figure is no census of the rule.
+	f.census, f.cgain = nil, nil
 	return f
 }

@@ -591,6 +591,10 @@ func TestRecallGainFailNeedsTheReverseTest(t *testing.T) {
 	if c.Status != StatusInconclusive || *c.Hi != 0 || math.Abs(*c.Lo+0.4) > 1e-12 {
 		t.Errorf("4 sessions worse: %s [%g, %g], want INCONCLUSIVE on [−0.4, 0]: %s", c.Status, *c.Lo, *c.Hi, c.Reason)
 	}
+	// A negative bound takes a true minus, as the tables print one.
+	if !strings.Contains(c.Reason, "bounds [−0.4, 0]") {
+		t.Errorf("4 sessions worse: %s", c.Reason)
+	}
 	c = clusteredRecall(e, [][4]int64{worse, worse, worse, worse, worse, alike}, 1)
 	if c.Status != StatusFail || *c.Hi >= 0 {
 		t.Errorf("5 sessions worse: %s [%g, %g], want FAIL below 0: %s", c.Status, *c.Lo, *c.Hi, c.Reason)

@@ -44,7 +44,8 @@ func (v PlanView) WriteJSON(w io.Writer) error {
 		Pilot       string               `json:"pilot,omitempty"`
 		LabelSource string               `json:"label_source,omitempty"`
 		Plans       []metrics.PlanResult `json:"plans"`
-	}{v.Confidence, 0.8, v.Pilot, source, v.Plans})
+		LabelFirst  *metrics.FirstStage  `json:"label_first,omitempty"`
+	}{v.Confidence, 0.8, v.Pilot, source, v.Plans, metrics.FirstStages(v.Plans)})
 }
 
 // WriteTable writes the plan as a table with its notes (Write in the
@@ -236,6 +237,16 @@ func (v PlanView) labelGrid() *grid {
 	}
 	g.notes = append(g.notes, "", fmt.Sprintf("Labels from `apeval label queue %s --budget N`, every judge of the run as strata; the pilot's own labels (else the --rate guesses) stand for what the labels will show; %.0f%% intervals, %d simulated queues per size (seed %d).", v.Pilot, v.Confidence*100, v.Reps, v.Seed))
 	g.notes = append(g.notes, v.weakNote()...)
+	if f := metrics.FirstStages(v.Plans); f != nil {
+		// One queue for every rule whose plan rests on few labels where
+		// the judges disagree, rather than one command per rule below.
+		per := make([]string, len(f.PerRule))
+		for i, r := range f.PerRule {
+			per[i] = fmt.Sprintf("%s %d", r.Rule, r.Labels)
+		}
+		g.notes = append(g.notes, fmt.Sprintf("Label first, for the %d rules below whose plans rest on under %d labels of a stratum where the judges disagree, one queue: `%s` queues %d labels (%s); add them to the pilot's labels and plan again.",
+			len(f.Rules), f.Reach, f.Command, f.Labels, strings.Join(per, ", ")))
+	}
 	for _, p := range v.Plans {
 		// Not planned, no number of labels decides it (the reason says
 		// what would: more sessions of traffic), or the plan rests on a

@@ -191,3 +191,43 @@ func TestPlanViewLabelTableSaysAThinPilot(t *testing.T) {
 		t.Errorf("table:\n%s", b.String())
 	}
 }
+
+// TestPlanViewOneFirstQueue: where two rules' plans rest on few labels
+// where the judges disagree, the table names one `label queue` with both
+// --rule and its length (the rules' first stages added), and --json has
+// it as label_first; one rule's own command stays in its reason.
+func TestPlanViewOneFirstQueue(t *testing.T) {
+	t.Parallel()
+	first := func(rule string, n int64) *metrics.LabelFirst {
+		return &metrics.LabelFirst{Rule: rule, Labels: n, Reach: 40, Command: "apeval label queue runs/p --rule " + rule + " --reach 40 --labels a.jsonl"}
+	}
+	thin := &metrics.ThinStratum{Results: "J match, K no_match", Pairs: 30, Labels: 2}
+	v := PlanView{Confidence: 0.95, Labels: 300, Pilot: "runs/p", Reps: 20, Seed: 1, Plans: []metrics.PlanResult{
+		{Judge: "J", Rule: "r1", Criterion: metrics.CriterionPrecisionMin, Reason: "r1's reason", Thin: thin, First: first("r1", 18)},
+		{Judge: "K", Rule: "r1", Criterion: metrics.CriterionPrecisionMin, Reason: "r1's reason", Thin: thin, First: first("r1", 18)},
+		{Judge: "J", Rule: "r2", Criterion: metrics.CriterionPrecisionMin, Reason: "r2's reason", Thin: thin, First: first("r2", 7)},
+	}}
+	var b bytes.Buffer
+	if err := v.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "Label first, for the 2 rules below whose plans rest on under 40 labels of a stratum where the judges disagree, one queue: `apeval label queue runs/p --rule r1 --rule r2 --reach 40 --labels a.jsonl` queues 25 labels (r1 18, r2 7); add them to the pilot's labels and plan again.\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, b.String())
+	}
+	b.Reset()
+	if err := v.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"command": "apeval label queue runs/p --rule r1 --rule r2 --reach 40 --labels a.jsonl"`) || !strings.Contains(b.String(), `"labels": 25`) {
+		t.Errorf("json:\n%s", b.String())
+	}
+	v.Plans = v.Plans[:2]
+	b.Reset()
+	if err := v.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "Label first") {
+		t.Errorf("one rule: its own command is the queue:\n%s", b.String())
+	}
+}

@@ -22,6 +22,9 @@ func (rep *Report) sampleGrid() *grid {
 			"counts labels to add from the queue, +N sessions new sessions of traffic where more labels would not decide it.", s.Sample.Labels)},
 		width: rep.Width,
 	}
+	if censusOpen(s) {
+		g.notes[0] = g.notes[0][:len(g.notes[0])-1] + "; " + censusLegend
+	}
 	for _, j := range s.Judges {
 		for _, r := range j.Rules {
 			if r.Sample == nil {

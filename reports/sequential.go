@@ -166,19 +166,21 @@ func sequentialEstimate(c metrics.SequentialCrit) string {
 	if c.Estimate == nil {
 		return "-"
 	}
+	// A negative figure takes a true minus, as the other tables print one.
+	g := func(v float64) string { return strings.Replace(fmt.Sprintf("%.4g", v), "-", "−", 1) }
 	if c.Excluded {
-		return fmt.Sprintf("mean %.4g, every rate excluded", *c.Estimate)
+		return fmt.Sprintf("mean %s, every rate excluded", g(*c.Estimate))
 	}
 	if c.Outside {
 		if c.Bounds != "" {
-			return fmt.Sprintf("mean %.4g, outside %s [%.4g, %.4g]", *c.Estimate, c.Bounds, *c.Lo, *c.Hi)
+			return fmt.Sprintf("mean %s, outside %s [%s, %s]", g(*c.Estimate), c.Bounds, g(*c.Lo), g(*c.Hi))
 		}
-		return fmt.Sprintf("mean %.4g, outside [%.4g, %.4g]", *c.Estimate, *c.Lo, *c.Hi)
+		return fmt.Sprintf("mean %s, outside [%s, %s]", g(*c.Estimate), g(*c.Lo), g(*c.Hi))
 	}
 	if c.Bounds != "" {
-		return fmt.Sprintf("%.4g, %s [%.4g, %.4g]", *c.Estimate, c.Bounds, *c.Lo, *c.Hi)
+		return fmt.Sprintf("%s, %s [%s, %s]", g(*c.Estimate), c.Bounds, g(*c.Lo), g(*c.Hi))
 	}
-	return fmt.Sprintf("%.4g [%.4g, %.4g]", *c.Estimate, *c.Lo, *c.Hi)
+	return fmt.Sprintf("%s [%s, %s]", g(*c.Estimate), g(*c.Lo), g(*c.Hi))
 }
 
 // WriteSequential prints the sequential standing in format f: a header,

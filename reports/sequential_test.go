@@ -186,6 +186,10 @@ func TestSequentialEstimateNamesOneSidedBounds(t *testing.T) {
 		Estimate: f(1), Lo: f(0.909), Hi: f(1)}
 	drift := gain
 	drift.Outside, drift.Estimate = true, f(0.7)
+	// A negative bound takes a true minus, as gate's reasons and the
+	// other tables print one.
+	open := gain
+	open.Estimate, open.Lo, open.Hi = f(0.25), f(-0.13), f(0.682)
 	for _, tc := range []struct {
 		c    metrics.SequentialCrit
 		want string
@@ -193,6 +197,7 @@ func TestSequentialEstimateNamesOneSidedBounds(t *testing.T) {
 		{gain, "0.4722, one-sided 95% bounds [0.042, 0.646]"},
 		{two, "1 [0.909, 1]"},
 		{drift, "mean 0.7, outside one-sided 95% bounds [0.042, 0.646]"},
+		{open, "0.25, one-sided 95% bounds [−0.13, 0.682]"},
 	} {
 		if got := sequentialEstimate(tc.c); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.c.Name, got, tc.want)

@@ -469,6 +469,9 @@ func (rep *Report) openLegend() string {
 	l := openLegend
 	if rep.Summary.Sample != nil {
 		l = strings.TrimSuffix(l, ".") + "; on precision and dangerous recall, which come from the labels (--labels), +N: about N more labels from the queue, spread like the ones given, would decide it with 80% probability."
+		if censusOpen(rep.Summary) {
+			l = strings.TrimSuffix(l, ".") + "; " + censusLegend
+		}
 		if sessionsOnly(rep.Summary) {
 			l = strings.TrimSuffix(l, ".") + "; +N sessions: more labels from the queue would not decide it: about N more sessions of traffic (a new run), labeled at the queue's rate (the reason and summary.json say how many labels; none on pairs labeled in the dataset)."
 		}
@@ -492,6 +495,28 @@ func (rep *Report) openLegend() string {
 // beside MoreSamples, with no MoreUnit.
 func newSessionsOnly(c *metrics.Criterion) bool {
 	return c.MoreSessions != nil && (c.MoreUnit == "labels" || c.MoreSamples == nil)
+}
+
+// censusLegend says what "+N" counts on a labeled rule whose labels all
+// weigh 1 (metrics decides it as the unweighted path does).
+const censusLegend = "where every labeled pair of a rule weighs 1 (no stratum sampled; its reason says so), its +N counts units brought by new sessions, labeled the same way, as without --labels."
+
+// censusOpen reports whether, with --labels, an open precision or
+// dangerous-recall criterion's "+N" counts units, not labels: every
+// labeled pair of its rule weighs 1 and it is decided as without labels.
+func censusOpen(s *metrics.Summary) bool {
+	for _, j := range s.Judges {
+		for _, r := range j.Rules {
+			for i := range r.Criteria {
+				c := &r.Criteria[i]
+				if (c.Name == metrics.CriterionPrecisionMin || c.Name == metrics.CriterionDangerousRecall) &&
+					c.Status == metrics.StatusInconclusive && c.MoreSamples != nil && c.MoreUnit == "" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // sessionsOnly reports whether an open criterion's cell reads "+N

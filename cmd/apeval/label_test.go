@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,7 +120,7 @@ func TestLabelsWeightFigures(t *testing.T) {
 	if got.Sample == nil || got.Sample.Labels != n {
 		t.Fatalf("summary.sample %+v, want %d labels", got.Sample, n)
 	}
-	covered, total := 0, 0
+	covered, total, whole := 0, 0, 0
 	for ji, js := range got.Judges {
 		for _, r := range js.Rules {
 			if r.Sample == nil || r.Sample.Sampled == 0 || r.Sample.Census != 0 {
@@ -137,12 +138,24 @@ func TestLabelsWeightFigures(t *testing.T) {
 				}
 			}
 			pm := r.Criterion(metrics.CriterionPrecisionMin)
-			if pm.Status == metrics.StatusInconclusive && pm.MoreSamples != nil && pm.MoreUnit != "labels" {
+			if strings.HasSuffix(pm.Reason, "every label of the rule weighs 1: decided as without --labels") {
+				// A small rule the queue labels whole (every weight 1):
+				// the fully labeled run's own interval and verdict, its
+				// "+N" in units of new sessions, as without --labels.
+				tc := tr.Criterion(metrics.CriterionPrecisionMin)
+				if pm.MoreUnit != "" || pm.Status != tc.Status || !sameBound(r.PrecisionLo, tr.PrecisionLo) || !sameBound(r.PrecisionHi, tr.PrecisionHi) {
+					t.Errorf("%s %s labeled whole: %s [%v, %v] %q, fully labeled run %s [%v, %v]", js.Judge, r.RuleID, pm.Status, *r.PrecisionLo, *r.PrecisionHi, pm.MoreUnit, tc.Status, *tr.PrecisionLo, *tr.PrecisionHi)
+				}
+				whole++
+			} else if pm.Status == metrics.StatusInconclusive && pm.MoreSamples != nil && pm.MoreUnit != "labels" {
 				t.Errorf("%s: more %d %q", r.RuleID, *pm.MoreSamples, pm.MoreUnit)
 			}
 		}
 	}
-	t.Logf("weighted intervals hold the fully labeled figure %d of %d times (%d labels)", covered, total, n)
+	t.Logf("weighted intervals hold the fully labeled figure %d of %d times (%d labels); %d rule rows labeled whole", covered, total, n, whole)
+	if whole == 0 {
+		t.Error("no rule labeled whole: the census case is not exercised")
+	}
 	if total < 20 || float64(covered) < 0.9*float64(total) {
 		t.Errorf("weighted intervals hold the fully labeled figure %d of %d times", covered, total)
 	}
@@ -185,6 +198,14 @@ func TestLabelsWeightFigures(t *testing.T) {
 	if c, _, e := apeval(t, "", "report", run, "--labels", labels, "--by", "tag"); c != 2 || !strings.Contains(e, "--labels and --by") {
 		t.Errorf("--labels --by: %d %s", c, e)
 	}
+}
+
+// sameBound is whether two optional bounds are both absent or equal.
+func sameBound(a, b *float64) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return math.Abs(*a-*b) < 1e-12
 }
 
 func readJSON(t *testing.T, path string, v any) {
