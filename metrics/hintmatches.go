@@ -116,7 +116,7 @@ func betaBinomDecides(n, a, b, thr, q float64, passOnly bool) float64 {
 		return hi
 	}
 	xp := first(func(x float64) bool { l, _ := Wilson(n-x, n, q); return !(l > thr) }) // first x not PASS
-	xf := first(func(x float64) bool { _, h := Wilson(n-x, n, q); return h < thr })     // first x FAIL
+	xf := first(func(x float64) bool { _, h := Wilson(n-x, n, q); return h < thr })    // first x FAIL
 	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
 	pmf := math.Exp(lg(n+b) + lg(a+b) - lg(n+a+b) - lg(b))
 	pass, below := 0.0, 0.0
