@@ -77,6 +77,9 @@ type WeightedRatio struct {
 	// needs more sessions is stated against them.
 	Sessions                      int64
 	TrafficSessions, TrafficPairs int64
+	// Rule and Judge name the figure's rule and judge where known (set by
+	// SampleFiguresOf): a hint's command names them.
+	Rule, Judge string
 	// SampledAll counts every sampled (queue) label of the rule, and
 	// Remaining the queue pairs not labeled yet (Σ N_h − n_h).
 	SampledAll, Remaining int64
@@ -117,6 +120,12 @@ type WeightedRatio struct {
 // (TrafficSessions, TrafficPairs).
 func (f WeightedRatio) WithTraffic(sessions, pairs int64) WeightedRatio {
 	f.TrafficSessions, f.TrafficPairs = sessions, pairs
+	return f
+}
+
+// Of returns f with the rule and judge it is a figure of (Rule, Judge).
+func (f WeightedRatio) Of(rule, judge string) WeightedRatio {
+	f.Rule, f.Judge = rule, judge
 	return f
 }
 

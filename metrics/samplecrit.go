@@ -137,7 +137,70 @@ func moreLabels(c *Criterion, f WeightedRatio, conf float64, verb string, dec De
 		floor = est * (1 - est) / f.Den
 	}
 	h, ok := labelsToDecide(f, math.Abs(est-c.Threshold), half, assurance, f.Remaining, floor)
+	// Where labels alone are not shown to decide it, a new run whose
+	// every match prediction of the judge is labeled (label queue
+	// --matches): precision rests on those pairs alone. "Labeled at the
+	// same rate" counted on a new budget queue giving the judge's match
+	// strata their share of the labels so far, and it gives them labels
+	// by Neyman allocation, in proportion to their size: on a rule with 8
+	// match predictions in 644 pairs, 10 of 736 labels where the hint
+	// counted on ×31 of its 3, and the hints decided none
+	// (docs/statistics.md, "A rule with very few match predictions").
+	// The one of the two that asks fewer labels, "at the same rate" only
+	// where the labels so far are spread so (sameRateHolds). A run
+	// labeled in the dataset alone (no queue label) keeps its own way:
+	// the new sessions labeled as these were.
+	if (!ok || h.Sessions > 0) && f.SampledAll > 0 {
+		if mh, mok := matchesToDecide(f, c.Threshold, conf, assurance); mok && (!ok || !sameRateHolds(f) || mh.Labels <= f.SampledAll+h.Labels) {
+			setMatchesHint(c, f, mh, verb)
+			return
+		}
+	}
 	setLabelHint(c, f, h, ok, verb)
+}
+
+// sameRateHolds says whether a precision's labels so far are spread so
+// that a budget queue of a larger run, at the same rate, would give the
+// judge's match predictions a like share: the share of them labeled
+// (sampled labels over the weighted predictions outside the census) is
+// at most sameRateSlack times the share of the recorded pairs labeled.
+// A queue's minimum of 5 a stratum labels a few match predictions far
+// above that rate (3 of 8 where 24 of 640 pairs are labeled: 10×),
+// which Neyman allocation over a larger run does not repeat.
+func sameRateHolds(f WeightedRatio) bool {
+	_, P := f.traffic()
+	m := f.Den - float64(f.Census)
+	if !(P > 0) || !(m > 0) {
+		return true
+	}
+	return float64(f.Sampled)/m <= sameRateSlack*float64(f.SampledAll)/P
+}
+
+// sameRateSlack is how far above the queue's rate the judge's match
+// predictions may be labeled for "at the same rate" to hold: 1.5 (the
+// walkthrough's network-boundary shape, all 12 of 12 where 23 of 28
+// pairs are labeled, is 1.2×).
+const sameRateSlack = 1.5
+
+// setMatchesHint puts a precision's hint in sessions with every match
+// prediction of the new run labeled (matchesToDecide) on c: MoreSessions
+// the new sessions, MoreSamples the labels of the judge's match
+// predictions in the new run.
+func setMatchesHint(c *Criterion, f WeightedRatio, h MatchesHint, verb string) {
+	then := verb
+	if h.Either {
+		then = eitherVerb
+	}
+	c.MoreSessions = new(h.Sessions)
+	c.MoreSamples, c.MoreUnit = new(h.Labels), "labels"
+	c.SamplesNeeded = new(f.SampledAll + h.Labels)
+	c.MoreLabelsQueue = matchesCommand(f)
+	lead := fmt.Sprintf("labels alone are not shown to %s with 80%% probability (labeling every pair left: the recorded sessions' own spread stays however many are labeled, and the recorded pairs' own figure may lie nearer the threshold than the labels so far show)", verb)
+	if f.Remaining == 0 {
+		lead = "no pair is left in the queue to label"
+	}
+	c.Reason += fmt.Sprintf("; %s: about %d more sessions of traffic (a new run of them and these, ≈ %d more pairs), with every match prediction of the judge in it labeled (`%s`: about %d labels), would %s with 80%% probability",
+		lead, h.Sessions, h.Pairs, c.MoreLabelsQueue, h.Labels, then)
 }
 
 // setLabelHint puts a labeled figure's hint on c: MoreSamples counts

@@ -56,7 +56,7 @@ func sampleFiguresOf(t *PairTable, rule string, j int, labels []SampleLabel, cri
 	sessions, pairs := t.traffic(rule, j)
 	// Strata no label has reached yet widen every figure (samplereach.go).
 	um, uo, pred := t.unreached(rule, j, units)
-	f.Precision = WeightedPrecision(units, crit.Confidence).WithTraffic(sessions, pairs).reach(reachPrecision, um, uo, pred)
+	f.Precision = WeightedPrecision(units, crit.Confidence).WithTraffic(sessions, pairs).Of(rule, t.Judges[j]).reach(reachPrecision, um, uo, pred)
 	f.Recall = WeightedRecall(units, crit.Confidence).WithTraffic(sessions, pairs).reach(reachRecall, um, uo, pred)
 	strata := strataOf(units)
 	for _, s := range strata {

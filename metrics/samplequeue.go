@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -49,8 +50,14 @@ type QueueConfig struct {
 	Labeled map[[2]string]int
 	// Exclude holds the {case, rule} pairs labels files label: they count
 	// in their stratum's size (a labels file's stratum_size counts them)
-	// but are never queued. Only with Reach.
+	// but are never queued. Only with Reach or Matches.
 	Exclude map[[2]string]bool
+	// Matches, when set, is the letter of one judge: every unlabeled pair
+	// it called match is queued (each stratum where that judge says
+	// match, whatever the others say, whole) and no other, in place of a
+	// Budget or a Reach (label queue --matches: the pairs the judge's
+	// precision rests on, all labeled, as a hint in sessions asks).
+	Matches string
 }
 
 // QueueItem is one pair of the queue, in labeling order.
@@ -84,6 +91,8 @@ type Queue struct {
 	MinTotal, Budget int
 	// Reach is QueueConfig.Reach (0: a budget queue).
 	Reach int
+	// Matches is QueueConfig.Matches ("": none).
+	Matches string
 }
 
 // QueueLetters names n judges in stratum names, in order: "A", "B", …,
@@ -142,6 +151,7 @@ type qStratum struct {
 	s        float64 // √(p(1−p))
 	disagree bool
 	min      int
+	results  []string
 }
 
 // BuildQueue draws a labeling queue from the unlabeled pairs in scope
@@ -167,15 +177,27 @@ type qStratum struct {
 // stratum where the judges disagree, and none elsewhere; the strata,
 // their sizes and the order are as above, so the queue is a stratified
 // random sample of those strata that the estimator weighs as any queue.
+// With cfg.Matches every unlabeled pair of each stratum where that judge
+// says match is allocated, and none elsewhere: a census of the pairs its
+// precision rests on.
 func BuildQueue(pairs []QueuePair, cfg QueueConfig) (*Queue, error) {
 	if cfg.Min <= 0 {
 		cfg.Min = 5
 	}
-	if cfg.Reach < 0 || (cfg.Reach == 0 && cfg.Budget < 1) {
+	matchOf := -1
+	if cfg.Matches != "" {
+		matchOf = slices.Index(cfg.Letters, cfg.Matches)
+		switch {
+		case matchOf < 0:
+			return nil, fmt.Errorf("matches %q: no judge has that letter (letters %s)", cfg.Matches, strings.Join(cfg.Letters, ", "))
+		case cfg.Budget != 0 || cfg.Reach != 0:
+			return nil, fmt.Errorf("matches %q queues every pair the judge called match: give no budget (%d) or reach (%d) with it", cfg.Matches, cfg.Budget, cfg.Reach)
+		}
+	} else if cfg.Reach < 0 || (cfg.Reach == 0 && cfg.Budget < 1) {
 		return nil, fmt.Errorf("budget %d, reach %d: want a budget of at least 1 or a reach of at least 1", cfg.Budget, cfg.Reach)
 	}
-	if len(cfg.Exclude) > 0 && cfg.Reach == 0 {
-		return nil, fmt.Errorf("pairs to leave out of a queue are read only with a reach")
+	if len(cfg.Exclude) > 0 && cfg.Reach == 0 && matchOf < 0 {
+		return nil, fmt.Errorf("pairs to leave out of a queue are read only with a reach or matches")
 	}
 	byKey := map[[2]string]*qStratum{}
 	var strata []*qStratum
@@ -191,7 +213,7 @@ func BuildQueue(pairs []QueuePair, cfg QueueConfig) (*Queue, error) {
 		if s == nil {
 			pr := stratumPrior(p.Results)
 			s = &qStratum{QueueStratum: QueueStratum{RuleID: p.RuleID, Name: name, Prior: pr},
-				s: math.Sqrt(pr * (1 - pr)), disagree: disagree(p.Results)}
+				s: math.Sqrt(pr * (1 - pr)), disagree: disagree(p.Results), results: p.Results}
 			byKey[k] = s
 			strata = append(strata, s)
 			if rules[p.RuleID] == nil {
@@ -211,8 +233,20 @@ func BuildQueue(pairs []QueuePair, cfg QueueConfig) (*Queue, error) {
 		return strata[i].Name < strata[j].Name
 	})
 	sort.Strings(ruleOrder)
-	q := &Queue{Budget: cfg.Budget, Reach: cfg.Reach}
-	if cfg.Reach > 0 {
+	q := &Queue{Budget: cfg.Budget, Reach: cfg.Reach, Matches: cfg.Matches}
+	switch {
+	case matchOf >= 0:
+		// Every pair of the judge's match strata left unlabeled: the
+		// stratum sizes stay the run's, so a stratum the dataset or a
+		// labels file labels in part weighs its labels N_h/n_h as any.
+		for _, s := range strata {
+			s.Labeled = cfg.Labeled[[2]string{s.RuleID, s.Name}]
+			if s.results[matchOf] == QueueMatch {
+				s.Allocated = len(s.pairs)
+			}
+			q.Budget += s.Allocated
+		}
+	case cfg.Reach > 0:
 		// The stratum sizes stay the run's (every unlabeled pair of the
 		// stratum), so labels of this queue weigh N_h/n_h as any queue's.
 		q.Budget = 0
@@ -223,7 +257,7 @@ func BuildQueue(pairs []QueuePair, cfg QueueConfig) (*Queue, error) {
 			}
 			q.Budget += s.Allocated
 		}
-	} else {
+	default:
 		for _, s := range strata {
 			s.min = int(min(int64(cfg.Min), s.Size))
 			s.Allocated = s.min

@@ -271,6 +271,12 @@ type Criterion struct {
 	// "labels" (to add from the labeling queue) on figures from a labeled
 	// sample; absent otherwise.
 	MoreUnit string `json:"more_unit,omitempty"`
+	// MoreLabelsQueue is, when a labeled figure's hint in sessions counts
+	// the labels of one queue of the new run, its command: `apeval label
+	// queue NEW_RUN --rule R --matches J`, every match prediction of the
+	// judge (a precision whose judge made few); absent otherwise (labels
+	// at the queue's rate).
+	MoreLabelsQueue string `json:"more_labels_queue,omitempty"`
 	// Reason says, in a sentence, why the status is what it is.
 	Reason string `json:"reason"`
 	// gain keeps dangerous recall's discordance for its hint, hint the

@@ -188,11 +188,12 @@ func WriteQueueSummary(w io.Writer, q *metrics.Queue, letters, names []string, c
 		fmt.Fprintf(w, "%s = %s\n", letters[i], j)
 	}
 	g := &grid{header: []string{"rule", "stratum", "pairs", "queued", "prior p"}, plain: true}
-	if q.Reach > 0 {
+	counted := q.Reach > 0 || q.Matches != ""
+	if counted {
 		g.header = []string{"rule", "stratum", "pairs", "labeled", "queued"}
 	}
 	for _, s := range q.Strata {
-		if q.Reach > 0 {
+		if counted {
 			g.add(s.RuleID, s.Name, itoa(s.Size), strconv.Itoa(s.Labeled), strconv.Itoa(s.Allocated))
 			continue
 		}
@@ -208,7 +209,10 @@ func WriteQueueSummary(w io.Writer, q *metrics.Queue, letters, names []string, c
 	if q.Reach > 0 {
 		fmt.Fprintf(w, "--reach %d: each stratum where the judges disagree queued up to %d labels counting those already labeled (labeled: the dataset's and --labels'), or all its pairs; none where they agree\n", q.Reach, q.Reach)
 	}
-	if q.Reach == 0 && q.MinTotal > q.Budget {
+	if q.Matches != "" {
+		fmt.Fprintf(w, "--matches: every unlabeled pair %s called match queued (each stratum where %s says match, whatever the others say; labeled: the dataset's and --labels', not queued again); none elsewhere\n", q.Matches, q.Matches)
+	}
+	if !counted && q.MinTotal > q.Budget {
 		fmt.Fprintf(w, "--budget %d is below the minimum of 5 per stratum: queued the minimum, %d pairs\n", q.Budget, q.MinTotal)
 	}
 	_, err := fmt.Fprintf(w, "%d pairs queued from %d unlabeled pairs in %d strata; written to %s\n", len(q.Items), unlabeled, len(q.Strata), dest)

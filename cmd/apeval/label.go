@@ -32,6 +32,7 @@ type labelQueueOptions struct {
 	Budget  int
 	Reach   int
 	Labels  []string // labels files counted toward --reach
+	Matches string   // judge whose every match prediction is queued
 	Seed    uint64
 	Overlap float64
 	Out     string
@@ -52,14 +53,21 @@ func newLabelQueueCmd(io IO, runF func(context.Context, *labelQueueOptions, IO) 
 			if len(args) != 1 {
 				return usagef("label queue takes one run directory")
 			}
-			budget, reach := cmd.Flags().Changed("budget"), cmd.Flags().Changed("reach")
+			budget, reach, matches := cmd.Flags().Changed("budget"), cmd.Flags().Changed("reach"), cmd.Flags().Changed("matches")
 			switch {
+			case matches && (budget || reach):
+				return usagef("--matches JUDGE queues every pair the judge called match: give it without --budget or --reach")
+			case matches && o.Matches == "":
+				return usagef("--matches needs a judge (identity or unique prefix)")
+			case matches && len(o.Weak) > 0:
+				return usagef("--matches queues the strata of the judges' results; with --weak-labels the strata hold the weak label too: use --budget")
+			case matches:
 			case budget && reach:
 				return usagef("give --budget N (the number of pairs to queue) or --reach N (each stratum where the judges disagree to N labels), not both")
 			case reach && o.Reach < 1:
 				return usagef("--reach %d: want at least 1 label a stratum", o.Reach)
 			case len(o.Labels) > 0 && !reach:
-				return usagef("--labels counts labels files toward --reach N; a --budget queue reads none")
+				return usagef("--labels counts labels files toward --reach N or --matches JUDGE; a --budget queue reads none")
 			case reach && len(o.Weak) > 0:
 				return usagef("--reach counts the dataset's labels of each stratum of the judges' results; with --weak-labels the strata hold the weak label too: use --budget")
 			case !reach && o.Budget < 1:
@@ -77,7 +85,8 @@ func newLabelQueueCmd(io IO, runF func(context.Context, *labelQueueOptions, IO) 
 	f.StringArrayVar(&o.Judges, "judge", nil, "stratify by this judge's results (identity or unique prefix; repeatable; default every judge of the run)")
 	f.IntVar(&o.Budget, "budget", 0, "number of pairs to queue (at least 5 per stratum are queued whatever the budget)")
 	f.IntVar(&o.Reach, "reach", 0, "instead of --budget: queue only the strata where the judges disagree, each up to `N` labels counting the dataset's labels of it (or all its pairs)")
-	f.StringArrayVar(&o.Labels, "labels", nil, "with --reach: a labels `FILE` whose labels count toward each stratum's reach too, their pairs never queued again (repeatable)")
+	f.StringArrayVar(&o.Labels, "labels", nil, "with --reach or --matches: a labels `FILE` whose labels count toward each stratum's reach too, their pairs never queued again (repeatable)")
+	f.StringVar(&o.Matches, "matches", "", "instead of --budget: queue every unlabeled pair this `JUDGE` (identity or unique prefix) called match, whatever the other judges said, and none other: the pairs its precision rests on, all labeled (a precision hint in sessions asks for it)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the random order")
 	f.Float64Var(&o.Overlap, "overlap", 0.1, "share of the queue every labeler labels, for agreement")
 	f.StringVarP(&o.Out, "out", "o", "", "queue file, written atomically (default: stdout)")
@@ -87,7 +96,7 @@ func newLabelQueueCmd(io IO, runF func(context.Context, *labelQueueOptions, IO) 
 
 // runLabelQueue is `apeval label queue` with checked options.
 func runLabelQueue(_ context.Context, o *labelQueueOptions, io IO) error {
-	spec := evaluation.QueueSpec{Dir: o.Dir, Judges: o.Judges, Rules: o.Rules, Labels: o.Labels, Config: metrics.QueueConfig{Budget: o.Budget, Reach: o.Reach, Seed: o.Seed, Overlap: o.Overlap}}
+	spec := evaluation.QueueSpec{Dir: o.Dir, Judges: o.Judges, Rules: o.Rules, Labels: o.Labels, Matches: o.Matches, Config: metrics.QueueConfig{Budget: o.Budget, Reach: o.Reach, Seed: o.Seed, Overlap: o.Overlap}}
 	if len(o.Weak) > 0 {
 		spec.Weak = func() ([]datasets.WeakLabel, error) { return readWeakLabels(o.Weak, io) }
 	}
@@ -96,7 +105,7 @@ func runLabelQueue(_ context.Context, o *labelQueueOptions, io IO) error {
 		return err
 	}
 	if len(o.Labels) > 0 {
-		fmt.Fprintf(io.Err, "--labels: %d labeled pairs count toward the reach and are not queued again (%d labels are of pairs out of scope)\n", d.FromFiles, d.Missing)
+		fmt.Fprintf(io.Err, "--labels: %d labeled pairs count as labeled and are not queued again (%d labels are of pairs out of scope)\n", d.FromFiles, d.Missing)
 	}
 	lines := d.Queue.Lines()
 	if err := outfile.Write(o.Out, io.Out, func(w goio.Writer) error { return datasets.WriteSampleLabels(w, lines) }); err != nil {

@@ -23,7 +23,11 @@ type QueueSpec struct {
 	// Labels are labels files (label queue --labels, with Config.Reach)
 	// whose pairs count toward each stratum's reach and are never queued.
 	Labels []string
-	Config metrics.QueueConfig
+	// Matches names a judge (identity or unique prefix; label queue
+	// --matches): every unlabeled pair it called match is queued, none
+	// other (Config.Matches, its letter).
+	Matches string
+	Config  metrics.QueueConfig
 }
 
 // Drawn is a labeling queue with what its summary says: the letters of
@@ -68,7 +72,17 @@ func DrawQueue(s QueueSpec) (*Drawn, error) {
 	}
 	cfg := s.Config
 	cfg.Letters = d.Letters
-	if cfg.Reach > 0 {
+	if s.Matches != "" {
+		if s.Weak != nil {
+			return nil, fmt.Errorf("--matches queues the strata of the judges' results; with --weak-labels the strata hold the weak label too: use --budget")
+		}
+		id, err := reports.MatchJudge("--matches", s.Matches, t.Judges)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Matches = d.Letters[slices.Index(t.Judges, id)]
+	}
+	if cfg.Reach > 0 || cfg.Matches != "" {
 		if s.Weak != nil {
 			return nil, fmt.Errorf("--reach counts the dataset's labels of each stratum of the judges' results; with --weak-labels the strata hold the weak label too: use --budget")
 		}
@@ -88,7 +102,7 @@ func DrawQueue(s QueueSpec) (*Drawn, error) {
 			}
 		}
 	} else if len(s.Labels) > 0 {
-		return nil, fmt.Errorf("--labels counts labels toward --reach; a --budget queue reads none")
+		return nil, fmt.Errorf("--labels counts labels toward --reach or --matches; a --budget queue reads none")
 	}
 	if d.Queue, err = metrics.BuildQueue(pairs, cfg); err != nil {
 		return nil, err

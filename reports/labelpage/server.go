@@ -264,11 +264,13 @@ type crits struct {
 // sessions of traffic would (≈ 40 labels at the queue's rate)". The page
 // built it in JavaScript and cut it after "would", with "(≈ 0 labels)"
 // where the new sessions bring no labels at the queue's rate.
-func hintOf(more, sessions *int64) string {
+func hintOf(more, sessions *int64, queue string) string {
 	switch {
 	case sessions != nil && *sessions > 0:
 		h := fmt.Sprintf("more labels of these pairs would not settle it: about %d more sessions of traffic would", *sessions)
-		if more != nil && *more > 0 {
+		if more != nil && *more > 0 && queue != "" {
+			h += fmt.Sprintf(" (≈ %d labels: the judge's every match prediction in the new run, %s)", *more, queue)
+		} else if more != nil && *more > 0 {
 			h += fmt.Sprintf(" (≈ %d labels at the queue's rate)", *more)
 		}
 		return h
@@ -365,7 +367,7 @@ func (s *Server) panel() []panelRow {
 					continue
 				}
 				pr.Criteria = append(pr.Criteria, crits{Name: c.Name, Status: string(c.Status), More: c.MoreSamples, Sessions: c.MoreSessions, Reason: c.Reason,
-					Hint: hintOf(c.MoreSamples, c.MoreSessions)})
+					Hint: hintOf(c.MoreSamples, c.MoreSessions, c.MoreLabelsQueue)})
 			}
 			sig := ""
 			if b := sigs[rule]; b != nil {

@@ -222,20 +222,23 @@ func TestServerHintInSessions(t *testing.T) {
 
 // TestHintOf: the panel's sentence is whole (it ended "…, labeled (≈ 0
 // labels), would") and names labels only where the new sessions bring
-// some.
+// some: at the queue's rate, or every match prediction of the judge in
+// the new run with the queue command to draw.
 func TestHintOf(t *testing.T) {
 	n := func(v int64) *int64 { return &v }
 	for _, tc := range []struct {
 		more, sessions *int64
+		queue          string
 		want           string
 	}{
-		{n(0), n(233), "more labels of these pairs would not settle it: about 233 more sessions of traffic would"},
-		{n(40), n(233), "more labels of these pairs would not settle it: about 233 more sessions of traffic would (≈ 40 labels at the queue's rate)"},
-		{n(12), nil, "12 more labels would settle it"},
-		{nil, nil, ""},
-		{n(0), nil, ""},
+		{n(0), n(233), "", "more labels of these pairs would not settle it: about 233 more sessions of traffic would"},
+		{n(40), n(233), "", "more labels of these pairs would not settle it: about 233 more sessions of traffic would (≈ 40 labels at the queue's rate)"},
+		{n(236), n(3831), "apeval label queue NEW_RUN --rule r --matches j", "more labels of these pairs would not settle it: about 3831 more sessions of traffic would (≈ 236 labels: the judge's every match prediction in the new run, apeval label queue NEW_RUN --rule r --matches j)"},
+		{n(12), nil, "", "12 more labels would settle it"},
+		{nil, nil, "", ""},
+		{n(0), nil, "", ""},
 	} {
-		if got := hintOf(tc.more, tc.sessions); got != tc.want {
+		if got := hintOf(tc.more, tc.sessions, tc.queue); got != tc.want {
 			t.Errorf("hintOf(%v, %v) = %q, want %q", tc.more, tc.sessions, got, tc.want)
 		}
 	}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/apeval/apeval/datasets"
+)
+
+// TestLabelQueueMatchesFollowsHint, as a user on the embedded sample
+// (docs/labeling.md's walkthrough): after the queue's labels,
+// access-control-notify's precision (8 match predictions of qwen2.5:3b in
+// 644 pairs) is open with a hint in sessions whose labels go to the
+// judge's match predictions; the command it prints queues, on a run, the
+// judge's every unlabeled match prediction of the rule and nothing else
+// (here on the same run: its 8, in the strata where A says match).
+func TestLabelQueueMatchesFollowsHint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	u, run := filepath.Join(dir, "u"), filepath.Join(dir, "run")
+	if c, _, e := apeval(t, "", "datasets", "sample", "--unlabeled", "--out", u); c != 0 {
+		t.Fatal(e)
+	}
+	if c, _, e := apeval(t, "", "run", "--dataset", filepath.Join(u, "cases.jsonl"), "--policy", filepath.Join(u, "policy.toml"), "--out", run, "--quiet", "--format", "tsv"); c != 1 && c != 3 {
+		t.Fatalf("run: exit %d\n%s", c, e)
+	}
+	queue, labels := filepath.Join(dir, "queue.jsonl"), filepath.Join(dir, "labels.jsonl")
+	if c, _, e := apeval(t, "", "label", "queue", run, "--budget", "300", "--seed", "7", "--out", queue); c != 0 {
+		t.Fatal(e)
+	}
+	oracleLabels(t, queue, labels)
+	_, out, _ := apeval(t, "", "gate", run, "--labels", labels)
+	var hint string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "access-control-notify\tprecision_min") && strings.Contains(l, "qwen2.5:3b`") {
+			hint = l
+		}
+	}
+	m := regexp.MustCompile("`(apeval label queue NEW_RUN [^`]*)`: about (\\d+) labels").FindStringSubmatch(hint)
+	if m == nil {
+		t.Fatalf("no --matches hint for access-control-notify:\n%s", out)
+	}
+	args := strings.Fields(strings.Replace(m[1], "NEW_RUN", run, 1))[1:]
+	next := filepath.Join(dir, "next.jsonl")
+	c, _, e := apeval(t, "", append(args, "--out", next)...)
+	if c != 0 {
+		t.Fatalf("%s: exit %d\n%s", m[1], c, e)
+	}
+	if !strings.Contains(e, "--matches: every unlabeled pair A called match queued") {
+		t.Errorf("the summary does not say what was queued:\n%s", e)
+	}
+	q, err := datasets.ReadSampleLabels([]string{next}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q) != 8 {
+		t.Errorf("%d pairs queued, want the judge's 8 match predictions", len(q))
+	}
+	for _, l := range q {
+		if l.RuleID != "access-control-notify" || !strings.HasPrefix(l.Stratum, "A:match ") {
+			t.Errorf("queued %s/%s in %s", l.CaseID, l.RuleID, l.Stratum)
+		}
+	}
+	// With a budget or reach, or a judge the run lacks, it is refused.
+	for _, bad := range [][]string{{"--budget", "10"}, {"--reach", "5"}} {
+		if c, _, e := apeval(t, "", append(append(args, bad...), "--out", filepath.Join(dir, "x.jsonl"))...); c != 2 || !strings.Contains(e, "--matches") {
+			t.Errorf("%v: exit %d, %s", bad, c, e)
+		}
+	}
+	if c, _, e := apeval(t, "", "label", "queue", run, "--matches", "nosuchjudge", "--out", filepath.Join(dir, "y.jsonl")); c != 2 || !strings.Contains(e, `--matches "nosuchjudge" matches no judge`) {
+		t.Errorf("unknown judge: exit %d, %s", c, e)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "y.jsonl")); err == nil {
+		t.Error("a refused queue wrote its file")
+	}
+}
