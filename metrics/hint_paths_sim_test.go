@@ -476,7 +476,12 @@ func TestCalibrationHintPaths(t *testing.T) {
 				what    string
 				ok, got int
 			}{{"in labels", lOK, len(more)}, {"in sessions", sOK, sGot}} {
-				if h.got == 0 {
+				// Fewer than 10 hints of a kind are too few to judge the
+				// kind by itself: at 2 the check below fails whenever
+				// neither decides, 1 time in 25 (0.2²) when the hints keep
+				// the promise exactly; the row's own check above counts
+				// them, and the table prints every kind's count.
+				if h.got < 10 {
 					continue
 				}
 				if l := float64(h.ok) / float64(h.got); l < 0.8-slack-2*math.Sqrt(0.16/float64(h.got)) {
