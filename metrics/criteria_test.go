@@ -406,3 +406,29 @@ func TestBothPathsCompareAlike(t *testing.T) {
 		})
 	}
 }
+
+// The labeled false-positive rate counts the negatives the judge decided,
+// as FP/(FP+TN) does without --labels: an unknown answer on a no_match
+// label is neither an FP nor a TN; the paired difference counts the
+// negatives both judges decided. Four queue-labeled negatives of one
+// stratum (equal weights): FP, TN, TN and an unknown; the other judge
+// TN, FP, TN and FP.
+func TestWeightedFPRCountsDecidedNegatives(t *testing.T) {
+	us := []SampleUnit{
+		{Match: true, Other: false},
+		{Match: false, Other: true},
+		{Match: false, Other: false},
+		{Undecided: true, Other: true},
+		{Label: true, Match: true, Other: true},
+	}
+	for i := range us {
+		us[i].Stratum, us[i].StratumSize, us[i].Session = "S", 10, fmt.Sprint(i)
+	}
+	if f := weightedFPR(us, 0.95); f.Estimate == nil || math.Abs(*f.Estimate-1.0/3) > 1e-12 {
+		t.Errorf("FPR %v, want 1/3 (FP 1 of 3 decided negatives)", fmtP(f.Estimate))
+	}
+	// Decided by both: units 0-2; FPR 1/3 against 1/3.
+	if d := WeightedFPRDiff(us, 0.95); d.Estimate == nil || math.Abs(*d.Estimate) > 1e-12 {
+		t.Errorf("FPR difference %v, want 0 on the three negatives both decided", fmtP(d.Estimate))
+	}
+}

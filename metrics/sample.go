@@ -167,10 +167,11 @@ func WeightedRecallDiff(units []SampleUnit, conf float64) WeightedRatio {
 }
 
 // WeightedFPRDiff estimates FPR(Match) − FPR(Other), FP/(FP+TN), on the
-// same labeled negatives and weights.
+// same labeled negatives and weights: those both results decided, as the
+// unweighted figure's units (an unknown answer is neither an FP nor a TN).
 func WeightedFPRDiff(units []SampleUnit, conf float64) WeightedRatio {
 	return weightedRatio(units, conf, func(u *SampleUnit, l bool) (float64, float64) {
-		if l {
+		if l || u.Undecided || u.OtherUndecided || u.OtherAbsent {
 			return 0, 0
 		}
 		return b2f(u.Match) - b2f(u.Other), 1

@@ -238,8 +238,9 @@ func swap(units []SampleUnit) []SampleUnit {
 	out := make([]SampleUnit, len(units))
 	for i, u := range units {
 		u.Match, u.Other = u.Other, u.Match
-		u.Undecided, u.OtherUndecided = u.OtherUndecided, u.Undecided
-		// The units are the candidate's pairs: it has a result on each.
+		// A baseline without a result on the pair decided nothing; the
+		// units are the candidate's pairs: it has a result on each.
+		u.Undecided, u.OtherUndecided = u.OtherUndecided || u.OtherAbsent, u.Undecided
 		u.OtherAbsent = false
 		out[i] = u
 	}
@@ -288,10 +289,12 @@ func (s *Summary) censusFigures(units []SampleUnit) []Figure {
 	return fa.finish()
 }
 
-// weightedFPR is FP/(FP+TN) from labeled units.
+// weightedFPR is FP/(FP+TN) from labeled units: the labeled negatives
+// the judge decided (an unknown answer or a failure is neither an FP nor
+// a TN, DESIGN §6).
 func weightedFPR(units []SampleUnit, conf float64) WeightedRatio {
 	return weightedRatio(units, conf, func(u *SampleUnit, l bool) (float64, float64) {
-		return b2f(u.Match && !l), b2f(!l)
+		return b2f(u.Match && !l), b2f(!l && !u.Undecided)
 	}, true)
 }
 
