@@ -19,18 +19,8 @@ import (
 // (here on the same run: its 8, in the strata where A says match).
 func TestLabelQueueMatchesFollowsHint(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	u, run := filepath.Join(dir, "u"), filepath.Join(dir, "run")
-	if c, _, e := apeval(t, "", "datasets", "sample", "--unlabeled", "--out", u); c != 0 {
-		t.Fatal(e)
-	}
-	if c, _, e := apeval(t, "", "run", "--dataset", filepath.Join(u, "cases.jsonl"), "--policy", filepath.Join(u, "policy.toml"), "--out", run, "--quiet", "--format", "tsv"); c != 1 && c != 3 {
-		t.Fatalf("run: exit %d\n%s", c, e)
-	}
-	queue, labels := filepath.Join(dir, "queue.jsonl"), filepath.Join(dir, "labels.jsonl")
-	if c, _, e := apeval(t, "", "label", "queue", run, "--budget", "300", "--seed", "7", "--out", queue); c != 0 {
-		t.Fatal(e)
-	}
+	dir, _, run, queue := sampleQueue(t, "300", "7")
+	labels := filepath.Join(dir, "labels.jsonl")
 	oracleLabels(t, queue, labels)
 	_, out, _ := apeval(t, "", "gate", run, "--labels", labels)
 	var hint string
