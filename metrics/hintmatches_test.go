@@ -116,3 +116,68 @@ func TestLabelHintFewMatchesCensus(t *testing.T) {
 	}
 	t.Log(c.Reason)
 }
+
+// TestLabelHintCensusNamesMatches: a precision whose every label weighs
+// 1 from a queue (the judge's 8 match predictions of 644 pairs in 135
+// sessions, all labeled: label queue --matches) is decided as without
+// --labels, and its hint names the same step as the two-phase path's:
+// the new run's match predictions labeled through `label queue NEW_RUN
+// --matches`, in sessions of traffic, not "sessions like these" (the 8
+// sessions holding the predictions; the traffic brings one in about
+// 17). Against the same data labeled in the dataset, which keeps the
+// unweighted hint: the same units, K/Den times the sessions.
+func TestLabelHintCensusNamesMatches(t *testing.T) {
+	t.Parallel()
+	crit := replay.DefaultKillCriteria()
+	crit.PrecisionMin = 0.9
+	var us []SampleUnit
+	for i := range 8 {
+		us = append(us, SampleUnit{Stratum: "A:match B:match", StratumSize: 8, Session: fmt.Sprintf("m%d", i), Label: true, Match: true})
+	}
+	f := WeightedPrecision(us, crit.Confidence).WithTraffic(135, 644).Of("access-control-notify", "recorded/ollama/qwen2.5:3b")
+	c := SamplePrecision(f, crit)
+	if c.Status != StatusInconclusive || c.MoreSessions == nil || c.MoreSamples == nil || !strings.HasSuffix(c.Reason, censusNote) {
+		t.Fatalf("want an open census figure with a hint: %s", c.Reason)
+	}
+	const cmd = "apeval label queue NEW_RUN --rule access-control-notify --matches recorded/ollama/qwen2.5:3b"
+	if !strings.Contains(c.Reason, "(`"+cmd+"`: about ") || c.MoreLabelsQueue != cmd {
+		t.Errorf("the hint does not name the queue to draw (more_labels_queue %q): %s", c.MoreLabelsQueue, c.Reason)
+	}
+	if strings.Contains(c.Reason, "like these") {
+		t.Errorf("sessions like these on the census path: %s", c.Reason)
+	}
+	// The unweighted path on the same 8/8 in 8 sessions: its units are
+	// the new match predictions.
+	lo, hi, deff := ClusteredInterval(ones(8), ones(8), crit.Confidence)
+	u := newEvaluator(crit).proportion(Criterion{Name: CriterionPrecisionMin, Threshold: 0.9}, "precision", 8, 8, &lo, &hi, &deff, newBBPosterior(ones(8), ones(8), 1))
+	if u.MoreSamples == nil || u.MoreSessions == nil {
+		t.Fatalf("the unweighted path gives no hint: %s", u.Reason)
+	}
+	units := *u.MoreSamples
+	if got, want := *c.MoreSamples, 8+units; got != want {
+		t.Errorf("%d labels named, want the new run's 8 + %d match predictions", got, units)
+	}
+	if got, want := *c.MoreSessions, int64(math.Ceil(float64(units)*135/8)); got != want {
+		t.Errorf("%d sessions of traffic, want ⌈%d·135/8⌉ = %d", got, units, want)
+	}
+	if !strings.Contains(c.Reason, fmt.Sprintf("about %d more sessions of traffic", *c.MoreSessions)) || !strings.Contains(c.Reason, fmt.Sprintf("≈ %d more match predictions of the judge", units)) {
+		t.Errorf("reason does not state the figures: %s", c.Reason)
+	}
+	// Labeled in the dataset (no queue label): the unweighted hint as is.
+	for i := range us {
+		us[i].Stratum = CensusStratum
+	}
+	d := SamplePrecision(WeightedPrecision(us, crit.Confidence).WithTraffic(135, 644).Of("access-control-notify", "recorded/ollama/qwen2.5:3b"), crit)
+	if d.MoreLabelsQueue != "" || !strings.Contains(d.Reason, "like these") {
+		t.Errorf("dataset labels: %s (queue %q)", d.Reason, d.MoreLabelsQueue)
+	}
+	t.Log(c.Reason)
+}
+
+func ones(n int) []int64 {
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = 1
+	}
+	return v
+}

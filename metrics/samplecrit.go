@@ -25,8 +25,16 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 	}
 	if f.census != nil {
 		// Every labeled pair weighs 1: the unweighted path's evidence,
-		// interval, verdict and hint (sessions of traffic).
-		c = newEvaluator(crit).proportion(c, "precision", f.census.y, f.census.m, f.Lo, f.Hi, f.census.deff, f.census.post)
+		// interval, verdict and hint, the hint restated in sessions of
+		// traffic whose match predictions are to be labeled where the
+		// labels came from a queue (censusMatchesHint).
+		e := newEvaluator(crit)
+		if f.SampledAll > 0 {
+			e.unitsHint = func(c *Criterion, h SessionHint, n int64, verb string, raised bool) {
+				censusMatchesHint(c, f, h, n, verb, raised)
+			}
+		}
+		c = e.proportion(c, "precision", f.census.y, f.census.m, f.Lo, f.Hi, f.census.deff, f.census.post)
 		c.Reason += censusNote
 		return c
 	}
@@ -55,6 +63,49 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 		fewLabelSessions(&c, f)
 	}
 	return c
+}
+
+// censusMatchesHint states the hint of a precision decided as without
+// --labels (every label of the rule weighs 1) whose labels came from a
+// queue: the unweighted path's h more units are the judge's match
+// predictions, and "sessions like these" the sessions holding them, so a
+// user who labeled all of them (label queue --matches) read "about 529
+// more sessions like these, ≈ 605 units" with no word that the new
+// sessions' match predictions need labels too, and about 529 sessions
+// where the traffic brings 605 match predictions in about 10,200
+// (access-control-notify on the sample: 8 in 135 sessions). The same
+// units are asked for here, in sessions of the recorded traffic
+// (TrafficSessions: ⌈units·K/Den⌉) and as the labels of the new run's
+// match predictions, old and new, that `label queue NEW_RUN --matches J`
+// queues (n + units; MoreLabelsQueue the command), as matchesToDecide's
+// hint names them.
+func censusMatchesHint(c *Criterion, f WeightedRatio, h SessionHint, n int64, verb string, raised bool) {
+	K, P := f.traffic()
+	if !(K > 0) || !(f.Den > 0) || h.Units <= 0 {
+		c.SamplesNeeded, c.MoreSamples, c.MoreSessions = new(n+h.Units), new(h.Units), new(h.Sessions)
+		if raised {
+			c.Reason += fewSessionsClause(h)
+		} else {
+			c.Reason += moreSessionsReason(h, n, verb)
+		}
+		return
+	}
+	k := int64(math.Ceil(float64(h.Units) * K / f.Den))
+	labels := n + h.Units
+	c.MoreSessions = new(k)
+	c.MoreSamples, c.MoreUnit = new(labels), "labels"
+	c.SamplesNeeded = new(labels)
+	c.MoreLabelsQueue = matchesCommand(f)
+	what := fmt.Sprintf("about %d more sessions of traffic (a new run of them and these, ≈ %d more pairs, ≈ %d more match predictions of the judge), with every match prediction of the judge in it labeled (`%s`: about %d labels),",
+		k, int64(math.Ceil(float64(k)*P/K)), h.Units, c.MoreLabelsQueue, labels)
+	switch {
+	case raised:
+		c.Reason += fmt.Sprintf("; at least %s before it can be decided", strings.TrimPrefix(what, "about "))
+	case AtLimit(h.Units, n):
+		c.Reason += fmt.Sprintf("; at the limit: %s would %s with 80%% probability (over ten times the %d match predictions so far, more than new data can realistically give)", what, verb, n)
+	default:
+		c.Reason += fmt.Sprintf("; %s would %s with 80%% probability", what, verb)
+	}
 }
 
 // censusNote ends the reason of a labeled criterion whose labels all

@@ -20,6 +20,12 @@ type evaluator struct {
 	z     float64
 	seed  uint64 // of the Monte Carlo sign-flip tests
 	lat   latScratch
+	// unitsHint, where set, is how proportion states a hint in sessions
+	// (h, n, the verb; raised by fewSessionsHint): a labeled figure whose
+	// every label weighs 1 restates it in sessions of traffic and the
+	// labels they bring (censusMatchesHint). Nil: sessions like these and
+	// units (moreSessionsReason, fewSessionsClause).
+	unitsHint func(c *Criterion, h SessionHint, n int64, verb string, raised bool)
 }
 
 // assurance is the probability the "+N" hints are sized for.
@@ -103,6 +109,8 @@ func (e *evaluator) proportion(c Criterion, what string, x, n int64, lo, hi, def
 			h, raised = fewSessionsHint(h, k, n)
 		}
 		switch {
+		case (raised || ok && h.Units > 0) && e.unitsHint != nil:
+			e.unitsHint(&c, h, n, verb, raised)
 		case raised:
 			c.SamplesNeeded, c.MoreSamples, c.MoreSessions = new(n+h.Units), new(h.Units), new(h.Sessions)
 			c.Reason += fewSessionsClause(h)

@@ -64,6 +64,22 @@ func TestLabelQueueMatchesFollowsHint(t *testing.T) {
 			t.Errorf("queued %s/%s in %s", l.CaseID, l.RuleID, l.Stratum)
 		}
 	}
+	// Labeled, and alone, those 8 weigh 1 each: the census path decides
+	// the rule as without --labels, and its hint names the same step in
+	// sessions of traffic (it read "about 529 more sessions like these,
+	// ≈ 605 units", no word of labels).
+	nextLabels := filepath.Join(dir, "next-labels.jsonl")
+	oracleLabels(t, next, nextLabels)
+	_, out, _ = apeval(t, "", "gate", run, "--labels", nextLabels)
+	hint = ""
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "access-control-notify\tprecision_min") && strings.Contains(l, "weighs 1") {
+			hint = l
+		}
+	}
+	if !strings.Contains(hint, "more sessions of traffic") || !strings.Contains(hint, "(`"+m[1]+"`: about ") || strings.Contains(hint, "like these") {
+		t.Errorf("the census path's hint does not name %s in sessions of traffic:\n%s", m[1], out)
+	}
 	// With a budget or reach, or a judge the run lacks, it is refused.
 	for _, bad := range [][]string{{"--budget", "10"}, {"--reach", "5"}} {
 		if c, _, e := apeval(t, "", append(append(args, bad...), "--out", filepath.Join(dir, "x.jsonl"))...); c != 2 || !strings.Contains(e, "--matches") {
