@@ -123,15 +123,22 @@ func assuredCount(p func(n float64) float64, target float64) (int64, bool) {
 		}
 		lo, hi = hi, hi*2
 	}
+	return int64(bisectFirst(lo, hi, okAt)), true
+}
+
+// bisectFirst is the first whole x in (lo, hi] with ok(x), for ok false
+// at lo, true at hi and monotone between: bisection on whole numbers
+// (assuredCount's sizes, betaBinomDecides' error counts).
+func bisectFirst(lo, hi float64, ok func(x float64) bool) float64 {
 	for hi-lo > 1 {
 		mid := math.Floor((lo + hi) / 2)
-		if okAt(mid) {
+		if ok(mid) {
 			hi = mid
 		} else {
 			lo = mid
 		}
 	}
-	return int64(hi), true
+	return hi
 }
 
 // spreadUp is the factor raising a spread estimated on df degrees of
