@@ -52,11 +52,12 @@ func TestDrawnIntervalIsDeterministic(t *testing.T) {
 // draws with the strata's sizes known from the traffic) on
 // TestLabeledCalibration's populations, queues and seeds, beside apeval's
 // interval and the textbook two-phase one: coverage of the model's
-// figure by side and width (docs/statistics.md, "The labeled interval:
+// figure by side and width (docs/statistics.md, "The labeled interval from
 // stratified draws"; measured, not adopted). It asserts coverage ≥ 0.925
 // less two Monte Carlo errors (the smoke: 40 populations of two models,
-// its slack). Not in make calibrate: APEVAL_CALIBRATE=1000 takes about
-// 3.5 minutes of CPU.
+// its slack) and, on the long queue's first labels, the recall's upper
+// misses ≤ 0.025 plus two Monte Carlo errors. Not in make calibrate:
+// APEVAL_CALIBRATE=1000 takes about 3.5 minutes of CPU.
 func TestLabeledDrawsCalibration(t *testing.T) {
 	t.Parallel()
 	reps, full := calibrationN()
@@ -124,6 +125,13 @@ func TestLabeledDrawsCalibration(t *testing.T) {
 				if d.cov/r < 0.925-slack {
 					t.Errorf("%s, %s, %d of %d labels: the draws cover %.3f over %d populations, want ≥ 0.925", se.m.name, fig, n, se.budget, d.cov/r, reps)
 				}
+				// A long queue's first labels: the recall's upper bound
+				// misses at most 2.5 % a side, as
+				// TestLabeledCalibrationLongQueue asks of apeval's (full
+				// run only: the smoke has no long queue).
+				if se.budget == 3000 && fig == "recall" && d.above/r > 0.025+2*math.Sqrt(0.025*0.975/r) {
+					t.Errorf("%s, recall, first %d of %d labels: the draws' upper bound misses %.3f over %d populations, want ≤ 0.025", se.m.name, n, se.budget, d.above/r, reps)
+				}
 			}
 		}
 	}
@@ -139,5 +147,35 @@ func BenchmarkDrawnInterval(b *testing.B) {
 	R := *WeightedRecall(us, 0.95).Estimate
 	for b.Loop() {
 		drawnInterval(us, tr, ratioFns[1], R, 0.95)
+	}
+}
+
+// TestDrawnIntervalThinStratumExactSide: a stratum where the judges
+// disagree, 37 recorded pairs the candidate called no_match, whose only 2
+// labels are both positive, beside 160 census pairs it caught, all in one
+// session (no sessions' term). Its share is drawn from the exact
+// (Clopper–Pearson) side Beta(2, 1), whose 2.5 % point is √0.025: the
+// recall's upper bound is 160 / (160 + 37·√0.025) = 0.9647 by hand (the
+// mid-p mixture's √0.05 gave 0.9507, and the long queue's 40-label recall
+// missed above 0.036). The lower bound is the estimate 160/197, which the
+// draws' 97.5 % point (√0.975 → 0.8141) does not reach.
+func TestDrawnIntervalThinStratumExactSide(t *testing.T) {
+	var us []SampleUnit
+	var tr []TrafficPair
+	for range 160 {
+		us = append(us, SampleUnit{Stratum: CensusStratum, Session: "s", Label: true, Match: true})
+	}
+	for i := range 37 {
+		tr = append(tr, TrafficPair{Stratum: "C:no_match R:match", Session: "s"})
+		if i < 2 {
+			us = append(us, SampleUnit{Stratum: "C:no_match R:match", StratumSize: 37, Session: "s", Label: true})
+		}
+	}
+	R := 160.0 / 197
+	lo, hi, ok := drawnInterval(us, tr, ratioFns[1], R, 0.95)
+	want := 160 / (160 + 37*math.Sqrt(0.025))
+	t.Logf("recall %.4f [%.4f, %.4f], upper bound by hand %.4f", R, lo, hi, want)
+	if !ok || math.Abs(hi-want) > 0.005 || lo != R {
+		t.Errorf("interval [%.4f, %.4f] (%v), want [%.4f, %.4f ± 0.005]", lo, hi, ok, R, want)
 	}
 }

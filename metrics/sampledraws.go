@@ -29,6 +29,17 @@ const drawDraws = 4000
 // normal term (the sessions' spread at the shares' posterior means).
 const drawJointMax = 64
 
+// drawExactMax is the most labels of a stratum where the judges did not
+// agree whose share drawnInterval draws, when its labels all agree, from
+// the exact (Clopper–Pearson) side alone — Beta(n, 1) for n of n, Beta(1,
+// n) for 0 of n — rather than the mid-p mixture, whose other half is a
+// point mass at the labels' own value: the queue's first two items of a
+// stratum, where a long queue's short prefix leaves most strata. With the
+// mixture the 3,000-label queue's first 40 labels missed the good
+// candidate's recall above 0.036 (docs/statistics.md, "The labeled
+// interval from stratified draws").
+const drawExactMax = 2
+
 // drawCell is one (stratum, judge's result) cell of drawnInterval: its
 // recorded pairs and the figure's (y, x) for a pair of it labeled match
 // (y1, x1) and no_match (y0, x0).
@@ -53,12 +64,13 @@ type drawStratum struct {
 
 // drawnInterval is a labeled proportion's interval from the strata's
 // shares drawn given their labels (docs/statistics.md, "The labeled
-// interval: stratified draws"): each draw takes every queue stratum's
+// interval from stratified draws"): each draw takes every queue stratum's
 // share of match labels — where the judges agreed from two pseudo-labels
 // at the queue's prior, Beta(k + 2·p₀, n − k + 2(1 − p₀)); where they did
 // not from the mid-p confidence distribution, ½ Beta(k, n − k + 1) + ½
-// Beta(k + 1, n − k), a point mass at 0 for 0 of n and at 1 for n of n;
-// uniform with no label — and recomputes the figure at the strata's
+// Beta(k + 1, n − k), a point mass at 0 for 0 of n and at 1 for n of n
+// (on at most drawExactMax labels that all agree, the exact side alone:
+// Beta(n, 1) or Beta(1, n)); uniform with no label — and recomputes the figure at the strata's
 // recorded sizes; the census keeps its own labels. Beside the shares, the
 // recorded sessions are a sample of the traffic (phase 1): each draw
 // takes the figure's numerator and denominator jointly normal about the
@@ -346,6 +358,12 @@ func drawnInterval(units []SampleUnit, traffic []TrafficPair, f ratioFn, R, conf
 		case s.agreed:
 			p0 := namePrior(s.name)
 			return distuv.Beta{Alpha: k + 2*p0, Beta: n - k + 2*(1-p0), Src: rng}.Rand()
+		case n <= drawExactMax && k == n:
+			// The queue's first labels of a stratum, all alike: the
+			// exact (Clopper–Pearson) side in full, not mid-p's half.
+			return distuv.Beta{Alpha: k, Beta: 1, Src: rng}.Rand()
+		case n <= drawExactMax && k == 0:
+			return distuv.Beta{Alpha: 1, Beta: n, Src: rng}.Rand()
 		case rng.IntN(2) == 0:
 			if k == 0 {
 				return 0
