@@ -319,3 +319,116 @@ func fmtP(v *float64) string {
 	}
 	return fmt.Sprintf("%.4g", *v)
 }
+
+// compareData is two judges, J (baseline) and K, on a style rule R1 and a
+// dangerous rule R2, every case labeled in the dataset: sessions × per
+// cases, labels match at rate pos; each judge answers right at its rate,
+// and unknown at rate unk (an unknown is neither an FP nor a TN).
+func compareData(rng *rand.Rand, sessions, per int, pos, rightJ, rightK, unk float64) []*replay.Result {
+	var rs []*replay.Result
+	answer := func(label string, right float64) string {
+		switch {
+		case rng.Float64() < unk:
+			return "unknown"
+		case rng.Float64() < right:
+			return label
+		case label == "match":
+			return "no_match"
+		}
+		return "match"
+	}
+	for s := range sessions {
+		for i := range per {
+			var ls [2]string
+			for k := range ls {
+				ls[k] = "no_match"
+				if rng.Float64() < pos {
+					ls[k] = "match"
+				}
+			}
+			for _, j := range []struct {
+				id    string
+				right float64
+			}{{"J", rightJ}, {"K", rightK}} {
+				a1, a2 := answer(ls[0], j.right), answer(ls[1], j.right)
+				rs = append(rs, &replay.Result{CaseID: fmt.Sprintf("s%d-%d", s, i), SessionID: fmt.Sprintf("s%d", s), Judge: j.id,
+					Rules: []replay.RuleResult{
+						rr("R1", "style", "judge", a1, ls[0], "ok", a1 == "match", -1),
+						withBaseline(rr("R2", "dangerous", "judge", a2, ls[1], "ok", a2 == "match", -1), "no_match"),
+					}})
+			}
+		}
+	}
+	return rs
+}
+
+// With every case labeled in the dataset (weight 1), compare --labels
+// gives what compare without --labels gives: the same recall, false-
+// positive-rate and precision difference, interval, test and p-value, on
+// every rule and on the total row (one evidence, one answer).
+func TestBothPathsCompareAlike(t *testing.T) {
+	cases := []struct {
+		name                     string
+		sessions, per            int
+		pos, rightJ, rightK, unk float64
+	}{
+		{"many sessions, a better candidate", 40, 8, 0.4, 0.8, 0.95, 0.05},
+		{"few sessions of many cases", 5, 40, 0.3, 0.85, 0.9, 0.1},
+		{"singletons, equal judges", 200, 1, 0.5, 0.9, 0.9, 0.05},
+	}
+	for k, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rs := compareData(rand.New(rand.NewPCG(uint64(k+1), 11)), c.sessions, c.per, c.pos, c.rightJ, c.rightK, c.unk)
+			u := closeAll(rs, "J").Compare("J", "K")
+			s := closeAll(rs, "J")
+			tab := NewPairTable(nil, nil)
+			for _, r := range rs {
+				tab.Add(r)
+			}
+			s.ApplySample(tab, nil)
+			w := s.Compare("J", "K")
+			check := func(ur, wr *RuleComparison) {
+				for _, name := range []string{FigureRecall, FigureFalsePositiveRate, FigurePrecision} {
+					uf, wf := figureNamed(ur, name), figureNamed(wr, name)
+					if uf.Test != wf.Test || uf.N != wf.N || !samePtr(uf.Baseline, wf.Baseline) || !samePtr(uf.Candidate, wf.Candidate) ||
+						!samePtr(uf.Delta, wf.Delta) || !samePtr(uf.DeltaLo, wf.DeltaLo) || !samePtr(uf.DeltaHi, wf.DeltaHi) ||
+						!samePtr(uf.PValue, wf.PValue) || !samePtr(uf.QValue, wf.QValue) {
+						t.Errorf("%s %s:\n  without --labels %s n=%d Δ %s [%s, %s] p %s q %s\n  with --labels    %s n=%d Δ %s [%s, %s] p %s q %s",
+							ur.RuleID, name, uf.Test, uf.N, fmtP(uf.Delta), fmtP(uf.DeltaLo), fmtP(uf.DeltaHi), fmtP(uf.PValue), fmtP(uf.QValue),
+							wf.Test, wf.N, fmtP(wf.Delta), fmtP(wf.DeltaLo), fmtP(wf.DeltaHi), fmtP(wf.PValue), fmtP(wf.QValue))
+					}
+				}
+			}
+			for i := range u.Rules {
+				check(u.Rules[i], w.Rules[i])
+			}
+			check(u.Total, w.Total)
+		})
+	}
+}
+
+// The labeled false-positive rate counts the negatives the judge decided,
+// as FP/(FP+TN) does without --labels: an unknown answer on a no_match
+// label is neither an FP nor a TN; the paired difference counts the
+// negatives both judges decided. Four queue-labeled negatives of one
+// stratum (equal weights): FP, TN, TN and an unknown; the other judge
+// TN, FP, TN and FP.
+func TestWeightedFPRCountsDecidedNegatives(t *testing.T) {
+	us := []SampleUnit{
+		{Match: true, Other: false},
+		{Match: false, Other: true},
+		{Match: false, Other: false},
+		{Undecided: true, Other: true},
+		{Label: true, Match: true, Other: true},
+	}
+	for i := range us {
+		us[i].Stratum, us[i].StratumSize, us[i].Session = "S", 10, fmt.Sprint(i)
+	}
+	if f := weightedFPR(us, 0.95); f.Estimate == nil || math.Abs(*f.Estimate-1.0/3) > 1e-12 {
+		t.Errorf("FPR %v, want 1/3 (FP 1 of 3 decided negatives)", fmtP(f.Estimate))
+	}
+	// Decided by both: units 0-2; FPR 1/3 against 1/3.
+	if d := WeightedFPRDiff(us, 0.95); d.Estimate == nil || math.Abs(*d.Estimate) > 1e-12 {
+		t.Errorf("FPR difference %v, want 0 on the three negatives both decided", fmtP(d.Estimate))
+	}
+}

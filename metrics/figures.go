@@ -62,64 +62,94 @@ func eachPaired(sm sessMap, base, cand *spill.List, fn func(sess uint32, fb, fc 
 }
 
 // figures computes every comparison figure over the given rules' pairs
-// (baseline, candidate) and latencies, in one pass over the pairs: lane i
-// of ls holds binFigures[i]'s discordance.
+// (baseline, candidate) and latencies, in one pass over the pairs.
 func (s *Summary) figures(lists [][2]*spill.List, latB, latC callLats) []Figure {
+	// One list pair is one pass in case order; several are not.
+	fa := s.newFigureAcc(s.contig && len(lists) <= 1, s.nSess)
+	for _, l := range lists {
+		eachPaired(s.sm, l[0], l[1], fa.add)
+	}
+	out := fa.finish()
+	var sc latScratch
+	out = append(out, latencyFigure(FigureLatencyP50, latB, latC, 50, s.seed, s.conf, &sc))
+	out = append(out, latencyFigure(FigureLatencyP95, latB, latC, 95, s.seed, s.conf, &sc))
+	out = append(out, latencyShift(latB.ms, latC.ms))
+	return out
+}
+
+// figureAcc accumulates the paired binary figures (binFigures) and
+// precision over pairs given as their bits (baseline, candidate) with
+// their session: lane i of ls holds binFigures[i]'s discordance. The
+// labeled path feeds it the same bits where every label weighs 1
+// (censusFigures), so both paths compute one figure one way.
+type figureAcc struct {
+	s        *Summary
+	cnt      [4][4]int64 // per binFigure: both, baseline only, candidate only, neither
+	ls       *laneSums
+	prec     *sessSums
+	precHist map[precisionSession]int64
+}
+
+func (s *Summary) newFigureAcc(contig bool, nSess int) *figureAcc {
+	fa := &figureAcc{s: s, precHist: map[precisionSession]int64{}}
+	fa.ls = newLaneSums(len(binFigures), contig, nSess, s.pool)
+	fa.prec = newSessSums(4, contig, nSess, s.pool, func(v []int64) {
+		fa.precHist[precisionSession{v[0], v[1], v[2], v[3]}]++
+	})
+	return fa
+}
+
+// add counts one paired case of session sess.
+func (fa *figureAcc) add(sess uint32, fb, fc uint64) {
+	for fi := range binFigures {
+		bf := &binFigures[fi]
+		if !bf.unit(fb, fc) {
+			continue
+		}
+		eb, ec := fb&bf.event != 0, fc&bf.event != 0
+		switch {
+		case eb && ec:
+			fa.cnt[fi][0]++
+		case eb:
+			fa.cnt[fi][1]++
+		case ec:
+			fa.cnt[fi][2]++
+		default:
+			fa.cnt[fi][3]++
+		}
+		fa.ls.addDisc(sess, fi, eb && !ec, ec && !eb)
+	}
+	// Precision on the paired labeled units either judge matched.
+	if fb&fc&(bitPos|bitNeg) == 0 || (fb|fc)&bitMatch == 0 {
+		return
+	}
+	p := fa.prec.at(sess)
+	pos := fb&bitPos != 0
+	if fb&bitMatch != 0 {
+		p[1]++
+		if pos {
+			p[0]++
+		}
+	}
+	if fc&bitMatch != 0 {
+		p[3]++
+		if pos {
+			p[2]++
+		}
+	}
+}
+
+// finish returns the binary figures, then precision, in FigureNames'
+// order.
+func (fa *figureAcc) finish() []Figure {
+	s := fa.s
 	z := zScore(s.conf)
 	out := make([]Figure, 0, len(FigureNames))
-	var cnt [4][4]int64 // per binFigure: both, baseline only, candidate only, neither
-	// One list pair is one pass in case order; several are not.
-	contig := s.contig && len(lists) <= 1
-	ls := newLaneSums(len(binFigures), contig, s.nSess, s.pool)
-	precHist := map[precisionSession]int64{}
-	prec := newSessSums(4, contig, s.nSess, s.pool, func(v []int64) {
-		precHist[precisionSession{v[0], v[1], v[2], v[3]}]++
-	})
-	for _, l := range lists {
-		eachPaired(s.sm, l[0], l[1], func(sess uint32, fb, fc uint64) {
-			for fi := range binFigures {
-				bf := &binFigures[fi]
-				if !bf.unit(fb, fc) {
-					continue
-				}
-				eb, ec := fb&bf.event != 0, fc&bf.event != 0
-				switch {
-				case eb && ec:
-					cnt[fi][0]++
-				case eb:
-					cnt[fi][1]++
-				case ec:
-					cnt[fi][2]++
-				default:
-					cnt[fi][3]++
-				}
-				ls.addDisc(sess, fi, eb && !ec, ec && !eb)
-			}
-			// Precision on the paired labeled units either judge matched.
-			if fb&fc&(bitPos|bitNeg) == 0 || (fb|fc)&bitMatch == 0 {
-				return
-			}
-			p := prec.at(sess)
-			pos := fb&bitPos != 0
-			if fb&bitMatch != 0 {
-				p[1]++
-				if pos {
-					p[0]++
-				}
-			}
-			if fc&bitMatch != 0 {
-				p[3]++
-				if pos {
-					p[2]++
-				}
-			}
-		})
-	}
-	ls.done()
-	prec.finish()
+	fa.ls.done()
+	fa.prec.finish()
 	for fi, bf := range binFigures {
-		a, b, c, d := cnt[fi][0], cnt[fi][1], cnt[fi][2], cnt[fi][3]
-		m := ls.mcnemar(fi)
+		a, b, c, d := fa.cnt[fi][0], fa.cnt[fi][1], fa.cnt[fi][2], fa.cnt[fi][3]
+		m := fa.ls.mcnemar(fi)
 		f := Figure{Figure: bf.name, N: a + b + c + d, Test: m.test()}
 		if f.N > 0 {
 			n := float64(f.N)
@@ -132,13 +162,8 @@ func (s *Summary) figures(lists [][2]*spill.List, latB, latC callLats) []Figure 
 		}
 		out = append(out, f)
 	}
-	ls.reset()
-	out = append(out, precisionFigure(precHist, s.conf))
-	var sc latScratch
-	out = append(out, latencyFigure(FigureLatencyP50, latB, latC, 50, s.seed, s.conf, &sc))
-	out = append(out, latencyFigure(FigureLatencyP95, latB, latC, 95, s.seed, s.conf, &sc))
-	out = append(out, latencyShift(latB.ms, latC.ms))
-	return out
+	fa.ls.reset()
+	return append(out, precisionFigure(fa.precHist, s.conf))
 }
 
 // precisionFigure: precision on the paired labeled units, its difference

@@ -263,11 +263,16 @@ func (t *PairTable) SampleUnits(rule string, j, other int, labels []SampleLabel)
 }
 
 func (t *PairTable) unit(p *PairRow, j, other int, stratum string, size int64, label bool) SampleUnit {
-	u := SampleUnit{Stratum: stratum, StratumSize: size, Session: p.sessionKey(), Label: label, Match: p.Results[j] == QueueMatch}
+	u := SampleUnit{Stratum: stratum, StratumSize: size, Session: p.sessionKey(), Label: label,
+		Match: p.Results[j] == QueueMatch, Undecided: p.Results[j] == QueueUndecided}
 	if other >= 0 {
 		u.Other = p.Results[other] == QueueMatch
+		u.OtherUndecided = p.Results[other] == QueueUndecided
+		u.OtherAbsent = p.Results[other] == ""
 	} else {
 		u.Other = p.Baseline == core.Match
+		u.OtherUndecided = p.Baseline != "" && p.Baseline != core.Match && p.Baseline != core.NoMatch
+		u.OtherAbsent = p.Baseline == ""
 	}
 	return u
 }

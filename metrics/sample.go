@@ -29,6 +29,13 @@ type SampleUnit struct {
 	// Other is a second result on the same pair for paired figures: the
 	// rule's deterministic baseline, or a second judge.
 	Other bool
+	// Undecided is whether the judge's result is neither match nor
+	// no_match (unknown, or a failure): such a pair is an FN on a
+	// positive, and on a negative neither an FP nor a TN (DESIGN §6).
+	// OtherUndecided is the same of Other's result, and OtherAbsent
+	// whether Other has no result on the pair (that judge did not have
+	// it, or the rule has no deterministic baseline).
+	Undecided, OtherUndecided, OtherAbsent bool
 }
 
 // WeightedRatio is a figure estimated from a labeled sample: a ratio of
@@ -160,10 +167,11 @@ func WeightedRecallDiff(units []SampleUnit, conf float64) WeightedRatio {
 }
 
 // WeightedFPRDiff estimates FPR(Match) − FPR(Other), FP/(FP+TN), on the
-// same labeled negatives and weights.
+// same labeled negatives and weights: those both results decided, as the
+// unweighted figure's units (an unknown answer is neither an FP nor a TN).
 func WeightedFPRDiff(units []SampleUnit, conf float64) WeightedRatio {
 	return weightedRatio(units, conf, func(u *SampleUnit, l bool) (float64, float64) {
-		if l {
+		if l || u.Undecided || u.OtherUndecided || u.OtherAbsent {
 			return 0, 0
 		}
 		return b2f(u.Match) - b2f(u.Other), 1

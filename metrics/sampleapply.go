@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"sort"
 )
 
 // RowSample is a rule row's labeled-sample account (`--labels`): how many
@@ -151,23 +152,55 @@ func (st *sampleState) weightComparison(s *Summary, c *Comparison) {
 	// predictions, the others, and all its match predictions.
 	type un struct{ m, o, p float64 }
 	do := func(rc *RuleComparison, units []SampleUnit, ub, uc un) {
+		// A figure whose both judges' sides are on the census path
+		// (every label weighs 1, no stratum unreached) is the unweighted
+		// path's on the same units: its Δ, interval, test and mark are
+		// what compare without --labels gives on that evidence.
+		var census []Figure
+		censusOf := func(name string, b, c WeightedRatio) (Figure, bool) {
+			if b.census == nil || c.census == nil {
+				return Figure{}, false
+			}
+			if census == nil {
+				census = s.censusFigures(units)
+			}
+			for _, f := range census {
+				if f.Figure == name {
+					return f, true
+				}
+			}
+			return Figure{}, false
+		}
 		for i := range rc.Figures {
 			f := &rc.Figures[i]
 			switch f.Figure {
-			case "recall":
-				setPaired(f, WeightedRecall(swap(units), conf).reach(reachRecall, ub.m, ub.o, ub.p),
-					WeightedRecall(units, conf).reach(reachRecall, uc.m, uc.o, uc.p),
-					WeightedRecallDiff(units, conf).reach(reachGain, uc.m, uc.o, uc.p), conf)
-			case "false_positive_rate":
+			case FigureRecall:
+				b := WeightedRecall(swap(units), conf).reach(reachRecall, ub.m, ub.o, ub.p)
+				c := WeightedRecall(units, conf).reach(reachRecall, uc.m, uc.o, uc.p)
+				if cf, ok := censusOf(f.Figure, b, c); ok {
+					*f = cf
+					continue
+				}
+				setPaired(f, b, c, WeightedRecallDiff(units, conf).reach(reachGain, uc.m, uc.o, uc.p), conf)
+			case FigureFalsePositiveRate:
 				// An unreached match prediction is an FP or not a
 				// negative, any other a TN or not a negative: recall's
 				// shape of bounds.
-				setPaired(f, weightedFPR(swap(units), conf).reach(reachRecall, ub.m, ub.o, ub.p),
-					weightedFPR(units, conf).reach(reachRecall, uc.m, uc.o, uc.p),
-					WeightedFPRDiff(units, conf).reach(reachGain, uc.m, uc.o, uc.p), conf)
-			case "precision":
-				setPaired(f, WeightedPrecision(swap(units), conf).reach(reachPrecision, ub.m, ub.o, ub.p),
-					WeightedPrecision(units, conf).reach(reachPrecision, uc.m, uc.o, uc.p), WeightedRatio{}, conf)
+				b := weightedFPR(swap(units), conf).reach(reachRecall, ub.m, ub.o, ub.p)
+				c := weightedFPR(units, conf).reach(reachRecall, uc.m, uc.o, uc.p)
+				if cf, ok := censusOf(f.Figure, b, c); ok {
+					*f = cf
+					continue
+				}
+				setPaired(f, b, c, WeightedFPRDiff(units, conf).reach(reachGain, uc.m, uc.o, uc.p), conf)
+			case FigurePrecision:
+				b := WeightedPrecision(swap(units), conf).reach(reachPrecision, ub.m, ub.o, ub.p)
+				c := WeightedPrecision(units, conf).reach(reachPrecision, uc.m, uc.o, uc.p)
+				if cf, ok := censusOf(f.Figure, b, c); ok {
+					*f = cf
+					continue
+				}
+				setPaired(f, b, c, WeightedRatio{}, conf)
 			}
 		}
 		rc.deltas()
@@ -205,15 +238,63 @@ func swap(units []SampleUnit) []SampleUnit {
 	out := make([]SampleUnit, len(units))
 	for i, u := range units {
 		u.Match, u.Other = u.Other, u.Match
+		// A baseline without a result on the pair decided nothing; the
+		// units are the candidate's pairs: it has a result on each.
+		u.Undecided, u.OtherUndecided = u.OtherUndecided || u.OtherAbsent, u.Undecided
+		u.OtherAbsent = false
 		out[i] = u
 	}
 	return out
 }
 
-// weightedFPR is FP/(FP+TN) from labeled units.
+// censusFigures computes the unweighted path's comparison figures
+// (figureAcc: recall, false-positive rate and precision with their
+// paired tests) from labeled units that all weigh 1, Match the
+// candidate's result and Other the baseline's: the units both judges
+// have a result on, each with its label, clustered by session as
+// without --labels.
+func (s *Summary) censusFigures(units []SampleUnit) []Figure {
+	idx := map[string]uint32{}
+	var names []string
+	for _, u := range units {
+		if _, ok := idx[u.Session]; !ok {
+			idx[u.Session] = 0
+			names = append(names, u.Session)
+		}
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		idx[n] = uint32(i)
+	}
+	bits := func(label, match, undecided bool) uint64 {
+		f := uint64(bitNeg)
+		if label {
+			f = bitPos
+		}
+		switch {
+		case match:
+			f |= bitMatch
+		case !undecided:
+			f |= bitNoMatch
+		}
+		return f
+	}
+	fa := s.newFigureAcc(false, len(names))
+	for _, u := range units {
+		if u.OtherAbsent {
+			continue
+		}
+		fa.add(idx[u.Session], bits(u.Label, u.Other, u.OtherUndecided), bits(u.Label, u.Match, u.Undecided))
+	}
+	return fa.finish()
+}
+
+// weightedFPR is FP/(FP+TN) from labeled units: the labeled negatives
+// the judge decided (an unknown answer or a failure is neither an FP nor
+// a TN, DESIGN §6).
 func weightedFPR(units []SampleUnit, conf float64) WeightedRatio {
 	return weightedRatio(units, conf, func(u *SampleUnit, l bool) (float64, float64) {
-		return b2f(u.Match && !l), b2f(!l)
+		return b2f(u.Match && !l), b2f(!l && !u.Undecided)
 	}, true)
 }
 

@@ -75,7 +75,10 @@ func sampleFiguresOf(t *PairTable, rule string, j int, labels []SampleLabel, cri
 				f.FP += w
 			case u.Label:
 				f.FN += w
-			default:
+			case !u.Undecided:
+				// An unknown answer (or a failure) on a no_match label
+				// is neither an FP nor a TN (DESIGN §6), as without
+				// --labels.
 				f.TN += w
 			}
 		}
