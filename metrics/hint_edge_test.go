@@ -67,13 +67,7 @@ func TestLabelHintAtEstimateOne(t *testing.T) {
 func TestLabelHintAtEstimateOneFloors(t *testing.T) {
 	crit := replay.DefaultKillCriteria()
 	crit.PrecisionMin = 0.9
-	var us []SampleUnit
-	for i := range 5 {
-		us = append(us, SampleUnit{Stratum: "A:match B:match", StratumSize: 50, Session: fmt.Sprintf("m%d", i), Label: true, Match: true})
-	}
-	for i := range 19 {
-		us = append(us, SampleUnit{Stratum: "A:no_match B:no_match", StratumSize: 600, Session: fmt.Sprintf("n%d", i)})
-	}
+	us := walkthroughUnits(50, 600)
 	f := WeightedPrecision(us, crit.Confidence).WithTraffic(135, 640)
 	c := SamplePrecision(f, crit)
 	if c.Status != StatusInconclusive || c.MoreSamples == nil || c.MoreSessions != nil {
@@ -154,4 +148,19 @@ func TestLabeledGainHintAtOne(t *testing.T) {
 		t.Errorf("want positives from another session named: %s", c.Reason)
 	}
 	t.Log(c.Reason)
+}
+
+// walkthroughUnits are the labeling walkthrough's access-control-notify
+// labels: 5 labels of the judges' match stratum (matches pairs), all
+// right, each in a session of its own, and 19 of the stratum where both
+// say no_match (others pairs).
+func walkthroughUnits(matches, others int64) []SampleUnit {
+	var us []SampleUnit
+	for i := range 5 {
+		us = append(us, SampleUnit{Stratum: "A:match B:match", StratumSize: matches, Session: fmt.Sprintf("m%d", i), Label: true, Match: true})
+	}
+	for i := range 19 {
+		us = append(us, SampleUnit{Stratum: "A:no_match B:no_match", StratumSize: others, Session: fmt.Sprintf("n%d", i)})
+	}
+	return us
 }

@@ -91,13 +91,7 @@ func TestLabelHintFewMatchesCensus(t *testing.T) {
 	t.Parallel()
 	crit := replay.DefaultKillCriteria()
 	crit.PrecisionMin = 0.9
-	var us []SampleUnit
-	for i := range 5 {
-		us = append(us, SampleUnit{Stratum: "A:match B:match", StratumSize: 8, Session: fmt.Sprintf("m%d", i), Label: true, Match: true})
-	}
-	for i := range 19 {
-		us = append(us, SampleUnit{Stratum: "A:no_match B:no_match", StratumSize: 636, Session: fmt.Sprintf("n%d", i)})
-	}
+	us := walkthroughUnits(8, 636)
 	f := WeightedPrecision(us, crit.Confidence).WithTraffic(135, 644).Of("access-control-notify", "recorded/ollama/qwen2.5:3b")
 	c := SamplePrecision(f, crit)
 	if c.Status != StatusInconclusive || c.MoreSessions == nil || c.MoreSamples == nil {

@@ -173,35 +173,21 @@ func (st *sampleState) weightComparison(s *Summary, c *Comparison) {
 		}
 		for i := range rc.Figures {
 			f := &rc.Figures[i]
-			switch f.Figure {
-			case FigureRecall:
-				b := WeightedRecall(swap(units), conf).reach(reachRecall, ub.m, ub.o, ub.p)
-				c := WeightedRecall(units, conf).reach(reachRecall, uc.m, uc.o, uc.p)
-				if cf, ok := censusOf(f.Figure, b, c); ok {
-					*f = cf
-					continue
-				}
-				setPaired(f, b, c, WeightedRecallDiff(units, conf).reach(reachGain, uc.m, uc.o, uc.p), conf)
-			case FigureFalsePositiveRate:
-				// An unreached match prediction is an FP or not a
-				// negative, any other a TN or not a negative: recall's
-				// shape of bounds.
-				b := weightedFPR(swap(units), conf).reach(reachRecall, ub.m, ub.o, ub.p)
-				c := weightedFPR(units, conf).reach(reachRecall, uc.m, uc.o, uc.p)
-				if cf, ok := censusOf(f.Figure, b, c); ok {
-					*f = cf
-					continue
-				}
-				setPaired(f, b, c, WeightedFPRDiff(units, conf).reach(reachGain, uc.m, uc.o, uc.p), conf)
-			case FigurePrecision:
-				b := WeightedPrecision(swap(units), conf).reach(reachPrecision, ub.m, ub.o, ub.p)
-				c := WeightedPrecision(units, conf).reach(reachPrecision, uc.m, uc.o, uc.p)
-				if cf, ok := censusOf(f.Figure, b, c); ok {
-					*f = cf
-					continue
-				}
-				setPaired(f, b, c, WeightedRatio{}, conf)
+			pf, ok := pairedFigures[f.Figure]
+			if !ok {
+				continue
 			}
+			b := pf.of(swap(units), conf).reach(pf.kind, ub.m, ub.o, ub.p)
+			c := pf.of(units, conf).reach(pf.kind, uc.m, uc.o, uc.p)
+			if cf, ok := censusOf(f.Figure, b, c); ok {
+				*f = cf
+				continue
+			}
+			var d WeightedRatio
+			if pf.diff != nil {
+				d = pf.diff(units, conf).reach(reachGain, uc.m, uc.o, uc.p)
+			}
+			setPaired(f, b, c, d, conf)
 		}
 		rc.deltas()
 	}
@@ -231,6 +217,21 @@ func (st *sampleState) weightComparison(s *Summary, c *Comparison) {
 	// The q-values were taken over the figures these replaced: take them
 	// again over the figures now reported.
 	c.adjust()
+}
+
+// pairedFigures are the comparison figures a labeled sample replaces:
+// each judge's weighted figure, its bounds' shape for unreached strata,
+// and the paired difference (none for precision, whose Δ has no weighted
+// test). An unreached match prediction is an FP or not a negative, any
+// other a TN or not a negative: the false-positive rate takes recall's
+// shape of bounds.
+var pairedFigures = map[string]struct {
+	of, diff func([]SampleUnit, float64) WeightedRatio
+	kind     reachKind
+}{
+	FigureRecall:            {WeightedRecall, WeightedRecallDiff, reachRecall},
+	FigureFalsePositiveRate: {weightedFPR, WeightedFPRDiff, reachRecall},
+	FigurePrecision:         {WeightedPrecision, nil, reachPrecision},
 }
 
 // swap puts Other (the baseline judge) in Match.

@@ -109,8 +109,13 @@ func censusMatchesHint(c *Criterion, f WeightedRatio, h SessionHint, n int64, ve
 }
 
 // censusNote ends the reason of a labeled criterion whose labels all
-// weigh 1, decided as the unweighted path decides it.
-const censusNote = "; every label of the rule weighs 1: decided as without --labels"
+// weigh 1, decided as the unweighted path decides it (CensusNote, in the
+// reason's own words: gate says it once per judge instead).
+const censusNote = "; " + CensusNote
+
+// CensusNote is what a labeled criterion's reason says where every label
+// of its rule weighs 1 and it is decided as without --labels.
+const CensusNote = "every label of the rule weighs 1: decided as without --labels"
 
 // clusteredSessions is the number of sessions a labeled figure's units
 // come from where some session holds more than one of them, 0 where
@@ -333,7 +338,7 @@ func sampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 		if c.gainEv != nil {
 			// Said inside the description, which Holm's adjustment
 			// rewrites the reason from.
-			c.gainEv.desc = strings.TrimSuffix(c.gainEv.desc, ")") + "; every label of the rule weighs 1: decided as without --labels)"
+			c.gainEv.desc = strings.TrimSuffix(c.gainEv.desc, ")") + censusNote + ")"
 			c.decideGain(*c.PValue, alphaOf(crit.Confidence), alphaOf(crit.Confidence), 0)
 		}
 		return c

@@ -3,7 +3,9 @@ package reports
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/apeval/apeval/metrics"
 )
@@ -210,12 +212,33 @@ func (rep *Report) writeReasons(w io.Writer, max int) error {
 		if terminal && len(hb) > max {
 			shown = hb[:max]
 		}
+		// A labeled rule whose every label weighs 1 is decided as
+		// without --labels: said once per judge, with its rules, not at
+		// the end of each of their reasons.
+		var census []string
 		for _, h := range shown {
 			st := string(h.Status)
 			if h.Status == metrics.StatusInconclusive {
 				st = "open"
 			}
-			line(st, h.Rule, h.Name, h.Text)
+			text := h.Text
+			if strings.Contains(text, censusSuffix) {
+				text = strings.Replace(text, censusSuffix, "", 1)
+				if !slices.Contains(census, h.Rule) {
+					census = append(census, h.Rule)
+				}
+			}
+			line(st, h.Rule, h.Name, text)
+		}
+		if len(census) > 0 {
+			slices.Sort(census)
+			if terminal {
+				for _, l := range wrap(fmt.Sprintf("every label weighs 1 on %s: decided as without --labels", strings.Join(census, ", ")), rep.Width-2) {
+					lines = append(lines, "  "+l)
+				}
+			} else {
+				lines = append(lines, fmt.Sprintf("  note	%s	-	every label of these rules weighs 1: decided as without --labels", strings.Join(census, ",")))
+			}
 		}
 		if rest := len(hb) - len(shown); rest > 0 {
 			lines = append(lines, fmt.Sprintf("  … %d more (summary.md and apeval gate list them all)", rest))
@@ -228,6 +251,10 @@ func (rep *Report) writeReasons(w io.Writer, max int) error {
 	}
 	return nil
 }
+
+// censusSuffix is how a labeled criterion's reason ends (or, for the
+// recall gain, its parenthesis) where every label of its rule weighs 1.
+const censusSuffix = "; " + metrics.CensusNote
 
 // setupErrors are the judges whose setup is broken, with the cause, for the
 // pages' alerts.

@@ -17,21 +17,29 @@ import (
 // queueFixture is the unlabeled sample run and a labeling queue of it.
 func queueFixture(t *testing.T) (dir, run, queue string) {
 	t.Helper()
+	dir, _, run, queue = sampleQueue(t, "60", "5")
+	return dir, run, queue
+}
+
+// sampleQueue is, in a new temporary directory dir, the embedded sample
+// without its labels (u: cases.jsonl, policy.toml), its run (run; a
+// verdict, exit 1 or 3) and that run's labeling queue (label queue
+// --budget budget --seed seed).
+func sampleQueue(t *testing.T, budget, seed string) (dir, u, run, queue string) {
+	t.Helper()
 	dir = t.TempDir()
-	u := filepath.Join(dir, "u")
-	run = filepath.Join(dir, "run")
+	u, run, queue = filepath.Join(dir, "u"), filepath.Join(dir, "run"), filepath.Join(dir, "queue.jsonl")
 	if c, _, e := apeval(t, "", "datasets", "sample", "--unlabeled", "--out", u); c != 0 {
 		t.Fatal(e)
 	}
 	if c, _, e := apeval(t, "", "run", "--dataset", filepath.Join(u, "cases.jsonl"), "--policy", filepath.Join(u, "policy.toml"),
-		"--out", run, "--quiet", "--format", "tsv"); c == exitUsage {
-		t.Fatalf("run: %s", e)
+		"--out", run, "--quiet", "--format", "tsv"); c != 1 && c != 3 {
+		t.Fatalf("run: exit %d\n%s", c, e)
 	}
-	queue = filepath.Join(dir, "queue.jsonl")
-	if c, _, e := apeval(t, "", "label", "queue", run, "--budget", "60", "--seed", "5", "--out", queue); c != 0 {
+	if c, _, e := apeval(t, "", "label", "queue", run, "--budget", budget, "--seed", seed, "--out", queue); c != 0 {
 		t.Fatal(e)
 	}
-	return dir, run, queue
+	return dir, u, run, queue
 }
 
 // --out that is /dev/stdout, a device or a symlink is written through, never

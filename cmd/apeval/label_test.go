@@ -69,20 +69,7 @@ func oracleLabels(t *testing.T, queue, out string) int {
 func TestLabelsWeightFigures(t *testing.T) {
 	wholeProcess(t)
 	t.Parallel()
-	dir := t.TempDir()
-	u := filepath.Join(dir, "u")
-	run := filepath.Join(dir, "run")
-	if c, _, e := apeval(t, "", "datasets", "sample", "--unlabeled", "--out", u); c != 0 {
-		t.Fatal(e)
-	}
-	if c, _, e := apeval(t, "", "run", "--dataset", filepath.Join(u, "cases.jsonl"), "--policy", filepath.Join(u, "policy.toml"),
-		"--out", run, "--quiet", "--format", "tsv"); c != 1 && c != 3 {
-		t.Fatalf("run: exit %d\n%s", c, e)
-	}
-	queue := filepath.Join(dir, "queue.jsonl")
-	if c, _, e := apeval(t, "", "label", "queue", run, "--budget", "400", "--seed", "5", "--out", queue); c != 0 {
-		t.Fatal(e)
-	}
+	dir, u, run, queue := sampleQueue(t, "400", "5")
 	labels := filepath.Join(dir, "labels.jsonl")
 	n := oracleLabels(t, queue, labels)
 

@@ -18,21 +18,12 @@ import (
 // (docs/labeling.md, "Draw the queue", quotes it.)
 func TestPlanFirstStageIsLabelQueueReach(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	u, run := filepath.Join(dir, "u"), filepath.Join(dir, "run")
-	if c, _, e := apeval(t, "", "datasets", "sample", "--unlabeled", "--out", u); c != 0 {
-		t.Fatal(e)
-	}
+	dir, u, run, queue := sampleQueue(t, "300", "7")
 	runOn := func(cases, out string) {
 		t.Helper()
 		if c, _, e := apeval(t, "", "run", "--dataset", cases, "--policy", filepath.Join(u, "policy.toml"), "--out", out, "--quiet", "--format", "tsv"); c != 1 && c != 3 {
 			t.Fatalf("run %s: exit %d\n%s", out, c, e)
 		}
-	}
-	runOn(filepath.Join(u, "cases.jsonl"), run)
-	queue := filepath.Join(dir, "queue.jsonl")
-	if c, _, e := apeval(t, "", "label", "queue", run, "--budget", "300", "--seed", "7", "--out", queue); c != 0 {
-		t.Fatal(e)
 	}
 	b, err := os.ReadFile(queue)
 	if err != nil {
