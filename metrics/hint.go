@@ -123,15 +123,22 @@ func assuredCount(p func(n float64) float64, target float64) (int64, bool) {
 		}
 		lo, hi = hi, hi*2
 	}
+	return int64(bisectFirst(lo, hi, okAt)), true
+}
+
+// bisectFirst is the first whole x in (lo, hi] with ok(x), for ok false
+// at lo, true at hi and monotone between: bisection on whole numbers
+// (assuredCount's sizes, betaBinomDecides' error counts).
+func bisectFirst(lo, hi float64, ok func(x float64) bool) float64 {
 	for hi-lo > 1 {
 		mid := math.Floor((lo + hi) / 2)
-		if okAt(mid) {
+		if ok(mid) {
 			hi = mid
 		} else {
 			lo = mid
 		}
 	}
-	return int64(hi), true
+	return hi
 }
 
 // spreadUp is the factor raising a spread estimated on df degrees of
@@ -332,9 +339,22 @@ func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow, pairs floa
 		}
 		return distuv.UnitNormal.CDF(num / sd)
 	}
-	if S > 0 && remain > 0 {
-		B := max(0, f.SampledFPC)
-		A := max(0, f.SampledVar) + B
+	B := max(0, f.SampledFPC)
+	A := max(0, f.SampledVar) + B
+	// Labels that show no variance at all (every labeled stratum of the
+	// figure agrees within itself, each past the floors' reach: A = 0,
+	// or rounding's 10⁻¹⁸ beside a V of 10⁻³) give the model above
+	// nothing to shrink and no spread where the estimate lies inside
+	// (0, 1): only the t quantile's degrees of freedom would move, and
+	// the interval's floors, which keep it open, are not in V. (At 0 or
+	// 1 the caller's half grows n_eff with the labels instead: "Hints
+	// at an end".) A hint in labels then rests on the
+	// degrees of freedom alone: on the near-threshold 300-label row it
+	// asked 1 label at [0.4742, 0.65] (the queue's next item lies outside
+	// the precision's strata, so nothing moved), and 2,323 labels that
+	// showed the errors the 21 before had not and left it open
+	// (docs/statistics.md, "Labels that show no variance").
+	if S > 0 && remain > 0 && !(A <= f.Var*1e-9 && interior(f)) {
 		up := spreadUp(f.SampledDF)
 		Aup := A * up * up
 		// How far the recorded pairs' own figure may lie from the
@@ -405,6 +425,13 @@ func labelsToDecide(f WeightedRatio, dist float64, half func(v, grow, pairs floa
 		Pairs:    int64(math.Ceil(float64(k) * P / K)),
 		Labels:   int64(math.Ceil(float64(k) * S / K)),
 	}, true
+}
+
+// interior says whether a proportion's estimate lies strictly inside
+// (0, 1); false for a recall gain (a difference, sized by its own
+// halves).
+func interior(f WeightedRatio) bool {
+	return f.Estimate != nil && f.gain == nil && *f.Estimate > 0 && *f.Estimate < 1
 }
 
 // dfAfter is the degrees of freedom a labeled figure's interval will rest

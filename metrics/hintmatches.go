@@ -103,18 +103,7 @@ func betaBinomDecides(n, a, b, thr, q float64, passOnly bool) float64 {
 	// Wilson's bounds fall as x grows: PASS for x ≤ xp, FAIL for x ≥ xf
 	// (first x where each stops or starts), found by bisection; the sum
 	// runs to xf only, the FAIL side being 1 less the rest.
-	first := func(ok func(x float64) bool) float64 { // first x in [0, n+1] with ok
-		lo, hi := -1.0, n+1
-		for hi-lo > 1 {
-			mid := math.Floor((lo + hi) / 2)
-			if ok(mid) {
-				hi = mid
-			} else {
-				lo = mid
-			}
-		}
-		return hi
-	}
+	first := func(ok func(x float64) bool) float64 { return bisectFirst(-1, n+1, ok) } // first x in [0, n+1] with ok
 	xp := first(func(x float64) bool { l, _ := Wilson(n-x, n, q); return !(l > thr) }) // first x not PASS
 	xf := first(func(x float64) bool { _, h := Wilson(n-x, n, q); return h < thr })    // first x FAIL
 	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }

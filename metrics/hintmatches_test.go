@@ -175,3 +175,39 @@ func ones(n int) []int64 {
 	}
 	return v
 }
+
+// TestLabelHintNoVarianceNoLabelHint: the near-threshold 300-label
+// calibration row's shape. The precision's two labeled strata each agree
+// within themselves (12 of 12 right, 9 of 9 wrong) past the floors'
+// reach (more than 5 labels, a tenth of each stratum), so the labels
+// show no variance (v₂ = 0) and the hint's model of more labels has only
+// the t quantile's degrees of freedom to move: it asked "about 1 more
+// labels from the queue" at [0.4725, 0.6513] against 0.65, which the
+// queue's next item (a no_match stratum) could not deliver. Labels are
+// not shown to decide it: the hint is in sessions.
+func TestLabelHintNoVarianceNoLabelHint(t *testing.T) {
+	t.Parallel()
+	crit := replay.DefaultKillCriteria()
+	crit.PrecisionMin = 0.65
+	var us []SampleUnit
+	for i := range 12 {
+		us = append(us, SampleUnit{Stratum: "A:match B:match", StratumSize: 100, Session: fmt.Sprintf("s%d", i), Label: true, Match: true})
+	}
+	for i := range 9 {
+		us = append(us, SampleUnit{Stratum: "A:match B:no_match", StratumSize: 80, Session: fmt.Sprintf("s%d", 20+i), Match: true})
+	}
+	for i := range 270 {
+		us = append(us, SampleUnit{Stratum: "A:no_match B:no_match", StratumSize: 2800, Session: fmt.Sprintf("s%d", 40+i)})
+	}
+	f := WeightedPrecision(us, crit.Confidence).WithTraffic(600, 3000)
+	if v := f.SampledVar + f.SampledFPC; v > f.Var*1e-9 {
+		t.Fatalf("the labels show variance %g: not the shape under test", v)
+	}
+	c := SamplePrecision(f, crit)
+	if c.Status != StatusInconclusive || c.Hi == nil || !(*c.Hi > 0.65) {
+		t.Fatalf("want an open figure reaching 0.65: %s", c.Reason)
+	}
+	if c.MoreSessions == nil || strings.Contains(c.Reason, "more labels from the queue") {
+		t.Errorf("a hint in labels where the labels show no variance: %s", c.Reason)
+	}
+}

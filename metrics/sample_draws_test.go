@@ -76,6 +76,12 @@ func TestLabeledDrawsCalibration(t *testing.T) {
 		settings = append(settings, setting{m, 300, []int{300, 150, 75}})
 	}
 	if full {
+		// The setting (a 200-label queue, the unclustered and
+		// lightly clustered models), as TestLabeledCalibration has it,
+		// and a long queue's first labels.
+		for _, m := range labelModels[len(labelModels)-2:] {
+			settings = append(settings, setting{m, 200, []int{200}})
+		}
 		settings = append(settings, setting{labelModels[4], 3000, []int{100, 60, 40}})
 	}
 	type acc struct{ cov, below, above, w float64 }

@@ -127,11 +127,16 @@ func TestLabelsWeightFigures(t *testing.T) {
 			pm := r.Criterion(metrics.CriterionPrecisionMin)
 			if strings.HasSuffix(pm.Reason, "every label of the rule weighs 1: decided as without --labels") {
 				// A small rule the queue labels whole (every weight 1):
-				// the fully labeled run's own interval and verdict, its
-				// "+N" in units of new sessions, as without --labels.
+				// the fully labeled run's own interval and verdict; its
+				// "+N", sized as without --labels, counts the labels of
+				// the new run's match predictions and names the queue
+				// that draws them (the labels came from a queue).
 				tc := tr.Criterion(metrics.CriterionPrecisionMin)
-				if pm.MoreUnit != "" || pm.Status != tc.Status || !sameBound(r.PrecisionLo, tr.PrecisionLo) || !sameBound(r.PrecisionHi, tr.PrecisionHi) {
-					t.Errorf("%s %s labeled whole: %s [%v, %v] %q, fully labeled run %s [%v, %v]", js.Judge, r.RuleID, pm.Status, *r.PrecisionLo, *r.PrecisionHi, pm.MoreUnit, tc.Status, *tr.PrecisionLo, *tr.PrecisionHi)
+				if pm.MoreSamples != nil && (pm.MoreUnit != "labels" || !strings.Contains(pm.MoreLabelsQueue, " --matches ")) {
+					t.Errorf("%s %s labeled whole: +%d %q, queue %q: %s", js.Judge, r.RuleID, *pm.MoreSamples, pm.MoreUnit, pm.MoreLabelsQueue, pm.Reason)
+				}
+				if pm.Status != tc.Status || !sameBound(r.PrecisionLo, tr.PrecisionLo) || !sameBound(r.PrecisionHi, tr.PrecisionHi) {
+					t.Errorf("%s %s labeled whole: %s [%v, %v], fully labeled run %s [%v, %v]", js.Judge, r.RuleID, pm.Status, *r.PrecisionLo, *r.PrecisionHi, tc.Status, *tr.PrecisionLo, *tr.PrecisionHi)
 				}
 				whole++
 			} else if pm.Status == metrics.StatusInconclusive && pm.MoreSamples != nil && pm.MoreUnit != "labels" {
