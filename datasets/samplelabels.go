@@ -49,6 +49,16 @@ type SampleLabel struct {
 	// weak lines are never ground truth for figures; label agreement
 	// compares them with people.
 	LabelSource string `json:"label_source,omitempty"`
+	// Dataset, DatasetCases and Judges say what the queue was drawn from
+	// (label queue writes them; label serve copies them onto each label;
+	// files written before carry none and read as before): the run's
+	// dataset digest ("sha256:…", rundir.RunInfo.DatasetDigest), its
+	// number of cases, and the judges whose results make the strata, by
+	// letter ("A=recorded/ollama/qwen2.5:3b"). A run on another dataset
+	// warns (the same case IDs may be other cases, and N_h may be stale).
+	Dataset      string   `json:"dataset,omitempty"`
+	DatasetCases int64    `json:"dataset_cases,omitempty"`
+	Judges       []string `json:"judges,omitempty"`
 	// Source is file:line, for messages; not written.
 	Source string `json:"-"`
 }

@@ -71,9 +71,16 @@ func finish(ev *evaluation.Evaluation, run rundir.RunInfo) (*reports.Report, err
 
 // warnLabelsLeftOut warns, when a reading command has no --labels, about
 // each run whose reports rested on labels (evaluation.RunSet.LabeledBefore):
-// its figures and verdict would silently differ from the run's.
+// its figures and verdict would silently differ from the run's. With
+// --labels it warns instead about a labels file whose queue was drawn
+// from another dataset than a run's (evaluation.WarnLabelsDataset).
 func warnLabelsLeftOut(rs *evaluation.RunSet, labels []string, errOut stdio.Writer) {
 	if len(labels) > 0 {
+		// Labels drawn from another dataset: said, never refused.
+		ws, _ := evaluation.WarnLabelsDataset(labels, rs)
+		for _, w := range ws {
+			fmt.Fprintf(errOut, "apeval: warning: %s\n", w)
+		}
 		return
 	}
 	for _, d := range rs.LabeledBefore() {

@@ -107,7 +107,7 @@ func runLabelQueue(_ context.Context, o *labelQueueOptions, io IO) error {
 	if len(o.Labels) > 0 {
 		fmt.Fprintf(io.Err, "--labels: %d labeled pairs count as labeled and are not queued again (%d labels are of pairs out of scope)\n", d.FromFiles, d.Missing)
 	}
-	lines := d.Queue.Lines()
+	lines := d.Lines()
 	if err := outfile.Write(o.Out, io.Out, func(w goio.Writer) error { return datasets.WriteSampleLabels(w, lines) }); err != nil {
 		return err
 	}

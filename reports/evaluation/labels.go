@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/metrics"
@@ -42,6 +43,71 @@ type Drawn struct {
 	// does not (counted toward the reach, not queued); Missing the labels
 	// naming no pair in scope.
 	FromFiles, Missing int
+	// Dataset and Cases are the run's dataset digest and case count
+	// (rundir.RunInfo.DatasetDigest): the queue's provenance.
+	Dataset string
+	Cases   int64
+}
+
+// Lines are the queue's apeval.labels/v1 lines, each with the queue's
+// provenance (SampleLabel.Dataset, DatasetCases, Judges) so that a run
+// on another dataset can tell (WarnLabelsDataset).
+func (d *Drawn) Lines() []datasets.SampleLabel {
+	lines := d.Queue.Lines()
+	judges := make([]string, len(d.Letters))
+	for i, l := range d.Letters {
+		judges[i] = l + "=" + d.Names[i]
+	}
+	for i := range lines {
+		lines[i].Dataset, lines[i].DatasetCases, lines[i].Judges = d.Dataset, d.Cases, judges
+	}
+	return lines
+}
+
+// WarnLabelsDataset says, for each labels file whose queue was drawn from
+// another dataset than a run's (SampleLabel.Dataset against
+// rundir.RunInfo.DatasetDigest), which two: the same case IDs may name
+// other cases there, and the strata sizes N_h may no longer be the run's
+// (a dataset grown since). It never refuses: labels drawn from another
+// run of the same dataset (another judge's queue) are a valid design and
+// say nothing, and files without provenance (written before label queue
+// recorded it) or runs without a digest cannot be compared.
+func WarnLabelsDataset(files []string, rs *RunSet) ([]string, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	lines, err := datasets.ReadSampleLabels(files, false)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	seen := map[[2]string]bool{}
+	for i, info := range rs.Infos {
+		run := info.DatasetDigest()
+		if run == "" {
+			continue
+		}
+		for _, l := range lines {
+			file, _, _ := strings.Cut(l.Source, ":")
+			if l.Dataset == "" || l.Dataset == run || seen[[2]string{file, rs.Dirs[i]}] {
+				continue
+			}
+			seen[[2]string{file, rs.Dirs[i]}] = true
+			out = append(out, fmt.Sprintf("%s: its queue was drawn from dataset %s (%d cases); %s's dataset is %s (%d cases): "+
+				"its case IDs may name other cases here, and its strata sizes may no longer be this run's: "+
+				"draw a new queue from this run (apeval label queue %s) if the dataset changed",
+				l.Source, shortDigest(l.Dataset), l.DatasetCases, rs.Dirs[i], shortDigest(run), info.Cases, rs.Dirs[i]))
+		}
+	}
+	return out, nil
+}
+
+// shortDigest is a digest cut to 12 hex digits, for messages.
+func shortDigest(d string) string {
+	if h, ok := strings.CutPrefix(d, "sha256:"); ok && len(h) > 12 {
+		return "sha256:" + h[:12] + "…"
+	}
+	return d
 }
 
 // DrawQueue reads the run's pair table and draws a stratified labeling
@@ -52,7 +118,7 @@ type Drawn struct {
 // W:undecided (none). A run without an unlabeled pair in scope is an
 // error.
 func DrawQueue(s QueueSpec) (*Drawn, error) {
-	t, _, err := ReadPairs(s.Dir, s.Judges, s.Rules)
+	t, info, err := ReadPairs(s.Dir, s.Judges, s.Rules)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +126,8 @@ func DrawQueue(s QueueSpec) (*Drawn, error) {
 	if len(pairs) == 0 {
 		return nil, fmt.Errorf("%s: no unlabeled pair in scope to queue", s.Dir)
 	}
-	d := &Drawn{Letters: metrics.QueueLetters(len(t.Judges)), Names: t.Judges, Census: census, Unlabeled: len(pairs)}
+	d := &Drawn{Letters: metrics.QueueLetters(len(t.Judges)), Names: t.Judges, Census: census, Unlabeled: len(pairs),
+		Dataset: info.DatasetDigest(), Cases: info.Cases}
 	if s.Weak != nil {
 		weak, err := s.Weak()
 		if err != nil {

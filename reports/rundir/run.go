@@ -26,6 +26,8 @@
 package rundir
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -141,6 +143,30 @@ type Resumed struct {
 type FileRef struct {
 	Name   string `json:"name"`
 	SHA256 string `json:"sha256,omitempty"`
+}
+
+// DatasetDigest names the run's dataset by content: "sha256:" and the
+// digest of its one dataset file, or of the list of its datasets' names
+// and digests where it has several; "" when a dataset has no digest
+// recorded.
+func (ri RunInfo) DatasetDigest() string {
+	switch {
+	case len(ri.Datasets) == 0:
+		return ""
+	case len(ri.Datasets) == 1:
+		if ri.Datasets[0].SHA256 == "" {
+			return ""
+		}
+		return "sha256:" + ri.Datasets[0].SHA256
+	}
+	h := sha256.New()
+	for _, d := range ri.Datasets {
+		if d.SHA256 == "" {
+			return ""
+		}
+		fmt.Fprintf(h, "%s\x00%s\n", d.Name, d.SHA256)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // JudgeInfo describes one judge of the run. Identity is the string used in
