@@ -87,6 +87,13 @@ type WeightedRatio struct {
 	// Rule and Judge name the figure's rule and judge where known (set by
 	// SampleFiguresOf): a hint's command names them.
 	Rule, Judge string
+	// Method names the interval Lo and Hi come from on a queue-labeled
+	// proportion where SampleFiguresOf sets it: IntervalDraws (the
+	// stratified draws, drawnInterval) or IntervalTwoPhase (the two-phase
+	// design's, weightedRatio) with MethodWhy saying why the draws were
+	// not possible. "" where the interval is the census's (every label
+	// weighs 1) or no figure was set.
+	Method, MethodWhy string
 	// SampledAll counts every sampled (queue) label of the rule, and
 	// Remaining the queue pairs not labeled yet (Σ N_h − n_h).
 	SampledAll, Remaining int64
@@ -149,10 +156,11 @@ func precisionFn(u *SampleUnit, l bool) (float64, float64) { return b2f(u.Match 
 
 // WeightedRecall estimates TP/(TP+FN) from labeled units.
 func WeightedRecall(units []SampleUnit, conf float64) WeightedRatio {
-	return weightedRatio(units, conf, func(u *SampleUnit, l bool) (float64, float64) {
-		return b2f(u.Match && l), b2f(l)
-	}, true)
+	return weightedRatio(units, conf, recallFn, true)
 }
+
+// recallFn is recall's (y, x): TP over TP+FN.
+func recallFn(u *SampleUnit, l bool) (float64, float64) { return b2f(u.Match && l), b2f(l) }
 
 // WeightedRecallDiff estimates recall(Match) − recall(Other) on the same
 // labeled positives and weights, a paired difference: Lo and Hi are a
