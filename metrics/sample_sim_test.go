@@ -280,12 +280,25 @@ type labeledStats struct {
 // reach to hold the unreached strata, and beside it the two-phase
 // design's alone.
 func adoptedSim(us []SampleUnit, ps []simPair, k int) (adopted, twoPhase WeightedRatio) {
+	tr, m, o := reachedTraffic(us, ps)
+	kind := []reachKind{reachPrecision, reachRecall}[k]
+	if k == 0 {
+		twoPhase = WeightedPrecision(us, 0.95)
+	} else {
+		twoPhase = WeightedRecall(us, 0.95)
+	}
+	adopted = twoPhase.withDraws(us, tr, "", ratioFns[k], 0.95).reach(kind, m, o, m)
+	return adopted, twoPhase.reach(kind, m, o, m)
+}
+
+// reachedTraffic is the queue's traffic in the strata units reached, as
+// PairTable.queueTraffic gives it from a run, and the pairs of the other
+// strata the candidate called match (m) and did not (o).
+func reachedTraffic(us []SampleUnit, ps []simPair) (tr []TrafficPair, m, o float64) {
 	reached := map[string]bool{}
 	for _, u := range us {
 		reached[u.Stratum] = true
 	}
-	var tr []TrafficPair
-	var m, o float64
 	for _, p := range simTraffic(ps) {
 		switch {
 		case reached[p.Stratum]:
@@ -296,14 +309,7 @@ func adoptedSim(us []SampleUnit, ps []simPair, k int) (adopted, twoPhase Weighte
 			o++
 		}
 	}
-	kind := []reachKind{reachPrecision, reachRecall}[k]
-	if k == 0 {
-		twoPhase = WeightedPrecision(us, 0.95)
-	} else {
-		twoPhase = WeightedRecall(us, 0.95)
-	}
-	adopted = twoPhase.withDraws(us, tr, "", ratioFns[k], 0.95).reach(kind, m, o, m)
-	return adopted, twoPhase.reach(kind, m, o, m)
+	return tr, m, o
 }
 
 var ratioFns = [2]ratioFn{

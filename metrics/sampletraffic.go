@@ -26,7 +26,7 @@ const (
 )
 
 // IntervalDrawsText is how a reason names the draws' interval.
-var IntervalDrawsText = fmt.Sprintf("stratified draws (%d, seeded from the labels; recorded pairs clustered by session)", drawDraws)
+var IntervalDrawsText = fmt.Sprintf("stratified draws (%d,%03d, seeded from the labels; recorded pairs clustered by session)", drawDraws/1000, drawDraws%1000)
 
 // queueTraffic returns the recorded pairs of rule in the queue strata
 // units reach (their non-census strata), each with its stratum, session
@@ -52,7 +52,7 @@ func (t *PairTable) queueTraffic(rule string, j int, units []SampleUnit, labels 
 			continue
 		}
 		if len(l.Judges) == 0 {
-			return nil, "its labels file does not name the queue's judges (written before label queue recorded them)"
+			return nil, "the labels file does not name the queue's judges (written before label queue recorded them)"
 		}
 		if judges == nil {
 			judges = labels[i].Judges

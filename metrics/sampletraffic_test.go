@@ -108,7 +108,7 @@ func TestSampleFiguresDrawsInterval(t *testing.T) {
 			t.Errorf("%s: the two-phase interval is the draws' [%v, %v]: the test cannot tell them apart", c.name, lo, hi)
 		}
 	}
-	if !strings.Contains(f.PrecisionMin.Reason, "stratified draws (4000, seeded from the labels") {
+	if !strings.Contains(f.PrecisionMin.Reason, "stratified draws (4,000, seeded from the labels") {
 		t.Errorf("precision_min reason does not name the draws: %s", f.PrecisionMin.Reason)
 	}
 	// The same labels in another order: the same bounds.
@@ -140,7 +140,7 @@ func TestSampleFiguresDrawsInterval(t *testing.T) {
 		why    string
 	}{
 		{"run without the queue's judge B", noB, labels, "the queue's judge B=B is not in this run"},
-		{"labels without their queue's judges", tab, bare, "its labels file does not name the queue's judges"},
+		{"labels without their queue's judges", tab, bare, "the labels file does not name the queue's judges"},
 		{"a stratum the queue counted 61 pairs", tab, stale, `stratum "A:no_match B:no_match" holds 60 pairs in this run, 61 in the queue`},
 	} {
 		jj := slices.Index(c.tab.Judges, "A")
