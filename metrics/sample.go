@@ -128,6 +128,9 @@ type WeightedRatio struct {
 	// (docs/statistics.md, "Every label weighing 1").
 	census *censusFig
 	cgain  *censusGain
+	// few is the few-session guard's interval where it applies
+	// (fewSessionGuard, as designRatio took it), for withDraws.
+	few *[2]float64
 }
 
 // WithTraffic returns f with the recorded sessions and pairs it describes
@@ -417,6 +420,7 @@ func designRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) Weig
 	_, hi := bound(out.VarHi, tp.priorUp, tp.normUp, tp.reachUp)
 	if fl, fh, ok := fewSessionGuard(units, w, f, out.Den*out.Den/sumWX2, X, conf); ok {
 		lo, hi = min(lo, fl), max(hi, fh)
+		out.few = &[2]float64{fl, fh}
 	}
 	out.Lo, out.Hi = ptr(lo), ptr(hi)
 	return out

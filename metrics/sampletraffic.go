@@ -142,22 +142,9 @@ func (f WeightedRatio) withDraws(units []SampleUnit, traffic []TrafficPair, why 
 		f.MethodWhy = "the draws had no denominator"
 		return f
 	}
-	// The few-session guard, as designRatio applies it.
-	w := make([]float64, len(units))
-	var sumWX2 float64
-	for _, s := range strataOf(units) {
-		wh := s.size / float64(s.labeled)
-		for _, i := range s.idx {
-			w[i] = wh
-			if _, x := fn(&units[i], units[i].Label); x != 0 {
-				sumWX2 += wh * wh * x * x
-			}
-		}
-	}
-	if sumWX2 > 0 {
-		if fl, fh, ok := fewSessionGuard(units, w, fn, f.Den*f.Den/sumWX2, f.Den, conf); ok {
-			lo, hi = min(lo, fl), max(hi, fh)
-		}
+	// The few-session guard, as designRatio applied it.
+	if f.few != nil {
+		lo, hi = min(lo, f.few[0]), max(hi, f.few[1])
 	}
 	f.Lo, f.Hi = ptr(lo), ptr(hi)
 	f.Method, f.MethodWhy = IntervalDraws, ""

@@ -163,3 +163,53 @@ func TestSampleFiguresDrawsInterval(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSampleFigures100Rules is report --labels' figures on 100
+// rules (SampleFiguresOf for 2 judges of each): per rule 600 recorded
+// pairs in 120 sessions and a 30-label queue prefix naming its judges,
+// each figure's interval from the stratified draws.
+func BenchmarkSampleFigures100Rules(b *testing.B) {
+	tab := NewPairTable([]string{"A", "B"}, nil)
+	var labels []SampleLabel
+	type key struct {
+		rule, stratum string
+	}
+	size := map[key]int64{}
+	var pend []SampleLabel
+	for r := range 100 {
+		rule := fmt.Sprintf("r%03d", r)
+		for i := range 600 {
+			id := fmt.Sprintf("c%05d", i)
+			a := i%10 == 0
+			bm := i%10 == 0 && i%30 != 0 || i%37 == 0
+			for _, j := range []struct {
+				id  string
+				got bool
+			}{{"A", a}, {"B", bm}} {
+				tab.Add(&replay.Result{CaseID: id, SessionID: fmt.Sprintf("s%03d", i%120), Judge: j.id,
+					Rules: []replay.RuleResult{rr(rule, "dangerous", "judge", res(j.got), "", "ok", j.got, 0)}})
+			}
+			k := key{rule, "A:" + res(a) + " B:" + res(bm)}
+			size[k]++
+			if i%20 == 0 || (a != bm && i%3 == 0) {
+				pend = append(pend, SampleLabel{CaseID: id, RuleID: rule, Stratum: k.stratum, Match: a && i%7 != 0, Judges: []string{"A=A", "B=B"}})
+			}
+		}
+	}
+	for _, l := range pend {
+		l.StratumSize = size[key{l.RuleID, l.Stratum}]
+		labels = append(labels, l)
+	}
+	crit := replay.DefaultKillCriteria()
+	rules := tab.SampleRules()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, rule := range rules {
+			for j := range 2 {
+				if f := SampleFiguresOf(tab, rule, j, labels, crit); f.Precision.Method != IntervalDraws {
+					b.Fatalf("%s: %q (%s)", rule, f.Precision.Method, f.Precision.MethodWhy)
+				}
+			}
+		}
+	}
+}
