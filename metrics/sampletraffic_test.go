@@ -166,7 +166,7 @@ func TestSampleFiguresDrawsInterval(t *testing.T) {
 
 // BenchmarkSampleFigures100Rules is report --labels' figures on 100
 // rules (SampleFiguresOf for 2 judges of each): per rule 600 recorded
-// pairs in 120 sessions and a 30-label queue prefix naming its judges,
+// pairs in 120 sessions and 45 labels naming the queue's judges,
 // each figure's interval from the stratified draws.
 func BenchmarkSampleFigures100Rules(b *testing.B) {
 	tab := NewPairTable([]string{"A", "B"}, nil)
