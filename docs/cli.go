@@ -32,6 +32,9 @@
 //	               description as --help prints it), Index
 //	cli/*.md       the pages; cli/README.md the index
 //	cli_test.go    a page's parts: fences, comments, escapes, generated parts
+//	statistics_test.go
+//	               statistics.md's "Where the goals stand": every in-page
+//	               link names a heading, every test it cites exists
 //
 // cmd/apeval's applyHelp (root.go) puts the pages on the commands, and its
 // TestHelpPages keeps pages and commands one set.
