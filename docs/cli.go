@@ -18,6 +18,13 @@
 //	  apeval datasets validate cases.jsonl
 //	```
 //
+// Every page also has a "## Flags" section: a ```text block holding the
+// command's own flags exactly as --help prints them under Flags (cobra's
+// flag usages), which --help prints itself, so it is the page's only; the
+// root's page adds the global flags every command takes. A test in
+// cmd/apeval keeps the block equal to the flags and rewrites it with
+// -update (SetFlags).
+//
 // In the description, fence lines (```), lines that are an HTML comment and
 // the backslash of Markdown's escapes (\<) are Markdown only: --help leaves
 // them out. A part the program generates
@@ -60,6 +67,7 @@ type Page struct {
 	Command string // the title: the command's path, e.g. "apeval datasets import"
 	body    string // the description as written, generated parts included
 	Example string // the Examples block, as --help prints it
+	Flags   string // the ## Flags block: the flags as --help lists them
 	links   string // the page's other sections (## Commands), not help text
 }
 
@@ -111,24 +119,67 @@ func parsePage(file, text string) (Page, error) {
 	p.body = body
 	examples, hasExamples := "", false
 	for _, sec := range strings.Split("## "+sections, "\n## ") {
-		if e, ok := strings.CutPrefix(strings.TrimPrefix(sec, "## "), "Examples\n"); ok {
+		name := strings.TrimPrefix(sec, "## ")
+		if e, ok := strings.CutPrefix(name, "Examples\n"); ok {
 			examples, hasExamples = e, true
+		} else if f, ok := strings.CutPrefix(name, "Flags\n"); ok {
+			block, err := fenced(file, "Flags", "text", f)
+			if err != nil {
+				return p, err
+			}
+			p.Flags = block
 		} else {
 			p.links += sec + "\n"
 		}
 	}
 	if hasExamples {
-		block, ok := strings.CutPrefix(strings.TrimLeft(examples, "\n"), "```sh\n")
-		if !ok {
-			return p, fmt.Errorf("docs/cli/%s: ## Examples holds no ```sh block", file)
-		}
-		block, _, ok = strings.Cut(block, "\n```")
-		if !ok {
-			return p, fmt.Errorf("docs/cli/%s: the examples' ```sh block is not closed", file)
+		block, err := fenced(file, "Examples", "sh", examples)
+		if err != nil {
+			return p, err
 		}
 		p.Example = block
 	}
 	return p, nil
+}
+
+// fenced is the first fenced block of a section, its fence marked lang.
+func fenced(file, section, lang, text string) (string, error) {
+	block, ok := strings.CutPrefix(strings.TrimLeft(text, "\n"), "```"+lang+"\n")
+	if !ok {
+		return "", fmt.Errorf("docs/cli/%s: ## %s holds no ```%s block", file, section, lang)
+	}
+	block, _, ok = strings.Cut(block, "\n```")
+	if !ok {
+		return "", fmt.Errorf("docs/cli/%s: the ```%s block of ## %s is not closed", file, lang, section)
+	}
+	return block, nil
+}
+
+// SetFlags returns a page's text with its ## Flags block set to flags
+// (the text --help prints under Flags, without its last newline): the
+// existing section's block replaced, or a new section added before
+// ## Commands, else at the end. note, when not empty, is a line under the
+// block (the global flags' pointer).
+func SetFlags(text, flags, note string) string {
+	sec := "## Flags\n\n```text\n" + flags + "\n```\n"
+	if note != "" {
+		sec += "\n" + note + "\n"
+	}
+	if i := strings.Index(text, "\n## Flags\n"); i >= 0 {
+		end := len(text)
+		if j := strings.Index(text[i+1:], "\n## "); j >= 0 {
+			end = i + 1 + j + 1
+		}
+		rest := text[end:]
+		if rest != "" {
+			sec += "\n"
+		}
+		return text[:i+1] + sec + rest
+	}
+	if i := strings.Index(text, "\n## Commands\n"); i >= 0 {
+		return text[:i+1] + sec + "\n" + text[i+1:]
+	}
+	return strings.TrimRight(text, "\n") + "\n\n" + sec
 }
 
 // region is a generated part: <!--name-->text<!--/name-->, on lines of its

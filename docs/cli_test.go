@@ -70,3 +70,36 @@ func TestPageSections(t *testing.T) {
 		t.Errorf("a page of links only: help %q, example %q, err %v", p.Help(nil), p.Example, err)
 	}
 }
+
+func TestPageFlags(t *testing.T) {
+	const flags = "      --json   print JSON\n  -h, --help   help for x"
+	plain := "# apeval x\n\nText.\n\n## Examples\n\n```sh\n  apeval x\n```\n"
+	withCmds := "# apeval x\n\nText.\n\n## Examples\n\n```sh\n  apeval x\n```\n\n## Commands\n\n- [`apeval x y`](x-y.md)\n"
+	want := "# apeval x\n\nText.\n\n## Examples\n\n```sh\n  apeval x\n```\n\n## Flags\n\n```text\n" + flags + "\n```\n\nGlobal: see apeval.md.\n"
+	if got := SetFlags(plain, flags, "Global: see apeval.md."); got != want {
+		t.Errorf("SetFlags appended\n%q\nwant\n%q", got, want)
+	}
+	// Before ## Commands, and the same again when set twice or replaced.
+	wantCmds := "# apeval x\n\nText.\n\n## Examples\n\n```sh\n  apeval x\n```\n\n## Flags\n\n```text\n" + flags + "\n```\n\n## Commands\n\n- [`apeval x y`](x-y.md)\n"
+	got := SetFlags(withCmds, flags, "")
+	if got != wantCmds {
+		t.Errorf("SetFlags before Commands\n%q\nwant\n%q", got, wantCmds)
+	}
+	if again := SetFlags(SetFlags(got, "  -h, --help   old", ""), flags, ""); again != wantCmds {
+		t.Errorf("SetFlags replacing\n%q\nwant\n%q", again, wantCmds)
+	}
+	if again := SetFlags(SetFlags(want, "old", ""), flags, "Global: see apeval.md."); again != want {
+		t.Errorf("SetFlags replacing the last section\n%q\nwant\n%q", again, want)
+	}
+	p, err := parsePage("x.md", wantCmds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The block is the page's, not help text; ## Commands still links.
+	if p.Flags != flags || p.Help(nil) != "Text." || p.Example != "  apeval x" || !p.Links("x-y.md") {
+		t.Errorf("flags %q, help %q, example %q", p.Flags, p.Help(nil), p.Example)
+	}
+	if _, err := parsePage("x.md", "# apeval x\n\nText.\n\n## Flags\n\n  --json\n"); err == nil {
+		t.Error("no error for a ## Flags section without a ```text block")
+	}
+}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -75,6 +78,71 @@ func TestHelpPages(t *testing.T) {
 		if !seen[p.Command] {
 			t.Errorf("docs/cli/%s: %q is not a command", p.File, p.Command)
 		}
+	}
+}
+
+// updateFlags rewrites the ## Flags block of every docs/cli page from the
+// commands' flags: go test ./cmd/apeval -run TestHelpPageFlags -update.
+var updateFlags = flag.Bool("update", false, "rewrite the ## Flags block of docs/cli's pages from the commands' flags")
+
+// TestHelpPageFlags: every docs/cli page lists its command's flags as
+// --help prints them (cobra's flag usages), so each flag --help shows is on
+// the page a user reads on GitHub (most pages named only a few of theirs:
+// run's page lacked 25 of its flags, replay's 33). The root's page ends with
+// the global flags every command takes; the others point there.
+func TestHelpPageFlags(t *testing.T) {
+	pages, err := docs.Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCommand := map[string]docs.Page{}
+	for _, p := range pages {
+		byCommand[p.Command] = p
+	}
+	checked := 0
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Name() == "help" || c.Name() == "completion" {
+			return
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		p, ok := byCommand[c.CommandPath()]
+		if !ok {
+			return // TestHelpPages names the missing page
+		}
+		// cobra adds -h (and the root's --version) when it runs.
+		c.InitDefaultHelpFlag()
+		c.InitDefaultVersionFlag()
+		want := strings.TrimRight(c.LocalFlags().FlagUsages(), "\n")
+		if want == "" {
+			t.Fatalf("%s has no flags: --help prints at least -h", c.CommandPath())
+		}
+		checked++
+		if p.Flags == want {
+			return
+		}
+		if !*updateFlags {
+			t.Errorf("docs/cli/%s: its ## Flags block is not what %s --help lists (go test ./cmd/apeval -run TestHelpPageFlags -update rewrites it):\n%s", p.File, c.CommandPath(), want)
+			return
+		}
+		file := filepath.Join("..", "..", "docs", "cli", p.File)
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		note := "Global flags, which every command takes: [`apeval`](apeval.md#flags)."
+		if !c.HasParent() {
+			note = ""
+		}
+		if err := os.WriteFile(file, []byte(docs.SetFlags(string(b), want, note)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	walk(newRootCmd(IO{}))
+	if checked < 30 {
+		t.Errorf("checked the flags of %d pages; the tree has over 30 commands", checked)
 	}
 }
 
