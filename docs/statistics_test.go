@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -124,7 +125,7 @@ func headingAnchors(text string) map[string]bool {
 		}
 		a := anchor(line)
 		if n := seen[a]; n > 0 {
-			out[a+"-"+itoa(n)] = true
+			out[a+"-"+strconv.Itoa(n)] = true
 		} else {
 			out[a] = true
 		}
@@ -145,13 +146,6 @@ func anchor(heading string) string {
 		}
 	}
 	return b.String()
-}
-
-func itoa(n int) string {
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
 }
 
 // definedTests is every func TestX(…) of the _test.go files under root,

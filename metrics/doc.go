@@ -69,6 +69,8 @@
 //	sample.go          the design-weighted ratio estimator and its two-phase interval (sessions sample the traffic, labels the sessions' pairs)
 //	samplecrit.go      kill criteria and "+N more labels" on weighted figures
 //	samplepanel.go     SampleFiguresOf: one judge × rule from a labeled sample
+//	sampledraws.go     drawnInterval: a labeled proportion's interval from stratified draws of the strata's shares
+//	sampletraffic.go   the queue's traffic from a run (queueTraffic) and the printed interval's choice (withDraws)
 //	pairs.go           PairTable: a run's pairs across judges; resolving labels files
 //	labeled.go         LabeledSample: --labels applied to a summary (weights, matching, refusals)
 //	agreement.go       Cohen's and Fleiss' kappa, LabelAgreement

@@ -206,7 +206,10 @@ func labelPath(name string, n int, crit replay.KillCriteria, recall bool) hintPa
 				// The reference judge's gain over the candidate (≈ 0.20).
 				return SampleDangerousRecall(WeightedRecallDiff(swap(us), crit.Confidence).WithTraffic(sessions, pairs), replay.ClassDangerous, true, crit)
 			}
-			return SamplePrecision(WeightedPrecision(us, crit.Confidence).WithTraffic(sessions, pairs), crit)
+			// The printed interval: the stratified draws' over the
+			// reached strata (the hint keeps the two-phase variance).
+			tr, _, _ := reachedTraffic(us, ps)
+			return SamplePrecision(WeightedPrecision(us, crit.Confidence).withDraws(us, tr, "", precisionFn, crit.Confidence).WithTraffic(sessions, pairs), crit)
 		}
 		c := eval(ps, 3000, n, seed)
 		if c.Status != StatusInconclusive || c.MoreSamples == nil {

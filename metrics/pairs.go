@@ -184,6 +184,11 @@ type SampleLabel struct {
 	Stratum        string
 	StratumSize    int64
 	Match          bool
+	// Judges are the queue's judges by letter ("A=recorded/…"), as its
+	// labels file names them (datasets.SampleLabel.Judges); nil in files
+	// written before label queue recorded them. The labeled interval's
+	// stratified draws need them (queueTraffic).
+	Judges []string
 }
 
 // ResolveSampleLabels turns labels-file lines into the labels the
@@ -231,7 +236,7 @@ func ResolveSampleLabels(lines []datasets.SampleLabel) ([]SampleLabel, error) {
 	out := make([]SampleLabel, 0, len(order))
 	for _, pk := range order {
 		l := first[pk]
-		out = append(out, SampleLabel{CaseID: l.CaseID, RuleID: l.RuleID, Stratum: l.Stratum, StratumSize: l.StratumSize, Match: l.Label == datasets.LabelMatch})
+		out = append(out, SampleLabel{CaseID: l.CaseID, RuleID: l.RuleID, Stratum: l.Stratum, StratumSize: l.StratumSize, Match: l.Label == datasets.LabelMatch, Judges: l.Judges})
 	}
 	return out, nil
 }

@@ -87,6 +87,13 @@ type WeightedRatio struct {
 	// Rule and Judge name the figure's rule and judge where known (set by
 	// SampleFiguresOf): a hint's command names them.
 	Rule, Judge string
+	// Method names the interval Lo and Hi come from on a queue-labeled
+	// proportion where SampleFiguresOf sets it: IntervalDraws (the
+	// stratified draws, drawnInterval) or IntervalTwoPhase (the two-phase
+	// design's, weightedRatio) with MethodWhy saying why the draws were
+	// not possible. "" where the interval is the census's (every label
+	// weighs 1) or no figure was set.
+	Method, MethodWhy string
 	// SampledAll counts every sampled (queue) label of the rule, and
 	// Remaining the queue pairs not labeled yet (Σ N_h − n_h).
 	SampledAll, Remaining int64
@@ -121,6 +128,9 @@ type WeightedRatio struct {
 	// (docs/statistics.md, "Every label weighing 1").
 	census *censusFig
 	cgain  *censusGain
+	// few is the few-session guard's interval where it applies
+	// (fewSessionGuard, as designRatio took it), for withDraws.
+	few *[2]float64
 }
 
 // WithTraffic returns f with the recorded sessions and pairs it describes
@@ -149,10 +159,11 @@ func precisionFn(u *SampleUnit, l bool) (float64, float64) { return b2f(u.Match 
 
 // WeightedRecall estimates TP/(TP+FN) from labeled units.
 func WeightedRecall(units []SampleUnit, conf float64) WeightedRatio {
-	return weightedRatio(units, conf, func(u *SampleUnit, l bool) (float64, float64) {
-		return b2f(u.Match && l), b2f(l)
-	}, true)
+	return weightedRatio(units, conf, recallFn, true)
 }
+
+// recallFn is recall's (y, x): TP over TP+FN.
+func recallFn(u *SampleUnit, l bool) (float64, float64) { return b2f(u.Match && l), b2f(l) }
 
 // WeightedRecallDiff estimates recall(Match) − recall(Other) on the same
 // labeled positives and weights, a paired difference: Lo and Hi are a
@@ -409,6 +420,7 @@ func designRatio(units []SampleUnit, conf float64, f ratioFn, bounded bool) Weig
 	_, hi := bound(out.VarHi, tp.priorUp, tp.normUp, tp.reachUp)
 	if fl, fh, ok := fewSessionGuard(units, w, f, out.Den*out.Den/sumWX2, X, conf); ok {
 		lo, hi = min(lo, fl), max(hi, fh)
+		out.few = &[2]float64{fl, fh}
 	}
 	out.Lo, out.Hi = ptr(lo), ptr(hi)
 	return out

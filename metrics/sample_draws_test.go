@@ -53,8 +53,9 @@ func TestDrawnIntervalIsDeterministic(t *testing.T) {
 // TestLabeledCalibration's populations, queues and seeds, beside apeval's
 // interval and the textbook two-phase one: coverage of the model's
 // figure by side and width (docs/statistics.md, "The labeled interval from
-// stratified draws"; measured, not adopted). It asserts coverage ≥ 0.925
-// less two Monte Carlo errors (the smoke: 40 populations of two models,
+// stratified draws"; adopted in session 18 where a run gives the queue's
+// traffic, whose printed interval TestLabeledCalibration measures). It
+// asserts coverage ≥ 0.925 less two Monte Carlo errors (the smoke: 40 populations of two models,
 // its slack) and, on the long queue's first labels, the recall's upper
 // misses ≤ 0.025 plus two Monte Carlo errors. Not in make calibrate:
 // APEVAL_CALIBRATE=1000 takes about 3.5 minutes of CPU.

@@ -268,6 +268,48 @@ type labeledStats struct {
 	// 1.96·RMSE: where even it covers above 0.975, the estimate's
 	// discreteness on few labels (not the interval) sets the coverage.
 	covRMSE [2]float64
+	// The two-phase design's interval alone (what report --labels printed
+	// before the stratified draws were adopted): coverage and width.
+	cov2P, w2P [2]float64
+}
+
+// adoptedSim is a queue prefix's precision (k 0) or recall (k 1) as
+// report --labels gives it on a population's recorded pairs ps: the
+// stratified draws' interval over the strata the labels reached (the
+// queue's traffic there, as PairTable.queueTraffic gives it), widened by
+// reach to hold the unreached strata, and beside it the two-phase
+// design's alone.
+func adoptedSim(us []SampleUnit, ps []simPair, k int) (adopted, twoPhase WeightedRatio) {
+	tr, m, o := reachedTraffic(us, ps)
+	kind := []reachKind{reachPrecision, reachRecall}[k]
+	if k == 0 {
+		twoPhase = WeightedPrecision(us, 0.95)
+	} else {
+		twoPhase = WeightedRecall(us, 0.95)
+	}
+	adopted = twoPhase.withDraws(us, tr, "", ratioFns[k], 0.95).reach(kind, m, o, m)
+	return adopted, twoPhase.reach(kind, m, o, m)
+}
+
+// reachedTraffic is the queue's traffic in the strata units reached, as
+// PairTable.queueTraffic gives it from a run, and the pairs of the other
+// strata the candidate called match (m) and did not (o).
+func reachedTraffic(us []SampleUnit, ps []simPair) (tr []TrafficPair, m, o float64) {
+	reached := map[string]bool{}
+	for _, u := range us {
+		reached[u.Stratum] = true
+	}
+	for _, p := range simTraffic(ps) {
+		switch {
+		case reached[p.Stratum]:
+			tr = append(tr, p)
+		case p.Match:
+			m++
+		default:
+			o++
+		}
+	}
+	return tr, m, o
 }
 
 var ratioFns = [2]ratioFn{
@@ -278,7 +320,8 @@ var ratioFns = [2]ratioFn{
 // labeledGrid measures, over reps populations drawn afresh from m (each
 // with its own queue of budget labels, labeled in queue order: one stats
 // per prefix length), the coverage of the model's precision and recall by
-// the design-based interval, by the textbook stratified one and by the
+// the printed interval (adoptedSim) and by the two-phase design's alone,
+// by the textbook stratified one and by the
 // textbook two-phase one, their mean widths, the labels' part alone
 // against the recorded pairs' own figure, and the width of the
 // design-based interval with every recorded pair labeled (the census
@@ -301,8 +344,13 @@ func labeledGrid(t testing.TB, m labelModel, reps, budget int, prefixes []int) [
 			// The queue's first n labels: a prefix, labeled in order.
 			us := queue[:n]
 			st := &sts[pi]
-			got := [2]WeightedRatio{WeightedPrecision(us, 0.95), WeightedRecall(us, 0.95)}
+			var got, old [2]WeightedRatio
 			for k := range 2 {
+				got[k], old[k] = adoptedSim(us, ps, k)
+				if covers(old[k], truths[k]) {
+					st.cov2P[k]++
+				}
+				st.w2P[k] += *old[k].Hi - *old[k].Lo
 				switch {
 				case covers(got[k], truths[k]):
 					st.cov[k]++
@@ -348,7 +396,7 @@ func labeledGrid(t testing.TB, m labelModel, reps, budget int, prefixes []int) [
 	for pi := range sts {
 		st := &sts[pi]
 		for k := range 2 {
-			for _, v := range []*float64{&st.cov[k], &st.below[k], &st.above[k], &st.w[k], &st.wAll[k], &st.covT[k], &st.covTRec[k], &st.wT[k], &st.zeroT[k], &st.cov2[k], &st.w2[k], &st.covRec[k], &st.wRec[k], &st.mse[k]} {
+			for _, v := range []*float64{&st.cov[k], &st.below[k], &st.above[k], &st.w[k], &st.wAll[k], &st.covT[k], &st.covTRec[k], &st.wT[k], &st.zeroT[k], &st.cov2[k], &st.w2[k], &st.covRec[k], &st.wRec[k], &st.mse[k], &st.cov2P[k], &st.w2P[k]} {
 				*v /= float64(reps)
 			}
 			h := 1.959964 * math.Sqrt(st.mse[k])
@@ -397,14 +445,16 @@ func textbookTwoPhase(units []SampleUnit, f ratioFn) (lo, hi float64, ok bool) {
 	return R - h, R + h, true
 }
 
-// TestLabeledCalibration: on seven population models, the design-based
-// (two-phase) interval covers the model's precision and recall — the
+// TestLabeledCalibration: on seven population models, the interval
+// report --labels prints (the stratified draws' over the strata the
+// labels reached, widened for unreached ones: adoptedSim) covers the
+// model's precision and recall — the
 // traffic the recorded sessions sample — at 0.925 or more (less two Monte
 // Carlo standard errors) for the whole 300-label queue and its first 150
 // and 75 labels (never undercovers under clustering; the table splits the
 // misses by side) and, in the full
 // run, at most 0.975 within two Monte Carlo standard errors at 300 and
-// 150 labels; the 75-label prefix's coverage is printed, beside the
+// 150 labels unless no wider than the two-phase interval; the 75-label prefix's coverage is printed, beside the
 // coverage of the fixed-width interval ±1.96·RMSE on the same estimates
 // (what the estimates' discreteness allows a calibrated width). A
 // 200-label queue (the issue's setting) is measured on the unclustered
@@ -413,7 +463,9 @@ func textbookTwoPhase(units []SampleUnit, f ratioFn) (lo, hi float64, ok bool) {
 // stratified interval (coverage of the traffic and of the recorded pairs),
 // the textbook two-phase interval, this estimator's labels' part alone on
 // the recorded pairs, the census limit, and the narrowest width a
-// calibrated fixed-width interval could have (2·1.96·RMSE). The smoke runs 40 populations
+// calibrated fixed-width interval could have (2·1.96·RMSE), and the
+// two-phase design's interval alone (what was printed before the draws,
+// and still is where a run cannot give the queue's traffic). The smoke runs 40 populations
 // per model; APEVAL_CALIBRATE (make calibrate) runs that many.
 func TestLabeledCalibration(t *testing.T) {
 	t.Parallel()
@@ -422,7 +474,7 @@ func TestLabeledCalibration(t *testing.T) {
 		reps = 40
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| model (%d populations) | queue | labels | figure | coverage (misses below / above) | width | textbook: coverage | of the recorded pairs | width | zero width | width ÷ textbook | two-phase textbook: coverage | width | width ÷ that | labels' part alone: coverage of the recorded pairs | its width ÷ textbook | every pair labeled: width | width ÷ 2·1.96·RMSE | ±1.96·RMSE: coverage |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", reps)
+	fmt.Fprintf(&b, "\n| model (%d populations) | queue | labels | figure | coverage (misses below / above) | width | two-phase design alone (before): coverage | width | width ÷ it | textbook: coverage | of the recorded pairs | width | zero width | width ÷ textbook | two-phase textbook: coverage | width | width ÷ that | labels' part alone: coverage of the recorded pairs | its width ÷ textbook | every pair labeled: width | width ÷ 2·1.96·RMSE | ±1.96·RMSE: coverage |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", reps)
 	type setting struct {
 		m        labelModel
 		budget   int
@@ -447,8 +499,8 @@ func TestLabeledCalibration(t *testing.T) {
 		for pi, n := range se.prefixes {
 			st := sts[pi]
 			for k, name := range []string{"precision", "recall"} {
-				fmt.Fprintf(&b, "| %s | %d | %d | %s | %.3f (%.3f / %.3f) | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.3f | %.2f | %.3f | %.2f | %.3f | %.2f | %.3f |\n",
-					m.name, se.budget, n, name, st.cov[k], st.below[k], st.above[k], st.w[k], st.covT[k], st.covTRec[k], st.wT[k], st.zeroT[k], st.w[k]/st.wT[k], st.cov2[k], st.w2[k], st.w[k]/st.w2[k], st.covRec[k], st.wRec[k]/st.wT[k], st.wAll[k], st.w[k]/(2*1.959964*math.Sqrt(st.mse[k])), st.covRMSE[k])
+				fmt.Fprintf(&b, "| %s | %d | %d | %s | %.3f (%.3f / %.3f) | %.3f | %.3f | %.3f | %.2f | %.3f | %.3f | %.3f | %.2f | %.2f | %.3f | %.3f | %.2f | %.3f | %.2f | %.3f | %.2f | %.3f |\n",
+					m.name, se.budget, n, name, st.cov[k], st.below[k], st.above[k], st.w[k], st.cov2P[k], st.w2P[k], st.w[k]/st.w2P[k], st.covT[k], st.covTRec[k], st.wT[k], st.zeroT[k], st.w[k]/st.wT[k], st.cov2[k], st.w2[k], st.w[k]/st.w2[k], st.covRec[k], st.wRec[k]/st.wT[k], st.wAll[k], st.w[k]/(2*1.959964*math.Sqrt(st.mse[k])), st.covRMSE[k])
 				// Never under 0.925, less two Monte Carlo errors (so that
 				// it holds at a user's APEVAL_CALIBRATE=400 as at 2,000);
 				// the smoke's slack is wider.
@@ -461,9 +513,15 @@ func TestLabeledCalibration(t *testing.T) {
 				}
 				// Calibrated, not conservative: at most 0.975 within two
 				// Monte Carlo standard errors (full run only) from 150
-				// labels on; the 75-label prefix's is printed.
-				if full && n >= 150 && st.cov[k] > 0.975+2*math.Sqrt(0.95*0.05/float64(reps)) {
-					t.Errorf("%s, %s, %d of %d labels: coverage %.3f over %d populations, want ≤ 0.975", m.name, name, n, se.budget, st.cov[k], reps)
+				// labels on, or, where the stratified draws cover more,
+				// no wider than the two-phase interval they replaced (the
+				// draws' precision on the precise and good candidates and
+				// ICC 0 covers 0.985–0.995 at 0.81–0.97× its width:
+				// docs/statistics.md, "The labeled interval from
+				// stratified draws, adopted"); the 75-label prefix's is
+				// printed.
+				if full && n >= 150 && st.cov[k] > 0.975+2*math.Sqrt(0.95*0.05/float64(reps)) && st.w[k] > st.w2P[k] {
+					t.Errorf("%s, %s, %d of %d labels: coverage %.3f over %d populations at %.2f× the two-phase width, want ≤ 0.975", m.name, name, n, se.budget, st.cov[k], reps, st.w[k]/st.w2P[k])
 				}
 			}
 		}

@@ -23,6 +23,14 @@ type RowSample struct {
 	// intervals (R(1−R)/V).
 	PrecisionNEff float64 `json:"precision_n_eff"`
 	RecallNEff    float64 `json:"recall_n_eff"`
+	// PrecisionInterval and RecallInterval name the method of a
+	// queue-labeled figure's interval (IntervalDraws, IntervalTwoPhase;
+	// absent where every label weighs 1), and IntervalNote why the
+	// stratified draws were not possible where the two-phase design's
+	// stands.
+	PrecisionInterval string `json:"precision_interval,omitempty"`
+	RecallInterval    string `json:"recall_interval,omitempty"`
+	IntervalNote      string `json:"interval_note,omitempty"`
 }
 
 // SampleInfo says that a summary's figures come from a labeled sample.
@@ -69,7 +77,11 @@ func (s *Summary) ApplySample(t *PairTable, labels []SampleLabel) {
 		for _, r := range js.Rules {
 			f := sampleFiguresOf(t, r.RuleID, j, labels, s.crit, s.seed)
 			r.Sample = &RowSample{Sampled: f.Sampled, Census: f.Census, Dropped: f.Dropped,
-				TP: f.TP, FP: f.FP, FN: f.FN, TN: f.TN, PrecisionNEff: f.Precision.NEff, RecallNEff: f.Recall.NEff}
+				TP: f.TP, FP: f.FP, FN: f.FN, TN: f.TN, PrecisionNEff: f.Precision.NEff, RecallNEff: f.Recall.NEff,
+				PrecisionInterval: f.Precision.Method, RecallInterval: f.Recall.Method, IntervalNote: f.Precision.MethodWhy}
+			if r.Sample.IntervalNote == "" {
+				r.Sample.IntervalNote = f.Recall.MethodWhy
+			}
 			r.Labeled = f.Sampled + f.Census
 			r.TP, r.FP, r.FN, r.TN = round(f.TP), round(f.FP), round(f.FN), round(f.TN)
 			setWeighted(r, f.Precision, f.Recall)

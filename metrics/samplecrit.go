@@ -45,8 +45,16 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 			return fmt.Sprintf("precision %s on the strata the labels reached (weighted %s/%s from %d sampled + %d census labels; %.0f%% CI [%s, %s], widened to hold %s of the judge's %s match predictions on unlabeled pairs, in queue strata no label has reached yet, from all right to all wrong)",
 				fmtF(est), fmtF(f.Num), fmtF(f.Den), f.Sampled, f.Census, crit.Confidence*100, fmtF(l), fmtF(h), fmtF(f.UnreachedMatch), fmtF(f.Predicted))
 		}
-		return fmt.Sprintf("precision %s (weighted %s/%s from %d sampled + %d census labels, two-phase design %.0f%% CI [%s, %s]: recorded pairs clustered by session, labels stratified)",
-			fmtF(est), fmtF(f.Num), fmtF(f.Den), f.Sampled, f.Census, crit.Confidence*100, fmtF(l), fmtF(h))
+		if f.Method == IntervalDraws {
+			return fmt.Sprintf("precision %s (weighted %s/%s from %d sampled + %d census labels, %s %.0f%% CI [%s, %s])",
+				fmtF(est), fmtF(f.Num), fmtF(f.Den), f.Sampled, f.Census, IntervalDrawsText, crit.Confidence*100, fmtF(l), fmtF(h))
+		}
+		why := ""
+		if f.MethodWhy != "" {
+			why = "; not the stratified draws: " + f.MethodWhy
+		}
+		return fmt.Sprintf("precision %s (weighted %s/%s from %d sampled + %d census labels, two-phase design %.0f%% CI [%s, %s]: recorded pairs clustered by session, labels stratified%s)",
+			fmtF(est), fmtF(f.Num), fmtF(f.Den), f.Sampled, f.Census, crit.Confidence*100, fmtF(l), fmtF(h), why)
 	})
 	if dec.Status != StatusInconclusive {
 		return c

@@ -60,6 +60,7 @@ type drawStratum struct {
 	agreed bool
 	fixed  bool // the census: every pair known, its share fixed at k/n
 	share  float64
+	p0     float64 // the queue's prior (namePrior) where the judges agreed
 }
 
 // drawnInterval is a labeled proportion's interval from the strata's
@@ -172,8 +173,8 @@ func drawnInterval(units []SampleUnit, traffic []TrafficPair, f ratioFn, R, conf
 		case s.n == 0:
 			s.share = 0.5
 		case s.agreed:
-			p0 := namePrior(s.name)
-			s.share = (s.k + 2*p0) / (s.n + 2)
+			s.p0 = namePrior(s.name)
+			s.share = (s.k + 2*s.p0) / (s.n + 2)
 		default:
 			s.share = (s.k + 0.5) / (s.n + 1)
 		}
@@ -356,8 +357,7 @@ func drawnInterval(units []SampleUnit, traffic []TrafficPair, f ratioFn, R, conf
 		case n == 0:
 			return rng.Float64()
 		case s.agreed:
-			p0 := namePrior(s.name)
-			return distuv.Beta{Alpha: k + 2*p0, Beta: n - k + 2*(1-p0), Src: rng}.Rand()
+			return distuv.Beta{Alpha: k + 2*s.p0, Beta: n - k + 2*(1-s.p0), Src: rng}.Rand()
 		case n <= drawExactMax && k == n:
 			// The queue's first labels of a stratum, all alike: the
 			// exact (Clopper–Pearson) side in full, not mid-p's half.

@@ -56,8 +56,14 @@ func sampleFiguresOf(t *PairTable, rule string, j int, labels []SampleLabel, cri
 	sessions, pairs := t.traffic(rule, j)
 	// Strata no label has reached yet widen every figure (samplereach.go).
 	um, uo, pred := t.unreached(rule, j, units)
-	f.Precision = WeightedPrecision(units, crit.Confidence).WithTraffic(sessions, pairs).Of(rule, t.Judges[j]).reach(reachPrecision, um, uo, pred)
-	f.Recall = WeightedRecall(units, crit.Confidence).WithTraffic(sessions, pairs).reach(reachRecall, um, uo, pred)
+	// The queue-labeled interval is the stratified draws' where the run
+	// holds the queue's traffic, else the two-phase design's
+	// (sampletraffic.go); the unreached strata widen either.
+	traffic, why := t.queueTraffic(rule, j, units, labels)
+	f.Precision = WeightedPrecision(units, crit.Confidence).withDraws(units, traffic, why, precisionFn, crit.Confidence).
+		WithTraffic(sessions, pairs).Of(rule, t.Judges[j]).reach(reachPrecision, um, uo, pred)
+	f.Recall = WeightedRecall(units, crit.Confidence).withDraws(units, traffic, why, recallFn, crit.Confidence).
+		WithTraffic(sessions, pairs).reach(reachRecall, um, uo, pred)
 	strata := strataOf(units)
 	for _, s := range strata {
 		w := s.size / float64(s.labeled)

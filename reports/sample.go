@@ -2,6 +2,10 @@ package reports
 
 import (
 	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/apeval/apeval/metrics"
 )
 
 // sampleGrid is the "Labeled sample" table of a summary whose figures come
@@ -25,6 +29,9 @@ func (rep *Report) sampleGrid() *grid {
 	if censusOpen(s) {
 		g.notes[0] = g.notes[0][:len(g.notes[0])-1] + "; " + censusLegend
 	}
+	if n := intervalMethodNote(s); n != "" {
+		g.notes = append(g.notes, n)
+	}
 	for _, j := range s.Judges {
 		for _, r := range j.Rules {
 			if r.Sample == nil {
@@ -37,6 +44,42 @@ func (rep *Report) sampleGrid() *grid {
 		}
 	}
 	return g
+}
+
+// intervalMethodNote says which interval the queue-labeled precision and
+// recall figures print: the stratified draws' where the run holds the
+// queue's traffic, the two-phase design's elsewhere, with why.
+func intervalMethodNote(s *metrics.Summary) string {
+	var draws, two int
+	var whys []string
+	for _, j := range s.Judges {
+		for _, r := range j.Rules {
+			x := r.Sample
+			if x == nil {
+				continue
+			}
+			for _, m := range []string{x.PrecisionInterval, x.RecallInterval} {
+				switch m {
+				case metrics.IntervalDraws:
+					draws++
+				case metrics.IntervalTwoPhase:
+					two++
+				}
+			}
+			if x.IntervalNote != "" && !slices.Contains(whys, x.IntervalNote) {
+				whys = append(whys, x.IntervalNote)
+			}
+		}
+	}
+	switch {
+	case draws+two == 0:
+		return ""
+	case two == 0:
+		return fmt.Sprintf("Intervals of precision and recall on queue labels: %s.", metrics.IntervalDrawsText)
+	case draws == 0:
+		return fmt.Sprintf("Intervals of precision and recall on queue labels: the two-phase design's, not the stratified draws: %s.", strings.Join(whys, "; "))
+	}
+	return fmt.Sprintf("Intervals of precision and recall on queue labels: %s on %d figures; the two-phase design's on %d: %s.", metrics.IntervalDrawsText, draws, two, strings.Join(whys, "; "))
 }
 
 func ciText(v, lo, hi *float64) string {
