@@ -1,8 +1,10 @@
 package datasets
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 )
 
 // SessionFilter chooses the sessions a filtered run replays: those holding
@@ -29,7 +31,10 @@ const sampleStream = 0x61706576616c
 // sessions; owns, when set, leaves out the sessions of other shards before
 // anything is chosen. Invalid lines are skipped: the replay pass reports
 // them. It returns nil (every session) when the filter is not active, and
-// r's fatal error (an unreadable file) as it is.
+// r's fatal error (an unreadable file) as it is. Tags that no case of the
+// dataset carries, in any shard, are an error naming them and the
+// dataset's tags: a mistyped --tag would otherwise replay nothing and
+// report an empty run as INCONCLUSIVE.
 func (f SessionFilter) Select(r *Reader, owns func(sessionID string) bool) (*Selection, error) {
 	if !f.Active() {
 		return nil, nil
@@ -38,12 +43,16 @@ func (f SessionFilter) Select(r *Reader, owns func(sessionID string) bool) (*Sel
 	perSession := map[string]int64{}
 	tagged := map[string]bool{}
 	var order []string
+	found := map[string]bool{} // every tag of the dataset, in any shard
 	for r.Scan() {
 		rec := r.Record()
 		if rec.Err != nil {
 			continue
 		}
 		c := rec.Case
+		for _, tag := range c.Tags {
+			found[tag] = true
+		}
 		if owns != nil && !owns(c.SessionID) {
 			continue
 		}
@@ -58,6 +67,9 @@ func (f SessionFilter) Select(r *Reader, owns func(sessionID string) bool) (*Sel
 	}
 	if err := r.Err(); err != nil {
 		return nil, err
+	}
+	if len(f.Tags) > 0 && !slices.ContainsFunc(f.Tags, func(t string) bool { return found[t] }) {
+		return nil, noSuchTag(f.Tags, found)
 	}
 	if len(f.Tags) > 0 {
 		order = slices.DeleteFunc(order, func(id string) bool { return !tagged[id] })
@@ -109,4 +121,24 @@ func HasAnyTag(have, want []string) bool {
 		}
 	}
 	return false
+}
+
+// noSuchTag is the error of a tag filter that no case matches: the tags
+// asked for and (the first 20 of) those the dataset has.
+func noSuchTag(asked []string, found map[string]bool) error {
+	have := make([]string, 0, len(found))
+	for t := range found {
+		have = append(have, t)
+	}
+	slices.Sort(have)
+	list := "none"
+	if len(have) > 0 {
+		if len(have) > 20 {
+			list = strings.Join(have[:20], ", ") + fmt.Sprintf(", … (%d in all)", len(have))
+		} else {
+			list = strings.Join(have, ", ")
+		}
+	}
+	return fmt.Errorf("tag filter %s: no case of the dataset carries it, so nothing would be replayed (the dataset's tags: %s)",
+		strings.Join(asked, ", "), list)
 }

@@ -85,6 +85,33 @@ func TestSessionFilterSelect(t *testing.T) {
 	}
 }
 
+// TestSessionFilterUnknownTag: a tag no case carries is an error naming
+// it and the dataset's tags (a mistyped --tag replayed nothing and the
+// run said INCONCLUSIVE over no case); a tag some shard has is not, even
+// where this shard holds none of its sessions.
+func TestSessionFilterUnknownTag(t *testing.T) {
+	data := sessionsDataset(4)
+	_, err := SessionFilter{Tags: []string{"nope", "y"}}.Select(Open([]string{"-"}, strings.NewReader(data)), nil)
+	if err == nil || err.Error() != "tag filter nope, y: no case of the dataset carries it, so nothing would be replayed (the dataset's tags: x)" {
+		t.Errorf("unknown tags: %v", err)
+	}
+	// One of the tags exists: the filter replays its sessions.
+	s, err := SessionFilter{Tags: []string{"nope", "x"}}.Select(Open([]string{"-"}, strings.NewReader(data)), nil)
+	if err != nil || !slices.Equal(kept(t, s, 4), []string{"s0", "s3"}) {
+		t.Errorf("--tag nope --tag x: kept %v, %v", kept(t, s, 4), err)
+	}
+	// x is in sessions 0 and 3 only; a shard owning 1 and 2 replays none.
+	s, err = SessionFilter{Tags: []string{"x"}}.Select(Open([]string{"-"}, strings.NewReader(data)), func(id string) bool { return id == "s1" || id == "s2" })
+	if err != nil || len(kept(t, s, 4)) != 0 {
+		t.Errorf("a shard without the tag's sessions: kept %v, %v", kept(t, s, 4), err)
+	}
+	// A dataset without any tag says so.
+	untagged := strings.ReplaceAll(data, `"tags":["x"]`, `"tags":[]`)
+	if _, err := (SessionFilter{Tags: []string{"x"}}).Select(Open([]string{"-"}, strings.NewReader(untagged)), nil); err == nil || !strings.HasSuffix(err.Error(), "(the dataset's tags: none)") {
+		t.Errorf("untagged dataset: %v", err)
+	}
+}
+
 func TestSessionFilterReadError(t *testing.T) {
 	_, err := SessionFilter{Limit: 1}.Select(Open([]string{"/nonexistent/cases.jsonl"}, nil), nil)
 	if err == nil {

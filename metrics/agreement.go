@@ -393,7 +393,9 @@ type AgreementReport struct {
 // LabelAgreement computes the agreement of labels-file lines: per rule,
 // between people (each labeler's last non-skip label of a pair), and,
 // when t is not nil, between each judge of t and the people. It warns
-// when people agree less with each other than a judge agrees with them.
+// when people agree less with each other than a judge agrees with them,
+// on at least MinKappaItems pairs rated twice (on fewer the people's κ
+// has no interval and says nothing either way).
 func LabelAgreement(lines []datasets.SampleLabel, t *PairTable, conf float64) (*AgreementReport, error) {
 	type key struct{ c, r, who string }
 	last := map[key]*datasets.SampleLabel{}
@@ -486,7 +488,7 @@ func LabelAgreement(lines []datasets.SampleLabel, t *PairTable, conf float64) (*
 				}
 				nk := NamedKappa{Between: id, Kappa: CohenKappa(a, b, conf)}
 				ra.Judges = append(ra.Judges, nk)
-				if ra.People.Kappa != nil && nk.Kappa.Kappa != nil && *ra.People.Kappa < *nk.Kappa.Kappa {
+				if ra.People.Kappa != nil && ra.People.Items >= MinKappaItems && nk.Kappa.Kappa != nil && *ra.People.Kappa < *nk.Kappa.Kappa {
 					rep.Warnings = append(rep.Warnings, fmt.Sprintf(
 						"%s: people agree less with each other (κ %.2f on %d pairs) than %s agrees with them (κ %.2f on %d pairs): the labels, not the judge, are the problem; clarify the rule's condition before trusting the figures",
 						rule, *ra.People.Kappa, ra.People.Items, id, *nk.Kappa.Kappa, nk.Items))

@@ -14,11 +14,14 @@ import (
 // TestAgreementWarnsWhenPeopleAgreeLessThanTheJudge: two labelers who
 // agree no better than chance (κ 0) while the judge equals the first
 // labels (κ 1) give the warning that the labels are the problem; two
-// labelers who agree perfectly with each other and the judge give none.
+// labelers who agree perfectly with each other and the judge give none;
+// nor do people who rated fewer than MinKappaItems pairs twice, whose κ
+// has no interval (label agreement warned, for every judge, on one pair
+// two people labeled apart: "κ 0.00 on 1 pairs").
 func TestAgreementWarnsWhenPeopleAgreeLessThanTheJudge(t *testing.T) {
 	t.Parallel()
-	first := []bool{true, true, true, true, false, false, false, false}
-	noisy := []bool{false, true, false, true, false, true, false, true} // 4 of 8 agree, marginals 1/2: κ 0
+	first := []bool{true, true, true, true, true, true, false, false, false, false, false, false}
+	noisy := []bool{false, true, false, true, false, true, false, true, false, true, false, true} // 6 of 12 agree, marginals 1/2: κ 0
 	table := NewPairTable([]string{"J"}, nil)
 	for i, m := range first {
 		res := judge.NoMatch
@@ -67,5 +70,24 @@ func TestAgreementWarnsWhenPeopleAgreeLessThanTheJudge(t *testing.T) {
 	}
 	if len(rep.Warnings) != 0 {
 		t.Errorf("labelers in full agreement: warnings %q, want none", rep.Warnings)
+	}
+
+	// The same disagreement on 4 pairs only: κ 0 against the judge's 1,
+	// but no interval (N/A below 10), so no warning.
+	var few []datasets.SampleLabel
+	for _, l := range lines(noisy) {
+		if l.Order >= 5 && l.Order <= 8 { // first T T F F, noisy F T F T
+			few = append(few, l)
+		}
+	}
+	rep, err = LabelAgreement(few, table, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := rep.Rules[0].People; p.Items != 4 || p.Kappa == nil || *p.Kappa >= 1 || p.IntervalNA == "" {
+		t.Fatalf("4 pairs: people %+v, want κ below the judge's and an N/A interval", p)
+	}
+	if len(rep.Warnings) != 0 {
+		t.Errorf("4 pairs rated twice: warnings %q, want none", rep.Warnings)
 	}
 }

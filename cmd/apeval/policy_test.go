@@ -108,6 +108,33 @@ func TestVendorJudgeEndToEnd(t *testing.T) {
 	if code == exitUsage {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
+	// docs/vendor-judges.md shows this run's tables (section 4): each
+	// part between its cuts is what report prints, figure for figure (its
+	// judge-required row said FAIL after the verdict had become
+	// INCONCLUSIVE on two sessions, and the drift interval was older).
+	code, stdout, stderr = apeval(t, "", "report", out, "--format", "table", "--wide")
+	if code == exitUsage {
+		t.Fatalf("report: exit %d\n%s", code, stderr)
+	}
+	if parts := docExcerpt(t, "vendor-judges.md", "--out vs-vendor\n"); len(parts) < 2 {
+		t.Errorf("docs/vendor-judges.md's vs-vendor excerpt has %d parts, want the criteria row and the fire-rate table", len(parts))
+	} else if p := missingPart(parts, stdout); p != nil {
+		t.Errorf("docs/vendor-judges.md's excerpt is not in report's output:\n%s\n--- the output:\n%s", strings.Join(p, "\n"), stdout)
+	}
+	// The same on weak labels ("Figures on weak labels"): the warning on
+	// stderr, then the tables, the banner and the verdict line (it said
+	// NO-GO (exit 1), from that judge-required FAIL).
+	code, stdout, stderr = apeval(t, "", "run", "--dataset", cases, "--policy", pol, "--judge", "recorded:claude-auto-mode@2.1.x",
+		"--judge", "recorded:ollama/qwen2.5:3b", "--baseline", "recorded/claude-auto-mode@2.1.x", "--weak-labels",
+		"--out", filepath.Join(dir, "on-weak"), "--format", "table", "--wide")
+	if code != exitInconclusive {
+		t.Errorf("run --weak-labels: exit %d, docs/vendor-judges.md says INCONCLUSIVE (exit 3)\n%s", code, stderr)
+	}
+	if parts := docExcerpt(t, "vendor-judges.md", "--weak-labels --out on-weak\n"); len(parts) < 4 {
+		t.Errorf("docs/vendor-judges.md's on-weak excerpt has %d parts, want the warning, the rows, the banner and the verdict", len(parts))
+	} else if p := missingPart(parts, stderr+stdout); p != nil {
+		t.Errorf("docs/vendor-judges.md's excerpt is not in run --weak-labels' output:\n%s\n--- the output:\n%s%s", strings.Join(p, "\n"), stderr, stdout)
+	}
 	code, stdout, stderr = apeval(t, "", "compare", out, "--baseline", "recorded/claude-auto-mode@2.1.x", "--json")
 	if code == exitUsage {
 		t.Fatalf("compare: exit %d\n%s", code, stderr)
@@ -255,4 +282,26 @@ func TestVendorJudgeEndToEnd(t *testing.T) {
 	if len(ag.Weak) != 1 || ag.Weak[0].People.Items != 2 || ag.Weak[0].People.Observed != 0.5 {
 		t.Errorf("weak vs people %+v\n%s", ag.Weak, stdout)
 	}
+}
+
+// docExcerpt is the printed excerpt in docs/NAME whose fenced block holds
+// marker (the command's end), split at its "…" cuts; the lines up to and
+// including marker (the commands) are left out.
+func docExcerpt(t *testing.T, name, marker string) [][]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	at := strings.Index(doc, marker)
+	if at < 0 {
+		t.Fatalf("docs/%s has no %q", name, marker)
+	}
+	block := doc[at+len(marker):]
+	end := strings.Index(block, "```")
+	if end < 0 {
+		t.Fatalf("docs/%s: the block after %q is not closed", name, marker)
+	}
+	return excerptParts(strings.Split(block[:end], "\n"))
 }

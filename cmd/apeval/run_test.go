@@ -242,8 +242,9 @@ func TestLoudFailures(t *testing.T) {
 	}
 }
 
-// --judge recorded:NAME naming no recording, and an empty dataset, are
-// usage errors (exit 2) that leave no run directory.
+// --judge recorded:NAME naming no recording, an empty dataset (named),
+// and a --tag no case carries (it replayed nothing and said INCONCLUSIVE)
+// are usage errors (exit 2) that leave no run directory.
 func TestRecordedNameAndEmptyDataset(t *testing.T) {
 	t.Parallel()
 	dir := writeFiles(t, map[string]string{
@@ -257,8 +258,9 @@ func TestRecordedNameAndEmptyDataset(t *testing.T) {
 		want string
 	}{
 		{[]string{"--dataset", filepath.Join(dir, "rec.jsonl"), "--judge", "recorded:ollama/qwne"}, "the recorded judges are: ollama/qwen"},
-		{[]string{"--dataset", filepath.Join(dir, "empty.jsonl"), "--judge", "none"}, "the dataset has no cases"},
-		{[]string{"--dataset", filepath.Join(dir, "empty.jsonl")}, "the dataset has no cases"},
+		{[]string{"--dataset", filepath.Join(dir, "empty.jsonl"), "--judge", "none"}, filepath.Join(dir, "empty.jsonl") + ": the dataset has no cases"},
+		{[]string{"--dataset", filepath.Join(dir, "empty.jsonl")}, filepath.Join(dir, "empty.jsonl") + ": the dataset has no cases"},
+		{[]string{"--dataset", filepath.Join(dir, "rec.jsonl"), "--tag", "prod"}, "tag filter prod: no case of the dataset carries it, so nothing would be replayed (the dataset's tags: none)"},
 	} {
 		out := filepath.Join(dir, "out")
 		code, _, stderr := apeval(t, "", append([]string{"run", "--policy", pol, "--out", out, "-q"}, tc.args...)...)

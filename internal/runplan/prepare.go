@@ -286,6 +286,10 @@ func (p *Prepared) Replay(ctx context.Context, sink func(*replay.Result), prog *
 	prog.Done(stats, time.Now())
 	interrupted, err := Outcome(ctx, in, runErr)
 	if err != nil {
+		if in.Err() == nil && in.Valid == 0 && len(o.Datasets) > 0 {
+			// Nothing to evaluate: say which files held nothing.
+			err = fmt.Errorf("%s: %w", strings.Join(o.Datasets, ", "), err)
+		}
 		return Replayed{}, err
 	}
 	if n := s.Finish(p.Writer.Info(), Counted{Datasets: <-p.refs, Feed: in, Interrupted: interrupted, Time: took}); n > 0 {

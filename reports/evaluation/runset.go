@@ -72,9 +72,35 @@ func DirError(dir string, err error) error {
 		return fmt.Errorf("%s is a file, not a run directory%s", dir, hint)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s is not a run directory (no %s or %s): %v", dir, rundir.RunFile, rundir.DecisionsFile, err)
+		return fmt.Errorf("%s is not a run directory (no %s or %s): %v%s", dir, rundir.RunFile, rundir.DecisionsFile, err, runsInside(dir))
 	}
 	return fmt.Errorf("%s: %v", dir, err)
+}
+
+// runsInside is a hint when dir is the directory the runs are made in
+// (apeval-out/, a history): the run directories in it, up to three, and
+// how to use them; "" when it holds none.
+func runsInside(dir string) string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	var runs []string
+	for _, e := range ents {
+		if e.IsDir() {
+			if _, err := os.Stat(filepath.Join(dir, e.Name(), rundir.RunFile)); err == nil {
+				runs = append(runs, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	if len(runs) == 0 {
+		return ""
+	}
+	list := strings.Join(runs[:min(3, len(runs))], ", ")
+	if len(runs) > 3 {
+		list += fmt.Sprintf(", … (%d in all)", len(runs))
+	}
+	return fmt.Sprintf("; it holds run directories (%s): name one of them, or decide over them all in the order they were made with apeval gate --sequential %s", list, dir)
 }
 
 // Criteria resolves the kill criteria of a reading command. criteriaFile

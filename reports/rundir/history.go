@@ -16,7 +16,7 @@ import (
 func History(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, fmt.Errorf("%s is neither a run directory nor a directory of run directories: %w", dir, err)
 	}
 	type run struct {
 		dir  string

@@ -44,7 +44,7 @@ func TestHistory(t *testing.T) {
 	if _, err := History(filepath.Join(root, "notes")); err == nil || !strings.Contains(err.Error(), "notes is neither a run directory nor a directory of run directories") {
 		t.Errorf("no runs: %v", err)
 	}
-	if _, err := History(filepath.Join(root, "missing")); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, err := History(filepath.Join(root, "missing")); err == nil || !strings.Contains(err.Error(), "missing is neither a run directory nor a directory of run directories: open ") {
 		t.Errorf("missing directory: %v", err)
 	}
 	bad := filepath.Join(root, "e-bad")
