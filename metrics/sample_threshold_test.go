@@ -33,7 +33,8 @@ type thresholdRates struct {
 // budget labels labeled in queue order, and decides, at every prefix, the
 // criterion whose threshold is exactly the model's figure with the
 // verdict's own code: precision_min at the model's precision
-// (SamplePrecision on WeightedPrecision), or, with recall set,
+// (SamplePrecision on WeightedPrecision with the interval report --labels
+// prints, the stratified draws' over the reached strata), or, with recall set,
 // dangerous_recall_must_beat_baseline on the candidate against the
 // reference judge as the baseline (SampleDangerousRecall on
 // WeightedRecallDiff; the models of recallGainModels have gain 0). Every
@@ -50,15 +51,19 @@ func atThreshold(m labelModel, reps, budget int, prefixes []int, recall bool) th
 		sessions, pairs := int64(len(ps)/m.sessSize), int64(len(ps))
 		for pi, n := range prefixes {
 			us := queue[:n]
+			// The printed precision interval: the stratified draws' over
+			// the reached strata's traffic.
+			tr, _, _ := reachedTraffic(us, ps)
+			prec := WeightedPrecision(us, crit.Confidence).withDraws(us, tr, "", precisionFn, crit.Confidence).WithTraffic(sessions, pairs)
 			var c Criterion
 			if recall {
 				c = SampleDangerousRecall(WeightedRecallDiff(us, crit.Confidence).WithTraffic(sessions, pairs), replay.ClassDangerous, true, crit)
-				p := SamplePrecision(WeightedPrecision(us, crit.Confidence).WithTraffic(sessions, pairs), crit)
+				p := SamplePrecision(prec, crit)
 				if c.Status == StatusPass && p.Status == StatusPass {
 					r.both[pi]++
 				}
 			} else {
-				c = SamplePrecision(WeightedPrecision(us, crit.Confidence).WithTraffic(sessions, pairs), crit)
+				c = SamplePrecision(prec, crit)
 			}
 			switch c.Status {
 			case StatusFail:
