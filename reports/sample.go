@@ -75,11 +75,11 @@ func intervalMethodNote(s *metrics.Summary) string {
 	case draws+two == 0:
 		return ""
 	case two == 0:
-		return fmt.Sprintf("Intervals of precision and recall on queue labels: %s.", metrics.IntervalDrawsText)
+		return fmt.Sprintf("Intervals of precision and recall on queue labels: %s; a judge's total over every rule keeps the two-phase design's.", metrics.IntervalDrawsText)
 	case draws == 0:
 		return fmt.Sprintf("Intervals of precision and recall on queue labels: the two-phase design's, not the stratified draws: %s.", strings.Join(whys, "; "))
 	}
-	return fmt.Sprintf("Intervals of precision and recall on queue labels: %s on %d figures; the two-phase design's on %d: %s.", metrics.IntervalDrawsText, draws, two, strings.Join(whys, "; "))
+	return fmt.Sprintf("Intervals of precision and recall on queue labels: %s on %d figures; the two-phase design's on %d (%s) and on a judge's total over every rule.", metrics.IntervalDrawsText, draws, two, strings.Join(whys, "; "))
 }
 
 func ciText(v, lo, hi *float64) string {
