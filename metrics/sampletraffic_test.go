@@ -169,8 +169,9 @@ func TestSampleFiguresDrawsInterval(t *testing.T) {
 
 // BenchmarkSampleFigures100Rules is report --labels' figures on 100
 // rules (SampleFiguresOf for 2 judges of each): per rule 600 recorded
-// pairs in 120 sessions and 45 labels naming the queue's judges,
-// each figure's interval from the stratified draws.
+// pairs in 120 sessions and 75 labels naming the queue's judges, some in
+// every stratum (so the draws' traffic spans all 120 sessions, at least
+// drawMinSessions), each figure's interval from the stratified draws.
 func BenchmarkSampleFigures100Rules(b *testing.B) {
 	tab := NewPairTable([]string{"A", "B"}, nil)
 	var labels []SampleLabel
@@ -194,7 +195,7 @@ func BenchmarkSampleFigures100Rules(b *testing.B) {
 			}
 			k := key{rule, "A:" + res(a) + " B:" + res(bm)}
 			size[k]++
-			if i%20 == 0 || (a != bm && i%3 == 0) {
+			if i%20 <= 1 || (a != bm && i%3 == 0) {
 				pend = append(pend, SampleLabel{CaseID: id, RuleID: rule, Stratum: k.stratum, Match: a && i%7 != 0, Judges: []string{"A=A", "B=B"}})
 			}
 		}
