@@ -11,11 +11,12 @@ import (
 )
 
 // drawsRun is a small labeled run through the real path: judges A and B
-// on one rule, 105 unlabeled pairs in 12 sessions, in the four queue
+// on one rule, 105 unlabeled pairs in the given number of sessions (48:
+// at least drawMinSessions, where the draws are printed), in the four queue
 // strata of A's and B's results (30 both match, 6 A alone, 9 B alone, 60
 // neither), and 5 queue labels of each stratum naming the queue's judges
 // as label queue writes them.
-func drawsRun(judges []string) (*PairTable, []SampleLabel) {
+func drawsRun(judges []string, sessions int) (*PairTable, []SampleLabel) {
 	type stratum struct {
 		a, b bool
 		n    int
@@ -39,7 +40,7 @@ func drawsRun(judges []string) (*PairTable, []SampleLabel) {
 				id  string
 				got bool
 			}{{"A", s.a}, {"B", s.b}} {
-				tab.Add(&replay.Result{CaseID: id, SessionID: fmt.Sprintf("s%02d", i%12), Judge: j.id,
+				tab.Add(&replay.Result{CaseID: id, SessionID: fmt.Sprintf("s%02d", i%sessions), Judge: j.id,
 					Rules: []replay.RuleResult{rr("r", "dangerous", "judge", res(j.got), "", "ok", j.got, 0)}})
 			}
 			if k < len(s.pos) {
@@ -61,7 +62,7 @@ func drawsRun(judges []string) (*PairTable, []SampleLabel) {
 // than the queue's keep the two-phase interval and say why.
 func TestSampleFiguresDrawsInterval(t *testing.T) {
 	crit := replay.DefaultKillCriteria()
-	tab, labels := drawsRun(nil)
+	tab, labels := drawsRun(nil, 48)
 	j := slices.Index(tab.Judges, "A")
 	units, _ := tab.SampleUnits("r", j, -1, labels)
 
@@ -79,8 +80,8 @@ func TestSampleFiguresDrawsInterval(t *testing.T) {
 		}
 	}
 	want := map[string]int{"A:match B:match": 30, "A:match B:no_match": 6, "A:no_match B:match": 9, "A:no_match B:no_match": 60}
-	if fmt.Sprint(count) != fmt.Sprint(want) || matches != 36 || len(sessions) != 12 {
-		t.Fatalf("traffic %v, %d of A's match predictions, %d sessions; want %v, 36, 12", count, matches, len(sessions), want)
+	if fmt.Sprint(count) != fmt.Sprint(want) || matches != 36 || len(sessions) != 48 {
+		t.Fatalf("traffic %v, %d of A's match predictions, %d sessions; want %v, 36, 48", count, matches, len(sessions), want)
 	}
 
 	f := SampleFiguresOf(tab, "r", j, labels, crit)
@@ -121,7 +122,8 @@ func TestSampleFiguresDrawsInterval(t *testing.T) {
 	}
 
 	// Fallbacks: the two-phase interval, and the reason says why.
-	noB, _ := drawsRun([]string{"A"})
+	noB, _ := drawsRun([]string{"A"}, 48)
+	few, fewLabels := drawsRun(nil, 12)
 	bare := make([]SampleLabel, len(labels))
 	for i, l := range labels {
 		l.Judges = nil
@@ -142,6 +144,7 @@ func TestSampleFiguresDrawsInterval(t *testing.T) {
 		{"run without the queue's judge B", noB, labels, "the queue's judge B=B is not in this run"},
 		{"labels without their queue's judges", tab, bare, "the labels file does not name the queue's judges"},
 		{"a stratum the queue counted 61 pairs", tab, stale, `stratum "A:no_match B:no_match" holds 60 pairs in this run, 61 in the queue`},
+		{"the rule's pairs in 12 sessions", few, fewLabels, "the rule's recorded pairs in the labeled strata come from 12 sessions, fewer than the draws need (40)"},
 	} {
 		jj := slices.Index(c.tab.Judges, "A")
 		us, _ := c.tab.SampleUnits("r", jj, -1, c.labels)
@@ -166,8 +169,9 @@ func TestSampleFiguresDrawsInterval(t *testing.T) {
 
 // BenchmarkSampleFigures100Rules is report --labels' figures on 100
 // rules (SampleFiguresOf for 2 judges of each): per rule 600 recorded
-// pairs in 120 sessions and 45 labels naming the queue's judges,
-// each figure's interval from the stratified draws.
+// pairs in 120 sessions and 75 labels naming the queue's judges, some in
+// every stratum (so the draws' traffic spans all 120 sessions, at least
+// drawMinSessions), each figure's interval from the stratified draws.
 func BenchmarkSampleFigures100Rules(b *testing.B) {
 	tab := NewPairTable([]string{"A", "B"}, nil)
 	var labels []SampleLabel
@@ -191,7 +195,7 @@ func BenchmarkSampleFigures100Rules(b *testing.B) {
 			}
 			k := key{rule, "A:" + res(a) + " B:" + res(bm)}
 			size[k]++
-			if i%20 == 0 || (a != bm && i%3 == 0) {
+			if i%20 <= 1 || (a != bm && i%3 == 0) {
 				pend = append(pend, SampleLabel{CaseID: id, RuleID: rule, Stratum: k.stratum, Match: a && i%7 != 0, Judges: []string{"A=A", "B=B"}})
 			}
 		}
