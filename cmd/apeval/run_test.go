@@ -273,6 +273,31 @@ func TestRecordedNameAndEmptyDataset(t *testing.T) {
 	}
 }
 
+// A dataset without recordings (imported logs) and no --judge is judged
+// by none, the judge-down path: stderr says so, even with -q (the NO-GO
+// that follows came with no word of why); an explicit --judge none says
+// nothing more.
+func TestNoJudgeGivenSaysNone(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{
+		"policy.toml": twoRulePolicy,
+		"cases.jsonl": `{"id":"a","session_id":"s1","seq":1,"tool":{"name":"Bash","arguments":{"command":"rm -rf build"}}}` + "\n",
+	})
+	args := func(out string, extra ...string) []string {
+		return append([]string{"run", "--dataset", filepath.Join(dir, "cases.jsonl"), "--policy", filepath.Join(dir, "policy.toml"),
+			"--out", filepath.Join(dir, out), "-q", "--format", "tsv"}, extra...)
+	}
+	const note = "no --judge given and the dataset holds no recorded judge: judging with none"
+	code, stdout, stderr := apeval(t, "", args("default")...)
+	if code == exitUsage || !strings.Contains(stderr, note) || !strings.Contains(stdout, "\nnone\t") {
+		t.Errorf("no --judge: exit %d, stderr %q, stdout %q; want judge none and the note", code, stderr, stdout)
+	}
+	code, _, stderr = apeval(t, "", args("explicit", "--judge", "none")...)
+	if code == exitUsage || strings.Contains(stderr, note) {
+		t.Errorf("--judge none: exit %d, stderr %q; want no note", code, stderr)
+	}
+}
+
 // A response cache with bytes overwritten inside: the next run warns,
 // naming --no-cache, moves the file aside and completes; no temporary file
 // is left in the run directory.

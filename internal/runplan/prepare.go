@@ -103,8 +103,14 @@ func (s *State) Prepare(ctx context.Context, env Env) (_ *Prepared, err error) {
 		if p.Stats, err = p.Source.ScanStats(p.Policy.Policy, o.SkipInvalid); err != nil {
 			return nil, err
 		}
+		given := len(entries) > 0
 		if entries, err = ExpandRecorded(entries, p.Stats); err != nil {
 			return nil, err
+		}
+		if !given && len(entries) == 1 && entries[0].Spec == "none" {
+			// The default of a dataset without recordings (imported logs):
+			// said, since its verdict is the judge-down one.
+			env.note("no --judge given and the dataset holds no recorded judge: judging with none, as if the judge were down (each rule that needs it fails and its failure policy decides); name one with --judge, e.g. --judge ollama:MODEL (apeval judges check SPEC tries it)")
 		}
 	}
 	if p.Stats == nil && !o.SkipInvalid && anyLive(entries) {
