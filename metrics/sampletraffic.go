@@ -66,6 +66,14 @@ func (t *PairTable) queueTraffic(rule string, j int, units []SampleUnit, labels 
 		letter, id, ok := strings.Cut(e, "=")
 		k, in := t.jidx[id]
 		if !ok || !in {
+			for _, name := range t.Judges {
+				if strings.HasPrefix(name, id+" [") {
+					// compare across runs renames a second run's
+					// colliding judge "ID [dir]": its table mixes the
+					// runs, so the strata are not rebuilt from it.
+					return nil, fmt.Sprintf("the queue's judge %s is %q here, a second run's in a comparison across runs (report on that run alone prints the draws)", e, name)
+				}
+			}
 			return nil, fmt.Sprintf("the queue's judge %s is not in this run", e)
 		}
 		letters[i], idx[i] = letter, k

@@ -124,6 +124,7 @@ func TestSampleFiguresDrawsInterval(t *testing.T) {
 	// Fallbacks: the two-phase interval, and the reason says why.
 	noB, _ := drawsRun([]string{"A"}, 48)
 	few, fewLabels := drawsRun(nil, 12)
+	renamed, _ := drawsRun([]string{"A", "B [head]"}, 48)
 	bare := make([]SampleLabel, len(labels))
 	for i, l := range labels {
 		l.Judges = nil
@@ -144,6 +145,7 @@ func TestSampleFiguresDrawsInterval(t *testing.T) {
 		{"run without the queue's judge B", noB, labels, "the queue's judge B=B is not in this run"},
 		{"labels without their queue's judges", tab, bare, "the labels file does not name the queue's judges"},
 		{"a stratum the queue counted 61 pairs", tab, stale, `stratum "A:no_match B:no_match" holds 60 pairs in this run, 61 in the queue`},
+		{"compare across runs: B renamed", renamed, labels, `the queue's judge B=B is "B [head]" here, a second run's in a comparison across runs (report on that run alone prints the draws)`},
 		{"the rule's pairs in 12 sessions", few, fewLabels, "the rule's recorded pairs in the labeled strata come from 12 sessions, fewer than the draws need (40)"},
 	} {
 		jj := slices.Index(c.tab.Judges, "A")
