@@ -100,12 +100,13 @@ func (l *LabeledSample) Apply(s *Summary) error {
 	}
 	s.ApplySample(l.table, l.labels)
 	if missing > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("--labels: %d of %d labels match a (case, rule) pair of these results; the other %d name pairs these results do not have in scope (labels from another run's queue?) and are left out", len(l.labels)-missing, len(l.labels), missing))
+		s.LabelNotes = append(s.LabelNotes, fmt.Sprintf("--labels: %d of %d labels match a (case, rule) pair of these results; the other %d name pairs these results do not have in scope (labels from another run's queue?) and are left out", len(l.labels)-missing, len(l.labels), missing))
 	} else {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("--labels: all %d labels match a (case, rule) pair of these results", len(l.labels)))
+		s.LabelNotes = append(s.LabelNotes, fmt.Sprintf("--labels: all %d labels match a (case, rule) pair of these results", len(l.labels)))
 	}
 	if l.shared > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("--labels: %d of the %d labeled pairs were labeled by more than one of %d people; the figures count each pair's first label by time, and the people disagree on %d of them (apeval label agreement compares them)", l.shared, len(l.labels), l.people, l.disagree))
+		s.LabelNotes = append(s.LabelNotes, fmt.Sprintf("--labels: %d of the %d labeled pairs were labeled by more than one of %d people; the figures count each pair's first label by time, and the people disagree on %d of them (apeval label agreement compares them)", l.shared, len(l.labels), l.people, l.disagree))
 	}
+	s.Warnings = append(s.Warnings, s.LabelNotes...)
 	return nil
 }

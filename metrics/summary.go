@@ -158,6 +158,10 @@ type Summary struct {
 	// a baseline judge was configured and present; empty otherwise.
 	Comparisons []*Comparison `json:"comparisons"`
 	Warnings    []string      `json:"warnings"`
+	// LabelNotes are the warnings --labels added (how many labels match a
+	// pair of the results, pairs several people labeled), also in Warnings:
+	// gate, which prints no table notes, repeats them on stderr.
+	LabelNotes []string `json:"-"`
 	// Slices: the summary of each slice value when Config.Slices is set
 	// (`--by`); absent otherwise.
 	Slices []*SliceSummary `json:"slices,omitempty"`

@@ -22,8 +22,8 @@ func CheckFigures(sum *metrics.Summary) error {
 	return nil
 }
 
-// WriteGate prints apeval gate's output: a filtered run's header on
-// errOut, every judge's verdict and why (WriteReasons), then — once the
+// WriteGate prints apeval gate's output: a filtered run's header and
+// what --labels matched (Summary.LabelNotes) on errOut, every judge's verdict and why (WriteReasons), then — once the
 // figures read back whole (CheckFigures) — the overall verdict line, a
 // label_source line of its own when the figures rest on weak labels (a
 // script reading "verdict" keeps working), and on errOut that a partial
@@ -31,6 +31,10 @@ func CheckFigures(sum *metrics.Summary) error {
 func (rep *Report) WriteGate(out, errOut io.Writer) error {
 	if h := rep.Run.Filter.String(); h != "" {
 		fmt.Fprintf(errOut, "apeval: %s\n", h)
+	}
+	// gate prints no table notes: what --labels matched is said here.
+	for _, n := range rep.Summary.LabelNotes {
+		fmt.Fprintf(errOut, "apeval: warning: %s\n", n)
 	}
 	if err := rep.WriteReasons(out); err != nil {
 		return err

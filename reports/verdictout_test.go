@@ -39,6 +39,17 @@ func TestWriteGate(t *testing.T) {
 	if !strings.HasSuffix(out.String(), "verdict\tNO-GO\n") {
 		t.Errorf("stdout: %q", out.String())
 	}
+	// What --labels matched goes to stderr after the header (gate printed
+	// it nowhere: it prints no table notes).
+	rep.Summary.LabelNotes = []string{"--labels: 84 of 168 labels match a (case, rule) pair of these results; …"}
+	out.Reset()
+	errOut.Reset()
+	if err := rep.WriteGate(&out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if want := "apeval: filtered run (first 3 sessions): not the full dataset\napeval: warning: --labels: 84 of 168 labels match a (case, rule) pair of these results; …\n"; !strings.HasPrefix(errOut.String(), want) || strings.Contains(out.String(), "--labels") {
+		t.Errorf("stderr %q, stdout %q; want stderr to begin %q", errOut.String(), out.String(), want)
+	}
 }
 
 // TestWriteCompare: the banners lead, the table follows, and stderr
