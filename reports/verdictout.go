@@ -33,9 +33,7 @@ func (rep *Report) WriteGate(out, errOut io.Writer) error {
 		fmt.Fprintf(errOut, "apeval: %s\n", h)
 	}
 	// gate prints no table notes: what --labels matched is said here.
-	for _, n := range rep.Summary.LabelNotes {
-		fmt.Fprintf(errOut, "apeval: warning: %s\n", n)
-	}
+	rep.WriteLabelNotes(errOut)
 	if err := rep.WriteReasons(out); err != nil {
 		return err
 	}
@@ -65,8 +63,18 @@ type CompareView struct {
 	Verdict             metrics.Verdict
 }
 
+// WriteLabelNotes prints on errOut, one "apeval: warning: " line each,
+// what --labels matched (Summary.LabelNotes): gate and compare print no
+// table notes, where report says it.
+func (rep *Report) WriteLabelNotes(errOut io.Writer) {
+	for _, n := range rep.Summary.LabelNotes {
+		fmt.Fprintf(errOut, "apeval: warning: %s\n", n)
+	}
+}
+
 // WriteCompare prints apeval compare's output in format f: the overlap
-// banner and each filtered run's header, the comparison tables
+// banner and each filtered run's header, what --labels matched
+// (WriteLabelNotes, on errOut), the comparison tables
 // (WriteComparison), then — once the figures read back whole — on errOut
 // each of the two judges whose setup is broken and, when --inconclusive
 // mapped an INCONCLUSIVE verdict, to which exit code (rep.Exit).
@@ -79,6 +87,7 @@ func (rep *Report) WriteCompare(out, errOut io.Writer, f Format, v CompareView) 
 			Banner(out, errOut, f, v.Dirs[i]+": "+h)
 		}
 	}
+	rep.WriteLabelNotes(errOut)
 	if err := rep.WriteComparison(out, v.Cmp, f); err != nil {
 		return err
 	}

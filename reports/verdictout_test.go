@@ -85,4 +85,16 @@ func TestWriteCompare(t *testing.T) {
 	if e := errOut.String(); e != "apeval: compared on 5 of 9 cases\napeval: b: "+(&rundir.Filter{Limit: 3}).String()+"\n" {
 		t.Errorf("TSV stderr %q", e)
 	}
+	// What --labels matched goes to stderr after the banners, as gate
+	// says it (compare prints no table notes); stdout is unchanged.
+	rep.Summary.LabelNotes = []string{"--labels: all 10 labels match a (case, rule) pair of these results", "--labels: 2 of the 10 labeled pairs were labeled by more than one of 2 people; …"}
+	out.Reset()
+	errOut.Reset()
+	v.Verdict = metrics.VerdictGo
+	if err := rep.WriteCompare(&out, &errOut, FormatTable, v); err != nil {
+		t.Fatal(err)
+	}
+	if want := "apeval: warning: --labels: all 10 labels match a (case, rule) pair of these results\napeval: warning: --labels: 2 of the 10 labeled pairs were labeled by more than one of 2 people; …\n"; errOut.String() != want || out.String() != head+table.String() {
+		t.Errorf("with label notes: stderr %q, want %q; stdout changed: %v", errOut.String(), want, out.String() != head+table.String())
+	}
 }

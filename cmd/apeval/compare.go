@@ -146,6 +146,9 @@ func runCompare(ctx context.Context, o *compareOptions, io IO) error {
 		// by call: apeval diff's summary, or why a diff is not shown.
 		c.ForComment(infos)
 		changes := evaluation.Changes(dirs, o.Baseline, o.Candidate, o.DiffURL, source.URLs)
+		// Nothing may come before the marker on stdout: what --labels
+		// matched goes to stderr, as without --comment.
+		rep.WriteLabelNotes(io.Err)
 		if err := rep.WriteComment(io.Out, cmp, reports.CommentOptions{Marker: o.Marker, ReportURL: o.ReportURL, Banner: banner, Changes: changes}); err != nil {
 			return err
 		}

@@ -45,6 +45,12 @@ func TestLabelsFromAnotherDatasetWarn(t *testing.T) {
 		!strings.Contains(stderr, fmt.Sprintf("apeval: warning: --labels: all %d labels match a (case, rule) pair of these results\n", n)) {
 		t.Fatalf("gate on the queue's own run: exit %d\n%s", code, stderr)
 	}
+	// compare says it too, on stderr (it prints no table notes either).
+	code, stdout, stderr := apeval(t, "", "compare", run, "--baseline", "recorded/ollama/qwen2.5:3b", "--labels", labels)
+	if code == exitUsage || strings.Contains(stdout, "--labels:") ||
+		!strings.Contains(stderr, fmt.Sprintf("apeval: warning: --labels: all %d labels match a (case, rule) pair of these results\n", n)) {
+		t.Fatalf("compare on the queue's own run: exit %d\n%s", code, stderr)
+	}
 
 	// The dataset changed since (its last case gone): the same case IDs,
 	// another digest. Warned, with both digests; the verdict as before.
