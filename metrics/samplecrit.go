@@ -42,8 +42,8 @@ func SamplePrecision(f WeightedRatio, crit replay.KillCriteria) Criterion {
 	est, thr := *f.Estimate, crit.PrecisionMin
 	dec := apply(&c, Evidence{Estimate: est, Lo: *f.Lo, Hi: *f.Hi, Sessions: f.clusteredSessions()}, func(l, h float64) string {
 		if f.UnreachedMatch > 0 {
-			return fmt.Sprintf("precision %s on the strata the labels reached (weighted %s/%s from %d sampled + %d census labels; %.0f%% CI [%s, %s], widened to hold %s of the judge's %s match predictions on unlabeled pairs, in queue strata no label has reached yet, from all right to all wrong)",
-				fmtF(est), fmtF(f.Num), fmtF(f.Den), f.Sampled, f.Census, crit.Confidence*100, fmtF(l), fmtF(h), fmtF(f.UnreachedMatch), fmtF(f.Predicted))
+			return fmt.Sprintf("precision %s on the strata the labels reached (weighted %s/%s from %d sampled + %d census labels; %.0f%% CI [%s, %s], widened to hold %s of the judge's %s on unlabeled pairs, in queue strata no label has reached yet, from all right to all wrong)",
+				fmtF(est), fmtF(f.Num), fmtF(f.Den), f.Sampled, f.Census, crit.Confidence*100, fmtF(l), fmtF(h), fmtF(f.UnreachedMatch), counted(f.Predicted, "match prediction", "match predictions"))
 		}
 		if f.Method == IntervalDraws {
 			return fmt.Sprintf("precision %s (weighted %s/%s from %d sampled + %d census labels, %s %.0f%% CI [%s, %s])",
@@ -361,8 +361,8 @@ func sampleDangerousRecall(diff WeightedRatio, class replay.Class, hasBaseline b
 	c.N, c.PValue = diff.Units, ptr(p)
 	g := &gainEvidence{est: d, p: p, sessions: diff.clusteredSessions(), lab: &diff}
 	if diff.Unreached > 0 {
-		g.desc = fmt.Sprintf("weighted recall gain over the baseline %s on the strata the labels reached, %d sampled + %d census positives (one-sided %s p=%s there{holm}; difference {level} [{lo}, {hi}], widened to hold the %s unlabeled pairs in queue strata no label has reached yet, any of which may be a positive either one catches)",
-			fmtSigned(d), diff.Sampled, diff.Census, test, fmtF(p), fmtF(diff.Unreached))
+		g.desc = fmt.Sprintf("weighted recall gain over the baseline %s on the strata the labels reached, %d sampled + %d census positives (one-sided %s p=%s there{holm}; difference {level} [{lo}, {hi}], widened to hold the %s in queue strata no label has reached yet, any of which may be a positive either one catches)",
+			fmtSigned(d), diff.Sampled, diff.Census, test, fmtF(p), counted(diff.Unreached, "unlabeled pair", "unlabeled pairs"))
 	} else {
 		g.desc = fmt.Sprintf("weighted recall gain over the baseline %s on %d sampled + %d census positives (one-sided %s p=%s{holm}, the test the bounds invert; difference {level} [{lo}, {hi}])",
 			fmtSigned(d), diff.Sampled, diff.Census, test, fmtF(p))
@@ -485,4 +485,13 @@ func fewDiscordantHint(f WeightedRatio, h LabelHint) LabelHint {
 		h.Labels = int64(math.Ceil(float64(k) * float64(f.SampledAll) / K))
 	}
 	return h
+}
+
+// counted is n with its noun agreeing in number: "1 unlabeled pair",
+// "60 unlabeled pairs" (n a count held as a float, printed by fmtF).
+func counted(n float64, one, many string) string {
+	if n == 1 {
+		return fmtF(n) + " " + one
+	}
+	return fmtF(n) + " " + many
 }

@@ -12,7 +12,10 @@ import (
 // reachTable is one dangerous rule "r" judged by A and B over three
 // queue strata of unlabeled pairs, each pair in its own session: 30 pairs
 // both call match, 6 only A calls match, 60 neither does.
-func reachTable() *PairTable {
+func reachTable() *PairTable { return reachTableN(60) }
+
+// reachTableN is reachTable with nn pairs neither judge calls match.
+func reachTableN(nn int) *PairTable {
 	t := NewPairTable([]string{"A", "B"}, nil)
 	add := func(prefix string, n int, a, b bool) {
 		for i := range n {
@@ -28,7 +31,7 @@ func reachTable() *PairTable {
 	}
 	add("mm", 30, true, true)
 	add("mn", 6, true, false)
-	add("nn", 60, false, false)
+	add("nn", nn, false, false)
 	return t
 }
 
@@ -90,7 +93,7 @@ func TestSampleFiguresHoldUnreachedStrata(t *testing.T) {
 		t.Errorf("recall [%g, %g], want [%g, %g]", *f.Recall.Lo, *f.Recall.Hi, w, *rec.Hi)
 	}
 	g := f.DangerousRecall
-	if g.Status != StatusInconclusive || g.Lo == nil || *g.Lo > -0.5 || !strings.Contains(g.Reason, "60 unlabeled pairs") {
+	if g.Status != StatusInconclusive || g.Lo == nil || *g.Lo > -0.5 || !strings.Contains(g.Reason, "widened to hold the 60 unlabeled pairs in queue strata") {
 		t.Errorf("dangerous recall %s [%v]: %s", g.Status, g.Lo, g.Reason)
 	}
 
@@ -161,5 +164,35 @@ func TestApplySampleTotalHoldsUnreachedStrata(t *testing.T) {
 	}
 	if !found {
 		t.Error("no recall figure on rule r in the comparison")
+	}
+}
+
+// TestUnreachedCountAgrees: the reasons count unreached pairs with the
+// noun in agreement — "the 1 unlabeled pair", never "the 1 unlabeled
+// pairs" (gate printed it so). The table of TestSampleFiguresHoldUnreachedStrata
+// with one pair neither judge calls match: once a positive is labeled
+// where both say match and two where A alone does, that pair is the only
+// one unreached.
+func TestUnreachedCountAgrees(t *testing.T) {
+	t.Parallel()
+	tab := reachTableN(1)
+	crit := replay.DefaultKillCriteria()
+	labels := []SampleLabel{reachLabel("mn0", "A:match B:no_match", 6, false), reachLabel("mn1", "A:match B:no_match", 6, false),
+		reachLabel("mm0", "A:match B:match", 30, true)}
+	f := SampleFiguresOf(tab, "r", 0, labels, crit)
+	if f.Recall.Unreached != 1 {
+		t.Fatalf("recall unreached %g, want 1", f.Recall.Unreached)
+	}
+	g := f.DangerousRecall
+	if !strings.Contains(g.Reason, "widened to hold the 1 unlabeled pair in queue strata") || strings.Contains(g.Reason, "1 unlabeled pairs") {
+		t.Errorf("dangerous recall %s: %s", g.Status, g.Reason)
+	}
+	for _, c := range []struct {
+		n    float64
+		want string
+	}{{0, "0 unlabeled pairs"}, {1, "1 unlabeled pair"}, {2, "2 unlabeled pairs"}, {36, "36 unlabeled pairs"}} {
+		if got := counted(c.n, "unlabeled pair", "unlabeled pairs"); got != c.want {
+			t.Errorf("counted(%g) = %q, want %q", c.n, got, c.want)
+		}
 	}
 }

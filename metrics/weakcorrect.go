@@ -363,7 +363,7 @@ func (t *PairTable) correctRule(j int, rule string, weak map[[2]string]datasets.
 	}
 	for _, w := range []WeakSide{QueueMatch, QueueNoMatch, QueueUndecided} {
 		if miss := open[w] - covered[w]; miss > 0 && c.NA == "" {
-			c.NA = fmt.Sprintf("%d of the %d unlabeled pairs with weak label %s lie in strata no human label reached (label further down the queue)", miss, open[w], w)
+			c.NA = fmt.Sprintf("%d of the %s with weak label %s lie in strata no human label reached (label further down the queue)", miss, counted(float64(open[w]), "unlabeled pair", "unlabeled pairs"), w)
 		}
 	}
 	if c.NA == "" {

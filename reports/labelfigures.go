@@ -204,7 +204,7 @@ func WriteQueueSummary(w io.Writer, q *metrics.Queue, letters, names []string, c
 	}
 	rules := slices.Sorted(maps.Keys(census))
 	for _, r := range rules {
-		fmt.Fprintf(w, "%s: %d pairs labeled in the dataset (census, not queued)\n", r, census[r])
+		fmt.Fprintf(w, "%s: %s labeled in the dataset (census, not queued)\n", r, nounCount(census[r], "pair", "pairs"))
 	}
 	if q.Reach > 0 {
 		fmt.Fprintf(w, "--reach %d: each stratum where the judges disagree queued up to %d labels counting those already labeled (labeled: the dataset's and --labels'), or all its pairs; none where they agree\n", q.Reach, q.Reach)
@@ -215,8 +215,17 @@ func WriteQueueSummary(w io.Writer, q *metrics.Queue, letters, names []string, c
 	if !counted && q.MinTotal > q.Budget {
 		fmt.Fprintf(w, "--budget %d is below the minimum of 5 per stratum: queued the minimum, %d pairs\n", q.Budget, q.MinTotal)
 	}
-	_, err := fmt.Fprintf(w, "%d pairs queued from %d unlabeled pairs in %d strata; written to %s\n", len(q.Items), unlabeled, len(q.Strata), dest)
+	_, err := fmt.Fprintf(w, "%s queued from %s in %s; written to %s\n", nounCount(len(q.Items), "pair", "pairs"),
+		nounCount(unlabeled, "unlabeled pair", "unlabeled pairs"), nounCount(len(q.Strata), "stratum", "strata"), dest)
 	return err
+}
+
+// nounCount is n with its noun agreeing in number: "1 pair", "7 pairs".
+func nounCount(n int, one, many string) string {
+	if n == 1 {
+		return strconv.Itoa(n) + " " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // WriteLabelMerge prints what apeval datasets label-import did: the

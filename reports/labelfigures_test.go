@@ -53,11 +53,21 @@ func TestWriteQueueSummary(t *testing.T) {
 	}
 	want := "A = ollama/x\nW = weak labels\n" +
 		"rule  stratum     pairs  queued  prior p\nR     A:match     12     5       0.80\nR     A:no_match  2      2       0.20\n" +
-		"R: 1 pairs labeled in the dataset (census, not queued)\nS: 3 pairs labeled in the dataset (census, not queued)\n" +
+		"R: 1 pair labeled in the dataset (census, not queued)\nS: 3 pairs labeled in the dataset (census, not queued)\n" +
 		"--budget 4 is below the minimum of 5 per stratum: queued the minimum, 10 pairs\n" +
 		"7 pairs queued from 14 unlabeled pairs in 2 strata; written to q.jsonl\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	// One of each: the nouns agree in number ("1 pairs … 1 strata" before).
+	q = &metrics.Queue{Items: make([]metrics.QueueItem, 1), MinTotal: 1, Budget: 5,
+		Strata: []metrics.QueueStratum{{RuleID: "R", Name: "A:match", Size: 1, Allocated: 1, Prior: 1}}}
+	b.Reset()
+	if err := WriteQueueSummary(&b, q, []string{"A"}, []string{"ollama/x"}, nil, 1, "q.jsonl"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "\n1 pair queued from 1 unlabeled pair in 1 stratum; written to q.jsonl\n"; !strings.HasSuffix(b.String(), want) {
+		t.Errorf("got\n%s\nwant it to end %q", b.String(), want)
 	}
 }
 
