@@ -523,6 +523,14 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		// How many labels, sampled and census, each rule's figures rest on:
 		// the terminal and summary.md show it, and so does the page.
 		t := toHTMLTable("", g)
+		// Which interval each row's precision and recall print: the
+		// table's note sums it up, the page says it row by row.
+		if cells := sampleIntervalCells(s); len(cells) == len(t.Rows) {
+			t.Header = append(t.Header, htmlCell{Text: "interval"})
+			for i := range t.Rows {
+				t.Rows[i] = append(t.Rows[i], htmlCell{Text: cells[i]})
+			}
+		}
 		page.Sample = &t
 	}
 	if why := rep.whyGrid(); why != nil {

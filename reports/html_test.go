@@ -247,6 +247,36 @@ func TestHTMLLabeledSample(t *testing.T) {
 	if !row.MatchString(page[sec:]) || !strings.Contains(page[sec:], "Figures from a labeled sample (40 queue labels)") {
 		t.Errorf("labeled-sample section:\n%.1500s", page[sec:])
 	}
+	// Without a queue-labeled figure (the census alone) no interval column.
+	if strings.Contains(page[sec:strings.Index(page, `id="rules"`)], "<th>interval</th>") {
+		t.Error("an interval column without a queue-labeled figure")
+	}
+	// Which interval each row's figures print, as summary.json's
+	// precision_interval, recall_interval and interval_note say it: a
+	// column after the figures, and the table's note summing it up.
+	why := "the rule's recorded pairs in the labeled strata come from 6 sessions, fewer than the draws need (40)"
+	r.Sample.PrecisionInterval, r.Sample.RecallInterval, r.Sample.IntervalNote = metrics.IntervalTwoPhase, metrics.IntervalTwoPhase, why
+	r2 := rep.Summary.Judges[0].Rules[1]
+	r2.Sample = &metrics.RowSample{Sampled: 40, PrecisionInterval: metrics.IntervalDraws, RecallInterval: metrics.IntervalDraws}
+	b.Reset()
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	checkBalanced(t, b.String())
+	page = html.UnescapeString(b.String())
+	sec = strings.Index(page, `id="labeled-sample"`)
+	labeled := page[sec:strings.Index(page, `id="rules"`)]
+	for _, want := range []string{
+		"<th>recall</th><th>interval</th>",
+		"<td>two-phase design, not the stratified draws: " + why + "</td></tr>",
+		"<td>" + r2.RuleID + "</td><td class=\"num\">40</td>",
+		"<td>stratified draws</td></tr>",
+		"Intervals of precision and recall on queue labels: " + metrics.IntervalDrawsText + " on 2 figures; the two-phase design's on 2 (" + why + ")",
+	} {
+		if !strings.Contains(labeled, want) {
+			t.Errorf("labeled-sample section lacks %q:\n%s", want, labeled)
+		}
+	}
 	// Without labels: no such section.
 	b.Reset()
 	if err := fixtureReport().WriteHTML(&b); err != nil {

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/apeval/apeval/metrics"
@@ -35,5 +36,28 @@ func TestIntervalMethodNote(t *testing.T) {
 		if got := intervalMethodNote(c.s); got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestSampleIntervalCells: report.html's interval column, one cell per
+// labeled-sample row — the method once where precision and recall share
+// it, each named where they differ, the two-phase design's with why, "—"
+// for a census row; no column where no row has a queue-labeled figure.
+func TestSampleIntervalCells(t *testing.T) {
+	row := func(p, r, why string) *metrics.Row {
+		return &metrics.Row{Sample: &metrics.RowSample{PrecisionInterval: p, RecallInterval: r, IntervalNote: why}}
+	}
+	const d, two = metrics.IntervalDraws, metrics.IntervalTwoPhase
+	one := "its labels come from one session"
+	s := &metrics.Summary{Judges: []*metrics.JudgeSummary{{Judge: "j", Rules: []*metrics.Row{
+		row(d, d, ""), row("", "", ""), &metrics.Row{}, row(d, two, "the draws had no denominator"), row(two, "", one)}}}}
+	want := []string{"stratified draws", "—", "precision: stratified draws; recall: two-phase design, not the stratified draws: the draws had no denominator",
+		"precision: two-phase design, not the stratified draws: " + one}
+	if got := sampleIntervalCells(s); !slices.Equal(got, want) {
+		t.Errorf("cells\n %q\nwant\n %q", got, want)
+	}
+	census := &metrics.Summary{Judges: []*metrics.JudgeSummary{{Judge: "j", Rules: []*metrics.Row{row("", "", "")}}}}
+	if got := sampleIntervalCells(census); got != nil {
+		t.Errorf("census only: %q, want no column", got)
 	}
 }

@@ -82,6 +82,51 @@ func intervalMethodNote(s *metrics.Summary) string {
 	return fmt.Sprintf("Intervals of precision and recall on queue labels: %s on %d figures; the two-phase design's on %d (%s) and on a judge's total over every rule.", metrics.IntervalDrawsText, draws, two, strings.Join(whys, "; "))
 }
 
+// sampleIntervalCells is, for each row of sampleGrid in its order, which
+// interval the row's queue-labeled precision and recall print, as
+// summary.json's precision_interval, recall_interval and interval_note
+// say it: "stratified draws", "two-phase design, not the stratified
+// draws: WHY", each figure named when they differ; "—" where every label
+// weighs 1. nil when no row has a queue-labeled figure (the census alone).
+func sampleIntervalCells(s *metrics.Summary) []string {
+	var cells []string
+	shown := false
+	for _, j := range s.Judges {
+		for _, r := range j.Rules {
+			x := r.Sample
+			if x == nil {
+				continue
+			}
+			one := func(m string) string {
+				if m == metrics.IntervalTwoPhase && x.IntervalNote != "" {
+					return m + ", not the stratified draws: " + x.IntervalNote
+				}
+				return m
+			}
+			p, rc := one(x.PrecisionInterval), one(x.RecallInterval)
+			var c string
+			switch {
+			case p == "" && rc == "":
+				c = "—"
+			case p == rc:
+				c = p
+			case rc == "":
+				c = "precision: " + p
+			case p == "":
+				c = "recall: " + rc
+			default:
+				c = "precision: " + p + "; recall: " + rc
+			}
+			shown = shown || c != "—"
+			cells = append(cells, c)
+		}
+	}
+	if !shown {
+		return nil
+	}
+	return cells
+}
+
 func ciText(v, lo, hi *float64) string {
 	if v == nil {
 		return "—"

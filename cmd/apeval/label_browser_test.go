@@ -26,6 +26,7 @@ import (
 
 	"github.com/apeval/apeval/datasets"
 	"github.com/apeval/apeval/internal/browsertest"
+	"github.com/apeval/apeval/metrics"
 )
 
 // unlabeledSampleRun writes the embedded sample without its labels, runs
@@ -242,6 +243,21 @@ func TestLabelServeBrowser(t *testing.T) {
 	}
 	if rowsSeq[0] == 0 || rowsSeq[0] != rowsSeq[1] || !strings.Contains(panel, "sequential: ") {
 		t.Errorf("%d panel rows, %d sequential standings: %q", rowsSeq[0], rowsSeq[1], panel)
+	}
+	// A row with a queue-labeled figure says which interval it prints, as
+	// summary.json's precision_interval and interval_note do.
+	intervals, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#panel .interval")].map(e => e.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(intervals) == 0 {
+		t.Errorf("no panel row says its interval method: %q", panel)
+	}
+	for _, s := range intervals {
+		if !strings.HasPrefix(s, "intervals: ") && !strings.HasPrefix(s, "precision's interval: ") && !strings.HasPrefix(s, "recall's interval: ") ||
+			!strings.Contains(s, metrics.IntervalDraws) && !strings.Contains(s, metrics.IntervalTwoPhase+", not the stratified draws: ") {
+			t.Errorf("panel interval %q names no method", s)
+		}
 	}
 	checkLayout("after 20 labels")
 	s2.kill()

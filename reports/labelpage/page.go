@@ -33,6 +33,7 @@ kbd{font:12px ui-monospace,monospace;border:1px solid #aaa;border-bottom-width:2
 .status{font-weight:600}
 .PASS{color:#1b5e20}.FAIL{color:#b00020}.INCONCLUSIVE{color:#8a5a00}
 .panel-row{border-top:1px solid #eee;padding:.4rem 0;overflow-wrap:anywhere}
+.interval{color:#57606a;font-size:.85em}
 .err{color:#b00020;font-weight:600}
 .review{background:#e8f0fe;padding:.5rem;border-radius:4px;margin-top:1rem}
 .sr{position:absolute;left:-10000px}
@@ -114,6 +115,7 @@ function render() {
     p += r.sampled + " sampled + " + r.census + " census labels<br>";
     if (r.precision) { p += "precision " + fmt(r.precision.Est) + " [" + fmt(r.precision.Lo) + ", " + fmt(r.precision.Hi) + "]<br>"; }
     if (r.recall) { p += "recall " + fmt(r.recall.Est) + " [" + fmt(r.recall.Lo) + ", " + fmt(r.recall.Hi) + "]<br>"; }
+    if (r.interval) { p += "<span class=interval>" + esc(r.interval) + "</span><br>"; }
     for (const c of r.criteria || []) {
       p += "<span class='status " + esc(c.status) + "' title='" + esc(c.reason) + "'>" + esc(c.name) + " " + esc(c.status) + "</span>";
       if (c.hint) { p += " — " + esc(c.hint); }

@@ -227,13 +227,18 @@ type judgeAnswer struct {
 }
 
 type panelRow struct {
-	RuleID    string  `json:"rule_id"`
-	Judge     string  `json:"judge"`
-	Sampled   int64   `json:"sampled"`
-	Census    int64   `json:"census"`
-	Precision *ci     `json:"precision"`
-	Recall    *ci     `json:"recall"`
-	Criteria  []crits `json:"criteria"`
+	RuleID    string `json:"rule_id"`
+	Judge     string `json:"judge"`
+	Sampled   int64  `json:"sampled"`
+	Census    int64  `json:"census"`
+	Precision *ci    `json:"precision"`
+	Recall    *ci    `json:"recall"`
+	// Interval says which interval the queue-labeled precision and recall
+	// print and, for the two-phase design's, why not the stratified draws
+	// (summary.json's precision_interval, recall_interval, interval_note):
+	// intervalOf. "" where every label weighs 1.
+	Interval string  `json:"interval,omitempty"`
+	Criteria []crits `json:"criteria"`
 	// Sequential is where precision_min stands on the labels in queue
 	// order, anytime-valid: "decided after 140 labels" or "open: about 60
 	// more labels" (metrics.LabelSequential).
@@ -361,7 +366,7 @@ func (s *Server) panel() []panelRow {
 		for j := range s.cfg.Pairs.Judges {
 			f := metrics.SampleFiguresOf(s.cfg.Pairs, rule, j, labels, s.cfg.Criteria)
 			pr := panelRow{RuleID: rule, Judge: f.Judge, Sampled: f.Sampled, Census: f.Census,
-				Precision: ciOf(f.Precision), Recall: ciOf(f.Recall)}
+				Precision: ciOf(f.Precision), Recall: ciOf(f.Recall), Interval: intervalOf(f.Precision, f.Recall)}
 			for _, c := range []metrics.Criterion{f.PrecisionMin, f.DangerousRecall} {
 				if c.Status == metrics.StatusNA {
 					continue
@@ -384,6 +389,35 @@ func (s *Server) panel() []panelRow {
 		}
 	}
 	return rows
+}
+
+// intervalOf is the panel's line on which interval a row's figures print:
+// "intervals: stratified draws" or "intervals: two-phase design, not the
+// stratified draws: WHY", once when precision and recall share it, each
+// named when they differ; "" where neither figure has a method (no
+// figure, or every label weighs 1).
+func intervalOf(p, r metrics.WeightedRatio) string {
+	one := func(f metrics.WeightedRatio) string {
+		if f.Estimate == nil || f.Method == "" {
+			return ""
+		}
+		if f.MethodWhy != "" {
+			return f.Method + ", not the stratified draws: " + f.MethodWhy
+		}
+		return f.Method
+	}
+	pm, rm := one(p), one(r)
+	switch {
+	case pm == "" && rm == "":
+		return ""
+	case pm == rm:
+		return "intervals: " + pm
+	case rm == "":
+		return "precision's interval: " + pm
+	case pm == "":
+		return "recall's interval: " + rm
+	}
+	return "precision's interval: " + pm + "; recall's: " + rm
 }
 
 func ciOf(f metrics.WeightedRatio) *ci {

@@ -261,7 +261,7 @@ func matchedQueue(t *testing.T, n int, session func(i int) string, precisionMin 
 		pairs.Add(&replay.Result{CaseID: id, SessionID: session(i), Judge: "j1",
 			Rules: []replay.RuleResult{{RuleID: "r", Result: judge.Match}}})
 		items = append(items, Item{
-			Line:  datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: id, RuleID: "r", Stratum: "A:match", StratumSize: int64(n), Order: i + 1},
+			Line:  datasets.SampleLabel{Schema: datasets.SampleLabelsSchema, CaseID: id, RuleID: "r", Stratum: "A:match", StratumSize: int64(n), Order: i + 1, Judges: []string{"A=j1"}},
 			Input: judge.Input{Rules: []judge.Rule{{ID: "r", Condition: "deletes something"}}},
 		})
 	}
@@ -309,4 +309,60 @@ func (q queueServer) page(t *testing.T) string {
 	defer r.Body.Close()
 	body, _ := io.ReadAll(r.Body)
 	return string(body)
+}
+
+// TestServerIntervalMethod: each panel row says which interval its
+// queue-labeled precision and recall print, as summary.json's
+// precision_interval and interval_note do: the two-phase design's with
+// why where the rule's pairs come from fewer sessions than the draws need,
+// the stratified draws' where they come from enough; the page prints it.
+func TestServerIntervalMethod(t *testing.T) {
+	few := matchedQueue(t, 12, func(i int) string { return fmt.Sprintf("s%d", i%6) }, 0.6)
+	var st stateView
+	for i := range 4 {
+		st = few.label(t, i, "match")
+	}
+	want := "intervals: two-phase design, not the stratified draws: the rule's recorded pairs in the labeled strata come from 6 sessions, fewer than the draws need (40)"
+	if got := st.Panel[0].Interval; got != want {
+		t.Errorf("6 sessions: interval %q, want %q", got, want)
+	}
+	many := matchedQueue(t, 60, func(i int) string { return fmt.Sprintf("s%d", i) }, 0.6)
+	for i := range 10 {
+		label := "match"
+		if i == 3 {
+			label = "no_match"
+		}
+		st = many.label(t, i, label)
+	}
+	// Precision only: no pair is a labeled positive the judge missed, and
+	// recall is 1 on the labels, its interval the same method's.
+	if got := st.Panel[0].Interval; got != "intervals: "+metrics.IntervalDraws {
+		t.Errorf("60 sessions: interval %q, want the stratified draws", got)
+	}
+	if page := many.page(t); !strings.Contains(page, "r.interval") {
+		t.Error("the page does not print the served interval")
+	}
+}
+
+// TestIntervalOf: one line when precision and recall share a method, each
+// named when they differ, nothing without a method.
+func TestIntervalOf(t *testing.T) {
+	v := 0.5
+	f := func(m, why string) metrics.WeightedRatio {
+		return metrics.WeightedRatio{Estimate: &v, Lo: &v, Hi: &v, Method: m, MethodWhy: why}
+	}
+	const d, two = metrics.IntervalDraws, metrics.IntervalTwoPhase
+	for _, c := range []struct {
+		p, r metrics.WeightedRatio
+		want string
+	}{
+		{f("", ""), f("", ""), ""},
+		{metrics.WeightedRatio{}, f(d, ""), "recall's interval: stratified draws"},
+		{f(two, "its labels come from one session"), f(two, "its labels come from one session"), "intervals: two-phase design, not the stratified draws: its labels come from one session"},
+		{f(d, ""), f(two, "the draws had no denominator"), "precision's interval: stratified draws; recall's: two-phase design, not the stratified draws: the draws had no denominator"},
+	} {
+		if got := intervalOf(c.p, c.r); got != c.want {
+			t.Errorf("intervalOf(%q, %q) = %q, want %q", c.p.Method, c.r.Method, got, c.want)
+		}
+	}
 }
