@@ -156,7 +156,17 @@ func TestLabeledCalibrationAtThreshold(t *testing.T) {
 				goCell = mark(res[i].both[pi], 0.04)
 			}
 			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s |\n", name, se.budget, n, mark(f, failGoal), mark(p, passGoal), goCell)
+			// A false FAIL (a wrong NO-GO) is held, like a false
+			// PASS, to the issue's 0.04 for a false decision at the
+			// threshold: the printed draws miss sessions of 20's
+			// precision above 0.035 at 300 labels (a false FAIL
+			// 0.036 at 2,000 populations), over the nominal 0.025
+			// the table marks (docs/statistics.md, "At the
+			// threshold on the draws").
 			failMax, passMax := failGoal+se2(failGoal), 0.04
+			if !se.recall {
+				failMax = 0.04 + se2(0.04)
+			}
 			if se.recall {
 				passMax = passGoal + se2(passGoal)
 			}
